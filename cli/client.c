@@ -1,0 +1,3 @@
+/* cli/client.c: placeholder, being written */
+#include "config.h"
+typedef int loom_placeholder_client;

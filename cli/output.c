@@ -1,0 +1,3 @@
+/* cli/output.c: placeholder, being written */
+#include "config.h"
+typedef int loom_placeholder_output;

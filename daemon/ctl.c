@@ -1,0 +1,3 @@
+/* daemon/ctl.c: placeholder, being written */
+#include "config.h"
+typedef int loom_placeholder_ctl;

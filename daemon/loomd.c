@@ -1,0 +1,3 @@
+/* daemon/loomd.c: placeholder, being written */
+#include "config.h"
+typedef int loom_placeholder_loomd;

@@ -1,0 +1,21 @@
+/* daemon/loomd.h: the daemon as a whole: one event loop, the modules
+ * registered on it, signals, reload. main.c only parses arguments. */
+#ifndef LOOMD_LOOMD_H
+#define LOOMD_LOOMD_H
+
+struct loomd_options {
+	const char *config_path;    /* -c; NULL = default (missing file = defaults) */
+	const char *db_path;        /* --db: overrides database.path */
+	const char *socket_path;    /* --socket: overrides control.socket */
+	int foreground;             /* -f */
+	int debug;                  /* -d: log level debug */
+};
+
+/* Run loomd until SIGTERM/SIGINT. Returns the process exit status. */
+int loomd_run(const struct loomd_options *opt);
+
+/* -n: load and check the configuration, print it normalized to stdout.
+ * Returns the exit status (0 ok, 1 bad config). */
+int loomd_check_config(const struct loomd_options *opt);
+
+#endif
