@@ -1,3 +1,287 @@
-/* daemon/loomd.c: placeholder, being written */
+/* daemon/loomd.c: the daemon as a whole. One libevent loop; the modules
+ * (store, control socket, queries, sweeper) are created here and register
+ * their commands on the control socket; signals drive reload and shutdown. */
+#include "autoconf.h"
+#include "loomd.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
 #include "config.h"
-typedef int loom_placeholder_loomd;
+#include "ctl.h"
+#include "db_query.h"
+#include "log.h"
+#include "proto.h"
+#include "queries.h"
+#include "sdnotify.h"
+#include "store.h"
+#include "sweep.h"
+
+struct loomd {
+	const struct loomd_options *opt;
+	struct loom_config *conf;
+	struct event_base *base;
+	struct store *store;      /* the loop thread's connection (reads) */
+	struct ctl *ctl;
+	struct sweeper *sweeper;
+	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
+	struct timespec started;
+};
+
+/* Load the configuration the options name: an explicit -c file must exist;
+ * the default file may be missing (built-in defaults then). Command line
+ * overrides are applied on top. */
+static int load_config(const struct loomd_options *opt, struct loom_config *c,
+		       char *err, size_t errlen)
+{
+	int rc;
+
+	if (opt->config_path) {
+		rc = config_load(opt->config_path, c, err, errlen);
+	} else {
+		rc = config_load(LOOM_DEFAULT_CONFIG, c, err, errlen);
+		if (rc == -ENOENT) {
+			config_defaults(c);
+			rc = 0;
+		}
+	}
+	if (rc < 0)
+		return rc;
+	if (opt->db_path)
+		snprintf(c->db_path, sizeof(c->db_path), "%s", opt->db_path);
+	if (opt->socket_path)
+		snprintf(c->socket_path, sizeof(c->socket_path), "%s", opt->socket_path);
+	if (opt->debug)
+		c->log_level = LOG_LVL_DEBUG;
+	return 0;
+}
+
+int loomd_check_config(const struct loomd_options *opt)
+{
+	struct loom_config *c = malloc(sizeof(*c));
+	char err[1024];
+	int rc;
+
+	if (!c) {
+		fprintf(stderr, "loomd: out of memory\n");
+		return 1;
+	}
+	rc = load_config(opt, c, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "loomd: %s\n", err);
+		free(c);
+		return 1;
+	}
+	if (!c->path[0])
+		printf("# %s not found: built-in defaults\n", LOOM_DEFAULT_CONFIG);
+	config_print(c, stdout);
+	free(c);
+	return 0;
+}
+
+/* ---- commands owned by the daemon itself ----------------------------------- */
+
+static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct loomd *d = arg;
+	struct timespec now;
+	char err[512] = "";
+	json_t *subnets = NULL;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (dbq_subnets(store_db(d->store), &subnets, err, sizeof(err)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", err);
+		return;
+	}
+	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o}",
+				    "version", PACKAGE_VERSION,
+				    "pid", (int)getpid(),
+				    "uptime_s", (json_int_t)(now.tv_sec - d->started.tv_sec),
+				    "config", d->conf->path,
+				    "db", d->conf->db_path,
+				    "socket", d->conf->socket_path,
+				    "schema_version", store_schema_version(),
+				    "sweep", sweeper_status(d->sweeper),
+				    "subnets", subnets));
+}
+
+/* ---- signals ------------------------------------------------------------------ */
+
+static void reload(struct loomd *d)
+{
+	struct loom_config *next = malloc(sizeof(*next));
+	char err[1024];
+
+	sdnotify_reloading();
+	if (!next) {
+		log_err("reload refused: out of memory; the running configuration stays");
+		goto out;
+	}
+	if (load_config(d->opt, next, err, sizeof(err)) < 0) {
+		log_err("reload refused: %s; the running configuration stays", err);
+		sdnotifyf("STATUS=reload refused: %s", err);
+		free(next);
+		goto out;
+	}
+	/* The database and the socket are opened once; moving them live would
+	 * lose clients or history for no operator benefit. */
+	if (strcmp(next->db_path, d->conf->db_path) != 0) {
+		log_warn("database.path changed to %s: takes effect at restart", next->db_path);
+		memcpy(next->db_path, d->conf->db_path, sizeof(next->db_path));
+	}
+	if (strcmp(next->socket_path, d->conf->socket_path) != 0) {
+		log_warn("control.socket changed to %s: takes effect at restart", next->socket_path);
+		memcpy(next->socket_path, d->conf->socket_path, sizeof(next->socket_path));
+	}
+	log_init("loomd", next->log_level,
+		 d->opt->foreground ? next->log_target : LOG_TARGET_SYSLOG);
+	ctl_set_admin_group(d->ctl, next->admin_group);
+	if (sweeper_reconfigure(d->sweeper, next) < 0) {
+		log_err("reload: cannot apply the new subnets; the running configuration stays");
+		free(next);
+		goto out;
+	}
+	free(d->conf);
+	d->conf = next;
+	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
+	sdnotify("STATUS=running");
+out:
+	sdnotify("READY=1");
+}
+
+static void signal_cb(evutil_socket_t sig, short what, void *arg)
+{
+	struct loomd *d = arg;
+
+	if (sig == SIGHUP) {
+		reload(d);
+		return;
+	}
+	log_notice("%s received: shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+	sdnotify("STOPPING=1");
+	event_base_loopbreak(d->base);
+}
+
+static void watchdog_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sdnotify("WATCHDOG=1");
+}
+
+/* ---- life cycle -------------------------------------------------------------- */
+
+static int setup_signals(struct loomd *d)
+{
+	uint64_t wd = sdnotify_watchdog_usec();
+
+	signal(SIGPIPE, SIG_IGN);
+	d->sig_hup = evsignal_new(d->base, SIGHUP, signal_cb, d);
+	d->sig_term = evsignal_new(d->base, SIGTERM, signal_cb, d);
+	d->sig_int = evsignal_new(d->base, SIGINT, signal_cb, d);
+	if (!d->sig_hup || !d->sig_term || !d->sig_int ||
+	    evsignal_add(d->sig_hup, NULL) < 0 || evsignal_add(d->sig_term, NULL) < 0 ||
+	    evsignal_add(d->sig_int, NULL) < 0)
+		return -ENOMEM;
+	if (wd) {
+		/* Ping at half the interval, as sd_watchdog_enabled(3) advises. */
+		struct timeval tv = { .tv_sec = (time_t)(wd / 2 / 1000000),
+				      .tv_usec = (suseconds_t)(wd / 2 % 1000000) };
+
+		d->watchdog = event_new(d->base, -1, EV_PERSIST, watchdog_cb, d);
+		if (!d->watchdog || event_add(d->watchdog, &tv) < 0)
+			return -ENOMEM;
+		log_debug("systemd watchdog: every %.1f s", wd / 2e6);
+	}
+	return 0;
+}
+
+static void loomd_teardown(struct loomd *d)
+{
+	/* Sweeps first: their threads write the database and answer clients. */
+	sweeper_free(d->sweeper);
+	ctl_free(d->ctl);
+	store_close(d->store);
+	if (d->sig_hup)
+		event_free(d->sig_hup);
+	if (d->sig_term)
+		event_free(d->sig_term);
+	if (d->sig_int)
+		event_free(d->sig_int);
+	if (d->watchdog)
+		event_free(d->watchdog);
+	if (d->base)
+		event_base_free(d->base);
+	free(d->conf);
+}
+
+int loomd_run(const struct loomd_options *opt)
+{
+	struct loomd d = { .opt = opt };
+	char err[1024];
+	int status = 1;
+
+	clock_gettime(CLOCK_MONOTONIC, &d.started);
+	if (!(d.conf = malloc(sizeof(*d.conf)))) {
+		fprintf(stderr, "loomd: out of memory\n");
+		return 1;
+	}
+	if (load_config(opt, d.conf, err, sizeof(err)) < 0) {
+		fprintf(stderr, "loomd: %s\n", err);
+		free(d.conf);
+		return 1;
+	}
+	log_init("loomd", d.conf->log_level, d.conf->log_target);
+	if (!opt->foreground) {
+		/* Without -f, detach: stderr goes nowhere, so log to syslog. */
+		if (daemon(0, 0) < 0) {
+			log_err("cannot detach: %s", strerror(errno));
+			free(d.conf);
+			return 1;
+		}
+		log_init("loomd", d.conf->log_level, LOG_TARGET_SYSLOG);
+	}
+
+	if (!(d.base = event_base_new())) {
+		log_err("cannot create the event loop");
+		goto out;
+	}
+	if (!(d.store = store_open(d.conf->db_path, err, sizeof(err)))) {
+		log_err("database %s: %s", d.conf->db_path, err);
+		goto out;
+	}
+	if (!(d.ctl = ctl_new(d.base, d.conf->socket_path, d.conf->admin_group, err, sizeof(err)))) {
+		log_err("control socket %s: %s", d.conf->socket_path, err);
+		goto out;
+	}
+	if (!(d.sweeper = sweeper_new(d.base, d.conf, err, sizeof(err)))) {
+		log_err("sweeper: %s", err);
+		goto out;
+	}
+	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
+	    queries_register(d.ctl, store_db(d.store)) < 0 ||
+	    sweeper_register(d.sweeper, d.ctl) < 0 || setup_signals(&d) < 0) {
+		log_err("cannot register the daemon's commands and signals");
+		goto out;
+	}
+
+	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,
+		   d.conf->path[0] ? d.conf->path : "(built-in defaults)", d.conf->db_path,
+		   d.conf->socket_path);
+	sweeper_trigger(d.sweeper); /* the first sweep starts at once */
+	sdnotify("READY=1\nSTATUS=running");
+	if (event_base_dispatch(d.base) < 0)
+		log_err("event loop failed");
+	else
+		status = 0;
+out:
+	loomd_teardown(&d);
+	if (status == 0)
+		log_notice("loomd stopped");
+	return status;
+}

@@ -1,2 +1,61 @@
-/* placeholder */
-int main(void) { return 0; }
+/* daemon/main.c: loomd's command line. Everything else is in loomd.c. */
+#include "autoconf.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "loomd.h"
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: loomd [-f] [-d] [-c FILE] [--db PATH] [--socket PATH]\n"
+		"       loomd -n [-c FILE]\n"
+		"  -c, --config FILE  configuration (default /etc/loom/loom.yaml;\n"
+		"                     if that file is missing, built-in defaults)\n"
+		"  -f, --foreground   stay in the foreground, log to the configured target\n"
+		"  -n, --check        check the configuration, print it normalized, exit\n"
+		"  -d, --debug        log at debug level\n"
+		"      --db PATH      database file (overrides database.path)\n"
+		"      --socket PATH  control socket (overrides control.socket)\n"
+		"  -h, --help         this help\n"
+		"  -V, --version      print the version\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "check", no_argument, NULL, 'n' },
+		{ "debug", no_argument, NULL, 'd' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct loomd_options opt = { 0 };
+	int check = 0, c;
+
+	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': opt.config_path = optarg; break;
+		case 'f': opt.foreground = 1; break;
+		case 'n': check = 1; break;
+		case 'd': opt.debug = 1; break;
+		case 'D': opt.db_path = optarg; break;
+		case 'S': opt.socket_path = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("loomd %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "loomd: unexpected argument \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	return check ? loomd_check_config(&opt) : loomd_run(&opt);
+}
