@@ -1,5 +1,5 @@
 /* lib/fabric.c: the fabric graph. */
-#include "config.h"
+#include "autoconf.h"
 #include "fabric.h"
 
 #include <errno.h>

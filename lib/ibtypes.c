@@ -1,5 +1,5 @@
 /* lib/ibtypes.c: names of InfiniBand enumerations. */
-#include "config.h"
+#include "autoconf.h"
 #include "ibtypes.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* lib/log.c: leveled logging to stderr or syslog. Thread safe: one write(2)
  * per line on stderr, syslog(3) is itself thread safe. */
-#include "config.h"
+#include "autoconf.h"
 #include "log.h"
 
 #include <pthread.h>
