@@ -1,0 +1,20 @@
+#!/bin/sh
+# Install every Debian 12 package loom needs to build, test and run its demo.
+# Run as root on a fresh machine (CI does). Safe to run again.
+set -eu
+PKGS="build-essential autoconf automake libtool pkg-config check
+ libevent-dev libyaml-dev libsqlite3-dev sqlite3 libjansson-dev
+ libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev opensm ibsim-utils
+ infiniband-diags iproute2 util-linux python3 man-db groff-base procps"
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "deps: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
