@@ -1,0 +1,62 @@
+/* daemon/config.h: loomd's configuration, parsed from YAML (libyaml) into a
+ * typed table with bounds. Parse errors name the file, line and key. */
+#ifndef LOOMD_CONFIG_H
+#define LOOMD_CONFIG_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "log.h"
+
+#define LOOM_DEFAULT_CONFIG  "/etc/loom/loom.yaml"
+#define LOOM_DEFAULT_DB      "/var/lib/loom/loom.db"
+#define LOOM_DEFAULT_SOCKET  "/run/loom/loomd.sock"
+#define LOOM_MAX_SUBNETS     16
+#define LOOM_NAME_LEN        64
+
+/* One subnet (one local HCA port) to sweep. */
+struct loom_subnet_conf {
+	char name[LOOM_NAME_LEN];   /* loom's name for it; default "<ca>/<port>" */
+	char ca[LOOM_NAME_LEN];     /* local HCA, e.g. "mlx5_0" */
+	int port;                   /* local port number, 1..254 */
+};
+
+struct loom_config {
+	char path[PATH_MAX];            /* file it came from; "" for built-in defaults */
+
+	/* log: */
+	enum log_level log_level;       /* log.level: error|warning|notice|info|debug */
+	enum log_target log_target;     /* log.target: stderr|syslog */
+
+	/* database: */
+	char db_path[PATH_MAX];         /* database.path */
+
+	/* control: */
+	char socket_path[PATH_MAX];     /* control.socket */
+	char admin_group[LOOM_NAME_LEN];/* control.admin_group; "" = root only */
+
+	/* discovery: */
+	int sweep_interval;             /* discovery.interval seconds; 0 = on demand only; 0 or 5..86400 */
+	int mad_timeout_ms;             /* discovery.timeout_ms 1..60000 */
+	int mad_retries;                /* discovery.retries 0..20 */
+	int max_smps;                   /* discovery.max_smps 1..1024: MADs in flight per subnet */
+	int n_subnets;                  /* 0 = every local HCA port that is found */
+	struct loom_subnet_conf subnets[LOOM_MAX_SUBNETS]; /* discovery.subnets */
+};
+
+/* Fill *c with the built-in defaults. */
+void config_defaults(struct loom_config *c);
+
+/* Parse `path` into *c, starting from the defaults. On error *c is left
+ * untouched, -EINVAL (or -errno for I/O) is returned and err holds one line
+ * "FILE:LINE: KEY: what is wrong". */
+int config_load(const char *path, struct loom_config *c, char *err, size_t errlen);
+/* The same from a string; `name` stands for the file name in messages. */
+int config_load_string(const char *name, const char *text, size_t len,
+		       struct loom_config *c, char *err, size_t errlen);
+
+/* Write the configuration as normalized YAML (every key, in the documented
+ * order), such that config_load() of the output gives the same config. */
+int config_print(const struct loom_config *c, FILE *out);
+
+#endif
