@@ -1,3 +1,3 @@
 /* cli/cmd_daemon.c: placeholder, being written */
-#include "config.h"
+#include "autoconf.h"
 typedef int loom_placeholder_cmd_daemon;

@@ -1,3 +1,3 @@
 /* daemon/ctl.c: placeholder, being written */
-#include "config.h"
+#include "autoconf.h"
 typedef int loom_placeholder_ctl;

@@ -1,3 +1,3 @@
 /* daemon/discovery_ib.c: placeholder, being written */
-#include "config.h"
+#include "autoconf.h"
 typedef int loom_placeholder_discovery_ib;

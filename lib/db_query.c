@@ -1,3 +1,515 @@
-/* lib/db_query.c: placeholder, being written */
-#include "config.h"
-typedef int loom_placeholder_db_query;
+/* lib/db_query.c: read-only queries on loom's database, as JSON.
+ * Failures are reported through `err` (the caller decides where it goes:
+ * the control socket's reply or loomctl's stderr), never logged here. */
+#include "autoconf.h"
+#include "db_query.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "ibtypes.h"
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return rc;
+}
+
+static int db_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
+{
+	return fail(err, errlen, -EIO, "database query (%s) failed: %s", what, sqlite3_errmsg(db));
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, char *err, size_t errlen)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
+		return db_fail(db, err, errlen, "prepare");
+	return 0;
+}
+
+sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen)
+{
+	struct stat sb;
+	sqlite3 *db = NULL;
+	sqlite3_stmt *s = NULL;
+	int version = 0;
+
+	/* sqlite would create nothing here, but its "unable to open" hides why. */
+	if (stat(path, &sb) < 0) {
+		fail(err, errlen, 0, "%s: %s (has loomd run with this database?)", path,
+		     strerror(errno));
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		fail(err, errlen, 0, "%s: cannot open the database: %s", path,
+		     db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_ROW || (version = sqlite3_column_int(s, 0)) <= 0) {
+		fail(err, errlen, 0, "%s: not a loom database%s%s", path,
+		     version ? "" : " (", version ? "" : "no loom schema)");
+		sqlite3_finalize(s);
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_finalize(s);
+	return db;
+}
+
+/* ---- row -> JSON ------------------------------------------------------------- */
+
+static const char *col_str(sqlite3_stmt *s, int col)
+{
+	const char *v = (const char *)sqlite3_column_text(s, col);
+
+	return v ? v : "";
+}
+
+/* Node descriptions are raw bytes off the wire; JSON must be UTF-8, so a
+ * description that is not becomes ASCII with '?' for the other bytes. */
+static json_t *col_text(sqlite3_stmt *s, int col)
+{
+	const char *v = col_str(s, col);
+	json_t *j = json_string(v);
+	char *copy;
+
+	if (j || !(copy = strdup(v)))
+		return j;
+	for (char *c = copy; *c; c++)
+		if ((unsigned char)*c >= 0x80 || (unsigned char)*c < 0x20)
+			*c = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+static json_t *col_time(sqlite3_stmt *s, int col)
+{
+	char buf[32];
+
+	return json_string(dbq_time_str(sqlite3_column_double(s, col), buf, sizeof(buf)));
+}
+
+static json_t *hex(unsigned long v, int digits)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%0*lx", digits, v);
+	return json_string(buf);
+}
+
+/* A width/speed single bit by name; a port that is down has none: "". */
+static const char *width_name(unsigned v)
+{
+	return v ? ibt_width_name(v) : "";
+}
+
+static const char *speed_name(unsigned v)
+{
+	return v ? ibt_speed_name(v) : "";
+}
+
+#define NODE_COLS \
+	"s.name, n.guid, n.type, n.description, n.nports, n.sysimg_guid, n.vendor_id, " \
+	"n.device_id, n.revision, (SELECT p.lid FROM ports p WHERE p.subnet_id = " \
+	"n.subnet_id AND p.node_guid = n.guid AND p.lid <> 0 ORDER BY p.num LIMIT 1), " \
+	"n.first_seen, n.last_seen "
+#define NODE_FROM " FROM nodes n JOIN subnets s ON s.id = n.subnet_id "
+
+static json_t *node_json(sqlite3_stmt *s)
+{
+	return json_pack("{s:s, s:s, s:o, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "guid", col_str(s, 1), "type", col_str(s, 2),
+			 "desc", col_text(s, 3), "ports", sqlite3_column_int(s, 4),
+			 "subnet", col_str(s, 0), "sysimg_guid", col_str(s, 5),
+			 "vendor_id", hex((unsigned long)sqlite3_column_int64(s, 6), 6),
+			 "device_id", hex((unsigned long)sqlite3_column_int64(s, 7), 4),
+			 "revision", hex((unsigned long)sqlite3_column_int64(s, 8), 1),
+			 "lid", sqlite3_column_type(s, 9) == SQLITE_NULL ? json_null() :
+				json_integer(sqlite3_column_int(s, 9)),
+			 "first_seen", col_time(s, 10), "last_seen", col_time(s, 11));
+}
+
+#define PORT_COLS \
+	"s.name, p.node_guid, n.description, p.num, p.guid, p.lid, p.lmc, p.state, " \
+	"p.phys_state, p.width_active, p.width_enabled, p.width_supported, p.speed_active, " \
+	"p.speed_enabled, p.speed_supported, p.mtu, p.vls, p.peer_guid, p.peer_port "
+#define PORT_FROM \
+	" FROM ports p JOIN nodes n ON n.subnet_id = p.subnet_id AND n.guid = p.node_guid " \
+	"JOIN subnets s ON s.id = p.subnet_id "
+
+static json_t *port_json(sqlite3_stmt *s)
+{
+	char we[64], ws[64], se[128], ss[128];
+	json_t *peer = json_null();
+
+	if (sqlite3_column_type(s, 17) != SQLITE_NULL)
+		peer = json_pack("{s:s, s:i}", "guid", col_str(s, 17),
+				 "port", sqlite3_column_int(s, 18));
+	return json_pack("{s:s, s:s, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:s,"
+			 " s:s, s:s, s:i, s:i, s:o}",
+			 "subnet", col_str(s, 0), "node_guid", col_str(s, 1),
+			 "node_desc", col_text(s, 2), "port", sqlite3_column_int(s, 3),
+			 "guid", col_str(s, 4), "lid", sqlite3_column_int(s, 5),
+			 "lmc", sqlite3_column_int(s, 6),
+			 "state", ibt_port_state_name(sqlite3_column_int(s, 7)),
+			 "phys_state", ibt_phys_state_name(sqlite3_column_int(s, 8)),
+			 "width", width_name((unsigned)sqlite3_column_int(s, 9)),
+			 "speed", speed_name((unsigned)sqlite3_column_int(s, 12)),
+			 "width_enabled", ibt_width_mask_str((unsigned)sqlite3_column_int(s, 10),
+							     we, sizeof(we)),
+			 "width_supported", ibt_width_mask_str((unsigned)sqlite3_column_int(s, 11),
+							       ws, sizeof(ws)),
+			 "speed_enabled", ibt_speed_mask_str((unsigned)sqlite3_column_int(s, 13),
+							     se, sizeof(se)),
+			 "speed_supported", ibt_speed_mask_str((unsigned)sqlite3_column_int(s, 14),
+							       ss, sizeof(ss)),
+			 "mtu", ibt_mtu_bytes(sqlite3_column_int(s, 15)),
+			 "vls", sqlite3_column_int(s, 16), "peer", peer);
+}
+
+/* Step through `s`, appending row_fn(row) to a new array. */
+static int collect(sqlite3 *db, sqlite3_stmt *s, json_t *(*row_fn)(sqlite3_stmt *),
+		   json_t **out, char *err, size_t errlen)
+{
+	json_t *arr = json_array();
+	int rc;
+
+	if (!arr) {
+		sqlite3_finalize(s);
+		return fail(err, errlen, -ENOMEM, "out of memory");
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		json_t *row = row_fn(s);
+
+		if (!row || json_array_append_new(arr, row) < 0) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		rc = rc == SQLITE_NOMEM ? fail(err, errlen, -ENOMEM, "out of memory")
+					: db_fail(db, err, errlen, "read");
+		sqlite3_finalize(s);
+		json_decref(arr);
+		return rc;
+	}
+	sqlite3_finalize(s);
+	*out = arr;
+	return 0;
+}
+
+int dbq_nodes(sqlite3 *db, const char *type, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc = prepare(db, "SELECT " NODE_COLS NODE_FROM "WHERE ?1 IS NULL OR n.type = ?1 "
+			 "ORDER BY s.name, n.guid", &s, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(s, 1, type, -1, SQLITE_STATIC);
+	return collect(db, s, node_json, out, err, errlen);
+}
+
+/* The one node `id` names: a node GUID, else an exact description. */
+static int find_node(sqlite3 *db, const char *id, json_t **node, int64_t *subnet_id,
+		     char *err, size_t errlen)
+{
+	char guid_str[24] = "";
+	uint64_t guid;
+	sqlite3_stmt *s;
+	json_t *rows;
+	size_t n;
+	int rc;
+
+	if (ibt_guid_parse(id, &guid) == 0)
+		ibt_guid_str(guid, guid_str, sizeof(guid_str));
+	/* A GUID match wins over a description that happens to look like hex. */
+	rc = prepare(db, "SELECT " NODE_COLS NODE_FROM "WHERE n.guid = ?1 OR "
+		     "(n.description = ?2 AND NOT EXISTS (SELECT 1 FROM nodes WHERE guid = ?1)) "
+		     "ORDER BY s.name, n.guid", &s, err, errlen);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(s, 1, guid_str, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, id, -1, SQLITE_STATIC);
+	*subnet_id = 0;
+	rc = collect(db, s, node_json, &rows, err, errlen);
+	if (rc < 0)
+		return rc;
+	n = json_array_size(rows);
+	if (n == 0) {
+		json_decref(rows);
+		return fail(err, errlen, -ENOENT, "no node with GUID or description \"%s\"", id);
+	}
+	if (n > 1) {
+		char list[512] = "";
+		size_t off = 0;
+
+		for (size_t i = 0; i < n && off < sizeof(list); i++) {
+			json_t *r = json_array_get(rows, i);
+			int w = snprintf(list + off, sizeof(list) - off, "%s%s (subnet %s)",
+					 i ? ", " : "", json_string_value(json_object_get(r, "guid")),
+					 json_string_value(json_object_get(r, "subnet")));
+
+			if (w > 0)
+				off += (size_t)w;
+		}
+		json_decref(rows);
+		return fail(err, errlen, -EEXIST, "\"%s\" matches %zu nodes: %s; use a GUID", id,
+			    n, list);
+	}
+	*node = json_incref(json_array_get(rows, 0));
+	json_decref(rows);
+	/* The JSON carries the subnet's name; the port query wants its id. */
+	rc = prepare(db, "SELECT id FROM subnets WHERE name = ?", &s, err, errlen);
+	if (rc < 0) {
+		json_decref(*node);
+		return rc;
+	}
+	sqlite3_bind_text(s, 1, json_string_value(json_object_get(*node, "subnet")), -1,
+			  SQLITE_TRANSIENT);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*subnet_id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
+static int node_ports(sqlite3 *db, int64_t subnet_id, const char *guid, json_t **out,
+		      char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc = prepare(db, "SELECT " PORT_COLS PORT_FROM "WHERE p.subnet_id = ? AND "
+			 "p.node_guid = ? ORDER BY p.num", &s, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, subnet_id);
+	sqlite3_bind_text(s, 2, guid, -1, SQLITE_TRANSIENT);
+	return collect(db, s, port_json, out, err, errlen);
+}
+
+int dbq_node(sqlite3 *db, const char *guid_or_desc, json_t **out, char *err, size_t errlen)
+{
+	json_t *node, *ports;
+	int64_t sid;
+	int rc = find_node(db, guid_or_desc, &node, &sid, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	rc = node_ports(db, sid, json_string_value(json_object_get(node, "guid")), &ports,
+			err, errlen);
+	if (rc < 0) {
+		json_decref(node);
+		return rc;
+	}
+	json_object_set_new(node, "port_list", ports);
+	*out = node;
+	return 0;
+}
+
+int dbq_ports(sqlite3 *db, const char *node, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	json_t *n;
+	int64_t sid;
+	int rc;
+
+	if (node) {
+		if ((rc = find_node(db, node, &n, &sid, err, errlen)) < 0)
+			return rc;
+		rc = node_ports(db, sid, json_string_value(json_object_get(n, "guid")), out,
+				err, errlen);
+		json_decref(n);
+		return rc;
+	}
+	rc = prepare(db, "SELECT " PORT_COLS PORT_FROM "ORDER BY s.name, p.node_guid, p.num",
+		     &s, err, errlen);
+	if (rc < 0)
+		return rc;
+	return collect(db, s, port_json, out, err, errlen);
+}
+
+static json_t *link_json(sqlite3_stmt *s)
+{
+	return json_pack("{s:s, s:{s:s, s:i, s:o}, s:{s:s, s:i, s:o}, s:s, s:s, s:b}",
+			 "subnet", col_str(s, 0),
+			 "a", "guid", col_str(s, 1), "port", sqlite3_column_int(s, 2),
+			 "desc", col_text(s, 3),
+			 "b", "guid", col_str(s, 4), "port", sqlite3_column_int(s, 5),
+			 "desc", col_text(s, 6),
+			 "width", width_name((unsigned)sqlite3_column_int(s, 7)),
+			 "speed", speed_name((unsigned)sqlite3_column_int(s, 8)),
+			 "degraded", sqlite3_column_int(s, 9));
+}
+
+int dbq_links(sqlite3 *db, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc = prepare(db,
+			 "SELECT s.name, l.a_guid, l.a_port, na.description, l.b_guid, l.b_port, "
+			 "nb.description, l.width, l.speed, l.degraded FROM links l "
+			 "JOIN subnets s ON s.id = l.subnet_id "
+			 "JOIN nodes na ON na.subnet_id = l.subnet_id AND na.guid = l.a_guid "
+			 "JOIN nodes nb ON nb.subnet_id = l.subnet_id AND nb.guid = l.b_guid "
+			 "ORDER BY s.name, l.a_guid, l.a_port", &s, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	return collect(db, s, link_json, out, err, errlen);
+}
+
+static json_t *event_json(sqlite3_stmt *s)
+{
+	return json_pack("{s:I, s:o, s:f, s:o, s:o, s:s, s:s, s:o, s:o, s:o}",
+			 "id", (json_int_t)sqlite3_column_int64(s, 0),
+			 "time", col_time(s, 1), "ts", sqlite3_column_double(s, 1),
+			 "subnet", sqlite3_column_type(s, 2) == SQLITE_NULL ? json_null() :
+				   json_string(col_str(s, 2)),
+			 "sweep", sqlite3_column_type(s, 3) == SQLITE_NULL ? json_null() :
+				  json_integer(sqlite3_column_int64(s, 3)),
+			 "severity", col_str(s, 4), "kind", col_str(s, 5),
+			 "subject", col_text(s, 6), "old", col_text(s, 7), "new", col_text(s, 8));
+}
+
+int dbq_events(sqlite3 *db, double since, long limit, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc = prepare(db,
+			 "SELECT e.id, e.time, s.name, e.sweep_id, e.severity, e.kind, e.subject, "
+			 "e.old_value, e.new_value FROM events e "
+			 "LEFT JOIN subnets s ON s.id = e.subnet_id WHERE ?1 IS NULL OR e.time >= ?1 "
+			 "ORDER BY e.time DESC, e.id DESC LIMIT ?2", &s, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	if (since > 0)
+		sqlite3_bind_double(s, 1, since);
+	sqlite3_bind_int64(s, 2, limit > 0 ? (sqlite3_int64)limit : -1);
+	return collect(db, s, event_json, out, err, errlen);
+}
+
+static json_t *subnet_json(sqlite3_stmt *s)
+{
+	json_t *last = json_null();
+
+	if (sqlite3_column_type(s, 9) != SQLITE_NULL) {
+		double started = sqlite3_column_double(s, 11);
+		double finished = sqlite3_column_double(s, 12);
+
+		last = json_pack("{s:I, s:s, s:o, s:I, s:o}",
+				 "id", (json_int_t)sqlite3_column_int64(s, 9),
+				 "status", col_str(s, 10), "started", col_time(s, 11),
+				 "duration_ms", (json_int_t)llround((finished - started) * 1000.0),
+				 "error", sqlite3_column_type(s, 13) == SQLITE_NULL ? json_null() :
+					  json_string(col_str(s, 13)));
+	}
+	return json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:o}",
+			 "name", col_str(s, 0), "ca", col_str(s, 1),
+			 "port", sqlite3_column_int(s, 2),
+			 "nodes", (json_int_t)sqlite3_column_int64(s, 3),
+			 "switches", (json_int_t)sqlite3_column_int64(s, 4),
+			 "cas", (json_int_t)sqlite3_column_int64(s, 5),
+			 "ports", (json_int_t)sqlite3_column_int64(s, 6),
+			 "links", (json_int_t)sqlite3_column_int64(s, 7), "last_sweep", last);
+}
+
+int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc = prepare(db,
+			 "SELECT s.name, s.ca, s.port, "
+			 "(SELECT count(*) FROM nodes WHERE subnet_id = s.id), "
+			 "(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'switch'), "
+			 "(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'ca'), "
+			 "(SELECT count(*) FROM ports WHERE subnet_id = s.id), "
+			 "(SELECT count(*) FROM links WHERE subnet_id = s.id), "
+			 "s.id, w.id, w.status, w.started, w.finished, w.error "
+			 "FROM subnets s LEFT JOIN sweeps w ON w.id = "
+			 "(SELECT max(id) FROM sweeps WHERE subnet_id = s.id) ORDER BY s.name",
+			 &s, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	return collect(db, s, subnet_json, out, err, errlen);
+}
+
+/* ---- times ------------------------------------------------------------------ */
+
+char *dbq_time_str(double t, char *buf, size_t len)
+{
+	time_t secs = (time_t)floor(t);
+	struct tm tm;
+
+	if (!gmtime_r(&secs, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* The whole of `s` as `fmt` (strptime), UTC. */
+static int parse_utc(const char *s, const char *fmt, double *out)
+{
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, fmt, &tm);
+	if (!end || *end)
+		return -EINVAL;
+	*out = (double)timegm(&tm);
+	return 0;
+}
+
+int dbq_time_parse(const char *s, double now, double *out)
+{
+	static const char *const formats[] = {
+		"%Y-%m-%dT%H:%M:%SZ", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d",
+	};
+	char *end;
+	double v;
+
+	if (!s || !isdigit((unsigned char)s[0]))
+		return -EINVAL;
+	/* strptime accepts a year of any width, so try dates before numbers
+	 * only when the string looks like one. */
+	if (strchr(s, '-')) {
+		for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+			if (parse_utc(s, formats[i], out) == 0)
+				return 0;
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -EINVAL;
+	if (*end == '\0') {
+		*out = v;
+		return 0;
+	}
+	if (end[1] != '\0')
+		return -EINVAL;
+	switch (*end) {
+	case 's': *out = now - v; return 0;
+	case 'm': *out = now - v * 60; return 0;
+	case 'h': *out = now - v * 3600; return 0;
+	case 'd': *out = now - v * 86400; return 0;
+	default: return -EINVAL;
+	}
+}

@@ -1,3 +1,3 @@
 /* lib/proto.c: placeholder, being written */
-#include "config.h"
+#include "autoconf.h"
 typedef int loom_placeholder_proto;

@@ -79,6 +79,8 @@ CREATE TABLE links (
 	FOREIGN KEY (subnet_id, a_guid, a_port) REFERENCES ports(subnet_id, node_guid, num) ON DELETE CASCADE,
 	FOREIGN KEY (subnet_id, b_guid, b_port) REFERENCES ports(subnet_id, node_guid, num) ON DELETE CASCADE
 ) WITHOUT ROWID;
+-- Deleting a port looks up the links naming it at either end.
+CREATE INDEX links_b ON links(subnet_id, b_guid, b_port);
 
 CREATE TABLE events (
 	id          INTEGER PRIMARY KEY,

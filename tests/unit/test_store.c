@@ -1,2 +1,744 @@
-/* placeholder */
-int main(void) { return 77; }
+/* tests/unit/test_store.c: the SQLite store, its migrations, crash safety and
+ * the read queries (lib/db_query.h) on what it records. */
+#include "autoconf.h"
+
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "db_query.h"
+#include "fabric.h"
+#include "log.h"
+#include "store.h"
+
+#define SW1 0x0002c90000000010ULL
+#define SW2 0x0002c90000000040ULL
+#define CA_A 0x0002c90000000020ULL
+#define CA_B 0x0002c90000000030ULL
+
+static char dir[64];
+static char db_path[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/loom-test-store.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db_path, sizeof(db_path), "%s/loom.db", dir);
+	log_init("test_store", LOG_LVL_WARNING, LOG_TARGET_STDERR);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* ---- building fabrics ------------------------------------------------------ */
+
+static struct fab_node *node(struct fab *f, int type, uint64_t guid, unsigned nports,
+			     const char *desc, uint16_t lid)
+{
+	struct fab_node *n = fab_add_node(f, type, guid, (uint8_t)nports);
+
+	ck_assert_ptr_nonnull(n);
+	snprintf(n->desc, sizeof(n->desc), "%s", desc);
+	n->sysimg_guid = guid;
+	n->vendor_id = 0x02c9;
+	n->device_id = 0xcb20;
+	n->revision = 0xa0;
+	for (unsigned p = type == IBT_NODE_SWITCH ? 0 : 1; p <= nports; p++) {
+		struct fab_port *port = &n->ports[p];
+
+		port->present = 1;
+		port->guid = guid + p;
+		port->lid = lid;
+		port->state = (type == IBT_NODE_SWITCH && p == 0) ? 4 : 1;
+		port->phys_state = (type == IBT_NODE_SWITCH && p == 0) ? 5 : 2;
+		port->width_supported = port->width_enabled = IBT_WIDTH_1X | IBT_WIDTH_4X;
+		port->speed_supported = port->speed_enabled = IBT_SPEED_SDR | IBT_SPEED_QDR;
+		port->mtu = 5;
+		port->vls = 4;
+	}
+	return n;
+}
+
+static void set_up(struct fab_port *p, uint64_t peer, unsigned peer_port)
+{
+	p->state = 4;
+	p->phys_state = 5;
+	p->width_active = IBT_WIDTH_4X;
+	p->speed_active = IBT_SPEED_QDR;
+	p->has_peer = 1;
+	p->peer_guid = peer;
+	p->peer_port = (uint8_t)peer_port;
+}
+
+static void link_ports(struct fab *f, uint64_t a, unsigned ap, uint64_t b, unsigned bp)
+{
+	set_up(&fab_find(f, a)->ports[ap], b, bp);
+	set_up(&fab_find(f, b)->ports[bp], a, ap);
+}
+
+static void unlink_port(struct fab *f, uint64_t a, unsigned ap)
+{
+	struct fab_port *p = &fab_find(f, a)->ports[ap];
+	struct fab_port *q = &fab_find(f, p->peer_guid)->ports[p->peer_port];
+
+	q->has_peer = p->has_peer = 0;
+	q->state = p->state = 1;
+	q->phys_state = p->phys_state = 2;
+	q->width_active = p->width_active = 0;
+	q->speed_active = p->speed_active = 0;
+}
+
+/* sw1 (8 ports) with CA A on port 1, CA B on port 2, sw2 on port 3. */
+static struct fab *base(int with_sw2)
+{
+	struct fab *f = fab_new("ib0");
+
+	ck_assert_ptr_nonnull(f);
+	node(f, IBT_NODE_SWITCH, SW1, 8, "sw1", 1);
+	if (with_sw2)
+		node(f, IBT_NODE_SWITCH, SW2, 8, "sw2", 2);
+	node(f, IBT_NODE_CA, CA_A, 1, "hostA mlx5_0", 5);
+	node(f, IBT_NODE_CA, CA_B, 1, "hostB mlx5_0", 6);
+	link_ports(f, SW1, 1, CA_A, 1);
+	link_ports(f, SW1, 2, CA_B, 1);
+	if (with_sw2)
+		link_ports(f, SW1, 3, SW2, 1);
+	return f;
+}
+
+static struct store *open_store(void)
+{
+	char err[512] = "";
+	struct store *st = store_open(db_path, err, sizeof(err));
+
+	ck_assert_msg(st != NULL, "store_open: %s", err);
+	return st;
+}
+
+static struct store_sweep_info info_at(double t)
+{
+	struct store_sweep_info info = {
+		.subnet = "ib0", .ca = "mlx5_0", .port = 1, .started = t, .finished = t + 0.25,
+	};
+	return info;
+}
+
+static int64_t count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* `obj` has exactly the keys in the space-separated `keys`. */
+static void assert_keys(json_t *obj, const char *keys)
+{
+	char tmp[512], *save = NULL;
+	size_t n = 0;
+
+	ck_assert(json_is_object(obj));
+	snprintf(tmp, sizeof(tmp), "%s", keys);
+	for (char *k = strtok_r(tmp, " ", &save); k; k = strtok_r(NULL, " ", &save), n++)
+		ck_assert_msg(json_object_get(obj, k) != NULL, "missing key \"%s\"", k);
+	ck_assert_uint_eq(json_object_size(obj), n);
+}
+
+static const char *str(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	ck_assert_msg(json_is_string(v), "\"%s\" is not a string", key);
+	return json_string_value(v);
+}
+
+static json_int_t num(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	ck_assert_msg(json_is_integer(v), "\"%s\" is not an integer", key);
+	return json_integer_value(v);
+}
+
+#define NODE_KEYS "guid type desc ports subnet sysimg_guid vendor_id device_id revision lid " \
+	"first_seen last_seen"
+#define PORT_KEYS "subnet node_guid node_desc port guid lid lmc state phys_state width speed " \
+	"width_enabled width_supported speed_enabled speed_supported mtu vls peer"
+
+/* ---- schema ------------------------------------------------------------------ */
+
+START_TEST(migration_sets_user_version_and_reopen_works)
+{
+	struct store *st = open_store();
+
+	ck_assert_int_ge(store_schema_version(), 1);
+	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM sqlite_master WHERE "
+			       "type = 'table' AND name IN ('subnets', 'sweeps', 'nodes', "
+			       "'ports', 'links', 'events')"), 6);
+	ck_assert_int_eq(count(store_db(st), "PRAGMA foreign_keys"), 1);
+	struct fab *f = base(1);
+	struct store_sweep_info info = info_at(1000);
+	ck_assert_int_eq(store_record_sweep(st, &info, f, NULL), 0);
+	store_close(st);
+
+	st = open_store();
+	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM nodes"), 4);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+START_TEST(newer_database_is_refused)
+{
+	struct store *st = open_store();
+	char sql[64], err[512] = "";
+
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", store_schema_version() + 1);
+	ck_assert_int_eq(sqlite3_exec(store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
+	store_close(st);
+	ck_assert_ptr_null(store_open(db_path, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "newer") != NULL, "unclear error: %s", err);
+}
+END_TEST
+
+/* ---- recording and reading back ----------------------------------------------- */
+
+START_TEST(first_sweep_reads_back_through_every_query)
+{
+	struct store *st = open_store();
+	struct fab *f = base(1);
+	struct store_sweep_info info = info_at(1700000000);
+	struct store_sweep_result res = { 0, 0 };
+	char err[512] = "";
+	sqlite3 *db = store_db(st);
+	json_t *out, *o;
+
+	ck_assert_int_eq(store_record_sweep(st, &info, f, &res), 0);
+	ck_assert_int_gt(res.sweep_id, 0);
+	ck_assert_uint_eq(res.n_events, 1);
+
+	ck_assert_int_eq(dbq_nodes(db, NULL, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 4);
+	o = json_array_get(out, 0);
+	assert_keys(o, NODE_KEYS);
+	ck_assert_str_eq(str(o, "guid"), "0x0002c90000000010");
+	ck_assert_str_eq(str(o, "type"), "switch");
+	ck_assert_str_eq(str(o, "desc"), "sw1");
+	ck_assert_str_eq(str(o, "subnet"), "ib0");
+	ck_assert_str_eq(str(o, "vendor_id"), "0x0002c9");
+	ck_assert_str_eq(str(o, "first_seen"), "2023-11-14T22:13:20Z");
+	ck_assert_int_eq(num(o, "ports"), 8);
+	ck_assert_int_eq(num(o, "lid"), 1);
+	ck_assert_str_eq(str(json_array_get(out, 1), "guid"), "0x0002c90000000020");
+	ck_assert_str_eq(str(json_array_get(out, 3), "guid"), "0x0002c90000000040");
+	json_decref(out);
+
+	ck_assert_int_eq(dbq_nodes(db, "ca", &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 2);
+	ck_assert_str_eq(str(json_array_get(out, 0), "type"), "ca");
+	json_decref(out);
+
+	ck_assert_int_eq(dbq_node(db, "hostA mlx5_0", &out, err, sizeof(err)), 0);
+	ck_assert_str_eq(str(out, "guid"), "0x0002c90000000020");
+	o = json_object_get(out, "port_list");
+	ck_assert_uint_eq(json_array_size(o), 1);
+	o = json_array_get(o, 0);
+	assert_keys(o, PORT_KEYS);
+	ck_assert_str_eq(str(o, "state"), "active");
+	ck_assert_str_eq(str(o, "phys_state"), "linkup");
+	ck_assert_str_eq(str(o, "width"), "4x");
+	ck_assert_str_eq(str(o, "speed"), "QDR");
+	ck_assert_str_eq(str(o, "width_supported"), "1x,4x");
+	ck_assert_str_eq(str(o, "speed_enabled"), "SDR,QDR");
+	ck_assert_int_eq(num(o, "mtu"), 4096);
+	ck_assert_int_eq(num(o, "lid"), 5);
+	ck_assert_str_eq(str(json_object_get(o, "peer"), "guid"), "0x0002c90000000010");
+	ck_assert_int_eq(num(json_object_get(o, "peer"), "port"), 1);
+	json_decref(out);
+
+	ck_assert_int_eq(dbq_node(db, "0x2c90000000040", &out, err, sizeof(err)), 0);
+	ck_assert_str_eq(str(out, "desc"), "sw2");
+	ck_assert_uint_eq(json_array_size(json_object_get(out, "port_list")), 9);
+	json_decref(out);
+	ck_assert_int_eq(dbq_node(db, "no such host", &out, err, sizeof(err)), -ENOENT);
+
+	ck_assert_int_eq(dbq_ports(db, NULL, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), fab_count_ports(f));
+	ck_assert_str_eq(str(json_array_get(out, 0), "node_guid"), "0x0002c90000000010");
+	ck_assert_int_eq(num(json_array_get(out, 0), "port"), 0);
+	ck_assert(json_is_null(json_object_get(json_array_get(out, 0), "peer")));
+	json_decref(out);
+	ck_assert_int_eq(dbq_ports(db, "sw1", &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 9);
+	ck_assert_str_eq(str(json_array_get(out, 4), "state"), "down");
+	ck_assert_str_eq(str(json_array_get(out, 4), "width"), "");
+	json_decref(out);
+
+	ck_assert_int_eq(dbq_links(db, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 3);
+	o = json_array_get(out, 0);
+	assert_keys(o, "subnet a b width speed degraded");
+	assert_keys(json_object_get(o, "a"), "guid port desc");
+	assert_keys(json_object_get(o, "b"), "guid port desc");
+	ck_assert_str_eq(str(json_object_get(o, "a"), "desc"), "sw1");
+	ck_assert_str_eq(str(json_object_get(o, "b"), "desc"), "hostA mlx5_0");
+	ck_assert_str_eq(str(o, "width"), "4x");
+	ck_assert(json_is_false(json_object_get(o, "degraded")));
+	ck_assert_int_eq(num(json_object_get(json_array_get(out, 2), "a"), "port"), 3);
+	json_decref(out);
+
+	ck_assert_int_eq(dbq_events(db, 0, 0, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 1);
+	o = json_array_get(out, 0);
+	assert_keys(o, "id time ts subnet sweep severity kind subject old new");
+	ck_assert_str_eq(str(o, "kind"), "subnet_first_sweep");
+	ck_assert_str_eq(str(o, "severity"), "info");
+	ck_assert_str_eq(str(o, "new"), "4 nodes (2 switches, 2 CAs), 3 links");
+	ck_assert_int_eq(num(o, "sweep"), res.sweep_id);
+	json_decref(out);
+
+	ck_assert_int_eq(dbq_subnets(db, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 1);
+	o = json_array_get(out, 0);
+	assert_keys(o, "name ca port nodes switches cas ports links last_sweep");
+	ck_assert_str_eq(str(o, "name"), "ib0");
+	ck_assert_str_eq(str(o, "ca"), "mlx5_0");
+	ck_assert_int_eq(num(o, "nodes"), 4);
+	ck_assert_int_eq(num(o, "switches"), 2);
+	ck_assert_int_eq(num(o, "cas"), 2);
+	ck_assert_int_eq(num(o, "ports"), (json_int_t)fab_count_ports(f));
+	ck_assert_int_eq(num(o, "links"), 3);
+	o = json_object_get(o, "last_sweep");
+	assert_keys(o, "id status started duration_ms error");
+	ck_assert_str_eq(str(o, "status"), "ok");
+	ck_assert_int_eq(num(o, "duration_ms"), 250);
+	ck_assert(json_is_null(json_object_get(o, "error")));
+	json_decref(out);
+
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+START_TEST(ambiguous_description_is_eexist)
+{
+	struct store *st = open_store();
+	struct fab *f = base(1);
+	struct store_sweep_info info = info_at(1000);
+	char err[512] = "";
+	json_t *out = NULL;
+
+	snprintf(fab_find(f, CA_B)->desc, FAB_DESC_LEN + 1, "%s", "hostA mlx5_0");
+	ck_assert_int_eq(store_record_sweep(st, &info, f, NULL), 0);
+	ck_assert_int_eq(dbq_node(store_db(st), "hostA mlx5_0", &out, err, sizeof(err)), -EEXIST);
+	ck_assert_msg(strstr(err, "0x0002c90000000020") && strstr(err, "0x0002c90000000030"),
+		      "error does not list the nodes: %s", err);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+START_TEST(second_sweep_records_changes)
+{
+	struct store *st = open_store();
+	struct fab *f = base(1);
+	struct store_sweep_info i1 = info_at(1000), i2 = info_at(2000);
+	struct store_sweep_result r1, r2;
+	char err[512] = "";
+	sqlite3 *db = store_db(st);
+	json_t *out, *o;
+
+	ck_assert_int_eq(store_record_sweep(st, &i1, f, &r1), 0);
+	unlink_port(f, SW1, 1);
+	ck_assert_int_eq(store_record_sweep(st, &i2, f, &r2), 0);
+	ck_assert_int_gt(r2.sweep_id, r1.sweep_id);
+	ck_assert_uint_eq(r2.n_events, 1);
+
+	ck_assert_int_eq(dbq_events(db, 0, 0, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 2);
+	o = json_array_get(out, 0); /* newest first */
+	ck_assert_str_eq(str(o, "kind"), "link_down");
+	ck_assert_str_eq(str(o, "severity"), "warning");
+	ck_assert_str_eq(str(o, "subject"),
+			 "0x0002c90000000010[1] (sw1) <-> 0x0002c90000000020[1] (hostA mlx5_0)");
+	ck_assert_int_eq(num(o, "sweep"), r2.sweep_id);
+	ck_assert_str_eq(str(json_array_get(out, 1), "kind"), "subnet_first_sweep");
+	json_decref(out);
+	ck_assert_int_eq(dbq_events(db, 1500, 0, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 1);
+	json_decref(out);
+	ck_assert_int_eq(dbq_events(db, 0, 1, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 1);
+	json_decref(out);
+
+	ck_assert_int_eq(dbq_links(db, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 2);
+	json_decref(out);
+	ck_assert_int_eq(dbq_node(db, "sw1", &out, err, sizeof(err)), 0);
+	ck_assert_str_eq(str(out, "first_seen"), "1970-01-01T00:16:40Z");
+	ck_assert_str_eq(str(out, "last_seen"), "1970-01-01T00:33:20Z");
+	json_decref(out);
+
+	/* sw2 goes away: its node, ports and link go with it. */
+	struct fab *g = base(0);
+	struct store_sweep_info i3 = info_at(3000);
+	unlink_port(g, SW1, 1);
+	ck_assert_int_eq(store_record_sweep(st, &i3, g, &r2), 0);
+	ck_assert_uint_eq(r2.n_events, 1);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), 3);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM links"), 1);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM ports WHERE node_guid = "
+			       "'0x0002c90000000040'"), 0);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE kind = 'node_disappeared'"),
+			 1);
+	store_close(st);
+	fab_free(f);
+	fab_free(g);
+}
+END_TEST
+
+static void assert_unchanged(sqlite3 *db, int64_t sweeps, int64_t nodes, int64_t events,
+			     int64_t links)
+{
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM sweeps"), sweeps);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), nodes);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM events"), events);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM links"), links);
+}
+
+START_TEST(failed_record_leaves_nothing)
+{
+	struct store *st = open_store();
+	struct fab *f = base(1), *g = base(0);
+	struct store_sweep_info i1 = info_at(1000), i2 = info_at(2000);
+	sqlite3 *db = store_db(st);
+
+	ck_assert_int_eq(store_record_sweep(st, &i1, f, NULL), 0);
+	assert_unchanged(db, 1, 4, 1, 3);
+
+	/* A peer that does not point back is refused whole. */
+	set_up(&fab_find(g, CA_B)->ports[1], 0x0002c900000000ffULL, 1);
+	ck_assert_int_eq(store_record_sweep(st, &i2, g, NULL), -EINVAL);
+	assert_unchanged(db, 1, 4, 1, 3);
+
+	/* A failure at the very end (the event rows) undoes the nodes, ports
+	 * and links already rewritten in the same transaction. */
+	fab_free(g);
+	g = base(0);
+	ck_assert_int_eq(sqlite3_exec(db, "CREATE TEMP TRIGGER fail BEFORE INSERT ON events "
+				      "BEGIN SELECT RAISE(ABORT, 'injected'); END", NULL, NULL,
+				      NULL), SQLITE_OK);
+	ck_assert_int_lt(store_record_sweep(st, &i2, g, NULL), 0);
+	assert_unchanged(db, 1, 4, 1, 3);
+	ck_assert_int_eq(sqlite3_get_autocommit(db), 1); /* no transaction left open */
+	ck_assert_int_eq(sqlite3_exec(db, "DROP TRIGGER fail", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_record_sweep(st, &i2, g, NULL), 0);
+	assert_unchanged(db, 2, 3, 2, 2);
+	store_close(st);
+	fab_free(f);
+	fab_free(g);
+}
+END_TEST
+
+START_TEST(failed_sweep_is_recorded_and_keeps_fabric)
+{
+	struct store *st = open_store();
+	struct fab *f = base(1);
+	struct store_sweep_info i0 = info_at(500), i1 = info_at(1000), i2 = info_at(2000);
+	struct store_sweep_result res;
+	char err[512] = "";
+	sqlite3 *db = store_db(st);
+	json_t *out, *o;
+
+	/* Failures before any good sweep: the first good one is still "first". */
+	ck_assert_int_eq(store_record_failed_sweep(st, &i0, "no SM", &res), 0);
+	ck_assert_int_eq(store_record_sweep(st, &i1, f, &res), 0);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE kind = "
+			       "'subnet_first_sweep'"), 1);
+	ck_assert_int_eq(store_record_failed_sweep(st, &i2, "umad: no such device", &res), 0);
+	ck_assert_uint_eq(res.n_events, 1);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), 4);
+
+	ck_assert_int_eq(dbq_events(db, 0, 1, &out, err, sizeof(err)), 0);
+	o = json_array_get(out, 0);
+	ck_assert_str_eq(str(o, "kind"), "sweep_failed");
+	ck_assert_str_eq(str(o, "severity"), "warning");
+	ck_assert_str_eq(str(o, "new"), "umad: no such device");
+	ck_assert_int_eq(num(o, "sweep"), res.sweep_id);
+	json_decref(out);
+	ck_assert_int_eq(dbq_subnets(db, &out, err, sizeof(err)), 0);
+	o = json_object_get(json_array_get(out, 0), "last_sweep");
+	ck_assert_str_eq(str(o, "status"), "failed");
+	ck_assert_str_eq(str(o, "error"), "umad: no such device");
+	ck_assert_int_eq(num(json_array_get(out, 0), "nodes"), 4);
+	json_decref(out);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+/* ---- read-only access ---------------------------------------------------------- */
+
+START_TEST(readonly_open_refuses_bad_files_and_writes)
+{
+	char err[512] = "", other[160];
+	sqlite3 *db;
+	FILE *fp;
+
+	ck_assert_ptr_null(dbq_open_readonly(db_path, err, sizeof(err)));
+	ck_assert_msg(strstr(err, db_path) != NULL, "error names no file: %s", err);
+
+	snprintf(other, sizeof(other), "%s/text.db", dir);
+	fp = fopen(other, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs("this is not a database, but it is long enough to look like a file\n", fp);
+	fclose(fp);
+	ck_assert_ptr_null(dbq_open_readonly(other, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "not a loom database") != NULL, "%s", err);
+
+	snprintf(other, sizeof(other), "%s/plain.db", dir);
+	ck_assert_int_eq(sqlite3_open(other, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_ptr_null(dbq_open_readonly(other, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "not a loom database") != NULL, "%s", err);
+
+	/* Read while the daemon's connection is open (WAL in use). */
+	struct store *st = open_store();
+	struct fab *f = base(1);
+	struct store_sweep_info info = info_at(1000);
+	json_t *out;
+
+	ck_assert_int_eq(store_record_sweep(st, &info, f, NULL), 0);
+	db = dbq_open_readonly(db_path, err, sizeof(err));
+	ck_assert_msg(db != NULL, "%s", err);
+	ck_assert_int_eq(dbq_nodes(db, NULL, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 4);
+	json_decref(out);
+	ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO subnets (name, created) VALUES ('x', 0)",
+				      NULL, NULL, NULL), SQLITE_READONLY);
+	sqlite3_close(db);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+/* ---- times --------------------------------------------------------------------- */
+
+START_TEST(time_parse_and_format)
+{
+	double t = -1, now = 1700000000;
+	char buf[32];
+
+	ck_assert_int_eq(dbq_time_parse("1600000000", now, &t), 0);
+	ck_assert(t == 1600000000.0);
+	ck_assert_int_eq(dbq_time_parse("2023-11-14T22:13:20Z", now, &t), 0);
+	ck_assert(t == 1700000000.0);
+	ck_assert_int_eq(dbq_time_parse("2023-11-14 22:13:20", now, &t), 0);
+	ck_assert(t == 1700000000.0);
+	ck_assert_int_eq(dbq_time_parse("2023-11-14", now, &t), 0);
+	ck_assert(t == 1699920000.0);
+	ck_assert_int_eq(dbq_time_parse("90s", now, &t), 0);
+	ck_assert(t == now - 90);
+	ck_assert_int_eq(dbq_time_parse("15m", now, &t), 0);
+	ck_assert(t == now - 900);
+	ck_assert_int_eq(dbq_time_parse("2h", now, &t), 0);
+	ck_assert(t == now - 7200);
+	ck_assert_int_eq(dbq_time_parse("7d", now, &t), 0);
+	ck_assert(t == now - 7 * 86400);
+	ck_assert_int_eq(dbq_time_parse("", now, &t), -EINVAL);
+	ck_assert_int_eq(dbq_time_parse("yesterday", now, &t), -EINVAL);
+	ck_assert_int_eq(dbq_time_parse("5w", now, &t), -EINVAL);
+	ck_assert_int_eq(dbq_time_parse("5hh", now, &t), -EINVAL);
+	ck_assert_int_eq(dbq_time_parse("-5", now, &t), -EINVAL);
+	ck_assert_int_eq(dbq_time_parse("2023-13-45", now, &t), -EINVAL);
+	ck_assert_int_eq(dbq_time_parse("2023-11-14T22:13:20Zjunk", now, &t), -EINVAL);
+	ck_assert_str_eq(dbq_time_str(1700000000.7, buf, sizeof(buf)), "2023-11-14T22:13:20Z");
+	ck_assert_str_eq(dbq_time_str(0, buf, sizeof(buf)), "1970-01-01T00:00:00Z");
+}
+END_TEST
+
+/* ---- size and crash safety ---------------------------------------------------- */
+
+/* `n_sw` switches of 57 ports, two CAs on each, the rest of the switch ports
+ * in a circulant mesh: 3000 nodes and 60000 ports for n_sw = 1000. */
+static struct fab *big_fabric(unsigned n_sw, unsigned extra_cas)
+{
+	struct fab *f = fab_new("ib0");
+	const unsigned pairs = 27;  /* ports 3..56 */
+
+	ck_assert_ptr_nonnull(f);
+	for (unsigned i = 0; i < n_sw; i++) {
+		char desc[32];
+
+		snprintf(desc, sizeof(desc), "sw%u", i);
+		node(f, IBT_NODE_SWITCH, 0x1000000 + i, 3 + 2 * pairs, desc, (uint16_t)(1 + i));
+	}
+	for (unsigned i = 0; i < 2 * n_sw + extra_cas; i++) {
+		char desc[32];
+		uint64_t guid = 0x2000000 + i;
+
+		snprintf(desc, sizeof(desc), "host%u mlx5_0", i);
+		node(f, IBT_NODE_CA, guid, 1, desc, (uint16_t)(n_sw + 1 + i));
+		if (i < 2 * n_sw)
+			link_ports(f, 0x1000000 + i / 2, 1 + i % 2, guid, 1);
+	}
+	for (unsigned i = 0; i < n_sw && n_sw > 2 * pairs; i++)
+		for (unsigned m = 0; m < pairs; m++)
+			link_ports(f, 0x1000000 + i, 3 + 2 * m, 0x1000000 + (i + m + 1) % n_sw, 4 + 2 * m);
+	return f;
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+START_TEST(large_fabric_records_in_one_transaction)
+{
+	struct store *st = open_store();
+	struct fab *f = big_fabric(1000, 0);
+	struct store_sweep_info i1 = info_at(1000), i2 = info_at(2000);
+	struct store_sweep_result res;
+	char err[512] = "";
+	json_t *out, *o;
+	double t0, t1, t2;
+
+	ck_assert_uint_eq(f->n_nodes, 3000);
+	ck_assert_uint_eq(fab_count_ports(f), 60000);
+	t0 = mono();
+	ck_assert_int_eq(store_record_sweep(st, &i1, f, &res), 0);
+	t1 = mono();
+	ck_assert_int_eq(store_record_sweep(st, &i2, f, &res), 0);
+	t2 = mono();
+	ck_assert_uint_eq(res.n_events, 0);
+	printf("record 3000 nodes / 60000 ports: first sweep %.3f s, unchanged resweep %.3f s\n",
+	       t1 - t0, t2 - t1);
+	ck_assert_int_eq(dbq_subnets(store_db(st), &out, err, sizeof(err)), 0);
+	o = json_array_get(out, 0);
+	ck_assert_int_eq(num(o, "nodes"), 3000);
+	ck_assert_int_eq(num(o, "ports"), 60000);
+	ck_assert_int_eq(num(o, "links"), (json_int_t)fab_count_links(f));
+	json_decref(out);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+/* The child records sweeps of varying size as fast as it can; the parent
+ * kills it at random moments. Every ok sweep row must then match the stored
+ * fabric it left behind (the newest) and own exactly its event rows. */
+START_TEST(kill_9_at_any_moment_leaves_a_consistent_database)
+{
+	const int rounds = getenv("LOOM_TEST_QUICK") && *getenv("LOOM_TEST_QUICK") ? 4 : 10;
+	unsigned seed = 20261122;
+	struct store *st;
+	sqlite3 *db;
+
+	srand(seed);
+	for (int round = 0; round < rounds; round++) {
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			char err[512];
+			struct store *cst = store_open(db_path, err, sizeof(err));
+
+			if (!cst)
+				_exit(2);
+			for (unsigned i = 0;; i++) {
+				struct fab *f = big_fabric(60, (unsigned)(round * 7 + i) % 13);
+				struct store_sweep_info info = info_at(1000.0 * round + i);
+
+				if (i % 5 == 4)
+					store_record_failed_sweep(cst, &info, "injected", NULL);
+				else if (store_record_sweep(cst, &info, f, NULL) < 0)
+					_exit(3);
+				fab_free(f);
+			}
+		}
+		usleep((useconds_t)(20000 + rand() % 150000));
+		kill(pid, SIGKILL);
+		int status;
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFSIGNALED(status), "child exited early: %d", WEXITSTATUS(status));
+	}
+
+	st = open_store();
+	db = store_db(st);
+	sqlite3_stmt *s;
+	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "ok");
+	sqlite3_finalize(s);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	ck_assert_int_gt(count(db, "SELECT count(*) FROM sweeps WHERE status = 'ok'"), 0);
+	/* The newest ok sweep's counts are the stored fabric's. */
+	ck_assert_int_eq(count(db, "SELECT nodes FROM sweeps WHERE status = 'ok' "
+			       "ORDER BY id DESC LIMIT 1"),
+			 count(db, "SELECT count(*) FROM nodes"));
+	ck_assert_int_eq(count(db, "SELECT ports FROM sweeps WHERE status = 'ok' "
+			       "ORDER BY id DESC LIMIT 1"),
+			 count(db, "SELECT count(*) FROM ports"));
+	ck_assert_int_eq(count(db, "SELECT links FROM sweeps WHERE status = 'ok' "
+			       "ORDER BY id DESC LIMIT 1"),
+			 count(db, "SELECT count(*) FROM links"));
+	/* Every sweep has all of its events, and no event lost its sweep. */
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM sweeps w WHERE w.events <> "
+			       "(SELECT count(*) FROM events e WHERE e.sweep_id = w.id)"), 0);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE sweep_id IS NULL"), 0);
+	printf("crash test: %lld sweeps survived %d kills\n",
+	       (long long)count(db, "SELECT count(*) FROM sweeps"), rounds);
+	store_close(st);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("store");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, migration_sets_user_version_and_reopen_works);
+	tcase_add_test(tc, newer_database_is_refused);
+	tcase_add_test(tc, first_sweep_reads_back_through_every_query);
+	tcase_add_test(tc, ambiguous_description_is_eexist);
+	tcase_add_test(tc, second_sweep_records_changes);
+	tcase_add_test(tc, failed_record_leaves_nothing);
+	tcase_add_test(tc, failed_sweep_is_recorded_and_keeps_fabric);
+	tcase_add_test(tc, readonly_open_refuses_bad_files_and_writes);
+	tcase_add_test(tc, time_parse_and_format);
+	tcase_add_test(tc, large_fabric_records_in_one_transaction);
+	tcase_add_test(tc, kill_9_at_any_moment_leaves_a_consistent_database);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
