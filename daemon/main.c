@@ -4,8 +4,23 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "loomd.h"
+
+/* Paths on the command line are taken relative to where loomd was started:
+ * the daemon changes directory to / when it detaches, and reloads later. */
+static const char *absolute(const char *path, char *buf, size_t len)
+{
+	char cwd[4096];
+
+	if (path[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return path;
+	if ((size_t)snprintf(buf, len, "%s/%s", cwd, path) >= len)
+		return path;
+	return buf;
+}
 
 static void usage(FILE *out)
 {
@@ -37,16 +52,17 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct loomd_options opt = { 0 };
+	static char conf_buf[8192], db_buf[8192], sock_buf[8192];
 	int check = 0, c;
 
 	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'c': opt.config_path = optarg; break;
+		case 'c': opt.config_path = absolute(optarg, conf_buf, sizeof(conf_buf)); break;
 		case 'f': opt.foreground = 1; break;
 		case 'n': check = 1; break;
 		case 'd': opt.debug = 1; break;
-		case 'D': opt.db_path = optarg; break;
-		case 'S': opt.socket_path = optarg; break;
+		case 'D': opt.db_path = absolute(optarg, db_buf, sizeof(db_buf)); break;
+		case 'S': opt.socket_path = absolute(optarg, sock_buf, sizeof(sock_buf)); break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("loomd %s\n", PACKAGE_VERSION); return 0;
 		default: usage(stderr); return 2;

@@ -1,2 +1,509 @@
-/* placeholder */
-int main(void) { return 77; }
+/* tests/unit/test_config.c: loomd's configuration: defaults, every key, the
+ * bounds and the error messages (FILE:LINE: KEY: why), the all-or-nothing
+ * rule, the normalized printer and the shipped example file. */
+#include "autoconf.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+
+static char err[1024];
+
+/* Parse `text` as "t.yaml"; the result and err[] are the test's to check. */
+static int load(const char *text, struct loom_config *c)
+{
+	memset(err, 0, sizeof(err));
+	return config_load_string("t.yaml", text, strlen(text), c, err, sizeof(err));
+}
+
+/* `text` must be refused with an error that starts with `prefix`. */
+static void refused(const char *text, const char *prefix)
+{
+	struct loom_config c;
+
+	config_defaults(&c);
+	ck_assert_msg(load(text, &c) == -EINVAL, "accepted:\n%s", text);
+	ck_assert_msg(strncmp(err, prefix, strlen(prefix)) == 0,
+		      "error \"%s\" does not start with \"%s\"", err, prefix);
+	ck_assert_msg(!strchr(err, '\n'), "error is not one line: %s", err);
+}
+
+static void loaded(const char *text, struct loom_config *c)
+{
+	int rc = load(text, c);
+
+	ck_assert_msg(rc == 0, "refused (%d): %s\n%s", rc, err, text);
+}
+
+/* config_print() into a malloc'd string. */
+static char *print(const struct loom_config *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(config_print(c, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static const char full[] =
+	"log:\n"                                  /* 1 */
+	"  level: debug\n"
+	"  target: syslog\n"
+	"database:\n"
+	"  path: /srv/loom/fabric.db\n"           /* 5 */
+	"control:\n"
+	"  socket: /run/loomd/ctl.sock\n"
+	"  admin_group: ibadmin\n"
+	"discovery:\n"
+	"  interval: 60\n"                        /* 10 */
+	"  timeout_ms: 500\n"
+	"  retries: 5\n"
+	"  max_smps: 128\n"
+	"  subnets:\n"
+	"    - name: compute\n"                   /* 15 */
+	"      ca: mlx5_0\n"
+	"      port: 1\n"
+	"    - ca: mlx5_1\n"
+	"      port: 2\n";
+
+/* ---- defaults ------------------------------------------------------------ */
+
+START_TEST(defaults_are_the_documented_values)
+{
+	struct loom_config c;
+
+	config_defaults(&c);
+	ck_assert_str_eq(c.path, "");
+	ck_assert_int_eq(c.log_level, LOG_LVL_NOTICE);
+	ck_assert_int_eq(c.log_target, LOG_TARGET_STDERR);
+	ck_assert_str_eq(c.db_path, LOOM_DEFAULT_DB);
+	ck_assert_str_eq(c.socket_path, LOOM_DEFAULT_SOCKET);
+	ck_assert_str_eq(c.admin_group, "");
+	ck_assert_int_eq(c.sweep_interval, 300);
+	ck_assert_int_eq(c.mad_timeout_ms, 200);
+	ck_assert_int_eq(c.mad_retries, 3);
+	ck_assert_int_eq(c.max_smps, 64);
+	ck_assert_int_eq(c.n_subnets, 0);
+}
+END_TEST
+
+START_TEST(empty_or_comment_only_file_gives_defaults)
+{
+	static const char *const texts[] = {
+		"", "\n\n", "# nothing here\n", "---\n", "~\n",
+		"log:\ndatabase:\ncontrol:\ndiscovery:\n", "discovery:\n  subnets:\n",
+	};
+	struct loom_config c, d;
+
+	config_defaults(&d);
+	snprintf(d.path, sizeof(d.path), "t.yaml");
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		memset(&c, 0xa5, sizeof(c));
+		loaded(texts[i], &c);
+		ck_assert_msg(memcmp(&c, &d, sizeof(c)) == 0, "not the defaults: \"%s\"", texts[i]);
+	}
+}
+END_TEST
+
+/* ---- a valid file ---------------------------------------------------------- */
+
+START_TEST(full_file_sets_every_field)
+{
+	struct loom_config c;
+
+	loaded(full, &c);
+	ck_assert_str_eq(c.path, "t.yaml");
+	ck_assert_int_eq(c.log_level, LOG_LVL_DEBUG);
+	ck_assert_int_eq(c.log_target, LOG_TARGET_SYSLOG);
+	ck_assert_str_eq(c.db_path, "/srv/loom/fabric.db");
+	ck_assert_str_eq(c.socket_path, "/run/loomd/ctl.sock");
+	ck_assert_str_eq(c.admin_group, "ibadmin");
+	ck_assert_int_eq(c.sweep_interval, 60);
+	ck_assert_int_eq(c.mad_timeout_ms, 500);
+	ck_assert_int_eq(c.mad_retries, 5);
+	ck_assert_int_eq(c.max_smps, 128);
+	ck_assert_int_eq(c.n_subnets, 2);
+	ck_assert_str_eq(c.subnets[0].name, "compute");
+	ck_assert_str_eq(c.subnets[0].ca, "mlx5_0");
+	ck_assert_int_eq(c.subnets[0].port, 1);
+	ck_assert_str_eq(c.subnets[1].ca, "mlx5_1");
+	ck_assert_int_eq(c.subnets[1].port, 2);
+}
+END_TEST
+
+START_TEST(omitted_keys_keep_their_defaults)
+{
+	struct loom_config c;
+
+	loaded("discovery:\n  retries: 0\n", &c);
+	ck_assert_int_eq(c.mad_retries, 0);
+	ck_assert_int_eq(c.sweep_interval, 300);
+	ck_assert_int_eq(c.log_level, LOG_LVL_NOTICE);
+	ck_assert_str_eq(c.db_path, LOOM_DEFAULT_DB);
+}
+END_TEST
+
+START_TEST(subnet_name_defaults_to_ca_slash_port)
+{
+	struct loom_config c;
+
+	loaded("discovery:\n  subnets:\n    - ca: mlx4_0\n    - ca: mlx4_0\n      port: 2\n"
+	       "    - ca: hfi1_0\n      name: \"\"\n", &c);
+	ck_assert_int_eq(c.n_subnets, 3);
+	ck_assert_str_eq(c.subnets[0].name, "mlx4_0/1");
+	ck_assert_int_eq(c.subnets[0].port, 1);
+	ck_assert_str_eq(c.subnets[1].name, "mlx4_0/2");
+	ck_assert_str_eq(c.subnets[2].name, "hfi1_0/1");
+}
+END_TEST
+
+START_TEST(bounds_are_inclusive_and_interval_zero_means_on_demand)
+{
+	struct loom_config c;
+
+	loaded("discovery:\n  interval: 0\n  timeout_ms: 1\n  retries: 0\n  max_smps: 1\n", &c);
+	ck_assert_int_eq(c.sweep_interval, 0);
+	ck_assert_int_eq(c.mad_timeout_ms, 1);
+	ck_assert_int_eq(c.mad_retries, 0);
+	ck_assert_int_eq(c.max_smps, 1);
+	loaded("discovery:\n  interval: 5\n", &c);
+	ck_assert_int_eq(c.sweep_interval, 5);
+	loaded("discovery:\n  interval: 86400\n  timeout_ms: 60000\n  retries: 20\n"
+	       "  max_smps: 1024\n  subnets:\n    - ca: a\n      port: 254\n", &c);
+	ck_assert_int_eq(c.sweep_interval, 86400);
+	ck_assert_int_eq(c.mad_timeout_ms, 60000);
+	ck_assert_int_eq(c.mad_retries, 20);
+	ck_assert_int_eq(c.max_smps, 1024);
+	ck_assert_int_eq(c.subnets[0].port, 254);
+}
+END_TEST
+
+START_TEST(level_names_and_aliases)
+{
+	static const struct { const char *name; enum log_level level; } lv[] = {
+		{ "error", LOG_LVL_ERR }, { "warning", LOG_LVL_WARNING },
+		{ "notice", LOG_LVL_NOTICE }, { "info", LOG_LVL_INFO }, { "debug", LOG_LVL_DEBUG },
+	};
+	struct loom_config c;
+	char text[64];
+
+	for (size_t i = 0; i < sizeof(lv) / sizeof(lv[0]); i++) {
+		snprintf(text, sizeof(text), "log:\n  level: %s\n", lv[i].name);
+		loaded(text, &c);
+		ck_assert_int_eq(c.log_level, lv[i].level);
+	}
+	loaded("log: {level: \"info\", target: stderr}\n", &c); /* flow style is YAML too */
+	ck_assert_int_eq(c.log_level, LOG_LVL_INFO);
+}
+END_TEST
+
+/* ---- refusals: each names FILE:LINE: KEY ------------------------------------- */
+
+static const struct { const char *text, *prefix; } bad[] = {
+	/* every bound, below and above */
+	{ "discovery:\n  interval: 4\n", "t.yaml:2: discovery.interval: 4 is out of range (0 or 5..86400)" },
+	{ "discovery:\n  interval: 86401\n", "t.yaml:2: discovery.interval: 86401 is out of range" },
+	{ "discovery:\n  interval: -1\n", "t.yaml:2: discovery.interval: -1 is out of range" },
+	{ "discovery:\n  interval: 1000000\n", "t.yaml:2: discovery.interval: 1000000 is out of range (0 or 5..86400)" },
+	{ "discovery:\n  timeout_ms: 0\n", "t.yaml:2: discovery.timeout_ms: 0 is out of range (1..60000)" },
+	{ "discovery:\n  timeout_ms: 60001\n", "t.yaml:2: discovery.timeout_ms: 60001 is out of range" },
+	{ "discovery:\n  retries: -1\n", "t.yaml:2: discovery.retries: -1 is out of range (0..20)" },
+	{ "discovery:\n  retries: 21\n", "t.yaml:2: discovery.retries: 21 is out of range" },
+	{ "discovery:\n  max_smps: 0\n", "t.yaml:2: discovery.max_smps: 0 is out of range (1..1024)" },
+	{ "discovery:\n  max_smps: 1025\n", "t.yaml:2: discovery.max_smps: 1025 is out of range" },
+	{ "discovery:\n  subnets:\n    - ca: a\n      port: 0\n", "t.yaml:4: discovery.subnets[0].port: 0 is out of range (1..254)" },
+	{ "discovery:\n  subnets:\n    - ca: a\n      port: 255\n", "t.yaml:4: discovery.subnets[0].port: 255 is out of range" },
+	{ "discovery:\n  interval: 99999999999999999999999\n", "t.yaml:2: discovery.interval: 99999999999999999999999 is out of range" },
+	/* integers: digits only */
+	{ "discovery:\n  interval: 30s\n", "t.yaml:2: discovery.interval: \"30s\" is not a decimal integer" },
+	{ "discovery:\n  interval: 0x10\n", "t.yaml:2: discovery.interval: \"0x10\" is not a decimal integer" },
+	{ "discovery:\n  interval: 010\n", "t.yaml:2: discovery.interval: \"010\" is not a decimal integer" },
+	{ "discovery:\n  interval: 1.5\n", "t.yaml:2: discovery.interval: \"1.5\" is not a decimal integer" },
+	{ "discovery:\n  interval: +30\n", "t.yaml:2: discovery.interval: \"+30\" is not a decimal integer" },
+	{ "discovery:\n  interval:\n", "t.yaml:2: discovery.interval: \"\" is not a decimal integer" },
+	{ "discovery:\n  interval: \"300\"\n", "t.yaml:2: discovery.interval: expected an integer" },
+	/* unknown keys, at every level */
+	{ "discovery:\n  interval: 300\n  bogus_key: 1\n", "t.yaml:3: discovery.bogus_key: unknown key" },
+	{ "\n\nlogging:\n  level: info\n", "t.yaml:3: logging: unknown key" },
+	{ "log:\n  level: info\n  file: /x\n", "t.yaml:3: log.file: unknown key" },
+	{ "discovery:\n  subnets:\n    - ca: a\n    - ca: b\n      lid: 3\n", "t.yaml:5: discovery.subnets[1].lid: unknown key" },
+	{ "database:\n  interval: 5\n", "t.yaml:2: database.interval: unknown key" },
+	/* wrong types */
+	{ "log: 5\n", "t.yaml:1: log: expected a mapping, got the scalar \"5\"" },
+	{ "log:\n  - level\n", "t.yaml:2: log: expected a mapping, got a sequence" },
+	{ "log:\n  level: [debug]\n", "t.yaml:2: log.level: expected a scalar, got a sequence" },
+	{ "discovery:\n  subnets:\n    ca: mlx5_0\n", "t.yaml:3: discovery.subnets: expected a sequence, got a mapping" },
+	{ "discovery:\n  subnets: mlx5_0\n", "t.yaml:2: discovery.subnets: expected a sequence, got the scalar" },
+	{ "discovery:\n  subnets:\n    - mlx5_0\n", "t.yaml:3: discovery.subnets[0]: expected a mapping" },
+	{ "- log\n", "t.yaml:1: expected a mapping of sections" },
+	{ "just a string\n", "t.yaml:1: expected a mapping of sections" },
+	{ "log:\n  ? [a, b]\n  : 1\n", "t.yaml:2: log: keys must be scalars" },
+	/* bad enum values */
+	{ "log:\n  level: verbose\n", "t.yaml:2: log.level: \"verbose\" is not one of error, warning" },
+	{ "log:\n  target: file\n", "t.yaml:2: log.target: \"file\" is not one of stderr, syslog" },
+	/* duplicate keys */
+	{ "discovery:\n  interval: 5\n  interval: 6\n", "t.yaml:3: discovery.interval: duplicate key (first on line 2)" },
+	{ "log:\n  level: info\nlog:\n  target: stderr\n", "t.yaml:3: log: duplicate key (first on line 1)" },
+	{ "discovery:\n  subnets:\n    - ca: a\n      ca: b\n", "t.yaml:4: discovery.subnets[0].ca: duplicate key" },
+	/* paths and strings */
+	{ "database:\n  path: loom.db\n", "t.yaml:2: database.path: \"loom.db\" is not an absolute path" },
+	{ "database:\n  path:\n", "t.yaml:2: database.path: \"\" is not an absolute path" },
+	{ "control:\n  socket: run/loomd.sock\n", "t.yaml:2: control.socket: \"run/loomd.sock\" is not an absolute path" },
+	{ "control:\n  socket: /run/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	  "t.yaml:2: control.socket: longer than 107 bytes" },
+	{ "control:\n  admin_group: gggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggggg\n",
+	  "t.yaml:2: control.admin_group: longer than 63 bytes" },
+	{ "control:\n  admin_group: \"a\\nb\"\n", "t.yaml:2: control.admin_group: contains a control character" },
+	{ "control:\n  admin_group: \"a\\0b\"\n", "t.yaml:2: control.admin_group: contains a control character" },
+	/* subnets */
+	{ "discovery:\n  subnets:\n    - ca: a\n\n    - name: x\n      port: 2\n", "t.yaml:5: discovery.subnets[1].ca: required key missing" },
+	{ "discovery:\n  subnets:\n    - ca: \"\"\n", "t.yaml:3: discovery.subnets[0].ca: must not be empty" },
+	{ "discovery:\n  subnets:\n    - name: x\n      ca: a\n    - name: x\n      ca: b\n",
+	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"x\" (also discovery.subnets[0])" },
+	{ "discovery:\n  subnets:\n    - ca: a\n      port: 2\n    - name: a/2\n      ca: b\n",
+	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"a/2\"" },
+	{ "discovery:\n  subnets:\n    - name: x\n      ca: a\n    - name: y\n      ca: a\n      port: 1\n",
+	  "t.yaml:5: discovery.subnets[1]: a port 1 is already discovery.subnets[0] (\"x\")" },
+	{ "discovery:\n  subnets:\n    - ca: cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\n",
+	  "t.yaml:3: discovery.subnets[0].name: the default name \"<ca>/<port>\" would be longer than 63 bytes" },
+	/* YAML itself */
+	{ "log:\n  level: info\n target: stderr\n", "t.yaml:3: syntax error: " },
+	{ "discovery:\n  interval: [5\n", "t.yaml:3: syntax error: " },
+	{ "log:\n  level: \"info\n", "t.yaml:3: syntax error: " },
+	{ "log: *nowhere\n", "t.yaml:1: syntax error: " },
+	{ "log:\n  level: info\n---\nlog:\n  level: debug\n", "t.yaml:4: more than one YAML document" },
+};
+
+START_TEST(bad_value_is_refused_with_file_line_key)
+{
+	refused(bad[_i].text, bad[_i].prefix);
+}
+END_TEST
+
+START_TEST(too_many_subnets_are_refused)
+{
+	char text[4096] = "discovery:\n  subnets:\n";
+	size_t len = strlen(text);
+
+	/* LOOM_MAX_SUBNETS fit; the next one is refused at its own line. */
+	for (int i = 0; i <= LOOM_MAX_SUBNETS; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len, "    - ca: hca%d\n", i);
+	char prefix[128];
+	snprintf(prefix, sizeof(prefix), "t.yaml:%d: discovery.subnets[%d]: too many subnets",
+		 3 + LOOM_MAX_SUBNETS, LOOM_MAX_SUBNETS);
+	refused(text, prefix);
+
+	struct loom_config c;
+	*strrchr(text, '-') = '\0'; /* drop the last entry */
+	loaded(text, &c);
+	ck_assert_int_eq(c.n_subnets, LOOM_MAX_SUBNETS);
+}
+END_TEST
+
+START_TEST(refused_file_leaves_config_untouched)
+{
+	struct loom_config c, before;
+
+	loaded(full, &c);
+	memcpy(&before, &c, sizeof(c));
+	/* Good keys come first, so a parser that wrote as it went would
+	 * have changed c before it met the bad one. */
+	ck_assert_int_eq(load("log:\n  level: error\ndiscovery:\n  interval: 7\n"
+			      "  subnets:\n    - ca: z\n  retries: 99\n", &c), -EINVAL);
+	ck_assert_msg(strstr(err, "t.yaml:7: discovery.retries:"), "%s", err);
+	ck_assert(memcmp(&c, &before, sizeof(c)) == 0);
+	ck_assert_int_eq(load("log: [\n", &c), -EINVAL);
+	ck_assert(memcmp(&c, &before, sizeof(c)) == 0);
+	ck_assert_int_eq(config_load("/nonexistent/loom.yaml", &c, err, sizeof(err)), -ENOENT);
+	ck_assert(memcmp(&c, &before, sizeof(c)) == 0);
+}
+END_TEST
+
+/* ---- files ----------------------------------------------------------------- */
+
+START_TEST(missing_file_is_enoent)
+{
+	struct loom_config c;
+
+	config_defaults(&c);
+	ck_assert_int_eq(config_load("/nonexistent/loom.yaml", &c, err, sizeof(err)), -ENOENT);
+	ck_assert_str_eq(err, "/nonexistent/loom.yaml: No such file or directory");
+}
+END_TEST
+
+START_TEST(directory_is_refused)
+{
+	struct loom_config c;
+
+	ck_assert_int_eq(config_load("/", &c, err, sizeof(err)), -EISDIR);
+	ck_assert_str_eq(err, "/: Is a directory");
+}
+END_TEST
+
+START_TEST(file_errors_name_the_file)
+{
+	char path[] = "/tmp/loom-test-config.XXXXXX";
+	int fd = mkstemp(path);
+	struct loom_config c;
+	char prefix[128];
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "discovery:\n  interval: 300\n  bogus_key: 1\n", 42), 42);
+	close(fd);
+	ck_assert_int_eq(config_load(path, &c, err, sizeof(err)), -EINVAL);
+	snprintf(prefix, sizeof(prefix), "%s:3: discovery.bogus_key: unknown key", path);
+	ck_assert_str_eq(err, prefix);
+
+	ck_assert_int_eq(truncate(path, 0), 0);
+	config_defaults(&c);
+	ck_assert_int_eq(config_load(path, &c, err, sizeof(err)), 0);
+	ck_assert_str_eq(c.path, path);
+	ck_assert_int_eq(c.sweep_interval, 300);
+	unlink(path);
+}
+END_TEST
+
+/* The example shipped in etc/ must load, and since it claims to hold the
+ * defaults, it must give exactly the built-in configuration. */
+START_TEST(example_file_loads_and_holds_the_defaults)
+{
+	const char *top = getenv("top_srcdir");
+	char path[PATH_MAX], srcdir[PATH_MAX];
+	struct loom_config c, d;
+
+	if (!top) {
+		/* Run by hand: find the tree from this file's own path. */
+		snprintf(srcdir, sizeof(srcdir), "%s", __FILE__);
+		char *cut = strstr(srcdir, "tests/unit/test_config.c");
+		if (cut)
+			*cut = '\0';
+		snprintf(srcdir + strlen(srcdir), sizeof(srcdir) - strlen(srcdir), ".");
+		top = srcdir;
+	}
+	snprintf(path, sizeof(path), "%s/etc/loom.yaml", top);
+	ck_assert_msg(config_load(path, &c, err, sizeof(err)) == 0, "%s", err);
+	config_defaults(&d);
+	memcpy(d.path, c.path, sizeof(d.path));
+	ck_assert_msg(memcmp(&c, &d, sizeof(c)) == 0, "%s is not the defaults", path);
+}
+END_TEST
+
+/* ---- printing ---------------------------------------------------------------- */
+
+static void round_trip(const char *text)
+{
+	struct loom_config a, b;
+	char *p1, *p2;
+
+	loaded(text, &a);
+	p1 = print(&a);
+	loaded(p1, &b);
+	p2 = print(&b);
+	ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0, "printed config differs:\n%s", p1);
+	ck_assert_str_eq(p1, p2);
+	free(p1);
+	free(p2);
+}
+
+START_TEST(print_then_load_gives_the_same_config)
+{
+	round_trip("");
+	round_trip(full);
+	round_trip("discovery:\n  interval: 0\n  subnets: []\n");
+}
+END_TEST
+
+START_TEST(awkward_strings_survive_the_round_trip)
+{
+	struct loom_config c;
+	char *p;
+
+	round_trip("control:\n  admin_group: \"a: b # c\"\n"
+		   "database:\n  path: \"/var/lib/my loom/db #1: x\"\n"
+		   "discovery:\n  subnets:\n"
+		   "    - name: \"yes\"\n      ca: \"~\"\n"
+		   "    - name: \" lead\\\\ \\\"q\\\" \"\n      ca: \"123\"\n"
+		   "    - name: \"caf\\u00e9 \\u2028 \\U0001F600\"\n      ca: \"-x\"\n"
+		   "    - name: \"[x]{y}&z*!|>%@`'\"\n      ca: null_\n");
+	loaded("database:\n  path: \"/a: b\"\ncontrol:\n  admin_group: \"#x\"\n", &c);
+	p = print(&c);
+	ck_assert_msg(strstr(p, "  path: \"/a: b\"\n"), "%s", p);
+	ck_assert_msg(strstr(p, "  admin_group: \"#x\"\n"), "%s", p);
+	free(p);
+}
+END_TEST
+
+START_TEST(print_writes_every_key_in_order)
+{
+	struct loom_config c;
+	char *p;
+
+	config_defaults(&c);
+	p = print(&c);
+	ck_assert_str_eq(p,
+			 "log:\n"
+			 "  level: notice\n"
+			 "  target: stderr\n"
+			 "database:\n"
+			 "  path: \"" LOOM_DEFAULT_DB "\"\n"
+			 "control:\n"
+			 "  socket: \"" LOOM_DEFAULT_SOCKET "\"\n"
+			 "  admin_group: \"\"\n"
+			 "discovery:\n"
+			 "  interval: 300\n"
+			 "  timeout_ms: 200\n"
+			 "  retries: 3\n"
+			 "  max_smps: 64\n"
+			 "  subnets: []\n");
+	free(p);
+	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
+	p = print(&c);
+	ck_assert_msg(strstr(p, "  subnets:\n"
+			     "    - name: \"mlx5_0/2\"\n"
+			     "      ca: \"mlx5_0\"\n"
+			     "      port: 2\n"), "%s", p);
+	free(p);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("config");
+	TCase *tc = tcase_create("config");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, defaults_are_the_documented_values);
+	tcase_add_test(tc, empty_or_comment_only_file_gives_defaults);
+	tcase_add_test(tc, full_file_sets_every_field);
+	tcase_add_test(tc, omitted_keys_keep_their_defaults);
+	tcase_add_test(tc, subnet_name_defaults_to_ca_slash_port);
+	tcase_add_test(tc, bounds_are_inclusive_and_interval_zero_means_on_demand);
+	tcase_add_test(tc, level_names_and_aliases);
+	tcase_add_loop_test(tc, bad_value_is_refused_with_file_line_key, 0,
+			    (int)(sizeof(bad) / sizeof(bad[0])));
+	tcase_add_test(tc, too_many_subnets_are_refused);
+	tcase_add_test(tc, refused_file_leaves_config_untouched);
+	tcase_add_test(tc, missing_file_is_enoent);
+	tcase_add_test(tc, directory_is_refused);
+	tcase_add_test(tc, file_errors_name_the_file);
+	tcase_add_test(tc, example_file_loads_and_holds_the_defaults);
+	tcase_add_test(tc, print_then_load_gives_the_same_config);
+	tcase_add_test(tc, awkward_strings_survive_the_round_trip);
+	tcase_add_test(tc, print_writes_every_key_in_order);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
