@@ -36,7 +36,7 @@ loom_ok() { echo "ok: $*"; }
 loom_netns() {
 	if [ "${LOOM_IN_NETNS:-}" != 1 ]; then
 		[ "$(id -u)" -eq 0 ] || loom_skip "needs root (network namespace for ibsim)"
-		for t in ibsim opensm ibnetdiscover unshare ip python3; do
+		for t in ibsim opensm ibnetdiscover unshare ip; do
 			command -v "$t" >/dev/null 2>&1 || loom_skip "$t is not installed"
 		done
 		[ -e "$PRELOAD" ] || loom_skip "$PRELOAD is missing (ibsim-utils)"
@@ -47,7 +47,7 @@ loom_netns() {
 }
 
 loom_cleanup() {
-	for p in $LOOM_PIDS; do kill "$p" 2>/dev/null || :; done
+	for p in $LOOM_PIDS; do kill -9 "$p" 2>/dev/null || :; done
 	for p in $LOOM_PIDS; do wait "$p" 2>/dev/null || :; done
 	exec 9>&- 2>/dev/null || :
 	[ -n "${LOOM_KEEP:-}" ] || rm -rf "$work"
@@ -72,18 +72,31 @@ loom_until() {
 
 loom_ibsim() {
 	_net=$1; shift
+	rm -f "$work/ibsim.in"
 	mkfifo "$work/ibsim.in"
 	ibsim "$@" -s "$_net" <"$work/ibsim.in" >"$work/ibsim.log" 2>&1 &
+	LOOM_SIM_PID=$!
 	LOOM_PIDS="$LOOM_PIDS $!"
 	exec 9>"$work/ibsim.in"   # keeps the console open; closed at cleanup
 	loom_until 600 grep -q "simulator ready" "$work/ibsim.log" ||
 		loom_fail "ibsim did not start on $_net"
 }
 
+# Stop the simulator (and everything attached to it: loomd), so that the
+# same test can start another fabric.
+loom_ibsim_stop() {
+	[ -n "${LOOMD_PID:-}" ] && { kill "$LOOMD_PID" 2>/dev/null; wait "$LOOMD_PID" 2>/dev/null || :; }
+	LOOMD_PID=""
+	exec 9>&-
+	kill "$LOOM_SIM_PID" 2>/dev/null || :
+	wait "$LOOM_SIM_PID" 2>/dev/null || :
+}
+
 # Send one console command to ibsim ("Unlink \"node\"[port]", ...).
 loom_ibsim_cmd() { printf '%s\n' "$1" >&9; sleep 0.3; }
 
 loom_opensm() {
+	rm -f "$work/opensm.log" "$work"/guid2lid "$work"/opensm-sa.dump  # it appends
 	OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD opensm -o -f "$work/opensm.log" \
 		>"$work/opensm.out" 2>&1 || :
 	grep -q "SUBNET UP" "$work/opensm.log" || loom_fail "OpenSM did not bring the subnet up"
