@@ -27,6 +27,8 @@
 #include "config.h"
 #include "ctl.h"
 #include "discovery_ib.h"
+#include <stdatomic.h>
+
 #include "fabric.h"
 #include "log.h"
 #include "proto.h"
@@ -43,6 +45,11 @@ struct job {
 	unsigned gen_started; /* runs started so far */
 	unsigned gen_done;    /* runs finished so far */
 	pthread_t thread;
+	/* Set by the thread as its last act, before it wakes the loop: the
+	 * loop then joins it (a thread still returning is joined at once). A
+	 * non-blocking try-join instead could miss a thread that woke the loop
+	 * but had not yet exited, and nothing would wake the loop again. */
+	atomic_int finished;
 	json_t *last;         /* result of the last finished run, or NULL */
 
 	/* Settings of the run under way (copied when it starts). */
@@ -171,6 +178,7 @@ static void *job_thread(void *arg)
 	store_close(st);
 	fab_free(fab);
 
+	atomic_store(&job->finished, 1);
 	if (write(job->sw->pipe_fd[1], &byte, 1) != 1)
 		log_err("subnet %s: cannot wake the event loop: %s", job->name, strerror(errno));
 	return NULL;
@@ -195,6 +203,7 @@ static int job_start(struct sweeper *sw, struct job *job)
 	job->run_error[0] = '\0';
 	job->run_nodes = job->run_links = 0;
 	memset(&job->run_res, 0, sizeof(job->run_res));
+	atomic_store(&job->finished, 0);
 	rc = pthread_create(&job->thread, NULL, job_thread, job);
 	if (rc) {
 		log_err("subnet %s: cannot start a sweep thread: %s", job->name, strerror(rc));
@@ -284,18 +293,22 @@ static void pipe_cb(evutil_socket_t fd, short what, void *arg)
 
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
-	/* The byte does not say which thread ended: try every running job; a
-	 * thread still at work is not joinable yet and is left alone. */
+	/* The byte does not say which thread ended: look at every running job;
+	 * a thread still at work has not set `finished` and is left alone. */
 	for (int i = 0; i < sw->n_jobs; i++) {
 		struct job *job = sw->jobs[i];
 
-		if (job->running && pthread_tryjoin_np(job->thread, NULL) == 0)
+		if (job->running && atomic_load(&job->finished)) {
+			pthread_join(job->thread, NULL);
 			job_finished(sw, job);
+		}
 	}
 	for (int i = 0; i < sw->n_retired; i++) {
 		struct job *job = sw->retired[i];
 
-		if (pthread_tryjoin_np(job->thread, NULL) == 0) {
+		if (!job->running || atomic_load(&job->finished)) {
+			if (job->running)
+				pthread_join(job->thread, NULL);
 			waiters_forget(sw, job);
 			job_free(job);
 			sw->retired[i--] = sw->retired[--sw->n_retired];

@@ -38,6 +38,8 @@ def parse_ibnetdiscover(path):
         line = line.rstrip("\n")
         if not line or line.startswith("#"):
             continue
+        if re.match(r'^(switchguid|caguid|rtguid)=', line):
+            continue
         m = re.match(r'^(vendid|devid|sysimgguid)=(0x[0-9a-f]+)', line)
         if m:
             attrs[m.group(1)] = int(m.group(2), 16)

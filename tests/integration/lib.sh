@@ -124,3 +124,49 @@ loom_ctl() { "$B/loomctl" -s "$work/loomd.sock" "$@"; }
 
 # ibnetdiscover's view of the fabric (the ground truth for discovery tests).
 loom_ibnetdiscover() { LD_PRELOAD=$PRELOAD ibnetdiscover "$@" 2>/dev/null; }
+
+# ---- discovery checks shared by discovery.sh and discovery_large.sh ----------
+
+loom_gen() { # loom_gen NAME FABGEN-ARGS...: generate $work/NAME.net
+	_n=$1; shift
+	"$B/loom-fabgen" "$@" -o "$work/$_n.net" || loom_fail "loom-fabgen $*"
+}
+
+loom_check_fabric() { # loom_check_fabric NAME NETFILE [YAML LINES for discovery.subnets...]
+	name=$1 net=$2; shift 2
+	flags=$(sed -n 's/^# ibsim flags: //p' "$net")
+	# shellcheck disable=SC2086
+	loom_ibsim "$net" $flags
+	loom_opensm
+	rm -f "$work"/loom.db*
+	: >"$work/loomd.log"
+	loom_config "$@"
+	loom_loomd "$work/loom.yaml"
+
+	loom_ctl --json discover --wait >"$work/disc.json" || loom_fail "$name: discover --wait"
+	python3 - "$work/disc.json" <<'EOP' || loom_fail "$name: sweep not ok: $(cat "$work/disc.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["sweeps"] and all(s["status"] == "ok" for s in d["sweeps"]), d
+EOP
+	loom_ibnetdiscover >"$work/ibnd.txt" || loom_fail "$name: ibnetdiscover"
+	LD_PRELOAD=$PRELOAD iblinkinfo -l >"$work/linkinfo.txt" 2>/dev/null || loom_fail "$name: iblinkinfo"
+	for what in nodes ports links; do
+		loom_ctl --json "$what" >"$work/$what.json" || loom_fail "$name: loomctl $what"
+	done
+	python3 "$S/tests/integration/compare.py" "$work/ibnd.txt" "$work/linkinfo.txt" \
+		"$work/nodes.json" "$work/ports.json" "$work/links.json" >"$work/compare.out" || {
+		cat "$work/compare.out"; loom_fail "$name: loom differs from ibnetdiscover"; }
+	loom_ok "$name: $(tail -n1 "$work/compare.out")"
+
+	n1=$(loom_ctl --json events | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	loom_ctl discover --wait >/dev/null || loom_fail "$name: second sweep"
+	n2=$(loom_ctl --json events | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+	[ "$n1" = "$n2" ] || loom_fail "$name: a sweep of an unchanged fabric added $((n2 - n1)) events"
+	loom_ok "$name: second sweep of the unchanged fabric records no event"
+	loom_ibsim_stop
+}
+
+loom_subnet_conf() { # the YAML for one configured subnet on the simulator's HCA
+	printf '  subnets:\n    - name: %s\n      ca: ibsim0\n      port: 1\n' "$1"
+}
