@@ -1,3 +1,112 @@
-/* cli/client.c: placeholder, being written */
+/* cli/client.c: one request and its response over loomd's control socket.
+ * loomctl sends a single request per run, so a blocking connection is all
+ * it needs; there is no timeout because `discover --wait` may legitimately
+ * take as long as a sweep. */
 #include "autoconf.h"
-typedef int loom_placeholder_client;
+#include "loomctl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "proto.h"
+
+#define CLIENT_REQUEST_ID 1
+
+static int client_connect(const struct loomctl *lc)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(lc->socket_path) >= sizeof(sa.sun_path)) {
+		loomctl_error(lc, "cannot connect to %s: the path is too long", lc->socket_path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(sa.sun_path, lc->socket_path, strlen(lc->socket_path));
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
+		int e = errno;
+
+		loomctl_error(lc, "socket: %s", strerror(e));
+		return -e;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int e = errno;
+
+		loomctl_error(lc, "cannot connect to %s: %s (is loomd running?)", lc->socket_path,
+			      strerror(e));
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* Check a response's shape; 0 and the result, or -errno reported. */
+static int client_take_result(const struct loomctl *lc, json_t *resp, json_t **result)
+{
+	json_t *ok = json_object_get(resp, "ok");
+	json_t *v = json_object_get(resp, "v");
+	json_t *id = json_object_get(resp, "id");
+
+	if (!json_is_integer(v) || json_integer_value(v) != PROTO_VERSION) {
+		loomctl_error(lc, "loomd speaks another protocol version (%" JSON_INTEGER_FORMAT
+			      ", loomctl speaks %d): use the loomctl that came with it",
+			      json_integer_value(v), PROTO_VERSION);
+		return -EPROTO;
+	}
+	if (json_is_false(ok)) {
+		json_t *e = json_object_get(resp, "error");
+		const char *code = json_string_value(json_object_get(e, "code"));
+		const char *message = json_string_value(json_object_get(e, "message"));
+
+		loomctl_error(lc, "%s: %s", code ? code : "error", message ? message : "(no message)");
+		return -EREMOTEIO;
+	}
+	/* An error about a frame loomd could not read carries id 0. */
+	if (!json_is_true(ok) || !json_is_integer(id) ||
+	    json_integer_value(id) != CLIENT_REQUEST_ID) {
+		loomctl_error(lc, "malformed response from loomd");
+		return -EBADMSG;
+	}
+	*result = json_incref(json_object_get(resp, "result"));
+	if (!*result)
+		*result = json_null();
+	return 0;
+}
+
+int client_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
+{
+	json_t *req = proto_request_new(cmd, args, CLIENT_REQUEST_ID);
+	json_t *resp = NULL;
+	int fd, rc;
+
+	if (!req) {
+		loomctl_error(lc, "out of memory");
+		return -ENOMEM;
+	}
+	if ((fd = client_connect(lc)) < 0) {
+		json_decref(req);
+		return fd;
+	}
+	rc = proto_send_fd(fd, req, PROTO_MAX_REQUEST);
+	json_decref(req);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot send the request to %s: %s", lc->socket_path,
+			      rc == -EMSGSIZE ? "it is too large" : strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	rc = proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp);
+	close(fd);
+	if (rc < 0) {
+		loomctl_error(lc, "no answer from loomd on %s: %s", lc->socket_path,
+			      rc == -ECONNRESET ? "it closed the connection" :
+			      rc == -EBADMSG ? "the response is not valid JSON" : strerror(-rc));
+		return rc;
+	}
+	rc = client_take_result(lc, resp, result);
+	json_decref(resp);
+	return rc;
+}

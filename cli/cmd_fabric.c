@@ -1,3 +1,344 @@
-/* cli/cmd_fabric.c: placeholder, being written */
+/* cli/cmd_fabric.c: the fabric commands: nodes, node, ports, links, events.
+ * Each builds the daemon's arguments, calls it (or the database, --db) and
+ * prints the result as a table, or as JSON with --json. */
 #include "autoconf.h"
-typedef int loom_placeholder_cmd_fabric;
+#include "loomctl.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db_query.h"
+
+/* Commands without options still go through getopt, so that "--help" or a
+ * mistyped option is a usage error rather than a node called "--help". */
+static int no_options(const struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option none[] = { { NULL, 0, NULL, 0 } };
+
+	if (getopt_long(argc, argv, "", none, NULL) != -1)
+		return loomctl_usage_hint();
+	return 0;
+}
+
+/* Call `cmd` and print the result as JSON (--json) or through `print`. */
+static int run(struct loomctl *lc, const char *cmd, json_t *args,
+	       int (*print)(const json_t *result))
+{
+	json_t *result = NULL;
+	int rc;
+
+	/* json_pack refuses a string that is not UTF-8 (a GUID or description
+	 * typed in another encoding): say so rather than send no argument. */
+	if (!args) {
+		loomctl_error(lc, "%s: the arguments are not valid UTF-8", cmd);
+		return LOOMCTL_EXIT_FAILED;
+	}
+	rc = loomctl_call(lc, cmd, args, &result);
+	if (rc < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print(result);
+	json_decref(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		return LOOMCTL_EXIT_FAILED;
+	}
+	return LOOMCTL_EXIT_OK;
+}
+
+static void fmt_int(char *buf, size_t len, long long v)
+{
+	/* 0 and missing (-1) print as "-": LID 0 or MTU 0 mean "none". */
+	if (v > 0)
+		snprintf(buf, len, "%lld", v);
+	else
+		buf[0] = '\0';
+}
+
+/* ---- nodes ------------------------------------------------------------------ */
+
+static int print_nodes(const json_t *nodes)
+{
+	/* DESC last: it may contain blanks; scripts take LID as field 4. */
+	static const char *const hdr[] = { "GUID", "TYPE", "PORTS", "LID", "DESC" };
+	struct output_table *t = output_table_new(5, hdr);
+	size_t i;
+	json_t *n;
+
+	if (!t)
+		return -ENOMEM;
+	json_array_foreach(nodes, i, n) {
+		char ports[24], lid[24];
+
+		fmt_int(ports, sizeof(ports), output_int(n, "ports"));
+		fmt_int(lid, sizeof(lid), output_int(n, "lid"));
+		const char *row[] = { output_str(n, "guid"), output_str(n, "type"), ports, lid,
+				      output_str(n, "desc") };
+		if (output_table_add(t, row) < 0) {
+			output_table_free(t);
+			return -ENOMEM;
+		}
+	}
+	output_table_print(t, stdout);
+	output_table_free(t);
+	return 0;
+}
+
+int cmd_nodes(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "type", required_argument, NULL, 't' }, { NULL, 0, NULL, 0 },
+	};
+	const char *type = NULL;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "t:", opts, NULL)) != -1) {
+		if (c != 't')
+			return loomctl_usage_hint();
+		type = optarg;
+	}
+	if (optind < argc)
+		return loomctl_usage_error(lc, "nodes", "unexpected argument \"%s\"", argv[optind]);
+	if (type && strcmp(type, "switch") && strcmp(type, "ca") && strcmp(type, "router"))
+		return loomctl_usage_error(lc, "nodes", "unknown node type \"%s\": use switch, ca "
+					   "or router", type);
+	return run(lc, "nodes", type ? json_pack("{s:s}", "type", type) : json_object(),
+		   print_nodes);
+}
+
+/* ---- ports ------------------------------------------------------------------ */
+
+static int print_ports(const json_t *ports)
+{
+	static const char *const hdr[] = {
+		"NODE-GUID", "PORT", "LID", "STATE", "PHYS", "WIDTH", "SPEED", "MTU", "PEER", "DESC",
+	};
+	struct output_table *t = output_table_new(10, hdr);
+	size_t i;
+	json_t *p;
+
+	if (!t)
+		return -ENOMEM;
+	json_array_foreach(ports, i, p) {
+		json_t *peer = json_object_get(p, "peer");
+		char num[24], lid[24], mtu[24], peer_s[48] = "";
+
+		snprintf(num, sizeof(num), "%lld", output_int(p, "port"));
+		fmt_int(lid, sizeof(lid), output_int(p, "lid"));
+		fmt_int(mtu, sizeof(mtu), output_int(p, "mtu"));
+		if (json_is_object(peer))
+			snprintf(peer_s, sizeof(peer_s), "%s/%lld", output_str(peer, "guid"),
+				 output_int(peer, "port"));
+		const char *row[] = {
+			output_str(p, "node_guid"), num, lid, output_str(p, "state"),
+			output_str(p, "phys_state"), output_str(p, "width"), output_str(p, "speed"),
+			mtu, peer_s, output_str(p, "node_desc"),
+		};
+		if (output_table_add(t, row) < 0) {
+			output_table_free(t);
+			return -ENOMEM;
+		}
+	}
+	output_table_print(t, stdout);
+	output_table_free(t);
+	return 0;
+}
+
+int cmd_ports(struct loomctl *lc, int argc, char **argv)
+{
+	int rc = no_options(lc, argc, argv);
+
+	if (rc)
+		return rc;
+	if (argc - optind > 1)
+		return loomctl_usage_error(lc, "ports", "at most one node (GUID or description)");
+	return run(lc, "ports", optind < argc ? json_pack("{s:s}", "node", argv[optind]) :
+		   json_object(), print_ports);
+}
+
+/* ---- node ------------------------------------------------------------------- */
+
+static int print_node(const json_t *node)
+{
+	char ports[24], lid[24];
+	const char *kv[] = {
+		"guid", output_str(node, "guid"),
+		"type", output_str(node, "type"),
+		"desc", output_str(node, "desc"),
+		"subnet", output_str(node, "subnet"),
+		"lid", lid,
+		"ports", ports,
+		"sysimg_guid", output_str(node, "sysimg_guid"),
+		"vendor_id", output_str(node, "vendor_id"),
+		"device_id", output_str(node, "device_id"),
+		"revision", output_str(node, "revision"),
+		"first_seen", output_str(node, "first_seen"),
+		"last_seen", output_str(node, "last_seen"),
+	};
+
+	fmt_int(lid, sizeof(lid), output_int(node, "lid"));
+	fmt_int(ports, sizeof(ports), output_int(node, "ports"));
+	output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
+	putchar('\n');
+	return print_ports(json_object_get(node, "port_list"));
+}
+
+int cmd_node(struct loomctl *lc, int argc, char **argv)
+{
+	int rc = no_options(lc, argc, argv);
+
+	if (rc)
+		return rc;
+	if (argc - optind != 1)
+		return loomctl_usage_error(lc, "node", "give one node: its GUID or description");
+	return run(lc, "node", json_pack("{s:s}", "id", argv[optind]), print_node);
+}
+
+/* ---- links ------------------------------------------------------------------- */
+
+static int print_links(const json_t *links)
+{
+	static const char *const hdr[] = {
+		"A-GUID", "A-PORT", "B-GUID", "B-PORT", "WIDTH", "SPEED", "FLAG",
+		"A-DESC -> B-DESC",
+	};
+	struct output_table *t = output_table_new(8, hdr);
+	size_t i;
+	json_t *l;
+
+	if (!t)
+		return -ENOMEM;
+	json_array_foreach(links, i, l) {
+		json_t *a = json_object_get(l, "a"), *b = json_object_get(l, "b");
+		char ap[24], bp[24], *descs = NULL;
+
+		snprintf(ap, sizeof(ap), "%lld", output_int(a, "port"));
+		snprintf(bp, sizeof(bp), "%lld", output_int(b, "port"));
+		if (asprintf(&descs, "%s -> %s", output_str(a, "desc"), output_str(b, "desc")) < 0) {
+			output_table_free(t);
+			return -ENOMEM;
+		}
+		const char *row[] = {
+			output_str(a, "guid"), ap, output_str(b, "guid"), bp, output_str(l, "width"),
+			output_str(l, "speed"), json_is_true(json_object_get(l, "degraded")) ?
+			"degraded" : "-", descs,
+		};
+		int rc = output_table_add(t, row);
+
+		free(descs);
+		if (rc < 0) {
+			output_table_free(t);
+			return rc;
+		}
+	}
+	output_table_print(t, stdout);
+	output_table_free(t);
+	return 0;
+}
+
+int cmd_links(struct loomctl *lc, int argc, char **argv)
+{
+	int rc = no_options(lc, argc, argv);
+
+	if (rc)
+		return rc;
+	if (optind < argc)
+		return loomctl_usage_error(lc, "links", "unexpected argument \"%s\"", argv[optind]);
+	return run(lc, "links", json_object(), print_links);
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+static int print_events(const json_t *events)
+{
+	static const char *const hdr[] = {
+		"TIME", "SEVERITY", "KIND", "SUBJECT", "OLD -> NEW",
+	};
+	struct output_table *t = output_table_new(5, hdr);
+	size_t i;
+	json_t *e;
+
+	if (!t)
+		return -ENOMEM;
+	json_array_foreach(events, i, e) {
+		const char *old = output_str(e, "old"), *new = output_str(e, "new");
+		char *change = NULL;
+
+		if ((*old || *new) &&
+		    asprintf(&change, "%s -> %s", *old ? old : "-", *new ? new : "-") < 0) {
+			output_table_free(t);
+			return -ENOMEM;
+		}
+		const char *row[] = {
+			output_str(e, "time"), output_str(e, "severity"), output_str(e, "kind"),
+			output_str(e, "subject"), change,
+		};
+		int rc = output_table_add(t, row);
+
+		free(change);
+		if (rc < 0) {
+			output_table_free(t);
+			return rc;
+		}
+	}
+	output_table_print(t, stdout);
+	output_table_free(t);
+	return 0;
+}
+
+int cmd_events(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "since", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *args = json_object();
+	double since;
+	long limit;
+	char *end;
+	int c;
+
+	if (!args) {
+		loomctl_error(lc, "out of memory");
+		return LOOMCTL_EXIT_FAILED;
+	}
+	while ((c = getopt_long(argc, argv, "s:l:", opts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			/* Parsed here, not by loomd: an age like "2h" counts back
+			 * from the user's clock, and a typo is caught before any
+			 * connection is made. */
+			if (dbq_time_parse(optarg, (double)time(NULL), &since) < 0) {
+				json_decref(args);
+				return loomctl_usage_error(lc, "events", "--since: cannot read \"%s\" "
+							   "as a time (unix seconds, "
+							   "2026-11-22T15:00:00Z, 2026-11-22, or an "
+							   "age like 90s, 15m, 2h, 7d)", optarg);
+			}
+			json_object_set_new(args, "since", json_real(since));
+			break;
+		case 'l':
+			errno = 0;
+			limit = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || limit < 1) {
+				json_decref(args);
+				return loomctl_usage_error(lc, "events", "--limit: \"%s\" is not a "
+							   "positive number", optarg);
+			}
+			json_object_set_new(args, "limit", json_integer(limit));
+			break;
+		default:
+			json_decref(args);
+			return loomctl_usage_hint();
+		}
+	}
+	if (optind < argc) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "events", "unexpected argument \"%s\"", argv[optind]);
+	}
+	return run(lc, "events", args, print_events);
+}

@@ -1,2 +1,141 @@
-/* placeholder */
-int main(void) { return 0; }
+/* cli/loomctl.c: loomctl's command line: global options, the command table
+ * and dispatch. The commands themselves are in cmd_*.c. */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	loomctl_cmd_fn fn;
+	int writes;   /* changes loomd: needs the daemon, refused with --db */
+} commands[] = {
+	{ "status", cmd_status, 0 },
+	{ "discover", cmd_discover, 1 },
+	{ "nodes", cmd_nodes, 0 },
+	{ "node", cmd_node, 0 },
+	{ "ports", cmd_ports, 0 },
+	{ "links", cmd_links, 0 },
+	{ "events", cmd_events, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: loomctl [-s SOCKET] [--db PATH] [--json] COMMAND [ARGS]\n"
+		"  -s, --socket SOCKET  loomd's control socket (default $LOOM_SOCKET,\n"
+		"                       else " LOOMCTL_DEFAULT_SOCKET ")\n"
+		"      --db PATH        read this database directly, without loomd\n"
+		"      --json           print the result as JSON\n"
+		"  -h, --help           this help\n"
+		"  -V, --version        print the version\n"
+		"commands:\n"
+		"  status                         daemon and subnets at a glance\n"
+		"  discover [--wait]              sweep now (--wait: until it is done)\n"
+		"  nodes [--type switch|ca|router]\n"
+		"  node GUID|DESC                 one node and its ports\n"
+		"  ports [GUID|DESC]              ports of one node, or all\n"
+		"  links                          links between ports\n"
+		"  events [--since TIME] [--limit N]\n"
+		"                                 newest first; TIME: unix seconds,\n"
+		"                                 2026-11-22T15:00:00Z, 2026-11-22 or an\n"
+		"                                 age such as 90s, 15m, 2h, 7d\n");
+}
+
+void loomctl_error(const struct loomctl *lc, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", lc->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s%s", lc->prog, cmd ? cmd : "", cmd ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return loomctl_usage_hint();
+}
+
+int loomctl_usage_hint(void)
+{
+	fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
+	return LOOMCTL_EXIT_USAGE;
+}
+
+int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
+{
+	if (lc->db_path)
+		return local_call(lc, cmd, args, result);
+	return client_call(lc, cmd, args, result);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "socket", required_argument, NULL, 's' },
+		{ "db", required_argument, NULL, 'D' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct loomctl lc = { .prog = "loomctl" };
+	const char *env = getenv("LOOM_SOCKET");
+	int c;
+
+	lc.socket_path = env && *env ? env : LOOMCTL_DEFAULT_SOCKET;
+	/* "+": stop at the command, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+s:hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': lc.socket_path = optarg; break;
+		case 'D': lc.db_path = optarg; break;
+		case 'j': lc.json = 1; break;
+		case 'h': usage(stdout); return LOOMCTL_EXIT_OK;
+		case 'V': printf("loomctl %s\n", PACKAGE_VERSION); return LOOMCTL_EXIT_OK;
+		default: usage(stderr); return LOOMCTL_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "%s: no command given\n", lc.prog);
+		usage(stderr);
+		return LOOMCTL_EXIT_USAGE;
+	}
+
+	const char *name = argv[optind];
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(commands[i].name, name) != 0)
+			continue;
+		if (commands[i].writes && lc.db_path)
+			return loomctl_usage_error(&lc, name,
+						   "needs a running loomd; it cannot run on a "
+						   "database (--db)");
+		/* The command parses argv[optind..] with getopt again;
+		 * optind = 0 makes glibc start over on the new vector, and
+		 * getopt's own messages then start with "loomctl CMD:". */
+		char prog[64];
+		int cargc = argc - optind;
+		char **cargv = argv + optind;
+
+		snprintf(prog, sizeof(prog), "%s %s", lc.prog, name);
+		cargv[0] = prog;
+		optind = 0;
+		return commands[i].fn(&lc, cargc, cargv);
+	}
+	fprintf(stderr, "%s: unknown command \"%s\"\n", lc.prog, name);
+	usage(stderr);
+	return LOOMCTL_EXIT_USAGE;
+}

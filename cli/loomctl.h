@@ -1,0 +1,98 @@
+/* cli/loomctl.h: what the parts of loomctl share.
+ *
+ *   loomctl.c     main: global options, the command table, dispatch
+ *   client.c      one request/response over loomd's control socket
+ *   local.c       the same read commands answered from a database (--db)
+ *   output.c      aligned tables and JSON printing
+ *   cmd_fabric.c  nodes, node, ports, links, events
+ *   cmd_daemon.c  status, discover
+ */
+#ifndef LOOMCTL_H
+#define LOOMCTL_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+/* loomd's default socket. The same value as LOOM_DEFAULT_SOCKET in
+ * daemon/config.h: repeated here so that loomctl does not depend on the
+ * daemon's headers; keep the two equal. */
+#define LOOMCTL_DEFAULT_SOCKET "/run/loom/loomd.sock"
+
+/* Exit statuses (documented in loomctl(8)). */
+enum loomctl_exit {
+	LOOMCTL_EXIT_OK = 0,
+	LOOMCTL_EXIT_FAILED = 1,  /* the command failed, loomd unreachable or said no */
+	LOOMCTL_EXIT_USAGE = 2,   /* bad command line */
+};
+
+struct loomctl {
+	const char *prog;         /* "loomctl", for messages */
+	const char *socket_path;  /* -s, $LOOM_SOCKET or the default */
+	const char *db_path;      /* --db: answer from this database, no daemon */
+	int json;                 /* --json */
+};
+
+/* A command: parses its own arguments (argv[0] is its name) and returns the
+ * process exit status; it has reported any failure on stderr itself. */
+typedef int (*loomctl_cmd_fn)(struct loomctl *lc, int argc, char **argv);
+
+/* ---- loomctl.c ---- */
+/* "loomctl: <message>" on stderr. */
+void loomctl_error(const struct loomctl *lc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A usage error in command `cmd`: the message and a hint; returns
+ * LOOMCTL_EXIT_USAGE for the caller to return. */
+int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* After getopt has complained: the hint; returns LOOMCTL_EXIT_USAGE. */
+int loomctl_usage_hint(void);
+/* Run `cmd` with `args` (stolen) on the daemon, or on the database with
+ * --db. 0 and a new reference in *result, or -errno after the failure was
+ * reported. */
+int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
+
+/* ---- client.c ---- */
+/* Send one request to the daemon at `socket_path` and wait for its answer.
+ * 0: *result holds the result (new reference). -errno: the failure has been
+ * reported on stderr ("cannot connect ...", or "<code>: <message>" for an
+ * error answer: then -EREMOTEIO). */
+int client_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
+
+/* ---- local.c ---- */
+/* The read commands (nodes, node, ports, links, events, status) on the
+ * database at lc->db_path; arguments and results as the daemon's. -ENOTSUP
+ * for other commands. Failures are reported like client_call's. */
+int local_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
+
+/* ---- output.c ---- */
+struct output_table;
+
+/* A table with `ncols` columns and these headers. NULL if out of memory. */
+struct output_table *output_table_new(int ncols, const char *const *headers);
+void output_table_free(struct output_table *t);
+/* Append a row of ncols cells (copied); NULL or "" cells print as "-" so
+ * that every row has the same number of words for awk. 0 or -ENOMEM. */
+int output_table_add(struct output_table *t, const char *const *cells);
+/* Header line, then the rows; columns padded to their widest cell. */
+void output_table_print(const struct output_table *t, FILE *out);
+/* A JSON value as loomctl --json prints it (two-space indent). 0 or -errno. */
+int output_json(const json_t *v, FILE *out);
+/* "key:  value" lines with the values aligned; pairs[2*i] is a key. */
+void output_keyvals(FILE *out, const char *const *pairs, int n);
+
+/* Shorthands for reading result objects: "" / -1 when missing. */
+const char *output_str(const json_t *obj, const char *key);
+long long output_int(const json_t *obj, const char *key);
+
+/* ---- cmd_fabric.c ---- */
+int cmd_nodes(struct loomctl *lc, int argc, char **argv);
+int cmd_node(struct loomctl *lc, int argc, char **argv);
+int cmd_ports(struct loomctl *lc, int argc, char **argv);
+int cmd_links(struct loomctl *lc, int argc, char **argv);
+int cmd_events(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_daemon.c ---- */
+int cmd_status(struct loomctl *lc, int argc, char **argv);
+int cmd_discover(struct loomctl *lc, int argc, char **argv);
+
+#endif

@@ -1,3 +1,153 @@
-/* cli/output.c: placeholder, being written */
+/* cli/output.c: how loomctl prints: aligned tables (all rows are collected
+ * first, so each column is as wide as its widest cell), "key: value" blocks,
+ * and JSON. */
 #include "autoconf.h"
-typedef int loom_placeholder_output;
+#include "loomctl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct output_table {
+	int ncols;
+	size_t nrows, cap;
+	char **cells;        /* nrows * ncols, row-major; row 0 is the header */
+};
+
+/* Columns are measured in characters, not bytes: a node description may be
+ * UTF-8, and counting its continuation bytes would misalign the columns. */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+struct output_table *output_table_new(int ncols, const char *const *headers)
+{
+	struct output_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->ncols = ncols;
+	if (output_table_add(t, headers) < 0) {
+		output_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void output_table_free(struct output_table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t);
+}
+
+int output_table_add(struct output_table *t, const char *const *cells)
+{
+	size_t base = t->nrows * (size_t)t->ncols;
+
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		char **c = realloc(t->cells, cap * (size_t)t->ncols * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t->cells = c;
+		t->cap = cap;
+	}
+	for (int i = 0; i < t->ncols; i++) {
+		const char *v = cells[i] && cells[i][0] ? cells[i] : "-";
+		char *copy = strdup(v);
+
+		if (!copy) {
+			while (i-- > 0)
+				free(t->cells[base + (size_t)i]);
+			return -ENOMEM;
+		}
+		/* A tab or newline in a node description would break the
+		 * table's lines; the JSON output keeps the original. */
+		for (char *c = copy; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
+		t->cells[base + (size_t)i] = copy;
+	}
+	t->nrows++;
+	return 0;
+}
+
+void output_table_print(const struct output_table *t, FILE *out)
+{
+	size_t *width = calloc((size_t)t->ncols, sizeof(*width));
+
+	if (!width)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		for (int c = 0; c < t->ncols; c++) {
+			size_t w = text_width(t->cells[r * (size_t)t->ncols + (size_t)c]);
+
+			if (w > width[c])
+				width[c] = w;
+		}
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (int c = 0; c < t->ncols; c++) {
+			const char *v = t->cells[r * (size_t)t->ncols + (size_t)c];
+
+			fputs(v, out);
+			/* No padding after the last column: it is free text
+			 * (descriptions) and trailing blanks only get in the way. */
+			if (c < t->ncols - 1)
+				fprintf(out, "%*s", (int)(width[c] - text_width(v) + 2), "");
+		}
+		fputc('\n', out);
+	}
+	free(width);
+}
+
+int output_json(const json_t *v, FILE *out)
+{
+	/* ENCODE_ANY: a result may be a bare array (nodes, links, ...). */
+	char *s = json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY);
+
+	if (!s)
+		return -ENOMEM;
+	fputs(s, out);
+	fputc('\n', out);
+	free(s);
+	return 0;
+}
+
+void output_keyvals(FILE *out, const char *const *pairs, int n)
+{
+	size_t w = 0;
+
+	for (int i = 0; i < n; i++)
+		if (text_width(pairs[2 * i]) > w)
+			w = text_width(pairs[2 * i]);
+	for (int i = 0; i < n; i++) {
+		const char *v = pairs[2 * i + 1];
+
+		fprintf(out, "%s:%*s%s\n", pairs[2 * i], (int)(w - text_width(pairs[2 * i]) + 2), "",
+			v && *v ? v : "-");
+	}
+}
+
+const char *output_str(const json_t *obj, const char *key)
+{
+	const char *v = json_string_value(json_object_get(obj, key));
+
+	return v ? v : "";
+}
+
+long long output_int(const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}

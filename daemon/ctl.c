@@ -1,3 +1,778 @@
-/* daemon/ctl.c: placeholder, being written */
+/* daemon/ctl.c: the control socket server (see ctl.h).
+ *
+ * One bufferevent per client. A connection is served strictly in order: the
+ * next request on it is not even decoded until the current one has been
+ * answered, so responses come back in request order and one client can keep
+ * at most one handler busy (a client that wants parallel requests opens
+ * several connections). Every request is answered, including refused ones;
+ * the response carries the request's "id".
+ *
+ * A request lives in struct ctl_req from dispatch until its handler answers.
+ * If the client goes away first the request is orphaned (req->client = NULL)
+ * and the answer is dropped when it comes. ctl_free() answers whatever is
+ * still pending, so handlers must not keep ctl_req pointers past it. */
 #include "autoconf.h"
-typedef int loom_placeholder_ctl;
+#include "ctl.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "log.h"
+#include "proto.h"
+
+#define CTL_BACKLOG 64
+/* After accept() fails for lack of descriptors the pending connection stays
+ * in the backlog and the listener would fire again at once: pause instead. */
+#define CTL_ACCEPT_PAUSE_S 1
+#define CTL_GROUP_LEN 64
+
+struct ctl_cmd {
+	struct ctl_cmd *next;
+	enum ctl_access access;
+	ctl_handler_fn fn;
+	void *arg;
+	char name[];
+};
+
+struct ctl_client {
+	struct ctl *ctl;
+	struct ctl_client *prev, *next;
+	struct bufferevent *bev;
+	struct event *resume;     /* deferred: look at the input again */
+	struct ctl_req *current;  /* the request being handled, or NULL */
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	int closing;              /* flush the output, then close */
+};
+
+struct ctl_req {
+	struct ctl *ctl;
+	struct ctl_req *prev, *next;  /* in ctl->pending */
+	struct ctl_client *client;    /* NULL once orphaned */
+	const struct ctl_cmd *cmd;
+	json_int_t id;
+	uid_t uid;
+};
+
+struct ctl {
+	struct event_base *base;
+	struct evconnlistener *listener;
+	struct event *accept_pause;
+	struct ctl_cmd *cmds;
+	struct ctl_client *clients;
+	struct ctl_req *pending;
+	char admin_group[CTL_GROUP_LEN];
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+static void client_process(struct ctl_client *cl);
+
+/* ---- sending ------------------------------------------------------------------ */
+
+/* Queue `resp` (stolen) on the client's connection. A response above the
+ * protocol's limit is replaced by an error, so the client is never left
+ * waiting. */
+static void client_send(struct ctl_client *cl, json_t *resp)
+{
+	json_int_t id = json_integer_value(json_object_get(resp, "id"));
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
+
+	json_decref(resp);
+	if (rc == -EMSGSIZE) {
+		log_warn("control: a response to uid %d exceeds %u bytes; sending an error instead",
+			 (int)cl->uid, PROTO_MAX_RESPONSE);
+		resp = proto_response_err_new(id, PROTO_ERR_INTERNAL,
+					      "the response exceeds the protocol limit of %u bytes",
+					      PROTO_MAX_RESPONSE);
+		rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
+		json_decref(resp);
+	}
+	if (rc == 0 && bufferevent_write(cl->bev, buf, len) < 0)
+		rc = -ENOMEM;
+	free(buf);
+	if (rc < 0) {
+		/* The client would wait forever for an answer that cannot be
+		 * sent: hang up instead (from the loop: we may be deep in a
+		 * handler here). */
+		log_err("control: cannot send a response to uid %d: %s; closing the connection",
+			(int)cl->uid, strerror(-rc));
+		cl->closing = 1;
+		bufferevent_disable(cl->bev, EV_READ);
+		event_active(cl->resume, EV_WRITE, 0);
+	}
+}
+
+/* ---- clients -------------------------------------------------------------------- */
+
+static void client_free(struct ctl_client *cl)
+{
+	struct ctl *ctl = cl->ctl;
+
+	if (cl->current) {
+		log_debug("control: uid %d left before \"%s\" was answered", (int)cl->uid,
+			  cl->current->cmd->name);
+		cl->current->client = NULL;
+	}
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		ctl->clients = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	bufferevent_free(cl->bev);
+	event_free(cl->resume);
+	free(cl);
+}
+
+/* Close once everything queued has been written (the write callback fires
+ * when the output drains). */
+static void client_close_after_flush(struct ctl_client *cl)
+{
+	cl->closing = 1;
+	bufferevent_disable(cl->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(cl->bev)) == 0)
+		client_free(cl);
+}
+
+static void client_read_cb(struct bufferevent *bev, void *arg)
+{
+	client_process(arg);
+}
+
+static void client_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	if (cl->closing)
+		client_free(cl);
+}
+
+static void client_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	if (what & BEV_EVENT_ERROR)
+		log_debug("control: connection of uid %d failed: %s", (int)cl->uid,
+			  strerror(EVUTIL_SOCKET_ERROR()));
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		client_free(cl);
+}
+
+static void client_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	if (cl->closing)
+		client_close_after_flush(cl);
+	else
+		client_process(cl);
+}
+
+/* ---- permissions -------------------------------------------------------------------- */
+
+/* getpwuid_r/getgrnam_r want a buffer of unknown size: grow until it fits. */
+static char *nss_buf_grow(char *buf, size_t *len)
+{
+	char *n;
+
+	*len = *len ? *len * 2 : 4096;
+	if (*len > 1024 * 1024 || !(n = realloc(buf, *len))) {
+		free(buf);
+		return NULL;
+	}
+	return n;
+}
+
+/* Is uid/gid in group `name`: its primary group, or a supplementary one in
+ * the group database? 1, 0, or -errno (group unknown: -ENOENT). */
+static int in_group(const char *name, uid_t uid, gid_t gid)
+{
+	struct group gr, *grp = NULL;
+	struct passwd pw, *pwp = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	gid_t admin;
+	int rc;
+
+	do {
+		if (!(buf = nss_buf_grow(buf, &len)))
+			return -ENOMEM;
+		rc = getgrnam_r(name, &gr, buf, len, &grp);
+	} while (rc == ERANGE);
+	if (rc || !grp) {
+		free(buf);
+		return rc ? -rc : -ENOENT;
+	}
+	admin = grp->gr_gid;
+	if (gid == admin) {
+		free(buf);
+		return 1;
+	}
+	do {
+		if (!(buf = nss_buf_grow(buf, &len)))
+			return -ENOMEM;
+		rc = getpwuid_r(uid, &pw, buf, len, &pwp);
+	} while (rc == ERANGE);
+	if (rc || !pwp) {
+		/* A uid without a passwd entry has no supplementary groups. */
+		free(buf);
+		return 0;
+	}
+
+	int n = 32;
+	gid_t *groups = NULL;
+	for (;;) {
+		gid_t *g = realloc(groups, sizeof(*groups) * (size_t)n);
+		int want = n;
+
+		if (!g) {
+			free(groups);
+			free(buf);
+			return -ENOMEM;
+		}
+		groups = g;
+		if (getgrouplist(pwp->pw_name, pwp->pw_gid, groups, &want) >= 0) {
+			n = want;
+			break;
+		}
+		/* -1: too small; `want` now says how many there are */
+		if (want <= n || want > 65536) {
+			n = 0;
+			break;
+		}
+		n = want;
+	}
+	rc = 0;
+	for (int i = 0; i < n; i++)
+		rc |= groups[i] == admin;
+	free(groups);
+	free(buf);
+	return rc;
+}
+
+/* May the client run `cmd`? If not, the request has been answered. */
+static int check_access(struct ctl *ctl, struct ctl_client *cl, const struct ctl_cmd *cmd,
+			json_int_t id)
+{
+	int rc;
+
+	if (cmd->access == CTL_READ || cl->uid == 0)
+		return 0;
+	if (!ctl->admin_group[0]) {
+		client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED,
+						       "\"%s\" changes loomd: only root may run it",
+						       cmd->name));
+		return -EPERM;
+	}
+	rc = in_group(ctl->admin_group, cl->uid, cl->gid);
+	if (rc == 1)
+		return 0;
+	if (rc < 0 && rc != -ENOENT)
+		log_warn("control: cannot check whether uid %d is in group %s: %s", (int)cl->uid,
+			 ctl->admin_group, strerror(-rc));
+	client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED,
+					       "\"%s\" changes loomd: only root and members of "
+					       "group \"%s\" may run it", cmd->name,
+					       ctl->admin_group));
+	return -EPERM;
+}
+
+/* ---- requests ------------------------------------------------------------------------- */
+
+static const struct ctl_cmd *find_cmd(const struct ctl *ctl, const char *name)
+{
+	for (const struct ctl_cmd *c = ctl->cmds; c; c = c->next)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static void reply_unknown(struct ctl *ctl, struct ctl_client *cl, json_int_t id,
+			  const char *name)
+{
+	char list[512] = "";
+	size_t off = 0;
+
+	/* Every command is public (their access is checked per request), so
+	 * naming them all helps and hides nothing. */
+	for (const struct ctl_cmd *c = ctl->cmds; c && off < sizeof(list); c = c->next) {
+		int w = snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "", c->name);
+
+		if (w > 0)
+			off += (size_t)w;
+	}
+	client_send(cl, proto_response_err_new(id, PROTO_ERR_UNKNOWN,
+					       "unknown command \"%.64s\"; commands: %s", name,
+					       list));
+}
+
+/* Handle one decoded request. */
+static void client_dispatch(struct ctl_client *cl, json_t *msg)
+{
+	struct ctl *ctl = cl->ctl;
+	const struct ctl_cmd *cmd;
+	const char *name;
+	json_t *args;
+	json_int_t id;
+	char err[256];
+	int rc = proto_request_parse(msg, &name, &args, &id, err, sizeof(err));
+
+	if (rc < 0) {
+		log_debug("control: bad request from uid %d: %s", (int)cl->uid, err);
+		client_send(cl, proto_response_err_new(id, rc == -EPROTO ? PROTO_ERR_VERSION :
+						       PROTO_ERR_BADREQ, "%s", err));
+		return;
+	}
+	log_debug("control: \"%.64s\" from uid %d (pid %d)", name, (int)cl->uid, (int)cl->pid);
+	if (!(cmd = find_cmd(ctl, name))) {
+		reply_unknown(ctl, cl, id, name);
+		return;
+	}
+	if (check_access(ctl, cl, cmd, id) < 0)
+		return;
+
+	struct ctl_req *req = calloc(1, sizeof(*req));
+	if (!req) {
+		log_err("control: out of memory for a request");
+		client_send(cl, proto_response_err_new(id, PROTO_ERR_INTERNAL, "out of memory"));
+		return;
+	}
+	req->ctl = ctl;
+	req->client = cl;
+	req->cmd = cmd;
+	req->id = id;
+	req->uid = cl->uid;
+	req->next = ctl->pending;
+	if (ctl->pending)
+		ctl->pending->prev = req;
+	ctl->pending = req;
+	cl->current = req;
+	cmd->fn(req, args, cmd->arg);
+}
+
+/* Decode and dispatch what the client has sent, one request at a time. */
+static void client_process(struct ctl_client *cl)
+{
+	struct evbuffer *in = bufferevent_get_input(cl->bev);
+
+	while (!cl->current && !cl->closing) {
+		size_t avail = evbuffer_get_length(in);
+		unsigned char header[PROTO_HEADER_LEN];
+		size_t need;
+		json_t *msg = NULL;
+		char err[256];
+		ssize_t used;
+
+		if (avail < PROTO_HEADER_LEN)
+			return;
+		evbuffer_copyout(in, header, sizeof(header));
+		need = PROTO_HEADER_LEN + ((size_t)header[0] << 24 | (size_t)header[1] << 16 |
+					   (size_t)header[2] << 8 | (size_t)header[3]);
+		/* An oversize frame is refused from its header alone (the
+		 * decoder says so with the header only); a complete one is
+		 * decoded in place, made contiguous by pullup. */
+		if (need > PROTO_HEADER_LEN + PROTO_MAX_REQUEST)
+			used = proto_frame_decode(header, sizeof(header), PROTO_MAX_REQUEST, &msg,
+						  err, sizeof(err));
+		else if (avail < need)
+			return;
+		else
+			used = proto_frame_decode(evbuffer_pullup(in, (ev_ssize_t)need), need,
+						  PROTO_MAX_REQUEST, &msg, err, sizeof(err));
+		if (used == -EMSGSIZE) {
+			/* The stream cannot be resynchronized past a body we
+			 * will not read: answer, then hang up. */
+			log_warn("control: uid %d sent an oversize request (%s); disconnecting",
+				 (int)cl->uid, err);
+			client_send(cl, proto_response_err_new(0, PROTO_ERR_BADREQ, "%s", err));
+			client_close_after_flush(cl);
+			return;
+		}
+		if (used == 0)
+			return;
+		evbuffer_drain(in, need);
+		if (used < 0) {
+			/* The framing is intact: refuse this one, serve the next. */
+			log_debug("control: undecodable request from uid %d: %s", (int)cl->uid, err);
+			client_send(cl, proto_response_err_new(0, PROTO_ERR_BADREQ, "%s", err));
+			continue;
+		}
+		client_dispatch(cl, msg);
+		json_decref(msg);
+	}
+}
+
+static void req_unlink(struct ctl_req *req)
+{
+	struct ctl *ctl = req->ctl;
+
+	if (req->prev)
+		req->prev->next = req->next;
+	else
+		ctl->pending = req->next;
+	if (req->next)
+		req->next->prev = req->prev;
+}
+
+/* Send `resp` (stolen) for req and free req. */
+static void req_finish(struct ctl_req *req, json_t *resp)
+{
+	struct ctl_client *cl = req->client;
+
+	req_unlink(req);
+	if (!cl) {
+		log_debug("control: dropping the answer to \"%s\": its client is gone",
+			  req->cmd->name);
+		json_decref(resp);
+		free(req);
+		return;
+	}
+	cl->current = NULL;
+	client_send(cl, resp);
+	free(req);
+	/* The next request is taken up from the loop, not from here: the
+	 * handler answering may be iterating over its own state. */
+	event_active(cl->resume, EV_READ, 0);
+}
+
+void ctl_reply_ok(struct ctl_req *req, json_t *result)
+{
+	req_finish(req, proto_response_ok_new(req->id, result));
+}
+
+void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)
+{
+	char *message = NULL;
+	json_t *resp;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&message, fmt, ap);
+	va_end(ap);
+	resp = proto_response_err_new(req->id, code, "%s", n < 0 ? "(out of memory)" : message);
+	free(message);
+	req_finish(req, resp);
+}
+
+const char *ctl_req_cmd(const struct ctl_req *req)
+{
+	return req->cmd->name;
+}
+
+int ctl_req_uid(const struct ctl_req *req)
+{
+	return (int)req->uid;
+}
+
+/* ---- the listener ---------------------------------------------------------------------- */
+
+static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
+		      int salen, void *arg)
+{
+	struct ctl *ctl = arg;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct ctl_client *cl;
+
+	/* Credentials are taken at connect time, which is what SO_PEERCRED
+	 * reports: a client cannot gain rights by passing the fd on. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		log_warn("control: cannot read a client's credentials: %s; refusing it",
+			 strerror(errno));
+		evutil_closesocket(fd);
+		return;
+	}
+	if (!(cl = calloc(1, sizeof(*cl))) ||
+	    !(cl->bev = bufferevent_socket_new(ctl->base, fd, BEV_OPT_CLOSE_ON_FREE)) ||
+	    !(cl->resume = event_new(ctl->base, -1, 0, client_resume_cb, cl))) {
+		log_err("control: out of memory for a client");
+		if (cl && cl->bev)
+			bufferevent_free(cl->bev);
+		else
+			evutil_closesocket(fd);
+		free(cl);
+		return;
+	}
+	cl->ctl = ctl;
+	cl->uid = cred.uid;
+	cl->gid = cred.gid;
+	cl->pid = cred.pid;
+	cl->next = ctl->clients;
+	if (ctl->clients)
+		ctl->clients->prev = cl;
+	ctl->clients = cl;
+	/* Stop reading once a whole maximal request is buffered: a client
+	 * that pipelines while its request is handled cannot grow our
+	 * buffer without bound. */
+	bufferevent_setwatermark(cl->bev, EV_READ, 0, PROTO_HEADER_LEN + PROTO_MAX_REQUEST);
+	bufferevent_setcb(cl->bev, client_read_cb, client_write_cb, client_event_cb, cl);
+	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
+	log_debug("control: client uid %d pid %d connected", (int)cred.uid, (int)cred.pid);
+}
+
+static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl *ctl = arg;
+
+	evconnlistener_enable(ctl->listener);
+}
+
+static void accept_error_cb(struct evconnlistener *lev, void *arg)
+{
+	struct ctl *ctl = arg;
+	struct timeval tv = { .tv_sec = CTL_ACCEPT_PAUSE_S };
+	int e = EVUTIL_SOCKET_ERROR();
+
+	log_warn("control: accept failed: %s; pausing for %d s", strerror(e),
+		 CTL_ACCEPT_PAUSE_S);
+	evconnlistener_disable(lev);
+	evtimer_add(ctl->accept_pause, &tv);
+}
+
+/* mkdir -p of the directory holding `path`. */
+static int make_parent_dir(const char *path, char *err, size_t errlen)
+{
+	char dir[sizeof(((struct ctl *)0)->path)];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (!(slash = strrchr(dir, '/')) || slash == dir)
+		return 0;
+	*slash = '\0';
+	for (char *p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+
+		*p = '\0';
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			int e = errno;
+
+			snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(e));
+			return -e;
+		}
+		*p = saved;
+		if (!saved)
+			return 0;
+	}
+}
+
+/* Make room for our socket at `sa`'s path: a socket file nobody listens on
+ * is a leftover of a daemon that died; a live one belongs to another loomd. */
+static int clear_stale_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(sa->sun_path, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		snprintf(err, errlen, "cannot examine %s: %s", sa->sun_path, strerror(-rc));
+		return rc;
+	}
+	/* Never delete what is not a socket: a typo in control.socket must not
+	 * cost someone a file. */
+	if (!S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a socket", sa->sun_path);
+		return -EEXIST;
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "socket: %s", strerror(-rc));
+		return rc;
+	}
+	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 ? 0 : -errno;
+	close(fd);
+	/* EAGAIN: a listener whose backlog is full is still a listener. */
+	if (rc == 0 || rc == -EAGAIN) {
+		snprintf(err, errlen, "another loomd is listening on %s", sa->sun_path);
+		return -EADDRINUSE;
+	}
+	if (rc != -ECONNREFUSED && rc != -ENOENT) {
+		snprintf(err, errlen, "cannot tell whether %s is in use: %s", sa->sun_path,
+			 strerror(-rc));
+		return rc;
+	}
+	if (unlink(sa->sun_path) < 0 && errno != ENOENT) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot remove the stale socket %s: %s", sa->sun_path,
+			 strerror(-rc));
+		return rc;
+	}
+	log_info("control: removed the stale socket %s", sa->sun_path);
+	return 0;
+}
+
+/* A listening socket at sa, mode 0666. -1 + err on failure. */
+static int listen_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
+		snprintf(err, errlen, "cannot bind %s: %s", sa->sun_path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* Everyone may connect: reads are public, writes are checked per
+	 * request. Set before listen() so nobody ever sees other modes. */
+	if (chmod(sa->sun_path, 0666) < 0 || listen(fd, CTL_BACKLOG) < 0) {
+		snprintf(err, errlen, "cannot set up %s: %s", sa->sun_path, strerror(errno));
+		unlink(sa->sun_path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin_group,
+		    char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ctl *ctl;
+	int fd;
+
+	if (!path || path[0] != '/' || strlen(path) >= sizeof(sa.sun_path)) {
+		snprintf(err, errlen, "the socket path must be absolute and shorter than %zu bytes",
+			 sizeof(sa.sun_path));
+		return NULL;
+	}
+	if (!(ctl = calloc(1, sizeof(*ctl)))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ctl->base = base;
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	memcpy(sa.sun_path, path, strlen(path));
+	if (ctl_set_admin_group(ctl, admin_group) < 0) {
+		snprintf(err, errlen, "admin group name \"%s\" is too long", admin_group);
+		free(ctl);
+		return NULL;
+	}
+	if (make_parent_dir(path, err, errlen) < 0 || clear_stale_socket(&sa, err, errlen) < 0 ||
+	    (fd = listen_socket(&sa, err, errlen)) < 0) {
+		free(ctl);
+		return NULL;
+	}
+	ctl->accept_pause = evtimer_new(base, accept_resume_cb, ctl);
+	ctl->listener = evconnlistener_new(base, accept_cb, ctl,
+					   LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (!ctl->accept_pause || !ctl->listener) {
+		snprintf(err, errlen, "cannot set up the listener: out of memory");
+		if (!ctl->listener)
+			close(fd);
+		ctl_free(ctl);
+		return NULL;
+	}
+	evconnlistener_set_error_cb(ctl->listener, accept_error_cb);
+	return ctl;
+}
+
+/* Best effort to get what is queued for a client out before it is closed
+ * at shutdown: one non-blocking send (the bufferevent's output cannot be
+ * drained from outside, so nothing is consumed); a client that does not
+ * read loses it. */
+static void client_flush_now(struct ctl_client *cl)
+{
+	struct evbuffer *out = bufferevent_get_output(cl->bev);
+	size_t len = evbuffer_get_length(out);
+	unsigned char *data;
+
+	if (len && (data = evbuffer_pullup(out, -1)) &&
+	    send(bufferevent_getfd(cl->bev), data, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("control: cannot flush to uid %d at shutdown: %s", (int)cl->uid,
+			  strerror(errno));
+}
+
+void ctl_free(struct ctl *ctl)
+{
+	if (!ctl)
+		return;
+	/* Stop accepting first, so no new request arrives meanwhile. */
+	if (ctl->listener)
+		evconnlistener_free(ctl->listener);
+	while (ctl->pending) {
+		struct ctl_req *req = ctl->pending;
+
+		ctl_reply_err(req, PROTO_ERR_BUSY, "loomd is shutting down");
+	}
+	while (ctl->clients) {
+		client_flush_now(ctl->clients);
+		client_free(ctl->clients);
+	}
+	if (ctl->path[0] && unlink(ctl->path) < 0 && errno != ENOENT)
+		log_warn("control: cannot remove %s: %s", ctl->path, strerror(errno));
+	if (ctl->accept_pause)
+		event_free(ctl->accept_pause);
+	while (ctl->cmds) {
+		struct ctl_cmd *c = ctl->cmds;
+
+		ctl->cmds = c->next;
+		free(c);
+	}
+	free(ctl);
+}
+
+int ctl_set_admin_group(struct ctl *ctl, const char *admin_group)
+{
+	struct group gr, *grp = NULL;
+	char buf[4096];
+
+	if (!admin_group)
+		admin_group = "";
+	if (strlen(admin_group) >= sizeof(ctl->admin_group))
+		return -ENAMETOOLONG;
+	snprintf(ctl->admin_group, sizeof(ctl->admin_group), "%s", admin_group);
+	/* Warn now rather than at each refused request; an unknown group only
+	 * means root alone may write, which is safe. */
+	if (admin_group[0] && getgrnam_r(admin_group, &gr, buf, sizeof(buf), &grp) == 0 && !grp)
+		log_warn("control: admin group \"%s\" does not exist: only root may run "
+			 "write commands", admin_group);
+	return 0;
+}
+
+int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
+		 ctl_handler_fn fn, void *arg)
+{
+	struct ctl_cmd *c, **tail;
+	size_t len;
+
+	if (!cmd || !*cmd || !fn)
+		return -EINVAL;
+	if (find_cmd(ctl, cmd))
+		return -EEXIST;
+	len = strlen(cmd);
+	if (!(c = calloc(1, sizeof(*c) + len + 1)))
+		return -ENOMEM;
+	memcpy(c->name, cmd, len + 1);
+	c->access = access;
+	c->fn = fn;
+	c->arg = arg;
+	/* Appended, so "unknown-command" lists them in registration order. */
+	for (tail = &ctl->cmds; *tail; tail = &(*tail)->next)
+		;
+	*tail = c;
+	return 0;
+}

@@ -226,6 +226,26 @@ static int check_local_port(const struct disc_ib_params *p, char *err, size_t er
 	return 0;
 }
 
+/* The local port as the sweep itself saw it (sysfs may lag behind, and a
+ * simulator's never changes): a port without link sees only its own node,
+ * and recording that would make the whole fabric "disappear". */
+static int local_link_down(ibnd_fabric_t *ib, char *err, size_t errlen)
+{
+	ibnd_node_t *n = ib->from_node;
+	ibnd_port_t *p = n && n->ports && ib->from_portnum >= 0 &&
+			 ib->from_portnum <= n->numports ? n->ports[ib->from_portnum] : NULL;
+	unsigned phys;
+
+	if (!p || (n->type == IB_NODE_SWITCH && ib->from_portnum == 0))
+		return 0;
+	phys = mad_get_field(p->info, 0, IB_PORT_PHYS_STATE_F);
+	if (phys == PI_PHYS_LINKUP)
+		return 0;
+	snprintf(err, errlen, "local port %d of \"%s\" has no link (physical state %s)",
+		 ib->from_portnum, n->nodedesc, ibt_phys_state_name((int)phys));
+	return 1;
+}
+
 struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errlen)
 {
 	struct ibnd_config cfg;
@@ -248,6 +268,10 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 	if (!ib) {
 		snprintf(err, errlen, "discovery from %s/%d failed (no answer to SMPs?)",
 			 ca[0] ? ca : "(first HCA)", p->port);
+		return NULL;
+	}
+	if (local_link_down(ib, err, errlen)) {
+		ibnd_destroy_fabric(ib);
 		return NULL;
 	}
 	if (!(fab = fab_new(p->subnet))) {

@@ -50,11 +50,13 @@ loom_cleanup() {
 	for p in $LOOM_PIDS; do kill -9 "$p" 2>/dev/null || :; done
 	for p in $LOOM_PIDS; do wait "$p" 2>/dev/null || :; done
 	exec 9>&- 2>/dev/null || :
+	cd /
 	[ -n "${LOOM_KEEP:-}" ] || rm -rf "$work"
 }
 
 loom_work() {
 	work=$(mktemp -d /tmp/loom-test.XXXXXX)
+	cd "$work"  # umad2sim leaves a sys-PID directory where its clients run
 	trap loom_cleanup EXIT
 	trap 'exit 1' INT TERM
 }

@@ -1,2 +1,563 @@
-/* placeholder */
-int main(void) { return 77; }
+/* tests/unit/test_ctl.c: the control socket server (daemon/ctl.h) on a real
+ * event loop. The client side runs in this process with blocking
+ * proto_send_fd/proto_recv_fd, and the loop is turned by hand (non-blocking
+ * rounds) while it waits; permission checks for other users use a child that
+ * drops to `nobody`. */
+#include "autoconf.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "ctl.h"
+#include "log.h"
+#include "proto.h"
+
+#define NOBODY 65534
+
+static char dir[64];
+static char sock_path[128];
+static struct event_base *base;
+static struct ctl *ctl;
+static struct ctl_req *saved;   /* held by the "later" handler */
+
+/* ---- handlers ----------------------------------------------------------------- */
+
+static void h_echo(struct ctl_req *req, json_t *args, void *arg)
+{
+	ctl_reply_ok(req, json_pack("{s:O, s:s, s:i, s:s}", "echo", args, "cmd", ctl_req_cmd(req),
+				    "uid", ctl_req_uid(req), "arg", (const char *)arg));
+}
+
+static void h_poke(struct ctl_req *req, json_t *args, void *arg)
+{
+	ctl_reply_ok(req, json_pack("{s:b}", "poked", 1));
+}
+
+static void h_later(struct ctl_req *req, json_t *args, void *arg)
+{
+	saved = req;
+}
+
+/* ---- fixture ------------------------------------------------------------------ */
+
+static void setup(void)
+{
+	char err[256] = "";
+
+	log_init("test_ctl", LOG_LVL_ERR, LOG_TARGET_STDERR);
+	signal(SIGPIPE, SIG_IGN);
+	snprintf(dir, sizeof(dir), "/tmp/loom-test-ctl.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* `nobody` must reach the socket (mkdtemp makes it 0700). */
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	/* a directory that does not exist yet: ctl_new creates it */
+	snprintf(sock_path, sizeof(sock_path), "%s/run/loomd.sock", dir);
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	ctl = ctl_new(base, sock_path, "", err, sizeof(err));
+	ck_assert_msg(ctl != NULL, "ctl_new: %s", err);
+	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, "echo-arg"), 0);
+	ck_assert_int_eq(ctl_register(ctl, "poke", CTL_WRITE, h_poke, NULL), 0);
+	ck_assert_int_eq(ctl_register(ctl, "later", CTL_READ, h_later, NULL), 0);
+	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, NULL), -EEXIST);
+	saved = NULL;
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	ctl_free(ctl);
+	ctl = NULL;
+	event_base_free(base);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+/* ---- client side ----------------------------------------------------------------- */
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* Turn the loop for about `ms` milliseconds. */
+static void pump(int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(1000);
+	}
+}
+
+/* Turn the loop until fd has something to read (1) or `ms` passed (0). */
+static int pump_until_readable(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	for (int i = 0; i < ms; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		if (poll(&p, 1, 1) > 0)
+			return 1;
+	}
+	return 0;
+}
+
+static void send_req(int fd, const char *cmd, json_t *args, json_int_t id)
+{
+	json_t *req = proto_request_new(cmd, args, id);
+
+	ck_assert_int_eq(proto_send_fd(fd, req, PROTO_MAX_REQUEST), 0);
+	json_decref(req);
+}
+
+static json_t *recv_resp(int fd)
+{
+	json_t *resp = NULL;
+
+	ck_assert_msg(pump_until_readable(fd, 5000), "no response within 5 s");
+	ck_assert_int_eq(proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp), 0);
+	return resp;
+}
+
+static json_t *call(int fd, const char *cmd, json_t *args, json_int_t id)
+{
+	send_req(fd, cmd, args, id);
+	return recv_resp(fd);
+}
+
+static const char *err_code(const json_t *resp)
+{
+	const char *c = json_string_value(json_object_get(json_object_get(resp, "error"), "code"));
+
+	return c ? c : "(none)";
+}
+
+static const char *err_message(const json_t *resp)
+{
+	const char *m = json_string_value(json_object_get(json_object_get(resp, "error"),
+							   "message"));
+
+	return m ? m : "";
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+START_TEST(read_command_is_answered)
+{
+	int fd = connect_to(sock_path);
+	json_t *resp = call(fd, "echo", json_pack("{s:i}", "x", 5), 17);
+	json_t *result = json_object_get(resp, "result");
+	struct stat st;
+
+	ck_assert(json_is_true(json_object_get(resp, "ok")));
+	ck_assert_int_eq(json_integer_value(json_object_get(resp, "id")), 17);
+	ck_assert_int_eq(json_integer_value(json_object_get(resp, "v")), PROTO_VERSION);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(result, "echo"), "x")), 5);
+	ck_assert_str_eq(json_string_value(json_object_get(result, "cmd")), "echo");
+	ck_assert_str_eq(json_string_value(json_object_get(result, "arg")), "echo-arg");
+	ck_assert_int_eq(json_integer_value(json_object_get(result, "uid")), (json_int_t)getuid());
+	json_decref(resp);
+	close(fd);
+
+	/* everyone may connect; the directory was created 0755 */
+	ck_assert_int_eq(stat(sock_path, &st), 0);
+	ck_assert(S_ISSOCK(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 0777, 0666);
+	*strrchr(sock_path, '/') = '\0';
+	ck_assert_int_eq(stat(sock_path, &st), 0);
+	sock_path[strlen(sock_path)] = '/';
+	ck_assert(S_ISDIR(st.st_mode));
+}
+END_TEST
+
+START_TEST(pipelined_requests_are_answered_in_order)
+{
+	int fd = connect_to(sock_path);
+
+	/* the first waits for its handler; the others queue behind it */
+	send_req(fd, "later", NULL, 1);
+	send_req(fd, "echo", NULL, 2);
+	send_req(fd, "nosuch", NULL, 3);
+	pump(100);
+	ck_assert_ptr_nonnull(saved);
+	ck_assert_int_eq(pump_until_readable(fd, 50), 0);
+	ctl_reply_ok(saved, json_string("first"));
+	saved = NULL;
+	for (json_int_t id = 1; id <= 3; id++) {
+		json_t *resp = recv_resp(fd);
+
+		ck_assert_int_eq(json_integer_value(json_object_get(resp, "id")), id);
+		json_decref(resp);
+	}
+	close(fd);
+}
+END_TEST
+
+START_TEST(unknown_command)
+{
+	int fd = connect_to(sock_path);
+	json_t *resp = call(fd, "frobnicate", NULL, 4);
+
+	ck_assert(json_is_false(json_object_get(resp, "ok")));
+	ck_assert_int_eq(json_integer_value(json_object_get(resp, "id")), 4);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(err_message(resp), "frobnicate"));
+	ck_assert_ptr_nonnull(strstr(err_message(resp), "echo"));
+	json_decref(resp);
+	close(fd);
+}
+END_TEST
+
+START_TEST(bad_requests_are_refused_and_the_connection_stays)
+{
+	int fd = connect_to(sock_path);
+	json_t *req = json_pack("{s:i, s:i, s:s}", "v", PROTO_VERSION + 1, "id", 8, "cmd", "echo");
+	json_t *resp;
+	const unsigned char junk[] = { 0, 0, 0, 3, 'a', 'b', 'c' };
+
+	ck_assert_int_eq(proto_send_fd(fd, req, PROTO_MAX_REQUEST), 0);
+	json_decref(req);
+	resp = recv_resp(fd);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_VERSION);
+	ck_assert_int_eq(json_integer_value(json_object_get(resp, "id")), 8);
+	json_decref(resp);
+
+	req = json_pack("{s:i, s:i}", "v", PROTO_VERSION, "id", 9);
+	ck_assert_int_eq(proto_send_fd(fd, req, PROTO_MAX_REQUEST), 0);
+	json_decref(req);
+	resp = recv_resp(fd);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BADREQ);
+	json_decref(resp);
+
+	req = json_pack("{s:i, s:s, s:[i]}", "v", PROTO_VERSION, "cmd", "echo", "args", 1);
+	ck_assert_int_eq(proto_send_fd(fd, req, PROTO_MAX_REQUEST), 0);
+	json_decref(req);
+	resp = recv_resp(fd);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BADREQ);
+	json_decref(resp);
+
+	/* not JSON at all, but framed: refused, and the next one is served */
+	ck_assert_int_eq(write(fd, junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	resp = recv_resp(fd);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BADREQ);
+	json_decref(resp);
+	resp = call(fd, "echo", NULL, 10);
+	ck_assert(json_is_true(json_object_get(resp, "ok")));
+	json_decref(resp);
+	close(fd);
+}
+END_TEST
+
+START_TEST(write_command_allowed_for_root_or_the_admin_group)
+{
+	int fd;
+	json_t *resp;
+
+	if (geteuid() != 0) {
+		/* Not root: our own primary group stands in for the admin
+		 * group, and with none set we are refused. */
+		struct group *g = getgrgid(getegid());
+
+		ck_assert_ptr_nonnull(g);
+		fd = connect_to(sock_path);
+		resp = call(fd, "poke", NULL, 1);
+		ck_assert_str_eq(err_code(resp), PROTO_ERR_DENIED);
+		json_decref(resp);
+		ck_assert_int_eq(ctl_set_admin_group(ctl, g->gr_name), 0);
+		close(fd);
+	}
+	fd = connect_to(sock_path);
+	resp = call(fd, "poke", NULL, 2);
+	ck_assert_msg(json_is_true(json_object_get(resp, "ok")), "refused: %s", err_message(resp));
+	ck_assert(json_is_true(json_object_get(json_object_get(resp, "result"), "poked")));
+	json_decref(resp);
+	close(fd);
+}
+END_TEST
+
+/* One request from the child; the response, or NULL. Everything is freed
+ * so that valgrind has nothing to say about the child either. */
+static json_t *child_call(int fd, const char *cmd, json_int_t id)
+{
+	json_t *req = proto_request_new(cmd, NULL, id), *resp = NULL;
+	int rc = proto_send_fd(fd, req, PROTO_MAX_REQUEST);
+
+	json_decref(req);
+	if (rc < 0 || proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp) < 0)
+		return NULL;
+	return resp;
+}
+
+/* The child's side of run_as_nobody: its exit status. */
+static int child_as_nobody(const char *expect)
+{
+	json_t *resp;
+	int fd, ok;
+
+	if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+		return 10;
+	if ((fd = connect_to(sock_path)) < 0)
+		return 11;
+	if (!(resp = child_call(fd, "poke", 1)))
+		return 12;
+	if (strcmp(expect, "ok") == 0)
+		ok = json_is_true(json_object_get(resp, "ok"));
+	else
+		ok = strcmp(err_code(resp), expect) == 0 && strstr(err_message(resp), "poke");
+	if (!ok)
+		fprintf(stderr, "nobody: poke: %s: %s\n", err_code(resp), err_message(resp));
+	json_decref(resp);
+	if (!ok)
+		return 13;
+	/* reading is for everyone */
+	if (!(resp = child_call(fd, "echo", 2)))
+		return 14;
+	ok = json_is_true(json_object_get(resp, "ok")) &&
+	     json_integer_value(json_object_get(json_object_get(resp, "result"), "uid")) == NOBODY;
+	json_decref(resp);
+	close(fd);
+	return ok ? 0 : 15;
+}
+
+/* In a child running as nobody (gid nobody's group): "poke" must get
+ * `expect` ("ok" or an error code naming the command) and "echo" must be
+ * answered. Turns the loop until the child is done; its exit status. */
+static int run_as_nobody(const char *expect)
+{
+	pid_t pid = fork();
+	int status = -1;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(child_as_nobody(expect));
+	for (int i = 0; i < 10000; i++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		ck_assert_int_ge(r, 0);
+		if (r == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(1000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	return 101;
+}
+
+START_TEST(write_command_denied_for_others)
+{
+	struct group *g;
+
+	if (geteuid() != 0) {
+		printf("skipped: switching to nobody needs root\n");
+		return;
+	}
+	/* root only */
+	ck_assert_int_eq(run_as_nobody(PROTO_ERR_DENIED), 0);
+	/* a group nobody is not in */
+	ck_assert_int_eq(ctl_set_admin_group(ctl, "root"), 0);
+	ck_assert_int_eq(run_as_nobody(PROTO_ERR_DENIED), 0);
+	/* nobody's primary group as the admin group */
+	if ((g = getgrgid(NOBODY)) != NULL) {
+		ck_assert_int_eq(ctl_set_admin_group(ctl, g->gr_name), 0);
+		ck_assert_int_eq(run_as_nobody("ok"), 0);
+	}
+}
+END_TEST
+
+START_TEST(deferred_reply)
+{
+	int fd = connect_to(sock_path);
+	json_t *resp;
+
+	send_req(fd, "later", json_pack("{s:s}", "k", "v"), 21);
+	pump(50);
+	ck_assert_ptr_nonnull(saved);
+	ck_assert_str_eq(ctl_req_cmd(saved), "later");
+	ck_assert_int_eq(ctl_req_uid(saved), (int)getuid());
+	ck_assert_int_eq(pump_until_readable(fd, 50), 0);
+	ctl_reply_err(saved, PROTO_ERR_BUSY, "came back %d ms later", 50);
+	saved = NULL;
+	resp = recv_resp(fd);
+	ck_assert_int_eq(json_integer_value(json_object_get(resp, "id")), 21);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BUSY);
+	ck_assert_str_eq(err_message(resp), "came back 50 ms later");
+	json_decref(resp);
+	close(fd);
+}
+END_TEST
+
+START_TEST(client_gone_before_a_deferred_reply)
+{
+	int fd = connect_to(sock_path);
+	json_t *resp;
+
+	send_req(fd, "later", NULL, 1);
+	pump(50);
+	ck_assert_ptr_nonnull(saved);
+	close(fd);
+	pump(50);   /* the server sees the hang-up */
+	ctl_reply_ok(saved, json_pack("{s:s}", "big", "answer nobody reads"));
+	saved = NULL;
+	pump(20);
+	/* the server is still fine */
+	fd = connect_to(sock_path);
+	resp = call(fd, "echo", NULL, 2);
+	ck_assert(json_is_true(json_object_get(resp, "ok")));
+	json_decref(resp);
+	close(fd);
+}
+END_TEST
+
+START_TEST(oversize_request_is_disconnected)
+{
+	int fd = connect_to(sock_path);
+	size_t n = PROTO_MAX_REQUEST + 1;
+	const unsigned char hdr[4] = { (unsigned char)(n >> 24), (unsigned char)(n >> 16),
+				       (unsigned char)(n >> 8), (unsigned char)n };
+	json_t *resp = NULL;
+
+	ck_assert_int_eq(write(fd, hdr, sizeof(hdr)), 4);
+	ck_assert_int_eq(write(fd, "{\"v\":1", 6), 6);
+	resp = recv_resp(fd);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BADREQ);
+	json_decref(resp);
+	resp = NULL;
+	ck_assert(pump_until_readable(fd, 2000));
+	ck_assert_int_eq(proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp), -ECONNRESET);
+	close(fd);
+}
+END_TEST
+
+START_TEST(stale_socket_is_replaced)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[sizeof(sa.sun_path)], err[256] = "";
+	struct ctl *other;
+	int fd;
+
+	/* what a daemon killed with -9 leaves: a socket nobody listens on */
+	snprintf(path, sizeof(path), "%s/stale.sock", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd);
+	ck_assert_int_eq(connect_to(path), -ECONNREFUSED);
+
+	other = ctl_new(base, path, "", err, sizeof(err));
+	ck_assert_msg(other != NULL, "ctl_new on a stale socket: %s", err);
+	fd = connect_to(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	pump(10);
+	ctl_free(other);
+}
+END_TEST
+
+START_TEST(live_socket_is_refused)
+{
+	char err[256] = "", path[160];
+	struct ctl *other = ctl_new(base, sock_path, "", err, sizeof(err));
+	int fd;
+
+	ck_assert_ptr_null(other);
+	ck_assert_msg(strstr(err, "another loomd is listening on") != NULL, "err: %s", err);
+	ck_assert_ptr_nonnull(strstr(err, sock_path));
+	/* and the live one still works */
+	fd = connect_to(sock_path);
+	ck_assert_int_ge(fd, 0);
+	json_decref(call(fd, "echo", NULL, 1));
+	close(fd);
+
+	/* a file that is not a socket is never deleted */
+	snprintf(path, sizeof(path), "%s/file", dir);
+	fd = open(path, O_CREAT | O_WRONLY, 0644);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	other = ctl_new(base, path, "", err, sizeof(err));
+	ck_assert_ptr_null(other);
+	ck_assert_ptr_nonnull(strstr(err, "not a socket"));
+	ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
+START_TEST(free_answers_pending_and_unlinks)
+{
+	int fd = connect_to(sock_path);
+	int idle = connect_to(sock_path);
+	json_t *resp = NULL;
+
+	send_req(fd, "later", NULL, 5);
+	pump(50);
+	ck_assert_ptr_nonnull(saved);
+	ctl_free(ctl);
+	ctl = NULL;
+	saved = NULL;   /* answered by ctl_free */
+	/* libevent closes a freed bufferevent's socket from the loop */
+	pump(10);
+	ck_assert_int_eq(access(sock_path, F_OK), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(resp, "id")), 5);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BUSY);
+	json_decref(resp);
+	ck_assert_int_eq(proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp), -ECONNRESET);
+	ck_assert_int_eq(proto_recv_fd(idle, PROTO_MAX_RESPONSE, &resp), -ECONNRESET);
+	close(fd);
+	close(idle);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ctl");
+	TCase *tc = tcase_create("ctl");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, read_command_is_answered);
+	tcase_add_test(tc, pipelined_requests_are_answered_in_order);
+	tcase_add_test(tc, unknown_command);
+	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);
+	tcase_add_test(tc, write_command_allowed_for_root_or_the_admin_group);
+	tcase_add_test(tc, write_command_denied_for_others);
+	tcase_add_test(tc, deferred_reply);
+	tcase_add_test(tc, client_gone_before_a_deferred_reply);
+	tcase_add_test(tc, oversize_request_is_disconnected);
+	tcase_add_test(tc, stale_socket_is_replaced);
+	tcase_add_test(tc, live_socket_is_refused);
+	tcase_add_test(tc, free_answers_pending_and_unlinks);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
