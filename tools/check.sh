@@ -17,5 +17,9 @@ if [ $status -ne 0 ]; then
 	exit $status
 fi
 # distcheck rebuilds from the tarball and runs the quick tests again there.
-make -j"$(nproc)" distcheck LOOM_TEST_QUICK=1 DISTCHECK_CONFIGURE_FLAGS= >/dev/null
+if ! make -j"$(nproc)" distcheck LOOM_TEST_QUICK=1 DISTCHECK_CONFIGURE_FLAGS= >distcheck.log 2>&1; then
+	tail -n 150 distcheck.log
+	echo "distcheck: FAILED (log: $top/build/distcheck.log)"
+	exit 1
+fi
 echo "distcheck: ok"
