@@ -25,13 +25,15 @@ EOC
 # Everything below runs inside its own network namespace, so that ibsim's
 # fixed socket cannot meet another simulator on this machine.
 export top work net
+cd "$work"  # umad2sim leaves a sys-PID directory where its clients run
 exec unshare -n sh -eu -c '
 preload=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 ip link set lo up
 B=$top/build
-ibsim -s "$net" >"$work/ibsim.log" 2>&1 </dev/null &
+ibsim -n -s "$net" >"$work/ibsim.log" 2>&1 </dev/null &
 sim=$!
-trap "kill \$(jobs -p) 2>/dev/null; wait 2>/dev/null" EXIT
+loomd=""
+trap "kill \$sim \$loomd 2>/dev/null; wait 2>/dev/null" EXIT
 i=0; until grep -q "simulator ready" "$work/ibsim.log"; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/ibsim.log"; exit 1; }; sleep 0.1; done
 
@@ -41,6 +43,7 @@ grep -m1 -o "SUBNET UP" "$work/opensm.log" || { echo "OpenSM did not bring the s
 
 echo "== loomd: starting on $work/loomd.sock"
 LD_PRELOAD=$preload $B/loomd -f -c "$work/loom.yaml" 2>"$work/loomd.log" &
+loomd=$!
 i=0; until [ -S "$work/loomd.sock" ]; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/loomd.log"; exit 1; }; sleep 0.1; done
 ctl="$B/loomctl -s $work/loomd.sock"
@@ -48,6 +51,8 @@ echo "== loomctl discover --wait"; $ctl discover --wait
 echo "== loomctl status"; $ctl status
 echo "== loomctl nodes --type switch"; $ctl nodes --type switch
 echo "== loomctl links (first 12)"; $ctl links | head -n 13
+echo "   (every ibsim port advertises 12x and QDR but trains at 4x SDR: iblinkinfo"
+echo "    says \"Could be 12X Could be 10.0 Gbps\" of each link, and so does loom)"
 echo "== loomctl events"; $ctl events --limit 5
 echo "== OpenSM routed it: ibroute of the first leaf switch (first 8 entries)"
 lid=$($ctl nodes --type switch | awk "NR==2 {print \$4}")
