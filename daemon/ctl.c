@@ -459,16 +459,12 @@ void ctl_reply_ok(struct ctl_req *req, json_t *result)
 
 void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)
 {
-	char *message = NULL;
 	json_t *resp;
 	va_list ap;
-	int n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&message, fmt, ap);
+	resp = proto_response_verr_new(req->id, code, fmt, ap);
 	va_end(ap);
-	resp = proto_response_err_new(req->id, code, "%s", n < 0 ? "(out of memory)" : message);
-	free(message);
 	req_finish(req, resp);
 }
 

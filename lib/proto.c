@@ -109,16 +109,12 @@ json_t *proto_response_ok_new(json_int_t id, json_t *result)
 			 "result", result ? result : json_null());
 }
 
-json_t *proto_response_err_new(json_int_t id, const char *code, const char *fmt, ...)
+json_t *proto_response_verr_new(json_int_t id, const char *code, const char *fmt, va_list ap)
 {
 	char *message = NULL;
 	json_t *resp;
-	va_list ap;
-	int n;
+	int n = vasprintf(&message, fmt, ap);
 
-	va_start(ap, fmt);
-	n = vasprintf(&message, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return NULL;
 	resp = json_pack("{s:i, s:I, s:b, s:{s:s, s:s}}", "v", PROTO_VERSION, "id", id,
@@ -131,6 +127,17 @@ json_t *proto_response_err_new(json_int_t id, const char *code, const char *fmt,
 				 "(error message is not valid UTF-8)");
 	}
 	free(message);
+	return resp;
+}
+
+json_t *proto_response_err_new(json_int_t id, const char *code, const char *fmt, ...)
+{
+	json_t *resp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	resp = proto_response_verr_new(id, code, fmt, ap);
+	va_end(ap);
 	return resp;
 }
 

@@ -13,6 +13,7 @@
 #ifndef LOOM_PROTO_H
 #define LOOM_PROTO_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include <jansson.h>
@@ -47,6 +48,8 @@ json_t *proto_request_new(const char *cmd, json_t *args, json_int_t id);
 json_t *proto_response_ok_new(json_int_t id, json_t *result);
 json_t *proto_response_err_new(json_int_t id, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+json_t *proto_response_verr_new(json_int_t id, const char *code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Validate a request: right version, "cmd" a string, "args" absent or an
  * object. On success *cmd and *args (an object, never NULL; borrowed) point

@@ -6,6 +6,10 @@ PKGS="build-essential autoconf automake libtool pkg-config check
  libevent-dev libyaml-dev libsqlite3-dev sqlite3 libjansson-dev
  libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev opensm ibsim-utils
  infiniband-diags iproute2 util-linux python3 man-db groff-base procps"
+if [ "${1:-}" = --list ]; then
+	echo $PKGS
+	exit 0
+fi
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

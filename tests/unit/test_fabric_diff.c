@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fabric.h"
+#include "fixture_fabric.h"
 #include "fabric_diff.h"
 
 #define SW1 0x0002c90000000010ULL
@@ -15,69 +16,6 @@
 #define CA_B 0x0002c90000000030ULL
 #define CA_C 0x0002c90000000050ULL
 
-static struct fab_node *node(struct fab *f, int type, uint64_t guid, unsigned nports,
-			     const char *desc, uint16_t lid)
-{
-	struct fab_node *n = fab_add_node(f, type, guid, (uint8_t)nports);
-
-	ck_assert_ptr_nonnull(n);
-	snprintf(n->desc, sizeof(n->desc), "%s", desc);
-	/* Switch port 0 and every CA port exist; switch external ports are
-	 * present but down until linked. */
-	for (unsigned p = type == IBT_NODE_SWITCH ? 0 : 1; p <= nports; p++) {
-		struct fab_port *port = &n->ports[p];
-
-		port->present = 1;
-		port->guid = guid + p;
-		port->lid = lid;
-		port->state = (type == IBT_NODE_SWITCH && p == 0) ? 4 : 1;
-		port->phys_state = (type == IBT_NODE_SWITCH && p == 0) ? 5 : 2;
-		port->width_supported = port->width_enabled = IBT_WIDTH_1X | IBT_WIDTH_4X;
-		port->speed_supported = port->speed_enabled = IBT_SPEED_SDR | IBT_SPEED_QDR;
-		port->mtu = 5;
-		port->vls = 4;
-	}
-	return n;
-}
-
-static void set_up(struct fab_port *p, uint64_t peer, unsigned peer_port)
-{
-	p->state = 4;
-	p->phys_state = 5;
-	p->width_active = IBT_WIDTH_4X;
-	p->speed_active = IBT_SPEED_QDR;
-	p->has_peer = 1;
-	p->peer_guid = peer;
-	p->peer_port = (uint8_t)peer_port;
-}
-
-static void set_down(struct fab_port *p)
-{
-	p->state = 1;
-	p->phys_state = 2;
-	p->width_active = 0;
-	p->speed_active = 0;
-	p->has_peer = 0;
-	p->peer_guid = 0;
-	p->peer_port = 0;
-}
-
-static void link(struct fab *f, uint64_t a, unsigned ap, uint64_t b, unsigned bp)
-{
-	set_up(&fab_find(f, a)->ports[ap], b, bp);
-	set_up(&fab_find(f, b)->ports[bp], a, ap);
-}
-
-static void unlink_port(struct fab *f, uint64_t a, unsigned ap)
-{
-	struct fab_port *p = &fab_find(f, a)->ports[ap];
-	struct fab_node *peer = fab_find(f, p->peer_guid);
-
-	if (peer)
-		set_down(&peer->ports[p->peer_port]);
-	set_down(p);
-}
-
 /* sw1 (8 ports) with CA A on port 1, CA B on port 2 and sw2 on port 3.
  * `without` leaves out one node (and its link). */
 static struct fab *base(uint64_t without)
@@ -85,15 +23,15 @@ static struct fab *base(uint64_t without)
 	struct fab *f = fab_new("ib0");
 
 	ck_assert_ptr_nonnull(f);
-	node(f, IBT_NODE_SWITCH, SW1, 8, "sw1", 1);
+	fixture_node(f, IBT_NODE_SWITCH, SW1, 8, "sw1", 1);
 	if (without != SW2)
-		node(f, IBT_NODE_SWITCH, SW2, 8, "sw2", 2);
-	node(f, IBT_NODE_CA, CA_A, 1, "hostA mlx5_0", 5);
-	node(f, IBT_NODE_CA, CA_B, 1, "hostB mlx5_0", 6);
-	link(f, SW1, 1, CA_A, 1);
-	link(f, SW1, 2, CA_B, 1);
+		fixture_node(f, IBT_NODE_SWITCH, SW2, 8, "sw2", 2);
+	fixture_node(f, IBT_NODE_CA, CA_A, 1, "hostA mlx5_0", 5);
+	fixture_node(f, IBT_NODE_CA, CA_B, 1, "hostB mlx5_0", 6);
+	fixture_link(f, SW1, 1, CA_A, 1);
+	fixture_link(f, SW1, 2, CA_B, 1);
 	if (without != SW2)
-		link(f, SW1, 3, SW2, 1);
+		fixture_link(f, SW1, 3, SW2, 1);
 	return f;
 }
 
@@ -148,8 +86,8 @@ START_TEST(new_node_is_one_event_without_its_links)
 {
 	struct fab *a = base(0), *b = base(0);
 
-	node(b, IBT_NODE_CA, CA_C, 1, "hostC mlx5_0", 7);
-	link(b, SW1, 4, CA_C, 1);
+	fixture_node(b, IBT_NODE_CA, CA_C, 1, "hostC mlx5_0", 7);
+	fixture_link(b, SW1, 4, CA_C, 1);
 	struct fab_diff *d = diff(a, b);
 
 	ck_assert_uint_eq(d->n_events, 1);
@@ -180,7 +118,7 @@ START_TEST(unplugged_cable_is_link_down_only)
 {
 	struct fab *a = base(0), *b = base(0);
 
-	unlink_port(b, SW1, 1);
+	fixture_unlink(b, SW1, 1);
 	struct fab_diff *d = diff(a, b);
 
 	ck_assert_uint_eq(d->n_events, 1);
@@ -203,8 +141,8 @@ START_TEST(moved_cable_is_down_of_old_and_up_of_new)
 {
 	struct fab *a = base(0), *b = base(0);
 
-	unlink_port(b, SW1, 1);
-	link(b, SW1, 5, CA_A, 1);
+	fixture_unlink(b, SW1, 1);
+	fixture_link(b, SW1, 5, CA_A, 1);
 	struct fab_diff *d = diff(a, b);
 
 	ck_assert_uint_eq(d->n_events, 2);
@@ -357,10 +295,10 @@ START_TEST(output_is_sorted_and_independent_of_node_order)
 	struct fab *a = base(0), *b = base(SW2), *c = fab_new("ib0");
 	struct fab_diff *d1, *d2;
 
-	node(b, IBT_NODE_CA, CA_C, 1, "hostC mlx5_0", 7);
-	link(b, SW1, 4, CA_C, 1);
+	fixture_node(b, IBT_NODE_CA, CA_C, 1, "hostC mlx5_0", 7);
+	fixture_link(b, SW1, 4, CA_C, 1);
 	fab_find(b, CA_A)->ports[1].lid = 9;
-	unlink_port(b, SW1, 2);
+	fixture_unlink(b, SW1, 2);
 	for (size_t i = b->n_nodes; i-- > 0;) {
 		const struct fab_node *src = b->nodes[i];
 		struct fab_node *n = fab_add_node(c, src->type, src->guid, src->nports);

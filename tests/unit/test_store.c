@@ -14,6 +14,7 @@
 
 #include "db_query.h"
 #include "fabric.h"
+#include "fixture_fabric.h"
 #include "log.h"
 #include "store.h"
 
@@ -44,77 +45,21 @@ static void teardown(void)
 
 /* ---- building fabrics ------------------------------------------------------ */
 
-static struct fab_node *node(struct fab *f, int type, uint64_t guid, unsigned nports,
-			     const char *desc, uint16_t lid)
-{
-	struct fab_node *n = fab_add_node(f, type, guid, (uint8_t)nports);
-
-	ck_assert_ptr_nonnull(n);
-	snprintf(n->desc, sizeof(n->desc), "%s", desc);
-	n->sysimg_guid = guid;
-	n->vendor_id = 0x02c9;
-	n->device_id = 0xcb20;
-	n->revision = 0xa0;
-	for (unsigned p = type == IBT_NODE_SWITCH ? 0 : 1; p <= nports; p++) {
-		struct fab_port *port = &n->ports[p];
-
-		port->present = 1;
-		port->guid = guid + p;
-		port->lid = lid;
-		port->state = (type == IBT_NODE_SWITCH && p == 0) ? 4 : 1;
-		port->phys_state = (type == IBT_NODE_SWITCH && p == 0) ? 5 : 2;
-		port->width_supported = port->width_enabled = IBT_WIDTH_1X | IBT_WIDTH_4X;
-		port->speed_supported = port->speed_enabled = IBT_SPEED_SDR | IBT_SPEED_QDR;
-		port->mtu = 5;
-		port->vls = 4;
-	}
-	return n;
-}
-
-static void set_up(struct fab_port *p, uint64_t peer, unsigned peer_port)
-{
-	p->state = 4;
-	p->phys_state = 5;
-	p->width_active = IBT_WIDTH_4X;
-	p->speed_active = IBT_SPEED_QDR;
-	p->has_peer = 1;
-	p->peer_guid = peer;
-	p->peer_port = (uint8_t)peer_port;
-}
-
-static void link_ports(struct fab *f, uint64_t a, unsigned ap, uint64_t b, unsigned bp)
-{
-	set_up(&fab_find(f, a)->ports[ap], b, bp);
-	set_up(&fab_find(f, b)->ports[bp], a, ap);
-}
-
-static void unlink_port(struct fab *f, uint64_t a, unsigned ap)
-{
-	struct fab_port *p = &fab_find(f, a)->ports[ap];
-	struct fab_port *q = &fab_find(f, p->peer_guid)->ports[p->peer_port];
-
-	q->has_peer = p->has_peer = 0;
-	q->state = p->state = 1;
-	q->phys_state = p->phys_state = 2;
-	q->width_active = p->width_active = 0;
-	q->speed_active = p->speed_active = 0;
-}
-
 /* sw1 (8 ports) with CA A on port 1, CA B on port 2, sw2 on port 3. */
 static struct fab *base(int with_sw2)
 {
 	struct fab *f = fab_new("ib0");
 
 	ck_assert_ptr_nonnull(f);
-	node(f, IBT_NODE_SWITCH, SW1, 8, "sw1", 1);
+	fixture_node(f, IBT_NODE_SWITCH, SW1, 8, "sw1", 1);
 	if (with_sw2)
-		node(f, IBT_NODE_SWITCH, SW2, 8, "sw2", 2);
-	node(f, IBT_NODE_CA, CA_A, 1, "hostA mlx5_0", 5);
-	node(f, IBT_NODE_CA, CA_B, 1, "hostB mlx5_0", 6);
-	link_ports(f, SW1, 1, CA_A, 1);
-	link_ports(f, SW1, 2, CA_B, 1);
+		fixture_node(f, IBT_NODE_SWITCH, SW2, 8, "sw2", 2);
+	fixture_node(f, IBT_NODE_CA, CA_A, 1, "hostA mlx5_0", 5);
+	fixture_node(f, IBT_NODE_CA, CA_B, 1, "hostB mlx5_0", 6);
+	fixture_link(f, SW1, 1, CA_A, 1);
+	fixture_link(f, SW1, 2, CA_B, 1);
 	if (with_sw2)
-		link_ports(f, SW1, 3, SW2, 1);
+		fixture_link(f, SW1, 3, SW2, 1);
 	return f;
 }
 
@@ -367,7 +312,7 @@ START_TEST(second_sweep_records_changes)
 	json_t *out, *o;
 
 	ck_assert_int_eq(store_record_sweep(st, &i1, f, &r1), 0);
-	unlink_port(f, SW1, 1);
+	fixture_unlink(f, SW1, 1);
 	ck_assert_int_eq(store_record_sweep(st, &i2, f, &r2), 0);
 	ck_assert_int_gt(r2.sweep_id, r1.sweep_id);
 	ck_assert_uint_eq(r2.n_events, 1);
@@ -400,7 +345,7 @@ START_TEST(second_sweep_records_changes)
 	/* sw2 goes away: its node, ports and link go with it. */
 	struct fab *g = base(0);
 	struct store_sweep_info i3 = info_at(3000);
-	unlink_port(g, SW1, 1);
+	fixture_unlink(g, SW1, 1);
 	ck_assert_int_eq(store_record_sweep(st, &i3, g, &r2), 0);
 	ck_assert_uint_eq(r2.n_events, 1);
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), 3);
@@ -435,7 +380,7 @@ START_TEST(failed_record_leaves_nothing)
 	assert_unchanged(db, 1, 4, 1, 3);
 
 	/* A peer that does not point back is refused whole. */
-	set_up(&fab_find(g, CA_B)->ports[1], 0x0002c900000000ffULL, 1);
+	fab_find(g, CA_B)->ports[1].peer_guid = 0x0002c900000000ffULL;
 	ck_assert_int_eq(store_record_sweep(st, &i2, g, NULL), -EINVAL);
 	assert_unchanged(db, 1, 4, 1, 3);
 
@@ -590,20 +535,20 @@ static struct fab *big_fabric(unsigned n_sw, unsigned extra_cas)
 		char desc[32];
 
 		snprintf(desc, sizeof(desc), "sw%u", i);
-		node(f, IBT_NODE_SWITCH, 0x1000000 + i, 3 + 2 * pairs, desc, (uint16_t)(1 + i));
+		fixture_node(f, IBT_NODE_SWITCH, 0x1000000 + i, 3 + 2 * pairs, desc, (uint16_t)(1 + i));
 	}
 	for (unsigned i = 0; i < 2 * n_sw + extra_cas; i++) {
 		char desc[32];
 		uint64_t guid = 0x2000000 + i;
 
 		snprintf(desc, sizeof(desc), "host%u mlx5_0", i);
-		node(f, IBT_NODE_CA, guid, 1, desc, (uint16_t)(n_sw + 1 + i));
+		fixture_node(f, IBT_NODE_CA, guid, 1, desc, (uint16_t)(n_sw + 1 + i));
 		if (i < 2 * n_sw)
-			link_ports(f, 0x1000000 + i / 2, 1 + i % 2, guid, 1);
+			fixture_link(f, 0x1000000 + i / 2, 1 + i % 2, guid, 1);
 	}
 	for (unsigned i = 0; i < n_sw && n_sw > 2 * pairs; i++)
 		for (unsigned m = 0; m < pairs; m++)
-			link_ports(f, 0x1000000 + i, 3 + 2 * m, 0x1000000 + (i + m + 1) % n_sw, 4 + 2 * m);
+			fixture_link(f, 0x1000000 + i, 3 + 2 * m, 0x1000000 + (i + m + 1) % n_sw, 4 + 2 * m);
 	return f;
 }
 
