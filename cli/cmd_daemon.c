@@ -172,10 +172,11 @@ static int print_sweeps(const json_t *sweeps)
 
 	json_array_foreach(sweeps, i, s) {
 		if (strcmp(output_str(s, "status"), "ok") == 0) {
-			printf("%s: ok, sweep %lld: %lld nodes, %lld links, %lld events in %lld ms\n",
-			       output_str(s, "subnet"), output_int(s, "sweep_id"),
-			       output_int(s, "nodes"), output_int(s, "links"),
-			       output_int(s, "events"), output_int(s, "duration_ms"));
+			printf("%s: ok, sweep %lld: %lld nodes, %lld links, %lld events in %lld ms "
+			       "(+%lld ms to record)\n", output_str(s, "subnet"),
+			       output_int(s, "sweep_id"), output_int(s, "nodes"),
+			       output_int(s, "links"), output_int(s, "events"),
+			       output_int(s, "duration_ms"), output_int(s, "record_ms"));
 		} else {
 			printf("%s: %s: %s\n", output_str(s, "subnet"), output_str(s, "status"),
 			       *output_str(s, "error") ? output_str(s, "error") : "no reason given");
