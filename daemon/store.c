@@ -307,8 +307,11 @@ struct fab *store_load_fabric(struct store *st, const char *subnet, char *err, s
 enum {
 	Q_NODE_UPSERT,
 	Q_NODE_DELETE,
-	Q_PORT_INSERT,
-	Q_LINK_INSERT,
+	Q_NODES_SEEN,
+	Q_PORT_UPSERT,
+	Q_PORT_DELETE,
+	Q_LINK_UPSERT,
+	Q_LINK_DELETE,
 	Q_EVENT_INSERT,
 	Q_COUNT
 };
@@ -324,14 +327,26 @@ static const char *const record_sql[Q_COUNT] = {
 		"description = excluded.description, nports = excluded.nports, "
 		"last_seen = excluded.last_seen",
 	[Q_NODE_DELETE] = "DELETE FROM nodes WHERE subnet_id = ? AND guid = ?",
-	[Q_PORT_INSERT] =
+	[Q_NODES_SEEN] = "UPDATE nodes SET last_seen = ?2 WHERE subnet_id = ?1",
+	/* An upsert is an UPDATE for a row that exists: it does not cascade to
+	 * the links that reference the port, as a DELETE + INSERT would. */
+	[Q_PORT_UPSERT] =
 		"INSERT INTO ports (subnet_id, node_guid, num, guid, lid, lmc, state, phys_state, "
 		"width_active, width_enabled, width_supported, speed_active, speed_enabled, "
 		"speed_supported, mtu, vls, peer_guid, peer_port) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-	[Q_LINK_INSERT] =
-		"INSERT INTO links (subnet_id, a_guid, a_port, b_guid, b_port, width, speed, "
-		"degraded) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+		"ON CONFLICT (subnet_id, node_guid, num) DO UPDATE SET guid = excluded.guid, "
+		"lid = excluded.lid, lmc = excluded.lmc, state = excluded.state, "
+		"phys_state = excluded.phys_state, width_active = excluded.width_active, "
+		"width_enabled = excluded.width_enabled, width_supported = excluded.width_supported, "
+		"speed_active = excluded.speed_active, speed_enabled = excluded.speed_enabled, "
+		"speed_supported = excluded.speed_supported, mtu = excluded.mtu, vls = excluded.vls, "
+		"peer_guid = excluded.peer_guid, peer_port = excluded.peer_port",
+	[Q_PORT_DELETE] = "DELETE FROM ports WHERE subnet_id = ? AND node_guid = ? AND num = ?",
+	[Q_LINK_UPSERT] =
+		"INSERT OR REPLACE INTO links (subnet_id, a_guid, a_port, b_guid, b_port, width, "
+		"speed, degraded) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+	[Q_LINK_DELETE] = "DELETE FROM links WHERE subnet_id = ? AND a_guid = ? AND a_port = ?",
 	[Q_EVENT_INSERT] =
 		"INSERT INTO events (time, subnet_id, sweep_id, severity, kind, subject, "
 		"old_value, new_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -381,7 +396,7 @@ static int write_node(struct recorder *r, const struct fab_node *n, double now)
 
 static int write_port(struct recorder *r, const struct fab_node *n, const struct fab_port *p)
 {
-	sqlite3_stmt *s = r->q[Q_PORT_INSERT];
+	sqlite3_stmt *s = r->q[Q_PORT_UPSERT];
 
 	sqlite3_bind_int64(s, 1, r->sid);
 	bind_guid(s, 2, n->guid);
@@ -403,13 +418,22 @@ static int write_port(struct recorder *r, const struct fab_node *n, const struct
 		bind_guid(s, 17, p->peer_guid);
 		sqlite3_bind_int(s, 18, p->peer_port);
 	}
-	return step_reset(r, Q_PORT_INSERT);
+	return step_reset(r, Q_PORT_UPSERT);
 }
 
-static int write_link(const struct fab_link *l, void *arg)
+static int delete_port(struct recorder *r, uint64_t node_guid, unsigned num)
 {
-	struct recorder *r = arg;
-	sqlite3_stmt *s = r->q[Q_LINK_INSERT];
+	sqlite3_stmt *s = r->q[Q_PORT_DELETE];
+
+	sqlite3_bind_int64(s, 1, r->sid);
+	bind_guid(s, 2, node_guid);
+	sqlite3_bind_int(s, 3, (int)num);
+	return step_reset(r, Q_PORT_DELETE);
+}
+
+static int write_link(struct recorder *r, const struct fab_link *l)
+{
+	sqlite3_stmt *s = r->q[Q_LINK_UPSERT];
 
 	sqlite3_bind_int64(s, 1, r->sid);
 	bind_guid(s, 2, l->a_node->guid);
@@ -419,7 +443,17 @@ static int write_link(const struct fab_link *l, void *arg)
 	sqlite3_bind_int(s, 6, l->a->width_active);
 	sqlite3_bind_int(s, 7, l->a->speed_active);
 	sqlite3_bind_int(s, 8, fab_link_degraded(l->a, l->b));
-	return step_reset(r, Q_LINK_INSERT);
+	return step_reset(r, Q_LINK_UPSERT);
+}
+
+static int delete_link(struct recorder *r, uint64_t a_guid, unsigned a_port)
+{
+	sqlite3_stmt *s = r->q[Q_LINK_DELETE];
+
+	sqlite3_bind_int64(s, 1, r->sid);
+	bind_guid(s, 2, a_guid);
+	sqlite3_bind_int(s, 3, (int)a_port);
+	return step_reset(r, Q_LINK_DELETE);
 }
 
 static int write_event(struct recorder *r, int64_t sweep_id, double time,
@@ -524,13 +558,73 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 }
 
 /* Replace the subnet's nodes, ports and links with `fab`. */
+static int same_node(const struct fab_node *a, const struct fab_node *b)
+{
+	return a->type == b->type && a->sysimg_guid == b->sysimg_guid &&
+	       a->vendor_id == b->vendor_id && a->device_id == b->device_id &&
+	       a->revision == b->revision && a->nports == b->nports &&
+	       strcmp(a->desc, b->desc) == 0;
+}
+
+/* Every field the ports table keeps (fab_port has padding: no memcmp). */
+static int same_port(const struct fab_port *a, const struct fab_port *b)
+{
+	return a->present == b->present && a->guid == b->guid && a->lid == b->lid &&
+	       a->lmc == b->lmc && a->state == b->state && a->phys_state == b->phys_state &&
+	       a->width_active == b->width_active && a->width_enabled == b->width_enabled &&
+	       a->width_supported == b->width_supported &&
+	       a->speed_active == b->speed_active && a->speed_enabled == b->speed_enabled &&
+	       a->speed_supported == b->speed_supported && a->mtu == b->mtu &&
+	       a->vls == b->vls && a->has_peer == b->has_peer &&
+	       (!a->has_peer || (a->peer_guid == b->peer_guid && a->peer_port == b->peer_port));
+}
+
+/* The port `num` of node guid in f, or NULL if f has no such present port. */
+static const struct fab_port *port_in(const struct fab *f, uint64_t guid, unsigned num)
+{
+	const struct fab_node *n = fab_find(f, guid);
+
+	return n ? fab_port(n, num) : NULL;
+}
+
+struct link_sync {
+	struct recorder *r;
+	const struct fab *other;
+	int writing;    /* 1: links of the new fabric (write); 0: of the old (delete) */
+};
+
+/* A link is unchanged when the other fabric has the same link from the same
+ * end with the same ports: width, speed and the degraded flag follow from
+ * those ports, which same_port() compares. */
+static int link_unchanged(const struct fab *other, const struct fab_link *l)
+{
+	const struct fab_port *a = port_in(other, l->a_node->guid, l->a->num);
+	const struct fab_port *b = port_in(other, l->b_node->guid, l->b->num);
+
+	return a && b && same_port(a, l->a) && same_port(b, l->b);
+}
+
+static int sync_link(const struct fab_link *l, void *arg)
+{
+	struct link_sync *ls = arg;
+
+	if (link_unchanged(ls->other, l))
+		return 0;
+	return ls->writing ? write_link(ls->r, l) : delete_link(ls->r, l->a_node->guid, l->a->num);
+}
+
+/* Bring the stored fabric (prev, as loaded from the database in this very
+ * transaction) to `fab`, writing only rows that changed: a sweep of an
+ * unchanged fabric then costs one UPDATE of last_seen. Deleting a node or a
+ * port cascades to the links that reference it. */
 static int write_fabric(struct recorder *r, const struct fab *prev, const struct fab *fab,
 			double now)
 {
+	struct link_sync ls = { .r = r };
 	sqlite3_stmt *s;
 	int rc;
 
-	for (size_t i = 0; prev && i < prev->n_nodes; i++) {
+	for (size_t i = 0; i < prev->n_nodes; i++) {
 		if (fab_find(fab, prev->nodes[i]->guid))
 			continue;
 		s = r->q[Q_NODE_DELETE];
@@ -539,34 +633,41 @@ static int write_fabric(struct recorder *r, const struct fab *prev, const struct
 		if ((rc = step_reset(r, Q_NODE_DELETE)) < 0)
 			return rc;
 	}
-	/* Links first: they reference the ports about to be rewritten. */
-	if (sqlite3_prepare_v2(r->st->db, "DELETE FROM links WHERE subnet_id = ?1", -1, &s, NULL)
-	    != SQLITE_OK)
-		return db_fail(r->st, "delete links");
-	sqlite3_bind_int64(s, 1, r->sid);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return db_fail(r->st, "delete links");
-	if (sqlite3_prepare_v2(r->st->db, "DELETE FROM ports WHERE subnet_id = ?1", -1, &s, NULL)
-	    != SQLITE_OK)
-		return db_fail(r->st, "delete ports");
-	sqlite3_bind_int64(s, 1, r->sid);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return db_fail(r->st, "delete ports");
+	/* Old links that are gone or changed, before their ports change. */
+	ls.other = fab;
+	if ((rc = fab_foreach_link(prev, sync_link, &ls)) < 0)
+		return rc;
 
+	s = r->q[Q_NODES_SEEN];
+	sqlite3_bind_int64(s, 1, r->sid);
+	sqlite3_bind_double(s, 2, now);
+	if ((rc = step_reset(r, Q_NODES_SEEN)) < 0)
+		return rc;
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		const struct fab_node *n = fab->nodes[i];
+		const struct fab_node *old = fab_find(prev, n->guid);
+		unsigned last = n->nports;
 
-		if ((rc = write_node(r, n, now)) < 0)
+		if ((!old || !same_node(old, n)) && (rc = write_node(r, n, now)) < 0)
 			return rc;
-		for (unsigned p = 0; p <= n->nports; p++)
-			if (n->ports[p].present && (rc = write_port(r, n, &n->ports[p])) < 0)
+		if (old && old->nports > last)
+			last = old->nports;
+		for (unsigned p = 0; p <= last; p++) {
+			const struct fab_port *np = fab_port(n, p);
+			const struct fab_port *op = old ? fab_port(old, p) : NULL;
+
+			if (np && !(op && same_port(op, np)))
+				rc = write_port(r, n, np);
+			else if (!np && op)
+				rc = delete_port(r, n->guid, p);
+			if (rc < 0)
 				return rc;
+		}
 	}
-	return fab_foreach_link(fab, write_link, r);
+	/* New links and changed ones. */
+	ls.other = prev;
+	ls.writing = 1;
+	return fab_foreach_link(fab, sync_link, &ls);
 }
 
 static int record(struct store *st, const struct store_sweep_info *info,

@@ -591,6 +591,115 @@ START_TEST(large_fabric_records_in_one_transaction)
 }
 END_TEST
 
+/* The stored fabric equals `f`, port by port, and every link row agrees
+ * with the ports it joins. */
+static void assert_stored(struct store *st, const struct fab *f)
+{
+	char err[512] = "";
+	struct fab *got = store_load_fabric(st, f->subnet, err, sizeof(err));
+	sqlite3 *db = store_db(st);
+
+	ck_assert_msg(got != NULL, "%s", err);
+	ck_assert_uint_eq(got->n_nodes, f->n_nodes);
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fab_node *n = f->nodes[i], *g = fab_find(got, n->guid);
+
+		ck_assert_ptr_nonnull(g);
+		ck_assert_str_eq(g->desc, n->desc);
+		ck_assert_uint_eq(g->nports, n->nports);
+		for (unsigned p = 0; p <= n->nports; p++) {
+			const struct fab_port *a = &n->ports[p], *b = &g->ports[p];
+
+			ck_assert_uint_eq(a->present, b->present);
+			if (!a->present)
+				continue;
+			ck_assert_uint_eq(a->lid, b->lid);
+			ck_assert_uint_eq(a->state, b->state);
+			ck_assert_uint_eq(a->width_active, b->width_active);
+			ck_assert_uint_eq(a->has_peer, b->has_peer);
+			ck_assert(!a->has_peer || (a->peer_guid == b->peer_guid &&
+						   a->peer_port == b->peer_port));
+		}
+	}
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM links"), (int64_t)fab_count_links(f));
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM links l JOIN ports a ON "
+			      "a.subnet_id = l.subnet_id AND a.node_guid = l.a_guid AND a.num = l.a_port "
+			      "JOIN ports b ON b.subnet_id = l.subnet_id AND b.node_guid = l.b_guid AND "
+			      "b.num = l.b_port WHERE a.peer_guid = l.b_guid AND a.peer_port = l.b_port "
+			      "AND b.peer_guid = l.a_guid AND b.peer_port = l.a_port AND "
+			      "l.width = a.width_active"), (int64_t)fab_count_links(f));
+	fab_free(got);
+}
+
+static uint64_t next_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+START_TEST(resweeps_write_only_what_changed_and_keep_the_fabric_exact)
+{
+	struct store *st = open_store();
+	sqlite3 *db = store_db(st);
+	uint64_t seed = 42;
+	struct fab *f = big_fabric(60, 0);
+
+	ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ "ib0", "mlx5_0", 1,
+			 1000, 1000 }, f, NULL), 0);
+	assert_stored(st, f);
+
+	/* An unchanged fabric: only last_seen moves (one row per node) and the
+	 * sweep row is added. */
+	int before = sqlite3_total_changes(db);
+
+	ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ "ib0", "mlx5_0", 1,
+			 1001, 1001 }, f, NULL), 0);
+	ck_assert_int_le(sqlite3_total_changes(db) - before, (int)f->n_nodes + 2);
+	fab_free(f);
+
+	/* Random changes: cables pulled, LIDs moved, descriptions renamed,
+	 * widths dropped, hosts added and removed. */
+	for (int round = 0; round < 25; round++) {
+		f = big_fabric(60, (unsigned)(next_rand(&seed) % 8));
+		for (int k = 0; k < 6; k++) {
+			struct fab_node *n = f->nodes[next_rand(&seed) % f->n_nodes];
+			unsigned p = 1 + (unsigned)(next_rand(&seed) % n->nports);
+			struct fab_port *port = &n->ports[p];
+
+			switch (next_rand(&seed) % 4) {
+			case 0:
+				if (port->has_peer)
+					fixture_unlink(f, n->guid, p);
+				break;
+			case 1:
+				for (unsigned q = 0; q <= n->nports; q++)
+					if (n->ports[q].present)
+						n->ports[q].lid = (uint16_t)(n->ports[q].lid + 5000);
+				break;
+			case 2:
+				snprintf(n->desc, sizeof(n->desc), "renamed %d", round);
+				break;
+			default:
+				if (port->has_peer) {
+					port->width_active = IBT_WIDTH_1X;
+					fab_find(f, port->peer_guid)->ports[port->peer_port].width_active =
+						IBT_WIDTH_1X;
+				}
+			}
+		}
+		fab_sort(f);
+		ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ "ib0", "mlx5_0",
+				 1, 2000 + round, 2000 + round }, f, NULL), 0);
+		assert_stored(st, f);
+		fab_free(f);
+	}
+	store_close(st);
+}
+END_TEST
+
 /* The child records sweeps of varying size as fast as it can; the parent
  * kills it at random moments. Every ok sweep row must then match the stored
  * fabric it left behind (the newest) and own exactly its event rows. */
@@ -679,6 +788,7 @@ int main(void)
 	tcase_add_test(tc, readonly_open_refuses_bad_files_and_writes);
 	tcase_add_test(tc, time_parse_and_format);
 	tcase_add_test(tc, large_fabric_records_in_one_transaction);
+	tcase_add_test(tc, resweeps_write_only_what_changed_and_keep_the_fabric_exact);
 	tcase_add_test(tc, kill_9_at_any_moment_leaves_a_consistent_database);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
