@@ -83,4 +83,24 @@ expect "sweep from a port without link: sweep_failed event, nothing else" 'kinds
 [ "$(count nodes)" -eq "$nodes0" ] && [ "$(count links)" -eq "$links0" ] ||
 	loom_fail "a failed sweep changed the stored fabric"
 loom_ok "the stored fabric survived the failed sweep ($nodes0 nodes, $links0 links)"
+
+# Periodic sweeps: reloaded with an interval of 5 s, loomd sweeps by itself.
+loom_ibsim_cmd 'ReLink "host-0000"[1]'
+last_sweep() {
+	loom_ctl --json status | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["subnets"][0]["last_sweep"]
+print(s["id"] if s["status"] == "ok" else 0)'
+}
+sed -i 's/interval: 0/interval: 5/' "$work/loom.yaml"
+kill -HUP "$LOOMD_PID"
+interval_is_5() { loom_ctl --json status | grep -q '"interval": 5,'; }
+loom_until 30 interval_is_5 ||
+	loom_fail "reload to interval 5 not applied"
+newer_than() { [ "$(last_sweep)" -gt "$1" ]; }
+loom_until 120 newer_than 0 || loom_fail "no ok sweep after the port came back"
+first=$(last_sweep)
+# No discover from here on: the next sweep can only come from the timer.
+loom_until 120 newer_than "$first" || loom_fail "no periodic sweep within 12 s of an interval of 5 s"
+loom_ok "interval 5 s after reload: a sweep came by itself (after sweep $first: $(last_sweep))"
 echo "events.sh: all ok"
