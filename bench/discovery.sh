@@ -10,8 +10,9 @@
 #   total     the whole `loomctl discover --wait` as a client sees it
 #   ibnd      `ibnetdiscover` wall time (its default: 2 SMPs in flight) and
 #   ibnd -o64 with as many SMPs in flight as loomd uses (discovery.max_smps)
-#   RSS       loomd's peak resident memory (VmHWM, includes its idle baseline)
-#             against ibnetdiscover's
+#   RSS       peak resident memory against ibnetdiscover's: loomd itself
+#             (VmHWM, includes its idle baseline) and the walker process
+#             that loomd starts for each SMP walk (daemon/walker.h)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 export top_srcdir=${top_srcdir:-$top}
@@ -47,27 +48,29 @@ bench_fabric() { # NAME FABGEN-ARGS...
 	loom_config "$(loom_subnet_conf bench)"
 	sed -i 's/level: debug/level: notice/' "$work/loom.yaml"
 	loom_loomd "$work/loom.yaml"
-	: >"$work/sweep"; : >"$work/record"; : >"$work/total"; : >"$work/ibnd"; : >"$work/ibnd64"; : >"$work/rss"
+	: >"$work/sweep"; : >"$work/record"; : >"$work/walkrss"; : >"$work/total"; : >"$work/ibnd"; : >"$work/ibnd64"; : >"$work/rss"
 	for i in $(seq "$runs"); do
 		t0=$(ms)
 		loom_ctl --json discover --wait >"$work/disc.json"
 		echo $(($(ms) - t0)) >>"$work/total"
-		python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweeps"][0]; assert s["status"]=="ok", s; print(s["duration_ms"], s["record_ms"])' \
+		python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweeps"][0]; assert s["status"]=="ok", s; print(s["duration_ms"], s["record_ms"], s["walk_rss_kb"])' \
 			"$work/disc.json" >"$work/one"
 		cut -d' ' -f1 "$work/one" >>"$work/sweep"
 		cut -d' ' -f2 "$work/one" >>"$work/record"
+		cut -d' ' -f3 "$work/one" >>"$work/walkrss"
 		measure ibnetdiscover >>"$work/ibnd"
 		measure ibnetdiscover -o 64 >>"$work/ibnd64"
 	done
 	hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$LOOMD_PID/status")
+	walkrss=$(sort -n "$work/walkrss" | tail -n1)
 	sweep=$(median <"$work/sweep"); record=$(median <"$work/record"); total=$(median <"$work/total")
 	ibnd=$(cut -d' ' -f1 "$work/ibnd" | median); ibnd_rss=$(cut -d' ' -f2 "$work/ibnd" | sort -n | tail -n1)
 	ibnd64=$(cut -d' ' -f1 "$work/ibnd64" | median)
 	nodes=$(sed -n 's/.*"nodes": \([0-9]*\).*/\1/p' "$work/disc.json" | head -n1)
 	awk -v n="$name" -v nodes="$nodes" -v s="$sweep" -v rec="$record" -v t="$total" -v i="$ibnd" \
-		-v i64="$ibnd64" -v h="$hwm" -v r="$ibnd_rss" 'BEGIN {
-		printf "%-34s %5d nodes | walk %4d  record %4d  total %4d ms | ibnd %4d  ibnd-o64 %4d ms | walk/ibnd %.2f  total/ibnd %.2f  walk/ibnd-o64 %.2f | RSS %5d KiB vs %5d KiB (%.2f)\n",
-			n, nodes, s, rec, t, i, i64, s / i, t / i, s / (i64 ? i64 : 1), h, r, h / r }'
+		-v i64="$ibnd64" -v h="$hwm" -v w="$walkrss" -v r="$ibnd_rss" 'BEGIN {
+		printf "%-34s %5d nodes | walk %4d  record %4d  total %4d ms | ibnd %4d  ibnd-o64 %4d ms | walk/ibnd %.2f  total/ibnd %.2f  walk/ibnd-o64 %.2f | RSS loomd %5d walker %5d ibnd %5d KiB (%.2f %.2f)\n",
+			n, nodes, s, rec, t, i, i64, s / i, t / i, s / (i64 ? i64 : 1), h, w, r, h / r, w / r }'
 	loom_ibsim_stop
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "loomd.h"
+#include "walker.h"
 
 /* Paths on the command line are taken relative to where loomd was started:
  * the daemon changes directory to / when it detaches, and reloads later. */
@@ -55,6 +56,10 @@ int main(int argc, char **argv)
 	static char conf_buf[8192], db_buf[8192], sock_buf[8192];
 	int check = 0, c;
 
+	walker_init(argv[0]);
+	/* loomd starts itself this way for each SMP walk (daemon/walker.h). */
+	if (argc > 1 && strcmp(argv[1], "--walk") == 0)
+		return walker_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.config_path = absolute(optarg, conf_buf, sizeof(conf_buf)); break;

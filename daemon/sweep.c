@@ -33,6 +33,7 @@
 #include "log.h"
 #include "proto.h"
 #include "store.h"
+#include "walker.h"
 
 struct job {
 	struct sweeper *sw;
@@ -60,6 +61,7 @@ struct job {
 	char run_error[512];
 	double run_started, run_finished; /* the SMP walk */
 	double run_recorded;              /* the store transaction committed */
+	long run_walk_rss_kb;             /* the walker process's peak memory */
 	size_t run_nodes, run_links;
 	struct store_sweep_result run_res;
 };
@@ -154,7 +156,7 @@ static void *job_thread(void *arg)
 	char byte = 1;
 
 	job->run_started = now_wall();
-	fab = disc_ib_sweep(&job->params, err, sizeof(err));
+	fab = walker_sweep(&job->params, &job->run_walk_rss_kb, err, sizeof(err));
 	job->run_finished = now_wall();
 	info.started = job->run_started;
 	info.finished = job->run_finished;
@@ -226,7 +228,7 @@ static json_t *job_result(const struct job *job)
 
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s*}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s*}",
 			 "subnet", job->name,
 			 "status", job->run_rc == 0 ? "ok" : "failed",
 			 "sweep_id", (json_int_t)job->run_res.sweep_id,
@@ -237,6 +239,7 @@ static json_t *job_result(const struct job *job)
 			 (json_int_t)((job->run_finished - job->run_started) * 1000.0 + 0.5),
 			 "record_ms",
 			 (json_int_t)((job->run_recorded - job->run_finished) * 1000.0 + 0.5),
+			 "walk_rss_kb", (json_int_t)job->run_walk_rss_kb,
 			 "finished", ts,
 			 "error", job->run_rc == 0 ? NULL : job->run_error);
 }

@@ -1,0 +1,176 @@
+/* daemon/walker.c: see walker.h. */
+#include "autoconf.h"
+#include "walker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fabric_wire.h"
+#include "log.h"
+
+extern char **environ;
+
+static char exe_path[PATH_MAX];
+
+void walker_init(const char *argv0)
+{
+	/* /proc/self/exe survives the daemon's chdir("/"); argv0 is the
+	 * fallback where /proc is not mounted. */
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+
+	if (n > 0)
+		exe_path[n] = '\0';
+	else
+		snprintf(exe_path, sizeof(exe_path), "%s", argv0);
+}
+
+/* Read everything the child writes; a new buffer in *out. 0 or -errno. */
+static int read_all(int fd, char **out, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
+			 char *err, size_t errlen)
+{
+	struct rusage ru;
+	char port[16], timeout[16], retries[16], smps[16];
+	char *argv[] = { exe_path, "--walk", (char *)p->subnet, (char *)(p->ca ? p->ca : ""),
+			 port, timeout, retries, smps, NULL };
+	posix_spawn_file_actions_t fa;
+	struct fab *fab = NULL;
+	int fds[2], status = 0, rc;
+	char *out = NULL;
+	size_t len = 0;
+	pid_t pid;
+
+	snprintf(port, sizeof(port), "%d", p->port);
+	snprintf(timeout, sizeof(timeout), "%d", p->timeout_ms);
+	snprintf(retries, sizeof(retries), "%d", p->retries);
+	snprintf(smps, sizeof(smps), "%d", p->max_smps);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "cannot start the walker: pipe: %s", strerror(errno));
+		return NULL;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot start the walker %s: %s", exe_path, strerror(rc));
+		close(fds[0]);
+		return NULL;
+	}
+	rc = read_all(fds[0], &out, &len);
+	close(fds[0]);
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	if (max_rss_kb)
+		*max_rss_kb = ru.ru_maxrss;
+	if (rc < 0) {
+		snprintf(err, errlen, "reading the walker's answer: %s", strerror(-rc));
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		fab = fab_wire_read(out, len, err, errlen);
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && len > 0) {
+		/* One line of error, as the child decided it. */
+		snprintf(err, errlen, "%.*s", (int)(len && out[len - 1] == '\n' ? len - 1 : len), out);
+	} else if (WIFSIGNALED(status)) {
+		snprintf(err, errlen, "the walker died of signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	} else {
+		snprintf(err, errlen, "the walker failed (exit status %d)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	}
+	free(out);
+	return fab;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+int walker_main(int argc, char **argv)
+{
+	struct disc_ib_params p = { 0 };
+	char err[1024] = "";
+	struct fab *fab;
+	int rc;
+
+	if (argc != 7 || parse_int(argv[3], 0, 254, &p.port) < 0 ||
+	    parse_int(argv[4], 0, 600000, &p.timeout_ms) < 0 ||
+	    parse_int(argv[5], 0, 100, &p.retries) < 0 ||
+	    parse_int(argv[6], 0, 4096, &p.max_smps) < 0) {
+		fprintf(stderr, "loomd --walk: bad arguments (this mode is for loomd itself)\n");
+		return 2;
+	}
+	p.subnet = argv[1];
+	p.ca = argv[2];
+	/* The parent reads stdout to its end: nothing else may write there. */
+	log_init("loomd-walk", LOG_LVL_WARNING, LOG_TARGET_STDERR);
+	fab = disc_ib_sweep(&p, err, sizeof(err));
+	if (!fab) {
+		printf("%s\n", err);
+		fflush(stdout);
+		return 1;
+	}
+	rc = fab_wire_write(fab, stdout);
+	fab_free(fab);
+	if (rc < 0) {
+		fprintf(stderr, "loomd --walk: cannot write the fabric: %s\n", strerror(-rc));
+		return 3;
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* daemon/walker.h: the SMP walk of a subnet, run in a short-lived child
+ * process (loomd itself, started as `loomd --walk ...`).
+ *
+ * Why a process: libibnetdisc (rdma-core 44) leaks 64 bytes per switch port
+ * that has a LID on every walk, harmless to the one-shot ibnetdiscover but
+ * tens of MB a day in a daemon sweeping a large fabric every few minutes;
+ * and a crash or hang inside the MAD libraries must not take loomd down.
+ * The child walks, writes the fabric to a pipe (lib/fabric_wire.h) and
+ * exits; everything it allocated goes with it. */
+#ifndef LOOMD_WALKER_H
+#define LOOMD_WALKER_H
+
+#include <stddef.h>
+
+#include "discovery_ib.h"
+
+/* Remember the executable to start, at startup (before any chdir). */
+void walker_init(const char *argv0);
+
+/* disc_ib_sweep() in a child process; same contract. Blocking: call it from
+ * a worker thread. *max_rss_kb (if not NULL) gets the child's peak memory. */
+struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
+			 char *err, size_t errlen);
+
+/* The child's side: `loomd --walk SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
+ * (argv[0] is "--walk"). Returns the exit status: 0 with the fabric on
+ * stdout, 1 with one line of error on stdout, 2 on bad arguments. */
+int walker_main(int argc, char **argv);
+
+#endif
