@@ -1,0 +1,58 @@
+/* lib/route_lft.h: linear forwarding tables, what a routing engine produces:
+ * for every switch of a routing graph, the output port of each LID. */
+#ifndef LOOM_ROUTE_LFT_H
+#define LOOM_ROUTE_LFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "route_graph.h"
+
+#define RT_NO_PORT 0xFF   /* LFT entry: destination unreachable (as in IB) */
+
+struct rt_lfts {
+	size_t n_sw;
+	uint16_t max_lid;
+	uint8_t *port;         /* n_sw rows of max_lid + 1 entries; 0 = the switch */
+	/* What the engine that filled them found (engines set these): */
+	size_t n_routed;       /* (switch, LID held by someone) entries with a port */
+	size_t n_unreachable;  /* such entries left RT_NO_PORT: no path exists */
+};
+
+/* Tables for every switch of g, LIDs 0..g->max_lid, all RT_NO_PORT.
+ * NULL (errno ENOMEM) on failure. */
+struct rt_lfts *rt_lfts_new(const struct rt_graph *g);
+void rt_lfts_free(struct rt_lfts *l);
+
+static inline uint8_t rt_lfts_get(const struct rt_lfts *l, size_t sw, unsigned lid)
+{
+	return l->port[sw * ((size_t)l->max_lid + 1) + lid];
+}
+
+static inline void rt_lfts_set(struct rt_lfts *l, size_t sw, unsigned lid, uint8_t port)
+{
+	l->port[sw * ((size_t)l->max_lid + 1) + lid] = port;
+}
+
+/* The row of one switch (max_lid + 1 entries), for engines that fill fast. */
+static inline uint8_t *rt_lfts_row(struct rt_lfts *l, size_t sw)
+{
+	return l->port + sw * ((size_t)l->max_lid + 1);
+}
+
+/* Write the tables as `dump_fts` prints them when it reaches switches by
+ * LID, which OpenSM's `file` routing engine also reads:
+ *   Unicast lids [0x0-0x4] of switch Lid 2 guid 0x0000000000200000 (Switch-1):
+ *     Lid  Out   Destination
+ *          Port     Info 
+ *   0x0001 001 : (Channel Adapter portguid 0x0000000000100001: 'Hca-A')
+ *   0x0002 000 : (Switch portguid 0x0000000000200000: 'Switch-1')
+ *   2 valid lids dumped 
+ * (OpenSM's own opensm-lfts.dump differs only in decoration: "[0-4]",
+ * "('desc')", "# ..." instead of ": (...)", "N lids dumped".) Entries that are
+ * RT_NO_PORT are left out, like dump_fts does. l must have been made for g.
+ * 0 or -EIO. */
+int rt_lfts_write_dump(const struct rt_graph *g, const struct rt_lfts *l, FILE *out);
+
+#endif

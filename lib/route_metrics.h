@@ -1,0 +1,52 @@
+/* lib/route_metrics.h: how good a set of forwarding tables is, found by
+ * walking the tables themselves (never an engine's intentions), so the same
+ * numbers judge loom's engines, OpenSM's, and tables read back from
+ * switches. Only CA-to-CA traffic counts; switch LIDs carry management. */
+#ifndef LOOM_ROUTE_METRICS_H
+#define LOOM_ROUTE_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "route_graph.h"
+#include "route_lft.h"
+
+struct rt_metrics_opts {
+	size_t max_shifts;     /* shift permutations to evaluate, spread evenly
+				* over k = 1..n_ca-1; 0 = all of them */
+	unsigned n_random;     /* random permutations to evaluate */
+	uint64_t seed;         /* of the random permutations (splitmix64) */
+};
+
+struct rt_metrics {
+	/* Every ordered pair (a, b) of distinct CA ports: start at a's switch,
+	 * follow each switch's entry for b's base LID. */
+	size_t pairs;
+	size_t delivered;      /* reached the switch port cabled to b */
+	size_t unreachable;    /* met RT_NO_PORT, port 0, an uncabled port, the
+				* wrong CA, or a starts on no switch */
+	size_t loops;          /* visited more switches than the fabric has */
+	size_t max_hops;       /* switch-to-switch hops of the longest delivered path */
+	/* Edge forwarding index: delivered pairs routed over each directed link
+	 * out of a switch (to a switch or to a CA). Mean over every cabled
+	 * switch port, idle ones included, so spreading shows. */
+	size_t efi_links;      /* directed links out of switches */
+	size_t efi_max;
+	double efi_mean;
+	/* Worst link load of a permutation: the most flows (delivered ones) that
+	 * share one directed switch-out link; 1 = no two flows share a link. */
+	size_t shifts;         /* shift permutations evaluated: CA i sends to
+				* CA (i + k) mod n_ca, CAs in the graph's order */
+	size_t shift_max_load; /* max over the k's evaluated */
+	size_t shift_worst_k;  /* the first k reaching it */
+	size_t randoms;        /* random permutations evaluated */
+	size_t random_max_load;/* max over them */
+};
+
+/* Compute the metrics of tables l (made for g). opts NULL: every shift, no
+ * random permutation. Cost: O(switches with CAs * n_ca * hops) for the pairs,
+ * O(n_ca * hops) per permutation. 0 or -ENOMEM. */
+int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
+		       const struct rt_metrics_opts *opts, struct rt_metrics *out);
+
+#endif
