@@ -22,6 +22,7 @@ static const struct {
 	{ "ports", cmd_ports, 0 },
 	{ "links", cmd_links, 0 },
 	{ "events", cmd_events, 0 },
+	{ "route", cmd_route, 0 },
 };
 
 static void usage(FILE *out)
@@ -44,7 +45,11 @@ static void usage(FILE *out)
 		"  events [--since TIME] [--limit N]\n"
 		"                                 newest first; TIME: unix seconds,\n"
 		"                                 2026-11-22T15:00:00Z, 2026-11-22 or an\n"
-		"                                 age such as 90s, 15m, 2h, 7d\n");
+		"                                 age such as 90s, 15m, 2h, 7d\n"
+		"  route compute --topology FILE [--engine minhop] [--dump FILE]\n"
+		"        [--shifts N] [--random N] [--seed S]\n"
+		"                                 route an ibsim net file or ibnetdiscover\n"
+		"                                 output offline; print time and metrics\n");
 }
 
 void loomctl_error(const struct loomctl *lc, const char *fmt, ...)

@@ -6,6 +6,7 @@
  *   output.c      aligned tables and JSON printing
  *   cmd_fabric.c  nodes, node, ports, links, events
  *   cmd_daemon.c  status, discover
+ *   cmd_route.c   route compute (offline, on a topology file)
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -94,5 +95,8 @@ int cmd_events(struct loomctl *lc, int argc, char **argv);
 /* ---- cmd_daemon.c ---- */
 int cmd_status(struct loomctl *lc, int argc, char **argv);
 int cmd_discover(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_route.c ---- */
+int cmd_route(struct loomctl *lc, int argc, char **argv);
 
 #endif

@@ -1,0 +1,187 @@
+/* cli/cmd_route.c: `loomctl route compute`: route a topology file offline
+ * with one of loom's engines and print how good the tables are. No daemon
+ * is involved: this is the library (lib/route*.h) on a file. */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "route.h"
+#include "route_metrics.h"
+#include "topo_file.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int parse_count(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return errno || end == s || *end || *out > max ? -EINVAL : 0;
+}
+
+static void print_human(const char *topo, const struct rt_graph *g, const struct rt_lfts *l,
+			const struct rt_metrics *m, double t_graph, double t_route,
+			double t_metrics)
+{
+	printf("topology:  %s: %zu switches, %zu CA ports, LIDs %s\n", topo, g->n_sw, g->n_ca,
+	       g->lids_assigned ? "assigned by loom (the file has none)" : "from the file");
+	printf("engine:    minhop: %.3f s (graph %.3f s), %zu table entries, %zu unroutable\n",
+	       t_route, t_graph, l->n_routed, l->n_unreachable);
+	printf("pairs:     %zu of %zu delivered, %zu unreachable, %zu loops; longest path "
+	       "%zu switch hops\n", m->delivered, m->pairs, m->unreachable, m->loops, m->max_hops);
+	printf("EFI:       max %zu, mean %.1f routes per link (%zu links)\n", m->efi_max,
+	       m->efi_mean, m->efi_links);
+	printf("shift:     worst link load %zu over %zu shifts (first at k=%zu)\n",
+	       m->shift_max_load, m->shifts, m->shift_worst_k);
+	printf("random:    worst link load %zu over %zu permutations\n", m->random_max_load,
+	       m->randoms);
+	printf("metrics:   %.3f s\n", t_metrics);
+}
+
+static json_t *to_json(const char *topo, const struct rt_graph *g, const struct rt_lfts *l,
+		       const struct rt_metrics *m, double t_graph, double t_route,
+		       double t_metrics)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:b, s:f, s:f, s:f, s:I, s:I,"
+			 " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}}",
+			 "topology", topo, "engine", "minhop",
+			 "switches", (json_int_t)g->n_sw, "ca_ports", (json_int_t)g->n_ca,
+			 "lids_assigned", g->lids_assigned,
+			 "graph_s", t_graph, "route_s", t_route, "metrics_s", t_metrics,
+			 "routed_entries", (json_int_t)l->n_routed,
+			 "unroutable_entries", (json_int_t)l->n_unreachable,
+			 "metrics",
+			 "pairs", (json_int_t)m->pairs, "delivered", (json_int_t)m->delivered,
+			 "unreachable", (json_int_t)m->unreachable, "loops", (json_int_t)m->loops,
+			 "max_hops", (json_int_t)m->max_hops, "efi_max", (json_int_t)m->efi_max,
+			 "efi_mean", m->efi_mean, "shifts", (json_int_t)m->shifts,
+			 "shift_max_load", (json_int_t)m->shift_max_load,
+			 "shift_worst_k", (json_int_t)m->shift_worst_k,
+			 "randoms", (json_int_t)m->randoms,
+			 "random_max_load", (json_int_t)m->random_max_load);
+}
+
+static int route_compute(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "engine", required_argument, NULL, 'e' },
+		{ "dump", required_argument, NULL, 'd' },
+		{ "shifts", required_argument, NULL, 'k' },
+		{ "random", required_argument, NULL, 'r' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1 };
+	const char *topo = NULL, *dump = NULL;
+	struct rt_graph *g = NULL;
+	struct rt_lfts *l = NULL;
+	struct fab *fab = NULL;
+	struct rt_metrics m;
+	unsigned long v;
+	char err[512] = "";
+	double t0, t1, t2, t3;
+	int c, status = LOOMCTL_EXIT_FAILED;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': topo = optarg; break;
+		case 'd': dump = optarg; break;
+		case 'e':
+			if (strcmp(optarg, "minhop") != 0)
+				return loomctl_usage_error(lc, "route compute", "unknown engine "
+							   "\"%s\" (this version has: minhop)",
+							   optarg);
+			break;
+		case 'k':
+			if (parse_count(optarg, 1000000, &v) < 0)
+				return loomctl_usage_error(lc, "route compute",
+							   "--shifts wants a count, not \"%s\"", optarg);
+			mopts.max_shifts = v;
+			break;
+		case 'r':
+			if (parse_count(optarg, 100000, &v) < 0)
+				return loomctl_usage_error(lc, "route compute",
+							   "--random wants a count, not \"%s\"", optarg);
+			mopts.n_random = (unsigned)v;
+			break;
+		case 'S':
+			if (parse_count(optarg, ~0UL, &v) < 0)
+				return loomctl_usage_error(lc, "route compute",
+							   "--seed wants a number, not \"%s\"", optarg);
+			mopts.seed = v;
+			break;
+		default:
+			return loomctl_usage_hint();
+		}
+	}
+	if (!topo || optind < argc)
+		return loomctl_usage_error(lc, "route compute", optind < argc ?
+					   "unexpected argument \"%s\"" : "--topology FILE is required%s",
+					   optind < argc ? argv[optind] : "");
+
+	if (!(fab = topo_file_read(topo, "offline", err, sizeof(err)))) {
+		loomctl_error(lc, "%s", err);
+		return LOOMCTL_EXIT_FAILED;
+	}
+	t0 = now();
+	if (!(g = rt_graph_new(fab, err, sizeof(err))) || !(l = rt_lfts_new(g))) {
+		loomctl_error(lc, "%s: %s", topo, g ? "out of memory" : err);
+		goto out;
+	}
+	t1 = now();
+	if (rt_route_minhop(g, l, err, sizeof(err)) < 0) {
+		loomctl_error(lc, "%s: minhop: %s", topo, err);
+		goto out;
+	}
+	t2 = now();
+	if (rt_metrics_compute(g, l, &mopts, &m) < 0) {
+		loomctl_error(lc, "%s: metrics: out of memory", topo);
+		goto out;
+	}
+	t3 = now();
+	if (dump) {
+		FILE *f = fopen(dump, "w");
+
+		if (!f || rt_lfts_write_dump(g, l, f) < 0 || fclose(f) != 0) {
+			loomctl_error(lc, "cannot write %s: %s", dump, strerror(errno));
+			goto out;
+		}
+	}
+	if (lc->json) {
+		json_t *j = to_json(topo, g, l, &m, t1 - t0, t2 - t1, t3 - t2);
+
+		output_json(j, stdout);
+		json_decref(j);
+	} else {
+		print_human(topo, g, l, &m, t1 - t0, t2 - t1, t3 - t2);
+	}
+	/* Tables that lose pairs or loop are a failed routing, for scripts too. */
+	status = m.delivered == m.pairs ? LOOMCTL_EXIT_OK : LOOMCTL_EXIT_FAILED;
+out:
+	rt_lfts_free(l);
+	rt_graph_free(g);
+	fab_free(fab);
+	return status;
+}
+
+int cmd_route(struct loomctl *lc, int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "compute") != 0)
+		return loomctl_usage_error(lc, "route", argc < 2 ? "a subcommand is needed%s" :
+					   "unknown subcommand \"%s\" (this version has: compute)",
+					   argc < 2 ? "" : argv[1]);
+	return route_compute(lc, argc - 1, argv + 1);
+}
