@@ -273,6 +273,28 @@ static int each_line(struct reader *r, const char *text, size_t len, line_fn fn)
 
 /* ---- ibsim net files ------------------------------------------------------- */
 
+/* The node kind that starts a header line, *p moved past its word; -1 if
+ * none. ibsim net files also say "Hca"; ibnetdiscover says only "Ca". */
+static int header_kind(const char **p, int hca_ok)
+{
+	static const struct {
+		const char *word;
+		int type;
+		int net_only;
+	} kinds[] = {
+		{ "Switch", IBT_NODE_SWITCH, 0 }, { "Hca", IBT_NODE_CA, 1 },
+		{ "Ca", IBT_NODE_CA, 0 }, { "Rt", IBT_NODE_ROUTER, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if ((hca_ok || !kinds[i].net_only) && starts_word(*p, kinds[i].word)) {
+			*p += strlen(kinds[i].word);
+			return kinds[i].type;
+		}
+	}
+	return -1;
+}
+
 static int net_header(struct reader *r, const char *p, unsigned lineno)
 {
 	char name[FAB_DESC_LEN + 1], desc[FAB_DESC_LEN + 1] = "";
@@ -281,22 +303,9 @@ static int net_header(struct reader *r, const char *p, unsigned lineno)
 	int type;
 	uint64_t guid;
 
-	if (starts_word(p, "Switch")) {
-		type = IBT_NODE_SWITCH;
-		p += 6;
-	} else if (starts_word(p, "Hca")) {
-		type = IBT_NODE_CA;
-		p += 3;
-	} else if (starts_word(p, "Ca")) {
-		type = IBT_NODE_CA;
-		p += 2;
-	} else if (starts_word(p, "Rt")) {
-		type = IBT_NODE_ROUTER;
-		p += 2;
-	} else {
+	if ((type = header_kind(&p, 1)) < 0)
 		return fail(r, lineno, -EINVAL, "bad line (want `Switch|Hca|Rt N \"name\"` "
 			    "or `[port] \"peer\"[port]`)");
-	}
 	if (tok_uint(&p, MAX_PORTS, &nports) < 0 || nports == 0)
 		return fail(r, lineno, -EINVAL, "bad header: number of ports must be 1..%d",
 			    MAX_PORTS);
@@ -489,19 +498,9 @@ static int ibnd_header(struct reader *r, const char *p, unsigned lineno)
 	const char *q;
 	int type;
 
-	if (starts_word(p, "Switch")) {
-		type = IBT_NODE_SWITCH;
-		p += 6;
-	} else if (starts_word(p, "Ca")) {
-		type = IBT_NODE_CA;
-		p += 2;
-	} else if (starts_word(p, "Rt")) {
-		type = IBT_NODE_ROUTER;
-		p += 2;
-	} else {
+	if ((type = header_kind(&p, 0)) < 0)
 		return fail(r, lineno, -EINVAL, "bad line (want a Switch|Ca|Rt header, "
 			    "a port line or key=value)");
-	}
 	if (tok_uint(&p, MAX_PORTS, &nports) < 0 || nports == 0)
 		return fail(r, lineno, -EINVAL, "bad header: number of ports must be 1..%d",
 			    MAX_PORTS);
