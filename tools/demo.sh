@@ -57,5 +57,7 @@ echo "== loomctl events"; $ctl events --limit 5
 echo "== OpenSM routed it: ibroute of the first leaf switch (first 8 entries)"
 lid=$($ctl nodes --type switch | awk "NR==2 {print \$4}")
 LD_PRELOAD=$preload ibroute "$lid" 2>/dev/null | head -n 10
+echo "== loom routing the same fabric offline (min-hop engine; quality by walking the tables)"
+$B/loomctl route compute --topology "$net"
 echo "demo: done (database kept in $work/loom.db; try: $B/loomctl --db $work/loom.db nodes)"
 '
