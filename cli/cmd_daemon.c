@@ -40,7 +40,7 @@ static const json_t *find_by_name(const json_t *arr, const char *name)
 /* One row of the subnet table from what the sweeper knows of a subnet
  * (`job`: configured, its last run and schedule) and what the database
  * holds (`db`: counts, last recorded sweep); either may be NULL. */
-static int add_subnet_row(struct output_table *t, const json_t *job, const json_t *db)
+static void add_subnet_row(struct output_table *t, const json_t *job, const json_t *db)
 {
 	const json_t *any = job ? job : db;
 	const json_t *last = job ? json_object_get(job, "last") : NULL;
@@ -74,7 +74,7 @@ static int add_subnet_row(struct output_table *t, const json_t *job, const json_
 	const char *row[] = {
 		output_str(any, "name"), where, nodes, sws, cas, links, status, at, next_s,
 	};
-	return output_table_add(t, row);
+	output_table_add(t, row);
 }
 
 static int print_status(const json_t *st)
@@ -88,7 +88,6 @@ static int print_status(const json_t *st)
 	struct output_table *t;
 	size_t i;
 	json_t *v;
-	int rc = 0;
 
 	if (json_object_get(st, "version")) {
 		char daemon[128], up[64], db[4200], interval[64];
@@ -124,20 +123,15 @@ static int print_status(const json_t *st)
 	}
 	putchar('\n');
 
-	if (!(t = output_table_new(9, hdr)))
-		return -ENOMEM;
+	t = output_table_new(9, hdr);
 	/* Configured subnets in configuration order, then those only the
 	 * database remembers (no longer configured). */
 	json_array_foreach(jobs, i, v)
-		if (rc == 0)
-			rc = add_subnet_row(t, v, find_by_name(dbs, output_str(v, "name")));
+		add_subnet_row(t, v, find_by_name(dbs, output_str(v, "name")));
 	json_array_foreach(dbs, i, v)
-		if (rc == 0 && !find_by_name(jobs, output_str(v, "name")))
-			rc = add_subnet_row(t, NULL, v);
-	if (rc == 0)
-		output_table_print(t, stdout);
-	output_table_free(t);
-	return rc;
+		if (!find_by_name(jobs, output_str(v, "name")))
+			add_subnet_row(t, NULL, v);
+	return output_table_flush(t, stdout);
 }
 
 int cmd_status(struct loomctl *lc, int argc, char **argv)

@@ -68,8 +68,6 @@ static int print_nodes(const json_t *nodes)
 	size_t i;
 	json_t *n;
 
-	if (!t)
-		return -ENOMEM;
 	json_array_foreach(nodes, i, n) {
 		char ports[24], lid[24];
 
@@ -77,14 +75,9 @@ static int print_nodes(const json_t *nodes)
 		fmt_int(lid, sizeof(lid), output_int(n, "lid"));
 		const char *row[] = { output_str(n, "guid"), output_str(n, "type"), ports, lid,
 				      output_str(n, "desc") };
-		if (output_table_add(t, row) < 0) {
-			output_table_free(t);
-			return -ENOMEM;
-		}
+		output_table_add(t, row);
 	}
-	output_table_print(t, stdout);
-	output_table_free(t);
-	return 0;
+	return output_table_flush(t, stdout);
 }
 
 int cmd_nodes(struct loomctl *lc, int argc, char **argv)
@@ -120,8 +113,6 @@ static int print_ports(const json_t *ports)
 	size_t i;
 	json_t *p;
 
-	if (!t)
-		return -ENOMEM;
 	json_array_foreach(ports, i, p) {
 		json_t *peer = json_object_get(p, "peer");
 		char num[24], lid[24], mtu[24], peer_s[48] = "";
@@ -137,14 +128,9 @@ static int print_ports(const json_t *ports)
 			output_str(p, "phys_state"), output_str(p, "width"), output_str(p, "speed"),
 			mtu, peer_s, output_str(p, "node_desc"),
 		};
-		if (output_table_add(t, row) < 0) {
-			output_table_free(t);
-			return -ENOMEM;
-		}
+		output_table_add(t, row);
 	}
-	output_table_print(t, stdout);
-	output_table_free(t);
-	return 0;
+	return output_table_flush(t, stdout);
 }
 
 int cmd_ports(struct loomctl *lc, int argc, char **argv)
@@ -209,34 +195,22 @@ static int print_links(const json_t *links)
 	size_t i;
 	json_t *l;
 
-	if (!t)
-		return -ENOMEM;
 	json_array_foreach(links, i, l) {
 		json_t *a = json_object_get(l, "a"), *b = json_object_get(l, "b");
-		char ap[24], bp[24], *descs = NULL;
+		char ap[24], bp[24], descs[2 * 65 + 8];
 
 		snprintf(ap, sizeof(ap), "%lld", output_int(a, "port"));
 		snprintf(bp, sizeof(bp), "%lld", output_int(b, "port"));
-		if (asprintf(&descs, "%s -> %s", output_str(a, "desc"), output_str(b, "desc")) < 0) {
-			output_table_free(t);
-			return -ENOMEM;
-		}
+		snprintf(descs, sizeof(descs), "%s -> %s", output_str(a, "desc"),
+			 output_str(b, "desc"));
 		const char *row[] = {
 			output_str(a, "guid"), ap, output_str(b, "guid"), bp, output_str(l, "width"),
 			output_str(l, "speed"), json_is_true(json_object_get(l, "degraded")) ?
 			"degraded" : "-", descs,
 		};
-		int rc = output_table_add(t, row);
-
-		free(descs);
-		if (rc < 0) {
-			output_table_free(t);
-			return rc;
-		}
+		output_table_add(t, row);
 	}
-	output_table_print(t, stdout);
-	output_table_free(t);
-	return 0;
+	return output_table_flush(t, stdout);
 }
 
 int cmd_links(struct loomctl *lc, int argc, char **argv)
@@ -261,32 +235,20 @@ static int print_events(const json_t *events)
 	size_t i;
 	json_t *e;
 
-	if (!t)
-		return -ENOMEM;
 	json_array_foreach(events, i, e) {
 		const char *old = output_str(e, "old"), *new = output_str(e, "new");
-		char *change = NULL;
+		char change[2 * 128 + 8] = "";
 
-		if ((*old || *new) &&
-		    asprintf(&change, "%s -> %s", *old ? old : "-", *new ? new : "-") < 0) {
-			output_table_free(t);
-			return -ENOMEM;
-		}
+		if (*old || *new)
+			snprintf(change, sizeof(change), "%s -> %s", *old ? old : "-",
+				 *new ? new : "-");
 		const char *row[] = {
 			output_str(e, "time"), output_str(e, "severity"), output_str(e, "kind"),
 			output_str(e, "subject"), change,
 		};
-		int rc = output_table_add(t, row);
-
-		free(change);
-		if (rc < 0) {
-			output_table_free(t);
-			return rc;
-		}
+		output_table_add(t, row);
 	}
-	output_table_print(t, stdout);
-	output_table_free(t);
-	return 0;
+	return output_table_flush(t, stdout);
 }
 
 int cmd_events(struct loomctl *lc, int argc, char **argv)

@@ -68,14 +68,17 @@ int local_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t *
 /* ---- output.c ---- */
 struct output_table;
 
-/* A table with `ncols` columns and these headers. NULL if out of memory. */
+/* A table with `ncols` columns and these headers; NULL if out of memory.
+ * Rows are added without checking each time: a table remembers a row it
+ * could not store, and output_table_flush() then fails instead of printing
+ * an incomplete table. Both accept the NULL of a failed output_table_new(). */
 struct output_table *output_table_new(int ncols, const char *const *headers);
-void output_table_free(struct output_table *t);
 /* Append a row of ncols cells (copied); NULL or "" cells print as "-" so
  * that every row has the same number of words for awk. 0 or -ENOMEM. */
 int output_table_add(struct output_table *t, const char *const *cells);
-/* Header line, then the rows; columns padded to their widest cell. */
-void output_table_print(const struct output_table *t, FILE *out);
+/* Print the header line and the rows, columns padded to their widest cell,
+ * and free the table. 0, or -ENOMEM (nothing printed) if a row was lost. */
+int output_table_flush(struct output_table *t, FILE *out);
 /* A JSON value as loomctl --json prints it (two-space indent). 0 or -errno. */
 int output_json(const json_t *v, FILE *out);
 /* "key:  value" lines with the values aligned; pairs[2*i] is a key. */

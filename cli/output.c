@@ -9,6 +9,7 @@
 #include <string.h>
 
 struct output_table {
+	int failed;          /* a row could not be stored: flush reports it */
 	int ncols;
 	size_t nrows, cap;
 	char **cells;        /* nrows * ncols, row-major; row 0 is the header */
@@ -25,21 +26,7 @@ static size_t text_width(const char *s)
 	return n;
 }
 
-struct output_table *output_table_new(int ncols, const char *const *headers)
-{
-	struct output_table *t = calloc(1, sizeof(*t));
-
-	if (!t)
-		return NULL;
-	t->ncols = ncols;
-	if (output_table_add(t, headers) < 0) {
-		output_table_free(t);
-		return NULL;
-	}
-	return t;
-}
-
-void output_table_free(struct output_table *t)
+static void table_free(struct output_table *t)
 {
 	if (!t)
 		return;
@@ -49,16 +36,36 @@ void output_table_free(struct output_table *t)
 	free(t);
 }
 
+struct output_table *output_table_new(int ncols, const char *const *headers)
+{
+	struct output_table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->ncols = ncols;
+	if (output_table_add(t, headers) < 0) {
+		table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+
 int output_table_add(struct output_table *t, const char *const *cells)
 {
-	size_t base = t->nrows * (size_t)t->ncols;
+	size_t base;
 
+	if (!t)
+		return -ENOMEM;
+	base = t->nrows * (size_t)t->ncols;
 	if (t->nrows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		char **c = realloc(t->cells, cap * (size_t)t->ncols * sizeof(*c));
 
-		if (!c)
+		if (!c) {
+			t->failed = 1;
 			return -ENOMEM;
+		}
 		t->cells = c;
 		t->cap = cap;
 	}
@@ -69,6 +76,7 @@ int output_table_add(struct output_table *t, const char *const *cells)
 		if (!copy) {
 			while (i-- > 0)
 				free(t->cells[base + (size_t)i]);
+			t->failed = 1;
 			return -ENOMEM;
 		}
 		/* A tab or newline in a node description would break the
@@ -82,12 +90,12 @@ int output_table_add(struct output_table *t, const char *const *cells)
 	return 0;
 }
 
-void output_table_print(const struct output_table *t, FILE *out)
+static int table_print(const struct output_table *t, FILE *out)
 {
 	size_t *width = calloc((size_t)t->ncols, sizeof(*width));
 
 	if (!width)
-		return;
+		return -ENOMEM;
 	for (size_t r = 0; r < t->nrows; r++)
 		for (int c = 0; c < t->ncols; c++) {
 			size_t w = text_width(t->cells[r * (size_t)t->ncols + (size_t)c]);
@@ -108,6 +116,16 @@ void output_table_print(const struct output_table *t, FILE *out)
 		fputc('\n', out);
 	}
 	free(width);
+	return 0;
+}
+
+int output_table_flush(struct output_table *t, FILE *out)
+{
+	/* A table with a row missing would be a lie: print nothing then. */
+	int rc = !t || t->failed ? -ENOMEM : table_print(t, out);
+
+	table_free(t);
+	return rc;
 }
 
 int output_json(const json_t *v, FILE *out)
