@@ -31,14 +31,17 @@ static int parse_count(const char *s, unsigned long max, unsigned long *out)
 	return errno || end == s || *end || *out > max ? -EINVAL : 0;
 }
 
-static void print_human(const char *topo, const struct rt_graph *g, const struct rt_lfts *l,
-			const struct rt_metrics *m, double t_graph, double t_route,
-			double t_metrics)
+static void print_human(const char *topo, const struct rt_graph *g, const char *engine,
+			const struct rt_lfts *l, const struct rt_metrics *m, double t_graph,
+			double t_route, double t_metrics)
 {
 	printf("topology:  %s: %zu switches, %zu CA ports, LIDs %s\n", topo, g->n_sw, g->n_ca,
 	       g->lids_assigned ? "assigned by loom (the file has none)" : "from the file");
-	printf("engine:    minhop: %.3f s (graph %.3f s), %zu table entries, %zu unroutable\n",
-	       t_route, t_graph, l->n_routed, l->n_unreachable);
+	printf("engine:    %s: %.3f s (graph %.3f s), %zu table entries, %zu unroutable, "
+	       "%u VL%s\n", engine, t_route, t_graph, l->n_routed, l->n_unreachable, l->n_vls,
+	       l->n_vls == 1 ? "" : "s");
+	if (l->note[0])
+		printf("           %s\n", l->note);
 	printf("pairs:     %zu of %zu delivered, %zu unreachable, %zu loops; longest path "
 	       "%zu switch hops\n", m->delivered, m->pairs, m->unreachable, m->loops, m->max_hops);
 	printf("EFI:       max %zu, mean %.1f routes per link (%zu links)\n", m->efi_max,
@@ -50,13 +53,14 @@ static void print_human(const char *topo, const struct rt_graph *g, const struct
 	printf("metrics:   %.3f s\n", t_metrics);
 }
 
-static json_t *to_json(const char *topo, const struct rt_graph *g, const struct rt_lfts *l,
-		       const struct rt_metrics *m, double t_graph, double t_route,
-		       double t_metrics)
+static json_t *to_json(const char *topo, const struct rt_graph *g, const char *engine,
+		       const struct rt_lfts *l, const struct rt_metrics *m, double t_graph,
+		       double t_route, double t_metrics)
 {
-	return json_pack("{s:s, s:s, s:I, s:I, s:b, s:f, s:f, s:f, s:I, s:I,"
+	return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:I, s:I,"
 			 " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}}",
-			 "topology", topo, "engine", "minhop",
+			 "topology", topo, "engine", engine, "note", l->note,
+			 "vls", (int)l->n_vls,
 			 "switches", (json_int_t)g->n_sw, "ca_ports", (json_int_t)g->n_ca,
 			 "lids_assigned", g->lids_assigned,
 			 "graph_s", t_graph, "route_s", t_route, "metrics_s", t_metrics,
@@ -86,6 +90,7 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	};
 	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1 };
 	const char *topo = NULL, *dump = NULL;
+	const struct rt_engine *engine = rt_engine_find("loom");
 	struct rt_graph *g = NULL;
 	struct rt_lfts *l = NULL;
 	struct fab *fab = NULL;
@@ -100,10 +105,10 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		case 't': topo = optarg; break;
 		case 'd': dump = optarg; break;
 		case 'e':
-			if (strcmp(optarg, "minhop") != 0)
+			if (!(engine = rt_engine_find(optarg)))
 				return loomctl_usage_error(lc, "route compute", "unknown engine "
-							   "\"%s\" (this version has: minhop)",
-							   optarg);
+							   "\"%s\" (this version has: loom, "
+							   "ftree, dfsssp, minhop)", optarg);
 			break;
 		case 'k':
 			if (parse_count(optarg, 1000000, &v) < 0)
@@ -142,8 +147,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		goto out;
 	}
 	t1 = now();
-	if (rt_route_minhop(g, l, err, sizeof(err)) < 0) {
-		loomctl_error(lc, "%s: minhop: %s", topo, err);
+	if (engine->route(g, l, err, sizeof(err)) < 0) {
+		loomctl_error(lc, "%s: %s: %s", topo, engine->name, err);
 		goto out;
 	}
 	t2 = now();
@@ -161,12 +166,12 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		}
 	}
 	if (lc->json) {
-		json_t *j = to_json(topo, g, l, &m, t1 - t0, t2 - t1, t3 - t2);
+		json_t *j = to_json(topo, g, engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
 
 		output_json(j, stdout);
 		json_decref(j);
 	} else {
-		print_human(topo, g, l, &m, t1 - t0, t2 - t1, t3 - t2);
+		print_human(topo, g, engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
 	}
 	/* Tables that lose pairs or loop are a failed routing, for scripts too. */
 	status = m.delivered == m.pairs ? LOOMCTL_EXIT_OK : LOOMCTL_EXIT_FAILED;

@@ -22,4 +22,42 @@
  * number), LIDs taken in ascending order. Deterministic. */
 int rt_route_minhop(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen);
 
+/* Fat trees (lib/route_ftree.c): finds the levels itself from where the CAs
+ * hang (no root GUID file), routes every LID down a single path from the
+ * roots and spreads the up-going choices so that shift permutations are
+ * non-blocking on full trees; on degraded trees it keeps routing, moving
+ * each LID to the least-loaded surviving port. Fails (-EINVAL, reason in
+ * err) when the graph is not a fat tree: callers fall back to dfsssp. */
+int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen);
+
+/* Deadlock-free balanced shortest paths for any topology
+ * (lib/route_dfsssp.c, the DFSSSP family): paths weighted by the load
+ * already placed, then spread over virtual lanes so that each lane's
+ * channel dependency graph is acyclic. Sets out->sl and out->n_vls. Fails
+ * (-ENOSPC, reason in err) when more than max_vls lanes would be needed. */
+int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen);
+
+/* The engine operators select: ftree when the graph is a fat tree, else
+ * dfsssp; says which and why in out->note. */
+int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen);
+
+/* The engines by name (lib/route_engine.c). */
+typedef int (*rt_route_fn)(const struct rt_graph *g, struct rt_lfts *out, char *err,
+			   size_t errlen);
+
+struct rt_engine {
+	const char *name;      /* "loom", "ftree", "dfsssp", "minhop" */
+	const char *summary;   /* one line for help texts */
+	rt_route_fn route;
+};
+
+/* The engine called `name`, or NULL. */
+const struct rt_engine *rt_engine_find(const char *name);
+/* All engines, `loom` first; *n gets their number. */
+const struct rt_engine *rt_engine_list(size_t *n);
+
+/* Most virtual lanes an engine may use for data: IB switches have up to 15
+ * data VLs, but ports commonly offer 8 (VLCap 4) and ibsim's offer VL0-7. */
+#define RT_MAX_VLS 8
+
 #endif

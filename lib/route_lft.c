@@ -19,7 +19,18 @@ struct rt_lfts *rt_lfts_new(const struct rt_graph *g)
 	memset(l->port, RT_NO_PORT, n);
 	l->n_sw = g->n_sw;
 	l->max_lid = g->max_lid;
+	l->n_vls = 1;
 	return l;
+}
+
+int rt_lfts_sl_alloc(struct rt_lfts *l)
+{
+	size_t n = (l->n_sw ? l->n_sw : 1) * ((size_t)l->max_lid + 1);
+
+	if (l->sl)
+		return 0;
+	l->sl = calloc(n, 1);
+	return l->sl ? 0 : -ENOMEM;
 }
 
 void rt_lfts_free(struct rt_lfts *l)
@@ -27,6 +38,7 @@ void rt_lfts_free(struct rt_lfts *l)
 	if (!l)
 		return;
 	free(l->port);
+	free(l->sl);
 	free(l);
 }
 

@@ -18,12 +18,32 @@ struct rt_lfts {
 	/* What the engine that filled them found (engines set these): */
 	size_t n_routed;       /* (switch, LID held by someone) entries with a port */
 	size_t n_unreachable;  /* such entries left RT_NO_PORT: no path exists */
+	/* Service levels, for engines that break deadlocks with virtual lanes:
+	 * sl NULL means every path uses SL 0. Otherwise it has the shape of
+	 * port: sl[sw][lid] is the SL of every path that enters the fabric at
+	 * switch sw (its source CA hangs there) toward lid. SL s is meant to
+	 * run on VL s (identity SL2VL); n_vls is how many are used (1 = none
+	 * needed beyond VL 0). */
+	uint8_t *sl;
+	uint8_t n_vls;
+	/* One line from the engine for the operator (why this engine, what it
+	 * found: "fat tree of 3 levels, ..."); "" if nothing to say. */
+	char note[256];
 };
 
 /* Tables for every switch of g, LIDs 0..g->max_lid, all RT_NO_PORT.
  * NULL (errno ENOMEM) on failure. */
 struct rt_lfts *rt_lfts_new(const struct rt_graph *g);
 void rt_lfts_free(struct rt_lfts *l);
+
+/* Give l its SL table, all 0 (n_vls stays as it is). 0 or -ENOMEM. */
+int rt_lfts_sl_alloc(struct rt_lfts *l);
+
+/* The SL of paths entering at switch sw toward lid (0 without a table). */
+static inline uint8_t rt_lfts_sl(const struct rt_lfts *l, size_t sw, unsigned lid)
+{
+	return l->sl ? l->sl[sw * ((size_t)l->max_lid + 1) + lid] : 0;
+}
 
 static inline uint8_t rt_lfts_get(const struct rt_lfts *l, size_t sw, unsigned lid)
 {

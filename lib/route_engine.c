@@ -1,0 +1,62 @@
+/* lib/route_engine.c: loom's routing engines by name, and `loom`, the one
+ * operators select, which picks an engine for the topology it is given. */
+#include "autoconf.h"
+#include "route.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct rt_engine engines[] = {
+	{ "loom", "picks ftree for fat trees, dfsssp for anything else", rt_route_loom },
+	{ "ftree", "fat trees: levels found alone, non-blocking shifts, degraded trees kept",
+	  rt_route_ftree },
+	{ "dfsssp", "any topology: balanced shortest paths, deadlock-free with VL layers",
+	  rt_route_dfsssp },
+	{ "minhop", "balanced minimum-hop paths, no deadlock avoidance", rt_route_minhop },
+};
+
+const struct rt_engine *rt_engine_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
+		if (strcmp(engines[i].name, name) == 0)
+			return &engines[i];
+	return NULL;
+}
+
+const struct rt_engine *rt_engine_list(size_t *n)
+{
+	*n = sizeof(engines) / sizeof(engines[0]);
+	return engines;
+}
+
+int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen)
+{
+	char why[200];
+	int rc;
+
+	rc = rt_route_ftree(g, out, why, sizeof(why));
+	if (rc == 0) {
+		char note[sizeof(out->note)];
+
+		snprintf(note, sizeof(note), "loom chose ftree: %s", out->note);
+		memcpy(out->note, note, sizeof(note));
+		return 0;
+	}
+	if (rc != -EINVAL) {
+		snprintf(err, errlen, "ftree: %s", why);
+		return rc;
+	}
+	/* Not a fat tree: start from clean tables. */
+	memset(out->port, RT_NO_PORT, out->n_sw * ((size_t)out->max_lid + 1));
+	out->n_routed = out->n_unreachable = 0;
+	rc = rt_route_dfsssp(g, out, err, errlen);
+	if (rc == 0) {
+		char note[sizeof(out->note)];
+
+		snprintf(note, sizeof(note), "loom chose dfsssp (not a fat tree: %s): %s", why,
+			 out->note);
+		memcpy(out->note, note, sizeof(note));
+	}
+	return rc;
+}
