@@ -77,19 +77,44 @@ static json_t *to_json(const char *topo, const struct rt_graph *g, const char *e
 			 "random_max_load", (json_int_t)m->random_max_load);
 }
 
+/* Tables for g from a dump file (dump_fts, ibroute, opensm-lfts.dump). */
+static int read_lfts(struct loomctl *lc, const struct rt_graph *g, const char *topo,
+		     const char *path, struct rt_lfts **out)
+{
+	FILE *f = fopen(path, "r");
+	size_t missing = 0;
+	char err[512];
+
+	if (!f) {
+		loomctl_error(lc, "cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	*out = rt_lfts_read_dump(g, f, path, &missing, err, sizeof(err));
+	fclose(f);
+	if (!*out) {
+		loomctl_error(lc, "%s", err);
+		return -EINVAL;
+	}
+	if (missing)
+		snprintf((*out)->note, sizeof((*out)->note), "%s has no table for %zu of the "
+			 "%zu switches of %s", path, missing, g->n_sw, topo);
+	return 0;
+}
+
 static int route_compute(struct loomctl *lc, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "topology", required_argument, NULL, 't' },
 		{ "engine", required_argument, NULL, 'e' },
 		{ "dump", required_argument, NULL, 'd' },
+		{ "lfts", required_argument, NULL, 'l' },
 		{ "shifts", required_argument, NULL, 'k' },
 		{ "random", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1 };
-	const char *topo = NULL, *dump = NULL;
+	const char *topo = NULL, *dump = NULL, *lfts = NULL;
 	const struct rt_engine *engine = rt_engine_find("loom");
 	struct rt_graph *g = NULL;
 	struct rt_lfts *l = NULL;
@@ -98,12 +123,13 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	unsigned long v;
 	char err[512] = "";
 	double t0, t1, t2, t3;
-	int c, status = LOOMCTL_EXIT_FAILED;
+	int c, rc, status = LOOMCTL_EXIT_FAILED;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': topo = optarg; break;
 		case 'd': dump = optarg; break;
+		case 'l': lfts = optarg; break;
 		case 'e':
 			if (!(engine = rt_engine_find(optarg)))
 				return loomctl_usage_error(lc, "route compute", "unknown engine "
@@ -142,12 +168,19 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		return LOOMCTL_EXIT_FAILED;
 	}
 	t0 = now();
-	if (!(g = rt_graph_new(fab, err, sizeof(err))) || !(l = rt_lfts_new(g))) {
-		loomctl_error(lc, "%s: %s", topo, g ? "out of memory" : err);
+	if (!(g = rt_graph_new(fab, err, sizeof(err)))) {
+		loomctl_error(lc, "%s: %s", topo, err);
 		goto out;
 	}
 	t1 = now();
-	if (engine->route(g, l, err, sizeof(err)) < 0) {
+	if (lfts) {
+		/* Judge given tables (read back from switches, or OpenSM's). */
+		if ((rc = read_lfts(lc, g, topo, lfts, &l)) < 0)
+			goto out;
+	} else if (!(l = rt_lfts_new(g))) {
+		loomctl_error(lc, "%s: out of memory", topo);
+		goto out;
+	} else if (engine->route(g, l, err, sizeof(err)) < 0) {
 		loomctl_error(lc, "%s: %s: %s", topo, engine->name, err);
 		goto out;
 	}
@@ -166,12 +199,12 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		}
 	}
 	if (lc->json) {
-		json_t *j = to_json(topo, g, engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
+		json_t *j = to_json(topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
 
 		output_json(j, stdout);
 		json_decref(j);
 	} else {
-		print_human(topo, g, engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
+		print_human(topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
 	}
 	/* Tables that lose pairs or loop are a failed routing, for scripts too. */
 	status = m.delivered == m.pairs ? LOOMCTL_EXIT_OK : LOOMCTL_EXIT_FAILED;

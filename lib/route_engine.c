@@ -30,6 +30,22 @@ const struct rt_engine *rt_engine_list(size_t *n)
 	return engines;
 }
 
+/* Put "PREFIX: " before the engine's note, cutting the end if too long. */
+static void note_prefix(struct rt_lfts *out, const char *prefix)
+{
+	char note[sizeof(out->note)];
+	size_t n = strlen(prefix), m = strlen(out->note);
+
+	if (n >= sizeof(note))
+		n = sizeof(note) - 1;
+	if (n + m >= sizeof(note))
+		m = sizeof(note) - 1 - n;
+	memcpy(note, prefix, n);
+	memcpy(note + n, out->note, m);
+	note[n + m] = '\0';
+	memcpy(out->note, note, sizeof(note));
+}
+
 int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen)
 {
 	char why[200];
@@ -37,10 +53,7 @@ int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size
 
 	rc = rt_route_ftree(g, out, why, sizeof(why));
 	if (rc == 0) {
-		char note[sizeof(out->note)];
-
-		snprintf(note, sizeof(note), "loom chose ftree: %s", out->note);
-		memcpy(out->note, note, sizeof(note));
+		note_prefix(out, "loom chose ftree: ");
 		return 0;
 	}
 	if (rc != -EINVAL) {
@@ -52,11 +65,10 @@ int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size
 	out->n_routed = out->n_unreachable = 0;
 	rc = rt_route_dfsssp(g, out, err, errlen);
 	if (rc == 0) {
-		char note[sizeof(out->note)];
+		char prefix[sizeof(why) + 64];
 
-		snprintf(note, sizeof(note), "loom chose dfsssp (not a fat tree: %s): %s", why,
-			 out->note);
-		memcpy(out->note, note, sizeof(note));
+		snprintf(prefix, sizeof(prefix), "loom chose dfsssp (not a fat tree: %s): ", why);
+		note_prefix(out, prefix);
 	}
 	return rc;
 }

@@ -75,4 +75,14 @@ static inline uint8_t *rt_lfts_row(struct rt_lfts *l, size_t sw)
  * 0 or -EIO. */
 int rt_lfts_write_dump(const struct rt_graph *g, const struct rt_lfts *l, FILE *out);
 
+/* Read tables for g from a dump: what dump_fts or ibroute print (switches
+ * reached by LID or by directed route) or OpenSM's opensm-lfts.dump. A
+ * table is matched to its switch by GUID; a switch the dump lacks keeps
+ * RT_NO_PORT everywhere (*n_missing counts them), LIDs above g->max_lid
+ * are held by nobody and skipped; n_routed / n_unreachable count the
+ * entries of LIDs held by someone that have a port / have none. NULL with "NAME:LINE: reason" in err on
+ * an unknown switch GUID, a port the switch lacks or a malformed line. */
+struct rt_lfts *rt_lfts_read_dump(const struct rt_graph *g, FILE *in, const char *name,
+				  size_t *n_missing, char *err, size_t errlen);
+
 #endif

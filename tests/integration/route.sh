@@ -28,6 +28,14 @@ compute demo-net "$S/tests/fabrics/demo-ft2.net" --dump "$work/demo.lfts"
 	loom_fail "full fat tree: a shift shares a link"
 [ "$(grep -c '^Unicast lids' "$work/demo.lfts")" = 12 ] || loom_fail "dump: not one table per switch"
 compute demo-ibnd "$S/tests/fabrics/demo-ft2.ibnd"
+compute opensm-readback "$S/tests/fabrics/demo-ft2.ibnd" \
+	--lfts "$S/tests/fabrics/demo-ft2.fts"
+grep -q '"engine": "tables read"' "$work/opensm-readback.json" ||
+	loom_fail "--lfts did not judge the given tables"
+for e in ftree minhop; do
+	compute "demo-$e" "$S/tests/fabrics/demo-ft2.net" --engine $e
+	[ "$(metric "$work/demo-$e.json" shift_max_load)" = 1 ] || loom_fail "$e: a shift shares a link"
+done
 [ "$(metric "$work/demo-ibnd.json" pairs)" = "$(metric "$work/demo-net.json" pairs)" ] ||
 	loom_fail "the net file and ibnetdiscover's capture of it differ"
 

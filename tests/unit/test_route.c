@@ -14,6 +14,7 @@
 #include "fixture_fabric.h"
 #include "route.h"
 #include "route_metrics.h"
+#include "topo_file.h"
 
 /* Switch GUIDs 0x1000 + 0x100 * i, CA GUIDs 0x100000 + 0x100 * i: CAs sort
  * after switches and port GUIDs (node + port) never collide. */
@@ -428,6 +429,105 @@ START_TEST(empty_fabric_gives_empty_tables_and_zero_metrics)
 }
 END_TEST
 
+
+/* The shipped fixtures: $top_srcdir (make check) or next to this source. */
+static const char *fixture(const char *name)
+{
+	static char path[4096];
+	const char *top = getenv("top_srcdir");
+
+	if (top && *top) {
+		snprintf(path, sizeof(path), "%s/tests/fabrics/%s", top, name);
+	} else {
+		const char *slash = strrchr(__FILE__, '/');
+		int dirlen = slash ? (int)(slash - __FILE__) : 1;
+
+		snprintf(path, sizeof(path), "%.*s/../fabrics/%s", dirlen,
+			 slash ? __FILE__ : ".", name);
+	}
+	return path;
+}
+
+START_TEST(a_written_dump_reads_back_to_the_same_tables)
+{
+	struct routed r = route(fat_tree_2x4());
+	struct rt_lfts *back;
+	size_t missing = 99;
+	char err[256] = "";
+	FILE *f = tmpfile();
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(rt_lfts_write_dump(r.g, r.l, f), 0);
+	rewind(f);
+	back = rt_lfts_read_dump(r.g, f, "mem", &missing, err, sizeof(err));
+	ck_assert_msg(back != NULL, "%s", err);
+	ck_assert_uint_eq(missing, 0);
+	ck_assert_int_eq(memcmp(back->port, r.l->port, r.g->n_sw * ((size_t)r.g->max_lid + 1)), 0);
+	fclose(f);
+	rt_lfts_free(back);
+	routed_free(&r);
+}
+END_TEST
+
+/* demo-ft2.fts is what dump_fts read back from ibsim after OpenSM routed
+ * the fabric captured in demo-ft2.ibnd: OpenSM's tables, judged by loom. */
+START_TEST(dump_fts_output_of_opensms_tables_reads_and_delivers_every_pair)
+{
+	char err[512] = "";
+	struct fab *fab = topo_file_read(fixture("demo-ft2.ibnd"), "ib0", err, sizeof(err));
+	struct rt_graph *g;
+	struct rt_lfts *l;
+	struct rt_metrics m;
+	size_t missing = 99;
+	FILE *f;
+
+	ck_assert_msg(fab != NULL, "%s", err);
+	g = rt_graph_new(fab, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_int_eq(g->lids_assigned, 0);
+	f = fopen(fixture("demo-ft2.fts"), "r");
+	ck_assert_ptr_nonnull(f);
+	l = rt_lfts_read_dump(g, f, "demo-ft2.fts", &missing, err, sizeof(err));
+	ck_assert_msg(l != NULL, "%s", err);
+	fclose(f);
+	ck_assert_uint_eq(missing, 0);
+	ck_assert_int_eq(rt_metrics_compute(g, l, NULL, &m), 0);
+	ck_assert_uint_eq(m.pairs, 32 * 31);
+	ck_assert_uint_eq(m.delivered, m.pairs);
+	ck_assert_uint_eq(m.loops, 0);
+	rt_lfts_free(l);
+	rt_graph_free(g);
+	fab_free(fab);
+}
+END_TEST
+
+START_TEST(a_bad_dump_is_refused_with_its_line)
+{
+	struct routed r = route(fat_tree_2x4());
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "Unicast lids [0x0-0x4] of switch Lid 9 guid 0x00000000000000ff (x):\n",
+		  "mem:1: switch 0x00000000000000ff is not in the topology" },
+		{ "\n0x0001 001 : (x)\n", "mem:2: an entry before any" },
+		{ "Unicast lids [0x0-0x4] of switch Lid 1 guid 0x0000000000001000 (s):\n"
+		  "0x0001 009 : (x)\n", "mem:2: port 9, but spine has 4 ports" },
+		{ "Unicast lids [0x0-0x4] of switch Lid 1 (s):\n", "mem:1: a table header without" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char err[256] = "";
+		size_t missing;
+		FILE *f = fmemopen((void *)cases[i].text, strlen(cases[i].text), "r");
+
+		ck_assert_ptr_null(rt_lfts_read_dump(r.g, f, "mem", &missing, err, sizeof(err)));
+		ck_assert_msg(strstr(err, cases[i].want), "case %zu: %s", i, err);
+		fclose(f);
+	}
+	routed_free(&r);
+}
+END_TEST
+
 static double now(void)
 {
 	struct timespec ts;
@@ -528,6 +628,9 @@ int main(void)
 	tcase_add_test(tc, duplicate_lids_are_refused_with_a_reason);
 	tcase_add_test(tc, dump_has_the_dump_fts_format);
 	tcase_add_test(tc, empty_fabric_gives_empty_tables_and_zero_metrics);
+	tcase_add_test(tc, a_written_dump_reads_back_to_the_same_tables);
+	tcase_add_test(tc, dump_fts_output_of_opensms_tables_reads_and_delivers_every_pair);
+	tcase_add_test(tc, a_bad_dump_is_refused_with_its_line);
 	tcase_add_test(tc, large_fat_tree_routes_fast_and_delivers_every_pair);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

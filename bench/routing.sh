@@ -1,0 +1,131 @@
+#!/bin/sh
+# bench/routing.sh: loom's routing against OpenSM's own engines, in one run,
+# on the same simulated fabrics. For every fabric and engine: a fresh ibsim,
+# one OpenSM sweep with that `routing_engine` (loom's through libloomosm),
+# then the tables the switches hold are read back with dump_fts and judged
+# by the same metrics (loomctl route compute --lfts). Routing time is
+# OpenSM's own: from "building routing with" to "tables configured on all
+# switches" in its log. The engine column says which engine really routed
+# (OpenSM falls back to minhop when an engine refuses a fabric).
+#
+#   sh bench/routing.sh [--quick] [--large] [--keep]
+#     --quick  small fabrics (a smoke run, a minute)
+#     --large  add the 11664-host 3-level tree (minutes per engine)
+#     --keep   keep the work directory (logs, dumps) and print its path
+#
+# Needs root (a network namespace per run: ibsim's socket is fixed), ibsim,
+# opensm, infiniband-diags, python3, and a build (top_builddir or ./build).
+set -eu
+S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+B=${top_builddir:-$S/build}
+PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+PLUGIN_DIR=${LOOM_OSM_PLUGIN_DIR:-$B/.libs}
+quick=0 large=0 keep=0
+for a in "$@"; do
+	case $a in
+	--quick) quick=1 ;;
+	--large) large=1 ;;
+	--keep) keep=1 ;;
+	*) echo "usage: sh bench/routing.sh [--quick] [--large] [--keep]" >&2; exit 2 ;;
+	esac
+done
+[ "$(id -u)" = 0 ] || { echo "bench/routing.sh: needs root (network namespaces)" >&2; exit 1; }
+for t in ibsim opensm ibnetdiscover dump_fts unshare python3; do
+	command -v $t >/dev/null || { echo "bench/routing.sh: $t is missing" >&2; exit 1; }
+done
+[ -e "$PLUGIN_DIR/libloomosm.so" ] ||
+	{ echo "bench/routing.sh: no $PLUGIN_DIR/libloomosm.so (build loom first)" >&2; exit 1; }
+work=$(mktemp -d /tmp/loom-bench-routing.XXXXXX)
+[ $keep = 1 ] || trap 'rm -rf "$work"' EXIT
+
+# One routing run inside a private network namespace: ibsim, OpenSM once,
+# then what the switches hold. Writes $dir/{opensm.log,topo.ibnd,lfts.fts}.
+run_one() { # run_one DIR NETFILE IBSIM_FLAGS ENGINE
+	printf 'routing_engine %s\nlog_flags 0x07\n' "$4" >"$1/opensm.conf"
+	case $4 in loom*) echo "event_plugin_name loomosm" >>"$1/opensm.conf" ;; esac
+	LD_LIBRARY_PATH=$PLUGIN_DIR unshare -n sh -c '
+		dir=$1 net=$2 flags=$3 preload=$4
+		ip link set lo up
+		cd "$dir"
+		mkfifo console
+		ibsim $flags -s "$net" <console >ibsim.log 2>&1 &
+		sim=$!
+		exec 9>console  # ibsim quits when its console closes
+		i=0
+		until grep -q "simulator ready" ibsim.log 2>/dev/null || [ $i -ge 3000 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		OSM_CACHE_DIR=$dir LD_PRELOAD=$preload opensm -F opensm.conf -o -f opensm.log \
+			>opensm.out 2>&1 || :
+		LD_PRELOAD=$preload ibnetdiscover >topo.ibnd 2>/dev/null || :
+		LD_PRELOAD=$preload dump_fts >lfts.fts 2>/dev/null || :
+		exec 9>&-
+		kill $sim 2>/dev/null; wait $sim 2>/dev/null || :
+	' sh "$1" "$2" "$3" "$PRELOAD"
+}
+
+# The line of the table for one run.
+report() { # report DIR FABRIC ENGINE
+	"$B/loomctl" --json route compute --topology "$1/topo.ibnd" --lfts "$1/lfts.fts" \
+		--shifts 256 --random 16 >"$1/metrics.json" 2>"$1/metrics.err" || :
+	python3 - "$1" "$2" "$3" <<'EOF'
+import json, re, sys, datetime
+d, fabric, engine = sys.argv[1:4]
+def stamp(line):
+    m = re.match(r'(\w+ +\d+ [\d:]+) (\d+)', line)
+    t = datetime.datetime.strptime(m.group(1), '%b %d %H:%M:%S')
+    return t.timestamp() + int(m.group(2)) / 1e6
+start = end = None
+used = '?'
+for line in open(d + '/opensm.log', errors='replace'):
+    if 'building routing with' in line:
+        start = stamp(line)
+    m = re.search(r"osm_ucast_mgr_process: (\S+) tables configured on all switches", line)
+    if m:
+        end = stamp(line); used = m.group(1)
+secs = '%.3f' % (end - start) if start is not None and end is not None else 'n/a'
+try:
+    j = json.load(open(d + '/metrics.json'))
+    m = j['metrics']
+    cdg = m.get('cdg_acyclic')
+    row = [fabric, engine, used, secs,
+           '%d/%d' % (m['delivered'], m['pairs']), str(m['loops']),
+           str(m['efi_max']), str(m['shift_max_load']), str(m['random_max_load']),
+           '%.3f' % m['ebb'] if 'ebb' in m else 'n/a',
+           'n/a' if cdg is None else ('yes' if cdg else 'no')]
+except Exception as e:
+    row = [fabric, engine, used, secs, 'no tables: ' + open(d + '/metrics.err').read().strip()[:60]]
+print('  '.join(row))
+EOF
+}
+
+fabrics() {
+	if [ $quick = 1 ]; then
+		echo "ft2 fattree --levels 2 --radix 8"
+		echo "ft2-cut fattree --levels 2 --radix 8 --cut 4 --seed 3"
+		echo "ft3-cut fattree --levels 3 --radix 8 --cut 8 --seed 3"
+		echo "torus-4x4 torus --dims 4,4 --hosts-per-switch 2"
+		return
+	fi
+	echo "ft2-1152 fattree --levels 2 --radix 48"
+	echo "ft2-1152-cut32 fattree --levels 2 --radix 48 --cut 32 --seed 7"
+	echo "ft3-1024 fattree --levels 3 --radix 16"
+	echo "ft3-1024-cut48 fattree --levels 3 --radix 16 --cut 48 --seed 7"
+	echo "torus-16x16 torus --dims 16,16 --hosts-per-switch 4"
+	echo "dragonfly-1056 dragonfly --groups 33 --routers 8 --hosts-per-router 4 --global 4"
+	[ $large = 0 ] || echo "ft3-11664 fattree --levels 3 --radix 36"
+}
+
+echo "fabric  engine  routed-by  route-s  pairs-delivered  loops  efi-max  shift-worst  random-worst  ebb  cdg-acyclic(1 VL)"
+fabrics | while read -r name args; do
+	# shellcheck disable=SC2086
+	"$B/loom-fabgen" $args -o "$work/$name.net"
+	flags=$(sed -n 's/^# ibsim flags: //p' "$work/$name.net")
+	for engine in minhop updn ftree dfsssp loom; do
+		dir=$work/$name-$engine
+		mkdir -p "$dir"
+		run_one "$dir" "$work/$name.net" "$flags" "$engine"
+		report "$dir" "$name" "$engine"
+	done
+done
+[ $keep = 0 ] || echo "kept: $work"
