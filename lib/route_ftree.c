@@ -135,40 +135,77 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 /* Levels from the leaves (one BFS), components, and the up/down link
  * lists. -EINVAL with the offending link when two switches of one level are
  * cabled together. */
-static int ftree_levels(struct ftree *t, char *err, size_t errlen)
+/* Levels by BFS from the switches marked in `leaf` (the queue ends up in
+ * ascending level order, kept in by_level). Returns how many switch links
+ * join two leaves. */
+static size_t ftree_bfs(struct ftree *t, const uint8_t *leaf)
 {
 	const struct rt_graph *g = t->g;
-	size_t head = 0, tail = 0, nu = 0, nd = 0;
-	int32_t *q = t->queue;
+	size_t head = 0, tail = 0, same = 0;
+	int32_t *q = t->by_level;
 
-	for (size_t c = 0; c < g->n_ca; c++)
-		if (g->ca[c].sw >= 0)
-			t->n_cas[g->ca[c].sw]++;
 	for (size_t s = 0; s < t->n_sw; s++) {
 		t->level[s] = NO_LEVEL;
-		if (t->n_cas[s]) {
+		if (leaf[s]) {
 			t->level[s] = 0;
 			q[tail++] = (int32_t)s;
 		}
-	}
-	if (!tail) {
-		snprintf(err, errlen, "no switch has a CA port: nothing to build a tree from");
-		return -EINVAL;
 	}
 	while (head < tail) {
 		size_t s = (size_t)q[head++];
 		const struct rt_link *l = &g->links[g->sw[s].first_link];
 
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
+		for (uint32_t i = 0; i < g->sw[s].n_links; i++) {
 			if (t->level[l[i].peer] == NO_LEVEL) {
 				t->level[l[i].peer] = (uint16_t)(t->level[s] + 1);
 				q[tail++] = l[i].peer;
 			}
+			same += t->level[s] == 0 && t->level[l[i].peer] == 0;
+		}
 	}
-	/* BFS order is ascending level order. */
-	memcpy(t->by_level, q, tail * sizeof(*q));
 	t->n_ranked = tail;
-	t->height = (uint16_t)(t->level[q[tail - 1]] + 1);
+	t->height = tail ? (uint16_t)(t->level[q[tail - 1]] + 1) : 0;
+	return same;
+}
+
+static int ftree_levels(struct ftree *t, char *err, size_t errlen)
+{
+	const struct rt_graph *g = t->g;
+	size_t head = 0, tail = 0, nu = 0, nd = 0, n_leaves = 0;
+	int32_t *q = t->queue;
+	uint8_t *leaf = t->in_a;  /* free until routing starts */
+
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].sw >= 0)
+			t->n_cas[g->ca[c].sw]++;
+	for (size_t s = 0; s < t->n_sw; s++)
+		n_leaves += leaf[s] = t->n_cas[s] > 0;
+	if (!n_leaves) {
+		snprintf(err, errlen, "no switch has a CA port: nothing to build a tree from");
+		return -EINVAL;
+	}
+	/* CAs on a spine (a management node, the SM's host) would make it a
+	 * leaf cabled to leaves. A true leaf's switch neighbours are mostly
+	 * switches without CAs; a switch whose neighbours mostly have CAs is
+	 * an upper switch that also holds CAs. */
+	if (ftree_bfs(t, leaf)) {
+		size_t kept = 0;
+
+		for (size_t s = 0; s < t->n_sw; s++) {
+			const struct rt_link *l = &g->links[g->sw[s].first_link];
+			uint32_t with_cas = 0;
+
+			for (uint32_t i = 0; i < g->sw[s].n_links; i++)
+				with_cas += t->n_cas[l[i].peer] > 0;
+			q[s] = leaf[s] && 2 * with_cas <= g->sw[s].n_links;
+			kept += (size_t)q[s];
+		}
+		if (kept) {
+			for (size_t s = 0; s < t->n_sw; s++)
+				leaf[s] = (uint8_t)q[s];
+			ftree_bfs(t, leaf);
+		}
+	}
 
 	for (size_t s = 0; s < t->n_sw; s++)
 		t->comp[s] = -1;

@@ -62,7 +62,8 @@ static void assert_all_delivered(const struct routed *r)
  * (the graph assigns them). Leaves hold k/2 hosts; leaf (p, i) port
  * k/2 + 1 + j goes to middle (p, j) port 1 + i; middle (p, j) port
  * k/2 + 1 + t goes to top (j, t) port 1 + p. A 2-level tree is one pod
- * whose middles are the tops. Host GUIDs follow leaf order. */
+ * whose middles are the tops. Host GUIDs follow leaf order. Every switch
+ * has one spare port, k + 1. */
 #define LEAF(p, i) (0x1000000ULL + 0x100ULL * ((p) * 64 + (i)))
 #define MID(p, j) (0x2000000ULL + 0x100ULL * ((p) * 64 + (j)))
 #define TOP(j, t) (0x3000000ULL + 0x100ULL * ((j) * 64 + (t)))
@@ -76,7 +77,7 @@ static struct fab *fat_tree(unsigned k, unsigned levels)
 	ck_assert_ptr_nonnull(f);
 	for (unsigned p = 0; p < pods; p++) {
 		for (unsigned i = 0; i < leaves; i++) {
-			fixture_node(f, IBT_NODE_SWITCH, LEAF(p, i), k, "leaf", 0);
+			fixture_node(f, IBT_NODE_SWITCH, LEAF(p, i), k + 1, "leaf", 0);
 			for (unsigned c = 0; c < h; c++, n++) {
 				char desc[32];
 
@@ -86,8 +87,8 @@ static struct fab *fat_tree(unsigned k, unsigned levels)
 			}
 		}
 		for (unsigned j = 0; j < h; j++)
-			fixture_node(f, IBT_NODE_SWITCH, MID(p, j), k, levels == 2 ? "spine" : "mid",
-				     0);
+			fixture_node(f, IBT_NODE_SWITCH, MID(p, j), k + 1,
+				     levels == 2 ? "spine" : "mid", 0);
 		for (unsigned i = 0; i < leaves; i++)
 			for (unsigned j = 0; j < h; j++)
 				fixture_link(f, LEAF(p, i), h + 1 + j, MID(p, j), 1 + i);
@@ -95,7 +96,7 @@ static struct fab *fat_tree(unsigned k, unsigned levels)
 	if (levels == 3) {
 		for (unsigned j = 0; j < h; j++)
 			for (unsigned t = 0; t < h; t++)
-				fixture_node(f, IBT_NODE_SWITCH, TOP(j, t), k, "top", 0);
+				fixture_node(f, IBT_NODE_SWITCH, TOP(j, t), k + 1, "top", 0);
 		for (unsigned p = 0; p < pods; p++)
 			for (unsigned j = 0; j < h; j++)
 				for (unsigned t = 0; t < h; t++)
@@ -313,6 +314,25 @@ START_TEST(loom_routes_a_tree_broken_beyond_up_down_with_dfsssp)
 }
 END_TEST
 
+/* A management host (or the SM's) on a spine's spare port makes the spine
+ * hold a CA, but it stays a spine: its neighbours are all leaves. */
+START_TEST(ftree_keeps_a_spine_that_holds_a_host_at_its_level)
+{
+	struct fab *f = fat_tree(8, 2);
+	struct routed r;
+
+	fixture_node(f, IBT_NODE_CA, HOST(999), 1, "sm-host mlx5_0", 0);
+	fixture_link(f, MID(0, 1), 9, HOST(999), 1);
+	r = route_with(f, rt_route_ftree);
+	assert_all_delivered(&r);
+	ck_assert_msg(strstr(r.l->note, "fat tree of 2 levels (8/4 switches"), "note: %s",
+		      r.l->note);
+	assert_up_down(r.g, r.l);
+	ck_assert_uint_eq(r.m.max_hops, 2);
+	routed_free(&r);
+}
+END_TEST
+
 START_TEST(loom_picks_ftree_for_a_tree_and_says_so)
 {
 	struct routed r = route_with(fat_tree(4, 3), rt_route_loom);
@@ -403,6 +423,7 @@ int main(void)
 	tcase_add_test(tc, ftree_routes_a_degraded_tree_up_down_without_losing_a_pair);
 	tcase_add_test(tc, ftree_refuses_a_graph_that_is_not_a_tree_and_says_which_cable);
 	tcase_add_test(tc, ftree_refuses_a_tree_that_needs_a_down_up_turn);
+	tcase_add_test(tc, ftree_keeps_a_spine_that_holds_a_host_at_its_level);
 	tcase_add_test(tc, loom_routes_a_tree_broken_beyond_up_down_with_dfsssp);
 	tcase_add_test(tc, loom_picks_ftree_for_a_tree_and_says_so);
 	tcase_add_test(tc, loom_falls_back_to_dfsssp_when_the_graph_is_no_tree);
