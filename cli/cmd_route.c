@@ -12,6 +12,7 @@
 
 #include "route.h"
 #include "route_metrics.h"
+#include "route_live.h"
 #include "topo_file.h"
 
 static double now(void)
@@ -42,14 +43,12 @@ static void print_human(const char *topo, const struct rt_graph *g, const char *
 	       l->n_vls == 1 ? "" : "s");
 	if (l->note[0])
 		printf("           %s\n", l->note);
-	printf("pairs:     %zu of %zu delivered, %zu unreachable, %zu loops; longest path "
-	       "%zu switch hops\n", m->delivered, m->pairs, m->unreachable, m->loops, m->max_hops);
-	printf("EFI:       max %zu, mean %.1f routes per link (%zu links)\n", m->efi_max,
-	       m->efi_mean, m->efi_links);
-	printf("shift:     worst link load %zu over %zu shifts (first at k=%zu)\n",
-	       m->shift_max_load, m->shifts, m->shift_worst_k);
-	printf("random:    worst link load %zu over %zu permutations\n", m->random_max_load,
-	       m->randoms);
+	{
+		json_t *j = rl_metrics_json(m);
+
+		route_print_metrics(stdout, j);
+		json_decref(j);
+	}
 	printf("metrics:   %.3f s\n", t_metrics);
 }
 
@@ -57,8 +56,7 @@ static json_t *to_json(const char *topo, const struct rt_graph *g, const char *e
 		       const struct rt_lfts *l, const struct rt_metrics *m, double t_graph,
 		       double t_route, double t_metrics)
 {
-	return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:I, s:I,"
-			 " s:{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I}}",
+	return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:I, s:I, s:o}",
 			 "topology", topo, "engine", engine, "note", l->note,
 			 "vls", (int)l->n_vls,
 			 "switches", (json_int_t)g->n_sw, "ca_ports", (json_int_t)g->n_ca,
@@ -66,15 +64,7 @@ static json_t *to_json(const char *topo, const struct rt_graph *g, const char *e
 			 "graph_s", t_graph, "route_s", t_route, "metrics_s", t_metrics,
 			 "routed_entries", (json_int_t)l->n_routed,
 			 "unroutable_entries", (json_int_t)l->n_unreachable,
-			 "metrics",
-			 "pairs", (json_int_t)m->pairs, "delivered", (json_int_t)m->delivered,
-			 "unreachable", (json_int_t)m->unreachable, "loops", (json_int_t)m->loops,
-			 "max_hops", (json_int_t)m->max_hops, "efi_max", (json_int_t)m->efi_max,
-			 "efi_mean", m->efi_mean, "shifts", (json_int_t)m->shifts,
-			 "shift_max_load", (json_int_t)m->shift_max_load,
-			 "shift_worst_k", (json_int_t)m->shift_worst_k,
-			 "randoms", (json_int_t)m->randoms,
-			 "random_max_load", (json_int_t)m->random_max_load);
+			 "metrics", rl_metrics_json(m));
 }
 
 /* Tables for g from a dump file (dump_fts, ibroute, opensm-lfts.dump). */
@@ -111,9 +101,11 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		{ "shifts", required_argument, NULL, 'k' },
 		{ "random", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "bisections", required_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1 };
+	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1,
+					 .n_bisect = 16 };
 	const char *topo = NULL, *dump = NULL, *lfts = NULL;
 	const struct rt_engine *engine = rt_engine_find("loom");
 	struct rt_graph *g = NULL;
@@ -153,6 +145,13 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 				return loomctl_usage_error(lc, "route compute",
 							   "--seed wants a number, not \"%s\"", optarg);
 			mopts.seed = v;
+			break;
+		case 'b':
+			if (parse_count(optarg, 100000, &v) < 0)
+				return loomctl_usage_error(lc, "route compute",
+							   "--bisections wants a count, not \"%s\"",
+							   optarg);
+			mopts.n_bisect = (unsigned)v;
 			break;
 		default:
 			return loomctl_usage_hint();
@@ -217,9 +216,16 @@ out:
 
 int cmd_route(struct loomctl *lc, int argc, char **argv)
 {
+	/* check and trace ask loomd about the live fabric: cmd_route_live.c */
+	if (argc >= 2 && strcmp(argv[1], "check") == 0)
+		return cmd_route_check(lc, argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "trace") == 0)
+		return cmd_route_trace(lc, argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "runs") == 0)
+		return cmd_route_runs(lc, argc - 1, argv + 1);
 	if (argc < 2 || strcmp(argv[1], "compute") != 0)
 		return loomctl_usage_error(lc, "route", argc < 2 ? "a subcommand is needed%s" :
-					   "unknown subcommand \"%s\" (this version has: compute)",
-					   argc < 2 ? "" : argv[1]);
+					   "unknown subcommand \"%s\" (this version has: compute, "
+					   "check, trace, runs)", argc < 2 ? "" : argv[1]);
 	return route_compute(lc, argc - 1, argv + 1);
 }

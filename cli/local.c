@@ -10,6 +10,7 @@
 
 #include "db_query.h"
 #include "proto.h"
+#include "route_live.h"
 
 /* A string argument or NULL. */
 static const char *arg_str(json_t *args, const char *key)
@@ -49,6 +50,37 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 			return -ENOMEM;
 		}
 		return 0;
+	}
+	/* Without a daemon, the tables are the last ones it read and stored. */
+	if (strcmp(cmd, "route-check") == 0) {
+		json_t *k = json_object_get(args, "shifts"), *r = json_object_get(args, "random");
+		json_t *seed = json_object_get(args, "seed");
+		json_t *bis = json_object_get(args, "bisections");
+		struct rt_metrics_opts o = {
+			.max_shifts = k ? (size_t)json_integer_value(k) : 0,
+			.n_random = r ? (unsigned)json_integer_value(r) : 8,
+			.seed = seed ? (uint64_t)json_integer_value(seed) : 1,
+			.n_bisect = bis ? (unsigned)json_integer_value(bis) : 16,
+		};
+		int rc = rl_db_check(db, arg_str(args, "subnet"), &o, out, err, errlen);
+
+		if (rc == 0)
+			json_object_set_new(json_object_get(*out, "read"), "cached", json_true());
+		return rc;
+	}
+	if (strcmp(cmd, "route-trace") == 0) {
+		int rc = rl_db_trace(db, arg_str(args, "subnet"), arg_str(args, "src"),
+				     arg_str(args, "dst"), out, err, errlen);
+
+		if (rc == 0)
+			json_object_set_new(json_object_get(*out, "read"), "cached", json_true());
+		return rc;
+	}
+	if (strcmp(cmd, "route-runs") == 0) {
+		json_t *limit = json_object_get(args, "limit");
+
+		return dbq_routing_runs(db, limit ? (long)json_integer_value(limit) : 0, out, err,
+					errlen);
 	}
 	snprintf(err, errlen, "\"%s\" needs a running loomd", cmd);
 	return -ENOTSUP;

@@ -49,7 +49,18 @@ static void usage(FILE *out)
 		"  route compute --topology FILE [--engine minhop] [--dump FILE]\n"
 		"        [--shifts N] [--random N] [--seed S]\n"
 		"                                 route an ibsim net file or ibnetdiscover\n"
-		"                                 output offline; print time and metrics\n");
+		"                                 output offline; print time and metrics\n"
+		"  route check [--subnet NAME] [--cached] [--shifts N] [--random N] [--seed S]\n"
+		"        [--bisections N]\n"
+		"                                 read every switch's forwarding table now\n"
+		"                                 and print the same metrics; exit 1 when\n"
+		"                                 pairs are lost or loop\n"
+		"  route trace [--subnet NAME] [--cached] SRC DST\n"
+		"                                 the path the tables give, hop by hop;\n"
+		"                                 SRC, DST: host name, node description,\n"
+		"                                 GUID 0x... or LID\n"
+		"  route runs [--limit N]         OpenSM's routing runs with loom's engines,\n"
+		"                                 newest first, with the metrics of each\n");
 }
 
 void loomctl_error(const struct loomctl *lc, const char *fmt, ...)

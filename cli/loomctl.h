@@ -7,6 +7,9 @@
  *   cmd_fabric.c  nodes, node, ports, links, events
  *   cmd_daemon.c  status, discover
  *   cmd_route.c   route compute (offline, on a topology file)
+ *   cmd_route_live.c  route check, route trace (the tables in the switches)
+ *   cmd_route_runs.c  route runs (OpenSM's routing runs with loom's engines)
+ *   route_print.c the metrics block both print
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -101,5 +104,17 @@ int cmd_discover(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_route.c ---- */
 int cmd_route(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_route_live.c: argv[0] is "check" / "trace" ---- */
+int cmd_route_check(struct loomctl *lc, int argc, char **argv);
+int cmd_route_trace(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_route_runs.c: argv[0] is "runs" ---- */
+int cmd_route_runs(struct loomctl *lc, int argc, char **argv);
+
+/* ---- route_print.c ---- */
+/* The pairs, EFI, shift, random, deadlock and EBB lines of a "metrics"
+ * JSON object. */
+void route_print_metrics(FILE *out, const json_t *metrics);
 
 #endif

@@ -65,6 +65,7 @@ static const struct cfg_key cfg_keys[] = {
 	KEY_INT("discovery", "retries", mad_retries, 0, 20, 0),
 	KEY_INT("discovery", "max_smps", max_smps, 1, 1024, 0),
 	{ "discovery", "subnets", CFG_SUBNETS, offsetof(struct loom_config, subnets), 0, 0, 0, 0 },
+	KEY_STR("opensm", "report_socket", CFG_SOCKET, osm_socket_path),
 };
 #define N_CFG_KEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
@@ -90,6 +91,7 @@ void config_defaults(struct loom_config *c)
 	c->log_target = LOG_TARGET_STDERR;
 	snprintf(c->db_path, sizeof(c->db_path), "%s", LOOM_DEFAULT_DB);
 	snprintf(c->socket_path, sizeof(c->socket_path), "%s", LOOM_DEFAULT_SOCKET);
+	snprintf(c->osm_socket_path, sizeof(c->osm_socket_path), "%s", LOOM_DEFAULT_OSM_SOCKET);
 	c->sweep_interval = 300;
 	c->mad_timeout_ms = 200;
 	c->mad_retries = 3;
@@ -500,7 +502,7 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 	if (root->type != YAML_MAPPING_NODE)
 		return parse_fail(p, node_line(root), NULL,
 				  "expected a mapping of sections (log, database, control, "
-				  "discovery) at the top level, got %s", node_kind(root));
+				  "discovery, opensm) at the top level, got %s", node_kind(root));
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
 	     pr < root->data.mapping.pairs.top; pr++) {
 		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
@@ -516,7 +518,7 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 				return parse_fail(p, node_line(k), name,
 						  "duplicate key (first on line %lu)",
 						  node_line(sections[i]));
-		/* Bounded: is_section() admits only the four known names. */
+		/* Bounded: is_section() admits only the five known names. */
 		section_names[n_sections] = name;
 		sections[n_sections++] = k;
 		if ((rc = parse_section(p, name, v, seen)) < 0)

@@ -11,6 +11,8 @@
 #define LOOM_DEFAULT_CONFIG  "/etc/loom/loom.yaml"
 #define LOOM_DEFAULT_DB      "/var/lib/loom/loom.db"
 #define LOOM_DEFAULT_SOCKET  "/run/loom/loomd.sock"
+/* Where OpenSM's libloomosm.so reports (its LOSM_REPORT_SOCKET): keep equal. */
+#define LOOM_DEFAULT_OSM_SOCKET "/run/loom/osm.sock"
 #define LOOM_MAX_SUBNETS     16
 #define LOOM_NAME_LEN        64
 
@@ -42,6 +44,9 @@ struct loom_config {
 	int max_smps;                   /* discovery.max_smps 1..1024: MADs in flight per subnet */
 	int n_subnets;                  /* 0 = every local HCA port that is found */
 	struct loom_subnet_conf subnets[LOOM_MAX_SUBNETS]; /* discovery.subnets */
+
+	/* opensm: */
+	char osm_socket_path[PATH_MAX]; /* opensm.report_socket: libloomosm.so's reports */
 };
 
 /* Fill *c with the built-in defaults. */

@@ -1,6 +1,7 @@
 /* daemon/loomd.c: the daemon as a whole. One libevent loop; the modules
- * (store, control socket, queries, sweeper) are created here and register
- * their commands on the control socket; signals drive reload and shutdown. */
+ * (store, control socket, queries, sweeper, route requests, OpenSM's
+ * reports) are created here and register their commands on the control
+ * socket; signals drive reload and shutdown. */
 #include "autoconf.h"
 #include "loomd.h"
 
@@ -18,8 +19,10 @@
 #include "ctl.h"
 #include "db_query.h"
 #include "log.h"
+#include "osm_report.h"
 #include "proto.h"
 #include "queries.h"
+#include "routes.h"
 #include "sdnotify.h"
 #include "store.h"
 #include "sweep.h"
@@ -31,6 +34,8 @@ struct loomd {
 	struct store *store;      /* the loop thread's connection (reads) */
 	struct ctl *ctl;
 	struct sweeper *sweeper;
+	struct routes *routes;    /* route check / trace requests */
+	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
 };
@@ -140,6 +145,12 @@ static void reload(struct loomd *d)
 		log_warn("control.socket changed to %s: takes effect at restart", next->socket_path);
 		memcpy(next->socket_path, d->conf->socket_path, sizeof(next->socket_path));
 	}
+	if (strcmp(next->osm_socket_path, d->conf->osm_socket_path) != 0) {
+		log_warn("opensm.report_socket changed to %s: takes effect at restart",
+			 next->osm_socket_path);
+		memcpy(next->osm_socket_path, d->conf->osm_socket_path,
+		       sizeof(next->osm_socket_path));
+	}
 	log_init("loomd", next->log_level,
 		 d->opt->foreground ? next->log_target : LOG_TARGET_SYSLOG);
 	ctl_set_admin_group(d->ctl, next->admin_group);
@@ -148,6 +159,7 @@ static void reload(struct loomd *d)
 		free(next);
 		goto out;
 	}
+	routes_reconfigure(d->routes, next);
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -205,6 +217,8 @@ static void loomd_teardown(struct loomd *d)
 {
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
+	routes_free(d->routes);
+	osm_report_free(d->osm);
 	ctl_free(d->ctl);
 	store_close(d->store);
 	if (d->sig_hup)
@@ -263,9 +277,20 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("sweeper: %s", err);
 		goto out;
 	}
+	if (!(d.routes = routes_new(d.base, d.conf, err, sizeof(err)))) {
+		log_err("route requests: %s", err);
+		goto out;
+	}
+	/* OpenSM's reports are stored on the loop's connection: they are few
+	 * (a run per heavy sweep, a trap per link change) and small. */
+	if (!(d.osm = osm_report_new(d.base, d.conf->osm_socket_path, d.store, err, sizeof(err)))) {
+		log_err("OpenSM report socket %s: %s", d.conf->osm_socket_path, err);
+		goto out;
+	}
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
 	    queries_register(d.ctl, store_db(d.store)) < 0 ||
-	    sweeper_register(d.sweeper, d.ctl) < 0 || setup_signals(&d) < 0) {
+	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
+	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
 		goto out;
 	}

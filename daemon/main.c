@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lft_read.h"
 #include "loomd.h"
 #include "walker.h"
 
@@ -60,6 +61,9 @@ int main(int argc, char **argv)
 	/* loomd starts itself this way for each SMP walk (daemon/walker.h). */
 	if (argc > 1 && strcmp(argv[1], "--walk") == 0)
 		return walker_main(argc - 1, argv + 1);
+	/* ... and this way to read the forwarding tables (daemon/lft_read.h). */
+	if (argc > 1 && strcmp(argv[1], "--read-lfts") == 0)
+		return lft_read_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.config_path = absolute(optarg, conf_buf, sizeof(conf_buf)); break;

@@ -12,6 +12,7 @@
 
 #include "fabric_diff.h"
 #include "log.h"
+#include "route_live.h"
 #include "schema.h"
 
 struct store {
@@ -185,120 +186,12 @@ static int subnet_id(struct store *st, const char *name, int64_t *id)
 	return 0;
 }
 
-static uint64_t col_guid(sqlite3_stmt *s, int col)
-{
-	const char *text = (const char *)sqlite3_column_text(s, col);
-	uint64_t guid = 0;
-
-	if (text)
-		ibt_guid_parse(text, &guid);
-	return guid;
-}
-
-static int load_nodes(struct store *st, struct fab *fab, int64_t sid)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT guid, type, sysimg_guid, vendor_id, device_id, revision, "
-			       "description, nports FROM nodes WHERE subnet_id = ? ORDER BY guid",
-			       -1, &s, NULL) != SQLITE_OK)
-		return db_fail(st, "load nodes");
-	sqlite3_bind_int64(s, 1, sid);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		int nports = sqlite3_column_int(s, 7);
-		struct fab_node *n = fab_add_node(fab, ibt_node_type_parse(
-			(const char *)sqlite3_column_text(s, 1)), col_guid(s, 0),
-			(uint8_t)(nports < 0 ? 0 : nports > 255 ? 255 : nports));
-
-		if (!n) {
-			int e = errno;
-
-			log_err("database %s: cannot load node %s: %s", st->path,
-				sqlite3_column_text(s, 0), strerror(e));
-			sqlite3_finalize(s);
-			return -e;
-		}
-		n->sysimg_guid = col_guid(s, 2);
-		n->vendor_id = (uint32_t)sqlite3_column_int64(s, 3);
-		n->device_id = (uint16_t)sqlite3_column_int(s, 4);
-		n->revision = (uint32_t)sqlite3_column_int64(s, 5);
-		snprintf(n->desc, sizeof(n->desc), "%s", sqlite3_column_text(s, 6));
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_fail(st, "load nodes");
-}
-
-static int load_ports(struct store *st, struct fab *fab, int64_t sid)
-{
-	sqlite3_stmt *s;
-	struct fab_node *n = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT node_guid, num, guid, lid, lmc, state, phys_state, "
-			       "width_active, width_enabled, width_supported, speed_active, "
-			       "speed_enabled, speed_supported, mtu, vls, peer_guid, peer_port "
-			       "FROM ports WHERE subnet_id = ? ORDER BY node_guid, num",
-			       -1, &s, NULL) != SQLITE_OK)
-		return db_fail(st, "load ports");
-	sqlite3_bind_int64(s, 1, sid);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		uint64_t guid = col_guid(s, 0);
-		int num = sqlite3_column_int(s, 1);
-		struct fab_port *p;
-
-		if (!n || n->guid != guid)
-			n = fab_find(fab, guid);
-		if (!n || num < 0 || num > n->nports)
-			continue; /* the schema's foreign key rules this out */
-		p = &n->ports[num];
-		p->present = 1;
-		p->guid = col_guid(s, 2);
-		p->lid = (uint16_t)sqlite3_column_int(s, 3);
-		p->lmc = (uint8_t)sqlite3_column_int(s, 4);
-		p->state = (uint8_t)sqlite3_column_int(s, 5);
-		p->phys_state = (uint8_t)sqlite3_column_int(s, 6);
-		p->width_active = (uint8_t)sqlite3_column_int(s, 7);
-		p->width_enabled = (uint8_t)sqlite3_column_int(s, 8);
-		p->width_supported = (uint8_t)sqlite3_column_int(s, 9);
-		p->speed_active = (uint16_t)sqlite3_column_int(s, 10);
-		p->speed_enabled = (uint16_t)sqlite3_column_int(s, 11);
-		p->speed_supported = (uint16_t)sqlite3_column_int(s, 12);
-		p->mtu = (uint8_t)sqlite3_column_int(s, 13);
-		p->vls = (uint8_t)sqlite3_column_int(s, 14);
-		if (sqlite3_column_type(s, 15) != SQLITE_NULL) {
-			p->has_peer = 1;
-			p->peer_guid = col_guid(s, 15);
-			p->peer_port = (uint8_t)sqlite3_column_int(s, 16);
-		}
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : db_fail(st, "load ports");
-}
-
 struct fab *store_load_fabric(struct store *st, const char *subnet, char *err, size_t errlen)
 {
-	struct fab *fab = fab_new(subnet);
-	int64_t sid;
-	int rc;
+	struct fab *fab = rl_db_load_fabric(st->db, subnet, err, errlen);
 
-	if (!fab) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	rc = subnet_id(st, subnet, &sid);
-	if (rc == 0 && sid)
-		rc = load_nodes(st, fab, sid);
-	if (rc == 0 && sid)
-		rc = load_ports(st, fab, sid);
-	if (rc < 0) {
-		snprintf(err, errlen, "cannot load the fabric of subnet %s: %s", subnet,
-			 sqlite3_errmsg(st->db));
-		fab_free(fab);
-		return NULL;
-	}
+	if (!fab)
+		log_err("database %s: %s", st->path, err);
 	return fab;
 }
 
@@ -799,4 +692,91 @@ int store_record_failed_sweep(struct store *st, const struct store_sweep_info *i
 	struct sweep_args a = { .info = info, .error = error && *error ? error : "unknown error" };
 
 	return in_transaction(st, record_failed, &a, res);
+}
+
+/* ---- forwarding tables read back from the switches -------------------------- */
+
+/* Reads kept per subnet: enough to look back at the last few checks, while
+ * a fabric of thousands of switches adds megabytes per read. */
+#define STORE_LFT_READS_KEPT 8
+
+struct lfts_args {
+	const char *subnet;
+	int64_t sweep_id;
+	const struct rl_read *r;
+	int64_t *read_id;
+};
+
+static int record_lfts(struct store *st, const void *arg, struct store_sweep_result *res)
+{
+	const struct lfts_args *a = arg;
+	sqlite3_stmt *s = NULL;
+	int64_t sid, id;
+	int rc;
+
+	(void)res;
+	if ((rc = subnet_id(st, a->subnet, &sid)) < 0)
+		return rc;
+	if (!sid) {
+		log_err("subnet %s: forwarding tables not recorded: the subnet was never swept",
+			a->subnet);
+		return -ENOENT;
+	}
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO lft_reads (subnet_id, sweep_id, started, "
+			       "finished, switches, smps) VALUES (?, ?, ?, ?, ?, ?)", -1, &s,
+			       NULL) != SQLITE_OK)
+		return db_fail(st, "insert LFT read");
+	sqlite3_bind_int64(s, 1, sid);
+	if (a->sweep_id > 0)
+		sqlite3_bind_int64(s, 2, a->sweep_id);
+	sqlite3_bind_double(s, 3, a->r->started);
+	sqlite3_bind_double(s, 4, a->r->finished);
+	sqlite3_bind_int64(s, 5, (int64_t)a->r->n);
+	sqlite3_bind_int64(s, 6, (int64_t)a->r->smps);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return db_fail(st, "insert LFT read");
+	id = sqlite3_last_insert_rowid(st->db);
+	if (sqlite3_prepare_v2(st->db, "INSERT INTO lfts (read_id, switch_guid, lid, top, lft) "
+			       "VALUES (?, ?, ?, ?, ?)", -1, &s, NULL) != SQLITE_OK)
+		return db_fail(st, "insert LFT");
+	for (size_t i = 0; i < a->r->n; i++) {
+		const struct rl_table *t = &a->r->t[i];
+
+		sqlite3_bind_int64(s, 1, id);
+		bind_guid(s, 2, t->guid);
+		sqlite3_bind_int(s, 3, t->lid);
+		sqlite3_bind_int(s, 4, t->top);
+		sqlite3_bind_blob(s, 5, t->port, (int)t->top + 1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE) {
+			rc = db_fail(st, "insert LFT");
+			sqlite3_finalize(s);
+			return rc;
+		}
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_prepare_v2(st->db, "DELETE FROM lft_reads WHERE subnet_id = ?1 AND id NOT IN "
+			       "(SELECT id FROM lft_reads WHERE subnet_id = ?1 ORDER BY id DESC "
+			       "LIMIT ?2)", -1, &s, NULL) != SQLITE_OK)
+		return db_fail(st, "prune LFT reads");
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_int(s, 2, STORE_LFT_READS_KEPT);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return db_fail(st, "prune LFT reads");
+	if (a->read_id)
+		*a->read_id = id;
+	return 0;
+}
+
+int store_record_lfts(struct store *st, const char *subnet, int64_t sweep_id,
+		      const struct rl_read *r, int64_t *read_id)
+{
+	struct lfts_args a = { .subnet = subnet, .sweep_id = sweep_id, .r = r, .read_id = read_id };
+
+	return in_transaction(st, record_lfts, &a, NULL);
 }

@@ -45,6 +45,13 @@ int store_record_sweep(struct store *st, const struct store_sweep_info *info,
 int store_record_failed_sweep(struct store *st, const struct store_sweep_info *info,
 			      const char *error, struct store_sweep_result *res);
 
+/* Record one read of a subnet's forwarding tables (lib/route_live.h),
+ * taken with the sweep `sweep_id` (0: none), and drop the subnet's oldest
+ * reads beyond the few kept. The subnet must have been swept. 0 or -errno. */
+struct rl_read;
+int store_record_lfts(struct store *st, const char *subnet, int64_t sweep_id,
+		      const struct rl_read *r, int64_t *read_id);
+
 /* The stored fabric of a subnet (empty fabric if none). NULL on error. */
 struct fab *store_load_fabric(struct store *st, const char *subnet, char *err, size_t errlen);
 

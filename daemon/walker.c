@@ -72,27 +72,27 @@ static int read_all(int fd, char **out, size_t *len)
 	return 0;
 }
 
-struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
-			 char *err, size_t errlen)
+int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
+	       long *max_rss_kb, char *err, size_t errlen)
 {
 	struct rusage ru;
 	char port[16], timeout[16], retries[16], smps[16];
-	char *argv[] = { exe_path, "--walk", (char *)p->subnet, (char *)(p->ca ? p->ca : ""),
-			 port, timeout, retries, smps, NULL };
+	char *argv[] = { exe_path, (char *)mode, (char *)p->subnet,
+			 (char *)(p->ca ? p->ca : ""), port, timeout, retries, smps, NULL };
 	posix_spawn_file_actions_t fa;
-	struct fab *fab = NULL;
 	int fds[2], status = 0, rc;
-	char *out = NULL;
-	size_t len = 0;
 	pid_t pid;
 
+	*out = NULL;
+	*len = 0;
 	snprintf(port, sizeof(port), "%d", p->port);
 	snprintf(timeout, sizeof(timeout), "%d", p->timeout_ms);
 	snprintf(retries, sizeof(retries), "%d", p->retries);
 	snprintf(smps, sizeof(smps), "%d", p->max_smps);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snprintf(err, errlen, "cannot start the walker: pipe: %s", strerror(errno));
-		return NULL;
+		rc = -errno;
+		snprintf(err, errlen, "cannot start the walker: pipe: %s", strerror(-rc));
+		return rc;
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
@@ -102,9 +102,9 @@ struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the walker %s: %s", exe_path, strerror(rc));
 		close(fds[0]);
-		return NULL;
+		return -rc;
 	}
-	rc = read_all(fds[0], &out, &len);
+	rc = read_all(fds[0], out, len);
 	close(fds[0]);
 	memset(&ru, 0, sizeof(ru));
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
@@ -114,17 +114,36 @@ struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
 	if (rc < 0) {
 		snprintf(err, errlen, "reading the walker's answer: %s", strerror(-rc));
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-		fab = fab_wire_read(out, len, err, errlen);
-	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && len > 0) {
+		return 0;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && *len > 0) {
 		/* One line of error, as the child decided it. */
-		snprintf(err, errlen, "%.*s", (int)(len && out[len - 1] == '\n' ? len - 1 : len), out);
+		snprintf(err, errlen, "%.*s", (int)((*out)[*len - 1] == '\n' ? *len - 1 : *len),
+			 *out);
+		rc = -EIO;
 	} else if (WIFSIGNALED(status)) {
 		snprintf(err, errlen, "the walker died of signal %d (%s)", WTERMSIG(status),
 			 strsignal(WTERMSIG(status)));
+		rc = -EIO;
 	} else {
 		snprintf(err, errlen, "the walker failed (exit status %d)",
 			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		rc = -EIO;
 	}
+	free(*out);
+	*out = NULL;
+	*len = 0;
+	return rc;
+}
+
+struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
+			 char *err, size_t errlen)
+{
+	struct fab *fab = NULL;
+	char *out;
+	size_t len;
+
+	if (walker_run("--walk", p, &out, &len, max_rss_kb, err, errlen) == 0)
+		fab = fab_wire_read(out, len, err, errlen);
 	free(out);
 	return fab;
 }
@@ -142,22 +161,31 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
+int walker_parse_args(int argc, char **argv, struct disc_ib_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (argc != 7 || parse_int(argv[3], 0, 254, &p->port) < 0 ||
+	    parse_int(argv[4], 0, 600000, &p->timeout_ms) < 0 ||
+	    parse_int(argv[5], 0, 100, &p->retries) < 0 ||
+	    parse_int(argv[6], 0, 4096, &p->max_smps) < 0) {
+		fprintf(stderr, "loomd %s: bad arguments (this mode is for loomd itself)\n",
+			argv[0]);
+		return -EINVAL;
+	}
+	p->subnet = argv[1];
+	p->ca = argv[2];
+	return 0;
+}
+
 int walker_main(int argc, char **argv)
 {
-	struct disc_ib_params p = { 0 };
+	struct disc_ib_params p;
 	char err[1024] = "";
 	struct fab *fab;
 	int rc;
 
-	if (argc != 7 || parse_int(argv[3], 0, 254, &p.port) < 0 ||
-	    parse_int(argv[4], 0, 600000, &p.timeout_ms) < 0 ||
-	    parse_int(argv[5], 0, 100, &p.retries) < 0 ||
-	    parse_int(argv[6], 0, 4096, &p.max_smps) < 0) {
-		fprintf(stderr, "loomd --walk: bad arguments (this mode is for loomd itself)\n");
+	if (walker_parse_args(argc, argv, &p) < 0)
 		return 2;
-	}
-	p.subnet = argv[1];
-	p.ca = argv[2];
 	/* The parent reads stdout to its end: nothing else may write there. */
 	log_init("loomd-walk", LOG_LVL_WARNING, LOG_TARGET_STDERR);
 	fab = disc_ib_sweep(&p, err, sizeof(err));

@@ -22,6 +22,17 @@ void walker_init(const char *argv0);
 struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
 			 char *err, size_t errlen);
 
+/* Start `loomd MODE SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS` (MODE
+ * "--walk" or another child mode such as "--read-lfts") and collect its
+ * stdout. 0 with a new buffer in *out when the child exited 0; else -errno
+ * and err says why (the child's own one-line error when it gave one).
+ * Blocking: call it from a worker thread. */
+int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
+	       long *max_rss_kb, char *err, size_t errlen);
+/* The child's arguments (argv[0] is the mode) into p; -EINVAL (said on
+ * stderr) when they are not what walker_run passes. */
+int walker_parse_args(int argc, char **argv, struct disc_ib_params *p);
+
 /* The child's side: `loomd --walk SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--walk"). Returns the exit status: 0 with the fabric on
  * stdout, 1 with one line of error on stdout, 2 on bad arguments. */

@@ -451,6 +451,58 @@ int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen)
 	return collect(db, s, subnet_json, out, err, errlen);
 }
 
+/* Text column or JSON null. */
+static json_t *col_text_or_null(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? json_null() : col_text(s, col);
+}
+
+static json_t *run_json(sqlite3_stmt *s)
+{
+	json_t *metrics = NULL;
+
+	/* Stored as the plugin sent it (loomd parsed it then): a row that does
+	 * not parse now shows as no metrics rather than failing the list. */
+	if (sqlite3_column_type(s, 16) != SQLITE_NULL)
+		metrics = json_loads(col_str(s, 16), 0, NULL);
+	return json_pack("{s:I, s:o, s:f, s:o, s:s, s:i, s:s, s:o, s:o, s:s, s:o, s:f, s:i, s:I,"
+			 " s:I, s:I, s:I, s:o}",
+			 "id", (json_int_t)sqlite3_column_int64(s, 0),
+			 "time", col_time(s, 1), "ts", sqlite3_column_double(s, 1),
+			 "subnet", col_text_or_null(s, 2), "sm_guid", col_str(s, 3),
+			 "sm_pid", sqlite3_column_int(s, 4), "engine", col_str(s, 5),
+			 "routed_by", col_text_or_null(s, 6), "note", col_text(s, 7),
+			 "result", col_str(s, 8), "reason", col_text_or_null(s, 9),
+			 "duration_ms", sqlite3_column_double(s, 10),
+			 "vls", sqlite3_column_int(s, 11),
+			 "switches", (json_int_t)sqlite3_column_int64(s, 12),
+			 "ca_ports", (json_int_t)sqlite3_column_int64(s, 13),
+			 "entries_routed", (json_int_t)sqlite3_column_int64(s, 14),
+			 "entries_unreachable", (json_int_t)sqlite3_column_int64(s, 15),
+			 "metrics", metrics ? metrics : json_null());
+}
+
+int dbq_routing_runs(sqlite3 *db, long limit, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT r.id, r.time, s.name, r.sm_guid, r.sm_pid, r.engine, "
+			       "r.routed_by, r.note, r.result, r.reason, r.duration_ms, r.vls, "
+			       "r.switches, r.ca_ports, r.entries_routed, r.entries_unreachable, "
+			       "r.metrics FROM routing_runs r "
+			       "LEFT JOIN subnets s ON s.id = r.subnet_id "
+			       "ORDER BY r.time DESC, r.id DESC LIMIT ?", -1, &s, NULL) != SQLITE_OK) {
+		/* A database of a loomd before schema 3 (read with --db). */
+		if (strstr(sqlite3_errmsg(db), "no such table"))
+			return fail(err, errlen, -ENOENT, "this database has no routing runs "
+				    "(its schema predates them: run a newer loomd on it once)");
+		return db_fail(db, err, errlen, "prepare");
+	}
+	sqlite3_bind_int64(s, 1, limit > 0 ? (sqlite3_int64)limit : -1);
+	return collect(db, s, run_json, out, err, errlen);
+}
+
 /* ---- times ------------------------------------------------------------------ */
 
 char *dbq_time_str(double t, char *buf, size_t len)

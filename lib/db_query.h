@@ -21,6 +21,11 @@
  * subnet:{"name":"...","ca":"...","port":N,"nodes":N,"switches":N,"cas":N,
  *         "ports":N,"links":N,"last_sweep":{"id":N,"status":"ok|failed",
  *         "started":"...","duration_ms":N,"error":"..."}|null}
+ * run:   {"id":N,"time":"<ISO 8601 UTC>","ts":<unix seconds>,"subnet":"..."|null,
+ *         "sm_guid":"0x...","sm_pid":N,"engine":"loom","routed_by":"ftree"|null,
+ *         "note":"...","result":"ok|failed","reason":"..."|null,"duration_ms":R,
+ *         "vls":N,"switches":N,"ca_ports":N,"entries_routed":N,
+ *         "entries_unreachable":N,"metrics":{...lib/route_live.h's metrics...}|null}
  */
 #ifndef LOOM_DB_QUERY_H
 #define LOOM_DB_QUERY_H
@@ -43,6 +48,9 @@ int dbq_links(sqlite3 *db, json_t **out, char *err, size_t errlen);
 /* Newest first. since: unix seconds, 0 for no bound; limit <= 0: no limit. */
 int dbq_events(sqlite3 *db, double since, long limit, json_t **out, char *err, size_t errlen);
 int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen);
+/* OpenSM's routing runs with loom's engines (libloomosm.so's reports),
+ * newest first; limit <= 0: no limit. */
+int dbq_routing_runs(sqlite3 *db, long limit, json_t **out, char *err, size_t errlen);
 
 /* "2026-11-22T15:52:24Z" from unix seconds. buf needs 32 bytes. */
 char *dbq_time_str(double t, char *buf, size_t len);

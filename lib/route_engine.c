@@ -67,7 +67,7 @@ int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size
 	if (rc == 0) {
 		char prefix[sizeof(why) + 64];
 
-		snprintf(prefix, sizeof(prefix), "loom chose dfsssp (not a fat tree: %s): ", why);
+		snprintf(prefix, sizeof(prefix), "loom chose dfsssp (ftree: %s): ", why);
 		note_prefix(out, prefix);
 	}
 	return rc;

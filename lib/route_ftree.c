@@ -366,28 +366,27 @@ static void ftree_fallback(struct ftree *t, size_t d)
 	}
 }
 
-/* Is parent link a a better step for a path than b? The main path takes
- * the one carrying the fewest flows; the backup the one that is the backup
- * of the fewest destinations so far, so that the backups of consecutive
- * destinations differ as their main paths do. */
-static int path_better(const struct ftree *t, uint8_t mark, uint32_t a, uint32_t b)
+/* Lexicographic order of two 4-part keys. */
+static int key_less(const uint64_t *a, const uint64_t *b)
 {
-	uint32_t ra = t->rev[a], rb = t->rev[b];
-
-	if (mark == ON_BACKUP && t->backups[ra] != t->backups[rb])
-		return t->backups[ra] < t->backups[rb];
-	return t->load[ra] < t->load[rb];
+	for (int i = 0; i < 4; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i];
+	return 0;
 }
 
 /* Route one LID held at switch d (out of port `port`; 0 for the switch
  * itself). count_load: a CA LID, whose flows are added to the link loads.
+ * rot: where backup paths start their search (the leaf's ordinal).
  * -EINVAL when a switch with CAs reaches d only through a down-up turn. */
 static int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port,
-			   int count_load, struct rt_lfts *out, char *err, size_t errlen)
+			   int count_load, size_t rot, struct rt_lfts *out, char *err,
+			   size_t errlen)
 {
 	const struct rt_graph *g = t->g;
 	const int32_t *ord = t->by_level;
 	size_t s = d, need_fallback = 0;
+	uint32_t main_first = 0;  /* the main path's first step, among d's parents */
 
 	memset(t->on_path, 0, t->n_sw);
 	memset(t->meets, 0, t->n_sw);
@@ -400,22 +399,40 @@ static int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port
 	 * can. All traffic to d then converges on one of the two. */
 	for (uint8_t mark = ON_MAIN; mark >= ON_BACKUP; mark--) {
 		s = d;
-		for (;;) {
-			int32_t best = NO_LINK;
-			int best_avoids = 0;
+		for (int step = 0;; step++) {
+			uint32_t n = t->up_n[s], best = n, start;
+			uint64_t best_key[4] = { 0 };
 
-			for (uint32_t i = 0; i < t->up_n[s]; i++) {
-				uint32_t li = t->up[t->up_first[s] + i];
-				int avoids = t->on_path[g->links[li].peer] != ON_MAIN;
+			/* The backup's rotation: where its search starts among s's
+			 * parents. Every leaf holds the same sequence of main paths
+			 * (D-mod-K), so without a shift per leaf the destinations
+			 * whose main path crosses one top would all share one
+			 * backup, and a source cut from that top would funnel them
+			 * all into one uplink. */
+			start = n ? (uint32_t)((step == 0 ? main_first + 1 : 0) + rot) % n : 0;
+			for (uint32_t i = 0; i < n; i++) {
+				uint32_t li = t->up[t->up_first[s] + i], r = t->rev[li];
+				uint64_t key[4];
 
-				if (best == NO_LINK || avoids > best_avoids ||
-				    (avoids == best_avoids && path_better(t, mark, li, best))) {
-					best = (int32_t)li;
-					best_avoids = avoids;
+				key[0] = t->on_path[g->links[li].peer] == ON_MAIN;
+				if (mark == ON_MAIN) {
+					key[1] = t->load[r];
+					key[2] = key[3] = 0;
+				} else {
+					key[1] = t->backups[r];
+					key[2] = (i + n - start) % n;
+					key[3] = t->load[r];
+				}
+				if (best == n || key_less(key, best_key)) {
+					best = i;
+					memcpy(best_key, key, sizeof(key));
 				}
 			}
-			if (best == NO_LINK)
+			if (best == n)
 				break;
+			if (step == 0 && mark == ON_MAIN)
+				main_first = best;
+			best = t->up[t->up_first[s] + best];
 			s = (size_t)g->links[best].peer;
 			if (!t->on_path[s])
 				t->on_path[s] = mark;
@@ -535,7 +552,7 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 {
 	struct ftree t = { 0 };
 	int32_t *order = NULL;
-	size_t n_order = 0;
+	size_t n_order = 0, leaf_no = 0;
 	int rc;
 
 	if (out->n_sw != g->n_sw || out->max_lid != g->max_lid) {
@@ -562,10 +579,12 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 	for (size_t i = 0; i < n_order; i++) {
 		const struct rt_ca *ca = &g->ca[order[i]];
 
-		if (i == 0 || g->ca[order[i - 1]].sw != ca->sw)
+		if (i == 0 || g->ca[order[i - 1]].sw != ca->sw) {
 			ftree_ancestors(&t, (size_t)ca->sw);
-		if ((rc = ftree_route_lid(&t, (size_t)ca->sw, ca->lid, ca->sw_port, 1, out, err,
-					  errlen)) < 0)
+			leaf_no++;
+		}
+		if ((rc = ftree_route_lid(&t, (size_t)ca->sw, ca->lid, ca->sw_port, 1, leaf_no,
+					  out, err, errlen)) < 0)
 			goto out;
 	}
 	/* Switch LIDs, for management: no load. */
@@ -578,7 +597,7 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 		} else {
 			ftree_ancestors(&t, s);
 		}
-		if ((rc = ftree_route_lid(&t, s, g->sw[s].lid, 0, 0, out, err, errlen)) < 0)
+		if ((rc = ftree_route_lid(&t, s, g->sw[s].lid, 0, 0, s, out, err, errlen)) < 0)
 			goto out;
 	}
 	/* CAs cabled to no switch: nobody can reach them. */

@@ -4,7 +4,14 @@
  * at that switch and follows the same entries, so one walk per (source
  * switch, destination CA) stands for all the CAs of that switch, weighted by
  * their number. That makes the all-pairs part O(leaf switches * n_ca * hops)
- * instead of O(n_ca^2 * hops). Permutations walk each flow. */
+ * instead of O(n_ca^2 * hops). Permutations walk each flow.
+ *
+ * The channel dependencies are marked during that same walk, one bit per
+ * (VL, channel, port of the switch the channel leads to), so a dependency
+ * met by many pairs costs one bit, and each VL's graph is then searched
+ * depth first for a cycle. Bisections walk each flow twice: once to load
+ * the links, once to read the most loaded link of its path, which keeps
+ * them O(n_ca * hops) without storing paths. */
 #include "autoconf.h"
 #include "route_metrics.h"
 
@@ -86,9 +93,141 @@ static size_t permutation_load(const struct rt_graph *g, const struct rt_lfts *l
 	return worst;
 }
 
+/* The channel dependency graphs: bit base[c1] + p of vl[v] says that a
+ * path on VL v takes channel c1 then port p of the switch c1 leads to.
+ * base[c] is meaningless for channels that lead to a CA (nothing follows
+ * them) and for port 0. A VL's bitmap is made when a path first uses it. */
+#define CDG_VLS 256
+struct cdg {
+	size_t *base;
+	size_t n_bits;
+	uint8_t *vl[CDG_VLS];
+	uint8_t used[CDG_VLS];  /* a delivered path runs on this VL */
+	int oom;
+};
+
+static int cdg_init(const struct rt_graph *g, struct cdg *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->base = malloc((g->n_ports + 1) * sizeof(*c->base));
+	if (!c->base)
+		return -ENOMEM;
+	for (size_t p = 0; p < g->n_ports; p++) {
+		c->base[p] = c->n_bits;
+		if (g->ports[p].kind == RT_PEER_SWITCH)
+			c->n_bits += (size_t)g->sw[g->ports[p].peer].nports + 1;
+	}
+	return 0;
+}
+
+static void cdg_free(struct cdg *c)
+{
+	free(c->base);
+	for (size_t v = 0; v < CDG_VLS; v++)
+		free(c->vl[v]);
+}
+
+/* The dependencies of one delivered path on VL v. */
+static void cdg_mark(const struct rt_graph *g, struct cdg *c, uint8_t v, const uint32_t *path,
+		     size_t len)
+{
+	c->used[v] = 1;
+	if (len < 2)
+		return;
+	if (!c->vl[v] && !(c->vl[v] = calloc(c->n_bits / 8 + 1, 1))) {
+		c->oom = 1;
+		return;
+	}
+	for (size_t h = 0; h + 1 < len; h++) {
+		const struct rt_port *rp = &g->ports[path[h]];
+		size_t bit = c->base[path[h]] + (path[h + 1] - g->sw[rp->peer].first_port);
+
+		c->vl[v][bit / 8] |= (uint8_t)(1u << (bit % 8));
+	}
+}
+
+static inline int cdg_has(const struct cdg *c, uint8_t v, size_t bit)
+{
+	return c->vl[v][bit / 8] >> (bit % 8) & 1;
+}
+
+struct cdg_frame {
+	uint32_t chan;          /* global port index of the channel */
+	uint32_t next;          /* next port of the switch it leads to */
+};
+
+/* Does VL v's graph have a cycle? Iterative depth-first search; only
+ * channels to switches have dependencies, so only they are searched.
+ * Counts the VL's dependencies into *edges. -ENOMEM if the search's
+ * arrays cannot be had. */
+static int cdg_cyclic(const struct rt_graph *g, const struct cdg *c, uint8_t v,
+		      uint8_t *color, struct cdg_frame *stack, size_t *edges)
+{
+	enum { WHITE, GRAY, BLACK };
+	int cyclic = 0;
+
+	memset(color, WHITE, g->n_ports);
+	for (size_t root = 0; root < g->n_ports; root++) {
+		size_t sp = 0;
+
+		if (g->ports[root].kind != RT_PEER_SWITCH || color[root] != WHITE)
+			continue;
+		stack[sp++] = (struct cdg_frame){ (uint32_t)root, 0 };
+		color[root] = GRAY;
+		while (sp > 0) {
+			struct cdg_frame *f = &stack[sp - 1];
+			const struct rt_switch *s = &g->sw[g->ports[f->chan].peer];
+			uint32_t q = f->next++, next;
+
+			if (q > s->nports) {
+				color[f->chan] = BLACK;
+				sp--;
+				continue;
+			}
+			if (!cdg_has(c, v, c->base[f->chan] + q))
+				continue;
+			++*edges;
+			next = s->first_port + q;
+			if (g->ports[next].kind != RT_PEER_SWITCH)
+				continue;  /* toward a CA: nothing depends on it */
+			if (color[next] == GRAY)
+				cyclic = 1;  /* counting goes on: report every edge */
+			if (color[next] != WHITE)
+				continue;
+			stack[sp++] = (struct cdg_frame){ next, 0 };
+			color[next] = GRAY;
+		}
+	}
+	return cyclic;
+}
+
+static int deadlock_freedom(const struct rt_graph *g, const struct cdg *c,
+			    struct rt_metrics *out)
+{
+	uint8_t *color = malloc(g->n_ports + 1);
+	struct cdg_frame *stack = malloc((g->n_ports + 1) * sizeof(*stack));
+
+	if (!color || !stack || c->oom) {
+		free(color);
+		free(stack);
+		return -ENOMEM;
+	}
+	out->cdg_acyclic = 1;
+	for (size_t v = 0; v < CDG_VLS; v++) {
+		if (!c->used[v])
+			continue;
+		out->cdg_vls++;
+		if (c->vl[v] && cdg_cyclic(g, c, (uint8_t)v, color, stack, &out->cdg_edges))
+			out->cdg_acyclic = 0;
+	}
+	free(color);
+	free(stack);
+	return 0;
+}
+
 /* Every ordered pair, one walk per (source switch, destination CA). */
 static void all_pairs(const struct rt_graph *g, const struct rt_lfts *l, const uint32_t *n_at,
-		      uint64_t *efi, uint32_t *path, struct rt_metrics *out)
+		      uint64_t *efi, uint32_t *path, struct cdg *cdg, struct rt_metrics *out)
 {
 	size_t len;
 
@@ -115,6 +254,7 @@ static void all_pairs(const struct rt_graph *g, const struct rt_lfts *l, const u
 					out->max_hops = len - 1;
 				for (size_t h = 0; h < len; h++)
 					efi[path[h]] += weight;
+				cdg_mark(g, cdg, rt_lfts_sl(l, s, g->ca[b].lid), path, len);
 				break;
 			case WALK_LOOP:
 				out->loops += weight;
@@ -186,14 +326,81 @@ static void randoms(const struct rt_graph *g, const struct rt_lfts *l, unsigned 
 		load = permutation_load(g, l, w);
 		if (load > out->random_max_load)
 			out->random_max_load = load;
+		out->random_mean_load += (double)load;
 		out->randoms++;
 	}
+	if (out->randoms)
+		out->random_mean_load /= (double)out->randoms;
+}
+
+/* The most flows on a link of the path from CA a to CA b (w->count loaded),
+ * 0 if the flow is not delivered. */
+static size_t flow_max_load(const struct rt_graph *g, const struct rt_lfts *l, size_t a,
+			    size_t b, struct scratch *w, size_t *len)
+{
+	size_t worst = 1;  /* a's injection link carries its one flow */
+
+	if (g->ca[a].sw < 0 || walk(g, l, g->ca[a].sw, b, w->path, len) != WALK_DELIVERED)
+		return 0;
+	for (size_t h = 0; h < *len; h++)
+		if (w->count[w->path[h]] > worst)
+			worst = w->count[w->path[h]];
+	return worst;
+}
+
+/* Effective bisection bandwidth over n_bisect random bisections. w->dst
+ * holds a shuffled list of the CAs: the first half sends to and receives
+ * from the second. */
+static void bisections(const struct rt_graph *g, const struct rt_lfts *l, unsigned n_bisect,
+		       uint64_t seed, struct scratch *w, struct rt_metrics *out)
+{
+	size_t n = g->n_ca, half = n / 2, flows = 0;
+	double sum = 0.0;
+
+	for (unsigned r = 0; r < n_bisect; r++) {
+		size_t n_touched = 0, len;
+
+		for (size_t i = 0; i < n; i++)
+			w->dst[i] = i;
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = (size_t)(splitmix64(&seed) % (i + 1)), t = w->dst[i];
+
+			w->dst[i] = w->dst[j];
+			w->dst[j] = t;
+		}
+		/* Load: flow 2i goes from dst[i] to dst[half + i], 2i + 1 back. */
+		for (size_t f = 0; f < 2 * half; f++) {
+			size_t a = w->dst[f % 2 ? half + f / 2 : f / 2];
+			size_t b = w->dst[f % 2 ? f / 2 : half + f / 2];
+
+			if (g->ca[a].sw < 0 ||
+			    walk(g, l, g->ca[a].sw, b, w->path, &len) != WALK_DELIVERED)
+				continue;
+			for (size_t h = 0; h < len; h++)
+				if (w->count[w->path[h]]++ == 0)
+					w->touched[n_touched++] = w->path[h];
+		}
+		for (size_t f = 0; f < 2 * half; f++) {
+			size_t a = w->dst[f % 2 ? half + f / 2 : f / 2];
+			size_t b = w->dst[f % 2 ? f / 2 : half + f / 2];
+			size_t worst = flow_max_load(g, l, a, b, w, &len);
+
+			if (worst)
+				sum += 1.0 / (double)worst;
+		}
+		flows += 2 * half;
+		for (size_t t = 0; t < n_touched; t++)
+			w->count[w->touched[t]] = 0;
+		out->bisections++;
+	}
+	out->ebb = flows ? sum / (double)flows : 0.0;
 }
 
 int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 		       const struct rt_metrics_opts *opts, struct rt_metrics *out)
 {
 	struct scratch w = { 0 };
+	struct cdg cdg;
 	uint64_t *efi = calloc(g->n_ports + 1, sizeof(*efi));
 	uint32_t *n_at = calloc(g->n_sw + 1, sizeof(*n_at));
 	int rc = 0;
@@ -203,7 +410,8 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 	w.count = calloc(g->n_ports + 1, sizeof(*w.count));
 	w.touched = malloc((g->n_ports + 1) * sizeof(*w.touched));
 	w.dst = malloc((g->n_ca + 1) * sizeof(*w.dst));
-	if (!efi || !n_at || !w.path || !w.count || !w.touched || !w.dst) {
+	if (cdg_init(g, &cdg) < 0 || !efi || !n_at || !w.path || !w.count || !w.touched ||
+	    !w.dst) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -214,14 +422,19 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 	for (size_t c = 0; c < g->n_ca; c++)
 		if (g->ca[c].sw >= 0)
 			n_at[g->ca[c].sw]++;
-	all_pairs(g, l, n_at, efi, w.path, out);
+	all_pairs(g, l, n_at, efi, w.path, &cdg, out);
 	edge_forwarding_index(g, efi, out);
+	if ((rc = deadlock_freedom(g, &cdg, out)) < 0)
+		goto out;
 	if (g->n_ca > 1) {
 		shifts(g, l, opts ? opts->max_shifts : 0, &w, out);
-		if (opts)
+		if (opts) {
 			randoms(g, l, opts->n_random, opts->seed, &w, out);
+			bisections(g, l, opts->n_bisect, opts->seed, &w, out);
+		}
 	}
 out:
+	cdg_free(&cdg);
 	free(efi);
 	free(n_at);
 	free(w.path);

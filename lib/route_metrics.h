@@ -16,6 +16,8 @@ struct rt_metrics_opts {
 				* over k = 1..n_ca-1; 0 = all of them */
 	unsigned n_random;     /* random permutations to evaluate */
 	uint64_t seed;         /* of the random permutations (splitmix64) */
+	unsigned n_bisect;     /* random bisections for the effective bisection
+				* bandwidth, drawn from the same seed */
 };
 
 struct rt_metrics {
@@ -41,11 +43,31 @@ struct rt_metrics {
 	size_t shift_worst_k;  /* the first k reaching it */
 	size_t randoms;        /* random permutations evaluated */
 	size_t random_max_load;/* max over them */
+	double random_mean_load;/* mean over them of each one's worst link: the
+				* max alone is one unlucky draw */
+	/* Deadlock freedom: the channel dependency graph of the delivered
+	 * pairs' paths, one per VL. A channel is a directed link out of a switch
+	 * (to a switch or a CA); a path that takes channel c1 then c2 makes c1
+	 * depend on c2, on the VL of the path: the SL of (its source switch,
+	 * its destination LID), SL s on VL s. No cycle on any VL: no deadlock. */
+	int cdg_acyclic;       /* 1 when every VL's graph is acyclic (or empty) */
+	size_t cdg_vls;        /* distinct SLs the delivered paths use */
+	size_t cdg_edges;      /* distinct (VL, c1, c2) dependencies */
+	/* Effective bisection bandwidth: each random bisection splits the CAs
+	 * into two halves (one CA sits out when their number is odd) and pairs
+	 * every CA of one half with one of the other, both directions sending.
+	 * A flow gets 1 / (the most flows on any directed link of its path:
+	 * switch-out links, the last one to the CA included; a CA's own
+	 * injection link carries its one flow), 0 if not delivered. */
+	size_t bisections;     /* bisections evaluated */
+	double ebb;            /* mean over all their flows, 0..1 */
 };
 
 /* Compute the metrics of tables l (made for g). opts NULL: every shift, no
- * random permutation. Cost: O(switches with CAs * n_ca * hops) for the pairs,
- * O(n_ca * hops) per permutation. 0 or -ENOMEM. */
+ * random permutation, no bisection. Cost: O(switches with CAs * n_ca * hops)
+ * for the pairs and their dependencies, O(n_ca * hops) per permutation or
+ * bisection, O(ports * VLs * radix) for the dependency graphs. 0 or
+ * -ENOMEM. */
 int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 		       const struct rt_metrics_opts *opts, struct rt_metrics *out);
 

@@ -1,8 +1,10 @@
 #!/bin/sh
 # The main job, end to end on real parts: install and build loom, start ibsim
-# with a shipped fat-tree fabric in a private network namespace, let OpenSM
-# assign LIDs and route it, run loomd against it, and show with loomctl what
-# loom found. Run as root on Debian 12:  sudo sh tools/demo.sh [NETFILE]
+# with a shipped fat-tree fabric in a private network namespace, run loomd
+# against it, let OpenSM assign LIDs and route it with loom's engine (the
+# libloomosm.so plugin, which reports the run to loomd), and show with
+# loomctl what loom found and routed, checked against the tables read back
+# from the switches. Run as root on Debian 12:  sudo sh tools/demo.sh [NETFILE]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/tools/deps.sh"
@@ -18,6 +20,8 @@ database:
   path: $work/loom.db
 control:
   socket: $work/loomd.sock
+opensm:
+  report_socket: $work/osm.sock
 discovery:
   interval: 0
 EOC
@@ -37,27 +41,36 @@ trap "kill \$sim \$loomd 2>/dev/null; wait 2>/dev/null" EXIT
 i=0; until grep -q "simulator ready" "$work/ibsim.log"; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/ibsim.log"; exit 1; }; sleep 0.1; done
 
-echo "== OpenSM: one sweep (assigns LIDs, routes the subnet, SUBNET UP)"
-OSM_CACHE_DIR=$work LD_PRELOAD=$preload opensm -o -f "$work/opensm.log" >"$work/opensm.out" 2>&1
-grep -m1 -o "SUBNET UP" "$work/opensm.log" || { echo "OpenSM did not bring the subnet up"; tail "$work/opensm.log"; exit 1; }
-
 echo "== loomd: starting on $work/loomd.sock"
 LD_PRELOAD=$preload $B/loomd -f -c "$work/loom.yaml" 2>"$work/loomd.log" &
 loomd=$!
 i=0; until [ -S "$work/loomd.sock" ]; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/loomd.log"; exit 1; }; sleep 0.1; done
 ctl="$B/loomctl -s $work/loomd.sock"
+
+echo "== OpenSM with loom inside: one sweep (assigns LIDs, routes with routing_engine loom)"
+printf "event_plugin_name loomosm\nrouting_engine loom\n" >"$work/opensm.conf"
+OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$work/osm.sock \
+	LD_PRELOAD=$preload opensm -F "$work/opensm.conf" -o -f "$work/opensm.log" >"$work/opensm.out" 2>&1
+grep -m1 -o "SUBNET UP" "$work/opensm.log" || { echo "OpenSM did not bring the subnet up"; tail "$work/opensm.log"; exit 1; }
+grep -o "loom engine loom routed.*" "$work/opensm.log" | cut -c1-160
+
 echo "== loomctl discover --wait"; $ctl discover --wait
 echo "== loomctl status"; $ctl status
 echo "== loomctl nodes --type switch"; $ctl nodes --type switch
 echo "== loomctl links (first 12)"; $ctl links | head -n 13
 echo "   (every ibsim port advertises 12x and QDR but trains at 4x SDR: iblinkinfo"
 echo "    says \"Could be 12X Could be 10.0 Gbps\" of each link, and so does loom)"
-echo "== loomctl events"; $ctl events --limit 5
-echo "== OpenSM routed it: ibroute of the first leaf switch (first 8 entries)"
-lid=$($ctl nodes --type switch | awk "NR==2 {print \$4}")
-LD_PRELOAD=$preload ibroute "$lid" 2>/dev/null | head -n 10
-echo "== loom routing the same fabric offline (min-hop engine; quality by walking the tables)"
+echo "== loomctl events"; $ctl events --limit 6
+echo "== loomctl route runs: what the plugin reported of OpenSM routing with loom"
+i=0; until $ctl route runs | grep -q ftree; do
+	i=$((i+1)); [ $i -lt 50 ] || break; sleep 0.1; done
+$ctl route runs
+echo "== loomctl route check: the tables the switches hold now, read back with SMPs"
+$ctl route check
+echo "== loomctl route trace host-0000 host-0031"
+$ctl route trace host-0000 host-0031
+echo "== loom routing the same fabric offline (the loom engine; quality by walking the tables)"
 $B/loomctl route compute --topology "$net"
 echo "demo: done (database kept in $work/loom.db; try: $B/loomctl --db $work/loom.db nodes)"
 '

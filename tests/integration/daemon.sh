@@ -25,6 +25,8 @@ database:
   path: $work/loom.db
 control:
   socket: $work/sock
+opensm:
+  report_socket: $work/osm.sock
 discovery:
   interval: $1
   timeout_ms: 50

@@ -110,6 +110,8 @@ loom_config() {
 		printf 'log:\n  level: debug\n'
 		printf 'database:\n  path: %s/loom.db\n' "$work"
 		printf 'control:\n  socket: %s/loomd.sock\n' "$work"
+		# Not the default /run/loom/osm.sock: tests run loomds side by side.
+		printf 'opensm:\n  report_socket: %s/osm.sock\n' "$work"
 		printf 'discovery:\n  interval: 0\n'
 		for l in "$@"; do printf '%s\n' "$l"; done
 	} >"$work/loom.yaml"

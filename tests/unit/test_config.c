@@ -463,7 +463,9 @@ START_TEST(print_writes_every_key_in_order)
 			 "  timeout_ms: 200\n"
 			 "  retries: 3\n"
 			 "  max_smps: 64\n"
-			 "  subnets: []\n");
+			 "  subnets: []\n"
+			 "opensm:\n"
+			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);

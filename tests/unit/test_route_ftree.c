@@ -307,7 +307,7 @@ START_TEST(loom_routes_a_tree_broken_beyond_up_down_with_dfsssp)
 	ck_assert_int_eq(ft.rc, -EINVAL);
 	ck_assert_msg(strstr(ft.err, "only through a down-up turn"), "err: %s", ft.err);
 	assert_all_delivered(&r);
-	ck_assert_msg(strstr(r.l->note, "loom chose dfsssp (not a fat tree: leaf reaches leaf "
+	ck_assert_msg(strstr(r.l->note, "loom chose dfsssp (ftree: leaf reaches leaf "
 			     "only through a down-up turn"), "note: %s", r.l->note);
 	routed_free(&ft);
 	routed_free(&r);
@@ -350,7 +350,7 @@ START_TEST(loom_falls_back_to_dfsssp_when_the_graph_is_no_tree)
 	struct routed r = route_with(ring3(), rt_route_loom);
 
 	assert_all_delivered(&r);
-	ck_assert_msg(strncmp(r.l->note, "loom chose dfsssp (not a fat tree: ", 35) == 0,
+	ck_assert_msg(strncmp(r.l->note, "loom chose dfsssp (ftree: not a fat tree: ", 41) == 0,
 		      "note: %s", r.l->note);
 	routed_free(&r);
 }

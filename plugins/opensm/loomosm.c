@@ -1,0 +1,126 @@
+/* plugins/opensm/loomosm.c: libloomosm.so, the OpenSM event plugin that puts
+ * loom's routing engines inside OpenSM. With
+ *     event_plugin_name loomosm
+ *     routing_engine loom
+ * in opensm.conf, OpenSM dlopen()s libloomosm.so, calls create() below, which
+ * registers one external routing engine per loom engine: "loom" (the one that
+ * picks ftree or dfsssp by itself) and "loom-ftree", "loom-dfsssp",
+ * "loom-minhop"; routing_engine then selects them like OpenSM's own. The
+ * routing itself is in osm_engine.c, the translation in osm_graph.c, the
+ * reports to loomd in report.c.
+ *
+ * OpenSM refuses the plugin unless osm_version equals its own version string
+ * exactly, so the plugin must be built against the running OpenSM's headers. */
+#include "autoconf.h"
+#include "loomosm.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_version.h>
+
+#if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
+#error "OpenSM's event plugin interface is not the one this plugin was written for"
+#endif
+
+/* The name OpenSM's routing_engine option uses for lib engine `name`. */
+static void engine_name(char *buf, size_t len, const char *name)
+{
+	if (strcmp(name, "loom") == 0)
+		snprintf(buf, len, "loom");
+	else
+		snprintf(buf, len, "loom-%s", name);
+}
+
+static void plugin_free(struct losm_plugin *p)
+{
+	for (size_t i = 0; i < p->n_engines; i++) {
+		losm_result_free(p->engines[i].last);
+		pthread_mutex_destroy(&p->engines[i].lock);
+	}
+	losm_report_free(p->report);
+	free(p);
+}
+
+static void *create(struct osm_opensm *osm)
+{
+	struct losm_plugin *p = calloc(1, sizeof(*p));
+	const struct rt_engine *engines;
+	size_t n;
+	char names[256] = "";
+
+	if (!p) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM00: loomosm: out of memory\n");
+		return NULL;
+	}
+	p->osm = osm;
+	/* Before the engines: their first run may come right after. Without
+	 * it (out of memory) OpenSM routes all the same, unreported. */
+	p->report = losm_report_new(osm);
+	engines = rt_engine_list(&n);
+	for (size_t i = 0; i < n && p->n_engines < sizeof(p->engines) / sizeof(p->engines[0]);
+	     i++) {
+		struct losm_engine *e = &p->engines[p->n_engines];
+		external_routing_engine_module_t module;
+		cl_status_t st;
+
+		e->plugin = p;
+		e->eng = &engines[i];
+		engine_name(e->name, sizeof(e->name), engines[i].name);
+		pthread_mutex_init(&e->lock, NULL);
+		/* OpenSM copies the module (and its name); e, the context,
+		 * must live as long as OpenSM does: it is in p. */
+		module.name = e->name;
+		module.setup = losm_engine_setup;
+		module.context = e;
+		st = osm_register_external_routing_engine(osm, &module, e);
+		if (st != CL_SUCCESS) {
+			OSM_LOG(&osm->log, OSM_LOG_ERROR,
+				"ERR LOOM00: loomosm: cannot register routing engine %s "
+				"(status %d: the name is taken?)\n", e->name, (int)st);
+			pthread_mutex_destroy(&e->lock);
+			continue;
+		}
+		p->n_engines++;
+		if (names[0])
+			strncat(names, ", ", sizeof(names) - strlen(names) - 1);
+		strncat(names, e->name, sizeof(names) - strlen(names) - 1);
+	}
+	/* Once one engine is registered OpenSM holds its context: returning
+	 * NULL now would make OpenSM unload the code its engine list points
+	 * into. */
+	if (p->n_engines == 0) {
+		plugin_free(p);
+		return NULL;
+	}
+	OSM_LOG(&osm->log, OSM_LOG_INFO, "loomosm %s: routing engines registered: %s\n",
+		PACKAGE_VERSION, names);
+	return p;
+}
+
+/* Called at OpenSM's shutdown, after it destroyed its routing engines. */
+static void delete(void *data)
+{
+	if (data)
+		plugin_free(data);
+}
+
+/* OpenSM's events (heavy sweep done, routing done, LFT changes, traps...),
+ * on OpenSM's threads: report.c sends them to loomd without ever waiting. */
+static void report(void *data, osm_epi_event_id_t event_id, void *event_data)
+{
+	struct losm_plugin *p = data;
+
+	if (p)
+		losm_report_event(p->report, event_id, event_data);
+}
+
+/* The one exported symbol (see loomosm.map). */
+osm_event_plugin_t osm_event_plugin = {
+	.osm_version = OSM_VERSION,
+	.create = create,
+	.delete = delete,
+	.report = report,
+};

@@ -1,0 +1,115 @@
+/* plugins/opensm/loomosm.h: libloomosm.so, loom's routing engines inside
+ * OpenSM (an OpenSM event plugin that registers external routing engines).
+ * Shared by its files: loomosm.c (the plugin: load, register, unload),
+ * osm_graph.c (OpenSM's subnet -> loom's fabric graph, tables -> new_lft),
+ * osm_engine.c (the routing engine callbacks OpenSM calls), report.c (runs
+ * and events reported to loomd, never waiting on it).
+ *
+ * Include the OpenSM headers through this file: osm_config.h must come first,
+ * it holds the defines that shape OpenSM's structs. */
+#ifndef LOOM_OSM_H
+#define LOOM_OSM_H
+
+#include <opensm/osm_config.h>
+#include <opensm/osm_opensm.h>
+
+#include <opensm/osm_event_plugin.h>
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "route.h"
+
+/* What one successful run of an engine left behind: OpenSM asks for SLs
+ * (path_sl, on every PathRecord query) and SL2VL maps (update_sl2vl, at QoS
+ * setup) after routing returned, so the tables stay until the next run. */
+struct losm_result {
+	struct rt_graph *g;
+	struct rt_lfts *l;
+	/* OpenSM LID (host order) -> its port's base LID, 0 if nobody holds it:
+	 * the graph knows base LIDs only, paths ask for any LID of an LMC range. */
+	uint16_t *base_lid;
+	uint16_t max_lid;      /* OpenSM's, >= g->max_lid */
+	/* Holders beyond the engine (report.c's metrics worker): the tables
+	 * outlive the next run until the worker is done with them. */
+	atomic_int holds;
+};
+
+struct losm_plugin;
+
+/* One registered engine ("loom", "loom-ftree", ...): the context OpenSM hands
+ * back to every callback of that engine. */
+struct losm_engine {
+	struct losm_plugin *plugin;
+	const struct rt_engine *eng;  /* lib/route_engine.c */
+	char name[32];                 /* the name in opensm.conf */
+	pthread_mutex_t lock;          /* guards last: SA threads read it */
+	struct losm_result *last;      /* NULL until a run succeeds */
+	unsigned runs, failures;
+	int warned_vls;                /* a port lacking VLs was logged once */
+};
+
+/* Where reports go when $LOOMOSM_SOCKET is not set: loomd's default
+ * opensm.report_socket (daemon/config.h). */
+#define LOSM_REPORT_SOCKET "/run/loom/osm.sock"
+
+struct losm_report;
+
+struct losm_plugin {
+	osm_opensm_t *osm;
+	struct losm_report *report;    /* report.c; NULL if out of memory */
+	size_t n_engines;
+	struct losm_engine engines[8];
+};
+
+/* Data VLs a port offers, from its PortInfo:VLCap or OperationalVLs
+ * encoding (1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7, 5: VL0-14); 0 for 0. */
+static inline unsigned losm_vls(uint8_t code)
+{
+	return code == 0 ? 0 : code >= 5 ? 15 : 1u << (code - 1);
+}
+
+/* osm_graph.c: build loom's fabric graph of OpenSM's subnet: every node with
+ * its ports, base LIDs and LMC, and every cable OpenSM has discovered. Ports
+ * without a LID (not yet assigned) are left out of the routing. NULL with a
+ * reason in err on failure. */
+struct fab *losm_fabric_from_subnet(osm_subn_t *subn, char *err, size_t errlen);
+
+/* osm_graph.c: LID -> base LID table for every LID OpenSM knows
+ * (*max_lid gets the highest). NULL on allocation failure. */
+uint16_t *losm_base_lids(osm_subn_t *subn, uint16_t *max_lid);
+
+/* osm_graph.c: write tables l (made for g) into every switch's new_lft,
+ * LMC ranges included (every LID of a range takes its base LID's port).
+ * Returns 0, or -ENOENT with a reason in err when a switch of g is no
+ * longer in OpenSM's subnet. */
+int losm_write_lfts(osm_subn_t *subn, const struct rt_graph *g, const struct rt_lfts *l,
+		    const uint16_t *base_lid, uint16_t max_lid, char *err, size_t errlen);
+
+/* osm_engine.c: OpenSM's setup callback of the external routing engine
+ * module: fills the callbacks of re (whose context is a losm_engine). */
+int losm_engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm);
+
+/* osm_engine.c: drop one hold of r (the engine's own, or one taken with
+ * losm_result_hold); the last one frees it. */
+void losm_result_free(struct losm_result *r);
+struct losm_result *losm_result_hold(struct losm_result *r);
+
+/* report.c: the reporter of plugin p, sending to $LOOMOSM_SOCKET (default
+ * LOSM_REPORT_SOCKET). Without a usable socket it reports nothing (said in
+ * OpenSM's log). NULL only when out of memory. */
+struct losm_report *losm_report_new(osm_opensm_t *osm);
+/* Waits for a metrics worker still running: called from delete(), before
+ * OpenSM unloads the plugin. */
+void losm_report_free(struct losm_report *rep);
+/* report.c: one of OpenSM's events (the plugin's report() callback). */
+void losm_report_event(struct losm_report *rep, osm_epi_event_id_t id, void *data);
+/* report.c: a finished run of engine e: r are its tables (held while their
+ * metrics are computed off OpenSM's thread), or error says why it failed
+ * (r may then be partial or NULL). Returns at once. */
+void losm_report_run(struct losm_engine *e, struct losm_result *r, double secs,
+		     const char *error);
+
+#endif

@@ -1,0 +1,222 @@
+/* plugins/opensm/osm_engine.c: the routing engine callbacks OpenSM calls for
+ * each of loom's engines: route the subnet (ucast_build_fwd_tables), then,
+ * for engines that break deadlocks with virtual lanes, the SL of each path
+ * (path_sl) and the SL-to-VL maps of every port (update_sl2vl).
+ *
+ * Return values follow OpenSM 3.3.23's ucast_mgr_route(): 0 = tables are in
+ * new_lft, < 0 = this engine failed and OpenSM tries the next one in its
+ * routing_engine list (then its default, minhop). Nothing here waits on
+ * anything outside OpenSM: a slow callback stalls the whole sweep. */
+#include "autoconf.h"
+#include "loomosm.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fabric.h"
+
+void losm_result_free(struct losm_result *r)
+{
+	/* holds counts the holders beyond the first: 0 means this is the
+	 * last one. */
+	if (!r || atomic_fetch_sub(&r->holds, 1) > 0)
+		return;
+	rt_lfts_free(r->l);
+	rt_graph_free(r->g);
+	free(r->base_lid);
+	free(r);
+}
+
+struct losm_result *losm_result_hold(struct losm_result *r)
+{
+	atomic_fetch_add(&r->holds, 1);
+	return r;
+}
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* Keep r as the engine's current tables (NULL: it has none), freeing the
+ * previous ones. SA threads read them in path_sl, hence the lock. */
+static void set_last(struct losm_engine *e, struct losm_result *r)
+{
+	struct losm_result *old;
+
+	pthread_mutex_lock(&e->lock);
+	old = e->last;
+	e->last = r;
+	pthread_mutex_unlock(&e->lock);
+	losm_result_free(old);
+}
+
+/* Route the subnet with the engine: OpenSM's subnet -> loom's graph ->
+ * engine -> new_lft of every switch. */
+static int build_fwd_tables(void *context)
+{
+	struct losm_engine *e = context;
+	osm_opensm_t *osm = e->plugin->osm;
+	struct losm_result *r = calloc(1, sizeof(*r));
+	struct fab *fab = NULL;
+	struct timespec t0;
+	char err[256] = "out of memory";
+	double secs;
+	int rc = -ENOMEM;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	e->runs++;
+	if (!r)
+		goto fail;
+	fab = losm_fabric_from_subnet(&osm->subn, err, sizeof(err));
+	if (!fab)
+		goto fail;
+	r->g = rt_graph_new(fab, err, sizeof(err));
+	fab_free(fab);
+	if (!r->g)
+		goto fail;
+	if (r->g->lids_assigned) {
+		/* Cannot happen (ports without LIDs are left out), but tables
+		 * for LIDs of loom's own numbering would be worse than none. */
+		snprintf(err, sizeof(err), "the subnet has ports without LIDs");
+		rc = -EINVAL;
+		goto fail;
+	}
+	r->l = rt_lfts_new(r->g);
+	r->base_lid = losm_base_lids(&osm->subn, &r->max_lid);
+	if (!r->l || !r->base_lid) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto fail;
+	}
+	rc = e->eng->route(r->g, r->l, err, sizeof(err));
+	if (rc < 0)
+		goto fail;
+	rc = losm_write_lfts(&osm->subn, r->g, r->l, r->base_lid, r->max_lid, err, sizeof(err));
+	if (rc < 0)
+		goto fail;
+	secs = elapsed(&t0);
+
+	OSM_LOG(&osm->log, OSM_LOG_INFO,
+		"loom engine %s routed %zu switches, %zu CA ports in %.2f ms: "
+		"%zu entries routed, %zu unreachable, %u VL%s%s%s\n",
+		e->name, r->g->n_sw, r->g->n_ca, secs * 1e3, r->l->n_routed, r->l->n_unreachable,
+		r->l->n_vls ? r->l->n_vls : 1, r->l->n_vls > 1 ? "s" : "",
+		r->l->note[0] ? "; " : "", r->l->note);
+	if (r->l->n_vls > 1 && !osm->subn.opt.qos)
+		OSM_LOG(&osm->log, OSM_LOG_ERROR,
+			"ERR LOOM02: loom engine %s spreads paths over %u VLs, but qos is "
+			"FALSE: OpenSM will not program SL2VL maps, so the paths are not "
+			"deadlock-free (set qos TRUE)\n", e->name, r->l->n_vls);
+	/* To loomd (report.c): returns at once, the metrics of the tables are
+	 * computed on another thread. */
+	losm_report_run(e, r, secs, NULL);
+	set_last(e, r);
+	return 0;
+
+fail:
+	e->failures++;
+	OSM_LOG(&osm->log, OSM_LOG_ERROR,
+		"ERR LOOM01: loom engine %s failed after %.2f ms (%s): %s; "
+		"OpenSM goes on with its next routing engine\n",
+		e->name, elapsed(&t0) * 1e3, strerror(-rc), err);
+	losm_report_run(e, r, elapsed(&t0), err);
+	losm_result_free(r);
+	set_last(e, NULL);
+	return -1;
+}
+
+/* The SL of the path slid -> dlid: what the engine chose for paths that
+ * enter the fabric at the source's switch toward dlid's base LID. Without
+ * SL tables (one VL), or for LIDs the engine did not see, OpenSM's hint
+ * (from QoS policy) stands. */
+static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
+		       const ib_net16_t dlid)
+{
+	struct losm_engine *e = context;
+	unsigned s = cl_ntoh16(slid), d = cl_ntoh16(dlid);
+	uint8_t sl = hint;
+	struct losm_result *r;
+
+	pthread_mutex_lock(&e->lock);
+	r = e->last;
+	if (r && r->l->sl && s <= r->max_lid && d <= r->max_lid) {
+		unsigned sb = r->base_lid[s], db = r->base_lid[d];
+		int32_t sw = rt_graph_lid_switch(r->g, sb);
+
+		if (sw < 0) {
+			int32_t ca = rt_graph_lid_ca(r->g, sb);
+
+			sw = ca >= 0 ? r->g->ca[ca].sw : -1;
+		}
+		if (sw >= 0 && (rt_graph_lid_switch(r->g, db) >= 0 || rt_graph_lid_ca(r->g, db) >= 0))
+			sl = rt_lfts_sl(r->l, (size_t)sw, db);
+	}
+	pthread_mutex_unlock(&e->lock);
+	return sl;
+}
+
+/* The SL2VL map of one port (for a switch: of the pair in_port -> this
+ * output port): SL s on VL s, the identity the engines assume, as long as
+ * the port has the lanes; beyond them SLs wrap around its lanes (traffic
+ * flows, but deadlock freedom on that port is lost: said once in the log).
+ * Engines with one VL leave OpenSM's QoS map as it is. Called by OpenSM's
+ * QoS setup only, that is with qos TRUE. */
+static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
+			 uint8_t out_port, ib_slvl_table_t *t)
+{
+	struct losm_engine *e = context;
+	unsigned n_vls, lanes, op;
+
+	pthread_mutex_lock(&e->lock);
+	n_vls = e->last && e->last->l->sl ? e->last->l->n_vls : 0;
+	pthread_mutex_unlock(&e->lock);
+	if (n_vls <= 1)
+		return;
+	lanes = losm_vls(ib_port_info_get_vl_cap(&port->port_info));
+	op = losm_vls(ib_port_info_get_op_vls(&port->port_info));
+	if (op && op < lanes)
+		lanes = op;
+	if (lanes == 0)
+		lanes = 1;
+	if (lanes < n_vls && !e->warned_vls) {
+		e->warned_vls = 1;
+		OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
+			"ERR LOOM03: loom engine %s needs %u VLs, port %u of 0x%016" PRIx64
+			" runs %u: its paths are not deadlock-free there\n", e->name, n_vls,
+			osm_physp_get_port_num(port),
+			cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port))), lanes);
+	}
+	for (unsigned sl = 0; sl < 16; sl++)
+		ib_slvl_table_set(t, (uint8_t)sl, (uint8_t)(sl % lanes));
+}
+
+/* OpenSM frees its engine structs at shutdown (before it unloads the
+ * plugin): drop the tables; the context itself belongs to the plugin. */
+static void destroy(void *context)
+{
+	set_last(context, NULL);
+}
+
+int losm_engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	struct losm_engine *e = re->context;
+
+	/* build_lid_matrices stays NULL: OpenSM computes its min-hop hop
+	 * tables itself, which its multicast manager and SA rely on, and
+	 * which loom's engines do not need. */
+	re->build_lid_matrices = NULL;
+	re->ucast_build_fwd_tables = build_fwd_tables;
+	re->path_sl = path_sl;
+	re->update_sl2vl = update_sl2vl;
+	re->destroy = destroy;
+	OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "loom engine %s set up (lib engine %s)\n",
+		e->name, e->eng->name);
+	return 0;
+}
