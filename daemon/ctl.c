@@ -13,6 +13,7 @@
  * still pending, so handlers must not keep ctl_req pointers past it. */
 #include "autoconf.h"
 #include "ctl.h"
+#include "usock.h"
 
 #include <errno.h>
 #include <grp.h>
@@ -543,80 +544,6 @@ static void accept_error_cb(struct evconnlistener *lev, void *arg)
 	evtimer_add(ctl->accept_pause, &tv);
 }
 
-/* mkdir -p of the directory holding `path`. */
-static int make_parent_dir(const char *path, char *err, size_t errlen)
-{
-	char dir[sizeof(((struct ctl *)0)->path)];
-	char *slash;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	if (!(slash = strrchr(dir, '/')) || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-
-		*p = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			int e = errno;
-
-			snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(e));
-			return -e;
-		}
-		*p = saved;
-		if (!saved)
-			return 0;
-	}
-}
-
-/* Make room for our socket at `sa`'s path: a socket file nobody listens on
- * is a leftover of a daemon that died; a live one belongs to another loomd. */
-static int clear_stale_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
-{
-	struct stat st;
-	int fd, rc;
-
-	if (lstat(sa->sun_path, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		rc = -errno;
-		snprintf(err, errlen, "cannot examine %s: %s", sa->sun_path, strerror(-rc));
-		return rc;
-	}
-	/* Never delete what is not a socket: a typo in control.socket must not
-	 * cost someone a file. */
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "%s exists and is not a socket", sa->sun_path);
-		return -EEXIST;
-	}
-	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "socket: %s", strerror(-rc));
-		return rc;
-	}
-	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 ? 0 : -errno;
-	close(fd);
-	/* EAGAIN: a listener whose backlog is full is still a listener. */
-	if (rc == 0 || rc == -EAGAIN) {
-		snprintf(err, errlen, "another loomd is listening on %s", sa->sun_path);
-		return -EADDRINUSE;
-	}
-	if (rc != -ECONNREFUSED && rc != -ENOENT) {
-		snprintf(err, errlen, "cannot tell whether %s is in use: %s", sa->sun_path,
-			 strerror(-rc));
-		return rc;
-	}
-	if (unlink(sa->sun_path) < 0 && errno != ENOENT) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot remove the stale socket %s: %s", sa->sun_path,
-			 strerror(-rc));
-		return rc;
-	}
-	log_info("control: removed the stale socket %s", sa->sun_path);
-	return 0;
-}
 
 /* A listening socket at sa, mode 0666. -1 + err on failure. */
 static int listen_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
@@ -667,7 +594,8 @@ struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin
 		free(ctl);
 		return NULL;
 	}
-	if (make_parent_dir(path, err, errlen) < 0 || clear_stale_socket(&sa, err, errlen) < 0 ||
+	if (usock_make_parent_dir(path, err, errlen) < 0 ||
+	    usock_clear_stale(&sa, SOCK_STREAM, "control", err, errlen) < 0 ||
 	    (fd = listen_socket(&sa, err, errlen)) < 0) {
 		free(ctl);
 		return NULL;

@@ -9,6 +9,7 @@
  * learns the count from the next report that gets through. */
 #include "autoconf.h"
 #include "osm_report.h"
+#include "usock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -53,68 +54,12 @@ struct osm_report {
 
 /* ---- the socket ---------------------------------------------------------------- */
 
-/* Make room for our socket at `sa`'s path (ctl.c does the same for the
- * control socket): a datagram socket nobody is bound to refuses connect(),
- * a bound one belongs to another loomd. Never delete what is not a socket. */
-static int clear_stale(const struct sockaddr_un *sa, char *err, size_t errlen)
-{
-	struct stat st;
-	int fd, rc;
-
-	if (lstat(sa->sun_path, &st) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		rc = -errno;
-		snprintf(err, errlen, "cannot examine %s: %s", sa->sun_path, strerror(-rc));
-		return rc;
-	}
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, errlen, "%s exists and is not a socket", sa->sun_path);
-		return -EEXIST;
-	}
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
-		rc = -errno;
-		snprintf(err, errlen, "socket: %s", strerror(-rc));
-		return rc;
-	}
-	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0 ? 0 : -errno;
-	close(fd);
-	if (rc == 0) {
-		snprintf(err, errlen, "another loomd is bound to %s", sa->sun_path);
-		return -EADDRINUSE;
-	}
-	if (rc != -ECONNREFUSED && rc != -ENOENT) {
-		snprintf(err, errlen, "cannot tell whether %s is in use: %s", sa->sun_path,
-			 strerror(-rc));
-		return rc;
-	}
-	if (unlink(sa->sun_path) < 0 && errno != ENOENT) {
-		rc = -errno;
-		snprintf(err, errlen, "cannot remove the stale socket %s: %s", sa->sun_path,
-			 strerror(-rc));
-		return rc;
-	}
-	log_info("OpenSM reports: removed the stale socket %s", sa->sun_path);
-	return 0;
-}
-
 static int bind_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
 {
-	char dir[sizeof(sa->sun_path)];
-	char *slash;
 	int fd;
 
-	/* Its directory, one level (/run/loom is usually made by the control
-	 * socket already, which comes first). */
-	snprintf(dir, sizeof(dir), "%s", sa->sun_path);
-	if ((slash = strrchr(dir, '/')) && slash != dir) {
-		*slash = '\0';
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			snprintf(err, errlen, "cannot create directory %s: %s", dir, strerror(errno));
-			return -1;
-		}
-	}
-	if (clear_stale(sa, err, errlen) < 0)
+	if (usock_make_parent_dir(sa->sun_path, err, errlen) < 0 ||
+	    usock_clear_stale(sa, SOCK_DGRAM, "OpenSM reports", err, errlen) < 0)
 		return -1;
 	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));

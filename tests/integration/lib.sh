@@ -32,6 +32,18 @@ loom_fail() {
 
 loom_ok() { echo "ok: $*"; }
 
+# Fail, showing what OpenSM said about loom, its errors, and its last lines.
+loom_osm_fail() {
+	for f in "$work/opensm.log" "$work/opensm.out"; do
+		[ -s "$f" ] || continue
+		echo "--- $f (loom's lines, errors and the last 15 lines):"
+		grep -E 'loom|ERR|tables configured|routing algorithm|SUBNET UP|trap' "$f" |
+			tail -n 30 || :
+		tail -n 15 "$f"
+	done
+	loom_fail "$@"
+}
+
 # Re-run the calling script inside a private network namespace.
 loom_netns() {
 	if [ "${LOOM_IN_NETNS:-}" != 1 ]; then

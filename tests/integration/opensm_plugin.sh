@@ -21,16 +21,6 @@ for t in dump_fts smpquery saquery python3; do
 	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
 done
 
-osm_fail() {
-	for f in "$work/opensm.log" "$work/opensm.out"; do
-		[ -s "$f" ] || continue
-		echo "--- $f (loom's lines, errors and the last 15 lines):"
-		grep -E 'loom|ERR|tables configured|routing algorithm' "$f" | tail -n 30 || :
-		tail -n 15 "$f"
-	done
-	loom_fail "$@"
-}
-
 osm_conf() { # osm_conf ENGINE [OPENSM.CONF LINES...]
 	_e=$1; shift
 	{
@@ -47,12 +37,12 @@ osm_env() { OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD 
 # tables would pass the checker just as well.
 osm_routed() { # osm_routed NAME ENGINE
 	grep -q "create: loomosm .*routing engines registered" "$work/opensm.log" ||
-		osm_fail "$1: OpenSM did not load libloomosm.so"
-	grep -q "SUBNET UP" "$work/opensm.log" || osm_fail "$1: OpenSM did not bring the subnet up"
+		loom_osm_fail "$1: OpenSM did not load libloomosm.so"
+	grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "$1: OpenSM did not bring the subnet up"
 	grep -q "loom engine $2 routed" "$work/opensm.log" &&
 		grep -q " $2 tables configured on all switches" "$work/opensm.log" ||
-		osm_fail "$1: $2 did not route the subnet (OpenSM fell back to another engine)"
-	! grep -q "ERR LOOM" "$work/opensm.log" || osm_fail "$1: the plugin logged an error"
+		loom_osm_fail "$1: $2 did not route the subnet (OpenSM fell back to another engine)"
+	! grep -q "ERR LOOM" "$work/opensm.log" || loom_osm_fail "$1: the plugin logged an error"
 	loom_ok "$1: $(sed -n "s/.*build_fwd_tables: loom engine \($2 routed.*\)/\1/p" \
 		"$work/opensm.log" | tail -n 1)"
 }
@@ -67,7 +57,7 @@ readback() { # readback NAME: the switches' tables judged by lft_check.py
 	LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.txt" 2>/dev/null || loom_fail "$1: dump_fts"
 	loom_ibnetdiscover >"$work/ibnd.txt" || loom_fail "$1: ibnetdiscover"
 	python3 "$S/tests/integration/lft_check.py" "$work/ibnd.txt" "$work/fts.txt" \
-		>"$work/check.out" 2>&1 || { cat "$work/check.out"; osm_fail "$1: tables read back fail"; }
+		>"$work/check.out" 2>&1 || { cat "$work/check.out"; loom_osm_fail "$1: tables read back fail"; }
 	loom_ok "$1: $(head -n 1 "$work/check.out")"
 }
 
@@ -155,7 +145,7 @@ rm -f "$work/opensm.log" "$work"/guid2lid "$work"/opensm-sa.dump
 osm_env opensm -F "$work/opensm.conf" -o -f "$work/opensm.log" >"$work/opensm.out" 2>&1 || :
 grep -q "ERR LOOM01: loom engine loom-ftree failed" "$work/opensm.log" &&
 	grep -q " minhop tables configured on all switches" "$work/opensm.log" ||
-	osm_fail "torus: loom-ftree did not fail over to minhop"
+	loom_osm_fail "torus: loom-ftree did not fail over to minhop"
 loom_ok "torus, loom-ftree: refused, OpenSM fell back to minhop:" \
 	"$(sed -n 's/.*(Invalid argument): //p' "$work/opensm.log" | head -n 1 | cut -c1-80)"
 for engine in loom-dfsssp loom; do
@@ -167,23 +157,23 @@ for engine in loom-dfsssp loom; do
 	osm_pid=$!
 	LOOM_PIDS="$LOOM_PIDS $osm_pid"
 	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" ||
-		grep -q "ERR LOOM" "$work/opensm.log" || osm_fail "torus: OpenSM did not come up"
+		grep -q "ERR LOOM" "$work/opensm.log" || loom_osm_fail "torus: OpenSM did not come up"
 	osm_routed "3x3x2 torus" $engine
 	readback "3x3x2 torus, $engine"
 	vls=$(sed -n "s/.*loom engine $engine routed.* \([0-9]*\) VLs\{0,1\}\(;.*\)\{0,1\}$/\1/p" \
 		"$work/opensm.log" | tail -n 1)
-	[ "${vls:-1}" -ge 2 ] || osm_fail "torus: $engine used ${vls:-1} VL (a torus needs 2 or more)"
+	[ "${vls:-1}" -ge 2 ] || loom_osm_fail "torus: $engine used ${vls:-1} VL (a torus needs 2 or more)"
 	# Identity SL2VL on a switch's ports and on a host's.
 	sw_lid=$(sed -n 's/^Switch.*base port 0 lid \([0-9]*\) .*/\1/p' "$work/ibnd.txt" | head -n 1)
 	ca_lid=$(sed -n 's/^\[1\](.*# lid \([0-9]*\) lmc.*/\1/p' "$work/ibnd.txt" | head -n 1)
 	for q in "$sw_lid 1 2" "$ca_lid"; do
 		# shellcheck disable=SC2086
 		LD_PRELOAD=$PRELOAD smpquery sl2vl $q >"$work/sl2vl.txt" 2>/dev/null ||
-			osm_fail "torus: smpquery sl2vl $q"
+			loom_osm_fail "torus: smpquery sl2vl $q"
 		awk -v n="$vls" '/^ports:/ { split($0, f, "|"); for (s = 0; s < n; s++)
 			if (f[s + 2] + 0 != s) bad = 1; rows++ }
 			END { exit (rows == 0 || bad) }' "$work/sl2vl.txt" ||
-			{ cat "$work/sl2vl.txt"; osm_fail "torus: SL2VL of LID $q is not the identity"; }
+			{ cat "$work/sl2vl.txt"; loom_osm_fail "torus: SL2VL of LID $q is not the identity"; }
 	done
 	# Path records carry the engine's SLs: all below the VL count, not all 0.
 	lids=$(sed -n 's/^\[1\](.*# lid \([0-9]*\) lmc.*/\1/p' "$work/ibnd.txt" | head -n 12)
@@ -198,7 +188,7 @@ for engine in loom-dfsssp loom; do
 	awk -v n="$vls" '{ v = index("0123456789abcdef", tolower($1)) - 1
 		if (v < 0 || v >= n) bad = 1; if (v > 0) used++; rows++ }
 		END { exit (rows < 100 || bad || !used) }' "$work/sls.txt" ||
-		osm_fail "torus: path record SLs wrong: $(sort "$work/sls.txt" | uniq -c | tr '\n' ' ')"
+		loom_osm_fail "torus: path record SLs wrong: $(sort "$work/sls.txt" | uniq -c | tr '\n' ' ')"
 	loom_ok "3x3x2 torus, $engine: $vls VLs, identity SL2VL, $(wc -l <"$work/sls.txt") path records with SLs $(sort -u "$work/sls.txt" | tr '\n' ' ')"
 	kill "$osm_pid" 2>/dev/null || :
 	wait "$osm_pid" 2>/dev/null || :

@@ -27,16 +27,6 @@ loom_netns "$@"
 loom_work
 command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
 
-osm_fail() {
-	for f in "$work/opensm.log" "$work/opensm.out"; do
-		[ -s "$f" ] || continue
-		echo "--- $f (loom's lines, errors and the last 15 lines):"
-		grep -E 'loom|ERR|SUBNET UP|trap' "$f" | tail -n 30 || :
-		tail -n 15 "$f"
-	done
-	loom_fail "$@"
-}
-
 {
 	printf 'event_plugin_name loomosm\nrouting_engine loom\n'
 	printf 'sweep_interval 2\nforce_log_flush TRUE\nlog_flags 0x03\n'
@@ -57,12 +47,12 @@ PAIRS=$((32 * 31))
 t0=$(date +%s)
 (osm -o) || :
 t1=$(date +%s)
-grep -q "SUBNET UP" "$work/opensm.log" || osm_fail "without loomd: OpenSM did not reach SUBNET UP"
+grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "without loomd: OpenSM did not reach SUBNET UP"
 grep -q "loom engine loom routed" "$work/opensm.log" &&
 	grep -q " loom tables configured on all switches" "$work/opensm.log" ||
-	osm_fail "without loomd: loom's engine did not route"
+	loom_osm_fail "without loomd: loom's engine did not route"
 grep -q "loomosm: cannot report to loomd at $work/osm.sock" "$work/opensm.log" ||
-	osm_fail "without loomd: the plugin did not say that its reports are dropped"
+	loom_osm_fail "without loomd: the plugin did not say that its reports are dropped"
 [ ! -e "$work/osm.sock" ] || loom_fail "a report socket exists although loomd never ran"
 loom_ok "without loomd: OpenSM routed with loom, reached SUBNET UP and exited in" \
 	"$((t1 - t0)) s; the plugin's reports were dropped"
@@ -108,9 +98,9 @@ has_event() {
 
 t0=$(date +%s)
 loom_until 300 check_runs 1 || { cat "$work/runs.json" "$work/runs.err" 2>/dev/null || :
-	osm_fail "no routing run by ftree delivering every pair was recorded"; }
+	loom_osm_fail "no routing run by ftree delivering every pair was recorded"; }
 loom_ok "first sweep: $(check_runs 1)"
-loom_until 100 has_event osm_subnet_up || osm_fail "no osm_subnet_up event"
+loom_until 100 has_event osm_subnet_up || loom_osm_fail "no osm_subnet_up event"
 loom_ok "loomctl events shows OpenSM's SUBNET UP:" \
 	"$(loom_ctl events | awk '$3 == "osm_subnet_up" { $1 = ""; print; exit }')"
 loom_ctl route runs >"$work/runs.txt" || loom_fail "loomctl route runs"
@@ -122,9 +112,9 @@ loom_ok "loomctl route runs: $(sed -n 2p "$work/runs.txt")"
 # ---- 3. a cable cut: OpenSM reroutes, the second run is recorded ---------------
 loom_ibsim_cmd 'Unlink "spine-1"[2]'   # leaf-1 <-> spine-1
 loom_until 300 check_runs 2 || { cat "$work/runs.json"
-	osm_fail "no second run delivering every pair after the cable cut"; }
+	loom_osm_fail "no second run delivering every pair after the cable cut"; }
 loom_ok "after the cut: $(check_runs 2)"
-loom_until 100 has_event osm_lft_change || osm_fail "no osm_lft_change event after the reroute"
+loom_until 100 has_event osm_lft_change || loom_osm_fail "no osm_lft_change event after the reroute"
 loom_ok "LFT changes recorded:" \
 	"$(loom_ctl events | awk '$3 == "osm_lft_change" { $1 = $2 = $3 = ""; print; exit }')"
 if has_event osm_trap; then
@@ -142,13 +132,13 @@ wait "$LOOMD_PID" 2>/dev/null || :
 n=$(grep -c "SUBNET UP" "$work/opensm.log")
 loom_ibsim_cmd 'Unlink "spine-2"[3]'   # leaf-2 <-> spine-2
 loom_until 300 test "$(grep -c "SUBNET UP" "$work/opensm.log")" -gt "$n" ||
-	osm_fail "without loomd, OpenSM did not reroute after a cut"
+	loom_osm_fail "without loomd, OpenSM did not reroute after a cut"
 loom_ok "loomd stopped: OpenSM rerouted after another cut on its own"
 loom_loomd "$work/loom.yaml"
 loom_until 100 test -S "$work/osm.sock" || loom_fail "loomd did not bind its report socket again"
 loom_ibsim_cmd 'ReLink "spine-2"[3]'
 loom_until 300 check_runs 3 || { cat "$work/runs.json"
-	osm_fail "no run recorded after loomd came back"; }
+	loom_osm_fail "no run recorded after loomd came back"; }
 loom_until 50 grep -q "reports were lost before report" "$work/loomd.log" ||
 	loom_fail "loomd did not learn of the reports lost while it was away"
 loom_ok "loomd back: $(sed -n 's/.*\(OpenSM 0x[0-9a-f]* (pid [0-9]*): [0-9]* reports were lost\).*/\1/p' \
@@ -165,6 +155,6 @@ loom_ok "loomctl --db route runs gives the daemon's rows"
 
 kill "$osm_pid" 2>/dev/null || :
 wait "$osm_pid" 2>/dev/null || :
-! grep -q "ERR LOOM" "$work/opensm.log" || osm_fail "the plugin logged an error"
+! grep -q "ERR LOOM" "$work/opensm.log" || loom_osm_fail "the plugin logged an error"
 loom_ok "runs recorded within $((t1 - t0)) s of OpenSM's start"
 echo "route_runs.sh: all ok"

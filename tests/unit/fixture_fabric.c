@@ -4,6 +4,8 @@
 
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct fab_node *fixture_node(struct fab *f, int type, uint64_t guid, unsigned nports,
 			      const char *desc, uint16_t lid)
@@ -71,4 +73,21 @@ void fixture_unlink(struct fab *f, uint64_t a, unsigned ap)
 	if (peer && p->has_peer)
 		set_down(&peer->ports[p->peer_port]);
 	set_down(p);
+}
+
+const char *fixture_path(const char *name)
+{
+	static char path[4096];
+	const char *top = getenv("top_srcdir");
+
+	if (top && *top) {
+		snprintf(path, sizeof(path), "%s/tests/fabrics/%s", top, name);
+	} else {
+		const char *slash = strrchr(__FILE__, '/');
+		int dirlen = slash ? (int)(slash - __FILE__) : 1;
+
+		snprintf(path, sizeof(path), "%.*s/../fabrics/%s", dirlen,
+			 slash ? __FILE__ : ".", name);
+	}
+	return path;
 }

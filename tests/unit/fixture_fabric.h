@@ -17,4 +17,8 @@ void fixture_link(struct fab *f, uint64_t a, unsigned ap, uint64_t b, unsigned b
 /* Pull the cable at port ap of node a: both ends down, no peer. */
 void fixture_unlink(struct fab *f, uint64_t a, unsigned ap);
 
+/* Path of a shipped file in tests/fabrics/: under $top_srcdir (make check),
+ * else next to this source. A static buffer, valid until the next call. */
+const char *fixture_path(const char *name);
+
 #endif

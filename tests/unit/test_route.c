@@ -430,23 +430,6 @@ START_TEST(empty_fabric_gives_empty_tables_and_zero_metrics)
 END_TEST
 
 
-/* The shipped fixtures: $top_srcdir (make check) or next to this source. */
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *top = getenv("top_srcdir");
-
-	if (top && *top) {
-		snprintf(path, sizeof(path), "%s/tests/fabrics/%s", top, name);
-	} else {
-		const char *slash = strrchr(__FILE__, '/');
-		int dirlen = slash ? (int)(slash - __FILE__) : 1;
-
-		snprintf(path, sizeof(path), "%.*s/../fabrics/%s", dirlen,
-			 slash ? __FILE__ : ".", name);
-	}
-	return path;
-}
 
 START_TEST(a_written_dump_reads_back_to_the_same_tables)
 {
@@ -474,7 +457,7 @@ END_TEST
 START_TEST(dump_fts_output_of_opensms_tables_reads_and_delivers_every_pair)
 {
 	char err[512] = "";
-	struct fab *fab = topo_file_read(fixture("demo-ft2.ibnd"), "ib0", err, sizeof(err));
+	struct fab *fab = topo_file_read(fixture_path("demo-ft2.ibnd"), "ib0", err, sizeof(err));
 	struct rt_graph *g;
 	struct rt_lfts *l;
 	struct rt_metrics m;
@@ -485,7 +468,7 @@ START_TEST(dump_fts_output_of_opensms_tables_reads_and_delivers_every_pair)
 	g = rt_graph_new(fab, err, sizeof(err));
 	ck_assert_msg(g != NULL, "%s", err);
 	ck_assert_int_eq(g->lids_assigned, 0);
-	f = fopen(fixture("demo-ft2.fts"), "r");
+	f = fopen(fixture_path("demo-ft2.fts"), "r");
 	ck_assert_ptr_nonnull(f);
 	l = rt_lfts_read_dump(g, f, "demo-ft2.fts", &missing, err, sizeof(err));
 	ck_assert_msg(l != NULL, "%s", err);

@@ -9,30 +9,14 @@
 #include <string.h>
 
 #include "fabric.h"
+#include "fixture_fabric.h"
 #include "topo_file.h"
 
-/* The shipped fixtures: $top_srcdir (make check) or next to this source. */
-static const char *fixture(const char *name)
-{
-	static char path[4096];
-	const char *top = getenv("top_srcdir");
-
-	if (top && *top) {
-		snprintf(path, sizeof(path), "%s/tests/fabrics/%s", top, name);
-	} else {
-		const char *slash = strrchr(__FILE__, '/');
-		int dirlen = slash ? (int)(slash - __FILE__) : 1;
-
-		snprintf(path, sizeof(path), "%.*s/../fabrics/%s", dirlen,
-			 slash ? __FILE__ : ".", name);
-	}
-	return path;
-}
 
 static struct fab *read_ok(const char *name)
 {
 	char err[512] = "";
-	struct fab *f = topo_file_read(fixture(name), "ib0", err, sizeof(err));
+	struct fab *f = topo_file_read(fixture_path(name), "ib0", err, sizeof(err));
 
 	ck_assert_msg(f != NULL, "%s: %s", name, err);
 	ck_assert_int_eq(fab_check(f, err, sizeof(err)), 0);
