@@ -12,6 +12,7 @@
 
 #include "fabric.h"
 #include "fixture_fabric.h"
+#include "fixture_route.h"
 #include "route.h"
 #include "route_metrics.h"
 #include "topo_file.h"
@@ -21,42 +22,16 @@
 #define SW(i) (0x1000ULL + 0x100ULL * (i))
 #define CA(i) (0x100000ULL + 0x100ULL * (i))
 
-struct routed {
-	struct rt_graph *g;
-	struct rt_lfts *l;
-	struct rt_metrics m;
-};
-
-/* Graph, min-hop tables and metrics (every shift, 4 random permutations)
- * of f, which is freed. */
+/* Min-hop tables and metrics (every shift, 4 random permutations) of f,
+ * which is freed. */
 static struct routed route(struct fab *f)
 {
-	struct rt_metrics_opts opts = { .max_shifts = 0, .n_random = 4, .seed = 42 };
-	struct routed r;
-	char err[256] = "";
+	static const struct rt_metrics_opts opts = { .max_shifts = 0, .n_random = 4,
+						     .seed = 42 };
+	struct routed r = fixture_route(f, rt_route_minhop, &opts);
 
-	r.g = rt_graph_new(f, err, sizeof(err));
-	ck_assert_msg(r.g != NULL, "rt_graph_new: %s", err);
-	fab_free(f);
-	r.l = rt_lfts_new(r.g);
-	ck_assert_ptr_nonnull(r.l);
-	ck_assert_msg(rt_route_minhop(r.g, r.l, err, sizeof(err)) == 0, "minhop: %s", err);
-	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &r.m), 0);
+	ck_assert_msg(r.rc == 0, "minhop: %s", r.err);
 	return r;
-}
-
-static void routed_free(struct routed *r)
-{
-	rt_lfts_free(r->l);
-	rt_graph_free(r->g);
-}
-
-static void assert_all_delivered(const struct rt_metrics *m, size_t n_ca)
-{
-	ck_assert_uint_eq(m->pairs, n_ca * (n_ca - 1));
-	ck_assert_uint_eq(m->delivered, m->pairs);
-	ck_assert_uint_eq(m->unreachable, 0);
-	ck_assert_uint_eq(m->loops, 0);
 }
 
 /* One switch (LID 1), CAs 0..3 on ports 1..4 with LIDs 2..5. */
@@ -95,7 +70,7 @@ START_TEST(single_switch_sends_each_lid_out_its_ca_port_and_itself_to_port_0)
 	ck_assert_uint_eq(rt_graph_port(r.g, 0, 5)->kind, RT_PEER_NONE);
 	ck_assert_uint_eq(r.l->n_routed, 5);
 	ck_assert_uint_eq(r.l->n_unreachable, 0);
-	assert_all_delivered(&r.m, 4);
+	fixture_assert_all_delivered(&r.m, 4);
 	ck_assert_uint_eq(r.m.max_hops, 0);
 	/* Each switch-to-CA link carries the 3 pairs toward its CA. */
 	ck_assert_uint_eq(r.m.efi_links, 4);
@@ -105,7 +80,7 @@ START_TEST(single_switch_sends_each_lid_out_its_ca_port_and_itself_to_port_0)
 	ck_assert_uint_eq(r.m.shift_max_load, 1);
 	ck_assert_uint_eq(r.m.randoms, 4);
 	ck_assert_uint_eq(r.m.random_max_load, 1);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -146,7 +121,7 @@ START_TEST(parallel_links_share_the_remote_ca_lids)
 	ck_assert_uint_eq(rt_lfts_get(r.l, 1, 4), 4);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 1, 5), 1);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 1, 2), 0);
-	assert_all_delivered(&r.m, 4);
+	fixture_assert_all_delivered(&r.m, 4);
 	ck_assert_uint_eq(r.m.max_hops, 1);
 	/* Each cable direction carries the 2 pairs toward one remote CA; each
 	 * CA link the 3 pairs toward its CA. */
@@ -154,7 +129,7 @@ START_TEST(parallel_links_share_the_remote_ca_lids)
 	ck_assert_uint_eq(r.m.efi_max, 3);
 	ck_assert(fabs(r.m.efi_mean - (4 * 3 + 4 * 2) / 8.0) < 1e-9);
 	ck_assert_uint_eq(r.m.shift_max_load, 1);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -179,14 +154,14 @@ START_TEST(line_of_three_switches_forwards_through_the_middle)
 	ck_assert_uint_eq(rt_lfts_get(r.l, 2, 4), 2);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 1, 4), 2);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 2, 1), 2);
-	assert_all_delivered(&r.m, 3);
+	fixture_assert_all_delivered(&r.m, 3);
 	ck_assert_uint_eq(r.m.max_hops, 2);
 	/* Every directed link carries exactly 2 pairs (e.g. sw0 -> sw1: CA 0 to
 	 * CAs 1 and 2; sw1 -> CA 1: from CAs 0 and 2). */
 	ck_assert_uint_eq(r.m.efi_links, 7);
 	ck_assert_uint_eq(r.m.efi_max, 2);
 	ck_assert(fabs(r.m.efi_mean - 2.0) < 1e-9);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -225,7 +200,7 @@ START_TEST(fat_tree_minhop_alternates_spines_and_is_nonblocking_for_shifts)
 	ck_assert_uint_eq(rt_lfts_get(r.l, 2, 7), 1);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 2, 8), 2);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 0, 13), 4);  /* spine 0 down to leaf 3 */
-	assert_all_delivered(&r.m, 8);
+	fixture_assert_all_delivered(&r.m, 8);
 	ck_assert_uint_eq(r.m.max_hops, 2);
 	/* By hand: with even hosts over spine 0 and odd over spine 1, the two
 	 * hosts of a leaf always send a shift to one even and one odd host, so
@@ -241,7 +216,7 @@ START_TEST(fat_tree_minhop_alternates_spines_and_is_nonblocking_for_shifts)
 	ck_assert_uint_eq(r.m.randoms, 4);
 	ck_assert_uint_ge(r.m.random_max_load, 1);
 	ck_assert_uint_le(r.m.random_max_load, 2);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -261,7 +236,7 @@ START_TEST(shift_sampling_evaluates_only_the_asked_number_of_shifts)
 	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, NULL, &m), 0);
 	ck_assert_uint_eq(m.shifts, 7);
 	ck_assert_uint_eq(m.randoms, 0);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -296,7 +271,7 @@ START_TEST(disconnected_parts_are_counted_unreachable_not_fatal)
 	ck_assert_uint_eq(r.m.unreachable, 18);
 	ck_assert_uint_eq(r.m.loops, 0);
 	ck_assert_uint_eq(r.m.shift_max_load, 1);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -319,7 +294,7 @@ START_TEST(metrics_walk_the_tables_and_catch_loops_and_dead_ends)
 	ck_assert_uint_eq(m.loops, 3);
 	ck_assert_uint_eq(m.unreachable, 5);
 	ck_assert_uint_eq(m.delivered, 4);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -408,7 +383,7 @@ START_TEST(dump_has_the_dump_fts_format)
 		"0x0004 002 : (Channel Adapter portguid 0x0000000000100101: 'Hca-B')\n"
 		"3 valid lids dumped \n");
 	free(text);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -425,11 +400,9 @@ START_TEST(empty_fabric_gives_empty_tables_and_zero_metrics)
 	ck_assert_uint_eq(r.m.pairs, 0);
 	ck_assert_uint_eq(r.m.shifts, 0);
 	ck_assert_uint_eq(r.m.efi_links, 0);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
-
-
 
 START_TEST(a_written_dump_reads_back_to_the_same_tables)
 {
@@ -448,7 +421,7 @@ START_TEST(a_written_dump_reads_back_to_the_same_tables)
 	ck_assert_int_eq(memcmp(back->port, r.l->port, r.g->n_sw * ((size_t)r.g->max_lid + 1)), 0);
 	fclose(f);
 	rt_lfts_free(back);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -507,17 +480,9 @@ START_TEST(a_bad_dump_is_refused_with_its_line)
 		ck_assert_msg(strstr(err, cases[i].want), "case %zu: %s", i, err);
 		fclose(f);
 	}
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* A full 3-level fat tree of 36-port switches: 36 pods of 18 leaves and 18
  * middle switches, 324 tops; 11664 hosts, 1620 switches, no LIDs (assigned).
@@ -568,23 +533,23 @@ START_TEST(large_fat_tree_routes_fast_and_delivers_every_pair)
 	char err[256];
 	double t0, t1, t2, t3;
 
-	t0 = now();
+	t0 = fixture_now();
 	g = rt_graph_new(f, err, sizeof(err));
 	ck_assert_msg(g != NULL, "%s", err);
-	t1 = now();
+	t1 = fixture_now();
 	l = rt_lfts_new(g);
 	ck_assert_ptr_nonnull(l);
 	ck_assert_int_eq(rt_route_minhop(g, l, err, sizeof(err)), 0);
-	t2 = now();
+	t2 = fixture_now();
 	ck_assert_int_eq(rt_metrics_compute(g, l, &opts, &m), 0);
-	t3 = now();
+	t3 = fixture_now();
 	printf("fat tree %zu hosts %zu switches: graph %.3f s, minhop %.3f s, metrics %.3f s "
 	       "(efi max %zu mean %.1f, shift worst %zu at k=%zu over %zu, random worst %zu)\n",
 	       g->n_ca, g->n_sw, t1 - t0, t2 - t1, t3 - t2, m.efi_max, m.efi_mean,
 	       m.shift_max_load, m.shift_worst_k, m.shifts, m.random_max_load);
 	ck_assert_uint_eq(g->n_ca, 324 * pods);
 	ck_assert_uint_eq(l->n_unreachable, 0);
-	assert_all_delivered(&m, g->n_ca);
+	fixture_assert_all_delivered(&m, g->n_ca);
 	ck_assert_uint_eq(m.max_hops, 4);
 	rt_lfts_free(l);
 	rt_graph_free(g);

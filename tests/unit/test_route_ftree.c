@@ -13,40 +13,18 @@
 
 #include "fabric.h"
 #include "fixture_fabric.h"
+#include "fixture_route.h"
 #include "route.h"
 #include "route_metrics.h"
-
-struct routed {
-	struct rt_graph *g;
-	struct rt_lfts *l;
-	struct rt_metrics m;
-	int rc;
-	char err[256];
-};
 
 /* Route f (freed here) with `fn`; metrics of every shift and 4 random
  * permutations when the engine succeeded. */
 static struct routed route_with(struct fab *f, rt_route_fn fn)
 {
-	struct rt_metrics_opts opts = { .max_shifts = 0, .n_random = 4, .seed = 3 };
-	struct routed r;
+	static const struct rt_metrics_opts opts = { .max_shifts = 0, .n_random = 4,
+						     .seed = 3 };
 
-	memset(&r, 0, sizeof(r));
-	r.g = rt_graph_new(f, r.err, sizeof(r.err));
-	ck_assert_msg(r.g != NULL, "rt_graph_new: %s", r.err);
-	fab_free(f);
-	r.l = rt_lfts_new(r.g);
-	ck_assert_ptr_nonnull(r.l);
-	r.rc = fn(r.g, r.l, r.err, sizeof(r.err));
-	if (r.rc == 0)
-		ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &r.m), 0);
-	return r;
-}
-
-static void routed_free(struct routed *r)
-{
-	rt_lfts_free(r->l);
-	rt_graph_free(r->g);
+	return fixture_route(f, fn, &opts);
 }
 
 static void assert_all_delivered(const struct routed *r)
@@ -191,7 +169,7 @@ START_TEST(ftree_finds_the_levels_and_gives_a_leafs_cas_different_spines)
 	ck_assert_uint_eq(rt_lfts_get(r.l, (size_t)sw_index(r.g, LEAF(0, 3)), host_lid(r.g, 1)), 4);
 	ck_assert_uint_eq(r.m.shift_max_load, 1);
 	assert_up_down(r.g, r.l);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -210,8 +188,8 @@ START_TEST(ftree_is_nonblocking_for_every_shift_on_a_full_3_level_tree)
 	ck_assert_uint_gt(mh.m.shift_max_load, 1);
 	ck_assert_uint_le(r.m.random_max_load, mh.m.random_max_load);
 	assert_up_down(r.g, r.l);
-	routed_free(&r);
-	routed_free(&mh);
+	fixture_routed_free(&r);
+	fixture_routed_free(&mh);
 }
 END_TEST
 
@@ -245,8 +223,8 @@ START_TEST(ftree_routes_a_degraded_tree_up_down_without_losing_a_pair)
 	ck_assert_uint_eq(r.m.shift_max_load, 4);
 	ck_assert_uint_le(r.m.shift_max_load, mh.m.shift_max_load);
 	ck_assert_uint_le(r.m.efi_max, mh.m.efi_max);
-	routed_free(&r);
-	routed_free(&mh);
+	fixture_routed_free(&r);
+	fixture_routed_free(&mh);
 }
 END_TEST
 
@@ -274,7 +252,7 @@ START_TEST(ftree_refuses_a_graph_that_is_not_a_tree_and_says_which_cable)
 	ck_assert_int_eq(r.rc, -EINVAL);
 	ck_assert_msg(strstr(r.err, "not a fat tree: ring port") && strstr(r.err, "level 0"),
 		      "err: %s", r.err);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -292,7 +270,7 @@ START_TEST(ftree_refuses_a_tree_that_needs_a_down_up_turn)
 	r = route_with(f, rt_route_ftree);
 	ck_assert_int_eq(r.rc, -EINVAL);
 	ck_assert_msg(strstr(r.err, "down-up turn"), "err: %s", r.err);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -309,8 +287,8 @@ START_TEST(loom_routes_a_tree_broken_beyond_up_down_with_dfsssp)
 	assert_all_delivered(&r);
 	ck_assert_msg(strstr(r.l->note, "loom chose dfsssp (ftree: leaf reaches leaf "
 			     "only through a down-up turn"), "note: %s", r.l->note);
-	routed_free(&ft);
-	routed_free(&r);
+	fixture_routed_free(&ft);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -329,7 +307,7 @@ START_TEST(ftree_keeps_a_spine_that_holds_a_host_at_its_level)
 		      r.l->note);
 	assert_up_down(r.g, r.l);
 	ck_assert_uint_eq(r.m.max_hops, 2);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -341,7 +319,7 @@ START_TEST(loom_picks_ftree_for_a_tree_and_says_so)
 	ck_assert_msg(strncmp(r.l->note, "loom chose ftree: fat tree of 3 levels", 38) == 0,
 		      "note: %s", r.l->note);
 	ck_assert_uint_eq(r.m.shift_max_load, 1);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -352,7 +330,7 @@ START_TEST(loom_falls_back_to_dfsssp_when_the_graph_is_no_tree)
 	assert_all_delivered(&r);
 	ck_assert_msg(strncmp(r.l->note, "loom chose dfsssp (ftree: not a fat tree: ", 41) == 0,
 		      "note: %s", r.l->note);
-	routed_free(&r);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -368,14 +346,6 @@ START_TEST(engines_are_found_by_name)
 	ck_assert_ptr_null(rt_engine_find("updn"));
 }
 END_TEST
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The 11664-host tree of radix-36 switches (quick runs: radix 16). Its
  * routing time is printed for the record, not asserted: speed targets live
@@ -396,9 +366,9 @@ START_TEST(ftree_routes_the_largest_3_level_tree_nonblocking)
 	fab_free(f);
 	l = rt_lfts_new(g);
 	ck_assert_ptr_nonnull(l);
-	t0 = now();
+	t0 = fixture_now();
 	ck_assert_int_eq(rt_route_ftree(g, l, err, sizeof(err)), 0);
-	t1 = now();
+	t1 = fixture_now();
 	ck_assert_int_eq(rt_metrics_compute(g, l, &opts, &m), 0);
 	printf("ftree: %zu hosts, %zu switches in %.3f s; shift worst %zu over %zu, "
 	       "random worst %zu\n", g->n_ca, g->n_sw, t1 - t0, m.shift_max_load, m.shifts,
