@@ -14,11 +14,14 @@
  *   - its ancestors A (the switches that reach its leaf by going only down)
  *     route it down;
  *   - one "main path" is chosen from the leaf up to a top switch, each step
- *     over the parent link that carries the fewest flows so far;
+ *     over the parent link that carries the fewest flows so far, and a
+ *     "backup path" avoiding it, for the sources cut from the main path
+ *     (rotated per leaf, so that the backups of one top's destinations
+ *     spread over the other tops);
  *   - every other switch routes it up, toward the parent that reaches A in
  *     the fewest up hops, preferring parents whose route meets the main
- *     path, then the least loaded; ancestors going down likewise prefer a
- *     child whose route meets the main path.
+ *     path, then the backup, then the least loaded; ancestors going down
+ *     likewise prefer a child whose route meets one of them.
  * So all traffic to one CA converges on its main path, and consecutive CAs
  * of a leaf get main paths through different parents: on a full tree this
  * is the D-mod-K assignment, non-blocking for shift permutations. "Load" is
