@@ -88,6 +88,13 @@ uint16_t *losm_base_lids(osm_subn_t *subn, uint16_t *max_lid);
 int losm_write_lfts(osm_subn_t *subn, const struct rt_graph *g, const struct rt_lfts *l,
 		    const uint16_t *base_lid, uint16_t max_lid, char *err, size_t errlen);
 
+/* ---- osm_hops.c ---- */
+
+/* OpenSM's min-hop tables (every switch port to every switch LID), by one
+ * BFS per switch: 0 when set, 1 when OpenSM must compute them itself (a
+ * hop_weights_file is configured), -ENOMEM with a reason in err. */
+int losm_build_hops(osm_subn_t *subn, char *err, size_t errlen);
+
 /* osm_engine.c: OpenSM's setup callback of the external routing engine
  * module: fills the callbacks of re (whose context is a losm_engine). */
 int losm_engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm);

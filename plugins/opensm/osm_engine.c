@@ -197,6 +197,30 @@ static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 		ib_slvl_table_set(t, (uint8_t)sl, (uint8_t)(sl % lanes));
 }
 
+/* OpenSM's min-hop tables (for its multicast manager and SA; loom's
+ * engines do not need them), by BFS: OpenSM's own relaxation is most of the
+ * routing time on large fabrics. > 0 hands the job back to OpenSM. */
+static int build_lid_matrices(void *context)
+{
+	struct losm_engine *e = context;
+	osm_opensm_t *osm = e->plugin->osm;
+	struct timespec t0;
+	char err[160];
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = losm_build_hops(&osm->subn, err, sizeof(err));
+	if (rc < 0) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM04: loom engine %s: %s; OpenSM "
+			"computes the hop tables itself\n", e->name, err);
+		return 1;
+	}
+	if (rc == 0)
+		OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "loom engine %s: hop tables in %.2f ms\n",
+			e->name, elapsed(&t0) * 1e3);
+	return rc;
+}
+
 /* OpenSM frees its engine structs at shutdown (before it unloads the
  * plugin): drop the tables; the context itself belongs to the plugin. */
 static void destroy(void *context)
@@ -208,10 +232,7 @@ int losm_engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 {
 	struct losm_engine *e = re->context;
 
-	/* build_lid_matrices stays NULL: OpenSM computes its min-hop hop
-	 * tables itself, which its multicast manager and SA rely on, and
-	 * which loom's engines do not need. */
-	re->build_lid_matrices = NULL;
+	re->build_lid_matrices = build_lid_matrices;
 	re->ucast_build_fwd_tables = build_fwd_tables;
 	re->path_sl = path_sl;
 	re->update_sl2vl = update_sl2vl;

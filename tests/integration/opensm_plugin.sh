@@ -124,6 +124,29 @@ loom_ibsim_cmd 'Unlink "pod3-leaf-2"[8]'
 loom_ibsim_cmd 'Unlink "core-5"[4]'
 osm_sweep "3-level fat tree after 4 links cut" loom
 readback "3-level fat tree after the cuts, loom"
+# OpenSM's hop tables (its multicast manager and SA read them) come from the
+# plugin's BFS: they must equal what OpenSM's own relaxation gives (minhop,
+# which leaves them to OpenSM) on the same cut fabric, entry for entry.
+hops_dump() { # hops_dump ENGINE: opensm-lid-matrix.dump into $work/hops-ENGINE
+	mkdir -p "$work/hops-$1"
+	osm_conf "$1" 'log_flags 0x47' "dump_files_dir $work/hops-$1"
+	rm -f "$work/opensm.log" "$work"/guid2lid
+	osm_env opensm -F "$work/opensm.conf" -o -f "$work/opensm.log" >"$work/opensm.out" 2>&1 || :
+	# Whose relaxation ran: the plugin's BFS for loom, OpenSM's for minhop.
+	if [ "$1" = loom ]; then
+		grep -q "loom engine loom: hop tables in" "$work/opensm.log" &&
+			! grep -q "Min Hop Table Assignment" "$work/opensm.log" ||
+			loom_osm_fail "loom: the hop tables were not the plugin's"
+	fi
+	grep -v '^#' "$work/hops-$1/opensm-lid-matrix.dump" >"$work/hops-$1.txt" 2>/dev/null &&
+		[ -s "$work/hops-$1.txt" ] || loom_osm_fail "$1: OpenSM wrote no lid matrix"
+}
+hops_dump loom
+hops_dump minhop
+cmp -s "$work/hops-loom.txt" "$work/hops-minhop.txt" ||
+	{ diff "$work/hops-loom.txt" "$work/hops-minhop.txt" | head; loom_fail "hop tables differ"; }
+loom_ok "hop tables by the plugin's BFS equal OpenSM's own ($(wc -l <"$work/hops-loom.txt") lines)"
+osm_conf loom
 loom_ibsim_stop
 
 # ---- a generated fat tree with cut links -----------------------------------------
