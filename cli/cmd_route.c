@@ -23,15 +23,6 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int parse_count(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || end == s || *end || *out > max ? -EINVAL : 0;
-}
-
 static void print_human(const char *topo, const struct rt_graph *g, const char *engine,
 			const struct rt_lfts *l, const struct rt_metrics *m, double t_graph,
 			double t_route, double t_metrics)
@@ -129,25 +120,25 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 							   "ftree, dfsssp, minhop)", optarg);
 			break;
 		case 'k':
-			if (parse_count(optarg, 1000000, &v) < 0)
+			if (loomctl_parse_count(optarg, 1000000, &v) < 0)
 				return loomctl_usage_error(lc, "route compute",
 							   "--shifts wants a count, not \"%s\"", optarg);
 			mopts.max_shifts = v;
 			break;
 		case 'r':
-			if (parse_count(optarg, 100000, &v) < 0)
+			if (loomctl_parse_count(optarg, 100000, &v) < 0)
 				return loomctl_usage_error(lc, "route compute",
 							   "--random wants a count, not \"%s\"", optarg);
 			mopts.n_random = (unsigned)v;
 			break;
 		case 'S':
-			if (parse_count(optarg, ~0UL, &v) < 0)
+			if (loomctl_parse_count(optarg, ~0UL, &v) < 0)
 				return loomctl_usage_error(lc, "route compute",
 							   "--seed wants a number, not \"%s\"", optarg);
 			mopts.seed = v;
 			break;
 		case 'b':
-			if (parse_count(optarg, 100000, &v) < 0)
+			if (loomctl_parse_count(optarg, 100000, &v) < 0)
 				return loomctl_usage_error(lc, "route compute",
 							   "--bisections wants a count, not \"%s\"",
 							   optarg);

@@ -11,15 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_count(const char *s, unsigned long max, unsigned long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || end == s || *end || *out > max ? -EINVAL : 0;
-}
-
 static const char *jstr(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -164,7 +155,7 @@ static int common_opt(struct loomctl *lc, const char *cmd, int c, json_t *args)
 		const char *key = c == 'k' ? "shifts" : c == 'r' ? "random" :
 				  c == 'S' ? "seed" : "bisections";
 
-		if (parse_count(optarg, c == 'S' ? (unsigned long)LLONG_MAX :
+		if (loomctl_parse_count(optarg, c == 'S' ? (unsigned long)LLONG_MAX :
 				c == 'k' ? 1000000 : 100000, &v) < 0)
 			return loomctl_usage_error(lc, cmd, "--%s wants a count, not \"%s\"", key,
 						   optarg);

@@ -94,6 +94,15 @@ int loomctl_usage_hint(void)
 	return LOOMCTL_EXIT_USAGE;
 }
 
+int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 10);
+	return errno || end == s || *end || *out > max ? -EINVAL : 0;
+}
+
 int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
 {
 	if (lc->db_path)

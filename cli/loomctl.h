@@ -50,6 +50,9 @@ int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *f
 	__attribute__((format(printf, 3, 4)));
 /* After getopt has complained: the hint; returns LOOMCTL_EXIT_USAGE. */
 int loomctl_usage_hint(void);
+/* A decimal count 0..max (an option's argument) into *out: 0, or -EINVAL
+ * when s is not one. */
+int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out);
 /* Run `cmd` with `args` (stolen) on the daemon, or on the database with
  * --db. 0 and a new reference in *result, or -errno after the failure was
  * reported. */

@@ -573,22 +573,18 @@ static int listen_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
 struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin_group,
 		    char *err, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
 	struct ctl *ctl;
 	int fd;
 
-	if (!path || path[0] != '/' || strlen(path) >= sizeof(sa.sun_path)) {
-		snprintf(err, errlen, "the socket path must be absolute and shorter than %zu bytes",
-			 sizeof(sa.sun_path));
+	if (usock_addr(path, &sa, err, errlen) < 0)
 		return NULL;
-	}
 	if (!(ctl = calloc(1, sizeof(*ctl)))) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	ctl->base = base;
 	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
-	memcpy(sa.sun_path, path, strlen(path));
 	if (ctl_set_admin_group(ctl, admin_group) < 0) {
 		snprintf(err, errlen, "admin group name \"%s\" is too long", admin_group);
 		free(ctl);

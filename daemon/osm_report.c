@@ -353,21 +353,17 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 struct osm_report *osm_report_new(struct event_base *base, const char *path,
 				  struct store *st, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa;
 	struct osm_report *r;
 
-	if (!path || path[0] != '/' || strlen(path) >= sizeof(sa.sun_path)) {
-		snprintf(err, errlen, "the socket path must be absolute and shorter than %zu bytes",
-			 sizeof(sa.sun_path));
+	if (usock_addr(path, &sa, err, errlen) < 0)
 		return NULL;
-	}
 	if (!(r = calloc(1, sizeof(*r)))) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	r->base = base;
 	r->st = st;
-	memcpy(sa.sun_path, path, strlen(path));
 	if ((r->fd = bind_socket(&sa, err, errlen)) < 0) {
 		free(r);
 		return NULL;

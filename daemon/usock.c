@@ -14,6 +14,19 @@
 #include "log.h"
 
 /* mkdir -p of the directory holding `path`. */
+int usock_addr(const char *path, struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	if (!path || path[0] != '/' || strlen(path) >= sizeof(sa->sun_path)) {
+		snprintf(err, errlen, "the socket path must be absolute and shorter than %zu bytes",
+			 sizeof(sa->sun_path));
+		return -EINVAL;
+	}
+	memcpy(sa->sun_path, path, strlen(path));
+	return 0;
+}
+
 int usock_make_parent_dir(const char *path, char *err, size_t errlen)
 {
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];

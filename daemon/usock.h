@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <sys/un.h>
 
+/* Fill sa (AF_UNIX) with path, which must be absolute and fit sun_path.
+ * 0, or -EINVAL with the reason in err. */
+int usock_addr(const char *path, struct sockaddr_un *sa, char *err, size_t errlen);
+
 /* mkdir -p of the directory holding `path`. 0 or -errno, reason in err. */
 int usock_make_parent_dir(const char *path, char *err, size_t errlen);
 
