@@ -228,6 +228,130 @@ START_TEST(ftree_routes_a_degraded_tree_up_down_without_losing_a_pair)
 }
 END_TEST
 
+/* A cut cable moves only the destination whose column (D-mod-K parent)
+ * it held: every other leaf keeps routing every other host through the
+ * spine it had on the full tree, so the shift alignment that makes full
+ * trees non-blocking survives everywhere else. */
+START_TEST(ftree_moves_only_the_destination_whose_spine_a_cut_cable_held)
+{
+	struct fab *cut = fat_tree(8, 2);
+	struct routed full, r;
+	unsigned moved = 0;
+
+	fixture_unlink(cut, LEAF(0, 3), 4 + 1 + 1);  /* leaf 3 - spine 1 */
+	full = route_with(fat_tree(8, 2), rt_route_ftree);
+	r = route_with(cut, rt_route_ftree);
+	assert_all_delivered(&r);
+	for (unsigned i = 0; i < 8; i++) {
+		size_t leaf = (size_t)sw_index(r.g, LEAF(0, i));
+
+		if (i == 3)
+			continue;   /* its own sources lost spine 1 */
+		for (unsigned n = 0; n < 32; n++) {
+			unsigned lid = host_lid(r.g, n);
+
+			ck_assert_uint_eq(host_lid(full.g, n), lid);
+			if (n == 3 * 4 + 1) {  /* leaf 3's host of column 1 */
+				moved += rt_lfts_get(r.l, leaf, lid) !=
+					rt_lfts_get(full.l, leaf, lid);
+				continue;
+			}
+			ck_assert_msg(rt_lfts_get(r.l, leaf, lid) == rt_lfts_get(full.l, leaf, lid),
+				      "leaf %u routes host %u through port %u, not %u", i, n,
+				      rt_lfts_get(r.l, leaf, lid), rt_lfts_get(full.l, leaf, lid));
+		}
+	}
+	ck_assert_uint_eq(moved, 7);
+	fixture_routed_free(&full);
+	fixture_routed_free(&r);
+}
+END_TEST
+
+/* Leaf (0,0) of the 3-level radix-8 tree keeps 2 of its 4 uplinks: the
+ * hosts it cannot reach through their own column are spread over the two
+ * left, so each carries half of the leaf's outgoing destinations. */
+START_TEST(ftree_spreads_a_cut_leafs_destinations_evenly_over_its_uplinks)
+{
+	struct fab *f = fat_tree(8, 3);
+	struct routed r;
+	size_t leaf;
+	unsigned per_port[10] = { 0 };
+
+	fixture_unlink(f, LEAF(0, 0), 5);
+	fixture_unlink(f, LEAF(0, 0), 6);
+	r = route_with(f, rt_route_ftree);
+	assert_all_delivered(&r);
+	leaf = (size_t)sw_index(r.g, LEAF(0, 0));
+	for (unsigned n = 4; n < 128; n++) {
+		uint8_t port = rt_lfts_get(r.l, leaf, host_lid(r.g, n));
+
+		ck_assert_uint_ge(port, 7);
+		ck_assert_uint_le(port, 8);
+		per_port[port]++;
+	}
+	ck_assert_msg(per_port[7] >= 61 && per_port[7] <= 63, "uplink 7 carries %u of 124 "
+		      "destinations, uplink 8 %u", per_port[7], per_port[8]);
+	fixture_routed_free(&r);
+}
+END_TEST
+
+/* A 2-level radix-16 tree (16 leaves of 8 hosts, 8 spines) missing 14
+ * leaf-spine cables, picked by a fixed generator, at most 3 per leaf. */
+static struct fab *cut_2_level_tree(unsigned *min_up)
+{
+	struct fab *f = fat_tree(16, 2);
+	unsigned up[16], cuts = 0;
+	uint8_t gone[16][8] = { { 0 } };
+	uint64_t x = 7;
+
+	for (unsigned i = 0; i < 16; i++)
+		up[i] = 8;
+	while (cuts < 14) {
+		unsigned i, j;
+
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		i = (unsigned)(x >> 33) % 16;
+		j = (unsigned)(x >> 40) % 8;
+		if (gone[i][j] || up[i] == 5)
+			continue;
+		gone[i][j] = 1;
+		up[i]--;
+		cuts++;
+		fixture_unlink(f, LEAF(0, i), 8 + 1 + j);
+	}
+	*min_up = 8;
+	for (unsigned i = 0; i < 16; i++)
+		if (up[i] < *min_up)
+			*min_up = up[i];
+	return f;
+}
+
+/* In a shift every host of a leaf sends off the leaf (for most shifts), so
+ * some uplink of the leaf with the fewest uplinks carries ceil(8 / up)
+ * flows, whatever the engine. ftree stays within one flow of that bound
+ * and below the engines that do not know the tree. */
+START_TEST(ftree_keeps_shifts_within_one_flow_of_the_bound_on_a_cut_tree)
+{
+	unsigned min_up;
+	struct fab *f = cut_2_level_tree(&min_up);
+	struct routed r = route_with(f, rt_route_ftree);
+	struct routed mh = route_with(cut_2_level_tree(&min_up), rt_route_minhop);
+	struct routed df = route_with(cut_2_level_tree(&min_up), rt_route_dfsssp);
+	unsigned bound = (8 + min_up - 1) / min_up;
+
+	assert_all_delivered(&r);
+	assert_up_down(r.g, r.l);
+	printf("cut 2-level tree: bound %u, shift worst ftree %zu, minhop %zu, dfsssp %zu\n",
+	       bound, r.m.shift_max_load, mh.m.shift_max_load, df.m.shift_max_load);
+	ck_assert_uint_le(r.m.shift_max_load, bound + 1);
+	ck_assert_uint_lt(r.m.shift_max_load, mh.m.shift_max_load);
+	ck_assert_uint_le(r.m.shift_max_load, df.m.shift_max_load);
+	fixture_routed_free(&r);
+	fixture_routed_free(&mh);
+	fixture_routed_free(&df);
+}
+END_TEST
+
 /* Three switches in a ring, one CA each: every switch is a leaf, and
  * leaves cabled together are no tree. */
 static struct fab *ring3(void)
@@ -391,6 +515,9 @@ int main(void)
 	tcase_add_test(tc, ftree_finds_the_levels_and_gives_a_leafs_cas_different_spines);
 	tcase_add_test(tc, ftree_is_nonblocking_for_every_shift_on_a_full_3_level_tree);
 	tcase_add_test(tc, ftree_routes_a_degraded_tree_up_down_without_losing_a_pair);
+	tcase_add_test(tc, ftree_moves_only_the_destination_whose_spine_a_cut_cable_held);
+	tcase_add_test(tc, ftree_spreads_a_cut_leafs_destinations_evenly_over_its_uplinks);
+	tcase_add_test(tc, ftree_keeps_shifts_within_one_flow_of_the_bound_on_a_cut_tree);
 	tcase_add_test(tc, ftree_refuses_a_graph_that_is_not_a_tree_and_says_which_cable);
 	tcase_add_test(tc, ftree_refuses_a_tree_that_needs_a_down_up_turn);
 	tcase_add_test(tc, ftree_keeps_a_spine_that_holds_a_host_at_its_level);
