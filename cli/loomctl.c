@@ -23,6 +23,7 @@ static const struct {
 	{ "links", cmd_links, 0 },
 	{ "events", cmd_events, 0 },
 	{ "route", cmd_route, 0 },
+	{ "qos", cmd_qos, 0 },
 };
 
 static void usage(FILE *out)
@@ -62,7 +63,13 @@ static void usage(FILE *out)
 		"                                 SRC, DST: host name, node description,\n"
 		"                                 GUID 0x... or LID\n"
 		"  route runs [--limit N]         OpenSM's routing runs with loom's engines,\n"
-		"                                 newest first, with the metrics of each\n");
+		"                                 newest first, with the metrics of each\n"
+		"  qos plan [--switch NAME]       what applying the roce: policy would change\n"
+		"                                 on the switches, key by key\n"
+		"  qos status [--switch NAME]     each switch in policy, drifted or\n"
+		"                                 unreachable; exit 1 unless all in policy\n"
+		"  qos apply [--switch NAME]      apply the policy, then read it back;\n"
+		"                                 exit 1 unless all in policy\n");
 }
 
 void loomctl_error(const struct loomctl *lc, const char *fmt, ...)

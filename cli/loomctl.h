@@ -10,6 +10,7 @@
  *   cmd_route_live.c  route check, route trace (the tables in the switches)
  *   cmd_route_runs.c  route runs (OpenSM's routing runs with loom's engines)
  *   route_print.c the metrics block both print
+ *   cmd_qos.c     qos plan, status, apply (the RoCE policy on the switches)
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -114,6 +115,9 @@ int cmd_route_trace(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_route_runs.c: argv[0] is "runs" ---- */
 int cmd_route_runs(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_qos.c: argv[0] is "qos" ---- */
+int cmd_qos(struct loomctl *lc, int argc, char **argv);
 
 /* ---- route_print.c ---- */
 /* The pairs, EFI, shift, random, deadlock and EBB lines of a "metrics"

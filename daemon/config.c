@@ -22,6 +22,8 @@
 
 #include <yaml.h>
 
+#include "config_parse.h"
+
 /* A configuration is a few kilobytes; anything this large is a mistake
  * (wrong file) and is refused before libyaml spends memory on it. */
 #define CONFIG_MAX_BYTES (1024 * 1024)
@@ -66,6 +68,7 @@ static const struct cfg_key cfg_keys[] = {
 	KEY_INT("discovery", "max_smps", max_smps, 1, 1024, 0),
 	{ "discovery", "subnets", CFG_SUBNETS, offsetof(struct loom_config, subnets), 0, 0, 0, 0 },
 	KEY_STR("opensm", "report_socket", CFG_SOCKET, osm_socket_path),
+	KEY_STR("plugins", "dir", CFG_PATH, plugin_dir),
 };
 #define N_CFG_KEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
@@ -97,19 +100,15 @@ void config_defaults(struct loom_config *c)
 	c->mad_retries = 3;
 	c->max_smps = 64;
 	c->n_subnets = 0;
+	snprintf(c->plugin_dir, sizeof(c->plugin_dir), "%s", LOOM_DEFAULT_PLUGIN_DIR);
+	qos_policy_defaults(&c->roce);
+	c->roce_interval = 300;
+	c->roce_reapply = 0;
+	c->n_switches = 0;
 }
 
 /* ---- parsing ------------------------------------------------------------- */
 
-struct parse {
-	const char *name;       /* file name for messages */
-	const char *text;       /* the whole input, to place reader errors */
-	size_t len;
-	yaml_document_t *doc;
-	struct loom_config *c;  /* scratch copy being filled */
-	char *err;
-	size_t errlen;
-};
 
 /* Messages are one line: a key or value that contains a line break (it can,
  * quoted) must not split it. */
@@ -122,8 +121,7 @@ static void err_one_line(char *err)
 
 /* Record "FILE:LINE: KEY: message" and return -EINVAL. `key` may be NULL
  * for problems that belong to no key (the top level). */
-__attribute__((format(printf, 4, 5)))
-static int parse_fail(struct parse *p, unsigned long line, const char *key,
+int cfg_fail(struct parse *p, unsigned long line, const char *key,
 		      const char *fmt, ...)
 {
 	va_list ap;
@@ -143,32 +141,32 @@ static int parse_fail(struct parse *p, unsigned long line, const char *key,
 }
 
 /* libyaml marks count lines from 0; people count from 1. */
-static unsigned long node_line(const yaml_node_t *n)
+unsigned long cfg_line(const yaml_node_t *n)
 {
 	return (unsigned long)n->start_mark.line + 1;
 }
 
-static const char *scalar(const yaml_node_t *n)
+const char *cfg_scalar(const yaml_node_t *n)
 {
 	return (const char *)n->data.scalar.value;
 }
 
 /* YAML's spellings of "nothing": `key:` with no value, `~`, `null`. Only a
  * plain scalar can be null; a quoted "null" is the string. */
-static int is_null(const yaml_node_t *n)
+int cfg_is_null(const yaml_node_t *n)
 {
 	static const char *const nulls[] = { "", "~", "null", "Null", "NULL" };
 
 	if (n->type != YAML_SCALAR_NODE || n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
 		return 0;
 	for (size_t i = 0; i < sizeof(nulls) / sizeof(nulls[0]); i++)
-		if (strcmp(scalar(n), nulls[i]) == 0)
+		if (strcmp(cfg_scalar(n), nulls[i]) == 0)
 			return 1;
 	return 0;
 }
 
 /* "got ..." for type errors: the scalar itself helps find the mistake. */
-static const char *node_kind(const yaml_node_t *n)
+const char *cfg_node_kind(const yaml_node_t *n)
 {
 	switch (n->type) {
 	case YAML_MAPPING_NODE: return "a mapping";
@@ -177,7 +175,7 @@ static const char *node_kind(const yaml_node_t *n)
 	}
 }
 
-static int expect_type(struct parse *p, const yaml_node_t *n, const char *key,
+int cfg_expect(struct parse *p, const yaml_node_t *n, const char *key,
 		       yaml_node_type_t want)
 {
 	const char *what = want == YAML_MAPPING_NODE ? "a mapping"
@@ -186,19 +184,19 @@ static int expect_type(struct parse *p, const yaml_node_t *n, const char *key,
 	if (n->type == want)
 		return 0;
 	if (n->type == YAML_SCALAR_NODE)
-		return parse_fail(p, node_line(n), key, "expected %s, got the scalar \"%.40s\"",
-				  what, scalar(n));
-	return parse_fail(p, node_line(n), key, "expected %s, got %s", what, node_kind(n));
+		return cfg_fail(p, cfg_line(n), key, "expected %s, got the scalar \"%.40s\"",
+				  what, cfg_scalar(n));
+	return cfg_fail(p, cfg_line(n), key, "expected %s, got %s", what, cfg_node_kind(n));
 }
 
 /* A mapping key must be a scalar: its text, or NULL with the error set. */
-static const char *key_text(struct parse *p, const yaml_node_t *k, const char *where)
+const char *cfg_key_text(struct parse *p, const yaml_node_t *k, const char *where)
 {
 	if (k->type != YAML_SCALAR_NODE) {
-		parse_fail(p, node_line(k), where, "keys must be scalars, got %s", node_kind(k));
+		cfg_fail(p, cfg_line(k), where, "keys must be scalars, got %s", cfg_node_kind(k));
 		return NULL;
 	}
-	return scalar(k);
+	return cfg_scalar(k);
 }
 
 static int parse_string(struct parse *p, const yaml_node_t *v, const char *key,
@@ -208,26 +206,26 @@ static int parse_string(struct parse *p, const yaml_node_t *v, const char *key,
 	size_t len;
 	int rc;
 
-	if ((rc = expect_type(p, v, key, YAML_SCALAR_NODE)) < 0)
+	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
 		return rc;
-	s = is_null(v) ? "" : scalar(v);
-	len = is_null(v) ? 0 : v->data.scalar.length;
+	s = cfg_is_null(v) ? "" : cfg_scalar(v);
+	len = cfg_is_null(v) ? 0 : v->data.scalar.length;
 	/* Control characters (a quoted "\n", "\0", ...) have no business in a
 	 * path or a name, and refusing them keeps config_print() simple. */
 	for (size_t i = 0; i < len; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return parse_fail(p, node_line(v), key, "contains a control character");
+			return cfg_fail(p, cfg_line(v), key, "contains a control character");
 	if (len >= d->size)
-		return parse_fail(p, node_line(v), key, "longer than %zu bytes", d->size - 1);
+		return cfg_fail(p, cfg_line(v), key, "longer than %zu bytes", d->size - 1);
 	if ((d->kind == CFG_PATH || d->kind == CFG_SOCKET) && s[0] != '/')
-		return parse_fail(p, node_line(v), key, "\"%.40s\" is not an absolute path", s);
+		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not an absolute path", s);
 	if (d->kind == CFG_SOCKET) {
 		struct sockaddr_un sa;
 
 		/* Caught here, the mistake names its line; at bind() time it
 		 * would only be "name too long". */
 		if (len >= sizeof(sa.sun_path))
-			return parse_fail(p, node_line(v), key,
+			return cfg_fail(p, cfg_line(v), key,
 					  "longer than %zu bytes (the limit of a unix socket path)",
 					  sizeof(sa.sun_path) - 1);
 	}
@@ -236,44 +234,55 @@ static int parse_string(struct parse *p, const yaml_node_t *v, const char *key,
 	return 0;
 }
 
-static void range_text(const struct cfg_key *d, char *buf, size_t len)
+static void range_text(long long min, long long max, int zero_ok, char *buf, size_t len)
 {
-	if (d->zero_ok)
-		snprintf(buf, len, "0 or %d..%d", d->min, d->max);
+	if (zero_ok)
+		snprintf(buf, len, "0 or %lld..%lld", min, max);
 	else
-		snprintf(buf, len, "%d..%d", d->min, d->max);
+		snprintf(buf, len, "%lld..%lld", min, max);
 }
 
-static int parse_int(struct parse *p, const yaml_node_t *v, const char *key,
-		     const struct cfg_key *d, int *dst)
+int cfg_int(struct parse *p, const yaml_node_t *v, const char *key, long long min,
+	    long long max, int zero_ok, long long *dst)
 {
 	const char *s, *digits;
-	char range[48];
+	char range[64];
 	long long x;
 	int rc;
 
-	if ((rc = expect_type(p, v, key, YAML_SCALAR_NODE)) < 0)
+	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
 		return rc;
-	s = scalar(v);
-	range_text(d, range, sizeof(range));
+	s = cfg_scalar(v);
+	range_text(min, max, zero_ok, range, sizeof(range));
 	if (v->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
-		return parse_fail(p, node_line(v), key,
-				  "expected an integer (%s), got the quoted string \"%.40s\"",
-				  range, s);
+		return cfg_fail(p, cfg_line(v), key,
+				"expected an integer (%s), got the quoted string \"%.40s\"",
+				range, s);
 	/* Decimal digits only: strtoll() alone would take " 30", "+30", "30s"
 	 * (with endptr) or "0x1e"; a leading zero reads as octal to YAML 1.1
 	 * tools, so "010" is refused rather than guessed. */
 	digits = s[0] == '-' ? s + 1 : s;
 	if (!digits[0] || strspn(digits, "0123456789") != strlen(digits) ||
 	    (digits[0] == '0' && digits[1]) || strlen(s) != v->data.scalar.length)
-		return parse_fail(p, node_line(v), key, "\"%.40s\" is not a decimal integer (%s)",
-				  s, range);
+		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not a decimal integer (%s)",
+				s, range);
 	errno = 0;
 	x = strtoll(s, NULL, 10);
-	if (errno == ERANGE || !((x >= d->min && x <= d->max) || (d->zero_ok && x == 0)))
-		return parse_fail(p, node_line(v), key, "%.40s is out of range (%s)", s, range);
-	*dst = (int)x;
+	if (errno == ERANGE || !((x >= min && x <= max) || (zero_ok && x == 0)))
+		return cfg_fail(p, cfg_line(v), key, "%.40s is out of range (%s)", s, range);
+	*dst = x;
 	return 0;
+}
+
+static int parse_int(struct parse *p, const yaml_node_t *v, const char *key,
+		     const struct cfg_key *d, int *dst)
+{
+	long long x;
+	int rc = cfg_int(p, v, key, d->min, d->max, d->zero_ok, &x);
+
+	if (rc == 0)
+		*dst = (int)x;
+	return rc;
 }
 
 static int parse_enum(struct parse *p, const yaml_node_t *v, const char *key,
@@ -281,23 +290,23 @@ static int parse_enum(struct parse *p, const yaml_node_t *v, const char *key,
 {
 	int rc, x = -1;
 
-	if ((rc = expect_type(p, v, key, YAML_SCALAR_NODE)) < 0)
+	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
 		return rc;
 	if (d->kind == CFG_LEVEL) {
-		x = log_level_from_name(scalar(v));
+		x = log_level_from_name(cfg_scalar(v));
 		if (x < 0)
-			return parse_fail(p, node_line(v), key,
+			return cfg_fail(p, cfg_line(v), key,
 					  "\"%.40s\" is not one of error, warning, notice, info, debug",
-					  scalar(v));
+					  cfg_scalar(v));
 		*(enum log_level *)dst = (enum log_level)x;
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(target_names) / sizeof(target_names[0]); i++)
-		if (strcmp(scalar(v), target_names[i]) == 0)
+		if (strcmp(cfg_scalar(v), target_names[i]) == 0)
 			x = (int)i;
 	if (x < 0)
-		return parse_fail(p, node_line(v), key, "\"%.40s\" is not one of stderr, syslog",
-				  scalar(v));
+		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not one of stderr, syslog",
+				  cfg_scalar(v));
 	*(enum log_target *)dst = (enum log_target)x;
 	return 0;
 }
@@ -345,11 +354,11 @@ static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
 
 	if (!seen[SUBNET_CA]) {
 		snprintf(key, sizeof(key), "discovery.subnets[%d].ca", idx);
-		return parse_fail(p, node_line(item), key, "required key missing");
+		return cfg_fail(p, cfg_line(item), key, "required key missing");
 	}
 	if (!sc->ca[0]) {
 		snprintf(key, sizeof(key), "discovery.subnets[%d].ca", idx);
-		return parse_fail(p, node_line(seen[SUBNET_CA]), key, "must not be empty");
+		return cfg_fail(p, cfg_line(seen[SUBNET_CA]), key, "must not be empty");
 	}
 	snprintf(key, sizeof(key), "discovery.subnets[%d].name", idx);
 	if (!sc->name[0]) {
@@ -358,23 +367,23 @@ static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
 		int n = snprintf(sc->name, sizeof(sc->name), "%s/%d", sc->ca, sc->port);
 
 		if (n < 0 || (size_t)n >= sizeof(sc->name))
-			return parse_fail(p, node_line(item), key,
+			return cfg_fail(p, cfg_line(item), key,
 					  "the default name \"<ca>/<port>\" would be longer than "
 					  "%zu bytes; set a shorter name", sizeof(sc->name) - 1);
 	}
 	for (int j = 0; j < idx; j++) {
 		const struct loom_subnet_conf *o = &p->c->subnets[j];
-		unsigned long line = node_line(seen[SUBNET_NAME] ? seen[SUBNET_NAME] : item);
+		unsigned long line = cfg_line(seen[SUBNET_NAME] ? seen[SUBNET_NAME] : item);
 
 		if (strcmp(o->name, sc->name) == 0)
-			return parse_fail(p, line, key,
+			return cfg_fail(p, line, key,
 					  "duplicate subnet name \"%s\" (also discovery.subnets[%d])",
 					  sc->name, j);
 		/* Two sweepers on one local port would race for the same MAD
 		 * agent and record the same fabric twice under two names. */
 		if (strcmp(o->ca, sc->ca) == 0 && o->port == sc->port) {
 			snprintf(key, sizeof(key), "discovery.subnets[%d]", idx);
-			return parse_fail(p, node_line(item), key,
+			return cfg_fail(p, cfg_line(item), key,
 					  "%s port %d is already discovery.subnets[%d] (\"%s\")",
 					  sc->ca, sc->port, j, o->name);
 		}
@@ -390,7 +399,7 @@ static int parse_subnet(struct parse *p, const yaml_node_t *item, int idx)
 	int rc;
 
 	snprintf(where, sizeof(where), "discovery.subnets[%d]", idx);
-	if ((rc = expect_type(p, item, where, YAML_MAPPING_NODE)) < 0)
+	if ((rc = cfg_expect(p, item, where, YAML_MAPPING_NODE)) < 0)
 		return rc;
 	memset(sc, 0, sizeof(*sc));
 	sc->port = 1;
@@ -401,14 +410,14 @@ static int parse_subnet(struct parse *p, const yaml_node_t *item, int idx)
 		const char *name;
 		int i;
 
-		if (!(name = key_text(p, k, where)))
+		if (!(name = cfg_key_text(p, k, where)))
 			return -EINVAL;
 		snprintf(key, sizeof(key), "%s.%s", where, name);
 		if ((i = find_key(subnet_keys, N_SUBNET_KEYS, NULL, name)) < 0)
-			return parse_fail(p, node_line(k), key, "unknown key");
+			return cfg_fail(p, cfg_line(k), key, "unknown key");
 		if (seen[i])
-			return parse_fail(p, node_line(k), key, "duplicate key (first on line %lu)",
-					  node_line(seen[i]));
+			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
+					  cfg_line(seen[i]));
 		seen[i] = k;
 		if ((rc = parse_value(p, v, key, &subnet_keys[i], sc)) < 0)
 			return rc;
@@ -423,9 +432,9 @@ static int parse_subnets(struct parse *p, const yaml_node_t *v)
 
 	p->c->n_subnets = 0;
 	memset(p->c->subnets, 0, sizeof(p->c->subnets));
-	if (is_null(v))
+	if (cfg_is_null(v))
 		return 0;
-	if ((rc = expect_type(p, v, key, YAML_SEQUENCE_NODE)) < 0)
+	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
 		return rc;
 	for (yaml_node_item_t *it = v->data.sequence.items.start;
 	     it < v->data.sequence.items.top; it++) {
@@ -435,7 +444,7 @@ static int parse_subnets(struct parse *p, const yaml_node_t *v)
 			char where[64];
 
 			snprintf(where, sizeof(where), "%s[%d]", key, n);
-			return parse_fail(p, node_line(item), where,
+			return cfg_fail(p, cfg_line(item), where,
 					  "too many subnets (at most %d)", LOOM_MAX_SUBNETS);
 		}
 		if ((rc = parse_subnet(p, item, n)) < 0)
@@ -454,9 +463,9 @@ static int parse_section(struct parse *p, const char *section, const yaml_node_t
 	char key[128];
 	int rc;
 
-	if (is_null(v))
+	if (cfg_is_null(v))
 		return 0; /* "log:" alone: nothing set, defaults stay */
-	if ((rc = expect_type(p, v, section, YAML_MAPPING_NODE)) < 0)
+	if ((rc = cfg_expect(p, v, section, YAML_MAPPING_NODE)) < 0)
 		return rc;
 	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start;
 	     pr < v->data.mapping.pairs.top; pr++) {
@@ -465,14 +474,14 @@ static int parse_section(struct parse *p, const char *section, const yaml_node_t
 		const char *name;
 		int i;
 
-		if (!(name = key_text(p, k, section)))
+		if (!(name = cfg_key_text(p, k, section)))
 			return -EINVAL;
 		snprintf(key, sizeof(key), "%s.%s", section, name);
 		if ((i = find_key(cfg_keys, N_CFG_KEYS, section, name)) < 0)
-			return parse_fail(p, node_line(k), key, "unknown key");
+			return cfg_fail(p, cfg_line(k), key, "unknown key");
 		if (seen[i])
-			return parse_fail(p, node_line(k), key, "duplicate key (first on line %lu)",
-					  node_line(seen[i]));
+			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
+					  cfg_line(seen[i]));
 		seen[i] = k;
 		rc = cfg_keys[i].kind == CFG_SUBNETS ? parse_subnets(p, val)
 						     : parse_value(p, val, key, &cfg_keys[i], p->c);
@@ -493,38 +502,42 @@ static int is_section(const char *name)
 static int parse_root(struct parse *p, const yaml_node_t *root)
 {
 	const yaml_node_t *seen[N_CFG_KEYS] = { NULL };
-	const yaml_node_t *sections[8] = { NULL };
-	const char *section_names[8];
+	const yaml_node_t *sections[10] = { NULL };
+	const char *section_names[10];
 	int n_sections = 0, rc;
 
-	if (is_null(root))
+	if (cfg_is_null(root))
 		return 0; /* a document holding only "---" or "~" */
 	if (root->type != YAML_MAPPING_NODE)
-		return parse_fail(p, node_line(root), NULL,
+		return cfg_fail(p, cfg_line(root), NULL,
 				  "expected a mapping of sections (log, database, control, "
-				  "discovery, opensm) at the top level, got %s", node_kind(root));
+				  "discovery, opensm, plugins, roce, switches) at the top level, "
+				  "got %s", cfg_node_kind(root));
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
 	     pr < root->data.mapping.pairs.top; pr++) {
 		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
 		const yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
 		const char *name;
 
-		if (!(name = key_text(p, k, "(top level)")))
+		if (!(name = cfg_key_text(p, k, "(top level)")))
 			return -EINVAL;
-		if (!is_section(name))
-			return parse_fail(p, node_line(k), name, "unknown key");
+		if (!is_section(name) && strcmp(name, "roce") && strcmp(name, "switches"))
+			return cfg_fail(p, cfg_line(k), name, "unknown key");
 		for (int i = 0; i < n_sections; i++)
 			if (strcmp(section_names[i], name) == 0)
-				return parse_fail(p, node_line(k), name,
+				return cfg_fail(p, cfg_line(k), name,
 						  "duplicate key (first on line %lu)",
-						  node_line(sections[i]));
-		/* Bounded: is_section() admits only the five known names. */
+						  cfg_line(sections[i]));
+		/* Bounded: only the known section names get here. */
 		section_names[n_sections] = name;
 		sections[n_sections++] = k;
-		if ((rc = parse_section(p, name, v, seen)) < 0)
+		rc = strcmp(name, "roce") == 0 ? config_parse_roce(p, v)
+		   : strcmp(name, "switches") == 0 ? config_parse_switches(p, v)
+		   : parse_section(p, name, v, seen);
+		if (rc < 0)
 			return rc;
 	}
-	return 0;
+	return config_check_roce(p);
 }
 
 /* Line of a reader error (bad encoding), which libyaml gives as a byte
@@ -549,9 +562,9 @@ static int syntax_error(struct parse *p, const yaml_parser_t *parser)
 	line = parser->error == YAML_READER_ERROR ? offset_line(p, parser->problem_offset)
 						  : (unsigned long)parser->problem_mark.line + 1;
 	if (parser->context)
-		return parse_fail(p, line, NULL, "syntax error: %s (%s)",
+		return cfg_fail(p, line, NULL, "syntax error: %s (%s)",
 				  parser->problem ? parser->problem : "?", parser->context);
-	return parse_fail(p, line, NULL, "syntax error: %s",
+	return cfg_fail(p, line, NULL, "syntax error: %s",
 			  parser->problem ? parser->problem : "?");
 }
 
@@ -599,7 +612,7 @@ int config_load_string(const char *name, const char *text, size_t len,
 			const yaml_node_t *r2 = yaml_document_get_root_node(&extra);
 
 			if (r2)
-				rc = parse_fail(&p, node_line(r2), NULL,
+				rc = cfg_fail(&p, cfg_line(r2), NULL,
 						"more than one YAML document; a configuration is one");
 			yaml_document_delete(&extra);
 		}
@@ -694,7 +707,7 @@ static size_t utf8_decode(const unsigned char *s, uint32_t *cp)
  * the like all stay strings. Non-ASCII is written as \u escapes, because a
  * few code points (U+0085, U+2028, U+2029, BOM) count as line breaks or are
  * dropped inside quotes; escaped, every value reads back byte for byte. */
-static void print_string(FILE *out, const char *s)
+void cfg_print_string(FILE *out, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 
@@ -734,7 +747,7 @@ static void print_value(FILE *out, const struct cfg_key *d, const void *base)
 	case CFG_PATH:
 	case CFG_SOCKET:
 	case CFG_STRING:
-		print_string(out, src);
+		cfg_print_string(out, src);
 		break;
 	case CFG_INT:
 		fprintf(out, "%d", *(const int *)(const void *)src);
@@ -779,6 +792,8 @@ int config_print(const struct loom_config *c, FILE *out)
 		print_value(out, d, c);
 		fputc('\n', out);
 	}
+	config_print_roce(out, c);
+	config_print_switches(out, c);
 	if (fflush(out) == EOF || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "log.h"
+#include "qos_policy.h"
 
 #define LOOM_DEFAULT_CONFIG  "/etc/loom/loom.yaml"
 #define LOOM_DEFAULT_DB      "/var/lib/loom/loom.db"
@@ -15,12 +16,28 @@
 #define LOOM_DEFAULT_OSM_SOCKET "/run/loom/osm.sock"
 #define LOOM_MAX_SUBNETS     16
 #define LOOM_NAME_LEN        64
+/* Where switch plugins (NAME.so) are; configure passes $(pkglibdir)/plugins. */
+#ifndef LOOM_DEFAULT_PLUGIN_DIR
+#define LOOM_DEFAULT_PLUGIN_DIR "/usr/lib/loom/plugins"
+#endif
+#define LOOM_MAX_SWITCHES    256
+#define LOOM_ADDRESS_LEN     128
 
 /* One subnet (one local HCA port) to sweep. */
 struct loom_subnet_conf {
 	char name[LOOM_NAME_LEN];   /* loom's name for it; default "<ca>/<port>" */
 	char ca[LOOM_NAME_LEN];     /* local HCA, e.g. "mlx5_0" */
 	int port;                   /* local port number, 1..254 */
+};
+
+/* One Ethernet switch managed through a plugin (loom.yaml `switches:`). */
+struct loom_switch_conf {
+	char name[LOOM_NAME_LEN];        /* unique; loom's name for it */
+	char plugin[LOOM_NAME_LEN];      /* plugin file PLUGIN.so in plugins.dir */
+	char address[LOOM_ADDRESS_LEN];  /* in the plugin's own form */
+	char credentials[256];           /* file with the credentials, "" none */
+	char options[LOOM_ADDRESS_LEN];  /* plugin options, "" none */
+	struct qos_policy roce;          /* overrides: only roce.set fields */
 };
 
 struct loom_config {
@@ -47,6 +64,18 @@ struct loom_config {
 
 	/* opensm: */
 	char osm_socket_path[PATH_MAX]; /* opensm.report_socket: libloomosm.so's reports */
+
+	/* plugins: */
+	char plugin_dir[PATH_MAX];      /* plugins.dir */
+
+	/* roce: the lossless policy of every switch (overrides below) */
+	struct qos_policy roce;
+	int roce_interval;              /* roce.interval: seconds between read-backs, 0 off */
+	int roce_reapply;               /* roce.reapply: re-apply a drifted switch */
+
+	/* switches: */
+	int n_switches;
+	struct loom_switch_conf switches[LOOM_MAX_SWITCHES];
 };
 
 /* Fill *c with the built-in defaults. */

@@ -10,8 +10,7 @@
 void qos_policy_defaults(struct qos_policy *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->set = QOS_LOSSLESS | QOS_DSCP_MAP | QOS_DEFAULT_TC | QOS_CNP | QOS_ECN | QOS_ETS |
-		 QOS_PFCWD | QOS_HEADROOM;
+	p->set = QOS_ALL;
 	p->lossless_mask = 1u << 3;
 	memset(p->dscp_to_tc, QOS_DSCP_UNSET, sizeof(p->dscp_to_tc));
 	p->dscp_to_tc[26] = 3;
@@ -36,36 +35,29 @@ void qos_policy_defaults(struct qos_policy *p)
 
 void qos_policy_merge(struct qos_policy *p, const struct qos_policy *o)
 {
-	if (o->set & QOS_LOSSLESS)
-		p->lossless_mask = o->lossless_mask;
+#define TAKE(bit, field) do { if (o->set & (bit)) p->field = o->field; } while (0)
+	TAKE(QOS_LOSSLESS, lossless_mask);
 	if (o->set & QOS_DSCP_MAP)
-		memcpy(p->dscp_to_tc, o->dscp_to_tc, sizeof(p->dscp_to_tc));
-	if (o->set & QOS_DEFAULT_TC)
-		p->default_tc = o->default_tc;
-	if (o->set & QOS_CNP) {
-		p->cnp_dscp = o->cnp_dscp;
-		p->cnp_priority = o->cnp_priority;
-	}
-	if (o->set & QOS_ECN) {
-		p->ecn_min_bytes = o->ecn_min_bytes;
-		p->ecn_max_bytes = o->ecn_max_bytes;
-		p->ecn_mark_percent = o->ecn_mark_percent;
-	}
-	if (o->set & QOS_ETS) {
+		for (unsigned d = 0; d < 64; d++)
+			if (o->dscp_to_tc[d] != QOS_DSCP_UNSET)
+				p->dscp_to_tc[d] = o->dscp_to_tc[d];
+	TAKE(QOS_DEFAULT_TC, default_tc);
+	TAKE(QOS_CNP_DSCP, cnp_dscp);
+	TAKE(QOS_CNP_PRIORITY, cnp_priority);
+	TAKE(QOS_ECN_MIN, ecn_min_bytes);
+	TAKE(QOS_ECN_MAX, ecn_max_bytes);
+	TAKE(QOS_ECN_PERCENT, ecn_mark_percent);
+	if (o->set & QOS_ETS_WEIGHTS)
 		memcpy(p->ets_weight, o->ets_weight, sizeof(p->ets_weight));
-		p->strict_mask = o->strict_mask;
-	}
-	if (o->set & QOS_PFCWD) {
-		p->pfcwd_enabled = o->pfcwd_enabled;
-		p->pfcwd_action = o->pfcwd_action;
-		p->pfcwd_detection_ms = o->pfcwd_detection_ms;
-		p->pfcwd_restoration_ms = o->pfcwd_restoration_ms;
-	}
-	if (o->set & QOS_HEADROOM) {
-		p->mtu = o->mtu;
-		p->cable_m = o->cable_m;
-		p->pause_threshold_bytes = o->pause_threshold_bytes;
-	}
+	TAKE(QOS_ETS_STRICT, strict_mask);
+	TAKE(QOS_PFCWD_ENABLED, pfcwd_enabled);
+	TAKE(QOS_PFCWD_ACTION, pfcwd_action);
+	TAKE(QOS_PFCWD_DETECTION, pfcwd_detection_ms);
+	TAKE(QOS_PFCWD_RESTORATION, pfcwd_restoration_ms);
+	TAKE(QOS_MTU, mtu);
+	TAKE(QOS_CABLE, cable_m);
+	TAKE(QOS_PAUSE_THRESHOLD, pause_threshold_bytes);
+#undef TAKE
 	p->set |= o->set;
 }
 
@@ -79,78 +71,65 @@ static uint8_t used_classes(const struct qos_policy *p)
 	return used;
 }
 
-int qos_policy_check(const struct qos_policy *p, const char *where, char *err, size_t errlen)
+#define REFUSE(bit, ...) do {						\
+		if (field)							\
+			*field = (bit);						\
+		snprintf(err, errlen, __VA_ARGS__);				\
+		return -EINVAL;							\
+	} while (0)
+
+int qos_policy_check(const struct qos_policy *p, const char *where, uint32_t *field, char *err,
+		     size_t errlen)
 {
 	uint8_t used = used_classes(p);
 	unsigned sum = 0;
 
 	if (!p->lossless_mask) {
-		snprintf(err, errlen, "%s.lossless_priorities: no lossless priority; RoCE needs one",
+		REFUSE(QOS_LOSSLESS, "%s.lossless_priorities: no lossless priority; RoCE needs one",
 			 where);
-		return -EINVAL;
 	}
 	for (unsigned t = 0; t < LP_TCS; t++)
-		if ((p->lossless_mask >> t & 1) && !(used >> t & 1)) {
-			snprintf(err, errlen, "%s.lossless_priorities: priority %u has PFC but no DSCP "
+		if ((p->lossless_mask >> t & 1) && !(used >> t & 1))
+			REFUSE(QOS_LOSSLESS, "%s.lossless_priorities: priority %u has PFC but no DSCP "
 				 "maps to traffic class %u (%s.dscp_to_tc)", where, t, t, where);
-			return -EINVAL;
-		}
-	if (qos_policy_tc(p, p->cnp_dscp) != p->cnp_priority) {
-		snprintf(err, errlen, "%s.cnp.dscp: CNPs use DSCP %u, which maps to traffic class %u, "
+	if (qos_policy_tc(p, p->cnp_dscp) != p->cnp_priority)
+		REFUSE(QOS_CNP_DSCP, "%s.cnp.dscp: CNPs use DSCP %u, which maps to traffic class %u, "
 			 "not to the CNP priority %u (%s.dscp_to_tc)", where, p->cnp_dscp,
 			 qos_policy_tc(p, p->cnp_dscp), p->cnp_priority, where);
-		return -EINVAL;
-	}
-	if (!(p->strict_mask >> p->cnp_priority & 1)) {
-		snprintf(err, errlen, "%s.cnp.priority: class %u carries CNPs and must be strict "
+	if (!(p->strict_mask >> p->cnp_priority & 1))
+		REFUSE(QOS_CNP_PRIORITY, "%s.cnp.priority: class %u carries CNPs and must be strict "
 			 "priority (list it in %s.ets.strict)", where, p->cnp_priority, where);
-		return -EINVAL;
-	}
 	if (p->lossless_mask >> p->cnp_priority & 1) {
-		snprintf(err, errlen, "%s.cnp.priority: class %u carries CNPs and is lossless too; "
+		REFUSE(QOS_CNP_PRIORITY, "%s.cnp.priority: class %u carries CNPs and is lossless too; "
 			 "CNPs need a class of their own", where, p->cnp_priority);
-		return -EINVAL;
 	}
-	if (p->ecn_min_bytes >= p->ecn_max_bytes) {
-		snprintf(err, errlen, "%s.ecn: min_bytes %u must be below max_bytes %u", where,
+	if (p->ecn_min_bytes >= p->ecn_max_bytes)
+		REFUSE(QOS_ECN_MIN, "%s.ecn: min_bytes %u must be below max_bytes %u", where,
 			 p->ecn_min_bytes, p->ecn_max_bytes);
-		return -EINVAL;
-	}
-	if (p->pause_threshold_bytes && p->ecn_max_bytes >= p->pause_threshold_bytes) {
-		snprintf(err, errlen, "%s.ecn.max_bytes: %u is at or above the pause threshold %u "
+	if (p->pause_threshold_bytes && p->ecn_max_bytes >= p->pause_threshold_bytes)
+		REFUSE(QOS_ECN_MAX, "%s.ecn.max_bytes: %u is at or above the pause threshold %u "
 			 "(%s.headroom.pause_threshold_bytes): PFC would pause before ECN "
 			 "marks fully", where, p->ecn_max_bytes, p->pause_threshold_bytes, where);
-		return -EINVAL;
-	}
 	for (unsigned t = 0; t < LP_TCS; t++) {
 		if ((p->strict_mask >> t & 1) && p->ets_weight[t]) {
-			snprintf(err, errlen, "%s.ets: class %u is strict and has a weight (%u); "
+			REFUSE(QOS_ETS_STRICT, "%s.ets: class %u is strict and has a weight (%u); "
 				 "give it one or the other", where, t, p->ets_weight[t]);
-			return -EINVAL;
 		}
-		if ((used >> t & 1) && !(p->strict_mask >> t & 1) && !p->ets_weight[t]) {
-			snprintf(err, errlen, "%s.ets.weights: traffic class %u carries traffic "
+		if ((used >> t & 1) && !(p->strict_mask >> t & 1) && !p->ets_weight[t])
+			REFUSE(QOS_ETS_WEIGHTS, "%s.ets.weights: traffic class %u carries traffic "
 				 "(%s.dscp_to_tc) but has no weight and is not strict", where, t,
 				 where);
-			return -EINVAL;
-		}
 		sum += p->ets_weight[t];
 	}
-	if (sum != 100) {
-		snprintf(err, errlen, "%s.ets.weights: the weights sum to %u, not 100", where, sum);
-		return -EINVAL;
-	}
-	if (p->pfcwd_enabled && (p->pfcwd_detection_ms < 100 || p->pfcwd_detection_ms > 5000)) {
-		snprintf(err, errlen, "%s.pfc_watchdog.detection_ms: %u is outside 100..5000", where,
+	if (sum != 100)
+		REFUSE(QOS_ETS_WEIGHTS, "%s.ets.weights: the weights sum to %u, not 100", where, sum);
+	if (p->pfcwd_enabled && (p->pfcwd_detection_ms < 100 || p->pfcwd_detection_ms > 5000))
+		REFUSE(QOS_PFCWD_DETECTION, "%s.pfc_watchdog.detection_ms: %u is outside 100..5000", where,
 			 p->pfcwd_detection_ms);
-		return -EINVAL;
-	}
 	if (p->pfcwd_enabled &&
-	    (p->pfcwd_restoration_ms < 100 || p->pfcwd_restoration_ms > 60000)) {
-		snprintf(err, errlen, "%s.pfc_watchdog.restoration_ms: %u is outside 100..60000",
+	    (p->pfcwd_restoration_ms < 100 || p->pfcwd_restoration_ms > 60000))
+		REFUSE(QOS_PFCWD_RESTORATION, "%s.pfc_watchdog.restoration_ms: %u is outside 100..60000",
 			 where, p->pfcwd_restoration_ms);
-		return -EINVAL;
-	}
 	return 0;
 }
 

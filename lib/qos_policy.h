@@ -10,16 +10,27 @@
 
 #include "../plugins/loom_plugin.h"
 
-/* Which members of a policy were given (an override sets only some). */
+/* Which members of a policy were given: an override (one switch's) sets
+ * some and takes the rest from the fabric's policy. */
 enum qos_field {
 	QOS_LOSSLESS = 1u << 0,
-	QOS_DSCP_MAP = 1u << 1,
+	QOS_DSCP_MAP = 1u << 1,        /* per entry: the entries not QOS_DSCP_UNSET */
 	QOS_DEFAULT_TC = 1u << 2,
-	QOS_CNP = 1u << 3,
-	QOS_ECN = 1u << 4,
-	QOS_ETS = 1u << 5,
-	QOS_PFCWD = 1u << 6,
-	QOS_HEADROOM = 1u << 7,
+	QOS_CNP_DSCP = 1u << 3,
+	QOS_CNP_PRIORITY = 1u << 4,
+	QOS_ECN_MIN = 1u << 5,
+	QOS_ECN_MAX = 1u << 6,
+	QOS_ECN_PERCENT = 1u << 7,
+	QOS_ETS_WEIGHTS = 1u << 8,
+	QOS_ETS_STRICT = 1u << 9,
+	QOS_PFCWD_ENABLED = 1u << 10,
+	QOS_PFCWD_ACTION = 1u << 11,
+	QOS_PFCWD_DETECTION = 1u << 12,
+	QOS_PFCWD_RESTORATION = 1u << 13,
+	QOS_MTU = 1u << 14,
+	QOS_CABLE = 1u << 15,
+	QOS_PAUSE_THRESHOLD = 1u << 16,
+	QOS_ALL = (1u << 17) - 1,
 };
 
 #define QOS_DSCP_UNSET 0xFF
@@ -48,7 +59,7 @@ struct qos_policy {
  * drop); MTU 9216, 5 m cables. set = every field. */
 void qos_policy_defaults(struct qos_policy *p);
 
-/* p with the fields `o` sets taken from o. */
+/* p with the fields `o` sets taken from o (DSCP entries one by one). */
 void qos_policy_merge(struct qos_policy *p, const struct qos_policy *o);
 
 /* The class of a DSCP under p. */
@@ -62,8 +73,10 @@ static inline uint8_t qos_policy_tc(const struct qos_policy *p, unsigned dscp)
  * PFC on a priority that no DSCP maps to, CNPs on a class that is not
  * strict or whose DSCP maps elsewhere, ECN min >= max, ECN max at or above
  * the pause threshold (when given), a class that traffic maps to with no
- * ETS weight and not strict, weights not summing to 100. */
-int qos_policy_check(const struct qos_policy *p, const char *where, char *err, size_t errlen);
+ * ETS weight and not strict, weights not summing to 100. *field (if not
+ * NULL) is then the enum qos_field bit of the key the message names. */
+int qos_policy_check(const struct qos_policy *p, const char *where, uint32_t *field, char *err,
+		     size_t errlen);
 
 /* Lossless headroom of one port: bytes in flight after this port sends
  * PAUSE (the cable's round trip at the port's speed, 5 ns/m each way, plus

@@ -414,11 +414,108 @@ static void round_trip(const char *text)
 	free(p2);
 }
 
+/* ---- roce: and switches: ------------------------------------------------------ */
+
+static const char roce_text[] =
+	"roce:\n"                                 /* 1 */
+	"  lossless_priorities: [3, 4]\n"
+	"  dscp_to_tc: {24: 3, 26: 4, 48: 6}\n"
+	"  default_tc: 1\n"
+	"  cnp: {dscp: 48, priority: 6}\n"        /* 5 */
+	"  ecn: {min_bytes: 100000, max_bytes: 400000, mark_percent: 20}\n"
+	"  ets:\n"
+	"    weights: {1: 40, 3: 30, 4: 30}\n"
+	"    strict: [6]\n"
+	"  pfc_watchdog: {detection_ms: 300, action: alert}\n"   /* 10 */
+	"  headroom: {cable_m: 30}\n"
+	"  interval: 60\n"
+	"  reapply: true\n"
+	"switches:\n"
+	"  - name: leaf1\n"                       /* 15 */
+	"    plugin: sonic\n"
+	"    address: \"unix:/run/redis/leaf1.sock\"\n"
+	"    credentials: /etc/loom/leaf1.pass\n"
+	"    roce:\n"
+	"      ecn: {max_bytes: 300000}\n"        /* 20 */
+	"      dscp_to_tc: {46: 1}\n"
+	"  - {name: spine1, plugin: eos, address: \"https://10.0.0.1\"}\n";
+
+START_TEST(roce_policy_and_switches_are_read_with_their_overrides)
+{
+	struct loom_config c;
+	struct qos_policy q;
+
+	loaded(roce_text, &c);
+	ck_assert_uint_eq(c.roce.lossless_mask, (1u << 3) | (1u << 4));
+	ck_assert_uint_eq(qos_policy_tc(&c.roce, 26), 4);
+	ck_assert_uint_eq(qos_policy_tc(&c.roce, 0), 1);   /* default_tc */
+	ck_assert_uint_eq(qos_policy_tc(&c.roce, 46), 1);  /* the default map is gone */
+	ck_assert_uint_eq(c.roce.ecn_max_bytes, 400000);
+	ck_assert_uint_eq(c.roce.pfcwd_detection_ms, 300);
+	ck_assert_uint_eq(c.roce.pfcwd_restoration_ms, 400);  /* not given: default */
+	ck_assert_int_eq(c.roce.pfcwd_action, LP_PFCWD_ALERT);
+	ck_assert_uint_eq(c.roce.cable_m, 30);
+	ck_assert_int_eq(c.roce_interval, 60);
+	ck_assert_int_eq(c.roce_reapply, 1);
+	ck_assert_int_eq(c.n_switches, 2);
+	ck_assert_str_eq(c.switches[0].plugin, "sonic");
+	ck_assert_str_eq(c.switches[0].address, "unix:/run/redis/leaf1.sock");
+	ck_assert_str_eq(c.switches[1].name, "spine1");
+	q = c.roce;
+	qos_policy_merge(&q, &c.switches[0].roce);
+	ck_assert_uint_eq(q.ecn_max_bytes, 300000);
+	ck_assert_uint_eq(q.ecn_min_bytes, 100000);   /* from the fabric's */
+	ck_assert_uint_eq(qos_policy_tc(&q, 46), 1);
+	ck_assert_uint_eq(qos_policy_tc(&q, 26), 4);
+	ck_assert_uint_eq(c.switches[1].roce.set, 0);
+}
+END_TEST
+
+START_TEST(roce_contradictions_are_refused_naming_line_and_key)
+{
+	refused("roce:\n  lossless_priorities: [3, 5]\n",
+		"t.yaml:2: roce.lossless_priorities: priority 5 has PFC but no DSCP maps to "
+		"traffic class 5");
+	refused("roce:\n  ecn: {min_bytes: 5000, max_bytes: 5000}\n",
+		"t.yaml:2: roce.ecn: min_bytes 5000 must be below max_bytes 5000");
+	refused("roce:\n  ets: {weights: {0: 50, 3: 40, 6: 10}, strict: []}\n",
+		"t.yaml:2: roce.cnp.priority: class 6 carries CNPs and must be strict");
+	refused("roce:\n  headroom: {pause_threshold_bytes: 1000000}\n",
+		"t.yaml:2: roce.ecn.max_bytes: 1500000 is at or above the pause threshold");
+	refused("switches:\n  - name: a\n    plugin: sonic\n    address: x\n"
+		"  - name: b\n    plugin: sonic\n    address: y\n"
+		"    roce: {ecn: {min_bytes: 2000000}}\n",
+		"t.yaml:5: switches[b].roce.ecn: min_bytes 2000000 must be below max_bytes 1500000");
+}
+END_TEST
+
+START_TEST(roce_and_switch_typos_are_refused_naming_line_and_key)
+{
+	refused("roce:\n  ecn:\n    max_byte: 10\n",
+		"t.yaml:3: roce.ecn.max_byte: unknown key (min_bytes, max_bytes, mark_percent)");
+	refused("roce:\n  dscp_to_tc: {64: 3}\n", "t.yaml:2: roce.dscp_to_tc.64: 64 is out of range (0..63)");
+	refused("roce:\n  pfc_watchdog: {action: pause}\n",
+		"t.yaml:2: roce.pfc_watchdog.action: \"pause\" is not one of drop, forward, alert");
+	refused("roce:\n  lossless_priorities: [3, 3]\n",
+		"t.yaml:2: roce.lossless_priorities: 3 is listed twice");
+	refused("switches:\n  - name: a\n    address: x\n",
+		"t.yaml:2: switches[0]: plugin: required");
+	refused("switches:\n  - {name: a, plugin: sonic, address: x}\n"
+		"  - {name: a, plugin: eos, address: y}\n",
+		"t.yaml:3: switches[1]: name \"a\" is used twice");
+	refused("switches:\n  - {name: a, plugin: ../x, address: x}\n",
+		"t.yaml:2: switches[0]: plugin: required, 1..63 of a-z");
+	refused("switches:\n  - {name: a, plugin: sonic, address: x, roce: {interval: 5}}\n",
+		"t.yaml:2: switches[0].roce.interval: unknown key");
+}
+END_TEST
+
 START_TEST(print_then_load_gives_the_same_config)
 {
 	round_trip("");
 	round_trip(full);
 	round_trip("discovery:\n  interval: 0\n  subnets: []\n");
+	round_trip(roce_text);
 }
 END_TEST
 
@@ -465,7 +562,39 @@ START_TEST(print_writes_every_key_in_order)
 			 "  max_smps: 64\n"
 			 "  subnets: []\n"
 			 "opensm:\n"
-			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n");
+			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n"
+			 "plugins:\n"
+			 "  dir: \"" LOOM_DEFAULT_PLUGIN_DIR "\"\n"
+			 "roce:\n"
+			 "  lossless_priorities: [3]\n"
+			 "  dscp_to_tc:\n"
+			 "    26: 3\n"
+			 "    48: 6\n"
+			 "  default_tc: 0\n"
+			 "  cnp:\n"
+			 "    dscp: 48\n"
+			 "    priority: 6\n"
+			 "  ecn:\n"
+			 "    min_bytes: 150000\n"
+			 "    max_bytes: 1500000\n"
+			 "    mark_percent: 10\n"
+			 "  ets:\n"
+			 "    weights:\n"
+			 "      0: 50\n"
+			 "      3: 50\n"
+			 "    strict: [6]\n"
+			 "  pfc_watchdog:\n"
+			 "    enabled: true\n"
+			 "    detection_ms: 200\n"
+			 "    restoration_ms: 400\n"
+			 "    action: drop\n"
+			 "  headroom:\n"
+			 "    mtu: 9216\n"
+			 "    cable_m: 5\n"
+			 "    pause_threshold_bytes: 0\n"
+			 "  interval: 300\n"
+			 "  reapply: false\n"
+			 "switches: []\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);
@@ -499,6 +628,9 @@ int main(void)
 	tcase_add_test(tc, directory_is_refused);
 	tcase_add_test(tc, file_errors_name_the_file);
 	tcase_add_test(tc, example_file_loads_and_holds_the_defaults);
+	tcase_add_test(tc, roce_policy_and_switches_are_read_with_their_overrides);
+	tcase_add_test(tc, roce_contradictions_are_refused_naming_line_and_key);
+	tcase_add_test(tc, roce_and_switch_typos_are_refused_naming_line_and_key);
 	tcase_add_test(tc, print_then_load_gives_the_same_config);
 	tcase_add_test(tc, awkward_strings_survive_the_round_trip);
 	tcase_add_test(tc, print_writes_every_key_in_order);

@@ -15,7 +15,7 @@ static char err[512];
 
 static void assert_refused(const struct qos_policy *p, const char *needle)
 {
-	ck_assert_int_eq(qos_policy_check(p, "roce", err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(qos_policy_check(p, "roce", NULL, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, needle), "wanted \"%s\" in: %s", needle, err);
 }
 
@@ -24,7 +24,7 @@ START_TEST(qos_defaults_are_a_valid_policy)
 	struct qos_policy p;
 
 	qos_policy_defaults(&p);
-	ck_assert_msg(qos_policy_check(&p, "roce", err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(qos_policy_check(&p, "roce", NULL, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(qos_policy_tc(&p, 26), 3);
 	ck_assert_uint_eq(qos_policy_tc(&p, 48), 6);
 	ck_assert_uint_eq(qos_policy_tc(&p, 0), 0);
@@ -82,7 +82,7 @@ START_TEST(qos_refuses_ecn_max_above_the_pause_threshold)
 	p.pause_threshold_bytes = 1000000;
 	assert_refused(&p, "roce.ecn.max_bytes: 1500000 is at or above the pause threshold 1000000");
 	p.pause_threshold_bytes = 2000000;
-	ck_assert_int_eq(qos_policy_check(&p, "roce", err, sizeof(err)), 0);
+	ck_assert_int_eq(qos_policy_check(&p, "roce", NULL, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -105,7 +105,9 @@ START_TEST(qos_override_replaces_only_the_fields_it_sets)
 
 	qos_policy_defaults(&p);
 	memset(&o, 0, sizeof(o));
-	o.set = QOS_ECN;
+	memset(o.dscp_to_tc, QOS_DSCP_UNSET, sizeof(o.dscp_to_tc));
+	o.set = QOS_ECN_MIN | QOS_ECN_MAX | QOS_ECN_PERCENT | QOS_DSCP_MAP;
+	o.dscp_to_tc[46] = 6;   /* one entry more: the others stay */
 	o.ecn_min_bytes = 1000;
 	o.ecn_max_bytes = 2000;
 	o.ecn_mark_percent = 50;
@@ -115,7 +117,9 @@ START_TEST(qos_override_replaces_only_the_fields_it_sets)
 	ck_assert_uint_eq(p.ecn_mark_percent, 50);
 	ck_assert_uint_eq(p.cable_m, 5);
 	ck_assert_uint_eq(p.lossless_mask, 1u << 3);
-	ck_assert_int_eq(qos_policy_check(&p, "switches[leaf1].roce", err, sizeof(err)), 0);
+	ck_assert_uint_eq(qos_policy_tc(&p, 46), 6);
+	ck_assert_uint_eq(qos_policy_tc(&p, 26), 3);
+	ck_assert_int_eq(qos_policy_check(&p, "switches[leaf1].roce", NULL, err, sizeof(err)), 0);
 }
 END_TEST
 

@@ -1,0 +1,479 @@
+/* daemon/qos.c: "qos-plan", "qos-status" and "qos-apply" (see qos.h).
+ *
+ * A request runs on a thread of its own, which runs one thread per switch
+ * and joins them; when it is done it writes a byte to a pipe and the loop
+ * joins it and answers (as daemon/routes.c does). Every switch thread opens
+ * its own plugin handle, so no handle is ever used by two threads. Plugins
+ * are loaded by the loop, once per name, and stay loaded until qos_free():
+ * a request never sees one unloaded under it. */
+#include "autoconf.h"
+#include "qos.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "config.h"
+#include "ctl.h"
+#include "log.h"
+#include "plugin.h"
+#include "proto.h"
+#include "qos_policy.h"
+
+#define QOS_MAX_PLUGINS 16
+#define QOS_TIMEOUT_MS 5000
+#define QOS_CRED_MAX 4096
+
+enum qos_mode { QOS_PLAN, QOS_STATUS, QOS_APPLY };
+
+static const char *const mode_names[] = { "plan", "status", "apply" };
+
+struct loaded_plugin {
+	char path[PATH_MAX];
+	struct plugin *p;        /* NULL when it failed: err says why */
+	char err[512];
+};
+
+/* One switch of a request. */
+struct qjob {
+	enum qos_mode mode;
+	struct loom_switch_conf sw;
+	struct qos_policy policy;          /* the fabric's, with the switch's overrides */
+	const struct loom_plugin_v1 *ops;  /* NULL: the plugin did not load */
+	char plugin_err[512];
+	pthread_t thread;
+	int started;
+	json_t *result;                    /* built by the switch's thread */
+	json_t *changes;
+	size_t n_changes, n_done;
+};
+
+struct qreq {
+	struct qreq *next;
+	struct qos_mod *m;
+	struct ctl_req *req;
+	enum qos_mode mode;
+	pthread_t thread;
+	atomic_int finished;
+	size_t n;
+	struct qjob *jobs;
+};
+
+struct qos_mod {
+	struct event_base *base;
+	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
+	struct loaded_plugin plugins[QOS_MAX_PLUGINS];
+	int n_plugins;
+	int pipe_fd[2];
+	struct event *pipe_ev;
+	struct qreq *running;
+};
+
+/* ---- the switch threads ------------------------------------------------ */
+
+__attribute__((format(printf, 3, 4)))
+static void host_log(enum lp_log_level level, const char *sw, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	log_msg(level <= LP_LOG_ERR ? LOG_LVL_ERR : level == LP_LOG_WARNING ? LOG_LVL_WARNING :
+		level == LP_LOG_NOTICE ? LOG_LVL_NOTICE : level == LP_LOG_INFO ? LOG_LVL_INFO :
+		LOG_LVL_DEBUG, "switch %s: %s", sw ? sw : "?", msg);
+}
+
+static const struct lp_host qos_host = { .log = host_log };
+
+struct port_list {
+	struct lp_port *v;
+	size_t n;
+};
+
+static int add_port(void *ctx, const struct lp_port *p)
+{
+	struct port_list *l = ctx;
+
+	if (l->n >= LP_MAX_PORTS)
+		return -E2BIG;
+	l->v[l->n++] = *p;
+	return 0;
+}
+
+static int add_change(void *ctx, const struct lp_change *c)
+{
+	struct qjob *j = ctx;
+
+	json_array_append_new(j->changes, json_pack("{s:s, s:s, s:s, s:s, s:b}", "key", c->key,
+						    "field", c->field, "before", c->before,
+						    "after", c->after, "done", c->done));
+	j->n_changes++;
+	j->n_done += c->done != 0;
+	return 0;
+}
+
+static int count_change(void *ctx, const struct lp_change *c)
+{
+	(void)c;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+/* The credentials file's content (NUL-terminated, trailing newline cut). */
+static int read_credentials(const char *path, char *buf, size_t len, char *err,
+			    size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		snprintf(err, errlen, "credentials %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "credentials %s: %s", path, strerror(errno));
+		return -EIO;
+	}
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	return 0;
+}
+
+static const char *job_state(struct qjob *j, int rc, size_t verify_left)
+{
+	if (rc < 0)
+		return j->mode == QOS_APPLY && j->n_done ? "partial" : "unreachable";
+	if (j->mode == QOS_APPLY)
+		return verify_left ? "drifted" : "in policy";
+	return j->n_changes ? "drifted" : "in policy";
+}
+
+static void *job_thread(void *arg)
+{
+	struct qjob *j = arg;
+	struct lp_endpoint ep = { .name = j->sw.name, .address = j->sw.address,
+				  .options = j->sw.options[0] ? j->sw.options : NULL,
+				  .timeout_ms = QOS_TIMEOUT_MS };
+	struct port_list ports = { calloc(LP_MAX_PORTS, sizeof(struct lp_port)), 0 };
+	struct lp_port_sink port_sink = { &ports, add_port };
+	struct lp_change_sink sink = { j, add_change };
+	struct lp_inventory inv;
+	struct lp_qos *want = malloc(sizeof(*want));
+	struct lp_switch *sw = NULL;
+	char creds[QOS_CRED_MAX], err[1024] = "";
+	size_t left = 0;
+	int rc;
+
+	memset(&inv, 0, sizeof(inv));
+	j->changes = json_array();
+	if (!ports.v || !want || !j->changes) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
+	if (!j->ops) {
+		rc = -ENOENT;
+		snprintf(err, sizeof(err), "%s", j->plugin_err);
+		goto out;
+	}
+	if (j->sw.credentials[0]) {
+		if ((rc = read_credentials(j->sw.credentials, creds, sizeof(creds), err,
+					   sizeof(err))) < 0)
+			goto out;
+		ep.credentials = creds;
+	}
+	if ((rc = j->ops->open(&ep, &qos_host, &sw, err, sizeof(err))) < 0 ||
+	    (rc = j->ops->inventory(sw, &inv, &port_sink, err, sizeof(err))) < 0)
+		goto out;
+	if ((rc = qos_policy_resolve(&j->policy, ports.v, ports.n, want)) < 0) {
+		snprintf(err, sizeof(err), "%zu ports: more than loom handles (%d)", ports.n,
+			 LP_MAX_PORTS);
+		goto out;
+	}
+	rc = j->ops->qos_apply(sw, want, j->mode != QOS_APPLY, &sink, err, sizeof(err));
+	if (rc == 0 && j->mode == QOS_APPLY) {
+		/* Read back: applied is in policy only if nothing is left to change. */
+		struct lp_change_sink verify = { &left, count_change };
+
+		rc = j->ops->qos_apply(sw, want, 1, &verify, err, sizeof(err));
+		if (rc == 0 && left)
+			snprintf(err, sizeof(err), "%zu keys still differ after the apply", left);
+	}
+out:
+	if (sw)
+		j->ops->close(sw);
+	j->result = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:o}", "name", j->sw.name,
+			      "plugin", j->sw.plugin, "state", job_state(j, rc, left),
+			      "model", inv.model, "os_version", inv.os_version,
+			      "ports", (int)ports.n, "changes", (json_int_t)j->n_changes,
+			      "landed", (json_int_t)j->n_done,
+			      "keys", j->changes ? j->changes : json_array());
+	j->changes = NULL;
+	if (j->result && err[0])
+		json_object_set_new(j->result, "error", json_string(err));
+	if (rc < 0 || left)
+		log_warn("switch %s: qos %s: %s", j->sw.name, mode_names[j->mode], err);
+	else if (j->mode == QOS_APPLY)
+		log_notice("switch %s: policy applied, %zu keys changed, read back in policy",
+			   j->sw.name, j->n_done);
+	free(ports.v);
+	free(want);
+	return NULL;
+}
+
+static void *req_thread(void *arg)
+{
+	struct qreq *q = arg;
+	char byte = 1;
+
+	for (size_t first = 0; first < q->n; first += QOS_MAX_PARALLEL) {
+		size_t last = first + QOS_MAX_PARALLEL < q->n ? first + QOS_MAX_PARALLEL : q->n;
+
+		for (size_t i = first; i < last; i++)
+			q->jobs[i].started = pthread_create(&q->jobs[i].thread, NULL, job_thread,
+							    &q->jobs[i]) == 0;
+		for (size_t i = first; i < last; i++) {
+			if (q->jobs[i].started)
+				pthread_join(q->jobs[i].thread, NULL);
+			else /* no thread: do it here */
+				job_thread(&q->jobs[i]);
+		}
+	}
+	atomic_store(&q->finished, 1);
+	if (write(q->m->pipe_fd[1], &byte, 1) != 1)
+		log_err("qos request: cannot wake the event loop: %s", strerror(errno));
+	return NULL;
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+static void req_answer(struct qreq *q)
+{
+	json_t *list = json_array();
+	size_t in_policy = 0;
+
+	for (size_t i = 0; i < q->n; i++) {
+		const char *state = json_string_value(json_object_get(q->jobs[i].result, "state"));
+
+		in_policy += state && !strcmp(state, "in policy");
+		json_array_append_new(list, q->jobs[i].result ? q->jobs[i].result :
+				      json_pack("{s:s, s:s}", "name", q->jobs[i].sw.name,
+						"state", "unreachable"));
+		q->jobs[i].result = NULL;
+	}
+	ctl_reply_ok(q->req, json_pack("{s:s, s:I, s:I, s:o}", "mode", mode_names[q->mode],
+				       "switches_total", (json_int_t)q->n, "in_policy",
+				       (json_int_t)in_policy, "switches", list));
+}
+
+static void reap(struct qos_mod *m, int all)
+{
+	struct qreq **pp = &m->running;
+
+	while (*pp) {
+		struct qreq *q = *pp;
+
+		if (!all && !atomic_load(&q->finished)) {
+			pp = &q->next;
+			continue;
+		}
+		pthread_join(q->thread, NULL);
+		req_answer(q);
+		*pp = q->next;
+		free(q->jobs);
+		free(q);
+	}
+}
+
+static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+{
+	char buf[64];
+
+	(void)what;
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	reap(arg, 0);
+}
+
+/* The plugin `name` from the configured directory, loaded once. */
+static const struct loom_plugin_v1 *plugin_get(struct qos_mod *m, const char *name,
+					      char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct loaded_plugin *lp;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.so", m->conf->plugin_dir, name) >=
+	    sizeof(path)) {
+		snprintf(err, errlen, "%.200s/%.63s.so: path too long", m->conf->plugin_dir, name);
+		return NULL;
+	}
+	for (int i = 0; i < m->n_plugins; i++)
+		if (!strcmp(m->plugins[i].path, path)) {
+			lp = &m->plugins[i];
+			goto found;
+		}
+	if (m->n_plugins == QOS_MAX_PLUGINS) {
+		snprintf(err, errlen, "more than %d plugins", QOS_MAX_PLUGINS);
+		return NULL;
+	}
+	lp = &m->plugins[m->n_plugins++];
+	snprintf(lp->path, sizeof(lp->path), "%s", path);
+	if (plugin_load(m->conf->plugin_dir, name, &lp->p, lp->err, sizeof(lp->err)) < 0)
+		log_err("switch plugin %s: %s", name, lp->err);
+found:
+	if (!lp->p)
+		snprintf(err, errlen, "%s", lp->err);
+	return lp->p ? plugin_ops(lp->p) : NULL;
+}
+
+static void start(struct ctl_req *req, json_t *args, struct qos_mod *m, enum qos_mode mode)
+{
+	json_t *one = json_object_get(args, "switch");
+	const struct loom_config *c = m->conf;
+	struct qreq *q;
+	int rc;
+
+	if (one && !json_is_string(one)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"switch\" must be a switch's name");
+		return;
+	}
+	if (!c->n_switches) {
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no switches are configured (loom.yaml "
+			      "switches:, see loom.yaml(5))");
+		return;
+	}
+	if (!(q = calloc(1, sizeof(*q))) || !(q->jobs = calloc((size_t)c->n_switches,
+							       sizeof(*q->jobs)))) {
+		free(q);
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	for (int i = 0; i < c->n_switches; i++) {
+		struct qjob *j = &q->jobs[q->n];
+
+		if (one && strcmp(json_string_value(one), c->switches[i].name))
+			continue;
+		j->mode = mode;
+		j->sw = c->switches[i];
+		j->policy = c->roce;
+		qos_policy_merge(&j->policy, &c->switches[i].roce);
+		j->ops = plugin_get(m, j->sw.plugin, j->plugin_err, sizeof(j->plugin_err));
+		q->n++;
+	}
+	if (!q->n) {
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no switch \"%s\" in the configuration",
+			      json_string_value(one));
+		free(q->jobs);
+		free(q);
+		return;
+	}
+	q->m = m;
+	q->req = req;
+	q->mode = mode;
+	if ((rc = pthread_create(&q->thread, NULL, req_thread, q)) != 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(rc));
+		free(q->jobs);
+		free(q);
+		return;
+	}
+	q->next = m->running;
+	m->running = q;
+}
+
+static void cmd_plan(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, QOS_PLAN);
+}
+
+static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, QOS_STATUS);
+}
+
+static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, QOS_APPLY);
+}
+
+/* ---- life cycle ----------------------------------------------------------- */
+
+int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
+{
+	struct loom_config *c = malloc(sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, conf, sizeof(*c));
+	free(m->conf);
+	m->conf = c;
+	return 0;
+}
+
+struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf, char *err,
+			size_t errlen)
+{
+	struct qos_mod *m = calloc(1, sizeof(*m));
+
+	if (!m || qos_reconfigure(m, conf) < 0) {
+		free(m);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->base = base;
+	m->pipe_fd[0] = m->pipe_fd[1] = -1;
+	if (pipe2(m->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	m->pipe_ev = event_new(base, m->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, m);
+	if (!m->pipe_ev || event_add(m->pipe_ev, NULL) < 0) {
+		snprintf(err, errlen, "cannot set up qos request events");
+		goto fail;
+	}
+	return m;
+fail:
+	qos_free(m);
+	return NULL;
+}
+
+void qos_free(struct qos_mod *m)
+{
+	if (!m)
+		return;
+	reap(m, 1);
+	if (m->pipe_ev)
+		event_free(m->pipe_ev);
+	if (m->pipe_fd[0] >= 0)
+		close(m->pipe_fd[0]);
+	if (m->pipe_fd[1] >= 0)
+		close(m->pipe_fd[1]);
+	for (int i = 0; i < m->n_plugins; i++)
+		plugin_free(m->plugins[i].p);
+	free(m->conf);
+	free(m);
+}
+
+int qos_register(struct qos_mod *m, struct ctl *ctl)
+{
+	int rc;
+
+	if ((rc = ctl_register(ctl, "qos-plan", CTL_READ, cmd_plan, m)) < 0 ||
+	    (rc = ctl_register(ctl, "qos-status", CTL_READ, cmd_status, m)) < 0)
+		return rc;
+	return ctl_register(ctl, "qos-apply", CTL_WRITE, cmd_apply, m);
+}

@@ -1,0 +1,67 @@
+/* plugins/sonic/sonic.h: what the files of the sonic plugin share (not
+ * installed, not seen by loomd): the switch handle, and the "plan" that
+ * sonic_qos.c makes of a struct lp_qos and sonic_apply.c makes CONFIG_DB
+ * hold. */
+#ifndef SONIC_H
+#define SONIC_H
+
+#include <stddef.h>
+
+#include "../loom_plugin.h"
+#include "sonic_redis.h"
+
+/* The handle of one switch: all the plugin's state is here (ops on
+ * different handles run at once; loomd never runs two on one). */
+struct lp_switch {
+	struct sn_conn conn;
+	char name[LP_NAME_LEN];
+	const struct lp_host *host;
+};
+
+#define SN_KEY_LEN 160            /* "QUEUE|" + port + "|7" and the like */
+#define SN_STR_LEN 72             /* field names and values: port names, numbers */
+
+/* One field of a hash loom manages and the value it wants; "" = the field
+ * must not exist. */
+struct sn_fv {
+	char field[SN_STR_LEN];
+	char value[SN_STR_LEN];
+};
+
+/* One CONFIG_DB hash: its key and its managed fields fv[first..first+n). */
+struct sn_obj {
+	char key[SN_KEY_LEN];
+	size_t first, n;
+};
+
+/* The hashes to write, in the order they are written (referenced objects
+ * before the objects that refer to them). Fields of these keys not listed
+ * are not loom's and are left alone. */
+struct sn_plan {
+	struct sn_obj *obj;
+	size_t n_obj, cap_obj;
+	struct sn_fv *fv;
+	size_t n_fv, cap_fv;
+	int failed;                /* -ENOMEM or -ENAMETOOLONG while building */
+};
+
+/* sonic_apply.c: building a plan, and making CONFIG_DB hold it. */
+void sn_plan_init(struct sn_plan *p);
+void sn_plan_free(struct sn_plan *p);
+/* Start the hash with key fmt...; sn_plan_set adds a field to it. */
+void sn_plan_key(struct sn_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sn_plan_set(struct sn_plan *p, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Read every hash of plan (HGETALL, pipelined), report each field that
+ * differs through sink and, unless dry_run, write each hash's differing
+ * fields in one step (HSET, HDEL, in MULTI/EXEC when both) before
+ * reporting its fields done. On a write error: -errno with Redis's text in
+ * err, and every change not written reported with done = 0. */
+int sn_apply_plan(struct sn_conn *c, const struct sn_plan *plan, int dry_run,
+		  const struct lp_change_sink *sink, char *err, size_t errlen);
+
+/* sonic_qos.c: loom's lossless QoS in SONiC's terms, and back. */
+int sn_plan_qos(const struct lp_qos *want, struct sn_plan *plan, char *err, size_t errlen);
+int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen);
+
+#endif

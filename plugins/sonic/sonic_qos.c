@@ -1,0 +1,622 @@
+/* plugins/sonic/sonic_qos.c: loom's lossless RoCE QoS (struct lp_qos) in
+ * SONiC's CONFIG_DB terms, and read back. Schema facts, with their sources
+ * in SONiC's code: docs/sonic-qos-notes.md. SONiC 202111 and later: plain
+ * object names in references ("AZURE", "scheduler.0"), no [TABLE|name].
+ *
+ * What apply writes (CONFIG_DB, db 4), in this order, so that every object
+ * exists before a key that refers to it (orchagent's QosOrch drains the map
+ * tables before PORT_QOS_MAP and QUEUE too). Object names are those of
+ * SONiC's own qos_config.j2, so a switch set up by `config qos reload`
+ * keeps its names:
+ *
+ *   DSCP_TO_TC_MAP|AZURE              "0".."63" -> dscp_to_tc
+ *   TC_TO_QUEUE_MAP|AZURE             "0".."7"  -> tc_to_queue
+ *   TC_TO_PRIORITY_GROUP_MAP|AZURE    "0".."7"  -> tc_to_pg
+ *   MAP_PFC_PRIORITY_TO_QUEUE|AZURE   "0".."7"  -> tc_to_queue (a priority is
+ *                                      its traffic class in loom's model)
+ *   WRED_PROFILE|AZURE_LOSSLESS       ECN marking of the ECN queues: ecn
+ *                                      "ecn_all", wred_{green,yellow,red}_enable
+ *                                      "true", <colour>_min_threshold /
+ *                                      _max_threshold (bytes) and
+ *                                      _drop_probability (mark_percent), the
+ *                                      same for all three colours as SONiC's
+ *                                      sample. Queues whose ECN settings differ
+ *                                      from the lowest ECN queue's get
+ *                                      WRED_PROFILE|AZURE_LOSSLESS_Q<q>, <q> the
+ *                                      lowest queue with those settings.
+ *   SCHEDULER|scheduler.N             see "Scheduler names" below
+ *   CABLE_LENGTH|AZURE                field <port> -> "<cable_m>m"
+ *   QUEUE|<port>|<q>                  scheduler, wred_profile (q = 0..7; one key
+ *                                      per port and queue, no ranges)
+ *   PORT_QOS_MAP|<port>               dscp_to_tc_map, tc_to_queue_map,
+ *                                      tc_to_pg_map, pfc_to_queue_map "AZURE";
+ *                                      pfc_enable "3,4" (pfc_mask);
+ *                                      pfcwd_sw_enable = pfc_enable when the
+ *                                      watchdog is on
+ *   PFC_WD|GLOBAL                     POLL_INTERVAL (watchdog on)
+ *   PFC_WD|<port>                     action, detection_time, restoration_time
+ *
+ * A managed field loom wants absent is removed (HDEL): wred_profile of a
+ * queue without ECN, scheduler of a queue with neither weight nor strict
+ * priority (traffic never maps to it), weight of a STRICT scheduler,
+ * pfcwd_sw_enable and the PFC_WD fields when the watchdog is off. Other
+ * fields of these keys (a port shaper `scheduler` in PORT_QOS_MAP,
+ * pfc_stat_history, ...) are not loom's and are never touched.
+ *
+ * Scheduler names: the distinct DWRR weights of the queues that are not
+ * strict and have a weight, in ascending order, are scheduler.0,
+ * scheduler.1, ... {type DWRR, weight W}; if any queue is strict, one more,
+ * scheduler.<number of DWRR schedulers> {type STRICT}, serves all strict
+ * queues (SAI orders strict queues by their index). SONiC's sample intent
+ * (queues 0,1,2,5,6 weight 14, queues 3,4 weight 15) so gives its own
+ * scheduler.0 {DWRR 14} and scheduler.1 {DWRR 15}; loom's defaults
+ * (weights 50/50 on queues 0 and 3, queue 6 strict) give scheduler.0
+ * {DWRR 50} and scheduler.1 {STRICT}. Schedulers no queue uses any more are
+ * left in place (another SONiC user may refer to them).
+ *
+ * PFC watchdog poll interval: SONiC's own `pfcwd start_default` rule,
+ * 200 ms per started group of 32 ports, at most 1000, and at most the
+ * detection and restoration times (the YANG model needs both >= it), at
+ * least 100.
+ *
+ * Buffers: SONiC's traditional buffer model. buffermgrd derives each lossless
+ * priority group's headroom profile (BUFFER_PROFILE|pg_lossless_<speed>_
+ * <cable>_profile, BUFFER_PG|<port>|3-4) from the port's speed, its
+ * CABLE_LENGTH and PORT_QOS_MAP.pfc_enable, with the SKU's vendor-tuned
+ * pg_profile_lookup.ini. So loom writes CABLE_LENGTH and pfc_enable and does
+ * NOT write BUFFER_PG or BUFFER_PROFILE: its own headroom figures
+ * (lp_port_buffer size/xon/xoff) are not sent to the switch. qos_read
+ * reports what buffermgrd made (0 when it made nothing yet).
+ *
+ * Not written: PORT_QOS_MAP|global (202205+ only; 202111's orchagent would
+ * take "global" for a port), PFC_PRIORITY_TO_PRIORITY_GROUP_MAP and
+ * pfc_to_pg_map (Mellanox/Barefoot SKUs only), DOT1P maps. */
+#include "sonic.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAP_NAME "AZURE"
+#define WRED_NAME "AZURE_LOSSLESS"
+
+static const char *const pfcwd_actions[] = {
+	[LP_PFCWD_DROP] = "drop",
+	[LP_PFCWD_FORWARD] = "forward",
+	[LP_PFCWD_ALERT] = "alert",
+};
+
+/* "3,4" for the bits of mask. */
+static void mask_list(uint8_t mask, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (unsigned b = 0; b < 8 && o + 3 < outlen; b++)
+		if (mask >> b & 1)
+			o += (size_t)snprintf(out + o, outlen - o, "%s%u", o ? "," : "", b);
+}
+
+static int check_want(const struct lp_qos *w, char *err, size_t errlen)
+{
+	if (w->n_ports > LP_MAX_PORTS) {
+		snprintf(err, errlen, "%zu ports, at most %d", w->n_ports, LP_MAX_PORTS);
+		return -EINVAL;
+	}
+	for (unsigned d = 0; d < 64; d++)
+		if (w->dscp_to_tc[d] >= LP_TCS) {
+			snprintf(err, errlen, "dscp_to_tc[%u] = %u: classes are 0..7", d,
+				 w->dscp_to_tc[d]);
+			return -EINVAL;
+		}
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		const struct lp_ecn *e = &w->ecn[t];
+
+		if (w->tc_to_queue[t] >= LP_TCS || w->tc_to_pg[t] >= LP_TCS) {
+			snprintf(err, errlen, "traffic class %u maps to queue %u, priority group "
+				 "%u: both are 0..7", t, w->tc_to_queue[t], w->tc_to_pg[t]);
+			return -EINVAL;
+		}
+		if (w->ets_weight[t] > 100) {
+			snprintf(err, errlen, "ets_weight[%u] = %u: SONiC takes 1..100", t,
+				 w->ets_weight[t]);
+			return -EINVAL;
+		}
+		if (e->enabled && (e->min_bytes >= e->max_bytes || !e->mark_percent ||
+				   e->mark_percent > 100)) {
+			snprintf(err, errlen, "ecn[%u]: want min_bytes < max_bytes and mark_percent "
+				 "1..100, not %u, %u, %u", t, e->min_bytes, e->max_bytes,
+				 e->mark_percent);
+			return -EINVAL;
+		}
+	}
+	if (w->pfcwd.enabled && (unsigned)w->pfcwd.action > LP_PFCWD_ALERT) {
+		snprintf(err, errlen, "pfcwd.action %d: not drop, forward or alert",
+			 (int)w->pfcwd.action);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < w->n_ports; i++) {
+		const char *p = w->ports[i].port;
+
+		if (!memchr(p, '\0', LP_NAME_LEN) || !*p || strpbrk(p, "|,")) {
+			snprintf(err, errlen, "ports[%zu]: \"%.*s\" is no SONiC port name", i,
+				 LP_NAME_LEN - 1, p);
+			return -EINVAL;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(p, w->ports[j].port)) {
+				snprintf(err, errlen, "ports[%zu]: %s is listed twice", i, p);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+/* Scheduler names per queue ("" none) and the SCHEDULER objects. */
+static void plan_schedulers(const struct lp_qos *w, struct sn_plan *p, char name[LP_TCS][32])
+{
+	uint8_t weights[LP_TCS];
+	unsigned n_w = 0;
+
+	for (unsigned q = 0; q < LP_TCS; q++) {
+		unsigned i = 0;
+
+		name[q][0] = '\0';
+		if ((w->strict_mask >> q & 1) || !w->ets_weight[q])
+			continue;
+		while (i < n_w && weights[i] != w->ets_weight[q])
+			i++;
+		if (i == n_w)
+			weights[n_w++] = w->ets_weight[q];
+	}
+	for (unsigned i = 1; i < n_w; i++)          /* ascending */
+		for (unsigned j = i; j > 0 && weights[j - 1] > weights[j]; j--) {
+			uint8_t t = weights[j];
+
+			weights[j] = weights[j - 1];
+			weights[j - 1] = t;
+		}
+	for (unsigned q = 0; q < LP_TCS; q++) {
+		if (w->strict_mask >> q & 1)
+			snprintf(name[q], 32, "scheduler.%u", n_w);
+		else if (w->ets_weight[q])
+			for (unsigned i = 0; i < n_w; i++)
+				if (weights[i] == w->ets_weight[q])
+					snprintf(name[q], 32, "scheduler.%u", i);
+	}
+	for (unsigned i = 0; i < n_w; i++) {
+		sn_plan_key(p, "SCHEDULER|scheduler.%u", i);
+		sn_plan_set(p, "type", "DWRR");
+		sn_plan_set(p, "weight", "%u", weights[i]);
+	}
+	if (w->strict_mask) {
+		sn_plan_key(p, "SCHEDULER|scheduler.%u", n_w);
+		sn_plan_set(p, "type", "STRICT");
+		sn_plan_set(p, "weight", "%s", "");
+	}
+}
+
+/* WRED profile names per queue ("" none) and the WRED_PROFILE objects. */
+static void plan_wred(const struct lp_qos *w, struct sn_plan *p, char name[LP_TCS][32])
+{
+	static const char *const colours[] = { "green", "yellow", "red" };
+	int first = -1;
+
+	for (unsigned q = 0; q < LP_TCS; q++) {
+		const struct lp_ecn *e = &w->ecn[q];
+		unsigned same = q;
+
+		name[q][0] = '\0';
+		if (!e->enabled)
+			continue;
+		for (unsigned r = 0; r < q && same == q; r++)
+			if (w->ecn[r].enabled && w->ecn[r].min_bytes == e->min_bytes &&
+			    w->ecn[r].max_bytes == e->max_bytes &&
+			    w->ecn[r].mark_percent == e->mark_percent)
+				same = r;
+		if (same != q) {
+			memcpy(name[q], name[same], sizeof(name[q]));
+			continue;
+		}
+		if (first < 0) {
+			first = (int)q;
+			snprintf(name[q], 32, WRED_NAME);
+		} else {
+			snprintf(name[q], 32, WRED_NAME "_Q%u", q);
+		}
+		sn_plan_key(p, "WRED_PROFILE|%s", name[q]);
+		for (unsigned c = 0; c < 3; c++) {
+			char f[32];
+
+			snprintf(f, sizeof(f), "wred_%s_enable", colours[c]);
+			sn_plan_set(p, f, "true");
+		}
+		sn_plan_set(p, "ecn", "ecn_all");
+		for (unsigned c = 0; c < 3; c++) {
+			char f[32];
+
+			snprintf(f, sizeof(f), "%s_min_threshold", colours[c]);
+			sn_plan_set(p, f, "%u", e->min_bytes);
+			snprintf(f, sizeof(f), "%s_max_threshold", colours[c]);
+			sn_plan_set(p, f, "%u", e->max_bytes);
+			snprintf(f, sizeof(f), "%s_drop_probability", colours[c]);
+			sn_plan_set(p, f, "%u", e->mark_percent);
+		}
+	}
+}
+
+static unsigned poll_interval(const struct lp_qos *w)
+{
+	unsigned poll = 200 * (unsigned)((w->n_ports + 31) / 32);
+
+	if (poll > 1000)
+		poll = 1000;
+	if (poll > w->pfcwd.detection_ms)
+		poll = w->pfcwd.detection_ms;
+	if (w->pfcwd.restoration_ms && poll > w->pfcwd.restoration_ms)
+		poll = w->pfcwd.restoration_ms;
+	return poll < 100 ? 100 : poll;
+}
+
+int sn_plan_qos(const struct lp_qos *w, struct sn_plan *p, char *err, size_t errlen)
+{
+	char sched[LP_TCS][32], wred[LP_TCS][32], pfc[32];
+	int rc;
+
+	if ((rc = check_want(w, err, errlen)))
+		return rc;
+	sn_plan_key(p, "DSCP_TO_TC_MAP|" MAP_NAME);
+	for (unsigned d = 0; d < 64; d++) {
+		char f[4];
+
+		snprintf(f, sizeof(f), "%u", d);
+		sn_plan_set(p, f, "%u", w->dscp_to_tc[d]);
+	}
+	static const char *const tc_maps[] = { "TC_TO_QUEUE_MAP|" MAP_NAME,
+		"TC_TO_PRIORITY_GROUP_MAP|" MAP_NAME, "MAP_PFC_PRIORITY_TO_QUEUE|" MAP_NAME };
+	for (unsigned m = 0; m < 3; m++) {
+		sn_plan_key(p, "%s", tc_maps[m]);
+		for (unsigned t = 0; t < LP_TCS; t++) {
+			char f[4];
+
+			snprintf(f, sizeof(f), "%u", t);
+			sn_plan_set(p, f, "%u", m == 1 ? w->tc_to_pg[t] : w->tc_to_queue[t]);
+		}
+	}
+	plan_wred(w, p, wred);
+	plan_schedulers(w, p, sched);
+	if (w->n_ports) {
+		sn_plan_key(p, "CABLE_LENGTH|" MAP_NAME);
+		for (size_t i = 0; i < w->n_ports; i++)
+			sn_plan_set(p, w->ports[i].port, "%um", w->ports[i].cable_m);
+	}
+	for (size_t i = 0; i < w->n_ports; i++)
+		for (unsigned q = 0; q < LP_TCS; q++) {
+			sn_plan_key(p, "QUEUE|%s|%u", w->ports[i].port, q);
+			sn_plan_set(p, "scheduler", "%s", sched[q]);
+			sn_plan_set(p, "wred_profile", "%s", wred[q]);
+		}
+	mask_list(w->pfc_mask, pfc, sizeof(pfc));
+	for (size_t i = 0; i < w->n_ports; i++) {
+		sn_plan_key(p, "PORT_QOS_MAP|%s", w->ports[i].port);
+		sn_plan_set(p, "dscp_to_tc_map", MAP_NAME);
+		sn_plan_set(p, "tc_to_queue_map", MAP_NAME);
+		sn_plan_set(p, "tc_to_pg_map", MAP_NAME);
+		sn_plan_set(p, "pfc_to_queue_map", MAP_NAME);
+		sn_plan_set(p, "pfc_enable", "%s", pfc);
+		sn_plan_set(p, "pfcwd_sw_enable", "%s", w->pfcwd.enabled ? pfc : "");
+	}
+	if (w->pfcwd.enabled && w->n_ports) {
+		sn_plan_key(p, "PFC_WD|GLOBAL");
+		sn_plan_set(p, "POLL_INTERVAL", "%u", poll_interval(w));
+	}
+	for (size_t i = 0; i < w->n_ports; i++) {
+		int on = w->pfcwd.enabled;
+
+		sn_plan_key(p, "PFC_WD|%s", w->ports[i].port);
+		sn_plan_set(p, "action", "%s", on ? pfcwd_actions[w->pfcwd.action] : "");
+		if (on)
+			sn_plan_set(p, "detection_time", "%u", w->pfcwd.detection_ms);
+		else
+			sn_plan_set(p, "detection_time", "%s", "");
+		if (on && w->pfcwd.restoration_ms)
+			sn_plan_set(p, "restoration_time", "%u", w->pfcwd.restoration_ms);
+		else
+			sn_plan_set(p, "restoration_time", "%s", "");
+	}
+	if (p->failed) {
+		snprintf(err, errlen, "%s", p->failed == -ENOMEM ? "out of memory"
+			 : "a key or value is too long");
+		return p->failed;
+	}
+	return 0;
+}
+
+/* ---- qos_read ----------------------------------------------------------- */
+
+static uint32_t parse_u32(const char *s)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s)
+		return 0;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	return errno || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+/* A class, queue or priority group: 0..7, else `dflt`. */
+static uint8_t parse_tc(const char *s, uint8_t dflt)
+{
+	return s && s[0] >= '0' && s[0] <= '7' && !s[1] ? (uint8_t)(s[0] - '0') : dflt;
+}
+
+static uint8_t parse_mask(const char *s)
+{
+	uint8_t m = 0;
+
+	for (; s && *s; s++)
+		if (*s >= '0' && *s <= '7')
+			m |= (uint8_t)(1u << (*s - '0'));
+	return m;
+}
+
+/* The object name a reference names: "AZURE", or the old "[TABLE|AZURE]". */
+static void ref_name(const char *ref, const char *dflt, char *out, size_t outlen)
+{
+	size_t n;
+
+	if (!ref || !*ref) {
+		snprintf(out, outlen, "%s", dflt);
+		return;
+	}
+	n = strlen(ref);
+	if (ref[0] == '[' && ref[n - 1] == ']') {
+		const char *bar = memrchr(ref, '|', n);
+
+		ref = bar ? bar + 1 : ref + 1;
+		n = strlen(ref) - 1;
+	}
+	snprintf(out, outlen, "%.*s", (int)n, ref);
+}
+
+/* HGETALL keys[0..n) pipelined into out[0..n). */
+static int hgetall_keys(struct sn_conn *c, char (*keys)[SN_KEY_LEN], size_t n,
+			redisReply **out, char *err, size_t errlen)
+{
+	char what[SN_KEY_LEN + 16];
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		if ((rc = sn_append(c, err, errlen, "HGETALL", keys[i], NULL)))
+			return rc;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "HGETALL %s", keys[i]);
+		if ((rc = sn_reply(c, what, &out[i], err, errlen)))
+			return rc;
+	}
+	return 0;
+}
+
+static void free_replies(redisReply **r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++)
+		if (r[i])
+			freeReplyObject(r[i]);
+	if (r)
+		memset(r, 0, n * sizeof(*r));
+}
+
+static int nonempty(const redisReply *r)
+{
+	return r && r->type == REDIS_REPLY_ARRAY && r->elements > 0;
+}
+
+/* The lossless priority groups as buffermgrd names them: "3-4", "3". */
+static void pg_range(uint8_t mask, char *out, size_t outlen)
+{
+	int lo = -1, hi = -1;
+
+	for (int b = 0; b < 8; b++)
+		if (mask >> b & 1) {
+			if (lo < 0)
+				lo = b;
+			hi = b;
+		}
+	if (lo == hi)
+		snprintf(out, outlen, "%d", lo);
+	else
+		snprintf(out, outlen, "%d-%d", lo, hi);
+}
+
+/* Per-port facts: speed, cable, headroom as buffermgrd made it. */
+static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_LEN],
+		      redisReply **r, char *err, size_t errlen)
+{
+	size_t n = q->n_ports;
+	redisReply *cable = NULL;
+	char range[24];
+	int rc;
+
+	snprintf(keys[0], SN_KEY_LEN, "CABLE_LENGTH|" MAP_NAME);
+	if ((rc = hgetall_keys(c, keys, 1, &cable, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		q->ports[i].cable_m = parse_u32(sn_hget(cable, q->ports[i].port));
+		snprintf(keys[i], SN_KEY_LEN, "PORT|%s", q->ports[i].port);
+	}
+	freeReplyObject(cable);
+	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		q->ports[i].speed_mbps = parse_u32(sn_hget(r[i], "speed"));
+	free_replies(r, n);
+	if (!q->pfc_mask)
+		return 0;
+	pg_range(q->pfc_mask, range, sizeof(range));
+	for (size_t i = 0; i < n; i++)
+		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PG|%s|%s", q->ports[i].port, range);
+	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		char name[SN_STR_LEN];
+
+		ref_name(sn_hget(r[i], "profile"), "NULL", name, sizeof(name));
+		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PROFILE|%s", name);
+	}
+	free_replies(r, n);
+	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		q->ports[i].size_bytes = parse_u32(sn_hget(r[i], "size"));
+		q->ports[i].xon_bytes = parse_u32(sn_hget(r[i], "xon"));
+		q->ports[i].xoff_bytes = parse_u32(sn_hget(r[i], "xoff"));
+	}
+	free_replies(r, n);
+	return 0;
+}
+
+/* Queues, schedulers, WRED profiles and the watchdog of port `port` (the
+ * switch-wide struct lp_qos is read from the first port that has QoS). */
+static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
+		       char (*keys)[SN_KEY_LEN], redisReply **r, char *err, size_t errlen)
+{
+	char sched[LP_TCS][SN_STR_LEN], wred[LP_TCS][SN_STR_LEN];
+	int rc;
+
+	for (unsigned t = 0; t < LP_TCS; t++)
+		snprintf(keys[t], SN_KEY_LEN, "QUEUE|%s|%u", port, t);
+	snprintf(keys[LP_TCS], SN_KEY_LEN, "PFC_WD|%s", port);
+	if ((rc = hgetall_keys(c, keys, LP_TCS + 1, r, err, errlen)))
+		return rc;
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		ref_name(sn_hget(r[t], "scheduler"), "", sched[t], sizeof(sched[t]));
+		ref_name(sn_hget(r[t], "wred_profile"), "", wred[t], sizeof(wred[t]));
+	}
+	if (sn_hget(r[LP_TCS], "detection_time")) {
+		const char *a = sn_hget(r[LP_TCS], "action");
+
+		q->pfcwd.enabled = 1;
+		q->pfcwd.action = a && !strcmp(a, "forward") ? LP_PFCWD_FORWARD
+				: a && !strcmp(a, "alert") ? LP_PFCWD_ALERT : LP_PFCWD_DROP;
+		q->pfcwd.detection_ms = parse_u32(sn_hget(r[LP_TCS], "detection_time"));
+		q->pfcwd.restoration_ms = parse_u32(sn_hget(r[LP_TCS], "restoration_time"));
+	}
+	free_replies(r, LP_TCS + 1);
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		snprintf(keys[t], SN_KEY_LEN, "SCHEDULER|%s", sched[t]);
+		snprintf(keys[LP_TCS + t], SN_KEY_LEN, "WRED_PROFILE|%s", wred[t]);
+	}
+	if ((rc = hgetall_keys(c, keys, 2 * LP_TCS, r, err, errlen)))
+		return rc;
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		const char *type = sn_hget(r[t], "type");
+		const char *ecn = sn_hget(r[LP_TCS + t], "ecn");
+
+		if (sched[t][0] && type && !strcmp(type, "STRICT"))
+			q->strict_mask |= (uint8_t)(1u << t);
+		else if (sched[t][0]) {
+			uint32_t wt = parse_u32(sn_hget(r[t], "weight"));
+
+			q->ets_weight[t] = (uint8_t)(wt > 255 ? 255 : wt);
+		}
+		if (wred[t][0] && ecn && strcmp(ecn, "ecn_none")) {
+			q->ecn[t].enabled = 1;
+			q->ecn[t].min_bytes = parse_u32(sn_hget(r[LP_TCS + t], "green_min_threshold"));
+			q->ecn[t].max_bytes = parse_u32(sn_hget(r[LP_TCS + t], "green_max_threshold"));
+			q->ecn[t].mark_percent =
+				(uint8_t)parse_u32(sn_hget(r[LP_TCS + t], "green_drop_probability"));
+		}
+	}
+	free_replies(r, 2 * LP_TCS);
+	return 0;
+}
+
+int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
+{
+	size_t n = q->n_ports, nk = (n > 2 * LP_TCS ? n : 2 * LP_TCS) + 1;
+	char (*names)[LP_NAME_LEN] = NULL, (*keys)[SN_KEY_LEN] = NULL;
+	char dscp[SN_STR_LEN], tcq[SN_STR_LEN], tcpg[SN_STR_LEN];
+	redisReply **r = NULL, *maps[3] = { 0 };
+	const redisReply *pqm = NULL;
+	size_t ref = 0;
+	int rc;
+
+	if (n > LP_MAX_PORTS) {
+		snprintf(err, errlen, "%zu ports, at most %d", n, LP_MAX_PORTS);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!memchr(q->ports[i].port, '\0', LP_NAME_LEN) || !q->ports[i].port[0]) {
+			snprintf(err, errlen, "ports[%zu]: no port name", i);
+			return -EINVAL;
+		}
+	names = malloc((n ? n : 1) * sizeof(*names));
+	keys = malloc(nk * sizeof(*keys));
+	r = calloc(nk, sizeof(*r));
+	if (!names || !keys || !r) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		memcpy(names[i], q->ports[i].port, LP_NAME_LEN);
+	memset(q, 0, sizeof(*q));
+	q->n_ports = n;
+	for (size_t i = 0; i < n; i++)
+		memcpy(q->ports[i].port, names[i], LP_NAME_LEN);
+
+	if ((rc = sn_select(c, SN_CONFIG_DB, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		snprintf(keys[i], SN_KEY_LEN, "PORT_QOS_MAP|%s", names[i]);
+	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+		goto out;
+	for (ref = 0; ref < n && !nonempty(r[ref]); ref++)
+		;
+	pqm = ref < n ? r[ref] : NULL;
+	ref_name(sn_hget(pqm, "dscp_to_tc_map"), MAP_NAME, dscp, sizeof(dscp));
+	ref_name(sn_hget(pqm, "tc_to_queue_map"), MAP_NAME, tcq, sizeof(tcq));
+	ref_name(sn_hget(pqm, "tc_to_pg_map"), MAP_NAME, tcpg, sizeof(tcpg));
+	q->pfc_mask = parse_mask(sn_hget(pqm, "pfc_enable"));
+	free_replies(r, n);
+	pqm = NULL;
+
+	snprintf(keys[0], SN_KEY_LEN, "DSCP_TO_TC_MAP|%s", dscp);
+	snprintf(keys[1], SN_KEY_LEN, "TC_TO_QUEUE_MAP|%s", tcq);
+	snprintf(keys[2], SN_KEY_LEN, "TC_TO_PRIORITY_GROUP_MAP|%s", tcpg);
+	if ((rc = hgetall_keys(c, keys, 3, maps, err, errlen)))
+		goto out;
+	if (ref == n && !nonempty(maps[0])) {
+		snprintf(err, errlen, "no lossless configuration: no DSCP_TO_TC_MAP|%s and no "
+			 "PORT_QOS_MAP for %s%s in CONFIG_DB", dscp, n ? names[0] : "any port",
+			 n > 1 ? " or the other ports asked" : "");
+		rc = -ENOENT;
+		goto out;
+	}
+	for (unsigned d = 0; d < 64; d++) {
+		char f[4];
+
+		snprintf(f, sizeof(f), "%u", d);
+		q->dscp_to_tc[d] = parse_tc(sn_hget(maps[0], f), 0);
+	}
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		char f[4];
+
+		snprintf(f, sizeof(f), "%u", t);
+		q->tc_to_queue[t] = parse_tc(sn_hget(maps[1], f), (uint8_t)t);
+		q->tc_to_pg[t] = parse_tc(sn_hget(maps[2], f), 0);
+	}
+	if (ref < n && (rc = read_queues(c, q, names[ref], keys, r, err, errlen)))
+		goto out;
+	rc = read_ports(c, q, keys, r, err, errlen);
+out:
+	free_replies(maps, 3);
+	free_replies(r, nk);
+	free(names);
+	free(keys);
+	free(r);
+	return rc;
+}

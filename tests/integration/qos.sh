@@ -1,0 +1,130 @@
+#!/bin/sh
+# tests/integration/qos.sh: the lossless RoCE policy of loom.yaml pushed to
+# SONiC switches through loomd, the sonic plugin and real redis-servers
+# holding each switch's CONFIG_DB/APPL_DB in SONiC's schema.
+#
+#  1. qos plan on fresh switches lists the keys that would change, writes
+#     nothing; qos apply writes them and reads them back: in policy (exit 0),
+#     with each switch's overrides (leaf2's 30 m cables).
+#  2. A key changed behind loom's back is drift: qos status exits 1 and
+#     names the switch, qos plan shows exactly that key; apply repairs it.
+#  3. A switch whose Redis is gone is unreachable (exit 1), the others stay
+#     in policy; a plugin of another ABI version is refused, naming both.
+#  4. A reload with a contradictory policy is refused; the running one stays.
+set -eu
+. "$(dirname "$0")/lib.sh"
+command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
+command -v redis-cli >/dev/null 2>&1 || loom_skip "redis-cli is not installed"
+SONIC=$B/plugins/sonic/.libs/sonic.so
+[ -e "$SONIC" ] || loom_skip "$SONIC is not built"
+loom_work
+mkdir "$work/plugins"
+cp "$SONIC" "$work/plugins/"
+# A plugin built for ABI 2 (test_plugin's fake), to be refused by name.
+[ -e "$B/tests/unit/.libs/fake-abi2.so" ] && cp "$B/tests/unit/.libs/fake-abi2.so" "$work/plugins/"
+
+rc() { "$@" >/dev/null 2>&1 && echo 0 || echo $?; }
+r() { _s=$1; shift; redis-cli -s "$work/$_s.sock" "$@"; }
+
+# A SONiC leaf: DEVICE_METADATA, 4 ports at 100G up, one LLDP neighbour.
+start_switch() { # NAME
+	redis-server --port 0 --unixsocket "$work/$1.sock" --unixsocketperm 700 \
+		--save '' --appendonly no --daemonize no >"$work/$1.redis.log" 2>&1 &
+	LOOM_PIDS="$LOOM_PIDS $!"
+	eval "REDIS_$1=$!"
+	loom_until 100 r "$1" ping || loom_fail "redis-server for $1 did not start"
+	r "$1" -n 4 hset "DEVICE_METADATA|localhost" hostname "$1" hwsku ACS-MSN2700 \
+		platform x86_64-mlnx_msn2700-r0 mac 00:11:22:33:44:5$2 >/dev/null
+	for i in 0 4 8 12; do
+		r "$1" -n 4 hset "PORT|Ethernet$i" alias "etp$((i / 4 + 1))" speed 100000 mtu 9100 \
+			admin_status up lanes "$i,$((i + 1)),$((i + 2)),$((i + 3))" >/dev/null
+		r "$1" -n 0 hset "PORT_TABLE:Ethernet$i" oper_status up admin_status up speed 100000 \
+			>/dev/null
+	done
+	r "$1" -n 0 hset "LLDP_ENTRY_TABLE:Ethernet0" lldp_rem_sys_name spine1 \
+		lldp_rem_port_id Ethernet$2 lldp_rem_chassis_id 00:aa:bb:cc:dd:0$2 >/dev/null
+}
+
+start_switch leaf1 1
+start_switch leaf2 2
+conf() { # EXTRA-ROCE-YAML: the config with both leaves (and the ABI-2 one)
+	loom_config "plugins:" "  dir: $work/plugins" "roce:" "  interval: 0" "$@" \
+		"switches:" \
+		"  - {name: leaf1, plugin: sonic, address: \"unix:$work/leaf1.sock\"}" \
+		"  - name: leaf2" "    plugin: sonic" "    address: \"unix:$work/leaf2.sock\"" \
+		"    roce: {headroom: {cable_m: 30}}"
+}
+conf
+# loomd without umad2sim: no simulator here (its client would wait for one),
+# so the sweeper finds no InfiniBand port and the switches are all there is.
+"$B/loomd" -f -c "$work/loom.yaml" 2>>"$work/loomd.log" &
+LOOM_PIDS="$LOOM_PIDS $!"
+LOOMD_PID=$!
+loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd did not open its socket"
+
+# ---- 1. plan, then apply ------------------------------------------------------
+loom_ctl qos plan >"$work/plan.out" || loom_fail "qos plan failed: $(cat "$work/plan.out")"
+grep -q "^leaf1 .*drifted" "$work/plan.out" || loom_fail "plan: leaf1 not drifted: $(cat "$work/plan.out")"
+grep -q "DSCP_TO_TC_MAP|AZURE 26: (none) -> 3" "$work/plan.out" ||
+	loom_fail "plan does not list DSCP 26 -> 3: $(cat "$work/plan.out")"
+[ -z "$(r leaf1 -n 4 hget "DSCP_TO_TC_MAP|AZURE" 26)" ] || loom_fail "plan wrote to the switch"
+loom_ok "qos plan: $(grep -c ' -> ' "$work/plan.out") keys would change, nothing written"
+
+[ "$(rc loom_ctl qos apply)" = 0 ] || loom_fail "qos apply: $(loom_ctl qos apply 2>&1)"
+for s in leaf1 leaf2; do
+	[ "$(r $s -n 4 hget "DSCP_TO_TC_MAP|AZURE" 26)" = 3 ] || loom_fail "$s: DSCP 26 is not class 3"
+	[ "$(r $s -n 4 hget "PORT_QOS_MAP|Ethernet4" pfc_enable)" = 3 ] ||
+		loom_fail "$s: PFC is not on priority 3 of Ethernet4"
+done
+[ "$(r leaf1 -n 4 hget "CABLE_LENGTH|AZURE" Ethernet0)" = 5m ] &&
+	[ "$(r leaf2 -n 4 hget "CABLE_LENGTH|AZURE" Ethernet0)" = 30m ] ||
+	loom_fail "cable lengths: leaf1 $(r leaf1 -n 4 hget "CABLE_LENGTH|AZURE" Ethernet0)," \
+		"leaf2 $(r leaf2 -n 4 hget "CABLE_LENGTH|AZURE" Ethernet0) (want 5m, 30m)"
+[ "$(rc loom_ctl qos status)" = 0 ] || loom_fail "status after apply: $(loom_ctl qos status)"
+loom_ctl --json qos apply >"$work/apply2.json"
+grep -q '"changes": 0' "$work/apply2.json" && ! grep -q '"changes": [1-9]' "$work/apply2.json" ||
+	loom_fail "a second apply changed keys: $(cat "$work/apply2.json")"
+loom_ok "qos apply: both leaves in policy, leaf2 with its own cable length; a second apply changes nothing"
+
+# ---- 2. drift ---------------------------------------------------------------------
+r leaf1 -n 4 hset "PORT_QOS_MAP|Ethernet4" pfc_enable "3,4" >/dev/null
+[ "$(rc loom_ctl qos status)" = 1 ] || loom_fail "status did not fail on drift"
+loom_ctl qos status | grep -q "^leaf1 .*drifted" || loom_fail "leaf1 not shown drifted"
+loom_ctl qos status | grep -q "^leaf2 .*in policy" || loom_fail "leaf2 not shown in policy"
+loom_ctl qos plan --switch leaf1 >"$work/drift.out" || :
+[ "$(grep -c ' -> ' "$work/drift.out")" = 1 ] &&
+	grep -q "PORT_QOS_MAP|Ethernet4 pfc_enable: 3,4 -> 3" "$work/drift.out" ||
+	loom_fail "plan after drift: $(cat "$work/drift.out")"
+[ "$(rc loom_ctl qos apply --switch leaf1)" = 0 ] && [ "$(rc loom_ctl qos status)" = 0 ] ||
+	loom_fail "apply did not repair the drift"
+loom_ok "drift: a key changed behind loom's back is found, shown alone, and repaired"
+
+# ---- 3. unreachable switch, plugin of another ABI --------------------------------
+eval "kill \$REDIS_leaf2; wait \$REDIS_leaf2" || :
+[ "$(rc loom_ctl qos status)" = 1 ] || loom_fail "status did not fail with leaf2 down"
+loom_ctl qos status >"$work/down.out" || :
+grep -q "^leaf2 .*unreachable" "$work/down.out" && grep -q "^leaf1 .*in policy" "$work/down.out" ||
+	loom_fail "with leaf2's redis gone: $(cat "$work/down.out")"
+loom_ok "a switch whose Redis is gone is unreachable, the other stays in policy"
+if [ -e "$work/plugins/fake-abi2.so" ]; then
+	conf
+	printf '  - {name: odd, plugin: fake-abi2, address: x}\n' >>"$work/loom.yaml"
+	kill -HUP "$LOOMD_PID"
+	loom_until 50 grep -q "configuration reloaded" "$work/loomd.log" || loom_fail "no reload"
+	loom_ctl qos status --switch odd >"$work/odd.out" || :
+	grep -q "plugin ABI version 2, this loomd speaks 1" "$work/odd.out" ||
+		loom_fail "the ABI-2 plugin was not refused by name: $(cat "$work/odd.out")"
+	loom_ok "a plugin of ABI 2 is refused: $(grep -o 'fake-abi2.so: [^|]*' "$work/odd.out" | head -1)"
+fi
+
+# ---- 4. a contradictory policy is refused at reload -------------------------------
+conf "  ecn: {min_bytes: 2000000, max_bytes: 1000000}"
+n=$(grep -c "configuration reloaded" "$work/loomd.log" || :)
+kill -HUP "$LOOMD_PID"
+loom_until 50 grep -q "roce.ecn: min_bytes 2000000 must be below max_bytes 1000000" \
+	"$work/loomd.log" || loom_fail "the contradictory policy was not refused with its reason"
+[ "$(grep -c "configuration reloaded" "$work/loomd.log")" = "$n" ] ||
+	loom_fail "the contradictory configuration was loaded"
+loom_ctl qos plan --switch leaf1 >"$work/after.out" || :
+grep -q "^leaf1 .*in policy" "$work/after.out" || loom_fail "the running policy did not stay"
+loom_ok "a reload with ECN min above max is refused (line and key named); the running policy stays"

@@ -1,0 +1,1178 @@
+/* tests/unit/test_sonic.c: the sonic switch plugin (plugins/sonic/) against
+ * a real redis-server holding what a SONiC leaf's databases hold: loaded
+ * through plugin_load() like loomd does, its inventory and LLDP as seeded,
+ * loom's default policy written as SONiC's CONFIG_DB tables (and nothing
+ * twice), dry runs and drift, read-back, SONiC's own sample reproduced from
+ * its intent, an apply cut short by redis-server dying (what landed and
+ * what did not, then completed after a restart), VLANs, AUTH, and the one
+ * exported symbol.
+ *
+ * Each test runs its own redis-server (found on PATH; without one the whole
+ * program skips, exit 77) on a unix socket in a mkdtemp directory, killed
+ * when the test ends (and by PR_SET_PDEATHSIG should the test die first).
+ * SIGPIPE keeps its default action here: a plugin that let a write to a
+ * dead Redis raise it would kill the test. */
+#include "autoconf.h"
+
+#include <check.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hiredis/hiredis.h>
+
+#include "plugin.h"
+#include "qos_policy.h"
+
+#ifndef SONIC_PLUGIN_DIR
+#error SONIC_PLUGIN_DIR must name the directory of sonic.so
+#endif
+
+#define CONFIG_DB 4
+#define APPL_DB 0
+#define STATE_DB 6
+#define N_PORTS 8
+
+static char err[512];
+static char base[64];             /* the program's: removed at its end */
+static char dir[96], sock[128];    /* the test's, inside base */
+static pid_t redis_pid = -1;
+static redisContext *rc;          /* the test's own connection */
+static int rc_db = -1;
+static struct plugin *plugin;
+static const struct loom_plugin_v1 *ops;
+static struct lp_switch *sw;
+static char last_log[512];
+
+/* ---- redis-server --------------------------------------------------------- */
+
+static void wait_gone(pid_t pid)
+{
+	for (int i = 0; i < 500; i++) {        /* 5 s, then no more asking */
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void redis_stop(void)
+{
+	if (rc) {
+		redisFree(rc);
+		rc = NULL;
+	}
+	if (redis_pid > 0) {
+		kill(redis_pid, SIGTERM);
+		wait_gone(redis_pid);
+	}
+	redis_pid = -1;
+}
+
+/* SIGKILL: what a crash or a power cut does. */
+static void redis_kill(void)
+{
+	if (rc) {
+		redisFree(rc);
+		rc = NULL;
+	}
+	if (redis_pid > 0) {
+		kill(redis_pid, SIGKILL);
+		waitpid(redis_pid, NULL, 0);
+	}
+	redis_pid = -1;
+}
+
+/* Start redis-server on `sock`; aof: persist every write (appendfsync
+ * always) so that a restart after SIGKILL shows what had landed. */
+static void redis_start(int aof, const char *password)
+{
+	char log[160];
+	pid_t pid;
+
+	snprintf(log, sizeof(log), "%s/redis.log", dir);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		const char *argv[32];
+		int a = 0;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(126);
+		argv[a++] = "redis-server";
+		argv[a++] = "--port";
+		argv[a++] = "0";
+		argv[a++] = "--unixsocket";
+		argv[a++] = sock;
+		argv[a++] = "--unixsocketperm";
+		argv[a++] = "700";
+		argv[a++] = "--save";
+		argv[a++] = "";
+		argv[a++] = "--appendonly";
+		argv[a++] = aof ? "yes" : "no";
+		argv[a++] = "--appendfsync";
+		argv[a++] = "always";
+		argv[a++] = "--dir";
+		argv[a++] = dir;
+		argv[a++] = "--logfile";
+		argv[a++] = log;
+		argv[a++] = "--daemonize";
+		argv[a++] = "no";
+		if (password) {
+			argv[a++] = "--requirepass";
+			argv[a++] = password;
+		}
+		argv[a] = NULL;
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	redis_pid = pid;
+	for (int i = 0; i < 500; i++) {        /* up to 5 s */
+		struct timeval tv = { 1, 0 };
+		redisContext *c = redisConnectUnixWithTimeout(sock, tv);
+
+		if (c && !c->err) {
+			redisReply *r = password ? redisCommand(c, "AUTH %s", password) : NULL;
+
+			if (r)
+				freeReplyObject(r);
+			if ((r = redisCommand(c, "PING")) && r->type == REDIS_REPLY_STATUS) {
+				freeReplyObject(r);
+				rc = c;
+				rc_db = 0;
+				return;
+			}
+			if (r)
+				freeReplyObject(r);
+		}
+		if (c)
+			redisFree(c);
+		ck_assert_msg(waitpid(pid, NULL, WNOHANG) == 0,
+			      "redis-server exited at start; see %s", log);
+		usleep(10000);
+	}
+	ck_abort_msg("redis-server did not answer on %s within 5 s", sock);
+}
+
+/* ---- the test's own Redis access ------------------------------------------ */
+
+static void select_db(int db)
+{
+	redisReply *r;
+
+	if (rc_db == db)
+		return;
+	r = redisCommand(rc, "SELECT %d", db);
+	ck_assert_msg(r && r->type == REDIS_REPLY_STATUS, "SELECT %d failed", db);
+	freeReplyObject(r);
+	rc_db = db;
+}
+
+/* HSET key f v f v ... (NULL-terminated) in db. */
+static void hset(int db, const char *key, ...)
+{
+	const char *argv[64] = { "HSET", key };
+	int argc = 2;
+	redisReply *r;
+	va_list ap;
+
+	select_db(db);
+	va_start(ap, key);
+	while ((argv[argc] = va_arg(ap, const char *)))
+		argc++;
+	va_end(ap);
+	r = redisCommandArgv(rc, argc, argv, NULL);
+	ck_assert_msg(r && r->type == REDIS_REPLY_INTEGER, "HSET %s failed", key);
+	freeReplyObject(r);
+}
+
+/* The value of field in key (db 4), in a static buffer, or NULL. */
+static const char *hget(const char *key, const char *field)
+{
+	static char v[256];
+	redisReply *r;
+
+	select_db(CONFIG_DB);
+	r = redisCommand(rc, "HGET %s %s", key, field);
+	ck_assert_ptr_nonnull(r);
+	if (r->type != REDIS_REPLY_STRING) {
+		freeReplyObject(r);
+		return NULL;
+	}
+	snprintf(v, sizeof(v), "%s", r->str);
+	freeReplyObject(r);
+	return v;
+}
+
+/* The integer answer of "cmd [arg]" in db. */
+static long long integer(int db, const char *cmd, const char *arg)
+{
+	const char *argv[] = { cmd, arg };
+	redisReply *r;
+	long long n;
+
+	select_db(db);
+	r = redisCommandArgv(rc, arg ? 2 : 1, argv, NULL);
+	ck_assert_msg(r && r->type == REDIS_REPLY_INTEGER, "%s %s", cmd, arg ? arg : "");
+	n = r->integer;
+	freeReplyObject(r);
+	return n;
+}
+
+/* How many CONFIG_DB keys match pattern (the test may use KEYS). */
+static size_t count_keys(const char *pattern)
+{
+	redisReply *r;
+	size_t n;
+
+	select_db(CONFIG_DB);
+	r = redisCommand(rc, "KEYS %s", pattern);
+	ck_assert_msg(r && r->type == REDIS_REPLY_ARRAY, "KEYS %s", pattern);
+	n = r->elements;
+	freeReplyObject(r);
+	return n;
+}
+
+static int exists(const char *key)
+{
+	return integer(CONFIG_DB, "EXISTS", key) == 1;
+}
+
+/* CONFIG_DB's key holds exactly the field/value pairs given (NULL-ended). */
+static void hash_is(const char *key, ...)
+{
+	redisReply *r;
+	size_t n = 0;
+	const char *f;
+	va_list ap;
+
+	select_db(CONFIG_DB);
+	va_start(ap, key);
+	while ((f = va_arg(ap, const char *))) {
+		const char *want = va_arg(ap, const char *), *got = hget(key, f);
+
+		ck_assert_msg(got && !strcmp(got, want), "%s %s: \"%s\", want \"%s\"", key, f,
+			      got ? got : "(none)", want);
+		n++;
+	}
+	va_end(ap);
+	r = redisCommand(rc, "HLEN %s", key);
+	ck_assert_msg(r && r->type == REDIS_REPLY_INTEGER && (size_t)r->integer == n,
+		      "%s has %lld fields, want %zu", key, r ? r->integer : -1, n);
+	freeReplyObject(r);
+}
+
+/* ---- a SONiC leaf's databases ---------------------------------------------- */
+
+static void seed_leaf(void)
+{
+	hset(CONFIG_DB, "DEVICE_METADATA|localhost", "hostname", "leaf1",
+	     "hwsku", "Arista-7050CX3-32S-C32", "platform", "x86_64-arista_7050cx3_32s",
+	     "mac", "0c:42:a1:00:00:01", "type", "LeafRouter", "bgp_asn", "65100",
+	     "buffer_model", "traditional", NULL);
+	for (unsigned i = 0; i < N_PORTS; i++) {
+		char key[64], appl[64], alias[16], lanes[32], idx[8];
+		const char *admin = i == 7 ? "down" : "up";
+		const char *oper = i >= 6 ? "down" : "up";
+
+		snprintf(key, sizeof(key), "PORT|Ethernet%u", 4 * i);
+		snprintf(appl, sizeof(appl), "PORT_TABLE:Ethernet%u", 4 * i);
+		snprintf(alias, sizeof(alias), "etp%u", i + 1);
+		snprintf(lanes, sizeof(lanes), "%u,%u,%u,%u", 4 * i + 1, 4 * i + 2, 4 * i + 3,
+			 4 * i + 4);
+		snprintf(idx, sizeof(idx), "%u", i + 1);
+		hset(CONFIG_DB, key, "alias", alias, "lanes", lanes, "speed", "100000",
+		     "mtu", "9100", "admin_status", admin, "index", idx, "fec", "rs", NULL);
+		hset(APPL_DB, appl, "alias", alias, "lanes", lanes, "speed", "100000",
+		     "mtu", "9100", "admin_status", admin, "oper_status", oper, NULL);
+		snprintf(key, sizeof(key), "PORT_TABLE|Ethernet%u", 4 * i);
+		hset(STATE_DB, key, "state", "ok", "netdev_oper_status", oper, NULL);
+	}
+	hset(APPL_DB, "LLDP_ENTRY_TABLE:Ethernet0", "lldp_rem_port_id_subtype", "5",
+	     "lldp_rem_port_id", "Ethernet64", "lldp_rem_port_desc", "to-leaf1-etp1",
+	     "lldp_rem_chassis_id_subtype", "4", "lldp_rem_chassis_id", "0c:42:a1:00:10:00",
+	     "lldp_rem_sys_name", "spine1", "lldp_rem_sys_desc", "SONiC Software Version: "
+	     "SONiC.202311.1-8a1c3f0 - HwSku: Arista-7060X6-64PE", "lldp_rem_man_addr",
+	     "10.1.0.1", "lldp_rem_time_mark", "3112", "lldp_rem_index", "1", NULL);
+	hset(APPL_DB, "LLDP_ENTRY_TABLE:Ethernet4", "lldp_rem_port_id_subtype", "5",
+	     "lldp_rem_port_id", "Ethernet64", "lldp_rem_port_desc", "to-leaf1-etp2",
+	     "lldp_rem_chassis_id_subtype", "4", "lldp_rem_chassis_id", "0c:42:a1:00:20:00",
+	     "lldp_rem_sys_name", "spine2", "lldp_rem_man_addr", "", "lldp_rem_index", "2",
+	     NULL);
+	hset(APPL_DB, "LLDP_LOC_CHASSIS", "lldp_loc_chassis_id", "0c:42:a1:00:00:01",
+	     "lldp_loc_sys_name", "leaf1", "lldp_loc_sys_desc", "SONiC Software Version: "
+	     "SONiC.202311.1-8a1c3f0 - HwSku: Arista-7050CX3-32S-C32 - Distribution: "
+	     "Debian 12.5 - Kernel: 6.1.0-11-2-amd64", NULL);
+}
+
+/* ---- the plugin --------------------------------------------------------------- */
+
+static void host_log(enum lp_log_level level, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)level, (void)name;
+	va_start(ap, fmt);
+	vsnprintf(last_log, sizeof(last_log), fmt, ap);
+	va_end(ap);
+}
+
+static const struct lp_host host = { .log = host_log };
+
+static int open_switch(const char *address, const char *credentials, struct lp_switch **out)
+{
+	struct lp_endpoint ep = { .name = "leaf1", .address = address,
+				  .credentials = credentials, .timeout_ms = 2000 };
+
+	return ops->open(&ep, &host, out, err, sizeof(err));
+}
+
+static void cleanup(void)
+{
+	char cmd[128];
+
+	if (sw && ops)
+		ops->close(sw);
+	sw = NULL;
+	if (plugin)
+		plugin_free(plugin);
+	plugin = NULL;
+	ops = NULL;
+	redis_stop();
+	if (dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+		dir[0] = '\0';
+	}
+}
+
+static void setup(void)
+{
+	char address[160];
+
+	snprintf(dir, sizeof(dir), "%s/t-XXXXXX", base);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sock, sizeof(sock), "%s/redis.sock", dir);
+	atexit(cleanup);        /* a failed check ends the test's process */
+	redis_start(0, NULL);
+	seed_leaf();
+	ck_assert_msg(plugin_load(SONIC_PLUGIN_DIR, "sonic", &plugin, err, sizeof(err)) == 0,
+		      "%s", err);
+	ops = plugin_ops(plugin);
+	snprintf(address, sizeof(address), "unix:%s", sock);
+	ck_assert_msg(open_switch(address, NULL, &sw) == 0, "open: %s", err);
+}
+
+static void teardown(void)
+{
+	cleanup();
+}
+
+/* ---- sinks ---------------------------------------------------------------- */
+
+static struct lp_port inv_ports[16];
+static size_t n_inv;
+
+static int port_sink(void *ctx, const struct lp_port *p)
+{
+	(void)ctx;
+	ck_assert_uint_lt(n_inv, 16);
+	inv_ports[n_inv++] = *p;
+	return 0;
+}
+
+static struct lp_neighbor neigh[8];
+static size_t n_neigh;
+
+static int neighbor_sink(void *ctx, const struct lp_neighbor *n)
+{
+	(void)ctx;
+	ck_assert_uint_lt(n_neigh, 8);
+	neigh[n_neigh++] = *n;
+	return 0;
+}
+
+struct change {
+	char key[160], field[72], before[72], after[72];
+	int done;
+};
+
+struct changes {
+	struct change *v;
+	size_t n, cap;
+	size_t kill_after;        /* SIGKILL redis-server after this many done = 1 */
+	size_t n_done;
+};
+
+static int change_sink(void *ctx, const struct lp_change *c)
+{
+	struct changes *cs = ctx;
+	struct change *x;
+
+	if (cs->n == cs->cap) {
+		cs->cap = cs->cap ? 2 * cs->cap : 256;
+		cs->v = realloc(cs->v, cs->cap * sizeof(*cs->v));
+		ck_assert_ptr_nonnull(cs->v);
+	}
+	x = &cs->v[cs->n++];
+	snprintf(x->key, sizeof(x->key), "%s", c->key);
+	snprintf(x->field, sizeof(x->field), "%s", c->field);
+	snprintf(x->before, sizeof(x->before), "%s", c->before);
+	snprintf(x->after, sizeof(x->after), "%s", c->after);
+	x->done = c->done;
+	if (c->done && ++cs->n_done == cs->kill_after)
+		redis_kill();
+	return 0;
+}
+
+static int apply(const struct lp_qos *want, int dry_run, struct changes *cs)
+{
+	struct lp_change_sink sink = { cs, change_sink };
+
+	memset(err, 0, sizeof(err));
+	return ops->qos_apply(sw, want, dry_run, &sink, err, sizeof(err));
+}
+
+/* Index of the first (last) change whose key starts with prefix, or -1. */
+static long first_of(const struct changes *cs, const char *prefix)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		if (!strncmp(cs->v[i].key, prefix, strlen(prefix)))
+			return (long)i;
+	return -1;
+}
+
+static long last_of(const struct changes *cs, const char *prefix)
+{
+	long last = -1;
+
+	for (size_t i = 0; i < cs->n; i++)
+		if (!strncmp(cs->v[i].key, prefix, strlen(prefix)))
+			last = (long)i;
+	return last;
+}
+
+/* loom's default policy on the leaf's ports (as inventory reports them). */
+static struct lp_qos *default_want(void)
+{
+	struct lp_qos *q = calloc(1, sizeof(*q));
+	struct lp_port_sink sink = { NULL, port_sink };
+	struct lp_inventory inv;
+	struct qos_policy p;
+
+	ck_assert_ptr_nonnull(q);
+	n_inv = 0;
+	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
+	qos_policy_defaults(&p);
+	ck_assert_int_eq(qos_policy_resolve(&p, inv_ports, n_inv, q), 0);
+	return q;
+}
+
+/* What SONiC's qos_config.j2 means (LOSSLESS_TC 3,4; docs/sonic-qos-notes.md
+ * section 3 and 5), as loom states it; its watchdog as `pfcwd start_default`
+ * sets it for up to 32 ports. */
+static struct lp_qos *sample_intent(void)
+{
+	struct lp_qos *q = calloc(1, sizeof(*q));
+	static const uint8_t pg[LP_TCS] = { 0, 0, 0, 3, 4, 0, 0, 7 };
+	static const uint8_t weight[LP_TCS] = { 14, 14, 14, 15, 15, 14, 14, 0 };
+
+	ck_assert_ptr_nonnull(q);
+	memset(q->dscp_to_tc, 1, sizeof(q->dscp_to_tc));
+	q->dscp_to_tc[3] = 3;
+	q->dscp_to_tc[4] = 4;
+	q->dscp_to_tc[8] = 0;
+	q->dscp_to_tc[5] = 2;
+	q->dscp_to_tc[46] = 5;
+	q->dscp_to_tc[48] = 6;
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		q->tc_to_queue[t] = (uint8_t)t;
+		q->tc_to_pg[t] = pg[t];
+		q->ets_weight[t] = weight[t];
+	}
+	q->pfc_mask = 1u << 3 | 1u << 4;
+	q->strict_mask = 0;
+	q->ecn[3] = q->ecn[4] = (struct lp_ecn){ 1, 1048576, 2097152, 5 };
+	q->pfcwd.enabled = 1;
+	q->pfcwd.action = LP_PFCWD_DROP;
+	q->pfcwd.detection_ms = 200;
+	q->pfcwd.restoration_ms = 200;
+	q->n_ports = N_PORTS;
+	for (unsigned i = 0; i < N_PORTS; i++) {
+		snprintf(q->ports[i].port, LP_NAME_LEN, "Ethernet%u", 4 * i);
+		q->ports[i].speed_mbps = 100000;
+		q->ports[i].cable_m = 40;
+	}
+	return q;
+}
+
+/* got (qos_read's) says what want says: maps, masks, weights, ECN,
+ * watchdog, and per port speed and cable. */
+static void assert_qos_same(const struct lp_qos *got, const struct lp_qos *want)
+{
+	for (unsigned d = 0; d < 64; d++)
+		ck_assert_msg(got->dscp_to_tc[d] == want->dscp_to_tc[d], "dscp %u -> tc %u, want %u",
+			      d, got->dscp_to_tc[d], want->dscp_to_tc[d]);
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		ck_assert_msg(got->tc_to_queue[t] == want->tc_to_queue[t], "tc_to_queue[%u]", t);
+		ck_assert_msg(got->tc_to_pg[t] == want->tc_to_pg[t], "tc_to_pg[%u] = %u, want %u",
+			      t, got->tc_to_pg[t], want->tc_to_pg[t]);
+		ck_assert_msg(got->ets_weight[t] == want->ets_weight[t], "ets_weight[%u] = %u, "
+			      "want %u", t, got->ets_weight[t], want->ets_weight[t]);
+		ck_assert_msg(got->ecn[t].enabled == want->ecn[t].enabled, "ecn[%u].enabled", t);
+		ck_assert_uint_eq(got->ecn[t].min_bytes, want->ecn[t].min_bytes);
+		ck_assert_uint_eq(got->ecn[t].max_bytes, want->ecn[t].max_bytes);
+		ck_assert_uint_eq(got->ecn[t].mark_percent, want->ecn[t].mark_percent);
+	}
+	ck_assert_uint_eq(got->pfc_mask, want->pfc_mask);
+	ck_assert_uint_eq(got->strict_mask, want->strict_mask);
+	ck_assert_uint_eq(got->pfcwd.enabled, want->pfcwd.enabled);
+	ck_assert_int_eq(got->pfcwd.action, want->pfcwd.action);
+	ck_assert_uint_eq(got->pfcwd.detection_ms, want->pfcwd.detection_ms);
+	ck_assert_uint_eq(got->pfcwd.restoration_ms, want->pfcwd.restoration_ms);
+	ck_assert_uint_eq(got->n_ports, want->n_ports);
+	for (size_t i = 0; i < want->n_ports; i++) {
+		ck_assert_str_eq(got->ports[i].port, want->ports[i].port);
+		ck_assert_uint_eq(got->ports[i].cable_m, want->ports[i].cable_m);
+		ck_assert_uint_eq(got->ports[i].speed_mbps, want->ports[i].speed_mbps);
+	}
+}
+
+/* qos_read for want's ports (names only, as loomd asks). */
+static struct lp_qos *read_back(const struct lp_qos *want, int *ret)
+{
+	struct lp_qos *q = calloc(1, sizeof(*q));
+
+	ck_assert_ptr_nonnull(q);
+	memset(q, 0xA5, sizeof(*q));        /* the plugin must fill, not inherit */
+	q->n_ports = want->n_ports;
+	for (size_t i = 0; i < want->n_ports; i++)
+		memcpy(q->ports[i].port, want->ports[i].port, LP_NAME_LEN);
+	*ret = ops->qos_read(sw, q, err, sizeof(err));
+	return q;
+}
+
+/* ---- tests ---------------------------------------------------------------- */
+
+START_TEST(sonic_inventory_reads_device_metadata_and_every_port_in_order)
+{
+	struct lp_port_sink sink = { NULL, port_sink };
+	struct lp_inventory inv;
+
+	n_inv = 0;
+	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(inv.hostname, "leaf1");
+	ck_assert_str_eq(inv.model, "Arista-7050CX3-32S-C32");
+	ck_assert_str_eq(inv.mac, "0c:42:a1:00:00:01");
+	ck_assert_str_eq(inv.os_version, "SONiC.202311.1-8a1c3f0");
+	ck_assert_uint_eq(n_inv, N_PORTS);
+	for (unsigned i = 0; i < N_PORTS; i++) {
+		char name[16], alias[16];
+
+		snprintf(name, sizeof(name), "Ethernet%u", 4 * i);
+		snprintf(alias, sizeof(alias), "etp%u", i + 1);
+		ck_assert_str_eq(inv_ports[i].name, name);
+		ck_assert_str_eq(inv_ports[i].alias, alias);
+		ck_assert_uint_eq(inv_ports[i].speed_mbps, 100000);
+		ck_assert_uint_eq(inv_ports[i].mtu, 9100);
+		ck_assert_uint_eq(inv_ports[i].admin_up, i != 7);
+		ck_assert_uint_eq(inv_ports[i].oper_up, i < 6);
+	}
+}
+END_TEST
+
+START_TEST(sonic_inventory_takes_the_os_version_from_kube_labels_without_lldp)
+{
+	struct lp_inventory inv;
+
+	select_db(APPL_DB);
+	freeReplyObject(redisCommand(rc, "DEL LLDP_LOC_CHASSIS"));
+	ck_assert_msg(ops->inventory(sw, &inv, NULL, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(inv.os_version, "");
+	hset(STATE_DB, "KUBE_LABELS|SET", "sonic_version", "202405.7", "hwsku", "x", NULL);
+	ck_assert_msg(ops->inventory(sw, &inv, NULL, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(inv.os_version, "SONiC.202405.7");
+}
+END_TEST
+
+START_TEST(sonic_lldp_reports_each_seeded_neighbour)
+{
+	struct lp_neighbor_sink sink = { NULL, neighbor_sink };
+
+	n_neigh = 0;
+	ck_assert_msg(ops->lldp_neighbors(sw, &sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(n_neigh, 2);
+	ck_assert_str_eq(neigh[0].local_port, "Ethernet0");
+	ck_assert_str_eq(neigh[0].chassis_id, "0c:42:a1:00:10:00");
+	ck_assert_str_eq(neigh[0].sys_name, "spine1");
+	ck_assert_str_eq(neigh[0].port_id, "Ethernet64");
+	ck_assert_str_eq(neigh[0].port_desc, "to-leaf1-etp1");
+	ck_assert_str_eq(neigh[1].local_port, "Ethernet4");
+	ck_assert_str_eq(neigh[1].sys_name, "spine2");
+	ck_assert_str_eq(neigh[1].chassis_id, "0c:42:a1:00:20:00");
+}
+END_TEST
+
+START_TEST(sonic_apply_of_the_default_policy_writes_sonic_tables)
+{
+	struct lp_qos *want = default_want();
+	struct changes cs = { 0 };
+	long last_ref, first_user;
+
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_uint_gt(cs.n, 0);
+	for (size_t i = 0; i < cs.n; i++) {
+		ck_assert_msg(cs.v[i].done == 1, "%s %s not done", cs.v[i].key, cs.v[i].field);
+		ck_assert_str_eq(cs.v[i].before, "");
+		ck_assert_msg(cs.v[i].after[0], "%s %s: nothing to remove on a fresh switch",
+			      cs.v[i].key, cs.v[i].field);
+	}
+	/* referenced objects before the keys that refer to them */
+	last_ref = last_of(&cs, "DSCP_TO_TC_MAP|");
+	if (last_of(&cs, "WRED_PROFILE|") > last_ref)
+		last_ref = last_of(&cs, "WRED_PROFILE|");
+	if (last_of(&cs, "SCHEDULER|") > last_ref)
+		last_ref = last_of(&cs, "SCHEDULER|");
+	if (last_of(&cs, "MAP_PFC_PRIORITY_TO_QUEUE|") > last_ref)
+		last_ref = last_of(&cs, "MAP_PFC_PRIORITY_TO_QUEUE|");
+	first_user = first_of(&cs, "QUEUE|");
+	ck_assert_int_ge(first_user, 0);
+	ck_assert_int_lt(last_ref, first_user);
+	ck_assert_int_lt(last_ref, first_of(&cs, "PORT_QOS_MAP|"));
+
+	ck_assert_int_eq(integer(CONFIG_DB, "HLEN", "DSCP_TO_TC_MAP|AZURE"), 64);
+	ck_assert_str_eq(hget("DSCP_TO_TC_MAP|AZURE", "26"), "3");
+	ck_assert_str_eq(hget("DSCP_TO_TC_MAP|AZURE", "48"), "6");
+	ck_assert_str_eq(hget("DSCP_TO_TC_MAP|AZURE", "0"), "0");
+	ck_assert_str_eq(hget("TC_TO_QUEUE_MAP|AZURE", "6"), "6");
+	ck_assert_str_eq(hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "3"), "3");
+	ck_assert_str_eq(hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "6"), "0");
+	ck_assert_str_eq(hget("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "3"), "3");
+	hash_is("PORT_QOS_MAP|Ethernet0", "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE",
+		"tc_to_pg_map", "AZURE", "pfc_to_queue_map", "AZURE", "pfc_enable", "3",
+		"pfcwd_sw_enable", "3", NULL);
+	hash_is("QUEUE|Ethernet0|3", "scheduler", "scheduler.0", "wred_profile", "AZURE_LOSSLESS",
+		NULL);
+	hash_is("QUEUE|Ethernet0|0", "scheduler", "scheduler.0", NULL);
+	hash_is("QUEUE|Ethernet28|6", "scheduler", "scheduler.1", NULL);
+	ck_assert(!exists("QUEUE|Ethernet0|1"));   /* no traffic, no weight */
+	hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "50", NULL);
+	hash_is("SCHEDULER|scheduler.1", "type", "STRICT", NULL);
+	hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
+		"wred_yellow_enable", "true", "wred_red_enable", "true", "ecn", "ecn_all",
+		"green_min_threshold", "150000", "green_max_threshold", "1500000",
+		"green_drop_probability", "10", "yellow_min_threshold", "150000",
+		"yellow_max_threshold", "1500000", "yellow_drop_probability", "10",
+		"red_min_threshold", "150000", "red_max_threshold", "1500000",
+		"red_drop_probability", "10", NULL);
+	hash_is("PFC_WD|Ethernet0", "action", "drop", "detection_time", "200",
+		"restoration_time", "400", NULL);
+	hash_is("PFC_WD|GLOBAL", "POLL_INTERVAL", "200", NULL);
+	ck_assert_int_eq(integer(CONFIG_DB, "HLEN", "CABLE_LENGTH|AZURE"), N_PORTS);
+	ck_assert_str_eq(hget("CABLE_LENGTH|AZURE", "Ethernet0"), "5m");
+	ck_assert_str_eq(hget("CABLE_LENGTH|AZURE", "Ethernet28"), "5m");
+	/* traditional buffer model: buffermgrd makes these, not loom */
+	ck_assert_uint_eq(count_keys("BUFFER_*"), 0);
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_second_apply_reports_no_change)
+{
+	struct lp_qos *want = default_want();
+	struct changes cs = { 0 };
+
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_uint_gt(cs.n, 0);
+	cs.n = 0;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_msg(cs.n == 0, "second apply changed %s %s", cs.v[0].key, cs.v[0].field);
+	ck_assert_msg(apply(want, 1, &cs) == 0, "%s", err);
+	ck_assert_uint_eq(cs.n, 0);
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_dry_run_reports_every_change_and_writes_nothing)
+{
+	struct lp_qos *want = default_want();
+	struct changes dry = { 0 }, real = { 0 };
+	long long keys = integer(CONFIG_DB, "DBSIZE", NULL);
+
+	ck_assert_msg(apply(want, 1, &dry) == 0, "%s", err);
+	ck_assert_uint_gt(dry.n, 0);
+	for (size_t i = 0; i < dry.n; i++)
+		ck_assert_int_eq(dry.v[i].done, 0);
+	ck_assert_int_eq(integer(CONFIG_DB, "DBSIZE", NULL), keys);
+	ck_assert(!exists("DSCP_TO_TC_MAP|AZURE"));
+	/* and what it said is what a real apply then does */
+	ck_assert_msg(apply(want, 0, &real) == 0, "%s", err);
+	ck_assert_uint_eq(real.n, dry.n);
+	for (size_t i = 0; i < dry.n; i++) {
+		ck_assert_str_eq(real.v[i].key, dry.v[i].key);
+		ck_assert_str_eq(real.v[i].field, dry.v[i].field);
+		ck_assert_str_eq(real.v[i].after, dry.v[i].after);
+	}
+	free(dry.v);
+	free(real.v);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_dry_run_reports_the_one_field_changed_behind_looms_back)
+{
+	struct lp_qos *want = default_want();
+	struct changes cs = { 0 };
+
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	hset(CONFIG_DB, "PORT_QOS_MAP|Ethernet8", "pfc_enable", "3,4", NULL);
+	cs.n = 0;
+	ck_assert_msg(apply(want, 1, &cs) == 0, "%s", err);
+	ck_assert_uint_eq(cs.n, 1);
+	ck_assert_str_eq(cs.v[0].key, "PORT_QOS_MAP|Ethernet8");
+	ck_assert_str_eq(cs.v[0].field, "pfc_enable");
+	ck_assert_str_eq(cs.v[0].before, "3,4");
+	ck_assert_str_eq(cs.v[0].after, "3");
+	ck_assert_int_eq(cs.v[0].done, 0);
+	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet8", "pfc_enable"), "3,4");
+	/* the real apply puts it back, and only it */
+	cs.n = 0;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_uint_eq(cs.n, 1);
+	ck_assert_int_eq(cs.v[0].done, 1);
+	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet8", "pfc_enable"), "3");
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_apply_removes_what_loom_wants_gone_and_keeps_fields_it_does_not_manage)
+{
+	struct lp_qos *want = default_want();
+	struct changes cs = { 0 };
+	int removed = 0;
+
+	/* what `config qos reload` left (lossless 3,4), plus fields of others */
+	hset(CONFIG_DB, "QUEUE|Ethernet0|4", "scheduler", "scheduler.1", "wred_profile",
+	     "AZURE_LOSSLESS", NULL);
+	hset(CONFIG_DB, "PORT_QOS_MAP|Ethernet0", "pfc_enable", "3,4", "scheduler",
+	     "port_shaper", NULL);
+	hset(CONFIG_DB, "PFC_WD|Ethernet0", "pfc_stat_history", "enable", NULL);
+	hset(CONFIG_DB, "SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", "meter_type",
+	     "bytes", NULL);
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	for (size_t i = 0; i < cs.n; i++)
+		if (!cs.v[i].after[0]) {
+			removed++;
+			ck_assert_msg(cs.v[i].before[0], "%s %s", cs.v[i].key, cs.v[i].field);
+		}
+	ck_assert_int_eq(removed, 3);
+	ck_assert(!exists("QUEUE|Ethernet0|4"));    /* both its fields were loom's */
+	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet0", "scheduler"), "port_shaper");
+	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet0", "pfc_enable"), "3");
+	ck_assert_str_eq(hget("PFC_WD|Ethernet0", "pfc_stat_history"), "enable");
+	ck_assert_str_eq(hget("PFC_WD|Ethernet0", "detection_time"), "200");
+	hash_is("SCHEDULER|scheduler.1", "type", "STRICT", "meter_type", "bytes", NULL);
+	cs.n = 0;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_uint_eq(cs.n, 0);
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_qos_read_gives_back_what_apply_wrote)
+{
+	struct lp_qos *want = default_want(), *got;
+	struct changes cs = { 0 };
+	int ret;
+
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	got = read_back(want, &ret);
+	ck_assert_msg(ret == 0, "qos_read: %s", err);
+	assert_qos_same(got, want);
+	/* no buffermgrd here: no headroom on the switch yet */
+	ck_assert_uint_eq(got->ports[0].xoff_bytes, 0);
+	free(got);
+	free(want);
+	free(cs.v);
+}
+END_TEST
+
+START_TEST(sonic_qos_read_reports_the_headroom_buffermgrd_made)
+{
+	struct lp_qos *want = default_want(), *got;
+	struct changes cs = { 0 };
+	int ret;
+
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	/* what buffermgrd writes from pg_profile_lookup.ini for 100G, 5 m */
+	hset(CONFIG_DB, "BUFFER_PROFILE|pg_lossless_100000_5m_profile", "pool",
+	     "ingress_lossless_pool", "size", "50176", "xon", "19456", "xoff", "30720",
+	     "dynamic_th", "0", NULL);
+	hset(CONFIG_DB, "BUFFER_PG|Ethernet4|3", "profile", "pg_lossless_100000_5m_profile", NULL);
+	got = read_back(want, &ret);
+	ck_assert_msg(ret == 0, "qos_read: %s", err);
+	ck_assert_uint_eq(got->ports[1].size_bytes, 50176);
+	ck_assert_uint_eq(got->ports[1].xon_bytes, 19456);
+	ck_assert_uint_eq(got->ports[1].xoff_bytes, 30720);
+	ck_assert_uint_eq(got->ports[0].xoff_bytes, 0);
+	free(got);
+	free(want);
+	free(cs.v);
+}
+END_TEST
+
+START_TEST(sonic_qos_read_of_a_switch_without_lossless_config_is_enoent)
+{
+	struct lp_qos *want = default_want(), *got;
+	int ret;
+
+	got = read_back(want, &ret);
+	ck_assert_int_eq(ret, -ENOENT);
+	ck_assert_msg(strstr(err, "DSCP_TO_TC_MAP|AZURE") && strstr(err, "PORT_QOS_MAP"),
+		      "err: %s", err);
+	free(got);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_sample_intent_writes_the_tables_of_sonics_own_sample)
+{
+	struct lp_qos *want = sample_intent(), *got;
+	struct changes cs = { 0 };
+	int ret;
+
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	hash_is("DSCP_TO_TC_MAP|AZURE", "0", "1", "1", "1", "2", "1", "3", "3", "4", "4", "5", "2",
+		"6", "1", "7", "1", "8", "0", "9", "1", "10", "1", "11", "1", "12", "1", "13", "1",
+		"14", "1", "15", "1", "16", "1", "17", "1", "18", "1", "19", "1", "20", "1",
+		"21", "1", "22", "1", "23", "1", "24", "1", "25", "1", "26", "1", "27", "1",
+		"28", "1", "29", "1", "30", "1", "31", "1", "32", "1", "33", "1", "34", "1",
+		"35", "1", "36", "1", "37", "1", "38", "1", "39", "1", "40", "1", "41", "1",
+		"42", "1", "43", "1", "44", "1", "45", "1", "46", "5", "47", "1", "48", "6",
+		"49", "1", "50", "1", "51", "1", "52", "1", "53", "1", "54", "1", "55", "1",
+		"56", "1", "57", "1", "58", "1", "59", "1", "60", "1", "61", "1", "62", "1",
+		"63", "1", NULL);
+	hash_is("TC_TO_PRIORITY_GROUP_MAP|AZURE", "0", "0", "1", "0", "2", "0", "3", "3", "4", "4",
+		"5", "0", "6", "0", "7", "7", NULL);
+	hash_is("TC_TO_QUEUE_MAP|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4", "5", "5",
+		"6", "6", "7", "7", NULL);
+	hash_is("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4",
+		"5", "5", "6", "6", "7", "7", NULL);
+	hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "14", NULL);
+	hash_is("SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", NULL);
+	ck_assert(!exists("SCHEDULER|scheduler.2"));
+	hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
+		"wred_yellow_enable", "true", "wred_red_enable", "true", "ecn", "ecn_all",
+		"green_min_threshold", "1048576", "green_max_threshold", "2097152",
+		"green_drop_probability", "5", "yellow_min_threshold", "1048576",
+		"yellow_max_threshold", "2097152", "yellow_drop_probability", "5",
+		"red_min_threshold", "1048576", "red_max_threshold", "2097152",
+		"red_drop_probability", "5", NULL);
+	for (unsigned i = 0; i < N_PORTS; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "PORT_QOS_MAP|Ethernet%u", 4 * i);
+		hash_is(key, "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE", "tc_to_pg_map",
+			"AZURE", "pfc_to_queue_map", "AZURE", "pfc_enable", "3,4",
+			"pfcwd_sw_enable", "3,4", NULL);
+		for (unsigned q = 0; q < LP_TCS; q++) {
+			snprintf(key, sizeof(key), "QUEUE|Ethernet%u|%u", 4 * i, q);
+			if (q == 3 || q == 4)
+				hash_is(key, "scheduler", "scheduler.1", "wred_profile",
+					"AZURE_LOSSLESS", NULL);
+			else if (q == 7)
+				ck_assert_msg(!exists(key), "%s", key);
+			else
+				hash_is(key, "scheduler", "scheduler.0", NULL);
+		}
+	}
+	ck_assert_str_eq(hget("CABLE_LENGTH|AZURE", "Ethernet4"), "40m");
+	got = read_back(want, &ret);
+	ck_assert_msg(ret == 0, "qos_read: %s", err);
+	assert_qos_same(got, want);
+	free(got);
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_apply_cut_short_by_redis_dying_reports_what_landed_and_completes_later)
+{
+	struct lp_qos *want = default_want();
+	struct changes plan = { 0 }, cut = { 0 }, rest = { 0 };
+	size_t n_done = 0, first_undone;
+	int ret;
+
+	/* a redis-server that keeps every acknowledged write across SIGKILL */
+	redis_stop();
+	redis_start(1, NULL);
+	seed_leaf();
+	ck_assert_msg(apply(want, 1, &plan) == 0, "%s", err);
+	cut.kill_after = 80;          /* mid-way: after the first maps */
+	ret = apply(want, 0, &cut);
+	ck_assert_msg(ret < 0, "apply returned %d with redis-server dead", ret);
+	ck_assert_msg(strstr(err, "HSET "), "err: %s", err);
+	ck_assert_msg(strstr(last_log, "QoS apply stopped"), "log: %s", last_log);
+	/* every planned change reported once, the landed ones first */
+	ck_assert_uint_eq(cut.n, plan.n);
+	for (size_t i = 0; i < cut.n; i++) {
+		ck_assert_str_eq(cut.v[i].key, plan.v[i].key);
+		ck_assert_str_eq(cut.v[i].field, plan.v[i].field);
+		if (cut.v[i].done)
+			ck_assert_msg(n_done++ == i, "%s %s done after one that was not",
+				      cut.v[i].key, cut.v[i].field);
+	}
+	ck_assert_uint_ge(n_done, 80);
+	ck_assert_uint_lt(n_done, cut.n);
+	first_undone = n_done;
+	ck_assert_msg(strstr(err, cut.v[first_undone].key), "err \"%s\" does not name %s", err,
+		      cut.v[first_undone].key);
+
+	/* after the restart: done = 1 means it is there, done = 0 that it is not */
+	redis_start(1, NULL);
+	for (size_t i = 0; i < n_done; i++) {
+		const char *v = hget(cut.v[i].key, cut.v[i].field);
+
+		ck_assert_msg(v && !strcmp(v, cut.v[i].after), "%s %s reported done, holds %s",
+			      cut.v[i].key, cut.v[i].field, v ? v : "nothing");
+	}
+	ck_assert_ptr_null(hget(cut.v[first_undone].key, cut.v[first_undone].field));
+
+	/* the same handle connects again and finishes exactly what was missing */
+	ck_assert_msg(apply(want, 0, &rest) == 0, "%s", err);
+	ck_assert_uint_eq(rest.n, cut.n - n_done);
+	for (size_t i = 0; i < rest.n; i++) {
+		ck_assert_str_eq(rest.v[i].key, cut.v[n_done + i].key);
+		ck_assert_str_eq(rest.v[i].field, cut.v[n_done + i].field);
+		ck_assert_int_eq(rest.v[i].done, 1);
+	}
+	rest.n = 0;
+	ck_assert_msg(apply(want, 0, &rest) == 0, "%s", err);
+	ck_assert_uint_eq(rest.n, 0);
+	free(plan.v);
+	free(cut.v);
+	free(rest.v);
+	free(want);
+}
+END_TEST
+
+START_TEST(sonic_health_fails_while_redis_is_down_and_recovers_after_restart)
+{
+	struct lp_inventory inv;
+
+	ck_assert_int_eq(ops->health(sw, err, sizeof(err)), 0);
+	redis_kill();
+	ck_assert_int_lt(ops->health(sw, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, sock), "err does not name the socket: %s", err);
+	ck_assert_int_lt(ops->inventory(sw, &inv, NULL, err, sizeof(err)), 0);
+	redis_start(0, NULL);
+	seed_leaf();
+	ck_assert_msg(ops->health(sw, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ops->inventory(sw, &inv, NULL, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(inv.hostname, "leaf1");
+}
+END_TEST
+
+START_TEST(sonic_open_refuses_bad_addresses_and_names_unreachable_ones)
+{
+	struct lp_switch *s2 = NULL;
+
+	ck_assert_int_eq(open_switch("leaf1:99999", NULL, &s2), -EINVAL);
+	ck_assert_msg(strstr(err, "leaf1:99999"), "err: %s", err);
+	ck_assert_int_eq(open_switch("unix:", NULL, &s2), -EINVAL);
+	ck_assert_int_eq(open_switch("unix:/nonexistent/redis.sock", NULL, &s2), -ENOENT);
+	ck_assert_msg(strstr(err, "unix:/nonexistent/redis.sock"), "err: %s", err);
+	ck_assert_int_eq(open_switch("127.0.0.1:1", NULL, &s2), -ECONNREFUSED);
+	ck_assert_msg(strstr(err, "127.0.0.1:1"), "err: %s", err);
+	ck_assert_ptr_null(s2);
+	/* a bare path is a unix socket too */
+	ck_assert_msg(open_switch(sock, NULL, &s2) == 0, "%s", err);
+	ops->close(s2);
+}
+END_TEST
+
+START_TEST(sonic_open_gives_up_after_timeout_ms_when_nothing_answers)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char address[sizeof(sa.sun_path) + 8];
+	struct lp_endpoint ep = { .name = "leaf1", .address = address, .timeout_ms = 300 };
+	struct lp_switch *s2 = NULL;
+	struct timespec t0, t1;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), ret;
+	long ms;
+
+	/* a socket that takes connections and never says a word */
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/mute.sock", dir);
+	snprintf(address, sizeof(address), "unix:%s", sa.sun_path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	ck_assert_int_eq(listen(fd, 4), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = ops->open(&ep, &host, &s2, err, sizeof(err));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(fd);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ck_assert_int_eq(ret, -ETIMEDOUT);
+	ck_assert_ptr_null(s2);
+	ck_assert_msg(strstr(err, "no answer within 300 ms") && strstr(err, address), "err: %s",
+		      err);
+	ck_assert_msg(ms >= 250 && ms < 3000, "open gave up after %ld ms, not about 300", ms);
+}
+END_TEST
+
+START_TEST(sonic_open_authenticates_with_the_credentials_first_line)
+{
+	struct lp_switch *s2 = NULL;
+	char address[160];
+
+	ops->close(sw);
+	sw = NULL;
+	redis_stop();
+	redis_start(0, "s3cret pass");
+	snprintf(address, sizeof(address), "unix:%s", sock);
+	ck_assert_int_eq(open_switch(address, NULL, &s2), -EACCES);
+	ck_assert_msg(strstr(err, "NOAUTH"), "err: %s", err);
+	ck_assert_int_eq(open_switch(address, "wrong\n", &s2), -EACCES);
+	ck_assert_msg(!strstr(err, "wrong"), "err shows the password: %s", err);
+	ck_assert_msg(open_switch(address, "s3cret pass\nsecond line\n", &s2) == 0, "%s", err);
+	ck_assert_int_eq(ops->health(s2, err, sizeof(err)), 0);
+	ops->close(s2);
+}
+END_TEST
+
+START_TEST(sonic_vlan_set_moves_the_access_vlan_and_clear_removes_it)
+{
+	hset(CONFIG_DB, "VLAN|Vlan100", "vlanid", "100", NULL);
+	hset(CONFIG_DB, "VLAN_MEMBER|Vlan100|Ethernet0", "tagging_mode", "tagged", NULL);
+	hset(CONFIG_DB, "VLAN_MEMBER|Vlan10|Ethernet4", "tagging_mode", "untagged", NULL);
+
+	ck_assert_msg(ops->vlan_set(sw, "Ethernet0", 10, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(hget("VLAN|Vlan10", "vlanid"), "10");
+	hash_is("VLAN_MEMBER|Vlan10|Ethernet0", "tagging_mode", "untagged", NULL);
+
+	ck_assert_msg(ops->vlan_set(sw, "Ethernet0", 20, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!exists("VLAN_MEMBER|Vlan10|Ethernet0"));
+	hash_is("VLAN_MEMBER|Vlan20|Ethernet0", "tagging_mode", "untagged", NULL);
+	ck_assert(exists("VLAN|Vlan10"));                     /* Ethernet4 is still in it */
+	ck_assert(exists("VLAN_MEMBER|Vlan10|Ethernet4"));
+	ck_assert(exists("VLAN_MEMBER|Vlan100|Ethernet0"));   /* tagged: not loom's */
+
+	ck_assert_msg(ops->vlan_clear(sw, "Ethernet0", err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!exists("VLAN_MEMBER|Vlan20|Ethernet0"));
+	ck_assert(exists("VLAN_MEMBER|Vlan100|Ethernet0"));
+	ck_assert(exists("VLAN_MEMBER|Vlan10|Ethernet4"));
+	ck_assert_msg(ops->vlan_clear(sw, "Ethernet0", err, sizeof(err)) == 0, "%s", err);
+
+	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet99", 10, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strstr(err, "PORT|Ethernet99"), "err: %s", err);
+	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet0", 4095, err, sizeof(err)), -EINVAL);
+}
+END_TEST
+
+START_TEST(sonic_plugin_exports_only_loom_plugin_v1)
+{
+	void *dl = dlopen(SONIC_PLUGIN_DIR "/sonic.so", RTLD_NOW | RTLD_LOCAL);
+	static const char *const internal[] = { "sn_apply_plan", "sn_plan_qos", "sn_qos_read",
+		"sn_connect", "sn_cmd", "sn_conn_init" };
+
+	ck_assert_msg(dl, "%s", dlerror());
+	ck_assert_ptr_nonnull(dlsym(dl, "loom_plugin_v1"));
+	for (size_t i = 0; i < sizeof(internal) / sizeof(internal[0]); i++)
+		ck_assert_msg(!dlsym(dl, internal[i]), "sonic.so exports %s", internal[i]);
+	dlclose(dl);
+}
+END_TEST
+
+/* redis-server on PATH, or skip. */
+static int have_redis_server(void)
+{
+	const char *path = getenv("PATH");
+	char buf[4096], *save = NULL, *d;
+
+	if (!path)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (d = strtok_r(buf, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char f[4200];
+
+		snprintf(f, sizeof(f), "%s/redis-server", *d ? d : ".");
+		if (access(f, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int main(void)
+{
+	Suite *s = suite_create("sonic");
+	TCase *tc = tcase_create("sonic");
+	SRunner *sr;
+	int failed;
+
+	if (!have_redis_server()) {
+		printf("test_sonic: SKIP: no redis-server on PATH (Debian: apt-get install "
+		       "redis-server; tools/deps.sh installs it)\n");
+		return 77;
+	}
+	/* A test that fails ends its process without teardown: its directory
+	 * is inside base, which this process removes at the end. */
+	snprintf(base, sizeof(base), "/tmp/loom-sonic-XXXXXX");
+	if (!mkdtemp(base)) {
+		perror("test_sonic: mkdtemp");
+		return EXIT_FAILURE;
+	}
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, sonic_inventory_reads_device_metadata_and_every_port_in_order);
+	tcase_add_test(tc, sonic_inventory_takes_the_os_version_from_kube_labels_without_lldp);
+	tcase_add_test(tc, sonic_lldp_reports_each_seeded_neighbour);
+	tcase_add_test(tc, sonic_apply_of_the_default_policy_writes_sonic_tables);
+	tcase_add_test(tc, sonic_second_apply_reports_no_change);
+	tcase_add_test(tc, sonic_dry_run_reports_every_change_and_writes_nothing);
+	tcase_add_test(tc, sonic_dry_run_reports_the_one_field_changed_behind_looms_back);
+	tcase_add_test(tc,
+		       sonic_apply_removes_what_loom_wants_gone_and_keeps_fields_it_does_not_manage);
+	tcase_add_test(tc, sonic_qos_read_gives_back_what_apply_wrote);
+	tcase_add_test(tc, sonic_qos_read_reports_the_headroom_buffermgrd_made);
+	tcase_add_test(tc, sonic_qos_read_of_a_switch_without_lossless_config_is_enoent);
+	tcase_add_test(tc, sonic_sample_intent_writes_the_tables_of_sonics_own_sample);
+	tcase_add_test(tc,
+		       sonic_apply_cut_short_by_redis_dying_reports_what_landed_and_completes_later);
+	tcase_add_test(tc, sonic_health_fails_while_redis_is_down_and_recovers_after_restart);
+	tcase_add_test(tc, sonic_open_refuses_bad_addresses_and_names_unreachable_ones);
+	tcase_add_test(tc, sonic_open_gives_up_after_timeout_ms_when_nothing_answers);
+	tcase_add_test(tc, sonic_open_authenticates_with_the_credentials_first_line);
+	tcase_add_test(tc, sonic_vlan_set_moves_the_access_vlan_and_clear_removes_it);
+	tcase_add_test(tc, sonic_plugin_exports_only_loom_plugin_v1);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	{
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+		if (system(cmd) != 0)
+			fprintf(stderr, "test_sonic: could not remove %s\n", base);
+	}
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
