@@ -132,31 +132,10 @@ static int scan_names(struct sn_conn *c, const char *match, size_t prefix, struc
 	return 0;
 }
 
-/* HGETALL (fmt % names[i]) for every name, pipelined, into r[]. */
-static int hgetall_names(struct sn_conn *c, const char *table, char sep, const struct names *ns,
-			 redisReply **r, char *err, size_t errlen)
-{
-	char key[SN_KEY_LEN];
-	int rc;
-
-	for (size_t i = 0; i < ns->n; i++) {
-		snprintf(key, sizeof(key), "%s%c%s", table, sep, ns->v[i]);
-		if ((rc = sn_append(c, err, errlen, "HGETALL", key, NULL)))
-			return rc;
-	}
-	for (size_t i = 0; i < ns->n; i++) {
-		snprintf(key, sizeof(key), "HGETALL %s%c%s", table, sep, ns->v[i]);
-		if ((rc = sn_reply(c, key, &r[i], err, errlen)))
-			return rc;
-	}
-	return 0;
-}
-
+/* The replies r[0..n) and the array itself. */
 static void free_replies(redisReply **r, size_t n)
 {
-	for (size_t i = 0; r && i < n; i++)
-		if (r[i])
-			freeReplyObject(r[i]);
+	sn_replies_clear(r, n);
 	free(r);
 }
 
@@ -284,9 +263,11 @@ static int inventory(struct lp_switch *sw, struct lp_inventory *inv,
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((rc = hgetall_names(c, "PORT", '|', &ports, cfg, err, errlen)) ||
+	if ((rc = sn_hgetall(c, "PORT", '|', (const char *)ports.v, SN_KEY_LEN, ports.n, cfg, err,
+			     errlen)) ||
 	    (rc = sn_select(c, SN_APPL_DB, err, errlen)) ||
-	    (rc = hgetall_names(c, "PORT_TABLE", ':', &ports, oper, err, errlen)))
+	    (rc = sn_hgetall(c, "PORT_TABLE", ':', (const char *)ports.v, SN_KEY_LEN, ports.n, oper,
+			     err, errlen)))
 		goto out;
 	for (size_t i = 0; i < ports.n; i++) {
 		const char *role = sn_hget(cfg[i], "role"), *s;
@@ -328,7 +309,8 @@ static int lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, char 
 		rc = -ENOMEM;
 		goto out;
 	}
-	if ((rc = hgetall_names(c, table, ':', &ifs, r, err, errlen)))
+	if ((rc = sn_hgetall(c, table, ':', (const char *)ifs.v, SN_KEY_LEN, ifs.n, r, err,
+			     errlen)))
 		goto out;
 	for (size_t i = 0; i < ifs.n; i++) {
 		struct lp_neighbor n = { 0 };

@@ -382,33 +382,6 @@ static void ref_name(const char *ref, const char *dflt, char *out, size_t outlen
 	snprintf(out, outlen, "%.*s", (int)n, ref);
 }
 
-/* HGETALL keys[0..n) pipelined into out[0..n). */
-static int hgetall_keys(struct sn_conn *c, char (*keys)[SN_KEY_LEN], size_t n,
-			redisReply **out, char *err, size_t errlen)
-{
-	char what[SN_KEY_LEN + 16];
-	int rc;
-
-	for (size_t i = 0; i < n; i++)
-		if ((rc = sn_append(c, err, errlen, "HGETALL", keys[i], NULL)))
-			return rc;
-	for (size_t i = 0; i < n; i++) {
-		snprintf(what, sizeof(what), "HGETALL %s", keys[i]);
-		if ((rc = sn_reply(c, what, &out[i], err, errlen)))
-			return rc;
-	}
-	return 0;
-}
-
-static void free_replies(redisReply **r, size_t n)
-{
-	for (size_t i = 0; r && i < n; i++)
-		if (r[i])
-			freeReplyObject(r[i]);
-	if (r)
-		memset(r, 0, n * sizeof(*r));
-}
-
 static int nonempty(const redisReply *r)
 {
 	return r && r->type == REDIS_REPLY_ARRAY && r->elements > 0;
@@ -441,24 +414,24 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 	int rc;
 
 	snprintf(keys[0], SN_KEY_LEN, "CABLE_LENGTH|" MAP_NAME);
-	if ((rc = hgetall_keys(c, keys, 1, &cable, err, errlen)))
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, 1, &cable, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		q->ports[i].cable_m = parse_u32(sn_hget(cable, q->ports[i].port));
 		snprintf(keys[i], SN_KEY_LEN, "PORT|%s", q->ports[i].port);
 	}
 	freeReplyObject(cable);
-	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++)
 		q->ports[i].speed_mbps = parse_u32(sn_hget(r[i], "speed"));
-	free_replies(r, n);
+	sn_replies_clear(r, n);
 	if (!q->pfc_mask)
 		return 0;
 	pg_range(q->pfc_mask, range, sizeof(range));
 	for (size_t i = 0; i < n; i++)
 		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PG|%s|%s", q->ports[i].port, range);
-	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		char name[SN_STR_LEN];
@@ -466,15 +439,15 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 		ref_name(sn_hget(r[i], "profile"), "NULL", name, sizeof(name));
 		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PROFILE|%s", name);
 	}
-	free_replies(r, n);
-	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+	sn_replies_clear(r, n);
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		q->ports[i].size_bytes = parse_u32(sn_hget(r[i], "size"));
 		q->ports[i].xon_bytes = parse_u32(sn_hget(r[i], "xon"));
 		q->ports[i].xoff_bytes = parse_u32(sn_hget(r[i], "xoff"));
 	}
-	free_replies(r, n);
+	sn_replies_clear(r, n);
 	return 0;
 }
 
@@ -489,7 +462,7 @@ static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
 	for (unsigned t = 0; t < LP_TCS; t++)
 		snprintf(keys[t], SN_KEY_LEN, "QUEUE|%s|%u", port, t);
 	snprintf(keys[LP_TCS], SN_KEY_LEN, "PFC_WD|%s", port);
-	if ((rc = hgetall_keys(c, keys, LP_TCS + 1, r, err, errlen)))
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, LP_TCS + 1, r, err, errlen)))
 		return rc;
 	for (unsigned t = 0; t < LP_TCS; t++) {
 		ref_name(sn_hget(r[t], "scheduler"), "", sched[t], sizeof(sched[t]));
@@ -504,12 +477,12 @@ static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
 		q->pfcwd.detection_ms = parse_u32(sn_hget(r[LP_TCS], "detection_time"));
 		q->pfcwd.restoration_ms = parse_u32(sn_hget(r[LP_TCS], "restoration_time"));
 	}
-	free_replies(r, LP_TCS + 1);
+	sn_replies_clear(r, LP_TCS + 1);
 	for (unsigned t = 0; t < LP_TCS; t++) {
 		snprintf(keys[t], SN_KEY_LEN, "SCHEDULER|%s", sched[t]);
 		snprintf(keys[LP_TCS + t], SN_KEY_LEN, "WRED_PROFILE|%s", wred[t]);
 	}
-	if ((rc = hgetall_keys(c, keys, 2 * LP_TCS, r, err, errlen)))
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, 2 * LP_TCS, r, err, errlen)))
 		return rc;
 	for (unsigned t = 0; t < LP_TCS; t++) {
 		const char *type = sn_hget(r[t], "type");
@@ -530,7 +503,7 @@ static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
 				(uint8_t)parse_u32(sn_hget(r[LP_TCS + t], "green_drop_probability"));
 		}
 	}
-	free_replies(r, 2 * LP_TCS);
+	sn_replies_clear(r, 2 * LP_TCS);
 	return 0;
 }
 
@@ -572,7 +545,7 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		snprintf(keys[i], SN_KEY_LEN, "PORT_QOS_MAP|%s", names[i]);
-	if ((rc = hgetall_keys(c, keys, n, r, err, errlen)))
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		goto out;
 	for (ref = 0; ref < n && !nonempty(r[ref]); ref++)
 		;
@@ -581,13 +554,13 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 	ref_name(sn_hget(pqm, "tc_to_queue_map"), MAP_NAME, tcq, sizeof(tcq));
 	ref_name(sn_hget(pqm, "tc_to_pg_map"), MAP_NAME, tcpg, sizeof(tcpg));
 	q->pfc_mask = parse_mask(sn_hget(pqm, "pfc_enable"));
-	free_replies(r, n);
+	sn_replies_clear(r, n);
 	pqm = NULL;
 
 	snprintf(keys[0], SN_KEY_LEN, "DSCP_TO_TC_MAP|%s", dscp);
 	snprintf(keys[1], SN_KEY_LEN, "TC_TO_QUEUE_MAP|%s", tcq);
 	snprintf(keys[2], SN_KEY_LEN, "TC_TO_PRIORITY_GROUP_MAP|%s", tcpg);
-	if ((rc = hgetall_keys(c, keys, 3, maps, err, errlen)))
+	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, 3, maps, err, errlen)))
 		goto out;
 	if (ref == n && !nonempty(maps[0])) {
 		snprintf(err, errlen, "no lossless configuration: no DSCP_TO_TC_MAP|%s and no "
@@ -613,8 +586,8 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 		goto out;
 	rc = read_ports(c, q, keys, r, err, errlen);
 out:
-	free_replies(maps, 3);
-	free_replies(r, nk);
+	sn_replies_clear(maps, 3);
+	sn_replies_clear(r, nk);
 	free(names);
 	free(keys);
 	free(r);

@@ -477,3 +477,40 @@ void sn_sigpipe_restore(struct sn_sigpipe *s)
 	}
 	pthread_sigmask(SIG_SETMASK, &s->old, NULL);
 }
+
+static void hgetall_key(const char *table, char sep, const char *name, char *key, size_t len)
+{
+	if (table)
+		snprintf(key, len, "%s%c%s", table, sep, name);
+	else
+		snprintf(key, len, "%s", name);
+}
+
+int sn_hgetall(struct sn_conn *c, const char *table, char sep, const char *names,
+	       size_t stride, size_t n, redisReply **out, char *err, size_t errlen)
+{
+	char key[512], what[528];
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		hgetall_key(table, sep, names + i * stride, key, sizeof(key));
+		if ((rc = sn_append(c, err, errlen, "HGETALL", key, NULL)))
+			return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		hgetall_key(table, sep, names + i * stride, key, sizeof(key));
+		snprintf(what, sizeof(what), "HGETALL %s", key);
+		if ((rc = sn_reply(c, what, &out[i], err, errlen)))
+			return rc;
+	}
+	return 0;
+}
+
+void sn_replies_clear(redisReply **r, size_t n)
+{
+	for (size_t i = 0; r && i < n; i++) {
+		if (r[i])
+			freeReplyObject(r[i]);
+		r[i] = NULL;
+	}
+}

@@ -67,6 +67,14 @@ int sn_appendv(struct sn_conn *c, int argc, const char **argv, char *err, size_t
 int sn_reply(struct sn_conn *c, const char *what, redisReply **reply, char *err,
 	     size_t errlen);
 
+/* HGETALL of n keys, pipelined, replies into out[0..n): key i is
+ * "<table><sep><names + i * stride>", or the name itself when table is
+ * NULL (names: n NUL-terminated strings `stride` bytes apart). */
+int sn_hgetall(struct sn_conn *c, const char *table, char sep, const char *names,
+	       size_t stride, size_t n, redisReply **out, char *err, size_t errlen);
+/* Free the replies r[0..n) (NULLs skipped) and set them to NULL. */
+void sn_replies_clear(redisReply **r, size_t n);
+
 /* SCAN the selected database for keys matching `match` (a glob), calling
  * fn(ctx, key) once per key SCAN returns (SCAN may return a key twice). fn
  * returning non-zero stops the scan with that value. */
