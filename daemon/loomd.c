@@ -286,7 +286,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("route requests: %s", err);
 		goto out;
 	}
-	if (!(d.qos = qos_new(d.base, d.conf, err, sizeof(err)))) {
+	if (!(d.qos = qos_new(d.base, d.conf, d.store, err, sizeof(err)))) {
 		log_err("qos requests: %s", err);
 		goto out;
 	}

@@ -5,7 +5,16 @@
  * joins it and answers (as daemon/routes.c does). Every switch thread opens
  * its own plugin handle, so no handle is ever used by two threads. Plugins
  * are loaded by the loop, once per name, and stay loaded until qos_free():
- * a request never sees one unloaded under it. */
+ * a request never sees one unloaded under it.
+ *
+ * The loop also keeps each switch's last known state. A change of state
+ * (in policy, drifted, unreachable, partial) is an event in the store
+ * (kind qos_state), and so is every apply that changed keys (qos_applied).
+ * Every roce.interval seconds all switches are read back (status), or,
+ * with roce.reapply, the policy is applied again (a drifted switch is put
+ * back, the keys that drifted named in the event). A switch whose apply
+ * failed (partial or unreachable) is tried again after 5 s, then 10, 20,
+ * ... up to 5 minutes, until it is in policy. */
 #include "autoconf.h"
 #include "qos.h"
 
@@ -18,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -29,10 +39,14 @@
 #include "plugin.h"
 #include "proto.h"
 #include "qos_policy.h"
+#include "store.h"
+#include "store_routing.h"
 
 #define QOS_MAX_PLUGINS 16
 #define QOS_TIMEOUT_MS 5000
 #define QOS_CRED_MAX 4096
+#define QOS_RETRY_FIRST_S 5
+#define QOS_RETRY_MAX_S 300
 
 enum qos_mode { QOS_PLAN, QOS_STATUS, QOS_APPLY };
 
@@ -61,7 +75,8 @@ struct qjob {
 struct qreq {
 	struct qreq *next;
 	struct qos_mod *m;
-	struct ctl_req *req;
+	struct ctl_req *req;               /* NULL: loomd's own (interval, retry) */
+	int periodic;
 	enum qos_mode mode;
 	pthread_t thread;
 	atomic_int finished;
@@ -69,8 +84,22 @@ struct qreq {
 	struct qjob *jobs;
 };
 
+/* What the loop knows of one configured switch between requests. */
+struct sw_state {
+	char name[LOOM_NAME_LEN];
+	char state[16];           /* "" until a request has seen it */
+	int backoff_s;            /* of the next retry; 0: none pending */
+	struct event *retry_ev;
+	struct qos_mod *m;
+};
+
 struct qos_mod {
 	struct event_base *base;
+	struct store *store;               /* the loop's connection, for events */
+	struct sw_state *sw;               /* one per configured switch */
+	int n_sw;
+	struct event *interval_ev;
+	int periodic_running;
 	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
 	struct loaded_plugin plugins[QOS_MAX_PLUGINS];
 	int n_plugins;
@@ -271,14 +300,140 @@ static void req_answer(struct qreq *q)
 		const char *state = json_string_value(json_object_get(q->jobs[i].result, "state"));
 
 		in_policy += state && !strcmp(state, "in policy");
-		json_array_append_new(list, q->jobs[i].result ? q->jobs[i].result :
+		json_array_append_new(list, q->jobs[i].result ? json_incref(q->jobs[i].result) :
 				      json_pack("{s:s, s:s}", "name", q->jobs[i].sw.name,
 						"state", "unreachable"));
-		q->jobs[i].result = NULL;
 	}
 	ctl_reply_ok(q->req, json_pack("{s:s, s:I, s:I, s:o}", "mode", mode_names[q->mode],
 				       "switches_total", (json_int_t)q->n, "in_policy",
 				       (json_int_t)in_policy, "switches", list));
+}
+
+static struct sw_state *sw_find(struct qos_mod *m, const char *name)
+{
+	for (int i = 0; i < m->n_sw; i++)
+		if (!strcmp(m->sw[i].name, name))
+			return &m->sw[i];
+	return NULL;
+}
+
+/* "PORT_QOS_MAP|Ethernet4 pfc_enable, ..." of a switch's changed keys. */
+static void keys_text(const json_t *keys, char *buf, size_t len)
+{
+	size_t i, n = 0;
+	json_t *k;
+
+	buf[0] = '\0';
+	json_array_foreach(keys, i, k) {
+		if (i == 8) {
+			snprintf(buf + n, len - n, ", ... (%zu in all)", json_array_size(keys));
+			return;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %s", i ? ", " : "",
+				      json_string_value(json_object_get(k, "key")),
+				      json_string_value(json_object_get(k, "field")));
+		if (n >= len)
+			return;
+	}
+}
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg);
+static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
+			 const char *only, int periodic, char *err, size_t errlen);
+
+static void event_now(struct qos_mod *m, const char *severity, const char *kind,
+		      const char *name, const char *old_value, const char *new_value)
+{
+	char subject[LOOM_NAME_LEN + 8];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(subject, sizeof(subject), "switch %s", name);
+	if (m->store && store_record_event(m->store, (double)ts.tv_sec + ts.tv_nsec / 1e9, 0,
+					   severity, kind, subject, old_value, new_value) < 0)
+		log_warn("switch %s: cannot record a %s event", name, kind);
+}
+
+/* The loop's view after a request: events for changes of state and for
+ * applies, retries for failed applies. */
+static void note_results(struct qos_mod *m, struct qreq *q)
+{
+	for (size_t i = 0; i < q->n; i++) {
+		const json_t *r = q->jobs[i].result;
+		const char *state = json_string_value(json_object_get(r, "state"));
+		const char *error = json_string_value(json_object_get(r, "error"));
+		json_int_t landed = json_integer_value(json_object_get(r, "landed"));
+		struct sw_state *st = sw_find(m, q->jobs[i].sw.name);
+		char keys[512], what[700];
+
+		if (!st || !state)
+			continue;
+		keys_text(json_object_get(r, "keys"), keys, sizeof(keys));
+		if (strcmp(st->state, state) && (st->state[0] || strcmp(state, "in policy"))) {
+			snprintf(what, sizeof(what), "%s%s%s", state,
+				 error ? ": " : !strcmp(state, "drifted") ? ": " : "",
+				 error ? error : !strcmp(state, "drifted") ? keys : "");
+			event_now(m, strcmp(state, "in policy") ? "warning" : "notice", "qos_state",
+				  st->name, st->state[0] ? st->state : "unknown", what);
+			log_msg(strcmp(state, "in policy") ? LOG_LVL_WARNING : LOG_LVL_NOTICE,
+				"switch %s: %s -> %s", st->name, st->state[0] ? st->state : "unknown",
+				what);
+		}
+		if (q->periodic && q->mode == QOS_APPLY && landed > 0 && !strcmp(st->state, state)) {
+			/* Re-applied by the interval: the state did not change,
+			 * but the switch had drifted. */
+			snprintf(what, sizeof(what), "drifted (re-applied): %s", keys);
+			event_now(m, "warning", "qos_state", st->name, st->state, what);
+			log_warn("switch %s: %s", st->name, what);
+		}
+		if (q->mode == QOS_APPLY && landed > 0) {
+			snprintf(what, sizeof(what), "%lld keys: %s", (long long)landed, keys);
+			event_now(m, "notice", "qos_applied", st->name, "", what);
+		}
+		snprintf(st->state, sizeof(st->state), "%s", state);
+		if (q->mode != QOS_APPLY)
+			continue;
+		if (!strcmp(state, "in policy")) {
+			st->backoff_s = 0;
+			if (st->retry_ev)
+				evtimer_del(st->retry_ev);
+		} else if (st->retry_ev && !evtimer_pending(st->retry_ev, NULL)) {
+			struct timeval tv;
+
+			st->backoff_s = st->backoff_s ? st->backoff_s * 2 : QOS_RETRY_FIRST_S;
+			if (st->backoff_s > QOS_RETRY_MAX_S)
+				st->backoff_s = QOS_RETRY_MAX_S;
+			tv = (struct timeval){ st->backoff_s, 0 };
+			evtimer_add(st->retry_ev, &tv);
+			log_notice("switch %s: apply %s; trying again in %d s", st->name, state,
+				   st->backoff_s);
+		}
+	}
+}
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sw_state *st = arg;
+	char err[256];
+
+	(void)fd;
+	(void)what;
+	if (start_request(st->m, NULL, QOS_APPLY, st->name, 0, err, sizeof(err)) < 0)
+		log_warn("switch %s: cannot retry the apply: %s", st->name, err);
+}
+
+static void interval_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qos_mod *m = arg;
+	char err[256];
+
+	(void)fd;
+	(void)what;
+	if (m->periodic_running)
+		return;   /* the last read-back is still under way: skip this one */
+	if (start_request(m, NULL, m->conf->roce_reapply ? QOS_APPLY : QOS_STATUS, NULL, 1, err,
+			  sizeof(err)) < 0)
+		log_warn("switches: cannot start the periodic read-back: %s", err);
 }
 
 static void reap(struct qos_mod *m, int all)
@@ -293,8 +448,13 @@ static void reap(struct qos_mod *m, int all)
 			continue;
 		}
 		pthread_join(q->thread, NULL);
-		req_answer(q);
+		if (q->req)
+			req_answer(q);
+		note_results(m, q);
+		m->periodic_running -= q->periodic;
 		*pp = q->next;
+		for (size_t i = 0; i < q->n; i++)
+			json_decref(q->jobs[i].result);
 		free(q->jobs);
 		free(q);
 	}
@@ -341,32 +501,30 @@ found:
 	return lp->p ? plugin_ops(lp->p) : NULL;
 }
 
-static void start(struct ctl_req *req, json_t *args, struct qos_mod *m, enum qos_mode mode)
+/* A request on every switch, or on `only`. req NULL: loomd's own. 0, or
+ * -errno with err (-ENOENT: no such switch). */
+static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
+			 const char *only, int periodic, char *err, size_t errlen)
 {
-	json_t *one = json_object_get(args, "switch");
 	const struct loom_config *c = m->conf;
 	struct qreq *q;
 	int rc;
 
-	if (one && !json_is_string(one)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"switch\" must be a switch's name");
-		return;
-	}
 	if (!c->n_switches) {
-		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no switches are configured (loom.yaml "
-			      "switches:, see loom.yaml(5))");
-		return;
+		snprintf(err, errlen, "no switches are configured (loom.yaml switches:, see "
+			 "loom.yaml(5))");
+		return -ENOENT;
 	}
-	if (!(q = calloc(1, sizeof(*q))) || !(q->jobs = calloc((size_t)c->n_switches,
-							       sizeof(*q->jobs)))) {
+	if (!(q = calloc(1, sizeof(*q))) ||
+	    !(q->jobs = calloc((size_t)c->n_switches, sizeof(*q->jobs)))) {
 		free(q);
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
-		return;
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
 	}
 	for (int i = 0; i < c->n_switches; i++) {
 		struct qjob *j = &q->jobs[q->n];
 
-		if (one && strcmp(json_string_value(one), c->switches[i].name))
+		if (only && strcmp(only, c->switches[i].name))
 			continue;
 		j->mode = mode;
 		j->sw = c->switches[i];
@@ -376,23 +534,41 @@ static void start(struct ctl_req *req, json_t *args, struct qos_mod *m, enum qos
 		q->n++;
 	}
 	if (!q->n) {
-		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no switch \"%s\" in the configuration",
-			      json_string_value(one));
+		snprintf(err, errlen, "no switch \"%s\" in the configuration", only);
 		free(q->jobs);
 		free(q);
-		return;
+		return -ENOENT;
 	}
 	q->m = m;
 	q->req = req;
 	q->mode = mode;
+	q->periodic = periodic;
 	if ((rc = pthread_create(&q->thread, NULL, req_thread, q)) != 0) {
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(rc));
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(rc));
 		free(q->jobs);
 		free(q);
-		return;
+		return -rc;
 	}
+	m->periodic_running += periodic;
 	q->next = m->running;
 	m->running = q;
+	return 0;
+}
+
+static void start(struct ctl_req *req, json_t *args, struct qos_mod *m, enum qos_mode mode)
+{
+	json_t *one = json_object_get(args, "switch");
+	char err[256];
+	int rc;
+
+	if (one && !json_is_string(one)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"switch\" must be a switch's name");
+		return;
+	}
+	rc = start_request(m, req, mode, one ? json_string_value(one) : NULL, 0, err, sizeof(err));
+	if (rc < 0)
+		ctl_reply_err(req, rc == -ENOENT ? PROTO_ERR_NOTFOUND : PROTO_ERR_INTERNAL, "%s",
+			      err);
 }
 
 static void cmd_plan(struct ctl_req *req, json_t *args, void *arg)
@@ -412,30 +588,69 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- life cycle ----------------------------------------------------------- */
 
+static void sw_states_free(struct sw_state *sw, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (sw[i].retry_ev)
+			event_free(sw[i].retry_ev);
+	free(sw);
+}
+
 int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
 {
 	struct loom_config *c = malloc(sizeof(*c));
+	struct sw_state *sw = calloc((size_t)conf->n_switches + 1, sizeof(*sw));
 
-	if (!c)
+	if (!c || !sw) {
+		free(c);
+		free(sw);
 		return -ENOMEM;
+	}
 	memcpy(c, conf, sizeof(*c));
+	/* Known states carry over by name; pending retries do not (the
+	 * switch's settings may have changed: the next interval decides). */
+	for (int i = 0; i < conf->n_switches; i++) {
+		const struct sw_state *old = sw_find(m, conf->switches[i].name);
+
+		snprintf(sw[i].name, sizeof(sw[i].name), "%s", conf->switches[i].name);
+		if (old)
+			memcpy(sw[i].state, old->state, sizeof(sw[i].state));
+		sw[i].m = m;
+		sw[i].retry_ev = evtimer_new(m->base, retry_cb, &sw[i]);
+	}
+	sw_states_free(m->sw, m->n_sw);
+	m->sw = sw;
+	m->n_sw = conf->n_switches;
 	free(m->conf);
 	m->conf = c;
+	if (m->interval_ev) {
+		evtimer_del(m->interval_ev);
+		if (c->roce_interval > 0 && c->n_switches > 0) {
+			struct timeval tv = { c->roce_interval, 0 };
+
+			event_add(m->interval_ev, &tv);
+		}
+	}
 	return 0;
 }
 
-struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf, char *err,
-			size_t errlen)
+struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
+			struct store *store, char *err, size_t errlen)
 {
 	struct qos_mod *m = calloc(1, sizeof(*m));
 
-	if (!m || qos_reconfigure(m, conf) < 0) {
-		free(m);
+	if (!m) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	m->base = base;
+	m->store = store;
 	m->pipe_fd[0] = m->pipe_fd[1] = -1;
+	m->interval_ev = event_new(base, -1, EV_PERSIST, interval_cb, m);
+	if (!m->interval_ev || qos_reconfigure(m, conf) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	if (pipe2(m->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		goto fail;
@@ -456,6 +671,9 @@ void qos_free(struct qos_mod *m)
 	if (!m)
 		return;
 	reap(m, 1);
+	if (m->interval_ev)
+		event_free(m->interval_ev);
+	sw_states_free(m->sw, m->n_sw);
 	if (m->pipe_ev)
 		event_free(m->pipe_ev);
 	if (m->pipe_fd[0] >= 0)

@@ -132,24 +132,21 @@ int store_record_routing_run(struct store *st, const struct store_routing_run *r
 	return rc == SQLITE_DONE ? 0 : fail(db, "prune routing runs");
 }
 
-int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
-			   const char *severity, const char *kind, const char *subject,
-			   const char *old_value, const char *new_value)
+int store_record_event(struct store *st, double time, int64_t subnet_id, const char *severity,
+		       const char *kind, const char *subject, const char *old_value,
+		       const char *new_value)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s;
-	int64_t sid;
 	int rc;
 
-	if ((rc = sm_subnet(db, sm_guid, &sid)) < 0)
-		return rc;
 	if (sqlite3_prepare_v2(db, "INSERT INTO events (time, subnet_id, severity, kind, subject, "
 			       "old_value, new_value) VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &s, NULL)
 	    != SQLITE_OK)
-		return fail(db, "insert OpenSM event");
+		return fail(db, "insert event");
 	sqlite3_bind_double(s, 1, time);
-	if (sid)
-		sqlite3_bind_int64(s, 2, sid);
+	if (subnet_id)
+		sqlite3_bind_int64(s, 2, subnet_id);
 	sqlite3_bind_text(s, 3, severity, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, kind, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 5, subject, -1, SQLITE_STATIC);
@@ -157,7 +154,19 @@ int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
 	sqlite3_bind_text(s, 7, new_value ? new_value : "", -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "insert OpenSM event");
+	return rc == SQLITE_DONE ? 0 : fail(db, "insert event");
+}
+
+int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
+			   const char *severity, const char *kind, const char *subject,
+			   const char *old_value, const char *new_value)
+{
+	int64_t sid;
+	int rc;
+
+	if ((rc = sm_subnet(store_db(st), sm_guid, &sid)) < 0)
+		return rc;
+	return store_record_event(st, time, sid, severity, kind, subject, old_value, new_value);
 }
 
 int store_osm_lid_desc(struct store *st, uint64_t sm_guid, unsigned lid, char *buf, size_t len)

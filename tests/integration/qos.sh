@@ -11,6 +11,10 @@
 #  3. A switch whose Redis is gone is unreachable (exit 1), the others stay
 #     in policy; a plugin of another ABI version is refused, naming both.
 #  4. A reload with a contradictory policy is refused; the running one stays.
+#  5. With roce.interval and reapply, loomd reads the switches back by
+#     itself: drift is an event naming the key and is put back; a switch that
+#     could not be applied is retried with backoff and is in policy once its
+#     Redis is back. Changes of state are events (loomctl events).
 set -eu
 . "$(dirname "$0")/lib.sh"
 command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
@@ -128,3 +132,29 @@ loom_until 50 grep -q "roce.ecn: min_bytes 2000000 must be below max_bytes 10000
 loom_ctl qos plan --switch leaf1 >"$work/after.out" || :
 grep -q "^leaf1 .*in policy" "$work/after.out" || loom_fail "the running policy did not stay"
 loom_ok "a reload with ECN min above max is refused (line and key named); the running policy stays"
+
+# ---- 5. periodic read-back, re-apply, retry -----------------------------------------
+conf "  interval: 10" "  reapply: true"
+sed -i 's/^  interval: 0$//' "$work/loom.yaml"
+n=$(grep -c "configuration reloaded" "$work/loomd.log" || :)
+kill -HUP "$LOOMD_PID"
+loom_until 50 sh -c "[ \$(grep -c 'configuration reloaded' '$work/loomd.log') -gt $n ]" ||
+	loom_fail "no reload with interval 10"
+r leaf1 -n 4 hset "WRED_PROFILE|AZURE_LOSSLESS" green_max_threshold 999 >/dev/null
+loom_until 250 sh -c "[ \"\$(redis-cli -s '$work/leaf1.sock' -n 4 hget 'WRED_PROFILE|AZURE_LOSSLESS' \
+	green_max_threshold)\" = 1500000 ]" || loom_fail "the drift was not put back within 25 s"
+loom_ctl events --limit 50 >"$work/events.out"
+grep "qos_applied" "$work/events.out" | grep -q "WRED_PROFILE|AZURE_LOSSLESS green_max_threshold" &&
+	grep "qos_state .*switch leaf1" "$work/events.out" |
+	grep -q "drifted (re-applied): WRED_PROFILE|AZURE_LOSSLESS green_max_threshold" ||
+	loom_fail "no drift and apply events naming the key: $(cat "$work/events.out")"
+loom_ok "with reapply, loomd found the drifted WRED threshold by itself and put it back (event)"
+loom_until 250 grep -q "switch leaf2: apply unreachable; trying again in" "$work/loomd.log" ||
+	loom_fail "the unreachable leaf2 is not retried"
+start_switch leaf2 2
+loom_until 300 sh -c "loomctl_s() { '$B/loomctl' -s '$work/loomd.sock' \"\$@\"; }; \
+	loomctl_s events --limit 20 | grep -q 'switch leaf2.*unreachable.*in policy'" ||
+	loom_fail "leaf2 back: not in policy by retry: $(loom_ctl events --limit 10)"
+[ "$(r leaf2 -n 4 hget "CABLE_LENGTH|AZURE" Ethernet0)" = 30m ] ||
+	loom_fail "leaf2 after its retry: no cable lengths"
+loom_ok "the unreachable leaf2 was retried with backoff and is in policy once its Redis is back"
