@@ -164,12 +164,12 @@ static int count_change(void *ctx, const struct lp_change *c)
 static int read_credentials(const char *path, char *buf, size_t len, char *err,
 			    size_t errlen)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = errno;
 	ssize_t n;
 
 	if (fd < 0) {
-		snprintf(err, errlen, "credentials %s: %s", path, strerror(errno));
-		return -errno;
+		snprintf(err, errlen, "credentials %s: %s", path, strerror(e));
+		return -e;
 	}
 	n = read(fd, buf, len - 1);
 	close(fd);
@@ -204,7 +204,7 @@ static void *job_thread(void *arg)
 	struct lp_inventory inv;
 	struct lp_qos *want = malloc(sizeof(*want));
 	struct lp_switch *sw = NULL;
-	char creds[QOS_CRED_MAX], err[1024] = "";
+	char creds[QOS_CRED_MAX] = "", err[1024] = "";
 	size_t left = 0;
 	int rc;
 
@@ -244,6 +244,7 @@ static void *job_thread(void *arg)
 			snprintf(err, sizeof(err), "%zu keys still differ after the apply", left);
 	}
 out:
+	explicit_bzero(creds, sizeof(creds));
 	if (sw)
 		j->ops->close(sw);
 	j->result = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:o}", "name", j->sw.name,
