@@ -1,0 +1,532 @@
+/* plugins/eos/eos.c: the `eos` switch plugin (eos.so): Arista EOS switches
+ * through eAPI, the JSON-RPC 2.0 "Command API" over HTTP(S) (libcurl,
+ * jansson). The ops table of plugins/loom_plugin.h; this file holds the
+ * handle, inventory, LLDP, VLANs and health. The QoS translation is
+ * eos_qos.c, eAPI access (runCmds, errors, TLS options) eos_rpc.c.
+ *
+ * loom.yaml:  switches: - { name: leaf1, plugin: eos,
+ *                           address: "https://leaf1.mgmt:443",
+ *                           credentials: /etc/loom/leaf1.cred,
+ *                           options: "cacert=/etc/loom/ca.pem" }
+ * credentials: one line "user:password" (HTTP basic auth, as eAPI wants);
+ * options: "insecure" (no certificate checks), "cacert=/path".
+ *
+ * eAPI commands and the JSON fields used. Sources: Arista's Command API
+ * overview and "eAPI 101" (eos.arista.com) for the request, runCmds and
+ * "show version"'s systemMacAddress; NAPALM's eos driver (napalm/eos/eos.py:
+ * "show lldp neighbors detail" fields, the quoted interfaceId, text format
+ * {"output"} and eAPI's "CLI command 2 of 2 '...' failed: ..." message);
+ * ANTA's LLDP test (interfaceId_v2); public eAPI scripts found through the
+ * code search (show version, show hostname, show interfaces status fields).
+ * Not checked against a real switch here.
+ *   show version (json):         modelName, version, systemMacAddress
+ *   show hostname (json):        hostname
+ *   show interfaces status (json): interfaceStatuses{<name>: {bandwidth
+ *                                (bit/s), linkStatus ("connected",
+ *                                "notconnect", "disabled", "errdisabled")}}
+ *                                Ethernet ports only. admin_up = linkStatus
+ *                                not "disabled"; oper_up = "connected". MTU
+ *                                is not in this output: 0 (unknown).
+ *   show lldp neighbors detail (json): lldpNeighbors{<local port>:
+ *                                {lldpNeighborInfo: [{chassisId (with
+ *                                chassisIdType "macAddress": "001c.7300.1000",
+ *                                reported as 00:1c:73:00:10:00), systemName,
+ *                                neighborInterfaceInfo: {interfaceId_v2 (else
+ *                                interfaceId, quoted), interfaceDescription}}]}}
+ *   show running-config (text):  {"output": ...}: the QoS lines, see
+ *                                eos_qos.c (no json show command's fields
+ *                                could be confirmed for QoS).
+ *   enable / configure session <name> / commit / abort, configure,
+ *   interface <port>, switchport access vlan <vid>, no switchport access vlan.
+ * Unconfirmed: whether every EOS release accepts "enable" as a plain
+ * string when an enable secret is set (it then needs {"cmd":"enable",
+ * "input":...}; not supported), the kbytes unit (10^3 assumed), QoS
+ * defaults (eos_qos.c).
+ *
+ * qos_read: the same running-config lines, for the ports the caller names
+ * (the first of them with PFC stands for all: loom sets them alike).
+ *
+ * qos_apply: read the running-config, compute the lines that differ,
+ * report each (key = config context, "interface Ethernet1/tx-queue 3";
+ * field = the setting; before / after), and unless dry_run send all of
+ * them in ONE runCmds: ["enable", "configure session loom-<pid>-<n>",
+ * lines (with "interface X", "tx-queue q", "exit" around them), "commit"],
+ * so they land together or not at all; then report them done = 1. Nothing
+ * differs: no configure at all. When eAPI refuses a command, the session
+ * is aborted (a second runCmds: "enable", "configure session <s>",
+ * "abort"), every change is reported done = 0, and the op returns -EIO
+ * naming the failing command (1-based, as eAPI counts) and eAPI's error
+ * text. When the answer is lost (timeout, connection reset, HTTP error),
+ * the session is aborted if still pending and the running-config read
+ * again: each change is reported done = 1 if the switch holds it now, else 0
+ * (all or nothing, as a session commits). Everything landed:
+ * 0; else the transport's error. vlan_set / vlan_clear: plain "configure"
+ * (one line each). health: "show version". */
+#include "autoconf.h"
+#include "eos.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!sw->host || !sw->host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sw->host->log(level, sw->name, "%s", msg);
+}
+
+static void copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+static const char *jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* runCmds with the commands given (NULL-terminated, at most 8). */
+static int run(struct lp_switch *sw, const char *format, json_t **res, char *err, size_t errlen,
+	       ...) __attribute__((sentinel));
+static int run(struct lp_switch *sw, const char *format, json_t **res, char *err, size_t errlen,
+	       ...)
+{
+	const char *cmds[8];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, errlen);
+	while (n < sizeof(cmds) / sizeof(cmds[0]) && (cmds[n] = va_arg(ap, const char *)))
+		n++;
+	va_end(ap);
+	return eos_run(&sw->conn, cmds, n, format, res, NULL, err, errlen);
+}
+
+/* ---- open, close, health ------------------------------------------------ */
+
+static int eos_health(struct lp_switch *sw, char *err, size_t errlen)
+{
+	json_t *r;
+	int rc = run(sw, "json", &r, err, errlen, "show version", NULL);
+
+	json_decref(r);
+	return rc;
+}
+
+static int eos_open(const struct lp_endpoint *ep, const struct lp_host *host,
+		    struct lp_switch **out, char *err, size_t errlen)
+{
+	struct lp_switch *sw;
+	int rc;
+
+	*out = NULL;
+	if (!(sw = calloc(1, sizeof(*sw)))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	copy_str(sw->name, sizeof(sw->name), ep->name);
+	sw->host = host;
+	if ((rc = eos_conn_init(&sw->conn, ep, err, errlen)) ||
+	    (rc = eos_health(sw, err, errlen))) {
+		eos_conn_fini(&sw->conn);
+		free(sw);
+		return rc;
+	}
+	sw_log(sw, LP_LOG_INFO, "eAPI answers at %s", sw->conn.url);
+	*out = sw;
+	return 0;
+}
+
+static void eos_close(struct lp_switch *sw)
+{
+	if (!sw)
+		return;
+	eos_conn_fini(&sw->conn);
+	free(sw);
+}
+
+/* ---- inventory, LLDP -------------------------------------------------------- */
+
+struct pname {
+	char name[LP_NAME_LEN];
+	json_t *st;
+};
+
+static int pname_cmp(const void *a, const void *b)
+{
+	return strverscmp(((const struct pname *)a)->name, ((const struct pname *)b)->name);
+}
+
+static int eos_inventory(struct lp_switch *sw, struct lp_inventory *inv,
+			 const struct lp_port_sink *sink, char *err, size_t errlen)
+{
+	json_t *r, *ver, *ifs, *st;
+	struct pname *v = NULL;
+	const char *name;
+	size_t n = 0;
+	int rc;
+
+	memset(inv, 0, sizeof(*inv));
+	if ((rc = run(sw, "json", &r, err, errlen, "show version", "show hostname",
+		      "show interfaces status", NULL)))
+		return rc;
+	ver = json_array_get(r, 0);
+	copy_str(inv->model, sizeof(inv->model), jstr(ver, "modelName"));
+	copy_str(inv->os_version, sizeof(inv->os_version), jstr(ver, "version"));
+	copy_str(inv->mac, sizeof(inv->mac), jstr(ver, "systemMacAddress"));
+	copy_str(inv->hostname, sizeof(inv->hostname), jstr(json_array_get(r, 1), "hostname"));
+	ifs = json_object_get(json_array_get(r, 2), "interfaceStatuses");
+	if (!json_is_object(ifs)) {
+		snprintf(err, errlen, "show interfaces status: no interfaceStatuses in the answer");
+		rc = -EPROTO;
+		goto out;
+	}
+	if (!(v = calloc(json_object_size(ifs) + 1, sizeof(*v)))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	json_object_foreach(ifs, name, st) {
+		if (strncmp(name, "Ethernet", 8) || strlen(name) >= LP_NAME_LEN)
+			continue;       /* Management, Port-Channel, Vlan, ... */
+		copy_str(v[n].name, LP_NAME_LEN, name);
+		v[n++].st = st;
+	}
+	qsort(v, n, sizeof(*v), pname_cmp);
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct lp_port p = { 0 };
+		const char *link = jstr(v[i].st, "linkStatus");
+		json_t *bw = json_object_get(v[i].st, "bandwidth");
+
+		copy_str(p.name, sizeof(p.name), v[i].name);
+		p.speed_mbps = (uint32_t)(json_number_value(bw) / 1e6);
+		p.admin_up = !link || (strcmp(link, "disabled") != 0);
+		p.oper_up = link && !strcmp(link, "connected");
+		if (sink && sink->port)
+			rc = sink->port(sink->ctx, &p);
+	}
+out:
+	free(v);
+	json_decref(r);
+	return rc;
+}
+
+/* EOS shows MAC chassis IDs as "001c.7300.1000" (chassisIdType
+ * "macAddress"); loom (and SONiC) write "00:1c:73:00:10:00". */
+static void chassis_id(char *out, size_t len, const char *id, const char *type)
+{
+	unsigned v[3];
+	char end;
+
+	if (id && type && !strcmp(type, "macAddress") &&
+	    sscanf(id, "%4x.%4x.%4x%c", &v[0], &v[1], &v[2], &end) == 3 && strlen(id) == 14)
+		snprintf(out, len, "%02x:%02x:%02x:%02x:%02x:%02x", v[0] >> 8, v[0] & 0xff,
+			 v[1] >> 8, v[1] & 0xff, v[2] >> 8, v[2] & 0xff);
+	else
+		copy_str(out, len, id);
+}
+
+static int eos_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, char *err,
+		    size_t errlen)
+{
+	json_t *r, *nb, *e;
+	const char *port;
+	int rc;
+
+	if ((rc = run(sw, "json", &r, err, errlen, "show lldp neighbors detail", NULL)))
+		return rc;
+	nb = json_object_get(json_array_get(r, 0), "lldpNeighbors");
+	json_object_foreach(nb, port, e) {
+		json_t *info = json_object_get(e, "lldpNeighborInfo"), *x;
+		size_t i;
+
+		json_array_foreach(info, i, x) {
+			json_t *ni = json_object_get(x, "neighborInterfaceInfo");
+			const char *pid = jstr(ni, "interfaceId_v2");
+			struct lp_neighbor n = { 0 };
+
+			copy_str(n.local_port, sizeof(n.local_port), port);
+			chassis_id(n.chassis_id, sizeof(n.chassis_id), jstr(x, "chassisId"),
+				   jstr(x, "chassisIdType"));
+			copy_str(n.sys_name, sizeof(n.sys_name), jstr(x, "systemName"));
+			if (!pid && (pid = jstr(ni, "interfaceId"))) {
+				/* older releases quote it: "\"Ethernet1\"" */
+				size_t l = strlen(pid);
+
+				if (l >= 2 && pid[0] == '"' && pid[l - 1] == '"')
+					snprintf(n.port_id, sizeof(n.port_id), "%.*s", (int)(l - 2),
+						 pid + 1);
+				else
+					copy_str(n.port_id, sizeof(n.port_id), pid);
+			} else {
+				copy_str(n.port_id, sizeof(n.port_id), pid);
+			}
+			copy_str(n.port_desc, sizeof(n.port_desc), jstr(ni, "interfaceDescription"));
+			if (sink && sink->neighbor && (rc = sink->neighbor(sink->ctx, &n)))
+				goto out;
+		}
+	}
+out:
+	json_decref(r);
+	return rc;
+}
+
+/* ---- QoS -------------------------------------------------------------------- */
+
+static int read_state(struct lp_switch *sw, const struct lp_port_buffer *ports, size_t n,
+		      struct eos_state *st, char *err, size_t errlen)
+{
+	const char **names = calloc(n + 1, sizeof(*names));
+	const char *out;
+	json_t *r = NULL;
+	int rc;
+
+	if (!names) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		names[i] = ports[i].port;
+	if (!(rc = run(sw, "text", &r, err, errlen, "enable", "show running-config", NULL))) {
+		if (!(out = jstr(json_array_get(r, 1), "output"))) {
+			snprintf(err, errlen, "show running-config: no output in the answer");
+			rc = -EPROTO;
+		} else {
+			rc = eos_state_parse(out, names, n, st, err, errlen);
+		}
+	}
+	json_decref(r);
+	free(names);
+	return rc;
+}
+
+static int eos_qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, size_t errlen)
+{
+	struct eos_state st;
+	int rc;
+
+	if (q->n_ports > LP_MAX_PORTS) {
+		snprintf(err, errlen, "%zu ports: loom takes at most %d", q->n_ports, LP_MAX_PORTS);
+		return -E2BIG;
+	}
+	if ((rc = read_state(sw, q->ports, q->n_ports, &st, err, errlen)))
+		return rc;
+	rc = eos_state_to_qos(&st, q, err, errlen);
+	eos_state_free(&st);
+	return rc;
+}
+
+static int report(const struct eos_plan *p, int done, const struct lp_change_sink *sink)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		struct lp_change c = { p->e[i].key, p->e[i].field, p->e[i].before, p->e[i].after,
+				       done };
+
+		if (sink && sink->change)
+			rc = sink->change(sink->ctx, &c);
+	}
+	return rc;
+}
+
+/* Drop a configure session that holds part of a plan (an error in it). */
+static void abort_session(struct lp_switch *sw, const char *session)
+{
+	char cs[96], aerr[256];
+	const char *cmds[] = { "enable", cs, "abort" };
+	json_t *r = NULL;
+
+	snprintf(cs, sizeof(cs), "configure session %s", session);
+	if (eos_run(&sw->conn, cmds, 3, "json", &r, NULL, aerr, sizeof(aerr)))
+		sw_log(sw, LP_LOG_WARNING, "abort of session %s: %s", session, aerr);
+	json_decref(r);
+}
+
+/* The runCmds of a plan got no answer (timeout, connection lost, HTTP
+ * error): find out whether the session was committed. Abort it (eAPI
+ * refuses that when it was committed, and nothing else is lost), read the
+ * running-config again and report each change done = 1 when the switch now
+ * holds it, else 0. 0 when everything landed; else `rc` with err as it
+ * was (the reason the answer was lost). */
+static int settle(struct lp_switch *sw, const struct lp_qos *want, const struct eos_plan *plan,
+		  const char *session, const struct lp_change_sink *sink, int rc, char *err,
+		  size_t errlen)
+{
+	struct eos_state st;
+	struct eos_plan left = { 0 };
+	char rerr[256];
+	size_t landed = 0;
+	int rc2 = 0, unknown;
+
+	abort_session(sw, session);
+	if (read_state(sw, want->ports, want->n_ports, &st, rerr, sizeof(rerr))) {
+		report(plan, 0, sink);
+		sw_log(sw, LP_LOG_ERR, "QoS apply: no answer (%s), and reading back failed (%s): "
+		       "reported as not done", err, rerr);
+		return rc;
+	}
+	unknown = eos_plan_qos(want, &st, &left, rerr, sizeof(rerr)) != 0;
+	for (size_t i = 0; i < plan->n && !rc2; i++) {
+		const struct eos_edit *e = &plan->e[i];
+		struct lp_change c = { e->key, e->field, e->before, e->after, !unknown };
+
+		for (size_t k = 0; k < left.n; k++)
+			if (!strcmp(left.e[k].key, e->key) && !strcmp(left.e[k].field, e->field))
+				c.done = 0;
+		landed += (size_t)c.done;
+		if (sink && sink->change)
+			rc2 = sink->change(sink->ctx, &c);
+	}
+	eos_plan_free(&left);
+	eos_state_free(&st);
+	if (landed == plan->n) {
+		sw_log(sw, LP_LOG_WARNING, "QoS apply: the answer was lost (%s) but the switch "
+		       "holds all %zu settings (session %s committed)", err, plan->n, session);
+		return rc2;
+	}
+	sw_log(sw, LP_LOG_ERR, "QoS apply: no answer (%s); %zu of %zu settings landed", err,
+	       landed, plan->n);
+	return rc;
+}
+
+static int eos_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_run,
+			 const struct lp_change_sink *changes, char *err, size_t errlen)
+{
+	struct eos_state st;
+	struct eos_plan plan = { 0 };
+	char **cmds = NULL, session[64];
+	size_t n = 0;
+	json_t *r = NULL;
+	int rc, failed;
+
+	if (want->n_ports > LP_MAX_PORTS) {
+		snprintf(err, errlen, "%zu ports: loom takes at most %d", want->n_ports, LP_MAX_PORTS);
+		return -E2BIG;
+	}
+	if ((rc = read_state(sw, want->ports, want->n_ports, &st, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < st.n; i++)
+		if (!st.intf[i].found) {
+			/* EOS lists every physical interface in running-config */
+			snprintf(err, errlen, "no interface %s in the running-config", st.intf[i].name);
+			rc = -ENOENT;
+			goto out;
+		}
+	if ((rc = eos_plan_qos(want, &st, &plan, err, errlen)))
+		goto out;
+	if (dry_run || !plan.n) {
+		rc = report(&plan, 0, changes);
+		goto out;
+	}
+	snprintf(session, sizeof(session), "loom-%ld-%u", (long)getpid(), ++sw->session);
+	if ((rc = eos_plan_cmds(&plan, &st, session, &cmds, &n))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = eos_run(&sw->conn, (const char *const *)cmds, n, "json", &r, &failed, err, errlen);
+	json_decref(r);
+	r = NULL;
+	if (rc && rc != -EIO) {
+		/* no answer: the session may or may not have been committed */
+		rc = settle(sw, want, &plan, session, changes, rc, err, errlen);
+		goto out;
+	}
+	if (rc) {
+		if (failed >= 2)
+			abort_session(sw, session);
+		report(&plan, 0, changes);
+		sw_log(sw, LP_LOG_ERR, "QoS apply failed, nothing of it committed: %s", err);
+		goto out;
+	}
+	sw_log(sw, LP_LOG_INFO, "QoS: %zu settings committed in session %s", plan.n, session);
+	rc = report(&plan, 1, changes);
+out:
+	eos_cmds_free(cmds, n);
+	eos_plan_free(&plan);
+	eos_state_free(&st);
+	return rc;
+}
+
+/* ---- VLANs ------------------------------------------------------------------ */
+
+static int port_ok(const char *port, char *err, size_t errlen)
+{
+	if (!port || !*port || strlen(port) >= LP_NAME_LEN ||
+	    port[strspn(port, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/.")]) {
+		snprintf(err, errlen, "\"%s\" is no EOS interface name", port ? port : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int vlan_cmds(struct lp_switch *sw, const char *port, const char *line, char *err,
+		     size_t errlen)
+{
+	char intf[96];
+	const char *cmds[] = { "enable", "configure", intf, line, "end" };
+	json_t *r = NULL;
+	int rc;
+
+	snprintf(intf, sizeof(intf), "interface %s", port);
+	rc = eos_run(&sw->conn, cmds, 5, "json", &r, NULL, err, errlen);
+	json_decref(r);
+	return rc;
+}
+
+static int eos_vlan_set(struct lp_switch *sw, const char *port, uint16_t vid, char *err,
+			size_t errlen)
+{
+	char line[64];
+	int rc;
+
+	if (vid < 1 || vid > 4094) {
+		snprintf(err, errlen, "VLAN %u: EOS takes 1..4094", vid);
+		return -EINVAL;
+	}
+	if ((rc = port_ok(port, err, errlen)))
+		return rc;
+	snprintf(line, sizeof(line), "switchport access vlan %u", vid);
+	if ((rc = vlan_cmds(sw, port, line, err, errlen)))
+		return rc;
+	sw_log(sw, LP_LOG_INFO, "%s: access VLAN %u", port, vid);
+	return 0;
+}
+
+static int eos_vlan_clear(struct lp_switch *sw, const char *port, char *err, size_t errlen)
+{
+	int rc;
+
+	if ((rc = port_ok(port, err, errlen)))
+		return rc;
+	return vlan_cmds(sw, port, "no switchport access vlan", err, errlen);
+}
+
+extern const struct loom_plugin_v1 loom_plugin_v1;
+const struct loom_plugin_v1 loom_plugin_v1 = {
+	.abi = LOOM_PLUGIN_ABI,
+	.size = sizeof(struct loom_plugin_v1),
+	.name = "eos",
+	.version = PACKAGE_VERSION,
+	.open = eos_open,
+	.close = eos_close,
+	.inventory = eos_inventory,
+	.lldp_neighbors = eos_lldp,
+	.qos_read = eos_qos_read,
+	.qos_apply = eos_qos_apply,
+	.vlan_set = eos_vlan_set,
+	.vlan_clear = eos_vlan_clear,
+	.health = eos_health,
+};

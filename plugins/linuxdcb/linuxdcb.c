@@ -1,0 +1,502 @@
+/* plugins/linuxdcb/linuxdcb.c: the `linuxdcb` switch plugin (linuxdcb.so):
+ * a Linux host's NIC ports, or switchdev ports, configured through DCB
+ * netlink (rtnetlink RTM_GETDCB / RTM_SETDCB, IEEE 802.1Qaz commands: what
+ * iproute2's `dcb pfc`, `dcb ets` and `dcb app` do), with libmnl. The ops
+ * table of plugins/loom_plugin.h; the messages, the lp_qos <-> DCB mapping
+ * and the diff are dcb_msg.c (pure, unit tested without a kernel), the
+ * read-diff-write of one netdev dcb_apply.c (over this file's socket, or a
+ * test's fake kernel).
+ *
+ * loom.yaml:  switches: - { name: host1, plugin: linuxdcb, address: "eth2,eth3" }
+ * address: one netdev name or a comma-separated list; loomd must run on
+ * that host (in its network namespace). No credentials, no options (any
+ * option is refused, so a typo shows).
+ *
+ * open: every name must exist (if_nametoindex); one NETLINK_ROUTE socket
+ *   per handle, its receive timeout the endpoint's timeout_ms.
+ * inventory: hostname (uname), model "Linux <kernel release>", os_version
+ *   /etc/os-release PRETTY_NAME, MAC of the first netdev; ports = the named
+ *   netdevs, with speed (ethtool ioctl; 0 when the driver reports none),
+ *   MTU, admin state (IFF_UP) and operational state (IFF_RUNNING). All
+ *   through ioctls on a socket, which (unlike /sys) see the network
+ *   namespace the caller runs in.
+ * lldp_neighbors: none, always (0, no items): the plugin does not run or
+ *   read an LLDP agent; lldpd on the host can be read by other means.
+ * qos_read: the IEEE PFC, ETS and APP table of the first port of q->ports
+ *   that is one of the handle's netdevs (else the first netdev), in lp_qos
+ *   terms (dcb_msg.h: DSCP -> priority read as DSCP -> traffic class, the
+ *   priority being the class on a host; queues and PGs = classes).
+ * qos_apply: for each netdev (want->ports that are the handle's, or all
+ *   when want has none): read, diff, and report each differing item as an
+ *   lp_change (key "dcb pfc eth2", field "prio-pfc 3", "off" -> "on"; key
+ *   "dcb ets eth2", fields "ets tc-bw 0", "ets tc-tsa 6", "ets prio-tc 2";
+ *   key "dcb app eth2", field "app dscp 26", "" -> "3"); unless dry_run,
+ *   write ETS, then PFC (DCB_CMD_IEEE_SET), then the APP entries (SET for
+ *   the new ones, DCB_CMD_IEEE_DEL for the stale ones), reporting each
+ *   part's changes done = 1 once the kernel and driver accepted it, then
+ *   read back and fail (-EIO) if the netdev does not hold what was written.
+ *   Kernel errors name the netdev and the errno ("eth2: the driver has no
+ *   DCB support (EOPNOTSUPP)"): a netdev whose DCB cannot be read (dummy,
+ *   veth: no dcbnl_ops) is diffed against nothing, so every item shows
+ *   with before "", done = 0. After the first error nothing more is
+ *   written, but the remaining netdevs are still read and their changes
+ *   reported, done = 0.
+ * ECN: NOT configured by this plugin. The RED/ECN marking loom's policy
+ *   asks for on the lossless class is a switch-egress function; on a RoCE
+ *   host it belongs to the NIC firmware (DCQCN notification/reaction
+ *   points, e.g. mlx5's /sys/class/net/DEV/ecn/), and a software `tc red
+ *   ecn` qdisc only sees traffic the kernel sends, not RDMA traffic the NIC
+ *   sends by itself. qos_apply logs (NOTICE) that the ECN, PFC watchdog and
+ *   headroom parts of the policy are left alone (EOPNOTSUPP), without
+ *   failing the DCB part; qos_read reports them off.
+ * vlan_set / vlan_clear: -EOPNOTSUPP: a host port is not an access port.
+ * health: the netdevs still exist. */
+#include "autoconf.h"
+#include "dcb_msg.h"
+
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libmnl/libmnl.h>
+#include <linux/ethtool.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+
+#define LD_MAX_DEV 64
+#define LD_RXBUF 32768
+
+struct lp_switch {
+	char name[LP_NAME_LEN];
+	const struct lp_host *host;
+	struct mnl_socket *nl;
+	uint32_t portid;
+	int timeout_ms;
+	size_t n_dev;
+	char dev[LD_MAX_DEV][IFNAMSIZ];
+	struct dcbm_io io;        /* io.ctx = this handle */
+	char rx[LD_RXBUF];
+};
+
+static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (!sw->host || !sw->host->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sw->host->log(level, sw->name, "%s", msg);
+}
+
+/* ---- netlink ------------------------------------------------------------ */
+
+struct talk {
+	int (*cb)(const struct nlmsghdr *nlh, void *ctx);
+	void *ctx;
+	int rc;                   /* the callback's verdict */
+};
+
+static int talk_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk *t = data;
+
+	if (!t->rc)
+		t->rc = t->cb(nlh, t->ctx);
+	return MNL_CB_OK;
+}
+
+/* The handle's NETLINK_ROUTE socket, with the endpoint's timeout. */
+static int nl_open(struct lp_switch *sw)
+{
+	struct timeval tv = { sw->timeout_ms / 1000, (sw->timeout_ms % 1000) * 1000 };
+	int rc;
+
+	if (!(sw->nl = mnl_socket_open(NETLINK_ROUTE)))
+		return -errno;
+	if (mnl_socket_bind(sw->nl, 0, MNL_SOCKET_AUTOPID) < 0 ||
+	    setsockopt(mnl_socket_get_fd(sw->nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		rc = -errno;
+		mnl_socket_close(sw->nl);
+		sw->nl = NULL;
+		return rc;
+	}
+	sw->portid = mnl_socket_get_portid(sw->nl);
+	return 0;
+}
+
+/* Send nlh, run cb on the replies until the ack: 0, the callback's
+ * negative verdict, or -errno (the kernel's, or -ETIMEDOUT). After a
+ * timeout the socket is replaced, so that a late answer cannot be taken
+ * for the next request's. */
+static int talk(void *handle, struct nlmsghdr *nlh, dcbm_reply_fn cb, void *ctx)
+{
+	struct lp_switch *sw = handle;
+	struct talk t = { cb, ctx, 0 };
+	uint32_t seq = nlh->nlmsg_seq;
+	ssize_t n;
+	int ret;
+
+	if (!sw->nl && (ret = nl_open(sw)))
+		return ret;
+	if (mnl_socket_sendto(sw->nl, nlh, nlh->nlmsg_len) < 0)
+		return -errno;
+	for (;;) {
+		n = mnl_socket_recvfrom(sw->nl, sw->rx, sizeof(sw->rx));
+		if (n < 0) {
+			ret = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+			mnl_socket_close(sw->nl);
+			sw->nl = NULL;
+			return ret;
+		}
+		ret = mnl_cb_run(sw->rx, (size_t)n, seq, sw->portid, talk_cb, &t);
+		if (ret == MNL_CB_ERROR)
+			return errno ? -errno : -EPROTO;
+		if (ret == MNL_CB_STOP)
+			return t.rc;
+	}
+}
+
+/* ---- open, close, health ------------------------------------------------ */
+
+static int ld_open(const struct lp_endpoint *ep, const struct lp_host *host,
+		   struct lp_switch **out, char *err, size_t errlen)
+{
+	struct lp_switch *sw;
+	const char *s;
+	int rc;
+
+	*out = NULL;
+	if (ep->options && *ep->options) {
+		snprintf(err, errlen, "options \"%s\": the linuxdcb plugin takes none", ep->options);
+		return -EINVAL;
+	}
+	if (!ep->address || !*ep->address) {
+		snprintf(err, errlen, "no address: linuxdcb wants netdev names, \"eth2,eth3\"");
+		return -EINVAL;
+	}
+	if (!(sw = calloc(1, sizeof(*sw)))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(sw->name, sizeof(sw->name), "%s", ep->name ? ep->name : "");
+	sw->host = host;
+	for (s = ep->address; *s;) {
+		size_t n;
+
+		while (*s == ',' || *s == ' ')
+			s++;
+		n = strcspn(s, ", ");
+		if (!n)
+			break;
+		if (n >= IFNAMSIZ || sw->n_dev == LD_MAX_DEV) {
+			snprintf(err, errlen, "address \"%s\": %s", ep->address,
+				 n >= IFNAMSIZ ? "a netdev name is at most 15 characters"
+					       : "more than 64 netdevs");
+			rc = -EINVAL;
+			goto fail;
+		}
+		memcpy(sw->dev[sw->n_dev], s, n);
+		sw->dev[sw->n_dev][n] = '\0';
+		if (!if_nametoindex(sw->dev[sw->n_dev])) {
+			snprintf(err, errlen, "%s: no such netdev on this host (%s)",
+				 sw->dev[sw->n_dev], strerror(errno));
+			rc = -ENODEV;
+			goto fail;
+		}
+		sw->n_dev++;
+		s += n;
+	}
+	if (!sw->n_dev) {
+		snprintf(err, errlen, "address \"%s\" names no netdev", ep->address);
+		rc = -EINVAL;
+		goto fail;
+	}
+	sw->timeout_ms = ep->timeout_ms > 0 ? ep->timeout_ms : 5000;
+	if ((rc = nl_open(sw))) {
+		snprintf(err, errlen, "netlink socket: %s", strerror(-rc));
+		goto fail;
+	}
+	sw->io.talk = talk;
+	sw->io.ctx = sw;
+	sw->io.seq = (uint32_t)time(NULL);
+	sw_log(sw, LP_LOG_INFO, "linuxdcb: %zu netdev(s) from \"%s\"", sw->n_dev, ep->address);
+	*out = sw;
+	return 0;
+fail:
+	if (sw->nl)
+		mnl_socket_close(sw->nl);
+	free(sw);
+	return rc;
+}
+
+static void ld_close(struct lp_switch *sw)
+{
+	if (!sw)
+		return;
+	if (sw->nl)
+		mnl_socket_close(sw->nl);
+	free(sw);
+}
+
+static int ld_health(struct lp_switch *sw, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < sw->n_dev; i++)
+		if (!if_nametoindex(sw->dev[i])) {
+			snprintf(err, errlen, "%s: the netdev is gone", sw->dev[i]);
+			return -ENODEV;
+		}
+	return 0;
+}
+
+/* ---- inventory ---------------------------------------------------------- */
+
+static void os_release(char *out, size_t outlen)
+{
+	char line[256];
+	FILE *f = fopen("/etc/os-release", "r");
+
+	out[0] = '\0';
+	if (!f && !(f = fopen("/usr/lib/os-release", "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *v, *e;
+
+		if (strncmp(line, "PRETTY_NAME=", 12))
+			continue;
+		v = line + 12;
+		v[strcspn(v, "\n")] = '\0';
+		if (*v == '"' || *v == '\'') {
+			char q = *v++;
+
+			if ((e = strchr(v, q)))
+				*e = '\0';
+		}
+		snprintf(out, outlen, "%.*s", (int)(outlen - 1), v);
+		break;
+	}
+	fclose(f);
+}
+
+static int ld_inventory(struct lp_switch *sw, struct lp_inventory *inv,
+			const struct lp_port_sink *sink, char *err, size_t errlen)
+{
+	struct utsname u;
+	int fd, rc = 0;
+
+	memset(inv, 0, sizeof(*inv));
+	if (uname(&u) == 0) {
+		snprintf(inv->hostname, sizeof(inv->hostname), "%.63s", u.nodename);
+		snprintf(inv->model, sizeof(inv->model), "Linux %.56s", u.release);
+	}
+	os_release(inv->os_version, sizeof(inv->os_version));
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 &&
+	    (fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		snprintf(err, errlen, "socket for interface ioctls: %s", strerror(errno));
+		return -errno;
+	}
+	for (size_t i = 0; i < sw->n_dev; i++) {
+		struct lp_port p = { 0 };
+		struct ethtool_cmd ec = { .cmd = ETHTOOL_GSET };
+		struct ifreq ifr;
+
+		memset(&ifr, 0, sizeof(ifr));
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", sw->dev[i]);
+		if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "%s: %s", sw->dev[i],
+				 errno == ENODEV ? "the netdev is gone" : strerror(errno));
+			break;
+		}
+		snprintf(p.name, sizeof(p.name), "%s", sw->dev[i]);
+		p.admin_up = !!(ifr.ifr_flags & IFF_UP);
+		p.oper_up = !!(ifr.ifr_flags & IFF_RUNNING);
+		if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
+			p.mtu = (uint32_t)ifr.ifr_mtu;
+		ifr.ifr_data = (char *)&ec;
+		if (ioctl(fd, SIOCETHTOOL, &ifr) == 0) {
+			uint32_t speed = ethtool_cmd_speed(&ec);
+
+			p.speed_mbps = (speed == (uint32_t)SPEED_UNKNOWN || speed == 0xFFFF) ? 0 : speed;
+		}
+		if (i == 0 && ioctl(fd, SIOCGIFHWADDR, &ifr) == 0) {
+			const unsigned char *m = (const unsigned char *)ifr.ifr_hwaddr.sa_data;
+
+			snprintf(inv->mac, sizeof(inv->mac), "%02x:%02x:%02x:%02x:%02x:%02x", m[0],
+				 m[1], m[2], m[3], m[4], m[5]);
+		}
+		if (sink && sink->port && (rc = sink->port(sink->ctx, &p)))
+			break;
+	}
+	close(fd);
+	return rc;
+}
+
+static int ld_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *out, char *err,
+		   size_t errlen)
+{
+	/* No LLDP agent is read: no neighbours, never an error. */
+	return 0;
+}
+
+/* ---- QoS ------------------------------------------------------------------ */
+
+static int own_dev(const struct lp_switch *sw, const char *name)
+{
+	for (size_t i = 0; i < sw->n_dev; i++)
+		if (!strcmp(sw->dev[i], name))
+			return (int)i;
+	return -1;
+}
+
+static int ld_qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, size_t errlen)
+{
+	const char *dev = sw->dev[0];
+	struct dcbm_state *st;
+	int rc;
+
+	for (size_t i = 0; i < q->n_ports && i < LP_MAX_PORTS; i++)
+		if (own_dev(sw, q->ports[i].port) >= 0) {
+			dev = q->ports[i].port;
+			break;
+		}
+	if (!(st = malloc(sizeof(*st)))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	if (!(rc = dcbm_get(&sw->io, dev, st, err, errlen)) && (rc = dcbm_to_qos(st, q)) == -ENOENT)
+		snprintf(err, errlen, "%s: no priority has PFC (no lossless configuration)", dev);
+	free(st);
+	return rc;
+}
+
+/* What is left of the QoS state after dcb_msg's view: logged once. */
+static void log_unmanaged(struct lp_switch *sw, const struct lp_qos *want)
+{
+	char tcs[32] = "";
+	size_t o = 0;
+
+	for (unsigned t = 0; t < LP_TCS; t++)
+		if (want->ecn[t].enabled)
+			o += (size_t)snprintf(tcs + o, sizeof(tcs) - o, "%s%u", o ? "," : "", t);
+	if (o)
+		sw_log(sw, LP_LOG_NOTICE, "ECN marking on traffic class %s is not set by linuxdcb "
+		       "(EOPNOTSUPP): it is left to the NIC firmware and the switches", tcs);
+	if (want->pfcwd.enabled)
+		sw_log(sw, LP_LOG_NOTICE, "the PFC watchdog is not set by linuxdcb (EOPNOTSUPP): "
+		       "it is the NIC firmware's");
+}
+
+/* The caller's change sink, remembering that it asked to stop. */
+struct sink_proxy {
+	const struct lp_change_sink *to;
+	int stop;
+};
+
+static int proxy_change(void *ctx, const struct lp_change *c)
+{
+	struct sink_proxy *p = ctx;
+	int rc;
+
+	if (p->stop || !p->to || !p->to->change)
+		return p->stop;
+	if ((rc = p->to->change(p->to->ctx, c)))
+		p->stop = rc;
+	return rc;
+}
+
+static int ld_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_run,
+			const struct lp_change_sink *changes, char *err, size_t errlen)
+{
+	struct sink_proxy px = { changes, 0 };
+	struct lp_change_sink sink = { &px, proxy_change };
+	struct dcbm_work *a;
+	size_t devs[LD_MAX_DEV], n = 0;
+	char e2[512];
+	int rc = 0;
+
+	if (want->n_ports) {
+		for (size_t i = 0; i < want->n_ports && i < LP_MAX_PORTS; i++) {
+			int d = own_dev(sw, want->ports[i].port);
+
+			if (d < 0) {
+				snprintf(err, errlen, "port %s is not one of this switch's netdevs",
+					 want->ports[i].port);
+				return -ENOENT;
+			}
+			if (n < LD_MAX_DEV)
+				devs[n++] = (size_t)d;
+		}
+	} else {
+		for (n = 0; n < sw->n_dev; n++)
+			devs[n] = n;
+	}
+	if (!(a = malloc(sizeof(*a)))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	log_unmanaged(sw, want);
+	for (size_t i = 0; i < n && !px.stop; i++) {
+		if (!rc)
+			rc = dcbm_apply_dev(&sw->io, sw->dev[devs[i]], want, !dry_run, &sink, a, err,
+					    errlen);
+		else /* after an error: no more writes, but say what was not done */
+			dcbm_apply_dev(&sw->io, sw->dev[devs[i]], want, 0, &sink, a, e2, sizeof(e2));
+	}
+	if (px.stop) {
+		free(a);
+		return px.stop;          /* the caller asked to stop */
+	}
+	if (rc < 0)
+		sw_log(sw, dry_run ? LP_LOG_WARNING : LP_LOG_ERR, "QoS %s stopped: %s",
+		       dry_run ? "plan" : "apply", err);
+	free(a);
+	return rc;
+}
+
+/* ---- VLANs ---------------------------------------------------------------- */
+
+static int ld_vlan_set(struct lp_switch *sw, const char *port, uint16_t vid, char *err,
+		       size_t errlen)
+{
+	snprintf(err, errlen, "%s: a Linux host port is not a switch access port; linuxdcb sets "
+		 "no VLAN (EOPNOTSUPP)", port ? port : "");
+	return -EOPNOTSUPP;
+}
+
+static int ld_vlan_clear(struct lp_switch *sw, const char *port, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: a Linux host port is not a switch access port; linuxdcb sets "
+		 "no VLAN (EOPNOTSUPP)", port ? port : "");
+	return -EOPNOTSUPP;
+}
+
+extern const struct loom_plugin_v1 loom_plugin_v1;
+const struct loom_plugin_v1 loom_plugin_v1 = {
+	.abi = LOOM_PLUGIN_ABI,
+	.size = sizeof(struct loom_plugin_v1),
+	.name = "linuxdcb",
+	.version = PACKAGE_VERSION,
+	.open = ld_open,
+	.close = ld_close,
+	.inventory = ld_inventory,
+	.lldp_neighbors = ld_lldp,
+	.qos_read = ld_qos_read,
+	.qos_apply = ld_qos_apply,
+	.vlan_set = ld_vlan_set,
+	.vlan_clear = ld_vlan_clear,
+	.health = ld_health,
+};

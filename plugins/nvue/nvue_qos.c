@@ -1,0 +1,370 @@
+/* plugins/nvue/nvue_qos.c: loom's lossless QoS (struct lp_qos) in NVUE's
+ * object model, and back. Pure: no I/O; nvue.c reads and PATCHes.
+ *
+ * loom writes NVUE's global profiles ("default-global"), which apply to
+ * every port that names no other profile, so one set of leaves serves the
+ * whole switch:
+ *
+ *   qos/roce                                         mode lossless, enable on
+ *   qos/mapping/default-global                       trust l3
+ *   qos/mapping/default-global/dscp/<d>              switch-priority <tc>  (d 0..63)
+ *   qos/egress-queue-mapping/default-global/switch-priority/<p>
+ *                                                    traffic-class <queue>
+ *   qos/pfc/default-global                           cable-length <m>, tx/rx enable
+ *   qos/pfc/default-global/switch-priority           <p>: {} for each PFC priority
+ *   qos/congestion-control/default-global/traffic-class/<q>
+ *                                                    ecn enable, min-threshold,
+ *                                                    max-threshold (bytes),
+ *                                                    probability (%)
+ *   qos/egress-scheduler/default-global/traffic-class/<q>
+ *                                                    mode strict | dwrr, bw-percent
+ *   qos/pfc-watchdog                                 polling-interval (ms), robustness
+ *   interface/<port>/qos/pfc-watchdog                state enable
+ *
+ * loom's terms -> NVUE's: loom's traffic class t is NVUE's switch priority
+ * t (DSCP -> switch-priority is NVUE's ingress map), and loom's queue is
+ * NVUE's traffic class (switch-priority -> traffic-class is the egress
+ * queue map). Priority groups are not in NVUE's model: the switch makes
+ * them from the PFC priorities, so tc_to_pg is read back as loom's own
+ * rule (the PFC class itself, else 0). Headroom is not written: NVUE
+ * derives xoff/xon/port buffer from cable-length (one for the switch, the
+ * first port's), and qos_read reports them when the profile holds them.
+ * The PFC watchdog of NVUE takes a polling interval and a number of
+ * intervals (robustness) and drops on a storm: loom writes detection_ms as
+ * the interval and restoration_ms / detection_ms (at least 1) as the
+ * robustness, and reads them back so; the action is always drop.
+ *
+ * A leaf whose wanted value is "" must not exist: a PATCH sets it to null
+ * (NVUE's PATCH merges like RFC 7386 JSON merge patch, where null unsets).
+ */
+#include "autoconf.h"
+#include "nvue.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void nv_leaves_free(struct nv_leaves *l)
+{
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+void nv_leaf_add(struct nv_leaves *l, enum nv_kind kind, const char *field, const char *value,
+		 const char *pathfmt, ...)
+{
+	struct nv_leaf *lf;
+	va_list ap;
+	int n;
+
+	if (l->failed)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 128;
+		void *v = realloc(l->v, cap * sizeof(*l->v));
+
+		if (!v) {
+			l->failed = -ENOMEM;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	lf = &l->v[l->n];
+	va_start(ap, pathfmt);
+	n = vsnprintf(lf->path, sizeof(lf->path), pathfmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(lf->path) || strlen(field) >= sizeof(lf->field) ||
+	    strlen(value) >= sizeof(lf->value)) {
+		l->failed = -ENAMETOOLONG;
+		return;
+	}
+	strcpy(lf->field, field);
+	strcpy(lf->value, value);
+	lf->kind = kind;
+	l->n++;
+}
+
+static void add_int(struct nv_leaves *l, const char *field, unsigned long v, const char *pathfmt,
+		    ...) __attribute__((format(printf, 4, 5)));
+static void add_int(struct nv_leaves *l, const char *field, unsigned long v, const char *pathfmt,
+		    ...)
+{
+	char path[NV_PATH_LEN], val[24];
+	va_list ap;
+
+	va_start(ap, pathfmt);
+	vsnprintf(path, sizeof(path), pathfmt, ap);
+	va_end(ap);
+	snprintf(val, sizeof(val), "%lu", v);
+	nv_leaf_add(l, NV_INT, field, val, "%s", path);
+}
+
+int nv_qos_leaves(const struct lp_qos *w, struct nv_leaves *l, char *err, size_t errlen)
+{
+	static const char *const P = NV_PROFILE;
+
+	memset(l, 0, sizeof(*l));
+	for (size_t i = 0; i < w->n_ports; i++)
+		if (!w->ports[i].port[0] || strchr(w->ports[i].port, '/')) {
+			snprintf(err, errlen, "\"%s\" is no Cumulus Linux port name",
+				 w->ports[i].port);
+			return -EINVAL;
+		}
+	nv_leaf_add(l, NV_STR, "enable", "on", "qos/roce");
+	nv_leaf_add(l, NV_STR, "mode", w->pfc_mask ? "lossless" : "lossy", "qos/roce");
+	nv_leaf_add(l, NV_STR, "trust", "l3", "qos/mapping/%s", P);
+	for (unsigned d = 0; d < 64; d++)
+		add_int(l, "switch-priority", w->dscp_to_tc[d] & 7, "qos/mapping/%s/dscp/%u", P, d);
+	for (unsigned p = 0; p < LP_TCS; p++)
+		add_int(l, "traffic-class", w->tc_to_queue[p] & 7,
+			"qos/egress-queue-mapping/%s/switch-priority/%u", P, p);
+	if (w->pfc_mask) {
+		if (w->n_ports)
+			add_int(l, "cable-length", w->ports[0].cable_m, "qos/pfc/%s", P);
+		nv_leaf_add(l, NV_STR, "tx", "enable", "qos/pfc/%s", P);
+		nv_leaf_add(l, NV_STR, "rx", "enable", "qos/pfc/%s", P);
+	}
+	for (unsigned p = 0; p < LP_TCS; p++) {
+		char id[4];
+
+		snprintf(id, sizeof(id), "%u", p);
+		nv_leaf_add(l, NV_PRESENT, id, (w->pfc_mask >> p & 1) ? "on" : "",
+			    "qos/pfc/%s/switch-priority", P);
+	}
+	for (unsigned q = 0; q < LP_TCS; q++) {
+		const struct lp_ecn *e = &w->ecn[q];
+		char min[16] = "", max[16] = "", pct[8] = "";
+
+		if (e->enabled) {
+			snprintf(min, sizeof(min), "%u", e->min_bytes);
+			snprintf(max, sizeof(max), "%u", e->max_bytes);
+			snprintf(pct, sizeof(pct), "%u", e->mark_percent);
+		}
+		nv_leaf_add(l, NV_STR, "ecn", e->enabled ? "enable" : "",
+			    "qos/congestion-control/%s/traffic-class/%u", P, q);
+		nv_leaf_add(l, NV_INT, "min-threshold", min,
+			    "qos/congestion-control/%s/traffic-class/%u", P, q);
+		nv_leaf_add(l, NV_INT, "max-threshold", max,
+			    "qos/congestion-control/%s/traffic-class/%u", P, q);
+		nv_leaf_add(l, NV_INT, "probability", pct,
+			    "qos/congestion-control/%s/traffic-class/%u", P, q);
+	}
+	for (unsigned q = 0; q < LP_TCS; q++) {
+		int strict = w->strict_mask >> q & 1;
+		char bw[8] = "";
+
+		if (!strict && w->ets_weight[q])
+			snprintf(bw, sizeof(bw), "%u", w->ets_weight[q]);
+		nv_leaf_add(l, NV_STR, "mode", strict ? "strict" : bw[0] ? "dwrr" : "",
+			    "qos/egress-scheduler/%s/traffic-class/%u", P, q);
+		nv_leaf_add(l, NV_INT, "bw-percent", bw, "qos/egress-scheduler/%s/traffic-class/%u",
+			    P, q);
+	}
+	if (w->pfcwd.enabled) {
+		uint32_t det = w->pfcwd.detection_ms ? w->pfcwd.detection_ms : 100;
+		uint32_t rob = w->pfcwd.restoration_ms / det;
+
+		add_int(l, "polling-interval", det, "qos/pfc-watchdog");
+		add_int(l, "robustness", rob ? rob : 1, "qos/pfc-watchdog");
+	}
+	for (size_t i = 0; i < w->n_ports; i++)
+		nv_leaf_add(l, NV_STR, "state", w->pfcwd.enabled ? "enable" : "",
+			    "interface/%s/qos/pfc-watchdog", w->ports[i].port);
+	if (l->failed) {
+		snprintf(err, errlen, l->failed == -ENOMEM ? "out of memory" : "NVUE path too long");
+		return l->failed;
+	}
+	return 0;
+}
+
+/* The object at '/'-separated `path` under root, or NULL. */
+static json_t *walk(json_t *root, const char *path)
+{
+	char buf[NV_PATH_LEN], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *c = strtok_r(buf, "/", &save); c && root; c = strtok_r(NULL, "/", &save))
+		root = json_is_object(root) ? json_object_get(root, c) : NULL;
+	return root;
+}
+
+static void json_str(json_t *v, char *buf, size_t len)
+{
+	if (!v || json_is_null(v))
+		buf[0] = '\0';
+	else if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v))
+		snprintf(buf, len, "%g", json_real_value(v));
+	else if (json_is_boolean(v))
+		snprintf(buf, len, "%s", json_is_true(v) ? "on" : "off");
+	else
+		snprintf(buf, len, "on");        /* an object or array that exists */
+}
+
+void nv_leaf_value(json_t *root, const struct nv_leaf *leaf, char *buf, size_t len)
+{
+	json_t *o = walk(root, leaf->path), *v = json_is_object(o) ? json_object_get(o, leaf->field)
+								    : NULL;
+
+	if (leaf->kind == NV_PRESENT)
+		snprintf(buf, len, "%s", v && !json_is_null(v) ? "on" : "");
+	else
+		json_str(v, buf, len);
+}
+
+int nv_patch_set(json_t *patch, const struct nv_leaf *leaf)
+{
+	char buf[NV_PATH_LEN], *save = NULL;
+	json_t *o = patch, *v;
+
+	snprintf(buf, sizeof(buf), "%s", leaf->path);
+	for (char *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+		json_t *next = json_object_get(o, c);
+
+		if (!json_is_object(next)) {
+			if (!(next = json_object()) || json_object_set_new(o, c, next))
+				return -ENOMEM;
+		}
+		o = next;
+	}
+	if (!leaf->value[0])
+		v = json_null();
+	else if (leaf->kind == NV_PRESENT)
+		v = json_object();
+	else if (leaf->kind == NV_INT)
+		v = json_integer(strtoll(leaf->value, NULL, 10));
+	else
+		v = json_string(leaf->value);
+	return !v || json_object_set_new(o, leaf->field, v) ? -ENOMEM : 0;
+}
+
+/* ---- reading back ---------------------------------------------------------- */
+
+static long get_int(json_t *o, const char *field, long dflt)
+{
+	json_t *v = json_is_object(o) ? json_object_get(o, field) : NULL;
+
+	if (json_is_integer(v))
+		return (long)json_integer_value(v);
+	if (json_is_string(v) && *json_string_value(v))
+		return strtol(json_string_value(v), NULL, 10);
+	return dflt;
+}
+
+static const char *get_str(json_t *o, const char *field)
+{
+	json_t *v = json_is_object(o) ? json_object_get(o, field) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+uint32_t nv_speed_mbps(const char *s)
+{
+	char *e;
+	double v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtod(s, &e);
+	if (e == s || v <= 0)
+		return 0;
+	if (*e == 'G' || *e == 'g')
+		v *= 1000;
+	else if (*e == 'T' || *e == 't')
+		v *= 1000000;
+	return (uint32_t)(v + 0.5);
+}
+
+int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_t errlen)
+{
+	char path[NV_PATH_LEN];
+	json_t *pfc, *o;
+	size_t n_ports = q->n_ports;
+	const char *k;
+	json_t *v;
+
+	snprintf(path, sizeof(path), "pfc/%s", NV_PROFILE);
+	pfc = walk(qos, path);
+	o = json_is_object(pfc) ? json_object_get(pfc, "switch-priority") : NULL;
+	if (!json_is_object(o) || !json_object_size(o)) {
+		snprintf(err, errlen, "no PFC priority in qos pfc %s (rev=applied): no lossless "
+			 "configuration", NV_PROFILE);
+		return -ENOENT;
+	}
+	/* keep the caller's port names, fill the rest */
+	{
+		struct lp_port_buffer *names;
+
+		if (n_ports > LP_MAX_PORTS)
+			n_ports = LP_MAX_PORTS;
+		if (!(names = malloc((n_ports + 1) * sizeof(*names)))) {
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
+		}
+		memcpy(names, q->ports, n_ports * sizeof(names[0]));
+		memset(q, 0, sizeof(*q));
+		q->n_ports = n_ports;
+		for (size_t i = 0; i < n_ports; i++)
+			memcpy(q->ports[i].port, names[i].port, sizeof(names[i].port));
+		free(names);
+	}
+	json_object_foreach(o, k, v) {
+		char *e;
+		unsigned long p = strtoul(k, &e, 10);
+
+		if (!*e && p < LP_TCS)
+			q->pfc_mask |= (uint8_t)(1u << p);
+	}
+	for (unsigned d = 0; d < 64; d++) {
+		snprintf(path, sizeof(path), "mapping/%s/dscp/%u", NV_PROFILE, d);
+		q->dscp_to_tc[d] = (uint8_t)(get_int(walk(qos, path), "switch-priority", 0) & 7);
+	}
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		json_t *cc, *es;
+
+		snprintf(path, sizeof(path), "egress-queue-mapping/%s/switch-priority/%u",
+			 NV_PROFILE, t);
+		q->tc_to_queue[t] = (uint8_t)(get_int(walk(qos, path), "traffic-class", t) & 7);
+		q->tc_to_pg[t] = (q->pfc_mask >> t & 1) ? (uint8_t)t : 0;
+		snprintf(path, sizeof(path), "congestion-control/%s/traffic-class/%u", NV_PROFILE, t);
+		cc = walk(qos, path);
+		if (!strcmp(get_str(cc, "ecn"), "enable")) {
+			q->ecn[t].enabled = 1;
+			q->ecn[t].min_bytes = (uint32_t)get_int(cc, "min-threshold", 0);
+			q->ecn[t].max_bytes = (uint32_t)get_int(cc, "max-threshold", 0);
+			q->ecn[t].mark_percent = (uint8_t)get_int(cc, "probability", 0);
+		}
+		snprintf(path, sizeof(path), "egress-scheduler/%s/traffic-class/%u", NV_PROFILE, t);
+		es = walk(qos, path);
+		if (!strcmp(get_str(es, "mode"), "strict"))
+			q->strict_mask |= (uint8_t)(1u << t);
+		else if (!strcmp(get_str(es, "mode"), "dwrr"))
+			q->ets_weight[t] = (uint8_t)get_int(es, "bw-percent", 0);
+	}
+	o = walk(qos, "pfc-watchdog");
+	q->pfcwd.action = LP_PFCWD_DROP;
+	q->pfcwd.detection_ms = (uint32_t)get_int(o, "polling-interval", 0);
+	q->pfcwd.restoration_ms = q->pfcwd.detection_ms * (uint32_t)get_int(o, "robustness", 0);
+	for (size_t i = 0; i < n_ports; i++) {
+		struct lp_port_buffer *b = &q->ports[i];
+		json_t *ifc = ifaces ? json_object_get(ifaces, b->port) : NULL;
+
+		snprintf(path, sizeof(path), "qos/pfc-watchdog");
+		if (!strcmp(get_str(walk(ifc, path), "state"), "enable"))
+			q->pfcwd.enabled = 1;
+		b->speed_mbps = nv_speed_mbps(get_str(walk(ifc, "link"), "speed"));
+		b->cable_m = (uint32_t)get_int(pfc, "cable-length", 0);
+		b->xoff_bytes = (uint32_t)get_int(pfc, "xoff-threshold", 0);
+		b->xon_bytes = (uint32_t)get_int(pfc, "xon-threshold", 0);
+		b->size_bytes = (uint32_t)get_int(pfc, "port-buffer", 0);
+	}
+	if (!n_ports && json_is_object(o) && json_object_size(o))
+		q->pfcwd.enabled = 1;
+	return 0;
+}

@@ -1,0 +1,532 @@
+#!/usr/bin/env python3
+"""tests/servers/eos_server.py: a small Arista eAPI (Command API) for the eos
+plugin's tests. Python 3 standard library only; listens on 127.0.0.1 only.
+
+    eos_server.py [--port N] [--user U --password P] [--cert PEM --key PEM]
+
+prints "PORT <n>" on stdout once it listens (port 0 / no --port: a free one);
+with --cert and --key it speaks HTTPS (as eAPI does by default).
+
+It answers POST /command-api with JSON-RPC 2.0 "runCmds" (params version 1,
+cmds, format "json" or "text") for exactly the commands the plugin uses, with
+the output EOS documents for them, and keeps a small model of the running
+config (hostname, QoS maps, per-interface PFC, tx-queue scheduling and ECN,
+access VLANs). It refuses what eAPI refuses:
+  - another path: 404; another method than POST: 405
+  - missing or wrong basic auth: 401
+  - a body that is not a JSON-RPC 2.0 runCmds request: error -32700 / -32600
+    / -32601 / -32602
+  - an unknown command, or a config command outside configure mode, or a
+    privileged command before "enable": error 1002 "CLI command <i> of <n>
+    '<cmd>' failed: invalid command", data = the results before it and
+    {"errors": [...]} for it; the commands after it do not run
+  - "commit" of a session in which a line failed (never reached here, as
+    eAPI stops at the failing line) and of a session made to fail (below):
+    error 1000, the session stays pending until "abort"
+
+Test-only endpoints (no auth):
+  POST /_test/config   {"cmds": [...]}  config lines run in "configure" mode,
+                       behind loom's back
+  POST /_test/fail     {"command": "commit"} the next runCmds command equal to
+                       this fails with error 1000 ("could not run command");
+                       {"http": 500} the next /command-api request gets HTTP 500;
+                       {"stall": seconds} the next /command-api request is
+                       answered that late;
+                       {"lose_answer_of": "commit"} the next request with that
+                       command runs, but its answer is lost (HTTP 502)
+  GET  /_test/state    {"running_config": text, "sessions": [...pending]}
+  GET  /_test/log      {"requests": [{"path", "status", "cmds", "format",
+                       "error", "refused"}]}; refused: answered with an HTTP
+                       error or a JSON-RPC error
+"""
+import argparse
+import base64
+import copy
+import json
+import re
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+N_PORTS = 8
+
+
+def default_dscp_tc(d):
+    if d < 8:
+        return 1
+    if d < 16:
+        return 0
+    return d >> 3
+
+
+class CmdError(Exception):
+    def __init__(self, code, why, errors):
+        super().__init__(why)
+        self.code = code
+        self.why = why
+        self.errors = errors
+
+
+def invalid(cmd, why="Invalid input"):
+    return CmdError(1002, "invalid command", ["%s (at token 0: '%s')" % (why, cmd.split(" ")[0])])
+
+
+class Txq:
+    def __init__(self):
+        self.priority = None      # None default (strict), "strict", "rr"
+        self.bandwidth = None
+        self.ecn = None           # the line after "random-detect ecn "
+
+
+class Intf:
+    def __init__(self):
+        self.pfc_on = False
+        self.nodrop = set()
+        self.vlan = None
+        self.txq = {q: Txq() for q in range(8)}
+
+
+class Config:
+    def __init__(self):
+        self.hostname = "leaf1"
+        self.dscp = {}            # dscp -> tc, only lines
+        self.tc_txq = {}
+        self.intf = {"Ethernet%d" % (i + 1): Intf() for i in range(N_PORTS)}
+
+    def render(self):
+        out = ["! Command: show running-config", "! device: %s (DCS-7050CX3-32S, EOS-4.30.1F)" % self.hostname,
+               "!", "hostname %s" % self.hostname, "!"]
+        by_tc = {}
+        for d in sorted(self.dscp):
+            by_tc.setdefault(self.dscp[d], []).append(d)
+        for tc in sorted(by_tc):
+            out.append("qos map dscp %s to traffic-class %d" % (" ".join(map(str, by_tc[tc])), tc))
+        for tc in sorted(self.tc_txq):
+            out.append("qos map traffic-class %d to tx-queue %d" % (tc, self.tc_txq[tc]))
+        out.append("!")
+        for name in sorted(self.intf, key=lambda n: int(n[8:])):
+            x = self.intf[name]
+            out.append("interface %s" % name)
+            if x.vlan is not None:
+                out.append("   switchport access vlan %d" % x.vlan)
+            if x.pfc_on:
+                out.append("   priority-flow-control on")
+            for p in sorted(x.nodrop):
+                out.append("   priority-flow-control priority %d no-drop" % p)
+            for q in range(8):
+                t = x.txq[q]
+                body = []
+                if t.bandwidth is not None:
+                    body.append("      bandwidth percent %d" % t.bandwidth)
+                if t.priority == "rr":
+                    body.append("      no priority")
+                elif t.priority == "strict":
+                    body.append("      priority strict")
+                if t.ecn is not None:
+                    body.append("      random-detect ecn %s" % t.ecn)
+                if body:
+                    out.append("   !")
+                    out.append("   tx-queue %d" % q)
+                    out.extend(body)
+            out.append("!")
+        out.append("end")
+        return "\n".join(out) + "\n"
+
+
+NUMS = r"(\d+(?:[ ,]\d+)*)"
+ECN_RE = re.compile(r"minimum-threshold (\d+) (bytes|kbytes|mbytes) maximum-threshold (\d+) "
+                    r"(bytes|kbytes|mbytes) max-mark-probability (\d+)$")
+UNIT = {"bytes": 1, "kbytes": 1000, "mbytes": 1000000}
+
+
+def config_line(cfg, mode, cmd):
+    """Run one config command in mode ("config", ("if", name), ("txq", name, q)) on
+    cfg; the new mode. Raises CmdError for what EOS would refuse."""
+    if cmd in ("exit",):
+        if mode == "config":
+            return "exec"
+        if mode[0] == "txq":
+            return ("if", mode[1])
+        return "config"
+    if cmd == "end":
+        return "exec"
+    m = re.fullmatch(r"interface (Ethernet\d+)", cmd)
+    if m:
+        if m.group(1) not in cfg.intf:
+            raise CmdError(1002, "invalid command", ["Interface does not exist"])
+        return ("if", m.group(1))
+    m = re.fullmatch(r"qos map dscp %s to traffic-class (\d+)" % NUMS, cmd)
+    if m:
+        tc = int(m.group(2))
+        ds = [int(v) for v in re.split("[ ,]", m.group(1))]
+        if tc > 7 or any(d > 63 for d in ds) or len(ds) > 8:
+            raise invalid(cmd)
+        for d in ds:
+            cfg.dscp[d] = tc
+        return "config"
+    m = re.fullmatch(r"no qos map dscp %s to traffic-class (\d+)" % NUMS, cmd)
+    if m:
+        for d in [int(v) for v in re.split("[ ,]", m.group(1))]:
+            cfg.dscp.pop(d, None)
+        return "config"
+    m = re.fullmatch(r"qos map traffic-class %s to tx-queue (\d+)" % NUMS, cmd)
+    if m:
+        q = int(m.group(2))
+        ts = [int(v) for v in re.split("[ ,]", m.group(1))]
+        if q > 7 or any(t > 7 for t in ts):
+            raise invalid(cmd)
+        for t in ts:
+            cfg.tc_txq[t] = q
+        return "config"
+    if mode != "config" and mode[0] == "txq":
+        t = cfg.intf[mode[1]].txq[mode[2]]
+        if cmd == "priority strict":
+            t.priority = "strict"
+        elif cmd == "no priority":
+            t.priority = "rr"
+        elif re.fullmatch(r"bandwidth percent (\d+)", cmd):
+            v = int(cmd.split()[-1])
+            if not 1 <= v <= 100:
+                raise invalid(cmd)
+            t.bandwidth = v
+        elif cmd == "no bandwidth percent":
+            t.bandwidth = None
+        elif cmd.startswith("random-detect ecn "):
+            m = ECN_RE.fullmatch(cmd[len("random-detect ecn "):])
+            if not m or int(m.group(5)) > 100 or \
+               int(m.group(1)) * UNIT[m.group(2)] >= int(m.group(3)) * UNIT[m.group(4)]:
+                raise invalid(cmd)
+            t.ecn = cmd[len("random-detect ecn "):]
+        elif cmd == "no random-detect ecn":
+            t.ecn = None
+        elif re.fullmatch(r"tx-queue \d+", cmd):
+            return config_line(cfg, ("if", mode[1]), cmd)
+        else:
+            raise invalid(cmd)
+        return mode
+    if mode != "config" and mode[0] == "if":
+        x = cfg.intf[mode[1]]
+        m = re.fullmatch(r"tx-queue (\d+)", cmd)
+        if m and int(m.group(1)) < 8:
+            return ("txq", mode[1], int(m.group(1)))
+        if cmd == "priority-flow-control on":
+            x.pfc_on = True
+        elif cmd == "no priority-flow-control":
+            x.pfc_on = False
+        elif re.fullmatch(r"priority-flow-control priority [0-7] no-drop", cmd):
+            x.nodrop.add(int(cmd.split()[2]))
+        elif re.fullmatch(r"no priority-flow-control priority [0-7]( no-drop)?", cmd):
+            x.nodrop.discard(int(cmd.split()[3]))
+        elif re.fullmatch(r"switchport access vlan (\d+)", cmd):
+            v = int(cmd.split()[-1])
+            if not 1 <= v <= 4094:
+                raise invalid(cmd)
+            x.vlan = v
+        elif cmd == "no switchport access vlan":
+            x.vlan = None
+        else:
+            raise invalid(cmd)
+        return mode
+    raise invalid(cmd)
+
+
+class Switch:
+    def __init__(self):
+        self.lock = threading.RLock()
+        self.cfg = Config()
+        self.sessions = {}        # name -> (Config copy, poisoned)
+        self.fail_cmd = None
+        self.fail_http = None
+        self.lose_answer_of = None
+        self.stall = 0
+        self.log = []
+        self.version = {
+            "modelName": "DCS-7050CX3-32S-F", "internalVersion": "4.30.1F-32308478.4301F",
+            "systemMacAddress": "00:1c:73:aa:bb:01", "serialNumber": "JPE00000001",
+            "memTotal": 8099732, "bootupTimestamp": 1700000000.0, "memFree": 6000000,
+            "version": "4.30.1F", "architecture": "i686", "isIntlVersion": False,
+            "internalBuildId": "0d3b3b0b-0000-0000-0000-000000000000",
+            "hardwareRevision": "11.00", "mfgName": "Arista", "uptime": 1000.0}
+        self.lldp = {
+            "Ethernet1": [{"systemName": "spine1", "chassisIdType": "macAddress",
+                           "chassisId": "001c.7300.1000",
+                           "neighborInterfaceInfo": {"interfaceIdType": "interfaceName",
+                                                     "interfaceId": "\"Ethernet49/1\"",
+                                                     "interfaceId_v2": "Ethernet49/1",
+                                                     "interfaceDescription": "to-leaf1-Et1"},
+                           "systemDescription": "Arista Networks EOS version 4.30.1F",
+                           "ttl": 120}],
+            "Ethernet2": [{"systemName": "spine2", "chassisIdType": "macAddress",
+                           "chassisId": "001c.7300.2000",
+                           "neighborInterfaceInfo": {"interfaceIdType": "interfaceName",
+                                                     "interfaceId": "\"Ethernet50/1\""},
+                           "ttl": 120}],
+            "Ethernet3": [],
+        }
+
+    # ---- show commands ------------------------------------------------
+    def show(self, cmd, fmt, privileged):
+        cfg = self.cfg
+        if cmd == "show version":
+            if fmt == "text":
+                return {"output": "Arista %s\nSoftware image version: %s\nSystem MAC address:  %s\n" % (
+                    self.version["modelName"], self.version["version"], self.version["systemMacAddress"])}
+            return self.version
+        if cmd == "show hostname":
+            if fmt == "text":
+                return {"output": "Hostname: %s\nFQDN:     %s\n" % (cfg.hostname, cfg.hostname)}
+            return {"hostname": cfg.hostname, "fqdn": cfg.hostname}
+        if cmd == "show interfaces status":
+            st = {}
+            for i, name in enumerate(cfg.intf):
+                link = "connected" if i < 6 else ("notconnect" if i == 6 else "disabled")
+                x = cfg.intf[name]
+                st[name] = {"description": "", "linkStatus": link, "interfaceType": "100GBASE-CR4",
+                            "bandwidth": 100000000000, "duplex": "duplexFull",
+                            "autoNegotiateActive": False, "lineProtocolStatus":
+                            "up" if link == "connected" else "down",
+                            "vlanInformation": {"interfaceMode": "bridged", "vlanId": x.vlan or 1,
+                                                "interfaceForwardingModel": "bridged"}}
+            st["Management1"] = {"linkStatus": "connected", "bandwidth": 1000000000,
+                                 "interfaceType": "10/100/1000", "description": ""}
+            if fmt == "text":
+                return {"output": "Port Name Status\n" + "".join(
+                    "%s  %s\n" % (n, v["linkStatus"]) for n, v in st.items())}
+            return {"interfaceStatuses": st}
+        if cmd == "show lldp neighbors detail":
+            if fmt == "text":
+                return {"output": "".join("Interface %s detected %d LLDP neighbors\n" % (p, len(v))
+                                          for p, v in self.lldp.items())}
+            return {"lldpNeighbors": {p: {"lldpNeighborInfo": v} for p, v in self.lldp.items()}}
+        if cmd == "show running-config":
+            if not privileged:
+                raise CmdError(1002, "invalid command", ["Invalid input (privileged mode required)"])
+            if fmt == "json":
+                raise CmdError(1003, "unconverted command",
+                               ["This is an unconverted command"])
+            return {"output": cfg.render()}
+        return None
+
+    # ---- runCmds --------------------------------------------------------
+    def run(self, cmds, fmt):
+        """(results, None) or (results so far, CmdError with .index)."""
+        results = []
+        privileged = False
+        mode = "exec"
+        session = None            # name of the session being edited
+        target = None             # the Config being edited
+        for i, cmd in enumerate(cmds):
+            try:
+                if not isinstance(cmd, str):
+                    raise invalid(str(cmd))
+                cmd = " ".join(cmd.split())
+                if self.fail_cmd is not None and cmd == self.fail_cmd:
+                    self.fail_cmd = None
+                    if session:
+                        self.sessions[session] = (self.sessions[session][0], True)
+                    raise CmdError(1000, "could not run command", ["Error: injected failure of %s" % cmd])
+                if cmd == "enable":
+                    privileged = True
+                    results.append({} if fmt == "json" else {"output": ""})
+                    continue
+                if mode == "exec":
+                    r = self.show(cmd, fmt, privileged)
+                    if r is not None:
+                        results.append(r)
+                        continue
+                    if cmd == "configure" or cmd == "configure terminal":
+                        if not privileged:
+                            raise invalid(cmd, "Invalid input (privileged mode required)")
+                        mode, target, session = "config", self.cfg, None
+                    elif cmd.startswith("configure session "):
+                        if not privileged:
+                            raise invalid(cmd, "Invalid input (privileged mode required)")
+                        session = cmd.split(" ", 2)[2]
+                        if session not in self.sessions:
+                            self.sessions[session] = (copy.deepcopy(self.cfg), False)
+                        mode, target = "config", self.sessions[session][0]
+                    else:
+                        raise invalid(cmd)
+                    results.append({} if fmt == "json" else {"output": ""})
+                    continue
+                # in a config mode
+                if session is not None and cmd == "commit":
+                    cfg, poisoned = self.sessions[session]
+                    if poisoned:
+                        raise CmdError(1000, "could not run command",
+                                       ["Error: session %s has errors; abort it" % session])
+                    self.cfg = cfg
+                    del self.sessions[session]
+                    mode, session, target = "exec", None, None
+                elif session is not None and cmd == "abort":
+                    del self.sessions[session]
+                    mode, session, target = "exec", None, None
+                elif cmd.startswith("show "):
+                    r = self.show(cmd, fmt, privileged)
+                    if r is None:
+                        raise invalid(cmd)
+                    results.append(r)
+                    continue
+                else:
+                    try:
+                        mode = config_line(target, mode, cmd)
+                    except CmdError:
+                        if session is not None:
+                            self.sessions[session] = (self.sessions[session][0], True)
+                        raise
+                    if mode == "exec":
+                        session, target = None, None
+                results.append({} if fmt == "json" else {"output": ""})
+            except CmdError as e:
+                e.index = i
+                return results, e
+        return results, None
+
+
+SW = Switch()
+AUTH = None
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, status, obj, headers=()):
+        body = (json.dumps(obj) + "\n").encode() if obj is not None else b""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def record(self, status, cmds=None, fmt=None, error=None):
+        with SW.lock:
+            SW.log.append({"path": self.path, "method": self.command, "status": status,
+                           "cmds": cmds, "format": fmt, "error": error,
+                           "refused": status != 200 or error is not None})
+
+    def do_GET(self):
+        if self.path == "/_test/state":
+            with SW.lock:
+                return self.reply(200, {"running_config": SW.cfg.render(),
+                                        "sessions": sorted(SW.sessions)})
+        if self.path == "/_test/log":
+            with SW.lock:
+                return self.reply(200, {"requests": SW.log})
+        status = 405 if self.path == "/command-api" else 404
+        self.record(status)
+        self.reply(status, {"error": "not found" if status == 404 else "method not allowed"})
+
+    def do_PUT(self):
+        self.body()
+        status = 405 if self.path == "/command-api" else 404
+        self.record(status)
+        self.reply(status, None)
+
+    def do_POST(self):
+        raw = self.body()
+        if self.path == "/_test/config":
+            req = json.loads(raw)
+            with SW.lock:
+                mode = "config"
+                for c in req["cmds"]:
+                    mode = config_line(SW.cfg, mode, c)
+            return self.reply(200, {})
+        if self.path == "/_test/fail":
+            req = json.loads(raw)
+            with SW.lock:
+                SW.fail_cmd = req.get("command")
+                SW.fail_http = req.get("http")
+                SW.lose_answer_of = req.get("lose_answer_of")
+                SW.stall = req.get("stall", 0)
+            return self.reply(200, {})
+        if self.path != "/command-api":
+            self.record(404)
+            return self.reply(404, {"error": "not found"})
+        if AUTH is not None and self.headers.get("Authorization") != AUTH:
+            self.record(401)
+            return self.reply(401, {"error": "Unable to authenticate"},
+                              [("WWW-Authenticate", 'Basic realm="eAPI"')])
+        with SW.lock:
+            stall, SW.stall = SW.stall, 0
+        if stall:
+            time.sleep(stall)
+        with SW.lock:
+            if SW.fail_http:
+                status, SW.fail_http = SW.fail_http, None
+                self.record(status)
+                return self.reply(status, {"error": "injected"})
+        try:
+            req = json.loads(raw)
+        except ValueError:
+            self.record(200, error=-32700)
+            return self.reply(200, {"jsonrpc": "2.0", "id": None,
+                                    "error": {"code": -32700, "message": "Parse error"}})
+        rid = req.get("id") if isinstance(req, dict) else None
+        if not isinstance(req, dict) or req.get("jsonrpc") != "2.0" or "method" not in req \
+                or "id" not in req:
+            self.record(200, error=-32600)
+            return self.reply(200, {"jsonrpc": "2.0", "id": rid,
+                                    "error": {"code": -32600, "message": "Invalid request"}})
+        if req["method"] != "runCmds":
+            self.record(200, error=-32601)
+            return self.reply(200, {"jsonrpc": "2.0", "id": rid,
+                                    "error": {"code": -32601, "message": "Method not found"}})
+        p = req.get("params")
+        fmt = p.get("format", "json") if isinstance(p, dict) else None
+        if not isinstance(p, dict) or p.get("version") not in (1, "latest") or \
+                not isinstance(p.get("cmds"), list) or fmt not in ("json", "text"):
+            self.record(200, error=-32602)
+            return self.reply(200, {"jsonrpc": "2.0", "id": rid,
+                                    "error": {"code": -32602, "message": "Invalid params"}})
+        cmds = p["cmds"]
+        with SW.lock:
+            results, e = SW.run(cmds, fmt)
+            if SW.lose_answer_of is not None and SW.lose_answer_of in cmds:
+                SW.lose_answer_of = None
+                self.record(502, cmds, fmt)
+                return self.reply(502, {"error": "answer lost"})
+        if e is None:
+            self.record(200, cmds, fmt)
+            return self.reply(200, {"jsonrpc": "2.0", "id": rid, "result": results})
+        self.record(200, cmds, fmt, e.code)
+        msg = "CLI command %d of %d '%s' failed: %s" % (e.index + 1, len(cmds), cmds[e.index], e.why)
+        self.reply(200, {"jsonrpc": "2.0", "id": rid, "error": {
+            "code": e.code, "message": msg, "data": results + [{"errors": e.errors}]}})
+
+
+def main():
+    global AUTH
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--user", default="admin")
+    ap.add_argument("--password", default="arista")
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
+    a = ap.parse_args()
+    AUTH = "Basic " + base64.b64encode(("%s:%s" % (a.user, a.password)).encode()).decode()
+    srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
+    srv.daemon_threads = True
+    if a.cert:
+        import ssl
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(a.cert, a.key)
+        srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+    print("PORT %d" % srv.server_address[1], flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
