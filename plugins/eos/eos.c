@@ -64,6 +64,7 @@
  * (one line each). health: "show version". */
 #include "autoconf.h"
 #include "eos.h"
+#include "../lp_util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -71,26 +72,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!sw->host || !sw->host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	sw->host->log(level, sw->name, "%s", msg);
-}
-
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%s", src ? src : "");
-}
 
 static const char *jstr(json_t *o, const char *key)
 {
@@ -136,7 +117,7 @@ static int eos_open(const struct lp_endpoint *ep, const struct lp_host *host,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	copy_str(sw->name, sizeof(sw->name), ep->name);
+	lp_copy_str(sw->name, sizeof(sw->name), ep->name);
 	sw->host = host;
 	if ((rc = eos_conn_init(&sw->conn, ep, err, errlen)) ||
 	    (rc = eos_health(sw, err, errlen))) {
@@ -183,10 +164,10 @@ static int eos_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 		      "show interfaces status", NULL)))
 		return rc;
 	ver = json_array_get(r, 0);
-	copy_str(inv->model, sizeof(inv->model), jstr(ver, "modelName"));
-	copy_str(inv->os_version, sizeof(inv->os_version), jstr(ver, "version"));
-	copy_str(inv->mac, sizeof(inv->mac), jstr(ver, "systemMacAddress"));
-	copy_str(inv->hostname, sizeof(inv->hostname), jstr(json_array_get(r, 1), "hostname"));
+	lp_copy_str(inv->model, sizeof(inv->model), jstr(ver, "modelName"));
+	lp_copy_str(inv->os_version, sizeof(inv->os_version), jstr(ver, "version"));
+	lp_copy_str(inv->mac, sizeof(inv->mac), jstr(ver, "systemMacAddress"));
+	lp_copy_str(inv->hostname, sizeof(inv->hostname), jstr(json_array_get(r, 1), "hostname"));
 	ifs = json_object_get(json_array_get(r, 2), "interfaceStatuses");
 	if (!json_is_object(ifs)) {
 		snprintf(err, errlen, "show interfaces status: no interfaceStatuses in the answer");
@@ -201,7 +182,7 @@ static int eos_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 	json_object_foreach(ifs, name, st) {
 		if (strncmp(name, "Ethernet", 8) || strlen(name) >= LP_NAME_LEN)
 			continue;       /* Management, Port-Channel, Vlan, ... */
-		copy_str(v[n].name, LP_NAME_LEN, name);
+		lp_copy_str(v[n].name, LP_NAME_LEN, name);
 		v[n++].st = st;
 	}
 	qsort(v, n, sizeof(*v), pname_cmp);
@@ -210,7 +191,7 @@ static int eos_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 		const char *link = jstr(v[i].st, "linkStatus");
 		json_t *bw = json_object_get(v[i].st, "bandwidth");
 
-		copy_str(p.name, sizeof(p.name), v[i].name);
+		lp_copy_str(p.name, sizeof(p.name), v[i].name);
 		p.speed_mbps = (uint32_t)(json_number_value(bw) / 1e6);
 		p.admin_up = !link || (strcmp(link, "disabled") != 0);
 		p.oper_up = link && !strcmp(link, "connected");
@@ -235,7 +216,7 @@ static void chassis_id(char *out, size_t len, const char *id, const char *type)
 		snprintf(out, len, "%02x:%02x:%02x:%02x:%02x:%02x", v[0] >> 8, v[0] & 0xff,
 			 v[1] >> 8, v[1] & 0xff, v[2] >> 8, v[2] & 0xff);
 	else
-		copy_str(out, len, id);
+		lp_copy_str(out, len, id);
 }
 
 static int eos_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, char *err,
@@ -257,10 +238,10 @@ static int eos_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, c
 			const char *pid = jstr(ni, "interfaceId_v2");
 			struct lp_neighbor n = { 0 };
 
-			copy_str(n.local_port, sizeof(n.local_port), port);
+			lp_copy_str(n.local_port, sizeof(n.local_port), port);
 			chassis_id(n.chassis_id, sizeof(n.chassis_id), jstr(x, "chassisId"),
 				   jstr(x, "chassisIdType"));
-			copy_str(n.sys_name, sizeof(n.sys_name), jstr(x, "systemName"));
+			lp_copy_str(n.sys_name, sizeof(n.sys_name), jstr(x, "systemName"));
 			if (!pid && (pid = jstr(ni, "interfaceId"))) {
 				/* older releases quote it: "\"Ethernet1\"" */
 				size_t l = strlen(pid);
@@ -269,11 +250,11 @@ static int eos_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, c
 					snprintf(n.port_id, sizeof(n.port_id), "%.*s", (int)(l - 2),
 						 pid + 1);
 				else
-					copy_str(n.port_id, sizeof(n.port_id), pid);
+					lp_copy_str(n.port_id, sizeof(n.port_id), pid);
 			} else {
-				copy_str(n.port_id, sizeof(n.port_id), pid);
+				lp_copy_str(n.port_id, sizeof(n.port_id), pid);
 			}
-			copy_str(n.port_desc, sizeof(n.port_desc), jstr(ni, "interfaceDescription"));
+			lp_copy_str(n.port_desc, sizeof(n.port_desc), jstr(ni, "interfaceDescription"));
 			if (sink && sink->neighbor && (rc = sink->neighbor(sink->ctx, &n)))
 				goto out;
 		}

@@ -20,6 +20,7 @@
  * write to a peer that closed could raise it: SIGPIPE is blocked in the
  * calling thread while a request runs, and one it raised is consumed. */
 #include "autoconf.h"
+#include "../lp_http.h"
 #include "eos_rpc.h"
 
 #include <errno.h>
@@ -194,29 +195,6 @@ static CURLcode perform(CURL *curl)
 	return cc;
 }
 
-struct buf {
-	char *p;
-	size_t n;
-	int oom;
-};
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *ctx)
-{
-	struct buf *b = ctx;
-	size_t len = size * nmemb;
-	char *p;
-
-	if (b->n + len > (64u << 20) || !(p = realloc(b->p, b->n + len + 1))) {
-		b->oom = 1;
-		return 0;
-	}
-	memcpy(p + b->n, data, len);
-	b->n += len;
-	p[b->n] = '\0';
-	b->p = p;
-	return len;
-}
-
 static int curl_errno(CURLcode cc)
 {
 	switch (cc) {
@@ -277,7 +255,7 @@ int eos_run(struct eos_conn *c, const char *const *cmds, size_t n, const char *f
 	    json_t **result, int *failed, char *err, size_t errlen)
 {
 	json_t *req, *arr, *resp = NULL, *res;
-	struct buf b = { 0 };
+	struct lp_buf b = { 0 };
 	char *body = NULL, id[32];
 	long status = 0;
 	json_error_t je;
@@ -304,7 +282,7 @@ int eos_run(struct eos_conn *c, const char *const *cmds, size_t n, const char *f
 	json_decref(req);
 	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, lp_buf_write);
 	curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, &b);
 	cc = perform(c->curl);
 	free(body);

@@ -53,6 +53,7 @@
  * health: the netdevs still exist. */
 #include "autoconf.h"
 #include "dcb_msg.h"
+#include "../lp_util.h"
 
 #include <errno.h>
 #include <net/if.h>
@@ -86,21 +87,6 @@ struct lp_switch {
 	struct dcbm_io io;        /* io.ctx = this handle */
 	char rx[LD_RXBUF];
 };
-
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!sw->host || !sw->host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	sw->host->log(level, sw->name, "%s", msg);
-}
 
 /* ---- netlink ------------------------------------------------------------ */
 

@@ -80,6 +80,7 @@
  * is applied without its own apply call). */
 #include "autoconf.h"
 #include "nvue.h"
+#include "../lp_util.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -88,26 +89,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!sw->host || !sw->host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	sw->host->log(level, sw->name, "%s", msg);
-}
-
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%s", src ? src : "");
-}
 
 static const char *jstr(json_t *o, const char *field)
 {
@@ -157,7 +138,7 @@ static int nvue_open(const struct lp_endpoint *ep, const struct lp_host *host,
 	*out = NULL;
 	if (!(sw = calloc(1, sizeof(*sw))))
 		return oom(err, errlen);
-	copy_str(sw->name, sizeof(sw->name), ep->name);
+	lp_copy_str(sw->name, sizeof(sw->name), ep->name);
 	sw->host = host;
 	if ((rc = nv_http_init(sw, ep, err, errlen)) || (rc = nvue_health(sw, err, errlen))) {
 		nvue_close(sw);
@@ -187,16 +168,16 @@ static int nvue_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 	memset(inv, 0, sizeof(*inv));
 	if ((rc = nv_request(sw, "GET", "system", NULL, NULL, &sys, err, errlen)))
 		return rc;
-	copy_str(inv->hostname, sizeof(inv->hostname), jstr(sys, "hostname"));
-	copy_str(inv->os_version, sizeof(inv->os_version), jstr(sys, "build"));
+	lp_copy_str(inv->hostname, sizeof(inv->hostname), jstr(sys, "hostname"));
+	lp_copy_str(inv->os_version, sizeof(inv->os_version), jstr(sys, "build"));
 	if (!inv->os_version[0])
-		copy_str(inv->os_version, sizeof(inv->os_version),
+		lp_copy_str(inv->os_version, sizeof(inv->os_version),
 			 jstr(json_object_get(sys, "version"), "image"));
 	rc = nv_request(sw, "GET", "platform", NULL, NULL, &plat, err, errlen);
 	if (rc && rc != -ENOENT)
 		goto out;
-	copy_str(inv->model, sizeof(inv->model), jstr(plat, "product-name"));
-	copy_str(inv->mac, sizeof(inv->mac), jstr(plat, "base-mac"));
+	lp_copy_str(inv->model, sizeof(inv->model), jstr(plat, "product-name"));
+	lp_copy_str(inv->mac, sizeof(inv->mac), jstr(plat, "base-mac"));
 	if ((rc = nv_request(sw, "GET", "interface", NULL, NULL, &ifs, err, errlen)))
 		goto out;
 	json_object_foreach(ifs, name, ifc) {
@@ -205,8 +186,8 @@ static int nvue_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 
 		if (!is_swp(name, ifc) || strlen(name) >= LP_NAME_LEN)
 			continue;
-		copy_str(p.name, sizeof(p.name), name);
-		copy_str(p.alias, sizeof(p.alias), jstr(ifc, "description"));
+		lp_copy_str(p.name, sizeof(p.name), name);
+		lp_copy_str(p.alias, sizeof(p.alias), jstr(ifc, "description"));
 		p.speed_mbps = nv_speed_mbps(jstr(link, "speed"));
 		if (json_is_integer(json_object_get(link, "mtu")))
 			p.mtu = (uint32_t)json_integer_value(json_object_get(link, "mtu"));
@@ -252,11 +233,11 @@ static int nvue_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, 
 			json_t *ch = json_object_get(nb, "chassis"), *pt = json_object_get(nb, "port");
 			struct lp_neighbor n = { 0 };
 
-			copy_str(n.local_port, sizeof(n.local_port), name);
-			copy_str(n.chassis_id, sizeof(n.chassis_id), jstr(ch, "chassis-id"));
-			copy_str(n.sys_name, sizeof(n.sys_name), jstr(ch, "system-name"));
-			copy_str(n.port_id, sizeof(n.port_id), jstr(pt, "name"));
-			copy_str(n.port_desc, sizeof(n.port_desc), jstr(pt, "description"));
+			lp_copy_str(n.local_port, sizeof(n.local_port), name);
+			lp_copy_str(n.chassis_id, sizeof(n.chassis_id), jstr(ch, "chassis-id"));
+			lp_copy_str(n.sys_name, sizeof(n.sys_name), jstr(ch, "system-name"));
+			lp_copy_str(n.port_id, sizeof(n.port_id), jstr(pt, "name"));
+			lp_copy_str(n.port_desc, sizeof(n.port_desc), jstr(pt, "description"));
 			if (sink && sink->neighbor && (rc = sink->neighbor(sink->ctx, &n)))
 				break;
 		}
@@ -317,7 +298,7 @@ static int apply_patch(struct lp_switch *sw, json_t *patch, char *err, size_t er
 		return rc;
 	id[0] = '\0';
 	json_object_foreach(r, k, v) {
-		copy_str(id, sizeof(id), k);
+		lp_copy_str(id, sizeof(id), k);
 		break;
 	}
 	json_decref(r);
@@ -356,7 +337,7 @@ static int apply_patch(struct lp_switch *sw, json_t *patch, char *err, size_t er
 
 		if ((rc = nv_request(sw, "GET", path, NULL, NULL, &r, err, errlen)))
 			return rc;
-		copy_str(state, sizeof(state), jstr(r, "state"));
+		lp_copy_str(state, sizeof(state), jstr(r, "state"));
 		if (!strcmp(state, "applied")) {
 			json_decref(r);
 			return 0;

@@ -15,6 +15,7 @@
  *              bundle to check it with instead); anything else is refused.
  * timeout_ms:  connect + transfer of each request (default 10 s). */
 #include "autoconf.h"
+#include "../lp_http.h"
 #include "nvue.h"
 
 #include <errno.h>
@@ -164,29 +165,6 @@ void nv_http_fini(struct lp_switch *sw)
 	memset(sw->userpwd, 0, sizeof(sw->userpwd));
 }
 
-struct buf {
-	char *p;
-	size_t n;
-	int oom;
-};
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *ctx)
-{
-	struct buf *b = ctx;
-	size_t len = size * nmemb;
-	char *p;
-
-	if (b->n + len > (64u << 20) || !(p = realloc(b->p, b->n + len + 1))) {
-		b->oom = 1;
-		return 0;
-	}
-	memcpy(p + b->n, data, len);
-	b->n += len;
-	p[b->n] = '\0';
-	b->p = p;
-	return len;
-}
-
 /* Append s to url, percent-encoding all but [A-Za-z0-9-._~] and, if
  * keep_slash (a path), '/' and '%' (a path component already encoded). */
 static int url_append(char *url, size_t len, const char *s, int keep_slash)
@@ -217,7 +195,7 @@ static int url_append(char *url, size_t len, const char *s, int keep_slash)
 /* The server's words from an error body: NVUE answers errors as JSON
  * {"title": ..., "detail": ...} (RFC 7807 problem details); anything else
  * is quoted as it came, on one line. */
-static void error_text(const struct buf *b, char *out, size_t len)
+static void error_text(const struct lp_buf *b, char *out, size_t len)
 {
 	json_t *j = b->p ? json_loads(b->p, 0, NULL) : NULL;
 	const char *title = NULL, *detail = NULL;
@@ -239,7 +217,7 @@ int nv_request(struct lp_switch *sw, const char *method, const char *path, const
 {
 	char url[1024], cerr[CURL_ERROR_SIZE] = "", text[256];
 	struct curl_slist *hdr = NULL;
-	struct buf b = { 0 };
+	struct lp_buf b = { 0 };
 	char *payload = NULL;
 	CURL *c = sw->curl;
 	CURLcode cc;
@@ -266,7 +244,7 @@ int nv_request(struct lp_switch *sw, const char *method, const char *path, const
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)sw->timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)sw->timeout_ms);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, lp_buf_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);

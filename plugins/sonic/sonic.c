@@ -40,32 +40,13 @@
  * redis-server), and blocks SIGPIPE in its thread while it runs. */
 #include "autoconf.h"
 #include "sonic.h"
+#include "../lp_util.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void sw_log(struct lp_switch *sw, enum lp_log_level level, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	if (!sw->host || !sw->host->log)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	sw->host->log(level, sw->name, "%s", msg);
-}
-
-static void copy_str(char *dst, size_t len, const char *src)
-{
-	snprintf(dst, len, "%s", src ? src : "");
-}
 
 /* ---- names from SCAN ------------------------------------------------------ */
 
@@ -157,7 +138,7 @@ static int sonic_open(const struct lp_endpoint *ep, const struct lp_host *host,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	copy_str(sw->name, sizeof(sw->name), ep->name);
+	lp_copy_str(sw->name, sizeof(sw->name), ep->name);
 	sw->host = host;
 	if ((rc = sn_conn_init(&sw->conn, ep, err, errlen))) {
 		free(sw);
@@ -246,9 +227,9 @@ static int inventory(struct lp_switch *sw, struct lp_inventory *inv,
 			 "SONiC switch's Redis?", SN_CONFIG_DB);
 		return -ENOENT;
 	}
-	copy_str(inv->hostname, sizeof(inv->hostname), sn_hget(md, "hostname"));
-	copy_str(inv->model, sizeof(inv->model), sn_hget(md, "hwsku"));
-	copy_str(inv->mac, sizeof(inv->mac), sn_hget(md, "mac"));
+	lp_copy_str(inv->hostname, sizeof(inv->hostname), sn_hget(md, "hostname"));
+	lp_copy_str(inv->model, sizeof(inv->model), sn_hget(md, "hwsku"));
+	lp_copy_str(inv->mac, sizeof(inv->mac), sn_hget(md, "mac"));
 	freeReplyObject(md);
 	if ((rc = os_version(c, inv->os_version, sizeof(inv->os_version), err, errlen)))
 		return rc;
@@ -276,8 +257,8 @@ static int inventory(struct lp_switch *sw, struct lp_inventory *inv,
 		if (!cfg[i] || cfg[i]->type != REDIS_REPLY_ARRAY || !cfg[i]->elements ||
 		    (role && strcmp(role, "Ext")))
 			continue;       /* gone since the SCAN, or internal */
-		copy_str(p.name, sizeof(p.name), ports.v[i]);
-		copy_str(p.alias, sizeof(p.alias), sn_hget(cfg[i], "alias"));
+		lp_copy_str(p.name, sizeof(p.name), ports.v[i]);
+		lp_copy_str(p.alias, sizeof(p.alias), sn_hget(cfg[i], "alias"));
 		p.speed_mbps = (uint32_t)strtoul((s = sn_hget(cfg[i], "speed")) ? s : "0", NULL, 10);
 		p.mtu = (uint32_t)strtoul((s = sn_hget(cfg[i], "mtu")) ? s : "0", NULL, 10);
 		p.admin_up = (s = sn_hget(cfg[i], "admin_status")) && !strcmp(s, "up");
@@ -317,11 +298,11 @@ static int lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, char 
 
 		if (!r[i] || r[i]->type != REDIS_REPLY_ARRAY || !r[i]->elements)
 			continue;
-		copy_str(n.local_port, sizeof(n.local_port), ifs.v[i]);
-		copy_str(n.chassis_id, sizeof(n.chassis_id), sn_hget(r[i], "lldp_rem_chassis_id"));
-		copy_str(n.sys_name, sizeof(n.sys_name), sn_hget(r[i], "lldp_rem_sys_name"));
-		copy_str(n.port_id, sizeof(n.port_id), sn_hget(r[i], "lldp_rem_port_id"));
-		copy_str(n.port_desc, sizeof(n.port_desc), sn_hget(r[i], "lldp_rem_port_desc"));
+		lp_copy_str(n.local_port, sizeof(n.local_port), ifs.v[i]);
+		lp_copy_str(n.chassis_id, sizeof(n.chassis_id), sn_hget(r[i], "lldp_rem_chassis_id"));
+		lp_copy_str(n.sys_name, sizeof(n.sys_name), sn_hget(r[i], "lldp_rem_sys_name"));
+		lp_copy_str(n.port_id, sizeof(n.port_id), sn_hget(r[i], "lldp_rem_port_id"));
+		lp_copy_str(n.port_desc, sizeof(n.port_desc), sn_hget(r[i], "lldp_rem_port_desc"));
 		if (sink && sink->neighbor && (rc = sink->neighbor(sink->ctx, &n)))
 			goto out;
 	}
