@@ -32,6 +32,7 @@
 
 #include <hiredis/hiredis.h>
 
+#include "fixture_redis.h"
 #include "plugin.h"
 #include "qos_policy.h"
 
@@ -39,247 +40,20 @@
 #error SONIC_PLUGIN_DIR must name the directory of sonic.so
 #endif
 
-#define CONFIG_DB 4
-#define APPL_DB 0
-#define STATE_DB 6
 #define N_PORTS 8
 
 static char err[512];
 static char base[64];             /* the program's: removed at its end */
-static char dir[96], sock[128];    /* the test's, inside base */
-static pid_t redis_pid = -1;
-static redisContext *rc;          /* the test's own connection */
-static int rc_db = -1;
 static struct plugin *plugin;
 static const struct loom_plugin_v1 *ops;
 static struct lp_switch *sw;
 static char last_log[512];
 
-/* ---- redis-server --------------------------------------------------------- */
-
-static void wait_gone(pid_t pid)
-{
-	for (int i = 0; i < 500; i++) {        /* 5 s, then no more asking */
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return;
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
-static void redis_stop(void)
-{
-	if (rc) {
-		redisFree(rc);
-		rc = NULL;
-	}
-	if (redis_pid > 0) {
-		kill(redis_pid, SIGTERM);
-		wait_gone(redis_pid);
-	}
-	redis_pid = -1;
-}
-
-/* SIGKILL: what a crash or a power cut does. */
-static void redis_kill(void)
-{
-	if (rc) {
-		redisFree(rc);
-		rc = NULL;
-	}
-	if (redis_pid > 0) {
-		kill(redis_pid, SIGKILL);
-		waitpid(redis_pid, NULL, 0);
-	}
-	redis_pid = -1;
-}
-
-/* Start redis-server on `sock`; aof: persist every write (appendfsync
- * always) so that a restart after SIGKILL shows what had landed. */
-static void redis_start(int aof, const char *password)
-{
-	char log[160];
-	pid_t pid;
-
-	snprintf(log, sizeof(log), "%s/redis.log", dir);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		const char *argv[32];
-		int a = 0;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (!freopen("/dev/null", "w", stdout))
-			_exit(126);
-		argv[a++] = "redis-server";
-		argv[a++] = "--port";
-		argv[a++] = "0";
-		argv[a++] = "--unixsocket";
-		argv[a++] = sock;
-		argv[a++] = "--unixsocketperm";
-		argv[a++] = "700";
-		argv[a++] = "--save";
-		argv[a++] = "";
-		argv[a++] = "--appendonly";
-		argv[a++] = aof ? "yes" : "no";
-		argv[a++] = "--appendfsync";
-		argv[a++] = "always";
-		argv[a++] = "--dir";
-		argv[a++] = dir;
-		argv[a++] = "--logfile";
-		argv[a++] = log;
-		argv[a++] = "--daemonize";
-		argv[a++] = "no";
-		if (password) {
-			argv[a++] = "--requirepass";
-			argv[a++] = password;
-		}
-		argv[a] = NULL;
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	redis_pid = pid;
-	for (int i = 0; i < 500; i++) {        /* up to 5 s */
-		struct timeval tv = { 1, 0 };
-		redisContext *c = redisConnectUnixWithTimeout(sock, tv);
-
-		if (c && !c->err) {
-			redisReply *r = password ? redisCommand(c, "AUTH %s", password) : NULL;
-
-			if (r)
-				freeReplyObject(r);
-			if ((r = redisCommand(c, "PING")) && r->type == REDIS_REPLY_STATUS) {
-				freeReplyObject(r);
-				rc = c;
-				rc_db = 0;
-				return;
-			}
-			if (r)
-				freeReplyObject(r);
-		}
-		if (c)
-			redisFree(c);
-		ck_assert_msg(waitpid(pid, NULL, WNOHANG) == 0,
-			      "redis-server exited at start; see %s", log);
-		usleep(10000);
-	}
-	ck_abort_msg("redis-server did not answer on %s within 5 s", sock);
-}
-
-/* ---- the test's own Redis access ------------------------------------------ */
-
-static void select_db(int db)
-{
-	redisReply *r;
-
-	if (rc_db == db)
-		return;
-	r = redisCommand(rc, "SELECT %d", db);
-	ck_assert_msg(r && r->type == REDIS_REPLY_STATUS, "SELECT %d failed", db);
-	freeReplyObject(r);
-	rc_db = db;
-}
-
-/* HSET key f v f v ... (NULL-terminated) in db. */
-static void hset(int db, const char *key, ...)
-{
-	const char *argv[64] = { "HSET", key };
-	int argc = 2;
-	redisReply *r;
-	va_list ap;
-
-	select_db(db);
-	va_start(ap, key);
-	while ((argv[argc] = va_arg(ap, const char *)))
-		argc++;
-	va_end(ap);
-	r = redisCommandArgv(rc, argc, argv, NULL);
-	ck_assert_msg(r && r->type == REDIS_REPLY_INTEGER, "HSET %s failed", key);
-	freeReplyObject(r);
-}
-
-/* The value of field in key (db 4), in a static buffer, or NULL. */
-static const char *hget(const char *key, const char *field)
-{
-	static char v[256];
-	redisReply *r;
-
-	select_db(CONFIG_DB);
-	r = redisCommand(rc, "HGET %s %s", key, field);
-	ck_assert_ptr_nonnull(r);
-	if (r->type != REDIS_REPLY_STRING) {
-		freeReplyObject(r);
-		return NULL;
-	}
-	snprintf(v, sizeof(v), "%s", r->str);
-	freeReplyObject(r);
-	return v;
-}
-
-/* The integer answer of "cmd [arg]" in db. */
-static long long integer(int db, const char *cmd, const char *arg)
-{
-	const char *argv[] = { cmd, arg };
-	redisReply *r;
-	long long n;
-
-	select_db(db);
-	r = redisCommandArgv(rc, arg ? 2 : 1, argv, NULL);
-	ck_assert_msg(r && r->type == REDIS_REPLY_INTEGER, "%s %s", cmd, arg ? arg : "");
-	n = r->integer;
-	freeReplyObject(r);
-	return n;
-}
-
-/* How many CONFIG_DB keys match pattern (the test may use KEYS). */
-static size_t count_keys(const char *pattern)
-{
-	redisReply *r;
-	size_t n;
-
-	select_db(CONFIG_DB);
-	r = redisCommand(rc, "KEYS %s", pattern);
-	ck_assert_msg(r && r->type == REDIS_REPLY_ARRAY, "KEYS %s", pattern);
-	n = r->elements;
-	freeReplyObject(r);
-	return n;
-}
-
-static int exists(const char *key)
-{
-	return integer(CONFIG_DB, "EXISTS", key) == 1;
-}
-
-/* CONFIG_DB's key holds exactly the field/value pairs given (NULL-ended). */
-static void hash_is(const char *key, ...)
-{
-	redisReply *r;
-	size_t n = 0;
-	const char *f;
-	va_list ap;
-
-	select_db(CONFIG_DB);
-	va_start(ap, key);
-	while ((f = va_arg(ap, const char *))) {
-		const char *want = va_arg(ap, const char *), *got = hget(key, f);
-
-		ck_assert_msg(got && !strcmp(got, want), "%s %s: \"%s\", want \"%s\"", key, f,
-			      got ? got : "(none)", want);
-		n++;
-	}
-	va_end(ap);
-	r = redisCommand(rc, "HLEN %s", key);
-	ck_assert_msg(r && r->type == REDIS_REPLY_INTEGER && (size_t)r->integer == n,
-		      "%s has %lld fields, want %zu", key, r ? r->integer : -1, n);
-	freeReplyObject(r);
-}
-
 /* ---- a SONiC leaf's databases ---------------------------------------------- */
 
 static void seed_leaf(void)
 {
-	hset(CONFIG_DB, "DEVICE_METADATA|localhost", "hostname", "leaf1",
+	fr_hset(CONFIG_DB, "DEVICE_METADATA|localhost", "hostname", "leaf1",
 	     "hwsku", "Arista-7050CX3-32S-C32", "platform", "x86_64-arista_7050cx3_32s",
 	     "mac", "0c:42:a1:00:00:01", "type", "LeafRouter", "bgp_asn", "65100",
 	     "buffer_model", "traditional", NULL);
@@ -294,25 +68,25 @@ static void seed_leaf(void)
 		snprintf(lanes, sizeof(lanes), "%u,%u,%u,%u", 4 * i + 1, 4 * i + 2, 4 * i + 3,
 			 4 * i + 4);
 		snprintf(idx, sizeof(idx), "%u", i + 1);
-		hset(CONFIG_DB, key, "alias", alias, "lanes", lanes, "speed", "100000",
+		fr_hset(CONFIG_DB, key, "alias", alias, "lanes", lanes, "speed", "100000",
 		     "mtu", "9100", "admin_status", admin, "index", idx, "fec", "rs", NULL);
-		hset(APPL_DB, appl, "alias", alias, "lanes", lanes, "speed", "100000",
+		fr_hset(APPL_DB, appl, "alias", alias, "lanes", lanes, "speed", "100000",
 		     "mtu", "9100", "admin_status", admin, "oper_status", oper, NULL);
 		snprintf(key, sizeof(key), "PORT_TABLE|Ethernet%u", 4 * i);
-		hset(STATE_DB, key, "state", "ok", "netdev_oper_status", oper, NULL);
+		fr_hset(STATE_DB, key, "state", "ok", "netdev_oper_status", oper, NULL);
 	}
-	hset(APPL_DB, "LLDP_ENTRY_TABLE:Ethernet0", "lldp_rem_port_id_subtype", "5",
+	fr_hset(APPL_DB, "LLDP_ENTRY_TABLE:Ethernet0", "lldp_rem_port_id_subtype", "5",
 	     "lldp_rem_port_id", "Ethernet64", "lldp_rem_port_desc", "to-leaf1-etp1",
 	     "lldp_rem_chassis_id_subtype", "4", "lldp_rem_chassis_id", "0c:42:a1:00:10:00",
 	     "lldp_rem_sys_name", "spine1", "lldp_rem_sys_desc", "SONiC Software Version: "
 	     "SONiC.202311.1-8a1c3f0 - HwSku: Arista-7060X6-64PE", "lldp_rem_man_addr",
 	     "10.1.0.1", "lldp_rem_time_mark", "3112", "lldp_rem_index", "1", NULL);
-	hset(APPL_DB, "LLDP_ENTRY_TABLE:Ethernet4", "lldp_rem_port_id_subtype", "5",
+	fr_hset(APPL_DB, "LLDP_ENTRY_TABLE:Ethernet4", "lldp_rem_port_id_subtype", "5",
 	     "lldp_rem_port_id", "Ethernet64", "lldp_rem_port_desc", "to-leaf1-etp2",
 	     "lldp_rem_chassis_id_subtype", "4", "lldp_rem_chassis_id", "0c:42:a1:00:20:00",
 	     "lldp_rem_sys_name", "spine2", "lldp_rem_man_addr", "", "lldp_rem_index", "2",
 	     NULL);
-	hset(APPL_DB, "LLDP_LOC_CHASSIS", "lldp_loc_chassis_id", "0c:42:a1:00:00:01",
+	fr_hset(APPL_DB, "LLDP_LOC_CHASSIS", "lldp_loc_chassis_id", "0c:42:a1:00:00:01",
 	     "lldp_loc_sys_name", "leaf1", "lldp_loc_sys_desc", "SONiC Software Version: "
 	     "SONiC.202311.1-8a1c3f0 - HwSku: Arista-7050CX3-32S-C32 - Distribution: "
 	     "Debian 12.5 - Kernel: 6.1.0-11-2-amd64", NULL);
@@ -351,12 +125,12 @@ static void cleanup(void)
 		plugin_free(plugin);
 	plugin = NULL;
 	ops = NULL;
-	redis_stop();
-	if (dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	fr_stop();
+	if (fr_dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fr_dir);
 		if (system(cmd) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-		dir[0] = '\0';
+			fprintf(stderr, "could not remove %s\n", fr_dir);
+		fr_dir[0] = '\0';
 	}
 }
 
@@ -364,16 +138,16 @@ static void setup(void)
 {
 	char address[160];
 
-	snprintf(dir, sizeof(dir), "%s/t-XXXXXX", base);
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(sock, sizeof(sock), "%s/redis.sock", dir);
+	snprintf(fr_dir, sizeof(fr_dir), "%s/t-XXXXXX", base);
+	ck_assert_ptr_nonnull(mkdtemp(fr_dir));
+	snprintf(fr_sock, sizeof(fr_sock), "%s/redis.sock", fr_dir);
 	atexit(cleanup);        /* a failed check ends the test's process */
-	redis_start(0, NULL);
+	fr_start(0, NULL);
 	seed_leaf();
 	ck_assert_msg(plugin_load(SONIC_PLUGIN_DIR, "sonic", &plugin, err, sizeof(err)) == 0,
 		      "%s", err);
 	ops = plugin_ops(plugin);
-	snprintf(address, sizeof(address), "unix:%s", sock);
+	snprintf(address, sizeof(address), "unix:%s", fr_sock);
 	ck_assert_msg(open_switch(address, NULL, &sw) == 0, "open: %s", err);
 }
 
@@ -435,7 +209,7 @@ static int change_sink(void *ctx, const struct lp_change *c)
 	snprintf(x->after, sizeof(x->after), "%s", c->after);
 	x->done = c->done;
 	if (c->done && ++cs->n_done == cs->kill_after)
-		redis_kill();
+		fr_kill();
 	return 0;
 }
 
@@ -599,11 +373,10 @@ START_TEST(sonic_inventory_takes_the_os_version_from_kube_labels_without_lldp)
 {
 	struct lp_inventory inv;
 
-	select_db(APPL_DB);
-	freeReplyObject(redisCommand(rc, "DEL LLDP_LOC_CHASSIS"));
+	fr_del(APPL_DB, "LLDP_LOC_CHASSIS");
 	ck_assert_msg(ops->inventory(sw, &inv, NULL, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(inv.os_version, "");
-	hset(STATE_DB, "KUBE_LABELS|SET", "sonic_version", "202405.7", "hwsku", "x", NULL);
+	fr_hset(STATE_DB, "KUBE_LABELS|SET", "sonic_version", "202405.7", "hwsku", "x", NULL);
 	ck_assert_msg(ops->inventory(sw, &inv, NULL, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(inv.os_version, "SONiC.202405.7");
 }
@@ -654,39 +427,39 @@ START_TEST(sonic_apply_of_the_default_policy_writes_sonic_tables)
 	ck_assert_int_lt(last_ref, first_user);
 	ck_assert_int_lt(last_ref, first_of(&cs, "PORT_QOS_MAP|"));
 
-	ck_assert_int_eq(integer(CONFIG_DB, "HLEN", "DSCP_TO_TC_MAP|AZURE"), 64);
-	ck_assert_str_eq(hget("DSCP_TO_TC_MAP|AZURE", "26"), "3");
-	ck_assert_str_eq(hget("DSCP_TO_TC_MAP|AZURE", "48"), "6");
-	ck_assert_str_eq(hget("DSCP_TO_TC_MAP|AZURE", "0"), "0");
-	ck_assert_str_eq(hget("TC_TO_QUEUE_MAP|AZURE", "6"), "6");
-	ck_assert_str_eq(hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "3"), "3");
-	ck_assert_str_eq(hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "6"), "0");
-	ck_assert_str_eq(hget("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "3"), "3");
-	hash_is("PORT_QOS_MAP|Ethernet0", "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE",
+	ck_assert_int_eq(fr_integer(CONFIG_DB, "HLEN", "DSCP_TO_TC_MAP|AZURE"), 64);
+	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|AZURE", "26"), "3");
+	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|AZURE", "48"), "6");
+	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|AZURE", "0"), "0");
+	ck_assert_str_eq(fr_hget("TC_TO_QUEUE_MAP|AZURE", "6"), "6");
+	ck_assert_str_eq(fr_hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "3"), "3");
+	ck_assert_str_eq(fr_hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "6"), "0");
+	ck_assert_str_eq(fr_hget("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "3"), "3");
+	fr_hash_is("PORT_QOS_MAP|Ethernet0", "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE",
 		"tc_to_pg_map", "AZURE", "pfc_to_queue_map", "AZURE", "pfc_enable", "3",
 		"pfcwd_sw_enable", "3", NULL);
-	hash_is("QUEUE|Ethernet0|3", "scheduler", "scheduler.0", "wred_profile", "AZURE_LOSSLESS",
+	fr_hash_is("QUEUE|Ethernet0|3", "scheduler", "scheduler.0", "wred_profile", "AZURE_LOSSLESS",
 		NULL);
-	hash_is("QUEUE|Ethernet0|0", "scheduler", "scheduler.0", NULL);
-	hash_is("QUEUE|Ethernet28|6", "scheduler", "scheduler.1", NULL);
-	ck_assert(!exists("QUEUE|Ethernet0|1"));   /* no traffic, no weight */
-	hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "50", NULL);
-	hash_is("SCHEDULER|scheduler.1", "type", "STRICT", NULL);
-	hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
+	fr_hash_is("QUEUE|Ethernet0|0", "scheduler", "scheduler.0", NULL);
+	fr_hash_is("QUEUE|Ethernet28|6", "scheduler", "scheduler.1", NULL);
+	ck_assert(!fr_exists("QUEUE|Ethernet0|1"));   /* no traffic, no weight */
+	fr_hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "50", NULL);
+	fr_hash_is("SCHEDULER|scheduler.1", "type", "STRICT", NULL);
+	fr_hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
 		"wred_yellow_enable", "true", "wred_red_enable", "true", "ecn", "ecn_all",
 		"green_min_threshold", "150000", "green_max_threshold", "1500000",
 		"green_drop_probability", "10", "yellow_min_threshold", "150000",
 		"yellow_max_threshold", "1500000", "yellow_drop_probability", "10",
 		"red_min_threshold", "150000", "red_max_threshold", "1500000",
 		"red_drop_probability", "10", NULL);
-	hash_is("PFC_WD|Ethernet0", "action", "drop", "detection_time", "200",
+	fr_hash_is("PFC_WD|Ethernet0", "action", "drop", "detection_time", "200",
 		"restoration_time", "400", NULL);
-	hash_is("PFC_WD|GLOBAL", "POLL_INTERVAL", "200", NULL);
-	ck_assert_int_eq(integer(CONFIG_DB, "HLEN", "CABLE_LENGTH|AZURE"), N_PORTS);
-	ck_assert_str_eq(hget("CABLE_LENGTH|AZURE", "Ethernet0"), "5m");
-	ck_assert_str_eq(hget("CABLE_LENGTH|AZURE", "Ethernet28"), "5m");
+	fr_hash_is("PFC_WD|GLOBAL", "POLL_INTERVAL", "200", NULL);
+	ck_assert_int_eq(fr_integer(CONFIG_DB, "HLEN", "CABLE_LENGTH|AZURE"), N_PORTS);
+	ck_assert_str_eq(fr_hget("CABLE_LENGTH|AZURE", "Ethernet0"), "5m");
+	ck_assert_str_eq(fr_hget("CABLE_LENGTH|AZURE", "Ethernet28"), "5m");
 	/* traditional buffer model: buffermgrd makes these, not loom */
-	ck_assert_uint_eq(count_keys("BUFFER_*"), 0);
+	ck_assert_uint_eq(fr_count_keys("BUFFER_*"), 0);
 	free(cs.v);
 	free(want);
 }
@@ -713,14 +486,14 @@ START_TEST(sonic_dry_run_reports_every_change_and_writes_nothing)
 {
 	struct lp_qos *want = default_want();
 	struct changes dry = { 0 }, real = { 0 };
-	long long keys = integer(CONFIG_DB, "DBSIZE", NULL);
+	long long keys = fr_integer(CONFIG_DB, "DBSIZE", NULL);
 
 	ck_assert_msg(apply(want, 1, &dry) == 0, "%s", err);
 	ck_assert_uint_gt(dry.n, 0);
 	for (size_t i = 0; i < dry.n; i++)
 		ck_assert_int_eq(dry.v[i].done, 0);
-	ck_assert_int_eq(integer(CONFIG_DB, "DBSIZE", NULL), keys);
-	ck_assert(!exists("DSCP_TO_TC_MAP|AZURE"));
+	ck_assert_int_eq(fr_integer(CONFIG_DB, "DBSIZE", NULL), keys);
+	ck_assert(!fr_exists("DSCP_TO_TC_MAP|AZURE"));
 	/* and what it said is what a real apply then does */
 	ck_assert_msg(apply(want, 0, &real) == 0, "%s", err);
 	ck_assert_uint_eq(real.n, dry.n);
@@ -741,7 +514,7 @@ START_TEST(sonic_dry_run_reports_the_one_field_changed_behind_looms_back)
 	struct changes cs = { 0 };
 
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
-	hset(CONFIG_DB, "PORT_QOS_MAP|Ethernet8", "pfc_enable", "3,4", NULL);
+	fr_hset(CONFIG_DB, "PORT_QOS_MAP|Ethernet8", "pfc_enable", "3,4", NULL);
 	cs.n = 0;
 	ck_assert_msg(apply(want, 1, &cs) == 0, "%s", err);
 	ck_assert_uint_eq(cs.n, 1);
@@ -750,13 +523,13 @@ START_TEST(sonic_dry_run_reports_the_one_field_changed_behind_looms_back)
 	ck_assert_str_eq(cs.v[0].before, "3,4");
 	ck_assert_str_eq(cs.v[0].after, "3");
 	ck_assert_int_eq(cs.v[0].done, 0);
-	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet8", "pfc_enable"), "3,4");
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet8", "pfc_enable"), "3,4");
 	/* the real apply puts it back, and only it */
 	cs.n = 0;
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
 	ck_assert_uint_eq(cs.n, 1);
 	ck_assert_int_eq(cs.v[0].done, 1);
-	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet8", "pfc_enable"), "3");
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet8", "pfc_enable"), "3");
 	free(cs.v);
 	free(want);
 }
@@ -769,12 +542,12 @@ START_TEST(sonic_apply_removes_what_loom_wants_gone_and_keeps_fields_it_does_not
 	int removed = 0;
 
 	/* what `config qos reload` left (lossless 3,4), plus fields of others */
-	hset(CONFIG_DB, "QUEUE|Ethernet0|4", "scheduler", "scheduler.1", "wred_profile",
+	fr_hset(CONFIG_DB, "QUEUE|Ethernet0|4", "scheduler", "scheduler.1", "wred_profile",
 	     "AZURE_LOSSLESS", NULL);
-	hset(CONFIG_DB, "PORT_QOS_MAP|Ethernet0", "pfc_enable", "3,4", "scheduler",
+	fr_hset(CONFIG_DB, "PORT_QOS_MAP|Ethernet0", "pfc_enable", "3,4", "scheduler",
 	     "port_shaper", NULL);
-	hset(CONFIG_DB, "PFC_WD|Ethernet0", "pfc_stat_history", "enable", NULL);
-	hset(CONFIG_DB, "SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", "meter_type",
+	fr_hset(CONFIG_DB, "PFC_WD|Ethernet0", "pfc_stat_history", "enable", NULL);
+	fr_hset(CONFIG_DB, "SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", "meter_type",
 	     "bytes", NULL);
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
 	for (size_t i = 0; i < cs.n; i++)
@@ -783,12 +556,12 @@ START_TEST(sonic_apply_removes_what_loom_wants_gone_and_keeps_fields_it_does_not
 			ck_assert_msg(cs.v[i].before[0], "%s %s", cs.v[i].key, cs.v[i].field);
 		}
 	ck_assert_int_eq(removed, 3);
-	ck_assert(!exists("QUEUE|Ethernet0|4"));    /* both its fields were loom's */
-	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet0", "scheduler"), "port_shaper");
-	ck_assert_str_eq(hget("PORT_QOS_MAP|Ethernet0", "pfc_enable"), "3");
-	ck_assert_str_eq(hget("PFC_WD|Ethernet0", "pfc_stat_history"), "enable");
-	ck_assert_str_eq(hget("PFC_WD|Ethernet0", "detection_time"), "200");
-	hash_is("SCHEDULER|scheduler.1", "type", "STRICT", "meter_type", "bytes", NULL);
+	ck_assert(!fr_exists("QUEUE|Ethernet0|4"));    /* both its fields were loom's */
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet0", "scheduler"), "port_shaper");
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet0", "pfc_enable"), "3");
+	ck_assert_str_eq(fr_hget("PFC_WD|Ethernet0", "pfc_stat_history"), "enable");
+	ck_assert_str_eq(fr_hget("PFC_WD|Ethernet0", "detection_time"), "200");
+	fr_hash_is("SCHEDULER|scheduler.1", "type", "STRICT", "meter_type", "bytes", NULL);
 	cs.n = 0;
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
 	ck_assert_uint_eq(cs.n, 0);
@@ -823,10 +596,10 @@ START_TEST(sonic_qos_read_reports_the_headroom_buffermgrd_made)
 
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
 	/* what buffermgrd writes from pg_profile_lookup.ini for 100G, 5 m */
-	hset(CONFIG_DB, "BUFFER_PROFILE|pg_lossless_100000_5m_profile", "pool",
+	fr_hset(CONFIG_DB, "BUFFER_PROFILE|pg_lossless_100000_5m_profile", "pool",
 	     "ingress_lossless_pool", "size", "50176", "xon", "19456", "xoff", "30720",
 	     "dynamic_th", "0", NULL);
-	hset(CONFIG_DB, "BUFFER_PG|Ethernet4|3", "profile", "pg_lossless_100000_5m_profile", NULL);
+	fr_hset(CONFIG_DB, "BUFFER_PG|Ethernet4|3", "profile", "pg_lossless_100000_5m_profile", NULL);
 	got = read_back(want, &ret);
 	ck_assert_msg(ret == 0, "qos_read: %s", err);
 	ck_assert_uint_eq(got->ports[1].size_bytes, 50176);
@@ -860,7 +633,7 @@ START_TEST(sonic_sample_intent_writes_the_tables_of_sonics_own_sample)
 	int ret;
 
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
-	hash_is("DSCP_TO_TC_MAP|AZURE", "0", "1", "1", "1", "2", "1", "3", "3", "4", "4", "5", "2",
+	fr_hash_is("DSCP_TO_TC_MAP|AZURE", "0", "1", "1", "1", "2", "1", "3", "3", "4", "4", "5", "2",
 		"6", "1", "7", "1", "8", "0", "9", "1", "10", "1", "11", "1", "12", "1", "13", "1",
 		"14", "1", "15", "1", "16", "1", "17", "1", "18", "1", "19", "1", "20", "1",
 		"21", "1", "22", "1", "23", "1", "24", "1", "25", "1", "26", "1", "27", "1",
@@ -870,16 +643,16 @@ START_TEST(sonic_sample_intent_writes_the_tables_of_sonics_own_sample)
 		"49", "1", "50", "1", "51", "1", "52", "1", "53", "1", "54", "1", "55", "1",
 		"56", "1", "57", "1", "58", "1", "59", "1", "60", "1", "61", "1", "62", "1",
 		"63", "1", NULL);
-	hash_is("TC_TO_PRIORITY_GROUP_MAP|AZURE", "0", "0", "1", "0", "2", "0", "3", "3", "4", "4",
+	fr_hash_is("TC_TO_PRIORITY_GROUP_MAP|AZURE", "0", "0", "1", "0", "2", "0", "3", "3", "4", "4",
 		"5", "0", "6", "0", "7", "7", NULL);
-	hash_is("TC_TO_QUEUE_MAP|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4", "5", "5",
+	fr_hash_is("TC_TO_QUEUE_MAP|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4", "5", "5",
 		"6", "6", "7", "7", NULL);
-	hash_is("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4",
+	fr_hash_is("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4",
 		"5", "5", "6", "6", "7", "7", NULL);
-	hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "14", NULL);
-	hash_is("SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", NULL);
-	ck_assert(!exists("SCHEDULER|scheduler.2"));
-	hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
+	fr_hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "14", NULL);
+	fr_hash_is("SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", NULL);
+	ck_assert(!fr_exists("SCHEDULER|scheduler.2"));
+	fr_hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
 		"wred_yellow_enable", "true", "wred_red_enable", "true", "ecn", "ecn_all",
 		"green_min_threshold", "1048576", "green_max_threshold", "2097152",
 		"green_drop_probability", "5", "yellow_min_threshold", "1048576",
@@ -890,21 +663,21 @@ START_TEST(sonic_sample_intent_writes_the_tables_of_sonics_own_sample)
 		char key[64];
 
 		snprintf(key, sizeof(key), "PORT_QOS_MAP|Ethernet%u", 4 * i);
-		hash_is(key, "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE", "tc_to_pg_map",
+		fr_hash_is(key, "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE", "tc_to_pg_map",
 			"AZURE", "pfc_to_queue_map", "AZURE", "pfc_enable", "3,4",
 			"pfcwd_sw_enable", "3,4", NULL);
 		for (unsigned q = 0; q < LP_TCS; q++) {
 			snprintf(key, sizeof(key), "QUEUE|Ethernet%u|%u", 4 * i, q);
 			if (q == 3 || q == 4)
-				hash_is(key, "scheduler", "scheduler.1", "wred_profile",
+				fr_hash_is(key, "scheduler", "scheduler.1", "wred_profile",
 					"AZURE_LOSSLESS", NULL);
 			else if (q == 7)
-				ck_assert_msg(!exists(key), "%s", key);
+				ck_assert_msg(!fr_exists(key), "%s", key);
 			else
-				hash_is(key, "scheduler", "scheduler.0", NULL);
+				fr_hash_is(key, "scheduler", "scheduler.0", NULL);
 		}
 	}
-	ck_assert_str_eq(hget("CABLE_LENGTH|AZURE", "Ethernet4"), "40m");
+	ck_assert_str_eq(fr_hget("CABLE_LENGTH|AZURE", "Ethernet4"), "40m");
 	got = read_back(want, &ret);
 	ck_assert_msg(ret == 0, "qos_read: %s", err);
 	assert_qos_same(got, want);
@@ -922,8 +695,8 @@ START_TEST(sonic_apply_cut_short_by_redis_dying_reports_what_landed_and_complete
 	int ret;
 
 	/* a redis-server that keeps every acknowledged write across SIGKILL */
-	redis_stop();
-	redis_start(1, NULL);
+	fr_stop();
+	fr_start(1, NULL);
 	seed_leaf();
 	ck_assert_msg(apply(want, 1, &plan) == 0, "%s", err);
 	cut.kill_after = 80;          /* mid-way: after the first maps */
@@ -947,14 +720,14 @@ START_TEST(sonic_apply_cut_short_by_redis_dying_reports_what_landed_and_complete
 		      cut.v[first_undone].key);
 
 	/* after the restart: done = 1 means it is there, done = 0 that it is not */
-	redis_start(1, NULL);
+	fr_start(1, NULL);
 	for (size_t i = 0; i < n_done; i++) {
-		const char *v = hget(cut.v[i].key, cut.v[i].field);
+		const char *v = fr_hget(cut.v[i].key, cut.v[i].field);
 
 		ck_assert_msg(v && !strcmp(v, cut.v[i].after), "%s %s reported done, holds %s",
 			      cut.v[i].key, cut.v[i].field, v ? v : "nothing");
 	}
-	ck_assert_ptr_null(hget(cut.v[first_undone].key, cut.v[first_undone].field));
+	ck_assert_ptr_null(fr_hget(cut.v[first_undone].key, cut.v[first_undone].field));
 
 	/* the same handle connects again and finishes exactly what was missing */
 	ck_assert_msg(apply(want, 0, &rest) == 0, "%s", err);
@@ -979,11 +752,11 @@ START_TEST(sonic_health_fails_while_redis_is_down_and_recovers_after_restart)
 	struct lp_inventory inv;
 
 	ck_assert_int_eq(ops->health(sw, err, sizeof(err)), 0);
-	redis_kill();
+	fr_kill();
 	ck_assert_int_lt(ops->health(sw, err, sizeof(err)), 0);
-	ck_assert_msg(strstr(err, sock), "err does not name the socket: %s", err);
+	ck_assert_msg(strstr(err, fr_sock), "err does not name the socket: %s", err);
 	ck_assert_int_lt(ops->inventory(sw, &inv, NULL, err, sizeof(err)), 0);
-	redis_start(0, NULL);
+	fr_start(0, NULL);
 	seed_leaf();
 	ck_assert_msg(ops->health(sw, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_msg(ops->inventory(sw, &inv, NULL, err, sizeof(err)) == 0, "%s", err);
@@ -1004,7 +777,7 @@ START_TEST(sonic_open_refuses_bad_addresses_and_names_unreachable_ones)
 	ck_assert_msg(strstr(err, "127.0.0.1:1"), "err: %s", err);
 	ck_assert_ptr_null(s2);
 	/* a bare path is a unix socket too */
-	ck_assert_msg(open_switch(sock, NULL, &s2) == 0, "%s", err);
+	ck_assert_msg(open_switch(fr_sock, NULL, &s2) == 0, "%s", err);
 	ops->close(s2);
 }
 END_TEST
@@ -1020,7 +793,7 @@ START_TEST(sonic_open_gives_up_after_timeout_ms_when_nothing_answers)
 	long ms;
 
 	/* a socket that takes connections and never says a word */
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/mute.sock", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/mute.sock", fr_dir);
 	snprintf(address, sizeof(address), "unix:%s", sa.sun_path);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -1045,9 +818,9 @@ START_TEST(sonic_open_authenticates_with_the_credentials_first_line)
 
 	ops->close(sw);
 	sw = NULL;
-	redis_stop();
-	redis_start(0, "s3cret pass");
-	snprintf(address, sizeof(address), "unix:%s", sock);
+	fr_stop();
+	fr_start(0, "s3cret pass");
+	snprintf(address, sizeof(address), "unix:%s", fr_sock);
 	ck_assert_int_eq(open_switch(address, NULL, &s2), -EACCES);
 	ck_assert_msg(strstr(err, "NOAUTH"), "err: %s", err);
 	ck_assert_int_eq(open_switch(address, "wrong\n", &s2), -EACCES);
@@ -1060,25 +833,25 @@ END_TEST
 
 START_TEST(sonic_vlan_set_moves_the_access_vlan_and_clear_removes_it)
 {
-	hset(CONFIG_DB, "VLAN|Vlan100", "vlanid", "100", NULL);
-	hset(CONFIG_DB, "VLAN_MEMBER|Vlan100|Ethernet0", "tagging_mode", "tagged", NULL);
-	hset(CONFIG_DB, "VLAN_MEMBER|Vlan10|Ethernet4", "tagging_mode", "untagged", NULL);
+	fr_hset(CONFIG_DB, "VLAN|Vlan100", "vlanid", "100", NULL);
+	fr_hset(CONFIG_DB, "VLAN_MEMBER|Vlan100|Ethernet0", "tagging_mode", "tagged", NULL);
+	fr_hset(CONFIG_DB, "VLAN_MEMBER|Vlan10|Ethernet4", "tagging_mode", "untagged", NULL);
 
 	ck_assert_msg(ops->vlan_set(sw, "Ethernet0", 10, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_str_eq(hget("VLAN|Vlan10", "vlanid"), "10");
-	hash_is("VLAN_MEMBER|Vlan10|Ethernet0", "tagging_mode", "untagged", NULL);
+	ck_assert_str_eq(fr_hget("VLAN|Vlan10", "vlanid"), "10");
+	fr_hash_is("VLAN_MEMBER|Vlan10|Ethernet0", "tagging_mode", "untagged", NULL);
 
 	ck_assert_msg(ops->vlan_set(sw, "Ethernet0", 20, err, sizeof(err)) == 0, "%s", err);
-	ck_assert(!exists("VLAN_MEMBER|Vlan10|Ethernet0"));
-	hash_is("VLAN_MEMBER|Vlan20|Ethernet0", "tagging_mode", "untagged", NULL);
-	ck_assert(exists("VLAN|Vlan10"));                     /* Ethernet4 is still in it */
-	ck_assert(exists("VLAN_MEMBER|Vlan10|Ethernet4"));
-	ck_assert(exists("VLAN_MEMBER|Vlan100|Ethernet0"));   /* tagged: not loom's */
+	ck_assert(!fr_exists("VLAN_MEMBER|Vlan10|Ethernet0"));
+	fr_hash_is("VLAN_MEMBER|Vlan20|Ethernet0", "tagging_mode", "untagged", NULL);
+	ck_assert(fr_exists("VLAN|Vlan10"));                     /* Ethernet4 is still in it */
+	ck_assert(fr_exists("VLAN_MEMBER|Vlan10|Ethernet4"));
+	ck_assert(fr_exists("VLAN_MEMBER|Vlan100|Ethernet0"));   /* tagged: not loom's */
 
 	ck_assert_msg(ops->vlan_clear(sw, "Ethernet0", err, sizeof(err)) == 0, "%s", err);
-	ck_assert(!exists("VLAN_MEMBER|Vlan20|Ethernet0"));
-	ck_assert(exists("VLAN_MEMBER|Vlan100|Ethernet0"));
-	ck_assert(exists("VLAN_MEMBER|Vlan10|Ethernet4"));
+	ck_assert(!fr_exists("VLAN_MEMBER|Vlan20|Ethernet0"));
+	ck_assert(fr_exists("VLAN_MEMBER|Vlan100|Ethernet0"));
+	ck_assert(fr_exists("VLAN_MEMBER|Vlan10|Ethernet4"));
 	ck_assert_msg(ops->vlan_clear(sw, "Ethernet0", err, sizeof(err)) == 0, "%s", err);
 
 	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet99", 10, err, sizeof(err)), -ENOENT);
