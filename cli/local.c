@@ -27,6 +27,8 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 		return dbq_node(db, arg_str(args, "id"), out, err, errlen);
 	if (strcmp(cmd, "ports") == 0)
 		return dbq_ports(db, arg_str(args, "node"), out, err, errlen);
+	if (strcmp(cmd, "switches") == 0)
+		return dbq_switches(db, arg_str(args, "name"), out, err, errlen);
 	if (strcmp(cmd, "links") == 0)
 		return dbq_links(db, out, err, errlen);
 	if (strcmp(cmd, "events") == 0) {

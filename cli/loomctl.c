@@ -24,6 +24,7 @@ static const struct {
 	{ "events", cmd_events, 0 },
 	{ "route", cmd_route, 0 },
 	{ "qos", cmd_qos, 0 },
+	{ "switches", cmd_switches, 0 },
 };
 
 static void usage(FILE *out)
@@ -64,6 +65,9 @@ static void usage(FILE *out)
 		"                                 GUID 0x... or LID\n"
 		"  route runs [--limit N]         OpenSM's routing runs with loom's engines,\n"
 		"                                 newest first, with the metrics of each\n"
+		"  switches [NAME]                the Ethernet switches as last read (model, OS,\n"
+		"                                 ports up, neighbours, QoS state); NAME: its\n"
+		"                                 ports and LLDP neighbours\n"
 		"  qos plan [--switch NAME]       what applying the roce: policy would change\n"
 		"                                 on the switches, key by key\n"
 		"  qos status [--switch NAME]     each switch in policy, drifted or\n"

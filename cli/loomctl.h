@@ -11,6 +11,7 @@
  *   cmd_route_runs.c  route runs (OpenSM's routing runs with loom's engines)
  *   route_print.c the metrics block both print
  *   cmd_qos.c     qos plan, status, apply (the RoCE policy on the switches)
+ *   cmd_switches.c  switches [NAME] (the Ethernet switches as last read)
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -115,6 +116,9 @@ int cmd_route_trace(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_route_runs.c: argv[0] is "runs" ---- */
 int cmd_route_runs(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_switches.c ---- */
+int cmd_switches(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_qos.c: argv[0] is "qos" ---- */
 int cmd_qos(struct loomctl *lc, int argc, char **argv);

@@ -41,6 +41,7 @@
 #include "qos_policy.h"
 #include "store.h"
 #include "store_routing.h"
+#include "store_switches.h"
 
 #define QOS_MAX_PLUGINS 16
 #define QOS_TIMEOUT_MS 5000
@@ -153,6 +154,29 @@ static int add_change(void *ctx, const struct lp_change *c)
 	return 0;
 }
 
+static int add_neighbor(void *ctx, const struct lp_neighbor *n)
+{
+	json_array_append_new(ctx, json_pack("{s:s, s:s, s:s, s:s}", "local_port", n->local_port,
+					     "sys_name", n->sys_name, "port_id", n->port_id,
+					     "chassis_id", n->chassis_id));
+	return 0;
+}
+
+/* The ports of an inventory, for the store. */
+static json_t *port_list(const struct port_list *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:b, s:b}", "name",
+						   l->v[i].name, "alias", l->v[i].alias,
+						   "speed_mbps", (json_int_t)l->v[i].speed_mbps,
+						   "mtu", (json_int_t)l->v[i].mtu,
+						   "admin_up", l->v[i].admin_up,
+						   "oper_up", l->v[i].oper_up));
+	return a;
+}
+
 static int count_change(void *ctx, const struct lp_change *c)
 {
 	(void)c;
@@ -204,9 +228,10 @@ static void *job_thread(void *arg)
 	struct lp_inventory inv;
 	struct lp_qos *want = malloc(sizeof(*want));
 	struct lp_switch *sw = NULL;
-	char creds[QOS_CRED_MAX] = "", err[1024] = "";
+	char creds[QOS_CRED_MAX] = "", err[1024] = "", lldp_err[256];
+	json_t *neighbors = json_array();
 	size_t left = 0;
-	int rc;
+	int rc, reached = 0;
 
 	memset(&inv, 0, sizeof(inv));
 	j->changes = json_array();
@@ -229,6 +254,14 @@ static void *job_thread(void *arg)
 	if ((rc = j->ops->open(&ep, &qos_host, &sw, err, sizeof(err))) < 0 ||
 	    (rc = j->ops->inventory(sw, &inv, &port_sink, err, sizeof(err))) < 0)
 		goto out;
+	reached = 1;
+	{
+		struct lp_neighbor_sink ns = { neighbors, add_neighbor };
+
+		/* LLDP is for the store: a switch without it is still managed. */
+		if (j->ops->lldp_neighbors(sw, &ns, lldp_err, sizeof(lldp_err)) < 0)
+			log_info("switch %s: no LLDP neighbours: %s", j->sw.name, lldp_err);
+	}
 	if ((rc = qos_policy_resolve(&j->policy, ports.v, ports.n, want)) < 0) {
 		snprintf(err, sizeof(err), "%zu ports: more than loom handles (%d)", ports.n,
 			 LP_MAX_PORTS);
@@ -256,6 +289,16 @@ out:
 	j->changes = NULL;
 	if (j->result && err[0])
 		json_object_set_new(j->result, "error", json_string(err));
+	if (j->result) {
+		json_object_set_new(j->result, "address", json_string(j->sw.address));
+		if (reached) {
+			json_object_set_new(j->result, "hostname", json_string(inv.hostname));
+			json_object_set_new(j->result, "mac", json_string(inv.mac));
+			json_object_set_new(j->result, "port_list", port_list(&ports));
+			json_object_set_new(j->result, "neighbors", json_incref(neighbors));
+		}
+	}
+	json_decref(neighbors);
 	if (rc < 0 || left)
 		log_warn("switch %s: qos %s: %s", j->sw.name, mode_names[j->mode], err);
 	else if (j->mode == QOS_APPLY)
@@ -301,9 +344,13 @@ static void req_answer(struct qreq *q)
 		const char *state = json_string_value(json_object_get(q->jobs[i].result, "state"));
 
 		in_policy += state && !strcmp(state, "in policy");
-		json_array_append_new(list, q->jobs[i].result ? json_incref(q->jobs[i].result) :
-				      json_pack("{s:s, s:s}", "name", q->jobs[i].sw.name,
-						"state", "unreachable"));
+		json_t *r = q->jobs[i].result ? json_copy(q->jobs[i].result) :
+			json_pack("{s:s, s:s}", "name", q->jobs[i].sw.name, "state", "unreachable");
+
+		/* The inventory is for the store (`loomctl switches`), not this answer. */
+		json_object_del(r, "port_list");
+		json_object_del(r, "neighbors");
+		json_array_append_new(list, r);
 	}
 	ctl_reply_ok(q->req, json_pack("{s:s, s:I, s:I, s:o}", "mode", mode_names[q->mode],
 				       "switches_total", (json_int_t)q->n, "in_policy",
@@ -342,16 +389,22 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg);
 static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
 			 const char *only, int periodic, char *err, size_t errlen);
 
+static double now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void event_now(struct qos_mod *m, const char *severity, const char *kind,
 		      const char *name, const char *old_value, const char *new_value)
 {
 	char subject[LOOM_NAME_LEN + 8];
-	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(subject, sizeof(subject), "switch %s", name);
-	if (m->store && store_record_event(m->store, (double)ts.tv_sec + ts.tv_nsec / 1e9, 0,
-					   severity, kind, subject, old_value, new_value) < 0)
+	if (m->store && store_record_event(m->store, now_wall(), 0, severity, kind, subject,
+					   old_value, new_value) < 0)
 		log_warn("switch %s: cannot record a %s event", name, kind);
 }
 
@@ -369,6 +422,8 @@ static void note_results(struct qos_mod *m, struct qreq *q)
 
 		if (!st || !state)
 			continue;
+		if (m->store && store_record_switch(m->store, now_wall(), r) < 0)
+			log_warn("switch %s: its read could not be recorded", st->name);
 		keys_text(json_object_get(r, "keys"), keys, sizeof(keys));
 		if (strcmp(st->state, state) && (st->state[0] || strcmp(state, "in policy"))) {
 			snprintf(what, sizeof(what), "%s%s%s", state,

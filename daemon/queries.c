@@ -108,6 +108,18 @@ static void cmd_events(struct ctl_req *req, json_t *args, void *arg)
 	reply(req, rc, out, err);
 }
 
+static void cmd_switches(struct ctl_req *req, json_t *args, void *arg)
+{
+	const char *name;
+	char err[512] = "";
+	json_t *out = NULL;
+
+	if (arg_string(req, args, "name", &name) < 0)
+		return;
+	int rc = dbq_switches(arg, name, &out, err, sizeof(err));
+	reply(req, rc, out, err);
+}
+
 int queries_register(struct ctl *ctl, sqlite3 *db)
 {
 	static const struct {
@@ -115,7 +127,7 @@ int queries_register(struct ctl *ctl, sqlite3 *db)
 		ctl_handler_fn fn;
 	} cmds[] = {
 		{ "nodes", cmd_nodes }, { "node", cmd_node }, { "ports", cmd_ports },
-		{ "links", cmd_links }, { "events", cmd_events },
+		{ "links", cmd_links }, { "events", cmd_events }, { "switches", cmd_switches },
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {

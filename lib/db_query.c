@@ -565,3 +565,76 @@ int dbq_time_parse(const char *s, double now, double *out)
 	default: return -EINVAL;
 	}
 }
+
+/* ---- Ethernet switches (schema 4) -------------------------------------------- */
+
+static json_t *switch_json(sqlite3_stmt *s)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I}",
+			 "name", col_str(s, 0), "plugin", col_str(s, 1), "address", col_str(s, 2),
+			 "hostname", col_str(s, 3), "model", col_str(s, 4),
+			 "os_version", col_str(s, 5), "mac", col_str(s, 6),
+			 "qos_state", col_str(s, 7), "qos_error", col_str(s, 8),
+			 "last_seen", sqlite3_column_double(s, 9) > 0 ? col_time(s, 9) : json_null(),
+			 "last_tried", col_time(s, 10),
+			 "ports", (json_int_t)sqlite3_column_int64(s, 11),
+			 "ports_up", (json_int_t)sqlite3_column_int64(s, 12),
+			 "neighbors", (json_int_t)sqlite3_column_int64(s, 13));
+}
+
+static json_t *eth_port_json(sqlite3_stmt *s)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:b, s:b, s:s, s:s, s:s}",
+			 "name", col_str(s, 0), "alias", col_str(s, 1),
+			 "speed_mbps", (json_int_t)sqlite3_column_int64(s, 2),
+			 "mtu", (json_int_t)sqlite3_column_int64(s, 3),
+			 "admin_up", sqlite3_column_int(s, 4), "oper_up", sqlite3_column_int(s, 5),
+			 "peer_name", col_str(s, 6), "peer_port", col_str(s, 7),
+			 "peer_chassis", col_str(s, 8));
+}
+
+int dbq_switches(sqlite3 *db, const char *name, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	json_t *list, *ports;
+	int rc;
+
+	if (sqlite3_prepare_v2(db,
+			       "SELECT w.name, w.plugin, w.address, w.hostname, w.model, w.os_version, "
+			       "w.mac, w.qos_state, w.qos_error, w.last_seen, w.last_tried, "
+			       "(SELECT count(*) FROM eth_ports p WHERE p.switch = w.name), "
+			       "(SELECT count(*) FROM eth_ports p WHERE p.switch = w.name AND p.oper_up), "
+			       "(SELECT count(*) FROM eth_ports p WHERE p.switch = w.name AND "
+			       "p.peer_name <> '') FROM eth_switches w WHERE ?1 IS NULL OR w.name = ?1 "
+			       "ORDER BY w.name", -1, &s, NULL) != SQLITE_OK) {
+		if (strstr(sqlite3_errmsg(db), "no such table"))
+			return fail(err, errlen, -ENOENT, "this database has no Ethernet switches "
+				    "(its schema predates them: run a newer loomd on it once)");
+		return db_fail(db, err, errlen, "prepare");
+	}
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if ((rc = collect(db, s, switch_json, &list, err, errlen)) < 0 || !name) {
+		*out = rc < 0 ? NULL : list;
+		return rc;
+	}
+	if (!json_array_size(list)) {
+		json_decref(list);
+		return fail(err, errlen, -ENOENT, "no switch \"%s\" has been read (loom.yaml "
+			    "switches:, and loomctl qos status to read them now)", name);
+	}
+	if (sqlite3_prepare_v2(db, "SELECT name, alias, speed_mbps, mtu, admin_up, oper_up, "
+			       "peer_name, peer_port, peer_chassis FROM eth_ports WHERE switch = ? "
+			       "ORDER BY length(name), name", -1, &s, NULL) != SQLITE_OK) {
+		json_decref(list);
+		return db_fail(db, err, errlen, "prepare");
+	}
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	if ((rc = collect(db, s, eth_port_json, &ports, err, errlen)) < 0) {
+		json_decref(list);
+		return rc;
+	}
+	*out = json_incref(json_array_get(list, 0));
+	json_object_set_new(*out, "port_list", ports);
+	json_decref(list);
+	return 0;
+}

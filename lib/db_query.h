@@ -52,6 +52,11 @@ int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen);
  * newest first; limit <= 0: no limit. */
 int dbq_routing_runs(sqlite3 *db, long limit, json_t **out, char *err, size_t errlen);
 
+/* The Ethernet switches as loomd last read them (name NULL: all of them, an
+ * array; else that one, with its "port_list" and their LLDP neighbours).
+ * -ENOENT: no such switch, or a database older than schema 4. */
+int dbq_switches(sqlite3 *db, const char *name, json_t **out, char *err, size_t errlen);
+
 /* "2026-11-22T15:52:24Z" from unix seconds. buf needs 32 bytes. */
 char *dbq_time_str(double t, char *buf, size_t len);
 /* Parse a time for --since: unix seconds ("1700000000"), ISO 8601

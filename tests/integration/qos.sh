@@ -11,6 +11,9 @@
 #  3. A switch whose Redis is gone is unreachable (exit 1), the others stay
 #     in policy; a plugin of another ABI version is refused, naming both.
 #  4. A reload with a contradictory policy is refused; the running one stays.
+#  1b. Every read stores the switch (model, ports, LLDP neighbours): loomctl
+#     switches shows them, from loomd and from the database; a port going
+#     down is an event.
 #  5. With roce.interval and reapply, loomd reads the switches back by
 #     itself: drift is an event naming the key and is put back; a switch that
 #     could not be applied is retried with backoff and is in policy once its
@@ -89,6 +92,21 @@ loom_ctl --json qos apply >"$work/apply2.json"
 grep -q '"changes": 0' "$work/apply2.json" && ! grep -q '"changes": [1-9]' "$work/apply2.json" ||
 	loom_fail "a second apply changed keys: $(cat "$work/apply2.json")"
 loom_ok "qos apply: both leaves in policy, leaf2 with its own cable length; a second apply changes nothing"
+
+# ---- 1b. the switches as read: inventory, LLDP, port changes as events -----------
+loom_ctl switches >"$work/switches.out"
+grep -q "^leaf1 .*sonic .*ACS-MSN2700 .*4/4 .*1 .*in policy" "$work/switches.out" ||
+	loom_fail "loomctl switches: $(cat "$work/switches.out")"
+loom_ctl switches leaf2 | grep -q "^Ethernet0 .*up .*up .*spine1 .*Ethernet2" ||
+	loom_fail "loomctl switches leaf2: $(loom_ctl switches leaf2)"
+r leaf1 -n 0 hset "PORT_TABLE:Ethernet8" oper_status down >/dev/null
+loom_ctl qos status >/dev/null || :
+loom_ctl events --limit 5 | grep -q "eth_port_down .*switch leaf1 .*Ethernet8" ||
+	loom_fail "no eth_port_down event: $(loom_ctl events --limit 5)"
+"$B/loomctl" --db "$work/loom.db" switches | grep -q "^leaf1 .*3/4" ||
+	loom_fail "--db switches: $("$B/loomctl" --db "$work/loom.db" switches)"
+r leaf1 -n 0 hset "PORT_TABLE:Ethernet8" oper_status up >/dev/null
+loom_ok "loomctl switches: model, ports up, LLDP neighbours; a port going down is an event (also from --db)"
 
 # ---- 2. drift ---------------------------------------------------------------------
 r leaf1 -n 4 hset "PORT_QOS_MAP|Ethernet4" pfc_enable "3,4" >/dev/null
