@@ -76,36 +76,38 @@ static int in_read(const json_t *sw, const char *port)
 	return 0;
 }
 
-/* Stored ports that the read no longer lists: gone (eth_port_gone). */
+/* Stored ports that the read no longer lists: gone (eth_port_gone). The
+ * names are gathered first: rows are not deleted under a running SELECT. */
 static int drop_gone(struct store *st, double now, const json_t *sw, const char *name)
 {
 	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s, *del;
+	json_t *gone = json_array();
+	sqlite3_stmt *s;
+	size_t i;
+	json_t *g;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT name FROM eth_ports WHERE switch = ?", -1, &s, NULL) !=
-	    SQLITE_OK)
+	    SQLITE_OK) {
+		json_decref(gone);
 		return fail(db, "list a switch's ports");
-	if (sqlite3_prepare_v2(db, "DELETE FROM eth_ports WHERE switch = ? AND name = ?", -1, &del,
-			       NULL) != SQLITE_OK) {
-		sqlite3_finalize(s);
-		return fail(db, "drop a switch port");
 	}
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+	while (sqlite3_step(s) == SQLITE_ROW) {
 		const char *port = (const char *)sqlite3_column_text(s, 0);
 
-		if (in_read(sw, port))
-			continue;
-		rc = event(st, now, "warning", "eth_port_gone", name, port, "");
-		sqlite3_bind_text(del, 1, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(del, 2, port, -1, SQLITE_TRANSIENT);
-		if (rc == 0 && sqlite3_step(del) != SQLITE_DONE)
-			rc = fail(db, "drop a switch port");
-		sqlite3_reset(del);
+		if (!in_read(sw, port))
+			json_array_append_new(gone, json_string(port));
 	}
 	sqlite3_finalize(s);
-	sqlite3_finalize(del);
+	json_array_foreach(gone, i, g) {
+		const char *v[] = { name, json_string_value(g) };
+
+		if ((rc = event(st, now, "warning", "eth_port_gone", name, v[1], "")) < 0 ||
+		    (rc = exec1(db, "DELETE FROM eth_ports WHERE switch = ?1 AND name = ?2", v, 2)) < 0)
+			break;
+	}
+	json_decref(gone);
 	return rc;
 }
 

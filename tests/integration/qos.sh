@@ -18,6 +18,7 @@
 #     itself: drift is an event naming the key and is put back; a switch that
 #     could not be applied is retried with backoff and is in policy once its
 #     Redis is back. Changes of state are events (loomctl events).
+#  6. A port removed from a switch leaves the store, with an event.
 set -eu
 . "$(dirname "$0")/lib.sh"
 command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
@@ -176,3 +177,11 @@ loom_until 300 sh -c "loomctl_s() { '$B/loomctl' -s '$work/loomd.sock' \"\$@\"; 
 [ "$(r leaf2 -n 4 hget "CABLE_LENGTH|AZURE" Ethernet0)" = 30m ] ||
 	loom_fail "leaf2 after its retry: no cable lengths"
 loom_ok "the unreachable leaf2 was retried with backoff and is in policy once its Redis is back"
+
+# ---- 6. a port removed from a switch is gone from the store, with an event ----------
+r leaf1 -n 4 del "PORT|Ethernet12" >/dev/null
+loom_ctl qos status >/dev/null || :
+loom_ctl events --limit 10 | grep -q "eth_port_gone .*switch leaf1 .*Ethernet12" ||
+	loom_fail "no eth_port_gone event: $(loom_ctl events --limit 10)"
+loom_ctl switches leaf1 | grep -q "^Ethernet12 " && loom_fail "Ethernet12 is still stored"
+loom_ok "a port removed from leaf1 left the store with an eth_port_gone event"
