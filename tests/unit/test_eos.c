@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fixture_plugin.h"
 #include "plugin.h"
 #include "qos_policy.h"
 
@@ -247,28 +248,6 @@ static void teardown(void)
 
 /* ---- sinks -------------------------------------------------------------------- */
 
-static struct lp_port inv_ports[16];
-static size_t n_inv;
-
-static int port_sink(void *ctx, const struct lp_port *p)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_inv, 16);
-	inv_ports[n_inv++] = *p;
-	return 0;
-}
-
-static struct lp_neighbor neigh[8];
-static size_t n_neigh;
-
-static int neighbor_sink(void *ctx, const struct lp_neighbor *n)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_neigh, 8);
-	neigh[n_neigh++] = *n;
-	return 0;
-}
-
 struct change {
 	char key[160], field[72], before[160], after[160];
 	int done;
@@ -315,16 +294,16 @@ static const struct change *find(const struct changes *cs, const char *key, cons
 static struct lp_qos *default_want(void)
 {
 	struct lp_qos *q = calloc(1, sizeof(*q));
-	struct lp_port_sink sink = { NULL, port_sink };
+	struct lp_port_sink sink = { NULL, fp_port_sink };
 	struct lp_inventory inv;
 	struct qos_policy p;
 
 	ck_assert_ptr_nonnull(q);
-	n_inv = 0;
+	fp_n_ports = 0;
 	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
 	qos_policy_defaults(&p);
 	ck_assert_int_eq(qos_policy_check(&p, "roce", NULL, err, sizeof(err)), 0);
-	ck_assert_int_eq(qos_policy_resolve(&p, inv_ports, n_inv, q), 0);
+	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, q), 0);
 	return q;
 }
 
@@ -346,41 +325,41 @@ static void config_lacks(const char *text)
 
 START_TEST(eos_inventory_reads_show_version_hostname_and_ethernet_ports_in_order)
 {
-	struct lp_port_sink sink = { NULL, port_sink };
+	struct lp_port_sink sink = { NULL, fp_port_sink };
 	struct lp_inventory inv;
 
-	n_inv = 0;
+	fp_n_ports = 0;
 	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(inv.hostname, "leaf1");
 	ck_assert_str_eq(inv.model, "DCS-7050CX3-32S-F");
 	ck_assert_str_eq(inv.os_version, "4.30.1F");
 	ck_assert_str_eq(inv.mac, "00:1c:73:aa:bb:01");
-	ck_assert_uint_eq(n_inv, N_PORTS);      /* Management1 left out */
+	ck_assert_uint_eq(fp_n_ports, N_PORTS);      /* Management1 left out */
 	for (unsigned i = 0; i < N_PORTS; i++) {
 		char name[16];
 
 		snprintf(name, sizeof(name), "Ethernet%u", i + 1);
-		ck_assert_str_eq(inv_ports[i].name, name);
-		ck_assert_uint_eq(inv_ports[i].speed_mbps, 100000);
-		ck_assert_uint_eq(inv_ports[i].oper_up, i < 6);
-		ck_assert_uint_eq(inv_ports[i].admin_up, i != 7);
+		ck_assert_str_eq(fp_ports[i].name, name);
+		ck_assert_uint_eq(fp_ports[i].speed_mbps, 100000);
+		ck_assert_uint_eq(fp_ports[i].oper_up, i < 6);
+		ck_assert_uint_eq(fp_ports[i].admin_up, i != 7);
 	}
 }
 END_TEST
 
 START_TEST(eos_lldp_reports_each_neighbour_the_server_holds)
 {
-	struct lp_neighbor_sink sink = { NULL, neighbor_sink };
+	struct lp_neighbor_sink sink = { NULL, fp_neighbor_sink };
 	const struct lp_neighbor *a = NULL, *b = NULL;
 
-	n_neigh = 0;
+	fp_n_neigh = 0;
 	ck_assert_msg(ops->lldp_neighbors(sw, &sink, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(n_neigh, 2);
-	for (size_t i = 0; i < n_neigh; i++) {
-		if (!strcmp(neigh[i].local_port, "Ethernet1"))
-			a = &neigh[i];
-		if (!strcmp(neigh[i].local_port, "Ethernet2"))
-			b = &neigh[i];
+	ck_assert_uint_eq(fp_n_neigh, 2);
+	for (size_t i = 0; i < fp_n_neigh; i++) {
+		if (!strcmp(fp_neigh[i].local_port, "Ethernet1"))
+			a = &fp_neigh[i];
+		if (!strcmp(fp_neigh[i].local_port, "Ethernet2"))
+			b = &fp_neigh[i];
 	}
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);

@@ -33,6 +33,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "fixture_plugin.h"
 #include "plugin.h"
 #include "qos_policy.h"
 
@@ -251,28 +252,6 @@ static void teardown(void)
 
 /* ---- sinks ---------------------------------------------------------------- */
 
-static struct lp_port inv_ports[16];
-static size_t n_inv;
-
-static int port_sink(void *ctx, const struct lp_port *p)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_inv, 16);
-	inv_ports[n_inv++] = *p;
-	return 0;
-}
-
-static struct lp_neighbor neigh[8];
-static size_t n_neigh;
-
-static int neighbor_sink(void *ctx, const struct lp_neighbor *n)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_neigh, 8);
-	neigh[n_neigh++] = *n;
-	return 0;
-}
-
 #define MAX_CHANGES 256
 struct change {
 	char key[200], field[64], before[64], after[64];
@@ -310,13 +289,13 @@ static struct lp_qos want;
 static void default_want(void)
 {
 	struct lp_inventory inv;
-	struct lp_port_sink ps = { NULL, port_sink };
+	struct lp_port_sink ps = { NULL, fp_port_sink };
 	struct qos_policy p;
 
-	n_inv = 0;
+	fp_n_ports = 0;
 	ck_assert_msg(ops->inventory(sw, &inv, &ps, err, sizeof(err)) == 0, "%s", err);
 	qos_policy_defaults(&p);
-	ck_assert_int_eq(qos_policy_resolve(&p, inv_ports, n_inv, &want), 0);
+	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, &want), 0);
 }
 
 static int apply(int dry_run)
@@ -333,17 +312,17 @@ static int apply(int dry_run)
 START_TEST(nvue_inventory_reads_system_platform_and_the_swp_ports)
 {
 	struct lp_inventory inv;
-	struct lp_port_sink ps = { NULL, port_sink };
+	struct lp_port_sink ps = { NULL, fp_port_sink };
 
-	n_inv = 0;
+	fp_n_ports = 0;
 	ck_assert_msg(ops->inventory(sw, &inv, &ps, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(inv.hostname, "leaf1");
 	ck_assert_str_eq(inv.os_version, "Cumulus Linux 5.9.1");
 	ck_assert_str_eq(inv.model, "MSN4600C");
 	ck_assert_str_eq(inv.mac, "1c:34:da:aa:bb:00");
-	ck_assert_uint_eq(n_inv, 4);            /* not eth0, not lo */
-	for (size_t i = 0; i < n_inv; i++) {
-		const struct lp_port *p = &inv_ports[i];
+	ck_assert_uint_eq(fp_n_ports, 4);            /* not eth0, not lo */
+	for (size_t i = 0; i < fp_n_ports; i++) {
+		const struct lp_port *p = &fp_ports[i];
 
 		if (!strcmp(p->name, "swp1")) {
 			ck_assert_uint_eq(p->speed_mbps, 100000);
@@ -365,23 +344,23 @@ END_TEST
 
 START_TEST(nvue_lldp_reports_each_neighbour_the_server_holds)
 {
-	struct lp_neighbor_sink ns = { NULL, neighbor_sink };
+	struct lp_neighbor_sink ns = { NULL, fp_neighbor_sink };
 	int seen = 0;
 
-	n_neigh = 0;
+	fp_n_neigh = 0;
 	ck_assert_msg(ops->lldp_neighbors(sw, &ns, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(n_neigh, 2);
-	for (size_t i = 0; i < n_neigh; i++) {
-		if (!strcmp(neigh[i].local_port, "swp1")) {
-			ck_assert_str_eq(neigh[i].chassis_id, "1c:34:da:00:00:01");
-			ck_assert_str_eq(neigh[i].sys_name, "spine1");
-			ck_assert_str_eq(neigh[i].port_id, "swp31");
-			ck_assert_str_eq(neigh[i].port_desc, "to leaf1");
+	ck_assert_uint_eq(fp_n_neigh, 2);
+	for (size_t i = 0; i < fp_n_neigh; i++) {
+		if (!strcmp(fp_neigh[i].local_port, "swp1")) {
+			ck_assert_str_eq(fp_neigh[i].chassis_id, "1c:34:da:00:00:01");
+			ck_assert_str_eq(fp_neigh[i].sys_name, "spine1");
+			ck_assert_str_eq(fp_neigh[i].port_id, "swp31");
+			ck_assert_str_eq(fp_neigh[i].port_desc, "to leaf1");
 			seen |= 1;
 		} else {
-			ck_assert_str_eq(neigh[i].local_port, "swp2");
-			ck_assert_str_eq(neigh[i].sys_name, "host7");
-			ck_assert_str_eq(neigh[i].port_id, "enp1s0f0");
+			ck_assert_str_eq(fp_neigh[i].local_port, "swp2");
+			ck_assert_str_eq(fp_neigh[i].sys_name, "host7");
+			ck_assert_str_eq(fp_neigh[i].port_id, "enp1s0f0");
 			seen |= 2;
 		}
 	}

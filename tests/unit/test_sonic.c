@@ -33,6 +33,7 @@
 #include <hiredis/hiredis.h>
 
 #include "fixture_redis.h"
+#include "fixture_plugin.h"
 #include "plugin.h"
 #include "qos_policy.h"
 
@@ -158,28 +159,6 @@ static void teardown(void)
 
 /* ---- sinks ---------------------------------------------------------------- */
 
-static struct lp_port inv_ports[16];
-static size_t n_inv;
-
-static int port_sink(void *ctx, const struct lp_port *p)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_inv, 16);
-	inv_ports[n_inv++] = *p;
-	return 0;
-}
-
-static struct lp_neighbor neigh[8];
-static size_t n_neigh;
-
-static int neighbor_sink(void *ctx, const struct lp_neighbor *n)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_neigh, 8);
-	neigh[n_neigh++] = *n;
-	return 0;
-}
-
 struct change {
 	char key[160], field[72], before[72], after[72];
 	int done;
@@ -244,15 +223,15 @@ static long last_of(const struct changes *cs, const char *prefix)
 static struct lp_qos *default_want(void)
 {
 	struct lp_qos *q = calloc(1, sizeof(*q));
-	struct lp_port_sink sink = { NULL, port_sink };
+	struct lp_port_sink sink = { NULL, fp_port_sink };
 	struct lp_inventory inv;
 	struct qos_policy p;
 
 	ck_assert_ptr_nonnull(q);
-	n_inv = 0;
+	fp_n_ports = 0;
 	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
 	qos_policy_defaults(&p);
-	ck_assert_int_eq(qos_policy_resolve(&p, inv_ports, n_inv, q), 0);
+	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, q), 0);
 	return q;
 }
 
@@ -344,27 +323,27 @@ static struct lp_qos *read_back(const struct lp_qos *want, int *ret)
 
 START_TEST(sonic_inventory_reads_device_metadata_and_every_port_in_order)
 {
-	struct lp_port_sink sink = { NULL, port_sink };
+	struct lp_port_sink sink = { NULL, fp_port_sink };
 	struct lp_inventory inv;
 
-	n_inv = 0;
+	fp_n_ports = 0;
 	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(inv.hostname, "leaf1");
 	ck_assert_str_eq(inv.model, "Arista-7050CX3-32S-C32");
 	ck_assert_str_eq(inv.mac, "0c:42:a1:00:00:01");
 	ck_assert_str_eq(inv.os_version, "SONiC.202311.1-8a1c3f0");
-	ck_assert_uint_eq(n_inv, N_PORTS);
+	ck_assert_uint_eq(fp_n_ports, N_PORTS);
 	for (unsigned i = 0; i < N_PORTS; i++) {
 		char name[16], alias[16];
 
 		snprintf(name, sizeof(name), "Ethernet%u", 4 * i);
 		snprintf(alias, sizeof(alias), "etp%u", i + 1);
-		ck_assert_str_eq(inv_ports[i].name, name);
-		ck_assert_str_eq(inv_ports[i].alias, alias);
-		ck_assert_uint_eq(inv_ports[i].speed_mbps, 100000);
-		ck_assert_uint_eq(inv_ports[i].mtu, 9100);
-		ck_assert_uint_eq(inv_ports[i].admin_up, i != 7);
-		ck_assert_uint_eq(inv_ports[i].oper_up, i < 6);
+		ck_assert_str_eq(fp_ports[i].name, name);
+		ck_assert_str_eq(fp_ports[i].alias, alias);
+		ck_assert_uint_eq(fp_ports[i].speed_mbps, 100000);
+		ck_assert_uint_eq(fp_ports[i].mtu, 9100);
+		ck_assert_uint_eq(fp_ports[i].admin_up, i != 7);
+		ck_assert_uint_eq(fp_ports[i].oper_up, i < 6);
 	}
 }
 END_TEST
@@ -384,19 +363,19 @@ END_TEST
 
 START_TEST(sonic_lldp_reports_each_seeded_neighbour)
 {
-	struct lp_neighbor_sink sink = { NULL, neighbor_sink };
+	struct lp_neighbor_sink sink = { NULL, fp_neighbor_sink };
 
-	n_neigh = 0;
+	fp_n_neigh = 0;
 	ck_assert_msg(ops->lldp_neighbors(sw, &sink, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(n_neigh, 2);
-	ck_assert_str_eq(neigh[0].local_port, "Ethernet0");
-	ck_assert_str_eq(neigh[0].chassis_id, "0c:42:a1:00:10:00");
-	ck_assert_str_eq(neigh[0].sys_name, "spine1");
-	ck_assert_str_eq(neigh[0].port_id, "Ethernet64");
-	ck_assert_str_eq(neigh[0].port_desc, "to-leaf1-etp1");
-	ck_assert_str_eq(neigh[1].local_port, "Ethernet4");
-	ck_assert_str_eq(neigh[1].sys_name, "spine2");
-	ck_assert_str_eq(neigh[1].chassis_id, "0c:42:a1:00:20:00");
+	ck_assert_uint_eq(fp_n_neigh, 2);
+	ck_assert_str_eq(fp_neigh[0].local_port, "Ethernet0");
+	ck_assert_str_eq(fp_neigh[0].chassis_id, "0c:42:a1:00:10:00");
+	ck_assert_str_eq(fp_neigh[0].sys_name, "spine1");
+	ck_assert_str_eq(fp_neigh[0].port_id, "Ethernet64");
+	ck_assert_str_eq(fp_neigh[0].port_desc, "to-leaf1-etp1");
+	ck_assert_str_eq(fp_neigh[1].local_port, "Ethernet4");
+	ck_assert_str_eq(fp_neigh[1].sys_name, "spine2");
+	ck_assert_str_eq(fp_neigh[1].chassis_id, "0c:42:a1:00:20:00");
 }
 END_TEST
 
