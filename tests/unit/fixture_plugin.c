@@ -3,6 +3,9 @@
 #include "fixture_plugin.h"
 
 #include <check.h>
+#include <stdlib.h>
+
+#include "qos_policy.h"
 
 struct lp_port fp_ports[FP_MAX_PORTS];
 size_t fp_n_ports;
@@ -23,4 +26,21 @@ int fp_neighbor_sink(void *ctx, const struct lp_neighbor *n)
 	ck_assert_uint_lt(fp_n_neigh, FP_MAX_NEIGHBORS);
 	fp_neigh[fp_n_neigh++] = *n;
 	return 0;
+}
+
+struct lp_qos *fp_default_want(const struct loom_plugin_v1 *ops, struct lp_switch *sw)
+{
+	struct lp_qos *q = calloc(1, sizeof(*q));
+	struct lp_port_sink sink = { NULL, fp_port_sink };
+	struct lp_inventory inv;
+	struct qos_policy p;
+	char err[512];
+
+	ck_assert_ptr_nonnull(q);
+	fp_n_ports = 0;
+	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
+	qos_policy_defaults(&p);
+	ck_assert_int_eq(qos_policy_check(&p, "roce", NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, q), 0);
+	return q;
 }

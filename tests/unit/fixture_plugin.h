@@ -21,4 +21,8 @@ extern size_t fp_n_neigh;
 int fp_port_sink(void *ctx, const struct lp_port *p);
 int fp_neighbor_sink(void *ctx, const struct lp_neighbor *n);
 
+/* loom's default policy (checked) on the ports the switch's inventory
+ * reports, left in fp_ports; a new lp_qos for the caller to free. */
+struct lp_qos *fp_default_want(const struct loom_plugin_v1 *ops, struct lp_switch *sw);
+
 #endif

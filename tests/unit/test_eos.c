@@ -290,23 +290,6 @@ static const struct change *find(const struct changes *cs, const char *key, cons
 	return NULL;
 }
 
-/* loom's default policy on the leaf's ports (as inventory reports them). */
-static struct lp_qos *default_want(void)
-{
-	struct lp_qos *q = calloc(1, sizeof(*q));
-	struct lp_port_sink sink = { NULL, fp_port_sink };
-	struct lp_inventory inv;
-	struct qos_policy p;
-
-	ck_assert_ptr_nonnull(q);
-	fp_n_ports = 0;
-	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
-	qos_policy_defaults(&p);
-	ck_assert_int_eq(qos_policy_check(&p, "roce", NULL, err, sizeof(err)), 0);
-	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, q), 0);
-	return q;
-}
-
 static void config_has(const char *text)
 {
 	const char *rc = running_config();
@@ -375,7 +358,7 @@ END_TEST
 
 START_TEST(eos_apply_of_the_default_policy_lands_in_one_session)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 	struct log_count before = log_count(), after;
 	const struct change *c;
@@ -426,7 +409,7 @@ END_TEST
 
 START_TEST(eos_second_apply_reports_nothing_and_sends_no_configure)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 	struct log_count before;
 
@@ -444,7 +427,7 @@ END_TEST
 
 START_TEST(eos_dry_run_reports_every_change_and_configures_nothing)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 	struct changes *real = calloc(1, sizeof(*real));
 	const char *before = strdup(running_config());
@@ -472,7 +455,7 @@ END_TEST
 
 START_TEST(eos_drift_behind_looms_back_is_found_alone_and_repaired)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 
 	ck_assert_msg(apply(want, 0, cs) == 0, "%s", err);
@@ -501,7 +484,7 @@ END_TEST
 
 START_TEST(eos_qos_read_gives_back_what_apply_wrote)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct lp_qos *got = calloc(1, sizeof(*got));
 	struct changes *cs = calloc(1, sizeof(*cs));
 
@@ -545,7 +528,7 @@ END_TEST
 
 START_TEST(eos_failing_commit_is_an_error_and_leaves_nothing)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 	const char *before = strdup(running_config());
 
@@ -570,7 +553,7 @@ END_TEST
 
 START_TEST(eos_a_lost_answer_is_settled_by_reading_back)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 
 	/* the session commits, but its answer never arrives */
@@ -600,7 +583,7 @@ END_TEST
 
 START_TEST(eos_a_refused_line_names_its_index_and_commits_nothing)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 
 	want->ecn[3].min_bytes = 2000000;      /* above max: the server refuses it */

@@ -219,22 +219,6 @@ static long last_of(const struct changes *cs, const char *prefix)
 	return last;
 }
 
-/* loom's default policy on the leaf's ports (as inventory reports them). */
-static struct lp_qos *default_want(void)
-{
-	struct lp_qos *q = calloc(1, sizeof(*q));
-	struct lp_port_sink sink = { NULL, fp_port_sink };
-	struct lp_inventory inv;
-	struct qos_policy p;
-
-	ck_assert_ptr_nonnull(q);
-	fp_n_ports = 0;
-	ck_assert_msg(ops->inventory(sw, &inv, &sink, err, sizeof(err)) == 0, "%s", err);
-	qos_policy_defaults(&p);
-	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, q), 0);
-	return q;
-}
-
 /* What SONiC's qos_config.j2 means (LOSSLESS_TC 3,4; docs/sonic-qos-notes.md
  * section 3 and 5), as loom states it; its watchdog as `pfcwd start_default`
  * sets it for up to 32 ports. */
@@ -381,7 +365,7 @@ END_TEST
 
 START_TEST(sonic_apply_of_the_default_policy_writes_sonic_tables)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes cs = { 0 };
 	long last_ref, first_user;
 
@@ -446,7 +430,7 @@ END_TEST
 
 START_TEST(sonic_second_apply_reports_no_change)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes cs = { 0 };
 
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
@@ -463,7 +447,7 @@ END_TEST
 
 START_TEST(sonic_dry_run_reports_every_change_and_writes_nothing)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes dry = { 0 }, real = { 0 };
 	long long keys = fr_integer(CONFIG_DB, "DBSIZE", NULL);
 
@@ -489,7 +473,7 @@ END_TEST
 
 START_TEST(sonic_dry_run_reports_the_one_field_changed_behind_looms_back)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes cs = { 0 };
 
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
@@ -516,7 +500,7 @@ END_TEST
 
 START_TEST(sonic_apply_removes_what_loom_wants_gone_and_keeps_fields_it_does_not_manage)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes cs = { 0 };
 	int removed = 0;
 
@@ -551,7 +535,7 @@ END_TEST
 
 START_TEST(sonic_qos_read_gives_back_what_apply_wrote)
 {
-	struct lp_qos *want = default_want(), *got;
+	struct lp_qos *want = fp_default_want(ops, sw), *got;
 	struct changes cs = { 0 };
 	int ret;
 
@@ -569,7 +553,7 @@ END_TEST
 
 START_TEST(sonic_qos_read_reports_the_headroom_buffermgrd_made)
 {
-	struct lp_qos *want = default_want(), *got;
+	struct lp_qos *want = fp_default_want(ops, sw), *got;
 	struct changes cs = { 0 };
 	int ret;
 
@@ -593,7 +577,7 @@ END_TEST
 
 START_TEST(sonic_qos_read_of_a_switch_without_lossless_config_is_enoent)
 {
-	struct lp_qos *want = default_want(), *got;
+	struct lp_qos *want = fp_default_want(ops, sw), *got;
 	int ret;
 
 	got = read_back(want, &ret);
@@ -668,7 +652,7 @@ END_TEST
 
 START_TEST(sonic_apply_cut_short_by_redis_dying_reports_what_landed_and_completes_later)
 {
-	struct lp_qos *want = default_want();
+	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes plan = { 0 }, cut = { 0 }, rest = { 0 };
 	size_t n_done = 0, first_undone;
 	int ret;
