@@ -50,7 +50,11 @@ static void add_subnet_row(struct output_table *t, const json_t *job, const json
 	     next_s[24] = "";
 	const char *status = "", *at = "";
 
-	snprintf(where, sizeof(where), "%s/%lld", output_str(any, "ca"), output_int(any, "port"));
+	if (!strcmp(output_str(any, "kind"), "eth"))
+		snprintf(where, sizeof(where), "(switches' LLDP)");
+	else
+		snprintf(where, sizeof(where), "%s/%lld", output_str(any, "ca"),
+			 output_int(any, "port"));
 	if (db) {
 		snprintf(nodes, sizeof(nodes), "%lld", output_int(db, "nodes"));
 		snprintf(sws, sizeof(sws), "%lld", output_int(db, "switches"));

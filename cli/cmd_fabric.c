@@ -49,6 +49,28 @@ static int run(struct loomctl *lc, const char *cmd, json_t *args,
 	return LOOMCTL_EXIT_OK;
 }
 
+/* A node's identity in a table: its GUID (IB), else its MAC (Ethernet),
+ * else "-". */
+static const char *node_id(const json_t *o, const char *guid_key, const char *mac_key)
+{
+	const char *v = output_str(o, guid_key);
+
+	if (!*v)
+		v = output_str(o, mac_key);
+	return *v ? v : "-";
+}
+
+/* A port number (IB) or name (Ethernet). */
+static void fmt_port(char *buf, size_t len, const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (json_is_string(v))
+		snprintf(buf, len, "%s", json_string_value(v));
+	else
+		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+}
+
 static void fmt_int(char *buf, size_t len, long long v)
 {
 	/* 0 and missing (-1) print as "-": LID 0 or MTU 0 mean "none". */
@@ -73,7 +95,7 @@ static int print_nodes(const json_t *nodes)
 
 		fmt_int(ports, sizeof(ports), output_int(n, "ports"));
 		fmt_int(lid, sizeof(lid), output_int(n, "lid"));
-		const char *row[] = { output_str(n, "guid"), output_str(n, "type"), ports, lid,
+		const char *row[] = { node_id(n, "guid", "mac"), output_str(n, "type"), ports, lid,
 				      output_str(n, "desc") };
 		output_table_add(t, row);
 	}
@@ -95,9 +117,10 @@ int cmd_nodes(struct loomctl *lc, int argc, char **argv)
 	}
 	if (optind < argc)
 		return loomctl_usage_error(lc, "nodes", "unexpected argument \"%s\"", argv[optind]);
-	if (type && strcmp(type, "switch") && strcmp(type, "ca") && strcmp(type, "router"))
-		return loomctl_usage_error(lc, "nodes", "unknown node type \"%s\": use switch, ca "
-					   "or router", type);
+	if (type && strcmp(type, "switch") && strcmp(type, "ca") && strcmp(type, "router") &&
+	    strcmp(type, "host"))
+		return loomctl_usage_error(lc, "nodes", "unknown node type \"%s\": use switch, ca, "
+					   "router or host", type);
 	return run(lc, "nodes", type ? json_pack("{s:s}", "type", type) : json_object(),
 		   print_nodes);
 }
@@ -115,16 +138,17 @@ static int print_ports(const json_t *ports)
 
 	json_array_foreach(ports, i, p) {
 		json_t *peer = json_object_get(p, "peer");
-		char num[24], lid[24], mtu[24], peer_s[48] = "";
+		char num[72], lid[24], mtu[24], peer_s[160] = "", pp[72];
 
-		snprintf(num, sizeof(num), "%lld", output_int(p, "port"));
+		fmt_port(num, sizeof(num), p, "port");
 		fmt_int(lid, sizeof(lid), output_int(p, "lid"));
 		fmt_int(mtu, sizeof(mtu), output_int(p, "mtu"));
-		if (json_is_object(peer))
-			snprintf(peer_s, sizeof(peer_s), "%s/%lld", output_str(peer, "guid"),
-				 output_int(peer, "port"));
+		if (json_is_object(peer)) {
+			fmt_port(pp, sizeof(pp), peer, "port");
+			snprintf(peer_s, sizeof(peer_s), "%s/%s", node_id(peer, "guid", "node"), pp);
+		}
 		const char *row[] = {
-			output_str(p, "node_guid"), num, lid, output_str(p, "state"),
+			node_id(p, "node_guid", "node_mac"), num, lid, output_str(p, "state"),
 			output_str(p, "phys_state"), output_str(p, "width"), output_str(p, "speed"),
 			mtu, peer_s, output_str(p, "node_desc"),
 		};
@@ -147,6 +171,28 @@ int cmd_ports(struct loomctl *lc, int argc, char **argv)
 
 /* ---- node ------------------------------------------------------------------- */
 
+/* An Ethernet node: what its switch's reads tell of it. */
+static int print_eth_node(const json_t *node)
+{
+	char ports[24];
+	const char *kv[] = {
+		"name", output_str(node, "desc"),
+		"type", output_str(node, "type"),
+		"mac", output_str(node, "mac"),
+		"subnet", output_str(node, "subnet"),
+		"ports", ports,
+		"model", output_str(node, "model"),
+		"os_version", output_str(node, "os_version"),
+		"first_seen", output_str(node, "first_seen"),
+		"last_seen", output_str(node, "last_seen"),
+	};
+
+	fmt_int(ports, sizeof(ports), output_int(node, "ports"));
+	output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
+	putchar('\n');
+	return print_ports(json_object_get(node, "port_list"));
+}
+
 static int print_node(const json_t *node)
 {
 	char ports[24], lid[24];
@@ -165,6 +211,8 @@ static int print_node(const json_t *node)
 		"last_seen", output_str(node, "last_seen"),
 	};
 
+	if (!strcmp(output_str(node, "fabric"), "eth"))
+		return print_eth_node(node);
 	fmt_int(lid, sizeof(lid), output_int(node, "lid"));
 	fmt_int(ports, sizeof(ports), output_int(node, "ports"));
 	output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
@@ -197,14 +245,14 @@ static int print_links(const json_t *links)
 
 	json_array_foreach(links, i, l) {
 		json_t *a = json_object_get(l, "a"), *b = json_object_get(l, "b");
-		char ap[24], bp[24], descs[2 * 65 + 8];
+		char ap[72], bp[72], descs[2 * 65 + 8];
 
-		snprintf(ap, sizeof(ap), "%lld", output_int(a, "port"));
-		snprintf(bp, sizeof(bp), "%lld", output_int(b, "port"));
+		fmt_port(ap, sizeof(ap), a, "port");
+		fmt_port(bp, sizeof(bp), b, "port");
 		snprintf(descs, sizeof(descs), "%s -> %s", output_str(a, "desc"),
 			 output_str(b, "desc"));
 		const char *row[] = {
-			output_str(a, "guid"), ap, output_str(b, "guid"), bp, output_str(l, "width"),
+			node_id(a, "guid", "node"), ap, node_id(b, "guid", "node"), bp, output_str(l, "width"),
 			output_str(l, "speed"), json_is_true(json_object_get(l, "degraded")) ?
 			"degraded" : "-", descs,
 		};

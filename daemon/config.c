@@ -371,6 +371,11 @@ static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
 					  "the default name \"<ca>/<port>\" would be longer than "
 					  "%zu bytes; set a shorter name", sizeof(sc->name) - 1);
 	}
+	/* The store's name for the fabric of the Ethernet switches (schema 005). */
+	if (strcmp(sc->name, "ethernet") == 0)
+		return cfg_fail(p, cfg_line(seen[SUBNET_NAME] ? seen[SUBNET_NAME] : item), key,
+				"\"ethernet\" is the name of the Ethernet switches' fabric; "
+				"choose another");
 	for (int j = 0; j < idx; j++) {
 		const struct loom_subnet_conf *o = &p->c->subnets[j];
 		unsigned long line = cfg_line(seen[SUBNET_NAME] ? seen[SUBNET_NAME] : item);

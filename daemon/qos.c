@@ -669,6 +669,10 @@ int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
 		const struct sw_state *old = sw_find(m, conf->switches[i].name);
 
 		snprintf(sw[i].name, sizeof(sw[i].name), "%s", conf->switches[i].name);
+		if (m->store)
+			(void)store_declare_switch(m->store, now_wall(), conf->switches[i].name,
+						   conf->switches[i].plugin,
+						   conf->switches[i].address);
 		if (old)
 			memcpy(sw[i].state, old->state, sizeof(sw[i].state));
 		sw[i].m = m;

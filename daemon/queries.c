@@ -45,9 +45,10 @@ static void cmd_nodes(struct ctl_req *req, json_t *args, void *arg)
 
 	if (arg_string(req, args, "type", &type) < 0)
 		return;
-	if (type && strcmp(type, "switch") && strcmp(type, "ca") && strcmp(type, "router")) {
+	if (type && strcmp(type, "switch") && strcmp(type, "ca") && strcmp(type, "router") &&
+	    strcmp(type, "host")) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ,
-			      "unknown node type \"%s\": use switch, ca or router", type);
+			      "unknown node type \"%s\": use switch, ca, router or host", type);
 		return;
 	}
 	int rc = dbq_nodes(arg, type, &out, err, sizeof(err));

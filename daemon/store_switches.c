@@ -56,15 +56,6 @@ static const json_t *neighbor_of(const json_t *sw, const char *port)
 	return NULL;
 }
 
-static int event(struct store *st, double now, const char *severity, const char *kind,
-		 const char *name, const char *old_value, const char *new_value)
-{
-	char subject[160];
-
-	snprintf(subject, sizeof(subject), "switch %s", name);
-	return store_record_event(st, now, 0, severity, kind, subject, old_value, new_value);
-}
-
 static int in_read(const json_t *sw, const char *port)
 {
 	size_t i;
@@ -76,11 +67,252 @@ static int in_read(const json_t *sw, const char *port)
 	return 0;
 }
 
-/* Stored ports that the read no longer lists: gone (eth_port_gone). The
- * names are gathered first: rows are not deleted under a running SELECT. */
-static int drop_gone(struct store *st, double now, const json_t *sw, const char *name)
+/* ---- the fabric around one switch, before and after its read ----------------- */
+
+/* What a read can change, as sets (JSON objects) to compare:
+ * links: key (the smaller managed end, "sw[port]") -> {"subject", "rate",
+ *        "nodes": [a, b]}, for the links with an end on the switch read;
+ * ports: "port" -> "up" | "down", the switch's own ports;
+ * hosts: node name -> its chassis id, every unmanaged node of the fabric. */
+struct eth_view {
+	json_t *links, *ports, *hosts;
+};
+
+static void view_clear(struct eth_view *v)
 {
-	sqlite3 *db = store_db(st);
+	json_decref(v->links);
+	json_decref(v->ports);
+	json_decref(v->hosts);
+	memset(v, 0, sizeof(*v));
+}
+
+static const char *col(sqlite3_stmt *s, int i)
+{
+	const char *t = (const char *)sqlite3_column_text(s, i);
+
+	return t ? t : "";
+}
+
+/* "100G" from 100000 Mb/s; "" when unknown. */
+static void rate_str(char *buf, size_t len, long long mbps)
+{
+	if (mbps <= 0)
+		buf[0] = '\0';
+	else if (mbps % 1000 == 0)
+		snprintf(buf, len, "%lldG", mbps / 1000);
+	else
+		snprintf(buf, len, "%lldM", mbps);
+}
+
+static int add_link(json_t *links, sqlite3_stmt *s)
+{
+	char a[160], b[160], subject[330], rate[24];
+	const char *lo, *hi, *key;
+	int b_managed = sqlite3_column_type(s, 5) != SQLITE_NULL;
+
+	snprintf(a, sizeof(a), "%s[%s]", col(s, 0), col(s, 1));
+	snprintf(b, sizeof(b), "%s[%s]", col(s, 2), col(s, 3));
+	lo = strcmp(a, b) <= 0 ? a : b;
+	hi = lo == a ? b : a;
+	key = b_managed ? lo : a;
+	snprintf(subject, sizeof(subject), "%s <-> %s", lo, hi);
+	rate_str(rate, sizeof(rate), sqlite3_column_int64(s, 4));
+	return json_object_set_new(links, key,
+				   json_pack("{s:s, s:s, s:[s,s]}", "subject", subject, "rate", rate,
+					     "nodes", col(s, 0), col(s, 2)));
+}
+
+static int view_read(sqlite3 *db, const char *name, struct eth_view *v)
+{
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	v->links = json_object();
+	v->ports = json_object();
+	v->hosts = json_object();
+	if (!v->links || !v->ports || !v->hosts)
+		return -ENOMEM;
+	if (sqlite3_prepare_v2(db, "SELECT a_node, a_port, b_node, b_port, a_speed, b_speed "
+			       "FROM eth_links WHERE a_node = ?1 OR b_switch = ?1", -1, &s,
+			       NULL) != SQLITE_OK)
+		return fail(db, "read the switch's links");
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		if (add_link(v->links, s) < 0)
+			break;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return fail(db, "read the switch's links");
+	if (sqlite3_prepare_v2(db, "SELECT name, oper_up FROM eth_ports WHERE switch = ?", -1, &s,
+			       NULL) != SQLITE_OK)
+		return fail(db, "read the switch's ports");
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_object_set_new(v->ports, col(s, 0),
+				    json_string(sqlite3_column_int(s, 1) ? "up" : "down"));
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return fail(db, "read the switch's ports");
+	if (sqlite3_prepare_v2(db, "SELECT name, mac FROM eth_nodes WHERE type = 'host'", -1, &s,
+			       NULL) != SQLITE_OK)
+		return fail(db, "read the fabric's hosts");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_object_set_new(v->hosts, col(s, 0), json_string(col(s, 1)));
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : fail(db, "read the fabric's hosts");
+}
+
+/* The events between two views, of the kinds an IB sweep records (see
+ * lib/fabric_diff.c), against the Ethernet fabric's subnet row. As there:
+ * a node's appearance explains its links, a link's change explains its
+ * ports' state. `is_new`: the switch read is itself new. */
+struct eth_diff {
+	struct store *st;
+	double now;
+	int64_t sid;
+	const char *name;
+	int is_new;
+	json_t *covered; /* "sw[port]" ends explained by a link event */
+};
+
+static int ev(struct eth_diff *d, const char *severity, const char *kind, const char *subject,
+	      const char *old_value, const char *new_value)
+{
+	return store_record_event(d->st, d->now, d->sid, severity, kind, subject, old_value,
+				  new_value);
+}
+
+/* Was a node of link `l` absent from the other view (`hosts`), or new? */
+static int explained(struct eth_diff *d, const json_t *l, const json_t *hosts_then,
+		     const json_t *hosts_now)
+{
+	size_t i;
+	json_t *n;
+
+	json_array_foreach(json_object_get(l, "nodes"), i, n) {
+		const char *node = json_string_value(n);
+
+		if (d->is_new && !strcmp(node, d->name))
+			return 1;
+		if (json_object_get(hosts_then, node) && !json_object_get(hosts_now, node))
+			return 1;
+		if (!json_object_get(hosts_then, node) && json_object_get(hosts_now, node))
+			return 1;
+	}
+	return 0;
+}
+
+static void cover(struct eth_diff *d, const json_t *l)
+{
+	/* "a[p] <-> b[q]": both ends. */
+	const char *subject = str(l, "subject"), *sep = strstr(subject, " <-> ");
+
+	if (!sep)
+		return;
+	json_object_set_new(d->covered, sep + 5, json_true());
+	{
+		char a[160];
+
+		snprintf(a, sizeof(a), "%.*s", (int)(sep - subject), subject);
+		json_object_set_new(d->covered, a, json_true());
+	}
+}
+
+static int diff_links(struct eth_diff *d, const struct eth_view *then, const struct eth_view *now)
+{
+	const char *key;
+	json_t *l;
+	int rc;
+
+	json_object_foreach(then->links, key, l) {
+		json_t *n = json_object_get(now->links, key);
+
+		if (n && !strcmp(str(n, "subject"), str(l, "subject")))
+			continue;
+		cover(d, l);
+		if (explained(d, l, then->hosts, now->hosts))
+			continue;
+		if ((rc = ev(d, "warning", "link_down", str(l, "subject"), str(l, "rate"), "")) < 0)
+			return rc;
+	}
+	json_object_foreach(now->links, key, l) {
+		json_t *o = json_object_get(then->links, key);
+
+		if (o && !strcmp(str(o, "subject"), str(l, "subject")))
+			continue;
+		cover(d, l);
+		if (explained(d, l, then->hosts, now->hosts))
+			continue;
+		if ((rc = ev(d, "notice", "link_up", str(l, "subject"), "", str(l, "rate"))) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int diff_hosts(struct eth_diff *d, const struct eth_view *then, const struct eth_view *now)
+{
+	const char *host;
+	json_t *v;
+	int rc;
+
+	json_object_foreach(now->hosts, host, v)
+		if (!json_object_get(then->hosts, host) &&
+		    (rc = ev(d, "notice", "node_appeared", host, "", "host")) < 0)
+			return rc;
+	json_object_foreach(then->hosts, host, v)
+		if (!json_object_get(now->hosts, host) &&
+		    (rc = ev(d, "warning", "node_disappeared", host, "host", "")) < 0)
+			return rc;
+	return 0;
+}
+
+/* A port's state change that no link event explains (the new switch's
+ * ports are its appearance). */
+static int diff_ports(struct eth_diff *d, const struct eth_view *then, const struct eth_view *now)
+{
+	const char *port;
+	json_t *v;
+	int rc;
+
+	if (d->is_new)
+		return 0;
+	json_object_foreach(now->ports, port, v) {
+		const char *was = json_string_value(json_object_get(then->ports, port));
+		const char *is = json_string_value(v);
+		char subject[160];
+
+		if (!was)
+			was = "absent";
+		if (!strcmp(was, is))
+			continue;
+		snprintf(subject, sizeof(subject), "%s[%s]", d->name, port);
+		if (json_object_get(d->covered, subject))
+			continue;
+		if ((rc = ev(d, !strcmp(is, "down") ? "warning" : "notice", "port_state", subject,
+			     was, is)) < 0)
+			return rc;
+	}
+	json_object_foreach(then->ports, port, v) {
+		char subject[160];
+
+		if (json_object_get(now->ports, port))
+			continue;
+		snprintf(subject, sizeof(subject), "%s[%s]", d->name, port);
+		if (json_object_get(d->covered, subject))
+			continue;
+		if ((rc = ev(d, "warning", "port_state", subject, json_string_value(v),
+			     "absent")) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- recording one read ------------------------------------------------------ */
+
+/* Stored ports that the read no longer lists. The names are gathered
+ * first: rows are not deleted under a running SELECT. */
+static int drop_gone(sqlite3 *db, const json_t *sw, const char *name)
+{
 	json_t *gone = json_array();
 	sqlite3_stmt *s;
 	size_t i;
@@ -103,84 +335,105 @@ static int drop_gone(struct store *st, double now, const json_t *sw, const char 
 	json_array_foreach(gone, i, g) {
 		const char *v[] = { name, json_string_value(g) };
 
-		if ((rc = event(st, now, "warning", "eth_port_gone", name, v[1], "")) < 0 ||
-		    (rc = exec1(db, "DELETE FROM eth_ports WHERE switch = ?1 AND name = ?2", v, 2)) < 0)
+		if ((rc = exec1(db, "DELETE FROM eth_ports WHERE switch = ?1 AND name = ?2", v, 2)) < 0)
 			break;
 	}
 	json_decref(gone);
 	return rc;
 }
 
-/* The ports of one read against the stored ones: events and new rows. */
-static int record_ports(struct store *st, double now, const json_t *sw, const char *name,
-			int is_new)
+/* The ports of one read, replacing the stored ones. */
+static int record_ports(sqlite3 *db, const json_t *sw, const char *name)
 {
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *old = NULL, *up = NULL;
+	sqlite3_stmt *up = NULL;
 	size_t i;
 	json_t *p;
-	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT oper_up, peer_name, peer_port FROM eth_ports "
-			       "WHERE switch = ? AND name = ?", -1, &old, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO eth_ports (switch, name, alias, "
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO eth_ports (switch, name, alias, "
 			       "speed_mbps, mtu, admin_up, oper_up, peer_name, peer_port, "
 			       "peer_chassis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &up,
-			       NULL) != SQLITE_OK) {
-		rc = fail(db, "prepare the switch's ports");
-		goto out;
-	}
+			       NULL) != SQLITE_OK)
+		return fail(db, "prepare the switch's ports");
 	json_array_foreach(json_object_get(sw, "port_list"), i, p) {
 		const char *port = str(p, "name");
 		const json_t *n = neighbor_of(sw, port);
-		const char *peer = n ? str(n, "sys_name") : "", *peer_port = n ? str(n, "port_id") : "";
-		int oper = json_is_true(json_object_get(p, "oper_up"));
-		char a[160], b[160];
 
-		sqlite3_bind_text(old, 1, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(old, 2, port, -1, SQLITE_STATIC);
-		if (sqlite3_step(old) == SQLITE_ROW && !is_new) {
-			int was_up = sqlite3_column_int(old, 0);
-			const char *was_peer = (const char *)sqlite3_column_text(old, 1);
-			const char *was_port = (const char *)sqlite3_column_text(old, 2);
-
-			if (was_up != oper)
-				rc = event(st, now, oper ? "notice" : "warning",
-					   oper ? "eth_port_up" : "eth_port_down", name, port, "");
-			snprintf(a, sizeof(a), "%s %s", was_peer ? was_peer : "", was_port ? was_port : "");
-			snprintf(b, sizeof(b), "%s %s", peer, peer_port);
-			if (rc == 0 && strcmp(a, b)) {
-				char what[200];
-
-				snprintf(what, sizeof(what), "%s: %s", port, a[1] ? a : "(none)");
-				rc = event(st, now, "notice", "eth_neighbor", name, what,
-					   b[1] ? b : "(none)");
-			}
-		}
-		sqlite3_reset(old);
-		if (rc < 0)
-			goto out;
 		sqlite3_bind_text(up, 1, name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(up, 2, port, -1, SQLITE_STATIC);
 		sqlite3_bind_text(up, 3, str(p, "alias"), -1, SQLITE_STATIC);
 		sqlite3_bind_int64(up, 4, num(p, "speed_mbps"));
 		sqlite3_bind_int64(up, 5, num(p, "mtu"));
 		sqlite3_bind_int(up, 6, json_is_true(json_object_get(p, "admin_up")));
-		sqlite3_bind_int(up, 7, oper);
-		sqlite3_bind_text(up, 8, peer, -1, SQLITE_STATIC);
-		sqlite3_bind_text(up, 9, peer_port, -1, SQLITE_STATIC);
+		sqlite3_bind_int(up, 7, json_is_true(json_object_get(p, "oper_up")));
+		sqlite3_bind_text(up, 8, n ? str(n, "sys_name") : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(up, 9, n ? str(n, "port_id") : "", -1, SQLITE_STATIC);
 		sqlite3_bind_text(up, 10, n ? str(n, "chassis_id") : "", -1, SQLITE_STATIC);
 		if (sqlite3_step(up) != SQLITE_DONE) {
-			rc = fail(db, "record a switch port");
-			goto out;
+			sqlite3_finalize(up);
+			return fail(db, "record a switch port");
 		}
 		sqlite3_reset(up);
 	}
-	rc = drop_gone(st, now, sw, name);
-out:
-	sqlite3_finalize(old);
 	sqlite3_finalize(up);
+	return drop_gone(db, sw, name);
+}
+
+static int eth_subnet(sqlite3 *db, int64_t *sid)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT id FROM subnets WHERE kind = 'eth'", -1, &s, NULL) !=
+	    SQLITE_OK)
+		return fail(db, "look up the Ethernet fabric");
+	rc = sqlite3_step(s);
+	*sid = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : fail(db, "look up the Ethernet fabric");
+}
+
+/* The reached switch's inventory and ports, and the events they make. */
+static int record_reached(struct store *st, double now, const json_t *sw, const char *name,
+			  const char *t, int is_new)
+{
+	sqlite3 *db = store_db(st);
+	struct eth_view then = { 0 }, after = { 0 };
+	struct eth_diff d = { .st = st, .now = now, .name = name, .is_new = is_new };
+	const char *v[] = { name, t, str(sw, "hostname"), str(sw, "model"),
+			    str(sw, "os_version"), str(sw, "mac") };
+	int rc;
+
+	if ((rc = eth_subnet(db, &d.sid)) < 0 || (rc = view_read(db, name, &then)) < 0)
+		goto out;
+	if ((rc = exec1(db, "UPDATE eth_switches SET last_seen = ?2, hostname = ?3, model = ?4, "
+			"os_version = ?5, mac = ?6 WHERE name = ?1", v, 6)) < 0 ||
+	    (rc = record_ports(db, sw, name)) < 0 || (rc = view_read(db, name, &after)) < 0)
+		goto out;
+	if (!(d.covered = json_object())) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	if (is_new && (rc = ev(&d, "notice", "node_appeared", name, "", "switch")) < 0)
+		goto out;
+	if ((rc = diff_hosts(&d, &then, &after)) < 0 || (rc = diff_links(&d, &then, &after)) < 0)
+		goto out;
+	rc = diff_ports(&d, &then, &after);
+out:
+	json_decref(d.covered);
+	view_clear(&then);
+	view_clear(&after);
 	return rc;
+}
+
+int store_declare_switch(struct store *st, double now, const char *name, const char *plugin,
+			const char *address)
+{
+	char t[32];
+	const char *v[] = { name, plugin, address, t };
+
+	snprintf(t, sizeof(t), "%.6f", now);
+	return exec1(store_db(st), "INSERT OR IGNORE INTO eth_switches (name, plugin, address, "
+		     "first_seen, last_seen, last_tried) VALUES (?1, ?2, ?3, ?4, 0, 0)", v, 4);
 }
 
 int store_record_switch(struct store *st, double now, const json_t *sw)
@@ -193,7 +446,7 @@ int store_record_switch(struct store *st, double now, const json_t *sw)
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return fail(db, "begin");
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM eth_switches WHERE name = ?", -1, &s, NULL) !=
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM eth_switches WHERE name = ? AND last_seen > 0", -1, &s, NULL) !=
 	    SQLITE_OK) {
 		rc = fail(db, "look up a switch");
 		goto out;
@@ -215,18 +468,8 @@ int store_record_switch(struct store *st, double now, const json_t *sw)
 		rc = exec1(db, "UPDATE eth_switches SET plugin = ?2, address = ?3, last_tried = ?4, "
 			   "qos_state = ?5, qos_error = ?6 WHERE name = ?1", v, 6);
 	}
-	if (rc == 0 && reached) {
-		const char *v[] = { name, t, str(sw, "hostname"), str(sw, "model"),
-				    str(sw, "os_version"), str(sw, "mac") };
-
-		rc = exec1(db, "UPDATE eth_switches SET last_seen = ?2, hostname = ?3, model = ?4, "
-			   "os_version = ?5, mac = ?6 WHERE name = ?1", v, 6);
-		if (rc == 0 && is_new)
-			rc = event(st, now, "notice", "eth_switch_added", name, "",
-				   str(sw, "model"));
-		if (rc == 0)
-			rc = record_ports(st, now, sw, name, is_new);
-	}
+	if (rc == 0 && reached)
+		rc = record_reached(st, now, sw, name, t, is_new);
 out:
 	if (sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK &&
 	    rc == 0)

@@ -14,11 +14,10 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "db_query_impl.h"
 #include "ibtypes.h"
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+int dbq_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -30,15 +29,15 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
-static int db_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
+int dbq_db_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
 {
-	return fail(err, errlen, -EIO, "database query (%s) failed: %s", what, sqlite3_errmsg(db));
+	return dbq_fail(err, errlen, -EIO, "database query (%s) failed: %s", what, sqlite3_errmsg(db));
 }
 
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, char *err, size_t errlen)
+int dbq_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **s, char *err, size_t errlen)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, s, NULL) != SQLITE_OK)
-		return db_fail(db, err, errlen, "prepare");
+		return dbq_db_fail(db, err, errlen, "prepare");
 	return 0;
 }
 
@@ -51,12 +50,12 @@ sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen)
 
 	/* sqlite would create nothing here, but its "unable to open" hides why. */
 	if (stat(path, &sb) < 0) {
-		fail(err, errlen, 0, "%s: %s (has loomd run with this database?)", path,
+		dbq_fail(err, errlen, 0, "%s: %s (has loomd run with this database?)", path,
 		     strerror(errno));
 		return NULL;
 	}
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		fail(err, errlen, 0, "%s: cannot open the database: %s", path,
+		dbq_fail(err, errlen, 0, "%s: cannot open the database: %s", path,
 		     db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		return NULL;
@@ -64,7 +63,7 @@ sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen)
 	sqlite3_busy_timeout(db, 5000);
 	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK ||
 	    sqlite3_step(s) != SQLITE_ROW || (version = sqlite3_column_int(s, 0)) <= 0) {
-		fail(err, errlen, 0, "%s: not a loom database%s%s", path,
+		dbq_fail(err, errlen, 0, "%s: not a loom database%s%s", path,
 		     version ? "" : " (", version ? "" : "no loom schema)");
 		sqlite3_finalize(s);
 		sqlite3_close(db);
@@ -76,7 +75,7 @@ sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen)
 
 /* ---- row -> JSON ------------------------------------------------------------- */
 
-static const char *col_str(sqlite3_stmt *s, int col)
+const char *dbq_col_str(sqlite3_stmt *s, int col)
 {
 	const char *v = (const char *)sqlite3_column_text(s, col);
 
@@ -85,9 +84,9 @@ static const char *col_str(sqlite3_stmt *s, int col)
 
 /* Node descriptions are raw bytes off the wire; JSON must be UTF-8, so a
  * description that is not becomes ASCII with '?' for the other bytes. */
-static json_t *col_text(sqlite3_stmt *s, int col)
+json_t *dbq_col_text(sqlite3_stmt *s, int col)
 {
-	const char *v = col_str(s, col);
+	const char *v = dbq_col_str(s, col);
 	json_t *j = json_string(v);
 	char *copy;
 
@@ -101,7 +100,7 @@ static json_t *col_text(sqlite3_stmt *s, int col)
 	return j;
 }
 
-static json_t *col_time(sqlite3_stmt *s, int col)
+json_t *dbq_col_time(sqlite3_stmt *s, int col)
 {
 	char buf[32];
 
@@ -136,16 +135,16 @@ static const char *speed_name(unsigned v)
 
 static json_t *node_json(sqlite3_stmt *s)
 {
-	return json_pack("{s:s, s:s, s:o, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-			 "guid", col_str(s, 1), "type", col_str(s, 2),
-			 "desc", col_text(s, 3), "ports", sqlite3_column_int(s, 4),
-			 "subnet", col_str(s, 0), "sysimg_guid", col_str(s, 5),
+	return json_pack("{s:s, s:s, s:s, s:o, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+			 "fabric", "ib", "guid", dbq_col_str(s, 1), "type", dbq_col_str(s, 2),
+			 "desc", dbq_col_text(s, 3), "ports", sqlite3_column_int(s, 4),
+			 "subnet", dbq_col_str(s, 0), "sysimg_guid", dbq_col_str(s, 5),
 			 "vendor_id", hex((unsigned long)sqlite3_column_int64(s, 6), 6),
 			 "device_id", hex((unsigned long)sqlite3_column_int64(s, 7), 4),
 			 "revision", hex((unsigned long)sqlite3_column_int64(s, 8), 1),
 			 "lid", sqlite3_column_type(s, 9) == SQLITE_NULL ? json_null() :
 				json_integer(sqlite3_column_int(s, 9)),
-			 "first_seen", col_time(s, 10), "last_seen", col_time(s, 11));
+			 "first_seen", dbq_col_time(s, 10), "last_seen", dbq_col_time(s, 11));
 }
 
 #define PORT_COLS \
@@ -162,13 +161,13 @@ static json_t *port_json(sqlite3_stmt *s)
 	json_t *peer = json_null();
 
 	if (sqlite3_column_type(s, 17) != SQLITE_NULL)
-		peer = json_pack("{s:s, s:i}", "guid", col_str(s, 17),
+		peer = json_pack("{s:s, s:i}", "guid", dbq_col_str(s, 17),
 				 "port", sqlite3_column_int(s, 18));
-	return json_pack("{s:s, s:s, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:s,"
+	return json_pack("{s:s, s:s, s:s, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:s,"
 			 " s:s, s:s, s:i, s:i, s:o}",
-			 "subnet", col_str(s, 0), "node_guid", col_str(s, 1),
-			 "node_desc", col_text(s, 2), "port", sqlite3_column_int(s, 3),
-			 "guid", col_str(s, 4), "lid", sqlite3_column_int(s, 5),
+			 "fabric", "ib", "subnet", dbq_col_str(s, 0), "node_guid", dbq_col_str(s, 1),
+			 "node_desc", dbq_col_text(s, 2), "port", sqlite3_column_int(s, 3),
+			 "guid", dbq_col_str(s, 4), "lid", sqlite3_column_int(s, 5),
 			 "lmc", sqlite3_column_int(s, 6),
 			 "state", ibt_port_state_name(sqlite3_column_int(s, 7)),
 			 "phys_state", ibt_phys_state_name(sqlite3_column_int(s, 8)),
@@ -187,7 +186,7 @@ static json_t *port_json(sqlite3_stmt *s)
 }
 
 /* Step through `s`, appending row_fn(row) to a new array. */
-static int collect(sqlite3 *db, sqlite3_stmt *s, json_t *(*row_fn)(sqlite3_stmt *),
+int dbq_collect(sqlite3 *db, sqlite3_stmt *s, json_t *(*row_fn)(sqlite3_stmt *),
 		   json_t **out, char *err, size_t errlen)
 {
 	json_t *arr = json_array();
@@ -195,7 +194,7 @@ static int collect(sqlite3 *db, sqlite3_stmt *s, json_t *(*row_fn)(sqlite3_stmt 
 
 	if (!arr) {
 		sqlite3_finalize(s);
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		json_t *row = row_fn(s);
@@ -206,8 +205,8 @@ static int collect(sqlite3 *db, sqlite3_stmt *s, json_t *(*row_fn)(sqlite3_stmt 
 		}
 	}
 	if (rc != SQLITE_DONE) {
-		rc = rc == SQLITE_NOMEM ? fail(err, errlen, -ENOMEM, "out of memory")
-					: db_fail(db, err, errlen, "read");
+		rc = rc == SQLITE_NOMEM ? dbq_fail(err, errlen, -ENOMEM, "out of memory")
+					: dbq_db_fail(db, err, errlen, "read");
 		sqlite3_finalize(s);
 		json_decref(arr);
 		return rc;
@@ -217,16 +216,28 @@ static int collect(sqlite3 *db, sqlite3_stmt *s, json_t *(*row_fn)(sqlite3_stmt 
 	return 0;
 }
 
+/* After an IB query's array in *out, the Ethernet fabric's part (rc). */
+static int eth_too(int rc, json_t **out)
+{
+	if (rc < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
 int dbq_nodes(sqlite3 *db, const char *type, json_t **out, char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
-	int rc = prepare(db, "SELECT " NODE_COLS NODE_FROM "WHERE ?1 IS NULL OR n.type = ?1 "
+	int rc = dbq_prepare(db, "SELECT " NODE_COLS NODE_FROM "WHERE ?1 IS NULL OR n.type = ?1 "
 			 "ORDER BY s.name, n.guid", &s, err, errlen);
 
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_text(s, 1, type, -1, SQLITE_STATIC);
-	return collect(db, s, node_json, out, err, errlen);
+	if ((rc = dbq_collect(db, s, node_json, out, err, errlen)) < 0)
+		return rc;
+	return eth_too(dbq_eth_nodes(db, type, *out, err, errlen), out);
 }
 
 /* The one node `id` names: a node GUID, else an exact description. */
@@ -243,7 +254,7 @@ static int find_node(sqlite3 *db, const char *id, json_t **node, int64_t *subnet
 	if (ibt_guid_parse(id, &guid) == 0)
 		ibt_guid_str(guid, guid_str, sizeof(guid_str));
 	/* A GUID match wins over a description that happens to look like hex. */
-	rc = prepare(db, "SELECT " NODE_COLS NODE_FROM "WHERE n.guid = ?1 OR "
+	rc = dbq_prepare(db, "SELECT " NODE_COLS NODE_FROM "WHERE n.guid = ?1 OR "
 		     "(n.description = ?2 AND NOT EXISTS (SELECT 1 FROM nodes WHERE guid = ?1)) "
 		     "ORDER BY s.name, n.guid", &s, err, errlen);
 	if (rc < 0)
@@ -251,13 +262,14 @@ static int find_node(sqlite3 *db, const char *id, json_t **node, int64_t *subnet
 	sqlite3_bind_text(s, 1, guid_str, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, id, -1, SQLITE_STATIC);
 	*subnet_id = 0;
-	rc = collect(db, s, node_json, &rows, err, errlen);
+	rc = dbq_collect(db, s, node_json, &rows, err, errlen);
 	if (rc < 0)
 		return rc;
 	n = json_array_size(rows);
 	if (n == 0) {
 		json_decref(rows);
-		return fail(err, errlen, -ENOENT, "no node with GUID or description \"%s\"", id);
+		return dbq_fail(err, errlen, -ENOENT, "no node with GUID, description or "
+				"Ethernet name \"%s\"", id);
 	}
 	if (n > 1) {
 		char list[512] = "";
@@ -273,13 +285,13 @@ static int find_node(sqlite3 *db, const char *id, json_t **node, int64_t *subnet
 				off += (size_t)w;
 		}
 		json_decref(rows);
-		return fail(err, errlen, -EEXIST, "\"%s\" matches %zu nodes: %s; use a GUID", id,
+		return dbq_fail(err, errlen, -EEXIST, "\"%s\" matches %zu nodes: %s; use a GUID", id,
 			    n, list);
 	}
 	*node = json_incref(json_array_get(rows, 0));
 	json_decref(rows);
 	/* The JSON carries the subnet's name; the port query wants its id. */
-	rc = prepare(db, "SELECT id FROM subnets WHERE name = ?", &s, err, errlen);
+	rc = dbq_prepare(db, "SELECT id FROM subnets WHERE name = ?", &s, err, errlen);
 	if (rc < 0) {
 		json_decref(*node);
 		return rc;
@@ -296,14 +308,14 @@ static int node_ports(sqlite3 *db, int64_t subnet_id, const char *guid, json_t *
 		      char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
-	int rc = prepare(db, "SELECT " PORT_COLS PORT_FROM "WHERE p.subnet_id = ? AND "
+	int rc = dbq_prepare(db, "SELECT " PORT_COLS PORT_FROM "WHERE p.subnet_id = ? AND "
 			 "p.node_guid = ? ORDER BY p.num", &s, err, errlen);
 
 	if (rc < 0)
 		return rc;
 	sqlite3_bind_int64(s, 1, subnet_id);
 	sqlite3_bind_text(s, 2, guid, -1, SQLITE_TRANSIENT);
-	return collect(db, s, port_json, out, err, errlen);
+	return dbq_collect(db, s, port_json, out, err, errlen);
 }
 
 int dbq_node(sqlite3 *db, const char *guid_or_desc, json_t **out, char *err, size_t errlen)
@@ -312,6 +324,8 @@ int dbq_node(sqlite3 *db, const char *guid_or_desc, json_t **out, char *err, siz
 	int64_t sid;
 	int rc = find_node(db, guid_or_desc, &node, &sid, err, errlen);
 
+	if (rc == -ENOENT && dbq_eth_node(db, guid_or_desc, out, NULL, 0) == 0)
+		return 0;
 	if (rc < 0)
 		return rc;
 	rc = node_ports(db, sid, json_string_value(json_object_get(node, "guid")), &ports,
@@ -333,28 +347,34 @@ int dbq_ports(sqlite3 *db, const char *node, json_t **out, char *err, size_t err
 	int rc;
 
 	if (node) {
-		if ((rc = find_node(db, node, &n, &sid, err, errlen)) < 0)
+		rc = find_node(db, node, &n, &sid, err, errlen);
+		if (rc == -ENOENT && dbq_eth_node(db, node, &n, NULL, 0) == 0) {
+			*out = json_incref(json_object_get(n, "port_list"));
+			json_decref(n);
+			return 0;
+		}
+		if (rc < 0)
 			return rc;
 		rc = node_ports(db, sid, json_string_value(json_object_get(n, "guid")), out,
 				err, errlen);
 		json_decref(n);
 		return rc;
 	}
-	rc = prepare(db, "SELECT " PORT_COLS PORT_FROM "ORDER BY s.name, p.node_guid, p.num",
+	rc = dbq_prepare(db, "SELECT " PORT_COLS PORT_FROM "ORDER BY s.name, p.node_guid, p.num",
 		     &s, err, errlen);
-	if (rc < 0)
+	if (rc < 0 || (rc = dbq_collect(db, s, port_json, out, err, errlen)) < 0)
 		return rc;
-	return collect(db, s, port_json, out, err, errlen);
+	return eth_too(dbq_eth_ports(db, NULL, *out, err, errlen), out);
 }
 
 static json_t *link_json(sqlite3_stmt *s)
 {
-	return json_pack("{s:s, s:{s:s, s:i, s:o}, s:{s:s, s:i, s:o}, s:s, s:s, s:b}",
-			 "subnet", col_str(s, 0),
-			 "a", "guid", col_str(s, 1), "port", sqlite3_column_int(s, 2),
-			 "desc", col_text(s, 3),
-			 "b", "guid", col_str(s, 4), "port", sqlite3_column_int(s, 5),
-			 "desc", col_text(s, 6),
+	return json_pack("{s:s, s:s, s:{s:s, s:i, s:o}, s:{s:s, s:i, s:o}, s:s, s:s, s:b}",
+			 "fabric", "ib", "subnet", dbq_col_str(s, 0),
+			 "a", "guid", dbq_col_str(s, 1), "port", sqlite3_column_int(s, 2),
+			 "desc", dbq_col_text(s, 3),
+			 "b", "guid", dbq_col_str(s, 4), "port", sqlite3_column_int(s, 5),
+			 "desc", dbq_col_text(s, 6),
 			 "width", width_name((unsigned)sqlite3_column_int(s, 7)),
 			 "speed", speed_name((unsigned)sqlite3_column_int(s, 8)),
 			 "degraded", sqlite3_column_int(s, 9));
@@ -363,7 +383,7 @@ static json_t *link_json(sqlite3_stmt *s)
 int dbq_links(sqlite3 *db, json_t **out, char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
-	int rc = prepare(db,
+	int rc = dbq_prepare(db,
 			 "SELECT s.name, l.a_guid, l.a_port, na.description, l.b_guid, l.b_port, "
 			 "nb.description, l.width, l.speed, l.degraded FROM links l "
 			 "JOIN subnets s ON s.id = l.subnet_id "
@@ -371,28 +391,28 @@ int dbq_links(sqlite3 *db, json_t **out, char *err, size_t errlen)
 			 "JOIN nodes nb ON nb.subnet_id = l.subnet_id AND nb.guid = l.b_guid "
 			 "ORDER BY s.name, l.a_guid, l.a_port", &s, err, errlen);
 
-	if (rc < 0)
+	if (rc < 0 || (rc = dbq_collect(db, s, link_json, out, err, errlen)) < 0)
 		return rc;
-	return collect(db, s, link_json, out, err, errlen);
+	return eth_too(dbq_eth_links(db, *out, err, errlen), out);
 }
 
 static json_t *event_json(sqlite3_stmt *s)
 {
 	return json_pack("{s:I, s:o, s:f, s:o, s:o, s:s, s:s, s:o, s:o, s:o}",
 			 "id", (json_int_t)sqlite3_column_int64(s, 0),
-			 "time", col_time(s, 1), "ts", sqlite3_column_double(s, 1),
+			 "time", dbq_col_time(s, 1), "ts", sqlite3_column_double(s, 1),
 			 "subnet", sqlite3_column_type(s, 2) == SQLITE_NULL ? json_null() :
-				   json_string(col_str(s, 2)),
+				   json_string(dbq_col_str(s, 2)),
 			 "sweep", sqlite3_column_type(s, 3) == SQLITE_NULL ? json_null() :
 				  json_integer(sqlite3_column_int64(s, 3)),
-			 "severity", col_str(s, 4), "kind", col_str(s, 5),
-			 "subject", col_text(s, 6), "old", col_text(s, 7), "new", col_text(s, 8));
+			 "severity", dbq_col_str(s, 4), "kind", dbq_col_str(s, 5),
+			 "subject", dbq_col_text(s, 6), "old", dbq_col_text(s, 7), "new", dbq_col_text(s, 8));
 }
 
 int dbq_events(sqlite3 *db, double since, long limit, json_t **out, char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
-	int rc = prepare(db,
+	int rc = dbq_prepare(db,
 			 "SELECT e.id, e.time, s.name, e.sweep_id, e.severity, e.kind, e.subject, "
 			 "e.old_value, e.new_value FROM events e "
 			 "LEFT JOIN subnets s ON s.id = e.subnet_id WHERE ?1 IS NULL OR e.time >= ?1 "
@@ -403,7 +423,7 @@ int dbq_events(sqlite3 *db, double since, long limit, json_t **out, char *err, s
 	if (since > 0)
 		sqlite3_bind_double(s, 1, since);
 	sqlite3_bind_int64(s, 2, limit > 0 ? (sqlite3_int64)limit : -1);
-	return collect(db, s, event_json, out, err, errlen);
+	return dbq_collect(db, s, event_json, out, err, errlen);
 }
 
 static json_t *subnet_json(sqlite3_stmt *s)
@@ -416,13 +436,13 @@ static json_t *subnet_json(sqlite3_stmt *s)
 
 		last = json_pack("{s:I, s:s, s:o, s:I, s:o}",
 				 "id", (json_int_t)sqlite3_column_int64(s, 9),
-				 "status", col_str(s, 10), "started", col_time(s, 11),
+				 "status", dbq_col_str(s, 10), "started", dbq_col_time(s, 11),
 				 "duration_ms", (json_int_t)llround((finished - started) * 1000.0),
 				 "error", sqlite3_column_type(s, 13) == SQLITE_NULL ? json_null() :
-					  json_string(col_str(s, 13)));
+					  json_string(dbq_col_str(s, 13)));
 	}
-	return json_pack("{s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:o}",
-			 "name", col_str(s, 0), "ca", col_str(s, 1),
+	return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:o}",
+			 "name", dbq_col_str(s, 0), "kind", "ib", "ca", dbq_col_str(s, 1),
 			 "port", sqlite3_column_int(s, 2),
 			 "nodes", (json_int_t)sqlite3_column_int64(s, 3),
 			 "switches", (json_int_t)sqlite3_column_int64(s, 4),
@@ -431,30 +451,34 @@ static json_t *subnet_json(sqlite3_stmt *s)
 			 "links", (json_int_t)sqlite3_column_int64(s, 7), "last_sweep", last);
 }
 
+#define SUBNET_SQL \
+	"SELECT s.name, s.ca, s.port, " \
+	"(SELECT count(*) FROM nodes WHERE subnet_id = s.id), " \
+	"(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'switch'), " \
+	"(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'ca'), " \
+	"(SELECT count(*) FROM ports WHERE subnet_id = s.id), " \
+	"(SELECT count(*) FROM links WHERE subnet_id = s.id), " \
+	"s.id, w.id, w.status, w.started, w.finished, w.error " \
+	"FROM subnets s LEFT JOIN sweeps w ON w.id = " \
+	"(SELECT max(id) FROM sweeps WHERE subnet_id = s.id) "
+
 int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen)
 {
+	/* From schema 5 on, the Ethernet fabric is a row too, with its own counts. */
+	int eth = dbq_has_eth_fabric(db);
 	sqlite3_stmt *s;
-	int rc = prepare(db,
-			 "SELECT s.name, s.ca, s.port, "
-			 "(SELECT count(*) FROM nodes WHERE subnet_id = s.id), "
-			 "(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'switch'), "
-			 "(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'ca'), "
-			 "(SELECT count(*) FROM ports WHERE subnet_id = s.id), "
-			 "(SELECT count(*) FROM links WHERE subnet_id = s.id), "
-			 "s.id, w.id, w.status, w.started, w.finished, w.error "
-			 "FROM subnets s LEFT JOIN sweeps w ON w.id = "
-			 "(SELECT max(id) FROM sweeps WHERE subnet_id = s.id) ORDER BY s.name",
-			 &s, err, errlen);
+	int rc = dbq_prepare(db, eth ? SUBNET_SQL "WHERE s.kind = 'ib' ORDER BY s.name" :
+				       SUBNET_SQL "ORDER BY s.name", &s, err, errlen);
 
-	if (rc < 0)
+	if (rc < 0 || (rc = dbq_collect(db, s, subnet_json, out, err, errlen)) < 0)
 		return rc;
-	return collect(db, s, subnet_json, out, err, errlen);
+	return eth_too(dbq_eth_subnets(db, *out, err, errlen), out);
 }
 
 /* Text column or JSON null. */
 static json_t *col_text_or_null(sqlite3_stmt *s, int col)
 {
-	return sqlite3_column_type(s, col) == SQLITE_NULL ? json_null() : col_text(s, col);
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? json_null() : dbq_col_text(s, col);
 }
 
 static json_t *run_json(sqlite3_stmt *s)
@@ -464,15 +488,15 @@ static json_t *run_json(sqlite3_stmt *s)
 	/* Stored as the plugin sent it (loomd parsed it then): a row that does
 	 * not parse now shows as no metrics rather than failing the list. */
 	if (sqlite3_column_type(s, 16) != SQLITE_NULL)
-		metrics = json_loads(col_str(s, 16), 0, NULL);
+		metrics = json_loads(dbq_col_str(s, 16), 0, NULL);
 	return json_pack("{s:I, s:o, s:f, s:o, s:s, s:i, s:s, s:o, s:o, s:s, s:o, s:f, s:i, s:I,"
 			 " s:I, s:I, s:I, s:o}",
 			 "id", (json_int_t)sqlite3_column_int64(s, 0),
-			 "time", col_time(s, 1), "ts", sqlite3_column_double(s, 1),
-			 "subnet", col_text_or_null(s, 2), "sm_guid", col_str(s, 3),
-			 "sm_pid", sqlite3_column_int(s, 4), "engine", col_str(s, 5),
-			 "routed_by", col_text_or_null(s, 6), "note", col_text(s, 7),
-			 "result", col_str(s, 8), "reason", col_text_or_null(s, 9),
+			 "time", dbq_col_time(s, 1), "ts", sqlite3_column_double(s, 1),
+			 "subnet", col_text_or_null(s, 2), "sm_guid", dbq_col_str(s, 3),
+			 "sm_pid", sqlite3_column_int(s, 4), "engine", dbq_col_str(s, 5),
+			 "routed_by", col_text_or_null(s, 6), "note", dbq_col_text(s, 7),
+			 "result", dbq_col_str(s, 8), "reason", col_text_or_null(s, 9),
 			 "duration_ms", sqlite3_column_double(s, 10),
 			 "vls", sqlite3_column_int(s, 11),
 			 "switches", (json_int_t)sqlite3_column_int64(s, 12),
@@ -495,12 +519,12 @@ int dbq_routing_runs(sqlite3 *db, long limit, json_t **out, char *err, size_t er
 			       "ORDER BY r.time DESC, r.id DESC LIMIT ?", -1, &s, NULL) != SQLITE_OK) {
 		/* A database of a loomd before schema 3 (read with --db). */
 		if (strstr(sqlite3_errmsg(db), "no such table"))
-			return fail(err, errlen, -ENOENT, "this database has no routing runs "
+			return dbq_fail(err, errlen, -ENOENT, "this database has no routing runs "
 				    "(its schema predates them: run a newer loomd on it once)");
-		return db_fail(db, err, errlen, "prepare");
+		return dbq_db_fail(db, err, errlen, "prepare");
 	}
 	sqlite3_bind_int64(s, 1, limit > 0 ? (sqlite3_int64)limit : -1);
-	return collect(db, s, run_json, out, err, errlen);
+	return dbq_collect(db, s, run_json, out, err, errlen);
 }
 
 /* ---- times ------------------------------------------------------------------ */
@@ -564,77 +588,4 @@ int dbq_time_parse(const char *s, double now, double *out)
 	case 'd': *out = now - v * 86400; return 0;
 	default: return -EINVAL;
 	}
-}
-
-/* ---- Ethernet switches (schema 4) -------------------------------------------- */
-
-static json_t *switch_json(sqlite3_stmt *s)
-{
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:I}",
-			 "name", col_str(s, 0), "plugin", col_str(s, 1), "address", col_str(s, 2),
-			 "hostname", col_str(s, 3), "model", col_str(s, 4),
-			 "os_version", col_str(s, 5), "mac", col_str(s, 6),
-			 "qos_state", col_str(s, 7), "qos_error", col_str(s, 8),
-			 "last_seen", sqlite3_column_double(s, 9) > 0 ? col_time(s, 9) : json_null(),
-			 "last_tried", col_time(s, 10),
-			 "ports", (json_int_t)sqlite3_column_int64(s, 11),
-			 "ports_up", (json_int_t)sqlite3_column_int64(s, 12),
-			 "neighbors", (json_int_t)sqlite3_column_int64(s, 13));
-}
-
-static json_t *eth_port_json(sqlite3_stmt *s)
-{
-	return json_pack("{s:s, s:s, s:I, s:I, s:b, s:b, s:s, s:s, s:s}",
-			 "name", col_str(s, 0), "alias", col_str(s, 1),
-			 "speed_mbps", (json_int_t)sqlite3_column_int64(s, 2),
-			 "mtu", (json_int_t)sqlite3_column_int64(s, 3),
-			 "admin_up", sqlite3_column_int(s, 4), "oper_up", sqlite3_column_int(s, 5),
-			 "peer_name", col_str(s, 6), "peer_port", col_str(s, 7),
-			 "peer_chassis", col_str(s, 8));
-}
-
-int dbq_switches(sqlite3 *db, const char *name, json_t **out, char *err, size_t errlen)
-{
-	sqlite3_stmt *s;
-	json_t *list, *ports;
-	int rc;
-
-	if (sqlite3_prepare_v2(db,
-			       "SELECT w.name, w.plugin, w.address, w.hostname, w.model, w.os_version, "
-			       "w.mac, w.qos_state, w.qos_error, w.last_seen, w.last_tried, "
-			       "(SELECT count(*) FROM eth_ports p WHERE p.switch = w.name), "
-			       "(SELECT count(*) FROM eth_ports p WHERE p.switch = w.name AND p.oper_up), "
-			       "(SELECT count(*) FROM eth_ports p WHERE p.switch = w.name AND "
-			       "p.peer_name <> '') FROM eth_switches w WHERE ?1 IS NULL OR w.name = ?1 "
-			       "ORDER BY w.name", -1, &s, NULL) != SQLITE_OK) {
-		if (strstr(sqlite3_errmsg(db), "no such table"))
-			return fail(err, errlen, -ENOENT, "this database has no Ethernet switches "
-				    "(its schema predates them: run a newer loomd on it once)");
-		return db_fail(db, err, errlen, "prepare");
-	}
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	if ((rc = collect(db, s, switch_json, &list, err, errlen)) < 0 || !name) {
-		*out = rc < 0 ? NULL : list;
-		return rc;
-	}
-	if (!json_array_size(list)) {
-		json_decref(list);
-		return fail(err, errlen, -ENOENT, "no switch \"%s\" has been read (loom.yaml "
-			    "switches:, and loomctl qos status to read them now)", name);
-	}
-	if (sqlite3_prepare_v2(db, "SELECT name, alias, speed_mbps, mtu, admin_up, oper_up, "
-			       "peer_name, peer_port, peer_chassis FROM eth_ports WHERE switch = ? "
-			       "ORDER BY length(name), name", -1, &s, NULL) != SQLITE_OK) {
-		json_decref(list);
-		return db_fail(db, err, errlen, "prepare");
-	}
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	if ((rc = collect(db, s, eth_port_json, &ports, err, errlen)) < 0) {
-		json_decref(list);
-		return rc;
-	}
-	*out = json_incref(json_array_get(list, 0));
-	json_object_set_new(*out, "port_list", ports);
-	json_decref(list);
-	return 0;
 }

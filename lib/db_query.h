@@ -21,6 +21,9 @@
  * subnet:{"name":"...","ca":"...","port":N,"nodes":N,"switches":N,"cas":N,
  *         "ports":N,"links":N,"last_sweep":{"id":N,"status":"ok|failed",
  *         "started":"...","duration_ms":N,"error":"..."}|null}
+ * Node, port and link objects also carry "fabric": "ib"; those of the
+ * Ethernet fabric ("fabric": "eth", subnet "ethernet") follow, in the shapes
+ * lib/db_query_eth.c describes, and a subnet object has "kind": "ib"|"eth".
  * run:   {"id":N,"time":"<ISO 8601 UTC>","ts":<unix seconds>,"subnet":"..."|null,
  *         "sm_guid":"0x...","sm_pid":N,"engine":"loom","routed_by":"ftree"|null,
  *         "note":"...","result":"ok|failed","reason":"..."|null,"duration_ms":R,
@@ -37,10 +40,11 @@
 /* Open an existing database read-only (no migration). NULL + err on failure. */
 sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen);
 
-/* type: NULL for all, else "switch", "ca" or "router". */
+/* type: NULL for all, else "switch", "ca", "router" or "host" (Ethernet). */
 int dbq_nodes(sqlite3 *db, const char *type, json_t **out, char *err, size_t errlen);
-/* One node by node GUID or exact node description, with "port_list": [port...].
- * A description matching several nodes is -EEXIST (err lists them). */
+/* One node by node GUID or exact node description (else an Ethernet node by
+ * name or MAC), with "port_list": [port...]. A description matching several
+ * nodes is -EEXIST (err lists them). */
 int dbq_node(sqlite3 *db, const char *guid_or_desc, json_t **out, char *err, size_t errlen);
 /* node: NULL for all ports, else a node GUID or description. */
 int dbq_ports(sqlite3 *db, const char *node, json_t **out, char *err, size_t errlen);

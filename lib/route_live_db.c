@@ -166,8 +166,11 @@ int rl_db_subnet(sqlite3 *db, const char *want, char *name, size_t namelen, char
 	char names[256] = "";
 	int rc, n = 0;
 
-	if (sqlite3_prepare_v2(db, want ? "SELECT name, ca, port FROM subnets WHERE name = ?" :
-			       "SELECT name, ca, port FROM subnets ORDER BY name", -1, &s, NULL)
+	/* The InfiniBand subnets: those swept (not schema 5's Ethernet fabric). */
+	if (sqlite3_prepare_v2(db, want ? "SELECT name, ca, port FROM subnets WHERE name = ? AND "
+			       "id IN (SELECT subnet_id FROM sweeps)" :
+			       "SELECT name, ca, port FROM subnets WHERE id IN (SELECT subnet_id "
+			       "FROM sweeps) ORDER BY name", -1, &s, NULL)
 	    != SQLITE_OK)
 		return db_err(db, err, errlen, "subnets");
 	if (want)

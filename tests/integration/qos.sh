@@ -21,6 +21,7 @@
 #  6. A port removed from a switch leaves the store, with an event.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/sonic_lib.sh"
 command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
 command -v redis-cli >/dev/null 2>&1 || loom_skip "redis-cli is not installed"
 SONIC=$B/plugins/sonic/.libs/sonic.so
@@ -32,25 +33,14 @@ cp "$SONIC" "$work/plugins/"
 [ -e "$B/tests/unit/.libs/fake-abi2.so" ] && cp "$B/tests/unit/.libs/fake-abi2.so" "$work/plugins/"
 
 rc() { "$@" >/dev/null 2>&1 && echo 0 || echo $?; }
-r() { _s=$1; shift; redis-cli -s "$work/$_s.sock" "$@"; }
 
-# A SONiC leaf: DEVICE_METADATA, 4 ports at 100G up, one LLDP neighbour.
-start_switch() { # NAME
-	redis-server --port 0 --unixsocket "$work/$1.sock" --unixsocketperm 700 \
-		--save '' --appendonly no --daemonize no >"$work/$1.redis.log" 2>&1 &
-	LOOM_PIDS="$LOOM_PIDS $!"
-	eval "REDIS_$1=$!"
-	loom_until 100 r "$1" ping || loom_fail "redis-server for $1 did not start"
-	r "$1" -n 4 hset "DEVICE_METADATA|localhost" hostname "$1" hwsku ACS-MSN2700 \
-		platform x86_64-mlnx_msn2700-r0 mac 00:11:22:33:44:5$2 >/dev/null
+# A SONiC leaf: 4 ports at 100G up, one LLDP neighbour.
+start_switch() { # NAME N
+	sonic_start "$1" "00:11:22:33:44:5$2"
 	for i in 0 4 8 12; do
-		r "$1" -n 4 hset "PORT|Ethernet$i" alias "etp$((i / 4 + 1))" speed 100000 mtu 9100 \
-			admin_status up lanes "$i,$((i + 1)),$((i + 2)),$((i + 3))" >/dev/null
-		r "$1" -n 0 hset "PORT_TABLE:Ethernet$i" oper_status up admin_status up speed 100000 \
-			>/dev/null
+		sonic_port "$1" "Ethernet$i" "etp$((i / 4 + 1))"
 	done
-	r "$1" -n 0 hset "LLDP_ENTRY_TABLE:Ethernet0" lldp_rem_sys_name spine1 \
-		lldp_rem_port_id Ethernet$2 lldp_rem_chassis_id 00:aa:bb:cc:dd:0$2 >/dev/null
+	sonic_lldp "$1" Ethernet0 spine1 "Ethernet$2" "00:aa:bb:cc:dd:0$2"
 }
 
 start_switch leaf1 1
@@ -100,13 +90,13 @@ grep -q "^leaf1 .*sonic .*ACS-MSN2700 .*4/4 .*1 .*in policy" "$work/switches.out
 	loom_fail "loomctl switches: $(cat "$work/switches.out")"
 loom_ctl switches leaf2 | grep -q "^Ethernet0 .*up .*up .*spine1 .*Ethernet2" ||
 	loom_fail "loomctl switches leaf2: $(loom_ctl switches leaf2)"
-r leaf1 -n 0 hset "PORT_TABLE:Ethernet8" oper_status down >/dev/null
+sonic_oper leaf1 Ethernet8 down
 loom_ctl qos status >/dev/null || :
-loom_ctl events --limit 5 | grep -q "eth_port_down .*switch leaf1 .*Ethernet8" ||
-	loom_fail "no eth_port_down event: $(loom_ctl events --limit 5)"
+loom_ctl events --limit 5 | grep -q "port_state .*leaf1\[Ethernet8\] .*up .*down" ||
+	loom_fail "no port_state event: $(loom_ctl events --limit 5)"
 "$B/loomctl" --db "$work/loom.db" switches | grep -q "^leaf1 .*3/4" ||
 	loom_fail "--db switches: $("$B/loomctl" --db "$work/loom.db" switches)"
-r leaf1 -n 0 hset "PORT_TABLE:Ethernet8" oper_status up >/dev/null
+sonic_oper leaf1 Ethernet8 up
 loom_ok "loomctl switches: model, ports up, LLDP neighbours; a port going down is an event (also from --db)"
 
 # ---- 2. drift ---------------------------------------------------------------------
@@ -181,7 +171,7 @@ loom_ok "the unreachable leaf2 was retried with backoff and is in policy once it
 # ---- 6. a port removed from a switch is gone from the store, with an event ----------
 r leaf1 -n 4 del "PORT|Ethernet12" >/dev/null
 loom_ctl qos status >/dev/null || :
-loom_ctl events --limit 10 | grep -q "eth_port_gone .*switch leaf1 .*Ethernet12" ||
-	loom_fail "no eth_port_gone event: $(loom_ctl events --limit 10)"
+loom_ctl events --limit 10 | grep -q "port_state .*leaf1\[Ethernet12\] .*up .*absent" ||
+	loom_fail "no port_state event: $(loom_ctl events --limit 10)"
 loom_ctl switches leaf1 | grep -q "^Ethernet12 " && loom_fail "Ethernet12 is still stored"
-loom_ok "a port removed from leaf1 left the store with an eth_port_gone event"
+loom_ok "a port removed from leaf1 left the store with a port_state (absent) event"

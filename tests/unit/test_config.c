@@ -271,6 +271,8 @@ static const struct { const char *text, *prefix; } bad[] = {
 	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"x\" (also discovery.subnets[0])" },
 	{ "discovery:\n  subnets:\n    - ca: a\n      port: 2\n    - name: a/2\n      ca: b\n",
 	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"a/2\"" },
+	{ "discovery:\n  subnets:\n    - ca: a\n      name: ethernet\n",
+	  "t.yaml:4: discovery.subnets[0].name: \"ethernet\" is the name of the Ethernet switches' fabric" },
 	{ "discovery:\n  subnets:\n    - name: x\n      ca: a\n    - name: y\n      ca: a\n      port: 1\n",
 	  "t.yaml:5: discovery.subnets[1]: a port 1 is already discovery.subnets[0] (\"x\")" },
 	{ "discovery:\n  subnets:\n    - ca: cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\n",

@@ -121,9 +121,9 @@ static json_int_t num(json_t *obj, const char *key)
 	return json_integer_value(v);
 }
 
-#define NODE_KEYS "guid type desc ports subnet sysimg_guid vendor_id device_id revision lid " \
+#define NODE_KEYS "fabric guid type desc ports subnet sysimg_guid vendor_id device_id revision lid " \
 	"first_seen last_seen"
-#define PORT_KEYS "subnet node_guid node_desc port guid lid lmc state phys_state width speed " \
+#define PORT_KEYS "fabric subnet node_guid node_desc port guid lid lmc state phys_state width speed " \
 	"width_enabled width_supported speed_enabled speed_supported mtu vls peer"
 
 /* ---- schema ------------------------------------------------------------------ */
@@ -240,7 +240,7 @@ START_TEST(first_sweep_reads_back_through_every_query)
 	ck_assert_int_eq(dbq_links(db, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(json_array_size(out), 3);
 	o = json_array_get(out, 0);
-	assert_keys(o, "subnet a b width speed degraded");
+	assert_keys(o, "fabric subnet a b width speed degraded");
 	assert_keys(json_object_get(o, "a"), "guid port desc");
 	assert_keys(json_object_get(o, "b"), "guid port desc");
 	ck_assert_str_eq(str(json_object_get(o, "a"), "desc"), "sw1");
@@ -260,10 +260,13 @@ START_TEST(first_sweep_reads_back_through_every_query)
 	ck_assert_int_eq(num(o, "sweep"), res.sweep_id);
 	json_decref(out);
 
+	/* The IB subnet, then the (empty) Ethernet fabric of schema 5. */
 	ck_assert_int_eq(dbq_subnets(db, &out, err, sizeof(err)), 0);
-	ck_assert_uint_eq(json_array_size(out), 1);
+	ck_assert_uint_eq(json_array_size(out), 2);
+	ck_assert_str_eq(str(json_array_get(out, 1), "kind"), "eth");
+	ck_assert_int_eq(num(json_array_get(out, 1), "nodes"), 0);
 	o = json_array_get(out, 0);
-	assert_keys(o, "name ca port nodes switches cas ports links last_sweep");
+	assert_keys(o, "name kind ca port nodes switches cas ports links last_sweep");
 	ck_assert_str_eq(str(o, "name"), "ib0");
 	ck_assert_str_eq(str(o, "ca"), "mlx5_0");
 	ck_assert_int_eq(num(o, "nodes"), 4);

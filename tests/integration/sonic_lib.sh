@@ -1,0 +1,39 @@
+# tests/integration/sonic_lib.sh: simulated SONiC switches for the
+# integration tests (sourced after lib.sh, not run): one real redis-server
+# per switch on a unix socket in $work, holding what SONiC keeps there, in
+# SONiC's own schema (CONFIG_DB = db 4, APPL_DB = db 0).
+#
+#   sonic_start NAME MAC          # redis-server $work/NAME.sock, DEVICE_METADATA
+#   sonic_port NAME PORT ALIAS    # a 100G port, admin and oper up
+#   sonic_lldp NAME PORT SYSNAME PORTID CHASSIS   # an LLDP neighbour on PORT
+#   sonic_oper NAME PORT up|down  # the port's oper_status (APPL_DB)
+#   r NAME REDIS-CLI-ARGS...      # redis-cli on the switch's socket
+# The redis-server's pid is in $REDIS_<NAME> and in $LOOM_PIDS.
+
+r() { _s=$1; shift; redis-cli -s "$work/$_s.sock" "$@"; }
+
+sonic_start() { # NAME MAC
+	redis-server --port 0 --unixsocket "$work/$1.sock" --unixsocketperm 700 \
+		--save '' --appendonly no --daemonize no >"$work/$1.redis.log" 2>&1 &
+	LOOM_PIDS="$LOOM_PIDS $!"
+	eval "REDIS_$1=$!"
+	loom_until 100 r "$1" ping || loom_fail "redis-server for $1 did not start"
+	r "$1" -n 4 hset "DEVICE_METADATA|localhost" hostname "$1" hwsku ACS-MSN2700 \
+		platform x86_64-mlnx_msn2700-r0 mac "$2" >/dev/null
+}
+
+sonic_port() { # NAME PORT ALIAS
+	_i=${2#Ethernet}
+	r "$1" -n 4 hset "PORT|$2" alias "$3" speed 100000 mtu 9100 admin_status up \
+		lanes "$_i,$((_i + 1)),$((_i + 2)),$((_i + 3))" >/dev/null
+	r "$1" -n 0 hset "PORT_TABLE:$2" oper_status up admin_status up speed 100000 >/dev/null
+}
+
+sonic_lldp() { # NAME PORT SYSNAME PORTID CHASSIS
+	r "$1" -n 0 hset "LLDP_ENTRY_TABLE:$2" lldp_rem_sys_name "$3" lldp_rem_port_id "$4" \
+		lldp_rem_chassis_id "$5" >/dev/null
+}
+
+sonic_oper() { # NAME PORT up|down
+	r "$1" -n 0 hset "PORT_TABLE:$2" oper_status "$3" >/dev/null
+}
