@@ -25,6 +25,7 @@ static const struct {
 	{ "route", cmd_route, 0 },
 	{ "qos", cmd_qos, 0 },
 	{ "switches", cmd_switches, 0 },
+	{ "tenant", cmd_tenant, 0 },
 };
 
 static void usage(FILE *out)
@@ -73,7 +74,13 @@ static void usage(FILE *out)
 		"  qos status [--switch NAME]     each switch in policy, drifted or\n"
 		"                                 unreachable; exit 1 unless all in policy\n"
 		"  qos apply [--switch NAME]      apply the policy, then read it back;\n"
-		"                                 exit 1 unless all in policy\n");
+		"                                 exit 1 unless all in policy\n"
+		"  tenant create NAME --hosts LIST [--pkey P] [--limited]\n"
+		"                                 the hosts' HCA ports in a partition of their\n"
+		"                                 own; returns once the fabric shows it\n"
+		"  tenant add-hosts|remove-hosts NAME LIST\n"
+		"  tenant delete|verify|show NAME, tenant list\n"
+		"                                 LIST: Slurm hostlist, node[001-064,070]\n");
 }
 
 void loomctl_error(const struct loomctl *lc, const char *fmt, ...)

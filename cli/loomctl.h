@@ -12,6 +12,7 @@
  *   route_print.c the metrics block both print
  *   cmd_qos.c     qos plan, status, apply (the RoCE policy on the switches)
  *   cmd_switches.c  switches [NAME] (the Ethernet switches as last read)
+ *   cmd_tenant.c  tenant create, add-hosts, remove-hosts, delete, verify, show, list
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -119,6 +120,9 @@ int cmd_route_runs(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_switches.c ---- */
 int cmd_switches(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_tenant.c: argv[0] is "tenant" ---- */
+int cmd_tenant(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_qos.c: argv[0] is "qos" ---- */
 int cmd_qos(struct loomctl *lc, int argc, char **argv);

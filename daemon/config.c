@@ -69,6 +69,12 @@ static const struct cfg_key cfg_keys[] = {
 	{ "discovery", "subnets", CFG_SUBNETS, offsetof(struct loom_config, subnets), 0, 0, 0, 0 },
 	KEY_STR("opensm", "report_socket", CFG_SOCKET, osm_socket_path),
 	KEY_STR("plugins", "dir", CFG_PATH, plugin_dir),
+	KEY_STR("tenants", "partitions_file", CFG_PATH, tenant_partitions_file),
+	KEY_STR("tenants", "static_partitions", CFG_PATH, tenant_static_partitions),
+	KEY_STR("tenants", "opensm_pid_file", CFG_PATH, tenant_opensm_pid_file),
+	KEY_INT("tenants", "pkey_min", tenant_pkey_min, 1, 0x7ffe, 0),
+	KEY_INT("tenants", "pkey_max", tenant_pkey_max, 1, 0x7ffe, 0),
+	KEY_INT("tenants", "timeout_s", tenant_timeout_s, 1, 3600, 0),
 };
 #define N_CFG_KEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
@@ -105,6 +111,11 @@ void config_defaults(struct loom_config *c)
 	c->roce_interval = 300;
 	c->roce_reapply = 0;
 	c->n_switches = 0;
+	snprintf(c->tenant_partitions_file, sizeof(c->tenant_partitions_file), "%s",
+		 LOOM_DEFAULT_PARTITIONS);
+	c->tenant_pkey_min = 0x1000;
+	c->tenant_pkey_max = 0x7ffe;
+	c->tenant_timeout_s = 60;
 }
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -516,7 +527,8 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 	if (root->type != YAML_MAPPING_NODE)
 		return cfg_fail(p, cfg_line(root), NULL,
 				  "expected a mapping of sections (log, database, control, "
-				  "discovery, opensm, plugins, roce, switches) at the top level, "
+				  "discovery, opensm, plugins, roce, switches, tenants) at the top "
+				  "level, "
 				  "got %s", cfg_node_kind(root));
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
 	     pr < root->data.mapping.pairs.top; pr++) {
@@ -541,6 +553,18 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 		   : parse_section(p, name, v, seen);
 		if (rc < 0)
 			return rc;
+	}
+	if (p->c->tenant_pkey_min > p->c->tenant_pkey_max) {
+		const yaml_node_t *at = NULL;
+
+		for (size_t i = 0; i < N_CFG_KEYS; i++)
+			if (!strcmp(cfg_keys[i].section, "tenants") &&
+			    (!strcmp(cfg_keys[i].name, "pkey_min") ||
+			     !strcmp(cfg_keys[i].name, "pkey_max")) && seen[i])
+				at = seen[i];
+		return cfg_fail(p, at ? cfg_line(at) : 0, "tenants.pkey_min",
+				"the PKey pool %#x..%#x is empty (pkey_min above pkey_max)",
+				p->c->tenant_pkey_min, p->c->tenant_pkey_max);
 	}
 	return config_check_roce(p);
 }

@@ -14,6 +14,7 @@
 #define LOOM_DEFAULT_SOCKET  "/run/loom/loomd.sock"
 /* Where OpenSM's libloomosm.so reports (its LOSM_REPORT_SOCKET): keep equal. */
 #define LOOM_DEFAULT_OSM_SOCKET "/run/loom/osm.sock"
+#define LOOM_DEFAULT_PARTITIONS "/var/lib/loom/partitions.conf"
 #define LOOM_MAX_SUBNETS     16
 #define LOOM_NAME_LEN        64
 /* Where switch plugins (NAME.so) are; configure passes $(pkglibdir)/plugins. */
@@ -72,6 +73,14 @@ struct loom_config {
 	struct qos_policy roce;
 	int roce_interval;              /* roce.interval: seconds between read-backs, 0 off */
 	int roce_reapply;               /* roce.reapply: re-apply a drifted switch */
+
+	/* tenants: job isolation (daemon/tenants.c) */
+	char tenant_partitions_file[PATH_MAX];  /* tenants.partitions_file: loom writes it */
+	char tenant_static_partitions[PATH_MAX]; /* tenants.static_partitions: operator's, "" none */
+	char tenant_opensm_pid_file[PATH_MAX];  /* tenants.opensm_pid_file: "" = the SM's reports */
+	int tenant_pkey_min;                    /* tenants.pkey_min..pkey_max: the pool */
+	int tenant_pkey_max;
+	int tenant_timeout_s;                   /* tenants.timeout_s: to confirm a change */
 
 	/* switches: */
 	int n_switches;

@@ -26,6 +26,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "dr_route.h"
 #include "fabric_wire.h"
 #include "log.h"
 #include "walker.h"
@@ -60,56 +61,6 @@ static double now_wall(void)
 
 /* ---- the child: reading ------------------------------------------------------- */
 
-/* Index of a node in fab (sorted by GUID), or -1. */
-static long node_index(const struct fab *fab, const struct fab_node *n)
-{
-	size_t lo = 0, hi = fab->n_nodes;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fab->nodes[mid]->guid == n->guid)
-			return (long)mid;
-		if (fab->nodes[mid]->guid < n->guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
-/* The node and port of the local HCA port in the swept fabric. */
-static int find_local(const struct disc_ib_params *p, const struct fab *fab,
-		      const struct fab_node **node, unsigned *port, char *err, size_t errlen)
-{
-	const char *ca = p->ca && *p->ca ? p->ca : NULL;
-	umad_port_t up;
-	uint64_t guid;
-
-	if (umad_get_port(ca, p->port, &up) < 0) {
-		snprintf(err, errlen, "local port %s/%d: no such HCA or port",
-			 ca ? ca : "(first HCA)", p->port);
-		return -ENODEV;
-	}
-	guid = be64toh(up.port_guid);
-	*port = (unsigned)up.portnum;
-	umad_release_port(&up);
-	for (size_t i = 0; i < fab->n_nodes; i++) {
-		const struct fab_node *n = fab->nodes[i];
-		const struct fab_port *fp = fab_port(n, n->type == IBT_NODE_SWITCH ? 0 : *port);
-
-		if (fp && fp->guid == guid) {
-			*node = n;
-			if (n->type == IBT_NODE_SWITCH)
-				*port = 0;
-			return 0;
-		}
-	}
-	snprintf(err, errlen, "the local port (GUID 0x%016llx) is not in the swept fabric",
-		 (unsigned long long)guid);
-	return -ENOENT;
-}
-
 /* One switch's SwitchInfo and LFT blocks up to LinearFDBTop. */
 static int read_switch(struct ibmad_port *mp, ib_portid_t *id, const struct fab_node *sw,
 		       struct rl_read *r, uint8_t *lft, char *err, size_t errlen)
@@ -142,94 +93,39 @@ static int read_switch(struct ibmad_port *mp, ib_portid_t *id, const struct fab_
 	return rl_read_add(r, sw->guid, sw->ports[0].lid, (uint16_t)top, lft);
 }
 
-struct dr_node {
-	const struct fab_node *n;
-	ib_dr_path_t path;
-};
-
 int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		    struct rl_read **read, char *err, size_t errlen)
 {
-	int classes[] = { IB_SMI_CLASS, IB_SMI_DIRECT_CLASS };
-	const struct fab_node *local;
+	struct dr_routes d = { 0 };
 	struct ibmad_port *mp = NULL;
-	struct dr_node *queue = NULL;
 	struct rl_read *r = NULL;
-	uint8_t *lft = NULL, *seen = NULL;
-	size_t head = 0, tail = 0;
-	unsigned lport;
+	uint8_t *lft = NULL;
 	int rc;
 
 	*read = NULL;
-	if ((rc = find_local(p, fab, &local, &lport, err, errlen)) < 0)
+	if ((rc = dr_routes_build(p, fab, &d, err, errlen)) < 0)
 		return rc;
-	queue = calloc(fab->n_nodes + 1, sizeof(*queue));
-	seen = calloc(fab->n_nodes + 1, 1);
 	lft = malloc(0xc000);
 	r = rl_read_new();
-	if (!queue || !seen || !lft || !r) {
+	if (!lft || !r) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	mp = mad_rpc_open_port((char *)(p->ca && *p->ca ? p->ca : NULL), p->port, classes, 2);
-	if (!mp) {
-		snprintf(err, errlen, "cannot open local port %s/%d for SMPs",
-			 p->ca && *p->ca ? p->ca : "(first HCA)", p->port);
+	if (!(mp = dr_open_port(p, err, errlen))) {
 		rc = -ENODEV;
 		goto out;
 	}
-	if (p->timeout_ms > 0)
-		mad_rpc_set_timeout(mp, p->timeout_ms);
-	if (p->retries > 0)
-		mad_rpc_set_retries(mp, p->retries);
-
-	/* Directed routes to every switch, breadth first from the local port:
-	 * path.p[1] is the local port, then one output port per switch. */
-	if (local->type == IBT_NODE_SWITCH) {
-		queue[tail++] = (struct dr_node){ .n = local };
-	} else {
-		const struct fab_node *first = NULL;
-
-		if (fab_peer(fab, fab_port(local, lport), &first) &&
-		    first->type == IBT_NODE_SWITCH) {
-			queue[tail] = (struct dr_node){ .n = first };
-			queue[tail].path.cnt = 1;
-			queue[tail++].path.p[1] = (uint8_t)lport;
-		}
-	}
-	if (tail)
-		seen[node_index(fab, queue[0].n)] = 1;
 	r->started = now_wall();
-	while (head < tail) {
-		struct dr_node *d = &queue[head++], *q;
+	for (size_t i = 0; i < d.n; i++) {
 		ib_portid_t id;
 
 		memset(&id, 0, sizeof(id));
-		id.drpath = d->path;
-		if ((rc = read_switch(mp, &id, d->n, r, lft, err, errlen)) < 0)
+		id.drpath = d.r[i].path;
+		if ((rc = read_switch(mp, &id, d.r[i].n, r, lft, err, errlen)) < 0)
 			goto out;
-		for (unsigned port = 1; port <= d->n->nports; port++) {
-			const struct fab_node *peer;
-			long idx;
-
-			if (!fab_peer(fab, fab_port(d->n, port), &peer) ||
-			    peer->type != IBT_NODE_SWITCH || (idx = node_index(fab, peer)) < 0 ||
-			    seen[idx] || d->path.cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX)
-				continue;
-			seen[idx] = 1;
-			q = &queue[tail++];
-			*q = (struct dr_node){ .n = peer, .path = d->path };
-			q->path.p[++q->path.cnt] = (uint8_t)port;
-		}
 	}
 	r->finished = now_wall();
-	if (r->n != fab_count_type(fab, IBT_NODE_SWITCH)) {
-		snprintf(err, errlen, "only %zu of the %zu switches are reachable by directed "
-			 "route from the local port", r->n, fab_count_type(fab, IBT_NODE_SWITCH));
-		rc = -EIO;
-		goto out;
-	}
 	rl_read_sort(r);
 	*read = r;
 	r = NULL;
@@ -239,8 +135,7 @@ out:
 		mad_rpc_close_port(mp);
 	rl_read_free(r);
 	free(lft);
-	free(seen);
-	free(queue);
+	dr_routes_clear(&d);
 	return rc;
 }
 

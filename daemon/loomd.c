@@ -23,6 +23,7 @@
 #include "proto.h"
 #include "queries.h"
 #include "qos.h"
+#include "tenants.h"
 #include "routes.h"
 #include "sdnotify.h"
 #include "store.h"
@@ -37,6 +38,7 @@ struct loomd {
 	struct sweeper *sweeper;
 	struct routes *routes;    /* route check / trace requests */
 	struct qos_mod *qos;      /* qos plan / status / apply on the switches */
+	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
@@ -164,6 +166,8 @@ static void reload(struct loomd *d)
 	routes_reconfigure(d->routes, next);
 	if (qos_reconfigure(d->qos, next) < 0)
 		log_err("reload: out of memory for the switches; their previous settings stay");
+	if (tenants_reconfigure(d->tenants, next) < 0)
+		log_err("reload: out of memory for the tenants; their previous settings stay");
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -223,6 +227,7 @@ static void loomd_teardown(struct loomd *d)
 	sweeper_free(d->sweeper);
 	routes_free(d->routes);
 	qos_free(d->qos);
+	tenants_free(d->tenants);
 	osm_report_free(d->osm);
 	ctl_free(d->ctl);
 	store_close(d->store);
@@ -290,6 +295,10 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("qos requests: %s", err);
 		goto out;
 	}
+	if (!(d.tenants = tenants_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+		log_err("tenant requests: %s", err);
+		goto out;
+	}
 	/* OpenSM's reports are stored on the loop's connection: they are few
 	 * (a run per heavy sweep, a trap per link change) and small. */
 	if (!(d.osm = osm_report_new(d.base, d.conf->osm_socket_path, d.store, err, sizeof(err)))) {
@@ -299,7 +308,7 @@ int loomd_run(const struct loomd_options *opt)
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
 	    queries_register(d.ctl, store_db(d.store)) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
-	    qos_register(d.qos, d.ctl) < 0 ||
+	    qos_register(d.qos, d.ctl) < 0 || tenants_register(d.tenants, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
 		goto out;

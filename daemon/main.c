@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "lft_read.h"
+#include "pkey_read.h"
 #include "loomd.h"
 #include "walker.h"
 
@@ -64,6 +65,9 @@ int main(int argc, char **argv)
 	/* ... and this way to read the forwarding tables (daemon/lft_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-lfts") == 0)
 		return lft_read_main(argc - 1, argv + 1);
+	/* ... and the partition key tables (daemon/pkey_read.h). */
+	if (argc > 1 && strcmp(argv[1], "--read-pkeys") == 0)
+		return pkey_read_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.config_path = absolute(optarg, conf_buf, sizeof(conf_buf)); break;

@@ -31,6 +31,7 @@
 #define PROTO_ERR_NOTFOUND  "not-found"
 #define PROTO_ERR_BUSY      "busy"
 #define PROTO_ERR_INTERNAL  "internal"
+#define PROTO_ERR_FAILED    "failed"     /* the change could not be made; it was undone */
 
 /* Encode msg as one frame in a new malloc'd buffer. 0 or -errno
  * (-EMSGSIZE if the JSON is larger than max). */

@@ -1,0 +1,182 @@
+/* cli/cmd_tenant.c: `loomctl tenant ...`: a job's hosts in their own IB
+ * partition (daemon/tenants.h). The changes return once loomd has read the
+ * partition keys back from the fabric (or with the error, rolled back).
+ *   tenant create NAME --hosts LIST [--pkey P] [--limited]
+ *   tenant add-hosts NAME LIST | remove-hosts NAME LIST
+ *   tenant delete NAME | verify NAME | show NAME | list */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int print_list(const json_t *list)
+{
+	static const char *const hdr[] = { "TENANT", "PKEY", "MEMBERSHIP", "STATE", "HOSTS",
+					   "PORTS", "CREATED", "ERROR" };
+	struct output_table *t = output_table_new(8, hdr);
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(list, i, x) {
+		char pkey[16], hosts[24], ports[24];
+
+		snprintf(pkey, sizeof(pkey), "0x%04llx", output_int(x, "pkey"));
+		snprintf(hosts, sizeof(hosts), "%lld", output_int(x, "n_hosts"));
+		snprintf(ports, sizeof(ports), "%lld", output_int(x, "n_ports"));
+		const char *row[] = { output_str(x, "name"), pkey, output_str(x, "membership"),
+				      output_str(x, "state"), hosts, ports, output_str(x, "created"),
+				      output_str(x, "error") };
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+static int print_tenant(const json_t *x)
+{
+	char pkey[16] = "", by[24], took[32] = "";
+	const json_t *hosts = json_object_get(x, "hosts");
+	struct output_table *t;
+	size_t i;
+	json_t *p;
+	int rc;
+
+	if (json_is_integer(json_object_get(x, "pkey")))
+		snprintf(pkey, sizeof(pkey), "0x%04llx", output_int(x, "pkey"));
+	snprintf(by, sizeof(by), "uid %lld", output_int(x, "created_by"));
+	if (json_is_number(json_object_get(x, "took_s")))
+		snprintf(took, sizeof(took), "%.1f s", json_number_value(json_object_get(x, "took_s")));
+	const char *kv[] = {
+		"tenant", output_str(x, "name"), "state", output_str(x, "state"),
+		"pkey", pkey, "membership", output_str(x, "membership"),
+		"hosts", "", "created", output_str(x, "created"), "by", by,
+		"updated", output_str(x, "updated"), "confirmed in", took,
+		"error", output_str(x, "error"), "note", output_str(x, "note"),
+	};
+	char *hl = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&hl, &len);
+
+	json_array_foreach(hosts, i, p)
+		fprintf(mem, "%s%s", i ? " " : "", json_string_value(p));
+	fclose(mem);
+	kv[9] = hl ? hl : "";
+	output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
+	free(hl);
+	if (!json_array_size(json_object_get(x, "ports")))
+		return 0;
+	putchar('\n');
+	{
+		static const char *const hdr[] = { "HOST", "PORT-GUID" };
+
+		t = output_table_new(2, hdr);
+	}
+	json_array_foreach(json_object_get(x, "ports"), i, p) {
+		const char *row[] = { output_str(p, "host"), output_str(p, "guid") };
+
+		output_table_add(t, row);
+	}
+	rc = output_table_flush(t, stdout);
+	return rc;
+}
+
+static int call(struct loomctl *lc, const char *cmd, json_t *args, int (*print)(const json_t *))
+{
+	json_t *result = NULL;
+	int rc;
+
+	if (!args) {
+		loomctl_error(lc, "tenant: the arguments are not valid UTF-8");
+		return LOOMCTL_EXIT_FAILED;
+	}
+	if (loomctl_call(lc, cmd, args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print(result);
+	json_decref(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		return LOOMCTL_EXIT_FAILED;
+	}
+	return LOOMCTL_EXIT_OK;
+}
+
+static int create(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "pkey", required_argument, NULL, 'p' },
+		{ "limited", no_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *hosts = NULL;
+	long pkey = 0;
+	int limited = 0, c;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'H': hosts = optarg; break;
+		case 'l': limited = 1; break;
+		case 'p':
+			errno = 0;
+			pkey = strtol(optarg, &end, 0);
+			if (errno || *end || pkey < 1 || pkey > 0xffff || (pkey & 0x7fff) == 0x7fff)
+				return loomctl_usage_error(lc, "tenant", "--pkey %s: a partition key "
+							   "0x0001..0x7ffe", optarg);
+			break;
+		default:
+			return loomctl_usage_hint();
+		}
+	}
+	if (argc - optind != 1 || !hosts)
+		return loomctl_usage_error(lc, "tenant", "create NAME --hosts LIST");
+	return call(lc, "tenant-create", json_pack("{s:s, s:s, s:I, s:b}", "name", argv[optind],
+						   "hosts", hosts, "pkey", (json_int_t)(pkey & 0x7fff),
+						   "limited", limited), print_tenant);
+}
+
+int cmd_tenant(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option none[] = { { NULL, 0, NULL, 0 } };
+	const char *what;
+
+	if (argc < 2)
+		return loomctl_usage_error(lc, "tenant", "create, add-hosts, remove-hosts, delete, "
+					   "verify, show or list?");
+	what = argv[1];
+	argc--;
+	argv++;
+	if (!strcmp(what, "create"))
+		return create(lc, argc, argv);
+	if (getopt_long(argc, argv, "", none, NULL) != -1)
+		return loomctl_usage_hint();
+	if (lc->db_path && strcmp(what, "show") && strcmp(what, "list"))
+		return loomctl_usage_error(lc, "tenant", "%s changes or reads the fabric: needs "
+					   "loomd, not --db", what);
+	if (!strcmp(what, "list")) {
+		if (optind != argc)
+			return loomctl_usage_error(lc, "tenant", "list takes no argument");
+		return call(lc, "tenant-list", json_object(), print_list);
+	}
+	if (!strcmp(what, "add-hosts") || !strcmp(what, "remove-hosts")) {
+		char cmd[32];
+
+		if (argc - optind != 2)
+			return loomctl_usage_error(lc, "tenant", "%s NAME LIST", what);
+		snprintf(cmd, sizeof(cmd), "tenant-%s", what);
+		return call(lc, cmd, json_pack("{s:s, s:s}", "name", argv[optind], "hosts",
+					       argv[optind + 1]), print_tenant);
+	}
+	if (!strcmp(what, "delete") || !strcmp(what, "verify") || !strcmp(what, "show")) {
+		char cmd[32];
+
+		if (argc - optind != 1)
+			return loomctl_usage_error(lc, "tenant", "%s NAME", what);
+		snprintf(cmd, sizeof(cmd), "tenant-%s", what);
+		return call(lc, cmd, json_pack("{s:s}", "name", argv[optind]), print_tenant);
+	}
+	return loomctl_usage_error(lc, "tenant", "\"%s\": not create, add-hosts, remove-hosts, "
+				   "delete, verify, show or list", what);
+}

@@ -1,0 +1,37 @@
+/* daemon/dr_route.h: directed routes from the local HCA port to every switch
+ * of a freshly swept subnet, for the child processes that read tables back
+ * with SMPs (lft_read.c, pkey_read.c). Directed routes reach a switch even
+ * when the forwarding tables that would route to its LID are wrong. */
+#ifndef LOOMD_DR_ROUTE_H
+#define LOOMD_DR_ROUTE_H
+
+#include <stddef.h>
+
+#include <infiniband/mad.h>
+
+#include "discovery_ib.h"
+#include "fabric.h"
+
+struct dr_route {
+	const struct fab_node *n;  /* a switch */
+	ib_dr_path_t path;         /* path.p[1] is the local port, then one port per switch */
+};
+
+struct dr_routes {
+	const struct fab_node *local;  /* the local node (a CA, or a switch's port 0) */
+	unsigned local_port;
+	struct dr_route *r;            /* breadth first from the local port */
+	size_t n;
+};
+
+/* The routes through `fab`, which was just swept through the local port of
+ * p. 0, or -errno with err (also when a switch cannot be reached). */
+int dr_routes_build(const struct disc_ib_params *p, const struct fab *fab,
+		    struct dr_routes *out, char *err, size_t errlen);
+void dr_routes_clear(struct dr_routes *d);
+
+/* An SMP port for p's local port with p's timeout and retries; NULL with
+ * err. Close it with mad_rpc_close_port(). */
+struct ibmad_port *dr_open_port(const struct disc_ib_params *p, char *err, size_t errlen);
+
+#endif

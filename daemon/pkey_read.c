@@ -1,0 +1,195 @@
+/* daemon/pkey_read.c: see pkey_read.h.
+ *
+ * The child walks the subnet, then asks every CA port for block 0 of its
+ * PKeyTable (32 entries), and the next blocks while a block is full, by
+ * directed route: through the switch a CA hangs on and out of the port it
+ * is cabled to, so that the SMP arrives on (and the table is that of) that
+ * CA port. Its stdout is text, one line per port:
+ *   LOOMPKEY1
+ *   0x<port guid> <pkey> <pkey> ...      (hex, non-zero entries)
+ *   END */
+#include "autoconf.h"
+#include "pkey_read.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+
+#include "dr_route.h"
+#include "log.h"
+#include "walker.h"
+
+#define PKEY_BLOCKS_MAX 8   /* 256 entries: more than any HCA has */
+
+/* One port's table, printed as a line. */
+static int read_port(struct ibmad_port *mp, const ib_dr_path_t *path, uint64_t guid, FILE *out,
+		     char *err, size_t errlen)
+{
+	uint8_t buf[IB_SMP_DATA_SIZE];
+	ib_portid_t id;
+
+	memset(&id, 0, sizeof(id));
+	id.drpath = *path;
+	fprintf(out, "0x%016" PRIx64, guid);
+	for (unsigned block = 0; block < PKEY_BLOCKS_MAX; block++) {
+		int full = 1;
+
+		memset(buf, 0, sizeof(buf));
+		if (!smp_query_via(buf, &id, IB_ATTR_PKEY_TBL, block, 0, mp)) {
+			if (block > 0)
+				break; /* past the table's end */
+			snprintf(err, errlen, "port 0x%016" PRIx64 " did not answer PKeyTable",
+				 guid);
+			return -EIO;
+		}
+		for (unsigned i = 0; i < 32; i++) {
+			unsigned k = (unsigned)buf[2 * i] << 8 | buf[2 * i + 1];
+
+			if (k)
+				fprintf(out, " 0x%04x", k);
+			else
+				full = 0;
+		}
+		if (!full)
+			break;
+	}
+	fputc('\n', out);
+	return 0;
+}
+
+static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+		       char *err, size_t errlen)
+{
+	struct dr_routes d = { 0 };
+	struct ibmad_port *mp;
+	int rc;
+
+	if ((rc = dr_routes_build(p, fab, &d, err, errlen)) < 0)
+		return rc;
+	if (!(mp = dr_open_port(p, err, errlen))) {
+		dr_routes_clear(&d);
+		return -ENODEV;
+	}
+	fputs("LOOMPKEY1\n", out);
+	if (d.local->type == IBT_NODE_CA) {
+		ib_dr_path_t here = { 0 };
+
+		rc = read_port(mp, &here, fab_port(d.local, d.local_port)->guid, out, err, errlen);
+	}
+	for (size_t i = 0; rc == 0 && i < d.n; i++) {
+		const struct fab_node *sw = d.r[i].n;
+
+		for (unsigned port = 1; rc == 0 && port <= sw->nports; port++) {
+			const struct fab_port *far;
+			const struct fab_node *ca;
+			ib_dr_path_t path = d.r[i].path;
+
+			if (!(far = fab_peer(fab, fab_port(sw, port), &ca)) ||
+			    ca->type != IBT_NODE_CA || (ca == d.local && far->num == d.local_port) ||
+			    path.cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX)
+				continue;
+			path.p[++path.cnt] = (uint8_t)port;
+			rc = read_port(mp, &path, far->guid, out, err, errlen);
+		}
+	}
+	if (rc == 0)
+		fputs("END\n", out);
+	mad_rpc_close_port(mp);
+	dr_routes_clear(&d);
+	return rc;
+}
+
+int pkey_read_main(int argc, char **argv)
+{
+	struct disc_ib_params p;
+	char err[1024] = "";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	struct fab *fab;
+	int rc;
+
+	if (walker_parse_args(argc, argv, &p) < 0)
+		return 2;
+	log_init("loomd-read-pkeys", LOG_LVL_WARNING, LOG_TARGET_STDERR);
+	if (!(fab = disc_ib_sweep(&p, err, sizeof(err)))) {
+		printf("%s\n", err);
+		return 1;
+	}
+	/* Whole or nothing on stdout: a failure is one line of error. */
+	if (!(mem = open_memstream(&text, &len))) {
+		fab_free(fab);
+		printf("out of memory\n");
+		return 1;
+	}
+	rc = read_tables(&p, fab, mem, err, sizeof(err));
+	fclose(mem);
+	fab_free(fab);
+	if (rc < 0)
+		printf("%s\n", err);
+	else
+		fwrite(text, 1, len, stdout);
+	free(text);
+	return fflush(stdout) == 0 ? (rc < 0 ? 1 : 0) : 3;
+}
+
+/* ---- the parent --------------------------------------------------------------- */
+
+static int parse(char *text, json_t **ports, char *err, size_t errlen)
+{
+	char *save = NULL, *line = strtok_r(text, "\n", &save);
+	int ended = 0;
+
+	if (!line || strcmp(line, "LOOMPKEY1")) {
+		snprintf(err, errlen, "not a PKey table stream of this build");
+		return -EPROTO;
+	}
+	*ports = json_object();
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *f = NULL, *tok = strtok_r(line, " ", &f);
+		json_t *keys = json_array();
+
+		if (!strcmp(tok, "END")) {
+			json_decref(keys);
+			ended = 1;
+			break;
+		}
+		while ((line = strtok_r(NULL, " ", &f)))
+			json_array_append_new(keys, json_integer(strtol(line, NULL, 16)));
+		json_object_set_new(*ports, tok, keys);
+	}
+	if (!ended) {
+		json_decref(*ports);
+		*ports = NULL;
+		snprintf(err, errlen, "PKey table stream cut short");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int pkey_read_run(const struct disc_ib_params *p, json_t **ports, char *err, size_t errlen)
+{
+	char *out = NULL;
+	size_t len = 0;
+	int rc;
+
+	*ports = NULL;
+	if ((rc = walker_run("--read-pkeys", p, &out, &len, NULL, err, errlen)) == 0) {
+		char *text = realloc(out, len + 1);
+
+		if (!text) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		} else {
+			out = text;
+			out[len] = '\0';
+			rc = parse(out, ports, err, errlen);
+		}
+	}
+	free(out);
+	return rc;
+}

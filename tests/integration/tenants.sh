@@ -1,0 +1,124 @@
+#!/bin/sh
+# tests/integration/tenants.sh: tenant isolation on ibsim + a running OpenSM
+# that reads loom's partitions file. Every PKey is checked with smpquery
+# (the real tool reading each HCA port's PKeyTable), never with loom's view.
+#
+#  1. Two tenants on disjoint hosts (Slurm hostlists): each host's port holds
+#     its own tenant's key (full member) and not the other's; no other host
+#     holds either; the pool skipped the operator's own key; audit events.
+#  2. Refused, nothing changed: an unknown host; a key in use; a user who is
+#     neither root nor in the admin group.
+#  3. Idempotent: the same create again succeeds at once; add-hosts and
+#     remove-hosts move exactly those hosts' ports.
+#  4. Delete: the key leaves its hosts; deleting again is fine.
+#  5. loomd and OpenSM restarted: the remaining tenant is still enforced and
+#     verifies.
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_netns "$@"
+loom_work
+for t in smpquery setpriv; do
+	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
+done
+chmod 755 "$work"  # the unprivileged user of section 2 reaches the socket
+
+"$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
+loom_ibsim "$work/f.net"
+printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x1001 : ALL_CAS=full ;\n' >"$work/static.conf"
+
+printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
+	"$work/partitions.conf" >"$work/opensm.conf"
+# exec: $! is OpenSM itself (its pid file is what loomd signals).
+start_opensm() {
+	(OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD exec opensm -F "$work/opensm.conf" \
+		-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+	OSM_PID=$!
+	LOOM_PIDS="$LOOM_PIDS $OSM_PID"
+	echo "$OSM_PID" >"$work/opensm.pid"
+	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
+}
+start_opensm
+loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
+	"  static_partitions: $work/static.conf" "  opensm_pid_file: $work/opensm.pid" \
+	"  pkey_min: 4097" "  timeout_s: 30"
+loom_loomd "$work/loom.yaml"
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+
+# Each CA port: "GUID LID DESC" from ibnetdiscover (ground truth for LIDs).
+ports() { loom_ibnetdiscover -p | awk '$1 == "CA" { d = $0; sub(/.*\( ./, "", d);
+	sub(/. - .*/, "", d); print $4, $2, d }'; }
+# The PKeyTable of a host's first port, as smpquery prints it (hex words).
+pkeys_of() { # HOST
+	_lid=$(ports | awk -v h="$1" '$3 == h { print $2; exit }')
+	[ -n "$_lid" ] || loom_fail "no LID for $1"
+	LD_PRELOAD=$PRELOAD smpquery pkeys "$_lid" 1 2>/dev/null | sed 's/^ *[0-9]*://'
+}
+# Hosts whose table holds KEY (0x9001 form) by smpquery, space separated.
+holders() { # KEY
+	_out=""
+	for _h in $(ports | awk '{ print $3 }' | sort -u); do
+		pkeys_of "$_h" | grep -qw "$1" && _out="$_out $_h"
+	done
+	echo "$_out" | sed 's/^ //'
+}
+expand() { # host-[0000-0003] style: just for this test's lists
+	python3 -c "import sys; a,b=sys.argv[1],sys.argv[2]; print(' '.join('host-%04d'%i for i in range(int(a),int(b)+1)))" "$@"
+}
+
+# ---- 1. two tenants on disjoint hosts -----------------------------------------------
+loom_ctl tenant create jobA --hosts 'host-[0000-0003]' >"$work/a.out" ||
+	loom_fail "create jobA: $(cat "$work/a.out")"
+loom_ctl tenant create jobB --hosts 'host-[0004-0005],host-0006' >"$work/b.out" ||
+	loom_fail "create jobB: $(cat "$work/b.out")"
+KA=$(sed -n 's/^pkey: *0x\(....\)$/\1/p' "$work/a.out")
+KB=$(sed -n 's/^pkey: *0x\(....\)$/\1/p' "$work/b.out")
+[ "$KA" = 1002 ] && [ "$KB" = 1003 ] ||
+	loom_fail "keys $KA, $KB: the pool from 0x1001 should skip the operator's 0x1001"
+FA=0x$(printf '%x' $((0x$KA | 0x8000)))
+FB=0x$(printf '%x' $((0x$KB | 0x8000)))
+[ "$(holders "$FA")" = "$(expand 0 3)" ] || loom_fail "$FA is on: $(holders "$FA")"
+[ "$(holders "$FB")" = "$(expand 4 6)" ] || loom_fail "$FB is on: $(holders "$FB")"
+loom_ctl events --limit 10 | grep -q "tenant_created .*tenant jobA .*PKey 0x$KA .*(uid 0)" ||
+	loom_fail "no audit event: $(loom_ctl events --limit 10)"
+loom_ok "jobA 0x$KA on host-0000..0003 only, jobB 0x$KB on host-0004..0006 only (smpquery); audited"
+
+# ---- 2. refusals that change nothing ------------------------------------------------
+cp "$work/partitions.conf" "$work/before.conf"
+loom_ctl tenant create jobC --hosts 'host-0007,host-9999' >"$work/c.out" 2>&1 &&
+	loom_fail "a create with an unknown host succeeded"
+grep -q "unknown host.*host-9999" "$work/c.out" || loom_fail "unclear error: $(cat "$work/c.out")"
+loom_ctl tenant create jobC --hosts host-0007 --pkey "0x$KB" >"$work/c2.out" 2>&1 &&
+	loom_fail "a create with jobB's key succeeded"
+grep -q "in use" "$work/c2.out" || loom_fail "unclear error: $(cat "$work/c2.out")"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$B/loomctl" -s "$work/loomd.sock" \
+	tenant create jobC --hosts host-0007 >"$work/c3.out" 2>&1 &&
+	loom_fail "an unprivileged user created a tenant"
+grep -q "permission" "$work/c3.out" || loom_fail "unclear error: $(cat "$work/c3.out")"
+loom_ctl tenant show jobC >/dev/null 2>&1 && loom_fail "jobC exists"
+cmp -s "$work/before.conf" "$work/partitions.conf" || loom_fail "a refusal changed the partitions"
+loom_ok "refused with the reason, nothing changed: unknown host, key in use, uid 65534"
+
+# ---- 3. idempotent, add and remove hosts ---------------------------------------------
+loom_ctl tenant create jobA --hosts 'host-[0000-0003]' >/dev/null ||
+	loom_fail "the same create again failed"
+loom_ctl tenant add-hosts jobA host-0007 >/dev/null || loom_fail "add-hosts failed"
+loom_ctl tenant remove-hosts jobA 'host-[0000-0001]' >/dev/null || loom_fail "remove-hosts failed"
+[ "$(holders "$FA")" = "host-0002 host-0003 host-0007" ] || loom_fail "$FA is on: $(holders "$FA")"
+loom_ok "a repeated create is fine; add-hosts/remove-hosts moved exactly those ports"
+
+# ---- 4. delete -------------------------------------------------------------------------
+loom_ctl tenant delete jobA >/dev/null || loom_fail "delete failed"
+[ -z "$(holders "$FA")" ] || loom_fail "after delete $FA is still on: $(holders "$FA")"
+loom_ctl tenant delete jobA >/dev/null || loom_fail "a second delete failed"
+loom_ok "deleted: 0x$KA is on no host; deleting again is fine"
+
+# ---- 5. restarts -----------------------------------------------------------------------
+kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
+kill "$OSM_PID"; wait "$OSM_PID" 2>/dev/null || :
+rm -f "$work/opensm.log"
+start_opensm
+loom_loomd "$work/loom.yaml"
+loom_ctl tenant verify jobB >/dev/null || loom_fail "jobB does not verify after restarts"
+[ "$(holders "$FB")" = "$(expand 4 6)" ] || loom_fail "$FB is on: $(holders "$FB")"
+loom_ctl tenant list | grep -q "^jobB .*0x$KB .*active" || loom_fail "list: $(loom_ctl tenant list)"
+loom_ok "after loomd and OpenSM restarts jobB is still enforced and verifies"
