@@ -33,6 +33,7 @@ enum cfg_kind {
 	CFG_LEVEL,   /* enum log_level by name */
 	CFG_TARGET,  /* enum log_target by name */
 	CFG_PATH,    /* absolute path */
+	CFG_OPT_PATH, /* absolute path, or "" for none */
 	CFG_SOCKET,  /* absolute path that also fits sockaddr_un.sun_path */
 	CFG_STRING,  /* free text (no control characters) */
 	CFG_INT,     /* decimal integer in min..max (or 0 if zero_ok) */
@@ -70,8 +71,8 @@ static const struct cfg_key cfg_keys[] = {
 	KEY_STR("opensm", "report_socket", CFG_SOCKET, osm_socket_path),
 	KEY_STR("plugins", "dir", CFG_PATH, plugin_dir),
 	KEY_STR("tenants", "partitions_file", CFG_PATH, tenant_partitions_file),
-	KEY_STR("tenants", "static_partitions", CFG_PATH, tenant_static_partitions),
-	KEY_STR("tenants", "opensm_pid_file", CFG_PATH, tenant_opensm_pid_file),
+	KEY_STR("tenants", "static_partitions", CFG_OPT_PATH, tenant_static_partitions),
+	KEY_STR("tenants", "opensm_pid_file", CFG_OPT_PATH, tenant_opensm_pid_file),
 	KEY_INT("tenants", "pkey_min", tenant_pkey_min, 1, 0x7ffe, 0),
 	KEY_INT("tenants", "pkey_max", tenant_pkey_max, 1, 0x7ffe, 0),
 	KEY_INT("tenants", "timeout_s", tenant_timeout_s, 1, 3600, 0),
@@ -228,7 +229,8 @@ static int parse_string(struct parse *p, const yaml_node_t *v, const char *key,
 			return cfg_fail(p, cfg_line(v), key, "contains a control character");
 	if (len >= d->size)
 		return cfg_fail(p, cfg_line(v), key, "longer than %zu bytes", d->size - 1);
-	if ((d->kind == CFG_PATH || d->kind == CFG_SOCKET) && s[0] != '/')
+	if ((d->kind == CFG_PATH || d->kind == CFG_SOCKET || (d->kind == CFG_OPT_PATH && s[0])) &&
+	    s[0] != '/')
 		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not an absolute path", s);
 	if (d->kind == CFG_SOCKET) {
 		struct sockaddr_un sa;
@@ -333,6 +335,7 @@ static int parse_value(struct parse *p, const yaml_node_t *v, const char *key,
 	case CFG_TARGET:
 		return parse_enum(p, v, key, d, dst);
 	case CFG_PATH:
+	case CFG_OPT_PATH:
 	case CFG_SOCKET:
 	case CFG_STRING:
 		return parse_string(p, v, key, d, dst);
@@ -774,6 +777,7 @@ static void print_value(FILE *out, const struct cfg_key *d, const void *base)
 		break;
 	}
 	case CFG_PATH:
+	case CFG_OPT_PATH:
 	case CFG_SOCKET:
 	case CFG_STRING:
 		cfg_print_string(out, src);

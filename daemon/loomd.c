@@ -299,6 +299,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("tenant requests: %s", err);
 		goto out;
 	}
+	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
 	/* OpenSM's reports are stored on the loop's connection: they are few
 	 * (a run per heavy sweep, a trap per link change) and small. */
 	if (!(d.osm = osm_report_new(d.base, d.conf->osm_socket_path, d.store, err, sizeof(err)))) {

@@ -66,6 +66,9 @@ struct top {
 	char (*subnet_names)[LOOM_NAME_LEN];
 	char (*subnet_cas)[LOOM_NAME_LEN];
 	size_t n_subnets;
+	int once;              /* verify: one read, no waiting (the tenant was active) */
+	int osm_pid;           /* OpenSM to signal, or 0 and osm_why says why none */
+	char osm_why[512];
 	/* the worker's result */
 	pthread_t thread;
 	int rc;
@@ -217,7 +220,23 @@ static int write_file(const char *path, const char *text, char *err, size_t errl
 	return rc;
 }
 
-/* OpenSM's pid: its pid file, else the one libloomosm.so last reported. */
+/* Is `pid` an OpenSM (not a process that reused the pid of one)? */
+static int is_opensm(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "opensm", 6);
+}
+
+/* OpenSM's pid: its pid file, else the one libloomosm.so last reported;
+ * only a live process called opensm. */
 static int opensm_pid(struct tenants_mod *m, const char *pid_file, char *err, size_t errlen)
 {
 	int pid = 0;
@@ -233,9 +252,14 @@ static int opensm_pid(struct tenants_mod *m, const char *pid_file, char *err, si
 			return -ESRCH;
 		}
 		fclose(f);
+		if (!is_opensm(pid)) {
+			snprintf(err, errlen, "OpenSM's pid file %s: pid %d is not a running opensm",
+				 pid_file, pid);
+			return -ESRCH;
+		}
 		return pid;
 	}
-	if (m && store_last_sm_pid(m->store, &pid) == 0 && pid > 1)
+	if (m && store_last_sm_pid(m->store, &pid) == 0 && pid > 1 && is_opensm(pid))
 		return pid;
 	snprintf(err, errlen, "no OpenSM to signal: set tenants.opensm_pid_file, or load "
 		 "libloomosm.so into OpenSM (event_plugin_name loomosm)");
@@ -308,7 +332,7 @@ static void *top_thread(void *arg)
 	json_t **reads = calloc(t->n_subnets + 1, sizeof(*reads));
 	char why[1024] = "";
 	char byte = 1;
-	int pid = 0, signalled = 0;
+	int signalled = 0;
 
 	t->rc = 0;
 	if (!reads) {
@@ -320,12 +344,13 @@ static void *top_thread(void *arg)
 		if ((t->rc = write_file(m->conf->tenant_partitions_file, t->file_text, t->err,
 					sizeof(t->err))) < 0)
 			goto done;
-		pid = opensm_pid(NULL, m->conf->tenant_opensm_pid_file, why, sizeof(why));
-		if (pid > 0 && kill(pid, SIGHUP) == 0)
+		if (t->osm_pid > 0 && kill(t->osm_pid, SIGHUP) == 0)
 			signalled = 1;
-		else if (pid > 0)
-			snprintf(why, sizeof(why), "cannot signal OpenSM (pid %d): %s", pid,
+		else if (t->osm_pid > 0)
+			snprintf(why, sizeof(why), "cannot signal OpenSM (pid %d): %s", t->osm_pid,
 				 strerror(errno));
+		else
+			snprintf(why, sizeof(why), "%s", t->osm_why);
 	}
 	for (;;) {
 		int read_ok = 1;
@@ -342,7 +367,7 @@ static void *top_thread(void *arg)
 			break;
 		if (!read_ok)
 			t->rc = -EIO;
-		if (now_wall() >= deadline || t->kind == TOP_VERIFY)
+		if (now_wall() >= deadline || t->once)
 			break;
 		usleep(500000);
 	}
@@ -407,6 +432,8 @@ static int load_want(struct tenants_mod *m, struct top *t)
 		return 0;
 	if (rc < 0)
 		return rc;
+	t->once = t->kind == TOP_VERIFY && t->req &&
+		  !strcmp(json_string_value(json_object_get(cur, "state")), "active");
 	t->pkey = (unsigned)json_integer_value(json_object_get(cur, "pkey"));
 	t->limited = !strcmp(json_string_value(json_object_get(cur, "membership")), "limited");
 	json_array_foreach(json_object_get(cur, "ports"), i, p)
@@ -420,6 +447,8 @@ static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
 {
 	json_t *cur = NULL;
 
+	if (!t->req)
+		return;
 	if (store_tenant_get(m->store, t->name, &cur) < 0)
 		cur = json_pack("{s:s, s:s}", "name", t->name, "state", "deleted");
 	if (note)
@@ -478,6 +507,10 @@ static void finish(struct tenants_mod *m, struct top *t)
 	}
 	log_warn("tenant %s: %s not confirmed after %.1f s: %s", t->name, top_names[t->kind],
 		 t->took, t->err);
+	if (!t->req) { /* loomd's own check at start: nothing to undo, nobody to tell */
+		store_tenant_set_state(m->store, now, t->name, "failed", t->err);
+		return;
+	}
 	if (t->kind == TOP_DELETE) {
 		/* The tenant is out of the file already; a retried delete checks again. */
 		ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: deleted, but its key is still "
@@ -507,6 +540,9 @@ static void start_next(struct tenants_mod *m)
 		if (rc == 0 && t->kind != TOP_VERIFY && !(t->file_text = file_text(m, err,
 										    sizeof(err))))
 			rc = -EIO;
+		if (rc == 0 && t->file_text)
+			t->osm_pid = opensm_pid(m, m->conf->tenant_opensm_pid_file, t->osm_why,
+						sizeof(t->osm_why));
 		if (rc == 0 && pthread_create(&t->thread, NULL, top_thread, t) == 0) {
 			m->running = 1;
 			return;
@@ -519,6 +555,11 @@ static void start_next(struct tenants_mod *m)
 			snprintf(err, sizeof(err), "%s", strerror(rc < 0 ? -rc : EAGAIN));
 		t->rc = rc < 0 ? rc : -EAGAIN;
 		snprintf(t->err, sizeof(t->err), "%s", err);
+		if (!t->req) {
+			log_warn("tenant %s: cannot check it: %s", t->name, err);
+			top_free(t);
+			continue;
+		}
 		finish(m, t);
 		top_free(t);
 	}
@@ -971,7 +1012,8 @@ void tenants_free(struct tenants_mod *m)
 		pthread_join(m->queue->thread, NULL);
 	while ((t = m->queue)) {
 		m->queue = t->next;
-		ctl_reply_err(t->req, PROTO_ERR_FAILED, "loomd is stopping");
+		if (t->req)
+			ctl_reply_err(t->req, PROTO_ERR_FAILED, "loomd is stopping");
 		top_free(t);
 	}
 	if (m->pipe_ev)
@@ -982,6 +1024,55 @@ void tenants_free(struct tenants_mod *m)
 		close(m->pipe_fd[1]);
 	free(m->conf);
 	free(m);
+}
+
+int tenants_resume(struct tenants_mod *m)
+{
+	char err[1024] = "", *text, *had;
+	json_t *list = NULL, *x;
+	size_t i;
+
+	/* A crash between the database and the file: the database wins. */
+	if (!(text = file_text(m, err, sizeof(err)))) {
+		log_err("tenants: %s", err);
+		return -EIO;
+	}
+	had = read_file(m->conf->tenant_partitions_file, err, sizeof(err));
+	if (store_tenant_list(m->store, &list) < 0) {
+		free(had);
+		free(text);
+		return -EIO;
+	}
+	/* No tenant and no file: tenants are not used here; write nothing. */
+	if ((had || json_array_size(list)) && (!had || strcmp(had, text))) {
+		if (write_file(m->conf->tenant_partitions_file, text, err, sizeof(err)) < 0) {
+			log_err("tenants: %s", err);
+		} else {
+			int pid = opensm_pid(m, m->conf->tenant_opensm_pid_file, err, sizeof(err));
+
+			log_notice("tenants: %s rewritten from the database%s",
+				   m->conf->tenant_partitions_file,
+				   pid > 0 && kill(pid, SIGHUP) == 0 ? ", OpenSM signalled" : "");
+		}
+	}
+	free(had);
+	free(text);
+	/* Changes a stop interrupted are checked on the fabric now. */
+	json_array_foreach(list, i, x) {
+		struct top *t;
+
+		if (strcmp(json_string_value(json_object_get(x, "state")), "applying") ||
+		    !(t = calloc(1, sizeof(*t))))
+			continue;
+		t->m = m;
+		t->kind = TOP_VERIFY;
+		snprintf(t->name, sizeof(t->name), "%s",
+			 json_string_value(json_object_get(x, "name")));
+		log_notice("tenant %s: was being applied when loomd stopped; checking it", t->name);
+		enqueue(m, t);
+	}
+	json_decref(list);
+	return 0;
 }
 
 int tenants_register(struct tenants_mod *m, struct ctl *ctl)

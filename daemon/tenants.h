@@ -28,5 +28,9 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
 void tenants_free(struct tenants_mod *m);
 int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf);
 int tenants_register(struct tenants_mod *m, struct ctl *ctl);
+/* At start: rewrite the partitions file from the database when they differ
+ * (and signal OpenSM), and check on the fabric the tenants a stop caught
+ * half applied ("active" when confirmed, else "failed"). */
+int tenants_resume(struct tenants_mod *m);
 
 #endif

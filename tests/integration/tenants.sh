@@ -13,6 +13,10 @@
 #  4. Delete: the key leaves its hosts; deleting again is fine.
 #  5. loomd and OpenSM restarted: the remaining tenant is still enforced and
 #     verifies.
+#  6. OpenSM gone: a create cannot be confirmed, fails within tenants.timeout_s
+#     and is rolled back (no tenant, partitions file as before).
+#  7. loomd killed (-9) while a create waits for OpenSM: at its next start it
+#     finds the tenant half applied and confirms it once OpenSM is back.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -122,3 +126,31 @@ loom_ctl tenant verify jobB >/dev/null || loom_fail "jobB does not verify after 
 [ "$(holders "$FB")" = "$(expand 4 6)" ] || loom_fail "$FB is on: $(holders "$FB")"
 loom_ctl tenant list | grep -q "^jobB .*0x$KB .*active" || loom_fail "list: $(loom_ctl tenant list)"
 loom_ok "after loomd and OpenSM restarts jobB is still enforced and verifies"
+
+# ---- 6. nothing confirms: rolled back ------------------------------------------------
+sed -i 's/^  timeout_s: 30$/  timeout_s: 4/' "$work/loom.yaml"
+kill -HUP "$LOOMD_PID"
+loom_until 50 grep -q "configuration reloaded" "$work/loomd.log" || loom_fail "no reload"
+kill "$OSM_PID"; wait "$OSM_PID" 2>/dev/null || :
+cp "$work/partitions.conf" "$work/before.conf"
+loom_ctl tenant create jobD --hosts host-0007 >"$work/d.out" 2>&1 &&
+	loom_fail "a create that OpenSM never applied succeeded"
+grep -q "not confirmed within 4 s, rolled back: PKey 0x.*1 member port without it" "$work/d.out" ||
+	loom_fail "unclear error: $(cat "$work/d.out")"
+loom_ctl tenant show jobD >/dev/null 2>&1 && loom_fail "jobD was not rolled back"
+cmp -s "$work/before.conf" "$work/partitions.conf" || loom_fail "the partitions file was not restored"
+loom_ok "OpenSM gone: the create failed after 4 s and was rolled back: $(cut -c1-90 "$work/d.out")"
+
+# ---- 7. loomd killed mid-change --------------------------------------------------------
+loom_ctl tenant create jobE --hosts host-0007 >/dev/null 2>&1 &
+loom_until 50 grep -q "loom_jobE=" "$work/partitions.conf" || loom_fail "jobE never reached the file"
+kill -9 "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
+start_opensm
+loom_loomd "$work/loom.yaml"
+loom_until 300 sh -c "'$B/loomctl' -s '$work/loomd.sock' tenant show jobE | grep -q '^state: *active'" ||
+	loom_fail "jobE after the restart: $(loom_ctl tenant show jobE 2>&1)"
+grep -q "tenant jobE: was being applied when loomd stopped" "$work/loomd.log" ||
+	loom_fail "loomd did not say it resumed jobE"
+KE=$(loom_ctl tenant show jobE | sed -n 's/^pkey: *0x\(....\)$/\1/p')
+[ "$(holders "0x$(printf '%x' $((0x$KE | 0x8000)))")" = host-0007 ] || loom_fail "jobE is not on host-0007"
+loom_ok "loomd killed -9 mid-create: its next start confirmed jobE on the fabric"

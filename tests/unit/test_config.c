@@ -271,6 +271,10 @@ static const struct { const char *text, *prefix; } bad[] = {
 	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"x\" (also discovery.subnets[0])" },
 	{ "discovery:\n  subnets:\n    - ca: a\n      port: 2\n    - name: a/2\n      ca: b\n",
 	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"a/2\"" },
+	{ "tenants:\n  pkey_min: 5000\n  pkey_max: 4999\n",
+	  "t.yaml:3: tenants.pkey_min: the PKey pool 0x1388..0x1387 is empty" },
+	{ "tenants:\n  static_partitions: p.conf\n",
+	  "t.yaml:2: tenants.static_partitions: \"p.conf\" is not an absolute path" },
 	{ "discovery:\n  subnets:\n    - ca: a\n      name: ethernet\n",
 	  "t.yaml:4: discovery.subnets[0].name: \"ethernet\" is the name of the Ethernet switches' fabric" },
 	{ "discovery:\n  subnets:\n    - name: x\n      ca: a\n    - name: y\n      ca: a\n      port: 1\n",
@@ -567,6 +571,13 @@ START_TEST(print_writes_every_key_in_order)
 			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n"
 			 "plugins:\n"
 			 "  dir: \"" LOOM_DEFAULT_PLUGIN_DIR "\"\n"
+			 "tenants:\n"
+			 "  partitions_file: \"" LOOM_DEFAULT_PARTITIONS "\"\n"
+			 "  static_partitions: \"\"\n"
+			 "  opensm_pid_file: \"\"\n"
+			 "  pkey_min: 4096\n"
+			 "  pkey_max: 32766\n"
+			 "  timeout_s: 60\n"
 			 "roce:\n"
 			 "  lossless_priorities: [3]\n"
 			 "  dscp_to_tc:\n"
