@@ -6,7 +6,8 @@ PKGS="build-essential autoconf automake libtool pkg-config check
  libevent-dev libyaml-dev libsqlite3-dev sqlite3 libjansson-dev
  libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev opensm ibsim-utils
  infiniband-diags iproute2 util-linux python3 man-db groff-base procps
- libhiredis-dev redis-server libmnl-dev libcurl4-openssl-dev openssl"
+ libhiredis-dev redis-server libmnl-dev libcurl4-openssl-dev openssl
+ slurm-wlm munge"
 if [ "${1:-}" = --list ]; then
 	echo $PKGS
 	exit 0
@@ -21,5 +22,5 @@ if [ -n "$missing" ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
 	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=300 $missing >/dev/null
 fi

@@ -1,0 +1,129 @@
+#!/bin/sh
+# tests/integration/slurm.sh: loom's Slurm hooks (etc/slurm/) in a real
+# slurmctld + slurmd (Debian slurm-wlm, munge) on this machine, against
+# ibsim, a running OpenSM and loomd. The Slurm node is host-0000 of the
+# simulated fabric. Facts this relies on: ../shared/slurm-testbed.md.
+#
+#  1. A batch job: while it runs its tenant (named by the job id) exists, is
+#     active, and host-0000's HCA port holds its key (smpquery); after the
+#     job the tenant is gone and so is the key. The hooks ran as SlurmUser
+#     (slurm), allowed by loom.yaml's control.admin_group.
+#  2. loomd down: the prolog fails, and the job does not run (Slurm requeues it).
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_netns "$@"
+for t in slurmctld slurmd sbatch squeue scontrol munged smpquery; do
+	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed (slurm-wlm, munge)"
+done
+id slurm >/dev/null 2>&1 || loom_skip "no slurm user"
+loom_work
+chmod 755 "$work"
+# slurmd and slurmctld need an address besides 127.0.0.1 in a namespace.
+ip addr add 127.0.0.2/8 dev lo 2>/dev/null || :
+
+"$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 8 -o "$work/f.net"
+loom_ibsim "$work/f.net"
+printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
+printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
+	"$work/partitions.conf" >"$work/opensm.conf"
+(OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD exec opensm -F "$work/opensm.conf" \
+	-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+LOOM_PIDS="$LOOM_PIDS $!"
+echo $! >"$work/opensm.pid"
+loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
+loom_config "tenants:" \
+	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
+	"  opensm_pid_file: $work/opensm.pid" "  timeout_s: 20"
+sed -i 's|^control:$|control:\n  admin_group: slurm|' "$work/loom.yaml"
+loom_loomd "$work/loom.yaml"
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+
+# The hooks as `make install` writes them, with this test's paths; loomctl
+# copied where SlurmUser can run it.
+mkdir -p "$work/bin" "$work/etc/loom"
+cp "$B/loomctl" "$work/bin/"
+for h in prolog epilog; do
+	sed -e "s|@bindir[@]|$work/bin|g" -e "s|@sysconfdir[@]|$work/etc|g" \
+		-e "s|@pkgdatadir[@]|$work|g" "$S/etc/slurm/loom-$h.in" >"$work/loom-$h"
+	chmod 755 "$work/loom-$h"
+done
+printf 'LOOMCTL_ARGS="-s %s/loomd.sock"\n' "$work" >"$work/etc/loom/slurm-hooks.conf"
+
+# munge and Slurm, as plain background processes.
+mkdir -p "$work/munge" "$work/ctld" "$work/spool"
+chmod 755 "$work/munge"
+chown slurm:slurm "$work/ctld"
+dd if=/dev/urandom of="$work/munge.key" bs=1024 count=1 2>/dev/null
+chmod 400 "$work/munge.key"
+munged -F --force --socket="$work/munge/sock" --key-file="$work/munge.key" \
+	--pid-file="$work/munge/pid" --log-file="$work/munge.log" --seed-file="$work/munge/seed" \
+	>"$work/munged.out" 2>&1 &
+LOOM_PIDS="$LOOM_PIDS $!"
+loom_until 50 test -S "$work/munge/sock" || loom_fail "munged did not start"
+cat >"$work/slurm.conf" <<EOC
+ClusterName=loomtest
+SlurmctldHost=$(hostname -s)(127.0.0.1)
+AuthType=auth/munge
+AuthInfo=socket=$work/munge/sock
+SlurmUser=slurm
+StateSaveLocation=$work/ctld
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/ctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/slurmctld.log
+SlurmdLogFile=$work/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+MailProg=/bin/true
+PrologFlags=Alloc
+PrologSlurmctld=$work/loom-prolog
+EpilogSlurmctld=$work/loom-epilog
+NodeName=host-0000 NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
+PartitionName=debug Nodes=host-0000 Default=YES MaxTime=INFINITE State=UP
+EOC
+export SLURM_CONF="$work/slurm.conf"
+slurmctld -D -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
+LOOM_PIDS="$LOOM_PIDS $!"
+slurmd -D -N host-0000 -f "$SLURM_CONF" >"$work/slurmd.out" 2>&1 &
+LOOM_PIDS="$LOOM_PIDS $!"
+loom_until 300 sh -c "sinfo -h -o %t 2>/dev/null | grep -q idle" ||
+	loom_fail "Slurm did not come up: $(tail -5 "$work/slurmctld.log")"
+
+lid=$(loom_ibnetdiscover -p | awk '$1 == "CA" && /host-0000/ { print $2; exit }')
+holds() { LD_PRELOAD=$PRELOAD smpquery pkeys "$lid" 1 2>/dev/null | grep -qw "$1"; }
+
+# ---- 1. a job in its own partition --------------------------------------------------
+J=$(sbatch --parsable -o /dev/null --wrap "touch $work/job1.started; sleep 6") ||
+	loom_fail "sbatch failed"
+loom_until 300 test -e "$work/job1.started" ||
+	loom_fail "job $J did not start: $(squeue 2>&1); $(tail -5 "$work/slurmctld.log")"
+loom_ctl tenant show "$J" >"$work/t1.out" || loom_fail "no tenant $J during the job"
+grep -q "^state: *active" "$work/t1.out" && grep -q "^hosts: *host-0000$" "$work/t1.out" ||
+	loom_fail "tenant $J: $(cat "$work/t1.out")"
+K=$(sed -n 's/^pkey: *0x\(....\)$/\1/p' "$work/t1.out")
+F=0x$(printf '%x' $((0x$K | 0x8000)))
+holds "$F" || loom_fail "host-0000 does not hold $F during job $J"
+loom_ctl events --limit 20 | grep -q "tenant_created .*tenant $J .*(uid $(id -u slurm))" ||
+	loom_fail "the prolog did not run as slurm: $(loom_ctl events --limit 20)"
+loom_until 300 sh -c "! '$work/bin/loomctl' -s '$work/loomd.sock' tenant show $J >/dev/null 2>&1" ||
+	loom_fail "tenant $J still there after the job"
+holds "$F" && loom_fail "host-0000 still holds $F after job $J"
+loom_ok "job $J ran in tenant $J (0x$K on host-0000, by smpquery), created by slurm; gone after the job"
+
+# ---- 2. no loomd, no job -----------------------------------------------------------
+kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
+J2=$(sbatch --parsable -o /dev/null --wrap "touch $work/job2.started") || loom_fail "sbatch failed"
+# A failed PrologSlurmctld requeues a batch job (its restart count goes up).
+loom_until 300 sh -c "scontrol show job $J2 2>/dev/null | grep -q 'Restarts=[1-9]'" ||
+	loom_fail "job $J2 was not requeued: $(scontrol show job "$J2" 2>&1 | head -5)"
+sleep 1
+[ -e "$work/job2.started" ] && loom_fail "job $J2 ran without isolation"
+grep -q "JobId=$J2 PrologSlurmctld exit status 1" "$work/slurmctld.log" ||
+	loom_fail "slurmctld did not log the prolog's failure"
+loom_ok "loomd down: the prolog failed, job $J2 was requeued and did not run"
