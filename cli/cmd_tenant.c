@@ -1,6 +1,7 @@
 /* cli/cmd_tenant.c: `loomctl tenant ...`: a job's hosts in their own IB
- * partition (daemon/tenants.h). The changes return once loomd has read the
- * partition keys back from the fabric (or with the error, rolled back).
+ * partition and RoCE VLAN (daemon/tenants.h). The changes return once
+ * loomd has read the partition keys and switch ports back from the fabric
+ * (or with the error, rolled back).
  *   tenant create NAME --hosts LIST [--pkey P] [--limited]
  *   tenant add-hosts NAME LIST | remove-hosts NAME LIST
  *   tenant delete NAME | verify NAME | show NAME | list */
@@ -12,23 +13,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* "0x1002" / "2000", or "-" for a tenant without one. */
+static const char *id_text(const json_t *x, const char *key, int hex, char *buf, size_t len)
+{
+	if (!json_is_integer(json_object_get(x, key)))
+		return "-";
+	snprintf(buf, len, hex ? "0x%04llx" : "%lld", output_int(x, key));
+	return buf;
+}
+
 static int print_list(const json_t *list)
 {
-	static const char *const hdr[] = { "TENANT", "PKEY", "MEMBERSHIP", "STATE", "HOSTS",
-					   "PORTS", "CREATED", "ERROR" };
-	struct output_table *t = output_table_new(8, hdr);
+	static const char *const hdr[] = { "TENANT", "PKEY", "VLAN", "MEMBERSHIP", "STATE",
+					   "HOSTS", "HCA-PORTS", "SWITCH-PORTS", "CREATED",
+					   "ERROR" };
+	struct output_table *t = output_table_new(10, hdr);
 	size_t i;
 	json_t *x;
 
 	json_array_foreach(list, i, x) {
-		char pkey[16], hosts[24], ports[24];
+		char pkey[16], vlan[16], hosts[24], ports[24], eth[24];
 
-		snprintf(pkey, sizeof(pkey), "0x%04llx", output_int(x, "pkey"));
 		snprintf(hosts, sizeof(hosts), "%lld", output_int(x, "n_hosts"));
 		snprintf(ports, sizeof(ports), "%lld", output_int(x, "n_ports"));
-		const char *row[] = { output_str(x, "name"), pkey, output_str(x, "membership"),
-				      output_str(x, "state"), hosts, ports, output_str(x, "created"),
-				      output_str(x, "error") };
+		snprintf(eth, sizeof(eth), "%lld", output_int(x, "n_eth_ports"));
+		const char *row[] = { output_str(x, "name"),
+				      id_text(x, "pkey", 1, pkey, sizeof(pkey)),
+				      id_text(x, "vlan", 0, vlan, sizeof(vlan)),
+				      output_str(x, "membership"), output_str(x, "state"), hosts,
+				      ports, eth, output_str(x, "created"), output_str(x, "error") };
 		output_table_add(t, row);
 	}
 	return output_table_flush(t, stdout);
@@ -36,7 +49,7 @@ static int print_list(const json_t *list)
 
 static int print_tenant(const json_t *x)
 {
-	char pkey[16] = "", by[24], took[32] = "";
+	char pkey[16] = "", vlan[16] = "", by[24], took[32] = "";
 	const json_t *hosts = json_object_get(x, "hosts");
 	struct output_table *t;
 	size_t i;
@@ -45,12 +58,14 @@ static int print_tenant(const json_t *x)
 
 	if (json_is_integer(json_object_get(x, "pkey")))
 		snprintf(pkey, sizeof(pkey), "0x%04llx", output_int(x, "pkey"));
+	if (json_is_integer(json_object_get(x, "vlan")))
+		snprintf(vlan, sizeof(vlan), "%lld", output_int(x, "vlan"));
 	snprintf(by, sizeof(by), "uid %lld", output_int(x, "created_by"));
 	if (json_is_number(json_object_get(x, "took_s")))
 		snprintf(took, sizeof(took), "%.1f s", json_number_value(json_object_get(x, "took_s")));
 	const char *kv[] = {
 		"tenant", output_str(x, "name"), "state", output_str(x, "state"),
-		"pkey", pkey, "membership", output_str(x, "membership"),
+		"pkey", pkey, "vlan", vlan, "membership", output_str(x, "membership"),
 		"hosts", "", "created", output_str(x, "created"), "by", by,
 		"updated", output_str(x, "updated"), "confirmed in", took,
 		"error", output_str(x, "error"), "note", output_str(x, "note"),
@@ -62,19 +77,28 @@ static int print_tenant(const json_t *x)
 	json_array_foreach(hosts, i, p)
 		fprintf(mem, "%s%s", i ? " " : "", json_string_value(p));
 	fclose(mem);
-	kv[9] = hl ? hl : "";
+	kv[11] = hl ? hl : "";
 	output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
 	free(hl);
-	if (!json_array_size(json_object_get(x, "ports")))
+	if (!json_array_size(json_object_get(x, "ports")) &&
+	    !json_array_size(json_object_get(x, "eth_ports")))
 		return 0;
 	putchar('\n');
 	{
-		static const char *const hdr[] = { "HOST", "PORT-GUID" };
+		static const char *const hdr[] = { "HOST", "PORT" };
 
 		t = output_table_new(2, hdr);
 	}
 	json_array_foreach(json_object_get(x, "ports"), i, p) {
 		const char *row[] = { output_str(p, "host"), output_str(p, "guid") };
+
+		output_table_add(t, row);
+	}
+	json_array_foreach(json_object_get(x, "eth_ports"), i, p) {
+		char sp[2 * 64 + 2];
+
+		snprintf(sp, sizeof(sp), "%s %s", output_str(p, "switch"), output_str(p, "port"));
+		const char *row[] = { output_str(p, "host"), sp };
 
 		output_table_add(t, row);
 	}

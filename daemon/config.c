@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <regex.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -76,6 +77,12 @@ static const struct cfg_key cfg_keys[] = {
 	KEY_INT("tenants", "pkey_min", tenant_pkey_min, 1, 0x7ffe, 0),
 	KEY_INT("tenants", "pkey_max", tenant_pkey_max, 1, 0x7ffe, 0),
 	KEY_INT("tenants", "timeout_s", tenant_timeout_s, 1, 3600, 0),
+	KEY_INT("tenants", "vlan_min", tenant_vlan_min, 2, 4094, 0),
+	KEY_INT("tenants", "vlan_max", tenant_vlan_max, 2, 4094, 0),
+	KEY_STR("tenants", "users", CFG_STRING, tenant_users),
+	KEY_STR("tenants", "groups", CFG_STRING, tenant_groups),
+	KEY_STR("tenants", "host_pattern", CFG_STRING, tenant_host_pattern),
+	KEY_STR("tenants", "host_map", CFG_OPT_PATH, tenant_host_map),
 };
 #define N_CFG_KEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
@@ -117,6 +124,10 @@ void config_defaults(struct loom_config *c)
 	c->tenant_pkey_min = 0x1000;
 	c->tenant_pkey_max = 0x7ffe;
 	c->tenant_timeout_s = 60;
+	c->tenant_vlan_min = 2000;
+	c->tenant_vlan_max = 2999;
+	snprintf(c->tenant_host_pattern, sizeof(c->tenant_host_pattern), "%s",
+		 LOOM_DEFAULT_HOST_PATTERN);
 }
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -518,6 +529,53 @@ static int is_section(const char *name)
 	return 0;
 }
 
+
+/* The line of tenants.KEY where the file set it, else 0. */
+static unsigned long tenants_line(const yaml_node_t *const *seen, const char *key)
+{
+	for (size_t i = 0; i < N_CFG_KEYS; i++)
+		if (!strcmp(cfg_keys[i].section, "tenants") && !strcmp(cfg_keys[i].name, key) &&
+		    seen[i])
+			return cfg_line(seen[i]);
+	return 0;
+}
+
+/* tenants.WHAT_min..WHAT_max must hold at least one value. */
+static int check_pool(struct parse *p, const yaml_node_t *const *seen, const char *what,
+		      int min, int max)
+{
+	char key[32], lo[16], hi[16];
+
+	if (min <= max)
+		return 0;
+	snprintf(lo, sizeof(lo), "%s_min", what);
+	snprintf(hi, sizeof(hi), "%s_max", what);
+	snprintf(key, sizeof(key), "tenants.%s", lo);
+	return cfg_fail(p, tenants_line(seen, hi) ? tenants_line(seen, hi) : tenants_line(seen, lo),
+			key, "the %s pool %#x..%#x is empty (%s above %s)",
+			strcmp(what, "pkey") ? "VLAN" : "PKey", min, max, lo, hi);
+}
+
+/* tenants.host_pattern: an extended regular expression with one group. */
+static int check_host_pattern(struct parse *p, const yaml_node_t *const *seen)
+{
+	regex_t re;
+	char why[128];
+	int rc = regcomp(&re, p->c->tenant_host_pattern, REG_EXTENDED);
+
+	if (rc) {
+		regerror(rc, &re, why, sizeof(why));
+		return cfg_fail(p, tenants_line(seen, "host_pattern"), "tenants.host_pattern",
+				"not an extended regular expression: %s", why);
+	}
+	rc = re.re_nsub < 1;
+	regfree(&re);
+	if (rc)
+		return cfg_fail(p, tenants_line(seen, "host_pattern"), "tenants.host_pattern",
+				"needs a group, ( ), around the host name");
+	return 0;
+}
+
 static int parse_root(struct parse *p, const yaml_node_t *root)
 {
 	const yaml_node_t *seen[N_CFG_KEYS] = { NULL };
@@ -557,18 +615,10 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 		if (rc < 0)
 			return rc;
 	}
-	if (p->c->tenant_pkey_min > p->c->tenant_pkey_max) {
-		const yaml_node_t *at = NULL;
-
-		for (size_t i = 0; i < N_CFG_KEYS; i++)
-			if (!strcmp(cfg_keys[i].section, "tenants") &&
-			    (!strcmp(cfg_keys[i].name, "pkey_min") ||
-			     !strcmp(cfg_keys[i].name, "pkey_max")) && seen[i])
-				at = seen[i];
-		return cfg_fail(p, at ? cfg_line(at) : 0, "tenants.pkey_min",
-				"the PKey pool %#x..%#x is empty (pkey_min above pkey_max)",
-				p->c->tenant_pkey_min, p->c->tenant_pkey_max);
-	}
+	if ((rc = check_pool(p, seen, "pkey", p->c->tenant_pkey_min, p->c->tenant_pkey_max)) ||
+	    (rc = check_pool(p, seen, "vlan", p->c->tenant_vlan_min, p->c->tenant_vlan_max)) ||
+	    (rc = check_host_pattern(p, seen)))
+		return rc;
 	return config_check_roce(p);
 }
 

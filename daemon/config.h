@@ -15,6 +15,8 @@
 /* Where OpenSM's libloomosm.so reports (its LOSM_REPORT_SOCKET): keep equal. */
 #define LOOM_DEFAULT_OSM_SOCKET "/run/loom/osm.sock"
 #define LOOM_DEFAULT_PARTITIONS "/var/lib/loom/partitions.conf"
+/* A host's name in its CAs' node descriptions: the first word ("node001 mlx5_0"). */
+#define LOOM_DEFAULT_HOST_PATTERN "^([^ ]+)"
 #define LOOM_MAX_SUBNETS     16
 #define LOOM_NAME_LEN        64
 /* Where switch plugins (NAME.so) are; configure passes $(pkglibdir)/plugins. */
@@ -81,6 +83,12 @@ struct loom_config {
 	int tenant_pkey_min;                    /* tenants.pkey_min..pkey_max: the pool */
 	int tenant_pkey_max;
 	int tenant_timeout_s;                   /* tenants.timeout_s: to confirm a change */
+	int tenant_vlan_min;                    /* tenants.vlan_min..vlan_max: RoCE VLAN pool */
+	int tenant_vlan_max;
+	char tenant_users[256];                 /* tenants.users: "slurm,..." may change tenants */
+	char tenant_groups[256];                /* tenants.groups: likewise, by group */
+	char tenant_host_pattern[128];          /* tenants.host_pattern: ERE, group 1 = host */
+	char tenant_host_map[PATH_MAX];         /* tenants.host_map: explicit map, "" none */
 
 	/* switches: */
 	int n_switches;

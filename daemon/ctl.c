@@ -40,6 +40,7 @@
  * in the backlog and the listener would fire again at once: pause instead. */
 #define CTL_ACCEPT_PAUSE_S 1
 #define CTL_GROUP_LEN 64
+#define CTL_LIST_LEN 256
 
 struct ctl_cmd {
 	struct ctl_cmd *next;
@@ -78,6 +79,8 @@ struct ctl {
 	struct ctl_client *clients;
 	struct ctl_req *pending;
 	char admin_group[CTL_GROUP_LEN];
+	char tenant_users[CTL_LIST_LEN];   /* CTL_TENANT: "slurm,..." */
+	char tenant_groups[CTL_LIST_LEN];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
 
@@ -268,30 +271,97 @@ static int in_group(const char *name, uid_t uid, gid_t gid)
 	return rc;
 }
 
+/* Is the uid's user name in `list` ("a,b,c")? */
+static int user_in_list(const char *list, uid_t uid)
+{
+	struct passwd pw, *pwp = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (!list[0])
+		return 0;
+	do {
+		if (!(buf = nss_buf_grow(buf, &len)))
+			return 0;
+		rc = getpwuid_r(uid, &pw, buf, len, &pwp);
+	} while (rc == ERANGE);
+	rc = !rc && pwp && ctl_list_has(list, pwp->pw_name);
+	free(buf);
+	return rc;
+}
+
+/* Is the uid/gid in one of the groups of `list` ("a,b,c")? */
+static int group_in_list(const char *list, uid_t uid, gid_t gid)
+{
+	char name[CTL_GROUP_LEN];
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (in_group(name, uid, gid) == 1)
+				return 1;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+int ctl_list_has(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncmp(p, name, n))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
 /* May the client run `cmd`? If not, the request has been answered. */
 static int check_access(struct ctl *ctl, struct ctl_client *cl, const struct ctl_cmd *cmd,
 			json_int_t id)
 {
-	int rc;
+	char who[3 * CTL_LIST_LEN];
+	int rc = 0;
 
 	if (cmd->access == CTL_READ || cl->uid == 0)
 		return 0;
-	if (!ctl->admin_group[0]) {
-		client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED,
-						       "\"%s\" changes loomd: only root may run it",
-						       cmd->name));
-		return -EPERM;
+	if (ctl->admin_group[0]) {
+		rc = in_group(ctl->admin_group, cl->uid, cl->gid);
+		if (rc == 1)
+			return 0;
+		if (rc < 0 && rc != -ENOENT)
+			log_warn("control: cannot check whether uid %d is in group %s: %s",
+				 (int)cl->uid, ctl->admin_group, strerror(-rc));
 	}
-	rc = in_group(ctl->admin_group, cl->uid, cl->gid);
-	if (rc == 1)
+	if (cmd->access == CTL_TENANT && (user_in_list(ctl->tenant_users, cl->uid) ||
+					  group_in_list(ctl->tenant_groups, cl->uid, cl->gid)))
 		return 0;
-	if (rc < 0 && rc != -ENOENT)
-		log_warn("control: cannot check whether uid %d is in group %s: %s", (int)cl->uid,
-			 ctl->admin_group, strerror(-rc));
-	client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED,
-					       "\"%s\" changes loomd: only root and members of "
-					       "group \"%s\" may run it", cmd->name,
-					       ctl->admin_group));
+	/* Say who may, so the operator knows which key of loom.yaml to change. */
+	{
+		size_t n = (size_t)snprintf(who, sizeof(who), "root");
+
+		if (ctl->admin_group[0])
+			n += (size_t)snprintf(who + n, sizeof(who) - n, ", group %s (control.admin_group)",
+					      ctl->admin_group);
+		if (cmd->access == CTL_TENANT && ctl->tenant_users[0])
+			n += (size_t)snprintf(who + n, sizeof(who) - n, ", users %s (tenants.users)",
+					      ctl->tenant_users);
+		if (cmd->access == CTL_TENANT && ctl->tenant_groups[0])
+			snprintf(who + n, sizeof(who) - n, ", groups %s (tenants.groups)",
+				 ctl->tenant_groups);
+	}
+	client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED, "\"%s\" changes loomd: "
+					       "permission denied for uid %d (only %s may run it)",
+					       cmd->name, (int)cl->uid, who));
 	return -EPERM;
 }
 
@@ -670,6 +740,16 @@ int ctl_set_admin_group(struct ctl *ctl, const char *admin_group)
 	if (admin_group[0] && getgrnam_r(admin_group, &gr, buf, sizeof(buf), &grp) == 0 && !grp)
 		log_warn("control: admin group \"%s\" does not exist: only root may run "
 			 "write commands", admin_group);
+	return 0;
+}
+
+int ctl_set_tenant_writers(struct ctl *ctl, const char *users, const char *groups)
+{
+	if (strlen(users) >= sizeof(ctl->tenant_users) ||
+	    strlen(groups) >= sizeof(ctl->tenant_groups))
+		return -ENAMETOOLONG;
+	snprintf(ctl->tenant_users, sizeof(ctl->tenant_users), "%s", users);
+	snprintf(ctl->tenant_groups, sizeof(ctl->tenant_groups), "%s", groups);
 	return 0;
 }
 

@@ -1,7 +1,9 @@
 /* daemon/ctl.h: loomd's control socket. A unix stream socket speaking the
  * protocol of lib/proto.h. Modules register the commands they own; the server
  * checks peer credentials (SO_PEERCRED): any local user may run CTL_READ
- * commands, CTL_WRITE commands only root or a member of the admin group. */
+ * commands, CTL_WRITE commands only root or a member of the admin group, and
+ * CTL_TENANT commands (tenant changes, which the scheduler makes) also the
+ * users and groups given to ctl_set_tenant_writers(). */
 #ifndef LOOMD_CTL_H
 #define LOOMD_CTL_H
 
@@ -14,6 +16,7 @@ struct ctl_req;
 enum ctl_access {
 	CTL_READ,
 	CTL_WRITE,
+	CTL_TENANT,
 };
 
 /* A command handler. It must answer the request exactly once, now or later,
@@ -30,6 +33,12 @@ struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin
 void ctl_free(struct ctl *ctl);
 /* Change the admin group (at reload). */
 int ctl_set_admin_group(struct ctl *ctl, const char *admin_group);
+
+/* Who else may run CTL_TENANT commands: comma-separated user names and
+ * group names ("" none), as loom.yaml's tenants.users / tenants.groups. */
+int ctl_set_tenant_writers(struct ctl *ctl, const char *users, const char *groups);
+/* Is `name` one of the comma-separated `list`? */
+int ctl_list_has(const char *list, const char *name);
 
 int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 		 ctl_handler_fn fn, void *arg);

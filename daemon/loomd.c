@@ -158,6 +158,7 @@ static void reload(struct loomd *d)
 	log_init("loomd", next->log_level,
 		 d->opt->foreground ? next->log_target : LOG_TARGET_SYSLOG);
 	ctl_set_admin_group(d->ctl, next->admin_group);
+	ctl_set_tenant_writers(d->ctl, next->tenant_users, next->tenant_groups);
 	if (sweeper_reconfigure(d->sweeper, next) < 0) {
 		log_err("reload: cannot apply the new subnets; the running configuration stays");
 		free(next);
@@ -283,6 +284,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("control socket %s: %s", d.conf->socket_path, err);
 		goto out;
 	}
+	ctl_set_tenant_writers(d.ctl, d.conf->tenant_users, d.conf->tenant_groups);
 	if (!(d.sweeper = sweeper_new(d.base, d.conf, err, sizeof(err)))) {
 		log_err("sweeper: %s", err);
 		goto out;

@@ -40,7 +40,7 @@ static const char *missing_op(const struct loom_plugin_v1 *o)
 	} ops[] = {
 #define OP(x) { #x, offsetof(struct loom_plugin_v1, x) }
 		OP(open), OP(close), OP(inventory), OP(lldp_neighbors), OP(qos_read),
-		OP(qos_apply), OP(vlan_set), OP(vlan_clear), OP(health),
+		OP(qos_apply), OP(vlan_set), OP(vlan_clear), OP(health), OP(vlan_get),
 #undef OP
 	};
 

@@ -36,28 +36,19 @@
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
-#include "plugin.h"
 #include "proto.h"
 #include "qos_policy.h"
 #include "store.h"
 #include "store_routing.h"
 #include "store_switches.h"
+#include "switch_open.h"
 
-#define QOS_MAX_PLUGINS 16
-#define QOS_TIMEOUT_MS 5000
-#define QOS_CRED_MAX 4096
 #define QOS_RETRY_FIRST_S 5
 #define QOS_RETRY_MAX_S 300
 
 enum qos_mode { QOS_PLAN, QOS_STATUS, QOS_APPLY };
 
 static const char *const mode_names[] = { "plan", "status", "apply" };
-
-struct loaded_plugin {
-	char path[PATH_MAX];
-	struct plugin *p;        /* NULL when it failed: err says why */
-	char err[512];
-};
 
 /* One switch of a request. */
 struct qjob {
@@ -102,8 +93,7 @@ struct qos_mod {
 	struct event *interval_ev;
 	int periodic_running;
 	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
-	struct loaded_plugin plugins[QOS_MAX_PLUGINS];
-	int n_plugins;
+	struct plugin_cache *plugins;
 	int pipe_fd[2];
 	struct event *pipe_ev;
 	struct qreq *running;
@@ -111,21 +101,6 @@ struct qos_mod {
 
 /* ---- the switch threads ------------------------------------------------ */
 
-__attribute__((format(printf, 3, 4)))
-static void host_log(enum lp_log_level level, const char *sw, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	log_msg(level <= LP_LOG_ERR ? LOG_LVL_ERR : level == LP_LOG_WARNING ? LOG_LVL_WARNING :
-		level == LP_LOG_NOTICE ? LOG_LVL_NOTICE : level == LP_LOG_INFO ? LOG_LVL_INFO :
-		LOG_LVL_DEBUG, "switch %s: %s", sw ? sw : "?", msg);
-}
-
-static const struct lp_host qos_host = { .log = host_log };
 
 struct port_list {
 	struct lp_port *v;
@@ -184,29 +159,6 @@ static int count_change(void *ctx, const struct lp_change *c)
 	return 0;
 }
 
-/* The credentials file's content (NUL-terminated, trailing newline cut). */
-static int read_credentials(const char *path, char *buf, size_t len, char *err,
-			    size_t errlen)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e = errno;
-	ssize_t n;
-
-	if (fd < 0) {
-		snprintf(err, errlen, "credentials %s: %s", path, strerror(e));
-		return -e;
-	}
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0) {
-		snprintf(err, errlen, "credentials %s: %s", path, strerror(errno));
-		return -EIO;
-	}
-	buf[n] = '\0';
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-		buf[--n] = '\0';
-	return 0;
-}
-
 static const char *job_state(struct qjob *j, int rc, size_t verify_left)
 {
 	if (rc < 0)
@@ -219,16 +171,13 @@ static const char *job_state(struct qjob *j, int rc, size_t verify_left)
 static void *job_thread(void *arg)
 {
 	struct qjob *j = arg;
-	struct lp_endpoint ep = { .name = j->sw.name, .address = j->sw.address,
-				  .options = j->sw.options[0] ? j->sw.options : NULL,
-				  .timeout_ms = QOS_TIMEOUT_MS };
 	struct port_list ports = { calloc(LP_MAX_PORTS, sizeof(struct lp_port)), 0 };
 	struct lp_port_sink port_sink = { &ports, add_port };
 	struct lp_change_sink sink = { j, add_change };
 	struct lp_inventory inv;
 	struct lp_qos *want = malloc(sizeof(*want));
 	struct lp_switch *sw = NULL;
-	char creds[QOS_CRED_MAX] = "", err[1024] = "", lldp_err[256];
+	char err[1024] = "", lldp_err[256];
 	json_t *neighbors = json_array();
 	size_t left = 0;
 	int rc, reached = 0;
@@ -245,13 +194,7 @@ static void *job_thread(void *arg)
 		snprintf(err, sizeof(err), "%s", j->plugin_err);
 		goto out;
 	}
-	if (j->sw.credentials[0]) {
-		if ((rc = read_credentials(j->sw.credentials, creds, sizeof(creds), err,
-					   sizeof(err))) < 0)
-			goto out;
-		ep.credentials = creds;
-	}
-	if ((rc = j->ops->open(&ep, &qos_host, &sw, err, sizeof(err))) < 0 ||
+	if ((rc = switch_open(j->ops, &j->sw, &sw, err, sizeof(err))) < 0 ||
 	    (rc = j->ops->inventory(sw, &inv, &port_sink, err, sizeof(err))) < 0)
 		goto out;
 	reached = 1;
@@ -277,7 +220,6 @@ static void *job_thread(void *arg)
 			snprintf(err, sizeof(err), "%zu keys still differ after the apply", left);
 	}
 out:
-	explicit_bzero(creds, sizeof(creds));
 	if (sw)
 		j->ops->close(sw);
 	j->result = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:o}", "name", j->sw.name,
@@ -526,37 +468,6 @@ static void pipe_cb(evutil_socket_t fd, short what, void *arg)
 	reap(arg, 0);
 }
 
-/* The plugin `name` from the configured directory, loaded once. */
-static const struct loom_plugin_v1 *plugin_get(struct qos_mod *m, const char *name,
-					      char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-	struct loaded_plugin *lp;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s.so", m->conf->plugin_dir, name) >=
-	    sizeof(path)) {
-		snprintf(err, errlen, "%.200s/%.63s.so: path too long", m->conf->plugin_dir, name);
-		return NULL;
-	}
-	for (int i = 0; i < m->n_plugins; i++)
-		if (!strcmp(m->plugins[i].path, path)) {
-			lp = &m->plugins[i];
-			goto found;
-		}
-	if (m->n_plugins == QOS_MAX_PLUGINS) {
-		snprintf(err, errlen, "more than %d plugins", QOS_MAX_PLUGINS);
-		return NULL;
-	}
-	lp = &m->plugins[m->n_plugins++];
-	snprintf(lp->path, sizeof(lp->path), "%s", path);
-	if (plugin_load(m->conf->plugin_dir, name, &lp->p, lp->err, sizeof(lp->err)) < 0)
-		log_err("switch plugin %s: %s", name, lp->err);
-found:
-	if (!lp->p)
-		snprintf(err, errlen, "%s", lp->err);
-	return lp->p ? plugin_ops(lp->p) : NULL;
-}
-
 /* A request on every switch, or on `only`. req NULL: loomd's own. 0, or
  * -errno with err (-ENOENT: no such switch). */
 static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
@@ -586,7 +497,8 @@ static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode m
 		j->sw = c->switches[i];
 		j->policy = c->roce;
 		qos_policy_merge(&j->policy, &c->switches[i].roce);
-		j->ops = plugin_get(m, j->sw.plugin, j->plugin_err, sizeof(j->plugin_err));
+		j->ops = plugin_cache_get(m->plugins, m->conf->plugin_dir, j->sw.plugin,
+					  j->plugin_err, sizeof(j->plugin_err));
 		q->n++;
 	}
 	if (!q->n) {
@@ -707,7 +619,8 @@ struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
 	m->store = store;
 	m->pipe_fd[0] = m->pipe_fd[1] = -1;
 	m->interval_ev = event_new(base, -1, EV_PERSIST, interval_cb, m);
-	if (!m->interval_ev || qos_reconfigure(m, conf) < 0) {
+	m->plugins = plugin_cache_new();
+	if (!m->interval_ev || !m->plugins || qos_reconfigure(m, conf) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -740,8 +653,7 @@ void qos_free(struct qos_mod *m)
 		close(m->pipe_fd[0]);
 	if (m->pipe_fd[1] >= 0)
 		close(m->pipe_fd[1]);
-	for (int i = 0; i < m->n_plugins; i++)
-		plugin_free(m->plugins[i].p);
+	plugin_cache_free(m->plugins);
 	free(m->conf);
 	free(m);
 }

@@ -63,11 +63,51 @@ int store_schema_version(void)
 	return schema_n_migrations ? schema_migrations[schema_n_migrations - 1].version : 0;
 }
 
+/* Does the database break no foreign key? (Migrations run with foreign
+ * keys off, so each is checked before its commit.) */
+static int foreign_keys_hold(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "PRAGMA foreign_key_check", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE;
+}
+
+/* One migration and its user_version bump, in one transaction. */
+static int migrate_one(struct store *st, const struct schema_migration *m, char *err,
+		       size_t errlen)
+{
+	char bump[64];
+	const char *why = NULL;
+
+	snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", m->version);
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_exec(st->db, m->sql, NULL, NULL, NULL) != SQLITE_OK)
+		why = sqlite3_errmsg(st->db);
+	else if (!foreign_keys_hold(st->db))
+		why = "it would break a foreign key";
+	else if (sqlite3_exec(st->db, bump, NULL, NULL, NULL) != SQLITE_OK ||
+		 sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		why = sqlite3_errmsg(st->db);
+	if (!why)
+		return 0;
+	snprintf(err, errlen, "%s: migration %s failed: %s", st->path, m->name, why);
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -EIO;
+}
+
 /* Each migration and its user_version bump commit together, so a crash
- * leaves the database at one version or the next, never in between. */
+ * leaves the database at one version or the next, never in between.
+ * Foreign keys are off while they run: a migration may rebuild a table
+ * (SQLite's way of changing a constraint), and dropping the old one must
+ * not cascade into the tables that refer to it. */
 static int migrate(struct store *st, char *err, size_t errlen)
 {
-	int version;
+	int version, rc = 0;
 
 	if (user_version(st->db, &version) < 0) {
 		snprintf(err, errlen, "%s: cannot read the schema version: %s", st->path,
@@ -79,25 +119,18 @@ static int migrate(struct store *st, char *err, size_t errlen)
 			 "knows (%d); use a newer loomd", st->path, version, store_schema_version());
 		return -EPROTO;
 	}
-	for (int i = 0; i < schema_n_migrations; i++) {
+	sqlite3_exec(st->db, "PRAGMA foreign_keys=OFF", NULL, NULL, NULL);
+	for (int i = 0; i < schema_n_migrations && rc == 0; i++) {
 		const struct schema_migration *m = &schema_migrations[i];
-		char bump[64];
 
 		if (m->version <= version)
 			continue;
-		snprintf(bump, sizeof(bump), "PRAGMA user_version = %d", m->version);
-		if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
-		    sqlite3_exec(st->db, m->sql, NULL, NULL, NULL) != SQLITE_OK ||
-		    sqlite3_exec(st->db, bump, NULL, NULL, NULL) != SQLITE_OK ||
-		    sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-			snprintf(err, errlen, "%s: migration %s failed: %s", st->path, m->name,
-				 sqlite3_errmsg(st->db));
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-			return -EIO;
-		}
-		log_info("database %s: migrated to schema %d (%s)", st->path, m->version, m->name);
+		if ((rc = migrate_one(st, m, err, errlen)) == 0)
+			log_info("database %s: migrated to schema %d (%s)", st->path, m->version,
+				 m->name);
 	}
-	return 0;
+	sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
+	return rc;
 }
 
 /* The database's directory (one level) is created if missing, so a fresh

@@ -205,6 +205,13 @@ struct loom_plugin_v1 {
 
 	/* Cheap liveness probe: 0 when the switch's management plane answers. */
 	int (*health)(struct lp_switch *sw, char *err, size_t errlen);
+
+	/* The access VLAN `port` holds now, as the switch's own configuration
+	 * says (what vlan_set wrote, or an operator's), for reading a tenant's
+	 * VLAN back: *vid = 0 when the port has none (the switch's default).
+	 * -ENOENT with err for a port the switch does not have. */
+	int (*vlan_get)(struct lp_switch *sw, const char *port, uint16_t *vid,
+			char *err, size_t errlen);
 };
 
 #endif

@@ -38,6 +38,20 @@
  *                                could be confirmed for QoS).
  *   enable / configure session <name> / commit / abort, configure,
  *   interface <port>, switchport access vlan <vid>, no switchport access vlan.
+ *   show interfaces <port> switchport (json): switchports{<port>: {enabled
+ *                                (false: a routed port, "no switchport"),
+ *                                switchportInfo: {mode ("access", "trunk",
+ *                                ...), accessVlanId}}}: the text form's
+ *                                "Switchport: Enabled/Disabled", "Access
+ *                                Mode VLAN: 1 (default)" lines, with the
+ *                                JSON names as eAPI clients read them
+ *                                (internap/fake-switches' Arista eAPI model
+ *                                and its transcripts, netbox importers; no
+ *                                Arista page with the JSON was found). A
+ *                                port EOS does not have fails with
+ *                                "Interface does not exist" (what Ansible's
+ *                                eos_l2_interface looks for in the answer
+ *                                of this command).
  * Unconfirmed: whether every EOS release accepts "enable" as a plain
  * string when an enable secret is set (it then needs {"cmd":"enable",
  * "input":...}; not supported), the kbytes unit (10^3 assumed), QoS
@@ -61,7 +75,19 @@
  * again: each change is reported done = 1 if the switch holds it now, else 0
  * (all or nothing, as a session commits). Everything landed:
  * 0; else the transport's error. vlan_set / vlan_clear: plain "configure"
- * (one line each). health: "show version". */
+ * (one line each). health: "show version".
+ *
+ * vlan_get: "show interfaces <port> switchport". mode "access" ->
+ * accessVlanId, except VLAN 1: EOS's default, what "no switchport access
+ * vlan" (vlan_clear) leaves, and which the running-config does not even
+ * show when set: 0. Not enabled (routed), absent from switchports, or
+ * another mode (trunk, dot1q-tunnel, ...: no access VLAN in effect) -> 0.
+ * The command refused -> -ENOENT when the error says "Interface does not
+ * exist" or the port is missing from "show interfaces status" (whatever
+ * the words of this EOS release), else -EIO as eAPI said it.
+ * Unconfirmed: whether a routed port is listed with enabled false or left
+ * out (both read as 0), and eAPI's error code for an unknown port (not
+ * used). */
 #include "autoconf.h"
 #include "eos.h"
 #include "../lp_util.h"
@@ -495,6 +521,78 @@ static int eos_vlan_clear(struct lp_switch *sw, const char *port, char *err, siz
 	return vlan_cmds(sw, port, "no switchport access vlan", err, errlen);
 }
 
+/* After "show interfaces <port> switchport" was refused: -ENOENT if the
+ * switch has no such port, else `rc` with err as it was. */
+static int no_such_port(struct lp_switch *sw, const char *port, int rc, char *err,
+			size_t errlen)
+{
+	char why[256];
+	json_t *r = NULL, *st;
+
+	if (strstr(err, "Interface does not exist")) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "no interface %s (%s)", port, why);
+		return -ENOENT;
+	}
+	if (run(sw, "json", &r, why, sizeof(why), "show interfaces status", NULL))
+		return rc;
+	st = json_object_get(json_array_get(r, 0), "interfaceStatuses");
+	if (json_is_object(st) && !json_object_get(st, port)) {
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "no interface %s on the switch (%s)", port, why);
+		rc = -ENOENT;
+	}
+	json_decref(r);
+	return rc;
+}
+
+static int eos_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, char *err,
+			size_t errlen)
+{
+	char cmd[96];
+	const char *cmds[] = { cmd }, *mode;
+	json_t *r = NULL, *sps, *e, *info, *acc;
+	int rc, failed;
+
+	*vid = 0;
+	if ((rc = port_ok(port, err, errlen)))
+		return rc;
+	snprintf(cmd, sizeof(cmd), "show interfaces %s switchport", port);
+	rc = eos_run(&sw->conn, cmds, 1, "json", &r, &failed, err, errlen);
+	if (rc == -EIO && failed == 0)
+		return no_such_port(sw, port, rc, err, errlen);
+	if (rc)
+		return rc;
+	sps = json_object_get(json_array_get(r, 0), "switchports");
+	if (!json_is_object(sps)) {
+		snprintf(err, errlen, "%s: no switchports in the answer", cmd);
+		rc = -EPROTO;
+		goto out;
+	}
+	e = json_object_get(sps, port);
+	if (!e && json_object_size(sps) == 1)   /* one port asked: its entry, whatever the
+						 * name form ("Et1") */
+		e = json_object_iter_value(json_object_iter(sps));
+	if (!e || json_is_false(json_object_get(e, "enabled")))
+		goto out;                /* a routed port: no switchport */
+	info = json_object_get(e, "switchportInfo");
+	mode = jstr(info, "mode");
+	if (mode && strcmp(mode, "access"))
+		goto out;                /* trunk and the like: no access VLAN */
+	acc = json_object_get(info, "accessVlanId");
+	if (!json_is_integer(acc) || json_integer_value(acc) < 1 ||
+	    json_integer_value(acc) > 4094) {
+		snprintf(err, errlen, "%s: no accessVlanId 1..4094 in the answer", cmd);
+		rc = -EPROTO;
+		goto out;
+	}
+	if (json_integer_value(acc) != 1)        /* 1: EOS's default */
+		*vid = (uint16_t)json_integer_value(acc);
+out:
+	json_decref(r);
+	return rc;
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -510,4 +608,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_set = eos_vlan_set,
 	.vlan_clear = eos_vlan_clear,
 	.health = eos_health,
+	.vlan_get = eos_vlan_get,
 };

@@ -455,19 +455,33 @@ static int ld_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry
 
 /* ---- VLANs ---------------------------------------------------------------- */
 
-static int ld_vlan_set(struct lp_switch *sw, const char *port, uint16_t vid, char *err,
-		       size_t errlen)
+/* A Linux host's port has no access VLAN for loom to set or read. */
+static int no_vlan(const char *port, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "%s: a Linux host port is not a switch access port; linuxdcb sets "
 		 "no VLAN (EOPNOTSUPP)", port ? port : "");
 	return -EOPNOTSUPP;
 }
 
+static int ld_vlan_set(struct lp_switch *sw, const char *port, uint16_t vid, char *err,
+		       size_t errlen)
+{
+	(void)sw, (void)vid;
+	return no_vlan(port, err, errlen);
+}
+
 static int ld_vlan_clear(struct lp_switch *sw, const char *port, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: a Linux host port is not a switch access port; linuxdcb sets "
-		 "no VLAN (EOPNOTSUPP)", port ? port : "");
-	return -EOPNOTSUPP;
+	(void)sw;
+	return no_vlan(port, err, errlen);
+}
+
+static int ld_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, char *err,
+		       size_t errlen)
+{
+	(void)sw;
+	*vid = 0;
+	return no_vlan(port, err, errlen);
 }
 
 extern const struct loom_plugin_v1 loom_plugin_v1;
@@ -485,4 +499,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_set = ld_vlan_set,
 	.vlan_clear = ld_vlan_clear,
 	.health = ld_health,
+	.vlan_get = ld_vlan_get,
 };

@@ -53,6 +53,16 @@
  *                 {chassis-id, system-name}, port {name, description}
  *   vlan          interface/<port>/bridge/domain/br_default access <vid>
  *                 (null to clear)
+ *   vlan_get      GET interface/<port>/bridge/domain/br_default?rev=applied:
+ *                 {"access": <vid>, ...}, the leaf of "nv set interface
+ *                 <port> bridge domain br_default access <vid>" (NVUE
+ *                 command reference, "Set and Unset Commands / Interface";
+ *                 Cumulus Linux user guide, "Ethernet Bridging - VLANs /
+ *                 Access Ports"), read from the applied revision as QoS is;
+ *                 no "access" -> 0 (a trunk port or none); 404 (the port in no
+ *                 bridge, or with no configuration at all) -> 0 when GET
+ *                 interface/<port> (operational) finds the port, else
+ *                 -ENOENT. Only br_default, the one domain vlan_set writes.
  *   health        GET system
  * The QoS objects and their fields are listed in nvue_qos.c.
  *
@@ -66,7 +76,9 @@
  * congestion-control traffic-class {ecn, min-threshold, max-threshold,
  * probability} (names from the CLI, thresholds in bytes); egress-scheduler
  * traffic-class {mode dwrr|strict, bw-percent}; and the per-interface
- * qos pfc-watchdog "state" leaf.
+ * qos pfc-watchdog "state" leaf; that GET of one interface's object with
+ * ?rev=applied gives that interface's own leaves (not a range key such as
+ * "swp1-4" that the CLI may show), access as a JSON integer.
  *
  * QoS apply: read the applied qos and interface trees, diff loom's leaves
  * against them, report each differing leaf (key = NVUE path of its object,
@@ -533,6 +545,43 @@ static int nvue_vlan_clear(struct lp_switch *sw, const char *port, char *err, si
 	return set_access(sw, port, json_null(), err, errlen);
 }
 
+/* The access VLAN of the port in br_default, as the applied revision holds
+ * it (what vlan_set wrote, or an operator's "nv set ... access"). */
+static int nvue_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, char *err,
+			 size_t errlen)
+{
+	char path[NV_PATH_LEN];
+	json_t *dom = NULL, *acc;
+	int rc;
+
+	*vid = 0;
+	if (!port || !*port || strlen(port) >= LP_NAME_LEN || strchr(port, '/') ||
+	    strchr(port, '?')) {
+		snprintf(err, errlen, "\"%s\" is no Cumulus Linux port name", port ? port : "");
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "interface/%s/bridge/domain/br_default", port);
+	rc = nv_request(sw, "GET", path, "applied", NULL, &dom, err, errlen);
+	if (rc == -ENOENT)               /* in no bridge (or an unknown port) */
+		return check_port(sw, port, err, errlen);
+	if (rc)
+		return rc;
+	acc = json_object_get(dom, "access");
+	if (json_is_integer(acc) && json_integer_value(acc) >= 1 &&
+	    json_integer_value(acc) <= 4094) {
+		*vid = (uint16_t)json_integer_value(acc);
+	} else if (acc && !json_is_null(acc)) {
+		char *s = json_dumps(acc, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		snprintf(err, errlen, "GET %s%s?rev=applied: access %s is no VLAN 1..4094",
+			 sw->base, path, s ? s : "?");
+		free(s);
+		rc = -EPROTO;
+	}
+	json_decref(dom);
+	return rc;
+}
+
 /* ---- the table ---------------------------------------------------------------- */
 
 extern const struct loom_plugin_v1 loom_plugin_v1;
@@ -550,4 +599,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_set = nvue_vlan_set,
 	.vlan_clear = nvue_vlan_clear,
 	.health = nvue_health,
+	.vlan_get = nvue_vlan_get,
 };

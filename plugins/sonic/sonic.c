@@ -34,6 +34,9 @@
  *   VLAN_MEMBER|Vlan<vid>|<port> {tagging_mode untagged}. clear: the port's
  *   untagged VLAN_MEMBER deleted. Tagged memberships are never loom's and
  *   never touched; VLAN objects stay (other ports may be in them).
+ * vlan_get: the port's untagged VLAN_MEMBER in CONFIG_DB (what vlanmgrd
+ *   programs from; loom does not read STATE_DB's VLAN_MEMBER_TABLE, which
+ *   only a running vlanmgrd fills).
  * health: PING (after connecting again if the connection broke).
  *
  * Every op reconnects when the last connection broke (a restarted
@@ -342,29 +345,45 @@ static int qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_ru
 /* ---- VLANs ---------------------------------------------------------------- */
 
 /* DEL the port's untagged VLAN_MEMBER keys, except `keep` (may be NULL). */
-static int drop_untagged(struct lp_switch *sw, const char *port, const char *keep, char *err,
-			 size_t errlen)
+/* The port's untagged VLAN_MEMBER keys ("VLAN_MEMBER|Vlan<vid>|<port>"), into
+ * *out (free out->v). Tagged memberships are not loom's and are left out. */
+static int untagged_members(struct sn_conn *c, const char *port, struct names *out, char *err,
+			    size_t errlen)
 {
-	struct sn_conn *c = &sw->conn;
 	char match[SN_KEY_LEN], esc[2 * LP_NAME_LEN + 1];
-	struct names keys;
+	size_t kept = 0;
 	int rc;
 
 	sn_glob_escape(port, esc, sizeof(esc));
 	snprintf(match, sizeof(match), "VLAN_MEMBER|*|%s", esc);
-	if ((rc = scan_names(c, match, 0, &keys, err, errlen)))
-		goto out;
-	for (size_t i = 0; i < keys.n; i++) {
+	if ((rc = scan_names(c, match, 0, out, err, errlen)))
+		return rc;
+	for (size_t i = 0; i < out->n; i++) {
 		redisReply *r;
 		int untagged;
 
-		if (keep && !strcmp(keys.v[i], keep))
-			continue;
-		if ((rc = sn_cmd(c, &r, err, errlen, "HGET", keys.v[i], "tagging_mode", NULL)))
-			goto out;
+		if ((rc = sn_cmd(c, &r, err, errlen, "HGET", out->v[i], "tagging_mode", NULL)))
+			return rc;
 		untagged = r->type == REDIS_REPLY_STRING && !strcmp(r->str, "untagged");
 		freeReplyObject(r);
-		if (!untagged)
+		if (untagged)
+			memmove(out->v[kept++], out->v[i], sizeof(out->v[i]));
+	}
+	out->n = kept;
+	return 0;
+}
+
+static int drop_untagged(struct lp_switch *sw, const char *port, const char *keep, char *err,
+			 size_t errlen)
+{
+	struct sn_conn *c = &sw->conn;
+	struct names keys;
+	int rc;
+
+	if ((rc = untagged_members(c, port, &keys, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < keys.n; i++) {
+		if (keep && !strcmp(keys.v[i], keep))
 			continue;
 		if ((rc = sn_cmd(c, NULL, err, errlen, "DEL", keys.v[i], NULL)))
 			goto out;
@@ -435,6 +454,35 @@ static int vlan_clear(struct lp_switch *sw, const char *port, char *err, size_t 
 	return drop_untagged(sw, port, NULL, err, errlen);
 }
 
+/* The untagged VLAN_MEMBER of the port, as CONFIG_DB holds it. */
+static int vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, char *err,
+		    size_t errlen)
+{
+	struct sn_conn *c = &sw->conn;
+	struct names keys = { 0 };
+	unsigned v;
+	int rc;
+
+	*vid = 0;
+	if (!port || !*port || strlen(port) >= LP_NAME_LEN || strchr(port, '|')) {
+		snprintf(err, errlen, "\"%s\" is no SONiC port name", port ? port : "");
+		return -EINVAL;
+	}
+	if ((rc = sn_connect(c, err, errlen)) || (rc = sn_select(c, SN_CONFIG_DB, err, errlen)) ||
+	    (rc = port_exists(c, port, err, errlen)) ||
+	    (rc = untagged_members(c, port, &keys, err, errlen)))
+		goto out;
+	if (keys.n && sscanf(keys.v[0], "VLAN_MEMBER|Vlan%u|", &v) == 1 && v >= 1 && v <= 4094)
+		*vid = (uint16_t)v;
+	else if (keys.n) {
+		snprintf(err, errlen, "%s: not a VLAN member key SONiC writes", keys.v[0]);
+		rc = -EPROTO;
+	}
+out:
+	free(keys.v);
+	return rc;
+}
+
 /* ---- the table: every op with SIGPIPE blocked ---------------------------- */
 
 #define GUARDED(call)                                                                         \
@@ -481,6 +529,12 @@ static int sonic_vlan_clear(struct lp_switch *sw, const char *port, char *err, s
 	GUARDED(vlan_clear(sw, port, err, errlen));
 }
 
+static int sonic_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, char *err,
+			  size_t errlen)
+{
+	GUARDED(vlan_get(sw, port, vid, err, errlen));
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -496,4 +550,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_set = sonic_vlan_set,
 	.vlan_clear = sonic_vlan_clear,
 	.health = sonic_health,
+	.vlan_get = sonic_vlan_get,
 };

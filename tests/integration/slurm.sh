@@ -7,7 +7,7 @@
 #  1. A batch job: while it runs its tenant (named by the job id) exists, is
 #     active, and host-0000's HCA port holds its key (smpquery); after the
 #     job the tenant is gone and so is the key. The hooks ran as SlurmUser
-#     (slurm), allowed by loom.yaml's control.admin_group.
+#     (slurm), allowed by loom.yaml's tenants.users.
 #  2. loomd down: the prolog fails, and the job does not run (Slurm requeues it).
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -33,8 +33,7 @@ echo $! >"$work/opensm.pid"
 loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
 loom_config "tenants:" \
 	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
-	"  opensm_pid_file: $work/opensm.pid" "  timeout_s: 20"
-sed -i 's|^control:$|control:\n  admin_group: slurm|' "$work/loom.yaml"
+	"  opensm_pid_file: $work/opensm.pid" "  timeout_s: 20" "  users: slurm"
 loom_loomd "$work/loom.yaml"
 loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
 

@@ -11,7 +11,8 @@ It answers POST /command-api with JSON-RPC 2.0 "runCmds" (params version 1,
 cmds, format "json" or "text") for exactly the commands the plugin uses, with
 the output EOS documents for them, and keeps a small model of the running
 config (hostname, QoS maps, per-interface PFC, tx-queue scheduling and ECN,
-access VLANs). It refuses what eAPI refuses:
+access VLANs, switchport mode access / trunk, "no switchport"). It refuses
+what eAPI refuses:
   - another path: 404; another method than POST: 405
   - missing or wrong basic auth: 401
   - a body that is not a JSON-RPC 2.0 runCmds request: error -32700 / -32600
@@ -20,6 +21,10 @@ access VLANs). It refuses what eAPI refuses:
     privileged command before "enable": error 1002 "CLI command <i> of <n>
     '<cmd>' failed: invalid command", data = the results before it and
     {"errors": [...]} for it; the commands after it do not run
+  - "interface EthernetN" or "show interfaces EthernetN switchport" for a
+    port the switch does not have: the same, errors ["Interface does not
+    exist"] (the words Ansible's eos_l2_interface looks for in the answer
+    of that show command)
   - "commit" of a session in which a line failed (never reached here, as
     eAPI stops at the failing line) and of a session made to fail (below):
     error 1000, the session stays pending until "abort"
@@ -84,6 +89,8 @@ class Intf:
         self.pfc_on = False
         self.nodrop = set()
         self.vlan = None
+        self.switchport = True    # False: "no switchport" (a routed port)
+        self.mode = "access"      # "switchport mode access|trunk"
         self.txq = {q: Txq() for q in range(8)}
 
 
@@ -110,6 +117,10 @@ class Config:
             out.append("interface %s" % name)
             if x.vlan is not None:
                 out.append("   switchport access vlan %d" % x.vlan)
+            if x.mode != "access":
+                out.append("   switchport mode %s" % x.mode)
+            if not x.switchport:
+                out.append("   no switchport")
             if x.pfc_on:
                 out.append("   priority-flow-control on")
             for p in sorted(x.nodrop):
@@ -132,6 +143,57 @@ class Config:
             out.append("!")
         out.append("end")
         return "\n".join(out) + "\n"
+
+
+def intf_name(word):
+    """EthernetN for the forms EOS takes ("Ethernet1", "ethernet1", "Et1"), else
+    None."""
+    m = re.fullmatch(r"(?i)et(?:h(?:e(?:r(?:n(?:e(?:t)?)?)?)?)?)?(\d+)", word)
+    return "Ethernet%d" % int(m.group(1)) if m else None
+
+
+def vlan_information(x):
+    """show interfaces status's vlanInformation of a port, as eAPI clients read
+    it (netbox importers: interfaceForwardingModel "bridged" or not, vlanId of
+    an access port). The routed and trunk forms are not confirmed; the plugin
+    reads none of this."""
+    if not x.switchport:
+        return {"interfaceMode": "routed", "interfaceForwardingModel": "routed"}
+    if x.mode == "trunk":
+        return {"interfaceMode": "trunk", "interfaceForwardingModel": "bridged"}
+    return {"interfaceMode": "bridged", "vlanId": x.vlan or 1,
+            "interfaceForwardingModel": "bridged"}
+
+
+def switchport_json(x):
+    """One port of "show interfaces <port> switchport" in JSON: the names of
+    the text form's lines ("Switchport: Enabled", "Administrative Mode",
+    "Access Mode VLAN: 1 (default)", ...) as eAPI gives them (fake-switches'
+    Arista eAPI model, internap/fake-switches). A routed port keeps its
+    switchportInfo; "enabled" false says it is not in use."""
+    vlan = x.vlan or 1
+    return {"enabled": x.switchport,
+            "switchportInfo": {
+                "mode": x.mode, "accessVlanId": vlan,
+                "accessVlanName": "default" if vlan == 1 else "VLAN%04d" % vlan,
+                "trunkingNativeVlanId": 1, "trunkingNativeVlanName": "default",
+                "trunkAllowedVlans": "ALL", "macLearning": True, "tpid": "0x8100",
+                "tpidStatus": True, "dot1qVlanTagRequired": False,
+                "dot1qVlanTagRequiredStatus": False, "staticTrunkGroups": [],
+                "dynamicTrunkGroups": [], "dynamicAllowedVlans": {},
+                "sourceportFilterMode": "enabled"}}
+
+
+def switchport_text(name, x):
+    short = "Et" + name[len("Ethernet"):]
+    if not x.switchport:
+        return "Name: %s\nSwitchport: Disabled\n\n" % short
+    mode = "static access" if x.mode == "access" else x.mode
+    vlan = x.vlan or 1
+    return ("Name: %s\nSwitchport: Enabled\nAdministrative Mode: %s\n"
+            "Operational Mode: %s\nAccess Mode VLAN: %d (%s)\n"
+            "Trunking Native Mode VLAN: 1 (default)\nTrunking VLANs Enabled: ALL\n\n"
+            % (short, mode, mode, vlan, "default" if vlan == 1 else "VLAN%04d" % vlan))
 
 
 NUMS = r"(\d+(?:[ ,]\d+)*)"
@@ -225,6 +287,14 @@ def config_line(cfg, mode, cmd):
             x.vlan = v
         elif cmd == "no switchport access vlan":
             x.vlan = None
+        elif cmd == "no switchport":
+            x.switchport = False
+        elif cmd == "switchport":
+            x.switchport = True
+        elif re.fullmatch(r"switchport mode (access|trunk)", cmd):
+            x.mode = cmd.split()[-1]
+        elif cmd == "no switchport mode":
+            x.mode = "access"
         else:
             raise invalid(cmd)
         return mode
@@ -286,14 +356,24 @@ class Switch:
                             "bandwidth": 100000000000, "duplex": "duplexFull",
                             "autoNegotiateActive": False, "lineProtocolStatus":
                             "up" if link == "connected" else "down",
-                            "vlanInformation": {"interfaceMode": "bridged", "vlanId": x.vlan or 1,
-                                                "interfaceForwardingModel": "bridged"}}
+                            "vlanInformation": vlan_information(x)}
             st["Management1"] = {"linkStatus": "connected", "bandwidth": 1000000000,
                                  "interfaceType": "10/100/1000", "description": ""}
             if fmt == "text":
                 return {"output": "Port Name Status\n" + "".join(
                     "%s  %s\n" % (n, v["linkStatus"]) for n, v in st.items())}
             return {"interfaceStatuses": st}
+        m = re.fullmatch(r"show interfaces (\S+) switchport", cmd)
+        if m:
+            name = intf_name(m.group(1))
+            if name is None:
+                raise invalid(cmd)
+            if name not in cfg.intf:
+                raise CmdError(1002, "invalid command", ["Interface does not exist"])
+            x = cfg.intf[name]
+            if fmt == "text":
+                return {"output": switchport_text(name, x)}
+            return {"switchports": {name: switchport_json(x)}}
         if cmd == "show lldp neighbors detail":
             if fmt == "text":
                 return {"output": "".join("Interface %s detected %d LLDP neighbors\n" % (p, len(v))

@@ -85,6 +85,14 @@ static int fake_health(struct lp_switch *sw, char *err, size_t errlen)
 	return 0;
 }
 
+static int fake_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, char *err,
+			 size_t errlen)
+{
+	(void)sw, (void)port, (void)err, (void)errlen;
+	*vid = 0;
+	return 0;
+}
+
 #ifndef FAKE_NO_SYMBOL
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = FAKE_ABI,
@@ -102,5 +110,6 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 #ifndef FAKE_NO_HEALTH
 	.health = fake_health,
 #endif
+	.vlan_get = fake_vlan_get,
 };
 #endif

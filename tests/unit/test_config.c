@@ -273,6 +273,12 @@ static const struct { const char *text, *prefix; } bad[] = {
 	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"a/2\"" },
 	{ "tenants:\n  pkey_min: 5000\n  pkey_max: 4999\n",
 	  "t.yaml:3: tenants.pkey_min: the PKey pool 0x1388..0x1387 is empty" },
+	{ "tenants:\n  vlan_max: 100\n", "t.yaml:2: tenants.vlan_min: the VLAN pool 0x7d0..0x64 is empty" },
+	{ "tenants:\n  vlan_min: 4095\n", "t.yaml:2: tenants.vlan_min: " },
+	{ "tenants:\n  host_pattern: \"^(node\"\n",
+	  "t.yaml:2: tenants.host_pattern: not an extended regular expression: " },
+	{ "tenants:\n  host_pattern: \"^node[0-9]+\"\n",
+	  "t.yaml:2: tenants.host_pattern: needs a group, ( ), around the host name" },
 	{ "tenants:\n  static_partitions: p.conf\n",
 	  "t.yaml:2: tenants.static_partitions: \"p.conf\" is not an absolute path" },
 	{ "discovery:\n  subnets:\n    - ca: a\n      name: ethernet\n",
@@ -578,6 +584,12 @@ START_TEST(print_writes_every_key_in_order)
 			 "  pkey_min: 4096\n"
 			 "  pkey_max: 32766\n"
 			 "  timeout_s: 60\n"
+			 "  vlan_min: 2000\n"
+			 "  vlan_max: 2999\n"
+			 "  users: \"\"\n"
+			 "  groups: \"\"\n"
+			 "  host_pattern: \"" LOOM_DEFAULT_HOST_PATTERN "\"\n"
+			 "  host_map: \"\"\n"
 			 "roce:\n"
 			 "  lossless_priorities: [3]\n"
 			 "  dscp_to_tc:\n"

@@ -598,18 +598,64 @@ START_TEST(eos_a_refused_line_names_its_index_and_commits_nothing)
 }
 END_TEST
 
-START_TEST(eos_vlan_set_and_clear)
+/* The access VLAN vlan_get reads back for `port` (asserting it succeeds). */
+static unsigned vlan_of(const char *name)
 {
+	uint16_t vid = 9999;
+
+	ck_assert_msg(ops->vlan_get(sw, name, &vid, err, sizeof(err)) == 0, "%s: %s", name, err);
+	return vid;
+}
+
+START_TEST(eos_vlan_set_writes_the_access_vlan_get_reads_it_and_clear_removes_it)
+{
+	ck_assert_uint_eq(vlan_of("Ethernet3"), 0);      /* EOS's default VLAN 1 */
 	ck_assert_msg(ops->vlan_set(sw, "Ethernet3", 100, err, sizeof(err)) == 0, "%s", err);
 	config_has("interface Ethernet3\n   switchport access vlan 100\n");
+	ck_assert_uint_eq(vlan_of("Ethernet3"), 100);
 	ck_assert_msg(ops->vlan_set(sw, "Ethernet3", 200, err, sizeof(err)) == 0, "%s", err);
 	config_has("interface Ethernet3\n   switchport access vlan 200\n");
+	ck_assert_uint_eq(vlan_of("Ethernet3"), 200);
 	ck_assert_msg(ops->vlan_clear(sw, "Ethernet3", err, sizeof(err)) == 0, "%s", err);
 	config_lacks("switchport access vlan");
+	ck_assert_uint_eq(vlan_of("Ethernet3"), 0);
+	ck_assert_uint_eq(log_count().configure, 3);     /* reading configures nothing */
+	ck_assert_uint_eq(log_count().refused, 0);
 	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet3", 0, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet3\nreload", 5, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet99", 5, err, sizeof(err)), -EIO);
 	ck_assert_uint_eq(log_count().refused, 1);
+}
+END_TEST
+
+START_TEST(eos_vlan_get_reads_an_operators_vlan_and_no_vlan_off_access_mode)
+{
+	uint16_t vid = 7;
+
+	behind_looms_back("[\"interface Ethernet4\", \"switchport access vlan 40\"]");
+	ck_assert_uint_eq(vlan_of("Ethernet4"), 40);
+	/* the same port made a trunk: its access VLAN line stays, but is not in effect */
+	behind_looms_back("[\"interface Ethernet4\", \"switchport mode trunk\"]");
+	config_has("interface Ethernet4\n   switchport access vlan 40\n   switchport mode trunk\n");
+	ck_assert_uint_eq(vlan_of("Ethernet4"), 0);
+	/* a routed port ("no switchport"): no VLAN, though the line stays */
+	behind_looms_back("[\"interface Ethernet5\", \"switchport access vlan 50\", "
+			  "\"no switchport\"]");
+	ck_assert_uint_eq(vlan_of("Ethernet5"), 0);
+	behind_looms_back("[\"interface Ethernet5\", \"switchport\"]");
+	ck_assert_uint_eq(vlan_of("Ethernet5"), 50);
+	ck_assert_uint_eq(log_count().refused, 0);
+
+	/* a port the switch does not have: eAPI refuses the show command */
+	ck_assert_int_eq(ops->vlan_get(sw, "Ethernet99", &vid, err, sizeof(err)), -ENOENT);
+	ck_assert_uint_eq(vid, 0);
+	ck_assert_msg(strstr(err, "no interface Ethernet99") &&
+		      strstr(err, "Interface does not exist"), "%s", err);
+	ck_assert_uint_eq(log_count().refused, 1);
+	ck_assert_int_eq(ops->vlan_get(sw, "Ethernet3 switchport\nreload", &vid, err,
+					sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ops->vlan_get(sw, "", &vid, err, sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(log_count().configure, 0);
 }
 END_TEST
 
@@ -803,7 +849,8 @@ int main(void)
 	tcase_add_test(tc, eos_failing_commit_is_an_error_and_leaves_nothing);
 	tcase_add_test(tc, eos_a_lost_answer_is_settled_by_reading_back);
 	tcase_add_test(tc, eos_a_refused_line_names_its_index_and_commits_nothing);
-	tcase_add_test(tc, eos_vlan_set_and_clear);
+	tcase_add_test(tc, eos_vlan_set_writes_the_access_vlan_get_reads_it_and_clear_removes_it);
+	tcase_add_test(tc, eos_vlan_get_reads_an_operators_vlan_and_no_vlan_off_access_mode);
 	tcase_add_test(tc, eos_health_and_addresses);
 	tcase_add_test(tc, eos_server_refuses_what_eapi_refuses);
 	tcase_add_test(tc, eos_gives_up_after_timeout_ms_when_the_switch_does_not_answer);

@@ -324,9 +324,14 @@ END_TEST
 
 START_TEST(linuxdcb_vlans_are_refused_with_eopnotsupp)
 {
+	uint16_t vid;
+
 	ck_assert_int_eq(ops->vlan_set(sw, "ldcb0", 100, err, sizeof(err)), -EOPNOTSUPP);
 	ck_assert_msg(strstr(err, "ldcb0") && strstr(err, "not a switch access port"), "%s", err);
 	ck_assert_int_eq(ops->vlan_clear(sw, "ldcb0", err, sizeof(err)), -EOPNOTSUPP);
+	vid = 7;
+	ck_assert_int_eq(ops->vlan_get(sw, "ldcb0", &vid, err, sizeof(err)), -EOPNOTSUPP);
+	ck_assert_uint_eq(vid, 0);
 }
 END_TEST
 

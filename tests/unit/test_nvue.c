@@ -607,14 +607,28 @@ START_TEST(nvue_apply_that_never_finishes_stops_after_timeout_ms)
 }
 END_TEST
 
-START_TEST(nvue_vlan_set_and_clear_the_access_vlan)
+/* The access VLAN vlan_get reads back for `port` (asserting it succeeds). */
+static unsigned vlan_of(const char *port)
 {
+	uint16_t vid = 9999;
+
+	ck_assert_msg(ops->vlan_get(sw, port, &vid, err, sizeof(err)) == 0, "%s: %s", port, err);
+	return vid;
+}
+
+START_TEST(nvue_vlan_set_writes_the_access_vlan_get_reads_it_and_clear_removes_it)
+{
+	size_t revs;
+
 	ck_assert_msg(ops->vlan_set(sw, "swp2", 100, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(applied_int("interface/swp2/bridge/domain/br_default/access"), 100);
+	ck_assert_uint_eq(vlan_of("swp2"), 100);
 	ck_assert_msg(ops->vlan_set(sw, "swp2", 200, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_int_eq(applied_int("interface/swp2/bridge/domain/br_default/access"), 200);
+	ck_assert_uint_eq(vlan_of("swp2"), 200);
 	ck_assert_msg(ops->vlan_clear(sw, "swp2", err, sizeof(err)) == 0, "%s", err);
 	ck_assert_ptr_null(applied("interface/swp2/bridge/domain/br_default/access"));
+	ck_assert_uint_eq(vlan_of("swp2"), 0);  /* still in br_default, no access VLAN */
 	ck_assert_uint_eq(n_revisions(), 3);
 	ck_assert_msg(ops->vlan_clear(sw, "swp2", err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(n_revisions(), 3);    /* nothing to clear: no revision */
@@ -623,6 +637,36 @@ START_TEST(nvue_vlan_set_and_clear_the_access_vlan)
 	ck_assert_msg(strstr(err, "no port swp99"), "%s", err);
 	ck_assert_int_eq(ops->vlan_set(sw, "swp1", 0, err, sizeof(err)), -EINVAL);
 	ck_assert_int_eq(ops->vlan_set(sw, "../qos", 10, err, sizeof(err)), -EINVAL);
+
+	/* reading makes no revision */
+	revs = n_revisions();
+	ck_assert_uint_eq(vlan_of("swp2"), 0);
+	ck_assert_uint_eq(n_revisions(), revs);
+}
+END_TEST
+
+START_TEST(nvue_vlan_get_reads_an_operators_vlan_and_refuses_unknown_ports)
+{
+	uint16_t vid = 7;
+
+	/* swp3 has no configuration at all: in no bridge, no access VLAN */
+	ck_assert_uint_eq(vlan_of("swp3"), 0);
+	/* an operator's "nv set interface swp3 bridge domain br_default access 30" */
+	json_decref(http("POST", "/test/applied", "{\"path\": "
+			 "\"interface/swp3/bridge/domain/br_default/access\", \"value\": 30}"));
+	ck_assert_uint_eq(vlan_of("swp3"), 30);
+	/* a trunk port: in the bridge with VLANs, no access VLAN */
+	json_decref(http("POST", "/test/applied", "{\"path\": "
+			 "\"interface/swp4/bridge/domain/br_default/vlan\", "
+			 "\"value\": {\"10\": {}, \"20\": {}}}"));
+	ck_assert_uint_eq(vlan_of("swp4"), 0);
+
+	ck_assert_int_eq(ops->vlan_get(sw, "swp99", &vid, err, sizeof(err)), -ENOENT);
+	ck_assert_uint_eq(vid, 0);
+	ck_assert_msg(strstr(err, "no port swp99"), "%s", err);
+	ck_assert_int_eq(ops->vlan_get(sw, "../qos", &vid, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(ops->vlan_get(sw, "", &vid, err, sizeof(err)), -EINVAL);
+	ck_assert_uint_eq(n_revisions(), 0);
 }
 END_TEST
 
@@ -756,7 +800,8 @@ int main(void)
 	tcase_add_test(tc, nvue_apply_the_server_answers_500_is_eio_and_nothing_done);
 	tcase_add_test(tc, nvue_server_gone_mid_apply_is_an_error_and_nothing_done);
 	tcase_add_test(tc, nvue_apply_that_never_finishes_stops_after_timeout_ms);
-	tcase_add_test(tc, nvue_vlan_set_and_clear_the_access_vlan);
+	tcase_add_test(tc, nvue_vlan_set_writes_the_access_vlan_get_reads_it_and_clear_removes_it);
+	tcase_add_test(tc, nvue_vlan_get_reads_an_operators_vlan_and_refuses_unknown_ports);
 	tcase_add_test(tc, nvue_open_refuses_bad_addresses_and_options_and_names_closed_ports);
 	tcase_add_test(tc, nvue_https_checks_the_certificate_unless_told_otherwise);
 	tcase_add_test(tc, nvue_plugin_exports_only_loom_plugin_v1);

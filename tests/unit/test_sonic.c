@@ -794,8 +794,10 @@ START_TEST(sonic_open_authenticates_with_the_credentials_first_line)
 }
 END_TEST
 
-START_TEST(sonic_vlan_set_moves_the_access_vlan_and_clear_removes_it)
+START_TEST(sonic_vlan_set_moves_the_access_vlan_get_reads_it_and_clear_removes_it)
 {
+	uint16_t vid;
+
 	fr_hset(CONFIG_DB, "VLAN|Vlan100", "vlanid", "100", NULL);
 	fr_hset(CONFIG_DB, "VLAN_MEMBER|Vlan100|Ethernet0", "tagging_mode", "tagged", NULL);
 	fr_hset(CONFIG_DB, "VLAN_MEMBER|Vlan10|Ethernet4", "tagging_mode", "untagged", NULL);
@@ -805,6 +807,9 @@ START_TEST(sonic_vlan_set_moves_the_access_vlan_and_clear_removes_it)
 	fr_hash_is("VLAN_MEMBER|Vlan10|Ethernet0", "tagging_mode", "untagged", NULL);
 
 	ck_assert_msg(ops->vlan_set(sw, "Ethernet0", 20, err, sizeof(err)) == 0, "%s", err);
+	vid = 0;
+	ck_assert_msg(ops->vlan_get(sw, "Ethernet0", &vid, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(vid, 20);                              /* not the tagged 100 */
 	ck_assert(!fr_exists("VLAN_MEMBER|Vlan10|Ethernet0"));
 	fr_hash_is("VLAN_MEMBER|Vlan20|Ethernet0", "tagging_mode", "untagged", NULL);
 	ck_assert(fr_exists("VLAN|Vlan10"));                     /* Ethernet4 is still in it */
@@ -816,7 +821,12 @@ START_TEST(sonic_vlan_set_moves_the_access_vlan_and_clear_removes_it)
 	ck_assert(fr_exists("VLAN_MEMBER|Vlan100|Ethernet0"));
 	ck_assert(fr_exists("VLAN_MEMBER|Vlan10|Ethernet4"));
 	ck_assert_msg(ops->vlan_clear(sw, "Ethernet0", err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ops->vlan_get(sw, "Ethernet0", &vid, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(vid, 0);
+	ck_assert_msg(ops->vlan_get(sw, "Ethernet4", &vid, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(vid, 10);                              /* an operator's, read as is */
 
+	ck_assert_int_eq(ops->vlan_get(sw, "Ethernet99", &vid, err, sizeof(err)), -ENOENT);
 	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet99", 10, err, sizeof(err)), -ENOENT);
 	ck_assert_msg(strstr(err, "PORT|Ethernet99"), "err: %s", err);
 	ck_assert_int_eq(ops->vlan_set(sw, "Ethernet0", 4095, err, sizeof(err)), -EINVAL);
@@ -896,7 +906,7 @@ int main(void)
 	tcase_add_test(tc, sonic_open_refuses_bad_addresses_and_names_unreachable_ones);
 	tcase_add_test(tc, sonic_open_gives_up_after_timeout_ms_when_nothing_answers);
 	tcase_add_test(tc, sonic_open_authenticates_with_the_credentials_first_line);
-	tcase_add_test(tc, sonic_vlan_set_moves_the_access_vlan_and_clear_removes_it);
+	tcase_add_test(tc, sonic_vlan_set_moves_the_access_vlan_get_reads_it_and_clear_removes_it);
 	tcase_add_test(tc, sonic_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -16,6 +16,7 @@
 #include "fabric.h"
 #include "fixture_fabric.h"
 #include "log.h"
+#include "schema.h"
 #include "store.h"
 
 #define SW1 0x0002c90000000010ULL
@@ -161,6 +162,42 @@ START_TEST(newer_database_is_refused)
 	store_close(st);
 	ck_assert_ptr_null(store_open(db_path, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "newer") != NULL, "unclear error: %s", err);
+}
+END_TEST
+
+/* Schema 7 rebuilds the tenants table (its PKey became optional): a tenant
+ * of schema 6 keeps its ports, its key, and gets no VLAN. With foreign keys
+ * on during the rebuild, dropping the old table would cascade into
+ * tenant_ports and lose them. */
+START_TEST(migration_7_keeps_the_tenants_and_their_ports)
+{
+	sqlite3 *db;
+	struct store *st;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL), SQLITE_OK);
+	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= 6; i++)
+		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
+			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 6; "
+				      "INSERT INTO tenants VALUES ('job1', 4098, 'full', 'active', '', "
+				      "1, 1, 0); INSERT INTO tenant_ports VALUES ('job1', 'host-0000', "
+				      "'0x0002c90000000020'), ('job1', 'host-0001', "
+				      "'0x0002c90000000030')", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	st = open_store();
+	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenant_ports WHERE "
+			       "tenant = 'job1'"), 2);
+	ck_assert_int_eq(count(store_db(st), "SELECT pkey FROM tenants WHERE name = 'job1' AND "
+			       "vlan IS NULL AND state = 'active'"), 4098);
+	ck_assert_int_eq(count(store_db(st), "PRAGMA foreign_keys"), 1);
+	/* The rebuilt table still cascades to its ports. */
+	ck_assert_int_eq(sqlite3_exec(store_db(st), "DELETE FROM tenants", NULL, NULL, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenant_ports"), 0);
+	store_close(st);
 }
 END_TEST
 
@@ -782,6 +819,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, migration_sets_user_version_and_reopen_works);
+	tcase_add_test(tc, migration_7_keeps_the_tenants_and_their_ports);
 	tcase_add_test(tc, newer_database_is_refused);
 	tcase_add_test(tc, first_sweep_reads_back_through_every_query);
 	tcase_add_test(tc, ambiguous_description_is_eexist);

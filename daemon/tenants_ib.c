@@ -1,0 +1,346 @@
+/* daemon/tenants_ib.c: a tenant on InfiniBand is a partition key on
+ * exactly the HCA ports of its hosts. loom owns a partitions file (the
+ * operator's static partitions, then one per tenant), rewritten whole from
+ * the store at each change; OpenSM re-reads it on the SIGHUP loom sends
+ * (it applies it at the heavy sweep that follows). A change is confirmed
+ * by reading the PKey tables of every CA port of every swept subnet back
+ * (`loomd --read-pkeys` children) until the key is on each member port,
+ * with the membership asked, and on no other port. */
+#include "autoconf.h"
+#include "tenants_impl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "log.h"
+#include "partitions.h"
+#include "store.h"
+#include "store_tenants.h"
+
+char *tenants_ib_read_file(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	char buf[4096];
+	size_t n;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (!(mem = open_memstream(&text, &len))) {
+		fclose(f);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, mem);
+	fclose(f);
+	fclose(mem);
+	return text;
+}
+
+/* The file's text from the store's tenants. NULL with err. */
+char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen)
+{
+	json_t *list = NULL, *t;
+	struct part_tenant *pt = NULL;
+	uint64_t **guids = NULL;
+	char *static_text = NULL, *text = NULL;
+	size_t i, n = 0, np = 0;
+
+	if (m->conf->tenant_static_partitions[0] &&
+	    !(static_text = tenants_ib_read_file(m->conf->tenant_static_partitions, err, errlen)))
+		return NULL;
+	if (store_tenant_list(m->store, &list) < 0) {
+		snprintf(err, errlen, "cannot read the tenants from the database");
+		goto out;
+	}
+	n = json_array_size(list);
+	pt = calloc(n + 1, sizeof(*pt));
+	guids = calloc(n + 1, sizeof(*guids));
+	if (!pt || !guids)
+		goto nomem;
+	json_array_foreach(list, i, t) {
+		const char *name = json_string_value(json_object_get(t, "name"));
+		json_t *full = NULL, *ports, *p;
+		size_t k;
+
+		if (!json_object_get(t, "pkey"))
+			continue; /* Ethernet only: no partition */
+
+		if (store_tenant_get(m->store, name, &full) < 0) {
+			snprintf(err, errlen, "cannot read tenant %s from the database", name);
+			goto out;
+		}
+		ports = json_object_get(full, "ports");
+		guids[i] = calloc(json_array_size(ports) + 1, sizeof(**guids));
+		if (!guids[i]) {
+			json_decref(full);
+			goto nomem;
+		}
+		json_array_foreach(ports, k, p)
+			guids[i][k] = strtoull(json_string_value(json_object_get(p, "guid")), NULL, 16);
+		pt[np++] = (struct part_tenant){
+			.name = name, .pkey = (unsigned)json_integer_value(json_object_get(t, "pkey")),
+			.limited = !strcmp(json_string_value(json_object_get(t, "membership")),
+					   "limited"),
+			.guids = guids[i], .n_guids = json_array_size(ports),
+		};
+		json_decref(full);
+	}
+	if (!(text = part_file_new(static_text, pt, np)))
+		goto nomem;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory");
+out:
+	for (i = 0; guids && i < n; i++)
+		free(guids[i]);
+	free(guids);
+	free(pt);
+	json_decref(list);
+	free(static_text);
+	return text;
+}
+
+/* Write `text` to `path` whole or not at all (temporary file, fsync, rename). */
+int tenants_ib_write_file(const char *path, const char *text, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 16];
+	size_t len = strlen(text);
+	int fd, rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.loomtmp", path);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		snprintf(err, errlen, "%.900s: %s", tmp, strerror(errno));
+		return -errno;
+	}
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
+		rc = -errno ? -errno : -EIO;
+	if (close(fd) < 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
+		unlink(tmp);
+	}
+	return rc;
+}
+
+/* Is `pid` an OpenSM (not a process that reused the pid of one)? */
+static int is_opensm(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "opensm", 6);
+}
+
+/* OpenSM's pid: its pid file, else the one libloomosm.so last reported;
+ * only a live process called opensm. */
+int tenants_ib_opensm_pid(struct tenants_mod *m, char *err, size_t errlen)
+{
+	const char *pid_file = m->conf->tenant_opensm_pid_file;
+	int pid = 0;
+
+	if (pid_file[0]) {
+		FILE *f = fopen(pid_file, "r");
+
+		if (!f || fscanf(f, "%d", &pid) != 1 || pid <= 1) {
+			snprintf(err, errlen, "OpenSM's pid file %s: %s", pid_file,
+				 f ? "no pid in it" : strerror(errno));
+			if (f)
+				fclose(f);
+			return -ESRCH;
+		}
+		fclose(f);
+		if (!is_opensm(pid)) {
+			snprintf(err, errlen, "OpenSM's pid file %s: pid %d is not a running opensm",
+				 pid_file, pid);
+			return -ESRCH;
+		}
+		return pid;
+	}
+	if (store_last_sm_pid(m->store, &pid) == 0 && pid > 1 && is_opensm(pid))
+		return pid;
+	snprintf(err, errlen, "no OpenSM to signal: set tenants.opensm_pid_file, or load "
+		 "libloomosm.so into OpenSM (event_plugin_name loomosm)");
+	return -ESRCH;
+}
+
+/* ---- the worker's part ---------------------------------------------------- */
+
+/* Is the key (15 bits, any membership) in a port's table? Its entry, or 0. */
+static unsigned entry_of(const json_t *keys, unsigned pkey)
+{
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(keys, i, k)
+		if (((unsigned)json_integer_value(k) & 0x7fff) == pkey)
+			return (unsigned)json_integer_value(k);
+	return 0;
+}
+
+/* Compare one read of every subnet with what the tenant wants; 0 when it
+ * holds, else -EAGAIN and err names the ports that are wrong. */
+static int judge(const struct top *t, json_t *const *reads, char *err, size_t errlen)
+{
+	unsigned want = t->limited ? t->pkey : t->pkey | 0x8000;
+	size_t missing = 0, extra = 0, wrong = 0, unseen = 0;
+	char first[160] = "";
+	const char *guid;
+	json_t *v;
+
+	for (size_t s = 0; s < t->n_subnets; s++)
+		json_object_foreach(reads[s], guid, v) {
+			unsigned e = entry_of(v, t->pkey);
+			int member = t->members && json_object_get(t->members, guid);
+
+			if (member && !e)
+				missing++;
+			else if (member && e != want)
+				wrong++;
+			else if (!member && e)
+				extra++;
+			else
+				continue;
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s %s 0x%04x", guid,
+					 member ? "lacks" : "holds", want);
+		}
+	json_object_foreach(t->members, guid, v) {
+		size_t s;
+
+		for (s = 0; s < t->n_subnets && !json_object_get(reads[s], guid); s++)
+			;
+		if (s == t->n_subnets && !unseen++ && !first[0])
+			snprintf(first, sizeof(first), "%s was not found in any subnet", guid);
+	}
+	if (!missing && !extra && !wrong && !unseen)
+		return 0;
+	snprintf(err, errlen, "PKey 0x%04x: %zu member port%s without it, %zu with the wrong "
+		 "membership, %zu other port%s with it, %zu member port%s not found (first: %s)",
+		 t->pkey, missing, missing == 1 ? "" : "s", wrong, extra, extra == 1 ? "" : "s",
+		 unseen, unseen == 1 ? "" : "s", first);
+	return -EAGAIN;
+}
+
+int tenants_ib_apply(struct top *t, double deadline)
+{
+	struct tenants_mod *m = t->m;
+	json_t **reads = calloc(t->n_subnets + 1, sizeof(*reads));
+	char why[1024] = "";
+	int signalled = 0, rc = 0;
+
+	if (!reads) {
+		snprintf(t->err, sizeof(t->err), "out of memory");
+		return -ENOMEM;
+	}
+	if (t->file_text) {
+		if ((rc = tenants_ib_write_file(m->conf->tenant_partitions_file, t->file_text,
+						t->err, sizeof(t->err))) < 0)
+			goto out;
+		if (t->osm_pid > 0 && kill(t->osm_pid, SIGHUP) == 0)
+			signalled = 1;
+		else if (t->osm_pid > 0)
+			snprintf(why, sizeof(why), "cannot signal OpenSM (pid %d): %s", t->osm_pid,
+				 strerror(errno));
+		else
+			snprintf(why, sizeof(why), "%s", t->osm_why);
+	}
+	for (;;) {
+		int read_ok = 1;
+
+		for (size_t s = 0; s < t->n_subnets; s++) {
+			json_decref(reads[s]);
+			reads[s] = NULL;
+			if (pkey_read_run(&t->subnets[s], &reads[s], t->err, sizeof(t->err)) < 0) {
+				read_ok = 0;
+				break;
+			}
+		}
+		if (read_ok && (rc = judge(t, reads, t->err, sizeof(t->err))) == 0)
+			break;
+		if (!read_ok)
+			rc = -EIO;
+		if (tenants_now() >= deadline || t->once)
+			break;
+		usleep(500000);
+	}
+	if (rc < 0 && t->file_text && !signalled && why[0]) {
+		size_t l = strlen(t->err);
+
+		snprintf(t->err + l, sizeof(t->err) - l, "; %s", why);
+	}
+out:
+	for (size_t s = 0; s < t->n_subnets; s++)
+		json_decref(reads[s]);
+	free(reads);
+	return rc;
+}
+
+void tenants_ib_rewrite(struct tenants_mod *m, const char *why)
+{
+	char err[512] = "";
+	char *text;
+
+	if ((text = tenants_ib_file_text(m, err, sizeof(err))) &&
+	    tenants_ib_write_file(m->conf->tenant_partitions_file, text, err, sizeof(err)) == 0) {
+		int pid = tenants_ib_opensm_pid(m, err, sizeof(err));
+
+		log_notice("tenants: %s rewritten (%s)%s", m->conf->tenant_partitions_file, why,
+			   pid > 0 && kill(pid, SIGHUP) == 0 ? ", OpenSM signalled" : "");
+	} else {
+		log_err("tenants: %s: cannot rewrite the partitions file: %s", why, err);
+	}
+	free(text);
+}
+
+/* The IB subnets to read (every swept one), with the configured MAD limits. */
+int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t)
+{
+	sqlite3 *db = store_db(m->store);
+	sqlite3_stmt *s;
+	size_t cap = 8;
+
+	t->subnets = calloc(cap, sizeof(*t->subnets));
+	t->subnet_names = calloc(cap, sizeof(*t->subnet_names));
+	t->subnet_cas = calloc(cap, sizeof(*t->subnet_cas));
+	if (!t->subnets || !t->subnet_names || !t->subnet_cas ||
+	    sqlite3_prepare_v2(db, "SELECT name, ca, port FROM subnets WHERE kind = 'ib' AND id IN "
+			       "(SELECT subnet_id FROM sweeps WHERE status = 'ok') ORDER BY name",
+			       -1, &s, NULL) != SQLITE_OK)
+		return -ENOMEM;
+	while (sqlite3_step(s) == SQLITE_ROW && t->n_subnets < cap) {
+		size_t i = t->n_subnets++;
+
+		snprintf(t->subnet_names[i], LOOM_NAME_LEN, "%s", sqlite3_column_text(s, 0));
+		snprintf(t->subnet_cas[i], LOOM_NAME_LEN, "%s", sqlite3_column_text(s, 1));
+		t->subnets[i] = (struct disc_ib_params){
+			.subnet = t->subnet_names[i], .ca = t->subnet_cas[i],
+			.port = sqlite3_column_int(s, 2), .timeout_ms = m->conf->mad_timeout_ms,
+			.retries = m->conf->mad_retries, .max_smps = m->conf->max_smps,
+		};
+	}
+	sqlite3_finalize(s);
+	return t->n_subnets ? 0 : -ENOENT;
+}
+
