@@ -38,6 +38,7 @@ enum cfg_kind {
 	CFG_SOCKET,  /* absolute path that also fits sockaddr_un.sun_path */
 	CFG_STRING,  /* free text (no control characters) */
 	CFG_INT,     /* decimal integer in min..max (or 0 if zero_ok) */
+	CFG_BOOL,    /* true or false, into an int */
 	CFG_SUBNETS, /* discovery.subnets: a sequence of subnet mappings */
 };
 
@@ -83,6 +84,8 @@ static const struct cfg_key cfg_keys[] = {
 	KEY_STR("tenants", "groups", CFG_STRING, tenant_groups),
 	KEY_STR("tenants", "host_pattern", CFG_STRING, tenant_host_pattern),
 	KEY_STR("tenants", "host_map", CFG_OPT_PATH, tenant_host_map),
+	{ "tenants", "check_switch_ports", CFG_BOOL,
+	  offsetof(struct loom_config, tenant_check_switch_ports), sizeof(int), 0, 0, 0 },
 };
 #define N_CFG_KEYS (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
@@ -124,6 +127,7 @@ void config_defaults(struct loom_config *c)
 	c->tenant_pkey_min = 0x1000;
 	c->tenant_pkey_max = 0x7ffe;
 	c->tenant_timeout_s = 60;
+	c->tenant_check_switch_ports = 1;
 	c->tenant_vlan_min = 2000;
 	c->tenant_vlan_max = 2999;
 	snprintf(c->tenant_host_pattern, sizeof(c->tenant_host_pattern), "%s",
@@ -266,6 +270,25 @@ static void range_text(long long min, long long max, int zero_ok, char *buf, siz
 		snprintf(buf, len, "%lld..%lld", min, max);
 }
 
+int cfg_bool(struct parse *p, const yaml_node_t *v, const char *key, int *dst)
+{
+	int rc;
+
+	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
+		return rc;
+	if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+		if (!strcmp(cfg_scalar(v), "true")) {
+			*dst = 1;
+			return 0;
+		}
+		if (!strcmp(cfg_scalar(v), "false")) {
+			*dst = 0;
+			return 0;
+		}
+	}
+	return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not true or false", cfg_scalar(v));
+}
+
 int cfg_int(struct parse *p, const yaml_node_t *v, const char *key, long long min,
 	    long long max, int zero_ok, long long *dst)
 {
@@ -352,6 +375,8 @@ static int parse_value(struct parse *p, const yaml_node_t *v, const char *key,
 		return parse_string(p, v, key, d, dst);
 	case CFG_INT:
 		return parse_int(p, v, key, d, (int *)(void *)dst);
+	case CFG_BOOL:
+		return cfg_bool(p, v, key, (int *)(void *)dst);
 	case CFG_SUBNETS:
 		break;
 	}
@@ -834,6 +859,9 @@ static void print_value(FILE *out, const struct cfg_key *d, const void *base)
 		break;
 	case CFG_INT:
 		fprintf(out, "%d", *(const int *)(const void *)src);
+		break;
+	case CFG_BOOL:
+		fputs(*(const int *)(const void *)src ? "true" : "false", out);
 		break;
 	case CFG_SUBNETS:
 		break;

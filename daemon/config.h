@@ -89,6 +89,7 @@ struct loom_config {
 	char tenant_groups[256];                /* tenants.groups: likewise, by group */
 	char tenant_host_pattern[128];          /* tenants.host_pattern: ERE, group 1 = host */
 	char tenant_host_map[PATH_MAX];         /* tenants.host_map: explicit map, "" none */
+	int tenant_check_switch_ports;          /* tenants.check_switch_ports: 0 or 1 */
 
 	/* switches: */
 	int n_switches;

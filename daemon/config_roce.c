@@ -18,21 +18,11 @@ static const char *const action_names[] = { "drop", "forward", "alert" };
 
 static int parse_bool(struct parse *p, const yaml_node_t *v, const char *key, uint8_t *dst)
 {
-	int rc;
+	int b, rc = cfg_bool(p, v, key, &b);
 
-	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
-		return rc;
-	if (v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
-		if (!strcmp(cfg_scalar(v), "true")) {
-			*dst = 1;
-			return 0;
-		}
-		if (!strcmp(cfg_scalar(v), "false")) {
-			*dst = 0;
-			return 0;
-		}
-	}
-	return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not true or false", cfg_scalar(v));
+	if (rc == 0)
+		*dst = (uint8_t)b;
+	return rc;
 }
 
 static int parse_u32(struct parse *p, const yaml_node_t *v, const char *key, long long min,

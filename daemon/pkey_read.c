@@ -4,9 +4,13 @@
  * PKeyTable (32 entries), and the next blocks while a block is full, by
  * directed route: through the switch a CA hangs on and out of the port it
  * is cabled to, so that the SMP arrives on (and the table is that of) that
- * CA port. Its stdout is text, one line per port:
- *   LOOMPKEY1
+ * CA port. Then the same of the switch port it is cabled to (the switch's
+ * PKeyTable, attribute modifier port << 16 | block), which is where a
+ * switch enforces partitions: OpenSM copies a CA's keys there. Its stdout
+ * is text, one line per port:
+ *   LOOMPKEY2
  *   0x<port guid> <pkey> <pkey> ...      (hex, non-zero entries)
+ *   0x<port guid>/sw <pkey> ...          (the switch port facing it)
  *   END */
 #include "autoconf.h"
 #include "pkey_read.h"
@@ -25,25 +29,26 @@
 
 #define PKEY_BLOCKS_MAX 8   /* 256 entries: more than any HCA has */
 
-/* One port's table, printed as a line. */
-static int read_port(struct ibmad_port *mp, const ib_dr_path_t *path, uint64_t guid, FILE *out,
-		     char *err, size_t errlen)
+/* One port's table, printed as a line: `port` 0 is the CA port the path
+ * ends on, else that port of the switch the path ends on. */
+static int read_port(struct ibmad_port *mp, const ib_dr_path_t *path, unsigned port,
+		     uint64_t guid, FILE *out, char *err, size_t errlen)
 {
 	uint8_t buf[IB_SMP_DATA_SIZE];
 	ib_portid_t id;
 
 	memset(&id, 0, sizeof(id));
 	id.drpath = *path;
-	fprintf(out, "0x%016" PRIx64, guid);
+	fprintf(out, "0x%016" PRIx64 "%s", guid, port ? "/sw" : "");
 	for (unsigned block = 0; block < PKEY_BLOCKS_MAX; block++) {
 		int full = 1;
 
 		memset(buf, 0, sizeof(buf));
-		if (!smp_query_via(buf, &id, IB_ATTR_PKEY_TBL, block, 0, mp)) {
+		if (!smp_query_via(buf, &id, IB_ATTR_PKEY_TBL, port << 16 | block, 0, mp)) {
 			if (block > 0)
 				break; /* past the table's end */
-			snprintf(err, errlen, "port 0x%016" PRIx64 " did not answer PKeyTable",
-				 guid);
+			snprintf(err, errlen, "%s 0x%016" PRIx64 " did not answer PKeyTable",
+				 port ? "the switch port facing" : "port", guid);
 			return -EIO;
 		}
 		for (unsigned i = 0; i < 32; i++) {
@@ -74,11 +79,12 @@ static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FI
 		dr_routes_clear(&d);
 		return -ENODEV;
 	}
-	fputs("LOOMPKEY1\n", out);
+	fputs("LOOMPKEY2\n", out);
 	if (d.local->type == IBT_NODE_CA) {
 		ib_dr_path_t here = { 0 };
 
-		rc = read_port(mp, &here, fab_port(d.local, d.local_port)->guid, out, err, errlen);
+		rc = read_port(mp, &here, 0, fab_port(d.local, d.local_port)->guid, out, err,
+			       errlen);
 	}
 	for (size_t i = 0; rc == 0 && i < d.n; i++) {
 		const struct fab_node *sw = d.r[i].n;
@@ -92,8 +98,10 @@ static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FI
 			    ca->type != IBT_NODE_CA || (ca == d.local && far->num == d.local_port) ||
 			    path.cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX)
 				continue;
+			if ((rc = read_port(mp, &path, port, far->guid, out, err, errlen)) < 0)
+				break;
 			path.p[++path.cnt] = (uint8_t)port;
-			rc = read_port(mp, &path, far->guid, out, err, errlen);
+			rc = read_port(mp, &path, 0, far->guid, out, err, errlen);
 		}
 	}
 	if (rc == 0)
@@ -144,7 +152,7 @@ static int parse(char *text, json_t **ports, char *err, size_t errlen)
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
 	int ended = 0;
 
-	if (!line || strcmp(line, "LOOMPKEY1")) {
+	if (!line || strcmp(line, "LOOMPKEY2")) {
 		snprintf(err, errlen, "not a PKey table stream of this build");
 		return -EPROTO;
 	}

@@ -204,17 +204,31 @@ static unsigned entry_of(const json_t *keys, unsigned pkey)
 static int judge(const struct top *t, json_t *const *reads, char *err, size_t errlen)
 {
 	unsigned want = t->limited ? t->pkey : t->pkey | 0x8000;
-	size_t missing = 0, extra = 0, wrong = 0, unseen = 0;
-	char first[160] = "";
+	size_t missing = 0, extra = 0, wrong = 0, unseen = 0, sw_missing = 0, sw_extra = 0;
+	int check_sw = t->m->conf->tenant_check_switch_ports;
+	char first[160] = "", ca[32];
 	const char *guid;
 	json_t *v;
 
 	for (size_t s = 0; s < t->n_subnets; s++)
 		json_object_foreach(reads[s], guid, v) {
 			unsigned e = entry_of(v, t->pkey);
-			int member = t->members && json_object_get(t->members, guid);
+			int sw = strstr(guid, "/sw") != NULL;
+			int member;
 
-			if (member && !e)
+			/* A switch port is judged by the CA port it faces; it
+			 * holds the key, whatever the CA's membership. */
+			snprintf(ca, sizeof(ca), "%.*s", (int)strcspn(guid, "/"), guid);
+			member = t->members && json_object_get(t->members, ca);
+			if (sw && !check_sw)
+				continue;
+			if (sw && member && !e)
+				sw_missing++;
+			else if (sw && !member && e)
+				sw_extra++;
+			else if (sw)
+				continue;
+			else if (member && !e)
 				missing++;
 			else if (member && e != want)
 				wrong++;
@@ -223,8 +237,9 @@ static int judge(const struct top *t, json_t *const *reads, char *err, size_t er
 			else
 				continue;
 			if (!first[0])
-				snprintf(first, sizeof(first), "%s %s 0x%04x", guid,
-					 member ? "lacks" : "holds", want);
+				snprintf(first, sizeof(first), "%s%s %s 0x%04x",
+					 sw ? "the switch port facing " : "", ca,
+					 member ? "lacks" : "holds", sw ? t->pkey : want);
 		}
 	json_object_foreach(t->members, guid, v) {
 		size_t s;
@@ -234,12 +249,13 @@ static int judge(const struct top *t, json_t *const *reads, char *err, size_t er
 		if (s == t->n_subnets && !unseen++ && !first[0])
 			snprintf(first, sizeof(first), "%s was not found in any subnet", guid);
 	}
-	if (!missing && !extra && !wrong && !unseen)
+	if (!missing && !extra && !wrong && !unseen && !sw_missing && !sw_extra)
 		return 0;
 	snprintf(err, errlen, "PKey 0x%04x: %zu member port%s without it, %zu with the wrong "
-		 "membership, %zu other port%s with it, %zu member port%s not found (first: %s)",
+		 "membership, %zu other port%s with it, %zu member port%s not found; switch "
+		 "ports: %zu facing members without it, %zu facing others with it (first: %s)",
 		 t->pkey, missing, missing == 1 ? "" : "s", wrong, extra, extra == 1 ? "" : "s",
-		 unseen, unseen == 1 ? "" : "s", first);
+		 unseen, unseen == 1 ? "" : "s", sw_missing, sw_extra, first);
 	return -EAGAIN;
 }
 

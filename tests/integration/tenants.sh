@@ -5,7 +5,8 @@
 #
 #  1. Two tenants on disjoint hosts (Slurm hostlists): each host's port holds
 #     its own tenant's key (full member) and not the other's; no other host
-#     holds either; the pool skipped the operator's own key; audit events.
+#     holds either; the switch port a member is cabled to holds it, another
+#     host's does not; the pool skipped the operator's own key; audit events.
 #  2. Refused, nothing changed: an unknown host; a key in use; a user who is
 #     neither root nor in the admin group.
 #  3. Idempotent: the same create again succeeds at once; add-hosts and
@@ -57,6 +58,13 @@ pkeys_of() { # HOST
 	[ -n "$_lid" ] || loom_fail "no LID for $1"
 	LD_PRELOAD=$PRELOAD smpquery pkeys "$_lid" 1 2>/dev/null | sed 's/^ *[0-9]*://'
 }
+# The PKeyTable of the switch port HOST's first port is cabled to.
+sw_pkeys_of() { # HOST
+	_at=$(loom_ibnetdiscover -p | awk -v h="'$1'" '$1 == "SW" && $8 == "CA" && $0 ~ h {
+		print $2, $3; exit }')
+	[ -n "$_at" ] || loom_fail "no switch port faces $1"
+	LD_PRELOAD=$PRELOAD smpquery pkeys $_at 2>/dev/null | sed 's/^ *[0-9]*://'
+}
 # Hosts whose table holds KEY (0x9001 form) by smpquery, space separated.
 holders() { # KEY
 	_out=""
@@ -82,9 +90,11 @@ FA=0x$(printf '%x' $((0x$KA | 0x8000)))
 FB=0x$(printf '%x' $((0x$KB | 0x8000)))
 [ "$(holders "$FA")" = "$(expand 0 3)" ] || loom_fail "$FA is on: $(holders "$FA")"
 [ "$(holders "$FB")" = "$(expand 4 6)" ] || loom_fail "$FB is on: $(holders "$FB")"
+sw_pkeys_of host-0000 | grep -qiw "$FA" || loom_fail "host-0000's switch port lacks $FA: $(sw_pkeys_of host-0000)"
+sw_pkeys_of host-0004 | grep -qiw "$FA" && loom_fail "host-0004's switch port holds $FA"
 loom_ctl events --limit 10 | grep -q "tenant_created .*tenant jobA .*PKey 0x$KA .*(uid 0)" ||
 	loom_fail "no audit event: $(loom_ctl events --limit 10)"
-loom_ok "jobA 0x$KA on host-0000..0003 only, jobB 0x$KB on host-0004..0006 only (smpquery); audited"
+loom_ok "jobA 0x$KA on host-0000..0003 only, jobB 0x$KB on host-0004..0006 only, and on the switch ports facing them (smpquery); audited"
 
 # ---- 2. refusals that change nothing ------------------------------------------------
 cp "$work/partitions.conf" "$work/before.conf"

@@ -273,6 +273,7 @@ static const struct { const char *text, *prefix; } bad[] = {
 	  "t.yaml:5: discovery.subnets[1].name: duplicate subnet name \"a/2\"" },
 	{ "tenants:\n  pkey_min: 5000\n  pkey_max: 4999\n",
 	  "t.yaml:3: tenants.pkey_min: the PKey pool 0x1388..0x1387 is empty" },
+	{ "tenants:\n  check_switch_ports: 1\n", "t.yaml:2: tenants.check_switch_ports: \"1\" is not true or false" },
 	{ "tenants:\n  vlan_max: 100\n", "t.yaml:2: tenants.vlan_min: the VLAN pool 0x7d0..0x64 is empty" },
 	{ "tenants:\n  vlan_min: 4095\n", "t.yaml:2: tenants.vlan_min: " },
 	{ "tenants:\n  host_pattern: \"^(node\"\n",
@@ -590,6 +591,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  groups: \"\"\n"
 			 "  host_pattern: \"" LOOM_DEFAULT_HOST_PATTERN "\"\n"
 			 "  host_map: \"\"\n"
+			 "  check_switch_ports: true\n"
 			 "roce:\n"
 			 "  lossless_priorities: [3]\n"
 			 "  dscp_to_tc:\n"
