@@ -40,27 +40,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+#include "log.h"
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static int check_len(const void *data, size_t len, const char *what, char *err, size_t errlen)
 {
 	if (!data)
-		return fail(err, errlen, -EINVAL, "%s: no data", what);
+		return err_fmt(err, errlen, -EINVAL, "%s: no data", what);
 	if (len != AR_MAD_DATA_LEN)
-		return fail(err, errlen, -EINVAL, "%s: %zu bytes, an SMP data field has %d",
+		return err_fmt(err, errlen, -EINVAL, "%s: %zu bytes, an SMP data field has %d",
 			    what, len, AR_MAD_DATA_LEN);
 	return 0;
 }
@@ -225,7 +213,7 @@ int ar_mad_info_encode(const struct ar_mad_info *in, uint8_t *data, size_t len,
 
 		if (v & ~mask(f->width)) {
 			memset(data, 0, len);
-			return fail(err, errlen, -ERANGE, "AdaptiveRoutingInfo.%s: %u does not "
+			return err_fmt(err, errlen, -ERANGE, "AdaptiveRoutingInfo.%s: %u does not "
 				    "fit in %u bits", f->name, (unsigned)v, f->width);
 		}
 		bits_put(data, f->off, f->lo, f->width, v);
@@ -339,7 +327,7 @@ int ar_mad_lft_encode(const struct ar_mad_lft_block *in, uint8_t *data, size_t l
 
 		if (x->table_number & ~mask(LFT_TABLE_W) || x->lid_state & ~mask(LFT_STATE_W)) {
 			memset(data, 0, len);
-			return fail(err, errlen, -ERANGE, "ARLinearForwardingTable entry %u: "
+			return err_fmt(err, errlen, -ERANGE, "ARLinearForwardingTable entry %u: "
 				    "table %u (4 bits) or state %u (2 bits) too large", i,
 				    x->table_number, x->lid_state);
 		}
@@ -397,7 +385,7 @@ int ar_mad_lft_sx_encode(const struct ar_mad_lft_sx_block *in, uint8_t *data, si
 		if (x->group_number & ~mask(SX_GROUP_W) || x->table_number & ~mask(SX_TABLE_W) ||
 		    x->lid_state & ~mask(SX_STATE_W)) {
 			memset(data, 0, len);
-			return fail(err, errlen, -ERANGE, "ARLinearForwardingTableSX entry %u: "
+			return err_fmt(err, errlen, -ERANGE, "ARLinearForwardingTableSX entry %u: "
 				    "group %u (12 bits), table %u (4 bits) or state %u (2 bits) "
 				    "too large", i, x->group_number, x->table_number, x->lid_state);
 		}
@@ -442,7 +430,7 @@ static int am_build(const struct am_part *parts, const unsigned *v, size_t n, ui
 
 	for (size_t i = 0; i < n; i++) {
 		if (v[i] & ~mask(parts[i].width))
-			return fail(err, errlen, -ERANGE, "%s modifier: %s %u does not fit in "
+			return err_fmt(err, errlen, -ERANGE, "%s modifier: %s %u does not fit in "
 				    "%u bits", what, parts[i].name, v[i], parts[i].width);
 		m |= v[i] << parts[i].lo;
 	}

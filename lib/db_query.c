@@ -16,16 +16,15 @@
 
 #include "db_query_impl.h"
 #include "ibtypes.h"
+#include "log.h"
 
 int dbq_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	rc = err_vfmt(err, errlen, rc, fmt, ap);
+	va_end(ap);
 	return rc;
 }
 

@@ -9,35 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
+#include "log.h"
 
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 static int add(struct hostlist *hl, const char *name, char *err, size_t errlen)
 {
 	char **grown;
 
 	if (hl->n >= HOSTLIST_MAX)
-		return fail(err, errlen, -E2BIG, "more than %d hosts", HOSTLIST_MAX);
+		return err_fmt(err, errlen, -E2BIG, "more than %d hosts", HOSTLIST_MAX);
 	if (!(hl->n & (hl->n + 1)) || hl->n == 0) {
 		/* Grow at 0, 1, 3, 7, ...: doubling. */
 		grown = realloc(hl->names, (2 * hl->n + 2) * sizeof(*grown));
 		if (!grown)
-			return fail(err, errlen, -ENOMEM, "out of memory");
+			return err_fmt(err, errlen, -ENOMEM, "out of memory");
 		hl->names = grown;
 	}
 	if (!(hl->names[hl->n] = strdup(name)))
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return err_fmt(err, errlen, -ENOMEM, "out of memory");
 	hl->n++;
 	return 0;
 }
@@ -67,51 +56,51 @@ static int expand(struct hostlist *hl, const char *prefix, const char *tok, cons
 
 	if (!open) {
 		if (strchr(tok, ']'))
-			return fail(err, errlen, -EINVAL, "\"%s\": ']' without '['", whole);
+			return err_fmt(err, errlen, -EINVAL, "\"%s\": ']' without '['", whole);
 		if (snprintf(name, sizeof(name), "%s%s", prefix, tok) > HOSTLIST_NAME_MAX)
-			return fail(err, errlen, -EINVAL, "\"%s\": a name longer than %d bytes",
+			return err_fmt(err, errlen, -EINVAL, "\"%s\": a name longer than %d bytes",
 				    whole, HOSTLIST_NAME_MAX);
 		return add(hl, name, err, errlen);
 	}
 	if (!(close = strchr(open, ']')) || memchr(open + 1, '[', (size_t)(close - open - 1)))
-		return fail(err, errlen, -EINVAL, "\"%s\": '[' without its ']'", whole);
+		return err_fmt(err, errlen, -EINVAL, "\"%s\": '[' without its ']'", whole);
 	if (strchr(tok, ']') < open)
-		return fail(err, errlen, -EINVAL, "\"%s\": ']' without '['", whole);
+		return err_fmt(err, errlen, -EINVAL, "\"%s\": ']' without '['", whole);
 	for (p = open + 1; p < close;) {
 		unsigned long lo, hi;
 		int w, w2;
 
 		if (number(&p, &lo, &w) < 0)
-			return fail(err, errlen, -EINVAL, "\"%s\": expected a number in [...]",
+			return err_fmt(err, errlen, -EINVAL, "\"%s\": expected a number in [...]",
 				    whole);
 		hi = lo;
 		if (*p == '-') {
 			p++;
 			if (number(&p, &hi, &w2) < 0 || hi < lo)
-				return fail(err, errlen, -EINVAL, "\"%s\": a range must be LOW-HIGH "
+				return err_fmt(err, errlen, -EINVAL, "\"%s\": a range must be LOW-HIGH "
 					    "with LOW <= HIGH", whole);
 		}
 		if (p < close && *p++ != ',')
-			return fail(err, errlen, -EINVAL, "\"%s\": expected ',' or ']' in [...]",
+			return err_fmt(err, errlen, -EINVAL, "\"%s\": expected ',' or ']' in [...]",
 				    whole);
 		if (p == close && p[-1] == ',')
-			return fail(err, errlen, -EINVAL, "\"%s\": empty entry in [...]", whole);
+			return err_fmt(err, errlen, -EINVAL, "\"%s\": empty entry in [...]", whole);
 		if (hi - lo >= HOSTLIST_MAX)
-			return fail(err, errlen, -E2BIG, "\"%s\": more than %d hosts", whole,
+			return err_fmt(err, errlen, -E2BIG, "\"%s\": more than %d hosts", whole,
 				    HOSTLIST_MAX);
 		for (unsigned long v = lo; v <= hi; v++) {
 			char next[HOSTLIST_NAME_MAX + 2];
 
 			if (snprintf(next, sizeof(next), "%s%.*s%0*lu", prefix, (int)(open - tok),
 				     tok, w, v) > HOSTLIST_NAME_MAX)
-				return fail(err, errlen, -EINVAL, "\"%s\": a name longer than %d "
+				return err_fmt(err, errlen, -EINVAL, "\"%s\": a name longer than %d "
 					    "bytes", whole, HOSTLIST_NAME_MAX);
 			if ((rc = expand(hl, next, close + 1, whole, err, errlen)) < 0)
 				return rc;
 		}
 	}
 	if (open + 1 == close)
-		return fail(err, errlen, -EINVAL, "\"%s\": empty []", whole);
+		return err_fmt(err, errlen, -EINVAL, "\"%s\": empty []", whole);
 	return 0;
 }
 
@@ -135,7 +124,7 @@ static int dedupe(struct hostlist *hl, char *err, size_t errlen)
 	size_t kept = 0;
 
 	if (!r)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return err_fmt(err, errlen, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < hl->n; i++)
 		r[i] = (struct ranked){ hl->names[i], i };
 	qsort(r, hl->n, sizeof(*r), by_name);
@@ -175,22 +164,22 @@ int hostlist_expand(const char *list, struct hostlist *hl, char *err, size_t err
 				break;
 		}
 		if (*q && *q != ',')
-			rc = fail(err, errlen, -EINVAL, "\"%.*s\": '%c' is not allowed in a host "
+			rc = err_fmt(err, errlen, -EINVAL, "\"%.*s\": '%c' is not allowed in a host "
 				  "list", (int)(q - p + 1), p, *q);
 		else if (q == p)
-			rc = fail(err, errlen, -EINVAL, "\"%s\": empty name", list);
+			rc = err_fmt(err, errlen, -EINVAL, "\"%s\": empty name", list);
 		else if (!(tok = strndup(p, (size_t)(q - p))))
-			rc = fail(err, errlen, -ENOMEM, "out of memory");
+			rc = err_fmt(err, errlen, -ENOMEM, "out of memory");
 		else {
 			rc = expand(hl, "", tok, tok, err, errlen);
 			free(tok);
 		}
 		p = *q ? q + 1 : q;
 		if (rc == 0 && q[0] == ',' && !q[1])
-			rc = fail(err, errlen, -EINVAL, "\"%s\": ends with ','", list);
+			rc = err_fmt(err, errlen, -EINVAL, "\"%s\": ends with ','", list);
 	}
 	if (rc == 0 && hl->n == 0)
-		rc = fail(err, errlen, -EINVAL, "empty host list");
+		rc = err_fmt(err, errlen, -EINVAL, "empty host list");
 	if (rc == 0)
 		rc = dedupe(hl, err, errlen);
 	if (rc < 0)

@@ -100,3 +100,20 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	log_vmsg(level, fmt, ap);
 	va_end(ap);
 }
+
+int err_vfmt(char *err, size_t errlen, int rc, const char *fmt, va_list ap)
+{
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	return rc;
+}
+
+int err_fmt(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rc = err_vfmt(err, errlen, rc, fmt, ap);
+	va_end(ap);
+	return rc;
+}

@@ -3,6 +3,7 @@
 #define LOOM_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_LVL_ERR = 0,
@@ -30,6 +31,13 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
+
+/* The way a function that returns -errno gives its reason: one line of
+ * text into err (when err is not NULL), and rc returned. */
+int err_fmt(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+int err_vfmt(char *err, size_t errlen, int rc, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 #define log_err(...)     log_msg(LOG_LVL_ERR, __VA_ARGS__)
 #define log_warn(...)    log_msg(LOG_LVL_WARNING, __VA_ARGS__)
