@@ -300,12 +300,24 @@ int tenants_hosts_eth_prepare(struct tenants_mod *m, struct top *t, const json_t
 
 	for (int k = 0; k < 2; k++)
 		json_array_foreach(sets[k], i, x) {
-			struct top_switch *s = eth_switch(m, t, json_string_value(
-							  json_object_get(x, "switch")), err, errlen);
+			const char *sw = json_string_value(json_object_get(x, "switch"));
+			const char *port = json_string_value(json_object_get(x, "port"));
+			struct top_switch *s;
 
-			if (!s || eth_port(s, json_string_value(json_object_get(x, "port")),
-					   k == 0) < 0)
-				return s ? -ENOMEM : -ENOENT;
+			/* A port the tenant leaves, on a switch taken out of
+			 * loom.yaml: loom cannot reach it any more, and must
+			 * not keep the tenant from being changed or deleted. */
+			if (k == 1 && !switch_conf(m->conf, sw)) {
+				log_warn("tenant %s: switch %s is no longer in loom.yaml: %s keeps "
+					 "VLAN %u", t->name, sw, port, t->vlan);
+				continue;
+			}
+			if (!(s = eth_switch(m, t, sw, err, errlen)))
+				return -ENOENT;
+			if (eth_port(s, port, k == 0) < 0) {
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
 		}
 	if (!t->n_eth)
 		return 0;

@@ -23,6 +23,8 @@
 #     same create again (a retried prolog) puts it back.
 #  7. Delete clears the VLAN from every port; loomd restarted, the other
 #     tenant still verifies.
+#  8. A switch taken out of loom.yaml does not keep its tenant from being
+#     deleted: loomd says the port keeps the VLAN.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
@@ -58,13 +60,14 @@ r leaf1 -n 4 hset "VLAN|Vlan100" vlanid 100 >/dev/null
 r leaf1 -n 4 hset "VLAN_MEMBER|Vlan100|Ethernet8" tagging_mode untagged >/dev/null
 printf '# host  switch port\nhost-0004 leaf2 Ethernet8\n' >"$work/hosts.map"
 
-conf() { # EXTRA-TENANTS-LINES
+SWITCHES="leaf1 leaf2"
+conf() { # EXTRA-TENANTS-LINES: the config with the switches of $SWITCHES
 	loom_config "plugins:" "  dir: $work/plugins" "roce:" "  interval: 0" \
 		"tenants:" "  partitions_file: $work/partitions.conf" "  vlan_min: 2000" \
-		"  host_map: $work/hosts.map" "$@" \
-		"switches:" \
-		"  - {name: leaf1, plugin: sonic, address: \"unix:$work/leaf1.sock\"}" \
-		"  - {name: leaf2, plugin: sonic, address: \"unix:$work/leaf2.sock\"}"
+		"  host_map: $work/hosts.map" "$@" "switches:"
+	for s in $SWITCHES; do
+		printf '  - {name: %s, plugin: sonic, address: "unix:%s/%s.sock"}\n' "$s" "$work" "$s"
+	done >>"$work/loom.yaml"
 }
 conf
 # No simulator: the sweeper finds no InfiniBand port; the switches are all.
@@ -177,3 +180,13 @@ start_loomd
 loom_ctl tenant verify jobB >/dev/null || loom_fail "jobB does not verify after the restart"
 loom_ctl tenant list | grep -q "^jobB  *-  *$VB .*active" || loom_fail "list: $(loom_ctl tenant list)"
 loom_ok "deleted: VLAN $VA on no port; after a loomd restart jobB verifies"
+
+# ---- 8. a switch leaves loom.yaml -----------------------------------------------------
+SWITCHES=leaf1 conf
+kill -HUP "$LOOMD_PID"
+loom_until 50 sh -c "grep -c 'configuration reloaded' '$work/loomd.log' | grep -qv '^[01]$'" ||
+	loom_fail "no reload"
+loom_ctl tenant delete jobB >"$work/e.out" 2>&1 || loom_fail "delete jobB: $(cat "$work/e.out")"
+grep -q "tenant jobB: switch leaf2 is no longer in loom.yaml: Ethernet4 keeps VLAN $VB" "$work/loomd.log" ||
+	loom_fail "loomd did not say what it left on leaf2"
+loom_ok "jobB deleted after leaf2 left loom.yaml; loomd says Ethernet4 keeps VLAN $VB"
