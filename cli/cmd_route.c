@@ -1,6 +1,7 @@
 /* cli/cmd_route.c: `loomctl route compute`: route a topology file offline
- * with one of loom's engines and print how good the tables are. No daemon
- * is involved: this is the library (lib/route*.h) on a file. */
+ * with one of loom's engines and print how good the tables are; with --ar,
+ * also the adaptive routing groups of those tables and how good they are.
+ * No daemon is involved: this is the library (lib/route*.h) on a file. */
 #include "autoconf.h"
 #include "loomctl.h"
 
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "route.h"
+#include "route_ar.h"
 #include "route_metrics.h"
 #include "route_live.h"
 #include "topo_file.h"
@@ -41,6 +43,76 @@ static void print_human(const char *topo, const struct rt_graph *g, const char *
 		json_decref(j);
 	}
 	printf("metrics:   %.3f s\n", t_metrics);
+}
+
+/* The adaptive routing groups of the tables and their judgement, as the
+ * "adaptive_routing" object of --json (route_print_ar prints it). */
+struct ar_result {
+	struct rt_ar *ar;
+	int cdg_rc;            /* rt_ar_cdg_check: 0 acyclic, -EDEADLK */
+	size_t cdg_edges, cdg_vls;
+	char cycle[512];       /* the first cycle, when -EDEADLK */
+	double ebb, ebb_static;
+	unsigned bisections;
+	double t_groups, t_cdg, t_ebb;
+};
+
+static json_t *ar_json(const struct ar_result *a)
+{
+	const struct rt_ar *ar = a->ar;
+
+	return json_pack("{s:s, s:i, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:b, s:I, s:I, "
+			 "s:s?, s:i, s:f, s:f, s:f, s:f, s:f, s:f}",
+			 "mode", rt_ar_mode_name(ar->mode), "capacity", (int)ar->capacity,
+			 "switches", (json_int_t)ar->n_sw,
+			 "groups_max", (json_int_t)ar->max_groups,
+			 "groups_mean", ar->n_sw ? (double)ar->n_groups / (double)ar->n_sw : 0.0,
+			 "groups", (json_int_t)ar->n_groups,
+			 "entries", (json_int_t)ar->n_entries,
+			 "entries_ar", (json_int_t)ar->n_alt,
+			 "entries_dropped", (json_int_t)ar->n_dropped,
+			 "entries_longer", (json_int_t)ar->n_longer,
+			 "cdg_acyclic", a->cdg_rc == 0, "cdg_vls", (json_int_t)a->cdg_vls,
+			 "cdg_edges", (json_int_t)a->cdg_edges,
+			 "cdg_cycle", a->cdg_rc == 0 ? NULL : a->cycle,
+			 "bisections", (int)a->bisections, "ebb_static", a->ebb_static,
+			 "ebb", a->ebb, "ebb_gain", a->ebb_static > 0 ? a->ebb / a->ebb_static : 0.0,
+			 "groups_s", a->t_groups, "cdg_s", a->t_cdg, "ebb_s", a->t_ebb);
+}
+
+/* Groups of l in `mode` with `capacity`, judged with the bisections of
+ * mopts (against the static EBB of m). 0, or -errno after saying why. */
+static int adaptive_routing(struct loomctl *lc, const char *topo, const struct rt_graph *g,
+			    const struct rt_lfts *l, enum rt_ar_mode mode, uint32_t capacity,
+			    const struct rt_metrics_opts *mopts, const struct rt_metrics *m,
+			    struct ar_result *a)
+{
+	char err[512] = "";
+	double t0 = now(), t1, t2;
+	int rc;
+
+	if (!(a->ar = rt_ar_new(g, l, mode, capacity, err, sizeof(err)))) {
+		loomctl_error(lc, "%s: adaptive routing: %s", topo, err);
+		return -ENOMEM;
+	}
+	t1 = now();
+	a->cdg_rc = rt_ar_cdg_check(g, l, a->ar, &a->cdg_edges, &a->cdg_vls, a->cycle,
+				    sizeof(a->cycle));
+	if (a->cdg_rc < 0 && a->cdg_rc != -EDEADLK) {
+		loomctl_error(lc, "%s: adaptive routing: %s", topo, a->cycle);
+		return a->cdg_rc;
+	}
+	t2 = now();
+	if ((rc = rt_ar_ebb(g, a->ar, mopts, &a->ebb)) < 0) {
+		loomctl_error(lc, "%s: adaptive routing: EBB: %s", topo, strerror(-rc));
+		return rc;
+	}
+	a->ebb_static = m->ebb;
+	a->bisections = (unsigned)m->bisections;
+	a->t_groups = t1 - t0;
+	a->t_cdg = t2 - t1;
+	a->t_ebb = now() - t2;
+	return 0;
 }
 
 static json_t *to_json(const char *topo, const struct rt_graph *g, const char *engine,
@@ -93,6 +165,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		{ "random", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "bisections", required_argument, NULL, 'b' },
+		{ "ar", optional_argument, NULL, 'a' },
+		{ "ar-cap", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1,
@@ -103,6 +177,10 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	struct rt_lfts *l = NULL;
 	struct fab *fab = NULL;
 	struct rt_metrics m;
+	struct ar_result ar = { 0 };
+	enum rt_ar_mode ar_mode = RT_AR_TREE;
+	uint32_t ar_cap = RT_AR_DEFAULT_CAPACITY;
+	int want_ar = 0;
 	unsigned long v;
 	char err[512] = "";
 	double t0, t1, t2, t3;
@@ -144,6 +222,25 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 							   optarg);
 			mopts.n_bisect = (unsigned)v;
 			break;
+		case 'a':
+			/* "--ar lag" as well as "--ar=lag": getopt only attaches an
+			 * optional argument, and route compute has no operands, so
+			 * a next word that is no option is --ar's. */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
+				optarg = argv[optind++];
+			if (optarg && rt_ar_mode_parse(optarg, &ar_mode) < 0)
+				return loomctl_usage_error(lc, "route compute", "--ar wants tree or "
+							   "lag, not \"%s\"", optarg);
+			want_ar = 1;
+			break;
+		case 'c':
+			if (loomctl_parse_count(optarg, RT_AR_MAX_CAPACITY, &v) < 0)
+				return loomctl_usage_error(lc, "route compute", "--ar-cap wants a "
+							   "count up to %u, not \"%s\"",
+							   RT_AR_MAX_CAPACITY, optarg);
+			ar_cap = (uint32_t)v;
+			want_ar = 1;
+			break;
 		default:
 			return loomctl_usage_hint();
 		}
@@ -180,6 +277,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		goto out;
 	}
 	t3 = now();
+	if (want_ar && adaptive_routing(lc, topo, g, l, ar_mode, ar_cap, &mopts, &m, &ar) < 0)
+		goto out;
 	if (dump) {
 		FILE *f = fopen(dump, "w");
 
@@ -191,14 +290,23 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	if (lc->json) {
 		json_t *j = to_json(topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
 
+		if (ar.ar)
+			json_object_set_new(j, "adaptive_routing", ar_json(&ar));
 		output_json(j, stdout);
 		json_decref(j);
 	} else {
 		print_human(topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
+		if (ar.ar) {
+			json_t *j = ar_json(&ar);
+
+			route_print_ar(stdout, j);
+			json_decref(j);
+		}
 	}
 	/* Tables that lose pairs or loop are a failed routing, for scripts too. */
 	status = m.delivered == m.pairs ? LOOMCTL_EXIT_OK : LOOMCTL_EXIT_FAILED;
 out:
+	rt_ar_free(ar.ar);
 	rt_lfts_free(l);
 	rt_graph_free(g);
 	fab_free(fab);

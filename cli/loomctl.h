@@ -9,7 +9,7 @@
  *   cmd_route.c   route compute (offline, on a topology file)
  *   cmd_route_live.c  route check, route trace (the tables in the switches)
  *   cmd_route_runs.c  route runs (OpenSM's routing runs with loom's engines)
- *   route_print.c the metrics block both print
+ *   route_print.c the metrics block both print, the adaptive routing block
  *   cmd_qos.c     qos plan, status, apply (the RoCE policy on the switches)
  *   cmd_switches.c  switches [NAME] (the Ethernet switches as last read)
  *   cmd_tenant.c  tenant create, add-hosts, remove-hosts, delete, verify, show, list
@@ -131,5 +131,8 @@ int cmd_qos(struct loomctl *lc, int argc, char **argv);
 /* The pairs, EFI, shift, random, deadlock and EBB lines of a "metrics"
  * JSON object. */
 void route_print_metrics(FILE *out, const json_t *metrics);
+/* The adaptive routing block of `route compute --ar`, from its
+ * "adaptive_routing" JSON object. */
+void route_print_ar(FILE *out, const json_t *ar);
 
 #endif

@@ -2,7 +2,8 @@
  * `route check` both print, from the "metrics" object of their JSON (the
  * keys of lib/route_live.h's rl_metrics_json), so that tables computed
  * offline and tables read from the switches read the same. Tables read
- * from switches carry no SLs: their dependencies are all on VL 0. */
+ * from switches carry no SLs: their dependencies are all on VL 0. Also the
+ * adaptive routing block of `route compute --ar`, likewise from its JSON. */
 #include "autoconf.h"
 #include "loomctl.h"
 
@@ -32,4 +33,36 @@ void route_print_metrics(FILE *out, const json_t *m)
 		mint(m, "cdg_edges"));
 	fprintf(out, "EBB:       %.3f effective bisection bandwidth over %lld random bisections\n",
 		json_real_value(json_object_get(m, "ebb")), mint(m, "bisections"));
+}
+
+/* The "adaptive_routing" object of `route compute --ar`: the groups, the
+ * dependency graph with every member, the EBB with them against the
+ * static tables'. */
+void route_print_ar(FILE *out, const json_t *a)
+{
+	const json_t *cycle = json_object_get(a, "cdg_cycle");
+
+	fprintf(out, "adaptive routing: %s mode: groups %.3f s, CDG %.3f s, EBB %.3f s\n",
+		json_string_value(json_object_get(a, "mode")),
+		json_real_value(json_object_get(a, "groups_s")),
+		json_real_value(json_object_get(a, "cdg_s")),
+		json_real_value(json_object_get(a, "ebb_s")));
+	fprintf(out, "AR groups: max %lld, mean %.2f per switch (capacity %lld), %lld in all\n",
+		mint(a, "groups_max"), json_real_value(json_object_get(a, "groups_mean")),
+		mint(a, "capacity"), mint(a, "groups"));
+	fprintf(out, "AR LIDs:   %lld of %lld (switch, CA LID) entries with alternatives, %lld "
+		"dropped for capacity, %lld static ports off the shortest paths\n",
+		mint(a, "entries_ar"), mint(a, "entries"), mint(a, "entries_dropped"),
+		mint(a, "entries_longer"));
+	if (json_is_true(json_object_get(a, "cdg_acyclic")))
+		fprintf(out, "AR CDG:    every member together acyclic, deadlock-free, on %lld "
+			"VL%s (%lld dependencies)\n", mint(a, "cdg_vls"),
+			mint(a, "cdg_vls") == 1 ? "" : "s", mint(a, "cdg_edges"));
+	else
+		fprintf(out, "AR CDG:    CYCLIC with every member, may deadlock: %s\n",
+			json_is_string(cycle) ? json_string_value(cycle) : "?");
+	fprintf(out, "AR EBB:    %.3f with AR, %.3f static: x%.2f, over %lld random bisections\n",
+		json_real_value(json_object_get(a, "ebb")),
+		json_real_value(json_object_get(a, "ebb_static")),
+		json_real_value(json_object_get(a, "ebb_gain")), mint(a, "bisections"));
 }

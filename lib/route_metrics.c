@@ -60,6 +60,19 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+void rt_metrics_shuffle(size_t *perm, size_t n, uint64_t *seed)
+{
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	/* Fisher-Yates; the modulo bias is negligible for n << 2^64. */
+	for (size_t i = n > 0 ? n - 1 : 0; i > 0; i--) {
+		size_t j = (size_t)(splitmix64(seed) % (i + 1)), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+}
+
 struct scratch {
 	uint32_t *path;        /* n_sw + 1 */
 	uint32_t *count;       /* per switch port: flows of one permutation */
@@ -314,15 +327,7 @@ static void randoms(const struct rt_graph *g, const struct rt_lfts *l, unsigned 
 	for (unsigned r = 0; r < n_random; r++) {
 		size_t load;
 
-		/* Fisher-Yates; the modulo bias is negligible for n << 2^64. */
-		for (size_t i = 0; i < n; i++)
-			w->dst[i] = i;
-		for (size_t i = n - 1; i > 0; i--) {
-			size_t j = (size_t)(splitmix64(&seed) % (i + 1)), t = w->dst[i];
-
-			w->dst[i] = w->dst[j];
-			w->dst[j] = t;
-		}
+		rt_metrics_shuffle(w->dst, n, &seed);
 		load = permutation_load(g, l, w);
 		if (load > out->random_max_load)
 			out->random_max_load = load;
@@ -360,19 +365,11 @@ static void bisections(const struct rt_graph *g, const struct rt_lfts *l, unsign
 	for (unsigned r = 0; r < n_bisect; r++) {
 		size_t n_touched = 0, len;
 
-		for (size_t i = 0; i < n; i++)
-			w->dst[i] = i;
-		for (size_t i = n - 1; i > 0; i--) {
-			size_t j = (size_t)(splitmix64(&seed) % (i + 1)), t = w->dst[i];
-
-			w->dst[i] = w->dst[j];
-			w->dst[j] = t;
-		}
-		/* Load: flow 2i goes from dst[i] to dst[half + i], 2i + 1 back. */
+		rt_metrics_shuffle(w->dst, n, &seed);
 		for (size_t f = 0; f < 2 * half; f++) {
-			size_t a = w->dst[f % 2 ? half + f / 2 : f / 2];
-			size_t b = w->dst[f % 2 ? f / 2 : half + f / 2];
+			size_t a, b;
 
+			rt_metrics_bisection_flow(w->dst, n, f, &a, &b);
 			if (g->ca[a].sw < 0 ||
 			    walk(g, l, g->ca[a].sw, b, w->path, &len) != WALK_DELIVERED)
 				continue;
@@ -381,9 +378,10 @@ static void bisections(const struct rt_graph *g, const struct rt_lfts *l, unsign
 					w->touched[n_touched++] = w->path[h];
 		}
 		for (size_t f = 0; f < 2 * half; f++) {
-			size_t a = w->dst[f % 2 ? half + f / 2 : f / 2];
-			size_t b = w->dst[f % 2 ? f / 2 : half + f / 2];
-			size_t worst = flow_max_load(g, l, a, b, w, &len);
+			size_t a, b, worst;
+
+			rt_metrics_bisection_flow(w->dst, n, f, &a, &b);
+			worst = flow_max_load(g, l, a, b, w, &len);
 
 			if (worst)
 				sum += 1.0 / (double)worst;

@@ -71,4 +71,22 @@ struct rt_metrics {
 int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 		       const struct rt_metrics_opts *opts, struct rt_metrics *out);
 
+/* The draws behind the random permutations and bisections, for other
+ * judges of the same tables (route_ar.h's EBB with adaptive routing) to
+ * see the very same flows. perm gets 0..n-1 shuffled (Fisher-Yates on
+ * splitmix64, advancing *seed): rt_metrics_compute draws each random
+ * permutation, and separately each bisection, from opts->seed so. */
+void rt_metrics_shuffle(size_t *perm, size_t n, uint64_t *seed);
+
+/* Flow f (0 .. 2 * (n / 2) - 1) of the bisection drawn as perm (n CAs):
+ * flow 2i goes from perm[i] to perm[n / 2 + i], flow 2i + 1 back. */
+static inline void rt_metrics_bisection_flow(const size_t *perm, size_t n, size_t f,
+					     size_t *a, size_t *b)
+{
+	size_t half = n / 2;
+
+	*a = perm[f % 2 ? half + f / 2 : f / 2];
+	*b = perm[f % 2 ? f / 2 : half + f / 2];
+}
+
 #endif
