@@ -39,11 +39,12 @@
 #include "log.h"
 #include "proto.h"
 #include "store.h"
+#include "store_routing.h"
 #include "store_tenants.h"
 #include "switch_open.h"
 
 const char *const tenants_top_names[] = { "create", "add-hosts", "remove-hosts", "delete",
-					  "verify" };
+					  "verify", "resume" };
 
 double tenants_now(void)
 {
@@ -64,6 +65,9 @@ void tenants_top_free(struct top *t)
 	free(t->subnet_names);
 	free(t->subnet_cas);
 	tenants_eth_free(t);
+	for (size_t i = 0; i < t->n_batch; i++)
+		tenants_top_free(t->batch[i]);
+	free(t->batch);
 	free(t);
 }
 
@@ -94,10 +98,27 @@ static void *top_thread(void *arg)
 	char byte = 1;
 
 	t->rc = 0;
-	if (t->pkey)
-		t->rc = tenants_ib_apply(t, start + t->m->conf->tenant_timeout_s);
-	if (t->rc == 0 && t->vlan)
-		t->rc = tenants_eth_apply(t);
+	if (t->kind == TOP_RESUME) {
+		struct top **ib = calloc(t->n_batch + 1, sizeof(*ib));
+		size_t n = 0;
+
+		for (size_t i = 0; ib && i < t->n_batch; i++)
+			if (t->batch[i]->pkey)
+				ib[n++] = t->batch[i];
+		if (!ib)
+			t->rc = -ENOMEM;
+		else if (n)
+			tenants_ib_apply(t, ib, n, start + t->m->conf->tenant_timeout_s);
+		free(ib);
+		for (size_t i = 0; i < t->n_batch; i++)
+			if (t->batch[i]->vlan && t->batch[i]->rc == 0)
+				t->batch[i]->rc = tenants_eth_apply(t->batch[i]);
+	} else {
+		if (t->pkey)
+			t->rc = tenants_ib_apply(t, &t, 1, start + t->m->conf->tenant_timeout_s);
+		if (t->rc == 0 && t->vlan)
+			t->rc = tenants_eth_apply(t);
+	}
 	t->took = tenants_now() - start;
 	if (write(t->m->pipe_fd[1], &byte, 1) != 1)
 		log_err("tenants: cannot wake the event loop: %s", strerror(errno));
@@ -151,6 +172,73 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 	return rc;
 }
 
+/* TOP_RESUME: a check of its own for every tenant; those that cannot even
+ * be prepared are marked failed now. */
+static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_t errlen)
+{
+	json_t *list = NULL, *x;
+	size_t i;
+	int ib = 0;
+
+	if (store_tenant_list(m->store, &list) < 0) {
+		snprintf(err, errlen, "cannot read the tenants from the database");
+		return -EIO;
+	}
+	if (!(t->batch = calloc(json_array_size(list) + 1, sizeof(*t->batch)))) {
+		json_decref(list);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	json_array_foreach(list, i, x) {
+		const char *name = json_string_value(json_object_get(x, "name"));
+		char why[512] = "";
+		struct top *b;
+
+		if (!strcmp(json_string_value(json_object_get(x, "state")), "applying"))
+			log_notice("tenant %s: was being applied when loomd stopped; checking it",
+				   name);
+		if (!(b = tenants_top_new(m, NULL, TOP_VERIFY, name)))
+			continue;
+		if (prepare(m, b, why, sizeof(why)) < 0) {
+			log_warn("tenant %s: cannot check it: %s", name, why);
+			store_tenant_set_state(m->store, tenants_now(), name, "failed", why);
+			tenants_top_free(b);
+			continue;
+		}
+		ib |= b->pkey != 0;
+		t->batch[t->n_batch++] = b;
+	}
+	json_decref(list);
+	return ib ? tenants_ib_fill_subnets(m, t) : 0;
+}
+
+/* Each tenant of a TOP_RESUME: confirmed, or failed with why (an event). */
+static void finish_resume(struct tenants_mod *m, struct top *t)
+{
+	size_t ok = 0;
+
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct top *b = t->batch[i];
+
+		if (b->rc == 0) {
+			ok++;
+			store_tenant_set_state(m->store, tenants_now(), b->name, "active", "");
+			continue;
+		}
+		log_warn("tenant %s: not on the fabric as stored: %s", b->name, b->err);
+		store_tenant_set_state(m->store, tenants_now(), b->name, "failed", b->err);
+		{
+			char subject[LOOM_NAME_LEN + 8];
+
+			snprintf(subject, sizeof(subject), "tenant %s", b->name);
+			store_record_event(m->store, tenants_now(), 0, "warning", "tenant_failed",
+					   subject, "", b->err);
+		}
+	}
+	log_notice("tenants: %zu of %zu confirmed on the fabric at start in %.1f s", ok,
+		   t->n_batch, t->took);
+}
+
 static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
 {
 	json_t *cur = NULL;
@@ -199,6 +287,10 @@ static void finish(struct tenants_mod *m, struct top *t)
 {
 	double now = tenants_now();
 
+	if (t->kind == TOP_RESUME) {
+		finish_resume(m, t);
+		return;
+	}
 	if (t->rc == 0) {
 		if (t->kind != TOP_DELETE)
 			store_tenant_set_state(m->store, now, t->name, "active", "");
@@ -234,7 +326,8 @@ static void start_next(struct tenants_mod *m)
 
 	while (!m->running && (t = m->queue)) {
 		err[0] = '\0';
-		rc = prepare(m, t, err, sizeof(err));
+		rc = t->kind == TOP_RESUME ? prepare_resume(m, t, err, sizeof(err))
+					   : prepare(m, t, err, sizeof(err));
 		if (rc == 0 && pthread_create(&t->thread, NULL, top_thread, t) == 0) {
 			m->running = 1;
 			return;
@@ -366,8 +459,7 @@ void tenants_free(struct tenants_mod *m)
 int tenants_resume(struct tenants_mod *m)
 {
 	char err[1024] = "", *text, *had;
-	json_t *list = NULL, *x;
-	size_t i;
+	json_t *list = NULL;
 
 	/* A crash between the database and the file: the database wins. */
 	if (!(text = tenants_ib_file_text(m, err, sizeof(err)))) {
@@ -385,17 +477,15 @@ int tenants_resume(struct tenants_mod *m)
 		tenants_ib_rewrite(m, "it differed from the database at start");
 	free(had);
 	free(text);
-	/* Changes a stop interrupted are applied again (each step is
-	 * idempotent) and checked on the fabric now. */
-	json_array_foreach(list, i, x) {
-		struct top *t;
+	/* Every tenant is checked on the fabric now, with one read a pass,
+	 * its VLANs applied again (idempotent), and marked active or failed:
+	 * the fabric may have changed while loomd was down, and a change a
+	 * stop interrupted ("applying") is completed or found failed. */
+	if (json_array_size(list)) {
+		struct top *t = tenants_top_new(m, NULL, TOP_RESUME, "(all)");
 
-		if (strcmp(json_string_value(json_object_get(x, "state")), "applying") ||
-		    !(t = tenants_top_new(m, NULL, TOP_VERIFY,
-					  json_string_value(json_object_get(x, "name")))))
-			continue;
-		log_notice("tenant %s: was being applied when loomd stopped; checking it", t->name);
-		tenants_enqueue(m, t);
+		if (t)
+			tenants_enqueue(m, t);
 	}
 	json_decref(list);
 	return 0;

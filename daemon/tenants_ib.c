@@ -259,13 +259,16 @@ static int judge(const struct top *t, json_t *const *reads, char *err, size_t er
 	return -EAGAIN;
 }
 
-int tenants_ib_apply(struct top *t, double deadline)
+int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline)
 {
 	struct tenants_mod *m = t->m;
 	json_t **reads = calloc(t->n_subnets + 1, sizeof(*reads));
 	char why[1024] = "";
+	size_t left = n;
 	int signalled = 0, rc = 0;
 
+	for (size_t i = 0; i < n; i++)
+		tops[i]->rc = -EAGAIN;
 	if (!reads) {
 		snprintf(t->err, sizeof(t->err), "out of memory");
 		return -ENOMEM;
@@ -282,6 +285,7 @@ int tenants_ib_apply(struct top *t, double deadline)
 		else
 			snprintf(why, sizeof(why), "%s", t->osm_why);
 	}
+	/* One read of the fabric a pass, judged against every tenant asked. */
 	for (;;) {
 		int read_ok = 1;
 
@@ -293,14 +297,24 @@ int tenants_ib_apply(struct top *t, double deadline)
 				break;
 			}
 		}
-		if (read_ok && (rc = judge(t, reads, t->err, sizeof(t->err))) == 0)
-			break;
-		if (!read_ok)
-			rc = -EIO;
-		if (tenants_now() >= deadline || t->once)
+		for (size_t i = 0; i < n; i++) {
+			struct top *x = tops[i];
+
+			if (x->rc == 0)
+				continue;
+			if (!read_ok) {
+				x->rc = -EIO;
+				if (x != t)
+					snprintf(x->err, sizeof(x->err), "%s", t->err);
+			} else if ((x->rc = judge(x, reads, x->err, sizeof(x->err))) == 0) {
+				left--;
+			}
+		}
+		if (!left || tenants_now() >= deadline || t->once)
 			break;
 		usleep(500000);
 	}
+	rc = left ? tops[0]->rc : 0;
 	if (rc < 0 && t->file_text && !signalled && why[0]) {
 		size_t l = strlen(t->err);
 

@@ -29,7 +29,7 @@ struct event_base;
 struct plugin_cache;
 struct store;
 
-enum top_kind { TOP_CREATE, TOP_ADD, TOP_REMOVE, TOP_DELETE, TOP_VERIFY };
+enum top_kind { TOP_CREATE, TOP_ADD, TOP_REMOVE, TOP_DELETE, TOP_VERIFY, TOP_RESUME };
 extern const char *const tenants_top_names[];
 
 /* The Ethernet side of one change on one switch. */
@@ -69,6 +69,10 @@ struct top {
 	int once;              /* verify: one read, no waiting, nothing set */
 	int osm_pid;           /* OpenSM to signal, or 0 and osm_why says why none */
 	char osm_why[512];
+	/* TOP_RESUME: every tenant, each a TOP_VERIFY of its own, checked
+	 * with one read of the fabric a pass (this top holds the subnets). */
+	struct top **batch;
+	size_t n_batch;
 	/* Ethernet (vlan 0: the tenant has none: skipped) */
 	unsigned vlan;
 	struct top_switch *eth;
@@ -125,9 +129,10 @@ int tenants_ib_opensm_pid(struct tenants_mod *m, char *err, size_t errlen);
 void tenants_ib_rewrite(struct tenants_mod *m, const char *why);
 /* The IB subnets to read (every swept one). -ENOENT: none was swept. */
 int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t);
-/* Worker: write the file, signal OpenSM, read the PKey tables back until
- * the tenant holds (or the deadline). 0 or -errno with t->err. */
-int tenants_ib_apply(struct top *t, double deadline);
+/* Worker: write t's file, signal OpenSM, read the PKey tables of t's
+ * subnets back until every one of tops[0..n) holds (or the deadline);
+ * each gets its rc and err. 0 when all hold, else tops[0]'s -errno. */
+int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline);
 
 /* tenants_eth.c, worker: make every member switch port hold t->vlan and
  * no other host-facing port hold it (t->once: only read), then read them

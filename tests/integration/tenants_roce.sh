@@ -21,8 +21,8 @@
 #  5. tenants.host_map places a host LLDP does not name.
 #  6. Drift: a VLAN removed behind loom's back fails `tenant verify`; the
 #     same create again (a retried prolog) puts it back.
-#  7. Delete clears the VLAN from every port; loomd restarted, the other
-#     tenant still verifies.
+#  7. Delete clears the VLAN from every port; the other tenant's VLAN,
+#     removed while loomd is down, is put back by loomd's start.
 #  8. A switch taken out of loom.yaml does not keep its tenant from being
 #     deleted: loomd says the port keeps the VLAN.
 set -eu
@@ -176,10 +176,15 @@ loom_ctl tenant delete jobA >/dev/null || loom_fail "delete failed"
 [ -z "$(members leaf1 "$VA")$(members leaf2 "$VA")" ] ||
 	loom_fail "after delete: leaf1 $(members leaf1 "$VA"), leaf2 $(members leaf2 "$VA")"
 kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
+# Changed while loomd was down: its start puts it back by itself.
+r leaf2 -n 4 del "VLAN_MEMBER|Vlan$VB|Ethernet4" >/dev/null
 start_loomd
+loom_until 100 grep -q "tenants: 1 of 1 confirmed on the fabric at start" "$work/loomd.log" ||
+	loom_fail "loomd did not check the tenants at start"
+[ "$(members leaf2 "$VB")" = "Ethernet4" ] || loom_fail "the start did not put $VB back on leaf2 Ethernet4"
 loom_ctl tenant verify jobB >/dev/null || loom_fail "jobB does not verify after the restart"
 loom_ctl tenant list | grep -q "^jobB  *-  *$VB .*active" || loom_fail "list: $(loom_ctl tenant list)"
-loom_ok "deleted: VLAN $VA on no port; after a loomd restart jobB verifies"
+loom_ok "deleted: VLAN $VA on no port; jobB's VLAN, removed while loomd was down, put back by its start"
 
 # ---- 8. a switch leaves loom.yaml -----------------------------------------------------
 SWITCHES=leaf1 conf
