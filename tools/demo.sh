@@ -4,7 +4,9 @@
 # against it, let OpenSM assign LIDs and route it with loom's engine (the
 # libloomosm.so plugin, which reports the run to loomd), and show with
 # loomctl what loom found and routed, checked against the tables read back
-# from the switches. Run as root on Debian 12:  sudo sh tools/demo.sh [NETFILE]
+# from the switches; then isolate a job's hosts in their own partition (a
+# tenant), confirmed on the HCA ports. Run as root on Debian 12:
+#   sudo sh tools/demo.sh [NETFILE]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/tools/deps.sh"
@@ -24,7 +26,14 @@ opensm:
   report_socket: $work/osm.sock
 discovery:
   interval: 0
+tenants:
+  partitions_file: $work/partitions.conf
+  static_partitions: $work/static.conf
+  opensm_pid_file: $work/opensm.pid
+  timeout_s: 30
 EOC
+printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
+cp "$work/static.conf" "$work/partitions.conf"
 
 # Everything below runs inside its own network namespace, so that ibsim's
 # fixed socket cannot meet another simulator on this machine.
@@ -37,7 +46,8 @@ B=$top/build
 ibsim -n -s "$net" >"$work/ibsim.log" 2>&1 </dev/null &
 sim=$!
 loomd=""
-trap "kill \$sim \$loomd 2>/dev/null; wait 2>/dev/null" EXIT
+osm=""
+trap "kill \$sim \$loomd \$osm 2>/dev/null; wait 2>/dev/null" EXIT
 i=0; until grep -q "simulator ready" "$work/ibsim.log"; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/ibsim.log"; exit 1; }; sleep 0.1; done
 
@@ -48,11 +58,17 @@ i=0; until [ -S "$work/loomd.sock" ]; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/loomd.log"; exit 1; }; sleep 0.1; done
 ctl="$B/loomctl -s $work/loomd.sock"
 
-echo "== OpenSM with loom inside: one sweep (assigns LIDs, routes with routing_engine loom)"
-printf "event_plugin_name loomosm\nrouting_engine loom\n" >"$work/opensm.conf"
-OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$work/osm.sock \
-	LD_PRELOAD=$preload opensm -F "$work/opensm.conf" -o -f "$work/opensm.log" >"$work/opensm.out" 2>&1
-grep -m1 -o "SUBNET UP" "$work/opensm.log" || { echo "OpenSM did not bring the subnet up"; tail "$work/opensm.log"; exit 1; }
+echo "== OpenSM with loom inside (assigns LIDs, routes with routing_engine loom, reads the partitions file loom writes)"
+printf "event_plugin_name loomosm\nrouting_engine loom\npartition_config_file %s/partitions.conf\nforce_log_flush TRUE\n" \
+	"$work" >"$work/opensm.conf"
+(OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$work/osm.sock \
+	LD_PRELOAD=$preload exec opensm -F "$work/opensm.conf" -f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+osm=$!
+echo $osm >"$work/opensm.pid"
+i=0; until grep -q "SUBNET UP" "$work/opensm.log" 2>/dev/null; do
+	i=$((i+1)); [ $i -lt 300 ] || { echo "OpenSM did not bring the subnet up"; tail "$work/opensm.log"; exit 1; }
+	sleep 0.1; done
+echo "SUBNET UP"
 grep -o "loom engine loom routed.*" "$work/opensm.log" | cut -c1-160
 
 echo "== loomctl discover --wait"; $ctl discover --wait
@@ -70,7 +86,18 @@ echo "== loomctl route check: the tables the switches hold now, read back with S
 $ctl route check
 echo "== loomctl route trace host-0000 host-0031"
 $ctl route trace host-0000 host-0031
-echo "== loom routing the same fabric offline (the loom engine; quality by walking the tables)"
-$B/loomctl route compute --topology "$net"
+echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
+$ctl tenant create demo-job --hosts "host-[0000-0003]"
+echo "== smpquery pkeys of host-0000 (member) and host-0004 (not): read by the real tool"
+for h in host-0000 host-0004; do
+	lid=$($ctl --json node "$h" | python3 -c "import json,sys; print(json.load(sys.stdin)[\"lid\"])")
+	printf "%s (LID %s): " "$h" "$lid"
+	LD_PRELOAD=$preload smpquery pkeys "$lid" 1 2>/dev/null | head -n 1
+done
+echo "== loomctl tenant list; tenant delete demo-job"
+$ctl tenant list
+$ctl tenant delete demo-job | head -n 2
+echo "== loom routing the same fabric offline, with adaptive routing groups (quality by walking the tables)"
+$B/loomctl route compute --topology "$net" --ar tree
 echo "demo: done (database kept in $work/loom.db; try: $B/loomctl --db $work/loom.db nodes)"
 '
