@@ -59,8 +59,10 @@ int cmd_qos(struct loomctl *lc, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "switch", required_argument, NULL, 's' },
+		{ "ib", no_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
+	int ib = 0;
 	const char *what, *one = NULL, *cmd;
 	json_t *result = NULL, *args;
 	int c, rc, all_in;
@@ -83,12 +85,19 @@ int cmd_qos(struct loomctl *lc, int argc, char **argv)
 		case 's':
 			one = optarg;
 			break;
+		case 'i':
+			ib = 1;
+			break;
 		default:
 			return loomctl_usage_hint();
 		}
 	}
 	if (optind < argc)
 		return loomctl_usage_error(lc, "qos", "unexpected argument \"%s\"", argv[optind]);
+	if (ib && one)
+		return loomctl_usage_error(lc, "qos", "--ib is the InfiniBand fabric, not a switch");
+	if (ib)
+		return cmd_qos_ib(lc, what);
 	if (lc->db_path)
 		return loomctl_usage_error(lc, "qos", "asks the switches: needs loomd, not --db");
 	args = one ? json_pack("{s:s}", "switch", one) : json_object();

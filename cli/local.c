@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "ar_status.h"
 #include "db_query.h"
 #include "proto.h"
 #include "route_live.h"
@@ -76,6 +77,14 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 
 		if (rc == 0)
 			json_object_set_new(json_object_get(*out, "read"), "cached", json_true());
+		return rc;
+	}
+	/* ... and the AR capability the last probe found. */
+	if (strcmp(cmd, "ar-status") == 0) {
+		int rc = ar_db_status(db, arg_str(args, "subnet"), out, err, errlen);
+
+		if (rc == 0)
+			json_object_set_new(json_object_get(*out, "probe"), "cached", json_true());
 		return rc;
 	}
 	if (strcmp(cmd, "route-runs") == 0) {

@@ -26,6 +26,7 @@ static const struct {
 	{ "qos", cmd_qos, 0 },
 	{ "switches", cmd_switches, 0 },
 	{ "tenant", cmd_tenant, 0 },
+	{ "ar", cmd_ar, 0 },
 };
 
 static void usage(FILE *out)
@@ -69,6 +70,10 @@ static void usage(FILE *out)
 		"                                 GUID 0x... or LID\n"
 		"  route runs [--limit N]         OpenSM's routing runs with loom's engines,\n"
 		"                                 newest first, with the metrics of each\n"
+		"  ar status [--subnet NAME] [--cached]\n"
+		"                                 probe every switch for adaptive routing\n"
+		"                                 (ARInfo): supported, enabled, groups used\n"
+		"                                 and capacity, or why not (static routing)\n"
 		"  switches [NAME]                the Ethernet switches as last read (model, OS,\n"
 		"                                 ports up, neighbours, QoS state); NAME: its\n"
 		"                                 ports and LLDP neighbours\n"
@@ -78,6 +83,10 @@ static void usage(FILE *out)
 		"                                 unreachable; exit 1 unless all in policy\n"
 		"  qos apply [--switch NAME]      apply the policy, then read it back;\n"
 		"                                 exit 1 unless all in policy\n"
+		"  qos status --ib                every IB port's SL2VL and VLArb tables read\n"
+		"                                 back against ib_qos; exit 1 unless all match\n"
+		"  qos apply --ib                 ib_qos written as OpenSM options, OpenSM\n"
+		"                                 signalled (it programs the ports)\n"
 		"  tenant create NAME --hosts LIST [--pkey P] [--limited]\n"
 		"                                 the hosts' HCA ports in a partition of their\n"
 		"                                 own; returns once the fabric shows it\n"

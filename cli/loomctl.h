@@ -13,6 +13,7 @@
  *   cmd_qos.c     qos plan, status, apply (the RoCE policy on the switches)
  *   cmd_switches.c  switches [NAME] (the Ethernet switches as last read)
  *   cmd_tenant.c  tenant create, add-hosts, remove-hosts, delete, verify, show, list
+ *   cmd_ar.c      ar status (adaptive routing capability of the switches)
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -124,8 +125,13 @@ int cmd_switches(struct loomctl *lc, int argc, char **argv);
 /* ---- cmd_tenant.c: argv[0] is "tenant" ---- */
 int cmd_tenant(struct loomctl *lc, int argc, char **argv);
 
+/* ---- cmd_ar.c: argv[0] is "ar" ---- */
+int cmd_ar(struct loomctl *lc, int argc, char **argv);
+
 /* ---- cmd_qos.c: argv[0] is "qos" ---- */
 int cmd_qos(struct loomctl *lc, int argc, char **argv);
+/* ---- cmd_qos_ib.c: `qos status|apply --ib` (what: "status" or "apply") ---- */
+int cmd_qos_ib(struct loomctl *lc, const char *what);
 
 /* ---- route_print.c ---- */
 /* The pairs, EFI, shift, random, deadlock and EBB lines of a "metrics"

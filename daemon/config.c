@@ -604,8 +604,8 @@ static int check_host_pattern(struct parse *p, const yaml_node_t *const *seen)
 static int parse_root(struct parse *p, const yaml_node_t *root)
 {
 	const yaml_node_t *seen[N_CFG_KEYS] = { NULL };
-	const yaml_node_t *sections[10] = { NULL };
-	const char *section_names[10];
+	const yaml_node_t *sections[16] = { NULL };
+	const char *section_names[16];
 	int n_sections = 0, rc;
 
 	if (cfg_is_null(root))
@@ -613,7 +613,7 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 	if (root->type != YAML_MAPPING_NODE)
 		return cfg_fail(p, cfg_line(root), NULL,
 				  "expected a mapping of sections (log, database, control, "
-				  "discovery, opensm, plugins, roce, switches, tenants) at the top "
+				  "discovery, opensm, plugins, roce, switches, tenants, ib_qos) at the top "
 				  "level, "
 				  "got %s", cfg_node_kind(root));
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
@@ -624,7 +624,8 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 
 		if (!(name = cfg_key_text(p, k, "(top level)")))
 			return -EINVAL;
-		if (!is_section(name) && strcmp(name, "roce") && strcmp(name, "switches"))
+		if (!is_section(name) && strcmp(name, "roce") && strcmp(name, "switches") &&
+		    strcmp(name, "ib_qos"))
 			return cfg_fail(p, cfg_line(k), name, "unknown key");
 		for (int i = 0; i < n_sections; i++)
 			if (strcmp(section_names[i], name) == 0)
@@ -636,6 +637,7 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 		sections[n_sections++] = k;
 		rc = strcmp(name, "roce") == 0 ? config_parse_roce(p, v)
 		   : strcmp(name, "switches") == 0 ? config_parse_switches(p, v)
+		   : strcmp(name, "ib_qos") == 0 ? config_parse_ibqos(p, v)
 		   : parse_section(p, name, v, seen);
 		if (rc < 0)
 			return rc;
@@ -905,6 +907,7 @@ int config_print(const struct loom_config *c, FILE *out)
 	}
 	config_print_roce(out, c);
 	config_print_switches(out, c);
+	config_print_ibqos(out, c);
 	if (fflush(out) == EOF || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;

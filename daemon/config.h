@@ -8,6 +8,7 @@
 
 #include "log.h"
 #include "qos_policy.h"
+#include "ib_qos.h"
 
 #define LOOM_DEFAULT_CONFIG  "/etc/loom/loom.yaml"
 #define LOOM_DEFAULT_DB      "/var/lib/loom/loom.db"
@@ -90,6 +91,10 @@ struct loom_config {
 	char tenant_host_pattern[128];          /* tenants.host_pattern: ERE, group 1 = host */
 	char tenant_host_map[PATH_MAX];         /* tenants.host_map: explicit map, "" none */
 	int tenant_check_switch_ports;          /* tenants.check_switch_ports: 0 or 1 */
+
+	/* ib_qos: the InfiniBand QoS policy (daemon/config_ibqos.c); .set = 0: absent */
+	struct ibqos_policy ib_qos;
+	char ib_qos_opensm_config[PATH_MAX];    /* ib_qos.opensm_config: loom's block in it */
 
 	/* switches: */
 	int n_switches;

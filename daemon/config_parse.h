@@ -54,4 +54,9 @@ int config_check_roce(struct parse *p);
 void config_print_roce(FILE *out, const struct loom_config *c);
 void config_print_switches(FILE *out, const struct loom_config *c);
 
+/* config_ibqos.c: the `ib_qos:` section (InfiniBand QoS policy, checked
+ * as a whole when the section ends). */
+int config_parse_ibqos(struct parse *p, const yaml_node_t *v);
+void config_print_ibqos(FILE *out, const struct loom_config *c);
+
 #endif

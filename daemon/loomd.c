@@ -15,6 +15,7 @@
 
 #include <event2/event.h>
 
+#include "ar.h"
 #include "config.h"
 #include "ctl.h"
 #include "db_query.h"
@@ -23,6 +24,7 @@
 #include "proto.h"
 #include "queries.h"
 #include "qos.h"
+#include "qos_ib.h"
 #include "tenants.h"
 #include "routes.h"
 #include "sdnotify.h"
@@ -37,7 +39,9 @@ struct loomd {
 	struct ctl *ctl;
 	struct sweeper *sweeper;
 	struct routes *routes;    /* route check / trace requests */
+	struct ar_mod *ar;        /* ar status: adaptive routing probes */
 	struct qos_mod *qos;      /* qos plan / status / apply on the switches */
+	struct qos_ib_mod *qos_ib; /* ib_qos: applied through OpenSM, read back by SMPs */
 	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
@@ -165,8 +169,11 @@ static void reload(struct loomd *d)
 		goto out;
 	}
 	routes_reconfigure(d->routes, next);
+	ar_reconfigure(d->ar, next);
 	if (qos_reconfigure(d->qos, next) < 0)
 		log_err("reload: out of memory for the switches; their previous settings stay");
+	if (qos_ib_reconfigure(d->qos_ib, next) < 0)
+		log_err("reload: out of memory for ib_qos; its previous settings stay");
 	if (tenants_reconfigure(d->tenants, next) < 0)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
 	free(d->conf);
@@ -227,7 +234,9 @@ static void loomd_teardown(struct loomd *d)
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
 	routes_free(d->routes);
+	ar_free(d->ar);
 	qos_free(d->qos);
+	qos_ib_free(d->qos_ib);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
 	ctl_free(d->ctl);
@@ -293,8 +302,16 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("route requests: %s", err);
 		goto out;
 	}
+	if (!(d.ar = ar_new(d.base, d.conf, err, sizeof(err)))) {
+		log_err("AR requests: %s", err);
+		goto out;
+	}
 	if (!(d.qos = qos_new(d.base, d.conf, d.store, err, sizeof(err)))) {
 		log_err("qos requests: %s", err);
+		goto out;
+	}
+	if (!(d.qos_ib = qos_ib_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+		log_err("ib_qos requests: %s", err);
 		goto out;
 	}
 	if (!(d.tenants = tenants_new(d.base, d.conf, d.store, err, sizeof(err)))) {
@@ -311,7 +328,9 @@ int loomd_run(const struct loomd_options *opt)
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
 	    queries_register(d.ctl, store_db(d.store)) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
-	    qos_register(d.qos, d.ctl) < 0 || tenants_register(d.tenants, d.ctl) < 0 ||
+	    ar_register(d.ar, d.ctl) < 0 ||
+	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||
+	    tenants_register(d.tenants, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
 		goto out;

@@ -7,8 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ar_read.h"
 #include "lft_read.h"
 #include "pkey_read.h"
+#include "qos_ib_read.h"
 #include "loomd.h"
 #include "walker.h"
 
@@ -68,6 +70,12 @@ int main(int argc, char **argv)
 	/* ... and the partition key tables (daemon/pkey_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-pkeys") == 0)
 		return pkey_read_main(argc - 1, argv + 1);
+	/* ... and the QoS tables, SL2VL and VLArbitration (daemon/qos_ib_read.h). */
+	if (argc > 1 && strcmp(argv[1], "--read-qos") == 0)
+		return qos_ib_read_main(argc - 1, argv + 1);
+	/* ... and to probe the switches for adaptive routing (daemon/ar_read.h). */
+	if (argc > 1 && strcmp(argv[1], "--read-ar") == 0)
+		return ar_read_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.config_path = absolute(optarg, conf_buf, sizeof(conf_buf)); break;

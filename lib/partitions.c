@@ -118,7 +118,10 @@ char *part_file_new(const char *static_text, const struct part_tenant *t, size_t
 		char name[80];
 
 		part_name(t[i].name, name, sizeof(name));
-		put(&b, "%s=0x%04x :", name, t[i].pkey & 0x7fff);
+		put(&b, "%s=0x%04x", name, t[i].pkey & 0x7fff);
+		if (t[i].has_sl)
+			put(&b, ",sl=%u", t[i].sl & 0xf);
+		put(&b, " :");
 		for (size_t g = 0; g < t[i].n_guids; g++)
 			put(&b, "%s 0x%016" PRIx64 "=%s", g ? "," : "", t[i].guids[g],
 			    t[i].limited ? "limited" : "full");

@@ -4,6 +4,11 @@
  *
  *     loom_job42=0x1001 : 0x0002c90300a1b2c4=full, 0x0002c90300a1b2c5=full ;
  *
+ * or, for a tenant whose traffic class has an SL (lib/ib_qos.h), with the
+ * partition flag that makes OpenSM's SA answer its PathRecords with that SL:
+ *
+ *     loom_job42=0x1001,sl=2 : 0x0002c90300a1b2c4=full ;
+ *
  * Members are port GUIDs (OpenSM does not match node GUIDs). Pure
  * functions: no I/O. */
 #ifndef LOOM_PARTITIONS_H
@@ -18,6 +23,8 @@ struct part_tenant {
 	int limited;            /* members are limited, not full */
 	const uint64_t *guids;  /* member port GUIDs */
 	size_t n_guids;
+	int has_sl;             /* write the partition flag sl=SL (ib_qos class) */
+	unsigned sl;            /* 0..15 */
 };
 
 /* The PKeys (15 bits, membership bit cleared) that the operator's file

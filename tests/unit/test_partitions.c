@@ -42,8 +42,8 @@ START_TEST(tenants_follow_the_operators_text_with_their_port_guids)
 	const uint64_t a[] = { 0x0002c90300a1b2c4ULL, 0x0002c90300a1b2c5ULL };
 	const uint64_t b[] = { 0x0002c90300000009ULL };
 	const struct part_tenant t[] = {
-		{ "42", 0x1001, 0, a, 2 },
-		{ "job 7/x", 0x8102, 1, b, 1 },
+		{ "42", 0x1001, 0, a, 2, 0, 0 },
+		{ "job 7/x", 0x8102, 1, b, 1, 0, 0 },
 	};
 	char *f = part_file_new("Default=0x7fff : ALL=full ;", t, 2);
 	const char *op, *t1, *t2;

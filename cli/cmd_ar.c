@@ -1,0 +1,107 @@
+/* cli/cmd_ar.c: `loomctl ar status`: the adaptive routing capability of
+ * every switch (issue 7) as loomd's ARInfo probe finds it now, or as the
+ * last probe found it (--cached, --db). A switch without AR is not an
+ * error: it stays on static routing, so the exit status is 0 whenever the
+ * probe ran. */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <getopt.h>
+#include <string.h>
+
+/* A boolean-or-null member: "yes", "no" or "" (printed "-": unknown). */
+static const char *yes_no(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_true(v) ? "yes" : json_is_false(v) ? "no" : "";
+}
+
+/* An integer-or-null member into buf ("" when null). */
+static const char *count(const json_t *o, const char *key, char *buf, size_t len)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v))
+		return "";
+	snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	return buf;
+}
+
+static int print_status(const json_t *res)
+{
+	static const char *const hdr[] = { "SWITCH", "GUID", "SUPPORTED", "ENABLED",
+					   "GROUPS-USED", "CAPACITY", "REASON" };
+	const json_t *p = json_object_get(res, "probe");
+	struct output_table *t;
+	size_t i;
+	json_t *s;
+
+	printf("subnet:    %s: %lld switches, %lld with adaptive routing, %lld on static "
+	       "routing only\n", output_str(res, "subnet"),
+	       (long long)json_array_size(json_object_get(res, "switches")),
+	       output_int(res, "supported"), output_int(res, "unsupported"));
+	printf("probe:     %s%s, %lld ARInfo SMPs in %lld ms (%lld ms a try, %lld retries, "
+	       "up to %lld in flight)\n", output_str(p, "time"),
+	       json_is_true(json_object_get(p, "cached")) ? " (cached)" : "",
+	       output_int(p, "smps"), output_int(p, "duration_ms"), output_int(p, "timeout_ms"),
+	       output_int(p, "retries"), output_int(p, "in_flight"));
+	t = output_table_new(7, hdr);
+	json_array_foreach(json_object_get(res, "switches"), i, s) {
+		char used[24], cap[24];
+		const char *row[] = {
+			output_str(s, "desc"), output_str(s, "guid"),
+			json_is_true(json_object_get(s, "supported")) ? "yes" : "no",
+			yes_no(s, "enabled"), count(s, "groups_used", used, sizeof(used)),
+			count(s, "group_cap", cap, sizeof(cap)), output_str(s, "reason"),
+		};
+
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+static int ar_status(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "subnet", required_argument, NULL, 'n' },
+		{ "cached", no_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *args = json_object(), *result = NULL;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'n') {
+			json_object_set_new(args, "subnet", json_string(optarg));
+		} else if (c == 'c') {
+			json_object_set_new(args, "cached", json_true());
+		} else {
+			json_decref(args);
+			return loomctl_usage_hint();
+		}
+	}
+	if (optind < argc) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "ar status", "unexpected argument \"%s\"",
+					   argv[optind]);
+	}
+	if (loomctl_call(lc, "ar-status", args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print_status(result);
+	json_decref(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		return LOOMCTL_EXIT_FAILED;
+	}
+	return LOOMCTL_EXIT_OK;
+}
+
+int cmd_ar(struct loomctl *lc, int argc, char **argv)
+{
+	if (argc >= 2 && strcmp(argv[1], "status") == 0)
+		return ar_status(lc, argc - 1, argv + 1);
+	return loomctl_usage_error(lc, "ar", argc < 2 ? "a subcommand is needed%s" :
+				   "unknown subcommand \"%s\" (this version has: status)",
+				   argc < 2 ? "" : argv[1]);
+}

@@ -1,0 +1,71 @@
+/* cli/cmd_qos_ib.c: `loomctl qos status --ib` and `loomctl qos apply --ib`:
+ * loom.yaml's ib_qos policy on the InfiniBand fabric (daemon/qos_ib.h).
+ * status: every CA port and cabled switch port, "in policy" or the first
+ * entry of its SL2VL or VLArbitration tables that differs; apply: the
+ * policy written as OpenSM options, OpenSM signalled. Both exit 1 unless
+ * every port is in policy (status) or the apply was made (apply). */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int print_status(const json_t *res)
+{
+	static const char *const hdr[] = { "SUBNET", "NODE", "GUID", "TYPE", "PORT", "STATE" };
+	struct output_table *t = output_table_new(6, hdr);
+	const json_t *list = json_object_get(res, "ports");
+	const char *why = output_str(res, "not_applicable");
+	size_t i;
+	json_t *p;
+	int rc;
+
+	json_array_foreach(list, i, p) {
+		char port[16];
+		const char *diff = output_str(p, "first_diff");
+
+		snprintf(port, sizeof(port), "%lld", output_int(p, "port"));
+		const char *row[] = { output_str(p, "subnet"), output_str(p, "node"),
+				      output_str(p, "guid"), output_str(p, "type"), port,
+				      json_is_true(json_object_get(p, "in_policy")) ? "in policy" : diff };
+		output_table_add(t, row);
+	}
+	if ((rc = output_table_flush(t, stdout)) < 0)
+		return rc;
+	printf("\n%lld of %lld ports in policy\n", output_int(res, "in_policy"),
+	       output_int(res, "ports_total"));
+	if (*why)
+		printf("note: %s\n", why);
+	return 0;
+}
+
+int cmd_qos_ib(struct loomctl *lc, const char *what)
+{
+	json_t *result = NULL;
+	int rc, ok;
+
+	if (strcmp(what, "status") && strcmp(what, "apply"))
+		return loomctl_usage_error(lc, "qos", "--ib goes with status or apply");
+	if (lc->db_path)
+		return loomctl_usage_error(lc, "qos", "reads the ports: needs loomd, not --db");
+	if (loomctl_call(lc, strcmp(what, "status") ? "qos-ib-apply" : "qos-ib-status",
+			 json_object(), &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	if (lc->json)
+		rc = output_json(result, stdout);
+	else if (!strcmp(what, "status"))
+		rc = print_status(result);
+	else
+		rc = printf("written to %s%s\n%s", output_str(result, "file"),
+			    output_int(result, "opensm_pid") ? ", OpenSM signalled" :
+			    "; no running OpenSM found to signal",
+			    output_str(result, "options")) < 0 ? -1 : 0;
+	ok = strcmp(what, "status") ||
+	     output_int(result, "in_policy") == output_int(result, "ports_total");
+	json_decref(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result");
+		return LOOMCTL_EXIT_FAILED;
+	}
+	return ok ? LOOMCTL_EXIT_OK : LOOMCTL_EXIT_FAILED;
+}

@@ -1,0 +1,439 @@
+/* daemon/qos_ib.c: "qos-ib-apply" and "qos-ib-status" (see qos_ib.h).
+ *
+ * Applying is OpenSM's job: loom writes OpenSM's own qos_* options (lib/
+ * ib_qos.c) into a marked block of OpenSM's options file and signals it;
+ * OpenSM re-reads them on SIGHUP and its QoS manager sends SL2VL and
+ * VLArbitration Sets to every port (docs/testbed-notes.md has the evidence).
+ * Reading back is loom's: a status request runs one thread that reads every
+ * swept IB subnet through `loomd --read-qos` children (qos_ib_read.c); the
+ * thread writes a byte to a pipe when done and the loop records the changes
+ * of each port's state as events and answers. One read at a time: a second
+ * status while one runs is told to retry. */
+#include "autoconf.h"
+#include "qos_ib.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "config.h"
+#include "ctl.h"
+#include "log.h"
+#include "proto.h"
+#include "qos_ib_read.h"
+#include "store.h"
+#include "store_routing.h"
+#include "store_tenants.h"
+
+#define MAX_SUBNETS 16
+#define BEGIN_MARK "# ---- loom ib_qos begin: written by loomd (loom.yaml ib_qos), do not edit\n"
+#define END_MARK "# ---- loom ib_qos end\n"
+
+struct qos_ib_mod {
+	struct event_base *base;
+	struct store *store;
+	struct loom_config *conf;
+	int pipe_fd[2];
+	struct event *pipe_ev;
+	/* The read under way (req != NULL): the thread's inputs and output. */
+	struct ctl_req *req;
+	pthread_t thread;
+	struct ibqos_policy policy;
+	struct disc_ib_params subnets[MAX_SUBNETS];
+	char names[MAX_SUBNETS][LOOM_NAME_LEN], cas[MAX_SUBNETS][LOOM_NAME_LEN];
+	size_t n_subnets;
+	unsigned routing_vls;
+	json_t *ports;
+	char err[512];
+	int rc;
+	/* "guid/port" -> first difference ("" in policy), as last read. */
+	json_t *known;
+};
+
+static double now_wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+char *qos_ib_options_file(const char *old_text, const char *options)
+{
+	const char *b = old_text ? strstr(old_text, BEGIN_MARK) : NULL;
+	const char *e = b ? strstr(b, END_MARK) : NULL;
+	size_t head = b && e ? (size_t)(b - old_text) : old_text ? strlen(old_text) : 0;
+	const char *tail = b && e ? e + strlen(END_MARK) : "";
+	const char *sep = head && old_text[head - 1] != '\n' ? "\n" : "";
+	size_t len = head + strlen(sep) + strlen(BEGIN_MARK) + strlen(options) +
+		     strlen(END_MARK) + strlen(tail) + 1;
+	char *out = malloc(len);
+
+	if (out)
+		snprintf(out, len, "%.*s%s%s%s%s%s", (int)head, old_text ? old_text : "", sep,
+			 BEGIN_MARK, options, END_MARK, tail);
+	return out;
+}
+
+/* ---- apply ------------------------------------------------------------------- */
+
+static int write_file(const char *path, const char *text, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX + 16];
+	size_t len = strlen(text);
+	int fd, rc = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.loom-tmp", path);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+		snprintf(err, errlen, "%.300s: %s", tmp, strerror(errno));
+		return -errno;
+	}
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
+		rc = errno ? -errno : -EIO;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && rename(tmp, path) < 0)
+		rc = -errno;
+	if (rc) {
+		snprintf(err, errlen, "%.300s: %s", path, strerror(-rc));
+		unlink(tmp);
+	}
+	return rc;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+	char buf[4096];
+	size_t n;
+
+	if (!(mem = open_memstream(&text, &len))) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, mem);
+	if (f)
+		fclose(f);
+	fclose(mem);
+	return text;
+}
+
+static int is_opensm(int pid)
+{
+	char path[64], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return !strncmp(comm, "opensm", 6);
+}
+
+/* OpenSM's pid: tenants.opensm_pid_file, else the one libloomosm.so last
+ * reported; 0 when there is no live opensm. */
+static int opensm_pid(struct qos_ib_mod *m)
+{
+	int pid = 0;
+
+	if (m->conf->tenant_opensm_pid_file[0]) {
+		FILE *f = fopen(m->conf->tenant_opensm_pid_file, "r");
+
+		if (!f || fscanf(f, "%d", &pid) != 1)
+			pid = 0;
+		if (f)
+			fclose(f);
+	} else if (store_last_sm_pid(m->store, &pid) < 0) {
+		pid = 0;
+	}
+	return pid > 1 && is_opensm(pid) ? pid : 0;
+}
+
+/* The VL layers of the last successful routing run (1 when none is known:
+ * OpenSM's own engines do not report). */
+static unsigned routing_vls(struct qos_ib_mod *m)
+{
+	sqlite3_stmt *s;
+	unsigned vls = 1;
+
+	if (sqlite3_prepare_v2(store_db(m->store), "SELECT vls FROM routing_runs WHERE result = "
+			       "'ok' ORDER BY time DESC, id DESC LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+		return 1;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) > 1)
+		vls = (unsigned)sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return vls;
+}
+
+static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct qos_ib_mod *m = arg;
+	const struct ibqos_policy *p = &m->conf->ib_qos;
+	const char *path = m->conf->ib_qos_opensm_config;
+	char opts[1024], err[512];
+	char *old, *text;
+	int pid;
+
+	(void)args;
+	if (!p->set || !path[0]) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", !p->set ?
+			      "no ib_qos section in loom.yaml: loom does not manage InfiniBand QoS" :
+			      "ib_qos.opensm_config is not set: loom has no OpenSM options file to "
+			      "write");
+		return;
+	}
+	if (ibqos_combine(p, routing_vls(m), err, sizeof(err)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
+		return;
+	}
+	ibqos_opensm_options(p, opts, sizeof(opts));
+	old = read_file(path);
+	text = qos_ib_options_file(old, opts);
+	free(old);
+	if (!text || write_file(path, text, err, sizeof(err)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", text ? err : "out of memory");
+		free(text);
+		return;
+	}
+	free(text);
+	pid = opensm_pid(m);
+	if (pid && kill(pid, SIGHUP) < 0)
+		pid = 0;
+	log_notice("ib_qos: options written to %s%s", path, pid ? ", OpenSM signalled" : "");
+	if (m->store &&
+	    store_record_event(m->store, now_wall(), 0, "info", "ib_qos_applied", path, NULL,
+			       opts) < 0)
+		log_warn("ib_qos: cannot record the apply event");
+	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i}", "file", path, "options", opts,
+				    "opensm_pid", pid));
+}
+
+/* ---- status -------------------------------------------------------------------- */
+
+static void *read_thread(void *arg)
+{
+	struct qos_ib_mod *m = arg;
+	char b = 1;
+
+	m->ports = json_array();
+	m->rc = 0;
+	for (size_t i = 0; i < m->n_subnets && m->rc == 0; i++) {
+		json_t *ports = NULL;
+		size_t k;
+		json_t *port;
+
+		m->rc = qos_ib_read_run(&m->subnets[i], &m->policy, &ports, m->err, sizeof(m->err));
+		json_array_foreach(ports, k, port) {
+			json_object_set_new(port, "subnet", json_string(m->subnets[i].subnet));
+			json_array_append(m->ports, port);
+		}
+		json_decref(ports);
+	}
+	if (write(m->pipe_fd[1], &b, 1) < 0)
+		log_err("ib_qos: cannot wake the loop");
+	return NULL;
+}
+
+/* Events for ports whose state changed since the last read. */
+static void note_drift(struct qos_ib_mod *m)
+{
+	size_t i;
+	json_t *port;
+
+	json_array_foreach(m->ports, i, port) {
+		const char *diff = json_string_value(json_object_get(port, "first_diff"));
+		const char *was;
+		char key[64], subject[160];
+
+		snprintf(key, sizeof(key), "%s/%lld",
+			 json_string_value(json_object_get(port, "guid")),
+			 (long long)json_integer_value(json_object_get(port, "port")));
+		was = json_string_value(json_object_get(m->known, key));
+		diff = diff ? diff : "";
+		if (was ? !strcmp(was, diff) : !diff[0])
+			continue;  /* unchanged, or first seen in policy */
+		snprintf(subject, sizeof(subject), "port %s (%s)", key,
+			 json_string_value(json_object_get(port, "node")));
+		if (diff[0])
+			log_warn("ib_qos: %s drifted: %s", subject, diff);
+		if (m->store &&
+		    store_record_event(m->store, now_wall(), 0, diff[0] ? "warning" : "info",
+				       diff[0] ? "ib_qos_drift" : "ib_qos_in_policy", subject,
+				       was && was[0] ? was : NULL, diff[0] ? diff : NULL) < 0)
+			log_warn("ib_qos: cannot record an event for %s", subject);
+		json_object_set_new(m->known, key, json_string(diff));
+	}
+}
+
+static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qos_ib_mod *m = arg;
+	struct ctl_req *req = m->req;
+	size_t i, in = 0;
+	json_t *port;
+	char b, why[512] = "";
+
+	(void)what;
+	while (read(fd, &b, 1) > 0)
+		;
+	if (!req)
+		return;
+	pthread_join(m->thread, NULL);
+	m->req = NULL;
+	if (m->rc < 0) {
+		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", m->err);
+		json_decref(m->ports);
+		m->ports = NULL;
+		return;
+	}
+	note_drift(m);
+	json_array_foreach(m->ports, i, port)
+		in += json_is_true(json_object_get(port, "in_policy"));
+	ibqos_combine(&m->policy, m->routing_vls, why, sizeof(why));
+	ctl_reply_ok(req, json_pack("{s:o, s:i, s:i, s:i, s:s}", "ports", m->ports,
+				    "in_policy", (int)in, "ports_total", (int)json_array_size(m->ports),
+				    "routing_vls", (int)m->routing_vls, "not_applicable", why));
+	m->ports = NULL;
+}
+
+/* The swept IB subnets, with the configured MAD limits. */
+static void fill_subnets(struct qos_ib_mod *m)
+{
+	sqlite3_stmt *s;
+
+	m->n_subnets = 0;
+	if (sqlite3_prepare_v2(store_db(m->store), "SELECT name, ca, port FROM subnets WHERE "
+			       "kind = 'ib' AND id IN (SELECT subnet_id FROM sweeps WHERE status = "
+			       "'ok') ORDER BY name", -1, &s, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(s) == SQLITE_ROW && m->n_subnets < MAX_SUBNETS) {
+		size_t i = m->n_subnets++;
+
+		snprintf(m->names[i], LOOM_NAME_LEN, "%s", (const char *)sqlite3_column_text(s, 0));
+		snprintf(m->cas[i], LOOM_NAME_LEN, "%s", (const char *)sqlite3_column_text(s, 1));
+		m->subnets[i] = (struct disc_ib_params){
+			.subnet = m->names[i], .ca = m->cas[i], .port = sqlite3_column_int(s, 2),
+			.timeout_ms = m->conf->mad_timeout_ms, .retries = m->conf->mad_retries,
+			.max_smps = m->conf->max_smps,
+		};
+	}
+	sqlite3_finalize(s);
+}
+
+static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct qos_ib_mod *m = arg;
+
+	(void)args;
+	if (!m->conf->ib_qos.set) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "no ib_qos section in loom.yaml: loom does "
+			      "not manage InfiniBand QoS");
+		return;
+	}
+	if (m->req) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "a QoS read-back is under way; try again");
+		return;
+	}
+	fill_subnets(m);
+	if (!m->n_subnets) {
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no InfiniBand subnet has been swept yet "
+			      "(loomctl discover --wait)");
+		return;
+	}
+	m->policy = m->conf->ib_qos;
+	m->routing_vls = routing_vls(m);
+	m->req = req;
+	if (pthread_create(&m->thread, NULL, read_thread, m) != 0) {
+		m->req = NULL;
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread");
+	}
+}
+
+/* ---- module ---------------------------------------------------------------------- */
+
+int qos_ib_reconfigure(struct qos_ib_mod *m, const struct loom_config *conf)
+{
+	struct loom_config *c = malloc(sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, conf, sizeof(*c));
+	free(m->conf);
+	m->conf = c;
+	return 0;
+}
+
+struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config *conf,
+			      struct store *store, char *err, size_t errlen)
+{
+	struct qos_ib_mod *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->base = base;
+	m->store = store;
+	m->pipe_fd[0] = m->pipe_fd[1] = -1;
+	if (!(m->known = json_object()) || qos_ib_reconfigure(m, conf) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (pipe2(m->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		goto fail;
+	}
+	m->pipe_ev = event_new(base, m->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, m);
+	if (!m->pipe_ev || event_add(m->pipe_ev, NULL) < 0) {
+		snprintf(err, errlen, "cannot set up ib_qos request events");
+		goto fail;
+	}
+	return m;
+fail:
+	qos_ib_free(m);
+	return NULL;
+}
+
+void qos_ib_free(struct qos_ib_mod *m)
+{
+	if (!m)
+		return;
+	if (m->req)
+		pipe_cb(m->pipe_fd[0], EV_READ, m);  /* waits for the thread, answers */
+	if (m->pipe_ev)
+		event_free(m->pipe_ev);
+	if (m->pipe_fd[0] >= 0)
+		close(m->pipe_fd[0]);
+	if (m->pipe_fd[1] >= 0)
+		close(m->pipe_fd[1]);
+	json_decref(m->known);
+	free(m->conf);
+	free(m);
+}
+
+int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl)
+{
+	int rc;
+
+	if ((rc = ctl_register(ctl, "qos-ib-status", CTL_READ, cmd_status, m)) < 0)
+		return rc;
+	return ctl_register(ctl, "qos-ib-apply", CTL_WRITE, cmd_apply, m);
+}

@@ -1,0 +1,277 @@
+/* tests/unit/test_ib_qos.c: the InfiniBand QoS policy: loom.yaml's ib_qos
+ * section (daemon/config_ibqos.c), its checks and OpenSM options
+ * (lib/ib_qos.c), the partition flag sl= (lib/partitions.c), loom's block in
+ * OpenSM's options file (daemon/qos_ib.c). That OpenSM programs the ports
+ * from these options is tests/integration/ib_qos.sh's. */
+#include "autoconf.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "ib_qos.h"
+#include "partitions.h"
+#include "qos_ib.h"
+
+static struct loom_config conf;
+static char err[512];
+
+static int load(const char *text)
+{
+	config_defaults(&conf);
+	return config_load_string("t.yaml", text, strlen(text), &conf, err, sizeof(err));
+}
+
+static const char good[] =
+	"ib_qos:\n"
+	"  classes:\n"
+	"    compute: 0\n"
+	"    storage: 1\n"
+	"    management: 2\n"
+	"  sl2vl: [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 15]\n"
+	"  vlarb_high: [{vl: 2, weight: 32}]\n"
+	"  vlarb_low: [{vl: 0, weight: 64}, {vl: 1, weight: 128}, {vl: 3, weight: 8}]\n"
+	"  high_limit: 10\n"
+	"  max_vls: 4\n"
+	"  opensm_config: /etc/opensm/opensm.conf\n";
+
+START_TEST(a_policy_is_read_with_its_classes_maps_and_tables)
+{
+	ck_assert_msg(load(good) == 0, "%s", err);
+	ck_assert(conf.ib_qos.set);
+	ck_assert_int_eq(ibqos_class_sl(&conf.ib_qos, "storage"), 1);
+	ck_assert_int_eq(ibqos_class_sl(&conf.ib_qos, "management"), 2);
+	ck_assert_int_eq(ibqos_class_sl(&conf.ib_qos, "backup"), -1);
+	ck_assert_uint_eq(conf.ib_qos.sl2vl[15], 15);
+	ck_assert_uint_eq(conf.ib_qos.sl2vl[6], 2);
+	ck_assert_uint_eq(conf.ib_qos.n_low, 3);
+	ck_assert_uint_eq(conf.ib_qos.low[1].weight, 128);
+	ck_assert_uint_eq(conf.ib_qos.high[0].vl, 2);
+	ck_assert_uint_eq(conf.ib_qos.high_limit, 10);
+	ck_assert_uint_eq(conf.ib_qos.max_vls, 4);
+	ck_assert_str_eq(conf.ib_qos_opensm_config, "/etc/opensm/opensm.conf");
+}
+END_TEST
+
+START_TEST(no_section_means_loom_leaves_qos_alone_and_prints_nothing)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_msg(load("log:\n  level: info\n") == 0, "%s", err);
+	ck_assert(!conf.ib_qos.set);
+	f = open_memstream(&text, &len);
+	config_print(&conf, f);
+	fclose(f);
+	ck_assert_ptr_null(strstr(text, "ib_qos"));
+	free(text);
+}
+END_TEST
+
+START_TEST(an_empty_section_takes_opensms_own_defaults)
+{
+	struct ibqos_policy d;
+
+	ck_assert_msg(load("ib_qos:\n") == 0, "%s", err);
+	ibqos_defaults(&d);
+	ck_assert(conf.ib_qos.set);
+	ck_assert_uint_eq(conf.ib_qos.max_vls, d.max_vls);
+	ck_assert_mem_eq(conf.ib_qos.sl2vl, d.sl2vl, sizeof(d.sl2vl));
+	ck_assert_uint_eq(conf.ib_qos.n_low, d.n_low);
+	ck_assert_int_eq(ibqos_check(&d, NULL, err, sizeof(err)), 0);
+}
+END_TEST
+
+START_TEST(the_printed_policy_reads_back_the_same)
+{
+	struct loom_config first;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_msg(load(good) == 0, "%s", err);
+	first = conf;
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(config_print(&first, f), 0);
+	fclose(f);
+	ck_assert_msg(load(text) == 0, "%s\n%s", err, text);
+	ck_assert_msg(!memcmp(&first.ib_qos, &conf.ib_qos, sizeof(conf.ib_qos)), "%s", text);
+	ck_assert_str_eq(first.ib_qos_opensm_config, conf.ib_qos_opensm_config);
+	free(text);
+}
+END_TEST
+
+/* Each bad policy with the line and key the error must name. */
+START_TEST(bad_policies_are_refused_with_file_line_and_key)
+{
+	static const struct {
+		const char *yaml, *want;
+	} cases[] = {
+		{ "ib_qos:\n  classes: {storage: 1}\n  max_vls: 2\n"
+		  "  sl2vl: [0, 15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n",
+		  "t.yaml:2: ib_qos.classes.storage: SL 1 is mapped to VL15" },
+		{ "ib_qos:\n  max_vls: 2\n\n"
+		  "  sl2vl: [0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n",
+		  "t.yaml:4: ib_qos.sl2vl: SL 2 goes to VL 2, not below max_vls 2" },
+		{ "ib_qos:\n  max_vls: 4\n  sl2vl: [0, 1, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n"
+		  "  vlarb_high: []\n  vlarb_low: [{vl: 0, weight: 1}, {vl: 1, weight: 1}, "
+		  "{vl: 2, weight: 0}, {vl: 3, weight: 1}]\n",
+		  "t.yaml:5: ib_qos.vlarb_low: VL 2 carries SL 2" },
+		{ "ib_qos:\n  max_vls: 2\n  sl2vl: [0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n"
+		  "  vlarb_high: [{vl: 4, weight: 9}]\n",
+		  "t.yaml:4: ib_qos.vlarb_high[0]: VL 4 is not below max_vls 2" },
+		{ "ib_qos:\n  sl2vl: [0, 1]\n", "t.yaml:2: ib_qos.sl2vl: 2 entries" },
+		{ "ib_qos:\n  max_vls: 3\n", "t.yaml:2: ib_qos.max_vls: 3: ports offer 1, 2, 4, 8" },
+		{ "ib_qos:\n  classes: {storage: 16}\n", "t.yaml:2: ib_qos.classes.storage" },
+		{ "ib_qos:\n  vlarb_low: [{vl: 1}]\n", "t.yaml:2: ib_qos.vlarb_low[0]: needs both" },
+		{ "ib_qos:\n  vlarb_low: [{vl: 1, weight: 256}]\n",
+		  "t.yaml:2: ib_qos.vlarb_low[0].weight" },
+		{ "ib_qos:\n  colour: red\n", "t.yaml:2: ib_qos.colour: unknown key" },
+		{ "ib_qos:\n  opensm_config: opensm.conf\n",
+		  "t.yaml:2: ib_qos.opensm_config: \"opensm.conf\" is not an absolute path" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(load(cases[i].yaml) == -EINVAL, "case %zu accepted", i);
+		ck_assert_msg(!strncmp(err, cases[i].want, strlen(cases[i].want)),
+			      "case %zu: \"%s\", want \"%s...\"", i, err, cases[i].want);
+	}
+}
+END_TEST
+
+START_TEST(a_vlarb_table_holds_at_most_64_entries)
+{
+	char yaml[8192];
+	size_t n = (size_t)snprintf(yaml, sizeof(yaml), "ib_qos:\n  vlarb_low:\n");
+
+	for (int i = 0; i < 65; i++)
+		n += (size_t)snprintf(yaml + n, sizeof(yaml) - n, "    - {vl: 0, weight: 1}\n");
+	ck_assert_int_eq(load(yaml), -EINVAL);
+	ck_assert_msg(strstr(err, "t.yaml:67: ib_qos.vlarb_low[64]: more than 64"), "%s", err);
+}
+END_TEST
+
+START_TEST(opensm_options_use_opensms_names_and_formats)
+{
+	char buf[1024];
+
+	ck_assert_msg(load(good) == 0, "%s", err);
+	ck_assert_int_lt(ibqos_opensm_options(&conf.ib_qos, buf, sizeof(buf)), (int)sizeof(buf));
+	ck_assert_str_eq(buf, "qos TRUE\n"
+			      "qos_max_vls 4\n"
+			      "qos_high_limit 10\n"
+			      "qos_vlarb_high 2:32\n"
+			      "qos_vlarb_low 0:64,1:128,3:8\n"
+			      "qos_sl2vl 0,1,2,3,0,1,2,3,0,1,2,3,0,1,2,15\n");
+	/* Too small a buffer: the length it needs, and a terminated prefix. */
+	ck_assert_int_eq(ibqos_opensm_options(&conf.ib_qos, buf, 10), (int)strlen(
+		"qos TRUE\nqos_max_vls 4\nqos_high_limit 10\nqos_vlarb_high 2:32\n"
+		"qos_vlarb_low 0:64,1:128,3:8\nqos_sl2vl 0,1,2,3,0,1,2,3,0,1,2,3,0,1,2,15\n"));
+	ck_assert_uint_eq(strlen(buf), 9);
+}
+END_TEST
+
+START_TEST(classes_and_vl_layers_of_a_routing_engine_do_not_combine)
+{
+	ck_assert_msg(load(good) == 0, "%s", err);
+	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 3, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, "3 VL layers") && strstr(err, "3 classes"), "%s", err);
+	conf.ib_qos.set = 0;  /* no policy: nothing to refuse */
+	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 3, err, sizeof(err)), 0);
+}
+END_TEST
+
+START_TEST(read_back_names_the_first_differing_entry)
+{
+	uint8_t m[IBQOS_SLS], data[8];
+	struct ibqos_entry got[8] = { { 0, 64 }, { 1, 128 }, { 3, 8 } };
+
+	ck_assert_msg(load(good) == 0, "%s", err);
+	memcpy(m, conf.ib_qos.sl2vl, sizeof(m));
+	ck_assert_int_eq(ibqos_diff_sl2vl(&conf.ib_qos, m), -1);
+	m[9] = 0;
+	ck_assert_int_eq(ibqos_diff_sl2vl(&conf.ib_qos, m), 9);
+	/* The SMP's nibbles: SL 0 in the high one. */
+	ibqos_sl2vl_encode(conf.ib_qos.sl2vl, data);
+	ck_assert_uint_eq(data[0], 0x01);
+	ck_assert_uint_eq(data[7], 0x2f);
+	ibqos_sl2vl_decode(data, m);
+	ck_assert_mem_eq(m, conf.ib_qos.sl2vl, sizeof(m));
+	/* Past the policy's entries the port holds {0, 0}; past cap, anything. */
+	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 0, got, 8), -1);
+	got[6] = (struct ibqos_entry){ 2, 1 };
+	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 0, got, 8), 6);
+	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 0, got, 6), -1);
+	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 1, got, 8), 0);
+}
+END_TEST
+
+START_TEST(a_tenants_class_sl_is_a_partition_flag)
+{
+	const uint64_t a[] = { 0x0002c90300a1b2c4ULL };
+	struct part_tenant t[] = {
+		{ "42", 0x1001, 0, a, 1, 1, 2 },
+		{ "43", 0x1002, 0, a, 1, 0, 0 },
+	};
+	char *f = part_file_new(NULL, t, 2);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(strstr(f, "loom_42=0x1001,sl=2 : 0x0002c90300a1b2c4=full ;\n"), "%s", f);
+	ck_assert_msg(strstr(f, "loom_43=0x1002 : 0x0002c90300a1b2c4=full ;\n"), "%s", f);
+	free(f);
+}
+END_TEST
+
+START_TEST(looms_block_in_opensms_file_is_replaced_and_the_rest_kept)
+{
+	char *a = qos_ib_options_file("routing_engine minhop\nlog_flags 0x03", "qos TRUE\n");
+	char *b, *c;
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_msg(!strncmp(a, "routing_engine minhop\nlog_flags 0x03\n# ---- loom ib_qos begin",
+			       55), "%s", a);
+	b = qos_ib_options_file(a, "qos TRUE\nqos_max_vls 2\n");
+	ck_assert_ptr_nonnull(b);
+	ck_assert_msg(strstr(b, "qos_max_vls 2\n# ---- loom ib_qos end\n"), "%s", b);
+	ck_assert_ptr_null(strstr(strstr(b, "begin") + 1, "begin"));  /* one block */
+	ck_assert_uint_eq(strlen(b), strlen(a) + strlen("qos_max_vls 2\n"));
+	c = qos_ib_options_file(NULL, "qos TRUE\n");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_msg(!strncmp(c, "# ---- loom ib_qos begin", 24), "%s", c);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ib_qos");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, a_policy_is_read_with_its_classes_maps_and_tables);
+	tcase_add_test(tc, no_section_means_loom_leaves_qos_alone_and_prints_nothing);
+	tcase_add_test(tc, an_empty_section_takes_opensms_own_defaults);
+	tcase_add_test(tc, the_printed_policy_reads_back_the_same);
+	tcase_add_test(tc, bad_policies_are_refused_with_file_line_and_key);
+	tcase_add_test(tc, a_vlarb_table_holds_at_most_64_entries);
+	tcase_add_test(tc, opensm_options_use_opensms_names_and_formats);
+	tcase_add_test(tc, classes_and_vl_layers_of_a_routing_engine_do_not_combine);
+	tcase_add_test(tc, read_back_names_the_first_differing_entry);
+	tcase_add_test(tc, a_tenants_class_sl_is_a_partition_flag);
+	tcase_add_test(tc, looms_block_in_opensms_file_is_replaced_and_the_rest_kept);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
