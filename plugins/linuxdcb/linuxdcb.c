@@ -9,8 +9,9 @@
  *
  * loom.yaml:  switches: - { name: host1, plugin: linuxdcb, address: "eth2,eth3" }
  * address: one netdev name or a comma-separated list; loomd must run on
- * that host (in its network namespace). No credentials, no options (any
- * option is refused, so a typo shows).
+ * that host (in its network namespace). No credentials. Options: ecn=auto
+ * (default), ecn=tc, ecn=off (below); any other is refused, so a typo
+ * shows.
  *
  * open: every name must exist (if_nametoindex); one NETLINK_ROUTE socket
  *   per handle, its receive timeout the endpoint's timeout_ms.
@@ -41,18 +42,33 @@
  *   with before "", done = 0. After the first error nothing more is
  *   written, but the remaining netdevs are still read and their changes
  *   reported, done = 0.
- * ECN: NOT configured by this plugin. The RED/ECN marking loom's policy
- *   asks for on the lossless class is a switch-egress function; on a RoCE
- *   host it belongs to the NIC firmware (DCQCN notification/reaction
- *   points, e.g. mlx5's /sys/class/net/DEV/ecn/), and a software `tc red
- *   ecn` qdisc only sees traffic the kernel sends, not RDMA traffic the NIC
- *   sends by itself. qos_apply logs (NOTICE) that the ECN, PFC watchdog and
- *   headroom parts of the policy are left alone (EOPNOTSUPP), without
- *   failing the DCB part; qos_read reports them off.
+ * ECN (option ecn=auto|tc|off, default auto; tc_msg.h has the recipe
+ *   and its sources): on a switchdev port (a netdev with
+ *   IFLA_PHYS_SWITCH_ID, e.g. mlxsw's Spectrum ports) the driver offloads
+ *   tc qdiscs to the ASIC, so the policy's ECN marking is written as a
+ *   root `ets` (class t = band 7-t, the policy's strict classes and
+ *   weights) with a `red ... ecn` child on each marking class's band,
+ *   before the DCB part of that netdev: reported as key "tc ets eth2"
+ *   field "root" (the root in `tc` words) and key "tc red eth2 tc3"
+ *   fields "min", "max" (bytes), "probability" ("10%"), "ecn" ("on"),
+ *   done = 1 once the kernel accepted it, then read back (RTM_GETQDISC)
+ *   and -EIO when it differs. A RED on a class without ECN in the policy
+ *   is deleted; other qdiscs on such classes are left alone. A kernel
+ *   without sch_ets or sch_red refuses with ENOENT, named with the netdev
+ *   and the missing qdisc. On a plain host port (auto) ECN is NOT set: a
+ *   host kernel's `tc red ecn` only sees traffic the kernel sends, not
+ *   the RDMA traffic the NIC sends by itself, which the NIC firmware
+ *   marks (DCQCN, e.g. mlx5's /sys/class/net/DEV/ecn/); qos_apply logs
+ *   that (NOTICE, EOPNOTSUPP) without failing. ecn=tc writes the qdiscs
+ *   on any port (software qdiscs where nothing offloads them); ecn=off
+ *   never touches qdiscs. qos_read fills the ECN fields from the RED
+ *   qdiscs where tc is used, else reports them off. The PFC watchdog and
+ *   headroom are not set (NOTICE).
  * vlan_set / vlan_clear: -EOPNOTSUPP: a host port is not an access port.
  * health: the netdevs still exist. */
 #include "autoconf.h"
 #include "dcb_msg.h"
+#include "tc_msg.h"
 #include "../lp_util.h"
 
 #include <errno.h>
@@ -76,8 +92,12 @@
 #define LD_MAX_DEV 64
 #define LD_RXBUF 32768
 
+enum ecn_mode { ECN_AUTO, ECN_TC, ECN_OFF };
+static const char *const ecn_names[] = { "auto", "tc", "off" };
+
 struct lp_switch {
 	char name[LP_NAME_LEN];
+	enum ecn_mode ecn;
 	const struct lp_host *host;
 	struct mnl_socket *nl;
 	uint32_t portid;
@@ -158,18 +178,46 @@ static int talk(void *handle, struct nlmsghdr *nlh, dcbm_reply_fn cb, void *ctx)
 
 /* ---- open, close, health ------------------------------------------------ */
 
+/* "ecn=auto|tc|off", comma-separated; anything else is refused. */
+static int parse_options(const char *opts, enum ecn_mode *ecn, char *err, size_t errlen)
+{
+	const char *s = opts;
+
+	*ecn = ECN_AUTO;
+	while (s && *s) {
+		size_t n = strcspn(s, ","), i;
+
+		if (n > 4 && !strncmp(s, "ecn=", 4)) {
+			for (i = 0; i < 3; i++)
+				if (strlen(ecn_names[i]) == n - 4 && !strncmp(s + 4, ecn_names[i], n - 4))
+					break;
+			if (i < 3) {
+				*ecn = (enum ecn_mode)i;
+				s += n + (s[n] == ',');
+				continue;
+			}
+		}
+		if (n) {
+			snprintf(err, errlen, "option \"%.*s\" in \"%s\": linuxdcb takes only "
+				 "ecn=auto|tc|off", (int)n, s, opts);
+			return -EINVAL;
+		}
+		s += 1;
+	}
+	return 0;
+}
+
 static int ld_open(const struct lp_endpoint *ep, const struct lp_host *host,
 		   struct lp_switch **out, char *err, size_t errlen)
 {
 	struct lp_switch *sw;
+	enum ecn_mode ecn;
 	const char *s;
 	int rc;
 
 	*out = NULL;
-	if (ep->options && *ep->options) {
-		snprintf(err, errlen, "options \"%s\": the linuxdcb plugin takes none", ep->options);
-		return -EINVAL;
-	}
+	if ((rc = parse_options(ep->options, &ecn, err, errlen)))
+		return rc;
 	if (!ep->address || !*ep->address) {
 		snprintf(err, errlen, "no address: linuxdcb wants netdev names, \"eth2,eth3\"");
 		return -EINVAL;
@@ -180,6 +228,7 @@ static int ld_open(const struct lp_endpoint *ep, const struct lp_host *host,
 	}
 	snprintf(sw->name, sizeof(sw->name), "%s", ep->name ? ep->name : "");
 	sw->host = host;
+	sw->ecn = ecn;
 	for (s = ep->address; *s;) {
 		size_t n;
 
@@ -219,7 +268,8 @@ static int ld_open(const struct lp_endpoint *ep, const struct lp_host *host,
 	sw->io.talk = talk;
 	sw->io.ctx = sw;
 	sw->io.seq = (uint32_t)time(NULL);
-	sw_log(sw, LP_LOG_INFO, "linuxdcb: %zu netdev(s) from \"%s\"", sw->n_dev, ep->address);
+	sw_log(sw, LP_LOG_INFO, "linuxdcb: %zu netdev(s) from \"%s\", ecn=%s", sw->n_dev,
+	       ep->address, ecn_names[sw->ecn]);
 	*out = sw;
 	return 0;
 fail:
@@ -348,39 +398,75 @@ static int own_dev(const struct lp_switch *sw, const char *name)
 	return -1;
 }
 
+/* Whether dev's ECN is tc's: 1, 0 (said why in *why), or -errno. */
+static int uses_tc(struct lp_switch *sw, const char *dev, int *ifindex, const char **why,
+		   char *err, size_t errlen)
+{
+	int rc;
+
+	*why = "";
+	if (!(*ifindex = (int)if_nametoindex(dev))) {
+		snprintf(err, errlen, "%s: the netdev is gone", dev);
+		return -ENODEV;
+	}
+	switch (sw->ecn) {
+	case ECN_OFF:
+		*why = "ecn=off";
+		return 0;
+	case ECN_TC:
+		return 1;
+	case ECN_AUTO:
+		break;
+	}
+	if ((rc = tcm_is_switchdev(&sw->io, dev, *ifindex, err, errlen)) == 0)
+		*why = "not a switchdev port (no IFLA_PHYS_SWITCH_ID): a host's tc red qdisc only "
+		       "marks what the kernel sends, not the NIC's RDMA traffic; left to the NIC "
+		       "firmware and the switches (ecn=tc sets it anyway)";
+	return rc;
+}
+
 static int ld_qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, size_t errlen)
 {
-	const char *dev = sw->dev[0];
+	const char *dev = sw->dev[0], *why;
 	struct dcbm_state *st;
-	int rc;
+	struct tcm_state *ts;
+	int rc, ifindex;
 
 	for (size_t i = 0; i < q->n_ports && i < LP_MAX_PORTS; i++)
 		if (own_dev(sw, q->ports[i].port) >= 0) {
 			dev = q->ports[i].port;
 			break;
 		}
-	if (!(st = malloc(sizeof(*st)))) {
+	if (!(st = malloc(sizeof(*st))) || !(ts = malloc(sizeof(*ts)))) {
+		free(st);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	if (!(rc = dcbm_get(&sw->io, dev, st, err, errlen)) && (rc = dcbm_to_qos(st, q)) == -ENOENT)
 		snprintf(err, errlen, "%s: no priority has PFC (no lossless configuration)", dev);
+	if (!rc && (rc = uses_tc(sw, dev, &ifindex, &why, err, errlen)) == 1) {
+		if (!(rc = tcm_get(&sw->io, dev, ifindex, ts, err, errlen)))
+			tcm_to_qos(ts, q);
+	}
+	free(ts);
 	free(st);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
-/* What is left of the QoS state after dcb_msg's view: logged once. */
-static void log_unmanaged(struct lp_switch *sw, const struct lp_qos *want)
+/* The ECN classes of want, "3" or "3,4" ("" none). */
+static void ecn_classes(const struct lp_qos *want, char *tcs, size_t len)
 {
-	char tcs[32] = "";
 	size_t o = 0;
 
+	tcs[0] = '\0';
 	for (unsigned t = 0; t < LP_TCS; t++)
-		if (want->ecn[t].enabled)
-			o += (size_t)snprintf(tcs + o, sizeof(tcs) - o, "%s%u", o ? "," : "", t);
-	if (o)
-		sw_log(sw, LP_LOG_NOTICE, "ECN marking on traffic class %s is not set by linuxdcb "
-		       "(EOPNOTSUPP): it is left to the NIC firmware and the switches", tcs);
+		if (want->ecn[t].enabled && o < len)
+			o += (size_t)snprintf(tcs + o, len - o, "%s%u", o ? "," : "", t);
+}
+
+/* What is left of the QoS state after dcb_msg's and tc_msg's view. */
+static void log_unmanaged(struct lp_switch *sw, const struct lp_qos *want)
+{
 	if (want->pfcwd.enabled)
 		sw_log(sw, LP_LOG_NOTICE, "the PFC watchdog is not set by linuxdcb (EOPNOTSUPP): "
 		       "it is the NIC firmware's");
@@ -410,8 +496,9 @@ static int ld_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry
 	struct sink_proxy px = { changes, 0 };
 	struct lp_change_sink sink = { &px, proxy_change };
 	struct dcbm_work *a;
+	struct tcm_work *tw;
 	size_t devs[LD_MAX_DEV], n = 0;
-	char e2[512];
+	char e2[512], tcs[32];
 	int rc = 0;
 
 	if (want->n_ports) {
@@ -430,26 +517,52 @@ static int ld_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry
 		for (n = 0; n < sw->n_dev; n++)
 			devs[n] = n;
 	}
-	if (!(a = malloc(sizeof(*a)))) {
+	if (!(a = malloc(sizeof(*a))) || !(tw = malloc(sizeof(*tw)))) {
+		free(a);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	log_unmanaged(sw, want);
+	ecn_classes(want, tcs, sizeof(tcs));
 	for (size_t i = 0; i < n && !px.stop; i++) {
+		const char *dev = sw->dev[devs[i]], *why;
+		uint64_t rate = 0;
+		int ifindex, tc;
+
+		for (size_t k = 0; k < want->n_ports && k < LP_MAX_PORTS; k++)
+			if (!strcmp(want->ports[k].port, dev))
+				rate = (uint64_t)want->ports[k].speed_mbps * 125000;
+		/* ECN's qdiscs first, then DCB: on a netdev without DCB (a
+		 * dummy) the qdiscs are still written */
+		tc = uses_tc(sw, dev, &ifindex, &why, rc ? e2 : err, rc ? sizeof(e2) : errlen);
+		if (tc < 0 && !rc)
+			rc = tc;
+		else if (tc == 0 && tcs[0])
+			sw_log(sw, LP_LOG_NOTICE, "%s: ECN marking on traffic class %s is not set by "
+			       "linuxdcb (%s): %s", dev, tcs, sw->ecn == ECN_OFF ? "ecn=off" :
+			       "EOPNOTSUPP", why);
+		if (tc == 1 && !px.stop) {
+			if (!rc)
+				rc = tcm_apply_dev(&sw->io, dev, ifindex, want, rate, !dry_run, &sink,
+						   tw, err, errlen);
+			else
+				tcm_apply_dev(&sw->io, dev, ifindex, want, rate, 0, &sink, tw, e2,
+					      sizeof(e2));
+		}
+		if (px.stop)
+			break;
 		if (!rc)
-			rc = dcbm_apply_dev(&sw->io, sw->dev[devs[i]], want, !dry_run, &sink, a, err,
-					    errlen);
+			rc = dcbm_apply_dev(&sw->io, dev, want, !dry_run, &sink, a, err, errlen);
 		else /* after an error: no more writes, but say what was not done */
-			dcbm_apply_dev(&sw->io, sw->dev[devs[i]], want, 0, &sink, a, e2, sizeof(e2));
+			dcbm_apply_dev(&sw->io, dev, want, 0, &sink, a, e2, sizeof(e2));
 	}
-	if (px.stop) {
-		free(a);
+	free(tw);
+	free(a);
+	if (px.stop)
 		return px.stop;          /* the caller asked to stop */
-	}
 	if (rc < 0)
 		sw_log(sw, dry_run ? LP_LOG_WARNING : LP_LOG_ERR, "QoS %s stopped: %s",
 		       dry_run ? "plan" : "apply", err);
-	free(a);
 	return rc;
 }
 

@@ -11,7 +11,14 @@
  * the VLAN refusals work. The messages themselves, and the diff against a
  * netdev that does hold DCB state, are test_dcb_msg's (pure). A netdev
  * with real DCB support (mlx5, ice, bnxt, mlxsw, ...) is not available
- * here; the program says so in its output. */
+ * here; the program says so in its output.
+ *
+ * ECN (ecn=auto|tc|off): with ecn=tc the plugin writes a root ets and a
+ * red ... ecn qdisc on the lossless class's band; the tests read them back
+ * with the real `tc -j -d qdisc show` and parse its output. A kernel
+ * without sch_ets / sch_red (probed first on a scratch netdev) runs the
+ * refusal path instead (ENOENT named with the netdev) and says that the
+ * written-qdisc tests were skipped and why. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -37,6 +44,7 @@ static struct plugin *plugin;
 static const struct loom_plugin_v1 *ops;
 static struct lp_switch *sw;
 static char kind[16];              /* "dummy" or "veth" */
+static char no_qdiscs[256];        /* why ets/red cannot be added here, "" if they can */
 static char logs[4096];
 
 static void host_log(enum lp_log_level level, const char *name, const char *fmt, ...)
@@ -109,6 +117,8 @@ static void teardown(void)
 struct changes {
 	size_t n, done;
 	size_t pfc3_on, app26, ldcb1;
+	size_t tc, tc_done, root, min3;
+	char min3_before[32], min3_after[32];
 };
 
 static int on_change(void *ctx, const struct lp_change *c)
@@ -125,6 +135,16 @@ static int on_change(void *ctx, const struct lp_change *c)
 		s->app26++;
 	if (strstr(c->key, "ldcb1"))
 		s->ldcb1++;
+	if (!strncmp(c->key, "tc ", 3)) {
+		s->tc++;
+		s->tc_done += c->done != 0;
+	}
+	s->root += !strcmp(c->key, "tc ets ldcb0") && !strcmp(c->field, "root");
+	if (!strcmp(c->key, "tc red ldcb0 tc3") && !strcmp(c->field, "min")) {
+		s->min3++;
+		snprintf(s->min3_before, sizeof(s->min3_before), "%s", c->before);
+		snprintf(s->min3_after, sizeof(s->min3_after), "%s", c->after);
+	}
 	return 0;
 }
 
@@ -153,6 +173,13 @@ START_TEST(linuxdcb_open_refuses_unknown_netdevs_options_and_empty_addresses)
 	ck_assert_msg(strstr(err, "nosuch9"), "err: %s", err);
 	ck_assert_int_eq(open_sw("ldcb0", "speed=1", &s2), -EINVAL);
 	ck_assert_msg(strstr(err, "speed=1"), "err: %s", err);
+	ck_assert_int_eq(open_sw("ldcb0", "ecn=maybe", &s2), -EINVAL);
+	ck_assert_msg(strstr(err, "ecn=maybe") && strstr(err, "ecn=auto|tc|off"), "err: %s", err);
+	ck_assert_int_eq(open_sw("ldcb0", "ecn=tc,speed=1", &s2), -EINVAL);
+	ck_assert_int_eq(open_sw("ldcb0", "ecn=off", &s2), 0);
+	ops->close(s2);
+	ck_assert_int_eq(open_sw("ldcb0", "ecn=tc", &s2), 0);
+	ops->close(s2);
 	ck_assert_int_eq(open_sw("", NULL, &s2), -EINVAL);
 	ck_assert_int_eq(open_sw(" , ", NULL, &s2), -EINVAL);
 	ck_assert_int_eq(open_sw("a-name-longer-than-15", NULL, &s2), -EINVAL);
@@ -349,6 +376,171 @@ START_TEST(linuxdcb_health_fails_once_a_netdev_is_gone)
 }
 END_TEST
 
+/* ---- ECN through tc ---------------------------------------------------------- */
+
+/* `tc -j -d qdisc show dev DEV` into out ("" when tc fails). */
+static void tc_show(const char *dev, char *out, size_t len)
+{
+	char cmd[128];
+	size_t n = 0;
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(cmd, sizeof(cmd), "tc -j -d qdisc show dev %s 2>/dev/null", dev);
+	if (!(f = popen(cmd, "r")))
+		return;
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	pclose(f);
+}
+
+/* The JSON object of the qdisc whose parent is `parent` ("10:5"), copied
+ * into obj; 0, or -1 when there is none. */
+static int tc_qdisc_at(const char *json, const char *parent, char *obj, size_t len)
+{
+	char key[48];
+	const char *p, *start, *end;
+
+	snprintf(key, sizeof(key), "\"parent\":\"%s\"", parent);
+	if (!(p = strstr(json, key)))
+		return -1;
+	for (start = p; start > json && strncmp(start, "{\"kind\":", 8); start--)
+		;
+	end = strstr(p, "{\"kind\":");
+	snprintf(obj, len, "%.*s", (int)((end ? end : p + strlen(p)) - start), start);
+	return 0;
+}
+
+static int count_of(const char *json, const char *what)
+{
+	int n = 0;
+
+	for (const char *p = json; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+START_TEST(linuxdcb_ecn_auto_on_a_netdev_that_is_not_switchdev_leaves_qdiscs_alone)
+{
+	static const char *const p[] = { "ldcb0" };
+	static char before[8192], after[8192];
+	struct changes s = { 0 };
+	struct lp_change_sink sink = { &s, on_change };
+
+	tc_show("ldcb0", before, sizeof(before));
+	ops->qos_apply(sw, default_qos(p, 1), 0, &sink, err, sizeof(err));
+	tc_show("ldcb0", after, sizeof(after));
+	ck_assert_str_eq(before, after);
+	ck_assert_uint_eq(s.tc, 0);
+	ck_assert_msg(strstr(logs, "ldcb0: ECN marking on traffic class 3 is not set by linuxdcb "
+			     "(EOPNOTSUPP): not a switchdev port (no IFLA_PHYS_SWITCH_ID)"),
+		      "logs: %s", logs);
+}
+END_TEST
+
+START_TEST(linuxdcb_ecn_off_leaves_qdiscs_alone_and_says_so)
+{
+	static const char *const p[] = { "ldcb0" };
+	struct changes s = { 0 };
+	struct lp_change_sink sink = { &s, on_change };
+	struct lp_switch *s2;
+
+	ck_assert_int_eq(open_sw("ldcb0", "ecn=off", &s2), 0);
+	ops->qos_apply(s2, default_qos(p, 1), 0, &sink, err, sizeof(err));
+	ck_assert_uint_eq(s.tc, 0);
+	ck_assert_msg(strstr(logs, "ldcb0: ECN marking on traffic class 3 is not set by linuxdcb "
+			     "(ecn=off)"), "logs: %s", logs);
+	ops->close(s2);
+}
+END_TEST
+
+/* This kernel has no ets or red qdisc: the refusal, named. */
+START_TEST(linuxdcb_ecn_tc_on_a_kernel_without_the_qdiscs_reports_enoent_naming_the_netdev)
+{
+	static const char *const p[] = { "ldcb0" };
+	static char after[8192];
+	struct changes s = { 0 };
+	struct lp_change_sink sink = { &s, on_change };
+	struct lp_switch *s2;
+
+	ck_assert_int_eq(open_sw("ldcb0", "ecn=tc", &s2), 0);
+	ck_assert_int_eq(ops->qos_apply(s2, default_qos(p, 1), 0, &sink, err, sizeof(err)),
+			 -ENOENT);
+	ck_assert_msg(strstr(err, "ldcb0: RTM_NEWQDISC root 10: ets") && strstr(err, "(ENOENT)") &&
+		      strstr(err, "no `ets` qdisc"), "err: %s", err);
+	ck_assert_uint_eq(s.tc, 1 + 4);        /* root; min max probability ecn of class 3 */
+	ck_assert_uint_eq(s.root, 1);
+	ck_assert_uint_eq(s.min3, 1);
+	ck_assert_uint_eq(s.done, 0);          /* nothing landed: not the qdiscs, not DCB */
+	ck_assert_uint_eq(s.n, 5 + 96);
+	tc_show("ldcb0", after, sizeof(after));
+	ck_assert_msg(!strstr(after, "\"ets\"") && !strstr(after, "\"red\""), "tc: %s", after);
+	printf("test_linuxdcb: ecn=tc on %s ldcb0 here: %s\n", kind, err);
+	ops->close(s2);
+}
+END_TEST
+
+/* This kernel has them: written, shown by tc, idempotent, drift seen. */
+START_TEST(linuxdcb_ecn_tc_writes_red_ecn_on_the_lossless_classs_band)
+{
+	static const char *const p[] = { "ldcb0" };
+	static char json[16384], obj[4096];
+	struct changes s = { 0 };
+	struct lp_change_sink sink = { &s, on_change };
+	const struct lp_qos *q = default_qos(p, 1);
+	struct lp_switch *s2;
+	int rc;
+
+	ck_assert_int_eq(open_sw("ldcb0", "ecn=tc", &s2), 0);
+	rc = ops->qos_apply(s2, q, 0, &sink, err, sizeof(err));
+	/* the qdiscs land; the netdev's missing DCB is still reported */
+	ck_assert_msg(rc == 0 || (rc == -EOPNOTSUPP && strstr(err, "no DCB support")), "%d %s",
+		      rc, err);
+	ck_assert_uint_eq(s.tc, 5);
+	ck_assert_uint_eq(s.tc_done, 5);
+	tc_show("ldcb0", json, sizeof(json));
+	ck_assert_msg(strstr(json, "\"kind\":\"ets\"") && strstr(json, "\"handle\":\"10:\""),
+		      "tc: %s", json);
+	/* class 3 = band 4 = class id 10:5 */
+	ck_assert_msg(tc_qdisc_at(json, "10:5", obj, sizeof(obj)) == 0, "tc: %s", json);
+	ck_assert_msg(strstr(obj, "\"kind\":\"red\""), "10:5: %s", obj);
+	ck_assert_msg(strstr(obj, "\"min\":150000"), "10:5: %s", obj);
+	ck_assert_msg(strstr(obj, "\"max\":1500000"), "10:5: %s", obj);
+	ck_assert_msg(strstr(obj, "\"ecn\":true"), "10:5: %s", obj);
+	ck_assert_msg(strstr(obj, "\"probability\":0.1"), "10:5: %s", obj);
+	ck_assert_msg(!strstr(obj, "\"harddrop\":true"), "10:5: %s", obj);
+	ck_assert_int_eq(count_of(json, "\"kind\":\"red\""), 1);   /* class 3's only */
+	ck_assert_msg(tc_qdisc_at(json, "10:4", obj, sizeof(obj)) != 0 ||
+		      !strstr(obj, "\"kind\":\"red\""), "no RED on class 4: %s", json);
+	printf("test_linuxdcb: ecn=tc on ldcb0: %s\n", json);
+
+	/* again: nothing to do */
+	memset(&s, 0, sizeof(s));
+	ops->qos_apply(s2, q, 0, &sink, err, sizeof(err));
+	ck_assert_uint_eq(s.tc, 0);
+
+	/* behind loom's back: drift, seen by a dry run, put back by an apply */
+	ck_assert_int_eq(sh("tc qdisc change dev ldcb0 parent 10:5 handle 105: red limit 6000000 "
+			    "min 100000 max 1500000 avpkt 1000 burst 101 probability 0.1 ecn "
+			    "2>/dev/null"), 0);
+	memset(&s, 0, sizeof(s));
+	ops->qos_apply(s2, q, 1, &sink, err, sizeof(err));
+	ck_assert_uint_eq(s.tc, 1);
+	ck_assert_uint_eq(s.min3, 1);
+	ck_assert_str_eq(s.min3_before, "100000");
+	ck_assert_str_eq(s.min3_after, "150000");
+	ck_assert_uint_eq(s.tc_done, 0);
+	memset(&s, 0, sizeof(s));
+	ops->qos_apply(s2, q, 0, &sink, err, sizeof(err));
+	ck_assert_uint_eq(s.tc_done, 1);
+	tc_show("ldcb0", json, sizeof(json));
+	ck_assert_int_eq(tc_qdisc_at(json, "10:5", obj, sizeof(obj)), 0);
+	ck_assert_msg(strstr(obj, "\"min\":150000"), "10:5: %s", obj);
+	ck_assert_int_eq(sh("tc qdisc del dev ldcb0 root 2>/dev/null"), 0);
+	ops->close(s2);
+}
+END_TEST
+
 START_TEST(linuxdcb_plugin_exports_only_loom_plugin_v1)
 {
 	void *dl = dlopen(LINUXDCB_PLUGIN_DIR "/linuxdcb.so", RTLD_NOW | RTLD_LOCAL);
@@ -394,6 +586,20 @@ int main(void)
 	printf("test_linuxdcb: test netdevs are %s (no dcbnl_ops); a netdev with real DCB "
 	       "support was not available here, so only the no-DCB paths run against the "
 	       "kernel (the DCB messages and diff are test_dcb_msg's)\n", kind);
+	/* can this kernel hold the qdiscs ecn=tc writes? (a scratch netdev) */
+	if (make_netdev("ldcbq") != 0)
+		snprintf(no_qdiscs, sizeof(no_qdiscs), "cannot create a scratch netdev");
+	else if (sh("tc qdisc add dev ldcbq root handle 10: ets bands 8 2>/dev/null") != 0)
+		snprintf(no_qdiscs, sizeof(no_qdiscs), "`tc qdisc add ... ets` fails: this kernel "
+			 "has no sch_ets (CONFIG_NET_SCH_ETS)");
+	else if (sh("tc qdisc add dev ldcbq parent 10:1 red limit 400000 min 30000 max 100000 "
+		    "avpkt 1000 2>/dev/null") != 0)
+		snprintf(no_qdiscs, sizeof(no_qdiscs), "`tc qdisc add ... red` fails: this kernel "
+			 "has no sch_red (CONFIG_NET_SCH_RED)");
+	sh("ip link del ldcbq 2>/dev/null");
+	if (no_qdiscs[0])
+		printf("test_linuxdcb: SKIP the written-qdisc ECN test (shown by tc, idempotent, "
+		       "drift): %s; the refusal path runs instead\n", no_qdiscs);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, linuxdcb_open_refuses_unknown_netdevs_options_and_empty_addresses);
@@ -407,6 +613,13 @@ int main(void)
 	tcase_add_test(tc, linuxdcb_apply_stops_when_the_sink_asks);
 	tcase_add_test(tc, linuxdcb_vlans_are_refused_with_eopnotsupp);
 	tcase_add_test(tc, linuxdcb_health_fails_once_a_netdev_is_gone);
+	tcase_add_test(tc, linuxdcb_ecn_auto_on_a_netdev_that_is_not_switchdev_leaves_qdiscs_alone);
+	tcase_add_test(tc, linuxdcb_ecn_off_leaves_qdiscs_alone_and_says_so);
+	if (no_qdiscs[0])
+		tcase_add_test(tc,
+			linuxdcb_ecn_tc_on_a_kernel_without_the_qdiscs_reports_enoent_naming_the_netdev);
+	else
+		tcase_add_test(tc, linuxdcb_ecn_tc_writes_red_ecn_on_the_lossless_classs_band);
 	tcase_add_test(tc, linuxdcb_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
