@@ -2,7 +2,7 @@
  * partition and RoCE VLAN (daemon/tenants.h). The changes return once
  * loomd has read the partition keys and switch ports back from the fabric
  * (or with the error, rolled back).
- *   tenant create NAME --hosts LIST [--pkey P] [--limited]
+ *   tenant create NAME --hosts LIST [--pkey P] [--limited] [--class CLASS]
  *   tenant add-hosts NAME LIST | remove-hosts NAME LIST
  *   tenant delete NAME | verify NAME | show NAME | list */
 #include "autoconf.h"
@@ -66,6 +66,7 @@ static int print_tenant(const json_t *x)
 	const char *kv[] = {
 		"tenant", output_str(x, "name"), "state", output_str(x, "state"),
 		"pkey", pkey, "vlan", vlan, "membership", output_str(x, "membership"),
+		"class", output_str(x, "class"),
 		"hosts", "", "created", output_str(x, "created"), "by", by,
 		"updated", output_str(x, "updated"), "confirmed in", took,
 		"error", output_str(x, "error"), "note", output_str(x, "note"),
@@ -77,7 +78,7 @@ static int print_tenant(const json_t *x)
 	json_array_foreach(hosts, i, p)
 		fprintf(mem, "%s%s", i ? " " : "", json_string_value(p));
 	fclose(mem);
-	kv[11] = hl ? hl : "";
+	kv[13] = hl ? hl : "";
 	output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
 	free(hl);
 	if (!json_array_size(json_object_get(x, "ports")) &&
@@ -132,9 +133,10 @@ static int create(struct loomctl *lc, int argc, char **argv)
 		{ "hosts", required_argument, NULL, 'H' },
 		{ "pkey", required_argument, NULL, 'p' },
 		{ "limited", no_argument, NULL, 'l' },
+		{ "class", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *hosts = NULL;
+	const char *hosts = NULL, *cls = "";
 	long pkey = 0;
 	int limited = 0, c;
 	char *end;
@@ -143,6 +145,7 @@ static int create(struct loomctl *lc, int argc, char **argv)
 		switch (c) {
 		case 'H': hosts = optarg; break;
 		case 'l': limited = 1; break;
+		case 'c': cls = optarg; break;
 		case 'p':
 			errno = 0;
 			pkey = strtol(optarg, &end, 0);
@@ -156,9 +159,10 @@ static int create(struct loomctl *lc, int argc, char **argv)
 	}
 	if (argc - optind != 1 || !hosts)
 		return loomctl_usage_error(lc, "tenant", "create NAME --hosts LIST");
-	return call(lc, "tenant-create", json_pack("{s:s, s:s, s:I, s:b}", "name", argv[optind],
-						   "hosts", hosts, "pkey", (json_int_t)(pkey & 0x7fff),
-						   "limited", limited), print_tenant);
+	return call(lc, "tenant-create", json_pack("{s:s, s:s, s:I, s:b, s:s}", "name",
+						   argv[optind], "hosts", hosts, "pkey",
+						   (json_int_t)(pkey & 0x7fff), "limited", limited,
+						   "class", cls), print_tenant);
 }
 
 int cmd_tenant(struct loomctl *lc, int argc, char **argv)

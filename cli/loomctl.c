@@ -87,7 +87,7 @@ static void usage(FILE *out)
 		"                                 back against ib_qos; exit 1 unless all match\n"
 		"  qos apply --ib                 ib_qos written as OpenSM options, OpenSM\n"
 		"                                 signalled (it programs the ports)\n"
-		"  tenant create NAME --hosts LIST [--pkey P] [--limited]\n"
+		"  tenant create NAME --hosts LIST [--pkey P] [--limited] [--class C]\n"
 		"                                 the hosts' HCA ports in a partition of their\n"
 		"                                 own; returns once the fabric shows it\n"
 		"  tenant add-hosts|remove-hosts NAME LIST\n"

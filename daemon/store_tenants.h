@@ -2,6 +2,7 @@
  * tenant module needs of the rest of it: the hosts' HCA and switch ports and OpenSM's
  * pid. JSON shapes:
  * tenant: {"name", "pkey": N (IB ports only), "vlan": N (Ethernet ports only),
+ *          "class": ib_qos traffic class (only when it has one),
  *          "membership": "full"|"limited", "state", "error", "created",
  *          "updated" (ISO 8601), "created_by": uid, "hosts": ["node001", ...],
  *          "ports": [{"host", "guid"}, ...] (HCA ports),
@@ -34,6 +35,7 @@ struct store_tenant {
 	unsigned pkey;            /* 0: none (no HCA ports) */
 	unsigned vlan;            /* 0: none (no switch ports) */
 	int limited;
+	const char *class_name;   /* ib_qos class, NULL or "" none */
 	const json_t *ports;      /* [{"host", "guid"}] */
 	const json_t *eth_ports;  /* [{"host", "switch", "port"}] */
 };

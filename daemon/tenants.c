@@ -271,6 +271,7 @@ static void roll_back(struct tenants_mod *m, struct top *t)
 			.pkey = (unsigned)json_integer_value(json_object_get(t->prev, "pkey")),
 			.vlan = (unsigned)json_integer_value(json_object_get(t->prev, "vlan")),
 			.limited = membership && !strcmp(membership, "limited"),
+			.class_name = json_string_value(json_object_get(t->prev, "class")),
 			.ports = json_object_get(t->prev, "ports"),
 			.eth_ports = json_object_get(t->prev, "eth_ports"),
 		};

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "partitions.h"
 #include "proto.h"
+#include "ib_qos.h"
 #include "store_tenants.h"
 
 static int valid_name(const char *name)
@@ -167,6 +168,7 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 	const char *hosts = json_string_value(json_object_get(args, "hosts"));
 	int asked = (int)json_integer_value(json_object_get(args, "pkey"));
 	int limited = json_is_true(json_object_get(args, "limited"));
+	const char *cls = json_string_value(json_object_get(args, "class"));
 	json_t *ib = NULL, *eth = NULL, *prev = NULL;
 	char err[1024] = "", what[512], ids[64];
 	struct store_tenant st;
@@ -178,6 +180,13 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant create: hosts missing");
 		return;
 	}
+	if (!cls)
+		cls = "";
+	if (*cls && ibqos_class_sl(&m->conf->ib_qos, cls) < 0) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s: class \"%s\" is not in loom.yaml's "
+			      "ib_qos.classes; nothing changed", name, cls);
+		return;
+	}
 	if (tenants_hosts_resolve(m, name, hosts, &ib, &eth, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s: %s; nothing changed", name, err);
 		return;
@@ -186,26 +195,28 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 		const char *mem = json_string_value(json_object_get(prev, "membership"));
 		unsigned had = (unsigned)json_integer_value(json_object_get(prev, "pkey"));
 
+		const char *had_cls = json_string_value(json_object_get(prev, "class"));
+
 		if (!same_ports(ib, eth, prev) || (asked && ((unsigned)asked & 0x7fff) != had) ||
-		    strcmp(mem, limited ? "limited" : "full")) {
+		    strcmp(mem, limited ? "limited" : "full") || strcmp(cls, had_cls ? had_cls : "")) {
 			ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s exists with other hosts, "
-				      "key or membership; use tenant add-hosts / remove-hosts, or "
-				      "delete it first", name);
+				      "key, membership or class; use tenant add-hosts / remove-hosts, "
+				      "or delete it first", name);
 		} else if ((t = tenants_top_new(m, req, TOP_VERIFY, name))) {
 			/* Asked again as it is (a retried prolog): confirm it on the fabric. */
 			tenants_enqueue(m, t);
 		}
 		goto out;
 	}
-	st = (struct store_tenant){ .name = name, .limited = limited, .ports = ib,
-				    .eth_ports = eth };
+	st = (struct store_tenant){ .name = name, .limited = limited, .class_name = cls,
+				    .ports = ib, .eth_ports = eth };
 	if (choose_ids(m, NULL, asked, ib, eth, &st, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s: %s; nothing changed", name, err);
 		goto out;
 	}
 	ids_text(&st, ids, sizeof(ids));
-	snprintf(what, sizeof(what), "created: %s, hosts %s, %zu HCA ports, %zu switch ports", ids,
-		 hosts, json_array_size(ib), json_array_size(eth));
+	snprintf(what, sizeof(what), "created: %s%s%s, hosts %s, %zu HCA ports, %zu switch ports",
+		 ids, *cls ? ", class " : "", cls, hosts, json_array_size(ib), json_array_size(eth));
 	if (store_tenant_put(m->store, tenants_now(), &st, ctl_req_uid(req), "tenant_created",
 			     what) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "tenant %s: cannot write it to the database",
@@ -275,6 +286,7 @@ static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *
 	st = (struct store_tenant){
 		.name = name, .ports = next_ib, .eth_ports = next_eth,
 		.limited = !strcmp(json_string_value(json_object_get(prev, "membership")), "limited"),
+		.class_name = json_string_value(json_object_get(prev, "class")),
 	};
 	if (choose_ids(m, prev, 0, next_ib, next_eth, &st, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s: %s; nothing changed", name, err);

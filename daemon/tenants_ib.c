@@ -73,6 +73,7 @@ char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen)
 	json_array_foreach(list, i, t) {
 		const char *name = json_string_value(json_object_get(t, "name"));
 		json_t *full = NULL, *ports, *p;
+		const char *cls;
 		size_t k;
 
 		if (!json_object_get(t, "pkey"))
@@ -90,12 +91,26 @@ char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen)
 		}
 		json_array_foreach(ports, k, p)
 			guids[i][k] = strtoull(json_string_value(json_object_get(p, "guid")), NULL, 16);
-		pt[np++] = (struct part_tenant){
+		pt[np] = (struct part_tenant){
 			.name = name, .pkey = (unsigned)json_integer_value(json_object_get(t, "pkey")),
 			.limited = !strcmp(json_string_value(json_object_get(t, "membership")),
 					   "limited"),
 			.guids = guids[i], .n_guids = json_array_size(ports),
 		};
+		/* The class's SL as loom.yaml says now; a class it no longer
+		 * has leaves the partition on the default SL, said in the log. */
+		if ((cls = json_string_value(json_object_get(t, "class")))) {
+			int sl = ibqos_class_sl(&m->conf->ib_qos, cls);
+
+			if (sl >= 0) {
+				pt[np].has_sl = 1;
+				pt[np].sl = (unsigned)sl;
+			} else {
+				log_warn("tenant %s: class %s is not in ib_qos.classes: its "
+					 "partition keeps the default SL", name, cls);
+			}
+		}
+		np++;
 		json_decref(full);
 	}
 	if (!(text = part_file_new(static_text, pt, np)))

@@ -35,7 +35,8 @@ yaml_arb() { for e in $1; do printf '{vl: %s, weight: %s}, ' "${e%%:*}" "${e##*:
 "$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 4 -o "$work/f.net"
 loom_ibsim "$work/f.net"
 printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x1001,sl=%s : ALL_CAS=full ;\n' \
-	"$CLASS_SL" >"$work/partitions.conf"
+	"$CLASS_SL" >"$work/static.conf"
+cp "$work/static.conf" "$work/partitions.conf"  # loom owns it once it runs
 printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
 start_opensm() {
@@ -48,6 +49,7 @@ start_opensm() {
 }
 start_opensm
 loom_config "tenants:" "  opensm_pid_file: $work/opensm.pid" \
+	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
 	"ib_qos:" "  classes: {compute: 0, storage: $CLASS_SL}" \
 	"  sl2vl: [$(yaml_list "$SL2VL")]" "  vlarb_high: [$(yaml_arb "$HIGH")]" \
 	"  vlarb_low: [$(yaml_arb "$LOW")]" "  high_limit: 8" "  max_vls: $MAX_VLS" \
@@ -144,3 +146,21 @@ LD_PRELOAD=$PRELOAD saquery -p --src-to-dst "$SRC:$CA_LID" --pkey 0x1001 >"$work
 sl=$(sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-f]*\)$/\1/p' "$work/pr.out" | head -n 1)
 [ -n "$sl" ] && [ "$((sl))" = "$CLASS_SL" ] || loom_fail "PathRecord of PKey 0x1001: SL '$sl', partition sl=$CLASS_SL: $(cat "$work/pr.out")"
 loom_ok "partition flag sl=$CLASS_SL accepted by OpenSM; its PathRecords carry SL $CLASS_SL"
+
+# ---- 5. a tenant of a traffic class -------------------------------------------------
+loom_ctl tenant create jobS --hosts host-0000,host-0001 --class nosuch >"$work/t.out" 2>&1 &&
+	loom_fail "a tenant of an unknown class was created"
+grep -q 'class "nosuch" is not in loom.yaml' "$work/t.out" || loom_fail "unclear error: $(cat "$work/t.out")"
+loom_ctl tenant create jobS --hosts host-0000,host-0001 --class storage >"$work/t.out" ||
+	loom_fail "tenant create --class: $(cat "$work/t.out")"
+KS=$(sed -n 's/^pkey: *\(0x....\)$/\1/p' "$work/t.out")
+grep -q "^class: *storage" "$work/t.out" || loom_fail "show: $(cat "$work/t.out")"
+grep -q "^loom_jobS=$KS,sl=$CLASS_SL " "$work/partitions.conf" ||
+	loom_fail "partitions file: $(grep jobS "$work/partitions.conf")"
+A=$(loom_ibnetdiscover -p | awk "/'host-0000'/ && \$1 == \"CA\" { print \$2; exit }")
+Z=$(loom_ibnetdiscover -p | awk "/'host-0001'/ && \$1 == \"CA\" { print \$2; exit }")
+LD_PRELOAD=$PRELOAD saquery -p --src-to-dst "$A:$Z" --pkey "$KS" >"$work/pr.out" 2>&1 ||
+	loom_fail "saquery: $(cat "$work/pr.out")"
+sl=$(sed -n 's/^[[:space:]]*sl\.*\(0x[0-9a-f]*\)$/\1/p' "$work/pr.out" | head -n 1)
+[ -n "$sl" ] && [ "$((sl))" = "$CLASS_SL" ] || loom_fail "PathRecord of jobS's $KS: SL '$sl', want $CLASS_SL"
+loom_ok "tenant jobS of class storage: its partition carries sl=$CLASS_SL and its PathRecords SL $CLASS_SL (saquery); an unknown class is refused"
