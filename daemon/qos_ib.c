@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,9 +33,10 @@
 #include "qos_ib_read.h"
 #include "store.h"
 #include "store_routing.h"
-#include "store_tenants.h"
+#include "file_atomic.h"
+#include "opensm_pid.h"
+#include "swept_subnets.h"
 
-#define MAX_SUBNETS 16
 #define BEGIN_MARK "# ---- loom ib_qos begin: written by loomd (loom.yaml ib_qos), do not edit\n"
 #define END_MARK "# ---- loom ib_qos end\n"
 
@@ -50,9 +50,7 @@ struct qos_ib_mod {
 	struct ctl_req *req;
 	pthread_t thread;
 	struct ibqos_policy policy;
-	struct disc_ib_params subnets[MAX_SUBNETS];
-	char names[MAX_SUBNETS][LOOM_NAME_LEN], cas[MAX_SUBNETS][LOOM_NAME_LEN];
-	size_t n_subnets;
+	struct swept_subnets sub;
 	unsigned routing_vls;
 	json_t *ports;
 	char err[512];
@@ -87,85 +85,6 @@ char *qos_ib_options_file(const char *old_text, const char *options)
 }
 
 /* ---- apply ------------------------------------------------------------------- */
-
-static int write_file(const char *path, const char *text, char *err, size_t errlen)
-{
-	char tmp[PATH_MAX + 16];
-	size_t len = strlen(text);
-	int fd, rc = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s.loom-tmp", path);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		snprintf(err, errlen, "%.300s: %s", tmp, strerror(errno));
-		return -errno;
-	}
-	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
-		rc = errno ? -errno : -EIO;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (!rc && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc) {
-		snprintf(err, errlen, "%.300s: %s", path, strerror(-rc));
-		unlink(tmp);
-	}
-	return rc;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem;
-	char buf[4096];
-	size_t n;
-
-	if (!(mem = open_memstream(&text, &len))) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, mem);
-	if (f)
-		fclose(f);
-	fclose(mem);
-	return text;
-}
-
-static int is_opensm(int pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "opensm", 6);
-}
-
-/* OpenSM's pid: tenants.opensm_pid_file, else the one libloomosm.so last
- * reported; 0 when there is no live opensm. */
-static int opensm_pid(struct qos_ib_mod *m)
-{
-	int pid = 0;
-
-	if (m->conf->tenant_opensm_pid_file[0]) {
-		FILE *f = fopen(m->conf->tenant_opensm_pid_file, "r");
-
-		if (!f || fscanf(f, "%d", &pid) != 1)
-			pid = 0;
-		if (f)
-			fclose(f);
-	} else if (store_last_sm_pid(m->store, &pid) < 0) {
-		pid = 0;
-	}
-	return pid > 1 && is_opensm(pid) ? pid : 0;
-}
 
 /* The VL layers of the last successful routing run (1 when none is known:
  * OpenSM's own engines do not report). */
@@ -205,17 +124,17 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 		return;
 	}
 	ibqos_opensm_options(p, opts, sizeof(opts));
-	old = read_file(path);
+	old = file_read_text(path, err, sizeof(err));  /* none yet: a new file */
 	text = qos_ib_options_file(old, opts);
 	free(old);
-	if (!text || write_file(path, text, err, sizeof(err)) < 0) {
+	if (!text || file_write_atomic(path, text, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", text ? err : "out of memory");
 		free(text);
 		return;
 	}
 	free(text);
-	pid = opensm_pid(m);
-	if (pid && kill(pid, SIGHUP) < 0)
+	pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store, err, sizeof(err));
+	if (pid < 0 || kill(pid, SIGHUP) < 0)
 		pid = 0;
 	log_notice("ib_qos: options written to %s%s", path, pid ? ", OpenSM signalled" : "");
 	if (m->store &&
@@ -235,14 +154,14 @@ static void *read_thread(void *arg)
 
 	m->ports = json_array();
 	m->rc = 0;
-	for (size_t i = 0; i < m->n_subnets && m->rc == 0; i++) {
+	for (size_t i = 0; i < m->sub.n && m->rc == 0; i++) {
 		json_t *ports = NULL;
 		size_t k;
 		json_t *port;
 
-		m->rc = qos_ib_read_run(&m->subnets[i], &m->policy, &ports, m->err, sizeof(m->err));
+		m->rc = qos_ib_read_run(&m->sub.p[i], &m->policy, &ports, m->err, sizeof(m->err));
 		json_array_foreach(ports, k, port) {
-			json_object_set_new(port, "subnet", json_string(m->subnets[i].subnet));
+			json_object_set_new(port, "subnet", json_string(m->sub.p[i].subnet));
 			json_array_append(m->ports, port);
 		}
 		json_decref(ports);
@@ -314,30 +233,6 @@ static void pipe_cb(evutil_socket_t fd, short what, void *arg)
 	m->ports = NULL;
 }
 
-/* The swept IB subnets, with the configured MAD limits. */
-static void fill_subnets(struct qos_ib_mod *m)
-{
-	sqlite3_stmt *s;
-
-	m->n_subnets = 0;
-	if (sqlite3_prepare_v2(store_db(m->store), "SELECT name, ca, port FROM subnets WHERE "
-			       "kind = 'ib' AND id IN (SELECT subnet_id FROM sweeps WHERE status = "
-			       "'ok') ORDER BY name", -1, &s, NULL) != SQLITE_OK)
-		return;
-	while (sqlite3_step(s) == SQLITE_ROW && m->n_subnets < MAX_SUBNETS) {
-		size_t i = m->n_subnets++;
-
-		snprintf(m->names[i], LOOM_NAME_LEN, "%s", (const char *)sqlite3_column_text(s, 0));
-		snprintf(m->cas[i], LOOM_NAME_LEN, "%s", (const char *)sqlite3_column_text(s, 1));
-		m->subnets[i] = (struct disc_ib_params){
-			.subnet = m->names[i], .ca = m->cas[i], .port = sqlite3_column_int(s, 2),
-			.timeout_ms = m->conf->mad_timeout_ms, .retries = m->conf->mad_retries,
-			.max_smps = m->conf->max_smps,
-		};
-	}
-	sqlite3_finalize(s);
-}
-
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct qos_ib_mod *m = arg;
@@ -352,8 +247,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_BUSY, "a QoS read-back is under way; try again");
 		return;
 	}
-	fill_subnets(m);
-	if (!m->n_subnets) {
+	if (swept_subnets_get(m->store, m->conf, &m->sub) < 0 || !m->sub.n) {
 		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no InfiniBand subnet has been swept yet "
 			      "(loomctl discover --wait)");
 		return;

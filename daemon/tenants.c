@@ -36,7 +36,9 @@
 #include <event2/event.h>
 
 #include "ctl.h"
+#include "file_atomic.h"
 #include "log.h"
+#include "opensm_pid.h"
 #include "proto.h"
 #include "store.h"
 #include "store_routing.h"
@@ -61,9 +63,7 @@ void tenants_top_free(struct top *t)
 	json_decref(t->prev);
 	json_decref(t->members);
 	free(t->file_text);
-	free(t->subnets);
-	free(t->subnet_names);
-	free(t->subnet_cas);
+	free(t->sub);
 	tenants_eth_free(t);
 	for (size_t i = 0; i < t->n_batch; i++)
 		tenants_top_free(t->batch[i]);
@@ -164,7 +164,8 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 			 !(t->file_text = tenants_ib_file_text(m, err, errlen)))
 			rc = -EIO;
 		if (rc == 0 && t->file_text)
-			t->osm_pid = tenants_ib_opensm_pid(m, t->osm_why, sizeof(t->osm_why));
+			t->osm_pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store,
+						     t->osm_why, sizeof(t->osm_why));
 	}
 	if (rc == 0 && t->vlan)
 		rc = tenants_hosts_eth_prepare(m, t, cur, err, errlen);
@@ -467,7 +468,7 @@ int tenants_resume(struct tenants_mod *m)
 		log_err("tenants: %s", err);
 		return -EIO;
 	}
-	had = tenants_ib_read_file(m->conf->tenant_partitions_file, err, sizeof(err));
+	had = file_read_text(m->conf->tenant_partitions_file, err, sizeof(err));
 	if (store_tenant_list(m->store, &list) < 0) {
 		free(had);
 		free(text);

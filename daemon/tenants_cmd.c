@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ctl.h"
+#include "file_atomic.h"
 #include "log.h"
 #include "partitions.h"
 #include "proto.h"
@@ -41,7 +42,7 @@ static unsigned choose_pkey(struct tenants_mod *m, int asked, char *err, size_t 
 	}
 	memset(fixed, 0, sizeof(fixed));
 	if (m->conf->tenant_static_partitions[0]) {
-		if (!(text = tenants_ib_read_file(m->conf->tenant_static_partitions, err, errlen)))
+		if (!(text = file_read_text(m->conf->tenant_static_partitions, err, errlen)))
 			return 0;
 		part_static_pkeys(text, fixed);
 		free(text);

@@ -22,32 +22,11 @@
 #include "log.h"
 #include "partitions.h"
 #include "store.h"
+#include "file_atomic.h"
+#include "opensm_pid.h"
 #include "store_tenants.h"
+#include "swept_subnets.h"
 
-char *tenants_ib_read_file(const char *path, char *err, size_t errlen)
-{
-	FILE *f = fopen(path, "r");
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem;
-	char buf[4096];
-	size_t n;
-
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (!(mem = open_memstream(&text, &len))) {
-		fclose(f);
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, n, mem);
-	fclose(f);
-	fclose(mem);
-	return text;
-}
 
 /* The file's text from the store's tenants. NULL with err. */
 char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen)
@@ -59,7 +38,7 @@ char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen)
 	size_t i, n = 0, np = 0;
 
 	if (m->conf->tenant_static_partitions[0] &&
-	    !(static_text = tenants_ib_read_file(m->conf->tenant_static_partitions, err, errlen)))
+	    !(static_text = file_read_text(m->conf->tenant_static_partitions, err, errlen)))
 		return NULL;
 	if (store_tenant_list(m->store, &list) < 0) {
 		snprintf(err, errlen, "cannot read the tenants from the database");
@@ -128,77 +107,8 @@ out:
 	return text;
 }
 
-/* Write `text` to `path` whole or not at all (temporary file, fsync, rename). */
-int tenants_ib_write_file(const char *path, const char *text, char *err, size_t errlen)
-{
-	char tmp[PATH_MAX + 16];
-	size_t len = strlen(text);
-	int fd, rc = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.loomtmp", path);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
-		snprintf(err, errlen, "%.900s: %s", tmp, strerror(errno));
-		return -errno;
-	}
-	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
-		rc = -errno ? -errno : -EIO;
-	if (close(fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && rename(tmp, path) < 0)
-		rc = -errno;
-	if (rc < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-		unlink(tmp);
-	}
-	return rc;
-}
 
-/* Is `pid` an OpenSM (not a process that reused the pid of one)? */
-static int is_opensm(int pid)
-{
-	char path[64], comm[32] = "";
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	if (!(f = fopen(path, "r")))
-		return 0;
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
-	fclose(f);
-	return !strncmp(comm, "opensm", 6);
-}
-
-/* OpenSM's pid: its pid file, else the one libloomosm.so last reported;
- * only a live process called opensm. */
-int tenants_ib_opensm_pid(struct tenants_mod *m, char *err, size_t errlen)
-{
-	const char *pid_file = m->conf->tenant_opensm_pid_file;
-	int pid = 0;
-
-	if (pid_file[0]) {
-		FILE *f = fopen(pid_file, "r");
-
-		if (!f || fscanf(f, "%d", &pid) != 1 || pid <= 1) {
-			snprintf(err, errlen, "OpenSM's pid file %s: %s", pid_file,
-				 f ? "no pid in it" : strerror(errno));
-			if (f)
-				fclose(f);
-			return -ESRCH;
-		}
-		fclose(f);
-		if (!is_opensm(pid)) {
-			snprintf(err, errlen, "OpenSM's pid file %s: pid %d is not a running opensm",
-				 pid_file, pid);
-			return -ESRCH;
-		}
-		return pid;
-	}
-	if (store_last_sm_pid(m->store, &pid) == 0 && pid > 1 && is_opensm(pid))
-		return pid;
-	snprintf(err, errlen, "no OpenSM to signal: set tenants.opensm_pid_file, or load "
-		 "libloomosm.so into OpenSM (event_plugin_name loomosm)");
-	return -ESRCH;
-}
 
 /* ---- the worker's part ---------------------------------------------------- */
 
@@ -216,7 +126,8 @@ static unsigned entry_of(const json_t *keys, unsigned pkey)
 
 /* Compare one read of every subnet with what the tenant wants; 0 when it
  * holds, else -EAGAIN and err names the ports that are wrong. */
-static int judge(const struct top *t, json_t *const *reads, char *err, size_t errlen)
+static int judge(const struct top *t, json_t *const *reads, size_t n_sub, char *err,
+		 size_t errlen)
 {
 	unsigned want = t->limited ? t->pkey : t->pkey | 0x8000;
 	size_t missing = 0, extra = 0, wrong = 0, unseen = 0, sw_missing = 0, sw_extra = 0;
@@ -225,7 +136,7 @@ static int judge(const struct top *t, json_t *const *reads, char *err, size_t er
 	const char *guid;
 	json_t *v;
 
-	for (size_t s = 0; s < t->n_subnets; s++)
+	for (size_t s = 0; s < n_sub; s++)
 		json_object_foreach(reads[s], guid, v) {
 			unsigned e = entry_of(v, t->pkey);
 			int sw = strstr(guid, "/sw") != NULL;
@@ -259,9 +170,9 @@ static int judge(const struct top *t, json_t *const *reads, char *err, size_t er
 	json_object_foreach(t->members, guid, v) {
 		size_t s;
 
-		for (s = 0; s < t->n_subnets && !json_object_get(reads[s], guid); s++)
+		for (s = 0; s < n_sub && !json_object_get(reads[s], guid); s++)
 			;
-		if (s == t->n_subnets && !unseen++ && !first[0])
+		if (s == n_sub && !unseen++ && !first[0])
 			snprintf(first, sizeof(first), "%s was not found in any subnet", guid);
 	}
 	if (!missing && !extra && !wrong && !unseen && !sw_missing && !sw_extra)
@@ -277,7 +188,8 @@ static int judge(const struct top *t, json_t *const *reads, char *err, size_t er
 int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline)
 {
 	struct tenants_mod *m = t->m;
-	json_t **reads = calloc(t->n_subnets + 1, sizeof(*reads));
+	size_t n_sub = t->sub ? t->sub->n : 0;
+	json_t **reads = calloc(n_sub + 1, sizeof(*reads));
 	char why[1024] = "";
 	size_t left = n;
 	int signalled = 0, rc = 0;
@@ -289,7 +201,7 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 		return -ENOMEM;
 	}
 	if (t->file_text) {
-		if ((rc = tenants_ib_write_file(m->conf->tenant_partitions_file, t->file_text,
+		if ((rc = file_write_atomic(m->conf->tenant_partitions_file, t->file_text,
 						t->err, sizeof(t->err))) < 0)
 			goto out;
 		if (t->osm_pid > 0 && kill(t->osm_pid, SIGHUP) == 0)
@@ -304,10 +216,10 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 	for (;;) {
 		int read_ok = 1;
 
-		for (size_t s = 0; s < t->n_subnets; s++) {
+		for (size_t s = 0; s < n_sub; s++) {
 			json_decref(reads[s]);
 			reads[s] = NULL;
-			if (pkey_read_run(&t->subnets[s], &reads[s], t->err, sizeof(t->err)) < 0) {
+			if (pkey_read_run(&t->sub->p[s], &reads[s], t->err, sizeof(t->err)) < 0) {
 				read_ok = 0;
 				break;
 			}
@@ -321,7 +233,7 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 				x->rc = -EIO;
 				if (x != t)
 					snprintf(x->err, sizeof(x->err), "%s", t->err);
-			} else if ((x->rc = judge(x, reads, x->err, sizeof(x->err))) == 0) {
+			} else if ((x->rc = judge(x, reads, n_sub, x->err, sizeof(x->err))) == 0) {
 				left--;
 			}
 		}
@@ -336,7 +248,7 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 		snprintf(t->err + l, sizeof(t->err) - l, "; %s", why);
 	}
 out:
-	for (size_t s = 0; s < t->n_subnets; s++)
+	for (size_t s = 0; s < n_sub; s++)
 		json_decref(reads[s]);
 	free(reads);
 	return rc;
@@ -348,8 +260,9 @@ void tenants_ib_rewrite(struct tenants_mod *m, const char *why)
 	char *text;
 
 	if ((text = tenants_ib_file_text(m, err, sizeof(err))) &&
-	    tenants_ib_write_file(m->conf->tenant_partitions_file, text, err, sizeof(err)) == 0) {
-		int pid = tenants_ib_opensm_pid(m, err, sizeof(err));
+	    file_write_atomic(m->conf->tenant_partitions_file, text, err, sizeof(err)) == 0) {
+		int pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store, err,
+					  sizeof(err));
 
 		log_notice("tenants: %s rewritten (%s)%s", m->conf->tenant_partitions_file, why,
 			   pid > 0 && kill(pid, SIGHUP) == 0 ? ", OpenSM signalled" : "");
@@ -362,30 +275,9 @@ void tenants_ib_rewrite(struct tenants_mod *m, const char *why)
 /* The IB subnets to read (every swept one), with the configured MAD limits. */
 int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t)
 {
-	sqlite3 *db = store_db(m->store);
-	sqlite3_stmt *s;
-	size_t cap = 8;
-
-	t->subnets = calloc(cap, sizeof(*t->subnets));
-	t->subnet_names = calloc(cap, sizeof(*t->subnet_names));
-	t->subnet_cas = calloc(cap, sizeof(*t->subnet_cas));
-	if (!t->subnets || !t->subnet_names || !t->subnet_cas ||
-	    sqlite3_prepare_v2(db, "SELECT name, ca, port FROM subnets WHERE kind = 'ib' AND id IN "
-			       "(SELECT subnet_id FROM sweeps WHERE status = 'ok') ORDER BY name",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (!t->sub && !(t->sub = calloc(1, sizeof(*t->sub))))
 		return -ENOMEM;
-	while (sqlite3_step(s) == SQLITE_ROW && t->n_subnets < cap) {
-		size_t i = t->n_subnets++;
-
-		snprintf(t->subnet_names[i], LOOM_NAME_LEN, "%s", sqlite3_column_text(s, 0));
-		snprintf(t->subnet_cas[i], LOOM_NAME_LEN, "%s", sqlite3_column_text(s, 1));
-		t->subnets[i] = (struct disc_ib_params){
-			.subnet = t->subnet_names[i], .ca = t->subnet_cas[i],
-			.port = sqlite3_column_int(s, 2), .timeout_ms = m->conf->mad_timeout_ms,
-			.retries = m->conf->mad_retries, .max_smps = m->conf->max_smps,
-		};
-	}
-	sqlite3_finalize(s);
-	return t->n_subnets ? 0 : -ENOENT;
+	if (swept_subnets_get(m->store, m->conf, t->sub) < 0)
+		return -EIO;
+	return t->sub->n ? 0 : -ENOENT;
 }
-

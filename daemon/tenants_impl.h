@@ -20,6 +20,7 @@
 
 #include "config.h"
 #include "pkey_read.h"
+#include "swept_subnets.h"
 #include "../plugins/loom_plugin.h"
 
 struct ctl;
@@ -62,10 +63,7 @@ struct top {
 	unsigned pkey;
 	json_t *members;       /* {"0x<guid>": true}: must hold the key; others must not */
 	int limited;
-	struct disc_ib_params *subnets;
-	char (*subnet_names)[LOOM_NAME_LEN];
-	char (*subnet_cas)[LOOM_NAME_LEN];
-	size_t n_subnets;
+	struct swept_subnets *sub;   /* the subnets to read (NULL: no key) */
 	int once;              /* verify: one read, no waiting, nothing set */
 	int osm_pid;           /* OpenSM to signal, or 0 and osm_why says why none */
 	char osm_why[512];
@@ -120,11 +118,6 @@ int tenants_hosts_eth_prepare(struct tenants_mod *m, struct top *t, const json_t
 
 /* tenants_ib.c */
 char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen);
-char *tenants_ib_read_file(const char *path, char *err, size_t errlen);
-int tenants_ib_write_file(const char *path, const char *text, char *err, size_t errlen);
-/* OpenSM's pid (its pid file, else the one libloomosm.so reported), or
- * -ESRCH with err. */
-int tenants_ib_opensm_pid(struct tenants_mod *m, char *err, size_t errlen);
 /* Rewrite the partitions file from the store and signal OpenSM; logs. */
 void tenants_ib_rewrite(struct tenants_mod *m, const char *why);
 /* The IB subnets to read (every swept one). -ENOENT: none was swept. */
