@@ -9,10 +9,10 @@
  * that some member of the previous switch takes depends on every member of
  * u. So per CA LID and per VL of its sources, one breadth-first search marks
  * the channels used and ORs u's member set, as a word-wide bit mask, into
- * c's dependency bits (bit base[c] + q: port q of the switch c leads to, the
- * layout route_metrics.c uses). A dependency met by many LIDs costs one
- * bit; the graph of each VL is then searched depth first, and the first
- * cycle found is named. The CAs of one switch d mostly have the same
+ * c's dependency bits (bit base[c] + q: port q of the switch c leads to,
+ * route_cdg.h's graphs, as route_metrics.c builds them). A dependency met
+ * by many LIDs costs one bit; the graph of each VL is then searched depth
+ * first, and the first cycle found is named. The CAs of one switch d mostly have the same
  * entries everywhere but at d (a fat tree's groups are per destination
  * switch): a CA whose entries (group or static port, and SLs) match, at
  * every other switch, those of one searched before on d, and that d hands
@@ -35,6 +35,7 @@
  * 11664-host 3-level tree in TREE mode (32 MB). */
 #include "autoconf.h"
 #include "route_ar.h"
+#include "route_cdg.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -77,14 +78,10 @@ static inline unsigned members(const struct rt_ar *ar, size_t sw, unsigned lid,
 
 /* ---- channel dependencies -------------------------------------------------------- */
 
-#define CDG_VLS 256
-
+/* The dependency graphs (route_cdg.h), and what the searches toward each
+ * LID need besides. */
 struct cdg {
-	const struct rt_graph *g;
-	size_t *base;           /* per channel (global port index): its first bit */
-	size_t n_words;
-	uint64_t *vl[CDG_VLS];  /* made when a path first uses the VL */
-	uint8_t used[CDG_VLS];
+	struct rt_cdg deps;
 	uint32_t *owner;        /* per global port index: its switch */
 	uint32_t *seen;         /* per switch: the search that reached it */
 	uint32_t *queue;
@@ -104,9 +101,7 @@ struct rep {
 
 static void cdg_free(struct cdg *c)
 {
-	free(c->base);
-	for (size_t v = 0; v < CDG_VLS; v++)
-		free(c->vl[v]);
+	rt_cdg_free(&c->deps);
 	free(c->owner);
 	free(c->seen);
 	free(c->queue);
@@ -116,17 +111,14 @@ static void cdg_free(struct cdg *c)
 
 static int cdg_init(const struct rt_graph *g, struct cdg *c)
 {
-	size_t bits = 0;
-
 	memset(c, 0, sizeof(*c));
-	c->g = g;
-	c->base = malloc((g->n_ports + 1) * sizeof(*c->base));
 	c->owner = malloc((g->n_ports + 1) * sizeof(*c->owner));
 	c->seen = calloc(g->n_sw + 1, sizeof(*c->seen));
 	c->queue = malloc((g->n_sw + 1) * sizeof(*c->queue));
 	c->ca_first = calloc(g->n_sw + 2, sizeof(*c->ca_first));
 	c->ca_list = malloc((g->n_ca + 1) * sizeof(*c->ca_list));
-	if (!c->base || !c->owner || !c->seen || !c->queue || !c->ca_first || !c->ca_list)
+	if (rt_cdg_init(&c->deps, g) < 0 || !c->owner || !c->seen || !c->queue ||
+	    !c->ca_first || !c->ca_list)
 		return -ENOMEM;
 	for (size_t a = 0; a < g->n_ca; a++)
 		if (g->ca[a].sw >= 0)
@@ -141,18 +133,12 @@ static int cdg_init(const struct rt_graph *g, struct cdg *c)
 	for (size_t s = 0; s < g->n_sw; s++)
 		for (unsigned p = 0; p <= g->sw[s].nports; p++)
 			c->owner[rt_graph_port_index(g, s, p)] = (uint32_t)s;
-	for (size_t p = 0; p < g->n_ports; p++) {
-		c->base[p] = bits;
-		if (g->ports[p].kind == RT_PEER_SWITCH)
-			bits += (size_t)g->sw[g->ports[p].peer].nports + 1;
-	}
-	/* Room for a 256-bit mask ORed at the last base, shifted. */
-	c->n_words = bits / 64 + 6;
 	return 0;
 }
 
-/* OR port set m into the dependency bits of channel chan on VL v. */
-static void cdg_or(struct cdg *c, uint8_t v, size_t chan, const struct rt_ar_ports *m)
+/* OR port set m into the dependency bits of channel chan on VL v (used),
+ * a word at a time: chan depends on every member. */
+static void cdg_or(struct rt_cdg *c, uint8_t v, size_t chan, const struct rt_ar_ports *m)
 {
 	size_t o = c->base[chan], w0 = o / 64;
 	unsigned r = (unsigned)(o % 64);
@@ -165,11 +151,6 @@ static void cdg_or(struct cdg *c, uint8_t v, size_t chan, const struct rt_ar_por
 		if (r)
 			bits[w0 + i + 1] |= m->w[i] >> (64 - r);
 	}
-}
-
-static inline int cdg_has(const struct cdg *c, uint8_t v, size_t bit)
-{
-	return c->vl[v][bit / 64] >> (bit % 64) & 1;
 }
 
 static int rep_add(struct rep *r, uint8_t v, size_t chan)
@@ -231,7 +212,7 @@ static int cdg_search(const struct rt_graph *g, const struct rt_ar *ar, struct c
 				continue;  /* to a CA: nothing follows it */
 			chan = rt_graph_port_index(g, u, q);
 			if (members(ar, (size_t)rp->peer, lid, &one_next, &next)) {
-				cdg_or(c, v, chan, next);
+				cdg_or(&c->deps, v, chan, next);
 				if (r && rp->peer == dsw && rep_add(r, v, chan) < 0)
 					return -ENOMEM;
 			}
@@ -262,67 +243,20 @@ static void name_channel(const struct rt_graph *g, const struct cdg *c, size_t c
 			 (unsigned long long)s->guid, port);
 }
 
-struct frame {
-	uint32_t chan;          /* global port index of the channel */
-	uint32_t next;          /* next port of the switch it leads to */
-};
-
-/* VL v's graph searched depth first (iteratively); on the first cycle,
- * its channels into err and 1. */
-static int cdg_cycle(const struct rt_graph *g, const struct cdg *c, uint8_t v, uint8_t *color,
-		     struct frame *stack, char *err, size_t errlen)
+/* Does VL v's graph have a cycle? 1 with the first one found named in err. */
+static int cdg_cycle(const struct rt_graph *g, struct cdg *c, uint8_t v, char *err,
+		     size_t errlen)
 {
-	enum { WHITE, GRAY, BLACK };
+	const uint32_t *chans;
+	size_t n;
 
-	memset(color, WHITE, g->n_ports);
-	for (size_t root = 0; root < g->n_ports; root++) {
-		size_t sp = 0;
-
-		if (g->ports[root].kind != RT_PEER_SWITCH || color[root] != WHITE)
-			continue;
-		stack[sp++] = (struct frame){ (uint32_t)root, 0 };
-		color[root] = GRAY;
-		while (sp > 0) {
-			struct frame *f = &stack[sp - 1];
-			const struct rt_switch *s = &g->sw[g->ports[f->chan].peer];
-			uint32_t q = f->next++, next;
-
-			if (q > s->nports) {
-				color[f->chan] = BLACK;
-				sp--;
-				continue;
-			}
-			if (!cdg_has(c, v, c->base[f->chan] + q))
-				continue;
-			next = s->first_port + q;
-			if (g->ports[next].kind != RT_PEER_SWITCH || color[next] == BLACK)
-				continue;
-			if (color[next] == GRAY) {
-				size_t from = sp - 1;
-
-				while (stack[from].chan != next)
-					from--;
-				snprintf(err, errlen, "VL %u: ", v);
-				for (size_t i = from; i < sp; i++)
-					name_channel(g, c, stack[i].chan, err, errlen,
-						     i == from ? "" : " -> ");
-				name_channel(g, c, next, err, errlen, " -> ");
-				return 1;
-			}
-			stack[sp++] = (struct frame){ next, 0 };
-			color[next] = GRAY;
-		}
-	}
-	return 0;
-}
-
-static size_t popcount_words(const uint64_t *w, size_t n)
-{
-	size_t total = 0;
-
+	if (!rt_cdg_cycle(&c->deps, v, &chans, &n))
+		return 0;
+	snprintf(err, errlen, "VL %u: ", v);
 	for (size_t i = 0; i < n; i++)
-		total += (size_t)__builtin_popcountll(w[i]);
-	return total;
+		name_channel(g, c, chans[i], err, errlen, i == 0 ? "" : " -> ");
+	name_channel(g, c, chans[0], err, errlen, " -> ");
+	return 1;
 }
 
 /* Sources toward CA dst's LID grouped by VL: one search per VL that has
@@ -331,7 +265,7 @@ static int cdg_lid(const struct rt_graph *g, const struct rt_lfts *l, const stru
 		   struct cdg *c, const uint32_t *n_at, size_t dst, uint32_t *from, struct rep *r)
 {
 	unsigned lid = g->ca[dst].lid;
-	uint64_t vls[CDG_VLS / 64] = { 0 };
+	uint64_t vls[RT_CDG_VLS / 64] = { 0 };
 
 	for (size_t s = 0; s < g->n_sw; s++)
 		if (n_at[s] > (g->ca[dst].sw == (int32_t)s)) {
@@ -339,7 +273,7 @@ static int cdg_lid(const struct rt_graph *g, const struct rt_lfts *l, const stru
 
 			vls[v / 64] |= 1ULL << (v % 64);
 		}
-	for (unsigned v = 0; v < CDG_VLS; v++) {
+	for (unsigned v = 0; v < RT_CDG_VLS; v++) {
 		size_t n_from = 0;
 
 		if (!(vls[v / 64] >> (v % 64) & 1))
@@ -348,8 +282,7 @@ static int cdg_lid(const struct rt_graph *g, const struct rt_lfts *l, const stru
 			if (n_at[s] > (g->ca[dst].sw == (int32_t)s) &&
 			    rt_lfts_sl(l, s, lid) == v)
 				from[n_from++] = (uint32_t)s;
-		c->used[v] = 1;
-		if (!c->vl[v] && !(c->vl[v] = calloc(c->n_words, sizeof(uint64_t))))
+		if (rt_cdg_use(&c->deps, (uint8_t)v) < 0)
 			return -ENOMEM;
 		if (cdg_search(g, ar, c, (uint8_t)v, lid, from, n_from, g->ca[dst].sw, r) < 0)
 			return -ENOMEM;
@@ -407,11 +340,9 @@ static int cdg_switch(const struct rt_graph *g, const struct rt_lfts *l, const s
 			if (same_but_last(g, l, ar, n_at, d, reps[i].ca, b))
 				break;
 		if (plain && i < n_reps) {
-			for (size_t t = 0; t < reps[i].n; t++) {
-				size_t bit = c->base[reps[i].chan[t]] + g->ca[b].sw_port;
-
-				c->vl[reps[i].vl[t]][bit / 64] |= 1ULL << (bit % 64);
-			}
+			for (size_t t = 0; t < reps[i].n; t++)
+				rt_cdg_set(&c->deps, reps[i].vl[t], reps[i].chan[t],
+					   g->ca[b].sw_port);
 			continue;
 		}
 		if (plain && n_reps < REPS) {
@@ -432,14 +363,12 @@ int rt_ar_cdg_check(const struct rt_graph *g, const struct rt_lfts *l, const str
 	struct cdg c;
 	uint32_t *n_at = calloc(g->n_sw + 1, sizeof(*n_at));
 	uint32_t *from = malloc((g->n_sw + 1) * sizeof(*from));
-	uint8_t *color = malloc(g->n_ports + 1);
-	struct frame *stack = malloc((g->n_ports + 1) * sizeof(*stack));
 	struct rep reps[REPS];
 	size_t n_edges = 0, n_vls = 0;
 	int rc = 0;
 
 	memset(reps, 0, sizeof(reps));
-	if (cdg_init(g, &c) < 0 || !n_at || !from || !color || !stack) {
+	if (cdg_init(g, &c) < 0 || !n_at || !from) {
 		rc = -ENOMEM;
 		snprintf(err, errlen, "out of memory for the channel dependency graph");
 		goto out;
@@ -463,14 +392,14 @@ int rt_ar_cdg_check(const struct rt_graph *g, const struct rt_lfts *l, const str
 		snprintf(err, errlen, "out of memory for the channel dependency graph");
 		goto out;
 	}
-	for (unsigned v = 0; v < CDG_VLS; v++) {
-		if (!c.used[v])
+	for (unsigned v = 0; v < RT_CDG_VLS; v++) {
+		if (!c.deps.vl[v])
 			continue;
 		n_vls++;
-		n_edges += popcount_words(c.vl[v], c.n_words);
+		n_edges += rt_cdg_edges(&c.deps, (uint8_t)v);
 	}
-	for (unsigned v = 0; v < CDG_VLS && rc == 0; v++)
-		if (c.used[v] && cdg_cycle(g, &c, (uint8_t)v, color, stack, err, errlen))
+	for (unsigned v = 0; v < RT_CDG_VLS && rc == 0; v++)
+		if (cdg_cycle(g, &c, (uint8_t)v, err, errlen))
 			rc = -EDEADLK;
 	if (edges)
 		*edges = n_edges;
@@ -484,8 +413,6 @@ out:
 	cdg_free(&c);
 	free(n_at);
 	free(from);
-	free(color);
-	free(stack);
 	return rc;
 }
 

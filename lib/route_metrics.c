@@ -14,6 +14,7 @@
  * them O(n_ca * hops) without storing paths. */
 #include "autoconf.h"
 #include "route_metrics.h"
+#include "route_cdg.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -106,141 +107,40 @@ static size_t permutation_load(const struct rt_graph *g, const struct rt_lfts *l
 	return worst;
 }
 
-/* The channel dependency graphs: bit base[c1] + p of vl[v] says that a
- * path on VL v takes channel c1 then port p of the switch c1 leads to.
- * base[c] is meaningless for channels that lead to a CA (nothing follows
- * them) and for port 0. A VL's bitmap is made when a path first uses it. */
-#define CDG_VLS 256
-struct cdg {
-	size_t *base;
-	size_t n_bits;
-	uint8_t *vl[CDG_VLS];
-	uint8_t used[CDG_VLS];  /* a delivered path runs on this VL */
-	int oom;
-};
-
-static int cdg_init(const struct rt_graph *g, struct cdg *c)
+/* The dependencies of one delivered path on VL v: each channel on the
+ * next one. The VL's graph is made even for a one-hop path, which has
+ * none: the VL is still used. */
+static int cdg_mark(struct rt_cdg *c, uint8_t v, const uint32_t *path, size_t len)
 {
-	memset(c, 0, sizeof(*c));
-	c->base = malloc((g->n_ports + 1) * sizeof(*c->base));
-	if (!c->base)
+	const struct rt_graph *g = c->g;
+
+	if (rt_cdg_use(c, v) < 0)
 		return -ENOMEM;
-	for (size_t p = 0; p < g->n_ports; p++) {
-		c->base[p] = c->n_bits;
-		if (g->ports[p].kind == RT_PEER_SWITCH)
-			c->n_bits += (size_t)g->sw[g->ports[p].peer].nports + 1;
-	}
-	return 0;
-}
-
-static void cdg_free(struct cdg *c)
-{
-	free(c->base);
-	for (size_t v = 0; v < CDG_VLS; v++)
-		free(c->vl[v]);
-}
-
-/* The dependencies of one delivered path on VL v. */
-static void cdg_mark(const struct rt_graph *g, struct cdg *c, uint8_t v, const uint32_t *path,
-		     size_t len)
-{
-	c->used[v] = 1;
-	if (len < 2)
-		return;
-	if (!c->vl[v] && !(c->vl[v] = calloc(c->n_bits / 8 + 1, 1))) {
-		c->oom = 1;
-		return;
-	}
 	for (size_t h = 0; h + 1 < len; h++) {
 		const struct rt_port *rp = &g->ports[path[h]];
-		size_t bit = c->base[path[h]] + (path[h + 1] - g->sw[rp->peer].first_port);
 
-		c->vl[v][bit / 8] |= (uint8_t)(1u << (bit % 8));
+		rt_cdg_set(c, v, path[h], path[h + 1] - g->sw[rp->peer].first_port);
 	}
-}
-
-static inline int cdg_has(const struct cdg *c, uint8_t v, size_t bit)
-{
-	return c->vl[v][bit / 8] >> (bit % 8) & 1;
-}
-
-struct cdg_frame {
-	uint32_t chan;          /* global port index of the channel */
-	uint32_t next;          /* next port of the switch it leads to */
-};
-
-/* Does VL v's graph have a cycle? Iterative depth-first search; only
- * channels to switches have dependencies, so only they are searched.
- * Counts the VL's dependencies into *edges. -ENOMEM if the search's
- * arrays cannot be had. */
-static int cdg_cyclic(const struct rt_graph *g, const struct cdg *c, uint8_t v,
-		      uint8_t *color, struct cdg_frame *stack, size_t *edges)
-{
-	enum { WHITE, GRAY, BLACK };
-	int cyclic = 0;
-
-	memset(color, WHITE, g->n_ports);
-	for (size_t root = 0; root < g->n_ports; root++) {
-		size_t sp = 0;
-
-		if (g->ports[root].kind != RT_PEER_SWITCH || color[root] != WHITE)
-			continue;
-		stack[sp++] = (struct cdg_frame){ (uint32_t)root, 0 };
-		color[root] = GRAY;
-		while (sp > 0) {
-			struct cdg_frame *f = &stack[sp - 1];
-			const struct rt_switch *s = &g->sw[g->ports[f->chan].peer];
-			uint32_t q = f->next++, next;
-
-			if (q > s->nports) {
-				color[f->chan] = BLACK;
-				sp--;
-				continue;
-			}
-			if (!cdg_has(c, v, c->base[f->chan] + q))
-				continue;
-			++*edges;
-			next = s->first_port + q;
-			if (g->ports[next].kind != RT_PEER_SWITCH)
-				continue;  /* toward a CA: nothing depends on it */
-			if (color[next] == GRAY)
-				cyclic = 1;  /* counting goes on: report every edge */
-			if (color[next] != WHITE)
-				continue;
-			stack[sp++] = (struct cdg_frame){ next, 0 };
-			color[next] = GRAY;
-		}
-	}
-	return cyclic;
-}
-
-static int deadlock_freedom(const struct rt_graph *g, const struct cdg *c,
-			    struct rt_metrics *out)
-{
-	uint8_t *color = malloc(g->n_ports + 1);
-	struct cdg_frame *stack = malloc((g->n_ports + 1) * sizeof(*stack));
-
-	if (!color || !stack || c->oom) {
-		free(color);
-		free(stack);
-		return -ENOMEM;
-	}
-	out->cdg_acyclic = 1;
-	for (size_t v = 0; v < CDG_VLS; v++) {
-		if (!c->used[v])
-			continue;
-		out->cdg_vls++;
-		if (c->vl[v] && cdg_cyclic(g, c, (uint8_t)v, color, stack, &out->cdg_edges))
-			out->cdg_acyclic = 0;
-	}
-	free(color);
-	free(stack);
 	return 0;
 }
 
-/* Every ordered pair, one walk per (source switch, destination CA). */
-static void all_pairs(const struct rt_graph *g, const struct rt_lfts *l, const uint32_t *n_at,
-		      uint64_t *efi, uint32_t *path, struct cdg *cdg, struct rt_metrics *out)
+static void deadlock_freedom(struct rt_cdg *c, struct rt_metrics *out)
+{
+	out->cdg_acyclic = 1;
+	for (size_t v = 0; v < RT_CDG_VLS; v++) {
+		if (!c->vl[v])
+			continue;
+		out->cdg_vls++;
+		out->cdg_edges += rt_cdg_edges(c, (uint8_t)v);
+		if (rt_cdg_cycle(c, (uint8_t)v, NULL, NULL))
+			out->cdg_acyclic = 0;
+	}
+}
+
+/* Every ordered pair, one walk per (source switch, destination CA). 0 or
+ * -ENOMEM. */
+static int all_pairs(const struct rt_graph *g, const struct rt_lfts *l, const uint32_t *n_at,
+		     uint64_t *efi, uint32_t *path, struct rt_cdg *cdg, struct rt_metrics *out)
 {
 	size_t len;
 
@@ -267,7 +167,8 @@ static void all_pairs(const struct rt_graph *g, const struct rt_lfts *l, const u
 					out->max_hops = len - 1;
 				for (size_t h = 0; h < len; h++)
 					efi[path[h]] += weight;
-				cdg_mark(g, cdg, rt_lfts_sl(l, s, g->ca[b].lid), path, len);
+				if (cdg_mark(cdg, rt_lfts_sl(l, s, g->ca[b].lid), path, len) < 0)
+					return -ENOMEM;
 				break;
 			case WALK_LOOP:
 				out->loops += weight;
@@ -277,6 +178,7 @@ static void all_pairs(const struct rt_graph *g, const struct rt_lfts *l, const u
 			}
 		}
 	}
+	return 0;
 }
 
 static void edge_forwarding_index(const struct rt_graph *g, const uint64_t *efi,
@@ -398,7 +300,7 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 		       const struct rt_metrics_opts *opts, struct rt_metrics *out)
 {
 	struct scratch w = { 0 };
-	struct cdg cdg;
+	struct rt_cdg cdg;
 	uint64_t *efi = calloc(g->n_ports + 1, sizeof(*efi));
 	uint32_t *n_at = calloc(g->n_sw + 1, sizeof(*n_at));
 	int rc = 0;
@@ -408,7 +310,7 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 	w.count = calloc(g->n_ports + 1, sizeof(*w.count));
 	w.touched = malloc((g->n_ports + 1) * sizeof(*w.touched));
 	w.dst = malloc((g->n_ca + 1) * sizeof(*w.dst));
-	if (cdg_init(g, &cdg) < 0 || !efi || !n_at || !w.path || !w.count || !w.touched ||
+	if (rt_cdg_init(&cdg, g) < 0 || !efi || !n_at || !w.path || !w.count || !w.touched ||
 	    !w.dst) {
 		rc = -ENOMEM;
 		goto out;
@@ -420,10 +322,10 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 	for (size_t c = 0; c < g->n_ca; c++)
 		if (g->ca[c].sw >= 0)
 			n_at[g->ca[c].sw]++;
-	all_pairs(g, l, n_at, efi, w.path, &cdg, out);
-	edge_forwarding_index(g, efi, out);
-	if ((rc = deadlock_freedom(g, &cdg, out)) < 0)
+	if ((rc = all_pairs(g, l, n_at, efi, w.path, &cdg, out)) < 0)
 		goto out;
+	edge_forwarding_index(g, efi, out);
+	deadlock_freedom(&cdg, out);
 	if (g->n_ca > 1) {
 		shifts(g, l, opts ? opts->max_shifts : 0, &w, out);
 		if (opts) {
@@ -432,7 +334,7 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 		}
 	}
 out:
-	cdg_free(&cdg);
+	rt_cdg_free(&cdg);
 	free(efi);
 	free(n_at);
 	free(w.path);

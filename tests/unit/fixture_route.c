@@ -3,8 +3,35 @@
 #include "fixture_route.h"
 
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "fabgen.h"
+#include "topo_file.h"
+
+struct fab *fixture_fabgen(struct fg_fabric *fg, int cut)
+{
+	struct fg_rng rng;
+	struct fab *fab;
+	char *text = NULL, err[512] = "";
+	size_t len = 0;
+	FILE *out;
+
+	fg_rng_seed(&rng, 1);
+	if (cut)
+		ck_assert_int_eq(fg_cut_links(fg, cut, &rng), 0);
+	out = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(fg_write(fg, out), 0);
+	fclose(out);
+	fg_free(fg);
+	fab = topo_file_parse("generated.net", text, len, "ib0", err, sizeof(err));
+	ck_assert_msg(fab != NULL, "%s", err);
+	free(text);
+	return fab;
+}
 
 struct routed fixture_route(struct fab *f, rt_route_fn engine,
 			    const struct rt_metrics_opts *opts)

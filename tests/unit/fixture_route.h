@@ -1,5 +1,6 @@
-/* tests/unit/fixture_route.h: route a fixture fabric with an engine and
- * judge the tables, for the routing unit tests. */
+/* tests/unit/fixture_route.h: fabrics from loom-fabgen's builders, and
+ * routing a fixture fabric with an engine and judging the tables, for the
+ * routing unit tests. */
 #ifndef LOOM_TEST_FIXTURE_ROUTE_H
 #define LOOM_TEST_FIXTURE_ROUTE_H
 
@@ -8,6 +9,13 @@
 #include "fabric.h"
 #include "route.h"
 #include "route_metrics.h"
+
+struct fg_fabric;
+
+/* fg, made by loom-fabgen's builders (tools/fabgen.h), with `cut` switch
+ * links cut (seed 1, as `loom-fabgen --cut`), written as a net file and
+ * read back as loomctl reads it: the fabric the tools see. fg is freed. */
+struct fab *fixture_fabgen(struct fg_fabric *fg, int cut);
 
 struct routed {
 	struct rt_graph *g;

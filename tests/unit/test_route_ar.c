@@ -20,61 +20,31 @@
 #include "route.h"
 #include "route_ar.h"
 #include "route_metrics.h"
-#include "topo_file.h"
 
 static const struct rt_metrics_opts opts = { .max_shifts = 16, .n_random = 2, .seed = 7,
 					     .n_bisect = 8 };
 
 /* ---- fabrics ----------------------------------------------------------------- */
 
-/* A fat tree from loom-fabgen's builder with `cut` switch links cut (seed
- * 1), written as a net file and read back as loomctl reads it. */
+/* A fat tree from loom-fabgen's builder with `cut` switch links cut. */
 static struct fab *fattree(int levels, int radix, int hosts, int cut)
 {
 	struct fg_fabric fg;
-	struct fg_rng rng;
-	struct fab *fab;
-	char *text = NULL, err[512] = "";
-	size_t len = 0;
-	FILE *out;
 
 	fg_init(&fg);
 	ck_assert_int_eq(fg_build_fattree(&fg, &(struct fg_fattree_opts){ .levels = levels,
 		.radix = radix, .hosts = hosts, .rails = 1 }), 0);
-	fg_rng_seed(&rng, 1);
-	if (cut)
-		ck_assert_int_eq(fg_cut_links(&fg, cut, &rng), 0);
-	out = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(fg_write(&fg, out), 0);
-	fclose(out);
-	fg_free(&fg);
-	fab = topo_file_parse("generated.net", text, len, "ib0", err, sizeof(err));
-	ck_assert_msg(fab != NULL, "%s", err);
-	free(text);
-	return fab;
+	return fixture_fabgen(&fg, cut);
 }
 
 static struct fab *torus2(int x, int y)
 {
 	struct fg_fabric fg;
-	struct fab *fab;
-	char *text = NULL, err[512] = "";
-	size_t len = 0;
-	FILE *out;
 
 	fg_init(&fg);
 	ck_assert_int_eq(fg_build_torus(&fg, &(struct fg_torus_opts){ .ndims = 2,
 		.dims = { x, y }, .hosts_per_switch = 1 }), 0);
-	out = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(fg_write(&fg, out), 0);
-	fclose(out);
-	fg_free(&fg);
-	fab = topo_file_parse("torus.net", text, len, "ib0", err, sizeof(err));
-	ck_assert_msg(fab != NULL, "%s", err);
-	free(text);
-	return fab;
+	return fixture_fabgen(&fg, 0);
 }
 
 #define LEAF(i) (0x1000ULL + 0x100ULL * (i))

@@ -18,7 +18,6 @@
 #include "fixture_route.h"
 #include "route.h"
 #include "route_metrics.h"
-#include "topo_file.h"
 
 /* As in test_route.c: CAs sort after switches, port GUIDs never collide. */
 #define SW(i) (0x1000ULL + 0x100ULL * (i))
@@ -301,18 +300,12 @@ START_TEST(empty_fabric_routes_to_nothing_on_one_vl)
 }
 END_TEST
 
-/* A fabric from loom-fabgen's builders, with `cut` links cut (seed 1),
- * written as a net file and read back as loomctl reads it. */
+/* A fabric from loom-fabgen's builders, with `cut` links cut. */
 enum gen { GEN_TORUS2, GEN_TORUS3, GEN_DRAGONFLY, GEN_FATTREE3 };
 
 static struct fab *generate(enum gen kind, int cut)
 {
 	struct fg_fabric fg;
-	struct fg_rng rng;
-	struct fab *fab;
-	char *text = NULL, err[512] = "";
-	size_t len = 0;
-	FILE *out;
 	int rc;
 
 	fg_init(&fg);
@@ -335,18 +328,7 @@ static struct fab *generate(enum gen kind, int cut)
 		break;
 	}
 	ck_assert_int_eq(rc, 0);
-	fg_rng_seed(&rng, 1);
-	if (cut)
-		ck_assert_int_eq(fg_cut_links(&fg, cut, &rng), 0);
-	out = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(fg_write(&fg, out), 0);
-	fclose(out);
-	fg_free(&fg);
-	fab = topo_file_parse("generated.net", text, len, "ib0", err, sizeof(err));
-	ck_assert_msg(fab != NULL, "%s", err);
-	free(text);
-	return fab;
+	return fixture_fabgen(&fg, cut);
 }
 
 /* What every dfsssp routing must be: every pair delivered, no loop, no
@@ -420,22 +402,13 @@ START_TEST(torus_of_256_switches_routes_in_well_under_a_second)
 	struct rt_graph *g;
 	struct rt_lfts *l;
 	struct fab *fab;
-	char *text = NULL, err[512] = "";
-	size_t len = 0;
-	FILE *out;
+	char err[512] = "";
 	double t0;
 
 	fg_init(&fg);
 	ck_assert_int_eq(fg_build_torus(&fg, &(struct fg_torus_opts){ .ndims = 2,
 		.dims = { 16, 16 }, .hosts_per_switch = 1 }), 0);
-	out = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(fg_write(&fg, out), 0);
-	fclose(out);
-	fg_free(&fg);
-	fab = topo_file_parse("torus.net", text, len, "ib0", err, sizeof(err));
-	ck_assert_msg(fab != NULL, "%s", err);
-	free(text);
+	fab = fixture_fabgen(&fg, 0);
 	g = rt_graph_new(fab, err, sizeof(err));
 	ck_assert_msg(g != NULL, "%s", err);
 	l = rt_lfts_new(g);
