@@ -312,45 +312,34 @@ static int write_results(const struct dr_routes *d, const struct engine *e, doub
 	return rc;
 }
 
-int ar_read_main(int argc, char **argv)
+/* The child's answer: every switch's ARInfo, probed by directed route. */
+static int probe_and_write(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			   char *err, size_t errlen)
 {
-	struct disc_ib_params p;
 	struct dr_routes d = { 0 };
 	struct engine e;
-	char err[1024] = "";
 	double started, finished;
-	struct fab *fab;
 	int rc;
 
-	if (walker_parse_args(argc, argv, &p) < 0)
-		return 2;
-	/* The parent reads stdout to its end: nothing else may write there. */
-	log_init("loomd-read-ar", LOG_LVL_WARNING, LOG_TARGET_STDERR);
 	memset(&e, 0, sizeof(e));
 	e.fd = e.agent = -1;
-	fab = disc_ib_sweep(&p, err, sizeof(err));
-	if (!fab || dr_routes_build(&p, fab, &d, err, sizeof(err)) < 0)
-		goto failed;
+	if ((rc = dr_routes_build(p, fab, &d, err, errlen)) < 0)
+		goto out;
 	started = now_wall();
-	if (probe_all(&p, &d, &e, err, sizeof(err)) < 0)
-		goto failed;
+	if ((rc = probe_all(p, &d, &e, err, errlen)) < 0)
+		goto out;
 	finished = now_wall();
-	rc = write_results(&d, &e, started, finished, stdout);
+	if ((rc = write_results(&d, &e, started, finished, out)) < 0)
+		snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
+out:
 	engine_clear(&e);
 	dr_routes_clear(&d);
-	fab_free(fab);
-	if (rc < 0) {
-		fprintf(stderr, "loomd --read-ar: cannot write the results: %s\n", strerror(-rc));
-		return 3;
-	}
-	return 0;
-failed:
-	printf("%s\n", err);
-	fflush(stdout);
-	engine_clear(&e);
-	dr_routes_clear(&d);
-	fab_free(fab);
-	return 1;
+	return rc;
+}
+
+int ar_read_main(int argc, char **argv)
+{
+	return walker_child_main(argc, argv, "loomd-read-ar", probe_and_write);
 }
 
 /* ---- the parent ------------------------------------------------------------- */

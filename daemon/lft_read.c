@@ -180,33 +180,22 @@ static int write_stream(const struct fab *fab, const struct rl_read *r, FILE *ou
 	return rc;
 }
 
+/* The child's answer: the fabric and the tables it read. */
+static int read_and_write(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			  char *err, size_t errlen)
+{
+	struct rl_read *r = NULL;
+	int rc = lft_read_tables(p, fab, &r, err, errlen);
+
+	if (rc == 0 && (rc = write_stream(fab, r, out)) < 0)
+		snprintf(err, errlen, "cannot write the tables: %s", strerror(-rc));
+	rl_read_free(r);
+	return rc;
+}
+
 int lft_read_main(int argc, char **argv)
 {
-	struct disc_ib_params p;
-	struct rl_read *r = NULL;
-	char err[1024] = "";
-	struct fab *fab;
-	int rc;
-
-	if (walker_parse_args(argc, argv, &p) < 0)
-		return 2;
-	/* The parent reads stdout to its end: nothing else may write there. */
-	log_init("loomd-read-lfts", LOG_LVL_WARNING, LOG_TARGET_STDERR);
-	fab = disc_ib_sweep(&p, err, sizeof(err));
-	if (!fab || lft_read_tables(&p, fab, &r, err, sizeof(err)) < 0) {
-		printf("%s\n", err);
-		fflush(stdout);
-		fab_free(fab);
-		return 1;
-	}
-	rc = write_stream(fab, r, stdout);
-	fab_free(fab);
-	rl_read_free(r);
-	if (rc < 0) {
-		fprintf(stderr, "loomd --read-lfts: cannot write the tables: %s\n", strerror(-rc));
-		return 3;
-	}
-	return 0;
+	return walker_child_main(argc, argv, "loomd-read-lfts", read_and_write);
 }
 
 /* ---- the parent --------------------------------------------------------------------- */

@@ -113,36 +113,7 @@ static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FI
 
 int pkey_read_main(int argc, char **argv)
 {
-	struct disc_ib_params p;
-	char err[1024] = "";
-	char *text = NULL;
-	size_t len = 0;
-	FILE *mem;
-	struct fab *fab;
-	int rc;
-
-	if (walker_parse_args(argc, argv, &p) < 0)
-		return 2;
-	log_init("loomd-read-pkeys", LOG_LVL_WARNING, LOG_TARGET_STDERR);
-	if (!(fab = disc_ib_sweep(&p, err, sizeof(err)))) {
-		printf("%s\n", err);
-		return 1;
-	}
-	/* Whole or nothing on stdout: a failure is one line of error. */
-	if (!(mem = open_memstream(&text, &len))) {
-		fab_free(fab);
-		printf("out of memory\n");
-		return 1;
-	}
-	rc = read_tables(&p, fab, mem, err, sizeof(err));
-	fclose(mem);
-	fab_free(fab);
-	if (rc < 0)
-		printf("%s\n", err);
-	else
-		fwrite(text, 1, len, stdout);
-	free(text);
-	return fflush(stdout) == 0 ? (rc < 0 ? 1 : 0) : 3;
+	return walker_child_main(argc, argv, "loomd-read-pkeys", read_tables);
 }
 
 /* ---- the parent --------------------------------------------------------------- */

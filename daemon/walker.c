@@ -177,28 +177,56 @@ int walker_parse_args(int argc, char **argv, struct disc_ib_params *p)
 	return 0;
 }
 
-int walker_main(int argc, char **argv)
+int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn)
 {
 	struct disc_ib_params p;
-	char err[1024] = "";
+	char err[1024] = "", *text = NULL;
+	size_t len = 0;
 	struct fab *fab;
+	FILE *mem;
 	int rc;
 
 	if (walker_parse_args(argc, argv, &p) < 0)
 		return 2;
-	/* The parent reads stdout to its end: nothing else may write there. */
-	log_init("loomd-walk", LOG_LVL_WARNING, LOG_TARGET_STDERR);
-	fab = disc_ib_sweep(&p, err, sizeof(err));
-	if (!fab) {
-		printf("%s\n", err);
-		fflush(stdout);
-		return 1;
+	log_init(ident, LOG_LVL_WARNING, LOG_TARGET_STDERR);
+	if (!(fab = disc_ib_sweep(&p, err, sizeof(err)))) {
+		rc = -EIO;
+	} else if (!(mem = open_memstream(&text, &len))) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+	} else {
+		rc = fn(&p, fab, mem, err, sizeof(err));
+		if (fclose(mem) != 0 && rc == 0) {
+			rc = -ENOMEM;
+			snprintf(err, sizeof(err), "out of memory");
+		}
 	}
-	rc = fab_wire_write(fab, stdout);
 	fab_free(fab);
-	if (rc < 0) {
-		fprintf(stderr, "loomd --walk: cannot write the fabric: %s\n", strerror(-rc));
+	/* Whole or nothing on stdout: a failure is one line of error. */
+	if (rc < 0)
+		printf("%s\n", err);
+	else
+		fwrite(text, 1, len, stdout);
+	free(text);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: cannot write to stdout: %s\n", ident, strerror(errno));
 		return 3;
 	}
-	return 0;
+	return rc < 0 ? 1 : 0;
+}
+
+static int write_fabric(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			char *err, size_t errlen)
+{
+	int rc = fab_wire_write(fab, out);
+
+	(void)p;
+	if (rc < 0)
+		snprintf(err, errlen, "cannot write the fabric: %s", strerror(-rc));
+	return rc;
+}
+
+int walker_main(int argc, char **argv)
+{
+	return walker_child_main(argc, argv, "loomd-walk", write_fabric);
 }

@@ -11,6 +11,7 @@
 #define LOOMD_WALKER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "discovery_ib.h"
 
@@ -32,6 +33,18 @@ int walker_run(const char *mode, const struct disc_ib_params *p, char **out, siz
 /* The child's arguments (argv[0] is the mode) into p; -EINVAL (said on
  * stderr) when they are not what walker_run passes. */
 int walker_parse_args(int argc, char **argv, struct disc_ib_params *p);
+
+/* What a child mode does with the subnet it has just swept: write its
+ * answer to `out`. 0, or -errno with one line in err. */
+typedef int (*walker_child_fn)(const struct disc_ib_params *p, const struct fab *fab,
+			       FILE *out, char *err, size_t errlen);
+
+/* The main of a child mode (--walk, --read-lfts, --read-pkeys, ...):
+ * parse the arguments, sweep the subnet, run `fn` into memory, then write
+ * its answer to stdout whole (exit 0), or one line of error instead (exit
+ * 1); 2 on bad arguments, 3 when stdout fails. `ident` names the child in
+ * its log lines, which go to stderr: the parent reads stdout to its end. */
+int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn);
 
 /* The child's side: `loomd --walk SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--walk"). Returns the exit status: 0 with the fabric on
