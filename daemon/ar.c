@@ -1,22 +1,20 @@
 /* daemon/ar.c: "ar-status" on the control socket (see ar.h).
  *
  * Like route check (daemon/routes.c): the probe runs on its own thread with
- * its own database connection; the thread writes one byte to a pipe when it
- * is done and the loop joins it and answers. One probe at a time: a second
+ * its own database connection; the thread wakes the loop (loop_wake.h) when
+ * it is done and the loop joins it and answers. One probe at a time: a second
  * request while one runs is refused as busy rather than queued, so a
  * script looping on `ar status` cannot pile up SMP walks. */
 #include "autoconf.h"
 #include "ar.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -25,6 +23,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
+#include "loop_wake.h"
 #include "proto.h"
 #include "route_live.h"
 #include "store.h"
@@ -48,8 +47,7 @@ struct ar_mod {
 	struct event_base *base;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
-	int pipe_fd[2];
-	struct event *pipe_ev;
+	struct loop_wake *wake;
 	struct ar_rq *running;
 };
 
@@ -90,7 +88,7 @@ static void *rq_thread(void *arg)
 	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
 	struct store *st;
 	int port;
-	char byte = 1;
+	int rc;
 
 	if (!(st = store_open(q->db_path, q->err, sizeof(q->err)))) {
 		q->rc = -EIO;
@@ -108,8 +106,8 @@ static void *rq_thread(void *arg)
 	store_close(st);
 done:
 	atomic_store(&q->finished, 1);
-	if (write(q->ar->pipe_fd[1], &byte, 1) != 1)
-		log_err("AR request: cannot wake the event loop: %s", strerror(errno));
+	if ((rc = loop_wake_signal(q->ar->wake)) < 0)
+		log_err("AR request: cannot wake the event loop: %s", strerror(-rc));
 	return NULL;
 }
 
@@ -134,12 +132,8 @@ static void reap(struct ar_mod *ar, int wait)
 	free(q);
 }
 
-static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+static void wake_cb(void *arg)
 {
-	char buf[64];
-
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 	reap(arg, 0);
 }
 
@@ -208,17 +202,9 @@ struct ar_mod *ar_new(struct event_base *base, const struct loom_config *conf,
 		return NULL;
 	}
 	ar->base = base;
-	ar->pipe_fd[0] = ar->pipe_fd[1] = -1;
 	ar_reconfigure(ar, conf);
-	if (pipe2(ar->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (!(ar->wake = loop_wake_new(base, wake_cb, ar, "AR request events", err, errlen)))
 		goto fail;
-	}
-	ar->pipe_ev = event_new(base, ar->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, ar);
-	if (!ar->pipe_ev || event_add(ar->pipe_ev, NULL) < 0) {
-		snprintf(err, errlen, "cannot set up AR request events");
-		goto fail;
-	}
 	return ar;
 fail:
 	ar_free(ar);
@@ -230,12 +216,7 @@ void ar_free(struct ar_mod *ar)
 	if (!ar)
 		return;
 	reap(ar, 1);
-	if (ar->pipe_ev)
-		event_free(ar->pipe_ev);
-	if (ar->pipe_fd[0] >= 0)
-		close(ar->pipe_fd[0]);
-	if (ar->pipe_fd[1] >= 0)
-		close(ar->pipe_fd[1]);
+	loop_wake_free(ar->wake);
 	free(ar);
 }
 

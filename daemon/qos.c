@@ -1,7 +1,7 @@
 /* daemon/qos.c: "qos-plan", "qos-status" and "qos-apply" (see qos.h).
  *
  * A request runs on a thread of its own, which runs one thread per switch
- * and joins them; when it is done it writes a byte to a pipe and the loop
+ * and joins them; when it is done it wakes the loop (loop_wake.h), which
  * joins it and answers (as daemon/routes.c does). Every switch thread opens
  * its own plugin handle, so no handle is ever used by two threads. Plugins
  * are loaded by the loop, once per name, and stay loaded until qos_free():
@@ -19,7 +19,6 @@
 #include "qos.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -28,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 #include <jansson.h>
@@ -36,6 +34,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
+#include "loop_wake.h"
 #include "proto.h"
 #include "qos_policy.h"
 #include "store.h"
@@ -94,8 +93,7 @@ struct qos_mod {
 	int periodic_running;
 	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
 	struct plugin_cache *plugins;
-	int pipe_fd[2];
-	struct event *pipe_ev;
+	struct loop_wake *wake;
 	struct qreq *running;
 };
 
@@ -254,7 +252,7 @@ out:
 static void *req_thread(void *arg)
 {
 	struct qreq *q = arg;
-	char byte = 1;
+	int rc;
 
 	for (size_t first = 0; first < q->n; first += QOS_MAX_PARALLEL) {
 		size_t last = first + QOS_MAX_PARALLEL < q->n ? first + QOS_MAX_PARALLEL : q->n;
@@ -270,8 +268,8 @@ static void *req_thread(void *arg)
 		}
 	}
 	atomic_store(&q->finished, 1);
-	if (write(q->m->pipe_fd[1], &byte, 1) != 1)
-		log_err("qos request: cannot wake the event loop: %s", strerror(errno));
+	if ((rc = loop_wake_signal(q->m->wake)) < 0)
+		log_err("qos request: cannot wake the event loop: %s", strerror(-rc));
 	return NULL;
 }
 
@@ -458,13 +456,8 @@ static void reap(struct qos_mod *m, int all)
 	}
 }
 
-static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+static void wake_cb(void *arg)
 {
-	char buf[64];
-
-	(void)what;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 	reap(arg, 0);
 }
 
@@ -617,22 +610,14 @@ struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
 	}
 	m->base = base;
 	m->store = store;
-	m->pipe_fd[0] = m->pipe_fd[1] = -1;
 	m->interval_ev = event_new(base, -1, EV_PERSIST, interval_cb, m);
 	m->plugins = plugin_cache_new();
 	if (!m->interval_ev || !m->plugins || qos_reconfigure(m, conf) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (pipe2(m->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (!(m->wake = loop_wake_new(base, wake_cb, m, "qos request events", err, errlen)))
 		goto fail;
-	}
-	m->pipe_ev = event_new(base, m->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, m);
-	if (!m->pipe_ev || event_add(m->pipe_ev, NULL) < 0) {
-		snprintf(err, errlen, "cannot set up qos request events");
-		goto fail;
-	}
 	return m;
 fail:
 	qos_free(m);
@@ -647,12 +632,7 @@ void qos_free(struct qos_mod *m)
 	if (m->interval_ev)
 		event_free(m->interval_ev);
 	sw_states_free(m->sw, m->n_sw);
-	if (m->pipe_ev)
-		event_free(m->pipe_ev);
-	if (m->pipe_fd[0] >= 0)
-		close(m->pipe_fd[0]);
-	if (m->pipe_fd[1] >= 0)
-		close(m->pipe_fd[1]);
+	loop_wake_free(m->wake);
 	plugin_cache_free(m->plugins);
 	free(m->conf);
 	free(m);

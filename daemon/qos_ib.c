@@ -6,21 +6,19 @@
  * VLArbitration Sets to every port (docs/testbed-notes.md has the evidence).
  * Reading back is loom's: a status request runs one thread that reads every
  * swept IB subnet through `loomd --read-qos` children (qos_ib_read.c); the
- * thread writes a byte to a pipe when done and the loop records the changes
- * of each port's state as events and answers. One read at a time: a second
- * status while one runs is told to retry. */
+ * thread wakes the loop (loop_wake.h) when done and the loop records the
+ * changes of each port's state as events and answers. One read at a time: a
+ * second status while one runs is told to retry. */
 #include "autoconf.h"
 #include "qos_ib.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 #include <jansson.h>
@@ -29,6 +27,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
+#include "loop_wake.h"
 #include "proto.h"
 #include "qos_ib_read.h"
 #include "store.h"
@@ -44,8 +43,7 @@ struct qos_ib_mod {
 	struct event_base *base;
 	struct store *store;
 	struct loom_config *conf;
-	int pipe_fd[2];
-	struct event *pipe_ev;
+	struct loop_wake *wake;
 	/* The read under way (req != NULL): the thread's inputs and output. */
 	struct ctl_req *req;
 	pthread_t thread;
@@ -150,7 +148,6 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 static void *read_thread(void *arg)
 {
 	struct qos_ib_mod *m = arg;
-	char b = 1;
 
 	m->ports = json_array();
 	m->rc = 0;
@@ -166,7 +163,7 @@ static void *read_thread(void *arg)
 		}
 		json_decref(ports);
 	}
-	if (write(m->pipe_fd[1], &b, 1) < 0)
+	if (loop_wake_signal(m->wake) < 0)
 		log_err("ib_qos: cannot wake the loop");
 	return NULL;
 }
@@ -202,17 +199,14 @@ static void note_drift(struct qos_ib_mod *m)
 	}
 }
 
-static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+static void wake_cb(void *arg)
 {
 	struct qos_ib_mod *m = arg;
 	struct ctl_req *req = m->req;
 	size_t i, in = 0;
 	json_t *port;
-	char b, why[512] = "";
+	char why[512] = "";
 
-	(void)what;
-	while (read(fd, &b, 1) > 0)
-		;
 	if (!req)
 		return;
 	pthread_join(m->thread, NULL);
@@ -286,20 +280,12 @@ struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config 
 	}
 	m->base = base;
 	m->store = store;
-	m->pipe_fd[0] = m->pipe_fd[1] = -1;
 	if (!(m->known = json_object()) || qos_ib_reconfigure(m, conf) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (pipe2(m->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (!(m->wake = loop_wake_new(base, wake_cb, m, "ib_qos request events", err, errlen)))
 		goto fail;
-	}
-	m->pipe_ev = event_new(base, m->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, m);
-	if (!m->pipe_ev || event_add(m->pipe_ev, NULL) < 0) {
-		snprintf(err, errlen, "cannot set up ib_qos request events");
-		goto fail;
-	}
 	return m;
 fail:
 	qos_ib_free(m);
@@ -311,13 +297,8 @@ void qos_ib_free(struct qos_ib_mod *m)
 	if (!m)
 		return;
 	if (m->req)
-		pipe_cb(m->pipe_fd[0], EV_READ, m);  /* waits for the thread, answers */
-	if (m->pipe_ev)
-		event_free(m->pipe_ev);
-	if (m->pipe_fd[0] >= 0)
-		close(m->pipe_fd[0]);
-	if (m->pipe_fd[1] >= 0)
-		close(m->pipe_fd[1]);
+		wake_cb(m);  /* waits for the thread, answers */
+	loop_wake_free(m->wake);
 	json_decref(m->known);
 	free(m->conf);
 	free(m);

@@ -4,14 +4,13 @@
  * A request is read-only for the fabric (CTL_READ): it sends only SMP Gets,
  * as a sweep does. Requests run on their own threads, each with its own
  * database connection, like sweeps (daemon/sweep.c); a finished thread
- * writes one byte to a pipe and the loop joins it and answers. A few may
+ * wakes the loop (loop_wake.h), which joins it and answers. A few may
  * run at once; more are refused as busy rather than queued, so a script
  * looping on route check cannot pile up SMP walks. */
 #include "autoconf.h"
 #include "routes.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -27,6 +25,7 @@
 #include "ctl.h"
 #include "lft_read.h"
 #include "log.h"
+#include "loop_wake.h"
 #include "proto.h"
 #include "route_live.h"
 #include "store.h"
@@ -56,8 +55,7 @@ struct routes {
 	struct event_base *base;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
-	int pipe_fd[2];
-	struct event *pipe_ev;
+	struct loop_wake *wake;
 	struct rq *running;
 	int n_running;
 };
@@ -116,7 +114,7 @@ static void *rq_thread(void *arg)
 	struct store *st;
 	sqlite3 *db;
 	int port;
-	char byte = 1;
+	int rc;
 
 	st = store_open(q->db_path, q->err, sizeof(q->err));
 	if (!st) {
@@ -139,8 +137,8 @@ static void *rq_thread(void *arg)
 	store_close(st);
 done:
 	atomic_store(&q->finished, 1);
-	if (write(q->rt->pipe_fd[1], &byte, 1) != 1)
-		log_err("route request: cannot wake the event loop: %s", strerror(errno));
+	if ((rc = loop_wake_signal(q->rt->wake)) < 0)
+		log_err("route request: cannot wake the event loop: %s", strerror(-rc));
 	return NULL;
 }
 
@@ -179,12 +177,8 @@ static void reap(struct routes *rt, int all)
 	}
 }
 
-static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+static void wake_cb(void *arg)
 {
-	char buf[64];
-
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 	reap(arg, 0);
 }
 
@@ -306,17 +300,9 @@ struct routes *routes_new(struct event_base *base, const struct loom_config *con
 		return NULL;
 	}
 	rt->base = base;
-	rt->pipe_fd[0] = rt->pipe_fd[1] = -1;
 	routes_reconfigure(rt, conf);
-	if (pipe2(rt->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (!(rt->wake = loop_wake_new(base, wake_cb, rt, "route request events", err, errlen)))
 		goto fail;
-	}
-	rt->pipe_ev = event_new(base, rt->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, rt);
-	if (!rt->pipe_ev || event_add(rt->pipe_ev, NULL) < 0) {
-		snprintf(err, errlen, "cannot set up route request events");
-		goto fail;
-	}
 	return rt;
 fail:
 	routes_free(rt);
@@ -328,12 +314,7 @@ void routes_free(struct routes *rt)
 	if (!rt)
 		return;
 	reap(rt, 1);
-	if (rt->pipe_ev)
-		event_free(rt->pipe_ev);
-	if (rt->pipe_fd[0] >= 0)
-		close(rt->pipe_fd[0]);
-	if (rt->pipe_fd[1] >= 0)
-		close(rt->pipe_fd[1]);
+	loop_wake_free(rt->wake);
 	free(rt);
 }
 

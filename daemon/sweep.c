@@ -3,8 +3,8 @@
  * Each subnet (one local HCA port) is a job. A sweep of a job runs on its own
  * thread: discovery (blocking SMPs) and then the store transaction on that
  * thread's own database connection, so the event loop never waits on the
- * fabric or on SQLite. Subnets sweep in parallel. A finished thread writes
- * one byte to a pipe; the loop then joins it, publishes the result, answers
+ * fabric or on SQLite. Subnets sweep in parallel. A finished thread wakes
+ * the loop (loop_wake.h), which then joins it, publishes the result, answers
  * `discover --wait` clients and schedules what comes next.
  *
  * Fields of a job that the thread writes (run_*) are read by the loop only
@@ -13,14 +13,12 @@
 #include "sweep.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -31,6 +29,7 @@
 
 #include "fabric.h"
 #include "log.h"
+#include "loop_wake.h"
 #include "proto.h"
 #include "store.h"
 #include "walker.h"
@@ -86,8 +85,7 @@ struct sweeper {
 	struct job *retired[LOOM_MAX_SUBNETS * 4];
 	struct event *timer;
 	double next_due;      /* monotonic seconds; 0 = none */
-	int pipe_fd[2];
-	struct event *pipe_ev;
+	struct loop_wake *wake;
 	struct waiter *waiters;
 	int warned_no_ports;
 };
@@ -153,7 +151,7 @@ static void *job_thread(void *arg)
 	char err[512] = "";
 	struct store *st;
 	struct fab *fab;
-	char byte = 1;
+	int rc;
 
 	job->run_started = now_wall();
 	fab = walker_sweep(&job->params, &job->run_walk_rss_kb, err, sizeof(err));
@@ -183,8 +181,8 @@ static void *job_thread(void *arg)
 	job->run_recorded = now_wall();
 
 	atomic_store(&job->finished, 1);
-	if (write(job->sw->pipe_fd[1], &byte, 1) != 1)
-		log_err("subnet %s: cannot wake the event loop: %s", job->name, strerror(errno));
+	if ((rc = loop_wake_signal(job->sw->wake)) < 0)
+		log_err("subnet %s: cannot wake the event loop: %s", job->name, strerror(-rc));
 	return NULL;
 }
 
@@ -294,14 +292,11 @@ static void job_finished(struct sweeper *sw, struct job *job)
 	}
 }
 
-static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+static void wake_cb(void *arg)
 {
 	struct sweeper *sw = arg;
-	char buf[64];
 
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
-	/* The byte does not say which thread ended: look at every running job;
+	/* The wake-up does not say which thread ended: look at every running job;
 	 * a thread still at work has not set `finished` and is left alone. */
 	for (int i = 0; i < sw->n_jobs; i++) {
 		struct job *job = sw->jobs[i];
@@ -467,14 +462,10 @@ struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *c
 		return NULL;
 	}
 	sw->base = base;
-	sw->pipe_fd[0] = sw->pipe_fd[1] = -1;
-	if (pipe2(sw->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
+	if (!(sw->wake = loop_wake_new(base, wake_cb, sw, "sweep events", err, errlen)))
 		goto fail;
-	}
-	sw->pipe_ev = event_new(base, sw->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, sw);
 	sw->timer = evtimer_new(base, timer_cb, sw);
-	if (!sw->pipe_ev || !sw->timer || event_add(sw->pipe_ev, NULL) < 0) {
+	if (!sw->timer) {
 		snprintf(err, errlen, "cannot set up sweep events");
 		goto fail;
 	}
@@ -509,14 +500,9 @@ void sweeper_free(struct sweeper *sw)
 		ctl_reply_err(w->req, PROTO_ERR_BUSY, "loomd is shutting down");
 		free(w);
 	}
-	if (sw->pipe_ev)
-		event_free(sw->pipe_ev);
+	loop_wake_free(sw->wake);
 	if (sw->timer)
 		event_free(sw->timer);
-	if (sw->pipe_fd[0] >= 0)
-		close(sw->pipe_fd[0]);
-	if (sw->pipe_fd[1] >= 0)
-		close(sw->pipe_fd[1]);
 	free(sw);
 }
 

@@ -25,19 +25,18 @@
 #include "tenants_impl.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <event2/event.h>
 
 #include "ctl.h"
 #include "file_atomic.h"
 #include "log.h"
+#include "loop_wake.h"
 #include "opensm_pid.h"
 #include "proto.h"
 #include "store.h"
@@ -95,7 +94,7 @@ static void *top_thread(void *arg)
 {
 	struct top *t = arg;
 	double start = tenants_now();
-	char byte = 1;
+	int rc;
 
 	t->rc = 0;
 	if (t->kind == TOP_RESUME) {
@@ -120,8 +119,8 @@ static void *top_thread(void *arg)
 			t->rc = tenants_eth_apply(t);
 	}
 	t->took = tenants_now() - start;
-	if (write(t->m->pipe_fd[1], &byte, 1) != 1)
-		log_err("tenants: cannot wake the event loop: %s", strerror(errno));
+	if ((rc = loop_wake_signal(t->m->wake)) < 0)
+		log_err("tenants: cannot wake the event loop: %s", strerror(-rc));
 	return NULL;
 }
 
@@ -349,15 +348,11 @@ static void start_next(struct tenants_mod *m)
 	}
 }
 
-static void pipe_cb(evutil_socket_t fd, short what, void *arg)
+static void wake_cb(void *arg)
 {
 	struct tenants_mod *m = arg;
 	struct top *t = m->queue;
-	char buf[16];
 
-	(void)what;
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
 	if (!m->running || !t)
 		return;
 	pthread_join(t->thread, NULL);
@@ -413,20 +408,12 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
 	memcpy(m->conf, conf, sizeof(*m->conf));
 	m->base = base;
 	m->store = store;
-	m->pipe_fd[0] = m->pipe_fd[1] = -1;
 	if (!(m->plugins = plugin_cache_new())) {
 		snprintf(err, errlen, "out of memory");
 		tenants_free(m);
 		return NULL;
 	}
-	if (pipe2(m->pipe_fd, O_CLOEXEC | O_NONBLOCK) < 0) {
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		tenants_free(m);
-		return NULL;
-	}
-	m->pipe_ev = event_new(base, m->pipe_fd[0], EV_READ | EV_PERSIST, pipe_cb, m);
-	if (!m->pipe_ev || event_add(m->pipe_ev, NULL) < 0) {
-		snprintf(err, errlen, "cannot set up tenant events");
+	if (!(m->wake = loop_wake_new(base, wake_cb, m, "tenant events", err, errlen))) {
 		tenants_free(m);
 		return NULL;
 	}
@@ -447,12 +434,7 @@ void tenants_free(struct tenants_mod *m)
 			ctl_reply_err(t->req, PROTO_ERR_FAILED, "loomd is stopping");
 		tenants_top_free(t);
 	}
-	if (m->pipe_ev)
-		event_free(m->pipe_ev);
-	if (m->pipe_fd[0] >= 0)
-		close(m->pipe_fd[0]);
-	if (m->pipe_fd[1] >= 0)
-		close(m->pipe_fd[1]);
+	loop_wake_free(m->wake);
 	plugin_cache_free(m->plugins);
 	free(m->conf);
 	free(m);

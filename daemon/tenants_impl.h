@@ -89,8 +89,7 @@ struct tenants_mod {
 	struct plugin_cache *plugins;
 	struct top *queue;      /* waiting; the head runs when `running` */
 	int running;
-	int pipe_fd[2];
-	struct event *pipe_ev;
+	struct loop_wake *wake; /* the worker's "done" (daemon/loop_wake.h) */
 };
 
 double tenants_now(void);
