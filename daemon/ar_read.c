@@ -1,10 +1,10 @@
 /* daemon/ar_read.c: the ARInfo probe of every switch of a subnet, in a
  * `loomd --read-ar` child (see ar_read.h).
  *
- * Why not ar_probe_info() in a loop: it waits for each answer (libibmad's
- * mad_rpc), and the probe's common case is a switch that never answers
- * (ibsim 0.10 drops every vendor attribute; a switch whose SMA does not
- * know 0xFF20 may too). Sequentially that is (retries + 1) x timeout per
+ * Why not libibmad's smp_query_via() per switch: it waits for each answer,
+ * and the probe's common case is a switch that never answers (a switch
+ * whose SMA does not know 0xFF20 may not; ibsim 0.10 hands such a Get back
+ * at once with a timeout status). Sequentially that is (retries + 1) x timeout per
  * switch: 800 ms with loom's defaults, 13 minutes for 1000 switches. Here
  * the Gets go out on our own umad agent, up to MAX_SMPS at once, each with
  * its own deadline; the time is about ceil(switches / MAX_SMPS) x (retries
