@@ -157,18 +157,8 @@ int pkey_read_run(const struct disc_ib_params *p, json_t **ports, char *err, siz
 	int rc;
 
 	*ports = NULL;
-	if ((rc = walker_run("--read-pkeys", p, &out, &len, NULL, err, errlen)) == 0) {
-		char *text = realloc(out, len + 1);
-
-		if (!text) {
-			snprintf(err, errlen, "out of memory");
-			rc = -ENOMEM;
-		} else {
-			out = text;
-			out[len] = '\0';
-			rc = parse(out, ports, err, errlen);
-		}
-	}
+	if ((rc = walker_run("--read-pkeys", p, &out, &len, NULL, err, errlen)) == 0)
+		rc = parse(out, ports, err, errlen);
 	free(out);
 	return rc;
 }

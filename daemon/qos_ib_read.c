@@ -303,18 +303,8 @@ int qos_ib_read_run(const struct disc_ib_params *params, const struct ibqos_poli
 	int rc;
 
 	*ports = NULL;
-	if ((rc = walker_run("--read-qos", params, &out, &len, NULL, err, errlen)) == 0) {
-		char *text = realloc(out, len + 1);
-
-		if (!text) {
-			snprintf(err, errlen, "out of memory");
-			rc = -ENOMEM;
-		} else {
-			out = text;
-			out[len] = '\0';
-			rc = parse(out, p, ports, err, errlen);
-		}
-	}
+	if ((rc = walker_run("--read-qos", params, &out, &len, NULL, err, errlen)) == 0)
+		rc = parse(out, p, ports, err, errlen);
 	free(out);
 	return rc;
 }

@@ -44,7 +44,7 @@ static int read_all(int fd, char **out, size_t *len)
 	for (;;) {
 		ssize_t r;
 
-		if (n == cap) {
+		if (n + 1 >= cap) {  /* room for the terminating NUL */
 			char *bigger = realloc(buf, cap * 2);
 
 			if (!bigger) {
@@ -54,7 +54,7 @@ static int read_all(int fd, char **out, size_t *len)
 			buf = bigger;
 			cap *= 2;
 		}
-		r = read(fd, buf + n, cap - n);
+		r = read(fd, buf + n, cap - n - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
@@ -67,6 +67,7 @@ static int read_all(int fd, char **out, size_t *len)
 			break;
 		n += (size_t)r;
 	}
+	buf[n] = '\0';
 	*out = buf;
 	*len = n;
 	return 0;

@@ -25,7 +25,8 @@ struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
 
 /* Start `loomd MODE SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS` (MODE
  * "--walk" or another child mode such as "--read-lfts") and collect its
- * stdout. 0 with a new buffer in *out when the child exited 0; else -errno
+ * stdout. 0 with a new buffer in *out when the child exited 0 (*len bytes,
+ * and a NUL after them, so a text answer is a string); else -errno
  * and err says why (the child's own one-line error when it gave one).
  * Blocking: call it from a worker thread. */
 int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
