@@ -18,75 +18,17 @@
 #include <linux/rtnetlink.h>
 
 #include "dcb_msg.h"
+#include "fixture_nl.h"
 #include "qos_policy.h"
 
 /* ---- the test's own message writer ------------------------------------- */
 
-struct wbuf {
-	unsigned char b[DCBM_BUF_SIZE];
-	size_t len;
-};
 
-#define ALIGN4(n) (((n) + 3u) & ~3u)
-
-static void w_hdr(struct wbuf *w, uint16_t type, uint16_t flags, uint32_t seq, uint8_t cmd)
+static void w_hdr(struct nlw *w, uint16_t type, uint16_t flags, uint32_t seq, uint8_t cmd)
 {
-	struct nlmsghdr h = { 0, type, flags, seq, 0 };
 	struct dcbmsg d = { AF_UNSPEC, cmd, 0 };
 
-	memset(w, 0, sizeof(*w));
-	memcpy(w->b, &h, sizeof(h));
-	memcpy(w->b + 16, &d, sizeof(d));
-	w->len = 20;
-}
-
-/* An attribute; returns its offset (for nests). */
-static size_t w_attr(struct wbuf *w, uint16_t type, const void *data, size_t len)
-{
-	size_t at = w->len;
-	uint16_t l = (uint16_t)(4 + len);
-
-	memcpy(w->b + at, &l, 2);
-	memcpy(w->b + at + 2, &type, 2);
-	if (len)
-		memcpy(w->b + at + 4, data, len);
-	w->len = at + ALIGN4(4 + len);
-	return at;
-}
-
-static void w_nest_end(struct wbuf *w, size_t at)
-{
-	uint16_t l = (uint16_t)(w->len - at);
-
-	memcpy(w->b + at, &l, 2);
-}
-
-static void w_end(struct wbuf *w)
-{
-	uint32_t l = (uint32_t)w->len;
-
-	memcpy(w->b, &l, 4);
-}
-
-static void assert_same(const struct nlmsghdr *nlh, const struct wbuf *w)
-{
-	ck_assert_ptr_nonnull(nlh);
-	ck_assert_uint_eq(nlh->nlmsg_len, w->len);
-	for (size_t i = 0; i < w->len; i++)
-		ck_assert_msg(((const unsigned char *)nlh)[i] == w->b[i],
-			      "byte %zu: built 0x%02x, expected 0x%02x", i,
-			      ((const unsigned char *)nlh)[i], w->b[i]);
-}
-
-static struct lp_qos *default_qos(void)
-{
-	static struct lp_qos q;
-	struct qos_policy p;
-	struct lp_port port = { .name = "eth2", .speed_mbps = 100000 };
-
-	qos_policy_defaults(&p);
-	ck_assert_int_eq(qos_policy_resolve(&p, &port, 1, &q), 0);
-	return &q;
+	nlw_start(w, type, flags, seq, &d, sizeof(d));
 }
 
 static unsigned char buf[DCBM_BUF_SIZE];
@@ -100,36 +42,36 @@ START_TEST(dcb_msg_get_request_is_rtm_getdcb_ieee_get_with_the_ifname_only)
 {
 	struct nlmsghdr *nlh = dcbm_build(buf, sizeof(buf), RTM_GETDCB, DCB_CMD_IEEE_GET, 7,
 					  "eth2", NULL, NULL, NULL, 0);
-	struct wbuf w;
+	struct nlw w;
 
 	w_hdr(&w, RTM_GETDCB, NLM_F_REQUEST | NLM_F_ACK, 7, DCB_CMD_IEEE_GET);
-	w_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
-	w_end(&w);
-	assert_same(nlh, &w);
+	nlw_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
+	nlw_end(&w);
+	nlw_assert_same(nlh, &w);
 	ck_assert_uint_eq(w.len, 32);       /* 16 + 4 + 4 + "eth2\0" padded to 8 */
 }
 END_TEST
 
 START_TEST(dcb_msg_pfc_set_for_the_default_policy_enables_priority_3_only)
 {
-	struct wbuf w;
+	struct nlw w;
 	struct ieee_pfc pfc = { 0 };
 	struct nlmsghdr *nlh;
 	size_t ieee;
 
 	memset(&st, 0, sizeof(st));
-	dcbm_from_qos(default_qos(), NULL, &st2);
+	dcbm_from_qos(fixture_default_qos(), NULL, &st2);
 	ck_assert_uint_eq(st2.pfc.pfc_en, 0x08);
 	nlh = dcbm_build(buf, sizeof(buf), RTM_SETDCB, DCB_CMD_IEEE_SET, 8, "eth2", &st2.pfc, NULL,
 			 NULL, 0);
 	pfc.pfc_en = 1u << 3;
 	w_hdr(&w, RTM_SETDCB, NLM_F_REQUEST | NLM_F_ACK, 8, DCB_CMD_IEEE_SET);
-	w_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
-	ieee = w_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
-	w_attr(&w, DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc));
-	w_nest_end(&w, ieee);
-	w_end(&w);
-	assert_same(nlh, &w);
+	nlw_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
+	ieee = nlw_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
+	nlw_attr(&w, DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc));
+	nlw_nest_end(&w, ieee);
+	nlw_end(&w);
+	nlw_assert_same(nlh, &w);
 	/* and where the bits are: pfc_en is byte 1 of struct ieee_pfc */
 	ck_assert_uint_eq(((unsigned char *)nlh)[32 + 4 + 4 + 1], 0x08);
 	ck_assert_uint_eq(((unsigned char *)nlh)[32 + 4 + 4 + 0], 0);   /* pfc_cap kept (0) */
@@ -144,7 +86,7 @@ START_TEST(dcb_msg_pfc_set_keeps_the_netdevs_pfc_cap_mbc_and_delay)
 	st.pfc.mbc = 1;
 	st.pfc.delay = 0x1234;
 	st.pfc.pfc_en = 0x81;
-	dcbm_from_qos(default_qos(), &st, &st2);
+	dcbm_from_qos(fixture_default_qos(), &st, &st2);
 	ck_assert_uint_eq(st2.pfc.pfc_cap, 8);
 	ck_assert_uint_eq(st2.pfc.mbc, 1);
 	ck_assert_uint_eq(st2.pfc.delay, 0x1234);
@@ -156,10 +98,10 @@ START_TEST(dcb_msg_ets_set_carries_the_weights_strict_class_and_identity_prio_tc
 {
 	struct ieee_ets ets = { 0 };
 	struct nlmsghdr *nlh;
-	struct wbuf w;
+	struct nlw w;
 	size_t ieee;
 
-	dcbm_from_qos(default_qos(), NULL, &st2);
+	dcbm_from_qos(fixture_default_qos(), NULL, &st2);
 	nlh = dcbm_build(buf, sizeof(buf), RTM_SETDCB, DCB_CMD_IEEE_SET, 9, "eth2", NULL, &st2.ets,
 			 NULL, 0);
 	for (unsigned t = 0; t < 8; t++) {
@@ -169,12 +111,12 @@ START_TEST(dcb_msg_ets_set_carries_the_weights_strict_class_and_identity_prio_tc
 	ets.tc_tx_bw[0] = 50;
 	ets.tc_tx_bw[3] = 50;
 	w_hdr(&w, RTM_SETDCB, NLM_F_REQUEST | NLM_F_ACK, 9, DCB_CMD_IEEE_SET);
-	w_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
-	ieee = w_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
-	w_attr(&w, DCB_ATTR_IEEE_ETS, &ets, sizeof(ets));
-	w_nest_end(&w, ieee);
-	w_end(&w);
-	assert_same(nlh, &w);
+	nlw_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
+	ieee = nlw_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
+	nlw_attr(&w, DCB_ATTR_IEEE_ETS, &ets, sizeof(ets));
+	nlw_nest_end(&w, ieee);
+	nlw_end(&w);
+	nlw_assert_same(nlh, &w);
 	/* struct ieee_ets: willing, ets_cap, cbs, tc_tx_bw[8] at 3, tc_rx_bw at
 	 * 11, tc_tsa at 19, prio_tc at 27 */
 	{
@@ -195,11 +137,11 @@ START_TEST(dcb_msg_app_set_nests_dscp_entries_in_the_app_table)
 	struct dcb_app app[2] = { { IEEE_8021QAZ_APP_SEL_DSCP, 3, 26 },
 				  { IEEE_8021QAZ_APP_SEL_DSCP, 6, 48 } };
 	struct nlmsghdr *nlh;
-	struct wbuf w;
+	struct nlw w;
 	size_t ieee, table;
 	int found26 = 0;
 
-	dcbm_from_qos(default_qos(), NULL, &st2);
+	dcbm_from_qos(fixture_default_qos(), NULL, &st2);
 	ck_assert_uint_eq(st2.n_app, 64);
 	for (size_t i = 0; i < st2.n_app; i++) {
 		ck_assert_uint_eq(st2.app[i].selector, 5);
@@ -211,15 +153,15 @@ START_TEST(dcb_msg_app_set_nests_dscp_entries_in_the_app_table)
 	nlh = dcbm_build(buf, sizeof(buf), RTM_SETDCB, DCB_CMD_IEEE_SET, 10, "eth2", NULL, NULL,
 			 app, 2);
 	w_hdr(&w, RTM_SETDCB, NLM_F_REQUEST | NLM_F_ACK, 10, DCB_CMD_IEEE_SET);
-	w_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
-	ieee = w_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
-	table = w_attr(&w, NEST(DCB_ATTR_IEEE_APP_TABLE), NULL, 0);
-	w_attr(&w, DCB_ATTR_IEEE_APP, &app[0], sizeof(app[0]));
-	w_attr(&w, DCB_ATTR_IEEE_APP, &app[1], sizeof(app[1]));
-	w_nest_end(&w, table);
-	w_nest_end(&w, ieee);
-	w_end(&w);
-	assert_same(nlh, &w);
+	nlw_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
+	ieee = nlw_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
+	table = nlw_attr(&w, NEST(DCB_ATTR_IEEE_APP_TABLE), NULL, 0);
+	nlw_attr(&w, DCB_ATTR_IEEE_APP, &app[0], sizeof(app[0]));
+	nlw_attr(&w, DCB_ATTR_IEEE_APP, &app[1], sizeof(app[1]));
+	nlw_nest_end(&w, table);
+	nlw_nest_end(&w, ieee);
+	nlw_end(&w);
+	nlw_assert_same(nlh, &w);
 	/* first entry: selector 5 (DSCP), priority 3, protocol 26 */
 	{
 		const unsigned char *a = (const unsigned char *)nlh + 32 + 4 + 4 + 4;
@@ -264,7 +206,7 @@ END_TEST
 
 /* A GET reply as the kernel lays it out (dcbnl_ieee_fill): ifname, the
  * IEEE nest with ETS, PFC and the APP table, then DCBX. */
-static void reply_default(struct wbuf *w, int with_pfc)
+static void reply_default(struct nlw *w, int with_pfc)
 {
 	struct ieee_ets ets = { 0 };
 	struct ieee_pfc pfc = { 0 };
@@ -284,26 +226,26 @@ static void reply_default(struct wbuf *w, int with_pfc)
 	pfc.pfc_cap = 8;
 	pfc.pfc_en = 0x08;
 	w_hdr(w, RTM_GETDCB, 0, 42, DCB_CMD_IEEE_GET);
-	w_attr(w, DCB_ATTR_IFNAME, "eth2", 5);
-	ieee = w_attr(w, NEST(DCB_ATTR_IEEE), NULL, 0);
-	w_attr(w, DCB_ATTR_IEEE_ETS, &ets, sizeof(ets));
+	nlw_attr(w, DCB_ATTR_IFNAME, "eth2", 5);
+	ieee = nlw_attr(w, NEST(DCB_ATTR_IEEE), NULL, 0);
+	nlw_attr(w, DCB_ATTR_IEEE_ETS, &ets, sizeof(ets));
 	if (with_pfc)
-		w_attr(w, DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc));
-	table = w_attr(w, NEST(DCB_ATTR_IEEE_APP_TABLE), NULL, 0);
-	w_attr(w, DCB_ATTR_IEEE_APP, &a26, sizeof(a26));
-	w_attr(w, DCB_ATTR_IEEE_APP, &a48, sizeof(a48));
-	w_attr(w, DCB_ATTR_IEEE_APP, &eth, sizeof(eth));
-	w_nest_end(w, table);
-	w_nest_end(w, ieee);
-	w_attr(w, DCB_ATTR_DCBX, &dcbx, 1);
-	w_end(w);
+		nlw_attr(w, DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc));
+	table = nlw_attr(w, NEST(DCB_ATTR_IEEE_APP_TABLE), NULL, 0);
+	nlw_attr(w, DCB_ATTR_IEEE_APP, &a26, sizeof(a26));
+	nlw_attr(w, DCB_ATTR_IEEE_APP, &a48, sizeof(a48));
+	nlw_attr(w, DCB_ATTR_IEEE_APP, &eth, sizeof(eth));
+	nlw_nest_end(w, table);
+	nlw_nest_end(w, ieee);
+	nlw_attr(w, DCB_ATTR_DCBX, &dcbx, 1);
+	nlw_end(w);
 }
 
 START_TEST(dcb_msg_get_reply_parses_back_into_the_default_policys_lp_qos)
 {
-	static struct wbuf w;
+	static struct nlw w;
 	static struct lp_qos q;
-	const struct lp_qos *want = default_qos();
+	const struct lp_qos *want = fixture_default_qos();
 
 	reply_default(&w, 1);
 	ck_assert_int_eq(dcbm_parse_get((struct nlmsghdr *)w.b, &st), 0);
@@ -324,7 +266,7 @@ END_TEST
 
 START_TEST(dcb_msg_reply_without_pfc_reads_as_no_lossless_config)
 {
-	static struct wbuf w;
+	static struct nlw w;
 	static struct lp_qos q;
 
 	reply_default(&w, 0);
@@ -337,44 +279,44 @@ END_TEST
 
 START_TEST(dcb_msg_truncated_attribute_is_eproto)
 {
-	static struct wbuf w;
+	static struct nlw w;
 	struct ieee_pfc pfc = { 0 };
 	size_t ieee;
 
 	w_hdr(&w, RTM_GETDCB, 0, 1, DCB_CMD_IEEE_GET);
-	ieee = w_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
-	w_attr(&w, DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc) - 8);
-	w_nest_end(&w, ieee);
-	w_end(&w);
+	ieee = nlw_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
+	nlw_attr(&w, DCB_ATTR_IEEE_PFC, &pfc, sizeof(pfc) - 8);
+	nlw_nest_end(&w, ieee);
+	nlw_end(&w);
 	ck_assert_int_eq(dcbm_parse_get((struct nlmsghdr *)w.b, &st), -EPROTO);
 	w_hdr(&w, RTM_NEWLINK, 0, 1, 0);
-	w_end(&w);
+	nlw_end(&w);
 	ck_assert_int_eq(dcbm_parse_get((struct nlmsghdr *)w.b, &st), -EPROTO);
 }
 END_TEST
 
 START_TEST(dcb_msg_set_reply_u8_is_the_drivers_errno)
 {
-	static struct wbuf w;
+	static struct nlw w;
 	uint8_t v = 0;
 
 	w_hdr(&w, RTM_SETDCB, 0, 1, DCB_CMD_IEEE_SET);
-	w_attr(&w, DCB_ATTR_IEEE, &v, 1);
-	w_end(&w);
+	nlw_attr(&w, DCB_ATTR_IEEE, &v, 1);
+	nlw_end(&w);
 	ck_assert_int_eq(dcbm_parse_set_reply((struct nlmsghdr *)w.b), 0);
 	v = (uint8_t)-EOPNOTSUPP;       /* what nla_put_u8(skb, DCB_ATTR_IEEE, err) sends */
 	w_hdr(&w, RTM_SETDCB, 0, 1, DCB_CMD_IEEE_SET);
-	w_attr(&w, DCB_ATTR_IEEE, &v, 1);
-	w_end(&w);
+	nlw_attr(&w, DCB_ATTR_IEEE, &v, 1);
+	nlw_end(&w);
 	ck_assert_int_eq(dcbm_parse_set_reply((struct nlmsghdr *)w.b), -EOPNOTSUPP);
 	v = (uint8_t)-EINVAL;
 	w_hdr(&w, RTM_SETDCB, 0, 1, DCB_CMD_IEEE_SET);
-	w_attr(&w, DCB_ATTR_IEEE, &v, 1);
-	w_end(&w);
+	nlw_attr(&w, DCB_ATTR_IEEE, &v, 1);
+	nlw_end(&w);
 	ck_assert_int_eq(dcbm_parse_set_reply((struct nlmsghdr *)w.b), -EINVAL);
 	w_hdr(&w, RTM_SETDCB, 0, 1, DCB_CMD_IEEE_SET);
-	w_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
-	w_end(&w);
+	nlw_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
+	nlw_end(&w);
 	ck_assert_int_eq(dcbm_parse_set_reply((struct nlmsghdr *)w.b), -EPROTO);
 }
 END_TEST
@@ -412,7 +354,7 @@ START_TEST(dcb_msg_diff_against_an_unreadable_netdev_lists_every_item)
 
 	memset(&s, 0, sizeof(s));
 	memset(&st, 0, sizeof(st));
-	dcbm_from_qos(default_qos(), &st, &st2);
+	dcbm_from_qos(fixture_default_qos(), &st, &st2);
 	ck_assert_int_eq(dcbm_diff("eth2", &st, &st2, seen_cb, &s, &parts), 0);
 	ck_assert_uint_eq(s.n, 8 + 8 + 8 + 8 + 64);
 	ck_assert_uint_eq(parts, DCBM_ETS | DCBM_PFC | DCBM_APP);
@@ -436,7 +378,7 @@ START_TEST(dcb_msg_diff_reports_only_what_differs_and_nothing_when_in_policy)
 	const struct dcbm_change *c;
 	unsigned parts;
 
-	dcbm_from_qos(default_qos(), NULL, &want);
+	dcbm_from_qos(fixture_default_qos(), NULL, &want);
 	st = want;
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(dcbm_diff("eth2", &st, &want, seen_cb, &s, &parts), 0);
@@ -468,7 +410,7 @@ START_TEST(dcb_msg_app_plan_adds_the_new_priority_and_deletes_the_stale_ones)
 	struct dcb_app add[64], del[DCBM_MAX_APP];
 	size_t n_add, n_del;
 
-	dcbm_from_qos(default_qos(), NULL, &want);
+	dcbm_from_qos(fixture_default_qos(), NULL, &want);
 	st = want;
 	st.app[26].priority = 0;
 	st.app[st.n_app++] = (struct dcb_app){ IEEE_8021QAZ_APP_SEL_DSCP, 5, 26 };
@@ -496,7 +438,7 @@ struct fake {
 	int sets, dels, gets;
 	int fail_at, fail_errno;  /* the fail_at-th SET/DEL answers -fail_errno */
 	int ignore_pfc;           /* take PFC writes and keep the old value */
-	struct wbuf reply;
+	struct nlw reply;
 };
 
 static struct fake fk;
@@ -527,16 +469,16 @@ static int fake_talk(void *ctx, struct nlmsghdr *req, dcbm_reply_fn cb, void *cb
 		ck_assert_uint_eq(req->nlmsg_type, RTM_GETDCB);
 		f->gets++;
 		w_hdr(&f->reply, RTM_GETDCB, 0, req->nlmsg_seq, DCB_CMD_IEEE_GET);
-		w_attr(&f->reply, DCB_ATTR_IFNAME, "eth2", 5);
-		ieee = w_attr(&f->reply, NEST(DCB_ATTR_IEEE), NULL, 0);
-		w_attr(&f->reply, DCB_ATTR_IEEE_ETS, &f->st.ets, sizeof(f->st.ets));
-		w_attr(&f->reply, DCB_ATTR_IEEE_PFC, &f->st.pfc, sizeof(f->st.pfc));
-		table = w_attr(&f->reply, NEST(DCB_ATTR_IEEE_APP_TABLE), NULL, 0);
+		nlw_attr(&f->reply, DCB_ATTR_IFNAME, "eth2", 5);
+		ieee = nlw_attr(&f->reply, NEST(DCB_ATTR_IEEE), NULL, 0);
+		nlw_attr(&f->reply, DCB_ATTR_IEEE_ETS, &f->st.ets, sizeof(f->st.ets));
+		nlw_attr(&f->reply, DCB_ATTR_IEEE_PFC, &f->st.pfc, sizeof(f->st.pfc));
+		table = nlw_attr(&f->reply, NEST(DCB_ATTR_IEEE_APP_TABLE), NULL, 0);
 		for (size_t i = 0; i < f->st.n_app; i++)
-			w_attr(&f->reply, DCB_ATTR_IEEE_APP, &f->st.app[i], sizeof(f->st.app[i]));
-		w_nest_end(&f->reply, table);
-		w_nest_end(&f->reply, ieee);
-		w_end(&f->reply);
+			nlw_attr(&f->reply, DCB_ATTR_IEEE_APP, &f->st.app[i], sizeof(f->st.app[i]));
+		nlw_nest_end(&f->reply, table);
+		nlw_nest_end(&f->reply, ieee);
+		nlw_end(&f->reply);
 		return cb((struct nlmsghdr *)f->reply.b, cbctx);
 	}
 	ck_assert_uint_eq(req->nlmsg_type, RTM_SETDCB);
@@ -569,8 +511,8 @@ static int fake_talk(void *ctx, struct nlmsghdr *req, dcbm_reply_fn cb, void *cb
 		}
 	}
 	w_hdr(&f->reply, RTM_SETDCB, 0, req->nlmsg_seq, dm->cmd);
-	w_attr(&f->reply, DCB_ATTR_IEEE, &v, 1);
-	w_end(&f->reply);
+	nlw_attr(&f->reply, DCB_ATTR_IEEE, &v, 1);
+	nlw_end(&f->reply);
 	return cb((struct nlmsghdr *)f->reply.b, cbctx);
 }
 
@@ -623,7 +565,7 @@ START_TEST(dcb_apply_writes_ets_pfc_app_reports_each_done_and_keeps_the_nics_cap
 	static struct lp_qos q;
 
 	fake_reset();
-	ck_assert_msg(dcbm_apply_dev(&io, "eth2", default_qos(), 1, &sink, &work, aerr,
+	ck_assert_msg(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, &sink, &work, aerr,
 				     sizeof(aerr)) == 0, "%s", aerr);
 	/* ETS: tc-bw 0 and 3, tsa 6, prio-tc none (all 0 -> identity: 7); PFC 3; 64 DSCPs */
 	ck_assert_uint_eq(r.n, 2 + 1 + 7 + 1 + 64);
@@ -639,9 +581,9 @@ START_TEST(dcb_apply_writes_ets_pfc_app_reports_each_done_and_keeps_the_nics_cap
 	ck_assert_uint_eq(fk.st.n_app, 64);
 	memset(&q, 0, sizeof(q));
 	ck_assert_int_eq(dcbm_to_qos(&fk.st, &q), 0);
-	ck_assert_mem_eq(q.dscp_to_tc, default_qos()->dscp_to_tc, 64);
-	ck_assert_mem_eq(q.ets_weight, default_qos()->ets_weight, 8);
-	ck_assert_uint_eq(q.strict_mask, default_qos()->strict_mask);
+	ck_assert_mem_eq(q.dscp_to_tc, fixture_default_qos()->dscp_to_tc, 64);
+	ck_assert_mem_eq(q.ets_weight, fixture_default_qos()->ets_weight, 8);
+	ck_assert_uint_eq(q.strict_mask, fixture_default_qos()->strict_mask);
 }
 END_TEST
 
@@ -651,10 +593,10 @@ START_TEST(dcb_apply_second_time_reports_and_writes_nothing)
 	struct lp_change_sink sink = { &r, rec_cb };
 
 	fake_reset();
-	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", default_qos(), 1, NULL, &work, aerr,
+	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, NULL, &work, aerr,
 					sizeof(aerr)), 0);
 	fk.sets = fk.dels = 0;
-	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", default_qos(), 1, &sink, &work, aerr,
+	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, &sink, &work, aerr,
 					sizeof(aerr)), 0);
 	ck_assert_uint_eq(r.n, 0);
 	ck_assert_int_eq(fk.sets + fk.dels, 0);
@@ -667,7 +609,7 @@ START_TEST(dcb_apply_dry_run_reports_everything_undone_and_writes_nothing)
 	struct lp_change_sink sink = { &r, rec_cb };
 
 	fake_reset();
-	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", default_qos(), 0, &sink, &work, aerr,
+	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 0, &sink, &work, aerr,
 					sizeof(aerr)), 0);
 	ck_assert_uint_eq(r.n, 75);
 	ck_assert_uint_eq(r.done, 0);
@@ -679,7 +621,7 @@ END_TEST
 START_TEST(dcb_apply_moves_a_dscp_by_adding_the_new_entry_then_deleting_the_old)
 {
 	fake_reset();
-	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", default_qos(), 1, NULL, &work, aerr,
+	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, NULL, &work, aerr,
 					sizeof(aerr)), 0);
 	/* someone moved DSCP 26 to priority 1 (dcb app replace) */
 	for (size_t i = 0; i < fk.st.n_app; i++)
@@ -687,7 +629,7 @@ START_TEST(dcb_apply_moves_a_dscp_by_adding_the_new_entry_then_deleting_the_old)
 			fk.st.app[i].priority = 1;
 	fk.st.app[fk.st.n_app++] = (struct dcb_app){ IEEE_8021QAZ_APP_SEL_ETHERTYPE, 4, 0x8915 };
 	fk.sets = fk.dels = 0;
-	ck_assert_msg(dcbm_apply_dev(&io, "eth2", default_qos(), 1, NULL, &work, aerr,
+	ck_assert_msg(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, NULL, &work, aerr,
 				     sizeof(aerr)) == 0, "%s", aerr);
 	ck_assert_int_eq(fk.sets, 1);
 	ck_assert_int_eq(fk.dels, 1);
@@ -705,7 +647,7 @@ START_TEST(dcb_apply_stopped_by_the_driver_reports_what_landed_and_what_did_not)
 	fake_reset();
 	fk.fail_at = 2;                     /* the PFC write */
 	fk.fail_errno = EINVAL;
-	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", default_qos(), 1, &sink, &work, aerr,
+	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, &sink, &work, aerr,
 					sizeof(aerr)), -EINVAL);
 	ck_assert_msg(strstr(aerr, "eth2") && strstr(aerr, "DCB_ATTR_IEEE_PFC") &&
 		      strstr(aerr, "EINVAL"), "err: %s", aerr);
@@ -726,7 +668,7 @@ START_TEST(dcb_apply_fails_when_the_netdev_reads_back_something_else)
 {
 	fake_reset();
 	fk.ignore_pfc = 1;
-	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", default_qos(), 1, NULL, &work, aerr,
+	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, NULL, &work, aerr,
 					sizeof(aerr)), -EIO);
 	ck_assert_msg(strstr(aerr, "eth2: the driver accepted the DCB write but reads back") &&
 		      strstr(aerr, "prio-pfc 3"), "err: %s", aerr);
@@ -740,7 +682,7 @@ START_TEST(dcb_apply_without_dcbnl_ops_names_the_netdev_and_reports_all_undone)
 
 	fake_reset();
 	fk.has_dcb = 0;
-	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", default_qos(), 1, &sink, &work, aerr,
+	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, &sink, &work, aerr,
 					sizeof(aerr)), -EOPNOTSUPP);
 	ck_assert_msg(strstr(aerr, "eth2: the driver has no DCB support (EOPNOTSUPP)"), "%s",
 		      aerr);

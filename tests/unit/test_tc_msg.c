@@ -18,6 +18,7 @@
 #include <libmnl/libmnl.h>
 #include <linux/rtnetlink.h>
 
+#include "fixture_nl.h"
 #include "qos_policy.h"
 #include "tc_msg.h"
 
@@ -71,66 +72,15 @@ static const uint8_t tc_ets_options[136] = {
 
 /* ---- the test's own message writer ------------------------------------- */
 
-struct wbuf {
-	unsigned char b[2048];
-	size_t len;
-};
-
-#define ALIGN4(n) (((n) + 3u) & ~3u)
 #define NEST(t) ((uint16_t)((t) | NLA_F_NESTED))
 
-static void w_hdr(struct wbuf *w, uint16_t type, uint16_t flags, uint32_t seq, int ifindex,
+static void w_hdr(struct nlw *w, uint16_t type, uint16_t flags, uint32_t seq, int ifindex,
 		  uint32_t parent, uint32_t handle)
 {
-	struct nlmsghdr h = { 0, type, flags, seq, 0 };
 	struct tcmsg t = { .tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex,
 			   .tcm_handle = handle, .tcm_parent = parent };
 
-	memset(w, 0, sizeof(*w));
-	memcpy(w->b, &h, sizeof(h));
-	memcpy(w->b + 16, &t, sizeof(t));
-	w->len = 16 + sizeof(t);
-}
-
-static size_t w_attr(struct wbuf *w, uint16_t type, const void *data, size_t len)
-{
-	size_t at = w->len;
-	uint16_t l = (uint16_t)(4 + len);
-
-	memcpy(w->b + at, &l, 2);
-	memcpy(w->b + at + 2, &type, 2);
-	if (len)
-		memcpy(w->b + at + 4, data, len);
-	w->len = at + ALIGN4(4 + len);
-	return at;
-}
-
-static void w_end(struct wbuf *w)
-{
-	uint32_t l = (uint32_t)w->len;
-
-	memcpy(w->b, &l, 4);
-}
-
-static void assert_same(const struct nlmsghdr *nlh, const struct wbuf *w)
-{
-	ck_assert_ptr_nonnull(nlh);
-	ck_assert_uint_eq(nlh->nlmsg_len, w->len);
-	for (size_t i = 0; i < w->len; i++)
-		ck_assert_msg(((const unsigned char *)nlh)[i] == w->b[i],
-			      "byte %zu: built 0x%02x, expected 0x%02x", i,
-			      ((const unsigned char *)nlh)[i], w->b[i]);
-}
-
-static struct lp_qos *default_qos(void)
-{
-	static struct lp_qos q;
-	struct qos_policy p;
-	struct lp_port port = { .name = "eth2", .speed_mbps = 100000 };
-
-	qos_policy_defaults(&p);
-	ck_assert_int_eq(qos_policy_resolve(&p, &port, 1, &q), 0);
-	return &q;
+	nlw_start(w, type, flags, seq, &t, sizeof(t));
 }
 
 static unsigned char buf[4096];
@@ -191,7 +141,7 @@ START_TEST(tc_msg_red_request_is_tcs_with_the_ecn_flag_in_the_qopt)
 {
 	struct tcm_red r;
 	struct nlmsghdr *nlh;
-	struct wbuf w;
+	struct nlw w;
 	size_t opt;
 	uint16_t l;
 
@@ -199,13 +149,13 @@ START_TEST(tc_msg_red_request_is_tcs_with_the_ecn_flag_in_the_qopt)
 				      err, sizeof(err)), 0);
 	nlh = tcm_build_red(buf, sizeof(buf), 9, 3, TCM_HANDLE(0x10, 5), TCM_HANDLE(0x105, 0), &r);
 	w_hdr(&w, RTM_NEWQDISC, NEWF, 9, 3, 0x100005, 0x1050000);
-	w_attr(&w, TCA_KIND, "red", 4);
-	opt = w_attr(&w, NEST(TCA_OPTIONS), tc_red_options, 288);  /* without TCA_RED_FLAGS */
+	nlw_attr(&w, TCA_KIND, "red", 4);
+	opt = nlw_attr(&w, NEST(TCA_OPTIONS), tc_red_options, 288);  /* without TCA_RED_FLAGS */
 	w.b[opt + 4 + 4 + 15] = TC_RED_ECN;                          /* qopt.flags */
 	l = 4 + 288;
 	memcpy(w.b + opt, &l, 2);
-	w_end(&w);
-	assert_same(nlh, &w);
+	nlw_end(&w);
+	nlw_assert_same(nlh, &w);
 	ck_assert_uint_eq(w.len, 16 + 20 + 8 + 4 + 288);
 	/* tc's own qopt had flags 0 and the ECN bit in TCA_RED_FLAGS */
 	ck_assert_uint_eq(tc_red_options[19], 0);
@@ -217,9 +167,9 @@ END_TEST
 START_TEST(tc_msg_ets_request_for_the_default_policy_is_what_tc_sends)
 {
 	struct nlmsghdr *nlh;
-	struct wbuf w;
+	struct nlw w;
 
-	ck_assert_int_eq(tcm_from_qos(default_qos(), 0, &want, err, sizeof(err)), 0);
+	ck_assert_int_eq(tcm_from_qos(fixture_default_qos(), 0, &want, err, sizeof(err)), 0);
 	ck_assert_uint_eq(want.ets.nbands, 8);
 	ck_assert_uint_eq(want.ets.nstrict, 2);        /* class 6 strict: bands 0 (tc7), 1 (tc6) */
 	ck_assert_uint_eq(want.ets.quanta[4], 50000);  /* band 4 = class 3, weight 50 */
@@ -227,16 +177,16 @@ START_TEST(tc_msg_ets_request_for_the_default_policy_is_what_tc_sends)
 	ck_assert_uint_eq(want.ets.quanta[2], 1);      /* band 2 = class 5, weight 0 */
 	nlh = tcm_build_ets(buf, sizeof(buf), 4, 3, TCM_ROOT_HANDLE, &want.ets);
 	w_hdr(&w, RTM_NEWQDISC, NEWF, 4, 3, TC_H_ROOT, 0x100000);
-	w_attr(&w, TCA_KIND, "ets", 4);
-	w_attr(&w, NEST(TCA_OPTIONS), tc_ets_options, sizeof(tc_ets_options));
-	w_end(&w);
-	assert_same(nlh, &w);
+	nlw_attr(&w, TCA_KIND, "ets", 4);
+	nlw_attr(&w, NEST(TCA_OPTIONS), tc_ets_options, sizeof(tc_ets_options));
+	nlw_end(&w);
+	nlw_assert_same(nlh, &w);
 }
 END_TEST
 
 START_TEST(tc_msg_default_policy_marks_class_3_at_band_4_with_its_thresholds)
 {
-	const struct lp_qos *q = default_qos();
+	const struct lp_qos *q = fixture_default_qos();
 
 	ck_assert_int_eq(tcm_from_qos(q, 100000ull * 125000, &want, err, sizeof(err)), 0);
 	for (unsigned t = 0; t < 8; t++)
@@ -254,7 +204,7 @@ END_TEST
 
 START_TEST(tc_msg_from_qos_refuses_a_weighted_class_above_a_strict_one)
 {
-	struct lp_qos q = *default_qos();
+	struct lp_qos q = *fixture_default_qos();
 
 	q.strict_mask = 1u << 5;
 	q.ets_weight[6] = 10;
@@ -266,14 +216,14 @@ END_TEST
 
 START_TEST(tc_msg_del_and_dump_requests_are_tcs)
 {
-	struct wbuf w;
+	struct nlw w;
 
 	w_hdr(&w, RTM_DELQDISC, NLM_F_REQUEST | NLM_F_ACK, 5, 3, 0x100005, 0x1050000);
-	w_end(&w);
-	assert_same(tcm_build_del(buf, sizeof(buf), 5, 3, 0x100005, 0x1050000), &w);
+	nlw_end(&w);
+	nlw_assert_same(tcm_build_del(buf, sizeof(buf), 5, 3, 0x100005, 0x1050000), &w);
 	w_hdr(&w, RTM_GETQDISC, NLM_F_REQUEST | NLM_F_DUMP, 6, 3, 0, 0);
-	w_end(&w);
-	assert_same(tcm_build_dump(buf, sizeof(buf), 6, 3), &w);
+	nlw_end(&w);
+	nlw_assert_same(tcm_build_dump(buf, sizeof(buf), 6, 3), &w);
 	ck_assert_uint_eq(w.len, 36);
 	ck_assert_ptr_null(tcm_build_dump(buf, 100, 6, 3));
 	ck_assert_ptr_null(tcm_build_dump(buf, sizeof(buf), 6, 0));
@@ -288,20 +238,20 @@ static int count_change(void *ctx, const struct tcm_change *c)
 }
 
 /* A dump reply the way the kernel lays it out. */
-static void reply(struct wbuf *w, int ifindex, uint32_t parent, uint32_t handle,
+static void reply(struct nlw *w, int ifindex, uint32_t parent, uint32_t handle,
 		  const char *kind, const void *opt, size_t optlen)
 {
 	w_hdr(w, RTM_NEWQDISC, NLM_F_MULTI, 1, ifindex, parent, handle);
-	w_attr(w, TCA_KIND, kind, strlen(kind) + 1);
+	nlw_attr(w, TCA_KIND, kind, strlen(kind) + 1);
 	if (opt)
-		w_attr(w, TCA_OPTIONS, opt, optlen);
-	w_end(w);
+		nlw_attr(w, TCA_OPTIONS, opt, optlen);
+	nlw_end(w);
 }
 
 START_TEST(tc_msg_dump_parses_back_into_the_classes_ecn)
 {
 	struct lp_qos q;
-	struct wbuf w;
+	struct nlw w;
 
 	memset(&st, 0, sizeof(st));
 	memset(&q, 0, sizeof(q));
@@ -324,7 +274,7 @@ START_TEST(tc_msg_dump_parses_back_into_the_classes_ecn)
 		if (t != 3)
 			ck_assert_uint_eq(q.ecn[t].enabled, 0);
 	/* and a default policy diffs against it as nothing to do */
-	ck_assert_int_eq(tcm_from_qos(default_qos(), 0, &want, err, sizeof(err)), 0);
+	ck_assert_int_eq(tcm_from_qos(fixture_default_qos(), 0, &want, err, sizeof(err)), 0);
 	ck_assert_uint_eq(want.tc[3].red.qopt.qth_min, 150000);
 	{
 		unsigned parts = 7;
@@ -384,7 +334,7 @@ static void fk_store(const struct nlmsghdr *req)
 
 static void fk_add_root(uint32_t handle, const char *kind)
 {
-	struct wbuf w;
+	struct nlw w;
 
 	reply(&w, 3, TC_H_ROOT, handle, kind, NULL, 0);
 	memcpy(fk.q[fk.n++], w.b, w.len);
@@ -493,7 +443,7 @@ START_TEST(tc_apply_writes_the_root_then_the_red_and_reports_each_done)
 	struct seen s;
 
 	fk_reset();
-	ck_assert_msg(apply(default_qos(), 1, &s) == 0, "%s", err);
+	ck_assert_msg(apply(fixture_default_qos(), 1, &s) == 0, "%s", err);
 	ck_assert_str_eq(fk.order, "ets0 red5 ");
 	ck_assert_uint_eq(s.n, 1 + 4);                   /* root; min max probability ecn */
 	ck_assert_uint_eq(s.done, s.n);
@@ -510,9 +460,9 @@ START_TEST(tc_apply_second_time_reports_and_writes_nothing)
 	struct seen s;
 
 	fk_reset();
-	ck_assert_msg(apply(default_qos(), 1, &s) == 0, "%s", err);
+	ck_assert_msg(apply(fixture_default_qos(), 1, &s) == 0, "%s", err);
 	fk.writes = fk.dels = 0;
-	ck_assert_msg(apply(default_qos(), 1, &s) == 0, "%s", err);
+	ck_assert_msg(apply(fixture_default_qos(), 1, &s) == 0, "%s", err);
 	ck_assert_uint_eq(s.n, 0);
 	ck_assert_int_eq(fk.writes + fk.dels, 0);
 }
@@ -523,7 +473,7 @@ START_TEST(tc_apply_dry_run_reports_everything_undone_and_writes_nothing)
 	struct seen s;
 
 	fk_reset();
-	ck_assert_int_eq(apply(default_qos(), 0, &s), 0);
+	ck_assert_int_eq(apply(fixture_default_qos(), 0, &s), 0);
 	ck_assert_uint_eq(s.n, 5);
 	ck_assert_uint_eq(s.done, 0);
 	ck_assert_int_eq(fk.writes + fk.dels, 0);
@@ -532,7 +482,7 @@ END_TEST
 
 START_TEST(tc_apply_a_changed_threshold_is_drift_changed_in_place)
 {
-	struct lp_qos q = *default_qos();
+	struct lp_qos q = *fixture_default_qos();
 	struct seen s;
 
 	fk_reset();
@@ -550,7 +500,7 @@ END_TEST
 
 START_TEST(tc_apply_removes_the_red_of_a_class_without_ecn)
 {
-	struct lp_qos q = *default_qos();
+	struct lp_qos q = *fixture_default_qos();
 	struct seen s;
 
 	fk_reset();
@@ -570,12 +520,12 @@ START_TEST(tc_apply_replaces_an_operators_root_and_rewrites_the_red)
 	struct seen s;
 
 	fk_reset();
-	ck_assert_msg(apply(default_qos(), 1, &s) == 0, "%s", err);
+	ck_assert_msg(apply(fixture_default_qos(), 1, &s) == 0, "%s", err);
 	/* someone replaced the root: the ets and its red are gone */
 	fk.n = 0;
 	fk_add_root(0x10000, "htb");
 	fk.order[0] = '\0';
-	ck_assert_msg(apply(default_qos(), 1, &s) == 0, "%s", err);
+	ck_assert_msg(apply(fixture_default_qos(), 1, &s) == 0, "%s", err);
 	ck_assert_str_eq(fk.order, "ets0 red5 ");
 	ck_assert_uint_eq(s.root, 1);
 	ck_assert_msg(strstr(s.last, "tc red eth2 tc3"), "%s", s.last);
@@ -583,7 +533,7 @@ START_TEST(tc_apply_replaces_an_operators_root_and_rewrites_the_red)
 	fk.n = 0;
 	fk_add_root(TCM_ROOT_HANDLE, "htb");
 	fk.order[0] = '\0';
-	ck_assert_msg(apply(default_qos(), 1, &s) == 0, "%s", err);
+	ck_assert_msg(apply(fixture_default_qos(), 1, &s) == 0, "%s", err);
 	ck_assert_str_eq(fk.order, "del0 ets0 red5 ");
 }
 END_TEST
@@ -595,7 +545,7 @@ START_TEST(tc_apply_kernel_without_sch_ets_names_the_netdev_and_reports_all_undo
 	fk_reset();
 	fk.refuse_kind = "ets";
 	fk.refuse_rc = -ENOENT;
-	ck_assert_int_eq(apply(default_qos(), 1, &s), -ENOENT);
+	ck_assert_int_eq(apply(fixture_default_qos(), 1, &s), -ENOENT);
 	ck_assert_msg(strstr(err, "eth2: RTM_NEWQDISC root 10: ets") && strstr(err, "ENOENT") &&
 		      strstr(err, "no `ets` qdisc"), "%s", err);
 	ck_assert_uint_eq(s.n, 5);
@@ -604,7 +554,7 @@ START_TEST(tc_apply_kernel_without_sch_ets_names_the_netdev_and_reports_all_undo
 	fk_reset();
 	fk.refuse_kind = "red";
 	fk.refuse_rc = -EOPNOTSUPP;
-	ck_assert_int_eq(apply(default_qos(), 1, &s), -EOPNOTSUPP);
+	ck_assert_int_eq(apply(fixture_default_qos(), 1, &s), -EOPNOTSUPP);
 	ck_assert_msg(strstr(err, "eth2: RTM_NEWQDISC parent 10:5 red ecn (class 3)") &&
 		      strstr(err, "EOPNOTSUPP"), "%s", err);
 	ck_assert_uint_eq(s.n, 5);
@@ -618,7 +568,7 @@ START_TEST(tc_apply_fails_when_the_kernel_reads_back_something_else)
 
 	fk_reset();
 	fk.drop_red = 1;
-	ck_assert_int_eq(apply(default_qos(), 1, &s), -EIO);
+	ck_assert_int_eq(apply(fixture_default_qos(), 1, &s), -EIO);
 	ck_assert_msg(strstr(err, "eth2: the kernel accepted the qdisc writes but reads back "
 			      "tc red eth2 tc3"), "%s", err);
 }
