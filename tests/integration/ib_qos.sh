@@ -39,15 +39,7 @@ printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x1001,sl=%s : ALL_CAS=full 
 cp "$work/static.conf" "$work/partitions.conf"  # loom owns it once it runs
 printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
-start_opensm() {
-	(OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD exec opensm -F "$work/opensm.conf" \
-		-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
-	OSM_PID=$!
-	LOOM_PIDS="$LOOM_PIDS $OSM_PID"
-	echo "$OSM_PID" >"$work/opensm.pid"
-	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
-}
-start_opensm
+loom_opensm_bg
 loom_config "tenants:" "  opensm_pid_file: $work/opensm.pid" \
 	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
 	"ib_qos:" "  classes: {compute: 0, storage: $CLASS_SL}" \

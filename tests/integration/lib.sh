@@ -9,6 +9,7 @@
 #   loom_work                  # $work: scratch directory, removed at exit
 #   loom_ibsim NETFILE [FLAGS] # start ibsim; its console is fed by loom_ibsim_cmd
 #   loom_opensm                # one OpenSM sweep: LIDs, routes, SUBNET UP
+#   loom_opensm_bg             # OpenSM kept running ($OSM_PID, $work/opensm.pid)
 #   loom_loomd CONFIG          # start loomd -f (preloaded), wait for its socket
 #   loom_ctl ARGS...           # loomctl on $work/loomd.sock
 #
@@ -114,6 +115,19 @@ loom_opensm() {
 	OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD opensm -o -f "$work/opensm.log" \
 		>"$work/opensm.out" 2>&1 || :
 	grep -q "SUBNET UP" "$work/opensm.log" || loom_fail "OpenSM did not bring the subnet up"
+}
+
+# OpenSM running in the background on $work/opensm.conf (it re-reads the
+# partitions file and its QoS options on SIGHUP): $OSM_PID and
+# $work/opensm.pid are OpenSM itself (exec), so signals and the cleanup
+# reach it. Waits for SUBNET UP.
+loom_opensm_bg() {
+	(OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD exec opensm -F "$work/opensm.conf" \
+		-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+	OSM_PID=$!
+	LOOM_PIDS="$LOOM_PIDS $OSM_PID"
+	echo "$OSM_PID" >"$work/opensm.pid"
+	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
 }
 
 # Write a loomd config for this work directory: loom_config [EXTRA YAML...]

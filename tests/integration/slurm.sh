@@ -26,11 +26,7 @@ loom_ibsim "$work/f.net"
 printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
 printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
-(OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD exec opensm -F "$work/opensm.conf" \
-	-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
-LOOM_PIDS="$LOOM_PIDS $!"
-echo $! >"$work/opensm.pid"
-loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
+loom_opensm_bg
 loom_config "tenants:" \
 	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
 	"  opensm_pid_file: $work/opensm.pid" "  timeout_s: 20" "  users: slurm"

@@ -33,16 +33,7 @@ printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x1001 : ALL_CAS=full ;\n' >
 
 printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
-# exec: $! is OpenSM itself (its pid file is what loomd signals).
-start_opensm() {
-	(OSM_CACHE_DIR=$work LD_PRELOAD=$PRELOAD exec opensm -F "$work/opensm.conf" \
-		-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
-	OSM_PID=$!
-	LOOM_PIDS="$LOOM_PIDS $OSM_PID"
-	echo "$OSM_PID" >"$work/opensm.pid"
-	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
-}
-start_opensm
+loom_opensm_bg
 loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
 	"  static_partitions: $work/static.conf" "  opensm_pid_file: $work/opensm.pid" \
 	"  pkey_min: 4097" "  timeout_s: 30"
@@ -130,7 +121,7 @@ loom_ok "deleted: 0x$KA is on no host; deleting again is fine"
 kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
 kill "$OSM_PID"; wait "$OSM_PID" 2>/dev/null || :
 rm -f "$work/opensm.log"
-start_opensm
+loom_opensm_bg
 loom_loomd "$work/loom.yaml"
 loom_ctl tenant verify jobB >/dev/null || loom_fail "jobB does not verify after restarts"
 [ "$(holders "$FB")" = "$(expand 4 6)" ] || loom_fail "$FB is on: $(holders "$FB")"
@@ -155,7 +146,7 @@ loom_ok "OpenSM gone: the create failed after 4 s and was rolled back: $(cut -c1
 loom_ctl tenant create jobE --hosts host-0007 >/dev/null 2>&1 &
 loom_until 50 grep -q "loom_jobE=" "$work/partitions.conf" || loom_fail "jobE never reached the file"
 kill -9 "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
-start_opensm
+loom_opensm_bg
 loom_loomd "$work/loom.yaml"
 loom_until 300 sh -c "'$B/loomctl' -s '$work/loomd.sock' tenant show jobE | grep -q '^state: *active'" ||
 	loom_fail "jobE after the restart: $(loom_ctl tenant show jobE 2>&1)"
