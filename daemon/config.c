@@ -78,6 +78,7 @@ static const struct cfg_key cfg_keys[] = {
 	KEY_INT("tenants", "pkey_min", tenant_pkey_min, 1, 0x7ffe, 0),
 	KEY_INT("tenants", "pkey_max", tenant_pkey_max, 1, 0x7ffe, 0),
 	KEY_INT("tenants", "timeout_s", tenant_timeout_s, 1, 3600, 0),
+	KEY_INT("tenants", "interval", tenant_interval, 5, 86400, 1),
 	KEY_INT("tenants", "vlan_min", tenant_vlan_min, 2, 4094, 0),
 	KEY_INT("tenants", "vlan_max", tenant_vlan_max, 2, 4094, 0),
 	KEY_STR("tenants", "users", CFG_STRING, tenant_users),

@@ -84,6 +84,7 @@ struct loom_config {
 	int tenant_pkey_min;                    /* tenants.pkey_min..pkey_max: the pool */
 	int tenant_pkey_max;
 	int tenant_timeout_s;                   /* tenants.timeout_s: to confirm a change */
+	int tenant_interval;                    /* tenants.interval: check them all, 0 off */
 	int tenant_vlan_min;                    /* tenants.vlan_min..vlan_max: RoCE VLAN pool */
 	int tenant_vlan_max;
 	char tenant_users[256];                 /* tenants.users: "slurm,..." may change tenants */

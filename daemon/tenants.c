@@ -127,6 +127,7 @@ static void *top_thread(void *arg)
 /* ---- the loop ------------------------------------------------------------------- */
 
 static void start_next(struct tenants_mod *m);
+static void arm_interval(struct tenants_mod *m);
 
 /* What the worker needs, from the tenant as stored now (none: deleted)
  * and as it was (t->prev). 0, or -errno with err. */
@@ -199,6 +200,8 @@ static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_
 				   name);
 		if (!(b = tenants_top_new(m, NULL, TOP_VERIFY, name)))
 			continue;
+		snprintf(b->was, sizeof(b->was), "%s",
+			 json_string_value(json_object_get(x, "state")));
 		if (prepare(m, b, why, sizeof(why)) < 0) {
 			log_warn("tenant %s: cannot check it: %s", name, why);
 			store_tenant_set_state(m->store, tenants_now(), name, "failed", why);
@@ -212,7 +215,19 @@ static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_
 	return ib ? tenants_ib_fill_subnets(m, t) : 0;
 }
 
-/* Each tenant of a TOP_RESUME: confirmed, or failed with why (an event). */
+static void tenant_event(struct tenants_mod *m, const char *severity, const char *kind,
+			 const char *name, const char *what)
+{
+	char subject[LOOM_NAME_LEN + 8];
+
+	snprintf(subject, sizeof(subject), "tenant %s", name);
+	if (store_record_event(m->store, tenants_now(), 0, severity, kind, subject, "", what) < 0)
+		log_warn("tenant %s: cannot record a %s event", name, kind);
+}
+
+/* Each tenant of a TOP_RESUME: confirmed or failed. Events say what
+ * changed since the last check: failed, restored, or switch ports put back
+ * (a failed tenant that stays failed is not told again). */
 static void finish_resume(struct tenants_mod *m, struct top *t)
 {
 	size_t ok = 0;
@@ -223,20 +238,26 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 		if (b->rc == 0) {
 			ok++;
 			store_tenant_set_state(m->store, tenants_now(), b->name, "active", "");
+			if (b->n_repaired) {
+				char what[256];
+
+				snprintf(what, sizeof(what), "%zu switch port%s put back (first: %s)",
+					 b->n_repaired, b->n_repaired == 1 ? "" : "s", b->repaired);
+				log_warn("tenant %s: %s", b->name, what);
+				tenant_event(m, "warning", "tenant_repaired", b->name, what);
+			}
+			if (strcmp(b->was, "active"))
+				tenant_event(m, "notice", "tenant_restored", b->name,
+					     "on the fabric as stored");
 			continue;
 		}
 		log_warn("tenant %s: not on the fabric as stored: %s", b->name, b->err);
 		store_tenant_set_state(m->store, tenants_now(), b->name, "failed", b->err);
-		{
-			char subject[LOOM_NAME_LEN + 8];
-
-			snprintf(subject, sizeof(subject), "tenant %s", b->name);
-			store_record_event(m->store, tenants_now(), 0, "warning", "tenant_failed",
-					   subject, "", b->err);
-		}
+		if (strcmp(b->was, "failed"))
+			tenant_event(m, "warning", "tenant_failed", b->name, b->err);
 	}
-	log_notice("tenants: %zu of %zu confirmed on the fabric at start in %.1f s", ok,
-		   t->n_batch, t->took);
+	log_notice("tenants: %zu of %zu confirmed on the fabric (%s check) in %.1f s", ok,
+		   t->n_batch, t->name, t->took);
 }
 
 static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
@@ -360,6 +381,12 @@ static void wake_cb(void *arg)
 	m->queue = t->next;
 	finish(m, t);
 	tenants_top_free(t);
+	if (m->pending) {
+		free(m->conf);
+		m->conf = m->pending;
+		m->pending = NULL;
+		arm_interval(m);
+	}
 	start_next(m);
 }
 
@@ -375,6 +402,66 @@ void tenants_enqueue(struct tenants_mod *m, struct top *t)
 
 /* ---- the module ------------------------------------------------------------------ */
 
+/* The partitions file rewritten when it differs from the database (the
+ * database wins: a crash between the two, or an edit by hand), then every
+ * tenant checked on the fabric with one read a pass, its VLANs applied
+ * again (idempotent), and marked active or failed (a change a stop
+ * interrupted, "applying", is completed or found failed). One check at a
+ * time: none is queued while one waits. `why`: "start" or "periodic". */
+static int check_all(struct tenants_mod *m, const char *why)
+{
+	char err[1024] = "", *text, *had;
+	json_t *list = NULL;
+
+	for (struct top *q = m->queue; q; q = q->next)
+		if (q->kind == TOP_RESUME)
+			return 0;
+	if (!(text = tenants_ib_file_text(m, err, sizeof(err)))) {
+		log_err("tenants: %s", err);
+		return -EIO;
+	}
+	had = file_read_text(m->conf->tenant_partitions_file, err, sizeof(err));
+	if (store_tenant_list(m->store, &list) < 0) {
+		free(had);
+		free(text);
+		return -EIO;
+	}
+	/* No tenant and no file: tenants are not used here; write nothing. */
+	if ((had || json_array_size(list)) && (!had || strcmp(had, text)))
+		tenants_ib_rewrite(m, "it differed from the database");
+	free(had);
+	free(text);
+	if (json_array_size(list)) {
+		struct top *t = tenants_top_new(m, NULL, TOP_RESUME, why);
+
+		if (t)
+			tenants_enqueue(m, t);
+	}
+	json_decref(list);
+	return 0;
+}
+
+static void interval_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tenants_mod *m = arg;
+
+	(void)fd, (void)what;
+	check_all(m, "periodic");
+	arm_interval(m);
+}
+
+/* Arm the periodic check of every tenant (tenants.interval, 0: none). */
+static void arm_interval(struct tenants_mod *m)
+{
+	struct timeval tv = { m->conf->tenant_interval, 0 };
+
+	if (!m->interval_ev)
+		return;
+	evtimer_del(m->interval_ev);
+	if (m->conf->tenant_interval > 0)
+		evtimer_add(m->interval_ev, &tv);
+}
+
 int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf)
 {
 	struct loom_config *c = malloc(sizeof(*c));
@@ -382,16 +469,17 @@ int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf)
 	if (!c)
 		return -ENOMEM;
 	memcpy(c, conf, sizeof(*c));
-	/* A running change keeps the configuration it started with: the
-	 * worker reads m->conf, so it is swapped only between changes. */
+	/* A running change keeps the configuration it started with (its
+	 * worker reads m->conf): the new one waits until it ends. */
+	free(m->pending);
+	m->pending = NULL;
 	if (m->running) {
-		free(c);
-		log_notice("tenants: a change is running; the new tenants: settings apply to the "
-			   "next one after a reload");
+		m->pending = c;
 		return 0;
 	}
 	free(m->conf);
 	m->conf = c;
+	arm_interval(m);
 	return 0;
 }
 
@@ -417,6 +505,12 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
 		tenants_free(m);
 		return NULL;
 	}
+	if (!(m->interval_ev = evtimer_new(base, interval_cb, m))) {
+		snprintf(err, errlen, "cannot set up the tenant check timer");
+		tenants_free(m);
+		return NULL;
+	}
+	arm_interval(m);
 	return m;
 }
 
@@ -435,44 +529,17 @@ void tenants_free(struct tenants_mod *m)
 		tenants_top_free(t);
 	}
 	loop_wake_free(m->wake);
+	if (m->interval_ev)
+		event_free(m->interval_ev);
 	plugin_cache_free(m->plugins);
+	free(m->pending);
 	free(m->conf);
 	free(m);
 }
 
 int tenants_resume(struct tenants_mod *m)
 {
-	char err[1024] = "", *text, *had;
-	json_t *list = NULL;
-
-	/* A crash between the database and the file: the database wins. */
-	if (!(text = tenants_ib_file_text(m, err, sizeof(err)))) {
-		log_err("tenants: %s", err);
-		return -EIO;
-	}
-	had = file_read_text(m->conf->tenant_partitions_file, err, sizeof(err));
-	if (store_tenant_list(m->store, &list) < 0) {
-		free(had);
-		free(text);
-		return -EIO;
-	}
-	/* No tenant and no file: tenants are not used here; write nothing. */
-	if ((had || json_array_size(list)) && (!had || strcmp(had, text)))
-		tenants_ib_rewrite(m, "it differed from the database at start");
-	free(had);
-	free(text);
-	/* Every tenant is checked on the fabric now, with one read a pass,
-	 * its VLANs applied again (idempotent), and marked active or failed:
-	 * the fabric may have changed while loomd was down, and a change a
-	 * stop interrupted ("applying") is completed or found failed. */
-	if (json_array_size(list)) {
-		struct top *t = tenants_top_new(m, NULL, TOP_RESUME, "(all)");
-
-		if (t)
-			tenants_enqueue(m, t);
-	}
-	json_decref(list);
-	return 0;
+	return check_all(m, "start");
 }
 
 int tenants_register(struct tenants_mod *m, struct ctl *ctl)

@@ -73,6 +73,9 @@ static int converge(struct top *t, struct top_switch *s)
 			continue;
 		/* A failed call may still have changed the port: undo it too. */
 		s->changed[i] = 1;
+		if (!t->n_repaired++)
+			snprintf(t->repaired, sizeof(t->repaired), "switch %s %s: VLAN %u -> %u",
+				 s->sw.name, s->ports[i], s->before[i], s->member[i] ? t->vlan : 0);
 		if (rc < 0) {
 			fail(t, s, "%s: %s", s->ports[i], err);
 			return rc;

@@ -65,6 +65,9 @@ struct top {
 	int limited;
 	struct swept_subnets *sub;   /* the subnets to read (NULL: no key) */
 	int once;              /* verify: one read, no waiting, nothing set */
+	char was[16];          /* TOP_RESUME's checks: the state before */
+	size_t n_repaired;     /* switch ports the Ethernet part had to change */
+	char repaired[160];    /* the first of them */
 	int osm_pid;           /* OpenSM to signal, or 0 and osm_why says why none */
 	char osm_why[512];
 	/* TOP_RESUME: every tenant, each a TOP_VERIFY of its own, checked
@@ -85,11 +88,13 @@ struct top {
 struct tenants_mod {
 	struct event_base *base;
 	struct store *store;
-	struct loom_config *conf;
+	struct loom_config *conf;     /* the running change's; swapped between changes */
+	struct loom_config *pending;  /* a reload's, while a change runs */
 	struct plugin_cache *plugins;
 	struct top *queue;      /* waiting; the head runs when `running` */
 	int running;
 	struct loop_wake *wake; /* the worker's "done" (daemon/loop_wake.h) */
+	struct event *interval_ev;    /* tenants.interval: check every tenant */
 };
 
 double tenants_now(void);

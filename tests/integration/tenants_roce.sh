@@ -23,6 +23,8 @@
 #     same create again (a retried prolog) puts it back.
 #  7. Delete clears the VLAN from every port; the other tenant's VLAN,
 #     removed while loomd is down, is put back by loomd's start.
+#  7b. With tenants.interval, a VLAN removed behind loom's back is put back
+#     by loomd itself, with a tenant_repaired event naming the port.
 #  8. A switch taken out of loom.yaml does not keep its tenant from being
 #     deleted: loomd says the port keeps the VLAN.
 set -eu
@@ -179,17 +181,34 @@ kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
 # Changed while loomd was down: its start puts it back by itself.
 r leaf2 -n 4 del "VLAN_MEMBER|Vlan$VB|Ethernet4" >/dev/null
 start_loomd
-loom_until 100 grep -q "tenants: 1 of 1 confirmed on the fabric at start" "$work/loomd.log" ||
+loom_until 100 grep -q "tenants: 1 of 1 confirmed on the fabric (start check)" "$work/loomd.log" ||
 	loom_fail "loomd did not check the tenants at start"
 [ "$(members leaf2 "$VB")" = "Ethernet4" ] || loom_fail "the start did not put $VB back on leaf2 Ethernet4"
 loom_ctl tenant verify jobB >/dev/null || loom_fail "jobB does not verify after the restart"
 loom_ctl tenant list | grep -q "^jobB  *-  *$VB .*active" || loom_fail "list: $(loom_ctl tenant list)"
 loom_ok "deleted: VLAN $VA on no port; jobB's VLAN, removed while loomd was down, put back by its start"
 
+# ---- 7b. the periodic check puts drift back by itself ------------------------------
+conf "  interval: 5"
+kill -HUP "$LOOMD_PID"
+loom_until 50 sh -c "grep -c 'configuration reloaded' '$work/loomd.log' | grep -qv '^[01]$'" ||
+	loom_fail "no reload"
+repaired() { loom_ctl events --limit 100 | grep -c "tenant_repaired .*tenant jobB" || :; }
+n0=$(repaired)
+r leaf2 -n 4 del "VLAN_MEMBER|Vlan$VB|Ethernet4" >/dev/null
+i=0; until [ "$(repaired)" -gt "$n0" ]; do
+	i=$((i + 1)); [ $i -lt 150 ] || loom_fail "no new tenant_repaired event within 15 s"
+	sleep 0.1
+done
+[ "$(members leaf2 "$VB")" = "Ethernet4" ] || loom_fail "the periodic check did not put $VB back"
+loom_ctl events --limit 20 | grep -q "tenant_repaired .*tenant jobB .*switch leaf2 Ethernet4: VLAN 0 -> $VB" ||
+	loom_fail "the event does not name the port: $(loom_ctl events --limit 5)"
+loom_ok "tenants.interval 5: a VLAN removed behind loom's back was put back by itself, with a tenant_repaired event naming the port"
+
 # ---- 8. a switch leaves loom.yaml -----------------------------------------------------
 SWITCHES=leaf1 conf
 kill -HUP "$LOOMD_PID"
-loom_until 50 sh -c "grep -c 'configuration reloaded' '$work/loomd.log' | grep -qv '^[01]$'" ||
+loom_until 50 sh -c "grep -c 'configuration reloaded' '$work/loomd.log' | grep -qv '^[012]$'" ||
 	loom_fail "no reload"
 loom_ctl tenant delete jobB >"$work/e.out" 2>&1 || loom_fail "delete jobB: $(cat "$work/e.out")"
 grep -q "tenant jobB: switch leaf2 is no longer in loom.yaml: Ethernet4 keeps VLAN $VB" "$work/loomd.log" ||

@@ -585,6 +585,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  pkey_min: 4096\n"
 			 "  pkey_max: 32766\n"
 			 "  timeout_s: 60\n"
+			 "  interval: 0\n"
 			 "  vlan_min: 2000\n"
 			 "  vlan_max: 2999\n"
 			 "  users: \"\"\n"
