@@ -115,8 +115,10 @@ static void *top_thread(void *arg)
 	} else {
 		if (t->pkey)
 			t->rc = tenants_ib_apply(t, &t, 1, start + t->m->conf->tenant_timeout_s);
-		if (t->rc == 0 && t->vlan)
+		if (t->rc == 0 && t->vlan) {
+			t->err[0] = '\0';
 			t->rc = tenants_eth_apply(t);
+		}
 	}
 	t->took = tenants_now() - start;
 	if ((rc = loop_wake_signal(t->m->wake)) < 0)
@@ -144,8 +146,7 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 	had = cur ? cur : t->prev;
 	t->pkey = (unsigned)json_integer_value(json_object_get(had, "pkey"));
 	t->vlan = (unsigned)json_integer_value(json_object_get(had, "vlan"));
-	t->once = t->kind == TOP_VERIFY && t->req && cur &&
-		  !strcmp(json_string_value(json_object_get(cur, "state")), "active");
+	t->once = t->kind == TOP_VERIFY && t->readonly;
 	t->members = json_object();
 	if (cur) {
 		t->limited = !strcmp(json_string_value(json_object_get(cur, "membership")),
@@ -202,6 +203,9 @@ static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_
 			continue;
 		snprintf(b->was, sizeof(b->was), "%s",
 			 json_string_value(json_object_get(x, "state")));
+		/* One read judges a tenant that was settled; only a change a
+		 * stop interrupted may wait for OpenSM (the queue waits too). */
+		b->no_wait = strcmp(b->was, "applying") != 0;
 		if (prepare(m, b, why, sizeof(why)) < 0) {
 			log_warn("tenant %s: cannot check it: %s", name, why);
 			store_tenant_set_state(m->store, tenants_now(), name, "failed", why);
@@ -276,15 +280,18 @@ static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
 
 /* Put the tenant back as it was before `t` (the store; the partitions file
  * follows from it), after a change that could not be confirmed. The
- * switch ports were put back by the worker. */
-static void roll_back(struct tenants_mod *m, struct top *t)
+ * switch ports were put back by the worker. 0, or -errno when the store
+ * refused (said in the log and as an event: the tenant is then not as it
+ * was, and the answer says so). */
+static int roll_back(struct tenants_mod *m, struct top *t)
 {
 	double now = tenants_now();
+	int rc;
 
 	if (t->kind == TOP_VERIFY)
-		return;
+		return 0;
 	if (!t->prev) {
-		store_tenant_delete(m->store, now, t->name, t->uid);
+		rc = store_tenant_delete(m->store, now, t->name, t->uid);
 	} else {
 		const char *membership = json_string_value(json_object_get(t->prev, "membership"));
 		struct store_tenant st = {
@@ -297,12 +304,44 @@ static void roll_back(struct tenants_mod *m, struct top *t)
 			.eth_ports = json_object_get(t->prev, "eth_ports"),
 		};
 
-		store_tenant_put(m->store, now, &st, t->uid, "tenant_rolled_back", "rolled back");
-		store_tenant_set_state(m->store, now, t->name,
-				       json_string_value(json_object_get(t->prev, "state")), "");
+		rc = store_tenant_put(m->store, now, &st, t->uid, "tenant_rolled_back",
+				      "rolled back");
+		if (rc == 0)
+			rc = store_tenant_set_state(m->store, now, t->name,
+						    json_string_value(json_object_get(t->prev,
+										      "state")), "");
+	}
+	if (rc < 0) {
+		log_err("tenant %s: the rollback could not be written to the database", t->name);
+		tenant_event(m, "error", "tenant_rollback_failed", t->name,
+			     "the database refused the rollback; the tenant is not as it was");
 	}
 	if (t->file_text)
 		tenants_ib_rewrite(m, "rollback");
+	return rc;
+}
+
+/* After a rollback of `t`'s tenant, the changes of the same tenant still
+ * queued were written against what the rollback undid: they fail, to be
+ * asked again. */
+static void fail_queued(struct tenants_mod *m, const struct top *t)
+{
+	struct top **pp = &m->queue;
+
+	while (*pp) {
+		struct top *q = *pp;
+
+		if (q->kind == TOP_RESUME || strcmp(q->name, t->name) || (m->running && q == m->queue)) {
+			pp = &q->next;
+			continue;
+		}
+		*pp = q->next;
+		if (q->req)
+			ctl_reply_err(q->req, PROTO_ERR_FAILED, "tenant %s: %s not done: the %s before "
+				      "it failed and was rolled back; ask again", q->name,
+				      tenants_top_names[q->kind], tenants_top_names[t->kind]);
+		tenants_top_free(q);
+	}
 }
 
 static void finish(struct tenants_mod *m, struct top *t)
@@ -332,12 +371,24 @@ static void finish(struct tenants_mod *m, struct top *t)
 		ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: %s", t->name, t->err);
 		return;
 	}
-	/* A delete too: its key and VLAN stay its own (not handed to another
-	 * job) until a retried delete takes them off the fabric. */
-	roll_back(m, t);
-	ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: %s not confirmed within %d s, rolled "
-		      "back: %s", t->name, tenants_top_names[t->kind], m->conf->tenant_timeout_s,
-		      t->err);
+	/* A delete too: its key and VLAN stay its own (they were kept from
+	 * other changes while this one ran: tenants_inflight) until a retried
+	 * delete takes them off the fabric. */
+	{
+		int rb = roll_back(m, t);
+		char when[64];
+
+		fail_queued(m, t);
+		if (t->took >= m->conf->tenant_timeout_s)
+			snprintf(when, sizeof(when), "not confirmed within %d s",
+				 m->conf->tenant_timeout_s);
+		else
+			snprintf(when, sizeof(when), "failed after %.1f s", t->took);
+		ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: %s %s, %s: %s", t->name,
+			      tenants_top_names[t->kind], when,
+			      rb < 0 ? "and the ROLLBACK FAILED (see loomctl events)" : "rolled back",
+			      t->err);
+	}
 }
 
 static void start_next(struct tenants_mod *m)
@@ -390,6 +441,41 @@ static void wake_cb(void *arg)
 	start_next(m);
 }
 
+void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlans,
+		      json_t *ports)
+{
+	for (const struct top *q = m->queue; q; q = q->next) {
+		unsigned k, v;
+		size_t i;
+		json_t *p;
+
+		if (!q->prev)
+			continue;
+		k = (unsigned)json_integer_value(json_object_get(q->prev, "pkey")) & 0x7fff;
+		v = (unsigned)json_integer_value(json_object_get(q->prev, "vlan")) & 0xfff;
+		if (pkeys && k)
+			pkeys[k / 8] |= (uint8_t)(1u << (k % 8));
+		if (vlans && v)
+			vlans[v / 8] |= (uint8_t)(1u << (v % 8));
+		json_array_foreach(ports ? json_object_get(q->prev, "eth_ports") : NULL, i, p) {
+			char key[2 * LP_NAME_LEN + 2];
+
+			snprintf(key, sizeof(key), "%s %s",
+				 json_string_value(json_object_get(p, "switch")),
+				 json_string_value(json_object_get(p, "port")));
+			json_object_set_new(ports, key, json_string(q->name));
+		}
+	}
+}
+
+int tenants_verify_queued(const struct tenants_mod *m, const char *name)
+{
+	for (const struct top *q = m->queue; q; q = q->next)
+		if (q->kind == TOP_VERIFY && q->readonly && !strcmp(q->name, name))
+			return 1;
+	return 0;
+}
+
 void tenants_enqueue(struct tenants_mod *m, struct top *t)
 {
 	struct top **pp = &m->queue;
@@ -413,9 +499,10 @@ static int check_all(struct tenants_mod *m, const char *why)
 	char err[1024] = "", *text, *had;
 	json_t *list = NULL;
 
-	for (struct top *q = m->queue; q; q = q->next)
-		if (q->kind == TOP_RESUME)
-			return 0;
+	/* Changes queued or running write the file and confirm themselves;
+	 * the next interval checks what they leave. */
+	if (m->queue)
+		return 0;
 	if (!(text = tenants_ib_file_text(m, err, sizeof(err)))) {
 		log_err("tenants: %s", err);
 		return -EIO;

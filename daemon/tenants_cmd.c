@@ -40,6 +40,7 @@ static unsigned choose_pkey(struct tenants_mod *m, int asked, char *err, size_t 
 		snprintf(err, errlen, "cannot read the tenants' keys from the database");
 		return 0;
 	}
+	tenants_inflight(m, used, NULL, NULL);
 	memset(fixed, 0, sizeof(fixed));
 	if (m->conf->tenant_static_partitions[0]) {
 		if (!(text = file_read_text(m->conf->tenant_static_partitions, err, errlen)))
@@ -127,6 +128,7 @@ static unsigned choose_vlan(struct tenants_mod *m, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot read the tenants' VLANs from the database");
 		return 0;
 	}
+	tenants_inflight(m, NULL, used, NULL);
 	for (int v = m->conf->tenant_vlan_min; v <= m->conf->tenant_vlan_max; v++)
 		if (!(used[v / 8] >> (v % 8) & 1))
 			return (unsigned)v;
@@ -372,8 +374,16 @@ static void cmd_verify(struct ctl_req *req, json_t *args, void *arg)
 		return;
 	}
 	json_decref(cur);
-	if ((t = tenants_top_new(m, req, TOP_VERIFY, name)))
+	/* Anyone may verify: a read, never a change, and one at a time. */
+	if (tenants_verify_queued(m, name)) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "tenant %s: a verify is queued already; try "
+			      "again when it has answered", name);
+		return;
+	}
+	if ((t = tenants_top_new(m, req, TOP_VERIFY, name))) {
+		t->readonly = 1;
 		tenants_enqueue(m, t);
+	}
 }
 
 static void cmd_show(struct ctl_req *req, json_t *args, void *arg)

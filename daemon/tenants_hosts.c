@@ -148,7 +148,7 @@ int tenants_hosts_resolve(struct tenants_mod *m, const char *tenant, const char 
 			  json_t **ib, json_t **eth, char *err, size_t errlen)
 {
 	struct hostlist hl;
-	json_t *ibmap = NULL, *ethlist = NULL, *map = NULL, *x;
+	json_t *ibmap = NULL, *ethlist = NULL, *map = NULL, *busy = NULL, *x;
 	char unknown[512] = "", taken[512] = "";
 	size_t n_unknown = 0, n_taken = 0, i;
 	int rc;
@@ -197,27 +197,45 @@ int tenants_hosts_resolve(struct tenants_mod *m, const char *tenant, const char 
 		if (json_array_size(*ib) + json_array_size(*eth) == before)
 			list_add(unknown, sizeof(unknown), &n_unknown, host);
 	}
-	/* An access port has one VLAN: another tenant's port cannot join. */
+	/* An access port has one VLAN: another tenant's port cannot join, nor
+	 * one a change still under way may give back to its tenant. */
+	busy = json_object();
+	tenants_inflight(m, NULL, NULL, busy);
 	json_array_foreach(*eth, i, x) {
 		const char *sw = json_string_value(json_object_get(x, "switch"));
 		const char *port = json_string_value(json_object_get(x, "port"));
+		const char *owner;
+		char key[2 * LP_NAME_LEN + 2];
 		json_t *v;
 		size_t k;
 
-		json_array_foreach(ethlist, k, v) {
-			const char *owner = json_string_value(json_object_get(v, "tenant"));
+		snprintf(key, sizeof(key), "%s %s", sw, port);
+		owner = json_string_value(json_object_get(busy, key));
+		if (owner && strcmp(owner, tenant)) {
 			char what[256];
 
-			if (!owner || !strcmp(owner, tenant) ||
+			snprintf(what, sizeof(what), "%s %s (%s) is tenant %s's until its change "
+				 "under way ends", sw, port,
+				 json_string_value(json_object_get(x, "host")), owner);
+			list_add(taken, sizeof(taken), &n_taken, what);
+			continue;
+		}
+
+		json_array_foreach(ethlist, k, v) {
+			const char *holder = json_string_value(json_object_get(v, "tenant"));
+			char what[256];
+
+			if (!holder || !strcmp(holder, tenant) ||
 			    strcmp(json_string_value(json_object_get(v, "switch")), sw) ||
 			    strcmp(json_string_value(json_object_get(v, "port")), port))
 				continue;
 			snprintf(what, sizeof(what), "%s %s (%s) is tenant %s's", sw, port,
-				 json_string_value(json_object_get(x, "host")), owner);
+				 json_string_value(json_object_get(x, "host")), holder);
 			list_add(taken, sizeof(taken), &n_taken, what);
 		}
 	}
 	hostlist_clear(&hl);
+	json_decref(busy);
 	json_decref(map);
 	json_decref(ibmap);
 	json_decref(ethlist);

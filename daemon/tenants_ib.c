@@ -212,8 +212,10 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 		else
 			snprintf(why, sizeof(why), "%s", t->osm_why);
 	}
-	/* One read of the fabric a pass, judged against every tenant asked. */
-	for (;;) {
+	/* One read of the fabric a pass, judged against every tenant asked,
+	 * until each holds, or has had its one read (no_wait), or the time is
+	 * up. */
+	for (int pass = 0;; pass++) {
 		int read_ok = 1;
 
 		for (size_t s = 0; s < n_sub; s++) {
@@ -224,24 +226,29 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 				break;
 			}
 		}
+		left = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct top *x = tops[i];
 
-			if (x->rc == 0)
+			if (x->rc == 0 || (pass > 0 && x->no_wait))
 				continue;
 			if (!read_ok) {
 				x->rc = -EIO;
 				if (x != t)
 					snprintf(x->err, sizeof(x->err), "%s", t->err);
 			} else if ((x->rc = judge(x, reads, n_sub, x->err, sizeof(x->err))) == 0) {
-				left--;
+				x->err[0] = '\0';
+				continue;
 			}
+			left += !x->no_wait;
 		}
 		if (!left || tenants_now() >= deadline || t->once)
 			break;
 		usleep(500000);
 	}
-	rc = left ? tops[0]->rc : 0;
+	rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = tops[i]->rc;
 	if (rc < 0 && t->file_text && !signalled && why[0]) {
 		size_t l = strlen(t->err);
 

@@ -65,6 +65,8 @@ struct top {
 	int limited;
 	struct swept_subnets *sub;   /* the subnets to read (NULL: no key) */
 	int once;              /* verify: one read, no waiting, nothing set */
+	int readonly;          /* `tenant verify`: `once`, whatever the state */
+	int no_wait;           /* TOP_RESUME's checks: one PKey read is the answer */
 	char was[16];          /* TOP_RESUME's checks: the state before */
 	size_t n_repaired;     /* switch ports the Ethernet part had to change */
 	char repaired[160];    /* the first of them */
@@ -104,6 +106,15 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 			    const char *name);
 /* Queue a change; it starts when the ones before it are done. */
 void tenants_enqueue(struct tenants_mod *m, struct top *t);
+/* What the changes in the queue would give back if they failed (their
+ * tenants as they were): PKeys (a 0x8000-bit map), VLANs (a 4096-bit map)
+ * and switch ports ({"SWITCH PORT": "tenant"}) marked or added, for the
+ * pools and the port check not to hand them out before those changes end.
+ * Any argument may be NULL. */
+void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlans,
+		      json_t *ports);
+/* Is a `tenant verify` of `name` queued already? */
+int tenants_verify_queued(const struct tenants_mod *m, const char *name);
 
 /* tenants_cmd.c */
 int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl);

@@ -18,6 +18,10 @@
 #  4. A switch that stops answering mid-change: the change fails naming it,
 #     the port already changed on the other switch is put back, the tenant
 #     is as before.
+#  4b. Changes queued behind a delete that fails: the deleted tenant's VLAN
+#     is not handed to a create meanwhile, and a change of the same tenant
+#     queued behind it fails (it was written against what the rollback
+#     undid) instead of reporting success.
 #  5. tenants.host_map places a host LLDP does not name.
 #  6. Drift: a VLAN removed behind loom's back fails `tenant verify`; the
 #     same create again (a retried prolog) puts it back.
@@ -158,6 +162,30 @@ grep -q "rolled back: VLAN $VA: switch leaf2: " "$work/d.out" || loom_fail "uncl
 grep -q "switch leaf1: Ethernet4 put back" "$work/loomd.log" || loom_fail "loomd did not say it put Ethernet4 back"
 loom_ctl tenant show jobA | grep -q host-0001 && loom_fail "jobA kept host-0001 after the rollback"
 loom_ok "leaf2 stopped: the change failed naming it, leaf1's Ethernet4 put back: $(cut -c1-100 "$work/d.out")"
+
+# ---- 4b. changes queued behind one that fails ----------------------------------------------
+kill -STOP "$REDIS_leaf2"
+loom_ctl tenant delete jobB >"$work/q1.out" 2>&1 &
+Q1=$!
+sleep 0.5
+loom_ctl tenant create jobZ --hosts host-0001 >"$work/q2.out" 2>&1 &
+Q2=$!
+sleep 0.5
+loom_ctl tenant create jobB --hosts host-0003 >"$work/q3.out" 2>&1 &
+Q3=$!
+wait $Q1 && { kill -CONT "$REDIS_leaf2"; loom_fail "a delete on a stopped switch succeeded"; }
+kill -CONT "$REDIS_leaf2"
+wait $Q2 || loom_fail "jobZ: $(cat "$work/q2.out")"
+wait $Q3 && loom_fail "jobB's create behind its failed delete succeeded"
+grep -q "rolled back" "$work/q1.out" || loom_fail "delete: $(cat "$work/q1.out")"
+grep -q "not done: the delete before it failed and was rolled back" "$work/q3.out" ||
+	loom_fail "queued create: $(cat "$work/q3.out")"
+[ "$(vlan_of jobB)" = "$VB" ] || loom_fail "jobB after the rollback: VLAN $(vlan_of jobB), was $VB"
+VZ=$(vlan_of jobZ)
+[ "$VZ" != "$VB" ] || loom_fail "jobZ was given jobB's VLAN $VB while jobB's delete was under way"
+[ "$(members leaf2 "$VB")" = "Ethernet4" ] || loom_fail "leaf2 $VB: $(members leaf2 "$VB")"
+loom_ctl tenant delete jobZ >/dev/null || loom_fail "delete jobZ"
+loom_ok "a failed delete kept its VLAN $VB from jobZ (given $VZ) and failed the create queued behind it"
 
 # ---- 5. the host map ------------------------------------------------------------------------
 loom_ctl tenant add-hosts jobA host-0004 >/dev/null || loom_fail "add-hosts host-0004 (mapped) failed"
