@@ -8,22 +8,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int file_write_atomic(const char *path, const char *text, char *err, size_t errlen)
 {
 	char tmp[PATH_MAX + 16];
 	size_t len = strlen(text);
+	ssize_t n;
 	int fd, rc = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.loomtmp", path);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+	/* A temporary name of its own: two writers never share one. */
+	snprintf(tmp, sizeof(tmp), "%s.loomtmp.XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "%.900s: %s", tmp, strerror(-rc));
 		return rc;
 	}
-	if (write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
-		rc = errno ? -errno : -EIO;
+	if (fchmod(fd, 0644) < 0)
+		rc = -errno;
+	else if ((n = write(fd, text, len)) < 0)
+		rc = -errno;
+	else if ((size_t)n != len)
+		rc = -ENOSPC;  /* a short write of a regular file: the disk is full */
+	else if (fsync(fd) < 0)
+		rc = -errno;
 	if (close(fd) < 0 && rc == 0)
 		rc = -errno;
 	if (rc == 0 && rename(tmp, path) < 0)

@@ -84,20 +84,22 @@ char *qos_ib_options_file(const char *old_text, const char *options)
 
 /* ---- apply ------------------------------------------------------------------- */
 
-/* The VL layers of the last successful routing run (1 when none is known:
- * OpenSM's own engines do not report). */
-static unsigned routing_vls(struct qos_ib_mod *m)
+/* The VL layers of the last successful routing run: 1 when none is known
+ * (OpenSM's own engines do not report), -1 when the store cannot say (an
+ * apply then refuses rather than risk a layered routing). */
+static int routing_vls(struct qos_ib_mod *m)
 {
 	sqlite3_stmt *s;
-	unsigned vls = 1;
+	int vls = 1, rc;
 
 	if (sqlite3_prepare_v2(store_db(m->store), "SELECT vls FROM routing_runs WHERE result = "
 			       "'ok' ORDER BY time DESC, id DESC LIMIT 1", -1, &s, NULL) != SQLITE_OK)
-		return 1;
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) > 1)
-		vls = (unsigned)sqlite3_column_int(s, 0);
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 1)
+		vls = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
-	return vls;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? vls : -1;
 }
 
 static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
@@ -105,9 +107,9 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 	struct qos_ib_mod *m = arg;
 	const struct ibqos_policy *p = &m->conf->ib_qos;
 	const char *path = m->conf->ib_qos_opensm_config;
-	char opts[1024], err[512];
+	char opts[IBQOS_OPTIONS_MAX], err[512];
 	char *old, *text;
-	int pid;
+	int pid, vls;
 
 	(void)args;
 	if (!p->set || !path[0]) {
@@ -117,11 +119,20 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 			      "write");
 		return;
 	}
-	if (ibqos_combine(p, routing_vls(m), err, sizeof(err)) < 0) {
+	if ((vls = routing_vls(m)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot read the routing runs from the "
+			      "database: the VL layers the routing needs are unknown");
+		return;
+	}
+	if (ibqos_combine(p, (unsigned)vls, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
 		return;
 	}
-	ibqos_opensm_options(p, opts, sizeof(opts));
+	if (ibqos_opensm_options(p, opts, sizeof(opts)) >= (int)sizeof(opts)) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "ib_qos: the OpenSM options do not fit %zu "
+			      "bytes", sizeof(opts));
+		return;
+	}
 	old = file_read_text(path, err, sizeof(err));  /* none yet: a new file */
 	text = qos_ib_options_file(old, opts);
 	free(old);
@@ -247,7 +258,11 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		return;
 	}
 	m->policy = m->conf->ib_qos;
-	m->routing_vls = routing_vls(m);
+	{
+		int vls = routing_vls(m);
+
+		m->routing_vls = vls > 1 ? (unsigned)vls : 1;
+	}
 	m->req = req;
 	if (pthread_create(&m->thread, NULL, read_thread, m) != 0) {
 		m->req = NULL;

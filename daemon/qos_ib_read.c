@@ -220,9 +220,14 @@ static int parse_vlarb(struct cur *c, const struct ibqos_policy *p, int high, ch
 		unsigned pn = high ? p->n_high : p->n_low;
 		struct ibqos_entry want = (unsigned)i < pn ? t[i] : (struct ibqos_entry){ 0, 0 };
 
-		snprintf(c->diff, sizeof(c->diff), "VLArb %s[%d]: VL %u weight %u, policy VL %u "
-			 "weight %u", high ? "high" : "low", i, got[i].vl, got[i].weight, want.vl,
-			 want.weight);
+		if ((unsigned)i >= cap)
+			snprintf(c->diff, sizeof(c->diff), "VLArb %s: the policy has %u entries, "
+				 "the port holds %u (VL %u weight %u does not fit)",
+				 high ? "high" : "low", pn, cap, want.vl, want.weight);
+		else
+			snprintf(c->diff, sizeof(c->diff), "VLArb %s[%d]: VL %u weight %u, policy "
+				 "VL %u weight %u", high ? "high" : "low", i, got[i].vl,
+				 got[i].weight, want.vl, want.weight);
 	}
 	return 0;
 }

@@ -186,6 +186,11 @@ int ibqos_diff_vlarb(const struct ibqos_policy *p, int high, const struct ibqos_
 		if (got[i].vl != want.vl || got[i].weight != want.weight)
 			return (int)i;
 	}
+	/* A weighted entry the port has no room for is a difference too:
+	 * OpenSM cannot program it, and its VL may starve. */
+	for (unsigned i = cap; i < n; i++)
+		if (t[i].weight)
+			return (int)i;
 	return -1;
 }
 

@@ -83,7 +83,9 @@ int ibqos_combine(const struct ibqos_policy *p, unsigned n_vls, char *err, size_
 
 /* The opensm.conf lines that apply p (qos TRUE and the qos_* options), with
  * OpenSM's option names and formats, '\n' terminated. Returns the length
- * snprintf would; the text fits when it is < len (512 bytes always do). */
+ * snprintf would; the text fits when it is < len (IBQOS_OPTIONS_MAX always
+ * does: 64 entries of each table at most). */
+#define IBQOS_OPTIONS_MAX 2048
 int ibqos_opensm_options(const struct ibqos_policy *p, char *buf, size_t len);
 
 /* Read-back: the first SL whose VL in got[] differs from the policy, or -1
@@ -93,7 +95,8 @@ int ibqos_diff_sl2vl(const struct ibqos_policy *p, const uint8_t got[IBQOS_SLS])
 /* Read-back of one arbitration table (high != 0: the high-priority one) of
  * a port with `cap` entries (PortInfo VLArbHighCap / VLArbLowCap): entry i
  * should be the policy's i-th, or {0, 0} past the policy's list. The first
- * differing index, or -1. */
+ * differing index (>= cap: a weighted policy entry the port cannot hold),
+ * or -1. */
 int ibqos_diff_vlarb(const struct ibqos_policy *p, int high, const struct ibqos_entry *got,
 		     unsigned cap);
 

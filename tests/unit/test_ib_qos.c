@@ -228,6 +228,48 @@ START_TEST(a_tenants_class_sl_is_a_partition_flag)
 }
 END_TEST
 
+/* The largest policy the checks accept (64 entries in each table, two-digit
+ * VLs, three-digit weights) fits the buffer loomd gives the options. */
+START_TEST(the_largest_policy_fits_the_options_buffer)
+{
+	struct ibqos_policy p;
+	char buf[IBQOS_OPTIONS_MAX];
+	int n;
+
+	ibqos_defaults(&p);
+	p.set = 1;
+	p.max_vls = 15;
+	p.high_limit = 255;
+	p.n_high = p.n_low = IBQOS_VLARB_MAX;
+	for (unsigned i = 0; i < IBQOS_VLARB_MAX; i++)
+		p.high[i] = p.low[i] = (struct ibqos_entry){ 14, 255 };
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+		p.sl2vl[sl] = 14;
+	n = ibqos_opensm_options(&p, buf, sizeof(buf));
+	ck_assert_int_lt(n, (int)sizeof(buf));
+	ck_assert_msg(strstr(buf, "qos_sl2vl 14,14,14,14,14,14,14,14,14,14,14,14,14,14,14,14\n"),
+		      "%s", buf);
+}
+END_TEST
+
+/* A weighted policy entry past the port's table is a difference (OpenSM
+ * cannot program it), an unweighted one is not. */
+START_TEST(a_weighted_entry_past_the_ports_capacity_differs)
+{
+	struct ibqos_policy p;
+	struct ibqos_entry got[IBQOS_VLARB_MAX] = { { 0, 64 }, { 1, 128 } };
+
+	ibqos_defaults(&p);
+	p.n_low = 3;
+	p.low[0] = (struct ibqos_entry){ 0, 64 };
+	p.low[1] = (struct ibqos_entry){ 1, 128 };
+	p.low[2] = (struct ibqos_entry){ 3, 0 };
+	ck_assert_int_eq(ibqos_diff_vlarb(&p, 0, got, 2), -1);
+	p.low[2].weight = 8;
+	ck_assert_int_eq(ibqos_diff_vlarb(&p, 0, got, 2), 2);
+}
+END_TEST
+
 START_TEST(looms_block_in_opensms_file_is_replaced_and_the_rest_kept)
 {
 	char *a = qos_ib_options_file("routing_engine minhop\nlog_flags 0x03", "qos TRUE\n");
@@ -268,6 +310,8 @@ int main(void)
 	tcase_add_test(tc, read_back_names_the_first_differing_entry);
 	tcase_add_test(tc, a_tenants_class_sl_is_a_partition_flag);
 	tcase_add_test(tc, looms_block_in_opensms_file_is_replaced_and_the_rest_kept);
+	tcase_add_test(tc, the_largest_policy_fits_the_options_buffer);
+	tcase_add_test(tc, a_weighted_entry_past_the_ports_capacity_differs);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
