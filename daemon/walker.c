@@ -10,11 +10,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fabric_wire.h"
+
+/* The longest a child may take: far above a 10000-node walk (seconds), so
+ * only a hang meets it. */
+#define WALKER_MAX_S 600
 #include "log.h"
 
 extern char **environ;
@@ -34,15 +40,34 @@ void walker_init(const char *argv0)
 }
 
 /* Read everything the child writes; a new buffer in *out. 0 or -errno. */
+/* Read fd to its end, waiting at most WALKER_MAX_S in all: -ETIMEDOUT
+ * after that (a child hung in the MAD libraries must not hold its caller,
+ * and loomd's shutdown, for ever). */
 static int read_all(int fd, char **out, size_t *len)
 {
 	size_t cap = 1 << 16, n = 0;
 	char *buf = malloc(cap);
+	struct timespec t0, t;
 
 	if (!buf)
 		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		long left_ms;
 		ssize_t r;
+		int ready;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left_ms = WALKER_MAX_S * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
+						  (t.tv_nsec - t0.tv_nsec) / 1000000L);
+		ready = left_ms > 0 ? poll(&pfd, 1, (int)left_ms) : 0;
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready == 0) {
+			free(buf);
+			return -ETIMEDOUT;
+		}
 
 		if (n + 1 >= cap) {  /* room for the terminating NUL */
 			char *bigger = realloc(buf, cap * 2);
@@ -107,13 +132,19 @@ int walker_run(const char *mode, const struct disc_ib_params *p, char **out, siz
 	}
 	rc = read_all(fds[0], out, len);
 	close(fds[0]);
+	if (rc == -ETIMEDOUT)
+		kill(pid, SIGKILL);
 	memset(&ru, 0, sizeof(ru));
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
 	if (max_rss_kb)
 		*max_rss_kb = ru.ru_maxrss;
 	if (rc < 0) {
-		snprintf(err, errlen, "reading the walker's answer: %s", strerror(-rc));
+		if (rc == -ETIMEDOUT)
+			snprintf(err, errlen, "the walker gave no answer within %d s: killed",
+				 WALKER_MAX_S);
+		else
+			snprintf(err, errlen, "reading the walker's answer: %s", strerror(-rc));
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
 		return 0;
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && *len > 0) {
