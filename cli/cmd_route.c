@@ -11,19 +11,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "route.h"
 #include "route_ar.h"
 #include "route_metrics.h"
 #include "route_live.h"
 #include "topo_file.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static void print_human(const char *topo, const struct rt_graph *g, const char *engine,
 			const struct rt_lfts *l, const struct rt_metrics *m, double t_graph,
@@ -88,21 +81,21 @@ static int adaptive_routing(struct loomctl *lc, const char *topo, const struct r
 			    struct ar_result *a)
 {
 	char err[512] = "";
-	double t0 = now(), t1, t2;
+	double t0 = clock_mono(), t1, t2;
 	int rc;
 
 	if (!(a->ar = rt_ar_new(g, l, mode, capacity, err, sizeof(err)))) {
 		loomctl_error(lc, "%s: adaptive routing: %s", topo, err);
 		return -ENOMEM;
 	}
-	t1 = now();
+	t1 = clock_mono();
 	a->cdg_rc = rt_ar_cdg_check(g, l, a->ar, &a->cdg_edges, &a->cdg_vls, a->cycle,
 				    sizeof(a->cycle));
 	if (a->cdg_rc < 0 && a->cdg_rc != -EDEADLK) {
 		loomctl_error(lc, "%s: adaptive routing: %s", topo, a->cycle);
 		return a->cdg_rc;
 	}
-	t2 = now();
+	t2 = clock_mono();
 	if ((rc = rt_ar_ebb(g, a->ar, mopts, &a->ebb)) < 0) {
 		loomctl_error(lc, "%s: adaptive routing: EBB: %s", topo, strerror(-rc));
 		return rc;
@@ -111,7 +104,7 @@ static int adaptive_routing(struct loomctl *lc, const char *topo, const struct r
 	a->bisections = (unsigned)m->bisections;
 	a->t_groups = t1 - t0;
 	a->t_cdg = t2 - t1;
-	a->t_ebb = now() - t2;
+	a->t_ebb = clock_mono() - t2;
 	return 0;
 }
 
@@ -254,12 +247,12 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		loomctl_error(lc, "%s", err);
 		return LOOMCTL_EXIT_FAILED;
 	}
-	t0 = now();
+	t0 = clock_mono();
 	if (!(g = rt_graph_new(fab, err, sizeof(err)))) {
 		loomctl_error(lc, "%s: %s", topo, err);
 		goto out;
 	}
-	t1 = now();
+	t1 = clock_mono();
 	if (lfts) {
 		/* Judge given tables (read back from switches, or OpenSM's). */
 		if ((rc = read_lfts(lc, g, topo, lfts, &l)) < 0)
@@ -271,12 +264,12 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		loomctl_error(lc, "%s: %s: %s", topo, engine->name, err);
 		goto out;
 	}
-	t2 = now();
+	t2 = clock_mono();
 	if (rt_metrics_compute(g, l, &mopts, &m) < 0) {
 		loomctl_error(lc, "%s: metrics: out of memory", topo);
 		goto out;
 	}
-	t3 = now();
+	t3 = clock_mono();
 	if (want_ar && adaptive_routing(lc, topo, g, l, ar_mode, ar_cap, &mopts, &m, &ar) < 0)
 		goto out;
 	if (dump) {

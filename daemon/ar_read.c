@@ -36,6 +36,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "clock.h"
 #include "ar_mad.h"
 #include "ar_status.h"
 #include "dr_route.h"
@@ -72,22 +73,6 @@ struct engine {
 	size_t blen;
 };
 
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double now_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* One try of SubnGet(ARInfo), modifier 0 (the current state), to switch i. */
 static int send_get(struct engine *e, size_t i, char *err, size_t errlen)
 {
@@ -118,7 +103,7 @@ static int send_get(struct engine *e, size_t i, char *err, size_t errlen)
 	}
 	e->smps++;
 	e->sw[i].tries++;
-	e->sw[i].deadline = now_mono() + e->timeout_ms / 1000.0;
+	e->sw[i].deadline = clock_mono() + e->timeout_ms / 1000.0;
 	return 0;
 }
 
@@ -192,7 +177,7 @@ static int engine_loop(struct engine *e, char *err, size_t errlen)
 		}
 		if (e->n_flight > e->peak)
 			e->peak = e->n_flight;
-		now = now_mono();
+		now = clock_mono();
 		first = e->sw[e->flight[0]].deadline;
 		for (size_t s = 1; s < e->n_flight; s++)
 			if (e->sw[e->flight[s]].deadline < first)
@@ -207,7 +192,7 @@ static int engine_loop(struct engine *e, char *err, size_t errlen)
 			snprintf(err, errlen, "receiving SMPs on the local port: %s", strerror(-rc));
 			return rc;
 		}
-		now = now_mono();
+		now = clock_mono();
 		for (size_t s = 0; s < e->n_flight;) {
 			size_t before = e->n_flight;
 
@@ -325,10 +310,10 @@ static int probe_and_write(const struct disc_ib_params *p, const struct fab *fab
 	e.fd = e.agent = -1;
 	if ((rc = dr_routes_build(p, fab, &d, err, errlen)) < 0)
 		goto out;
-	started = now_wall();
+	started = clock_wall();
 	if ((rc = probe_all(p, &d, &e, err, errlen)) < 0)
 		goto out;
-	finished = now_wall();
+	finished = clock_wall();
 	if ((rc = write_results(&d, &e, started, finished, out)) < 0)
 		snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
 out:

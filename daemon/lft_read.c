@@ -26,6 +26,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "clock.h"
 #include "dr_route.h"
 #include "fabric_wire.h"
 #include "log.h"
@@ -50,14 +51,6 @@ struct lft_wire {
 	uint16_t top;
 	uint32_t pad;
 };
-
-static double now_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- the child: reading ------------------------------------------------------- */
 
@@ -116,7 +109,7 @@ int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		rc = -ENODEV;
 		goto out;
 	}
-	r->started = now_wall();
+	r->started = clock_wall();
 	for (size_t i = 0; i < d.n; i++) {
 		ib_portid_t id;
 
@@ -125,7 +118,7 @@ int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		if ((rc = read_switch(mp, &id, d.r[i].n, r, lft, err, errlen)) < 0)
 			goto out;
 	}
-	r->finished = now_wall();
+	r->finished = clock_wall();
 	rl_read_sort(r);
 	*read = r;
 	r = NULL;

@@ -26,6 +26,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "clock.h"
 #include "ctl.h"
 #include "db_query.h"
 #include "ibtypes.h"
@@ -316,14 +317,6 @@ out:
 
 /* ---- the loop ----------------------------------------------------------------------- */
 
-static double now_unix(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_REALTIME, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 static void read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct osm_report *r = arg;
@@ -344,7 +337,7 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		/* A report refused or not stored has been logged; the others
 		 * of the batch are kept all the same. */
-		osm_report_handle(r, r->buf, (size_t)n, now_unix());
+		osm_report_handle(r, r->buf, (size_t)n, clock_wall());
 	}
 	if (in_tx)
 		store_routing_end(r->st, 0);

@@ -31,6 +31,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "clock.h"
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
@@ -329,21 +330,13 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg);
 static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
 			 const char *only, int periodic, char *err, size_t errlen);
 
-static double now_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void event_now(struct qos_mod *m, const char *severity, const char *kind,
 		      const char *name, const char *old_value, const char *new_value)
 {
 	char subject[LOOM_NAME_LEN + 8];
 
 	snprintf(subject, sizeof(subject), "switch %s", name);
-	if (m->store && store_record_event(m->store, now_wall(), 0, severity, kind, subject,
+	if (m->store && store_record_event(m->store, clock_wall(), 0, severity, kind, subject,
 					   old_value, new_value) < 0)
 		log_warn("switch %s: cannot record a %s event", name, kind);
 }
@@ -362,7 +355,7 @@ static void note_results(struct qos_mod *m, struct qreq *q)
 
 		if (!st || !state)
 			continue;
-		if (m->store && store_record_switch(m->store, now_wall(), r) < 0)
+		if (m->store && store_record_switch(m->store, clock_wall(), r) < 0)
 			log_warn("switch %s: its read could not be recorded", st->name);
 		keys_text(json_object_get(r, "keys"), keys, sizeof(keys));
 		if (strcmp(st->state, state) && (st->state[0] || strcmp(state, "in policy"))) {
@@ -575,7 +568,7 @@ int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
 
 		snprintf(sw[i].name, sizeof(sw[i].name), "%s", conf->switches[i].name);
 		if (m->store)
-			(void)store_declare_switch(m->store, now_wall(), conf->switches[i].name,
+			(void)store_declare_switch(m->store, clock_wall(), conf->switches[i].name,
 						   conf->switches[i].plugin,
 						   conf->switches[i].address);
 		if (old)

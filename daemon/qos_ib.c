@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "clock.h"
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
@@ -56,14 +57,6 @@ struct qos_ib_mod {
 	/* "guid/port" -> first difference ("" in policy), as last read. */
 	json_t *known;
 };
-
-static double now_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 char *qos_ib_options_file(const char *old_text, const char *options)
 {
@@ -147,7 +140,7 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 		pid = 0;
 	log_notice("ib_qos: options written to %s%s", path, pid ? ", OpenSM signalled" : "");
 	if (m->store &&
-	    store_record_event(m->store, now_wall(), 0, "info", "ib_qos_applied", path, NULL,
+	    store_record_event(m->store, clock_wall(), 0, "info", "ib_qos_applied", path, NULL,
 			       opts) < 0)
 		log_warn("ib_qos: cannot record the apply event");
 	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i}", "file", path, "options", opts,
@@ -202,7 +195,7 @@ static void note_drift(struct qos_ib_mod *m)
 		if (diff[0])
 			log_warn("ib_qos: %s drifted: %s", subject, diff);
 		if (m->store &&
-		    store_record_event(m->store, now_wall(), 0, diff[0] ? "warning" : "info",
+		    store_record_event(m->store, clock_wall(), 0, diff[0] ? "warning" : "info",
 				       diff[0] ? "ib_qos_drift" : "ib_qos_in_policy", subject,
 				       was && was[0] ? was : NULL, diff[0] ? diff : NULL) < 0)
 			log_warn("ib_qos: cannot record an event for %s", subject);

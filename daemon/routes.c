@@ -21,6 +21,7 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "config.h"
 #include "ctl.h"
 #include "lft_read.h"
@@ -60,14 +61,6 @@ struct routes {
 	int n_running;
 };
 
-static double now_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* ---- the worker thread --------------------------------------------------- */
 
 /* Walk the subnet, read its tables, record both. 0 or -errno with q->err. */
@@ -84,9 +77,9 @@ static int read_live(struct rq *q, struct store *st, const char *name, const cha
 	struct fab *fab = NULL;
 	int rc;
 
-	info.started = now_wall();
+	info.started = clock_wall();
 	rc = lft_read_run(&p, &fab, &r, q->err, sizeof(q->err));
-	info.finished = now_wall();
+	info.finished = clock_wall();
 	if (rc < 0) {
 		log_warn("subnet %s: cannot read the forwarding tables: %s", name, q->err);
 		return rc;

@@ -22,6 +22,7 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "config.h"
 #include "ctl.h"
 #include "discovery_ib.h"
@@ -90,22 +91,6 @@ struct sweeper {
 	int warned_no_ports;
 };
 
-static double now_wall(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double now_mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static struct job *job_new(struct sweeper *sw, const char *name, const char *ca, int port)
 {
 	struct job *job = calloc(1, sizeof(*job));
@@ -153,9 +138,9 @@ static void *job_thread(void *arg)
 	struct fab *fab;
 	int rc;
 
-	job->run_started = now_wall();
+	job->run_started = clock_wall();
 	fab = walker_sweep(&job->params, &job->run_walk_rss_kb, err, sizeof(err));
-	job->run_finished = now_wall();
+	job->run_finished = clock_wall();
 	info.started = job->run_started;
 	info.finished = job->run_finished;
 
@@ -178,7 +163,7 @@ static void *job_thread(void *arg)
 	}
 	store_close(st);
 	fab_free(fab);
-	job->run_recorded = now_wall();
+	job->run_recorded = clock_wall();
 
 	atomic_store(&job->finished, 1);
 	if ((rc = loop_wake_signal(job->sw->wake)) < 0)
@@ -366,7 +351,7 @@ static void schedule_next(struct sweeper *sw)
 	}
 	struct timeval tv = { .tv_sec = sw->interval, .tv_usec = 0 };
 	evtimer_add(sw->timer, &tv);
-	sw->next_due = now_mono() + sw->interval;
+	sw->next_due = clock_mono() + sw->interval;
 }
 
 void sweeper_trigger(struct sweeper *sw)
@@ -549,7 +534,7 @@ static void cmd_discover(struct ctl_req *req, json_t *args, void *arg)
 json_t *sweeper_status(struct sweeper *sw)
 {
 	json_t *subnets = json_array();
-	double now = now_mono();
+	double now = clock_mono();
 	int running = 0;
 
 	for (int i = 0; i < sw->n_jobs; i++) {

@@ -33,6 +33,7 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "ctl.h"
 #include "file_atomic.h"
 #include "log.h"
@@ -46,14 +47,6 @@
 
 const char *const tenants_top_names[] = { "create", "add-hosts", "remove-hosts", "delete",
 					  "verify", "resume" };
-
-double tenants_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 void tenants_top_free(struct top *t)
 {
@@ -93,7 +86,7 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 static void *top_thread(void *arg)
 {
 	struct top *t = arg;
-	double start = tenants_now();
+	double start = clock_wall();
 	int rc;
 
 	t->rc = 0;
@@ -120,7 +113,7 @@ static void *top_thread(void *arg)
 			t->rc = tenants_eth_apply(t);
 		}
 	}
-	t->took = tenants_now() - start;
+	t->took = clock_wall() - start;
 	if ((rc = loop_wake_signal(t->m->wake)) < 0)
 		log_err("tenants: cannot wake the event loop: %s", strerror(-rc));
 	return NULL;
@@ -208,7 +201,7 @@ static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_
 		b->no_wait = strcmp(b->was, "applying") != 0;
 		if (prepare(m, b, why, sizeof(why)) < 0) {
 			log_warn("tenant %s: cannot check it: %s", name, why);
-			store_tenant_set_state(m->store, tenants_now(), name, "failed", why);
+			store_tenant_set_state(m->store, clock_wall(), name, "failed", why);
 			tenants_top_free(b);
 			continue;
 		}
@@ -225,7 +218,7 @@ static void tenant_event(struct tenants_mod *m, const char *severity, const char
 	char subject[LOOM_NAME_LEN + 8];
 
 	snprintf(subject, sizeof(subject), "tenant %s", name);
-	if (store_record_event(m->store, tenants_now(), 0, severity, kind, subject, "", what) < 0)
+	if (store_record_event(m->store, clock_wall(), 0, severity, kind, subject, "", what) < 0)
 		log_warn("tenant %s: cannot record a %s event", name, kind);
 }
 
@@ -241,7 +234,7 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 
 		if (b->rc == 0) {
 			ok++;
-			store_tenant_set_state(m->store, tenants_now(), b->name, "active", "");
+			store_tenant_set_state(m->store, clock_wall(), b->name, "active", "");
 			if (b->n_repaired) {
 				char what[256];
 
@@ -256,7 +249,7 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 			continue;
 		}
 		log_warn("tenant %s: not on the fabric as stored: %s", b->name, b->err);
-		store_tenant_set_state(m->store, tenants_now(), b->name, "failed", b->err);
+		store_tenant_set_state(m->store, clock_wall(), b->name, "failed", b->err);
 		if (strcmp(b->was, "failed"))
 			tenant_event(m, "warning", "tenant_failed", b->name, b->err);
 	}
@@ -285,7 +278,7 @@ static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
  * was, and the answer says so). */
 static int roll_back(struct tenants_mod *m, struct top *t)
 {
-	double now = tenants_now();
+	double now = clock_wall();
 	int rc;
 
 	if (t->kind == TOP_VERIFY)
@@ -346,7 +339,7 @@ static void fail_queued(struct tenants_mod *m, const struct top *t)
 
 static void finish(struct tenants_mod *m, struct top *t)
 {
-	double now = tenants_now();
+	double now = clock_wall();
 
 	if (t->kind == TOP_RESUME) {
 		finish_resume(m, t);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "ctl.h"
 #include "file_atomic.h"
 #include "log.h"
@@ -220,7 +221,7 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 	ids_text(&st, ids, sizeof(ids));
 	snprintf(what, sizeof(what), "created: %s%s%s, hosts %s, %zu HCA ports, %zu switch ports",
 		 ids, *cls ? ", class " : "", cls, hosts, json_array_size(ib), json_array_size(eth));
-	if (store_tenant_put(m->store, tenants_now(), &st, ctl_req_uid(req), "tenant_created",
+	if (store_tenant_put(m->store, clock_wall(), &st, ctl_req_uid(req), "tenant_created",
 			     what) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "tenant %s: cannot write it to the database",
 			      name);
@@ -299,7 +300,7 @@ static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *
 	snprintf(what, sizeof(what), "%s hosts %s: %s, %zu HCA ports, %zu switch ports now",
 		 add ? "added" : "removed", hosts, ids, json_array_size(next_ib),
 		 json_array_size(next_eth));
-	if (store_tenant_put(m->store, tenants_now(), &st, ctl_req_uid(req), "tenant_changed",
+	if (store_tenant_put(m->store, clock_wall(), &st, ctl_req_uid(req), "tenant_changed",
 			     what) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "tenant %s: cannot write it to the database",
 			      name);
@@ -344,7 +345,7 @@ static void cmd_delete(struct ctl_req *req, json_t *args, void *arg)
 					    "note", "no such tenant: nothing to do"));
 		return;
 	}
-	if (store_tenant_delete(m->store, tenants_now(), name, ctl_req_uid(req)) < 0) {
+	if (store_tenant_delete(m->store, clock_wall(), name, ctl_req_uid(req)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "tenant %s: cannot delete it from the database",
 			      name);
 		json_decref(prev);

@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "clock.h"
 #include "log.h"
 #include "partitions.h"
 #include "store.h"
@@ -242,7 +243,7 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 			}
 			left += !x->no_wait;
 		}
-		if (!left || tenants_now() >= deadline || t->once)
+		if (!left || clock_wall() >= deadline || t->once)
 			break;
 		usleep(500000);
 	}

@@ -99,7 +99,6 @@ struct tenants_mod {
 	struct event *interval_ev;    /* tenants.interval: check every tenant */
 };
 
-double tenants_now(void);
 void tenants_top_free(struct top *t);
 /* A change for `req` (answered with an error when out of memory: NULL). */
 struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top_kind kind,
