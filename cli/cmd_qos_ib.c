@@ -10,6 +10,23 @@
 #include <stdio.h>
 #include <string.h>
 
+/* How the classes share SLs and VLs with the routing's VL layers. */
+static void print_layering(const json_t *l)
+{
+	const json_t *map = json_object_get(l, "sl2vl");
+	size_t i;
+	json_t *v;
+
+	if (!json_is_object(l))
+		return;
+	printf("routing on %lld VL layers: SL = layer x %lld + class SL, VL = layer x %lld + "
+	       "class VL; SL2VL", output_int(l, "layers"), output_int(l, "sls_per_layer"),
+	       output_int(l, "class_vls"));
+	json_array_foreach(map, i, v)
+		printf("%s%lld", i ? "," : " ", (long long)json_integer_value(v));
+	printf("\n");
+}
+
 static int print_status(const json_t *res)
 {
 	static const char *const hdr[] = { "SUBNET", "NODE", "GUID", "TYPE", "PORT", "STATE" };
@@ -36,6 +53,7 @@ static int print_status(const json_t *res)
 	       output_int(res, "ports_total"));
 	if (*why)
 		printf("note: %s\n", why);
+	print_layering(json_object_get(res, "layering"));
 	return 0;
 }
 
@@ -60,6 +78,8 @@ int cmd_qos_ib(struct loomctl *lc, const char *what)
 			    output_int(result, "opensm_pid") ? ", OpenSM signalled" :
 			    "; no running OpenSM found to signal",
 			    output_str(result, "options")) < 0 ? -1 : 0;
+	if (!lc->json && strcmp(what, "status") && rc == 0)
+		print_layering(json_object_get(result, "layering"));
 	ok = strcmp(what, "status") ||
 	     output_int(result, "in_policy") == output_int(result, "ports_total");
 	json_decref(result);

@@ -37,8 +37,8 @@
 #include "opensm_pid.h"
 #include "swept_subnets.h"
 
-#define BEGIN_MARK "# ---- loom ib_qos begin: written by loomd (loom.yaml ib_qos), do not edit\n"
-#define END_MARK "# ---- loom ib_qos end\n"
+#define BEGIN_MARK IBQOS_BLOCK_BEGIN
+#define END_MARK IBQOS_BLOCK_END
 
 struct qos_ib_mod {
 	struct event_base *base;
@@ -73,6 +73,24 @@ char *qos_ib_options_file(const char *old_text, const char *options)
 		snprintf(out, len, "%.*s%s%s%s%s%s", (int)head, old_text ? old_text : "", sep,
 			 BEGIN_MARK, options, END_MARK, tail);
 	return out;
+}
+
+/* How classes and VL layers share the SLs and VLs (lib/ib_qos.h), for the
+ * answers: null on one layer or when they cannot combine. */
+static json_t *layering_json(const struct ibqos_policy *p, unsigned vls)
+{
+	struct ibqos_policy eff;
+	char why[512];
+	json_t *sl2vl;
+
+	if (vls <= 1 || ibqos_layered(p, vls, &eff, why, sizeof(why)) < 0)
+		return json_null();
+	sl2vl = json_array();
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+		json_array_append_new(sl2vl, json_integer(eff.sl2vl[sl]));
+	return json_pack("{s:i, s:i, s:i, s:o}", "layers", (int)vls, "sls_per_layer",
+			 (int)ibqos_layer_sls(vls), "class_vls",
+			 (int)ibqos_class_vls(p->sl2vl, ibqos_layer_sls(vls)), "sl2vl", sl2vl);
 }
 
 /* ---- apply ------------------------------------------------------------------- */
@@ -143,8 +161,9 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 	    store_record_event(m->store, clock_wall(), 0, "info", "ib_qos_applied", path, NULL,
 			       opts) < 0)
 		log_warn("ib_qos: cannot record the apply event");
-	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i}", "file", path, "options", opts,
-				    "opensm_pid", pid));
+	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i, s:o}", "file", path, "options", opts,
+				    "opensm_pid", pid, "layering",
+				    layering_json(p, (unsigned)vls)));
 }
 
 /* ---- status -------------------------------------------------------------------- */
@@ -224,10 +243,11 @@ static void wake_cb(void *arg)
 	note_drift(m);
 	json_array_foreach(m->ports, i, port)
 		in += json_is_true(json_object_get(port, "in_policy"));
-	ibqos_combine(&m->policy, m->routing_vls, why, sizeof(why));
-	ctl_reply_ok(req, json_pack("{s:o, s:i, s:i, s:i, s:s}", "ports", m->ports,
+	ibqos_combine(&m->conf->ib_qos, m->routing_vls, why, sizeof(why));
+	ctl_reply_ok(req, json_pack("{s:o, s:i, s:i, s:i, s:s, s:o}", "ports", m->ports,
 				    "in_policy", (int)in, "ports_total", (int)json_array_size(m->ports),
-				    "routing_vls", (int)m->routing_vls, "not_applicable", why));
+				    "routing_vls", (int)m->routing_vls, "not_applicable", why,
+				    "layering", layering_json(&m->conf->ib_qos, m->routing_vls)));
 	m->ports = NULL;
 }
 
@@ -250,11 +270,17 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 			      "(loomctl discover --wait)");
 		return;
 	}
-	m->policy = m->conf->ib_qos;
 	{
 		int vls = routing_vls(m);
+		char why[512];
 
 		m->routing_vls = vls > 1 ? (unsigned)vls : 1;
+		/* What the ports hold under a layered routing: the policy
+		 * expanded per layer by libloomosm (lib/ib_qos.h). When the two
+		 * cannot combine, the policy as written; the answer says why. */
+		if (ibqos_layered(&m->conf->ib_qos, m->routing_vls, &m->policy, why,
+				  sizeof(why)) < 0)
+			m->policy = m->conf->ib_qos;
 	}
 	m->req = req;
 	if (pthread_create(&m->thread, NULL, read_thread, m) != 0) {

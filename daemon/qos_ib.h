@@ -3,10 +3,13 @@
  *   "qos-ib-apply"  (write) write the policy as OpenSM options into loom's
  *                   block of ib_qos.opensm_config and SIGHUP OpenSM, which
  *                   re-reads its qos_* options and programs every port;
- *                   refused while the routing uses VL layers (lib/ib_qos.h);
+ *                   with a routing on VL layers, refused unless the
+ *                   classes and the layers fit the SLs and VLs together
+ *                   (lib/ib_qos.h: libloomosm then expands the tables);
  *   "qos-ib-status" (read)  read every port's SL2VL and VLArbitration tables
  *                   back (`loomd --read-qos` children, one per swept
- *                   subnet) and compare them with the policy, per port.
+ *                   subnet) and compare them with the policy, per port
+ *                   (with layers: the policy as libloomosm expands it).
  * A port that leaves the policy is an event (kind ib_qos_drift, with the
  * first differing entry); one that comes back is ib_qos_in_policy. */
 #ifndef LOOMD_QOS_IB_H

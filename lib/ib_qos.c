@@ -114,16 +114,125 @@ int ibqos_class_sl(const struct ibqos_policy *p, const char *name)
 	return -1;
 }
 
+unsigned ibqos_layer_sls(unsigned n_layers)
+{
+	return n_layers > 1 ? IBQOS_SLS / n_layers : IBQOS_SLS;
+}
+
+unsigned ibqos_class_vls(const uint8_t map[IBQOS_SLS], unsigned k)
+{
+	unsigned v = 0;
+
+	for (unsigned s = 0; s < k && s < IBQOS_SLS; s++)
+		if (map[s] != IBQOS_VL_DROP && map[s] + 1u > v)
+			v = map[s] + 1u;
+	return v ? v : 1;
+}
+
+uint8_t ibqos_layered_sl(unsigned layer, unsigned n_layers, uint8_t hint)
+{
+	unsigned k = ibqos_layer_sls(n_layers);
+
+	return (uint8_t)(layer * k + (hint < k ? hint : 0));
+}
+
+void ibqos_layered_sl2vl(const uint8_t map[IBQOS_SLS], unsigned n_layers,
+			 uint8_t out[IBQOS_SLS])
+{
+	unsigned k = ibqos_layer_sls(n_layers), v = ibqos_class_vls(map, k);
+	uint8_t class_map[IBQOS_SLS];
+
+	if (n_layers <= 1) {
+		memmove(out, map, IBQOS_SLS);
+		return;
+	}
+	memcpy(class_map, map, sizeof(class_map));  /* out may be map */
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++) {
+		unsigned l = sl / k, s = sl % k;
+
+		out[sl] = l >= n_layers ? IBQOS_VL_DROP
+			: class_map[s] == IBQOS_VL_DROP ? IBQOS_VL_DROP
+			: (uint8_t)(l * v + class_map[s]);
+	}
+}
+
+unsigned ibqos_layered_vlarb(const struct ibqos_entry *in, unsigned n, unsigned class_vls,
+			     unsigned n_layers, struct ibqos_entry *out, unsigned cap)
+{
+	struct ibqos_entry class_t[IBQOS_VLARB_MAX];
+	unsigned total = 0, layers = n_layers > 1 ? n_layers : 1;
+
+	if (n > IBQOS_VLARB_MAX)
+		n = IBQOS_VLARB_MAX;
+	memcpy(class_t, in, n * sizeof(*in));  /* out may be in */
+	memset(out, 0, cap * sizeof(*out));
+	for (unsigned i = 0; i < n; i++) {
+		if (!class_t[i].weight || class_t[i].vl >= class_vls)
+			continue;
+		for (unsigned l = 0; l < layers; l++, total++)
+			if (total < cap)
+				out[total] = (struct ibqos_entry){
+					(uint8_t)(l * class_vls + class_t[i].vl), class_t[i].weight };
+	}
+	return total;
+}
+
 int ibqos_combine(const struct ibqos_policy *p, unsigned n_vls, char *err, size_t errlen)
 {
+	struct ibqos_entry scratch[IBQOS_VLARB_MAX];
+	unsigned k, v, n;
+
 	if (!p->set || n_vls <= 1)
 		return 0;
-	snprintf(err, errlen,
-		 "the routing engine uses %u VL layers: the SL of each path is its layer "
-		 "(deadlock freedom) and SL2VL must be the identity on them, so the ib_qos "
-		 "policy (%u class%s, its sl2vl) cannot be applied; route on one VL "
-		 "(ftree, minhop) to use it", n_vls, p->n_classes, p->n_classes == 1 ? "" : "es");
-	return -EBUSY;
+	k = ibqos_layer_sls(n_vls);
+	v = ibqos_class_vls(p->sl2vl, k);
+	for (unsigned i = 0; i < p->n_classes; i++)
+		if (p->classes[i].sl >= k) {
+			snprintf(err, errlen, "the routing engine uses %u VL layers, which leaves "
+				 "each layer SLs 0-%u for the classes (16 / %u): ib_qos.classes.%s "
+				 "is on SL %u; move it below SL %u", n_vls, k - 1, n_vls,
+				 p->classes[i].name, p->classes[i].sl, k);
+			return -EBUSY;
+		}
+	if (v * n_vls > p->max_vls) {
+		snprintf(err, errlen, "the routing engine uses %u VL layers and ib_qos.sl2vl "
+			 "maps SLs 0-%u to VLs 0-%u: each layer needs its own %u VL%s, %u in "
+			 "all, but ib_qos.max_vls is %u; raise max_vls (the ports' VLCap "
+			 "permitting) or map the classes onto fewer VLs", n_vls, k - 1, v - 1, v,
+			 v == 1 ? "" : "s", v * n_vls, p->max_vls);
+		return -EBUSY;
+	}
+	for (int high = 0; high < 2; high++) {
+		n = ibqos_layered_vlarb(high ? p->high : p->low, high ? p->n_high : p->n_low, v,
+					n_vls, scratch, IBQOS_VLARB_MAX);
+		if (n > IBQOS_VLARB_LAYERED) {
+			snprintf(err, errlen, "the routing engine uses %u VL layers: ib_qos.%s "
+				 "would need %u entries (one per weighted class entry and layer), "
+				 "more than the %u of one arbitration block", n_vls,
+				 high ? "vlarb_high" : "vlarb_low", n, IBQOS_VLARB_LAYERED);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+int ibqos_layered(const struct ibqos_policy *p, unsigned n_vls, struct ibqos_policy *out,
+		  char *err, size_t errlen)
+{
+	unsigned v;
+	int rc;
+
+	*out = *p;
+	if (n_vls <= 1)
+		return 0;
+	if ((rc = ibqos_combine(p, n_vls, err, errlen)) < 0)
+		return rc;
+	v = ibqos_class_vls(p->sl2vl, ibqos_layer_sls(n_vls));
+	ibqos_layered_sl2vl(p->sl2vl, n_vls, out->sl2vl);
+	out->n_high = ibqos_layered_vlarb(p->high, p->n_high, v, n_vls, out->high,
+					  IBQOS_VLARB_MAX);
+	out->n_low = ibqos_layered_vlarb(p->low, p->n_low, v, n_vls, out->low, IBQOS_VLARB_MAX);
+	return 0;
 }
 
 /* Append with snprintf semantics: *used grows by what would be written. */

@@ -12,21 +12,40 @@
  * in the PathRecords of that partition.
  *
  * With a routing engine that breaks deadlocks with VL layers (dfsssp: n_vls
- * > 1), the SL of a path IS its layer: the engine's path_sl answers every
- * PathRecord with the layer, and the SL2VL maps must be the identity on the
- * layers (libloomosm's update_sl2vl). A traffic class SL would then either be
- * overwritten (the class is lost without a word) or, if it won, move a path
- * off its layer and break deadlock freedom. Neither can be trusted, so loom
- * refuses the combination: ibqos_combine() says which and why, and the
- * policy is applied only while the fabric is routed on one VL (ftree,
- * minhop, or dfsssp that needed one layer). Splitting the VLs between
- * layers and classes (classes x layers <= VLs) is possible in principle but
- * needs the engine to pick SL = f(class, layer) per path: not built. */
+ * = L > 1), every path has a layer, and the layers must not share a VL. Both
+ * the classes and the layers then live in the SL (a path has one):
+ *
+ *   SLs   layer l owns the K = 16 / L SLs l*K .. l*K + K-1; a path of class
+ *         SL s (s < K) in layer l carries SL l*K + s (libloomosm's path_sl:
+ *         OpenSM's hint, the partition's sl=, is s). So SL mod K is the
+ *         class, SL div K the layer.
+ *   VLs   the policy's sl2vl over SLs 0..K-1 is the class map: it uses VLs
+ *         0..V-1 (V = its highest VL + 1). Layer l gets VLs l*V .. l*V+V-1:
+ *         SL l*K + s goes to VL l*V + sl2vl[s]. SLs past L*K are dropped
+ *         (VL15): nothing hands them out.
+ *   VLArb each weighted entry (vl, w) with vl < V becomes L entries
+ *         (l*V + vl, w), entry-major; entries of other VLs carry nothing and
+ *         go. Every class keeps its share, split evenly over the layers.
+ *
+ * Deadlock freedom holds: a VL carries one layer, and one layer's paths are
+ * acyclic on every subset of its SLs. The classes stay apart: two classes
+ * share a VL only where the policy made them share one. It needs every
+ * class SL below K and V * L <= max_vls; ibqos_combine() says when not.
+ * libloomosm does the expansion (it knows L when OpenSM programs the ports)
+ * while loom's block is in OpenSM's options file; loomd reads back against
+ * ibqos_layered(). Without loom's block, libloomosm keeps SL = layer, VL =
+ * layer (the identity the engines assume). */
 #ifndef LOOM_IB_QOS_H
 #define LOOM_IB_QOS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+/* loomd's block in OpenSM's options file (daemon/qos_ib.c writes it,
+ * libloomosm looks for it): whole lines, newline included. */
+#define IBQOS_BLOCK_BEGIN \
+	"# ---- loom ib_qos begin: written by loomd (loom.yaml ib_qos), do not edit\n"
+#define IBQOS_BLOCK_END "# ---- loom ib_qos end\n"
 
 #define IBQOS_SLS        16
 #define IBQOS_VLARB_MAX  64   /* entries per arbitration table (IBA 7.6.9) */
@@ -77,9 +96,37 @@ int ibqos_check(const struct ibqos_policy *p, enum ibqos_field *field, char *err
 int ibqos_class_sl(const struct ibqos_policy *p, const char *name);
 
 /* Whether p can be applied to a fabric that the routing engine routed on
- * n_vls VL layers: 0, or -EBUSY with the reason in err (see the top of this
- * file: classes and VL layers both claim the SL). */
+ * n_vls VL layers (top of this file): 0, or -EBUSY with the reason in err
+ * (a class SL not below 16 / n_vls; more VLs than max_vls; an arbitration
+ * table past IBQOS_VLARB_LAYERED entries once expanded). */
 int ibqos_combine(const struct ibqos_policy *p, unsigned n_vls, char *err, size_t errlen);
+
+/* The policy the ports hold when the engine uses n_vls layers: *out = p
+ * with sl2vl and both arbitration tables expanded as described at the top
+ * (n_vls <= 1: a copy of p). 0, or ibqos_combine()'s -EBUSY. */
+int ibqos_layered(const struct ibqos_policy *p, unsigned n_vls, struct ibqos_policy *out,
+		  char *err, size_t errlen);
+
+/* The pieces of that expansion, for libloomosm, which sees OpenSM's tables
+ * one port (one arbitration block) at a time:
+ *   ibqos_layer_sls      K, the SLs of one layer (16 / n_layers)
+ *   ibqos_class_vls      V of a class map: its highest VL over SLs 0..k-1,
+ *                        plus one (VL15, dropped, does not count)
+ *   ibqos_layered_sl     the SL of a path of class SL `hint` in `layer`
+ *                        (a hint not below K is treated as SL 0)
+ *   ibqos_layered_sl2vl  the whole SL2VL map from the class map
+ *   ibqos_layered_vlarb  one table from the class table `in` (n entries):
+ *                        at most cap entries written, the rest of out[0..cap)
+ *                        zeroed; returns the number the full expansion has */
+#define IBQOS_VLARB_LAYERED 32  /* one VLArbitration block: libloomosm expands
+				 * the first and clears the second */
+unsigned ibqos_layer_sls(unsigned n_layers);
+unsigned ibqos_class_vls(const uint8_t map[IBQOS_SLS], unsigned k);
+uint8_t ibqos_layered_sl(unsigned layer, unsigned n_layers, uint8_t hint);
+void ibqos_layered_sl2vl(const uint8_t map[IBQOS_SLS], unsigned n_layers,
+			 uint8_t out[IBQOS_SLS]);
+unsigned ibqos_layered_vlarb(const struct ibqos_entry *in, unsigned n, unsigned class_vls,
+			     unsigned n_layers, struct ibqos_entry *out, unsigned cap);
 
 /* The opensm.conf lines that apply p (qos TRUE and the qos_* options), with
  * OpenSM's option names and formats, '\n' terminated. Returns the length

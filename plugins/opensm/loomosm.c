@@ -41,6 +41,7 @@ static void plugin_free(struct losm_plugin *p)
 		pthread_mutex_destroy(&p->engines[i].lock);
 	}
 	losm_report_free(p->report);
+	pthread_mutex_destroy(&p->qos_lock);
 	free(p);
 }
 
@@ -56,6 +57,7 @@ static void *create(struct osm_opensm *osm)
 		return NULL;
 	}
 	p->osm = osm;
+	pthread_mutex_init(&p->qos_lock, NULL);
 	/* Before the engines: their first run may come right after. Without
 	 * it (out of memory) OpenSM routes all the same, unreported. */
 	p->report = losm_report_new(osm);
@@ -113,8 +115,14 @@ static void report(void *data, osm_epi_event_id_t event_id, void *event_data)
 {
 	struct losm_plugin *p = data;
 
-	if (p)
-		losm_report_event(p->report, event_id, event_data);
+	if (!p)
+		return;
+	/* A heavy sweep follows a SIGHUP, which is how loomd says that it
+	 * rewrote its ib_qos block: read the block again before OpenSM's QoS
+	 * setup of this sweep asks for the tables. */
+	if (event_id == OSM_EVENT_ID_HEAVY_SWEEP_START)
+		losm_qos_invalidate(p);
+	losm_report_event(p->report, event_id, event_data);
 }
 
 /* The one exported symbol (see loomosm.map). */

@@ -49,6 +49,7 @@ struct losm_engine {
 	struct losm_result *last;      /* NULL until a run succeeds */
 	unsigned runs, failures;
 	int warned_vls;                /* a port lacking VLs was logged once */
+	int warned_qos;                /* classes that cannot join the layers: once */
 };
 
 /* Where reports go when $LOOMOSM_SOCKET is not set: loomd's default
@@ -57,11 +58,21 @@ struct losm_engine {
 
 struct losm_report;
 
+/* osm_qos.c: loom's ib_qos block as found in OpenSM's options file. */
+struct losm_qos {
+	int active;                    /* the block is there, with its qos_sl2vl */
+	uint8_t class_map[16];         /* its qos_sl2vl: the classes' SL -> VL */
+	unsigned max_vls;              /* its qos_max_vls (15 when absent) */
+};
+
 struct losm_plugin {
 	osm_opensm_t *osm;
 	struct losm_report *report;    /* report.c; NULL if out of memory */
 	size_t n_engines;
 	struct losm_engine engines[8];
+	pthread_mutex_t qos_lock;      /* guards qos, qos_read_ns: SA threads */
+	struct losm_qos qos;
+	long long qos_read_ns;         /* when the file was read (0: never) */
 };
 
 /* Data VLs a port offers, from its PortInfo:VLCap or OperationalVLs
@@ -94,6 +105,18 @@ int losm_write_lfts(osm_subn_t *subn, const struct rt_graph *g, const struct rt_
  * BFS per switch: 0 when set, 1 when OpenSM must compute them itself (a
  * hop_weights_file is configured), -ENOMEM with a reason in err. */
 int losm_build_hops(osm_subn_t *subn, char *err, size_t errlen);
+
+/* ---- osm_qos.c ---- */
+
+/* The ib_qos block of OpenSM's options file (opt.config_file), read again
+ * when the copy is a second old. */
+void losm_qos_get(struct losm_plugin *p, struct losm_qos *out);
+/* Read the block again at the next losm_qos_get (a heavy sweep starts). */
+void losm_qos_invalidate(struct losm_plugin *p);
+
+/* 1 when paths carry class and layer together (lib/ib_qos.h): the block is
+ * there and its class VLs times n_layers fit its max_vls. 0: SL = layer. */
+int losm_qos_layered(const struct losm_qos *q, unsigned n_layers);
 
 /* osm_engine.c: OpenSM's setup callback of the external routing engine
  * module: fills the callbacks of re (whose context is a losm_engine). */

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "fabric.h"
+#include "ib_qos.h"
 
 void losm_result_free(struct losm_result *r)
 {
@@ -132,16 +133,18 @@ fail:
 	return -1;
 }
 
-/* The SL of the path slid -> dlid: what the engine chose for paths that
- * enter the fabric at the source's switch toward dlid's base LID. Without
- * SL tables (one VL), or for LIDs the engine did not see, OpenSM's hint
- * (from QoS policy) stands. */
+/* The SL of the path slid -> dlid: the layer the engine chose for paths
+ * that enter the fabric at the source's switch toward dlid's base LID, with
+ * the class in it when loom's ib_qos policy is in force (osm_qos.c: SL =
+ * layer * K + the hint). Without SL tables (one VL), or for LIDs the engine
+ * did not see, OpenSM's hint (the partition's sl=, the QoS policy) stands. */
 static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 		       const ib_net16_t dlid)
 {
 	struct losm_engine *e = context;
-	unsigned s = cl_ntoh16(slid), d = cl_ntoh16(dlid);
+	unsigned s = cl_ntoh16(slid), d = cl_ntoh16(dlid), n_vls = 0;
 	uint8_t sl = hint;
+	int layer = -1;
 	struct losm_result *r;
 
 	pthread_mutex_lock(&e->lock);
@@ -155,46 +158,122 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 
 			sw = ca >= 0 ? r->g->ca[ca].sw : -1;
 		}
-		if (sw >= 0 && (rt_graph_lid_switch(r->g, db) >= 0 || rt_graph_lid_ca(r->g, db) >= 0))
-			sl = rt_lfts_sl(r->l, (size_t)sw, db);
+		if (sw >= 0 && (rt_graph_lid_switch(r->g, db) >= 0 || rt_graph_lid_ca(r->g, db) >= 0)) {
+			layer = rt_lfts_sl(r->l, (size_t)sw, db);
+			n_vls = r->l->n_vls;
+		}
 	}
 	pthread_mutex_unlock(&e->lock);
+	if (layer >= 0) {
+		struct losm_qos q;
+
+		losm_qos_get(e->plugin, &q);
+		sl = losm_qos_layered(&q, n_vls) ? ibqos_layered_sl((unsigned)layer, n_vls, hint)
+						 : (uint8_t)layer;
+	}
 	return sl;
 }
 
+/* The layers of the engine's current tables (0: none, or one). */
+static unsigned current_layers(struct losm_engine *e)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&e->lock);
+	n = e->last && e->last->l->sl ? e->last->l->n_vls : 0;
+	pthread_mutex_unlock(&e->lock);
+	return n;
+}
+
 /* The SL2VL map of one port (for a switch: of the pair in_port -> this
- * output port): SL s on VL s, the identity the engines assume, as long as
- * the port has the lanes; beyond them SLs wrap around its lanes (traffic
- * flows, but deadlock freedom on that port is lost: said once in the log).
- * Engines with one VL leave OpenSM's QoS map as it is. Called by OpenSM's
- * QoS setup only, that is with qos TRUE. */
+ * output port). With loom's ib_qos policy in force, the layered map of
+ * lib/ib_qos.h; otherwise SL s on VL s, the identity the engines assume.
+ * Beyond the port's lanes SLs wrap around them (traffic flows, but deadlock
+ * freedom on that port is lost: said once in the log). Engines with one VL
+ * leave OpenSM's QoS map as it is. Called by OpenSM's QoS setup only, that
+ * is with qos TRUE. */
 static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 			 uint8_t out_port, ib_slvl_table_t *t)
 {
 	struct losm_engine *e = context;
-	unsigned n_vls, lanes, op;
+	unsigned n_vls = current_layers(e), lanes, op, need;
+	uint8_t map[IBQOS_SLS];
+	int layered;
+	struct losm_qos q;
 
-	pthread_mutex_lock(&e->lock);
-	n_vls = e->last && e->last->l->sl ? e->last->l->n_vls : 0;
-	pthread_mutex_unlock(&e->lock);
+	(void)in_port;
+	(void)out_port;
 	if (n_vls <= 1)
 		return;
+	losm_qos_get(e->plugin, &q);
+	layered = losm_qos_layered(&q, n_vls);
+	if (layered) {
+		ibqos_layered_sl2vl(q.class_map, n_vls, map);
+		need = n_vls * ibqos_class_vls(q.class_map, ibqos_layer_sls(n_vls));
+	} else {
+		for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+			map[sl] = (uint8_t)sl;
+		need = n_vls;
+		if (q.active && !e->warned_qos) {
+			e->warned_qos = 1;
+			OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
+				"ERR LOOM05: loom engine %s needs %u VL layers and loom's ib_qos "
+				"classes cannot share the VLs with them (see loomctl qos status "
+				"--ib): paths keep SL = layer, the classes are not applied\n",
+				e->name, n_vls);
+		}
+	}
 	lanes = losm_vls(ib_port_info_get_vl_cap(&port->port_info));
 	op = losm_vls(ib_port_info_get_op_vls(&port->port_info));
 	if (op && op < lanes)
 		lanes = op;
 	if (lanes == 0)
 		lanes = 1;
-	if (lanes < n_vls && !e->warned_vls) {
+	if (lanes < need && !e->warned_vls) {
 		e->warned_vls = 1;
 		OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
 			"ERR LOOM03: loom engine %s needs %u VLs, port %u of 0x%016" PRIx64
-			" runs %u: its paths are not deadlock-free there\n", e->name, n_vls,
+			" runs %u: its paths are not deadlock-free there\n", e->name, need,
 			osm_physp_get_port_num(port),
 			cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port))), lanes);
 	}
-	for (unsigned sl = 0; sl < 16; sl++)
-		ib_slvl_table_set(t, (uint8_t)sl, (uint8_t)(sl % lanes));
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+		ib_slvl_table_set(t, (uint8_t)sl, layered && map[sl] == IBQOS_VL_DROP ?
+				  IBQOS_VL_DROP : (uint8_t)(map[sl] % lanes));
+}
+
+/* One block of a port's VLArbitration table (blocks 0, 1: low priority;
+ * 2, 3: high), as OpenSM filled it from the policy: with loom's policy in
+ * force and layers, the first block of each table gets every weighted
+ * entry once per layer (lib/ib_qos.h), the second is cleared (loomd refuses
+ * policies whose expansion would not fit one block). */
+static void update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
+			 ib_vl_arb_table_t *block, unsigned block_length, unsigned block_num)
+{
+	struct losm_engine *e = context;
+	unsigned n_vls = current_layers(e), v;
+	struct ibqos_entry t[IBQOS_VLARB_LAYERED];
+	struct losm_qos q;
+
+	(void)port;
+	(void)port_num;
+	if (n_vls <= 1 || block_length > IBQOS_VLARB_LAYERED)
+		return;
+	losm_qos_get(e->plugin, &q);
+	if (!losm_qos_layered(&q, n_vls))
+		return;
+	if (block_num == 1 || block_num == 3) {
+		memset(block->vl_entry, 0, block_length * sizeof(block->vl_entry[0]));
+		return;
+	}
+	v = ibqos_class_vls(q.class_map, ibqos_layer_sls(n_vls));
+	for (unsigned i = 0; i < block_length; i++)
+		t[i] = (struct ibqos_entry){ block->vl_entry[i].vl, block->vl_entry[i].weight };
+	ibqos_layered_vlarb(t, block_length, v, n_vls, t, block_length);
+	for (unsigned i = 0; i < block_length; i++) {
+		block->vl_entry[i].vl = t[i].vl;
+		block->vl_entry[i].weight = t[i].weight;
+	}
 }
 
 /* OpenSM's min-hop tables (for its multicast manager and SA; loom's
@@ -236,6 +315,7 @@ int losm_engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	re->ucast_build_fwd_tables = build_fwd_tables;
 	re->path_sl = path_sl;
 	re->update_sl2vl = update_sl2vl;
+	re->update_vlarb = update_vlarb;
 	re->destroy = destroy;
 	OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "loom engine %s set up (lib engine %s)\n",
 		e->name, e->eng->name);

@@ -1,7 +1,8 @@
 /* tests/unit/test_ib_qos.c: the InfiniBand QoS policy: loom.yaml's ib_qos
  * section (daemon/config_ibqos.c), its checks and OpenSM options
  * (lib/ib_qos.c), the partition flag sl= (lib/partitions.c), loom's block in
- * OpenSM's options file (daemon/qos_ib.c). That OpenSM programs the ports
+ * OpenSM's options file (daemon/qos_ib.c), classes combined with a routing's
+ * VL layers (deadlock freedom judged on a routed torus). That OpenSM programs the ports
  * from these options is tests/integration/ib_qos.sh's. */
 #include "autoconf.h"
 
@@ -13,6 +14,8 @@
 #include <string.h>
 
 #include "config.h"
+#include "fabgen.h"
+#include "fixture_route.h"
 #include "ib_qos.h"
 #include "partitions.h"
 #include "qos_ib.h"
@@ -176,14 +179,147 @@ START_TEST(opensm_options_use_opensms_names_and_formats)
 }
 END_TEST
 
-START_TEST(classes_and_vl_layers_of_a_routing_engine_do_not_combine)
+/* Classes on SLs 0 and 1, VLs 0 and 1 (V = 2), SL 2 shares VL 0. */
+static const char layered_policy[] =
+	"ib_qos:\n"
+	"  classes: {compute: 0, storage: 1, management: 2}\n"
+	"  sl2vl: [0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 15]\n"
+	"  vlarb_high: [{vl: 1, weight: 32}]\n"
+	"  vlarb_low: [{vl: 0, weight: 64}, {vl: 1, weight: 0}, {vl: 3, weight: 8}]\n"
+	"  max_vls: 4\n";
+
+START_TEST(classes_and_vl_layers_combine_when_the_sls_and_vls_hold_both)
 {
-	ck_assert_msg(load(good) == 0, "%s", err);
+	ck_assert_msg(load(layered_policy) == 0, "%s", err);
 	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 1, err, sizeof(err)), 0);
+	/* 2 layers: K = 8 SLs each, 2 class VLs x 2 layers = 4 = max_vls. */
+	ck_assert_msg(ibqos_combine(&conf.ib_qos, 2, err, sizeof(err)) == 0, "%s", err);
+	/* 3 layers need 6 VLs: refused, with the numbers. */
 	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 3, err, sizeof(err)), -EBUSY);
-	ck_assert_msg(strstr(err, "3 VL layers") && strstr(err, "3 classes"), "%s", err);
+	ck_assert_msg(strstr(err, "3 VL layers") && strstr(err, "6 in all") &&
+		      strstr(err, "max_vls is 4"), "%s", err);
+	/* 6 layers leave each layer SLs 0-1: management on SL 2 is named. */
+	conf.ib_qos.max_vls = 15;
+	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 6, err, sizeof(err)), -EBUSY);
+	ck_assert_msg(strstr(err, "SLs 0-1") && strstr(err, "classes.management") &&
+		      strstr(err, "SL 2"), "%s", err);
 	conf.ib_qos.set = 0;  /* no policy: nothing to refuse */
-	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 3, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 6, err, sizeof(err)), 0);
+}
+END_TEST
+
+START_TEST(layered_tables_put_each_layer_on_its_own_vls)
+{
+	struct ibqos_policy eff;
+	static const uint8_t want_sl2vl[IBQOS_SLS] = {
+		0, 1, 0, 1, 0, 1, 0, 1,   /* layer 0: SLs 0-7, VLs 0-1 */
+		2, 3, 2, 3, 2, 3, 2, 3,   /* layer 1: SLs 8-15, VLs 2-3 */
+	};
+
+	ck_assert_msg(load(layered_policy) == 0, "%s", err);
+	ck_assert_msg(ibqos_layered(&conf.ib_qos, 2, &eff, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_mem_eq(eff.sl2vl, want_sl2vl, IBQOS_SLS);
+	/* Weighted entries once per layer, entry-major; weight 0 and VL 3
+	 * (no class SL goes there) dropped. */
+	ck_assert_uint_eq(eff.n_low, 2);
+	ck_assert_uint_eq(eff.low[0].vl, 0);
+	ck_assert_uint_eq(eff.low[0].weight, 64);
+	ck_assert_uint_eq(eff.low[1].vl, 2);
+	ck_assert_uint_eq(eff.low[1].weight, 64);
+	ck_assert_uint_eq(eff.n_high, 2);
+	ck_assert_uint_eq(eff.high[0].vl, 1);
+	ck_assert_uint_eq(eff.high[1].vl, 3);
+	ck_assert_uint_eq(eff.high[1].weight, 32);
+	/* The path SL: layer * K + class SL; a hint that is no class SL of a
+	 * layer goes to SL 0's. */
+	ck_assert_uint_eq(ibqos_layered_sl(1, 2, 1), 9);
+	ck_assert_uint_eq(ibqos_layered_sl(0, 2, 2), 2);
+	ck_assert_uint_eq(ibqos_layered_sl(1, 3, 7), 5);
+	/* One layer: the policy as written. */
+	ck_assert_int_eq(ibqos_layered(&conf.ib_qos, 1, &eff, err, sizeof(err)), 0);
+	ck_assert_mem_eq(eff.sl2vl, conf.ib_qos.sl2vl, IBQOS_SLS);
+	ck_assert_uint_eq(eff.n_low, conf.ib_qos.n_low);
+	/* Expanded from a table cut at a port's capacity, the entries are
+	 * the first ones of the full expansion (what libloomosm does with one
+	 * block): 2 of 4. */
+	{
+		struct ibqos_entry cut[2];
+		struct ibqos_entry in[2] = { { 0, 5 }, { 1, 6 } };
+
+		ck_assert_uint_eq(ibqos_layered_vlarb(in, 2, 2, 2, cut, 2), 4);
+		ck_assert_uint_eq(cut[0].vl, 0);
+		ck_assert_uint_eq(cut[1].vl, 2);
+		ck_assert_uint_eq(cut[1].weight, 5);
+	}
+}
+END_TEST
+
+/* Route a 2-D torus with dfsssp (it needs VL layers), give every path of
+ * class SL s the SL libloomosm's path_sl would, map it through the layered
+ * SL2VL, and judge the channel dependencies per VL: acyclic for every
+ * class. The same classes without the layers (every layer on the class's
+ * VL) deadlock: the check can fail. */
+static void set_class_vls(struct routed *r, const uint8_t *layers, size_t cells,
+			  const uint8_t sl2vl[IBQOS_SLS], unsigned n_layers, uint8_t class_sl,
+			  int layered)
+{
+	for (size_t i = 0; i < cells; i++)
+		r->l->sl[i] = layered ? sl2vl[ibqos_layered_sl(layers[i], n_layers, class_sl)]
+				      : sl2vl[class_sl];
+}
+
+START_TEST(layered_classes_keep_a_torus_deadlock_free)
+{
+	struct fg_fabric fg;
+	struct routed r;
+	struct ibqos_policy eff;
+	const struct rt_metrics_opts opts = { .max_shifts = 1 };
+	uint8_t *layers;
+	size_t cells;
+	unsigned n;
+
+	fg_init(&fg);
+	ck_assert_int_eq(fg_build_torus(&fg, &(struct fg_torus_opts){ .ndims = 2,
+		.dims = { 6, 5 }, .hosts_per_switch = 1 }), 0);
+	r = fixture_route(fixture_fabgen(&fg, 0), rt_route_dfsssp, &opts);
+	ck_assert_msg(r.rc == 0, "%s", r.err);
+	n = r.l->n_vls;
+	ck_assert_uint_ge(n, 2);  /* else the test proves nothing */
+	ck_assert_msg(load(layered_policy) == 0, "%s", err);
+	conf.ib_qos.max_vls = 15;
+	ck_assert_msg(ibqos_layered(&conf.ib_qos, n, &eff, err, sizeof(err)) == 0, "%s", err);
+	cells = r.g->n_sw * ((size_t)r.g->max_lid + 1);
+	layers = malloc(cells);
+	ck_assert_ptr_nonnull(layers);
+	memcpy(layers, r.l->sl, cells);
+	for (unsigned i = 0; i < conf.ib_qos.n_classes; i++) {
+		uint8_t sl = conf.ib_qos.classes[i].sl;
+		struct rt_metrics m;
+
+		set_class_vls(&r, layers, cells, eff.sl2vl, n, sl, 1);
+		ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &m), 0);
+		ck_assert_msg(m.cdg_acyclic, "class %s: a cycle with layers",
+			      conf.ib_qos.classes[i].name);
+		ck_assert_uint_eq(m.cdg_vls, n);
+		set_class_vls(&r, layers, cells, conf.ib_qos.sl2vl, n, sl, 0);
+		ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &m), 0);
+		ck_assert_msg(!m.cdg_acyclic, "class %s: no cycle even without layers",
+			      conf.ib_qos.classes[i].name);
+	}
+	/* A VL holds one layer and one class VL: two classes meet on a VL only
+	 * where the policy put them on the same one, so each class's graph
+	 * above is all that VL carries. */
+	for (unsigned a = 0; a < IBQOS_SLS; a++)
+		for (unsigned b = 0; b < IBQOS_SLS; b++) {
+			unsigned k = ibqos_layer_sls(n);
+
+			if (a / k >= n || b / k >= n || eff.sl2vl[a] != eff.sl2vl[b])
+				continue;
+			ck_assert_uint_eq(a / k, b / k);
+			ck_assert_uint_eq(conf.ib_qos.sl2vl[a % k], conf.ib_qos.sl2vl[b % k]);
+		}
+	free(layers);
+	fixture_routed_free(&r);
 }
 END_TEST
 
@@ -306,7 +442,9 @@ int main(void)
 	tcase_add_test(tc, bad_policies_are_refused_with_file_line_and_key);
 	tcase_add_test(tc, a_vlarb_table_holds_at_most_64_entries);
 	tcase_add_test(tc, opensm_options_use_opensms_names_and_formats);
-	tcase_add_test(tc, classes_and_vl_layers_of_a_routing_engine_do_not_combine);
+	tcase_add_test(tc, classes_and_vl_layers_combine_when_the_sls_and_vls_hold_both);
+	tcase_add_test(tc, layered_tables_put_each_layer_on_its_own_vls);
+	tcase_add_test(tc, layered_classes_keep_a_torus_deadlock_free);
 	tcase_add_test(tc, read_back_names_the_first_differing_entry);
 	tcase_add_test(tc, a_tenants_class_sl_is_a_partition_flag);
 	tcase_add_test(tc, looms_block_in_opensms_file_is_replaced_and_the_rest_kept);
