@@ -1,6 +1,7 @@
 /* cli/cmd_route.c: `loomctl route compute`: route a topology file offline
  * with one of loom's engines and print how good the tables are; with --ar,
- * also the adaptive routing groups of those tables and how good they are.
+ * also the adaptive routing groups of those tables and how good they are;
+ * with --ar-plan, the SMPs that would program them (route_ar_plan.c).
  * No daemon is involved: this is the library (lib/route*.h) on a file. */
 #include "autoconf.h"
 #include "loomctl.h"
@@ -18,24 +19,25 @@
 #include "route_live.h"
 #include "topo_file.h"
 
-static void print_human(const char *topo, const struct rt_graph *g, const char *engine,
-			const struct rt_lfts *l, const struct rt_metrics *m, double t_graph,
-			double t_route, double t_metrics)
+static void print_human(FILE *out, const char *topo, const struct rt_graph *g,
+			const char *engine, const struct rt_lfts *l, const struct rt_metrics *m,
+			double t_graph, double t_route, double t_metrics)
 {
-	printf("topology:  %s: %zu switches, %zu CA ports, LIDs %s\n", topo, g->n_sw, g->n_ca,
-	       g->lids_assigned ? "assigned by loom (the file has none)" : "from the file");
-	printf("engine:    %s: %.3f s (graph %.3f s), %zu table entries, %zu unroutable, "
-	       "%u VL%s\n", engine, t_route, t_graph, l->n_routed, l->n_unreachable, l->n_vls,
-	       l->n_vls == 1 ? "" : "s");
+	fprintf(out, "topology:  %s: %zu switches, %zu CA ports, LIDs %s\n", topo, g->n_sw,
+		g->n_ca, g->lids_assigned ? "assigned by loom (the file has none)" :
+		"from the file");
+	fprintf(out, "engine:    %s: %.3f s (graph %.3f s), %zu table entries, %zu unroutable, "
+		"%u VL%s\n", engine, t_route, t_graph, l->n_routed, l->n_unreachable, l->n_vls,
+		l->n_vls == 1 ? "" : "s");
 	if (l->note[0])
-		printf("           %s\n", l->note);
+		fprintf(out, "           %s\n", l->note);
 	{
 		json_t *j = rl_metrics_json(m);
 
-		route_print_metrics(stdout, j);
+		route_print_metrics(out, j);
 		json_decref(j);
 	}
-	printf("metrics:   %.3f s\n", t_metrics);
+	fprintf(out, "metrics:   %.3f s\n", t_metrics);
 }
 
 /* The adaptive routing groups of the tables and their judgement, as the
@@ -123,6 +125,30 @@ static json_t *to_json(const char *topo, const struct rt_graph *g, const char *e
 			 "metrics", rl_metrics_json(m));
 }
 
+/* The AR plan of every switch with groups into path ("-": stdout). */
+static int write_ar_plan(struct loomctl *lc, const char *topo, const struct rt_graph *g,
+			 const struct rt_ar *ar, uint32_t group_cap, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	char err[512] = "";
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		loomctl_error(lc, "cannot write %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = route_ar_plan_write(f, topo, g, ar, (uint16_t)group_cap, err, sizeof(err));
+	if (f == stdout ? fflush(f) != 0 : fclose(f) != 0) {
+		if (rc == 0)
+			snprintf(err, sizeof(err), "%s", strerror(errno));
+		rc = rc ? rc : -EIO;
+	}
+	if (rc < 0)
+		loomctl_error(lc, "%s: AR plan %s: %s", topo, path, err);
+	return rc;
+}
+
 /* Tables for g from a dump file (dump_fts, ibroute, opensm-lfts.dump). */
 static int read_lfts(struct loomctl *lc, const struct rt_graph *g, const char *topo,
 		     const char *path, struct rt_lfts **out)
@@ -160,11 +186,12 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		{ "bisections", required_argument, NULL, 'b' },
 		{ "ar", optional_argument, NULL, 'a' },
 		{ "ar-cap", required_argument, NULL, 'c' },
+		{ "ar-plan", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1,
 					 .n_bisect = 16 };
-	const char *topo = NULL, *dump = NULL, *lfts = NULL;
+	const char *topo = NULL, *dump = NULL, *lfts = NULL, *ar_plan = NULL;
 	const struct rt_engine *engine = rt_engine_find("loom");
 	struct rt_graph *g = NULL;
 	struct rt_lfts *l = NULL;
@@ -234,6 +261,10 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 			ar_cap = (uint32_t)v;
 			want_ar = 1;
 			break;
+		case 'P':
+			ar_plan = optarg;
+			want_ar = 1;
+			break;
 		default:
 			return loomctl_usage_hint();
 		}
@@ -242,6 +273,13 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		return loomctl_usage_error(lc, "route compute", optind < argc ?
 					   "unexpected argument \"%s\"" : "--topology FILE is required%s",
 					   optind < argc ? argv[optind] : "");
+	/* The plan assumes ARInfo group_cap = --ar-cap: a 12-bit field. */
+	if (ar_plan && ar_cap > 0xFFF)
+		return loomctl_usage_error(lc, "route compute", "--ar-plan assumes ARInfo group_cap "
+					   "= --ar-cap, a 12-bit field: %u is above 4095", ar_cap);
+	if (ar_plan && strcmp(ar_plan, "-") == 0 && lc->json)
+		return loomctl_usage_error(lc, "route compute", "--ar-plan - and --json both want "
+					   "stdout");
 
 	if (!(fab = topo_file_read(topo, "offline", err, sizeof(err)))) {
 		loomctl_error(lc, "%s", err);
@@ -272,6 +310,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	t3 = clock_mono();
 	if (want_ar && adaptive_routing(lc, topo, g, l, ar_mode, ar_cap, &mopts, &m, &ar) < 0)
 		goto out;
+	if (ar_plan && write_ar_plan(lc, topo, g, ar.ar, ar_cap, ar_plan) < 0)
+		goto out;
 	if (dump) {
 		FILE *f = fopen(dump, "w");
 
@@ -288,11 +328,16 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		output_json(j, stdout);
 		json_decref(j);
 	} else {
-		print_human(topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0, t2 - t1, t3 - t2);
+		/* With the plan on stdout, the report goes to stderr: stdout
+		 * stays a plan a replay tool can read whole. */
+		FILE *out = ar_plan && strcmp(ar_plan, "-") == 0 ? stderr : stdout;
+
+		print_human(out, topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0,
+			    t2 - t1, t3 - t2);
 		if (ar.ar) {
 			json_t *j = ar_json(&ar);
 
-			route_print_ar(stdout, j);
+			route_print_ar(out, j);
 			json_decref(j);
 		}
 	}

@@ -10,6 +10,7 @@
  *   cmd_route_live.c  route check, route trace (the tables in the switches)
  *   cmd_route_runs.c  route runs (OpenSM's routing runs with loom's engines)
  *   route_print.c the metrics block both print, the adaptive routing block
+ *   route_ar_plan.c  route compute --ar-plan (the SMPs that would program AR)
  *   cmd_qos.c     qos plan, status, apply (the RoCE policy on the switches)
  *   cmd_switches.c  switches [NAME] (the Ethernet switches as last read)
  *   cmd_tenant.c  tenant create, add-hosts, remove-hosts, delete, verify, show, list
@@ -18,6 +19,7 @@
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <jansson.h>
 
@@ -140,5 +142,15 @@ void route_print_metrics(FILE *out, const json_t *metrics);
 /* The adaptive routing block of `route compute --ar`, from its
  * "adaptive_routing" JSON object. */
 void route_print_ar(FILE *out, const json_t *ar);
+
+/* ---- route_ar_plan.c ---- */
+struct rt_graph;
+struct rt_ar;
+/* The AR plan (lib/ar_plan.h) of every switch of ar with groups, as text
+ * (header lines "# ...", then "Set 0xATTR am 0xMOD HEX" per SMP), each made
+ * for a switch whose ARInfo says group_cap and by_sl_cap 1. 0, or -errno
+ * with the switch and reason in err. */
+int route_ar_plan_write(FILE *out, const char *topo, const struct rt_graph *g,
+			const struct rt_ar *ar, uint16_t group_cap, char *err, size_t errlen);
 
 #endif
