@@ -18,14 +18,22 @@
 
 #include "fabric_wire.h"
 
+#include "log.h"
+
 /* The longest a child may take: far above a 10000-node walk (seconds), so
  * only a hang meets it. */
 #define WALKER_MAX_S 600
-#include "log.h"
 
 extern char **environ;
 
 static char exe_path[PATH_MAX];
+static unsigned max_s = WALKER_MAX_S;
+
+void walker_set_child(const char *exe, unsigned seconds)
+{
+	snprintf(exe_path, sizeof(exe_path), "%s", exe);
+	max_s = seconds ? seconds : WALKER_MAX_S;
+}
 
 void walker_init(const char *argv0)
 {
@@ -39,8 +47,7 @@ void walker_init(const char *argv0)
 		snprintf(exe_path, sizeof(exe_path), "%s", argv0);
 }
 
-/* Read everything the child writes; a new buffer in *out. 0 or -errno. */
-/* Read fd to its end, waiting at most WALKER_MAX_S in all: -ETIMEDOUT
+/* Read fd to its end, waiting at most max_s in all: -ETIMEDOUT
  * after that (a child hung in the MAD libraries must not hold its caller,
  * and loomd's shutdown, for ever). */
 static int read_all(int fd, char **out, size_t *len)
@@ -59,7 +66,7 @@ static int read_all(int fd, char **out, size_t *len)
 		int ready;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		left_ms = WALKER_MAX_S * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
+		left_ms = (long)max_s * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
 						  (t.tv_nsec - t0.tv_nsec) / 1000000L);
 		ready = left_ms > 0 ? poll(&pfd, 1, (int)left_ms) : 0;
 		if (ready < 0 && errno == EINTR)
@@ -141,8 +148,8 @@ int walker_run(const char *mode, const struct disc_ib_params *p, char **out, siz
 		*max_rss_kb = ru.ru_maxrss;
 	if (rc < 0) {
 		if (rc == -ETIMEDOUT)
-			snprintf(err, errlen, "the walker gave no answer within %d s: killed",
-				 WALKER_MAX_S);
+			snprintf(err, errlen, "the walker gave no answer within %u s: killed",
+				 max_s);
 		else
 			snprintf(err, errlen, "reading the walker's answer: %s", strerror(-rc));
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {

@@ -23,6 +23,10 @@ void walker_init(const char *argv0);
 struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
 			 char *err, size_t errlen);
 
+/* For tests: run exe instead of loomd's own executable, and give a child
+ * `seconds` (0: the normal 600) before it is killed as hung. */
+void walker_set_child(const char *exe, unsigned seconds);
+
 /* Start `loomd MODE SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS` (MODE
  * "--walk" or another child mode such as "--read-lfts") and collect its
  * stdout. 0 with a new buffer in *out when the child exited 0 (*len bytes,

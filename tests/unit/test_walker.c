@@ -1,0 +1,137 @@
+/* tests/unit/test_walker.c: walker_run, the parent's side of loomd's child
+ * modes (daemon/walker.h), with a shell script standing in for loomd: the
+ * answer of a child that exits 0, the one-line error of one that exits 1,
+ * one killed by a signal, and one that hangs, which is killed once its
+ * time is up instead of holding its caller (and loomd's shutdown) for ever.
+ * The child modes themselves run against ibsim in the integration tests. */
+#include "autoconf.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "walker.h"
+
+static char dir[] = "/tmp/loom-walker-XXXXXX";
+static char script[sizeof(dir) + 16];
+
+/* The stand-in: its first argument (the mode) says what to do; the rest
+ * are walker_run's SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS. */
+static void setup(void)
+{
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(script, sizeof(script), "%s/child", dir);
+	f = fopen(script, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/bin/sh\n"
+	      "case $1 in\n"
+	      "--answer) echo \"answer for $2 on $3 port $4: $5 ms, $6 retries, $7 smps\" ;;\n"
+	      "--fail) echo 'no such port'; exit 1 ;;\n"
+	      "--die) kill -9 $$ ;;\n"
+	      "--hang) exec sleep 60 ;;\n"
+	      "esac\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(chmod(script, 0755), 0);
+}
+
+static void teardown(void)
+{
+	unlink(script);
+	rmdir(dir);
+}
+
+static const struct disc_ib_params params = {
+	.subnet = "ib0", .ca = "mlx5_0", .port = 1, .timeout_ms = 200, .retries = 3,
+	.max_smps = 16,
+};
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+START_TEST(a_child_that_exits_0_gives_its_whole_answer)
+{
+	char *out = NULL, err[256] = "";
+	size_t len = 0;
+
+	walker_set_child(script, 0);
+	ck_assert_msg(walker_run("--answer", &params, &out, &len, NULL, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_str_eq(out, "answer for ib0 on mlx5_0 port 1: 200 ms, 3 retries, 16 smps\n");
+	ck_assert_uint_eq(len, strlen(out));
+	free(out);
+}
+END_TEST
+
+START_TEST(a_child_that_exits_1_gives_its_one_line_error)
+{
+	char *out = (char *)1, err[256] = "";
+	size_t len = 1;
+
+	walker_set_child(script, 0);
+	ck_assert_int_eq(walker_run("--fail", &params, &out, &len, NULL, err, sizeof(err)), -EIO);
+	ck_assert_str_eq(err, "no such port");
+	ck_assert_ptr_null(out);
+	ck_assert_uint_eq(len, 0);
+}
+END_TEST
+
+START_TEST(a_child_killed_by_a_signal_is_named_so)
+{
+	char *out, err[256] = "";
+	size_t len;
+
+	walker_set_child(script, 0);
+	ck_assert_int_eq(walker_run("--die", &params, &out, &len, NULL, err, sizeof(err)), -EIO);
+	ck_assert_msg(strstr(err, "signal 9"), "%s", err);
+}
+END_TEST
+
+START_TEST(a_hung_child_is_killed_when_its_time_is_up)
+{
+	char *out, err[256] = "";
+	size_t len;
+	double t0 = now(), took;
+
+	walker_set_child(script, 1);
+	ck_assert_int_eq(walker_run("--hang", &params, &out, &len, NULL, err, sizeof(err)),
+			 -ETIMEDOUT);
+	took = now() - t0;
+	ck_assert_msg(strstr(err, "no answer within 1 s: killed"), "%s", err);
+	/* Killed and reaped at the limit, not after the child's 60 s. */
+	ck_assert_msg(took >= 0.9 && took < 30, "took %.1f s", took);
+	ck_assert_ptr_null(out);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("walker");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, a_child_that_exits_0_gives_its_whole_answer);
+	tcase_add_test(tc, a_child_that_exits_1_gives_its_one_line_error);
+	tcase_add_test(tc, a_child_killed_by_a_signal_is_named_so);
+	tcase_add_test(tc, a_hung_child_is_killed_when_its_time_is_up);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
