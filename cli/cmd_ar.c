@@ -2,7 +2,10 @@
  * every switch (issue 7) as loomd's ARInfo probe finds it now, or as the
  * last probe found it (--cached, --db). A switch without AR is not an
  * error: it stays on static routing, so the exit status is 0 whenever the
- * probe ran. */
+ * probe ran. `loomctl ar program [--dry-run]`: loomd programs AR where
+ * switches support it (daemon/ar_apply.h); exit 1 when any switch failed
+ * (AR left off there), since that one needs the operator; unsupported and
+ * refused switches were not touched and keep static routing. */
 #include "autoconf.h"
 #include "loomctl.h"
 
@@ -97,11 +100,113 @@ static int ar_status(struct loomctl *lc, int argc, char **argv)
 	return LOOMCTL_EXIT_OK;
 }
 
+/* ---- ar program ---------------------------------------------------------------- */
+
+static int print_program(const json_t *res)
+{
+	static const char *const hdr[] = { "SWITCH", "GUID", "RESULT", "GROUPS", "SMPS",
+					   "SHIELD", "REASON" };
+	const json_t *run = json_object_get(res, "run");
+	int dry = json_is_true(json_object_get(res, "dry_run"));
+	struct output_table *t;
+	size_t i;
+	json_t *s;
+	int rc;
+
+	t = output_table_new(7, hdr);
+	json_array_foreach(json_object_get(res, "switches"), i, s) {
+		char groups[24], smps[48];
+		const char *row[] = {
+			output_str(s, "desc"), output_str(s, "guid"), output_str(s, "result"),
+			groups, smps, output_str(s, "shield"), output_str(s, "reason"),
+		};
+
+		snprintf(groups, sizeof(groups), "%lld", output_int(s, "groups"));
+		/* A dry run's Sets were not sent: say both numbers. */
+		if (dry)
+			snprintf(smps, sizeof(smps), "%lld (+%lld)", output_int(s, "smps_sent"),
+				 output_int(s, "sets"));
+		else
+			snprintf(smps, sizeof(smps), "%lld", output_int(s, "smps_sent"));
+		output_table_add(t, row);
+	}
+	if ((rc = output_table_flush(t, stdout)) < 0)
+		return rc;
+	printf("%s%s: %lld switches: %lld programmed, %lld unsupported (static routing), "
+	       "%lld refused, %lld failed%s; %lld SMPs in %.0f ms\n",
+	       dry ? "dry run on " : "", output_str(res, "subnet"),
+	       (long long)json_array_size(json_object_get(res, "switches")),
+	       output_int(run, "programmed"), output_int(run, "unsupported"),
+	       output_int(run, "refused"), output_int(run, "failed"),
+	       dry ? " (no Set sent; SMPS shows sent (+Sets it would send))" : "",
+	       output_int(run, "smps"),
+	       (json_number_value(json_object_get(run, "finished")) -
+		json_number_value(json_object_get(run, "started"))) * 1000.0);
+	return 0;
+}
+
+/* 1 when any switch failed (its AR is off, or unknown), else 0. */
+static int any_failed(const json_t *res)
+{
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(json_object_get(res, "switches"), i, s)
+		if (!strcmp(output_str(s, "result"), "failed"))
+			return 1;
+	return 0;
+}
+
+static int ar_program(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "subnet", required_argument, NULL, 'n' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *args = json_object(), *result = NULL;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'n') {
+			json_object_set_new(args, "subnet", json_string(optarg));
+		} else if (c == 'd') {
+			json_object_set_new(args, "dry_run", json_true());
+		} else {
+			json_decref(args);
+			return loomctl_usage_hint();
+		}
+	}
+	if (optind < argc) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "ar program", "unexpected argument \"%s\"",
+					   argv[optind]);
+	}
+	if (lc->db_path) {  /* "ar" reads with --db; this subcommand writes */
+		json_decref(args);
+		return loomctl_usage_error(lc, "ar program", "needs a running loomd; it cannot "
+					   "run on a database (--db)");
+	}
+	if (loomctl_call(lc, "ar-program", args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print_program(result);
+	if (rc < 0) {
+		json_decref(result);
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		return LOOMCTL_EXIT_FAILED;
+	}
+	rc = any_failed(result) ? LOOMCTL_EXIT_FAILED : LOOMCTL_EXIT_OK;
+	json_decref(result);
+	return rc;
+}
+
 int cmd_ar(struct loomctl *lc, int argc, char **argv)
 {
 	if (argc >= 2 && strcmp(argv[1], "status") == 0)
 		return ar_status(lc, argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "program") == 0)
+		return ar_program(lc, argc - 1, argv + 1);
 	return loomctl_usage_error(lc, "ar", argc < 2 ? "a subcommand is needed%s" :
-				   "unknown subcommand \"%s\" (this version has: status)",
-				   argc < 2 ? "" : argv[1]);
+				   "unknown subcommand \"%s\" (this version has: status, "
+				   "program)", argc < 2 ? "" : argv[1]);
 }

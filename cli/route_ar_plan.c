@@ -62,7 +62,7 @@ int route_ar_plan_write(FILE *out, const char *topo, const struct rt_graph *g,
 
 		if (sw->n_groups == 0)
 			continue;
-		if (!(p = ar_plan_new(sw, ar->max_lid, &cap, AR_PLAN_ALL_SLS, why, sizeof(why))))
+		if (!(p = ar_plan_new(sw, ar->max_lid, &cap, AR_PLAN_ALL_SLS, 0, why, sizeof(why))))
 			return err_switch(err, errlen, g, s, why);
 		/* Never print a plan that does not read back as the switch's
 		 * groups and table: the check a writer will run on read-back. */

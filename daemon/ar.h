@@ -4,8 +4,7 @@
  * --read-ar` child (daemon/ar_read.h) on a worker thread, records the probe
  * and the capability changes as events (daemon/store_ar.h), then answers
  * from the database (lib/ar_status.h), as loomctl --db does. The probe only
- * reads: loom does not program AR yet, so every switch stays on static
- * routing. */
+ * reads; programming is "ar-program" (daemon/ar_apply.h). */
 #ifndef LOOMD_AR_H
 #define LOOMD_AR_H
 

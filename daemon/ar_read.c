@@ -329,8 +329,8 @@ int ar_read_main(int argc, char **argv)
 
 /* ---- the parent ------------------------------------------------------------- */
 
-static int parse_stream(const char *buf, size_t len, json_t **probe, json_t **switches,
-			char *err, size_t errlen)
+int ar_read_parse_stream(const char *buf, size_t len, const char *what, json_t **probe,
+			 json_t **switches, char *err, size_t errlen)
 {
 	json_t *arr = json_array(), *done = NULL;
 	size_t at = 0;
@@ -354,8 +354,7 @@ static int parse_stream(const char *buf, size_t len, json_t **probe, json_t **sw
 		json_decref(line);
 	}
 	if (!done || at != len) {
-		snprintf(err, errlen, "the AR probe's answer was cut short or malformed "
-			 "(%zu bytes)", len);
+		snprintf(err, errlen, "%s was cut short or malformed (%zu bytes)", what, len);
 		json_decref(done);
 		json_decref(arr);
 		return -EPROTO;
@@ -374,7 +373,8 @@ int ar_read_run(const struct disc_ib_params *p, json_t **probe, json_t **switche
 
 	*probe = *switches = NULL;
 	if ((rc = walker_run("--read-ar", p, &out, &len, NULL, err, errlen)) == 0)
-		rc = parse_stream(out, len, probe, switches, err, errlen);
+		rc = ar_read_parse_stream(out, len, "the AR probe's answer", probe, switches,
+					  err, errlen);
 	free(out);
 	return rc;
 }

@@ -23,6 +23,13 @@
 int ar_read_run(const struct disc_ib_params *p, json_t **probe, json_t **switches,
 		char *err, size_t errlen);
 
+/* The stream of such a child (this one's and daemon/ar_write.c's): {"switch":
+ * {...}} lines, then one {"done": {...}}; what names the child in the
+ * error when it was cut short. 0 with *done and *switches (an array), or
+ * -EPROTO / -ENOMEM with err. */
+int ar_read_parse_stream(const char *buf, size_t len, const char *what, json_t **done,
+			 json_t **switches, char *err, size_t errlen);
+
 /* The child: `loomd --read-ar SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--read-ar"). Exit status as walker_main's. */
 int ar_read_main(int argc, char **argv);

@@ -123,6 +123,7 @@ void config_defaults(struct loom_config *c)
 	c->roce_interval = 300;
 	c->roce_reapply = 0;
 	c->n_switches = 0;
+	config_defaults_ar(c);
 	snprintf(c->tenant_partitions_file, sizeof(c->tenant_partitions_file), "%s",
 		 LOOM_DEFAULT_PARTITIONS);
 	c->tenant_pkey_min = 0x1000;
@@ -614,7 +615,7 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 	if (root->type != YAML_MAPPING_NODE)
 		return cfg_fail(p, cfg_line(root), NULL,
 				  "expected a mapping of sections (log, database, control, "
-				  "discovery, opensm, plugins, roce, switches, tenants, ib_qos) at the top "
+				  "discovery, opensm, plugins, roce, switches, tenants, ib_qos, ar) at the top "
 				  "level, "
 				  "got %s", cfg_node_kind(root));
 	for (yaml_node_pair_t *pr = root->data.mapping.pairs.start;
@@ -626,7 +627,7 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 		if (!(name = cfg_key_text(p, k, "(top level)")))
 			return -EINVAL;
 		if (!is_section(name) && strcmp(name, "roce") && strcmp(name, "switches") &&
-		    strcmp(name, "ib_qos"))
+		    strcmp(name, "ib_qos") && strcmp(name, "ar"))
 			return cfg_fail(p, cfg_line(k), name, "unknown key");
 		for (int i = 0; i < n_sections; i++)
 			if (strcmp(section_names[i], name) == 0)
@@ -639,6 +640,7 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 		rc = strcmp(name, "roce") == 0 ? config_parse_roce(p, v)
 		   : strcmp(name, "switches") == 0 ? config_parse_switches(p, v)
 		   : strcmp(name, "ib_qos") == 0 ? config_parse_ibqos(p, v)
+		   : strcmp(name, "ar") == 0 ? config_parse_ar(p, v)
 		   : parse_section(p, name, v, seen);
 		if (rc < 0)
 			return rc;
@@ -909,6 +911,7 @@ int config_print(const struct loom_config *c, FILE *out)
 	config_print_roce(out, c);
 	config_print_switches(out, c);
 	config_print_ibqos(out, c);
+	config_print_ar(out, c);
 	if (fflush(out) == EOF || ferror(out))
 		return errno ? -errno : -EIO;
 	return 0;

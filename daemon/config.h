@@ -97,6 +97,12 @@ struct loom_config {
 	struct ibqos_policy ib_qos;
 	char ib_qos_opensm_config[PATH_MAX];    /* ib_qos.opensm_config: loom's block in it */
 
+	/* ar: programming adaptive routing (daemon/config_ar.c) */
+	int ar_program;                 /* ar.program: 1 lets loomd send AR Sets (default 0) */
+	int ar_mode;                    /* ar.mode: enum rt_ar_mode, tree (default) or lag */
+	unsigned ar_sl_mask;            /* ar.sls: the SLs under AR; 0xFFFF every SL */
+	int ar_shield;                  /* ar.shield: fast link fault recovery where supported */
+
 	/* switches: */
 	int n_switches;
 	struct loom_switch_conf switches[LOOM_MAX_SWITCHES];

@@ -59,4 +59,9 @@ void config_print_switches(FILE *out, const struct loom_config *c);
 int config_parse_ibqos(struct parse *p, const yaml_node_t *v);
 void config_print_ibqos(FILE *out, const struct loom_config *c);
 
+/* config_ar.c: the `ar:` section (programming adaptive routing). */
+void config_defaults_ar(struct loom_config *c);
+int config_parse_ar(struct parse *p, const yaml_node_t *v);
+void config_print_ar(FILE *out, const struct loom_config *c);
+
 #endif

@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "ar.h"
+#include "ar_apply.h"
 #include "config.h"
 #include "ctl.h"
 #include "db_query.h"
@@ -40,6 +41,7 @@ struct loomd {
 	struct sweeper *sweeper;
 	struct routes *routes;    /* route check / trace requests */
 	struct ar_mod *ar;        /* ar status: adaptive routing probes */
+	struct ar_apply *ar_apply; /* ar program: adaptive routing Sets */
 	struct qos_mod *qos;      /* qos plan / status / apply on the switches */
 	struct qos_ib_mod *qos_ib; /* ib_qos: applied through OpenSM, read back by SMPs */
 	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
@@ -170,6 +172,7 @@ static void reload(struct loomd *d)
 	}
 	routes_reconfigure(d->routes, next);
 	ar_reconfigure(d->ar, next);
+	ar_apply_reconfigure(d->ar_apply, next);
 	if (qos_reconfigure(d->qos, next) < 0)
 		log_err("reload: out of memory for the switches; their previous settings stay");
 	if (qos_ib_reconfigure(d->qos_ib, next) < 0)
@@ -235,6 +238,7 @@ static void loomd_teardown(struct loomd *d)
 	sweeper_free(d->sweeper);
 	routes_free(d->routes);
 	ar_free(d->ar);
+	ar_apply_free(d->ar_apply);
 	qos_free(d->qos);
 	qos_ib_free(d->qos_ib);
 	tenants_free(d->tenants);
@@ -306,6 +310,10 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("AR requests: %s", err);
 		goto out;
 	}
+	if (!(d.ar_apply = ar_apply_new(d.base, d.conf, err, sizeof(err)))) {
+		log_err("AR program requests: %s", err);
+		goto out;
+	}
 	if (!(d.qos = qos_new(d.base, d.conf, d.store, err, sizeof(err)))) {
 		log_err("qos requests: %s", err);
 		goto out;
@@ -328,7 +336,7 @@ int loomd_run(const struct loomd_options *opt)
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
 	    queries_register(d.ctl, store_db(d.store)) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
-	    ar_register(d.ar, d.ctl) < 0 ||
+	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||
 	    tenants_register(d.tenants, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {

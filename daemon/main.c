@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ar_read.h"
+#include "ar_write.h"
 #include "lft_read.h"
 #include "pkey_read.h"
 #include "qos_ib_read.h"
@@ -76,6 +77,9 @@ int main(int argc, char **argv)
 	/* ... and to probe the switches for adaptive routing (daemon/ar_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-ar") == 0)
 		return ar_read_main(argc - 1, argv + 1);
+	/* ... and to program it (daemon/ar_write.h). */
+	if (argc > 1 && strcmp(argv[1], "--program-ar") == 0)
+		return ar_write_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.config_path = absolute(optarg, conf_buf, sizeof(conf_buf)); break;

@@ -93,8 +93,8 @@ static int change_event(struct store *st, int64_t sid, double time, const json_t
 		return 0;
 	snprintf(subject, sizeof(subject), "%s (%s)", jstr(sw, "guid"), jstr(sw, "desc"));
 	if (now)
-		snprintf(text, sizeof(text), "AR supported: %s; loom does not program AR yet, "
-			 "static routing stays", jstr(sw, "reason"));
+		snprintf(text, sizeof(text), "AR supported: %s; static routing stays until "
+			 "`loomctl ar program`", jstr(sw, "reason"));
 	else
 		snprintf(text, sizeof(text), "AR unsupported: %s; left on static routing",
 			 jstr(sw, "reason"));
@@ -194,6 +194,119 @@ int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
 	rc = record(st, sid, probe, switches, n_events);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		rc = fail(db, "commit the AR probe");
+	if (rc < 0) {
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		if (n_events)
+			*n_events = 0;
+	}
+	return rc;
+}
+
+/* ---- ar program ------------------------------------------------------------------ */
+
+static int program_event(struct store *st, int64_t sid, double time, const json_t *sw)
+{
+	const char *result = jstr(sw, "result");
+	char subject[320];
+	const char *kind, *severity;
+
+	if (!strcmp(result, "programmed")) {
+		kind = "ar_programmed";
+		severity = "notice";
+	} else if (!strcmp(result, "unsupported")) {
+		kind = "ar_unsupported";
+		severity = "info";
+	} else if (!strcmp(result, "refused")) {
+		kind = "ar_program_refused";
+		severity = "warning";
+	} else {
+		kind = "ar_program_failed";
+		severity = "error";
+	}
+	snprintf(subject, sizeof(subject), "%s (%s)", jstr(sw, "guid"), jstr(sw, "desc"));
+	return store_record_event(st, time, sid, severity, kind, subject, "", jstr(sw, "reason"));
+}
+
+/* The stored status of a switch Sets were sent to. */
+static int program_status(sqlite3 *db, sqlite3_stmt *s, int64_t sid, const json_t *sw,
+			  double time)
+{
+	const char *result = jstr(sw, "result");
+	int programmed = !strcmp(result, "programmed");
+	json_int_t groups = json_integer_value(json_object_get(sw, "groups"));
+	int rc;
+
+	if (!programmed && strcmp(result, "failed"))
+		return 0;  /* nothing was sent: what the probe found stands */
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_text(s, 2, jstr(sw, "guid"), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, jstr(sw, "desc"), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, json_integer_value(json_object_get(sw, "lid")));
+	if (programmed)
+		sqlite3_bind_int(s, 5, groups > 0);
+	else if (json_is_true(json_object_get(sw, "ar_state_unknown")))
+		sqlite3_bind_null(s, 5);
+	else
+		sqlite3_bind_int(s, 5, 0);
+	if (programmed)
+		sqlite3_bind_int64(s, 6, groups);
+	else if (json_is_true(json_object_get(sw, "ar_state_unknown")))
+		sqlite3_bind_null(s, 6);
+	else
+		sqlite3_bind_int64(s, 6, 0);
+	sqlite3_bind_text(s, 7, jstr(sw, "reason"), -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, 8, time);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : fail(db, "write AR switch status");
+}
+
+int store_record_ar_program(struct store *st, const char *subnet, const json_t *done,
+			    const json_t *switches, size_t *n_events)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *s = NULL, *up = NULL;
+	double time = json_number_value(json_object_get(done, "finished"));
+	const json_t *sw;
+	int64_t sid = 0;
+	size_t i;
+	int rc = 0;
+
+	if (n_events)
+		*n_events = 0;
+	if (sqlite3_prepare_v2(db, "SELECT id FROM subnets WHERE name = ?", -1, &s, NULL)
+	    != SQLITE_OK)
+		return fail(db, "look up subnet");
+	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		sid = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (!sid)
+		return -ENOENT;
+	/* A switch loom programmed supports AR whatever an older probe said;
+	 * its capability columns stay the probe's (or unknown). */
+	if (sqlite3_prepare_v2(db, "INSERT INTO ar_switches (subnet_id, guid, description, lid, "
+			       "supported, enabled, groups_used, reason, probed) VALUES (?, ?, ?, "
+			       "?, 1, ?, ?, ?, ?) ON CONFLICT (subnet_id, guid) DO UPDATE SET "
+			       "description = excluded.description, lid = excluded.lid, "
+			       "supported = 1, enabled = excluded.enabled, groups_used = "
+			       "excluded.groups_used, reason = excluded.reason", -1, &up, NULL)
+	    != SQLITE_OK)
+		return fail(db, "prepare the AR status update");
+	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_finalize(up);
+		return fail(db, "begin recording the AR programming");
+	}
+	json_array_foreach(switches, i, sw) {
+		if ((rc = program_status(db, up, sid, sw, time)) < 0 ||
+		    (rc = program_event(st, sid, time, sw)) < 0)
+			break;
+		if (n_events)
+			(*n_events)++;
+	}
+	sqlite3_finalize(up);
+	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		rc = fail(db, "commit the AR programming");
 	if (rc < 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		if (n_events)

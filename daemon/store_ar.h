@@ -20,4 +20,17 @@ struct store;
 int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
 		    const json_t *switches, size_t *n_events);
 
+/* A run of `ar program` (daemon/ar_write.h's switches, not a dry run), in
+ * one transaction: one event per switch, kind ar_programmed (notice),
+ * ar_unsupported (info), ar_program_refused (warning) or ar_program_failed
+ * (error), subject "0x<guid> (<desc>)", the result's reason as the text;
+ * and the stored AR status of the switches Sets were sent to: programmed
+ * ones enabled (when they have groups) with their groups in use, failed
+ * ones disabled (enabled unknown when AR could not be turned off). Switches
+ * that were not touched (unsupported, refused) keep what the probe found.
+ * *n_events (may be NULL) gets the events written. 0, -ENOENT (subnet
+ * never swept) or -errno. */
+int store_record_ar_program(struct store *st, const char *subnet, const json_t *done,
+			    const json_t *switches, size_t *n_events);
+
 #endif

@@ -108,16 +108,30 @@ static int read_all(int fd, char **out, size_t *len)
 int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
 	       long *max_rss_kb, char *err, size_t errlen)
 {
+	return walker_run_extra(mode, p, NULL, 0, out, len, max_rss_kb, err, errlen);
+}
+
+int walker_run_extra(const char *mode, const struct disc_ib_params *p,
+		     const char *const *extra, size_t n_extra, char **out, size_t *len,
+		     long *max_rss_kb, char *err, size_t errlen)
+{
 	struct rusage ru;
 	char port[16], timeout[16], retries[16], smps[16];
-	char *argv[] = { exe_path, (char *)mode, (char *)p->subnet,
-			 (char *)(p->ca ? p->ca : ""), port, timeout, retries, smps, NULL };
+	char *argv[8 + 8 + 1] = { exe_path, (char *)mode, (char *)p->subnet,
+				  (char *)(p->ca ? p->ca : ""), port, timeout, retries, smps, NULL };
 	posix_spawn_file_actions_t fa;
 	int fds[2], status = 0, rc;
 	pid_t pid;
 
 	*out = NULL;
 	*len = 0;
+	if (n_extra > 8) {
+		snprintf(err, errlen, "cannot start the walker: %zu arguments of its own, at most 8",
+			 n_extra);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n_extra; i++)
+		argv[8 + i] = (char *)extra[i];
 	snprintf(port, sizeof(port), "%d", p->port);
 	snprintf(timeout, sizeof(timeout), "%d", p->timeout_ms);
 	snprintf(retries, sizeof(retries), "%d", p->retries);

@@ -35,6 +35,11 @@ void walker_set_child(const char *exe, unsigned seconds);
  * Blocking: call it from a worker thread. */
 int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
 	       long *max_rss_kb, char *err, size_t errlen);
+/* walker_run with arguments of the mode's own after MAX_SMPS: extra[0..n_extra-1]
+ * (at most 8). The child finds them at argv[7..]. */
+int walker_run_extra(const char *mode, const struct disc_ib_params *p,
+		     const char *const *extra, size_t n_extra, char **out, size_t *len,
+		     long *max_rss_kb, char *err, size_t errlen);
 /* The child's arguments (argv[0] is the mode) into p; -EINVAL (said on
  * stderr) when they are not what walker_run passes. */
 int walker_parse_args(int argc, char **argv, struct disc_ib_params *p);

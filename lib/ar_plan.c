@@ -48,11 +48,14 @@ static struct ar_mad_lft_sx_entry lid_entry(const struct rt_ar_switch *sw, uint3
 
 /* The ARInfo both Sets carry: cap, with what loom manages set. */
 static struct ar_mad_info plan_info(const struct ar_mad_info *cap, unsigned n_groups,
-				    uint16_t sl_mask, int enable)
+				    uint16_t sl_mask, uint8_t fr_enabled, int enable)
 {
 	struct ar_mad_info i = *cap;
 
 	i.e = enable && n_groups > 0;
+	/* Managed either way: shield off turns off what an earlier run (or
+	 * another manager) turned on, so the switch does what loom.yaml says. */
+	i.fr_enabled = fr_enabled;
 	i.group_top = (uint16_t)(n_groups ? n_groups - 1 : 0);
 	i.sub_grps_active = 0;  /* one entry of the group table = one group */
 	if (sl_mask == AR_PLAN_ALL_SLS) {
@@ -171,7 +174,7 @@ static int add_lft(struct ar_plan *p, const struct rt_ar_switch *sw, uint32_t ma
 }
 
 struct ar_plan *ar_plan_new(const struct rt_ar_switch *sw, uint32_t max_lid,
-			    const struct ar_mad_info *cap, uint16_t sl_mask,
+			    const struct ar_mad_info *cap, uint16_t sl_mask, unsigned flags,
 			    char *err, size_t errlen)
 {
 	struct ar_plan *p;
@@ -191,6 +194,8 @@ struct ar_plan *ar_plan_new(const struct rt_ar_switch *sw, uint32_t max_lid,
 	p->sl_mask = sl_mask;
 	p->max_lid = max_lid;
 	p->group_cap = cap->group_cap;
+	p->flags = flags;
+	p->fr_enabled = (flags & AR_PLAN_SHIELD) && cap->is_fr_sup;
 	p->n_group_blocks = (sw->n_groups + AR_MAD_GROUP_ENTRIES - 1) / AR_MAD_GROUP_ENTRIES;
 	p->n_lft_blocks = max_lid / AR_MAD_LFT_SX_ENTRIES + 1;
 	if (!(p->mad = calloc((size_t)p->n_group_blocks + p->n_lft_blocks + 2, sizeof(*p->mad)))) {
@@ -199,8 +204,8 @@ struct ar_plan *ar_plan_new(const struct rt_ar_switch *sw, uint32_t max_lid,
 		free(p);
 		return NULL;
 	}
-	off = plan_info(cap, sw->n_groups, sl_mask, 0);
-	on = plan_info(cap, sw->n_groups, sl_mask, 1);
+	off = plan_info(cap, sw->n_groups, sl_mask, p->fr_enabled, 0);
+	on = plan_info(cap, sw->n_groups, sl_mask, p->fr_enabled, 1);
 	/* The encoders refuse only values wider than their fields: a cap
 	 * that decoded cannot have one, but a caller's hand-made one can. */
 	if (add_info(p, &off, err, errlen) < 0 || add_groups(p, sw, err, errlen) < 0 ||
@@ -270,6 +275,10 @@ static int check_info(const struct ar_plan *p, const struct rt_ar_switch *sw,
 		return err_fmt(err, errlen, -EINVAL, "last ARInfo: by_sl_en %u, enable_by_sl_mask "
 			       "0x%04x, expected AR on SL mask 0x%04x", last.by_sl_en,
 			       last.enable_by_sl_mask, p->sl_mask);
+	if (last.fr_enabled != p->fr_enabled)
+		return err_fmt(err, errlen, -EINVAL, "last ARInfo: fr_enabled %u, expected %u "
+			       "(fast link fault recovery %s)", last.fr_enabled, p->fr_enabled,
+			       p->fr_enabled ? "on" : "off");
 	/* Both Sets are the same but for e: the first already sets the layout
 	 * the tables are written for, and neither may touch differently what
 	 * loom does not manage. */

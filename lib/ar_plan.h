@@ -2,8 +2,9 @@
  * adaptive routing (issue 7): its AR groups (route_ar.h, struct
  * rt_ar_switch) and its static table, encoded with lib/ar_mad.h for the
  * capabilities the switch reported in ARInfo (0xFF20 GetCap). Pure: nothing
- * here sends anything, and nothing may send a plan yet: the attribute
- * modifiers are not confirmed (docs/ar-mad-notes.md).
+ * here sends anything. The attribute modifiers are not confirmed
+ * (docs/ar-mad-notes.md): only lib/ar_program.c sends a plan, after its
+ * modifier self-check on the switch, and only with ar.program: true.
  *
  * A plan, in the order a writer must send it:
  *   1. ARInfo (0xFF20), e = 0: AR off while its tables change, with the
@@ -19,7 +20,7 @@
  *   4. ARInfo, e = 1 with group_top = n_groups - 1 (e stays 0 when the
  *      switch has no group: the plan then only makes its AR LFT static).
  * The ARInfo Sets carry cap with only e, group_top, sub_grps_active,
- * by_sl_en and enable_by_sl_mask changed, so what loom does not manage stays
+ * by_sl_en, enable_by_sl_mask and fr_enabled changed, so what loom does not manage stays
  * as the switch reported it. */
 #ifndef LOOM_AR_PLAN_H
 #define LOOM_AR_PLAN_H
@@ -38,6 +39,10 @@
 
 #define AR_PLAN_ALL_SLS 0xFFFF  /* sl_mask: AR on every SL (by_sl_en 0) */
 
+/* flags of ar_plan_new: */
+#define AR_PLAN_SHIELD 0x1      /* fast link fault recovery (SHIELD): fr_enabled 1
+				 * where ARInfo reports is_fr_sup; 0 elsewhere */
+
 /* One SubnSet: attribute ID, attribute modifier, the 64-byte data field. */
 struct ar_plan_mad {
 	uint16_t attr;
@@ -54,17 +59,23 @@ struct ar_plan {
 	unsigned n_lft_blocks;     /* 0xFF23 MADs: ceil((max_lid + 1) / 16) */
 	uint32_t max_lid;
 	uint16_t group_cap;        /* cap->group_cap the plan was made for */
+	unsigned flags;            /* ar_plan_new's */
+	uint8_t fr_enabled;        /* what both ARInfo Sets carry: 1 only with
+				    * AR_PLAN_SHIELD on a switch with is_fr_sup */
 };
 
 /* The plan for switch sw (made by rt_ar_new for LIDs 0..max_lid) on a
  * switch whose ARInfo GetCap decoded to cap, with AR on the SLs of sl_mask.
+ * flags: AR_PLAN_SHIELD or 0. fr_enabled is managed too: 1 with
+ * AR_PLAN_SHIELD when cap->is_fr_sup, else 0 (a switch that cannot do it is
+ * programmed without it, not refused; p->fr_enabled says which).
  * NULL with the reason in err when AR cannot be programmed as sw wants:
  * cap->group_cap 0 (no AR), more groups than group_cap or than the group
  * table's blocks hold, max_lid beyond the SX LFT's blocks, a group with
  * port 0 or 255 (no data port) or a LID naming a group sw lacks, an SL mask
  * other than AR_PLAN_ALL_SLS without cap->by_sl_cap; or out of memory. */
 struct ar_plan *ar_plan_new(const struct rt_ar_switch *sw, uint32_t max_lid,
-			    const struct ar_mad_info *cap, uint16_t sl_mask,
+			    const struct ar_mad_info *cap, uint16_t sl_mask, unsigned flags,
 			    char *err, size_t errlen);
 void ar_plan_free(struct ar_plan *p);
 
@@ -75,7 +86,8 @@ void ar_plan_free(struct ar_plan *p);
  * group number are those of sw->group[lid] (FREE in its group, or STATIC to
  * its port) and a FREE LID's default port is a member of its group; the
  * first ARInfo disables AR and the last enables it (when sw has groups)
- * with group_top n_groups - 1, sub_grps_active 0 and p->sl_mask. Meant for
+ * with group_top n_groups - 1, sub_grps_active 0, p->sl_mask and
+ * fr_enabled p->fr_enabled (both Sets). Meant for
  * a read-back too. 0, or -EINVAL naming the first difference (MAD, LID,
  * group, field) in err. */
 int ar_plan_check(const struct ar_plan *p, const struct rt_ar_switch *sw, uint32_t max_lid,

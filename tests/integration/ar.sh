@@ -13,6 +13,16 @@
 #    on static routing, and probing again adds no event;
 #  - static routing is untouched: the forwarding tables (dump_fts) are the
 #    same before and after, and route check still delivers every pair;
+#  - `ar program` with ar.program false (the default) is refused naming
+#    ar.program; its --dry-run reports every switch unsupported, sends no Set
+#    and records nothing;
+#  - after a reload to `ar: {program: true, shield: true}`, `ar program`
+#    reports every switch unsupported, SHIELD unsupported, each after its
+#    ARInfo GetCap tries alone: ibsim logs the Gets (0xff20) and not one
+#    packet of the group table or the AR LFTs (0xff21-0xff23), so no Set and
+#    no table access was tried; one ar_unsupported event per switch; the
+#    forwarding tables (dump_fts) are byte-identical before and after; a
+#    bad ar: section on reload is refused and the running one stays;
 #  - --cached and loomctl --db (loomd stopped) show the same switches;
 #  - usage errors exit 2.
 set -eu
@@ -117,6 +127,107 @@ loom_ctl --json route check >"$work/check.json" || loom_fail "route check after 
 pairs=$(py 'import json,sys; m=json.load(open(sys.argv[1]))["metrics"]; print("%d of %d" % (m["delivered"], m["pairs"]))' "$work/check.json")
 loom_ok "static routing untouched: dump_fts unchanged, route check delivers $pairs pairs"
 
+# ---- ar program -----------------------------------------------------------------------------
+ev_count() { py 'import json,sys; print(sum(e["kind"].startswith(sys.argv[2]) for e in json.load(open(sys.argv[1]))))' "$@"; }
+loom_ctl --json events >"$work/ev0.json" || loom_fail "events"
+n_ev0=$(ev_count "$work/ev0.json" ar_)
+rc=0; loom_ctl ar program >"$work/prog0.out" 2>&1 || rc=$?
+[ $rc = 1 ] || loom_fail "ar program with ar.program false: exit $rc: $(cat "$work/prog0.out")"
+grep -q 'set ar.program: true in loom.yaml' "$work/prog0.out" && grep -q 'defaults to false' "$work/prog0.out" ||
+	loom_fail "the refusal does not name ar.program and why: $(cat "$work/prog0.out")"
+loom_ok "ar program is refused while ar.program is false, naming it and why"
+
+n_ff20_0=$(grep -c 'no one to handle pkt.*attr 0xff20' "$work/ibsim.log" || :)
+loom_ctl --json ar program --dry-run >"$work/dry.json" || loom_fail "ar program --dry-run: exit $?: $(head -c 2000 "$work/dry.json")"
+python3 - "$work/dry.json" "$work/ibnd.txt" "$RETRIES" <<'EOP' || loom_fail "ar program --dry-run: $(head -c 2000 "$work/dry.json")"
+import json, re, sys
+a = json.load(open(sys.argv[1])); retries = int(sys.argv[3])
+want = {"0x" + m.group(1) for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"',
+                                                  open(sys.argv[2]).read(), re.M)}
+sw = a["switches"]
+assert a["dry_run"] is True and a["events"] == 0, a
+assert {s["guid"] for s in sw} == want and len(sw) == len(want), (len(sw), len(want))
+for s in sw:
+    assert s["result"] == "unsupported" and s["sets"] == 0 and s["groups"] == 0, s
+    assert s["smps_sent"] == retries + 1 and s["shield"] == "off", s
+    assert s["reason"].startswith("no answer to ARInfo GetCap (vendor attribute 0xFF20"), s
+r = a["run"]
+assert r["dry_run"] and r["unsupported"] == len(want) and r["switches"] == len(want), r
+assert r["programmed"] == r["refused"] == r["failed"] == 0, r
+assert r["smps"] == len(want) * (retries + 1), r
+EOP
+loom_ctl --json events >"$work/ev1.json" || loom_fail "events"
+[ "$(ev_count "$work/ev1.json" ar_)" = "$n_ev0" ] || loom_fail "a dry run recorded events"
+loom_ok "ar program --dry-run: the $n_sw switches, all unsupported, nothing recorded"
+
+# Reload with programming on (and SHIELD asked for).
+n_reload=$(grep -c 'configuration reloaded' "$work/loomd.log" || :)
+loom_config "  timeout_ms: $TIMEOUT_MS" "  retries: $RETRIES" "  max_smps: $MAX_SMPS" \
+	"ar:" "  program: true" "  shield: true"
+kill -HUP "$LOOMD_PID"
+loom_until 50 sh -c "[ \$(grep -c 'configuration reloaded' '$work/loomd.log') -gt $n_reload ]" ||
+	loom_fail "loomd did not reload"
+n_ff20_1=$(grep -c 'no one to handle pkt.*attr 0xff20' "$work/ibsim.log" || :)
+loom_ctl --json ar program >"$work/prog.json" || loom_fail "ar program: exit $?: $(head -c 2000 "$work/prog.json")"
+python3 - "$work/prog.json" "$work/ibnd.txt" "$RETRIES" <<'EOP' || loom_fail "ar program: $(head -c 2000 "$work/prog.json")"
+import json, re, sys
+a = json.load(open(sys.argv[1])); retries = int(sys.argv[3])
+want = {"0x" + m.group(1) for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"',
+                                                  open(sys.argv[2]).read(), re.M)}
+sw = a["switches"]
+assert a["dry_run"] is False and a["events"] == len(want), a
+assert {s["guid"] for s in sw} == want and len(sw) == len(want), (len(sw), len(want))
+for s in sw:
+    assert s["result"] == "unsupported" and s["sets"] == 0 and s["smps_sent"] == retries + 1, s
+    assert s["shield"] == "unsupported" and not s["ar_state_unknown"], s
+    assert "left on static routing" in s["reason"], s
+r = a["run"]
+assert r["unsupported"] == len(want) and r["shield"] is True and r["mode"] == "tree", r
+assert r["smps"] == len(want) * (retries + 1), r
+EOP
+n_ff20_2=$(grep -c 'no one to handle pkt.*attr 0xff20' "$work/ibsim.log" || :)
+[ $((n_ff20_2 - n_ff20_1)) -ge $((n_sw * (RETRIES + 1))) ] ||
+	loom_fail "ibsim logged $((n_ff20_2 - n_ff20_1)) ARInfo Gets for $n_sw switches"
+[ $((n_ff20_1 - n_ff20_0)) -ge $((n_sw * (RETRIES + 1))) ] ||
+	loom_fail "ibsim logged $((n_ff20_1 - n_ff20_0)) ARInfo Gets of the dry run for $n_sw switches"
+n_tables=$(grep -c 'attr 0xff2[1-3]' "$work/ibsim.log" || :)
+[ "$n_tables" = 0 ] || loom_fail "ibsim saw $n_tables AR table packets (0xff21-0xff23)"
+loom_ok "ar program (program: true, shield: true): the $n_sw switches unsupported, each after its ARInfo GetCap tries alone; ibsim saw no AR table packet"
+
+loom_ctl --json events >"$work/ev2.json" || loom_fail "events"
+python3 - "$work/ev1.json" "$work/ev2.json" "$work/prog.json" <<'EOP' || loom_fail "ar program events: $(head -c 2000 "$work/ev2.json")"
+import json, sys
+old = {e["id"] for e in json.load(open(sys.argv[1]))}
+new = [e for e in json.load(open(sys.argv[2])) if e["id"] not in old and e["kind"].startswith("ar_")]
+sw = json.load(open(sys.argv[3]))["switches"]
+assert len(new) == len(sw) and all(e["kind"] == "ar_unsupported" for e in new), new
+assert sorted(e["subject"].split()[0] for e in new) == sorted(s["guid"] for s in sw), new
+assert all("left on static routing" in e["new"] for e in new), new
+EOP
+LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.prog" 2>/dev/null || loom_fail "dump_fts after ar program"
+cmp -s "$work/fts.before" "$work/fts.prog" || loom_fail "the forwarding tables changed during ar program"
+loom_ok "one ar_unsupported event per switch; dump_fts byte-identical before and after"
+
+loom_ctl ar program >"$work/prog.out" || loom_fail "ar program (table): exit $?"
+grep -q '^SWITCH  *GUID  *RESULT  *GROUPS  *SMPS  *SHIELD  *REASON$' "$work/prog.out" ||
+	loom_fail "ar program table header: $(cat "$work/prog.out")"
+rows=$(grep -c " unsupported  *0  *$((RETRIES + 1))  *unsupported  *no answer to ARInfo GetCap" "$work/prog.out" || :)
+[ "$rows" = "$n_sw" ] || loom_fail "ar program table: $rows rows for $n_sw switches: $(cat "$work/prog.out")"
+grep -q ": $n_sw switches: 0 programmed, $n_sw unsupported (static routing), 0 refused, 0 failed" "$work/prog.out" ||
+	loom_fail "ar program summary: $(tail -n 1 "$work/prog.out")"
+
+# A bad ar: section is refused on reload; the running one (program: true) stays.
+n_refused=$(grep -c 'reload refused' "$work/loomd.log" || :)
+loom_config "  timeout_ms: $TIMEOUT_MS" "  retries: $RETRIES" "  max_smps: $MAX_SMPS" \
+	"ar:" "  program: maybe"
+kill -HUP "$LOOMD_PID"
+loom_until 50 sh -c "[ \$(grep -c 'reload refused' '$work/loomd.log') -gt $n_refused ]" ||
+	loom_fail "a bad ar: section was not refused on reload"
+grep 'reload refused' "$work/loomd.log" | tail -n 1 | grep -q 'loom.yaml:[0-9]*: ar.program: "maybe" is not true or false' ||
+	loom_fail "the refusal does not name the line and key: $(grep 'reload refused' "$work/loomd.log" | tail -n 1)"
+loom_ctl --json ar program >/dev/null || loom_fail "ar program after a refused reload: exit $?"
+loom_ok "ar program table and summary; a bad ar: on reload is refused (file:line: key) and programming stays on"
+
 # ---- --cached, the table, and --db with loomd stopped -----------------------------------------
 loom_ctl ar status --cached >"$work/ar.out" || loom_fail "ar status --cached"
 grep -q '^SWITCH  *GUID  *SUPPORTED  *ENABLED  *GROUPS-USED  *CAPACITY  *REASON$' "$work/ar.out" ||
@@ -147,5 +258,9 @@ rc=0; "$B/loomctl" --db "$work/loom.db" ar 2>/dev/null || rc=$?
 [ $rc = 2 ] || loom_fail "ar without a subcommand: exit $rc"
 rc=0; "$B/loomctl" --db "$work/loom.db" ar status extra 2>/dev/null || rc=$?
 [ $rc = 2 ] || loom_fail "ar status with an extra argument: exit $rc"
+rc=0; "$B/loomctl" --db "$work/loom.db" ar program 2>/dev/null || rc=$?
+[ $rc = 2 ] || loom_fail "ar program with --db: exit $rc"
+rc=0; "$B/loomctl" --db "$work/loom.db" ar program --dry-run extra 2>/dev/null || rc=$?
+[ $rc = 2 ] || loom_fail "ar program with an extra argument: exit $rc"
 loom_ok "usage errors exit 2"
 echo "ar.sh: all ok"

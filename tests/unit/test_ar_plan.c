@@ -72,7 +72,7 @@ static struct ar_plan *plan_of(const struct rt_ar *ar, size_t s, const struct ar
 			       uint16_t sl_mask)
 {
 	char err[256] = "";
-	struct ar_plan *p = ar_plan_new(&ar->sw[s], ar->max_lid, cap, sl_mask, err, sizeof(err));
+	struct ar_plan *p = ar_plan_new(&ar->sw[s], ar->max_lid, cap, sl_mask, 0, err, sizeof(err));
 
 	ck_assert_msg(p != NULL, "switch %zu: ar_plan_new: %s", s, err);
 	return p;
@@ -239,7 +239,7 @@ START_TEST(the_arinfo_sets_keep_what_loom_does_not_manage_and_set_the_sl_mask)
 
 	while (ar->sw[leaf].n_groups == 0)
 		leaf++;
-	cap.fr_enabled = 1;
+	cap.rn_xmit_enabled = 1;
 	cap.ageing_time_value = 12345;
 	cap.by_transport_disable = 0x5;
 	cap.enable_by_sl_mask_hbf = 0x00F0;
@@ -251,7 +251,7 @@ START_TEST(the_arinfo_sets_keep_what_loom_does_not_manage_and_set_the_sl_mask)
 	ck_assert_uint_eq(got.by_sl_en, 1);
 	ck_assert_uint_eq(got.enable_by_sl_mask, 0x0003);
 	ck_assert_uint_eq(got.sub_grps_active, 0);
-	ck_assert_uint_eq(got.fr_enabled, 1);
+	ck_assert_uint_eq(got.rn_xmit_enabled, 1);
 	ck_assert_uint_eq(got.ageing_time_value, 12345);
 	ck_assert_uint_eq(got.by_transport_disable, 0x5);
 	ck_assert_uint_eq(got.enable_by_sl_mask_hbf, 0x00F0);
@@ -267,6 +267,67 @@ START_TEST(the_arinfo_sets_keep_what_loom_does_not_manage_and_set_the_sl_mask)
 	ck_assert_int_eq(ar_mad_info_decode(p->mad[p->n - 1].data, 64, &got, err, sizeof(err)), 0);
 	ck_assert_uint_eq(got.by_sl_en, 0);
 	ck_assert_uint_eq(p->sl_mask, AR_PLAN_ALL_SLS);
+	ar_plan_free(p);
+	rt_ar_free(ar);
+	fixture_routed_free(&r);
+}
+END_TEST
+
+/* SHIELD (fast link fault recovery): fr_enabled 1 in both ARInfo Sets only
+ * when asked for and the switch reports is_fr_sup; asked for on a switch
+ * without it, the plan is made without it (not refused); not asked for, it
+ * is turned off even where the switch had it on. ar_plan_check holds the
+ * read-back to p->fr_enabled. */
+START_TEST(shield_sets_fr_enabled_only_where_the_switch_supports_it)
+{
+	struct routed r = route_ftree(fattree(2, 8, 32, 0));
+	struct rt_ar *ar = tree_groups(&r, RT_AR_DEFAULT_CAPACITY);
+	struct ar_mad_info cap = caps(64, 1), first, last;
+	struct ar_plan *p;
+	char err[256] = "";
+	size_t leaf = 0;
+
+	while (ar->sw[leaf].n_groups == 0)
+		leaf++;
+	cap.is_fr_sup = 1;
+	p = ar_plan_new(&ar->sw[leaf], ar->max_lid, &cap, AR_PLAN_ALL_SLS, AR_PLAN_SHIELD, err,
+			sizeof(err));
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert_uint_eq(p->fr_enabled, 1);
+	ck_assert_int_eq(ar_mad_info_decode(p->mad[0].data, 64, &first, err, sizeof(err)), 0);
+	ck_assert_int_eq(ar_mad_info_decode(p->mad[p->n - 1].data, 64, &last, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(first.fr_enabled, 1);
+	ck_assert_uint_eq(last.fr_enabled, 1);
+	ck_assert_msg(ar_plan_check(p, &ar->sw[leaf], ar->max_lid, err, sizeof(err)) == 0, "%s",
+		      err);
+	/* A read-back where the switch dropped it is caught. */
+	last.fr_enabled = 0;
+	ck_assert_int_eq(ar_mad_info_encode(&last, p->mad[p->n - 1].data, 64, err, sizeof(err)),
+			 0);
+	ck_assert_int_eq(ar_plan_check(p, &ar->sw[leaf], ar->max_lid, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "fr_enabled 0, expected 1"), "%s", err);
+	ar_plan_free(p);
+	/* Asked for, not supported: made without it. */
+	cap.is_fr_sup = 0;
+	p = ar_plan_new(&ar->sw[leaf], ar->max_lid, &cap, AR_PLAN_ALL_SLS, AR_PLAN_SHIELD, err,
+			sizeof(err));
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert_uint_eq(p->fr_enabled, 0);
+	ck_assert_int_eq(ar_mad_info_decode(p->mad[p->n - 1].data, 64, &last, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(last.fr_enabled, 0);
+	ar_plan_free(p);
+	/* Not asked for: off, even where the switch had it on. */
+	cap.is_fr_sup = 1;
+	cap.fr_enabled = 1;
+	p = plan_of(ar, leaf, &cap, AR_PLAN_ALL_SLS);
+	ck_assert_uint_eq(p->fr_enabled, 0);
+	ck_assert_int_eq(ar_mad_info_decode(p->mad[p->n - 1].data, 64, &last, err, sizeof(err)),
+			 0);
+	ck_assert_uint_eq(last.fr_enabled, 0);
+	ck_assert_msg(ar_plan_check(p, &ar->sw[leaf], ar->max_lid, err, sizeof(err)) == 0, "%s",
+		      err);
 	ar_plan_free(p);
 	rt_ar_free(ar);
 	fixture_routed_free(&r);
@@ -289,7 +350,7 @@ START_TEST(plans_are_refused_with_both_numbers_when_the_switch_cannot_take_them)
 	n = ar->sw[s].n_groups;
 	/* One group too few. */
 	cap = caps(n - 1, 1);
-	ck_assert_ptr_null(ar_plan_new(&ar->sw[s], ar->max_lid, &cap, AR_PLAN_ALL_SLS, err,
+	ck_assert_ptr_null(ar_plan_new(&ar->sw[s], ar->max_lid, &cap, AR_PLAN_ALL_SLS, 0, err,
 				       sizeof(err)));
 	snprintf(num, sizeof(num), "%u AR groups", n);
 	ck_assert_msg(strstr(err, num) && strstr(err, "group_cap"), "%s", err);
@@ -300,13 +361,13 @@ START_TEST(plans_are_refused_with_both_numbers_when_the_switch_cannot_take_them)
 	ar_plan_free(plan_of(ar, s, &cap, AR_PLAN_ALL_SLS));
 	/* No AR at all. */
 	cap = caps(0, 1);
-	ck_assert_ptr_null(ar_plan_new(&ar->sw[s], ar->max_lid, &cap, AR_PLAN_ALL_SLS, err,
+	ck_assert_ptr_null(ar_plan_new(&ar->sw[s], ar->max_lid, &cap, AR_PLAN_ALL_SLS, 0, err,
 				       sizeof(err)));
 	ck_assert_msg(strstr(err, "no adaptive routing") && strstr(err, "group_cap is 0"), "%s",
 		      err);
 	/* AR on some SLs only, but the switch can only do all. */
 	cap = caps(RT_AR_DEFAULT_CAPACITY, 0);
-	ck_assert_ptr_null(ar_plan_new(&ar->sw[s], ar->max_lid, &cap, 0x0001, err, sizeof(err)));
+	ck_assert_ptr_null(ar_plan_new(&ar->sw[s], ar->max_lid, &cap, 0x0001, 0, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "by_sl_cap") && strstr(err, "0x0001"), "%s", err);
 	ar_plan_free(plan_of(ar, s, &cap, AR_PLAN_ALL_SLS));
 	rt_ar_free(ar);
@@ -354,23 +415,23 @@ START_TEST(lids_beyond_the_ar_lft_and_non_ports_in_groups_are_refused)
 
 	/* The SX LFT ends at LID 49151 (3072 blocks of 16). */
 	hand_init(&h, 49152);
-	ck_assert_ptr_null(ar_plan_new(&h.sw, 49152, &cap, AR_PLAN_ALL_SLS, err, sizeof(err)));
+	ck_assert_ptr_null(ar_plan_new(&h.sw, 49152, &cap, AR_PLAN_ALL_SLS, 0, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "49152") && strstr(err, "3073") && strstr(err, "3072"), "%s",
 		      err);
-	ck_assert_ptr_nonnull(p = ar_plan_new(&h.sw, 49151, &cap, AR_PLAN_ALL_SLS, err,
+	ck_assert_ptr_nonnull(p = ar_plan_new(&h.sw, 49151, &cap, AR_PLAN_ALL_SLS, 0, err,
 					      sizeof(err)));
 	ck_assert_uint_eq(p->n, 3072 + 1 + 2);
 	ck_assert_msg(ar_plan_check(p, &h.sw, 49151, err, sizeof(err)) == 0, "%s", err);
 	ar_plan_free(p);
 	/* Port 255 is the LFT's "unreachable", port 0 the switch: no member. */
 	rt_ar_ports_add(&h.set[0], 255);
-	ck_assert_ptr_null(ar_plan_new(&h.sw, 15, &cap, AR_PLAN_ALL_SLS, err, sizeof(err)));
+	ck_assert_ptr_null(ar_plan_new(&h.sw, 15, &cap, AR_PLAN_ALL_SLS, 0, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "port 255"), "%s", err);
 	hand_free(&h);
 	/* A LID whose static port is not in its group. */
 	hand_init(&h, 15);
 	h.sw.port[1] = 3;
-	ck_assert_ptr_null(ar_plan_new(&h.sw, 15, &cap, AR_PLAN_ALL_SLS, err, sizeof(err)));
+	ck_assert_ptr_null(ar_plan_new(&h.sw, 15, &cap, AR_PLAN_ALL_SLS, 0, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "LID 1") && strstr(err, "port 3"), "%s", err);
 	hand_free(&h);
 }
@@ -388,7 +449,7 @@ START_TEST(a_hand_made_switch_gives_the_entries_the_static_lft_implies)
 	char err[256] = "";
 
 	hand_init(&h, 20);
-	p = ar_plan_new(&h.sw, 20, &cap, AR_PLAN_ALL_SLS, err, sizeof(err));
+	p = ar_plan_new(&h.sw, 20, &cap, AR_PLAN_ALL_SLS, 0, err, sizeof(err));
 	ck_assert_msg(p != NULL, "%s", err);
 	ck_assert_uint_eq(p->n, 1 + 1 + 2 + 1);  /* LIDs 0..20: 2 blocks */
 	ck_assert_int_eq(ar_mad_group_decode(p->mad[1].data, 64, &gb, err, sizeof(err)), 0);
@@ -416,7 +477,7 @@ START_TEST(a_hand_made_switch_gives_the_entries_the_static_lft_implies)
 	/* No group at all: the tables are written static and AR stays off. */
 	h.sw.n_groups = 0;
 	h.sw.group[1] = RT_AR_NO_GROUP;
-	p = ar_plan_new(&h.sw, 20, &cap, AR_PLAN_ALL_SLS, err, sizeof(err));
+	p = ar_plan_new(&h.sw, 20, &cap, AR_PLAN_ALL_SLS, 0, err, sizeof(err));
 	ck_assert_msg(p != NULL, "%s", err);
 	ck_assert_uint_eq(p->n, 2 + 2);
 	ck_assert_msg(ar_plan_check(p, &h.sw, 20, err, sizeof(err)) == 0, "%s", err);
@@ -559,6 +620,7 @@ int main(void)
 	tcase_add_test(tc, every_switch_of_degraded_trees_gets_a_plan_that_programs_it);
 	tcase_add_test(tc, lids_dropped_for_capacity_are_static_entries_to_their_static_port);
 	tcase_add_test(tc, the_arinfo_sets_keep_what_loom_does_not_manage_and_set_the_sl_mask);
+	tcase_add_test(tc, shield_sets_fr_enabled_only_where_the_switch_supports_it);
 	tcase_add_test(tc, plans_are_refused_with_both_numbers_when_the_switch_cannot_take_them);
 	tcase_add_test(tc, lids_beyond_the_ar_lft_and_non_ports_in_groups_are_refused);
 	tcase_add_test(tc, a_hand_made_switch_gives_the_entries_the_static_lft_implies);

@@ -10,7 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ar_plan.h"
 #include "config.h"
+#include "route_ar.h"
 #include "log.h"
 
 static char err[1024];
@@ -288,6 +290,16 @@ static const struct { const char *text, *prefix; } bad[] = {
 	  "t.yaml:5: discovery.subnets[1]: a port 1 is already discovery.subnets[0] (\"x\")" },
 	{ "discovery:\n  subnets:\n    - ca: cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc\n",
 	  "t.yaml:3: discovery.subnets[0].name: the default name \"<ca>/<port>\" would be longer than 63 bytes" },
+	/* ar: */
+	{ "ar:\n  program: yes\n", "t.yaml:2: ar.program: \"yes\" is not true or false" },
+	{ "ar:\n  mode: updown\n", "t.yaml:2: ar.mode: \"updown\" is not tree or lag" },
+	{ "ar:\n  sls: [0, 16]\n", "t.yaml:2: ar.sls: " },
+	{ "ar:\n  sls: [1, 1]\n", "t.yaml:2: ar.sls: SL 1 is listed twice" },
+	{ "ar:\n  sls: []\n", "t.yaml:2: ar.sls: an empty list leaves AR on no SL" },
+	{ "ar:\n  sls: some\n", "t.yaml:2: ar.sls: expected all or a list of SLs 0..15" },
+	{ "ar:\n  shield: true\n  sheild: true\n", "t.yaml:3: ar.sheild: unknown key (program, mode, sls, shield)" },
+	{ "ar:\n  program: true\n  program: false\n", "t.yaml:3: ar.program: duplicate key (first on line 2)" },
+	{ "ar: [program]\n", "t.yaml:1: ar: " },
 	/* YAML itself */
 	{ "log:\n  level: info\n target: stderr\n", "t.yaml:3: syntax error: " },
 	{ "discovery:\n  interval: [5\n", "t.yaml:3: syntax error: " },
@@ -523,6 +535,33 @@ START_TEST(roce_and_switch_typos_are_refused_naming_line_and_key)
 }
 END_TEST
 
+/* ar: off by default (program false: the attribute modifiers are not
+ * confirmed), tree groups on every SL without SHIELD; each key read. */
+START_TEST(ar_section_defaults_to_not_programming_and_reads_every_key)
+{
+	struct loom_config c;
+
+	config_defaults(&c);
+	ck_assert_int_eq(c.ar_program, 0);
+	ck_assert_int_eq(c.ar_mode, RT_AR_TREE);
+	ck_assert_uint_eq(c.ar_sl_mask, AR_PLAN_ALL_SLS);
+	ck_assert_int_eq(c.ar_shield, 0);
+	loaded("ar:\n  program: true\n  mode: lag\n  sls: [0, 3, 15]\n  shield: true\n", &c);
+	ck_assert_int_eq(c.ar_program, 1);
+	ck_assert_int_eq(c.ar_mode, RT_AR_LAG);
+	ck_assert_uint_eq(c.ar_sl_mask, 0x8009);
+	ck_assert_int_eq(c.ar_shield, 1);
+	loaded("ar: {program: true}\n", &c);
+	ck_assert_int_eq(c.ar_program, 1);
+	ck_assert_int_eq(c.ar_mode, RT_AR_TREE);
+	ck_assert_uint_eq(c.ar_sl_mask, AR_PLAN_ALL_SLS);
+	loaded("ar:\n", &c);
+	ck_assert_int_eq(c.ar_program, 0);
+	round_trip("ar:\n  program: true\n  mode: lag\n  sls: [2, 5]\n  shield: true\n");
+	round_trip("ar: {sls: all}\n");
+}
+END_TEST
+
 START_TEST(print_then_load_gives_the_same_config)
 {
 	round_trip("");
@@ -622,7 +661,12 @@ START_TEST(print_writes_every_key_in_order)
 			 "    pause_threshold_bytes: 0\n"
 			 "  interval: 300\n"
 			 "  reapply: false\n"
-			 "switches: []\n");
+			 "switches: []\n"
+			 "ar:\n"
+			 "  program: false\n"
+			 "  mode: tree\n"
+			 "  sls: all\n"
+			 "  shield: false\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);
@@ -661,6 +705,7 @@ int main(void)
 	tcase_add_test(tc, roce_and_switch_typos_are_refused_naming_line_and_key);
 	tcase_add_test(tc, print_then_load_gives_the_same_config);
 	tcase_add_test(tc, awkward_strings_survive_the_round_trip);
+	tcase_add_test(tc, ar_section_defaults_to_not_programming_and_reads_every_key);
 	tcase_add_test(tc, print_writes_every_key_in_order);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

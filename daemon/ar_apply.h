@@ -1,0 +1,27 @@
+/* daemon/ar_apply.h: the control command "ar-program" (CTL_WRITE): program
+ * NVIDIA adaptive routing on every switch of a subnet (issue 7) in a
+ * `loomd --program-ar` child (daemon/ar_write.h) on a worker thread, record
+ * an event per switch and the new AR status (daemon/store_ar.h), and answer
+ * with every switch's result. Refused unless loom.yaml has ar.program: true
+ * or the request is a dry run: the attribute modifiers of the AR tables are
+ * not confirmed (docs/ar-mad-notes.md). */
+#ifndef LOOMD_AR_APPLY_H
+#define LOOMD_AR_APPLY_H
+
+#include <stddef.h>
+
+struct event_base;
+struct ctl;
+struct loom_config;
+struct ar_apply;
+
+struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config *conf,
+			      char *err, size_t errlen);
+/* Waits for a run under way and answers it. Call before ctl_free(). */
+void ar_apply_free(struct ar_apply *a);
+/* ar: settings, MAD settings and database path for the runs from now on. */
+void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf);
+/* Register "ar-program" (CTL_WRITE). */
+int ar_apply_register(struct ar_apply *a, struct ctl *ctl);
+
+#endif
