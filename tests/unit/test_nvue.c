@@ -74,8 +74,7 @@ static void spawn_server(const char *cert, const char *key, pid_t *pid, int *por
 
 	ck_assert_int_eq(pipe(fd), 0);
 	*pid = fork();
-	ck_assert_int_ge(*pid, 0);
-	if (*pid == 0) {
+	if (*pid == 0) {  /* no check assertions in the child */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(fd[1], 1);
 		close(fd[0]);
@@ -89,6 +88,7 @@ static void spawn_server(const char *cert, const char *key, pid_t *pid, int *por
 			       "--password", PASSWORD, (char *)NULL);
 		_exit(127);
 	}
+	ck_assert_int_ge(*pid, 0);
 	close(fd[1]);
 	f = fdopen(fd[0], "r");
 	ck_assert_ptr_nonnull(f);

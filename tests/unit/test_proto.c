@@ -280,11 +280,11 @@ START_TEST(send_and_recv_over_a_socket)
 	big[sizeof(big) - 1] = '\0';
 	msg = proto_response_ok_new(3, json_pack("{s:s}", "blob", big));
 	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
+	if (pid == 0) {  /* no check assertions in the child */
 		close(sv[1]);
 		_exit(proto_send_fd(sv[0], msg, PROTO_MAX_RESPONSE) == 0 ? 0 : 1);
 	}
+	ck_assert_int_ge(pid, 0);
 	close(sv[0]);
 	ck_assert_int_eq(proto_recv_fd(sv[1], PROTO_MAX_RESPONSE, &back), 0);
 	ck_assert(json_equal(msg, back));
