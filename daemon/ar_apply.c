@@ -7,6 +7,13 @@
  * into the request when it starts, so a reload during a run changes the
  * next run, not this one.
  *
+ * Runs also start by themselves (ar_apply_lft_changed): OpenSM's reroute
+ * sets new static tables, which turns AR off on NVIDIA switches, so once
+ * its LFT changes have settled for ar.after_reroute_s the subnet of that
+ * OpenSM is programmed again. Such a run has no request; its results are
+ * logged and recorded like any other. A change during a run makes one more
+ * run after it, never two at once.
+ *
  * request: {"subnet": "..."?, "dry_run": bool?}
  * reply:   {"subnet":"...","dry_run":bool,"run":{...the child's done line},
  *           "switches":[ar_program_json...],"events":N} */
@@ -22,8 +29,10 @@
 #include <string.h>
 
 #include <event2/event.h>
+#include <sqlite3.h>
 
 #include "ar_write.h"
+#include "ibtypes.h"
 #include "config.h"
 #include "ctl.h"
 #include "log.h"
@@ -35,7 +44,8 @@
 
 struct ar_apply_rq {
 	struct ar_apply *a;
-	struct ctl_req *req;
+	struct ctl_req *req;           /* NULL: a run after OpenSM's reroute */
+	uint64_t sm_guid;              /* that OpenSM's port (0: none) */
 	pthread_t thread;
 	atomic_int finished;
 	int has_subnet;
@@ -53,9 +63,13 @@ struct ar_apply {
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
 	int program;
+	int after_reroute_s;
 	struct ar_write_opts opts;
 	struct loop_wake *wake;
 	struct ar_apply_rq *running;
+	struct event *settle;          /* armed after an LFT change */
+	uint64_t pending_sm;           /* the OpenSM whose change it waits for */
+	int again;                     /* a change came during the run */
 };
 
 /* ---- the worker thread --------------------------------------------------- */
@@ -77,15 +91,16 @@ static int run(struct ar_apply_rq *q, struct store *st, const char *name, const 
 	}
 	/* A dry run changes nothing: no event, no status. */
 	if (!q->opts.dry_run &&
-	    (rc = store_record_ar_program(st, name, done, switches, &n_events)) < 0) {
+	    (rc = store_record_ar_program(st, name, !q->req, done, switches, &n_events)) < 0) {
 		snprintf(q->err, sizeof(q->err), "the AR programming ran but could not be "
 			 "recorded: %s", strerror(-rc));
 		log_err("subnet %s: %s", name, q->err);
 		goto out;
 	}
-	log_notice("subnet %s: AR %s of %zu switches: %lld programmed, %lld unsupported, %lld "
+	log_notice("subnet %s: AR %s of %zu switches%s: %lld programmed, %lld unsupported, %lld "
 		   "refused, %lld failed, %lld SMPs", name, q->opts.dry_run ? "dry run" : "program",
 		   json_array_size(switches),
+		   q->req ? "" : " (after OpenSM changed the forwarding tables)",
 		   (long long)json_integer_value(json_object_get(done, "programmed")),
 		   (long long)json_integer_value(json_object_get(done, "unsupported")),
 		   (long long)json_integer_value(json_object_get(done, "refused")),
@@ -103,6 +118,26 @@ out:
 	return rc;
 }
 
+/* The subnet whose stored fabric has the port sm_guid (the OpenSM that
+ * rerouted) into q->subnet; nothing when none has (then the only subnet). */
+static void subnet_of_sm(struct ar_apply_rq *q, sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	char guid[24];
+
+	if (!q->sm_guid || sqlite3_prepare_v2(db, "SELECT s.name FROM ports p JOIN subnets s "
+					      "ON s.id = p.subnet_id WHERE p.guid = ? LIMIT 1",
+					      -1, &s, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(s, 1, ibt_guid_str(q->sm_guid, guid, sizeof(guid)), -1,
+			  SQLITE_TRANSIENT);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		snprintf(q->subnet, sizeof(q->subnet), "%s", sqlite3_column_text(s, 0));
+		q->has_subnet = 1;
+	}
+	sqlite3_finalize(s);
+}
+
 static void *rq_thread(void *arg)
 {
 	struct ar_apply_rq *q = arg;
@@ -114,6 +149,8 @@ static void *rq_thread(void *arg)
 		q->rc = -EIO;
 		goto done;
 	}
+	if (!q->req)
+		subnet_of_sm(q, store_db(st));
 	q->rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
 			     ca, sizeof(ca), &port, q->err, sizeof(q->err));
 	if (q->rc == 0)
@@ -128,6 +165,8 @@ done:
 
 /* ---- the loop ---------------------------------------------------------------- */
 
+static void arm(struct ar_apply *a);
+
 static void reap(struct ar_apply *a, int wait)
 {
 	struct ar_apply_rq *q = a->running;
@@ -135,7 +174,12 @@ static void reap(struct ar_apply *a, int wait)
 	if (!q || (!wait && !atomic_load(&q->finished)))
 		return;
 	pthread_join(q->thread, NULL);
-	if (q->rc == 0)
+	if (!q->req) {
+		/* A run of our own: run() logged its outcome; say a failure. */
+		if (q->rc < 0)
+			log_warn("AR program after OpenSM's reroute: %s", q->err);
+		json_decref(q->result);
+	} else if (q->rc == 0)
 		ctl_reply_ok(q->req, q->result);
 	else if (q->rc == -ENOENT)
 		ctl_reply_err(q->req, PROTO_ERR_NOTFOUND, "%s", q->err);
@@ -145,6 +189,10 @@ static void reap(struct ar_apply *a, int wait)
 		ctl_reply_err(q->req, PROTO_ERR_FAILED, "%s", q->err);
 	a->running = NULL;
 	free(q);
+	if (a->again && !wait) {
+		a->again = 0;
+		arm(a);
+	}
 }
 
 static void wake_cb(void *arg)
@@ -152,12 +200,77 @@ static void wake_cb(void *arg)
 	reap(arg, 0);
 }
 
+/* A run with the settings as they are now, answering req (NULL: none). */
+static int start(struct ar_apply *a, struct ctl_req *req, const char *subnet, int dry_run,
+		 uint64_t sm_guid)
+{
+	struct ar_apply_rq *q = calloc(1, sizeof(*q));
+	int rc;
+
+	if (!q)
+		return -ENOMEM;
+	q->a = a;
+	q->req = req;
+	q->sm_guid = sm_guid;
+	if ((q->has_subnet = subnet != NULL))
+		snprintf(q->subnet, sizeof(q->subnet), "%s", subnet);
+	snprintf(q->db_path, sizeof(q->db_path), "%s", a->db_path);
+	q->timeout_ms = a->timeout_ms;
+	q->retries = a->retries;
+	q->max_smps = a->max_smps;
+	q->opts = a->opts;
+	q->opts.dry_run = dry_run;
+	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
+		log_err("cannot start an AR program thread: %s", strerror(rc));
+		free(q);
+		return -rc;
+	}
+	a->running = q;
+	return 0;
+}
+
+static void settle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ar_apply *a = arg;
+	int rc;
+
+	(void)fd;
+	(void)what;
+	if (!a->program || !a->after_reroute_s)
+		return;
+	if (a->running) {
+		a->again = 1;  /* after this run, one more for the new tables */
+		return;
+	}
+	log_info("OpenSM 0x%016llx changed the forwarding tables %d s ago: programming AR "
+		 "again", (unsigned long long)a->pending_sm, a->after_reroute_s);
+	if ((rc = start(a, NULL, NULL, 0, a->pending_sm)) < 0)
+		log_err("AR program after OpenSM's reroute: %s", strerror(-rc));
+}
+
+static void arm(struct ar_apply *a)
+{
+	struct timeval tv = { a->after_reroute_s, 0 };
+
+	if (a->settle && evtimer_add(a->settle, &tv) < 0)
+		log_err("AR program: cannot arm its timer");
+}
+
+void ar_apply_lft_changed(void *arg, uint64_t sm_guid)
+{
+	struct ar_apply *a = arg;
+
+	if (!a->program || !a->after_reroute_s)
+		return;
+	a->pending_sm = sm_guid;
+	arm(a);  /* again: the wait starts over with each change */
+}
+
 static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct ar_apply *a = arg;
 	json_t *dry = json_object_get(args, "dry_run");
 	json_t *subnet = json_object_get(args, "subnet");
-	struct ar_apply_rq *q;
 	int rc;
 
 	if (dry && !json_is_boolean(dry)) {
@@ -183,27 +296,9 @@ static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
 			      "again when it is done");
 		return;
 	}
-	if (!(q = calloc(1, sizeof(*q)))) {
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
-		return;
-	}
-	q->a = a;
-	q->req = req;
-	if ((q->has_subnet = json_is_string(subnet)))
-		snprintf(q->subnet, sizeof(q->subnet), "%s", json_string_value(subnet));
-	snprintf(q->db_path, sizeof(q->db_path), "%s", a->db_path);
-	q->timeout_ms = a->timeout_ms;
-	q->retries = a->retries;
-	q->max_smps = a->max_smps;
-	q->opts = a->opts;
-	q->opts.dry_run = json_is_true(dry);
-	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
-		log_err("cannot start an AR program thread: %s", strerror(rc));
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(rc));
-		free(q);
-		return;
-	}
-	a->running = q;
+	if ((rc = start(a, req, json_is_string(subnet) ? json_string_value(subnet) : NULL,
+			json_is_true(dry), 0)) < 0)
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a run: %s", strerror(-rc));
 }
 
 /* ---- life cycle ------------------------------------------------------------------ */
@@ -219,6 +314,9 @@ void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf)
 	a->opts.sl_mask = conf->ar_sl_mask;
 	a->opts.shield = conf->ar_shield;
 	a->opts.dry_run = 0;
+	a->after_reroute_s = conf->ar_after_reroute_s;
+	if ((!a->program || !a->after_reroute_s) && a->settle)
+		evtimer_del(a->settle);
 }
 
 struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config *conf,
@@ -232,6 +330,11 @@ struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config 
 	}
 	a->base = base;
 	ar_apply_reconfigure(a, conf);
+	if (!(a->settle = evtimer_new(base, settle_cb, a))) {
+		snprintf(err, errlen, "cannot make a timer");
+		ar_apply_free(a);
+		return NULL;
+	}
 	if (!(a->wake = loop_wake_new(base, wake_cb, a, "AR program events", err, errlen))) {
 		ar_apply_free(a);
 		return NULL;
@@ -244,6 +347,8 @@ void ar_apply_free(struct ar_apply *a)
 	if (!a)
 		return;
 	reap(a, 1);
+	if (a->settle)
+		event_free(a->settle);
 	loop_wake_free(a->wake);
 	free(a);
 }

@@ -9,6 +9,7 @@
 #define LOOMD_AR_APPLY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct event_base;
 struct ctl;
@@ -23,5 +24,11 @@ void ar_apply_free(struct ar_apply *a);
 void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf);
 /* Register "ar-program" (CTL_WRITE). */
 int ar_apply_register(struct ar_apply *a, struct ctl *ctl);
+
+/* OpenSM sm_guid changed forwarding tables (osm_report_on_lft_change's
+ * hook; arg is the ar_apply). With ar.program and ar.after_reroute_s, a run
+ * on that OpenSM's subnet starts once no change came for after_reroute_s
+ * seconds (NVIDIA switches turn AR off when their static table is set). */
+void ar_apply_lft_changed(void *arg, uint64_t sm_guid);
 
 #endif

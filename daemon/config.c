@@ -416,8 +416,10 @@ static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
 	if (!sc->name[0]) {
 		/* The same default as the sweeper gives an autodetected port,
 		 * so configuring a port explicitly keeps its history. */
-		int n = snprintf(sc->name, sizeof(sc->name), "%s/%d", sc->ca, sc->port);
+		char name[sizeof(sc->name)];  /* not straight into sc: gcc fears overlap */
+		int n = snprintf(name, sizeof(name), "%s/%d", sc->ca, sc->port);
 
+		memcpy(sc->name, name, sizeof(name));
 		if (n < 0 || (size_t)n >= sizeof(sc->name))
 			return cfg_fail(p, cfg_line(item), key,
 					  "the default name \"<ca>/<port>\" would be longer than "

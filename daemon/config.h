@@ -102,6 +102,8 @@ struct loom_config {
 	int ar_mode;                    /* ar.mode: enum rt_ar_mode, tree (default) or lag */
 	unsigned ar_sl_mask;            /* ar.sls: the SLs under AR; 0xFFFF every SL */
 	int ar_shield;                  /* ar.shield: fast link fault recovery where supported */
+	int ar_after_reroute_s;         /* ar.after_reroute_s: program again this long after
+					 * OpenSM's last LFT change (0: never by itself) */
 
 	/* switches: */
 	int n_switches;

@@ -7,6 +7,7 @@
  *     mode: tree         # tree | lag: the groups (lib/route_ar.h)
  *     sls: all           # or a list of SLs, [0, 1]
  *     shield: false      # fast link fault recovery where switches have it
+ *     after_reroute_s: 5 # program again once OpenSM's LFT changes settle
  *
  * program defaults to false because the attribute modifiers of the AR
  * tables are not confirmed from any public source (docs/ar-mad-notes.md):
@@ -28,6 +29,7 @@ void config_defaults_ar(struct loom_config *c)
 	c->ar_mode = RT_AR_TREE;
 	c->ar_sl_mask = AR_PLAN_ALL_SLS;
 	c->ar_shield = 0;
+	c->ar_after_reroute_s = 5;
 }
 
 static int parse_mode(struct parse *p, const yaml_node_t *v, const char *key)
@@ -107,8 +109,15 @@ int config_parse_ar(struct parse *p, const yaml_node_t *v)
 			rc = parse_sls(p, val, key);
 		else if (!strcmp(name, "shield"))
 			rc = cfg_bool(p, val, key, &p->c->ar_shield);
-		else
-			rc = cfg_fail(p, cfg_line(k), key, "unknown key (program, mode, sls, shield)");
+		else if (!strcmp(name, "after_reroute_s")) {
+			long long s;
+
+			rc = cfg_int(p, val, key, 0, 3600, 1, &s);
+			if (rc == 0)
+				p->c->ar_after_reroute_s = (int)s;
+		} else
+			rc = cfg_fail(p, cfg_line(k), key, "unknown key (program, mode, sls, shield, "
+				      "after_reroute_s)");
 		if (rc < 0)
 			return rc;
 	}
@@ -131,5 +140,6 @@ void config_print_ar(FILE *out, const struct loom_config *c)
 			}
 		fputc(']', out);
 	}
-	fprintf(out, "\n  shield: %s\n", c->ar_shield ? "true" : "false");
+	fprintf(out, "\n  shield: %s\n  after_reroute_s: %d\n", c->ar_shield ? "true" : "false",
+		c->ar_after_reroute_s);
 }

@@ -333,6 +333,8 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("OpenSM report socket %s: %s", d.conf->osm_socket_path, err);
 		goto out;
 	}
+	/* A reroute turns AR off on NVIDIA switches: program it again. */
+	osm_report_on_lft_change(d.osm, ar_apply_lft_changed, d.ar_apply);
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
 	    queries_register(d.ctl, store_db(d.store)) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||

@@ -50,6 +50,8 @@ struct osm_report {
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	unsigned long refused;    /* malformed reports, for rate-limited logging */
 	int warned_unknown;
+	void (*lft_fn)(void *arg, uint64_t sm_guid);  /* osm_report_on_lft_change */
+	void *lft_arg;
 	char buf[OSM_REPORT_MAX]; /* one datagram */
 };
 
@@ -262,6 +264,8 @@ static int store_event(struct osm_report *r, const struct head *h, json_t *msg)
 		snprintf(what, sizeof(what), "%lld switch%s, %lld LFT block%s", sw,
 			 sw == 1 ? "" : "es", blocks, blocks == 1 ? "" : "s");
 		log_info("%s: forwarding tables changed on %s", h->sm, what);
+		if (r->lft_fn && blocks != 0)
+			r->lft_fn(r->lft_arg, h->sm_guid);
 		return store_record_osm_event(r->st, h->time, h->sm_guid, "info", "osm_lft_change",
 					      h->sm, "", what);
 	}
@@ -286,6 +290,13 @@ static int store_event(struct osm_report *r, const struct head *h, json_t *msg)
 			 h->type);
 	}
 	return 0;
+}
+
+void osm_report_on_lft_change(struct osm_report *r, void (*fn)(void *arg, uint64_t sm_guid),
+			      void *arg)
+{
+	r->lft_fn = fn;
+	r->lft_arg = arg;
 }
 
 int osm_report_handle(struct osm_report *r, const char *buf, size_t len, double received)

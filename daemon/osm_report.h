@@ -27,6 +27,7 @@
 #define LOOMD_OSM_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct event_base;
 struct ctl;
@@ -40,6 +41,11 @@ struct osm_report *osm_report_new(struct event_base *base, const char *path,
 				  struct store *st, char *err, size_t errlen);
 /* Stop reading, unlink the socket. */
 void osm_report_free(struct osm_report *r);
+/* After each LFT change report with changed blocks, call fn(arg, the
+ * reporting OpenSM's port GUID) on the loop: OpenSM set new forwarding
+ * tables (daemon/ar_apply.c programs adaptive routing again). One hook. */
+void osm_report_on_lft_change(struct osm_report *r, void (*fn)(void *arg, uint64_t sm_guid),
+			      void *arg);
 /* Register `route-runs` (CTL_READ) on ctl. */
 int osm_report_register(struct osm_report *r, struct ctl *ctl);
 

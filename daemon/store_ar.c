@@ -261,7 +261,7 @@ static int program_status(sqlite3 *db, sqlite3_stmt *s, int64_t sid, const json_
 	return rc == SQLITE_DONE ? 0 : fail(db, "write AR switch status");
 }
 
-int store_record_ar_program(struct store *st, const char *subnet, const json_t *done,
+int store_record_ar_program(struct store *st, const char *subnet, int quiet, const json_t *done,
 			    const json_t *switches, size_t *n_events)
 {
 	sqlite3 *db = store_db(st);
@@ -298,13 +298,31 @@ int store_record_ar_program(struct store *st, const char *subnet, const json_t *
 		return fail(db, "begin recording the AR programming");
 	}
 	json_array_foreach(switches, i, sw) {
-		if ((rc = program_status(db, up, sid, sw, time)) < 0 ||
-		    (rc = program_event(st, sid, time, sw)) < 0)
+		const char *result = jstr(sw, "result");
+
+		if ((rc = program_status(db, up, sid, sw, time)) < 0)
+			break;
+		if (quiet && (!strcmp(result, "programmed") || !strcmp(result, "unsupported")))
+			continue;
+		if ((rc = program_event(st, sid, time, sw)) < 0)
 			break;
 		if (n_events)
 			(*n_events)++;
 	}
 	sqlite3_finalize(up);
+	if (rc == 0 && quiet) {
+		char what[200];
+
+		snprintf(what, sizeof(what), "after a reroute: %lld programmed, %lld unsupported, "
+			 "%lld refused, %lld failed",
+			 (long long)json_integer_value(json_object_get(done, "programmed")),
+			 (long long)json_integer_value(json_object_get(done, "unsupported")),
+			 (long long)json_integer_value(json_object_get(done, "refused")),
+			 (long long)json_integer_value(json_object_get(done, "failed")));
+		rc = store_record_event(st, time, sid, "info", "ar_program_run", subnet, "", what);
+		if (rc == 0 && n_events)
+			(*n_events)++;
+	}
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		rc = fail(db, "commit the AR programming");
 	if (rc < 0) {

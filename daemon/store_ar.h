@@ -29,8 +29,11 @@ int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
  * ones disabled (enabled unknown when AR could not be turned off). Switches
  * that were not touched (unsupported, refused) keep what the probe found.
  * *n_events (may be NULL) gets the events written. 0, -ENOENT (subnet
- * never swept) or -errno. */
-int store_record_ar_program(struct store *st, const char *subnet, const json_t *done,
+ * never swept) or -errno.
+ * quiet (a run loomd started after a reroute, which may come often on a
+ * large fabric): per-switch events only for refused and failed switches,
+ * and one ar_program_run event (info, subject the subnet) with the counts. */
+int store_record_ar_program(struct store *st, const char *subnet, int quiet, const json_t *done,
 			    const json_t *switches, size_t *n_events);
 
 #endif

@@ -228,6 +228,63 @@ grep 'reload refused' "$work/loomd.log" | tail -n 1 | grep -q 'loom.yaml:[0-9]*:
 loom_ctl --json ar program >/dev/null || loom_fail "ar program after a refused reload: exit $?"
 loom_ok "ar program table and summary; a bad ar: on reload is refused (file:line: key) and programming stays on"
 
+# ---- after a reroute: loomd programs AR again by itself ---------------------------------------
+# OpenSM stays up now, reporting to loomd; a cable cut makes it reroute and
+# report its LFT changes; after_reroute_s later loomd runs ar program on that
+# OpenSM's subnet: every switch unsupported again, no AR table packet, and
+# one ar_program_run event instead of an event per switch.
+if [ -e "$PLUGIN_DIR/libloomosm.so" ]; then
+	n_reload=$(grep -c 'configuration reloaded' "$work/loomd.log" || :)
+	loom_config "  timeout_ms: $TIMEOUT_MS" "  retries: $RETRIES" "  max_smps: $MAX_SMPS" \
+		"ar:" "  program: true" "  after_reroute_s: 1"
+	kill -HUP "$LOOMD_PID"
+	loom_until 50 sh -c "[ \$(grep -c 'configuration reloaded' '$work/loomd.log') -gt $n_reload ]" ||
+		loom_fail "loomd did not reload"
+	loom_ctl --json events >"$work/ev3.json" || loom_fail "events"
+	rm -f "$work/opensm.log"
+	(OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
+		LOOMOSM_SOCKET=$work/osm.sock exec opensm -F "$work/opensm.conf" \
+		-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+	osm_pid=$!
+	LOOM_PIDS="$LOOM_PIDS $osm_pid"
+	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
+	auto() { grep -c "AR program of .* (after OpenSM changed the forwarding tables)" \
+		"$work/loomd.log" || :; }
+	n_auto=$(auto)
+	n_tables0=$(grep -c 'attr 0xff2[1-3]' "$work/ibsim.log" || :)
+	# The first switch-to-switch cable of the net file.
+	cut=$(awk 'NR == FNR { if (/^Switch/) { split($0, f, "\""); is[f[2]] = 1 }; next }
+		/^Switch/ { split($0, f, "\""); name = f[2]; next }
+		/^[A-Za-z]/ { name = "" }
+		/^\[/ && name != "" { split($0, f, "\""); if (f[2] in is) { p = $0
+			sub(/\].*/, "", p); sub(/^\[/, "", p); print "\"" name "\"[" p "]"; exit } }' \
+		"$work/ft.net" "$work/ft.net")
+	[ -n "$cut" ] || loom_fail "no switch-to-switch cable in the net file"
+	loom_ibsim_cmd "Unlink $cut"
+	loom_until 300 sh -c "[ \$(grep -c 'AR program of .* (after OpenSM changed the forwarding tables)' '$work/loomd.log') -gt $n_auto ]" ||
+		loom_fail "no AR program run after the reroute: $(grep -i 'forwarding tables\|AR program' "$work/loomd.log" | tail -n 5)"
+	grep "(after OpenSM changed the forwarding tables)" "$work/loomd.log" | tail -n 1 |
+		grep -q "AR program of $n_sw switches .*: 0 programmed, $n_sw unsupported, 0 refused, 0 failed" ||
+		loom_fail "the run after the reroute: $(grep 'after OpenSM changed' "$work/loomd.log" | tail -n 1)"
+	[ "$(grep -c 'attr 0xff2[1-3]' "$work/ibsim.log" || :)" = "$n_tables0" ] ||
+		loom_fail "ibsim saw AR table packets after the reroute"
+	loom_until 50 sh -c "'$B/loomctl' -s '$work/loomd.sock' --json events | grep -q ar_program_run" ||
+		loom_fail "no ar_program_run event"
+	loom_ctl --json events >"$work/ev4.json" || loom_fail "events"
+	python3 - "$work/ev3.json" "$work/ev4.json" "$n_sw" <<'EOP' || loom_fail "events of the run after the reroute: $(head -c 2000 "$work/ev4.json")"
+import json, sys
+old = {e["id"] for e in json.load(open(sys.argv[1]))}
+new = [e for e in json.load(open(sys.argv[2])) if e["id"] not in old and e["kind"].startswith("ar_")]
+n = int(sys.argv[3])
+assert [e["kind"] for e in new] == ["ar_program_run"], new
+assert new[0]["new"] == "after a reroute: 0 programmed, %d unsupported, 0 refused, 0 failed" % n, new
+EOP
+	kill "$osm_pid" 2>/dev/null || :
+	wait "$osm_pid" 2>/dev/null || :
+	loom_ok "after a cable cut ($cut) OpenSM rerouted and loomd ran ar program by itself:" \
+		"$n_sw switches unsupported, no AR table packet, one ar_program_run event"
+fi
+
 # ---- --cached, the table, and --db with loomd stopped -----------------------------------------
 loom_ctl ar status --cached >"$work/ar.out" || loom_fail "ar status --cached"
 grep -q '^SWITCH  *GUID  *SUPPORTED  *ENABLED  *GROUPS-USED  *CAPACITY  *REASON$' "$work/ar.out" ||

@@ -297,7 +297,9 @@ static const struct { const char *text, *prefix; } bad[] = {
 	{ "ar:\n  sls: [1, 1]\n", "t.yaml:2: ar.sls: SL 1 is listed twice" },
 	{ "ar:\n  sls: []\n", "t.yaml:2: ar.sls: an empty list leaves AR on no SL" },
 	{ "ar:\n  sls: some\n", "t.yaml:2: ar.sls: expected all or a list of SLs 0..15" },
-	{ "ar:\n  shield: true\n  sheild: true\n", "t.yaml:3: ar.sheild: unknown key (program, mode, sls, shield)" },
+	{ "ar:\n  shield: true\n  sheild: true\n", "t.yaml:3: ar.sheild: unknown key (program, mode, sls, shield, after_reroute_s)" },
+	{ "ar:\n  after_reroute_s: 3601\n", "t.yaml:2: ar.after_reroute_s: " },
+	{ "ar:\n  after_reroute_s: -1\n", "t.yaml:2: ar.after_reroute_s: " },
 	{ "ar:\n  program: true\n  program: false\n", "t.yaml:3: ar.program: duplicate key (first on line 2)" },
 	{ "ar: [program]\n", "t.yaml:1: ar: " },
 	/* YAML itself */
@@ -546,7 +548,10 @@ START_TEST(ar_section_defaults_to_not_programming_and_reads_every_key)
 	ck_assert_int_eq(c.ar_mode, RT_AR_TREE);
 	ck_assert_uint_eq(c.ar_sl_mask, AR_PLAN_ALL_SLS);
 	ck_assert_int_eq(c.ar_shield, 0);
-	loaded("ar:\n  program: true\n  mode: lag\n  sls: [0, 3, 15]\n  shield: true\n", &c);
+	ck_assert_int_eq(c.ar_after_reroute_s, 5);
+	loaded("ar:\n  program: true\n  mode: lag\n  sls: [0, 3, 15]\n  shield: true\n"
+	       "  after_reroute_s: 0\n", &c);
+	ck_assert_int_eq(c.ar_after_reroute_s, 0);
 	ck_assert_int_eq(c.ar_program, 1);
 	ck_assert_int_eq(c.ar_mode, RT_AR_LAG);
 	ck_assert_uint_eq(c.ar_sl_mask, 0x8009);
@@ -557,7 +562,8 @@ START_TEST(ar_section_defaults_to_not_programming_and_reads_every_key)
 	ck_assert_uint_eq(c.ar_sl_mask, AR_PLAN_ALL_SLS);
 	loaded("ar:\n", &c);
 	ck_assert_int_eq(c.ar_program, 0);
-	round_trip("ar:\n  program: true\n  mode: lag\n  sls: [2, 5]\n  shield: true\n");
+	round_trip("ar:\n  program: true\n  mode: lag\n  sls: [2, 5]\n  shield: true\n"
+		   "  after_reroute_s: 30\n");
 	round_trip("ar: {sls: all}\n");
 }
 END_TEST
@@ -666,7 +672,8 @@ START_TEST(print_writes_every_key_in_order)
 			 "  program: false\n"
 			 "  mode: tree\n"
 			 "  sls: all\n"
-			 "  shield: false\n");
+			 "  shield: false\n"
+			 "  after_reroute_s: 5\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);

@@ -190,6 +190,35 @@ START_TEST(events_are_stored_by_kind)
 }
 END_TEST
 
+/* The LFT change hook (daemon/ar_apply.c programs AR again on it): called
+ * with the reporting OpenSM's GUID for a change of some blocks, not for a
+ * change of none, nor for other reports. */
+static unsigned hook_calls;
+static uint64_t hook_guid;
+
+static void hook(void *arg, uint64_t sm_guid)
+{
+	ck_assert_ptr_eq(arg, &hook_calls);
+	hook_calls++;
+	hook_guid = sm_guid;
+}
+
+START_TEST(an_lft_change_of_some_blocks_calls_the_hook_with_the_sm)
+{
+	osm_report_on_lft_change(rep, hook, &hook_calls);
+	ck_assert_int_eq(handle(HEAD "\"type\":\"lft_change\",\"switches\":3,\"blocks\":0,"
+				"\"top_changes\":0,\"after\":\"heavy sweep\"}"), 0);
+	ck_assert_int_eq(handle(HEAD "\"type\":\"subnet_up\",\"nodes\":4,\"switches\":1,"
+				"\"ports\":4,\"gids_in\":0,\"gids_out\":0}"), 0);
+	ck_assert_int_eq(handle(run_ok), 0);
+	ck_assert_uint_eq(hook_calls, 0);
+	ck_assert_int_eq(handle(HEAD "\"type\":\"lft_change\",\"switches\":2,\"blocks\":5,"
+				"\"top_changes\":0,\"after\":\"heavy sweep\"}"), 0);
+	ck_assert_uint_eq(hook_calls, 1);
+	ck_assert_uint_eq(hook_guid, 0x100001);
+}
+END_TEST
+
 START_TEST(malformed_reports_are_refused_and_not_stored)
 {
 	static const char *const bad[] = {
@@ -260,6 +289,7 @@ int main(void)
 	tcase_add_test(tc, run_sent_to_the_socket_is_stored_and_listed);
 	tcase_add_test(tc, failed_run_is_stored_with_a_warning_event);
 	tcase_add_test(tc, events_are_stored_by_kind);
+	tcase_add_test(tc, an_lft_change_of_some_blocks_calls_the_hook_with_the_sm);
 	tcase_add_test(tc, malformed_reports_are_refused_and_not_stored);
 	tcase_add_test(tc, stale_socket_is_replaced_live_one_refused_removed_at_free);
 	suite_add_tcase(s, tc);
