@@ -7,17 +7,22 @@
  * several connections). Every request is answered, including refused ones;
  * the response carries the request's "id".
  *
+ * A write command from a client other than root needs its user name and
+ * groups, which come from NSS (ctl_ident.h): looked up on a thread, the
+ * request held meanwhile (it is the connection's current one, so the
+ * connection waits with it) and checked when the answer comes.
+ *
  * A request lives in struct ctl_req from dispatch until its handler answers.
  * If the client goes away first the request is orphaned (req->client = NULL)
  * and the answer is dropped when it comes. ctl_free() answers whatever is
  * still pending, so handlers must not keep ctl_req pointers past it. */
 #include "autoconf.h"
 #include "ctl.h"
+#include "ctl_ident.h"
 #include "usock.h"
 
 #include <errno.h>
 #include <grp.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +74,9 @@ struct ctl_req {
 	const struct ctl_cmd *cmd;
 	json_int_t id;
 	uid_t uid;
+	gid_t gid;
+	json_t *held;                 /* its arguments while it waits for the
+				       * client's identity (ctl_ident.h) */
 };
 
 struct ctl {
@@ -78,6 +86,7 @@ struct ctl {
 	struct ctl_cmd *cmds;
 	struct ctl_client *clients;
 	struct ctl_req *pending;
+	struct ctl_idents *idents;
 	char admin_group[CTL_GROUP_LEN];
 	char tenant_users[CTL_LIST_LEN];   /* CTL_TENANT: "slurm,..." */
 	char tenant_groups[CTL_LIST_LEN];
@@ -191,126 +200,6 @@ static void client_resume_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- permissions -------------------------------------------------------------------- */
 
-/* getpwuid_r/getgrnam_r want a buffer of unknown size: grow until it fits. */
-static char *nss_buf_grow(char *buf, size_t *len)
-{
-	char *n;
-
-	*len = *len ? *len * 2 : 4096;
-	if (*len > 1024 * 1024 || !(n = realloc(buf, *len))) {
-		free(buf);
-		return NULL;
-	}
-	return n;
-}
-
-/* Is uid/gid in group `name`: its primary group, or a supplementary one in
- * the group database? 1, 0, or -errno (group unknown: -ENOENT). */
-static int in_group(const char *name, uid_t uid, gid_t gid)
-{
-	struct group gr, *grp = NULL;
-	struct passwd pw, *pwp = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	gid_t admin;
-	int rc;
-
-	do {
-		if (!(buf = nss_buf_grow(buf, &len)))
-			return -ENOMEM;
-		rc = getgrnam_r(name, &gr, buf, len, &grp);
-	} while (rc == ERANGE);
-	if (rc || !grp) {
-		free(buf);
-		return rc ? -rc : -ENOENT;
-	}
-	admin = grp->gr_gid;
-	if (gid == admin) {
-		free(buf);
-		return 1;
-	}
-	do {
-		if (!(buf = nss_buf_grow(buf, &len)))
-			return -ENOMEM;
-		rc = getpwuid_r(uid, &pw, buf, len, &pwp);
-	} while (rc == ERANGE);
-	if (rc || !pwp) {
-		/* A uid without a passwd entry has no supplementary groups. */
-		free(buf);
-		return 0;
-	}
-
-	int n = 32;
-	gid_t *groups = NULL;
-	for (;;) {
-		gid_t *g = realloc(groups, sizeof(*groups) * (size_t)n);
-		int want = n;
-
-		if (!g) {
-			free(groups);
-			free(buf);
-			return -ENOMEM;
-		}
-		groups = g;
-		if (getgrouplist(pwp->pw_name, pwp->pw_gid, groups, &want) >= 0) {
-			n = want;
-			break;
-		}
-		/* -1: too small; `want` now says how many there are */
-		if (want <= n || want > 65536) {
-			n = 0;
-			break;
-		}
-		n = want;
-	}
-	rc = 0;
-	for (int i = 0; i < n; i++)
-		rc |= groups[i] == admin;
-	free(groups);
-	free(buf);
-	return rc;
-}
-
-/* Is the uid's user name in `list` ("a,b,c")? */
-static int user_in_list(const char *list, uid_t uid)
-{
-	struct passwd pw, *pwp = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	int rc;
-
-	if (!list[0])
-		return 0;
-	do {
-		if (!(buf = nss_buf_grow(buf, &len)))
-			return 0;
-		rc = getpwuid_r(uid, &pw, buf, len, &pwp);
-	} while (rc == ERANGE);
-	rc = !rc && pwp && ctl_list_has(list, pwp->pw_name);
-	free(buf);
-	return rc;
-}
-
-/* Is the uid/gid in one of the groups of `list` ("a,b,c")? */
-static int group_in_list(const char *list, uid_t uid, gid_t gid)
-{
-	char name[CTL_GROUP_LEN];
-	const char *p = list;
-
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n && n < sizeof(name)) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			if (in_group(name, uid, gid) == 1)
-				return 1;
-		}
-		p += n + (p[n] == ',');
-	}
-	return 0;
-}
-
 int ctl_list_has(const char *list, const char *name)
 {
 	size_t len = strlen(name);
@@ -325,44 +214,72 @@ int ctl_list_has(const char *list, const char *name)
 	return 0;
 }
 
-/* May the client run `cmd`? If not, the request has been answered. */
-static int check_access(struct ctl *ctl, struct ctl_client *cl, const struct ctl_cmd *cmd,
-			json_int_t id)
+/* The group names the checks need: the admin group and the tenant writers'
+ * groups, so that one identity serves every command. */
+static void needed_groups(const struct ctl *ctl, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", ctl->admin_group,
+		 ctl->admin_group[0] && ctl->tenant_groups[0] ? "," : "", ctl->tenant_groups);
+}
+
+/* Is the client with identity id (its primary group gid) in one of the
+ * groups of `list` ("a,b,c")? */
+static int group_in_list(const struct ctl_ident *id, gid_t gid, const char *list)
+{
+	char name[CTL_GROUP_LEN];
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (ctl_ident_in_group(id, gid, name) == 1)
+				return 1;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+/* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0,
+ * or -EPERM with the refusal in why, saying who may, so that the operator
+ * knows which key of loom.yaml to change. */
+static int access_check(const struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
+			const struct ctl_ident *id, char *why, size_t whylen)
 {
 	char who[3 * CTL_LIST_LEN];
-	int rc = 0;
+	size_t n;
 
-	if (cmd->access == CTL_READ || cl->uid == 0)
+	if (ctl->admin_group[0] && ctl_ident_in_group(id, gid, ctl->admin_group) == 1)
 		return 0;
-	if (ctl->admin_group[0]) {
-		rc = in_group(ctl->admin_group, cl->uid, cl->gid);
-		if (rc == 1)
-			return 0;
-		if (rc < 0 && rc != -ENOENT)
-			log_warn("control: cannot check whether uid %d is in group %s: %s",
-				 (int)cl->uid, ctl->admin_group, strerror(-rc));
-	}
-	if (cmd->access == CTL_TENANT && (user_in_list(ctl->tenant_users, cl->uid) ||
-					  group_in_list(ctl->tenant_groups, cl->uid, cl->gid)))
+	if (cmd->access == CTL_TENANT && (ctl_ident_user_in(id, ctl->tenant_users) ||
+					  group_in_list(id, gid, ctl->tenant_groups)))
 		return 0;
-	/* Say who may, so the operator knows which key of loom.yaml to change. */
-	{
-		size_t n = (size_t)snprintf(who, sizeof(who), "root");
-
-		if (ctl->admin_group[0])
-			n += (size_t)snprintf(who + n, sizeof(who) - n, ", group %s (control.admin_group)",
-					      ctl->admin_group);
-		if (cmd->access == CTL_TENANT && ctl->tenant_users[0])
-			n += (size_t)snprintf(who + n, sizeof(who) - n, ", users %s (tenants.users)",
-					      ctl->tenant_users);
-		if (cmd->access == CTL_TENANT && ctl->tenant_groups[0])
-			snprintf(who + n, sizeof(who) - n, ", groups %s (tenants.groups)",
-				 ctl->tenant_groups);
-	}
-	client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED, "\"%s\" changes loomd: "
-					       "permission denied for uid %d (only %s may run it)",
-					       cmd->name, (int)cl->uid, who));
+	n = (size_t)snprintf(who, sizeof(who), "root");
+	if (ctl->admin_group[0])
+		n += (size_t)snprintf(who + n, sizeof(who) - n, ", group %s (control.admin_group)",
+				      ctl->admin_group);
+	if (cmd->access == CTL_TENANT && ctl->tenant_users[0])
+		n += (size_t)snprintf(who + n, sizeof(who) - n, ", users %s (tenants.users)",
+				      ctl->tenant_users);
+	if (cmd->access == CTL_TENANT && ctl->tenant_groups[0])
+		snprintf(who + n, sizeof(who) - n, ", groups %s (tenants.groups)",
+			 ctl->tenant_groups);
+	snprintf(why, whylen, "\"%s\" changes loomd: permission denied for uid %d (only %s may "
+		 "run it)", cmd->name, (int)uid, who);
 	return -EPERM;
+}
+
+/* The identity of a write request's client: 1 with *id, 0 while it is
+ * looked up, -errno. */
+static int identity(struct ctl *ctl, uid_t uid, const struct ctl_ident **id)
+{
+	char groups[2 * CTL_LIST_LEN];
+
+	needed_groups(ctl, groups, sizeof(groups));
+	return ctl_idents_get(ctl->idents, uid, groups, id);
 }
 
 /* ---- requests ------------------------------------------------------------------------- */
@@ -394,6 +311,32 @@ static void reply_unknown(struct ctl *ctl, struct ctl_client *cl, json_int_t id,
 					       list));
 }
 
+/* A request of cl, current on its connection and pending; NULL (answered)
+ * when out of memory. */
+static struct ctl_req *req_new(struct ctl_client *cl, const struct ctl_cmd *cmd, json_int_t id)
+{
+	struct ctl *ctl = cl->ctl;
+	struct ctl_req *req = calloc(1, sizeof(*req));
+
+	if (!req) {
+		log_err("control: out of memory for a request");
+		client_send(cl, proto_response_err_new(id, PROTO_ERR_INTERNAL, "out of memory"));
+		return NULL;
+	}
+	req->ctl = ctl;
+	req->client = cl;
+	req->cmd = cmd;
+	req->id = id;
+	req->uid = cl->uid;
+	req->gid = cl->gid;
+	req->next = ctl->pending;
+	if (ctl->pending)
+		ctl->pending->prev = req;
+	ctl->pending = req;
+	cl->current = req;
+	return req;
+}
+
 /* Handle one decoded request. */
 static void client_dispatch(struct ctl_client *cl, json_t *msg)
 {
@@ -416,26 +359,81 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 		reply_unknown(ctl, cl, id, name);
 		return;
 	}
-	if (check_access(ctl, cl, cmd, id) < 0)
-		return;
+	if (cmd->access != CTL_READ && cl->uid != 0) {
+		const struct ctl_ident *who = NULL;
+		char why[1024];
 
-	struct ctl_req *req = calloc(1, sizeof(*req));
-	if (!req) {
-		log_err("control: out of memory for a request");
-		client_send(cl, proto_response_err_new(id, PROTO_ERR_INTERNAL, "out of memory"));
-		return;
+		rc = identity(ctl, cl->uid, &who);
+		if (rc < 0) {
+			log_warn("control: cannot look up uid %d: %s", (int)cl->uid, strerror(-rc));
+			client_send(cl, proto_response_err_new(id, rc == -EAGAIN ? PROTO_ERR_BUSY :
+							       PROTO_ERR_INTERNAL, "cannot look up "
+							       "uid %d: %s", (int)cl->uid,
+							       strerror(-rc)));
+			return;
+		}
+		if (rc == 1 && access_check(ctl, cl->uid, cl->gid, cmd, who, why, sizeof(why)) < 0) {
+			client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED, "%s", why));
+			return;
+		}
+		if (rc == 0) {  /* held until the lookup ends (idents_ready) */
+			struct ctl_req *req = req_new(cl, cmd, id);
+
+			if (req)
+				req->held = json_incref(args);
+			return;
+		}
 	}
-	req->ctl = ctl;
-	req->client = cl;
-	req->cmd = cmd;
-	req->id = id;
-	req->uid = cl->uid;
-	req->next = ctl->pending;
-	if (ctl->pending)
-		ctl->pending->prev = req;
-	ctl->pending = req;
-	cl->current = req;
-	cmd->fn(req, args, cmd->arg);
+
+	struct ctl_req *req = req_new(cl, cmd, id);
+	if (req)
+		cmd->fn(req, args, cmd->arg);
+}
+
+/* Requests held for an identity whose lookup has ended: checked now, then
+ * handled or refused. Several lookups may have ended in one call. */
+static void idents_ready(void *arg)
+{
+	struct ctl *ctl = arg;
+	struct ctl_req **held = NULL;
+	size_t n = 0, cap = 0;
+
+	for (struct ctl_req *r = ctl->pending; r; r = r->next) {
+		if (!r->held)
+			continue;
+		if (n == cap) {
+			struct ctl_req **bigger = realloc(held, (cap = cap ? 2 * cap : 8) *
+							  sizeof(*held));
+
+			if (!bigger)
+				break;  /* the rest waits for the next wake-up */
+			held = bigger;
+		}
+		held[n++] = r;
+	}
+	/* Handlers may add and answer requests: work from the copy. */
+	for (size_t i = 0; i < n; i++) {
+		struct ctl_req *req = held[i];
+		const struct ctl_ident *who = NULL;
+		json_t *args = req->held;
+		char why[1024];
+		int rc = identity(ctl, req->uid, &who);
+
+		if (rc == 0)
+			continue;  /* another lookup (the group names changed) */
+		req->held = NULL;
+		if (rc < 0)
+			ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot look up uid %d: %s",
+				      (int)req->uid, strerror(-rc));
+		else if (!req->client)
+			ctl_reply_err(req, PROTO_ERR_BUSY, "the client is gone");  /* dropped */
+		else if (access_check(ctl, req->uid, req->gid, req->cmd, who, why, sizeof(why)) < 0)
+			ctl_reply_err(req, PROTO_ERR_DENIED, "%s", why);
+		else
+			req->cmd->fn(req, args, req->cmd->arg);
+		json_decref(args);
+	}
+	free(held);
 }
 
 /* Decode and dispatch what the client has sent, one request at a time. */
@@ -508,6 +506,7 @@ static void req_finish(struct ctl_req *req, json_t *resp)
 	struct ctl_client *cl = req->client;
 
 	req_unlink(req);
+	json_decref(req->held);
 	if (!cl) {
 		log_debug("control: dropping the answer to \"%s\": its client is gone",
 			  req->cmd->name);
@@ -666,6 +665,12 @@ struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin
 		free(ctl);
 		return NULL;
 	}
+	if (!(ctl->idents = ctl_idents_new(base, idents_ready, ctl, err, errlen))) {
+		close(fd);
+		unlink(sa.sun_path);
+		free(ctl);
+		return NULL;
+	}
 	ctl->accept_pause = evtimer_new(base, accept_resume_cb, ctl);
 	ctl->listener = evconnlistener_new(base, accept_cb, ctl,
 					   LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
@@ -716,6 +721,7 @@ void ctl_free(struct ctl *ctl)
 		log_warn("control: cannot remove %s: %s", ctl->path, strerror(errno));
 	if (ctl->accept_pause)
 		event_free(ctl->accept_pause);
+	ctl_idents_free(ctl->idents);
 	while (ctl->cmds) {
 		struct ctl_cmd *c = ctl->cmds;
 

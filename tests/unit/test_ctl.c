@@ -390,6 +390,41 @@ START_TEST(write_command_denied_for_others)
 }
 END_TEST
 
+/* A write request from nobody waits for nobody's identity (looked up on a
+ * thread, ctl_ident.h). Its client may be gone when the lookup ends: the
+ * request is dropped, and the next one is served. */
+START_TEST(a_request_held_for_an_identity_survives_its_client_leaving)
+{
+	struct group *g;
+	pid_t pid;
+	int status;
+
+	if (geteuid() != 0 || (g = getgrgid(NOBODY)) == NULL) {
+		printf("skipped: switching to nobody needs root and nobody's group\n");
+		return;
+	}
+	ck_assert_int_eq(ctl_set_admin_group(ctl, g->gr_name), 0);
+	pid = fork();
+	if (pid == 0) {  /* send "poke" as nobody and leave at once */
+		json_t *req = proto_request_new("poke", NULL, 1);
+		int fd;
+
+		if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0 ||
+		    (fd = connect_to(sock_path)) < 0 || proto_send_fd(fd, req, PROTO_MAX_REQUEST) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_ge(pid, 0);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (int i = 0; i < 200; i++) {  /* the loop takes the request, then the lookup's end */
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(1000);
+	}
+	ck_assert_int_eq(run_as_nobody("ok"), 0);
+}
+END_TEST
+
 START_TEST(deferred_reply)
 {
 	int fd = connect_to(sock_path);
@@ -548,6 +583,7 @@ int main(void)
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);
 	tcase_add_test(tc, write_command_allowed_for_root_or_the_admin_group);
 	tcase_add_test(tc, write_command_denied_for_others);
+	tcase_add_test(tc, a_request_held_for_an_identity_survives_its_client_leaving);
 	tcase_add_test(tc, deferred_reply);
 	tcase_add_test(tc, client_gone_before_a_deferred_reply);
 	tcase_add_test(tc, oversize_request_is_disconnected);
