@@ -50,6 +50,8 @@ struct losm_engine {
 	unsigned runs, failures;
 	int warned_vls;                /* a port lacking VLs was logged once */
 	int warned_qos;                /* classes that cannot join the layers: once */
+	atomic_int warned_hint;        /* a path SL hint past a layer's SLs: once
+					* (SA threads: atomic) */
 };
 
 /* Where reports go when $LOOMOSM_SOCKET is not set: loomd's default

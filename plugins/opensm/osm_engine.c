@@ -170,6 +170,13 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 		losm_qos_get(e->plugin, &q);
 		sl = losm_qos_layered(&q, n_vls) ? ibqos_layered_sl((unsigned)layer, n_vls, hint)
 						 : (uint8_t)layer;
+		if (losm_qos_layered(&q, n_vls) && hint >= ibqos_layer_sls(n_vls) &&
+		    !atomic_exchange(&e->warned_hint, 1))
+			OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
+				"ERR LOOM06: loom engine %s: a path asks for SL %u (its partition's "
+				"sl= or QoS level), but with %u VL layers each layer has SLs 0-%u "
+				"for classes: it is given SL 0's class (said once)\n", e->name,
+				hint, n_vls, ibqos_layer_sls(n_vls) - 1);
 	}
 	return sl;
 }

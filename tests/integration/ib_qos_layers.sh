@@ -12,7 +12,9 @@
 #     layer; `loomctl qos status --ib` finds every port in policy.
 #  2. PathRecords (saquery) of a partition with sl=1 carry SL l*K+1 for their
 #     path's layer: the class survives in every one, and paths of more than
-#     one layer are seen. The default partition's carry l*K.
+#     one layer are seen. The default partition's carry l*K, and so do
+#     those of a partition whose sl= is no class SL of a layer (sl=K), which
+#     OpenSM's log says once (ERR LOOM06).
 #  3. A policy that cannot share the VLs with the layers (max_vls too small)
 #     is refused by apply with the numbers, and OpenSM's options stay.
 set -eu
@@ -117,6 +119,10 @@ CA_LID=$(loom_ibnetdiscover -p | awk '$1 == "CA" { print $2; exit }')
 SW_PORT=$(loom_ibnetdiscover -p | awk '$1 == "SW" && $7 == "-" && $8 == "SW" { print $2, $3; exit }')
 [ -n "$CA_LID" ] && [ -n "$SW_PORT" ] || loom_fail "no CA or inter-switch port in ibnetdiscover"
 
+# A partition asking for SL K, past the SLs a layer has for classes; OpenSM
+# reads it with the apply's SIGHUP.
+printf 'wide=0x1002,sl=%s : ALL_CAS=full ;\n' "$K" >>"$work/partitions.conf"
+
 # ---- 1. apply: the layered tables on the ports ------------------------------------
 loom_ctl qos apply --ib >"$work/apply.out" || loom_fail "apply: $(cat "$work/apply.out")"
 grep -q "routing on $L VL layers: SL = layer x $K + class SL, VL = layer x $V + class VL; SL2VL $WANT_SL2VL$" \
@@ -148,6 +154,7 @@ loom_ok "$L VL layers x classes: smpquery sl2vl = $WANT_SL2VL, vlarb low $WANT_L
 lids=$(loom_ibnetdiscover -p | awk '$1 == "CA" { print $2 }' | head -n 12)
 : >"$work/sls.txt"
 : >"$work/sls0.txt"
+: >"$work/slsk.txt"
 for s in $lids; do
 	for d in $lids; do
 		[ "$s" = "$d" ] && continue
@@ -155,6 +162,8 @@ for s in $lids; do
 			sed -n 's/^[[:space:]]*sl\.*0x\([0-9a-fA-F]*\)$/\1/p' >>"$work/sls.txt"
 		LD_PRELOAD=$PRELOAD saquery -p --src-to-dst "$s:$d" --pkey 0xffff 2>/dev/null |
 			sed -n 's/^[[:space:]]*sl\.*0x\([0-9a-fA-F]*\)$/\1/p' >>"$work/sls0.txt"
+		LD_PRELOAD=$PRELOAD saquery -p --src-to-dst "$s:$d" --pkey 0x1002 2>/dev/null |
+			sed -n 's/^[[:space:]]*sl\.*0x\([0-9a-fA-F]*\)$/\1/p' >>"$work/slsk.txt"
 	done
 done
 check_sls() { # FILE CLASS_SL
@@ -167,9 +176,13 @@ check_sls "$work/sls.txt" "$CLASS_SL" || loom_fail "PathRecords of sl=$CLASS_SL:
 	"$(sort "$work/sls.txt" | uniq -c | tr '\n' ' ')(want layer x $K + $CLASS_SL, 2 layers or more)"
 check_sls "$work/sls0.txt" 0 || loom_fail "PathRecords of the default partition: SLs" \
 	"$(sort "$work/sls0.txt" | uniq -c | tr '\n' ' ')"
+check_sls "$work/slsk.txt" 0 || loom_fail "PathRecords of the partition with sl=$K: SLs" \
+	"$(sort "$work/slsk.txt" | uniq -c | tr '\n' ' ')"
+[ "$(grep -c 'ERR LOOM06' "$work/opensm.log")" = 1 ] ||
+	loom_osm_fail "sl=$K past a layer's SLs was not said exactly once in OpenSM's log"
 loom_ok "$(wc -l <"$work/sls.txt") PathRecords of the storage partition (sl=$CLASS_SL): SLs" \
 	"$(sort -u "$work/sls.txt" | tr '\n' ' ')= layer x $K + $CLASS_SL; default partition:" \
-	"$(sort -u "$work/sls0.txt" | tr '\n' ' ')"
+	"$(sort -u "$work/sls0.txt" | tr '\n' ' ')and sl=$K: $(sort -u "$work/slsk.txt" | tr '\n' ' ')(said once)"
 
 # ---- 3. a policy the layers leave no room for ------------------------------------------
 # The largest VL count a port offers that is below V x L.
