@@ -76,23 +76,12 @@ struct engine {
 /* One try of SubnGet(ARInfo), modifier 0 (the current state), to switch i. */
 static int send_get(struct engine *e, size_t i, char *err, size_t errlen)
 {
-	ib_rpc_t rpc;
-	ib_portid_t id;
-	int len;
+	uint32_t tid = (uint32_t)(e->tid_base + ((uint32_t)i << TRY_BITS |
+						 ((e->sw[i].tries + 1) & TRY_MASK)));
+	int len = dr_smp_build(e->sbuf, e->blen, IB_MAD_METHOD_GET, AR_MAD_ATTR_INFO, 0,
+			       &e->d->r[i].path, tid, NULL);
 
-	memset(&rpc, 0, sizeof(rpc));
-	memset(&id, 0, sizeof(id));
-	rpc.mgtclass = IB_SMI_DIRECT_CLASS;
-	rpc.method = IB_MAD_METHOD_GET;
-	rpc.attr.id = AR_MAD_ATTR_INFO;
-	rpc.attr.mod = 0;
-	rpc.datasz = IB_SMP_DATA_SIZE;
-	rpc.dataoffs = IB_SMP_DATA_OFFS;
-	rpc.trid = (uint32_t)(e->tid_base + ((uint32_t)i << TRY_BITS |
-					     ((e->sw[i].tries + 1) & TRY_MASK)));
-	id.drpath = e->d->r[i].path;
-	memset(e->sbuf, 0, e->blen);
-	if ((len = mad_build_pkt(e->sbuf, &rpc, &id, NULL, NULL)) < 0) {
+	if (len < 0) {
 		snprintf(err, errlen, "cannot build the ARInfo Get for switch 0x%016llx",
 			 (unsigned long long)e->d->r[i].n->guid);
 		return -EINVAL;
@@ -210,7 +199,6 @@ static int engine_loop(struct engine *e, char *err, size_t errlen)
 static int probe_all(const struct disc_ib_params *p, const struct dr_routes *d,
 		     struct engine *e, char *err, size_t errlen)
 {
-	const char *ca = p->ca && *p->ca ? p->ca : NULL;
 	int rc;
 
 	memset(e, 0, sizeof(*e));
@@ -229,18 +217,9 @@ static int probe_all(const struct disc_ib_params *p, const struct dr_routes *d,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	if (umad_init() < 0 || (e->fd = umad_open_port(ca, p->port)) < 0) {
-		snprintf(err, errlen, "cannot open local port %s/%d for SMPs",
-			 ca ? ca : "(first HCA)", p->port);
-		return -ENODEV;
-	}
-	if ((e->agent = umad_register(e->fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL)) < 0) {
-		snprintf(err, errlen, "cannot register for directed-route SMPs on the local "
-			 "port");
-		return -EIO;
-	}
-	rc = engine_loop(e, err, errlen);
-	return rc;
+	if ((rc = dr_umad_open(p, &e->fd, &e->agent, err, errlen)) < 0)
+		return rc;
+	return engine_loop(e, err, errlen);
 }
 
 static void engine_clear(struct engine *e)

@@ -63,23 +63,11 @@ static int exchange(struct umad_xport *u, int method, uint16_t attr, uint32_t am
 	if (out)
 		memcpy(data, out, AR_MAD_DATA_LEN);
 	for (unsigned try = 0; try <= u->retries; try++) {
-		ib_rpc_t rpc;
-		ib_portid_t id;
+		uint32_t tid = ++u->tid;
+		int len = dr_smp_build(u->sbuf, u->blen, method, attr, am, &u->path, tid, data);
 		double deadline;
-		int len;
 
-		memset(&rpc, 0, sizeof(rpc));
-		memset(&id, 0, sizeof(id));
-		rpc.mgtclass = IB_SMI_DIRECT_CLASS;
-		rpc.method = method;
-		rpc.attr.id = attr;
-		rpc.attr.mod = am;
-		rpc.datasz = IB_SMP_DATA_SIZE;
-		rpc.dataoffs = IB_SMP_DATA_OFFS;
-		rpc.trid = ++u->tid;
-		id.drpath = u->path;
-		memset(u->sbuf, 0, u->blen);
-		if ((len = mad_build_pkt(u->sbuf, &rpc, &id, NULL, data)) < 0)
+		if (len < 0)
 			return -EINVAL;
 		if (umad_send(u->fd, u->agent, u->sbuf, len, (int)u->timeout_ms, 0) < 0)
 			return -EIO;
@@ -100,7 +88,7 @@ static int exchange(struct umad_xport *u, int method, uint16_t attr, uint32_t am
 			mad = umad_get_mad(u->rbuf);
 			/* The kernel owns the TID's upper half; a stale answer to an
 			 * earlier try or SMP is not this one's. */
-			if ((uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) != (uint32_t)rpc.trid)
+			if ((uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) != tid)
 				continue;
 			if (umad_status(u->rbuf))
 				break;  /* this try timed out (the kernel, or ibsim at once) */
@@ -131,8 +119,6 @@ static int umad_set(void *ctx, uint16_t attr, uint32_t am, const uint8_t data[AR
 static int xport_open(const struct disc_ib_params *p, struct umad_xport *u, char *err,
 		      size_t errlen)
 {
-	const char *ca = p->ca && *p->ca ? p->ca : NULL;
-
 	memset(u, 0, sizeof(*u));
 	u->fd = u->agent = -1;
 	u->timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : AR_WRITE_DEFAULT_TIMEOUT_MS;
@@ -141,13 +127,7 @@ static int xport_open(const struct disc_ib_params *p, struct umad_xport *u, char
 	u->blen = umad_size() + IB_MAD_SIZE;
 	if (!(u->sbuf = calloc(1, u->blen)) || !(u->rbuf = calloc(1, u->blen)))
 		return err_fmt(err, errlen, -ENOMEM, "out of memory");
-	if (umad_init() < 0 || (u->fd = umad_open_port(ca, p->port)) < 0)
-		return err_fmt(err, errlen, -ENODEV, "cannot open local port %s/%d for SMPs",
-			       ca ? ca : "(first HCA)", p->port);
-	if ((u->agent = umad_register(u->fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL)) < 0)
-		return err_fmt(err, errlen, -EIO, "cannot register for directed-route SMPs on "
-			       "the local port");
-	return 0;
+	return dr_umad_open(p, &u->fd, &u->agent, err, errlen);
 }
 
 static void xport_close(struct umad_xport *u)

@@ -228,6 +228,22 @@ const char *cfg_key_text(struct parse *p, const yaml_node_t *k, const char *wher
 	return cfg_scalar(k);
 }
 
+int cfg_dup_key(struct parse *p, const yaml_node_t *map, const yaml_node_pair_t *pr,
+		const char *key)
+{
+	const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+
+	for (const yaml_node_pair_t *o = map->data.mapping.pairs.start; o < pr; o++) {
+		const yaml_node_t *k2 = yaml_document_get_node(p->doc, o->key);
+
+		if (k2->type == YAML_SCALAR_NODE && k->type == YAML_SCALAR_NODE &&
+		    !strcmp(cfg_scalar(k2), cfg_scalar(k)))
+			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
+					cfg_line(k2));
+	}
+	return 0;
+}
+
 static int parse_string(struct parse *p, const yaml_node_t *v, const char *key,
 			const struct cfg_key *d, char *dst)
 {

@@ -94,13 +94,8 @@ int config_parse_ar(struct parse *p, const yaml_node_t *v)
 		if (!(name = cfg_key_text(p, k, "ar")))
 			return -EINVAL;
 		snprintf(key, sizeof(key), "ar.%.40s", name);
-		for (yaml_node_pair_t *o = v->data.mapping.pairs.start; o < pr; o++) {
-			const yaml_node_t *k2 = yaml_document_get_node(p->doc, o->key);
-
-			if (k2->type == YAML_SCALAR_NODE && !strcmp(cfg_scalar(k2), name))
-				return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line "
-						"%lu)", cfg_line(k2));
-		}
+		if (cfg_dup_key(p, v, pr, key) < 0)
+			return -EINVAL;
 		if (!strcmp(name, "program"))
 			rc = cfg_bool(p, val, key, &p->c->ar_program);
 		else if (!strcmp(name, "mode"))

@@ -211,13 +211,8 @@ int config_parse_ibqos(struct parse *p, const yaml_node_t *v)
 		if (!(name = cfg_key_text(p, k, "ib_qos")))
 			return -EINVAL;
 		snprintf(key, sizeof(key), "ib_qos.%.40s", name);
-		for (yaml_node_pair_t *o = v->data.mapping.pairs.start; o < pr; o++) {
-			const yaml_node_t *k2 = yaml_document_get_node(p->doc, o->key);
-
-			if (k2->type == YAML_SCALAR_NODE && !strcmp(cfg_scalar(k2), name))
-				return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line "
-						"%lu)", cfg_line(k2));
-		}
+		if (cfg_dup_key(p, v, pr, key) < 0)
+			return -EINVAL;
 		if (!strcmp(name, "classes")) {
 			line[IBQOS_F_CLASSES] = cfg_line(k);
 			rc = parse_classes(p, val, q);

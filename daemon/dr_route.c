@@ -146,3 +146,46 @@ struct ibmad_port *dr_open_port(const struct disc_ib_params *p, char *err, size_
 		mad_rpc_set_retries(mp, p->retries);
 	return mp;
 }
+
+int dr_smp_build(uint8_t *buf, size_t blen, int method, uint16_t attr, uint32_t am,
+		 const ib_dr_path_t *path, uint32_t tid, const uint8_t *data)
+{
+	uint8_t zero[IB_SMP_DATA_SIZE] = { 0 };
+	ib_rpc_t rpc;
+	ib_portid_t id;
+	int len;
+
+	memset(&rpc, 0, sizeof(rpc));
+	memset(&id, 0, sizeof(id));
+	rpc.mgtclass = IB_SMI_DIRECT_CLASS;
+	rpc.method = method;
+	rpc.attr.id = attr;
+	rpc.attr.mod = am;
+	rpc.datasz = IB_SMP_DATA_SIZE;
+	rpc.dataoffs = IB_SMP_DATA_OFFS;
+	rpc.trid = tid;
+	id.drpath = *path;
+	memset(buf, 0, blen);
+	len = mad_build_pkt(buf, &rpc, &id, NULL, (void *)(data ? data : zero));
+	return len < 0 ? -EINVAL : len;
+}
+
+int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
+		 size_t errlen)
+{
+	const char *ca = p->ca && *p->ca ? p->ca : NULL;
+
+	*fd = *agent = -1;
+	if (umad_init() < 0 || (*fd = umad_open_port(ca, p->port)) < 0) {
+		*fd = -1;
+		snprintf(err, errlen, "cannot open local port %s/%d for SMPs",
+			 ca ? ca : "(first HCA)", p->port);
+		return -ENODEV;
+	}
+	if ((*agent = umad_register(*fd, IB_SMI_DIRECT_CLASS, 1, 0, NULL)) < 0) {
+		*agent = -1;
+		snprintf(err, errlen, "cannot register for directed-route SMPs on the local port");
+		return -EIO;
+	}
+	return 0;
+}

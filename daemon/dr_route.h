@@ -30,6 +30,19 @@ int dr_routes_build(const struct disc_ib_params *p, const struct fab *fab,
 		    struct dr_routes *out, char *err, size_t errlen);
 void dr_routes_clear(struct dr_routes *d);
 
+/* A directed-route SMP (class 0x81) of `method` for attr/am along path,
+ * with TID tid and the 64-byte data field `data` (NULL: zeros), built in
+ * buf (blen bytes, umad_size() + IB_MAD_SIZE, cleared here) for
+ * umad_send(): its length, or -EINVAL. */
+int dr_smp_build(uint8_t *buf, size_t blen, int method, uint16_t attr, uint32_t am,
+		 const ib_dr_path_t *path, uint32_t tid, const uint8_t *data);
+
+/* p's local port opened for SMPs of our own (umad, not libibmad's rpc),
+ * with an agent registered for directed-route SMPs: 0 with *fd and *agent,
+ * or -errno with err (*fd / *agent -1 for what was not opened). */
+int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
+		 size_t errlen);
+
 /* An SMP port for p's local port with p's timeout and retries; NULL with
  * err. Close it with mad_rpc_close_port(). */
 struct ibmad_port *dr_open_port(const struct disc_ib_params *p, char *err, size_t errlen);

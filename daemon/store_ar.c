@@ -170,16 +170,12 @@ out:
 	return rc;
 }
 
-int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
-		    const json_t *switches, size_t *n_events)
+/* The id of subnet `subnet`: > 0, 0 when there is none, or -errno. */
+static int64_t subnet_id(sqlite3 *db, const char *subnet)
 {
-	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s;
 	int64_t sid = 0;
-	int rc;
 
-	if (n_events)
-		*n_events = 0;
 	if (sqlite3_prepare_v2(db, "SELECT id FROM subnets WHERE name = ?", -1, &s, NULL)
 	    != SQLITE_OK)
 		return fail(db, "look up subnet");
@@ -187,8 +183,20 @@ int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
 	if (sqlite3_step(s) == SQLITE_ROW)
 		sid = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
-	if (!sid)
-		return -ENOENT;
+	return sid;
+}
+
+int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
+		    const json_t *switches, size_t *n_events)
+{
+	sqlite3 *db = store_db(st);
+	int64_t sid;
+	int rc;
+
+	if (n_events)
+		*n_events = 0;
+	if ((sid = subnet_id(db, subnet)) <= 0)
+		return sid < 0 ? (int)sid : -ENOENT;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return fail(db, "begin recording the AR probe");
 	rc = record(st, sid, probe, switches, n_events);
@@ -265,24 +273,17 @@ int store_record_ar_program(struct store *st, const char *subnet, int quiet, con
 			    const json_t *switches, size_t *n_events)
 {
 	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s = NULL, *up = NULL;
+	sqlite3_stmt *up = NULL;
 	double time = json_number_value(json_object_get(done, "finished"));
 	const json_t *sw;
-	int64_t sid = 0;
+	int64_t sid;
 	size_t i;
 	int rc = 0;
 
 	if (n_events)
 		*n_events = 0;
-	if (sqlite3_prepare_v2(db, "SELECT id FROM subnets WHERE name = ?", -1, &s, NULL)
-	    != SQLITE_OK)
-		return fail(db, "look up subnet");
-	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		sid = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (!sid)
-		return -ENOENT;
+	if ((sid = subnet_id(db, subnet)) <= 0)
+		return sid < 0 ? (int)sid : -ENOENT;
 	/* A switch loom programmed supports AR whatever an older probe said;
 	 * its capability columns stay the probe's (or unknown). */
 	if (sqlite3_prepare_v2(db, "INSERT INTO ar_switches (subnet_id, guid, description, lid, "
