@@ -16,6 +16,7 @@
 #     OpenSM, and its PathRecords carry that SL (saquery).
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ib_qos_lib.sh"
 loom_netns "$@"
 loom_work
 for t in smpquery saquery; do
@@ -28,9 +29,6 @@ SL2VL="0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 15"
 LOW="0:64 1:128 3:8"
 HIGH="2:32"
 CLASS_SL=2
-yaml_list() { echo "$1" | sed 's/ /, /g'; }
-yaml_arb() { for e in $1; do printf '{vl: %s, weight: %s}, ' "${e%%:*}" "${e##*:}"; done |
-	sed 's/, $//'; }
 
 "$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 4 -o "$work/f.net"
 loom_ibsim "$work/f.net"
@@ -49,37 +47,10 @@ loom_config "tenants:" "  opensm_pid_file: $work/opensm.pid" \
 loom_loomd "$work/loom.yaml"
 loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
 
-smp() { LD_PRELOAD=$PRELOAD smpquery "$@" 2>/dev/null; }
 # A CA port's LID and a cabled switch port (LID PORT), from ibnetdiscover.
 CA_LID=$(loom_ibnetdiscover -p | awk '$1 == "CA" { print $2; exit }')
 SW_PORT=$(loom_ibnetdiscover -p | awk '$1 == "SW" && $7 == "-" { print $2, $3; exit }')
 [ -n "$CA_LID" ] && [ -n "$SW_PORT" ] || loom_fail "no CA or switch port in ibnetdiscover"
-# smpquery's SL2VL rows as "VL VL ..." (one line per row).
-sl2vl_rows() { smp sl2vl "$@" | sed -n 's/^ports: in *[0-9]*, out *[0-9]*: *|//p' |
-	tr -d ' ' | tr '|' ' ' | sed 's/ *$//'; }
-# One VLArb table of smpquery's output as "VL:WEIGHT ..." (decimal): low or high.
-vlarb_of() { # WHICH LID [PORT]
-	_w=$1; shift
-	smp vlarb "$@" | awk -v w="$_w" '
-		function h(s, i, n) { s = tolower(s); sub(/^0x/, "", s); n = 0
-			for (i = 1; i <= length(s); i++)
-				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return n }
-		/Low priority/ { t = "low" } /High priority/ { t = "high" }
-		t == w && /^VL / { n = split($0, v, "|") }
-		t == w && /^WEIGHT/ { split($0, g, "|");
-			for (i = 2; i < n; i++) { gsub(/ /, "", v[i]); gsub(/ /, "", g[i]);
-				printf "%s%d:%d", (i > 2 ? " " : ""), h(v[i]), h(g[i]) }
-			print "" }'
-}
-# The policy's table as the port holds it: its entries, then 0:0 up to CAP.
-want_arb() { # ENTRIES CAP
-	_n=0; _out=""
-	for e in $1; do _out="$_out $e"; _n=$((_n + 1)); done
-	while [ $_n -lt "$2" ]; do _out="$_out 0:0"; _n=$((_n + 1)); done
-	echo "$_out" | sed 's/^ //'
-}
-cap_of() { _c=$1; shift; smp portinfo "$@" | sed -n "s/^VLArb${_c}Cap:\.*//p"; }
 status_ok() { "$B/loomctl" -s "$work/loomd.sock" qos status --ib >"$work/status.out" 2>&1; }
 
 # ---- 1. before apply -----------------------------------------------------------------

@@ -19,6 +19,7 @@
 #     is refused by apply with the numbers, and OpenSM's options stay.
 set -eu
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/ib_qos_lib.sh"
 PLUGIN_DIR=$B/plugins/opensm/.libs
 [ -e "$PLUGIN_DIR/libloomosm.so" ] ||
 	loom_skip "$PLUGIN_DIR/libloomosm.so is not built (configure found no OpenSM headers)"
@@ -35,9 +36,6 @@ SL2VL="0 1 0 1 0 1 0 1 0 1 0 1 0 1 0 15"
 LOW="0:64 1:32"
 HIGH="1:16"
 CLASS_SL=1
-yaml_list() { echo "$1" | sed 's/ /, /g'; }
-yaml_arb() { for e in $1; do printf '{vl: %s, weight: %s}, ' "${e%%:*}" "${e##*:}"; done |
-	sed 's/, $//'; }
 policy_yaml() { # MAX_VLS
 	printf '%s\n' "ib_qos:" "  classes: {compute: 0, storage: $CLASS_SL}" \
 		"  sl2vl: [$(yaml_list "$SL2VL")]" "  vlarb_high: [$(yaml_arb "$HIGH")]" \
@@ -90,30 +88,8 @@ expand() { # ENTRIES: every weighted entry once per layer, entry-major
 WANT_LOW=$(expand "$LOW")
 WANT_HIGH=$(expand "$HIGH")
 
-smp() { LD_PRELOAD=$PRELOAD smpquery "$@" 2>/dev/null; }
-sl2vl_rows() { smp sl2vl "$@" | sed -n 's/^ports: in *[0-9]*, out *[0-9]*: *|//p' |
-	tr -d ' ' | tr '|' ',' | sed 's/,*$//'; }
-vlarb_of() { # WHICH LID [PORT]: "VL:WEIGHT ..." in decimal
-	_w=$1; shift
-	smp vlarb "$@" | awk -v w="$_w" '
-		function h(s, i, n) { s = tolower(s); sub(/^0x/, "", s); n = 0
-			for (i = 1; i <= length(s); i++)
-				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
-			return n }
-		/Low priority/ { t = "low" } /High priority/ { t = "high" }
-		t == w && /^VL / { n = split($0, v, "|") }
-		t == w && /^WEIGHT/ { split($0, g, "|");
-			for (i = 2; i < n; i++) { gsub(/ /, "", v[i]); gsub(/ /, "", g[i]);
-				printf "%s%d:%d", (i > 2 ? " " : ""), h(v[i]), h(g[i]) }
-			print "" }'
-}
-pad() { # ENTRIES CAP: the entries, then 0:0 up to CAP
-	_n=0; _out=""
-	for e in $1; do _out="$_out $e"; _n=$((_n + 1)); done
-	while [ $_n -lt "$2" ]; do _out="$_out 0:0"; _n=$((_n + 1)); done
-	echo "$_out" | sed 's/^ //'
-}
-cap_of() { _c=$1; shift; smp portinfo "$@" | sed -n "s/^VLArb${_c}Cap:\.*//p"; }
+# SL2VL rows with commas, as WANT_SL2VL is written.
+sl2vl_csv() { sl2vl_rows "$@" | tr ' ' ','; }
 status_ok() { "$B/loomctl" -s "$work/loomd.sock" qos status --ib >"$work/status.out" 2>&1; }
 CA_LID=$(loom_ibnetdiscover -p | awk '$1 == "CA" { print $2; exit }')
 SW_PORT=$(loom_ibnetdiscover -p | awk '$1 == "SW" && $7 == "-" && $8 == "SW" { print $2, $3; exit }')
@@ -129,20 +105,20 @@ grep -q "routing on $L VL layers: SL = layer x $K + class SL, VL = layer x $V + 
 	"$work/apply.out" || loom_fail "apply does not say how the layers share the SLs (want" \
 	"SL2VL $WANT_SL2VL): $(cat "$work/apply.out")"
 layered() {
-	[ "$(sl2vl_rows "$CA_LID" | sort -u)" = "$WANT_SL2VL" ] &&
-	[ "$(sl2vl_rows $SW_PORT | sort -u)" = "$WANT_SL2VL" ]
+	[ "$(sl2vl_csv "$CA_LID" | sort -u)" = "$WANT_SL2VL" ] &&
+	[ "$(sl2vl_csv $SW_PORT | sort -u)" = "$WANT_SL2VL" ]
 }
 loom_until 300 layered || loom_fail "SL2VL not layered 30 s after apply: CA $CA_LID:" \
-	"$(sl2vl_rows "$CA_LID" | sort -u | tr '\n' ' '), switch port $SW_PORT:" \
-	"$(sl2vl_rows $SW_PORT | sort -u | tr '\n' ' '); want $WANT_SL2VL"
+	"$(sl2vl_csv "$CA_LID" | sort -u | tr '\n' ' '), switch port $SW_PORT:" \
+	"$(sl2vl_csv $SW_PORT | sort -u | tr '\n' ' '); want $WANT_SL2VL"
 for where in "$CA_LID" "$SW_PORT"; do
 	for w in low high; do
 		cap=$(cap_of "$(echo $w | sed 's/^./\u&/')" $where)
 		[ -n "$cap" ] || loom_fail "no VLArb cap for $where"
 		ent=$WANT_LOW; [ $w = high ] && ent=$WANT_HIGH
 		# shellcheck disable=SC2086
-		[ "$(vlarb_of $w $where)" = "$(pad "$ent" "$cap")" ] ||
-			loom_fail "$where $w VLArb: $(vlarb_of $w $where), want $(pad "$ent" "$cap")"
+		[ "$(vlarb_of $w $where)" = "$(want_arb "$ent" "$cap")" ] ||
+			loom_fail "$where $w VLArb: $(vlarb_of $w $where), want $(want_arb "$ent" "$cap")"
 	done
 done
 loom_until 300 status_ok || loom_fail "status: not in policy: $(cat "$work/status.out")"
