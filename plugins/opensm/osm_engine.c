@@ -136,8 +136,9 @@ fail:
 /* The SL of the path slid -> dlid: the layer the engine chose for paths
  * that enter the fabric at the source's switch toward dlid's base LID, with
  * the class in it when loom's ib_qos policy is in force (osm_qos.c: SL =
- * layer * K + the hint). Without SL tables (one VL), or for LIDs the engine
- * did not see, OpenSM's hint (the partition's sl=, the QoS policy) stands. */
+ * layer * K + the hint). On one VL (no layers, or dfsssp needing one), or
+ * for LIDs the engine did not see, OpenSM's hint (the partition's sl=, the
+ * QoS policy) stands. */
 static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 		       const ib_net16_t dlid)
 {
@@ -149,7 +150,7 @@ static uint8_t path_sl(void *context, uint8_t hint, const ib_net16_t slid,
 
 	pthread_mutex_lock(&e->lock);
 	r = e->last;
-	if (r && r->l->sl && s <= r->max_lid && d <= r->max_lid) {
+	if (r && r->l->sl && r->l->n_vls > 1 && s <= r->max_lid && d <= r->max_lid) {
 		unsigned sb = r->base_lid[s], db = r->base_lid[d];
 		int32_t sw = rt_graph_lid_switch(r->g, sb);
 

@@ -17,6 +17,8 @@
 #     OpenSM's log says once (ERR LOOM06).
 #  3. A policy that cannot share the VLs with the layers (max_vls too small)
 #     is refused by apply with the numbers, and OpenSM's options stay.
+#  4. On a fabric dfsssp routes on one VL (a fat tree), the partition's sl=
+#     is the PathRecords' SL: no layer to add, nothing overwritten.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ib_qos_lib.sh"
@@ -177,4 +179,34 @@ cmp -s "$work/opensm.conf" "$work/opensm.conf.before" ||
 	loom_fail "a refused apply changed OpenSM's options"
 loom_ok "max_vls $SMALL < $V class VLs x $L layers: apply refused ($(cut -c1-90 "$work/apply.out")...)," \
 	"OpenSM's options untouched"
+
+# ---- 4. one layer: the partition's SL stands ---------------------------------------------
+kill "$OSM_PID" 2>/dev/null || :
+wait "$OSM_PID" 2>/dev/null || :
+loom_ibsim_stop
+"$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 4 -o "$work/ft.net"
+loom_ibsim "$work/ft.net"
+printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x1001,sl=%s : ALL_CAS=full ;\n' \
+	"$CLASS_SL" >"$work/partitions.conf"
+sed -i 's/^routing_engine .*/routing_engine loom-dfsssp/' "$work/opensm.conf"
+rm -f "$work/opensm.log" "$work"/guid2lid
+(OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
+	exec opensm -F "$work/opensm.conf" -f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+OSM_PID=$!
+LOOM_PIDS="$LOOM_PIDS $OSM_PID"
+loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "fat tree: no SUBNET UP"
+grep -q "loom engine loom-dfsssp routed .* 1 VL" "$work/opensm.log" ||
+	loom_osm_fail "the fat tree was not routed by loom-dfsssp on one VL"
+lids=$(loom_ibnetdiscover -p | awk '$1 == "CA" { print $2 }')
+: >"$work/sls1.txt"
+for s in $lids; do
+	for d in $lids; do
+		[ "$s" = "$d" ] && continue
+		LD_PRELOAD=$PRELOAD saquery -p --src-to-dst "$s:$d" --pkey 0x1001 2>/dev/null |
+			sed -n 's/^[[:space:]]*sl\.*0x\([0-9a-fA-F]*\)$/\1/p' >>"$work/sls1.txt"
+	done
+done
+[ "$(sort -u "$work/sls1.txt")" = "$CLASS_SL" ] && [ "$(wc -l <"$work/sls1.txt")" -ge 6 ] ||
+	loom_fail "one layer: PathRecords of sl=$CLASS_SL carry SLs $(sort "$work/sls1.txt" | uniq -c | tr '\n' ' ')"
+loom_ok "fat tree on one VL (loom-dfsssp): $(wc -l <"$work/sls1.txt") PathRecords of sl=$CLASS_SL all carry SL $CLASS_SL"
 echo "ib_qos_layers.sh: all ok"
