@@ -11,8 +11,10 @@
  * sets new static tables, which turns AR off on NVIDIA switches, so once
  * its LFT changes have settled for ar.after_reroute_s the subnet of that
  * OpenSM is programmed again. Such a run has no request; its results are
- * logged and recorded like any other. A change during a run makes one more
- * run after it, never two at once.
+ * logged and recorded like any other. Each OpenSM that changed tables is
+ * remembered until its subnet has had its run (several subnets: one run
+ * after the other); a change during a run makes one more after it, never
+ * two at once.
  *
  * request: {"subnet": "..."?, "dry_run": bool?}
  * reply:   {"subnet":"...","dry_run":bool,"run":{...the child's done line},
@@ -58,6 +60,8 @@ struct ar_apply_rq {
 	json_t *result;
 };
 
+#define AR_APPLY_PENDING 16
+
 struct ar_apply {
 	struct event_base *base;
 	char db_path[PATH_MAX];
@@ -68,8 +72,8 @@ struct ar_apply {
 	struct loop_wake *wake;
 	struct ar_apply_rq *running;
 	struct event *settle;          /* armed after an LFT change */
-	uint64_t pending_sm;           /* the OpenSM whose change it waits for */
-	int again;                     /* a change came during the run */
+	uint64_t pending[AR_APPLY_PENDING]; /* OpenSMs whose changes wait for a run */
+	size_t n_pending;
 };
 
 /* ---- the worker thread --------------------------------------------------- */
@@ -189,10 +193,8 @@ static void reap(struct ar_apply *a, int wait)
 		ctl_reply_err(q->req, PROTO_ERR_FAILED, "%s", q->err);
 	a->running = NULL;
 	free(q);
-	if (a->again && !wait) {
-		a->again = 0;
-		arm(a);
-	}
+	if (a->n_pending && !wait)
+		arm(a);  /* the next OpenSM's subnet, or changes made during this run */
 }
 
 static void wake_cb(void *arg)
@@ -232,19 +234,20 @@ static int start(struct ar_apply *a, struct ctl_req *req, const char *subnet, in
 static void settle_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct ar_apply *a = arg;
+	uint64_t sm;
 	int rc;
 
 	(void)fd;
 	(void)what;
 	if (!a->program || !a->after_reroute_s)
 		return;
-	if (a->running) {
-		a->again = 1;  /* after this run, one more for the new tables */
-		return;
-	}
+	if (a->running || !a->n_pending)
+		return;  /* reap() arms the timer again when the run ends */
+	sm = a->pending[0];
+	memmove(a->pending, a->pending + 1, --a->n_pending * sizeof(a->pending[0]));
 	log_info("OpenSM 0x%016llx changed the forwarding tables %d s ago: programming AR "
-		 "again", (unsigned long long)a->pending_sm, a->after_reroute_s);
-	if ((rc = start(a, NULL, NULL, 0, a->pending_sm)) < 0)
+		 "again", (unsigned long long)sm, a->after_reroute_s);
+	if ((rc = start(a, NULL, NULL, 0, sm)) < 0)
 		log_err("AR program after OpenSM's reroute: %s", strerror(-rc));
 }
 
@@ -262,8 +265,17 @@ void ar_apply_lft_changed(void *arg, uint64_t sm_guid)
 
 	if (!a->program || !a->after_reroute_s)
 		return;
-	a->pending_sm = sm_guid;
-	arm(a);  /* again: the wait starts over with each change */
+	for (size_t i = 0; i < a->n_pending; i++)
+		if (a->pending[i] == sm_guid)
+			goto armed;
+	if (a->n_pending == AR_APPLY_PENDING) {
+		log_warn("AR program: more than %d OpenSMs rerouted at once; 0x%016llx waits for "
+			 "its next change", AR_APPLY_PENDING, (unsigned long long)sm_guid);
+		return;
+	}
+	a->pending[a->n_pending++] = sm_guid;
+armed:
+	arm(a);  /* the wait starts over with each change */
 }
 
 static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
@@ -315,8 +327,10 @@ void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf)
 	a->opts.shield = conf->ar_shield;
 	a->opts.dry_run = 0;
 	a->after_reroute_s = conf->ar_after_reroute_s;
-	if ((!a->program || !a->after_reroute_s) && a->settle)
+	if ((!a->program || !a->after_reroute_s) && a->settle) {
 		evtimer_del(a->settle);
+		a->n_pending = 0;
+	}
 }
 
 struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config *conf,
