@@ -36,7 +36,7 @@ struct named_group {
 struct ctl_ident {
 	struct ctl_ident *next;
 	uid_t uid;
-	double made;               /* clock_mono() when it was looked up */
+	double made;               /* clock_mono() when its lookup ended */
 	char groups[GROUPS_LEN];   /* the names it was made with */
 	char user[NAME_LEN];       /* "" when the uid has no passwd entry */
 	size_t n_gids;
@@ -227,6 +227,9 @@ static void wake_cb(void *arg)
 			*pp = old->next;
 			ident_free(old);
 		}
+		/* Fresh from now: a lookup that took long (NSS timeouts) still
+		 * serves the requests that waited for it. */
+		l->id->made = clock_mono();
 		l->id->next = c->cache;
 		c->cache = l->id;
 		free(l);
@@ -295,7 +298,6 @@ static int start_lookup(struct ctl_idents *c, uid_t uid, const char *groups)
 	}
 	l->hub = c->hub;
 	l->id->uid = uid;
-	l->id->made = clock_mono();
 	snprintf(l->id->groups, sizeof(l->id->groups), "%s", groups);
 	pthread_mutex_lock(&c->hub->lock);
 	c->hub->refs++;

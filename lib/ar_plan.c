@@ -204,7 +204,9 @@ struct ar_plan *ar_plan_new(const struct rt_ar_switch *sw, uint32_t max_lid,
 		free(p);
 		return NULL;
 	}
-	off = plan_info(cap, sw->n_groups, sl_mask, p->fr_enabled, 0);
+	/* Fault recovery steers by the groups: off while they are rewritten,
+	 * on (if asked for) only with AR, once the tables verified. */
+	off = plan_info(cap, sw->n_groups, sl_mask, 0, 0);
 	on = plan_info(cap, sw->n_groups, sl_mask, p->fr_enabled, 1);
 	/* The encoders refuse only values wider than their fields: a cap
 	 * that decoded cannot have one, but a caller's hand-made one can. */
@@ -279,18 +281,22 @@ static int check_info(const struct ar_plan *p, const struct rt_ar_switch *sw,
 		return err_fmt(err, errlen, -EINVAL, "last ARInfo: fr_enabled %u, expected %u "
 			       "(fast link fault recovery %s)", last.fr_enabled, p->fr_enabled,
 			       p->fr_enabled ? "on" : "off");
-	/* Both Sets are the same but for e: the first already sets the layout
-	 * the tables are written for, and neither may touch differently what
-	 * loom does not manage. */
+	if (first.fr_enabled)
+		return err_fmt(err, errlen, -EINVAL, "first ARInfo: fr_enabled is 1: fault "
+			       "recovery would steer by groups being rewritten");
+	/* Both Sets are the same but for e and fr_enabled: the first already
+	 * sets the layout the tables are written for, and neither may touch
+	 * differently what loom does not manage. */
 	want = last;
 	want.e = 0;
+	want.fr_enabled = 0;
 	/* Compared re-encoded: struct padding may differ, fields may not. */
 	if ((rc = ar_mad_info_encode(&want, a, sizeof(a), err, errlen)) < 0 ||
 	    (rc = ar_mad_info_encode(&first, b, sizeof(b), err, errlen)) < 0)
 		return rc;
 	if (memcmp(a, b, sizeof(a)) != 0)
 		return err_fmt(err, errlen, -EINVAL, "first ARInfo differs from the last in more "
-			       "than e");
+			       "than e and fr_enabled");
 	return 0;
 }
 

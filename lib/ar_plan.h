@@ -20,8 +20,10 @@
  *   4. ARInfo, e = 1 with group_top = n_groups - 1 (e stays 0 when the
  *      switch has no group: the plan then only makes its AR LFT static).
  * The ARInfo Sets carry cap with only e, group_top, sub_grps_active,
- * by_sl_en, enable_by_sl_mask and fr_enabled changed, so what loom does not manage stays
- * as the switch reported it. */
+ * by_sl_en, enable_by_sl_mask and fr_enabled changed, so what loom does not
+ * manage stays as the switch reported it. fr_enabled is 0 in the first Set
+ * (fault recovery steers by the groups being rewritten) and p->fr_enabled
+ * in the last. */
 #ifndef LOOM_AR_PLAN_H
 #define LOOM_AR_PLAN_H
 
@@ -60,8 +62,8 @@ struct ar_plan {
 	uint32_t max_lid;
 	uint16_t group_cap;        /* cap->group_cap the plan was made for */
 	unsigned flags;            /* ar_plan_new's */
-	uint8_t fr_enabled;        /* what both ARInfo Sets carry: 1 only with
-				    * AR_PLAN_SHIELD on a switch with is_fr_sup */
+	uint8_t fr_enabled;        /* what the enabling ARInfo Set carries: 1 only
+				    * with AR_PLAN_SHIELD on a switch with is_fr_sup */
 };
 
 /* The plan for switch sw (made by rt_ar_new for LIDs 0..max_lid) on a
@@ -87,7 +89,7 @@ void ar_plan_free(struct ar_plan *p);
  * its port) and a FREE LID's default port is a member of its group; the
  * first ARInfo disables AR and the last enables it (when sw has groups)
  * with group_top n_groups - 1, sub_grps_active 0, p->sl_mask and
- * fr_enabled p->fr_enabled (both Sets). Meant for
+ * fr_enabled p->fr_enabled (the first: 0). Meant for
  * a read-back too. 0, or -EINVAL naming the first difference (MAD, LID,
  * group, field) in err. */
 int ar_plan_check(const struct ar_plan *p, const struct rt_ar_switch *sw, uint32_t max_lid,

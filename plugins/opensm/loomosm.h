@@ -50,6 +50,7 @@ struct losm_engine {
 	unsigned runs, failures;
 	int warned_vls;                /* a port lacking VLs was logged once */
 	int warned_qos;                /* classes that cannot join the layers: once */
+	int warned_vlarb;              /* a port too small for the expanded VLArb: once */
 	atomic_int warned_hint;        /* a path SL hint past a layer's SLs: once
 					* (SA threads: atomic) */
 };

@@ -259,11 +259,10 @@ static void update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
 			 ib_vl_arb_table_t *block, unsigned block_length, unsigned block_num)
 {
 	struct losm_engine *e = context;
-	unsigned n_vls = current_layers(e), v;
+	unsigned n_vls = current_layers(e), v, n;
 	struct ibqos_entry t[IBQOS_VLARB_LAYERED];
 	struct losm_qos q;
 
-	(void)port;
 	(void)port_num;
 	if (n_vls <= 1 || block_length > IBQOS_VLARB_LAYERED)
 		return;
@@ -277,7 +276,19 @@ static void update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
 	v = ibqos_class_vls(q.class_map, ibqos_layer_sls(n_vls));
 	for (unsigned i = 0; i < block_length; i++)
 		t[i] = (struct ibqos_entry){ block->vl_entry[i].vl, block->vl_entry[i].weight };
-	ibqos_layered_vlarb(t, block_length, v, n_vls, t, block_length);
+	n = ibqos_layered_vlarb(t, block_length, v, n_vls, t, block_length);
+	if (n > block_length && !e->warned_vlarb) {
+		/* Entry-major: what is cut is the last class entries, in every
+		 * layer; their VLs may get no weight at all on this port. */
+		e->warned_vlarb = 1;
+		OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
+			"ERR LOOM07: loom engine %s: port %u of 0x%016" PRIx64 " holds %u %s "
+			"arbitration entries, the policy needs %u with %u VL layers: the last "
+			"ones are left out (loomctl qos status --ib names the port)\n", e->name,
+			osm_physp_get_port_num(port),
+			cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port))),
+			block_length, block_num < 2 ? "low" : "high", n, n_vls);
+	}
 	for (unsigned i = 0; i < block_length; i++) {
 		block->vl_entry[i].vl = t[i].vl;
 		block->vl_entry[i].weight = t[i].weight;

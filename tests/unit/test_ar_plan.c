@@ -273,8 +273,9 @@ START_TEST(the_arinfo_sets_keep_what_loom_does_not_manage_and_set_the_sl_mask)
 }
 END_TEST
 
-/* SHIELD (fast link fault recovery): fr_enabled 1 in both ARInfo Sets only
- * when asked for and the switch reports is_fr_sup; asked for on a switch
+/* SHIELD (fast link fault recovery): fr_enabled 1 in the ARInfo Set that
+ * enables AR only when asked for and the switch reports is_fr_sup, and 0 in
+ * the first one, while the groups are rewritten; asked for on a switch
  * without it, the plan is made without it (not refused); not asked for, it
  * is turned off even where the switch had it on. ar_plan_check holds the
  * read-back to p->fr_enabled. */
@@ -297,10 +298,17 @@ START_TEST(shield_sets_fr_enabled_only_where_the_switch_supports_it)
 	ck_assert_int_eq(ar_mad_info_decode(p->mad[0].data, 64, &first, err, sizeof(err)), 0);
 	ck_assert_int_eq(ar_mad_info_decode(p->mad[p->n - 1].data, 64, &last, err, sizeof(err)),
 			 0);
-	ck_assert_uint_eq(first.fr_enabled, 1);
+	ck_assert_uint_eq(first.fr_enabled, 0);
 	ck_assert_uint_eq(last.fr_enabled, 1);
 	ck_assert_msg(ar_plan_check(p, &ar->sw[leaf], ar->max_lid, err, sizeof(err)) == 0, "%s",
 		      err);
+	/* A first Set with it on is caught. */
+	first.fr_enabled = 1;
+	ck_assert_int_eq(ar_mad_info_encode(&first, p->mad[0].data, 64, err, sizeof(err)), 0);
+	ck_assert_int_eq(ar_plan_check(p, &ar->sw[leaf], ar->max_lid, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "first ARInfo: fr_enabled is 1"), "%s", err);
+	first.fr_enabled = 0;
+	ck_assert_int_eq(ar_mad_info_encode(&first, p->mad[0].data, 64, err, sizeof(err)), 0);
 	/* A read-back where the switch dropped it is caught. */
 	last.fr_enabled = 0;
 	ck_assert_int_eq(ar_mad_info_encode(&last, p->mad[p->n - 1].data, 64, err, sizeof(err)),
