@@ -87,6 +87,7 @@ struct ctl {
 	struct ctl_client *clients;
 	struct ctl_req *pending;
 	struct ctl_idents *idents;
+	int warned_admin;                  /* the admin group is unknown: said */
 	char admin_group[CTL_GROUP_LEN];
 	char tenant_users[CTL_LIST_LEN];   /* CTL_TENANT: "slurm,..." */
 	char tenant_groups[CTL_LIST_LEN];
@@ -245,18 +246,33 @@ static int group_in_list(const struct ctl_ident *id, gid_t gid, const char *list
 
 /* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0,
  * or -EPERM with the refusal in why, saying who may, so that the operator
- * knows which key of loom.yaml to change. */
-static int access_check(const struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
+ * knows which key of loom.yaml to change; -EIO when the user and group
+ * databases failed to say (a refusal too, but "try again", not "denied"). */
+static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
 			const struct ctl_ident *id, char *why, size_t whylen)
 {
 	char who[3 * CTL_LIST_LEN];
 	size_t n;
+	int rc = ctl->admin_group[0] ? ctl_ident_in_group(id, gid, ctl->admin_group) : 0;
 
-	if (ctl->admin_group[0] && ctl_ident_in_group(id, gid, ctl->admin_group) == 1)
+	if (rc == 1)
 		return 0;
+	if (rc == -ENOENT && !ctl_ident_error(id) && !ctl->warned_admin) {
+		/* Said once per setting; an unknown group only means root
+		 * alone may write, which is safe. */
+		ctl->warned_admin = 1;
+		log_warn("control: admin group \"%s\" does not exist: only root may run write "
+			 "commands", ctl->admin_group);
+	}
 	if (cmd->access == CTL_TENANT && (ctl_ident_user_in(id, ctl->tenant_users) ||
 					  group_in_list(id, gid, ctl->tenant_groups)))
 		return 0;
+	if ((rc = ctl_ident_error(id)) < 0) {
+		snprintf(why, whylen, "\"%s\" changes loomd: uid %d could not be looked up in the "
+			 "user and group databases (%s), so its rights are unknown; try again",
+			 cmd->name, (int)uid, strerror(-rc));
+		return -EIO;
+	}
 	n = (size_t)snprintf(who, sizeof(who), "root");
 	if (ctl->admin_group[0])
 		n += (size_t)snprintf(who + n, sizeof(who) - n, ", group %s (control.admin_group)",
@@ -362,6 +378,7 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 	if (cmd->access != CTL_READ && cl->uid != 0) {
 		const struct ctl_ident *who = NULL;
 		char why[1024];
+		int arc;
 
 		rc = identity(ctl, cl->uid, &who);
 		if (rc < 0) {
@@ -372,8 +389,10 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 							       strerror(-rc)));
 			return;
 		}
-		if (rc == 1 && access_check(ctl, cl->uid, cl->gid, cmd, who, why, sizeof(why)) < 0) {
-			client_send(cl, proto_response_err_new(id, PROTO_ERR_DENIED, "%s", why));
+		if (rc == 1 && (arc = access_check(ctl, cl->uid, cl->gid, cmd, who, why,
+						   sizeof(why))) < 0) {
+			client_send(cl, proto_response_err_new(id, arc == -EIO ? PROTO_ERR_FAILED :
+							       PROTO_ERR_DENIED, "%s", why));
 			return;
 		}
 		if (rc == 0) {  /* held until the lookup ends (idents_ready) */
@@ -427,8 +446,9 @@ static void idents_ready(void *arg)
 				      (int)req->uid, strerror(-rc));
 		else if (!req->client)
 			ctl_reply_err(req, PROTO_ERR_BUSY, "the client is gone");  /* dropped */
-		else if (access_check(ctl, req->uid, req->gid, req->cmd, who, why, sizeof(why)) < 0)
-			ctl_reply_err(req, PROTO_ERR_DENIED, "%s", why);
+		else if ((rc = access_check(ctl, req->uid, req->gid, req->cmd, who, why,
+					    sizeof(why))) < 0)
+			ctl_reply_err(req, rc == -EIO ? PROTO_ERR_FAILED : PROTO_ERR_DENIED, "%s", why);
 		else
 			req->cmd->fn(req, args, req->cmd->arg);
 		json_decref(args);
@@ -733,19 +753,14 @@ void ctl_free(struct ctl *ctl)
 
 int ctl_set_admin_group(struct ctl *ctl, const char *admin_group)
 {
-	struct group gr, *grp = NULL;
-	char buf[4096];
-
 	if (!admin_group)
 		admin_group = "";
 	if (strlen(admin_group) >= sizeof(ctl->admin_group))
 		return -ENAMETOOLONG;
 	snprintf(ctl->admin_group, sizeof(ctl->admin_group), "%s", admin_group);
-	/* Warn now rather than at each refused request; an unknown group only
-	 * means root alone may write, which is safe. */
-	if (admin_group[0] && getgrnam_r(admin_group, &gr, buf, sizeof(buf), &grp) == 0 && !grp)
-		log_warn("control: admin group \"%s\" does not exist: only root may run "
-			 "write commands", admin_group);
+	/* Not looked up here (NSS, on the loop): the first write request of
+	 * someone else than root finds out, and says so once. */
+	ctl->warned_admin = 0;
 	return 0;
 }
 

@@ -23,7 +23,8 @@
 #include "loop_wake.h"
 
 #define GROUPS_LEN 512       /* the names a lookup resolves, comma-separated */
-#define MAX_NAMED 16
+#define MAX_NAMED 128       /* group names: two lists of CTL_LIST_LEN bytes */
+#define ERROR_TTL_S 5        /* an identity NSS failed to give is retried soon */
 #define NAME_LEN 64
 #define MAX_LOOKUPS 16       /* threads at once: more distinct uids wait */
 
@@ -43,6 +44,7 @@ struct ctl_ident {
 	gid_t *gids;               /* the user's groups, primary included */
 	size_t n_named;
 	struct named_group named[MAX_NAMED];
+	int nss_err;               /* an error (not "no such entry") of a lookup */
 };
 
 struct hub {
@@ -130,6 +132,8 @@ static void resolve(struct ctl_ident *id)
 			return;
 		rc = getpwuid_r(id->uid, &pw, buf, len, &pwp);
 	} while (rc == ERANGE);
+	if (rc != 0)
+		id->nss_err = rc;
 	if (rc == 0 && pwp && strlen(pwp->pw_name) < sizeof(id->user)) {
 		int n = 32;
 
@@ -164,6 +168,8 @@ static void resolve(struct ctl_ident *id)
 					return;
 				rc = getgrnam_r(ng->name, &gr, buf, len, &grp);
 			} while (rc == ERANGE);
+			if (rc != 0)
+				id->nss_err = rc;
 			ng->found = rc == 0 && grp;
 			ng->gid = ng->found ? grp->gr_gid : 0;
 			id->n_named++;
@@ -325,7 +331,7 @@ int ctl_idents_get(struct ctl_idents *c, uid_t uid, const char *groups,
 		return -ENAMETOOLONG;
 	for (const struct ctl_ident *id = c->cache; id; id = id->next)
 		if (id->uid == uid && !strcmp(id->groups, groups) &&
-		    clock_mono() - id->made < CTL_IDENT_TTL_S) {
+		    clock_mono() - id->made < (id->nss_err ? ERROR_TTL_S : CTL_IDENT_TTL_S)) {
 			*out = id;
 			return 1;
 		}
@@ -349,6 +355,11 @@ int ctl_ident_in_group(const struct ctl_ident *id, gid_t gid, const char *name)
 		return 0;
 	}
 	return -ENOENT;  /* not among the names it was made with */
+}
+
+int ctl_ident_error(const struct ctl_ident *id)
+{
+	return -id->nss_err;
 }
 
 int ctl_ident_user_in(const struct ctl_ident *id, const char *list)

@@ -49,5 +49,9 @@ int ctl_idents_get(struct ctl_idents *c, uid_t uid, const char *groups,
 int ctl_ident_in_group(const struct ctl_ident *id, gid_t gid, const char *name);
 /* Is its user name in `list` ("a,b,c")? */
 int ctl_ident_user_in(const struct ctl_ident *id, const char *list);
+/* 0, or -errno when the databases failed (not "no such user or group"):
+ * what it does not hold may then be wrong. Such an identity is kept only a
+ * few seconds. */
+int ctl_ident_error(const struct ctl_ident *id);
 
 #endif
