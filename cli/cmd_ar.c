@@ -64,31 +64,44 @@ static int print_status(const json_t *res)
 	return output_table_flush(t, stdout);
 }
 
-static int ar_status(struct loomctl *lc, int argc, char **argv)
+/* Both subcommands' options: --subnet NAME and one flag (--FLAG, sent as
+ * args[key] = true), no argument. -1 with the request's args in *args, or
+ * the exit status of a usage error. */
+static int parse_args(struct loomctl *lc, int argc, char **argv, const char *what,
+		      const char *flag, const char *key, json_t **args)
 {
-	static const struct option opts[] = {
+	const struct option opts[] = {
 		{ "subnet", required_argument, NULL, 'n' },
-		{ "cached", no_argument, NULL, 'c' },
+		{ flag, no_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
-	json_t *args = json_object(), *result = NULL;
-	int c, rc;
+	int c;
 
+	*args = json_object();
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'n') {
-			json_object_set_new(args, "subnet", json_string(optarg));
-		} else if (c == 'c') {
-			json_object_set_new(args, "cached", json_true());
+			json_object_set_new(*args, "subnet", json_string(optarg));
+		} else if (c == 'f') {
+			json_object_set_new(*args, key, json_true());
 		} else {
-			json_decref(args);
+			json_decref(*args);
 			return loomctl_usage_hint();
 		}
 	}
 	if (optind < argc) {
-		json_decref(args);
-		return loomctl_usage_error(lc, "ar status", "unexpected argument \"%s\"",
-					   argv[optind]);
+		json_decref(*args);
+		return loomctl_usage_error(lc, what, "unexpected argument \"%s\"", argv[optind]);
 	}
+	return -1;
+}
+
+static int ar_status(struct loomctl *lc, int argc, char **argv)
+{
+	json_t *args = NULL, *result = NULL;
+	int rc;
+
+	if ((rc = parse_args(lc, argc, argv, "ar status", "cached", "cached", &args)) >= 0)
+		return rc;
 	if (loomctl_call(lc, "ar-status", args, &result) < 0)
 		return LOOMCTL_EXIT_FAILED;
 	rc = lc->json ? output_json(result, stdout) : print_status(result);
@@ -159,29 +172,11 @@ static int any_failed(const json_t *res)
 
 static int ar_program(struct loomctl *lc, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "subnet", required_argument, NULL, 'n' },
-		{ "dry-run", no_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
-	json_t *args = json_object(), *result = NULL;
-	int c, rc;
+	json_t *args = NULL, *result = NULL;
+	int rc;
 
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (c == 'n') {
-			json_object_set_new(args, "subnet", json_string(optarg));
-		} else if (c == 'd') {
-			json_object_set_new(args, "dry_run", json_true());
-		} else {
-			json_decref(args);
-			return loomctl_usage_hint();
-		}
-	}
-	if (optind < argc) {
-		json_decref(args);
-		return loomctl_usage_error(lc, "ar program", "unexpected argument \"%s\"",
-					   argv[optind]);
-	}
+	if ((rc = parse_args(lc, argc, argv, "ar program", "dry-run", "dry_run", &args)) >= 0)
+		return rc;
 	if (lc->db_path) {  /* "ar" reads with --db; this subcommand writes */
 		json_decref(args);
 		return loomctl_usage_error(lc, "ar program", "needs a running loomd; it cannot "

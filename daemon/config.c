@@ -228,20 +228,25 @@ const char *cfg_key_text(struct parse *p, const yaml_node_t *k, const char *wher
 	return cfg_scalar(k);
 }
 
-int cfg_dup_key(struct parse *p, const yaml_node_t *map, const yaml_node_pair_t *pr,
-		const char *key)
+const char *cfg_member_key(struct parse *p, const yaml_node_t *map, const yaml_node_pair_t *pr,
+			   const char *section, char *key, size_t keylen)
 {
 	const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+	const char *name = cfg_key_text(p, k, section);
 
+	if (!name)
+		return NULL;
+	snprintf(key, keylen, "%s.%.40s", section, name);
 	for (const yaml_node_pair_t *o = map->data.mapping.pairs.start; o < pr; o++) {
 		const yaml_node_t *k2 = yaml_document_get_node(p->doc, o->key);
 
-		if (k2->type == YAML_SCALAR_NODE && k->type == YAML_SCALAR_NODE &&
-		    !strcmp(cfg_scalar(k2), cfg_scalar(k)))
-			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
-					cfg_line(k2));
+		if (k2->type == YAML_SCALAR_NODE && !strcmp(cfg_scalar(k2), name)) {
+			cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
+				 cfg_line(k2));
+			return NULL;
+		}
 	}
-	return 0;
+	return name;
 }
 
 static int parse_string(struct parse *p, const yaml_node_t *v, const char *key,

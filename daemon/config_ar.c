@@ -88,13 +88,10 @@ int config_parse_ar(struct parse *p, const yaml_node_t *v)
 	     pr++) {
 		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
 		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		const char *name;
 		char key[64];
+		const char *name = cfg_member_key(p, v, pr, "ar", key, sizeof(key));
 
-		if (!(name = cfg_key_text(p, k, "ar")))
-			return -EINVAL;
-		snprintf(key, sizeof(key), "ar.%.40s", name);
-		if (cfg_dup_key(p, v, pr, key) < 0)
+		if (!name)
 			return -EINVAL;
 		if (!strcmp(name, "program"))
 			rc = cfg_bool(p, val, key, &p->c->ar_program);

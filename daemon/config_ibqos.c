@@ -205,13 +205,10 @@ int config_parse_ibqos(struct parse *p, const yaml_node_t *v)
 	     pr++) {
 		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
 		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		const char *name;
 		char key[96];
+		const char *name = cfg_member_key(p, v, pr, "ib_qos", key, sizeof(key));
 
-		if (!(name = cfg_key_text(p, k, "ib_qos")))
-			return -EINVAL;
-		snprintf(key, sizeof(key), "ib_qos.%.40s", name);
-		if (cfg_dup_key(p, v, pr, key) < 0)
+		if (!name)
 			return -EINVAL;
 		if (!strcmp(name, "classes")) {
 			line[IBQOS_F_CLASSES] = cfg_line(k);

@@ -36,10 +36,11 @@ const char *cfg_node_kind(const yaml_node_t *n);
 int cfg_expect(struct parse *p, const yaml_node_t *n, const char *key, yaml_node_type_t want);
 /* A mapping key's text, or NULL with the error set. */
 const char *cfg_key_text(struct parse *p, const yaml_node_t *k, const char *where);
-/* -EINVAL (error set, naming `key` and the first line) when the key of pair
- * pr of mapping map came already before it; 0. */
-int cfg_dup_key(struct parse *p, const yaml_node_t *map, const yaml_node_pair_t *pr,
-		const char *key);
+/* The key of pair pr of a section's mapping `map`: its text, with
+ * "SECTION.NAME" in key for errors; NULL with the error set when it is no
+ * scalar or came already before it (naming the first line). */
+const char *cfg_member_key(struct parse *p, const yaml_node_t *map, const yaml_node_pair_t *pr,
+			   const char *section, char *key, size_t keylen);
 /* A plain true or false. */
 int cfg_bool(struct parse *p, const yaml_node_t *v, const char *key, int *dst);
 /* A plain decimal integer in min..max (or 0 when zero_ok). */

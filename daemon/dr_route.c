@@ -189,3 +189,22 @@ int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
 	}
 	return 0;
 }
+
+int dr_ca_ports(const struct fab *fab, const struct dr_routes *d, size_t i, dr_ca_port_fn fn,
+		void *ctx)
+{
+	const struct dr_route *r = &d->r[i];
+	int rc = 0;
+
+	for (unsigned port = 1; rc == 0 && port <= r->n->nports; port++) {
+		const struct fab_port *far;
+		const struct fab_node *ca;
+
+		if (!(far = fab_peer(fab, fab_port(r->n, port), &ca)) || ca->type != IBT_NODE_CA ||
+		    (ca == d->local && far->num == d->local_port) ||
+		    r->path.cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX)
+			continue;
+		rc = fn(ctx, r, port, ca, far);
+	}
+	return rc;
+}

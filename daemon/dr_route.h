@@ -30,6 +30,15 @@ int dr_routes_build(const struct disc_ib_params *p, const struct fab *fab,
 		    struct dr_routes *out, char *err, size_t errlen);
 void dr_routes_clear(struct dr_routes *d);
 
+/* For every port of switch d->r[i] that is cabled to a CA port other than
+ * the local one, fn(ctx, &d->r[i], port, the CA, its port): stops at the
+ * first return < 0 and returns it, else 0. Ports whose CA would be past
+ * the longest directed route are left out. */
+typedef int (*dr_ca_port_fn)(void *ctx, const struct dr_route *r, unsigned port,
+			     const struct fab_node *ca, const struct fab_port *far);
+int dr_ca_ports(const struct fab *fab, const struct dr_routes *d, size_t i, dr_ca_port_fn fn,
+		void *ctx);
+
 /* A directed-route SMP (class 0x81) of `method` for attr/am along path,
  * with TID tid and the 64-byte data field `data` (NULL: zeros), built in
  * buf (blen bytes, umad_size() + IB_MAD_SIZE, cleared here) for

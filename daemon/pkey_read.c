@@ -66,6 +66,28 @@ static int read_port(struct ibmad_port *mp, const ib_dr_path_t *path, unsigned p
 	return 0;
 }
 
+struct reader {
+	struct ibmad_port *mp;
+	FILE *out;
+	char *err;
+	size_t errlen;
+};
+
+/* The switch port facing a CA, then the CA's port. */
+static int read_pair(void *ctx, const struct dr_route *r, unsigned port,
+		     const struct fab_node *ca, const struct fab_port *far)
+{
+	struct reader *rd = ctx;
+	ib_dr_path_t path = r->path;
+	int rc;
+
+	(void)ca;
+	if ((rc = read_port(rd->mp, &path, port, far->guid, rd->out, rd->err, rd->errlen)) < 0)
+		return rc;
+	path.p[++path.cnt] = (uint8_t)port;
+	return read_port(rd->mp, &path, 0, far->guid, rd->out, rd->err, rd->errlen);
+}
+
 static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
 		       char *err, size_t errlen)
 {
@@ -87,22 +109,9 @@ static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FI
 			       errlen);
 	}
 	for (size_t i = 0; rc == 0 && i < d.n; i++) {
-		const struct fab_node *sw = d.r[i].n;
+		struct reader rd = { mp, out, err, errlen };
 
-		for (unsigned port = 1; rc == 0 && port <= sw->nports; port++) {
-			const struct fab_port *far;
-			const struct fab_node *ca;
-			ib_dr_path_t path = d.r[i].path;
-
-			if (!(far = fab_peer(fab, fab_port(sw, port), &ca)) ||
-			    ca->type != IBT_NODE_CA || (ca == d.local && far->num == d.local_port) ||
-			    path.cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX)
-				continue;
-			if ((rc = read_port(mp, &path, port, far->guid, out, err, errlen)) < 0)
-				break;
-			path.p[++path.cnt] = (uint8_t)port;
-			rc = read_port(mp, &path, 0, far->guid, out, err, errlen);
-		}
+		rc = dr_ca_ports(fab, &d, i, read_pair, &rd);
 	}
 	if (rc == 0)
 		fputs("END\n", out);

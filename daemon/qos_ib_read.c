@@ -132,6 +132,24 @@ static int read_switch(struct ibmad_port *mp, const struct fab *fab, const struc
 	return rc;
 }
 
+struct reader {
+	struct ibmad_port *mp;
+	FILE *out;
+	char *err;
+	size_t errlen;
+};
+
+/* The port of a CA a switch port faces. */
+static int read_ca(void *ctx, const struct dr_route *r, unsigned port,
+		   const struct fab_node *ca, const struct fab_port *far)
+{
+	struct reader *rd = ctx;
+	ib_dr_path_t path = r->path;
+
+	path.p[++path.cnt] = (uint8_t)port;
+	return read_port(rd->mp, &path, ca, far->num, NULL, 0, rd->out, rd->err, rd->errlen);
+}
+
 static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
 		       char *err, size_t errlen)
 {
@@ -152,21 +170,10 @@ static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FI
 		rc = read_port(mp, &here, d.local, d.local_port, NULL, 0, out, err, errlen);
 	}
 	for (size_t i = 0; rc == 0 && i < d.n; i++) {
-		const struct fab_node *sw = d.r[i].n;
+		struct reader rd = { mp, out, err, errlen };
 
-		rc = read_switch(mp, fab, &d.r[i], out, err, errlen);
-		for (unsigned port = 1; rc == 0 && port <= sw->nports; port++) {
-			const struct fab_port *far;
-			const struct fab_node *ca;
-			ib_dr_path_t path = d.r[i].path;
-
-			if (!(far = fab_peer(fab, fab_port(sw, port), &ca)) ||
-			    ca->type != IBT_NODE_CA || (ca == d.local && far->num == d.local_port) ||
-			    path.cnt + 1 >= IB_SUBNET_PATH_HOPS_MAX)
-				continue;
-			path.p[++path.cnt] = (uint8_t)port;
-			rc = read_port(mp, &path, ca, far->num, NULL, 0, out, err, errlen);
-		}
+		if ((rc = read_switch(mp, fab, &d.r[i], out, err, errlen)) == 0)
+			rc = dr_ca_ports(fab, &d, i, read_ca, &rd);
 	}
 	if (rc == 0)
 		fputs("END\n", out);
