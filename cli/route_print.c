@@ -24,9 +24,10 @@ void route_print_metrics(FILE *out, const json_t *m)
 		mint(m, "efi_links"));
 	fprintf(out, "shift:     worst link load %lld over %lld shifts (first at k=%lld)\n",
 		mint(m, "shift_max_load"), mint(m, "shifts"), mint(m, "shift_worst_k"));
-	fprintf(out, "random:    worst link load %lld (mean %.2f) over %lld permutations\n",
-		mint(m, "random_max_load"),
-		json_real_value(json_object_get(m, "random_mean_load")), mint(m, "randoms"));
+	fprintf(out, "random:    worst link load %lld (mean %.3f, standard error %.3f) over %lld "
+		"permutations\n", mint(m, "random_max_load"),
+		json_real_value(json_object_get(m, "random_mean_load")),
+		json_real_value(json_object_get(m, "random_mean_se")), mint(m, "randoms"));
 	fprintf(out, "deadlock:  channel dependencies %s on %lld VL%s (%lld dependencies)\n",
 		json_is_true(json_object_get(m, "cdg_acyclic")) ? "acyclic, deadlock-free," :
 		"CYCLIC, may deadlock,", mint(m, "cdg_vls"), mint(m, "cdg_vls") == 1 ? "" : "s",

@@ -37,8 +37,31 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
  * (-ENOSPC, reason in err) when more than max_vls lanes would be needed. */
 int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen);
 
-/* The engine operators select: ftree when the graph is a fat tree, else
- * dfsssp; says which and why in out->note. */
+/* What rt_refine_tree did. */
+struct rt_refine_stats {
+	size_t shifts;         /* shift permutations it kept count of */
+	size_t shift_before, shift_after;   /* their worst link load */
+	double random_before, random_after; /* its random-permutation cost (a sum
+					     * over links of E[5^load]) */
+	size_t moves;          /* table entries it changed */
+	int too_large;         /* left alone: every shift's counters would not fit */
+	uint64_t evals;        /* moves it judged */
+};
+/* Refine the up*-down* tables of a fat tree in place (lib/route_refine.c):
+ * moves single up-going entries to another parent at the same hop count
+ * where that lowers the worst link of shift permutations, then the chance
+ * of heavy links under random permutations without raising the former.
+ * Routes stay minimal and up*-down*. Does nothing (0) on a graph without
+ * strict levels, where no two flows share a link in 16 shifts spread
+ * evenly, or where (CAs - 1) * directed links exceeds 16 Mi
+ * (st->too_large). Deterministic. Changes the tables only after it has
+ * all its memory. 0, or
+ * -ENOMEM / -EINVAL with a reason in err. */
+int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine_stats *st,
+		   char *err, size_t errlen);
+/* The engine operators select: ftree when the graph is a fat tree, its
+ * tables then refined by rt_refine_tree, else dfsssp; says which and why
+ * (and what the refinement changed) in out->note. */
 int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen);
 
 /* The engines by name (lib/route_engine.c). */

@@ -53,7 +53,22 @@ int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size
 
 	rc = rt_route_ftree(g, out, why, sizeof(why));
 	if (rc == 0) {
+		struct rt_refine_stats st;
+		char *tail;
+		size_t room;
+
 		note_prefix(out, "loom chose ftree: ");
+		tail = out->note + strlen(out->note);
+		room = sizeof(out->note) - (size_t)(tail - out->note);
+		/* The ftree tables stand if the refinement cannot run. */
+		if (rt_refine_tree(g, out, &st, why, sizeof(why)) < 0)
+			snprintf(tail, room, "; not refined (%s)", why);
+		else if (st.too_large)
+			snprintf(tail, room, "; not refined (%zu CAs: too many shift counters)",
+				 g->n_ca);
+		else if (st.moves)
+			snprintf(tail, room, "; refined %zu entries (shift worst %zu -> %zu)",
+				 st.moves, st.shift_before, st.shift_after);
 		return 0;
 	}
 	if (rc != -EINVAL) {

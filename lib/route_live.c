@@ -108,7 +108,7 @@ struct rt_lfts *rl_lfts(const struct rt_graph *g, const struct rl_read *r, size_
 json_t *rl_metrics_json(const struct rt_metrics *m)
 {
 	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I,"
-			 " s:f, s:b, s:I, s:I, s:I, s:f}",
+			 " s:f, s:f, s:b, s:I, s:I, s:I, s:f}",
 			 "pairs", (json_int_t)m->pairs, "delivered", (json_int_t)m->delivered,
 			 "unreachable", (json_int_t)m->unreachable, "loops", (json_int_t)m->loops,
 			 "max_hops", (json_int_t)m->max_hops, "efi_max", (json_int_t)m->efi_max,
@@ -119,6 +119,7 @@ json_t *rl_metrics_json(const struct rt_metrics *m)
 			 "randoms", (json_int_t)m->randoms,
 			 "random_max_load", (json_int_t)m->random_max_load,
 			 "random_mean_load", m->random_mean_load,
+			 "random_mean_se", m->random_mean_se,
 			 "cdg_acyclic", m->cdg_acyclic, "cdg_vls", (json_int_t)m->cdg_vls,
 			 "cdg_edges", (json_int_t)m->cdg_edges,
 			 "bisections", (json_int_t)m->bisections, "ebb", m->ebb);

@@ -17,6 +17,7 @@
 #include "route_cdg.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,6 +226,7 @@ static void randoms(const struct rt_graph *g, const struct rt_lfts *l, unsigned 
 		    uint64_t seed, struct scratch *w, struct rt_metrics *out)
 {
 	size_t n = g->n_ca;
+	double sq = 0;
 
 	for (unsigned r = 0; r < n_random; r++) {
 		size_t load;
@@ -234,10 +236,16 @@ static void randoms(const struct rt_graph *g, const struct rt_lfts *l, unsigned 
 		if (load > out->random_max_load)
 			out->random_max_load = load;
 		out->random_mean_load += (double)load;
+		sq += (double)load * (double)load;
 		out->randoms++;
 	}
-	if (out->randoms)
-		out->random_mean_load /= (double)out->randoms;
+	if (out->randoms) {
+		double k = (double)out->randoms, mean = out->random_mean_load / k;
+		double var = k > 1 ? (sq - k * mean * mean) / (k - 1) : 0;
+
+		out->random_mean_load = mean;
+		out->random_mean_se = var > 0 ? sqrt(var / k) : 0;
+	}
 }
 
 /* The most flows on a link of the path from CA a to CA b (w->count loaded),

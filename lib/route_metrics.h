@@ -45,6 +45,10 @@ struct rt_metrics {
 	size_t random_max_load;/* max over them */
 	double random_mean_load;/* mean over them of each one's worst link: the
 				* max alone is one unlucky draw */
+	double random_mean_se; /* its standard error (the worst links' standard
+				* deviation over sqrt(randoms)): two tables'
+				* means closer than about twice theirs combined
+				* are one draw of luck apart */
 	/* Deadlock freedom: the channel dependency graph of the delivered
 	 * pairs' paths, one per VL. A channel is a directed link out of a switch
 	 * (to a switch or a CA); a path that takes channel c1 then c2 makes c1

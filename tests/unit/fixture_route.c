@@ -13,13 +13,18 @@
 
 struct fab *fixture_fabgen(struct fg_fabric *fg, int cut)
 {
+	return fixture_fabgen_seed(fg, cut, 1);
+}
+
+struct fab *fixture_fabgen_seed(struct fg_fabric *fg, int cut, uint64_t seed)
+{
 	struct fg_rng rng;
 	struct fab *fab;
 	char *text = NULL, err[512] = "";
 	size_t len = 0;
 	FILE *out;
 
-	fg_rng_seed(&rng, 1);
+	fg_rng_seed(&rng, seed);
 	if (cut)
 		ck_assert_int_eq(fg_cut_links(fg, cut, &rng), 0);
 	out = open_memstream(&text, &len);

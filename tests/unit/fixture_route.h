@@ -5,6 +5,7 @@
 #define LOOM_TEST_FIXTURE_ROUTE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fabric.h"
 #include "route.h"
@@ -16,6 +17,8 @@ struct fg_fabric;
  * links cut (seed 1, as `loom-fabgen --cut`), written as a net file and
  * read back as loomctl reads it: the fabric the tools see. fg is freed. */
 struct fab *fixture_fabgen(struct fg_fabric *fg, int cut);
+/* The same with the cuts drawn from `seed` (as `loom-fabgen --seed`). */
+struct fab *fixture_fabgen_seed(struct fg_fabric *fg, int cut, uint64_t seed);
 
 struct routed {
 	struct rt_graph *g;

@@ -220,6 +220,28 @@ START_TEST(fat_tree_minhop_alternates_spines_and_is_nonblocking_for_shifts)
 }
 END_TEST
 
+/* On the 2x4 tree a random permutation's worst link carries 1 or 2 flows,
+ * so the worst loads are 1 + Bernoulli(p) with p = mean - 1, whose
+ * standard error over n draws is sqrt(p (1 - p) / (n - 1)). One draw has
+ * no spread to speak of: 0. */
+START_TEST(random_mean_carries_its_standard_error)
+{
+	struct routed r = route(fat_tree_2x4());
+	struct rt_metrics_opts opts = { .n_random = 400, .seed = 5 };
+	struct rt_metrics m;
+	double p;
+
+	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &m), 0);
+	p = m.random_mean_load - 1;
+	ck_assert_msg(p > 0 && p < 1, "mean %f: both loads should occur", m.random_mean_load);
+	ck_assert(fabs(m.random_mean_se - sqrt(p * (1 - p) / 399.0)) < 1e-9);
+	opts.n_random = 1;
+	ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &m), 0);
+	ck_assert(m.random_mean_se == 0);
+	fixture_routed_free(&r);
+}
+END_TEST
+
 START_TEST(shift_sampling_evaluates_only_the_asked_number_of_shifts)
 {
 	struct routed r = route(fat_tree_2x4());
@@ -570,6 +592,7 @@ int main(void)
 	tcase_add_test(tc, line_of_three_switches_forwards_through_the_middle);
 	tcase_add_test(tc, fat_tree_minhop_alternates_spines_and_is_nonblocking_for_shifts);
 	tcase_add_test(tc, shift_sampling_evaluates_only_the_asked_number_of_shifts);
+	tcase_add_test(tc, random_mean_carries_its_standard_error);
 	tcase_add_test(tc, disconnected_parts_are_counted_unreachable_not_fatal);
 	tcase_add_test(tc, metrics_walk_the_tables_and_catch_loops_and_dead_ends);
 	tcase_add_test(tc, missing_lids_are_assigned_switches_first_in_guid_order);
