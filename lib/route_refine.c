@@ -700,6 +700,22 @@ static void count_shifts(struct refine *r)
 	}
 }
 
+/* Count every stride-th shift (k = 1, 1 + stride, ...) afresh. 0 or
+ * -ENOMEM. */
+static int track_shifts(struct refine *r, size_t stride, struct rt_refine_stats *st)
+{
+	free(r->cell);
+	r->stride = stride;
+	r->rows = (r->n - 1 + stride - 1) / stride;
+	r->cell = calloc(r->rows * r->nl + 1, sizeof(*r->cell));
+	if (!r->cell)
+		return -ENOMEM;
+	count_shifts(r);
+	st->shifts = r->rows;
+	st->shift_before = st->shift_after = r->top;
+	return 0;
+}
+
 /* Flows through each switch toward each CA, and each link's random cost. */
 static void count_flows(struct refine *r)
 {
@@ -815,35 +831,21 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 	 * routed by the fat-tree engine has no shared link in any shift, and
 	 * a degraded one shows a shared link in nearly any few of them; when
 	 * none does, there is nothing worth the full count. */
-	r.stride = (r.n - 1 + SAMPLE_SHIFTS - 1) / SAMPLE_SHIFTS;
-	r.rows = (r.n - 1 + r.stride - 1) / r.stride;
-	r.cell = calloc(r.rows * r.nl + 1, sizeof(*r.cell));
-	if (!r.cell)
+	if (track_shifts(&r, (r.n - 1 + SAMPLE_SHIFTS - 1) / SAMPLE_SHIFTS, st) < 0)
 		goto nomem;
-	count_shifts(&r);
-	st->shifts = r.rows;
-	st->shift_before = st->shift_after = r.top;
 	if (r.top <= 1) {
 		rc = 0;
 		goto out;
 	}
 	/* Then every shift, when their counters fit: a move judged on some
 	 * shifts only could make the others worse. */
-	free(r.cell);
-	r.cell = NULL;
 	if ((r.n - 1) * r.nl > SHIFT_CELLS) {
 		st->too_large = 1;
 		rc = 0;
 		goto out;
 	}
-	r.stride = 1;
-	r.rows = r.n - 1;
-	r.cell = calloc(r.rows * r.nl + 1, sizeof(*r.cell));
-	if (!r.cell)
+	if (track_shifts(&r, 1, st) < 0)
 		goto nomem;
-	count_shifts(&r);
-	st->shifts = r.rows;
-	st->shift_before = st->shift_after = r.top;
 	r.through = calloc(g->n_sw * r.n + 1, sizeof(*r.through));
 	r.prod = malloc((r.nl + 1) * sizeof(*r.prod));
 	if (!r.through || !r.prod || below_sets(&r) < 0)
