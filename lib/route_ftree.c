@@ -60,7 +60,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_LEVEL 0xFFFF
+#define NO_LEVEL RT_NO_LEVEL
 #define FAR 0xFF          /* up-hop count meaning "cannot reach" */
 #define NO_LINK (-1)
 #define ON_MAIN 2
@@ -212,42 +212,30 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 		0 : -ENOMEM;
 }
 
-/* Levels from the leaves (one BFS), components, and the up/down link
- * lists. -EINVAL with the offending link when two switches of one level are
- * cabled together. */
-/* Levels by BFS from the switches marked in `leaf` (the queue ends up in
- * ascending level order, kept in by_level). Returns how many switch links
- * join two leaves. */
+/* Levels by BFS from the switches marked in `leaf` (rt_graph_levels; the
+ * queue, in ascending level order, kept in by_level). Returns how many
+ * switch links join two leaves. */
 static size_t ftree_bfs(struct ftree *t, const uint8_t *leaf)
 {
 	const struct rt_graph *g = t->g;
-	size_t head = 0, tail = 0, same = 0;
-	int32_t *q = t->by_level;
+	size_t same = 0;
 
+	t->n_ranked = rt_graph_levels(g, leaf, t->level, t->by_level);
+	t->height = t->n_ranked ? (uint16_t)(t->level[t->by_level[t->n_ranked - 1]] + 1) : 0;
 	for (size_t s = 0; s < t->n_sw; s++) {
-		t->level[s] = NO_LEVEL;
-		if (leaf[s]) {
-			t->level[s] = 0;
-			q[tail++] = (int32_t)s;
-		}
-	}
-	while (head < tail) {
-		size_t s = (size_t)q[head++];
 		const struct rt_link *l = &g->links[g->sw[s].first_link];
 
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++) {
-			if (t->level[l[i].peer] == NO_LEVEL) {
-				t->level[l[i].peer] = (uint16_t)(t->level[s] + 1);
-				q[tail++] = l[i].peer;
-			}
-			same += t->level[s] == 0 && t->level[l[i].peer] == 0;
-		}
+		if (t->level[s] != 0)
+			continue;
+		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
+			same += t->level[l[i].peer] == 0;
 	}
-	t->n_ranked = tail;
-	t->height = tail ? (uint16_t)(t->level[q[tail - 1]] + 1) : 0;
 	return same;
 }
 
+/* Levels from the leaves (one BFS), components, and the up/down link
+ * lists. -EINVAL with the offending link when two switches of one level are
+ * cabled together. */
 static int ftree_levels(struct ftree *t, char *err, size_t errlen)
 {
 	const struct rt_graph *g = t->g;

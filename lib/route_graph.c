@@ -280,6 +280,31 @@ oom:
 	return NULL;
 }
 
+size_t rt_graph_levels(const struct rt_graph *g, const uint8_t *leaf, uint16_t *level,
+		       int32_t *order)
+{
+	size_t head = 0, tail = 0;
+
+	for (size_t s = 0; s < g->n_sw; s++) {
+		level[s] = RT_NO_LEVEL;
+		if (leaf[s]) {
+			level[s] = 0;
+			order[tail++] = (int32_t)s;
+		}
+	}
+	while (head < tail) {
+		size_t s = (size_t)order[head++];
+		const struct rt_link *l = &g->links[g->sw[s].first_link];
+
+		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
+			if (level[l[i].peer] == RT_NO_LEVEL) {
+				level[l[i].peer] = (uint16_t)(level[s] + 1);
+				order[tail++] = l[i].peer;
+			}
+	}
+	return tail;
+}
+
 void rt_graph_free(struct rt_graph *g)
 {
 	if (!g)

@@ -91,6 +91,15 @@ static inline size_t rt_graph_port_index(const struct rt_graph *g, size_t sw, un
 	return g->sw[sw].first_port + port;
 }
 
+/* Hop distance of every switch from the nearest switch marked in leaf
+ * (leaf[s] != 0), by one breadth-first search over switch-to-switch links;
+ * RT_NO_LEVEL where no marked switch is reached. order gets the switches
+ * reached, in ascending level (n_sw entries at most); returns their number.
+ * Fat-tree levels: the engine (route_ftree.c) and its refinement
+ * (route_refine.c) both orient their links up and down by these. */
+#define RT_NO_LEVEL 0xFFFF
+size_t rt_graph_levels(const struct rt_graph *g, const uint8_t *leaf, uint16_t *level,
+		       int32_t *order);
 /* The switch / CA holding `lid`, or -1 (also for lid > max_lid). */
 static inline int32_t rt_graph_lid_switch(const struct rt_graph *g, unsigned lid)
 {

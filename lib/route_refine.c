@@ -63,7 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_LEVEL 0xFFFF
+#define NO_LEVEL RT_NO_LEVEL
 #define MAX_HOPS 64
 #define SHIFT_BASE 16.0
 #define RANDOM_BASE 5.0
@@ -155,34 +155,21 @@ static void cell_add(struct refine *r, size_t i, int dir)
 		r->top--;
 }
 
-/* Levels: hop distance from the nearest switch with CAs. 0, or -EINVAL when
- * a cable joins two switches of one level or skips one (not a tree this
- * pass can keep up*-down*). */
+/* Levels: hop distance from the nearest switch with CAs (rt_graph_levels).
+ * 0; -EINVAL when a cable joins two switches of one level or skips one (not
+ * a tree this pass can keep up*-down*); -ENOMEM. */
 static int levels(struct refine *r)
 {
 	const struct rt_graph *g = r->g;
-	size_t head = 0, tail = 0;
+	uint8_t *leaf = calloc(g->n_sw + 1, 1);
 
-	for (size_t s = 0; s < g->n_sw; s++)
-		r->level[s] = NO_LEVEL;
-	for (size_t c = 0; c < g->n_ca; c++) {
-		int32_t s = g->ca[c].sw;
-
-		if (s >= 0 && r->level[s] == NO_LEVEL) {
-			r->level[s] = 0;
-			r->stack[tail++] = s;
-		}
-	}
-	while (head < tail) {
-		size_t s = (size_t)r->stack[head++];
-		const struct rt_link *k = &g->links[g->sw[s].first_link];
-
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
-			if (r->level[k[i].peer] == NO_LEVEL) {
-				r->level[k[i].peer] = (uint16_t)(r->level[s] + 1);
-				r->stack[tail++] = k[i].peer;
-			}
-	}
+	if (!leaf)
+		return -ENOMEM;
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].sw >= 0)
+			leaf[g->ca[c].sw] = 1;
+	rt_graph_levels(g, leaf, r->level, r->stack);
+	free(leaf);
 	for (size_t i = 0; i < g->n_links; i++) {
 		uint16_t a = r->level[g->links[i].sw], b = r->level[g->links[i].peer];
 
@@ -779,7 +766,7 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 {
 	struct refine r = { 0 };
 	size_t n_sw = g->n_sw + 1;
-	int rc = -ENOMEM;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
 	if (l->n_sw != g->n_sw || l->max_lid != g->max_lid) {
@@ -803,7 +790,9 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 	if (!r.level || !r.port_link || !r.below_first || !r.below_n || !r.src || !r.stack ||
 	    !r.hist || !r.f)
 		goto nomem;
-	if (levels(&r) < 0) {
+	if ((rc = levels(&r)) == -ENOMEM)
+		goto nomem;
+	if (rc < 0) {
 		rc = 0;        /* not a tree with strict levels: nothing to do */
 		goto out;
 	}
@@ -873,6 +862,7 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 	rc = 0;
 	goto out;
 nomem:
+	rc = -ENOMEM;
 	snprintf(err, errlen, "out of memory refining %zu CAs' routes", g->n_ca);
 out:
 	refine_free(&r);
