@@ -12,7 +12,7 @@
 #   ibnd -o64 with as many SMPs in flight as loomd uses (discovery.max_smps)
 #   RSS       peak resident memory against ibnetdiscover's: loomd itself
 #             (VmHWM, includes its idle baseline) and the walker process
-#             that loomd starts for each SMP walk (daemon/walker.h)
+#             that loomd starts for each SMP walk (daemon/ib/walker.h)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 export top_srcdir=${top_srcdir:-$top}

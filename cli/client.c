@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "lib/util/proto.h"
 
 #define CLIENT_REQUEST_ID 1
 

@@ -3,7 +3,7 @@
  * last probe found it (--cached, --db). A switch without AR is not an
  * error: it stays on static routing, so the exit status is 0 whenever the
  * probe ran. `loomctl ar program [--dry-run]`: loomd programs AR where
- * switches support it (daemon/ar_apply.h); exit 1 when any switch failed
+ * switches support it (daemon/ar/ar_apply.h); exit 1 when any switch failed
  * (AR left off there), since that one needs the operator; unsupported and
  * refused switches were not touched and keep static routing. */
 #include "autoconf.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "db_query.h"
+#include "lib/db/db_query.h"
 
 /* Commands without options still go through getopt, so that "--help" or a
  * mistyped option is a usage error rather than a node called "--help". */

@@ -1,5 +1,5 @@
 /* cli/cmd_qos_ib.c: `loomctl qos status --ib` and `loomctl qos apply --ib`:
- * loom.yaml's ib_qos policy on the InfiniBand fabric (daemon/qos_ib.h).
+ * loom.yaml's ib_qos policy on the InfiniBand fabric (daemon/qos/qos_ib.h).
  * status: every CA port and cabled switch port, "in policy" or the first
  * entry of its SL2VL or VLArbitration tables that differs; apply: the
  * policy written as OpenSM options, OpenSM signalled. Both exit 1 unless

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "route.h"
-#include "route_ar.h"
-#include "route_metrics.h"
-#include "route_live.h"
-#include "topo_file.h"
+#include "lib/util/clock.h"
+#include "lib/route/route.h"
+#include "lib/ar/route_ar.h"
+#include "lib/route/route_metrics.h"
+#include "lib/route/route_live.h"
+#include "lib/fabric/topo_file.h"
 
 static void print_human(FILE *out, const char *topo, const struct rt_graph *g,
 			const char *engine, const struct rt_lfts *l, const struct rt_metrics *m,

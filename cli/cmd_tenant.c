@@ -1,5 +1,5 @@
 /* cli/cmd_tenant.c: `loomctl tenant ...`: a job's hosts in their own IB
- * partition and RoCE VLAN (daemon/tenants.h). The changes return once
+ * partition and RoCE VLAN (daemon/tenants/tenants.h). The changes return once
  * loomd has read the partition keys and switch ports back from the fabric
  * (or with the error, rolled back).
  *   tenant create NAME --hosts LIST [--pkey P] [--limited] [--class CLASS]

@@ -1,6 +1,6 @@
 /* cli/local.c: loomctl --db: the read commands answered straight from a
  * database, without a daemon. The arguments and results are the daemon's
- * (daemon/queries.c runs the same lib/db_query.h calls), so every command
+ * (daemon/core/queries.c runs the same lib/db/db_query.h calls), so every command
  * prints the same either way. */
 #include "autoconf.h"
 #include "loomctl.h"
@@ -8,10 +8,10 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ar_status.h"
-#include "db_query.h"
-#include "proto.h"
-#include "route_live.h"
+#include "lib/ar/ar_status.h"
+#include "lib/db/db_query.h"
+#include "lib/util/proto.h"
+#include "lib/route/route_live.h"
 
 /* A string argument or NULL. */
 static const char *arg_str(json_t *args, const char *key)

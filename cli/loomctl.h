@@ -24,7 +24,7 @@
 #include <jansson.h>
 
 /* loomd's default socket. The same value as LOOM_DEFAULT_SOCKET in
- * daemon/config.h: repeated here so that loomctl does not depend on the
+ * daemon/core/config.h: repeated here so that loomctl does not depend on the
  * daemon's headers; keep the two equal. */
 #define LOOMCTL_DEFAULT_SOCKET "/run/loom/loomd.sock"
 
@@ -146,7 +146,7 @@ void route_print_ar(FILE *out, const json_t *ar);
 /* ---- route_ar_plan.c ---- */
 struct rt_graph;
 struct rt_ar;
-/* The AR plan (lib/ar_plan.h) of every switch of ar with groups, as text
+/* The AR plan (lib/ar/ar_plan.h) of every switch of ar with groups, as text
  * (header lines "# ...", then "Set 0xATTR am 0xMOD HEX" per SMP), each made
  * for a switch whose ARInfo says group_cap and by_sl_cap 1. 0, or -errno
  * with the switch and reason in err. */

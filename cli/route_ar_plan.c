@@ -1,5 +1,5 @@
 /* cli/route_ar_plan.c: `route compute --ar-plan PATH`: for every switch
- * with adaptive routing groups, the SubnSet SMPs lib/ar_plan.c makes to
+ * with adaptive routing groups, the SubnSet SMPs lib/ar/ar_plan.c makes to
  * program them, as text an operator can review or replay with smpdump-like
  * tools, one line per SMP in sending order:
  *
@@ -16,9 +16,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "ar_plan.h"
-#include "route_ar.h"
-#include "route_graph.h"
+#include "lib/ar/ar_plan.h"
+#include "lib/ar/route_ar.h"
+#include "lib/route/route_graph.h"
 
 static void print_mad(FILE *out, const struct ar_plan_mad *m)
 {

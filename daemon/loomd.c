@@ -3,7 +3,7 @@
  * reports) are created here and register their commands on the control
  * socket; signals drive reload and shutdown. */
 #include "autoconf.h"
-#include "loomd.h"
+#include "daemon/loomd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -15,22 +15,22 @@
 
 #include <event2/event.h>
 
-#include "ar.h"
-#include "ar_apply.h"
-#include "config.h"
-#include "ctl.h"
-#include "db_query.h"
-#include "log.h"
-#include "osm_report.h"
-#include "proto.h"
-#include "queries.h"
-#include "qos.h"
-#include "qos_ib.h"
-#include "tenants.h"
-#include "routes.h"
-#include "sdnotify.h"
-#include "store.h"
-#include "sweep.h"
+#include "daemon/ar/ar.h"
+#include "daemon/ar/ar_apply.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "lib/db/db_query.h"
+#include "lib/util/log.h"
+#include "daemon/routing/osm_report.h"
+#include "lib/util/proto.h"
+#include "daemon/core/queries.h"
+#include "daemon/qos/qos.h"
+#include "daemon/qos/qos_ib.h"
+#include "daemon/tenants/tenants.h"
+#include "daemon/routing/routes.h"
+#include "daemon/core/sdnotify.h"
+#include "daemon/core/store.h"
+#include "daemon/ib/sweep.h"
 
 struct loomd {
 	const struct loomd_options *opt;

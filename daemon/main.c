@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ar_read.h"
-#include "ar_write.h"
-#include "lft_read.h"
-#include "pkey_read.h"
-#include "qos_ib_read.h"
-#include "loomd.h"
-#include "walker.h"
+#include "daemon/ar/ar_read.h"
+#include "daemon/ar/ar_write.h"
+#include "daemon/ib/lft_read.h"
+#include "daemon/ib/pkey_read.h"
+#include "daemon/qos/qos_ib_read.h"
+#include "daemon/loomd.h"
+#include "daemon/ib/walker.h"
 
 /* Paths on the command line are taken relative to where loomd was started:
  * the daemon changes directory to / when it detaches, and reloads later. */
@@ -62,22 +62,22 @@ int main(int argc, char **argv)
 	int check = 0, c;
 
 	walker_init(argv[0]);
-	/* loomd starts itself this way for each SMP walk (daemon/walker.h). */
+	/* loomd starts itself this way for each SMP walk (daemon/ib/walker.h). */
 	if (argc > 1 && strcmp(argv[1], "--walk") == 0)
 		return walker_main(argc - 1, argv + 1);
-	/* ... and this way to read the forwarding tables (daemon/lft_read.h). */
+	/* ... and this way to read the forwarding tables (daemon/ib/lft_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-lfts") == 0)
 		return lft_read_main(argc - 1, argv + 1);
-	/* ... and the partition key tables (daemon/pkey_read.h). */
+	/* ... and the partition key tables (daemon/ib/pkey_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-pkeys") == 0)
 		return pkey_read_main(argc - 1, argv + 1);
-	/* ... and the QoS tables, SL2VL and VLArbitration (daemon/qos_ib_read.h). */
+	/* ... and the QoS tables, SL2VL and VLArbitration (daemon/qos/qos_ib_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-qos") == 0)
 		return qos_ib_read_main(argc - 1, argv + 1);
-	/* ... and to probe the switches for adaptive routing (daemon/ar_read.h). */
+	/* ... and to probe the switches for adaptive routing (daemon/ar/ar_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-ar") == 0)
 		return ar_read_main(argc - 1, argv + 1);
-	/* ... and to program it (daemon/ar_write.h). */
+	/* ... and to program it (daemon/ar/ar_write.h). */
 	if (argc > 1 && strcmp(argv[1], "--program-ar") == 0)
 		return ar_write_main(argc - 1, argv + 1);
 	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {

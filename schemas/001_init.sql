@@ -50,7 +50,7 @@ CREATE TABLE ports (
 	lmc             INTEGER NOT NULL,
 	state           INTEGER NOT NULL,      -- PortInfo:PortState
 	phys_state      INTEGER NOT NULL,      -- PortInfo:PortPhysicalState
-	width_active    INTEGER NOT NULL,      -- IBT_WIDTH_* bits (lib/ibtypes.h)
+	width_active    INTEGER NOT NULL,      -- IBT_WIDTH_* bits (lib/fabric/ibtypes.h)
 	width_enabled   INTEGER NOT NULL,
 	width_supported INTEGER NOT NULL,
 	speed_active    INTEGER NOT NULL,      -- IBT_SPEED_* bits

@@ -1,5 +1,5 @@
 -- loom schema version 3: the routing runs that OpenSM made with loom's
--- engines (libloomosm.so reports each one to loomd, daemon/osm_report.c),
+-- engines (libloomosm.so reports each one to loomd, daemon/routing/osm_report.c),
 -- for `loomctl route runs`. OpenSM's other reports (SUBNET UP, traps, LFT
 -- changes, SM state) go to the events table as kinds osm_*.
 --
@@ -25,6 +25,6 @@ CREATE TABLE routing_runs (
 	ca_ports    INTEGER NOT NULL DEFAULT 0,
 	entries_routed      INTEGER NOT NULL DEFAULT 0,
 	entries_unreachable INTEGER NOT NULL DEFAULT 0,
-	metrics     TEXT                       -- JSON: lib/route_live.h's metrics object, NULL if none
+	metrics     TEXT                       -- JSON: lib/route/route_live.h's metrics object, NULL if none
 );
 CREATE INDEX routing_runs_time ON routing_runs(time);

@@ -1,6 +1,6 @@
 -- loom schema version 4: the Ethernet switches loomd manages through their
 -- plugins (loom.yaml switches:), as their last read found them: inventory,
--- ports with their LLDP neighbour, and the QoS state (daemon/qos.c). Their
+-- ports with their LLDP neighbour, and the QoS state (daemon/qos/qos.c). Their
 -- changes (a port going down or up, a new neighbour, a switch first seen)
 -- are rows of events with subject "switch NAME" and no subnet.
 

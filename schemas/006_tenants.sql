@@ -1,4 +1,4 @@
--- loom schema version 6: tenants (daemon/tenants.c). A tenant is a job's
+-- loom schema version 6: tenants (daemon/tenants/tenants.c). A tenant is a job's
 -- isolation: an IB partition key on exactly the HCA ports of its hosts.
 -- Its ports are resolved when hosts join (node descriptions), so the
 -- partitions file can be rewritten without a sweep. Changes are audit

@@ -1,7 +1,7 @@
 -- loom schema version 8: adaptive routing capability of each switch
 -- (issue 7), as the last `loomctl ar status` probe found it: a directed-route
 -- SubnGet of NVIDIA's vendor attribute AdaptiveRoutingInfo (0xFF20) to every
--- switch (daemon/ar_read.c). A switch that does not support it stays on
+-- switch (daemon/ar/ar_read.c). A switch that does not support it stays on
 -- static routing; a change of capability is an event (ar_supported /
 -- ar_unsupported). One ar_probes row per subnet: its newest probe.
 

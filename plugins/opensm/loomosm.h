@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "route.h"
+#include "lib/route/route.h"
 
 /* What one successful run of an engine left behind: OpenSM asks for SLs
  * (path_sl, on every PathRecord query) and SL2VL maps (update_sl2vl, at QoS
@@ -43,7 +43,7 @@ struct losm_plugin;
  * back to every callback of that engine. */
 struct losm_engine {
 	struct losm_plugin *plugin;
-	const struct rt_engine *eng;  /* lib/route_engine.c */
+	const struct rt_engine *eng;  /* lib/route/route_engine.c */
 	char name[32];                 /* the name in opensm.conf */
 	pthread_mutex_t lock;          /* guards last: SA threads read it */
 	struct losm_result *last;      /* NULL until a run succeeds */
@@ -56,7 +56,7 @@ struct losm_engine {
 };
 
 /* Where reports go when $LOOMOSM_SOCKET is not set: loomd's default
- * opensm.report_socket (daemon/config.h). */
+ * opensm.report_socket (daemon/core/config.h). */
 #define LOSM_REPORT_SOCKET "/run/loom/osm.sock"
 
 struct losm_report;
@@ -117,7 +117,7 @@ void losm_qos_get(struct losm_plugin *p, struct losm_qos *out);
 /* Read the block again at the next losm_qos_get (a heavy sweep starts). */
 void losm_qos_invalidate(struct losm_plugin *p);
 
-/* 1 when paths carry class and layer together (lib/ib_qos.h): the block is
+/* 1 when paths carry class and layer together (lib/qos/ib_qos.h): the block is
  * there and its class VLs times n_layers fit its max_vls. 0: SL = layer. */
 int losm_qos_layered(const struct losm_qos *q, unsigned n_layers);
 

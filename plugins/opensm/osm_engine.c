@@ -17,8 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fabric.h"
-#include "ib_qos.h"
+#include "lib/fabric/fabric.h"
+#include "lib/qos/ib_qos.h"
 
 void losm_result_free(struct losm_result *r)
 {
@@ -195,7 +195,7 @@ static unsigned current_layers(struct losm_engine *e)
 
 /* The SL2VL map of one port (for a switch: of the pair in_port -> this
  * output port). With loom's ib_qos policy in force, the layered map of
- * lib/ib_qos.h; otherwise SL s on VL s, the identity the engines assume.
+ * lib/qos/ib_qos.h; otherwise SL s on VL s, the identity the engines assume.
  * Beyond the port's lanes SLs wrap around them (traffic flows, but deadlock
  * freedom on that port is lost: said once in the log). Engines with one VL
  * leave OpenSM's QoS map as it is. Called by OpenSM's QoS setup only, that
@@ -253,7 +253,7 @@ static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 /* One block of a port's VLArbitration table (blocks 0, 1: low priority;
  * 2, 3: high), as OpenSM filled it from the policy: with loom's policy in
  * force and layers, the first block of each table gets every weighted
- * entry once per layer (lib/ib_qos.h), the second is cleared (loomd refuses
+ * entry once per layer (lib/qos/ib_qos.h), the second is cleared (loomd refuses
  * policies whose expansion would not fit one block). */
 static void update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
 			 ib_vl_arb_table_t *block, unsigned block_length, unsigned block_num)

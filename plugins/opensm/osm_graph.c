@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 
 /* OpenSM's node types are IB's NodeInfo:NodeType, as are loom's. */
 static int node_type(const osm_node_t *n)

@@ -1,9 +1,9 @@
 /* plugins/opensm/osm_qos.c: loom's ib_qos policy as OpenSM programs it when
- * a loom engine routes on VL layers (lib/ib_qos.h has the scheme: SL =
+ * a loom engine routes on VL layers (lib/qos/ib_qos.h has the scheme: SL =
  * layer * K + class SL, VL = layer * V + class VL, arbitration entries
  * repeated per layer).
  *
- * The policy is loomd's block in OpenSM's own options file (daemon/qos_ib.c
+ * The policy is loomd's block in OpenSM's own options file (daemon/qos/qos_ib.c
  * writes it and signals OpenSM). Its presence is what says "the SLs carry
  * classes": without it the engines keep SL = VL = layer. The class map and
  * max_vls are taken from that block's own qos_sl2vl / qos_max_vls lines,
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ib_qos.h"
+#include "lib/qos/ib_qos.h"
 
 #define RECHECK_NS 1000000000LL
 

@@ -32,7 +32,7 @@
 
 #include <opensm/osm_event_plugin.h>
 
-#include "route_metrics.h"
+#include "lib/route/route_metrics.h"
 
 /* A datagram: a run with its note, reason and metrics is about 1.5 KB. */
 #define REPORT_MAX 4096
@@ -196,7 +196,7 @@ static void send_run(struct run_job *j, const struct rt_metrics *m, double metri
 		  j->time, j->duration_ms, j->vls, j->switches, j->ca_ports, j->routed,
 		  j->unreachable);
 	if (m) {
-		/* The keys of lib/route_live.h's rl_metrics_json. */
+		/* The keys of lib/route/route_live.h's rl_metrics_json. */
 		jb_printf(&b, ",\"metrics_ms\":%.3f,\"metrics\":{\"pairs\":%zu,\"delivered\":%zu,"
 			  "\"unreachable\":%zu,\"loops\":%zu,\"max_hops\":%zu,\"efi_max\":%zu,"
 			  "\"efi_mean\":%.3f,\"efi_links\":%zu,\"shifts\":%zu,"

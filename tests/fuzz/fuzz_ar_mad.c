@@ -1,11 +1,11 @@
 /* tests/fuzz/fuzz_ar_mad.c: arbitrary bytes into every AR SMP decoder
- * (lib/ar_mad.c). What decodes must re-encode, and decode(encode(x)) must
+ * (lib/ar/ar_mad.c). What decodes must re-encode, and decode(encode(x)) must
  * give x back; anything else, or a read out of bounds, is a bug.
  *
  * Real fuzzing, with libFuzzer and AddressSanitizer, from the source tree
  * (BUILD is a configured build directory: it holds autoconf.h):
  *   clang -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_LIBFUZZER \
- *       -I BUILD -I lib tests/fuzz/fuzz_ar_mad.c lib/ar_mad.c -o fuzz_ar_mad
+ *       -I BUILD -I lib tests/fuzz/fuzz_ar_mad.c lib/ar/ar_mad.c -o fuzz_ar_mad
  *   mkdir -p corpus && ./fuzz_ar_mad -max_len=160 corpus/
  *
  * Without LOOM_LIBFUZZER this file has its own main, run by `make check`: a
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar_mad.h"
+#include "lib/ar/ar_mad.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/integration/ib_qos_layers.sh: loom.yaml's ib_qos classes on a fabric
 # that loom's dfsssp routes on VL layers (a torus), through libloomosm inside
-# a running OpenSM (lib/ib_qos.h has the scheme). Everything is checked with
+# a running OpenSM (lib/qos/ib_qos.h has the scheme). Everything is checked with
 # the real tools, the expectations computed here from the policy and from
 # the VL count OpenSM's log reports:
 #

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 
 /* A node whose ports (a switch's port 0 included) are present and down;
  * a switch's port 0 is active. Fails the test on error. */

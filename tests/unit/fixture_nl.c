@@ -5,7 +5,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "qos_policy.h"
+#include "lib/qos/qos_policy.h"
 
 #define ALIGN4(n) (((n) + 3u) & ~3u)
 

@@ -5,7 +5,7 @@
 #include <check.h>
 #include <stdlib.h>
 
-#include "qos_policy.h"
+#include "lib/qos/qos_policy.h"
 
 struct lp_port fp_ports[FP_MAX_PORTS];
 size_t fp_n_ports;

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "fabgen.h"
-#include "topo_file.h"
+#include "lib/fabric/topo_file.h"
 
 struct fab *fixture_fabgen(struct fg_fabric *fg, int cut)
 {

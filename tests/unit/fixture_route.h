@@ -7,9 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fabric.h"
-#include "route.h"
-#include "route_metrics.h"
+#include "lib/fabric/fabric.h"
+#include "lib/route/route.h"
+#include "lib/route/route_metrics.h"
 
 struct fg_fabric;
 

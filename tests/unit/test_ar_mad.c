@@ -1,4 +1,4 @@
-/* tests/unit/test_ar_mad.c: the AR vendor SMP layouts (lib/ar_mad.c).
+/* tests/unit/test_ar_mad.c: the AR vendor SMP layouts (lib/ar/ar_mad.c).
  *
  * The tables here are written again, independently of ar_mad.c's, from the
  * ibutils2 layout comments ("Offset 0xD / 0xD.L - 0xD.H": bits L..H of the
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar_mad.h"
+#include "lib/ar/ar_mad.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

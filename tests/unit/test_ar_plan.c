@@ -1,6 +1,6 @@
 /* tests/unit/test_ar_plan.c: the SMPs that would program a switch's
- * adaptive routing (lib/ar_plan.h), on fat trees made by loom-fabgen's
- * builders, routed by the ftree engine, with TREE groups (lib/route_ar.h).
+ * adaptive routing (lib/ar/ar_plan.h), on fat trees made by loom-fabgen's
+ * builders, routed by the ftree engine, with TREE groups (lib/ar/route_ar.h).
  *
  * Every plan is decoded here again with the ar_mad decoders and compared
  * with the engine's own tables (struct rt_lfts, not the copy rt_ar keeps)
@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar_mad.h"
-#include "ar_plan.h"
+#include "lib/ar/ar_mad.h"
+#include "lib/ar/ar_plan.h"
 #include "fabgen.h"
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_route.h"
-#include "route.h"
-#include "route_ar.h"
-#include "route_metrics.h"
+#include "lib/route/route.h"
+#include "lib/ar/route_ar.h"
+#include "lib/route/route_metrics.h"
 
 static const struct rt_metrics_opts opts = { .max_shifts = 4, .n_random = 1, .seed = 7,
 					     .n_bisect = 0 };

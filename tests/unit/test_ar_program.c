@@ -1,5 +1,5 @@
 /* tests/unit/test_ar_program.c: the sequence that programs one switch's
- * adaptive routing (lib/ar_program.h), on switches of fat trees made by
+ * adaptive routing (lib/ar/ar_program.h), on switches of fat trees made by
  * loom-fabgen's builders, routed by the ftree engine, with TREE groups.
  *
  * Why the transport is in memory: ibsim (the only switch loom's tests have)
@@ -22,15 +22,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ar_mad.h"
-#include "ar_plan.h"
-#include "ar_program.h"
+#include "lib/ar/ar_mad.h"
+#include "lib/ar/ar_plan.h"
+#include "lib/ar/ar_program.h"
 #include "fabgen.h"
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_route.h"
-#include "route.h"
-#include "route_ar.h"
-#include "route_metrics.h"
+#include "lib/route/route.h"
+#include "lib/ar/route_ar.h"
+#include "lib/route/route_metrics.h"
 
 static const struct rt_metrics_opts opts = { .max_shifts = 4, .n_random = 1, .seed = 7,
 					     .n_bisect = 0 };

@@ -1,8 +1,8 @@
 /* tests/unit/test_ar_status.c: what `loomctl ar status` makes of one
- * switch's ARInfo probe (lib/ar_status.c), and how a probe is stored and
- * read back with its capability-change events (daemon/store_ar.c,
- * lib/ar_status_db.c). The "supported" path needs no NVIDIA switch: the
- * answers are ARInfo blocks built with lib/ar_mad.c's encoder. */
+ * switch's ARInfo probe (lib/ar/ar_status.c), and how a probe is stored and
+ * read back with its capability-change events (daemon/ar/store_ar.c,
+ * lib/db/ar_status_db.c). The "supported" path needs no NVIDIA switch: the
+ * answers are ARInfo blocks built with lib/ar/ar_mad.c's encoder. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ar_mad.h"
-#include "ar_status.h"
-#include "store.h"
-#include "store_ar.h"
+#include "lib/ar/ar_mad.h"
+#include "lib/ar/ar_status.h"
+#include "daemon/core/store.h"
+#include "daemon/ar/store_ar.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

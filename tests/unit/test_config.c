@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ar_plan.h"
-#include "config.h"
-#include "route_ar.h"
-#include "log.h"
+#include "lib/ar/ar_plan.h"
+#include "daemon/core/config.h"
+#include "lib/ar/route_ar.h"
+#include "lib/util/log.h"
 
 static char err[1024];
 

@@ -1,4 +1,4 @@
-/* tests/unit/test_ctl.c: the control socket server (daemon/ctl.h) on a real
+/* tests/unit/test_ctl.c: the control socket server (daemon/core/ctl.h) on a real
  * event loop. The client side runs in this process with blocking
  * proto_send_fd/proto_recv_fd, and the loop is turned by hand (non-blocking
  * rounds) while it waits; permission checks for other users use a child that
@@ -22,9 +22,9 @@
 
 #include <event2/event.h>
 
-#include "ctl.h"
-#include "log.h"
-#include "proto.h"
+#include "daemon/core/ctl.h"
+#include "lib/util/log.h"
+#include "lib/util/proto.h"
 
 #define NOBODY 65534
 

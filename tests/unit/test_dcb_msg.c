@@ -19,7 +19,7 @@
 
 #include "dcb_msg.h"
 #include "fixture_nl.h"
-#include "qos_policy.h"
+#include "lib/qos/qos_policy.h"
 
 /* ---- the test's own message writer ------------------------------------- */
 

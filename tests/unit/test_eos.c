@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "fixture_plugin.h"
-#include "plugin.h"
-#include "qos_policy.h"
+#include "daemon/core/plugin.h"
+#include "lib/qos/qos_policy.h"
 
 #ifndef EOS_PLUGIN_DIR
 #error EOS_PLUGIN_DIR must name the directory of eos.so

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
-#include "fabric_diff.h"
+#include "lib/fabric/fabric_diff.h"
 
 #define SW1 0x0002c90000000010ULL
 #define SW2 0x0002c90000000040ULL

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
-#include "fabric_diff.h"
-#include "fabric_wire.h"
+#include "lib/fabric/fabric.h"
+#include "lib/fabric/fabric_diff.h"
+#include "lib/fabric/fabric_wire.h"
 #include "fixture_fabric.h"
 
 #define SW1 0x0002c90000000010ULL

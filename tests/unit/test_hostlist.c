@@ -1,4 +1,4 @@
-/* tests/unit/test_hostlist.c: Slurm hostlist expansion (lib/hostlist.c). */
+/* tests/unit/test_hostlist.c: Slurm hostlist expansion (lib/util/hostlist.c). */
 #include "autoconf.h"
 
 #include <check.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostlist.h"
+#include "lib/util/hostlist.h"
 
 /* The expansion of `list`, names joined by blanks. */
 static const char *expanded(const char *list)

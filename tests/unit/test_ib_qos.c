@@ -1,7 +1,7 @@
 /* tests/unit/test_ib_qos.c: the InfiniBand QoS policy: loom.yaml's ib_qos
- * section (daemon/config_ibqos.c), its checks and OpenSM options
- * (lib/ib_qos.c), the partition flag sl= (lib/partitions.c), loom's block in
- * OpenSM's options file (daemon/qos_ib.c), classes combined with a routing's
+ * section (daemon/qos/config_ibqos.c), its checks and OpenSM options
+ * (lib/qos/ib_qos.c), the partition flag sl= (lib/fabric/partitions.c), loom's block in
+ * OpenSM's options file (daemon/qos/qos_ib.c), classes combined with a routing's
  * VL layers (deadlock freedom judged on a routed torus). That OpenSM programs the ports
  * from these options is tests/integration/ib_qos.sh's. */
 #include "autoconf.h"
@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "daemon/core/config.h"
 #include "fabgen.h"
 #include "fixture_route.h"
-#include "ib_qos.h"
-#include "partitions.h"
-#include "qos_ib.h"
+#include "lib/qos/ib_qos.h"
+#include "lib/fabric/partitions.h"
+#include "daemon/qos/qos_ib.h"
 
 static struct loom_config conf;
 static char err[512];

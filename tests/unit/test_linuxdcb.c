@@ -32,8 +32,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "plugin.h"
-#include "qos_policy.h"
+#include "daemon/core/plugin.h"
+#include "lib/qos/qos_policy.h"
 
 #ifndef LINUXDCB_PLUGIN_DIR
 #error LINUXDCB_PLUGIN_DIR must name the directory of linuxdcb.so

@@ -34,8 +34,8 @@
 #include <jansson.h>
 
 #include "fixture_plugin.h"
-#include "plugin.h"
-#include "qos_policy.h"
+#include "daemon/core/plugin.h"
+#include "lib/qos/qos_policy.h"
 
 #ifndef NVUE_PLUGIN_DIR
 #error NVUE_PLUGIN_DIR must name the directory of nvue.so

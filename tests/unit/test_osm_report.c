@@ -1,6 +1,6 @@
 /* tests/unit/test_osm_report.c: loomd's end of the OpenSM plugin's reports
- * (daemon/osm_report.c): a run or an event sent as a datagram to the report
- * socket is stored and listed (lib/db_query.h), malformed reports are
+ * (daemon/routing/osm_report.c): a run or an event sent as a datagram to the report
+ * socket is stored and listed (lib/db/db_query.h), malformed reports are
  * refused without storing anything, and the socket is replaced when stale,
  * refused when live, and removed at the end. */
 #include "autoconf.h"
@@ -17,10 +17,10 @@
 
 #include <event2/event.h>
 
-#include "db_query.h"
-#include "log.h"
-#include "osm_report.h"
-#include "store.h"
+#include "lib/db/db_query.h"
+#include "lib/util/log.h"
+#include "daemon/routing/osm_report.h"
+#include "daemon/core/store.h"
 
 static char dir[64], db_path[128], sock_path[128];
 static struct event_base *base;
@@ -190,7 +190,7 @@ START_TEST(events_are_stored_by_kind)
 }
 END_TEST
 
-/* The LFT change hook (daemon/ar_apply.c programs AR again on it): called
+/* The LFT change hook (daemon/ar/ar_apply.c programs AR again on it): called
  * with the reporting OpenSM's GUID for a change of some blocks, not for a
  * change of none, nor for other reports. */
 static unsigned hook_calls;

@@ -1,5 +1,5 @@
 /* tests/unit/test_partitions.c: the OpenSM partitions file of loom's tenants
- * (lib/partitions.c). That OpenSM accepts it is tests/integration/tenants.sh's. */
+ * (lib/fabric/partitions.c). That OpenSM accepts it is tests/integration/tenants.sh's. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "partitions.h"
+#include "lib/fabric/partitions.h"
 
 static int has(const uint8_t *used, unsigned pkey)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin.h"
+#include "daemon/core/plugin.h"
 
 #ifndef FAKE_PLUGIN_DIR
 #error FAKE_PLUGIN_DIR must name the directory of the fake plugins

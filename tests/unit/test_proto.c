@@ -1,5 +1,5 @@
 /* tests/unit/test_proto.c: the control protocol's framing, builders, request
- * validation and blocking I/O (lib/proto.h). */
+ * validation and blocking I/O (lib/util/proto.h). */
 #include "autoconf.h"
 
 #include <check.h>
@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "proto.h"
+#include "lib/util/proto.h"
 
 /* A frame with `body` as its bytes and the true length in the header. */
 static char *raw_frame(const char *body, size_t *len)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qos_policy.h"
+#include "lib/qos/qos_policy.h"
 
 static char err[512];
 

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
 #include "fixture_route.h"
-#include "route.h"
-#include "route_metrics.h"
-#include "topo_file.h"
+#include "lib/route/route.h"
+#include "lib/route/route_metrics.h"
+#include "lib/fabric/topo_file.h"
 
 /* Switch GUIDs 0x1000 + 0x100 * i, CA GUIDs 0x100000 + 0x100 * i: CAs sort
  * after switches and port GUIDs (node + port) never collide. */

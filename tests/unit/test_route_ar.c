@@ -1,4 +1,4 @@
-/* tests/unit/test_route_ar.c: adaptive routing groups (lib/route_ar.h) on
+/* tests/unit/test_route_ar.c: adaptive routing groups (lib/ar/route_ar.h) on
  * fat trees and tori made by loom-fabgen's own builders and on small
  * hand-built fabrics: what goes in a group (shortest-path ports, parallel
  * links, the static port always), deduplication and the capacity, and the
@@ -14,12 +14,12 @@
 #include <string.h>
 
 #include "fabgen.h"
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
 #include "fixture_route.h"
-#include "route.h"
-#include "route_ar.h"
-#include "route_metrics.h"
+#include "lib/route/route.h"
+#include "lib/ar/route_ar.h"
+#include "lib/route/route_metrics.h"
 
 static const struct rt_metrics_opts opts = { .max_shifts = 16, .n_random = 2, .seed = 7,
 					     .n_bisect = 8 };

@@ -13,11 +13,11 @@
 #include <time.h>
 
 #include "fabgen.h"
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
 #include "fixture_route.h"
-#include "route.h"
-#include "route_metrics.h"
+#include "lib/route/route.h"
+#include "lib/route/route_metrics.h"
 
 /* As in test_route.c: CAs sort after switches, port GUIDs never collide. */
 #define SW(i) (0x1000ULL + 0x100ULL * (i))

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
 #include "fixture_route.h"
-#include "route.h"
-#include "route_metrics.h"
+#include "lib/route/route.h"
+#include "lib/route/route_metrics.h"
 
 /* Route f (freed here) with `fn`; metrics of every shift and 4 random
  * permutations when the engine succeeded. */

@@ -1,5 +1,5 @@
 /* tests/unit/test_route_live.c: judging and tracing tables read back from
- * switches (lib/route_live.h) on a line of two switches with a host on
+ * switches (lib/route/route_live.h) on a line of two switches with a host on
  * each, tables written by hand: every pair delivered, the hops of a trace,
  * endpoints found by every kind of name, and each way a path can break
  * said where it happens. */
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
-#include "route_live.h"
+#include "lib/route/route_live.h"
 
 #define S1 0x1000ULL
 #define S2 0x2000ULL

@@ -1,5 +1,5 @@
 /* tests/unit/test_route_refine.c: the refinement pass loom runs after the
- * fat-tree engine (lib/route_refine.c): on cut trees it lowers the worst
+ * fat-tree engine (lib/route/route_refine.c): on cut trees it lowers the worst
  * link of shift permutations down to what the cables allow, never raises
  * it, keeps every route delivered, minimal and deadlock-free, leaves full
  * trees and trees too large to count alone, and gives the same tables
@@ -12,10 +12,10 @@
 #include <string.h>
 
 #include "fabgen.h"
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_route.h"
-#include "route.h"
-#include "route_metrics.h"
+#include "lib/route/route.h"
+#include "lib/route/route_metrics.h"
 
 /* A full k-ary tree of `levels`, `cut` cables cut as loom-fabgen --seed
  * `seed` cuts them. */

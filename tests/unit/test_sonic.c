@@ -34,8 +34,8 @@
 
 #include "fixture_redis.h"
 #include "fixture_plugin.h"
-#include "plugin.h"
-#include "qos_policy.h"
+#include "daemon/core/plugin.h"
+#include "lib/qos/qos_policy.h"
 
 #ifndef SONIC_PLUGIN_DIR
 #error SONIC_PLUGIN_DIR must name the directory of sonic.so

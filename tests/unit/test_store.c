@@ -1,5 +1,5 @@
 /* tests/unit/test_store.c: the SQLite store, its migrations, crash safety and
- * the read queries (lib/db_query.h) on what it records. */
+ * the read queries (lib/db/db_query.h) on what it records. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -12,12 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db_query.h"
-#include "fabric.h"
+#include "lib/db/db_query.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
-#include "log.h"
-#include "schema.h"
-#include "store.h"
+#include "lib/util/log.h"
+#include "daemon/core/schema.h"
+#include "daemon/core/store.h"
 
 #define SW1 0x0002c90000000010ULL
 #define SW2 0x0002c90000000040ULL

@@ -1,5 +1,5 @@
 /* tests/unit/test_store_eth.c: the Ethernet switches' reads as a fabric
- * (daemon/store_switches.c, schema 005's views, lib/db_query_eth.c): the
+ * (daemon/roce/store_switches.c, schema 005's views, lib/db/db_query_eth.c): the
  * nodes, ports and links that loomctl shows, and the events of the IB kinds
  * that a read's changes make. */
 #include "autoconf.h"
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "db_query.h"
-#include "log.h"
-#include "store.h"
-#include "store_switches.h"
+#include "lib/db/db_query.h"
+#include "lib/util/log.h"
+#include "daemon/core/store.h"
+#include "daemon/roce/store_switches.h"
 
 static char dir[64], db_path[128];
 static struct store *st;

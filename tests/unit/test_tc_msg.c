@@ -19,7 +19,7 @@
 #include <linux/rtnetlink.h>
 
 #include "fixture_nl.h"
-#include "qos_policy.h"
+#include "lib/qos/qos_policy.h"
 #include "tc_msg.h"
 
 /* `tc qdisc replace dev d0 parent 10:5 handle 105: red limit 6000000 min

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fabric.h"
+#include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
-#include "topo_file.h"
+#include "lib/fabric/topo_file.h"
 
 
 static struct fab *read_ok(const char *name)

@@ -1,5 +1,5 @@
 /* tests/unit/test_walker.c: walker_run, the parent's side of loomd's child
- * modes (daemon/walker.h), with a shell script standing in for loomd: the
+ * modes (daemon/ib/walker.h), with a shell script standing in for loomd: the
  * answer of a child that exits 0, the one-line error of one that exits 1,
  * one killed by a signal, and one that hangs, which is killed once its
  * time is up instead of holding its caller (and loomd's shutdown) for ever.
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "walker.h"
+#include "daemon/ib/walker.h"
 
 static char dir[] = "/tmp/loom-walker-XXXXXX";
 static char script[sizeof(dir) + 16];

@@ -1,0 +1,226 @@
+/* daemon/ar/ar.c: "ar-status" on the control socket (see ar.h).
+ *
+ * Like route check (daemon/routing/routes.c): the probe runs on its own thread with
+ * its own database connection; the thread wakes the loop (loop_wake.h) when
+ * it is done and the loop joins it and answers. One probe at a time: a second
+ * request while one runs is refused as busy rather than queued, so a
+ * script looping on `ar status` cannot pile up SMP walks. */
+#include "autoconf.h"
+#include "daemon/ar/ar.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "daemon/ar/ar_read.h"
+#include "lib/ar/ar_status.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "lib/util/log.h"
+#include "daemon/core/loop_wake.h"
+#include "lib/util/proto.h"
+#include "lib/route/route_live.h"
+#include "daemon/core/store.h"
+#include "daemon/ar/store_ar.h"
+
+struct ar_rq {
+	struct ar_mod *ar;
+	struct ctl_req *req;
+	pthread_t thread;
+	atomic_int finished;
+	int cached, has_subnet;
+	char subnet[LOOM_NAME_LEN];
+	char db_path[PATH_MAX];
+	int timeout_ms, retries, max_smps;
+	int rc;
+	char err[1024];
+	json_t *result;
+};
+
+struct ar_mod {
+	struct event_base *base;
+	char db_path[PATH_MAX];
+	int timeout_ms, retries, max_smps;
+	struct loop_wake *wake;
+	struct ar_rq *running;
+};
+
+/* ---- the worker thread --------------------------------------------------- */
+
+static int probe(struct ar_rq *q, struct store *st, const char *name, const char *ca, int port)
+{
+	struct disc_ib_params p = {
+		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
+		.retries = q->retries, .max_smps = q->max_smps,
+	};
+	json_t *info = NULL, *switches = NULL;
+	size_t n_events = 0;
+	int rc;
+
+	if ((rc = ar_read_run(&p, &info, &switches, q->err, sizeof(q->err))) < 0) {
+		log_warn("subnet %s: cannot probe adaptive routing: %s", name, q->err);
+		return rc;
+	}
+	if ((rc = store_record_ar(st, name, info, switches, &n_events)) < 0)
+		snprintf(q->err, sizeof(q->err), "the AR probe ran but could not be recorded: %s",
+			 strerror(-rc));
+	else
+		log_info("subnet %s: AR probe of %zu switches, %lld SMPs in %.0f ms: %zu "
+			 "capability change%s", name, json_array_size(switches),
+			 (long long)json_integer_value(json_object_get(info, "smps")),
+			 (json_number_value(json_object_get(info, "finished")) -
+			  json_number_value(json_object_get(info, "started"))) * 1000.0,
+			 n_events, n_events == 1 ? "" : "s");
+	json_decref(info);
+	json_decref(switches);
+	return rc;
+}
+
+static void *rq_thread(void *arg)
+{
+	struct ar_rq *q = arg;
+	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
+	struct store *st;
+	int port;
+	int rc;
+
+	if (!(st = store_open(q->db_path, q->err, sizeof(q->err)))) {
+		q->rc = -EIO;
+		goto done;
+	}
+	q->rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
+			     ca, sizeof(ca), &port, q->err, sizeof(q->err));
+	if (q->rc == 0 && !q->cached)
+		q->rc = probe(q, st, name, ca, port);
+	if (q->rc == 0)
+		q->rc = ar_db_status(store_db(st), name, &q->result, q->err, sizeof(q->err));
+	if (q->rc == 0)
+		json_object_set_new(json_object_get(q->result, "probe"), "cached",
+				    json_boolean(q->cached));
+	store_close(st);
+done:
+	atomic_store(&q->finished, 1);
+	if ((rc = loop_wake_signal(q->ar->wake)) < 0)
+		log_err("AR request: cannot wake the event loop: %s", strerror(-rc));
+	return NULL;
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+static void reap(struct ar_mod *ar, int wait)
+{
+	struct ar_rq *q = ar->running;
+
+	if (!q || (!wait && !atomic_load(&q->finished)))
+		return;
+	pthread_join(q->thread, NULL);
+	if (q->rc == 0)
+		ctl_reply_ok(q->req, q->result);
+	else if (q->rc == -ENOENT)
+		ctl_reply_err(q->req, PROTO_ERR_NOTFOUND, "%s", q->err);
+	else if (q->rc == -EINVAL)
+		ctl_reply_err(q->req, PROTO_ERR_BADREQ, "%s", q->err);
+	else
+		ctl_reply_err(q->req, PROTO_ERR_INTERNAL, "%s", q->err);
+	ar->running = NULL;
+	free(q);
+}
+
+static void wake_cb(void *arg)
+{
+	reap(arg, 0);
+}
+
+static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct ar_mod *ar = arg;
+	json_t *cached = json_object_get(args, "cached");
+	json_t *subnet = json_object_get(args, "subnet");
+	struct ar_rq *q;
+	int rc;
+
+	if (ar->running) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "an AR probe is already under way; try again "
+			      "when it is done (or ask for --cached)");
+		return;
+	}
+	if (cached && !json_is_boolean(cached)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"cached\" must be true or false");
+		return;
+	}
+	if (subnet && !json_is_null(subnet) &&
+	    (!json_is_string(subnet) || json_string_length(subnet) >= LOOM_NAME_LEN)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"subnet\" must be a string of less than "
+			      "%d bytes", LOOM_NAME_LEN);
+		return;
+	}
+	if (!(q = calloc(1, sizeof(*q)))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	q->ar = ar;
+	q->req = req;
+	q->cached = json_is_true(cached);
+	if ((q->has_subnet = json_is_string(subnet)))
+		snprintf(q->subnet, sizeof(q->subnet), "%s", json_string_value(subnet));
+	snprintf(q->db_path, sizeof(q->db_path), "%s", ar->db_path);
+	q->timeout_ms = ar->timeout_ms;
+	q->retries = ar->retries;
+	q->max_smps = ar->max_smps;
+	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
+		log_err("cannot start an AR request thread: %s", strerror(rc));
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(rc));
+		free(q);
+		return;
+	}
+	ar->running = q;
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+void ar_reconfigure(struct ar_mod *ar, const struct loom_config *conf)
+{
+	snprintf(ar->db_path, sizeof(ar->db_path), "%s", conf->db_path);
+	ar->timeout_ms = conf->mad_timeout_ms;
+	ar->retries = conf->mad_retries;
+	ar->max_smps = conf->max_smps;
+}
+
+struct ar_mod *ar_new(struct event_base *base, const struct loom_config *conf,
+		      char *err, size_t errlen)
+{
+	struct ar_mod *ar = calloc(1, sizeof(*ar));
+
+	if (!ar) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ar->base = base;
+	ar_reconfigure(ar, conf);
+	if (!(ar->wake = loop_wake_new(base, wake_cb, ar, "AR request events", err, errlen)))
+		goto fail;
+	return ar;
+fail:
+	ar_free(ar);
+	return NULL;
+}
+
+void ar_free(struct ar_mod *ar)
+{
+	if (!ar)
+		return;
+	reap(ar, 1);
+	loop_wake_free(ar->wake);
+	free(ar);
+}
+
+int ar_register(struct ar_mod *ar, struct ctl *ctl)
+{
+	return ctl_register(ctl, "ar-status", CTL_READ, cmd_ar_status, ar);
+}

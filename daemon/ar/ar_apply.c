@@ -1,0 +1,373 @@
+/* daemon/ar/ar_apply.c: "ar-program" on the control socket (see ar_apply.h).
+ *
+ * Like ar-status (daemon/ar/ar.c): the run has its own thread and database
+ * connection, wakes the loop when done, and one run at a time (a second
+ * request is refused as busy, never queued: two programmers interleaving
+ * Sets on one switch would defeat the read-back). The settings are copied
+ * into the request when it starts, so a reload during a run changes the
+ * next run, not this one.
+ *
+ * Runs also start by themselves (ar_apply_lft_changed): OpenSM's reroute
+ * sets new static tables, which turns AR off on NVIDIA switches, so once
+ * its LFT changes have settled for ar.after_reroute_s the subnet of that
+ * OpenSM is programmed again. Such a run has no request; its results are
+ * logged and recorded like any other. Each OpenSM that changed tables is
+ * remembered until its subnet has had its run (several subnets: one run
+ * after the other); a change during a run makes one more after it, never
+ * two at once.
+ *
+ * request: {"subnet": "..."?, "dry_run": bool?}
+ * reply:   {"subnet":"...","dry_run":bool,"run":{...the child's done line},
+ *           "switches":[ar_program_json...],"events":N} */
+#include "autoconf.h"
+#include "daemon/ar/ar_apply.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+#include <sqlite3.h>
+
+#include "daemon/ar/ar_write.h"
+#include "lib/fabric/ibtypes.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "lib/util/log.h"
+#include "daemon/core/loop_wake.h"
+#include "lib/util/proto.h"
+#include "lib/route/route_live.h"
+#include "daemon/core/store.h"
+#include "daemon/ar/store_ar.h"
+
+struct ar_apply_rq {
+	struct ar_apply *a;
+	struct ctl_req *req;           /* NULL: a run after OpenSM's reroute */
+	uint64_t sm_guid;              /* that OpenSM's port (0: none) */
+	pthread_t thread;
+	atomic_int finished;
+	int has_subnet;
+	char subnet[LOOM_NAME_LEN];
+	char db_path[PATH_MAX];
+	int timeout_ms, retries, max_smps;
+	struct ar_write_opts opts;
+	int rc;
+	char err[1024];
+	json_t *result;
+};
+
+#define AR_APPLY_PENDING 16
+
+struct ar_apply {
+	struct event_base *base;
+	char db_path[PATH_MAX];
+	int timeout_ms, retries, max_smps;
+	int program;
+	int after_reroute_s;
+	struct ar_write_opts opts;
+	struct loop_wake *wake;
+	struct ar_apply_rq *running;
+	struct event *settle;          /* armed after an LFT change */
+	uint64_t pending[AR_APPLY_PENDING]; /* OpenSMs whose changes wait for a run */
+	size_t n_pending;
+};
+
+/* ---- the worker thread --------------------------------------------------- */
+
+static int run(struct ar_apply_rq *q, struct store *st, const char *name, const char *ca,
+	       int port)
+{
+	struct disc_ib_params p = {
+		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
+		.retries = q->retries, .max_smps = q->max_smps,
+	};
+	json_t *done = NULL, *switches = NULL;
+	size_t n_events = 0;
+	int rc;
+
+	if ((rc = ar_write_run(&p, &q->opts, &done, &switches, q->err, sizeof(q->err))) < 0) {
+		log_warn("subnet %s: cannot program adaptive routing: %s", name, q->err);
+		return rc;
+	}
+	/* A dry run changes nothing: no event, no status. */
+	if (!q->opts.dry_run &&
+	    (rc = store_record_ar_program(st, name, !q->req, done, switches, &n_events)) < 0) {
+		snprintf(q->err, sizeof(q->err), "the AR programming ran but could not be "
+			 "recorded: %s", strerror(-rc));
+		log_err("subnet %s: %s", name, q->err);
+		goto out;
+	}
+	log_notice("subnet %s: AR %s of %zu switches%s: %lld programmed, %lld unsupported, %lld "
+		   "refused, %lld failed, %lld SMPs", name, q->opts.dry_run ? "dry run" : "program",
+		   json_array_size(switches),
+		   q->req ? "" : " (after OpenSM changed the forwarding tables)",
+		   (long long)json_integer_value(json_object_get(done, "programmed")),
+		   (long long)json_integer_value(json_object_get(done, "unsupported")),
+		   (long long)json_integer_value(json_object_get(done, "refused")),
+		   (long long)json_integer_value(json_object_get(done, "failed")),
+		   (long long)json_integer_value(json_object_get(done, "smps")));
+	if (!(q->result = json_pack("{s:s, s:b, s:O, s:O, s:I}", "subnet", name,
+				    "dry_run", q->opts.dry_run, "run", done, "switches", switches,
+				    "events", (json_int_t)n_events))) {
+		snprintf(q->err, sizeof(q->err), "out of memory");
+		rc = -ENOMEM;
+	}
+out:
+	json_decref(done);
+	json_decref(switches);
+	return rc;
+}
+
+/* The subnet whose stored fabric has the port sm_guid (the OpenSM that
+ * rerouted) into q->subnet; nothing when none has (then the only subnet). */
+static void subnet_of_sm(struct ar_apply_rq *q, sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	char guid[24];
+
+	if (!q->sm_guid || sqlite3_prepare_v2(db, "SELECT s.name FROM ports p JOIN subnets s "
+					      "ON s.id = p.subnet_id WHERE p.guid = ? LIMIT 1",
+					      -1, &s, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_text(s, 1, ibt_guid_str(q->sm_guid, guid, sizeof(guid)), -1,
+			  SQLITE_TRANSIENT);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		snprintf(q->subnet, sizeof(q->subnet), "%s", sqlite3_column_text(s, 0));
+		q->has_subnet = 1;
+	}
+	sqlite3_finalize(s);
+}
+
+static void *rq_thread(void *arg)
+{
+	struct ar_apply_rq *q = arg;
+	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
+	struct store *st;
+	int port, rc;
+
+	if (!(st = store_open(q->db_path, q->err, sizeof(q->err)))) {
+		q->rc = -EIO;
+		goto done;
+	}
+	if (!q->req)
+		subnet_of_sm(q, store_db(st));
+	q->rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
+			     ca, sizeof(ca), &port, q->err, sizeof(q->err));
+	if (q->rc == 0)
+		q->rc = run(q, st, name, ca, port);
+	store_close(st);
+done:
+	atomic_store(&q->finished, 1);
+	if ((rc = loop_wake_signal(q->a->wake)) < 0)
+		log_err("AR program request: cannot wake the event loop: %s", strerror(-rc));
+	return NULL;
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+static void arm(struct ar_apply *a);
+
+static void reap(struct ar_apply *a, int wait)
+{
+	struct ar_apply_rq *q = a->running;
+
+	if (!q || (!wait && !atomic_load(&q->finished)))
+		return;
+	pthread_join(q->thread, NULL);
+	if (!q->req) {
+		/* A run of our own: run() logged its outcome; say a failure. */
+		if (q->rc < 0)
+			log_warn("AR program after OpenSM's reroute: %s", q->err);
+		json_decref(q->result);
+	} else if (q->rc == 0)
+		ctl_reply_ok(q->req, q->result);
+	else if (q->rc == -ENOENT)
+		ctl_reply_err(q->req, PROTO_ERR_NOTFOUND, "%s", q->err);
+	else if (q->rc == -EINVAL)
+		ctl_reply_err(q->req, PROTO_ERR_BADREQ, "%s", q->err);
+	else
+		ctl_reply_err(q->req, PROTO_ERR_FAILED, "%s", q->err);
+	a->running = NULL;
+	free(q);
+	if (a->n_pending && !wait)
+		arm(a);  /* the next OpenSM's subnet, or changes made during this run */
+}
+
+static void wake_cb(void *arg)
+{
+	reap(arg, 0);
+}
+
+/* A run with the settings as they are now, answering req (NULL: none). */
+static int start(struct ar_apply *a, struct ctl_req *req, const char *subnet, int dry_run,
+		 uint64_t sm_guid)
+{
+	struct ar_apply_rq *q = calloc(1, sizeof(*q));
+	int rc;
+
+	if (!q)
+		return -ENOMEM;
+	q->a = a;
+	q->req = req;
+	q->sm_guid = sm_guid;
+	if ((q->has_subnet = subnet != NULL))
+		snprintf(q->subnet, sizeof(q->subnet), "%s", subnet);
+	snprintf(q->db_path, sizeof(q->db_path), "%s", a->db_path);
+	q->timeout_ms = a->timeout_ms;
+	q->retries = a->retries;
+	q->max_smps = a->max_smps;
+	q->opts = a->opts;
+	q->opts.dry_run = dry_run;
+	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
+		log_err("cannot start an AR program thread: %s", strerror(rc));
+		free(q);
+		return -rc;
+	}
+	a->running = q;
+	return 0;
+}
+
+static void settle_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ar_apply *a = arg;
+	uint64_t sm;
+	int rc;
+
+	(void)fd;
+	(void)what;
+	if (!a->program || !a->after_reroute_s)
+		return;
+	if (a->running || !a->n_pending)
+		return;  /* reap() arms the timer again when the run ends */
+	sm = a->pending[0];
+	memmove(a->pending, a->pending + 1, --a->n_pending * sizeof(a->pending[0]));
+	log_info("OpenSM 0x%016llx changed the forwarding tables %d s ago: programming AR "
+		 "again", (unsigned long long)sm, a->after_reroute_s);
+	if ((rc = start(a, NULL, NULL, 0, sm)) < 0)
+		log_err("AR program after OpenSM's reroute: %s", strerror(-rc));
+}
+
+static void arm(struct ar_apply *a)
+{
+	struct timeval tv = { a->after_reroute_s, 0 };
+
+	if (a->settle && evtimer_add(a->settle, &tv) < 0)
+		log_err("AR program: cannot arm its timer");
+}
+
+void ar_apply_lft_changed(void *arg, uint64_t sm_guid)
+{
+	struct ar_apply *a = arg;
+
+	if (!a->program || !a->after_reroute_s)
+		return;
+	for (size_t i = 0; i < a->n_pending; i++)
+		if (a->pending[i] == sm_guid)
+			goto armed;
+	if (a->n_pending == AR_APPLY_PENDING) {
+		log_warn("AR program: more than %d OpenSMs rerouted at once; 0x%016llx waits for "
+			 "its next change", AR_APPLY_PENDING, (unsigned long long)sm_guid);
+		return;
+	}
+	a->pending[a->n_pending++] = sm_guid;
+armed:
+	arm(a);  /* the wait starts over with each change */
+}
+
+static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct ar_apply *a = arg;
+	json_t *dry = json_object_get(args, "dry_run");
+	json_t *subnet = json_object_get(args, "subnet");
+	int rc;
+
+	if (dry && !json_is_boolean(dry)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"dry_run\" must be true or false");
+		return;
+	}
+	if (subnet && !json_is_null(subnet) &&
+	    (!json_is_string(subnet) || json_string_length(subnet) >= LOOM_NAME_LEN)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"subnet\" must be a string of less than "
+			      "%d bytes", LOOM_NAME_LEN);
+		return;
+	}
+	if (!a->program && !json_is_true(dry)) {
+		ctl_reply_err(req, PROTO_ERR_DENIED, "AR programming is off: set ar.program: true "
+			      "in loom.yaml to let loomd send AR SubnSets. It defaults to false "
+			      "because the AR tables' attribute modifiers are not confirmed by any "
+			      "public source (docs/ar-mad-notes.md) and a Set with a wrong one would "
+			      "write the wrong block; --dry-run shows what would be sent");
+		return;
+	}
+	if (a->running) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "AR programming is already under way; try "
+			      "again when it is done");
+		return;
+	}
+	if ((rc = start(a, req, json_is_string(subnet) ? json_string_value(subnet) : NULL,
+			json_is_true(dry), 0)) < 0)
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a run: %s", strerror(-rc));
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf)
+{
+	snprintf(a->db_path, sizeof(a->db_path), "%s", conf->db_path);
+	a->timeout_ms = conf->mad_timeout_ms;
+	a->retries = conf->mad_retries;
+	a->max_smps = conf->max_smps;
+	a->program = conf->ar_program;
+	a->opts.mode = conf->ar_mode;
+	a->opts.sl_mask = conf->ar_sl_mask;
+	a->opts.shield = conf->ar_shield;
+	a->opts.dry_run = 0;
+	a->after_reroute_s = conf->ar_after_reroute_s;
+	if ((!a->program || !a->after_reroute_s) && a->settle) {
+		evtimer_del(a->settle);
+		a->n_pending = 0;
+	}
+}
+
+struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config *conf,
+			      char *err, size_t errlen)
+{
+	struct ar_apply *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	a->base = base;
+	ar_apply_reconfigure(a, conf);
+	if (!(a->settle = evtimer_new(base, settle_cb, a))) {
+		snprintf(err, errlen, "cannot make a timer");
+		ar_apply_free(a);
+		return NULL;
+	}
+	if (!(a->wake = loop_wake_new(base, wake_cb, a, "AR program events", err, errlen))) {
+		ar_apply_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void ar_apply_free(struct ar_apply *a)
+{
+	if (!a)
+		return;
+	reap(a, 1);
+	if (a->settle)
+		event_free(a->settle);
+	loop_wake_free(a->wake);
+	free(a);
+}
+
+int ar_apply_register(struct ar_apply *a, struct ctl *ctl)
+{
+	return ctl_register(ctl, "ar-program", CTL_WRITE, cmd_program, a);
+}

@@ -1,0 +1,329 @@
+/* daemon/ar/ar_write.c: programming adaptive routing on a live subnet, in a
+ * `loomd --program-ar` child (see ar_write.h).
+ *
+ * The groups come from the tables the switches hold now, read in this
+ * child right after its walk (lft_read_tables): AR must spread a LID's
+ * packets over ports that lead where the static port leads, so the groups
+ * are made from the static LFT that is really there, not from a routing
+ * loom computed offline; and the modifier self-check compares the switch's
+ * AR LFT with that same table.
+ *
+ * The exchange is sequential, one SMP at a time per switch, with the
+ * configured timeout and retries per SMP: a switch that never answers
+ * costs (retries + 1) x timeout for its GetCap and nothing more, because
+ * the sequence stops there ("unsupported"). ibsim hands every vendor SMP
+ * back at once with a timeout status, which ends a try at once. Unlike the
+ * probe (ar_read.c) this does not keep SMPs in flight: programming is rare
+ * and a switch's Sets must go in order anyway. */
+#include "autoconf.h"
+#include "daemon/ar/ar_write.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "lib/ar/ar_plan.h"
+#include "lib/ar/ar_program.h"
+#include "daemon/ar/ar_read.h"
+#include "lib/util/clock.h"
+#include "daemon/ib/dr_route.h"
+#include "daemon/ib/lft_read.h"
+#include "lib/util/log.h"
+#include "lib/ar/route_ar.h"
+#include "lib/route/route_graph.h"
+#include "lib/route/route_live.h"
+#include "daemon/ib/walker.h"
+
+#define AR_WRITE_DEFAULT_TIMEOUT_MS 200  /* discovery.timeout_ms's default */
+
+/* ---- the umad transport ------------------------------------------------------ */
+
+struct umad_xport {
+	int fd, agent;
+	ib_dr_path_t path;        /* the switch being programmed */
+	unsigned timeout_ms, retries;
+	uint32_t tid;
+	uint64_t smps;
+	uint8_t *sbuf, *rbuf;
+	size_t blen;
+};
+
+/* One SMP and its GetResp: 0 with *status and in, -ETIMEDOUT when no try
+ * was answered, another -errno when the local port fails. */
+static int exchange(struct umad_xport *u, int method, uint16_t attr, uint32_t am,
+		    const uint8_t *out, uint8_t *in, unsigned *status)
+{
+	uint8_t data[IB_SMP_DATA_SIZE];
+
+	memset(data, 0, sizeof(data));
+	if (out)
+		memcpy(data, out, AR_MAD_DATA_LEN);
+	for (unsigned try = 0; try <= u->retries; try++) {
+		uint32_t tid = ++u->tid;
+		int len = dr_smp_build(u->sbuf, u->blen, method, attr, am, &u->path, tid, data);
+		double deadline;
+
+		if (len < 0)
+			return -EINVAL;
+		if (umad_send(u->fd, u->agent, u->sbuf, len, (int)u->timeout_ms, 0) < 0)
+			return -EIO;
+		u->smps++;
+		deadline = clock_mono() + u->timeout_ms / 1000.0;
+		for (;;) {
+			double now = clock_mono();
+			int rlen = IB_MAD_SIZE, rc;
+			uint8_t *mad;
+
+			if (now >= deadline)
+				break;
+			rc = umad_recv(u->fd, u->rbuf, &rlen, (int)((deadline - now) * 1000.0) + 1);
+			if (rc == -ETIMEDOUT || rc == -EWOULDBLOCK || rc == -EINTR || rc == -ENOSPC)
+				continue;
+			if (rc < 0)
+				return rc;
+			mad = umad_get_mad(u->rbuf);
+			/* The kernel owns the TID's upper half; a stale answer to an
+			 * earlier try or SMP is not this one's. */
+			if ((uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) != tid)
+				continue;
+			if (umad_status(u->rbuf))
+				break;  /* this try timed out (the kernel, or ibsim at once) */
+			if (mad_get_field(mad, 0, IB_MAD_METHOD_F) != IB_MAD_METHOD_GET_RESPONSE ||
+			    mad_get_field(mad, 0, IB_MAD_ATTRID_F) != attr)
+				continue;
+			/* Bit 15 of a directed-route SMP's status is its D bit. */
+			*status = mad_get_field(mad, 0, IB_MAD_STATUS_F) & 0x7fff;
+			memcpy(in, mad + IB_SMP_DATA_OFFS, AR_MAD_DATA_LEN);
+			return 0;
+		}
+	}
+	return -ETIMEDOUT;
+}
+
+static int umad_get(void *ctx, uint16_t attr, uint32_t am, uint8_t data[AR_MAD_DATA_LEN],
+		    unsigned *status)
+{
+	return exchange(ctx, IB_MAD_METHOD_GET, attr, am, NULL, data, status);
+}
+
+static int umad_set(void *ctx, uint16_t attr, uint32_t am, const uint8_t data[AR_MAD_DATA_LEN],
+		    uint8_t reply[AR_MAD_DATA_LEN], unsigned *status)
+{
+	return exchange(ctx, IB_MAD_METHOD_SET, attr, am, data, reply, status);
+}
+
+static int xport_open(const struct disc_ib_params *p, struct umad_xport *u, char *err,
+		      size_t errlen)
+{
+	memset(u, 0, sizeof(*u));
+	u->fd = u->agent = -1;
+	u->timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : AR_WRITE_DEFAULT_TIMEOUT_MS;
+	u->retries = p->retries > 0 ? (unsigned)p->retries : 0;
+	u->tid = (uint32_t)mad_trid();
+	u->blen = umad_size() + IB_MAD_SIZE;
+	if (!(u->sbuf = calloc(1, u->blen)) || !(u->rbuf = calloc(1, u->blen)))
+		return err_fmt(err, errlen, -ENOMEM, "out of memory");
+	return dr_umad_open(p, &u->fd, &u->agent, err, errlen);
+}
+
+static void xport_close(struct umad_xport *u)
+{
+	if (u->agent >= 0)
+		umad_unregister(u->fd, u->agent);
+	if (u->fd >= 0)
+		umad_close_port(u->fd);
+	free(u->sbuf);
+	free(u->rbuf);
+}
+
+/* ---- the child ------------------------------------------------------------------ */
+
+/* The child's own arguments (argv[7..]); a child process does one run. */
+static struct ar_write_opts child_opts;
+
+static int put_line(const char *key, json_t *v, FILE *out)
+{
+	json_t *line = json_pack("{s:o}", key, v);
+	int rc = line && json_dumpf(line, out, JSON_COMPACT) == 0 && fputc('\n', out) != EOF ?
+		 0 : -EIO;
+
+	json_decref(line);
+	return rc;
+}
+
+static long graph_switch(const struct rt_graph *g, uint64_t guid)
+{
+	size_t lo = 0, hi = g->n_sw;
+
+	while (lo < hi) {  /* g->sw is in node GUID order */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->sw[mid].guid == guid)
+			return (long)mid;
+		if (g->sw[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* The groups of the tables the switches hold now. */
+static struct rt_ar *live_groups(const struct disc_ib_params *p, const struct fab *fab,
+				 struct rt_graph **gp, char *err, size_t errlen)
+{
+	struct rl_read *read = NULL;
+	struct rt_lfts *l = NULL;
+	struct rt_ar *ar = NULL;
+	struct rt_graph *g;
+	size_t missing;
+
+	*gp = NULL;
+	if (lft_read_tables(p, fab, &read, err, errlen) < 0)
+		return NULL;
+	if (!(g = rt_graph_new(fab, err, errlen)))
+		goto out;
+	if (g->lids_assigned) {
+		snprintf(err, errlen, "the subnet has switches or CA ports without a LID: no "
+			 "subnet manager has brought it up, so there is no static routing to add "
+			 "AR to");
+		goto out;
+	}
+	if (!(l = rl_lfts(g, read, &missing))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	ar = rt_ar_new(g, l, (enum rt_ar_mode)child_opts.mode, RT_AR_DEFAULT_CAPACITY, err,
+		       errlen);
+out:
+	rt_lfts_free(l);
+	rl_read_free(read);
+	if (ar)
+		*gp = g;
+	else
+		rt_graph_free(g);
+	return ar;
+}
+
+static int program_and_write(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			     char *err, size_t errlen)
+{
+	struct ar_program_opts o = { .sl_mask = (uint16_t)child_opts.sl_mask,
+				     .shield = child_opts.shield,
+				     .dry_run = child_opts.dry_run };
+	size_t count[AR_PROG_DRY_RUN + 1] = { 0 };
+	struct dr_routes d = { 0 };
+	struct umad_xport u;
+	struct rt_graph *g = NULL;
+	struct rt_ar *ar;
+	double started = clock_wall();
+	int rc;
+
+	memset(&u, 0, sizeof(u));
+	u.fd = u.agent = -1;
+	if (!(ar = live_groups(p, fab, &g, err, errlen)))
+		return -EIO;
+	if ((rc = dr_routes_build(p, fab, &d, err, errlen)) < 0 ||
+	    (rc = xport_open(p, &u, err, errlen)) < 0)
+		goto out;
+	for (size_t i = 0; rc == 0 && i < d.n; i++) {
+		const struct fab_node *n = d.r[i].n;
+		struct ar_xport x = { .get = umad_get, .set = umad_set, .ctx = &u };
+		struct ar_program_result res;
+		long s = graph_switch(g, n->guid);
+		uint64_t before = u.smps;
+		json_t *line;
+
+		if (s < 0) {  /* the graph is made of this same fabric */
+			rc = err_fmt(err, errlen, -EPROTO, "switch 0x%016llx is not in the routing "
+				     "graph", (unsigned long long)n->guid);
+			break;
+		}
+		u.path = d.r[i].path;
+		ar_program_switch(&x, &ar->sw[s], ar->max_lid, &o, &res);
+		/* Packets, retries included, as the run's total counts them. */
+		res.smps_sent = (unsigned)(u.smps - before);
+		count[res.outcome]++;
+		line = ar_program_json(n->guid, n->desc, n->ports[0].lid, &res);
+		if ((rc = line ? put_line("switch", line, out) : -ENOMEM) < 0)
+			snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
+	}
+	if (rc == 0 &&
+	    (rc = put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, "
+					     "s:I, s:I, s:s, s:I, s:b}",
+					     "started", started, "finished", clock_wall(),
+					     "switches", (json_int_t)d.n,
+					     "smps", (json_int_t)u.smps,
+					     "timeout_ms", (json_int_t)u.timeout_ms,
+					     "retries", (json_int_t)u.retries,
+					     "dry_run", child_opts.dry_run,
+					     "programmed", (json_int_t)count[AR_PROG_PROGRAMMED],
+					     "unsupported", (json_int_t)count[AR_PROG_UNSUPPORTED],
+					     "refused", (json_int_t)count[AR_PROG_REFUSED],
+					     "failed", (json_int_t)count[AR_PROG_FAILED],
+					     "dry_runs", (json_int_t)count[AR_PROG_DRY_RUN],
+					     "mode", rt_ar_mode_name((enum rt_ar_mode)child_opts.mode),
+					     "sl_mask", (json_int_t)child_opts.sl_mask,
+					     "shield", child_opts.shield), out)) < 0)
+		snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
+out:
+	xport_close(&u);
+	dr_routes_clear(&d);
+	rt_ar_free(ar);
+	rt_graph_free(g);
+	return rc;
+}
+
+static int is_flag(const char *s)
+{
+	return !strcmp(s, "0") || !strcmp(s, "1");
+}
+
+int ar_write_main(int argc, char **argv)
+{
+	enum rt_ar_mode mode;
+	char *end;
+	unsigned long mask;
+
+	if (argc != 11 || rt_ar_mode_parse(argv[7], &mode) < 0 ||
+	    (errno = 0, mask = strtoul(argv[8], &end, 16), errno || *end || !mask ||
+	     mask > AR_PLAN_ALL_SLS) ||
+	    !is_flag(argv[9]) || !is_flag(argv[10])) {
+		fprintf(stderr, "loomd %s: bad arguments (this mode is for loomd itself)\n",
+			argc > 0 ? argv[0] : "--program-ar");
+		return 2;
+	}
+	child_opts.mode = (int)mode;
+	child_opts.sl_mask = (unsigned)mask;
+	child_opts.shield = argv[9][0] == '1';
+	child_opts.dry_run = argv[10][0] == '1';
+	return walker_child_main(7, argv, "loomd-program-ar", program_and_write);
+}
+
+/* ---- the parent ------------------------------------------------------------------ */
+
+int ar_write_run(const struct disc_ib_params *p, const struct ar_write_opts *o, json_t **done,
+		 json_t **switches, char *err, size_t errlen)
+{
+	char mode[8], mask[8], shield[2], dry[2];
+	const char *extra[] = { mode, mask, shield, dry };
+	char *out = NULL;
+	size_t len = 0;
+	int rc;
+
+	*done = *switches = NULL;
+	snprintf(mode, sizeof(mode), "%s", rt_ar_mode_name((enum rt_ar_mode)o->mode));
+	snprintf(mask, sizeof(mask), "%x", o->sl_mask & 0xFFFF);
+	snprintf(shield, sizeof(shield), "%d", o->shield ? 1 : 0);
+	snprintf(dry, sizeof(dry), "%d", o->dry_run ? 1 : 0);
+	if ((rc = walker_run_extra("--program-ar", p, extra, 4, &out, &len, NULL, err,
+				   errlen)) == 0)
+		rc = ar_read_parse_stream(out, len, "the AR programmer's answer", done, switches,
+					  err, errlen);
+	free(out);
+	return rc;
+}

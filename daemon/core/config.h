@@ -1,0 +1,128 @@
+/* daemon/core/config.h: loomd's configuration, parsed from YAML (libyaml) into a
+ * typed table with bounds. Parse errors name the file, line and key. */
+#ifndef LOOMD_CONFIG_H
+#define LOOMD_CONFIG_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "lib/util/log.h"
+#include "lib/qos/qos_policy.h"
+#include "lib/qos/ib_qos.h"
+
+#define LOOM_DEFAULT_CONFIG  "/etc/loom/loom.yaml"
+#define LOOM_DEFAULT_DB      "/var/lib/loom/loom.db"
+#define LOOM_DEFAULT_SOCKET  "/run/loom/loomd.sock"
+/* Where OpenSM's libloomosm.so reports (its LOSM_REPORT_SOCKET): keep equal. */
+#define LOOM_DEFAULT_OSM_SOCKET "/run/loom/osm.sock"
+#define LOOM_DEFAULT_PARTITIONS "/var/lib/loom/partitions.conf"
+/* A host's name in its CAs' node descriptions: the first word ("node001 mlx5_0"). */
+#define LOOM_DEFAULT_HOST_PATTERN "^([^ ]+)"
+#define LOOM_MAX_SUBNETS     16
+#define LOOM_NAME_LEN        64
+/* Where switch plugins (NAME.so) are; configure passes $(pkglibdir)/plugins. */
+#ifndef LOOM_DEFAULT_PLUGIN_DIR
+#define LOOM_DEFAULT_PLUGIN_DIR "/usr/lib/loom/plugins"
+#endif
+#define LOOM_MAX_SWITCHES    256
+#define LOOM_ADDRESS_LEN     128
+
+/* One subnet (one local HCA port) to sweep. */
+struct loom_subnet_conf {
+	char name[LOOM_NAME_LEN];   /* loom's name for it; default "<ca>/<port>" */
+	char ca[LOOM_NAME_LEN];     /* local HCA, e.g. "mlx5_0" */
+	int port;                   /* local port number, 1..254 */
+};
+
+/* One Ethernet switch managed through a plugin (loom.yaml `switches:`). */
+struct loom_switch_conf {
+	char name[LOOM_NAME_LEN];        /* unique; loom's name for it */
+	char plugin[LOOM_NAME_LEN];      /* plugin file PLUGIN.so in plugins.dir */
+	char address[LOOM_ADDRESS_LEN];  /* in the plugin's own form */
+	char credentials[256];           /* file with the credentials, "" none */
+	char options[LOOM_ADDRESS_LEN];  /* plugin options, "" none */
+	struct qos_policy roce;          /* overrides: only roce.set fields */
+};
+
+struct loom_config {
+	char path[PATH_MAX];            /* file it came from; "" for built-in defaults */
+
+	/* log: */
+	enum log_level log_level;       /* log.level: error|warning|notice|info|debug */
+	enum log_target log_target;     /* log.target: stderr|syslog */
+
+	/* database: */
+	char db_path[PATH_MAX];         /* database.path */
+
+	/* control: */
+	char socket_path[PATH_MAX];     /* control.socket */
+	char admin_group[LOOM_NAME_LEN];/* control.admin_group; "" = root only */
+
+	/* discovery: */
+	int sweep_interval;             /* discovery.interval seconds; 0 = on demand only; 0 or 5..86400 */
+	int mad_timeout_ms;             /* discovery.timeout_ms 1..60000 */
+	int mad_retries;                /* discovery.retries 0..20 */
+	int max_smps;                   /* discovery.max_smps 1..1024: MADs in flight per subnet */
+	int n_subnets;                  /* 0 = every local HCA port that is found */
+	struct loom_subnet_conf subnets[LOOM_MAX_SUBNETS]; /* discovery.subnets */
+
+	/* opensm: */
+	char osm_socket_path[PATH_MAX]; /* opensm.report_socket: libloomosm.so's reports */
+
+	/* plugins: */
+	char plugin_dir[PATH_MAX];      /* plugins.dir */
+
+	/* roce: the lossless policy of every switch (overrides below) */
+	struct qos_policy roce;
+	int roce_interval;              /* roce.interval: seconds between read-backs, 0 off */
+	int roce_reapply;               /* roce.reapply: re-apply a drifted switch */
+
+	/* tenants: job isolation (daemon/tenants/tenants.c) */
+	char tenant_partitions_file[PATH_MAX];  /* tenants.partitions_file: loom writes it */
+	char tenant_static_partitions[PATH_MAX]; /* tenants.static_partitions: operator's, "" none */
+	char tenant_opensm_pid_file[PATH_MAX];  /* tenants.opensm_pid_file: "" = the SM's reports */
+	int tenant_pkey_min;                    /* tenants.pkey_min..pkey_max: the pool */
+	int tenant_pkey_max;
+	int tenant_timeout_s;                   /* tenants.timeout_s: to confirm a change */
+	int tenant_interval;                    /* tenants.interval: check them all, 0 off */
+	int tenant_vlan_min;                    /* tenants.vlan_min..vlan_max: RoCE VLAN pool */
+	int tenant_vlan_max;
+	char tenant_users[256];                 /* tenants.users: "slurm,..." may change tenants */
+	char tenant_groups[256];                /* tenants.groups: likewise, by group */
+	char tenant_host_pattern[128];          /* tenants.host_pattern: ERE, group 1 = host */
+	char tenant_host_map[PATH_MAX];         /* tenants.host_map: explicit map, "" none */
+	int tenant_check_switch_ports;          /* tenants.check_switch_ports: 0 or 1 */
+
+	/* ib_qos: the InfiniBand QoS policy (daemon/qos/config_ibqos.c); .set = 0: absent */
+	struct ibqos_policy ib_qos;
+	char ib_qos_opensm_config[PATH_MAX];    /* ib_qos.opensm_config: loom's block in it */
+
+	/* ar: programming adaptive routing (daemon/ar/config_ar.c) */
+	int ar_program;                 /* ar.program: 1 lets loomd send AR Sets (default 0) */
+	int ar_mode;                    /* ar.mode: enum rt_ar_mode, tree (default) or lag */
+	unsigned ar_sl_mask;            /* ar.sls: the SLs under AR; 0xFFFF every SL */
+	int ar_shield;                  /* ar.shield: fast link fault recovery where supported */
+	int ar_after_reroute_s;         /* ar.after_reroute_s: program again this long after
+					 * OpenSM's last LFT change (0: never by itself) */
+
+	/* switches: */
+	int n_switches;
+	struct loom_switch_conf switches[LOOM_MAX_SWITCHES];
+};
+
+/* Fill *c with the built-in defaults. */
+void config_defaults(struct loom_config *c);
+
+/* Parse `path` into *c, starting from the defaults. On error *c is left
+ * untouched, -EINVAL (or -errno for I/O) is returned and err holds one line
+ * "FILE:LINE: KEY: what is wrong". */
+int config_load(const char *path, struct loom_config *c, char *err, size_t errlen);
+/* The same from a string; `name` stands for the file name in messages. */
+int config_load_string(const char *name, const char *text, size_t len,
+		       struct loom_config *c, char *err, size_t errlen);
+
+/* Write the configuration as normalized YAML (every key, in the documented
+ * order), such that config_load() of the output gives the same config. */
+int config_print(const struct loom_config *c, FILE *out);
+
+#endif

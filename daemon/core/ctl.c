@@ -1,0 +1,799 @@
+/* daemon/core/ctl.c: the control socket server (see ctl.h).
+ *
+ * One bufferevent per client. A connection is served strictly in order: the
+ * next request on it is not even decoded until the current one has been
+ * answered, so responses come back in request order and one client can keep
+ * at most one handler busy (a client that wants parallel requests opens
+ * several connections). Every request is answered, including refused ones;
+ * the response carries the request's "id".
+ *
+ * A write command from a client other than root needs its user name and
+ * groups, which come from NSS (ctl_ident.h): looked up on a thread, the
+ * request held meanwhile (it is the connection's current one, so the
+ * connection waits with it) and checked when the answer comes.
+ *
+ * A request lives in struct ctl_req from dispatch until its handler answers.
+ * If the client goes away first the request is orphaned (req->client = NULL)
+ * and the answer is dropped when it comes. ctl_free() answers whatever is
+ * still pending, so handlers must not keep ctl_req pointers past it. */
+#include "autoconf.h"
+#include "daemon/core/ctl.h"
+#include "daemon/core/ctl_ident.h"
+#include "daemon/core/usock.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/listener.h>
+
+#include "lib/util/log.h"
+#include "lib/util/proto.h"
+
+#define CTL_BACKLOG 64
+/* After accept() fails for lack of descriptors the pending connection stays
+ * in the backlog and the listener would fire again at once: pause instead. */
+#define CTL_ACCEPT_PAUSE_S 1
+#define CTL_GROUP_LEN 64
+#define CTL_LIST_LEN 256
+
+struct ctl_cmd {
+	struct ctl_cmd *next;
+	enum ctl_access access;
+	ctl_handler_fn fn;
+	void *arg;
+	char name[];
+};
+
+struct ctl_client {
+	struct ctl *ctl;
+	struct ctl_client *prev, *next;
+	struct bufferevent *bev;
+	struct event *resume;     /* deferred: look at the input again */
+	struct ctl_req *current;  /* the request being handled, or NULL */
+	uid_t uid;
+	gid_t gid;
+	pid_t pid;
+	int closing;              /* flush the output, then close */
+};
+
+struct ctl_req {
+	struct ctl *ctl;
+	struct ctl_req *prev, *next;  /* in ctl->pending */
+	struct ctl_client *client;    /* NULL once orphaned */
+	const struct ctl_cmd *cmd;
+	json_int_t id;
+	uid_t uid;
+	gid_t gid;
+	json_t *held;                 /* its arguments while it waits for the
+				       * client's identity (ctl_ident.h) */
+};
+
+struct ctl {
+	struct event_base *base;
+	struct evconnlistener *listener;
+	struct event *accept_pause;
+	struct ctl_cmd *cmds;
+	struct ctl_client *clients;
+	struct ctl_req *pending;
+	struct ctl_idents *idents;
+	int warned_admin;                  /* the admin group is unknown: said */
+	char admin_group[CTL_GROUP_LEN];
+	char tenant_users[CTL_LIST_LEN];   /* CTL_TENANT: "slurm,..." */
+	char tenant_groups[CTL_LIST_LEN];
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+static void client_process(struct ctl_client *cl);
+
+/* ---- sending ------------------------------------------------------------------ */
+
+/* Queue `resp` (stolen) on the client's connection. A response above the
+ * protocol's limit is replaced by an error, so the client is never left
+ * waiting. */
+static void client_send(struct ctl_client *cl, json_t *resp)
+{
+	json_int_t id = json_integer_value(json_object_get(resp, "id"));
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
+
+	json_decref(resp);
+	if (rc == -EMSGSIZE) {
+		log_warn("control: a response to uid %d exceeds %u bytes; sending an error instead",
+			 (int)cl->uid, PROTO_MAX_RESPONSE);
+		resp = proto_response_err_new(id, PROTO_ERR_INTERNAL,
+					      "the response exceeds the protocol limit of %u bytes",
+					      PROTO_MAX_RESPONSE);
+		rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
+		json_decref(resp);
+	}
+	if (rc == 0 && bufferevent_write(cl->bev, buf, len) < 0)
+		rc = -ENOMEM;
+	free(buf);
+	if (rc < 0) {
+		/* The client would wait forever for an answer that cannot be
+		 * sent: hang up instead (from the loop: we may be deep in a
+		 * handler here). */
+		log_err("control: cannot send a response to uid %d: %s; closing the connection",
+			(int)cl->uid, strerror(-rc));
+		cl->closing = 1;
+		bufferevent_disable(cl->bev, EV_READ);
+		event_active(cl->resume, EV_WRITE, 0);
+	}
+}
+
+/* ---- clients -------------------------------------------------------------------- */
+
+static void client_free(struct ctl_client *cl)
+{
+	struct ctl *ctl = cl->ctl;
+
+	if (cl->current) {
+		log_debug("control: uid %d left before \"%s\" was answered", (int)cl->uid,
+			  cl->current->cmd->name);
+		cl->current->client = NULL;
+	}
+	if (cl->prev)
+		cl->prev->next = cl->next;
+	else
+		ctl->clients = cl->next;
+	if (cl->next)
+		cl->next->prev = cl->prev;
+	bufferevent_free(cl->bev);
+	event_free(cl->resume);
+	free(cl);
+}
+
+/* Close once everything queued has been written (the write callback fires
+ * when the output drains). */
+static void client_close_after_flush(struct ctl_client *cl)
+{
+	cl->closing = 1;
+	bufferevent_disable(cl->bev, EV_READ);
+	if (evbuffer_get_length(bufferevent_get_output(cl->bev)) == 0)
+		client_free(cl);
+}
+
+static void client_read_cb(struct bufferevent *bev, void *arg)
+{
+	client_process(arg);
+}
+
+static void client_write_cb(struct bufferevent *bev, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	if (cl->closing)
+		client_free(cl);
+}
+
+static void client_event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	if (what & BEV_EVENT_ERROR)
+		log_debug("control: connection of uid %d failed: %s", (int)cl->uid,
+			  strerror(EVUTIL_SOCKET_ERROR()));
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		client_free(cl);
+}
+
+static void client_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl_client *cl = arg;
+
+	if (cl->closing)
+		client_close_after_flush(cl);
+	else
+		client_process(cl);
+}
+
+/* ---- permissions -------------------------------------------------------------------- */
+
+int ctl_list_has(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == len && !strncmp(p, name, n))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+/* The group names the checks need: the admin group and the tenant writers'
+ * groups, so that one identity serves every command. */
+static void needed_groups(const struct ctl *ctl, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s", ctl->admin_group,
+		 ctl->admin_group[0] && ctl->tenant_groups[0] ? "," : "", ctl->tenant_groups);
+}
+
+/* Is the client with identity id (its primary group gid) in one of the
+ * groups of `list` ("a,b,c")? */
+static int group_in_list(const struct ctl_ident *id, gid_t gid, const char *list)
+{
+	char name[CTL_GROUP_LEN];
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			if (ctl_ident_in_group(id, gid, name) == 1)
+				return 1;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
+/* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0,
+ * or -EPERM with the refusal in why, saying who may, so that the operator
+ * knows which key of loom.yaml to change; -EIO when the user and group
+ * databases failed to say (a refusal too, but "try again", not "denied"). */
+static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
+			const struct ctl_ident *id, char *why, size_t whylen)
+{
+	char who[3 * CTL_LIST_LEN];
+	size_t n;
+	int rc = ctl->admin_group[0] ? ctl_ident_in_group(id, gid, ctl->admin_group) : 0;
+
+	if (rc == 1)
+		return 0;
+	if (rc == -ENOENT && !ctl_ident_error(id) && !ctl->warned_admin) {
+		/* Said once per setting; an unknown group only means root
+		 * alone may write, which is safe. */
+		ctl->warned_admin = 1;
+		log_warn("control: admin group \"%s\" does not exist: only root may run write "
+			 "commands", ctl->admin_group);
+	}
+	if (cmd->access == CTL_TENANT && (ctl_ident_user_in(id, ctl->tenant_users) ||
+					  group_in_list(id, gid, ctl->tenant_groups)))
+		return 0;
+	if ((rc = ctl_ident_error(id)) < 0) {
+		snprintf(why, whylen, "\"%s\" changes loomd: uid %d could not be looked up in the "
+			 "user and group databases (%s), so its rights are unknown; try again",
+			 cmd->name, (int)uid, strerror(-rc));
+		return -EIO;
+	}
+	n = (size_t)snprintf(who, sizeof(who), "root");
+	if (ctl->admin_group[0])
+		n += (size_t)snprintf(who + n, sizeof(who) - n, ", group %s (control.admin_group)",
+				      ctl->admin_group);
+	if (cmd->access == CTL_TENANT && ctl->tenant_users[0])
+		n += (size_t)snprintf(who + n, sizeof(who) - n, ", users %s (tenants.users)",
+				      ctl->tenant_users);
+	if (cmd->access == CTL_TENANT && ctl->tenant_groups[0])
+		snprintf(who + n, sizeof(who) - n, ", groups %s (tenants.groups)",
+			 ctl->tenant_groups);
+	snprintf(why, whylen, "\"%s\" changes loomd: permission denied for uid %d (only %s may "
+		 "run it)", cmd->name, (int)uid, who);
+	return -EPERM;
+}
+
+/* The identity of a write request's client: 1 with *id, 0 while it is
+ * looked up, -errno. */
+static int identity(struct ctl *ctl, uid_t uid, const struct ctl_ident **id)
+{
+	char groups[2 * CTL_LIST_LEN];
+
+	needed_groups(ctl, groups, sizeof(groups));
+	return ctl_idents_get(ctl->idents, uid, groups, id);
+}
+
+/* ---- requests ------------------------------------------------------------------------- */
+
+static const struct ctl_cmd *find_cmd(const struct ctl *ctl, const char *name)
+{
+	for (const struct ctl_cmd *c = ctl->cmds; c; c = c->next)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static void reply_unknown(struct ctl *ctl, struct ctl_client *cl, json_int_t id,
+			  const char *name)
+{
+	char list[512] = "";
+	size_t off = 0;
+
+	/* Every command is public (their access is checked per request), so
+	 * naming them all helps and hides nothing. */
+	for (const struct ctl_cmd *c = ctl->cmds; c && off < sizeof(list); c = c->next) {
+		int w = snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "", c->name);
+
+		if (w > 0)
+			off += (size_t)w;
+	}
+	client_send(cl, proto_response_err_new(id, PROTO_ERR_UNKNOWN,
+					       "unknown command \"%.64s\"; commands: %s", name,
+					       list));
+}
+
+/* A request of cl, current on its connection and pending; NULL (answered)
+ * when out of memory. */
+static struct ctl_req *req_new(struct ctl_client *cl, const struct ctl_cmd *cmd, json_int_t id)
+{
+	struct ctl *ctl = cl->ctl;
+	struct ctl_req *req = calloc(1, sizeof(*req));
+
+	if (!req) {
+		log_err("control: out of memory for a request");
+		client_send(cl, proto_response_err_new(id, PROTO_ERR_INTERNAL, "out of memory"));
+		return NULL;
+	}
+	req->ctl = ctl;
+	req->client = cl;
+	req->cmd = cmd;
+	req->id = id;
+	req->uid = cl->uid;
+	req->gid = cl->gid;
+	req->next = ctl->pending;
+	if (ctl->pending)
+		ctl->pending->prev = req;
+	ctl->pending = req;
+	cl->current = req;
+	return req;
+}
+
+/* Handle one decoded request. */
+static void client_dispatch(struct ctl_client *cl, json_t *msg)
+{
+	struct ctl *ctl = cl->ctl;
+	const struct ctl_cmd *cmd;
+	const char *name;
+	json_t *args;
+	json_int_t id;
+	char err[256];
+	int rc = proto_request_parse(msg, &name, &args, &id, err, sizeof(err));
+
+	if (rc < 0) {
+		log_debug("control: bad request from uid %d: %s", (int)cl->uid, err);
+		client_send(cl, proto_response_err_new(id, rc == -EPROTO ? PROTO_ERR_VERSION :
+						       PROTO_ERR_BADREQ, "%s", err));
+		return;
+	}
+	log_debug("control: \"%.64s\" from uid %d (pid %d)", name, (int)cl->uid, (int)cl->pid);
+	if (!(cmd = find_cmd(ctl, name))) {
+		reply_unknown(ctl, cl, id, name);
+		return;
+	}
+	if (cmd->access != CTL_READ && cl->uid != 0) {
+		const struct ctl_ident *who = NULL;
+		char why[1024];
+		int arc;
+
+		rc = identity(ctl, cl->uid, &who);
+		if (rc < 0) {
+			log_warn("control: cannot look up uid %d: %s", (int)cl->uid, strerror(-rc));
+			client_send(cl, proto_response_err_new(id, rc == -EAGAIN ? PROTO_ERR_BUSY :
+							       PROTO_ERR_INTERNAL, "cannot look up "
+							       "uid %d: %s", (int)cl->uid,
+							       strerror(-rc)));
+			return;
+		}
+		if (rc == 1 && (arc = access_check(ctl, cl->uid, cl->gid, cmd, who, why,
+						   sizeof(why))) < 0) {
+			client_send(cl, proto_response_err_new(id, arc == -EIO ? PROTO_ERR_FAILED :
+							       PROTO_ERR_DENIED, "%s", why));
+			return;
+		}
+		if (rc == 0) {  /* held until the lookup ends (idents_ready) */
+			struct ctl_req *req = req_new(cl, cmd, id);
+
+			if (req)
+				req->held = json_incref(args);
+			return;
+		}
+	}
+
+	struct ctl_req *req = req_new(cl, cmd, id);
+	if (req)
+		cmd->fn(req, args, cmd->arg);
+}
+
+/* Requests held for an identity whose lookup has ended: checked now, then
+ * handled or refused. Several lookups may have ended in one call. */
+static void idents_ready(void *arg)
+{
+	struct ctl *ctl = arg;
+	struct ctl_req **held = NULL;
+	size_t n = 0, cap = 0;
+
+	for (struct ctl_req *r = ctl->pending; r; r = r->next) {
+		if (!r->held)
+			continue;
+		if (n == cap) {
+			struct ctl_req **bigger = realloc(held, (cap = cap ? 2 * cap : 8) *
+							  sizeof(*held));
+
+			if (!bigger)
+				break;  /* the rest waits for the next wake-up */
+			held = bigger;
+		}
+		held[n++] = r;
+	}
+	/* Handlers may add and answer requests: work from the copy. */
+	for (size_t i = 0; i < n; i++) {
+		struct ctl_req *req = held[i];
+		const struct ctl_ident *who = NULL;
+		json_t *args = req->held;
+		char why[1024];
+		int rc = identity(ctl, req->uid, &who);
+
+		if (rc == 0)
+			continue;  /* another lookup (the group names changed) */
+		req->held = NULL;
+		if (rc < 0)
+			ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot look up uid %d: %s",
+				      (int)req->uid, strerror(-rc));
+		else if (!req->client)
+			ctl_reply_err(req, PROTO_ERR_BUSY, "the client is gone");  /* dropped */
+		else if ((rc = access_check(ctl, req->uid, req->gid, req->cmd, who, why,
+					    sizeof(why))) < 0)
+			ctl_reply_err(req, rc == -EIO ? PROTO_ERR_FAILED : PROTO_ERR_DENIED, "%s", why);
+		else
+			req->cmd->fn(req, args, req->cmd->arg);
+		json_decref(args);
+	}
+	free(held);
+}
+
+/* Decode and dispatch what the client has sent, one request at a time. */
+static void client_process(struct ctl_client *cl)
+{
+	struct evbuffer *in = bufferevent_get_input(cl->bev);
+
+	while (!cl->current && !cl->closing) {
+		size_t avail = evbuffer_get_length(in);
+		unsigned char header[PROTO_HEADER_LEN];
+		size_t need;
+		json_t *msg = NULL;
+		char err[256];
+		ssize_t used;
+
+		if (avail < PROTO_HEADER_LEN)
+			return;
+		evbuffer_copyout(in, header, sizeof(header));
+		need = PROTO_HEADER_LEN + ((size_t)header[0] << 24 | (size_t)header[1] << 16 |
+					   (size_t)header[2] << 8 | (size_t)header[3]);
+		/* An oversize frame is refused from its header alone (the
+		 * decoder says so with the header only); a complete one is
+		 * decoded in place, made contiguous by pullup. */
+		if (need > PROTO_HEADER_LEN + PROTO_MAX_REQUEST)
+			used = proto_frame_decode(header, sizeof(header), PROTO_MAX_REQUEST, &msg,
+						  err, sizeof(err));
+		else if (avail < need)
+			return;
+		else
+			used = proto_frame_decode(evbuffer_pullup(in, (ev_ssize_t)need), need,
+						  PROTO_MAX_REQUEST, &msg, err, sizeof(err));
+		if (used == -EMSGSIZE) {
+			/* The stream cannot be resynchronized past a body we
+			 * will not read: answer, then hang up. */
+			log_warn("control: uid %d sent an oversize request (%s); disconnecting",
+				 (int)cl->uid, err);
+			client_send(cl, proto_response_err_new(0, PROTO_ERR_BADREQ, "%s", err));
+			client_close_after_flush(cl);
+			return;
+		}
+		if (used == 0)
+			return;
+		evbuffer_drain(in, need);
+		if (used < 0) {
+			/* The framing is intact: refuse this one, serve the next. */
+			log_debug("control: undecodable request from uid %d: %s", (int)cl->uid, err);
+			client_send(cl, proto_response_err_new(0, PROTO_ERR_BADREQ, "%s", err));
+			continue;
+		}
+		client_dispatch(cl, msg);
+		json_decref(msg);
+	}
+}
+
+static void req_unlink(struct ctl_req *req)
+{
+	struct ctl *ctl = req->ctl;
+
+	if (req->prev)
+		req->prev->next = req->next;
+	else
+		ctl->pending = req->next;
+	if (req->next)
+		req->next->prev = req->prev;
+}
+
+/* Send `resp` (stolen) for req and free req. */
+static void req_finish(struct ctl_req *req, json_t *resp)
+{
+	struct ctl_client *cl = req->client;
+
+	req_unlink(req);
+	json_decref(req->held);
+	if (!cl) {
+		log_debug("control: dropping the answer to \"%s\": its client is gone",
+			  req->cmd->name);
+		json_decref(resp);
+		free(req);
+		return;
+	}
+	cl->current = NULL;
+	client_send(cl, resp);
+	free(req);
+	/* The next request is taken up from the loop, not from here: the
+	 * handler answering may be iterating over its own state. */
+	event_active(cl->resume, EV_READ, 0);
+}
+
+void ctl_reply_ok(struct ctl_req *req, json_t *result)
+{
+	req_finish(req, proto_response_ok_new(req->id, result));
+}
+
+void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)
+{
+	json_t *resp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	resp = proto_response_verr_new(req->id, code, fmt, ap);
+	va_end(ap);
+	req_finish(req, resp);
+}
+
+const char *ctl_req_cmd(const struct ctl_req *req)
+{
+	return req->cmd->name;
+}
+
+int ctl_req_uid(const struct ctl_req *req)
+{
+	return (int)req->uid;
+}
+
+/* ---- the listener ---------------------------------------------------------------------- */
+
+static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
+		      int salen, void *arg)
+{
+	struct ctl *ctl = arg;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct ctl_client *cl;
+
+	/* Credentials are taken at connect time, which is what SO_PEERCRED
+	 * reports: a client cannot gain rights by passing the fd on. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+		log_warn("control: cannot read a client's credentials: %s; refusing it",
+			 strerror(errno));
+		evutil_closesocket(fd);
+		return;
+	}
+	if (!(cl = calloc(1, sizeof(*cl))) ||
+	    !(cl->bev = bufferevent_socket_new(ctl->base, fd, BEV_OPT_CLOSE_ON_FREE)) ||
+	    !(cl->resume = event_new(ctl->base, -1, 0, client_resume_cb, cl))) {
+		log_err("control: out of memory for a client");
+		if (cl && cl->bev)
+			bufferevent_free(cl->bev);
+		else
+			evutil_closesocket(fd);
+		free(cl);
+		return;
+	}
+	cl->ctl = ctl;
+	cl->uid = cred.uid;
+	cl->gid = cred.gid;
+	cl->pid = cred.pid;
+	cl->next = ctl->clients;
+	if (ctl->clients)
+		ctl->clients->prev = cl;
+	ctl->clients = cl;
+	/* Stop reading once a whole maximal request is buffered: a client
+	 * that pipelines while its request is handled cannot grow our
+	 * buffer without bound. */
+	bufferevent_setwatermark(cl->bev, EV_READ, 0, PROTO_HEADER_LEN + PROTO_MAX_REQUEST);
+	bufferevent_setcb(cl->bev, client_read_cb, client_write_cb, client_event_cb, cl);
+	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
+	log_debug("control: client uid %d pid %d connected", (int)cred.uid, (int)cred.pid);
+}
+
+static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl *ctl = arg;
+
+	evconnlistener_enable(ctl->listener);
+}
+
+static void accept_error_cb(struct evconnlistener *lev, void *arg)
+{
+	struct ctl *ctl = arg;
+	struct timeval tv = { .tv_sec = CTL_ACCEPT_PAUSE_S };
+	int e = EVUTIL_SOCKET_ERROR();
+
+	log_warn("control: accept failed: %s; pausing for %d s", strerror(e),
+		 CTL_ACCEPT_PAUSE_S);
+	evconnlistener_disable(lev);
+	evtimer_add(ctl->accept_pause, &tv);
+}
+
+
+/* A listening socket at sa, mode 0666. -1 + err on failure. */
+static int listen_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
+		snprintf(err, errlen, "cannot bind %s: %s", sa->sun_path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* Everyone may connect: reads are public, writes are checked per
+	 * request. Set before listen() so nobody ever sees other modes. */
+	if (chmod(sa->sun_path, 0666) < 0 || listen(fd, CTL_BACKLOG) < 0) {
+		snprintf(err, errlen, "cannot set up %s: %s", sa->sun_path, strerror(errno));
+		unlink(sa->sun_path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin_group,
+		    char *err, size_t errlen)
+{
+	struct sockaddr_un sa;
+	struct ctl *ctl;
+	int fd;
+
+	if (usock_addr(path, &sa, err, errlen) < 0)
+		return NULL;
+	if (!(ctl = calloc(1, sizeof(*ctl)))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ctl->base = base;
+	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
+	if (ctl_set_admin_group(ctl, admin_group) < 0) {
+		snprintf(err, errlen, "admin group name \"%s\" is too long", admin_group);
+		free(ctl);
+		return NULL;
+	}
+	if (usock_make_parent_dir(path, err, errlen) < 0 ||
+	    usock_clear_stale(&sa, SOCK_STREAM, "control", err, errlen) < 0 ||
+	    (fd = listen_socket(&sa, err, errlen)) < 0) {
+		free(ctl);
+		return NULL;
+	}
+	if (!(ctl->idents = ctl_idents_new(base, idents_ready, ctl, err, errlen))) {
+		close(fd);
+		unlink(sa.sun_path);
+		free(ctl);
+		return NULL;
+	}
+	ctl->accept_pause = evtimer_new(base, accept_resume_cb, ctl);
+	ctl->listener = evconnlistener_new(base, accept_cb, ctl,
+					   LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, 0, fd);
+	if (!ctl->accept_pause || !ctl->listener) {
+		snprintf(err, errlen, "cannot set up the listener: out of memory");
+		if (!ctl->listener)
+			close(fd);
+		ctl_free(ctl);
+		return NULL;
+	}
+	evconnlistener_set_error_cb(ctl->listener, accept_error_cb);
+	return ctl;
+}
+
+/* Best effort to get what is queued for a client out before it is closed
+ * at shutdown: one non-blocking send (the bufferevent's output cannot be
+ * drained from outside, so nothing is consumed); a client that does not
+ * read loses it. */
+static void client_flush_now(struct ctl_client *cl)
+{
+	struct evbuffer *out = bufferevent_get_output(cl->bev);
+	size_t len = evbuffer_get_length(out);
+	unsigned char *data;
+
+	if (len && (data = evbuffer_pullup(out, -1)) &&
+	    send(bufferevent_getfd(cl->bev), data, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		log_debug("control: cannot flush to uid %d at shutdown: %s", (int)cl->uid,
+			  strerror(errno));
+}
+
+void ctl_free(struct ctl *ctl)
+{
+	if (!ctl)
+		return;
+	/* Stop accepting first, so no new request arrives meanwhile. */
+	if (ctl->listener)
+		evconnlistener_free(ctl->listener);
+	while (ctl->pending) {
+		struct ctl_req *req = ctl->pending;
+
+		ctl_reply_err(req, PROTO_ERR_BUSY, "loomd is shutting down");
+	}
+	while (ctl->clients) {
+		client_flush_now(ctl->clients);
+		client_free(ctl->clients);
+	}
+	if (ctl->path[0] && unlink(ctl->path) < 0 && errno != ENOENT)
+		log_warn("control: cannot remove %s: %s", ctl->path, strerror(errno));
+	if (ctl->accept_pause)
+		event_free(ctl->accept_pause);
+	ctl_idents_free(ctl->idents);
+	while (ctl->cmds) {
+		struct ctl_cmd *c = ctl->cmds;
+
+		ctl->cmds = c->next;
+		free(c);
+	}
+	free(ctl);
+}
+
+int ctl_set_admin_group(struct ctl *ctl, const char *admin_group)
+{
+	if (!admin_group)
+		admin_group = "";
+	if (strlen(admin_group) >= sizeof(ctl->admin_group))
+		return -ENAMETOOLONG;
+	snprintf(ctl->admin_group, sizeof(ctl->admin_group), "%s", admin_group);
+	/* Not looked up here (NSS, on the loop): the first write request of
+	 * someone else than root finds out, and says so once. */
+	ctl->warned_admin = 0;
+	return 0;
+}
+
+int ctl_set_tenant_writers(struct ctl *ctl, const char *users, const char *groups)
+{
+	if (strlen(users) >= sizeof(ctl->tenant_users) ||
+	    strlen(groups) >= sizeof(ctl->tenant_groups))
+		return -ENAMETOOLONG;
+	snprintf(ctl->tenant_users, sizeof(ctl->tenant_users), "%s", users);
+	snprintf(ctl->tenant_groups, sizeof(ctl->tenant_groups), "%s", groups);
+	return 0;
+}
+
+int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
+		 ctl_handler_fn fn, void *arg)
+{
+	struct ctl_cmd *c, **tail;
+	size_t len;
+
+	if (!cmd || !*cmd || !fn)
+		return -EINVAL;
+	if (find_cmd(ctl, cmd))
+		return -EEXIST;
+	len = strlen(cmd);
+	if (!(c = calloc(1, sizeof(*c) + len + 1)))
+		return -ENOMEM;
+	memcpy(c->name, cmd, len + 1);
+	c->access = access;
+	c->fn = fn;
+	c->arg = arg;
+	/* Appended, so "unknown-command" lists them in registration order. */
+	for (tail = &ctl->cmds; *tail; tail = &(*tail)->next)
+		;
+	*tail = c;
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* daemon/core/ctl.h: loomd's control socket. A unix stream socket speaking the
+ * protocol of lib/util/proto.h. Modules register the commands they own; the server
+ * checks peer credentials (SO_PEERCRED): any local user may run CTL_READ
+ * commands, CTL_WRITE commands only root or a member of the admin group, and
+ * CTL_TENANT commands (tenant changes, which the scheduler makes) also the
+ * users and groups given to ctl_set_tenant_writers(). */
+#ifndef LOOMD_CTL_H
+#define LOOMD_CTL_H
+
+#include <jansson.h>
+
+struct event_base;
+struct ctl;
+struct ctl_req;
+
+enum ctl_access {
+	CTL_READ,
+	CTL_WRITE,
+	CTL_TENANT,
+};
+
+/* A command handler. It must answer the request exactly once, now or later,
+ * with ctl_reply_ok() or ctl_reply_err(); a request may be answered after its
+ * client went away (the answer is then dropped). */
+typedef void (*ctl_handler_fn)(struct ctl_req *req, json_t *args, void *arg);
+
+/* Listen on `path` (a stale socket file is replaced; the directory is
+ * created). admin_group: "" = root only. NULL + err on failure. */
+struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin_group,
+		    char *err, size_t errlen);
+/* Stop listening, drop clients, unlink the socket. Pending requests are
+ * answered with an error first. */
+void ctl_free(struct ctl *ctl);
+/* Change the admin group (at reload). */
+int ctl_set_admin_group(struct ctl *ctl, const char *admin_group);
+
+/* Who else may run CTL_TENANT commands: comma-separated user names and
+ * group names ("" none), as loom.yaml's tenants.users / tenants.groups. */
+int ctl_set_tenant_writers(struct ctl *ctl, const char *users, const char *groups);
+/* Is `name` one of the comma-separated `list`? */
+int ctl_list_has(const char *list, const char *name);
+
+int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
+		 ctl_handler_fn fn, void *arg);
+
+/* Answer a request; both steal `result` and free the request. */
+void ctl_reply_ok(struct ctl_req *req, json_t *result);
+void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The command name and peer of a request (for logs). */
+const char *ctl_req_cmd(const struct ctl_req *req);
+int ctl_req_uid(const struct ctl_req *req);
+
+#endif

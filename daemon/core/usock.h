@@ -1,0 +1,23 @@
+/* daemon/core/usock.h: helpers for loomd's unix sockets (daemon/core/usock.c). */
+#ifndef LOOM_USOCK_H
+#define LOOM_USOCK_H
+
+#include <stddef.h>
+#include <sys/un.h>
+
+/* Fill sa (AF_UNIX) with path, which must be absolute and fit sun_path.
+ * 0, or -EINVAL with the reason in err. */
+int usock_addr(const char *path, struct sockaddr_un *sa, char *err, size_t errlen);
+
+/* mkdir -p of the directory holding `path`. 0 or -errno, reason in err. */
+int usock_make_parent_dir(const char *path, char *err, size_t errlen);
+
+/* Make room for a socket of `type` (SOCK_STREAM, SOCK_DGRAM) at sa's path:
+ * a socket file nobody is bound to is a dead daemon's leftover and goes
+ * (logged as `who`); a live one belongs to another loomd (-EADDRINUSE);
+ * anything that is not a socket is never touched (-EEXIST). 0 or -errno,
+ * reason in err. */
+int usock_clear_stale(const struct sockaddr_un *sa, int type, const char *who, char *err,
+		      size_t errlen);
+
+#endif

@@ -1,0 +1,35 @@
+/* daemon/ib/discovery_ib.h: sweep one InfiniBand subnet from a local HCA port
+ * with SMPs (libibnetdisc), into a fabric graph. Blocking; safe to call from
+ * several threads at once for different local ports. */
+#ifndef LOOMD_DISCOVERY_IB_H
+#define LOOMD_DISCOVERY_IB_H
+
+#include <stddef.h>
+
+#include "lib/fabric/fabric.h"
+
+struct disc_ib_params {
+	const char *subnet;  /* name given to the resulting fabric */
+	const char *ca;      /* local HCA name; NULL or "" = the first one */
+	int port;            /* local port; 0 = the first active one */
+	int timeout_ms;      /* per MAD */
+	int retries;
+	int max_smps;        /* MADs in flight */
+};
+
+/* Sweep the whole subnet. Returns the complete fabric (sorted by GUID), or
+ * NULL with err set: a sweep that fails half way returns nothing partial. */
+struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errlen);
+
+struct disc_ib_local_port {
+	char ca[64];
+	int port;
+	int state;           /* PortInfo:PortState */
+};
+
+/* The local HCA ports, for "sweep every local port". Fills up to max entries
+ * and returns how many there are, or -errno. Only InfiniBand link layer ports
+ * are listed. */
+int disc_ib_local_ports(struct disc_ib_local_port *out, int max);
+
+#endif

@@ -1,0 +1,27 @@
+/* daemon/ib/pkey_read.h: the partition key tables of every channel adapter
+ * port of a live subnet and of the switch ports facing them, read with
+ * SMPs (PKeyTable) by directed route in a short-lived `loomd --read-pkeys`
+ * child (walker.h says why a process): what the tenant module checks a
+ * job's isolation against. */
+#ifndef LOOMD_PKEY_READ_H
+#define LOOMD_PKEY_READ_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "daemon/ib/discovery_ib.h"
+
+/* Walk the subnet and read the tables. 0 with a new object in *ports:
+ * {"0x<port guid>": [pkey, ...]} (the table's non-zero entries, the
+ * membership bit included: 0x9001 is full member of 0x1001) and, for each
+ * CA port but loomd's own, {"0x<port guid>/sw": [...]}: the table of the
+ * switch port it is cabled to. -errno with err. Blocking: call it from a
+ * worker thread. */
+int pkey_read_run(const struct disc_ib_params *p, json_t **ports, char *err, size_t errlen);
+
+/* The child: `loomd --read-pkeys SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
+ * (argv[0] is "--read-pkeys"). Exit status as walker_main's. */
+int pkey_read_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,558 @@
+/* daemon/ib/sweep.c: the sweep scheduler.
+ *
+ * Each subnet (one local HCA port) is a job. A sweep of a job runs on its own
+ * thread: discovery (blocking SMPs) and then the store transaction on that
+ * thread's own database connection, so the event loop never waits on the
+ * fabric or on SQLite. Subnets sweep in parallel. A finished thread wakes
+ * the loop (loop_wake.h), which then joins it, publishes the result, answers
+ * `discover --wait` clients and schedules what comes next.
+ *
+ * Fields of a job that the thread writes (run_*) are read by the loop only
+ * after the join, so no lock is needed. */
+#include "autoconf.h"
+#include "daemon/ib/sweep.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "lib/util/clock.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "daemon/ib/discovery_ib.h"
+#include <stdatomic.h>
+
+#include "lib/fabric/fabric.h"
+#include "lib/util/log.h"
+#include "daemon/core/loop_wake.h"
+#include "lib/util/proto.h"
+#include "daemon/core/store.h"
+#include "daemon/ib/walker.h"
+
+struct job {
+	struct sweeper *sw;
+	char name[LOOM_NAME_LEN];
+	char ca[LOOM_NAME_LEN];
+	int port;
+	int retired;          /* no longer configured: free when the run ends */
+	int running;
+	int rerun;            /* a trigger came while running: sweep again after */
+	unsigned gen_started; /* runs started so far */
+	unsigned gen_done;    /* runs finished so far */
+	pthread_t thread;
+	/* Set by the thread as its last act, before it wakes the loop: the
+	 * loop then joins it (a thread still returning is joined at once). A
+	 * non-blocking try-join instead could miss a thread that woke the loop
+	 * but had not yet exited, and nothing would wake the loop again. */
+	atomic_int finished;
+	json_t *last;         /* result of the last finished run, or NULL */
+
+	/* Settings of the run under way (copied when it starts). */
+	struct disc_ib_params params;
+	char db_path[PATH_MAX];
+	/* Written by the thread, read by the loop after the join. */
+	int run_rc;
+	char run_error[512];
+	double run_started, run_finished; /* the SMP walk */
+	double run_recorded;              /* the store transaction committed */
+	long run_walk_rss_kb;             /* the walker process's peak memory */
+	size_t run_nodes, run_links;
+	struct store_sweep_result run_res;
+};
+
+struct waiter {
+	struct waiter *next;
+	struct ctl_req *req;
+	int n;
+	struct job *jobs[LOOM_MAX_SUBNETS];
+	unsigned target[LOOM_MAX_SUBNETS];
+};
+
+struct sweeper {
+	struct event_base *base;
+	char db_path[PATH_MAX];
+	int interval;
+	int timeout_ms, retries, max_smps;
+	int autodetect;       /* no subnets configured: sweep every local port */
+	int n_jobs;
+	struct job *jobs[LOOM_MAX_SUBNETS];
+	int n_retired;
+	struct job *retired[LOOM_MAX_SUBNETS * 4];
+	struct event *timer;
+	double next_due;      /* monotonic seconds; 0 = none */
+	struct loop_wake *wake;
+	struct waiter *waiters;
+	int warned_no_ports;
+};
+
+static struct job *job_new(struct sweeper *sw, const char *name, const char *ca, int port)
+{
+	struct job *job = calloc(1, sizeof(*job));
+
+	if (!job)
+		return NULL;
+	job->sw = sw;
+	snprintf(job->name, sizeof(job->name), "%.*s", (int)sizeof(job->name) - 1, name);
+	snprintf(job->ca, sizeof(job->ca), "%.*s", (int)sizeof(job->ca) - 1, ca);
+	job->port = port;
+	return job;
+}
+
+/* A job about to be freed: no waiter may keep pointing at it. */
+static void waiters_forget(struct sweeper *sw, const struct job *job)
+{
+	for (struct waiter *w = sw->waiters; w; w = w->next)
+		for (int i = 0; i < w->n; i++)
+			if (w->jobs[i] == job) {
+				w->jobs[i] = w->jobs[w->n - 1];
+				w->target[i] = w->target[w->n - 1];
+				w->n--;
+				i--;
+			}
+}
+
+static void job_free(struct job *job)
+{
+	if (!job)
+		return;
+	json_decref(job->last);
+	free(job);
+}
+
+/* ---- the worker thread --------------------------------------------------- */
+
+static void *job_thread(void *arg)
+{
+	struct job *job = arg;
+	struct store_sweep_info info = {
+		.subnet = job->name, .ca = job->ca, .port = job->port,
+	};
+	char err[512] = "";
+	struct store *st;
+	struct fab *fab;
+	int rc;
+
+	job->run_started = clock_wall();
+	fab = walker_sweep(&job->params, &job->run_walk_rss_kb, err, sizeof(err));
+	job->run_finished = clock_wall();
+	info.started = job->run_started;
+	info.finished = job->run_finished;
+
+	st = store_open(job->db_path, job->run_error, sizeof(job->run_error));
+	if (!st) {
+		job->run_rc = -EIO;
+	} else if (fab) {
+		job->run_nodes = fab->n_nodes;
+		job->run_links = fab_count_links(fab);
+		job->run_rc = store_record_sweep(st, &info, fab, &job->run_res);
+		if (job->run_rc < 0)
+			snprintf(job->run_error, sizeof(job->run_error),
+				 "sweep found %zu nodes but could not be recorded: %s",
+				 fab->n_nodes, strerror(-job->run_rc));
+	} else {
+		snprintf(job->run_error, sizeof(job->run_error), "%s", err);
+		job->run_rc = -EIO;
+		if (store_record_failed_sweep(st, &info, err, &job->run_res) < 0)
+			log_err("subnet %s: could not record the failed sweep", job->name);
+	}
+	store_close(st);
+	fab_free(fab);
+	job->run_recorded = clock_wall();
+
+	atomic_store(&job->finished, 1);
+	if ((rc = loop_wake_signal(job->sw->wake)) < 0)
+		log_err("subnet %s: cannot wake the event loop: %s", job->name, strerror(-rc));
+	return NULL;
+}
+
+/* ---- scheduling (event loop thread) --------------------------------------- */
+
+static int job_start(struct sweeper *sw, struct job *job)
+{
+	int rc;
+
+	if (job->running) {
+		job->rerun = 1;
+		return 0;
+	}
+	job->params = (struct disc_ib_params){
+		.subnet = job->name, .ca = job->ca, .port = job->port,
+		.timeout_ms = sw->timeout_ms, .retries = sw->retries, .max_smps = sw->max_smps,
+	};
+	snprintf(job->db_path, sizeof(job->db_path), "%s", sw->db_path);
+	job->run_rc = 0;
+	job->run_error[0] = '\0';
+	job->run_nodes = job->run_links = 0;
+	memset(&job->run_res, 0, sizeof(job->run_res));
+	atomic_store(&job->finished, 0);
+	rc = pthread_create(&job->thread, NULL, job_thread, job);
+	if (rc) {
+		log_err("subnet %s: cannot start a sweep thread: %s", job->name, strerror(rc));
+		return -rc;
+	}
+	job->running = 1;
+	job->gen_started++;
+	log_debug("subnet %s: sweep %u started (%s/%d)", job->name, job->gen_started,
+		  job->ca, job->port);
+	return 0;
+}
+
+static json_t *job_result(const struct job *job)
+{
+	char ts[32];
+	time_t t = (time_t)job->run_finished;
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s*}",
+			 "subnet", job->name,
+			 "status", job->run_rc == 0 ? "ok" : "failed",
+			 "sweep_id", (json_int_t)job->run_res.sweep_id,
+			 "nodes", (json_int_t)job->run_nodes,
+			 "links", (json_int_t)job->run_links,
+			 "events", (json_int_t)job->run_res.n_events,
+			 "duration_ms",
+			 (json_int_t)((job->run_finished - job->run_started) * 1000.0 + 0.5),
+			 "record_ms",
+			 (json_int_t)((job->run_recorded - job->run_finished) * 1000.0 + 0.5),
+			 "walk_rss_kb", (json_int_t)job->run_walk_rss_kb,
+			 "finished", ts,
+			 "error", job->run_rc == 0 ? NULL : job->run_error);
+}
+
+static int waiter_satisfied(const struct waiter *w)
+{
+	for (int i = 0; i < w->n; i++)
+		if (w->jobs[i]->gen_done < w->target[i])
+			return 0;
+	return 1;
+}
+
+static void waiters_check(struct sweeper *sw)
+{
+	struct waiter **pp = &sw->waiters;
+
+	while (*pp) {
+		struct waiter *w = *pp;
+
+		if (!waiter_satisfied(w)) {
+			pp = &w->next;
+			continue;
+		}
+		json_t *sweeps = json_array();
+		for (int i = 0; i < w->n; i++)
+			if (w->jobs[i]->last)
+				json_array_append(sweeps, w->jobs[i]->last);
+		ctl_reply_ok(w->req, json_pack("{s:o}", "sweeps", sweeps));
+		*pp = w->next;
+		free(w);
+	}
+}
+
+/* The thread of `job` has been joined: publish its result. */
+static void job_finished(struct sweeper *sw, struct job *job)
+{
+	job->running = 0;
+	job->gen_done = job->gen_started;
+	json_decref(job->last);
+	job->last = job_result(job);
+	if (job->run_rc == 0)
+		log_info("subnet %s: sweep %lld: %zu nodes, %zu links, %zu events in %.0f ms "
+			 "(+%.0f ms to record)", job->name, (long long)job->run_res.sweep_id,
+			 job->run_nodes, job->run_links, job->run_res.n_events,
+			 (job->run_finished - job->run_started) * 1000.0,
+			 (job->run_recorded - job->run_finished) * 1000.0);
+	else
+		log_warn("subnet %s: sweep failed: %s", job->name, job->run_error);
+	if (job->rerun && !job->retired) {
+		job->rerun = 0;
+		job_start(sw, job);
+	}
+}
+
+static void wake_cb(void *arg)
+{
+	struct sweeper *sw = arg;
+
+	/* The wake-up does not say which thread ended: look at every running job;
+	 * a thread still at work has not set `finished` and is left alone. */
+	for (int i = 0; i < sw->n_jobs; i++) {
+		struct job *job = sw->jobs[i];
+
+		if (job->running && atomic_load(&job->finished)) {
+			pthread_join(job->thread, NULL);
+			job_finished(sw, job);
+		}
+	}
+	for (int i = 0; i < sw->n_retired; i++) {
+		struct job *job = sw->retired[i];
+
+		if (!job->running || atomic_load(&job->finished)) {
+			if (job->running)
+				pthread_join(job->thread, NULL);
+			waiters_forget(sw, job);
+			job_free(job);
+			sw->retired[i--] = sw->retired[--sw->n_retired];
+		}
+	}
+	waiters_check(sw);
+}
+
+/* Build the job list when no subnet is configured: every local IB port
+ * that has a link. */
+static void autodetect_jobs(struct sweeper *sw)
+{
+	struct disc_ib_local_port ports[LOOM_MAX_SUBNETS];
+	int n = disc_ib_local_ports(ports, LOOM_MAX_SUBNETS);
+
+	if (n < 0) {
+		if (!sw->warned_no_ports)
+			log_warn("cannot list local InfiniBand ports: %s", strerror(-n));
+		sw->warned_no_ports = 1;
+		return;
+	}
+	if (n > LOOM_MAX_SUBNETS)
+		n = LOOM_MAX_SUBNETS;
+	for (int i = 0; i < n; i++) {
+		char name[LOOM_NAME_LEN];
+		int known = 0;
+
+		snprintf(name, sizeof(name), "%.48s/%d", ports[i].ca, ports[i].port);
+		for (int j = 0; j < sw->n_jobs; j++)
+			known |= strcmp(sw->jobs[j]->name, name) == 0;
+		if (known || sw->n_jobs == LOOM_MAX_SUBNETS)
+			continue;
+		struct job *job = job_new(sw, name, ports[i].ca, ports[i].port);
+		if (!job)
+			return;
+		sw->jobs[sw->n_jobs++] = job;
+		log_notice("found local InfiniBand port %s (state %d): sweeping it as subnet %s",
+			   name, ports[i].state, name);
+	}
+	if (sw->n_jobs == 0 && !sw->warned_no_ports) {
+		log_warn("no local InfiniBand port found and no subnet configured: nothing to sweep");
+		sw->warned_no_ports = 1;
+	}
+}
+
+static void schedule_next(struct sweeper *sw)
+{
+	if (sw->interval <= 0) {
+		evtimer_del(sw->timer);
+		sw->next_due = 0;
+		return;
+	}
+	struct timeval tv = { .tv_sec = sw->interval, .tv_usec = 0 };
+	evtimer_add(sw->timer, &tv);
+	sw->next_due = clock_mono() + sw->interval;
+}
+
+void sweeper_trigger(struct sweeper *sw)
+{
+	if (sw->autodetect)
+		autodetect_jobs(sw);
+	for (int i = 0; i < sw->n_jobs; i++)
+		job_start(sw, sw->jobs[i]);
+	schedule_next(sw);
+}
+
+static void timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	sweeper_trigger(arg);
+}
+
+/* ---- configuration ---------------------------------------------------------- */
+
+static void retire_job(struct sweeper *sw, struct job *job)
+{
+	if (!job->running) {
+		waiters_forget(sw, job);
+		job_free(job);
+		return;
+	}
+	job->retired = 1;
+	if (sw->n_retired < (int)(sizeof(sw->retired) / sizeof(sw->retired[0])))
+		sw->retired[sw->n_retired++] = job;
+	else {
+		pthread_join(job->thread, NULL);
+		waiters_forget(sw, job);
+		job_free(job);
+	}
+}
+
+int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
+{
+	struct job *jobs[LOOM_MAX_SUBNETS];
+	int n = 0;
+
+	snprintf(sw->db_path, sizeof(sw->db_path), "%s", conf->db_path);
+	sw->timeout_ms = conf->mad_timeout_ms;
+	sw->retries = conf->mad_retries;
+	sw->max_smps = conf->max_smps;
+	sw->autodetect = conf->n_subnets == 0;
+
+	/* Keep the jobs whose subnet is still configured the same way, so their
+	 * last result and any run under way carry over. */
+	for (int i = 0; i < conf->n_subnets; i++) {
+		const struct loom_subnet_conf *sc = &conf->subnets[i];
+		struct job *job = NULL;
+
+		for (int j = 0; j < sw->n_jobs; j++) {
+			struct job *old = sw->jobs[j];
+
+			if (old && strcmp(old->name, sc->name) == 0 &&
+			    strcmp(old->ca, sc->ca) == 0 && old->port == sc->port) {
+				job = old;
+				sw->jobs[j] = NULL;
+			}
+		}
+		if (!job && !(job = job_new(sw, sc->name, sc->ca, sc->port)))
+			return -ENOMEM;
+		jobs[n++] = job;
+	}
+	if (sw->autodetect) {
+		/* keep autodetected jobs; autodetect_jobs() adds new ports */
+		for (int j = 0; j < sw->n_jobs; j++)
+			if (sw->jobs[j])
+				jobs[n++] = sw->jobs[j], sw->jobs[j] = NULL;
+	}
+	for (int j = 0; j < sw->n_jobs; j++)
+		if (sw->jobs[j])
+			retire_job(sw, sw->jobs[j]);
+	memcpy(sw->jobs, jobs, sizeof(jobs[0]) * (size_t)n);
+	sw->n_jobs = n;
+
+	if (sw->interval != conf->sweep_interval) {
+		sw->interval = conf->sweep_interval;
+		if (sw->timer)
+			schedule_next(sw);
+	}
+	return 0;
+}
+
+struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *conf,
+			    char *err, size_t errlen)
+{
+	struct sweeper *sw = calloc(1, sizeof(*sw));
+
+	if (!sw) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	sw->base = base;
+	if (!(sw->wake = loop_wake_new(base, wake_cb, sw, "sweep events", err, errlen)))
+		goto fail;
+	sw->timer = evtimer_new(base, timer_cb, sw);
+	if (!sw->timer) {
+		snprintf(err, errlen, "cannot set up sweep events");
+		goto fail;
+	}
+	sw->interval = conf->sweep_interval;
+	if (sweeper_reconfigure(sw, conf) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return sw;
+fail:
+	sweeper_free(sw);
+	return NULL;
+}
+
+void sweeper_free(struct sweeper *sw)
+{
+	if (!sw)
+		return;
+	for (int i = 0; i < sw->n_jobs; i++) {
+		if (sw->jobs[i]->running)
+			pthread_join(sw->jobs[i]->thread, NULL);
+		job_free(sw->jobs[i]);
+	}
+	for (int i = 0; i < sw->n_retired; i++) {
+		pthread_join(sw->retired[i]->thread, NULL);
+		job_free(sw->retired[i]);
+	}
+	while (sw->waiters) {
+		struct waiter *w = sw->waiters;
+
+		sw->waiters = w->next;
+		ctl_reply_err(w->req, PROTO_ERR_BUSY, "loomd is shutting down");
+		free(w);
+	}
+	loop_wake_free(sw->wake);
+	if (sw->timer)
+		event_free(sw->timer);
+	free(sw);
+}
+
+/* ---- control commands -------------------------------------------------------- */
+
+static void cmd_discover(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct sweeper *sw = arg;
+	json_t *wait = json_object_get(args, "wait");
+	struct waiter *w;
+
+	if (wait && !json_is_boolean(wait)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"wait\" must be true or false");
+		return;
+	}
+	sweeper_trigger(sw);
+	if (sw->n_jobs == 0) {
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND,
+			      "nothing to sweep: no subnet is configured and no local "
+			      "InfiniBand port was found");
+		return;
+	}
+	if (!json_is_true(wait)) {
+		ctl_reply_ok(req, json_pack("{s:b}", "started", 1));
+		return;
+	}
+	if (!(w = calloc(1, sizeof(*w)))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	w->req = req;
+	for (int i = 0; i < sw->n_jobs; i++) {
+		struct job *job = sw->jobs[i];
+
+		w->jobs[w->n] = job;
+		/* A run that was already going when the request came does not
+		 * count: wait for the rerun it scheduled. */
+		w->target[w->n++] = job->gen_started + (job->rerun ? 1 : 0);
+	}
+	w->next = sw->waiters;
+	sw->waiters = w;
+}
+
+json_t *sweeper_status(struct sweeper *sw)
+{
+	json_t *subnets = json_array();
+	double now = clock_mono();
+	int running = 0;
+
+	for (int i = 0; i < sw->n_jobs; i++) {
+		struct job *job = sw->jobs[i];
+		json_t *next = sw->next_due > 0 ?
+			json_integer((json_int_t)(sw->next_due - now + 0.5)) : json_null();
+
+		running |= job->running != 0;
+		json_array_append_new(subnets, json_pack(
+			"{s:s, s:s, s:i, s:b, s:O?, s:o}",
+			"name", job->name, "ca", job->ca, "port", job->port,
+			"running", job->running != 0, "last", job->last, "next_in_s", next));
+	}
+	return json_pack("{s:i, s:b, s:b, s:o}", "interval", sw->interval,
+			 "running", running, "autodetect", sw->autodetect, "subnets", subnets);
+}
+
+int sweeper_register(struct sweeper *sw, struct ctl *ctl)
+{
+	return ctl_register(ctl, "discover", CTL_WRITE, cmd_discover, sw);
+}

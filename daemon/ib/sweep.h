@@ -1,0 +1,29 @@
+/* daemon/ib/sweep.h: the sweep scheduler. Runs each subnet's discovery on a
+ * worker thread (subnets in parallel), records the result in the store from
+ * that thread, and reports back on the event loop. Owns the periodic timer
+ * and the "discover" and "status" control commands. */
+#ifndef LOOMD_SWEEP_H
+#define LOOMD_SWEEP_H
+
+#include <jansson.h>
+
+struct event_base;
+struct ctl;
+struct loom_config;
+struct sweeper;
+
+struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *conf,
+			    char *err, size_t errlen);
+/* Waits for running sweeps to end. */
+void sweeper_free(struct sweeper *sw);
+/* Apply a new configuration (interval, subnets, MAD settings); a sweep under
+ * way finishes with the settings it started with. */
+int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf);
+/* Start a sweep of every subnet now (no-op for one already running). */
+void sweeper_trigger(struct sweeper *sw);
+/* Register "discover" (CTL_WRITE) and contribute to "status". */
+int sweeper_register(struct sweeper *sw, struct ctl *ctl);
+/* The sweeper's part of "status": {"interval":N,"running":bool,"subnets":[...]} */
+json_t *sweeper_status(struct sweeper *sw);
+
+#endif

@@ -1,0 +1,25 @@
+/* daemon/ib/swept_subnets.h: the InfiniBand subnets loomd has swept (the
+ * store's subnets with a successful sweep), as the parameters of the child
+ * processes that read tables back from them (PKeys, SL2VL/VLArb), with
+ * loom.yaml's MAD limits. */
+#ifndef LOOMD_SWEPT_SUBNETS_H
+#define LOOMD_SWEPT_SUBNETS_H
+
+#include <stddef.h>
+
+#include "daemon/core/config.h"
+#include "daemon/ib/discovery_ib.h"
+
+struct store;
+
+struct swept_subnets {
+	struct disc_ib_params p[LOOM_MAX_SUBNETS];   /* point into names and cas */
+	char names[LOOM_MAX_SUBNETS][LOOM_NAME_LEN];
+	char cas[LOOM_MAX_SUBNETS][LOOM_NAME_LEN];
+	size_t n;
+};
+
+/* Fill *out (n 0: none was swept). 0, or -EIO when the store cannot say. */
+int swept_subnets_get(struct store *st, const struct loom_config *c, struct swept_subnets *out);
+
+#endif

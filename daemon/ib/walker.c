@@ -1,0 +1,285 @@
+/* daemon/ib/walker.c: see walker.h. */
+#include "autoconf.h"
+#include "daemon/ib/walker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/fabric/fabric_wire.h"
+
+#include "lib/util/log.h"
+
+/* The longest a child may take: far above a 10000-node walk (seconds), so
+ * only a hang meets it. */
+#define WALKER_MAX_S 600
+
+extern char **environ;
+
+static char exe_path[PATH_MAX];
+static unsigned max_s = WALKER_MAX_S;
+
+void walker_set_child(const char *exe, unsigned seconds)
+{
+	snprintf(exe_path, sizeof(exe_path), "%s", exe);
+	max_s = seconds ? seconds : WALKER_MAX_S;
+}
+
+void walker_init(const char *argv0)
+{
+	/* /proc/self/exe survives the daemon's chdir("/"); argv0 is the
+	 * fallback where /proc is not mounted. */
+	ssize_t n = readlink("/proc/self/exe", exe_path, sizeof(exe_path) - 1);
+
+	if (n > 0)
+		exe_path[n] = '\0';
+	else
+		snprintf(exe_path, sizeof(exe_path), "%s", argv0);
+}
+
+/* Read fd to its end, waiting at most max_s in all: -ETIMEDOUT
+ * after that (a child hung in the MAD libraries must not hold its caller,
+ * and loomd's shutdown, for ever). */
+static int read_all(int fd, char **out, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	struct timespec t0, t;
+
+	if (!buf)
+		return -ENOMEM;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+		long left_ms;
+		ssize_t r;
+		int ready;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left_ms = (long)max_s * 1000L - ((t.tv_sec - t0.tv_sec) * 1000L +
+						  (t.tv_nsec - t0.tv_nsec) / 1000000L);
+		ready = left_ms > 0 ? poll(&pfd, 1, (int)left_ms) : 0;
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready == 0) {
+			free(buf);
+			return -ETIMEDOUT;
+		}
+
+		if (n + 1 >= cap) {  /* room for the terminating NUL */
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int e = errno;
+
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
+	       long *max_rss_kb, char *err, size_t errlen)
+{
+	return walker_run_extra(mode, p, NULL, 0, out, len, max_rss_kb, err, errlen);
+}
+
+int walker_run_extra(const char *mode, const struct disc_ib_params *p,
+		     const char *const *extra, size_t n_extra, char **out, size_t *len,
+		     long *max_rss_kb, char *err, size_t errlen)
+{
+	struct rusage ru;
+	char port[16], timeout[16], retries[16], smps[16];
+	char *argv[8 + 8 + 1] = { exe_path, (char *)mode, (char *)p->subnet,
+				  (char *)(p->ca ? p->ca : ""), port, timeout, retries, smps, NULL };
+	posix_spawn_file_actions_t fa;
+	int fds[2], status = 0, rc;
+	pid_t pid;
+
+	*out = NULL;
+	*len = 0;
+	if (n_extra > 8) {
+		snprintf(err, errlen, "cannot start the walker: %zu arguments of its own, at most 8",
+			 n_extra);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n_extra; i++)
+		argv[8 + i] = (char *)extra[i];
+	snprintf(port, sizeof(port), "%d", p->port);
+	snprintf(timeout, sizeof(timeout), "%d", p->timeout_ms);
+	snprintf(retries, sizeof(retries), "%d", p->retries);
+	snprintf(smps, sizeof(smps), "%d", p->max_smps);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "cannot start the walker: pipe: %s", strerror(-rc));
+		return rc;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot start the walker %s: %s", exe_path, strerror(rc));
+		close(fds[0]);
+		return -rc;
+	}
+	rc = read_all(fds[0], out, len);
+	close(fds[0]);
+	if (rc == -ETIMEDOUT)
+		kill(pid, SIGKILL);
+	memset(&ru, 0, sizeof(ru));
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	if (max_rss_kb)
+		*max_rss_kb = ru.ru_maxrss;
+	if (rc < 0) {
+		if (rc == -ETIMEDOUT)
+			snprintf(err, errlen, "the walker gave no answer within %u s: killed",
+				 max_s);
+		else
+			snprintf(err, errlen, "reading the walker's answer: %s", strerror(-rc));
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		return 0;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 1 && *len > 0) {
+		/* One line of error, as the child decided it. */
+		snprintf(err, errlen, "%.*s", (int)((*out)[*len - 1] == '\n' ? *len - 1 : *len),
+			 *out);
+		rc = -EIO;
+	} else if (WIFSIGNALED(status)) {
+		snprintf(err, errlen, "the walker died of signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+		rc = -EIO;
+	} else {
+		snprintf(err, errlen, "the walker failed (exit status %d)",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		rc = -EIO;
+	}
+	free(*out);
+	*out = NULL;
+	*len = 0;
+	return rc;
+}
+
+struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
+			 char *err, size_t errlen)
+{
+	struct fab *fab = NULL;
+	char *out;
+	size_t len;
+
+	if (walker_run("--walk", p, &out, &len, max_rss_kb, err, errlen) == 0)
+		fab = fab_wire_read(out, len, err, errlen);
+	free(out);
+	return fab;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+int walker_parse_args(int argc, char **argv, struct disc_ib_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (argc != 7 || parse_int(argv[3], 0, 254, &p->port) < 0 ||
+	    parse_int(argv[4], 0, 600000, &p->timeout_ms) < 0 ||
+	    parse_int(argv[5], 0, 100, &p->retries) < 0 ||
+	    parse_int(argv[6], 0, 4096, &p->max_smps) < 0) {
+		fprintf(stderr, "loomd %s: bad arguments (this mode is for loomd itself)\n",
+			argv[0]);
+		return -EINVAL;
+	}
+	p->subnet = argv[1];
+	p->ca = argv[2];
+	return 0;
+}
+
+int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn)
+{
+	struct disc_ib_params p;
+	char err[1024] = "", *text = NULL;
+	size_t len = 0;
+	struct fab *fab;
+	FILE *mem;
+	int rc;
+
+	if (walker_parse_args(argc, argv, &p) < 0)
+		return 2;
+	log_init(ident, LOG_LVL_WARNING, LOG_TARGET_STDERR);
+	if (!(fab = disc_ib_sweep(&p, err, sizeof(err)))) {
+		rc = -EIO;
+	} else if (!(mem = open_memstream(&text, &len))) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+	} else {
+		rc = fn(&p, fab, mem, err, sizeof(err));
+		if (fclose(mem) != 0 && rc == 0) {
+			rc = -ENOMEM;
+			snprintf(err, sizeof(err), "out of memory");
+		}
+	}
+	fab_free(fab);
+	/* Whole or nothing on stdout: a failure is one line of error. */
+	if (rc < 0)
+		printf("%s\n", err);
+	else
+		fwrite(text, 1, len, stdout);
+	free(text);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: cannot write to stdout: %s\n", ident, strerror(errno));
+		return 3;
+	}
+	return rc < 0 ? 1 : 0;
+}
+
+static int write_fabric(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			char *err, size_t errlen)
+{
+	int rc = fab_wire_write(fab, out);
+
+	(void)p;
+	if (rc < 0)
+		snprintf(err, errlen, "cannot write the fabric: %s", strerror(-rc));
+	return rc;
+}
+
+int walker_main(int argc, char **argv)
+{
+	return walker_child_main(argc, argv, "loomd-walk", write_fabric);
+}

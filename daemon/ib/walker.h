@@ -1,0 +1,64 @@
+/* daemon/ib/walker.h: the SMP walk of a subnet, run in a short-lived child
+ * process (loomd itself, started as `loomd --walk ...`).
+ *
+ * Why a process: libibnetdisc (rdma-core 44) leaks 64 bytes per switch port
+ * that has a LID on every walk, harmless to the one-shot ibnetdiscover but
+ * tens of MB a day in a daemon sweeping a large fabric every few minutes;
+ * and a crash or hang inside the MAD libraries must not take loomd down.
+ * The child walks, writes the fabric to a pipe (lib/fabric/fabric_wire.h) and
+ * exits; everything it allocated goes with it. */
+#ifndef LOOMD_WALKER_H
+#define LOOMD_WALKER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "daemon/ib/discovery_ib.h"
+
+/* Remember the executable to start, at startup (before any chdir). */
+void walker_init(const char *argv0);
+
+/* disc_ib_sweep() in a child process; same contract. Blocking: call it from
+ * a worker thread. *max_rss_kb (if not NULL) gets the child's peak memory. */
+struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
+			 char *err, size_t errlen);
+
+/* For tests: run exe instead of loomd's own executable, and give a child
+ * `seconds` (0: the normal 600) before it is killed as hung. */
+void walker_set_child(const char *exe, unsigned seconds);
+
+/* Start `loomd MODE SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS` (MODE
+ * "--walk" or another child mode such as "--read-lfts") and collect its
+ * stdout. 0 with a new buffer in *out when the child exited 0 (*len bytes,
+ * and a NUL after them, so a text answer is a string); else -errno
+ * and err says why (the child's own one-line error when it gave one).
+ * Blocking: call it from a worker thread. */
+int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
+	       long *max_rss_kb, char *err, size_t errlen);
+/* walker_run with arguments of the mode's own after MAX_SMPS: extra[0..n_extra-1]
+ * (at most 8). The child finds them at argv[7..]. */
+int walker_run_extra(const char *mode, const struct disc_ib_params *p,
+		     const char *const *extra, size_t n_extra, char **out, size_t *len,
+		     long *max_rss_kb, char *err, size_t errlen);
+/* The child's arguments (argv[0] is the mode) into p; -EINVAL (said on
+ * stderr) when they are not what walker_run passes. */
+int walker_parse_args(int argc, char **argv, struct disc_ib_params *p);
+
+/* What a child mode does with the subnet it has just swept: write its
+ * answer to `out`. 0, or -errno with one line in err. */
+typedef int (*walker_child_fn)(const struct disc_ib_params *p, const struct fab *fab,
+			       FILE *out, char *err, size_t errlen);
+
+/* The main of a child mode (--walk, --read-lfts, --read-pkeys, ...):
+ * parse the arguments, sweep the subnet, run `fn` into memory, then write
+ * its answer to stdout whole (exit 0), or one line of error instead (exit
+ * 1); 2 on bad arguments, 3 when stdout fails. `ident` names the child in
+ * its log lines, which go to stderr: the parent reads stdout to its end. */
+int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn);
+
+/* The child's side: `loomd --walk SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
+ * (argv[0] is "--walk"). Returns the exit status: 0 with the fabric on
+ * stdout, 1 with one line of error on stdout, 2 on bad arguments. */
+int walker_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,289 @@
+/* daemon/qos/config_ibqos.c: loom.yaml's `ib_qos:` section, the InfiniBand QoS
+ * policy (lib/qos/ib_qos.h), its checks and its part of config_print().
+ *
+ *   ib_qos:
+ *     classes: { compute: 0, storage: 1, management: 2 }   # class -> SL
+ *     sl2vl: [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 15]
+ *     vlarb_high: [{vl: 2, weight: 32}]
+ *     vlarb_low: [{vl: 0, weight: 64}, {vl: 1, weight: 128}]
+ *     high_limit: 10
+ *     max_vls: 4
+ *     opensm_config: /etc/opensm/opensm.conf
+ *
+ * Absent: loom leaves QoS alone. Present (even empty): keys not given take
+ * OpenSM's own defaults. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/core/config_parse.h"
+
+static const char *const field_keys[] = {
+	[IBQOS_F_NONE] = "ib_qos", [IBQOS_F_CLASSES] = "ib_qos.classes",
+	[IBQOS_F_SL2VL] = "ib_qos.sl2vl", [IBQOS_F_HIGH] = "ib_qos.vlarb_high",
+	[IBQOS_F_LOW] = "ib_qos.vlarb_low", [IBQOS_F_MAX_VLS] = "ib_qos.max_vls",
+};
+
+static int u8_in(struct parse *p, const yaml_node_t *v, const char *key, long long lo,
+		 long long hi, uint8_t *dst)
+{
+	long long x;
+	int rc = cfg_int(p, v, key, lo, hi, lo == 0, &x);
+
+	if (rc == 0)
+		*dst = (uint8_t)x;
+	return rc;
+}
+
+static int class_name_ok(const char *s)
+{
+	if (!*s || strlen(s) >= IBQOS_CLASS_LEN)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+static int parse_classes(struct parse *p, const yaml_node_t *v, struct ibqos_policy *q)
+{
+	const char *key = "ib_qos.classes";
+	int rc;
+
+	q->n_classes = 0;
+	if (cfg_is_null(v))
+		return 0;
+	if ((rc = cfg_expect(p, v, key, YAML_MAPPING_NODE)) < 0)
+		return rc;
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
+		struct ibqos_class *c;
+		const char *name;
+		char ckey[96];
+
+		if (!(name = cfg_key_text(p, k, key)))
+			return -EINVAL;
+		snprintf(ckey, sizeof(ckey), "%s.%.40s", key, name);
+		if (!class_name_ok(name))
+			return cfg_fail(p, cfg_line(k), ckey, "a class name is 1..%d of A-Z, a-z, "
+					"0-9, '_', '-'", IBQOS_CLASS_LEN - 1);
+		if (ibqos_class_sl(q, name) >= 0)
+			return cfg_fail(p, cfg_line(k), ckey, "duplicate class");
+		if (q->n_classes == IBQOS_MAX_CLASSES)
+			return cfg_fail(p, cfg_line(k), ckey, "more than %d classes",
+					IBQOS_MAX_CLASSES);
+		c = &q->classes[q->n_classes];
+		snprintf(c->name, sizeof(c->name), "%s", name);
+		if ((rc = u8_in(p, val, ckey, 0, 15, &c->sl)) < 0)
+			return rc;
+		q->n_classes++;
+	}
+	return 0;
+}
+
+static int parse_sl2vl(struct parse *p, const yaml_node_t *v, struct ibqos_policy *q)
+{
+	const char *key = "ib_qos.sl2vl";
+	unsigned n = 0;
+	int rc;
+
+	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
+		return rc;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++, n++) {
+		const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
+
+		if (n == IBQOS_SLS)
+			return cfg_fail(p, cfg_line(e), key, "more than 16 entries (one per SL)");
+		if ((rc = u8_in(p, e, key, 0, 15, &q->sl2vl[n])) < 0)
+			return rc;
+	}
+	if (n != IBQOS_SLS)
+		return cfg_fail(p, cfg_line(v), key, "%u entries; one VL per SL, 16 in all "
+				"(15 = drop)", n);
+	return 0;
+}
+
+static int parse_entry(struct parse *p, const yaml_node_t *e, const char *key,
+		       struct ibqos_entry *out)
+{
+	int have_vl = 0, have_w = 0, rc;
+
+	if ((rc = cfg_expect(p, e, key, YAML_MAPPING_NODE)) < 0)
+		return rc;
+	for (yaml_node_pair_t *pr = e->data.mapping.pairs.start; pr < e->data.mapping.pairs.top;
+	     pr++) {
+		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+		const yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
+		const char *name;
+		char ekey[96];
+
+		if (!(name = cfg_key_text(p, k, key)))
+			return -EINVAL;
+		snprintf(ekey, sizeof(ekey), "%s.%.20s", key, name);
+		if (!strcmp(name, "vl") && !have_vl++)
+			rc = u8_in(p, v, ekey, 0, 14, &out->vl);
+		else if (!strcmp(name, "weight") && !have_w++)
+			rc = u8_in(p, v, ekey, 0, 255, &out->weight);
+		else
+			return cfg_fail(p, cfg_line(k), ekey, "unknown or repeated key (vl, weight)");
+		if (rc < 0)
+			return rc;
+	}
+	if (!have_vl || !have_w)
+		return cfg_fail(p, cfg_line(e), key, "needs both vl and weight");
+	return 0;
+}
+
+static int parse_vlarb(struct parse *p, const yaml_node_t *v, const char *key,
+		       struct ibqos_entry *t, unsigned *n)
+{
+	int rc;
+
+	*n = 0;
+	if (cfg_is_null(v))
+		return 0;
+	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
+		return rc;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
+		char ekey[64];
+
+		snprintf(ekey, sizeof(ekey), "%s[%u]", key, *n);
+		if (*n == IBQOS_VLARB_MAX)
+			return cfg_fail(p, cfg_line(e), ekey, "more than %d entries (IBA 7.6.9)",
+					IBQOS_VLARB_MAX);
+		if ((rc = parse_entry(p, e, ekey, &t[*n])) < 0)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
+static int parse_path(struct parse *p, const yaml_node_t *v, const char *key, char *dst,
+		      size_t size)
+{
+	int rc;
+
+	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
+		return rc;
+	if (cfg_is_null(v)) {
+		dst[0] = '\0';
+		return 0;
+	}
+	if (cfg_scalar(v)[0] != '/')
+		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not an absolute path",
+				cfg_scalar(v));
+	if (v->data.scalar.length >= size || strlen(cfg_scalar(v)) != v->data.scalar.length)
+		return cfg_fail(p, cfg_line(v), key, "not a usable path");
+	memcpy(dst, cfg_scalar(v), v->data.scalar.length + 1);
+	return 0;
+}
+
+int config_parse_ibqos(struct parse *p, const yaml_node_t *v)
+{
+	struct ibqos_policy *q = &p->c->ib_qos;
+	unsigned long line[sizeof(field_keys) / sizeof(field_keys[0])] = { 0 };
+	enum ibqos_field field;
+	char msg[300];
+	int rc;
+
+	ibqos_defaults(q);
+	q->set = 1;
+	line[IBQOS_F_NONE] = cfg_line(v);
+	if (cfg_is_null(v))
+		return 0;
+	if ((rc = cfg_expect(p, v, "ib_qos", YAML_MAPPING_NODE)) < 0)
+		return rc;
+	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
+	     pr++) {
+		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
+		char key[96];
+		const char *name = cfg_member_key(p, v, pr, "ib_qos", key, sizeof(key));
+
+		if (!name)
+			return -EINVAL;
+		if (!strcmp(name, "classes")) {
+			line[IBQOS_F_CLASSES] = cfg_line(k);
+			rc = parse_classes(p, val, q);
+		} else if (!strcmp(name, "sl2vl")) {
+			line[IBQOS_F_SL2VL] = cfg_line(k);
+			rc = parse_sl2vl(p, val, q);
+		} else if (!strcmp(name, "vlarb_high")) {
+			line[IBQOS_F_HIGH] = cfg_line(k);
+			rc = parse_vlarb(p, val, key, q->high, &q->n_high);
+		} else if (!strcmp(name, "vlarb_low")) {
+			line[IBQOS_F_LOW] = cfg_line(k);
+			rc = parse_vlarb(p, val, key, q->low, &q->n_low);
+		} else if (!strcmp(name, "high_limit")) {
+			rc = u8_in(p, val, key, 0, 255, &q->high_limit);
+		} else if (!strcmp(name, "max_vls")) {
+			line[IBQOS_F_MAX_VLS] = cfg_line(k);
+			if ((rc = u8_in(p, val, key, 1, 15, &q->max_vls)) == 0 && q->max_vls != 1 &&
+			    q->max_vls != 2 && q->max_vls != 4 && q->max_vls != 8 && q->max_vls != 15)
+				rc = cfg_fail(p, cfg_line(val), key, "%u: ports offer 1, 2, 4, 8 or "
+					      "15 data VLs", q->max_vls);
+		} else if (!strcmp(name, "opensm_config")) {
+			rc = parse_path(p, val, key, p->c->ib_qos_opensm_config,
+					sizeof(p->c->ib_qos_opensm_config));
+		} else {
+			rc = cfg_fail(p, cfg_line(k), key, "unknown key (classes, sl2vl, vlarb_high, "
+				      "vlarb_low, high_limit, max_vls, opensm_config)");
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (ibqos_check(q, &field, msg, sizeof(msg)) < 0) {
+		unsigned long l = line[field] ? line[field] : line[IBQOS_F_NONE];
+		const char *colon = strstr(msg, ": ");
+
+		/* msg is "KEY: what": the key goes where cfg_fail puts keys. */
+		if (colon) {
+			char key[96];
+
+			snprintf(key, sizeof(key), "%.*s", (int)(colon - msg), msg);
+			return cfg_fail(p, l, key, "%s", colon + 2);
+		}
+		return cfg_fail(p, l, field_keys[field], "%s", msg);
+	}
+	return 0;
+}
+
+static void print_table(FILE *out, const char *name, const struct ibqos_entry *t, unsigned n)
+{
+	fprintf(out, "  %s: [", name);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, "%s{vl: %u, weight: %u}", i ? ", " : "", t[i].vl, t[i].weight);
+	fputs("]\n", out);
+}
+
+void config_print_ibqos(FILE *out, const struct loom_config *c)
+{
+	const struct ibqos_policy *q = &c->ib_qos;
+
+	if (!q->set)
+		return;  /* absent: loom does not touch QoS */
+	fputs("ib_qos:\n  classes:", out);
+	if (!q->n_classes)
+		fputs(" {}", out);
+	fputc('\n', out);
+	for (unsigned i = 0; i < q->n_classes; i++)
+		fprintf(out, "    %s: %u\n", q->classes[i].name, q->classes[i].sl);
+	fputs("  sl2vl: [", out);
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+		fprintf(out, "%s%u", sl ? ", " : "", q->sl2vl[sl]);
+	fputs("]\n", out);
+	print_table(out, "vlarb_high", q->high, q->n_high);
+	print_table(out, "vlarb_low", q->low, q->n_low);
+	fprintf(out, "  high_limit: %u\n  max_vls: %u\n  opensm_config: ", q->high_limit,
+		q->max_vls);
+	cfg_print_string(out, c->ib_qos_opensm_config);
+	fputc('\n', out);
+}

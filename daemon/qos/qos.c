@@ -1,0 +1,642 @@
+/* daemon/qos/qos.c: "qos-plan", "qos-status" and "qos-apply" (see qos.h).
+ *
+ * A request runs on a thread of its own, which runs one thread per switch
+ * and joins them; when it is done it wakes the loop (loop_wake.h), which
+ * joins it and answers (as daemon/routing/routes.c does). Every switch thread opens
+ * its own plugin handle, so no handle is ever used by two threads. Plugins
+ * are loaded by the loop, once per name, and stay loaded until qos_free():
+ * a request never sees one unloaded under it.
+ *
+ * The loop also keeps each switch's last known state. A change of state
+ * (in policy, drifted, unreachable, partial) is an event in the store
+ * (kind qos_state), and so is every apply that changed keys (qos_applied).
+ * Every roce.interval seconds all switches are read back (status), or,
+ * with roce.reapply, the policy is applied again (a drifted switch is put
+ * back, the keys that drifted named in the event). A switch whose apply
+ * failed (partial or unreachable) is tried again after 5 s, then 10, 20,
+ * ... up to 5 minutes, until it is in policy. */
+#include "autoconf.h"
+#include "daemon/qos/qos.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include "lib/util/clock.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "lib/util/log.h"
+#include "daemon/core/loop_wake.h"
+#include "lib/util/proto.h"
+#include "lib/qos/qos_policy.h"
+#include "daemon/core/store.h"
+#include "daemon/routing/store_routing.h"
+#include "daemon/roce/store_switches.h"
+#include "daemon/roce/switch_open.h"
+
+#define QOS_RETRY_FIRST_S 5
+#define QOS_RETRY_MAX_S 300
+
+enum qos_mode { QOS_PLAN, QOS_STATUS, QOS_APPLY };
+
+static const char *const mode_names[] = { "plan", "status", "apply" };
+
+/* One switch of a request. */
+struct qjob {
+	enum qos_mode mode;
+	struct loom_switch_conf sw;
+	struct qos_policy policy;          /* the fabric's, with the switch's overrides */
+	const struct loom_plugin_v1 *ops;  /* NULL: the plugin did not load */
+	char plugin_err[512];
+	pthread_t thread;
+	int started;
+	json_t *result;                    /* built by the switch's thread */
+	json_t *changes;
+	size_t n_changes, n_done;
+};
+
+struct qreq {
+	struct qreq *next;
+	struct qos_mod *m;
+	struct ctl_req *req;               /* NULL: loomd's own (interval, retry) */
+	int periodic;
+	enum qos_mode mode;
+	pthread_t thread;
+	atomic_int finished;
+	size_t n;
+	struct qjob *jobs;
+};
+
+/* What the loop knows of one configured switch between requests. */
+struct sw_state {
+	char name[LOOM_NAME_LEN];
+	char state[16];           /* "" until a request has seen it */
+	int backoff_s;            /* of the next retry; 0: none pending */
+	struct event *retry_ev;
+	struct qos_mod *m;
+};
+
+struct qos_mod {
+	struct event_base *base;
+	struct store *store;               /* the loop's connection, for events */
+	struct sw_state *sw;               /* one per configured switch */
+	int n_sw;
+	struct event *interval_ev;
+	int periodic_running;
+	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
+	struct plugin_cache *plugins;
+	struct loop_wake *wake;
+	struct qreq *running;
+};
+
+/* ---- the switch threads ------------------------------------------------ */
+
+
+struct port_list {
+	struct lp_port *v;
+	size_t n;
+};
+
+static int add_port(void *ctx, const struct lp_port *p)
+{
+	struct port_list *l = ctx;
+
+	if (l->n >= LP_MAX_PORTS)
+		return -E2BIG;
+	l->v[l->n++] = *p;
+	return 0;
+}
+
+static int add_change(void *ctx, const struct lp_change *c)
+{
+	struct qjob *j = ctx;
+
+	json_array_append_new(j->changes, json_pack("{s:s, s:s, s:s, s:s, s:b}", "key", c->key,
+						    "field", c->field, "before", c->before,
+						    "after", c->after, "done", c->done));
+	j->n_changes++;
+	j->n_done += c->done != 0;
+	return 0;
+}
+
+static int add_neighbor(void *ctx, const struct lp_neighbor *n)
+{
+	json_array_append_new(ctx, json_pack("{s:s, s:s, s:s, s:s}", "local_port", n->local_port,
+					     "sys_name", n->sys_name, "port_id", n->port_id,
+					     "chassis_id", n->chassis_id));
+	return 0;
+}
+
+/* The ports of an inventory, for the store. */
+static json_t *port_list(const struct port_list *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < l->n; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:b, s:b}", "name",
+						   l->v[i].name, "alias", l->v[i].alias,
+						   "speed_mbps", (json_int_t)l->v[i].speed_mbps,
+						   "mtu", (json_int_t)l->v[i].mtu,
+						   "admin_up", l->v[i].admin_up,
+						   "oper_up", l->v[i].oper_up));
+	return a;
+}
+
+static int count_change(void *ctx, const struct lp_change *c)
+{
+	(void)c;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+static const char *job_state(struct qjob *j, int rc, size_t verify_left)
+{
+	if (rc < 0)
+		return j->mode == QOS_APPLY && j->n_done ? "partial" : "unreachable";
+	if (j->mode == QOS_APPLY)
+		return verify_left ? "drifted" : "in policy";
+	return j->n_changes ? "drifted" : "in policy";
+}
+
+static void *job_thread(void *arg)
+{
+	struct qjob *j = arg;
+	struct port_list ports = { calloc(LP_MAX_PORTS, sizeof(struct lp_port)), 0 };
+	struct lp_port_sink port_sink = { &ports, add_port };
+	struct lp_change_sink sink = { j, add_change };
+	struct lp_inventory inv;
+	struct lp_qos *want = malloc(sizeof(*want));
+	struct lp_switch *sw = NULL;
+	char err[1024] = "", lldp_err[256];
+	json_t *neighbors = json_array();
+	size_t left = 0;
+	int rc, reached = 0;
+
+	memset(&inv, 0, sizeof(inv));
+	j->changes = json_array();
+	if (!ports.v || !want || !j->changes) {
+		rc = -ENOMEM;
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
+	if (!j->ops) {
+		rc = -ENOENT;
+		snprintf(err, sizeof(err), "%s", j->plugin_err);
+		goto out;
+	}
+	if ((rc = switch_open(j->ops, &j->sw, &sw, err, sizeof(err))) < 0 ||
+	    (rc = j->ops->inventory(sw, &inv, &port_sink, err, sizeof(err))) < 0)
+		goto out;
+	reached = 1;
+	{
+		struct lp_neighbor_sink ns = { neighbors, add_neighbor };
+
+		/* LLDP is for the store: a switch without it is still managed. */
+		if (j->ops->lldp_neighbors(sw, &ns, lldp_err, sizeof(lldp_err)) < 0)
+			log_info("switch %s: no LLDP neighbours: %s", j->sw.name, lldp_err);
+	}
+	if ((rc = qos_policy_resolve(&j->policy, ports.v, ports.n, want)) < 0) {
+		snprintf(err, sizeof(err), "%zu ports: more than loom handles (%d)", ports.n,
+			 LP_MAX_PORTS);
+		goto out;
+	}
+	rc = j->ops->qos_apply(sw, want, j->mode != QOS_APPLY, &sink, err, sizeof(err));
+	if (rc == 0 && j->mode == QOS_APPLY) {
+		/* Read back: applied is in policy only if nothing is left to change. */
+		struct lp_change_sink verify = { &left, count_change };
+
+		rc = j->ops->qos_apply(sw, want, 1, &verify, err, sizeof(err));
+		if (rc == 0 && left)
+			snprintf(err, sizeof(err), "%zu keys still differ after the apply", left);
+	}
+out:
+	if (sw)
+		j->ops->close(sw);
+	j->result = json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:o}", "name", j->sw.name,
+			      "plugin", j->sw.plugin, "state", job_state(j, rc, left),
+			      "model", inv.model, "os_version", inv.os_version,
+			      "ports", (int)ports.n, "changes", (json_int_t)j->n_changes,
+			      "landed", (json_int_t)j->n_done,
+			      "keys", j->changes ? j->changes : json_array());
+	j->changes = NULL;
+	if (j->result && err[0])
+		json_object_set_new(j->result, "error", json_string(err));
+	if (j->result) {
+		json_object_set_new(j->result, "address", json_string(j->sw.address));
+		if (reached) {
+			json_object_set_new(j->result, "hostname", json_string(inv.hostname));
+			json_object_set_new(j->result, "mac", json_string(inv.mac));
+			json_object_set_new(j->result, "port_list", port_list(&ports));
+			json_object_set_new(j->result, "neighbors", json_incref(neighbors));
+		}
+	}
+	json_decref(neighbors);
+	if (rc < 0 || left)
+		log_warn("switch %s: qos %s: %s", j->sw.name, mode_names[j->mode], err);
+	else if (j->mode == QOS_APPLY)
+		log_notice("switch %s: policy applied, %zu keys changed, read back in policy",
+			   j->sw.name, j->n_done);
+	free(ports.v);
+	free(want);
+	return NULL;
+}
+
+static void *req_thread(void *arg)
+{
+	struct qreq *q = arg;
+	int rc;
+
+	for (size_t first = 0; first < q->n; first += QOS_MAX_PARALLEL) {
+		size_t last = first + QOS_MAX_PARALLEL < q->n ? first + QOS_MAX_PARALLEL : q->n;
+
+		for (size_t i = first; i < last; i++)
+			q->jobs[i].started = pthread_create(&q->jobs[i].thread, NULL, job_thread,
+							    &q->jobs[i]) == 0;
+		for (size_t i = first; i < last; i++) {
+			if (q->jobs[i].started)
+				pthread_join(q->jobs[i].thread, NULL);
+			else /* no thread: do it here */
+				job_thread(&q->jobs[i]);
+		}
+	}
+	atomic_store(&q->finished, 1);
+	if ((rc = loop_wake_signal(q->m->wake)) < 0)
+		log_err("qos request: cannot wake the event loop: %s", strerror(-rc));
+	return NULL;
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+static void req_answer(struct qreq *q)
+{
+	json_t *list = json_array();
+	size_t in_policy = 0;
+
+	for (size_t i = 0; i < q->n; i++) {
+		const char *state = json_string_value(json_object_get(q->jobs[i].result, "state"));
+
+		in_policy += state && !strcmp(state, "in policy");
+		json_t *r = q->jobs[i].result ? json_copy(q->jobs[i].result) :
+			json_pack("{s:s, s:s}", "name", q->jobs[i].sw.name, "state", "unreachable");
+
+		/* The inventory is for the store (`loomctl switches`), not this answer. */
+		json_object_del(r, "port_list");
+		json_object_del(r, "neighbors");
+		json_array_append_new(list, r);
+	}
+	ctl_reply_ok(q->req, json_pack("{s:s, s:I, s:I, s:o}", "mode", mode_names[q->mode],
+				       "switches_total", (json_int_t)q->n, "in_policy",
+				       (json_int_t)in_policy, "switches", list));
+}
+
+static struct sw_state *sw_find(struct qos_mod *m, const char *name)
+{
+	for (int i = 0; i < m->n_sw; i++)
+		if (!strcmp(m->sw[i].name, name))
+			return &m->sw[i];
+	return NULL;
+}
+
+/* "PORT_QOS_MAP|Ethernet4 pfc_enable, ..." of a switch's changed keys. */
+static void keys_text(const json_t *keys, char *buf, size_t len)
+{
+	size_t i, n = 0;
+	json_t *k;
+
+	buf[0] = '\0';
+	json_array_foreach(keys, i, k) {
+		if (i == 8) {
+			snprintf(buf + n, len - n, ", ... (%zu in all)", json_array_size(keys));
+			return;
+		}
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %s", i ? ", " : "",
+				      json_string_value(json_object_get(k, "key")),
+				      json_string_value(json_object_get(k, "field")));
+		if (n >= len)
+			return;
+	}
+}
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg);
+static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
+			 const char *only, int periodic, char *err, size_t errlen);
+
+static void event_now(struct qos_mod *m, const char *severity, const char *kind,
+		      const char *name, const char *old_value, const char *new_value)
+{
+	char subject[LOOM_NAME_LEN + 8];
+
+	snprintf(subject, sizeof(subject), "switch %s", name);
+	if (m->store && store_record_event(m->store, clock_wall(), 0, severity, kind, subject,
+					   old_value, new_value) < 0)
+		log_warn("switch %s: cannot record a %s event", name, kind);
+}
+
+/* The loop's view after a request: events for changes of state and for
+ * applies, retries for failed applies. */
+static void note_results(struct qos_mod *m, struct qreq *q)
+{
+	for (size_t i = 0; i < q->n; i++) {
+		const json_t *r = q->jobs[i].result;
+		const char *state = json_string_value(json_object_get(r, "state"));
+		const char *error = json_string_value(json_object_get(r, "error"));
+		json_int_t landed = json_integer_value(json_object_get(r, "landed"));
+		struct sw_state *st = sw_find(m, q->jobs[i].sw.name);
+		char keys[512], what[700];
+
+		if (!st || !state)
+			continue;
+		if (m->store && store_record_switch(m->store, clock_wall(), r) < 0)
+			log_warn("switch %s: its read could not be recorded", st->name);
+		keys_text(json_object_get(r, "keys"), keys, sizeof(keys));
+		if (strcmp(st->state, state) && (st->state[0] || strcmp(state, "in policy"))) {
+			snprintf(what, sizeof(what), "%s%s%s", state,
+				 error ? ": " : !strcmp(state, "drifted") ? ": " : "",
+				 error ? error : !strcmp(state, "drifted") ? keys : "");
+			event_now(m, strcmp(state, "in policy") ? "warning" : "notice", "qos_state",
+				  st->name, st->state[0] ? st->state : "unknown", what);
+			log_msg(strcmp(state, "in policy") ? LOG_LVL_WARNING : LOG_LVL_NOTICE,
+				"switch %s: %s -> %s", st->name, st->state[0] ? st->state : "unknown",
+				what);
+		}
+		if (q->periodic && q->mode == QOS_APPLY && landed > 0 && !strcmp(st->state, state)) {
+			/* Re-applied by the interval: the state did not change,
+			 * but the switch had drifted. */
+			snprintf(what, sizeof(what), "drifted (re-applied): %s", keys);
+			event_now(m, "warning", "qos_state", st->name, st->state, what);
+			log_warn("switch %s: %s", st->name, what);
+		}
+		if (q->mode == QOS_APPLY && landed > 0) {
+			snprintf(what, sizeof(what), "%lld keys: %s", (long long)landed, keys);
+			event_now(m, "notice", "qos_applied", st->name, "", what);
+		}
+		snprintf(st->state, sizeof(st->state), "%s", state);
+		if (q->mode != QOS_APPLY)
+			continue;
+		if (!strcmp(state, "in policy")) {
+			st->backoff_s = 0;
+			if (st->retry_ev)
+				evtimer_del(st->retry_ev);
+		} else if (st->retry_ev && !evtimer_pending(st->retry_ev, NULL)) {
+			struct timeval tv;
+
+			st->backoff_s = st->backoff_s ? st->backoff_s * 2 : QOS_RETRY_FIRST_S;
+			if (st->backoff_s > QOS_RETRY_MAX_S)
+				st->backoff_s = QOS_RETRY_MAX_S;
+			tv = (struct timeval){ st->backoff_s, 0 };
+			evtimer_add(st->retry_ev, &tv);
+			log_notice("switch %s: apply %s; trying again in %d s", st->name, state,
+				   st->backoff_s);
+		}
+	}
+}
+
+static void retry_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct sw_state *st = arg;
+	char err[256];
+
+	(void)fd;
+	(void)what;
+	if (start_request(st->m, NULL, QOS_APPLY, st->name, 0, err, sizeof(err)) < 0)
+		log_warn("switch %s: cannot retry the apply: %s", st->name, err);
+}
+
+static void interval_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct qos_mod *m = arg;
+	char err[256];
+
+	(void)fd;
+	(void)what;
+	if (m->periodic_running)
+		return;   /* the last read-back is still under way: skip this one */
+	if (start_request(m, NULL, m->conf->roce_reapply ? QOS_APPLY : QOS_STATUS, NULL, 1, err,
+			  sizeof(err)) < 0)
+		log_warn("switches: cannot start the periodic read-back: %s", err);
+}
+
+static void reap(struct qos_mod *m, int all)
+{
+	struct qreq **pp = &m->running;
+
+	while (*pp) {
+		struct qreq *q = *pp;
+
+		if (!all && !atomic_load(&q->finished)) {
+			pp = &q->next;
+			continue;
+		}
+		pthread_join(q->thread, NULL);
+		if (q->req)
+			req_answer(q);
+		note_results(m, q);
+		m->periodic_running -= q->periodic;
+		*pp = q->next;
+		for (size_t i = 0; i < q->n; i++)
+			json_decref(q->jobs[i].result);
+		free(q->jobs);
+		free(q);
+	}
+}
+
+static void wake_cb(void *arg)
+{
+	reap(arg, 0);
+}
+
+/* A request on every switch, or on `only`. req NULL: loomd's own. 0, or
+ * -errno with err (-ENOENT: no such switch). */
+static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
+			 const char *only, int periodic, char *err, size_t errlen)
+{
+	const struct loom_config *c = m->conf;
+	struct qreq *q;
+	int rc;
+
+	if (!c->n_switches) {
+		snprintf(err, errlen, "no switches are configured (loom.yaml switches:, see "
+			 "loom.yaml(5))");
+		return -ENOENT;
+	}
+	if (!(q = calloc(1, sizeof(*q))) ||
+	    !(q->jobs = calloc((size_t)c->n_switches, sizeof(*q->jobs)))) {
+		free(q);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < c->n_switches; i++) {
+		struct qjob *j = &q->jobs[q->n];
+
+		if (only && strcmp(only, c->switches[i].name))
+			continue;
+		j->mode = mode;
+		j->sw = c->switches[i];
+		j->policy = c->roce;
+		qos_policy_merge(&j->policy, &c->switches[i].roce);
+		j->ops = plugin_cache_get(m->plugins, m->conf->plugin_dir, j->sw.plugin,
+					  j->plugin_err, sizeof(j->plugin_err));
+		q->n++;
+	}
+	if (!q->n) {
+		snprintf(err, errlen, "no switch \"%s\" in the configuration", only);
+		free(q->jobs);
+		free(q);
+		return -ENOENT;
+	}
+	q->m = m;
+	q->req = req;
+	q->mode = mode;
+	q->periodic = periodic;
+	if ((rc = pthread_create(&q->thread, NULL, req_thread, q)) != 0) {
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(rc));
+		free(q->jobs);
+		free(q);
+		return -rc;
+	}
+	m->periodic_running += periodic;
+	q->next = m->running;
+	m->running = q;
+	return 0;
+}
+
+static void start(struct ctl_req *req, json_t *args, struct qos_mod *m, enum qos_mode mode)
+{
+	json_t *one = json_object_get(args, "switch");
+	char err[256];
+	int rc;
+
+	if (one && !json_is_string(one)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"switch\" must be a switch's name");
+		return;
+	}
+	rc = start_request(m, req, mode, one ? json_string_value(one) : NULL, 0, err, sizeof(err));
+	if (rc < 0)
+		ctl_reply_err(req, rc == -ENOENT ? PROTO_ERR_NOTFOUND : PROTO_ERR_INTERNAL, "%s",
+			      err);
+}
+
+static void cmd_plan(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, QOS_PLAN);
+}
+
+static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, QOS_STATUS);
+}
+
+static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, QOS_APPLY);
+}
+
+/* ---- life cycle ----------------------------------------------------------- */
+
+static void sw_states_free(struct sw_state *sw, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (sw[i].retry_ev)
+			event_free(sw[i].retry_ev);
+	free(sw);
+}
+
+int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
+{
+	struct loom_config *c = malloc(sizeof(*c));
+	struct sw_state *sw = calloc((size_t)conf->n_switches + 1, sizeof(*sw));
+
+	if (!c || !sw) {
+		free(c);
+		free(sw);
+		return -ENOMEM;
+	}
+	memcpy(c, conf, sizeof(*c));
+	/* Known states carry over by name; pending retries do not (the
+	 * switch's settings may have changed: the next interval decides). */
+	for (int i = 0; i < conf->n_switches; i++) {
+		const struct sw_state *old = sw_find(m, conf->switches[i].name);
+
+		snprintf(sw[i].name, sizeof(sw[i].name), "%s", conf->switches[i].name);
+		if (m->store)
+			(void)store_declare_switch(m->store, clock_wall(), conf->switches[i].name,
+						   conf->switches[i].plugin,
+						   conf->switches[i].address);
+		if (old)
+			memcpy(sw[i].state, old->state, sizeof(sw[i].state));
+		sw[i].m = m;
+		sw[i].retry_ev = evtimer_new(m->base, retry_cb, &sw[i]);
+	}
+	sw_states_free(m->sw, m->n_sw);
+	m->sw = sw;
+	m->n_sw = conf->n_switches;
+	free(m->conf);
+	m->conf = c;
+	if (m->interval_ev) {
+		evtimer_del(m->interval_ev);
+		if (c->roce_interval > 0 && c->n_switches > 0) {
+			struct timeval tv = { c->roce_interval, 0 };
+
+			event_add(m->interval_ev, &tv);
+		}
+	}
+	return 0;
+}
+
+struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
+			struct store *store, char *err, size_t errlen)
+{
+	struct qos_mod *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->base = base;
+	m->store = store;
+	m->interval_ev = event_new(base, -1, EV_PERSIST, interval_cb, m);
+	m->plugins = plugin_cache_new();
+	if (!m->interval_ev || !m->plugins || qos_reconfigure(m, conf) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (!(m->wake = loop_wake_new(base, wake_cb, m, "qos request events", err, errlen)))
+		goto fail;
+	return m;
+fail:
+	qos_free(m);
+	return NULL;
+}
+
+void qos_free(struct qos_mod *m)
+{
+	if (!m)
+		return;
+	reap(m, 1);
+	if (m->interval_ev)
+		event_free(m->interval_ev);
+	sw_states_free(m->sw, m->n_sw);
+	loop_wake_free(m->wake);
+	plugin_cache_free(m->plugins);
+	free(m->conf);
+	free(m);
+}
+
+int qos_register(struct qos_mod *m, struct ctl *ctl)
+{
+	int rc;
+
+	if ((rc = ctl_register(ctl, "qos-plan", CTL_READ, cmd_plan, m)) < 0 ||
+	    (rc = ctl_register(ctl, "qos-status", CTL_READ, cmd_status, m)) < 0)
+		return rc;
+	return ctl_register(ctl, "qos-apply", CTL_WRITE, cmd_apply, m);
+}

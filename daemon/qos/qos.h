@@ -1,0 +1,39 @@
+/* daemon/qos/qos.h: the lossless RoCE policy on the Ethernet switches, through
+ * their plugins (plugins/loom_plugin.h), as control commands:
+ *   "qos-plan"   (read)  what applying would change, per switch, per key;
+ *   "qos-status" (read)  each switch in policy, drifted or unreachable;
+ *   "qos-apply"  (write) apply, then read back: in policy only when the
+ *                        switch then holds exactly the policy; a switch that
+ *                        fails mid-apply is "partial", with what did and did
+ *                        not land.
+ * Arguments: {"switch": NAME} for one switch, else every configured one.
+ * Every switch is worked on in a thread of its own (plugin calls block on
+ * the network), all at once up to QOS_MAX_PARALLEL; the event loop only
+ * starts requests and answers them. Changes of a switch's state and the
+ * applies are events; every roce.interval seconds every switch is read
+ * back (or, with roce.reapply, the policy applied again); a failed apply is
+ * retried with backoff until the switch is in policy. */
+#ifndef LOOMD_QOS_H
+#define LOOMD_QOS_H
+
+#include <stddef.h>
+
+struct event_base;
+struct ctl;
+struct loom_config;
+struct qos_mod;
+struct store;
+
+#define QOS_MAX_PARALLEL 64
+
+/* store: the loop's connection, where state changes and applies are
+ * recorded as events. */
+struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
+			struct store *store, char *err, size_t errlen);
+/* Waits for the requests under way and answers them. Before ctl_free(). */
+void qos_free(struct qos_mod *m);
+/* The switches, policy and plugin directory of requests from now on. */
+int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf);
+int qos_register(struct qos_mod *m, struct ctl *ctl);
+
+#endif

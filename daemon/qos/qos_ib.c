@@ -1,0 +1,348 @@
+/* daemon/qos/qos_ib.c: "qos-ib-apply" and "qos-ib-status" (see qos_ib.h).
+ *
+ * Applying is OpenSM's job: loom writes OpenSM's own qos_* options (lib/
+ * ib_qos.c) into a marked block of OpenSM's options file and signals it;
+ * OpenSM re-reads them on SIGHUP and its QoS manager sends SL2VL and
+ * VLArbitration Sets to every port (docs/testbed-notes.md has the evidence).
+ * Reading back is loom's: a status request runs one thread that reads every
+ * swept IB subnet through `loomd --read-qos` children (qos_ib_read.c); the
+ * thread wakes the loop (loop_wake.h) when done and the loop records the
+ * changes of each port's state as events and answers. One read at a time: a
+ * second status while one runs is told to retry. */
+#include "autoconf.h"
+#include "daemon/qos/qos_ib.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "lib/util/clock.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "lib/util/log.h"
+#include "daemon/core/loop_wake.h"
+#include "lib/util/proto.h"
+#include "daemon/qos/qos_ib_read.h"
+#include "daemon/core/store.h"
+#include "daemon/routing/store_routing.h"
+#include "daemon/core/file_atomic.h"
+#include "daemon/routing/opensm_pid.h"
+#include "daemon/ib/swept_subnets.h"
+
+#define BEGIN_MARK IBQOS_BLOCK_BEGIN
+#define END_MARK IBQOS_BLOCK_END
+
+struct qos_ib_mod {
+	struct event_base *base;
+	struct store *store;
+	struct loom_config *conf;
+	struct loop_wake *wake;
+	/* The read under way (req != NULL): the thread's inputs and output. */
+	struct ctl_req *req;
+	pthread_t thread;
+	struct ibqos_policy policy;
+	struct swept_subnets sub;
+	unsigned routing_vls;
+	json_t *ports;
+	char err[512];
+	int rc;
+	/* "guid/port" -> first difference ("" in policy), as last read. */
+	json_t *known;
+};
+
+char *qos_ib_options_file(const char *old_text, const char *options)
+{
+	const char *b = old_text ? strstr(old_text, BEGIN_MARK) : NULL;
+	const char *e = b ? strstr(b, END_MARK) : NULL;
+	size_t head = b && e ? (size_t)(b - old_text) : old_text ? strlen(old_text) : 0;
+	const char *tail = b && e ? e + strlen(END_MARK) : "";
+	const char *sep = head && old_text[head - 1] != '\n' ? "\n" : "";
+	size_t len = head + strlen(sep) + strlen(BEGIN_MARK) + strlen(options) +
+		     strlen(END_MARK) + strlen(tail) + 1;
+	char *out = malloc(len);
+
+	if (out)
+		snprintf(out, len, "%.*s%s%s%s%s%s", (int)head, old_text ? old_text : "", sep,
+			 BEGIN_MARK, options, END_MARK, tail);
+	return out;
+}
+
+/* How classes and VL layers share the SLs and VLs (lib/qos/ib_qos.h), for the
+ * answers: null on one layer or when they cannot combine. */
+static json_t *layering_json(const struct ibqos_policy *p, unsigned vls)
+{
+	struct ibqos_policy eff;
+	char why[512];
+	json_t *sl2vl;
+
+	if (vls <= 1 || ibqos_layered(p, vls, &eff, why, sizeof(why)) < 0)
+		return json_null();
+	sl2vl = json_array();
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+		json_array_append_new(sl2vl, json_integer(eff.sl2vl[sl]));
+	return json_pack("{s:i, s:i, s:i, s:o}", "layers", (int)vls, "sls_per_layer",
+			 (int)ibqos_layer_sls(vls), "class_vls",
+			 (int)ibqos_class_vls(p->sl2vl, ibqos_layer_sls(vls)), "sl2vl", sl2vl);
+}
+
+/* ---- apply ------------------------------------------------------------------- */
+
+/* The VL layers of the last successful routing run: 1 when none is known
+ * (OpenSM's own engines do not report), -1 when the store cannot say (an
+ * apply then refuses rather than risk a layered routing). */
+static int routing_vls(struct qos_ib_mod *m)
+{
+	sqlite3_stmt *s;
+	int vls = 1, rc;
+
+	if (sqlite3_prepare_v2(store_db(m->store), "SELECT vls FROM routing_runs WHERE result = "
+			       "'ok' ORDER BY time DESC, id DESC LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 1)
+		vls = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? vls : -1;
+}
+
+static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct qos_ib_mod *m = arg;
+	const struct ibqos_policy *p = &m->conf->ib_qos;
+	const char *path = m->conf->ib_qos_opensm_config;
+	char opts[IBQOS_OPTIONS_MAX], err[512];
+	char *old, *text;
+	int pid, vls;
+
+	(void)args;
+	if (!p->set || !path[0]) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", !p->set ?
+			      "no ib_qos section in loom.yaml: loom does not manage InfiniBand QoS" :
+			      "ib_qos.opensm_config is not set: loom has no OpenSM options file to "
+			      "write");
+		return;
+	}
+	if ((vls = routing_vls(m)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot read the routing runs from the "
+			      "database: the VL layers the routing needs are unknown");
+		return;
+	}
+	if (ibqos_combine(p, (unsigned)vls, err, sizeof(err)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
+		return;
+	}
+	if (ibqos_opensm_options(p, opts, sizeof(opts)) >= (int)sizeof(opts)) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "ib_qos: the OpenSM options do not fit %zu "
+			      "bytes", sizeof(opts));
+		return;
+	}
+	old = file_read_text(path, err, sizeof(err));  /* none yet: a new file */
+	text = qos_ib_options_file(old, opts);
+	free(old);
+	if (!text || file_write_atomic(path, text, err, sizeof(err)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", text ? err : "out of memory");
+		free(text);
+		return;
+	}
+	free(text);
+	pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store, err, sizeof(err));
+	if (pid < 0 || kill(pid, SIGHUP) < 0)
+		pid = 0;
+	log_notice("ib_qos: options written to %s%s", path, pid ? ", OpenSM signalled" : "");
+	if (m->store &&
+	    store_record_event(m->store, clock_wall(), 0, "info", "ib_qos_applied", path, NULL,
+			       opts) < 0)
+		log_warn("ib_qos: cannot record the apply event");
+	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i, s:o}", "file", path, "options", opts,
+				    "opensm_pid", pid, "layering",
+				    layering_json(p, (unsigned)vls)));
+}
+
+/* ---- status -------------------------------------------------------------------- */
+
+static void *read_thread(void *arg)
+{
+	struct qos_ib_mod *m = arg;
+
+	m->ports = json_array();
+	m->rc = 0;
+	for (size_t i = 0; i < m->sub.n && m->rc == 0; i++) {
+		json_t *ports = NULL;
+		size_t k;
+		json_t *port;
+
+		m->rc = qos_ib_read_run(&m->sub.p[i], &m->policy, &ports, m->err, sizeof(m->err));
+		json_array_foreach(ports, k, port) {
+			json_object_set_new(port, "subnet", json_string(m->sub.p[i].subnet));
+			json_array_append(m->ports, port);
+		}
+		json_decref(ports);
+	}
+	if (loop_wake_signal(m->wake) < 0)
+		log_err("ib_qos: cannot wake the loop");
+	return NULL;
+}
+
+/* Events for ports whose state changed since the last read. */
+static void note_drift(struct qos_ib_mod *m)
+{
+	size_t i;
+	json_t *port;
+
+	json_array_foreach(m->ports, i, port) {
+		const char *diff = json_string_value(json_object_get(port, "first_diff"));
+		const char *was;
+		char key[64], subject[160];
+
+		snprintf(key, sizeof(key), "%s/%lld",
+			 json_string_value(json_object_get(port, "guid")),
+			 (long long)json_integer_value(json_object_get(port, "port")));
+		was = json_string_value(json_object_get(m->known, key));
+		diff = diff ? diff : "";
+		if (was ? !strcmp(was, diff) : !diff[0])
+			continue;  /* unchanged, or first seen in policy */
+		snprintf(subject, sizeof(subject), "port %s (%s)", key,
+			 json_string_value(json_object_get(port, "node")));
+		if (diff[0])
+			log_warn("ib_qos: %s drifted: %s", subject, diff);
+		if (m->store &&
+		    store_record_event(m->store, clock_wall(), 0, diff[0] ? "warning" : "info",
+				       diff[0] ? "ib_qos_drift" : "ib_qos_in_policy", subject,
+				       was && was[0] ? was : NULL, diff[0] ? diff : NULL) < 0)
+			log_warn("ib_qos: cannot record an event for %s", subject);
+		json_object_set_new(m->known, key, json_string(diff));
+	}
+}
+
+static void wake_cb(void *arg)
+{
+	struct qos_ib_mod *m = arg;
+	struct ctl_req *req = m->req;
+	size_t i, in = 0;
+	json_t *port;
+	char why[512] = "";
+
+	if (!req)
+		return;
+	pthread_join(m->thread, NULL);
+	m->req = NULL;
+	if (m->rc < 0) {
+		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", m->err);
+		json_decref(m->ports);
+		m->ports = NULL;
+		return;
+	}
+	note_drift(m);
+	json_array_foreach(m->ports, i, port)
+		in += json_is_true(json_object_get(port, "in_policy"));
+	ibqos_combine(&m->conf->ib_qos, m->routing_vls, why, sizeof(why));
+	ctl_reply_ok(req, json_pack("{s:o, s:i, s:i, s:i, s:s, s:o}", "ports", m->ports,
+				    "in_policy", (int)in, "ports_total", (int)json_array_size(m->ports),
+				    "routing_vls", (int)m->routing_vls, "not_applicable", why,
+				    "layering", layering_json(&m->conf->ib_qos, m->routing_vls)));
+	m->ports = NULL;
+}
+
+static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct qos_ib_mod *m = arg;
+
+	(void)args;
+	if (!m->conf->ib_qos.set) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "no ib_qos section in loom.yaml: loom does "
+			      "not manage InfiniBand QoS");
+		return;
+	}
+	if (m->req) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "a QoS read-back is under way; try again");
+		return;
+	}
+	if (swept_subnets_get(m->store, m->conf, &m->sub) < 0 || !m->sub.n) {
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no InfiniBand subnet has been swept yet "
+			      "(loomctl discover --wait)");
+		return;
+	}
+	{
+		int vls = routing_vls(m);
+		char why[512];
+
+		m->routing_vls = vls > 1 ? (unsigned)vls : 1;
+		/* What the ports hold under a layered routing: the policy
+		 * expanded per layer by libloomosm (lib/qos/ib_qos.h). When the two
+		 * cannot combine, the policy as written; the answer says why. */
+		if (ibqos_layered(&m->conf->ib_qos, m->routing_vls, &m->policy, why,
+				  sizeof(why)) < 0)
+			m->policy = m->conf->ib_qos;
+	}
+	m->req = req;
+	if (pthread_create(&m->thread, NULL, read_thread, m) != 0) {
+		m->req = NULL;
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread");
+	}
+}
+
+/* ---- module ---------------------------------------------------------------------- */
+
+int qos_ib_reconfigure(struct qos_ib_mod *m, const struct loom_config *conf)
+{
+	struct loom_config *c = malloc(sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, conf, sizeof(*c));
+	free(m->conf);
+	m->conf = c;
+	return 0;
+}
+
+struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config *conf,
+			      struct store *store, char *err, size_t errlen)
+{
+	struct qos_ib_mod *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->base = base;
+	m->store = store;
+	if (!(m->known = json_object()) || qos_ib_reconfigure(m, conf) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (!(m->wake = loop_wake_new(base, wake_cb, m, "ib_qos request events", err, errlen)))
+		goto fail;
+	return m;
+fail:
+	qos_ib_free(m);
+	return NULL;
+}
+
+void qos_ib_free(struct qos_ib_mod *m)
+{
+	if (!m)
+		return;
+	if (m->req)
+		wake_cb(m);  /* waits for the thread, answers */
+	loop_wake_free(m->wake);
+	json_decref(m->known);
+	free(m->conf);
+	free(m);
+}
+
+int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl)
+{
+	int rc;
+
+	if ((rc = ctl_register(ctl, "qos-ib-status", CTL_READ, cmd_status, m)) < 0)
+		return rc;
+	return ctl_register(ctl, "qos-ib-apply", CTL_WRITE, cmd_apply, m);
+}

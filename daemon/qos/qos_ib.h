@@ -1,0 +1,38 @@
+/* daemon/qos/qos_ib.h: loom.yaml's ib_qos policy on the InfiniBand fabric, as
+ * control commands:
+ *   "qos-ib-apply"  (write) write the policy as OpenSM options into loom's
+ *                   block of ib_qos.opensm_config and SIGHUP OpenSM, which
+ *                   re-reads its qos_* options and programs every port;
+ *                   with a routing on VL layers, refused unless the
+ *                   classes and the layers fit the SLs and VLs together
+ *                   (lib/qos/ib_qos.h: libloomosm then expands the tables);
+ *   "qos-ib-status" (read)  read every port's SL2VL and VLArbitration tables
+ *                   back (`loomd --read-qos` children, one per swept
+ *                   subnet) and compare them with the policy, per port
+ *                   (with layers: the policy as libloomosm expands it).
+ * A port that leaves the policy is an event (kind ib_qos_drift, with the
+ * first differing entry); one that comes back is ib_qos_in_policy. */
+#ifndef LOOMD_QOS_IB_H
+#define LOOMD_QOS_IB_H
+
+#include <stddef.h>
+
+struct event_base;
+struct ctl;
+struct loom_config;
+struct qos_ib_mod;
+struct store;
+
+struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config *conf,
+			      struct store *store, char *err, size_t errlen);
+/* Waits for a read under way and answers it. Before ctl_free(). */
+void qos_ib_free(struct qos_ib_mod *m);
+int qos_ib_reconfigure(struct qos_ib_mod *m, const struct loom_config *conf);
+int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl);
+
+/* The text of ib_qos.opensm_config with loom's block (between its marker
+ * lines) replaced by `options`, or appended when the file has none; NULL
+ * when out of memory. Exposed for the unit tests. */
+char *qos_ib_options_file(const char *old_text, const char *options);
+
+#endif

@@ -1,0 +1,56 @@
+/* daemon/routing/osm_report.h: loomd's end of libloomosm.so's reports. OpenSM's
+ * plugin sends one JSON object per datagram to a unix datagram socket that
+ * loomd owns (opensm.report_socket); this module reads them on the event
+ * loop, checks them and stores them (store_routing.h): routing runs in
+ * routing_runs, SUBNET UP, traps, LFT changes and SM state changes as
+ * events. It also answers `route-runs` on the control socket.
+ *
+ * The messages (version 1), every one with
+ *   "v":1, "type", "time" (unix seconds), "pid", "sm_guid":"0x...",
+ *   "seq" (per OpenSM, from 1), "dropped" (reports lost just before it)
+ * and by type:
+ *   routing_run  "engine", "routed_by"|null, "result":"ok|failed",
+ *                "reason"|null, "note", "started", "duration_ms", "vls",
+ *                "switches", "ca_ports", "entries_routed",
+ *                "entries_unreachable", "metrics":{...}|null,
+ *                ["metrics_ms"], ["metrics_skipped"]
+ *   subnet_up    "nodes", "switches", "ports", "gids_in", "gids_out",
+ *                "sm_state"
+ *   trap         "generic", "trap", ["name"], "issuer_lid", ["lid"],
+ *                ["port"], ["vendor_id"]
+ *   lft_change   "switches", "blocks", "top_changes", "after"
+ *   sm_state     "state", "old"
+ *   heavy_sweep  "discovery_ms", "nodes", "switches"   (logged only)
+ *   routing_done "engine"|null, "reroute"               (logged only)
+ * Unknown types are ignored (a newer plugin may send more). */
+#ifndef LOOMD_OSM_REPORT_H
+#define LOOMD_OSM_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+struct ctl;
+struct store;
+struct osm_report;
+
+/* Bind the socket at `path` (mode 0660; a stale socket file is replaced, a
+ * live one belongs to another loomd) and read it on `base`, storing into
+ * `st` (which must outlive it). NULL + err on failure. */
+struct osm_report *osm_report_new(struct event_base *base, const char *path,
+				  struct store *st, char *err, size_t errlen);
+/* Stop reading, unlink the socket. */
+void osm_report_free(struct osm_report *r);
+/* After each LFT change report with changed blocks, call fn(arg, the
+ * reporting OpenSM's port GUID) on the loop: OpenSM set new forwarding
+ * tables (daemon/ar/ar_apply.c programs adaptive routing again). One hook. */
+void osm_report_on_lft_change(struct osm_report *r, void (*fn)(void *arg, uint64_t sm_guid),
+			      void *arg);
+/* Register `route-runs` (CTL_READ) on ctl. */
+int osm_report_register(struct osm_report *r, struct ctl *ctl);
+
+/* Handle one datagram (exposed for the unit tests). 0, -EINVAL for a
+ * message refused (logged), or -errno from the store. */
+int osm_report_handle(struct osm_report *r, const char *buf, size_t len, double received);
+
+#endif

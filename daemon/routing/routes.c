@@ -1,0 +1,319 @@
+/* daemon/routing/routes.c: "route-check" and "route-trace" on the control socket
+ * (see routes.h).
+ *
+ * A request is read-only for the fabric (CTL_READ): it sends only SMP Gets,
+ * as a sweep does. Requests run on their own threads, each with its own
+ * database connection, like sweeps (daemon/ib/sweep.c); a finished thread
+ * wakes the loop (loop_wake.h), which joins it and answers. A few may
+ * run at once; more are refused as busy rather than queued, so a script
+ * looping on route check cannot pile up SMP walks. */
+#include "autoconf.h"
+#include "daemon/routing/routes.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "lib/util/clock.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "daemon/ib/lft_read.h"
+#include "lib/util/log.h"
+#include "daemon/core/loop_wake.h"
+#include "lib/util/proto.h"
+#include "lib/route/route_live.h"
+#include "daemon/core/store.h"
+
+#define ROUTES_MAX_RUNNING 4
+
+struct rq {
+	struct rq *next;
+	struct routes *rt;
+	struct ctl_req *req;
+	pthread_t thread;
+	atomic_int finished;  /* set by the thread as its last act (see sweep.c) */
+	/* The question (copied from the request). */
+	int trace, cached, has_subnet;
+	char subnet[LOOM_NAME_LEN];
+	char src[256], dst[256];
+	struct rt_metrics_opts opts;
+	char db_path[PATH_MAX];
+	int timeout_ms, retries, max_smps;
+	/* The answer, written by the thread, read by the loop after the join. */
+	int rc;
+	char err[1024];
+	json_t *result;
+};
+
+struct routes {
+	struct event_base *base;
+	char db_path[PATH_MAX];
+	int timeout_ms, retries, max_smps;
+	struct loop_wake *wake;
+	struct rq *running;
+	int n_running;
+};
+
+/* ---- the worker thread --------------------------------------------------- */
+
+/* Walk the subnet, read its tables, record both. 0 or -errno with q->err. */
+static int read_live(struct rq *q, struct store *st, const char *name, const char *ca,
+		     int port)
+{
+	struct disc_ib_params p = {
+		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
+		.retries = q->retries, .max_smps = q->max_smps,
+	};
+	struct store_sweep_info info = { .subnet = name, .ca = ca, .port = port };
+	struct store_sweep_result res = { 0, 0 };
+	struct rl_read *r = NULL;
+	struct fab *fab = NULL;
+	int rc;
+
+	info.started = clock_wall();
+	rc = lft_read_run(&p, &fab, &r, q->err, sizeof(q->err));
+	info.finished = clock_wall();
+	if (rc < 0) {
+		log_warn("subnet %s: cannot read the forwarding tables: %s", name, q->err);
+		return rc;
+	}
+	/* The walk that came with the tables is a sweep like any other: its
+	 * changes become events, and --cached answers see the same fabric. */
+	if ((rc = store_record_sweep(st, &info, fab, &res)) < 0 ||
+	    (rc = store_record_lfts(st, name, res.sweep_id, r, NULL)) < 0)
+		snprintf(q->err, sizeof(q->err), "the tables were read but could not be "
+			 "recorded: %s", strerror(-rc));
+	else
+		log_info("subnet %s: forwarding tables of %zu switches read with %zu SMPs in "
+			 "%.0f ms (walk and read %.0f ms)", name, r->n, r->smps,
+			 (r->finished - r->started) * 1000.0,
+			 (info.finished - info.started) * 1000.0);
+	fab_free(fab);
+	rl_read_free(r);
+	return rc;
+}
+
+static void *rq_thread(void *arg)
+{
+	struct rq *q = arg;
+	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
+	struct store *st;
+	sqlite3 *db;
+	int port;
+	int rc;
+
+	st = store_open(q->db_path, q->err, sizeof(q->err));
+	if (!st) {
+		q->rc = -EIO;
+		goto done;
+	}
+	db = store_db(st);
+	q->rc = rl_db_subnet(db, q->has_subnet ? q->subnet : NULL, name, sizeof(name), ca,
+			     sizeof(ca), &port, q->err, sizeof(q->err));
+	if (q->rc == 0 && !q->cached)
+		q->rc = read_live(q, st, name, ca, port);
+	if (q->rc == 0)
+		q->rc = q->trace ? rl_db_trace(db, name, q->src, q->dst, &q->result, q->err,
+					       sizeof(q->err)) :
+				   rl_db_check(db, name, &q->opts, &q->result, q->err,
+					       sizeof(q->err));
+	if (q->rc == 0)
+		json_object_set_new(json_object_get(q->result, "read"), "cached",
+				    json_boolean(q->cached));
+	store_close(st);
+done:
+	atomic_store(&q->finished, 1);
+	if ((rc = loop_wake_signal(q->rt->wake)) < 0)
+		log_err("route request: cannot wake the event loop: %s", strerror(-rc));
+	return NULL;
+}
+
+/* ---- the loop ---------------------------------------------------------------- */
+
+static void rq_answer(struct rq *q)
+{
+	if (q->rc == 0)
+		ctl_reply_ok(q->req, q->result);
+	else if (q->rc == -ENOENT)
+		ctl_reply_err(q->req, PROTO_ERR_NOTFOUND, "%s", q->err);
+	else if (q->rc == -EINVAL || q->rc == -EEXIST)
+		ctl_reply_err(q->req, PROTO_ERR_BADREQ, "%s", q->err);
+	else
+		ctl_reply_err(q->req, PROTO_ERR_INTERNAL, "%s", q->err);
+	q->result = NULL;  /* stolen by the reply */
+}
+
+/* Join and answer every finished request (all of them when `all`). */
+static void reap(struct routes *rt, int all)
+{
+	struct rq **pp = &rt->running;
+
+	while (*pp) {
+		struct rq *q = *pp;
+
+		if (!all && !atomic_load(&q->finished)) {
+			pp = &q->next;
+			continue;
+		}
+		pthread_join(q->thread, NULL);
+		rq_answer(q);
+		*pp = q->next;
+		rt->n_running--;
+		free(q);
+	}
+}
+
+static void wake_cb(void *arg)
+{
+	reap(arg, 0);
+}
+
+static int arg_string(struct ctl_req *req, json_t *args, const char *key, char *out,
+		      size_t len, int required)
+{
+	json_t *v = json_object_get(args, key);
+
+	if (!v || json_is_null(v)) {
+		if (required)
+			ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" is required", key);
+		return required ? -EINVAL : 0;
+	}
+	if (!json_is_string(v) || json_string_length(v) >= len) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be a string of less than "
+			      "%zu bytes", key, len);
+		return -EINVAL;
+	}
+	snprintf(out, len, "%s", json_string_value(v));
+	return 1;
+}
+
+static int arg_count(struct ctl_req *req, json_t *args, const char *key, json_int_t max,
+		     json_int_t *out)
+{
+	json_t *v = json_object_get(args, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be an integer from 0 to %lld",
+			      key, (long long)max);
+		return -EINVAL;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trace)
+{
+	json_t *cached = json_object_get(args, "cached");
+	json_int_t shifts = 0, random = 8, seed = 1, bisections = 16;
+	struct rq *q;
+	int rc;
+
+	if (rt->n_running >= ROUTES_MAX_RUNNING) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "%d route requests are already under way; "
+			      "try again when they are done", rt->n_running);
+		return;
+	}
+	if (cached && !json_is_boolean(cached)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"cached\" must be true or false");
+		return;
+	}
+	if (!(q = calloc(1, sizeof(*q)))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	if ((rc = arg_string(req, args, "subnet", q->subnet, sizeof(q->subnet), 0)) < 0 ||
+	    (trace && (arg_string(req, args, "src", q->src, sizeof(q->src), 1) < 0 ||
+		       arg_string(req, args, "dst", q->dst, sizeof(q->dst), 1) < 0)) ||
+	    arg_count(req, args, "shifts", 1000000, &shifts) < 0 ||
+	    arg_count(req, args, "random", 100000, &random) < 0 ||
+	    arg_count(req, args, "seed", LLONG_MAX, &seed) < 0 ||
+	    arg_count(req, args, "bisections", 100000, &bisections) < 0) {
+		free(q);
+		return;
+	}
+	q->has_subnet = rc > 0;
+	q->rt = rt;
+	q->req = req;
+	q->trace = trace;
+	q->cached = json_is_true(cached);
+	q->opts = (struct rt_metrics_opts){ .max_shifts = (size_t)shifts,
+					    .n_random = (unsigned)random, .seed = (uint64_t)seed,
+					    .n_bisect = (unsigned)bisections };
+	snprintf(q->db_path, sizeof(q->db_path), "%s", rt->db_path);
+	q->timeout_ms = rt->timeout_ms;
+	q->retries = rt->retries;
+	q->max_smps = rt->max_smps;
+	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
+		log_err("cannot start a route request thread: %s", strerror(rc));
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(rc));
+		free(q);
+		return;
+	}
+	q->next = rt->running;
+	rt->running = q;
+	rt->n_running++;
+}
+
+static void cmd_route_check(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, 0);
+}
+
+static void cmd_route_trace(struct ctl_req *req, json_t *args, void *arg)
+{
+	start(req, args, arg, 1);
+}
+
+/* ---- life cycle ------------------------------------------------------------------ */
+
+void routes_reconfigure(struct routes *rt, const struct loom_config *conf)
+{
+	snprintf(rt->db_path, sizeof(rt->db_path), "%s", conf->db_path);
+	rt->timeout_ms = conf->mad_timeout_ms;
+	rt->retries = conf->mad_retries;
+	rt->max_smps = conf->max_smps;
+}
+
+struct routes *routes_new(struct event_base *base, const struct loom_config *conf,
+			  char *err, size_t errlen)
+{
+	struct routes *rt = calloc(1, sizeof(*rt));
+
+	if (!rt) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	rt->base = base;
+	routes_reconfigure(rt, conf);
+	if (!(rt->wake = loop_wake_new(base, wake_cb, rt, "route request events", err, errlen)))
+		goto fail;
+	return rt;
+fail:
+	routes_free(rt);
+	return NULL;
+}
+
+void routes_free(struct routes *rt)
+{
+	if (!rt)
+		return;
+	reap(rt, 1);
+	loop_wake_free(rt->wake);
+	free(rt);
+}
+
+int routes_register(struct routes *rt, struct ctl *ctl)
+{
+	int rc = ctl_register(ctl, "route-check", CTL_READ, cmd_route_check, rt);
+
+	return rc < 0 ? rc : ctl_register(ctl, "route-trace", CTL_READ, cmd_route_trace, rt);
+}

@@ -1,0 +1,28 @@
+/* daemon/routing/routes.h: the control commands on the routes programmed in the
+ * fabric: "route-check" (the metrics of the forwarding tables as the
+ * switches hold them) and "route-trace" (one path, hop by hop). Each request
+ * runs on a worker thread: unless it asks for the cached tables, it walks
+ * the subnet and reads every switch's table in a `loomd --read-lfts` child
+ * (daemon/ib/lft_read.h), records the walk as a sweep and the tables in the
+ * store, then answers from the database (lib/route/route_live.h), as loomctl --db
+ * does. The event loop only starts threads and sends answers. */
+#ifndef LOOMD_ROUTES_H
+#define LOOMD_ROUTES_H
+
+#include <stddef.h>
+
+struct event_base;
+struct ctl;
+struct loom_config;
+struct routes;
+
+struct routes *routes_new(struct event_base *base, const struct loom_config *conf,
+			  char *err, size_t errlen);
+/* Waits for requests under way and answers them. Call before ctl_free(). */
+void routes_free(struct routes *rt);
+/* MAD settings for the reads that start from now on. */
+void routes_reconfigure(struct routes *rt, const struct loom_config *conf);
+/* Register "route-check" and "route-trace" (CTL_READ). */
+int routes_register(struct routes *rt, struct ctl *ctl);
+
+#endif

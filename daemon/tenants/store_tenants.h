@@ -1,0 +1,61 @@
+/* daemon/tenants/store_tenants.h: tenants in the store (schemas 006, 007) and what the
+ * tenant module needs of the rest of it: the hosts' HCA and switch ports and OpenSM's
+ * pid. JSON shapes:
+ * tenant: {"name", "pkey": N (IB ports only), "vlan": N (Ethernet ports only),
+ *          "class": ib_qos traffic class (only when it has one),
+ *          "membership": "full"|"limited", "state", "error", "created",
+ *          "updated" (ISO 8601), "created_by": uid, "hosts": ["node001", ...],
+ *          "ports": [{"host", "guid"}, ...] (HCA ports),
+ *          "eth_ports": [{"host", "switch", "port"}, ...] (switch ports)} */
+#ifndef LOOMD_STORE_TENANTS_H
+#define LOOMD_STORE_TENANTS_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+struct store;
+
+/* Every CA port of the stored IB fabric (all subnets) with its node's
+ * description: [{"desc": "node001 mlx5_0", "guid": "0x..."}]. */
+int store_tenant_ca_ports(struct store *st, json_t **list);
+/* Every port of a managed Ethernet switch whose LLDP neighbour is a host
+ * (not one of loom's switches), as the switches' last reads found them:
+ * [{"host" (the neighbour's system name up to its first dot), "switch",
+ *   "port", "tenant" (only when a tenant holds the port)}]. */
+int store_tenant_eth_host_ports(struct store *st, json_t **list);
+
+/* One tenant (-ENOENT: none), or all of them ("hosts" and "ports" left out
+ * of the list: "n_hosts", "n_ports" instead). */
+int store_tenant_get(struct store *st, const char *name, json_t **tenant);
+int store_tenant_list(struct store *st, json_t **list);
+
+/* What a change writes of a tenant. */
+struct store_tenant {
+	const char *name;
+	unsigned pkey;            /* 0: none (no HCA ports) */
+	unsigned vlan;            /* 0: none (no switch ports) */
+	int limited;
+	const char *class_name;   /* ib_qos class, NULL or "" none */
+	const json_t *ports;      /* [{"host", "guid"}] */
+	const json_t *eth_ports;  /* [{"host", "switch", "port"}] */
+};
+
+/* Create or replace the tenant with its ports, state "applying", and an
+ * audit event of `kind` (tenant_created, tenant_changed) saying who (uid)
+ * did what (`what`). One transaction. */
+int store_tenant_put(struct store *st, double now, const struct store_tenant *t, int uid,
+		     const char *kind, const char *what);
+int store_tenant_delete(struct store *st, double now, const char *name, int uid);
+int store_tenant_set_state(struct store *st, double now, const char *name, const char *state,
+			   const char *error);
+
+/* The PKeys tenants hold, as a bitmap of 0x8000 bits (uint8_t[4096]). */
+int store_tenant_pkeys(struct store *st, uint8_t *used);
+/* The VLANs tenants hold, as a bitmap of 4096 bits (uint8_t[512]). */
+int store_tenant_vlans(struct store *st, uint8_t *used);
+
+/* The pid of the OpenSM that last reported a routing run (libloomosm.so),
+ * or 0 when none did. */
+int store_last_sm_pid(struct store *st, int *pid);
+
+#endif

@@ -1,0 +1,628 @@
+/* daemon/tenants/tenants.c: tenant isolation, the module: a tenant (a job) is a
+ * partition key on exactly the HCA ports of its hosts (tenants_ib.c) and an
+ * access VLAN on exactly the switch ports facing them (tenants_eth.c).
+ *
+ * One change at a time, in the order they came:
+ *  1. (loop, tenants_cmd.c) the hosts resolve to ports (tenants_hosts.c); an
+ *     unknown host changes nothing. The tenant is written to the store as
+ *     "applying", with an audit event naming the uid.
+ *  2. (loop, start_next) the change is prepared from the store: the
+ *     partitions file's new text, the subnets to read, the switches and
+ *     ports to set.
+ *  3. (worker thread) IB: the file is written, OpenSM signalled, the PKey
+ *     tables read back until the key is on each member port and on no
+ *     other (or the timeout passes); then Ethernet: the VLAN set on each
+ *     member port and cleared from every other host-facing port of those
+ *     switches, all read back (undone on failure).
+ *  4. (loop, finish) confirmed: "active", the answer is success. Not
+ *     confirmed: the change is rolled back (store and file, OpenSM
+ *     signalled again; the worker already put the switch ports back) and
+ *     the answer is the error, naming the ports that were wrong.
+ * A request that finds the tenant already as asked answers once the fabric
+ * shows it, so a retried Slurm prolog or epilog is harmless. */
+#include "autoconf.h"
+#include "daemon/tenants/tenants.h"
+#include "daemon/tenants/tenants_impl.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "lib/util/clock.h"
+#include "daemon/core/ctl.h"
+#include "daemon/core/file_atomic.h"
+#include "lib/util/log.h"
+#include "daemon/core/loop_wake.h"
+#include "daemon/routing/opensm_pid.h"
+#include "lib/util/proto.h"
+#include "daemon/core/store.h"
+#include "daemon/routing/store_routing.h"
+#include "daemon/tenants/store_tenants.h"
+#include "daemon/roce/switch_open.h"
+
+const char *const tenants_top_names[] = { "create", "add-hosts", "remove-hosts", "delete",
+					  "verify", "resume" };
+
+void tenants_top_free(struct top *t)
+{
+	if (!t)
+		return;
+	json_decref(t->prev);
+	json_decref(t->members);
+	free(t->file_text);
+	free(t->sub);
+	tenants_eth_free(t);
+	for (size_t i = 0; i < t->n_batch; i++)
+		tenants_top_free(t->batch[i]);
+	free(t->batch);
+	free(t);
+}
+
+struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top_kind kind,
+			    const char *name)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		if (req)
+			ctl_reply_err(req, PROTO_ERR_FAILED, "out of memory");
+		return NULL;
+	}
+	t->m = m;
+	t->req = req;
+	t->kind = kind;
+	t->uid = req ? ctl_req_uid(req) : 0;
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return t;
+}
+
+/* ---- the worker --------------------------------------------------------------- */
+
+static void *top_thread(void *arg)
+{
+	struct top *t = arg;
+	double start = clock_wall();
+	int rc;
+
+	t->rc = 0;
+	if (t->kind == TOP_RESUME) {
+		struct top **ib = calloc(t->n_batch + 1, sizeof(*ib));
+		size_t n = 0;
+
+		for (size_t i = 0; ib && i < t->n_batch; i++)
+			if (t->batch[i]->pkey)
+				ib[n++] = t->batch[i];
+		if (!ib)
+			t->rc = -ENOMEM;
+		else if (n)
+			tenants_ib_apply(t, ib, n, start + t->m->conf->tenant_timeout_s);
+		free(ib);
+		for (size_t i = 0; i < t->n_batch; i++)
+			if (t->batch[i]->vlan && t->batch[i]->rc == 0)
+				t->batch[i]->rc = tenants_eth_apply(t->batch[i]);
+	} else {
+		if (t->pkey)
+			t->rc = tenants_ib_apply(t, &t, 1, start + t->m->conf->tenant_timeout_s);
+		if (t->rc == 0 && t->vlan) {
+			t->err[0] = '\0';
+			t->rc = tenants_eth_apply(t);
+		}
+	}
+	t->took = clock_wall() - start;
+	if ((rc = loop_wake_signal(t->m->wake)) < 0)
+		log_err("tenants: cannot wake the event loop: %s", strerror(-rc));
+	return NULL;
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+static void start_next(struct tenants_mod *m);
+static void arm_interval(struct tenants_mod *m);
+
+/* What the worker needs, from the tenant as stored now (none: deleted)
+ * and as it was (t->prev). 0, or -errno with err. */
+static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errlen)
+{
+	json_t *cur = NULL, *p, *had;
+	size_t i;
+	int rc = store_tenant_get(m->store, t->name, &cur);
+
+	if (rc < 0 && rc != -ENOENT) {
+		snprintf(err, errlen, "cannot read the tenant from the database");
+		return rc;
+	}
+	had = cur ? cur : t->prev;
+	t->pkey = (unsigned)json_integer_value(json_object_get(had, "pkey"));
+	t->vlan = (unsigned)json_integer_value(json_object_get(had, "vlan"));
+	t->once = t->kind == TOP_VERIFY && t->readonly;
+	t->members = json_object();
+	if (cur) {
+		t->limited = !strcmp(json_string_value(json_object_get(cur, "membership")),
+				     "limited");
+		json_array_foreach(json_object_get(cur, "ports"), i, p)
+			json_object_set_new(t->members,
+					    json_string_value(json_object_get(p, "guid")),
+					    json_true());
+	}
+	rc = 0;
+	if (t->pkey) {
+		if ((rc = tenants_ib_fill_subnets(m, t)) == -ENOENT)
+			snprintf(err, errlen, "no InfiniBand subnet has been swept: run loomctl "
+				 "discover first");
+		else if (rc == 0 && t->kind != TOP_VERIFY &&
+			 !(t->file_text = tenants_ib_file_text(m, err, errlen)))
+			rc = -EIO;
+		if (rc == 0 && t->file_text)
+			t->osm_pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store,
+						     t->osm_why, sizeof(t->osm_why));
+	}
+	if (rc == 0 && t->vlan)
+		rc = tenants_hosts_eth_prepare(m, t, cur, err, errlen);
+	json_decref(cur);
+	return rc;
+}
+
+/* TOP_RESUME: a check of its own for every tenant; those that cannot even
+ * be prepared are marked failed now. */
+static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_t errlen)
+{
+	json_t *list = NULL, *x;
+	size_t i;
+	int ib = 0;
+
+	if (store_tenant_list(m->store, &list) < 0) {
+		snprintf(err, errlen, "cannot read the tenants from the database");
+		return -EIO;
+	}
+	if (!(t->batch = calloc(json_array_size(list) + 1, sizeof(*t->batch)))) {
+		json_decref(list);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	json_array_foreach(list, i, x) {
+		const char *name = json_string_value(json_object_get(x, "name"));
+		char why[512] = "";
+		struct top *b;
+
+		if (!strcmp(json_string_value(json_object_get(x, "state")), "applying"))
+			log_notice("tenant %s: was being applied when loomd stopped; checking it",
+				   name);
+		if (!(b = tenants_top_new(m, NULL, TOP_VERIFY, name)))
+			continue;
+		snprintf(b->was, sizeof(b->was), "%s",
+			 json_string_value(json_object_get(x, "state")));
+		/* One read judges a tenant that was settled; only a change a
+		 * stop interrupted may wait for OpenSM (the queue waits too). */
+		b->no_wait = strcmp(b->was, "applying") != 0;
+		if (prepare(m, b, why, sizeof(why)) < 0) {
+			log_warn("tenant %s: cannot check it: %s", name, why);
+			store_tenant_set_state(m->store, clock_wall(), name, "failed", why);
+			tenants_top_free(b);
+			continue;
+		}
+		ib |= b->pkey != 0;
+		t->batch[t->n_batch++] = b;
+	}
+	json_decref(list);
+	return ib ? tenants_ib_fill_subnets(m, t) : 0;
+}
+
+static void tenant_event(struct tenants_mod *m, const char *severity, const char *kind,
+			 const char *name, const char *what)
+{
+	char subject[LOOM_NAME_LEN + 8];
+
+	snprintf(subject, sizeof(subject), "tenant %s", name);
+	if (store_record_event(m->store, clock_wall(), 0, severity, kind, subject, "", what) < 0)
+		log_warn("tenant %s: cannot record a %s event", name, kind);
+}
+
+/* Each tenant of a TOP_RESUME: confirmed or failed. Events say what
+ * changed since the last check: failed, restored, or switch ports put back
+ * (a failed tenant that stays failed is not told again). */
+static void finish_resume(struct tenants_mod *m, struct top *t)
+{
+	size_t ok = 0;
+
+	for (size_t i = 0; i < t->n_batch; i++) {
+		struct top *b = t->batch[i];
+
+		if (b->rc == 0) {
+			ok++;
+			store_tenant_set_state(m->store, clock_wall(), b->name, "active", "");
+			if (b->n_repaired) {
+				char what[256];
+
+				snprintf(what, sizeof(what), "%zu switch port%s put back (first: %s)",
+					 b->n_repaired, b->n_repaired == 1 ? "" : "s", b->repaired);
+				log_warn("tenant %s: %s", b->name, what);
+				tenant_event(m, "warning", "tenant_repaired", b->name, what);
+			}
+			if (strcmp(b->was, "active"))
+				tenant_event(m, "notice", "tenant_restored", b->name,
+					     "on the fabric as stored");
+			continue;
+		}
+		log_warn("tenant %s: not on the fabric as stored: %s", b->name, b->err);
+		store_tenant_set_state(m->store, clock_wall(), b->name, "failed", b->err);
+		if (strcmp(b->was, "failed"))
+			tenant_event(m, "warning", "tenant_failed", b->name, b->err);
+	}
+	log_notice("tenants: %zu of %zu confirmed on the fabric (%s check) in %.1f s", ok,
+		   t->n_batch, t->name, t->took);
+}
+
+static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
+{
+	json_t *cur = NULL;
+
+	if (!t->req)
+		return;
+	if (store_tenant_get(m->store, t->name, &cur) < 0)
+		cur = json_pack("{s:s, s:s}", "name", t->name, "state", "deleted");
+	if (note)
+		json_object_set_new(cur, "note", json_string(note));
+	json_object_set_new(cur, "took_s", json_real(t->took));
+	ctl_reply_ok(t->req, cur);
+}
+
+/* Put the tenant back as it was before `t` (the store; the partitions file
+ * follows from it), after a change that could not be confirmed. The
+ * switch ports were put back by the worker. 0, or -errno when the store
+ * refused (said in the log and as an event: the tenant is then not as it
+ * was, and the answer says so). */
+static int roll_back(struct tenants_mod *m, struct top *t)
+{
+	double now = clock_wall();
+	int rc;
+
+	if (t->kind == TOP_VERIFY)
+		return 0;
+	if (!t->prev) {
+		rc = store_tenant_delete(m->store, now, t->name, t->uid);
+	} else {
+		const char *membership = json_string_value(json_object_get(t->prev, "membership"));
+		struct store_tenant st = {
+			.name = t->name,
+			.pkey = (unsigned)json_integer_value(json_object_get(t->prev, "pkey")),
+			.vlan = (unsigned)json_integer_value(json_object_get(t->prev, "vlan")),
+			.limited = membership && !strcmp(membership, "limited"),
+			.class_name = json_string_value(json_object_get(t->prev, "class")),
+			.ports = json_object_get(t->prev, "ports"),
+			.eth_ports = json_object_get(t->prev, "eth_ports"),
+		};
+
+		rc = store_tenant_put(m->store, now, &st, t->uid, "tenant_rolled_back",
+				      "rolled back");
+		if (rc == 0)
+			rc = store_tenant_set_state(m->store, now, t->name,
+						    json_string_value(json_object_get(t->prev,
+										      "state")), "");
+	}
+	if (rc < 0) {
+		log_err("tenant %s: the rollback could not be written to the database", t->name);
+		tenant_event(m, "error", "tenant_rollback_failed", t->name,
+			     "the database refused the rollback; the tenant is not as it was");
+	}
+	if (t->file_text)
+		tenants_ib_rewrite(m, "rollback");
+	return rc;
+}
+
+/* After a rollback of `t`'s tenant, the changes of the same tenant still
+ * queued were written against what the rollback undid: they fail, to be
+ * asked again. */
+static void fail_queued(struct tenants_mod *m, const struct top *t)
+{
+	struct top **pp = &m->queue;
+
+	while (*pp) {
+		struct top *q = *pp;
+
+		if (q->kind == TOP_RESUME || strcmp(q->name, t->name) || (m->running && q == m->queue)) {
+			pp = &q->next;
+			continue;
+		}
+		*pp = q->next;
+		if (q->req)
+			ctl_reply_err(q->req, PROTO_ERR_FAILED, "tenant %s: %s not done: the %s before "
+				      "it failed and was rolled back; ask again", q->name,
+				      tenants_top_names[q->kind], tenants_top_names[t->kind]);
+		tenants_top_free(q);
+	}
+}
+
+static void finish(struct tenants_mod *m, struct top *t)
+{
+	double now = clock_wall();
+
+	if (t->kind == TOP_RESUME) {
+		finish_resume(m, t);
+		return;
+	}
+	if (t->rc == 0) {
+		if (t->kind != TOP_DELETE)
+			store_tenant_set_state(m->store, now, t->name, "active", "");
+		log_notice("tenant %s: %s confirmed on the fabric in %.1f s", t->name,
+			   tenants_top_names[t->kind], t->took);
+		reply_tenant(m, t, NULL);
+		return;
+	}
+	log_warn("tenant %s: %s not confirmed after %.1f s: %s", t->name,
+		 tenants_top_names[t->kind], t->took, t->err);
+	if (!t->req) { /* loomd's own check at start: nothing to undo, nobody to tell */
+		store_tenant_set_state(m->store, now, t->name, "failed", t->err);
+		return;
+	}
+	if (t->kind == TOP_VERIFY) {
+		store_tenant_set_state(m->store, now, t->name, "failed", t->err);
+		ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: %s", t->name, t->err);
+		return;
+	}
+	/* A delete too: its key and VLAN stay its own (they were kept from
+	 * other changes while this one ran: tenants_inflight) until a retried
+	 * delete takes them off the fabric. */
+	{
+		int rb = roll_back(m, t);
+		char when[64];
+
+		fail_queued(m, t);
+		if (t->took >= m->conf->tenant_timeout_s)
+			snprintf(when, sizeof(when), "not confirmed within %d s",
+				 m->conf->tenant_timeout_s);
+		else
+			snprintf(when, sizeof(when), "failed after %.1f s", t->took);
+		ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: %s %s, %s: %s", t->name,
+			      tenants_top_names[t->kind], when,
+			      rb < 0 ? "and the ROLLBACK FAILED (see loomctl events)" : "rolled back",
+			      t->err);
+	}
+}
+
+static void start_next(struct tenants_mod *m)
+{
+	struct top *t;
+	char err[1024];
+	int rc;
+
+	while (!m->running && (t = m->queue)) {
+		err[0] = '\0';
+		rc = t->kind == TOP_RESUME ? prepare_resume(m, t, err, sizeof(err))
+					   : prepare(m, t, err, sizeof(err));
+		if (rc == 0 && pthread_create(&t->thread, NULL, top_thread, t) == 0) {
+			m->running = 1;
+			return;
+		}
+		m->queue = t->next;
+		if (!err[0])
+			snprintf(err, sizeof(err), "%s", strerror(rc < 0 ? -rc : EAGAIN));
+		t->rc = rc < 0 ? rc : -EAGAIN;
+		snprintf(t->err, sizeof(t->err), "%s", err);
+		if (!t->req) {
+			log_warn("tenant %s: cannot check it: %s", t->name, err);
+			tenants_top_free(t);
+			continue;
+		}
+		finish(m, t);
+		tenants_top_free(t);
+	}
+}
+
+static void wake_cb(void *arg)
+{
+	struct tenants_mod *m = arg;
+	struct top *t = m->queue;
+
+	if (!m->running || !t)
+		return;
+	pthread_join(t->thread, NULL);
+	m->running = 0;
+	m->queue = t->next;
+	finish(m, t);
+	tenants_top_free(t);
+	if (m->pending) {
+		free(m->conf);
+		m->conf = m->pending;
+		m->pending = NULL;
+		arm_interval(m);
+	}
+	start_next(m);
+}
+
+void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlans,
+		      json_t *ports)
+{
+	for (const struct top *q = m->queue; q; q = q->next) {
+		unsigned k, v;
+		size_t i;
+		json_t *p;
+
+		if (!q->prev)
+			continue;
+		k = (unsigned)json_integer_value(json_object_get(q->prev, "pkey")) & 0x7fff;
+		v = (unsigned)json_integer_value(json_object_get(q->prev, "vlan")) & 0xfff;
+		if (pkeys && k)
+			pkeys[k / 8] |= (uint8_t)(1u << (k % 8));
+		if (vlans && v)
+			vlans[v / 8] |= (uint8_t)(1u << (v % 8));
+		json_array_foreach(ports ? json_object_get(q->prev, "eth_ports") : NULL, i, p) {
+			char key[2 * LP_NAME_LEN + 2];
+
+			snprintf(key, sizeof(key), "%s %s",
+				 json_string_value(json_object_get(p, "switch")),
+				 json_string_value(json_object_get(p, "port")));
+			json_object_set_new(ports, key, json_string(q->name));
+		}
+	}
+}
+
+int tenants_verify_queued(const struct tenants_mod *m, const char *name)
+{
+	for (const struct top *q = m->queue; q; q = q->next)
+		if (q->kind == TOP_VERIFY && q->readonly && !strcmp(q->name, name))
+			return 1;
+	return 0;
+}
+
+void tenants_enqueue(struct tenants_mod *m, struct top *t)
+{
+	struct top **pp = &m->queue;
+
+	while (*pp)
+		pp = &(*pp)->next;
+	*pp = t;
+	start_next(m);
+}
+
+/* ---- the module ------------------------------------------------------------------ */
+
+/* The partitions file rewritten when it differs from the database (the
+ * database wins: a crash between the two, or an edit by hand), then every
+ * tenant checked on the fabric with one read a pass, its VLANs applied
+ * again (idempotent), and marked active or failed (a change a stop
+ * interrupted, "applying", is completed or found failed). One check at a
+ * time: none is queued while one waits. `why`: "start" or "periodic". */
+static int check_all(struct tenants_mod *m, const char *why)
+{
+	char err[1024] = "", *text, *had;
+	json_t *list = NULL;
+
+	/* Changes queued or running write the file and confirm themselves;
+	 * the next interval checks what they leave. */
+	if (m->queue)
+		return 0;
+	if (!(text = tenants_ib_file_text(m, err, sizeof(err)))) {
+		log_err("tenants: %s", err);
+		return -EIO;
+	}
+	had = file_read_text(m->conf->tenant_partitions_file, err, sizeof(err));
+	if (store_tenant_list(m->store, &list) < 0) {
+		free(had);
+		free(text);
+		return -EIO;
+	}
+	/* No tenant and no file: tenants are not used here; write nothing. */
+	if ((had || json_array_size(list)) && (!had || strcmp(had, text)))
+		tenants_ib_rewrite(m, "it differed from the database");
+	free(had);
+	free(text);
+	if (json_array_size(list)) {
+		struct top *t = tenants_top_new(m, NULL, TOP_RESUME, why);
+
+		if (t)
+			tenants_enqueue(m, t);
+	}
+	json_decref(list);
+	return 0;
+}
+
+static void interval_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct tenants_mod *m = arg;
+
+	(void)fd, (void)what;
+	check_all(m, "periodic");
+	arm_interval(m);
+}
+
+/* Arm the periodic check of every tenant (tenants.interval, 0: none). */
+static void arm_interval(struct tenants_mod *m)
+{
+	struct timeval tv = { m->conf->tenant_interval, 0 };
+
+	if (!m->interval_ev)
+		return;
+	evtimer_del(m->interval_ev);
+	if (m->conf->tenant_interval > 0)
+		evtimer_add(m->interval_ev, &tv);
+}
+
+int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf)
+{
+	struct loom_config *c = malloc(sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, conf, sizeof(*c));
+	/* A running change keeps the configuration it started with (its
+	 * worker reads m->conf): the new one waits until it ends. */
+	free(m->pending);
+	m->pending = NULL;
+	if (m->running) {
+		m->pending = c;
+		return 0;
+	}
+	free(m->conf);
+	m->conf = c;
+	arm_interval(m);
+	return 0;
+}
+
+struct tenants_mod *tenants_new(struct event_base *base, const struct loom_config *conf,
+				struct store *store, char *err, size_t errlen)
+{
+	struct tenants_mod *m = calloc(1, sizeof(*m));
+
+	if (!m || !(m->conf = malloc(sizeof(*m->conf)))) {
+		free(m);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memcpy(m->conf, conf, sizeof(*m->conf));
+	m->base = base;
+	m->store = store;
+	if (!(m->plugins = plugin_cache_new())) {
+		snprintf(err, errlen, "out of memory");
+		tenants_free(m);
+		return NULL;
+	}
+	if (!(m->wake = loop_wake_new(base, wake_cb, m, "tenant events", err, errlen))) {
+		tenants_free(m);
+		return NULL;
+	}
+	if (!(m->interval_ev = evtimer_new(base, interval_cb, m))) {
+		snprintf(err, errlen, "cannot set up the tenant check timer");
+		tenants_free(m);
+		return NULL;
+	}
+	arm_interval(m);
+	return m;
+}
+
+void tenants_free(struct tenants_mod *m)
+{
+	struct top *t;
+
+	if (!m)
+		return;
+	if (m->running && m->queue)
+		pthread_join(m->queue->thread, NULL);
+	while ((t = m->queue)) {
+		m->queue = t->next;
+		if (t->req)
+			ctl_reply_err(t->req, PROTO_ERR_FAILED, "loomd is stopping");
+		tenants_top_free(t);
+	}
+	loop_wake_free(m->wake);
+	if (m->interval_ev)
+		event_free(m->interval_ev);
+	plugin_cache_free(m->plugins);
+	free(m->pending);
+	free(m->conf);
+	free(m);
+}
+
+int tenants_resume(struct tenants_mod *m)
+{
+	return check_all(m, "start");
+}
+
+int tenants_register(struct tenants_mod *m, struct ctl *ctl)
+{
+	return tenants_cmd_register(m, ctl);
+}

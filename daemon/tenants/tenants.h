@@ -1,0 +1,36 @@
+/* daemon/tenants/tenants.h: tenant isolation (a job's hosts in their own IB
+ * partition), as control commands:
+ *   "tenant-create"       (write) {name, hosts (Slurm hostlist), pkey?, limited?}
+ *   "tenant-add-hosts"    (write) {name, hosts}
+ *   "tenant-remove-hosts" (write) {name, hosts}
+ *   "tenant-delete"       (write) {name}
+ *   "tenant-verify"       (read)  {name}: read the fabric back now
+ *   "tenant-show"         (read)  {name}
+ *   "tenant-list"         (read)
+ * A change is answered once the PKey tables read back from the fabric show
+ * it (or with the error, the change rolled back): see tenants.c. Changes are
+ * made one at a time, in the order they came. */
+#ifndef LOOMD_TENANTS_H
+#define LOOMD_TENANTS_H
+
+#include <stddef.h>
+
+struct event_base;
+struct ctl;
+struct loom_config;
+struct store;
+struct tenants_mod;
+
+struct tenants_mod *tenants_new(struct event_base *base, const struct loom_config *conf,
+				struct store *store, char *err, size_t errlen);
+/* Waits for the change under way; answers the waiting ones with an error.
+ * Before ctl_free(). */
+void tenants_free(struct tenants_mod *m);
+int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf);
+int tenants_register(struct tenants_mod *m, struct ctl *ctl);
+/* At start: rewrite the partitions file from the database when they differ
+ * (and signal OpenSM), and check on the fabric the tenants a stop caught
+ * half applied ("active" when confirmed, else "failed"). */
+int tenants_resume(struct tenants_mod *m);
+
+#endif

@@ -1,0 +1,151 @@
+/* daemon/tenants/tenants_impl.h: what the files of the tenant module share, and
+ * nothing outside it includes:
+ *   tenants.c        the module: queue of changes, worker thread, answers,
+ *                    rollback, resume at start
+ *   tenants_cmd.c    the control commands (tenant-create ... tenant-list)
+ *   tenants_hosts.c  hosts -> their HCA ports and switch ports
+ *   tenants_ib.c     InfiniBand: the partitions file, OpenSM, PKey read-back
+ *   tenants_eth.c    RoCE: access VLANs on switch ports through the plugins
+ * One change at a time: the loop prepares a `struct top` from the store,
+ * a worker thread applies and confirms it (IB first, then Ethernet), and
+ * the loop answers (or rolls back). */
+#ifndef LOOMD_TENANTS_IMPL_H
+#define LOOMD_TENANTS_IMPL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "daemon/core/config.h"
+#include "daemon/ib/pkey_read.h"
+#include "daemon/ib/swept_subnets.h"
+#include "plugins/loom_plugin.h"
+
+struct ctl;
+struct ctl_req;
+struct event;
+struct event_base;
+struct plugin_cache;
+struct store;
+
+enum top_kind { TOP_CREATE, TOP_ADD, TOP_REMOVE, TOP_DELETE, TOP_VERIFY, TOP_RESUME };
+extern const char *const tenants_top_names[];
+
+/* The Ethernet side of one change on one switch. */
+struct top_switch {
+	struct loom_switch_conf sw;
+	const struct loom_plugin_v1 *ops;  /* NULL: plugin_err says why */
+	char plugin_err[256];
+	/* Every port of the switch facing a host, and whether the tenant
+	 * wants it (members hold the VLAN; the others must not). */
+	char (*ports)[LP_NAME_LEN];
+	uint8_t *member;
+	size_t n_ports;
+	/* the worker's */
+	struct lp_switch *h;
+	uint16_t *before;                  /* each port's VLAN before the change */
+	uint8_t *changed;
+};
+
+/* One change, from request to answer. */
+struct top {
+	struct top *next;
+	struct tenants_mod *m;
+	struct ctl_req *req;               /* NULL: loomd's own (resume at start) */
+	enum top_kind kind;
+	char name[LOOM_NAME_LEN];
+	int uid;
+	json_t *prev;          /* the tenant before (NULL: none): rollback, delete */
+	/* InfiniBand, for the worker (pkey 0: the tenant has no key: skipped) */
+	char *file_text;       /* the partitions file to write (NULL: verify only) */
+	unsigned pkey;
+	json_t *members;       /* {"0x<guid>": true}: must hold the key; others must not */
+	int limited;
+	struct swept_subnets *sub;   /* the subnets to read (NULL: no key) */
+	int once;              /* verify: one read, no waiting, nothing set */
+	int readonly;          /* `tenant verify`: `once`, whatever the state */
+	int no_wait;           /* TOP_RESUME's checks: one PKey read is the answer */
+	char was[16];          /* TOP_RESUME's checks: the state before */
+	size_t n_repaired;     /* switch ports the Ethernet part had to change */
+	char repaired[160];    /* the first of them */
+	int osm_pid;           /* OpenSM to signal, or 0 and osm_why says why none */
+	char osm_why[512];
+	/* TOP_RESUME: every tenant, each a TOP_VERIFY of its own, checked
+	 * with one read of the fabric a pass (this top holds the subnets). */
+	struct top **batch;
+	size_t n_batch;
+	/* Ethernet (vlan 0: the tenant has none: skipped) */
+	unsigned vlan;
+	struct top_switch *eth;
+	size_t n_eth;
+	/* the worker's result */
+	pthread_t thread;
+	int rc;
+	char err[1024];
+	double took;
+};
+
+struct tenants_mod {
+	struct event_base *base;
+	struct store *store;
+	struct loom_config *conf;     /* the running change's; swapped between changes */
+	struct loom_config *pending;  /* a reload's, while a change runs */
+	struct plugin_cache *plugins;
+	struct top *queue;      /* waiting; the head runs when `running` */
+	int running;
+	struct loop_wake *wake; /* the worker's "done" (daemon/core/loop_wake.h) */
+	struct event *interval_ev;    /* tenants.interval: check every tenant */
+};
+
+void tenants_top_free(struct top *t);
+/* A change for `req` (answered with an error when out of memory: NULL). */
+struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top_kind kind,
+			    const char *name);
+/* Queue a change; it starts when the ones before it are done. */
+void tenants_enqueue(struct tenants_mod *m, struct top *t);
+/* What the changes in the queue would give back if they failed (their
+ * tenants as they were): PKeys (a 0x8000-bit map), VLANs (a 4096-bit map)
+ * and switch ports ({"SWITCH PORT": "tenant"}) marked or added, for the
+ * pools and the port check not to hand them out before those changes end.
+ * Any argument may be NULL. */
+void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlans,
+		      json_t *ports);
+/* Is a `tenant verify` of `name` queued already? */
+int tenants_verify_queued(const struct tenants_mod *m, const char *name);
+
+/* tenants_cmd.c */
+int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl);
+
+/* tenants_hosts.c: the ports of `list`'s hosts (a Slurm hostlist): their
+ * HCA ports [{"host", "guid"}] into *ib and the switch ports facing them
+ * [{"host", "switch", "port"}] into *eth. Every host must have one or the
+ * other, and no switch port may be another tenant's than `tenant`'s: else
+ * -EINVAL with err naming the hosts or ports, nothing returned. */
+int tenants_hosts_resolve(struct tenants_mod *m, const char *tenant, const char *list,
+			  json_t **ib, json_t **eth, char *err, size_t errlen);
+/* Fill t->eth from the store: every switch of the tenant's switch ports
+ * now and before (t->prev), with all of each one's host-facing ports. */
+int tenants_hosts_eth_prepare(struct tenants_mod *m, struct top *t, const json_t *cur,
+			      char *err, size_t errlen);
+
+/* tenants_ib.c */
+char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen);
+/* Rewrite the partitions file from the store and signal OpenSM; logs. */
+void tenants_ib_rewrite(struct tenants_mod *m, const char *why);
+/* The IB subnets to read (every swept one). -ENOENT: none was swept. */
+int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t);
+/* Worker: write t's file, signal OpenSM, read the PKey tables of t's
+ * subnets back until every one of tops[0..n) holds (or the deadline);
+ * each gets its rc and err. 0 when all hold, else tops[0]'s -errno. */
+int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline);
+
+/* tenants_eth.c, worker: make every member switch port hold t->vlan and
+ * no other host-facing port hold it (t->once: only read), then read them
+ * all back. On failure every port it changed is put back. 0 or -errno
+ * with t->err. */
+int tenants_eth_apply(struct top *t);
+void tenants_eth_free(struct top *t);
+
+#endif

@@ -1,0 +1,248 @@
+/* lib/fabric/fabric.c: the fabric graph. */
+#include "autoconf.h"
+#include "lib/fabric/fabric.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct fab *fab_new(const char *subnet)
+{
+	struct fab *fab = calloc(1, sizeof(*fab));
+
+	if (!fab)
+		return NULL;
+	snprintf(fab->subnet, sizeof(fab->subnet), "%s", subnet ? subnet : "");
+	return fab;
+}
+
+void fab_free(struct fab *fab)
+{
+	if (!fab)
+		return;
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		free(fab->nodes[i]->ports);
+		free(fab->nodes[i]);
+	}
+	free(fab->nodes);
+	free(fab->hash);
+	free(fab);
+}
+
+static size_t guid_slot(uint64_t guid, size_t size)
+{
+	guid ^= guid >> 33;
+	guid *= 0xff51afd7ed558ccdULL;
+	guid ^= guid >> 33;
+	return (size_t)guid & (size - 1);
+}
+
+static void hash_insert(struct fab_node **hash, size_t size, struct fab_node *node)
+{
+	size_t i = guid_slot(node->guid, size);
+
+	while (hash[i])
+		i = (i + 1) & (size - 1);
+	hash[i] = node;
+}
+
+static int hash_grow(struct fab *fab)
+{
+	size_t size = fab->hash_size ? fab->hash_size * 2 : 64;
+	struct fab_node **hash = calloc(size, sizeof(*hash));
+
+	if (!hash)
+		return -ENOMEM;
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		hash_insert(hash, size, fab->nodes[i]);
+	free(fab->hash);
+	fab->hash = hash;
+	fab->hash_size = size;
+	return 0;
+}
+
+struct fab_node *fab_find(const struct fab *fab, uint64_t guid)
+{
+	if (!fab->hash_size)
+		return NULL;
+	for (size_t i = guid_slot(guid, fab->hash_size); fab->hash[i];
+	     i = (i + 1) & (fab->hash_size - 1))
+		if (fab->hash[i]->guid == guid)
+			return fab->hash[i];
+	return NULL;
+}
+
+struct fab_node *fab_add_node(struct fab *fab, int type, uint64_t guid, uint8_t nports)
+{
+	struct fab_node *node;
+
+	if (fab_find(fab, guid)) {
+		errno = EEXIST;
+		return NULL;
+	}
+	if ((fab->n_nodes + 1) * 2 > fab->hash_size && hash_grow(fab) < 0)
+		goto nomem;
+	if (fab->n_nodes == fab->cap) {
+		size_t cap = fab->cap ? fab->cap * 2 : 64;
+		struct fab_node **nodes = realloc(fab->nodes, cap * sizeof(*nodes));
+
+		if (!nodes)
+			goto nomem;
+		fab->nodes = nodes;
+		fab->cap = cap;
+	}
+	node = calloc(1, sizeof(*node));
+	if (!node)
+		goto nomem;
+	node->ports = calloc((size_t)nports + 1, sizeof(*node->ports));
+	if (!node->ports) {
+		free(node);
+		goto nomem;
+	}
+	for (unsigned i = 0; i <= nports; i++)
+		node->ports[i].num = (uint8_t)i;
+	node->type = type;
+	node->guid = guid;
+	node->nports = nports;
+	fab->nodes[fab->n_nodes++] = node;
+	hash_insert(fab->hash, fab->hash_size, node);
+	return node;
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct fab_port *fab_port(const struct fab_node *node, unsigned num)
+{
+	if (!node || num > node->nports || !node->ports[num].present)
+		return NULL;
+	return &node->ports[num];
+}
+
+const struct fab_port *fab_peer(const struct fab *fab, const struct fab_port *port,
+				const struct fab_node **peer_node)
+{
+	struct fab_node *n;
+
+	if (!port->has_peer || !(n = fab_find(fab, port->peer_guid)))
+		return NULL;
+	if (peer_node)
+		*peer_node = n;
+	return fab_port(n, port->peer_port);
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+	uint64_t ga = (*(struct fab_node *const *)a)->guid;
+	uint64_t gb = (*(struct fab_node *const *)b)->guid;
+
+	return ga < gb ? -1 : ga > gb;
+}
+
+void fab_sort(struct fab *fab)
+{
+	if (fab->n_nodes > 1)
+		qsort(fab->nodes, fab->n_nodes, sizeof(*fab->nodes), cmp_node);
+}
+
+int fab_foreach_link(const struct fab *fab,
+		     int (*fn)(const struct fab_link *link, void *arg), void *arg)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct fab_node *n = fab->nodes[i];
+
+		for (unsigned p = 0; p <= n->nports; p++) {
+			const struct fab_port *port = &n->ports[p];
+			const struct fab_node *peer_node;
+			const struct fab_port *peer;
+			struct fab_link link;
+			int rc;
+
+			if (!port->present || !(peer = fab_peer(fab, port, &peer_node)))
+				continue;
+			if (peer_node->guid < n->guid ||
+			    (peer_node->guid == n->guid && peer->num < port->num))
+				continue; /* reported from the other end */
+			link.a_node = n;
+			link.a = port;
+			link.b_node = peer_node;
+			link.b = peer;
+			if ((rc = fn(&link, arg)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+size_t fab_count_ports(const struct fab *fab)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		for (unsigned p = 0; p <= fab->nodes[i]->nports; p++)
+			count += fab->nodes[i]->ports[p].present;
+	return count;
+}
+
+static int count_one(const struct fab_link *link, void *arg)
+{
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+size_t fab_count_links(const struct fab *fab)
+{
+	size_t count = 0;
+
+	fab_foreach_link(fab, count_one, &count);
+	return count;
+}
+
+size_t fab_count_type(const struct fab *fab, int type)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		count += fab->nodes[i]->type == type;
+	return count;
+}
+
+int fab_link_degraded(const struct fab_port *a, const struct fab_port *b)
+{
+	unsigned width = ibt_width_best(a->width_supported & b->width_supported);
+	unsigned speed = ibt_speed_best(a->speed_supported & b->speed_supported);
+
+	if (width && ibt_width_lanes(a->width_active) < ibt_width_lanes(width))
+		return 1;
+	if (speed && a->speed_active < speed)
+		return 1;
+	return 0;
+}
+
+int fab_check(const struct fab *fab, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct fab_node *n = fab->nodes[i];
+
+		for (unsigned p = 0; p <= n->nports; p++) {
+			const struct fab_port *port = &n->ports[p];
+			const struct fab_node *pn;
+			const struct fab_port *peer;
+
+			if (!port->present || !port->has_peer)
+				continue;
+			peer = fab_peer(fab, port, &pn);
+			if (!peer || !peer->has_peer || peer->peer_guid != n->guid ||
+			    peer->peer_port != p) {
+				snprintf(err, errlen,
+					 "port 0x%016" PRIx64 "[%u] names peer 0x%016" PRIx64
+					 "[%u], which does not point back",
+					 n->guid, p, port->peer_guid, port->peer_port);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}

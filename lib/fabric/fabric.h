@@ -1,0 +1,91 @@
+/* lib/fabric/fabric.h: the fabric graph of one IB subnet, as discovery finds it and
+ * the store keeps it. Nodes are keyed by node GUID; every port knows its peer
+ * (node GUID + port number). A link is a pair of peered ports and is reported
+ * once, from the end with the smaller (node GUID, port). */
+#ifndef LOOM_FABRIC_H
+#define LOOM_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/fabric/ibtypes.h"
+
+#define FAB_DESC_LEN 64     /* NodeDescription is 64 bytes */
+#define FAB_NAME_LEN 64
+
+struct fab_port {
+	uint8_t num;               /* 0 is a switch's management port */
+	uint8_t present;           /* the port was found (else all other fields are 0) */
+	uint64_t guid;             /* port GUID */
+	uint16_t lid;              /* base LID (a switch's ports report port 0's) */
+	uint8_t lmc;
+	uint8_t state;             /* PortInfo:PortState, IBT names */
+	uint8_t phys_state;        /* PortInfo:PortPhysicalState */
+	uint8_t width_active, width_enabled, width_supported;   /* IBT_WIDTH_* */
+	uint16_t speed_active, speed_enabled, speed_supported;  /* IBT_SPEED_* */
+	uint8_t mtu;               /* active (neighbor) MTU enum 1..5 */
+	uint8_t vls;               /* number of data VLs the port supports */
+	uint8_t has_peer;          /* linked: peer_guid/peer_port are valid */
+	uint8_t peer_port;
+	uint64_t peer_guid;        /* node GUID of the node at the other end */
+};
+
+struct fab_node {
+	int type;                  /* enum ibt_node_type */
+	uint64_t guid;             /* node GUID */
+	uint64_t sysimg_guid;
+	uint32_t vendor_id;
+	uint16_t device_id;
+	uint32_t revision;
+	char desc[FAB_DESC_LEN + 1];
+	uint8_t nports;            /* NodeInfo:NumPorts */
+	struct fab_port *ports;    /* nports + 1 entries, index = port number */
+};
+
+struct fab {
+	char subnet[FAB_NAME_LEN]; /* loom's name of the subnet (config) */
+	size_t n_nodes;
+	struct fab_node **nodes;   /* in insertion order until fab_sort() */
+	/* private: */
+	size_t cap;
+	size_t hash_size;
+	struct fab_node **hash;    /* open addressing on guid */
+};
+
+struct fab_link {
+	const struct fab_node *a_node, *b_node;
+	const struct fab_port *a, *b;  /* (a_node->guid, a->num) < (b_node->guid, b->num) */
+};
+
+struct fab *fab_new(const char *subnet);
+void fab_free(struct fab *fab);
+
+/* Add a node with nports ports (all not present). Returns NULL with
+ * errno = EEXIST if the GUID is already there, ENOMEM on allocation failure. */
+struct fab_node *fab_add_node(struct fab *fab, int type, uint64_t guid, uint8_t nports);
+struct fab_node *fab_find(const struct fab *fab, uint64_t guid);
+/* Port `num` of node, or NULL if out of range or not present. */
+struct fab_port *fab_port(const struct fab_node *node, unsigned num);
+/* The peer of a linked port, or NULL. */
+const struct fab_port *fab_peer(const struct fab *fab, const struct fab_port *port,
+				const struct fab_node **peer_node);
+
+/* Sort nodes by GUID (for stable output and diffs). */
+void fab_sort(struct fab *fab);
+
+/* Call fn once per link. Returns the first non-zero value fn returns, or 0. */
+int fab_foreach_link(const struct fab *fab,
+		     int (*fn)(const struct fab_link *link, void *arg), void *arg);
+
+size_t fab_count_ports(const struct fab *fab);  /* present ports */
+size_t fab_count_links(const struct fab *fab);
+size_t fab_count_type(const struct fab *fab, int type);
+
+/* A link runs below what both ends support (width or speed). */
+int fab_link_degraded(const struct fab_port *a, const struct fab_port *b);
+
+/* Check internal consistency: every peer exists and points back.
+ * Returns 0 or -EINVAL with a description in err. */
+int fab_check(const struct fab *fab, char *err, size_t errlen);
+
+#endif

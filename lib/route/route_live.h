@@ -1,0 +1,104 @@
+/* lib/route/route_live.h: the routes programmed in a live fabric. Forwarding
+ * tables read back from the switches (daemon/ib/lft_read.c) are judged with the
+ * routing metrics (`route check`) and followed hop by hop (`route trace`),
+ * on the fabric as swept. The database half (rl_db_*) answers from loom's
+ * database, so loomd and loomctl --db give the same answers.
+ *
+ * JSON shapes (loom's public CLI/protocol format):
+ *
+ * read:  {"id":N,"time":"<ISO 8601 UTC>","ts":<unix s>,"duration_ms":N,
+ *         "switches":N,"smps":N,"sweep":N|null,"stale":bool}
+ *         (stale: the subnet was swept again, successfully, after the read)
+ * check: {"subnet":"...","read":read,"switches":N,"ca_ports":N,
+ *         "missing_tables":N,"routed_entries":N,"unroutable_entries":N,
+ *         "metrics":{as route compute's},"broken_pairs":N,
+ *         "broken":[{"src":"desc","src_guid":"0x..","dst":"desc",
+ *                    "dst_guid":"0x..","dlid":N,"reason":"..."}] (first 20)}
+ * trace: {"subnet":"...","read":read,"src":end,"dst":end,"dlid":N,
+ *         "delivered":bool,"hops":[{"guid":"0x..","desc":"...","lid":N,
+ *         "in_port":N,"out_port":N|null}],"reason":"..."|null}
+ *         end: {"type":"ca|switch","guid":"0x.. (node)","port_guid":"0x..",
+ *               "port":N,"lid":N,"desc":"..."}
+ */
+#ifndef LOOM_ROUTE_LIVE_H
+#define LOOM_ROUTE_LIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <jansson.h>
+#include <sqlite3.h>
+
+#include "lib/fabric/fabric.h"
+#include "lib/route/route_graph.h"
+#include "lib/route/route_lft.h"
+#include "lib/route/route_metrics.h"
+
+/* One switch's linear forwarding table as read: entries 0..top. */
+struct rl_table {
+	uint64_t guid;         /* node GUID */
+	uint16_t lid;          /* the switch's LID at the read */
+	uint16_t top;          /* SwitchInfo:LinearFDBTop */
+	uint8_t *port;         /* top + 1 entries; RT_NO_PORT = not programmed */
+};
+
+/* One read of a subnet's tables. */
+struct rl_read {
+	size_t n;
+	struct rl_table *t;    /* sorted by GUID after rl_read_sort() */
+	double started, finished;
+	size_t smps;
+	/* From the database (0 when not stored): */
+	int64_t id, sweep_id;
+};
+
+struct rl_read *rl_read_new(void);
+/* Append a table of top + 1 entries (copied). 0 or -ENOMEM. */
+int rl_read_add(struct rl_read *r, uint64_t guid, uint16_t lid, uint16_t top,
+		const uint8_t *entries);
+void rl_read_sort(struct rl_read *r);
+const struct rl_table *rl_read_find(const struct rl_read *r, uint64_t guid);
+void rl_read_free(struct rl_read *r);
+
+/* The tables of r laid out for g (entries beyond a table's top, and ports
+ * the switch lacks, are RT_NO_PORT); n_routed / n_unreachable count the
+ * entries of LIDs held by someone. *n_missing: switches of g without a
+ * table. NULL (errno ENOMEM) on failure. r must be sorted. */
+struct rt_lfts *rl_lfts(const struct rt_graph *g, const struct rl_read *r, size_t *n_missing);
+
+/* The metrics of route compute as JSON (the "metrics" object). */
+json_t *rl_metrics_json(const struct rt_metrics *m);
+
+/* Judge the tables of r on fab: the check object without "subnet" and
+ * "read". opts as rt_metrics_compute's. 0, or -errno with err. */
+int rl_check(const struct fab *fab, const struct rl_read *r,
+	     const struct rt_metrics_opts *opts, json_t **out, char *err, size_t errlen);
+
+/* Follow the tables of r from src to dst: the trace object without
+ * "subnet" and "read". src and dst: a host name (first word of the node
+ * description), a full node description, a node or port GUID (0x...) or a
+ * LID (decimal). -ENOENT (no such endpoint), -EEXIST (ambiguous name) or
+ * -EINVAL with err. A broken path is not an error: "delivered" says. */
+int rl_trace(const struct fab *fab, const struct rl_read *r, const char *src,
+	     const char *dst, json_t **out, char *err, size_t errlen);
+
+/* ---- the database (lib/db/route_live_db.c) ---- */
+
+/* The stored fabric of a subnet (empty if none). NULL + err on failure.
+ * daemon/core/store.c's store_load_fabric is this on its own connection. */
+struct fab *rl_db_load_fabric(sqlite3 *db, const char *subnet, char *err, size_t errlen);
+/* The subnet named `want`, or when want is NULL the only one the database
+ * knows; its local CA and port. -ENOENT / -EINVAL (several) with err. */
+int rl_db_subnet(sqlite3 *db, const char *want, char *name, size_t namelen, char *ca,
+		 size_t calen, int *port, char *err, size_t errlen);
+/* The newest read of a subnet's tables (sorted), and its "read" JSON.
+ * -ENOENT when none was stored. */
+int rl_db_load_read(sqlite3 *db, const char *subnet, struct rl_read **out, json_t **info,
+		    char *err, size_t errlen);
+/* route check / route trace on the newest stored read of `subnet` (NULL:
+ * the only subnet), on the stored fabric. */
+int rl_db_check(sqlite3 *db, const char *subnet, const struct rt_metrics_opts *opts,
+		json_t **out, char *err, size_t errlen);
+int rl_db_trace(sqlite3 *db, const char *subnet, const char *src, const char *dst,
+		json_t **out, char *err, size_t errlen);
+
+#endif

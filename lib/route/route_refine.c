@@ -1,0 +1,870 @@
+/* lib/route/route_refine.c: local search on the up*-down* tables of a fat tree,
+ * lowering the worst link of shift permutations and the chance of a heavy
+ * link in random ones.
+ *
+ * The fat-tree engine routes each destination once, in order, from loads
+ * seen so far; on a tree missing many cables its early choices can stack
+ * flows that a later view would spread. This pass looks at the finished
+ * tables and moves single entries: a switch X that routes CA d upward may
+ * send d to another parent instead, when that parent reaches d in the same
+ * number of hops by its own up*-down* route. Every flow to d that passes X
+ * moves with it. Such a move keeps every route up*-down* and minimal in
+ * hops, so the tables stay loop-free and deadlock-free on one VL.
+ *
+ * What a move is judged by:
+ *   - shift permutations (CA i sends to CA i + k, the CAs in the graph's
+ *     order, as route_metrics.h counts them): the load of every (shift,
+ *     directed link) pair is kept exactly, and a potential sum of
+ *     SHIFT_BASE^load over them weighs a flow on a heavier link as many
+ *     flows on lighter ones. Phase 1 takes only moves that lower it and
+ *     push no pair above the worst load, starting from the pairs at the
+ *     worst load;
+ *   - random permutations: the flow to d comes from a uniformly random
+ *     source, so a link carrying the flows of c_d sources toward each d
+ *     carries a load of about a sum of independent Bernoulli(c_d / n). Its
+ *     E[RANDOM_BASE^load] = prod over d of (1 + (RANDOM_BASE - 1) c_d / n)
+ *     bounds the chance of a heavy load (Chernoff); the sum over links is
+ *     what phase 2 lowers, from the links where it is highest (moving the
+ *     switch that sends flows over the link, or a child feeding it), never letting
+ *     the shift permutations' worst load or its count grow. The model
+ *     rewards what balanced static routing can do for random traffic:
+ *     equal shares on a switch's up links, and every flow to one CA
+ *     converging on one down link (a sure load, not a random one).
+ * No randomness and no clock: the same graph and tables give the same
+ * result, so tables read back from switches can be compared with an
+ * offline run. Work is bounded by SHIFT_EVALS and RANDOM_EVALS move
+ * evaluations (checked between the links it asks, so a phase may run over
+ * by one link's worth) and PHASE_ROUNDS rounds per phase; phase 2 gets
+ * more because its gains are many small ones (on the 1024-CA 3-level tree
+ * cut 200 times, its random permutations' mean worst link went 5.500,
+ * 5.484, 5.476 with 0.3, 1.5 and 3 million evaluations, 20000 draws).
+ *
+ * Where it stops: phase 1 at the bound a leaf gives (its CAs over its up
+ * links, where some shift must send them all off the leaf) or when a round
+ * over the worst pairs finds no lowering move (a
+ * local optimum: on the 2-level trees of bench/routing.sh that is the bound
+ * two leaves' common spines give, ceil(CAs / common spines)); phase 2 when
+ * a round finds nothing. It looks first at SAMPLE_SHIFTS shifts spread
+ * evenly and stops there if none shares a link (a full tree), and runs
+ * only where every shift's counters fit (SHIFT_CELLS): judging moves on
+ * some shifts could make the others worse. Levels are hop distances from
+ * the switches with CAs; a tree where that puts a cable within one level
+ * (a CA on a spine, which ftree handles) is left alone.
+ *
+ * Cost: O(CAs^2 * hops) to count the shift loads, O(switches * CAs) memory
+ * for the flows through each switch and O(CAs * links) for the counters;
+ * each move evaluation is O(its new path) plus O(sources moved * hops) for
+ * the shift loads (in phase 2 only when its random cost is good enough). */
+#include "autoconf.h"
+#include "lib/route/route.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NO_LEVEL RT_NO_LEVEL
+#define MAX_HOPS 64
+#define SHIFT_BASE 16.0
+#define RANDOM_BASE 5.0
+#define SHIFT_CELLS (16u << 20) /* (shift, link) counters, 2 bytes each: at most
+				 * 32 MiB, about 2500 CAs on a 3-level tree */
+#define SHIFT_EVALS 300000u    /* move evaluations, phase 1 */
+#define RANDOM_EVALS 2000000u  /* move evaluations, phase 2 */
+#define PHASE_ROUNDS 40
+#define SAMPLE_SHIFTS 16      /* the first glance at a tree */
+
+struct refine {
+	const struct rt_graph *g;
+	struct rt_lfts *l;
+	size_t n, nl;
+	size_t rows, stride;   /* tracked shifts: k = 1 + row * stride */
+	uint16_t *level;
+	int32_t *port_link;    /* global port index -> directed link, -1 */
+	uint32_t *below_first, *below_n, *below;   /* CAs under each switch */
+	uint16_t *through;     /* [sw * n + d]: sources whose path to d passes sw */
+	uint16_t *cell;        /* [row * nl + link] */
+	size_t *hist;          /* cells per load, 0..n */
+	size_t top;            /* highest load with hist > 0 */
+	double *f;             /* the shift potential of a cell per load, 0..n */
+	double beta;
+	double *prod;          /* per link: E[RANDOM_BASE^load] */
+	int32_t *src;          /* the sources a move carries */
+	size_t n_src;
+	int32_t *stack;
+	uint64_t evals, budget;
+	size_t moves;
+	size_t floor;          /* no routing does better: a leaf's CAs over its up links */
+};
+
+static void count_prod(struct refine *r);
+
+struct delta {
+	double ds, dr;         /* shift potential, random cost */
+	long at_top;           /* change in cells at the current top load */
+	long over;             /* cells pushed above it */
+};
+
+/* Links from switch s to CA d (switch-to-switch ones only); their number,
+ * or -1 when the route does not deliver to d. */
+static int walk(const struct refine *r, size_t s, size_t d, int32_t *path)
+{
+	const struct rt_graph *g = r->g;
+	unsigned lid = g->ca[d].lid;
+	int len = 0;
+
+	while (len < MAX_HOPS) {
+		uint8_t p = rt_lfts_get(r->l, s, lid);
+		const struct rt_port *pt;
+		int32_t li;
+
+		if (p == RT_NO_PORT || p == 0 || p > g->sw[s].nports)
+			return -1;
+		pt = rt_graph_port(g, s, p);
+		if (pt->kind == RT_PEER_CA)
+			return (size_t)pt->peer == d ? len : -1;
+		if (pt->kind != RT_PEER_SWITCH)
+			return -1;
+		li = r->port_link[rt_graph_port_index(g, s, p)];
+		if (li < 0)
+			return -1;
+		path[len++] = li;
+		s = (size_t)pt->peer;
+	}
+	return -1;
+}
+
+static int is_up(const struct refine *r, int32_t link)
+{
+	const struct rt_link *k = &r->g->links[link];
+
+	return r->level[k->peer] > r->level[k->sw];
+}
+
+static void cell_add(struct refine *r, size_t i, int dir)
+{
+	uint16_t c = r->cell[i];
+	uint16_t n = (uint16_t)(dir > 0 ? c + 1 : c - 1);  /* 0 <= load < n_ca <= 65535 */
+
+	r->hist[c]--;
+	r->hist[n]++;
+	r->cell[i] = n;
+	if (n > r->top)
+		r->top = n;
+	while (r->top > 0 && !r->hist[r->top])
+		r->top--;
+}
+
+/* Levels: hop distance from the nearest switch with CAs (rt_graph_levels).
+ * 0; -EINVAL when a cable joins two switches of one level or skips one (not
+ * a tree this pass can keep up*-down*); -ENOMEM. */
+static int levels(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+	uint8_t *leaf = calloc(g->n_sw + 1, 1);
+
+	if (!leaf)
+		return -ENOMEM;
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].sw >= 0)
+			leaf[g->ca[c].sw] = 1;
+	rt_graph_levels(g, leaf, r->level, r->stack);
+	free(leaf);
+	for (size_t i = 0; i < g->n_links; i++) {
+		uint16_t a = r->level[g->links[i].sw], b = r->level[g->links[i].peer];
+
+		if (a == NO_LEVEL || b == NO_LEVEL)
+			continue;
+		if (a != b + 1 && b != a + 1)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* below[]: the CAs reachable from each switch going only down (its own
+ * included), switches taken in ascending level. */
+static int below_sets(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+	size_t total = 0, k = 0;
+	uint16_t maxl = 0;
+
+	for (size_t s = 0; s < g->n_sw; s++)
+		if (r->level[s] != NO_LEVEL && r->level[s] > maxl)
+			maxl = r->level[s];
+	/* Count with multiplicity first (a CA below two children counts twice:
+	 * an upper bound), then fill with a per-switch mark. */
+	for (uint16_t lv = 0; lv <= maxl; lv++)
+		for (size_t s = 0; s < g->n_sw; s++) {
+			const struct rt_link *lk = &g->links[g->sw[s].first_link];
+
+			if (r->level[s] != lv)
+				continue;
+			r->below_n[s] = 0;
+			for (size_t c = 0; c < g->n_ca; c++)
+				r->below_n[s] += g->ca[c].sw == (int32_t)s;
+			for (uint32_t i = 0; i < g->sw[s].n_links; i++)
+				if (r->level[lk[i].peer] + 1 == lv)
+					r->below_n[s] += r->below_n[lk[i].peer];
+			if (r->below_n[s] > g->n_ca)
+				r->below_n[s] = (uint32_t)g->n_ca;
+			total += r->below_n[s];
+		}
+	r->below = malloc((total + 1) * sizeof(*r->below));
+	uint8_t *mark = calloc(g->n_ca + 1, 1), *queued = calloc(g->n_sw + 1, 1);
+	if (!r->below || !mark || !queued) {
+		free(mark);
+		free(queued);
+		return -ENOMEM;
+	}
+	for (size_t s = 0; s < g->n_sw; s++) {
+		size_t head = 0, tail = 0, got = 0;
+
+		r->below_first[s] = (uint32_t)k;
+		if (r->level[s] == NO_LEVEL) {
+			r->below_n[s] = 0;
+			continue;
+		}
+		r->stack[tail++] = (int32_t)s;
+		queued[s] = 1;
+		while (head < tail) {
+			size_t u = (size_t)r->stack[head++];
+			const struct rt_link *lk = &g->links[g->sw[u].first_link];
+
+			for (unsigned p = 1; p <= g->sw[u].nports; p++) {
+				const struct rt_port *pt = rt_graph_port(g, u, p);
+
+				if (pt->kind == RT_PEER_CA && !mark[pt->peer] && got < r->below_n[s]) {
+					mark[pt->peer] = 1;
+					r->below[k + got++] = (uint32_t)pt->peer;
+				}
+			}
+			/* A switch can be reached from two parents: once. */
+			for (uint32_t i = 0; i < g->sw[u].n_links; i++)
+				if (r->level[lk[i].peer] + 1 == r->level[u] && !queued[lk[i].peer]) {
+					queued[lk[i].peer] = 1;
+					r->stack[tail++] = lk[i].peer;
+				}
+		}
+		for (size_t j = 0; j < got; j++)
+			mark[r->below[k + j]] = 0;
+		for (size_t j = 0; j < tail; j++)
+			queued[r->stack[j]] = 0;
+		r->below_n[s] = (uint32_t)got;
+		k += got;
+	}
+	free(mark);
+	free(queued);
+	return 0;
+}
+
+static size_t row_of(const struct refine *r, size_t a, size_t d)
+{
+	size_t k = (d + r->n - a) % r->n;
+
+	if (k == 0 || (k - 1) % r->stride)
+		return (size_t)-1;
+	k = (k - 1) / r->stride;
+	return k < r->rows ? k : (size_t)-1;
+}
+
+/* The sources whose route to d passes switch x (x routes d up: they come
+ * from x's own CAs and from children that route d into x). */
+static void sources(struct refine *r, size_t x, size_t d)
+{
+	const struct rt_graph *g = r->g;
+	unsigned lid = g->ca[d].lid;
+	size_t head = 0, tail = 0;
+
+	r->n_src = 0;
+	r->stack[tail++] = (int32_t)x;
+	while (head < tail) {
+		size_t u = (size_t)r->stack[head++];
+		const struct rt_link *lk = &g->links[g->sw[u].first_link];
+
+		for (unsigned p = 1; p <= g->sw[u].nports; p++) {
+			const struct rt_port *pt = rt_graph_port(g, u, p);
+
+			if (pt->kind == RT_PEER_CA && (size_t)pt->peer != d && g->ca[pt->peer].sw >= 0)
+				r->src[r->n_src++] = pt->peer;
+		}
+		for (uint32_t i = 0; i < g->sw[u].n_links; i++)
+			if (r->level[lk[i].peer] + 1 == r->level[u] &&
+			    rt_lfts_get(r->l, (size_t)lk[i].peer, lid) == lk[i].peer_port)
+				r->stack[tail++] = lk[i].peer;
+	}
+}
+
+/* A switch x that routes CA d up, and what moving it would carry: its
+ * current path to d and the sources that take it. */
+struct at {
+	size_t x, d;
+	int32_t oldp[MAX_HOPS + 1];
+	int lo;
+	int have_src;          /* r->src holds this (x, d)'s sources */
+};
+
+/* The parts of the old and new paths (x's route to d, and x to d over up
+ * link q) that differ. -1 when the move is not allowed: q's peer does not
+ * reach d by an up*-down* route of the same length avoiding x. */
+static int new_path(struct refine *r, const struct at *at, int32_t q, int32_t *newp, int *co,
+		    int *cn)
+{
+	const struct rt_graph *g = r->g;
+	int ln;
+
+	r->evals++;
+	if (at->oldp[0] == q)
+		return -1;
+	newp[0] = q;
+	ln = walk(r, (size_t)g->links[q].peer, at->d, newp + 1);
+	if (ln < 0 || ln + 1 != at->lo)
+		return -1;
+	ln++;
+	for (int i = 1, down = 0; i < ln; i++) {
+		if (!is_up(r, newp[i]))
+			down = 1;
+		else if (down)
+			return -1;
+		if ((size_t)g->links[newp[i]].peer == at->x)
+			return -1;
+	}
+	*co = at->lo;
+	*cn = ln;
+	while (*co > 0 && *cn > 0 && at->oldp[*co - 1] == newp[*cn - 1]) {
+		(*co)--;
+		(*cn)--;
+	}
+	return 0;
+}
+
+/* Change in the random cost: t flows to d leave the old links, join the
+ * new ones (the first link of each is x's own: t flows before / after). */
+static double random_delta(const struct refine *r, const struct at *at, const int32_t *newp,
+			   int co, int cn, double *mag)
+{
+	const struct rt_graph *g = r->g;
+	double t = r->through[at->x * r->n + at->d], dr = 0;
+
+	*mag = 0;
+	for (int j = 0; j < co; j++) {
+		double cb = j ? r->through[(size_t)g->links[at->oldp[j]].sw * r->n + at->d] : t;
+
+		dr += r->prod[at->oldp[j]] * ((1 + r->beta * (cb - t)) / (1 + r->beta * cb) - 1);
+		*mag += r->prod[at->oldp[j]];
+	}
+	for (int j = 0; j < cn; j++) {
+		double cb = j ? r->through[(size_t)g->links[newp[j]].sw * r->n + at->d] : 0.0;
+
+		dr += r->prod[newp[j]] * ((1 + r->beta * (cb + t)) / (1 + r->beta * cb) - 1);
+		*mag += r->prod[newp[j]];
+	}
+	return dr;
+}
+
+/* Change in the shift loads (needs r->src filled for at). */
+static void shift_delta(const struct refine *r, const struct at *at, const int32_t *newp,
+			int co, int cn, struct delta *dl)
+{
+	size_t top = r->top;
+
+	dl->ds = 0;
+	dl->at_top = dl->over = 0;
+	for (size_t i = 0; i < r->n_src; i++) {
+		size_t row = row_of(r, (size_t)r->src[i], at->d);
+
+		if (row == (size_t)-1)
+			continue;
+		const uint16_t *c = r->cell + row * r->nl;
+		for (int j = 0; j < co; j++) {
+			uint16_t v = c[at->oldp[j]];
+
+			if (!v)
+				continue;
+			dl->ds += r->f[v - 1] - r->f[v];
+			dl->at_top -= v == top;
+			dl->at_top += (size_t)v - 1 == top;
+		}
+		for (int j = 0; j < cn; j++) {
+			uint16_t v = c[newp[j]];
+
+			dl->ds += r->f[v + 1] - r->f[v];
+			dl->at_top -= v == top;
+			dl->at_top += (size_t)v + 1 == top;
+			dl->over += (size_t)v + 1 > top;
+		}
+	}
+}
+
+/* Carry out the move of at onto q (r->src holds at's sources). */
+static void apply(struct refine *r, const struct at *at, int32_t q, const int32_t *newp,
+		  int co, int cn)
+{
+	const struct rt_graph *g = r->g;
+	size_t t = r->n_src, d = at->d;
+
+	rt_lfts_set(r->l, at->x, g->ca[d].lid, g->links[q].port);
+	for (size_t i = 0; i < r->n_src; i++) {
+		size_t row = row_of(r, (size_t)r->src[i], d);
+
+		if (row == (size_t)-1)
+			continue;
+		for (int j = 0; j < co; j++)
+			cell_add(r, row * r->nl + (size_t)at->oldp[j], -1);
+		for (int j = 0; j < cn; j++)
+			cell_add(r, row * r->nl + (size_t)newp[j], +1);
+	}
+	for (int j = 0; j < co; j++) {
+		uint16_t *th = &r->through[(size_t)g->links[at->oldp[j]].sw * r->n + d];
+		double cb = j ? *th : (double)t, ca = cb - (double)t;
+
+		r->prod[at->oldp[j]] *= (1 + r->beta * ca) / (1 + r->beta * cb);
+		if (j)
+			*th = (uint16_t)(*th - t);
+	}
+	for (int j = 0; j < cn; j++) {
+		uint16_t *th = &r->through[(size_t)g->links[newp[j]].sw * r->n + d];
+		double cb = j ? *th : 0.0, ca = cb + (double)t;
+
+		r->prod[newp[j]] *= (1 + r->beta * ca) / (1 + r->beta * cb);
+		if (j)
+			*th = (uint16_t)(*th + t);
+	}
+	r->moves++;
+}
+
+struct best {
+	int found;
+	size_t x, d;
+	int32_t q;
+	struct delta dl;
+};
+
+/* Try every other up link of x for d; keep the best by `phase`: 1, the
+ * shift potential (then the random cost); 2, the random cost among moves
+ * that leave the worst shift load's count no higher. */
+static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct best *b)
+{
+	const struct rt_graph *g = r->g;
+	struct at at = { .x = x, .d = d };
+	int32_t newp[MAX_HOPS + 1];
+	int co, cn;
+	struct delta dl;
+	double mag;
+
+	at.lo = walk(r, x, d, at.oldp);
+	if (at.lo <= 0 || !is_up(r, at.oldp[0]))
+		return;
+	for (uint32_t i = 0; i < g->sw[x].n_links; i++) {
+		int32_t q = (int32_t)(g->sw[x].first_link + i);
+
+		if (!is_up(r, q) || new_path(r, &at, q, newp, &co, &cn) < 0)
+			continue;
+		dl.dr = random_delta(r, &at, newp, co, cn, &mag);
+		/* A gain below the rounding of the products touched is none:
+		 * swapping two equal parents must not look like progress. */
+		if (phase == 2 && (dl.dr >= -1e-9 * mag || (b->found && dl.dr >= b->dl.dr)))
+			continue;
+		if (!at.have_src) {
+			sources(r, x, d);
+			at.have_src = 1;
+		}
+		shift_delta(r, &at, newp, co, cn, &dl);
+		if (phase == 1) {
+			if (dl.ds >= 0 || dl.over > 0)
+				continue;
+			if (b->found && (dl.ds > b->dl.ds ||
+					 (dl.ds == b->dl.ds && dl.dr >= b->dl.dr)))
+				continue;
+		} else if (dl.over > 0 || dl.at_top > 0) {
+			continue;
+		}
+		b->found = 1;
+		b->x = x;
+		b->d = d;
+		b->q = q;
+		b->dl = dl;
+	}
+}
+
+static int take(struct refine *r, struct best *b)
+{
+	struct at at;
+	int32_t newp[MAX_HOPS + 1];
+	int co, cn;
+
+	if (!b->found)
+		return 0;
+	at.x = b->x;
+	at.d = b->d;
+	at.lo = walk(r, at.x, at.d, at.oldp);
+	if (at.lo <= 0 || new_path(r, &at, b->q, newp, &co, &cn) < 0)
+		return 0;
+	sources(r, at.x, at.d);
+	apply(r, &at, b->q, newp, co, cn);
+	return 1;
+}
+
+/* Phase 1: the (shift, link) pairs at the worst load, each asked for the
+ * move that lowers the shift potential most. */
+static void phase_shifts(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+	size_t cap = 1u << 16, n_hot;
+	size_t *hot = malloc(cap * sizeof(*hot));
+	int32_t path[MAX_HOPS + 1];
+
+	if (!hot)
+		return;
+	r->budget = r->evals + SHIFT_EVALS;
+	for (int round = 0; round < PHASE_ROUNDS && r->top > r->floor && r->evals < r->budget;
+	     round++) {
+		size_t top = r->top, improved = 0;
+
+		n_hot = 0;
+		for (size_t i = 0; i < r->rows * r->nl && n_hot < cap; i++)
+			if (r->cell[i] == top)
+				hot[n_hot++] = i;
+		for (size_t h = 0; h < n_hot && r->evals < r->budget; h++) {
+			size_t row = hot[h] / r->nl, k = 1 + row * r->stride;
+			int32_t link = (int32_t)(hot[h] % r->nl);
+			const struct rt_link *lk = &g->links[link];
+			int up = is_up(r, link);
+			size_t s = up ? (size_t)lk->sw : (size_t)lk->peer;
+			struct best b = { 0 };
+
+			if (r->cell[hot[h]] != top || r->top != top)
+				continue;
+			for (uint32_t i = 0; i < r->below_n[s]; i++) {
+				size_t c = r->below[r->below_first[s] + i];
+				size_t a = up ? c : (c + r->n - k % r->n) % r->n;
+				size_t d = up ? (c + k) % r->n : c;
+				int len, on = -1;
+
+				if (g->ca[a].sw < 0 || g->ca[d].sw < 0 || a == d)
+					continue;
+				len = walk(r, (size_t)g->ca[a].sw, d, path);
+				for (int j = 0; j < len && on < 0; j++)
+					if (path[j] == link)
+						on = j;
+				if (on < 0)
+					continue;
+				/* Every switch on this flow's way up may turn. */
+				for (int j = 0; j < len && is_up(r, path[j]); j++)
+					try_switch(r, (size_t)g->links[path[j]].sw, d, 1, &b);
+			}
+			improved += (size_t)take(r, &b);
+		}
+		if (!improved)
+			break;
+	}
+	free(hot);
+}
+
+/* Try the children of s that route d up into s (phase 2). */
+static void try_feeders(struct refine *r, size_t s, size_t d, struct best *b)
+{
+	const struct rt_graph *g = r->g;
+	const struct rt_link *ck = &g->links[g->sw[s].first_link];
+
+	for (uint32_t j = 0; j < g->sw[s].n_links; j++) {
+		size_t c = (size_t)ck[j].peer;
+
+		if (r->level[c] + 1 == r->level[s] &&
+		    rt_lfts_get(r->l, c, g->ca[d].lid) == ck[j].peer_port)
+			try_switch(r, c, d, 2, b);
+	}
+}
+
+static int by_prod_desc(const void *a, const void *b, void *arg)
+{
+	const double *p = arg;
+	double x = p[*(const int32_t *)a], y = p[*(const int32_t *)b];
+
+	if (x != y)
+		return x < y ? 1 : -1;
+	return *(const int32_t *)a - *(const int32_t *)b;
+}
+
+/* Phase 2: the links most likely to carry a heavy random load, each asked
+ * for the move that lowers the random cost most without making the shift
+ * permutations' worst load higher or more frequent. */
+static void phase_random(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+	int32_t *order = malloc((r->nl + 1) * sizeof(*order));
+	size_t n_hot = r->nl / 8 + 1;
+
+	if (!order)
+		return;
+	r->budget = r->evals + RANDOM_EVALS;
+	for (int round = 0; round < PHASE_ROUNDS && r->evals < r->budget; round++) {
+		size_t improved = 0;
+
+		count_prod(r);
+		for (size_t i = 0; i < r->nl; i++)
+			order[i] = (int32_t)i;
+		qsort_r(order, r->nl, sizeof(*order), by_prod_desc, r->prod);
+		for (size_t h = 0; h < n_hot && h < r->nl && r->evals < r->budget; h++) {
+			int32_t link = order[h];
+			const struct rt_link *lk = &g->links[link];
+			size_t s = (size_t)lk->sw;
+			struct best b = { 0 };
+
+			if (is_up(r, link)) {
+				/* Flows to d leave s over this link: s may turn
+				 * them all, or one of the children feeding s
+				 * its share. */
+				for (size_t d = 0; d < r->n; d++)
+					if (g->ca[d].sw >= 0 &&
+					    rt_lfts_get(r->l, s, g->ca[d].lid) == lk->port) {
+						try_switch(r, s, d, 2, &b);
+						try_feeders(r, s, d, &b);
+					}
+			} else {
+				/* Flows come down this link from the switch's
+				 * children that route them up into it. */
+				size_t y = (size_t)lk->peer;
+
+				for (uint32_t i = 0; i < r->below_n[y]; i++) {
+					size_t d = r->below[r->below_first[y] + i];
+
+					if (rt_lfts_get(r->l, s, g->ca[d].lid) == lk->port)
+						try_feeders(r, s, d, &b);
+				}
+			}
+			improved += (size_t)take(r, &b);
+		}
+		if (!improved)
+			break;
+	}
+	free(order);
+}
+
+static void refine_free(struct refine *r)
+{
+	free(r->level);
+	free(r->port_link);
+	free(r->below_first);
+	free(r->below_n);
+	free(r->below);
+	free(r->through);
+	free(r->cell);
+	free(r->prod);
+	free(r->src);
+	free(r->stack);
+	free(r->hist);
+	free(r->f);
+}
+
+/* Count the tracked shifts' loads; the worst. */
+static void count_shifts(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+	int32_t path[MAX_HOPS + 1];
+
+	for (size_t row = 0; row < r->rows; row++) {
+		size_t k = 1 + row * r->stride;
+		uint16_t *c = r->cell + row * r->nl;
+
+		for (size_t a = 0; a < r->n; a++) {
+			size_t d = (a + k) % r->n;
+			int len;
+
+			if (g->ca[a].sw < 0 || g->ca[d].sw < 0)
+				continue;
+			len = walk(r, (size_t)g->ca[a].sw, d, path);
+			for (int j = 0; j < len; j++)
+				c[path[j]]++;
+		}
+	}
+	memset(r->hist, 0, (r->n + 2) * sizeof(*r->hist));
+	r->top = 0;
+	for (size_t i = 0; i < r->rows * r->nl; i++) {
+		r->hist[r->cell[i]]++;
+		if (r->cell[i] > r->top)
+			r->top = r->cell[i];
+	}
+}
+
+/* Count every stride-th shift (k = 1, 1 + stride, ...) afresh. 0 or
+ * -ENOMEM. */
+static int track_shifts(struct refine *r, size_t stride, struct rt_refine_stats *st)
+{
+	free(r->cell);
+	r->stride = stride;
+	r->rows = (r->n - 1 + stride - 1) / stride;
+	r->cell = calloc(r->rows * r->nl + 1, sizeof(*r->cell));
+	if (!r->cell)
+		return -ENOMEM;
+	count_shifts(r);
+	st->shifts = r->rows;
+	st->shift_before = st->shift_after = r->top;
+	return 0;
+}
+
+/* Flows through each switch toward each CA, and each link's random cost. */
+static void count_flows(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+	int32_t path[MAX_HOPS + 1];
+	uint32_t *n_at = (uint32_t *)r->stack;   /* n_sw + 1 entries */
+
+	memset(n_at, 0, (g->n_sw + 1) * sizeof(*n_at));
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].sw >= 0)
+			n_at[g->ca[c].sw]++;
+	for (size_t s = 0; s < g->n_sw; s++) {
+		if (!n_at[s])
+			continue;
+		for (size_t d = 0; d < r->n; d++) {
+			uint32_t w = n_at[s] - (g->ca[d].sw == (int32_t)s);
+			int len;
+
+			if (!w || g->ca[d].sw < 0)
+				continue;
+			len = walk(r, s, d, path);
+			if (len < 0)
+				continue;
+			r->through[s * r->n + d] = (uint16_t)(r->through[s * r->n + d] + w);
+			for (int j = 0; j < len; j++) {
+				uint16_t *th = &r->through[(size_t)g->links[path[j]].peer * r->n + d];
+				*th = (uint16_t)(*th + w);
+			}
+		}
+	}
+	count_prod(r);
+}
+
+/* Each link's random cost from the flows through its switch (phase 2
+ * starts every round from this, not from products kept by division). */
+static void count_prod(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+
+	for (size_t i = 0; i < r->nl; i++)
+		r->prod[i] = 1.0;
+	for (size_t s = 0; s < g->n_sw; s++)
+		for (size_t d = 0; d < r->n; d++) {
+			uint16_t th = r->through[s * r->n + d];
+			uint8_t p;
+			int32_t li;
+
+			if (!th || (size_t)g->ca[d].sw == s)
+				continue;
+			p = rt_lfts_get(r->l, s, g->ca[d].lid);
+			if (p == RT_NO_PORT || p == 0 || p > g->sw[s].nports)
+				continue;
+			li = r->port_link[rt_graph_port_index(g, s, p)];
+			if (li >= 0)
+				r->prod[li] *= 1 + r->beta * th;
+		}
+}
+
+int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine_stats *st,
+		   char *err, size_t errlen)
+{
+	struct refine r = { 0 };
+	size_t n_sw = g->n_sw + 1;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (l->n_sw != g->n_sw || l->max_lid != g->max_lid) {
+		snprintf(err, errlen, "the tables were not made for this graph");
+		return -EINVAL;
+	}
+	if (g->n_ca < 3 || !g->n_links || g->n_ca > UINT16_MAX)
+		return 0;
+	r.g = g;
+	r.l = l;
+	r.n = g->n_ca;
+	r.nl = g->n_links;
+	r.level = malloc(n_sw * sizeof(*r.level));
+	r.port_link = malloc((g->n_ports + 1) * sizeof(*r.port_link));
+	r.below_first = calloc(n_sw, sizeof(*r.below_first));
+	r.below_n = calloc(n_sw, sizeof(*r.below_n));
+	r.src = malloc((g->n_ca + 1) * sizeof(*r.src));
+	r.stack = malloc((n_sw > g->n_ca ? n_sw : g->n_ca + 1) * sizeof(*r.stack) + 4);
+	r.hist = malloc((g->n_ca + 2) * sizeof(*r.hist));
+	r.f = malloc((g->n_ca + 2) * sizeof(*r.f));
+	if (!r.level || !r.port_link || !r.below_first || !r.below_n || !r.src || !r.stack ||
+	    !r.hist || !r.f)
+		goto nomem;
+	if ((rc = levels(&r)) == -ENOMEM)
+		goto nomem;
+	if (rc < 0) {
+		rc = 0;        /* not a tree with strict levels: nothing to do */
+		goto out;
+	}
+	/* A shift that sends all of a leaf's h CAs off it loads one of its up
+	 * links with at least ceil(h / up links). Such a shift exists when
+	 * h (h - 1) < n - 1: fewer shifts than that map a CA of the leaf onto
+	 * another, wherever the leaf's CAs sit in the CA order. */
+	r.floor = 1;
+	for (size_t s = 0; s < g->n_sw; s++) {
+		size_t h = 0, u = 0;
+
+		for (size_t c = 0; c < g->n_ca; c++)
+			h += g->ca[c].sw == (int32_t)s;
+		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
+			u += r.level[g->links[g->sw[s].first_link + i].peer] == r.level[s] + 1;
+		if (h && u && h * (h - 1) < g->n_ca - 1 && (h + u - 1) / u > r.floor)
+			r.floor = (h + u - 1) / u;
+	}
+	for (size_t i = 0; i < g->n_ports; i++)
+		r.port_link[i] = -1;
+	for (size_t i = 0; i < g->n_links; i++)
+		r.port_link[rt_graph_port_index(g, (size_t)g->links[i].sw, g->links[i].port)] =
+			(int32_t)i;
+	/* First a glance: SAMPLE_SHIFTS shifts spread evenly. A full tree
+	 * routed by the fat-tree engine has no shared link in any shift, and
+	 * a degraded one shows a shared link in nearly any few of them; when
+	 * none does, there is nothing worth the full count. */
+	if (track_shifts(&r, (r.n - 1 + SAMPLE_SHIFTS - 1) / SAMPLE_SHIFTS, st) < 0)
+		goto nomem;
+	if (r.top <= 1) {
+		rc = 0;
+		goto out;
+	}
+	/* Then every shift, when their counters fit: a move judged on some
+	 * shifts only could make the others worse. */
+	if ((r.n - 1) * r.nl > SHIFT_CELLS) {
+		st->too_large = 1;
+		rc = 0;
+		goto out;
+	}
+	if (track_shifts(&r, 1, st) < 0)
+		goto nomem;
+	r.through = calloc(g->n_sw * r.n + 1, sizeof(*r.through));
+	r.prod = malloc((r.nl + 1) * sizeof(*r.prod));
+	if (!r.through || !r.prod || below_sets(&r) < 0)
+		goto nomem;
+	r.beta = (RANDOM_BASE - 1) / (double)r.n;
+	count_flows(&r);
+	{
+		double v = 1;
+
+		r.f[0] = 0;
+		for (size_t i = 1; i <= r.n + 1; i++) {
+			r.f[i] = i == 1 ? 0 : v;
+			v = v * SHIFT_BASE > 1e300 ? 1e300 : v * SHIFT_BASE;
+		}
+	}
+	for (size_t i = 0; i < r.nl; i++)
+		st->random_before += r.prod[i];
+	phase_shifts(&r);
+	phase_random(&r);
+	st->shift_after = r.top;
+	for (size_t i = 0; i < r.nl; i++)
+		st->random_after += r.prod[i];
+	st->moves = r.moves;
+	st->evals = r.evals;
+	rc = 0;
+	goto out;
+nomem:
+	rc = -ENOMEM;
+	snprintf(err, errlen, "out of memory refining %zu CAs' routes", g->n_ca);
+out:
+	refine_free(&r);
+	return rc;
+}
