@@ -1,17 +1,15 @@
 /* daemon/ar/ar.c: "ar-status" on the control socket (see ar.h).
  *
- * Like route check (daemon/routing/routes.c): the probe runs on its own thread with
- * its own database connection; the thread wakes the loop (loop_wake.h) when
- * it is done and the loop joins it and answers. One probe at a time: a second
- * request while one runs is refused as busy rather than queued, so a
- * script looping on `ar status` cannot pile up SMP walks. */
+ * Like route check (daemon/routing/routes.c): the probe is a job of
+ * daemon/core/work.h with its own database connection, answered on the loop.
+ * One probe at a time: a second request while one runs is refused as busy
+ * rather than queued, so a script looping on `ar status` cannot pile up SMP
+ * walks. */
 #include "autoconf.h"
 #include "daemon/ar/ar.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,23 +21,18 @@
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "lib/util/log.h"
-#include "daemon/core/loop_wake.h"
+#include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
 #include "daemon/core/store.h"
 #include "daemon/ar/store_ar.h"
 
 struct ar_rq {
-	struct ar_mod *ar;
 	struct ctl_req *req;
-	pthread_t thread;
-	atomic_int finished;
 	int cached, has_subnet;
 	char subnet[LOOM_NAME_LEN];
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
-	int rc;
-	char err[1024];
 	json_t *result;
 };
 
@@ -47,13 +40,13 @@ struct ar_mod {
 	struct event_base *base;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
-	struct loop_wake *wake;
-	struct ar_rq *running;
+	struct work_queue *work;  /* one probe at a time */
 };
 
 /* ---- the worker thread --------------------------------------------------- */
 
-static int probe(struct ar_rq *q, struct store *st, const char *name, const char *ca, int port)
+static int probe(struct ar_rq *q, struct store *st, const char *name, const char *ca, int port,
+		 char *err, size_t errlen)
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
@@ -63,12 +56,12 @@ static int probe(struct ar_rq *q, struct store *st, const char *name, const char
 	size_t n_events = 0;
 	int rc;
 
-	if ((rc = ar_read_run(&p, &info, &switches, q->err, sizeof(q->err))) < 0) {
-		log_warn("subnet %s: cannot probe adaptive routing: %s", name, q->err);
+	if ((rc = ar_read_run(&p, &info, &switches, err, errlen)) < 0) {
+		log_warn("subnet %s: cannot probe adaptive routing: %s", name, err);
 		return rc;
 	}
 	if ((rc = store_record_ar(st, name, info, switches, &n_events)) < 0)
-		snprintf(q->err, sizeof(q->err), "the AR probe ran but could not be recorded: %s",
+		snprintf(err, errlen, "the AR probe ran but could not be recorded: %s",
 			 strerror(-rc));
 	else
 		log_info("subnet %s: AR probe of %zu switches, %lld SMPs in %.0f ms: %zu "
@@ -82,60 +75,39 @@ static int probe(struct ar_rq *q, struct store *st, const char *name, const char
 	return rc;
 }
 
-static void *rq_thread(void *arg)
+static int rq_run(void *job, char *err, size_t errlen)
 {
-	struct ar_rq *q = arg;
+	struct ar_rq *q = job;
 	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
 	struct store *st;
 	int port;
 	int rc;
 
-	if (!(st = store_open(q->db_path, q->err, sizeof(q->err)))) {
-		q->rc = -EIO;
-		goto done;
-	}
-	q->rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
-			     ca, sizeof(ca), &port, q->err, sizeof(q->err));
-	if (q->rc == 0 && !q->cached)
-		q->rc = probe(q, st, name, ca, port);
-	if (q->rc == 0)
-		q->rc = ar_db_status(store_db(st), name, &q->result, q->err, sizeof(q->err));
-	if (q->rc == 0)
+	if (!(st = store_open(q->db_path, err, errlen)))
+		return -EIO;
+	rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
+			  ca, sizeof(ca), &port, err, errlen);
+	if (rc == 0 && !q->cached)
+		rc = probe(q, st, name, ca, port, err, errlen);
+	if (rc == 0)
+		rc = ar_db_status(store_db(st), name, &q->result, err, errlen);
+	if (rc == 0)
 		json_object_set_new(json_object_get(q->result, "probe"), "cached",
 				    json_boolean(q->cached));
 	store_close(st);
-done:
-	atomic_store(&q->finished, 1);
-	if ((rc = loop_wake_signal(q->ar->wake)) < 0)
-		log_err("AR request: cannot wake the event loop: %s", strerror(-rc));
-	return NULL;
+	return rc;
 }
 
 /* ---- the loop ---------------------------------------------------------------- */
 
-static void reap(struct ar_mod *ar, int wait)
+static void rq_done(void *job, int rc, const char *err)
 {
-	struct ar_rq *q = ar->running;
+	struct ar_rq *q = job;
 
-	if (!q || (!wait && !atomic_load(&q->finished)))
-		return;
-	pthread_join(q->thread, NULL);
-	if (q->rc == 0)
-		ctl_reply_ok(q->req, q->result);
-	else if (q->rc == -ENOENT)
-		ctl_reply_err(q->req, PROTO_ERR_NOTFOUND, "%s", q->err);
-	else if (q->rc == -EINVAL)
-		ctl_reply_err(q->req, PROTO_ERR_BADREQ, "%s", q->err);
-	else
-		ctl_reply_err(q->req, PROTO_ERR_INTERNAL, "%s", q->err);
-	ar->running = NULL;
-	free(q);
+	ctl_reply_errno(q->req, rc, q->result, PROTO_ERR_INTERNAL, err);
 }
 
-static void wake_cb(void *arg)
-{
-	reap(arg, 0);
-}
+static const struct work_ops rq_ops = { .run = rq_run, .done = rq_done, .free = free };
 
 static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
 {
@@ -145,7 +117,7 @@ static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
 	struct ar_rq *q;
 	int rc;
 
-	if (ar->running) {
+	if (work_full(ar->work)) {
 		ctl_reply_err(req, PROTO_ERR_BUSY, "an AR probe is already under way; try again "
 			      "when it is done (or ask for --cached)");
 		return;
@@ -164,7 +136,6 @@ static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
 		return;
 	}
-	q->ar = ar;
 	q->req = req;
 	q->cached = json_is_true(cached);
 	if ((q->has_subnet = json_is_string(subnet)))
@@ -173,13 +144,10 @@ static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
 	q->timeout_ms = ar->timeout_ms;
 	q->retries = ar->retries;
 	q->max_smps = ar->max_smps;
-	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
-		log_err("cannot start an AR request thread: %s", strerror(rc));
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(rc));
+	if ((rc = work_submit(ar->work, &rq_ops, q)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(-rc));
 		free(q);
-		return;
 	}
-	ar->running = q;
 }
 
 /* ---- life cycle ------------------------------------------------------------------ */
@@ -203,7 +171,7 @@ struct ar_mod *ar_new(struct event_base *base, const struct loom_config *conf,
 	}
 	ar->base = base;
 	ar_reconfigure(ar, conf);
-	if (!(ar->wake = loop_wake_new(base, wake_cb, ar, "AR request events", err, errlen)))
+	if (!(ar->work = work_queue_new(base, "AR request", 1, WORK_REFUSE, err, errlen)))
 		goto fail;
 	return ar;
 fail:
@@ -215,8 +183,7 @@ void ar_free(struct ar_mod *ar)
 {
 	if (!ar)
 		return;
-	reap(ar, 1);
-	loop_wake_free(ar->wake);
+	work_queue_free(ar->work);
 	free(ar);
 }
 

@@ -1,7 +1,8 @@
 /* daemon/ar/ar_apply.c: "ar-program" on the control socket (see ar_apply.h).
  *
- * Like ar-status (daemon/ar/ar.c): the run has its own thread and database
- * connection, wakes the loop when done, and one run at a time (a second
+ * Like ar-status (daemon/ar/ar.c): the run is a job of daemon/core/work.h
+ * with its own database connection, answered on the loop, and one run at a
+ * time (a second
  * request is refused as busy, never queued: two programmers interleaving
  * Sets on one switch would defeat the read-back). The settings are copied
  * into the request when it starts, so a reload during a run changes the
@@ -24,8 +25,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +37,7 @@
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "lib/util/log.h"
-#include "daemon/core/loop_wake.h"
+#include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
 #include "daemon/core/store.h"
@@ -48,15 +47,11 @@ struct ar_apply_rq {
 	struct ar_apply *a;
 	struct ctl_req *req;           /* NULL: a run after OpenSM's reroute */
 	uint64_t sm_guid;              /* that OpenSM's port (0: none) */
-	pthread_t thread;
-	atomic_int finished;
 	int has_subnet;
 	char subnet[LOOM_NAME_LEN];
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
 	struct ar_write_opts opts;
-	int rc;
-	char err[1024];
 	json_t *result;
 };
 
@@ -69,8 +64,8 @@ struct ar_apply {
 	int program;
 	int after_reroute_s;
 	struct ar_write_opts opts;
-	struct loop_wake *wake;
-	struct ar_apply_rq *running;
+	struct work_queue *work;       /* one run at a time */
+	int closing;                   /* freeing: a finished run arms nothing */
 	struct event *settle;          /* armed after an LFT change */
 	uint64_t pending[AR_APPLY_PENDING]; /* OpenSMs whose changes wait for a run */
 	size_t n_pending;
@@ -79,7 +74,7 @@ struct ar_apply {
 /* ---- the worker thread --------------------------------------------------- */
 
 static int run(struct ar_apply_rq *q, struct store *st, const char *name, const char *ca,
-	       int port)
+	       int port, char *err, size_t errlen)
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
@@ -89,16 +84,16 @@ static int run(struct ar_apply_rq *q, struct store *st, const char *name, const 
 	size_t n_events = 0;
 	int rc;
 
-	if ((rc = ar_write_run(&p, &q->opts, &done, &switches, q->err, sizeof(q->err))) < 0) {
-		log_warn("subnet %s: cannot program adaptive routing: %s", name, q->err);
+	if ((rc = ar_write_run(&p, &q->opts, &done, &switches, err, errlen)) < 0) {
+		log_warn("subnet %s: cannot program adaptive routing: %s", name, err);
 		return rc;
 	}
 	/* A dry run changes nothing: no event, no status. */
 	if (!q->opts.dry_run &&
 	    (rc = store_record_ar_program(st, name, !q->req, done, switches, &n_events)) < 0) {
-		snprintf(q->err, sizeof(q->err), "the AR programming ran but could not be "
+		snprintf(err, errlen, "the AR programming ran but could not be "
 			 "recorded: %s", strerror(-rc));
-		log_err("subnet %s: %s", name, q->err);
+		log_err("subnet %s: %s", name, err);
 		goto out;
 	}
 	log_notice("subnet %s: AR %s of %zu switches%s: %lld programmed, %lld unsupported, %lld "
@@ -113,7 +108,7 @@ static int run(struct ar_apply_rq *q, struct store *st, const char *name, const 
 	if (!(q->result = json_pack("{s:s, s:b, s:O, s:O, s:I}", "subnet", name,
 				    "dry_run", q->opts.dry_run, "run", done, "switches", switches,
 				    "events", (json_int_t)n_events))) {
-		snprintf(q->err, sizeof(q->err), "out of memory");
+		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 	}
 out:
@@ -142,65 +137,47 @@ static void subnet_of_sm(struct ar_apply_rq *q, sqlite3 *db)
 	sqlite3_finalize(s);
 }
 
-static void *rq_thread(void *arg)
+static int rq_run(void *job, char *err, size_t errlen)
 {
-	struct ar_apply_rq *q = arg;
+	struct ar_apply_rq *q = job;
 	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
 	struct store *st;
 	int port, rc;
 
-	if (!(st = store_open(q->db_path, q->err, sizeof(q->err)))) {
-		q->rc = -EIO;
-		goto done;
-	}
+	if (!(st = store_open(q->db_path, err, errlen)))
+		return -EIO;
 	if (!q->req)
 		subnet_of_sm(q, store_db(st));
-	q->rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
-			     ca, sizeof(ca), &port, q->err, sizeof(q->err));
-	if (q->rc == 0)
-		q->rc = run(q, st, name, ca, port);
+	rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
+			  ca, sizeof(ca), &port, err, errlen);
+	if (rc == 0)
+		rc = run(q, st, name, ca, port, err, errlen);
 	store_close(st);
-done:
-	atomic_store(&q->finished, 1);
-	if ((rc = loop_wake_signal(q->a->wake)) < 0)
-		log_err("AR program request: cannot wake the event loop: %s", strerror(-rc));
-	return NULL;
+	return rc;
 }
 
 /* ---- the loop ---------------------------------------------------------------- */
 
 static void arm(struct ar_apply *a);
 
-static void reap(struct ar_apply *a, int wait)
+static void rq_done(void *job, int rc, const char *err)
 {
-	struct ar_apply_rq *q = a->running;
+	struct ar_apply_rq *q = job;
+	struct ar_apply *a = q->a;
 
-	if (!q || (!wait && !atomic_load(&q->finished)))
-		return;
-	pthread_join(q->thread, NULL);
 	if (!q->req) {
 		/* A run of our own: run() logged its outcome; say a failure. */
-		if (q->rc < 0)
-			log_warn("AR program after OpenSM's reroute: %s", q->err);
+		if (rc < 0)
+			log_warn("AR program after OpenSM's reroute: %s", err);
 		json_decref(q->result);
-	} else if (q->rc == 0)
-		ctl_reply_ok(q->req, q->result);
-	else if (q->rc == -ENOENT)
-		ctl_reply_err(q->req, PROTO_ERR_NOTFOUND, "%s", q->err);
-	else if (q->rc == -EINVAL)
-		ctl_reply_err(q->req, PROTO_ERR_BADREQ, "%s", q->err);
-	else
-		ctl_reply_err(q->req, PROTO_ERR_FAILED, "%s", q->err);
-	a->running = NULL;
-	free(q);
-	if (a->n_pending && !wait)
+	} else {
+		ctl_reply_errno(q->req, rc, q->result, PROTO_ERR_FAILED, err);
+	}
+	if (a->n_pending && !a->closing)
 		arm(a);  /* the next OpenSM's subnet, or changes made during this run */
 }
 
-static void wake_cb(void *arg)
-{
-	reap(arg, 0);
-}
+static const struct work_ops rq_ops = { .run = rq_run, .done = rq_done, .free = free };
 
 /* A run with the settings as they are now, answering req (NULL: none). */
 static int start(struct ar_apply *a, struct ctl_req *req, const char *subnet, int dry_run,
@@ -222,12 +199,10 @@ static int start(struct ar_apply *a, struct ctl_req *req, const char *subnet, in
 	q->max_smps = a->max_smps;
 	q->opts = a->opts;
 	q->opts.dry_run = dry_run;
-	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
-		log_err("cannot start an AR program thread: %s", strerror(rc));
+	if ((rc = work_submit(a->work, &rq_ops, q)) < 0) {
 		free(q);
-		return -rc;
+		return rc;
 	}
-	a->running = q;
 	return 0;
 }
 
@@ -241,8 +216,8 @@ static void settle_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (!a->program || !a->after_reroute_s)
 		return;
-	if (a->running || !a->n_pending)
-		return;  /* reap() arms the timer again when the run ends */
+	if (work_running(a->work) || !a->n_pending)
+		return;  /* rq_done() arms the timer again when the run ends */
 	sm = a->pending[0];
 	memmove(a->pending, a->pending + 1, --a->n_pending * sizeof(a->pending[0]));
 	log_info("OpenSM 0x%016llx changed the forwarding tables %d s ago: programming AR "
@@ -303,7 +278,7 @@ static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
 			      "write the wrong block; --dry-run shows what would be sent");
 		return;
 	}
-	if (a->running) {
+	if (work_full(a->work)) {
 		ctl_reply_err(req, PROTO_ERR_BUSY, "AR programming is already under way; try "
 			      "again when it is done");
 		return;
@@ -349,7 +324,8 @@ struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config 
 		ar_apply_free(a);
 		return NULL;
 	}
-	if (!(a->wake = loop_wake_new(base, wake_cb, a, "AR program events", err, errlen))) {
+	if (!(a->work = work_queue_new(base, "AR program request", 1, WORK_REFUSE, err,
+				      errlen))) {
 		ar_apply_free(a);
 		return NULL;
 	}
@@ -360,10 +336,10 @@ void ar_apply_free(struct ar_apply *a)
 {
 	if (!a)
 		return;
-	reap(a, 1);
+	a->closing = 1;
+	work_queue_free(a->work);
 	if (a->settle)
 		event_free(a->settle);
-	loop_wake_free(a->wake);
 	free(a);
 }
 

@@ -558,6 +558,19 @@ void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)
 	req_finish(req, resp);
 }
 
+void ctl_reply_errno(struct ctl_req *req, int rc, json_t *result, const char *other,
+		     const char *err)
+{
+	if (rc == 0)
+		ctl_reply_ok(req, result);
+	else if (rc == -ENOENT)
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "%s", err);
+	else if (rc == -EINVAL || rc == -EEXIST)
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", err);
+	else
+		ctl_reply_err(req, other, "%s", err);
+}
+
 const char *ctl_req_cmd(const struct ctl_req *req)
 {
 	return req->cmd->name;

@@ -47,6 +47,12 @@ int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 void ctl_reply_ok(struct ctl_req *req, json_t *result);
 void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Answer with a result (rc == 0, steals `result`) or the error of a -errno:
+ * -ENOENT not-found, -EINVAL and -EEXIST (ambiguous name) bad-request,
+ * anything else `other` (PROTO_ERR_INTERNAL, or PROTO_ERR_FAILED for a
+ * change that could not be made); `err` is the message. */
+void ctl_reply_errno(struct ctl_req *req, int rc, json_t *result, const char *other,
+		     const char *err);
 /* The command name and peer of a request (for logs). */
 const char *ctl_req_cmd(const struct ctl_req *req);
 int ctl_req_uid(const struct ctl_req *req);

@@ -27,14 +27,7 @@ static int arg_string(struct ctl_req *req, json_t *args, const char *key, const 
 
 static void reply(struct ctl_req *req, int rc, json_t *out, const char *err)
 {
-	if (rc == 0)
-		ctl_reply_ok(req, out);
-	else if (rc == -ENOENT)
-		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "%s", err);
-	else if (rc == -EEXIST || rc == -EINVAL)
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", err);
-	else
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", err);
+	ctl_reply_errno(req, rc, out, PROTO_ERR_INTERNAL, err);
 }
 
 static void cmd_nodes(struct ctl_req *req, json_t *args, void *arg)

@@ -1,20 +1,19 @@
 /* daemon/ib/sweep.c: the sweep scheduler.
  *
- * Each subnet (one local HCA port) is a job. A sweep of a job runs on its own
- * thread: discovery (blocking SMPs) and then the store transaction on that
- * thread's own database connection, so the event loop never waits on the
- * fabric or on SQLite. Subnets sweep in parallel. A finished thread wakes
- * the loop (loop_wake.h), which then joins it, publishes the result, answers
- * `discover --wait` clients and schedules what comes next.
+ * Each subnet (one local HCA port) is a job. A sweep of a job is a job of
+ * daemon/core/work.h: discovery (blocking SMPs) and then the store
+ * transaction on the worker's own database connection, so the event loop
+ * never waits on the fabric or on SQLite. Subnets sweep in parallel. Back on
+ * the loop, the result is published, `discover --wait` clients are answered
+ * and what comes next is scheduled.
  *
- * Fields of a job that the thread writes (run_*) are read by the loop only
- * after the join, so no lock is needed. */
+ * Fields of a job that the worker writes (run_*) are read by the loop only
+ * after it has returned, so no lock is needed. */
 #include "autoconf.h"
 #include "daemon/ib/sweep.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +25,17 @@
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "daemon/ib/discovery_ib.h"
-#include <stdatomic.h>
 
 #include "lib/fabric/fabric.h"
 #include "lib/util/log.h"
-#include "daemon/core/loop_wake.h"
+#include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "daemon/core/store.h"
 #include "daemon/ib/walker.h"
+
+/* Runs at once: every subnet, plus subnets dropped by a reload while their
+ * run goes on (retired). A run is never refused below this. */
+#define SWEEP_MAX_RUNNING (LOOM_MAX_SUBNETS * 5)
 
 struct job {
 	struct sweeper *sw;
@@ -45,18 +47,12 @@ struct job {
 	int rerun;            /* a trigger came while running: sweep again after */
 	unsigned gen_started; /* runs started so far */
 	unsigned gen_done;    /* runs finished so far */
-	pthread_t thread;
-	/* Set by the thread as its last act, before it wakes the loop: the
-	 * loop then joins it (a thread still returning is joined at once). A
-	 * non-blocking try-join instead could miss a thread that woke the loop
-	 * but had not yet exited, and nothing would wake the loop again. */
-	atomic_int finished;
 	json_t *last;         /* result of the last finished run, or NULL */
 
 	/* Settings of the run under way (copied when it starts). */
 	struct disc_ib_params params;
 	char db_path[PATH_MAX];
-	/* Written by the thread, read by the loop after the join. */
+	/* Written by the worker, read by the loop once it has returned. */
 	int run_rc;
 	char run_error[512];
 	double run_started, run_finished; /* the SMP walk */
@@ -83,10 +79,11 @@ struct sweeper {
 	int n_jobs;
 	struct job *jobs[LOOM_MAX_SUBNETS];
 	int n_retired;
-	struct job *retired[LOOM_MAX_SUBNETS * 4];
+	struct job *retired[SWEEP_MAX_RUNNING];
 	struct event *timer;
 	double next_due;      /* monotonic seconds; 0 = none */
-	struct loop_wake *wake;
+	struct work_queue *work;  /* every job's runs, in parallel */
+	int closing;              /* freeing: a finished run starts nothing */
 	struct waiter *waiters;
 	int warned_no_ports;
 };
@@ -127,7 +124,7 @@ static void job_free(struct job *job)
 
 /* ---- the worker thread --------------------------------------------------- */
 
-static void *job_thread(void *arg)
+static int job_run(void *arg, char *unused, size_t unusedlen)
 {
 	struct job *job = arg;
 	struct store_sweep_info info = {
@@ -136,7 +133,6 @@ static void *job_thread(void *arg)
 	char err[512] = "";
 	struct store *st;
 	struct fab *fab;
-	int rc;
 
 	job->run_started = clock_wall();
 	fab = walker_sweep(&job->params, &job->run_walk_rss_kb, err, sizeof(err));
@@ -164,14 +160,17 @@ static void *job_thread(void *arg)
 	store_close(st);
 	fab_free(fab);
 	job->run_recorded = clock_wall();
-
-	atomic_store(&job->finished, 1);
-	if ((rc = loop_wake_signal(job->sw->wake)) < 0)
-		log_err("subnet %s: cannot wake the event loop: %s", job->name, strerror(-rc));
-	return NULL;
+	(void)unused;
+	(void)unusedlen;
+	return job->run_rc;  /* its message is job->run_error */
 }
 
 /* ---- scheduling (event loop thread) --------------------------------------- */
+
+static void job_done(void *arg, int rc, const char *err);
+
+/* A job outlives its runs: the sweeper frees it (work_ops.free is NULL). */
+static const struct work_ops job_ops = { .run = job_run, .done = job_done };
 
 static int job_start(struct sweeper *sw, struct job *job)
 {
@@ -190,11 +189,9 @@ static int job_start(struct sweeper *sw, struct job *job)
 	job->run_error[0] = '\0';
 	job->run_nodes = job->run_links = 0;
 	memset(&job->run_res, 0, sizeof(job->run_res));
-	atomic_store(&job->finished, 0);
-	rc = pthread_create(&job->thread, NULL, job_thread, job);
-	if (rc) {
-		log_err("subnet %s: cannot start a sweep thread: %s", job->name, strerror(rc));
-		return -rc;
+	if ((rc = work_submit(sw->work, &job_ops, job)) < 0) {
+		log_err("subnet %s: cannot start a sweep: %s", job->name, strerror(-rc));
+		return rc;
 	}
 	job->running = 1;
 	job->gen_started++;
@@ -256,7 +253,7 @@ static void waiters_check(struct sweeper *sw)
 	}
 }
 
-/* The thread of `job` has been joined: publish its result. */
+/* The run of `job` has returned: publish its result. */
 static void job_finished(struct sweeper *sw, struct job *job)
 {
 	job->running = 0;
@@ -277,30 +274,25 @@ static void job_finished(struct sweeper *sw, struct job *job)
 	}
 }
 
-static void wake_cb(void *arg)
+static void job_done(void *arg, int rc, const char *err)
 {
-	struct sweeper *sw = arg;
+	struct job *job = arg;
+	struct sweeper *sw = job->sw;
 
-	/* The wake-up does not say which thread ended: look at every running job;
-	 * a thread still at work has not set `finished` and is left alone. */
-	for (int i = 0; i < sw->n_jobs; i++) {
-		struct job *job = sw->jobs[i];
-
-		if (job->running && atomic_load(&job->finished)) {
-			pthread_join(job->thread, NULL);
-			job_finished(sw, job);
-		}
+	(void)rc;
+	(void)err;  /* job_run() kept both in the job */
+	if (sw->closing) {
+		job->running = 0;  /* sweeper_free() frees every job */
+		return;
 	}
-	for (int i = 0; i < sw->n_retired; i++) {
-		struct job *job = sw->retired[i];
-
-		if (!job->running || atomic_load(&job->finished)) {
-			if (job->running)
-				pthread_join(job->thread, NULL);
-			waiters_forget(sw, job);
-			job_free(job);
-			sw->retired[i--] = sw->retired[--sw->n_retired];
-		}
+	if (!job->retired) {
+		job_finished(sw, job);
+	} else {
+		for (int i = 0; i < sw->n_retired; i++)
+			if (sw->retired[i] == job)
+				sw->retired[i] = sw->retired[--sw->n_retired];
+		waiters_forget(sw, job);
+		job_free(job);
 	}
 	waiters_check(sw);
 }
@@ -377,14 +369,10 @@ static void retire_job(struct sweeper *sw, struct job *job)
 		job_free(job);
 		return;
 	}
+	/* Freed by job_done() when its run ends. The list is only for
+	 * sweeper_free(): at most as many as can run (the queue's limit). */
 	job->retired = 1;
-	if (sw->n_retired < (int)(sizeof(sw->retired) / sizeof(sw->retired[0])))
-		sw->retired[sw->n_retired++] = job;
-	else {
-		pthread_join(job->thread, NULL);
-		waiters_forget(sw, job);
-		job_free(job);
-	}
+	sw->retired[sw->n_retired++] = job;
 }
 
 int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
@@ -447,7 +435,9 @@ struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *c
 		return NULL;
 	}
 	sw->base = base;
-	if (!(sw->wake = loop_wake_new(base, wake_cb, sw, "sweep events", err, errlen)))
+	/* Every configured subnet and every retired one still running. */
+	if (!(sw->work = work_queue_new(base, "sweep", SWEEP_MAX_RUNNING, WORK_REFUSE, err,
+					errlen)))
 		goto fail;
 	sw->timer = evtimer_new(base, timer_cb, sw);
 	if (!sw->timer) {
@@ -469,15 +459,12 @@ void sweeper_free(struct sweeper *sw)
 {
 	if (!sw)
 		return;
-	for (int i = 0; i < sw->n_jobs; i++) {
-		if (sw->jobs[i]->running)
-			pthread_join(sw->jobs[i]->thread, NULL);
+	sw->closing = 1;
+	work_queue_free(sw->work);  /* waits for the runs under way */
+	for (int i = 0; i < sw->n_jobs; i++)
 		job_free(sw->jobs[i]);
-	}
-	for (int i = 0; i < sw->n_retired; i++) {
-		pthread_join(sw->retired[i]->thread, NULL);
+	for (int i = 0; i < sw->n_retired; i++)
 		job_free(sw->retired[i]);
-	}
 	while (sw->waiters) {
 		struct waiter *w = sw->waiters;
 
@@ -485,7 +472,6 @@ void sweeper_free(struct sweeper *sw)
 		ctl_reply_err(w->req, PROTO_ERR_BUSY, "loomd is shutting down");
 		free(w);
 	}
-	loop_wake_free(sw->wake);
 	if (sw->timer)
 		event_free(sw->timer);
 	free(sw);

@@ -1,8 +1,8 @@
 /* daemon/qos/qos.c: "qos-plan", "qos-status" and "qos-apply" (see qos.h).
  *
- * A request runs on a thread of its own, which runs one thread per switch
- * and joins them; when it is done it wakes the loop (loop_wake.h), which
- * joins it and answers (as daemon/routing/routes.c does). Every switch thread opens
+ * A request is a job of daemon/core/work.h, which runs one thread per switch
+ * and joins them; back on the loop it is answered (as daemon/routing/routes.c
+ * does). Every switch thread opens
  * its own plugin handle, so no handle is ever used by two threads. Plugins
  * are loaded by the loop, once per name, and stay loaded until qos_free():
  * a request never sees one unloaded under it.
@@ -22,7 +22,6 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "lib/util/log.h"
-#include "daemon/core/loop_wake.h"
+#include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "lib/qos/qos_policy.h"
 #include "daemon/core/store.h"
@@ -47,6 +46,10 @@
 #define QOS_RETRY_MAX_S 300
 
 enum qos_mode { QOS_PLAN, QOS_STATUS, QOS_APPLY };
+
+/* Requests under way at once; more wait their turn (loomd's own periodic
+ * ones and a retry per switch are among them). */
+#define QOS_MAX_REQUESTS 64
 
 static const char *const mode_names[] = { "plan", "status", "apply" };
 
@@ -65,13 +68,10 @@ struct qjob {
 };
 
 struct qreq {
-	struct qreq *next;
 	struct qos_mod *m;
 	struct ctl_req *req;               /* NULL: loomd's own (interval, retry) */
 	int periodic;
 	enum qos_mode mode;
-	pthread_t thread;
-	atomic_int finished;
 	size_t n;
 	struct qjob *jobs;
 };
@@ -94,8 +94,7 @@ struct qos_mod {
 	int periodic_running;
 	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
 	struct plugin_cache *plugins;
-	struct loop_wake *wake;
-	struct qreq *running;
+	struct work_queue *work;           /* the requests under way */
 };
 
 /* ---- the switch threads ------------------------------------------------ */
@@ -250,10 +249,9 @@ out:
 	return NULL;
 }
 
-static void *req_thread(void *arg)
+static int req_run(void *arg, char *unused, size_t unusedlen)
 {
 	struct qreq *q = arg;
-	int rc;
 
 	for (size_t first = 0; first < q->n; first += QOS_MAX_PARALLEL) {
 		size_t last = first + QOS_MAX_PARALLEL < q->n ? first + QOS_MAX_PARALLEL : q->n;
@@ -268,10 +266,9 @@ static void *req_thread(void *arg)
 				job_thread(&q->jobs[i]);
 		}
 	}
-	atomic_store(&q->finished, 1);
-	if ((rc = loop_wake_signal(q->m->wake)) < 0)
-		log_err("qos request: cannot wake the event loop: %s", strerror(-rc));
-	return NULL;
+	(void)unused;
+	(void)unusedlen;
+	return 0;  /* each switch's outcome is in its job's result */
 }
 
 /* ---- the loop -------------------------------------------------------------- */
@@ -425,34 +422,29 @@ static void interval_cb(evutil_socket_t fd, short what, void *arg)
 		log_warn("switches: cannot start the periodic read-back: %s", err);
 }
 
-static void reap(struct qos_mod *m, int all)
+static void req_done(void *arg, int rc, const char *err)
 {
-	struct qreq **pp = &m->running;
+	struct qreq *q = arg;
 
-	while (*pp) {
-		struct qreq *q = *pp;
-
-		if (!all && !atomic_load(&q->finished)) {
-			pp = &q->next;
-			continue;
-		}
-		pthread_join(q->thread, NULL);
-		if (q->req)
-			req_answer(q);
-		note_results(m, q);
-		m->periodic_running -= q->periodic;
-		*pp = q->next;
-		for (size_t i = 0; i < q->n; i++)
-			json_decref(q->jobs[i].result);
-		free(q->jobs);
-		free(q);
-	}
+	(void)rc;
+	(void)err;
+	if (q->req)
+		req_answer(q);
+	note_results(q->m, q);
+	q->m->periodic_running -= q->periodic;
 }
 
-static void wake_cb(void *arg)
+static void req_free(void *arg)
 {
-	reap(arg, 0);
+	struct qreq *q = arg;
+
+	for (size_t i = 0; i < q->n; i++)
+		json_decref(q->jobs[i].result);
+	free(q->jobs);
+	free(q);
 }
+
+static const struct work_ops req_ops = { .run = req_run, .done = req_done, .free = req_free };
 
 /* A request on every switch, or on `only`. req NULL: loomd's own. 0, or
  * -errno with err (-ENOENT: no such switch). */
@@ -497,15 +489,13 @@ static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode m
 	q->req = req;
 	q->mode = mode;
 	q->periodic = periodic;
-	if ((rc = pthread_create(&q->thread, NULL, req_thread, q)) != 0) {
-		snprintf(err, errlen, "cannot start a thread: %s", strerror(rc));
+	if ((rc = work_submit(m->work, &req_ops, q)) < 0) {
+		snprintf(err, errlen, "cannot start a thread: %s", strerror(-rc));
 		free(q->jobs);
 		free(q);
-		return -rc;
+		return rc;
 	}
 	m->periodic_running += periodic;
-	q->next = m->running;
-	m->running = q;
 	return 0;
 }
 
@@ -609,7 +599,8 @@ struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (!(m->wake = loop_wake_new(base, wake_cb, m, "qos request events", err, errlen)))
+	if (!(m->work = work_queue_new(base, "qos request", QOS_MAX_REQUESTS, WORK_FIFO, err,
+				       errlen)))
 		goto fail;
 	return m;
 fail:
@@ -621,11 +612,10 @@ void qos_free(struct qos_mod *m)
 {
 	if (!m)
 		return;
-	reap(m, 1);
+	work_queue_free(m->work);  /* answers the requests under way */
 	if (m->interval_ev)
 		event_free(m->interval_ev);
 	sw_states_free(m->sw, m->n_sw);
-	loop_wake_free(m->wake);
 	plugin_cache_free(m->plugins);
 	free(m->conf);
 	free(m);

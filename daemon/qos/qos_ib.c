@@ -5,15 +5,14 @@
  * OpenSM re-reads them on SIGHUP and its QoS manager sends SL2VL and
  * VLArbitration Sets to every port (docs/testbed-notes.md has the evidence).
  * Reading back is loom's: a status request runs one thread that reads every
- * swept IB subnet through `loomd --read-qos` children (qos_ib_read.c); the
- * thread wakes the loop (loop_wake.h) when done and the loop records the
- * changes of each port's state as events and answers. One read at a time: a
+ * swept IB subnet through `loomd --read-qos` children (qos_ib_read.c), a job
+ * of daemon/core/work.h; back on the loop, the changes of each port's state
+ * are recorded as events and the request answered. One read at a time: a
  * second status while one runs is told to retry. */
 #include "autoconf.h"
 #include "daemon/qos/qos_ib.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +27,7 @@
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "lib/util/log.h"
-#include "daemon/core/loop_wake.h"
+#include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "daemon/qos/qos_ib_read.h"
 #include "daemon/core/store.h"
@@ -44,16 +43,13 @@ struct qos_ib_mod {
 	struct event_base *base;
 	struct store *store;
 	struct loom_config *conf;
-	struct loop_wake *wake;
-	/* The read under way (req != NULL): the thread's inputs and output. */
+	struct work_queue *work;  /* one read-back at a time */
+	/* The read under way (req != NULL): the job's inputs and output. */
 	struct ctl_req *req;
-	pthread_t thread;
 	struct ibqos_policy policy;
 	struct swept_subnets sub;
 	unsigned routing_vls;
 	json_t *ports;
-	char err[512];
-	int rc;
 	/* "guid/port" -> first difference ("" in policy), as last read. */
 	json_t *known;
 };
@@ -168,27 +164,25 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- status -------------------------------------------------------------------- */
 
-static void *read_thread(void *arg)
+static int read_run(void *job, char *err, size_t errlen)
 {
-	struct qos_ib_mod *m = arg;
+	struct qos_ib_mod *m = job;
+	int rc = 0;
 
 	m->ports = json_array();
-	m->rc = 0;
-	for (size_t i = 0; i < m->sub.n && m->rc == 0; i++) {
+	for (size_t i = 0; i < m->sub.n && rc == 0; i++) {
 		json_t *ports = NULL;
 		size_t k;
 		json_t *port;
 
-		m->rc = qos_ib_read_run(&m->sub.p[i], &m->policy, &ports, m->err, sizeof(m->err));
+		rc = qos_ib_read_run(&m->sub.p[i], &m->policy, &ports, err, errlen);
 		json_array_foreach(ports, k, port) {
 			json_object_set_new(port, "subnet", json_string(m->sub.p[i].subnet));
 			json_array_append(m->ports, port);
 		}
 		json_decref(ports);
 	}
-	if (loop_wake_signal(m->wake) < 0)
-		log_err("ib_qos: cannot wake the loop");
-	return NULL;
+	return rc;
 }
 
 /* Events for ports whose state changed since the last read. */
@@ -222,20 +216,17 @@ static void note_drift(struct qos_ib_mod *m)
 	}
 }
 
-static void wake_cb(void *arg)
+static void read_done(void *job, int rc, const char *err)
 {
-	struct qos_ib_mod *m = arg;
+	struct qos_ib_mod *m = job;
 	struct ctl_req *req = m->req;
 	size_t i, in = 0;
 	json_t *port;
 	char why[512] = "";
 
-	if (!req)
-		return;
-	pthread_join(m->thread, NULL);
 	m->req = NULL;
-	if (m->rc < 0) {
-		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", m->err);
+	if (rc < 0) {
+		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
 		json_decref(m->ports);
 		m->ports = NULL;
 		return;
@@ -251,6 +242,9 @@ static void wake_cb(void *arg)
 	m->ports = NULL;
 }
 
+/* The module is the job: one read at a time, its inputs and output in m. */
+static const struct work_ops read_ops = { .run = read_run, .done = read_done };
+
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct qos_ib_mod *m = arg;
@@ -261,7 +255,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 			      "not manage InfiniBand QoS");
 		return;
 	}
-	if (m->req) {
+	if (work_full(m->work)) {
 		ctl_reply_err(req, PROTO_ERR_BUSY, "a QoS read-back is under way; try again");
 		return;
 	}
@@ -283,7 +277,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 			m->policy = m->conf->ib_qos;
 	}
 	m->req = req;
-	if (pthread_create(&m->thread, NULL, read_thread, m) != 0) {
+	if (work_submit(m->work, &read_ops, m) < 0) {
 		m->req = NULL;
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread");
 	}
@@ -318,7 +312,7 @@ struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config 
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (!(m->wake = loop_wake_new(base, wake_cb, m, "ib_qos request events", err, errlen)))
+	if (!(m->work = work_queue_new(base, "ib_qos request", 1, WORK_REFUSE, err, errlen)))
 		goto fail;
 	return m;
 fail:
@@ -330,9 +324,7 @@ void qos_ib_free(struct qos_ib_mod *m)
 {
 	if (!m)
 		return;
-	if (m->req)
-		wake_cb(m);  /* waits for the thread, answers */
-	loop_wake_free(m->wake);
+	work_queue_free(m->work);  /* waits for a read under way, answers */
 	json_decref(m->known);
 	free(m->conf);
 	free(m);

@@ -2,18 +2,15 @@
  * (see routes.h).
  *
  * A request is read-only for the fabric (CTL_READ): it sends only SMP Gets,
- * as a sweep does. Requests run on their own threads, each with its own
- * database connection, like sweeps (daemon/ib/sweep.c); a finished thread
- * wakes the loop (loop_wake.h), which joins it and answers. A few may
- * run at once; more are refused as busy rather than queued, so a script
- * looping on route check cannot pile up SMP walks. */
+ * as a sweep does. Requests are jobs of daemon/core/work.h, each with its
+ * own database connection, answered on the loop. A few may run at once;
+ * more are refused as busy rather than queued, so a script looping on route
+ * check cannot pile up SMP walks. */
 #include "autoconf.h"
 #include "daemon/routing/routes.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +23,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/ib/lft_read.h"
 #include "lib/util/log.h"
-#include "daemon/core/loop_wake.h"
+#include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
 #include "daemon/core/store.h"
@@ -34,11 +31,7 @@
 #define ROUTES_MAX_RUNNING 4
 
 struct rq {
-	struct rq *next;
-	struct routes *rt;
 	struct ctl_req *req;
-	pthread_t thread;
-	atomic_int finished;  /* set by the thread as its last act (see sweep.c) */
 	/* The question (copied from the request). */
 	int trace, cached, has_subnet;
 	char subnet[LOOM_NAME_LEN];
@@ -46,9 +39,7 @@ struct rq {
 	struct rt_metrics_opts opts;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
-	/* The answer, written by the thread, read by the loop after the join. */
-	int rc;
-	char err[1024];
+	/* The answer, written by the worker, read by the loop after it. */
 	json_t *result;
 };
 
@@ -56,16 +47,14 @@ struct routes {
 	struct event_base *base;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
-	struct loop_wake *wake;
-	struct rq *running;
-	int n_running;
+	struct work_queue *work;  /* ROUTES_MAX_RUNNING at once, more refused */
 };
 
 /* ---- the worker thread --------------------------------------------------- */
 
-/* Walk the subnet, read its tables, record both. 0 or -errno with q->err. */
+/* Walk the subnet, read its tables, record both. 0 or -errno with err. */
 static int read_live(struct rq *q, struct store *st, const char *name, const char *ca,
-		     int port)
+		     int port, char *err, size_t errlen)
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
@@ -78,17 +67,17 @@ static int read_live(struct rq *q, struct store *st, const char *name, const cha
 	int rc;
 
 	info.started = clock_wall();
-	rc = lft_read_run(&p, &fab, &r, q->err, sizeof(q->err));
+	rc = lft_read_run(&p, &fab, &r, err, errlen);
 	info.finished = clock_wall();
 	if (rc < 0) {
-		log_warn("subnet %s: cannot read the forwarding tables: %s", name, q->err);
+		log_warn("subnet %s: cannot read the forwarding tables: %s", name, err);
 		return rc;
 	}
 	/* The walk that came with the tables is a sweep like any other: its
 	 * changes become events, and --cached answers see the same fabric. */
 	if ((rc = store_record_sweep(st, &info, fab, &res)) < 0 ||
 	    (rc = store_record_lfts(st, name, res.sweep_id, r, NULL)) < 0)
-		snprintf(q->err, sizeof(q->err), "the tables were read but could not be "
+		snprintf(err, errlen, "the tables were read but could not be "
 			 "recorded: %s", strerror(-rc));
 	else
 		log_info("subnet %s: forwarding tables of %zu switches read with %zu SMPs in "
@@ -100,80 +89,42 @@ static int read_live(struct rq *q, struct store *st, const char *name, const cha
 	return rc;
 }
 
-static void *rq_thread(void *arg)
+static int rq_run(void *job, char *err, size_t errlen)
 {
-	struct rq *q = arg;
+	struct rq *q = job;
 	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
 	struct store *st;
 	sqlite3 *db;
 	int port;
 	int rc;
 
-	st = store_open(q->db_path, q->err, sizeof(q->err));
-	if (!st) {
-		q->rc = -EIO;
-		goto done;
-	}
+	if (!(st = store_open(q->db_path, err, errlen)))
+		return -EIO;
 	db = store_db(st);
-	q->rc = rl_db_subnet(db, q->has_subnet ? q->subnet : NULL, name, sizeof(name), ca,
-			     sizeof(ca), &port, q->err, sizeof(q->err));
-	if (q->rc == 0 && !q->cached)
-		q->rc = read_live(q, st, name, ca, port);
-	if (q->rc == 0)
-		q->rc = q->trace ? rl_db_trace(db, name, q->src, q->dst, &q->result, q->err,
-					       sizeof(q->err)) :
-				   rl_db_check(db, name, &q->opts, &q->result, q->err,
-					       sizeof(q->err));
-	if (q->rc == 0)
+	rc = rl_db_subnet(db, q->has_subnet ? q->subnet : NULL, name, sizeof(name), ca,
+			  sizeof(ca), &port, err, errlen);
+	if (rc == 0 && !q->cached)
+		rc = read_live(q, st, name, ca, port, err, errlen);
+	if (rc == 0)
+		rc = q->trace ? rl_db_trace(db, name, q->src, q->dst, &q->result, err, errlen) :
+				rl_db_check(db, name, &q->opts, &q->result, err, errlen);
+	if (rc == 0)
 		json_object_set_new(json_object_get(q->result, "read"), "cached",
 				    json_boolean(q->cached));
 	store_close(st);
-done:
-	atomic_store(&q->finished, 1);
-	if ((rc = loop_wake_signal(q->rt->wake)) < 0)
-		log_err("route request: cannot wake the event loop: %s", strerror(-rc));
-	return NULL;
+	return rc;
 }
 
 /* ---- the loop ---------------------------------------------------------------- */
 
-static void rq_answer(struct rq *q)
+static void rq_done(void *job, int rc, const char *err)
 {
-	if (q->rc == 0)
-		ctl_reply_ok(q->req, q->result);
-	else if (q->rc == -ENOENT)
-		ctl_reply_err(q->req, PROTO_ERR_NOTFOUND, "%s", q->err);
-	else if (q->rc == -EINVAL || q->rc == -EEXIST)
-		ctl_reply_err(q->req, PROTO_ERR_BADREQ, "%s", q->err);
-	else
-		ctl_reply_err(q->req, PROTO_ERR_INTERNAL, "%s", q->err);
-	q->result = NULL;  /* stolen by the reply */
+	struct rq *q = job;
+
+	ctl_reply_errno(q->req, rc, q->result, PROTO_ERR_INTERNAL, err);
 }
 
-/* Join and answer every finished request (all of them when `all`). */
-static void reap(struct routes *rt, int all)
-{
-	struct rq **pp = &rt->running;
-
-	while (*pp) {
-		struct rq *q = *pp;
-
-		if (!all && !atomic_load(&q->finished)) {
-			pp = &q->next;
-			continue;
-		}
-		pthread_join(q->thread, NULL);
-		rq_answer(q);
-		*pp = q->next;
-		rt->n_running--;
-		free(q);
-	}
-}
-
-static void wake_cb(void *arg)
-{
-	reap(arg, 0);
-}
+static const struct work_ops rq_ops = { .run = rq_run, .done = rq_done, .free = free };
 
 static int arg_string(struct ctl_req *req, json_t *args, const char *key, char *out,
 		      size_t len, int required)
@@ -217,9 +168,9 @@ static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trac
 	struct rq *q;
 	int rc;
 
-	if (rt->n_running >= ROUTES_MAX_RUNNING) {
-		ctl_reply_err(req, PROTO_ERR_BUSY, "%d route requests are already under way; "
-			      "try again when they are done", rt->n_running);
+	if (work_full(rt->work)) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "%u route requests are already under way; "
+			      "try again when they are done", work_running(rt->work));
 		return;
 	}
 	if (cached && !json_is_boolean(cached)) {
@@ -241,7 +192,6 @@ static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trac
 		return;
 	}
 	q->has_subnet = rc > 0;
-	q->rt = rt;
 	q->req = req;
 	q->trace = trace;
 	q->cached = json_is_true(cached);
@@ -252,15 +202,10 @@ static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trac
 	q->timeout_ms = rt->timeout_ms;
 	q->retries = rt->retries;
 	q->max_smps = rt->max_smps;
-	if ((rc = pthread_create(&q->thread, NULL, rq_thread, q)) != 0) {
-		log_err("cannot start a route request thread: %s", strerror(rc));
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(rc));
+	if ((rc = work_submit(rt->work, &rq_ops, q)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(-rc));
 		free(q);
-		return;
 	}
-	q->next = rt->running;
-	rt->running = q;
-	rt->n_running++;
 }
 
 static void cmd_route_check(struct ctl_req *req, json_t *args, void *arg)
@@ -294,7 +239,8 @@ struct routes *routes_new(struct event_base *base, const struct loom_config *con
 	}
 	rt->base = base;
 	routes_reconfigure(rt, conf);
-	if (!(rt->wake = loop_wake_new(base, wake_cb, rt, "route request events", err, errlen)))
+	if (!(rt->work = work_queue_new(base, "route request", ROUTES_MAX_RUNNING, WORK_REFUSE,
+				       err, errlen)))
 		goto fail;
 	return rt;
 fail:
@@ -306,8 +252,7 @@ void routes_free(struct routes *rt)
 {
 	if (!rt)
 		return;
-	reap(rt, 1);
-	loop_wake_free(rt->wake);
+	work_queue_free(rt->work);
 	free(rt);
 }
 

@@ -25,7 +25,6 @@
 #include "daemon/tenants/tenants_impl.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +36,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/core/file_atomic.h"
 #include "lib/util/log.h"
-#include "daemon/core/loop_wake.h"
+#include "daemon/core/work.h"
 #include "daemon/routing/opensm_pid.h"
 #include "lib/util/proto.h"
 #include "daemon/core/store.h"
@@ -83,11 +82,10 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 
 /* ---- the worker --------------------------------------------------------------- */
 
-static void *top_thread(void *arg)
+static int top_run(void *arg, char *unused, size_t unusedlen)
 {
 	struct top *t = arg;
 	double start = clock_wall();
-	int rc;
 
 	t->rc = 0;
 	if (t->kind == TOP_RESUME) {
@@ -114,9 +112,9 @@ static void *top_thread(void *arg)
 		}
 	}
 	t->took = clock_wall() - start;
-	if ((rc = loop_wake_signal(t->m->wake)) < 0)
-		log_err("tenants: cannot wake the event loop: %s", strerror(-rc));
-	return NULL;
+	(void)unused;
+	(void)unusedlen;
+	return t->rc;  /* its message is t->err; each of a batch has its own */
 }
 
 /* ---- the loop ------------------------------------------------------------------- */
@@ -384,6 +382,11 @@ static void finish(struct tenants_mod *m, struct top *t)
 	}
 }
 
+static void top_done(void *arg, int rc, const char *err);
+
+/* The change stays the queue's head while it runs; top_done() frees it. */
+static const struct work_ops top_ops = { .run = top_run, .done = top_done };
+
 static void start_next(struct tenants_mod *m)
 {
 	struct top *t;
@@ -394,7 +397,7 @@ static void start_next(struct tenants_mod *m)
 		err[0] = '\0';
 		rc = t->kind == TOP_RESUME ? prepare_resume(m, t, err, sizeof(err))
 					   : prepare(m, t, err, sizeof(err));
-		if (rc == 0 && pthread_create(&t->thread, NULL, top_thread, t) == 0) {
+		if (rc == 0 && (rc = work_submit(m->work, &top_ops, t)) == 0) {
 			m->running = 1;
 			return;
 		}
@@ -413,14 +416,15 @@ static void start_next(struct tenants_mod *m)
 	}
 }
 
-static void wake_cb(void *arg)
+static void top_done(void *arg, int rc, const char *err)
 {
-	struct tenants_mod *m = arg;
-	struct top *t = m->queue;
+	struct top *t = arg;
+	struct tenants_mod *m = t->m;
 
-	if (!m->running || !t)
-		return;
-	pthread_join(t->thread, NULL);
+	(void)rc;
+	(void)err;  /* top_run() kept both in t */
+	if (m->closing)
+		return;  /* tenants_free() answers and frees the queue */
 	m->running = 0;
 	m->queue = t->next;
 	finish(m, t);
@@ -581,7 +585,7 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
 		tenants_free(m);
 		return NULL;
 	}
-	if (!(m->wake = loop_wake_new(base, wake_cb, m, "tenant events", err, errlen))) {
+	if (!(m->work = work_queue_new(base, "tenant", 1, WORK_REFUSE, err, errlen))) {
 		tenants_free(m);
 		return NULL;
 	}
@@ -600,15 +604,14 @@ void tenants_free(struct tenants_mod *m)
 
 	if (!m)
 		return;
-	if (m->running && m->queue)
-		pthread_join(m->queue->thread, NULL);
+	m->closing = 1;
+	work_queue_free(m->work);  /* waits for the change under way */
 	while ((t = m->queue)) {
 		m->queue = t->next;
 		if (t->req)
 			ctl_reply_err(t->req, PROTO_ERR_FAILED, "loomd is stopping");
 		tenants_top_free(t);
 	}
-	loop_wake_free(m->wake);
 	if (m->interval_ev)
 		event_free(m->interval_ev);
 	plugin_cache_free(m->plugins);

@@ -12,7 +12,6 @@
 #ifndef LOOMD_TENANTS_IMPL_H
 #define LOOMD_TENANTS_IMPL_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,7 +80,6 @@ struct top {
 	struct top_switch *eth;
 	size_t n_eth;
 	/* the worker's result */
-	pthread_t thread;
 	int rc;
 	char err[1024];
 	double took;
@@ -95,7 +93,8 @@ struct tenants_mod {
 	struct plugin_cache *plugins;
 	struct top *queue;      /* waiting; the head runs when `running` */
 	int running;
-	struct loop_wake *wake; /* the worker's "done" (daemon/core/loop_wake.h) */
+	struct work_queue *work; /* the head's worker (daemon/core/work.h) */
+	int closing;            /* freeing: a change that ends is not finished */
 	struct event *interval_ev;    /* tenants.interval: check every tenant */
 };
 
