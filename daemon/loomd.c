@@ -18,6 +18,8 @@
 #include "daemon/ar/ar.h"
 #include "daemon/ar/ar_apply.h"
 #include "daemon/core/config.h"
+#include "daemon/core/config_parse.h"
+#include "daemon/roce/config_roce.h"
 #include "daemon/core/ctl.h"
 #include "lib/db/db_query.h"
 #include "lib/util/log.h"
@@ -50,6 +52,25 @@ struct loomd {
 	struct timespec started;
 };
 
+/* The sections of loom.yaml, each its module's, in the documented order
+ * (the order `loomd -n` prints them in). */
+static const struct config_section *const config_sections[] = {
+	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
+	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
+	&qos_ib_config, &ar_config,
+};
+
+int loomd_config_init(void)
+{
+	for (size_t i = 0; i < sizeof(config_sections) / sizeof(config_sections[0]); i++) {
+		int rc = config_register(config_sections[i]);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Load the configuration the options name: an explicit -c file must exist;
  * the default file may be missing (built-in defaults then). Command line
  * overrides are applied on top. */
@@ -58,6 +79,11 @@ static int load_config(const struct loomd_options *opt, struct loom_config *c,
 {
 	int rc;
 
+	if ((rc = loomd_config_init()) < 0) {
+		snprintf(err, errlen, "cannot register the configuration's sections: %s",
+			 strerror(-rc));
+		return rc;
+	}
 	if (opt->config_path) {
 		rc = config_load(opt->config_path, c, err, errlen);
 	} else {

@@ -11,6 +11,12 @@ struct loomd_options {
 	int debug;                  /* -d: log level debug */
 };
 
+/* Register every module's section of loom.yaml with the configuration
+ * (daemon/core/config_parse.h); idempotent. loomd_run and
+ * loomd_check_config call it; so does anything else that loads a
+ * configuration (the unit tests). 0 or -errno. */
+int loomd_config_init(void);
+
 /* Run loomd until SIGTERM/SIGINT. Returns the process exit status. */
 int loomd_run(const struct loomd_options *opt);
 

@@ -31,4 +31,7 @@ int ar_apply_register(struct ar_apply *a, struct ctl *ctl);
  * seconds (NVIDIA switches turn AR off when their static table is set). */
 void ar_apply_lft_changed(void *arg, uint64_t sm_guid);
 
+/* loom.yaml's ar: section (config_ar.c). */
+extern const struct config_section ar_config;
+
 #endif

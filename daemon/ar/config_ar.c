@@ -21,9 +21,10 @@
 
 #include "lib/ar/ar_plan.h"
 #include "daemon/core/config_parse.h"
+#include "daemon/ar/ar_apply.h"
 #include "lib/ar/route_ar.h"
 
-void config_defaults_ar(struct loom_config *c)
+static void defaults_ar(struct loom_config *c)
 {
 	c->ar_program = 0;
 	c->ar_mode = RT_AR_TREE;
@@ -76,7 +77,7 @@ static int parse_sls(struct parse *p, const yaml_node_t *v, const char *key)
 	return 0;
 }
 
-int config_parse_ar(struct parse *p, const yaml_node_t *v)
+static int parse_ar(struct parse *p, const yaml_node_t *v)
 {
 	int rc;
 
@@ -116,7 +117,7 @@ int config_parse_ar(struct parse *p, const yaml_node_t *v)
 	return 0;
 }
 
-void config_print_ar(FILE *out, const struct loom_config *c)
+static void print_ar(FILE *out, const struct loom_config *c)
 {
 	fprintf(out, "ar:\n  program: %s\n  mode: %s\n  sls: ", c->ar_program ? "true" : "false",
 		rt_ar_mode_name((enum rt_ar_mode)c->ar_mode));
@@ -135,3 +136,7 @@ void config_print_ar(FILE *out, const struct loom_config *c)
 	fprintf(out, "\n  shield: %s\n  after_reroute_s: %d\n", c->ar_shield ? "true" : "false",
 		c->ar_after_reroute_s);
 }
+
+const struct config_section ar_config = {
+	.name = "ar", .parse = parse_ar, .print = print_ar, .defaults = defaults_ar,
+};

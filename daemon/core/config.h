@@ -1,5 +1,11 @@
-/* daemon/core/config.h: loomd's configuration, parsed from YAML (libyaml) into a
- * typed table with bounds. Parse errors name the file, line and key. */
+/* daemon/core/config.h: loomd's configuration, parsed from YAML (libyaml).
+ * Parse errors name the file, line and key.
+ *
+ * struct loom_config is the value every module reads (each gets its copy at
+ * start and at reload). Its sections are registered by the modules that
+ * own them (config_parse.h): each parses, defaults, checks and prints only
+ * its own fields; config.c walks the file and knows only core's sections
+ * (log, database, control, plugins). */
 #ifndef LOOMD_CONFIG_H
 #define LOOMD_CONFIG_H
 
@@ -110,7 +116,12 @@ struct loom_config {
 	struct loom_switch_conf switches[LOOM_MAX_SWITCHES];
 };
 
-/* Fill *c with the built-in defaults. */
+struct config_section;
+/* Core's own sections, for the registration in daemon/loomd.c. */
+extern const struct config_section config_log, config_database, config_control,
+	config_plugins;
+
+/* Fill *c with the built-in defaults of every registered section. */
 void config_defaults(struct loom_config *c);
 
 /* Parse `path` into *c, starting from the defaults. On error *c is left

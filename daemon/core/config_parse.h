@@ -1,14 +1,93 @@
-/* daemon/core/config_parse.h: the YAML walking helpers that config.c (the key
- * table) and config_roce.c (the roce: and switches: sections) share. Not
- * for other modules: they see config.h only. */
+/* daemon/core/config_parse.h: how a module writes its section of loom.yaml.
+ *
+ * config.c knows no section but core's own (log, database, control,
+ * plugins). Every other section is a `struct config_section` that its
+ * module defines (daemon/ib/config_discovery.c, daemon/tenants/
+ * config_tenants.c, daemon/roce/config_roce.c, ...) and daemon/loomd.c
+ * registers, in the documented order, which is also the order
+ * config_print() writes them in.
+ *
+ * A section is either a table of keys (type, bounds, default, place in
+ * struct loom_config; the table drives parsing, defaults and printing, so
+ * they cannot disagree) or a parse/print pair of its own for sections with
+ * a shape of their own (roce:, switches:, ib_qos:, ar:). A key of kind
+ * CFG_CUSTOM inside a table has its own parse/print (discovery.subnets).
+ *
+ * Errors are one line "FILE:LINE: KEY: what is wrong" through cfg_fail().
+ * Parsing fills a scratch copy (p->c) that is only copied out when the
+ * whole file is valid. Only for config_*.c files: other modules see
+ * config.h. */
 #ifndef LOOMD_CONFIG_PARSE_H
 #define LOOMD_CONFIG_PARSE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include <yaml.h>
 
 #include "daemon/core/config.h"
+
+struct parse;
+
+/* What a key holds, which decides how its scalar is checked and printed. */
+enum cfg_kind {
+	CFG_LEVEL,    /* enum log_level by name */
+	CFG_TARGET,   /* enum log_target by name */
+	CFG_PATH,     /* absolute path */
+	CFG_OPT_PATH, /* absolute path, or "" for none */
+	CFG_SOCKET,   /* absolute path that also fits sockaddr_un.sun_path */
+	CFG_STRING,   /* free text (no control characters) */
+	CFG_INT,      /* decimal integer in min..max (or 0 if zero_ok), into an int */
+	CFG_BOOL,     /* true or false, into an int */
+	CFG_CUSTOM,   /* the key's own parse and print */
+};
+
+struct cfg_key {
+	const char *name;
+	enum cfg_kind kind;
+	size_t off;           /* offset in struct loom_config (or the table's struct) */
+	size_t size;          /* buffer size for the string kinds */
+	int min, max;         /* CFG_INT bounds */
+	int zero_ok;          /* CFG_INT: 0 is also valid ("off") */
+	long long def;        /* default: CFG_INT, CFG_BOOL, CFG_LEVEL, CFG_TARGET */
+	const char *def_str;  /* default of the string kinds; NULL: "" */
+	/* CFG_CUSTOM: parse the value of `key`; print it after "  NAME:". */
+	int (*parse)(struct parse *p, const yaml_node_t *v, const char *key);
+	void (*print)(FILE *out, const struct loom_config *c);
+};
+
+#define CFG_FIELD_SIZE(field) sizeof(((struct loom_config *)0)->field)
+#define CFG_KEY_STR(key, kind, field, dflt) \
+	{ key, kind, offsetof(struct loom_config, field), CFG_FIELD_SIZE(field), \
+	  0, 0, 0, 0, dflt, NULL, NULL }
+#define CFG_KEY_INT(key, field, lo, hi, zero, dflt) \
+	{ key, CFG_INT, offsetof(struct loom_config, field), sizeof(int), lo, hi, zero, \
+	  dflt, NULL, NULL, NULL }
+#define CFG_KEY_BOOL(key, field, dflt) \
+	{ key, CFG_BOOL, offsetof(struct loom_config, field), sizeof(int), 0, 0, 0, \
+	  dflt, NULL, NULL, NULL }
+#define CFG_KEY_CUSTOM(key, parse_fn, print_fn) \
+	{ key, CFG_CUSTOM, 0, 0, 0, 0, 0, 0, NULL, parse_fn, print_fn }
+
+struct config_section {
+	const char *name;
+	const struct cfg_key *keys;   /* a table of keys, or NULL with parse/print */
+	size_t n_keys;
+	/* A section of its own shape: the value under `name:` (any node). */
+	int (*parse)(struct parse *p, const yaml_node_t *v);
+	void (*print)(FILE *out, const struct loom_config *c);
+	/* After the keys' defaults (NULL: none). */
+	void (*defaults)(struct loom_config *c);
+	/* Once the whole file is read, present or not (NULL: none). */
+	int (*check)(struct parse *p);
+};
+
+/* Add a section; the order of registration is the order of printing.
+ * Registering the same section again is a no-op. 0, -EEXIST (another
+ * section of that name) or -ENOSPC. Before any config_load(). */
+int config_register(const struct config_section *s);
+
+#define CFG_MAX_SCRATCH 8
 
 struct parse {
 	const char *name;       /* file name for messages */
@@ -18,12 +97,20 @@ struct parse {
 	struct loom_config *c;  /* scratch copy being filled */
 	char *err;
 	size_t errlen;
-	/* Where the roce: section and each switch begin, for the checks of
-	 * the policy that run once the whole file is read. */
-	unsigned long roce_line;
-	unsigned long roce_field_line[32];   /* per enum qos_field bit */
-	unsigned long switch_line[LOOM_MAX_SWITCHES];
+	/* Per-parse memory of sections, by name (cfg_scratch). */
+	struct {
+		const char *name;
+		void *mem;
+	} scratch[CFG_MAX_SCRATCH];
+	size_t n_scratch;
 };
+
+/* Zeroed memory of `size` bytes that lives for this parse, the same for
+ * every call with the same name (a section's lines, for its check). NULL:
+ * out of memory or slots. */
+void *cfg_scratch(struct parse *p, const char *name, size_t size);
+/* The line where a table section's key was set in this file, else 0. */
+unsigned long cfg_key_line(struct parse *p, const char *section, const char *key);
 
 /* Record "FILE:LINE: KEY: message" and return -EINVAL; key may be NULL. */
 int cfg_fail(struct parse *p, unsigned long line, const char *key, const char *fmt, ...)
@@ -49,24 +136,13 @@ int cfg_int(struct parse *p, const yaml_node_t *v, const char *key, long long mi
 /* Double-quoted, escaped so that it reads back byte for byte. */
 void cfg_print_string(FILE *out, const char *s);
 
-/* config_roce.c: the `roce:` section (the fabric's policy, its read-back
- * interval and re-apply switch) and the `switches:` list, each switch with
- * its plugin, address and policy overrides; then the checks of the policy
- * as every switch will hold it. */
-int config_parse_roce(struct parse *p, const yaml_node_t *v);
-int config_parse_switches(struct parse *p, const yaml_node_t *v);
-int config_check_roce(struct parse *p);
-void config_print_roce(FILE *out, const struct loom_config *c);
-void config_print_switches(FILE *out, const struct loom_config *c);
-
-/* config_ibqos.c: the `ib_qos:` section (InfiniBand QoS policy, checked
- * as a whole when the section ends). */
-int config_parse_ibqos(struct parse *p, const yaml_node_t *v);
-void config_print_ibqos(FILE *out, const struct loom_config *c);
-
-/* config_ar.c: the `ar:` section (programming adaptive routing). */
-void config_defaults_ar(struct loom_config *c);
-int config_parse_ar(struct parse *p, const yaml_node_t *v);
-void config_print_ar(FILE *out, const struct loom_config *c);
+/* Keys of a table (tab[0..n)) over any struct: the index of `name` or -1;
+ * one scalar value of key d into base + d->off; its printed form; its
+ * default into base. */
+int cfg_find_key(const struct cfg_key *tab, size_t n, const char *name);
+int cfg_parse_value(struct parse *p, const yaml_node_t *v, const char *key,
+		    const struct cfg_key *d, void *base);
+void cfg_print_value(FILE *out, const struct cfg_key *d, const void *base);
+void cfg_default_value(const struct cfg_key *d, void *base);
 
 #endif

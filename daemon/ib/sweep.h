@@ -26,4 +26,7 @@ int sweeper_register(struct sweeper *sw, struct ctl *ctl);
 /* The sweeper's part of "status": {"interval":N,"running":bool,"subnets":[...]} */
 json_t *sweeper_status(struct sweeper *sw);
 
+/* loom.yaml's discovery: section (config_discovery.c). */
+extern const struct config_section sweep_config;
+
 #endif

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
+#include "daemon/qos/qos_ib.h"
 
 static const char *const field_keys[] = {
 	[IBQOS_F_NONE] = "ib_qos", [IBQOS_F_CLASSES] = "ib_qos.classes",
@@ -186,7 +187,7 @@ static int parse_path(struct parse *p, const yaml_node_t *v, const char *key, ch
 	return 0;
 }
 
-int config_parse_ibqos(struct parse *p, const yaml_node_t *v)
+static int parse_ibqos(struct parse *p, const yaml_node_t *v)
 {
 	struct ibqos_policy *q = &p->c->ib_qos;
 	unsigned long line[sizeof(field_keys) / sizeof(field_keys[0])] = { 0 };
@@ -264,7 +265,7 @@ static void print_table(FILE *out, const char *name, const struct ibqos_entry *t
 	fputs("]\n", out);
 }
 
-void config_print_ibqos(FILE *out, const struct loom_config *c)
+static void print_ibqos(FILE *out, const struct loom_config *c)
 {
 	const struct ibqos_policy *q = &c->ib_qos;
 
@@ -287,3 +288,8 @@ void config_print_ibqos(FILE *out, const struct loom_config *c)
 	cfg_print_string(out, c->ib_qos_opensm_config);
 	fputc('\n', out);
 }
+
+/* Absent (.set = 0): loom does not manage InfiniBand QoS. */
+const struct config_section qos_ib_config = {
+	.name = "ib_qos", .parse = parse_ibqos, .print = print_ibqos,
+};

@@ -35,4 +35,7 @@ int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl);
  * when out of memory. Exposed for the unit tests. */
 char *qos_ib_options_file(const char *old_text, const char *options);
 
+/* loom.yaml's ib_qos: section (config_ibqos.c). */
+extern const struct config_section qos_ib_config;
+
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "daemon/roce/config_roce.h"
 #include "daemon/core/config_parse.h"
 
 #define MAX_BYTES (1LL << 30)
@@ -105,15 +106,30 @@ static int each_pair(struct parse *p, const yaml_node_t *m, const char *where, p
 	return 0;
 }
 
+/* Where the roce: section, each of its fields and each switch begin, for
+ * the checks of the policy that run once the whole file is read. */
+struct roce_lines {
+	unsigned long roce;
+	unsigned long field[32];   /* per enum qos_field bit */
+	unsigned long sw[LOOM_MAX_SWITCHES];
+};
+
+static struct roce_lines *lines_of(struct parse *p)
+{
+	return cfg_scratch(p, "roce.lines", sizeof(struct roce_lines));
+}
+
 /* Note where the fabric's policy sets `bits` (for the checks' messages). */
 static void mark(struct parse *p, const struct qos_policy *q, uint32_t bits,
 		 const yaml_node_t *k)
 {
-	if (q != &p->c->roce)
+	struct roce_lines *l = lines_of(p);
+
+	if (q != &p->c->roce || !l)
 		return;
 	for (unsigned b = 0; b < 32; b++)
 		if (bits >> b & 1)
-			p->roce_field_line[b] = cfg_line(k);
+			l->field[b] = cfg_line(k);
 }
 
 /* What a policy mapping is parsed into, and whether it is the fabric's. */
@@ -322,11 +338,14 @@ static int policy_pair(struct parse *p, const char *name, const char *key,
 	return cfg_fail(p, cfg_line(k), key, "unknown key");
 }
 
-int config_parse_roce(struct parse *p, const yaml_node_t *v)
+static int parse_roce(struct parse *p, const yaml_node_t *v)
 {
 	struct policy_ctx pc = { &p->c->roce, 1 };
+	struct roce_lines *l = lines_of(p);
 
-	p->roce_line = cfg_line(v);
+	if (!l)
+		return cfg_fail(p, cfg_line(v), "roce", "out of memory");
+	l->roce = cfg_line(v);
 	return each_pair(p, v, "roce", policy_pair, &pc);
 }
 
@@ -388,11 +407,14 @@ static int plugin_name_ok(const char *s)
 	return 1;
 }
 
-int config_parse_switches(struct parse *p, const yaml_node_t *v)
+static int parse_switches(struct parse *p, const yaml_node_t *v)
 {
 	struct loom_config *c = p->c;
+	struct roce_lines *l = lines_of(p);
 	int n = 0, rc;
 
+	if (!l)
+		return cfg_fail(p, cfg_line(v), "switches", "out of memory");
 	if (cfg_is_null(v))
 		return 0;
 	if ((rc = cfg_expect(p, v, "switches", YAML_SEQUENCE_NODE)) < 0)
@@ -408,7 +430,7 @@ int config_parse_switches(struct parse *p, const yaml_node_t *v)
 			return cfg_fail(p, cfg_line(item), where, "more than %d switches",
 					LOOM_MAX_SWITCHES);
 		s = &c->switches[n];
-		p->switch_line[n] = cfg_line(item);
+		l->sw[n] = cfg_line(item);
 		memset(s, 0, sizeof(*s));
 		memset(s->roce.dscp_to_tc, QOS_DSCP_UNSET, sizeof(s->roce.dscp_to_tc));
 		if ((rc = cfg_expect(p, item, where, YAML_MAPPING_NODE)) < 0 ||
@@ -430,19 +452,23 @@ int config_parse_switches(struct parse *p, const yaml_node_t *v)
 	return 0;
 }
 
-int config_check_roce(struct parse *p)
+static int check_roce(struct parse *p)
 {
+	static const struct roce_lines none;
+	const struct roce_lines *l = lines_of(p);
 	struct loom_config *c = p->c;
 	char msg[400];
 	uint32_t field = 0;
 	int rc;
 
+	if (!l)
+		l = &none;  /* no memory for lines: the messages say line 0 */
 	if ((rc = qos_policy_check(&c->roce, "roce", &field, msg, sizeof(msg))) < 0) {
-		unsigned long line = p->roce_line;
+		unsigned long line = l->roce;
 
 		for (unsigned b = 0; b < 32; b++)
-			if (field >> b & 1 && p->roce_field_line[b])
-				line = p->roce_field_line[b];
+			if (field >> b & 1 && l->field[b])
+				line = l->field[b];
 		return cfg_fail(p, line, NULL, "%s", msg);
 	}
 	for (int i = 0; i < c->n_switches; i++) {
@@ -452,7 +478,7 @@ int config_check_roce(struct parse *p)
 		qos_policy_merge(&q, &c->switches[i].roce);
 		snprintf(where, sizeof(where), "switches[%s].roce", c->switches[i].name);
 		if ((rc = qos_policy_check(&q, where, NULL, msg, sizeof(msg))) < 0)
-			return cfg_fail(p, p->switch_line[i], NULL, "%s", msg);
+			return cfg_fail(p, l->sw[i], NULL, "%s", msg);
 	}
 	return 0;
 }
@@ -553,7 +579,7 @@ static void print_policy(FILE *out, const struct qos_policy *q, int in)
 	}
 }
 
-void config_print_roce(FILE *out, const struct loom_config *c)
+static void print_roce(FILE *out, const struct loom_config *c)
 {
 	fputs("roce:\n", out);
 	print_policy(out, &c->roce, 2);
@@ -561,7 +587,7 @@ void config_print_roce(FILE *out, const struct loom_config *c)
 		c->roce_reapply ? "true" : "false");
 }
 
-void config_print_switches(FILE *out, const struct loom_config *c)
+static void print_switches(FILE *out, const struct loom_config *c)
 {
 	fputs(c->n_switches ? "switches:\n" : "switches: []\n", out);
 	for (int i = 0; i < c->n_switches; i++) {
@@ -584,3 +610,21 @@ void config_print_switches(FILE *out, const struct loom_config *c)
 		}
 	}
 }
+
+static void defaults_roce(struct loom_config *c)
+{
+	qos_policy_defaults(&c->roce);
+	c->roce_interval = 300;
+	c->roce_reapply = 0;
+}
+
+/* The checks of the policy as every switch will hold it run with roce:'s,
+ * after switches: (registered after it) is read too. */
+const struct config_section roce_config = {
+	.name = "roce", .parse = parse_roce, .print = print_roce, .defaults = defaults_roce,
+	.check = check_roce,
+};
+
+const struct config_section roce_switches_config = {
+	.name = "switches", .parse = parse_switches, .print = print_switches,
+};

@@ -33,4 +33,7 @@ int tenants_register(struct tenants_mod *m, struct ctl *ctl);
  * half applied ("active" when confirmed, else "failed"). */
 int tenants_resume(struct tenants_mod *m);
 
+/* loom.yaml's tenants: section (config_tenants.c). */
+extern const struct config_section tenants_config;
+
 #endif

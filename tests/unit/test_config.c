@@ -12,6 +12,7 @@
 
 #include "lib/ar/ar_plan.h"
 #include "daemon/core/config.h"
+#include "daemon/loomd.h"
 #include "lib/ar/route_ar.h"
 #include "lib/util/log.h"
 
@@ -692,6 +693,8 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	if (loomd_config_init() < 0)  /* every module's section of loom.yaml */
+		return 1;
 	tcase_add_test(tc, defaults_are_the_documented_values);
 	tcase_add_test(tc, empty_or_comment_only_file_gives_defaults);
 	tcase_add_test(tc, full_file_sets_every_field);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "daemon/core/config.h"
+#include "daemon/loomd.h"
 #include "fabgen.h"
 #include "fixture_route.h"
 #include "lib/qos/ib_qos.h"
@@ -435,6 +436,8 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	if (loomd_config_init() < 0)  /* every module's section of loom.yaml */
+		return 1;
 	tcase_add_test(tc, a_policy_is_read_with_its_classes_maps_and_tables);
 	tcase_add_test(tc, no_section_means_loom_leaves_qos_alone_and_prints_nothing);
 	tcase_add_test(tc, an_empty_section_takes_opensms_own_defaults);

@@ -1,0 +1,177 @@
+/* daemon/ib/config_discovery.c: loom.yaml's `discovery:` section, how and
+ * which InfiniBand subnets loomd sweeps (daemon/ib/sweep.c):
+ *
+ *   discovery:
+ *     interval: 300       # seconds between sweeps; 0 = on demand only
+ *     timeout_ms: 200     # per SMP
+ *     retries: 3
+ *     max_smps: 64        # SMPs in flight per subnet
+ *     subnets:            # none: every local HCA port that is found
+ *       - { name: fabric0, ca: mlx5_0, port: 1 }
+ */
+#include "autoconf.h"
+#include "daemon/ib/sweep.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/core/config_parse.h"
+
+/* The keys of one discovery.subnets entry, in print order. */
+static const struct cfg_key subnet_keys[] = {
+	{ "name", CFG_STRING, offsetof(struct loom_subnet_conf, name),
+	  sizeof(((struct loom_subnet_conf *)0)->name), 0, 0, 0, 0, NULL, NULL, NULL },
+	{ "ca", CFG_STRING, offsetof(struct loom_subnet_conf, ca),
+	  sizeof(((struct loom_subnet_conf *)0)->ca), 0, 0, 0, 0, NULL, NULL, NULL },
+	{ "port", CFG_INT, offsetof(struct loom_subnet_conf, port), sizeof(int), 1, 254, 0, 1,
+	  NULL, NULL, NULL },
+};
+#define N_SUBNET_KEYS (sizeof(subnet_keys) / sizeof(subnet_keys[0]))
+enum { SUBNET_NAME, SUBNET_CA, SUBNET_PORT };
+
+/* Check one subnet after its keys are read: required keys, the default
+ * name, and clashes with the subnets before it. */
+static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
+			 const yaml_node_t *const *seen)
+{
+	struct loom_subnet_conf *sc = &p->c->subnets[idx];
+	char key[96];
+
+	if (!seen[SUBNET_CA]) {
+		snprintf(key, sizeof(key), "discovery.subnets[%d].ca", idx);
+		return cfg_fail(p, cfg_line(item), key, "required key missing");
+	}
+	if (!sc->ca[0]) {
+		snprintf(key, sizeof(key), "discovery.subnets[%d].ca", idx);
+		return cfg_fail(p, cfg_line(seen[SUBNET_CA]), key, "must not be empty");
+	}
+	snprintf(key, sizeof(key), "discovery.subnets[%d].name", idx);
+	if (!sc->name[0]) {
+		/* The same default as the sweeper gives an autodetected port,
+		 * so configuring a port explicitly keeps its history. */
+		char name[sizeof(sc->name)] = "";  /* not straight into sc: gcc fears overlap;
+						 * zeroed, so equal configs memcmp equal */
+		int n = snprintf(name, sizeof(name), "%s/%d", sc->ca, sc->port);
+
+		memcpy(sc->name, name, sizeof(name));
+		if (n < 0 || (size_t)n >= sizeof(sc->name))
+			return cfg_fail(p, cfg_line(item), key,
+					  "the default name \"<ca>/<port>\" would be longer than "
+					  "%zu bytes; set a shorter name", sizeof(sc->name) - 1);
+	}
+	/* The store's name for the fabric of the Ethernet switches (schema 005). */
+	if (strcmp(sc->name, "ethernet") == 0)
+		return cfg_fail(p, cfg_line(seen[SUBNET_NAME] ? seen[SUBNET_NAME] : item), key,
+				"\"ethernet\" is the name of the Ethernet switches' fabric; "
+				"choose another");
+	for (int j = 0; j < idx; j++) {
+		const struct loom_subnet_conf *o = &p->c->subnets[j];
+		unsigned long line = cfg_line(seen[SUBNET_NAME] ? seen[SUBNET_NAME] : item);
+
+		if (strcmp(o->name, sc->name) == 0)
+			return cfg_fail(p, line, key,
+					  "duplicate subnet name \"%s\" (also discovery.subnets[%d])",
+					  sc->name, j);
+		/* Two sweepers on one local port would race for the same MAD
+		 * agent and record the same fabric twice under two names. */
+		if (strcmp(o->ca, sc->ca) == 0 && o->port == sc->port) {
+			snprintf(key, sizeof(key), "discovery.subnets[%d]", idx);
+			return cfg_fail(p, cfg_line(item), key,
+					  "%s port %d is already discovery.subnets[%d] (\"%s\")",
+					  sc->ca, sc->port, j, o->name);
+		}
+	}
+	return 0;
+}
+
+static int parse_subnet(struct parse *p, const yaml_node_t *item, int idx)
+{
+	const yaml_node_t *seen[N_SUBNET_KEYS] = { NULL };
+	struct loom_subnet_conf *sc = &p->c->subnets[idx];
+	char where[64], key[128];
+	int rc;
+
+	snprintf(where, sizeof(where), "discovery.subnets[%d]", idx);
+	if ((rc = cfg_expect(p, item, where, YAML_MAPPING_NODE)) < 0)
+		return rc;
+	memset(sc, 0, sizeof(*sc));
+	sc->port = 1;
+	for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
+	     pr < item->data.mapping.pairs.top; pr++) {
+		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+		const yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
+		const char *name;
+		int i;
+
+		if (!(name = cfg_key_text(p, k, where)))
+			return -EINVAL;
+		snprintf(key, sizeof(key), "%s.%s", where, name);
+		if ((i = cfg_find_key(subnet_keys, N_SUBNET_KEYS, name)) < 0)
+			return cfg_fail(p, cfg_line(k), key, "unknown key");
+		if (seen[i])
+			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
+					  cfg_line(seen[i]));
+		seen[i] = k;
+		if ((rc = cfg_parse_value(p, v, key, &subnet_keys[i], sc)) < 0)
+			return rc;
+	}
+	return finish_subnet(p, item, idx, seen);
+}
+
+static int parse_subnets(struct parse *p, const yaml_node_t *v, const char *key)
+{
+	int n = 0, rc;
+
+	p->c->n_subnets = 0;
+	memset(p->c->subnets, 0, sizeof(p->c->subnets));
+	if (cfg_is_null(v))
+		return 0;
+	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
+		return rc;
+	for (yaml_node_item_t *it = v->data.sequence.items.start;
+	     it < v->data.sequence.items.top; it++) {
+		const yaml_node_t *item = yaml_document_get_node(p->doc, *it);
+
+		if (n == LOOM_MAX_SUBNETS) {
+			char where[64];
+
+			snprintf(where, sizeof(where), "%s[%d]", key, n);
+			return cfg_fail(p, cfg_line(item), where,
+					  "too many subnets (at most %d)", LOOM_MAX_SUBNETS);
+		}
+		if ((rc = parse_subnet(p, item, n)) < 0)
+			return rc;
+		n++;
+	}
+	p->c->n_subnets = n;
+	return 0;
+}
+
+static void print_subnets(FILE *out, const struct loom_config *c)
+{
+	if (c->n_subnets <= 0) {
+		fputs(" []\n", out);
+		return;
+	}
+	fputc('\n', out);
+	for (int i = 0; i < c->n_subnets && i < LOOM_MAX_SUBNETS; i++)
+		for (size_t k = 0; k < N_SUBNET_KEYS; k++) {
+			fprintf(out, "    %s %s: ", k == 0 ? "-" : " ", subnet_keys[k].name);
+			cfg_print_value(out, &subnet_keys[k], &c->subnets[i]);
+			fputc('\n', out);
+		}
+}
+
+static const struct cfg_key discovery_keys[] = {
+	CFG_KEY_INT("interval", sweep_interval, 5, 86400, 1, 300),
+	CFG_KEY_INT("timeout_ms", mad_timeout_ms, 1, 60000, 0, 200),
+	CFG_KEY_INT("retries", mad_retries, 0, 20, 0, 3),
+	CFG_KEY_INT("max_smps", max_smps, 1, 1024, 0, 64),
+	CFG_KEY_CUSTOM("subnets", parse_subnets, print_subnets),
+};
+
+const struct config_section sweep_config = {
+	.name = "discovery", .keys = discovery_keys,
+	.n_keys = sizeof(discovery_keys) / sizeof(discovery_keys[0]),
+};

@@ -1,0 +1,15 @@
+/* daemon/routing/config_opensm.c: loom.yaml's `opensm:` section: where
+ * libloomosm.so inside OpenSM sends its reports (daemon/routing/
+ * osm_report.c); it must equal OpenSM's LOOMOSM_SOCKET. */
+#include "autoconf.h"
+#include "daemon/routing/osm_report.h"
+
+#include "daemon/core/config_parse.h"
+
+static const struct cfg_key opensm_keys[] = {
+	CFG_KEY_STR("report_socket", CFG_SOCKET, osm_socket_path, LOOM_DEFAULT_OSM_SOCKET),
+};
+
+const struct config_section osm_report_config = {
+	.name = "opensm", .keys = opensm_keys, .n_keys = 1,
+};
