@@ -12,6 +12,8 @@
 #include "lib/db/db_query.h"
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
+#include "lib/db/ar_status_db.h"
+#include "lib/db/route_live_db.h"
 
 /* A string argument or NULL. */
 static const char *arg_str(json_t *args, const char *key)

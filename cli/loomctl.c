@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,35 +98,6 @@ static void usage(FILE *out)
 		"  tenant add-hosts|remove-hosts NAME LIST\n"
 		"  tenant delete|verify|show NAME, tenant list\n"
 		"                                 LIST: Slurm hostlist, node[001-064,070]\n");
-}
-
-void loomctl_error(const struct loomctl *lc, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", lc->prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: %s%s", lc->prog, cmd ? cmd : "", cmd ? ": " : "");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return loomctl_usage_hint();
-}
-
-int loomctl_usage_hint(void)
-{
-	fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
-	return LOOMCTL_EXIT_USAGE;
 }
 
 int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out)

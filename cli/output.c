@@ -1,10 +1,14 @@
 /* cli/output.c: how loomctl prints: aligned tables (all rows are collected
  * first, so each column is as wide as its widest cell), "key: value" blocks,
- * and JSON. */
+ * JSON, and its errors (the dispatch in loomctl.c, the transports client.c
+ * and local.c and every command report through these, so no transport
+ * calls back into the dispatch). */
 #include "autoconf.h"
 #include "loomctl.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -168,4 +172,35 @@ long long output_int(const json_t *obj, const char *key)
 	json_t *v = json_object_get(obj, key);
 
 	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
+}
+
+/* ---- errors ---------------------------------------------------------------- */
+
+void loomctl_error(const struct loomctl *lc, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", lc->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: %s%s", lc->prog, cmd ? cmd : "", cmd ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return loomctl_usage_hint();
+}
+
+int loomctl_usage_hint(void)
+{
+	fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
+	return LOOMCTL_EXIT_USAGE;
 }

@@ -1,12 +1,12 @@
 /* plugins/lp_util.h: small helpers every switch plugin compiles in (they
- * see plugins/loom_plugin.h and nothing else of loom, so what they share
+ * see include/loom/loom_plugin.h and nothing else of loom, so what they share
  * is source, not a library). */
 #ifndef LOOM_LP_UTIL_H
 #define LOOM_LP_UTIL_H
 
 #include <stddef.h>
 
-#include "loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 /* Log through loomd's logger, if it gave one. */
 void lp_logf(const struct lp_host *host, const char *switch_name, enum lp_log_level level,

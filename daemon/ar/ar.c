@@ -26,6 +26,8 @@
 #include "lib/route/route_live.h"
 #include "daemon/core/store.h"
 #include "daemon/ar/store_ar.h"
+#include "lib/db/ar_status_db.h"
+#include "lib/db/route_live_db.h"
 
 struct ar_rq {
 	struct ctl_req *req;

@@ -42,6 +42,7 @@
 #include "lib/route/route_live.h"
 #include "daemon/core/store.h"
 #include "daemon/ar/store_ar.h"
+#include "lib/db/route_live_db.h"
 
 struct ar_apply_rq {
 	struct ar_apply *a;

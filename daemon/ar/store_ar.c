@@ -13,15 +13,11 @@
 
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
-#include "daemon/routing/store_routing.h"
 
+/* The one mapping of SQLite's errors (daemon/core/store.h). */
 static int fail(sqlite3 *db, const char *what)
 {
-	int code = sqlite3_extended_errcode(db) & 0xff;
-
-	log_err("database: %s: %s", what, sqlite3_errmsg(db));
-	return code == SQLITE_BUSY || code == SQLITE_LOCKED ? -EBUSY :
-	       code == SQLITE_FULL ? -ENOSPC : code == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	return store_db_fail(db, what);
 }
 
 static const char *jstr(const json_t *o, const char *key)

@@ -1,11 +1,11 @@
 /* daemon/core/plugin.h: loading switch plugins, shared objects that export the
- * ops table of plugins/loom_plugin.h. */
+ * ops table of include/loom/loom_plugin.h. */
 #ifndef LOOMD_PLUGIN_H
 #define LOOMD_PLUGIN_H
 
 #include <stddef.h>
 
-#include "plugins/loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 struct plugin;
 

@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
-#include "lib/fabric/fabric.h"
 
 struct store;
 
@@ -22,37 +21,19 @@ sqlite3 *store_db(struct store *st);
 /* Schema version this build migrates to. */
 int store_schema_version(void);
 
-struct store_sweep_info {
-	const char *subnet;      /* loom's subnet name */
-	const char *ca;          /* local HCA and port it was swept from */
-	int port;
-	double started, finished;/* unix seconds */
-};
+/* What every module's tables share. store_db_fail: log "database PATH:
+ * what: message" once and map SQLite's error to -EBUSY (busy, locked),
+ * -ENOSPC (full), -ENOMEM, -EINVAL (constraint) or -EIO; store_fail the
+ * same for a store; store_exec runs SQL without results. */
+int store_db_fail(sqlite3 *db, const char *what);
+int store_fail(struct store *st, const char *what);
+int store_exec(struct store *st, const char *sql);
+const char *store_path(const struct store *st);
 
-struct store_sweep_result {
-	int64_t sweep_id;
-	size_t n_events;
-};
-
-/* Record one complete sweep: diff `fab` against the stored fabric of this
- * subnet, replace the subnet's nodes/ports/links with `fab`, and write the
- * change events and the sweep row, all in one transaction. Either all of it
- * is recorded or nothing. 0 or -errno. */
-int store_record_sweep(struct store *st, const struct store_sweep_info *info,
-		       const struct fab *fab, struct store_sweep_result *res);
-/* Record a sweep that failed: a sweep row with status "failed" and the error,
- * and a warning event; the stored fabric is left as it was. */
-int store_record_failed_sweep(struct store *st, const struct store_sweep_info *info,
-			      const char *error, struct store_sweep_result *res);
-
-/* Record one read of a subnet's forwarding tables (lib/route/route_live.h),
- * taken with the sweep `sweep_id` (0: none), and drop the subnet's oldest
- * reads beyond the few kept. The subnet must have been swept. 0 or -errno. */
-struct rl_read;
-int store_record_lfts(struct store *st, const char *subnet, int64_t sweep_id,
-		      const struct rl_read *r, int64_t *read_id);
-
-/* The stored fabric of a subnet (empty fabric if none). NULL on error. */
-struct fab *store_load_fabric(struct store *st, const char *subnet, char *err, size_t errlen);
+/* Record one event that no sweep found (OpenSM's, the Ethernet switches',
+ * a tenant's...): subnet_id 0 for none. 0 or -errno. */
+int store_record_event(struct store *st, double time, int64_t subnet_id, const char *severity,
+		       const char *kind, const char *subject, const char *old_value,
+		       const char *new_value);
 
 #endif

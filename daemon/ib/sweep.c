@@ -31,6 +31,7 @@
 #include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "daemon/core/store.h"
+#include "daemon/ib/store_sweep.h"
 #include "daemon/ib/walker.h"
 
 /* Runs at once: every subnet, plus subnets dropped by a reload while their

@@ -38,7 +38,6 @@
 #include "lib/util/proto.h"
 #include "lib/qos/qos_policy.h"
 #include "daemon/core/store.h"
-#include "daemon/routing/store_routing.h"
 #include "daemon/roce/store_switches.h"
 #include "daemon/roce/switch_open.h"
 

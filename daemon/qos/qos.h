@@ -1,5 +1,5 @@
 /* daemon/qos/qos.h: the lossless RoCE policy on the Ethernet switches, through
- * their plugins (plugins/loom_plugin.h), as control commands:
+ * their plugins (include/loom/loom_plugin.h), as control commands:
  *   "qos-plan"   (read)  what applying would change, per switch, per key;
  *   "qos-status" (read)  each switch in policy, drifted or unreachable;
  *   "qos-apply"  (write) apply, then read back: in policy only when the

@@ -31,7 +31,6 @@
 #include "lib/util/proto.h"
 #include "daemon/qos/qos_ib_read.h"
 #include "daemon/core/store.h"
-#include "daemon/routing/store_routing.h"
 #include "daemon/core/file_atomic.h"
 #include "daemon/routing/opensm_pid.h"
 #include "daemon/ib/swept_subnets.h"

@@ -10,12 +10,11 @@
 
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
-#include "daemon/routing/store_routing.h"
 
+/* The one mapping of SQLite's errors (daemon/core/store.h). */
 static int fail(sqlite3 *db, const char *what)
 {
-	log_err("store: %s: %s", what, sqlite3_errmsg(db));
-	return -EIO;
+	return store_db_fail(db, what);
 }
 
 static const char *str(const json_t *o, const char *key)

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "plugins/loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 struct loom_switch_conf;
 struct plugin_cache;

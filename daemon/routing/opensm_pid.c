@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/tenants/store_tenants.h"
+#include "daemon/routing/store_routing.h"
 
 /* Is `pid` an OpenSM (not a process that reused the pid of one)? */
 static int is_opensm(int pid)

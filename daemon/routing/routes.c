@@ -27,6 +27,8 @@
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
 #include "daemon/core/store.h"
+#include "daemon/ib/store_sweep.h"
+#include "lib/db/route_live_db.h"
 
 #define ROUTES_MAX_RUNNING 4
 

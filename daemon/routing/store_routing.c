@@ -19,12 +19,7 @@
 
 static int fail(sqlite3 *db, const char *what)
 {
-	int code = sqlite3_extended_errcode(db) & 0xff;
-
-	log_err("database: %s: %s", what, sqlite3_errmsg(db));
-	return code == SQLITE_BUSY || code == SQLITE_LOCKED ? -EBUSY :
-	       code == SQLITE_FULL ? -ENOSPC : code == SQLITE_NOMEM ? -ENOMEM :
-	       code == SQLITE_CONSTRAINT ? -EINVAL : -EIO;
+	return store_db_fail(db, what);
 }
 
 int store_routing_begin(struct store *st)
@@ -132,31 +127,6 @@ int store_record_routing_run(struct store *st, const struct store_routing_run *r
 	return rc == SQLITE_DONE ? 0 : fail(db, "prune routing runs");
 }
 
-int store_record_event(struct store *st, double time, int64_t subnet_id, const char *severity,
-		       const char *kind, const char *subject, const char *old_value,
-		       const char *new_value)
-{
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "INSERT INTO events (time, subnet_id, severity, kind, subject, "
-			       "old_value, new_value) VALUES (?, ?, ?, ?, ?, ?, ?)", -1, &s, NULL)
-	    != SQLITE_OK)
-		return fail(db, "insert event");
-	sqlite3_bind_double(s, 1, time);
-	if (subnet_id)
-		sqlite3_bind_int64(s, 2, subnet_id);
-	sqlite3_bind_text(s, 3, severity, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, subject, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 6, old_value ? old_value : "", -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 7, new_value ? new_value : "", -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "insert event");
-}
-
 int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
 			   const char *severity, const char *kind, const char *subject,
 			   const char *old_value, const char *new_value)
@@ -197,4 +167,20 @@ int store_osm_lid_desc(struct store *st, uint64_t sm_guid, unsigned lid, char *b
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return fail(db, "look up a LID");
 	return rc == SQLITE_ROW ? 0 : -ENOENT;
+}
+
+int store_last_sm_pid(struct store *st, int *pid)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *s;
+	int rc;
+
+	*pid = 0;
+	if (sqlite3_prepare_v2(db, "SELECT sm_pid FROM routing_runs ORDER BY id DESC LIMIT 1", -1,
+			       &s, NULL) != SQLITE_OK)
+		return fail(db, "read OpenSM's pid");
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*pid = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(db, "read OpenSM's pid");
 }

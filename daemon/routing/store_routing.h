@@ -38,12 +38,6 @@ int store_routing_end(struct store *st, int rc);
 int store_record_routing_run(struct store *st, const struct store_routing_run *run,
 			     int64_t *id);
 
-/* Record one event that no sweep found (OpenSM's, the Ethernet switches'):
- * subnet_id 0 for none. 0 or -errno. */
-int store_record_event(struct store *st, double time, int64_t subnet_id, const char *severity,
-		       const char *kind, const char *subject, const char *old_value,
-		       const char *new_value);
-
 /* Record one event of OpenSM's (kind "osm_..."), attributed like a run. */
 int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
 			   const char *severity, const char *kind, const char *subject,
@@ -54,5 +48,9 @@ int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
  * not seen it (buf is then ""). */
 int store_osm_lid_desc(struct store *st, uint64_t sm_guid, unsigned lid, char *buf,
 		       size_t len);
+
+/* The pid of the OpenSM that last reported a routing run (libloomosm.so),
+ * 0 when none has: 0 or -errno. */
+int store_last_sm_pid(struct store *st, int *pid);
 
 #endif

@@ -11,12 +11,11 @@
 #include "lib/db/db_query.h"
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
-#include "daemon/routing/store_routing.h"
 
+/* The one mapping of SQLite's errors (daemon/core/store.h). */
 static int fail(sqlite3 *db, const char *what)
 {
-	log_err("store: %s: %s", what, sqlite3_errmsg(db));
-	return -EIO;
+	return store_db_fail(db, what);
 }
 
 static const char *col(sqlite3_stmt *s, int i)
@@ -364,20 +363,4 @@ int store_tenant_vlans(struct store *st, uint8_t *used)
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : fail(db, "read the tenants' VLANs");
-}
-
-int store_last_sm_pid(struct store *st, int *pid)
-{
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s;
-	int rc;
-
-	*pid = 0;
-	if (sqlite3_prepare_v2(db, "SELECT sm_pid FROM routing_runs ORDER BY id DESC LIMIT 1", -1,
-			       &s, NULL) != SQLITE_OK)
-		return fail(db, "read OpenSM's pid");
-	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		*pid = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(db, "read OpenSM's pid");
 }

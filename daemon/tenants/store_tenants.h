@@ -54,8 +54,5 @@ int store_tenant_pkeys(struct store *st, uint8_t *used);
 /* The VLANs tenants hold, as a bitmap of 4096 bits (uint8_t[512]). */
 int store_tenant_vlans(struct store *st, uint8_t *used);
 
-/* The pid of the OpenSM that last reported a routing run (libloomosm.so),
- * or 0 when none did. */
-int store_last_sm_pid(struct store *st, int *pid);
 
 #endif

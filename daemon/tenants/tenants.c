@@ -40,7 +40,6 @@
 #include "daemon/routing/opensm_pid.h"
 #include "lib/util/proto.h"
 #include "daemon/core/store.h"
-#include "daemon/routing/store_routing.h"
 #include "daemon/tenants/store_tenants.h"
 #include "daemon/roce/switch_open.h"
 

@@ -20,7 +20,7 @@
 #include "daemon/core/config.h"
 #include "daemon/ib/pkey_read.h"
 #include "daemon/ib/swept_subnets.h"
-#include "plugins/loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 struct ctl;
 struct ctl_req;

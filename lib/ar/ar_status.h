@@ -20,7 +20,6 @@
 #include <stdint.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "lib/ar/ar_mad.h"
 
@@ -46,11 +45,5 @@ json_t *ar_status_switch(const struct ar_status_probe *p);
 
 /* Every field of a decoded ARInfo as a JSON object (names as ar_mad.h). */
 json_t *ar_status_caps(const struct ar_mad_info *in);
-
-/* The newest stored probe of `subnet` (NULL: the only swept subnet), shape
- * above, switches sorted by description then GUID. 0, or -ENOENT when the
- * subnet was never probed (or the database is older than schema 8), or
- * another -errno, with err. */
-int ar_db_status(sqlite3 *db, const char *subnet, json_t **out, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* lib/db/ar_status_db.c: the newest stored AR probe of a subnet (schema 8), for
  * loomd's `ar-status` answer and loomctl --db alike (see ar_status.h). */
 #include "autoconf.h"
+#include "lib/db/ar_status_db.h"
 #include "lib/ar/ar_status.h"
 
 #include <errno.h>
@@ -9,6 +10,7 @@
 
 #include "lib/db/db_query.h"
 #include "lib/route/route_live.h"
+#include "lib/db/route_live_db.h"
 
 static int db_fail(sqlite3 *db, char *err, size_t errlen, const char *what)
 {

@@ -4,6 +4,7 @@
  * loomctl --db runs it on a stopped daemon's database exactly as loomd does.
  * Failures go to `err`, never to a log: the caller decides where they go. */
 #include "autoconf.h"
+#include "lib/db/route_live_db.h"
 #include "lib/route/route_live.h"
 
 #include <errno.h>

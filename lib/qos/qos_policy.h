@@ -1,6 +1,6 @@
 /* lib/qos/qos_policy.h: the fabric's lossless RoCE policy (loom.yaml `roce:`),
  * its checks, and what it resolves to on one switch (struct lp_qos of
- * plugins/loom_plugin.h, which every switch plugin translates into its
+ * include/loom/loom_plugin.h, which every switch plugin translates into its
  * platform's own model). Pure: no I/O. */
 #ifndef LOOM_QOS_POLICY_H
 #define LOOM_QOS_POLICY_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plugins/loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 /* Which members of a policy were given: an override (one switch's) sets
  * some and takes the rest from the fabric's policy. */

@@ -1,8 +1,9 @@
 /* lib/route/route_live.h: the routes programmed in a live fabric. Forwarding
  * tables read back from the switches (daemon/ib/lft_read.c) are judged with the
  * routing metrics (`route check`) and followed hop by hop (`route trace`),
- * on the fabric as swept. The database half (rl_db_*) answers from loom's
- * database, so loomd and loomctl --db give the same answers.
+ * on the fabric as swept. The database half (lib/db/route_live_db.h)
+ * answers from loom's database, so loomd and loomctl --db give the same
+ * answers.
  *
  * JSON shapes (loom's public CLI/protocol format):
  *
@@ -26,7 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "lib/fabric/fabric.h"
 #include "lib/route/route_graph.h"
@@ -80,25 +80,5 @@ int rl_check(const struct fab *fab, const struct rl_read *r,
  * -EINVAL with err. A broken path is not an error: "delivered" says. */
 int rl_trace(const struct fab *fab, const struct rl_read *r, const char *src,
 	     const char *dst, json_t **out, char *err, size_t errlen);
-
-/* ---- the database (lib/db/route_live_db.c) ---- */
-
-/* The stored fabric of a subnet (empty if none). NULL + err on failure.
- * daemon/core/store.c's store_load_fabric is this on its own connection. */
-struct fab *rl_db_load_fabric(sqlite3 *db, const char *subnet, char *err, size_t errlen);
-/* The subnet named `want`, or when want is NULL the only one the database
- * knows; its local CA and port. -ENOENT / -EINVAL (several) with err. */
-int rl_db_subnet(sqlite3 *db, const char *want, char *name, size_t namelen, char *ca,
-		 size_t calen, int *port, char *err, size_t errlen);
-/* The newest read of a subnet's tables (sorted), and its "read" JSON.
- * -ENOENT when none was stored. */
-int rl_db_load_read(sqlite3 *db, const char *subnet, struct rl_read **out, json_t **info,
-		    char *err, size_t errlen);
-/* route check / route trace on the newest stored read of `subnet` (NULL:
- * the only subnet), on the stored fabric. */
-int rl_db_check(sqlite3 *db, const char *subnet, const struct rt_metrics_opts *opts,
-		json_t **out, char *err, size_t errlen);
-int rl_db_trace(sqlite3 *db, const char *subnet, const char *src, const char *dst,
-		json_t **out, char *err, size_t errlen);
 
 #endif

@@ -1,6 +1,6 @@
 /* plugins/eos/eos.c: the `eos` switch plugin (eos.so): Arista EOS switches
  * through eAPI, the JSON-RPC 2.0 "Command API" over HTTP(S) (libcurl,
- * jansson). The ops table of plugins/loom_plugin.h; this file holds the
+ * jansson). The ops table of include/loom/loom_plugin.h; this file holds the
  * handle, inventory, LLDP, VLANs and health. The QoS translation is
  * eos_qos.c, eAPI access (runCmds, errors, TLS options) eos_rpc.c.
  *

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../loom_plugin.h"
+#include "loom/loom_plugin.h"
 #include "eos_rpc.h"
 
 /* The handle of one switch: all the plugin's state is here. */

@@ -11,7 +11,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "../loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 struct eos_conn {
 	CURL *curl;

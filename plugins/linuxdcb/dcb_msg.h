@@ -41,7 +41,7 @@
 #include <linux/dcbnl.h>
 #include <linux/netlink.h>
 
-#include "../loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 #define DCBM_MAX_APP 256          /* APP entries of one netdev kept */
 #define DCBM_BUF_SIZE 16384       /* enough for any message built here */

@@ -2,7 +2,7 @@
  * a Linux host's NIC ports, or switchdev ports, configured through DCB
  * netlink (rtnetlink RTM_GETDCB / RTM_SETDCB, IEEE 802.1Qaz commands: what
  * iproute2's `dcb pfc`, `dcb ets` and `dcb app` do), with libmnl. The ops
- * table of plugins/loom_plugin.h; the messages, the lp_qos <-> DCB mapping
+ * table of include/loom/loom_plugin.h; the messages, the lp_qos <-> DCB mapping
  * and the diff are dcb_msg.c (pure, unit tested without a kernel), the
  * read-diff-write of one netdev dcb_apply.c (over this file's socket, or a
  * test's fake kernel).

@@ -1,6 +1,6 @@
 /* plugins/nvue/nvue.c: the `nvue` switch plugin (nvue.so): NVIDIA Cumulus
  * Linux 5.x switches through the NVUE REST API (HTTPS, basic auth, JSON),
- * with libcurl and jansson. The ops table of plugins/loom_plugin.h; this
+ * with libcurl and jansson. The ops table of include/loom/loom_plugin.h; this
  * file holds the handle, inventory, LLDP, the revision flow of QoS apply,
  * VLANs and health. The QoS translation is nvue_qos.c, HTTP nvue_http.c
  * (address forms, credentials, options, errors).

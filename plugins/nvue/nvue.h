@@ -10,7 +10,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
-#include "../loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 #define NV_URL_LEN 256
 #define NV_PATH_LEN 192           /* "interface/swp1/qos/pfc-watchdog" and the like */

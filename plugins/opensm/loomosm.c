@@ -34,7 +34,7 @@ static void engine_name(char *buf, size_t len, const char *name)
 		snprintf(buf, len, "loom-%s", name);
 }
 
-static void plugin_free(struct losm_plugin *p)
+static void losm_plugin_free(struct losm_plugin *p)
 {
 	for (size_t i = 0; i < p->n_engines; i++) {
 		losm_result_free(p->engines[i].last);
@@ -94,7 +94,7 @@ static void *create(struct osm_opensm *osm)
 	 * NULL now would make OpenSM unload the code its engine list points
 	 * into. */
 	if (p->n_engines == 0) {
-		plugin_free(p);
+		losm_plugin_free(p);
 		return NULL;
 	}
 	OSM_LOG(&osm->log, OSM_LOG_INFO, "loomosm %s: routing engines registered: %s\n",
@@ -106,7 +106,7 @@ static void *create(struct osm_opensm *osm)
 static void delete(void *data)
 {
 	if (data)
-		plugin_free(data);
+		losm_plugin_free(data);
 }
 
 /* OpenSM's events (heavy sweep done, routing done, LFT changes, traps...),

@@ -1,6 +1,6 @@
 /* plugins/sonic/sonic.c: the `sonic` switch plugin (sonic.so): SONiC
  * switches (202111 and later) through their Redis databases, with hiredis.
- * The ops table of plugins/loom_plugin.h; this file holds the handle,
+ * The ops table of include/loom/loom_plugin.h; this file holds the handle,
  * inventory, LLDP, VLANs and health. The QoS translation is sonic_qos.c,
  * the diff-and-write of CONFIG_DB sonic_apply.c, Redis access
  * sonic_redis.c (address forms, AUTH, timeouts, errors).

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../loom_plugin.h"
+#include "loom/loom_plugin.h"
 #include "sonic_redis.h"
 
 /* The handle of one switch: all the plugin's state is here (ops on

@@ -11,7 +11,7 @@
 
 #include <hiredis/hiredis.h>
 
-#include "../loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 /* SONiC's databases (SELECT index). */
 #define SN_APPL_DB 0

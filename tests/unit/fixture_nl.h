@@ -11,7 +11,7 @@
 
 #include <linux/netlink.h>
 
-#include "plugins/loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 struct nlw {
 	unsigned char b[16384];

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "plugins/loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 #define FP_MAX_PORTS 16
 #define FP_MAX_NEIGHBORS 8

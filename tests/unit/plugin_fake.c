@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "plugins/loom_plugin.h"
+#include "loom/loom_plugin.h"
 
 #ifndef FAKE_ABI
 #define FAKE_ABI LOOM_PLUGIN_ABI

@@ -16,6 +16,7 @@
 #include "lib/ar/ar_status.h"
 #include "daemon/core/store.h"
 #include "daemon/ar/store_ar.h"
+#include "lib/db/ar_status_db.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

@@ -18,6 +18,7 @@
 #include "lib/util/log.h"
 #include "daemon/core/schema.h"
 #include "daemon/core/store.h"
+#include "daemon/ib/store_sweep.h"
 
 #define SW1 0x0002c90000000010ULL
 #define SW2 0x0002c90000000040ULL

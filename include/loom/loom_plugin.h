@@ -1,5 +1,6 @@
-/* plugins/loom_plugin.h: the one interface between loomd and a switch
- * plugin (a shared object in loomd's plugin directory). A plugin sees this
+/* include/loom/loom_plugin.h (installed as <loom/loom_plugin.h>): the one
+ * interface between loomd and a switch plugin (a shared object in loomd's
+ * plugin directory); lib/qos/qos_policy.h resolves policies into its types. A plugin sees this
  * header and nothing else of loom; loomd sees a plugin only through the
  * ops table it exports.
  *
