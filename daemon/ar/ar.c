@@ -114,34 +114,26 @@ static const struct work_ops rq_ops = { .run = rq_run, .done = rq_done, .free = 
 static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct ar_mod *ar = arg;
-	json_t *cached = json_object_get(args, "cached");
-	json_t *subnet = json_object_get(args, "subnet");
+	char subnet[LOOM_NAME_LEN];
 	struct ar_rq *q;
-	int rc;
+	int cached, has_subnet, rc;
 
 	if (work_full(ar->work)) {
 		ctl_reply_err(req, PROTO_ERR_BUSY, "an AR probe is already under way; try again "
 			      "when it is done (or ask for --cached)");
 		return;
 	}
-	if (cached && !json_is_boolean(cached)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"cached\" must be true or false");
+	if (ctl_arg_bool(req, args, "cached", &cached) < 0 ||
+	    (has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0)
 		return;
-	}
-	if (subnet && !json_is_null(subnet) &&
-	    (!json_is_string(subnet) || json_string_length(subnet) >= LOOM_NAME_LEN)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"subnet\" must be a string of less than "
-			      "%d bytes", LOOM_NAME_LEN);
-		return;
-	}
 	if (!(q = calloc(1, sizeof(*q)))) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
 		return;
 	}
 	q->req = req;
-	q->cached = json_is_true(cached);
-	if ((q->has_subnet = json_is_string(subnet)))
-		snprintf(q->subnet, sizeof(q->subnet), "%s", json_string_value(subnet));
+	q->cached = cached;
+	if ((q->has_subnet = has_subnet))
+		snprintf(q->subnet, sizeof(q->subnet), "%s", subnet);
 	snprintf(q->db_path, sizeof(q->db_path), "%s", ar->db_path);
 	q->timeout_ms = ar->timeout_ms;
 	q->retries = ar->retries;

@@ -30,10 +30,8 @@
 #include <string.h>
 
 #include <event2/event.h>
-#include <sqlite3.h>
 
 #include "daemon/ar/ar_write.h"
-#include "lib/fabric/ibtypes.h"
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "lib/util/log.h"
@@ -41,6 +39,7 @@
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
 #include "daemon/core/store.h"
+#include "daemon/ib/store_sweep.h"
 #include "daemon/ar/store_ar.h"
 #include "lib/db/route_live_db.h"
 
@@ -120,22 +119,10 @@ out:
 
 /* The subnet whose stored fabric has the port sm_guid (the OpenSM that
  * rerouted) into q->subnet; nothing when none has (then the only subnet). */
-static void subnet_of_sm(struct ar_apply_rq *q, sqlite3 *db)
+static void subnet_of_sm(struct ar_apply_rq *q, struct store *st)
 {
-	sqlite3_stmt *s;
-	char guid[24];
-
-	if (!q->sm_guid || sqlite3_prepare_v2(db, "SELECT s.name FROM ports p JOIN subnets s "
-					      "ON s.id = p.subnet_id WHERE p.guid = ? LIMIT 1",
-					      -1, &s, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_text(s, 1, ibt_guid_str(q->sm_guid, guid, sizeof(guid)), -1,
-			  SQLITE_TRANSIENT);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
-		snprintf(q->subnet, sizeof(q->subnet), "%s", sqlite3_column_text(s, 0));
+	if (q->sm_guid && store_subnet_of_port(st, q->sm_guid, q->subnet, sizeof(q->subnet)) > 0)
 		q->has_subnet = 1;
-	}
-	sqlite3_finalize(s);
 }
 
 static int rq_run(void *job, char *err, size_t errlen)
@@ -148,7 +135,7 @@ static int rq_run(void *job, char *err, size_t errlen)
 	if (!(st = store_open(q->db_path, err, errlen)))
 		return -EIO;
 	if (!q->req)
-		subnet_of_sm(q, store_db(st));
+		subnet_of_sm(q, st);
 	rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
 			  ca, sizeof(ca), &port, err, errlen);
 	if (rc == 0)
@@ -257,21 +244,13 @@ armed:
 static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct ar_apply *a = arg;
-	json_t *dry = json_object_get(args, "dry_run");
-	json_t *subnet = json_object_get(args, "subnet");
-	int rc;
+	char subnet[LOOM_NAME_LEN];
+	int dry, has_subnet, rc;
 
-	if (dry && !json_is_boolean(dry)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"dry_run\" must be true or false");
+	if (ctl_arg_bool(req, args, "dry_run", &dry) < 0 ||
+	    (has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0)
 		return;
-	}
-	if (subnet && !json_is_null(subnet) &&
-	    (!json_is_string(subnet) || json_string_length(subnet) >= LOOM_NAME_LEN)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"subnet\" must be a string of less than "
-			      "%d bytes", LOOM_NAME_LEN);
-		return;
-	}
-	if (!a->program && !json_is_true(dry)) {
+	if (!a->program && !dry) {
 		ctl_reply_err(req, PROTO_ERR_DENIED, "AR programming is off: set ar.program: true "
 			      "in loom.yaml to let loomd send AR SubnSets. It defaults to false "
 			      "because the AR tables' attribute modifiers are not confirmed by any "
@@ -284,8 +263,7 @@ static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
 			      "again when it is done");
 		return;
 	}
-	if ((rc = start(a, req, json_is_string(subnet) ? json_string_value(subnet) : NULL,
-			json_is_true(dry), 0)) < 0)
+	if ((rc = start(a, req, has_subnet ? subnet : NULL, dry, 0)) < 0)
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a run: %s", strerror(-rc));
 }
 

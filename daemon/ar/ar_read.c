@@ -224,10 +224,7 @@ static int probe_all(const struct disc_ib_params *p, const struct dr_routes *d,
 
 static void engine_clear(struct engine *e)
 {
-	if (e->agent >= 0)
-		umad_unregister(e->fd, e->agent);
-	if (e->fd >= 0)
-		umad_close_port(e->fd);
+	dr_umad_close(e->fd, e->agent);
 	free(e->sw);
 	free(e->flight);
 	free(e->sbuf);

@@ -132,10 +132,7 @@ static int xport_open(const struct disc_ib_params *p, struct umad_xport *u, char
 
 static void xport_close(struct umad_xport *u)
 {
-	if (u->agent >= 0)
-		umad_unregister(u->fd, u->agent);
-	if (u->fd >= 0)
-		umad_close_port(u->fd);
+	dr_umad_close(u->fd, u->agent);
 	free(u->sbuf);
 	free(u->rbuf);
 }

@@ -571,6 +571,56 @@ void ctl_reply_errno(struct ctl_req *req, int rc, json_t *result, const char *ot
 		ctl_reply_err(req, other, "%s", err);
 }
 
+int ctl_arg_string(struct ctl_req *req, json_t *args, const char *key, char *out, size_t len,
+		   int required)
+{
+	json_t *v = json_object_get(args, key);
+
+	if (!v || json_is_null(v)) {
+		if (required)
+			ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" is required", key);
+		return required ? -EINVAL : 0;
+	}
+	if (!json_is_string(v) || json_string_length(v) >= len) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be a string of less than "
+			      "%zu bytes", key, len);
+		return -EINVAL;
+	}
+	snprintf(out, len, "%s", json_string_value(v));
+	return 1;
+}
+
+int ctl_arg_count(struct ctl_req *req, json_t *args, const char *key, json_int_t max,
+		  json_int_t *out)
+{
+	json_t *v = json_object_get(args, key);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be an integer from 0 to %lld",
+			      key, (long long)max);
+		return -EINVAL;
+	}
+	*out = json_integer_value(v);
+	return 0;
+}
+
+int ctl_arg_bool(struct ctl_req *req, json_t *args, const char *key, int *out)
+{
+	json_t *v = json_object_get(args, key);
+
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be true or false", key);
+		return -EINVAL;
+	}
+	*out = json_is_true(v);
+	return 0;
+}
+
 const char *ctl_req_cmd(const struct ctl_req *req)
 {
 	return req->cmd->name;
@@ -647,30 +697,6 @@ static void accept_error_cb(struct evconnlistener *lev, void *arg)
 }
 
 
-/* A listening socket at sa, mode 0666. -1 + err on failure. */
-static int listen_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-
-	if (fd < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
-		snprintf(err, errlen, "cannot bind %s: %s", sa->sun_path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	/* Everyone may connect: reads are public, writes are checked per
-	 * request. Set before listen() so nobody ever sees other modes. */
-	if (chmod(sa->sun_path, 0666) < 0 || listen(fd, CTL_BACKLOG) < 0) {
-		snprintf(err, errlen, "cannot set up %s: %s", sa->sun_path, strerror(errno));
-		unlink(sa->sun_path);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin_group,
 		    char *err, size_t errlen)
@@ -692,9 +718,11 @@ struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin
 		free(ctl);
 		return NULL;
 	}
+	/* Everyone may connect (0666): reads are public, writes are checked
+	 * per request. */
 	if (usock_make_parent_dir(path, err, errlen) < 0 ||
 	    usock_clear_stale(&sa, SOCK_STREAM, "control", err, errlen) < 0 ||
-	    (fd = listen_socket(&sa, err, errlen)) < 0) {
+	    (fd = usock_bind(&sa, SOCK_STREAM, 0666, CTL_BACKLOG, err, errlen)) < 0) {
 		free(ctl);
 		return NULL;
 	}

@@ -53,6 +53,18 @@ void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)
  * change that could not be made); `err` is the message. */
 void ctl_reply_errno(struct ctl_req *req, int rc, json_t *result, const char *other,
 		     const char *err);
+/* A command's arguments, checked one way for every module. Each answers
+ * the request with bad-request and returns -EINVAL when the value is of the
+ * wrong type or out of bounds.
+ * ctl_arg_string: a string of less than len bytes copied into out: 1; absent
+ *   or null: 0 (-EINVAL, answered "is required", when required).
+ * ctl_arg_count: an integer 0..max into *out; absent or null: 0, *out left.
+ * ctl_arg_bool: true or false into *out (absent: 0; null is refused). */
+int ctl_arg_string(struct ctl_req *req, json_t *args, const char *key, char *out, size_t len,
+		   int required);
+int ctl_arg_count(struct ctl_req *req, json_t *args, const char *key, json_int_t max,
+		  json_int_t *out);
+int ctl_arg_bool(struct ctl_req *req, json_t *args, const char *key, int *out);
 /* The command name and peer of a request (for logs). */
 const char *ctl_req_cmd(const struct ctl_req *req);
 int ctl_req_uid(const struct ctl_req *req);

@@ -99,3 +99,26 @@ int usock_clear_stale(const struct sockaddr_un *sa, int type, const char *who, c
 	log_info("%s: removed the stale socket %s", who, sa->sun_path);
 	return 0;
 }
+
+int usock_bind(const struct sockaddr_un *sa, int type, mode_t mode, int backlog, char *err,
+	       size_t errlen)
+{
+	int fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
+		snprintf(err, errlen, "cannot bind %s: %s", sa->sun_path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (chmod(sa->sun_path, mode) < 0 || (type == SOCK_STREAM && listen(fd, backlog) < 0)) {
+		snprintf(err, errlen, "cannot set up %s: %s", sa->sun_path, strerror(errno));
+		unlink(sa->sun_path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}

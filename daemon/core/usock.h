@@ -3,6 +3,7 @@
 #define LOOM_USOCK_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/un.h>
 
 /* Fill sa (AF_UNIX) with path, which must be absolute and fit sun_path.
@@ -19,5 +20,12 @@ int usock_make_parent_dir(const char *path, char *err, size_t errlen);
  * reason in err. */
 int usock_clear_stale(const struct sockaddr_un *sa, int type, const char *who, char *err,
 		      size_t errlen);
+
+/* A socket of `type` bound at sa, with `mode` (set before anyone can
+ * connect), listening with `backlog` when it is a SOCK_STREAM; non-blocking
+ * and close-on-exec. The fd, or -1 with the reason in err (nothing left
+ * behind). */
+int usock_bind(const struct sockaddr_un *sa, int type, mode_t mode, int backlog, char *err,
+	       size_t errlen);
 
 #endif

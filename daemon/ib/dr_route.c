@@ -190,6 +190,14 @@ int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
 	return 0;
 }
 
+void dr_umad_close(int fd, int agent)
+{
+	if (agent >= 0)
+		umad_unregister(fd, agent);
+	if (fd >= 0)
+		umad_close_port(fd);
+}
+
 int dr_ca_ports(const struct fab *fab, const struct dr_routes *d, size_t i, dr_ca_port_fn fn,
 		void *ctx)
 {

@@ -51,6 +51,8 @@ int dr_smp_build(uint8_t *buf, size_t blen, int method, uint16_t attr, uint32_t 
  * or -errno with err (*fd / *agent -1 for what was not opened). */
 int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
 		 size_t errlen);
+/* Undo dr_umad_open (either may be -1). */
+void dr_umad_close(int fd, int agent);
 
 /* An SMP port for p's local port with p's timeout and retries; NULL with
  * err. Close it with mad_rpc_close_port(). */

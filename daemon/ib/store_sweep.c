@@ -15,6 +15,7 @@
 
 #include "daemon/core/store.h"
 #include "lib/fabric/fabric_diff.h"
+#include "lib/fabric/ibtypes.h"
 #include "lib/util/log.h"
 #include "lib/route/route_live.h"
 #include "lib/db/route_live_db.h"
@@ -633,4 +634,24 @@ int store_record_lfts(struct store *st, const char *subnet, int64_t sweep_id,
 	struct lfts_args a = { .subnet = subnet, .sweep_id = sweep_id, .r = r, .read_id = read_id };
 
 	return in_transaction(st, record_lfts, &a, NULL);
+}
+
+int store_subnet_of_port(struct store *st, uint64_t port_guid, char *name, size_t len)
+{
+	sqlite3_stmt *s;
+	char guid[24];
+	int found = 0;
+
+	if (sqlite3_prepare_v2(store_db(st), "SELECT s.name FROM ports p JOIN subnets s "
+			       "ON s.id = p.subnet_id WHERE p.guid = ? LIMIT 1", -1, &s, NULL)
+	    != SQLITE_OK)
+		return store_fail(st, "look up a port's subnet");
+	sqlite3_bind_text(s, 1, ibt_guid_str(port_guid, guid, sizeof(guid)), -1,
+			  SQLITE_TRANSIENT);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0)) {
+		snprintf(name, len, "%s", sqlite3_column_text(s, 0));
+		found = 1;
+	}
+	sqlite3_finalize(s);
+	return found;
 }

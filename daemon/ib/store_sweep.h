@@ -44,4 +44,8 @@ int store_record_lfts(struct store *st, const char *subnet, int64_t sweep_id,
 /* The stored fabric of a subnet (empty fabric if none). NULL on error. */
 struct fab *store_load_fabric(struct store *st, const char *subnet, char *err, size_t errlen);
 
+/* The swept subnet holding the port `port_guid`, its name into name: 1,
+ * 0 when no swept subnet has it, or -errno. */
+int store_subnet_of_port(struct store *st, uint64_t port_guid, char *name, size_t len);
+
 #endif

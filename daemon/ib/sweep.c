@@ -483,13 +483,11 @@ void sweeper_free(struct sweeper *sw)
 static void cmd_discover(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct sweeper *sw = arg;
-	json_t *wait = json_object_get(args, "wait");
 	struct waiter *w;
+	int wait;
 
-	if (wait && !json_is_boolean(wait)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"wait\" must be true or false");
+	if (ctl_arg_bool(req, args, "wait", &wait) < 0)
 		return;
-	}
 	sweeper_trigger(sw);
 	if (sw->n_jobs == 0) {
 		ctl_reply_err(req, PROTO_ERR_NOTFOUND,
@@ -497,7 +495,7 @@ static void cmd_discover(struct ctl_req *req, json_t *args, void *arg)
 			      "InfiniBand port was found");
 		return;
 	}
-	if (!json_is_true(wait)) {
+	if (!wait) {
 		ctl_reply_ok(req, json_pack("{s:b}", "started", 1));
 		return;
 	}

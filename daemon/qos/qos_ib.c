@@ -21,7 +21,6 @@
 
 #include <event2/event.h>
 #include <jansson.h>
-#include <sqlite3.h>
 
 #include "lib/util/clock.h"
 #include "daemon/core/config.h"
@@ -33,6 +32,7 @@
 #include "daemon/core/store.h"
 #include "daemon/core/file_atomic.h"
 #include "daemon/routing/opensm_pid.h"
+#include "daemon/routing/store_routing.h"
 #include "daemon/ib/swept_subnets.h"
 
 #define BEGIN_MARK IBQOS_BLOCK_BEGIN
@@ -95,17 +95,7 @@ static json_t *layering_json(const struct ibqos_policy *p, unsigned vls)
  * apply then refuses rather than risk a layered routing). */
 static int routing_vls(struct qos_ib_mod *m)
 {
-	sqlite3_stmt *s;
-	int vls = 1, rc;
-
-	if (sqlite3_prepare_v2(store_db(m->store), "SELECT vls FROM routing_runs WHERE result = "
-			       "'ok' ORDER BY time DESC, id DESC LIMIT 1", -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 1)
-		vls = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? vls : -1;
+	return store_routing_vls(m->store);
 }
 
 static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)

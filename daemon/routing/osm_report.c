@@ -59,30 +59,12 @@ struct osm_report {
 
 static int bind_socket(const struct sockaddr_un *sa, char *err, size_t errlen)
 {
-	int fd;
-
 	if (usock_make_parent_dir(sa->sun_path, err, errlen) < 0 ||
 	    usock_clear_stale(sa, SOCK_DGRAM, "OpenSM reports", err, errlen) < 0)
 		return -1;
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0) {
-		snprintf(err, errlen, "socket: %s", strerror(errno));
-		return -1;
-	}
-	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0) {
-		snprintf(err, errlen, "cannot bind %s: %s", sa->sun_path, strerror(errno));
-		close(fd);
-		return -1;
-	}
 	/* Only root (OpenSM) and loomd's group may write into loom's history;
 	 * nobody reads from a datagram socket's path. */
-	if (chmod(sa->sun_path, 0660) < 0) {
-		snprintf(err, errlen, "cannot set the mode of %s: %s", sa->sun_path,
-			 strerror(errno));
-		unlink(sa->sun_path);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return usock_bind(sa, SOCK_DGRAM, 0660, 0, err, errlen);
 }
 
 /* ---- checking a report ---------------------------------------------------------- */

@@ -128,75 +128,37 @@ static void rq_done(void *job, int rc, const char *err)
 
 static const struct work_ops rq_ops = { .run = rq_run, .done = rq_done, .free = free };
 
-static int arg_string(struct ctl_req *req, json_t *args, const char *key, char *out,
-		      size_t len, int required)
-{
-	json_t *v = json_object_get(args, key);
-
-	if (!v || json_is_null(v)) {
-		if (required)
-			ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" is required", key);
-		return required ? -EINVAL : 0;
-	}
-	if (!json_is_string(v) || json_string_length(v) >= len) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be a string of less than "
-			      "%zu bytes", key, len);
-		return -EINVAL;
-	}
-	snprintf(out, len, "%s", json_string_value(v));
-	return 1;
-}
-
-static int arg_count(struct ctl_req *req, json_t *args, const char *key, json_int_t max,
-		     json_int_t *out)
-{
-	json_t *v = json_object_get(args, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be an integer from 0 to %lld",
-			      key, (long long)max);
-		return -EINVAL;
-	}
-	*out = json_integer_value(v);
-	return 0;
-}
-
 static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trace)
 {
-	json_t *cached = json_object_get(args, "cached");
 	json_int_t shifts = 0, random = 8, seed = 1, bisections = 16;
 	struct rq *q;
-	int rc;
+	int cached, rc;
 
 	if (work_full(rt->work)) {
 		ctl_reply_err(req, PROTO_ERR_BUSY, "%u route requests are already under way; "
 			      "try again when they are done", work_running(rt->work));
 		return;
 	}
-	if (cached && !json_is_boolean(cached)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"cached\" must be true or false");
+	if (ctl_arg_bool(req, args, "cached", &cached) < 0)
 		return;
-	}
 	if (!(q = calloc(1, sizeof(*q)))) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
 		return;
 	}
-	if ((rc = arg_string(req, args, "subnet", q->subnet, sizeof(q->subnet), 0)) < 0 ||
-	    (trace && (arg_string(req, args, "src", q->src, sizeof(q->src), 1) < 0 ||
-		       arg_string(req, args, "dst", q->dst, sizeof(q->dst), 1) < 0)) ||
-	    arg_count(req, args, "shifts", 1000000, &shifts) < 0 ||
-	    arg_count(req, args, "random", 100000, &random) < 0 ||
-	    arg_count(req, args, "seed", LLONG_MAX, &seed) < 0 ||
-	    arg_count(req, args, "bisections", 100000, &bisections) < 0) {
+	if ((rc = ctl_arg_string(req, args, "subnet", q->subnet, sizeof(q->subnet), 0)) < 0 ||
+	    (trace && (ctl_arg_string(req, args, "src", q->src, sizeof(q->src), 1) < 0 ||
+		       ctl_arg_string(req, args, "dst", q->dst, sizeof(q->dst), 1) < 0)) ||
+	    ctl_arg_count(req, args, "shifts", 1000000, &shifts) < 0 ||
+	    ctl_arg_count(req, args, "random", 100000, &random) < 0 ||
+	    ctl_arg_count(req, args, "seed", LLONG_MAX, &seed) < 0 ||
+	    ctl_arg_count(req, args, "bisections", 100000, &bisections) < 0) {
 		free(q);
 		return;
 	}
 	q->has_subnet = rc > 0;
 	q->req = req;
 	q->trace = trace;
-	q->cached = json_is_true(cached);
+	q->cached = cached;
 	q->opts = (struct rt_metrics_opts){ .max_shifts = (size_t)shifts,
 					    .n_random = (unsigned)random, .seed = (uint64_t)seed,
 					    .n_bisect = (unsigned)bisections };

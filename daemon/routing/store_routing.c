@@ -184,3 +184,18 @@ int store_last_sm_pid(struct store *st, int *pid)
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(db, "read OpenSM's pid");
 }
+
+int store_routing_vls(struct store *st)
+{
+	sqlite3_stmt *s;
+	int vls = 1, rc;
+
+	if (sqlite3_prepare_v2(store_db(st), "SELECT vls FROM routing_runs WHERE result = "
+			       "'ok' ORDER BY time DESC, id DESC LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_int(s, 0) > 1)
+		vls = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? vls : -1;
+}

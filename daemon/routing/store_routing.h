@@ -49,6 +49,10 @@ int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
 int store_osm_lid_desc(struct store *st, uint64_t sm_guid, unsigned lid, char *buf,
 		       size_t len);
 
+/* The VL layers of the last successful routing run: 1 when none is known
+ * (OpenSM's own engines do not report), -1 when the store cannot say. */
+int store_routing_vls(struct store *st);
+
 /* The pid of the OpenSM that last reported a routing run (libloomosm.so),
  * 0 when none has: 0 or -errno. */
 int store_last_sm_pid(struct store *st, int *pid);
