@@ -1,0 +1,248 @@
+/* tests/unit/test_work.c: daemon/core/work.h, the one way loomd runs
+ * blocking jobs: run() on a thread that is not the loop's, done() and free()
+ * on the loop's with what run() returned, WORK_REFUSE refusing past its
+ * limit without taking the job, WORK_FIFO starting waiting jobs in
+ * submission order and never more than its limit at once, and shutdown
+ * finishing the running jobs and cancelling the waiting ones. Jobs wait on
+ * a gate the test opens, so what is under way is known, not raced. */
+#include "autoconf.h"
+
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/event.h>
+
+#include "daemon/core/work.h"
+
+#define MAX_JOBS 8
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+static int gate_open;
+static int running_now, running_most, started;
+
+struct job {
+	int id;
+	int rc;                /* what run() returns */
+	pthread_t loop;        /* the thread that submitted it */
+	int ran_on_loop;       /* run() saw the loop's thread */
+	int start_index;       /* order in which run() began */
+	int done_rc;
+	char done_err[128];
+	int done_on_loop;      /* done() saw the loop's thread */
+	int done_calls, freed;
+};
+
+static struct job jobs[MAX_JOBS];
+static int done_order[MAX_JOBS], n_done;
+
+static void reset(void)
+{
+	memset(jobs, 0, sizeof(jobs));
+	n_done = 0;
+	gate_open = 0;
+	running_now = running_most = started = 0;
+	for (int i = 0; i < MAX_JOBS; i++) {
+		jobs[i].id = i;
+		jobs[i].loop = pthread_self();
+	}
+}
+
+static void open_gate(void)
+{
+	pthread_mutex_lock(&lock);
+	gate_open = 1;
+	pthread_cond_broadcast(&cond);
+	pthread_mutex_unlock(&lock);
+}
+
+static int job_run(void *arg, char *err, size_t errlen)
+{
+	struct job *j = arg;
+
+	j->ran_on_loop = pthread_equal(pthread_self(), j->loop);
+	pthread_mutex_lock(&lock);
+	j->start_index = started++;
+	if (++running_now > running_most)
+		running_most = running_now;
+	while (!gate_open)
+		pthread_cond_wait(&cond, &lock);
+	running_now--;
+	pthread_mutex_unlock(&lock);
+	if (j->rc < 0)
+		snprintf(err, errlen, "job %d failed", j->id);
+	return j->rc;
+}
+
+static void job_done(void *arg, int rc, const char *err)
+{
+	struct job *j = arg;
+
+	j->done_calls++;
+	j->done_rc = rc;
+	snprintf(j->done_err, sizeof(j->done_err), "%s", err ? err : "");
+	j->done_on_loop = pthread_equal(pthread_self(), j->loop);
+	done_order[n_done++] = j->id;
+}
+
+static void job_free(void *arg)
+{
+	((struct job *)arg)->freed++;
+}
+
+static const struct work_ops ops = { .run = job_run, .done = job_done, .free = job_free };
+
+/* Run the loop until `n` jobs are done (10 s at most). */
+static void loop_until_done(struct event_base *base, int n)
+{
+	time_t limit = time(NULL) + 10;
+
+	while (n_done < n && time(NULL) < limit)
+		event_base_loop(base, EVLOOP_ONCE);
+	ck_assert_int_eq(n_done, n);
+}
+
+/* Until `n` jobs have entered run(). */
+static void wait_started(int n)
+{
+	time_t limit = time(NULL) + 10;
+
+	for (;;) {
+		pthread_mutex_lock(&lock);
+		int s = started;
+		pthread_mutex_unlock(&lock);
+		if (s >= n || time(NULL) >= limit)
+			break;
+		struct timespec ts = { 0, 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	ck_assert_int_ge(started, n);
+}
+
+START_TEST(run_is_off_the_loop_and_done_brings_its_result_back)
+{
+	struct event_base *base = event_base_new();
+	char err[256];
+	struct work_queue *q = work_queue_new(base, "test", 2, WORK_REFUSE, err, sizeof(err));
+
+	reset();
+	ck_assert_ptr_nonnull(q);
+	jobs[1].rc = -ENOENT;
+	ck_assert_int_eq(work_submit(q, &ops, &jobs[0]), 0);
+	ck_assert_int_eq(work_submit(q, &ops, &jobs[1]), 0);
+	open_gate();
+	loop_until_done(base, 2);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(jobs[i].ran_on_loop, 0);
+		ck_assert_int_eq(jobs[i].done_on_loop, 1);
+		ck_assert_int_eq(jobs[i].done_calls, 1);
+		ck_assert_int_eq(jobs[i].freed, 1);
+	}
+	ck_assert_int_eq(jobs[0].done_rc, 0);
+	ck_assert_int_eq(jobs[1].done_rc, -ENOENT);
+	ck_assert_str_eq(jobs[1].done_err, "job 1 failed");
+	ck_assert_uint_eq(work_running(q), 0);
+	work_queue_free(q);
+	event_base_free(base);
+}
+END_TEST
+
+START_TEST(refuse_says_busy_past_its_limit_and_leaves_the_job_to_the_caller)
+{
+	struct event_base *base = event_base_new();
+	char err[256];
+	struct work_queue *q = work_queue_new(base, "test", 1, WORK_REFUSE, err, sizeof(err));
+
+	reset();
+	ck_assert_int_eq(work_submit(q, &ops, &jobs[0]), 0);
+	ck_assert_int_eq(work_full(q), 1);
+	ck_assert_int_eq(work_submit(q, &ops, &jobs[1]), -EBUSY);
+	ck_assert_uint_eq(work_running(q), 1);
+	ck_assert_uint_eq(work_waiting(q), 0);
+	open_gate();
+	loop_until_done(base, 1);
+	ck_assert_int_eq(jobs[1].done_calls, 0);
+	ck_assert_int_eq(jobs[1].freed, 0);
+	ck_assert_int_eq(work_full(q), 0);
+	/* Room again: the next one is taken. */
+	ck_assert_int_eq(work_submit(q, &ops, &jobs[2]), 0);
+	loop_until_done(base, 2);
+	work_queue_free(q);
+	event_base_free(base);
+}
+END_TEST
+
+START_TEST(fifo_waits_its_turn_in_order_and_never_runs_past_its_limit)
+{
+	struct event_base *base = event_base_new();
+	char err[256];
+	struct work_queue *q = work_queue_new(base, "test", 2, WORK_FIFO, err, sizeof(err));
+
+	reset();
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(work_submit(q, &ops, &jobs[i]), 0);
+	wait_started(2);
+	ck_assert_uint_eq(work_running(q), 2);
+	ck_assert_uint_eq(work_waiting(q), 3);
+	ck_assert_int_eq(started, 2);  /* the gate holds them: no third began */
+	open_gate();
+	loop_until_done(base, 5);
+	ck_assert_int_le(running_most, 2);
+	/* Jobs 2, 3, 4 began after 0 and 1, in the order they were submitted. */
+	ck_assert_int_lt(jobs[0].start_index, 2);
+	ck_assert_int_lt(jobs[1].start_index, 2);
+	ck_assert_int_eq(jobs[2].start_index, 2);
+	ck_assert_int_eq(jobs[3].start_index, 3);
+	ck_assert_int_eq(jobs[4].start_index, 4);
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(jobs[i].freed, 1);
+	work_queue_free(q);
+	event_base_free(base);
+}
+END_TEST
+
+START_TEST(shutdown_finishes_running_jobs_and_cancels_waiting_ones)
+{
+	struct event_base *base = event_base_new();
+	char err[256];
+	struct work_queue *q = work_queue_new(base, "test", 1, WORK_FIFO, err, sizeof(err));
+
+	reset();
+	ck_assert_int_eq(work_submit(q, &ops, &jobs[0]), 0);
+	ck_assert_int_eq(work_submit(q, &ops, &jobs[1]), 0);
+	wait_started(1);
+	open_gate();
+	work_queue_free(q);  /* waits for job 0; job 1 never starts */
+	ck_assert_int_eq(jobs[0].done_calls, 1);
+	ck_assert_int_eq(jobs[0].done_rc, 0);
+	ck_assert_int_eq(jobs[1].done_calls, 1);
+	ck_assert_int_eq(jobs[1].done_rc, -ECANCELED);
+	ck_assert_str_eq(jobs[1].done_err, "loomd is shutting down");
+	ck_assert_int_eq(started, 1);
+	ck_assert_int_eq(jobs[0].freed + jobs[1].freed, 2);
+	event_base_free(base);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("work");
+	TCase *tc = tcase_create("work");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, run_is_off_the_loop_and_done_brings_its_result_back);
+	tcase_add_test(tc, refuse_says_busy_past_its_limit_and_leaves_the_job_to_the_caller);
+	tcase_add_test(tc, fifo_waits_its_turn_in_order_and_never_runs_past_its_limit);
+	tcase_add_test(tc, shutdown_finishes_running_jobs_and_cancels_waiting_ones);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
