@@ -2,7 +2,7 @@
  * with one of loom's engines and print how good the tables are; with --ar,
  * also the adaptive routing groups of those tables and how good they are;
  * with --ar-plan, the SMPs that would program them (route_ar_plan.c).
- * No daemon is involved: this is the library (lib/route*.h) on a file. */
+ * No daemon is involved: this is the library (lib/route/, lib/ar/) on a file. */
 #include "autoconf.h"
 #include "loomctl.h"
 

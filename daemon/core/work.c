@@ -40,6 +40,7 @@ struct work_queue {
 	struct work_item *running;   /* oldest first */
 	struct work_item *waiting;   /* oldest first (WORK_FIFO) */
 	unsigned n_running, n_waiting;
+	int closing;                 /* work_queue_free under way */
 };
 
 static void append(struct work_item **list, struct work_item *it)
@@ -157,6 +158,8 @@ int work_submit(struct work_queue *q, const struct work_ops *ops, void *job)
 	struct work_item *it;
 	int rc;
 
+	if (q->closing)
+		return -ESHUTDOWN;  /* a done() at shutdown starts nothing new */
 	if (q->policy == WORK_REFUSE && q->n_running >= q->max_running)
 		return -EBUSY;
 	if (!(it = calloc(1, sizeof(*it))))
@@ -195,6 +198,7 @@ void work_queue_free(struct work_queue *q)
 {
 	if (!q)
 		return;
+	q->closing = 1;
 	reap(q, 1);
 	while (q->waiting) {
 		struct work_item *it = q->waiting;

@@ -46,9 +46,10 @@ struct work_queue *work_queue_new(struct event_base *base, const char *what,
 				  char *err, size_t errlen);
 
 /* Start (or queue) a job. 0: the queue owns it, and done() and free() will
- * be called exactly once, on the loop. -EBUSY (WORK_REFUSE, full) or
- * -errno (no thread could be started, no memory): the caller still owns
- * the job and nothing was called. Loop thread. */
+ * be called exactly once, on the loop. -EBUSY (WORK_REFUSE, full),
+ * -ESHUTDOWN (from a done() during work_queue_free) or -errno (no thread
+ * could be started, no memory): the caller still owns the job and nothing
+ * was called. Loop thread. */
 int work_submit(struct work_queue *q, const struct work_ops *ops, void *job);
 
 /* Jobs started and not yet done(); jobs waiting (WORK_FIFO). */

@@ -1,5 +1,5 @@
 /* lib/db/db_query_impl.h: what lib/db/db_query.c shares with the other query
- * files of lib/db_query*.c (db_query_eth.c); not for anyone else. */
+ * files of lib/db/ (db_query_eth.c); not for anyone else. */
 #ifndef LOOM_DB_QUERY_IMPL_H
 #define LOOM_DB_QUERY_IMPL_H
 
