@@ -136,7 +136,6 @@ unsigned long cfg_key_line(struct parse *p, const char *section, const char *key
 static int parse_keys(struct parse *p, const struct config_section *s, const yaml_node_t *v)
 {
 	const yaml_node_t **seen = seen_of(p, s);
-	char key[128];
 	int rc;
 
 	if (!seen)
@@ -145,26 +144,7 @@ static int parse_keys(struct parse *p, const struct config_section *s, const yam
 		return 0; /* "log:" alone: nothing set, defaults stay */
 	if ((rc = cfg_expect(p, v, s->name, YAML_MAPPING_NODE)) < 0)
 		return rc;
-	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start;
-	     pr < v->data.mapping.pairs.top; pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		const char *name;
-		int i;
-
-		if (!(name = cfg_key_text(p, k, s->name)))
-			return -EINVAL;
-		snprintf(key, sizeof(key), "%s.%s", s->name, name);
-		if ((i = cfg_find_key(s->keys, s->n_keys, name)) < 0)
-			return cfg_fail(p, cfg_line(k), key, "unknown key");
-		if (seen[i])
-			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
-					  cfg_line(seen[i]));
-		seen[i] = k;
-		if ((rc = cfg_parse_value(p, val, key, &s->keys[i], p->c)) < 0)
-			return rc;
-	}
-	return 0;
+	return cfg_parse_table(p, v, s->name, s->keys, s->n_keys, p->c, seen);
 }
 
 static int parse_root(struct parse *p, const yaml_node_t *root)

@@ -144,5 +144,10 @@ int cfg_parse_value(struct parse *p, const yaml_node_t *v, const char *key,
 		    const struct cfg_key *d, void *base);
 void cfg_print_value(FILE *out, const struct cfg_key *d, const void *base);
 void cfg_default_value(const struct cfg_key *d, void *base);
+/* Every pair of the mapping `map` (checked to be one) as keys of tab[0..n)
+ * into base, "WHERE.NAME" in errors: an unknown key or one given twice is
+ * refused; seen[i] is set to the key node of tab[i] (seen holds n). */
+int cfg_parse_table(struct parse *p, const yaml_node_t *map, const char *where,
+		    const struct cfg_key *tab, size_t n, void *base, const yaml_node_t **seen);
 
 #endif

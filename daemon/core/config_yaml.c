@@ -386,3 +386,31 @@ void cfg_default_value(const struct cfg_key *d, void *base)
 		break;
 	}
 }
+
+int cfg_parse_table(struct parse *p, const yaml_node_t *map, const char *where,
+		    const struct cfg_key *tab, size_t n, void *base, const yaml_node_t **seen)
+{
+	char key[128];
+	int rc;
+
+	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+	     pr < map->data.mapping.pairs.top; pr++) {
+		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
+		const yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
+		const char *name;
+		int i;
+
+		if (!(name = cfg_key_text(p, k, where)))
+			return -EINVAL;
+		snprintf(key, sizeof(key), "%s.%s", where, name);
+		if ((i = cfg_find_key(tab, n, name)) < 0)
+			return cfg_fail(p, cfg_line(k), key, "unknown key");
+		if (seen[i])
+			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
+					cfg_line(seen[i]));
+		seen[i] = k;
+		if ((rc = cfg_parse_value(p, v, key, &tab[i], base)) < 0)
+			return rc;
+	}
+	return 0;
+}

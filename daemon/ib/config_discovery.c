@@ -89,7 +89,7 @@ static int parse_subnet(struct parse *p, const yaml_node_t *item, int idx)
 {
 	const yaml_node_t *seen[N_SUBNET_KEYS] = { NULL };
 	struct loom_subnet_conf *sc = &p->c->subnets[idx];
-	char where[64], key[128];
+	char where[64];
 	int rc;
 
 	snprintf(where, sizeof(where), "discovery.subnets[%d]", idx);
@@ -97,25 +97,8 @@ static int parse_subnet(struct parse *p, const yaml_node_t *item, int idx)
 		return rc;
 	memset(sc, 0, sizeof(*sc));
 	sc->port = 1;
-	for (yaml_node_pair_t *pr = item->data.mapping.pairs.start;
-	     pr < item->data.mapping.pairs.top; pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
-		const char *name;
-		int i;
-
-		if (!(name = cfg_key_text(p, k, where)))
-			return -EINVAL;
-		snprintf(key, sizeof(key), "%s.%s", where, name);
-		if ((i = cfg_find_key(subnet_keys, N_SUBNET_KEYS, name)) < 0)
-			return cfg_fail(p, cfg_line(k), key, "unknown key");
-		if (seen[i])
-			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
-					  cfg_line(seen[i]));
-		seen[i] = k;
-		if ((rc = cfg_parse_value(p, v, key, &subnet_keys[i], sc)) < 0)
-			return rc;
-	}
+	if ((rc = cfg_parse_table(p, item, where, subnet_keys, N_SUBNET_KEYS, sc, seen)) < 0)
+		return rc;
 	return finish_subnet(p, item, idx, seen);
 }
 

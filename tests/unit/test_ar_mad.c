@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/ar/ar_mad.h"
+#include "check_run.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -598,8 +599,6 @@ int main(void)
 {
 	Suite *s = suite_create("ar_mad");
 	TCase *tc = tcase_create("ar_mad");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, each_info_field_sets_exactly_the_bits_the_layout_names);
 	tcase_add_test(tc, an_info_value_wider_than_its_field_is_refused_not_truncated);
@@ -618,9 +617,5 @@ int main(void)
 	tcase_add_test(tc, encoders_refuse_a_buffer_that_is_not_a_data_field);
 	tcase_add_test(tc, modifier_parts_never_overlap_and_too_large_parts_are_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

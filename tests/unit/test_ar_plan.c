@@ -22,6 +22,7 @@
 #include "lib/route/route.h"
 #include "lib/ar/route_ar.h"
 #include "lib/route/route_metrics.h"
+#include "check_run.h"
 
 static const struct rt_metrics_opts opts = { .max_shifts = 4, .n_random = 1, .seed = 7,
 					     .n_bisect = 0 };
@@ -620,8 +621,6 @@ int main(void)
 {
 	Suite *s = suite_create("ar_plan");
 	TCase *tc = tcase_create("ar_plan");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, every_switch_of_a_full_2_level_tree_gets_a_plan_that_programs_it);
@@ -634,9 +633,5 @@ int main(void)
 	tcase_add_test(tc, a_hand_made_switch_gives_the_entries_the_static_lft_implies);
 	tcase_add_test(tc, the_check_catches_a_flipped_default_port_group_bit_enable_or_order);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -31,6 +31,7 @@
 #include "lib/route/route.h"
 #include "lib/ar/route_ar.h"
 #include "lib/route/route_metrics.h"
+#include "check_run.h"
 
 static const struct rt_metrics_opts opts = { .max_shifts = 4, .n_random = 1, .seed = 7,
 					     .n_bisect = 0 };
@@ -593,8 +594,6 @@ int main(void)
 {
 	Suite *s = suite_create("ar_program");
 	TCase *tc = tcase_create("ar_program");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, a_switch_without_ar_is_unsupported_after_one_get_and_no_set);
@@ -605,9 +604,5 @@ int main(void)
 	tcase_add_test(tc, a_corrupt_read_back_never_leaves_ar_on);
 	tcase_add_test(tc, when_ar_cannot_be_turned_off_the_result_says_its_state_is_unknown);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -17,6 +17,7 @@
 #include "daemon/core/store.h"
 #include "daemon/ar/store_ar.h"
 #include "lib/db/ar_status_db.h"
+#include "check_run.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -332,8 +333,6 @@ int main(void)
 	Suite *s = suite_create("ar_status");
 	TCase *tc = tcase_create("probe");
 	TCase *db = tcase_create("store");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, an_answered_block_with_groups_is_supported_with_its_capacity_and_enable);
 	tcase_add_test(tc, ar_capable_but_disabled_uses_no_groups);
@@ -348,9 +347,5 @@ int main(void)
 	tcase_add_test(db, an_unchanged_probe_adds_no_event_and_losing_ar_is_a_warning);
 	tcase_add_test(db, a_switch_gone_from_the_fabric_is_dropped_and_an_unprobed_subnet_is_not_found);
 	suite_add_tcase(s, db);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

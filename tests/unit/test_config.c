@@ -15,6 +15,7 @@
 #include "daemon/loomd.h"
 #include "lib/ar/route_ar.h"
 #include "lib/util/log.h"
+#include "check_run.h"
 
 static char err[1024];
 
@@ -690,8 +691,6 @@ int main(void)
 {
 	Suite *s = suite_create("config");
 	TCase *tc = tcase_create("config");
-	SRunner *sr;
-	int failed;
 
 	if (loomd_config_init() < 0)  /* every module's section of loom.yaml */
 		return 1;
@@ -718,9 +717,5 @@ int main(void)
 	tcase_add_test(tc, ar_section_defaults_to_not_programming_and_reads_every_key);
 	tcase_add_test(tc, print_writes_every_key_in_order);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -25,6 +25,7 @@
 #include "daemon/core/ctl.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
+#include "check_run.h"
 
 #define NOBODY 65534
 
@@ -577,8 +578,6 @@ int main(void)
 {
 	Suite *s = suite_create("ctl");
 	TCase *tc = tcase_create("ctl");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -596,9 +595,5 @@ int main(void)
 	tcase_add_test(tc, live_socket_is_refused);
 	tcase_add_test(tc, free_answers_pending_and_unlinks);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

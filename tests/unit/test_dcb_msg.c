@@ -20,6 +20,7 @@
 #include "dcb_msg.h"
 #include "fixture_nl.h"
 #include "lib/qos/qos_policy.h"
+#include "check_run.h"
 
 /* ---- the test's own message writer ------------------------------------- */
 
@@ -695,8 +696,6 @@ int main(void)
 {
 	Suite *s = suite_create("dcb_msg");
 	TCase *tc = tcase_create("dcb_msg");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, dcb_msg_get_request_is_rtm_getdcb_ieee_get_with_the_ifname_only);
 	tcase_add_test(tc, dcb_msg_pfc_set_for_the_default_policy_enables_priority_3_only);
@@ -720,9 +719,5 @@ int main(void)
 	tcase_add_test(tc, dcb_apply_fails_when_the_netdev_reads_back_something_else);
 	tcase_add_test(tc, dcb_apply_without_dcbnl_ops_names_the_netdev_and_reports_all_undone);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

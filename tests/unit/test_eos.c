@@ -30,6 +30,7 @@
 #include "fixture_plugin.h"
 #include "daemon/core/plugin.h"
 #include "lib/qos/qos_policy.h"
+#include "check_run.h"
 
 #ifndef EOS_PLUGIN_DIR
 #error EOS_PLUGIN_DIR must name the directory of eos.so
@@ -827,8 +828,6 @@ int main(void)
 {
 	Suite *s = suite_create("eos");
 	TCase *tc = tcase_create("eos");
-	SRunner *sr;
-	int failed;
 
 	if (!have_python3()) {
 		printf("test_eos: SKIP: no python3 on PATH (Debian: apt-get install python3; "
@@ -857,9 +856,5 @@ int main(void)
 	tcase_add_test(tc, eos_https_checks_the_certificate_unless_told_otherwise);
 	tcase_add_test(tc, eos_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

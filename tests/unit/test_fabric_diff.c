@@ -9,6 +9,7 @@
 #include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
 #include "lib/fabric/fabric_diff.h"
+#include "check_run.h"
 
 #define SW1 0x0002c90000000010ULL
 #define SW2 0x0002c90000000040ULL
@@ -343,8 +344,6 @@ int main(void)
 {
 	Suite *s = suite_create("fabric_diff");
 	TCase *tc = tcase_create("diff");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, identical_fabrics_have_no_events);
 	tcase_add_test(tc, first_sweep_is_one_summary_event);
@@ -362,9 +361,5 @@ int main(void)
 	tcase_add_test(tc, output_is_sorted_and_independent_of_node_order);
 	tcase_add_test(tc, kind_and_severity_names);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

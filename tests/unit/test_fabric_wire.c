@@ -11,6 +11,7 @@
 #include "lib/fabric/fabric_diff.h"
 #include "lib/fabric/fabric_wire.h"
 #include "fixture_fabric.h"
+#include "check_run.h"
 
 #define SW1 0x0002c90000000010ULL
 #define SW2 0x0002c90000000040ULL
@@ -155,17 +156,11 @@ int main(void)
 {
 	Suite *s = suite_create("fabric_wire");
 	TCase *tc = tcase_create("wire");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, round_trip_keeps_every_node_port_and_link);
 	tcase_add_test(tc, empty_fabric_round_trips);
 	tcase_add_test(tc, every_truncation_is_refused);
 	tcase_add_test(tc, foreign_or_inconsistent_streams_are_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

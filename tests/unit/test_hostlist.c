@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/util/hostlist.h"
+#include "check_run.h"
 
 /* The expansion of `list`, names joined by blanks. */
 static const char *expanded(const char *list)
@@ -97,8 +98,6 @@ int main(void)
 {
 	Suite *s = suite_create("hostlist");
 	TCase *tc = tcase_create("hostlist");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, ranges_keep_the_width_of_their_first_number);
 	tcase_add_test(tc, names_brackets_and_suffixes_combine);
@@ -106,9 +105,5 @@ int main(void)
 	tcase_add_test(tc, bad_lists_are_refused_naming_the_part);
 	tcase_add_test(tc, huge_lists_are_refused_not_expanded);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -20,6 +20,7 @@
 #include "lib/qos/ib_qos.h"
 #include "lib/fabric/partitions.h"
 #include "daemon/qos/qos_ib.h"
+#include "check_run.h"
 
 static struct loom_config conf;
 static char err[512];
@@ -433,8 +434,6 @@ int main(void)
 {
 	Suite *s = suite_create("ib_qos");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	if (loomd_config_init() < 0)  /* every module's section of loom.yaml */
 		return 1;
@@ -454,9 +453,5 @@ int main(void)
 	tcase_add_test(tc, the_largest_policy_fits_the_options_buffer);
 	tcase_add_test(tc, a_weighted_entry_past_the_ports_capacity_differs);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

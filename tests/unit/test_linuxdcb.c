@@ -34,6 +34,7 @@
 
 #include "daemon/core/plugin.h"
 #include "lib/qos/qos_policy.h"
+#include "check_run.h"
 
 #ifndef LINUXDCB_PLUGIN_DIR
 #error LINUXDCB_PLUGIN_DIR must name the directory of linuxdcb.so
@@ -557,8 +558,6 @@ int main(void)
 {
 	Suite *s = suite_create("linuxdcb");
 	TCase *tc = tcase_create("linuxdcb");
-	SRunner *sr;
-	int failed;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (geteuid() != 0) {
@@ -622,9 +621,5 @@ int main(void)
 		tcase_add_test(tc, linuxdcb_ecn_tc_writes_red_ecn_on_the_lossless_classs_band);
 	tcase_add_test(tc, linuxdcb_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -36,6 +36,7 @@
 #include "fixture_plugin.h"
 #include "daemon/core/plugin.h"
 #include "lib/qos/qos_policy.h"
+#include "check_run.h"
 
 #ifndef NVUE_PLUGIN_DIR
 #error NVUE_PLUGIN_DIR must name the directory of nvue.so
@@ -778,7 +779,6 @@ int main(void)
 {
 	Suite *s = suite_create("nvue");
 	TCase *tc = tcase_create("nvue");
-	SRunner *sr;
 	int failed;
 
 	if (!have_python3()) {
@@ -806,10 +806,7 @@ int main(void)
 	tcase_add_test(tc, nvue_https_checks_the_certificate_unless_told_otherwise);
 	tcase_add_test(tc, nvue_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = check_run(s) != EXIT_SUCCESS;
 	curl_global_cleanup();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

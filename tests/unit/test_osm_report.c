@@ -21,6 +21,7 @@
 #include "lib/util/log.h"
 #include "daemon/routing/osm_report.h"
 #include "daemon/core/store.h"
+#include "check_run.h"
 
 static char dir[64], db_path[128], sock_path[128];
 static struct event_base *base;
@@ -282,8 +283,6 @@ int main(void)
 {
 	Suite *s = suite_create("osm_report");
 	TCase *tc = tcase_create("osm_report");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, run_sent_to_the_socket_is_stored_and_listed);
@@ -293,9 +292,5 @@ int main(void)
 	tcase_add_test(tc, malformed_reports_are_refused_and_not_stored);
 	tcase_add_test(tc, stale_socket_is_replaced_live_one_refused_removed_at_free);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/fabric/partitions.h"
+#include "check_run.h"
 
 static int has(const uint8_t *used, unsigned pkey)
 {
@@ -80,16 +81,10 @@ int main(void)
 {
 	Suite *s = suite_create("partitions");
 	TCase *tc = tcase_create("partitions");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, the_operators_pkeys_are_found_and_nothing_else);
 	tcase_add_test(tc, tenants_follow_the_operators_text_with_their_port_guids);
 	tcase_add_test(tc, partition_names_are_safe_for_opensms_parser);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "daemon/core/plugin.h"
+#include "check_run.h"
 
 #ifndef FAKE_PLUGIN_DIR
 #error FAKE_PLUGIN_DIR must name the directory of the fake plugins
@@ -89,8 +90,6 @@ int main(void)
 {
 	Suite *s = suite_create("plugin");
 	TCase *tc = tcase_create("plugin");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, plugin_loads_a_plugin_of_this_abi_and_calls_its_ops);
 	tcase_add_test(tc, plugin_refuses_another_abi_version_naming_file_and_versions);
@@ -99,9 +98,5 @@ int main(void)
 	tcase_add_test(tc, plugin_refuses_a_missing_file_and_a_name_that_is_a_path);
 	tcase_add_test(tc, plugin_refuses_a_plugin_that_calls_itself_otherwise);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/util/proto.h"
+#include "check_run.h"
 
 /* A frame with `body` as its bytes and the true length in the header. */
 static char *raw_frame(const char *body, size_t *len)
@@ -334,8 +335,6 @@ int main(void)
 {
 	Suite *s = suite_create("proto");
 	TCase *tc = tcase_create("proto");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, byte_by_byte_needs_more_until_complete);
@@ -349,9 +348,5 @@ int main(void)
 	tcase_add_test(tc, send_and_recv_over_a_socket);
 	tcase_add_test(tc, recv_refuses_oversize_and_truncated);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

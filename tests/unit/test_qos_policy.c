@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/qos/qos_policy.h"
+#include "check_run.h"
 
 static char err[512];
 
@@ -169,8 +170,6 @@ int main(void)
 {
 	Suite *s = suite_create("qos_policy");
 	TCase *tc = tcase_create("qos_policy");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, qos_defaults_are_a_valid_policy);
 	tcase_add_test(tc, qos_refuses_pfc_on_a_priority_no_dscp_maps_to);
@@ -183,9 +182,5 @@ int main(void)
 	tcase_add_test(tc, qos_headroom_is_the_round_trip_plus_two_frames);
 	tcase_add_test(tc, qos_resolves_ecn_and_pfc_on_the_lossless_queues_only);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -16,6 +16,7 @@
 #include "lib/route/route.h"
 #include "lib/route/route_metrics.h"
 #include "lib/fabric/topo_file.h"
+#include "check_run.h"
 
 /* Switch GUIDs 0x1000 + 0x100 * i, CA GUIDs 0x100000 + 0x100 * i: CAs sort
  * after switches and port GUIDs (node + port) never collide. */
@@ -583,8 +584,6 @@ int main(void)
 {
 	Suite *s = suite_create("route");
 	TCase *tc = tcase_create("route");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, single_switch_sends_each_lid_out_its_ca_port_and_itself_to_port_0);
@@ -604,9 +603,5 @@ int main(void)
 	tcase_add_test(tc, a_bad_dump_is_refused_with_its_line);
 	tcase_add_test(tc, large_fat_tree_routes_fast_and_delivers_every_pair);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -20,6 +20,7 @@
 #include "lib/route/route.h"
 #include "lib/ar/route_ar.h"
 #include "lib/route/route_metrics.h"
+#include "check_run.h"
 
 static const struct rt_metrics_opts opts = { .max_shifts = 16, .n_random = 2, .seed = 7,
 					     .n_bisect = 8 };
@@ -667,8 +668,6 @@ int main(void)
 {
 	Suite *s = suite_create("route_ar");
 	TCase *tc = tcase_create("route_ar");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, tree_members_are_shortest_path_ports_on_a_full_and_a_cut_fat_tree);
@@ -685,9 +684,5 @@ int main(void)
 	tcase_add_test(tc, ebb_with_tree_groups_is_at_least_the_static_ebb_on_a_full_fat_tree);
 	tcase_add_test(tc, a_full_3_level_tree_has_one_group_per_leaf_and_middle_switch);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -18,6 +18,7 @@
 #include "fixture_route.h"
 #include "lib/route/route.h"
 #include "lib/route/route_metrics.h"
+#include "check_run.h"
 
 /* As in test_route.c: CAs sort after switches, port GUIDs never collide. */
 #define SW(i) (0x1000ULL + 0x100ULL * (i))
@@ -427,8 +428,6 @@ int main(void)
 {
 	Suite *s = suite_create("route_dfsssp");
 	TCase *tc = tcase_create("route_dfsssp");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, ring_of_five_minhop_deadlocks_and_dfsssp_needs_exactly_two_vls);
@@ -447,9 +446,5 @@ int main(void)
 	tcase_add_test(tc, full_fat_tree_needs_one_vl);
 	tcase_add_test(tc, torus_of_256_switches_routes_in_well_under_a_second);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

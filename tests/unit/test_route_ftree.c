@@ -16,6 +16,7 @@
 #include "fixture_route.h"
 #include "lib/route/route.h"
 #include "lib/route/route_metrics.h"
+#include "check_run.h"
 
 /* Route f (freed here) with `fn`; metrics of every shift and 4 random
  * permutations when the engine succeeded. */
@@ -508,8 +509,6 @@ int main(void)
 {
 	Suite *s = suite_create("route_ftree");
 	TCase *tc = tcase_create("route_ftree");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, ftree_finds_the_levels_and_gives_a_leafs_cas_different_spines);
@@ -527,9 +526,5 @@ int main(void)
 	tcase_add_test(tc, engines_are_found_by_name);
 	tcase_add_test(tc, ftree_routes_the_largest_3_level_tree_nonblocking);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -13,6 +13,7 @@
 #include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
 #include "lib/route/route_live.h"
+#include "check_run.h"
 
 #define S1 0x1000ULL
 #define S2 0x2000ULL
@@ -199,17 +200,11 @@ int main(void)
 {
 	Suite *s = suite_create("route_live");
 	TCase *tc = tcase_create("route_live");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, programmed_tables_deliver_every_pair_and_trace_gives_in_and_out_ports);
 	tcase_add_test(tc, endpoints_are_found_by_host_name_description_guids_and_lid);
 	tcase_add_test(tc, a_pulled_cable_breaks_paths_at_the_switch_that_forwards_into_it);
 	tcase_add_test(tc, missing_entries_loops_and_wrong_ports_are_named);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

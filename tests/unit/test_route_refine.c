@@ -16,6 +16,7 @@
 #include "fixture_route.h"
 #include "lib/route/route.h"
 #include "lib/route/route_metrics.h"
+#include "check_run.h"
 
 /* A full k-ary tree of `levels`, `cut` cables cut as loom-fabgen --seed
  * `seed` cuts them. */
@@ -261,8 +262,6 @@ int main(void)
 {
 	Suite *s = suite_create("route_refine");
 	TCase *tc = tcase_create("route_refine");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, refine_brings_a_cut_2_level_trees_shifts_down_to_the_bound);
@@ -271,9 +270,5 @@ int main(void)
 	tcase_add_test(tc, refine_gives_the_same_tables_every_time);
 	tcase_add_test(tc, refine_leaves_a_tree_too_large_to_count_alone);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

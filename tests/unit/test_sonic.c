@@ -36,6 +36,7 @@
 #include "fixture_plugin.h"
 #include "daemon/core/plugin.h"
 #include "lib/qos/qos_policy.h"
+#include "check_run.h"
 
 #ifndef SONIC_PLUGIN_DIR
 #error SONIC_PLUGIN_DIR must name the directory of sonic.so
@@ -870,7 +871,6 @@ int main(void)
 {
 	Suite *s = suite_create("sonic");
 	TCase *tc = tcase_create("sonic");
-	SRunner *sr;
 	int failed;
 
 	if (!have_redis_server()) {
@@ -909,10 +909,7 @@ int main(void)
 	tcase_add_test(tc, sonic_vlan_set_moves_the_access_vlan_get_reads_it_and_clear_removes_it);
 	tcase_add_test(tc, sonic_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	failed = check_run(s) != EXIT_SUCCESS;
 	{
 		char cmd[128];
 

@@ -19,6 +19,7 @@
 #include "daemon/core/schema.h"
 #include "daemon/core/store.h"
 #include "daemon/ib/store_sweep.h"
+#include "check_run.h"
 
 #define SW1 0x0002c90000000010ULL
 #define SW2 0x0002c90000000040ULL
@@ -823,8 +824,6 @@ int main(void)
 {
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 120);
@@ -842,9 +841,5 @@ int main(void)
 	tcase_add_test(tc, resweeps_write_only_what_changed_and_keep_the_fabric_exact);
 	tcase_add_test(tc, kill_9_at_any_moment_leaves_a_consistent_database);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -14,6 +14,7 @@
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
 #include "daemon/roce/store_switches.h"
+#include "check_run.h"
 
 static char dir[64], db_path[128];
 static struct store *st;
@@ -281,11 +282,5 @@ Suite *store_eth_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(store_eth_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(store_eth_suite());
 }

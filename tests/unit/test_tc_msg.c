@@ -21,6 +21,7 @@
 #include "fixture_nl.h"
 #include "lib/qos/qos_policy.h"
 #include "tc_msg.h"
+#include "check_run.h"
 
 /* `tc qdisc replace dev d0 parent 10:5 handle 105: red limit 6000000 min
  * 150000 max 1500000 avpkt 1000 burst 151 probability 0.1 ecn` (bandwidth
@@ -578,8 +579,6 @@ int main(void)
 {
 	Suite *s = suite_create("tc_msg");
 	TCase *tc = tcase_create("tc_msg");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, tc_msg_red_parameters_are_the_ones_iproute2_computes);
 	tcase_add_test(tc, tc_msg_red_eval_refuses_what_tc_or_the_kernel_would);
@@ -598,9 +597,5 @@ int main(void)
 	tcase_add_test(tc, tc_apply_kernel_without_sch_ets_names_the_netdev_and_reports_all_undone);
 	tcase_add_test(tc, tc_apply_fails_when_the_kernel_reads_back_something_else);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

@@ -11,6 +11,7 @@
 #include "lib/fabric/fabric.h"
 #include "fixture_fabric.h"
 #include "lib/fabric/topo_file.h"
+#include "check_run.h"
 
 
 static struct fab *read_ok(const char *name)
@@ -295,8 +296,6 @@ int main(void)
 {
 	Suite *s = suite_create("topo_file");
 	TCase *tc = tcase_create("topo_file");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, tiny_net_gets_ibsim_guids_and_attributes);
 	tcase_add_test(tc, demo_fat_tree_counts);
@@ -306,9 +305,5 @@ int main(void)
 	tcase_add_test(tc, errors_name_file_and_line);
 	tcase_add_test(tc, ibnetdiscover_rates_and_lids);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s);
 }

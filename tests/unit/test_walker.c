@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "daemon/ib/walker.h"
+#include "check_run.h"
 
 static char dir[] = "/tmp/loom-walker-XXXXXX";
 static char script[sizeof(dir) + 16];
@@ -119,8 +120,6 @@ int main(void)
 {
 	Suite *s = suite_create("walker");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -129,9 +128,5 @@ int main(void)
 	tcase_add_test(tc, a_child_killed_by_a_signal_is_named_so);
 	tcase_add_test(tc, a_hung_child_is_killed_when_its_time_is_up);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }

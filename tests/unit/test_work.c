@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "daemon/core/work.h"
+#include "check_run.h"
 
 #define MAX_JOBS 8
 
@@ -97,8 +98,24 @@ static void job_free(void *arg)
 
 static const struct work_ops ops = { .run = job_run, .done = job_done, .free = job_free };
 
+static struct event_base *base;
+
+/* A fresh loop, jobs and gate, and a queue on them. */
+static struct work_queue *queue_new(unsigned max_running, enum work_policy policy)
+{
+	char err[256];
+	struct work_queue *q;
+
+	reset();
+	base = event_base_new();
+	ck_assert_ptr_nonnull(base);
+	q = work_queue_new(base, "test", max_running, policy, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	return q;
+}
+
 /* Run the loop until `n` jobs are done (10 s at most). */
-static void loop_until_done(struct event_base *base, int n)
+static void loop_until_done(int n)
 {
 	time_t limit = time(NULL) + 10;
 
@@ -126,17 +143,13 @@ static void wait_started(int n)
 
 START_TEST(run_is_off_the_loop_and_done_brings_its_result_back)
 {
-	struct event_base *base = event_base_new();
-	char err[256];
-	struct work_queue *q = work_queue_new(base, "test", 2, WORK_REFUSE, err, sizeof(err));
+	struct work_queue *q = queue_new(2, WORK_REFUSE);
 
-	reset();
-	ck_assert_ptr_nonnull(q);
 	jobs[1].rc = -ENOENT;
 	ck_assert_int_eq(work_submit(q, &ops, &jobs[0]), 0);
 	ck_assert_int_eq(work_submit(q, &ops, &jobs[1]), 0);
 	open_gate();
-	loop_until_done(base, 2);
+	loop_until_done(2);
 	for (int i = 0; i < 2; i++) {
 		ck_assert_int_eq(jobs[i].ran_on_loop, 0);
 		ck_assert_int_eq(jobs[i].done_on_loop, 1);
@@ -154,24 +167,21 @@ END_TEST
 
 START_TEST(refuse_says_busy_past_its_limit_and_leaves_the_job_to_the_caller)
 {
-	struct event_base *base = event_base_new();
-	char err[256];
-	struct work_queue *q = work_queue_new(base, "test", 1, WORK_REFUSE, err, sizeof(err));
+	struct work_queue *q = queue_new(1, WORK_REFUSE);
 
-	reset();
 	ck_assert_int_eq(work_submit(q, &ops, &jobs[0]), 0);
 	ck_assert_int_eq(work_full(q), 1);
 	ck_assert_int_eq(work_submit(q, &ops, &jobs[1]), -EBUSY);
 	ck_assert_uint_eq(work_running(q), 1);
 	ck_assert_uint_eq(work_waiting(q), 0);
 	open_gate();
-	loop_until_done(base, 1);
+	loop_until_done(1);
 	ck_assert_int_eq(jobs[1].done_calls, 0);
 	ck_assert_int_eq(jobs[1].freed, 0);
 	ck_assert_int_eq(work_full(q), 0);
 	/* Room again: the next one is taken. */
 	ck_assert_int_eq(work_submit(q, &ops, &jobs[2]), 0);
-	loop_until_done(base, 2);
+	loop_until_done(2);
 	work_queue_free(q);
 	event_base_free(base);
 }
@@ -179,11 +189,8 @@ END_TEST
 
 START_TEST(fifo_waits_its_turn_and_never_runs_past_its_limit)
 {
-	struct event_base *base = event_base_new();
-	char err[256];
-	struct work_queue *q = work_queue_new(base, "test", 2, WORK_FIFO, err, sizeof(err));
+	struct work_queue *q = queue_new(2, WORK_FIFO);
 
-	reset();
 	for (int i = 0; i < 5; i++)
 		ck_assert_int_eq(work_submit(q, &ops, &jobs[i]), 0);
 	wait_started(2);
@@ -191,7 +198,7 @@ START_TEST(fifo_waits_its_turn_and_never_runs_past_its_limit)
 	ck_assert_uint_eq(work_waiting(q), 3);
 	ck_assert_int_eq(started, 2);  /* the gate holds them: no third began */
 	open_gate();
-	loop_until_done(base, 5);
+	loop_until_done(5);
 	ck_assert_int_le(running_most, 2);
 	/* The waiting ones began after the first two. (Two started together
 	 * may enter run() in either order: the threads race.) */
@@ -208,15 +215,12 @@ END_TEST
 
 START_TEST(fifo_of_one_runs_jobs_in_the_order_they_were_submitted)
 {
-	struct event_base *base = event_base_new();
-	char err[256];
-	struct work_queue *q = work_queue_new(base, "test", 1, WORK_FIFO, err, sizeof(err));
+	struct work_queue *q = queue_new(1, WORK_FIFO);
 
-	reset();
 	open_gate();
 	for (int i = 0; i < 6; i++)
 		ck_assert_int_eq(work_submit(q, &ops, &jobs[i]), 0);
-	loop_until_done(base, 6);
+	loop_until_done(6);
 	ck_assert_int_eq(running_most, 1);
 	for (int i = 0; i < 6; i++) {
 		ck_assert_int_eq(jobs[i].start_index, i);
@@ -229,11 +233,8 @@ END_TEST
 
 START_TEST(shutdown_finishes_running_jobs_and_cancels_waiting_ones)
 {
-	struct event_base *base = event_base_new();
-	char err[256];
-	struct work_queue *q = work_queue_new(base, "test", 1, WORK_FIFO, err, sizeof(err));
+	struct work_queue *q = queue_new(1, WORK_FIFO);
 
-	reset();
 	ck_assert_int_eq(work_submit(q, &ops, &jobs[0]), 0);
 	ck_assert_int_eq(work_submit(q, &ops, &jobs[1]), 0);
 	wait_started(1);
@@ -264,11 +265,7 @@ static const struct work_ops resubmit_ops = { .run = job_run, .done = resubmit_d
 
 START_TEST(a_job_submitted_during_shutdown_is_refused)
 {
-	struct event_base *base = event_base_new();
-	char err[256];
-
-	reset();
-	resubmit_q = work_queue_new(base, "test", 2, WORK_REFUSE, err, sizeof(err));
+	resubmit_q = queue_new(2, WORK_REFUSE);
 	ck_assert_int_eq(work_submit(resubmit_q, &resubmit_ops, &jobs[0]), 0);
 	wait_started(1);
 	open_gate();
@@ -285,8 +282,6 @@ int main(void)
 {
 	Suite *s = suite_create("work");
 	TCase *tc = tcase_create("work");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, run_is_off_the_loop_and_done_brings_its_result_back);
 	tcase_add_test(tc, refuse_says_busy_past_its_limit_and_leaves_the_job_to_the_caller);
@@ -295,9 +290,5 @@ int main(void)
 	tcase_add_test(tc, shutdown_finishes_running_jobs_and_cancels_waiting_ones);
 	tcase_add_test(tc, a_job_submitted_during_shutdown_is_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return check_run(s);
 }
