@@ -233,16 +233,6 @@ static void engine_clear(struct engine *e)
 
 /* ---- the child -------------------------------------------------------------- */
 
-static int put_line(const char *key, json_t *v, FILE *out)
-{
-	json_t *line = json_pack("{s:o}", key, v);
-	int rc = line && json_dumpf(line, out, JSON_COMPACT) == 0 && fputc('\n', out) != EOF ?
-		 0 : -EIO;
-
-	json_decref(line);
-	return rc;
-}
-
 static int write_results(const struct dr_routes *d, const struct engine *e, double started,
 			 double finished, FILE *out)
 {
@@ -258,10 +248,10 @@ static int write_results(const struct dr_routes *d, const struct engine *e, doub
 		};
 		json_t *o = ar_status_switch(&pr);
 
-		rc = o ? put_line("switch", o, out) : -ENOMEM;
+		rc = o ? walker_put_line("switch", o, out) : -ENOMEM;
 	}
 	if (rc == 0)
-		rc = put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
+		rc = walker_put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I}",
 						"started", started, "finished", finished,
 						"switches", (json_int_t)d->n,
 						"smps", (json_int_t)e->smps,

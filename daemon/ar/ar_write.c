@@ -142,16 +142,6 @@ static void xport_close(struct umad_xport *u)
 /* The child's own arguments (argv[7..]); a child process does one run. */
 static struct ar_write_opts child_opts;
 
-static int put_line(const char *key, json_t *v, FILE *out)
-{
-	json_t *line = json_pack("{s:o}", key, v);
-	int rc = line && json_dumpf(line, out, JSON_COMPACT) == 0 && fputc('\n', out) != EOF ?
-		 0 : -EIO;
-
-	json_decref(line);
-	return rc;
-}
-
 static long graph_switch(const struct rt_graph *g, uint64_t guid)
 {
 	size_t lo = 0, hi = g->n_sw;
@@ -246,11 +236,11 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 		res.smps_sent = (unsigned)(u.smps - before);
 		count[res.outcome]++;
 		line = ar_program_json(n->guid, n->desc, n->ports[0].lid, &res);
-		if ((rc = line ? put_line("switch", line, out) : -ENOMEM) < 0)
+		if ((rc = line ? walker_put_line("switch", line, out) : -ENOMEM) < 0)
 			snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
 	}
 	if (rc == 0 &&
-	    (rc = put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, "
+	    (rc = walker_put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, "
 					     "s:I, s:I, s:s, s:I, s:b}",
 					     "started", started, "finished", clock_wall(),
 					     "switches", (json_int_t)d.n,

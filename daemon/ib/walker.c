@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "lib/fabric/fabric_wire.h"
 
 #include "lib/util/log.h"
@@ -228,6 +230,16 @@ int walker_parse_args(int argc, char **argv, struct disc_ib_params *p)
 	p->subnet = argv[1];
 	p->ca = argv[2];
 	return 0;
+}
+
+int walker_put_line(const char *key, json_t *v, FILE *out)
+{
+	json_t *line = json_pack("{s:o}", key, v);
+	int rc = line && json_dumpf(line, out, JSON_COMPACT) == 0 && fputc('\n', out) != EOF ?
+		 0 : -EIO;
+
+	json_decref(line);
+	return rc;
 }
 
 int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn)

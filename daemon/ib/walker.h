@@ -56,6 +56,11 @@ typedef int (*walker_child_fn)(const struct disc_ib_params *p, const struct fab 
  * its log lines, which go to stderr: the parent reads stdout to its end. */
 int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn);
 
+/* One line of a child's JSON-lines answer: {"KEY": v} (steals v). 0 or
+ * -EIO. */
+struct json_t;
+int walker_put_line(const char *key, struct json_t *v, FILE *out);
+
 /* The child's side: `loomd --walk SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--walk"). Returns the exit status: 0 with the fabric on
  * stdout, 1 with one line of error on stdout, 2 on bad arguments. */
