@@ -68,12 +68,19 @@ const struct config_section config_plugins = {
 static const struct config_section *sections[CFG_MAX_SECTIONS];
 static size_t n_sections;
 
-static const struct config_section *find_section(const char *name)
+static int section_index(const char *name)
 {
 	for (size_t i = 0; i < n_sections; i++)
 		if (strcmp(sections[i]->name, name) == 0)
-			return sections[i];
-	return NULL;
+			return (int)i;
+	return -1;
+}
+
+static const struct config_section *find_section(const char *name)
+{
+	int i = section_index(name);
+
+	return i < 0 ? NULL : sections[i];
 }
 
 int config_register(const struct config_section *s)
@@ -170,14 +177,13 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 		const yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
 		const struct config_section *s;
 		const char *name;
-		size_t i;
+		int i;
 
 		if (!(name = cfg_key_text(p, k, "(top level)")))
 			return -EINVAL;
-		if (!(s = find_section(name)))
+		if ((i = section_index(name)) < 0)
 			return cfg_fail(p, cfg_line(k), name, "unknown key");
-		for (i = 0; sections[i] != s; i++)
-			;
+		s = sections[i];
 		if (given[i])
 			return cfg_fail(p, cfg_line(k), name, "duplicate key (first on line %lu)",
 					cfg_line(given[i]));

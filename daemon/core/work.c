@@ -167,7 +167,9 @@ int work_submit(struct work_queue *q, const struct work_ops *ops, void *job)
 	it->q = q;
 	it->ops = ops;
 	it->job = job;
-	if (q->n_running >= q->max_running) {
+	/* Behind the waiting ones, even with room (a done() submitting while
+	 * reap() has not started them yet): first come, first started. */
+	if (q->n_running >= q->max_running || q->waiting) {
 		append(&q->waiting, it);
 		q->n_waiting++;
 		return 0;

@@ -278,6 +278,33 @@ START_TEST(a_job_submitted_during_shutdown_is_refused)
 }
 END_TEST
 
+/* Job 0's done() submits job 3 while 1 and 2 wait: 3 must not jump them. */
+static struct work_queue *fifo_q;
+
+static void submit_more_done(void *arg, int rc, const char *err)
+{
+	job_done(arg, rc, err);
+	if (((struct job *)arg)->id == 0)
+		ck_assert_int_eq(work_submit(fifo_q, &ops, &jobs[3]), 0);
+}
+
+static const struct work_ops submit_more_ops = { .run = job_run, .done = submit_more_done };
+
+START_TEST(a_job_submitted_from_done_waits_behind_the_waiting_ones)
+{
+	fifo_q = queue_new(1, WORK_FIFO);
+	open_gate();
+	ck_assert_int_eq(work_submit(fifo_q, &submit_more_ops, &jobs[0]), 0);
+	ck_assert_int_eq(work_submit(fifo_q, &ops, &jobs[1]), 0);
+	ck_assert_int_eq(work_submit(fifo_q, &ops, &jobs[2]), 0);
+	loop_until_done(4);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(jobs[i].start_index, i);
+	work_queue_free(fifo_q);
+	event_base_free(base);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("work");
@@ -287,6 +314,7 @@ int main(void)
 	tcase_add_test(tc, refuse_says_busy_past_its_limit_and_leaves_the_job_to_the_caller);
 	tcase_add_test(tc, fifo_waits_its_turn_and_never_runs_past_its_limit);
 	tcase_add_test(tc, fifo_of_one_runs_jobs_in_the_order_they_were_submitted);
+	tcase_add_test(tc, a_job_submitted_from_done_waits_behind_the_waiting_ones);
 	tcase_add_test(tc, shutdown_finishes_running_jobs_and_cancels_waiting_ones);
 	tcase_add_test(tc, a_job_submitted_during_shutdown_is_refused);
 	suite_add_tcase(s, tc);
