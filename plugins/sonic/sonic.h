@@ -22,10 +22,13 @@ struct lp_switch {
 #define SN_STR_LEN 72             /* field names and values: port names, numbers */
 
 /* One field of a hash loom manages and the value it wants; "" = the field
- * must not exist. */
+ * must not exist. if_absent: a switch-wide setting other ports share
+ * (PFC_WD|GLOBAL POLL_INTERVAL): written only when the switch has none, an
+ * existing value is never changed. */
 struct sn_fv {
 	char field[SN_STR_LEN];
 	char value[SN_STR_LEN];
+	int if_absent;
 };
 
 /* One CONFIG_DB hash: its key and its managed fields fv[first..first+n). */
@@ -51,6 +54,9 @@ void sn_plan_free(struct sn_plan *p);
 /* Start the hash with key fmt...; sn_plan_set adds a field to it. */
 void sn_plan_key(struct sn_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sn_plan_set(struct sn_plan *p, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The same for a field that is only written when the switch has none. */
+void sn_plan_set_if_absent(struct sn_plan *p, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Read every hash of plan (HGETALL, pipelined), report each field that
  * differs through sink and, unless dry_run, write each hash's differing

@@ -80,10 +80,10 @@ void sn_plan_key(struct sn_plan *p, const char *fmt, ...)
 	p->n_obj++;
 }
 
-void sn_plan_set(struct sn_plan *p, const char *field, const char *fmt, ...)
+static void plan_vset(struct sn_plan *p, int if_absent, const char *field, const char *fmt,
+		      va_list ap)
 {
 	struct sn_fv *f;
-	va_list ap;
 	int n;
 
 	if (p->failed || !p->n_obj)
@@ -93,16 +93,33 @@ void sn_plan_set(struct sn_plan *p, const char *field, const char *fmt, ...)
 		return;
 	}
 	f = &p->fv[p->n_fv];
-	va_start(ap, fmt);
 	n = vsnprintf(f->value, sizeof(f->value), fmt, ap);
-	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(f->value) || strlen(field) >= sizeof(f->field)) {
 		p->failed = -ENAMETOOLONG;
 		return;
 	}
 	strcpy(f->field, field);
+	f->if_absent = if_absent;
 	p->n_fv++;
 	p->obj[p->n_obj - 1].n++;
+}
+
+void sn_plan_set(struct sn_plan *p, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan_vset(p, 0, field, fmt, ap);
+	va_end(ap);
+}
+
+void sn_plan_set_if_absent(struct sn_plan *p, const char *field, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan_vset(p, 1, field, fmt, ap);
+	va_end(ap);
 }
 
 /* One field that differs. */
@@ -236,6 +253,8 @@ int sn_apply_plan(struct sn_conn *c, const struct sn_plan *plan, int dry_run,
 			const char *before = sn_hget(cur[o], plan->fv[i].field);
 			const char *want = plan->fv[i].value;
 
+			if (plan->fv[i].if_absent && before)
+				continue;  /* shared with ports loom does not manage */
 			if (want[0] ? !before || strcmp(before, want) : before != NULL)
 				ch[n_ch++] = (struct change){ o, i, before ? before : "" };
 		}

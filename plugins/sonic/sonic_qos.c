@@ -3,18 +3,28 @@
  * in SONiC's code: docs/sonic-qos-notes.md. SONiC 202111 and later: plain
  * object names in references ("AZURE", "scheduler.0"), no [TABLE|name].
  *
+ * Loom touches only what it owns. The maps, WRED profiles and schedulers
+ * that SONiC's qos_config.j2 creates (AZURE, AZURE_LOSSLESS, scheduler.0,
+ * scheduler.1) serve every port of the switch: changing one in place
+ * changes ports loom does not manage (scheduler.1 turned STRICT made every
+ * other port's lossless queues strict priority), and a SCHEDULER's type and
+ * weight cannot be changed by config patching at all. So loom creates its
+ * own objects, named LOOM..., points only the ports it manages at them, and
+ * never writes an object it did not create. The per-port entries (QUEUE,
+ * PORT_QOS_MAP, PFC_WD of a managed port, its field of CABLE_LENGTH) are the
+ * managed port's own. The one switch-wide setting it needs, PFC_WD|GLOBAL
+ * POLL_INTERVAL, is written only when the switch has none.
+ *
  * What apply writes (CONFIG_DB, db 4), in this order, so that every object
  * exists before a key that refers to it (orchagent's QosOrch drains the map
- * tables before PORT_QOS_MAP and QUEUE too). Object names are those of
- * SONiC's own qos_config.j2, so a switch set up by `config qos reload`
- * keeps its names:
+ * tables before PORT_QOS_MAP and QUEUE too):
  *
- *   DSCP_TO_TC_MAP|AZURE              "0".."63" -> dscp_to_tc
- *   TC_TO_QUEUE_MAP|AZURE             "0".."7"  -> tc_to_queue
- *   TC_TO_PRIORITY_GROUP_MAP|AZURE    "0".."7"  -> tc_to_pg
- *   MAP_PFC_PRIORITY_TO_QUEUE|AZURE   "0".."7"  -> tc_to_queue (a priority is
+ *   DSCP_TO_TC_MAP|LOOM               "0".."63" -> dscp_to_tc
+ *   TC_TO_QUEUE_MAP|LOOM              "0".."7"  -> tc_to_queue
+ *   TC_TO_PRIORITY_GROUP_MAP|LOOM     "0".."7"  -> tc_to_pg
+ *   MAP_PFC_PRIORITY_TO_QUEUE|LOOM    "0".."7"  -> tc_to_queue (a priority is
  *                                      its traffic class in loom's model)
- *   WRED_PROFILE|AZURE_LOSSLESS       ECN marking of the ECN queues: ecn
+ *   WRED_PROFILE|LOOM_LOSSLESS        ECN marking of the ECN queues: ecn
  *                                      "ecn_all", wred_{green,yellow,red}_enable
  *                                      "true", <colour>_min_threshold /
  *                                      _max_threshold (bytes) and
@@ -22,18 +32,21 @@
  *                                      same for all three colours as SONiC's
  *                                      sample. Queues whose ECN settings differ
  *                                      from the lowest ECN queue's get
- *                                      WRED_PROFILE|AZURE_LOSSLESS_Q<q>, <q> the
+ *                                      WRED_PROFILE|LOOM_LOSSLESS_Q<q>, <q> the
  *                                      lowest queue with those settings.
- *   SCHEDULER|scheduler.N             see "Scheduler names" below
- *   CABLE_LENGTH|AZURE                field <port> -> "<cable_m>m"
+ *   SCHEDULER|LOOM_DWRR_<w>           see "Scheduler names" below
+ *   CABLE_LENGTH|AZURE                field <port> -> "<cable_m>m" (the one
+ *                                      table buffermgrd reads; a field per
+ *                                      port, only the managed ports')
  *   QUEUE|<port>|<q>                  scheduler, wred_profile (q = 0..7; one key
  *                                      per port and queue, no ranges)
  *   PORT_QOS_MAP|<port>               dscp_to_tc_map, tc_to_queue_map,
- *                                      tc_to_pg_map, pfc_to_queue_map "AZURE";
+ *                                      tc_to_pg_map, pfc_to_queue_map "LOOM";
  *                                      pfc_enable "3,4" (pfc_mask);
  *                                      pfcwd_sw_enable = pfc_enable when the
  *                                      watchdog is on
- *   PFC_WD|GLOBAL                     POLL_INTERVAL (watchdog on)
+ *   PFC_WD|GLOBAL                     POLL_INTERVAL (watchdog on; only when the
+ *                                      switch has none: all ports share it)
  *   PFC_WD|<port>                     action, detection_time, restoration_time
  *
  * A managed field loom wants absent is removed (HDEL): wred_profile of a
@@ -43,16 +56,16 @@
  * fields of these keys (a port shaper `scheduler` in PORT_QOS_MAP,
  * pfc_stat_history, ...) are not loom's and are never touched.
  *
- * Scheduler names: the distinct DWRR weights of the queues that are not
- * strict and have a weight, in ascending order, are scheduler.0,
- * scheduler.1, ... {type DWRR, weight W}; if any queue is strict, one more,
- * scheduler.<number of DWRR schedulers> {type STRICT}, serves all strict
- * queues (SAI orders strict queues by their index). SONiC's sample intent
- * (queues 0,1,2,5,6 weight 14, queues 3,4 weight 15) so gives its own
- * scheduler.0 {DWRR 14} and scheduler.1 {DWRR 15}; loom's defaults
- * (weights 50/50 on queues 0 and 3, queue 6 strict) give scheduler.0
- * {DWRR 50} and scheduler.1 {STRICT}. Schedulers no queue uses any more are
- * left in place (another SONiC user may refer to them).
+ * Scheduler names say what the scheduler is: LOOM_DWRR_<w> {type DWRR,
+ * weight w} for each distinct weight of the queues that are not strict and
+ * have one, and LOOM_STRICT {type STRICT} for all strict queues (SAI orders
+ * strict queues by their index). A name never changes its type or weight,
+ * which SONiC's config patching refuses to change: a new weight is a new
+ * scheduler and the queues are pointed at it. SONiC's sample intent (queues
+ * 0,1,2,5,6 weight 14, queues 3,4 weight 15) gives LOOM_DWRR_14 and
+ * LOOM_DWRR_15; loom's defaults (weights 50/50 on queues 0 and 3, queue 6
+ * strict) give LOOM_DWRR_50 and LOOM_STRICT. Loom's objects no queue uses
+ * any more are left in place.
  *
  * PFC watchdog poll interval: SONiC's own `pfcwd start_default` rule,
  * 200 ms per started group of 32 ports, at most 1000, and at most the
@@ -78,8 +91,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAP_NAME "AZURE"
-#define WRED_NAME "AZURE_LOSSLESS"
+#define MAP_NAME "LOOM"
+#define WRED_NAME "LOOM_LOSSLESS"
+#define SCHED_DWRR "LOOM_DWRR_"
+#define SCHED_STRICT "LOOM_STRICT"
+/* CABLE_LENGTH's one key, as qos reload made it: a field per port. */
+#define CABLE_NAME "AZURE"
 
 static const char *const pfcwd_actions[] = {
 	[LP_PFCWD_DROP] = "drop",
@@ -156,42 +173,26 @@ static int check_want(const struct lp_qos *w, char *err, size_t errlen)
 /* Scheduler names per queue ("" none) and the SCHEDULER objects. */
 static void plan_schedulers(const struct lp_qos *w, struct sn_plan *p, char name[LP_TCS][32])
 {
-	uint8_t weights[LP_TCS];
-	unsigned n_w = 0;
+	uint8_t planned[256 / 8] = { 0 };  /* DWRR weights already in the plan */
 
 	for (unsigned q = 0; q < LP_TCS; q++) {
-		unsigned i = 0;
+		unsigned wt = w->ets_weight[q];
 
 		name[q][0] = '\0';
-		if ((w->strict_mask >> q & 1) || !w->ets_weight[q])
-			continue;
-		while (i < n_w && weights[i] != w->ets_weight[q])
-			i++;
-		if (i == n_w)
-			weights[n_w++] = w->ets_weight[q];
-	}
-	for (unsigned i = 1; i < n_w; i++)          /* ascending */
-		for (unsigned j = i; j > 0 && weights[j - 1] > weights[j]; j--) {
-			uint8_t t = weights[j];
-
-			weights[j] = weights[j - 1];
-			weights[j - 1] = t;
+		if (w->strict_mask >> q & 1) {
+			snprintf(name[q], 32, SCHED_STRICT);
+		} else if (wt) {
+			snprintf(name[q], 32, SCHED_DWRR "%u", wt);
+			if (planned[wt / 8] >> wt % 8 & 1)
+				continue;
+			planned[wt / 8] |= (uint8_t)(1u << wt % 8);
+			sn_plan_key(p, "SCHEDULER|%s", name[q]);
+			sn_plan_set(p, "type", "DWRR");
+			sn_plan_set(p, "weight", "%u", wt);
 		}
-	for (unsigned q = 0; q < LP_TCS; q++) {
-		if (w->strict_mask >> q & 1)
-			snprintf(name[q], 32, "scheduler.%u", n_w);
-		else if (w->ets_weight[q])
-			for (unsigned i = 0; i < n_w; i++)
-				if (weights[i] == w->ets_weight[q])
-					snprintf(name[q], 32, "scheduler.%u", i);
-	}
-	for (unsigned i = 0; i < n_w; i++) {
-		sn_plan_key(p, "SCHEDULER|scheduler.%u", i);
-		sn_plan_set(p, "type", "DWRR");
-		sn_plan_set(p, "weight", "%u", weights[i]);
 	}
 	if (w->strict_mask) {
-		sn_plan_key(p, "SCHEDULER|scheduler.%u", n_w);
+		sn_plan_key(p, "SCHEDULER|" SCHED_STRICT);
 		sn_plan_set(p, "type", "STRICT");
 		sn_plan_set(p, "weight", "%s", "");
 	}
@@ -287,7 +288,7 @@ int sn_plan_qos(const struct lp_qos *w, struct sn_plan *p, char *err, size_t err
 	plan_wred(w, p, wred);
 	plan_schedulers(w, p, sched);
 	if (w->n_ports) {
-		sn_plan_key(p, "CABLE_LENGTH|" MAP_NAME);
+		sn_plan_key(p, "CABLE_LENGTH|" CABLE_NAME);
 		for (size_t i = 0; i < w->n_ports; i++)
 			sn_plan_set(p, w->ports[i].port, "%um", w->ports[i].cable_m);
 	}
@@ -309,7 +310,7 @@ int sn_plan_qos(const struct lp_qos *w, struct sn_plan *p, char *err, size_t err
 	}
 	if (w->pfcwd.enabled && w->n_ports) {
 		sn_plan_key(p, "PFC_WD|GLOBAL");
-		sn_plan_set(p, "POLL_INTERVAL", "%u", poll_interval(w));
+		sn_plan_set_if_absent(p, "POLL_INTERVAL", "%u", poll_interval(w));
 	}
 	for (size_t i = 0; i < w->n_ports; i++) {
 		int on = w->pfcwd.enabled;
@@ -413,7 +414,7 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 	char range[24];
 	int rc;
 
-	snprintf(keys[0], SN_KEY_LEN, "CABLE_LENGTH|" MAP_NAME);
+	snprintf(keys[0], SN_KEY_LEN, "CABLE_LENGTH|" CABLE_NAME);
 	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, 1, &cable, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {

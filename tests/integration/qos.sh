@@ -63,14 +63,14 @@ loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd did not open its s
 # ---- 1. plan, then apply ------------------------------------------------------
 loom_ctl qos plan >"$work/plan.out" || loom_fail "qos plan failed: $(cat "$work/plan.out")"
 grep -q "^leaf1 .*drifted" "$work/plan.out" || loom_fail "plan: leaf1 not drifted: $(cat "$work/plan.out")"
-grep -q "DSCP_TO_TC_MAP|AZURE 26: (none) -> 3" "$work/plan.out" ||
+grep -q "DSCP_TO_TC_MAP|LOOM 26: (none) -> 3" "$work/plan.out" ||
 	loom_fail "plan does not list DSCP 26 -> 3: $(cat "$work/plan.out")"
-[ -z "$(r leaf1 -n 4 hget "DSCP_TO_TC_MAP|AZURE" 26)" ] || loom_fail "plan wrote to the switch"
+[ -z "$(r leaf1 -n 4 hget "DSCP_TO_TC_MAP|LOOM" 26)" ] || loom_fail "plan wrote to the switch"
 loom_ok "qos plan: $(grep -c ' -> ' "$work/plan.out") keys would change, nothing written"
 
 [ "$(rc loom_ctl qos apply)" = 0 ] || loom_fail "qos apply: $(loom_ctl qos apply 2>&1)"
 for s in leaf1 leaf2; do
-	[ "$(r $s -n 4 hget "DSCP_TO_TC_MAP|AZURE" 26)" = 3 ] || loom_fail "$s: DSCP 26 is not class 3"
+	[ "$(r $s -n 4 hget "DSCP_TO_TC_MAP|LOOM" 26)" = 3 ] || loom_fail "$s: DSCP 26 is not class 3"
 	[ "$(r $s -n 4 hget "PORT_QOS_MAP|Ethernet4" pfc_enable)" = 3 ] ||
 		loom_fail "$s: PFC is not on priority 3 of Ethernet4"
 done
@@ -149,13 +149,13 @@ n=$(grep -c "configuration reloaded" "$work/loomd.log" || :)
 kill -HUP "$LOOMD_PID"
 loom_until 50 sh -c "[ \$(grep -c 'configuration reloaded' '$work/loomd.log') -gt $n ]" ||
 	loom_fail "no reload with interval 10"
-r leaf1 -n 4 hset "WRED_PROFILE|AZURE_LOSSLESS" green_max_threshold 999 >/dev/null
-loom_until 250 sh -c "[ \"\$(redis-cli -s '$work/leaf1.sock' -n 4 hget 'WRED_PROFILE|AZURE_LOSSLESS' \
+r leaf1 -n 4 hset "WRED_PROFILE|LOOM_LOSSLESS" green_max_threshold 999 >/dev/null
+loom_until 250 sh -c "[ \"\$(redis-cli -s '$work/leaf1.sock' -n 4 hget 'WRED_PROFILE|LOOM_LOSSLESS' \
 	green_max_threshold)\" = 1500000 ]" || loom_fail "the drift was not put back within 25 s"
 loom_ctl events --limit 50 >"$work/events.out"
-grep "qos_applied" "$work/events.out" | grep -q "WRED_PROFILE|AZURE_LOSSLESS green_max_threshold" &&
+grep "qos_applied" "$work/events.out" | grep -q "WRED_PROFILE|LOOM_LOSSLESS green_max_threshold" &&
 	grep "qos_state .*switch leaf1" "$work/events.out" |
-	grep -q "drifted (re-applied): WRED_PROFILE|AZURE_LOSSLESS green_max_threshold" ||
+	grep -q "drifted (re-applied): WRED_PROFILE|LOOM_LOSSLESS green_max_threshold" ||
 	loom_fail "no drift and apply events naming the key: $(cat "$work/events.out")"
 loom_ok "with reapply, loomd found the drifted WRED threshold by itself and put it back (event)"
 loom_until 250 grep -q "switch leaf2: apply unreachable; trying again in" "$work/loomd.log" ||

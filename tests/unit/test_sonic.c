@@ -41,6 +41,9 @@
 #ifndef SONIC_PLUGIN_DIR
 #error SONIC_PLUGIN_DIR must name the directory of sonic.so
 #endif
+#ifndef SONIC_DB
+#error SONIC_DB must name tests/servers/sonic_db.py
+#endif
 
 #define N_PORTS 8
 
@@ -391,25 +394,27 @@ START_TEST(sonic_apply_of_the_default_policy_writes_sonic_tables)
 	ck_assert_int_lt(last_ref, first_user);
 	ck_assert_int_lt(last_ref, first_of(&cs, "PORT_QOS_MAP|"));
 
-	ck_assert_int_eq(fr_integer(CONFIG_DB, "HLEN", "DSCP_TO_TC_MAP|AZURE"), 64);
-	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|AZURE", "26"), "3");
-	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|AZURE", "48"), "6");
-	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|AZURE", "0"), "0");
-	ck_assert_str_eq(fr_hget("TC_TO_QUEUE_MAP|AZURE", "6"), "6");
-	ck_assert_str_eq(fr_hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "3"), "3");
-	ck_assert_str_eq(fr_hget("TC_TO_PRIORITY_GROUP_MAP|AZURE", "6"), "0");
-	ck_assert_str_eq(fr_hget("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "3"), "3");
-	fr_hash_is("PORT_QOS_MAP|Ethernet0", "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE",
-		"tc_to_pg_map", "AZURE", "pfc_to_queue_map", "AZURE", "pfc_enable", "3",
+	ck_assert_int_eq(fr_integer(CONFIG_DB, "HLEN", "DSCP_TO_TC_MAP|LOOM"), 64);
+	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|LOOM", "26"), "3");
+	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|LOOM", "48"), "6");
+	ck_assert_str_eq(fr_hget("DSCP_TO_TC_MAP|LOOM", "0"), "0");
+	ck_assert_str_eq(fr_hget("TC_TO_QUEUE_MAP|LOOM", "6"), "6");
+	ck_assert_str_eq(fr_hget("TC_TO_PRIORITY_GROUP_MAP|LOOM", "3"), "3");
+	ck_assert_str_eq(fr_hget("TC_TO_PRIORITY_GROUP_MAP|LOOM", "6"), "0");
+	ck_assert_str_eq(fr_hget("MAP_PFC_PRIORITY_TO_QUEUE|LOOM", "3"), "3");
+	fr_hash_is("PORT_QOS_MAP|Ethernet0", "dscp_to_tc_map", "LOOM", "tc_to_queue_map", "LOOM",
+		"tc_to_pg_map", "LOOM", "pfc_to_queue_map", "LOOM", "pfc_enable", "3",
 		"pfcwd_sw_enable", "3", NULL);
-	fr_hash_is("QUEUE|Ethernet0|3", "scheduler", "scheduler.0", "wred_profile", "AZURE_LOSSLESS",
+	fr_hash_is("QUEUE|Ethernet0|3", "scheduler", "LOOM_DWRR_50", "wred_profile", "LOOM_LOSSLESS",
 		NULL);
-	fr_hash_is("QUEUE|Ethernet0|0", "scheduler", "scheduler.0", NULL);
-	fr_hash_is("QUEUE|Ethernet28|6", "scheduler", "scheduler.1", NULL);
+	fr_hash_is("QUEUE|Ethernet0|0", "scheduler", "LOOM_DWRR_50", NULL);
+	fr_hash_is("QUEUE|Ethernet28|6", "scheduler", "LOOM_STRICT", NULL);
 	ck_assert(!fr_exists("QUEUE|Ethernet0|1"));   /* no traffic, no weight */
-	fr_hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "50", NULL);
-	fr_hash_is("SCHEDULER|scheduler.1", "type", "STRICT", NULL);
-	fr_hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
+	fr_hash_is("SCHEDULER|LOOM_DWRR_50", "type", "DWRR", "weight", "50", NULL);
+	fr_hash_is("SCHEDULER|LOOM_STRICT", "type", "STRICT", NULL);
+	ck_assert_uint_eq(fr_count_keys("SCHEDULER|*"), 2);
+	ck_assert_uint_eq(fr_count_keys("*AZURE*") + fr_count_keys("*scheduler.*"), 1);  /* CABLE_LENGTH */
+	fr_hash_is("WRED_PROFILE|LOOM_LOSSLESS", "wred_green_enable", "true",
 		"wred_yellow_enable", "true", "wred_red_enable", "true", "ecn", "ecn_all",
 		"green_min_threshold", "150000", "green_max_threshold", "1500000",
 		"green_drop_probability", "10", "yellow_min_threshold", "150000",
@@ -424,6 +429,75 @@ START_TEST(sonic_apply_of_the_default_policy_writes_sonic_tables)
 	ck_assert_str_eq(fr_hget("CABLE_LENGTH|AZURE", "Ethernet28"), "5m");
 	/* traditional buffer model: buffermgrd makes these, not loom */
 	ck_assert_uint_eq(fr_count_keys("BUFFER_*"), 0);
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
+/* tests/servers/sonic_db.py COMMAND on the test's redis-server: its exit
+ * status, and what it printed in out. */
+static int sonic_db(const char *args, char *out, size_t outlen)
+{
+	char cmd[1024];
+	size_t n = 0;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "python3 '%s' %s 2>&1", SONIC_DB, args);
+	ck_assert_ptr_nonnull(p = popen(cmd, "r"));
+	out[0] = '\0';
+	while (n + 1 < outlen && fgets(out + n, (int)(outlen - n), p))
+		n += strlen(out + n);
+	st = pclose(p);
+	ck_assert_msg(WIFEXITED(st), "%s: did not exit", cmd);
+	return WEXITSTATUS(st);
+}
+
+/* A switch as `config qos reload` left it, 12 ports, other ports' QoS
+ * present: loom's policy on two ports must leave every object the other
+ * ports use byte for byte as it was, change no SCHEDULER's type or weight,
+ * and leave CONFIG_DB valid as SONiC checks it (sonic_db.py's rules). */
+START_TEST(sonic_apply_to_two_ports_leaves_what_other_ports_use_byte_identical)
+{
+	struct lp_qos *want;
+	struct changes cs = { 0 };
+	char args[512], out[8192], snap[160];
+
+	snprintf(args, sizeof(args), "seed %s --ports 12", fr_sock);
+	ck_assert_int_eq(sonic_db(args, out, sizeof(out)), 0);
+	snprintf(args, sizeof(args), "check %s", fr_sock);
+	ck_assert_msg(sonic_db(args, out, sizeof(out)) == 0, "the seed itself: %s", out);
+	snprintf(snap, sizeof(snap), "%s/before.json", fr_dir);
+	snprintf(args, sizeof(args), "snapshot %s > '%s'", fr_sock, snap);
+	ck_assert_int_eq(sonic_db(args, out, sizeof(out)), 0);
+
+	want = fp_default_want(ops, sw);
+	ck_assert_uint_ge(want->n_ports, 2);
+	ck_assert_str_eq(want->ports[0].port, "Ethernet0");
+	ck_assert_str_eq(want->ports[1].port, "Ethernet4");
+	want->n_ports = 2;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_uint_gt(cs.n, 0);
+	for (size_t i = 0; i < cs.n; i++)
+		ck_assert_msg(!strstr(cs.v[i].key, "AZURE") || !strncmp(cs.v[i].key,
+			      "CABLE_LENGTH|", 13), "%s %s: an object of SONiC's", cs.v[i].key,
+			      cs.v[i].field);
+	snprintf(args, sizeof(args), "check %s --before '%s' --managed Ethernet0,Ethernet4",
+		 fr_sock, snap);
+	ck_assert_msg(sonic_db(args, out, sizeof(out)) == 0, "after apply:\n%s", out);
+	/* The managed ports use loom's objects; the watchdog's poll interval,
+	 * shared by every port, is the switch's. */
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet0", "dscp_to_tc_map"), "LOOM");
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet8", "dscp_to_tc_map"), "AZURE");
+	ck_assert_str_eq(fr_hget("QUEUE|Ethernet4|3", "scheduler"), "LOOM_DWRR_50");
+	ck_assert_str_eq(fr_hget("QUEUE|Ethernet8|3", "scheduler"), "scheduler.1");
+	ck_assert_str_eq(fr_hget("PFC_WD|GLOBAL", "POLL_INTERVAL"), "200");
+
+	/* The checker is not blind: what loom used to do is refused. */
+	fr_hset(CONFIG_DB, "SCHEDULER|scheduler.1", "type", "STRICT", NULL);
+	ck_assert_int_eq(sonic_db(args, out, sizeof(out)), 1);
+	ck_assert_msg(strstr(out, "SCHEDULER|scheduler.1: type changed from DWRR to STRICT"),
+		      "%s", out);
 	free(cs.v);
 	free(want);
 }
@@ -457,7 +531,7 @@ START_TEST(sonic_dry_run_reports_every_change_and_writes_nothing)
 	for (size_t i = 0; i < dry.n; i++)
 		ck_assert_int_eq(dry.v[i].done, 0);
 	ck_assert_int_eq(fr_integer(CONFIG_DB, "DBSIZE", NULL), keys);
-	ck_assert(!fr_exists("DSCP_TO_TC_MAP|AZURE"));
+	ck_assert(!fr_exists("DSCP_TO_TC_MAP|LOOM"));
 	/* and what it said is what a real apply then does */
 	ck_assert_msg(apply(want, 0, &real) == 0, "%s", err);
 	ck_assert_uint_eq(real.n, dry.n);
@@ -519,13 +593,15 @@ START_TEST(sonic_apply_removes_what_loom_wants_gone_and_keeps_fields_it_does_not
 			removed++;
 			ck_assert_msg(cs.v[i].before[0], "%s %s", cs.v[i].key, cs.v[i].field);
 		}
-	ck_assert_int_eq(removed, 3);
+	ck_assert_int_eq(removed, 2);
 	ck_assert(!fr_exists("QUEUE|Ethernet0|4"));    /* both its fields were loom's */
 	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet0", "scheduler"), "port_shaper");
 	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet0", "pfc_enable"), "3");
 	ck_assert_str_eq(fr_hget("PFC_WD|Ethernet0", "pfc_stat_history"), "enable");
 	ck_assert_str_eq(fr_hget("PFC_WD|Ethernet0", "detection_time"), "200");
-	fr_hash_is("SCHEDULER|scheduler.1", "type", "STRICT", "meter_type", "bytes", NULL);
+	/* scheduler.1 is SONiC's, shared by every port: never loom's to change */
+	fr_hash_is("SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", "meter_type", "bytes",
+		NULL);
 	cs.n = 0;
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
 	ck_assert_uint_eq(cs.n, 0);
@@ -583,7 +659,7 @@ START_TEST(sonic_qos_read_of_a_switch_without_lossless_config_is_enoent)
 
 	got = read_back(want, &ret);
 	ck_assert_int_eq(ret, -ENOENT);
-	ck_assert_msg(strstr(err, "DSCP_TO_TC_MAP|AZURE") && strstr(err, "PORT_QOS_MAP"),
+	ck_assert_msg(strstr(err, "DSCP_TO_TC_MAP|LOOM") && strstr(err, "PORT_QOS_MAP"),
 		      "err: %s", err);
 	free(got);
 	free(want);
@@ -597,7 +673,7 @@ START_TEST(sonic_sample_intent_writes_the_tables_of_sonics_own_sample)
 	int ret;
 
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
-	fr_hash_is("DSCP_TO_TC_MAP|AZURE", "0", "1", "1", "1", "2", "1", "3", "3", "4", "4", "5", "2",
+	fr_hash_is("DSCP_TO_TC_MAP|LOOM", "0", "1", "1", "1", "2", "1", "3", "3", "4", "4", "5", "2",
 		"6", "1", "7", "1", "8", "0", "9", "1", "10", "1", "11", "1", "12", "1", "13", "1",
 		"14", "1", "15", "1", "16", "1", "17", "1", "18", "1", "19", "1", "20", "1",
 		"21", "1", "22", "1", "23", "1", "24", "1", "25", "1", "26", "1", "27", "1",
@@ -607,16 +683,16 @@ START_TEST(sonic_sample_intent_writes_the_tables_of_sonics_own_sample)
 		"49", "1", "50", "1", "51", "1", "52", "1", "53", "1", "54", "1", "55", "1",
 		"56", "1", "57", "1", "58", "1", "59", "1", "60", "1", "61", "1", "62", "1",
 		"63", "1", NULL);
-	fr_hash_is("TC_TO_PRIORITY_GROUP_MAP|AZURE", "0", "0", "1", "0", "2", "0", "3", "3", "4", "4",
+	fr_hash_is("TC_TO_PRIORITY_GROUP_MAP|LOOM", "0", "0", "1", "0", "2", "0", "3", "3", "4", "4",
 		"5", "0", "6", "0", "7", "7", NULL);
-	fr_hash_is("TC_TO_QUEUE_MAP|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4", "5", "5",
+	fr_hash_is("TC_TO_QUEUE_MAP|LOOM", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4", "5", "5",
 		"6", "6", "7", "7", NULL);
-	fr_hash_is("MAP_PFC_PRIORITY_TO_QUEUE|AZURE", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4",
+	fr_hash_is("MAP_PFC_PRIORITY_TO_QUEUE|LOOM", "0", "0", "1", "1", "2", "2", "3", "3", "4", "4",
 		"5", "5", "6", "6", "7", "7", NULL);
-	fr_hash_is("SCHEDULER|scheduler.0", "type", "DWRR", "weight", "14", NULL);
-	fr_hash_is("SCHEDULER|scheduler.1", "type", "DWRR", "weight", "15", NULL);
-	ck_assert(!fr_exists("SCHEDULER|scheduler.2"));
-	fr_hash_is("WRED_PROFILE|AZURE_LOSSLESS", "wred_green_enable", "true",
+	fr_hash_is("SCHEDULER|LOOM_DWRR_14", "type", "DWRR", "weight", "14", NULL);
+	fr_hash_is("SCHEDULER|LOOM_DWRR_15", "type", "DWRR", "weight", "15", NULL);
+	ck_assert_uint_eq(fr_count_keys("SCHEDULER|*"), 2);
+	fr_hash_is("WRED_PROFILE|LOOM_LOSSLESS", "wred_green_enable", "true",
 		"wred_yellow_enable", "true", "wred_red_enable", "true", "ecn", "ecn_all",
 		"green_min_threshold", "1048576", "green_max_threshold", "2097152",
 		"green_drop_probability", "5", "yellow_min_threshold", "1048576",
@@ -627,18 +703,18 @@ START_TEST(sonic_sample_intent_writes_the_tables_of_sonics_own_sample)
 		char key[64];
 
 		snprintf(key, sizeof(key), "PORT_QOS_MAP|Ethernet%u", 4 * i);
-		fr_hash_is(key, "dscp_to_tc_map", "AZURE", "tc_to_queue_map", "AZURE", "tc_to_pg_map",
-			"AZURE", "pfc_to_queue_map", "AZURE", "pfc_enable", "3,4",
+		fr_hash_is(key, "dscp_to_tc_map", "LOOM", "tc_to_queue_map", "LOOM", "tc_to_pg_map",
+			"LOOM", "pfc_to_queue_map", "LOOM", "pfc_enable", "3,4",
 			"pfcwd_sw_enable", "3,4", NULL);
 		for (unsigned q = 0; q < LP_TCS; q++) {
 			snprintf(key, sizeof(key), "QUEUE|Ethernet%u|%u", 4 * i, q);
 			if (q == 3 || q == 4)
-				fr_hash_is(key, "scheduler", "scheduler.1", "wred_profile",
-					"AZURE_LOSSLESS", NULL);
+				fr_hash_is(key, "scheduler", "LOOM_DWRR_15", "wred_profile",
+					"LOOM_LOSSLESS", NULL);
 			else if (q == 7)
 				ck_assert_msg(!fr_exists(key), "%s", key);
 			else
-				fr_hash_is(key, "scheduler", "scheduler.0", NULL);
+				fr_hash_is(key, "scheduler", "LOOM_DWRR_14", NULL);
 		}
 	}
 	ck_assert_str_eq(fr_hget("CABLE_LENGTH|AZURE", "Ethernet4"), "40m");
@@ -891,6 +967,7 @@ int main(void)
 	tcase_add_test(tc, sonic_inventory_takes_the_os_version_from_kube_labels_without_lldp);
 	tcase_add_test(tc, sonic_lldp_reports_each_seeded_neighbour);
 	tcase_add_test(tc, sonic_apply_of_the_default_policy_writes_sonic_tables);
+	tcase_add_test(tc, sonic_apply_to_two_ports_leaves_what_other_ports_use_byte_identical);
 	tcase_add_test(tc, sonic_second_apply_reports_no_change);
 	tcase_add_test(tc, sonic_dry_run_reports_every_change_and_writes_nothing);
 	tcase_add_test(tc, sonic_dry_run_reports_the_one_field_changed_behind_looms_back);

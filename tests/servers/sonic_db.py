@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""tests/servers/sonic_db.py: a SONiC switch's CONFIG_DB for loom's tests, and
+a checker that refuses what SONiC refuses.
+
+  sonic_db.py seed SOCK [--ports N]      CONFIG_DB as `config qos reload` and
+                                        `pfcwd start_default` leave a 100G leaf
+  sonic_db.py snapshot SOCK > FILE      every hash of CONFIG_DB, as JSON
+  sonic_db.py check SOCK [--before FILE --managed P1,P2,...]
+                                        exit 0, or 1 with one line per fault
+
+SOCK is a redis-server's unix socket (the test's own, see fixture_redis.h).
+The facts, and the SONiC sources they come from, are in
+docs/sonic-qos-notes.md; each rule below names its section there (§N).
+
+What the checker enforces on CONFIG_DB as a whole:
+  - references (202111 and later: plain names, no [TABLE|name], §2) name
+    objects that exist: QUEUE.scheduler/wred_profile, PORT_QOS_MAP's maps,
+    BUFFER_PG.profile (YANG leafrefs; orchagent retries for ever, §4);
+  - SCHEDULER type DWRR|WRR|STRICT, weight 1..100 (§5, YANG sonic-scheduler);
+  - WRED_PROFILE ecn enumeration, booleans, min <= max, probabilities
+    0..100 (§5, YANG sonic-wred-profile; orchagent WredMapHandler);
+  - maps: DSCP 0..63 and classes 0..7 as keys, 0..7 as values (§3);
+  - PORT_QOS_MAP keys are ports or "global"; pfc_enable and pfcwd_sw_enable
+    match ([0-7](,[0-7])*)? (§4, YANG sonic-port-qos-map);
+  - QUEUE keys are <port>|<0..7> of a port that exists (§5, YANG sonic-queue);
+  - PFC_WD|<port>: detection_time present, 100..5000; restoration_time
+    100..60000; action drop|forward|alert; both >= PFC_WD|GLOBAL
+    POLL_INTERVAL, itself 100..1000 (§6, YANG sonic-pfcwd);
+  - CABLE_LENGTH fields are ports, values [0-9]+m (§7, YANG
+    sonic-cable-length).
+And, given the CONFIG_DB from before an apply and the ports it manages:
+  - a SCHEDULER that existed keeps its type and weight (config patching
+    refuses to change them; orchagent would have to re-create it);
+  - every key that is not a managed port's own (its QUEUE, PORT_QOS_MAP,
+    PFC_WD, BUFFER_PG, BUFFER_QUEUE entries) and existed before is byte for
+    byte what it was, except CABLE_LENGTH, where only managed ports' fields
+    may change: no object that another port uses is touched.
+"""
+import json
+import re
+import socket
+import sys
+
+CONFIG_DB = 4
+
+
+class Redis:
+    """The few commands needed, over redis' own protocol (RESP)."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.connect(path)
+        self.buf = b""
+
+    def _line(self):
+        while b"\r\n" not in self.buf:
+            chunk = self.s.recv(65536)
+            if not chunk:
+                raise IOError("redis closed the connection")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def _reply(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest.decode()
+        if kind == b"-":
+            raise IOError(rest.decode())
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                self.buf += self.s.recv(65536)
+            data, self.buf = self.buf[:n], self.buf[n + 2:]
+            return data.decode()
+        if kind == b"*":
+            return [self._reply() for _ in range(int(rest))]
+        raise IOError("bad reply %r" % line)
+
+    def pipeline(self, cmds):
+        out = b""
+        for c in cmds:
+            out += b"*%d\r\n" % len(c)
+            for a in c:
+                a = str(a).encode()
+                out += b"$%d\r\n%s\r\n" % (len(a), a)
+        self.s.sendall(out)
+        return [self._reply() for _ in cmds]
+
+    def cmd(self, *args):
+        return self.pipeline([args])[0]
+
+
+def load(r):
+    r.cmd("SELECT", CONFIG_DB)
+    keys = sorted(r.cmd("KEYS", "*"))
+    replies = r.pipeline([("HGETALL", k) for k in keys])
+    return {k: dict(zip(v[0::2], v[1::2])) for k, v in zip(keys, replies)}
+
+
+# ---- seed: a 100G leaf after `config qos reload` (traditional buffers) ----
+
+def seed(r, n_ports):
+    ports = ["Ethernet%d" % (4 * i) for i in range(n_ports)]
+    db = {}
+    db["VERSIONS|DATABASE"] = {"VERSION": "version_202311_03"}
+    db["DEVICE_METADATA|localhost"] = {
+        "hostname": "leaf1", "hwsku": "Arista-7050CX3-32S-C32",
+        "platform": "x86_64-arista_7050cx3_32s", "mac": "0c:42:a1:00:00:01",
+        "type": "LeafRouter", "bgp_asn": "65100", "buffer_model": "traditional",
+        "default_pfcwd_status": "enable"}
+    for i, p in enumerate(ports):
+        db["PORT|" + p] = {"alias": "etp%d" % (i + 1), "speed": "100000",
+                           "lanes": ",".join(str(4 * i + k) for k in range(1, 5)),
+                           "mtu": "9100", "admin_status": "up", "index": str(i + 1),
+                           "fec": "rs"}
+    # qos_config.j2 (§3-§5)
+    dscp = {str(d): "1" for d in range(64)}
+    dscp.update({"3": "3", "4": "4", "8": "0", "5": "2", "46": "5", "48": "6"})
+    db["DSCP_TO_TC_MAP|AZURE"] = dscp
+    db["TC_TO_PRIORITY_GROUP_MAP|AZURE"] = {str(t): {3: "3", 4: "4", 7: "7"}.get(t, "0")
+                                            for t in range(8)}
+    db["TC_TO_QUEUE_MAP|AZURE"] = {str(t): str(t) for t in range(8)}
+    db["MAP_PFC_PRIORITY_TO_QUEUE|AZURE"] = {str(t): str(t) for t in range(8)}
+    db["SCHEDULER|scheduler.0"] = {"type": "DWRR", "weight": "14"}
+    db["SCHEDULER|scheduler.1"] = {"type": "DWRR", "weight": "15"}
+    wred = {"wred_green_enable": "true", "wred_yellow_enable": "true",
+            "wred_red_enable": "true", "ecn": "ecn_all"}
+    for c in ("green", "yellow", "red"):
+        wred.update({c + "_min_threshold": "1048576", c + "_max_threshold": "2097152",
+                     c + "_drop_probability": "5"})
+    db["WRED_PROFILE|AZURE_LOSSLESS"] = wred
+    db["PORT_QOS_MAP|global"] = {"dscp_to_tc_map": "AZURE"}
+    for p in ports:
+        db["PORT_QOS_MAP|" + p] = {"dscp_to_tc_map": "AZURE", "tc_to_queue_map": "AZURE",
+                                   "tc_to_pg_map": "AZURE", "pfc_to_queue_map": "AZURE",
+                                   "pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"}
+        for q in range(7):
+            db["QUEUE|%s|%d" % (p, q)] = (
+                {"scheduler": "scheduler.1", "wred_profile": "AZURE_LOSSLESS"}
+                if q in (3, 4) else {"scheduler": "scheduler.0"})
+    # buffers_config.j2 and buffermgrd's lossless PGs (§7)
+    db["CABLE_LENGTH|AZURE"] = {p: "5m" for p in ports}
+    db["BUFFER_POOL|ingress_lossless_pool"] = {"type": "ingress", "mode": "dynamic",
+                                               "size": "10875072", "xoff": "4194112"}
+    db["BUFFER_POOL|egress_lossless_pool"] = {"type": "egress", "mode": "static",
+                                              "size": "15982720"}
+    db["BUFFER_POOL|egress_lossy_pool"] = {"type": "egress", "mode": "dynamic",
+                                           "size": "9243812"}
+    db["BUFFER_PROFILE|ingress_lossy_profile"] = {"pool": "ingress_lossless_pool",
+                                                  "size": "0", "dynamic_th": "3"}
+    db["BUFFER_PROFILE|egress_lossless_profile"] = {"pool": "egress_lossless_pool",
+                                                    "size": "0", "static_th": "15982720"}
+    db["BUFFER_PROFILE|egress_lossy_profile"] = {"pool": "egress_lossy_pool",
+                                                 "size": "1518", "dynamic_th": "3"}
+    db["BUFFER_PROFILE|pg_lossless_100000_5m_profile"] = {
+        "pool": "ingress_lossless_pool", "size": "50176", "xon": "19456", "xoff": "30720",
+        "dynamic_th": "0"}
+    for p in ports:
+        db["BUFFER_PG|%s|0" % p] = {"profile": "ingress_lossy_profile"}
+        db["BUFFER_PG|%s|3-4" % p] = {"profile": "pg_lossless_100000_5m_profile"}
+        db["BUFFER_QUEUE|%s|3-4" % p] = {"profile": "egress_lossless_profile"}
+        db["BUFFER_QUEUE|%s|0-2" % p] = {"profile": "egress_lossy_profile"}
+        db["BUFFER_QUEUE|%s|5-6" % p] = {"profile": "egress_lossy_profile"}
+    # pfcwd start_default: 200 ms per started group of 32 ports (§6)
+    m = (n_ports + 31) // 32
+    for p in ports:
+        db["PFC_WD|" + p] = {"action": "drop", "detection_time": str(200 * m),
+                             "restoration_time": str(200 * m),
+                             "pfc_stat_history": "disable"}
+    db["PFC_WD|GLOBAL"] = {"POLL_INTERVAL": str(min(200 * m, 1000))}
+    cmds = [("SELECT", CONFIG_DB)]
+    for k, fv in db.items():
+        args = ["HSET", k]
+        for f, v in fv.items():
+            args += [f, v]
+        cmds.append(args)
+    r.pipeline(cmds)
+
+
+# ---- the checker ----------------------------------------------------------
+
+def ival(s):
+    return int(s) if re.fullmatch(r"-?[0-9]+", s or "") else None
+
+
+def check(db, before=None, managed=()):
+    faults = []
+
+    def fault(key, what):
+        faults.append("%s: %s" % (key, what))
+
+    ports = {k.split("|", 1)[1] for k in db if k.startswith("PORT|")}
+
+    def table(name):
+        return {k.split("|", 1)[1]: v for k, v in db.items() if k.startswith(name + "|")}
+
+    def ref(key, field, target):
+        v = db[key].get(field)
+        if v is None:
+            return
+        if v.startswith("["):
+            fault(key, "%s = %s: 202111 and later take plain names, not [TABLE|name]"
+                  % (field, v))
+        elif "%s|%s" % (target, v) not in db:
+            fault(key, "%s = %s: no %s|%s" % (field, v, target, v))
+
+    for name, fv in table("SCHEDULER").items():
+        key = "SCHEDULER|" + name
+        if fv.get("type", "WRR") not in ("DWRR", "WRR", "STRICT"):
+            fault(key, "type %s is not DWRR, WRR or STRICT" % fv.get("type"))
+        if "weight" in fv and not 1 <= (ival(fv["weight"]) or 0) <= 100:
+            fault(key, "weight %s is not 1..100" % fv["weight"])
+    ecns = ("ecn_none", "ecn_green", "ecn_yellow", "ecn_red", "ecn_green_yellow",
+            "ecn_green_red", "ecn_yellow_red", "ecn_all")
+    for name, fv in table("WRED_PROFILE").items():
+        key = "WRED_PROFILE|" + name
+        if fv.get("ecn", "ecn_none") not in ecns:
+            fault(key, "ecn %s is not one of %s" % (fv["ecn"], ", ".join(ecns)))
+        for c in ("green", "yellow", "red"):
+            if fv.get("wred_%s_enable" % c, "false") not in ("true", "false"):
+                fault(key, "wred_%s_enable is not true or false" % c)
+            lo, hi = ival(fv.get(c + "_min_threshold")), ival(fv.get(c + "_max_threshold"))
+            if lo is not None and hi is not None and lo > hi:
+                fault(key, "%s_min_threshold %d above %s_max_threshold %d" % (c, lo, c, hi))
+            p = fv.get(c + "_drop_probability")
+            if p is not None and not 0 <= (ival(p) if ival(p) is not None else -1) <= 100:
+                fault(key, "%s_drop_probability %s is not 0..100" % (c, p))
+    for tab, top in (("DSCP_TO_TC_MAP", 63), ("TC_TO_QUEUE_MAP", 7),
+                     ("TC_TO_PRIORITY_GROUP_MAP", 7), ("MAP_PFC_PRIORITY_TO_QUEUE", 7)):
+        for name, fv in table(tab).items():
+            for f, v in fv.items():
+                if not 0 <= (ival(f) if ival(f) is not None else -1) <= top:
+                    fault(tab + "|" + name, "key %s is not 0..%d" % (f, top))
+                if not 0 <= (ival(v) if ival(v) is not None else -1) <= 7:
+                    fault(tab + "|" + name, "%s -> %s: not 0..7" % (f, v))
+    maps = {"dscp_to_tc_map": "DSCP_TO_TC_MAP", "tc_to_queue_map": "TC_TO_QUEUE_MAP",
+            "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP",
+            "pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE"}
+    for name, fv in table("PORT_QOS_MAP").items():
+        key = "PORT_QOS_MAP|" + name
+        if name != "global" and name not in ports:
+            fault(key, "no PORT|%s" % name)
+        for f, t in maps.items():
+            ref(key, f, t)
+        for f in ("pfc_enable", "pfcwd_sw_enable"):
+            if f in fv and not re.fullmatch(r"([0-7](,[0-7])*)?", fv[f]):
+                fault(key, "%s %r does not match ([0-7](,[0-7])*)?" % (f, fv[f]))
+    for name in table("QUEUE"):
+        key = "QUEUE|" + name
+        port, _, q = name.rpartition("|")
+        if port not in ports:
+            fault(key, "no PORT|%s" % port)
+        if not re.fullmatch(r"[0-7]", q):
+            fault(key, "queue %s is not 0..7" % q)
+        ref(key, "scheduler", "SCHEDULER")
+        ref(key, "wred_profile", "WRED_PROFILE")
+    for name in table("BUFFER_PG"):
+        key = "BUFFER_PG|" + name
+        if db[key].get("profile") not in (None, "NULL"):
+            ref(key, "profile", "BUFFER_PROFILE")
+    wd = table("PFC_WD")
+    poll = ival(wd.get("GLOBAL", {}).get("POLL_INTERVAL"))
+    if poll is not None and not 100 <= poll <= 1000:
+        fault("PFC_WD|GLOBAL", "POLL_INTERVAL %d is not 100..1000" % poll)
+    for name, fv in wd.items():
+        if name == "GLOBAL":
+            continue
+        key = "PFC_WD|" + name
+        if name not in ports:
+            fault(key, "no PORT|%s" % name)
+        if fv.get("action", "drop") not in ("drop", "forward", "alert"):
+            fault(key, "action %s is not drop, forward or alert" % fv["action"])
+        det, res = ival(fv.get("detection_time")), ival(fv.get("restoration_time"))
+        if det is None:
+            fault(key, "detection_time missing: the entry is invalid")
+        elif not 100 <= det <= 5000:
+            fault(key, "detection_time %d is not 100..5000" % det)
+        if "restoration_time" in fv and (res is None or not 100 <= res <= 60000):
+            fault(key, "restoration_time %s is not 100..60000" % fv["restoration_time"])
+        for what, v in (("detection_time", det), ("restoration_time", res)):
+            if poll is not None and v is not None and v < poll:
+                fault(key, "%s %d below PFC_WD|GLOBAL POLL_INTERVAL %d" % (what, v, poll))
+    for name, fv in table("CABLE_LENGTH").items():
+        for p, v in fv.items():
+            if p not in ports:
+                fault("CABLE_LENGTH|" + name, "field %s is no port" % p)
+            if not re.fullmatch(r"[0-9]+m", v):
+                fault("CABLE_LENGTH|" + name, "%s = %r does not match [0-9]+m" % (p, v))
+    if before is not None:
+        own = re.compile(r"(QUEUE|PORT_QOS_MAP|PFC_WD|BUFFER_PG|BUFFER_QUEUE)\|(%s)(\||$)"
+                         % "|".join(re.escape(p) for p in managed)) if managed else None
+        for key, old in sorted(before.items()):
+            new = db.get(key)
+            if key.startswith("SCHEDULER|") and new is not None:
+                for f in ("type", "weight"):
+                    if old.get(f) != new.get(f):
+                        fault(key, "%s changed from %s to %s: create-only"
+                              % (f, old.get(f), new.get(f)))
+            if own and own.match(key):
+                continue
+            if key.startswith("CABLE_LENGTH|") and new is not None:
+                for p in sorted(set(old) | set(new)):
+                    if p not in managed and old.get(p) != new.get(p):
+                        fault(key, "%s changed (%s -> %s): not a managed port"
+                              % (p, old.get(p), new.get(p)))
+                continue
+            if new != old:
+                fault(key, "changed, though it is not the managed ports' own: %s -> %s"
+                      % (json.dumps(old, sort_keys=True), json.dumps(new, sort_keys=True)))
+    return faults
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ("seed", "snapshot", "check"):
+        sys.stderr.write(__doc__)
+        return 2
+    r = Redis(argv[2])
+    opts = dict(zip(argv[3::2], argv[4::2]))
+    if argv[1] == "seed":
+        seed(r, int(opts.get("--ports", "32")))
+        return 0
+    if argv[1] == "snapshot":
+        json.dump(load(r), sys.stdout, sort_keys=True)
+        return 0
+    before = None
+    if "--before" in opts:
+        with open(opts["--before"]) as f:
+            before = json.load(f)
+    managed = tuple(p for p in opts.get("--managed", "").split(",") if p)
+    faults = check(load(r), before, managed)
+    for f in faults:
+        print(f)
+    return 1 if faults else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
