@@ -388,17 +388,19 @@ static int nonempty(const redisReply *r)
 	return r && r->type == REDIS_REPLY_ARRAY && r->elements > 0;
 }
 
-/* The lossless priority groups as buffermgrd names them: "3-4", "3". */
-static void pg_range(uint8_t mask, char *out, size_t outlen)
+/* The first lossless priority group as buffermgrd names it: each run of
+ * consecutive priorities is one BUFFER_PG key, "3-4" for {3,4}, "3" and "6"
+ * for {3,6} (never "3-6", which would take in 4 and 5). All of a port's
+ * lossless groups get the same headroom profile (its speed and cable), so
+ * the first tells it. */
+static void pg_first_run(uint8_t mask, char *out, size_t outlen)
 {
-	int lo = -1, hi = -1;
+	int lo = 0, hi;
 
-	for (int b = 0; b < 8; b++)
-		if (mask >> b & 1) {
-			if (lo < 0)
-				lo = b;
-			hi = b;
-		}
+	while (lo < 8 && !(mask >> lo & 1))
+		lo++;
+	for (hi = lo; hi + 1 < 8 && mask >> (hi + 1) & 1; hi++)
+		;
 	if (lo == hi)
 		snprintf(out, outlen, "%d", lo);
 	else
@@ -429,7 +431,7 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 	sn_replies_clear(r, n);
 	if (!q->pfc_mask)
 		return 0;
-	pg_range(q->pfc_mask, range, sizeof(range));
+	pg_first_run(q->pfc_mask, range, sizeof(range));
 	for (size_t i = 0; i < n; i++)
 		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PG|%s|%s", q->ports[i].port, range);
 	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))

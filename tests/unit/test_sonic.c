@@ -652,6 +652,33 @@ START_TEST(sonic_qos_read_reports_the_headroom_buffermgrd_made)
 }
 END_TEST
 
+/* Lossless priorities 3 and 6: buffermgrd makes BUFFER_PG|<port>|3 and |6,
+ * not 3-6 (which would hold 4 and 5 too). */
+START_TEST(sonic_qos_read_finds_the_headroom_of_lossless_priorities_that_are_not_contiguous)
+{
+	struct lp_qos *want = fp_default_want(ops, sw), *got;
+	struct changes cs = { 0 };
+	int ret;
+
+	want->pfc_mask = 1u << 3 | 1u << 6;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet4", "pfc_enable"), "3,6");
+	fr_hset(CONFIG_DB, "BUFFER_PROFILE|pg_lossless_100000_5m_profile", "pool",
+	     "ingress_lossless_pool", "size", "50176", "xon", "19456", "xoff", "30720",
+	     "dynamic_th", "0", NULL);
+	fr_hset(CONFIG_DB, "BUFFER_PG|Ethernet4|3", "profile", "pg_lossless_100000_5m_profile", NULL);
+	fr_hset(CONFIG_DB, "BUFFER_PG|Ethernet4|6", "profile", "pg_lossless_100000_5m_profile", NULL);
+	got = read_back(want, &ret);
+	ck_assert_msg(ret == 0, "qos_read: %s", err);
+	ck_assert_uint_eq(got->pfc_mask, 1u << 3 | 1u << 6);
+	ck_assert_uint_eq(got->ports[1].xoff_bytes, 30720);
+	ck_assert_uint_eq(got->ports[1].size_bytes, 50176);
+	free(got);
+	free(want);
+	free(cs.v);
+}
+END_TEST
+
 START_TEST(sonic_qos_read_of_a_switch_without_lossless_config_is_enoent)
 {
 	struct lp_qos *want = fp_default_want(ops, sw), *got;
@@ -975,6 +1002,8 @@ int main(void)
 		       sonic_apply_removes_what_loom_wants_gone_and_keeps_fields_it_does_not_manage);
 	tcase_add_test(tc, sonic_qos_read_gives_back_what_apply_wrote);
 	tcase_add_test(tc, sonic_qos_read_reports_the_headroom_buffermgrd_made);
+	tcase_add_test(tc,
+		       sonic_qos_read_finds_the_headroom_of_lossless_priorities_that_are_not_contiguous);
 	tcase_add_test(tc, sonic_qos_read_of_a_switch_without_lossless_config_is_enoent);
 	tcase_add_test(tc, sonic_sample_intent_writes_the_tables_of_sonics_own_sample);
 	tcase_add_test(tc,
