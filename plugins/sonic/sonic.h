@@ -31,10 +31,14 @@ struct sn_fv {
 	int if_absent;
 };
 
-/* One CONFIG_DB hash: its key and its managed fields fv[first..first+n). */
+/* One CONFIG_DB hash: its key and its managed fields fv[first..first+n);
+ * or, with del, a key that must not exist at all (every field it has goes,
+ * loom's or not: PFC_WD|<port> with the watchdog off, as `pfcwd stop` does,
+ * since an entry without detection_time is invalid). */
 struct sn_obj {
 	char key[SN_KEY_LEN];
 	size_t first, n;
+	int del;
 };
 
 /* The hashes to write, in the order they are written (referenced objects
@@ -55,6 +59,8 @@ void sn_plan_free(struct sn_plan *p);
 void sn_plan_key(struct sn_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sn_plan_set(struct sn_plan *p, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The key fmt... must not exist (sn_obj.del). */
+void sn_plan_del(struct sn_plan *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a field that is only written when the switch has none. */
 void sn_plan_set_if_absent(struct sn_plan *p, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -5,7 +5,9 @@
  *    the diff costs a few round trips even for 512 ports.
  * 2. Diff: a managed field differs when its wanted value is set and the
  *    switch has none or another one, or when it is wanted absent ("") and
- *    the switch has one. Fields loom does not manage are never looked at.
+ *    the switch has one. Fields loom does not manage are never looked at,
+ *    except in a key planned away whole (sn_plan_del): each of its fields
+ *    is a change to nothing, and the key is deleted (DEL) in one step.
  * 3. Write, key by key in plan order: all of one key's differing fields in
  *    one step (HSET key f v f v ...; HDEL key f ... for the removed ones;
  *    both in MULTI/EXEC), because orchagent reacts to a key by reading the
@@ -55,10 +57,9 @@ static int grow(void **arr, size_t *cap, size_t need, size_t size)
 	return 0;
 }
 
-void sn_plan_key(struct sn_plan *p, const char *fmt, ...)
+static void plan_vkey(struct sn_plan *p, int del, const char *fmt, va_list ap)
 {
 	struct sn_obj *o;
-	va_list ap;
 	int n;
 
 	if (p->failed)
@@ -68,16 +69,33 @@ void sn_plan_key(struct sn_plan *p, const char *fmt, ...)
 		return;
 	}
 	o = &p->obj[p->n_obj];
-	va_start(ap, fmt);
 	n = vsnprintf(o->key, sizeof(o->key), fmt, ap);
-	va_end(ap);
 	if (n < 0 || (size_t)n >= sizeof(o->key)) {
 		p->failed = -ENAMETOOLONG;
 		return;
 	}
 	o->first = p->n_fv;
 	o->n = 0;
+	o->del = del;
 	p->n_obj++;
+}
+
+void sn_plan_key(struct sn_plan *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan_vkey(p, 0, fmt, ap);
+	va_end(ap);
+}
+
+void sn_plan_del(struct sn_plan *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	plan_vkey(p, 1, fmt, ap);
+	va_end(ap);
 }
 
 static void plan_vset(struct sn_plan *p, int if_absent, const char *field, const char *fmt,
@@ -86,7 +104,7 @@ static void plan_vset(struct sn_plan *p, int if_absent, const char *field, const
 	struct sn_fv *f;
 	int n;
 
-	if (p->failed || !p->n_obj)
+	if (p->failed || !p->n_obj || p->obj[p->n_obj - 1].del)
 		return;
 	if (grow((void **)&p->fv, &p->cap_fv, p->n_fv + 1, sizeof(*p->fv))) {
 		p->failed = -ENOMEM;
@@ -124,8 +142,10 @@ void sn_plan_set_if_absent(struct sn_plan *p, const char *field, const char *fmt
 
 /* One field that differs. */
 struct change {
-	size_t obj, fv;
+	size_t obj;
+	const char *field;         /* in the plan, or in the reply (a deleted key) */
 	const char *before;        /* in the HGETALL reply; "" none */
+	const char *after;         /* in the plan; "" removed */
 };
 
 /* HGETALL every key of plan into cur[] (replies, freed by the caller). */
@@ -165,6 +185,11 @@ static int write_key(struct sn_conn *c, const struct sn_plan *plan, const struct
 	char what[SN_KEY_LEN + 16];
 	redisReply *r;
 
+	if (o->del) {
+		const char *argv[] = { "DEL", o->key };
+
+		return sn_cmdv(c, 2, argv, NULL, err, errlen);
+	}
 	set = malloc((2 * n + 2) * sizeof(*set));
 	del = malloc((n + 2) * sizeof(*del));
 	if (!set || !del) {
@@ -177,13 +202,11 @@ static int write_key(struct sn_conn *c, const struct sn_plan *plan, const struct
 	del[0] = "HDEL";
 	set[1] = del[1] = o->key;
 	for (size_t i = 0; i < n; i++) {
-		const struct sn_fv *f = &plan->fv[ch[i].fv];
-
-		if (f->value[0]) {
-			set[n_set++] = f->field;
-			set[n_set++] = f->value;
+		if (ch[i].after[0]) {
+			set[n_set++] = ch[i].field;
+			set[n_set++] = ch[i].after;
 		} else {
-			del[n_del++] = f->field;
+			del[n_del++] = ch[i].field;
 		}
 	}
 	if (n_del == 2) {
@@ -220,12 +243,11 @@ static int write_key(struct sn_conn *c, const struct sn_plan *plan, const struct
 static int report(const struct lp_change_sink *sink, const struct sn_plan *plan,
 		  const struct change *ch, int done)
 {
-	const struct sn_fv *f = &plan->fv[ch->fv];
 	struct lp_change lc = {
 		.key = plan->obj[ch->obj].key,
-		.field = f->field,
+		.field = ch->field,
 		.before = ch->before,
-		.after = f->value,
+		.after = ch->after,
 		.done = done,
 	};
 
@@ -236,11 +258,11 @@ int sn_apply_plan(struct sn_conn *c, const struct sn_plan *plan, int dry_run,
 		  const struct lp_change_sink *sink, char *err, size_t errlen)
 {
 	redisReply **cur = calloc(plan->n_obj ? plan->n_obj : 1, sizeof(*cur));
-	struct change *ch = malloc((plan->n_fv ? plan->n_fv : 1) * sizeof(*ch));
-	size_t n_ch = 0, k = 0;
+	struct change *ch = NULL;
+	size_t n_ch = 0, cap = plan->n_fv, k = 0;
 	int rc;
 
-	if (!cur || !ch) {
+	if (!cur) {
 		snprintf(err, errlen, "out of memory");
 		rc = -ENOMEM;
 		goto out;
@@ -248,7 +270,21 @@ int sn_apply_plan(struct sn_conn *c, const struct sn_plan *plan, int dry_run,
 	if ((rc = sn_select(c, SN_CONFIG_DB, err, errlen)) ||
 	    (rc = read_current(c, plan, cur, err, errlen)))
 		goto out;
-	for (size_t o = 0; o < plan->n_obj; o++)
+	for (size_t o = 0; o < plan->n_obj; o++)  /* a deleted key's fields are changes too */
+		if (plan->obj[o].del)
+			cap += cur[o]->elements / 2;
+	if (!(ch = malloc((cap ? cap : 1) * sizeof(*ch)))) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (size_t o = 0; o < plan->n_obj; o++) {
+		if (plan->obj[o].del) {
+			for (size_t e = 0; e + 1 < cur[o]->elements; e += 2)
+				ch[n_ch++] = (struct change){ o, cur[o]->element[e]->str,
+							      cur[o]->element[e + 1]->str, "" };
+			continue;
+		}
 		for (size_t i = plan->obj[o].first; i < plan->obj[o].first + plan->obj[o].n; i++) {
 			const char *before = sn_hget(cur[o], plan->fv[i].field);
 			const char *want = plan->fv[i].value;
@@ -256,8 +292,10 @@ int sn_apply_plan(struct sn_conn *c, const struct sn_plan *plan, int dry_run,
 			if (plan->fv[i].if_absent && before)
 				continue;  /* shared with ports loom does not manage */
 			if (want[0] ? !before || strcmp(before, want) : before != NULL)
-				ch[n_ch++] = (struct change){ o, i, before ? before : "" };
+				ch[n_ch++] = (struct change){ o, plan->fv[i].field,
+							      before ? before : "", want };
 		}
+	}
 	while (k < n_ch) {
 		size_t end = k;
 		int stop;

@@ -47,14 +47,17 @@
  *                                      watchdog is on
  *   PFC_WD|GLOBAL                     POLL_INTERVAL (watchdog on; only when the
  *                                      switch has none: all ports share it)
- *   PFC_WD|<port>                     action, detection_time, restoration_time
+ *   PFC_WD|<port>                     action, detection_time, restoration_time;
+ *                                      with the watchdog off the whole key is
+ *                                      deleted, as `pfcwd stop` does
  *
  * A managed field loom wants absent is removed (HDEL): wred_profile of a
  * queue without ECN, scheduler of a queue with neither weight nor strict
  * priority (traffic never maps to it), weight of a STRICT scheduler,
- * pfcwd_sw_enable and the PFC_WD fields when the watchdog is off. Other
- * fields of these keys (a port shaper `scheduler` in PORT_QOS_MAP,
- * pfc_stat_history, ...) are not loom's and are never touched.
+ * pfcwd_sw_enable when the watchdog is off. Other fields of these keys (a
+ * port shaper `scheduler` in PORT_QOS_MAP, pfc_stat_history, ...) are not
+ * loom's and are never touched, except that the watchdog off deletes a
+ * managed port's PFC_WD entry whole.
  *
  * Scheduler names say what the scheduler is: LOOM_DWRR_<w> {type DWRR,
  * weight w} for each distinct weight of the queues that are not strict and
@@ -313,15 +316,16 @@ int sn_plan_qos(const struct lp_qos *w, struct sn_plan *p, char *err, size_t err
 		sn_plan_set_if_absent(p, "POLL_INTERVAL", "%u", poll_interval(w));
 	}
 	for (size_t i = 0; i < w->n_ports; i++) {
-		int on = w->pfcwd.enabled;
-
+		if (!w->pfcwd.enabled) {
+			/* `pfcwd stop`: the whole entry goes (one left with only
+			 * pfc_stat_history would lack its required detection_time) */
+			sn_plan_del(p, "PFC_WD|%s", w->ports[i].port);
+			continue;
+		}
 		sn_plan_key(p, "PFC_WD|%s", w->ports[i].port);
-		sn_plan_set(p, "action", "%s", on ? pfcwd_actions[w->pfcwd.action] : "");
-		if (on)
-			sn_plan_set(p, "detection_time", "%u", w->pfcwd.detection_ms);
-		else
-			sn_plan_set(p, "detection_time", "%s", "");
-		if (on && w->pfcwd.restoration_ms)
+		sn_plan_set(p, "action", "%s", pfcwd_actions[w->pfcwd.action]);
+		sn_plan_set(p, "detection_time", "%u", w->pfcwd.detection_ms);
+		if (w->pfcwd.restoration_ms)
 			sn_plan_set(p, "restoration_time", "%u", w->pfcwd.restoration_ms);
 		else
 			sn_plan_set(p, "restoration_time", "%s", "");

@@ -503,6 +503,45 @@ START_TEST(sonic_apply_to_two_ports_leaves_what_other_ports_use_byte_identical)
 }
 END_TEST
 
+/* The watchdog off on ports `pfcwd start_default` set up: their PFC_WD
+ * entries go whole, as `pfcwd stop` deletes them; removing loom's three
+ * fields left pfc_stat_history alone in an entry SONiC refuses (no
+ * detection_time). The other ports keep theirs. */
+START_TEST(sonic_watchdog_off_deletes_the_ports_pfc_wd_entry_as_pfcwd_stop_does)
+{
+	struct lp_qos *want = fp_default_want(ops, sw);
+	struct changes cs = { 0 };
+	char args[512], out[8192], snap[160];
+	int removed = 0;
+
+	snprintf(args, sizeof(args), "seed %s --ports 12", fr_sock);
+	ck_assert_int_eq(sonic_db(args, out, sizeof(out)), 0);
+	snprintf(snap, sizeof(snap), "%s/before.json", fr_dir);
+	snprintf(args, sizeof(args), "snapshot %s > '%s'", fr_sock, snap);
+	ck_assert_int_eq(sonic_db(args, out, sizeof(out)), 0);
+	want->n_ports = 2;
+	want->pfcwd.enabled = 0;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert(!fr_exists("PFC_WD|Ethernet0"));
+	ck_assert(!fr_exists("PFC_WD|Ethernet4"));
+	ck_assert_str_eq(fr_hget("PFC_WD|Ethernet8", "detection_time"), "200");
+	for (size_t i = 0; i < cs.n; i++)
+		if (!strcmp(cs.v[i].key, "PFC_WD|Ethernet0")) {
+			ck_assert_str_eq(cs.v[i].after, "");
+			removed++;
+		}
+	ck_assert_int_eq(removed, 4);  /* action, both times, pfc_stat_history */
+	snprintf(args, sizeof(args), "check %s --before '%s' --managed Ethernet0,Ethernet4",
+		 fr_sock, snap);
+	ck_assert_msg(sonic_db(args, out, sizeof(out)) == 0, "after apply:\n%s", out);
+	cs.n = 0;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_uint_eq(cs.n, 0);  /* nothing left to delete */
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
 START_TEST(sonic_second_apply_reports_no_change)
 {
 	struct lp_qos *want = fp_default_want(ops, sw);
@@ -995,6 +1034,7 @@ int main(void)
 	tcase_add_test(tc, sonic_lldp_reports_each_seeded_neighbour);
 	tcase_add_test(tc, sonic_apply_of_the_default_policy_writes_sonic_tables);
 	tcase_add_test(tc, sonic_apply_to_two_ports_leaves_what_other_ports_use_byte_identical);
+	tcase_add_test(tc, sonic_watchdog_off_deletes_the_ports_pfc_wd_entry_as_pfcwd_stop_does);
 	tcase_add_test(tc, sonic_second_apply_reports_no_change);
 	tcase_add_test(tc, sonic_dry_run_reports_every_change_and_writes_nothing);
 	tcase_add_test(tc, sonic_dry_run_reports_the_one_field_changed_behind_looms_back);
