@@ -29,10 +29,13 @@
  * rule (the PFC class itself, else 0). Headroom is not written: NVUE
  * derives xoff/xon/port buffer from cable-length (one for the switch, the
  * first port's), and qos_read reports them when the profile holds them.
- * The PFC watchdog of NVUE takes a polling interval and a number of
- * intervals (robustness) and drops on a storm: loom writes detection_ms as
- * the interval and restoration_ms / detection_ms (at least 1) as the
- * robustness, and reads them back so; the action is always drop.
+ * The PFC watchdog of NVUE takes a polling interval and a robustness, the
+ * number of polling intervals a queue must stay stalled before the
+ * watchdog acts, and drops on a storm: its detection time is interval x
+ * robustness. loom splits detection_ms so (the finest interval, from
+ * NVUE's 100 ms up, that divides it: 200 ms is 100 x 2) and reads the
+ * product back. NVUE has no restoration time to set: restoration_ms is not
+ * written and reads back as 0. The action is always drop.
  *
  * A leaf whose wanted value is "" must not exist: a PATCH sets it to null
  * (NVUE's PATCH merges like RFC 7386 JSON merge patch, where null unsets).
@@ -85,6 +88,32 @@ void nv_leaf_add(struct nv_leaves *l, enum nv_kind kind, const char *field, cons
 	strcpy(lf->value, value);
 	lf->kind = kind;
 	l->n++;
+}
+
+/* NVUE's pfc-watchdog: polling-interval 100..5000 ms, robustness 1..1000
+ * intervals before it acts. */
+#define NV_POLL_MIN 100
+#define NV_POLL_MAX 5000
+#define NV_ROBUST_MAX 1000
+
+/* detection_ms as polling-interval x robustness: the smallest interval
+ * from NV_POLL_MIN that divides it exactly, else the nearest product. */
+static void pfcwd_split(uint32_t det, uint32_t *poll, uint32_t *rob)
+{
+	uint32_t p;
+
+	if (det < NV_POLL_MIN)
+		det = NV_POLL_MIN;
+	for (p = NV_POLL_MIN; p <= NV_POLL_MAX && p <= det; p++)
+		if (det % p == 0 && det / p <= NV_ROBUST_MAX) {
+			*poll = p;
+			*rob = det / p;
+			return;
+		}
+	*poll = det < NV_POLL_MAX ? det : NV_POLL_MAX;
+	*rob = (det + *poll / 2) / *poll;
+	if (*rob > NV_ROBUST_MAX)
+		*rob = NV_ROBUST_MAX;
 }
 
 static void add_int(struct nv_leaves *l, const char *field, unsigned long v, const char *pathfmt,
@@ -164,11 +193,11 @@ int nv_qos_leaves(const struct lp_qos *w, struct nv_leaves *l, char *err, size_t
 			    P, q);
 	}
 	if (w->pfcwd.enabled) {
-		uint32_t det = w->pfcwd.detection_ms ? w->pfcwd.detection_ms : 100;
-		uint32_t rob = w->pfcwd.restoration_ms / det;
+		uint32_t poll, rob;
 
-		add_int(l, "polling-interval", det, "qos/pfc-watchdog");
-		add_int(l, "robustness", rob ? rob : 1, "qos/pfc-watchdog");
+		pfcwd_split(w->pfcwd.detection_ms, &poll, &rob);
+		add_int(l, "polling-interval", poll, "qos/pfc-watchdog");
+		add_int(l, "robustness", rob, "qos/pfc-watchdog");
 	}
 	for (size_t i = 0; i < w->n_ports; i++)
 		nv_leaf_add(l, NV_STR, "state", w->pfcwd.enabled ? "enable" : "",
@@ -349,8 +378,9 @@ int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_
 	}
 	o = walk(qos, "pfc-watchdog");
 	q->pfcwd.action = LP_PFCWD_DROP;
-	q->pfcwd.detection_ms = (uint32_t)get_int(o, "polling-interval", 0);
-	q->pfcwd.restoration_ms = q->pfcwd.detection_ms * (uint32_t)get_int(o, "robustness", 0);
+	q->pfcwd.detection_ms = (uint32_t)get_int(o, "polling-interval", 0) *
+				(uint32_t)get_int(o, "robustness", 1);
+	q->pfcwd.restoration_ms = 0;  /* NVUE has none to set */
 	for (size_t i = 0; i < n_ports; i++) {
 		struct lp_port_buffer *b = &q->ports[i];
 		json_t *ifc = ifaces ? json_object_get(ifaces, b->port) : NULL;

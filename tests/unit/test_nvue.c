@@ -415,8 +415,9 @@ START_TEST(nvue_apply_of_the_default_policy_lands_in_the_applied_tree)
 			 "dwrr");
 	ck_assert_int_eq(applied_int("qos/egress-scheduler/default-global/traffic-class/0/"
 				     "bw-percent"), 50);
-	/* the watchdog: 200 ms, restored after 2 intervals, on every port */
-	ck_assert_int_eq(applied_int("qos/pfc-watchdog/polling-interval"), 200);
+	/* the watchdog: acts after 200 ms, 2 polls of 100 ms (robustness is the
+	 * number of intervals before it acts), on every port */
+	ck_assert_int_eq(applied_int("qos/pfc-watchdog/polling-interval"), 100);
 	ck_assert_int_eq(applied_int("qos/pfc-watchdog/robustness"), 2);
 	ck_assert_str_eq(applied_str("interface/swp1/qos/pfc-watchdog/state"), "enable");
 	ck_assert_str_eq(applied_str("interface/swp4/qos/pfc-watchdog/state"), "enable");
@@ -481,6 +482,36 @@ START_TEST(nvue_dry_run_reports_the_one_leaf_changed_behind_looms_back)
 }
 END_TEST
 
+/* NVUE's robustness is how many polling intervals a queue stays stalled
+ * before the watchdog acts: robustness 4 at 100 ms is a 400 ms detection.
+ * loom reads that back (not 100 ms) and puts 2 back. */
+START_TEST(nvue_watchdog_robustness_is_intervals_before_it_acts_and_drift_shows)
+{
+	struct lp_qos got;
+
+	default_want();
+	ck_assert_uint_eq(want.pfcwd.detection_ms, 200);
+	ck_assert_msg(apply(0) == 0, "%s", err);
+	ck_assert_int_eq(applied_int("qos/pfc-watchdog/polling-interval") *
+			 applied_int("qos/pfc-watchdog/robustness"), 200);
+	json_decref(http("POST", "/test/applied",
+			 "{\"path\": \"qos/pfc-watchdog/robustness\", \"value\": 4}"));
+	memset(&got, 0, sizeof(got));
+	got.n_ports = want.n_ports;
+	for (size_t i = 0; i < want.n_ports; i++)
+		memcpy(got.ports[i].port, want.ports[i].port, LP_NAME_LEN);
+	ck_assert_msg(ops->qos_read(sw, &got, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(got.pfcwd.detection_ms, 400);
+	ck_assert_msg(apply(1) == 0, "%s", err);
+	ck_assert_uint_eq(n_changes, 1);
+	ck_assert_str_eq(changes[0].key, "qos/pfc-watchdog");
+	ck_assert_str_eq(changes[0].field, "robustness");
+	ck_assert_str_eq(changes[0].before, "4");
+	ck_assert_str_eq(changes[0].after, "2");
+	assert_no_refusal();
+}
+END_TEST
+
 START_TEST(nvue_qos_read_gives_back_what_apply_wrote)
 {
 	struct lp_qos got;
@@ -513,7 +544,7 @@ START_TEST(nvue_qos_read_gives_back_what_apply_wrote)
 	ck_assert_uint_eq(got.pfcwd.enabled, 1);
 	ck_assert_int_eq(got.pfcwd.action, LP_PFCWD_DROP);
 	ck_assert_uint_eq(got.pfcwd.detection_ms, want.pfcwd.detection_ms);
-	ck_assert_uint_eq(got.pfcwd.restoration_ms, want.pfcwd.restoration_ms);
+	ck_assert_uint_eq(got.pfcwd.restoration_ms, 0);  /* NVUE has none to set */
 	ck_assert_uint_eq(got.n_ports, want.n_ports);
 	for (size_t i = 0; i < got.n_ports; i++) {
 		ck_assert_str_eq(got.ports[i].port, want.ports[i].port);
@@ -794,6 +825,7 @@ int main(void)
 	tcase_add_test(tc, nvue_second_apply_reports_nothing_and_makes_no_revision);
 	tcase_add_test(tc, nvue_dry_run_reports_every_change_and_makes_no_revision);
 	tcase_add_test(tc, nvue_dry_run_reports_the_one_leaf_changed_behind_looms_back);
+	tcase_add_test(tc, nvue_watchdog_robustness_is_intervals_before_it_acts_and_drift_shows);
 	tcase_add_test(tc, nvue_qos_read_gives_back_what_apply_wrote);
 	tcase_add_test(tc, nvue_wrong_password_is_eacces);
 	tcase_add_test(tc, nvue_failed_apply_is_eio_with_the_switchs_words_and_nothing_done);
