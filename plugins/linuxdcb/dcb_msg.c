@@ -175,6 +175,60 @@ int dcbm_parse_set_reply(const struct nlmsghdr *nlh)
 
 /* ---- lp_qos <-> DCB ------------------------------------------------------ */
 
+/* ETS classes at 0 % get 1 %; the weighted ones give it up in proportion
+ * and still sum to 100 (see dcb_msg.h). All ETS classes at 0: 100 shared. */
+static void ets_no_zero(struct ieee_ets *e)
+{
+	unsigned zero = 0, sum = 0, used = 0, left, rem[LP_TCS] = { 0 };
+
+	for (unsigned t = 0; t < LP_TCS; t++)
+		if (e->tc_tsa[t] == IEEE_8021QAZ_TSA_ETS) {
+			zero += !e->tc_tx_bw[t];
+			used += !!e->tc_tx_bw[t];
+			sum += e->tc_tx_bw[t];
+		}
+	if (!zero)
+		return;
+	if (!used || sum <= zero) {  /* nothing to take from: share 100 */
+		unsigned n = zero + used, k = 0;
+
+		for (unsigned t = 0; t < LP_TCS; t++)
+			if (e->tc_tsa[t] == IEEE_8021QAZ_TSA_ETS)
+				e->tc_tx_bw[t] = (uint8_t)(100 / n + (k++ < 100 % n));
+		return;
+	}
+	left = 100 - zero;  /* for the weighted classes */
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		if (e->tc_tsa[t] != IEEE_8021QAZ_TSA_ETS)
+			continue;
+		if (!e->tc_tx_bw[t]) {
+			e->tc_tx_bw[t] = 1;
+			continue;
+		}
+		rem[t] = e->tc_tx_bw[t] * left % sum;
+		e->tc_tx_bw[t] = (uint8_t)(e->tc_tx_bw[t] * left / sum);
+		if (!e->tc_tx_bw[t])
+			e->tc_tx_bw[t] = 1;
+	}
+	for (;;) {  /* hand out what rounding left, largest remainder first */
+		unsigned total = 0, best = LP_TCS;
+
+		for (unsigned t = 0; t < LP_TCS; t++)
+			if (e->tc_tsa[t] == IEEE_8021QAZ_TSA_ETS)
+				total += e->tc_tx_bw[t];
+		if (total >= 100)
+			break;
+		for (unsigned t = 0; t < LP_TCS; t++)
+			if (e->tc_tsa[t] == IEEE_8021QAZ_TSA_ETS && e->tc_tx_bw[t] > 1 &&
+			    (best == LP_TCS || rem[t] > rem[best]))
+				best = t;
+		if (best == LP_TCS)
+			break;
+		e->tc_tx_bw[best]++;
+		rem[best] = 0;
+	}
+}
+
 void dcbm_from_qos(const struct lp_qos *want, const struct dcbm_state *cur,
 		   struct dcbm_state *out)
 {
@@ -192,6 +246,7 @@ void dcbm_from_qos(const struct lp_qos *want, const struct dcbm_state *cur,
 		out->ets.tc_tx_bw[t] = strict ? 0 : want->ets_weight[t];
 		out->ets.prio_tc[t] = (uint8_t)t;
 	}
+	ets_no_zero(&out->ets);
 	for (unsigned d = 0; d < 64; d++)
 		out->app[out->n_app++] = (struct dcb_app){ .selector = IEEE_8021QAZ_APP_SEL_DSCP,
 							   .priority = want->dscp_to_tc[d] & 7,

@@ -22,8 +22,13 @@
  *   pfc_en              = pfc_mask (bit p: PFC on priority p)
  *   ets prio_tc[p]      = p (identity; lp_qos has no priority->class map)
  *   ets tc_tsa[t]       = strict if strict_mask bit t, else ets
- *   ets tc_tx_bw[t]     = ets_weight[t] (0 for strict classes and for ETS
- *                         classes without traffic)
+ *   ets tc_tx_bw[t]     = ets_weight[t], 0 for strict classes; an ETS class
+ *                         without traffic gets 1 %, taken from the classes
+ *                         with weights in proportion (largest remainder
+ *                         first), because older mlx5 drivers refuse any ETS
+ *                         class at 0 % ("BW 0 is illegal") and every driver
+ *                         wants the ETS classes to sum to 100 %, and either
+ *                         refusal fails the whole ETS write
  *   app (DSCP, d, p)    = one entry per DSCP 0..63 with p = dscp_to_tc[d]:
  *                         all 64 are written, because a NIC that has any
  *                         DSCP entry trusts DSCP and maps the DSCPs without

@@ -109,8 +109,12 @@ START_TEST(dcb_msg_ets_set_carries_the_weights_strict_class_and_identity_prio_tc
 		ets.tc_tsa[t] = t == 6 ? IEEE_8021QAZ_TSA_STRICT : IEEE_8021QAZ_TSA_ETS;
 		ets.prio_tc[t] = (uint8_t)t;
 	}
-	ets.tc_tx_bw[0] = 50;
-	ets.tc_tx_bw[3] = 50;
+	/* 50/50 on classes 0 and 3; the five classes without traffic get 1 %
+	 * each (older mlx5 refuses 0 %), taken from 0 and 3 in proportion */
+	for (unsigned t = 0; t < 8; t++)
+		ets.tc_tx_bw[t] = t == 6 ? 0 : 1;
+	ets.tc_tx_bw[0] = 48;
+	ets.tc_tx_bw[3] = 47;
 	w_hdr(&w, RTM_SETDCB, NLM_F_REQUEST | NLM_F_ACK, 9, DCB_CMD_IEEE_SET);
 	nlw_attr(&w, DCB_ATTR_IFNAME, "eth2", 5);
 	ieee = nlw_attr(&w, NEST(DCB_ATTR_IEEE), NULL, 0);
@@ -123,8 +127,9 @@ START_TEST(dcb_msg_ets_set_carries_the_weights_strict_class_and_identity_prio_tc
 	{
 		const unsigned char *e = (const unsigned char *)nlh + 32 + 4 + 4;
 
-		ck_assert_uint_eq(e[3 + 0], 50);
-		ck_assert_uint_eq(e[3 + 3], 50);
+		ck_assert_uint_eq(e[3 + 0], 48);
+		ck_assert_uint_eq(e[3 + 3], 47);
+		ck_assert_uint_eq(e[3 + 1], 1);
 		ck_assert_uint_eq(e[3 + 6], 0);
 		ck_assert_uint_eq(e[19 + 6], IEEE_8021QAZ_TSA_STRICT);
 		ck_assert_uint_eq(e[19 + 3], IEEE_8021QAZ_TSA_ETS);
@@ -395,7 +400,7 @@ START_TEST(dcb_msg_diff_reports_only_what_differs_and_nothing_when_in_policy)
 	ck_assert_uint_eq(s.n, 4);
 	ck_assert_ptr_nonnull(c = find(&s, "ets tc-bw 3"));
 	ck_assert_str_eq(c->before, "40");
-	ck_assert_str_eq(c->after, "50");
+	ck_assert_str_eq(c->after, "47");
 	ck_assert_ptr_nonnull(c = find(&s, "prio-pfc 3"));
 	ck_assert_str_eq(c->before, "off");
 	ck_assert_str_eq(c->after, "on");
@@ -431,7 +436,10 @@ END_TEST
  * It holds one netdev's IEEE DCB state and answers like dcbnl does: GET
  * with the state; SET taking ETS and PFC whole and adding APP entries
  * (dcb_ieee_setapp), DEL removing them, each answered with the u8
- * DCB_ATTR_IEEE; EOPNOTSUPP as the ack's error without dcbnl_ops. */
+ * DCB_ATTR_IEEE; EOPNOTSUPP as the ack's error without dcbnl_ops. Like
+ * mlx5's mlx5e_dbcnl_validate_ets it refuses (EINVAL) an ETS whose ETS
+ * classes do not sum to 100 %, and in old_mlx5 mode one with an ETS class
+ * at 0 %, as drivers before 0 % was allowed did; either fails the write. */
 
 struct fake {
 	int has_dcb;
@@ -439,6 +447,7 @@ struct fake {
 	int sets, dels, gets;
 	int fail_at, fail_errno;  /* the fail_at-th SET/DEL answers -fail_errno */
 	int ignore_pfc;           /* take PFC writes and keep the old value */
+	int old_mlx5;             /* refuse an ETS class at 0 % ("BW 0 is illegal") */
 	struct nlw reply;
 };
 
@@ -452,6 +461,20 @@ static int has(const struct dcbm_state *s, const struct dcb_app *a)
 		if (!memcmp(&s->app[i], a, sizeof(*a)))
 			return (int)i + 1;
 	return 0;
+}
+
+static int ets_valid(const struct fake *f, const struct ieee_ets *e)
+{
+	unsigned sum = 0, any = 0;
+
+	for (unsigned t = 0; t < 8; t++)
+		if (e->tc_tsa[t] == IEEE_8021QAZ_TSA_ETS) {
+			if (f->old_mlx5 && !e->tc_tx_bw[t])
+				return 0;
+			sum += e->tc_tx_bw[t];
+			any = 1;
+		}
+	return !any || sum == 100;
 }
 
 static int fake_talk(void *ctx, struct nlmsghdr *req, dcbm_reply_fn cb, void *cbctx)
@@ -492,6 +515,8 @@ static int fake_talk(void *ctx, struct nlmsghdr *req, dcbm_reply_fn cb, void *cb
 		f->dels++;
 	if (f->sets + f->dels == f->fail_at) {
 		v = (uint8_t)-f->fail_errno;
+	} else if (dm->cmd == DCB_CMD_IEEE_SET && in.has_ets && !ets_valid(f, &in.ets)) {
+		v = (uint8_t)-EINVAL;
 	} else if (dm->cmd == DCB_CMD_IEEE_SET) {
 		if (in.has_ets)
 			f->st.ets = in.ets;
@@ -568,8 +593,9 @@ START_TEST(dcb_apply_writes_ets_pfc_app_reports_each_done_and_keeps_the_nics_cap
 	fake_reset();
 	ck_assert_msg(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, &sink, &work, aerr,
 				     sizeof(aerr)) == 0, "%s", aerr);
-	/* ETS: tc-bw 0 and 3, tsa 6, prio-tc none (all 0 -> identity: 7); PFC 3; 64 DSCPs */
-	ck_assert_uint_eq(r.n, 2 + 1 + 7 + 1 + 64);
+	/* ETS: tc-bw 0 and 3, 1 % for the five classes without traffic, tsa 6,
+	 * prio-tc none (all 0 -> identity: 7); PFC 3; 64 DSCPs */
+	ck_assert_uint_eq(r.n, 2 + 5 + 1 + 7 + 1 + 64);
 	ck_assert_uint_eq(r.done, r.n);
 	ck_assert_str_eq(r.first_key, "dcb ets eth2");
 	ck_assert_str_eq(r.last_key, "dcb app eth2");
@@ -583,7 +609,8 @@ START_TEST(dcb_apply_writes_ets_pfc_app_reports_each_done_and_keeps_the_nics_cap
 	memset(&q, 0, sizeof(q));
 	ck_assert_int_eq(dcbm_to_qos(&fk.st, &q), 0);
 	ck_assert_mem_eq(q.dscp_to_tc, fixture_default_qos()->dscp_to_tc, 64);
-	ck_assert_mem_eq(q.ets_weight, fixture_default_qos()->ets_weight, 8);
+	/* the weights as the NIC holds them: 1 % on the classes without traffic */
+	ck_assert_mem_eq(q.ets_weight, ((uint8_t[8]){ 48, 1, 1, 47, 1, 1, 0, 1 }), 8);
 	ck_assert_uint_eq(q.strict_mask, fixture_default_qos()->strict_mask);
 }
 END_TEST
@@ -604,6 +631,29 @@ START_TEST(dcb_apply_second_time_reports_and_writes_nothing)
 }
 END_TEST
 
+/* An older mlx5 refuses any ETS class at 0 %: loom's ETS, whose classes
+ * without traffic would be 0 %, still lands whole, 100 % in all. */
+START_TEST(dcb_apply_ets_is_taken_by_a_driver_that_refuses_zero_percent_classes)
+{
+	unsigned sum = 0;
+
+	fake_reset();
+	fk.old_mlx5 = 1;
+	ck_assert_msg(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 1, NULL, &work, aerr,
+				     sizeof(aerr)) == 0, "%s", aerr);
+	for (unsigned t = 0; t < 8; t++) {
+		if (fk.st.ets.tc_tsa[t] != IEEE_8021QAZ_TSA_ETS)
+			continue;
+		ck_assert_uint_ge(fk.st.ets.tc_tx_bw[t], 1);
+		sum += fk.st.ets.tc_tx_bw[t];
+	}
+	ck_assert_uint_eq(sum, 100);
+	ck_assert_uint_eq(fk.st.ets.tc_tsa[6], IEEE_8021QAZ_TSA_STRICT);
+	ck_assert_uint_gt(fk.st.ets.tc_tx_bw[0], 40);
+	ck_assert_uint_gt(fk.st.ets.tc_tx_bw[3], 40);
+}
+END_TEST
+
 START_TEST(dcb_apply_dry_run_reports_everything_undone_and_writes_nothing)
 {
 	struct rec r = { 0 };
@@ -612,7 +662,7 @@ START_TEST(dcb_apply_dry_run_reports_everything_undone_and_writes_nothing)
 	fake_reset();
 	ck_assert_int_eq(dcbm_apply_dev(&io, "eth2", fixture_default_qos(), 0, &sink, &work, aerr,
 					sizeof(aerr)), 0);
-	ck_assert_uint_eq(r.n, 75);
+	ck_assert_uint_eq(r.n, 80);
 	ck_assert_uint_eq(r.done, 0);
 	ck_assert_int_eq(fk.sets + fk.dels, 0);
 	ck_assert_uint_eq(fk.st.pfc.pfc_en, 0);
@@ -652,14 +702,14 @@ START_TEST(dcb_apply_stopped_by_the_driver_reports_what_landed_and_what_did_not)
 					sizeof(aerr)), -EINVAL);
 	ck_assert_msg(strstr(aerr, "eth2") && strstr(aerr, "DCB_ATTR_IEEE_PFC") &&
 		      strstr(aerr, "EINVAL"), "err: %s", aerr);
-	ck_assert_uint_eq(r.done_by_part[0], 10);    /* ETS landed */
+	ck_assert_uint_eq(r.done_by_part[0], 15);    /* ETS landed */
 	ck_assert_uint_eq(r.undone_by_part[0], 0);
 	ck_assert_uint_eq(r.done_by_part[1], 0);     /* PFC refused */
 	ck_assert_uint_eq(r.undone_by_part[1], 1);
 	ck_assert_uint_eq(r.done_by_part[2], 0);     /* APP never sent */
 	ck_assert_uint_eq(r.undone_by_part[2], 64);
 	ck_assert_int_eq(fk.sets, 2);
-	ck_assert_uint_eq(fk.st.ets.tc_tx_bw[3], 50);
+	ck_assert_uint_eq(fk.st.ets.tc_tx_bw[3], 47);
 	ck_assert_uint_eq(fk.st.pfc.pfc_en, 0);
 	ck_assert_uint_eq(fk.st.n_app, 0);
 }
@@ -713,6 +763,7 @@ int main(void)
 	tcase_add_test(tc, dcb_msg_app_plan_adds_the_new_priority_and_deletes_the_stale_ones);
 	tcase_add_test(tc, dcb_apply_writes_ets_pfc_app_reports_each_done_and_keeps_the_nics_caps);
 	tcase_add_test(tc, dcb_apply_second_time_reports_and_writes_nothing);
+	tcase_add_test(tc, dcb_apply_ets_is_taken_by_a_driver_that_refuses_zero_percent_classes);
 	tcase_add_test(tc, dcb_apply_dry_run_reports_everything_undone_and_writes_nothing);
 	tcase_add_test(tc, dcb_apply_moves_a_dscp_by_adding_the_new_entry_then_deleting_the_old);
 	tcase_add_test(tc, dcb_apply_stopped_by_the_driver_reports_what_landed_and_what_did_not);
