@@ -330,11 +330,13 @@ static int qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_ru
 		     const struct lp_change_sink *changes, char *err, size_t errlen)
 {
 	struct sn_plan plan;
+	enum sn_refs refs;
 	int rc;
 
 	sn_plan_init(&plan);
-	if (!(rc = sn_plan_qos(want, &plan, err, errlen)) &&
-	    !(rc = sn_connect(&sw->conn, err, errlen)))
+	if (!(rc = sn_connect(&sw->conn, err, errlen)) &&
+	    !(rc = sn_refs_of(&sw->conn, &refs, err, errlen)) &&
+	    !(rc = sn_plan_qos(want, refs, &plan, err, errlen)))
 		rc = sn_apply_plan(&sw->conn, &plan, dry_run, changes, err, errlen);
 	if (rc < 0 && !dry_run)
 		sw_log(sw, LP_LOG_ERR, "QoS apply stopped: %s", err);

@@ -73,7 +73,17 @@ int sn_apply_plan(struct sn_conn *c, const struct sn_plan *plan, int dry_run,
 		  const struct lp_change_sink *sink, char *err, size_t errlen);
 
 /* sonic_qos.c: loom's lossless QoS in SONiC's terms, and back. */
-int sn_plan_qos(const struct lp_qos *want, struct sn_plan *plan, char *err, size_t errlen);
+/* How the switch's CONFIG_DB writes a reference to an object: its plain
+ * name (SONiC 202111 and later) or "[TABLE|name]" (before). */
+enum sn_refs { SN_REFS_PLAIN, SN_REFS_BRACKET };
+/* The form the switch's CONFIG_DB schema takes, from VERSIONS|DATABASE:
+ * brackets up to version_3_0_2 (db_migrator's version_3_0_2 step converts
+ * them), plain after it and in the version_YYYYMM_NN names; no VERSIONS
+ * key (not a SONiC that ran db_migrator) is taken for plain. -EPROTO with
+ * the reason for a VERSION it cannot place. */
+int sn_refs_of(struct sn_conn *c, enum sn_refs *refs, char *err, size_t errlen);
+int sn_plan_qos(const struct lp_qos *want, enum sn_refs refs, struct sn_plan *plan, char *err,
+		size_t errlen);
 int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen);
 
 #endif

@@ -1,7 +1,10 @@
 /* plugins/sonic/sonic_qos.c: loom's lossless RoCE QoS (struct lp_qos) in
  * SONiC's CONFIG_DB terms, and read back. Schema facts, with their sources
- * in SONiC's code: docs/sonic-qos-notes.md. SONiC 202111 and later: plain
- * object names in references ("AZURE", "scheduler.0"), no [TABLE|name].
+ * in SONiC's code: docs/sonic-qos-notes.md. References to objects are plain
+ * names ("LOOM", "LOOM_DWRR_50") on SONiC 202111 and later and
+ * "[TABLE|name]" before, which orchagent requires there and rejects after
+ * (section 2 of the notes): the form follows the switch's CONFIG_DB schema
+ * version (sn_refs_of).
  *
  * Loom touches only what it owns. The maps, WRED profiles and schedulers
  * that SONiC's qos_config.j2 creates (AZURE, AZURE_LOSSLESS, scheduler.0,
@@ -263,9 +266,45 @@ static unsigned poll_interval(const struct lp_qos *w)
 	return poll < 100 ? 100 : poll;
 }
 
-int sn_plan_qos(const struct lp_qos *w, struct sn_plan *p, char *err, size_t errlen)
+/* A reference to TABLE|name in the switch's form ("" stays ""). */
+static void ref(enum sn_refs refs, const char *table, const char *name, char *out, size_t len)
 {
-	char sched[LP_TCS][32], wred[LP_TCS][32], pfc[32];
+	if (refs == SN_REFS_BRACKET && name[0])
+		snprintf(out, len, "[%.32s|%.31s]", table, name);
+	else
+		snprintf(out, len, "%.31s", name);
+}
+
+int sn_refs_of(struct sn_conn *c, enum sn_refs *refs, char *err, size_t errlen)
+{
+	char key[SN_KEY_LEN] = "VERSIONS|DATABASE";
+	redisReply *r = NULL;
+	const char *v;
+	unsigned a, b, d;
+	int rc, n;
+
+	*refs = SN_REFS_PLAIN;
+	if ((rc = sn_select(c, SN_CONFIG_DB, err, errlen)) ||
+	    (rc = sn_hgetall(c, NULL, 0, key, sizeof(key), 1, &r, err, errlen)))
+		return rc;
+	v = sn_hget(r, "VERSION");
+	if (!v || (sscanf(v, "version_%u_%u_%u%n", &a, &b, &d, &n) == 3 && !v[n])) {
+		if (v && (a < 3 || (a == 3 && b == 0 && d <= 2)))
+			*refs = SN_REFS_BRACKET;
+	} else if (!(sscanf(v, "version_%u_%u%n", &a, &b, &n) == 2 && !v[n] && a >= 202111)) {
+		snprintf(err, errlen, "VERSIONS|DATABASE VERSION \"%.40s\" is no CONFIG_DB schema "
+			 "version loom knows, so it cannot tell whether references take "
+			 "[TABLE|name] (before 202111) or plain names: nothing written", v);
+		rc = -EPROTO;
+	}
+	freeReplyObject(r);
+	return rc;
+}
+
+int sn_plan_qos(const struct lp_qos *w, enum sn_refs refs, struct sn_plan *p, char *err,
+		size_t errlen)
+{
+	char sched[LP_TCS][32], wred[LP_TCS][32], pfc[32], r[SN_STR_LEN];
 	int rc;
 
 	if ((rc = check_want(w, err, errlen)))
@@ -298,16 +337,22 @@ int sn_plan_qos(const struct lp_qos *w, struct sn_plan *p, char *err, size_t err
 	for (size_t i = 0; i < w->n_ports; i++)
 		for (unsigned q = 0; q < LP_TCS; q++) {
 			sn_plan_key(p, "QUEUE|%s|%u", w->ports[i].port, q);
-			sn_plan_set(p, "scheduler", "%s", sched[q]);
-			sn_plan_set(p, "wred_profile", "%s", wred[q]);
+			ref(refs, "SCHEDULER", sched[q], r, sizeof(r));
+			sn_plan_set(p, "scheduler", "%s", r);
+			ref(refs, "WRED_PROFILE", wred[q], r, sizeof(r));
+			sn_plan_set(p, "wred_profile", "%s", r);
 		}
 	mask_list(w->pfc_mask, pfc, sizeof(pfc));
 	for (size_t i = 0; i < w->n_ports; i++) {
 		sn_plan_key(p, "PORT_QOS_MAP|%s", w->ports[i].port);
-		sn_plan_set(p, "dscp_to_tc_map", MAP_NAME);
-		sn_plan_set(p, "tc_to_queue_map", MAP_NAME);
-		sn_plan_set(p, "tc_to_pg_map", MAP_NAME);
-		sn_plan_set(p, "pfc_to_queue_map", MAP_NAME);
+		ref(refs, "DSCP_TO_TC_MAP", MAP_NAME, r, sizeof(r));
+		sn_plan_set(p, "dscp_to_tc_map", "%s", r);
+		ref(refs, "TC_TO_QUEUE_MAP", MAP_NAME, r, sizeof(r));
+		sn_plan_set(p, "tc_to_queue_map", "%s", r);
+		ref(refs, "TC_TO_PRIORITY_GROUP_MAP", MAP_NAME, r, sizeof(r));
+		sn_plan_set(p, "tc_to_pg_map", "%s", r);
+		ref(refs, "MAP_PFC_PRIORITY_TO_QUEUE", MAP_NAME, r, sizeof(r));
+		sn_plan_set(p, "pfc_to_queue_map", "%s", r);
 		sn_plan_set(p, "pfc_enable", "%s", pfc);
 		sn_plan_set(p, "pfcwd_sw_enable", "%s", w->pfcwd.enabled ? pfc : "");
 	}

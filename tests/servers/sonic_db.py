@@ -2,8 +2,12 @@
 """tests/servers/sonic_db.py: a SONiC switch's CONFIG_DB for loom's tests, and
 a checker that refuses what SONiC refuses.
 
-  sonic_db.py seed SOCK [--ports N]      CONFIG_DB as `config qos reload` and
-                                        `pfcwd start_default` leave a 100G leaf
+  sonic_db.py seed SOCK [--ports N] [--version V]
+                                        CONFIG_DB as `config qos reload` and
+                                        `pfcwd start_default` leave a 100G leaf;
+                                        V is VERSIONS|DATABASE VERSION
+                                        (version_202311_03; version_3_0_1 for a
+                                        202106 switch, [TABLE|name] references)
   sonic_db.py snapshot SOCK > FILE      every hash of CONFIG_DB, as JSON
   sonic_db.py check SOCK [--before FILE --managed P1,P2,...]
                                         exit 0, or 1 with one line per fault
@@ -13,9 +17,11 @@ The facts, and the SONiC sources they come from, are in
 docs/sonic-qos-notes.md; each rule below names its section there (§N).
 
 What the checker enforces on CONFIG_DB as a whole:
-  - references (202111 and later: plain names, no [TABLE|name], §2) name
-    objects that exist: QUEUE.scheduler/wred_profile, PORT_QOS_MAP's maps,
-    BUFFER_PG.profile (YANG leafrefs; orchagent retries for ever, §4);
+  - references name objects that exist: QUEUE.scheduler/wred_profile,
+    PORT_QOS_MAP's maps, BUFFER_PG.profile (YANG leafrefs; orchagent retries
+    for ever, §4), in the form the schema version takes: [TABLE|name] up to
+    VERSIONS|DATABASE version_3_0_2 (orchagent requires it there), plain
+    names after (orchagent rejects brackets), §2;
   - SCHEDULER type DWRR|WRR|STRICT, weight 1..100 (§5, YANG sonic-scheduler);
   - WRED_PROFILE ecn enumeration, booleans, min <= max, probabilities
     0..100 (§5, YANG sonic-wred-profile; orchagent WredMapHandler);
@@ -105,10 +111,21 @@ def load(r):
 
 # ---- seed: a 100G leaf after `config qos reload` (traditional buffers) ----
 
-def seed(r, n_ports):
+def bracket_refs(version):
+    """Does the CONFIG_DB schema `version` take [TABLE|name] references?"""
+    m = re.fullmatch(r"version_([0-9]+)_([0-9]+)_([0-9]+)", version or "")
+    return bool(m) and tuple(int(x) for x in m.groups()) <= (3, 0, 2)
+
+
+def seed(r, n_ports, version="version_202311_03"):
     ports = ["Ethernet%d" % (4 * i) for i in range(n_ports)]
+    br = bracket_refs(version)
+
+    def ref(table, name):
+        return "[%s|%s]" % (table, name) if br else name
+
     db = {}
-    db["VERSIONS|DATABASE"] = {"VERSION": "version_202311_03"}
+    db["VERSIONS|DATABASE"] = {"VERSION": version}
     db["DEVICE_METADATA|localhost"] = {
         "hostname": "leaf1", "hwsku": "Arista-7050CX3-32S-C32",
         "platform": "x86_64-arista_7050cx3_32s", "mac": "0c:42:a1:00:00:01",
@@ -135,15 +152,22 @@ def seed(r, n_ports):
         wred.update({c + "_min_threshold": "1048576", c + "_max_threshold": "2097152",
                      c + "_drop_probability": "5"})
     db["WRED_PROFILE|AZURE_LOSSLESS"] = wred
-    db["PORT_QOS_MAP|global"] = {"dscp_to_tc_map": "AZURE"}
+    if not br:  # 202205 and later (§4)
+        db["PORT_QOS_MAP|global"] = {"dscp_to_tc_map": "AZURE"}
     for p in ports:
-        db["PORT_QOS_MAP|" + p] = {"dscp_to_tc_map": "AZURE", "tc_to_queue_map": "AZURE",
-                                   "tc_to_pg_map": "AZURE", "pfc_to_queue_map": "AZURE",
-                                   "pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"}
+        db["PORT_QOS_MAP|" + p] = {"dscp_to_tc_map": ref("DSCP_TO_TC_MAP", "AZURE"),
+                                   "tc_to_queue_map": ref("TC_TO_QUEUE_MAP", "AZURE"),
+                                   "tc_to_pg_map": ref("TC_TO_PRIORITY_GROUP_MAP", "AZURE"),
+                                   "pfc_to_queue_map": ref("MAP_PFC_PRIORITY_TO_QUEUE",
+                                                           "AZURE"),
+                                   "pfc_enable": "3,4"}
+        if not br:
+            db["PORT_QOS_MAP|" + p]["pfcwd_sw_enable"] = "3,4"
         for q in range(7):
             db["QUEUE|%s|%d" % (p, q)] = (
-                {"scheduler": "scheduler.1", "wred_profile": "AZURE_LOSSLESS"}
-                if q in (3, 4) else {"scheduler": "scheduler.0"})
+                {"scheduler": ref("SCHEDULER", "scheduler.1"),
+                 "wred_profile": ref("WRED_PROFILE", "AZURE_LOSSLESS")}
+                if q in (3, 4) else {"scheduler": ref("SCHEDULER", "scheduler.0")})
     # buffers_config.j2 and buffermgrd's lossless PGs (§7)
     db["CABLE_LENGTH|AZURE"] = {p: "5m" for p in ports}
     db["BUFFER_POOL|ingress_lossless_pool"] = {"type": "ingress", "mode": "dynamic",
@@ -162,11 +186,15 @@ def seed(r, n_ports):
         "pool": "ingress_lossless_pool", "size": "50176", "xon": "19456", "xoff": "30720",
         "dynamic_th": "0"}
     for p in ports:
-        db["BUFFER_PG|%s|0" % p] = {"profile": "ingress_lossy_profile"}
-        db["BUFFER_PG|%s|3-4" % p] = {"profile": "pg_lossless_100000_5m_profile"}
-        db["BUFFER_QUEUE|%s|3-4" % p] = {"profile": "egress_lossless_profile"}
-        db["BUFFER_QUEUE|%s|0-2" % p] = {"profile": "egress_lossy_profile"}
-        db["BUFFER_QUEUE|%s|5-6" % p] = {"profile": "egress_lossy_profile"}
+        db["BUFFER_PG|%s|0" % p] = {"profile": ref("BUFFER_PROFILE", "ingress_lossy_profile")}
+        db["BUFFER_PG|%s|3-4" % p] = {"profile": ref("BUFFER_PROFILE",
+                                                     "pg_lossless_100000_5m_profile")}
+        db["BUFFER_QUEUE|%s|3-4" % p] = {"profile": ref("BUFFER_PROFILE",
+                                                        "egress_lossless_profile")}
+        db["BUFFER_QUEUE|%s|0-2" % p] = {"profile": ref("BUFFER_PROFILE",
+                                                        "egress_lossy_profile")}
+        db["BUFFER_QUEUE|%s|5-6" % p] = {"profile": ref("BUFFER_PROFILE",
+                                                        "egress_lossy_profile")}
     # pfcwd start_default: 200 ms per started group of 32 ports (§6)
     m = (n_ports + 31) // 32
     for p in ports:
@@ -196,6 +224,8 @@ def check(db, before=None, managed=()):
         faults.append("%s: %s" % (key, what))
 
     ports = {k.split("|", 1)[1] for k in db if k.startswith("PORT|")}
+    version = db.get("VERSIONS|DATABASE", {}).get("VERSION")
+    br = bracket_refs(version)
 
     def table(name):
         return {k.split("|", 1)[1]: v for k, v in db.items() if k.startswith(name + "|")}
@@ -204,10 +234,18 @@ def check(db, before=None, managed=()):
         v = db[key].get(field)
         if v is None:
             return
-        if v.startswith("["):
-            fault(key, "%s = %s: 202111 and later take plain names, not [TABLE|name]"
-                  % (field, v))
-        elif "%s|%s" % (target, v) not in db:
+        if br:
+            m = re.fullmatch(r"\[%s\|(.+)\]" % re.escape(target), v)
+            if not m:
+                fault(key, "%s = %s: schema %s takes [%s|name] references"
+                      % (field, v, version, target))
+                return
+            v = m.group(1)
+        elif v.startswith("["):
+            fault(key, "%s = %s: schema %s (202111 and later) takes plain names, not "
+                  "[TABLE|name]" % (field, v, version))
+            return
+        if "%s|%s" % (target, v) not in db:
             fault(key, "%s = %s: no %s|%s" % (field, v, target, v))
 
     for name, fv in table("SCHEDULER").items():
@@ -323,7 +361,7 @@ def main(argv):
     r = Redis(argv[2])
     opts = dict(zip(argv[3::2], argv[4::2]))
     if argv[1] == "seed":
-        seed(r, int(opts.get("--ports", "32")))
+        seed(r, int(opts.get("--ports", "32")), opts.get("--version", "version_202311_03"))
         return 0
     if argv[1] == "snapshot":
         json.dump(load(r), sys.stdout, sort_keys=True)

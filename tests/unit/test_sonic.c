@@ -542,6 +542,68 @@ START_TEST(sonic_watchdog_off_deletes_the_ports_pfc_wd_entry_as_pfcwd_stop_does)
 }
 END_TEST
 
+/* SONiC before 202111 (CONFIG_DB schema up to version_3_0_2) takes
+ * references as [TABLE|name] and orchagent there rejects plain names; on
+ * 202111 and later it is the other way round. loom writes the switch's
+ * form, CONFIG_DB passes the checker for that schema, and reads back. */
+START_TEST(sonic_apply_on_a_202106_switch_writes_bracketed_references)
+{
+	struct lp_qos *want = fp_default_want(ops, sw), *got;
+	struct changes cs = { 0 };
+	char args[512], out[8192], snap[160];
+	int ret;
+
+	snprintf(args, sizeof(args), "seed %s --ports 12 --version version_3_0_1", fr_sock);
+	ck_assert_int_eq(sonic_db(args, out, sizeof(out)), 0);
+	snprintf(snap, sizeof(snap), "%s/before.json", fr_dir);
+	snprintf(args, sizeof(args), "snapshot %s > '%s'", fr_sock, snap);
+	ck_assert_int_eq(sonic_db(args, out, sizeof(out)), 0);
+	want->n_ports = 2;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_str_eq(fr_hget("QUEUE|Ethernet4|3", "scheduler"), "[SCHEDULER|LOOM_DWRR_50]");
+	ck_assert_str_eq(fr_hget("QUEUE|Ethernet4|3", "wred_profile"),
+			 "[WRED_PROFILE|LOOM_LOSSLESS]");
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet0", "dscp_to_tc_map"),
+			 "[DSCP_TO_TC_MAP|LOOM]");
+	ck_assert_str_eq(fr_hget("PORT_QOS_MAP|Ethernet0", "tc_to_pg_map"),
+			 "[TC_TO_PRIORITY_GROUP_MAP|LOOM]");
+	snprintf(args, sizeof(args), "check %s --before '%s' --managed Ethernet0,Ethernet4",
+		 fr_sock, snap);
+	ck_assert_msg(sonic_db(args, out, sizeof(out)) == 0, "after apply:\n%s", out);
+	got = read_back(want, &ret);
+	ck_assert_msg(ret == 0, "qos_read: %s", err);
+	ck_assert_mem_eq(got->dscp_to_tc, want->dscp_to_tc, sizeof(want->dscp_to_tc));
+	ck_assert_mem_eq(got->ets_weight, want->ets_weight, sizeof(want->ets_weight));
+	ck_assert_uint_eq(got->strict_mask, want->strict_mask);
+	cs.n = 0;
+	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
+	ck_assert_uint_eq(cs.n, 0);
+	free(got);
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
+/* A schema version loom cannot place: it cannot know the reference form,
+ * so it writes nothing and says why. */
+START_TEST(sonic_apply_refuses_a_schema_version_it_cannot_place)
+{
+	struct lp_qos *want = fp_default_want(ops, sw);
+	struct changes cs = { 0 };
+	long long keys;
+
+	fr_hset(CONFIG_DB, "VERSIONS|DATABASE", "VERSION", "version_unknown", NULL);
+	keys = fr_integer(CONFIG_DB, "DBSIZE", NULL);
+	ck_assert_int_eq(apply(want, 0, &cs), -EPROTO);
+	ck_assert_msg(strstr(err, "VERSIONS|DATABASE") && strstr(err, "version_unknown"), "%s",
+		      err);
+	ck_assert_uint_eq(cs.n, 0);
+	ck_assert_int_eq(fr_integer(CONFIG_DB, "DBSIZE", NULL), keys);
+	free(cs.v);
+	free(want);
+}
+END_TEST
+
 START_TEST(sonic_second_apply_reports_no_change)
 {
 	struct lp_qos *want = fp_default_want(ops, sw);
@@ -1035,6 +1097,8 @@ int main(void)
 	tcase_add_test(tc, sonic_apply_of_the_default_policy_writes_sonic_tables);
 	tcase_add_test(tc, sonic_apply_to_two_ports_leaves_what_other_ports_use_byte_identical);
 	tcase_add_test(tc, sonic_watchdog_off_deletes_the_ports_pfc_wd_entry_as_pfcwd_stop_does);
+	tcase_add_test(tc, sonic_apply_on_a_202106_switch_writes_bracketed_references);
+	tcase_add_test(tc, sonic_apply_refuses_a_schema_version_it_cannot_place);
 	tcase_add_test(tc, sonic_second_apply_reports_no_change);
 	tcase_add_test(tc, sonic_dry_run_reports_every_change_and_writes_nothing);
 	tcase_add_test(tc, sonic_dry_run_reports_the_one_field_changed_behind_looms_back);
