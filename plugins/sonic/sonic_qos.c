@@ -10,8 +10,7 @@
  * that SONiC's qos_config.j2 creates (AZURE, AZURE_LOSSLESS, scheduler.0,
  * scheduler.1) serve every port of the switch: changing one in place
  * changes ports loom does not manage (scheduler.1 turned STRICT made every
- * other port's lossless queues strict priority), and a SCHEDULER's type and
- * weight cannot be changed by config patching at all. So loom creates its
+ * other port's lossless queues strict priority). So loom creates its
  * own objects, named LOOM..., points only the ports it manages at them, and
  * never writes an object it did not create. The per-port entries (QUEUE,
  * PORT_QOS_MAP, PFC_WD of a managed port, its field of CABLE_LENGTH) are the
@@ -65,9 +64,10 @@
  * Scheduler names say what the scheduler is: LOOM_DWRR_<w> {type DWRR,
  * weight w} for each distinct weight of the queues that are not strict and
  * have one, and LOOM_STRICT {type STRICT} for all strict queues (SAI orders
- * strict queues by their index). A name never changes its type or weight,
- * which SONiC's config patching refuses to change: a new weight is a new
- * scheduler and the queues are pointed at it. SONiC's sample intent (queues
+ * strict queues by their index). A name never changes its type or weight
+ * (orchagent would change a scheduler in place, under every queue that
+ * uses it): a new weight is a new scheduler and the queues are pointed at
+ * it. SONiC's sample intent (queues
  * 0,1,2,5,6 weight 14, queues 3,4 weight 15) gives LOOM_DWRR_14 and
  * LOOM_DWRR_15; loom's defaults (weights 50/50 on queues 0 and 3, queue 6
  * strict) give LOOM_DWRR_50 and LOOM_STRICT. Loom's objects no queue uses

@@ -35,8 +35,9 @@ What the checker enforces on CONFIG_DB as a whole:
   - CABLE_LENGTH fields are ports, values [0-9]+m (§7, YANG
     sonic-cable-length).
 And, given the CONFIG_DB from before an apply and the ports it manages:
-  - a SCHEDULER that existed keeps its type and weight (config patching
-    refuses to change them; orchagent would have to re-create it);
+  - a SCHEDULER that existed keeps its type and weight: orchagent would
+    change it in place under every queue that uses it (SONiC itself allows
+    the change: no YANG or config-patching create-only marking);
   - every key that is not a managed port's own (its QUEUE, PORT_QOS_MAP,
     PFC_WD, BUFFER_PG, BUFFER_QUEUE entries) and existed before is byte for
     byte what it was, except CABLE_LENGTH, where only managed ports' fields
@@ -338,7 +339,8 @@ def check(db, before=None, managed=()):
             if key.startswith("SCHEDULER|") and new is not None:
                 for f in ("type", "weight"):
                     if old.get(f) != new.get(f):
-                        fault(key, "%s changed from %s to %s: create-only"
+                        fault(key, "%s changed from %s to %s: an existing scheduler, "
+                              "under every queue that uses it"
                               % (f, old.get(f), new.get(f)))
             if own and own.match(key):
                 continue
