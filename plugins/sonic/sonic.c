@@ -9,7 +9,11 @@
  *                           address: "unix:/var/run/redis/redis.sock" }
  * or "10.0.0.1:6379" / "leaf1" (port 6379) when loomd reaches the switch's
  * Redis over the network; the credentials file's first line is the Redis
- * password. No plugin options yet (any is refused, so a typo shows).
+ * password. One plugin option (any other is refused, so a typo shows):
+ * pg_profile_lookup=PATH, a copy of the switch SKU's pg_profile_lookup.ini
+ * on the loomd host, read at open: the (speed, cable) pairs buffermgrd has
+ * headroom for (sonic_buffers.c), e.g.
+ *   options: "pg_profile_lookup=/etc/loom/sonic/ACS-MSN2700.ini" 
  *
  * Databases (SONiC's database_config.json): APPL_DB 0 (separator ':'),
  * CONFIG_DB 4 ('|'), STATE_DB 6 ('|'). loom writes CONFIG_DB only: that is
@@ -125,6 +129,27 @@ static void free_replies(redisReply **r, size_t n)
 
 /* ---- open, close, health ------------------------------------------------ */
 
+/* "pg_profile_lookup=PATH" (the one option), or nothing. */
+static int parse_options(struct lp_switch *sw, const char *opts, char *err, size_t errlen)
+{
+	static const char key[] = "pg_profile_lookup=";
+	int rc;
+
+	if (!opts || !*opts)
+		return 0;
+	if (strncmp(opts, key, sizeof(key) - 1) || !opts[sizeof(key) - 1] ||
+	    strchr(opts, ',')) {
+		snprintf(err, errlen, "options \"%.200s\": the sonic plugin takes only "
+			 "pg_profile_lookup=PATH", opts);
+		return -EINVAL;
+	}
+	if ((rc = sn_lookup_load(opts + sizeof(key) - 1, &sw->lookup, err, errlen)))
+		return rc;
+	sw_log(sw, LP_LOG_INFO, "%zu headroom rows (speed, cable) from %s", sw->lookup.n,
+	       sw->lookup.path);
+	return 0;
+}
+
 static int sonic_open(const struct lp_endpoint *ep, const struct lp_host *host,
 		      struct lp_switch **out, char *err, size_t errlen)
 {
@@ -133,17 +158,18 @@ static int sonic_open(const struct lp_endpoint *ep, const struct lp_host *host,
 	int rc;
 
 	*out = NULL;
-	if (ep->options && *ep->options) {
-		snprintf(err, errlen, "options \"%s\": the sonic plugin takes none", ep->options);
-		return -EINVAL;
-	}
 	if (!(sw = calloc(1, sizeof(*sw)))) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	lp_copy_str(sw->name, sizeof(sw->name), ep->name);
 	sw->host = host;
+	if ((rc = parse_options(sw, ep->options, err, errlen))) {
+		free(sw);
+		return rc;
+	}
 	if ((rc = sn_conn_init(&sw->conn, ep, err, errlen))) {
+		sn_lookup_free(&sw->lookup);
 		free(sw);
 		return rc;
 	}
@@ -152,6 +178,7 @@ static int sonic_open(const struct lp_endpoint *ep, const struct lp_host *host,
 	sn_sigpipe_restore(&sp);
 	if (rc) {
 		sn_conn_fini(&sw->conn);
+		sn_lookup_free(&sw->lookup);
 		free(sw);
 		return rc;
 	}
@@ -165,6 +192,7 @@ static void sonic_close(struct lp_switch *sw)
 	if (!sw)
 		return;
 	sn_conn_fini(&sw->conn);
+	sn_lookup_free(&sw->lookup);
 	free(sw);
 }
 
@@ -329,6 +357,7 @@ static int qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, size_t er
 static int qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_run,
 		     const struct lp_change_sink *changes, char *err, size_t errlen)
 {
+	struct sn_buffers buffers = { 0 };
 	struct sn_plan plan;
 	enum sn_refs refs;
 	int rc;
@@ -336,10 +365,14 @@ static int qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_ru
 	sn_plan_init(&plan);
 	if (!(rc = sn_connect(&sw->conn, err, errlen)) &&
 	    !(rc = sn_refs_of(&sw->conn, &refs, err, errlen)) &&
-	    !(rc = sn_plan_qos(want, refs, &plan, err, errlen)))
+	    !(rc = sn_buffers_read(&sw->conn, want, &buffers, err, errlen)) &&
+	    !(rc = sn_buffers_check(&buffers, &sw->lookup, want, sw->host, sw->name, err,
+				    errlen)) &&
+	    !(rc = sn_plan_qos(want, refs, &buffers, &plan, err, errlen)))
 		rc = sn_apply_plan(&sw->conn, &plan, dry_run, changes, err, errlen);
 	if (rc < 0 && !dry_run)
 		sw_log(sw, LP_LOG_ERR, "QoS apply stopped: %s", err);
+	sn_buffers_free(&buffers);
 	sn_plan_free(&plan);
 	return rc;
 }

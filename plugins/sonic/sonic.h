@@ -6,16 +6,34 @@
 #define SONIC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "loom/loom_plugin.h"
 #include "sonic_redis.h"
 
 /* The handle of one switch: all the plugin's state is here (ops on
  * different handles run at once; loomd never runs two on one). */
+/* (speed, cable) pairs that have a headroom row: a pg_profile_lookup.ini's
+ * (line: where) or those the switch's lossless profiles prove (line 0). */
+struct sn_lengths {
+	char speed[16];           /* PORT speed as buffermgrd names it: "100000" */
+	unsigned cable_m;
+	unsigned line;
+};
+
+/* The plugin option pg_profile_lookup=PATH: a copy of the SKU's
+ * pg_profile_lookup.ini (n == 0: none given). */
+struct sn_lookup {
+	char path[256];
+	struct sn_lengths *row;
+	size_t n;
+};
+
 struct lp_switch {
 	struct sn_conn conn;
 	char name[LP_NAME_LEN];
 	const struct lp_host *host;
+	struct sn_lookup lookup;
 };
 
 #define SN_KEY_LEN 160            /* "QUEUE|" + port + "|7" and the like */
@@ -82,8 +100,52 @@ enum sn_refs { SN_REFS_PLAIN, SN_REFS_BRACKET };
  * key (not a SONiC that ran db_migrator) is taken for plain. -EPROTO with
  * the reason for a VERSION it cannot place. */
 int sn_refs_of(struct sn_conn *c, enum sn_refs *refs, char *err, size_t errlen);
-int sn_plan_qos(const struct lp_qos *want, enum sn_refs refs, struct sn_plan *plan, char *err,
-		size_t errlen);
+struct sn_buffers;
+/* The plan of want; buffers (NULL: none read) adds the deletion of stale
+ * lossless priority groups (sn_buffers_plan_stale) before pfc_enable. */
+int sn_plan_qos(const struct lp_qos *want, enum sn_refs refs, const struct sn_buffers *buffers,
+		struct sn_plan *plan, char *err, size_t errlen);
+/* The object name a reference names: "AZURE" of "AZURE" or of the old
+ * "[TABLE|AZURE]"; dflt for NULL or "". */
+void sn_ref_name(const char *ref, const char *dflt, char *out, size_t outlen);
 int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen);
+
+/* sonic_buffers.c: what buffermgrd will make of loom's cable lengths and
+ * lossless priorities (traditional buffer model), checked before writing. */
+int sn_lookup_load(const char *path, struct sn_lookup *lk, char *err, size_t errlen);
+void sn_lookup_free(struct sn_lookup *lk);
+
+/* A managed port's BUFFER_PG entry: key first (read with sn_hgetall). */
+struct sn_pg {
+	char key[SN_KEY_LEN];
+	char range[8];            /* "3-4", "3" */
+	char profile[SN_STR_LEN]; /* its profile's name, "" none */
+};
+
+struct sn_buffers {
+	int dynamic;              /* buffer_model dynamic: nothing to check */
+	char (*speed)[16];        /* PORT speed of want->ports[i], "" unknown */
+	struct sn_lengths *have;  /* pairs of BUFFER_PROFILE|pg_lossless_* */
+	size_t n_have, cap_have;
+	struct sn_pg *pg;         /* the managed ports' BUFFER_PG entries */
+	size_t n_pg;
+};
+
+int sn_buffers_read(struct sn_conn *c, const struct lp_qos *want, struct sn_buffers *b,
+		    char *err, size_t errlen);
+void sn_buffers_free(struct sn_buffers *b);
+/* -EINVAL, with the port, speed, length and the lengths that have a row,
+ * when a managed lossless port's (speed, cable) has none (lk: the lookup
+ * option, or NULL/empty: the switch's own profiles). */
+int sn_buffers_check(const struct sn_buffers *b, const struct sn_lookup *lk,
+		     const struct lp_qos *want, const struct lp_host *host, const char *sw_name,
+		     char *err, size_t errlen);
+/* Delete buffermgrd's lossless BUFFER_PG entries that are no run of want's
+ * lossless priorities. */
+void sn_buffers_plan_stale(const struct sn_buffers *b, const struct lp_qos *want,
+			   struct sn_plan *p);
+/* The BUFFER_PG ranges of mask as buffermgrd writes them: one per run of
+ * consecutive priorities ("3-4"; "3" and "6"). How many (at most max). */
+size_t sn_pg_runs(uint8_t mask, char (*out)[8], size_t max);
 
 #endif

@@ -301,8 +301,8 @@ int sn_refs_of(struct sn_conn *c, enum sn_refs *refs, char *err, size_t errlen)
 	return rc;
 }
 
-int sn_plan_qos(const struct lp_qos *w, enum sn_refs refs, struct sn_plan *p, char *err,
-		size_t errlen)
+int sn_plan_qos(const struct lp_qos *w, enum sn_refs refs, const struct sn_buffers *buffers,
+		struct sn_plan *p, char *err, size_t errlen)
 {
 	char sched[LP_TCS][32], wred[LP_TCS][32], pfc[32], r[SN_STR_LEN];
 	int rc;
@@ -343,6 +343,7 @@ int sn_plan_qos(const struct lp_qos *w, enum sn_refs refs, struct sn_plan *p, ch
 			sn_plan_set(p, "wred_profile", "%s", r);
 		}
 	mask_list(w->pfc_mask, pfc, sizeof(pfc));
+	sn_buffers_plan_stale(buffers, w, p);
 	for (size_t i = 0; i < w->n_ports; i++) {
 		sn_plan_key(p, "PORT_QOS_MAP|%s", w->ports[i].port);
 		ref(refs, "DSCP_TO_TC_MAP", MAP_NAME, r, sizeof(r));
@@ -413,8 +414,7 @@ static uint8_t parse_mask(const char *s)
 	return m;
 }
 
-/* The object name a reference names: "AZURE", or the old "[TABLE|AZURE]". */
-static void ref_name(const char *ref, const char *dflt, char *out, size_t outlen)
+void sn_ref_name(const char *ref, const char *dflt, char *out, size_t outlen)
 {
 	size_t n;
 
@@ -437,32 +437,13 @@ static int nonempty(const redisReply *r)
 	return r && r->type == REDIS_REPLY_ARRAY && r->elements > 0;
 }
 
-/* The first lossless priority group as buffermgrd names it: each run of
- * consecutive priorities is one BUFFER_PG key, "3-4" for {3,4}, "3" and "6"
- * for {3,6} (never "3-6", which would take in 4 and 5). All of a port's
- * lossless groups get the same headroom profile (its speed and cable), so
- * the first tells it. */
-static void pg_first_run(uint8_t mask, char *out, size_t outlen)
-{
-	int lo = 0, hi;
-
-	while (lo < 8 && !(mask >> lo & 1))
-		lo++;
-	for (hi = lo; hi + 1 < 8 && mask >> (hi + 1) & 1; hi++)
-		;
-	if (lo == hi)
-		snprintf(out, outlen, "%d", lo);
-	else
-		snprintf(out, outlen, "%d-%d", lo, hi);
-}
-
 /* Per-port facts: speed, cable, headroom as buffermgrd made it. */
 static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_LEN],
 		      redisReply **r, char *err, size_t errlen)
 {
 	size_t n = q->n_ports;
 	redisReply *cable = NULL;
-	char range[24];
+	char range[8][8];
 	int rc;
 
 	snprintf(keys[0], SN_KEY_LEN, "CABLE_LENGTH|" CABLE_NAME);
@@ -480,15 +461,17 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 	sn_replies_clear(r, n);
 	if (!q->pfc_mask)
 		return 0;
-	pg_first_run(q->pfc_mask, range, sizeof(range));
+	/* All of a port's lossless groups get the same headroom profile (its
+	 * speed and cable), so the first run's tells it. */
+	sn_pg_runs(q->pfc_mask, range, 8);
 	for (size_t i = 0; i < n; i++)
-		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PG|%s|%s", q->ports[i].port, range);
+		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PG|%s|%s", q->ports[i].port, range[0]);
 	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		char name[SN_STR_LEN];
 
-		ref_name(sn_hget(r[i], "profile"), "NULL", name, sizeof(name));
+		sn_ref_name(sn_hget(r[i], "profile"), "NULL", name, sizeof(name));
 		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PROFILE|%s", name);
 	}
 	sn_replies_clear(r, n);
@@ -517,8 +500,8 @@ static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
 	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, LP_TCS + 1, r, err, errlen)))
 		return rc;
 	for (unsigned t = 0; t < LP_TCS; t++) {
-		ref_name(sn_hget(r[t], "scheduler"), "", sched[t], sizeof(sched[t]));
-		ref_name(sn_hget(r[t], "wred_profile"), "", wred[t], sizeof(wred[t]));
+		sn_ref_name(sn_hget(r[t], "scheduler"), "", sched[t], sizeof(sched[t]));
+		sn_ref_name(sn_hget(r[t], "wred_profile"), "", wred[t], sizeof(wred[t]));
 	}
 	if (sn_hget(r[LP_TCS], "detection_time")) {
 		const char *a = sn_hget(r[LP_TCS], "action");
@@ -602,9 +585,9 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 	for (ref = 0; ref < n && !nonempty(r[ref]); ref++)
 		;
 	pqm = ref < n ? r[ref] : NULL;
-	ref_name(sn_hget(pqm, "dscp_to_tc_map"), MAP_NAME, dscp, sizeof(dscp));
-	ref_name(sn_hget(pqm, "tc_to_queue_map"), MAP_NAME, tcq, sizeof(tcq));
-	ref_name(sn_hget(pqm, "tc_to_pg_map"), MAP_NAME, tcpg, sizeof(tcpg));
+	sn_ref_name(sn_hget(pqm, "dscp_to_tc_map"), MAP_NAME, dscp, sizeof(dscp));
+	sn_ref_name(sn_hget(pqm, "tc_to_queue_map"), MAP_NAME, tcq, sizeof(tcq));
+	sn_ref_name(sn_hget(pqm, "tc_to_pg_map"), MAP_NAME, tcpg, sizeof(tcpg));
 	q->pfc_mask = parse_mask(sn_hget(pqm, "pfc_enable"));
 	sn_replies_clear(r, n);
 	pqm = NULL;

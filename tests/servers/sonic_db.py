@@ -11,6 +11,12 @@ a checker that refuses what SONiC refuses.
   sonic_db.py snapshot SOCK > FILE      every hash of CONFIG_DB, as JSON
   sonic_db.py check SOCK [--before FILE --managed P1,P2,...]
                                         exit 0, or 1 with one line per fault
+  sonic_db.py lookup > FILE             the leaf SKU's pg_profile_lookup.ini
+  sonic_db.py buffermgrd SOCK [--before FILE]
+                                        what buffermgrd (traditional model)
+                                        does on the PORT_QOS_MAP pfc_enable
+                                        changes since FILE (every port's
+                                        without it); prints its error lines
 
 SOCK is a redis-server's unix socket (the test's own, see fixture_redis.h).
 The facts, and the SONiC sources they come from, are in
@@ -33,7 +39,18 @@ What the checker enforces on CONFIG_DB as a whole:
     100..60000; action drop|forward|alert; both >= PFC_WD|GLOBAL
     POLL_INTERVAL, itself 100..1000 (§6, YANG sonic-pfcwd);
   - CABLE_LENGTH fields are ports, values [0-9]+m (§7, YANG
-    sonic-cable-length).
+    sonic-cable-length);
+  - traditional buffer model: every port with lossless priorities
+    (pfc_enable) has a cable length whose (speed, cable) pair has a row in
+    the SKU's pg_profile_lookup.ini (LOOKUP below); without one buffermgrd
+    logs "No PG profile configured for speed .. and cable length .." and
+    PFC runs without headroom (SW:cfgmgr/buffermgr.cpp doSpeedUpdateTask,
+    §7);
+  - no priority group is in two BUFFER_PG entries of a port, and a
+    buffermgrd-made lossless entry (profile pg_lossless_*) covers only
+    priorities of the port's pfc_enable: buffermgrd never deletes one, so
+    an entry left behind when pfc_enable narrowed keeps headroom on a lossy
+    priority (SW:cfgmgr/buffermgr.cpp writes, never deletes, §7).
 And, given the CONFIG_DB from before an apply and the ports it manages:
   - a SCHEDULER that existed keeps its type and weight: orchagent would
     change it in place under every queue that uses it (SONiC itself allows
@@ -108,6 +125,90 @@ def load(r):
     keys = sorted(r.cmd("KEYS", "*"))
     replies = r.pipeline([("HGETALL", k) for k in keys])
     return {k: dict(zip(v[0::2], v[1::2])) for k, v in zip(keys, replies)}
+
+
+# ---- the SKU's pg_profile_lookup.ini and buffermgrd (§7) ------------------
+
+# (speed, cable) -> (size, xon, xoff, threshold): the form of
+# BI:device/<vendor>/<platform>/<sku>/pg_profile_lookup.ini (columns speed
+# cable size xon xoff threshold [xon_offset]; rows for 5m, 40m and 300m per
+# speed, as the SKUs ship them). The 100000 5m row is ACS-MSN2700's
+# (docs/sonic-qos-notes.md §7); the other figures are this fake's own.
+LOOKUP = {}
+for _speed, _xoff in (("10000", 9728), ("25000", 10752), ("40000", 17408),
+                      ("50000", 19456), ("100000", 30720)):
+    for _i, _cable in enumerate(("5m", "40m", "300m")):
+        _x = _xoff * (1, 3, 9)[_i]  # headroom grows with the cable
+        LOOKUP[(_speed, _cable)] = (str(19456 + _x), "19456", str(_x), "0")
+
+
+def lookup_ini():
+    lines = ["# PG lossless profiles.",
+             "# speed cable size    xon  xoff threshold"]
+    for (speed, cable), (size, xon, xoff, th) in sorted(
+            LOOKUP.items(), key=lambda kv: (int(kv[0][0]), int(kv[0][1][:-1]))):
+        lines.append("  %-6s %-4s %-7s %-6s %-6s %s" % (speed, cable, size, xon, xoff, th))
+    return "\n".join(lines) + "\n"
+
+
+def pg_runs(pfc_enable):
+    """buffermgrd's BUFFER_PG ranges for pfc_enable "3,4" -> ["3-4"]; "3,6"
+    -> ["3", "6"] (SW:cfgmgr/buffermgr.cpp generateIdListFromMap)."""
+    prios = sorted({int(p) for p in pfc_enable.split(",") if p})
+    runs = []
+    for p in prios:
+        if runs and runs[-1][1] == p - 1:
+            runs[-1][1] = p
+        else:
+            runs.append([p, p])
+    return ["%d" % a if a == b else "%d-%d" % (a, b) for a, b in runs]
+
+
+def pg_set(rng):
+    a, _, b = rng.partition("-")
+    return set(range(int(a), int(b or a) + 1))
+
+
+def buffermgrd(r, before=None):
+    """doPortQosTableTask -> doSpeedUpdateTask for each port whose pfc_enable
+    changed (SW:cfgmgr/buffermgr.cpp, traditional model): the profile
+    pg_lossless_<speed>_<cable>_profile from LOOKUP if absent, and
+    BUFFER_PG|<port>|<run> for each run; nothing when (speed, cable) has no
+    row (its error line is returned); it never deletes an entry."""
+    db = load(r)
+    if db.get("DEVICE_METADATA|localhost", {}).get("buffer_model") == "dynamic":
+        return []
+    cable = db.get("CABLE_LENGTH|AZURE", {})
+    errors, cmds = [], [("SELECT", CONFIG_DB)]
+    for key, fv in sorted(db.items()):
+        if not key.startswith("PORT_QOS_MAP|") or "pfc_enable" not in fv:
+            continue
+        port = key.split("|", 1)[1]
+        if port == "global" or "PORT|" + port not in db:
+            continue
+        if before is not None and before.get(key, {}).get("pfc_enable") == fv["pfc_enable"]:
+            continue
+        speed, length = db["PORT|" + port].get("speed"), cable.get(port)
+        if length is None or length == "0m" or speed is None:
+            continue
+        if (speed, length) not in LOOKUP:
+            errors.append("buffermgrd: Unable to create/update PG profile for port %s. No PG "
+                          "profile configured for speed %s and cable length %s"
+                          % (port, speed, length))
+            continue
+        name = "pg_lossless_%s_%s_profile" % (speed, length)
+        size, xon, xoff, th = LOOKUP[(speed, length)]
+        if "BUFFER_PROFILE|" + name not in db:
+            mode = db.get("BUFFER_POOL|ingress_lossless_pool", {}).get("mode", "dynamic")
+            cmds.append(["HSET", "BUFFER_PROFILE|" + name, "pool", "ingress_lossless_pool",
+                         "xon", xon, "xoff", xoff, "size", size, mode + "_th", th])
+        ref = "[BUFFER_PROFILE|%s]" % name if bracket_refs(
+            db.get("VERSIONS|DATABASE", {}).get("VERSION")) else name
+        for run in pg_runs(fv["pfc_enable"]):
+            cmds.append(["DEL", "BUFFER_PG|%s|%s" % (port, run)])
+            cmds.append(["HSET", "BUFFER_PG|%s|%s" % (port, run), "profile", ref])
+    r.pipeline(cmds)
+    return errors
 
 
 # ---- seed: a 100G leaf after `config qos reload` (traditional buffers) ----
@@ -331,6 +432,39 @@ def check(db, before=None, managed=()):
                 fault("CABLE_LENGTH|" + name, "field %s is no port" % p)
             if not re.fullmatch(r"[0-9]+m", v):
                 fault("CABLE_LENGTH|" + name, "%s = %r does not match [0-9]+m" % (p, v))
+    if db.get("DEVICE_METADATA|localhost", {}).get("buffer_model") != "dynamic":
+        cable = db.get("CABLE_LENGTH|AZURE", {})
+        for name, fv in sorted(table("PORT_QOS_MAP").items()):
+            if name not in ports or not fv.get("pfc_enable"):
+                continue
+            speed, length = db["PORT|" + name].get("speed"), cable.get(name)
+            if speed and length and length != "0m" and (speed, length) not in LOOKUP:
+                fault("CABLE_LENGTH|AZURE", "%s = %s at speed %s: no pg_profile_lookup.ini "
+                      "row, buffermgrd logs 'No PG profile configured' and PFC runs without "
+                      "headroom" % (name, length, speed))
+    pgs = {}
+    for name, fv in table("BUFFER_PG").items():
+        port, _, rng = name.rpartition("|")
+        if not re.fullmatch(r"[0-7](-[0-7])?", rng):
+            fault("BUFFER_PG|" + name, "pg_num %s does not match [0-7](-[0-7])?" % rng)
+            continue
+        pgs.setdefault(port, []).append((rng, fv))
+    for port, entries in sorted(pgs.items()):
+        seen = {}
+        lossless = {int(p) for p in db.get("PORT_QOS_MAP|" + port, {})
+                    .get("pfc_enable", "").split(",") if p}
+        for rng, fv in sorted(entries, key=lambda e: e[0]):
+            for pg in sorted(pg_set(rng)):
+                if pg in seen:
+                    fault("BUFFER_PG|%s|%s" % (port, rng), "priority group %d is in "
+                          "BUFFER_PG|%s|%s too" % (pg, port, seen[pg]))
+                seen[pg] = rng
+            profile = fv.get("profile", "").strip("[]").rpartition("|")[2]
+            if profile.startswith("pg_lossless_") and not pg_set(rng) <= lossless:
+                fault("BUFFER_PG|%s|%s" % (port, rng), "lossless headroom (%s) on "
+                      "priorities %s, not in pfc_enable %r: left behind when it narrowed"
+                      % (profile, ",".join(str(p) for p in sorted(pg_set(rng) - lossless)),
+                         ",".join(str(p) for p in sorted(lossless))))
     if before is not None:
         own = re.compile(r"(QUEUE|PORT_QOS_MAP|PFC_WD|BUFFER_PG|BUFFER_QUEUE)\|(%s)(\||$)"
                          % "|".join(re.escape(p) for p in managed)) if managed else None
@@ -357,7 +491,10 @@ def check(db, before=None, managed=()):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("seed", "snapshot", "check"):
+    if len(argv) == 2 and argv[1] == "lookup":
+        sys.stdout.write(lookup_ini())
+        return 0
+    if len(argv) < 3 or argv[1] not in ("seed", "snapshot", "check", "buffermgrd"):
         sys.stderr.write(__doc__)
         return 2
     r = Redis(argv[2])
@@ -372,6 +509,11 @@ def main(argv):
     if "--before" in opts:
         with open(opts["--before"]) as f:
             before = json.load(f)
+    if argv[1] == "buffermgrd":
+        errors = buffermgrd(r, before)
+        for e in errors:
+            print(e)
+        return 0
     managed = tuple(p for p in opts.get("--managed", "").split(",") if p)
     faults = check(load(r), before, managed)
     for f in faults:
