@@ -1,6 +1,8 @@
 /* cli/cmd_qos.c: `loomctl qos plan|status|apply [--switch NAME]`: the
  * lossless RoCE policy of loom.yaml on the Ethernet switches, through their
- * plugins. plan: what applying would change, key by key; status: each
+ * plugins. plan: every object applying would create, change or delete,
+ * marked SHARED where ports loom does not manage use it too (or it is the
+ * whole switch's), then what would change key by key; status: each
  * switch in policy, drifted or unreachable; apply: apply, then read back.
  * status and apply exit 1 unless every switch is in policy. */
 #include "autoconf.h"
@@ -10,6 +12,42 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* "  create  DSCP_TO_TC_MAP|LOOM" ... "  change  CABLE_LENGTH|AZURE  SHARED:
+ * switch-wide"; "shared_with" null: the plugin cannot tell. */
+static void print_objects(const json_t *objs)
+{
+	size_t n[3] = { 0 }, shared = 0, unknown = 0, i;
+	static const char *const acts[] = { "create", "change", "delete" };
+	json_t *o;
+
+	if (!json_array_size(objs))
+		return;
+	json_array_foreach(objs, i, o) {
+		const json_t *sw = json_object_get(o, "shared_with");
+		const char *act = output_str(o, "action");
+
+		for (unsigned a = 0; a < 3; a++)
+			n[a] += !strcmp(act, acts[a]);
+		unknown += json_is_null(sw);
+		shared += json_is_string(sw) && *json_string_value(sw);
+	}
+	printf("  %zu objects: %zu to create, %zu to change, %zu to delete; ", json_array_size(objs),
+	       n[0], n[1], n[2]);
+	if (unknown)
+		printf("the plugin cannot tell which other ports use them\n");
+	else
+		printf("%zu shared (used by ports loom does not manage, or switch-wide)\n", shared);
+	json_array_foreach(objs, i, o) {
+		const json_t *sw = json_object_get(o, "shared_with");
+
+		printf("  %-7s %s", output_str(o, "action"), output_str(o, "key"));
+		if (json_is_string(sw) && *json_string_value(sw))
+			printf("  SHARED: %s", json_string_value(sw));
+		putchar('\n');
+	}
+	putchar('\n');
+}
 
 static int print_switches(const json_t *res, int keys)
 {
@@ -34,15 +72,17 @@ static int print_switches(const json_t *res, int keys)
 	}
 	if ((rc = output_table_flush(t, stdout)) < 0 || !keys)
 		return rc;
-	/* Then every key, switch by switch: "key field: before -> after". */
+	/* Then, switch by switch, the objects (plan) and every key: "key
+	 * field: before -> after". */
 	json_array_foreach(list, i, s) {
 		const json_t *ks = json_object_get(s, "keys");
 		size_t k;
 		json_t *c;
 
-		if (!json_array_size(ks))
+		if (!json_array_size(ks) && !json_array_size(json_object_get(s, "objects")))
 			continue;
 		printf("\n%s:\n", output_str(s, "name"));
+		print_objects(json_object_get(s, "objects"));
 		json_array_foreach(ks, k, c) {
 			const char *before = output_str(c, "before"), *after = output_str(c, "after");
 

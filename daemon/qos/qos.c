@@ -149,6 +149,66 @@ static json_t *port_list(const struct port_list *l)
 	return a;
 }
 
+static const char *const action_names[] = {
+	[LP_OBJECT_CREATE] = "create", [LP_OBJECT_CHANGE] = "change", [LP_OBJECT_DELETE] = "delete",
+};
+
+static int add_object(void *ctx, const struct lp_object *o)
+{
+	if ((unsigned)o->action > LP_OBJECT_DELETE)
+		return -EINVAL;
+	return json_array_append_new(ctx, json_pack("{s:s, s:s, s:s}", "key", o->key, "action",
+						     action_names[o->action], "shared_with",
+						     o->shared_with ? o->shared_with : ""));
+}
+
+/* The objects of a plan: the plugin's (qos_objects), or, from a plugin
+ * without it, the dry run's keys in order, each a create when none of its
+ * fields existed, a delete when none stays, else a change, and who else
+ * uses it unknown (null). */
+static json_t *plan_objects(struct qjob *j, struct lp_switch *sw, const struct lp_qos *want,
+			    char *err, size_t errlen)
+{
+	json_t *objs = json_array(), *c;
+	size_t i;
+
+	if (!objs)
+		return NULL;
+	if (j->ops->qos_objects) {
+		struct lp_object_sink sink = { objs, add_object };
+
+		if (j->ops->qos_objects(sw, want, &sink, err, errlen) < 0) {
+			json_decref(objs);
+			return NULL;
+		}
+		return objs;
+	}
+	json_array_foreach(j->changes, i, c) {
+		const char *key = json_string_value(json_object_get(c, "key"));
+		int none_before = !*json_string_value(json_object_get(c, "before"));
+		int none_after = !*json_string_value(json_object_get(c, "after"));
+		json_t *last = json_array_get(objs, json_array_size(objs) - 1);
+
+		if (last && !strcmp(json_string_value(json_object_get(last, "key")), key)) {
+			none_before &= json_is_true(json_object_get(last, "none_before"));
+			none_after &= json_is_true(json_object_get(last, "none_after"));
+		} else {
+			json_array_append_new(objs, last = json_pack("{s:s, s:n}", "key", key,
+								     "shared_with"));
+		}
+		json_object_set_new(last, "none_before", json_boolean(none_before));
+		json_object_set_new(last, "none_after", json_boolean(none_after));
+	}
+	json_array_foreach(objs, i, c) {
+		json_object_set_new(c, "action", json_string(
+			json_is_true(json_object_get(c, "none_before")) ? "create" :
+			json_is_true(json_object_get(c, "none_after")) ? "delete" : "change"));
+		json_object_del(c, "none_before");
+		json_object_del(c, "none_after");
+	}
+	return objs;
+}
+
 static int count_change(void *ctx, const struct lp_change *c)
 {
 	(void)c;
@@ -175,7 +235,7 @@ static void *job_thread(void *arg)
 	struct lp_qos *want = malloc(sizeof(*want));
 	struct lp_switch *sw = NULL;
 	char err[1024] = "", lldp_err[256];
-	json_t *neighbors = json_array();
+	json_t *neighbors = json_array(), *objects = NULL;
 	size_t left = 0;
 	int rc, reached = 0;
 
@@ -216,6 +276,9 @@ static void *job_thread(void *arg)
 		if (rc == 0 && left)
 			snprintf(err, sizeof(err), "%zu keys still differ after the apply", left);
 	}
+	if (rc == 0 && j->mode == QOS_PLAN && !(objects = plan_objects(j, sw, want, err,
+								     sizeof(err))))
+		rc = err[0] ? -EIO : (snprintf(err, sizeof(err), "out of memory"), -ENOMEM);
 out:
 	if (sw)
 		j->ops->close(sw);
@@ -228,6 +291,9 @@ out:
 	j->changes = NULL;
 	if (j->result && err[0])
 		json_object_set_new(j->result, "error", json_string(err));
+	if (j->result && objects)
+		json_object_set_new(j->result, "objects", json_incref(objects));
+	json_decref(objects);
 	if (j->result) {
 		json_object_set_new(j->result, "address", json_string(j->sw.address));
 		if (reached) {

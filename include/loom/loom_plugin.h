@@ -169,6 +169,25 @@ struct lp_change_sink {
 	int (*change)(void *ctx, const struct lp_change *c);
 };
 
+/* One object (a key of the switch's own configuration) that qos_apply
+ * would touch, for `loomctl qos plan`: what it does to it, and who else
+ * uses it. shared_with: "" when only the ports of `want` use it; else the
+ * ports loom does not manage that use it too ("Ethernet8,Ethernet12"), or
+ * "switch-wide" for an object of the whole switch (a table every port's
+ * settings live in, a global setting). */
+enum lp_object_action { LP_OBJECT_CREATE, LP_OBJECT_CHANGE, LP_OBJECT_DELETE };
+
+struct lp_object {
+	const char *key;
+	enum lp_object_action action;
+	const char *shared_with;
+};
+
+struct lp_object_sink {
+	void *ctx;
+	int (*object)(void *ctx, const struct lp_object *o);
+};
+
 struct loom_plugin_v1 {
 	uint32_t abi;             /* LOOM_PLUGIN_ABI */
 	uint32_t size;            /* sizeof(struct loom_plugin_v1) it was built with */
@@ -213,6 +232,13 @@ struct loom_plugin_v1 {
 	 * -ENOENT with err for a port the switch does not have. */
 	int (*vlan_get)(struct lp_switch *sw, const char *port, uint16_t *vid,
 			char *err, size_t errlen);
+
+	/* Optional (NULL: loomd tells create, change and delete from a dry
+	 * run's keys and cannot say who else uses them): every object
+	 * qos_apply(want) would create, change or delete, once each, in the
+	 * order it would write them, through out. Changes nothing. */
+	int (*qos_objects)(struct lp_switch *sw, const struct lp_qos *want,
+			   const struct lp_object_sink *out, char *err, size_t errlen);
 };
 
 #endif

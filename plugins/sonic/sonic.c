@@ -354,25 +354,49 @@ static int qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, size_t er
 	return sn_qos_read(&sw->conn, q, err, errlen);
 }
 
-static int qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_run,
-		     const struct lp_change_sink *changes, char *err, size_t errlen)
+/* The plan of want for this switch: the reference form of its schema, and
+ * what buffermgrd will make of it checked (sonic_buffers.c). */
+static int plan_for(struct lp_switch *sw, const struct lp_qos *want, struct sn_plan *plan,
+		    char *err, size_t errlen)
 {
 	struct sn_buffers buffers = { 0 };
-	struct sn_plan plan;
 	enum sn_refs refs;
 	int rc;
 
-	sn_plan_init(&plan);
 	if (!(rc = sn_connect(&sw->conn, err, errlen)) &&
 	    !(rc = sn_refs_of(&sw->conn, &refs, err, errlen)) &&
 	    !(rc = sn_buffers_read(&sw->conn, want, &buffers, err, errlen)) &&
 	    !(rc = sn_buffers_check(&buffers, &sw->lookup, want, sw->host, sw->name, err,
-				    errlen)) &&
-	    !(rc = sn_plan_qos(want, refs, &buffers, &plan, err, errlen)))
+				    errlen)))
+		rc = sn_plan_qos(want, refs, &buffers, plan, err, errlen);
+	sn_buffers_free(&buffers);
+	return rc;
+}
+
+static int qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_run,
+		     const struct lp_change_sink *changes, char *err, size_t errlen)
+{
+	struct sn_plan plan;
+	int rc;
+
+	sn_plan_init(&plan);
+	if (!(rc = plan_for(sw, want, &plan, err, errlen)))
 		rc = sn_apply_plan(&sw->conn, &plan, dry_run, changes, err, errlen);
 	if (rc < 0 && !dry_run)
 		sw_log(sw, LP_LOG_ERR, "QoS apply stopped: %s", err);
-	sn_buffers_free(&buffers);
+	sn_plan_free(&plan);
+	return rc;
+}
+
+static int qos_objects(struct lp_switch *sw, const struct lp_qos *want,
+		       const struct lp_object_sink *out, char *err, size_t errlen)
+{
+	struct sn_plan plan;
+	int rc;
+
+	sn_plan_init(&plan);
+	if (!(rc = plan_for(sw, want, &plan, err, errlen)))
+		rc = sn_qos_objects(&sw->conn, &plan, want, out, err, errlen);
 	sn_plan_free(&plan);
 	return rc;
 }
@@ -547,6 +571,12 @@ static int sonic_qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, siz
 	GUARDED(qos_read(sw, q, err, errlen));
 }
 
+static int sonic_qos_objects(struct lp_switch *sw, const struct lp_qos *want,
+			     const struct lp_object_sink *out, char *err, size_t errlen)
+{
+	GUARDED(qos_objects(sw, want, out, err, errlen));
+}
+
 static int sonic_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry_run,
 			   const struct lp_change_sink *changes, char *err, size_t errlen)
 {
@@ -586,4 +616,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_clear = sonic_vlan_clear,
 	.health = sonic_health,
 	.vlan_get = sonic_vlan_get,
+	.qos_objects = sonic_qos_objects,
 };

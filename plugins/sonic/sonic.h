@@ -110,6 +110,12 @@ int sn_plan_qos(const struct lp_qos *want, enum sn_refs refs, const struct sn_bu
 void sn_ref_name(const char *ref, const char *dflt, char *out, size_t outlen);
 int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen);
 
+/* sonic_objects.c: each object plan would touch, for the qos_objects op:
+ * create, change or delete, and the unmanaged ports (or "switch-wide")
+ * that use it too. Changes nothing. */
+int sn_qos_objects(struct sn_conn *c, const struct sn_plan *plan, const struct lp_qos *want,
+		   const struct lp_object_sink *out, char *err, size_t errlen);
+
 /* sonic_buffers.c: what buffermgrd will make of loom's cable lengths and
  * lossless priorities (traditional buffer model), checked before writing. */
 int sn_lookup_load(const char *path, struct sn_lookup *lk, char *err, size_t errlen);

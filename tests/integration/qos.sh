@@ -3,7 +3,8 @@
 # SONiC switches through loomd, the sonic plugin and real redis-servers
 # holding each switch's CONFIG_DB/APPL_DB in SONiC's schema.
 #
-#  1. qos plan on fresh switches lists the keys that would change, writes
+#  1. qos plan on fresh switches lists the objects it would create or
+#     change (the switch-wide ones marked SHARED) and the keys, writes
 #     nothing; qos apply writes them and reads them back: in policy (exit 0),
 #     with each switch's overrides (leaf2's 30 m cables).
 #  2. A key changed behind loom's back is drift: qos status exits 1 and
@@ -66,6 +67,12 @@ grep -q "^leaf1 .*drifted" "$work/plan.out" || loom_fail "plan: leaf1 not drifte
 grep -q "DSCP_TO_TC_MAP|LOOM 26: (none) -> 3" "$work/plan.out" ||
 	loom_fail "plan does not list DSCP 26 -> 3: $(cat "$work/plan.out")"
 [ -z "$(r leaf1 -n 4 hget "DSCP_TO_TC_MAP|LOOM" 26)" ] || loom_fail "plan wrote to the switch"
+# ... and names each object once: loom's own are created, the table every
+# port's cable length lives in is marked shared (switch-wide)
+grep -q "^  create  DSCP_TO_TC_MAP|LOOM\$" "$work/plan.out" &&
+	grep -q "^  create  CABLE_LENGTH|AZURE  SHARED: switch-wide\$" "$work/plan.out" &&
+	grep -q "^  create  QUEUE|Ethernet4|3\$" "$work/plan.out" ||
+	loom_fail "plan does not name the objects it would create: $(cat "$work/plan.out")"
 loom_ok "qos plan: $(grep -c ' -> ' "$work/plan.out") keys would change, nothing written"
 
 [ "$(rc loom_ctl qos apply)" = 0 ] || loom_fail "qos apply: $(loom_ctl qos apply 2>&1)"
