@@ -11,6 +11,7 @@
 #include "autoconf.h"
 #include "lib/db/db_query.h"
 #include "lib/db/db_query_impl.h"
+#include "lib/db/db_row.h"
 
 #include <errno.h>
 #include <stdio.h>

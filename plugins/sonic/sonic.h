@@ -105,9 +105,7 @@ struct sn_buffers;
  * lossless priority groups (sn_buffers_plan_stale) before pfc_enable. */
 int sn_plan_qos(const struct lp_qos *want, enum sn_refs refs, const struct sn_buffers *buffers,
 		struct sn_plan *plan, char *err, size_t errlen);
-/* The object name a reference names: "AZURE" of "AZURE" or of the old
- * "[TABLE|AZURE]"; dflt for NULL or "". */
-void sn_ref_name(const char *ref, const char *dflt, char *out, size_t outlen);
+
 int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen);
 
 /* sonic_objects.c: each object plan would touch, for the qos_objects op:

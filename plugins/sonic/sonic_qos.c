@@ -414,24 +414,6 @@ static uint8_t parse_mask(const char *s)
 	return m;
 }
 
-void sn_ref_name(const char *ref, const char *dflt, char *out, size_t outlen)
-{
-	size_t n;
-
-	if (!ref || !*ref) {
-		snprintf(out, outlen, "%s", dflt);
-		return;
-	}
-	n = strlen(ref);
-	if (ref[0] == '[' && ref[n - 1] == ']') {
-		const char *bar = memrchr(ref, '|', n);
-
-		ref = bar ? bar + 1 : ref + 1;
-		n = strlen(ref) - 1;
-	}
-	snprintf(out, outlen, "%.*s", (int)n, ref);
-}
-
 static int nonempty(const redisReply *r)
 {
 	return r && r->type == REDIS_REPLY_ARRAY && r->elements > 0;

@@ -92,6 +92,10 @@ int sn_check_reply(const redisReply *r, const char *what, char *err, size_t errl
 /* The value of `field` in an HGETALL reply, or NULL. */
 const char *sn_hget(const redisReply *hash, const char *field);
 
+/* The object name a CONFIG_DB reference names: "AZURE" of "AZURE" or of the
+ * old "[TABLE|AZURE]"; dflt for NULL or "". */
+void sn_ref_name(const char *ref, const char *dflt, char *out, size_t outlen);
+
 /* Keep a SIGPIPE (writing to a Redis that died) from killing the process
  * while an op runs: blocked in this thread, and a pending one taken away
  * before the mask is restored. loomd ignores SIGPIPE anyway; a plugin must
