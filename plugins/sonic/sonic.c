@@ -73,16 +73,9 @@ static int names_add(void *ctx, const char *key)
 	    (ns->prefix ? strlen(name) >= LP_NAME_LEN || strchr(name, '|')
 			: strlen(key) >= SN_KEY_LEN))
 		return 0;               /* not one of ours, or too long for loom */
-	if (ns->n == ns->cap) {
-		size_t cap = ns->cap ? 2 * ns->cap : 64;
-		void *v = realloc(ns->v, cap * sizeof(*ns->v));
-
-		if (!v) {
-			ns->oom = 1;
-			return -ENOMEM;
-		}
-		ns->v = v;
-		ns->cap = cap;
+	if (lp_grow(&ns->v, &ns->cap, ns->n, sizeof(*ns->v), 64)) {
+		ns->oom = 1;
+		return -ENOMEM;
 	}
 	memcpy(ns->v[ns->n++], name, strlen(name) + 1);
 	return 0;

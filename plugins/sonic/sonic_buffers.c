@@ -51,15 +51,8 @@ static int rows_add(struct sn_lengths **v, size_t *n, size_t *cap, const char *s
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*v)[i].speed, speed) && (*v)[i].cable_m == cable_m)
 			return 0;
-	if (*n == *cap) {
-		size_t c = *cap ? 2 * *cap : 32;
-		void *p = realloc(*v, c * sizeof(**v));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = c;
-	}
+	if (lp_grow(v, cap, *n, sizeof(**v), 32))
+		return -ENOMEM;
 	lp_copy_str((*v)[*n].speed, sizeof((*v)[*n].speed), speed);
 	(*v)[*n].cable_m = cable_m;
 	(*v)[(*n)++].line = line;
@@ -186,15 +179,8 @@ static int pg_add(void *ctx, const char *key)
 	for (size_t k = 0; k < b->n_pg; k++)
 		if (!strcmp(b->pg[k].key, key))
 			return 0;       /* SCAN may return a key twice */
-	if (b->n_pg == s->cap) {
-		size_t c = s->cap ? 2 * s->cap : 16;
-		void *p = realloc(b->pg, c * sizeof(*b->pg));
-
-		if (!p)
-			return -ENOMEM;
-		b->pg = p;
-		s->cap = c;
-	}
+	if (lp_grow(&b->pg, &s->cap, b->n_pg, sizeof(*b->pg), 16))
+		return -ENOMEM;
 	lp_copy_str(b->pg[b->n_pg].key, sizeof(b->pg[b->n_pg].key), key);
 	lp_copy_str(b->pg[b->n_pg].range, sizeof(b->pg[b->n_pg].range), bar + 1);
 	b->pg[b->n_pg++].profile[0] = '\0';

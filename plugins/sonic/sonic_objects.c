@@ -42,15 +42,8 @@ static int collect(void *ctx, const struct lp_change *c)
 
 	if (os->n && !strcmp(os->v[os->n - 1].key, c->key))
 		return 0;
-	if (os->n == os->cap) {
-		size_t cap = os->cap ? 2 * os->cap : 32;
-		void *p = realloc(os->v, cap * sizeof(*os->v));
-
-		if (!p)
-			return -ENOMEM;
-		os->v = p;
-		os->cap = cap;
-	}
+	if (lp_grow(&os->v, &os->cap, os->n, sizeof(*os->v), 32))
+		return -ENOMEM;
 	memset(&os->v[os->n], 0, sizeof(os->v[0]));
 	lp_copy_str(os->v[os->n].key, sizeof(os->v[0].key), c->key);
 	os->v[os->n++].action = LP_OBJECT_CHANGE;
@@ -110,15 +103,8 @@ static int refs_add(void *ctx, const char *key)
 	for (size_t i = 0; i < s->n; i++)
 		if (!strcmp(s->key[i], key))
 			return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		void *p = realloc(s->key, cap * sizeof(*s->key));
-
-		if (!p)
-			return -ENOMEM;
-		s->key = p;
-		s->cap = cap;
-	}
+	if (lp_grow(&s->key, &s->cap, s->n, sizeof(*s->key), 256))
+		return -ENOMEM;
 	memcpy(s->key[s->n++], key, strlen(key) + 1);
 	return 0;
 }
