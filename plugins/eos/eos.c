@@ -35,7 +35,12 @@
  *                                interfaceId, quoted), interfaceDescription}}]}}
  *   show running-config (text):  {"output": ...}: the QoS lines, see
  *                                eos_qos.c (no json show command's fields
- *                                could be confirmed for QoS).
+ *                                could be confirmed for QoS), "qos trust"
+ *                                and "no switchport" among them.
+ *   show version's modelName, read at open, picks the queue keyword loom
+ *                                writes: "uc-tx-queue" on the VOQ families
+ *                                (7280, 75xx, 78xx), else "tx-queue"
+ *                                (eos_platform_voq; EOS refuses the other).
  *   enable / configure session <name> / commit / abort, configure,
  *   interface <port>, switchport access vlan <vid>, no switchport access vlan.
  *   show interfaces <port> switchport (json): switchports{<port>: {enabled
@@ -54,13 +59,15 @@
  *                                of this command).
  * Unconfirmed: whether every EOS release accepts "enable" as a plain
  * string when an enable secret is set (it then needs {"cmd":"enable",
- * "input":...}; not supported), the kbytes unit (10^3 assumed), QoS
- * defaults (eos_qos.c).
+ * "input":...}; not supported), the size of EOS's kbyte (loom writes
+ * bytes; eos_qos.c), QoS defaults and default trust (eos_qos.c).
  *
  * qos_read: the same running-config lines, for the ports the caller names
  * (the first of them with PFC stands for all: loom sets them alike).
  *
- * qos_apply: read the running-config, compute the lines that differ,
+ * qos_apply: check want against EOS's ranges (ECN thresholds; -EINVAL
+ * naming the switch and queue, nothing sent), read the running-config,
+ * compute the lines that differ (with "qos trust dscp" on every port),
  * report each (key = config context, "interface Ethernet1/tx-queue 3";
  * field = the setting; before / after), and unless dry_run send all of
  * them in ONE runCmds: ["enable", "configure session loom-<pid>-<n>",
@@ -132,6 +139,23 @@ static int eos_health(struct lp_switch *sw, char *err, size_t errlen)
 	return rc;
 }
 
+/* show version's modelName: the platform, and with it the queue keyword. */
+static int read_model(struct lp_switch *sw, char *err, size_t errlen)
+{
+	json_t *r;
+	int rc = run(sw, "json", &r, err, errlen, "show version", NULL);
+
+	if (rc)
+		return rc;
+	lp_copy_str(sw->model, sizeof(sw->model), jstr(json_array_get(r, 0), "modelName"));
+	sw->voq = (uint8_t)eos_platform_voq(sw->model);
+	json_decref(r);
+	if (!sw->model[0])
+		sw_log(sw, LP_LOG_WARNING, "show version has no modelName: assuming tx-queue "
+		       "(not a VOQ platform)");
+	return 0;
+}
+
 static int eos_open(const struct lp_endpoint *ep, const struct lp_host *host,
 		    struct lp_switch **out, char *err, size_t errlen)
 {
@@ -146,12 +170,13 @@ static int eos_open(const struct lp_endpoint *ep, const struct lp_host *host,
 	lp_copy_str(sw->name, sizeof(sw->name), ep->name);
 	sw->host = host;
 	if ((rc = eos_conn_init(&sw->conn, ep, err, errlen)) ||
-	    (rc = eos_health(sw, err, errlen))) {
+	    (rc = read_model(sw, err, errlen))) {
 		eos_conn_fini(&sw->conn);
 		free(sw);
 		return rc;
 	}
-	sw_log(sw, LP_LOG_INFO, "eAPI answers at %s", sw->conn.url);
+	sw_log(sw, LP_LOG_INFO, "eAPI answers at %s (%s: %s)", sw->conn.url,
+	       sw->model[0] ? sw->model : "model unknown", sw->voq ? "uc-tx-queue" : "tx-queue");
 	*out = sw;
 	return 0;
 }
@@ -312,6 +337,7 @@ static int read_state(struct lp_switch *sw, const struct lp_port_buffer *ports, 
 			rc = -EPROTO;
 		} else {
 			rc = eos_state_parse(out, names, n, st, err, errlen);
+			st->voq = sw->voq;
 		}
 	}
 	json_decref(r);
@@ -432,8 +458,13 @@ static int eos_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dr
 			rc = -ENOENT;
 			goto out;
 		}
-	if ((rc = eos_plan_qos(want, &st, &plan, err, errlen)))
+	if ((rc = eos_plan_qos(want, &st, &plan, err, errlen))) {
+		char why[384];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "switch %s: %s", sw->name, why);
 		goto out;
+	}
 	if (dry_run || !plan.n) {
 		rc = report(&plan, 0, changes);
 		goto out;

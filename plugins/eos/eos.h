@@ -1,6 +1,7 @@
 /* plugins/eos/eos.h: what the files of the eos plugin share (not installed,
- * not seen by loomd): the switch handle, and the QoS state that
- * eos_qos.c reads from EOS's running-config and turns into config lines. */
+ * not seen by loomd): the switch handle (with the platform's queue
+ * keyword), and the QoS state that eos_qos.c reads from EOS's
+ * running-config and turns into config lines. */
 #ifndef EOS_H
 #define EOS_H
 
@@ -16,7 +17,12 @@ struct lp_switch {
 	char name[LP_NAME_LEN];
 	const struct lp_host *host;
 	unsigned session;          /* configure session counter */
+	char model[64];            /* show version's modelName at open */
+	uint8_t voq;               /* 1: "uc-tx-queue" platform (eos_platform_voq) */
 };
+
+/* ECN thresholds EOS takes, in any unit (AVD's schema, see eos_qos.c). */
+#define EOS_ECN_MAX 256000000u
 
 /* One tx-queue of one interface as the running-config states it. */
 struct eos_txq {
@@ -24,13 +30,26 @@ struct eos_txq {
 				    * strict", 0 "no priority" (round-robin) */
 	int bandwidth;             /* "bandwidth percent N", -1 none */
 	uint8_t ecn;               /* a "random-detect ecn ..." line */
-	uint32_t ecn_min, ecn_max; /* bytes */
+	uint32_t ecn_min, ecn_max; /* bytes (kbytes, mbytes: EOS_KBYTE assumed) */
 	uint8_t ecn_prob;          /* max-mark-probability, percent */
+	char ecn_text[128];        /* the line after "random-detect ecn " as EOS
+				    * shows it: what loom compares and reports */
+};
+
+/* "qos trust" of an interface as its running-config section states it. */
+enum eos_trust {
+	EOS_TRUST_DEFAULT = -1,    /* no line: DSCP on a routed port, CoS on a
+				    * switchport (eos_effective_trust) */
+	EOS_TRUST_NONE = 0,        /* "no qos trust" */
+	EOS_TRUST_COS = 1,         /* "qos trust cos" */
+	EOS_TRUST_DSCP = 2,        /* "qos trust dscp" */
 };
 
 struct eos_intf {
 	char name[LP_NAME_LEN];
 	uint8_t found;             /* an "interface <name>" section exists */
+	uint8_t routed;            /* "no switchport" */
+	int8_t trust;              /* enum eos_trust */
 	uint8_t pfc_on;            /* "priority-flow-control on" */
 	uint8_t nodrop;            /* bit p: "priority-flow-control priority p no-drop" */
 	struct eos_txq txq[LP_TCS];
@@ -40,6 +59,8 @@ struct eos_intf {
 struct eos_state {
 	int dscp_tc[64];           /* -1: no "qos map dscp" line (EOS default) */
 	int tc_txq[LP_TCS];        /* -1: no "qos map traffic-class" line */
+	uint8_t voq;               /* the queue keyword loom writes: "uc-tx-queue"
+				    * (1) or "tx-queue" (0); both are read */
 	size_t n;
 	struct eos_intf *intf;
 };
@@ -47,6 +68,13 @@ struct eos_state {
 /* eos_qos.c */
 /* EOS's defaults where the running-config has no line. */
 int eos_default_dscp_tc(unsigned dscp);
+/* 1 when show version's modelName is of a family whose per-port queues are
+ * "uc-tx-queue N" (VOQ: 7280, 75xx, 78xx), 0 for "tx-queue N". */
+int eos_platform_voq(const char *model);
+/* "uc-tx-queue" or "tx-queue". */
+const char *eos_queue_word(const struct eos_state *st);
+/* The trust in force on x: EOS_TRUST_NONE, _COS or _DSCP. */
+int eos_effective_trust(const struct eos_intf *x);
 /* Parse the text of "show running-config" into st for the interfaces
  * names[0..n) (st->intf allocated here; eos_state_free). */
 int eos_state_parse(const char *config, const char *const *names, size_t n,

@@ -8,18 +8,46 @@
  * the configuration lines are what apply writes anyway: reading them back
  * makes the diff exact and the apply idempotent.
  *
- * Lines loom manages (EOS QoS configuration guide; syntax as the brief and
- * the EOS manual give it, not checked against a switch here):
+ * Lines loom manages (sources: aristanetworks/avd's eos_cli_config_gen
+ * templates and schema, python-avd/pyavd/_eos_cli_config_gen/j2templates/
+ * eos/ethernet-interfaces.j2, ethernet-interface-tx-queues.j2, ...-uc-tx-
+ * queues.j2, schema_fragments/ethernet_interfaces.schema.yml; a DISA STIG
+ * for EOS (V-256014); docs/eos-qos-notes.md has the details):
  *   global:      qos map dscp <d...> to traffic-class <t>
  *                qos map traffic-class <t...> to tx-queue <q>
- *   interface:   priority-flow-control on
+ *   interface:   qos trust dscp
+ *                priority-flow-control on
  *                priority-flow-control priority <p> no-drop
- *   tx-queue q:  priority strict / no priority (round-robin)
+ *   queue q:     priority strict / no priority (round-robin)
  *                bandwidth percent <w>
- *                random-detect ecn minimum-threshold <n> <unit>
- *                    maximum-threshold <n> <unit> max-mark-probability <pct>
- *                (unit bytes, kbytes = 1000 bytes, mbytes = 10^6 bytes;
- *                 kbytes/mbytes as 10^3/10^6 is an assumption, unconfirmed)
+ *                random-detect ecn minimum-threshold <n> bytes
+ *                    maximum-threshold <m> bytes max-mark-probability <pct>
+ *
+ * The queue keyword is the platform's: "uc-tx-queue q" on the VOQ families
+ * (Jericho / DNX: 7280R, 7500R, 7800R), "tx-queue q" on the others
+ * (Trident / Tomahawk: 7050X, 7060X, 7260X, ...); EOS has only one of the
+ * two on a platform. eos_platform_voq decides from show version's
+ * modelName; both forms are read.
+ *
+ * QoS trust: the DSCP -> traffic-class map classifies a port's packets only
+ * when the port trusts DSCP. Without a "qos trust" line a routed port
+ * trusts DSCP and a switchport CoS (EOS's defaults as loom issue 17 and the
+ * EOS manual give them; not confirmed from a retrieved page), so loom pins
+ * "qos trust dscp" on every port it manages, the routed ones too (a later
+ * "switchport" would turn their default to CoS), and reads it back: a port
+ * that does not trust DSCP is drift, and qos_read reports for such a port
+ * the classification it really gets (every DSCP to the class of the
+ * default CoS 0, traffic class 1).
+ *
+ * ECN thresholds are written in bytes, always: EOS's units are segments,
+ * bytes, kbytes, mbytes (and milliseconds), but no source found says
+ * whether its kbyte is 10^3 or 2^10 bytes. Bytes are exact whatever the
+ * answer, so what loom writes reads back exactly. A line in kbytes or
+ * mbytes (an operator's) is read as 10^3 / 10^6 bytes (EOS_KBYTE, an
+ * assumption) for qos_read only; apply compares the line's text, so such a
+ * line always differs from loom's and is rewritten in bytes. EOS takes
+ * thresholds 1..256000000 (EOS_ECN_MAX), minimum <= maximum (equal taken),
+ * max-mark-probability 1..100; loom refuses anything else before sending.
  *
  * Defaults where the running-config has no line (assumed, unconfirmed):
  * DSCP d -> traffic class d/8, except 0-7 -> 1 and 8-15 -> 0 (the default
@@ -27,7 +55,7 @@
  * every tx-queue strict priority.
  *
  * DSCPs that go to one class are sent up to 8 in one "qos map dscp" line
- * (the limit of 8 values per line is an assumption, unconfirmed); each is
+ * (EOS takes more: the STIG's line has 55; 8 keeps lines short); each is
  * still reported as a change of its own.
  *
  * What a queue is: a queue strict in loom's want is left alone when EOS
@@ -38,7 +66,7 @@
  *
  * Not managed: tc_to_pg (EOS derives priority groups itself; qos_read
  * reports pg = class for PFC classes, as loom resolves it), per-port
- * headroom (EOS computes it), and the PFC watchdog. */
+ * headroom (EOS computes it), the PFC watchdog, mc-tx-queues. */
 #include "autoconf.h"
 #include "eos.h"
 
@@ -48,6 +76,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Bytes of a "kbytes" in a line loom did not write: an assumption (see
+ * the top of this file); loom itself writes bytes. */
+#define EOS_KBYTE 1000u
+
+/* Model name prefixes (after "DCS-" / "CCS-") of the VOQ families. */
+static const char *const voq_families[] = { "7280", "75", "78" };
+
+int eos_platform_voq(const char *model)
+{
+	if (!model)
+		return 0;
+	if (!strncmp(model, "DCS-", 4) || !strncmp(model, "CCS-", 4))
+		model += 4;
+	for (size_t i = 0; i < sizeof(voq_families) / sizeof(voq_families[0]); i++)
+		if (!strncmp(model, voq_families[i], strlen(voq_families[i])))
+			return 1;
+	return 0;
+}
+
+const char *eos_queue_word(const struct eos_state *st)
+{
+	return st->voq ? "uc-tx-queue" : "tx-queue";
+}
+
+int eos_effective_trust(const struct eos_intf *x)
+{
+	if (x->trust != EOS_TRUST_DEFAULT)
+		return x->trust;
+	return x->routed ? EOS_TRUST_DSCP : EOS_TRUST_COS;
+}
 
 int eos_default_dscp_tc(unsigned dscp)
 {
@@ -72,18 +131,38 @@ static void txq_init(struct eos_txq *q)
 	q->bandwidth = -1;
 }
 
-/* "150 kbytes" etc.: bytes, or 0 when not understood. */
+/* "150 kbytes" etc.: bytes, or 0 when not understood (segments: the
+ * chip's cell size, unknown here). */
 static uint32_t parse_bytes(const char *num, const char *unit)
 {
-	unsigned long v = strtoul(num, NULL, 10);
+	unsigned long long v = strtoull(num, NULL, 10);
 
-	if (!strcmp(unit, "bytes"))
-		return (uint32_t)v;
 	if (!strcmp(unit, "kbytes"))
-		return (uint32_t)(v * 1000);
-	if (!strcmp(unit, "mbytes"))
-		return (uint32_t)(v * 1000000);
-	return 0;
+		v *= EOS_KBYTE;
+	else if (!strcmp(unit, "mbytes"))
+		v *= (unsigned long long)EOS_KBYTE * EOS_KBYTE;
+	else if (strcmp(unit, "bytes"))
+		return 0;
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* s: what follows "random-detect ecn " in a queue section. */
+static void parse_ecn(struct eos_txq *q, const char *s)
+{
+	char n1[16], u1[16], n2[16], u2[16];
+	unsigned p;
+	int used = 0;
+
+	if (sscanf(s, "minimum-threshold %15s %15s maximum-threshold %15s %15s%n", n1, u1, n2, u2,
+		   &used) != 4)
+		return;                  /* "random-detect ecn count" and the like */
+	q->ecn = 1;
+	q->ecn_min = parse_bytes(n1, u1);
+	q->ecn_max = parse_bytes(n2, u2);
+	q->ecn_prob = 100;               /* EOS marks all at the maximum without it */
+	if (sscanf(s + used, " max-mark-probability %u", &p) == 1)
+		q->ecn_prob = (uint8_t)(p > 100 ? 100 : p);
+	snprintf(q->ecn_text, sizeof(q->ecn_text), "%s", s);
 }
 
 /* A list of numbers "3 4 5" or "3-5" or "3,4" before " to ": bit set. */
@@ -128,6 +207,7 @@ int eos_state_parse(const char *config, const char *const *names, size_t n,
 	st->n = n;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(st->intf[i].name, LP_NAME_LEN, "%s", names[i]);
+		st->intf[i].trust = EOS_TRUST_DEFAULT;
 		for (unsigned t = 0; t < LP_TCS; t++)
 			txq_init(&st->intf[i].txq[t]);
 	}
@@ -135,8 +215,8 @@ int eos_state_parse(const char *config, const char *const *names, size_t n,
 		size_t len = strcspn(line, "\r\n"), indent = strspn(line, " ");
 		char l[512];
 		const char *to;
-		unsigned a, b;
-		char n1[16], u1[16], n2[16], u2[16];
+		unsigned a;
+		char n1[16];
 
 		snprintf(l, sizeof(l), "%.*s", (int)(len < sizeof(l) ? len : sizeof(l) - 1), line);
 		line += len;
@@ -182,10 +262,19 @@ int eos_state_parse(const char *config, const char *const *names, size_t n,
 			if (!strcmp(s, "priority-flow-control on") ||
 			    !strcmp(s, "priority-flow-control mode on"))
 				cur->pfc_on = 1;
+			else if (!strcmp(s, "no switchport"))
+				cur->routed = 1;
+			else if (!strcmp(s, "qos trust dscp"))
+				cur->trust = EOS_TRUST_DSCP;
+			else if (!strcmp(s, "qos trust cos"))
+				cur->trust = EOS_TRUST_COS;
+			else if (!strcmp(s, "no qos trust"))
+				cur->trust = EOS_TRUST_NONE;
 			else if (sscanf(s, "priority-flow-control priority %u %15s", &a, n1) == 2 &&
 				 !strcmp(n1, "no-drop") && a < LP_TCS)
 				cur->nodrop |= (uint8_t)(1u << a);
-			else if (sscanf(s, "tx-queue %u", &a) == 1 && a < LP_TCS)
+			else if ((sscanf(s, "tx-queue %u", &a) == 1 ||
+				  sscanf(s, "uc-tx-queue %u", &a) == 1) && a < LP_TCS)
 				q = &cur->txq[a];
 			continue;
 		}
@@ -200,14 +289,8 @@ int eos_state_parse(const char *config, const char *const *names, size_t n,
 				q->priority = 0;
 			else if (sscanf(s, "bandwidth percent %u", &a) == 1)
 				q->bandwidth = (int)a;
-			else if (sscanf(s, "random-detect ecn minimum-threshold %15s %15s "
-					"maximum-threshold %15s %15s max-mark-probability %u", n1, u1,
-					n2, u2, &b) == 5) {
-				q->ecn = 1;
-				q->ecn_min = parse_bytes(n1, u1);
-				q->ecn_max = parse_bytes(n2, u2);
-				q->ecn_prob = (uint8_t)(b > 100 ? 100 : b);
-			}
+			else if (!strncmp(s, "random-detect ecn ", 18))
+				parse_ecn(q, s + 18);
 		}
 	}
 	return 0;
@@ -227,7 +310,7 @@ int eos_state_to_qos(const struct eos_state *st, struct lp_qos *q, char *err, si
 {
 	const struct eos_intf *ref = NULL;
 	uint8_t used = 0;
-	int mapped = 0;
+	int mapped = 0, dscp_trusted = 1;
 
 	memset(q->dscp_to_tc, 0, sizeof(q->dscp_to_tc));
 	memset(q->tc_to_queue, 0, sizeof(q->tc_to_queue));
@@ -236,8 +319,14 @@ int eos_state_to_qos(const struct eos_state *st, struct lp_qos *q, char *err, si
 	memset(q->ecn, 0, sizeof(q->ecn));
 	memset(&q->pfcwd, 0, sizeof(q->pfcwd));
 	q->pfc_mask = q->strict_mask = 0;
+	/* the DSCP map classifies only where the port trusts DSCP; elsewhere an
+	 * untagged packet gets the class of the default CoS 0, whatever its
+	 * DSCP (eos_default_dscp_tc(0): the default cos 0 -> tc 1) */
+	for (size_t i = 0; i < st->n; i++)
+		if (st->intf[i].found && eos_effective_trust(&st->intf[i]) != EOS_TRUST_DSCP)
+			dscp_trusted = 0;
 	for (unsigned d = 0; d < 64; d++) {
-		q->dscp_to_tc[d] = (uint8_t)eff_dscp(st, d);
+		q->dscp_to_tc[d] = (uint8_t)(dscp_trusted ? eff_dscp(st, d) : eos_default_dscp_tc(0));
 		mapped |= st->dscp_tc[d] >= 0;
 	}
 	for (unsigned t = 0; t < LP_TCS; t++)
@@ -316,22 +405,54 @@ static int edit(struct eos_plan *p, int intf, int txq, const char *key, const ch
 	return 0;
 }
 
-static void fmt_bytes(char *out, size_t len, uint32_t v)
-{
-	if (v && v % 1000 == 0)
-		snprintf(out, len, "%u kbytes", v / 1000);
-	else
-		snprintf(out, len, "%u bytes", v);
-}
-
+/* What loom writes after "random-detect ecn ": bytes, exact. */
 static void fmt_ecn(char *out, size_t len, uint32_t min, uint32_t max, unsigned prob)
 {
-	char a[32], b[32];
+	snprintf(out, len, "minimum-threshold %u bytes maximum-threshold %u bytes "
+		 "max-mark-probability %u", min, max, prob);
+}
 
-	fmt_bytes(a, sizeof(a), min);
-	fmt_bytes(b, sizeof(b), max);
-	snprintf(out, len, "minimum-threshold %s maximum-threshold %s max-mark-probability %u", a,
-		 b, prob);
+/* want's ECN settings inside what EOS takes (see the top of this file). */
+static int ecn_check(const struct lp_qos *want, char *err, size_t errlen)
+{
+	for (unsigned t = 0; t < LP_TCS; t++) {
+		const struct lp_ecn *e = &want->ecn[t];
+
+		if (!e->enabled)
+			continue;
+		if (e->min_bytes < 1 || e->min_bytes > EOS_ECN_MAX) {
+			snprintf(err, errlen, "tx-queue %u ECN: minimum-threshold %u bytes; EOS takes "
+				 "1..%u", t, e->min_bytes, EOS_ECN_MAX);
+			return -EINVAL;
+		}
+		if (e->max_bytes < 1 || e->max_bytes > EOS_ECN_MAX) {
+			snprintf(err, errlen, "tx-queue %u ECN: maximum-threshold %u bytes; EOS takes "
+				 "1..%u", t, e->max_bytes, EOS_ECN_MAX);
+			return -EINVAL;
+		}
+		if (e->min_bytes > e->max_bytes) {
+			snprintf(err, errlen, "tx-queue %u ECN: minimum-threshold %u bytes above "
+				 "maximum-threshold %u bytes; EOS refuses it", t, e->min_bytes,
+				 e->max_bytes);
+			return -EINVAL;
+		}
+		if (e->mark_percent > 100) {
+			snprintf(err, errlen, "tx-queue %u ECN: max-mark-probability %u; EOS takes "
+				 "1..100", t, e->mark_percent);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const char *trust_name(const struct eos_intf *x)
+{
+	static const char *const names[] = { "untrusted", "cos", "dscp" };
+	int t = eos_effective_trust(x);
+
+	if (x->trust == EOS_TRUST_DEFAULT)
+		return t == EOS_TRUST_DSCP ? "dscp (default)" : "cos (default)";
+	return names[t];
 }
 
 static int name_ok(const char *s)
@@ -348,9 +469,12 @@ int eos_plan_qos(const struct lp_qos *want, const struct eos_state *st, struct e
 		 char *err, size_t errlen)
 {
 	char key[96], field[64], b[160], a[160];
+	const char *qw = eos_queue_word(st);
 	int rc = 0;
 
 	memset(p, 0, sizeof(*p));
+	if ((rc = ecn_check(want, err, errlen)))
+		return rc;
 	for (unsigned d = 0; d < 64 && !rc; d++) {
 		if (want->dscp_to_tc[d] >= LP_TCS) {
 			snprintf(err, errlen, "DSCP %u maps to traffic class %u; EOS has 0..7", d,
@@ -389,7 +513,10 @@ int eos_plan_qos(const struct lp_qos *want, const struct eos_state *st, struct e
 			return -EINVAL;
 		}
 		snprintf(key, sizeof(key), "interface %s", x->name);
-		if (x->pfc_on != on)
+		if (x->trust != EOS_TRUST_DSCP)
+			rc = edit(p, (int)i, -1, key, "qos trust", trust_name(x), "dscp",
+				  "qos trust dscp");
+		if (!rc && x->pfc_on != on)
 			rc = edit(p, (int)i, -1, key, "priority-flow-control", x->pfc_on ? "on" : "off",
 				  on ? "on" : "off", "%spriority-flow-control%s", on ? "" : "no ",
 				  on ? " on" : "");
@@ -407,7 +534,7 @@ int eos_plan_qos(const struct lp_qos *want, const struct eos_state *st, struct e
 			int strict = want->strict_mask >> t & 1, weight = want->ets_weight[t];
 			const struct lp_ecn *e = &want->ecn[t];
 
-			snprintf(key, sizeof(key), "interface %s/tx-queue %u", x->name, t);
+			snprintf(key, sizeof(key), "interface %s/%s %u", x->name, qw, t);
 			if (strict && q->priority == 0)
 				rc = edit(p, (int)i, (int)t, key, "priority", "round-robin", "strict",
 					  "priority strict");
@@ -427,9 +554,11 @@ int eos_plan_qos(const struct lp_qos *want, const struct eos_state *st, struct e
 			}
 			if (rc)
 				break;
+			/* the line as the switch shows it: one in other units than
+			 * bytes never equals loom's, and is rewritten in bytes */
 			b[0] = a[0] = '\0';
 			if (q->ecn)
-				fmt_ecn(b, sizeof(b), q->ecn_min, q->ecn_max, q->ecn_prob);
+				snprintf(b, sizeof(b), "%s", q->ecn_text);
 			if (e->enabled)
 				fmt_ecn(a, sizeof(a), e->min_bytes, e->max_bytes,
 					e->mark_percent ? e->mark_percent : 100);
@@ -495,7 +624,7 @@ int eos_plan_cmds(const struct eos_plan *p, const struct eos_state *st, const ch
 			in_intf = e->intf;
 		}
 		if (e->txq >= 0 && in_txq < 0) {
-			PUSH("tx-queue %d", e->txq);
+			PUSH("%s %d", eos_queue_word(st), e->txq);
 			in_txq = e->txq;
 		}
 		if (sent[i])

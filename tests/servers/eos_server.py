@@ -3,16 +3,36 @@
 plugin's tests. Python 3 standard library only; listens on 127.0.0.1 only.
 
     eos_server.py [--port N] [--user U --password P] [--cert PEM --key PEM]
+                  [--model DCS-...]
 
 prints "PORT <n>" on stdout once it listens (port 0 / no --port: a free one);
-with --cert and --key it speaks HTTPS (as eAPI does by default).
+with --cert and --key it speaks HTTPS (as eAPI does by default). --model is
+the platform it pretends to be (show version's modelName; default
+DCS-7050CX3-32S-F, a Trident 3 leaf): it decides the queue keyword (below).
 
 It answers POST /command-api with JSON-RPC 2.0 "runCmds" (params version 1,
 cmds, format "json" or "text") for exactly the commands the plugin uses, with
 the output EOS documents for them, and keeps a small model of the running
-config (hostname, QoS maps, per-interface PFC, tx-queue scheduling and ECN,
-access VLANs, switchport mode access / trunk, "no switchport"). It refuses
-what eAPI refuses:
+config (hostname, QoS maps, per-interface QoS trust, PFC, tx-queue
+scheduling and ECN, access VLANs, switchport mode access / trunk, "no
+switchport"). Each command is matched whole against the syntax EOS gives it
+(never by a keyword somewhere in the line), in the mode it belongs to, with
+EOS's falling back to the enclosing mode for a command of that mode. The
+vendor rules it enforces or models, each with its source at the code:
+  - the queue keyword follows the platform: "uc-tx-queue N" on the VOQ
+    (Jericho / DNX) families 7280, 75xx, 78xx, "tx-queue N" on the others;
+    the other keyword is refused as EOS refuses a command the hardware
+    lacks (PLATFORM_VOQ, config_line)
+  - "random-detect ecn minimum-threshold N U maximum-threshold M U
+    [max-mark-probability P] [weight W]": N, M 1..256000000, P 1..100, W
+    0..15 (else 1002 "Invalid input"), N <= M in bytes (else 1000); the
+    line is kept and shown as typed (ECN_RE)
+  - QoS trust: a port without a "qos trust" line trusts DSCP when routed
+    ("no switchport") and CoS when it is a switchport; the DSCP -> TC map
+    classifies a port's traffic only when the port trusts DSCP, the no-drop
+    priorities pause only with "priority-flow-control on" (Config.effective,
+    GET /_test/state "effective", "show qos interfaces")
+It refuses what eAPI refuses:
   - another path: 404; another method than POST: 405
   - missing or wrong basic auth: 401
   - a body that is not a JSON-RPC 2.0 runCmds request: error -32700 / -32600
@@ -31,7 +51,9 @@ what eAPI refuses:
 
 Test-only endpoints (no auth):
   POST /_test/config   {"cmds": [...]}  config lines run in "configure" mode,
-                       behind loom's back
+                       behind loom's back (refused ones: HTTP 400 {"error"})
+  POST /_test/model    {"model": "DCS-7280CR3-32P4-F"} the platform from now
+                       on (show version, queue keyword); the config stays
   POST /_test/fail     {"command": "commit"} the next runCmds command equal to
                        this fails with error 1000 ("could not run command");
                        {"http": 500} the next /command-api request gets HTTP 500;
@@ -39,7 +61,10 @@ Test-only endpoints (no auth):
                        answered that late;
                        {"lose_answer_of": "commit"} the next request with that
                        command runs, but its answer is lost (HTTP 502)
-  GET  /_test/state    {"running_config": text, "sessions": [...pending]}
+  GET  /_test/state    {"running_config": text, "sessions": [...pending],
+                       "effective": {port: {"trust": "dscp"|"cos"|"untrusted",
+                       "dscp_tc": [64 TCs the port gives IP packets by DSCP,
+                       untagged], "pfc_nodrop": [priorities paused]}}}
   GET  /_test/log      {"requests": [{"path", "status", "cmds", "format",
                        "error", "refused"}]}; refused: answered with an HTTP
                        error or a JSON-RPC error
@@ -86,6 +111,8 @@ class Txq:
 
 class Intf:
     def __init__(self):
+        self.trust = None         # None: no line (the default of the port mode),
+                                  # "dscp", "cos", "untrusted" ("no qos trust")
         self.pfc_on = False
         self.nodrop = set()
         self.vlan = None
@@ -93,16 +120,72 @@ class Intf:
         self.mode = "access"      # "switchport mode access|trunk"
         self.txq = {q: Txq() for q in range(8)}
 
+    def effective_trust(self):
+        """The trust in force. Default per port mode as the EOS manual's QoS
+        chapter gives it (and the brief of loom issue 17 restates): routed
+        ports trust DSCP, switched ports trust CoS. Not confirmed from a
+        retrieved Arista page (see docs/eos-qos-notes.md); the line forms
+        are AVD's (aristanetworks/avd python-avd/pyavd/_eos_cli_config_gen/
+        j2templates/eos/ethernet-interfaces.j2: "qos trust <dscp|cos>",
+        "no qos trust" for trust disabled)."""
+        if self.trust is not None:
+            return self.trust
+        return "cos" if self.switchport else "dscp"
+
+
+# Show version modelName prefixes (after "DCS-"/"CCS-") of the VOQ (Broadcom
+# Jericho / DNX) families: their per-port queues are "uc-tx-queue N" (and
+# "mc-tx-queue N"), where the Trident / Tomahawk families (7050X, 7060X,
+# 7260X, ...) have "tx-queue N". Sources: AVD's two templates
+# (python-avd/pyavd/_eos_cli_config_gen/j2templates/eos/ethernet-interface-
+# tx-queues.j2 and ...-uc-tx-queues.j2, schema keys tx_queues / uc_tx_queues);
+# which families take which: loom issue 17 (7280R / 7500R uc-tx-queue, 7050X
+# / 7060X / 7260X tx-queue); 78xx (7800R3, Jericho2) by the same family rule.
+PLATFORM_VOQ = ("7280", "75", "78")
+
+
+def platform_voq(model):
+    m = re.sub(r"^(DCS|CCS)-", "", model or "")
+    return m.startswith(PLATFORM_VOQ)
+
+
+UNAVAILABLE = "Unavailable command (not supported on this hardware platform)"
+
 
 class Config:
-    def __init__(self):
+    def __init__(self, model="DCS-7050CX3-32S-F"):
         self.hostname = "leaf1"
+        self.model = model
         self.dscp = {}            # dscp -> tc, only lines
         self.tc_txq = {}
         self.intf = {"Ethernet%d" % (i + 1): Intf() for i in range(N_PORTS)}
 
+    def queue_word(self):
+        return "uc-tx-queue" if platform_voq(self.model) else "tx-queue"
+
+    def effective(self):
+        """Per port: the trust in force, the TC each DSCP gets (the DSCP map
+        only where the port trusts DSCP; else the TC of the port's default
+        CoS 0, EOS's default cos 0 -> tc 1, as eos_qos.c assumes), and the
+        no-drop priorities that pause (only with "priority-flow-control on":
+        the two are separate lines in AVD's ethernet-interfaces.j2, which
+        renders "no priority-flow-control" and "priority-flow-control
+        priority N no-drop" side by side; no source says EOS refuses the
+        priority line without "on", so it is kept, inert)."""
+        out = {}
+        for name, x in self.intf.items():
+            trust = x.effective_trust()
+            if trust == "dscp":
+                tcs = [self.dscp.get(d, default_dscp_tc(d)) for d in range(64)]
+            else:
+                tcs = [1] * 64
+            out[name] = {"trust": trust, "dscp_tc": tcs,
+                         "pfc_nodrop": sorted(x.nodrop) if x.pfc_on else []}
+        return out
+
     def render(self):
-        out = ["! Command: show running-config", "! device: %s (DCS-7050CX3-32S, EOS-4.30.1F)" % self.hostname,
+        out = ["! Command: show running-config",
+               "! device: %s (%s, EOS-4.30.1F)" % (self.hostname, self.model),
                "!", "hostname %s" % self.hostname, "!"]
         by_tc = {}
         for d in sorted(self.dscp):
@@ -121,6 +204,10 @@ class Config:
                 out.append("   switchport mode %s" % x.mode)
             if not x.switchport:
                 out.append("   no switchport")
+            if x.trust == "untrusted":
+                out.append("   no qos trust")
+            elif x.trust is not None:
+                out.append("   qos trust %s" % x.trust)
             if x.pfc_on:
                 out.append("   priority-flow-control on")
             for p in sorted(x.nodrop):
@@ -138,7 +225,7 @@ class Config:
                     body.append("      random-detect ecn %s" % t.ecn)
                 if body:
                     out.append("   !")
-                    out.append("   tx-queue %d" % q)
+                    out.append("   %s %d" % (self.queue_word(), q))
                     out.extend(body)
             out.append("!")
         out.append("end")
@@ -197,22 +284,133 @@ def switchport_text(name, x):
 
 
 NUMS = r"(\d+(?:[ ,]\d+)*)"
-ECN_RE = re.compile(r"minimum-threshold (\d+) (bytes|kbytes|mbytes) maximum-threshold (\d+) "
-                    r"(bytes|kbytes|mbytes) max-mark-probability (\d+)$")
+
+# "random-detect ecn" in tx-queue mode, the whole line: the syntax and the
+# ranges of AVD's schema and template (aristanetworks/avd python-avd/pyavd/
+# _eos_cli_config_gen/schema/schema_fragments/ethernet_interfaces.schema.yml
+# tx_queues / uc_tx_queues .random_detect.ecn.threshold: units segments |
+# bytes | kbytes | mbytes | milliseconds, min and max 1..256000000,
+# max_probability 1..100, weight 0..15; j2templates/eos/ethernet-interface-
+# tx-queues.j2: max-mark-probability and weight optional, in that order).
+# "milliseconds" (latency-based ECN, VOQ platforms only) is not modelled:
+# refused. The line is kept as typed: AVD compares its rendered config with
+# the running-config (CloudVision config compliance), which works only if
+# EOS shows the unit the line was given in (an inference; its molecule
+# configs keep "320 kbytes").
+ECN_RE = re.compile(r"minimum-threshold (\d+) (segments|bytes|kbytes|mbytes) maximum-threshold (\d+) "
+                    r"(segments|bytes|kbytes|mbytes)(?: max-mark-probability (\d+))?(?: weight (\d+))?")
+ECN_MAX = 256000000
+# Bytes per unit, only to compare minimum with maximum. The size of EOS's
+# kbyte is not documented in any source found (docs/eos-qos-notes.md); 10^3
+# here (the plugin writes bytes, and rewrites kbytes lines it finds).
 UNIT = {"bytes": 1, "kbytes": 1000, "mbytes": 1000000}
 
 
-def config_line(cfg, mode, cmd):
-    """Run one config command in mode ("config", ("if", name), ("txq", name, q)) on
-    cfg; the new mode. Raises CmdError for what EOS would refuse."""
-    if cmd in ("exit",):
-        if mode == "config":
-            return "exec"
-        if mode[0] == "txq":
-            return ("if", mode[1])
-        return "config"
-    if cmd == "end":
-        return "exec"
+def ecn_line(cmd, rest):
+    m = ECN_RE.fullmatch(rest)
+    if not m:
+        raise invalid(cmd)
+    mn, mx = int(m.group(1)), int(m.group(3))
+    if not (1 <= mn <= ECN_MAX and 1 <= mx <= ECN_MAX):
+        raise invalid(cmd)
+    if m.group(5) is not None and not 1 <= int(m.group(5)) <= 100:
+        raise invalid(cmd)
+    if m.group(6) is not None and not 0 <= int(m.group(6)) <= 15:
+        raise invalid(cmd)
+    # minimum above maximum: refused (loom issue 17: min <= max); equal is
+    # accepted (AVD's molecule qos.cfg: "minimum-threshold 320 kbytes
+    # maximum-threshold 320 kbytes"). Compared in bytes where both units are
+    # byte units; the size of a segment is the chip's, so segments are only
+    # compared with segments. The words of the error are this fake's.
+    u1, u2 = m.group(2), m.group(4)
+    if (u1 == u2 and mn > mx) or (u1 in UNIT and u2 in UNIT and mn * UNIT[u1] > mx * UNIT[u2]):
+        raise CmdError(1000, "could not run command",
+                       ["random-detect ecn: minimum-threshold above maximum-threshold"])
+    return rest
+
+
+def txq_line(cfg, t, cmd):
+    """One command of tx-queue mode on t; False when it is none."""
+    if cmd == "priority strict":
+        t.priority = "strict"
+    elif cmd == "no priority":
+        t.priority = "rr"
+    elif re.fullmatch(r"bandwidth percent (\d+)", cmd):
+        # AVD's schema gives no range; 1..100 as a percentage
+        v = int(cmd.split()[-1])
+        if not 1 <= v <= 100:
+            raise invalid(cmd)
+        t.bandwidth = v
+    elif cmd == "no bandwidth percent":
+        t.bandwidth = None
+    elif cmd.startswith("random-detect ecn minimum-threshold "):
+        t.ecn = ecn_line(cmd, cmd[len("random-detect ecn "):])
+    elif cmd == "no random-detect ecn":
+        t.ecn = None
+    else:
+        return False
+    return True
+
+
+def queue_cmd(cfg, cmd):
+    """The queue of "tx-queue N" / "uc-tx-queue N", refusing the keyword the
+    platform does not have; None when cmd is no queue command."""
+    m = re.fullmatch(r"(uc-tx-queue|tx-queue|mc-tx-queue) (\d+)", cmd)
+    if not m:
+        return None
+    if m.group(1) != cfg.queue_word():
+        # a command the platform lacks: eAPI's 1002 (the words are those EOS
+        # prints for such commands as far as known; not from a retrieved page)
+        raise CmdError(1002, "invalid command", [UNAVAILABLE])
+    if int(m.group(2)) > 7:
+        raise invalid(cmd)
+    return int(m.group(2))
+
+
+def intf_line(cfg, name, cmd):
+    """One command of interface mode on cfg.intf[name]; the new mode, or None
+    when it is none."""
+    x = cfg.intf[name]
+    q = queue_cmd(cfg, cmd)
+    if q is not None:
+        return ("txq", name, q)
+    if cmd in ("qos trust dscp", "qos trust cos"):
+        x.trust = cmd.split()[-1]
+    elif cmd == "no qos trust":
+        x.trust = "untrusted"
+    elif cmd == "default qos trust":
+        x.trust = None
+    elif cmd == "priority-flow-control on":
+        x.pfc_on = True
+    elif cmd == "no priority-flow-control":
+        x.pfc_on = False
+    elif re.fullmatch(r"priority-flow-control priority [0-7] no-drop", cmd):
+        x.nodrop.add(int(cmd.split()[2]))
+    elif re.fullmatch(r"no priority-flow-control priority [0-7]( no-drop)?", cmd):
+        x.nodrop.discard(int(cmd.split()[3]))
+    elif re.fullmatch(r"switchport access vlan (\d+)", cmd):
+        v = int(cmd.split()[-1])
+        if not 1 <= v <= 4094:
+            raise invalid(cmd)
+        x.vlan = v
+    elif cmd == "no switchport access vlan":
+        x.vlan = None
+    elif cmd == "no switchport":
+        x.switchport = False
+    elif cmd == "switchport":
+        x.switchport = True
+    elif re.fullmatch(r"switchport mode (access|trunk)", cmd):
+        x.mode = cmd.split()[-1]
+    elif cmd == "no switchport mode":
+        x.mode = "access"
+    else:
+        return None
+    return ("if", name)
+
+
+def global_line(cfg, cmd):
+    """One command of global configuration mode; the new mode, or None when
+    it is none."""
     m = re.fullmatch(r"interface (Ethernet\d+)", cmd)
     if m:
         if m.group(1) not in cfg.intf:
@@ -222,7 +420,10 @@ def config_line(cfg, mode, cmd):
     if m:
         tc = int(m.group(2))
         ds = [int(v) for v in re.split("[ ,]", m.group(1))]
-        if tc > 7 or any(d > 63 for d in ds) or len(ds) > 8:
+        # no limit on the number of DSCPs in one line: a DISA STIG for EOS
+        # (Arista MLS EOS 4.2x router, V-256014 / ARST-RT-000320) configures
+        # "qos map dscp 0 1 2 ... 63 to traffic-class 0" with 55 values
+        if tc > 7 or any(d > 63 for d in ds):
             raise invalid(cmd)
         for d in ds:
             cfg.dscp[d] = tc
@@ -241,70 +442,40 @@ def config_line(cfg, mode, cmd):
         for t in ts:
             cfg.tc_txq[t] = q
         return "config"
-    if mode != "config" and mode[0] == "txq":
-        t = cfg.intf[mode[1]].txq[mode[2]]
-        if cmd == "priority strict":
-            t.priority = "strict"
-        elif cmd == "no priority":
-            t.priority = "rr"
-        elif re.fullmatch(r"bandwidth percent (\d+)", cmd):
-            v = int(cmd.split()[-1])
-            if not 1 <= v <= 100:
-                raise invalid(cmd)
-            t.bandwidth = v
-        elif cmd == "no bandwidth percent":
-            t.bandwidth = None
-        elif cmd.startswith("random-detect ecn "):
-            m = ECN_RE.fullmatch(cmd[len("random-detect ecn "):])
-            if not m or int(m.group(5)) > 100 or \
-               int(m.group(1)) * UNIT[m.group(2)] >= int(m.group(3)) * UNIT[m.group(4)]:
-                raise invalid(cmd)
-            t.ecn = cmd[len("random-detect ecn "):]
-        elif cmd == "no random-detect ecn":
-            t.ecn = None
-        elif re.fullmatch(r"tx-queue \d+", cmd):
-            return config_line(cfg, ("if", mode[1]), cmd)
-        else:
-            raise invalid(cmd)
+    return None
+
+
+def config_line(cfg, mode, cmd):
+    """Run one config command in mode ("config", ("if", name), ("txq", name, q)) on
+    cfg; the new mode. Raises CmdError for what EOS would refuse. A command
+    the mode does not have is tried in the enclosing modes (tx-queue ->
+    interface -> global), as EOS's CLI does (the mode then becomes that
+    one); what no mode has is refused whole."""
+    if cmd == "exit":
+        if mode == "config":
+            return "exec"
+        if mode[0] == "txq":
+            return ("if", mode[1])
+        return "config"
+    if cmd == "end":
+        return "exec"
+    if mode != "config" and mode[0] == "txq" and \
+            txq_line(cfg, cfg.intf[mode[1]].txq[mode[2]], cmd):
         return mode
-    if mode != "config" and mode[0] == "if":
-        x = cfg.intf[mode[1]]
-        m = re.fullmatch(r"tx-queue (\d+)", cmd)
-        if m and int(m.group(1)) < 8:
-            return ("txq", mode[1], int(m.group(1)))
-        if cmd == "priority-flow-control on":
-            x.pfc_on = True
-        elif cmd == "no priority-flow-control":
-            x.pfc_on = False
-        elif re.fullmatch(r"priority-flow-control priority [0-7] no-drop", cmd):
-            x.nodrop.add(int(cmd.split()[2]))
-        elif re.fullmatch(r"no priority-flow-control priority [0-7]( no-drop)?", cmd):
-            x.nodrop.discard(int(cmd.split()[3]))
-        elif re.fullmatch(r"switchport access vlan (\d+)", cmd):
-            v = int(cmd.split()[-1])
-            if not 1 <= v <= 4094:
-                raise invalid(cmd)
-            x.vlan = v
-        elif cmd == "no switchport access vlan":
-            x.vlan = None
-        elif cmd == "no switchport":
-            x.switchport = False
-        elif cmd == "switchport":
-            x.switchport = True
-        elif re.fullmatch(r"switchport mode (access|trunk)", cmd):
-            x.mode = cmd.split()[-1]
-        elif cmd == "no switchport mode":
-            x.mode = "access"
-        else:
-            raise invalid(cmd)
-        return mode
+    if mode != "config":
+        new = intf_line(cfg, mode[1], cmd)
+        if new is not None:
+            return new
+    new = global_line(cfg, cmd)
+    if new is not None:
+        return new
     raise invalid(cmd)
 
 
 class Switch:
-    def __init__(self):
+    def __init__(self, model="DCS-7050CX3-32S-F"):
         self.lock = threading.RLock()
-        self.cfg = Config()
+        self.cfg = Config(model)
         self.sessions = {}        # name -> (Config copy, poisoned)
         self.fail_cmd = None
         self.fail_http = None
@@ -312,7 +483,7 @@ class Switch:
         self.stall = 0
         self.log = []
         self.version = {
-            "modelName": "DCS-7050CX3-32S-F", "internalVersion": "4.30.1F-32308478.4301F",
+            "modelName": model, "internalVersion": "4.30.1F-32308478.4301F",
             "systemMacAddress": "00:1c:73:aa:bb:01", "serialNumber": "JPE00000001",
             "memTotal": 8099732, "bootupTimestamp": 1700000000.0, "memFree": 6000000,
             "version": "4.30.1F", "architecture": "i686", "isIntlVersion": False,
@@ -335,9 +506,40 @@ class Switch:
             "Ethernet3": [],
         }
 
+    def set_model(self, model):
+        """The platform from now on; sessions keep their own copy."""
+        self.version["modelName"] = model
+        self.cfg.model = model
+
     # ---- show commands ------------------------------------------------
+    def show_qos_interfaces(self, cmd, fmt):
+        """"show qos interfaces [EthernetN]", text only: the lines of the
+        sample in DISA's STIG for EOS (V-256014: "Port-Channel33:" /
+        "Trust Mode: DSCP" / "Default COS: 0" / "Default DSCP: 0"), the
+        trust in force per port. Its JSON names were found nowhere: the
+        json format is not modelled (refused)."""
+        m = re.fullmatch(r"show qos interfaces(?: (\S+))?", cmd)
+        if not m:
+            return None
+        cfg = self.cfg
+        names = sorted(cfg.intf, key=lambda n: int(n[8:]))
+        if m.group(1):
+            name = intf_name(m.group(1))
+            if name is None:
+                raise invalid(cmd)
+            if name not in cfg.intf:
+                raise CmdError(1002, "invalid command", ["Interface does not exist"])
+            names = [name]
+        if fmt != "text":
+            raise invalid(cmd, "Invalid input (json not modelled by this fake)")
+        eff = cfg.effective()
+        return {"output": "".join("%s:\n   Trust Mode: %s\n   Default COS: 0\n   Default DSCP: 0\n\n"
+                                  % (n, eff[n]["trust"].upper()) for n in names)}
+
     def show(self, cmd, fmt, privileged):
         cfg = self.cfg
+        if cmd.startswith("show qos interfaces"):
+            return self.show_qos_interfaces(cmd, fmt)
         if cmd == "show version":
             if fmt == "text":
                 return {"output": "Arista %s\nSoftware image version: %s\nSystem MAC address:  %s\n" % (
@@ -498,7 +700,8 @@ class Handler(BaseHTTPRequestHandler):
         if self.path == "/_test/state":
             with SW.lock:
                 return self.reply(200, {"running_config": SW.cfg.render(),
-                                        "sessions": sorted(SW.sessions)})
+                                        "sessions": sorted(SW.sessions),
+                                        "effective": SW.cfg.effective()})
         if self.path == "/_test/log":
             with SW.lock:
                 return self.reply(200, {"requests": SW.log})
@@ -518,8 +721,16 @@ class Handler(BaseHTTPRequestHandler):
             req = json.loads(raw)
             with SW.lock:
                 mode = "config"
-                for c in req["cmds"]:
-                    mode = config_line(SW.cfg, mode, c)
+                try:
+                    for c in req["cmds"]:
+                        mode = config_line(SW.cfg, mode, c)
+                except CmdError as e:
+                    return self.reply(400, {"error": "%s: %s" % (c, "; ".join(e.errors))})
+            return self.reply(200, {})
+        if self.path == "/_test/model":
+            req = json.loads(raw)
+            with SW.lock:
+                SW.set_model(req["model"])
             return self.reply(200, {})
         if self.path == "/_test/fail":
             req = json.loads(raw)
@@ -585,14 +796,16 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    global AUTH
+    global AUTH, SW
     ap = argparse.ArgumentParser()
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--user", default="admin")
     ap.add_argument("--password", default="arista")
     ap.add_argument("--cert")
     ap.add_argument("--key")
+    ap.add_argument("--model", default="DCS-7050CX3-32S-F")
     a = ap.parse_args()
+    SW = Switch(a.model)
     AUTH = "Basic " + base64.b64encode(("%s:%s" % (a.user, a.password)).encode()).decode()
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), Handler)
     srv.daemon_threads = True

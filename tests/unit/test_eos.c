@@ -4,7 +4,10 @@
  * inventory and LLDP as the server holds them, loom's default policy
  * committed in one configure session (and nothing twice), dry runs and
  * drift, read-back, credentials refused, a failing commit leaving nothing
- * behind, VLANs, addresses refused, and the one exported symbol.
+ * behind, VLANs, addresses refused, and the one exported symbol. The EOS
+ * rules the plugin follows and the fake enforces (QoS trust, the queue
+ * keyword of the platform, ECN thresholds, whole-command matching) are
+ * test_eos_rules.c's, run in the same case; fixture_eos.h is what they share.
  *
  * Each test runs its own server (python3 on PATH; without one the whole
  * program skips, exit 77) on 127.0.0.1 and a free port, killed when the
@@ -31,6 +34,7 @@
 #include "daemon/core/plugin.h"
 #include "lib/qos/qos_policy.h"
 #include "check_run.h"
+#include "fixture_eos.h"
 
 #ifndef EOS_PLUGIN_DIR
 #error EOS_PLUGIN_DIR must name the directory of eos.so
@@ -39,15 +43,13 @@
 #error EOS_SERVER must name tests/servers/eos_server.py
 #endif
 
-#define N_PORTS 8
-
-static char err[512];
+char err[512];
 static pid_t srv_pid = -1;
 static int port;
-static char base_url[64];
+char base_url[64];
 static struct plugin *plugin;
-static const struct loom_plugin_v1 *ops;
-static struct lp_switch *sw;
+const struct loom_plugin_v1 *ops;
+struct lp_switch *sw;
 
 /* ---- the server ------------------------------------------------------------- */
 
@@ -121,7 +123,7 @@ static size_t on_data(char *d, size_t s, size_t m, void *ctx)
 }
 
 /* GET (body NULL) or POST path on the server: the JSON answer. */
-static json_t *test_http(const char *path, const char *body)
+json_t *test_http(const char *path, const char *body)
 {
 	CURL *c = curl_easy_init();
 	struct buf b = { 0 };
@@ -144,7 +146,7 @@ static json_t *test_http(const char *path, const char *body)
 }
 
 /* The server's running config, in a static buffer. */
-static const char *running_config(void)
+const char *running_config(void)
 {
 	static char text[65536];
 	json_t *j = test_http("/_test/state", NULL);
@@ -165,7 +167,7 @@ static size_t pending_sessions(void)
 }
 
 /* The config lines run behind loom's back. */
-static void behind_looms_back(const char *json_cmds)
+void behind_looms_back(const char *json_cmds)
 {
 	char body[1024];
 
@@ -173,13 +175,9 @@ static void behind_looms_back(const char *json_cmds)
 	json_decref(test_http("/_test/config", body));
 }
 
-struct log_count {
-	size_t requests, refused, configure;
-};
-
 /* What the server's log holds: requests to /command-api, the refused
  * ones, and those with a configure command. */
-static struct log_count log_count(void)
+struct log_count log_count(void)
 {
 	struct log_count lc = { 0 };
 	json_t *j = test_http("/_test/log", NULL), *r;
@@ -211,7 +209,7 @@ static void host_log(enum lp_log_level level, const char *name, const char *fmt,
 
 static const struct lp_host host = { .log = host_log };
 
-static int open_switch(const char *address, const char *credentials, struct lp_switch **out)
+int open_switch(const char *address, const char *credentials, struct lp_switch **out)
 {
 	struct lp_endpoint ep = { .name = "leaf1", .address = address,
 				  .credentials = credentials, .timeout_ms = 5000 };
@@ -249,16 +247,6 @@ static void teardown(void)
 
 /* ---- sinks -------------------------------------------------------------------- */
 
-struct change {
-	char key[160], field[72], before[160], after[160];
-	int done;
-};
-
-struct changes {
-	struct change v[1024];
-	size_t n;
-};
-
 static int change_sink(void *ctx, const struct lp_change *c)
 {
 	struct changes *cs = ctx;
@@ -274,7 +262,7 @@ static int change_sink(void *ctx, const struct lp_change *c)
 	return 0;
 }
 
-static int apply(const struct lp_qos *want, int dry_run, struct changes *cs)
+int apply(const struct lp_qos *want, int dry_run, struct changes *cs)
 {
 	struct lp_change_sink sink = { cs, change_sink };
 
@@ -283,7 +271,7 @@ static int apply(const struct lp_qos *want, int dry_run, struct changes *cs)
 	return ops->qos_apply(sw, want, dry_run, &sink, err, sizeof(err));
 }
 
-static const struct change *find(const struct changes *cs, const char *key, const char *field)
+const struct change *find(const struct changes *cs, const char *key, const char *field)
 {
 	for (size_t i = 0; i < cs->n; i++)
 		if (!strcmp(cs->v[i].key, key) && !strcmp(cs->v[i].field, field))
@@ -291,14 +279,14 @@ static const struct change *find(const struct changes *cs, const char *key, cons
 	return NULL;
 }
 
-static void config_has(const char *text)
+void config_has(const char *text)
 {
 	const char *rc = running_config();
 
 	ck_assert_msg(strstr(rc, text), "running-config lacks \"%s\":\n%s", text, rc);
 }
 
-static void config_lacks(const char *text)
+void config_lacks(const char *text)
 {
 	const char *rc = running_config();
 
@@ -381,8 +369,8 @@ START_TEST(eos_apply_of_the_default_policy_lands_in_one_session)
 	ck_assert_str_eq(c->after, "no-drop");
 	c = find(cs, "interface Ethernet8/tx-queue 3", "random-detect ecn");
 	ck_assert_ptr_nonnull(c);
-	ck_assert_str_eq(c->after, "minimum-threshold 150 kbytes maximum-threshold 1500 kbytes "
-			 "max-mark-probability 10");
+	ck_assert_str_eq(c->after, "minimum-threshold 150000 bytes maximum-threshold 1500000 "
+			 "bytes max-mark-probability 10");   /* bytes: exact (eos_qos.c) */
 	c = find(cs, "interface Ethernet4/tx-queue 0", "bandwidth percent");
 	ck_assert_ptr_nonnull(c);
 	ck_assert_str_eq(c->after, "50");
@@ -392,11 +380,12 @@ START_TEST(eos_apply_of_the_default_policy_lands_in_one_session)
 	rc = running_config();
 	ck_assert_msg(strstr(rc, "qos map dscp 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 24 25 27 "),
 		      "%s", rc);
-	ck_assert_msg(strstr(rc, "interface Ethernet5\n   priority-flow-control on\n"
+	ck_assert_msg(strstr(rc, "interface Ethernet5\n   qos trust dscp\n"
+			     "   priority-flow-control on\n"
 			     "   priority-flow-control priority 3 no-drop\n"), "%s", rc);
 	ck_assert_msg(strstr(rc, "   tx-queue 3\n      bandwidth percent 50\n      no priority\n"
-			     "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold "
-			     "1500 kbytes max-mark-probability 10\n"), "%s", rc);
+			     "      random-detect ecn minimum-threshold 150000 bytes maximum-threshold "
+			     "1500000 bytes max-mark-probability 10\n"), "%s", rc);
 	ck_assert_msg(strstr(rc, "   tx-queue 0\n      bandwidth percent 50\n      no priority\n"
 			     "   !\n   tx-queue 3\n"), "%s", rc);
 	after = log_count();
@@ -587,9 +576,12 @@ START_TEST(eos_a_refused_line_names_its_index_and_commits_nothing)
 	struct lp_qos *want = fp_default_want(ops, sw);
 	struct changes *cs = calloc(1, sizeof(*cs));
 
-	want->ecn[3].min_bytes = 2000000;      /* above max: the server refuses it */
+	/* the switch turns out to be a 7280R (the plugin read a 7050X at open):
+	 * it refuses the first "tx-queue" line as a command it lacks */
+	json_decref(test_http("/_test/model", "{\"model\": \"DCS-7280SR-48C6\"}"));
 	ck_assert_int_eq(apply(want, 0, cs), -EIO);
-	ck_assert_msg(strstr(err, "random-detect ecn") && strstr(err, "Invalid input"), "%s", err);
+	ck_assert_msg(strstr(err, "command ") && strstr(err, "'tx-queue 0'") &&
+		      strstr(err, "not supported on this hardware platform"), "%s", err);
 	for (size_t i = 0; i < cs->n; i++)
 		ck_assert_int_eq(cs->v[i].done, 0);
 	config_lacks("no-drop");
@@ -680,7 +672,7 @@ START_TEST(eos_health_and_addresses)
 END_TEST
 
 /* A raw request to the server: the HTTP status; *body its answer (JSON). */
-static long raw(const char *method, const char *path, const char *user, const char *body,
+long raw(const char *method, const char *path, const char *user, const char *body,
 		json_t **answer)
 {
 	CURL *c = curl_easy_init();
@@ -706,7 +698,7 @@ static long raw(const char *method, const char *path, const char *user, const ch
 	return status;
 }
 
-static long rpc_error(json_t *a)
+long rpc_error(json_t *a)
 {
 	return (long)json_integer_value(json_object_get(json_object_get(a, "error"), "code"));
 }
@@ -855,6 +847,7 @@ int main(void)
 	tcase_add_test(tc, eos_gives_up_after_timeout_ms_when_the_switch_does_not_answer);
 	tcase_add_test(tc, eos_https_checks_the_certificate_unless_told_otherwise);
 	tcase_add_test(tc, eos_plugin_exports_only_loom_plugin_v1);
+	eos_add_rule_tests(tc);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
