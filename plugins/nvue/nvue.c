@@ -78,7 +78,10 @@
  * traffic-class {mode dwrr|strict, bw-percent}; and the per-interface
  * qos pfc-watchdog "state" leaf; that GET of one interface's object with
  * ?rev=applied gives that interface's own leaves (not a range key such as
- * "swp1-4" that the CLI may show), access as a JSON integer.
+ * "swp1-4" that the CLI may show), access as a JSON integer; that NVUE
+ * refuses the rules across fields (DWRR sum, watchdog without PFC, ECN min
+ * above max) at apply time, as a failed revision (the stand-in says
+ * "invalid"), and schema violations at PATCH time (400).
  *
  * QoS apply: read the applied qos and interface trees, diff loom's leaves
  * against them, report each differing leaf (key = NVUE path of its object,
@@ -424,7 +427,7 @@ static int nvue_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int d
 	size_t *diff = NULL, n = 0;
 	int rc;
 
-	if ((rc = nv_qos_leaves(want, &l, err, errlen)))
+	if ((rc = nv_qos_leaves(sw->name, want, &l, err, errlen)))
 		return rc;
 	if ((rc = read_applied(sw, &root, err, errlen)))
 		goto out;

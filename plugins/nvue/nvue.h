@@ -73,8 +73,10 @@ void nv_leaves_free(struct nv_leaves *l);
 void nv_leaf_add(struct nv_leaves *l, enum nv_kind kind, const char *field, const char *value,
 		 const char *pathfmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* The leaves that make the switch hold `want`. */
-int nv_qos_leaves(const struct lp_qos *want, struct nv_leaves *out, char *err, size_t errlen);
+/* The leaves that make switch `sw` (its name, for err) hold `want`; -EINVAL
+ * for what NVUE would refuse. */
+int nv_qos_leaves(const char *sw, const struct lp_qos *want, struct nv_leaves *out, char *err,
+		  size_t errlen);
 
 /* The value of a leaf in `root` (the tree under nvue_v1/, with the top
  * objects that leaves name: "qos", "interface"), as a string into

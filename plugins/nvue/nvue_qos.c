@@ -13,7 +13,8 @@
  *   qos/pfc/default-global                           cable-length <m>, tx/rx enable
  *   qos/pfc/default-global/switch-priority           <p>: {} for each PFC priority
  *   qos/congestion-control/default-global/traffic-class/<q>
- *                                                    ecn enable, min-threshold,
+ *                                                    ecn enable | disable, and when
+ *                                                    enabled min-threshold,
  *                                                    max-threshold (bytes),
  *                                                    probability (%)
  *   qos/egress-scheduler/default-global/traffic-class/<q>
@@ -39,6 +40,29 @@
  *
  * A leaf whose wanted value is "" must not exist: a PATCH sets it to null
  * (NVUE's PATCH merges like RFC 7386 JSON merge patch, where null unsets).
+ *
+ * Unset is not "off" in NVUE: a field left unset takes the switch's default
+ * (docs/nvue-qos-notes.md has the sources). So loom writes, never unsets:
+ *  - every traffic class of the egress scheduler. default-global gives each
+ *    class DWRR 12 % (0,2,4,6) or 13 % (1,3,5,7) unless set, and NVUE refuses
+ *    a profile whose DWRR bw-percent sum past 100: loom's 50 + 50 with the
+ *    other six unset is 163 %. A queue loom gives neither weight nor strict
+ *    carries no traffic (the policy's rule; checked here) and is written
+ *    "strict" (NVUE's bw-percent takes 1..100, no 0), which takes nothing
+ *    from the others; read back, a strict queue no traffic reaches is such a
+ *    queue (neither strict nor weighted). The weights must sum to <= 100.
+ *  - "ecn disable" on a queue without ECN: default-global marks ECN on
+ *    queue 0 unless told not to.
+ *  - trust l3 (the default is l2, 802.1p, under which the DSCP map is not
+ *    used): read back, trust l2 or port makes every DSCP land on the port's
+ *    default priority (port-default-sp, 0), as the switch classifies IP
+ *    then, so drift shows in dscp_to_tc; an unset dscp/<d> reads back as
+ *    NVUE's default d / 8, an unset watchdog polling-interval as 100 ms and
+ *    robustness as 3.
+ * Refused before anything is sent (-EINVAL, naming the switch and field),
+ * as NVUE refuses them: the PFC watchdog on a switch without PFC ("only on
+ * a port with PFC"), ECN min above max, a mark probability outside 1..100,
+ * DWRR weights above 100 in all.
  */
 #include "autoconf.h"
 #include "nvue.h"
@@ -131,17 +155,75 @@ static void add_int(struct nv_leaves *l, const char *field, unsigned long v, con
 	nv_leaf_add(l, NV_INT, field, val, "%s", path);
 }
 
-int nv_qos_leaves(const struct lp_qos *w, struct nv_leaves *l, char *err, size_t errlen)
+/* The queues traffic reaches: each DSCP's (trust l3), and switch priority
+ * 0's, which non-IP frames take (the port default priority). */
+static uint8_t used_queues(const struct lp_qos *q)
 {
-	static const char *const P = NV_PROFILE;
+	uint8_t used = (uint8_t)(1u << (q->tc_to_queue[0] & 7));
 
-	memset(l, 0, sizeof(*l));
+	for (unsigned d = 0; d < 64; d++)
+		used |= (uint8_t)(1u << (q->tc_to_queue[q->dscp_to_tc[d] & 7] & 7));
+	return used;
+}
+
+/* What NVUE would refuse in `w` (0, or -EINVAL with err naming the field). */
+static int check_want(const char *sw, const struct lp_qos *w, char *err, size_t errlen)
+{
+	unsigned sum = 0;
+	uint8_t used = used_queues(w);
+
 	for (size_t i = 0; i < w->n_ports; i++)
 		if (!w->ports[i].port[0] || strchr(w->ports[i].port, '/')) {
-			snprintf(err, errlen, "\"%s\" is no Cumulus Linux port name",
+			snprintf(err, errlen, "%s: \"%s\" is no Cumulus Linux port name", sw,
 				 w->ports[i].port);
 			return -EINVAL;
 		}
+	if (w->pfcwd.enabled && !w->pfc_mask) {
+		snprintf(err, errlen, "%s: interface <port> qos pfc-watchdog: no PFC priority: "
+			 "NVUE takes the PFC watchdog only on a port with PFC", sw);
+		return -EINVAL;
+	}
+	for (unsigned q = 0; q < LP_TCS; q++) {
+		const struct lp_ecn *e = &w->ecn[q];
+
+		if (e->enabled && e->min_bytes > e->max_bytes) {
+			snprintf(err, errlen, "%s: qos congestion-control %s traffic-class %u: "
+				 "min-threshold %u is above max-threshold %u", sw, NV_PROFILE, q,
+				 e->min_bytes, e->max_bytes);
+			return -EINVAL;
+		}
+		if (e->enabled && (e->mark_percent < 1 || e->mark_percent > 100)) {
+			snprintf(err, errlen, "%s: qos congestion-control %s traffic-class %u "
+				 "probability %u: NVUE takes 1..100", sw, NV_PROFILE, q,
+				 e->mark_percent);
+			return -EINVAL;
+		}
+		if (w->strict_mask >> q & 1)
+			continue;
+		sum += w->ets_weight[q];
+		if (!w->ets_weight[q] && (used >> q & 1)) {
+			snprintf(err, errlen, "%s: qos egress-scheduler %s traffic-class %u carries "
+				 "traffic but has no bw-percent and is not strict", sw, NV_PROFILE, q);
+			return -EINVAL;
+		}
+	}
+	if (sum > 100) {
+		snprintf(err, errlen, "%s: qos egress-scheduler %s: the dwrr bw-percent sum to %u; "
+			 "NVUE takes at most 100", sw, NV_PROFILE, sum);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int nv_qos_leaves(const char *sw, const struct lp_qos *w, struct nv_leaves *l, char *err,
+		  size_t errlen)
+{
+	static const char *const P = NV_PROFILE;
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	if ((rc = check_want(sw, w, err, errlen)))
+		return rc;
 	nv_leaf_add(l, NV_STR, "enable", "on", "qos/roce");
 	nv_leaf_add(l, NV_STR, "mode", w->pfc_mask ? "lossless" : "lossy", "qos/roce");
 	nv_leaf_add(l, NV_STR, "trust", "l3", "qos/mapping/%s", P);
@@ -172,7 +254,7 @@ int nv_qos_leaves(const struct lp_qos *w, struct nv_leaves *l, char *err, size_t
 			snprintf(max, sizeof(max), "%u", e->max_bytes);
 			snprintf(pct, sizeof(pct), "%u", e->mark_percent);
 		}
-		nv_leaf_add(l, NV_STR, "ecn", e->enabled ? "enable" : "",
+		nv_leaf_add(l, NV_STR, "ecn", e->enabled ? "enable" : "disable",
 			    "qos/congestion-control/%s/traffic-class/%u", P, q);
 		nv_leaf_add(l, NV_INT, "min-threshold", min,
 			    "qos/congestion-control/%s/traffic-class/%u", P, q);
@@ -187,7 +269,8 @@ int nv_qos_leaves(const struct lp_qos *w, struct nv_leaves *l, char *err, size_t
 
 		if (!strict && w->ets_weight[q])
 			snprintf(bw, sizeof(bw), "%u", w->ets_weight[q]);
-		nv_leaf_add(l, NV_STR, "mode", strict ? "strict" : bw[0] ? "dwrr" : "",
+		/* never unset: an unset class takes its default 12/13 % (see above) */
+		nv_leaf_add(l, NV_STR, "mode", bw[0] ? "dwrr" : "strict",
 			    "qos/egress-scheduler/%s/traffic-class/%u", P, q);
 		nv_leaf_add(l, NV_INT, "bw-percent", bw, "qos/egress-scheduler/%s/traffic-class/%u",
 			    P, q);
@@ -203,7 +286,8 @@ int nv_qos_leaves(const struct lp_qos *w, struct nv_leaves *l, char *err, size_t
 		nv_leaf_add(l, NV_STR, "state", w->pfcwd.enabled ? "enable" : "",
 			    "interface/%s/qos/pfc-watchdog", w->ports[i].port);
 	if (l->failed) {
-		snprintf(err, errlen, l->failed == -ENOMEM ? "out of memory" : "NVUE path too long");
+		snprintf(err, errlen, "%s: %s", sw,
+			 l->failed == -ENOMEM ? "out of memory" : "NVUE path too long");
 		return l->failed;
 	}
 	return 0;
@@ -350,9 +434,25 @@ int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_
 		if (!*e && p < LP_TCS)
 			q->pfc_mask |= (uint8_t)(1u << p);
 	}
-	for (unsigned d = 0; d < 64; d++) {
-		snprintf(path, sizeof(path), "mapping/%s/dscp/%u", NV_PROFILE, d);
-		q->dscp_to_tc[d] = (uint8_t)(get_int(walk(qos, path), "switch-priority", 0) & 7);
+	{
+		/* trust: unset is l2 (with qos roce: both, pcp and dscp); only l3 and
+		 * both classify IP by DSCP, else IP takes port-default-sp */
+		json_t *mp, *roce = walk(qos, "roce");
+		const char *trust;
+		long dflt;
+
+		snprintf(path, sizeof(path), "mapping/%s", NV_PROFILE);
+		mp = walk(qos, path);
+		trust = get_str(mp, "trust");
+		if (!*trust)
+			trust = json_is_object(roce) && strcmp(get_str(roce, "enable"), "off") ?
+				"both" : "l2";
+		dflt = get_int(mp, "port-default-sp", 0);
+		for (unsigned d = 0; d < 64; d++) {
+			snprintf(path, sizeof(path), "mapping/%s/dscp/%u", NV_PROFILE, d);
+			q->dscp_to_tc[d] = (uint8_t)((strcmp(trust, "l3") && strcmp(trust, "both") ?
+				dflt : get_int(walk(qos, path), "switch-priority", d >> 3)) & 7);
+		}
 	}
 	for (unsigned t = 0; t < LP_TCS; t++) {
 		json_t *cc, *es;
@@ -376,10 +476,12 @@ int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_
 		else if (!strcmp(get_str(es, "mode"), "dwrr"))
 			q->ets_weight[t] = (uint8_t)get_int(es, "bw-percent", 0);
 	}
+	/* a strict queue no traffic reaches is loom's "neither" (see above) */
+	q->strict_mask &= used_queues(q);
 	o = walk(qos, "pfc-watchdog");
 	q->pfcwd.action = LP_PFCWD_DROP;
-	q->pfcwd.detection_ms = (uint32_t)get_int(o, "polling-interval", 0) *
-				(uint32_t)get_int(o, "robustness", 1);
+	q->pfcwd.detection_ms = (uint32_t)get_int(o, "polling-interval", 100) *
+				(uint32_t)get_int(o, "robustness", 3);  /* NVUE's defaults */
 	q->pfcwd.restoration_ms = 0;  /* NVUE has none to set */
 	for (size_t i = 0; i < n_ports; i++) {
 		struct lp_port_buffer *b = &q->ports[i];

@@ -10,7 +10,9 @@ the switch's nginx serves it); port 0 (the default) picks a free one. It prints
 Keeps what a switch keeps: the applied tree and revisions, each with its
 candidate tree and state. Implements the documented flow (base /nvue_v1/,
 HTTP basic auth):
-  GET    /nvue_v1/<path>[?rev=applied|operational|<id>]
+  GET    /nvue_v1/<path>[?rev=applied|operational|<id>]  (no rev, or operational:
+                                           the applied tree with the switch's defaults
+                                           where it leaves QoS unset, see effective())
   POST   /nvue_v1/revision                 -> {"<id>": {"state": "pending"}}
   PATCH  /nvue_v1/[<path>]?rev=<id>        merge (RFC 7386: null unsets)
   PATCH  /nvue_v1/revision/<id>            {"state": "apply",
@@ -20,7 +22,14 @@ and refuses what the real API refuses: no or wrong basic auth (401), an
 unknown top-level object or path (404), a method the path does not take
 (405), PATCH without ?rev= or of a revision not pending (400), an unknown
 revision (404), applying a revision twice (409), a body that is not JSON
-or values outside the qos schema (400).
+(400), and a PATCH whose objects or values the NVUE schema does not take at
+their FULL path (400: SCHEMA, each rule with its source). At apply time, on
+the candidate with the switch's defaults filled in, the rules across fields
+(check_rules): the dwrr bw-percent of a profile's traffic classes sum to at
+most 100 (unset classes of default-global count with their default 12/13 %),
+ECN min-threshold not above max-threshold, the PFC watchdog only on a swp
+port that has PFC (or link pause); a revision breaking one goes "invalid"
+with each issue in its transition.
 
 Test-only endpoints (no auth, not logged):
   GET  /test/log        every /nvue_v1 request: [{method, path, status}]
@@ -82,35 +91,284 @@ def initial_tree():
     }
 
 
-ENUMS = {"mode": {"lossy", "lossless", "dwrr", "strict"}, "trust": {"l2", "l3", "port", "both"},
-         "ecn": {"enable", "disable"}, "red": {"enable", "disable"},
-         "tx": {"enable", "disable"}, "rx": {"enable", "disable"},
-         "state": {"enable", "disable"}, "enable": {"on", "off"}}
-RANGES = {"switch-priority": (0, 7), "traffic-class": (0, 7), "bw-percent": (0, 100),
-          "probability": (0, 100), "min-threshold": (1, 1 << 30),
-          "max-threshold": (1, 1 << 30), "cable-length": (1, 100000),
-          "polling-interval": (100, 5000), "robustness": (1, 1000), "access": (1, 4094)}
+# ---- the schema, by full path ----------------------------------------------------
+# Every value a PATCH sets is checked against the object and field at its FULL
+# path (qos/egress-scheduler/<profile>/traffic-class/<tc>/bw-percent), never by
+# its leaf name alone. The sources of each rule, as cited below:
+#  [UG]   Cumulus Linux 5.9 user guide, "Quality of Service"
+#         (docs.nvidia.com/networking-ethernet-software/cumulus-linux-59/Layer-1-and-
+#         Switch-Ports/Quality-of-Service/; GitHub CumulusNetworks/docs, content/
+#         cumulus-linux-59/Layer-1-and-Switch-Ports/Quality-of-Service/_index.md)
+#  [ROCE] the same guide, "RDMA over Converged Ethernet - RoCE" (.../Quality-of-Service/
+#         RDMA-over-Converged-Ethernet-RoCE.md)
+#  [REF]  NVUE command reference, "Set and Unset Commands / QoS" (docs.nvidia.com/
+#         networking-ethernet-software/nvue-reference/Set-and-Unset-Commands/QoS/;
+#         CumulusNetworks/docs, content/nvue-reference/Set-and-Unset-Commands/QoS.md)
+#  [UG44] Cumulus Linux 4.x "Quality of Service": "traffic.packet_priority_source_set =
+#         [802.1p] (the default)", i.e. NVUE's trust l2
+#  [LOOM] no range in those pages: the bound loom has used so far, kept until a switch
+#         shows otherwise (docs/nvue-qos-notes.md lists these)
 
 
-def check_values(tree, where=""):
-    """The schema checks the real API makes on the values loom sends."""
-    if not isinstance(tree, dict):
+class Enum:
+    def __init__(self, *values):
+        self.values = values
+
+    def check(self, v):
+        return None if v in self.values else "%r is not one of %s" % (v, ", ".join(self.values))
+
+
+class Int:
+    def __init__(self, lo, hi):
+        self.lo, self.hi = lo, hi
+
+    def check(self, v):
+        if not isinstance(v, int) or isinstance(v, bool) or not self.lo <= v <= self.hi:
+            return "%r is not an integer in %d..%d" % (v, self.lo, self.hi)
         return None
-    for k, v in tree.items():
-        path = where + "/" + k
-        if v is None or isinstance(v, dict):
-            err = check_values(v, path) if isinstance(v, dict) else None
+
+
+class Name:
+    def check(self, v):
+        ok = isinstance(v, str) and v and all(c.isalnum() or c in "-_." for c in v)
+        return None if ok else "%r is not a name" % (v,)
+
+
+class Each:
+    """A collection: members named by `key` (a check of the name), each `sub`."""
+    def __init__(self, key, sub):
+        self.key, self.sub = key, sub
+
+
+ANY = "<not modelled>"      # a subtree the fake does not check (not QoS)
+NAME = Name()
+ONOFF = Enum("enable", "disable")                    # [UG] pfc tx/rx, ecn, red, watchdog state
+BYTES = Int(1, 4294967295)  # [REF] gives 0..4294967295 for the byte counts it bounds
+SP = Int(0, 7)              # [UG] switch priorities 0..7
+TC = Int(0, 7)              # [UG] eight egress queues (traffic classes) 0..7
+
+
+def key_int(lo, hi):
+    return lambda k: None if k.isdigit() and lo <= int(k) <= hi else \
+        "%r is not in %d..%d" % (k, lo, hi)
+
+
+def key_name(k):
+    return NAME.check(k)
+
+
+def key_default_global(k):
+    # [UG] "Egress Queues": "NVUE only supports the default-global profile"
+    return None if k == "default-global" else "%r: NVUE only supports default-global" % k
+
+
+PFC_FIELDS = {"cable-length": Int(1, 100000),     # [REF] pfc/link-pause cable-length 1..100000
+              "port-buffer": BYTES, "xoff-threshold": BYTES, "xon-threshold": BYTES,
+              "tx": ONOFF, "rx": ONOFF}           # [REF] tx/rx turn pause frames on and off
+IF_PROFILE = {"profile": NAME}                    # [REF] interface <id> qos <feature> profile
+
+SCHEMA = {
+    "qos": {
+        # [REF] qos roce: "enable on|off" in 5.14 and earlier, mode lossy|lossless
+        # (lossless-single-ipool only from 5.12; this stand-in is 5.9.1), cable-length
+        "roce": {"enable": Enum("on", "off"), "mode": Enum("lossy", "lossless"),
+                 "cable-length": Int(1, 100000)},
+        # [REF] qos mapping <profile> trust l2|l3|port|both; dscp <0..63>, pcp <0..7>
+        # switch-priority; [UG] port-default-sp (trust port)
+        "mapping": Each(key_name, {
+            "trust": Enum("l2", "l3", "port", "both"), "port-default-sp": SP,
+            "dscp": Each(key_int(0, 63), {"switch-priority": SP}),
+            "pcp": Each(key_int(0, 7), {"switch-priority": SP})}),
+        # [REF] egress-queue-mapping <profile> switch-priority <sp> traffic-class
+        "egress-queue-mapping": Each(key_default_global, {
+            "switch-priority": Each(key_int(0, 7), {"traffic-class": TC})}),
+        # [REF] qos pfc <profile> ... switch-priority <sp> (a collection of priorities)
+        "pfc": Each(key_name, dict(PFC_FIELDS, **{"switch-priority": Each(key_int(0, 7), {})})),
+        "link-pause": Each(key_name, dict(PFC_FIELDS)),
+        # [REF] congestion-control <profile> traffic-class <tc>: ecn, red, min-threshold,
+        # max-threshold (bytes; no range given), probability 1..100
+        "congestion-control": Each(key_name, {"traffic-class": Each(key_int(0, 7), {
+            "ecn": ONOFF, "red": ONOFF, "min-threshold": BYTES, "max-threshold": BYTES,
+            "probability": Int(1, 100)})}),
+        # [REF] egress-scheduler <profile> traffic-class <tc>: mode dwrr|strict,
+        # bw-percent "between 1 and 100"
+        "egress-scheduler": Each(key_name, {"traffic-class": Each(key_int(0, 7), {
+            "mode": Enum("dwrr", "strict"), "bw-percent": Int(1, 100)})}),
+        # [REF] qos pfc-watchdog polling-interval (ms), robustness (polling intervals);
+        # the ranges are [LOOM]
+        "pfc-watchdog": {"polling-interval": Int(100, 5000), "robustness": Int(1, 1000)},
+        # [REF] traffic-pool <id> memory-percent, switch-priority <sp>
+        "traffic-pool": Each(key_name, {"memory-percent": Int(0, 100),
+                                        "switch-priority": Each(key_int(0, 7), {})}),
+    },
+    "interface": Each(key_name, {
+        # [REF] interface <id> qos pfc-watchdog state; qos <feature> profile <name>
+        "qos": {"pfc-watchdog": {"state": ONOFF}, "mapping": IF_PROFILE, "pfc": IF_PROFILE,
+                "congestion-control": IF_PROFILE, "egress-scheduler": IF_PROFILE,
+                "egress-shaper": IF_PROFILE, "link-pause": IF_PROFILE, "remark": IF_PROFILE},
+        # [REF] "Interface": bridge domain <id> access <vlan> (1..4094)
+        "bridge": {"domain": Each(key_name, {"access": Int(1, 4094), "*": ANY}), "*": ANY},
+        "*": ANY}),
+    "*": ANY,
+}
+
+
+def schema_step(node, key, where):
+    """The schema of member `key` of the object whose schema is `node`."""
+    if node is ANY:
+        return ANY, None
+    if isinstance(node, Each):
+        err = node.key(key)
+        return (None, "%s/%s: %s" % (where, key, err)) if err else (node.sub, None)
+    if isinstance(node, dict):
+        if key in node:
+            return node[key], None
+        if "*" in node:
+            return ANY, None
+        return None, "%s/%s is not in the NVUE schema" % (where, key)
+    return None, "%s is a value, not an object" % where
+
+
+def check_tree(node, value, where):
+    """The first schema violation in `value` (an object at `where`), or None."""
+    for k, v in value.items():
+        sub, err = schema_step(node, k, where)
+        if err:
+            return err
+        path = "%s/%s" % (where, k)
+        if sub is ANY or v is None:          # not modelled, or unset
+            continue
+        if isinstance(sub, (dict, Each)):
+            if not isinstance(v, dict):
+                return "%s is an object, not %r" % (path, v)
+            err = check_tree(sub, v, path)
             if err:
                 return err
-            continue
-        if k in RANGES:
-            lo, hi = RANGES[k]
-            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-                return "%s: %r is not an integer in %d..%d" % (path, v, lo, hi)
-        elif k in ENUMS:
-            if v not in ENUMS[k]:
-                return "%s: %r is not one of %s" % (path, v, sorted(ENUMS[k]))
+        elif isinstance(v, (dict, list)):
+            return "%s is a value, not %s" % (path, json.dumps(v))
+        else:
+            err = sub.check(v)
+            if err:
+                return "%s: %s" % (path, err)
     return None
+
+
+def check_patch(comps, body):
+    """The schema checks the real API makes on a PATCH of `body` at /comps."""
+    node, where = SCHEMA, ""
+    for c in comps:
+        node, err = schema_step(node, c, where)
+        if err:
+            return err
+        where += "/" + c
+    if node is ANY:
+        return None
+    if not isinstance(node, (dict, Each)):
+        return "%s is a value: PATCH its object" % where
+    return check_tree(node, body, where)
+
+
+# ---- defaults and the rules across fields ------------------------------------------
+# What the switch holds for what the configuration leaves unset (shown by GET without
+# ?rev=, the operational state, and what the rules at apply time see):
+#  [UG] "Egress Scheduler": the default egress scheduler gives queues 0,2,4,6 12 % and
+#       1,3,5,7 13 % (DWRR); unsetting a traffic class of default-global brings its
+#       default back, so 50 + 50 on two classes with the others unset is 163 %
+DEFAULT_SCHED = {str(t): {"mode": "dwrr", "bw-percent": 12 if t % 2 == 0 else 13}
+                 for t in range(8)}
+#  [UG] "Congestion Control (ECN)": default-global enables ECN on egress queue 0, min
+#       150000 B, max 1500000 B, probability 100, RED disabled
+DEFAULT_ECN = {"ecn": "enable", "red": "disable", "min-threshold": 150000,
+               "max-threshold": 1500000, "probability": 100}
+#  [UG]/[REF] "PFC Watchdog": polling interval 100 ms, robustness 3
+DEFAULT_PFCWD = {"polling-interval": 100, "robustness": 3}
+#  [UG44] trust l2 (802.1p) by default; [ROCE] with qos roce, the port trust is
+#       pcp,dscp (NVUE's both)
+
+
+def effective(tree):
+    """`tree` with the switch's defaults where it leaves QoS unset."""
+    t = copy.deepcopy(tree)
+    qos = t.setdefault("qos", {})
+    roce = qos.get("roce")
+    mp = qos.setdefault("mapping", {}).setdefault("default-global", {})
+    mp.setdefault("trust", "both" if roce is not None and roce.get("enable") != "off" else "l2")
+    mp.setdefault("port-default-sp", 0)
+    # [UG] "Trust DSCP": with no mapping set, DSCP 0-7 -> switch priority 0, 8-15 -> 1, ...
+    for d in range(64):
+        mp.setdefault("dscp", {}).setdefault(str(d), {}).setdefault("switch-priority", d >> 3)
+    eqm = qos.setdefault("egress-queue-mapping", {}).setdefault("default-global", {})
+    for p in range(8):
+        eqm.setdefault("switch-priority", {}).setdefault(str(p), {}).setdefault(
+            "traffic-class", p)
+    tcs = qos.setdefault("egress-scheduler", {}).setdefault(
+        "default-global", {}).setdefault("traffic-class", {})
+    for k, dflt in DEFAULT_SCHED.items():
+        e = tcs.setdefault(k, {})
+        for f, v in dflt.items():
+            if f not in e and not (f == "bw-percent" and e.get("mode") == "strict"):
+                e[f] = v
+    cc = qos.setdefault("congestion-control", {}).setdefault(
+        "default-global", {}).setdefault("traffic-class", {})
+    cc.setdefault("0", {})
+    for k, e in cc.items():
+        for f, v in DEFAULT_ECN.items():
+            if f != "ecn" or k == "0":
+                e.setdefault(f, v)
+    wd = qos.setdefault("pfc-watchdog", {})
+    for f, v in DEFAULT_PFCWD.items():
+        wd.setdefault(f, v)
+    return t
+
+
+def check_rules(t):
+    """What NVUE refuses at apply time, across fields, in the effective tree `t`."""
+    issues = []
+    qos = t.get("qos", {})
+    # [UG]/[REF] bw-percent: "The combined total of values you assign must be less than
+    # or equal to 100"; "In dwrr mode, you must define a bandwidth percent value"
+    for prof, es in sorted(qos.get("egress-scheduler", {}).items()):
+        total, parts = 0, []
+        for tc, e in sorted(es.get("traffic-class", {}).items()):
+            if e.get("mode", "dwrr") != "dwrr":
+                continue
+            if "bw-percent" not in e:
+                issues.append("qos egress-scheduler %s traffic-class %s: mode dwrr needs a "
+                              "bw-percent" % (prof, tc))
+                continue
+            total += e["bw-percent"]
+            parts.append("%s:%d" % (tc, e["bw-percent"]))
+        if total > 100:
+            issues.append("qos egress-scheduler %s: the dwrr bw-percent of the traffic "
+                          "classes (%s) sum to %d, more than 100" %
+                          (prof, " ".join(parts), total))
+    # [REF] min-threshold: random marking starts there; max-threshold: all are marked
+    for prof, cc in sorted(qos.get("congestion-control", {}).items()):
+        for tc, e in sorted(cc.get("traffic-class", {}).items()):
+            lo = e.get("min-threshold", DEFAULT_ECN["min-threshold"])
+            hi = e.get("max-threshold", DEFAULT_ECN["max-threshold"])
+            if lo > hi:
+                issues.append("qos congestion-control %s traffic-class %s: min-threshold %d "
+                              "is above max-threshold %d" % (prof, tc, lo, hi))
+    # [UG]/[REF] "You can only configure PFC watchdog on a port with PFC (or link pause)
+    # configuration"; "only on a physical interface (swp)"; the default-global PFC
+    # profile applies to every port that names no other
+    for name, ifc in sorted(t.get("interface", {}).items()):
+        iq = ifc.get("qos") or {}
+        wd = iq.get("pfc-watchdog")
+        if wd is None or wd.get("state", "enable") != "enable":
+            continue
+        if ifc.get("type", "swp" if name.startswith("swp") else "") != "swp":
+            issues.append("interface %s qos pfc-watchdog: only a swp port takes the PFC "
+                          "watchdog" % name)
+            continue
+        prof = (iq.get("pfc") or {}).get("profile", "default-global")
+        lp = (iq.get("link-pause") or {}).get("profile")
+        if not (qos.get("pfc", {}).get(prof) or {}).get("switch-priority") and \
+                not (lp and lp in qos.get("link-pause", {})):
+            issues.append("interface %s qos pfc-watchdog: %s has no PFC (qos pfc %s has no "
+                          "switch-priority) and no link pause" % (name, name, prof))
+    return issues
 
 
 def merge(target, patch):
@@ -211,7 +469,9 @@ class Handler(BaseHTTPRequestHandler):
                                 "%s is not allowed on /%s" % (self.command, "/".join(comps)))
 
     def tree_for(self, rev):
-        if rev in (None, "", "applied", "operational", "startup"):
+        if rev in (None, "", "operational"):     # what the switch runs: with its defaults
+            return effective(STATE.applied)
+        if rev in ("applied", "startup"):
             return STATE.applied
         r = STATE.revisions.get(rev)
         return None if r is None else r["candidate"]
@@ -242,7 +502,7 @@ class Handler(BaseHTTPRequestHandler):
             bad = [k for k in body if k not in CONFIG_TOP]
             if bad:
                 return self.problem(400, "Bad Request", "%s is not in the NVUE schema" % bad[0])
-        err = check_values(body, "/" + "/".join(comps))
+        err = check_patch(comps, body)
         if err:
             return self.problem(400, "Bad Request", err)
         node = r["candidate"]
@@ -298,6 +558,11 @@ class Handler(BaseHTTPRequestHandler):
             r["state"] = "ays_fail"
             r["transition"]["issue"] = {"0": {"message": "the apply needs confirmation",
                                               "severity": "error"}}
+        elif check_rules(effective(r["candidate"])):
+            r["state"] = "invalid"
+            r["transition"]["issue"] = {
+                str(i): {"message": m, "severity": "error"}
+                for i, m in enumerate(check_rules(effective(r["candidate"])))}
         elif mode == "apply_fail":
             r["state"] = "apply_fail"
             r["transition"]["issue"] = {"0": {"message": "switchd: buffer configuration "

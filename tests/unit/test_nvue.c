@@ -14,7 +14,10 @@
  * program skips, exit 77) on 127.0.0.1 with a port it picks, killed when
  * the test ends (and by PR_SET_PDEATHSIG should the test die first). The
  * test talks to it with libcurl: the test-only endpoints (/test/state,
- * /test/log, /test/applied, /test/fail) show and change its state. */
+ * /test/log, /test/applied, /test/fail) show and change its state. The
+ * server, the plugin on it and the default policy are fixture_nvue.c's;
+ * NVUE's QoS rules (defaults, schema by path, rules across fields) are
+ * test_nvue_qos.c's. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -25,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,280 +35,10 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "fixture_nvue.h"
 #include "fixture_plugin.h"
-#include "daemon/core/plugin.h"
-#include "lib/qos/qos_policy.h"
 #include "check_run.h"
 
-#ifndef NVUE_PLUGIN_DIR
-#error NVUE_PLUGIN_DIR must name the directory of nvue.so
-#endif
-#ifndef NVUE_SERVER
-#error NVUE_SERVER must name tests/servers/nvue_server.py
-#endif
-
-#define USER "cumulus"
-#define PASSWORD "Loom-test-1"
-
-static char err[512];
-static pid_t srv_pid = -1;
-static int srv_port;
-static struct plugin *plugin;
-static const struct loom_plugin_v1 *ops;
-static struct lp_switch *sw;
-
-/* ---- the server ------------------------------------------------------------ */
-
-static void server_kill(void)
-{
-	if (srv_pid > 0) {
-		kill(srv_pid, SIGKILL);
-		waitpid(srv_pid, NULL, 0);
-	}
-	srv_pid = -1;
-}
-
-/* Run nvue_server.py (HTTPS when cert is given): its pid and port. */
-static void spawn_server(const char *cert, const char *key, pid_t *pid, int *port)
-{
-	int fd[2];
-	char line[64] = "";
-	FILE *f;
-
-	ck_assert_int_eq(pipe(fd), 0);
-	*pid = fork();
-	if (*pid == 0) {  /* no check assertions in the child */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(fd[1], 1);
-		close(fd[0]);
-		close(fd[1]);
-		if (cert)
-			execlp("python3", "python3", NVUE_SERVER, "--port", "0", "--user", USER,
-			       "--password", PASSWORD, "--tls-cert", cert, "--tls-key", key,
-			       (char *)NULL);
-		else
-			execlp("python3", "python3", NVUE_SERVER, "--port", "0", "--user", USER,
-			       "--password", PASSWORD, (char *)NULL);
-		_exit(127);
-	}
-	ck_assert_int_ge(*pid, 0);
-	close(fd[1]);
-	f = fdopen(fd[0], "r");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_msg(fgets(line, sizeof(line), f), "nvue_server.py printed no port");
-	fclose(f);
-	ck_assert_msg(sscanf(line, "PORT %d", port) == 1, "nvue_server.py: %s", line);
-}
-
-static void server_start(void)
-{
-	spawn_server(NULL, NULL, &srv_pid, &srv_port);
-}
-
-struct buf {
-	char *p;
-	size_t n;
-};
-
-static size_t on_data(char *d, size_t size, size_t nmemb, void *ctx)
-{
-	struct buf *b = ctx;
-	size_t len = size * nmemb;
-
-	b->p = realloc(b->p, b->n + len + 1);
-	memcpy(b->p + b->n, d, len);
-	b->n += len;
-	b->p[b->n] = '\0';
-	return len;
-}
-
-/* The test's own request to the server: the answer's JSON (or NULL). */
-static json_t *http(const char *method, const char *path, const char *body)
-{
-	char url[512];
-	struct buf b = { 0 };
-	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-	CURL *c = curl_easy_init();
-	json_t *j = NULL;
-
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", srv_port, path);
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
-	curl_easy_setopt(c, CURLOPT_USERPWD, USER ":" PASSWORD);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
-	if (body)
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	ck_assert_int_eq(curl_easy_perform(c), CURLE_OK);
-	if (b.p)
-		j = json_loads(b.p, 0, NULL);
-	free(b.p);
-	curl_slist_free_all(h);
-	curl_easy_cleanup(c);
-	return j;
-}
-
-static json_t *walk(json_t *j, const char *path)
-{
-	char buf[256], *save = NULL;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *c = strtok_r(buf, "/", &save); c && j; c = strtok_r(NULL, "/", &save))
-		j = json_object_get(j, c);
-	return j;
-}
-
-static json_t *state;
-
-/* The server's applied tree at `path` (valid until the next call). */
-static json_t *applied(const char *path)
-{
-	json_decref(state);
-	state = http("GET", "/test/state", NULL);
-	ck_assert_ptr_nonnull(state);
-	return walk(json_object_get(state, "applied"), path);
-}
-
-static long applied_int(const char *path)
-{
-	json_t *v = applied(path);
-
-	ck_assert_msg(json_is_integer(v), "applied %s is no integer", path);
-	return (long)json_integer_value(v);
-}
-
-static const char *applied_str(const char *path)
-{
-	json_t *v = applied(path);
-
-	ck_assert_msg(json_is_string(v), "applied %s is no string", path);
-	return json_string_value(v);
-}
-
-static size_t n_revisions(void)
-{
-	applied("");
-	return json_object_size(json_object_get(state, "revisions"));
-}
-
-/* No request of the plugin was refused (4xx) by the server. */
-static void assert_no_refusal(void)
-{
-	json_t *log = http("GET", "/test/log", NULL), *e;
-	size_t i;
-
-	ck_assert_ptr_nonnull(log);
-	json_array_foreach(log, i, e) {
-		long st = (long)json_integer_value(json_object_get(e, "status"));
-
-		ck_assert_msg(st < 400, "the server refused %s %s: %ld",
-			      json_string_value(json_object_get(e, "method")),
-			      json_string_value(json_object_get(e, "path")), st);
-	}
-	json_decref(log);
-}
-
-static void fail_next_apply(const char *mode)
-{
-	char body[64];
-
-	snprintf(body, sizeof(body), "{\"mode\": \"%s\"}", mode);
-	json_decref(http("POST", "/test/fail", body));
-}
-
-/* ---- fixture ------------------------------------------------------------------ */
-
-static int open_switch(const char *address, const char *cred, const char *options,
-		       struct lp_switch **out)
-{
-	struct lp_endpoint ep = { "leaf1", address, cred, options, 3000 };
-
-	return ops->open(&ep, NULL, out, err, sizeof(err));
-}
-
-static void setup(void)
-{
-	char address[64];
-
-	server_start();
-	ck_assert_msg(plugin_load(NVUE_PLUGIN_DIR, "nvue", &plugin, err, sizeof(err)) == 0, "%s",
-		      err);
-	ops = plugin_ops(plugin);
-	snprintf(address, sizeof(address), "http://127.0.0.1:%d", srv_port);
-	ck_assert_msg(open_switch(address, USER ":" PASSWORD "\n", NULL, &sw) == 0, "open: %s", err);
-}
-
-static void teardown(void)
-{
-	if (sw)
-		ops->close(sw);
-	sw = NULL;
-	if (plugin)
-		plugin_free(plugin);
-	plugin = NULL;
-	json_decref(state);
-	state = NULL;
-	server_kill();
-}
-
-/* ---- sinks ---------------------------------------------------------------- */
-
-#define MAX_CHANGES 256
-struct change {
-	char key[200], field[64], before[64], after[64];
-	int done;
-};
-static struct change changes[MAX_CHANGES];
-static size_t n_changes;
-
-static int change_sink(void *ctx, const struct lp_change *c)
-{
-	struct change *o;
-
-	(void)ctx;
-	ck_assert_uint_lt(n_changes, MAX_CHANGES);
-	o = &changes[n_changes++];
-	snprintf(o->key, sizeof(o->key), "%s", c->key);
-	snprintf(o->field, sizeof(o->field), "%s", c->field);
-	snprintf(o->before, sizeof(o->before), "%s", c->before);
-	snprintf(o->after, sizeof(o->after), "%s", c->after);
-	o->done = c->done;
-	return 0;
-}
-
-static const struct change *find_change(const char *key, const char *field)
-{
-	for (size_t i = 0; i < n_changes; i++)
-		if (!strcmp(changes[i].key, key) && !strcmp(changes[i].field, field))
-			return &changes[i];
-	return NULL;
-}
-
-/* loom's default policy on this switch's ports. */
-static struct lp_qos want;
-
-static void default_want(void)
-{
-	struct lp_inventory inv;
-	struct lp_port_sink ps = { NULL, fp_port_sink };
-	struct qos_policy p;
-
-	fp_n_ports = 0;
-	ck_assert_msg(ops->inventory(sw, &inv, &ps, err, sizeof(err)) == 0, "%s", err);
-	qos_policy_defaults(&p);
-	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, &want), 0);
-}
-
-static int apply(int dry_run)
-{
-	struct lp_change_sink cs = { NULL, change_sink };
-
-	n_changes = 0;
-	err[0] = '\0';
-	return ops->qos_apply(sw, &want, dry_run, &cs, err, sizeof(err));
-}
 
 /* ---- tests ---------------------------------------------------------------- */
 
@@ -406,7 +138,11 @@ START_TEST(nvue_apply_of_the_default_policy_lands_in_the_applied_tree)
 				     "max-threshold"), 1500000);
 	ck_assert_int_eq(applied_int("qos/congestion-control/default-global/traffic-class/3/"
 				     "probability"), 10);
-	ck_assert_ptr_null(applied("qos/congestion-control/default-global/traffic-class/0"));
+	/* not unset (default-global marks ECN on class 0 unless told not to) */
+	ck_assert_str_eq(applied_str("qos/congestion-control/default-global/traffic-class/0/ecn"),
+			 "disable");
+	ck_assert_ptr_null(applied("qos/congestion-control/default-global/traffic-class/0/"
+				   "min-threshold"));
 	/* ETS: 6 strict, 0 and 3 DWRR 50 % */
 	ck_assert_str_eq(applied_str("qos/egress-scheduler/default-global/traffic-class/6/mode"),
 			 "strict");
@@ -799,12 +535,6 @@ START_TEST(nvue_plugin_exports_only_loom_plugin_v1)
 	dlclose(dl);
 }
 END_TEST
-
-/* python3 on PATH, or skip. */
-static int have_python3(void)
-{
-	return system("python3 -c 'import http.server, json' >/dev/null 2>&1") == 0;
-}
 
 int main(void)
 {
