@@ -5,7 +5,10 @@
 # libloomosm.so plugin, which reports the run to loomd), and show with
 # loomctl what loom found and routed, checked against the tables read back
 # from the switches; then isolate a job's hosts in their own partition (a
-# tenant), confirmed on the HCA ports. Run as root on Debian 12:
+# tenant), confirmed on the HCA ports; then plan and apply the lossless RoCE
+# policy on a SONiC leaf (a real redis-server holding CONFIG_DB in SONiC's
+# schema, as `config qos reload` leaves a 12-port leaf, through the sonic
+# plugin). Run as root on Debian 12:
 #   sudo sh tools/demo.sh [NETFILE]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +29,15 @@ opensm:
   report_socket: $work/osm.sock
 discovery:
   interval: 0
+plugins:
+  dir: $top/build/plugins/sonic/.libs
+roce:
+  interval: 0
+switches:
+  - name: leaf1
+    plugin: sonic
+    address: "unix:$work/leaf1.sock"
+    options: "pg_profile_lookup=$work/pg_profile_lookup.ini"
 tenants:
   partitions_file: $work/partitions.conf
   static_partitions: $work/static.conf
@@ -47,9 +59,17 @@ ibsim -n -s "$net" >"$work/ibsim.log" 2>&1 </dev/null &
 sim=$!
 loomd=""
 osm=""
-trap "kill \$sim \$loomd \$osm 2>/dev/null; wait 2>/dev/null" EXIT
+redis-server --port 0 --unixsocket "$work/leaf1.sock" --unixsocketperm 700 --save "" \
+	--appendonly no --daemonize no >"$work/leaf1.redis.log" 2>&1 &
+redis=$!
+trap "kill \$sim \$loomd \$osm \$redis 2>/dev/null; wait 2>/dev/null" EXIT
 i=0; until grep -q "simulator ready" "$work/ibsim.log"; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/ibsim.log"; exit 1; }; sleep 0.1; done
+
+i=0; until [ -S "$work/leaf1.sock" ]; do
+	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/leaf1.redis.log"; exit 1; }; sleep 0.1; done
+python3 "$top/tests/servers/sonic_db.py" seed "$work/leaf1.sock" --ports 12
+python3 "$top/tests/servers/sonic_db.py" lookup >"$work/pg_profile_lookup.ini"
 
 echo "== loomd: starting on $work/loomd.sock"
 LD_PRELOAD=$preload $B/loomd -f -c "$work/loom.yaml" 2>"$work/loomd.log" &
@@ -97,6 +117,16 @@ done
 echo "== loomctl tenant list; tenant delete demo-job"
 $ctl tenant list
 $ctl tenant delete demo-job | head -n 2
+echo "== loomctl qos plan: the lossless RoCE policy on SONiC leaf1 (CONFIG_DB in a real redis-server)"
+echo "   (loom creates objects of its own; SHARED marks what other ports or the whole switch use)"
+$ctl qos plan >"$work/qos-plan.out"
+head -n 14 "$work/qos-plan.out"
+echo "   ..."
+grep -m 2 "^  delete" "$work/qos-plan.out"
+echo "   ... (the whole plan, key by key: $work/qos-plan.out)"
+echo "== loomctl qos apply, then qos status (read back)"
+$ctl qos apply | head -n 3
+$ctl qos status
 echo "== loom routing the same fabric offline, with adaptive routing groups (quality by walking the tables)"
 $B/loomctl route compute --topology "$net" --ar tree
 echo "demo: done (database kept in $work/loom.db; try: $B/loomctl --db $work/loom.db nodes)"
