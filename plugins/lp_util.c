@@ -41,3 +41,60 @@ int lp_grow(void *v, size_t *cap, size_t n, size_t size, size_t first)
 	*cap = c;
 	return 0;
 }
+
+struct dry_obj {
+	char key[160];
+	int existed, stays;
+};
+
+struct dry_objs {
+	struct dry_obj *v;
+	size_t n, cap;
+};
+
+static int dry_collect(void *ctx, const struct lp_change *c)
+{
+	struct dry_objs *os = ctx;
+	struct dry_obj *o = NULL;
+
+	for (size_t i = os->n; i-- > 0;)
+		if (!strcmp(os->v[i].key, c->key)) {
+			o = &os->v[i];
+			break;
+		}
+	if (!o) {
+		if (lp_grow(&os->v, &os->cap, os->n, sizeof(*os->v), 32))
+			return -ENOMEM;
+		o = &os->v[os->n++];
+		memset(o, 0, sizeof(*o));
+		lp_copy_str(o->key, sizeof(o->key), c->key);
+	}
+	o->existed |= c->before && *c->before;
+	o->stays |= c->after && *c->after;
+	return 0;
+}
+
+int lp_objects_by_dry_run(struct lp_switch *sw, const struct lp_qos *want, lp_apply_fn apply,
+			  const char *(*shared)(const char *key), int contexts,
+			  const struct lp_object_sink *out, char *err, size_t errlen)
+{
+	struct dry_objs os = { NULL, 0, 0 };
+	struct lp_change_sink sink = { &os, dry_collect };
+	int rc = apply(sw, want, 1, &sink, err, errlen);
+
+	if (rc == -ENOMEM && !os.n)
+		snprintf(err, errlen, "out of memory");
+	for (size_t i = 0; !rc && i < os.n; i++) {
+		const struct dry_obj *d = &os.v[i];
+		struct lp_object o = { d->key, LP_OBJECT_CHANGE, shared(d->key) };
+
+		if (!contexts && !d->existed)
+			o.action = LP_OBJECT_CREATE;
+		else if (!contexts && !d->stays)
+			o.action = LP_OBJECT_DELETE;
+		if (out && out->object)
+			rc = out->object(out->ctx, &o);
+	}
+	free(os.v);
+	return rc;
+}

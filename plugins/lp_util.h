@@ -20,6 +20,18 @@ void lp_logf(const struct lp_host *host, const char *switch_name, enum lp_log_le
  * was. */
 int lp_grow(void *v, size_t *cap, size_t n, size_t size, size_t first);
 
+/* The qos_objects op of a plugin whose objects are the keys its own dry run
+ * reports: apply(sw, want, 1, ...) collected key by key, each reported once
+ * in order, a create when none of its fields existed and a delete when none
+ * stays (else a change; always a change with contexts, where keys are
+ * configuration contexts that always exist, as EOS's), shared_with from
+ * shared(key). */
+typedef int (*lp_apply_fn)(struct lp_switch *sw, const struct lp_qos *want, int dry_run,
+			   const struct lp_change_sink *changes, char *err, size_t errlen);
+int lp_objects_by_dry_run(struct lp_switch *sw, const struct lp_qos *want, lp_apply_fn apply,
+			  const char *(*shared)(const char *key), int contexts,
+			  const struct lp_object_sink *out, char *err, size_t errlen);
+
 /* src (NULL: "") into dst of len bytes, cut if longer. */
 void lp_copy_str(char *dst, size_t len, const char *src);
 

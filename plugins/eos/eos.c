@@ -624,6 +624,20 @@ out:
 	return rc;
 }
 
+/* qos plan's objects: the configuration contexts loom's lines go into.
+ * The global QoS maps ("qos map dscp", "qos map traffic-class") serve every
+ * port: switch-wide; "interface <port>..." is the managed port's own. */
+static const char *eos_shared(const char *key)
+{
+	return strncmp(key, "interface ", 10) ? "switch-wide" : "";
+}
+
+static int eos_qos_objects(struct lp_switch *sw, const struct lp_qos *want,
+			   const struct lp_object_sink *out, char *err, size_t errlen)
+{
+	return lp_objects_by_dry_run(sw, want, eos_qos_apply, eos_shared, 1, out, err, errlen);
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -636,6 +650,7 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.lldp_neighbors = eos_lldp,
 	.qos_read = eos_qos_read,
 	.qos_apply = eos_qos_apply,
+	.qos_objects = eos_qos_objects,
 	.vlan_set = eos_vlan_set,
 	.vlan_clear = eos_vlan_clear,
 	.health = eos_health,

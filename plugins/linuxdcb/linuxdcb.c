@@ -597,6 +597,21 @@ static int ld_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, ch
 	return no_vlan(port, err, errlen);
 }
 
+/* qos plan's objects: every setting is one netdev's own (its DCB ETS, PFC
+ * and APP table, its qdisc), shared with no other port; they always exist,
+ * so each is a change. */
+static const char *ld_shared(const char *key)
+{
+	(void)key;
+	return "";
+}
+
+static int ld_qos_objects(struct lp_switch *sw, const struct lp_qos *want,
+			  const struct lp_object_sink *out, char *err, size_t errlen)
+{
+	return lp_objects_by_dry_run(sw, want, ld_qos_apply, ld_shared, 1, out, err, errlen);
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -609,6 +624,7 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.lldp_neighbors = ld_lldp,
 	.qos_read = ld_qos_read,
 	.qos_apply = ld_qos_apply,
+	.qos_objects = ld_qos_objects,
 	.vlan_set = ld_vlan_set,
 	.vlan_clear = ld_vlan_clear,
 	.health = ld_health,

@@ -587,6 +587,21 @@ static int nvue_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, 
 
 /* ---- the table ---------------------------------------------------------------- */
 
+/* qos plan's objects: loom writes NVUE's default-global profiles and the
+ * switch's qos/roce and qos/pfc-watchdog, which every port that names no
+ * other profile uses: switch-wide; interface/<port>/... is the managed
+ * port's own. */
+static const char *nvue_shared(const char *key)
+{
+	return strncmp(key, "interface/", 10) ? "switch-wide" : "";
+}
+
+static int nvue_qos_objects(struct lp_switch *sw, const struct lp_qos *want,
+			    const struct lp_object_sink *out, char *err, size_t errlen)
+{
+	return lp_objects_by_dry_run(sw, want, nvue_qos_apply, nvue_shared, 0, out, err, errlen);
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -599,6 +614,7 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.lldp_neighbors = nvue_lldp,
 	.qos_read = nvue_qos_read,
 	.qos_apply = nvue_qos_apply,
+	.qos_objects = nvue_qos_objects,
 	.vlan_set = nvue_vlan_set,
 	.vlan_clear = nvue_vlan_clear,
 	.health = nvue_health,

@@ -44,3 +44,34 @@ struct lp_qos *fp_default_want(const struct loom_plugin_v1 *ops, struct lp_switc
 	ck_assert_int_eq(qos_policy_resolve(&p, fp_ports, fp_n_ports, q), 0);
 	return q;
 }
+
+static int object_sink(void *ctx, const struct lp_object *o)
+{
+	static const char *const acts[] = { "create", "change", "delete" };
+	struct fp_objects *os = ctx;
+
+	ck_assert_uint_lt(os->n, FP_MAX_OBJECTS);
+	ck_assert_uint_le((unsigned)o->action, LP_OBJECT_DELETE);
+	snprintf(os->v[os->n].key, sizeof(os->v[0].key), "%s", o->key);
+	snprintf(os->v[os->n].action, sizeof(os->v[0].action), "%s", acts[o->action]);
+	snprintf(os->v[os->n++].shared, sizeof(os->v[0].shared), "%s", o->shared_with);
+	return 0;
+}
+
+void fp_plan_objects(const struct loom_plugin_v1 *ops, struct lp_switch *sw,
+		     const struct lp_qos *want, struct fp_objects *os, char *err, size_t errlen)
+{
+	struct lp_object_sink sink = { os, object_sink };
+
+	os->n = 0;
+	ck_assert_ptr_nonnull(ops->qos_objects);
+	ck_assert_msg(ops->qos_objects(sw, want, &sink, err, errlen) == 0, "qos_objects: %s", err);
+}
+
+const struct fp_object *fp_object_of(const struct fp_objects *os, const char *key)
+{
+	for (size_t i = 0; i < os->n; i++)
+		if (!strcmp(os->v[i].key, key))
+			return &os->v[i];
+	return NULL;
+}

@@ -372,6 +372,31 @@ START_TEST(eos_no_drop_without_pfc_on_is_kept_but_pauses_nothing)
 }
 END_TEST
 
+/* qos plan's objects on EOS: the global QoS maps serve every port, so
+ * they are marked SHARED switch-wide; an interface's lines are the managed
+ * port's own. Configuration contexts always exist: each is a change.
+ * Nothing is configured. */
+START_TEST(eos_plan_marks_the_global_qos_maps_switch_wide)
+{
+	struct lp_qos *want = fp_default_want(ops, sw);
+	struct fp_objects *os = calloc(1, sizeof(*os));
+	const struct fp_object *o;
+
+	ck_assert_ptr_nonnull(os);
+	fp_plan_objects(ops, sw, want, os, err, sizeof(err));
+	ck_assert_ptr_nonnull(o = fp_object_of(os, "qos map dscp"));
+	ck_assert_str_eq(o->action, "change");
+	ck_assert_str_eq(o->shared, "switch-wide");
+	ck_assert_ptr_nonnull(o = fp_object_of(os, "interface Ethernet1"));
+	ck_assert_str_eq(o->action, "change");
+	ck_assert_str_eq(o->shared, "");
+	ck_assert_uint_eq(log_count().refused, 0);
+	config_lacks("qos map dscp");
+	free(os);
+	free(want);
+}
+END_TEST
+
 void eos_add_rule_tests(TCase *tc)
 {
 	tcase_add_test(tc, eos_apply_pins_qos_trust_dscp_so_the_dscp_map_classifies_switchports);
@@ -384,4 +409,5 @@ void eos_add_rule_tests(TCase *tc)
 	tcase_add_test(tc, eos_server_refuses_ecn_values_eos_refuses_and_takes_min_equal_max);
 	tcase_add_test(tc, eos_server_matches_whole_commands_in_their_mode);
 	tcase_add_test(tc, eos_no_drop_without_pfc_on_is_kept_but_pauses_nothing);
+	tcase_add_test(tc, eos_plan_marks_the_global_qos_maps_switch_wide);
 }

@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "fixture_nvue.h"
+#include "fixture_plugin.h"
 #include "check_run.h"
 
 /* ---- a revision made by hand ---------------------------------------------- */
@@ -336,6 +337,32 @@ START_TEST(nvue_qos_read_takes_nvue_defaults_for_unset_dscp_and_watchdog_fields)
 }
 END_TEST
 
+/* qos plan's objects on NVUE: loom's leaves live in the default-global
+ * profiles (and qos/roce, qos/pfc-watchdog) that every port naming no
+ * other profile uses, so each is marked SHARED switch-wide; a port's own
+ * interface/<port>/... leaves are not. The plan makes no revision. */
+START_TEST(nvue_plan_marks_the_default_global_profiles_switch_wide)
+{
+	struct fp_objects *os = calloc(1, sizeof(*os));
+	size_t revs = n_revisions(), global = 0;
+
+	ck_assert_ptr_nonnull(os);
+	default_want();
+	fp_plan_objects(ops, sw, &want, os, err, sizeof(err));
+	ck_assert_uint_gt(os->n, 0);
+	for (size_t i = 0; i < os->n; i++) {
+		int port = !strncmp(os->v[i].key, "interface/", 10);
+
+		ck_assert_msg(!strcmp(os->v[i].shared, port ? "" : "switch-wide"), "%s: \"%s\"",
+			      os->v[i].key, os->v[i].shared);
+		global += strstr(os->v[i].key, "/default-global") != NULL;
+	}
+	ck_assert_uint_gt(global, 0);
+	ck_assert_uint_eq(n_revisions(), revs);
+	free(os);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nvue_qos");
@@ -359,6 +386,7 @@ int main(void)
 	tcase_add_test(tc, nvue_apply_turns_ecn_off_explicitly_so_queue_0_drops_its_default);
 	tcase_add_test(tc, nvue_trust_drift_shows_in_the_dscp_map_read_back);
 	tcase_add_test(tc, nvue_qos_read_takes_nvue_defaults_for_unset_dscp_and_watchdog_fields);
+	tcase_add_test(tc, nvue_plan_marks_the_default_global_profiles_switch_wide);
 	suite_add_tcase(s, tc);
 	failed = check_run(s) != EXIT_SUCCESS;
 	curl_global_cleanup();

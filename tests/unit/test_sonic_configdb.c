@@ -155,44 +155,6 @@ START_TEST(sonic_apply_refuses_a_schema_version_it_cannot_place)
 }
 END_TEST
 
-struct object {
-	char key[160], action[8], shared[200];
-};
-
-struct objects {
-	struct object v[256];
-	size_t n;
-};
-
-static int object_sink(void *ctx, const struct lp_object *o)
-{
-	static const char *const acts[] = { "create", "change", "delete" };
-	struct objects *os = ctx;
-
-	ck_assert_uint_lt(os->n, 256);
-	snprintf(os->v[os->n].key, sizeof(os->v[0].key), "%s", o->key);
-	snprintf(os->v[os->n].action, sizeof(os->v[0].action), "%s", acts[o->action]);
-	snprintf(os->v[os->n++].shared, sizeof(os->v[0].shared), "%s", o->shared_with);
-	return 0;
-}
-
-static const struct object *object_of(const struct objects *os, const char *key)
-{
-	for (size_t i = 0; i < os->n; i++)
-		if (!strcmp(os->v[i].key, key))
-			return &os->v[i];
-	return NULL;
-}
-
-static void plan_objects(const struct lp_qos *want, struct objects *os)
-{
-	struct lp_object_sink sink = { os, object_sink };
-
-	os->n = 0;
-	ck_assert_ptr_nonnull(ops->qos_objects);
-	ck_assert_msg(ops->qos_objects(sw, want, &sink, err, sizeof(err)) == 0, "%s", err);
-}
-
 /* `loomctl qos plan`'s objects: on a fresh switch loom's own objects are
  * created and only the managed ports' entries change, nothing shared, and
  * nothing is written. Once another port (Ethernet8) uses loom's WRED
@@ -200,9 +162,9 @@ static void plan_objects(const struct lp_qos *want, struct objects *os)
  * two SHARED, with the port and as switch-wide. */
 START_TEST(sonic_plan_names_each_object_and_marks_those_other_ports_use)
 {
-	struct objects *os = calloc(1, sizeof(*os));
+	struct fp_objects *os = calloc(1, sizeof(*os));
 	struct changes cs = { 0 };
-	const struct object *o;
+	const struct fp_object *o;
 	char out[8192], snap[160];
 	struct lp_qos *want;
 
@@ -210,21 +172,21 @@ START_TEST(sonic_plan_names_each_object_and_marks_those_other_ports_use)
 	seed_switch(12, SCHEMA_202311, snap, sizeof(snap));
 	want = fp_default_want(ops, sw);
 	want->n_ports = 2;
-	plan_objects(want, os);
-	ck_assert_ptr_nonnull(o = object_of(os, "DSCP_TO_TC_MAP|LOOM"));
+	fp_plan_objects(ops, sw, want, os, err, sizeof(err));
+	ck_assert_ptr_nonnull(o = fp_object_of(os, "DSCP_TO_TC_MAP|LOOM"));
 	ck_assert_str_eq(o->action, "create");
 	ck_assert_str_eq(o->shared, "");
-	ck_assert_ptr_nonnull(o = object_of(os, "QUEUE|Ethernet4|3"));
+	ck_assert_ptr_nonnull(o = fp_object_of(os, "QUEUE|Ethernet4|3"));
 	ck_assert_str_eq(o->action, "change");
-	ck_assert_ptr_null(object_of(os, "QUEUE|Ethernet8|3"));
-	ck_assert_ptr_null(object_of(os, "CABLE_LENGTH|AZURE"));   /* 5m already */
+	ck_assert_ptr_null(fp_object_of(os, "QUEUE|Ethernet8|3"));
+	ck_assert_ptr_null(fp_object_of(os, "CABLE_LENGTH|AZURE"));   /* 5m already */
 	for (size_t i = 0; i < os->n; i++)
 		ck_assert_msg(!os->v[i].shared[0], "%s shared with %s", os->v[i].key,
 			      os->v[i].shared);
 	ck_assert_msg(check_switch(snap, "", out, sizeof(out)) == 0, "the plan wrote:\n%s", out);
 
 	ck_assert_msg(apply(want, 0, &cs) == 0, "%s", err);
-	plan_objects(want, os);
+	fp_plan_objects(ops, sw, want, os, err, sizeof(err));
 	ck_assert_uint_eq(os->n, 0);
 	fr_hset(CONFIG_DB, "QUEUE|Ethernet8|3", "wred_profile", "LOOM_LOSSLESS", NULL);
 	fr_hset(CONFIG_DB, "PORT_QOS_MAP|global", "dscp_to_tc_map", "LOOM", NULL);
@@ -232,11 +194,11 @@ START_TEST(sonic_plan_names_each_object_and_marks_those_other_ports_use)
 		if (want->ecn[t].enabled)
 			want->ecn[t].min_bytes += 1000;
 	want->dscp_to_tc[10] = (uint8_t)((want->dscp_to_tc[10] + 1) % 8);
-	plan_objects(want, os);
-	ck_assert_ptr_nonnull(o = object_of(os, "WRED_PROFILE|LOOM_LOSSLESS"));
+	fp_plan_objects(ops, sw, want, os, err, sizeof(err));
+	ck_assert_ptr_nonnull(o = fp_object_of(os, "WRED_PROFILE|LOOM_LOSSLESS"));
 	ck_assert_str_eq(o->action, "change");
 	ck_assert_str_eq(o->shared, "Ethernet8");
-	ck_assert_ptr_nonnull(o = object_of(os, "DSCP_TO_TC_MAP|LOOM"));
+	ck_assert_ptr_nonnull(o = fp_object_of(os, "DSCP_TO_TC_MAP|LOOM"));
 	ck_assert_str_eq(o->shared, "switch-wide");
 	free(cs.v);
 	free(want);
