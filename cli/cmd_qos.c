@@ -14,10 +14,10 @@
 #include <string.h>
 
 /* "  create  DSCP_TO_TC_MAP|LOOM" ... "  change  CABLE_LENGTH|AZURE  SHARED:
- * switch-wide"; "shared_with" null: the plugin cannot tell. */
+ * switch-wide" (none from a plugin without the qos_objects op). */
 static void print_objects(const json_t *objs)
 {
-	size_t n[3] = { 0 }, shared = 0, unknown = 0, i;
+	size_t n[3] = { 0 }, shared = 0, i;
 	static const char *const acts[] = { "create", "change", "delete" };
 	json_t *o;
 
@@ -29,15 +29,11 @@ static void print_objects(const json_t *objs)
 
 		for (unsigned a = 0; a < 3; a++)
 			n[a] += !strcmp(act, acts[a]);
-		unknown += json_is_null(sw);
 		shared += json_is_string(sw) && *json_string_value(sw);
 	}
-	printf("  %zu objects: %zu to create, %zu to change, %zu to delete; ", json_array_size(objs),
-	       n[0], n[1], n[2]);
-	if (unknown)
-		printf("the plugin cannot tell which other ports use them\n");
-	else
-		printf("%zu shared (used by ports loom does not manage, or switch-wide)\n", shared);
+	printf("  %zu objects: %zu to create, %zu to change, %zu to delete; %zu shared (used by "
+	       "ports loom does not manage, or switch-wide)\n", json_array_size(objs), n[0], n[1],
+	       n[2], shared);
 	json_array_foreach(objs, i, o) {
 		const json_t *sw = json_object_get(o, "shared_with");
 

@@ -162,49 +162,25 @@ static int add_object(void *ctx, const struct lp_object *o)
 						     o->shared_with ? o->shared_with : ""));
 }
 
-/* The objects of a plan: the plugin's (qos_objects), or, from a plugin
- * without it, the dry run's keys in order, each a create when none of its
- * fields existed, a delete when none stays, else a change, and who else
- * uses it unknown (null). */
+/* The objects of a plan, from the plugin's qos_objects (NULL: the plugin
+ * has no such op; err set and NULL on failure too). */
 static json_t *plan_objects(struct qjob *j, struct lp_switch *sw, const struct lp_qos *want,
 			    char *err, size_t errlen)
 {
-	json_t *objs = json_array(), *c;
-	size_t i;
+	struct lp_object_sink sink;
+	json_t *objs;
 
-	if (!objs)
+	if (!j->ops->qos_objects)
 		return NULL;
-	if (j->ops->qos_objects) {
-		struct lp_object_sink sink = { objs, add_object };
-
-		if (j->ops->qos_objects(sw, want, &sink, err, errlen) < 0) {
-			json_decref(objs);
-			return NULL;
-		}
-		return objs;
+	if (!(objs = json_array())) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
-	json_array_foreach(j->changes, i, c) {
-		const char *key = json_string_value(json_object_get(c, "key"));
-		int none_before = !*json_string_value(json_object_get(c, "before"));
-		int none_after = !*json_string_value(json_object_get(c, "after"));
-		json_t *last = json_array_get(objs, json_array_size(objs) - 1);
-
-		if (last && !strcmp(json_string_value(json_object_get(last, "key")), key)) {
-			none_before &= json_is_true(json_object_get(last, "none_before"));
-			none_after &= json_is_true(json_object_get(last, "none_after"));
-		} else {
-			json_array_append_new(objs, last = json_pack("{s:s, s:n}", "key", key,
-								     "shared_with"));
-		}
-		json_object_set_new(last, "none_before", json_boolean(none_before));
-		json_object_set_new(last, "none_after", json_boolean(none_after));
-	}
-	json_array_foreach(objs, i, c) {
-		json_object_set_new(c, "action", json_string(
-			json_is_true(json_object_get(c, "none_before")) ? "create" :
-			json_is_true(json_object_get(c, "none_after")) ? "delete" : "change"));
-		json_object_del(c, "none_before");
-		json_object_del(c, "none_after");
+	sink.ctx = objs;
+	sink.object = add_object;
+	if (j->ops->qos_objects(sw, want, &sink, err, errlen) < 0) {
+		json_decref(objs);
+		return NULL;
 	}
 	return objs;
 }
@@ -277,8 +253,8 @@ static void *job_thread(void *arg)
 			snprintf(err, sizeof(err), "%zu keys still differ after the apply", left);
 	}
 	if (rc == 0 && j->mode == QOS_PLAN && !(objects = plan_objects(j, sw, want, err,
-								     sizeof(err))))
-		rc = err[0] ? -EIO : (snprintf(err, sizeof(err), "out of memory"), -ENOMEM);
+								     sizeof(err))) && err[0])
+		rc = -EIO;
 out:
 	if (sw)
 		j->ops->close(sw);

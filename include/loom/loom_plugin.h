@@ -233,10 +233,10 @@ struct loom_plugin_v1 {
 	int (*vlan_get)(struct lp_switch *sw, const char *port, uint16_t *vid,
 			char *err, size_t errlen);
 
-	/* Optional (NULL: loomd tells create, change and delete from a dry
-	 * run's keys and cannot say who else uses them): every object
-	 * qos_apply(want) would create, change or delete, once each, in the
-	 * order it would write them, through out. Changes nothing. */
+	/* Optional (NULL: `loomctl qos plan` shows only the dry run's keys):
+	 * every object qos_apply(want) would create, change or delete, once
+	 * each, in the order it would write them, through out. Changes
+	 * nothing. */
 	int (*qos_objects)(struct lp_switch *sw, const struct lp_qos *want,
 			   const struct lp_object_sink *out, char *err, size_t errlen);
 };
