@@ -344,24 +344,26 @@ static struct sw_state *sw_find(struct qos_mod *m, const char *name)
 	return NULL;
 }
 
-/* "PORT_QOS_MAP|Ethernet4 pfc_enable, ..." of a switch's changed keys. */
-static void keys_text(const json_t *keys, char *buf, size_t len)
+/* "PORT_QOS_MAP|Ethernet4 pfc_enable, ..." of a switch's changed keys: all
+ * of them (done < 0), the ones that landed (1) or the ones that did not
+ * (0). */
+static void keys_text(const json_t *keys, int done, char *buf, size_t len)
 {
-	size_t i, n = 0;
+	size_t i, n = 0, shown = 0, all = 0;
 	json_t *k;
 
 	buf[0] = '\0';
 	json_array_foreach(keys, i, k) {
-		if (i == 8) {
-			snprintf(buf + n, len - n, ", ... (%zu in all)", json_array_size(keys));
-			return;
-		}
-		n += (size_t)snprintf(buf + n, len - n, "%s%s %s", i ? ", " : "",
+		if (done >= 0 && json_is_true(json_object_get(k, "done")) != done)
+			continue;
+		if (all++ >= 8 || n >= len)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%s %s", shown++ ? ", " : "",
 				      json_string_value(json_object_get(k, "key")),
 				      json_string_value(json_object_get(k, "field")));
-		if (n >= len)
-			return;
 	}
+	if (all > shown && n < len)
+		snprintf(buf + n, len - n, ", ... (%zu in all)", all);
 }
 
 static void retry_cb(evutil_socket_t fd, short what, void *arg);
@@ -389,13 +391,13 @@ static void note_results(struct qos_mod *m, struct qreq *q)
 		const char *error = json_string_value(json_object_get(r, "error"));
 		json_int_t landed = json_integer_value(json_object_get(r, "landed"));
 		struct sw_state *st = sw_find(m, q->jobs[i].sw.name);
-		char keys[512], what[700];
+		char keys[512], what[1400];
 
 		if (!st || !state)
 			continue;
 		if (m->store && store_record_switch(m->store, clock_wall(), r) < 0)
 			log_warn("switch %s: its read could not be recorded", st->name);
-		keys_text(json_object_get(r, "keys"), keys, sizeof(keys));
+		keys_text(json_object_get(r, "keys"), -1, keys, sizeof(keys));
 		if (strcmp(st->state, state) && (st->state[0] || strcmp(state, "in policy"))) {
 			snprintf(what, sizeof(what), "%s%s%s", state,
 				 error ? ": " : !strcmp(state, "drifted") ? ": " : "",
@@ -413,7 +415,19 @@ static void note_results(struct qos_mod *m, struct qreq *q)
 			event_now(m, "warning", "qos_state", st->name, st->state, what);
 			log_warn("switch %s: %s", st->name, what);
 		}
-		if (q->mode == QOS_APPLY && landed > 0) {
+		if (q->mode == QOS_APPLY && landed > 0 && !strcmp(state, "partial")) {
+			/* Say what landed, what did not, and why: the switch holds
+			 * part of the policy until the retry. */
+			char landed_keys[512], left_keys[512];
+			json_int_t all = json_integer_value(json_object_get(r, "changes"));
+
+			keys_text(json_object_get(r, "keys"), 1, landed_keys, sizeof(landed_keys));
+			keys_text(json_object_get(r, "keys"), 0, left_keys, sizeof(left_keys));
+			snprintf(what, sizeof(what), "partial: %lld of %lld keys landed (%s); not "
+				 "applied: %s; error: %s", (long long)landed, (long long)all,
+				 landed_keys, left_keys, error ? error : "?");
+			event_now(m, "warning", "qos_applied", st->name, "", what);
+		} else if (q->mode == QOS_APPLY && landed > 0) {
 			snprintf(what, sizeof(what), "%lld keys: %s", (long long)landed, keys);
 			event_now(m, "notice", "qos_applied", st->name, "", what);
 		}

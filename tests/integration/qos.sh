@@ -9,6 +9,8 @@
 #     with each switch's overrides (leaf2's 30 m cables).
 #  2. A key changed behind loom's back is drift: qos status exits 1 and
 #     names the switch, qos plan shows exactly that key; apply repairs it.
+#  2b. An apply that stops half-way (the switch's Redis refuses some writes)
+#     is recorded as partial: which keys landed, which did not, and why.
 #  3. A switch whose Redis is gone is unreachable (exit 1), the others stay
 #     in policy; a plugin of another ABI version is refused, naming both.
 #  4. A reload with a contradictory policy is refused; the running one stays.
@@ -118,6 +120,22 @@ loom_ctl qos plan --switch leaf1 >"$work/drift.out" || :
 [ "$(rc loom_ctl qos apply --switch leaf1)" = 0 ] && [ "$(rc loom_ctl qos status)" = 0 ] ||
 	loom_fail "apply did not repair the drift"
 loom_ok "drift: a key changed behind loom's back is found, shown alone, and repaired"
+
+# ---- 2b. a partial apply says what landed, what did not, and why -----------------------
+# leaf1's Redis refuses writes to keys that start with "PO" (an ACL key pattern; reads
+# stay open): QUEUE|Ethernet0|3 lands, PORT_QOS_MAP|Ethernet4 does not.
+r leaf1 -n 4 del "QUEUE|Ethernet0|3" >/dev/null
+r leaf1 -n 4 hset "PORT_QOS_MAP|Ethernet4" pfc_enable "3,4" >/dev/null
+r leaf1 acl setuser default resetkeys "%R~*" "~[^P]*" "~P[^O]*" >/dev/null
+[ "$(rc loom_ctl qos apply --switch leaf1)" = 1 ] || loom_fail "a partial apply exited 0"
+loom_ctl events --limit 5 >"$work/partial.out"
+grep "qos_applied" "$work/partial.out" | grep "switch leaf1" |
+	grep "partial: 2 of 3 keys landed (QUEUE|Ethernet0|3 scheduler, QUEUE|Ethernet0|3 wred_profile)" |
+	grep "not applied: PORT_QOS_MAP|Ethernet4 pfc_enable" | grep -q "error: .*NOPERM" ||
+	loom_fail "the partial apply's event: $(cat "$work/partial.out")"
+r leaf1 acl setuser default allkeys >/dev/null
+[ "$(rc loom_ctl qos apply --switch leaf1)" = 0 ] || loom_fail "no repair after the partial apply"
+loom_ok "a partial apply's event names the keys that landed, those that did not, and the error"
 
 # ---- 3. unreachable switch, plugin of another ABI --------------------------------
 eval "kill \$REDIS_leaf2; wait \$REDIS_leaf2" || :
