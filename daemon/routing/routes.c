@@ -1,11 +1,15 @@
 /* daemon/routing/routes.c: "route-check" and "route-trace" on the control socket
  * (see routes.h).
  *
- * A request is read-only for the fabric (CTL_READ): it sends only SMP Gets,
- * as a sweep does. Requests are jobs of daemon/core/work.h, each with its
- * own database connection, answered on the loop. A few may run at once;
- * more are refused as busy rather than queued, so a script looping on route
- * check cannot pile up SMP walks. */
+ * A request is read-only for the fabric: it sends only SMP Gets, as a
+ * sweep does. But route-check walks the subnet and reads every switch's
+ * table (thousands of SMPs on a large fabric) and records it, so, like
+ * `discover`, it is for root and the admin group (CTL_WRITE); route-trace
+ * reads the switches of one path and is open to every local user
+ * (CTL_READ). Requests are jobs of daemon/core/work.h, each with its own
+ * database connection, answered on the loop. A few may run at once; more
+ * are refused as busy rather than queued, so a script looping on them
+ * cannot pile up SMP walks. */
 #include "autoconf.h"
 #include "daemon/routing/routes.h"
 
@@ -222,7 +226,7 @@ void routes_free(struct routes *rt)
 
 int routes_register(struct routes *rt, struct ctl *ctl)
 {
-	int rc = ctl_register(ctl, "route-check", CTL_READ, cmd_route_check, rt);
+	int rc = ctl_register(ctl, "route-check", CTL_WRITE, cmd_route_check, rt);
 
 	return rc < 0 ? rc : ctl_register(ctl, "route-trace", CTL_READ, cmd_route_trace, rt);
 }

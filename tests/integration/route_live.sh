@@ -2,7 +2,8 @@
 # `loomctl route check` and `loomctl route trace` on a live fabric: ibsim, a
 # 2-level fat tree routed by OpenSM's own minhop engine, loomd. Proves that
 #  - route check reads every switch's table and finds every CA pair delivered
-#    (exit 0), with the metric block of route compute;
+#    (exit 0), with the metric block of route compute; it is refused to a
+#    user who is neither root nor in the admin group;
 #  - the tables loomd stored are exactly what dump_fts reads from the switches;
 #  - route trace between two hosts gives ibtracert's hops, and resolves hosts
 #    by host name, full node description, node GUID, port GUID and LID alike;
@@ -48,6 +49,14 @@ grep -q '^pairs: *56 of 56 delivered, 0 unreachable, 0 loops' "$work/check.out" 
 	grep -q "^EFI: " "$work/check.out" && grep -q "^deadlock: " "$work/check.out" &&
 	grep -q "^EBB: " "$work/check.out" ||
 	loom_fail "route check output: $(cat "$work/check.out")"
+# route check reads every switch: root's and the admin group's, like discover
+if command -v setpriv >/dev/null 2>&1; then
+	chmod 755 "$work"  # the unprivileged user reaches the socket
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$B/loomctl" -s "$work/loomd.sock" \
+		route check >"$work/nobody.out" 2>&1 && loom_fail "route check ran for uid 65534"
+	grep -q "permission denied for uid 65534" "$work/nobody.out" ||
+		loom_fail "route check for uid 65534: $(cat "$work/nobody.out")"
+fi
 loom_ok "route check: 56 of 56 pairs delivered over tables read with $(py 'import json,sys; print(json.load(open(sys.argv[1]))["read"]["smps"])' "$work/check.json") SMPs, exit 0"
 
 # ---- the stored tables are what dump_fts reads ------------------------------------------
