@@ -115,6 +115,8 @@ int loomd_check_config(const struct loomd_options *opt)
 		return 1;
 	}
 	rc = load_config(opt, c, err, sizeof(err));
+	/* What the start would find wrong with the host, refused now. */
+
 	if (rc < 0) {
 		fprintf(stderr, "loomd: %s\n", err);
 		free(c);
@@ -315,6 +317,9 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("cannot create the event loop");
 		goto out;
 	}
+	/* The history is the operators': owner and admin group only. */
+	if (store_restrict(d.conf->db_path, d.conf->admin_group, err, sizeof(err)) < 0)
+		log_warn("%s", err);
 	if (!(d.store = store_open(d.conf->db_path, err, sizeof(err)))) {
 		log_err("database %s: %s", d.conf->db_path, err);
 		goto out;

@@ -8,6 +8,9 @@
 #include "daemon/core/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <unistd.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +152,60 @@ static void make_parent_dir(const char *path)
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	if (mkdir(dirname(tmp), 0750) < 0 && errno != EEXIST)
 		log_debug("cannot create the directory of %s: %s", path, strerror(errno));
+}
+
+/* The gid of `group`: 0, -ENOENT or another -errno. */
+static int group_gid(const char *group, gid_t *gid)
+{
+	struct group gr, *res = NULL;
+	char buf[4096];
+	int rc = getgrnam_r(group, &gr, buf, sizeof(buf), &res);
+
+	if (rc)
+		return -rc;
+	if (!res)
+		return -ENOENT;
+	*gid = gr.gr_gid;
+	return 0;
+}
+
+int store_restrict(const char *path, const char *group, char *err, size_t errlen)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm" };
+	gid_t gid = (gid_t)-1;
+	int fd, rc;
+
+	if (group && *group && (rc = group_gid(group, &gid)) < 0) {
+		snprintf(err, errlen, "database %s: group \"%s\" (control.admin_group): %s", path,
+			 group, rc == -ENOENT ? "no such group" : strerror(-rc));
+		return rc;
+	}
+	make_parent_dir(path);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "database %s: %s", path, strerror(errno));
+		return rc;
+	}
+	close(fd);
+	for (size_t i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+		char f[4200];
+		struct stat st;
+
+		snprintf(f, sizeof(f), "%s%s", path, suffix[i]);
+		if (stat(f, &st) < 0)
+			continue;       /* no -wal or -shm now: SQLite makes them alike */
+		if (((st.st_mode & 07777) & ~(mode_t)0660) && chmod(f, st.st_mode & 0660) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "database %s: chmod: %s", f, strerror(errno));
+			return rc;
+		}
+		if (gid != (gid_t)-1 && st.st_gid != gid && chown(f, (uid_t)-1, gid) < 0) {
+			rc = -errno;
+			snprintf(err, errlen, "database %s: chgrp %s: %s", f, group, strerror(errno));
+			return rc;
+		}
+	}
+	return 0;
 }
 
 struct store *store_open(const char *path, char *err, size_t errlen)

@@ -16,6 +16,13 @@ struct store;
  * user_version is newer than this loomd knows is refused. */
 struct store *store_open(const char *path, char *err, size_t errlen);
 void store_close(struct store *st);
+/* Before loomd's first open: the database file (created if missing) and
+ * its -wal and -shm files readable by their owner and `group` only (""
+ * keeps the file's group): mode 0640 for new files, the bits for others
+ * taken away from existing ones, the group set. SQLite gives the -wal and
+ * -shm files it creates later the database file's mode and owner. 0, or
+ * -errno with err naming the file. */
+int store_restrict(const char *path, const char *group, char *err, size_t errlen);
 /* The connection, for read queries (lib/db/db_query.h). */
 sqlite3 *store_db(struct store *st);
 /* Schema version this build migrates to. */
