@@ -116,7 +116,8 @@ int loomd_check_config(const struct loomd_options *opt)
 	}
 	rc = load_config(opt, c, err, sizeof(err));
 	/* What the start would find wrong with the host, refused now. */
-
+	if (rc == 0)
+		rc = config_check_host(c, err, sizeof(err));
 	if (rc < 0) {
 		fprintf(stderr, "loomd: %s\n", err);
 		free(c);

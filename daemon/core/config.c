@@ -9,7 +9,11 @@
  * Parsing fills a scratch copy and only copies it out when the whole file is
  * valid: a bad reload must leave the running configuration untouched.
  *
- * Core's own sections are here: log, database, control and plugins. */
+ * Nesting deeper than CONFIG_MAX_DEPTH and files over CONFIG_MAX_BYTES are
+ * refused (file and line) before the document is built.
+ *
+ * Core's own sections are here: log, database, control and plugins, and
+ * config_check_host(), what `loomd -n` checks of the paths the start uses. */
 #include "autoconf.h"
 #include "daemon/core/config.h"
 
@@ -27,6 +31,11 @@
 /* A configuration is a few kilobytes; anything this large is a mistake
  * (wrong file) and is refused before libyaml spends memory on it. */
 #define CONFIG_MAX_BYTES (1024 * 1024)
+/* loom.yaml's deepest node is a few levels down (switches[i].roce...);
+ * libyaml sets no bound of its own, and its scanner's time grows with the
+ * square of the nesting (100k "[" take seconds), so deeper is refused
+ * before the document is built. */
+#define CONFIG_MAX_DEPTH 64
 #define CFG_MAX_SECTIONS 24
 
 /* ---- core's sections ------------------------------------------------------- */
@@ -225,6 +234,68 @@ static int syntax_error(struct parse *p, const yaml_parser_t *parser)
 			  parser->problem ? parser->problem : "?");
 }
 
+/* Walk the events of the whole stream once, without building anything,
+ * and refuse nesting deeper than CONFIG_MAX_DEPTH at the line where it
+ * goes too deep, naming the top-level section it is in. Stopping there
+ * keeps the cost of a hostile file at that of its first few hundred bytes.
+ * Syntax errors are reported here too, as the load would report them. */
+static int check_depth(struct parse *p)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	char section[LOOM_NAME_LEN] = "";
+	unsigned long root_items = 0; /* nodes directly under the root mapping */
+	int depth = 0, root_map = 0, rc = 0, done = 0;
+
+	if (!yaml_parser_initialize(&parser)) {
+		snprintf(p->err, p->errlen, "%s: out of memory", p->name);
+		return -ENOMEM;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)p->text, p->len);
+	while (!done && rc == 0) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = syntax_error(p, &parser);
+			break;
+		}
+		/* A node right under the root mapping: keys and values alternate. */
+		if (depth == 1 && root_map && (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT ||
+				   ev.type == YAML_SEQUENCE_START_EVENT ||
+				   ev.type == YAML_MAPPING_START_EVENT) && root_items++ % 2 == 0)
+			snprintf(section, sizeof(section), "%.40s",
+				 ev.type == YAML_SCALAR_EVENT ? (const char *)ev.data.scalar.value
+							       : "");
+		switch (ev.type) {
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++depth == 1)
+				root_map = ev.type == YAML_MAPPING_START_EVENT;
+			if (depth > CONFIG_MAX_DEPTH)
+				rc = cfg_fail(p, (unsigned long)ev.start_mark.line + 1,
+					      section[0] ? section : NULL,
+					      "nested deeper than %d levels; not a loom configuration",
+					      CONFIG_MAX_DEPTH);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			depth--;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			depth = root_map = 0;
+			root_items = 0;
+			section[0] = '\0';
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int config_load_string(const char *name, const char *text, size_t len,
 		       struct loom_config *c, char *err, size_t errlen)
 {
@@ -245,6 +316,13 @@ int config_load_string(const char *name, const char *text, size_t len,
 		snprintf(err, errlen, "%.64s...: file name too long", name);
 		return -ENAMETOOLONG;
 	}
+	if (len > CONFIG_MAX_BYTES) {
+		cfg_fail(&p, offset_line(&p, CONFIG_MAX_BYTES), NULL,
+			 "larger than %d bytes; not a loom configuration", CONFIG_MAX_BYTES);
+		return -EFBIG;
+	}
+	if ((rc = check_depth(&p)) < 0)
+		return rc;
 	if (!(p.c = malloc(sizeof(*p.c)))) {
 		snprintf(err, errlen, "%s: out of memory", name);
 		return -ENOMEM;
@@ -290,15 +368,15 @@ out_parser:
 	return rc;
 }
 
-int config_load(const char *path, struct loom_config *c, char *err, size_t errlen)
+/* The file's bytes into *buf (malloc'd, to free), at most one byte more
+ * than CONFIG_MAX_BYTES; 0 or -errno with "PATH: why" in err. */
+static int read_file(const char *path, char **bufp, size_t *lenp, char *err, size_t errlen)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
 	int fd, rc;
 
-	if (err && errlen)
-		err[0] = '\0';
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		rc = -errno;
 		goto fail;
@@ -329,24 +407,218 @@ int config_load(const char *path, struct loom_config *c, char *err, size_t errle
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len > CONFIG_MAX_BYTES) {
-			snprintf(err, errlen, "%s: larger than %d bytes; not a loom configuration",
-				 path, CONFIG_MAX_BYTES);
-			rc = -EFBIG;
-			goto out;
-		}
+		if (len > CONFIG_MAX_BYTES)
+			break;  /* config_load_string() refuses it, naming the line */
 	}
 	close(fd);
-	fd = -1;
-	rc = config_load_string(path, buf, len, c, err, errlen);
-	goto out;
+	*bufp = buf;
+	*lenp = len;
+	return 0;
 fail:
 	snprintf(err, errlen, "%s: %s", path, strerror(-rc));
-out:
 	if (fd >= 0)
 		close(fd);
 	free(buf);
 	return rc;
+}
+
+int config_load(const char *path, struct loom_config *c, char *err, size_t errlen)
+{
+	char *buf;
+	size_t len;
+	int rc;
+
+	if (err && errlen)
+		err[0] = '\0';
+	if ((rc = read_file(path, &buf, &len, err, errlen)) < 0)
+		return rc;
+	rc = config_load_string(path, buf, len, c, err, errlen);
+	free(buf);
+	return rc;
+}
+
+/* ---- what the start needs of the host (loomd -n) ----------------------------- */
+
+/* In the mapping `map`, the value node of scalar key `name`, or NULL. */
+static const yaml_node_t *map_get(yaml_document_t *doc, const yaml_node_t *map,
+				  const char *name)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return NULL;
+	for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
+	     pr < map->data.mapping.pairs.top; pr++) {
+		const yaml_node_t *k = yaml_document_get_node(doc, pr->key);
+
+		if (k->type == YAML_SCALAR_NODE && strcmp(cfg_scalar(k), name) == 0)
+			return yaml_document_get_node(doc, pr->value);
+	}
+	return NULL;
+}
+
+/* The line where the file c->path sets SECTION.KEY to `value`, else 0 (a
+ * built-in default or a command-line override). The file is read again
+ * only for the message of a check that failed. */
+static unsigned long file_line(const struct loom_config *c, const char *section,
+			       const char *key, const char *value)
+{
+	struct parse p = { .name = c->path };
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	const yaml_node_t *v;
+	unsigned long line = 0;
+	char *buf, err[256];
+	size_t len;
+
+	if (!c->path[0] || read_file(c->path, &buf, &len, err, sizeof(err)) < 0)
+		return 0;
+	p.text = buf;
+	p.len = len;
+	p.err = err;
+	p.errlen = sizeof(err);
+	/* It may have changed since it was loaded: the same bounds apply. */
+	if (len <= CONFIG_MAX_BYTES && check_depth(&p) == 0 && yaml_parser_initialize(&parser)) {
+		yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
+		if (yaml_parser_load(&parser, &doc)) {
+			v = map_get(&doc, map_get(&doc, yaml_document_get_root_node(&doc),
+						  section), key);
+			if (v && v->type == YAML_SCALAR_NODE && strcmp(cfg_scalar(v), value) == 0)
+				line = cfg_line(v);
+			yaml_document_delete(&doc);
+		}
+		yaml_parser_delete(&parser);
+	}
+	free(buf);
+	return line;
+}
+
+/* "FILE:LINE: SECTION.KEY: why" where the file set the value, else
+ * "SECTION.KEY: why"; returns rc. */
+static int host_fail(const struct loom_config *c, const char *section, const char *key,
+		     const char *value, int rc, const char *why, char *err, size_t errlen)
+{
+	unsigned long line = file_line(c, section, key, value);
+
+	if (line)
+		snprintf(err, errlen, "%s:%lu: %s.%s: %s", c->path, line, section, key, why);
+	else
+		snprintf(err, errlen, "%s.%s: %s", section, key, why);
+	return rc;
+}
+
+/* `dir` exists, is a directory, and entries can be made in it: 0, or
+ * -errno with the reason in why. */
+static int dir_writable(const char *dir, char *why, size_t whylen)
+{
+	struct stat st;
+	int rc;
+
+	if (stat(dir, &st) < 0) {
+		rc = -errno;
+		snprintf(why, whylen, "directory %s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, whylen, "%s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		rc = -errno;
+		snprintf(why, whylen, "cannot create files in directory %s: %s", dir,
+			 strerror(-rc));
+		return rc;
+	}
+	return 0;
+}
+
+/* `path`'s directory into dir (dirname without touching path). */
+static void parent_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+
+	if (n == 0)
+		snprintf(dir, len, "%s", slash ? "/" : ".");
+	else
+		snprintf(dir, len, "%.*s", (int)n, path);
+}
+
+/* The database (store_open): the file, if there, is writable; its
+ * directory takes new files (SQLite's WAL and shared memory), and if it
+ * is missing, its parent does, since the start creates that one level. */
+static int check_db(const struct loom_config *c, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], parent[PATH_MAX], why[2 * PATH_MAX + 128];
+	struct stat st;
+	int rc;
+
+	if (stat(c->db_path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return host_fail(c, "database", "path", c->db_path, -EISDIR,
+					 "is a directory", err, errlen);
+		if (access(c->db_path, R_OK | W_OK) < 0) {
+			rc = -errno;
+			snprintf(why, sizeof(why), "cannot write %s: %s", c->db_path,
+				 strerror(-rc));
+			return host_fail(c, "database", "path", c->db_path, rc, why, err, errlen);
+		}
+	}
+	parent_of(c->db_path, dir, sizeof(dir));
+	if (stat(dir, &st) < 0 && errno == ENOENT) {
+		parent_of(dir, parent, sizeof(parent));
+		if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			snprintf(why, sizeof(why), "directory %s does not exist (loomd creates "
+				 "only the database's own directory, %s)", parent, dir);
+			return host_fail(c, "database", "path", c->db_path, -ENOENT, why, err,
+					 errlen);
+		}
+		rc = dir_writable(parent, why, sizeof(why));
+	} else {
+		rc = dir_writable(dir, why, sizeof(why));
+	}
+	return rc < 0 ? host_fail(c, "database", "path", c->db_path, rc, why, err, errlen) : 0;
+}
+
+/* A socket to bind (ctl_new, osm_report_new): no other kind of file in
+ * its place (a stale socket is replaced, nothing else is), and the nearest
+ * existing directory on its path takes new entries (missing ones are
+ * created). */
+static int check_socket(const struct loom_config *c, const char *section, const char *key,
+			const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX], why[PATH_MAX + 128];
+	struct stat st;
+	int rc;
+
+	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		snprintf(why, sizeof(why), "%s exists and is not a socket", path);
+		return host_fail(c, section, key, path, -EEXIST, why, err, errlen);
+	}
+	parent_of(path, dir, sizeof(dir));
+	while (stat(dir, &st) < 0 && (errno == ENOENT || errno == ENOTDIR) && strcmp(dir, "/"))
+		parent_of(dir, dir, sizeof(dir));
+	if ((rc = dir_writable(dir, why, sizeof(why))) < 0)
+		return host_fail(c, section, key, path, rc, why, err, errlen);
+	return 0;
+}
+
+int config_check_host(const struct loom_config *c, char *err, size_t errlen)
+{
+	char why[PATH_MAX + 128];
+	struct stat st;
+	int rc;
+
+	if ((rc = check_db(c, err, errlen)) < 0 ||
+	    (rc = check_socket(c, "control", "socket", c->socket_path, err, errlen)) < 0 ||
+	    (rc = check_socket(c, "opensm", "report_socket", c->osm_socket_path, err,
+			       errlen)) < 0)
+		return rc;
+	/* Switches are driven through plugins.dir/PLUGIN.so. */
+	if (c->n_switches > 0 && (stat(c->plugin_dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		snprintf(why, sizeof(why), "directory %s does not exist (the %d configured "
+			 "switches need their plugins there)", c->plugin_dir, c->n_switches);
+		return host_fail(c, "plugins", "dir", c->plugin_dir, -ENOENT, why, err, errlen);
+	}
+	return 0;
 }
 
 /* ---- printing ---------------------------------------------------------------- */

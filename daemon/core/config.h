@@ -132,6 +132,16 @@ int config_load(const char *path, struct loom_config *c, char *err, size_t errle
 int config_load_string(const char *name, const char *text, size_t len,
 		       struct loom_config *c, char *err, size_t errlen);
 
+/* What loomd's start needs of the host, for `loomd -n` (the running daemon
+ * never calls it: a reload keeps the database and sockets it has). The
+ * database's directory takes files, or is missing one level only (the
+ * start creates that one); each socket's path holds no other kind of
+ * file and its nearest existing directory takes entries; plugins.dir
+ * exists when switches are configured. 0, or -errno with one line
+ * "FILE:LINE: KEY: what is wrong" (just "KEY: ..." when the value is not
+ * the file's: a default or a command-line override). */
+int config_check_host(const struct loom_config *c, char *err, size_t errlen);
+
 /* Write the configuration as normalized YAML (every key, in the documented
  * order), such that config_load() of the output gives the same config. */
 int config_print(const struct loom_config *c, FILE *out);

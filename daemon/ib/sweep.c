@@ -43,6 +43,7 @@ struct job {
 	char name[LOOM_NAME_LEN];
 	char ca[LOOM_NAME_LEN];
 	int port;
+	int autodetected;     /* found by autodetect_jobs(), not configured */
 	int retired;          /* no longer configured: free when the run ends */
 	int running;
 	int rerun;            /* a trigger came while running: sweep again after */
@@ -298,6 +299,24 @@ static void job_done(void *arg, int rc, const char *err)
 	waiters_check(sw);
 }
 
+/* A retired job of that subnet whose run is still going, taken back (so
+ * that one port never has two runs at once), or NULL. */
+static struct job *unretire_job(struct sweeper *sw, const char *name, const char *ca,
+				int port)
+{
+	for (int i = 0; i < sw->n_retired; i++) {
+		struct job *job = sw->retired[i];
+
+		if (strcmp(job->name, name) == 0 && strcmp(job->ca, ca) == 0 &&
+		    job->port == port) {
+			sw->retired[i] = sw->retired[--sw->n_retired];
+			job->retired = 0;
+			return job;
+		}
+	}
+	return NULL;
+}
+
 /* Build the job list when no subnet is configured: every local IB port
  * that has a link. */
 static void autodetect_jobs(struct sweeper *sw)
@@ -322,9 +341,10 @@ static void autodetect_jobs(struct sweeper *sw)
 			known |= strcmp(sw->jobs[j]->name, name) == 0;
 		if (known || sw->n_jobs == LOOM_MAX_SUBNETS)
 			continue;
-		struct job *job = job_new(sw, name, ports[i].ca, ports[i].port);
-		if (!job)
+		struct job *job = unretire_job(sw, name, ports[i].ca, ports[i].port);
+		if (!job && !(job = job_new(sw, name, ports[i].ca, ports[i].port)))
 			return;
+		job->autodetected = 1;
 		sw->jobs[sw->n_jobs++] = job;
 		log_notice("found local InfiniBand port %s (state %d): sweeping it as subnet %s",
 			   name, ports[i].state, name);
@@ -402,14 +422,19 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
 				sw->jobs[j] = NULL;
 			}
 		}
-		if (!job && !(job = job_new(sw, sc->name, sc->ca, sc->port)))
+		if (!job && !(job = unretire_job(sw, sc->name, sc->ca, sc->port)) &&
+		    !(job = job_new(sw, sc->name, sc->ca, sc->port)))
 			return -ENOMEM;
+		job->autodetected = 0;
 		jobs[n++] = job;
 	}
 	if (sw->autodetect) {
-		/* keep autodetected jobs; autodetect_jobs() adds new ports */
+		/* An emptied list means what no list means: every local port.
+		 * Keep the ports found before; configured subnets are no longer
+		 * swept (autodetect_jobs() takes a local one back under its
+		 * "<ca>/<port>" name). */
 		for (int j = 0; j < sw->n_jobs; j++)
-			if (sw->jobs[j])
+			if (sw->jobs[j] && sw->jobs[j]->autodetected)
 				jobs[n++] = sw->jobs[j], sw->jobs[j] = NULL;
 	}
 	for (int j = 0; j < sw->n_jobs; j++)
@@ -417,6 +442,8 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
 			retire_job(sw, sw->jobs[j]);
 	memcpy(sw->jobs, jobs, sizeof(jobs[0]) * (size_t)n);
 	sw->n_jobs = n;
+	if (sw->autodetect)
+		autodetect_jobs(sw);  /* "status" shows the ports at once */
 
 	if (sw->interval != conf->sweep_interval) {
 		sw->interval = conf->sweep_interval;

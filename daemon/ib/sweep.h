@@ -17,7 +17,9 @@ struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *c
 /* Waits for running sweeps to end. */
 void sweeper_free(struct sweeper *sw);
 /* Apply a new configuration (interval, subnets, MAD settings); a sweep under
- * way finishes with the settings it started with. */
+ * way finishes with the settings it started with. The new subnet list wins:
+ * subnets not in it are no longer swept, and an empty list means every
+ * local port (as at a start without one), not the subnets of before. */
 int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf);
 /* Start a sweep of every subnet now (no-op for one already running). */
 void sweeper_trigger(struct sweeper *sw);

@@ -1,7 +1,9 @@
 #!/bin/sh
-# loomd's life cycle without a fabric: config check (-n), startup, systemd
-# notifications, SIGHUP reload (a bad file is refused and the running config
-# stays; a good one is applied), a failing sweep recorded, SIGTERM shutdown,
+# loomd's life cycle without a fabric: config check (-n, including the
+# database's directory and the sockets' places the start needs), startup,
+# systemd notifications, SIGHUP reload (a bad file is refused and the running
+# config stays; a good one is applied; the new subnet list wins, an emptied
+# one means every local port), a failing sweep recorded, SIGTERM shutdown,
 # kill -9 survival, and loomctl --db on the stopped daemon's database.
 set -eu
 B=${top_builddir:-$(pwd)}
@@ -54,6 +56,25 @@ ok "bad config: $(cat "$work/err")"
 
 if "$B/loomd" -n -c "$work/missing.yaml" 2> "$work/err"; then fail "an explicit missing -c file was accepted"; fi
 ok "explicit missing config refused: $(cat "$work/err")"
+
+# -n checks what the start needs: the database's directory (the start creates
+# one missing level only) and the sockets' places, naming file:line:key.
+write_conf 0 ""
+sed "s|path: $work/loom.db|path: $work/no/such/dir/loom.db|" "$work/loom.yaml" > "$work/nodb.yaml"
+if "$B/loomd" -n -c "$work/nodb.yaml" > /dev/null 2> "$work/err"; then
+	fail "loomd -n accepted a database in a directory that does not exist"; fi
+grep -q "nodb.yaml:4: database.path: directory $work/no/such does not exist" "$work/err" ||
+	fail "missing database directory: error does not name file:line:key: $(cat "$work/err")"
+ok "database in a missing directory refused: $(cat "$work/err")"
+sed "s|path: $work/loom.db|path: $work/newdir/loom.db|" "$work/loom.yaml" > "$work/newdb.yaml"
+"$B/loomd" -n -c "$work/newdb.yaml" > /dev/null || fail "loomd -n refused a database whose one missing directory the start creates"
+: > "$work/notasock"
+sed "s|socket: $work/sock|socket: $work/notasock|" "$work/loom.yaml" > "$work/nosock.yaml"
+if "$B/loomd" -n -c "$work/nosock.yaml" > /dev/null 2> "$work/err"; then
+	fail "loomd -n accepted a control socket path that is a plain file"; fi
+grep -q "nosock.yaml:6: control.socket: .*not a socket" "$work/err" ||
+	fail "control socket on a file: $(cat "$work/err")"
+ok "control socket on a plain file refused: $(cat "$work/err")"
 
 # ---- start under a fake systemd ----------------------------------------------
 python3 - "$work/notify" "$work/notify.log" <<'EOP' &
@@ -116,6 +137,36 @@ kill -HUP "$pid"
 i=0; until ctl --json status | grep -q '"interval": 3600'; do
 	i=$((i+1)); [ $i -lt 50 ] || fail "good reload not applied"; sleep 0.1; done
 ok "good reload applied (interval 3600)"
+
+# ---- reload: the new subnet list wins -------------------------------------------
+subnets_conf() { # subnets_conf YAML-FOR-discovery.subnets
+	write_conf 3600 ""
+	sed -i '/^  subnets:/,$d' "$work/loom.yaml"
+	printf '  subnets: %s\n' "$1" >> "$work/loom.yaml"
+}
+sweep_names() { ctl --json status | python3 -c '
+import json, sys; s = json.load(sys.stdin)["sweep"]
+print(("auto " if s["autodetect"] else "") + ",".join(x["name"] for x in s["subnets"]))'; }
+subnets_conf '[{name: elsewhere, ca: other_hca, port: 2}]'
+kill -HUP "$pid"
+i=0; until [ "$(sweep_names)" = elsewhere ]; do
+	i=$((i+1)); [ $i -lt 50 ] || fail "reload to another subnet: sweeping $(sweep_names)"; sleep 0.1; done
+ok "reload with another subnet: only it is swept"
+# Emptied: as with no list at all, every local port (none here) and not the
+# subnets of the file before.
+subnets_conf '[]'
+kill -HUP "$pid"
+i=0; until sweep_names | grep -q '^auto'; do
+	i=$((i+1)); [ $i -lt 50 ] || fail "reload with subnets: [] not applied"; sleep 0.1; done
+case "$(sweep_names)" in *elsewhere*) fail "subnets emptied by a reload still swept: $(sweep_names)";; esac
+ctl --json discover --wait > "$work/disc.json" 2>&1 || :
+grep -q elsewhere "$work/disc.json" && fail "discover swept a subnet removed by the reload"
+ok "reload with subnets emptied: old subnets no longer swept ($(sweep_names))"
+write_conf 3600 ""
+kill -HUP "$pid"
+i=0; until [ "$(sweep_names)" = nowhere ]; do
+	i=$((i+1)); [ $i -lt 50 ] || fail "reload back to a subnet list: sweeping $(sweep_names)"; sleep 0.1; done
+ok "reload from no list back to a list: only the list is swept"
 
 # ---- SIGTERM: clean shutdown ------------------------------------------------------
 kill -TERM "$pid"

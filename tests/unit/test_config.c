@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lib/ar/ar_plan.h"
@@ -401,6 +402,140 @@ START_TEST(file_errors_name_the_file)
 }
 END_TEST
 
+/* ---- hostile and odd files --------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* 100k "[" once kept libyaml busy for seconds (a reload blocks the event
+ * loop that long): refused at the 65th level, at once, naming the line and
+ * the section; 64 levels are still read as usual. */
+START_TEST(deep_nesting_is_refused_at_once_naming_line_and_section)
+{
+	static const char head[] = "log:\n  level: error\ndiscovery:\n  subnets: ";
+	size_t n = 100000;
+	char *text = malloc(sizeof(head) + n + 1);
+	struct loom_config c, before;
+	double t0;
+
+	ck_assert_ptr_nonnull(text);
+	loaded(full, &c);
+	memcpy(&before, &c, sizeof(c));
+	memcpy(text, head, sizeof(head) - 1);
+	memset(text + sizeof(head) - 1, '[', n);
+	strcpy(text + sizeof(head) - 1 + n, "\n");
+	t0 = now_s();
+	ck_assert_int_eq(load(text, &c), -EINVAL);
+	ck_assert_msg(now_s() - t0 < 1.0, "took %.1f s", now_s() - t0);
+	ck_assert_str_eq(err, "t.yaml:4: discovery: nested deeper than 64 levels; "
+			 "not a loom configuration");
+	ck_assert(memcmp(&c, &before, sizeof(c)) == 0);
+
+	/* The root mapping, discovery's and 62 sequences: 64, the limit. */
+	memset(text + sizeof(head) - 1, '[', 62);
+	memset(text + sizeof(head) - 1 + 62, ']', 62);
+	strcpy(text + sizeof(head) - 1 + 124, "\n");
+	ck_assert_int_eq(load(text, &c), -EINVAL);
+	ck_assert_msg(strstr(err, "t.yaml:4: discovery.subnets[0]: expected a mapping"), "%s", err);
+	free(text);
+}
+END_TEST
+
+/* Over CONFIG_MAX_BYTES (1 MiB) is refused from a string as from a file,
+ * naming the line where the limit is crossed; the config stays. */
+START_TEST(oversized_file_is_refused_naming_the_line)
+{
+	size_t max = 1024 * 1024, len = max + 1;
+	char *text = malloc(len + 1), expect[128];
+	struct loom_config c, before;
+	unsigned long line = 1;
+
+	ck_assert_ptr_nonnull(text);
+	loaded(full, &c);
+	memcpy(&before, &c, sizeof(c));
+	for (size_t i = 0; i < len; i++)
+		text[i] = i % 64 == 63 ? '\n' : '#';  /* comments only: valid YAML */
+	text[len] = '\0';
+	for (size_t i = 0; i < max; i++)
+		line += text[i] == '\n';
+	memset(err, 0, sizeof(err));
+	ck_assert_int_eq(config_load_string("t.yaml", text, len, &c, err, sizeof(err)), -EFBIG);
+	snprintf(expect, sizeof(expect), "t.yaml:%lu: larger than %zu bytes; "
+		 "not a loom configuration", line, max);
+	ck_assert_str_eq(err, expect);
+	ck_assert(memcmp(&c, &before, sizeof(c)) == 0);
+	/* Exactly the limit is a configuration (of comments). */
+	ck_assert_int_eq(config_load_string("t.yaml", text, max, &c, err, sizeof(err)), 0);
+	free(text);
+}
+END_TEST
+
+/* Editors on Windows start a file with a UTF-8 byte-order mark: it is read
+ * as if absent, and error lines still count from the first line. */
+START_TEST(utf8_byte_order_mark_is_accepted)
+{
+	char path[] = "/tmp/loom-test-bom.XXXXXX";
+	static const char bom_file[] = "\xef\xbb\xbflog:\n  level: debug\n";
+	struct loom_config c;
+	int fd;
+
+	loaded("\xef\xbb\xbflog:\n  level: debug\ndiscovery:\n  interval: 60\n", &c);
+	ck_assert_int_eq(c.log_level, LOG_LVL_DEBUG);
+	ck_assert_int_eq(c.sweep_interval, 60);
+	loaded("\xef\xbb\xbf---\nlog:\n  level: info\n", &c);
+	ck_assert_int_eq(c.log_level, LOG_LVL_INFO);
+	loaded("\xef\xbb\xbf", &c);
+	refused("\xef\xbb\xbflog:\n  level: bogus\n", "t.yaml:2: log.level: ");
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bom_file, sizeof(bom_file) - 1), (ssize_t)sizeof(bom_file) - 1);
+	close(fd);
+	ck_assert_msg(config_load(path, &c, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(c.log_level, LOG_LVL_DEBUG);
+	unlink(path);
+}
+END_TEST
+
+/* `loomd -n` checks what the start needs: a database in a directory whose
+ * parent is missing is refused at its line (the start creates only one
+ * level); one missing level is fine. */
+START_TEST(host_check_refuses_a_database_the_start_cannot_create)
+{
+	char dir[] = "/tmp/loom-test-host.XXXXXX", path[256], text[512], expect[512];
+	struct loom_config c;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/loom.yaml", dir);
+	snprintf(text, sizeof(text), "log:\n  level: info\ndatabase:\n  path: %s/a/b/loom.db\n"
+		 "control:\n  socket: %s/run/sock\nopensm:\n  report_socket: %s/osm.sock\n",
+		 dir, dir, dir);
+	ck_assert_ptr_nonnull(f = fopen(path, "w"));
+	fputs(text, f);
+	fclose(f);
+	ck_assert_msg(config_load(path, &c, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(config_check_host(&c, err, sizeof(err)), -ENOENT);
+	snprintf(expect, sizeof(expect), "%s:4: database.path: directory %s/a does not exist",
+		 path, dir);
+	ck_assert_msg(strncmp(err, expect, strlen(expect)) == 0, "%s", err);
+
+	snprintf(c.db_path, sizeof(c.db_path), "%s/a/loom.db", dir);
+	ck_assert_msg(config_check_host(&c, err, sizeof(err)) == 0, "%s", err);
+	/* Not the file's value (an override): no line to name. */
+	snprintf(c.db_path, sizeof(c.db_path), "%s/x/y/loom.db", dir);
+	ck_assert_int_eq(config_check_host(&c, err, sizeof(err)), -ENOENT);
+	ck_assert_msg(strncmp(err, "database.path: ", 15) == 0, "%s", err);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* The example shipped in etc/ must load, and since it claims to hold the
  * defaults, it must give exactly the built-in configuration. */
 START_TEST(example_file_loads_and_holds_the_defaults)
@@ -709,6 +844,10 @@ int main(void)
 	tcase_add_test(tc, directory_is_refused);
 	tcase_add_test(tc, file_errors_name_the_file);
 	tcase_add_test(tc, example_file_loads_and_holds_the_defaults);
+	tcase_add_test(tc, deep_nesting_is_refused_at_once_naming_line_and_section);
+	tcase_add_test(tc, oversized_file_is_refused_naming_the_line);
+	tcase_add_test(tc, utf8_byte_order_mark_is_accepted);
+	tcase_add_test(tc, host_check_refuses_a_database_the_start_cannot_create);
 	tcase_add_test(tc, roce_policy_and_switches_are_read_with_their_overrides);
 	tcase_add_test(tc, roce_contradictions_are_refused_naming_line_and_key);
 	tcase_add_test(tc, roce_and_switch_typos_are_refused_naming_line_and_key);
