@@ -15,10 +15,20 @@
  * A request lives in struct ctl_req from dispatch until its handler answers.
  * If the client goes away first the request is orphaned (req->client = NULL)
  * and the answer is dropped when it comes. ctl_free() answers whatever is
- * still pending, so handlers must not keep ctl_req pointers past it. */
+ * still pending, so handlers must not keep ctl_req pointers past it.
+ *
+ * Bounds (ctl_limits.h): a client whose output crosses the mark is "stalled"
+ * and not read (its requests wait in its socket) until the output drains to
+ * half the mark (the write low watermark). One timer per client, armed for
+ * what it waits for: the stall timeout while stalled or flushing before a
+ * close, the idle timeout with no request in flight, none while a handler
+ * holds its request. A connection only the reserve can take, from a user
+ * whose admin group membership is not yet known, is "vetting": not read
+ * until the lookup says, then kept or refused. */
 #include "autoconf.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/ctl_ident.h"
+#include "daemon/core/ctl_limits.h"
 #include "daemon/core/usock.h"
 
 #include <errno.h>
@@ -61,10 +71,14 @@ struct ctl_client {
 	struct bufferevent *bev;
 	struct event *resume;     /* deferred: look at the input again */
 	struct ctl_req *current;  /* the request being handled, or NULL */
+	struct event *timer;      /* the stall or idle timeout (`timing`) */
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
 	int closing;              /* flush the output, then close */
+	int stalled;              /* output above the mark: not read */
+	int vetting;              /* in the reserve until its identity is known */
+	enum { TIMING_NONE, TIMING_IDLE, TIMING_STALL } timing;
 };
 
 struct ctl_req {
@@ -87,6 +101,9 @@ struct ctl {
 	struct ctl_client *clients;
 	struct ctl_req *pending;
 	struct ctl_idents *idents;
+	struct ctl_limits limits;
+	struct ctl_refusals refusals;
+	unsigned n_clients;
 	int warned_admin;                  /* the admin group is unknown: said */
 	char admin_group[CTL_GROUP_LEN];
 	char tenant_users[CTL_LIST_LEN];   /* CTL_TENANT: "slurm,..." */
@@ -95,6 +112,27 @@ struct ctl {
 };
 
 static void client_process(struct ctl_client *cl);
+
+/* ---- timers --------------------------------------------------------------------- */
+
+/* Arm the client's timer for what it now waits for. The idle timeout
+ * restarts only when restart_idle is set (connected, or a request was
+ * answered): bytes trickling in do not count as activity. */
+static void client_arm(struct ctl_client *cl, int restart_idle)
+{
+	const struct ctl_limits *l = &cl->ctl->limits;
+	struct timeval tv = { 0 };
+	int want = cl->stalled || cl->closing ? TIMING_STALL :
+		   cl->current || !l->idle_timeout_s ? TIMING_NONE : TIMING_IDLE;
+
+	if (want == TIMING_NONE)
+		evtimer_del(cl->timer);
+	else if (want != (int)cl->timing || (want == TIMING_IDLE && restart_idle)) {
+		tv.tv_sec = want == TIMING_STALL ? l->stall_timeout_s : l->idle_timeout_s;
+		evtimer_add(cl->timer, &tv);
+	}
+	cl->timing = want;
+}
 
 /* ---- sending ------------------------------------------------------------------ */
 
@@ -130,6 +168,17 @@ static void client_send(struct ctl_client *cl, json_t *resp)
 		cl->closing = 1;
 		bufferevent_disable(cl->bev, EV_READ);
 		event_active(cl->resume, EV_WRITE, 0);
+		return;
+	}
+	if (!cl->stalled && evbuffer_get_length(bufferevent_get_output(cl->bev)) >
+	    cl->ctl->limits.max_output) {
+		/* Not one more request until it reads: the reply that crossed
+		 * the mark is the last one queued (client_write_cb resumes). */
+		log_debug("control: uid %d (pid %d) does not read its answers; not reading its "
+			  "requests until it does", (int)cl->uid, (int)cl->pid);
+		cl->stalled = 1;
+		bufferevent_disable(cl->bev, EV_READ);
+		client_arm(cl, 0);
 	}
 }
 
@@ -150,9 +199,26 @@ static void client_free(struct ctl_client *cl)
 		ctl->clients = cl->next;
 	if (cl->next)
 		cl->next->prev = cl->prev;
+	ctl->n_clients--;
 	bufferevent_free(cl->bev);
 	event_free(cl->resume);
+	event_free(cl->timer);
 	free(cl);
+}
+
+static void client_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ctl_client *cl = arg;
+	const struct ctl_limits *l = &cl->ctl->limits;
+
+	if (cl->timing == TIMING_STALL)
+		log_warn("control: uid %d (pid %d) has not read its answers for %u s (%zu bytes "
+			 "queued); dropping it", (int)cl->uid, (int)cl->pid, l->stall_timeout_s,
+			 evbuffer_get_length(bufferevent_get_output(cl->bev)));
+	else
+		log_info("control: closing the connection of uid %d (pid %d): no request for %u s",
+			 (int)cl->uid, (int)cl->pid, l->idle_timeout_s);
+	client_free(cl);
 }
 
 /* Close once everything queued has been written (the write callback fires
@@ -163,6 +229,8 @@ static void client_close_after_flush(struct ctl_client *cl)
 	bufferevent_disable(cl->bev, EV_READ);
 	if (evbuffer_get_length(bufferevent_get_output(cl->bev)) == 0)
 		client_free(cl);
+	else
+		client_arm(cl, 0);  /* a client that never reads is dropped */
 }
 
 static void client_read_cb(struct bufferevent *bev, void *arg)
@@ -170,12 +238,25 @@ static void client_read_cb(struct bufferevent *bev, void *arg)
 	client_process(arg);
 }
 
+/* Runs after a write left at most half the mark queued (the write low
+ * watermark), down to nothing. */
 static void client_write_cb(struct bufferevent *bev, void *arg)
 {
 	struct ctl_client *cl = arg;
+	size_t left = evbuffer_get_length(bufferevent_get_output(bev));
 
-	if (cl->closing)
-		client_free(cl);
+	if (cl->closing) {
+		if (left == 0)
+			client_free(cl);
+		return;
+	}
+	if (cl->stalled && left <= cl->ctl->limits.max_output / 2) {
+		cl->stalled = 0;
+		if (!cl->vetting)
+			bufferevent_enable(bev, EV_READ);
+		client_arm(cl, 0);
+		event_active(cl->resume, EV_READ, 0);  /* what it sent meanwhile */
+	}
 }
 
 static void client_event_cb(struct bufferevent *bev, short what, void *arg)
@@ -223,27 +304,6 @@ static void needed_groups(const struct ctl *ctl, char *buf, size_t len)
 		 ctl->admin_group[0] && ctl->tenant_groups[0] ? "," : "", ctl->tenant_groups);
 }
 
-/* Is the client with identity id (its primary group gid) in one of the
- * groups of `list` ("a,b,c")? */
-static int group_in_list(const struct ctl_ident *id, gid_t gid, const char *list)
-{
-	char name[CTL_GROUP_LEN];
-	const char *p = list;
-
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n && n < sizeof(name)) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			if (ctl_ident_in_group(id, gid, name) == 1)
-				return 1;
-		}
-		p += n + (p[n] == ',');
-	}
-	return 0;
-}
-
 /* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0,
  * or -EPERM with the refusal in why, saying who may, so that the operator
  * knows which key of loom.yaml to change; -EIO when the user and group
@@ -265,7 +325,7 @@ static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_
 			 "commands", ctl->admin_group);
 	}
 	if (cmd->access == CTL_TENANT && (ctl_ident_user_in(id, ctl->tenant_users) ||
-					  group_in_list(id, gid, ctl->tenant_groups)))
+					  ctl_ident_in_groups(id, gid, ctl->tenant_groups)))
 		return 0;
 	if ((rc = ctl_ident_error(id)) < 0) {
 		snprintf(why, whylen, "\"%s\" changes loomd: uid %d could not be looked up in the "
@@ -409,6 +469,35 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 		cmd->fn(req, args, cmd->arg);
 }
 
+/* Connections taken into the reserve before their identity was known:
+ * kept when it is root's or an admin's, else refused now. */
+static void vet_clients(struct ctl *ctl)
+{
+	struct ctl_client *next;
+
+	for (struct ctl_client *cl = ctl->clients; cl; cl = next) {
+		const struct ctl_ident *who = NULL;
+		char msg[256];
+		int rc;
+
+		next = cl->next;
+		if (!cl->vetting || (rc = identity(ctl, cl->uid, &who)) == 0)
+			continue;
+		cl->vetting = 0;
+		if (rc == 1 && ctl->admin_group[0] &&
+		    ctl_ident_in_group(who, cl->gid, ctl->admin_group) == 1) {
+			if (!cl->stalled)
+				bufferevent_enable(cl->bev, EV_READ);
+			event_active(cl->resume, EV_READ, 0);
+			continue;
+		}
+		ctl_limits_refusal(&ctl->limits, &ctl->refusals, CTL_ADMIT_IF_ADMIN, cl->uid,
+				   cl->pid, msg, sizeof(msg));
+		client_send(cl, proto_response_err_new(0, PROTO_ERR_BUSY, "%s", msg));
+		client_close_after_flush(cl);
+	}
+}
+
 /* Requests held for an identity whose lookup has ended: checked now, then
  * handled or refused. Several lookups may have ended in one call. */
 static void idents_ready(void *arg)
@@ -454,6 +543,7 @@ static void idents_ready(void *arg)
 		json_decref(args);
 	}
 	free(held);
+	vet_clients(ctl);
 }
 
 /* Decode and dispatch what the client has sent, one request at a time. */
@@ -461,7 +551,7 @@ static void client_process(struct ctl_client *cl)
 {
 	struct evbuffer *in = bufferevent_get_input(cl->bev);
 
-	while (!cl->current && !cl->closing) {
+	while (!cl->current && !cl->closing && !cl->stalled && !cl->vetting) {
 		size_t avail = evbuffer_get_length(in);
 		unsigned char header[PROTO_HEADER_LEN];
 		size_t need;
@@ -505,6 +595,9 @@ static void client_process(struct ctl_client *cl)
 		}
 		client_dispatch(cl, msg);
 		json_decref(msg);
+		/* An answer may have freed nothing but queued a stall; a
+		 * request taken stops the idle timer. */
+		client_arm(cl, 0);
 	}
 }
 
@@ -537,6 +630,7 @@ static void req_finish(struct ctl_req *req, json_t *resp)
 	cl->current = NULL;
 	client_send(cl, resp);
 	free(req);
+	client_arm(cl, 1);
 	/* The next request is taken up from the loop, not from here: the
 	 * handler answering may be iterating over its own state. */
 	event_active(cl->resume, EV_READ, 0);
@@ -633,13 +727,40 @@ int ctl_req_uid(const struct ctl_req *req)
 
 /* ---- the listener ---------------------------------------------------------------------- */
 
+/* May this peer connect: 0, 1 (into the reserve until its groups are
+ * known), or the refusal (-CTL_REFUSE_FULL, ...), logged. */
+static int admit(struct ctl *ctl, const struct ucred *cred)
+{
+	const struct ctl_ident *who = NULL;
+	unsigned of_uid = 0;
+	enum ctl_admit a;
+	int rc;
+
+	for (const struct ctl_client *c = ctl->clients; c; c = c->next)
+		of_uid += c->uid == cred->uid;
+	a = ctl_limits_admit(&ctl->limits, cred->uid, ctl->n_clients, of_uid);
+	if (a == CTL_ADMIT)
+		return 0;
+	if (a == CTL_ADMIT_IF_ADMIN && ctl->admin_group[0]) {
+		/* known, or looked up with the connection unread meanwhile */
+		rc = identity(ctl, cred->uid, &who);
+		if (rc == 0)
+			return 1;
+		if (rc == 1 && ctl_ident_in_group(who, cred->gid, ctl->admin_group) == 1)
+			return 0;
+	}
+	return -(int)a;
+}
+
 static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct sockaddr *sa,
 		      int salen, void *arg)
 {
 	struct ctl *ctl = arg;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	struct ctl_client *cl;
+	struct ctl_client *cl = NULL;
+	char msg[256];
+	int vetting;
 
 	/* Credentials are taken at connect time, which is what SO_PEERCRED
 	 * reports: a client cannot gain rights by passing the fd on. */
@@ -649,10 +770,19 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 		evutil_closesocket(fd);
 		return;
 	}
+	if ((vetting = admit(ctl, &cred)) < 0) {
+		ctl_limits_refusal(&ctl->limits, &ctl->refusals, (enum ctl_admit)-vetting, cred.uid,
+				   cred.pid, msg, sizeof(msg));
+		ctl_limits_refuse_fd(fd, msg);
+		return;
+	}
 	if (!(cl = calloc(1, sizeof(*cl))) ||
 	    !(cl->bev = bufferevent_socket_new(ctl->base, fd, BEV_OPT_CLOSE_ON_FREE)) ||
-	    !(cl->resume = event_new(ctl->base, -1, 0, client_resume_cb, cl))) {
+	    !(cl->resume = event_new(ctl->base, -1, 0, client_resume_cb, cl)) ||
+	    !(cl->timer = evtimer_new(ctl->base, client_timer_cb, cl))) {
 		log_err("control: out of memory for a client");
+		if (cl && cl->resume)
+			event_free(cl->resume);
 		if (cl && cl->bev)
 			bufferevent_free(cl->bev);
 		else
@@ -664,17 +794,22 @@ static void accept_cb(struct evconnlistener *lev, evutil_socket_t fd, struct soc
 	cl->uid = cred.uid;
 	cl->gid = cred.gid;
 	cl->pid = cred.pid;
+	cl->vetting = vetting;
 	cl->next = ctl->clients;
 	if (ctl->clients)
 		ctl->clients->prev = cl;
 	ctl->clients = cl;
+	ctl->n_clients++;
 	/* Stop reading once a whole maximal request is buffered: a client
 	 * that pipelines while its request is handled cannot grow our
 	 * buffer without bound. */
 	bufferevent_setwatermark(cl->bev, EV_READ, 0, PROTO_HEADER_LEN + PROTO_MAX_REQUEST);
+	bufferevent_setwatermark(cl->bev, EV_WRITE, ctl->limits.max_output / 2, 0);
 	bufferevent_setcb(cl->bev, client_read_cb, client_write_cb, client_event_cb, cl);
-	bufferevent_enable(cl->bev, EV_READ | EV_WRITE);
-	log_debug("control: client uid %d pid %d connected", (int)cred.uid, (int)cred.pid);
+	bufferevent_enable(cl->bev, vetting ? EV_WRITE : EV_READ | EV_WRITE);
+	client_arm(cl, 1);
+	log_debug("control: client uid %d pid %d connected%s", (int)cred.uid, (int)cred.pid,
+		  vetting ? " (in the reserve until its groups are known)" : "");
 }
 
 static void accept_resume_cb(evutil_socket_t fd, short what, void *arg)
@@ -712,6 +847,7 @@ struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin
 		return NULL;
 	}
 	ctl->base = base;
+	ctl_limits_default(&ctl->limits);
 	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
 	if (ctl_set_admin_group(ctl, admin_group) < 0) {
 		snprintf(err, errlen, "admin group name \"%s\" is too long", admin_group);
@@ -754,12 +890,9 @@ static void client_flush_now(struct ctl_client *cl)
 {
 	struct evbuffer *out = bufferevent_get_output(cl->bev);
 	size_t len = evbuffer_get_length(out);
-	unsigned char *data;
 
-	if (len && (data = evbuffer_pullup(out, -1)) &&
-	    send(bufferevent_getfd(cl->bev), data, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
-		log_debug("control: cannot flush to uid %d at shutdown: %s", (int)cl->uid,
-			  strerror(errno));
+	if (len)
+		usock_send_nowait(bufferevent_getfd(cl->bev), evbuffer_pullup(out, -1), len);
 }
 
 void ctl_free(struct ctl *ctl)
@@ -778,6 +911,7 @@ void ctl_free(struct ctl *ctl)
 		client_flush_now(ctl->clients);
 		client_free(ctl->clients);
 	}
+	ctl_refusals_flush(&ctl->refusals);
 	if (ctl->path[0] && unlink(ctl->path) < 0 && errno != ENOENT)
 		log_warn("control: cannot remove %s: %s", ctl->path, strerror(errno));
 	if (ctl->accept_pause)
@@ -803,6 +937,29 @@ int ctl_set_admin_group(struct ctl *ctl, const char *admin_group)
 	 * someone else than root finds out, and says so once. */
 	ctl->warned_admin = 0;
 	return 0;
+}
+
+int ctl_set_limits(struct ctl *ctl, const struct ctl_limits *limits, char *err, size_t errlen)
+{
+	int rc = ctl_limits_check(limits, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	ctl->limits = *limits;
+	for (struct ctl_client *cl = ctl->clients; cl; cl = cl->next) {
+		bufferevent_setwatermark(cl->bev, EV_WRITE, limits->max_output / 2, 0);
+		cl->timing = TIMING_NONE;  /* re-armed with the new timeouts */
+		client_arm(cl, 1);
+	}
+	return 0;
+}
+
+void ctl_usage(const struct ctl *ctl, struct ctl_usage *u)
+{
+	memset(u, 0, sizeof(*u));
+	for (const struct ctl_client *cl = ctl->clients; cl; cl = cl->next, u->clients++)
+		if (evbuffer_get_length(bufferevent_get_output(cl->bev)) > u->queued_max)
+			u->queued_max = evbuffer_get_length(bufferevent_get_output(cl->bev));
 }
 
 int ctl_set_tenant_writers(struct ctl *ctl, const char *users, const char *groups)

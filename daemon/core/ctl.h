@@ -3,7 +3,8 @@
  * checks peer credentials (SO_PEERCRED): any local user may run CTL_READ
  * commands, CTL_WRITE commands only root or a member of the admin group, and
  * CTL_TENANT commands (tenant changes, which the scheduler makes) also the
- * users and groups given to ctl_set_tenant_writers(). */
+ * users and groups given to ctl_set_tenant_writers(). What one client may
+ * take (memory, connections, time) is bounded: see ctl_limits.h. */
 #ifndef LOOMD_CTL_H
 #define LOOMD_CTL_H
 
@@ -33,6 +34,19 @@ struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin
 void ctl_free(struct ctl *ctl);
 /* Change the admin group (at reload). */
 int ctl_set_admin_group(struct ctl *ctl, const char *admin_group);
+
+/* The bounds on clients (ctl_limits.h; ctl_new starts with the defaults of
+ * ctl_limits_default()). 0, or -EINVAL with the reason in err and the
+ * bounds unchanged. Open connections keep their place under new caps. */
+struct ctl_limits;
+int ctl_set_limits(struct ctl *ctl, const struct ctl_limits *limits, char *err, size_t errlen);
+
+/* What the clients hold now (for status and tests). */
+struct ctl_usage {
+	unsigned clients;        /* connections open */
+	size_t queued_max;       /* bytes queued for the client with the most */
+};
+void ctl_usage(const struct ctl *ctl, struct ctl_usage *u);
 
 /* Who else may run CTL_TENANT commands: comma-separated user names and
  * group names ("" none), as loom.yaml's tenants.users / tenants.groups. */

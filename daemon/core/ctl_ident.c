@@ -357,6 +357,23 @@ int ctl_ident_in_group(const struct ctl_ident *id, gid_t gid, const char *name)
 	return -ENOENT;  /* not among the names it was made with */
 }
 
+int ctl_ident_in_groups(const struct ctl_ident *id, gid_t gid, const char *list)
+{
+	for (size_t i = 0; i < id->n_named; i++) {
+		size_t len = strlen(id->named[i].name);
+
+		for (const char *p = list; *p;) {
+			size_t n = strcspn(p, ",");
+
+			if (n == len && !strncmp(p, id->named[i].name, n) &&
+			    ctl_ident_in_group(id, gid, id->named[i].name) == 1)
+				return 1;
+			p += n + (p[n] == ',');
+		}
+	}
+	return 0;
+}
+
 int ctl_ident_error(const struct ctl_ident *id)
 {
 	return -id->nss_err;

@@ -47,6 +47,8 @@ int ctl_idents_get(struct ctl_idents *c, uid_t uid, const char *groups,
 /* Is the client (its identity, and gid, its primary group from the socket)
  * in group `name`: 1, 0, or -ENOENT when no such group exists. */
 int ctl_ident_in_group(const struct ctl_ident *id, gid_t gid, const char *name);
+/* Is it in one of the groups of `list` ("a,b,c"): 1 or 0. */
+int ctl_ident_in_groups(const struct ctl_ident *id, gid_t gid, const char *list);
 /* Is its user name in `list` ("a,b,c")? */
 int ctl_ident_user_in(const struct ctl_ident *id, const char *list);
 /* 0, or -errno when the databases failed (not "no such user or group"):

@@ -122,3 +122,8 @@ int usock_bind(const struct sockaddr_un *sa, int type, mode_t mode, int backlog,
 	}
 	return fd;
 }
+
+int usock_send_nowait(int fd, const void *buf, size_t len)
+{
+	return send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 ? -errno : 0;
+}

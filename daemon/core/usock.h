@@ -28,4 +28,8 @@ int usock_clear_stale(const struct sockaddr_un *sa, int type, const char *who, c
 int usock_bind(const struct sockaddr_un *sa, int type, mode_t mode, int backlog, char *err,
 	       size_t errlen);
 
+/* One send of buf on a connected socket without blocking or SIGPIPE (a
+ * best effort: at shutdown, or to tell a refused client why). 0 or -errno. */
+int usock_send_nowait(int fd, const void *buf, size_t len);
+
 #endif
