@@ -21,6 +21,7 @@
 #include "daemon/core/config_parse.h"
 #include "daemon/roce/config_roce.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/ctl_limits.h"
 #include "lib/db/db_query.h"
 #include "lib/util/log.h"
 #include "daemon/routing/osm_report.h"
@@ -54,6 +55,24 @@ struct loomd {
 
 /* The sections of loom.yaml, each its module's, in the documented order
  * (the order `loomd -n` prints them in). */
+/* The control socket's bounds of conf (control.max_clients ...; the
+ * reserve stays ctl_limits' own). The config's ranges keep every value
+ * one ctl_set_limits takes. */
+static void set_ctl_limits(struct ctl *ctl, const struct loom_config *conf)
+{
+	struct ctl_limits l;
+	char err[256];
+
+	ctl_limits_default(&l);
+	l.max_clients = (unsigned)conf->ctl_max_clients;
+	l.max_per_uid = (unsigned)conf->ctl_max_per_uid;
+	l.max_output = (size_t)conf->ctl_max_output;
+	l.stall_timeout_s = (unsigned)conf->ctl_stall_s;
+	l.idle_timeout_s = (unsigned)conf->ctl_idle_s;
+	if (ctl_set_limits(ctl, &l, err, sizeof(err)) < 0)
+		log_err("control: %s; the bounds in force stay", err);
+}
+
 static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
@@ -193,6 +212,7 @@ static void reload(struct loomd *d)
 	log_init("loomd", next->log_level,
 		 d->opt->foreground ? next->log_target : LOG_TARGET_SYSLOG);
 	ctl_set_admin_group(d->ctl, next->admin_group);
+	set_ctl_limits(d->ctl, next);
 	ctl_set_tenant_writers(d->ctl, next->tenant_users, next->tenant_groups);
 	if (sweeper_reconfigure(d->sweeper, next) < 0) {
 		log_err("reload: cannot apply the new subnets; the running configuration stays");
@@ -330,6 +350,7 @@ int loomd_run(const struct loomd_options *opt)
 		goto out;
 	}
 	ctl_set_tenant_writers(d.ctl, d.conf->tenant_users, d.conf->tenant_groups);
+	set_ctl_limits(d.ctl, d.conf);
 	if (!(d.sweeper = sweeper_new(d.base, d.conf, err, sizeof(err)))) {
 		log_err("sweeper: %s", err);
 		goto out;

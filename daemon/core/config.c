@@ -60,9 +60,18 @@ const struct config_section config_database = {
 static const struct cfg_key control_keys[] = {
 	CFG_KEY_STR("socket", CFG_SOCKET, socket_path, LOOM_DEFAULT_SOCKET),
 	CFG_KEY_STR("admin_group", CFG_STRING, admin_group, NULL),
+	/* The socket's bounds (daemon/core/ctl_limits.h); every combination
+	 * within these ranges is one ctl_limits_check takes, with its reserve
+	 * of 8. Above 512 connections, LimitNOFILE of the unit must grow. */
+	CFG_KEY_INT("max_clients", ctl_max_clients, 16, 512, 0, 64),
+	CFG_KEY_INT("max_clients_per_uid", ctl_max_per_uid, 1, 512, 0, 16),
+	CFG_KEY_INT("max_output_bytes", ctl_max_output, 65536, 1073741824, 0, 4194304),
+	CFG_KEY_INT("stall_timeout_s", ctl_stall_s, 1, 3600, 0, 30),
+	CFG_KEY_INT("idle_timeout_s", ctl_idle_s, 10, 86400, 1, 300),
 };
 const struct config_section config_control = {
-	.name = "control", .keys = control_keys, .n_keys = 2,
+	.name = "control", .keys = control_keys,
+	.n_keys = sizeof(control_keys) / sizeof(control_keys[0]),
 };
 
 static const struct cfg_key plugins_keys[] = {

@@ -63,6 +63,11 @@ struct loom_config {
 	/* control: */
 	char socket_path[PATH_MAX];     /* control.socket */
 	char admin_group[LOOM_NAME_LEN];/* control.admin_group; "" = root only */
+	int ctl_max_clients;            /* control.max_clients 16..512 */
+	int ctl_max_per_uid;            /* control.max_clients_per_uid 1..512 */
+	int ctl_max_output;             /* control.max_output_bytes 65536..1073741824 */
+	int ctl_stall_s;                /* control.stall_timeout_s 1..3600 */
+	int ctl_idle_s;                 /* control.idle_timeout_s 0 (never) or 10..86400 */
 
 	/* discovery: */
 	int sweep_interval;             /* discovery.interval seconds; 0 = on demand only; 0 or 5..86400 */

@@ -97,6 +97,11 @@ START_TEST(defaults_are_the_documented_values)
 	ck_assert_int_eq(c.mad_timeout_ms, 200);
 	ck_assert_int_eq(c.mad_retries, 3);
 	ck_assert_int_eq(c.max_smps, 64);
+	ck_assert_int_eq(c.ctl_max_clients, 64);
+	ck_assert_int_eq(c.ctl_max_per_uid, 16);
+	ck_assert_int_eq(c.ctl_max_output, 4 * 1024 * 1024);
+	ck_assert_int_eq(c.ctl_stall_s, 30);
+	ck_assert_int_eq(c.ctl_idle_s, 300);
 	ck_assert_int_eq(c.n_subnets, 0);
 }
 END_TEST
@@ -142,6 +147,21 @@ START_TEST(full_file_sets_every_field)
 	ck_assert_int_eq(c.subnets[0].port, 1);
 	ck_assert_str_eq(c.subnets[1].ca, "mlx5_1");
 	ck_assert_int_eq(c.subnets[1].port, 2);
+}
+END_TEST
+
+/* The control socket's bounds are keys of control (idle 0: never). */
+START_TEST(control_bounds_are_set_by_their_keys)
+{
+	struct loom_config c;
+
+	loaded("control:\n  max_clients: 100\n  max_clients_per_uid: 4\n"
+	       "  max_output_bytes: 65536\n  stall_timeout_s: 5\n  idle_timeout_s: 0\n", &c);
+	ck_assert_int_eq(c.ctl_max_clients, 100);
+	ck_assert_int_eq(c.ctl_max_per_uid, 4);
+	ck_assert_int_eq(c.ctl_max_output, 65536);
+	ck_assert_int_eq(c.ctl_stall_s, 5);
+	ck_assert_int_eq(c.ctl_idle_s, 0);
 }
 END_TEST
 
@@ -223,6 +243,12 @@ static const struct { const char *text, *prefix; } bad[] = {
 	{ "discovery:\n  timeout_ms: 60001\n", "t.yaml:2: discovery.timeout_ms: 60001 is out of range" },
 	{ "discovery:\n  retries: -1\n", "t.yaml:2: discovery.retries: -1 is out of range (0..20)" },
 	{ "discovery:\n  retries: 21\n", "t.yaml:2: discovery.retries: 21 is out of range" },
+	/* the control socket's bounds: below them loomd could not keep its reserve */
+	{ "control:\n  max_clients: 8\n", "t.yaml:2: control.max_clients: 8 is out of range (16..512)" },
+	{ "control:\n  max_clients_per_uid: 0\n", "t.yaml:2: control.max_clients_per_uid: 0 is out of range" },
+	{ "control:\n  max_output_bytes: 4096\n", "t.yaml:2: control.max_output_bytes: 4096 is out of range" },
+	{ "control:\n  stall_timeout_s: 0\n", "t.yaml:2: control.stall_timeout_s: 0 is out of range" },
+	{ "control:\n  idle_timeout_s: 5\n", "t.yaml:2: control.idle_timeout_s: 5 is out of range" },
 	{ "discovery:\n  max_smps: 0\n", "t.yaml:2: discovery.max_smps: 0 is out of range (1..1024)" },
 	{ "discovery:\n  max_smps: 1025\n", "t.yaml:2: discovery.max_smps: 1025 is out of range" },
 	{ "discovery:\n  subnets:\n    - ca: a\n      port: 0\n", "t.yaml:4: discovery.subnets[0].port: 0 is out of range (1..254)" },
@@ -750,6 +776,11 @@ START_TEST(print_writes_every_key_in_order)
 			 "control:\n"
 			 "  socket: \"" LOOM_DEFAULT_SOCKET "\"\n"
 			 "  admin_group: \"\"\n"
+			 "  max_clients: 64\n"
+			 "  max_clients_per_uid: 16\n"
+			 "  max_output_bytes: 4194304\n"
+			 "  stall_timeout_s: 30\n"
+			 "  idle_timeout_s: 300\n"
 			 "discovery:\n"
 			 "  interval: 300\n"
 			 "  timeout_ms: 200\n"
@@ -833,6 +864,7 @@ int main(void)
 	tcase_add_test(tc, empty_or_comment_only_file_gives_defaults);
 	tcase_add_test(tc, full_file_sets_every_field);
 	tcase_add_test(tc, omitted_keys_keep_their_defaults);
+	tcase_add_test(tc, control_bounds_are_set_by_their_keys);
 	tcase_add_test(tc, subnet_name_defaults_to_ca_slash_port);
 	tcase_add_test(tc, bounds_are_inclusive_and_interval_zero_means_on_demand);
 	tcase_add_test(tc, level_names_and_aliases);
