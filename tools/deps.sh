@@ -1,5 +1,6 @@
 #!/bin/sh
 # Install every Debian 12 package loom needs to build, test and run its demo.
+# clang and libclang-rt-14-dev (libFuzzer) are for `make fuzz` only.
 # Run as root on a fresh machine (CI does). Safe to run again.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config check
@@ -7,7 +8,8 @@ PKGS="build-essential autoconf automake libtool pkg-config check
  libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev opensm ibsim-utils
  infiniband-diags iproute2 util-linux python3 man-db groff-base procps
  libhiredis-dev redis-server libmnl-dev libcurl4-openssl-dev openssl
- slurm-wlm munge"
+ slurm-wlm munge
+ clang libclang-rt-14-dev"
 if [ "${1:-}" = --list ]; then
 	echo $PKGS
 	exit 0
