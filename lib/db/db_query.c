@@ -487,10 +487,15 @@ int dbq_time_parse(const char *s, double now, double *out)
 	if (end[1] != '\0')
 		return -EINVAL;
 	switch (*end) {
-	case 's': *out = now - v; return 0;
-	case 'm': *out = now - v * 60; return 0;
-	case 'h': *out = now - v * 3600; return 0;
-	case 'd': *out = now - v * 86400; return 0;
+	case 's': v = now - v; break;
+	case 'm': v = now - v * 60; break;
+	case 'h': v = now - v * 3600; break;
+	case 'd': v = now - v * 86400; break;
 	default: return -EINVAL;
 	}
+	/* "1e305d" is a finite number of days but no time */
+	if (!isfinite(v))
+		return -EINVAL;
+	*out = v;
+	return 0;
 }

@@ -128,10 +128,14 @@ static int dedupe(struct hostlist *hl, char *err, size_t errlen)
 	for (size_t i = 0; i < hl->n; i++)
 		r[i] = (struct ranked){ hl->names[i], i };
 	qsort(r, hl->n, sizeof(*r), by_name);
-	for (size_t i = 1; i < hl->n; i++)
-		if (!strcmp(r[i].name, r[i - 1].name)) {
+	/* Compared with the first of its run (k), which is kept: the one just
+	 * before may have been freed already (a name listed three times). */
+	for (size_t i = 1, k = 0; i < hl->n; i++)
+		if (!strcmp(r[i].name, r[k].name)) {
 			free(hl->names[r[i].at]);
 			hl->names[r[i].at] = NULL;
+		} else {
+			k = i;
 		}
 	free(r);
 	for (size_t i = 0; i < hl->n; i++)

@@ -58,6 +58,12 @@ END_TEST
 START_TEST(repeats_are_dropped_keeping_the_first_place)
 {
 	ck_assert_str_eq(expanded("b,a,node[1-3],node2,a"), "b a node1 node2 node3");
+	/* a name three times: compared with the first of its run, the one kept
+	 * (the one just before had been freed: a use after free, which kept a
+	 * duplicate; found by tests/fuzz/fuzz_hostlist) */
+	ck_assert_str_eq(expanded("a,a,a"), "a");
+	ck_assert_str_eq(expanded("gpu-[01-03],gpu-[01-03],gpu-03,cpu[7]"),
+			 "gpu-01 gpu-02 gpu-03 cpu7");
 }
 END_TEST
 

@@ -558,6 +558,9 @@ START_TEST(time_parse_and_format)
 	ck_assert_int_eq(dbq_time_parse("-5", now, &t), -EINVAL);
 	ck_assert_int_eq(dbq_time_parse("2023-13-45", now, &t), -EINVAL);
 	ck_assert_int_eq(dbq_time_parse("2023-11-14T22:13:20Zjunk", now, &t), -EINVAL);
+	/* a finite count of days that is no time (-inf; --since was dropped
+	 * silently; found by tests/fuzz/fuzz_time) */
+	ck_assert_int_eq(dbq_time_parse("1e305d", now, &t), -EINVAL);
 	ck_assert_str_eq(dbq_time_str(1700000000.7, buf, sizeof(buf)), "2023-11-14T22:13:20Z");
 	ck_assert_str_eq(dbq_time_str(0, buf, sizeof(buf)), "1970-01-01T00:00:00Z");
 }
