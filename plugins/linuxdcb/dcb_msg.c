@@ -417,3 +417,18 @@ void dcbm_app_plan(const struct dcbm_state *cur, const struct dcbm_state *want,
 		    !has_app(want, &cur->app[i]))
 			del[(*n_del)++] = cur->app[i];
 }
+
+int dcbm_nl_lengths_ok(const void *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (len - off >= sizeof(struct nlmsghdr)) {
+		uint32_t n;
+
+		memcpy(&n, (const char *)buf + off, sizeof(n));
+		if (n < sizeof(struct nlmsghdr) || n > len - off)
+			return 0;
+		off += NLMSG_ALIGN(n) < len - off ? NLMSG_ALIGN(n) : len - off;
+	}
+	return 1;
+}

@@ -122,6 +122,14 @@ void dcbm_app_plan(const struct dcbm_state *cur, const struct dcbm_state *want,
 /* Turn the u8 of a SET reply into an errno (positive). */
 int dcbm_u8_errno(uint8_t v);
 
+/* Is every netlink message of buf[0..len) between a header and the rest
+ * of the buffer long, its nlmsg_len compared as unsigned? libmnl 1.0.4's
+ * mnl_nlmsg_ok compares (int)nlmsg_len, so it takes a message announcing
+ * 2 GiB or more for one that fits and mnl_cb_run reads past the buffer
+ * (found by tests/fuzz/fuzz_dcb_msg): a reply that fails this is refused
+ * before libmnl walks it. */
+int dcbm_nl_lengths_ok(const void *buf, size_t len);
+
 /* ---- dcb_apply.c: reading and writing one netdev over a transport ---------
  * The plugin's socket, or a test's fake kernel: the same code runs. */
 

@@ -168,6 +168,8 @@ static int talk(void *handle, struct nlmsghdr *nlh, dcbm_reply_fn cb, void *ctx)
 			sw->nl = NULL;
 			return ret;
 		}
+		if (!dcbm_nl_lengths_ok(sw->rx, (size_t)n))
+			return -EPROTO;  /* never from the kernel; libmnl would overread */
 		ret = mnl_cb_run(sw->rx, (size_t)n, seq, sw->portid, talk_cb, &t);
 		if (ret == MNL_CB_ERROR)
 			return errno ? -errno : -EPROTO;

@@ -742,6 +742,27 @@ START_TEST(dcb_apply_without_dcbnl_ops_names_the_netdev_and_reports_all_undone)
 }
 END_TEST
 
+/* A reply whose nlmsg_len announces 2 GiB or more (libmnl 1.0.4 reads it
+ * as a negative int and walks past the buffer) is refused before libmnl
+ * sees it; whole messages, and a short tail, pass. */
+START_TEST(dcb_msg_a_reply_announcing_more_than_it_holds_is_refused)
+{
+	struct nlmsghdr h[4];
+
+	memset(h, 0, sizeof(h));
+	h[0].nlmsg_len = sizeof(h[0]);
+	h[1].nlmsg_len = sizeof(h[1]);
+	ck_assert_int_eq(dcbm_nl_lengths_ok(h, 2 * sizeof(h[0])), 1);
+	ck_assert_int_eq(dcbm_nl_lengths_ok(h, 2 * sizeof(h[0]) + 4), 1);
+	h[1].nlmsg_len = 0xe42c3400u;
+	ck_assert_int_eq(dcbm_nl_lengths_ok(h, 2 * sizeof(h[0])), 0);
+	h[1].nlmsg_len = 3 * sizeof(h[0]);
+	ck_assert_int_eq(dcbm_nl_lengths_ok(h, 2 * sizeof(h[0])), 0);
+	h[1].nlmsg_len = 4;
+	ck_assert_int_eq(dcbm_nl_lengths_ok(h, 2 * sizeof(h[0])), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("dcb_msg");
@@ -769,6 +790,7 @@ int main(void)
 	tcase_add_test(tc, dcb_apply_stopped_by_the_driver_reports_what_landed_and_what_did_not);
 	tcase_add_test(tc, dcb_apply_fails_when_the_netdev_reads_back_something_else);
 	tcase_add_test(tc, dcb_apply_without_dcbnl_ops_names_the_netdev_and_reports_all_undone);
+	tcase_add_test(tc, dcb_msg_a_reply_announcing_more_than_it_holds_is_refused);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
