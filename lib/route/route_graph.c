@@ -204,9 +204,13 @@ struct rt_graph *rt_graph_new(const struct fab *fab, char *err, size_t errlen)
 
 	if (!g || !nodes)
 		goto oom;
-	/* fab->nodes may be in insertion order; sorting a copy keeps fab const. */
-	memcpy(nodes, fab->nodes, fab->n_nodes * sizeof(*nodes));
-	qsort(nodes, fab->n_nodes, sizeof(*nodes), cmp_node_guid);
+	/* fab->nodes may be in insertion order; sorting a copy keeps fab const.
+	 * An empty fabric has no array at all (memcpy from NULL is undefined
+	 * even for 0 bytes: UBSan, tools/check-asan.sh). */
+	if (fab->n_nodes) {
+		memcpy(nodes, fab->nodes, fab->n_nodes * sizeof(*nodes));
+		qsort(nodes, fab->n_nodes, sizeof(*nodes), cmp_node_guid);
+	}
 
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		const struct fab_node *n = nodes[i];
