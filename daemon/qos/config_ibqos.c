@@ -174,7 +174,9 @@ static int parse_path(struct parse *p, const yaml_node_t *v, const char *key, ch
 
 	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
 		return rc;
-	if (cfg_is_null(v)) {
+	/* Null or "" (what config_print writes when it is not set): none,
+	 * as for every optional path. */
+	if (cfg_is_null(v) || !v->data.scalar.length) {
 		dst[0] = '\0';
 		return 0;
 	}

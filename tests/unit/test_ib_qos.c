@@ -111,6 +111,28 @@ START_TEST(the_printed_policy_reads_back_the_same)
 }
 END_TEST
 
+/* Without opensm_config the printer writes `opensm_config: ""`, which must
+ * read back as "not set" (found by tests/fuzz/fuzz_config: `loomd -n -v`
+ * printed a file that loomd refused). */
+START_TEST(a_policy_without_opensm_config_prints_and_reads_back)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert_msg(load("ib_qos:\n  high_limit: 4\n") == 0, "%s", err);
+	ck_assert_str_eq(conf.ib_qos_opensm_config, "");
+	f = open_memstream(&text, &len);
+	ck_assert_int_eq(config_print(&conf, f), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "  opensm_config: \"\"\n"));
+	ck_assert_msg(load(text) == 0, "%s\n%s", err, text);
+	ck_assert_str_eq(conf.ib_qos_opensm_config, "");
+	ck_assert_uint_eq(conf.ib_qos.high_limit, 4);
+	free(text);
+}
+END_TEST
+
 /* Each bad policy with the line and key the error must name. */
 START_TEST(bad_policies_are_refused_with_file_line_and_key)
 {
@@ -441,6 +463,7 @@ int main(void)
 	tcase_add_test(tc, no_section_means_loom_leaves_qos_alone_and_prints_nothing);
 	tcase_add_test(tc, an_empty_section_takes_opensms_own_defaults);
 	tcase_add_test(tc, the_printed_policy_reads_back_the_same);
+	tcase_add_test(tc, a_policy_without_opensm_config_prints_and_reads_back);
 	tcase_add_test(tc, bad_policies_are_refused_with_file_line_and_key);
 	tcase_add_test(tc, a_vlarb_table_holds_at_most_64_entries);
 	tcase_add_test(tc, opensm_options_use_opensms_names_and_formats);
