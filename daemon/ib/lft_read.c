@@ -173,8 +173,7 @@ static int write_stream(const struct fab *fab, const struct rl_read *r, FILE *ou
 	return rc;
 }
 
-/* The child's answer: the fabric and the tables it read. */
-static int read_and_write(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+int lft_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
 			  char *err, size_t errlen)
 {
 	struct rl_read *r = NULL;
@@ -188,13 +187,13 @@ static int read_and_write(const struct disc_ib_params *p, const struct fab *fab,
 
 int lft_read_main(int argc, char **argv)
 {
-	return walker_child_main(argc, argv, "loomd-read-lfts", read_and_write);
+	return walker_child_main(argc, argv, "loomd-read-lfts", lft_read_answer);
 }
 
 /* ---- the parent --------------------------------------------------------------------- */
 
-static int parse_stream(const char *buf, size_t len, struct fab **fab, struct rl_read **read,
-			char *err, size_t errlen)
+int lft_read_parse(const char *buf, size_t len, struct fab **fab, struct rl_read **read,
+		   char *err, size_t errlen)
 {
 	struct lft_head h;
 	struct rl_read *r = NULL;
@@ -260,7 +259,7 @@ int lft_read_run(const struct disc_ib_params *p, struct fab **fab, struct rl_rea
 	*fab = NULL;
 	*read = NULL;
 	if ((rc = walker_run("--read-lfts", p, &out, &len, NULL, err, errlen)) == 0)
-		rc = parse_stream(out, len, fab, read, err, errlen);
+		rc = lft_read_parse(out, len, fab, read, err, errlen);
 	free(out);
 	return rc;
 }

@@ -9,6 +9,7 @@
 #define LOOMD_LFT_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "daemon/ib/discovery_ib.h"
 #include "lib/route/route_live.h"
@@ -24,6 +25,15 @@ int lft_read_run(const struct disc_ib_params *p, struct fab **fab, struct rl_rea
 int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		    struct rl_read **read, char *err, size_t errlen);
 
+/* The child's answer on `out`: the fabric and the tables lft_read_tables
+ * read, as one binary stream (a header, fab_wire_write's bytes, each table,
+ * a trailer). 0, or -errno with err. */
+int lft_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+		    char *err, size_t errlen);
+/* The parent's reading of that stream (len bytes): 0 with a new fabric and
+ * new tables (sorted), or -EPROTO / -ENOMEM with err and both NULL. */
+int lft_read_parse(const char *buf, size_t len, struct fab **fab, struct rl_read **read,
+		   char *err, size_t errlen);
 /* The child: `loomd --read-lfts SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--read-lfts"). Exit status as walker_main's. */
 int lft_read_main(int argc, char **argv);

@@ -88,8 +88,8 @@ static int read_pair(void *ctx, const struct dr_route *r, unsigned port,
 	return read_port(rd->mp, &path, 0, far->guid, rd->out, rd->err, rd->errlen);
 }
 
-static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
-		       char *err, size_t errlen)
+int pkey_read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+		     char *err, size_t errlen)
 {
 	struct dr_routes d = { 0 };
 	struct ibmad_port *mp;
@@ -122,12 +122,12 @@ static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FI
 
 int pkey_read_main(int argc, char **argv)
 {
-	return walker_child_main(argc, argv, "loomd-read-pkeys", read_tables);
+	return walker_child_main(argc, argv, "loomd-read-pkeys", pkey_read_tables);
 }
 
 /* ---- the parent --------------------------------------------------------------- */
 
-static int parse(char *text, json_t **ports, char *err, size_t errlen)
+int pkey_read_parse(char *text, json_t **ports, char *err, size_t errlen)
 {
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
 	int ended = 0;
@@ -167,7 +167,7 @@ int pkey_read_run(const struct disc_ib_params *p, json_t **ports, char *err, siz
 
 	*ports = NULL;
 	if ((rc = walker_run("--read-pkeys", p, &out, &len, NULL, err, errlen)) == 0)
-		rc = parse(out, ports, err, errlen);
+		rc = pkey_read_parse(out, ports, err, errlen);
 	free(out);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #define LOOMD_PKEY_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -20,6 +21,14 @@
  * worker thread. */
 int pkey_read_run(const struct disc_ib_params *p, json_t **ports, char *err, size_t errlen);
 
+/* The child's answer on `out` for fab, just swept through p's local port:
+ * a text stream, "LOOMPKEY2", one line per port ("0x<guid>[/sw] 0x<pkey>
+ * ..."), "END". 0, or -errno with err. */
+int pkey_read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+		     char *err, size_t errlen);
+/* The parent's reading of that stream (a string, which it cuts up): 0 with
+ * *ports as pkey_read_run gives it, or -EPROTO with err and *ports NULL. */
+int pkey_read_parse(char *text, json_t **ports, char *err, size_t errlen);
 /* The child: `loomd --read-pkeys SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--read-pkeys"). Exit status as walker_main's. */
 int pkey_read_main(int argc, char **argv);

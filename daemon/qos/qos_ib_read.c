@@ -150,7 +150,7 @@ static int read_ca(void *ctx, const struct dr_route *r, unsigned port,
 	return read_port(rd->mp, &path, ca, far->num, NULL, 0, rd->out, rd->err, rd->errlen);
 }
 
-static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+int qos_ib_read_tables(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
 		       char *err, size_t errlen)
 {
 	struct dr_routes d = { 0 };
@@ -184,7 +184,7 @@ static int read_tables(const struct disc_ib_params *p, const struct fab *fab, FI
 
 int qos_ib_read_main(int argc, char **argv)
 {
-	return walker_child_main(argc, argv, "loomd-read-qos", read_tables);
+	return walker_child_main(argc, argv, "loomd-read-qos", qos_ib_read_tables);
 }
 
 /* ---- the parent --------------------------------------------------------------- */
@@ -278,8 +278,8 @@ static int parse_line(struct cur *c, const struct ibqos_policy *p, json_t *ports
 	return -EPROTO;
 }
 
-static int parse(char *text, const struct ibqos_policy *p, json_t **ports, char *err,
-		 size_t errlen)
+int qos_ib_read_parse(char *text, const struct ibqos_policy *p, json_t **ports, char *err,
+		      size_t errlen)
 {
 	char *save = NULL, *line = strtok_r(text, "\n", &save);
 	struct cur c = { 0 };
@@ -316,7 +316,7 @@ int qos_ib_read_run(const struct disc_ib_params *params, const struct ibqos_poli
 
 	*ports = NULL;
 	if ((rc = walker_run("--read-qos", params, &out, &len, NULL, err, errlen)) == 0)
-		rc = parse(out, p, ports, err, errlen);
+		rc = qos_ib_read_parse(out, p, ports, err, errlen);
 	free(out);
 	return rc;
 }

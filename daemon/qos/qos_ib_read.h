@@ -10,6 +10,7 @@
 #define LOOMD_QOS_IB_READ_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -25,6 +26,17 @@
 int qos_ib_read_run(const struct disc_ib_params *params, const struct ibqos_policy *p,
 		    json_t **ports, char *err, size_t errlen);
 
+/* The child's answer on `out` for fab, just swept through params's local
+ * port: a text stream, "LOOMQOSIB1", per port a "P" line (GUID, type,
+ * port, VLArb caps, description), its "M" SL2VL rows and "L"/"H" VLArb
+ * tables, then "END". 0, or -errno with err. */
+int qos_ib_read_tables(const struct disc_ib_params *params, const struct fab *fab, FILE *out,
+		       char *err, size_t errlen);
+/* The parent's reading of that stream (a string, which it cuts up) against
+ * policy p: 0 with *ports as qos_ib_read_run gives it, or -EPROTO /
+ * -ENOMEM with err and *ports NULL. */
+int qos_ib_read_parse(char *text, const struct ibqos_policy *p, json_t **ports, char *err,
+		      size_t errlen);
 /* The child: `loomd --read-qos SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--read-qos"). Exit status as walker_main's. */
 int qos_ib_read_main(int argc, char **argv);
