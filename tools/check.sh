@@ -1,7 +1,10 @@
 #!/bin/sh
 # Everything CI runs: install dependencies, build, run every test (unit and
-# integration, the latter on ibsim/OpenSM in private network namespaces), then
-# `make distcheck`. Run as root on Debian 12.
+# integration, the latter on ibsim/OpenSM in private network namespaces),
+# `make distcheck`, then the sanitizer lane: the same tests on an
+# AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/
+# (tools/check-asan.sh, docs/sanitizers.md; LOOM_CHECK_ASAN=0 skips it).
+# Run as root on Debian 12.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 sh "$top/tools/deps.sh"
@@ -23,3 +26,5 @@ if ! make -j"$(nproc)" distcheck LOOM_TEST_QUICK=1 DISTCHECK_CONFIGURE_FLAGS= >d
 	exit 1
 fi
 echo "distcheck: ok"
+[ "${LOOM_CHECK_ASAN:-1}" = 0 ] && { echo "sanitizer lane: skipped (LOOM_CHECK_ASAN=0)"; exit 0; }
+sh "$top/tools/check-asan.sh" "$top/build-asan"

@@ -24,9 +24,16 @@ for i in 1 2 3; do loom_ctl discover --wait >/dev/null || loom_fail "warm-up swe
 before=$(rss)
 for i in 1 2 3 4 5 6 7 8 9 10; do loom_ctl discover --wait >/dev/null || loom_fail "sweep $i"; done
 after=$(rss)
-[ $((after - before)) -lt 512 ] ||
-	loom_fail "loomd grew from $before KiB to $after KiB over 10 sweeps of 1224 nodes"
-loom_ok "10 sweeps of 1224 nodes: loomd's RSS $before KiB -> $after KiB"
+if loom_asan; then
+	# ASan's allocator keeps freed chunks per size class and returns them
+	# late: +928 KiB here even without its quarantine. The bound is the
+	# normal lane's; here LeakSanitizer checks loomd when it stops below.
+	loom_ok "10 sweeps of 1224 nodes: loomd's RSS $before KiB -> $after KiB (ASan build: not bounded)"
+else
+	[ $((after - before)) -lt 512 ] ||
+		loom_fail "loomd grew from $before KiB to $after KiB over 10 sweeps of 1224 nodes"
+	loom_ok "10 sweeps of 1224 nodes: loomd's RSS $before KiB -> $after KiB"
+fi
 loom_ibsim_stop
 
 if [ "${LOOM_TEST_QUICK:-}" != 1 ]; then

@@ -22,6 +22,15 @@ LOOM_PIDS=""
 
 loom_skip() { echo "SKIP: $*"; exit 77; }
 
+# True when the loomd under test is built with AddressSanitizer (the
+# sanitizer lane, tools/check-asan.sh). Its allocator keeps freed memory in
+# a quarantine (256 MB by default) to catch uses after free, so a test that
+# bounds loomd's resident memory starts that loomd with
+# ASAN_OPTIONS=...:quarantine_size_mb=0 (loom_asan_no_quarantine), or
+# leaves the bound to the normal lane (docs/sanitizers.md).
+loom_asan() { ldd "$B/loomd" 2>/dev/null | grep -q 'libasan'; }
+loom_asan_no_quarantine() { ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0"; export ASAN_OPTIONS; }
+
 loom_fail() {
 	echo "FAIL: $*"
 	for f in "$work"/loomd.log "$work"/ibsim.log; do

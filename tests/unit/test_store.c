@@ -4,6 +4,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -764,12 +765,24 @@ START_TEST(kill_9_at_any_moment_leaves_a_consistent_database)
 		fabs[k] = big_fabric(60, k);
 	srand(seed);
 	for (int round = 0; round < rounds; round++) {
-		pid_t pid = fork();
+		int ready[2];
+		pid_t pid;
 
+		/* The first round's child says when its first sweep is committed,
+		 * and is killed only after that: at least one ok sweep is in the
+		 * database however slow the machine (or the sanitizer build) is.
+		 * The other rounds are killed at any moment. */
+		ck_assert_int_eq(pipe(ready), 0);
+		pid = fork();
 		if (pid == 0) {
 			char err[512];
 			struct store *cst = store_open(db_path, err, sizeof(err));
 
+			close(ready[0]);
+			if (round != 0) {
+				close(ready[1]);
+				ready[1] = -1;
+			}
 			if (!cst)
 				_exit(2);
 			for (unsigned i = 0;; i++) {
@@ -781,9 +794,24 @@ START_TEST(kill_9_at_any_moment_leaves_a_consistent_database)
 							    fabs[(unsigned)(round * 7 + i) % KILL_FABRICS],
 							    NULL) < 0)
 					_exit(3);
+				else if (ready[1] >= 0) {
+					if (write(ready[1], "1", 1) != 1)
+						_exit(4);
+					close(ready[1]);
+					ready[1] = -1;
+				}
 			}
 		}
 		ck_assert_int_ge(pid, 0);
+		close(ready[1]);
+		if (round == 0) {
+			struct pollfd pfd = { .fd = ready[0], .events = POLLIN };
+			char c;
+
+			ck_assert_msg(poll(&pfd, 1, 120000) == 1 && read(ready[0], &c, 1) == 1,
+				      "the first child committed no sweep in 120 s");
+		}
+		close(ready[0]);
 		usleep((useconds_t)(20000 + rand() % 150000));
 		kill(pid, SIGKILL);
 		int status;
