@@ -1,0 +1,66 @@
+/* daemon/ib/mad_window.h: many MADs in flight on one umad agent, each with
+ * its own deadline and tries: what the sweep children use when they ask
+ * every switch or port of a subnet the same question (daemon/ar/ar_read.c:
+ * ARInfo SMPs by directed route; daemon/telemetry/counters_read.c: PMA
+ * GMPs by LID).
+ *
+ * Why not libibmad's *_query_via() per target: it waits for each answer,
+ * and a target that does not answer costs (retries + 1) x timeout.
+ * Sequentially that is 800 ms per silent target with loom's defaults, 13
+ * minutes for 1000 switches. Here up to max_flight requests are out at once;
+ * the time is about ceil(n / max_flight) x (retries + 1) x timeout when
+ * nothing answers, and one round trip per window when everything does.
+ *
+ * Deadlines are kept here as well as by the kernel: umad_recv() is given
+ * the time to the nearest deadline and an expired request is sent again
+ * until its tries are spent. A timeout the local MAD layer reports (umad
+ * status ETIMEDOUT: the kernel after the send's timeout; ibsim at once, for
+ * every MAD it drops) ends a try the same way, and is counted. The TID's
+ * low 32 bits name the request and the try: a late answer to an earlier try
+ * still counts, a late timeout of an earlier try does not end the current
+ * one. Blocking: for the children, never for loomd's loop. */
+#ifndef LOOMD_MAD_WINDOW_H
+#define LOOMD_MAD_WINDOW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mad_window_params {
+	int fd, agent;          /* an open umad port and a registered agent */
+	unsigned timeout_ms;    /* per try */
+	unsigned retries;       /* tries after the first (at most 30) */
+	size_t max_flight;      /* requests out at once (>= 1) */
+};
+
+/* One request's fate, filled by mad_window_run (n of them, given zeroed or
+ * not: the run clears them). */
+struct mad_window_req {
+	int state;                /* internal */
+	double deadline;          /* internal: monotonic seconds, while in flight */
+	unsigned tries;           /* sent this many times */
+	unsigned local_timeouts;  /* tries the local port reported timed out */
+	int answered;             /* the answer callback took an answer */
+};
+
+struct mad_window_stats {
+	uint64_t sent;            /* MADs sent, every try counted */
+	size_t peak;              /* most requests out at once */
+};
+
+/* Build try `tid` of request i into buf (blen bytes, cleared): the
+ * umad_send length, or -errno (the run stops with that error and err). */
+typedef int (*mad_window_build_fn)(void *ctx, size_t i, uint32_t tid, uint8_t *buf,
+				   size_t blen, char *err, size_t errlen);
+/* A MAD (umad_get_mad) whose TID names request i, not a timeout: 1 when it
+ * is the answer (request i is done), 0 when it is something else (another
+ * method or attribute: ignored, the request stays out). */
+typedef int (*mad_window_answer_fn)(void *ctx, size_t i, uint8_t *mad);
+
+/* Ask requests 0..n-1. 0 when every request was answered or ran out of
+ * tries (see reqs[i]); -errno with err when the port failed or a build did.
+ * *st (may be NULL) gets the counts. */
+int mad_window_run(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
+		   mad_window_build_fn build, mad_window_answer_fn answer, void *ctx,
+		   struct mad_window_stats *st, char *err, size_t errlen);
+
+#endif
