@@ -12,6 +12,7 @@
 #include "daemon/ib/lft_read.h"
 #include "daemon/ib/pkey_read.h"
 #include "daemon/qos/qos_ib_read.h"
+#include "daemon/telemetry/counters_read.h"
 #include "daemon/loomd.h"
 #include "daemon/ib/walker.h"
 
@@ -77,6 +78,9 @@ int main(int argc, char **argv)
 	/* ... and to probe the switches for adaptive routing (daemon/ar/ar_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-ar") == 0)
 		return ar_read_main(argc - 1, argv + 1);
+	/* ... and to read the ports' counters (daemon/telemetry/counters_read.h). */
+	if (argc > 1 && strcmp(argv[1], "--read-counters") == 0)
+		return counters_read_main(argc - 1, argv + 1);
 	/* ... and to program it (daemon/ar/ar_write.h). */
 	if (argc > 1 && strcmp(argv[1], "--program-ar") == 0)
 		return ar_write_main(argc - 1, argv + 1);

@@ -65,8 +65,7 @@ static int take_answer(void *ctx, size_t i, uint8_t *mad)
 {
 	struct engine *e = ctx;
 
-	if (mad_get_field(mad, 0, IB_MAD_METHOD_F) != IB_MAD_METHOD_GET_RESPONSE ||
-	    mad_get_field(mad, 0, IB_MAD_ATTRID_F) != AR_MAD_ATTR_INFO)
+	if (!mad_window_is_get_resp(mad, IB_SMI_DIRECT_CLASS, AR_MAD_ATTR_INFO))
 		return 0;
 	/* Bit 15 of a directed-route SMP's status is its D bit, not an error. */
 	e->sw[i].status = mad_get_field(mad, 0, IB_MAD_STATUS_F) & 0x7fff;
@@ -173,36 +172,7 @@ int ar_read_main(int argc, char **argv)
 int ar_read_parse_stream(const char *buf, size_t len, const char *what, json_t **probe,
 			 json_t **switches, char *err, size_t errlen)
 {
-	json_t *arr = json_array(), *done = NULL;
-	size_t at = 0;
-
-	if (!arr) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	while (at < len && !done) {
-		const char *nl = memchr(buf + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (buf + at)) : len - at;
-		json_t *line = json_loadb(buf + at, n, 0, NULL), *v;
-
-		at += n + (nl ? 1 : 0);
-		if (!line)
-			break;
-		if ((v = json_object_get(line, "switch")) && json_is_object(v))
-			json_array_append(arr, v);
-		else if ((v = json_object_get(line, "done")) && json_is_object(v))
-			done = json_incref(v);
-		json_decref(line);
-	}
-	if (!done || at != len) {
-		snprintf(err, errlen, "%s was cut short or malformed (%zu bytes)", what, len);
-		json_decref(done);
-		json_decref(arr);
-		return -EPROTO;
-	}
-	*probe = done;
-	*switches = arr;
-	return 0;
+	return walker_parse_lines(buf, len, "switch", what, probe, switches, err, errlen);
 }
 
 int ar_read_run(const struct disc_ib_params *p, json_t **probe, json_t **switches,

@@ -31,6 +31,7 @@
 #include "daemon/ar/ar_read.h"
 #include "lib/util/clock.h"
 #include "daemon/ib/dr_route.h"
+#include "daemon/ib/mad_window.h"
 #include "daemon/ib/lft_read.h"
 #include "lib/util/log.h"
 #include "lib/ar/route_ar.h"
@@ -92,8 +93,7 @@ static int exchange(struct umad_xport *u, int method, uint16_t attr, uint32_t am
 				continue;
 			if (umad_status(u->rbuf))
 				break;  /* this try timed out (the kernel, or ibsim at once) */
-			if (mad_get_field(mad, 0, IB_MAD_METHOD_F) != IB_MAD_METHOD_GET_RESPONSE ||
-			    mad_get_field(mad, 0, IB_MAD_ATTRID_F) != attr)
+			if (!mad_window_is_get_resp(mad, IB_SMI_DIRECT_CLASS, attr))
 				continue;
 			/* Bit 15 of a directed-route SMP's status is its D bit. */
 			*status = mad_get_field(mad, 0, IB_MAD_STATUS_F) & 0x7fff;

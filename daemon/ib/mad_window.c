@@ -150,6 +150,16 @@ static int loop(struct run *r)
 	return 0;
 }
 
+int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr)
+{
+	/* libibmad's IB_MAD_METHOD_F is the 7-bit method: a GetResp (0x81)
+	 * reads as Get (1) with IB_MAD_RESPONSE_F set. */
+	return mad_get_field(mad, 0, IB_MAD_RESPONSE_F) == 1 &&
+	       mad_get_field(mad, 0, IB_MAD_METHOD_F) == IB_MAD_METHOD_GET &&
+	       mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F) == mgmt_class &&
+	       mad_get_field(mad, 0, IB_MAD_ATTRID_F) == attr;
+}
+
 int mad_window_run(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
 		   mad_window_build_fn build, mad_window_answer_fn answer, void *ctx,
 		   struct mad_window_stats *st, char *err, size_t errlen)

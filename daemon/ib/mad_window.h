@@ -56,6 +56,10 @@ typedef int (*mad_window_build_fn)(void *ctx, size_t i, uint32_t tid, uint8_t *b
  * method or attribute: ignored, the request stays out). */
 typedef int (*mad_window_answer_fn)(void *ctx, size_t i, uint8_t *mad);
 
+/* True when mad (umad_get_mad) is a GetResp of class mgmt_class (e.g.
+ * IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS) for attribute attr. */
+int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr);
+
 /* Ask requests 0..n-1. 0 when every request was answered or ran out of
  * tries (see reqs[i]); -errno with err when the port failed or a build did.
  * *st (may be NULL) gets the counts. */

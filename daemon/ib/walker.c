@@ -242,6 +242,42 @@ int walker_put_line(const char *key, json_t *v, FILE *out)
 	return rc;
 }
 
+int walker_parse_lines(const char *buf, size_t len, const char *key, const char *what,
+		       json_t **done, json_t **items, char *err, size_t errlen)
+{
+	json_t *arr = json_array(), *last = NULL;
+	size_t at = 0;
+
+	*done = *items = NULL;
+	if (!arr) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	while (at < len && !last) {
+		const char *nl = memchr(buf + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (buf + at)) : len - at;
+		json_t *line = json_loadb(buf + at, n, 0, NULL), *v;
+
+		at += n + (nl ? 1 : 0);
+		if (!line)
+			break;
+		if ((v = json_object_get(line, key)) && json_is_object(v))
+			json_array_append(arr, v);
+		else if ((v = json_object_get(line, "done")) && json_is_object(v))
+			last = json_incref(v);
+		json_decref(line);
+	}
+	if (!last || at != len) {
+		snprintf(err, errlen, "%s was cut short or malformed (%zu bytes)", what, len);
+		json_decref(last);
+		json_decref(arr);
+		return -EPROTO;
+	}
+	*done = last;
+	*items = arr;
+	return 0;
+}
+
 int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn)
 {
 	struct disc_ib_params p;

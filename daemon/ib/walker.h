@@ -60,6 +60,12 @@ int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn 
  * -EIO. */
 struct json_t;
 int walker_put_line(const char *key, struct json_t *v, FILE *out);
+/* A child's JSON-lines answer (len bytes of buf): every {"KEY": {...}} line
+ * into a new array *items, in order, up to the {"done": {...}} line that
+ * ends it, into *done. -EPROTO with err ("WHAT was cut short or
+ * malformed") when no done line ends the whole buffer; -ENOMEM. */
+int walker_parse_lines(const char *buf, size_t len, const char *key, const char *what,
+		       struct json_t **done, struct json_t **items, char *err, size_t errlen);
 
 /* The child's side: `loomd --walk SUBNET CA PORT TIMEOUT_MS RETRIES MAX_SMPS`
  * (argv[0] is "--walk"). Returns the exit status: 0 with the fabric on

@@ -1,0 +1,428 @@
+/* daemon/telemetry/counters_read.c: see counters_read.h. */
+#include "autoconf.h"
+#include "daemon/telemetry/counters_read.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/mad.h>
+#include <infiniband/umad.h>
+
+#include "daemon/ib/mad_window.h"
+#include "daemon/ib/walker.h"
+#include "lib/telemetry/pma.h"
+#include "lib/util/clock.h"
+
+#define COUNTERS_DEFAULT_TIMEOUT_MS 200  /* discovery.timeout_ms's default */
+
+/* One PMA: a switch (its port 0 LID) or one CA port (its own LID). */
+struct agent {
+	const struct fab_node *n;
+	uint16_t lid;
+	int answered;
+	unsigned status;             /* MAD status of ClassPortInfo */
+	struct pma_caps caps;        /* zero unless answered with status 0 */
+};
+
+/* One port to read. */
+struct target {
+	size_t agent;
+	unsigned port;
+	int answered;                /* PortCounters came back */
+	unsigned status;             /* its MAD status */
+	int decoded;                 /* 0, or the decoder's -errno */
+	int ext_answered;
+	unsigned ext_status;
+	int ext_decoded;
+	unsigned tries;
+	struct pma_sample s;
+};
+
+struct reader {
+	struct agent *agents;
+	size_t n_agents;
+	struct target *targets;
+	size_t n_targets;
+	size_t *ext;                 /* targets that also get PortCountersExtended */
+	size_t n_ext;
+	struct mad_window_req *req;  /* the phase's requests */
+	struct mad_window_stats total;
+	unsigned timeout_ms, retries;
+};
+
+/* ---- building and taking MADs ------------------------------------------------ */
+
+static int build_pma_get(uint16_t lid, uint16_t attr, unsigned port, uint32_t tid, uint8_t *buf)
+{
+	uint8_t data[IB_PC_DATA_SZ];
+	ib_rpc_t rpc;
+	ib_portid_t id;
+	int len;
+
+	memset(&rpc, 0, sizeof(rpc));
+	memset(&id, 0, sizeof(id));
+	memset(data, 0, sizeof(data));
+	if (attr != PMA_ATTR_CLASS_PORT_INFO)
+		mad_set_field(data, 0, IB_PC_PORT_SELECT_F, port);
+	rpc.mgtclass = IB_PERFORMANCE_CLASS;
+	rpc.method = IB_MAD_METHOD_GET;
+	rpc.attr.id = attr;
+	rpc.datasz = IB_PC_DATA_SZ;
+	rpc.dataoffs = IB_PC_DATA_OFFS;
+	rpc.trid = tid;
+	id.lid = lid;
+	id.qp = 1;
+	id.qkey = IB_DEFAULT_QP1_QKEY;
+	len = mad_build_pkt(buf, &rpc, &id, NULL, data);
+	return len < 0 ? -EINVAL : len;
+}
+
+/* The answer's status, or -1 when mad is not a GetResp of attr. */
+static int response_status(uint8_t *mad, uint16_t attr)
+{
+	if (!mad_window_is_get_resp(mad, IB_PERFORMANCE_CLASS, attr))
+		return -1;
+	return (int)mad_get_field(mad, 0, IB_MAD_STATUS_F);
+}
+
+static int build_cpi(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		     size_t errlen)
+{
+	struct reader *r = ctx;
+	int len = build_pma_get(r->agents[i].lid, PMA_ATTR_CLASS_PORT_INFO, 0, tid, buf);
+
+	(void)blen;
+	if (len < 0)
+		snprintf(err, errlen, "cannot build a ClassPortInfo Get for LID %u",
+			 r->agents[i].lid);
+	return len;
+}
+
+static int take_cpi(void *ctx, size_t i, uint8_t *mad)
+{
+	struct reader *r = ctx;
+	struct agent *a = &r->agents[i];
+	int st = response_status(mad, PMA_ATTR_CLASS_PORT_INFO);
+
+	if (st < 0)
+		return 0;
+	a->answered = 1;
+	a->status = (unsigned)st;
+	if (st == 0)
+		pma_decode_class_port_info(mad + IB_PC_DATA_OFFS, PMA_DATA_LEN, &a->caps);
+	return 1;
+}
+
+static int build_pc(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		    size_t errlen)
+{
+	struct reader *r = ctx;
+	const struct target *t = &r->targets[i];
+	int len = build_pma_get(r->agents[t->agent].lid, PMA_ATTR_PORT_COUNTERS, t->port, tid, buf);
+
+	(void)blen;
+	if (len < 0)
+		snprintf(err, errlen, "cannot build a PortCounters Get for LID %u",
+			 r->agents[t->agent].lid);
+	return len;
+}
+
+static int take_pc(void *ctx, size_t i, uint8_t *mad)
+{
+	struct reader *r = ctx;
+	struct target *t = &r->targets[i];
+	int st = response_status(mad, PMA_ATTR_PORT_COUNTERS);
+
+	if (st < 0)
+		return 0;
+	t->answered = 1;
+	t->status = (unsigned)st;
+	if (st == 0)
+		t->decoded = pma_decode_port_counters(mad + IB_PC_DATA_OFFS, PMA_DATA_LEN, t->port,
+						      &r->agents[t->agent].caps, &t->s);
+	return 1;
+}
+
+static int build_ext(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		     size_t errlen)
+{
+	struct reader *r = ctx;
+	const struct target *t = &r->targets[r->ext[i]];
+	int len = build_pma_get(r->agents[t->agent].lid, PMA_ATTR_PORT_COUNTERS_EXT, t->port, tid,
+				buf);
+
+	(void)blen;
+	if (len < 0)
+		snprintf(err, errlen, "cannot build a PortCountersExtended Get for LID %u",
+			 r->agents[t->agent].lid);
+	return len;
+}
+
+static int take_ext(void *ctx, size_t i, uint8_t *mad)
+{
+	struct reader *r = ctx;
+	struct target *t = &r->targets[r->ext[i]];
+	int st = response_status(mad, PMA_ATTR_PORT_COUNTERS_EXT);
+
+	if (st < 0)
+		return 0;
+	t->ext_answered = 1;
+	t->ext_status = (unsigned)st;
+	if (st == 0)
+		t->ext_decoded = pma_decode_port_counters_ext(mad + IB_PC_DATA_OFFS, PMA_DATA_LEN,
+							      t->port, &t->s);
+	return 1;
+}
+
+/* ---- the plan: which PMAs and ports ------------------------------------------ */
+
+static int add_agent(struct reader *r, const struct fab_node *n, uint16_t lid)
+{
+	struct agent *a = &r->agents[r->n_agents++];
+
+	memset(a, 0, sizeof(*a));
+	a->n = n;
+	a->lid = lid;
+	return 0;
+}
+
+static void add_target(struct reader *r, unsigned port)
+{
+	struct target *t = &r->targets[r->n_targets++];
+
+	memset(t, 0, sizeof(*t));
+	t->agent = r->n_agents - 1;
+	t->port = port;
+}
+
+/* Every cabled port with a LID to address its PMA by. */
+static int plan(const struct fab *fab, struct reader *r, char *err, size_t errlen)
+{
+	size_t ports = fab_count_ports(fab) + 1, nodes = fab->n_nodes + 1;
+
+	r->agents = calloc(ports + nodes, sizeof(*r->agents));
+	r->targets = calloc(ports, sizeof(*r->targets));
+	r->ext = calloc(ports, sizeof(*r->ext));
+	r->req = calloc(ports + nodes, sizeof(*r->req));
+	if (!r->agents || !r->targets || !r->ext || !r->req) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct fab_node *n = fab->nodes[i];
+
+		if (n->type == IBT_NODE_SWITCH) {
+			const struct fab_port *p0 = fab_port(n, 0);
+
+			if (!p0 || !p0->lid)
+				continue;
+			add_agent(r, n, p0->lid);
+			for (unsigned port = 1; port <= n->nports; port++) {
+				const struct fab_port *fp = fab_port(n, port);
+
+				if (fp && fp->has_peer)
+					add_target(r, port);
+			}
+			continue;
+		}
+		for (unsigned port = 1; port <= n->nports; port++) {
+			const struct fab_port *fp = fab_port(n, port);
+
+			if (!fp || !fp->has_peer || !fp->lid)
+				continue;
+			add_agent(r, n, fp->lid);
+			add_target(r, port);
+		}
+	}
+	return 0;
+}
+
+static int run_phase(struct reader *r, const struct mad_window_params *wp, size_t n,
+		     mad_window_build_fn build, mad_window_answer_fn take, char *err,
+		     size_t errlen)
+{
+	struct mad_window_stats st = { 0, 0 };
+	int rc = mad_window_run(wp, n, r->req, build, take, r, &st, err, errlen);
+
+	r->total.sent += st.sent;
+	if (st.peak > r->total.peak)
+		r->total.peak = st.peak;
+	return rc;
+}
+
+static int read_all(const struct disc_ib_params *p, const struct fab *fab, struct reader *r,
+		    char *err, size_t errlen)
+{
+	struct mad_window_params wp;
+	const char *ca = p->ca && *p->ca ? p->ca : NULL;
+	int fd, agent, rc;
+
+	if ((rc = plan(fab, r, err, errlen)) < 0)
+		return rc;
+	wp.timeout_ms = r->timeout_ms;
+	wp.retries = r->retries;
+	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
+	if (umad_init() < 0 || (fd = umad_open_port(ca, p->port)) < 0) {
+		snprintf(err, errlen, "cannot open local port %s/%d for PMA queries",
+			 ca ? ca : "(first HCA)", p->port);
+		return -ENODEV;
+	}
+	if ((agent = umad_register(fd, IB_PERFORMANCE_CLASS, 1, 0, NULL)) < 0) {
+		umad_close_port(fd);
+		snprintf(err, errlen, "cannot register for Performance Management MADs");
+		return -EIO;
+	}
+	wp.fd = fd;
+	wp.agent = agent;
+	rc = run_phase(r, &wp, r->n_agents, build_cpi, take_cpi, err, errlen);
+	if (rc == 0)
+		rc = run_phase(r, &wp, r->n_targets, build_pc, take_pc, err, errlen);
+	for (size_t i = 0; rc == 0 && i < r->n_targets; i++)
+		r->targets[i].tries = r->req[i].tries;
+	for (size_t i = 0; rc == 0 && i < r->n_targets; i++) {
+		const struct target *t = &r->targets[i];
+
+		if (t->answered && !t->status && !t->decoded && r->agents[t->agent].caps.ext)
+			r->ext[r->n_ext++] = i;
+	}
+	if (rc == 0)
+		rc = run_phase(r, &wp, r->n_ext, build_ext, take_ext, err, errlen);
+	umad_unregister(fd, agent);
+	umad_close_port(fd);
+	return rc;
+}
+
+/* ---- the child's answer --------------------------------------------------------- */
+
+/* Why a port has no counters, or NULL when it has them. */
+static const char *no_counters(const struct reader *r, const struct target *t, char *buf,
+			       size_t len)
+{
+	const struct agent *a = &r->agents[t->agent];
+
+	if (a->answered && a->status) {
+		snprintf(buf, len, "ClassPortInfo answered with MAD status 0x%04x", a->status);
+		return buf;
+	}
+	if (!t->answered) {
+		snprintf(buf, len, "no answer to PortCounters after %u tries of %u ms", t->tries,
+			 r->timeout_ms);
+		return buf;
+	}
+	if (t->status) {
+		snprintf(buf, len, "PortCounters answered with MAD status 0x%04x", t->status);
+		return buf;
+	}
+	if (t->decoded == -EPROTO) {
+		snprintf(buf, len, "PortCounters answered for another port");
+		return buf;
+	}
+	if (t->decoded) {
+		snprintf(buf, len, "PortCounters could not be read: %s", strerror(-t->decoded));
+		return buf;
+	}
+	return NULL;
+}
+
+static json_t *port_json(const struct reader *r, const struct target *t)
+{
+	const struct agent *a = &r->agents[t->agent];
+	char guid[32], why[160];
+	const char *reason = no_counters(r, t, why, sizeof(why));
+	json_t *o, *c, *b;
+
+	snprintf(guid, sizeof(guid), "0x%016" PRIx64, a->n->guid);
+	o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:i}", "guid", guid, "node", a->n->desc,
+		      "type", a->n->type == IBT_NODE_SWITCH ? "switch" : "CA", "port",
+		      (int)t->port, "lid", (int)a->lid, "answered", !reason, "tries",
+		      (int)t->tries);
+	if (!o)
+		return NULL;
+	if (reason) {
+		json_object_set_new(o, "reason", json_string(reason));
+		return o;
+	}
+	/* A 32-bit value stands when PortCountersExtended did not come back. */
+	if (t->ext_answered && (t->ext_status || t->ext_decoded))
+		json_object_set_new(o, "ext_error",
+				    json_string(t->ext_status ? "PortCountersExtended refused"
+							      : "PortCountersExtended unreadable"));
+	c = json_object();
+	b = json_object();
+	for (int k = 0; k < PMA_N_COUNTERS; k++) {
+		if (!t->s.bits[k])
+			continue;
+		json_object_set_new(c, pma_counter_name(k), json_integer((json_int_t)t->s.v[k]));
+		json_object_set_new(b, pma_counter_name(k), json_integer(t->s.bits[k]));
+	}
+	json_object_set_new(o, "counters", c);
+	json_object_set_new(o, "bits", b);
+	return o;
+}
+
+int counters_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			 char *err, size_t errlen)
+{
+	struct reader r;
+	double started, finished;
+	size_t answered = 0;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	r.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : COUNTERS_DEFAULT_TIMEOUT_MS;
+	r.retries = p->retries > 0 ? (unsigned)p->retries : 0;
+	started = clock_wall();
+	rc = read_all(p, fab, &r, err, errlen);
+	finished = clock_wall();
+	if (rc < 0)
+		goto out;
+	for (size_t i = 0; rc == 0 && i < r.n_targets; i++) {
+		json_t *o = port_json(&r, &r.targets[i]);
+
+		if (o && json_is_true(json_object_get(o, "answered")))
+			answered++;
+		rc = o ? walker_put_line("port", o, out) : -ENOMEM;
+	}
+	if (rc == 0)
+		rc = walker_put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
+						"started", started, "finished", finished,
+						"ports", (json_int_t)r.n_targets,
+						"answered", (json_int_t)answered,
+						"mads", (json_int_t)r.total.sent,
+						"in_flight", (json_int_t)r.total.peak,
+						"timeout_ms", (json_int_t)r.timeout_ms,
+						"retries", (json_int_t)r.retries), out);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot write the counters: %s", strerror(-rc));
+out:
+	free(r.agents);
+	free(r.targets);
+	free(r.ext);
+	free(r.req);
+	return rc;
+}
+
+int counters_read_main(int argc, char **argv)
+{
+	return walker_child_main(argc, argv, "loomd-read-counters", counters_read_answer);
+}
+
+/* ---- the parent -------------------------------------------------------------- */
+
+int counters_read_run(const struct disc_ib_params *p, json_t **done, json_t **ports,
+		      char *err, size_t errlen)
+{
+	char *out = NULL;
+	size_t len = 0;
+	int rc;
+
+	*done = *ports = NULL;
+	if ((rc = walker_run("--read-counters", p, &out, &len, NULL, err, errlen)) == 0)
+		rc = walker_parse_lines(out, len, "port", "the counters reader's answer", done,
+					ports, err, errlen);
+	free(out);
+	return rc;
+}

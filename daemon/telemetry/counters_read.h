@@ -1,0 +1,46 @@
+/* daemon/telemetry/counters_read.h: the port counters of every cabled port
+ * of a live subnet, read from the ports' Performance Management Agents
+ * (PMA, class 0x04) by LID in a short-lived `loomd --read-counters` child
+ * (daemon/ib/walker.h says why a process). Issue 19's first reader: the
+ * telemetry module that samples on its own interval, keeps rates and raises
+ * events builds on it.
+ *
+ * Per PMA (a switch's port 0 LID, or a CA port's LID): ClassPortInfo, for
+ * which optional counters it has; then per port PortCounters and, where
+ * ClassPortInfo says so, PortCountersExtended (64-bit data and packets).
+ * All of them many at a time through daemon/ib/mad_window.c, max_smps in
+ * flight. Switch ports and CA ports that have a peer are read; a switch's
+ * management port 0 and unplugged ports are not. */
+#ifndef LOOMD_COUNTERS_READ_H
+#define LOOMD_COUNTERS_READ_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "daemon/ib/discovery_ib.h"
+#include "lib/fabric/fabric.h"
+
+/* Walk the subnet and read every cabled port's counters, in a child.
+ * 0 with *done ({"started", "finished", "ports", "answered", "mads",
+ * "in_flight", "timeout_ms", "retries"}) and *ports, an array of
+ *   {"guid": "0x<node guid>", "node": "desc", "type": "switch"|"CA",
+ *    "port": N, "lid": L, "answered": true|false, "tries": T,
+ *    "reason": "..." (when not answered),
+ *    "counters": {"SymbolErrorCounter": v, ...} (when answered: the
+ *      counters the PMA has, with their specification names),
+ *    "bits": {"PortXmitData": 64, ...} (the width each was read with)};
+ * -errno with err. Blocking: call it from a worker thread. */
+int counters_read_run(const struct disc_ib_params *p, json_t **done, json_t **ports,
+		      char *err, size_t errlen);
+
+/* The child's answer on `out` for fab, just swept through p's local port:
+ * {"port": {...}} lines, then {"done": {...}}. 0, or -errno with err. */
+int counters_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			 char *err, size_t errlen);
+
+/* The child: `loomd --read-counters SUBNET CA PORT TIMEOUT_MS RETRIES
+ * MAX_SMPS` (argv[0] is "--read-counters"). Exit status as walker_main's. */
+int counters_read_main(int argc, char **argv);
+
+#endif
