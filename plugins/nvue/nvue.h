@@ -55,8 +55,8 @@ int nv_request(struct lp_switch *sw, const char *method, const char *path, const
 int nv_system_parse(json_t *sys, json_t *plat, struct lp_inventory *inv, char *err,
 		    size_t errlen);
 /* 1 when the member `name` of GET interface is a front-panel port loom
- * reports (type swp, or named swp* without a type) whose name fits
- * LP_NAME_LEN. */
+ * reports (type swp, or named swp* without a type) whose name is not empty
+ * and fits LP_NAME_LEN. */
 int nv_is_port(const char *name, json_t *ifc);
 /* One such interface into p. */
 int nv_port_parse(const char *name, json_t *ifc, struct lp_port *p, char *err, size_t errlen);

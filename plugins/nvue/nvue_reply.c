@@ -91,8 +91,8 @@ int nv_is_port(const char *name, json_t *ifc)
 	json_t *t = json_is_object(ifc) ? json_object_get(ifc, "type") : NULL;
 	const char *type = json_is_string(t) ? json_string_value(t) : "";
 
-	if (strlen(name) >= LP_NAME_LEN)
-		return 0;
+	if (!*name || strlen(name) >= LP_NAME_LEN)
+		return 0;        /* "": no port loom could name (JSON allows the key) */
 	return *type ? !strcmp(type, "swp") : !strncmp(name, "swp", 3);
 }
 
