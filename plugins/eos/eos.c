@@ -106,11 +106,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *jstr(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 /* runCmds with the commands given (NULL-terminated, at most 8). */
 static int run(struct lp_switch *sw, const char *format, json_t **res, char *err, size_t errlen,
 	       ...) __attribute__((sentinel));
@@ -142,14 +137,18 @@ static int eos_health(struct lp_switch *sw, char *err, size_t errlen)
 /* show version's modelName: the platform, and with it the queue keyword. */
 static int read_model(struct lp_switch *sw, char *err, size_t errlen)
 {
+	struct lp_inventory inv = { 0 };
 	json_t *r;
 	int rc = run(sw, "json", &r, err, errlen, "show version", NULL);
 
 	if (rc)
 		return rc;
-	lp_copy_str(sw->model, sizeof(sw->model), jstr(json_array_get(r, 0), "modelName"));
-	sw->voq = (uint8_t)eos_platform_voq(sw->model);
+	rc = eos_version_parse(r, 0, &inv, err, errlen);
 	json_decref(r);
+	if (rc)
+		return rc;
+	lp_copy_str(sw->model, sizeof(sw->model), inv.model);
+	sw->voq = (uint8_t)eos_platform_voq(sw->model);
 	if (!sw->model[0])
 		sw_log(sw, LP_LOG_WARNING, "show version has no modelName: assuming tx-queue "
 		       "(not a VOQ platform)");
@@ -191,126 +190,30 @@ static void eos_close(struct lp_switch *sw)
 
 /* ---- inventory, LLDP -------------------------------------------------------- */
 
-struct pname {
-	char name[LP_NAME_LEN];
-	json_t *st;
-};
-
-static int pname_cmp(const void *a, const void *b)
-{
-	return strverscmp(((const struct pname *)a)->name, ((const struct pname *)b)->name);
-}
-
 static int eos_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 			 const struct lp_port_sink *sink, char *err, size_t errlen)
 {
-	json_t *r, *ver, *ifs, *st;
-	struct pname *v = NULL;
-	const char *name;
-	size_t n = 0;
+	json_t *r;
 	int rc;
 
 	memset(inv, 0, sizeof(*inv));
 	if ((rc = run(sw, "json", &r, err, errlen, "show version", "show hostname",
 		      "show interfaces status", NULL)))
 		return rc;
-	ver = json_array_get(r, 0);
-	lp_copy_str(inv->model, sizeof(inv->model), jstr(ver, "modelName"));
-	lp_copy_str(inv->os_version, sizeof(inv->os_version), jstr(ver, "version"));
-	lp_copy_str(inv->mac, sizeof(inv->mac), jstr(ver, "systemMacAddress"));
-	lp_copy_str(inv->hostname, sizeof(inv->hostname), jstr(json_array_get(r, 1), "hostname"));
-	ifs = json_object_get(json_array_get(r, 2), "interfaceStatuses");
-	if (!json_is_object(ifs)) {
-		snprintf(err, errlen, "show interfaces status: no interfaceStatuses in the answer");
-		rc = -EPROTO;
-		goto out;
-	}
-	if (!(v = calloc(json_object_size(ifs) + 1, sizeof(*v)))) {
-		snprintf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-		goto out;
-	}
-	json_object_foreach(ifs, name, st) {
-		if (strncmp(name, "Ethernet", 8) || strlen(name) >= LP_NAME_LEN)
-			continue;       /* Management, Port-Channel, Vlan, ... */
-		lp_copy_str(v[n].name, LP_NAME_LEN, name);
-		v[n++].st = st;
-	}
-	qsort(v, n, sizeof(*v), pname_cmp);
-	for (size_t i = 0; i < n && !rc; i++) {
-		struct lp_port p = { 0 };
-		const char *link = jstr(v[i].st, "linkStatus");
-		json_t *bw = json_object_get(v[i].st, "bandwidth");
-
-		lp_copy_str(p.name, sizeof(p.name), v[i].name);
-		p.speed_mbps = (uint32_t)(json_number_value(bw) / 1e6);
-		p.admin_up = !link || (strcmp(link, "disabled") != 0);
-		p.oper_up = link && !strcmp(link, "connected");
-		if (sink && sink->port)
-			rc = sink->port(sink->ctx, &p);
-	}
-out:
-	free(v);
+	rc = eos_inventory_parse(r, inv, sink, err, errlen);
 	json_decref(r);
 	return rc;
-}
-
-/* EOS shows MAC chassis IDs as "001c.7300.1000" (chassisIdType
- * "macAddress"); loom (and SONiC) write "00:1c:73:00:10:00". */
-static void chassis_id(char *out, size_t len, const char *id, const char *type)
-{
-	unsigned v[3];
-	char end;
-
-	if (id && type && !strcmp(type, "macAddress") &&
-	    sscanf(id, "%4x.%4x.%4x%c", &v[0], &v[1], &v[2], &end) == 3 && strlen(id) == 14)
-		snprintf(out, len, "%02x:%02x:%02x:%02x:%02x:%02x", v[0] >> 8, v[0] & 0xff,
-			 v[1] >> 8, v[1] & 0xff, v[2] >> 8, v[2] & 0xff);
-	else
-		lp_copy_str(out, len, id);
 }
 
 static int eos_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, char *err,
 		    size_t errlen)
 {
-	json_t *r, *nb, *e;
-	const char *port;
+	json_t *r;
 	int rc;
 
 	if ((rc = run(sw, "json", &r, err, errlen, "show lldp neighbors detail", NULL)))
 		return rc;
-	nb = json_object_get(json_array_get(r, 0), "lldpNeighbors");
-	json_object_foreach(nb, port, e) {
-		json_t *info = json_object_get(e, "lldpNeighborInfo"), *x;
-		size_t i;
-
-		json_array_foreach(info, i, x) {
-			json_t *ni = json_object_get(x, "neighborInterfaceInfo");
-			const char *pid = jstr(ni, "interfaceId_v2");
-			struct lp_neighbor n = { 0 };
-
-			lp_copy_str(n.local_port, sizeof(n.local_port), port);
-			chassis_id(n.chassis_id, sizeof(n.chassis_id), jstr(x, "chassisId"),
-				   jstr(x, "chassisIdType"));
-			lp_copy_str(n.sys_name, sizeof(n.sys_name), jstr(x, "systemName"));
-			if (!pid && (pid = jstr(ni, "interfaceId"))) {
-				/* older releases quote it: "\"Ethernet1\"" */
-				size_t l = strlen(pid);
-
-				if (l >= 2 && pid[0] == '"' && pid[l - 1] == '"')
-					snprintf(n.port_id, sizeof(n.port_id), "%.*s", (int)(l - 2),
-						 pid + 1);
-				else
-					lp_copy_str(n.port_id, sizeof(n.port_id), pid);
-			} else {
-				lp_copy_str(n.port_id, sizeof(n.port_id), pid);
-			}
-			lp_copy_str(n.port_desc, sizeof(n.port_desc), jstr(ni, "interfaceDescription"));
-			if (sink && sink->neighbor && (rc = sink->neighbor(sink->ctx, &n)))
-				goto out;
-		}
-	}
-out:
+	rc = eos_lldp_parse(r, sink, err, errlen);
 	json_decref(r);
 	return rc;
 }
@@ -321,10 +224,10 @@ static int read_state(struct lp_switch *sw, const struct lp_port_buffer *ports, 
 		      struct eos_state *st, char *err, size_t errlen)
 {
 	const char **names = calloc(n + 1, sizeof(*names));
-	const char *out;
 	json_t *r = NULL;
 	int rc;
 
+	memset(st, 0, sizeof(*st));
 	if (!names) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
@@ -332,13 +235,8 @@ static int read_state(struct lp_switch *sw, const struct lp_port_buffer *ports, 
 	for (size_t i = 0; i < n; i++)
 		names[i] = ports[i].port;
 	if (!(rc = run(sw, "text", &r, err, errlen, "enable", "show running-config", NULL))) {
-		if (!(out = jstr(json_array_get(r, 1), "output"))) {
-			snprintf(err, errlen, "show running-config: no output in the answer");
-			rc = -EPROTO;
-		} else {
-			rc = eos_state_parse(out, names, n, st, err, errlen);
-			st->voq = sw->voq;
-		}
+		rc = eos_config_parse(r, 1, names, n, st, err, errlen);
+		st->voq = sw->voq;
 	}
 	json_decref(r);
 	free(names);
@@ -581,8 +479,8 @@ static int eos_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, c
 			size_t errlen)
 {
 	char cmd[96];
-	const char *cmds[] = { cmd }, *mode;
-	json_t *r = NULL, *sps, *e, *info, *acc;
+	const char *cmds[] = { cmd };
+	json_t *r = NULL;
 	int rc, failed;
 
 	*vid = 0;
@@ -594,32 +492,7 @@ static int eos_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, c
 		return no_such_port(sw, port, rc, err, errlen);
 	if (rc)
 		return rc;
-	sps = json_object_get(json_array_get(r, 0), "switchports");
-	if (!json_is_object(sps)) {
-		snprintf(err, errlen, "%s: no switchports in the answer", cmd);
-		rc = -EPROTO;
-		goto out;
-	}
-	e = json_object_get(sps, port);
-	if (!e && json_object_size(sps) == 1)   /* one port asked: its entry, whatever the
-						 * name form ("Et1") */
-		e = json_object_iter_value(json_object_iter(sps));
-	if (!e || json_is_false(json_object_get(e, "enabled")))
-		goto out;                /* a routed port: no switchport */
-	info = json_object_get(e, "switchportInfo");
-	mode = jstr(info, "mode");
-	if (mode && strcmp(mode, "access"))
-		goto out;                /* trunk and the like: no access VLAN */
-	acc = json_object_get(info, "accessVlanId");
-	if (!json_is_integer(acc) || json_integer_value(acc) < 1 ||
-	    json_integer_value(acc) > 4094) {
-		snprintf(err, errlen, "%s: no accessVlanId 1..4094 in the answer", cmd);
-		rc = -EPROTO;
-		goto out;
-	}
-	if (json_integer_value(acc) != 1)        /* 1: EOS's default */
-		*vid = (uint16_t)json_integer_value(acc);
-out:
+	rc = eos_switchport_parse(r, port, cmd, vid, err, errlen);
 	json_decref(r);
 	return rc;
 }

@@ -65,6 +65,29 @@ struct eos_state {
 	struct eos_intf *intf;
 };
 
+/* eos_reply.c: the results of runCmds (eos_run's *result) decoded; 0, or
+ * -EPROTO with err naming the command and the field that is missing or of
+ * another JSON type than EOS gives it. No I/O. */
+/* "show version" at result[i]: model, os_version, mac of inv (the rest
+ * untouched). */
+int eos_version_parse(json_t *result, size_t i, struct lp_inventory *inv, char *err,
+		      size_t errlen);
+/* "show version", "show hostname", "show interfaces status": inv, and each
+ * Ethernet port through sink in natural order. */
+int eos_inventory_parse(json_t *result, struct lp_inventory *inv,
+			const struct lp_port_sink *sink, char *err, size_t errlen);
+/* "show lldp neighbors detail": each neighbour through sink. */
+int eos_lldp_parse(json_t *result, const struct lp_neighbor_sink *sink, char *err,
+		   size_t errlen);
+/* "show running-config" (format text) at result[i]: eos_state_parse of its
+ * output (st zeroed first; eos_state_free it either way). */
+int eos_config_parse(json_t *result, size_t i, const char *const *names, size_t n,
+		     struct eos_state *st, char *err, size_t errlen);
+/* "show interfaces <port> switchport" (cmd, for messages): the access VLAN
+ * in effect, 0 for none or EOS's default VLAN 1. */
+int eos_switchport_parse(json_t *result, const char *port, const char *cmd, uint16_t *vid,
+			 char *err, size_t errlen);
+
 /* eos_qos.c */
 /* EOS's defaults where the running-config has no line. */
 int eos_default_dscp_tc(unsigned dscp);

@@ -287,8 +287,20 @@ int eos_state_parse(const char *config, const char *const *names, size_t n,
 				q->priority = 1;
 			else if (!strcmp(s, "no priority"))
 				q->priority = 0;
-			else if (sscanf(s, "bandwidth percent %u", &a) == 1)
+			else if (!strncmp(s, "bandwidth percent", 17)) {
+				int end = 0;
+
+				/* EOS takes 1..100; anything else is no line EOS shows */
+				if (sscanf(s, "bandwidth percent %u%n", &a, &end) != 1 || s[end] ||
+				    s[17] != ' ' || a < 1 || a > 100) {
+					snprintf(err, errlen, "show running-config: interface %s "
+						 "tx-queue %u: \"%.40s\" is no bandwidth percent "
+						 "1..100", cur->name, (unsigned)(q - cur->txq), s);
+					eos_state_free(st);
+					return -EPROTO;
+				}
 				q->bandwidth = (int)a;
+			}
 			else if (!strncmp(s, "random-detect ecn ", 18))
 				parse_ecn(q, s + 18);
 		}

@@ -212,53 +212,13 @@ static int curl_errno(CURLcode cc)
 	}
 }
 
-/* The eAPI error object as one line, and the failing command's index. */
-static int eapi_error(json_t *e, const char *const *cmds, size_t n, int *failed, char *err,
-		      size_t errlen)
-{
-	json_t *data = json_object_get(e, "data"), *errs = NULL;
-	const char *msg = json_string_value(json_object_get(e, "message"));
-	json_int_t code = json_integer_value(json_object_get(e, "code"));
-	long idx = -1;
-	size_t o = 0;
-
-	if (json_is_array(data) && json_array_size(data)) {
-		idx = (long)json_array_size(data) - 1;
-		errs = json_object_get(json_array_get(data, (size_t)idx), "errors");
-	}
-	if (idx < 0 && msg && sscanf(msg, "CLI command %ld of", &idx) == 1)
-		idx--;
-	if (idx >= (long)n)
-		idx = -1;
-	if (failed)
-		*failed = (int)idx;
-	if (idx >= 0)
-		o = (size_t)snprintf(err, errlen, "command %ld of %zu '%s': ", idx + 1, n,
-				     cmds[idx]);
-	if (o >= errlen)
-		return -EIO;
-	if (json_is_array(errs) && json_array_size(errs)) {
-		for (size_t i = 0; i < json_array_size(errs) && o < errlen; i++)
-			o += (size_t)snprintf(err + o, errlen - o, "%s%s", i ? "; " : "",
-					      json_string_value(json_array_get(errs, i)) ?
-					      json_string_value(json_array_get(errs, i)) : "?");
-		if (o < errlen && msg)
-			snprintf(err + o, errlen - o, " (eAPI error %lld: %s)", (long long)code, msg);
-	} else {
-		snprintf(err + o, errlen - o, "eAPI error %lld: %s", (long long)code,
-			 msg ? msg : "(no message)");
-	}
-	return -EIO;
-}
-
 int eos_run(struct eos_conn *c, const char *const *cmds, size_t n, const char *format,
 	    json_t **result, int *failed, char *err, size_t errlen)
 {
-	json_t *req, *arr, *resp = NULL, *res;
+	json_t *req, *arr;
 	struct lp_buf b = { 0 };
 	char *body = NULL, id[32];
 	long status = 0;
-	json_error_t je;
 	CURLcode cc;
 	int rc;
 
@@ -307,27 +267,8 @@ int eos_run(struct eos_conn *c, const char *const *cmds, size_t n, const char *f
 		rc = -EPROTO;
 		goto out;
 	}
-	if (!(resp = json_loadb(b.p ? b.p : "", b.n, 0, &je)) || !json_is_object(resp)) {
-		snprintf(err, errlen, "POST %s: not a JSON-RPC answer: %s", c->url,
-			 resp ? "not an object" : je.text);
-		rc = -EPROTO;
-		goto out;
-	}
-	if (json_object_get(resp, "error")) {
-		rc = eapi_error(json_object_get(resp, "error"), cmds, n, failed, err, errlen);
-		goto out;
-	}
-	res = json_object_get(resp, "result");
-	if (!json_is_array(res) || json_array_size(res) != n) {
-		snprintf(err, errlen, "POST %s: runCmds answered %zu results for %zu commands",
-			 c->url, json_is_array(res) ? json_array_size(res) : 0, n);
-		rc = -EPROTO;
-		goto out;
-	}
-	*result = json_incref(res);
-	rc = 0;
+	rc = eos_rpc_decode(b.p, b.n, c->url, cmds, n, result, failed, err, errlen);
 out:
-	json_decref(resp);
 	free(b.p);
 	return rc;
 oom:

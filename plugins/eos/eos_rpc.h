@@ -43,4 +43,12 @@ void eos_conn_fini(struct eos_conn *c);
 int eos_run(struct eos_conn *c, const char *const *cmds, size_t n, const char *format,
 	    json_t **result, int *failed, char *err, size_t errlen);
 
+/* The HTTP body of a 200 answer to runCmds cmds[0..n) (len bytes, need not
+ * be NUL-terminated), decoded as eos_run returns it: 0 and *result, the
+ * "result" array of exactly n entries (json_decref it), or -EPROTO (not a
+ * JSON-RPC answer, another number of results) or -EIO (eAPI's "error",
+ * with *failed as eos_run says), with err naming url. eos_reply.c; no I/O. */
+int eos_rpc_decode(const char *body, size_t len, const char *url, const char *const *cmds,
+		   size_t n, json_t **result, int *failed, char *err, size_t errlen);
+
 #endif

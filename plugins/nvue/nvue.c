@@ -166,53 +166,22 @@ static int nvue_open(const struct lp_endpoint *ep, const struct lp_host *host,
 
 /* ---- inventory ------------------------------------------------------------ */
 
-static int is_swp(const char *name, json_t *ifc)
-{
-	const char *type = jstr(ifc, "type");
-
-	return *type ? !strcmp(type, "swp") : !strncmp(name, "swp", 3);
-}
-
 static int nvue_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 			  const struct lp_port_sink *sink, char *err, size_t errlen)
 {
-	json_t *sys = NULL, *plat = NULL, *ifs = NULL, *ifc;
-	const char *name;
+	json_t *sys = NULL, *plat = NULL, *ifs = NULL;
 	int rc;
 
 	memset(inv, 0, sizeof(*inv));
 	if ((rc = nv_request(sw, "GET", "system", NULL, NULL, &sys, err, errlen)))
 		return rc;
-	lp_copy_str(inv->hostname, sizeof(inv->hostname), jstr(sys, "hostname"));
-	lp_copy_str(inv->os_version, sizeof(inv->os_version), jstr(sys, "build"));
-	if (!inv->os_version[0])
-		lp_copy_str(inv->os_version, sizeof(inv->os_version),
-			 jstr(json_object_get(sys, "version"), "image"));
 	rc = nv_request(sw, "GET", "platform", NULL, NULL, &plat, err, errlen);
 	if (rc && rc != -ENOENT)
 		goto out;
-	lp_copy_str(inv->model, sizeof(inv->model), jstr(plat, "product-name"));
-	lp_copy_str(inv->mac, sizeof(inv->mac), jstr(plat, "base-mac"));
-	if ((rc = nv_request(sw, "GET", "interface", NULL, NULL, &ifs, err, errlen)))
+	if ((rc = nv_system_parse(sys, plat, inv, err, errlen)) ||
+	    (rc = nv_request(sw, "GET", "interface", NULL, NULL, &ifs, err, errlen)))
 		goto out;
-	json_object_foreach(ifs, name, ifc) {
-		json_t *link = json_object_get(ifc, "link"), *st;
-		struct lp_port p = { 0 };
-
-		if (!is_swp(name, ifc) || strlen(name) >= LP_NAME_LEN)
-			continue;
-		lp_copy_str(p.name, sizeof(p.name), name);
-		lp_copy_str(p.alias, sizeof(p.alias), jstr(ifc, "description"));
-		p.speed_mbps = nv_speed_mbps(jstr(link, "speed"));
-		if (json_is_integer(json_object_get(link, "mtu")))
-			p.mtu = (uint32_t)json_integer_value(json_object_get(link, "mtu"));
-		st = json_object_get(link, "state");
-		p.admin_up = json_is_object(st) ? json_object_get(st, "up") != NULL
-						: json_is_string(st) && !strcmp(json_string_value(st), "up");
-		p.oper_up = !strcmp(jstr(link, "oper-status"), "up");
-		if (sink && sink->port && (rc = sink->port(sink->ctx, &p)))
-			goto out;
-	}
+	rc = nv_ports_parse(ifs, sink, err, errlen);
 out:
 	json_decref(sys);
 	json_decref(plat);
@@ -231,10 +200,9 @@ static int nvue_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, 
 		return rc;
 	json_object_foreach(ifs, name, ifc) {
 		char path[NV_PATH_LEN];
-		json_t *nbrs = NULL, *nb;
-		const char *id;
+		json_t *nbrs = NULL;
 
-		if (!is_swp(name, ifc) || strlen(name) >= LP_NAME_LEN || strchr(name, '/'))
+		if (!nv_is_port(name, ifc) || strchr(name, '/'))
 			continue;
 		snprintf(path, sizeof(path), "interface/%s/lldp/neighbor", name);
 		rc = nv_request(sw, "GET", path, NULL, NULL, &nbrs, err, errlen);
@@ -242,20 +210,8 @@ static int nvue_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, 
 			rc = 0;
 			continue;
 		}
-		if (rc)
-			break;
-		json_object_foreach(nbrs, id, nb) {
-			json_t *ch = json_object_get(nb, "chassis"), *pt = json_object_get(nb, "port");
-			struct lp_neighbor n = { 0 };
-
-			lp_copy_str(n.local_port, sizeof(n.local_port), name);
-			lp_copy_str(n.chassis_id, sizeof(n.chassis_id), jstr(ch, "chassis-id"));
-			lp_copy_str(n.sys_name, sizeof(n.sys_name), jstr(ch, "system-name"));
-			lp_copy_str(n.port_id, sizeof(n.port_id), jstr(pt, "name"));
-			lp_copy_str(n.port_desc, sizeof(n.port_desc), jstr(pt, "description"));
-			if (sink && sink->neighbor && (rc = sink->neighbor(sink->ctx, &n)))
-				break;
-		}
+		if (!rc)
+			rc = nv_neighbors_parse(name, nbrs, sink, err, errlen);
 		json_decref(nbrs);
 		if (rc)
 			break;
@@ -554,7 +510,7 @@ static int nvue_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, 
 			 size_t errlen)
 {
 	char path[NV_PATH_LEN];
-	json_t *dom = NULL, *acc;
+	json_t *dom = NULL;
 	int rc;
 
 	*vid = 0;
@@ -569,17 +525,11 @@ static int nvue_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, 
 		return check_port(sw, port, err, errlen);
 	if (rc)
 		return rc;
-	acc = json_object_get(dom, "access");
-	if (json_is_integer(acc) && json_integer_value(acc) >= 1 &&
-	    json_integer_value(acc) <= 4094) {
-		*vid = (uint16_t)json_integer_value(acc);
-	} else if (acc && !json_is_null(acc)) {
-		char *s = json_dumps(acc, JSON_ENCODE_ANY | JSON_COMPACT);
+	{
+		char what[NV_URL_LEN + NV_PATH_LEN + 32];
 
-		snprintf(err, errlen, "GET %s%s?rev=applied: access %s is no VLAN 1..4094",
-			 sw->base, path, s ? s : "?");
-		free(s);
-		rc = -EPROTO;
+		snprintf(what, sizeof(what), "GET %s%s?rev=applied", sw->base, path);
+		rc = nv_access_parse(dom, what, vid, err, errlen);
 	}
 	json_decref(dom);
 	return rc;

@@ -45,6 +45,30 @@ void nv_http_fini(struct lp_switch *sw);
 int nv_request(struct lp_switch *sw, const char *method, const char *path, const char *rev,
 	       json_t *body, json_t **out, char *err, size_t errlen);
 
+/* ---- nvue_reply.c: answers decoded (no I/O) ---------------------------------
+ * Each returns 0, or -EPROTO with err naming the GET and the member that is
+ * of another JSON type than NVUE gives it. A NULL tree (an empty answer) is
+ * read as an empty one. */
+
+/* GET system and GET platform (plat NULL: the switch has none) into inv
+ * (zeroed first). */
+int nv_system_parse(json_t *sys, json_t *plat, struct lp_inventory *inv, char *err,
+		    size_t errlen);
+/* 1 when the member `name` of GET interface is a front-panel port loom
+ * reports (type swp, or named swp* without a type) whose name is not empty
+ * and fits LP_NAME_LEN. */
+int nv_is_port(const char *name, json_t *ifc);
+/* One such interface into p. */
+int nv_port_parse(const char *name, json_t *ifc, struct lp_port *p, char *err, size_t errlen);
+/* GET interface: each port (nv_is_port) through sink. */
+int nv_ports_parse(json_t *ifs, const struct lp_port_sink *sink, char *err, size_t errlen);
+/* GET interface/<port>/lldp/neighbor: each neighbour through sink. */
+int nv_neighbors_parse(const char *port, json_t *nbrs, const struct lp_neighbor_sink *sink,
+		       char *err, size_t errlen);
+/* GET interface/<port>/bridge/domain/br_default?rev=applied (what: that
+ * GET, for messages): *vid its access VLAN, 0 none. */
+int nv_access_parse(json_t *dom, const char *what, uint16_t *vid, char *err, size_t errlen);
+
 /* ---- nvue_qos.c ------------------------------------------------------------ */
 
 enum nv_kind {

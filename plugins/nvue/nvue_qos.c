@@ -359,15 +359,44 @@ int nv_patch_set(json_t *patch, const struct nv_leaf *leaf)
 
 /* ---- reading back ---------------------------------------------------------- */
 
-static long get_int(json_t *o, const char *field, long dflt)
+/* o[field] as an integer min..max (a JSON integer, or a string of one):
+ * 0 and *out (dflt when o is no object or field is absent or null), or
+ * -EPROTO naming `qos <path> <field>`. */
+static int get_int(json_t *o, const char *path, const char *field, long dflt, long min, long max,
+		   long *out, char *err, size_t errlen)
 {
 	json_t *v = json_is_object(o) ? json_object_get(o, field) : NULL;
+	long long x;
 
-	if (json_is_integer(v))
-		return (long)json_integer_value(v);
-	if (json_is_string(v) && *json_string_value(v))
-		return strtol(json_string_value(v), NULL, 10);
-	return dflt;
+	*out = dflt;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_integer(v)) {
+		x = json_integer_value(v);
+	} else if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		char *e;
+
+		errno = 0;
+		x = strtoll(s, &e, 10);
+		if (!*s || *e || errno)
+			goto bad;
+	} else {
+		goto bad;
+	}
+	if (x < min || x > max)
+		goto bad;
+	*out = (long)x;
+	return 0;
+bad:
+	{
+		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		snprintf(err, errlen, "qos %s %s: %.40s is not an integer %ld..%ld (rev=applied)",
+			 path, field, s ? s : "?", min, max);
+		free(s);
+	}
+	return -EPROTO;
 }
 
 static const char *get_str(json_t *o, const char *field)
@@ -385,13 +414,15 @@ uint32_t nv_speed_mbps(const char *s)
 	if (!s || !*s)
 		return 0;
 	v = strtod(s, &e);
-	if (e == s || v <= 0)
+	if (e == s || !(v > 0))         /* NaN too */
 		return 0;
 	if (*e == 'G' || *e == 'g')
 		v *= 1000;
 	else if (*e == 'T' || *e == 't')
 		v *= 1000000;
-	return (uint32_t)(v + 0.5);
+	/* a speed past UINT32_MAX Mb/s (or inf) does not fit: unknown, as
+	 * converting it would be undefined */
+	return v + 0.5 < 4294967296.0 ? (uint32_t)(v + 0.5) : 0;
 }
 
 int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_t errlen)
@@ -401,6 +432,8 @@ int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_
 	size_t n_ports = q->n_ports;
 	const char *k;
 	json_t *v;
+	long x, y;
+	int rc;
 
 	snprintf(path, sizeof(path), "pfc/%s", NV_PROFILE);
 	pfc = walk(qos, path);
@@ -447,11 +480,15 @@ int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_
 		if (!*trust)
 			trust = json_is_object(roce) && strcmp(get_str(roce, "enable"), "off") ?
 				"both" : "l2";
-		dflt = get_int(mp, "port-default-sp", 0);
+		if ((rc = get_int(mp, path, "port-default-sp", 0, 0, 7, &dflt, err, errlen)))
+			return rc;
 		for (unsigned d = 0; d < 64; d++) {
 			snprintf(path, sizeof(path), "mapping/%s/dscp/%u", NV_PROFILE, d);
-			q->dscp_to_tc[d] = (uint8_t)((strcmp(trust, "l3") && strcmp(trust, "both") ?
-				dflt : get_int(walk(qos, path), "switch-priority", d >> 3)) & 7);
+			if ((rc = get_int(walk(qos, path), path, "switch-priority", d >> 3, 0, 7, &x,
+					  err, errlen)))
+				return rc;
+			q->dscp_to_tc[d] = (uint8_t)(strcmp(trust, "l3") && strcmp(trust, "both") ?
+				dflt : x);
 		}
 	}
 	for (unsigned t = 0; t < LP_TCS; t++) {
@@ -459,42 +496,66 @@ int nv_qos_parse(json_t *qos, json_t *ifaces, struct lp_qos *q, char *err, size_
 
 		snprintf(path, sizeof(path), "egress-queue-mapping/%s/switch-priority/%u",
 			 NV_PROFILE, t);
-		q->tc_to_queue[t] = (uint8_t)(get_int(walk(qos, path), "traffic-class", t) & 7);
+		if ((rc = get_int(walk(qos, path), path, "traffic-class", t, 0, 7, &x, err, errlen)))
+			return rc;
+		q->tc_to_queue[t] = (uint8_t)x;
 		q->tc_to_pg[t] = (q->pfc_mask >> t & 1) ? (uint8_t)t : 0;
 		snprintf(path, sizeof(path), "congestion-control/%s/traffic-class/%u", NV_PROFILE, t);
 		cc = walk(qos, path);
 		if (!strcmp(get_str(cc, "ecn"), "enable")) {
 			q->ecn[t].enabled = 1;
-			q->ecn[t].min_bytes = (uint32_t)get_int(cc, "min-threshold", 0);
-			q->ecn[t].max_bytes = (uint32_t)get_int(cc, "max-threshold", 0);
-			q->ecn[t].mark_percent = (uint8_t)get_int(cc, "probability", 0);
+			if ((rc = get_int(cc, path, "min-threshold", 0, 0, UINT32_MAX, &x, err,
+					  errlen)))
+				return rc;
+			q->ecn[t].min_bytes = (uint32_t)x;
+			if ((rc = get_int(cc, path, "max-threshold", 0, 0, UINT32_MAX, &x, err,
+					  errlen)))
+				return rc;
+			q->ecn[t].max_bytes = (uint32_t)x;
+			if ((rc = get_int(cc, path, "probability", 0, 0, 100, &x, err, errlen)))
+				return rc;
+			q->ecn[t].mark_percent = (uint8_t)x;
 		}
 		snprintf(path, sizeof(path), "egress-scheduler/%s/traffic-class/%u", NV_PROFILE, t);
 		es = walk(qos, path);
-		if (!strcmp(get_str(es, "mode"), "strict"))
+		if (!strcmp(get_str(es, "mode"), "strict")) {
 			q->strict_mask |= (uint8_t)(1u << t);
-		else if (!strcmp(get_str(es, "mode"), "dwrr"))
-			q->ets_weight[t] = (uint8_t)get_int(es, "bw-percent", 0);
+		} else if (!strcmp(get_str(es, "mode"), "dwrr")) {
+			if ((rc = get_int(es, path, "bw-percent", 0, 0, 100, &x, err, errlen)))
+				return rc;
+			q->ets_weight[t] = (uint8_t)x;
+		}
 	}
 	/* a strict queue no traffic reaches is loom's "neither" (see above) */
 	q->strict_mask &= used_queues(q);
 	o = walk(qos, "pfc-watchdog");
 	q->pfcwd.action = LP_PFCWD_DROP;
-	q->pfcwd.detection_ms = (uint32_t)get_int(o, "polling-interval", 100) *
-				(uint32_t)get_int(o, "robustness", 3);  /* NVUE's defaults */
+	if ((rc = get_int(o, "pfc-watchdog", "polling-interval", 100, 0, NV_POLL_MAX, &x, err,
+			  errlen)) ||
+	    (rc = get_int(o, "pfc-watchdog", "robustness", 3, 0, NV_ROBUST_MAX, &y, err, errlen)))
+		return rc;
+	q->pfcwd.detection_ms = (uint32_t)x * (uint32_t)y;  /* NVUE's defaults 100, 3 */
 	q->pfcwd.restoration_ms = 0;  /* NVUE has none to set */
+	snprintf(path, sizeof(path), "pfc/%s", NV_PROFILE);
 	for (size_t i = 0; i < n_ports; i++) {
 		struct lp_port_buffer *b = &q->ports[i];
 		json_t *ifc = ifaces ? json_object_get(ifaces, b->port) : NULL;
 
-		snprintf(path, sizeof(path), "qos/pfc-watchdog");
-		if (!strcmp(get_str(walk(ifc, path), "state"), "enable"))
+		if (!strcmp(get_str(walk(ifc, "qos/pfc-watchdog"), "state"), "enable"))
 			q->pfcwd.enabled = 1;
 		b->speed_mbps = nv_speed_mbps(get_str(walk(ifc, "link"), "speed"));
-		b->cable_m = (uint32_t)get_int(pfc, "cable-length", 0);
-		b->xoff_bytes = (uint32_t)get_int(pfc, "xoff-threshold", 0);
-		b->xon_bytes = (uint32_t)get_int(pfc, "xon-threshold", 0);
-		b->size_bytes = (uint32_t)get_int(pfc, "port-buffer", 0);
+		if ((rc = get_int(pfc, path, "cable-length", 0, 0, UINT32_MAX, &x, err, errlen)))
+			return rc;
+		b->cable_m = (uint32_t)x;
+		if ((rc = get_int(pfc, path, "xoff-threshold", 0, 0, UINT32_MAX, &x, err, errlen)))
+			return rc;
+		b->xoff_bytes = (uint32_t)x;
+		if ((rc = get_int(pfc, path, "xon-threshold", 0, 0, UINT32_MAX, &x, err, errlen)))
+			return rc;
+		b->xon_bytes = (uint32_t)x;
+		if ((rc = get_int(pfc, path, "port-buffer", 0, 0, UINT32_MAX, &x, err, errlen)))
+			return rc;
+		b->size_bytes = (uint32_t)x;
 	}
 	if (!n_ports && json_is_object(o) && json_object_size(o))
 		q->pfcwd.enabled = 1;

@@ -205,9 +205,7 @@ static int sonic_health(struct lp_switch *sw, char *err, size_t errlen)
 /* "SONiC.<build>" from lldpd's system description or the kube labels. */
 static int os_version(struct sn_conn *c, char *out, size_t outlen, char *err, size_t errlen)
 {
-	static const char tag[] = "SONiC Software Version: ";
 	redisReply *r;
-	const char *s;
 	int rc;
 
 	out[0] = '\0';
@@ -215,22 +213,16 @@ static int os_version(struct sn_conn *c, char *out, size_t outlen, char *err, si
 	    (rc = sn_cmd(c, &r, err, errlen, "HGET", "LLDP_LOC_CHASSIS", "lldp_loc_sys_desc",
 			 NULL)))
 		return rc;
-	if (r->type == REDIS_REPLY_STRING && (s = strstr(r->str, tag))) {
-		const char *end = strstr(s, " - ");
-
-		s += sizeof(tag) - 1;
-		snprintf(out, outlen, "%.*s", (int)(end ? (size_t)(end - s) : strlen(s)), s);
-	}
+	rc = sn_os_version_parse(r, 0, out, outlen, err, errlen);
 	freeReplyObject(r);
-	if (out[0])
-		return 0;
+	if (rc || out[0])
+		return rc;
 	if ((rc = sn_select(c, SN_STATE_DB, err, errlen)) ||
 	    (rc = sn_cmd(c, &r, err, errlen, "HGET", "KUBE_LABELS|SET", "sonic_version", NULL)))
 		return rc;
-	if (r->type == REDIS_REPLY_STRING && r->len)
-		snprintf(out, outlen, "%s%s", strncmp(r->str, "SONiC.", 6) ? "SONiC." : "", r->str);
+	rc = sn_os_version_parse(r, 1, out, outlen, err, errlen);
 	freeReplyObject(r);
-	return 0;
+	return rc;
 }
 
 static int inventory(struct lp_switch *sw, struct lp_inventory *inv,
@@ -243,19 +235,11 @@ static int inventory(struct lp_switch *sw, struct lp_inventory *inv,
 
 	memset(inv, 0, sizeof(*inv));
 	if ((rc = sn_connect(c, err, errlen)) || (rc = sn_select(c, SN_CONFIG_DB, err, errlen)) ||
-	    (rc = sn_cmd(c, &md, err, errlen, "HGETALL", "DEVICE_METADATA|localhost", NULL)))
+	    (rc = sn_hgetall(c, NULL, 0, "DEVICE_METADATA|localhost", 0, 1, &md, err, errlen)))
 		return rc;
-	if (md->type != REDIS_REPLY_ARRAY || !md->elements) {
-		freeReplyObject(md);
-		snprintf(err, errlen, "CONFIG_DB (db %d) has no DEVICE_METADATA|localhost: not a "
-			 "SONiC switch's Redis?", SN_CONFIG_DB);
-		return -ENOENT;
-	}
-	lp_copy_str(inv->hostname, sizeof(inv->hostname), sn_hget(md, "hostname"));
-	lp_copy_str(inv->model, sizeof(inv->model), sn_hget(md, "hwsku"));
-	lp_copy_str(inv->mac, sizeof(inv->mac), sn_hget(md, "mac"));
+	rc = sn_inventory_parse(md, inv, err, errlen);
 	freeReplyObject(md);
-	if ((rc = os_version(c, inv->os_version, sizeof(inv->os_version), err, errlen)))
+	if (rc || (rc = os_version(c, inv->os_version, sizeof(inv->os_version), err, errlen)))
 		return rc;
 
 	if ((rc = sn_select(c, SN_CONFIG_DB, err, errlen)) ||
@@ -275,18 +259,10 @@ static int inventory(struct lp_switch *sw, struct lp_inventory *inv,
 			     err, errlen)))
 		goto out;
 	for (size_t i = 0; i < ports.n; i++) {
-		const char *role = sn_hget(cfg[i], "role"), *s;
-		struct lp_port p = { 0 };
+		struct lp_port p;
 
-		if (!cfg[i] || cfg[i]->type != REDIS_REPLY_ARRAY || !cfg[i]->elements ||
-		    (role && strcmp(role, "Ext")))
-			continue;       /* gone since the SCAN, or internal */
-		lp_copy_str(p.name, sizeof(p.name), ports.v[i]);
-		lp_copy_str(p.alias, sizeof(p.alias), sn_hget(cfg[i], "alias"));
-		p.speed_mbps = (uint32_t)strtoul((s = sn_hget(cfg[i], "speed")) ? s : "0", NULL, 10);
-		p.mtu = (uint32_t)strtoul((s = sn_hget(cfg[i], "mtu")) ? s : "0", NULL, 10);
-		p.admin_up = (s = sn_hget(cfg[i], "admin_status")) && !strcmp(s, "up");
-		p.oper_up = (s = sn_hget(oper[i], "oper_status")) && !strcmp(s, "up");
+		if (!sn_port_parse(ports.v[i], cfg[i], oper[i], &p))
+			continue;
 		if (sink && sink->port && (rc = sink->port(sink->ctx, &p)))
 			goto out;
 	}
@@ -318,15 +294,10 @@ static int lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, char 
 			     errlen)))
 		goto out;
 	for (size_t i = 0; i < ifs.n; i++) {
-		struct lp_neighbor n = { 0 };
+		struct lp_neighbor n;
 
-		if (!r[i] || r[i]->type != REDIS_REPLY_ARRAY || !r[i]->elements)
+		if (!sn_neighbor_parse(ifs.v[i], r[i], &n))
 			continue;
-		lp_copy_str(n.local_port, sizeof(n.local_port), ifs.v[i]);
-		lp_copy_str(n.chassis_id, sizeof(n.chassis_id), sn_hget(r[i], "lldp_rem_chassis_id"));
-		lp_copy_str(n.sys_name, sizeof(n.sys_name), sn_hget(r[i], "lldp_rem_sys_name"));
-		lp_copy_str(n.port_id, sizeof(n.port_id), sn_hget(r[i], "lldp_rem_port_id"));
-		lp_copy_str(n.port_desc, sizeof(n.port_desc), sn_hget(r[i], "lldp_rem_port_desc"));
 		if (sink && sink->neighbor && (rc = sink->neighbor(sink->ctx, &n)))
 			goto out;
 	}

@@ -106,7 +106,45 @@ struct sn_buffers;
 int sn_plan_qos(const struct lp_qos *want, enum sn_refs refs, const struct sn_buffers *buffers,
 		struct sn_plan *plan, char *err, size_t errlen);
 
+/* sn_refs_of's decision from the HGETALL reply of VERSIONS|DATABASE. */
+int sn_refs_parse(const redisReply *versions, enum sn_refs *refs, char *err, size_t errlen);
+
+/* Where the QoS read-back gets CONFIG_DB's hashes: hgetall(ctx, keys, stride,
+ * n, out, ...) fills out[0..n) with the HGETALL replies of the n keys
+ * (NUL-terminated, `stride` bytes apart), as sn_hgetall does (each checked
+ * with sn_hash_reply), or returns -errno with err. */
+struct sn_source {
+	int (*hgetall)(void *ctx, const char *keys, size_t stride, size_t n, redisReply **out,
+		       char *err, size_t errlen);
+	void *ctx;
+};
+
+/* The QoS state for the ports named in q->ports (names kept, the rest
+ * filled) from the hashes src gives, asked in this order: PORT_QOS_MAP of
+ * each port; the three maps the first port with one names; the first such
+ * port's QUEUE|p|0..7 and PFC_WD|p; the SCHEDULER and WRED_PROFILE objects
+ * its queues name; CABLE_LENGTH|AZURE; PORT of each port; and with PFC,
+ * BUFFER_PG and then BUFFER_PROFILE of each. -ENOENT: no lossless config. */
+int sn_qos_decode(const struct sn_source *src, struct lp_qos *q, char *err, size_t errlen);
+/* sn_qos_decode from CONFIG_DB on c. */
 int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen);
+
+/* sonic_reply.c: inventory and LLDP answers decoded (no I/O). */
+/* DEVICE_METADATA|localhost (HGETALL) into inv's hostname, model, mac:
+ * -ENOENT when empty (not a SONiC CONFIG_DB). */
+int sn_inventory_parse(const redisReply *md, struct lp_inventory *inv, char *err,
+		       size_t errlen);
+/* The OS version from HGET LLDP_LOC_CHASSIS lldp_loc_sys_desc (kube 0) or
+ * HGET KUBE_LABELS|SET sonic_version (kube 1) into out ("" when the reply
+ * has none); -EPROTO for a reply that is no string or nil. */
+int sn_os_version_parse(const redisReply *r, int kube, char *out, size_t outlen, char *err,
+			size_t errlen);
+/* PORT|name (cfg) and PORT_TABLE:name (oper) into p: 1 a front-panel port
+ * to report, 0 not (gone since the SCAN, or an internal one). */
+int sn_port_parse(const char *name, const redisReply *cfg, const redisReply *oper,
+		  struct lp_port *p);
+/* LLDP_ENTRY_TABLE:port into n: 1 a neighbour, 0 none. */
+int sn_neighbor_parse(const char *port, const redisReply *entry, struct lp_neighbor *n);
 
 /* sonic_objects.c: each object plan would touch, for the qos_objects op:
  * create, change or delete, and the unmanaged ports (or "switch-wide")

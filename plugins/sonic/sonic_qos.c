@@ -275,28 +275,37 @@ static void ref(enum sn_refs refs, const char *table, const char *name, char *ou
 		snprintf(out, len, "%.31s", name);
 }
 
+int sn_refs_parse(const redisReply *r, enum sn_refs *refs, char *err, size_t errlen)
+{
+	const char *v = sn_hget(r, "VERSION");
+	unsigned a, b, d;
+	int n;
+
+	*refs = SN_REFS_PLAIN;
+	if (!v || (sscanf(v, "version_%u_%u_%u%n", &a, &b, &d, &n) == 3 && !v[n])) {
+		if (v && (a < 3 || (a == 3 && b == 0 && d <= 2)))
+			*refs = SN_REFS_BRACKET;
+		return 0;
+	}
+	if (sscanf(v, "version_%u_%u%n", &a, &b, &n) == 2 && !v[n] && a >= 202111)
+		return 0;
+	snprintf(err, errlen, "VERSIONS|DATABASE VERSION \"%.40s\" is no CONFIG_DB schema "
+		 "version loom knows, so it cannot tell whether references take "
+		 "[TABLE|name] (before 202111) or plain names: nothing written", v);
+	return -EPROTO;
+}
+
 int sn_refs_of(struct sn_conn *c, enum sn_refs *refs, char *err, size_t errlen)
 {
 	char key[SN_KEY_LEN] = "VERSIONS|DATABASE";
 	redisReply *r = NULL;
-	const char *v;
-	unsigned a, b, d;
-	int rc, n;
+	int rc;
 
 	*refs = SN_REFS_PLAIN;
 	if ((rc = sn_select(c, SN_CONFIG_DB, err, errlen)) ||
 	    (rc = sn_hgetall(c, NULL, 0, key, sizeof(key), 1, &r, err, errlen)))
 		return rc;
-	v = sn_hget(r, "VERSION");
-	if (!v || (sscanf(v, "version_%u_%u_%u%n", &a, &b, &d, &n) == 3 && !v[n])) {
-		if (v && (a < 3 || (a == 3 && b == 0 && d <= 2)))
-			*refs = SN_REFS_BRACKET;
-	} else if (!(sscanf(v, "version_%u_%u%n", &a, &b, &n) == 2 && !v[n] && a >= 202111)) {
-		snprintf(err, errlen, "VERSIONS|DATABASE VERSION \"%.40s\" is no CONFIG_DB schema "
-			 "version loom knows, so it cannot tell whether references take "
-			 "[TABLE|name] (before 202111) or plain names: nothing written", v);
-		rc = -EPROTO;
-	}
+	rc = sn_refs_parse(r, refs, err, errlen);
 	freeReplyObject(r);
 	return rc;
 }
@@ -420,7 +429,7 @@ static int nonempty(const redisReply *r)
 }
 
 /* Per-port facts: speed, cable, headroom as buffermgrd made it. */
-static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_LEN],
+static int read_ports(const struct sn_source *src, struct lp_qos *q, char (*keys)[SN_KEY_LEN],
 		      redisReply **r, char *err, size_t errlen)
 {
 	size_t n = q->n_ports;
@@ -429,14 +438,14 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 	int rc;
 
 	snprintf(keys[0], SN_KEY_LEN, "CABLE_LENGTH|" CABLE_NAME);
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, 1, &cable, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, 1, &cable, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		q->ports[i].cable_m = parse_u32(sn_hget(cable, q->ports[i].port));
 		snprintf(keys[i], SN_KEY_LEN, "PORT|%s", q->ports[i].port);
 	}
 	freeReplyObject(cable);
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++)
 		q->ports[i].speed_mbps = parse_u32(sn_hget(r[i], "speed"));
@@ -448,7 +457,7 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 	sn_pg_runs(q->pfc_mask, range, 8);
 	for (size_t i = 0; i < n; i++)
 		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PG|%s|%s", q->ports[i].port, range[0]);
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		char name[SN_STR_LEN];
@@ -457,7 +466,7 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 		snprintf(keys[i], SN_KEY_LEN, "BUFFER_PROFILE|%s", name);
 	}
 	sn_replies_clear(r, n);
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		q->ports[i].size_bytes = parse_u32(sn_hget(r[i], "size"));
@@ -470,7 +479,7 @@ static int read_ports(struct sn_conn *c, struct lp_qos *q, char (*keys)[SN_KEY_L
 
 /* Queues, schedulers, WRED profiles and the watchdog of port `port` (the
  * switch-wide struct lp_qos is read from the first port that has QoS). */
-static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
+static int read_queues(const struct sn_source *src, struct lp_qos *q, const char *port,
 		       char (*keys)[SN_KEY_LEN], redisReply **r, char *err, size_t errlen)
 {
 	char sched[LP_TCS][SN_STR_LEN], wred[LP_TCS][SN_STR_LEN];
@@ -479,7 +488,7 @@ static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
 	for (unsigned t = 0; t < LP_TCS; t++)
 		snprintf(keys[t], SN_KEY_LEN, "QUEUE|%s|%u", port, t);
 	snprintf(keys[LP_TCS], SN_KEY_LEN, "PFC_WD|%s", port);
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, LP_TCS + 1, r, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, LP_TCS + 1, r, err, errlen)))
 		return rc;
 	for (unsigned t = 0; t < LP_TCS; t++) {
 		sn_ref_name(sn_hget(r[t], "scheduler"), "", sched[t], sizeof(sched[t]));
@@ -499,7 +508,7 @@ static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
 		snprintf(keys[t], SN_KEY_LEN, "SCHEDULER|%s", sched[t]);
 		snprintf(keys[LP_TCS + t], SN_KEY_LEN, "WRED_PROFILE|%s", wred[t]);
 	}
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, 2 * LP_TCS, r, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, 2 * LP_TCS, r, err, errlen)))
 		return rc;
 	for (unsigned t = 0; t < LP_TCS; t++) {
 		const char *type = sn_hget(r[t], "type");
@@ -524,7 +533,7 @@ static int read_queues(struct sn_conn *c, struct lp_qos *q, const char *port,
 	return 0;
 }
 
-int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
+int sn_qos_decode(const struct sn_source *src, struct lp_qos *q, char *err, size_t errlen)
 {
 	size_t n = q->n_ports, nk = (n > 2 * LP_TCS ? n : 2 * LP_TCS) + 1;
 	char (*names)[LP_NAME_LEN] = NULL, (*keys)[SN_KEY_LEN] = NULL;
@@ -544,7 +553,7 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 			return -EINVAL;
 		}
 	names = malloc((n ? n : 1) * sizeof(*names));
-	keys = malloc(nk * sizeof(*keys));
+	keys = calloc(nk, sizeof(*keys));
 	r = calloc(nk, sizeof(*r));
 	if (!names || !keys || !r) {
 		snprintf(err, errlen, "out of memory");
@@ -558,11 +567,9 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 	for (size_t i = 0; i < n; i++)
 		memcpy(q->ports[i].port, names[i], LP_NAME_LEN);
 
-	if ((rc = sn_select(c, SN_CONFIG_DB, err, errlen)))
-		goto out;
 	for (size_t i = 0; i < n; i++)
 		snprintf(keys[i], SN_KEY_LEN, "PORT_QOS_MAP|%s", names[i]);
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, n, r, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		goto out;
 	for (ref = 0; ref < n && !nonempty(r[ref]); ref++)
 		;
@@ -577,7 +584,7 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 	snprintf(keys[0], SN_KEY_LEN, "DSCP_TO_TC_MAP|%s", dscp);
 	snprintf(keys[1], SN_KEY_LEN, "TC_TO_QUEUE_MAP|%s", tcq);
 	snprintf(keys[2], SN_KEY_LEN, "TC_TO_PRIORITY_GROUP_MAP|%s", tcpg);
-	if ((rc = sn_hgetall(c, NULL, 0, keys[0], SN_KEY_LEN, 3, maps, err, errlen)))
+	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, 3, maps, err, errlen)))
 		goto out;
 	if (ref == n && !nonempty(maps[0])) {
 		snprintf(err, errlen, "no lossless configuration: no DSCP_TO_TC_MAP|%s and no "
@@ -599,9 +606,9 @@ int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
 		q->tc_to_queue[t] = parse_tc(sn_hget(maps[1], f), (uint8_t)t);
 		q->tc_to_pg[t] = parse_tc(sn_hget(maps[2], f), 0);
 	}
-	if (ref < n && (rc = read_queues(c, q, names[ref], keys, r, err, errlen)))
+	if (ref < n && (rc = read_queues(src, q, names[ref], keys, r, err, errlen)))
 		goto out;
-	rc = read_ports(c, q, keys, r, err, errlen);
+	rc = read_ports(src, q, keys, r, err, errlen);
 out:
 	sn_replies_clear(maps, 3);
 	sn_replies_clear(r, nk);
@@ -609,4 +616,21 @@ out:
 	free(keys);
 	free(r);
 	return rc;
+}
+
+/* A source of CONFIG_DB hashes: sn_hgetall on the switch's connection. */
+static int conn_hgetall(void *ctx, const char *keys, size_t stride, size_t n, redisReply **out,
+			char *err, size_t errlen)
+{
+	return sn_hgetall(ctx, NULL, 0, keys, stride, n, out, err, errlen);
+}
+
+int sn_qos_read(struct sn_conn *c, struct lp_qos *q, char *err, size_t errlen)
+{
+	const struct sn_source src = { conn_hgetall, c };
+	int rc;
+
+	if ((rc = sn_select(c, SN_CONFIG_DB, err, errlen)))
+		return rc;
+	return sn_qos_decode(&src, q, err, errlen);
 }

@@ -486,6 +486,25 @@ static void hgetall_key(const char *table, char sep, const char *name, char *key
 		snprintf(key, len, "%s", name);
 }
 
+int sn_hash_reply(const redisReply *r, const char *what, char *err, size_t errlen)
+{
+	int rc;
+
+	if ((rc = sn_check_reply(r, what, err, errlen)))
+		return rc;
+	if (r->type != REDIS_REPLY_ARRAY || r->elements % 2) {
+		snprintf(err, errlen, "%s: not a hash: %s", what,
+			 r->type != REDIS_REPLY_ARRAY ? "not an array" : "an odd number of elements");
+		return -EPROTO;
+	}
+	for (size_t i = 0; i < r->elements; i++)
+		if (!r->element[i] || r->element[i]->type != REDIS_REPLY_STRING) {
+			snprintf(err, errlen, "%s: not a hash: element %zu is not a string", what, i);
+			return -EPROTO;
+		}
+	return 0;
+}
+
 int sn_hgetall(struct sn_conn *c, const char *table, char sep, const char *names,
 	       size_t stride, size_t n, redisReply **out, char *err, size_t errlen)
 {
@@ -502,6 +521,12 @@ int sn_hgetall(struct sn_conn *c, const char *table, char sep, const char *names
 		snprintf(what, sizeof(what), "HGETALL %s", key);
 		if ((rc = sn_reply(c, what, &out[i], err, errlen)))
 			return rc;
+		if ((rc = sn_hash_reply(out[i], what, err, errlen))) {
+			freeReplyObject(out[i]);
+			out[i] = NULL;
+			sn_drop(c);     /* replies still queued: start afresh */
+			return rc;
+		}
 	}
 	return 0;
 }

@@ -89,6 +89,11 @@ void sn_glob_escape(const char *s, char *out, size_t outlen);
  * -EIO) and err = "<what>: <Redis's text>". */
 int sn_check_reply(const redisReply *r, const char *what, char *err, size_t errlen);
 
+/* An HGETALL reply r of `what`: 0 when it is a hash (an array of field,
+ * value strings); sn_check_reply's error for an error reply; else -EPROTO
+ * and err = "<what>: not a hash: ...". sn_hgetall checks each reply so. */
+int sn_hash_reply(const redisReply *r, const char *what, char *err, size_t errlen);
+
 /* The value of `field` in an HGETALL reply, or NULL. */
 const char *sn_hget(const redisReply *hash, const char *field);
 

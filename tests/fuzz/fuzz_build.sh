@@ -3,9 +3,10 @@
 # directory; Makefile.am passes the rest in the environment (FUZZ_CC,
 # FUZZ_CFLAGS, FUZZ_SANITIZE, FUZZ_JOBS, FUZZ_BUILDDIR, FUZZ_CPPFLAGS: the
 # libraries' -I flags, FUZZ_LIBS, the source lists, FUZZ_TARGETS).
-# Compiles every C file of lib/libloom.a, daemon/libloomd.a and the linuxdcb
-# decoders once with $FUZZ_CC and the sanitizers (-fsanitize=fuzzer-no-link
-# plus $FUZZ_SANITIZE) into OUTDIR/obj/, archives them as OUTDIR/obj/
+# Compiles every C file of lib/libloom.a, daemon/libloomd.a and the switch
+# plugins' decoders (FUZZ_PLUGIN_SOURCES: linuxdcb, sonic, nvue, eos; headers
+# in the lists are skipped) once with $FUZZ_CC and the sanitizers
+# (-fsanitize=fuzzer-no-link plus $FUZZ_SANITIZE) into OUTDIR/obj/, archives them as OUTDIR/obj/
 # libloom.a, libloomd.a and libplugins.a (a target links only what it uses),
 # then links OUTDIR/fuzz_NAME from tests/fuzz/fuzz_NAME.c with
 # -DLOOM_LIBFUZZER and -fsanitize=fuzzer. An object is rebuilt when its
@@ -16,10 +17,11 @@ src=$1
 out=$2
 : "${FUZZ_CC:=clang}" "${FUZZ_CFLAGS:=-g -O1}" "${FUZZ_SANITIZE:=-fsanitize=address,undefined}"
 : "${FUZZ_JOBS:=2}" "${FUZZ_CPPFLAGS:=}" "${FUZZ_LIBS:=}" "${FUZZ_BUILDDIR:=$(pwd)}"
-# As Makefile.am's AM_CPPFLAGS, plus the linuxdcb folder; FUZZ_SRCDIR (for
+# As Makefile.am's AM_CPPFLAGS, plus the plugins' folders; FUZZ_SRCDIR (for
 # the targets) is added where they are linked, as it holds quotes.
 FUZZ_CPPFLAGS="-DHAVE_CONFIG_H -D_GNU_SOURCE=1 -I$FUZZ_BUILDDIR -I$src -I$src/include \
- -I$src/plugins/linuxdcb $FUZZ_CPPFLAGS"
+ -I$src/plugins/linuxdcb -I$src/plugins/sonic -I$src/plugins/nvue -I$src/plugins/eos \
+ $FUZZ_CPPFLAGS"
 export FUZZ_CC FUZZ_CPPFLAGS
 if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
 	echo "make fuzz: $FUZZ_CC not found (install clang, see tools/deps.sh, or set FUZZ_CC)" >&2

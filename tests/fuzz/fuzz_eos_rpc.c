@@ -1,0 +1,252 @@
+/* tests/fuzz/fuzz_eos_rpc.c: arbitrary bytes as the HTTP body of eAPI's
+ * answer to the eos plugin's runCmds (plugins/eos/): through
+ * eos_rpc_decode, the JSON-RPC envelope checks eos_run makes of a 200
+ * answer, and then the decoders of the results (eos_reply.c), as eos.c
+ * calls them. The body is decoded once for each command list the plugin
+ * sends; the lists whose length the "result" array has reach their
+ * decoder:
+ *   show version, show hostname, show interfaces status  eos_inventory_parse
+ *   show lldp neighbors detail                           eos_lldp_parse
+ *   show version                                         eos_version_parse
+ *   show interfaces Ethernet1 switchport                 eos_switchport_parse
+ *   enable, show running-config (text)                   eos_config_parse
+ *       (eos_state_parse) for Ethernet1 and Ethernet2, then what qos_read
+ *       and qos_apply make of the state: eos_state_to_qos, eos_plan_qos,
+ *       eos_plan_cmds
+ * eos_reply.c and eos_qos.c are compiled in (no curl: eos_rpc.c is not).
+ *
+ * Invariants: every decoder returns 0 or a negative errno with a message
+ * (-EPROTO or -EIO for the envelope, and *failed within the commands);
+ * a result array has as many entries as commands; names and strings the
+ * sinks get are NUL-terminated within their arrays, ports are Ethernet*,
+ * in natural order; a VLAN is 0 or 2..4094; a parsed state has one entry
+ * per name asked with values in EOS's ranges, its lp_qos classes, queues
+ * and groups 0..7, and a plan's commands are non-empty lines.
+ *
+ * By hand (BUILD is a configured build directory):
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_LIBFUZZER -D_GNU_SOURCE \
+ *       -I BUILD -I . -I include -I plugins/eos tests/fuzz/fuzz_eos_rpc.c \
+ *       plugins/eos/eos_reply.c plugins/eos/eos_qos.c plugins/lp_util.c -ljansson \
+ *       -o fuzz_eos_rpc
+ *   cp -r tests/fuzz/corpus/eos_rpc work && ./fuzz_eos_rpc work */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tests/fuzz/fuzz.h"
+#include "eos.h"
+
+const char fuzz_name[] = "fuzz_eos_rpc";
+
+static void terminated(const char *s, size_t len, const char *what)
+{
+	if (!memchr(s, '\0', len))
+		fuzz_bug("%s is not terminated within its %zu bytes", what, len);
+}
+
+static void check_rc(int rc, const char *err, const char *what)
+{
+	if (rc > 0 || rc < -4095)
+		fuzz_bug("%s returned %d", what, rc);
+	if (rc && !err[0])
+		fuzz_bug("%s failed (%d) without a message", what, rc);
+}
+
+struct ports {
+	char last[LP_NAME_LEN];
+	unsigned n;
+};
+
+static int on_port(void *ctx, const struct lp_port *p)
+{
+	struct ports *ps = ctx;
+
+	terminated(p->name, sizeof(p->name), "port name");
+	terminated(p->alias, sizeof(p->alias), "port alias");
+	if (strncmp(p->name, "Ethernet", 8))
+		fuzz_bug("port %s reported", p->name);
+	if (ps->n && strverscmp(ps->last, p->name) > 0)
+		fuzz_bug("port %s after %s", p->name, ps->last);
+	if (p->admin_up > 1 || p->oper_up > 1 || (p->oper_up && !p->admin_up))
+		fuzz_bug("port %s: admin %u oper %u", p->name, p->admin_up, p->oper_up);
+	memcpy(ps->last, p->name, sizeof(ps->last));
+	ps->n++;
+	return 0;
+}
+
+static int on_neighbor(void *ctx, const struct lp_neighbor *n)
+{
+	(void)ctx;
+	terminated(n->local_port, sizeof(n->local_port), "local_port");
+	terminated(n->chassis_id, sizeof(n->chassis_id), "chassis_id");
+	terminated(n->sys_name, sizeof(n->sys_name), "sys_name");
+	terminated(n->port_id, sizeof(n->port_id), "port_id");
+	terminated(n->port_desc, sizeof(n->port_desc), "port_desc");
+	return 0;
+}
+
+static void inventory(json_t *r)
+{
+	static const struct lp_port_sink sink = { NULL, on_port };
+	struct lp_port_sink s = sink;
+	struct lp_inventory inv;
+	struct ports ps = { "", 0 };
+	char err[256] = "";
+	int rc;
+
+	s.ctx = &ps;
+	rc = eos_inventory_parse(r, &inv, &s, err, sizeof(err));
+	check_rc(rc, err, "eos_inventory_parse");
+	terminated(inv.hostname, sizeof(inv.hostname), "hostname");
+	terminated(inv.model, sizeof(inv.model), "model");
+	terminated(inv.os_version, sizeof(inv.os_version), "os_version");
+	terminated(inv.mac, sizeof(inv.mac), "mac");
+}
+
+static void one_result(json_t *r)
+{
+	static const struct lp_neighbor_sink nsink = { NULL, on_neighbor };
+	static const char cmd[] = "show interfaces Ethernet1 switchport";
+	struct lp_inventory inv = { 0 };
+	char err[256] = "";
+	uint16_t vid = 77;
+	int rc;
+
+	rc = eos_lldp_parse(r, &nsink, err, sizeof(err));
+	check_rc(rc, err, "eos_lldp_parse");
+	err[0] = '\0';
+	rc = eos_version_parse(r, 0, &inv, err, sizeof(err));
+	check_rc(rc, err, "eos_version_parse");
+	terminated(inv.model, sizeof(inv.model), "model");
+	(void)eos_platform_voq(inv.model);
+	err[0] = '\0';
+	rc = eos_switchport_parse(r, "Ethernet1", cmd, &vid, err, sizeof(err));
+	check_rc(rc, err, "eos_switchport_parse");
+	if (vid == 1 || vid > 4094 || (rc && vid))
+		fuzz_bug("switchport: VLAN %u (rc %d)", vid, rc);
+}
+
+static void check_state(const struct eos_state *st, size_t n)
+{
+	if (st->n != n || !st->intf)
+		fuzz_bug("state of %zu interfaces for %zu names", st->n, n);
+	for (unsigned d = 0; d < 64; d++)
+		if (st->dscp_tc[d] < -1 || st->dscp_tc[d] >= LP_TCS)
+			fuzz_bug("dscp %u -> tc %d", d, st->dscp_tc[d]);
+	for (unsigned t = 0; t < LP_TCS; t++)
+		if (st->tc_txq[t] < -1 || st->tc_txq[t] >= LP_TCS)
+			fuzz_bug("tc %u -> tx-queue %d", t, st->tc_txq[t]);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct eos_intf *x = &st->intf[i];
+
+		terminated(x->name, sizeof(x->name), "interface name");
+		if (x->trust < EOS_TRUST_DEFAULT || x->trust > EOS_TRUST_DSCP)
+			fuzz_bug("%s: trust %d", x->name, x->trust);
+		for (unsigned t = 0; t < LP_TCS; t++) {
+			const struct eos_txq *q = &x->txq[t];
+
+			terminated(q->ecn_text, sizeof(q->ecn_text), "ecn_text");
+			if (q->priority < -1 || q->priority > 1 || q->bandwidth < -1 ||
+			    q->bandwidth > 100 || (q->ecn && q->ecn_prob > 100))
+				fuzz_bug("%s tx-queue %u: priority %d bandwidth %d ecn prob %u",
+					 x->name, t, q->priority, q->bandwidth, q->ecn_prob);
+		}
+	}
+}
+
+static void check_qos(const struct lp_qos *q)
+{
+	for (unsigned d = 0; d < 64; d++)
+		if (q->dscp_to_tc[d] >= LP_TCS)
+			fuzz_bug("qos: dscp %u -> tc %u", d, q->dscp_to_tc[d]);
+	for (unsigned t = 0; t < LP_TCS; t++)
+		if (q->tc_to_queue[t] >= LP_TCS || q->tc_to_pg[t] >= LP_TCS ||
+		    q->ets_weight[t] > 100 || q->ecn[t].mark_percent > 100)
+			fuzz_bug("qos: tc %u -> queue %u pg %u weight %u ecn %u", t,
+				 q->tc_to_queue[t], q->tc_to_pg[t], q->ets_weight[t],
+				 q->ecn[t].mark_percent);
+}
+
+static void config(json_t *r)
+{
+	static const char *const names[] = { "Ethernet1", "Ethernet2" };
+	static struct lp_qos q;
+	struct eos_state st;
+	struct eos_plan plan = { 0 };
+	char err[256] = "", **cmds = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = eos_config_parse(r, 1, names, 2, &st, err, sizeof(err));
+	check_rc(rc, err, "eos_config_parse");
+	if (rc) {
+		eos_state_free(&st);
+		return;
+	}
+	check_state(&st, 2);
+	memset(&q, 0, sizeof(q));
+	q.n_ports = 2;
+	memcpy(q.ports[0].port, names[0], strlen(names[0]) + 1);
+	memcpy(q.ports[1].port, names[1], strlen(names[1]) + 1);
+	err[0] = '\0';
+	rc = eos_state_to_qos(&st, &q, err, sizeof(err));
+	check_rc(rc, err, "eos_state_to_qos");
+	if (rc == 0) {
+		check_qos(&q);
+		if (strcmp(q.ports[0].port, names[0]) || strcmp(q.ports[1].port, names[1]))
+			fuzz_bug("eos_state_to_qos changed the port names");
+		err[0] = '\0';
+		rc = eos_plan_qos(&q, &st, &plan, err, sizeof(err));
+		check_rc(rc, err, "eos_plan_qos");
+		if (rc == 0 && plan.n) {
+			if (eos_plan_cmds(&plan, &st, "loom-1-1", &cmds, &n) == 0)
+				for (size_t i = 0; i < n; i++)
+					if (!cmds[i] || !cmds[i][0] || strchr(cmds[i], '\n'))
+						fuzz_bug("plan command %zu: \"%s\"", i,
+							 cmds[i] ? cmds[i] : "(null)");
+			eos_cmds_free(cmds, n);
+		}
+		eos_plan_free(&plan);
+	}
+	eos_state_free(&st);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const inv[] = { "show version", "show hostname",
+					   "show interfaces status" };
+	static const char *const one[] = { "show lldp neighbors detail" };
+	static const char *const cfg[] = { "enable", "show running-config" };
+	static const struct {
+		const char *const *cmds;
+		size_t n;
+		void (*decode)(json_t *r);
+	} lists[] = { { inv, 3, inventory }, { one, 1, one_result }, { cfg, 2, config } };
+	static const char url[] = "https://leaf1/command-api";
+
+	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {
+		char err[256] = "";
+		json_t *r = (json_t *)1;
+		int failed = 99;
+		int rc = eos_rpc_decode((const char *)data, size, url, lists[l].cmds, lists[l].n, &r,
+					&failed, err, sizeof(err));
+
+		if (rc != 0 && rc != -EPROTO && rc != -EIO)
+			fuzz_bug("eos_rpc_decode returned %d", rc);
+		if (rc && (!err[0] || r))
+			fuzz_bug("eos_rpc_decode failed (%d) with %s", rc,
+				 r ? "a result" : "no message");
+		if (failed < -1 || failed >= (int)lists[l].n || (rc != -EIO && failed != -1))
+			fuzz_bug("eos_rpc_decode: failed %d of %zu commands (rc %d)", failed,
+				 lists[l].n, rc);
+		if (rc)
+			continue;
+		if (!json_is_array(r) || json_array_size(r) != lists[l].n)
+			fuzz_bug("eos_rpc_decode: %zu results for %zu commands",
+				 json_is_array(r) ? json_array_size(r) : 0, lists[l].n);
+		lists[l].decode(r);
+		json_decref(r);
+	}
+	return 0;
+}

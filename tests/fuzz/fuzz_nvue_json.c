@@ -1,0 +1,212 @@
+/* tests/fuzz/fuzz_nvue_json.c: arbitrary bytes as the body of an NVUE REST
+ * answer to the nvue plugin's GETs (plugins/nvue/), parsed as nv_request
+ * parses it (json_loadb, flags 0; a body that is not JSON is NULL, which the
+ * decoders take as an empty answer), then handed to every decoder of
+ * answers, as nvue.c calls them (no selector: each ignores what is not its
+ * own, so one corpus file is one real answer):
+ *   GET system and GET platform      nv_system_parse (the body as both)
+ *   GET interface                    nv_ports_parse (nv_is_port, nv_port_parse)
+ *   GET interface/swp1/lldp/neighbor nv_neighbors_parse
+ *   GET .../bridge/domain/br_default nv_access_parse
+ *   the applied tree {"qos": GET qos?rev=applied, "interface": GET
+ *   interface?rev=applied}, as nvue.c's read_applied puts them together:
+ *                                    nv_qos_parse for swp1 and swp2
+ * What qos_apply does with a read-back is checked too: nv_qos_leaves of it
+ * (when NVUE would take it), written into the applied tree as a merge PATCH
+ * (nv_patch_set, then RFC 7386 as the switch merges), must read back
+ * (nv_leaf_value) as each leaf's value, parse again, and give the same
+ * leaves: apply, read back, apply again changes nothing.
+ * nvue_reply.c and nvue_qos.c are compiled in (no curl: nvue_http.c is not).
+ *
+ * Invariants: 0 or a negative errno with a message; strings the sinks get
+ * NUL-terminated within their arrays; a VLAN 0..4094; a read-back's
+ * classes, queues, groups 0..7, weights and mark probability 0..100; the
+ * round trip above.
+ *
+ * By hand (BUILD is a configured build directory):
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_LIBFUZZER -D_GNU_SOURCE \
+ *       -I BUILD -I . -I include -I plugins/nvue tests/fuzz/fuzz_nvue_json.c \
+ *       plugins/nvue/nvue_reply.c plugins/nvue/nvue_qos.c plugins/lp_util.c -ljansson \
+ *       -o fuzz_nvue_json
+ *   cp -r tests/fuzz/corpus/nvue_json work && ./fuzz_nvue_json work */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "tests/fuzz/fuzz.h"
+#include "nvue.h"
+
+const char fuzz_name[] = "fuzz_nvue_json";
+
+static void terminated(const char *s, size_t len, const char *what)
+{
+	if (!memchr(s, '\0', len))
+		fuzz_bug("%s is not terminated within its %zu bytes", what, len);
+}
+
+static void check_rc(int rc, const char *err, const char *what)
+{
+	if (rc > 0 || rc < -4095)
+		fuzz_bug("%s returned %d", what, rc);
+	if (rc && !err[0])
+		fuzz_bug("%s failed (%d) without a message", what, rc);
+}
+
+static int on_port(void *ctx, const struct lp_port *p)
+{
+	(void)ctx;
+	terminated(p->name, sizeof(p->name), "port name");
+	terminated(p->alias, sizeof(p->alias), "port alias");
+	if (!p->name[0] || p->admin_up > 1 || p->oper_up > 1)
+		fuzz_bug("port \"%s\": admin %u oper %u", p->name, p->admin_up, p->oper_up);
+	return 0;
+}
+
+static int on_neighbor(void *ctx, const struct lp_neighbor *n)
+{
+	(void)ctx;
+	terminated(n->local_port, sizeof(n->local_port), "local_port");
+	terminated(n->chassis_id, sizeof(n->chassis_id), "chassis_id");
+	terminated(n->sys_name, sizeof(n->sys_name), "sys_name");
+	terminated(n->port_id, sizeof(n->port_id), "port_id");
+	terminated(n->port_desc, sizeof(n->port_desc), "port_desc");
+	if (strcmp(n->local_port, "swp1"))
+		fuzz_bug("neighbour on %s, asked swp1", n->local_port);
+	return 0;
+}
+
+static void check_qos(const struct lp_qos *q)
+{
+	for (unsigned d = 0; d < 64; d++)
+		if (q->dscp_to_tc[d] >= LP_TCS)
+			fuzz_bug("qos: dscp %u -> tc %u", d, q->dscp_to_tc[d]);
+	for (unsigned t = 0; t < LP_TCS; t++)
+		if (q->tc_to_queue[t] >= LP_TCS || q->tc_to_pg[t] >= LP_TCS ||
+		    q->ets_weight[t] > 100 || q->ecn[t].mark_percent > 100)
+			fuzz_bug("qos: tc %u -> queue %u pg %u weight %u ecn %u", t,
+				 q->tc_to_queue[t], q->tc_to_pg[t], q->ets_weight[t],
+				 q->ecn[t].mark_percent);
+	if (q->n_ports != 2 || strcmp(q->ports[0].port, "swp1") || strcmp(q->ports[1].port, "swp2"))
+		fuzz_bug("qos: the caller's ports were not kept");
+}
+
+/* RFC 7386: patch merged into *target (objects merged, null removes). */
+static void merge(json_t *target, json_t *patch)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach(patch, k, v) {
+		json_t *t = json_object_get(target, k);
+
+		if (json_is_null(v)) {
+			json_object_del(target, k);
+		} else if (json_is_object(v)) {
+			if (!json_is_object(t)) {
+				t = json_object();
+				if (!t || json_object_set_new(target, k, t))
+					fuzz_bug("out of memory");
+			}
+			merge(t, v);
+		} else if (json_object_set(target, k, v)) {
+			fuzz_bug("out of memory");
+		}
+	}
+}
+
+static void init_ports(struct lp_qos *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->n_ports = 2;
+	memcpy(q->ports[0].port, "swp1", 5);
+	memcpy(q->ports[1].port, "swp2", 5);
+}
+
+static void round_trip(json_t *root, const struct lp_qos *q)
+{
+	static struct lp_qos q2;
+	struct nv_leaves l, l2;
+	json_t *applied, *patch;
+	char err[256] = "", buf[NV_STR_LEN];
+	int rc;
+
+	if (nv_qos_leaves("leaf1", q, &l, err, sizeof(err))) {
+		check_rc(-EINVAL, err, "nv_qos_leaves");
+		nv_leaves_free(&l);
+		return;               /* what NVUE would refuse: never sent */
+	}
+	applied = json_deep_copy(root);
+	patch = json_object();
+	if (!applied || !patch)
+		fuzz_bug("out of memory");
+	for (size_t i = 0; i < l.n; i++)
+		if (nv_patch_set(patch, &l.v[i]))
+			fuzz_bug("nv_patch_set failed");
+	merge(applied, patch);
+	for (size_t i = 0; i < l.n; i++) {
+		nv_leaf_value(applied, &l.v[i], buf, sizeof(buf));
+		if (strcmp(buf, l.v[i].value))
+			fuzz_bug("%s %s: \"%s\" written, \"%s\" read back", l.v[i].path,
+				 l.v[i].field, l.v[i].value, buf);
+	}
+	init_ports(&q2);
+	rc = nv_qos_parse(json_object_get(applied, "qos"), json_object_get(applied, "interface"),
+			  &q2, err, sizeof(err));
+	if (rc)
+		fuzz_bug("what loom wrote does not read back: %s", err);
+	if (nv_qos_leaves("leaf1", &q2, &l2, err, sizeof(err)))
+		fuzz_bug("what loom wrote reads back as something NVUE refuses: %s", err);
+	if (l2.n != l.n)
+		fuzz_bug("%zu leaves, %zu after a round trip", l.n, l2.n);
+	for (size_t i = 0; i < l.n; i++)
+		if (strcmp(l.v[i].path, l2.v[i].path) || strcmp(l.v[i].field, l2.v[i].field) ||
+		    strcmp(l.v[i].value, l2.v[i].value))
+			fuzz_bug("%s %s \"%s\" is %s %s \"%s\" after a round trip", l.v[i].path,
+				 l.v[i].field, l.v[i].value, l2.v[i].path, l2.v[i].field,
+				 l2.v[i].value);
+	nv_leaves_free(&l);
+	nv_leaves_free(&l2);
+	json_decref(patch);
+	json_decref(applied);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct lp_port_sink ports = { NULL, on_port };
+	static const struct lp_neighbor_sink nbrs = { NULL, on_neighbor };
+	static struct lp_qos q;
+	struct lp_inventory inv;
+	json_t *body = json_loadb((const char *)data, size, 0, NULL);
+	char err[256] = "";
+	uint16_t vid = 77;
+	int rc;
+
+	rc = nv_system_parse(body, body, &inv, err, sizeof(err));
+	check_rc(rc, err, "nv_system_parse");
+	terminated(inv.hostname, sizeof(inv.hostname), "hostname");
+	terminated(inv.model, sizeof(inv.model), "model");
+	terminated(inv.os_version, sizeof(inv.os_version), "os_version");
+	terminated(inv.mac, sizeof(inv.mac), "mac");
+	err[0] = '\0';
+	check_rc(nv_ports_parse(body, &ports, err, sizeof(err)), err, "nv_ports_parse");
+	err[0] = '\0';
+	check_rc(nv_neighbors_parse("swp1", body, &nbrs, err, sizeof(err)), err,
+		 "nv_neighbors_parse");
+	err[0] = '\0';
+	rc = nv_access_parse(body, "GET br_default", &vid, err, sizeof(err));
+	check_rc(rc, err, "nv_access_parse");
+	if (vid > 4094 || (rc && vid))
+		fuzz_bug("access VLAN %u (rc %d)", vid, rc);
+	init_ports(&q);
+	err[0] = '\0';
+	rc = nv_qos_parse(json_object_get(body, "qos"), json_object_get(body, "interface"), &q,
+			  err, sizeof(err));
+	check_rc(rc, err, "nv_qos_parse");
+	if (rc == 0) {
+		check_qos(&q);
+		round_trip(body, &q);
+	}
+	json_decref(body);
+	return 0;
+}
