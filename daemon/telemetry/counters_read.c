@@ -88,17 +88,24 @@ static int response_status(uint8_t *mad, uint16_t attr)
 	return (int)mad_get_field(mad, 0, IB_MAD_STATUS_F);
 }
 
+/* The Get of attr (port: PortSelect) to the PMA of agent a, or -EINVAL
+ * with err. */
+static int build_get(const struct reader *r, size_t a, uint16_t attr, unsigned port,
+		     uint32_t tid, uint8_t *buf, char *err, size_t errlen)
+{
+	int len = build_pma_get(r->agents[a].lid, attr, port, tid, buf);
+
+	if (len < 0)
+		snprintf(err, errlen, "cannot build a PMA Get of attribute 0x%04x for LID %u",
+			 attr, r->agents[a].lid);
+	return len;
+}
+
 static int build_cpi(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
 		     size_t errlen)
 {
-	struct reader *r = ctx;
-	int len = build_pma_get(r->agents[i].lid, PMA_ATTR_CLASS_PORT_INFO, 0, tid, buf);
-
 	(void)blen;
-	if (len < 0)
-		snprintf(err, errlen, "cannot build a ClassPortInfo Get for LID %u",
-			 r->agents[i].lid);
-	return len;
+	return build_get(ctx, i, PMA_ATTR_CLASS_PORT_INFO, 0, tid, buf, err, errlen);
 }
 
 static int take_cpi(void *ctx, size_t i, uint8_t *mad)
@@ -119,15 +126,11 @@ static int take_cpi(void *ctx, size_t i, uint8_t *mad)
 static int build_pc(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
 		    size_t errlen)
 {
-	struct reader *r = ctx;
-	const struct target *t = &r->targets[i];
-	int len = build_pma_get(r->agents[t->agent].lid, PMA_ATTR_PORT_COUNTERS, t->port, tid, buf);
+	const struct reader *r = ctx;
 
 	(void)blen;
-	if (len < 0)
-		snprintf(err, errlen, "cannot build a PortCounters Get for LID %u",
-			 r->agents[t->agent].lid);
-	return len;
+	return build_get(r, r->targets[i].agent, PMA_ATTR_PORT_COUNTERS, r->targets[i].port, tid,
+			 buf, err, errlen);
 }
 
 static int take_pc(void *ctx, size_t i, uint8_t *mad)
@@ -149,16 +152,11 @@ static int take_pc(void *ctx, size_t i, uint8_t *mad)
 static int build_ext(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
 		     size_t errlen)
 {
-	struct reader *r = ctx;
+	const struct reader *r = ctx;
 	const struct target *t = &r->targets[r->ext[i]];
-	int len = build_pma_get(r->agents[t->agent].lid, PMA_ATTR_PORT_COUNTERS_EXT, t->port, tid,
-				buf);
 
 	(void)blen;
-	if (len < 0)
-		snprintf(err, errlen, "cannot build a PortCountersExtended Get for LID %u",
-			 r->agents[t->agent].lid);
-	return len;
+	return build_get(r, t->agent, PMA_ATTR_PORT_COUNTERS_EXT, t->port, tid, buf, err, errlen);
 }
 
 static int take_ext(void *ctx, size_t i, uint8_t *mad)

@@ -395,17 +395,6 @@ int sn_plan_qos(const struct lp_qos *w, enum sn_refs refs, const struct sn_buffe
 
 /* ---- qos_read ----------------------------------------------------------- */
 
-static uint32_t parse_u32(const char *s)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || !*s)
-		return 0;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	return errno || v > UINT32_MAX ? 0 : (uint32_t)v;
-}
 
 /* A class, queue or priority group: 0..7, else `dflt`. */
 static uint8_t parse_tc(const char *s, uint8_t dflt)
@@ -441,14 +430,14 @@ static int read_ports(const struct sn_source *src, struct lp_qos *q, char (*keys
 	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, 1, &cable, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		q->ports[i].cable_m = parse_u32(sn_hget(cable, q->ports[i].port));
+		q->ports[i].cable_m = sn_parse_u32(sn_hget(cable, q->ports[i].port));
 		snprintf(keys[i], SN_KEY_LEN, "PORT|%s", q->ports[i].port);
 	}
 	freeReplyObject(cable);
 	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++)
-		q->ports[i].speed_mbps = parse_u32(sn_hget(r[i], "speed"));
+		q->ports[i].speed_mbps = sn_parse_u32(sn_hget(r[i], "speed"));
 	sn_replies_clear(r, n);
 	if (!q->pfc_mask)
 		return 0;
@@ -469,9 +458,9 @@ static int read_ports(const struct sn_source *src, struct lp_qos *q, char (*keys
 	if ((rc = src->hgetall(src->ctx, keys[0], SN_KEY_LEN, n, r, err, errlen)))
 		return rc;
 	for (size_t i = 0; i < n; i++) {
-		q->ports[i].size_bytes = parse_u32(sn_hget(r[i], "size"));
-		q->ports[i].xon_bytes = parse_u32(sn_hget(r[i], "xon"));
-		q->ports[i].xoff_bytes = parse_u32(sn_hget(r[i], "xoff"));
+		q->ports[i].size_bytes = sn_parse_u32(sn_hget(r[i], "size"));
+		q->ports[i].xon_bytes = sn_parse_u32(sn_hget(r[i], "xon"));
+		q->ports[i].xoff_bytes = sn_parse_u32(sn_hget(r[i], "xoff"));
 	}
 	sn_replies_clear(r, n);
 	return 0;
@@ -500,8 +489,8 @@ static int read_queues(const struct sn_source *src, struct lp_qos *q, const char
 		q->pfcwd.enabled = 1;
 		q->pfcwd.action = a && !strcmp(a, "forward") ? LP_PFCWD_FORWARD
 				: a && !strcmp(a, "alert") ? LP_PFCWD_ALERT : LP_PFCWD_DROP;
-		q->pfcwd.detection_ms = parse_u32(sn_hget(r[LP_TCS], "detection_time"));
-		q->pfcwd.restoration_ms = parse_u32(sn_hget(r[LP_TCS], "restoration_time"));
+		q->pfcwd.detection_ms = sn_parse_u32(sn_hget(r[LP_TCS], "detection_time"));
+		q->pfcwd.restoration_ms = sn_parse_u32(sn_hget(r[LP_TCS], "restoration_time"));
 	}
 	sn_replies_clear(r, LP_TCS + 1);
 	for (unsigned t = 0; t < LP_TCS; t++) {
@@ -517,16 +506,16 @@ static int read_queues(const struct sn_source *src, struct lp_qos *q, const char
 		if (sched[t][0] && type && !strcmp(type, "STRICT"))
 			q->strict_mask |= (uint8_t)(1u << t);
 		else if (sched[t][0]) {
-			uint32_t wt = parse_u32(sn_hget(r[t], "weight"));
+			uint32_t wt = sn_parse_u32(sn_hget(r[t], "weight"));
 
 			q->ets_weight[t] = (uint8_t)(wt > 255 ? 255 : wt);
 		}
 		if (wred[t][0] && ecn && strcmp(ecn, "ecn_none")) {
 			q->ecn[t].enabled = 1;
-			q->ecn[t].min_bytes = parse_u32(sn_hget(r[LP_TCS + t], "green_min_threshold"));
-			q->ecn[t].max_bytes = parse_u32(sn_hget(r[LP_TCS + t], "green_max_threshold"));
+			q->ecn[t].min_bytes = sn_parse_u32(sn_hget(r[LP_TCS + t], "green_min_threshold"));
+			q->ecn[t].max_bytes = sn_parse_u32(sn_hget(r[LP_TCS + t], "green_max_threshold"));
 			q->ecn[t].mark_percent =
-				(uint8_t)parse_u32(sn_hget(r[LP_TCS + t], "green_drop_probability"));
+				(uint8_t)sn_parse_u32(sn_hget(r[LP_TCS + t], "green_drop_probability"));
 		}
 	}
 	sn_replies_clear(r, 2 * LP_TCS);

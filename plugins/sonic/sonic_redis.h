@@ -96,6 +96,9 @@ int sn_hash_reply(const redisReply *r, const char *what, char *err, size_t errle
 
 /* The value of `field` in an HGETALL reply, or NULL. */
 const char *sn_hget(const redisReply *hash, const char *field);
+/* A decimal field's value (sonic_reply.c): 0 when absent, empty, negative,
+ * not a number or over 32 bits (unknown, never a wrapped value). */
+uint32_t sn_parse_u32(const char *s);
 
 /* The object name a CONFIG_DB reference names: "AZURE" of "AZURE" or of the
  * old "[TABLE|AZURE]"; dflt for NULL or "". */

@@ -58,7 +58,7 @@ int sn_os_version_parse(const redisReply *r, int kube, char *out, size_t outlen,
 	return 0;
 }
 
-static uint32_t parse_u32(const char *s)
+uint32_t sn_parse_u32(const char *s)
 {
 	unsigned long v;
 	char *end;
@@ -80,8 +80,8 @@ int sn_port_parse(const char *name, const redisReply *cfg, const redisReply *ope
 		return 0;       /* gone since the SCAN, or internal */
 	lp_copy_str(p->name, sizeof(p->name), name);
 	lp_copy_str(p->alias, sizeof(p->alias), sn_hget(cfg, "alias"));
-	p->speed_mbps = parse_u32(sn_hget(cfg, "speed"));
-	p->mtu = parse_u32(sn_hget(cfg, "mtu"));
+	p->speed_mbps = sn_parse_u32(sn_hget(cfg, "speed"));
+	p->mtu = sn_parse_u32(sn_hget(cfg, "mtu"));
 	p->admin_up = (s = sn_hget(cfg, "admin_status")) && !strcmp(s, "up");
 	p->oper_up = (s = sn_hget(oper, "oper_status")) && !strcmp(s, "up");
 	return 1;

@@ -44,6 +44,22 @@ static inline void fuzz_bug(const char *fmt, ...)
 	abort();
 }
 
+/* A decoder's string field s (an array of len bytes) must end within it. */
+static inline void fuzz_check_terminated(const char *s, size_t len, const char *what)
+{
+	if (!memchr(s, '\0', len))
+		fuzz_bug("%s is not terminated within its %zu bytes", what, len);
+}
+
+/* A decoder's return: 0 or -errno, and an error message with every failure. */
+static inline void fuzz_check_rc(int rc, const char *err, const char *what)
+{
+	if (rc > 0 || rc < -4095)
+		fuzz_bug("%s returned %d", what, rc);
+	if (rc && !err[0])
+		fuzz_bug("%s failed (%d) without a message", what, rc);
+}
+
 /* data[0..size) as a new NUL-terminated string (NULs inside are kept: the
  * decoder sees a C string that ends at the first one). NULL: out of memory. */
 static inline char *fuzz_cstr(const uint8_t *data, size_t size)

@@ -35,23 +35,10 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/fuzz_lp.h"
 #include "eos.h"
 
 const char fuzz_name[] = "fuzz_eos_rpc";
-
-static void terminated(const char *s, size_t len, const char *what)
-{
-	if (!memchr(s, '\0', len))
-		fuzz_bug("%s is not terminated within its %zu bytes", what, len);
-}
-
-static void check_rc(int rc, const char *err, const char *what)
-{
-	if (rc > 0 || rc < -4095)
-		fuzz_bug("%s returned %d", what, rc);
-	if (rc && !err[0])
-		fuzz_bug("%s failed (%d) without a message", what, rc);
-}
 
 struct ports {
 	char last[LP_NAME_LEN];
@@ -62,8 +49,8 @@ static int on_port(void *ctx, const struct lp_port *p)
 {
 	struct ports *ps = ctx;
 
-	terminated(p->name, sizeof(p->name), "port name");
-	terminated(p->alias, sizeof(p->alias), "port alias");
+	fuzz_check_terminated(p->name, sizeof(p->name), "port name");
+	fuzz_check_terminated(p->alias, sizeof(p->alias), "port alias");
 	if (strncmp(p->name, "Ethernet", 8))
 		fuzz_bug("port %s reported", p->name);
 	if (ps->n && strverscmp(ps->last, p->name) > 0)
@@ -78,11 +65,7 @@ static int on_port(void *ctx, const struct lp_port *p)
 static int on_neighbor(void *ctx, const struct lp_neighbor *n)
 {
 	(void)ctx;
-	terminated(n->local_port, sizeof(n->local_port), "local_port");
-	terminated(n->chassis_id, sizeof(n->chassis_id), "chassis_id");
-	terminated(n->sys_name, sizeof(n->sys_name), "sys_name");
-	terminated(n->port_id, sizeof(n->port_id), "port_id");
-	terminated(n->port_desc, sizeof(n->port_desc), "port_desc");
+	fuzz_check_lp_neighbor(n);
 	return 0;
 }
 
@@ -97,11 +80,11 @@ static void inventory(json_t *r)
 
 	s.ctx = &ps;
 	rc = eos_inventory_parse(r, &inv, &s, err, sizeof(err));
-	check_rc(rc, err, "eos_inventory_parse");
-	terminated(inv.hostname, sizeof(inv.hostname), "hostname");
-	terminated(inv.model, sizeof(inv.model), "model");
-	terminated(inv.os_version, sizeof(inv.os_version), "os_version");
-	terminated(inv.mac, sizeof(inv.mac), "mac");
+	fuzz_check_rc(rc, err, "eos_inventory_parse");
+	fuzz_check_terminated(inv.hostname, sizeof(inv.hostname), "hostname");
+	fuzz_check_terminated(inv.model, sizeof(inv.model), "model");
+	fuzz_check_terminated(inv.os_version, sizeof(inv.os_version), "os_version");
+	fuzz_check_terminated(inv.mac, sizeof(inv.mac), "mac");
 }
 
 static void one_result(json_t *r)
@@ -114,15 +97,15 @@ static void one_result(json_t *r)
 	int rc;
 
 	rc = eos_lldp_parse(r, &nsink, err, sizeof(err));
-	check_rc(rc, err, "eos_lldp_parse");
+	fuzz_check_rc(rc, err, "eos_lldp_parse");
 	err[0] = '\0';
 	rc = eos_version_parse(r, 0, &inv, err, sizeof(err));
-	check_rc(rc, err, "eos_version_parse");
-	terminated(inv.model, sizeof(inv.model), "model");
+	fuzz_check_rc(rc, err, "eos_version_parse");
+	fuzz_check_terminated(inv.model, sizeof(inv.model), "model");
 	(void)eos_platform_voq(inv.model);
 	err[0] = '\0';
 	rc = eos_switchport_parse(r, "Ethernet1", cmd, &vid, err, sizeof(err));
-	check_rc(rc, err, "eos_switchport_parse");
+	fuzz_check_rc(rc, err, "eos_switchport_parse");
 	if (vid == 1 || vid > 4094 || (rc && vid))
 		fuzz_bug("switchport: VLAN %u (rc %d)", vid, rc);
 }
@@ -140,13 +123,13 @@ static void check_state(const struct eos_state *st, size_t n)
 	for (size_t i = 0; i < st->n; i++) {
 		const struct eos_intf *x = &st->intf[i];
 
-		terminated(x->name, sizeof(x->name), "interface name");
+		fuzz_check_terminated(x->name, sizeof(x->name), "interface name");
 		if (x->trust < EOS_TRUST_DEFAULT || x->trust > EOS_TRUST_DSCP)
 			fuzz_bug("%s: trust %d", x->name, x->trust);
 		for (unsigned t = 0; t < LP_TCS; t++) {
 			const struct eos_txq *q = &x->txq[t];
 
-			terminated(q->ecn_text, sizeof(q->ecn_text), "ecn_text");
+			fuzz_check_terminated(q->ecn_text, sizeof(q->ecn_text), "ecn_text");
 			if (q->priority < -1 || q->priority > 1 || q->bandwidth < -1 ||
 			    q->bandwidth > 100 || (q->ecn && q->ecn_prob > 100))
 				fuzz_bug("%s tx-queue %u: priority %d bandwidth %d ecn prob %u",
@@ -179,7 +162,7 @@ static void config(json_t *r)
 	int rc;
 
 	rc = eos_config_parse(r, 1, names, 2, &st, err, sizeof(err));
-	check_rc(rc, err, "eos_config_parse");
+	fuzz_check_rc(rc, err, "eos_config_parse");
 	if (rc) {
 		eos_state_free(&st);
 		return;
@@ -191,14 +174,14 @@ static void config(json_t *r)
 	memcpy(q.ports[1].port, names[1], strlen(names[1]) + 1);
 	err[0] = '\0';
 	rc = eos_state_to_qos(&st, &q, err, sizeof(err));
-	check_rc(rc, err, "eos_state_to_qos");
+	fuzz_check_rc(rc, err, "eos_state_to_qos");
 	if (rc == 0) {
 		check_qos(&q);
 		if (strcmp(q.ports[0].port, names[0]) || strcmp(q.ports[1].port, names[1]))
 			fuzz_bug("eos_state_to_qos changed the port names");
 		err[0] = '\0';
 		rc = eos_plan_qos(&q, &st, &plan, err, sizeof(err));
-		check_rc(rc, err, "eos_plan_qos");
+		fuzz_check_rc(rc, err, "eos_plan_qos");
 		if (rc == 0 && plan.n) {
 			if (eos_plan_cmds(&plan, &st, "loom-1-1", &cmds, &n) == 0)
 				for (size_t i = 0; i < n; i++)

@@ -35,29 +35,16 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/fuzz_lp.h"
 #include "nvue.h"
 
 const char fuzz_name[] = "fuzz_nvue_json";
 
-static void terminated(const char *s, size_t len, const char *what)
-{
-	if (!memchr(s, '\0', len))
-		fuzz_bug("%s is not terminated within its %zu bytes", what, len);
-}
-
-static void check_rc(int rc, const char *err, const char *what)
-{
-	if (rc > 0 || rc < -4095)
-		fuzz_bug("%s returned %d", what, rc);
-	if (rc && !err[0])
-		fuzz_bug("%s failed (%d) without a message", what, rc);
-}
-
 static int on_port(void *ctx, const struct lp_port *p)
 {
 	(void)ctx;
-	terminated(p->name, sizeof(p->name), "port name");
-	terminated(p->alias, sizeof(p->alias), "port alias");
+	fuzz_check_terminated(p->name, sizeof(p->name), "port name");
+	fuzz_check_terminated(p->alias, sizeof(p->alias), "port alias");
 	if (!p->name[0] || p->admin_up > 1 || p->oper_up > 1)
 		fuzz_bug("port \"%s\": admin %u oper %u", p->name, p->admin_up, p->oper_up);
 	return 0;
@@ -66,11 +53,7 @@ static int on_port(void *ctx, const struct lp_port *p)
 static int on_neighbor(void *ctx, const struct lp_neighbor *n)
 {
 	(void)ctx;
-	terminated(n->local_port, sizeof(n->local_port), "local_port");
-	terminated(n->chassis_id, sizeof(n->chassis_id), "chassis_id");
-	terminated(n->sys_name, sizeof(n->sys_name), "sys_name");
-	terminated(n->port_id, sizeof(n->port_id), "port_id");
-	terminated(n->port_desc, sizeof(n->port_desc), "port_desc");
+	fuzz_check_lp_neighbor(n);
 	if (strcmp(n->local_port, "swp1"))
 		fuzz_bug("neighbour on %s, asked swp1", n->local_port);
 	return 0;
@@ -132,7 +115,7 @@ static void round_trip(json_t *root, const struct lp_qos *q)
 	int rc;
 
 	if (nv_qos_leaves("leaf1", q, &l, err, sizeof(err))) {
-		check_rc(-EINVAL, err, "nv_qos_leaves");
+		fuzz_check_rc(-EINVAL, err, "nv_qos_leaves");
 		nv_leaves_free(&l);
 		return;               /* what NVUE would refuse: never sent */
 	}
@@ -183,26 +166,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc;
 
 	rc = nv_system_parse(body, body, &inv, err, sizeof(err));
-	check_rc(rc, err, "nv_system_parse");
-	terminated(inv.hostname, sizeof(inv.hostname), "hostname");
-	terminated(inv.model, sizeof(inv.model), "model");
-	terminated(inv.os_version, sizeof(inv.os_version), "os_version");
-	terminated(inv.mac, sizeof(inv.mac), "mac");
+	fuzz_check_rc(rc, err, "nv_system_parse");
+	fuzz_check_terminated(inv.hostname, sizeof(inv.hostname), "hostname");
+	fuzz_check_terminated(inv.model, sizeof(inv.model), "model");
+	fuzz_check_terminated(inv.os_version, sizeof(inv.os_version), "os_version");
+	fuzz_check_terminated(inv.mac, sizeof(inv.mac), "mac");
 	err[0] = '\0';
-	check_rc(nv_ports_parse(body, &ports, err, sizeof(err)), err, "nv_ports_parse");
+	fuzz_check_rc(nv_ports_parse(body, &ports, err, sizeof(err)), err, "nv_ports_parse");
 	err[0] = '\0';
-	check_rc(nv_neighbors_parse("swp1", body, &nbrs, err, sizeof(err)), err,
+	fuzz_check_rc(nv_neighbors_parse("swp1", body, &nbrs, err, sizeof(err)), err,
 		 "nv_neighbors_parse");
 	err[0] = '\0';
 	rc = nv_access_parse(body, "GET br_default", &vid, err, sizeof(err));
-	check_rc(rc, err, "nv_access_parse");
+	fuzz_check_rc(rc, err, "nv_access_parse");
 	if (vid > 4094 || (rc && vid))
 		fuzz_bug("access VLAN %u (rc %d)", vid, rc);
 	init_ports(&q);
 	err[0] = '\0';
 	rc = nv_qos_parse(json_object_get(body, "qos"), json_object_get(body, "interface"), &q,
 			  err, sizeof(err));
-	check_rc(rc, err, "nv_qos_parse");
+	fuzz_check_rc(rc, err, "nv_qos_parse");
 	if (rc == 0) {
 		check_qos(&q);
 		round_trip(body, &q);

@@ -53,20 +53,6 @@ const char fuzz_name[] = "fuzz_sonic_reply";
 #define FUZZ_MAX_REPLIES 256
 #define FUZZ_MAX_ELEMENTS 4096
 
-static void terminated(const char *s, size_t len, const char *what)
-{
-	if (!memchr(s, '\0', len))
-		fuzz_bug("%s is not terminated within its %zu bytes", what, len);
-}
-
-static void check_rc(int rc, const char *err, const char *what)
-{
-	if (rc > 0 || rc < -4095)
-		fuzz_bug("%s returned %d", what, rc);
-	if (rc && !err[0])
-		fuzz_bug("%s failed (%d) without a message", what, rc);
-}
-
 /* Replies cut from a RESP stream, taken in order. */
 struct stream {
 	redisReply *r[FUZZ_MAX_REPLIES];
@@ -153,7 +139,7 @@ static redisReply *take_hash(struct stream *s, const char *what)
 	if (!r)
 		return NULL;
 	if ((rc = sn_hash_reply(r, what, err, sizeof(err)))) {
-		check_rc(rc, err, "sn_hash_reply");
+		fuzz_check_rc(rc, err, "sn_hash_reply");
 		if (!strstr(err, what))
 			fuzz_bug("sn_hash_reply's message \"%s\" does not name %s", err, what);
 		freeReplyObject(r);
@@ -173,24 +159,24 @@ static void inventory(struct stream *s)
 	if (!(r = take_hash(s, "DEVICE_METADATA|localhost")))
 		return;
 	rc = sn_inventory_parse(r, &inv, err, sizeof(err));
-	check_rc(rc, err, "sn_inventory_parse");
-	terminated(inv.hostname, sizeof(inv.hostname), "hostname");
-	terminated(inv.model, sizeof(inv.model), "model");
-	terminated(inv.mac, sizeof(inv.mac), "mac");
+	fuzz_check_rc(rc, err, "sn_inventory_parse");
+	fuzz_check_terminated(inv.hostname, sizeof(inv.hostname), "hostname");
+	fuzz_check_terminated(inv.model, sizeof(inv.model), "model");
+	fuzz_check_terminated(inv.mac, sizeof(inv.mac), "mac");
 	freeReplyObject(r);
 	for (int kube = 0; kube < 2; kube++) {
 		if (!(r = take(s)))
 			return;
 		err[0] = '\0';
 		rc = sn_os_version_parse(r, kube, ver, sizeof(ver), err, sizeof(err));
-		check_rc(rc, err, "sn_os_version_parse");
-		terminated(ver, sizeof(ver), "os_version");
+		fuzz_check_rc(rc, err, "sn_os_version_parse");
+		fuzz_check_terminated(ver, sizeof(ver), "os_version");
 		freeReplyObject(r);
 	}
 	while ((cfg = take_hash(s, "PORT|Ethernet0"))) {
 		oper = take_hash(s, "PORT_TABLE:Ethernet0");
 		if (sn_port_parse("Ethernet0", cfg, oper, &p)) {
-			terminated(p.alias, sizeof(p.alias), "alias");
+			fuzz_check_terminated(p.alias, sizeof(p.alias), "alias");
 			if (strcmp(p.name, "Ethernet0") || p.admin_up > 1 || p.oper_up > 1)
 				fuzz_bug("port %s admin %u oper %u", p.name, p.admin_up, p.oper_up);
 		}
@@ -207,10 +193,10 @@ static void lldp(struct stream *s)
 
 	while ((r = take_hash(s, "LLDP_ENTRY_TABLE:Ethernet0"))) {
 		if (sn_neighbor_parse("Ethernet0", r, &n)) {
-			terminated(n.chassis_id, sizeof(n.chassis_id), "chassis_id");
-			terminated(n.sys_name, sizeof(n.sys_name), "sys_name");
-			terminated(n.port_id, sizeof(n.port_id), "port_id");
-			terminated(n.port_desc, sizeof(n.port_desc), "port_desc");
+			fuzz_check_terminated(n.chassis_id, sizeof(n.chassis_id), "chassis_id");
+			fuzz_check_terminated(n.sys_name, sizeof(n.sys_name), "sys_name");
+			fuzz_check_terminated(n.port_id, sizeof(n.port_id), "port_id");
+			fuzz_check_terminated(n.port_desc, sizeof(n.port_desc), "port_desc");
 			if (strcmp(n.local_port, "Ethernet0"))
 				fuzz_bug("neighbour on %s", n.local_port);
 		}
@@ -228,7 +214,7 @@ static void refs(struct stream *s)
 	if (!(r = take_hash(s, "VERSIONS|DATABASE")))
 		return;
 	rc = sn_refs_parse(r, &refs, err, sizeof(err));
-	check_rc(rc, err, "sn_refs_parse");
+	fuzz_check_rc(rc, err, "sn_refs_parse");
 	if (rc && rc != -EPROTO)
 		fuzz_bug("sn_refs_parse returned %d", rc);
 	if (refs != SN_REFS_PLAIN && refs != SN_REFS_BRACKET)
@@ -354,7 +340,7 @@ static void round_trip(const struct lp_qos *q)
 
 		sn_plan_init(&plan);
 		rc = sn_plan_qos(q, refs, NULL, &plan, err, sizeof(err));
-		check_rc(rc, err, "sn_plan_qos");
+		fuzz_check_rc(rc, err, "sn_plan_qos");
 		if (rc == 0) {
 			src.hgetall = plan_hgetall;
 			src.ctx = &plan;
@@ -376,7 +362,7 @@ static void qos(struct stream *s)
 
 	init_ports(&q);
 	rc = sn_qos_decode(&src, &q, err, sizeof(err));
-	check_rc(rc, err, "sn_qos_decode");
+	fuzz_check_rc(rc, err, "sn_qos_decode");
 	if (rc)
 		return;
 	check_qos(&q);
