@@ -13,6 +13,7 @@
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
 #include "lib/db/ar_status_db.h"
+#include "lib/db/counters_db.h"
 #include "lib/db/route_live_db.h"
 
 /* A string argument or NULL. */
@@ -88,6 +89,14 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 		if (rc == 0)
 			json_object_set_new(json_object_get(*out, "probe"), "cached", json_true());
 		return rc;
+	}
+	/* ... and the port counters the last read found. */
+	if (strcmp(cmd, "counters") == 0) {
+		json_t *port = json_object_get(args, "port");
+
+		return counters_db_read(db, arg_str(args, "subnet"), arg_str(args, "node"),
+					port ? (unsigned)json_integer_value(port) : 0, out, err,
+					errlen);
 	}
 	if (strcmp(cmd, "route-runs") == 0) {
 		json_t *limit = json_object_get(args, "limit");

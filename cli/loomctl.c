@@ -26,6 +26,7 @@ static const struct {
 	{ "switches", cmd_switches, 0 },
 	{ "tenant", cmd_tenant, 0 },
 	{ "ar", cmd_ar, 0 },
+	{ "counters", cmd_counters, 0 },
 };
 
 static void usage(FILE *out)
@@ -79,6 +80,10 @@ static void usage(FILE *out)
 		"  ar program [--subnet NAME] [--dry-run]\n"
 		"                                 program AR where switches support it (needs\n"
 		"                                 ar.program: true; --dry-run sends no Set)\n"
+		"  counters [NODE[:PORT]] [--subnet NAME] [--now]\n"
+		"                                 every cabled port's PMA counters as last\n"
+		"                                 read: data rates, PortXmitWait/s, errors\n"
+		"                                 since the read before (--now: read first)\n"
 		"  switches [NAME]                the Ethernet switches as last read (model, OS,\n"
 		"                                 ports up, neighbours, QoS state); NAME: its\n"
 		"                                 ports and LLDP neighbours\n"

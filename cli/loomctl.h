@@ -15,6 +15,7 @@
  *   cmd_switches.c  switches [NAME] (the Ethernet switches as last read)
  *   cmd_tenant.c  tenant create, add-hosts, remove-hosts, delete, verify, show, list
  *   cmd_ar.c      ar status (adaptive routing capability of the switches)
+ *   cmd_counters.c  counters [NODE[:PORT]] (the ports' PMA counters, rates, errors)
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -129,6 +130,8 @@ int cmd_tenant(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_ar.c: argv[0] is "ar" ---- */
 int cmd_ar(struct loomctl *lc, int argc, char **argv);
+/* ---- cmd_counters.c: argv[0] is "counters" ---- */
+int cmd_counters(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_qos.c: argv[0] is "qos" ---- */
 int cmd_qos(struct loomctl *lc, int argc, char **argv);

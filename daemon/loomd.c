@@ -29,6 +29,8 @@
 #include "daemon/core/queries.h"
 #include "daemon/qos/qos.h"
 #include "daemon/qos/qos_ib.h"
+#include "daemon/telemetry/telemetry.h"
+#include "daemon/ib/walker.h"
 #include "daemon/tenants/tenants.h"
 #include "daemon/routing/routes.h"
 #include "daemon/core/sdnotify.h"
@@ -48,6 +50,7 @@ struct loomd {
 	struct qos_mod *qos;      /* qos plan / status / apply on the switches */
 	struct qos_ib_mod *qos_ib; /* ib_qos: applied through OpenSM, read back by SMPs */
 	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
+	struct telemetry_mod *telemetry; /* port counters, read on an interval */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
@@ -76,7 +79,7 @@ static void set_ctl_limits(struct ctl *ctl, const struct loom_config *conf)
 static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
-	&qos_ib_config, &ar_config,
+	&qos_ib_config, &ar_config, &telemetry_config,
 };
 
 int loomd_config_init(void)
@@ -228,6 +231,7 @@ static void reload(struct loomd *d)
 		log_err("reload: out of memory for ib_qos; its previous settings stay");
 	if (tenants_reconfigure(d->tenants, next) < 0)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
+	telemetry_reconfigure(d->telemetry, next);
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -283,6 +287,9 @@ static int setup_signals(struct loomd *d)
 
 static void loomd_teardown(struct loomd *d)
 {
+	/* No worker waits on a child that hangs (its MAD library blocked on a
+	 * port that went away: up to the walker's 600 s otherwise). */
+	walker_stop_all();
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
 	routes_free(d->routes);
@@ -290,6 +297,7 @@ static void loomd_teardown(struct loomd *d)
 	ar_apply_free(d->ar_apply);
 	qos_free(d->qos);
 	qos_ib_free(d->qos_ib);
+	telemetry_free(d->telemetry);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
 	ctl_free(d->ctl);
@@ -379,6 +387,10 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("tenant requests: %s", err);
 		goto out;
 	}
+	if (!(d.telemetry = telemetry_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+		log_err("counters: %s", err);
+		goto out;
+	}
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
 	/* OpenSM's reports are stored on the loop's connection: they are few
 	 * (a run per heavy sweep, a trap per link change) and small. */
@@ -393,7 +405,7 @@ int loomd_run(const struct loomd_options *opt)
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||
-	    tenants_register(d.tenants, d.ctl) < 0 ||
+	    tenants_register(d.tenants, d.ctl) < 0 || telemetry_register(d.telemetry, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
 		goto out;

@@ -55,14 +55,18 @@ exec unshare -n sh -eu -c '
 preload=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 ip link set lo up
 B=$top/build
-ibsim -n -s "$net" >"$work/ibsim.log" 2>&1 </dev/null &
+mkfifo "$work/ibsim.in"
+ibsim -s "$net" >"$work/ibsim.log" 2>&1 <"$work/ibsim.in" &
 sim=$!
+exec 9>"$work/ibsim.in"   # its console: PerformanceSet below
 loomd=""
 osm=""
 redis-server --port 0 --unixsocket "$work/leaf1.sock" --unixsocketperm 700 --save "" \
 	--appendonly no --daemonize no >"$work/leaf1.redis.log" 2>&1 &
 redis=$!
-trap "kill \$sim \$loomd \$osm \$redis 2>/dev/null; wait 2>/dev/null" EXIT
+# OpenSM and loomd go first: their umad2sim clients talk to ibsim on the way
+# out, and block for good if the simulator is gone.
+trap "kill \$loomd \$osm \$redis 2>/dev/null; wait \$loomd \$osm 2>/dev/null; exec 9>&-; kill \$sim 2>/dev/null; wait 2>/dev/null" EXIT
 i=0; until grep -q "simulator ready" "$work/ibsim.log"; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/ibsim.log"; exit 1; }; sleep 0.1; done
 
@@ -106,6 +110,12 @@ echo "== loomctl route check: the tables the switches hold now, read back with S
 $ctl route check
 echo "== loomctl route trace host-0000 host-0031"
 $ctl route trace host-0000 host-0031
+echo "== loomctl counters --now: every cabled port'"'"'s PMA counters (first read: nothing to compare yet)"
+$ctl counters --now | head -n 8
+echo "== ibsim sets leaf-0 port 1'"'"'s SymbolErrorCounter to 42; loomctl counters --now leaf-0"
+echo "PerformanceSet \"leaf-0\"[1] PortCounters.SymbolErrorCounter=42" >&9
+sleep 0.5
+$ctl counters --now leaf-0
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
 echo "== smpquery pkeys of host-0000 (member) and host-0004 (not): read by the real tool"

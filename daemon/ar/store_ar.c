@@ -166,22 +166,6 @@ out:
 	return rc;
 }
 
-/* The id of subnet `subnet`: > 0, 0 when there is none, or -errno. */
-static int64_t subnet_id(sqlite3 *db, const char *subnet)
-{
-	sqlite3_stmt *s;
-	int64_t sid = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT id FROM subnets WHERE name = ?", -1, &s, NULL)
-	    != SQLITE_OK)
-		return fail(db, "look up subnet");
-	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		sid = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return sid;
-}
-
 int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
 		    const json_t *switches, size_t *n_events)
 {
@@ -191,7 +175,7 @@ int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
 
 	if (n_events)
 		*n_events = 0;
-	if ((sid = subnet_id(db, subnet)) <= 0)
+	if ((sid = store_subnet_id(st, subnet)) <= 0)
 		return sid < 0 ? (int)sid : -ENOENT;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return fail(db, "begin recording the AR probe");
@@ -278,7 +262,7 @@ int store_record_ar_program(struct store *st, const char *subnet, int quiet, con
 
 	if (n_events)
 		*n_events = 0;
-	if ((sid = subnet_id(db, subnet)) <= 0)
+	if ((sid = store_subnet_id(st, subnet)) <= 0)
 		return sid < 0 ? (int)sid : -ENOENT;
 	/* A switch loom programmed supports AR whatever an older probe said;
 	 * its capability columns stay the probe's (or unknown). */

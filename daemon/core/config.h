@@ -116,6 +116,10 @@ struct loom_config {
 	int ar_after_reroute_s;         /* ar.after_reroute_s: program again this long after
 					 * OpenSM's last LFT change (0: never by itself) */
 
+	/* telemetry: port counters (daemon/telemetry/config_telemetry.c) */
+	int telemetry_interval_s;       /* telemetry.interval_s: read every cabled port's
+					 * counters this often; 0: only on request */
+
 	/* switches: */
 	int n_switches;
 	struct loom_switch_conf switches[LOOM_MAX_SWITCHES];

@@ -87,7 +87,7 @@ struct config_section {
  * section of that name) or -ENOSPC. Before any config_load(). */
 int config_register(const struct config_section *s);
 
-#define CFG_MAX_SCRATCH 8
+#define CFG_MAX_SCRATCH 32  /* a table section takes one, and some custom parsers */
 
 struct parse {
 	const char *name;       /* file name for messages */

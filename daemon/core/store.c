@@ -47,6 +47,25 @@ int store_fail(struct store *st, const char *what)
 	return store_db_fail(st->db, what);
 }
 
+int64_t store_subnet_id(struct store *st, const char *name)
+{
+	sqlite3_stmt *s;
+	int64_t id = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(st->db, "SELECT id FROM subnets WHERE name = ?", -1, &s, NULL)
+	    != SQLITE_OK)
+		return store_fail(st, "look up subnet");
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		id = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(st, "look up subnet");
+	return id;
+}
+
 int store_exec(struct store *st, const char *sql)
 {
 	if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)

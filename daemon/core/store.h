@@ -35,6 +35,8 @@ int store_schema_version(void);
 int store_db_fail(sqlite3 *db, const char *what);
 int store_fail(struct store *st, const char *what);
 int store_exec(struct store *st, const char *sql);
+/* The id of subnet `name`: > 0, 0 when there is none, or -errno. */
+int64_t store_subnet_id(struct store *st, const char *name);
 const char *store_path(const struct store *st);
 
 /* Record one event that no sweep found (OpenSM's, the Ethernet switches',

@@ -24,21 +24,10 @@
 
 static int subnet_id(struct store *st, const char *name, int64_t *id)
 {
-	sqlite3_stmt *s;
-	int rc;
+	int64_t v = store_subnet_id(st, name);
 
-	*id = 0;
-	if (sqlite3_prepare_v2(store_db(st), "SELECT id FROM subnets WHERE name = ?", -1, &s, NULL)
-	    != SQLITE_OK)
-		return store_fail(st, "look up subnet");
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return store_fail(st, "look up subnet");
-	return 0;
+	*id = v > 0 ? v : 0;
+	return v < 0 ? (int)v : 0;
 }
 
 struct fab *store_load_fabric(struct store *st, const char *subnet, char *err, size_t errlen)

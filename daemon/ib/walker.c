@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,6 +32,48 @@ extern char **environ;
 
 static char exe_path[PATH_MAX];
 static unsigned max_s = WALKER_MAX_S;
+
+/* The children under way, so that loomd's shutdown need not wait for one
+ * that hangs (a MAD library blocked on a port that went away): at most
+ * one per worker thread. */
+#define WALKER_MAX_RUNNING 64
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t running[WALKER_MAX_RUNNING];
+static int stopping;
+
+/* Remember pid; kill it at once when the shutdown has begun. A child past
+ * the table's room is only not killed early. */
+static void running_add(pid_t pid)
+{
+	pthread_mutex_lock(&running_lock);
+	for (size_t i = 0; !stopping && i < WALKER_MAX_RUNNING; i++)
+		if (!running[i]) {
+			running[i] = pid;
+			break;
+		}
+	if (stopping)
+		kill(pid, SIGKILL);
+	pthread_mutex_unlock(&running_lock);
+}
+
+static void running_remove(pid_t pid)
+{
+	pthread_mutex_lock(&running_lock);
+	for (size_t i = 0; i < WALKER_MAX_RUNNING; i++)
+		if (running[i] == pid)
+			running[i] = 0;
+	pthread_mutex_unlock(&running_lock);
+}
+
+void walker_stop_all(void)
+{
+	pthread_mutex_lock(&running_lock);
+	stopping = 1;
+	for (size_t i = 0; i < WALKER_MAX_RUNNING; i++)
+		if (running[i])
+			kill(running[i], SIGKILL);
+	pthread_mutex_unlock(&running_lock);
+}
 
 void walker_set_child(const char *exe, unsigned seconds)
 {
@@ -153,10 +197,17 @@ int walker_run_extra(const char *mode, const struct disc_ib_params *p,
 		close(fds[0]);
 		return -rc;
 	}
+	running_add(pid);
 	rc = read_all(fds[0], out, len);
 	close(fds[0]);
 	if (rc == -ETIMEDOUT)
 		kill(pid, SIGKILL);
+	/* Forgotten once it has exited but before it is reaped, so that
+	 * walker_stop_all() never signals a reused pid. */
+	while (waitid(P_PID, (id_t)pid, &(siginfo_t){ 0 }, WEXITED | WNOWAIT) < 0 &&
+	       errno == EINTR)
+		;
+	running_remove(pid);
 	memset(&ru, 0, sizeof(ru));
 	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
@@ -289,6 +340,13 @@ int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn 
 
 	if (walker_parse_args(argc, argv, &p) < 0)
 		return 2;
+	/* Never outlive loomd (killed with -9, its children would stay,
+	 * blocked in a MAD library on a port that went away), nor the time
+	 * loomd gives a child. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		return 1;
+	alarm(WALKER_MAX_S + 30);
 	log_init(ident, LOG_LVL_WARNING, LOG_TARGET_STDERR);
 	if (!(fab = disc_ib_sweep(&p, err, sizeof(err)))) {
 		rc = -EIO;

@@ -23,6 +23,11 @@ void walker_init(const char *argv0);
 struct fab *walker_sweep(const struct disc_ib_params *p, long *max_rss_kb,
 			 char *err, size_t errlen);
 
+/* Kill every child under way (SIGKILL) and start no more: loomd's
+ * shutdown, before it waits for its workers. Their walker_run() returns
+ * "the walker died of signal 9". Any thread. */
+void walker_stop_all(void);
+
 /* For tests: run exe instead of loomd's own executable, and give a child
  * `seconds` (0: the normal 600) before it is killed as hung. */
 void walker_set_child(const char *exe, unsigned seconds);

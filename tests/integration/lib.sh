@@ -149,6 +149,12 @@ loom_config() {
 		printf 'opensm:\n  report_socket: %s/osm.sock\n' "$work"
 		printf 'discovery:\n  interval: 0\n'
 		for l in "$@"; do printf '%s\n' "$l"; done
+		# No counters read on an interval unless the test asks for one
+		# (a `telemetry:` line of its own): reads only on request.
+		case " $* " in
+		*" telemetry:"*) ;;
+		*) printf 'telemetry:\n  interval_s: 0\n' ;;
+		esac
 	} >"$work/loom.yaml"
 }
 

@@ -8,6 +8,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,47 @@ START_TEST(a_hung_child_is_killed_when_its_time_is_up)
 }
 END_TEST
 
+struct hang_run {
+	int rc;
+	char err[256];
+};
+
+static void *run_hang(void *arg)
+{
+	struct hang_run *h = arg;
+	char *out;
+	size_t len;
+
+	h->rc = walker_run("--hang", &params, &out, &len, NULL, h->err, sizeof(h->err));
+	return NULL;
+}
+
+/* loomd's shutdown calls walker_stop_all() before it waits for its workers:
+ * a child that hangs is killed then, not after the walker's 600 s, and none
+ * starts after it. */
+START_TEST(stop_all_kills_a_hung_child_and_starts_no_more)
+{
+	struct hang_run h = { 0, "" };
+	double t0 = now(), took;
+	char *out, err[256] = "";
+	size_t len;
+	pthread_t t;
+
+	walker_set_child(script, 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, run_hang, &h), 0);
+	usleep(300000);
+	walker_stop_all();
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	took = now() - t0;
+	ck_assert_int_eq(h.rc, -EIO);
+	ck_assert_msg(strstr(h.err, "signal 9"), "%s", h.err);
+	ck_assert_msg(took < 10, "took %.1f s", took);
+	t0 = now();
+	ck_assert_int_lt(walker_run("--hang", &params, &out, &len, NULL, err, sizeof(err)), 0);
+	ck_assert_msg(now() - t0 < 10, "a child started after stop_all ran %.1f s", now() - t0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("walker");
@@ -127,6 +169,7 @@ int main(void)
 	tcase_add_test(tc, a_child_that_exits_1_gives_its_one_line_error);
 	tcase_add_test(tc, a_child_killed_by_a_signal_is_named_so);
 	tcase_add_test(tc, a_hung_child_is_killed_when_its_time_is_up);
+	tcase_add_test(tc, stop_all_kills_a_hung_child_and_starts_no_more);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,0 +1,182 @@
+/* cli/cmd_counters.c: `loomctl counters [NODE[:PORT]] [--subnet NAME]
+ * [--now]`: the port counters of the fabric as loomd's last read found them
+ * (issue 19), like perfquery for every port at once: per port its data rates
+ * both ways, PortXmitWait per second (InfiniBand's congestion signal) and
+ * the error counters that moved since the read before. --now reads them
+ * first; --db answers from a database. A port that did not answer shows
+ * why, and its last counters are marked stale, never shown as zeros. */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The counters that count errors, as PortCounters names them. */
+static const char *const error_counters[] = {
+	"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
+	"PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",
+	"PortXmitConstraintErrors", "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
+	"ExcessiveBufferOverrunErrors", "VL15Dropped",
+};
+
+/* A rate member as text ("" when there is none): data counters count
+ * 4-octet words, shown in MB/s; others per second. */
+static const char *rate(const json_t *p, const char *name, int words, char *buf, size_t len)
+{
+	const json_t *v = json_object_get(json_object_get(p, "rates"), name);
+
+	if (!json_is_number(v))
+		return "";
+	if (words)
+		snprintf(buf, len, "%.2f", json_number_value(v) * 4.0 / 1e6);
+	else
+		snprintf(buf, len, "%.0f", json_number_value(v));
+	return buf;
+}
+
+/* The error counters that moved: "PortRcvErrors+3 SymbolErrorCounter>=5",
+ * ">=" for a lower bound (reset or saturated). */
+static const char *errors(const json_t *p, char *buf, size_t len)
+{
+	const json_t *deltas = json_object_get(p, "deltas");
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(error_counters) / sizeof(error_counters[0]); i++) {
+		const json_t *d = json_object_get(deltas, error_counters[i]);
+		const char *state = json_string_value(json_object_get(d, "state"));
+		json_int_t n = json_integer_value(json_object_get(d, "delta"));
+		int w;
+
+		if (!state || !n)
+			continue;
+		w = snprintf(buf + at, len - at, "%s%s%s%lld", at ? " " : "", error_counters[i],
+			     strcmp(state, "ok") ? ">=" : "+", (long long)n);
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	return buf;
+}
+
+/* "ok", "first read", "counters reset", "saturated", or why not answered. */
+static const char *state(const json_t *p, char *buf, size_t len)
+{
+	const json_t *deltas = json_object_get(p, "deltas"), *d;
+	const char *name;
+	int first = 0, reset = 0, sat = 0;
+
+	if (!json_is_true(json_object_get(p, "answered"))) {
+		snprintf(buf, len, "%s: %s", json_is_true(json_object_get(p, "stale")) ? "stale" :
+			 "no counters", output_str(p, "reason"));
+		return buf;
+	}
+	json_object_foreach((json_t *)deltas, name, d) {
+		const char *s = json_string_value(json_object_get(d, "state"));
+
+		first |= s && !strcmp(s, "first");
+		reset |= s && !strcmp(s, "reset");
+		sat |= s && !strcmp(s, "saturated");
+	}
+	snprintf(buf, len, "%s", reset ? "counters reset" : sat ? "saturated" :
+		 first ? "first read" : "ok");
+	return buf;
+}
+
+static int print_counters(const json_t *res)
+{
+	static const char *const hdr[] = { "NODE", "PORT", "STATE", "XMIT-MB/S", "RCV-MB/S",
+					   "XMIT-WAIT/S", "ERRORS" };
+	const json_t *r = json_object_get(res, "read"), *p;
+	struct output_table *t;
+	size_t i;
+
+	printf("subnet:    %s: %lld ports, %lld answered\n", output_str(res, "subnet"),
+	       output_int(r, "ports"), output_int(r, "answered"));
+	printf("read:      %s, %lld PMA Gets (%lld ms a try, %lld retries, up to %lld in "
+	       "flight)\n", output_str(r, "finished"), output_int(r, "mads"),
+	       output_int(r, "timeout_ms"), output_int(r, "retries"), output_int(r, "in_flight"));
+	t = output_table_new(7, hdr);
+	json_array_foreach(json_object_get(res, "ports"), i, p) {
+		char port[8], st[200], x[32], rv[32], w[32], e[512];
+		const char *row[7];
+
+		snprintf(port, sizeof(port), "%lld", output_int(p, "port"));
+		row[0] = output_str(p, "node");
+		row[1] = port;
+		row[2] = state(p, st, sizeof(st));
+		row[3] = rate(p, "PortXmitData", 1, x, sizeof(x));
+		row[4] = rate(p, "PortRcvData", 1, rv, sizeof(rv));
+		row[5] = rate(p, "PortXmitWait", 0, w, sizeof(w));
+		row[6] = errors(p, e, sizeof(e));
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+/* NODE[:PORT] into args: a trailing ":N" is the port. */
+static int node_port(struct loomctl *lc, const char *arg, json_t *args)
+{
+	const char *colon = strrchr(arg, ':');
+	unsigned long port;
+	char *end;
+
+	if (colon && colon[1]) {
+		port = strtoul(colon + 1, &end, 10);
+		if (!*end && port >= 1 && port <= 254) {
+			json_object_set_new(args, "node", json_stringn(arg, (size_t)(colon - arg)));
+			json_object_set_new(args, "port", json_integer((json_int_t)port));
+			return 0;
+		}
+		if (!*end)
+			return loomctl_usage_error(lc, "counters", "port %s is not 1..254",
+						   colon + 1);
+	}
+	json_object_set_new(args, "node", json_string(arg));
+	return 0;
+}
+
+int cmd_counters(struct loomctl *lc, int argc, char **argv)
+{
+	const struct option opts[] = {
+		{ "subnet", required_argument, NULL, 'n' },
+		{ "now", no_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *args = json_object(), *result = NULL;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'n') {
+			json_object_set_new(args, "subnet", json_string(optarg));
+		} else if (c == 'w') {
+			json_object_set_new(args, "now", json_true());
+		} else {
+			json_decref(args);
+			return loomctl_usage_hint();
+		}
+	}
+	if (optind < argc && (rc = node_port(lc, argv[optind++], args)) != 0) {
+		json_decref(args);
+		return rc;
+	}
+	if (optind < argc) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "counters", "unexpected argument \"%s\"",
+					   argv[optind]);
+	}
+	if (lc->db_path && json_is_true(json_object_get(args, "now"))) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "counters", "--now needs a running loomd, not --db");
+	}
+	if (loomctl_call(lc, "counters", args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print_counters(result);
+	json_decref(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		return LOOMCTL_EXIT_FAILED;
+	}
+	return LOOMCTL_EXIT_OK;
+}

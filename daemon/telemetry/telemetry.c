@@ -1,0 +1,265 @@
+/* daemon/telemetry/telemetry.c: see telemetry.h. */
+#include "autoconf.h"
+#include "daemon/telemetry/telemetry.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "daemon/core/store.h"
+#include "daemon/core/work.h"
+#include "daemon/ib/swept_subnets.h"
+#include "daemon/telemetry/counters_read.h"
+#include "daemon/telemetry/store_counters.h"
+#include "lib/db/counters_db.h"
+#include "lib/util/log.h"
+#include "lib/util/proto.h"
+
+struct telemetry_mod {
+	struct event_base *base;
+	struct store *store;          /* the loop's: which subnets were swept */
+	struct loom_config *conf;     /* a copy */
+	struct event *timer;
+	struct work_queue *work;      /* one read at a time */
+};
+
+/* A read of every swept subnet, and (for "counters") the answer after it. */
+struct read_job {
+	struct telemetry_mod *m;
+	struct ctl_req *req;          /* NULL: the interval's read */
+	char db_path[PATH_MAX];
+	struct swept_subnets sub;
+	char subnet[LOOM_NAME_LEN], node[FAB_DESC_LEN + 1];
+	int has_subnet, has_node;
+	unsigned port;
+	json_t *result;
+};
+
+/* ---- the worker thread --------------------------------------------------- */
+
+static int read_subnet(struct store *st, const struct disc_ib_params *p)
+{
+	json_t *done = NULL, *ports = NULL;
+	char err[512] = "";
+	size_t stale = 0;
+	int rc;
+
+	if ((rc = counters_read_run(p, &done, &ports, err, sizeof(err))) < 0) {
+		log_warn("subnet %s: cannot read the port counters: %s", p->subnet, err);
+		return rc;
+	}
+	if ((rc = store_record_counters(st, p->subnet, done, ports, &stale)) < 0)
+		log_err("subnet %s: the counters were read but not recorded: %s", p->subnet,
+			strerror(-rc));
+	else
+		log_info("subnet %s: counters of %zu ports read, %lld PMA Gets in %.0f ms, %zu "
+			 "not answered", p->subnet, json_array_size(ports),
+			 (long long)json_integer_value(json_object_get(done, "mads")),
+			 (json_number_value(json_object_get(done, "finished")) -
+			  json_number_value(json_object_get(done, "started"))) * 1000.0,
+			 stale);
+	json_decref(done);
+	json_decref(ports);
+	return rc;
+}
+
+static int job_run(void *job, char *err, size_t errlen)
+{
+	struct read_job *j = job;
+	struct store *st;
+	int rc = 0, failed = 0;
+
+	if (!(st = store_open(j->db_path, err, errlen)))
+		return -EIO;
+	for (size_t i = 0; i < j->sub.n; i++)
+		if ((!j->has_subnet || !strcmp(j->sub.names[i], j->subnet)) &&
+		    read_subnet(st, &j->sub.p[i]) < 0)
+			failed++;
+	if (j->req)
+		rc = counters_db_read(store_db(st), j->has_subnet ? j->subnet : NULL,
+				      j->has_node ? j->node : NULL, j->port, &j->result, err,
+				      errlen);
+	else if (failed)
+		rc = -EIO;
+	store_close(st);
+	if (rc == 0 && failed && j->result)
+		json_object_set_new(j->result, "warning",
+				    json_string("a subnet could not be read now: see loomd's log; "
+						"its counters are the last read's"));
+	return rc;
+}
+
+/* ---- the loop -------------------------------------------------------------- */
+
+static void job_done(void *job, int rc, const char *err)
+{
+	struct read_job *j = job;
+
+	if (j->req)
+		ctl_reply_errno(j->req, rc, j->result, PROTO_ERR_INTERNAL, err);
+	else if (rc < 0 && rc != -EIO)
+		log_warn("counters: %s", err);
+	j->result = NULL;
+}
+
+static void job_free(void *job)
+{
+	struct read_job *j = job;
+
+	json_decref(j->result);
+	free(j);
+}
+
+static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
+
+static struct read_job *job_new(struct telemetry_mod *m)
+{
+	struct read_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->m = m;
+	snprintf(j->db_path, sizeof(j->db_path), "%s", m->conf->db_path);
+	if (swept_subnets_get(m->store, m->conf, &j->sub) < 0) {
+		free(j);
+		return NULL;
+	}
+	return j;
+}
+
+static void arm(struct telemetry_mod *m)
+{
+	struct timeval tv = { m->conf->telemetry_interval_s, 0 };
+
+	if (m->conf->telemetry_interval_s > 0)
+		evtimer_add(m->timer, &tv);
+	else
+		evtimer_del(m->timer);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+	struct telemetry_mod *m = arg;
+	struct read_job *j;
+
+	(void)fd;
+	(void)what;
+	arm(m);
+	/* A read still under way (a slow subnet, or one asked for): this
+	 * interval is skipped, not queued. */
+	if (work_full(m->work) || !(j = job_new(m)))
+		return;
+	if (!j->sub.n || work_submit(m->work, &job_ops, j) < 0)
+		free(j);
+}
+
+static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct telemetry_mod *m = arg;
+	json_int_t port = 0;
+	struct read_job *j;
+	char err[512] = "";
+	int now = 0, rc;
+
+	if (!(j = job_new(m))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot read the swept subnets");
+		return;
+	}
+	if (ctl_arg_bool(req, args, "now", &now) < 0 ||
+	    (j->has_subnet = ctl_arg_string(req, args, "subnet", j->subnet, sizeof(j->subnet),
+					    0)) < 0 ||
+	    (j->has_node = ctl_arg_string(req, args, "node", j->node, sizeof(j->node), 0)) < 0 ||
+	    ctl_arg_count(req, args, "port", 254, &port) < 0) {
+		free(j);
+		return;
+	}
+	j->port = (unsigned)port;
+	if (!now) {
+		/* The stored counters: a query on the loop's connection. */
+		rc = counters_db_read(store_db(m->store), j->has_subnet ? j->subnet : NULL,
+				      j->has_node ? j->node : NULL, j->port, &j->result, err,
+				      sizeof(err));
+		ctl_reply_errno(req, rc, j->result, PROTO_ERR_INTERNAL, err);
+		free(j);
+		return;
+	}
+	if (!j->sub.n) {
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no InfiniBand subnet was swept yet");
+		free(j);
+		return;
+	}
+	j->req = req;
+	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+		if (rc == -EBUSY)
+			ctl_reply_err(req, PROTO_ERR_BUSY, "a counters read is under way; try again "
+				      "when it is done (or leave out --now)");
+		else
+			ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s",
+				      strerror(-rc));
+		free(j);
+	}
+}
+
+/* ---- life cycle ------------------------------------------------------------ */
+
+void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf)
+{
+	struct loom_config *c = malloc(sizeof(*c));
+
+	if (!c) {
+		log_err("reload: out of memory for telemetry; its previous settings stay");
+		return;
+	}
+	memcpy(c, conf, sizeof(*c));
+	free(m->conf);
+	m->conf = c;
+	arm(m);
+}
+
+struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_config *conf,
+				    struct store *store, char *err, size_t errlen)
+{
+	struct telemetry_mod *m = calloc(1, sizeof(*m));
+
+	if (!m || !(m->conf = malloc(sizeof(*m->conf)))) {
+		free(m);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memcpy(m->conf, conf, sizeof(*m->conf));
+	m->base = base;
+	m->store = store;
+	if (!(m->timer = evtimer_new(base, on_timer, m))) {
+		snprintf(err, errlen, "cannot create the counters timer");
+		goto fail;
+	}
+	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_REFUSE, err, errlen)))
+		goto fail;
+	arm(m);
+	return m;
+fail:
+	telemetry_free(m);
+	return NULL;
+}
+
+void telemetry_free(struct telemetry_mod *m)
+{
+	if (!m)
+		return;
+	work_queue_free(m->work);
+	if (m->timer)
+		event_free(m->timer);
+	free(m->conf);
+	free(m);
+}
+
+int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
+{
+	return ctl_register(ctl, "counters", CTL_READ, cmd_counters, m);
+}

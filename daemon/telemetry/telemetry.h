@@ -1,0 +1,32 @@
+/* daemon/telemetry/telemetry.h: the port counters module (issue 19, first
+ * step). Every telemetry.interval_s it reads the counters of every cabled
+ * port of every swept InfiniBand subnet (a `loomd --read-counters` child per
+ * subnet, daemon/telemetry/counters_read.h) and records them with what each
+ * counter did since the last read (daemon/telemetry/store_counters.h). On
+ * the control socket: "counters" (CTL_READ): the stored counters, read
+ * anew first when asked ("now": true; refused as busy while a read runs).
+ * One read at a time, through daemon/core/work.h: a slow subnet delays the
+ * next interval, never piles reads up. */
+#ifndef LOOMD_TELEMETRY_H
+#define LOOMD_TELEMETRY_H
+
+#include <stddef.h>
+
+struct event_base;
+struct ctl;
+struct loom_config;
+struct store;
+struct telemetry_mod;
+struct config_section;
+
+/* store is the loop's connection (for the swept subnets). NULL with err. */
+struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_config *conf,
+				    struct store *store, char *err, size_t errlen);
+void telemetry_free(struct telemetry_mod *m);
+/* A new interval takes effect from now. */
+void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf);
+int telemetry_register(struct telemetry_mod *m, struct ctl *ctl);
+
+extern const struct config_section telemetry_config;
+
+#endif

@@ -1,0 +1,152 @@
+/* lib/db/counters_db.c: see counters_db.h. */
+#include "autoconf.h"
+#include "lib/db/counters_db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/db/db_row.h"
+
+/* A JSON text column as its value; NULL and bad text as null. */
+static json_t *col_json(sqlite3_stmt *s, int col)
+{
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	json_t *v = t ? json_loads(t, 0, NULL) : NULL;
+
+	return v ? v : json_null();
+}
+
+static json_t *col_real(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? json_null()
+							   : json_real(sqlite3_column_double(s, col));
+}
+
+static json_t *port_row(sqlite3_stmt *s)
+{
+	int answered = sqlite3_column_int(s, 5);
+	int has = sqlite3_column_type(s, 9) != SQLITE_NULL;
+	json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:i, s:b}", "guid", dbq_col_text(s, 0),
+			      "node", dbq_col_text(s, 1), "type", dbq_col_text(s, 2), "port",
+			      sqlite3_column_int(s, 3), "lid", sqlite3_column_int(s, 4), "answered",
+			      answered);
+
+	if (!o)
+		return NULL;
+	if (!answered)
+		json_object_set_new(o, "reason", dbq_col_text(s, 6));
+	if (!has)
+		return o;
+	/* Counters that an earlier read left: stale, never shown as new. */
+	json_object_set_new(o, "stale", json_boolean(!answered));
+	json_object_set_new(o, "sampled", dbq_col_time(s, 8));
+	json_object_set_new(o, "interval_s", col_real(s, 10));
+	json_object_set_new(o, "counters", col_json(s, 9));
+	json_object_set_new(o, "deltas", answered ? col_json(s, 11) : json_object());
+	json_object_set_new(o, "rates", answered ? col_json(s, 12) : json_object());
+	return o;
+}
+
+/* The subnet to show: `want`, or the only one read. */
+static int pick_subnet(sqlite3 *db, const char *want, int64_t *sid, char *name, size_t len,
+		       char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int n = 0, rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT s.id, s.name FROM counter_reads r JOIN subnets s ON "
+			       "s.id = r.subnet_id WHERE ?1 IS NULL OR s.name = ?1 ORDER BY s.name",
+			       -1, &s, NULL) != SQLITE_OK) {
+		if (strstr(sqlite3_errmsg(db), "no such table"))
+			return dbq_fail(err, errlen, -ENOENT, "no counters were read yet (the "
+					"database is older than schema 10)");
+		return dbq_db_fail(db, err, errlen, "read the counters reads");
+	}
+	if (want)
+		sqlite3_bind_text(s, 1, want, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n++ == 0) {
+			*sid = sqlite3_column_int64(s, 0);
+			snprintf(name, len, "%s", dbq_col_str(s, 1));
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return dbq_db_fail(db, err, errlen, "read the counters reads");
+	if (!n)
+		return dbq_fail(err, errlen, -ENOENT, want ? "no counters were read on subnet %s"
+						       : "no counters were read yet%s",
+				want ? want : "");
+	if (n > 1)
+		return dbq_fail(err, errlen, -EEXIST, "counters were read on %d subnets: name one "
+				"(--subnet)", n);
+	return 0;
+}
+
+static int read_info(sqlite3 *db, int64_t sid, json_t **out, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((rc = dbq_prepare(db, "SELECT started, finished, ports, answered, mads, timeout_ms, "
+			      "retries, in_flight FROM counter_reads WHERE subnet_id = ?", &s, err,
+			      errlen)) < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, sid);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return dbq_db_fail(db, err, errlen, "read the counters read");
+	}
+	*out = json_pack("{s:o, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "started",
+			 dbq_col_time(s, 0), "finished", dbq_col_time(s, 1), "ports",
+			 (json_int_t)sqlite3_column_int64(s, 2), "answered",
+			 (json_int_t)sqlite3_column_int64(s, 3), "mads",
+			 (json_int_t)sqlite3_column_int64(s, 4), "timeout_ms",
+			 (json_int_t)sqlite3_column_int64(s, 5), "retries",
+			 (json_int_t)sqlite3_column_int64(s, 6), "in_flight",
+			 (json_int_t)sqlite3_column_int64(s, 7));
+	sqlite3_finalize(s);
+	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
+}
+
+int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned port,
+		     json_t **out, char *err, size_t errlen)
+{
+	char name[128];
+	json_t *info = NULL, *ports = NULL;
+	sqlite3_stmt *s;
+	int64_t sid = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = pick_subnet(db, subnet, &sid, name, sizeof(name), err, errlen)) < 0 ||
+	    (rc = read_info(db, sid, &info, err, errlen)) < 0)
+		return rc;
+	if ((rc = dbq_prepare(db, "SELECT guid, description, type, port, lid, answered, reason, "
+			      "read, sampled, counters, interval_s, deltas, rates FROM "
+			      "port_counters WHERE subnet_id = ?1 AND (?2 IS NULL OR "
+			      "description = ?2 OR guid = lower(?2)) AND (?3 = 0 OR port = ?3) "
+			      "ORDER BY description, guid, port", &s, err, errlen)) < 0) {
+		json_decref(info);
+		return rc;
+	}
+	sqlite3_bind_int64(s, 1, sid);
+	if (node)
+		sqlite3_bind_text(s, 2, node, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, (int)port);
+	if ((rc = dbq_collect(db, s, port_row, &ports, err, errlen)) < 0) {
+		json_decref(info);
+		return rc;
+	}
+	if (!json_array_size(ports) && (node || port)) {
+		json_decref(info);
+		json_decref(ports);
+		if (port)
+			return dbq_fail(err, errlen, -ENOENT, "no counters of %s%s%u on subnet %s",
+					node ? node : "", node ? ":" : "port ", port, name);
+		return dbq_fail(err, errlen, -ENOENT, "no counters of %s on subnet %s", node, name);
+	}
+	*out = json_pack("{s:s, s:o, s:o}", "subnet", name, "read", info, "ports", ports);
+	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# `loomctl counters` on a running loomd (daemon/telemetry/, issue 19's first
+# step) over ibsim: every cabled port's counters are read and kept with what
+# each counter did since the read before. An error counter set through
+# ibsim's console shows as its exact delta; one that goes backwards marks
+# the interval "reset" with no rate; one at all ones is "saturated"; a port
+# whose PMA stops answering keeps its last counters marked stale with the
+# reason; --db answers the same without loomd; telemetry.interval_s reads on
+# its own after a reload.
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_netns "$@"
+loom_work
+
+loom_gen ft fattree --levels 2 --radix 8
+loom_ibsim "$work/ft.net"
+loom_opensm
+loom_config "$(loom_subnet_conf ft)"
+loom_loomd "$work/loom.yaml"
+loom_ctl discover --wait >/dev/null || loom_fail "discover"
+
+# jq-less checks: python on the --json answer of one port.
+port_json() { # port_json NODE:PORT FILE
+	loom_ctl --json counters "$1" >"$2" || loom_fail "loomctl counters $1: $(cat "$2")"
+}
+check() { # check FILE PYTHON-EXPRESSION-ON-p MESSAGE
+	python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['ports'][0]; sys.exit(0 if ($2) else 1)" \
+		"$1" || loom_fail "$3: $(cat "$1")"
+}
+
+loom_ctl counters --now >"$work/first.txt" || loom_fail "counters --now: $(cat "$work/first.txt")"
+links=$(sed -n 's/^# hosts=.* links=\([0-9]*\).*/\1/p' "$work/ft.net")
+n=$(grep -c 'first read' "$work/first.txt" || :)
+[ "$n" -eq $((2 * links)) ] || loom_fail "$n ports on their first read, $((2 * links)) cabled: $(cat "$work/first.txt")"
+loom_ok "first read: $n ports"
+
+loom_ibsim_cmd 'PerformanceSet "leaf-1"[2] PortCounters.SymbolErrorCounter=77'
+loom_ctl counters --now >/dev/null || loom_fail "second read"
+port_json leaf-1:2 "$work/p.json"
+check "$work/p.json" 'p["deltas"]["SymbolErrorCounter"] == {"state": "ok", "delta": 77} and p["counters"]["SymbolErrorCounter"] == 77' \
+	"SymbolErrorCounter 0 -> 77 is not an exact delta of 77"
+check "$work/p.json" 'all(v >= 0 for v in p["rates"].values()) and "PortXmitData" in p["rates"] and p["interval_s"] > 0' \
+	"no sane rates"
+loom_ctl counters leaf-1:2 | grep -q 'SymbolErrorCounter+77' || loom_fail "the table does not show SymbolErrorCounter+77"
+loom_ok "an error counter's move is its exact delta, with rates"
+
+loom_ibsim_cmd 'PerformanceSet "leaf-1"[2] PortCounters.SymbolErrorCounter=5'
+loom_ibsim_cmd 'PerformanceSet "leaf-1"[3] PortCounters.PortRcvErrors=65535'
+loom_ctl counters --now >/dev/null || loom_fail "third read"
+port_json leaf-1:2 "$work/p.json"
+check "$work/p.json" 'p["deltas"]["SymbolErrorCounter"] == {"state": "reset", "delta": 5} and "SymbolErrorCounter" not in p["rates"]' \
+	"a counter that went back is not a reset without a rate"
+port_json leaf-1:3 "$work/p.json"
+check "$work/p.json" 'p["deltas"]["PortRcvErrors"]["state"] == "saturated" and "PortRcvErrors" not in p["rates"]' \
+	"a 16-bit counter at all ones is not saturated"
+loom_ctl counters leaf-1:2 | grep -q 'counters reset' || loom_fail "the table does not say 'counters reset'"
+loom_ok "a reset and a saturated counter give no rate"
+
+loom_ibsim_cmd 'Error "host-0009" 100 18'
+loom_ctl counters --now >/dev/null || loom_fail "fourth read"
+port_json host-0009:1 "$work/p.json"
+check "$work/p.json" 'not p["answered"] and p["stale"] and "no answer" in p["reason"] and "SymbolErrorCounter" in p["counters"]' \
+	"a silent port is not stale with its last counters"
+loom_ctl counters host-0009:1 | grep -q 'stale: no answer' || loom_fail "the table does not say stale"
+loom_ok "a port that stopped answering keeps its last counters, marked stale"
+
+"$B/loomctl" --db "$work/loom.db" --json counters leaf-1:2 >"$work/db.json" ||
+	loom_fail "loomctl --db counters: $(cat "$work/db.json")"
+port_json leaf-1:2 "$work/p.json"
+cmp -s "$work/db.json" "$work/p.json" || loom_fail "--db and loomd differ: $(diff "$work/db.json" "$work/p.json")"
+"$B/loomctl" --db "$work/loom.db" counters nosuchnode >/dev/null 2>&1 && loom_fail "an unknown node is not an error"
+loom_ok "--db answers without loomd"
+
+# On an interval: a reload with interval_s 1 reads again by itself.
+before=$(loom_ctl --json counters leaf-0:1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["read"]["finished"])')
+sed -i 's/^  interval_s: 0$/  interval_s: 1/' "$work/loom.yaml"
+grep -q '^  interval_s: 1$' "$work/loom.yaml" || loom_fail "cannot set telemetry.interval_s"
+kill -HUP "$LOOMD_PID"
+newer() { [ "$(loom_ctl --json counters leaf-0:1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["read"]["finished"])')" != "$before" ]; }
+loom_until 150 newer || loom_fail "no read on telemetry.interval_s 1 after a reload"
+loom_ok "reads on telemetry.interval_s after a reload"
+echo "counters.sh: all ok"
