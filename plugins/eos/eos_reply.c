@@ -34,7 +34,8 @@ static int eapi_error(json_t *e, const char *const *cmds, size_t n, int *failed,
 	}
 	if (idx < 0 && msg && sscanf(msg, "CLI command %ld of", &idx) == 1)
 		idx--;
-	if (idx >= (long)n)
+	/* "CLI command -3 of 3" or past the list names no command of ours. */
+	if (idx < 0 || idx >= (long)n)
 		idx = -1;
 	if (failed)
 		*failed = (int)idx;
