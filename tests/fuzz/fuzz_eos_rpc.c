@@ -138,19 +138,6 @@ static void check_state(const struct eos_state *st, size_t n)
 	}
 }
 
-static void check_qos(const struct lp_qos *q)
-{
-	for (unsigned d = 0; d < 64; d++)
-		if (q->dscp_to_tc[d] >= LP_TCS)
-			fuzz_bug("qos: dscp %u -> tc %u", d, q->dscp_to_tc[d]);
-	for (unsigned t = 0; t < LP_TCS; t++)
-		if (q->tc_to_queue[t] >= LP_TCS || q->tc_to_pg[t] >= LP_TCS ||
-		    q->ets_weight[t] > 100 || q->ecn[t].mark_percent > 100)
-			fuzz_bug("qos: tc %u -> queue %u pg %u weight %u ecn %u", t,
-				 q->tc_to_queue[t], q->tc_to_pg[t], q->ets_weight[t],
-				 q->ecn[t].mark_percent);
-}
-
 static void config(json_t *r)
 {
 	static const char *const names[] = { "Ethernet1", "Ethernet2" };
@@ -176,7 +163,7 @@ static void config(json_t *r)
 	rc = eos_state_to_qos(&st, &q, err, sizeof(err));
 	fuzz_check_rc(rc, err, "eos_state_to_qos");
 	if (rc == 0) {
-		check_qos(&q);
+		fuzz_check_lp_qos(&q);
 		if (strcmp(q.ports[0].port, names[0]) || strcmp(q.ports[1].port, names[1]))
 			fuzz_bug("eos_state_to_qos changed the port names");
 		err[0] = '\0';

@@ -61,15 +61,7 @@ static int on_neighbor(void *ctx, const struct lp_neighbor *n)
 
 static void check_qos(const struct lp_qos *q)
 {
-	for (unsigned d = 0; d < 64; d++)
-		if (q->dscp_to_tc[d] >= LP_TCS)
-			fuzz_bug("qos: dscp %u -> tc %u", d, q->dscp_to_tc[d]);
-	for (unsigned t = 0; t < LP_TCS; t++)
-		if (q->tc_to_queue[t] >= LP_TCS || q->tc_to_pg[t] >= LP_TCS ||
-		    q->ets_weight[t] > 100 || q->ecn[t].mark_percent > 100)
-			fuzz_bug("qos: tc %u -> queue %u pg %u weight %u ecn %u", t,
-				 q->tc_to_queue[t], q->tc_to_pg[t], q->ets_weight[t],
-				 q->ecn[t].mark_percent);
+	fuzz_check_lp_qos(q);
 	if (q->n_ports != 2 || strcmp(q->ports[0].port, "swp1") || strcmp(q->ports[1].port, "swp2"))
 		fuzz_bug("qos: the caller's ports were not kept");
 }
