@@ -147,14 +147,16 @@ loom_config() {
 		printf 'control:\n  socket: %s/loomd.sock\n' "$work"
 		# Not the default /run/loom/osm.sock: tests run loomds side by side.
 		printf 'opensm:\n  report_socket: %s/osm.sock\n' "$work"
-		printf 'discovery:\n  interval: 0\n'
-		for l in "$@"; do printf '%s\n' "$l"; done
 		# No counters read on an interval unless the test asks for one
-		# (a `telemetry:` line of its own): reads only on request.
+		# (a `telemetry:` line of its own): reads only on request. Before
+		# discovery:, which the lines below may continue (subnets:), as
+		# lines appended to the file may continue the last section.
 		case " $* " in
 		*" telemetry:"*) ;;
 		*) printf 'telemetry:\n  interval_s: 0\n' ;;
 		esac
+		printf 'discovery:\n  interval: 0\n'
+		for l in "$@"; do printf '%s\n' "$l"; done
 	} >"$work/loom.yaml"
 }
 
