@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,22 +152,38 @@ static int read_all(int fd, char **out, size_t *len)
 	return 0;
 }
 
-int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
-	       long *max_rss_kb, char *err, size_t errlen)
+
+/* Write input (n bytes) to fd, a socket (no SIGPIPE when the child is
+ * gone): 0 or -errno. */
+static int send_all(int fd, const void *input, size_t n)
 {
-	return walker_run_extra(mode, p, NULL, 0, out, len, max_rss_kb, err, errlen);
+	const char *b = input;
+
+	while (n) {
+		ssize_t w = send(fd, b, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		b += w;
+		n -= (size_t)w;
+	}
+	return 0;
 }
 
-int walker_run_extra(const char *mode, const struct disc_ib_params *p,
-		     const char *const *extra, size_t n_extra, char **out, size_t *len,
-		     long *max_rss_kb, char *err, size_t errlen)
+/* walker_run_extra, and with input (NULL: none) on the child's stdin. */
+static int spawn_run(const char *mode, const struct disc_ib_params *p,
+		     const char *const *extra, size_t n_extra, const void *input,
+		     size_t input_len, char **out, size_t *len, long *max_rss_kb, char *err,
+		     size_t errlen)
 {
 	struct rusage ru;
 	char port[16], timeout[16], retries[16], smps[16];
 	char *argv[8 + 8 + 1] = { exe_path, (char *)mode, (char *)p->subnet,
 				  (char *)(p->ca ? p->ca : ""), port, timeout, retries, smps, NULL };
 	posix_spawn_file_actions_t fa;
-	int fds[2], status = 0, rc;
+	int fds[2], in[2] = { -1, -1 }, status = 0, rc;
 	pid_t pid;
 
 	*out = NULL;
@@ -187,17 +204,36 @@ int walker_run_extra(const char *mode, const struct disc_ib_params *p,
 		snprintf(err, errlen, "cannot start the walker: pipe: %s", strerror(-rc));
 		return rc;
 	}
+	if (input && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) < 0) {
+		rc = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		snprintf(err, errlen, "cannot start the walker: socketpair: %s", strerror(-rc));
+		return rc;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	if (input)
+		posix_spawn_file_actions_adddup2(&fa, in[1], STDIN_FILENO);
 	rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
+	if (input)
+		close(in[1]);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the walker %s: %s", exe_path, strerror(rc));
 		close(fds[0]);
+		if (input)
+			close(in[0]);
 		return -rc;
 	}
 	running_add(pid);
+	/* The child reads all of its input before it writes anything. A child
+	 * that died early shows in its exit status, below. */
+	if (input) {
+		send_all(in[0], input, input_len);
+		close(in[0]);
+	}
 	rc = read_all(fds[0], out, len);
 	close(fds[0]);
 	if (rc == -ETIMEDOUT)
@@ -238,6 +274,47 @@ int walker_run_extra(const char *mode, const struct disc_ib_params *p,
 	free(*out);
 	*out = NULL;
 	*len = 0;
+	return rc;
+}
+
+int walker_run(const char *mode, const struct disc_ib_params *p, char **out, size_t *len,
+	       long *max_rss_kb, char *err, size_t errlen)
+{
+	return spawn_run(mode, p, NULL, 0, NULL, 0, out, len, max_rss_kb, err, errlen);
+}
+
+int walker_run_extra(const char *mode, const struct disc_ib_params *p,
+		     const char *const *extra, size_t n_extra, char **out, size_t *len,
+		     long *max_rss_kb, char *err, size_t errlen)
+{
+	return spawn_run(mode, p, extra, n_extra, NULL, 0, out, len, max_rss_kb, err, errlen);
+}
+
+int walker_run_fabric(const char *mode, const struct disc_ib_params *p, const struct fab *fab,
+		      char **out, size_t *len, char *err, size_t errlen)
+{
+	static const char *const on_stdin[] = { WALKER_FABRIC_STDIN };
+	char *wire = NULL;
+	size_t n = 0;
+	FILE *mem = open_memstream(&wire, &n);
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (!mem) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = fab_wire_write(fab, mem);
+	if (fclose(mem) != 0 && rc == 0)
+		rc = -ENOMEM;
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot hand the fabric to the child: %s", strerror(-rc));
+		free(wire);
+		return rc;
+	}
+	rc = spawn_run(mode, p, on_stdin, 1, wire, n, out, len, NULL, err, errlen);
+	free(wire);
 	return rc;
 }
 
@@ -329,15 +406,40 @@ int walker_parse_lines(const char *buf, size_t len, const char *key, const char 
 	return 0;
 }
 
+/* The fabric loomd hands a child on stdin, read whole. */
+static struct fab *fabric_from_stdin(char *err, size_t errlen)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	struct fab *fab;
+	int rc;
+
+	/* read_all's limit is the walker's time, which the alarm keeps too. */
+	if ((rc = read_all(STDIN_FILENO, &buf, &n)) < 0) {
+		snprintf(err, errlen, "cannot read the fabric on stdin: %s", strerror(-rc));
+		return NULL;
+	}
+	fab = fab_wire_read(buf, n, err, errlen);
+	free(buf);
+	return fab;
+}
+
 int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn)
 {
 	struct disc_ib_params p;
+	int from_stdin = 0;
 	char err[1024] = "", *text = NULL;
 	size_t len = 0;
 	struct fab *fab;
 	FILE *mem;
 	int rc;
 
+	/* A last argument WALKER_FABRIC_STDIN: the fabric comes on stdin
+	 * (walker_run_fabric), no walk. */
+	if (argc == 8 && strcmp(argv[7], WALKER_FABRIC_STDIN) == 0) {
+		from_stdin = 1;
+		argc = 7;
+	}
 	if (walker_parse_args(argc, argv, &p) < 0)
 		return 2;
 	/* Never outlive loomd (killed with -9, its children would stay,
@@ -348,7 +450,8 @@ int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn 
 		return 1;
 	alarm(WALKER_MAX_S + 30);
 	log_init(ident, LOG_LVL_WARNING, LOG_TARGET_STDERR);
-	if (!(fab = disc_ib_sweep(&p, err, sizeof(err)))) {
+	if (!(fab = from_stdin ? fabric_from_stdin(err, sizeof(err))
+			       : disc_ib_sweep(&p, err, sizeof(err)))) {
 		rc = -EIO;
 	} else if (!(mem = open_memstream(&text, &len))) {
 		rc = -ENOMEM;

@@ -45,6 +45,16 @@ int walker_run(const char *mode, const struct disc_ib_params *p, char **out, siz
 int walker_run_extra(const char *mode, const struct disc_ib_params *p,
 		     const char *const *extra, size_t n_extra, char **out, size_t *len,
 		     long *max_rss_kb, char *err, size_t errlen);
+/* walker_run, with the fabric handed to the child on its stdin (in
+ * fab_wire's form, behind a last argument WALKER_FABRIC_STDIN) instead of
+ * the child walking the subnet: for a mode that only needs to know the
+ * fabric, such as the counters reader. The child reads all of its stdin
+ * before it writes (walker_child_main does), as the parent writes all of
+ * it before it reads. */
+#define WALKER_FABRIC_STDIN "-"
+struct fab;
+int walker_run_fabric(const char *mode, const struct disc_ib_params *p, const struct fab *fab,
+		      char **out, size_t *len, char *err, size_t errlen);
 /* The child's arguments (argv[0] is the mode) into p; -EINVAL (said on
  * stderr) when they are not what walker_run passes. */
 int walker_parse_args(int argc, char **argv, struct disc_ib_params *p);

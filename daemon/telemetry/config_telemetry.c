@@ -1,13 +1,11 @@
 /* daemon/telemetry/config_telemetry.c: loom.yaml's `telemetry:` section.
  *
  *   telemetry:
- *     interval_s: 60     # read every cabled port's counters this often;
+ *     interval_s: 10     # read every cabled port's counters this often;
  *                        # 0: only when `loomctl counters --now` asks
  *
- * The reads use discovery's MAD limits (timeout_ms, retries, max_smps).
- * Default 60 s, not issue 19's 10: each read walks the subnet again before
- * its PMA Gets (the --read-counters child sweeps like every child mode);
- * once the child takes the last sweep's fabric from loomd instead, 10. */
+ * The reads use discovery's MAD limits (timeout_ms, retries, max_smps) and
+ * the last sweep's fabric (no walk: only PMA Gets). */
 #include "autoconf.h"
 
 #include <stddef.h>
@@ -16,7 +14,7 @@
 #include "daemon/telemetry/telemetry.h"
 
 static const struct cfg_key telemetry_keys[] = {
-	CFG_KEY_INT("interval_s", telemetry_interval_s, 1, 86400, 1, 60),
+	CFG_KEY_INT("interval_s", telemetry_interval_s, 1, 86400, 1, 10),
 };
 
 const struct config_section telemetry_config = {

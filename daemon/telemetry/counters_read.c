@@ -410,15 +410,17 @@ int counters_read_main(int argc, char **argv)
 
 /* ---- the parent -------------------------------------------------------------- */
 
-int counters_read_run(const struct disc_ib_params *p, json_t **done, json_t **ports,
-		      char *err, size_t errlen)
+int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, json_t **done,
+		      json_t **ports, char *err, size_t errlen)
 {
 	char *out = NULL;
 	size_t len = 0;
 	int rc;
 
 	*done = *ports = NULL;
-	if ((rc = walker_run("--read-counters", p, &out, &len, NULL, err, errlen)) == 0)
+	rc = fab ? walker_run_fabric("--read-counters", p, fab, &out, &len, err, errlen)
+		 : walker_run("--read-counters", p, &out, &len, NULL, err, errlen);
+	if (rc == 0)
 		rc = walker_parse_lines(out, len, "port", "the counters reader's answer", done,
 					ports, err, errlen);
 	free(out);

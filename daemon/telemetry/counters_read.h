@@ -21,7 +21,9 @@
 #include "daemon/ib/discovery_ib.h"
 #include "lib/fabric/fabric.h"
 
-/* Walk the subnet and read every cabled port's counters, in a child.
+/* Read every cabled port's counters, in a child: of fab (the last sweep's,
+ * handed to the child; its LIDs address the PMAs), or, fab NULL, of the
+ * subnet as the child walks it first.
  * 0 with *done ({"started", "finished", "ports", "answered", "mads",
  * "in_flight", "timeout_ms", "retries"}) and *ports, an array of
  *   {"guid": "0x<node guid>", "node": "desc", "type": "switch"|"CA",
@@ -31,8 +33,8 @@
  *      counters the PMA has, with their specification names),
  *    "bits": {"PortXmitData": 64, ...} (the width each was read with)};
  * -errno with err. Blocking: call it from a worker thread. */
-int counters_read_run(const struct disc_ib_params *p, json_t **done, json_t **ports,
-		      char *err, size_t errlen);
+int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, json_t **done,
+		      json_t **ports, char *err, size_t errlen);
 
 /* The child's answer on `out` for fab, just swept through p's local port:
  * {"port": {...}} lines, then {"done": {...}}. 0, or -errno with err. */

@@ -14,6 +14,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
+#include "daemon/ib/store_sweep.h"
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/telemetry/counters_read.h"
 #include "daemon/telemetry/store_counters.h"
@@ -48,9 +49,21 @@ static int read_subnet(struct store *st, const struct disc_ib_params *p)
 	json_t *done = NULL, *ports = NULL;
 	char err[512] = "";
 	size_t stale = 0;
+	/* The last sweep's fabric: the child reads the PMAs of its ports
+	 * without walking the subnet again (it walks when there is none). */
+	struct fab *fab = store_load_fabric(st, p->subnet, err, sizeof(err));
 	int rc;
 
-	if ((rc = counters_read_run(p, &done, &ports, err, sizeof(err))) < 0) {
+	if (fab)
+		log_debug("subnet %s: counters read of the last sweep's fabric (%zu nodes)",
+			  p->subnet, fab->n_nodes);
+	else
+		log_notice("subnet %s: no stored fabric (%s): the counters read walks it first",
+			   p->subnet, err);
+
+	rc = counters_read_run(p, fab, &done, &ports, err, sizeof(err));
+	fab_free(fab);
+	if (rc < 0) {
 		log_warn("subnet %s: cannot read the port counters: %s", p->subnet, err);
 		return rc;
 	}

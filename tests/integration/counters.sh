@@ -1,6 +1,7 @@
 #!/bin/sh
 # `loomctl counters` on a running loomd (daemon/telemetry/, issue 19's first
-# step) over ibsim: every cabled port's counters are read and kept with what
+# step) over ibsim: every cabled port's counters are read (from the last
+# sweep's fabric, handed to the reader: no walk) and kept with what
 # each counter did since the read before. An error counter set through
 # ibsim's console shows as its exact delta; one that goes backwards marks
 # the interval "reset" with no rate; one at all ones is "saturated"; a port
@@ -33,6 +34,8 @@ links=$(sed -n 's/^# hosts=.* links=\([0-9]*\).*/\1/p' "$work/ft.net")
 n=$(grep -c 'first read' "$work/first.txt" || :)
 [ "$n" -eq $((2 * links)) ] || loom_fail "$n ports on their first read, $((2 * links)) cabled: $(cat "$work/first.txt")"
 loom_ok "first read: $n ports"
+grep -q "counters read of the last sweep's fabric" "$work/loomd.log" ||
+	loom_fail "the counters read did not take the last sweep's fabric"
 
 loom_ibsim_cmd 'PerformanceSet "leaf-1"[2] PortCounters.SymbolErrorCounter=77'
 loom_ctl counters --now >/dev/null || loom_fail "second read"

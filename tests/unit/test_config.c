@@ -843,7 +843,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  shield: false\n"
 			 "  after_reroute_s: 5\n"
 			 "telemetry:\n"
-			 "  interval_s: 60\n");
+			 "  interval_s: 10\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);

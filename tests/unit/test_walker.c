@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "daemon/ib/walker.h"
+#include "lib/fabric/fabric.h"
+#include "lib/fabric/fabric_wire.h"
 #include "check_run.h"
 
 static char dir[] = "/tmp/loom-walker-XXXXXX";
@@ -38,6 +40,8 @@ static void setup(void)
 	      "--fail) echo 'no such port'; exit 1 ;;\n"
 	      "--die) kill -9 $$ ;;\n"
 	      "--hang) exec sleep 60 ;;\n"
+	      "--stdin) [ \"$8\" = - ] || exit 3\n"
+	      "         cat >\"$0.in\"; cat \"$0.in\"; rm -f \"$0.in\" ;;\n"
 	      "esac\n", f);
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_int_eq(chmod(script, 0755), 0);
@@ -117,6 +121,32 @@ START_TEST(a_hung_child_is_killed_when_its_time_is_up)
 }
 END_TEST
 
+/* walker_run_fabric: the child gets "-" after its usual arguments and the
+ * fabric on stdin, whole, in fab_wire's form (here it echoes it back, once
+ * it has read all of it, as walker_child_main does). */
+START_TEST(a_fabric_handed_to_the_child_arrives_whole_on_its_stdin)
+{
+	struct fab *fab = fab_new("ib0"), *back;
+	char *out = NULL, err[256] = "";
+	size_t len = 0;
+
+	ck_assert_ptr_nonnull(fab);
+	/* Big enough to fill a socket buffer many times over. */
+	for (unsigned i = 0; i < 3000; i++)
+		ck_assert_ptr_nonnull(fab_add_node(fab, i % 3 ? IBT_NODE_CA : IBT_NODE_SWITCH,
+						   0x1000 + i, 8));
+	walker_set_child(script, 0);
+	ck_assert_int_eq(walker_run_fabric("--stdin", &params, fab, &out, &len, err, sizeof(err)),
+			 0);
+	back = fab_wire_read(out, len, err, sizeof(err));
+	ck_assert_msg(back != NULL, "%s", err);
+	ck_assert_uint_eq(back->n_nodes, 3000);
+	fab_free(back);
+	fab_free(fab);
+	free(out);
+}
+END_TEST
+
 struct hang_run {
 	int rc;
 	char err[256];
@@ -169,6 +199,7 @@ int main(void)
 	tcase_add_test(tc, a_child_that_exits_1_gives_its_one_line_error);
 	tcase_add_test(tc, a_child_killed_by_a_signal_is_named_so);
 	tcase_add_test(tc, a_hung_child_is_killed_when_its_time_is_up);
+	tcase_add_test(tc, a_fabric_handed_to_the_child_arrives_whole_on_its_stdin);
 	tcase_add_test(tc, stop_all_kills_a_hung_child_and_starts_no_more);
 	suite_add_tcase(s, tc);
 	return check_run(s);
