@@ -175,31 +175,27 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct telemetry_mod *m = arg;
+	char subnet[LOOM_NAME_LEN], node[FAB_DESC_LEN + 1], err[512] = "";
 	json_int_t port = 0;
+	int now = 0, has_subnet, has_node, rc;
+	json_t *result = NULL;
 	struct read_job *j;
-	char err[512] = "";
-	int now = 0, rc;
 
-	if (!(j = job_new(m))) {
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot read the swept subnets");
-		return;
-	}
 	if (ctl_arg_bool(req, args, "now", &now) < 0 ||
-	    (j->has_subnet = ctl_arg_string(req, args, "subnet", j->subnet, sizeof(j->subnet),
-					    0)) < 0 ||
-	    (j->has_node = ctl_arg_string(req, args, "node", j->node, sizeof(j->node), 0)) < 0 ||
-	    ctl_arg_count(req, args, "port", 254, &port) < 0) {
-		free(j);
+	    (has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0 ||
+	    (has_node = ctl_arg_string(req, args, "node", node, sizeof(node), 0)) < 0 ||
+	    ctl_arg_count(req, args, "port", 254, &port) < 0)
 		return;
-	}
-	j->port = (unsigned)port;
 	if (!now) {
 		/* The stored counters: a query on the loop's connection. */
-		rc = counters_db_read(store_db(m->store), j->has_subnet ? j->subnet : NULL,
-				      j->has_node ? j->node : NULL, j->port, &j->result, err,
+		rc = counters_db_read(store_db(m->store), has_subnet ? subnet : NULL,
+				      has_node ? node : NULL, (unsigned)port, &result, err,
 				      sizeof(err));
-		ctl_reply_errno(req, rc, j->result, PROTO_ERR_INTERNAL, err);
-		free(j);
+		ctl_reply_errno(req, rc, result, PROTO_ERR_INTERNAL, err);
+		return;
+	}
+	if (!(j = job_new(m))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot read the swept subnets");
 		return;
 	}
 	if (!j->sub.n) {
@@ -208,6 +204,11 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 		return;
 	}
 	j->req = req;
+	j->port = (unsigned)port;
+	if ((j->has_subnet = has_subnet))
+		memcpy(j->subnet, subnet, sizeof(subnet));
+	if ((j->has_node = has_node))
+		memcpy(j->node, node, sizeof(node));
 	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
 		if (rc == -EBUSY)
 			ctl_reply_err(req, PROTO_ERR_BUSY, "a counters read is under way; try again "
