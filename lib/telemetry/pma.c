@@ -5,6 +5,7 @@
 #include "lib/telemetry/pma.h"
 
 #include <errno.h>
+#include <string.h>
 
 struct field {
 	const char *name;
@@ -117,4 +118,17 @@ const char *pma_counter_name(enum pma_counter c)
 unsigned pma_counter_bits(enum pma_counter c)
 {
 	return (unsigned)c < PMA_N_COUNTERS ? fields[c].bits : 0;
+}
+
+int pma_counter_by_name(const char *s)
+{
+	for (int c = 0; s && c < PMA_N_COUNTERS; c++)
+		if (!strcmp(fields[c].name, s))
+			return c;
+	return -1;
+}
+
+int pma_counter_is_error(enum pma_counter c)
+{
+	return (unsigned)c <= PMA_VL15_DROPPED;
 }

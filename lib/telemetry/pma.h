@@ -95,5 +95,11 @@ int pma_decode_port_counters_ext(const uint8_t *data, size_t len, unsigned port,
  * its width in PortCounters. */
 const char *pma_counter_name(enum pma_counter c);
 unsigned pma_counter_bits(enum pma_counter c);
+/* The counter named s, or -1. */
+int pma_counter_by_name(const char *s);
+/* 1 for the counters that count errors (SymbolErrorCounter through
+ * VL15Dropped, LinkDownedCounter included), 0 for data, packets and
+ * PortXmitWait. */
+int pma_counter_is_error(enum pma_counter c);
 
 #endif
