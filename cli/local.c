@@ -14,6 +14,7 @@
 #include "lib/route/route_live.h"
 #include "lib/db/ar_status_db.h"
 #include "lib/db/counters_db.h"
+#include "lib/db/health_db.h"
 #include "lib/db/route_live_db.h"
 
 /* A string argument or NULL. */
@@ -97,6 +98,13 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 		return counters_db_read(db, arg_str(args, "subnet"), arg_str(args, "node"),
 					port ? (unsigned)json_integer_value(port) : 0, out, err,
 					errlen);
+	}
+	/* ... and the alarms, worst ports and stale ports of those reads. */
+	if (strcmp(cmd, "health") == 0) {
+		json_t *top = json_object_get(args, "top");
+
+		return health_db_read(db, arg_str(args, "subnet"),
+				      top ? (unsigned)json_integer_value(top) : 10, out, err, errlen);
 	}
 	if (strcmp(cmd, "route-runs") == 0) {
 		json_t *limit = json_object_get(args, "limit");

@@ -27,6 +27,8 @@ static const struct {
 	{ "tenant", cmd_tenant, 0 },
 	{ "ar", cmd_ar, 0 },
 	{ "counters", cmd_counters, 0 },
+	{ "health", cmd_health, 0 },
+	{ "top", cmd_top, 0 },
 };
 
 static void usage(FILE *out)
@@ -84,6 +86,13 @@ static void usage(FILE *out)
 		"                                 every cabled port's PMA counters as last\n"
 		"                                 read: data rates, PortXmitWait/s, errors\n"
 		"                                 since the read before (--now: read first)\n"
+		"  health [--subnet NAME] [--top N]\n"
+		"                                 the alarms the counters raised, the worst\n"
+		"                                 links by errors and by congestion, stale\n"
+		"                                 ports; exit 1 when an alarm is raised\n"
+		"  top [--interval S] [--count N] [--sort data|wait|errors] [--top N]\n"
+		"                                 the busiest ports, refreshed like top(1)\n"
+		"                                 (plain snapshots when not on a terminal)\n"
 		"  switches [NAME]                the Ethernet switches as last read (model, OS,\n"
 		"                                 ports up, neighbours, QoS state); NAME: its\n"
 		"                                 ports and LLDP neighbours\n"

@@ -16,6 +16,8 @@
  *   cmd_tenant.c  tenant create, add-hosts, remove-hosts, delete, verify, show, list
  *   cmd_ar.c      ar status (adaptive routing capability of the switches)
  *   cmd_counters.c  counters [NODE[:PORT]] (the ports' PMA counters, rates, errors)
+ *   cmd_health.c    health (alarms, worst links, stale ports)
+ *   cmd_top.c       top (the busiest ports, refreshed)
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -132,6 +134,10 @@ int cmd_tenant(struct loomctl *lc, int argc, char **argv);
 int cmd_ar(struct loomctl *lc, int argc, char **argv);
 /* ---- cmd_counters.c: argv[0] is "counters" ---- */
 int cmd_counters(struct loomctl *lc, int argc, char **argv);
+/* ---- cmd_health.c: argv[0] is "health" ---- */
+int cmd_health(struct loomctl *lc, int argc, char **argv);
+/* ---- cmd_top.c: argv[0] is "top" ---- */
+int cmd_top(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_qos.c: argv[0] is "qos" ---- */
 int cmd_qos(struct loomctl *lc, int argc, char **argv);

@@ -15,6 +15,7 @@
 #include "lib/util/log.h"
 #include "lib/qos/qos_policy.h"
 #include "lib/qos/ib_qos.h"
+#include "lib/telemetry/port_alarms.h"
 
 #define LOOM_DEFAULT_CONFIG  "/etc/loom/loom.yaml"
 #define LOOM_DEFAULT_DB      "/var/lib/loom/loom.db"
@@ -119,6 +120,7 @@ struct loom_config {
 	/* telemetry: port counters (daemon/telemetry/config_telemetry.c) */
 	int telemetry_interval_s;       /* telemetry.interval_s: read every cabled port's
 					 * counters this often; 0: only on request */
+	struct port_thresholds telemetry_thresholds; /* telemetry.thresholds: alarms */
 
 	/* switches: */
 	int n_switches;

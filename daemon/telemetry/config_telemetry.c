@@ -3,21 +3,78 @@
  *   telemetry:
  *     interval_s: 10     # read every cabled port's counters this often;
  *                        # 0: only when `loomctl counters --now` asks
+ *     thresholds:        # when a port's counters raise an alarm (0: never)
+ *       errors: 1              # error-counter increments in one read
+ *       ber_exp: 12            # symbol errors per bit received above 1e-12
+ *       xmit_wait_per_s: 1000000  # PortXmitWait ticks a second
+ *       link_downed: 1         # LinkDownedCounter increments in one read
+ *       clear_after: 3         # reads without the condition that clear it
  *
  * The reads use discovery's MAD limits (timeout_ms, retries, max_smps) and
- * the last sweep's fabric (no walk: only PMA Gets). */
+ * the last sweep's fabric (no walk: only PMA Gets). The alarms are
+ * lib/telemetry/port_alarms.h's. */
 #include "autoconf.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "daemon/core/config_parse.h"
 #include "daemon/telemetry/telemetry.h"
 
+#define THRESHOLD(key, field, lo, hi, dflt) \
+	{ key, CFG_INT, offsetof(struct port_thresholds, field), sizeof(int), lo, hi, 1, dflt, \
+	  NULL, NULL, NULL }
+
+/* PortXmitWait ticks are the port's own (IBA: implementation specific);
+ * one million a second is a port that waits a good share of the time on
+ * today's HCAs and switches: set it from a baseline of your hardware. */
+static const struct cfg_key threshold_keys[] = {
+	THRESHOLD("errors", errors, 1, 1000000000, 1),
+	THRESHOLD("ber_exp", ber_exp, 1, 30, 12),
+	THRESHOLD("xmit_wait_per_s", xmit_wait_per_s, 1, 2000000000, 1000000),
+	THRESHOLD("link_downed", link_downed, 1, 255, 1),
+	{ "clear_after", CFG_INT, offsetof(struct port_thresholds, clear_after), sizeof(int), 1,
+	  1000, 0, 3, NULL, NULL, NULL },
+};
+#define N_THRESHOLD_KEYS (sizeof(threshold_keys) / sizeof(threshold_keys[0]))
+
+static void thresholds_default(struct loom_config *c)
+{
+	for (size_t k = 0; k < N_THRESHOLD_KEYS; k++)
+		cfg_default_value(&threshold_keys[k], &c->telemetry_thresholds);
+}
+
+static int parse_thresholds(struct parse *p, const yaml_node_t *v, const char *key)
+{
+	const yaml_node_t *seen[N_THRESHOLD_KEYS] = { NULL };
+	int rc;
+
+	thresholds_default(p->c);
+	if (cfg_is_null(v))
+		return 0;
+	if ((rc = cfg_expect(p, v, key, YAML_MAPPING_NODE)) < 0)
+		return rc;
+	return cfg_parse_table(p, v, key, threshold_keys, N_THRESHOLD_KEYS,
+			       &p->c->telemetry_thresholds, seen);
+}
+
+static void print_thresholds(FILE *out, const struct loom_config *c)
+{
+	fputc('\n', out);
+	for (size_t k = 0; k < N_THRESHOLD_KEYS; k++) {
+		fprintf(out, "    %s: ", threshold_keys[k].name);
+		cfg_print_value(out, &threshold_keys[k], &c->telemetry_thresholds);
+		fputc('\n', out);
+	}
+}
+
 static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_INT("interval_s", telemetry_interval_s, 1, 86400, 1, 10),
+	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 
 const struct config_section telemetry_config = {
 	.name = "telemetry", .keys = telemetry_keys,
 	.n_keys = sizeof(telemetry_keys) / sizeof(telemetry_keys[0]),
+	.defaults = thresholds_default,
 };

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "daemon/core/store.h"
+#include "daemon/telemetry/store_alarms.h"
 #include "lib/telemetry/counter_delta.h"
 #include "lib/telemetry/pma.h"
 
@@ -25,9 +26,11 @@ static json_int_t jint(const json_t *o, const char *key)
 }
 
 /* What each counter did from the stored sample (old, old_bits: JSON text
- * or NULL) to the new one, over dt seconds: *deltas and *rates (new). */
+ * or NULL) to the new one, over dt seconds: *deltas and *rates (new), and
+ * d[] (CDELTA_NOT_READ for a counter without a value). */
 static int compare(const char *old_text, const char *old_bits_text, const json_t *cur,
-		   const json_t *cur_bits, double dt, json_t **deltas, json_t **rates)
+		   const json_t *cur_bits, double dt, json_t **deltas, json_t **rates,
+		   struct cdelta d_out[PMA_N_COUNTERS])
 {
 	json_t *old = old_text ? json_loads(old_text, 0, NULL) : NULL;
 	json_t *old_bits = old_bits_text ? json_loads(old_bits_text, 0, NULL) : NULL;
@@ -40,11 +43,13 @@ static int compare(const char *old_text, const char *old_bits_text, const json_t
 		struct cdelta d;
 		double rate;
 
+		d_out[c] = (struct cdelta){ CDELTA_NOT_READ, 0 };
 		if (!json_is_integer(nv))
 			continue;
 		d = cdelta_of((uint64_t)json_integer_value(ov),
 			      json_is_integer(ov) ? (unsigned)jint(old_bits, name) : 0,
 			      (uint64_t)json_integer_value(nv), (unsigned)jint(cur_bits, name));
+		d_out[c] = d;
 		json_object_set_new(*deltas, name,
 				    json_pack("{s:s, s:I}", "state", cdelta_state_name(d.state),
 					      "delta", (json_int_t)d.delta));
@@ -73,7 +78,19 @@ static void bind_json(sqlite3_stmt *s, int col, const json_t *v)
 
 struct stmts {
 	sqlite3_stmt *old, *put, *stale;
+	struct store_alarms *alarms;
+	const struct port_thresholds *t;
 };
+
+/* The port's alarms, judged on what this read found (r). */
+static int judge(struct stmts *q, const json_t *p, const char *guid, int port,
+		 struct port_reading *r)
+{
+	struct port_judgement j;
+
+	port_alarms_judge(q->t, r, &j);
+	return store_alarms_port(q->alarms, guid, port, jstr(p, "node"), &j);
+}
 
 static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *p, double now)
 {
@@ -82,6 +99,7 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 	char *old = NULL, *old_bits = NULL;
 	double sampled = 0;
 	int have = 0, rc;
+	struct port_reading r = { .answered = answered, .reason = jstr(p, "reason") };
 
 	sqlite3_bind_int64(q->old, 1, sid);
 	sqlite3_bind_text(q->old, 2, guid, -1, SQLITE_STATIC);
@@ -108,7 +126,9 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 		sqlite3_reset(q->stale);
 		free(old);
 		free(old_bits);
-		return rc == SQLITE_DONE ? 0 : store_db_fail(db, "mark port counters stale");
+		if (rc != SQLITE_DONE)
+			return store_db_fail(db, "mark port counters stale");
+		return judge(q, p, guid, port, &r);
 	}
 	sqlite3_bind_int64(q->put, 1, sid);
 	sqlite3_bind_text(q->put, 2, guid, -1, SQLITE_STATIC);
@@ -124,7 +144,8 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 		const json_t *cur = json_object_get(p, "counters"), *bits = json_object_get(p, "bits");
 		double dt = have && old ? now - sampled : 0;
 
-		if (compare(old, old_bits, cur, bits, dt, &deltas, &rates) < 0) {
+		r.interval_s = dt;
+		if (compare(old, old_bits, cur, bits, dt, &deltas, &rates, r.d) < 0) {
 			free(old);
 			free(old_bits);
 			return -ENOMEM;
@@ -149,14 +170,17 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 	rc = sqlite3_step(q->put);
 	sqlite3_reset(q->put);
 	sqlite3_clear_bindings(q->put);
-	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "write port counters");
+	if (rc != SQLITE_DONE)
+		return store_db_fail(db, "write port counters");
+	return judge(q, p, guid, port, &r);
 }
 
-static int record(sqlite3 *db, int64_t sid, const json_t *done, const json_t *ports,
-		  size_t *n_stale)
+static int record(struct store *st, int64_t sid, const struct port_thresholds *t,
+		  const json_t *done, const json_t *ports, struct counters_recorded *out)
 {
+	sqlite3 *db = store_db(st);
 	double now = json_number_value(json_object_get(done, "finished"));
-	struct stmts q = { NULL, NULL, NULL };
+	struct stmts q = { .t = t };
 	sqlite3_stmt *s = NULL;
 	const json_t *p;
 	size_t i;
@@ -177,6 +201,10 @@ static int record(sqlite3 *db, int64_t sid, const json_t *done, const json_t *po
 		rc = store_db_fail(db, "prepare the counters statements");
 		goto out;
 	}
+	if (!(q.alarms = store_alarms_new(st, sid, t, now))) {
+		rc = -ENOMEM;
+		goto out;
+	}
 	sqlite3_bind_int64(s, 1, sid);
 	sqlite3_bind_double(s, 2, json_number_value(json_object_get(done, "started")));
 	sqlite3_bind_double(s, 3, now);
@@ -191,8 +219,8 @@ static int record(sqlite3 *db, int64_t sid, const json_t *done, const json_t *po
 		goto out;
 	}
 	json_array_foreach(ports, i, p) {
-		if (!json_is_true(json_object_get(p, "answered")) && n_stale)
-			(*n_stale)++;
+		if (!json_is_true(json_object_get(p, "answered")))
+			out->stale++;
 		if ((rc = record_port(db, &q, sid, p, now)) < 0)
 			goto out;
 	}
@@ -208,7 +236,10 @@ static int record(sqlite3 *db, int64_t sid, const json_t *done, const json_t *po
 	sqlite3_bind_double(s, 2, now);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		rc = store_db_fail(db, "forget ports no longer cabled");
+	else
+		rc = store_alarms_finish(q.alarms, &out->raised, &out->cleared);
 out:
+	store_alarms_free(q.alarms);
 	sqlite3_finalize(s);
 	sqlite3_finalize(q.old);
 	sqlite3_finalize(q.put);
@@ -216,20 +247,23 @@ out:
 	return rc;
 }
 
-int store_record_counters(struct store *st, const char *subnet, const json_t *done,
-			  const json_t *ports, size_t *n_stale)
+int store_record_counters(struct store *st, const char *subnet,
+			  const struct port_thresholds *t, const json_t *done, const json_t *ports,
+			  struct counters_recorded *out)
 {
 	sqlite3 *db = store_db(st);
+	struct counters_recorded ignored;
 	int64_t sid;
 	int rc;
 
-	if (n_stale)
-		*n_stale = 0;
+	if (!out)
+		out = &ignored;
+	memset(out, 0, sizeof(*out));
 	if ((sid = store_subnet_id(st, subnet)) <= 0)
 		return sid < 0 ? (int)sid : -ENOENT;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return store_db_fail(db, "begin the counters transaction");
-	rc = record(db, sid, done, ports, n_stale);
+	rc = record(st, sid, t, done, ports, out);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		rc = store_db_fail(db, "commit the counters");
 	if (rc < 0)

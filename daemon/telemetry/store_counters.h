@@ -3,18 +3,30 @@
  * each counter did since the stored one (lib/telemetry/counter_delta.h: the
  * delta, its state, a rate for exact deltas only). A port that did not
  * answer keeps its last sample, marked stale with the reason: never zeros.
- * Ports no longer cabled lose their rows. One transaction, on the caller's
- * connection (a worker's own). */
+ * Ports no longer cabled lose their rows. Then each port's alarms against
+ * the thresholds (schema 011, store_alarms.h). One transaction, on the
+ * caller's connection (a worker's own). */
 #ifndef LOOMD_STORE_COUNTERS_H
 #define LOOMD_STORE_COUNTERS_H
 
+#include <stddef.h>
+
 #include <jansson.h>
+
+#include "lib/telemetry/port_alarms.h"
 
 struct store;
 
-/* done and ports as counters_read_run gives them. 0, or -errno (-ENOENT:
- * no such subnet). *n_stale (may be NULL): ports that did not answer. */
-int store_record_counters(struct store *st, const char *subnet, const json_t *done,
-			  const json_t *ports, size_t *n_stale);
+struct counters_recorded {
+	size_t stale;     /* ports that did not answer */
+	size_t raised;    /* alarms raised by this read */
+	size_t cleared;   /* alarms cleared by it */
+};
+
+/* done and ports as counters_read_run gives them, judged against t. 0,
+ * or -errno (-ENOENT: no such subnet). *out may be NULL. */
+int store_record_counters(struct store *st, const char *subnet,
+			  const struct port_thresholds *t, const json_t *done, const json_t *ports,
+			  struct counters_recorded *out);
 
 #endif

@@ -19,6 +19,7 @@
 #include "daemon/telemetry/counters_read.h"
 #include "daemon/telemetry/store_counters.h"
 #include "lib/db/counters_db.h"
+#include "lib/db/health_db.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
@@ -35,6 +36,7 @@ struct read_job {
 	struct telemetry_mod *m;
 	struct ctl_req *req;          /* NULL: the interval's read */
 	char db_path[PATH_MAX];
+	struct port_thresholds thresholds;
 	struct swept_subnets sub;
 	char subnet[LOOM_NAME_LEN], node[FAB_DESC_LEN + 1];
 	int has_subnet, has_node;
@@ -44,11 +46,12 @@ struct read_job {
 
 /* ---- the worker thread --------------------------------------------------- */
 
-static int read_subnet(struct store *st, const struct disc_ib_params *p)
+static int read_subnet(struct store *st, const struct disc_ib_params *p,
+		       const struct port_thresholds *t)
 {
 	json_t *done = NULL, *ports = NULL;
 	char err[512] = "";
-	size_t stale = 0;
+	struct counters_recorded rec = { 0, 0, 0 };
 	/* The last sweep's fabric: the child reads the PMAs of its ports
 	 * without walking the subnet again (it walks when there is none). */
 	struct fab *fab = store_load_fabric(st, p->subnet, err, sizeof(err));
@@ -67,16 +70,17 @@ static int read_subnet(struct store *st, const struct disc_ib_params *p)
 		log_warn("subnet %s: cannot read the port counters: %s", p->subnet, err);
 		return rc;
 	}
-	if ((rc = store_record_counters(st, p->subnet, done, ports, &stale)) < 0)
+	if ((rc = store_record_counters(st, p->subnet, t, done, ports, &rec)) < 0)
 		log_err("subnet %s: the counters were read but not recorded: %s", p->subnet,
 			strerror(-rc));
 	else
 		log_info("subnet %s: counters of %zu ports read, %lld PMA Gets in %.0f ms, %zu "
-			 "not answered", p->subnet, json_array_size(ports),
+			 "not answered; alarms: %zu raised, %zu cleared", p->subnet,
+			 json_array_size(ports),
 			 (long long)json_integer_value(json_object_get(done, "mads")),
 			 (json_number_value(json_object_get(done, "finished")) -
 			  json_number_value(json_object_get(done, "started"))) * 1000.0,
-			 stale);
+			 rec.stale, rec.raised, rec.cleared);
 	json_decref(done);
 	json_decref(ports);
 	return rc;
@@ -92,7 +96,7 @@ static int job_run(void *job, char *err, size_t errlen)
 		return -EIO;
 	for (size_t i = 0; i < j->sub.n; i++)
 		if ((!j->has_subnet || !strcmp(j->sub.names[i], j->subnet)) &&
-		    read_subnet(st, &j->sub.p[i]) < 0)
+		    read_subnet(st, &j->sub.p[i], &j->thresholds) < 0)
 			failed++;
 	if (j->req)
 		rc = counters_db_read(store_db(st), j->has_subnet ? j->subnet : NULL,
@@ -139,6 +143,7 @@ static struct read_job *job_new(struct telemetry_mod *m)
 		return NULL;
 	j->m = m;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->conf->db_path);
+	j->thresholds = m->conf->telemetry_thresholds;
 	if (swept_subnets_get(m->store, m->conf, &j->sub) < 0) {
 		free(j);
 		return NULL;
@@ -220,6 +225,24 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 	}
 }
 
+/* The fabric's health from the last reads: a query on the loop's connection
+ * (the lists are bounded by "top"). */
+static void cmd_health(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct telemetry_mod *m = arg;
+	char subnet[LOOM_NAME_LEN], err[512] = "";
+	json_int_t top = 10;
+	json_t *result = NULL;
+	int has_subnet, rc;
+
+	if ((has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0 ||
+	    ctl_arg_count(req, args, "top", 10000, &top) < 0)
+		return;
+	rc = health_db_read(store_db(m->store), has_subnet ? subnet : NULL,
+			    top > 0 ? (unsigned)top : 10, &result, err, sizeof(err));
+	ctl_reply_errno(req, rc, result, PROTO_ERR_INTERNAL, err);
+}
+
 /* ---- life cycle ------------------------------------------------------------ */
 
 void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf)
@@ -275,5 +298,7 @@ void telemetry_free(struct telemetry_mod *m)
 
 int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 {
-	return ctl_register(ctl, "counters", CTL_READ, cmd_counters, m);
+	int rc = ctl_register(ctl, "counters", CTL_READ, cmd_counters, m);
+
+	return rc < 0 ? rc : ctl_register(ctl, "health", CTL_READ, cmd_health, m);
 }

@@ -98,6 +98,14 @@ void port_alarms_judge(const struct port_thresholds *t, const struct port_readin
 			 r->reason && r->reason[0] ? r->reason : "no answer");
 		return;  /* nothing else can be judged */
 	}
+	/* A test turned off holds for no port: an alarm it raised before
+	 * the change calms down and clears like any other. */
+	if (t->errors <= 0 && t->ber_exp <= 0)
+		j->known |= 1u << PORT_ALARM_LINK_ERRORS;
+	if (t->link_downed <= 0)
+		j->known |= 1u << PORT_ALARM_LINK_FLAPPED;
+	if (t->xmit_wait_per_s <= 0)
+		j->known |= 1u << PORT_ALARM_LINK_CONGESTED;
 	judge_errors(t, r, j);
 	if (t->link_downed > 0 && counted(&r->d[PMA_LINK_DOWNED])) {
 		j->known |= 1u << PORT_ALARM_LINK_FLAPPED;

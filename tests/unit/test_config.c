@@ -760,6 +760,28 @@ START_TEST(awkward_strings_survive_the_round_trip)
 }
 END_TEST
 
+START_TEST(telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line)
+{
+	struct loom_config c;
+
+	loaded("telemetry:\n  thresholds:\n    errors: 20\n    xmit_wait_per_s: 0\n", &c);
+	ck_assert_int_eq(c.telemetry_thresholds.errors, 20);
+	ck_assert_int_eq(c.telemetry_thresholds.xmit_wait_per_s, 0);
+	ck_assert_int_eq(c.telemetry_thresholds.link_downed, 1);
+	ck_assert_int_eq(c.telemetry_thresholds.clear_after, 3);
+	loaded("telemetry:\n  interval_s: 5\n", &c);
+	ck_assert_int_eq(c.telemetry_thresholds.errors, 1);
+	ck_assert_int_eq(c.telemetry_thresholds.ber_exp, 12);
+	refused("telemetry:\n  thresholds:\n    error: 5\n",
+		"t.yaml:3: telemetry.thresholds.error: unknown key");
+	refused("telemetry:\n  thresholds:\n    clear_after: 0\n",
+		"t.yaml:3: telemetry.thresholds.clear_after:");
+	refused("telemetry:\n  thresholds:\n    ber_exp: 31\n",
+		"t.yaml:3: telemetry.thresholds.ber_exp:");
+	refused("telemetry:\n  thresholds: 5\n", "t.yaml:2: telemetry.thresholds:");
+}
+END_TEST
+
 START_TEST(print_writes_every_key_in_order)
 {
 	struct loom_config c;
@@ -843,7 +865,13 @@ START_TEST(print_writes_every_key_in_order)
 			 "  shield: false\n"
 			 "  after_reroute_s: 5\n"
 			 "telemetry:\n"
-			 "  interval_s: 10\n");
+			 "  interval_s: 10\n"
+			 "  thresholds:\n"
+			 "    errors: 1\n"
+			 "    ber_exp: 12\n"
+			 "    xmit_wait_per_s: 1000000\n"
+			 "    link_downed: 1\n"
+			 "    clear_after: 3\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);
@@ -889,6 +917,7 @@ int main(void)
 	tcase_add_test(tc, awkward_strings_survive_the_round_trip);
 	tcase_add_test(tc, ar_section_defaults_to_not_programming_and_reads_every_key);
 	tcase_add_test(tc, print_writes_every_key_in_order);
+	tcase_add_test(tc, telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

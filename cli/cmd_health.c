@@ -1,0 +1,182 @@
+/* cli/cmd_health.c: `loomctl health [--subnet NAME] [--top N]`: the
+ * fabric's health from loomd's last counters reads (issue 19): the alarms
+ * the counters raised (link_errors, link_congested, link_flapped,
+ * counters_unreadable) with what raised them, the worst links by errors and
+ * by congestion (PortXmitWait per second), and the ports whose counters are
+ * stale, each with the port at the other end. Exit 1 when an alarm is
+ * raised, as `qos status` does when a switch drifted; --db answers the same
+ * without loomd. */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void port_cell(const json_t *p, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%lld", output_str(p, "node"), output_int(p, "port"));
+}
+
+static const char *peer_cell(const json_t *p)
+{
+	const char *s = json_string_value(json_object_get(p, "peer"));
+
+	return s ? s : "-";
+}
+
+/* One section: its title, then a table of its rows or "none". */
+static int section(const char *title, const json_t *rows, int ncols, const char *const *hdr,
+		   void (*cells)(const json_t *row, char bufs[][256], const char **out))
+{
+	struct output_table *t;
+	const json_t *r;
+	size_t i;
+
+	printf("\n%s\n", title);
+	if (!json_array_size(rows)) {
+		printf("  none\n");
+		return 0;
+	}
+	t = output_table_new(ncols, hdr);
+	json_array_foreach(rows, i, r) {
+		char bufs[8][256];
+		const char *row[8];
+
+		cells(r, bufs, row);
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+static void alarm_cells(const json_t *a, char b[][256], const char **row)
+{
+	port_cell(a, b[0], sizeof(b[0]));
+	row[0] = output_str(a, "kind");
+	row[1] = b[0];
+	row[2] = peer_cell(a);
+	row[3] = output_str(a, "since");
+	if (output_int(a, "clearing"))
+		snprintf(b[1], sizeof(b[1]), "%s (calm %lld reads)", output_str(a, "why"),
+			 output_int(a, "clearing"));
+	else
+		snprintf(b[1], sizeof(b[1]), "%s", output_str(a, "why"));
+	row[4] = b[1];
+}
+
+static void error_cells(const json_t *e, char b[][256], const char **row)
+{
+	const json_t *moved = json_object_get(e, "moved"), *v;
+	const int lower = json_is_true(json_object_get(e, "lower_bound"));
+	const char *name;
+	size_t at = 0;
+
+	port_cell(e, b[0], sizeof(b[0]));
+	snprintf(b[1], sizeof(b[1]), "%s%lld", lower ? ">=" : "", output_int(e, "errors"));
+	b[2][0] = '\0';
+	json_object_foreach((json_t *)moved, name, v) {
+		int w = snprintf(b[2] + at, sizeof(b[2]) - at, "%s%s+%lld", at ? " " : "", name,
+				 (long long)json_integer_value(v));
+
+		if (w < 0 || (size_t)w >= sizeof(b[2]) - at)
+			break;
+		at += (size_t)w;
+	}
+	row[0] = b[0];
+	row[1] = peer_cell(e);
+	row[2] = b[1];
+	row[3] = b[2];
+}
+
+static void congestion_cells(const json_t *c, char b[][256], const char **row)
+{
+	const json_t *mb = json_object_get(c, "xmit_mb_s");
+
+	port_cell(c, b[0], sizeof(b[0]));
+	snprintf(b[1], sizeof(b[1]), "%.0f", json_number_value(json_object_get(c, "xmit_wait_per_s")));
+	if (json_is_number(mb))
+		snprintf(b[2], sizeof(b[2]), "%.2f", json_number_value(mb));
+	else
+		snprintf(b[2], sizeof(b[2]), "-");
+	row[0] = b[0];
+	row[1] = peer_cell(c);
+	row[2] = b[1];
+	row[3] = b[2];
+}
+
+static void stale_cells(const json_t *s, char b[][256], const char **row)
+{
+	const char *sampled = json_string_value(json_object_get(s, "sampled"));
+
+	port_cell(s, b[0], sizeof(b[0]));
+	row[0] = b[0];
+	row[1] = peer_cell(s);
+	row[2] = output_str(s, "reason");
+	row[3] = sampled ? sampled : "never";
+}
+
+static int print_health(const json_t *res)
+{
+	static const char *const alarm_hdr[] = { "ALARM", "PORT", "PEER", "SINCE", "WHY" };
+	static const char *const error_hdr[] = { "PORT", "PEER", "ERRORS", "COUNTERS" };
+	static const char *const cong_hdr[] = { "PORT", "PEER", "XMIT-WAIT/S", "XMIT-MB/S" };
+	static const char *const stale_hdr[] = { "PORT", "PEER", "REASON", "LAST-SAMPLE" };
+	const json_t *r;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(json_object_get(res, "reads"), i, r)
+		printf("subnet %s: counters read %s, %lld ports, %lld answered\n",
+		       output_str(r, "subnet"), output_str(r, "finished"), output_int(r, "ports"),
+		       output_int(r, "answered"));
+	rc |= section("ALARMS", json_object_get(res, "alarms"), 5, alarm_hdr, alarm_cells);
+	rc |= section("WORST LINKS BY ERRORS (last read)", json_object_get(res, "errors"), 4,
+		      error_hdr, error_cells);
+	rc |= section("WORST LINKS BY CONGESTION (last read)", json_object_get(res, "congestion"),
+		      4, cong_hdr, congestion_cells);
+	rc |= section("STALE PORTS (counters not answered)", json_object_get(res, "stale"), 4,
+		      stale_hdr, stale_cells);
+	return rc;
+}
+
+int cmd_health(struct loomctl *lc, int argc, char **argv)
+{
+	const struct option opts[] = {
+		{ "subnet", required_argument, NULL, 'n' },
+		{ "top", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *args = json_object(), *result = NULL;
+	unsigned long top;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'n') {
+			json_object_set_new(args, "subnet", json_string(optarg));
+		} else if (c == 't' && loomctl_parse_count(optarg, 10000, &top) == 0 && top > 0) {
+			json_object_set_new(args, "top", json_integer((json_int_t)top));
+		} else {
+			json_decref(args);
+			return c == 't' ? loomctl_usage_error(lc, "health", "--top %s is not 1..10000",
+							      optarg)
+					: loomctl_usage_hint();
+		}
+	}
+	if (optind < argc) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "health", "unexpected argument \"%s\"", argv[optind]);
+	}
+	if (loomctl_call(lc, "health", args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print_health(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		json_decref(result);
+		return LOOMCTL_EXIT_FAILED;
+	}
+	rc = json_array_size(json_object_get(result, "alarms")) ? LOOMCTL_EXIT_FAILED
+								 : LOOMCTL_EXIT_OK;
+	json_decref(result);
+	return rc;
+}

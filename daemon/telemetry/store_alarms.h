@@ -1,0 +1,29 @@
+/* daemon/telemetry/store_alarms.h: the port alarms of a counters read into
+ * the database (schema 011): per port, each alarm's hysteresis step
+ * (lib/telemetry/port_alarms.h) against its stored state; a raise or a
+ * clear is an event (kind link_errors ... and link_errors_cleared ...),
+ * recorded once. Used by store_counters.c inside its transaction. */
+#ifndef LOOMD_STORE_ALARMS_H
+#define LOOMD_STORE_ALARMS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/telemetry/port_alarms.h"
+
+struct store;
+struct store_alarms;
+
+/* The statements of one read, on st's connection. NULL: logged. */
+struct store_alarms *store_alarms_new(struct store *st, int64_t subnet_id,
+				      const struct port_thresholds *t, double now);
+/* One port's judgement. 0 or -errno. */
+int store_alarms_port(struct store_alarms *a, const char *guid, int port, const char *node,
+		      const struct port_judgement *j);
+/* Forget the alarms of ports that have no counters row any more (no longer
+ * cabled), then the statements. 0 or -errno; *raised, *cleared (may be
+ * NULL): events recorded by this read. */
+int store_alarms_finish(struct store_alarms *a, size_t *raised, size_t *cleared);
+void store_alarms_free(struct store_alarms *a);
+
+#endif

@@ -1,0 +1,193 @@
+/* lib/db/health_db.c: see health_db.h. */
+#include "autoconf.h"
+#include "lib/db/health_db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/db/db_row.h"
+#include "lib/telemetry/pma.h"
+
+/* The columns every list starts with: subnet, guid, node, port, peer. */
+#define PORT_COLS "s.name, c.guid, c.description, c.port, " \
+	"(SELECT n.description || ':' || p.peer_port FROM ports p JOIN nodes n ON " \
+	"n.subnet_id = p.subnet_id AND n.guid = p.peer_guid WHERE p.subnet_id = c.subnet_id " \
+	"AND p.node_guid = c.guid AND p.num = c.port)"
+#define PORT_FROM "FROM port_counters c JOIN subnets s ON s.id = c.subnet_id WHERE " \
+	"(?1 IS NULL OR s.name = ?1)"
+#define N_PORT_COLS 5
+
+static json_t *port_obj(sqlite3_stmt *s)
+{
+	return json_pack("{s:o, s:o, s:o, s:i, s:o}", "subnet", dbq_col_text(s, 0), "guid",
+			 dbq_col_text(s, 1), "node", dbq_col_text(s, 2), "port",
+			 sqlite3_column_int(s, 3), "peer",
+			 sqlite3_column_type(s, 4) == SQLITE_NULL ? json_null()
+								  : dbq_col_text(s, 4));
+}
+
+static json_t *read_row(sqlite3_stmt *s)
+{
+	return json_pack("{s:o, s:o, s:I, s:I}", "subnet", dbq_col_text(s, 0), "finished",
+			 dbq_col_time(s, 1), "ports", (json_int_t)sqlite3_column_int64(s, 2),
+			 "answered", (json_int_t)sqlite3_column_int64(s, 3));
+}
+
+static json_t *alarm_row(sqlite3_stmt *s)
+{
+	json_t *o = port_obj(s);
+	json_t *more = json_pack("{s:o, s:o, s:o, s:o, s:i}", "kind", dbq_col_text(s, 5), "since",
+				 dbq_col_time(s, 6), "last", dbq_col_time(s, 7), "why",
+				 dbq_col_text(s, 8), "clearing", sqlite3_column_int(s, 9));
+
+	if (!o || !more || json_object_update(o, more) < 0) {
+		json_decref(o);
+		o = NULL;
+	}
+	json_decref(more);
+	return o;
+}
+
+static json_t *error_row(sqlite3_stmt *s)
+{
+	const char *t = (const char *)sqlite3_column_text(s, 6);
+	json_t *deltas = t ? json_loads(t, 0, NULL) : NULL, *moved = json_object(), *d;
+	json_t *o = port_obj(s);
+	const char *name;
+	int lower = 0;
+
+	json_object_foreach(deltas, name, d) {
+		int c = pma_counter_by_name(name);
+		json_int_t n = json_integer_value(json_object_get(d, "delta"));
+		const char *st = json_string_value(json_object_get(d, "state"));
+
+		if (c < 0 || !pma_counter_is_error(c) || !n || !st)
+			continue;
+		lower |= strcmp(st, "ok") != 0;
+		json_object_set_new(moved, name, json_integer(n));
+	}
+	json_decref(deltas);
+	if (!o || !moved) {
+		json_decref(o);
+		json_decref(moved);
+		return NULL;
+	}
+	json_object_set_new(o, "errors", json_integer(sqlite3_column_int64(s, 5)));
+	json_object_set_new(o, "lower_bound", json_boolean(lower));
+	json_object_set_new(o, "moved", moved);
+	return o;
+}
+
+static json_t *congestion_row(sqlite3_stmt *s)
+{
+	json_t *o = port_obj(s);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "xmit_wait_per_s", json_real(sqlite3_column_double(s, 5)));
+	json_object_set_new(o, "xmit_mb_s", sqlite3_column_type(s, 6) == SQLITE_NULL ?
+				json_null() : json_real(sqlite3_column_double(s, 6) * 4.0 / 1e6));
+	return o;
+}
+
+static json_t *stale_row(sqlite3_stmt *s)
+{
+	json_t *o = port_obj(s);
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "reason", dbq_col_text(s, 5));
+	json_object_set_new(o, "sampled", sqlite3_column_type(s, 6) == SQLITE_NULL ?
+				json_null() : dbq_col_time(s, 6));
+	return o;
+}
+
+/* The SQL sum of the error counters' deltas of a port_counters row. */
+static void errors_expr(char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+		int w;
+
+		if (!pma_counter_is_error(c))
+			continue;
+		w = snprintf(buf + at, len - at, "%scoalesce(json_extract(c.deltas, '$.%s.delta'), 0)",
+			     at ? " + " : "", pma_counter_name(c));
+		if (w < 0 || (size_t)w >= len - at)
+			return;
+		at += (size_t)w;
+	}
+}
+
+static int list(sqlite3 *db, const char *sql, const char *subnet, unsigned top,
+		json_t *(*row)(sqlite3_stmt *), json_t *out, const char *key, char *err,
+		size_t errlen)
+{
+	sqlite3_stmt *s;
+	json_t *arr = NULL;
+	int rc;
+
+	if ((rc = dbq_prepare(db, sql, &s, err, errlen)) < 0)
+		return rc;
+	if (subnet)
+		sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, (int)top);
+	if ((rc = dbq_collect(db, s, row, &arr, err, errlen)) < 0)
+		return rc;
+	return json_object_set_new(out, key, arr) < 0 ? dbq_fail(err, errlen, -ENOMEM, "out of memory") : 0;
+}
+
+int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, char *err,
+		   size_t errlen)
+{
+	char sum[2048], sql[4096];
+	json_t *o = json_object();
+	int rc;
+
+	*out = NULL;
+	if (!o)
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+	errors_expr(sum, sizeof(sum));
+	if ((rc = list(db, "SELECT s.name, r.finished, r.ports, r.answered FROM counter_reads r "
+		       "JOIN subnets s ON s.id = r.subnet_id WHERE (?1 IS NULL OR s.name = ?1) "
+		       "AND ?2 >= 0 ORDER BY s.name", subnet, top, read_row, o, "reads", err,
+		       errlen)) < 0)
+		goto fail;
+	if (!json_array_size(json_object_get(o, "reads"))) {
+		rc = subnet ? dbq_fail(err, errlen, -ENOENT, "no counters were read on subnet %s", subnet)
+			    : dbq_fail(err, errlen, -ENOENT, "no counters were read yet");
+		goto fail;
+	}
+	snprintf(sql, sizeof(sql), "SELECT " PORT_COLS ", a.kind, a.since, a.last, a.why, a.calm "
+		 "FROM port_alarms a JOIN port_counters c ON c.subnet_id = a.subnet_id AND "
+		 "c.guid = a.guid AND c.port = a.port JOIN subnets s ON s.id = a.subnet_id WHERE "
+		 "(?1 IS NULL OR s.name = ?1) ORDER BY a.kind, c.description, c.port LIMIT ?2");
+	if ((rc = list(db, sql, subnet, top, alarm_row, o, "alarms", err, errlen)) < 0) {
+		if (strstr(err, "no such table"))
+			rc = dbq_fail(err, errlen, -ENOENT, "no alarms were recorded yet (the "
+				      "database is older than schema 11)");
+		goto fail;
+	}
+	snprintf(sql, sizeof(sql), "SELECT " PORT_COLS ", (%s) AS n, c.deltas " PORT_FROM
+		 " AND c.answered = 1 AND n > 0 ORDER BY n DESC, c.description, c.port LIMIT ?2",
+		 sum);
+	if ((rc = list(db, sql, subnet, top, error_row, o, "errors", err, errlen)) < 0)
+		goto fail;
+	if ((rc = list(db, "SELECT " PORT_COLS ", json_extract(c.rates, '$.PortXmitWait') AS w, "
+		       "json_extract(c.rates, '$.PortXmitData') " PORT_FROM " AND c.answered = 1 "
+		       "AND w > 0 ORDER BY w DESC, c.description, c.port LIMIT ?2", subnet, top,
+		       congestion_row, o, "congestion", err, errlen)) < 0)
+		goto fail;
+	if ((rc = list(db, "SELECT " PORT_COLS ", c.reason, c.sampled " PORT_FROM " AND "
+		       "c.answered = 0 ORDER BY c.description, c.port LIMIT ?2", subnet, top,
+		       stale_row, o, "stale", err, errlen)) < 0)
+		goto fail;
+	*out = o;
+	return 0;
+fail:
+	json_decref(o);
+	return rc;
+}

@@ -1,0 +1,29 @@
+/* lib/db/health_db.h: the fabric's health as loom's database holds it
+ * (issue 19): the alarms the port counters raised (schema 011), the worst
+ * ports by errors and by congestion in their last read, and the ports whose
+ * counters are stale, each with the port at the other end of its link.
+ * Shared by loomd's "health" command and `loomctl --db health`. */
+#ifndef LOOM_HEALTH_DB_H
+#define LOOM_HEALTH_DB_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+#include <sqlite3.h>
+
+/* Over every subnet read (or `subnet`), at most `top` rows in each list:
+ *   {"reads": [{"subnet", "finished", "ports", "answered"}],
+ *    "alarms": [{"subnet", "guid", "node", "port", "peer", "kind", "since",
+ *                "last", "why", "clearing": reads calm so far}],
+ *    "errors": [{..., "errors": sum of the error counters' deltas,
+ *                "lower_bound": true when a counter was reset or
+ *                saturated, "moved": {name: delta}}],  worst first
+ *    "congestion": [{..., "xmit_wait_per_s", "xmit_mb_s"}],  worst first
+ *    "stale": [{..., "reason", "sampled"}]}
+ * "peer" is "NODE:PORT" at the other end of the link (null: not known).
+ * 0; -ENOENT when nothing was read (or the database is older than schema
+ * 11, or there is no such subnet), another -errno; with err. */
+int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, char *err,
+		   size_t errlen);
+
+#endif

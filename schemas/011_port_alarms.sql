@@ -1,0 +1,17 @@
+-- loom schema version 11: the alarms that the port counters raised (issue
+-- 19; lib/telemetry/port_alarms.h): one row per raised alarm of a port, kept
+-- until it clears. Raising and clearing are also events (kinds link_errors,
+-- link_congested, link_flapped, counters_unreadable, and the same with
+-- _cleared), so the history is in the events table and this one is small.
+
+CREATE TABLE port_alarms (
+	subnet_id   INTEGER NOT NULL REFERENCES subnets(id) ON DELETE CASCADE,
+	guid        TEXT NOT NULL,             -- node GUID
+	port        INTEGER NOT NULL,
+	kind        TEXT NOT NULL,             -- link_errors, link_congested, ...
+	since       REAL NOT NULL,             -- the read that raised it
+	last        REAL NOT NULL,             -- the last read where it held
+	calm        INTEGER NOT NULL DEFAULT 0, -- reads in a row without it since then
+	why         TEXT NOT NULL,             -- what the last read where it held saw
+	PRIMARY KEY (subnet_id, guid, port, kind)
+) WITHOUT ROWID;
