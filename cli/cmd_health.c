@@ -116,6 +116,64 @@ static void stale_cells(const json_t *s, char b[][256], const char **row)
 	row[3] = sampled ? sampled : "never";
 }
 
+/* "a b c" of a JSON array of strings, "+N more" past what it holds. */
+static void join(const json_t *arr, long long total, char *buf, size_t len)
+{
+	const json_t *v;
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(arr, i, v) {
+		int w = snprintf(buf + at, len - at, "%s%s", at ? " " : "", json_string_value(v));
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	if (total > (long long)json_array_size(arr) && at < len)
+		snprintf(buf + at, len - at, " +%lld more", total - (long long)json_array_size(arr));
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+static void root_cells(const json_t *r, char b[][256], const char **row)
+{
+	port_cell(r, b[0], sizeof(b[0]));
+	join(json_object_get(r, "victims"), 0, b[1], sizeof(b[1]));
+	join(json_object_get(r, "hosts"), output_int(r, "n_hosts"), b[2], sizeof(b[2]));
+	row[0] = b[0];
+	row[1] = peer_cell(r);
+	row[2] = b[1];
+	row[3] = b[2];
+	row[4] = json_is_true(json_object_get(r, "routes")) ? "tables" : "cabling only";
+}
+
+/* The roots of the congestion, per subnet with congested ports. */
+static int print_trees(const json_t *trees)
+{
+	static const char *const hdr[] = { "ROOT", "PEER", "WAITING ON IT (nearest first)",
+					   "HOSTS BEHIND IT", "FOLLOWED BY" };
+	const json_t *t;
+	size_t i;
+	int rc = 0;
+
+	json_array_foreach(trees, i, t) {
+		char title[512], buf[1024];
+		const char *when = json_string_value(json_object_get(t, "tables"));
+
+		snprintf(title, sizeof(title), "CONGESTION ROOTS, subnet %s (%s%s)",
+			 output_str(t, "subnet"), when ? "forwarding tables read " : "",
+			 when ? when : output_str(t, "tables_missing"));
+		rc |= section(title, json_object_get(t, "roots"), 5, hdr, root_cells);
+		if (json_array_size(json_object_get(t, "loops"))) {
+			join(json_object_get(t, "loops"), 0, buf, sizeof(buf));
+			printf("  waiting on each other in a loop (a credit loop, or routes that go "
+			       "round): %s\n", buf);
+		}
+	}
+	return rc;
+}
+
 static int print_health(const json_t *res)
 {
 	static const char *const alarm_hdr[] = { "ALARM", "PORT", "PEER", "SINCE", "WHY" };
@@ -137,6 +195,7 @@ static int print_health(const json_t *res)
 		      4, cong_hdr, congestion_cells);
 	rc |= section("STALE PORTS (counters not answered)", json_object_get(res, "stale"), 4,
 		      stale_hdr, stale_cells);
+	rc |= print_trees(json_object_get(res, "congestion_trees"));
 	return rc;
 }
 

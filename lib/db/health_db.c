@@ -4,9 +4,12 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/db/route_live_db.h"
+#include "lib/telemetry/congestion.h"
 #include "lib/telemetry/pma.h"
 
 /* The columns every list starts with: subnet, guid, node, port, peer. */
@@ -140,6 +143,95 @@ static int list(sqlite3 *db, const char *sql, const char *subnet, unsigned top,
 	return json_object_set_new(out, key, arr) < 0 ? dbq_fail(err, errlen, -ENOMEM, "out of memory") : 0;
 }
 
+/* The link_congested ports of subnet sid. */
+static int congested(sqlite3 *db, int64_t sid, struct cong_port **out, size_t *n, char *err,
+		     size_t errlen)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = dbq_prepare(db, "SELECT guid, port FROM port_alarms WHERE subnet_id = ? AND "
+			      "kind = 'link_congested' LIMIT ?", &s, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_int(s, 2, CONG_MAX_PORTS);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct cong_port *p = realloc(*out, (cap = cap ? 2 * cap : 16) * sizeof(*p));
+
+			if (!p) {
+				sqlite3_finalize(s);
+				return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+			}
+			*out = p;
+		}
+		(*out)[*n].guid = strtoull(dbq_col_str(s, 0), NULL, 16);
+		(*out)[*n].port = (uint8_t)sqlite3_column_int(s, 1);
+		(*n)++;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the congested ports");
+}
+
+/* Each subnet with congested ports: its congestion trees (congestion.h)
+ * on the stored fabric and the newest stored forwarding tables. */
+static int trees(sqlite3 *db, const char *subnet, json_t *o, char *err, size_t errlen)
+{
+	json_t *arr = json_array();
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!arr || json_object_set_new(o, "congestion_trees", arr) < 0)
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+	if ((rc = dbq_prepare(db, "SELECT DISTINCT s.id, s.name FROM port_alarms a JOIN subnets s "
+			      "ON s.id = a.subnet_id WHERE a.kind = 'link_congested' AND (?1 IS "
+			      "NULL OR s.name = ?1) ORDER BY s.name", &s, err, errlen)) < 0)
+		return rc;
+	if (subnet)
+		sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		char name[128], why[512] = "";
+		struct cong_port *hot = NULL;
+		struct rl_read *lfts = NULL;
+		json_t *info = NULL, *t;
+		struct fab *fab;
+		size_t n;
+
+		snprintf(name, sizeof(name), "%s", dbq_col_str(s, 1));
+		if ((rc = congested(db, sqlite3_column_int64(s, 0), &hot, &n, err, errlen)) < 0)
+			break;
+		if (!(fab = rl_db_load_fabric(db, name, err, errlen))) {
+			free(hot);
+			rc = -EIO;
+			break;
+		}
+		if (rl_db_load_read(db, name, &lfts, &info, why, sizeof(why)) < 0)
+			lfts = NULL;
+		t = congestion_roots(fab, lfts, hot, n);
+		free(hot);
+		fab_free(fab);
+		rl_read_free(lfts);
+		if (!t) {
+			json_decref(info);
+			rc = dbq_fail(err, errlen, -ENOMEM, "out of memory");
+			break;
+		}
+		json_object_set_new(t, "subnet", json_string(name));
+		/* Which tables decided the routes, or why none did. */
+		json_object_set_new(t, "tables", info ? json_incref(json_object_get(info, "time"))
+						      : json_null());
+		if (!info)
+			json_object_set_new(t, "tables_missing", json_string(why));
+		json_decref(info);
+		json_array_append_new(arr, t);
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : rc < 0 ? rc : dbq_db_fail(db, err, errlen, "read the congested subnets");
+}
+
 int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, char *err,
 		   size_t errlen)
 {
@@ -184,6 +276,8 @@ int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, 
 	if ((rc = list(db, "SELECT " PORT_COLS ", c.reason, c.sampled " PORT_FROM " AND "
 		       "c.answered = 0 ORDER BY c.description, c.port LIMIT ?2", subnet, top,
 		       stale_row, o, "stale", err, errlen)) < 0)
+		goto fail;
+	if ((rc = trees(db, subnet, o, err, errlen)) < 0)
 		goto fail;
 	*out = o;
 	return 0;

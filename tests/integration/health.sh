@@ -117,4 +117,41 @@ sed -n '/^NODE/{n;p;q}' "$work/top.txt" | grep -q '^leaf-0 *4 ' || loom_fail "to
 loom_ctl top >"$work/top1.txt" && [ "$(grep -c '^loomctl top:' "$work/top1.txt")" = 1 ] ||
 	loom_fail "top in a pipe is not one snapshot"
 loom_ok "top prints plain snapshots in a pipe, sorted as asked"
+# The congestion picture: host-0000's path to host-0009, as the switches'
+# tables route it (route trace reads and stores them), waits hop by hop;
+# health names the last switch port (to host-0009) as the root, the hops
+# before it as waiting on it, and host-0009 as the host behind it.
+loom_ctl --json route trace host-0000 host-0009 >"$work/trace.json" || loom_fail "route trace: $(cat "$work/trace.json")"
+python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1]))
+for h in t["hops"]:
+    if h.get("out_port") is not None and h["desc"].startswith(("leaf", "spine")):
+        print(h["desc"], h["out_port"])' "$work/trace.json" >"$work/path.txt"
+[ "$(wc -l <"$work/path.txt")" -ge 3 ] || loom_fail "the path has fewer than 3 switch hops: $(cat "$work/trace.json")"
+while read -r node port; do
+	loom_ibsim_cmd "PerformanceSet \"$node\"[$port] PortCounters.PortXmitWait=3000000000"
+done <"$work/path.txt"
+read_now "congestion tree"
+root=$(tail -n 1 "$work/path.txt" | tr ' ' ':')
+loom_ctl --json health >"$work/tree.json" || :
+python3 -c '
+import json, sys
+h = json.load(open(sys.argv[1]))
+path = [l.split() for l in open(sys.argv[2])]
+root = "%s:%s" % tuple(path[-1])
+trees = h["congestion_trees"]
+assert len(trees) == 1 and trees[0]["tables"], trees
+r = [x for x in trees[0]["roots"] if "%s:%s" % (x["node"], x["port"]) == root]
+assert r, ("no root at", root, trees)
+r = r[0]
+assert r["routes"] and r["hosts"] == ["host-0009"], r
+for n, p in path[:-1]:
+    assert "%s:%s" % (n, p) in r["victims"], ("%s:%s" % (n, p), "not waiting on", root, r)
+# nearest first: the hop just before the root comes before the first hop
+assert r["victims"].index("%s:%s" % tuple(path[-2])) < r["victims"].index("%s:%s" % tuple(path[0])), r' \
+	"$work/tree.json" "$work/path.txt" || loom_fail "health does not follow the congestion to $root: $(cat "$work/tree.json")"
+loom_ctl health | sed -n '/^CONGESTION ROOTS/,$p' | grep -q "^$root .*host-0009" ||
+	loom_fail "the health table does not name $root and host-0009: $(loom_ctl health)"
+loom_ok "congestion followed along the tables' routes to its root $root, host-0009 behind it"
 echo "health.sh: all ok"
