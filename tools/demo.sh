@@ -116,6 +116,12 @@ echo "== ibsim sets leaf-0 port 1'"'"'s SymbolErrorCounter to 42; loomctl counte
 echo "PerformanceSet \"leaf-0\"[1] PortCounters.SymbolErrorCounter=42" >&9
 sleep 0.5
 $ctl counters --now leaf-0
+echo "== ibsim makes every hop of host-0000'"'"'s route to host-0031 wait (PortXmitWait);"
+echo "   loomctl health: the alarms, and the congestion followed along the tables to its root"
+$ctl route trace host-0000 host-0031 | awk "/^[0-9]+ +0x/ { printf \"PerformanceSet \\\"%s\\\"[%s] PortCounters.PortXmitWait=3000000000\\n\", \$6, \$5 }" >&9
+sleep 0.5
+$ctl counters --now >/dev/null
+$ctl health --top 5 || :   # exit 1: alarms are raised
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
 echo "== smpquery pkeys of host-0000 (member) and host-0004 (not): read by the real tool"
