@@ -76,7 +76,6 @@ static int print_top(const json_t *res, unsigned top, double interval)
 	size_t n = json_array_size(ports), shown = 0;
 	struct row *rows = calloc(n ? n : 1, sizeof(*rows));
 	struct output_table *t;
-	size_t stale = 0;
 
 	if (!rows)
 		return -1;
@@ -88,12 +87,11 @@ static int print_top(const json_t *res, unsigned top, double interval)
 		rows[i].data = x < 0 && rv < 0 ? -1.0 : (x > 0 ? x : 0) + (rv > 0 ? rv : 0);
 		rows[i].wait = rate_of(p, "PortXmitWait");
 		rows[i].errors = errors_of(p);
-		stale += !json_is_true(json_object_get(p, "answered"));
 	}
 	qsort(rows, n, sizeof(*rows), cmp_rows);
-	printf("loomctl top: subnet %s, read %s, %lld ports (%zu stale), every %.0f s, sorted "
+	printf("loomctl top: subnet %s, read %s, %lld ports (%lld stale), every %.0f s, sorted "
 	       "by %s\n\n", output_str(res, "subnet"), output_str(r, "finished"),
-	       output_int(r, "ports"), stale, interval,
+	       output_int(r, "ports"), output_int(r, "stale"), interval,
 	       sort_by == SORT_WAIT ? "xmit wait" : sort_by == SORT_ERRORS ? "errors" : "data");
 	t = output_table_new(7, hdr);
 	for (size_t i = 0; i < n && shown < top; i++, shown++) {
@@ -178,6 +176,11 @@ int cmd_top(struct loomctl *lc, int argc, char **argv)
 
 		if (subnet)
 			json_object_set_new(args, "subnet", json_string(subnet));
+		/* loomd sorts and cuts: a large fabric's ports are not all sent. */
+		json_object_set_new(args, "sort", json_string(sort_by == SORT_WAIT ? "wait" :
+							     sort_by == SORT_ERRORS ? "errors" :
+							     "data"));
+		json_object_set_new(args, "top", json_integer((json_int_t)top));
 		if (i)
 			sleep((unsigned)interval);
 		if (loomctl_call(lc, "counters", args, &result) < 0)

@@ -92,6 +92,12 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 		return rc;
 	}
 	/* ... and the port counters the last read found. */
+	if (strcmp(cmd, "counters") == 0 && arg_str(args, "sort")) {
+		json_t *top = json_object_get(args, "top");
+
+		return counters_db_top(db, arg_str(args, "subnet"), arg_str(args, "sort"),
+				       top ? (unsigned)json_integer_value(top) : 0, out, err, errlen);
+	}
 	if (strcmp(cmd, "counters") == 0) {
 		json_t *port = json_object_get(args, "port");
 

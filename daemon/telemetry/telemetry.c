@@ -180,9 +180,9 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct telemetry_mod *m = arg;
-	char subnet[LOOM_NAME_LEN], node[FAB_DESC_LEN + 1], err[512] = "";
-	json_int_t port = 0;
-	int now = 0, has_subnet, has_node, rc;
+	char subnet[LOOM_NAME_LEN], node[FAB_DESC_LEN + 1], sort[16], err[512] = "";
+	json_int_t port = 0, top = 0;
+	int now = 0, has_subnet, has_node, has_sort, rc;
 	json_t *result = NULL;
 	struct read_job *j;
 
@@ -191,6 +191,22 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 	    (has_node = ctl_arg_string(req, args, "node", node, sizeof(node), 0)) < 0 ||
 	    ctl_arg_count(req, args, "port", 254, &port) < 0)
 		return;
+	if ((has_sort = ctl_arg_string(req, args, "sort", sort, sizeof(sort), 0)) < 0 ||
+	    ctl_arg_count(req, args, "top", 1000000, &top) < 0)
+		return;
+	if (has_sort && (now || has_node || port)) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"sort\" goes with neither \"now\", "
+			      "\"node\" nor \"port\"");
+		return;
+	}
+	if (has_sort) {
+		/* The busiest ports, sorted and cut by the query. */
+		rc = counters_db_top(store_db(m->store), has_subnet ? subnet : NULL, sort,
+				     (unsigned)top, &result, err, sizeof(err));
+		ctl_reply_errno(req, rc, result, rc == -EINVAL ? PROTO_ERR_BADREQ :
+				PROTO_ERR_INTERNAL, err);
+		return;
+	}
 	if (!now) {
 		/* The stored counters: a query on the loop's connection. */
 		rc = counters_db_read(store_db(m->store), has_subnet ? subnet : NULL,

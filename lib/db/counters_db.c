@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/telemetry/pma.h"
 
 /* A JSON text column as its value; NULL and bad text as null. */
 static json_t *col_json(sqlite3_stmt *s, int col)
@@ -146,6 +147,81 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 			return dbq_fail(err, errlen, -ENOENT, "no counters of %s%s%u on subnet %s",
 					node ? node : "", node ? ":" : "port ", port, name);
 		return dbq_fail(err, errlen, -ENOENT, "no counters of %s on subnet %s", node, name);
+	}
+	*out = json_pack("{s:s, s:o, s:o}", "subnet", name, "read", info, "ports", ports);
+	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
+}
+
+/* The SQL order of a sort key: a sum of json_extract()s, largest first. */
+static int order_by(const char *sort, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	if (!strcmp(sort, "data")) {
+		snprintf(buf, len, "coalesce(json_extract(rates, '$.PortXmitData'), 0) + "
+			 "coalesce(json_extract(rates, '$.PortRcvData'), 0)");
+		return 0;
+	}
+	if (!strcmp(sort, "wait")) {
+		snprintf(buf, len, "coalesce(json_extract(rates, '$.PortXmitWait'), 0)");
+		return 0;
+	}
+	if (strcmp(sort, "errors"))
+		return -EINVAL;
+	buf[0] = '\0';
+	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+		int w;
+
+		if (!pma_counter_is_error(c))
+			continue;
+		w = snprintf(buf + at, len - at, "%scoalesce(json_extract(deltas, '$.%s.delta'), 0)",
+			     at ? " + " : "", pma_counter_name(c));
+		if (w < 0 || (size_t)w >= len - at)
+			return -EINVAL;
+		at += (size_t)w;
+	}
+	return 0;
+}
+
+int counters_db_top(sqlite3 *db, const char *subnet, const char *sort, unsigned limit,
+		    json_t **out, char *err, size_t errlen)
+{
+	char name[128], order[2048], sql[3072];
+	json_t *info = NULL, *ports = NULL;
+	sqlite3_stmt *s;
+	int64_t sid = 0;
+	int rc;
+
+	*out = NULL;
+	if (order_by(sort ? sort : "data", order, sizeof(order)) < 0)
+		return dbq_fail(err, errlen, -EINVAL, "cannot sort by \"%s\": data, wait or errors",
+				sort);
+	if ((rc = pick_subnet(db, subnet, &sid, name, sizeof(name), err, errlen)) < 0 ||
+	    (rc = read_info(db, sid, &info, err, errlen)) < 0)
+		return rc;
+	if ((rc = dbq_prepare(db, "SELECT count(*) FROM port_counters WHERE subnet_id = ? AND "
+			      "answered = 0", &s, err, errlen)) < 0) {
+		json_decref(info);
+		return rc;
+	}
+	sqlite3_bind_int64(s, 1, sid);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		json_object_set_new(info, "stale", json_integer(sqlite3_column_int64(s, 0)));
+	sqlite3_finalize(s);
+	/* Ports that answered first, busiest first; then the stale ones. */
+	snprintf(sql, sizeof(sql), "SELECT guid, description, type, port, lid, answered, reason, "
+		 "read, sampled, counters, interval_s, deltas, rates FROM port_counters WHERE "
+		 "subnet_id = ?1 ORDER BY answered DESC, %s DESC, description, port LIMIT ?2",
+		 order);
+	if ((rc = dbq_prepare(db, sql, &s, err, errlen)) < 0) {
+		json_decref(info);
+		return rc;
+	}
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_int64(s, 2, limit ? (sqlite3_int64)limit : -1);
+	if ((rc = dbq_collect(db, s, port_row, &ports, err, errlen)) < 0) {
+		json_decref(info);
+		return rc;
 	}
 	*out = json_pack("{s:s, s:o, s:o}", "subnet", name, "read", info, "ports", ports);
 	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");

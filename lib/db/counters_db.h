@@ -26,4 +26,12 @@
 int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned port,
 		     json_t **out, char *err, size_t errlen);
 
+/* The busiest ports instead, for `loomctl top` on fabrics too large to
+ * send whole: sorted by `sort` ("data": both ways' data rates, "wait":
+ * PortXmitWait per second, "errors": error-counter increments of the last
+ * read), at most `limit` ports; "read" also says "stale" (ports that did
+ * not answer). Otherwise as counters_db_read; -EINVAL for another sort. */
+int counters_db_top(sqlite3 *db, const char *subnet, const char *sort, unsigned limit,
+		    json_t **out, char *err, size_t errlen);
+
 #endif

@@ -116,7 +116,9 @@ loom_ctl top --count 2 --interval 1 --sort wait >"$work/top.txt" || loom_fail "t
 sed -n '/^NODE/{n;p;q}' "$work/top.txt" | grep -q '^leaf-0 *4 ' || loom_fail "top --sort wait does not put leaf-0:4 first: $(cat "$work/top.txt")"
 loom_ctl top >"$work/top1.txt" && [ "$(grep -c '^loomctl top:' "$work/top1.txt")" = 1 ] ||
 	loom_fail "top in a pipe is not one snapshot"
-loom_ok "top prints plain snapshots in a pipe, sorted as asked"
+[ "$(loom_ctl --json top --top 3 --sort wait | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ports"]))')" = 3 ] ||
+	loom_fail "top --top 3 did not get 3 ports from loomd"
+loom_ok "top prints plain snapshots in a pipe, sorted as asked; loomd sends only --top N ports"
 # The congestion picture: host-0000's path to host-0009, as the switches'
 # tables route it (route trace reads and stores them), waits hop by hop;
 # health names the last switch port (to host-0009) as the root, the hops
