@@ -7,18 +7,11 @@
  * why, and its last counters are marked stale, never shown as zeros. */
 #include "autoconf.h"
 #include "loomctl.h"
+#include "lib/telemetry/pma.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The counters that count errors, as PortCounters names them. */
-static const char *const error_counters[] = {
-	"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter", "PortRcvErrors",
-	"PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors", "PortXmitDiscards",
-	"PortXmitConstraintErrors", "PortRcvConstraintErrors", "LocalLinkIntegrityErrors",
-	"ExcessiveBufferOverrunErrors", "VL15Dropped",
-};
 
 /* A rate member as text ("" when there is none): data counters count
  * 4-octet words, shown in MB/s; others per second. */
@@ -43,15 +36,16 @@ static const char *errors(const json_t *p, char *buf, size_t len)
 	size_t at = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < sizeof(error_counters) / sizeof(error_counters[0]); i++) {
-		const json_t *d = json_object_get(deltas, error_counters[i]);
+	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+		const char *name = pma_counter_name(c);
+		const json_t *d = json_object_get(deltas, name);
 		const char *state = json_string_value(json_object_get(d, "state"));
 		json_int_t n = json_integer_value(json_object_get(d, "delta"));
 		int w;
 
-		if (!state || !n)
+		if (!pma_counter_is_error(c) || !state || !n)
 			continue;
-		w = snprintf(buf + at, len - at, "%s%s%s%lld", at ? " " : "", error_counters[i],
+		w = snprintf(buf + at, len - at, "%s%s%s%lld", at ? " " : "", name,
 			     strcmp(state, "ok") ? ">=" : "+", (long long)n);
 		if (w < 0 || (size_t)w >= len - at)
 			break;

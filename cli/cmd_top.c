@@ -9,6 +9,7 @@
  * telemetry.interval_s, and the header says when the shown one was. */
 #include "autoconf.h"
 #include "loomctl.h"
+#include "lib/telemetry/pma.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -33,18 +34,13 @@ static double rate_of(const json_t *p, const char *name)
 
 static double errors_of(const json_t *p)
 {
-	static const char *const names[] = {
-		"SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
-		"PortRcvErrors", "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors",
-		"PortXmitDiscards", "PortXmitConstraintErrors", "PortRcvConstraintErrors",
-		"LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped",
-	};
 	const json_t *deltas = json_object_get(p, "deltas");
 	double n = 0;
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		n += (double)json_integer_value(json_object_get(json_object_get(deltas, names[i]),
-								"delta"));
+	for (int c = 0; c < PMA_N_COUNTERS; c++)
+		if (pma_counter_is_error(c))
+			n += (double)json_integer_value(json_object_get(
+				json_object_get(deltas, pma_counter_name(c)), "delta"));
 	return n;
 }
 

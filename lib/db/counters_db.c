@@ -155,8 +155,6 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 /* The SQL order of a sort key: a sum of json_extract()s, largest first. */
 static int order_by(const char *sort, char *buf, size_t len)
 {
-	size_t at = 0;
-
 	if (!strcmp(sort, "data")) {
 		snprintf(buf, len, "coalesce(json_extract(rates, '$.PortXmitData'), 0) + "
 			 "coalesce(json_extract(rates, '$.PortRcvData'), 0)");
@@ -168,19 +166,7 @@ static int order_by(const char *sort, char *buf, size_t len)
 	}
 	if (strcmp(sort, "errors"))
 		return -EINVAL;
-	buf[0] = '\0';
-	for (int c = 0; c < PMA_N_COUNTERS; c++) {
-		int w;
-
-		if (!pma_counter_is_error(c))
-			continue;
-		w = snprintf(buf + at, len - at, "%scoalesce(json_extract(deltas, '$.%s.delta'), 0)",
-			     at ? " + " : "", pma_counter_name(c));
-		if (w < 0 || (size_t)w >= len - at)
-			return -EINVAL;
-		at += (size_t)w;
-	}
-	return 0;
+	return dbq_error_sum_sql("deltas", buf, len) < 0 ? -EINVAL : 0;
 }
 
 int counters_db_top(sqlite3 *db, const char *subnet, const char *sort, unsigned limit,

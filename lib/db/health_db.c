@@ -106,25 +106,6 @@ static json_t *stale_row(sqlite3_stmt *s)
 	return o;
 }
 
-/* The SQL sum of the error counters' deltas of a port_counters row. */
-static void errors_expr(char *buf, size_t len)
-{
-	size_t at = 0;
-
-	buf[0] = '\0';
-	for (int c = 0; c < PMA_N_COUNTERS; c++) {
-		int w;
-
-		if (!pma_counter_is_error(c))
-			continue;
-		w = snprintf(buf + at, len - at, "%scoalesce(json_extract(c.deltas, '$.%s.delta'), 0)",
-			     at ? " + " : "", pma_counter_name(c));
-		if (w < 0 || (size_t)w >= len - at)
-			return;
-		at += (size_t)w;
-	}
-}
-
 static int list(sqlite3 *db, const char *sql, const char *subnet, unsigned top,
 		json_t *(*row)(sqlite3_stmt *), json_t *out, const char *key, char *err,
 		size_t errlen)
@@ -242,7 +223,7 @@ int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, 
 	*out = NULL;
 	if (!o)
 		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
-	errors_expr(sum, sizeof(sum));
+	dbq_error_sum_sql("c.deltas", sum, sizeof(sum));
 	if ((rc = list(db, "SELECT s.name, r.finished, r.ports, r.answered FROM counter_reads r "
 		       "JOIN subnets s ON s.id = r.subnet_id WHERE (?1 IS NULL OR s.name = ?1) "
 		       "AND ?2 >= 0 ORDER BY s.name", subnet, top, read_row, o, "reads", err,
