@@ -79,7 +79,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && strcmp(argv[1], "--read-ar") == 0)
 		return ar_read_main(argc - 1, argv + 1);
 	/* ... and to read the ports' counters (daemon/telemetry/counters_read.h). */
-	if (argc > 1 && strcmp(argv[1], "--read-counters") == 0)
+	if (argc > 1 && (strcmp(argv[1], COUNTERS_READ_MODE) == 0 ||
+			 strcmp(argv[1], COUNTERS_READ_CLEAR_MODE) == 0))
 		return counters_read_main(argc - 1, argv + 1);
 	/* ... and to program it (daemon/ar/ar_write.h). */
 	if (argc > 1 && strcmp(argv[1], "--program-ar") == 0)

@@ -3,6 +3,11 @@
 -- until it clears. Raising and clearing are also events (kinds link_errors,
 -- link_congested, link_flapped, counters_unreadable, and the same with
 -- _cleared), so the history is in the events table and this one is small.
+-- And the counters loomd cleared after a sample (telemetry.clear_counters:
+-- PortCountersSet at three quarters of their range), so that the next read
+-- counts them from zero, exactly.
+
+ALTER TABLE port_counters ADD COLUMN cleared TEXT;  -- JSON [name]; NULL: none
 
 CREATE TABLE port_alarms (
 	subnet_id   INTEGER NOT NULL REFERENCES subnets(id) ON DELETE CASCADE,

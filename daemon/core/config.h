@@ -121,6 +121,7 @@ struct loom_config {
 	int telemetry_interval_s;       /* telemetry.interval_s: read every cabled port's
 					 * counters this often; 0: only on request */
 	struct port_thresholds telemetry_thresholds; /* telemetry.thresholds: alarms */
+	int telemetry_clear_counters;   /* telemetry.clear_counters: PortCountersSet at 3/4 */
 
 	/* switches: */
 	int n_switches;

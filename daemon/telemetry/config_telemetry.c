@@ -3,6 +3,9 @@
  *   telemetry:
  *     interval_s: 10     # read every cabled port's counters this often;
  *                        # 0: only when `loomctl counters --now` asks
+ *     clear_counters: false  # true: clear (PortCountersSet) counters of 32
+ *                        # bits or less at 3/4 of their range, as OpenSM's
+ *                        # PerfMgr does; false: never write to a PMA
  *     thresholds:        # when a port's counters raise an alarm (0: never)
  *       errors: 1              # error-counter increments in one read
  *       ber_exp: 12            # symbol errors per bit received above 1e-12
@@ -70,6 +73,7 @@ static void print_thresholds(FILE *out, const struct loom_config *c)
 
 static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_INT("interval_s", telemetry_interval_s, 1, 86400, 1, 10),
+	CFG_KEY_BOOL("clear_counters", telemetry_clear_counters, 0),
 	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 

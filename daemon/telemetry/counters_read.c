@@ -13,6 +13,7 @@
 
 #include "daemon/ib/mad_window.h"
 #include "daemon/ib/walker.h"
+#include "lib/telemetry/counter_delta.h"
 #include "lib/telemetry/pma.h"
 #include "lib/util/clock.h"
 
@@ -39,6 +40,8 @@ struct target {
 	int ext_decoded;
 	unsigned tries;
 	struct pma_sample s;
+	uint32_t clear;              /* counters to clear (bit per enum pma_counter) */
+	int cleared;                 /* the PortCountersSet came back with status 0 */
 };
 
 struct reader {
@@ -48,6 +51,9 @@ struct reader {
 	size_t n_targets;
 	size_t *ext;                 /* targets that also get PortCountersExtended */
 	size_t n_ext;
+	size_t *clr;                 /* targets that get a PortCountersSet */
+	size_t n_clr;
+	int clear_near_full;         /* clear counters at three quarters of their range */
 	struct mad_window_req *req;  /* the phase's requests */
 	struct mad_window_stats total;
 	unsigned timeout_ms, retries;
@@ -70,6 +76,36 @@ static int build_pma_get(uint16_t lid, uint16_t attr, unsigned port, uint32_t ti
 	rpc.mgtclass = IB_PERFORMANCE_CLASS;
 	rpc.method = IB_MAD_METHOD_GET;
 	rpc.attr.id = attr;
+	rpc.datasz = IB_PC_DATA_SZ;
+	rpc.dataoffs = IB_PC_DATA_OFFS;
+	rpc.trid = tid;
+	id.lid = lid;
+	id.qp = 1;
+	id.qkey = IB_DEFAULT_QP1_QKEY;
+	len = mad_build_pkt(buf, &rpc, &id, NULL, data);
+	return len < 0 ? -EINVAL : len;
+}
+
+/* PortCountersSet clearing the counters of `mask` (bit c: enum
+ * pma_counter c; IBA 16.1.3.5's CounterSelect bits 0..15 are the same
+ * order, and PortXmitWait is CounterSelect2's bit 0) of `port`. */
+static int build_pma_clear(uint16_t lid, unsigned port, uint32_t mask, uint32_t tid,
+			   uint8_t *buf)
+{
+	uint8_t data[IB_PC_DATA_SZ];
+	ib_rpc_t rpc;
+	ib_portid_t id;
+	int len;
+
+	memset(&rpc, 0, sizeof(rpc));
+	memset(&id, 0, sizeof(id));
+	memset(data, 0, sizeof(data));
+	mad_set_field(data, 0, IB_PC_PORT_SELECT_F, port);
+	mad_set_field(data, 0, IB_PC_COUNTER_SELECT_F, mask & 0xffff);
+	mad_set_field(data, 0, IB_PC_COUNTER_SELECT2_F, (mask >> PMA_XMIT_WAIT) & 1);
+	rpc.mgtclass = IB_PERFORMANCE_CLASS;
+	rpc.method = IB_MAD_METHOD_SET;
+	rpc.attr.id = PMA_ATTR_PORT_COUNTERS;
 	rpc.datasz = IB_PC_DATA_SZ;
 	rpc.dataoffs = IB_PC_DATA_OFFS;
 	rpc.trid = tid;
@@ -175,6 +211,45 @@ static int take_ext(void *ctx, size_t i, uint8_t *mad)
 	return 1;
 }
 
+static int build_clr(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		     size_t errlen)
+{
+	const struct reader *r = ctx;
+	const struct target *t = &r->targets[r->clr[i]];
+	int len = build_pma_clear(r->agents[t->agent].lid, t->port, t->clear, tid, buf);
+
+	(void)blen;
+	if (len < 0)
+		snprintf(err, errlen, "cannot build a PortCountersSet for LID %u",
+			 r->agents[t->agent].lid);
+	return len;
+}
+
+static int take_clr(void *ctx, size_t i, uint8_t *mad)
+{
+	struct reader *r = ctx;
+	struct target *t = &r->targets[r->clr[i]];
+	int st = response_status(mad, PMA_ATTR_PORT_COUNTERS);
+
+	if (st < 0)
+		return 0;
+	t->cleared = st == 0;
+	return 1;
+}
+
+/* The counters of t to clear: those of 32 bits or less at three quarters
+ * of their range (OpenSM's PerfMgr's rule), before they stop at all ones.
+ * 64-bit extended counters never need it. */
+static uint32_t near_full(const struct target *t)
+{
+	uint32_t mask = 0;
+
+	for (int c = 0; c < PMA_N_COUNTERS; c++)
+		if (t->s.bits[c] && t->s.bits[c] <= 32 && cdelta_near_full(t->s.v[c], t->s.bits[c]))
+			mask |= 1u << c;
+	return mask;
+}
+
 /* ---- the plan: which PMAs and ports ------------------------------------------ */
 
 static int add_agent(struct reader *r, const struct fab_node *n, uint16_t lid)
@@ -204,8 +279,9 @@ static int plan(const struct fab *fab, struct reader *r, char *err, size_t errle
 	r->agents = calloc(ports + nodes, sizeof(*r->agents));
 	r->targets = calloc(ports, sizeof(*r->targets));
 	r->ext = calloc(ports, sizeof(*r->ext));
+	r->clr = calloc(ports, sizeof(*r->clr));
 	r->req = calloc(ports + nodes, sizeof(*r->req));
-	if (!r->agents || !r->targets || !r->ext || !r->req) {
+	if (!r->agents || !r->targets || !r->ext || !r->clr || !r->req) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -288,6 +364,17 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	}
 	if (rc == 0)
 		rc = run_phase(r, &wp, r->n_ext, build_ext, take_ext, err, errlen);
+	/* Last, and only when configured: clear what is about to stop. The
+	 * answer says which were cleared after this sample, so that the next
+	 * read counts from zero, exactly. */
+	for (size_t i = 0; rc == 0 && r->clear_near_full && i < r->n_targets; i++) {
+		struct target *t = &r->targets[i];
+
+		if (t->answered && !t->status && !t->decoded && (t->clear = near_full(t)))
+			r->clr[r->n_clr++] = i;
+	}
+	if (rc == 0 && r->n_clr)
+		rc = run_phase(r, &wp, r->n_clr, build_clr, take_clr, err, errlen);
 	umad_unregister(fd, agent);
 	umad_close_port(fd);
 	return rc;
@@ -358,11 +445,21 @@ static json_t *port_json(const struct reader *r, const struct target *t)
 	}
 	json_object_set_new(o, "counters", c);
 	json_object_set_new(o, "bits", b);
+	if (t->clear) {
+		json_t *cl = json_array();
+
+		for (int k = 0; k < PMA_N_COUNTERS; k++)
+			if (t->clear & (1u << k))
+				json_array_append_new(cl, json_string(pma_counter_name(k)));
+		/* Asked and confirmed, or asked and not (the counters then
+		 * go on from where they were: the next delta says so). */
+		json_object_set_new(o, t->cleared ? "cleared" : "clear_failed", cl);
+	}
 	return o;
 }
 
-int counters_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
-			 char *err, size_t errlen)
+static int answer(const struct disc_ib_params *p, const struct fab *fab, int clear, FILE *out,
+		  char *err, size_t errlen)
 {
 	struct reader r;
 	double started, finished;
@@ -370,6 +467,7 @@ int counters_read_answer(const struct disc_ib_params *p, const struct fab *fab, 
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	r.clear_near_full = clear;
 	r.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : COUNTERS_DEFAULT_TIMEOUT_MS;
 	r.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	started = clock_wall();
@@ -399,27 +497,44 @@ out:
 	free(r.agents);
 	free(r.targets);
 	free(r.ext);
+	free(r.clr);
 	free(r.req);
 	return rc;
 }
 
+int counters_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			 char *err, size_t errlen)
+{
+	return answer(p, fab, 0, out, err, errlen);
+}
+
+static int clear_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			char *err, size_t errlen)
+{
+	return answer(p, fab, 1, out, err, errlen);
+}
+
 int counters_read_main(int argc, char **argv)
 {
-	return walker_child_main(argc, argv, "loomd-read-counters", counters_read_answer);
+	int clear = argc > 0 && !strcmp(argv[0], COUNTERS_READ_CLEAR_MODE);
+
+	return walker_child_main(argc, argv, "loomd-read-counters",
+				 clear ? clear_answer : counters_read_answer);
 }
 
 /* ---- the parent -------------------------------------------------------------- */
 
-int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, json_t **done,
-		      json_t **ports, char *err, size_t errlen)
+int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int clear,
+		      json_t **done, json_t **ports, char *err, size_t errlen)
 {
+	const char *mode = clear ? COUNTERS_READ_CLEAR_MODE : COUNTERS_READ_MODE;
 	char *out = NULL;
 	size_t len = 0;
 	int rc;
 
 	*done = *ports = NULL;
-	rc = fab ? walker_run_fabric("--read-counters", p, fab, &out, &len, err, errlen)
-		 : walker_run("--read-counters", p, &out, &len, NULL, err, errlen);
+	rc = fab ? walker_run_fabric(mode, p, fab, &out, &len, err, errlen)
+		 : walker_run(mode, p, &out, &len, NULL, err, errlen);
 	if (rc == 0)
 		rc = walker_parse_lines(out, len, "port", "the counters reader's answer", done,
 					ports, err, errlen);

@@ -21,9 +21,17 @@
 #include "daemon/ib/discovery_ib.h"
 #include "lib/fabric/fabric.h"
 
+/* The child's modes (loomd's first argument): read, or read and clear. */
+#define COUNTERS_READ_MODE "--read-counters"
+#define COUNTERS_READ_CLEAR_MODE "--read-clear-counters"
+
 /* Read every cabled port's counters, in a child: of fab (the last sweep's,
  * handed to the child; its LIDs address the PMAs), or, fab NULL, of the
- * subnet as the child walks it first.
+ * subnet as the child walks it first. clear: then clear, with one
+ * PortCountersSet a port, the counters of 32 bits or less that reached
+ * three quarters of their range (OpenSM PerfMgr's rule), so that they never
+ * stop at all ones; a port's answer lists them ("cleared": [names], or
+ * "clear_failed" when the Set was not confirmed).
  * 0 with *done ({"started", "finished", "ports", "answered", "mads",
  * "in_flight", "timeout_ms", "retries"}) and *ports, an array of
  *   {"guid": "0x<node guid>", "node": "desc", "type": "switch"|"CA",
@@ -33,8 +41,8 @@
  *      counters the PMA has, with their specification names),
  *    "bits": {"PortXmitData": 64, ...} (the width each was read with)};
  * -errno with err. Blocking: call it from a worker thread. */
-int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, json_t **done,
-		      json_t **ports, char *err, size_t errlen);
+int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int clear,
+		      json_t **done, json_t **ports, char *err, size_t errlen);
 
 /* The child's answer on `out` for fab, just swept through p's local port:
  * {"port": {...}} lines, then {"done": {...}}. 0, or -errno with err. */
@@ -42,7 +50,8 @@ int counters_read_answer(const struct disc_ib_params *p, const struct fab *fab, 
 			 char *err, size_t errlen);
 
 /* The child: `loomd --read-counters SUBNET CA PORT TIMEOUT_MS RETRIES
- * MAX_SMPS` (argv[0] is "--read-counters"). Exit status as walker_main's. */
+ * MAX_SMPS` (argv[0] is the mode: --read-counters or
+ * --read-clear-counters). Exit status as walker_main's. */
 int counters_read_main(int argc, char **argv);
 
 #endif

@@ -28,12 +28,24 @@ static json_int_t jint(const json_t *o, const char *key)
 /* What each counter did from the stored sample (old, old_bits: JSON text
  * or NULL) to the new one, over dt seconds: *deltas and *rates (new), and
  * d[] (CDELTA_NOT_READ for a counter without a value). */
-static int compare(const char *old_text, const char *old_bits_text, const json_t *cur,
-		   const json_t *cur_bits, double dt, json_t **deltas, json_t **rates,
-		   struct cdelta d_out[PMA_N_COUNTERS])
+static int compare(const char *old_text, const char *old_bits_text, const char *old_cleared_text,
+		   const json_t *cur, const json_t *cur_bits, double dt, json_t **deltas,
+		   json_t **rates, struct cdelta d_out[PMA_N_COUNTERS])
 {
 	json_t *old = old_text ? json_loads(old_text, 0, NULL) : NULL;
 	json_t *old_bits = old_bits_text ? json_loads(old_bits_text, 0, NULL) : NULL;
+	json_t *cleared = old_cleared_text ? json_loads(old_cleared_text, 0, NULL) : NULL;
+	const json_t *name_v;
+	size_t k;
+
+	/* What loomd cleared after the stored sample counts from zero. */
+	json_array_foreach(cleared, k, name_v) {
+		const char *name = json_string_value(name_v);
+
+		if (name && json_is_integer(json_object_get(old, name)))
+			json_object_set_new(old, name, json_integer(0));
+	}
+	json_decref(cleared);
 
 	*deltas = json_object();
 	*rates = json_object();
@@ -96,7 +108,7 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 {
 	const char *guid = jstr(p, "guid");
 	int port = (int)jint(p, "port"), answered = json_is_true(json_object_get(p, "answered"));
-	char *old = NULL, *old_bits = NULL;
+	char *old = NULL, *old_bits = NULL, *old_cleared = NULL;
 	double sampled = 0;
 	int have = 0, rc;
 	struct port_reading r = { .answered = answered, .reason = jstr(p, "reason") };
@@ -111,6 +123,8 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 			old = strdup((const char *)sqlite3_column_text(q->old, 0));
 			old_bits = strdup((const char *)sqlite3_column_text(q->old, 1));
 		}
+		if (sqlite3_column_type(q->old, 3) == SQLITE_TEXT)
+			old_cleared = strdup((const char *)sqlite3_column_text(q->old, 3));
 	}
 	sqlite3_reset(q->old);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -126,6 +140,7 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 		sqlite3_reset(q->stale);
 		free(old);
 		free(old_bits);
+		free(old_cleared);
 		if (rc != SQLITE_DONE)
 			return store_db_fail(db, "mark port counters stale");
 		return judge(q, p, guid, port, &r);
@@ -145,12 +160,14 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 		double dt = have && old ? now - sampled : 0;
 
 		r.interval_s = dt;
-		if (compare(old, old_bits, cur, bits, dt, &deltas, &rates, r.d) < 0) {
+		if (compare(old, old_bits, old_cleared, cur, bits, dt, &deltas, &rates, r.d) < 0) {
 			free(old);
 			free(old_bits);
+			free(old_cleared);
 			return -ENOMEM;
 		}
 		sqlite3_bind_double(q->put, 10, now);
+		bind_json(q->put, 16, json_object_get(p, "cleared"));
 		bind_json(q->put, 11, cur);
 		bind_json(q->put, 12, bits);
 		if (dt > 0)
@@ -162,11 +179,12 @@ static int record_port(sqlite3 *db, struct stmts *q, int64_t sid, const json_t *
 		json_decref(deltas);
 		json_decref(rates);
 	} else {
-		for (int col = 10; col <= 15; col++)
+		for (int col = 10; col <= 16; col++)
 			sqlite3_bind_null(q->put, col);
 	}
 	free(old);
 	free(old_bits);
+	free(old_cleared);
 	rc = sqlite3_step(q->put);
 	sqlite3_reset(q->put);
 	sqlite3_clear_bindings(q->put);
@@ -189,12 +207,12 @@ static int record(struct store *st, int64_t sid, const struct port_thresholds *t
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO counter_reads (subnet_id, started, "
 			       "finished, ports, answered, mads, timeout_ms, retries, in_flight) "
 			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &s, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "SELECT counters, bits, sampled FROM port_counters WHERE "
+	    sqlite3_prepare_v2(db, "SELECT counters, bits, sampled, cleared FROM port_counters WHERE "
 			       "subnet_id = ? AND guid = ? AND port = ?", -1, &q.old, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO port_counters (subnet_id, guid, port, "
 			       "description, type, lid, read, answered, reason, sampled, counters, "
-			       "bits, interval_s, deltas, rates) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, "
-			       "?, ?, ?, ?, ?, ?)", -1, &q.put, NULL) != SQLITE_OK ||
+			       "bits, interval_s, deltas, rates, cleared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+			       "?, ?, ?, ?, ?, ?, ?, ?)", -1, &q.put, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "UPDATE port_counters SET read = ?, answered = 0, reason = ? "
 			       "WHERE subnet_id = ? AND guid = ? AND port = ?", -1, &q.stale,
 			       NULL) != SQLITE_OK) {

@@ -37,6 +37,7 @@ struct read_job {
 	struct ctl_req *req;          /* NULL: the interval's read */
 	char db_path[PATH_MAX];
 	struct port_thresholds thresholds;
+	int clear;                    /* telemetry.clear_counters */
 	struct swept_subnets sub;
 	char subnet[LOOM_NAME_LEN], node[FAB_DESC_LEN + 1];
 	int has_subnet, has_node;
@@ -47,7 +48,7 @@ struct read_job {
 /* ---- the worker thread --------------------------------------------------- */
 
 static int read_subnet(struct store *st, const struct disc_ib_params *p,
-		       const struct port_thresholds *t)
+		       const struct port_thresholds *t, int clear)
 {
 	json_t *done = NULL, *ports = NULL;
 	char err[512] = "";
@@ -64,7 +65,7 @@ static int read_subnet(struct store *st, const struct disc_ib_params *p,
 		log_notice("subnet %s: no stored fabric (%s): the counters read walks it first",
 			   p->subnet, err);
 
-	rc = counters_read_run(p, fab, &done, &ports, err, sizeof(err));
+	rc = counters_read_run(p, fab, clear, &done, &ports, err, sizeof(err));
 	fab_free(fab);
 	if (rc < 0) {
 		log_warn("subnet %s: cannot read the port counters: %s", p->subnet, err);
@@ -96,7 +97,7 @@ static int job_run(void *job, char *err, size_t errlen)
 		return -EIO;
 	for (size_t i = 0; i < j->sub.n; i++)
 		if ((!j->has_subnet || !strcmp(j->sub.names[i], j->subnet)) &&
-		    read_subnet(st, &j->sub.p[i], &j->thresholds) < 0)
+		    read_subnet(st, &j->sub.p[i], &j->thresholds, j->clear) < 0)
 			failed++;
 	if (j->req)
 		rc = counters_db_read(store_db(st), j->has_subnet ? j->subnet : NULL,
@@ -144,6 +145,7 @@ static struct read_job *job_new(struct telemetry_mod *m)
 	j->m = m;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->conf->db_path);
 	j->thresholds = m->conf->telemetry_thresholds;
+	j->clear = m->conf->telemetry_clear_counters;
 	if (swept_subnets_get(m->store, m->conf, &j->sub) < 0) {
 		free(j);
 		return NULL;

@@ -74,6 +74,28 @@ cmp -s "$work/db.json" "$work/p.json" || loom_fail "--db and loomd differ: $(dif
 "$B/loomctl" --db "$work/loom.db" counters nosuchnode >/dev/null 2>&1 && loom_fail "an unknown node is not an error"
 loom_ok "--db answers without loomd"
 
+# telemetry.clear_counters: a 16-bit counter at three quarters of its range
+# is cleared after the read (perfquery then reads 0 on the same port), and
+# the next read counts from zero: an exact delta, not a reset.
+sed -i 's/^  interval_s: 0$/  interval_s: 0\n  clear_counters: true/' "$work/loom.yaml"
+grep -q '^  clear_counters: true$' "$work/loom.yaml" || loom_fail "cannot set telemetry.clear_counters"
+kill -HUP "$LOOMD_PID"
+loom_until 50 grep -q "reload" "$work/loomd.log" || :
+sleep 1
+loom_ibsim_cmd 'PerformanceSet "leaf-1"[4] PortCounters.PortRcvErrors=50000'
+loom_ctl counters --now >/dev/null || loom_fail "read before the clear"
+port_json leaf-1:4 "$work/p.json"
+check "$work/p.json" 'p["counters"]["PortRcvErrors"] == 50000' "PortRcvErrors 50000 not read"
+lid=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ports"][0]["lid"])' "$work/p.json")
+LD_PRELOAD=$PRELOAD perfquery "$lid" 4 2>/dev/null | grep -Eq '^PortRcvErrors:\.*0$' ||
+	loom_fail "perfquery does not read PortRcvErrors 0 after loomd cleared it: $(LD_PRELOAD=$PRELOAD perfquery "$lid" 4 2>&1)"
+loom_ibsim_cmd 'PerformanceSet "leaf-1"[4] PortCounters.PortRcvErrors=5'
+loom_ctl counters --now >/dev/null || loom_fail "read after the clear"
+port_json leaf-1:4 "$work/p.json"
+check "$work/p.json" 'p["deltas"]["PortRcvErrors"] == {"state": "ok", "delta": 5}' \
+	"after loomd's clear the next delta is not an exact 5"
+loom_ok "clear_counters clears near-full counters (perfquery reads 0) and the next delta is exact"
+
 # On an interval: a reload with interval_s 1 reads again by itself.
 before=$(loom_ctl --json counters leaf-0:1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["read"]["finished"])')
 sed -i 's/^  interval_s: 0$/  interval_s: 1/' "$work/loom.yaml"

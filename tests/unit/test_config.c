@@ -866,6 +866,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  after_reroute_s: 5\n"
 			 "telemetry:\n"
 			 "  interval_s: 10\n"
+			 "  clear_counters: false\n"
 			 "  thresholds:\n"
 			 "    errors: 1\n"
 			 "    ber_exp: 12\n"
