@@ -12,6 +12,9 @@
  *       xmit_wait_per_s: 1000000  # PortXmitWait ticks a second
  *       link_downed: 1         # LinkDownedCounter increments in one read
  *       clear_after: 3         # reads without the condition that clear it
+ *       pfc_pause_per_s: 10000 # Ethernet: PFC pauses received a second, one priority
+ *       pfc_watchdog: 1        # Ethernet: PFC watchdog storm detections in one read
+ *       ecn_marked_per_s: 10000  # Ethernet: CE marks a second, one queue
  *
  * The reads use discovery's MAD limits (timeout_ms, retries, max_smps) and
  * the last sweep's fabric (no walk: only PMA Gets). The alarms are
@@ -38,6 +41,9 @@ static const struct cfg_key threshold_keys[] = {
 	THRESHOLD("link_downed", link_downed, 1, 255, 1),
 	{ "clear_after", CFG_INT, offsetof(struct port_thresholds, clear_after), sizeof(int), 1,
 	  1000, 0, 3, NULL, NULL, NULL },
+	THRESHOLD("pfc_pause_per_s", pfc_pause_per_s, 1, 2000000000, 10000),
+	THRESHOLD("pfc_watchdog", pfc_watchdog, 1, 1000000, 1),
+	THRESHOLD("ecn_marked_per_s", ecn_marked_per_s, 1, 2000000000, 10000),
 };
 #define N_THRESHOLD_KEYS (sizeof(threshold_keys) / sizeof(threshold_keys[0]))
 

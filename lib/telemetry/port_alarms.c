@@ -11,6 +11,8 @@ static const char *const names[PORT_ALARM_N] = {
 	[PORT_ALARM_LINK_CONGESTED] = "link_congested",
 	[PORT_ALARM_LINK_FLAPPED] = "link_flapped",
 	[PORT_ALARM_UNREADABLE] = "counters_unreadable",
+	[PORT_ALARM_PFC_STORM] = "pfc_storm",
+	[PORT_ALARM_ECN_MARKING] = "ecn_marking",
 };
 
 const char *port_alarm_name(enum port_alarm a)

@@ -32,8 +32,15 @@ enum port_alarm {
 	PORT_ALARM_LINK_CONGESTED,
 	PORT_ALARM_LINK_FLAPPED,
 	PORT_ALARM_UNREADABLE,
+	/* Ethernet (RoCE) switch ports only (eth_alarms.h): */
+	PORT_ALARM_PFC_STORM,
+	PORT_ALARM_ECN_MARKING,
 	PORT_ALARM_N
 };
+
+/* The alarms an InfiniBand port's counters can raise. */
+#define PORT_ALARMS_IB ((1u << PORT_ALARM_LINK_ERRORS) | (1u << PORT_ALARM_LINK_CONGESTED) | \
+			(1u << PORT_ALARM_LINK_FLAPPED) | (1u << PORT_ALARM_UNREADABLE))
 
 /* ints, as loom.yaml's tables hold them; 0 turns a test off. */
 struct port_thresholds {
@@ -42,6 +49,10 @@ struct port_thresholds {
 	int xmit_wait_per_s;   /* PortXmitWait ticks a second */
 	int link_downed;       /* LinkDownedCounter increments in one read */
 	int clear_after;       /* reads in a row without the condition that clear it (>= 1) */
+	/* Ethernet switch ports (eth_alarms.h): */
+	int pfc_pause_per_s;   /* PFC pause frames received a second, on one priority */
+	int pfc_watchdog;      /* PFC watchdog storm detections in one read */
+	int ecn_marked_per_s;  /* packets marked CE a second, on one queue */
 };
 
 /* What one read found of one port. */

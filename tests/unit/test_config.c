@@ -872,7 +872,10 @@ START_TEST(print_writes_every_key_in_order)
 			 "    ber_exp: 12\n"
 			 "    xmit_wait_per_s: 1000000\n"
 			 "    link_downed: 1\n"
-			 "    clear_after: 3\n");
+			 "    clear_after: 3\n"
+			 "    pfc_pause_per_s: 10000\n"
+			 "    pfc_watchdog: 1\n"
+			 "    ecn_marked_per_s: 10000\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);
