@@ -20,3 +20,16 @@ CREATE TABLE port_alarms (
 	why         TEXT NOT NULL,             -- what the last read where it held saw
 	PRIMARY KEY (subnet_id, guid, port, kind)
 ) WITHOUT ROWID;
+
+-- The same for the Ethernet switches' ports (schema 12's counters; the
+-- alarms of lib/telemetry/eth_alarms.h: pfc_storm, ecn_marking, ...).
+CREATE TABLE switch_port_alarms (
+	switch      TEXT NOT NULL,             -- loom.yaml's name
+	port        TEXT NOT NULL,             -- the switch's port name
+	kind        TEXT NOT NULL,
+	since       REAL NOT NULL,
+	last        REAL NOT NULL,
+	calm        INTEGER NOT NULL DEFAULT 0,
+	why         TEXT NOT NULL,
+	PRIMARY KEY (switch, port, kind)
+) WITHOUT ROWID;

@@ -15,6 +15,7 @@
 struct store_alarms {
 	struct store *st;
 	sqlite3 *db;
+	int eth;                      /* switch_port_alarms, keyed by switch and port name */
 	int64_t sid;
 	struct port_thresholds t;
 	double now;
@@ -22,10 +23,16 @@ struct store_alarms {
 	size_t raised, cleared;
 };
 
-struct store_alarms *store_alarms_new(struct store *st, int64_t subnet_id,
-				      const struct port_thresholds *t, double now)
+static struct store_alarms *alarms_new(struct store *st, int eth, int64_t subnet_id,
+				       const struct port_thresholds *t, double now)
 {
 	struct store_alarms *a = calloc(1, sizeof(*a));
+	/* The same statements over either table: ?2 and ?3 are the key. */
+	const char *table = eth ? "switch_port_alarms" : "port_alarms";
+	const char *key = eth ? "switch = ?2 AND port = ?3" : "subnet_id = ?1 AND guid = ?2 AND port = ?3";
+	const char *cols = eth ? "switch, port" : "subnet_id, guid, port";
+	const char *vals = eth ? "?2, ?3" : "?1, ?2, ?3";
+	char get[256], put[512], del[256];
 
 	if (!a) {
 		log_err("counters: out of memory for the port alarms");
@@ -33,23 +40,50 @@ struct store_alarms *store_alarms_new(struct store *st, int64_t subnet_id,
 	}
 	a->st = st;
 	a->db = store_db(st);
+	a->eth = eth;
 	a->sid = subnet_id;
 	a->t = *t;
 	a->now = now;
-	if (sqlite3_prepare_v2(a->db, "SELECT kind, calm, why FROM port_alarms WHERE subnet_id = ? "
-			       "AND guid = ? AND port = ?", -1, &a->get, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(a->db, "INSERT INTO port_alarms (subnet_id, guid, port, kind, since, "
-			       "last, calm, why) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7) ON CONFLICT "
-			       "DO UPDATE SET calm = ?6, last = CASE WHEN ?6 = 0 THEN ?5 ELSE last END, "
-			       "why = CASE WHEN ?6 = 0 THEN ?7 ELSE why END", -1, &a->put,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(a->db, "DELETE FROM port_alarms WHERE subnet_id = ? AND guid = ? "
-			       "AND port = ? AND kind = ?", -1, &a->del, NULL) != SQLITE_OK) {
+	snprintf(get, sizeof(get), "SELECT kind, calm, why FROM %s WHERE %s", table, key);
+	snprintf(put, sizeof(put), "INSERT INTO %s (%s, kind, since, last, calm, why) VALUES "
+		 "(%s, ?4, ?5, ?5, ?6, ?7) ON CONFLICT DO UPDATE SET calm = ?6, last = CASE WHEN "
+		 "?6 = 0 THEN ?5 ELSE last END, why = CASE WHEN ?6 = 0 THEN ?7 ELSE why END",
+		 table, cols, vals);
+	snprintf(del, sizeof(del), "DELETE FROM %s WHERE %s AND kind = ?4", table, key);
+	if (sqlite3_prepare_v2(a->db, get, -1, &a->get, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(a->db, put, -1, &a->put, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(a->db, del, -1, &a->del, NULL) != SQLITE_OK) {
 		store_db_fail(a->db, "prepare the port alarm statements");
 		store_alarms_free(a);
 		return NULL;
 	}
 	return a;
+}
+
+struct store_alarms *store_alarms_new(struct store *st, int64_t subnet_id,
+				      const struct port_thresholds *t, double now)
+{
+	return alarms_new(st, 0, subnet_id, t, now);
+}
+
+struct store_alarms *store_alarms_new_eth(struct store *st, const struct port_thresholds *t,
+					  double now)
+{
+	return alarms_new(st, 1, 0, t, now);
+}
+
+/* The key of a port into s: ?1 subnet (IB), ?2 node GUID or switch, ?3
+ * port number (IB) or name. */
+static void bind_key(const struct store_alarms *a, sqlite3_stmt *s, const char *node,
+		     int port, const char *port_name)
+{
+	if (!a->eth)
+		sqlite3_bind_int64(s, 1, a->sid);
+	sqlite3_bind_text(s, 2, node, -1, SQLITE_STATIC);
+	if (a->eth)
+		sqlite3_bind_text(s, 3, port_name, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int(s, 3, port);
 }
 
 void store_alarms_free(struct store_alarms *a)
@@ -68,14 +102,13 @@ struct port_state {
 	char why[PORT_ALARM_N][200];
 };
 
-static int load(struct store_alarms *a, const char *guid, int port, struct port_state *ps)
+static int load(struct store_alarms *a, const char *node, int port, const char *port_name,
+		struct port_state *ps)
 {
 	int rc;
 
 	memset(ps, 0, sizeof(*ps));
-	sqlite3_bind_int64(a->get, 1, a->sid);
-	sqlite3_bind_text(a->get, 2, guid, -1, SQLITE_STATIC);
-	sqlite3_bind_int(a->get, 3, port);
+	bind_key(a, a->get, node, port, port_name);
 	while ((rc = sqlite3_step(a->get)) == SQLITE_ROW) {
 		int k = port_alarm_by_name((const char *)sqlite3_column_text(a->get, 0));
 		const char *why = (const char *)sqlite3_column_text(a->get, 2);
@@ -100,47 +133,44 @@ static int event(struct store_alarms *a, enum port_alarm k, int raise, const cha
 		log_warn("counters: %s: %s: %s", subject, port_alarm_name(k), why);
 	else
 		log_info("counters: %s: %s cleared", subject, port_alarm_name(k));
-	return store_record_event(a->st, a->now, a->sid, raise ? "warning" : "info", kind, subject,
+	return store_record_event(a->st, a->now, a->eth ? 0 : a->sid, raise ? "warning" : "info",
+				  kind, subject,
 				  raise ? NULL : was, raise ? why : NULL);
 }
 
-int store_alarms_port(struct store_alarms *a, const char *guid, int port, const char *node,
-		      const struct port_judgement *j)
+/* One port's step: node and port (IB: GUID and number) or port_name
+ * (Ethernet: the switch and its port's name); subject names it in events. */
+static int step(struct store_alarms *a, const char *node, int port, const char *port_name,
+		const char *subject, const struct port_judgement *j)
 {
 	struct port_state ps;
-	char subject[256];
 	int rc;
 
-	if ((rc = load(a, guid, port, &ps)) < 0)
+	if ((rc = load(a, node, port, port_name, &ps)) < 0)
 		return rc;
-	snprintf(subject, sizeof(subject), "port %s/%d (%s)", guid, port, node);
 	for (int k = 0; k < PORT_ALARM_N; k++) {
-		enum port_alarm_step step = port_alarm_step(&ps.raised[k], &ps.calm[k],
+		enum port_alarm_step next = port_alarm_step(&ps.raised[k], &ps.calm[k],
 							    !!(j->known & (1u << k)),
 							    !!(j->active & (1u << k)),
 							    a->t.clear_after);
 		sqlite3_stmt *s;
 
-		if (step == PORT_ALARM_CLEAR) {
+		if (next == PORT_ALARM_CLEAR) {
 			s = a->del;
-			sqlite3_bind_int64(s, 1, a->sid);
-			sqlite3_bind_text(s, 2, guid, -1, SQLITE_STATIC);
-			sqlite3_bind_int(s, 3, port);
+			bind_key(a, s, node, port, port_name);
 			sqlite3_bind_text(s, 4, port_alarm_name(k), -1, SQLITE_STATIC);
 			a->cleared++;
 			if ((rc = event(a, k, 0, subject, ps.why[k], NULL)) < 0)
 				return rc;
 		} else if (ps.raised[k]) {
 			/* Raised now, or still: its calm count and what it saw. */
-			if (step == PORT_ALARM_RAISE) {
+			if (next == PORT_ALARM_RAISE) {
 				a->raised++;
 				if ((rc = event(a, k, 1, subject, NULL, j->why[k])) < 0)
 					return rc;
 			}
 			s = a->put;
-			sqlite3_bind_int64(s, 1, a->sid);
-			sqlite3_bind_text(s, 2, guid, -1, SQLITE_STATIC);
-			sqlite3_bind_int(s, 3, port);
+			bind_key(a, s, node, port, port_name);
 			sqlite3_bind_text(s, 4, port_alarm_name(k), -1, SQLITE_STATIC);
 			sqlite3_bind_double(s, 5, a->now);
 			sqlite3_bind_int(s, 6, ps.calm[k]);
@@ -157,6 +187,24 @@ int store_alarms_port(struct store_alarms *a, const char *guid, int port, const 
 	return 0;
 }
 
+int store_alarms_port(struct store_alarms *a, const char *guid, int port, const char *node,
+		      const struct port_judgement *j)
+{
+	char subject[256];
+
+	snprintf(subject, sizeof(subject), "port %s/%d (%s)", guid, port, node);
+	return step(a, guid, port, NULL, subject, j);
+}
+
+int store_alarms_switch_port(struct store_alarms *a, const char *sw, const char *port,
+			     const struct port_judgement *j)
+{
+	char subject[256];
+
+	snprintf(subject, sizeof(subject), "switch %s port %s", sw, port);
+	return step(a, sw, 0, port, subject, j);
+}
+
 int store_alarms_finish(struct store_alarms *a, size_t *raised, size_t *cleared)
 {
 	sqlite3_stmt *s;
@@ -166,6 +214,18 @@ int store_alarms_finish(struct store_alarms *a, size_t *raised, size_t *cleared)
 		*raised = a->raised;
 	if (cleared)
 		*cleared = a->cleared;
+	if (a->eth) {
+		/* Ports the switches no longer report: no counters row. */
+		if (sqlite3_prepare_v2(a->db, "DELETE FROM switch_port_alarms WHERE NOT EXISTS "
+				       "(SELECT 1 FROM switch_port_counters c WHERE c.switch = "
+				       "switch_port_alarms.switch AND c.port = switch_port_alarms.port)",
+				       -1, &s, NULL) != SQLITE_OK)
+			return store_db_fail(a->db, "prepare the switch port alarms clean-up");
+		rc = sqlite3_step(s);
+		sqlite3_finalize(s);
+		return rc == SQLITE_DONE ? 0 : store_db_fail(a->db, "forget the alarms of ports no "
+							       "longer reported");
+	}
 	if (sqlite3_prepare_v2(a->db, "DELETE FROM port_alarms WHERE subnet_id = ?1 AND NOT EXISTS "
 			       "(SELECT 1 FROM port_counters c WHERE c.subnet_id = ?1 AND "
 			       "c.guid = port_alarms.guid AND c.port = port_alarms.port)", -1, &s,

@@ -14,14 +14,20 @@
 struct store;
 struct store_alarms;
 
-/* The statements of one read, on st's connection. NULL: logged. */
+/* The statements of one read, on st's connection: of an InfiniBand
+ * subnet's ports (port_alarms), or of the Ethernet switches' ports
+ * (switch_port_alarms; their events have no subnet). NULL: logged. */
 struct store_alarms *store_alarms_new(struct store *st, int64_t subnet_id,
 				      const struct port_thresholds *t, double now);
+struct store_alarms *store_alarms_new_eth(struct store *st, const struct port_thresholds *t,
+					  double now);
 /* One port's judgement. 0 or -errno. */
 int store_alarms_port(struct store_alarms *a, const char *guid, int port, const char *node,
 		      const struct port_judgement *j);
+int store_alarms_switch_port(struct store_alarms *a, const char *sw, const char *port,
+			     const struct port_judgement *j);
 /* Forget the alarms of ports that have no counters row any more (no longer
- * cabled), then the statements. 0 or -errno; *raised, *cleared (may be
+ * cabled; for the switches: needs schema 12's switch_port_counters). 0 or -errno; *raised, *cleared (may be
  * NULL): events recorded by this read. */
 int store_alarms_finish(struct store_alarms *a, size_t *raised, size_t *cleared);
 void store_alarms_free(struct store_alarms *a);
