@@ -14,6 +14,7 @@
 #include "lib/route/route_live.h"
 #include "lib/db/ar_status_db.h"
 #include "lib/db/counters_db.h"
+#include "lib/db/switch_counters_db.h"
 #include "lib/db/route_live_db.h"
 
 /* A string argument or NULL. */
@@ -98,6 +99,10 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 					port ? (unsigned)json_integer_value(port) : 0, out, err,
 					errlen);
 	}
+	/* ... and the Ethernet switches' counters. */
+	if (strcmp(cmd, "switch_counters") == 0)
+		return switch_counters_db_read(db, arg_str(args, "switch"), arg_str(args, "port"),
+					       out, err, errlen);
 	if (strcmp(cmd, "route-runs") == 0) {
 		json_t *limit = json_object_get(args, "limit");
 
