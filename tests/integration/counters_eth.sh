@@ -19,6 +19,9 @@
 #     reason; the first one's ports keep their counters, stale.
 #  5. --db answers the same without loomd; telemetry.interval_s reads the
 #     switches on its own after a reload.
+#  6. A switch that accepts the connection and never answers (a hung
+#     Redis) is bounded by the plugin's timeout: the read ends, that switch
+#     is "not read" with the reason, the others are read.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
@@ -76,11 +79,11 @@ done
 sonic_start leaf2 00:11:22:33:44:52
 sonic_port leaf2 Ethernet0 etp1
 
-conf() { # TELEMETRY-INTERVAL
+conf() { # TELEMETRY-INTERVAL [EXTRA SWITCH LINE]
 	loom_config "telemetry:" "  interval_s: $1" "plugins:" "  dir: $work/plugins" \
 		"roce:" "  interval: 0" "switches:" \
 		"  - {name: leaf1, plugin: sonic, address: \"unix:$work/leaf1.sock\"}" \
-		"  - {name: leaf2, plugin: sonic, address: \"unix:$work/leaf2.sock\"}"
+		"  - {name: leaf2, plugin: sonic, address: \"unix:$work/leaf2.sock\"}" ${2:+"$2"}
 	[ "$abi1" = 1 ] &&
 		printf '  - {name: old1, plugin: fake-abi1, address: x}\n' >>"$work/loom.yaml"
 	:
@@ -188,4 +191,30 @@ kill -HUP "$LOOMD_PID"
 newer() { [ "$(loom_ctl --json counters --eth leaf2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["switches"][0]["finished"])')" != "$before" ]; }
 loom_until 150 newer || loom_fail "no switch counters read on telemetry.interval_s 1 after a reload"
 loom_ok "reads the switches on telemetry.interval_s after a reload"
+
+# ---- 6. a switch that hangs ------------------------------------------------------------
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1])
+s.listen(16)
+held = []
+while True:
+    held.append(s.accept()[0])
+' "$work/hung.sock" &
+LOOM_PIDS="$LOOM_PIDS $!"
+loom_until 50 test -S "$work/hung.sock" || loom_fail "the hung server did not start"
+conf 0 "  - {name: hung, plugin: sonic, address: \"unix:$work/hung.sock\"}"
+kill -HUP "$LOOMD_PID"
+loom_until 50 sh -c "grep -c 'configuration reloaded' '$work/loomd.log' | grep -q '^2$'" ||
+	loom_fail "no second reload"
+before=$(loom_ctl --json counters --eth leaf2 | python3 -c 'import json,sys; print(json.load(sys.stdin)["switches"][0]["finished"])')
+sleep 1
+t0=$(date +%s)
+read_now "$work/r6.json"
+t=$(($(date +%s) - t0))
+check "$work/r6.json" 'not s("hung")["answered"] and s("hung")["reason"] and s("leaf2")["finished"] != "'"$before"'"' \
+	"the hung switch is not 'not read' with a reason, or leaf2 was not read again"
+[ "$t" -lt 60 ] || loom_fail "a read with a hung switch took $t s"
+loom_ok "a hung switch ends the read in $t s: $(python3 -c 'import json,sys; print([s["reason"] for s in json.load(open(sys.argv[1]))["switches"] if s["switch"] == "hung"][0])' "$work/r6.json")"
 echo "counters_eth.sh: all ok"
