@@ -365,7 +365,7 @@ int sn_counters_decode(const struct sn_source *src, const struct lp_counter_sink
 
 	memset(&r, 0, sizeof(r));
 	if ((rc = src->hgetall(src->ctx, maps[0], SN_KEY_LEN, 3, m, err, errlen)))
-		return rc;
+		goto out;       /* the maps it gave before failing are freed there */
 	for (int i = 0; i < 3; i++)
 		if (m[i]->elements == 0) {
 			snprintf(err, errlen, "COUNTERS_DB (db %d) has no %s: %s", SN_COUNTERS_DB,
