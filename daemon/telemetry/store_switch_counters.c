@@ -74,18 +74,21 @@ struct stmts {
 	sqlite3_stmt *old, *put, *stale, *stale_all, *read;
 };
 
+/* One port for the observer; deltas, rates, gauges borrowed (NULL: none). */
 static void observe(json_t *observed, const char *sw, const char *port, int answered,
-		    const char *reason, double dt, json_t *deltas, json_t *rates,
+		    const char *reason, double dt, const json_t *deltas, const json_t *rates,
 		    const json_t *gauges)
 {
 	json_t *o;
 
 	if (!observed)
 		return;
-	o = json_pack("{s:s, s:s, s:b, s:s, s:o, s:O, s:O, s:O}", "switch", sw, "port", port,
+	o = json_pack("{s:s, s:s, s:b, s:s, s:o, s:o, s:o, s:o}", "switch", sw, "port", port,
 		      "answered", answered, "reason", reason, "interval_s",
-		      dt > 0 ? json_real(dt) : json_null(), "deltas", deltas, "rates", rates,
-		      "gauges", gauges ? gauges : json_object());
+		      dt > 0 ? json_real(dt) : json_null(),
+		      "deltas", deltas ? json_deep_copy(deltas) : json_object(),
+		      "rates", rates ? json_deep_copy(rates) : json_object(),
+		      "gauges", gauges ? json_deep_copy(gauges) : json_object());
 	if (o)
 		json_array_append_new(observed, o);
 }
@@ -121,7 +124,7 @@ static int record_port(sqlite3 *db, struct stmts *q, const char *sw, const char 
 		sqlite3_reset(q->stale);
 		free(old);
 		free(old_bits);
-		observe(observed, sw, port, 0, error, 0, json_object(), json_object(), NULL);
+		observe(observed, sw, port, 0, error, 0, NULL, NULL, NULL);
 		return rc == SQLITE_DONE ? 0 : store_db_fail(db, "mark switch port counters stale");
 	}
 	sqlite3_bind_text(q->put, 1, sw, -1, SQLITE_STATIC);
@@ -157,7 +160,7 @@ static int record_port(sqlite3 *db, struct stmts *q, const char *sw, const char 
 	} else {
 		for (int col = 6; col <= 12; col++)
 			sqlite3_bind_null(q->put, col);
-		observe(observed, sw, port, 0, error, 0, json_object(), json_object(), NULL);
+		observe(observed, sw, port, 0, error, 0, NULL, NULL, NULL);
 	}
 	free(old);
 	free(old_bits);
@@ -189,7 +192,7 @@ static int record_silent(sqlite3 *db, struct stmts *q, const char *sw, const cha
 	sqlite3_bind_text(s, 1, sw, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		observe(observed, sw, (const char *)sqlite3_column_text(s, 0), 0, reason, 0,
-			json_object(), json_object(), NULL);
+			NULL, NULL, NULL);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "list a switch's ports");
 }
