@@ -4,7 +4,11 @@
  * both ways, PortXmitWait per second (InfiniBand's congestion signal) and
  * the error counters that moved since the read before. --now reads them
  * first; --db answers from a database. A port that did not answer shows
- * why, and its last counters are marked stale, never shown as zeros. */
+ * why, and its last counters are marked stale, never shown as zeros.
+ * `loomctl counters --eth [SWITCH[:PORT]] [--now]`: the same for the
+ * Ethernet switches (loomd's "switch_counters"): octet rates, PFC pause
+ * frames per priority, ECN marks and drops per queue, the PFC watchdog's
+ * storms, errors and discards, as they moved since the read before. */
 #include "autoconf.h"
 #include "loomctl.h"
 #include "lib/telemetry/pma.h"
@@ -109,6 +113,133 @@ static int print_counters(const json_t *res)
 	return output_table_flush(t, stdout);
 }
 
+/* ---- --eth ---------------------------------------------------------------- */
+
+/* The counters of deltas whose names start with prefix that moved, as
+ * "<rest>+n" (">=n" for a lower bound: reset or saturated), space-separated:
+ * "p3+120 p4+2" for "pfc_rx_pause.", "in_errors+3" for "" over names. */
+static const char *moved(const json_t *p, const char *const *names, const char *prefix,
+			 char *buf, size_t len)
+{
+	const json_t *deltas = json_object_get(p, "deltas"), *d;
+	const char *name;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)deltas, name, d) {
+		const char *state = json_string_value(json_object_get(d, "state"));
+		json_int_t n = json_integer_value(json_object_get(d, "delta"));
+		const char *shown = name;
+		int w, want = 0;
+
+		if (prefix) {
+			want = !strncmp(name, prefix, strlen(prefix));
+			shown = name + strlen(prefix);
+		}
+		for (size_t i = 0; names && names[i]; i++)
+			want |= !strcmp(name, names[i]);
+		if (!want || !state || !n || (strcmp(state, "ok") && strcmp(state, "reset") &&
+					     strcmp(state, "saturated")))
+			continue;
+		w = snprintf(buf + at, len - at, "%s%s%s%lld", at ? " " : "", shown,
+			     strcmp(state, "ok") ? ">=" : "+", (long long)n);
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	return buf;
+}
+
+/* The watchdog: "q3 storms+1 STORMED" */
+static const char *watchdog(const json_t *p, char *buf, size_t len)
+{
+	const json_t *g = json_object_get(p, "gauges"), *v;
+	const char *name;
+	size_t at;
+
+	moved(p, NULL, "pfcwd_storm_detected.", buf, len);
+	at = strlen(buf);
+	json_object_foreach((json_t *)g, name, v) {
+		int w;
+
+		if (strncmp(name, "pfcwd_stormed.", 14) || json_integer_value(v) != 1)
+			continue;
+		w = snprintf(buf + at, len - at, "%s%s stormed", at ? " " : "", name + 14);
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	return buf;
+}
+
+static const char *octets_rate(const json_t *p, const char *name, char *buf, size_t len)
+{
+	const json_t *v = json_object_get(json_object_get(p, "rates"), name);
+
+	if (!json_is_number(v))
+		return "";
+	snprintf(buf, len, "%.2f", json_number_value(v) / 1e6);
+	return buf;
+}
+
+static int print_eth(const json_t *res)
+{
+	static const char *const hdr[] = { "SWITCH", "PORT", "STATE", "RX-MB/S", "TX-MB/S",
+					   "PFC-RX", "PFC-TX", "ECN", "DROPS", "WATCHDOG",
+					   "ERRORS" };
+	static const char *const errs[] = { "in_errors", "out_errors", "in_discards",
+					    "out_discards", NULL };
+	const json_t *sw, *p;
+	struct output_table *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "switches"), i, sw) {
+		if (json_is_true(json_object_get(sw, "answered")))
+			printf("switch:    %s (%s): read %s, %lld ports, %lld unreadable\n",
+			       output_str(sw, "switch"), output_str(sw, "plugin"),
+			       output_str(sw, "finished"), output_int(sw, "ports"),
+			       output_int(sw, "port_errors"));
+		else
+			printf("switch:    %s (%s): not read at %s: %s\n", output_str(sw, "switch"),
+			       output_str(sw, "plugin"), output_str(sw, "finished"),
+			       output_str(sw, "reason"));
+	}
+	t = output_table_new(11, hdr);
+	json_array_foreach(json_object_get(res, "ports"), i, p) {
+		char st[300], rx[32], tx[32], prx[160], ptx[160], ecn[160], dr[160], wd[160],
+			e[200];
+		const char *row[11];
+
+		row[0] = output_str(p, "switch");
+		row[1] = output_str(p, "port");
+		row[2] = state(p, st, sizeof(st));
+		row[3] = octets_rate(p, "in_octets", rx, sizeof(rx));
+		row[4] = octets_rate(p, "out_octets", tx, sizeof(tx));
+		row[5] = moved(p, NULL, "pfc_rx_pause.", prx, sizeof(prx));
+		row[6] = moved(p, NULL, "pfc_tx_pause.", ptx, sizeof(ptx));
+		row[7] = moved(p, NULL, "ecn_marked.", ecn, sizeof(ecn));
+		row[8] = moved(p, NULL, "queue_drops.", dr, sizeof(dr));
+		row[9] = watchdog(p, wd, sizeof(wd));
+		row[10] = moved(p, errs, NULL, e, sizeof(e));
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+/* SWITCH[:PORT] into args (SWITCH is loom.yaml's name, which has no ':'). */
+static void switch_port(const char *arg, json_t *args)
+{
+	const char *colon = strchr(arg, ':');
+
+	if (colon && colon[1]) {
+		json_object_set_new(args, "switch", json_stringn(arg, (size_t)(colon - arg)));
+		json_object_set_new(args, "port", json_string(colon + 1));
+	} else {
+		json_object_set_new(args, "switch", colon ? json_stringn(arg, (size_t)(colon - arg))
+				    : json_string(arg));
+	}
+}
+
 /* NODE[:PORT] into args: a trailing ":N" is the port. */
 static int node_port(struct loomctl *lc, const char *arg, json_t *args)
 {
@@ -136,22 +267,31 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 	const struct option opts[] = {
 		{ "subnet", required_argument, NULL, 'n' },
 		{ "now", no_argument, NULL, 'w' },
+		{ "eth", no_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *args = json_object(), *result = NULL;
-	int c, rc;
+	int c, rc, eth = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'n') {
 			json_object_set_new(args, "subnet", json_string(optarg));
 		} else if (c == 'w') {
 			json_object_set_new(args, "now", json_true());
+		} else if (c == 'e') {
+			eth = 1;
 		} else {
 			json_decref(args);
 			return loomctl_usage_hint();
 		}
 	}
-	if (optind < argc && (rc = node_port(lc, argv[optind++], args)) != 0) {
+	if (eth && json_object_get(args, "subnet")) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "counters", "--subnet is for InfiniBand, not --eth");
+	}
+	if (eth && optind < argc)
+		switch_port(argv[optind++], args);
+	else if (optind < argc && (rc = node_port(lc, argv[optind++], args)) != 0) {
 		json_decref(args);
 		return rc;
 	}
@@ -164,9 +304,10 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 		json_decref(args);
 		return loomctl_usage_error(lc, "counters", "--now needs a running loomd, not --db");
 	}
-	if (loomctl_call(lc, "counters", args, &result) < 0)
+	if (loomctl_call(lc, eth ? "switch_counters" : "counters", args, &result) < 0)
 		return LOOMCTL_EXIT_FAILED;
-	rc = lc->json ? output_json(result, stdout) : print_counters(result);
+	rc = lc->json ? output_json(result, stdout) : eth ? print_eth(result) :
+		print_counters(result);
 	json_decref(result);
 	if (rc < 0) {
 		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));

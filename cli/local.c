@@ -15,6 +15,7 @@
 #include "lib/db/ar_status_db.h"
 #include "lib/db/counters_db.h"
 #include "lib/db/health_db.h"
+#include "lib/db/switch_counters_db.h"
 #include "lib/db/route_live_db.h"
 
 /* A string argument or NULL. */
@@ -112,6 +113,10 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 		return health_db_read(db, arg_str(args, "subnet"),
 				      top ? (unsigned)json_integer_value(top) : 10, out, err, errlen);
 	}
+	/* ... and the Ethernet switches' counters. */
+	if (strcmp(cmd, "switch_counters") == 0)
+		return switch_counters_db_read(db, arg_str(args, "switch"), arg_str(args, "port"),
+					       out, err, errlen);
 	if (strcmp(cmd, "route-runs") == 0) {
 		json_t *limit = json_object_get(args, "limit");
 

@@ -31,7 +31,15 @@ static int name_ok(const char *name)
 	return 1;
 }
 
-/* The first op the table lacks, or NULL. */
+/* The bytes of the ops table of ABI version abi: each version appends. */
+static size_t table_size(uint32_t abi)
+{
+	return abi >= 2 ? sizeof(struct loom_plugin_v1)
+			: offsetof(struct loom_plugin_v1, counters_read);
+}
+
+/* The first required op the table lacks, or NULL (every version's
+ * required ops are ABI 1's; later ones are optional). */
 static const char *missing_op(const struct loom_plugin_v1 *o)
 {
 	static const struct {
@@ -91,15 +99,15 @@ int plugin_load(const char *dir, const char *name, struct plugin **out, char *er
 			 LOOM_PLUGIN_SYMBOL);
 		goto fail;
 	}
-	if (o->abi != LOOM_PLUGIN_ABI) {
-		snprintf(err, errlen, "%s: plugin ABI version %u, this loomd speaks %u",
-			 p->path, o->abi, LOOM_PLUGIN_ABI);
+	if (o->abi < LOOM_PLUGIN_ABI_MIN || o->abi > LOOM_PLUGIN_ABI) {
+		snprintf(err, errlen, "%s: plugin ABI version %u, this loomd speaks %u to %u",
+			 p->path, o->abi, LOOM_PLUGIN_ABI_MIN, LOOM_PLUGIN_ABI);
 		rc = -EPROTO;
 		goto fail;
 	}
-	if (o->size < sizeof(*o)) {
-		snprintf(err, errlen, "%s: ops table of %u bytes, this loomd needs %zu "
-			 "(built against an older loom_plugin.h)", p->path, o->size, sizeof(*o));
+	if (o->size < table_size(o->abi)) {
+		snprintf(err, errlen, "%s: ops table of %u bytes, ABI version %u needs %zu",
+			 p->path, o->size, o->abi, table_size(o->abi));
 		rc = -EPROTO;
 		goto fail;
 	}
@@ -134,6 +142,13 @@ void plugin_free(struct plugin *p)
 const struct loom_plugin_v1 *plugin_ops(const struct plugin *p)
 {
 	return p->ops;
+}
+
+lp_counters_read_fn plugin_counters_op(const struct loom_plugin_v1 *o)
+{
+	if (!o || o->abi < 2 || o->size < table_size(2))
+		return NULL;
+	return o->counters_read;
 }
 
 const char *plugin_path(const struct plugin *p)

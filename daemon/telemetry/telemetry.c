@@ -18,6 +18,7 @@
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/telemetry/counters_read.h"
 #include "daemon/telemetry/store_counters.h"
+#include "daemon/telemetry/switch_counters.h"
 #include "lib/db/counters_db.h"
 #include "lib/db/health_db.h"
 #include "lib/util/log.h"
@@ -29,6 +30,7 @@ struct telemetry_mod {
 	struct loom_config *conf;     /* a copy */
 	struct event *timer;
 	struct work_queue *work;      /* one read at a time */
+	struct switch_counters *sc;   /* the Ethernet switches' (switch_counters.h) */
 };
 
 /* A read of every swept subnet, and (for "counters") the answer after it. */
@@ -171,6 +173,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	arm(m);
+	switch_counters_tick(m->sc);
 	/* A read still under way (a slow subnet, or one asked for): this
 	 * interval is skipped, not queued. */
 	if (work_full(m->work) || !(j = job_new(m)))
@@ -274,6 +277,7 @@ void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *co
 	memcpy(c, conf, sizeof(*c));
 	free(m->conf);
 	m->conf = c;
+	switch_counters_reconfigure(m->sc, conf);
 	arm(m);
 }
 
@@ -294,7 +298,8 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_c
 		snprintf(err, errlen, "cannot create the counters timer");
 		goto fail;
 	}
-	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_REFUSE, err, errlen)))
+	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_REFUSE, err, errlen)) ||
+	    !(m->sc = switch_counters_new(base, conf, store, err, errlen)))
 		goto fail;
 	arm(m);
 	return m;
@@ -308,6 +313,7 @@ void telemetry_free(struct telemetry_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
+	switch_counters_free(m->sc);
 	if (m->timer)
 		event_free(m->timer);
 	free(m->conf);
@@ -318,5 +324,7 @@ int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 {
 	int rc = ctl_register(ctl, "counters", CTL_READ, cmd_counters, m);
 
-	return rc < 0 ? rc : ctl_register(ctl, "health", CTL_READ, cmd_health, m);
+	if (rc == 0)
+		rc = ctl_register(ctl, "health", CTL_READ, cmd_health, m);
+	return rc < 0 ? rc : switch_counters_register(m->sc, ctl);
 }

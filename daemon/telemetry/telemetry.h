@@ -6,7 +6,9 @@
  * the control socket: "counters" (CTL_READ): the stored counters, read
  * anew first when asked ("now": true; refused as busy while a read runs).
  * One read at a time, through daemon/core/work.h: a slow subnet delays the
- * next interval, never piles reads up. */
+ * next interval, never piles reads up. On the same interval it starts a
+ * read of the Ethernet switches' counters (daemon/telemetry/switch_counters.h,
+ * its own work queue and control command "switch_counters"). */
 #ifndef LOOMD_TELEMETRY_H
 #define LOOMD_TELEMETRY_H
 

@@ -5,11 +5,14 @@
  * ops table it exports.
  *
  * A plugin exports one symbol, `loom_plugin_v1` (LOOM_PLUGIN_SYMBOL), a
- * const struct loom_plugin_v1 whose `abi` is LOOM_PLUGIN_ABI. loomd refuses
- * a plugin without that symbol or with another `abi`, naming the file and
- * both versions. Adding a member at the end of the table keeps the version
- * (loomd reads `size` first); changing or removing one bumps it, and the
- * symbol's name with it.
+ * const struct loom_plugin_v1 whose `abi` is the version it was built for.
+ * Versions only ever append ops: ABI 1's table is a prefix of ABI 2's
+ * (ABI 2 appended counters_read), so the symbol keeps its name and loomd
+ * loads any version from LOOM_PLUGIN_ABI_MIN to LOOM_PLUGIN_ABI, checks
+ * that `size` covers that version's table, and never touches an op past
+ * it (an ABI-1 plugin is never asked for counters). loomd refuses a plugin
+ * without the symbol or with a version outside that range, naming the file
+ * and the versions. Changing or removing an op would need a new symbol.
  *
  * Threads: every op may block on the network; loomd calls them from worker
  * threads, never from its event loop, and never two at once on one switch
@@ -31,7 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LOOM_PLUGIN_ABI 1
+#define LOOM_PLUGIN_ABI 2        /* the version this header describes */
+#define LOOM_PLUGIN_ABI_MIN 1    /* the oldest one loomd still loads */
 #define LOOM_PLUGIN_SYMBOL "loom_plugin_v1"
 
 /* Log levels of host->log, as syslog's. */
@@ -188,8 +192,51 @@ struct lp_object_sink {
 	int (*object)(void *ctx, const struct lp_object *o);
 };
 
+/* Switch counters (ABI 2): one value of one port, with loom's name for it.
+ * Names are stable (loomd stores, compares and exports them); a plugin
+ * reports those its switch has, each at most once per (port, scope, index),
+ * and leaves out those it does not (never a 0 for a counter it lacks):
+ *   port scope:     in_octets, out_octets, in_errors, out_errors,
+ *                   in_discards, out_discards
+ *   priority 0..7:  pfc_rx_pause, pfc_tx_pause (PFC frames received/sent),
+ *                   pfc_rx_pause_duration_us, pfc_tx_pause_duration_us
+ *   queue 0..7:     queue_packets, queue_drops, ecn_marked (packets WRED
+ *                   marked CE), pfcwd_storm_detected, pfcwd_storm_restored
+ *                   (the PFC watchdog's detections and restorations)
+ *   port scope:     pause_storm_warning, pause_storm_error (NIC-side storm
+ *                   prevention events, Linux mlx5)
+ * Gauges (gauge = 1) are levels, not counts, and get no delta:
+ *   queue 0..7:     pfcwd_stormed (1 while the watchdog holds the queue
+ *                   in a storm, else 0) */
+enum lp_counter_scope {
+	LP_COUNTER_PORT,          /* index unused (0) */
+	LP_COUNTER_PRIORITY,      /* index: the 802.1p priority 0..7 */
+	LP_COUNTER_QUEUE,         /* index: the egress queue 0..7 */
+};
+
+struct lp_counter {
+	const char *port;         /* the switch's port name, as inventory reports it */
+	const char *name;         /* loom's name, from the list above */
+	enum lp_counter_scope scope;
+	uint8_t index;            /* priority or queue, 0..7 */
+	uint8_t bits;             /* the counter's width: 64 for SAI stats, 1..64 */
+	uint8_t gauge;            /* 1: a level, not a count */
+	uint64_t value;
+};
+
+/* counters_read's sink. port_error (may be NULL): a port whose counters
+ * could not be read while the others were, with the reason naming what
+ * was wrong in the switch's terms ("COUNTERS:oid:0x1000000000002 field
+ * SAI_PORT_STAT_IF_IN_OCTETS: 12a is no number"); none of that port's
+ * counters are reported then. */
+struct lp_counter_sink {
+	void *ctx;
+	int (*counter)(void *ctx, const struct lp_counter *c);
+	int (*port_error)(void *ctx, const char *port, const char *reason);
+};
+
 struct loom_plugin_v1 {
-	uint32_t abi;             /* LOOM_PLUGIN_ABI */
+	uint32_t abi;             /* the version built for: LOOM_PLUGIN_ABI */
 	uint32_t size;            /* sizeof(struct loom_plugin_v1) it was built with */
 	const char *name;         /* "sonic", "nvue", "eos", "linuxdcb" */
 	const char *version;      /* the plugin's own version */
@@ -239,6 +286,15 @@ struct loom_plugin_v1 {
 	 * nothing. */
 	int (*qos_objects)(struct lp_switch *sw, const struct lp_qos *want,
 			   const struct lp_object_sink *out, char *err, size_t errlen);
+
+	/* ---- ABI 2 ---- */
+
+	/* Optional (NULL: the switch's counters are not read): every port's
+	 * counters now, through out (see struct lp_counter). -errno with err
+	 * when none could be read (the switch, or a table every port needs);
+	 * a port alone that cannot be read goes to out->port_error. */
+	int (*counters_read)(struct lp_switch *sw, const struct lp_counter_sink *out,
+			     char *err, size_t errlen);
 };
 
 #endif

@@ -65,9 +65,17 @@
  *   qdiscs where tc is used, else reports them off. The PFC watchdog and
  *   headroom are not set (NOTICE).
  * vlan_set / vlan_clear: -EOPNOTSUPP: a host port is not an access port.
- * health: the netdevs still exist. */
+ * health: the netdevs still exist.
+ * counters_read: per netdev, the kernel's counters (/proc/net/dev, of the
+ *   caller's network namespace) and the driver's (ethtool -S through the
+ *   SIOCETHTOOL ioctl: ETHTOOL_GSSET_INFO, GSTRINGS, GSTATS), mapped to
+ *   loom's names by eth_stats.c (mlx5's per-priority PFC pauses and their
+ *   durations, ECN marks per class, pause storm events, the physical
+ *   port's octets and discards). A driver without statistics (dummy) gives
+ *   the kernel's counters only; a netdev gone is a port error. */
 #include "autoconf.h"
 #include "dcb_msg.h"
+#include "eth_stats.h"
 #include "tc_msg.h"
 #include "../lp_util.h"
 
@@ -614,6 +622,169 @@ static int ld_qos_objects(struct lp_switch *sw, const struct lp_qos *want,
 	return lp_objects_by_dry_run(sw, want, ld_qos_apply, ld_shared, 1, out, err, errlen);
 }
 
+/* ---- counters ---------------------------------------------------------------- */
+
+/* /proc/net/dev's text (free it). */
+static char *read_proc_net_dev(char *err, size_t errlen)
+{
+	FILE *f = fopen("/proc/net/dev", "re");
+	size_t n = 0, cap = 0;
+	char *buf = NULL;
+
+	if (!f) {
+		snprintf(err, errlen, "/proc/net/dev: %s", strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t got;
+
+		if (n + 4096 + 1 > cap) {
+			char *b = realloc(buf, cap = cap ? 2 * cap : 16384);
+
+			if (!b || cap > (64u << 20)) {
+				free(b ? b : buf);
+				fclose(f);
+				snprintf(err, errlen, "/proc/net/dev: out of memory");
+				return NULL;
+			}
+			buf = b;
+		}
+		if (!(got = fread(buf + n, 1, cap - n - 1, f)))
+			break;
+		n += got;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The driver's statistics of dev (ethtool -S): *n 0 when the driver has
+ * none (EOPNOTSUPP); -errno with err else. */
+static int driver_stats(int fd, const char *dev, char (**names)[LDS_NAME_LEN], uint64_t **vals,
+			size_t *n, char *err, size_t errlen)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} sset = { .hdr = { .cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_STATS } };
+	struct ethtool_gstrings *gs = NULL;
+	struct ethtool_stats *st = NULL;
+	struct ifreq ifr;
+	uint32_t count;
+
+	*names = NULL;
+	*vals = NULL;
+	*n = 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_data = (char *)&sset;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0) {
+		if (errno == EOPNOTSUPP)
+			return 0;
+		snprintf(err, errlen, "%s: ETHTOOL_GSSET_INFO: %s", dev, strerror(errno));
+		return -errno;
+	}
+	if (!(sset.hdr.sset_mask & (1ULL << ETH_SS_STATS)) || !(count = sset.len))
+		return 0;
+	if (count > 65536) {
+		snprintf(err, errlen, "%s: %u driver statistics: more than loom reads", dev, count);
+		return -E2BIG;
+	}
+	gs = calloc(1, sizeof(*gs) + (size_t)count * ETH_GSTRING_LEN);
+	st = calloc(1, sizeof(*st) + (size_t)count * sizeof(uint64_t));
+	if (!gs || !st) {
+		free(gs);
+		free(st);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_STATS;
+	gs->len = count;
+	ifr.ifr_data = (char *)gs;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0) {
+		snprintf(err, errlen, "%s: ETHTOOL_GSTRINGS: %s", dev, strerror(errno));
+		goto fail;
+	}
+	st->cmd = ETHTOOL_GSTATS;
+	st->n_stats = count;
+	ifr.ifr_data = (char *)st;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0) {
+		snprintf(err, errlen, "%s: ETHTOOL_GSTATS: %s", dev, strerror(errno));
+		goto fail;
+	}
+	/* The driver's count may have changed between the calls: the names
+	 * and values are only paired for as many as both calls gave. */
+	*n = gs->len < st->n_stats ? gs->len : st->n_stats;
+	if (*n > count)
+		*n = count;
+	*names = malloc(*n * LDS_NAME_LEN + 1);
+	*vals = malloc(*n * sizeof(uint64_t) + 1);
+	if (!*names || !*vals) {
+		free(*names);
+		free(*vals);
+		*names = NULL;
+		*vals = NULL;
+		*n = 0;
+		errno = ENOMEM;
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	memcpy(*names, gs->data, *n * LDS_NAME_LEN);
+	memcpy(*vals, st->data, *n * sizeof(uint64_t));
+	free(gs);
+	free(st);
+	return 0;
+fail:
+	{
+		int e = errno ? errno : EIO;
+
+		free(gs);
+		free(st);
+		return -e;
+	}
+}
+
+static int ld_counters(struct lp_switch *sw, const struct lp_counter_sink *out, char *err,
+		       size_t errlen)
+{
+	char *text = read_proc_net_dev(err, errlen);
+	int fd, rc = 0;
+
+	if (!text)
+		return -EIO;
+	if ((fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0 &&
+	    (fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		rc = -errno;
+		snprintf(err, errlen, "socket for ethtool ioctls: %s", strerror(errno));
+		free(text);
+		return rc;
+	}
+	for (size_t i = 0; i < sw->n_dev && rc == 0; i++) {
+		char (*names)[LDS_NAME_LEN] = NULL, why[256];
+		uint64_t *vals = NULL;
+		struct lds_kernel k;
+		size_t n = 0;
+		int r;
+
+		if ((r = lds_proc_net_dev(text, sw->dev[i], &k, why, sizeof(why))) == 0)
+			r = driver_stats(fd, sw->dev[i], &names, &vals, &n, why, sizeof(why));
+		if (r == 0)
+			rc = lds_report(sw->dev[i], &k, (const char (*)[LDS_NAME_LEN])names, vals, n,
+					out);
+		else if (out->port_error)
+			rc = out->port_error(out->ctx, sw->dev[i], r == -ENOENT ?
+					     "the netdev is gone (not in /proc/net/dev)" : why);
+		free(names);
+		free(vals);
+	}
+	close(fd);
+	free(text);
+	if (rc)
+		snprintf(err, errlen, "the counters read stopped (%d)", rc);
+	return rc;
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -631,4 +802,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_clear = ld_vlan_clear,
 	.health = ld_health,
 	.vlan_get = ld_vlan_get,
+	.counters_read = ld_counters,
 };

@@ -16,7 +16,7 @@
  *   options: "pg_profile_lookup=/etc/loom/sonic/ACS-MSN2700.ini" 
  *
  * Databases (SONiC's database_config.json): APPL_DB 0 (separator ':'),
- * CONFIG_DB 4 ('|'), STATE_DB 6 ('|'). loom writes CONFIG_DB only: that is
+ * COUNTERS_DB 2 (':'), CONFIG_DB 4 ('|'), STATE_DB 6 ('|'). loom writes CONFIG_DB only: that is
  * what orchagent, buffermgrd and pfcwd read; APPL_DB and STATE_DB are read.
  *
  * inventory: CONFIG_DB DEVICE_METADATA|localhost (hostname; hwsku as the
@@ -42,6 +42,9 @@
  *   programs from; loom does not read STATE_DB's VLAN_MEMBER_TABLE, which
  *   only a running vlanmgrd fills).
  * health: PING (after connecting again if the connection broke).
+ * counters_read: COUNTERS_DB (db 2, separator ':'): the port and queue
+ *   name maps and each port's and unicast queue's COUNTERS:<oid> hash
+ *   (sonic_counters.c; docs/sonic-counters-notes.md).
  *
  * Every op reconnects when the last connection broke (a restarted
  * redis-server), and blocks SIGPIPE in its thread while it runs. */
@@ -506,6 +509,18 @@ out:
 	return rc;
 }
 
+/* ---- counters --------------------------------------------------------------- */
+
+static int counters_read(struct lp_switch *sw, const struct lp_counter_sink *out, char *err,
+			 size_t errlen)
+{
+	int rc;
+
+	if ((rc = sn_connect(&sw->conn, err, errlen)))
+		return rc;
+	return sn_counters_read(&sw->conn, out, err, errlen);
+}
+
 /* ---- the table: every op with SIGPIPE blocked ---------------------------- */
 
 #define GUARDED(call)                                                                         \
@@ -564,6 +579,12 @@ static int sonic_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid,
 	GUARDED(vlan_get(sw, port, vid, err, errlen));
 }
 
+static int sonic_counters_read(struct lp_switch *sw, const struct lp_counter_sink *out,
+			       char *err, size_t errlen)
+{
+	GUARDED(counters_read(sw, out, err, errlen));
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -581,4 +602,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.health = sonic_health,
 	.vlan_get = sonic_vlan_get,
 	.qos_objects = sonic_qos_objects,
+	.counters_read = sonic_counters_read,
 };

@@ -146,6 +146,21 @@ int sn_port_parse(const char *name, const redisReply *cfg, const redisReply *ope
 /* LLDP_ENTRY_TABLE:port into n: 1 a neighbour, 0 none. */
 int sn_neighbor_parse(const char *port, const redisReply *entry, struct lp_neighbor *n);
 
+/* sonic_counters.c: the counters_read op (COUNTERS_DB, database 2). */
+/* Every port's counters from the hashes src gives, asked in this order:
+ * COUNTERS_PORT_NAME_MAP, COUNTERS_QUEUE_NAME_MAP, COUNTERS_QUEUE_TYPE_MAP
+ * (one call), then COUNTERS:<oid> of each port (sorted naturally) and of
+ * each of their unicast queues 0..7 (one call). -ENOENT naming a missing
+ * map; a port that cannot be read goes to out->port_error naming the key
+ * and field. */
+int sn_counters_decode(const struct sn_source *src, const struct lp_counter_sink *out,
+		       char *err, size_t errlen);
+/* sn_counters_decode from COUNTERS_DB on c. */
+int sn_counters_read(struct sn_conn *c, const struct lp_counter_sink *out, char *err,
+		     size_t errlen);
+/* A decimal string of a 64-bit counter (digits only): 0 and *v, or -EINVAL. */
+int sn_parse_u64(const char *s, uint64_t *v);
+
 /* sonic_objects.c: each object plan would touch, for the qos_objects op:
  * create, change or delete, and the unmanaged ports (or "switch-wide")
  * that use it too. Changes nothing. */

@@ -15,6 +15,7 @@
 
 /* SONiC's databases (SELECT index). */
 #define SN_APPL_DB 0
+#define SN_COUNTERS_DB 2
 #define SN_CONFIG_DB 4
 #define SN_STATE_DB 6
 

@@ -33,7 +33,7 @@ loom_work
 mkdir "$work/plugins"
 cp "$SONIC" "$work/plugins/"
 # A plugin built for ABI 2 (test_plugin's fake), to be refused by name.
-[ -e "$B/tests/unit/.libs/fake-abi2.so" ] && cp "$B/tests/unit/.libs/fake-abi2.so" "$work/plugins/"
+[ -e "$B/tests/unit/.libs/fake-abi3.so" ] && cp "$B/tests/unit/.libs/fake-abi3.so" "$work/plugins/"
 
 rc() { "$@" >/dev/null 2>&1 && echo 0 || echo $?; }
 
@@ -144,15 +144,15 @@ loom_ctl qos status >"$work/down.out" || :
 grep -q "^leaf2 .*unreachable" "$work/down.out" && grep -q "^leaf1 .*in policy" "$work/down.out" ||
 	loom_fail "with leaf2's redis gone: $(cat "$work/down.out")"
 loom_ok "a switch whose Redis is gone is unreachable, the other stays in policy"
-if [ -e "$work/plugins/fake-abi2.so" ]; then
+if [ -e "$work/plugins/fake-abi3.so" ]; then
 	conf
-	printf '  - {name: odd, plugin: fake-abi2, address: x}\n' >>"$work/loom.yaml"
+	printf '  - {name: odd, plugin: fake-abi3, address: x}\n' >>"$work/loom.yaml"
 	kill -HUP "$LOOMD_PID"
 	loom_until 50 grep -q "configuration reloaded" "$work/loomd.log" || loom_fail "no reload"
 	loom_ctl qos status --switch odd >"$work/odd.out" || :
-	grep -q "plugin ABI version 2, this loomd speaks 1" "$work/odd.out" ||
-		loom_fail "the ABI-2 plugin was not refused by name: $(cat "$work/odd.out")"
-	loom_ok "a plugin of ABI 2 is refused: $(grep -o 'fake-abi2.so: [^|]*' "$work/odd.out" | head -1)"
+	grep -q "plugin ABI version 3, this loomd speaks 1 to 2" "$work/odd.out" ||
+		loom_fail "the ABI-3 plugin was not refused by name: $(cat "$work/odd.out")"
+	loom_ok "a plugin of ABI 3 is refused: $(grep -o 'fake-abi3.so: [^|]*' "$work/odd.out" | head -1)"
 fi
 
 # ---- 4. a contradictory policy is refused at reload -------------------------------

@@ -3,7 +3,11 @@
  *   FAKE_ABI      the ABI version it claims (default LOOM_PLUGIN_ABI)
  *   FAKE_NAME     the name it gives itself (default "fake")
  *   FAKE_NO_SYMBOL  export no loom_plugin_v1 at all
- *   FAKE_NO_HEALTH  leave the health op out */
+ *   FAKE_NO_HEALTH  leave the health op out
+ *   FAKE_ABI1     be a plugin built against ABI 1's header: its table
+ *                 ends before counters_read (the size it gives), and the
+ *                 bytes after it in the library are a pointer to a
+ *                 counters op that fails the test if loomd ever takes it */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +97,52 @@ static int fake_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, 
 	return 0;
 }
 
-#ifndef FAKE_NO_SYMBOL
+/* Two ports of counters (ABI 2). */
+static int fake_counters(struct lp_switch *sw, const struct lp_counter_sink *out, char *err,
+			 size_t errlen)
+{
+	struct lp_counter c = { .port = "Ethernet0", .name = "in_octets", .bits = 64,
+				.value = 1000 };
+	int rc;
+
+	(void)sw, (void)err, (void)errlen;
+	if ((rc = out->counter(out->ctx, &c)))
+		return rc;
+	c.name = "pfc_rx_pause";
+	c.scope = LP_COUNTER_PRIORITY;
+	c.index = 3;
+	c.value = 7;
+	if ((rc = out->counter(out->ctx, &c)))
+		return rc;
+	return out->port_error ? out->port_error(out->ctx, "Ethernet4", "fake: no counters") : 0;
+}
+
+#if defined(FAKE_ABI1)
+/* ABI 1's table (loom_plugin.h before counters_read), then what happens to
+ * follow it in memory. */
+static int trap_counters(struct lp_switch *sw, const struct lp_counter_sink *out, char *err,
+			 size_t errlen)
+{
+	(void)sw, (void)out, (void)errlen;
+	snprintf(err, errlen, "loomd called past an ABI-1 table");
+	abort();
+}
+
+const struct {
+	struct loom_plugin_v1_prefix {
+		uint32_t abi, size;
+		const char *name, *version;
+		void *ops[11];
+	} t;
+	void *after;
+} loom_plugin_v1 = {
+	{ 1, sizeof(struct loom_plugin_v1_prefix), FAKE_NAME, "0",
+	  { (void *)fake_open, (void *)fake_close, (void *)fake_inventory, (void *)fake_lldp,
+	    (void *)fake_qos_read, (void *)fake_qos_apply, (void *)fake_vlan_set,
+	    (void *)fake_vlan_clear, (void *)fake_health, (void *)fake_vlan_get, NULL } },
+	(void *)trap_counters,
+};
+#elif !defined(FAKE_NO_SYMBOL)
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = FAKE_ABI,
 	.size = sizeof(struct loom_plugin_v1),
@@ -111,5 +160,6 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.health = fake_health,
 #endif
 	.vlan_get = fake_vlan_get,
+	.counters_read = fake_counters,
 };
 #endif

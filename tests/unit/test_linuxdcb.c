@@ -377,6 +377,95 @@ START_TEST(linuxdcb_health_fails_once_a_netdev_is_gone)
 }
 END_TEST
 
+/* ---- counters ---------------------------------------------------------------- */
+
+struct cgot {
+	size_t n, errors;
+	unsigned long long in_octets, out_octets;
+	char error[256];
+};
+
+static int cgot_counter(void *ctx, const struct lp_counter *c)
+{
+	struct cgot *g = ctx;
+
+	g->n++;
+	if (!strcmp(c->name, "in_octets"))
+		g->in_octets = c->value;
+	if (!strcmp(c->name, "out_octets"))
+		g->out_octets = c->value;
+	return 0;
+}
+
+static int cgot_error(void *ctx, const char *port, const char *reason)
+{
+	struct cgot *g = ctx;
+
+	g->errors++;
+	snprintf(g->error, sizeof(g->error), "%s: %s", port, reason);
+	return 0;
+}
+
+/* The kernel's transmitted bytes of dev, as `ip -s` reads them (netlink). */
+static unsigned long long ip_tx_bytes(const char *dev)
+{
+	char cmd[160], buf[64] = "";
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "ip -s -j link show dev %s | sed -n "
+		 "'s/.*\"tx\":{\"bytes\":\\([0-9]*\\).*/\\1/p'", dev);
+	ck_assert_ptr_nonnull(f = popen(cmd, "r"));
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	pclose(f);
+	return strtoull(buf, NULL, 10);
+}
+
+START_TEST(linuxdcb_counters_read_gives_what_the_kernel_counts_for_the_netdev)
+{
+	struct cgot g = { 0 };
+	struct lp_counter_sink sink = { &g, cgot_counter, cgot_error };
+	lp_counters_read_fn fn = plugin_counters_op(ops);
+	unsigned long long want;
+
+	ck_assert_ptr_nonnull(fn);
+	/* traffic the kernel counts: the netdev up with an address, packets out */
+	/* no IPv6 (its neighbour discovery would send between the reads) */
+	sh("sysctl -qw net.ipv6.conf.ldcb0.disable_ipv6=1 2>/dev/null");
+	if (!strcmp(kind, "veth"))
+		ck_assert_int_eq(sh("ip link set ldcb0p up"), 0);   /* a carrier */
+	ck_assert_int_eq(sh("ip link set ldcb0 up && ip addr add 192.0.2.1/24 dev ldcb0 "
+			    "2>/dev/null; python3 -c 'import socket; s = socket.socket(socket.AF_INET, "
+			    "socket.SOCK_DGRAM); s.setsockopt(socket.SOL_SOCKET, socket.SO_BROADCAST, 1); "
+			    "[s.sendto(bytes(100), (\"192.0.2.255\", 9)) for i in range(3)]'"), 0);
+	want = ip_tx_bytes("ldcb0");
+	ck_assert_msg(fn(sw, &sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(g.errors, 0);
+	/* a dummy or veth has no statistics loom maps: the kernel's six */
+	ck_assert_uint_eq(g.n, 6);
+	ck_assert_msg(want > 0, "no traffic was counted on ldcb0 (%s)", kind);
+	ck_assert_uint_eq(g.out_octets, want);
+	sh("ip addr flush dev ldcb0; ip link set ldcb0 down; ip link set ldcb0p down 2>/dev/null");
+}
+END_TEST
+
+START_TEST(linuxdcb_counters_read_reports_a_netdev_gone_as_a_port_error)
+{
+	struct lp_switch *s2;
+	struct cgot g = { 0 };
+	struct lp_counter_sink sink = { &g, cgot_counter, cgot_error };
+
+	ck_assert_int_eq(make_netdev("ldcb8"), 0);
+	ck_assert_int_eq(open_sw("ldcb0,ldcb8", NULL, &s2), 0);
+	ck_assert_int_eq(sh("ip link del ldcb8"), 0);
+	ck_assert_msg(plugin_counters_op(ops)(s2, &sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(g.errors, 1);
+	ck_assert_msg(strstr(g.error, "ldcb8: the netdev is gone"), "%s", g.error);
+	ck_assert_uint_eq(g.n, 6);
+	ops->close(s2);
+}
+END_TEST
+
 /* ---- ECN through tc ---------------------------------------------------------- */
 
 /* `tc -j -d qdisc show dev DEV` into out ("" when tc fails). */
@@ -619,6 +708,8 @@ int main(void)
 			linuxdcb_ecn_tc_on_a_kernel_without_the_qdiscs_reports_enoent_naming_the_netdev);
 	else
 		tcase_add_test(tc, linuxdcb_ecn_tc_writes_red_ecn_on_the_lossless_classs_band);
+	tcase_add_test(tc, linuxdcb_counters_read_gives_what_the_kernel_counts_for_the_netdev);
+	tcase_add_test(tc, linuxdcb_counters_read_reports_a_netdev_gone_as_a_port_error);
 	tcase_add_test(tc, linuxdcb_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
 	return check_run(s);
