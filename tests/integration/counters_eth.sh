@@ -163,6 +163,21 @@ check "$work/r3.json" 'p("leaf1","Ethernet0")["answered"] and s("leaf1")["answer
 	"the other port is not read"
 loom_ok "a value that is no number: $(python3 -c 'import json,sys; print([p["reason"] for p in json.load(open(sys.argv[1]))["ports"] if not p["answered"]][0])' "$work/r3.json")"
 
+# ---- 4. alarms: the watchdog's storm, the unreadable port -----------------------------
+loom_ctl --json events --limit 200 >"$work/ev.json" || loom_fail "events"
+python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))
+ev = ev["events"] if isinstance(ev, dict) else ev
+def n(kind, subject): return sum(1 for e in ev if e["kind"] == kind and e["subject"] == subject)
+storm = [e for e in ev if e["kind"] == "pfc_storm" and e["subject"] == "switch leaf1 port Ethernet0"]
+assert len(storm) == 1 and "pfcwd_storm_detected.q3+1" in storm[0]["new"], storm
+assert n("pfc_storm", "switch leaf1 port Ethernet4") == 0
+assert n("counters_unreadable", "switch leaf1 port Ethernet4") == 1
+assert n("link_errors", "switch leaf1 port Ethernet0") == 1' "$work/ev.json" ||
+	loom_fail "the switch alarms are not raised once each: $(cat "$work/ev.json")"
+loom_ok "the PFC watchdog's storm raised pfc_storm once, the port with no number counters_unreadable"
+
 # ---- 5a. --db ------------------------------------------------------------------------
 "$B/loomctl" --db "$work/loom.db" --json counters --eth >"$work/db.json" ||
 	loom_fail "loomctl --db counters --eth: $(cat "$work/db.json")"
