@@ -10,8 +10,8 @@
  * loom.yaml:  switches: - { name: host1, plugin: linuxdcb, address: "eth2,eth3" }
  * address: one netdev name or a comma-separated list; loomd must run on
  * that host (in its network namespace). No credentials. Options: ecn=auto
- * (default), ecn=tc, ecn=off (below); any other is refused, so a typo
- * shows.
+ * (default), ecn=tc, ecn=off (below); dcqcn=auto (default), on, off and
+ * sysfs=/PATH (below, DCQCN); any other is refused, so a typo shows.
  *
  * open: every name must exist (if_nametoindex); one NETLINK_ROUTE socket
  *   per handle, its receive timeout the endpoint's timeout_ms.
@@ -58,12 +58,21 @@
  *   and the missing qdisc. On a plain host port (auto) ECN is NOT set: a
  *   host kernel's `tc red ecn` only sees traffic the kernel sends, not
  *   the RDMA traffic the NIC sends by itself, which the NIC firmware
- *   marks (DCQCN, e.g. mlx5's /sys/class/net/DEV/ecn/); qos_apply logs
+ *   marks (DCQCN, below); qos_apply logs
  *   that (NOTICE, EOPNOTSUPP) without failing. ecn=tc writes the qdiscs
  *   on any port (software qdiscs where nothing offloads them); ecn=off
  *   never touches qdiscs. qos_read fills the ECN fields from the RED
  *   qdiscs where tc is used, else reports them off. The PFC watchdog and
  *   headroom are not set (NOTICE).
+ * DCQCN (dcqcn.h has the files and their source): where SYSFS/DEV/ecn/
+ *   exists (dcqcn=auto; dcqcn=on: always, a missing file then an error
+ *   naming its path; sysfs= defaults to /sys/class/net), after ECN's qdiscs
+ *   and before DCB, qos_apply makes roce_np/enable/P and roce_rp/enable/P
+ *   1 for the classes with ECN, 0 for the others, and roce_np/cnp_dscp,
+ *   cnp_802p_prio the policy's CNPs: key "dcqcn eth2", fields
+ *   "roce_np enable 3", "roce_np cnp_dscp"..., read back after writing.
+ *   qos_read fills the CNP fields from them. Without the files (auto) a
+ *   NOTICE says the NIC's ECN reaction stays the firmware's.
  * vlan_set / vlan_clear: -EOPNOTSUPP: a host port is not an access port.
  * health: the netdevs still exist. */
 #include "autoconf.h"
