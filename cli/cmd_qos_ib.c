@@ -113,10 +113,13 @@ int cmd_qos_ibcc(struct loomctl *lc, const char *what)
 			    json_is_true(json_object_get(result, "enable")) ? "on" : "off",
 			    output_str(result, "ports")) < 0 ? -1 : 0;
 	else
-		rc = printf("written to %s%s\n%snote: %s\n", output_str(result, "file"),
+		rc = printf("written to %s%s\n%snote: %s\n%s%s%s", output_str(result, "file"),
 			    output_int(result, "opensm_pid") ? ", OpenSM signalled" :
 			    "; no running OpenSM found to signal", output_str(result, "options"),
-			    output_str(result, "note")) < 0 ? -1 : 0;
+			    output_str(result, "note"),
+			    *output_str(result, "overridden") ? "warning: " : "",
+			    output_str(result, "overridden"),
+			    *output_str(result, "overridden") ? "\n" : "") < 0 ? -1 : 0;
 	ok = !status || json_is_true(json_object_get(result, "in_policy"));
 	json_decref(result);
 	if (rc < 0) {

@@ -77,7 +77,7 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct qos_ibcc_mod *m = arg;
 	const char *path = m->conf->ib_cc_opensm_config;
-	char opts[IBCC_OPTIONS_MAX], err[512];
+	char opts[IBCC_OPTIONS_MAX], err[512], why[512] = "";
 	char *old, *text;
 	int pid;
 
@@ -92,6 +92,10 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 		free(text);
 		return;
 	}
+	/* A line after loom's block that sets an option again still wins in
+	 * OpenSM: said now, not only at the next status. */
+	if (ibcc_file_drift(text, opts, why, sizeof(why)))
+		log_warn("ib_cc: %s: %s", path, why);
 	free(text);
 	pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store, err, sizeof(err));
 	if (pid < 0 || kill(pid, SIGHUP) < 0)
@@ -102,8 +106,8 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 			       m->conf->ib_cc.enable ? "congestion_control TRUE" :
 			       "congestion_control FALSE") < 0)
 		log_warn("ib_cc: cannot record the apply event");
-	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i, s:s}", "file", path, "options", opts,
-				    "opensm_pid", pid, "note", START_ONLY));
+	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i, s:s, s:s}", "file", path, "options", opts,
+				    "opensm_pid", pid, "note", START_ONLY, "overridden", why));
 }
 
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)

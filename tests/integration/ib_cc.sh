@@ -18,8 +18,8 @@
 #     test says what ibccquery reads.
 #  4. Drift behind loom's back: an edit inside loom's block, then a line after
 #     it that OpenSM would take instead, are named by status (exit 1) and
-#     recorded as ib_cc_drift; apply (or removing the line) brings it back:
-#     ib_cc_in_policy.
+#     recorded as ib_cc_drift (apply warns of the later line: it still wins);
+#     apply (or removing the line) brings it back: ib_cc_in_policy.
 #  5. A bad ib_cc is refused by `loomd -n` naming the key; `loomd -n`'s
 #     printed configuration is accepted again and prints the same.
 set -eu
@@ -137,6 +137,9 @@ line=$(wc -l <"$work/opensm.conf")
 cc_status && loom_fail "in policy with a cc_cct line after loom's block"
 grep -q "line $line sets cc_cct again after loom's block" "$work/status.out" ||
 	loom_fail "the overriding line is not named: $(cat "$work/status.out")"
+loom_ctl qos apply --ib-cc >"$work/apply.out" || loom_fail "apply: $(cat "$work/apply.out")"
+grep -q "^warning: line $line sets cc_cct again after loom's block" "$work/apply.out" ||
+	loom_fail "apply does not warn of the overriding line: $(cat "$work/apply.out")"
 sed -i '$d' "$work/opensm.conf"
 cc_status || loom_fail "not in policy once the line went: $(cat "$work/status.out")"
 loom_ctl events --limit 50 >"$work/events.out"
