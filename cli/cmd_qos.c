@@ -96,6 +96,7 @@ int cmd_qos(struct loomctl *lc, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "switch", required_argument, NULL, 's' },
 		{ "ib", no_argument, NULL, 'i' },
+		{ "ib-cc", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ib = 0;
@@ -124,6 +125,9 @@ int cmd_qos(struct loomctl *lc, int argc, char **argv)
 		case 'i':
 			ib = 1;
 			break;
+		case 'c':
+			ib = 2;
+			break;
 		default:
 			return loomctl_usage_hint();
 		}
@@ -132,6 +136,8 @@ int cmd_qos(struct loomctl *lc, int argc, char **argv)
 		return loomctl_usage_error(lc, "qos", "unexpected argument \"%s\"", argv[optind]);
 	if (ib && one)
 		return loomctl_usage_error(lc, "qos", "--ib is the InfiniBand fabric, not a switch");
+	if (ib == 2)
+		return cmd_qos_ibcc(lc, what);
 	if (ib)
 		return cmd_qos_ib(lc, what);
 	if (lc->db_path)

@@ -1,4 +1,5 @@
-/* cli/cmd_qos_ib.c: `loomctl qos status --ib` and `loomctl qos apply --ib`:
+/* cli/cmd_qos_ib.c: `loomctl qos status --ib` and `loomctl qos apply --ib`
+ * (and their --ib-cc twins for ib_cc, congestion control):
  * loom.yaml's ib_qos policy on the InfiniBand fabric (daemon/qos/qos_ib.h).
  * status: every CA port and cabled switch port, "in policy" or the first
  * entry of its SL2VL or VLArbitration tables that differs; apply: the
@@ -82,6 +83,44 @@ int cmd_qos_ib(struct loomctl *lc, const char *what)
 		print_layering(json_object_get(result, "layering"));
 	ok = strcmp(what, "status") ||
 	     output_int(result, "in_policy") == output_int(result, "ports_total");
+	json_decref(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result");
+		return LOOMCTL_EXIT_FAILED;
+	}
+	return ok ? LOOMCTL_EXIT_OK : LOOMCTL_EXIT_FAILED;
+}
+
+/* `qos status|apply --ib-cc`: ib_cc's block of OpenSM's options file. */
+int cmd_qos_ibcc(struct loomctl *lc, const char *what)
+{
+	json_t *result = NULL;
+	int rc, ok, status = !strcmp(what, "status");
+
+	if (!status && strcmp(what, "apply"))
+		return loomctl_usage_error(lc, "qos", "--ib-cc goes with status or apply");
+	if (lc->db_path)
+		return loomctl_usage_error(lc, "qos", "reads OpenSM's options: needs loomd, not --db");
+	if (loomctl_call(lc, status ? "qos-ib-cc-status" : "qos-ib-cc-apply", json_object(),
+			 &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	if (lc->json)
+		rc = output_json(result, stdout);
+	else if (status)
+		rc = printf("%s: %s%s\ncongestion control %s; ports: %s\n", output_str(result, "file"),
+			    json_is_true(json_object_get(result, "in_policy")) ? "in policy" :
+			    "drifted: ", output_str(result, "drift"),
+			    json_is_true(json_object_get(result, "enable")) ? "on" : "off",
+			    output_str(result, "ports")) < 0 ? -1 : 0;
+	else
+		rc = printf("written to %s%s\n%snote: %s\n%s%s%s", output_str(result, "file"),
+			    output_int(result, "opensm_pid") ? ", OpenSM signalled" :
+			    "; no running OpenSM found to signal", output_str(result, "options"),
+			    output_str(result, "note"),
+			    *output_str(result, "overridden") ? "warning: " : "",
+			    output_str(result, "overridden"),
+			    *output_str(result, "overridden") ? "\n" : "") < 0 ? -1 : 0;
+	ok = !status || json_is_true(json_object_get(result, "in_policy"));
 	json_decref(result);
 	if (rc < 0) {
 		loomctl_error(lc, "cannot print the result");

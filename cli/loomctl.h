@@ -143,6 +143,8 @@ int cmd_top(struct loomctl *lc, int argc, char **argv);
 int cmd_qos(struct loomctl *lc, int argc, char **argv);
 /* ---- cmd_qos_ib.c: `qos status|apply --ib` (what: "status" or "apply") ---- */
 int cmd_qos_ib(struct loomctl *lc, const char *what);
+/* `qos status|apply --ib-cc`: loom.yaml's ib_cc in OpenSM's options file */
+int cmd_qos_ibcc(struct loomctl *lc, const char *what);
 
 /* ---- route_print.c ---- */
 /* The pairs, EFI, shift, random, deadlock and EBB lines of a "metrics"

@@ -29,6 +29,7 @@
 #include "daemon/core/queries.h"
 #include "daemon/qos/qos.h"
 #include "daemon/qos/qos_ib.h"
+#include "daemon/qos/qos_ibcc.h"
 #include "daemon/telemetry/telemetry.h"
 #include "daemon/ib/walker.h"
 #include "daemon/tenants/tenants.h"
@@ -49,6 +50,7 @@ struct loomd {
 	struct ar_apply *ar_apply; /* ar program: adaptive routing Sets */
 	struct qos_mod *qos;      /* qos plan / status / apply on the switches */
 	struct qos_ib_mod *qos_ib; /* ib_qos: applied through OpenSM, read back by SMPs */
+	struct qos_ibcc_mod *qos_ibcc; /* ib_cc: congestion control through OpenSM */
 	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
 	struct telemetry_mod *telemetry; /* port counters, read on an interval */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
@@ -79,7 +81,7 @@ static void set_ctl_limits(struct ctl *ctl, const struct loom_config *conf)
 static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
-	&qos_ib_config, &ar_config, &telemetry_config,
+	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config,
 };
 
 int loomd_config_init(void)
@@ -229,6 +231,8 @@ static void reload(struct loomd *d)
 		log_err("reload: out of memory for the switches; their previous settings stay");
 	if (qos_ib_reconfigure(d->qos_ib, next) < 0)
 		log_err("reload: out of memory for ib_qos; its previous settings stay");
+	if (qos_ibcc_reconfigure(d->qos_ibcc, next) < 0)
+		log_err("reload: out of memory for ib_cc; its previous settings stay");
 	if (tenants_reconfigure(d->tenants, next) < 0)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
 	telemetry_reconfigure(d->telemetry, next);
@@ -297,6 +301,7 @@ static void loomd_teardown(struct loomd *d)
 	ar_apply_free(d->ar_apply);
 	qos_free(d->qos);
 	qos_ib_free(d->qos_ib);
+	qos_ibcc_free(d->qos_ibcc);
 	telemetry_free(d->telemetry);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
@@ -383,6 +388,10 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("ib_qos requests: %s", err);
 		goto out;
 	}
+	if (!(d.qos_ibcc = qos_ibcc_new(d.conf, d.store, err, sizeof(err)))) {
+		log_err("ib_cc requests: %s", err);
+		goto out;
+	}
 	if (!(d.tenants = tenants_new(d.base, d.conf, d.store, err, sizeof(err)))) {
 		log_err("tenant requests: %s", err);
 		goto out;
@@ -405,6 +414,7 @@ int loomd_run(const struct loomd_options *opt)
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||
+	    qos_ibcc_register(d.qos_ibcc, d.ctl) < 0 ||
 	    tenants_register(d.tenants, d.ctl) < 0 || telemetry_register(d.telemetry, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");

@@ -14,6 +14,7 @@
 
 #include "lib/util/log.h"
 #include "lib/qos/qos_policy.h"
+#include "lib/qos/ib_cc.h"
 #include "lib/qos/ib_qos.h"
 #include "lib/telemetry/port_alarms.h"
 
@@ -108,6 +109,11 @@ struct loom_config {
 	/* ib_qos: the InfiniBand QoS policy (daemon/qos/config_ibqos.c); .set = 0: absent */
 	struct ibqos_policy ib_qos;
 	char ib_qos_opensm_config[PATH_MAX];    /* ib_qos.opensm_config: loom's block in it */
+
+	/* ib_cc: InfiniBand congestion control through OpenSM (daemon/qos/config_ibcc.c);
+	 * .set = 0: absent */
+	struct ibcc_config ib_cc;
+	char ib_cc_opensm_config[PATH_MAX];     /* ib_cc.opensm_config: loom's block in it */
 
 	/* ar: programming adaptive routing (daemon/ar/config_ar.c) */
 	int ar_program;                 /* ar.program: 1 lets loomd send AR Sets (default 0) */

@@ -53,21 +53,27 @@ struct qos_ib_mod {
 	json_t *known;
 };
 
-char *qos_ib_options_file(const char *old_text, const char *options)
+char *qos_ib_block_file(const char *old_text, const char *begin, const char *end,
+			const char *options)
 {
-	const char *b = old_text ? strstr(old_text, BEGIN_MARK) : NULL;
-	const char *e = b ? strstr(b, END_MARK) : NULL;
+	const char *b = old_text ? strstr(old_text, begin) : NULL;
+	const char *e = b ? strstr(b, end) : NULL;
 	size_t head = b && e ? (size_t)(b - old_text) : old_text ? strlen(old_text) : 0;
-	const char *tail = b && e ? e + strlen(END_MARK) : "";
+	const char *tail = b && e ? e + strlen(end) : "";
 	const char *sep = head && old_text[head - 1] != '\n' ? "\n" : "";
-	size_t len = head + strlen(sep) + strlen(BEGIN_MARK) + strlen(options) +
-		     strlen(END_MARK) + strlen(tail) + 1;
+	size_t len = head + strlen(sep) + strlen(begin) + strlen(options) + strlen(end) +
+		     strlen(tail) + 1;
 	char *out = malloc(len);
 
 	if (out)
 		snprintf(out, len, "%.*s%s%s%s%s%s", (int)head, old_text ? old_text : "", sep,
-			 BEGIN_MARK, options, END_MARK, tail);
+			 begin, options, end, tail);
 	return out;
+}
+
+char *qos_ib_options_file(const char *old_text, const char *options)
+{
+	return qos_ib_block_file(old_text, BEGIN_MARK, END_MARK, options);
 }
 
 /* How classes and VL layers share the SLs and VLs (lib/qos/ib_qos.h), for the

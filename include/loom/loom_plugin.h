@@ -140,6 +140,15 @@ struct lp_qos {
 	/* The ports the policy applies to, each with its headroom. */
 	size_t n_ports;
 	struct lp_port_buffer ports[LP_MAX_PORTS];
+	/* The CNPs (congestion notification packets) the NICs send for ECN-marked
+	 * RoCE traffic: their DSCP and 802.1p priority (loom.yaml roce.cnp). A
+	 * host plugin writes them to the NIC (linuxdcb: DCQCN's notification
+	 * point); a switch plugin may ignore them (the switch only carries CNPs
+	 * on their class). cnp_set = 0: not known (an older loomd, or qos_read
+	 * found no NIC setting). Added at the end of the struct for issue 19. */
+	uint8_t cnp_set;
+	uint8_t cnp_dscp;         /* 0..63 */
+	uint8_t cnp_priority;     /* 0..7 */
 };
 
 /* Item sinks: the plugin calls them once per item, in any order; `ctx` is

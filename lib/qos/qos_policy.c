@@ -170,6 +170,9 @@ int qos_policy_resolve(const struct qos_policy *p, const struct lp_port *ports, 
 	out->pfcwd.action = p->pfcwd_action;
 	out->pfcwd.detection_ms = p->pfcwd_detection_ms;
 	out->pfcwd.restoration_ms = p->pfcwd_restoration_ms;
+	out->cnp_set = 1;
+	out->cnp_dscp = p->cnp_dscp;
+	out->cnp_priority = p->cnp_priority;
 	out->n_ports = n;
 	for (size_t i = 0; i < n; i++) {
 		snprintf(out->ports[i].port, sizeof(out->ports[i].port), "%s", ports[i].name);

@@ -10,8 +10,8 @@
  * loom.yaml:  switches: - { name: host1, plugin: linuxdcb, address: "eth2,eth3" }
  * address: one netdev name or a comma-separated list; loomd must run on
  * that host (in its network namespace). No credentials. Options: ecn=auto
- * (default), ecn=tc, ecn=off (below); any other is refused, so a typo
- * shows.
+ * (default), ecn=tc, ecn=off (below); dcqcn=auto (default), on, off and
+ * sysfs=/PATH (below, DCQCN); any other is refused, so a typo shows.
  *
  * open: every name must exist (if_nametoindex); one NETLINK_ROUTE socket
  *   per handle, its receive timeout the endpoint's timeout_ms.
@@ -58,12 +58,21 @@
  *   and the missing qdisc. On a plain host port (auto) ECN is NOT set: a
  *   host kernel's `tc red ecn` only sees traffic the kernel sends, not
  *   the RDMA traffic the NIC sends by itself, which the NIC firmware
- *   marks (DCQCN, e.g. mlx5's /sys/class/net/DEV/ecn/); qos_apply logs
+ *   marks (DCQCN, below); qos_apply logs
  *   that (NOTICE, EOPNOTSUPP) without failing. ecn=tc writes the qdiscs
  *   on any port (software qdiscs where nothing offloads them); ecn=off
  *   never touches qdiscs. qos_read fills the ECN fields from the RED
  *   qdiscs where tc is used, else reports them off. The PFC watchdog and
  *   headroom are not set (NOTICE).
+ * DCQCN (dcqcn.h has the files and their source): where SYSFS/DEV/ecn/
+ *   exists (dcqcn=auto; dcqcn=on: always, a missing file then an error
+ *   naming its path; sysfs= defaults to /sys/class/net), after ECN's qdiscs
+ *   and before DCB, qos_apply makes roce_np/enable/P and roce_rp/enable/P
+ *   1 for the classes with ECN, 0 for the others, and roce_np/cnp_dscp,
+ *   cnp_802p_prio the policy's CNPs: key "dcqcn eth2", fields
+ *   "roce_np enable 3", "roce_np cnp_dscp"..., read back after writing.
+ *   qos_read fills the CNP fields from them. Without the files (auto) a
+ *   NOTICE says the NIC's ECN reaction stays the firmware's.
  * vlan_set / vlan_clear: -EOPNOTSUPP: a host port is not an access port.
  * health: the netdevs still exist.
  * counters_read: per netdev, the kernel's counters (/proc/net/dev, of the
@@ -77,9 +86,11 @@
 #include "dcb_msg.h"
 #include "eth_stats.h"
 #include "tc_msg.h"
+#include "dcqcn.h"
 #include "../lp_util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -102,10 +113,14 @@
 
 enum ecn_mode { ECN_AUTO, ECN_TC, ECN_OFF };
 static const char *const ecn_names[] = { "auto", "tc", "off" };
+enum dcqcn_mode { DCQCN_AUTO, DCQCN_ON, DCQCN_OFF };
+static const char *const dcqcn_names[] = { "auto", "on", "off" };
 
 struct lp_switch {
 	char name[LP_NAME_LEN];
 	enum ecn_mode ecn;
+	enum dcqcn_mode dcqcn;
+	char sysfs[PATH_MAX];     /* where the netdevs' ecn/ directories are */
 	const struct lp_host *host;
 	struct mnl_socket *nl;
 	uint32_t portid;
@@ -189,30 +204,46 @@ static int talk(void *handle, struct nlmsghdr *nlh, dcbm_reply_fn cb, void *ctx)
 /* ---- open, close, health ------------------------------------------------ */
 
 /* "ecn=auto|tc|off", comma-separated; anything else is refused. */
-static int parse_options(const char *opts, enum ecn_mode *ecn, char *err, size_t errlen)
+/* One "name=value" option of opts whose value is one of names[0..n): its
+ * index, or -1 when s is not that option. */
+static int enum_option(const char *s, size_t len, const char *name,
+		       const char *const *names, int n)
+{
+	size_t k = strlen(name);
+
+	if (len <= k + 1 || strncmp(s, name, k) || s[k] != '=')
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (strlen(names[i]) == len - k - 1 && !strncmp(s + k + 1, names[i], len - k - 1))
+			return i;
+	return -1;
+}
+
+static int parse_options(const char *opts, struct lp_switch *sw, char *err, size_t errlen)
 {
 	const char *s = opts;
 
-	*ecn = ECN_AUTO;
+	sw->ecn = ECN_AUTO;
+	sw->dcqcn = DCQCN_AUTO;
+	snprintf(sw->sysfs, sizeof(sw->sysfs), "%s", DCQCN_SYSFS_ROOT);
 	while (s && *s) {
-		size_t n = strcspn(s, ","), i;
+		size_t n = strcspn(s, ",");
+		int i;
 
-		if (n > 4 && !strncmp(s, "ecn=", 4)) {
-			for (i = 0; i < 3; i++)
-				if (strlen(ecn_names[i]) == n - 4 && !strncmp(s + 4, ecn_names[i], n - 4))
-					break;
-			if (i < 3) {
-				*ecn = (enum ecn_mode)i;
-				s += n + (s[n] == ',');
-				continue;
-			}
-		}
-		if (n) {
+		if ((i = enum_option(s, n, "ecn", ecn_names, 3)) >= 0) {
+			sw->ecn = (enum ecn_mode)i;
+		} else if ((i = enum_option(s, n, "dcqcn", dcqcn_names, 3)) >= 0) {
+			sw->dcqcn = (enum dcqcn_mode)i;
+		} else if (n > 6 && !strncmp(s, "sysfs=", 6) && s[6] == '/' &&
+			   n - 6 < sizeof(sw->sysfs)) {
+			snprintf(sw->sysfs, sizeof(sw->sysfs), "%.*s", (int)(n - 6), s + 6);
+		} else if (n) {
 			snprintf(err, errlen, "option \"%.*s\" in \"%s\": linuxdcb takes only "
-				 "ecn=auto|tc|off", (int)n, s, opts);
+				 "ecn=auto|tc|off, dcqcn=auto|on|off, sysfs=/ABSOLUTE/PATH", (int)n, s,
+				 opts);
 			return -EINVAL;
 		}
-		s += 1;
+		s += n + (s[n] == ',');
 	}
 	return 0;
 }
@@ -221,13 +252,10 @@ static int ld_open(const struct lp_endpoint *ep, const struct lp_host *host,
 		   struct lp_switch **out, char *err, size_t errlen)
 {
 	struct lp_switch *sw;
-	enum ecn_mode ecn;
 	const char *s;
 	int rc;
 
 	*out = NULL;
-	if ((rc = parse_options(ep->options, &ecn, err, errlen)))
-		return rc;
 	if (!ep->address || !*ep->address) {
 		snprintf(err, errlen, "no address: linuxdcb wants netdev names, \"eth2,eth3\"");
 		return -EINVAL;
@@ -236,9 +264,12 @@ static int ld_open(const struct lp_endpoint *ep, const struct lp_host *host,
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
+	if ((rc = parse_options(ep->options, sw, err, errlen))) {
+		free(sw);
+		return rc;
+	}
 	snprintf(sw->name, sizeof(sw->name), "%s", ep->name ? ep->name : "");
 	sw->host = host;
-	sw->ecn = ecn;
 	for (s = ep->address; *s;) {
 		size_t n;
 
@@ -278,8 +309,8 @@ static int ld_open(const struct lp_endpoint *ep, const struct lp_host *host,
 	sw->io.talk = talk;
 	sw->io.ctx = sw;
 	sw->io.seq = (uint32_t)time(NULL);
-	sw_log(sw, LP_LOG_INFO, "linuxdcb: %zu netdev(s) from \"%s\", ecn=%s", sw->n_dev,
-	       ep->address, ecn_names[sw->ecn]);
+	sw_log(sw, LP_LOG_INFO, "linuxdcb: %zu netdev(s) from \"%s\", ecn=%s, dcqcn=%s under %s",
+	       sw->n_dev, ep->address, ecn_names[sw->ecn], dcqcn_names[sw->dcqcn], sw->sysfs);
 	*out = sw;
 	return 0;
 fail:
@@ -435,6 +466,14 @@ static int uses_tc(struct lp_switch *sw, const char *dev, int *ifindex, const ch
 	return rc;
 }
 
+/* Whether dev's DCQCN files are loom's to set: dcqcn=on always (a missing
+ * file is then an error naming it), auto when DEV/ecn exists, off never. */
+static int uses_dcqcn(struct lp_switch *sw, const char *dev)
+{
+	return sw->dcqcn == DCQCN_ON ||
+	       (sw->dcqcn == DCQCN_AUTO && dcqcn_present(sw->sysfs, dev));
+}
+
 static int ld_qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, size_t errlen)
 {
 	const char *dev = sw->dev[0], *why;
@@ -457,6 +496,15 @@ static int ld_qos_read(struct lp_switch *sw, struct lp_qos *q, char *err, size_t
 	if (!rc && (rc = uses_tc(sw, dev, &ifindex, &why, err, errlen)) == 1) {
 		if (!(rc = tcm_get(&sw->io, dev, ifindex, ts, err, errlen)))
 			tcm_to_qos(ts, q);
+	}
+	if (rc >= 0 && uses_dcqcn(sw, dev)) {
+		struct dcqcn_state d;
+
+		if (!(rc = dcqcn_read(sw->sysfs, dev, 1, &d, err, errlen))) {
+			q->cnp_set = 1;
+			q->cnp_dscp = (uint8_t)d.cnp_dscp;
+			q->cnp_priority = (uint8_t)d.cnp_prio;
+		}
 	}
 	free(ts);
 	free(st);
@@ -558,6 +606,20 @@ static int ld_qos_apply(struct lp_switch *sw, const struct lp_qos *want, int dry
 			else
 				tcm_apply_dev(&sw->io, dev, ifindex, want, rate, 0, &sink, tw, e2,
 					      sizeof(e2));
+		}
+		if (px.stop)
+			break;
+		/* DCQCN next, also before DCB (a NIC's ecn files do not need it) */
+		if (uses_dcqcn(sw, dev)) {
+			int d = dcqcn_apply_dev(sw->sysfs, dev, want, !dry_run && !rc, &sink,
+						rc ? e2 : err, rc ? sizeof(e2) : errlen);
+
+			if (d < 0 && !rc)
+				rc = d;
+		} else if (tcs[0] && sw->dcqcn == DCQCN_AUTO) {
+			sw_log(sw, LP_LOG_NOTICE, "%s: no DCQCN files under %s/%s/ecn: the NIC's "
+			       "ECN reaction on class %s stays the firmware's (dcqcn=on makes it an "
+			       "error)", dev, sw->sysfs, dev, tcs);
 		}
 		if (px.stop)
 			break;

@@ -631,6 +631,152 @@ START_TEST(linuxdcb_ecn_tc_writes_red_ecn_on_the_lossless_classs_band)
 }
 END_TEST
 
+/* ---- DCQCN through a sysfs tree of mlx5's layout (dcqcn=, sysfs=) ------------ */
+
+static char sysfs_root[64];
+
+/* ROOT/ldcb0/ecn/... as MLNX_OFED's mlx5_core makes it, every file "0". */
+static void make_ecn_tree(void)
+{
+	snprintf(sysfs_root, sizeof(sysfs_root), "/tmp/test_linuxdcb.%d", (int)getpid());
+	ck_assert_int_eq(sh("rm -rf %s && for s in roce_np roce_rp; do "
+			    "mkdir -p %s/ldcb0/ecn/$s/enable && for p in 0 1 2 3 4 5 6 7; do "
+			    "echo 0 > %s/ldcb0/ecn/$s/enable/$p; done; done && "
+			    "echo 0 > %s/ldcb0/ecn/roce_np/cnp_dscp && "
+			    "echo 7 > %s/ldcb0/ecn/roce_np/cnp_802p_prio", sysfs_root, sysfs_root,
+			    sysfs_root, sysfs_root, sysfs_root), 0);
+}
+
+static int knob(const char *rel)
+{
+	char path[256], buf[16] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/ldcb0/ecn/%s", sysfs_root, rel);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return atoi(buf);
+}
+
+struct dcqcn_changes {
+	size_t n, done, np3, cnp_dscp;
+	char np3_before[8], np3_after[8];
+};
+
+static int on_dcqcn(void *ctx, const struct lp_change *c)
+{
+	struct dcqcn_changes *d = ctx;
+
+	if (strcmp(c->key, "dcqcn ldcb0"))
+		return 0;
+	d->n++;
+	d->done += c->done != 0;
+	if (!strcmp(c->field, "roce_np enable 3")) {
+		d->np3++;
+		snprintf(d->np3_before, sizeof(d->np3_before), "%s", c->before);
+		snprintf(d->np3_after, sizeof(d->np3_after), "%s", c->after);
+	}
+	d->cnp_dscp += !strcmp(c->field, "roce_np cnp_dscp") && !strcmp(c->after, "48");
+	return 0;
+}
+
+/* The policy's lossless class 3 has ECN: DCQCN on priority 3 at both ends,
+ * off elsewhere, CNPs on DSCP 48 / priority 6 (roce.cnp's defaults). Written
+ * before DCB (which this netdev refuses), read back, then drift shown by the
+ * dry run that `loomctl qos status` uses. */
+START_TEST(linuxdcb_dcqcn_writes_the_ecn_priorities_and_cnps_and_shows_drift)
+{
+	static const char *const p[] = { "ldcb0" };
+	struct dcqcn_changes d = { 0 };
+	struct lp_change_sink sink = { &d, on_dcqcn };
+	struct lp_switch *s2;
+	char opts[128];
+
+	make_ecn_tree();
+	snprintf(opts, sizeof(opts), "dcqcn=on,sysfs=%s", sysfs_root);
+	ck_assert_msg(open_sw("ldcb0", opts, &s2) == 0, "open: %s", err);
+	ck_assert_int_eq(ops->qos_apply(s2, default_qos(p, 1), 0, &sink, err, sizeof(err)),
+			 -EOPNOTSUPP);  /* DCB, after DCQCN */
+	ck_assert_uint_eq(d.n, 4);     /* np 3, rp 3, cnp_dscp, cnp_802p_prio */
+	ck_assert_uint_eq(d.done, 4);
+	ck_assert_str_eq(d.np3_before, "0");
+	ck_assert_str_eq(d.np3_after, "1");
+	ck_assert_uint_eq(d.cnp_dscp, 1);
+	for (int prio = 0; prio < 8; prio++) {
+		char np[32], rp[32];
+
+		snprintf(np, sizeof(np), "roce_np/enable/%d", prio);
+		snprintf(rp, sizeof(rp), "roce_rp/enable/%d", prio);
+		ck_assert_int_eq(knob(np), prio == 3);
+		ck_assert_int_eq(knob(rp), prio == 3);
+	}
+	ck_assert_int_eq(knob("roce_np/cnp_dscp"), 48);
+	ck_assert_int_eq(knob("roce_np/cnp_802p_prio"), 6);
+	/* in policy: a dry run reports nothing for dcqcn */
+	memset(&d, 0, sizeof(d));
+	ops->qos_apply(s2, default_qos(p, 1), 1, &sink, err, sizeof(err));
+	ck_assert_uint_eq(d.n, 0);
+	/* drift behind loom's back: the dry run names it, writes nothing */
+	sh("echo 0 > %s/ldcb0/ecn/roce_np/enable/3", sysfs_root);
+	ops->qos_apply(s2, default_qos(p, 1), 1, &sink, err, sizeof(err));
+	ck_assert_uint_eq(d.n, 1);
+	ck_assert_uint_eq(d.done, 0);
+	ck_assert_str_eq(d.np3_before, "0");
+	ck_assert_int_eq(knob("roce_np/enable/3"), 0);
+	ops->close(s2);
+	sh("rm -rf %s", sysfs_root);
+}
+END_TEST
+
+/* A NIC without one of the knobs: the apply fails naming the file, and the
+ * file is not created (no fake accepts what the kernel would refuse). */
+START_TEST(linuxdcb_dcqcn_missing_file_is_an_error_naming_its_path)
+{
+	static const char *const p[] = { "ldcb0" };
+	struct dcqcn_changes d = { 0 };
+	struct lp_change_sink sink = { &d, on_dcqcn };
+	struct lp_switch *s2;
+	char opts[128], want[160];
+
+	make_ecn_tree();
+	sh("rm %s/ldcb0/ecn/roce_rp/enable/5", sysfs_root);
+	snprintf(opts, sizeof(opts), "dcqcn=auto,sysfs=%s", sysfs_root);
+	ck_assert_msg(open_sw("ldcb0", opts, &s2) == 0, "open: %s", err);
+	ck_assert_int_eq(ops->qos_apply(s2, default_qos(p, 1), 0, &sink, err, sizeof(err)),
+			 -ENOENT);
+	snprintf(want, sizeof(want), "%s/ldcb0/ecn/roce_rp/enable/5: No such file or directory",
+		 sysfs_root);
+	ck_assert_msg(strstr(err, want) == err, "err: %s", err);
+	ck_assert_int_eq(knob("roce_rp/enable/5"), -1);
+	ck_assert_int_eq(knob("roce_np/enable/3"), 0);  /* read all before writing any */
+	ck_assert_uint_eq(d.n, 0);
+	ops->close(s2);
+	/* dcqcn=on on a NIC with no ecn directory at all: the same, named */
+	sh("rm -rf %s/ldcb0", sysfs_root);
+	snprintf(opts, sizeof(opts), "dcqcn=on,sysfs=%s", sysfs_root);
+	ck_assert_msg(open_sw("ldcb0", opts, &s2) == 0, "open: %s", err);
+	ck_assert_int_eq(ops->qos_apply(s2, default_qos(p, 1), 0, &sink, err, sizeof(err)),
+			 -ENOENT);
+	ck_assert_msg(strstr(err, "/ldcb0/ecn/roce_np/enable/0: No such file"), "err: %s", err);
+	ops->close(s2);
+	/* auto there: left alone, and said */
+	logs[0] = '\0';
+	snprintf(opts, sizeof(opts), "dcqcn=auto,sysfs=%s", sysfs_root);
+	ck_assert_msg(open_sw("ldcb0", opts, &s2) == 0, "open: %s", err);
+	ops->qos_apply(s2, default_qos(p, 1), 0, &sink, err, sizeof(err));
+	ck_assert_msg(strstr(err, "EOPNOTSUPP"), "err: %s", err);  /* DCB's, not DCQCN's */
+	ck_assert_msg(strstr(logs, "ldcb0: no DCQCN files under"), "logs: %s", logs);
+	ops->close(s2);
+	ck_assert_int_eq(open_sw("ldcb0", "dcqcn=maybe", &s2), -EINVAL);
+	ck_assert_msg(strstr(err, "dcqcn=auto|on|off"), "err: %s", err);
+	ck_assert_int_eq(open_sw("ldcb0", "sysfs=relative/path", &s2), -EINVAL);
+	sh("rm -rf %s", sysfs_root);
+}
+END_TEST
+
 START_TEST(linuxdcb_plugin_exports_only_loom_plugin_v1)
 {
 	void *dl = dlopen(LINUXDCB_PLUGIN_DIR "/linuxdcb.so", RTLD_NOW | RTLD_LOCAL);
@@ -710,6 +856,8 @@ int main(void)
 		tcase_add_test(tc, linuxdcb_ecn_tc_writes_red_ecn_on_the_lossless_classs_band);
 	tcase_add_test(tc, linuxdcb_counters_read_gives_what_the_kernel_counts_for_the_netdev);
 	tcase_add_test(tc, linuxdcb_counters_read_reports_a_netdev_gone_as_a_port_error);
+	tcase_add_test(tc, linuxdcb_dcqcn_writes_the_ecn_priorities_and_cnps_and_shows_drift);
+	tcase_add_test(tc, linuxdcb_dcqcn_missing_file_is_an_error_naming_its_path);
 	tcase_add_test(tc, linuxdcb_plugin_exports_only_loom_plugin_v1);
 	suite_add_tcase(s, tc);
 	return check_run(s);

@@ -1,0 +1,33 @@
+/* daemon/qos/qos_ibcc.h: loom.yaml's ib_cc (InfiniBand congestion control,
+ * lib/qos/ib_cc.h) on the InfiniBand fabric, as control commands:
+ *   "qos-ib-cc-apply"  (write) write every congestion-control option into
+ *                      loom's ib_cc block of ib_cc.opensm_config and SIGHUP
+ *                      OpenSM, whose congestion-control manager sends the
+ *                      settings to every switch and CA after its next routing;
+ *   "qos-ib-cc-status" (read)  check the options file OpenSM reads: loom's
+ *                      block holds exactly loom.yaml's options and no later
+ *                      line sets a congestion-control option again.
+ * A change from in policy to drifted is an event (kind ib_cc_drift, with what
+ * differs); back again, ib_cc_in_policy. The ports' own CongestionSetting
+ * attributes are not read back (docs/ib-cc-notes.md: why, and what ibsim
+ * does with class 0x21 MADs). */
+#ifndef LOOMD_QOS_IBCC_H
+#define LOOMD_QOS_IBCC_H
+
+#include <stddef.h>
+
+struct ctl;
+struct loom_config;
+struct qos_ibcc_mod;
+struct store;
+
+struct qos_ibcc_mod *qos_ibcc_new(const struct loom_config *conf, struct store *store,
+				  char *err, size_t errlen);
+void qos_ibcc_free(struct qos_ibcc_mod *m);
+int qos_ibcc_reconfigure(struct qos_ibcc_mod *m, const struct loom_config *conf);
+int qos_ibcc_register(struct qos_ibcc_mod *m, struct ctl *ctl);
+
+/* loom.yaml's ib_cc: section (config_ibcc.c). */
+extern const struct config_section qos_ibcc_config;
+
+#endif
