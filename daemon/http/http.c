@@ -1,10 +1,13 @@
 /* daemon/http/http.c: see http.h.
  *
  * Bounding connections: libevent 2.1's evhttp has no connection limit of
- * its own. Each connection's bufferevent is made here (evhttp_set_bevcb):
- * a filter over the socket's, whose free callback tells when evhttp let
- * the connection go. At http.max_connections every listener is disabled
- * (from inside the accept, so that accept loop stops at once); the next
+ * its own. Each connection's bufferevent is made here (evhttp_set_bevcb),
+ * which counts it; right after the accept (an event made active then runs
+ * before any I/O of the new connection) the connection gets a close
+ * callback, which uncounts it. (A filter bufferevent's free callback would
+ * say the same without that step, but evhttp 2.1 over a filter loses
+ * requests.) At http.max_connections every listener is disabled (from
+ * inside the accept, so that accept loop stops at once); the next
  * connection waits in the kernel's queue until one closes. Timeouts
  * (evhttp_set_timeout) close connections that idle, do not send their
  * request, or do not read their answer. */
@@ -28,13 +31,6 @@
 #include "daemon/http/http_impl.h"
 #include "lib/util/log.h"
 
-/* Counts the open connections; outlives the module while a connection's
- * bufferevent waits for its finalizer (refs: the module, each connection). */
-struct conn_count {
-	struct http_mod *m;   /* NULL once the module is gone */
-	unsigned n, refs;
-};
-
 struct listener {
 	struct http_addr addr;
 	char text[LOOM_ADDRESS_LEN];
@@ -53,9 +49,12 @@ struct http_mod {
 	struct evhttp *http;
 	struct listener ls[LOOM_HTTP_MAX_LISTEN];
 	int n_ls;
-	struct conn_count *cc;
-	unsigned max_conns;
+	unsigned n_conns, max_conns;
 	int paused;                 /* listeners disabled: max_conns reached */
+	int closing;                /* http_free: the listeners are going */
+	struct event *fixup;        /* gives fresh connections their close callback */
+	struct bufferevent *fresh[1024]; /* accepted, not yet given it (<= max_conns) */
+	size_t n_fresh;
 	struct route *routes;
 	size_t n_routes;
 	struct http_metrics *metrics;
@@ -185,40 +184,54 @@ static void set_paused(struct http_mod *m, int paused)
 	}
 	if (paused)
 		log_info("http: %u connections open (http.max_connections): new ones wait",
-			 m->cc->n);
+			 m->n_conns);
 }
 
-static void conn_gone(void *arg)
+static void conn_closed(struct evhttp_connection *evcon, void *arg)
 {
-	struct conn_count *cc = arg;
+	struct http_mod *m = arg;
 
-	cc->n--;
-	if (cc->m && cc->n < cc->m->max_conns)
-		set_paused(cc->m, 0);
-	if (--cc->refs == 0)
-		free(cc);
+	(void)evcon;
+	m->n_conns--;
+	if (!m->closing && m->n_conns < m->max_conns)
+		set_paused(m, 0);
+}
+
+/* evhttp has made the connections of the fresh bufferevents (their
+ * callbacks' argument is the connection). */
+static void on_fixup(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_mod *m = arg;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < m->n_fresh; i++) {
+		void *evcon = NULL;
+
+		bufferevent_getcb(m->fresh[i], NULL, NULL, NULL, &evcon);
+		if (evcon)
+			evhttp_connection_set_closecb(evcon, conn_closed, m);
+		else
+			m->n_conns--;
+	}
+	m->n_fresh = 0;
 }
 
 static struct bufferevent *conn_new(struct event_base *base, void *arg)
 {
 	struct http_mod *m = arg;
-	struct bufferevent *sock = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
-	struct bufferevent *f;
+	struct bufferevent *bev;
 
-	if (!sock)
+	/* Listeners are disabled at max_conns, so fresh never fills up;
+	 * NULL lets evhttp make the bufferevent itself, uncounted. */
+	if (m->n_fresh == sizeof(m->fresh) / sizeof(m->fresh[0]) ||
+	    !(bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE)))
 		return NULL;
-	/* No filter functions: the data passes as it is; only its free
-	 * callback matters. */
-	if (!(f = bufferevent_filter_new(sock, NULL, NULL, BEV_OPT_CLOSE_ON_FREE, conn_gone,
-					 m->cc))) {
-		bufferevent_free(sock);
-		return NULL;
-	}
-	m->cc->n++;
-	m->cc->refs++;
-	if (m->cc->n >= m->max_conns)
+	m->fresh[m->n_fresh++] = bev;
+	event_active(m->fixup, EV_TIMEOUT, 0);
+	if (++m->n_conns >= m->max_conns)
 		set_paused(m, 1);
-	return f;
+	return bev;
 }
 
 /* ---- listeners -------------------------------------------------------------------- */
@@ -229,7 +242,7 @@ static void apply_limits(struct http_mod *m, const struct loom_config *conf)
 	evhttp_set_max_headers_size(m->http, conf->http_max_header_bytes);
 	evhttp_set_max_body_size(m->http, conf->http_max_body_bytes);
 	m->max_conns = (unsigned)conf->http_max_connections;
-	set_paused(m, m->cc->n >= m->max_conns);
+	set_paused(m, m->n_conns >= m->max_conns);
 }
 
 static int same_addr(const struct http_addr *a, const struct http_addr *b)
@@ -314,14 +327,15 @@ struct http_mod *http_new(struct event_base *base, const struct loom_config *con
 
 	if (errlen)
 		err[0] = '\0';
-	if (!m || !(m->cc = calloc(1, sizeof(*m->cc)))) {
-		free(m);
+	if (!m) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	m->base = base;
-	m->cc->m = m;
-	m->cc->refs = 1;
+	if (!(m->fixup = event_new(base, -1, 0, on_fixup, m))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	if (!(m->http = evhttp_new(base))) {
 		snprintf(err, errlen, "cannot create the HTTP server");
 		goto fail;
@@ -354,11 +368,11 @@ void http_free(struct http_mod *m)
 		return;
 	/* The render first: its done() answers requests of live connections. */
 	http_metrics_free(m->metrics);
+	m->closing = 1;   /* evhttp_free frees the listeners, then the connections */
 	if (m->http)
 		evhttp_free(m->http);
-	m->cc->m = NULL;
-	if (--m->cc->refs == 0)
-		free(m->cc);
+	if (m->fixup)
+		event_free(m->fixup);
 	free(m->routes);
 	free(m);
 }

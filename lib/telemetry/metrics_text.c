@@ -180,7 +180,7 @@ static int is_error_counter(enum pma_counter c)
 	return c <= PMA_VL15_DROPPED;
 }
 
-/* The bounded label value of counter c in loom_port_counter_saturated:
+/* The bounded label value of counter c in loom_port_counters_saturated:
  * its family's name without "loom_port_" and "_total" ("symbol_errors"). */
 static void put_counter_label(struct mt_buf *b, enum pma_counter c)
 {
@@ -265,26 +265,26 @@ static void subnet_gauge(struct mt_buf *b, const char *name, const struct mt_rea
 
 static void render_reads(struct mt_buf *b, const struct mt_read *reads, size_t n)
 {
-	family(b, "loom_counter_read_timestamp_seconds", "gauge",
+	family(b, "loom_counters_read_timestamp_seconds", "gauge",
 	       "When the last counters read of the subnet finished (Unix time).");
 	for (size_t i = 0; i < n; i++)
-		subnet_gauge(b, "loom_counter_read_timestamp_seconds", &reads[i], 3,
+		subnet_gauge(b, "loom_counters_read_timestamp_seconds", &reads[i], 3,
 			     reads[i].finished);
-	family(b, "loom_counter_read_duration_seconds", "gauge",
+	family(b, "loom_counters_read_duration_seconds", "gauge",
 	       "Wall time of the last counters read of the subnet.");
 	for (size_t i = 0; i < n; i++)
-		subnet_gauge(b, "loom_counter_read_duration_seconds", &reads[i], 6,
+		subnet_gauge(b, "loom_counters_read_duration_seconds", &reads[i], 6,
 			     reads[i].finished > reads[i].started ?
 			     reads[i].finished - reads[i].started : 0.0);
-	family(b, "loom_counter_read_ports", "gauge",
+	family(b, "loom_counters_read_ports", "gauge",
 	       "Cabled ports the last counters read asked, by whether their PMA answered.");
 	for (size_t i = 0; i < n; i++) {
 		long long ans = reads[i].answered, all = reads[i].ports;
 
-		put_str(b, "loom_counter_read_ports{subnet=\"");
+		put_str(b, "loom_counters_read_ports{subnet=\"");
 		mt_put_label_value(b, reads[i].subnet);
 		putf(b, "\",state=\"answered\"} %lld\n", ans);
-		put_str(b, "loom_counter_read_ports{subnet=\"");
+		put_str(b, "loom_counters_read_ports{subnet=\"");
 		mt_put_label_value(b, reads[i].subnet);
 		putf(b, "\",state=\"not_answered\"} %lld\n", all > ans ? all - ans : 0);
 	}
@@ -342,7 +342,7 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 		}
 	}
 
-	family(out, "loom_port_counter_saturated", "gauge",
+	family(out, "loom_port_counters_saturated", "gauge",
 	       "1 for a counter that stands at all ones: the hardware stopped counting, "
 	       "so its rate is unknown until it is cleared (counter: the family's name "
 	       "without loom_port_ and _total).");
@@ -352,7 +352,7 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 		for (int c = 0; c < PMA_N_COUNTERS; c++) {
 			if (!ports[i].bits[c] || ports[i].v[c] != cdelta_max(ports[i].bits[c]))
 				continue;
-			put_str(out, "loom_port_counter_saturated");
+			put_str(out, "loom_port_counters_saturated");
 			port_labels(out, &ports[i]);
 			put_str(out, ",counter=\"");
 			put_counter_label(out, c);

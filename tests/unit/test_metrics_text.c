@@ -100,7 +100,7 @@ START_TEST(each_family_has_one_help_and_type_before_all_its_series)
 	ck_assert_msg(strstr(b.p, "loom_port_symbol_errors_total{subnet=\"fab0\",guid=\"0x0000000000000001\","
 			      "port=\"2\",node=\"leaf-0\"} 7\n"), "%s", b.p);
 	ck_assert_int_eq(count(b.p, "# TYPE loom_port_counters_up gauge\n"), 1);
-	ck_assert(strstr(b.p, "loom_counter_read_duration_seconds{subnet=\"fab0\"} 0.500000\n"));
+	ck_assert(strstr(b.p, "loom_counters_read_duration_seconds{subnet=\"fab0\"} 0.500000\n"));
 	mt_buf_free(&b);
 }
 END_TEST
@@ -198,9 +198,9 @@ START_TEST(a_counter_at_all_ones_is_exported_and_flagged_saturated)
 	render(&p, 1, MT_PORTS_ALL, 0, &b);
 	ck_assert(strstr(b.p, "loom_port_rcv_errors_total{subnet=\"fab0\",guid=\"0x0000000000000005\","
 			 "port=\"3\",node=\"sat\"} 65535\n"));
-	ck_assert(strstr(b.p, "loom_port_counter_saturated{subnet=\"fab0\",guid=\"0x0000000000000005\","
+	ck_assert(strstr(b.p, "loom_port_counters_saturated{subnet=\"fab0\",guid=\"0x0000000000000005\","
 			 "port=\"3\",node=\"sat\",counter=\"rcv_errors\"} 1\n"));
-	ck_assert_int_eq(count(b.p, "loom_port_counter_saturated{"), 1);
+	ck_assert_int_eq(count(b.p, "loom_port_counters_saturated{"), 1);
 	mt_buf_free(&b);
 }
 END_TEST
@@ -255,8 +255,8 @@ START_TEST(the_database_rows_render_with_their_json_columns)
 	ck_assert_msg(strstr(b.p, "loom_port_symbol_errors_total{subnet=\"ib0\",guid=\"0x0000000000000011\","
 			      "port=\"2\",node=\"leaf-1\"} 77\n"), "%s", b.p);
 	ck_assert(strstr(b.p, "node=\"leaf-1\"} 40\n"));
-	ck_assert(strstr(b.p, "loom_counter_read_timestamp_seconds{subnet=\"ib0\"} 1700000001.500\n"));
-	ck_assert(strstr(b.p, "loom_counter_read_ports{subnet=\"ib0\",state=\"not_answered\"} 1\n"));
+	ck_assert(strstr(b.p, "loom_counters_read_timestamp_seconds{subnet=\"ib0\"} 1700000001.500\n"));
+	ck_assert(strstr(b.p, "loom_counters_read_ports{subnet=\"ib0\",state=\"not_answered\"} 1\n"));
 	ck_assert(strstr(b.p, "node=\"host-9\",reason=\"no_answer\"} 1\n"));
 	ck_assert_int_eq(count(b.p, "loom_port_symbol_errors_total{"), 1);
 	mt_buf_free(&b);
