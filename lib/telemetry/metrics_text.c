@@ -294,12 +294,29 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 	      size_t n_ports, const struct mt_options *o, struct mt_buf *out)
 {
 	unsigned char *sel = n_ports ? calloc(n_ports, 1) : NULL;
+	size_t *off = calloc(n_ports + 1, sizeof(*off));
+	struct mt_buf lab = { 0 };   /* every port's labels, escaped once */
 	size_t n_sel = 0;
 
-	if (n_ports && !sel)
+	if ((n_ports && !sel) || !off) {
+		free(sel);
+		free(off);
 		return -ENOMEM;
-	for (size_t i = 0; i < n_ports; i++)
+	}
+	for (size_t i = 0; i < n_ports; i++) {
 		n_sel += (sel[i] = (unsigned char)mt_port_selected(&ports[i], o));
+		off[i] = lab.len;
+		if (sel[i] || !ports[i].answered)
+			port_labels(&lab, &ports[i]);
+	}
+	off[n_ports] = lab.len;
+	if (lab.oom) {
+		free(sel);
+		free(off);
+		mt_buf_free(&lab);
+		return -ENOMEM;
+	}
+#define PORT_LABELS(b, i) mt_put((b), lab.p + off[i], off[(i) + 1] - off[i])
 
 	render_reads(out, reads, n_reads);
 	family(out, "loom_metrics_ports_exported", "gauge",
@@ -315,7 +332,7 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 		if (!sel[i] && ports[i].answered)
 			continue;
 		put_str(out, "loom_port_counters_up");
-		port_labels(out, &ports[i]);
+		PORT_LABELS(out, i);
 		putf(out, "} %d\n", ports[i].answered ? 1 : 0);
 	}
 	family(out, "loom_port_counters_stale", "gauge",
@@ -325,7 +342,7 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 		if (ports[i].answered)
 			continue;
 		put_str(out, "loom_port_counters_stale");
-		port_labels(out, &ports[i]);
+		PORT_LABELS(out, i);
 		putf(out, ",reason=\"%s\"} 1\n", mt_reason_class(ports[i].reason));
 	}
 
@@ -335,7 +352,7 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 			if (!sel[i] || !ports[i].bits[c])
 				continue;
 			put_str(out, counters[c].family);
-			port_labels(out, &ports[i]);
+			PORT_LABELS(out, i);
 			put_str(out, "} ");
 			put_u64_scaled(out, ports[i].v[c], counters[c].scale);
 			put_str(out, "\n");
@@ -353,12 +370,15 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 			if (!ports[i].bits[c] || ports[i].v[c] != cdelta_max(ports[i].bits[c]))
 				continue;
 			put_str(out, "loom_port_counters_saturated");
-			port_labels(out, &ports[i]);
+			PORT_LABELS(out, i);
 			put_str(out, ",counter=\"");
 			put_counter_label(out, c);
 			put_str(out, "\"} 1\n");
 		}
 	}
+#undef PORT_LABELS
 	free(sel);
+	free(off);
+	mt_buf_free(&lab);
 	return out->oom ? -ENOMEM : 0;
 }
