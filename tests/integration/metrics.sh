@@ -166,6 +166,27 @@ grep -Eq 'status: HTTP/1.1 (400|413|431)|send stopped|status: $' "$work/huge.out
 [ "$(code "$url/metrics")" = 200 ] || loom_fail "/metrics does not answer after the huge header"
 loom_ok "a 32 MB header is refused ($(tr '\n' ' ' <"$work/huge.out")); loomd RSS $rss0 -> $rss1 kB"
 
+# ---- a port that stops answering; the errors mode after a reload ---------------------
+loom_ibsim_cmd 'Error "host-0009" 100 18'
+loom_ctl counters --now >/dev/null || loom_fail "counters --now with a silent port"
+curl -sf "$url/metrics" >"$work/stale.txt" || loom_fail "GET /metrics with a silent port"
+grep -q '^loom_port_counters_stale{.*node="host-0009",reason="no_answer"} 1$' "$work/stale.txt" ||
+	loom_fail "host-0009 is not stale with reason no_answer: $(grep host-0009 "$work/stale.txt")"
+grep -q '^loom_port_counters_up{.*node="host-0009"} 0$' "$work/stale.txt" || loom_fail "host-0009 is not up 0"
+grep -q '^loom_port_symbol_errors_total{.*node="host-0009"}' "$work/stale.txt" &&
+	loom_fail "a silent port's old counters are exported as if read now"
+promtool check metrics <"$work/stale.txt" >/dev/null 2>&1 || loom_fail "promtool: stale port"
+sed -i 's/^  max_header_bytes: 4096$/  max_header_bytes: 4096\n  metrics_ports: errors/' "$work/loom.yaml"
+kill -HUP "$LOOMD_PID"
+errors_only() {
+	curl -sf "$url/metrics" >"$work/errors.txt" &&
+		[ "$(grep -c '^loom_port_counters_up{' "$work/errors.txt")" -eq 2 ]
+}
+loom_until 50 errors_only || loom_fail "metrics_ports: errors does not keep only the port with errors and the silent one: $(grep '^loom_port_counters_up' "$work/errors.txt")"
+grep -q '^loom_port_symbol_errors_total{.*port="2",node="leaf-1"} 77$' "$work/errors.txt" ||
+	loom_fail "errors mode lost leaf-1 port 2"
+loom_ok "a silent port is up 0, stale no_answer, without counters; errors mode keeps 2 ports of $n"
+
 # ---- reload: a new address is bound, an address in use keeps the old one --------
 port2=$(free_port)
 sed -i "s/^  listen: 127.0.0.1:$port\$/  listen: 127.0.0.1:$port2/" "$work/loom.yaml"
