@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -52,6 +53,7 @@ struct http_mod {
 	unsigned n_conns, max_conns;
 	int paused;                 /* listeners disabled: max_conns reached */
 	int closing;                /* http_free: the listeners are going */
+	time_t full_logged;         /* when max_conns was last logged */
 	struct event *fixup;        /* gives fresh connections their close callback */
 	struct bufferevent *fresh[1024]; /* accepted, not yet given it (<= max_conns) */
 	size_t n_fresh;
@@ -182,9 +184,12 @@ static void set_paused(struct http_mod *m, int paused)
 		else
 			evconnlistener_enable(l);
 	}
-	if (paused)
+	/* At most once a minute: a flood of connections is no flood of logs. */
+	if (paused && time(NULL) - m->full_logged >= 60) {
+		m->full_logged = time(NULL);
 		log_info("http: %u connections open (http.max_connections): new ones wait",
 			 m->n_conns);
+	}
 }
 
 static void conn_closed(struct evhttp_connection *evcon, void *arg)
