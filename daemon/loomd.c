@@ -37,6 +37,7 @@
 #include "daemon/core/sdnotify.h"
 #include "daemon/core/store.h"
 #include "daemon/ib/sweep.h"
+#include "daemon/http/http.h"
 
 struct loomd {
 	const struct loomd_options *opt;
@@ -53,6 +54,7 @@ struct loomd {
 	struct qos_ibcc_mod *qos_ibcc; /* ib_cc: congestion control through OpenSM */
 	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
 	struct telemetry_mod *telemetry; /* port counters, read on an interval */
+	struct http_mod *http;    /* HTTP listener: /metrics */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
@@ -81,7 +83,7 @@ static void set_ctl_limits(struct ctl *ctl, const struct loom_config *conf)
 static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
-	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config,
+	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
 };
 
 int loomd_config_init(void)
@@ -236,6 +238,7 @@ static void reload(struct loomd *d)
 	if (tenants_reconfigure(d->tenants, next) < 0)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
 	telemetry_reconfigure(d->telemetry, next);
+	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -303,6 +306,7 @@ static void loomd_teardown(struct loomd *d)
 	qos_ib_free(d->qos_ib);
 	qos_ibcc_free(d->qos_ibcc);
 	telemetry_free(d->telemetry);
+	http_free(d->http);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
 	ctl_free(d->ctl);
@@ -398,6 +402,10 @@ int loomd_run(const struct loomd_options *opt)
 	}
 	if (!(d.telemetry = telemetry_new(d.base, d.conf, d.store, err, sizeof(err)))) {
 		log_err("counters: %s", err);
+		goto out;
+	}
+	if (!(d.http = http_new(d.base, d.conf, err, sizeof(err)))) {
+		log_err("http: %s", err);
 		goto out;
 	}
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */

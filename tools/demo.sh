@@ -43,6 +43,8 @@ tenants:
   static_partitions: $work/static.conf
   opensm_pid_file: $work/opensm.pid
   timeout_s: 30
+http:
+  listen: 127.0.0.1:9477
 EOC
 printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
 cp "$work/static.conf" "$work/partitions.conf"
@@ -122,6 +124,8 @@ $ctl route trace host-0000 host-0031 | awk "/^[0-9]+ +0x/ { printf \"Performance
 sleep 0.5
 $ctl counters --now >/dev/null
 $ctl health --top 5 || :   # exit 1: alarms are raised
+echo "== curl 127.0.0.1:9477/metrics: the same counters for Prometheus (docs/metrics.md; the series that are not 0)"
+curl -s 127.0.0.1:9477/metrics | grep loom_port_symbol_errors_total | grep -v " 0$" | head
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
 echo "== smpquery pkeys of host-0000 (member) and host-0004 (not): read by the real tool"

@@ -34,6 +34,7 @@
 #endif
 #define LOOM_MAX_SWITCHES    256
 #define LOOM_ADDRESS_LEN     128
+#define LOOM_HTTP_MAX_LISTEN 8
 
 /* One subnet (one local HCA port) to sweep. */
 struct loom_subnet_conf {
@@ -128,6 +129,17 @@ struct loom_config {
 					 * counters this often; 0: only on request */
 	struct port_thresholds telemetry_thresholds; /* telemetry.thresholds: alarms */
 	int telemetry_clear_counters;   /* telemetry.clear_counters: PortCountersSet at 3/4 */
+
+	/* http: the HTTP listener and /metrics (daemon/http/config_http.c) */
+	int http_n_listen;              /* http.listen: 0 = no listener (the default) */
+	char http_listen[LOOM_HTTP_MAX_LISTEN][LOOM_ADDRESS_LEN]; /* "ADDR:PORT" each */
+	int http_allow_remote;          /* http.allow_remote: a non-loopback listen address */
+	int http_max_connections;       /* http.max_connections: open at once */
+	int http_timeout_s;             /* http.timeout_s: idle / read / write timeout */
+	int http_max_header_bytes;      /* http.max_header_bytes: a request's headers */
+	int http_max_body_bytes;        /* http.max_body_bytes: a request's body */
+	int http_metrics_ports;         /* http.metrics_ports: 0 all, 1 errors */
+	int http_metrics_min_xmit_wait; /* http.metrics_min_xmit_wait_per_s (errors mode) */
 
 	/* switches: */
 	int n_switches;

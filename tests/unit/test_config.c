@@ -731,6 +731,40 @@ START_TEST(ar_section_defaults_to_not_programming_and_reads_every_key)
 }
 END_TEST
 
+/* http: no listener by default; loopback only unless allow_remote says
+ * so, refused with the key and its line. */
+START_TEST(http_listens_nowhere_by_default_and_on_loopback_unless_allowed)
+{
+	struct loom_config c;
+
+	config_defaults(&c);
+	ck_assert_int_eq(c.http_n_listen, 0);
+	loaded("http:\n  listen: 127.0.0.1:9477\n", &c);
+	ck_assert_int_eq(c.http_n_listen, 1);
+	ck_assert_str_eq(c.http_listen[0], "127.0.0.1:9477");
+	loaded("http:\n  listen: [\"localhost:1\", \"[::1]:2\", \"127.1.2.3:3\"]\n"
+	       "  metrics_ports: errors\n  metrics_min_xmit_wait_per_s: 5000\n", &c);
+	ck_assert_int_eq(c.http_n_listen, 3);
+	ck_assert_int_eq(c.http_metrics_ports, 1);
+	ck_assert_int_eq(c.http_metrics_min_xmit_wait, 5000);
+	refused("log:\n  level: info\nhttp:\n  listen: [\"0.0.0.0:9477\"]\n",
+		"t.yaml:4: http.listen: \"0.0.0.0:9477\" is not a loopback address");
+	refused("http:\n  listen: \"[::]:9477\"\n", "t.yaml:2: http.listen: \"[::]:9477\" is not");
+	loaded("http:\n  listen: [\"0.0.0.0:9477\", \"10.0.0.1:80\"]\n  allow_remote: true\n", &c);
+	ck_assert_int_eq(c.http_n_listen, 2);
+	refused("http:\n  listen: 127.0.0.1\n", "t.yaml:2: http.listen: \"127.0.0.1\" is not ADDR:PORT");
+	refused("http:\n  listen: 127.0.0.1:0\n", "t.yaml:2: http.listen: \"127.0.0.1:0\": the port");
+	refused("http:\n  listen: host.example:80\n", "t.yaml:2: http.listen: \"host.example:80\": "
+		"the address must be numeric");
+	refused("http:\n  listen: [\"127.0.0.1:1\", \"127.0.0.1:1\"]\n",
+		"t.yaml:2: http.listen[1]: \"127.0.0.1:1\" is listed twice");
+	refused("http:\n  metrics_ports: some\n", "t.yaml:2: http.metrics_ports: expected all or errors");
+	refused("http:\n  max_connections: 0\n", "t.yaml:2: http.max_connections");
+	round_trip("http:\n  listen: [\"127.0.0.1:9477\", \"[::1]:9477\"]\n  metrics_ports: errors\n");
+	round_trip("http:\n  listen: [\"0.0.0.0:1\"]\n  allow_remote: true\n");
+}
+END_TEST
+
 START_TEST(print_then_load_gives_the_same_config)
 {
 	round_trip("");
@@ -875,7 +909,16 @@ START_TEST(print_writes_every_key_in_order)
 			 "    clear_after: 3\n"
 			 "    pfc_pause_per_s: 10000\n"
 			 "    pfc_watchdog: 1\n"
-			 "    ecn_marked_per_s: 10000\n");
+			 "    ecn_marked_per_s: 10000\n"
+			 "http:\n"
+			 "  listen: []\n"
+			 "  allow_remote: false\n"
+			 "  max_connections: 16\n"
+			 "  timeout_s: 10\n"
+			 "  max_header_bytes: 8192\n"
+			 "  max_body_bytes: 4096\n"
+			 "  metrics_ports: all\n"
+			 "  metrics_min_xmit_wait_per_s: 0\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);
@@ -920,6 +963,7 @@ int main(void)
 	tcase_add_test(tc, print_then_load_gives_the_same_config);
 	tcase_add_test(tc, awkward_strings_survive_the_round_trip);
 	tcase_add_test(tc, ar_section_defaults_to_not_programming_and_reads_every_key);
+	tcase_add_test(tc, http_listens_nowhere_by_default_and_on_loopback_unless_allowed);
 	tcase_add_test(tc, print_writes_every_key_in_order);
 	tcase_add_test(tc, telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line);
 	suite_add_tcase(s, tc);

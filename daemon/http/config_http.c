@@ -1,0 +1,209 @@
+/* daemon/http/config_http.c: loom.yaml's `http:` section (daemon/http/).
+ *
+ *   http:
+ *     listen: 127.0.0.1:9477   # or a list; none (the default): no listener
+ *     allow_remote: false      # true: an address other than loopback is allowed
+ *     max_connections: 16      # open at once; more wait in the kernel's queue
+ *     timeout_s: 10            # a connection idle, reading or writing this long is closed
+ *     max_header_bytes: 8192   # a request's headers; more: refused
+ *     max_body_bytes: 4096     # a request's body; more: refused
+ *     metrics_ports: all       # all | errors: ports with errors or congestion only
+ *     metrics_min_xmit_wait_per_s: 0  # errors: also ports waiting this much (0: no)
+ *
+ * Issue 19 wants the listener "off by default on anything but localhost":
+ * no listen address is the default, and one that is not loopback is
+ * refused unless allow_remote says so (there is no TLS nor authentication
+ * yet: issue 20). */
+#include "autoconf.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/core/config_parse.h"
+#include "daemon/http/http.h"
+#include "daemon/http/http_impl.h"
+
+int http_addr_parse(const char *s, struct http_addr *a, char *err, size_t errlen)
+{
+	const char *colon, *host = s, *end;
+	size_t hlen;
+	unsigned char buf[16];
+	char *pe;
+	long port;
+
+	memset(a, 0, sizeof(*a));
+	if (s[0] == '[') {
+		if (!(end = strchr(s, ']')) || end[1] != ':') {
+			snprintf(err, errlen, "\"%s\": an IPv6 address is written [ADDR]:PORT", s);
+			return -EINVAL;
+		}
+		host = s + 1;
+		hlen = (size_t)(end - host);
+		colon = end + 1;
+	} else {
+		if (!(colon = strrchr(s, ':')) || memchr(s, ':', (size_t)(colon - s))) {
+			snprintf(err, errlen, "\"%s\" is not ADDR:PORT", s);
+			return -EINVAL;
+		}
+		hlen = (size_t)(colon - s);
+	}
+	if (hlen == 0 || hlen >= sizeof(a->host)) {
+		snprintf(err, errlen, "\"%s\": no address before the port", s);
+		return -EINVAL;
+	}
+	memcpy(a->host, host, hlen);
+	a->host[hlen] = '\0';
+	errno = 0;
+	port = strtol(colon + 1, &pe, 10);
+	if (!colon[1] || *pe || errno || port < 1 || port > 65535) {
+		snprintf(err, errlen, "\"%s\": the port must be 1..65535", s);
+		return -EINVAL;
+	}
+	a->port = (unsigned)port;
+	if (!strcmp(a->host, "localhost"))
+		snprintf(a->host, sizeof(a->host), "127.0.0.1");
+	if (inet_pton(AF_INET, a->host, buf) == 1) {
+		a->loopback = buf[0] == 127;
+	} else if (inet_pton(AF_INET6, a->host, buf) == 1) {
+		static const unsigned char one[16] = { [15] = 1 };
+
+		a->loopback = !memcmp(buf, one, sizeof(one));
+	} else {
+		snprintf(err, errlen, "\"%s\": the address must be numeric (IPv4, [IPv6]) or "
+			 "localhost", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_one(struct parse *p, const yaml_node_t *v, const char *key, int idx)
+{
+	const char *s = cfg_scalar(v);
+	struct http_addr a;
+	char why[160];
+
+	if (!s)
+		return cfg_fail(p, cfg_line(v), key, "expected \"ADDR:PORT\", found a %s",
+				cfg_node_kind(v));
+	if (strlen(s) >= LOOM_ADDRESS_LEN)
+		return cfg_fail(p, cfg_line(v), key, "longer than %d bytes", LOOM_ADDRESS_LEN - 1);
+	if (http_addr_parse(s, &a, why, sizeof(why)) < 0)
+		return cfg_fail(p, cfg_line(v), key, "%s", why);
+	for (int j = 0; j < idx; j++)
+		if (!strcmp(p->c->http_listen[j], s))
+			return cfg_fail(p, cfg_line(v), key, "\"%s\" is listed twice", s);
+	snprintf(p->c->http_listen[idx], sizeof(p->c->http_listen[idx]), "%s", s);
+	return 0;
+}
+
+static int parse_listen(struct parse *p, const yaml_node_t *v, const char *key)
+{
+	int n = 0, rc;
+
+	p->c->http_n_listen = 0;
+	memset(p->c->http_listen, 0, sizeof(p->c->http_listen));
+	if (cfg_is_null(v))
+		return 0;
+	if (v->type == YAML_SCALAR_NODE) {
+		if (!cfg_scalar(v)[0])
+			return 0;
+		if ((rc = parse_one(p, v, key, 0)) < 0)
+			return rc;
+		p->c->http_n_listen = 1;
+		return 0;
+	}
+	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
+		return rc;
+	for (yaml_node_item_t *it = v->data.sequence.items.start;
+	     it < v->data.sequence.items.top; it++) {
+		const yaml_node_t *item = yaml_document_get_node(p->doc, *it);
+		char where[64];
+
+		snprintf(where, sizeof(where), "%s[%d]", key, n);
+		if (n == LOOM_HTTP_MAX_LISTEN)
+			return cfg_fail(p, cfg_line(item), where, "too many addresses (at most %d)",
+					LOOM_HTTP_MAX_LISTEN);
+		if ((rc = parse_one(p, item, where, n)) < 0)
+			return rc;
+		n++;
+	}
+	p->c->http_n_listen = n;
+	return 0;
+}
+
+static void print_listen(FILE *out, const struct loom_config *c)
+{
+	fputs(" [", out);
+	for (int i = 0; i < c->http_n_listen && i < LOOM_HTTP_MAX_LISTEN; i++) {
+		if (i)
+			fputs(", ", out);
+		cfg_print_string(out, c->http_listen[i]);
+	}
+	fputs("]\n", out);
+}
+
+static const char *const ports_modes[] = { "all", "errors" };
+
+static int parse_ports(struct parse *p, const yaml_node_t *v, const char *key)
+{
+	const char *s = cfg_scalar(v);
+
+	for (size_t i = 0; s && i < sizeof(ports_modes) / sizeof(ports_modes[0]); i++)
+		if (!strcmp(s, ports_modes[i])) {
+			p->c->http_metrics_ports = (int)i;
+			return 0;
+		}
+	return cfg_fail(p, cfg_line(v), key, "expected all or errors");
+}
+
+static void print_ports(FILE *out, const struct loom_config *c)
+{
+	fprintf(out, " %s\n", ports_modes[c->http_metrics_ports == 1]);
+}
+
+static const struct cfg_key http_keys[] = {
+	CFG_KEY_CUSTOM("listen", parse_listen, print_listen),
+	CFG_KEY_BOOL("allow_remote", http_allow_remote, 0),
+	CFG_KEY_INT("max_connections", http_max_connections, 1, 1024, 0, 16),
+	CFG_KEY_INT("timeout_s", http_timeout_s, 1, 3600, 0, 10),
+	CFG_KEY_INT("max_header_bytes", http_max_header_bytes, 1024, 1048576, 0, 8192),
+	CFG_KEY_INT("max_body_bytes", http_max_body_bytes, 0, 16777216, 1, 4096),
+	CFG_KEY_CUSTOM("metrics_ports", parse_ports, print_ports),
+	CFG_KEY_INT("metrics_min_xmit_wait_per_s", http_metrics_min_xmit_wait, 0, 2000000000, 1,
+		    0),
+};
+
+static void http_defaults(struct loom_config *c)
+{
+	c->http_n_listen = 0;
+	memset(c->http_listen, 0, sizeof(c->http_listen));
+	c->http_metrics_ports = 0;
+}
+
+/* A listener on anything but loopback only when asked for in so many
+ * words: /metrics shows the fabric's layout to whoever connects. */
+static int check_http(struct parse *p)
+{
+	struct loom_config *c = p->c;
+	struct http_addr a;
+	char why[160];
+
+	for (int i = 0; i < c->http_n_listen; i++) {
+		if (http_addr_parse(c->http_listen[i], &a, why, sizeof(why)) < 0 || a.loopback ||
+		    c->http_allow_remote)
+			continue;
+		return cfg_fail(p, cfg_key_line(p, "http", "listen"), "http.listen",
+				"\"%s\" is not a loopback address: loomd's HTTP listener "
+				"has no TLS nor authentication yet; set http.allow_remote: "
+				"true to listen there anyway", c->http_listen[i]);
+	}
+	return 0;
+}
+
+const struct config_section http_config = {
+	.name = "http", .keys = http_keys, .n_keys = sizeof(http_keys) / sizeof(http_keys[0]),
+	.defaults = http_defaults, .check = check_http,
+};

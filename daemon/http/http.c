@@ -1,0 +1,383 @@
+/* daemon/http/http.c: see http.h.
+ *
+ * Bounding connections: libevent 2.1's evhttp has no connection limit of
+ * its own. Each connection's bufferevent is made here (evhttp_set_bevcb),
+ * which counts it; right after the accept (an event made active then runs
+ * before any I/O of the new connection) the connection gets a close
+ * callback, which uncounts it. (A filter bufferevent's free callback would
+ * say the same without that step, but evhttp 2.1 over a filter loses
+ * requests.) At http.max_connections every listener is disabled (from
+ * inside the accept, so that accept loop stops at once); the next
+ * connection waits in the kernel's queue until one closes. Timeouts
+ * (evhttp_set_timeout) close connections that idle, do not send their
+ * request, or do not read their answer. */
+#include "autoconf.h"
+#include "daemon/http/http.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include <event2/listener.h>
+
+#include "daemon/core/config.h"
+#include "daemon/http/http_impl.h"
+#include "lib/util/log.h"
+
+struct listener {
+	struct http_addr addr;
+	char text[LOOM_ADDRESS_LEN];
+	struct evhttp_bound_socket *bound;
+};
+
+struct route {
+	char path[128];
+	unsigned methods;
+	http_handler_fn fn;
+	void *arg;
+};
+
+struct http_mod {
+	struct event_base *base;
+	struct evhttp *http;
+	struct listener ls[LOOM_HTTP_MAX_LISTEN];
+	int n_ls;
+	unsigned n_conns, max_conns;
+	int paused;                 /* listeners disabled: max_conns reached */
+	int closing;                /* http_free: the listeners are going */
+	time_t full_logged;         /* when max_conns was last logged */
+	struct event *fixup;        /* gives fresh connections their close callback */
+	struct bufferevent *fresh[1024]; /* accepted, not yet given it (<= max_conns) */
+	size_t n_fresh;
+	struct route *routes;
+	size_t n_routes;
+	struct http_metrics *metrics;
+};
+
+/* ---- answers ------------------------------------------------------------------ */
+
+void http_reply_text(struct evhttp_request *req, int code, const char *reason,
+		     const char *fmt, ...)
+{
+	struct evbuffer *b = evbuffer_new();
+	va_list ap;
+
+	if (!b) {
+		evhttp_send_error(req, HTTP_INTERNAL, NULL);
+		return;
+	}
+	va_start(ap, fmt);
+	evbuffer_add_vprintf(b, fmt, ap);
+	va_end(ap);
+	evbuffer_add(b, "\n", 1);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+			  "text/plain; charset=utf-8");
+	evhttp_send_reply(req, code, reason, b);
+	evbuffer_free(b);
+}
+
+/* ---- routes ------------------------------------------------------------------- */
+
+int http_route(struct http_mod *m, const char *path, unsigned methods, http_handler_fn fn,
+	       void *arg)
+{
+	struct route *r;
+
+	if (strlen(path) >= sizeof(r->path) || path[0] != '/')
+		return -EINVAL;
+	for (size_t i = 0; i < m->n_routes; i++)
+		if (!strcmp(m->routes[i].path, path))
+			return -EEXIST;
+	if (!(r = realloc(m->routes, (m->n_routes + 1) * sizeof(*r))))
+		return -ENOMEM;
+	m->routes = r;
+	r = &m->routes[m->n_routes++];
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->methods = methods;
+	r->fn = fn;
+	r->arg = arg;
+	return 0;
+}
+
+static const struct route *find_route(const struct http_mod *m, const char *path)
+{
+	const struct route *best = NULL;
+
+	for (size_t i = 0; i < m->n_routes; i++) {
+		const struct route *r = &m->routes[i];
+		size_t n = strlen(r->path);
+
+		if (!strcmp(r->path, path))
+			return r;
+		/* "/api/v1/": everything under it; the longest prefix wins. */
+		if (n > 1 && r->path[n - 1] == '/' && !strncmp(r->path, path, n) &&
+		    (!best || n > strlen(best->path)))
+			best = r;
+	}
+	return best;
+}
+
+static const struct {
+	unsigned bit;
+	const char *name;
+} methods[] = {
+	{ EVHTTP_REQ_GET, "GET" }, { EVHTTP_REQ_HEAD, "HEAD" }, { EVHTTP_REQ_POST, "POST" },
+	{ EVHTTP_REQ_PUT, "PUT" }, { EVHTTP_REQ_DELETE, "DELETE" },
+	{ EVHTTP_REQ_OPTIONS, "OPTIONS" }, { EVHTTP_REQ_PATCH, "PATCH" },
+};
+#define N_METHODS (sizeof(methods) / sizeof(methods[0]))
+
+static void on_request(struct evhttp_request *req, void *arg)
+{
+	struct http_mod *m = arg;
+	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+	unsigned cmd = (unsigned)evhttp_request_get_command(req);
+	const struct route *r;
+	char allow[96] = "";
+
+	if (!path || !path[0])
+		path = "/";
+	if (!(r = find_route(m, path))) {
+		http_reply_text(req, HTTP_NOTFOUND, "Not Found", "not found: %s", path);
+		return;
+	}
+	if (!(r->methods & cmd)) {
+		for (size_t i = 0; i < N_METHODS; i++)
+			if (r->methods & methods[i].bit)
+				snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
+					 allow[0] ? ", " : "", methods[i].name);
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", allow);
+		http_reply_text(req, 405, "Method Not Allowed", "method not allowed on %s "
+				"(allowed: %s)", r->path, allow);
+		return;
+	}
+	r->fn(req, r->arg);
+}
+
+static void on_healthz(struct evhttp_request *req, void *arg)
+{
+	(void)arg;
+	http_reply_text(req, HTTP_OK, "OK", "ok");
+}
+
+/* ---- connections ------------------------------------------------------------------ */
+
+static void set_paused(struct http_mod *m, int paused)
+{
+	if (m->paused == paused)
+		return;
+	m->paused = paused;
+	for (int i = 0; i < m->n_ls; i++) {
+		struct evconnlistener *l = evhttp_bound_socket_get_listener(m->ls[i].bound);
+
+		if (paused)
+			evconnlistener_disable(l);
+		else
+			evconnlistener_enable(l);
+	}
+	/* At most once a minute: a flood of connections is no flood of logs. */
+	if (paused && time(NULL) - m->full_logged >= 60) {
+		m->full_logged = time(NULL);
+		log_info("http: %u connections open (http.max_connections): new ones wait",
+			 m->n_conns);
+	}
+}
+
+static void conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct http_mod *m = arg;
+
+	(void)evcon;
+	m->n_conns--;
+	if (!m->closing && m->n_conns < m->max_conns)
+		set_paused(m, 0);
+}
+
+/* evhttp has made the connections of the fresh bufferevents (their
+ * callbacks' argument is the connection). */
+static void on_fixup(evutil_socket_t fd, short what, void *arg)
+{
+	struct http_mod *m = arg;
+
+	(void)fd;
+	(void)what;
+	for (size_t i = 0; i < m->n_fresh; i++) {
+		void *evcon = NULL;
+
+		bufferevent_getcb(m->fresh[i], NULL, NULL, NULL, &evcon);
+		if (evcon)
+			evhttp_connection_set_closecb(evcon, conn_closed, m);
+		else
+			m->n_conns--;
+	}
+	m->n_fresh = 0;
+}
+
+static struct bufferevent *conn_new(struct event_base *base, void *arg)
+{
+	struct http_mod *m = arg;
+	struct bufferevent *bev;
+
+	/* Listeners are disabled at max_conns, so fresh never fills up;
+	 * NULL lets evhttp make the bufferevent itself, uncounted. */
+	if (m->n_fresh == sizeof(m->fresh) / sizeof(m->fresh[0]) ||
+	    !(bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE)))
+		return NULL;
+	m->fresh[m->n_fresh++] = bev;
+	event_active(m->fixup, EV_TIMEOUT, 0);
+	if (++m->n_conns >= m->max_conns)
+		set_paused(m, 1);
+	return bev;
+}
+
+/* ---- listeners -------------------------------------------------------------------- */
+
+static void apply_limits(struct http_mod *m, const struct loom_config *conf)
+{
+	evhttp_set_timeout(m->http, conf->http_timeout_s);
+	evhttp_set_max_headers_size(m->http, conf->http_max_header_bytes);
+	evhttp_set_max_body_size(m->http, conf->http_max_body_bytes);
+	m->max_conns = (unsigned)conf->http_max_connections;
+	set_paused(m, m->n_conns >= m->max_conns);
+}
+
+static int same_addr(const struct http_addr *a, const struct http_addr *b)
+{
+	return a->port == b->port && !strcmp(a->host, b->host);
+}
+
+/* Bind conf's addresses, keeping those bound already; on a failure
+ * nothing changes. */
+static int rebind(struct http_mod *m, const struct loom_config *conf, char *err, size_t errlen)
+{
+	struct listener next[LOOM_HTTP_MAX_LISTEN];
+	int kept[LOOM_HTTP_MAX_LISTEN] = { 0 }, fresh[LOOM_HTTP_MAX_LISTEN] = { 0 };
+	int n = 0;
+
+	memset(next, 0, sizeof(next));
+	for (int i = 0; i < conf->http_n_listen && i < LOOM_HTTP_MAX_LISTEN; i++) {
+		struct listener *l = &next[n];
+		char why[160];
+		int j;
+
+		if (http_addr_parse(conf->http_listen[i], &l->addr, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "http.listen: %s", why);
+			goto undo;
+		}
+		snprintf(l->text, sizeof(l->text), "%s", conf->http_listen[i]);
+		for (j = 0; j < m->n_ls; j++)
+			if (!kept[j] && same_addr(&m->ls[j].addr, &l->addr))
+				break;
+		if (j < m->n_ls) {
+			kept[j] = 1;
+			l->bound = m->ls[j].bound;
+		} else {
+			errno = 0;
+			if (!(l->bound = evhttp_bind_socket_with_handle(m->http, l->addr.host,
+									 (ev_uint16_t)l->addr.port))) {
+				snprintf(err, errlen, "http.listen: cannot listen on %s: %s", l->text,
+					 errno ? strerror(errno) : "bind failed");
+				goto undo;
+			}
+			fresh[n] = 1;
+			if (m->paused)
+				evconnlistener_disable(evhttp_bound_socket_get_listener(l->bound));
+			log_notice("http: listening on %s", l->text);
+		}
+		n++;
+	}
+	for (int j = 0; j < m->n_ls; j++)
+		if (!kept[j]) {
+			log_notice("http: no longer listening on %s", m->ls[j].text);
+			evhttp_del_accept_socket(m->http, m->ls[j].bound);
+		}
+	memcpy(m->ls, next, sizeof(next));
+	m->n_ls = n;
+	return 0;
+undo:
+	for (int i = 0; i < n; i++)
+		if (fresh[i])
+			evhttp_del_accept_socket(m->http, next[i].bound);
+	return -1;
+}
+
+int http_reconfigure(struct http_mod *m, const struct loom_config *conf)
+{
+	char err[256];
+
+	apply_limits(m, conf);
+	http_metrics_reconfigure(m->metrics, conf);
+	if (rebind(m, conf, err, sizeof(err)) < 0) {
+		log_err("reload: %s; the HTTP listeners in force stay", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- life cycle ----------------------------------------------------------------------- */
+
+struct http_mod *http_new(struct event_base *base, const struct loom_config *conf,
+			  char *err, size_t errlen)
+{
+	struct http_mod *m = calloc(1, sizeof(*m));
+
+	if (errlen)
+		err[0] = '\0';
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->base = base;
+	if (!(m->fixup = event_new(base, -1, 0, on_fixup, m))) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (!(m->http = evhttp_new(base))) {
+		snprintf(err, errlen, "cannot create the HTTP server");
+		goto fail;
+	}
+	/* Every method reaches the route table, which answers 405 itself. */
+	evhttp_set_allowed_methods(m->http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD | EVHTTP_REQ_POST |
+				   EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE | EVHTTP_REQ_OPTIONS |
+				   EVHTTP_REQ_PATCH);
+	evhttp_set_gencb(m->http, on_request, m);
+	evhttp_set_bevcb(m->http, conn_new, m);
+	evhttp_set_default_content_type(m->http, "text/plain; charset=utf-8");
+	apply_limits(m, conf);
+	if (http_route(m, "/healthz", HTTP_M_GET | HTTP_M_HEAD, on_healthz, m) < 0 ||
+	    !(m->metrics = http_metrics_new(m, base, conf, err, errlen))) {
+		if (!err[0])
+			snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (rebind(m, conf, err, errlen) < 0)
+		goto fail;
+	return m;
+fail:
+	http_free(m);
+	return NULL;
+}
+
+void http_free(struct http_mod *m)
+{
+	if (!m)
+		return;
+	/* The render first: its done() answers requests of live connections. */
+	http_metrics_free(m->metrics);
+	m->closing = 1;   /* evhttp_free frees the listeners, then the connections */
+	if (m->http)
+		evhttp_free(m->http);
+	if (m->fixup)
+		event_free(m->fixup);
+	free(m->routes);
+	free(m);
+}

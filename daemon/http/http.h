@@ -1,0 +1,58 @@
+/* daemon/http/http.h: loomd's HTTP listener (issue 19; the REST API of
+ * issue 20 grows from it). libevent's evhttp on the loop, on the addresses
+ * of http.listen (none by default; loopback only unless http.allow_remote),
+ * with bounds no client can push: connections open at once
+ * (http.max_connections; more wait in the kernel's accept queue until one
+ * closes), a timeout on every connection (idle, reading, writing), the
+ * size of a request's headers and body.
+ *
+ * Requests go through a route table: a path (exact, or a prefix ending in
+ * '/'), the methods it takes, its handler. A path no route has is 404, a
+ * method the route does not take is 405 with Allow; both plain text. A
+ * handler runs on the loop and must not block: one that needs the
+ * database renders on a daemon/core/work.h queue and replies from done(),
+ * as /metrics (daemon/http/metrics_http.c) does.
+ *
+ * Routes of its own: /metrics (Prometheus' text format, docs/metrics.md),
+ * /healthz ("ok" while the loop runs). */
+#ifndef LOOMD_HTTP_H
+#define LOOMD_HTTP_H
+
+#include <stddef.h>
+
+struct event_base;
+struct evhttp_request;
+struct loom_config;
+struct config_section;
+struct http_mod;
+
+/* The methods a route takes (evhttp's own bits). */
+#define HTTP_M_GET  (1u << 0)
+#define HTTP_M_HEAD (1u << 2)
+
+typedef void (*http_handler_fn)(struct evhttp_request *req, void *arg);
+
+/* Binds http.listen; NULL with err when the module cannot be made or an
+ * address cannot be bound. */
+struct http_mod *http_new(struct event_base *base, const struct loom_config *conf,
+			  char *err, size_t errlen);
+/* Waits for a render under way (its clients get their answer), closes
+ * every connection. NULL is fine. */
+void http_free(struct http_mod *m);
+/* New bounds take effect at once for new connections; a changed
+ * http.listen is bound before the old addresses are let go, and when an
+ * address cannot be bound the old listeners all stay (logged, naming the
+ * address): -1. 0 otherwise. */
+int http_reconfigure(struct http_mod *m, const struct loom_config *conf);
+
+/* Add a route (before or after the listeners are up). path: "/metrics", or
+ * "/api/v1/" for everything under it. 0, -EEXIST, -ENOMEM. */
+int http_route(struct http_mod *m, const char *path, unsigned methods, http_handler_fn fn,
+	       void *arg);
+/* A plain text answer ("TEXT\n"), for handlers. */
+void http_reply_text(struct evhttp_request *req, int code, const char *reason,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+extern const struct config_section http_config;
+
+#endif

@@ -1,0 +1,32 @@
+/* daemon/http/http_impl.h: the inside of the HTTP module, shared by the
+ * files of daemon/http/ only. */
+#ifndef LOOMD_HTTP_IMPL_H
+#define LOOMD_HTTP_IMPL_H
+
+#include <stddef.h>
+
+struct event_base;
+struct loom_config;
+struct http_mod;
+struct http_metrics;
+
+/* An http.listen address, read the same way by the config's check and by
+ * the listener. */
+struct http_addr {
+	char host[64];    /* numeric: "127.0.0.1", "::1" (localhost: 127.0.0.1) */
+	unsigned port;    /* 1..65535 */
+	int loopback;     /* 127.0.0.0/8 or ::1 */
+};
+
+/* "127.0.0.1:9477", "[::1]:9477", "localhost:9477", "0.0.0.0:9477".
+ * 0, or -EINVAL with why in err. */
+int http_addr_parse(const char *s, struct http_addr *a, char *err, size_t errlen);
+
+/* /metrics (metrics_http.c): its route is added by http_metrics_new. */
+struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *base,
+				      const struct loom_config *conf, char *err, size_t errlen);
+void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *conf);
+/* Waits for the render under way and answers its clients. */
+void http_metrics_free(struct http_metrics *x);
+
+#endif

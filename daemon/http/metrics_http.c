@@ -1,0 +1,242 @@
+/* daemon/http/metrics_http.c: GET /metrics, the port counters in
+ * Prometheus' text format (lib/db/metrics_db.h, docs/metrics.md).
+ *
+ * The text is rendered from SQLite on a worker (daemon/core/work.h, a
+ * queue of one: WORK_REFUSE), never on the loop. A scrape that comes while
+ * a render is under way does not start another: it waits for that one and
+ * gets the same text (so any number of scrapers cost one render at a
+ * time; their answer is at most one render old, and the counters change
+ * only every telemetry.interval_s anyway). The text is shared by the
+ * answers of one render (evbuffer references, freed with the last of
+ * them), so memory is one text per render still being written; a client
+ * that does not read is closed by http.timeout_s. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+
+#include "daemon/core/config.h"
+#include "daemon/core/store.h"
+#include "daemon/core/work.h"
+#include "daemon/http/http.h"
+#include "daemon/http/http_impl.h"
+#include "lib/db/metrics_db.h"
+#include "lib/util/log.h"
+
+/* Scrapes waiting for one render: more than connections can hold. */
+#define MAX_WAITERS 2048
+
+struct http_metrics {
+	struct work_queue *q;
+	struct render_job *cur;       /* the render under way, and who waits for it */
+	char db_path[PATH_MAX];
+	struct mt_options opt;
+};
+
+struct render_job {
+	struct http_metrics *x;
+	char db_path[PATH_MAX];
+	struct mt_options opt;
+	struct mt_buf text;
+	double secs;
+	struct evhttp_request **waiters;
+	size_t n_waiters, cap_waiters;
+};
+
+/* One render's text, shared by its answers. */
+struct body {
+	char *p;
+	size_t len;
+	size_t refs;
+};
+
+static void body_unref(const void *data, size_t len, void *arg)
+{
+	struct body *b = arg;
+
+	(void)data;
+	(void)len;
+	if (--b->refs == 0) {
+		free(b->p);
+		free(b);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the worker ------------------------------------------------------------------- */
+
+static int render_run(void *job, char *err, size_t errlen)
+{
+	struct render_job *j = job;
+	double t0 = now_s();
+	struct store *st = store_open(j->db_path, err, errlen);
+	int rc;
+
+	if (!st)
+		return -EIO;
+	rc = metrics_db_render(store_db(st), &j->opt, &j->text, err, errlen);
+	store_close(st);
+	j->secs = now_s() - t0;
+	return rc;
+}
+
+/* ---- the loop ------------------------------------------------------------------------ */
+
+static void render_done(void *job, int rc, const char *err)
+{
+	struct render_job *j = job;
+	struct body *b = NULL;
+
+	if (j->x->cur == j)
+		j->x->cur = NULL;
+	if (rc == 0 && j->n_waiters && (b = calloc(1, sizeof(*b)))) {
+		b->p = j->text.p;
+		b->len = j->text.len;
+		b->refs = j->n_waiters;
+		memset(&j->text, 0, sizeof(j->text));
+	}
+	if (rc == 0)
+		log_debug("http: /metrics rendered in %.3f s, %zu bytes, for %zu scrapes", j->secs,
+			  b ? b->len : j->text.len, j->n_waiters);
+	else
+		log_warn("http: /metrics: %s", err);
+	for (size_t i = 0; i < j->n_waiters; i++) {
+		struct evhttp_request *req = j->waiters[i];
+		struct evbuffer *out;
+
+		if (!b) {
+			http_reply_text(req, HTTP_SERVUNAVAIL, "Service Unavailable",
+					"metrics not available: %s", rc < 0 ? err : "out of memory");
+			continue;
+		}
+		if (!(out = evbuffer_new()) ||
+		    evbuffer_add_reference(out, b->p, b->len, body_unref, b) < 0) {
+			if (out)
+				evbuffer_free(out);
+			body_unref(NULL, 0, b);
+			http_reply_text(req, HTTP_SERVUNAVAIL, "Service Unavailable",
+					"out of memory");
+			continue;
+		}
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+				  "text/plain; version=0.0.4; charset=utf-8");
+		evhttp_send_reply(req, HTTP_OK, "OK", out);
+		evbuffer_free(out);   /* the reference moved to the answer */
+	}
+	j->n_waiters = 0;
+}
+
+static void render_free(void *job)
+{
+	struct render_job *j = job;
+
+	mt_buf_free(&j->text);
+	free(j->waiters);
+	free(j);
+}
+
+static const struct work_ops render_ops = {
+	.run = render_run, .done = render_done, .free = render_free,
+};
+
+static int add_waiter(struct render_job *j, struct evhttp_request *req)
+{
+	if (j->n_waiters == j->cap_waiters) {
+		size_t cap = j->cap_waiters ? 2 * j->cap_waiters : 4;
+		struct evhttp_request **w;
+
+		if (cap > MAX_WAITERS || !(w = realloc(j->waiters, cap * sizeof(*w))))
+			return -ENOMEM;
+		j->waiters = w;
+		j->cap_waiters = cap;
+	}
+	j->waiters[j->n_waiters++] = req;
+	return 0;
+}
+
+static void on_metrics(struct evhttp_request *req, void *arg)
+{
+	struct http_metrics *x = arg;
+	struct render_job *j = x->cur;
+	int rc;
+
+	if (j) {
+		/* A render is under way: this scrape gets its text. */
+		if (add_waiter(j, req) < 0)
+			http_reply_text(req, HTTP_SERVUNAVAIL, "Service Unavailable",
+					"too many scrapes waiting");
+		return;
+	}
+	if (!(j = calloc(1, sizeof(*j))) || add_waiter(j, req) < 0) {
+		free(j);
+		http_reply_text(req, HTTP_SERVUNAVAIL, "Service Unavailable", "out of memory");
+		return;
+	}
+	j->x = x;
+	memcpy(j->db_path, x->db_path, sizeof(j->db_path));
+	j->opt = x->opt;
+	if ((rc = work_submit(x->q, &render_ops, j)) < 0) {
+		render_free(j);
+		http_reply_text(req, HTTP_SERVUNAVAIL, "Service Unavailable",
+				"cannot render the metrics now: %s", strerror(-rc));
+		return;
+	}
+	x->cur = j;
+}
+
+/* ---- life cycle ---------------------------------------------------------------------- */
+
+void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *conf)
+{
+	if (!x)
+		return;
+	/* The database is opened once by loomd: its path does not change. */
+	if (!x->db_path[0])
+		snprintf(x->db_path, sizeof(x->db_path), "%s", conf->db_path);
+	x->opt.mode = conf->http_metrics_ports == 1 ? MT_PORTS_ERRORS : MT_PORTS_ALL;
+	x->opt.min_xmit_wait_per_s = conf->http_metrics_min_xmit_wait;
+}
+
+struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *base,
+				      const struct loom_config *conf, char *err, size_t errlen)
+{
+	struct http_metrics *x = calloc(1, sizeof(*x));
+
+	if (!x) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	http_metrics_reconfigure(x, conf);
+	if (!(x->q = work_queue_new(base, "metrics render", 1, WORK_REFUSE, err, errlen))) {
+		free(x);
+		return NULL;
+	}
+	if (http_route(m, "/metrics", HTTP_M_GET | HTTP_M_HEAD, on_metrics, x) < 0) {
+		snprintf(err, errlen, "cannot add the /metrics route");
+		http_metrics_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+void http_metrics_free(struct http_metrics *x)
+{
+	if (!x)
+		return;
+	work_queue_free(x->q);  /* a render under way finishes and answers */
+	free(x);
+}

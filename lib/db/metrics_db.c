@@ -1,0 +1,179 @@
+/* lib/db/metrics_db.c: see metrics_db.h. */
+#include "autoconf.h"
+#include "lib/db/metrics_db.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lib/db/db_row.h"
+
+struct rows {
+	struct mt_read *reads;
+	size_t n_reads;
+	struct mt_port *ports;
+	size_t n_ports;
+	char **strs;        /* every string the rows point to */
+	size_t n_strs, cap_strs;
+};
+
+static const char *keep(struct rows *r, const char *s)
+{
+	char *d;
+
+	if (r->n_strs == r->cap_strs) {
+		size_t cap = r->cap_strs ? 2 * r->cap_strs : 256;
+		char **p = realloc(r->strs, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		r->strs = p;
+		r->cap_strs = cap;
+	}
+	if (!(d = strdup(s ? s : "")))
+		return NULL;
+	return r->strs[r->n_strs++] = d;
+}
+
+static void rows_free(struct rows *r)
+{
+	for (size_t i = 0; i < r->n_strs; i++)
+		free(r->strs[i]);
+	free(r->strs);
+	free(r->reads);
+	free(r->ports);
+}
+
+static int no_table(sqlite3 *db)
+{
+	return strstr(sqlite3_errmsg(db), "no such table") != NULL;
+}
+
+static int load_reads(sqlite3 *db, struct rows *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT s.name, r.started, r.finished, r.ports, r.answered "
+			       "FROM counter_reads r JOIN subnets s ON s.id = r.subnet_id "
+			       "ORDER BY s.name", -1, &s, NULL) != SQLITE_OK)
+		return no_table(db) ? 0 : dbq_db_fail(db, err, errlen, "read the counters reads");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct mt_read *m;
+
+		if (r->n_reads == cap) {
+			size_t nc = cap ? 2 * cap : 4;
+			struct mt_read *p = realloc(r->reads, nc * sizeof(*p));
+
+			if (!p)
+				break;
+			r->reads = p;
+			cap = nc;
+		}
+		m = &r->reads[r->n_reads];
+		if (!(m->subnet = keep(r, dbq_col_str(s, 0))))
+			break;
+		m->started = sqlite3_column_double(s, 1);
+		m->finished = sqlite3_column_double(s, 2);
+		m->ports = sqlite3_column_int64(s, 3);
+		m->answered = sqlite3_column_int64(s, 4);
+		r->n_reads++;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+	return rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the counters reads");
+}
+
+/* The counters (and their widths) of a JSON object by the PMA's names. */
+static void take_sample(struct mt_port *p, const char *counters, const char *bits,
+			const char *rates)
+{
+	json_t *c = counters ? json_loads(counters, 0, NULL) : NULL;
+	json_t *b = bits ? json_loads(bits, 0, NULL) : NULL;
+	json_t *rt = rates ? json_loads(rates, 0, NULL) : NULL;
+	json_t *xw = json_object_get(rt, pma_counter_name(PMA_XMIT_WAIT));
+
+	p->has_sample = json_is_object(c) && json_is_object(b);
+	for (int i = 0; p->has_sample && i < PMA_N_COUNTERS; i++) {
+		json_t *v = json_object_get(c, pma_counter_name(i));
+		json_int_t w = json_integer_value(json_object_get(b, pma_counter_name(i)));
+
+		if (!json_is_integer(v) || w <= 0 || w > 64)
+			continue;
+		p->v[i] = (uint64_t)json_integer_value(v);
+		p->bits[i] = (uint8_t)w;
+	}
+	if (json_is_number(xw)) {
+		p->has_xmit_wait_rate = 1;
+		p->xmit_wait_per_s = json_number_value(xw);
+	}
+	json_decref(c);
+	json_decref(b);
+	json_decref(rt);
+}
+
+static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT s.name, p.guid, p.port, p.description, p.answered, "
+			       "p.reason, p.counters, p.bits, p.rates FROM port_counters p "
+			       "JOIN subnets s ON s.id = p.subnet_id "
+			       "ORDER BY s.name, p.description, p.guid, p.port", -1, &s,
+			       NULL) != SQLITE_OK)
+		return no_table(db) ? 0 : dbq_db_fail(db, err, errlen, "read the port counters");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		struct mt_port *p;
+
+		if (r->n_ports == cap) {
+			size_t nc = cap ? 2 * cap : 256;
+			struct mt_port *np = realloc(r->ports, nc * sizeof(*np));
+
+			if (!np)
+				break;
+			r->ports = np;
+			cap = nc;
+		}
+		p = memset(&r->ports[r->n_ports], 0, sizeof(*p));
+		if (!(p->subnet = keep(r, dbq_col_str(s, 0))) ||
+		    !(p->guid = keep(r, dbq_col_str(s, 1))) ||
+		    !(p->node = keep(r, dbq_col_str(s, 3))) ||
+		    !(p->reason = keep(r, dbq_col_str(s, 5))))
+			break;
+		p->port = (unsigned)sqlite3_column_int(s, 2);
+		p->answered = sqlite3_column_int(s, 4) != 0;
+		take_sample(p, (const char *)sqlite3_column_text(s, 6),
+			    (const char *)sqlite3_column_text(s, 7),
+			    (const char *)sqlite3_column_text(s, 8));
+		r->n_ports++;
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+	return rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the port counters");
+}
+
+int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *out,
+		      char *err, size_t errlen)
+{
+	struct rows r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	/* One snapshot: the reads and the ports of the same transaction. */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return dbq_db_fail(db, err, errlen, "begin the metrics read");
+	if ((rc = load_reads(db, &r, err, errlen)) == 0 &&
+	    (rc = load_ports(db, &r, err, errlen)) == 0 &&
+	    (rc = mt_render(r.reads, r.n_reads, r.ports, r.n_ports, o, out)) < 0)
+		dbq_fail(err, errlen, rc, "out of memory for the metrics text");
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	rows_free(&r);
+	return rc;
+}

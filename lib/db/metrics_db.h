@@ -1,0 +1,20 @@
+/* lib/db/metrics_db.h: the port counters as loom's database holds them
+ * (schema 010) rendered in Prometheus' text format (lib/telemetry/
+ * metrics_text.h). loomd's /metrics (daemon/http/) runs it on a worker
+ * thread with a connection of its own. */
+#ifndef LOOM_METRICS_DB_H
+#define LOOM_METRICS_DB_H
+
+#include <stddef.h>
+
+#include <sqlite3.h>
+
+#include "lib/telemetry/metrics_text.h"
+
+/* Append the exposition of every subnet's last counters read to out. A
+ * database without counters (none read yet, or older than schema 10)
+ * gives the families with no series. 0, or -errno with err. */
+int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *out,
+		      char *err, size_t errlen);
+
+#endif
