@@ -67,6 +67,11 @@ done
 loom_netns $args
 [ $keep = 1 ] && LOOM_KEEP=1
 loom_work
+# A directory of its own (not /tmp/loom-test.*, which test clean-ups sweep):
+# the big run takes a quarter of an hour.
+rmdir "$work"
+work=$(mktemp -d /tmp/loom-bench-telemetry.XXXXXX)
+cd "$work"
 [ $keep = 1 ] && echo "work directory: $work"
 interval=10
 tck=$(getconf CLK_TCK)
