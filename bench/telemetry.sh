@@ -43,8 +43,8 @@
 # its CPU is printed next to each so that a simulator-bound figure shows.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-export top_srcdir=${top_srcdir:-$top}
-export top_builddir=${top_builddir:-$top/build}
+export top_srcdir="${top_srcdir:-$top}"
+export top_builddir="${top_builddir:-$top/build}"
 hosts=11664 runs=3 intervals=4 keep=0
 args="$*"
 while [ $# -gt 0 ]; do
