@@ -174,6 +174,57 @@ static int print_trees(const json_t *trees)
 	return rc;
 }
 
+static void switch_alarm_cells(const json_t *a, char b[][256], const char **row)
+{
+	snprintf(b[0], sizeof(b[0]), "%s:%s", output_str(a, "switch"), output_str(a, "port"));
+	if (output_int(a, "clearing"))
+		snprintf(b[1], sizeof(b[1]), "%s (calm %lld reads)", output_str(a, "why"),
+			 output_int(a, "clearing"));
+	else
+		snprintf(b[1], sizeof(b[1]), "%s", output_str(a, "why"));
+	row[0] = output_str(a, "kind");
+	row[1] = b[0];
+	row[2] = peer_cell(a);
+	row[3] = output_str(a, "since");
+	row[4] = b[1];
+}
+
+static void pause_root_cells(const json_t *r, char b[][256], const char **row)
+{
+	snprintf(b[0], sizeof(b[0]), "%s:%s", output_str(r, "node"), output_str(r, "port"));
+	join(json_object_get(r, "paused"), 0, b[1], sizeof(b[1]));
+	row[0] = b[0];
+	row[1] = json_is_true(json_object_get(r, "managed")) ? "switch (its egress is full)"
+							       : "host NIC (does not drain)";
+	row[2] = b[1];
+}
+
+/* The Ethernet side: the switch ports' alarms, and who pauses whom. */
+static int print_switches(const json_t *res)
+{
+	static const char *const alarm_hdr[] = { "ALARM", "PORT", "PEER", "SINCE", "WHY" };
+	static const char *const root_hdr[] = { "PAUSES WITHOUT BEING PAUSED", "WHAT",
+						"PORTS IT PAUSES (nearest first)" };
+	const json_t *trees = json_object_get(res, "pause_trees");
+	char buf[1024];
+	int rc = 0;
+
+	if (!json_object_get(res, "switch_alarms"))
+		return 0;
+	rc |= section("ETHERNET SWITCH ALARMS", json_object_get(res, "switch_alarms"), 5,
+		      alarm_hdr, switch_alarm_cells);
+	if (!json_array_size(json_object_get(trees, "roots")) &&
+	    !json_array_size(json_object_get(trees, "loops")))
+		return rc;
+	rc |= section("PFC PAUSES, followed back to where they start", json_object_get(trees, "roots"),
+		      3, root_hdr, pause_root_cells);
+	if (json_array_size(json_object_get(trees, "loops"))) {
+		join(json_object_get(trees, "loops"), 0, buf, sizeof(buf));
+		printf("  pausing each other in a loop (a PFC deadlock): %s\n", buf);
+	}
+	return rc;
+}
+
 static int print_health(const json_t *res)
 {
 	static const char *const alarm_hdr[] = { "ALARM", "PORT", "PEER", "SINCE", "WHY" };
@@ -196,6 +247,7 @@ static int print_health(const json_t *res)
 	rc |= section("STALE PORTS (counters not answered)", json_object_get(res, "stale"), 4,
 		      stale_hdr, stale_cells);
 	rc |= print_trees(json_object_get(res, "congestion_trees"));
+	rc |= print_switches(res);
 	return rc;
 }
 
@@ -234,8 +286,9 @@ int cmd_health(struct loomctl *lc, int argc, char **argv)
 		json_decref(result);
 		return LOOMCTL_EXIT_FAILED;
 	}
-	rc = json_array_size(json_object_get(result, "alarms")) ? LOOMCTL_EXIT_FAILED
-								 : LOOMCTL_EXIT_OK;
+	rc = json_array_size(json_object_get(result, "alarms")) ||
+	     json_array_size(json_object_get(result, "switch_alarms")) ? LOOMCTL_EXIT_FAILED
+								       : LOOMCTL_EXIT_OK;
 	json_decref(result);
 	return rc;
 }

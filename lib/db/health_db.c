@@ -10,6 +10,7 @@
 #include "lib/db/db_row.h"
 #include "lib/db/route_live_db.h"
 #include "lib/telemetry/congestion.h"
+#include "lib/telemetry/pause_trees.h"
 #include "lib/telemetry/pma.h"
 
 /* The columns every list starts with: subnet, guid, node, port, peer. */
@@ -213,6 +214,89 @@ static int trees(sqlite3 *db, const char *subnet, json_t *o, char *err, size_t e
 	return rc == SQLITE_DONE ? 0 : rc < 0 ? rc : dbq_db_fail(db, err, errlen, "read the congested subnets");
 }
 
+static json_t *switch_alarm_row(sqlite3_stmt *s)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:i}", "switch", dbq_col_text(s, 0),
+			 "port", dbq_col_text(s, 1), "peer",
+			 sqlite3_column_type(s, 2) == SQLITE_NULL ? json_null() : dbq_col_text(s, 2),
+			 "kind", dbq_col_text(s, 3), "since", dbq_col_time(s, 4), "last",
+			 dbq_col_time(s, 5), "why", dbq_col_text(s, 6), "clearing",
+			 sqlite3_column_int(s, 7));
+}
+
+/* The Ethernet switches: their alarms, and the pause trees of the ports
+ * with pfc_storm (pause_trees.h) over the LLDP links. */
+static int switches(sqlite3 *db, unsigned top, json_t *o, char *err, size_t errlen)
+{
+	struct paused_port *pp = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *s;
+	json_t *arr = NULL, *trees;
+	int rc;
+
+	if ((rc = dbq_prepare(db, "SELECT a.switch, a.port, (SELECT l.b_node || ':' || l.b_port "
+			      "FROM eth_link_ends l WHERE l.a_node = a.switch AND l.a_port = a.port "
+			      "LIMIT 1), a.kind, a.since, a.last, a.why, a.calm FROM "
+			      "switch_port_alarms a ORDER BY a.kind, a.switch, a.port LIMIT ?2",
+			      &s, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_int(s, 2, (int)top);
+	if ((rc = dbq_collect(db, s, switch_alarm_row, &arr, err, errlen)) < 0)
+		return rc;
+	json_object_set_new(o, "switch_alarms", arr);
+	if ((rc = dbq_prepare(db, "SELECT a.switch, a.port, l.b_node, l.b_port, l.b_switch IS NOT "
+			      "NULL FROM switch_port_alarms a LEFT JOIN eth_link_ends l ON "
+			      "l.a_node = a.switch AND l.a_port = a.port WHERE a.kind = 'pfc_storm' "
+			      "ORDER BY a.switch, a.port LIMIT ?", &s, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_int(s, 1, PAUSE_MAX_PORTS);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (n == cap) {
+			struct paused_port *q = realloc(pp, (cap = cap ? 2 * cap : 16) * sizeof(*q));
+
+			if (!q)
+				break;
+			pp = q;
+		}
+		pp[n].sw = strdup(dbq_col_str(s, 0));
+		pp[n].port = strdup(dbq_col_str(s, 1));
+		pp[n].peer_node = sqlite3_column_type(s, 2) == SQLITE_NULL ? NULL
+									 : strdup(dbq_col_str(s, 2));
+		pp[n].peer_port = sqlite3_column_type(s, 3) == SQLITE_NULL ? NULL
+									 : strdup(dbq_col_str(s, 3));
+		pp[n].peer_managed = sqlite3_column_int(s, 4);
+		n++;
+	}
+	sqlite3_finalize(s);
+	trees = rc == SQLITE_DONE ? pause_trees(pp, n) : NULL;
+	for (size_t i = 0; i < n; i++) {
+		free((char *)pp[i].sw);
+		free((char *)pp[i].port);
+		free((char *)pp[i].peer_node);
+		free((char *)pp[i].peer_port);
+	}
+	free(pp);
+	if (!trees)
+		return rc == SQLITE_DONE ? dbq_fail(err, errlen, -ENOMEM, "out of memory")
+					 : dbq_db_fail(db, err, errlen, "read the paused ports");
+	json_object_set_new(o, "pause_trees", trees);
+	return 0;
+}
+
+/* How many rows `sql` counts (0 when its table is missing). */
+static long long count_of(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	long long n = 0;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
 int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, char *err,
 		   size_t errlen)
 {
@@ -229,7 +313,8 @@ int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, 
 		       "AND ?2 >= 0 ORDER BY s.name", subnet, top, read_row, o, "reads", err,
 		       errlen)) < 0)
 		goto fail;
-	if (!json_array_size(json_object_get(o, "reads"))) {
+	if (!json_array_size(json_object_get(o, "reads")) &&
+	    (subnet || !count_of(db, "SELECT count(*) FROM switch_counter_reads"))) {
 		rc = subnet ? dbq_fail(err, errlen, -ENOENT, "no counters were read on subnet %s", subnet)
 			    : dbq_fail(err, errlen, -ENOENT, "no counters were read yet");
 		goto fail;
@@ -259,6 +344,9 @@ int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, 
 		       stale_row, o, "stale", err, errlen)) < 0)
 		goto fail;
 	if ((rc = trees(db, subnet, o, err, errlen)) < 0)
+		goto fail;
+	/* The Ethernet switches belong to no InfiniBand subnet. */
+	if (!subnet && (rc = switches(db, top, o, err, errlen)) < 0)
 		goto fail;
 	*out = o;
 	return 0;

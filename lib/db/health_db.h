@@ -19,7 +19,12 @@
  *                "lower_bound": true when a counter was reset or
  *                saturated, "moved": {name: delta}}],  worst first
  *    "congestion": [{..., "xmit_wait_per_s", "xmit_mb_s"}],  worst first
- *    "stale": [{..., "reason", "sampled"}]}
+ *    "stale": [{..., "reason", "sampled"}],
+ *    "congestion_trees": [{"subnet", "tables", ...congestion_roots()}],
+ *    and without `subnet`, the Ethernet switches:
+ *    "switch_alarms": [{"switch", "port", "peer", "kind", "since", "last",
+ *                       "why", "clearing"}],
+ *    "pause_trees": pause_trees() of the ports with pfc_storm}
  * "peer" is "NODE:PORT" at the other end of the link (null: not known).
  * 0; -ENOENT when nothing was read (or the database is older than schema
  * 11, or there is no such subnet), another -errno; with err. */

@@ -176,7 +176,15 @@ assert n("pfc_storm", "switch leaf1 port Ethernet4") == 0
 assert n("counters_unreadable", "switch leaf1 port Ethernet4") == 1
 assert n("link_errors", "switch leaf1 port Ethernet0") == 1' "$work/ev.json" ||
 	loom_fail "the switch alarms are not raised once each: $(cat "$work/ev.json")"
-loom_ok "the PFC watchdog's storm raised pfc_storm once, the port with no number counters_unreadable"
+if loom_ctl health >"$work/health.txt"; then loom_fail "health exits 0 with switch alarms raised"; fi
+sed -n '/^ETHERNET SWITCH ALARMS/,/^$/p' "$work/health.txt" | grep -q '^pfc_storm  *leaf1:Ethernet0 .*pfcwd_storm' ||
+	loom_fail "health does not list leaf1:Ethernet0's pfc_storm: $(cat "$work/health.txt")"
+loom_ctl --json health | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["pause_trees"]
+assert "leaf1:Ethernet0" in t["unknown"] or any("leaf1:Ethernet0" in r["paused"] for r in t["roots"]), t' ||
+	loom_fail "the paused port is not in health's pause trees"
+loom_ok "the PFC watchdog's storm raised pfc_storm once, the port with no number counters_unreadable; health lists them"
 
 # ---- 5a. --db ------------------------------------------------------------------------
 "$B/loomctl" --db "$work/loom.db" --json counters --eth >"$work/db.json" ||
