@@ -21,7 +21,67 @@ struct store_alarms {
 	double now;
 	sqlite3_stmt *get, *put, *del;
 	size_t raised, cleared;
+	/* The ports with an alarm stored when the read began ("NODE/PORT",
+	 * sorted): a port not among them with nothing active costs no query,
+	 * which is every port of a healthy fabric. */
+	char **with;
+	size_t n_with;
 };
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+static void key_of(char *buf, size_t len, const char *node, int port, const char *port_name)
+{
+	if (port_name)
+		snprintf(buf, len, "%s/%s", node, port_name);
+	else
+		snprintf(buf, len, "%s/%d", node, port);
+}
+
+/* The stored alarms' ports into a->with. */
+static int load_keys(struct store_alarms *a, const char *table)
+{
+	char sql[160];
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	snprintf(sql, sizeof(sql), a->eth ? "SELECT DISTINCT switch, port FROM %s" :
+		 "SELECT DISTINCT guid, port FROM %s WHERE subnet_id = ?1", table);
+	if (sqlite3_prepare_v2(a->db, sql, -1, &s, NULL) != SQLITE_OK)
+		return store_db_fail(a->db, "read the stored port alarms");
+	if (!a->eth)
+		sqlite3_bind_int64(s, 1, a->sid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		char key[320];
+
+		if (a->n_with == cap) {
+			char **w = realloc(a->with, (cap = cap ? 2 * cap : 16) * sizeof(*w));
+
+			if (!w) {
+				sqlite3_finalize(s);
+				return -ENOMEM;
+			}
+			a->with = w;
+		}
+		key_of(key, sizeof(key), (const char *)sqlite3_column_text(s, 0),
+		       sqlite3_column_int(s, 1), a->eth ? (const char *)sqlite3_column_text(s, 1)
+						: NULL);
+		if (!(a->with[a->n_with] = strdup(key))) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
+		a->n_with++;
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return store_db_fail(a->db, "read the stored port alarms");
+	qsort(a->with, a->n_with, sizeof(*a->with), cmp_str);
+	return 0;
+}
 
 static struct store_alarms *alarms_new(struct store *st, int eth, int64_t subnet_id,
 				       const struct port_thresholds *t, double now)
@@ -54,6 +114,11 @@ static struct store_alarms *alarms_new(struct store *st, int eth, int64_t subnet
 	    sqlite3_prepare_v2(a->db, put, -1, &a->put, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(a->db, del, -1, &a->del, NULL) != SQLITE_OK) {
 		store_db_fail(a->db, "prepare the port alarm statements");
+		store_alarms_free(a);
+		return NULL;
+	}
+	if (load_keys(a, table) < 0) {
+		log_err("counters: cannot read the stored port alarms");
 		store_alarms_free(a);
 		return NULL;
 	}
@@ -93,6 +158,9 @@ void store_alarms_free(struct store_alarms *a)
 	sqlite3_finalize(a->get);
 	sqlite3_finalize(a->put);
 	sqlite3_finalize(a->del);
+	for (size_t i = 0; i < a->n_with; i++)
+		free(a->with[i]);
+	free(a->with);
 	free(a);
 }
 
@@ -144,8 +212,12 @@ static int step(struct store_alarms *a, const char *node, int port, const char *
 		const char *subject, const struct port_judgement *j)
 {
 	struct port_state ps;
+	char key[320], *kp = key;
 	int rc;
 
+	key_of(key, sizeof(key), node, port, port_name);
+	if (!j->active && !bsearch(&kp, a->with, a->n_with, sizeof(*a->with), cmp_str))
+		return 0;  /* nothing stored, nothing raised: nothing to do */
 	if ((rc = load(a, node, port, port_name, &ps)) < 0)
 		return rc;
 	for (int k = 0; k < PORT_ALARM_N; k++) {
