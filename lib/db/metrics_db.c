@@ -159,6 +159,78 @@ static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 	return rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the port counters");
 }
 
+static void put(struct mt_buf *b, const char *s)
+{
+	mt_put(b, s, strlen(s));
+}
+
+/* `name="value"` (value escaped), after a comma unless first. */
+static void label(struct mt_buf *b, int first, const char *name, const char *value)
+{
+	if (!first)
+		put(b, ",");
+	put(b, name);
+	put(b, "=\"");
+	mt_put_label_value(b, value);
+	put(b, "\"");
+}
+
+/* The alarms raised now (schema 011), 1 each: for alerting rules. One
+ * series per raised alarm, so as many as there are alarms. */
+static int render_alarms(sqlite3 *db, struct mt_buf *out, char *err, size_t errlen)
+{
+	static const struct {
+		const char *family, *help, *sql;
+	} fam[] = {
+		{ "loom_port_alarm", "An alarm the InfiniBand port's counters raised (1 while "
+		  "raised): link_errors, link_congested, link_flapped, counters_unreadable.",
+		  "SELECT a.kind, s.name, a.guid, a.port, coalesce(c.description, '') FROM "
+		  "port_alarms a JOIN subnets s ON s.id = a.subnet_id LEFT JOIN port_counters c ON "
+		  "c.subnet_id = a.subnet_id AND c.guid = a.guid AND c.port = a.port ORDER BY "
+		  "s.name, a.guid, a.port, a.kind" },
+		{ "loom_switch_port_alarm", "An alarm the Ethernet switch port's counters raised "
+		  "(1 while raised): pfc_storm, ecn_marking, link_errors, counters_unreadable.",
+		  "SELECT kind, switch, port FROM switch_port_alarms ORDER BY switch, port, kind" },
+	};
+
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		sqlite3_stmt *s;
+		int rc;
+
+		put(out, "# HELP ");
+		put(out, fam[f].family);
+		put(out, " ");
+		put(out, fam[f].help);
+		put(out, "\n# TYPE ");
+		put(out, fam[f].family);
+		put(out, " gauge\n");
+		if (sqlite3_prepare_v2(db, fam[f].sql, -1, &s, NULL) != SQLITE_OK) {
+			if (no_table(db))
+				continue;  /* older than schema 11 */
+			return dbq_db_fail(db, err, errlen, "read the alarms");
+		}
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			put(out, fam[f].family);
+			put(out, "{");
+			label(out, 1, "kind", dbq_col_str(s, 0));
+			if (f == 0) {
+				label(out, 0, "subnet", dbq_col_str(s, 1));
+				label(out, 0, "guid", dbq_col_str(s, 2));
+				label(out, 0, "port", dbq_col_str(s, 3));
+				label(out, 0, "node", dbq_col_str(s, 4));
+			} else {
+				label(out, 0, "switch", dbq_col_str(s, 1));
+				label(out, 0, "port", dbq_col_str(s, 2));
+			}
+			put(out, "} 1\n");
+		}
+		sqlite3_finalize(s);
+		if (rc != SQLITE_DONE)
+			return dbq_db_fail(db, err, errlen, "read the alarms");
+	}
+	return out->oom ? dbq_fail(err, errlen, -ENOMEM, "out of memory for the metrics text") : 0;
+}
+
 int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *out,
 		      char *err, size_t errlen)
 {
@@ -173,6 +245,8 @@ int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *ou
 	    (rc = load_ports(db, &r, err, errlen)) == 0 &&
 	    (rc = mt_render(r.reads, r.n_reads, r.ports, r.n_ports, o, out)) < 0)
 		dbq_fail(err, errlen, rc, "out of memory for the metrics text");
+	if (rc == 0)
+		rc = render_alarms(db, out, err, errlen);
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	rows_free(&r);
 	return rc;
