@@ -247,6 +247,8 @@ int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *ou
 		dbq_fail(err, errlen, rc, "out of memory for the metrics text");
 	if (rc == 0)
 		rc = render_alarms(db, out, err, errlen);
+	if (rc == 0)
+		rc = metrics_db_render_switches(db, out, err, errlen);
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	rows_free(&r);
 	return rc;

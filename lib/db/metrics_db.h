@@ -17,4 +17,9 @@
 int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *out,
 		      char *err, size_t errlen);
 
+/* Append the Ethernet switches' counters (schema 012; metrics_switch_db.c):
+ * loom_switch_port_* and loom_switch_queue_* per port, priority and queue,
+ * loom_switch_port_counters_up. Part of metrics_db_render. 0 or -errno. */
+int metrics_db_render_switches(sqlite3 *db, struct mt_buf *out, char *err, size_t errlen);
+
 #endif

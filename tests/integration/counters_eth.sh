@@ -79,6 +79,7 @@ done
 sonic_start leaf2 00:11:22:33:44:52
 sonic_port leaf2 Ethernet0 etp1
 
+http_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 conf() { # TELEMETRY-INTERVAL [EXTRA SWITCH LINE]
 	loom_config "telemetry:" "  interval_s: $1" "plugins:" "  dir: $work/plugins" \
 		"roce:" "  interval: 0" "switches:" \
@@ -86,7 +87,7 @@ conf() { # TELEMETRY-INTERVAL [EXTRA SWITCH LINE]
 		"  - {name: leaf2, plugin: sonic, address: \"unix:$work/leaf2.sock\"}" ${2:+"$2"}
 	[ "$abi1" = 1 ] &&
 		printf '  - {name: old1, plugin: fake-abi1, address: x}\n' >>"$work/loom.yaml"
-	:
+	printf 'http:\n  listen: ["127.0.0.1:%s"]\n' "$http_port" >>"$work/loom.yaml"
 }
 conf 0
 # No simulator: the sweeper finds no InfiniBand port; the switches are all.
@@ -185,6 +186,20 @@ t = json.load(sys.stdin)["pause_trees"]
 assert "leaf1:Ethernet0" in t["unknown"] or any("leaf1:Ethernet0" in r["paused"] for r in t["roots"]), t' ||
 	loom_fail "the paused port is not in health's pause trees"
 loom_ok "the PFC watchdog's storm raised pfc_storm once, the port with no number counters_unreadable; health lists them"
+
+# ---- 4b. /metrics: the switch counters and alarms, checked by promtool ----------------
+curl -s --max-time 20 "http://127.0.0.1:$http_port/metrics" >"$work/metrics.txt" ||
+	loom_fail "no /metrics"
+grep -q '^loom_switch_queue_pfcwd_storms_detected_total{switch="leaf1",port="Ethernet0",queue="3"} 2$' "$work/metrics.txt" &&
+grep -q '^loom_switch_port_pfc_rx_pause_frames_total{switch="leaf1",port="Ethernet0",priority="3"} 420$' "$work/metrics.txt" &&
+grep -q '^loom_switch_port_alarm{kind="pfc_storm",switch="leaf1",port="Ethernet0"} 1$' "$work/metrics.txt" &&
+grep -q '^loom_switch_port_counters_up{switch="leaf1",port="Ethernet4"} 0$' "$work/metrics.txt" ||
+	loom_fail "/metrics lacks the switch series: $(grep loom_switch "$work/metrics.txt" | head -40)"
+if command -v promtool >/dev/null 2>&1; then
+	promtool check metrics <"$work/metrics.txt" >"$work/promtool.txt" 2>&1 ||
+		loom_fail "promtool check metrics: $(cat "$work/promtool.txt")"
+fi
+loom_ok "/metrics has the switch counters (per priority, per queue) and alarms; promtool agrees"
 
 # ---- 5a. --db ------------------------------------------------------------------------
 "$B/loomctl" --db "$work/loom.db" --json counters --eth >"$work/db.json" ||
