@@ -61,20 +61,18 @@ struct reader {
 
 /* ---- building and taking MADs ------------------------------------------------ */
 
-static int build_pma_get(uint16_t lid, uint16_t attr, unsigned port, uint32_t tid, uint8_t *buf)
+/* A PerfMgt MAD (method, attr) to the PMA at lid, with its data field. */
+static int build_pma(uint16_t lid, int method, uint16_t attr, uint8_t *data, uint32_t tid,
+		     uint8_t *buf)
 {
-	uint8_t data[IB_PC_DATA_SZ];
 	ib_rpc_t rpc;
 	ib_portid_t id;
 	int len;
 
 	memset(&rpc, 0, sizeof(rpc));
 	memset(&id, 0, sizeof(id));
-	memset(data, 0, sizeof(data));
-	if (attr != PMA_ATTR_CLASS_PORT_INFO)
-		mad_set_field(data, 0, IB_PC_PORT_SELECT_F, port);
 	rpc.mgtclass = IB_PERFORMANCE_CLASS;
-	rpc.method = IB_MAD_METHOD_GET;
+	rpc.method = method;
 	rpc.attr.id = attr;
 	rpc.datasz = IB_PC_DATA_SZ;
 	rpc.dataoffs = IB_PC_DATA_OFFS;
@@ -86,6 +84,16 @@ static int build_pma_get(uint16_t lid, uint16_t attr, unsigned port, uint32_t ti
 	return len < 0 ? -EINVAL : len;
 }
 
+static int build_pma_get(uint16_t lid, uint16_t attr, unsigned port, uint32_t tid, uint8_t *buf)
+{
+	uint8_t data[IB_PC_DATA_SZ];
+
+	memset(data, 0, sizeof(data));
+	if (attr != PMA_ATTR_CLASS_PORT_INFO)
+		mad_set_field(data, 0, IB_PC_PORT_SELECT_F, port);
+	return build_pma(lid, IB_MAD_METHOD_GET, attr, data, tid, buf);
+}
+
 /* PortCountersSet clearing the counters of `mask` (bit c: enum
  * pma_counter c; IBA 16.1.3.5's CounterSelect bits 0..15 are the same
  * order, and PortXmitWait is CounterSelect2's bit 0) of `port`. */
@@ -93,27 +101,12 @@ static int build_pma_clear(uint16_t lid, unsigned port, uint32_t mask, uint32_t 
 			   uint8_t *buf)
 {
 	uint8_t data[IB_PC_DATA_SZ];
-	ib_rpc_t rpc;
-	ib_portid_t id;
-	int len;
 
-	memset(&rpc, 0, sizeof(rpc));
-	memset(&id, 0, sizeof(id));
 	memset(data, 0, sizeof(data));
 	mad_set_field(data, 0, IB_PC_PORT_SELECT_F, port);
 	mad_set_field(data, 0, IB_PC_COUNTER_SELECT_F, mask & 0xffff);
 	mad_set_field(data, 0, IB_PC_COUNTER_SELECT2_F, (mask >> PMA_XMIT_WAIT) & 1);
-	rpc.mgtclass = IB_PERFORMANCE_CLASS;
-	rpc.method = IB_MAD_METHOD_SET;
-	rpc.attr.id = PMA_ATTR_PORT_COUNTERS;
-	rpc.datasz = IB_PC_DATA_SZ;
-	rpc.dataoffs = IB_PC_DATA_OFFS;
-	rpc.trid = tid;
-	id.lid = lid;
-	id.qp = 1;
-	id.qkey = IB_DEFAULT_QP1_QKEY;
-	len = mad_build_pkt(buf, &rpc, &id, NULL, data);
-	return len < 0 ? -EINVAL : len;
+	return build_pma(lid, IB_MAD_METHOD_SET, PMA_ATTR_PORT_COUNTERS, data, tid, buf);
 }
 
 /* The answer's status, or -1 when mad is not a GetResp of attr. */
