@@ -661,3 +661,24 @@ int config_print(const struct loom_config *c, FILE *out)
 		return errno ? -errno : -EIO;
 	return 0;
 }
+
+int cfg_opt_path(struct parse *p, const yaml_node_t *v, const char *key, char *dst, size_t size)
+{
+	int rc;
+
+	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
+		return rc;
+	/* Null or "" (what config_print writes when it is not set): none,
+	 * as for every optional path. */
+	if (cfg_is_null(v) || !v->data.scalar.length) {
+		dst[0] = '\0';
+		return 0;
+	}
+	if (cfg_scalar(v)[0] != '/')
+		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not an absolute path",
+				cfg_scalar(v));
+	if (v->data.scalar.length >= size || strlen(cfg_scalar(v)) != v->data.scalar.length)
+		return cfg_fail(p, cfg_line(v), key, "not a usable path");
+	memcpy(dst, cfg_scalar(v), v->data.scalar.length + 1);
+	return 0;
+}

@@ -128,6 +128,9 @@ const char *cfg_key_text(struct parse *p, const yaml_node_t *k, const char *wher
  * scalar or came already before it (naming the first line). */
 const char *cfg_member_key(struct parse *p, const yaml_node_t *map, const yaml_node_pair_t *pr,
 			   const char *section, char *key, size_t keylen);
+/* An absolute path, or none (null or "": dst ""), of at most size - 1
+ * bytes into dst. */
+int cfg_opt_path(struct parse *p, const yaml_node_t *v, const char *key, char *dst, size_t size);
 /* A plain true or false. */
 int cfg_bool(struct parse *p, const yaml_node_t *v, const char *key, int *dst);
 /* A plain decimal integer in min..max (or 0 when zero_ok). */

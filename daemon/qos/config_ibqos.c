@@ -167,28 +167,6 @@ static int parse_vlarb(struct parse *p, const yaml_node_t *v, const char *key,
 	return 0;
 }
 
-static int parse_path(struct parse *p, const yaml_node_t *v, const char *key, char *dst,
-		      size_t size)
-{
-	int rc;
-
-	if ((rc = cfg_expect(p, v, key, YAML_SCALAR_NODE)) < 0)
-		return rc;
-	/* Null or "" (what config_print writes when it is not set): none,
-	 * as for every optional path. */
-	if (cfg_is_null(v) || !v->data.scalar.length) {
-		dst[0] = '\0';
-		return 0;
-	}
-	if (cfg_scalar(v)[0] != '/')
-		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not an absolute path",
-				cfg_scalar(v));
-	if (v->data.scalar.length >= size || strlen(cfg_scalar(v)) != v->data.scalar.length)
-		return cfg_fail(p, cfg_line(v), key, "not a usable path");
-	memcpy(dst, cfg_scalar(v), v->data.scalar.length + 1);
-	return 0;
-}
-
 static int parse_ibqos(struct parse *p, const yaml_node_t *v)
 {
 	struct ibqos_policy *q = &p->c->ib_qos;
@@ -234,7 +212,7 @@ static int parse_ibqos(struct parse *p, const yaml_node_t *v)
 				rc = cfg_fail(p, cfg_line(val), key, "%u: ports offer 1, 2, 4, 8 or "
 					      "15 data VLs", q->max_vls);
 		} else if (!strcmp(name, "opensm_config")) {
-			rc = parse_path(p, val, key, p->c->ib_qos_opensm_config,
+			rc = cfg_opt_path(p, val, key, p->c->ib_qos_opensm_config,
 					sizeof(p->c->ib_qos_opensm_config));
 		} else {
 			rc = cfg_fail(p, cfg_line(k), key, "unknown key (classes, sl2vl, vlarb_high, "
