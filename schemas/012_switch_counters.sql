@@ -32,4 +32,4 @@ CREATE TABLE switch_port_counters (
 	deltas      TEXT,                      -- JSON {name: {"state": s, "delta": n}}
 	rates       TEXT,                      -- JSON {name: per second}: exact deltas only
 	PRIMARY KEY (switch, port)
-) WITHOUT ROWID;
+);  -- with rowids: its rows (kB of JSON) would overflow a WITHOUT ROWID table's cells
