@@ -79,7 +79,8 @@ static int load_keys(struct store_alarms *a, const char *table)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return store_db_fail(a->db, "read the stored port alarms");
-	qsort(a->with, a->n_with, sizeof(*a->with), cmp_str);
+	if (a->n_with)  /* qsort and bsearch take no NULL, even for 0 members */
+		qsort(a->with, a->n_with, sizeof(*a->with), cmp_str);
 	return 0;
 }
 
@@ -216,7 +217,8 @@ static int step(struct store_alarms *a, const char *node, int port, const char *
 	int rc;
 
 	key_of(key, sizeof(key), node, port, port_name);
-	if (!j->active && !bsearch(&kp, a->with, a->n_with, sizeof(*a->with), cmp_str))
+	if (!j->active &&
+	    (!a->n_with || !bsearch(&kp, a->with, a->n_with, sizeof(*a->with), cmp_str)))
 		return 0;  /* nothing stored, nothing raised: nothing to do */
 	if ((rc = load(a, node, port, port_name, &ps)) < 0)
 		return rc;
