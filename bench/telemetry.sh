@@ -114,11 +114,12 @@ LD_PRELOAD=$PRELOAD ibnetdiscover --cache "$work/ibnd.cache" >/dev/null 2>&1 ||
 
 for i in $(seq "$runs"); do
 	measure child "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric.wire"
-	python3 - "$work/child.stdout" "$ports" >>"$work/child.mads" <<'EOP' ||
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-done = [r["done"] for r in rows if "done" in r][0]
-got = sum(1 for r in rows if "port" in r and r["port"]["answered"])
+	python3 - "$work/child.stdout" "$ports" "$top/tests/integration" >>"$work/child.mads" <<'EOP' ||
+import sys
+sys.path.insert(0, sys.argv[3])
+from counters_wire import read_answer
+rows, done = read_answer(sys.argv[1])
+got = sum(1 for r in rows if r["answered"])
 assert done["ports"] == int(sys.argv[2]), (done["ports"], sys.argv[2])
 print(done["mads"], got, done["ports"], done["in_flight"])
 EOP

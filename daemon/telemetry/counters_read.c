@@ -13,6 +13,7 @@
 
 #include "daemon/ib/mad_window.h"
 #include "daemon/ib/walker.h"
+#include "daemon/telemetry/counters_wire.h"
 #include "lib/telemetry/counter_delta.h"
 #include "lib/telemetry/pma.h"
 #include "lib/util/clock.h"
@@ -405,50 +406,31 @@ static const char *no_counters(const struct reader *r, const struct target *t, c
 	return NULL;
 }
 
-static json_t *port_json(const struct reader *r, const struct target *t)
+/* Target t as the wire's port (counters_wire.h). */
+static void wire_port(const struct reader *r, const struct target *t, struct counters_port *o)
 {
 	const struct agent *a = &r->agents[t->agent];
-	char guid[32], why[160];
-	const char *reason = no_counters(r, t, why, sizeof(why));
-	json_t *o, *c, *b;
 
-	snprintf(guid, sizeof(guid), "0x%016" PRIx64, a->n->guid);
-	o = json_pack("{s:s, s:s, s:s, s:i, s:i, s:b, s:i}", "guid", guid, "node", a->n->desc,
-		      "type", a->n->type == IBT_NODE_SWITCH ? "switch" : "CA", "port",
-		      (int)t->port, "lid", (int)a->lid, "answered", !reason, "tries",
-		      (int)t->tries);
-	if (!o)
-		return NULL;
-	if (reason) {
-		json_object_set_new(o, "reason", json_string(reason));
-		return o;
-	}
+	memset(o, 0, sizeof(*o));
+	o->guid = a->n->guid;
+	o->port = t->port;
+	o->lid = a->lid;
+	o->is_switch = a->n->type == IBT_NODE_SWITCH;
+	o->tries = t->tries;
+	snprintf(o->node, sizeof(o->node), "%s", a->n->desc);
+	if (no_counters(r, t, o->reason, sizeof(o->reason)))
+		return;
+	o->answered = 1;
 	/* A 32-bit value stands when PortCountersExtended did not come back. */
 	if (t->ext_answered && (t->ext_status || t->ext_decoded))
-		json_object_set_new(o, "ext_error",
-				    json_string(t->ext_status ? "PortCountersExtended refused"
-							      : "PortCountersExtended unreadable"));
-	c = json_object();
-	b = json_object();
-	for (int k = 0; k < PMA_N_COUNTERS; k++) {
-		if (!t->s.bits[k])
-			continue;
-		json_object_set_new(c, pma_counter_name(k), json_integer((json_int_t)t->s.v[k]));
-		json_object_set_new(b, pma_counter_name(k), json_integer(t->s.bits[k]));
-	}
-	json_object_set_new(o, "counters", c);
-	json_object_set_new(o, "bits", b);
-	if (t->clear) {
-		json_t *cl = json_array();
-
-		for (int k = 0; k < PMA_N_COUNTERS; k++)
-			if (t->clear & (1u << k))
-				json_array_append_new(cl, json_string(pma_counter_name(k)));
-		/* Asked and confirmed, or asked and not (the counters then
-		 * go on from where they were: the next delta says so). */
-		json_object_set_new(o, t->cleared ? "cleared" : "clear_failed", cl);
-	}
-	return o;
+		o->ext_error = t->ext_status ? COUNTERS_EXT_REFUSED : COUNTERS_EXT_UNREADABLE;
+	o->s = t->s;
+	/* Asked and confirmed, or asked and not (the counters then go on from
+	 * where they were: the next delta says so). */
+	if (t->cleared)
+		o->cleared = t->clear;
+	else
+		o->clear_failed = t->clear;
 }
 
 static int answer(const struct disc_ib_params *p, const struct fab *fab, int clear, FILE *out,
@@ -469,21 +451,21 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 	if (rc < 0)
 		goto out;
 	for (size_t i = 0; rc == 0 && i < r.n_targets; i++) {
-		json_t *o = port_json(&r, &r.targets[i]);
+		struct counters_port o;
 
-		if (o && json_is_true(json_object_get(o, "answered")))
-			answered++;
-		rc = o ? walker_put_line("port", o, out) : -ENOMEM;
+		wire_port(&r, &r.targets[i], &o);
+		answered += o.answered;
+		rc = counters_wire_put_port(out, &o);
 	}
-	if (rc == 0)
-		rc = walker_put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:I, s:I}",
-						"started", started, "finished", finished,
-						"ports", (json_int_t)r.n_targets,
-						"answered", (json_int_t)answered,
-						"mads", (json_int_t)r.total.sent,
-						"in_flight", (json_int_t)r.total.peak,
-						"timeout_ms", (json_int_t)r.timeout_ms,
-						"retries", (json_int_t)r.retries), out);
+	if (rc == 0) {
+		struct counters_done d = {
+			.started = started, .finished = finished, .ports = r.n_targets,
+			.answered = answered, .mads = r.total.sent, .in_flight = r.total.peak,
+			.timeout_ms = r.timeout_ms, .retries = r.retries,
+		};
+
+		rc = counters_wire_put_done(out, &d);
+	}
 	if (rc < 0)
 		snprintf(err, errlen, "cannot write the counters: %s", strerror(-rc));
 out:
@@ -518,19 +500,18 @@ int counters_read_main(int argc, char **argv)
 /* ---- the parent -------------------------------------------------------------- */
 
 int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int clear,
-		      json_t **done, json_t **ports, char *err, size_t errlen)
+		      struct counters_answer *a, char *err, size_t errlen)
 {
 	const char *mode = clear ? COUNTERS_READ_CLEAR_MODE : COUNTERS_READ_MODE;
 	char *out = NULL;
 	size_t len = 0;
 	int rc;
 
-	*done = *ports = NULL;
+	memset(a, 0, sizeof(*a));
 	rc = fab ? walker_run_fabric(mode, p, fab, &out, &len, err, errlen)
 		 : walker_run(mode, p, &out, &len, NULL, err, errlen);
-	if (rc == 0)
-		rc = walker_parse_lines(out, len, "port", "the counters reader's answer", done,
-					ports, err, errlen);
+	if (rc == 0 && (rc = counters_wire_read(out, len, a, err, errlen)) < 0)
+		counters_answer_free(a);
 	free(out);
 	return rc;
 }

@@ -16,9 +16,9 @@
 
 #include <stdio.h>
 
-#include <jansson.h>
 
 #include "daemon/ib/discovery_ib.h"
+#include "daemon/telemetry/counters_wire.h"
 #include "lib/fabric/fabric.h"
 
 /* The child's modes (loomd's first argument): read, or read and clear. */
@@ -30,22 +30,16 @@
  * subnet as the child walks it first. clear: then clear, with one
  * PortCountersSet a port, the counters of 32 bits or less that reached
  * three quarters of their range (OpenSM PerfMgr's rule), so that they never
- * stop at all ones; a port's answer lists them ("cleared": [names], or
- * "clear_failed" when the Set was not confirmed).
- * 0 with *done ({"started", "finished", "ports", "answered", "mads",
- * "in_flight", "timeout_ms", "retries"}) and *ports, an array of
- *   {"guid": "0x<node guid>", "node": "desc", "type": "switch"|"CA",
- *    "port": N, "lid": L, "answered": true|false, "tries": T,
- *    "reason": "..." (when not answered),
- *    "counters": {"SymbolErrorCounter": v, ...} (when answered: the
- *      counters the PMA has, with their specification names),
- *    "bits": {"PortXmitData": 64, ...} (the width each was read with)};
- * -errno with err. Blocking: call it from a worker thread. */
+ * stop at all ones; a port's answer says which (cleared, or clear_failed
+ * when the Set was not confirmed).
+ * 0 with *a, every port's counters as counters_wire.h reads them back
+ * (free it with counters_answer_free); -errno with err. Blocking: call it
+ * from a worker thread. */
 int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int clear,
-		      json_t **done, json_t **ports, char *err, size_t errlen);
+		      struct counters_answer *a, char *err, size_t errlen);
 
 /* The child's answer on `out` for fab, just swept through p's local port:
- * {"port": {...}} lines, then {"done": {...}}. 0, or -errno with err. */
+ * counters_wire.h's lines. 0, or -errno with err. */
 int counters_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
 			 char *err, size_t errlen);
 

@@ -1,5 +1,6 @@
 /* daemon/telemetry/store_counters.h: a counters read of a subnet into the
- * database (schema 010): the read, and per port the new sample with what
+ * database (schemas 010 and 013): the read, and per port the new sample,
+ * packed (lib/telemetry/counter_row.h), with what
  * each counter did since the stored one (lib/telemetry/counter_delta.h: the
  * delta, its state, a rate for exact deltas only). A port that did not
  * answer keeps its last sample, marked stale with the reason: never zeros.
@@ -11,7 +12,7 @@
 
 #include <stddef.h>
 
-#include <jansson.h>
+#include "daemon/telemetry/counters_wire.h"
 
 #include "lib/telemetry/port_alarms.h"
 
@@ -23,10 +24,10 @@ struct counters_recorded {
 	size_t cleared;   /* alarms cleared by it */
 };
 
-/* done and ports as counters_read_run gives them, judged against t. 0,
- * or -errno (-ENOENT: no such subnet). *out may be NULL. */
+/* The read a (counters_read_run's), judged against t. 0, or -errno
+ * (-ENOENT: no such subnet). *out may be NULL. */
 int store_record_counters(struct store *st, const char *subnet,
-			  const struct port_thresholds *t, const json_t *done, const json_t *ports,
+			  const struct port_thresholds *t, const struct counters_answer *a,
 			  struct counters_recorded *out);
 
 #endif

@@ -52,7 +52,7 @@ struct read_job {
 static int read_subnet(struct store *st, const struct disc_ib_params *p,
 		       const struct port_thresholds *t, int clear)
 {
-	json_t *done = NULL, *ports = NULL;
+	struct counters_answer a;
 	char err[512] = "";
 	struct counters_recorded rec = { 0, 0, 0 };
 	/* The last sweep's fabric: the child reads the PMAs of its ports
@@ -67,25 +67,22 @@ static int read_subnet(struct store *st, const struct disc_ib_params *p,
 		log_notice("subnet %s: no stored fabric (%s): the counters read walks it first",
 			   p->subnet, err);
 
-	rc = counters_read_run(p, fab, clear, &done, &ports, err, sizeof(err));
+	rc = counters_read_run(p, fab, clear, &a, err, sizeof(err));
 	fab_free(fab);
 	if (rc < 0) {
 		log_warn("subnet %s: cannot read the port counters: %s", p->subnet, err);
 		return rc;
 	}
-	if ((rc = store_record_counters(st, p->subnet, t, done, ports, &rec)) < 0)
+	if ((rc = store_record_counters(st, p->subnet, t, &a, &rec)) < 0)
 		log_err("subnet %s: the counters were read but not recorded: %s", p->subnet,
 			strerror(-rc));
 	else
-		log_info("subnet %s: counters of %zu ports read, %lld PMA Gets in %.0f ms, %zu "
-			 "not answered; alarms: %zu raised, %zu cleared", p->subnet,
-			 json_array_size(ports),
-			 (long long)json_integer_value(json_object_get(done, "mads")),
-			 (json_number_value(json_object_get(done, "finished")) -
-			  json_number_value(json_object_get(done, "started"))) * 1000.0,
-			 rec.stale, rec.raised, rec.cleared);
-	json_decref(done);
-	json_decref(ports);
+		log_info("subnet %s: counters of %zu ports read, %llu PMA Gets in %.0f ms, %zu "
+			 "not answered; alarms: %zu raised, %zu cleared", p->subnet, a.n_ports,
+			 (unsigned long long)a.done.mads,
+			 (a.done.finished - a.done.started) * 1000.0, rec.stale, rec.raised,
+			 rec.cleared);
+	counters_answer_free(&a);
 	return rc;
 }
 

@@ -7,16 +7,7 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
-#include "lib/telemetry/pma.h"
-
-/* A JSON text column as its value; NULL and bad text as null. */
-static json_t *col_json(sqlite3_stmt *s, int col)
-{
-	const char *t = (const char *)sqlite3_column_text(s, col);
-	json_t *v = t ? json_loads(t, 0, NULL) : NULL;
-
-	return v ? v : json_null();
-}
+#include "lib/telemetry/counter_row.h"
 
 static json_t *col_real(sqlite3_stmt *s, int col)
 {
@@ -24,10 +15,14 @@ static json_t *col_real(sqlite3_stmt *s, int col)
 							   : json_real(sqlite3_column_double(s, col));
 }
 
+/* A row of COLS. */
 static json_t *port_row(sqlite3_stmt *s)
 {
 	int answered = sqlite3_column_int(s, 5);
-	int has = sqlite3_column_type(s, 9) != SQLITE_NULL;
+	struct counter_row row;
+	int has = counter_row_unpack(sqlite3_column_blob(s, 9),
+				     (size_t)sqlite3_column_bytes(s, 9), &row) == 0;
+	double dt = sqlite3_column_type(s, 10) == SQLITE_NULL ? 0 : sqlite3_column_double(s, 10);
 	json_t *o = json_pack("{s:o, s:o, s:o, s:i, s:i, s:b}", "guid", dbq_col_text(s, 0),
 			      "node", dbq_col_text(s, 1), "type", dbq_col_text(s, 2), "port",
 			      sqlite3_column_int(s, 3), "lid", sqlite3_column_int(s, 4), "answered",
@@ -43,11 +38,14 @@ static json_t *port_row(sqlite3_stmt *s)
 	json_object_set_new(o, "stale", json_boolean(!answered));
 	json_object_set_new(o, "sampled", dbq_col_time(s, 8));
 	json_object_set_new(o, "interval_s", col_real(s, 10));
-	json_object_set_new(o, "counters", col_json(s, 9));
-	json_object_set_new(o, "deltas", answered ? col_json(s, 11) : json_object());
-	json_object_set_new(o, "rates", answered ? col_json(s, 12) : json_object());
+	json_object_set_new(o, "counters", counter_row_counters_json(&row));
+	json_object_set_new(o, "deltas", answered ? counter_row_deltas_json(&row) : json_object());
+	json_object_set_new(o, "rates", answered ? counter_row_rates_json(&row, dt) : json_object());
 	return o;
 }
+
+#define COLS "guid, description, type, port, lid, answered, reason, read, sampled, sample, " \
+	"interval_s"
 
 /* The subnet to show: `want`, or the only one read. */
 static int pick_subnet(sqlite3 *db, const char *want, int64_t *sid, char *name, size_t len,
@@ -124,9 +122,8 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 	if ((rc = pick_subnet(db, subnet, &sid, name, sizeof(name), err, errlen)) < 0 ||
 	    (rc = read_info(db, sid, &info, err, errlen)) < 0)
 		return rc;
-	if ((rc = dbq_prepare(db, "SELECT guid, description, type, port, lid, answered, reason, "
-			      "read, sampled, counters, interval_s, deltas, rates FROM "
-			      "port_counters WHERE subnet_id = ?1 AND (?2 IS NULL OR "
+	if ((rc = dbq_prepare(db, "SELECT " COLS " FROM port_counters WHERE "
+			      "subnet_id = ?1 AND (?2 IS NULL OR "
 			      "description = ?2 OR guid = lower(?2)) AND (?3 = 0 OR port = ?3) "
 			      "ORDER BY description, guid, port", &s, err, errlen)) < 0) {
 		json_decref(info);
@@ -152,34 +149,30 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
 }
 
-/* The SQL order of a sort key: a sum of json_extract()s, largest first. */
-static int order_by(const char *sort, char *buf, size_t len)
+/* The SQL order of a sort key, largest first (schema 013's columns). */
+static const char *order_by(const char *sort)
 {
-	if (!strcmp(sort, "data")) {
-		snprintf(buf, len, "coalesce(json_extract(rates, '$.PortXmitData'), 0) + "
-			 "coalesce(json_extract(rates, '$.PortRcvData'), 0)");
-		return 0;
-	}
-	if (!strcmp(sort, "wait")) {
-		snprintf(buf, len, "coalesce(json_extract(rates, '$.PortXmitWait'), 0)");
-		return 0;
-	}
-	if (strcmp(sort, "errors"))
-		return -EINVAL;
-	return dbq_error_sum_sql("deltas", buf, len) < 0 ? -EINVAL : 0;
+	if (!strcmp(sort, "data"))
+		return "coalesce(data_per_s, 0)";
+	if (!strcmp(sort, "wait"))
+		return "coalesce(xmit_wait_per_s, 0)";
+	if (!strcmp(sort, "errors"))
+		return "coalesce(errors, 0)";
+	return NULL;
 }
 
 int counters_db_top(sqlite3 *db, const char *subnet, const char *sort, unsigned limit,
 		    json_t **out, char *err, size_t errlen)
 {
-	char name[128], order[2048], sql[3072];
+	char name[128], sql[1024];
+	const char *order = order_by(sort ? sort : "data");
 	json_t *info = NULL, *ports = NULL;
 	sqlite3_stmt *s;
 	int64_t sid = 0;
 	int rc;
 
 	*out = NULL;
-	if (order_by(sort ? sort : "data", order, sizeof(order)) < 0)
+	if (!order)
 		return dbq_fail(err, errlen, -EINVAL, "cannot sort by \"%s\": data, wait or errors",
 				sort);
 	if ((rc = pick_subnet(db, subnet, &sid, name, sizeof(name), err, errlen)) < 0 ||
@@ -195,9 +188,8 @@ int counters_db_top(sqlite3 *db, const char *subnet, const char *sort, unsigned 
 		json_object_set_new(info, "stale", json_integer(sqlite3_column_int64(s, 0)));
 	sqlite3_finalize(s);
 	/* Ports that answered first, busiest first; then the stale ones. */
-	snprintf(sql, sizeof(sql), "SELECT guid, description, type, port, lid, answered, reason, "
-		 "read, sampled, counters, interval_s, deltas, rates FROM port_counters WHERE "
-		 "subnet_id = ?1 ORDER BY answered DESC, %s DESC, description, port LIMIT ?2",
+	snprintf(sql, sizeof(sql), "SELECT " COLS " FROM port_counters WHERE subnet_id = ?1 "
+		 "ORDER BY answered DESC, %s DESC, description, port LIMIT ?2",
 		 order);
 	if ((rc = dbq_prepare(db, sql, &s, err, errlen)) < 0) {
 		json_decref(info);

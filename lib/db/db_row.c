@@ -112,23 +112,3 @@ char *dbq_time_str(double t, char *buf, size_t len)
 		snprintf(buf, len, "?");
 	return buf;
 }
-
-int dbq_error_sum_sql(const char *deltas_col, char *buf, size_t len)
-{
-	size_t at = 0;
-
-	if (len)
-		buf[0] = '\0';
-	for (int c = 0; c < PMA_N_COUNTERS; c++) {
-		int w;
-
-		if (!pma_counter_is_error(c))
-			continue;
-		w = snprintf(buf + at, len - at, "%scoalesce(json_extract(%s, '$.%s.delta'), 0)",
-			     at ? " + " : "", deltas_col, pma_counter_name(c));
-		if (w < 0 || (size_t)w >= len - at)
-			return -ENOSPC;
-		at += (size_t)w;
-	}
-	return 0;
-}

@@ -22,9 +22,5 @@ const char *dbq_col_str(sqlite3_stmt *s, int col);
 json_t *dbq_col_text(sqlite3_stmt *s, int col);
 /* A unix time column as an ISO 8601 UTC string. */
 json_t *dbq_col_time(sqlite3_stmt *s, int col);
-/* SQL for the sum of a port_counters row's error-counter deltas (schema
- * 010's JSON column `deltas_col`): for ordering and filtering. 0, or
- * -ENOSPC when buf is too small. */
-int dbq_error_sum_sql(const char *deltas_col, char *buf, size_t len);
 
 #endif

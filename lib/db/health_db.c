@@ -10,6 +10,7 @@
 #include "lib/db/db_row.h"
 #include "lib/db/route_live_db.h"
 #include "lib/telemetry/congestion.h"
+#include "lib/telemetry/counter_row.h"
 #include "lib/telemetry/pause_trees.h"
 #include "lib/telemetry/pma.h"
 
@@ -55,23 +56,20 @@ static json_t *alarm_row(sqlite3_stmt *s)
 
 static json_t *error_row(sqlite3_stmt *s)
 {
-	const char *t = (const char *)sqlite3_column_text(s, 6);
-	json_t *deltas = t ? json_loads(t, 0, NULL) : NULL, *moved = json_object(), *d;
+	struct counter_row row;
+	json_t *moved = json_object();
 	json_t *o = port_obj(s);
-	const char *name;
 	int lower = 0;
 
-	json_object_foreach(deltas, name, d) {
-		int c = pma_counter_by_name(name);
-		json_int_t n = json_integer_value(json_object_get(d, "delta"));
-		const char *st = json_string_value(json_object_get(d, "state"));
-
-		if (c < 0 || !pma_counter_is_error(c) || !n || !st)
-			continue;
-		lower |= strcmp(st, "ok") != 0;
-		json_object_set_new(moved, name, json_integer(n));
+	if (counter_row_unpack(sqlite3_column_blob(s, 6), (size_t)sqlite3_column_bytes(s, 6),
+			       &row) == 0) {
+		counter_row_errors(&row, &lower);
+		for (int c = 0; moved && c < PMA_N_COUNTERS; c++)
+			if (row.s.bits[c] && pma_counter_is_error((enum pma_counter)c) &&
+			    row.d[c].delta)
+				json_object_set_new(moved, pma_counter_name((enum pma_counter)c),
+						    json_integer((json_int_t)row.d[c].delta));
 	}
-	json_decref(deltas);
 	if (!o || !moved) {
 		json_decref(o);
 		json_decref(moved);
@@ -300,14 +298,13 @@ static long long count_of(sqlite3 *db, const char *sql)
 int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, char *err,
 		   size_t errlen)
 {
-	char sum[2048], sql[4096];
+	char sql[4096];
 	json_t *o = json_object();
 	int rc;
 
 	*out = NULL;
 	if (!o)
 		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
-	dbq_error_sum_sql("c.deltas", sum, sizeof(sum));
 	if ((rc = list(db, "SELECT s.name, r.finished, r.ports, r.answered FROM counter_reads r "
 		       "JOIN subnets s ON s.id = r.subnet_id WHERE (?1 IS NULL OR s.name = ?1) "
 		       "AND ?2 >= 0 ORDER BY s.name", subnet, top, read_row, o, "reads", err,
@@ -329,13 +326,12 @@ int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, 
 				      "database is older than schema 11)");
 		goto fail;
 	}
-	snprintf(sql, sizeof(sql), "SELECT " PORT_COLS ", (%s) AS n, c.deltas " PORT_FROM
-		 " AND c.answered = 1 AND n > 0 ORDER BY n DESC, c.description, c.port LIMIT ?2",
-		 sum);
-	if ((rc = list(db, sql, subnet, top, error_row, o, "errors", err, errlen)) < 0)
+	if ((rc = list(db, "SELECT " PORT_COLS ", c.errors AS n, c.sample " PORT_FROM
+		       " AND c.answered = 1 AND n > 0 ORDER BY n DESC, c.description, c.port "
+		       "LIMIT ?2", subnet, top, error_row, o, "errors", err, errlen)) < 0)
 		goto fail;
-	if ((rc = list(db, "SELECT " PORT_COLS ", json_extract(c.rates, '$.PortXmitWait') AS w, "
-		       "json_extract(c.rates, '$.PortXmitData') " PORT_FROM " AND c.answered = 1 "
+	if ((rc = list(db, "SELECT " PORT_COLS ", c.xmit_wait_per_s AS w, c.xmit_data_per_s "
+		       PORT_FROM " AND c.answered = 1 "
 		       "AND w > 0 ORDER BY w DESC, c.description, c.port LIMIT ?2", subnet, top,
 		       congestion_row, o, "congestion", err, errlen)) < 0)
 		goto fail;

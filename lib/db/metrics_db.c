@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "lib/db/db_row.h"
+#include "lib/telemetry/counter_row.h"
 
 struct rows {
 	struct mt_read *reads;
@@ -88,32 +89,22 @@ static int load_reads(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 	return rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the counters reads");
 }
 
-/* The counters (and their widths) of a JSON object by the PMA's names. */
-static void take_sample(struct mt_port *p, const char *counters, const char *bits,
-			const char *rates)
+/* The counters (and their widths) of a packed row (counter_row.h), and
+ * PortXmitWait's rate over interval_s. */
+static void take_sample(struct mt_port *p, const void *sample, size_t len, double interval_s)
 {
-	json_t *c = counters ? json_loads(counters, 0, NULL) : NULL;
-	json_t *b = bits ? json_loads(bits, 0, NULL) : NULL;
-	json_t *rt = rates ? json_loads(rates, 0, NULL) : NULL;
-	json_t *xw = json_object_get(rt, pma_counter_name(PMA_XMIT_WAIT));
+	struct counter_row row;
+	double rate;
 
-	p->has_sample = json_is_object(c) && json_is_object(b);
+	p->has_sample = counter_row_unpack(sample, len, &row) == 0;
 	for (int i = 0; p->has_sample && i < PMA_N_COUNTERS; i++) {
-		json_t *v = json_object_get(c, pma_counter_name(i));
-		json_int_t w = json_integer_value(json_object_get(b, pma_counter_name(i)));
-
-		if (!json_is_integer(v) || w <= 0 || w > 64)
-			continue;
-		p->v[i] = (uint64_t)json_integer_value(v);
-		p->bits[i] = (uint8_t)w;
+		p->v[i] = row.s.v[i];
+		p->bits[i] = row.s.bits[i];
 	}
-	if (json_is_number(xw)) {
+	if (p->has_sample && counter_row_rate(&row, PMA_XMIT_WAIT, interval_s, &rate) == 0) {
 		p->has_xmit_wait_rate = 1;
-		p->xmit_wait_per_s = json_number_value(xw);
+		p->xmit_wait_per_s = rate;
 	}
-	json_decref(c);
-	json_decref(b);
-	json_decref(rt);
 }
 
 static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
@@ -123,7 +114,7 @@ static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 	int rc;
 
 	if (sqlite3_prepare_v2(db, "SELECT s.name, p.guid, p.port, p.description, p.answered, "
-			       "p.reason, p.counters, p.bits, p.rates FROM port_counters p "
+			       "p.reason, p.sample, p.interval_s FROM port_counters p "
 			       "JOIN subnets s ON s.id = p.subnet_id "
 			       "ORDER BY s.name, p.description, p.guid, p.port", -1, &s,
 			       NULL) != SQLITE_OK)
@@ -148,9 +139,8 @@ static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 			break;
 		p->port = (unsigned)sqlite3_column_int(s, 2);
 		p->answered = sqlite3_column_int(s, 4) != 0;
-		take_sample(p, (const char *)sqlite3_column_text(s, 6),
-			    (const char *)sqlite3_column_text(s, 7),
-			    (const char *)sqlite3_column_text(s, 8));
+		take_sample(p, sqlite3_column_blob(s, 6), (size_t)sqlite3_column_bytes(s, 6),
+			    sqlite3_column_double(s, 7));
 		r->n_ports++;
 	}
 	sqlite3_finalize(s);

@@ -240,16 +240,18 @@ START_TEST(the_database_rows_render_with_their_json_columns)
 		" in_flight INTEGER);"
 		"CREATE TABLE port_counters (subnet_id INTEGER, guid TEXT, port INTEGER, description TEXT,"
 		" type TEXT, lid INTEGER, read REAL, answered INTEGER, reason TEXT, sampled REAL,"
-		" counters TEXT, bits TEXT, interval_s REAL, deltas TEXT, rates TEXT);"
+		" interval_s REAL, sample BLOB, cleared INTEGER, errors INTEGER, xmit_wait_per_s REAL,"
+		" xmit_data_per_s REAL, data_per_s REAL);"
 		"INSERT INTO subnets VALUES (1, 'ib0');"
 		"INSERT INTO counter_reads VALUES (1, 1700000000.25, 1700000001.5, 2, 1, 6, 200, 3, 2);"
+		/* counter_row.h's packing: version 1; SymbolErrorCounter (0), 16
+		 * bits, state first, 77, delta 0; PortXmitData (12), 64 bits, 10. */
 		"INSERT INTO port_counters VALUES (1, '0x0000000000000011', 2, 'leaf-1', 'switch', 5,"
-		" 1700000001.5, 1, '', 1700000001.5,"
-		" '{\"SymbolErrorCounter\": 77, \"PortXmitData\": 10}',"
-		" '{\"SymbolErrorCounter\": 16, \"PortXmitData\": 64}', 10, '{}', '{}');"
+		" 1700000001.5, 1, '', 1700000001.5, 10, X'010010014D000C40010A00', 0, 0, NULL, NULL,"
+		" NULL);"
 		"INSERT INTO port_counters VALUES (1, '0x0000000000000012', 1, 'host-9', 'CA', 6,"
 		" 1700000001.5, 0, 'no answer to PortCounters after 4 tries of 200 ms', 1700000000,"
-		" '{\"SymbolErrorCounter\": 3}', '{\"SymbolErrorCounter\": 16}', 10, '{}', '{}');",
+		" 10, X'010010010300', 0, 0, NULL, NULL, NULL);",
 		NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_msg(metrics_db_render(db, &o, &b, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_msg(strstr(b.p, "loom_port_symbol_errors_total{subnet=\"ib0\",guid=\"0x0000000000000011\","

@@ -1,0 +1,73 @@
+/* daemon/telemetry/counters_wire.h: the counters reader's answer, as the
+ * `loomd --read-counters` child writes it and loomd reads it back: one
+ * line per port, then a last line for the read (issue 19). Plain text, no
+ * JSON: a read of the 11664-host tree is 70k lines every interval, and
+ * building and parsing them as JSON objects was a third of the read's CPU.
+ *
+ *   port GUID PORT LID TYPE TRIES DESC 1 EXT CLEARED FAILED MASK BITS:VALUE...
+ *   port GUID PORT LID TYPE TRIES DESC 0 REASON
+ *   done STARTED FINISHED PORTS ANSWERED MADS IN_FLIGHT TIMEOUT_MS RETRIES
+ *
+ * GUID 0x and 16 hex digits; TYPE S (switch) or C (CA); DESC and REASON
+ * with every byte below '!', above '~' and '%' as %XX; EXT 0, 1 (the PMA
+ * refused PortCountersExtended) or 2 (its answer was unreadable);
+ * CLEARED, FAILED and MASK hex bit sets of enum pma_counter (cleared after
+ * this sample, clear asked and not confirmed, the counters that have a
+ * value); then per counter of MASK, in enum order, its width and value.
+ * Every number is checked when read back: a line that is not exactly this
+ * is refused with its number, never half taken. */
+#ifndef LOOMD_COUNTERS_WIRE_H
+#define LOOMD_COUNTERS_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lib/fabric/fabric.h"
+#include "lib/telemetry/pma.h"
+
+enum counters_ext_error {
+	COUNTERS_EXT_OK,
+	COUNTERS_EXT_REFUSED,      /* PortCountersExtended answered with a MAD status */
+	COUNTERS_EXT_UNREADABLE,   /* ... with an answer for another port, or too short */
+};
+
+/* One port as read. */
+struct counters_port {
+	uint64_t guid;                      /* its node's */
+	unsigned port;
+	uint16_t lid;                       /* its PMA's */
+	int is_switch;
+	unsigned tries;                     /* PortCounters Gets sent */
+	char node[FAB_DESC_LEN + 1];        /* the node's description */
+	int answered;
+	char reason[128];                   /* not answered: why */
+	enum counters_ext_error ext_error;  /* the 32-bit data counters stand then */
+	struct pma_sample s;                /* answered: bits[c] 0 where c has no value */
+	uint32_t cleared, clear_failed;     /* bit per enum pma_counter */
+};
+
+/* The read. */
+struct counters_done {
+	double started, finished;
+	uint64_t ports, answered, mads, in_flight, timeout_ms, retries;
+};
+
+/* The whole answer, read back. */
+struct counters_answer {
+	struct counters_done done;
+	struct counters_port *ports;
+	size_t n_ports;
+};
+
+/* One line on out: 0, or -EIO. */
+int counters_wire_put_port(FILE *out, const struct counters_port *p);
+int counters_wire_put_done(FILE *out, const struct counters_done *d);
+
+/* An answer (len bytes) into *a: 0, or -EPROTO with err naming the line,
+ * or -ENOMEM. Free *a with counters_answer_free, whatever the result. */
+int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, char *err,
+		       size_t errlen);
+void counters_answer_free(struct counters_answer *a);
+
+#endif

@@ -1,0 +1,62 @@
+"""The counters reader's answer (daemon/telemetry/counters_wire.h) as Python
+dicts, for the tests and the bench: read_answer(path) -> (ports, done).
+Each port: guid, port, lid, type ("switch"/"CA"), tries, node, answered,
+reason (not answered), ext_error, cleared and clear_failed (names),
+counters and bits (answered). Independent of loomd's parser on purpose:
+a line that does not follow the header's format fails here too."""
+
+NAMES = ["SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
+         "PortRcvErrors", "PortRcvRemotePhysicalErrors", "PortRcvSwitchRelayErrors",
+         "PortXmitDiscards", "PortXmitConstraintErrors", "PortRcvConstraintErrors",
+         "LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped",
+         "PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts", "PortXmitWait"]
+
+
+def _text(t):
+    out, i = bytearray(), 0
+    b = t.encode()
+    while i < len(b):
+        if b[i:i + 1] == b"%":
+            c = int(b[i + 1:i + 3], 16)
+            if c:
+                out.append(c)
+            i += 3
+        else:
+            out.append(b[i])
+            i += 1
+    return out.decode("utf-8", "replace")
+
+
+def _names(mask):
+    return [n for i, n in enumerate(NAMES) if mask & (1 << i)]
+
+
+def read_answer(path):
+    ports, done = [], None
+    for line in open(path):
+        f = line.rstrip("\n").split(" ")
+        if f[0] == "done":
+            keys = ["started", "finished", "ports", "answered", "mads", "in_flight",
+                    "timeout_ms", "retries"]
+            done = {k: (float(v) if k in ("started", "finished") else int(v))
+                    for k, v in zip(keys, f[1:])}
+            continue
+        assert f[0] == "port", line
+        p = {"guid": f[1], "port": int(f[2]), "lid": int(f[3]),
+             "type": "switch" if f[4] == "S" else "CA", "tries": int(f[5]),
+             "node": _text(f[6]), "answered": f[7] == "1"}
+        if not p["answered"]:
+            p["reason"] = _text(f[8])
+        else:
+            p["ext_error"] = int(f[8])
+            p["cleared"] = _names(int(f[9], 16))
+            p["clear_failed"] = _names(int(f[10], 16))
+            names = _names(int(f[11], 16))
+            assert len(names) == len(f) - 12, line
+            p["counters"], p["bits"] = {}, {}
+            for n, bv in zip(names, f[12:]):
+                b, v = bv.split(":")
+                p["counters"][n], p["bits"][n] = int(v), int(b)
+        ports.append(p)
+    assert done is not None and done["ports"] == len(ports), (done, len(ports))
+    return ports, done
