@@ -21,6 +21,7 @@
 #include "daemon/telemetry/switch_counters.h"
 #include "lib/db/counters_db.h"
 #include "lib/db/health_db.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
@@ -57,18 +58,24 @@ static int read_subnet(struct store *st, const struct disc_ib_params *p,
 	struct counters_recorded rec = { 0, 0, 0 };
 	/* The last sweep's fabric: the child reads the PMAs of its ports
 	 * without walking the subnet again (it walks when there is none). */
+	double t0 = clock_mono(), t1, t2;
 	struct fab *fab = store_load_fabric(st, p->subnet, err, sizeof(err));
 	int rc;
 
+	t1 = clock_mono();
 	if (fab)
-		log_debug("subnet %s: counters read of the last sweep's fabric (%zu nodes)",
-			  p->subnet, fab->n_nodes);
+		log_debug("subnet %s: counters read of the last sweep's fabric (%zu nodes, loaded "
+			  "in %.0f ms)", p->subnet, fab->n_nodes, (t1 - t0) * 1000.0);
 	else
 		log_notice("subnet %s: no stored fabric (%s): the counters read walks it first",
 			   p->subnet, err);
 
 	rc = counters_read_run(p, fab, clear, &a, err, sizeof(err));
 	fab_free(fab);
+	t2 = clock_mono();
+	if (rc == 0)
+		log_debug("subnet %s: the reader and its answer took %.0f ms", p->subnet,
+			  (t2 - t1) * 1000.0);
 	if (rc < 0) {
 		log_warn("subnet %s: cannot read the port counters: %s", p->subnet, err);
 		return rc;
