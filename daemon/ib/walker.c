@@ -293,6 +293,13 @@ int walker_run_extra(const char *mode, const struct disc_ib_params *p,
 int walker_run_fabric(const char *mode, const struct disc_ib_params *p, const struct fab *fab,
 		      char **out, size_t *len, char *err, size_t errlen)
 {
+	return walker_run_fabric_more(mode, p, fab, NULL, 0, out, len, err, errlen);
+}
+
+int walker_run_fabric_more(const char *mode, const struct disc_ib_params *p,
+			   const struct fab *fab, const void *more, size_t more_len, char **out,
+			   size_t *len, char *err, size_t errlen)
+{
 	static const char *const on_stdin[] = { WALKER_FABRIC_STDIN };
 	char *wire = NULL;
 	size_t n = 0;
@@ -306,6 +313,8 @@ int walker_run_fabric(const char *mode, const struct disc_ib_params *p, const st
 		return -ENOMEM;
 	}
 	rc = fab_wire_write(fab, mem);
+	if (rc == 0 && more_len && fwrite(more, 1, more_len, mem) != more_len)
+		rc = -ENOMEM;
 	if (fclose(mem) != 0 && rc == 0)
 		rc = -ENOMEM;
 	if (rc < 0) {
@@ -406,11 +415,22 @@ int walker_parse_lines(const char *buf, size_t len, const char *key, const char 
 	return 0;
 }
 
-/* The fabric loomd hands a child on stdin, read whole. */
+/* What a child was handed on stdin after the fabric (walker_child_more). */
+static char *child_more;
+static size_t child_more_len;
+
+const char *walker_child_more(size_t *len)
+{
+	*len = child_more_len;
+	return child_more;
+}
+
+/* The fabric loomd hands a child on stdin, read whole; what follows it is
+ * kept for walker_child_more. */
 static struct fab *fabric_from_stdin(char *err, size_t errlen)
 {
 	char *buf = NULL;
-	size_t n = 0;
+	size_t n = 0, used = 0;
 	struct fab *fab;
 	int rc;
 
@@ -419,7 +439,14 @@ static struct fab *fabric_from_stdin(char *err, size_t errlen)
 		snprintf(err, errlen, "cannot read the fabric on stdin: %s", strerror(-rc));
 		return NULL;
 	}
-	fab = fab_wire_read(buf, n, err, errlen);
+	fab = fab_wire_read_prefix(buf, n, &used, err, errlen);
+	if (fab && used < n) {
+		memmove(buf, buf + used, n - used);
+		child_more = buf;
+		child_more_len = n - used;
+		child_more[child_more_len] = '\0';  /* read_all left room for it */
+		return fab;
+	}
 	free(buf);
 	return fab;
 }

@@ -55,6 +55,15 @@ int walker_run_extra(const char *mode, const struct disc_ib_params *p,
 struct fab;
 int walker_run_fabric(const char *mode, const struct disc_ib_params *p, const struct fab *fab,
 		      char **out, size_t *len, char *err, size_t errlen);
+/* walker_run_fabric, and more_len bytes of the mode's own after the
+ * fabric on the child's stdin: the child finds them with
+ * walker_child_more(). */
+int walker_run_fabric_more(const char *mode, const struct disc_ib_params *p,
+			   const struct fab *fab, const void *more, size_t more_len, char **out,
+			   size_t *len, char *err, size_t errlen);
+/* In a child handed the fabric on stdin: the bytes after it (NUL-ended),
+ * or NULL with *len 0. */
+const char *walker_child_more(size_t *len);
 /* The child's arguments (argv[0] is the mode) into p; -EINVAL (said on
  * stderr) when they are not what walker_run passes. */
 int walker_parse_args(int argc, char **argv, struct disc_ib_params *p);

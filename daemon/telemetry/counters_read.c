@@ -48,6 +48,10 @@ struct target {
 struct reader {
 	struct agent *agents;
 	size_t n_agents;
+	size_t *cpi;                 /* agents that get a ClassPortInfo Get */
+	size_t n_cpi;
+	const struct counters_pma *known;  /* capabilities an earlier read found, sorted */
+	size_t n_known;
 	struct target *targets;
 	size_t n_targets;
 	size_t *ext;                 /* targets that also get PortCountersExtended */
@@ -134,14 +138,16 @@ static int build_get(const struct reader *r, size_t a, uint16_t attr, unsigned p
 static int build_cpi(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
 		     size_t errlen)
 {
+	const struct reader *r = ctx;
+
 	(void)blen;
-	return build_get(ctx, i, PMA_ATTR_CLASS_PORT_INFO, 0, tid, buf, err, errlen);
+	return build_get(r, r->cpi[i], PMA_ATTR_CLASS_PORT_INFO, 0, tid, buf, err, errlen);
 }
 
 static int take_cpi(void *ctx, size_t i, uint8_t *mad)
 {
 	struct reader *r = ctx;
-	struct agent *a = &r->agents[i];
+	struct agent *a = &r->agents[r->cpi[i]];
 	int st = response_status(mad, PMA_ATTR_CLASS_PORT_INFO);
 
 	if (st < 0)
@@ -274,8 +280,9 @@ static int plan(const struct fab *fab, struct reader *r, char *err, size_t errle
 	r->targets = calloc(ports, sizeof(*r->targets));
 	r->ext = calloc(ports, sizeof(*r->ext));
 	r->clr = calloc(ports, sizeof(*r->clr));
+	r->cpi = calloc(ports + nodes, sizeof(*r->cpi));
 	r->req = calloc(ports + nodes, sizeof(*r->req));
-	if (!r->agents || !r->targets || !r->ext || !r->clr || !r->req) {
+	if (!r->agents || !r->targets || !r->ext || !r->clr || !r->cpi || !r->req) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -306,6 +313,35 @@ static int plan(const struct fab *fab, struct reader *r, char *err, size_t errle
 		}
 	}
 	return 0;
+}
+
+static int cmp_pma(const void *x, const void *y)
+{
+	const struct counters_pma *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return (int)a->lid - (int)b->lid;
+}
+
+/* Agents whose capabilities an earlier read found (same node, same LID)
+ * take them; the others get a ClassPortInfo Get. */
+static void use_known(struct reader *r)
+{
+	for (size_t i = 0; i < r->n_agents; i++) {
+		struct agent *a = &r->agents[i];
+		struct counters_pma key = { .guid = a->n->guid, .lid = a->lid };
+		const struct counters_pma *k = r->n_known ? bsearch(&key, r->known, r->n_known,
+								     sizeof(key), cmp_pma) : NULL;
+
+		if (!k) {
+			r->cpi[r->n_cpi++] = i;
+			continue;
+		}
+		a->answered = 1;
+		a->status = 0;
+		pma_caps_of(&a->caps, k->cap_mask, k->cap_mask2);
+	}
 }
 
 static int run_phase(struct reader *r, const struct mad_window_params *wp, size_t n,
@@ -345,7 +381,8 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	}
 	wp.fd = fd;
 	wp.agent = agent;
-	rc = run_phase(r, &wp, r->n_agents, build_cpi, take_cpi, err, errlen);
+	use_known(r);
+	rc = run_phase(r, &wp, r->n_cpi, build_cpi, take_cpi, err, errlen);
 	if (rc == 0)
 		rc = run_phase(r, &wp, r->n_targets, build_pc, take_pc, err, errlen);
 	for (size_t i = 0; rc == 0 && i < r->n_targets; i++)
@@ -437,11 +474,20 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 		  char *err, size_t errlen)
 {
 	struct reader r;
+	struct counters_pma *known = NULL;
+	const char *more;
+	size_t more_len = 0;
 	double started, finished;
 	size_t answered = 0;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	if ((more = walker_child_more(&more_len)) &&
+	    counters_wire_read_pmas(more, more_len, &known, &r.n_known, err, errlen) < 0)
+		return -EPROTO;
+	if (r.n_known)
+		qsort(known, r.n_known, sizeof(*known), cmp_pma);
+	r.known = known;
 	r.clear_near_full = clear;
 	r.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : COUNTERS_DEFAULT_TIMEOUT_MS;
 	r.retries = p->retries > 0 ? (unsigned)p->retries : 0;
@@ -450,6 +496,14 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 	finished = clock_wall();
 	if (rc < 0)
 		goto out;
+	/* The capabilities, for the next read. */
+	for (size_t i = 0; rc == 0 && i < r.n_agents; i++) {
+		const struct agent *a = &r.agents[i];
+		struct counters_pma m = { a->n->guid, a->lid, a->caps.cap_mask, a->caps.cap_mask2 };
+
+		if (a->answered && !a->status)
+			rc = counters_wire_put_pma(out, &m);
+	}
 	for (size_t i = 0; rc == 0 && i < r.n_targets; i++) {
 		struct counters_port o;
 
@@ -469,6 +523,8 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 	if (rc < 0)
 		snprintf(err, errlen, "cannot write the counters: %s", strerror(-rc));
 out:
+	free(known);
+	free(r.cpi);
 	free(r.agents);
 	free(r.targets);
 	free(r.ext);
@@ -500,16 +556,32 @@ int counters_read_main(int argc, char **argv)
 /* ---- the parent -------------------------------------------------------------- */
 
 int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int clear,
-		      struct counters_answer *a, char *err, size_t errlen)
+		      const struct counters_pma *known, size_t n_known, struct counters_answer *a,
+		      char *err, size_t errlen)
 {
 	const char *mode = clear ? COUNTERS_READ_CLEAR_MODE : COUNTERS_READ_MODE;
-	char *out = NULL;
-	size_t len = 0;
-	int rc;
+	char *out = NULL, *more = NULL;
+	size_t len = 0, more_len = 0;
+	FILE *mem = NULL;
+	int rc = 0;
 
 	memset(a, 0, sizeof(*a));
-	rc = fab ? walker_run_fabric(mode, p, fab, &out, &len, err, errlen)
+	if (fab && n_known) {
+		if (!(mem = open_memstream(&more, &more_len)))
+			rc = -ENOMEM;
+		for (size_t i = 0; rc == 0 && i < n_known; i++)
+			rc = counters_wire_put_pma(mem, &known[i]);
+		if (mem && fclose(mem) != 0 && rc == 0)
+			rc = -ENOMEM;
+		if (rc < 0) {
+			free(more);
+			snprintf(err, errlen, "out of memory");
+			return rc;
+		}
+	}
+	rc = fab ? walker_run_fabric_more(mode, p, fab, more, more_len, &out, &len, err, errlen)
 		 : walker_run(mode, p, &out, &len, NULL, err, errlen);
+	free(more);
 	if (rc == 0 && (rc = counters_wire_read(out, len, a, err, errlen)) < 0)
 		counters_answer_free(a);
 	free(out);

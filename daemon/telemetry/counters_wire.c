@@ -53,6 +53,12 @@ int counters_wire_put_port(FILE *out, const struct counters_port *p)
 	return fputc('\n', out) == EOF ? -EIO : 0;
 }
 
+int counters_wire_put_pma(FILE *out, const struct counters_pma *m)
+{
+	return fprintf(out, "pma 0x%016" PRIx64 " %u %x %" PRIx32 "\n", m->guid, m->lid,
+		       m->cap_mask, m->cap_mask2) < 0 ? -EIO : 0;
+}
+
 int counters_wire_put_done(FILE *out, const struct counters_done *d)
 {
 	return fprintf(out, "done %.6f %.6f %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
@@ -244,6 +250,23 @@ static int take_port(struct line *l, struct counters_port *p)
 	return l->p < l->end ? bad(l, "more than the counters it names") : 0;
 }
 
+static int take_pma(struct line *l, struct counters_pma *m)
+{
+	uint64_t v;
+
+	if (number(l, "the GUID", 16, UINT64_MAX, &m->guid) < 0 ||
+	    number(l, "the LID", 10, 0xffff, &v) < 0)
+		return -EPROTO;
+	m->lid = (uint16_t)v;
+	if (number(l, "the capability mask", 16, 0xffff, &v) < 0)
+		return -EPROTO;
+	m->cap_mask = (uint16_t)v;
+	if (number(l, "the capability mask 2", 16, (1u << 27) - 1, &v) < 0)
+		return -EPROTO;
+	m->cap_mask2 = (uint32_t)v;
+	return l->p < l->end ? bad(l, "more than a PMA's capabilities") : 0;
+}
+
 static int take_done(struct line *l, struct counters_done *d)
 {
 	if (real(l, "started", &d->started) < 0 || real(l, "finished", &d->finished) < 0 ||
@@ -257,8 +280,9 @@ static int take_done(struct line *l, struct counters_done *d)
 	return l->p < l->end ? bad(l, "more than a read's figures") : 0;
 }
 
-int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, char *err,
-		       size_t errlen)
+/* The lines of buf into *a; pmas_only: nothing but pma lines, no done. */
+static int read_lines(const char *buf, size_t len, struct counters_answer *a, int pmas_only,
+		      char *err, size_t errlen)
 {
 	struct line l = { .err = err, .errlen = errlen };
 	size_t at = 0, lines = 0, cap;
@@ -268,8 +292,9 @@ int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, c
 	for (size_t i = 0; i < len; i++)
 		lines += buf[i] == '\n';
 	cap = lines ? lines : 1;
-	if (!(a->ports = calloc(cap, sizeof(*a->ports)))) {
-		snprintf(err, errlen, "out of memory for %zu ports' counters", cap);
+	if (!(a->pmas = calloc(cap, sizeof(*a->pmas))) ||
+	    (!pmas_only && !(a->ports = calloc(cap, sizeof(*a->ports))))) {
+		snprintf(err, errlen, "out of memory for %zu lines of counters", cap);
 		return -ENOMEM;
 	}
 	while (at < len) {
@@ -287,7 +312,13 @@ int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, c
 		at = (size_t)(nl - buf) + 1;
 		if (token(&l, "the line's kind", &t, &n) < 0)
 			return -EPROTO;
-		if (n == 4 && !memcmp(t, "port", 4)) {
+		if (n == 3 && !memcmp(t, "pma", 3)) {
+			if (take_pma(&l, &a->pmas[a->n_pmas]) < 0)
+				return -EPROTO;
+			a->n_pmas++;
+		} else if (pmas_only) {
+			return bad(&l, "\"%.*s\" is no pma line", (int)(n > 20 ? 20 : n), t);
+		} else if (n == 4 && !memcmp(t, "port", 4)) {
 			if (take_port(&l, &a->ports[a->n_ports]) < 0)
 				return -EPROTO;
 			a->n_ports++;
@@ -296,9 +327,12 @@ int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, c
 				return -EPROTO;
 			done = 1;
 		} else {
-			return bad(&l, "\"%.*s\" is neither port nor done", (int)(n > 20 ? 20 : n), t);
+			return bad(&l, "\"%.*s\" is neither port, pma nor done",
+				   (int)(n > 20 ? 20 : n), t);
 		}
 	}
+	if (pmas_only)
+		return 0;
 	if (!done) {
 		snprintf(err, errlen, "the counters reader's answer was cut short (%zu bytes, %zu "
 			 "ports, no last line)", len, a->n_ports);
@@ -312,11 +346,36 @@ int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, c
 	return 0;
 }
 
+int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, char *err,
+		       size_t errlen)
+{
+	return read_lines(buf, len, a, 0, err, errlen);
+}
+
+int counters_wire_read_pmas(const char *buf, size_t len, struct counters_pma **out, size_t *n,
+			    char *err, size_t errlen)
+{
+	struct counters_answer a;
+	int rc = read_lines(buf, len, &a, 1, err, errlen);
+
+	*out = NULL;
+	*n = 0;
+	if (rc == 0) {
+		*out = a.pmas;
+		*n = a.n_pmas;
+		a.pmas = NULL;
+	}
+	counters_answer_free(&a);
+	return rc;
+}
+
 void counters_answer_free(struct counters_answer *a)
 {
 	if (!a)
 		return;
 	free(a->ports);
+	free(a->pmas);
 	a->ports = NULL;
-	a->n_ports = 0;
+	a->pmas = NULL;
+	a->n_ports = a->n_pmas = 0;
 }

@@ -6,6 +6,7 @@
  *
  *   port GUID PORT LID TYPE TRIES DESC 1 EXT CLEARED FAILED MASK BITS:VALUE...
  *   port GUID PORT LID TYPE TRIES DESC 0 REASON
+ *   pma GUID LID CAPMASK CAPMASK2
  *   done STARTED FINISHED PORTS ANSWERED MADS IN_FLIGHT TIMEOUT_MS RETRIES
  *
  * GUID 0x and 16 hex digits; TYPE S (switch) or C (CA); DESC and REASON
@@ -14,6 +15,10 @@
  * CLEARED, FAILED and MASK hex bit sets of enum pma_counter (cleared after
  * this sample, clear asked and not confirmed, the counters that have a
  * value); then per counter of MASK, in enum order, its width and value.
+ * A pma line is a PMA's ClassPortInfo (its two capability masks, hex) as
+ * the read found it or was told it: loomd hands those lines to the next
+ * read, which then sends no ClassPortInfo to those PMAs (13284 Gets of
+ * 153252 on the 11664-host tree).
  * Every number is checked when read back: a line that is not exactly this
  * is refused with its number, never half taken. */
 #ifndef LOOMD_COUNTERS_WIRE_H
@@ -53,15 +58,26 @@ struct counters_done {
 	uint64_t ports, answered, mads, in_flight, timeout_ms, retries;
 };
 
+/* A PMA's capabilities (ClassPortInfo). */
+struct counters_pma {
+	uint64_t guid;                      /* its node's */
+	uint16_t lid;
+	uint16_t cap_mask;
+	uint32_t cap_mask2;
+};
+
 /* The whole answer, read back. */
 struct counters_answer {
 	struct counters_done done;
 	struct counters_port *ports;
 	size_t n_ports;
+	struct counters_pma *pmas;
+	size_t n_pmas;
 };
 
 /* One line on out: 0, or -EIO. */
 int counters_wire_put_port(FILE *out, const struct counters_port *p);
+int counters_wire_put_pma(FILE *out, const struct counters_pma *m);
 int counters_wire_put_done(FILE *out, const struct counters_done *d);
 
 /* An answer (len bytes) into *a: 0, or -EPROTO with err naming the line,
@@ -69,5 +85,9 @@ int counters_wire_put_done(FILE *out, const struct counters_done *d);
 int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, char *err,
 		       size_t errlen);
 void counters_answer_free(struct counters_answer *a);
+/* Only pma lines (what loomd hands a read): 0 with *out (n, free() it),
+ * or -EPROTO with err naming the line, or -ENOMEM. */
+int counters_wire_read_pmas(const char *buf, size_t len, struct counters_pma **out, size_t *n,
+			    char *err, size_t errlen);
 
 #endif

@@ -25,6 +25,19 @@
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
+/* A subnet's PMA capabilities from the last read (ClassPortInfo), handed to
+ * the next reads (counters_read_run's known) until TELEMETRY_CPI_READS
+ * reads have used them: then every PMA is asked again, so that a changed
+ * PMA (new firmware on the same LID) is seen within that many reads. A new
+ * node or a new LID is asked at once. */
+#define TELEMETRY_CPI_READS 30
+struct cpi_cache {
+	char subnet[LOOM_NAME_LEN];
+	struct counters_pma *pmas;
+	size_t n;
+	unsigned reads;               /* reads that used them */
+};
+
 struct telemetry_mod {
 	struct event_base *base;
 	struct store *store;          /* the loop's: which subnets were swept */
@@ -32,6 +45,8 @@ struct telemetry_mod {
 	struct event *timer;
 	struct work_queue *work;      /* one read at a time */
 	struct switch_counters *sc;   /* the Ethernet switches' (switch_counters.h) */
+	struct cpi_cache *cpi;        /* per subnet; touched by the read jobs only */
+	size_t n_cpi;
 };
 
 /* A read of every swept subnet, and (for "counters") the answer after it. */
@@ -50,12 +65,29 @@ struct read_job {
 
 /* ---- the worker thread --------------------------------------------------- */
 
-static int read_subnet(struct store *st, const struct disc_ib_params *p,
+/* The subnet's capabilities cache, made when missing (NULL: out of memory). */
+static struct cpi_cache *cpi_of(struct telemetry_mod *m, const char *subnet)
+{
+	struct cpi_cache *c;
+
+	for (size_t i = 0; i < m->n_cpi; i++)
+		if (!strcmp(m->cpi[i].subnet, subnet))
+			return &m->cpi[i];
+	if (!(c = realloc(m->cpi, (m->n_cpi + 1) * sizeof(*c))))
+		return NULL;
+	m->cpi = c;
+	c = memset(&m->cpi[m->n_cpi++], 0, sizeof(*c));
+	snprintf(c->subnet, sizeof(c->subnet), "%s", subnet);
+	return c;
+}
+
+static int read_subnet(struct telemetry_mod *m, struct store *st, const struct disc_ib_params *p,
 		       const struct port_thresholds *t, int clear)
 {
 	struct counters_answer a;
 	char err[512] = "";
 	struct counters_recorded rec = { 0, 0, 0 };
+	struct cpi_cache *cpi = cpi_of(m, p->subnet);
 	/* The last sweep's fabric: the child reads the PMAs of its ports
 	 * without walking the subnet again (it walks when there is none). */
 	double t0 = clock_mono(), t1, t2;
@@ -69,16 +101,26 @@ static int read_subnet(struct store *st, const struct disc_ib_params *p,
 	else
 		log_notice("subnet %s: no stored fabric (%s): the counters read walks it first",
 			   p->subnet, err);
-
-	rc = counters_read_run(p, fab, clear, &a, err, sizeof(err));
+	if (cpi && cpi->reads >= TELEMETRY_CPI_READS)
+		cpi->n = cpi->reads = 0;  /* ask every PMA again */
+	rc = counters_read_run(p, fab, clear, cpi ? cpi->pmas : NULL, cpi ? cpi->n : 0, &a, err,
+			       sizeof(err));
 	fab_free(fab);
 	t2 = clock_mono();
-	if (rc == 0)
-		log_debug("subnet %s: the reader and its answer took %.0f ms", p->subnet,
-			  (t2 - t1) * 1000.0);
 	if (rc < 0) {
 		log_warn("subnet %s: cannot read the port counters: %s", p->subnet, err);
 		return rc;
+	}
+	log_debug("subnet %s: the reader and its answer took %.0f ms (%zu PMAs' capabilities "
+		  "known before)", p->subnet, (t2 - t1) * 1000.0, cpi ? cpi->n : 0);
+	if (cpi) {
+		/* The answer's capabilities replace the cache's: its PMAs only. */
+		cpi->reads = cpi->n ? cpi->reads + 1 : 0;
+		free(cpi->pmas);
+		cpi->pmas = a.pmas;
+		cpi->n = a.n_pmas;
+		a.pmas = NULL;
+		a.n_pmas = 0;
 	}
 	if ((rc = store_record_counters(st, p->subnet, t, &a, &rec)) < 0)
 		log_err("subnet %s: the counters were read but not recorded: %s", p->subnet,
@@ -103,7 +145,7 @@ static int job_run(void *job, char *err, size_t errlen)
 		return -EIO;
 	for (size_t i = 0; i < j->sub.n; i++)
 		if ((!j->has_subnet || !strcmp(j->sub.names[i], j->subnet)) &&
-		    read_subnet(st, &j->sub.p[i], &j->thresholds, j->clear) < 0)
+		    read_subnet(j->m, st, &j->sub.p[i], &j->thresholds, j->clear) < 0)
 			failed++;
 	if (j->req)
 		rc = counters_db_read(store_db(st), j->has_subnet ? j->subnet : NULL,
@@ -320,6 +362,9 @@ void telemetry_free(struct telemetry_mod *m)
 	switch_counters_free(m->sc);
 	if (m->timer)
 		event_free(m->timer);
+	for (size_t i = 0; i < m->n_cpi; i++)
+		free(m->cpi[i].pmas);
+	free(m->cpi);
 	free(m->conf);
 	free(m);
 }

@@ -89,6 +89,12 @@ static const void *take(struct cursor *c, size_t n)
 
 struct fab *fab_wire_read(const void *buf, size_t len, char *err, size_t errlen)
 {
+	return fab_wire_read_prefix(buf, len, NULL, err, errlen);
+}
+
+struct fab *fab_wire_read_prefix(const void *buf, size_t len, size_t *used, char *err,
+				 size_t errlen)
+{
 	struct cursor c = { buf, len };
 	struct wire_head h;
 	const void *at;
@@ -135,10 +141,12 @@ struct fab *fab_wire_read(const void *buf, size_t len, char *err, size_t errlen)
 	}
 	if (!(at = take(&c, sizeof(tail_magic))) || memcmp(at, tail_magic, sizeof(tail_magic)))
 		goto short_stream;
-	if (c.left) {
+	if (c.left && !used) {
 		snprintf(err, errlen, "%zu stray bytes after the fabric stream", c.left);
 		goto fail;
 	}
+	if (used)
+		*used = len - c.left;
 	fab_sort(fab);
 	if (fab_check(fab, err, errlen) < 0)
 		goto fail;

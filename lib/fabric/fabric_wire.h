@@ -15,5 +15,9 @@
 int fab_wire_write(const struct fab *fab, FILE *out);
 /* Decode buf[0..len) into a new fabric (sorted, checked), or NULL with err. */
 struct fab *fab_wire_read(const void *buf, size_t len, char *err, size_t errlen);
+/* The same for a fabric stream followed by other bytes: *used is where
+ * they begin. */
+struct fab *fab_wire_read_prefix(const void *buf, size_t len, size_t *used, char *err,
+				 size_t errlen);
 
 #endif

@@ -63,11 +63,16 @@ int pma_decode_class_port_info(const uint8_t *data, size_t len, struct pma_caps 
 {
 	if (!data || len < PMA_DATA_LEN)
 		return -EINVAL;
-	caps->cap_mask = (uint16_t)get_bits(data, 16, 16);
-	caps->cap_mask2 = (uint32_t)get_bits(data, 32, 27);
-	caps->xmit_wait = !!(caps->cap_mask & PMA_CAP_XMIT_WAIT);
-	caps->ext = !!(caps->cap_mask & (PMA_CAP_EXT_WIDTH | PMA_CAP_EXT_WIDTH_NOIETF));
+	pma_caps_of(caps, (uint16_t)get_bits(data, 16, 16), (uint32_t)get_bits(data, 32, 27));
 	return 0;
+}
+
+void pma_caps_of(struct pma_caps *caps, uint16_t cap_mask, uint32_t cap_mask2)
+{
+	caps->cap_mask = cap_mask;
+	caps->cap_mask2 = cap_mask2 & ((1u << 27) - 1);
+	caps->xmit_wait = !!(cap_mask & PMA_CAP_XMIT_WAIT);
+	caps->ext = !!(cap_mask & (PMA_CAP_EXT_WIDTH | PMA_CAP_EXT_WIDTH_NOIETF));
 }
 
 static int port_of(const uint8_t *data, size_t len, unsigned port)

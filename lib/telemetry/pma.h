@@ -77,6 +77,8 @@ struct pma_caps {
 /* ClassPortInfo's data field (len bytes, at least PMA_DATA_LEN) into *caps.
  * 0, or -EINVAL when it is too short. */
 int pma_decode_class_port_info(const uint8_t *data, size_t len, struct pma_caps *caps);
+/* *caps from ClassPortInfo's two masks (as an earlier read found them). */
+void pma_caps_of(struct pma_caps *caps, uint16_t cap_mask, uint32_t cap_mask2);
 
 /* PortCounters' data field for `port` into *s (every counter of the
  * attribute; PortXmitWait only when caps says the PMA counts it). 0;

@@ -87,6 +87,35 @@ sys.exit(1 if bad else 0)
 EOP
 loom_ok "injected values and perfquery agree"
 
+# A read handed the PMAs' capabilities that the first one found (its pma
+# lines, after the fabric on stdin, as loomd does from the second read on)
+# sends no ClassPortInfo: exactly one Get fewer per PMA, the same counters.
+LD_PRELOAD=$PRELOAD "$B/loomd" --walk ft "" 0 200 2 16 >"$work/fabric.wire" 2>"$work/walk.err" ||
+	loom_fail "loomd --walk: $(cat "$work/walk.err")"
+grep '^pma ' "$work/c1.txt" >"$work/pmas.txt" || loom_fail "the first read gave no pma lines"
+cat "$work/fabric.wire" "$work/pmas.txt" |
+	LD_PRELOAD=$PRELOAD "$B/loomd" --read-counters ft "" 0 200 2 16 - >"$work/c1b.txt" 2>"$work/read.err" ||
+	loom_fail "loomd --read-counters with known capabilities: $(cat "$work/c1b.txt" "$work/read.err")"
+python3 - "$work/c1.txt" "$work/c1b.txt" "$S/tests/integration" <<'EOP' || loom_fail "a read with known capabilities"
+import sys
+sys.path.insert(0, sys.argv[3])
+from counters_wire import read_answer
+pa, pb = [], []
+a, da = read_answer(sys.argv[1], pa)
+b, db = read_answer(sys.argv[2], pb)
+assert pa and sorted(pa) == sorted(pb), (len(pa), len(pb))
+assert db["mads"] == da["mads"] - len(pa), (da["mads"], db["mads"], len(pa))
+static = ("SymbolErrorCounter", "LinkDownedCounter", "PortRcvErrors", "PortXmitWait")
+for x, y in zip(a, b):
+    assert (x["guid"], x["port"]) == (y["guid"], y["port"])
+    assert x["bits"] == y["bits"], (x["node"], x["port"], x["bits"], y["bits"])
+    for k in static:
+        assert x["counters"].get(k) == y["counters"].get(k), (x["node"], x["port"], k)
+print("%d PMAs known: %d Gets instead of %d, the same counters" % (len(pa), db["mads"],
+                                                                     da["mads"]))
+EOP
+loom_ok "a read handed the PMAs' capabilities sends no ClassPortInfo"
+
 # A node that drops every PortCounters Get (ibsim's Error, all of attribute
 # 0x12; a host, as a switch would also drop SwitchInfo, the same number in
 # the SMP class, and the walk before the read would fail): its port is

@@ -2,7 +2,8 @@
 dicts, for the tests and the bench: read_answer(path) -> (ports, done).
 Each port: guid, port, lid, type ("switch"/"CA"), tries, node, answered,
 reason (not answered), ext_error, cleared and clear_failed (names),
-counters and bits (answered). Independent of loomd's parser on purpose:
+counters and bits (answered). The pma lines (a PMA's ClassPortInfo masks)
+go to the list `pmas` when one is given. Independent of loomd's parser on purpose:
 a line that does not follow the header's format fails here too."""
 
 NAMES = ["SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
@@ -31,10 +32,16 @@ def _names(mask):
     return [n for i, n in enumerate(NAMES) if mask & (1 << i)]
 
 
-def read_answer(path):
+def read_answer(path, pmas=None):
+    """pmas: a list to append the pma lines' (guid, lid, cap_mask, cap_mask2) to."""
     ports, done = [], None
     for line in open(path):
         f = line.rstrip("\n").split(" ")
+        if f[0] == "pma":
+            assert len(f) == 5, line
+            if pmas is not None:
+                pmas.append((f[1], int(f[2]), int(f[3], 16), int(f[4], 16)))
+            continue
         if f[0] == "done":
             keys = ["started", "finished", "ports", "answered", "mads", "in_flight",
                     "timeout_ms", "retries"]

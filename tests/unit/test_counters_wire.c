@@ -123,6 +123,36 @@ START_TEST(a_malformed_answer_is_refused_naming_its_line)
 }
 END_TEST
 
+/* The PMAs' capabilities that loomd hands the next read: pma lines only. */
+START_TEST(pma_lines_read_back_and_nothing_else_passes_for_them)
+{
+	struct counters_pma in[2] = { { 0xf452140300123456ULL, 0xbfff, 0x1600, (1u << 27) - 1 },
+				      { 2, 7, 0, 0 } };
+	struct counters_pma *out = NULL;
+	char *text = NULL, err[256] = "";
+	size_t len = 0, n = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(mem);
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(counters_wire_put_pma(mem, &in[i]), 0);
+	ck_assert_int_eq(fclose(mem), 0);
+	ck_assert_msg(counters_wire_read_pmas(text, len, &out, &n, err, sizeof(err)) == 0, "%s",
+		      err);
+	ck_assert_uint_eq(n, 2);
+	ck_assert(!memcmp(out, in, sizeof(in)));
+	free(out);
+	free(text);
+	ck_assert_int_eq(counters_wire_read_pmas("pma 0x1 7 0 0\nport 0x1 1 2 C 1 a 0 why\n", 39,
+						 &out, &n, err, sizeof(err)), -EPROTO);
+	ck_assert_msg(strstr(err, "line 2"), "%s", err);
+	ck_assert_ptr_null(out);
+	ck_assert_int_eq(counters_wire_read_pmas("pma 0x1 7 10000 0\n", 18, &out, &n, err,
+						 sizeof(err)), -EPROTO);
+	ck_assert_msg(strstr(err, "capability mask"), "%s", err);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("counters_wire");
@@ -130,6 +160,7 @@ int main(void)
 
 	tcase_add_test(tc, an_answer_is_read_back_whole);
 	tcase_add_test(tc, a_malformed_answer_is_refused_naming_its_line);
+	tcase_add_test(tc, pma_lines_read_back_and_nothing_else_passes_for_them);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
