@@ -16,7 +16,11 @@
 #              on stdin, as loomd's telemetry module runs it each interval
 #              (the fabric written by `loomd --walk`, the same wire form
 #              walker_run_fabric hands the child): wall, CPU (user+sys),
-#              peak RSS, PMA Gets sent; and ibsim's CPU meanwhile
+#              peak RSS, PMA Gets sent; and ibsim's CPU meanwhile (a first
+#              read: ClassPortInfo of every PMA)
+#   child_next the same with the PMAs' capabilities of the read before after
+#              the fabric (its pma lines), as loomd runs every read after
+#              its first: no ClassPortInfo Gets
 #   iqe        `ibqueryerrors --skip-sl` (infiniband-diags): its own
 #              discovery, then every port's PortCounters; same measures
 #   iqe-cache  `ibqueryerrors --skip-sl --load-cache FILE` with an
@@ -124,6 +128,18 @@ assert done["ports"] == int(sys.argv[2]), (done["ports"], sys.argv[2])
 print(done["mads"], got, done["ports"], done["in_flight"])
 EOP
 		loom_fail "the reader's answer: $(tail -c 300 "$work/child.stdout")"
+	# The reads after the first: loomd hands the reader the PMAs'
+	# capabilities the last read found (its pma lines) after the fabric.
+	{ cat "$work/fabric.wire"; grep '^pma ' "$work/child.stdout"; } >"$work/fabric_pmas.wire"
+	measure child_next "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric_pmas.wire"
+	python3 - "$work/child_next.stdout" "$top/tests/integration" >>"$work/child_next.mads" <<'EOP' ||
+import sys
+sys.path.insert(0, sys.argv[2])
+from counters_wire import read_answer
+rows, done = read_answer(sys.argv[1])
+print(done["mads"], sum(1 for r in rows if r["answered"]), done["ports"], done["in_flight"])
+EOP
+		loom_fail "the reader's next answer: $(tail -c 300 "$work/child_next.stdout")"
 	measure iqe ibqueryerrors --skip-sl
 	measure iqe_cache ibqueryerrors --skip-sl --load-cache "$work/ibnd.cache"
 	measure iqe_ports ibqueryerrors --skip-sl --counters --load-cache "$work/ibnd.cache"
@@ -162,17 +178,21 @@ loom_ibsim_stop
 
 # ---- the figures -------------------------------------------------------------------
 echo "one-shot commands: medians of $runs runs (wall s, CPU s, peak RSS KiB, ibsim CPU s)"
-for n in child iqe iqe_cache iqe_ports; do
+for n in child child_next iqe iqe_cache iqe_ports; do
 	printf '  %-10s wall %7.2f  cpu %6.2f  rss %7d  ibsim-cpu %7.2f\n' "$n" \
 		"$(col $n 1)" "$(col $n 2)" "$(col $n 3)" "$(col $n 4)"
 done
 awk '{ printf "  child      %d PMA Gets, %d of %d ports answered, at most %d in flight\n", $1, $2, $3, $4 }' \
 	"$work/child.mads" | tail -n 1
+awk '{ printf "  child_next %d PMA Gets, %d of %d ports answered, at most %d in flight\n", $1, $2, $3, $4 }' \
+	"$work/child_next.mads" | tail -n 1
 [ -n "$iqe_summary" ] && echo "  ibqueryerrors: $iqe_summary"
 awk -v c="$(col child 1)" -v i="$(col iqe 1)" -v k="$(col iqe_cache 1)" -v p="$(col iqe_ports 1)" \
 	-v cc="$(col child 2)" -v ic="$(col iqe 2)" -v kc="$(col iqe_cache 2)" -v pc="$(col iqe_ports 2)" 'BEGIN {
 	printf "ratio wall  child/iqe %.3f  child/iqe-cache %.3f  child/iqe-ports %.3f   (goal <= 0.2)\n", c / i, c / k, c / p
 	printf "ratio CPU   child/iqe %.3f  child/iqe-cache %.3f  child/iqe-ports %.3f\n", cc / (ic ? ic : 0.01), cc / (kc ? kc : 0.01), cc / (pc ? pc : 0.01) }'
+awk -v c="$(col child_next 1)" -v i="$(col iqe 1)" -v cc="$(col child_next 2)" -v ic="$(col iqe 2)" 'BEGIN {
+	printf "ratio next  child_next/iqe wall %.3f  CPU %.3f   (goal <= 0.2; the reads after the first)\n", c / i, cc / (ic ? ic : 0.01) }'
 echo "daemon: telemetry.interval_s $interval, $intervals intervals after the first read"
 python3 - "$work/daemon" "$work/loomd.log" "$tck" "$interval" "$work/last_read" <<'EOP'
 import datetime, re, sys
