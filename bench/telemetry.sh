@@ -149,7 +149,9 @@ done
 iqe_summary=$(grep -i 'summary' "$work/iqe.stdout" | tail -n 1 || :)
 
 # ---- the daemon ----------------------------------------------------------------
-loom_config "$(loom_subnet_conf bench)" "telemetry:" "  interval_s: $interval"
+hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+loom_config "$(loom_subnet_conf bench)" "telemetry:" "  interval_s: $interval" \
+	"http:" "  listen: 127.0.0.1:$hport"
 loom_loomd "$work/loom.yaml"
 loom_ctl discover --wait >/dev/null || loom_fail "loomctl discover --wait"
 reads() { grep -c 'counters of .* ports read' "$work/loomd.log" || :; }
@@ -174,6 +176,41 @@ while [ "$(wc -l <"$work/daemon")" -le "$intervals" ]; do
 	sleep 0.2
 done
 sqlite3 "$work/loom.db" "SELECT ports, answered, mads, in_flight, round(finished - started, 2) FROM counter_reads" >"$work/last_read"
+
+# ---- /metrics on the same fabric, while loomd goes on reading -----------------------
+# Three GETs with curl (time to the last byte, size), then a real Prometheus
+# with its default scrape timeout (10 s) scraping every 15 s: its own
+# scrape_duration_seconds and up, from its HTTP API.
+: >"$work/metrics_gets"
+for i in 1 2 3; do
+	curl -s -o "$work/metrics.txt" -w '%{time_total} %{size_download}\n' --max-time 60 \
+		"http://127.0.0.1:$hport/metrics" >>"$work/metrics_gets" || echo "failed 0" >>"$work/metrics_gets"
+done
+series=$(grep -vc '^#' "$work/metrics.txt" || :)
+prom="-"
+if command -v prometheus >/dev/null 2>&1; then
+	pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	printf 'scrape_configs:\n  - job_name: loom\n    static_configs:\n      - targets: ["127.0.0.1:%s"]\n' \
+		"$hport" >"$work/prometheus.yml"
+	prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
+		--web.listen-address="127.0.0.1:$pport" >"$work/prometheus.log" 2>&1 &
+	PROM_PID=$!
+	LOOM_PIDS="$LOOM_PIDS $PROM_PID"
+	pq() {
+		curl -s -G --max-time 5 "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
+			python3 -c 'import json,sys
+r = json.load(sys.stdin)["data"]["result"]
+print(r[0]["value"][1] if r else "")' 2>/dev/null || :
+	}
+	# Two scrapes (the first after at most 15 s).
+	for i in $(seq 60); do
+		[ -n "$(pq 'scrape_duration_seconds{job="loom"}')" ] &&
+			[ "$(pq 'count_over_time(up{job="loom"}[5m])')" -ge 2 ] 2>/dev/null && break
+		sleep 1
+	done
+	prom="up $(pq 'up{job="loom"}'), scrape_duration_seconds $(pq 'scrape_duration_seconds{job="loom"}'), samples scraped $(pq 'scrape_samples_scraped{job="loom"}')"
+	kill "$PROM_PID" 2>/dev/null || :
+fi
 loom_ibsim_stop
 
 # ---- the figures -------------------------------------------------------------------
@@ -234,3 +271,6 @@ print("%d s interval held: %s (longest read job %.2f s, a read every interval: %
       "loomd CPU per read %.2f s)" % (iv, "yes" if held else "NO", max(jobs),
                                       "yes" if every else "no", cpu))
 EOP
+echo "/metrics (http.metrics_ports all): $series series"
+awk '{ printf "  GET /metrics: %s s, %d bytes\n", $1, $2 }' "$work/metrics_gets"
+echo "  Prometheus (default scrape_timeout 10 s): $prom"

@@ -159,29 +159,41 @@ static int take_cpi(void *ctx, size_t i, uint8_t *mad)
 	return 1;
 }
 
+/* The attribute that reads a port of agent a: PortCounters, or
+ * PortCountersExtended alone where it has every counter. */
+static uint16_t pc_attr(const struct agent *a)
+{
+	return a->caps.ext_all ? PMA_ATTR_PORT_COUNTERS_EXT : PMA_ATTR_PORT_COUNTERS;
+}
+
 static int build_pc(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
 		    size_t errlen)
 {
 	const struct reader *r = ctx;
+	const struct target *t = &r->targets[i];
 
 	(void)blen;
-	return build_get(r, r->targets[i].agent, PMA_ATTR_PORT_COUNTERS, r->targets[i].port, tid,
-			 buf, err, errlen);
+	return build_get(r, t->agent, pc_attr(&r->agents[t->agent]), t->port, tid, buf, err,
+			 errlen);
 }
 
 static int take_pc(void *ctx, size_t i, uint8_t *mad)
 {
 	struct reader *r = ctx;
 	struct target *t = &r->targets[i];
-	int st = response_status(mad, PMA_ATTR_PORT_COUNTERS);
+	const struct agent *a = &r->agents[t->agent];
+	int st = response_status(mad, pc_attr(a));
 
 	if (st < 0)
 		return 0;
 	t->answered = 1;
 	t->status = (unsigned)st;
-	if (st == 0)
+	if (st == 0 && a->caps.ext_all)
+		t->decoded = pma_decode_port_counters_ext_all(mad + IB_PC_DATA_OFFS, PMA_DATA_LEN,
+							      t->port, &a->caps, &t->s);
+	else if (st == 0)
 		t->decoded = pma_decode_port_counters(mad + IB_PC_DATA_OFFS, PMA_DATA_LEN, t->port,
-						      &r->agents[t->agent].caps, &t->s);
+						      &a->caps, &t->s);
 	return 1;
 }
 
@@ -390,7 +402,8 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	for (size_t i = 0; rc == 0 && i < r->n_targets; i++) {
 		const struct target *t = &r->targets[i];
 
-		if (t->answered && !t->status && !t->decoded && r->agents[t->agent].caps.ext)
+		if (t->answered && !t->status && !t->decoded && r->agents[t->agent].caps.ext &&
+		    !r->agents[t->agent].caps.ext_all)
 			r->ext[r->n_ext++] = i;
 	}
 	if (rc == 0)
@@ -418,26 +431,27 @@ static const char *no_counters(const struct reader *r, const struct target *t, c
 			       size_t len)
 {
 	const struct agent *a = &r->agents[t->agent];
+	const char *attr = a->caps.ext_all ? "PortCountersExtended" : "PortCounters";
 
 	if (a->answered && a->status) {
 		snprintf(buf, len, "ClassPortInfo answered with MAD status 0x%04x", a->status);
 		return buf;
 	}
 	if (!t->answered) {
-		snprintf(buf, len, "no answer to PortCounters after %u tries of %u ms", t->tries,
+		snprintf(buf, len, "no answer to %s after %u tries of %u ms", attr, t->tries,
 			 r->timeout_ms);
 		return buf;
 	}
 	if (t->status) {
-		snprintf(buf, len, "PortCounters answered with MAD status 0x%04x", t->status);
+		snprintf(buf, len, "%s answered with MAD status 0x%04x", attr, t->status);
 		return buf;
 	}
 	if (t->decoded == -EPROTO) {
-		snprintf(buf, len, "PortCounters answered for another port");
+		snprintf(buf, len, "%s answered for another port", attr);
 		return buf;
 	}
 	if (t->decoded) {
-		snprintf(buf, len, "PortCounters could not be read: %s", strerror(-t->decoded));
+		snprintf(buf, len, "%s could not be read: %s", attr, strerror(-t->decoded));
 		return buf;
 	}
 	return NULL;

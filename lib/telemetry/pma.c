@@ -43,6 +43,20 @@ static const struct {
 	{ PMA_XMIT_DATA, 64 }, { PMA_RCV_DATA, 128 }, { PMA_XMIT_PKTS, 192 }, { PMA_RCV_PKTS, 256 },
 };
 
+/* PortCountersExtended of a PMA with IsAdditionalPortCountersExtendedSupported
+ * (IBA 1.3, 16.1.4.2): after the eight 64-bit data and packet counters, every
+ * PortCounters counter again, 64 bits wide, in the same order. */
+static const struct {
+	enum pma_counter c;
+	unsigned bit;
+} addl_fields[] = {
+	{ PMA_SYMBOL_ERR, 576 }, { PMA_LINK_ERR_RECOVERY, 640 }, { PMA_LINK_DOWNED, 704 },
+	{ PMA_RCV_ERR, 768 }, { PMA_RCV_REMOTE_PHYS_ERR, 832 }, { PMA_RCV_SWITCH_RELAY_ERR, 896 },
+	{ PMA_XMIT_DISCARDS, 960 }, { PMA_XMIT_CONSTRAINT_ERR, 1024 },
+	{ PMA_RCV_CONSTRAINT_ERR, 1088 }, { PMA_LOCAL_LINK_INTEGRITY, 1152 },
+	{ PMA_EXCESSIVE_BUF_OVERRUN, 1216 }, { PMA_VL15_DROPPED, 1280 }, { PMA_XMIT_WAIT, 1344 },
+};
+
 #define PORT_SELECT_BIT 8
 
 /* `bits` bits (1..64) from bit `bit` on, big-endian; the caller keeps
@@ -73,6 +87,7 @@ void pma_caps_of(struct pma_caps *caps, uint16_t cap_mask, uint32_t cap_mask2)
 	caps->cap_mask2 = cap_mask2 & ((1u << 27) - 1);
 	caps->xmit_wait = !!(cap_mask & PMA_CAP_XMIT_WAIT);
 	caps->ext = !!(cap_mask & (PMA_CAP_EXT_WIDTH | PMA_CAP_EXT_WIDTH_NOIETF));
+	caps->ext_all = caps->ext && (caps->cap_mask2 & PMA_CAP2_ADDL_PORT_COUNTERS_EXT);
 }
 
 static int port_of(const uint8_t *data, size_t len, unsigned port)
@@ -111,6 +126,27 @@ int pma_decode_port_counters_ext(const uint8_t *data, size_t len, unsigned port,
 	for (size_t i = 0; i < sizeof(ext_fields) / sizeof(ext_fields[0]); i++) {
 		s->v[ext_fields[i].c] = get_bits(data, ext_fields[i].bit, 64);
 		s->bits[ext_fields[i].c] = 64;
+	}
+	return 0;
+}
+
+int pma_decode_port_counters_ext_all(const uint8_t *data, size_t len, unsigned port,
+				     const struct pma_caps *caps, struct pma_sample *s)
+{
+	int rc = pma_decode_port_counters_ext(data, len, port, s);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < sizeof(addl_fields) / sizeof(addl_fields[0]); i++) {
+		enum pma_counter c = addl_fields[i].c;
+
+		if (c == PMA_XMIT_WAIT && !caps->xmit_wait) {
+			s->v[c] = 0;
+			s->bits[c] = 0;
+			continue;
+		}
+		s->v[c] = get_bits(data, addl_fields[i].bit, 64);
+		s->bits[c] = 64;
 	}
 	return 0;
 }

@@ -34,6 +34,9 @@
 #define PMA_CAP_EXT_WIDTH            (1u << 9)   /* PortCountersExtended, all fields */
 #define PMA_CAP_EXT_WIDTH_NOIETF     (1u << 10)  /* ... data and packets only */
 #define PMA_CAP_XMIT_WAIT            (1u << 12)  /* PortXmitWait in PortCounters */
+/* ... and of CapabilityMask2: PortCountersExtended also has every PortCounters
+ * counter, 64 bits wide (IsAdditionalPortCountersExtendedSupported). */
+#define PMA_CAP2_ADDL_PORT_COUNTERS_EXT (1u << 1)
 
 /* PortSelect 0xFF asks for the sum over the node's ports (AllPortSelect). */
 #define PMA_PORT_ALL 0xFF
@@ -72,6 +75,7 @@ struct pma_caps {
 	uint32_t cap_mask2;     /* CapabilityMask2 (27 bits) */
 	unsigned xmit_wait : 1; /* PortXmitWait is counted */
 	unsigned ext : 1;       /* PortCountersExtended has 64-bit data and packets */
+	unsigned ext_all : 1;   /* ... and every other counter: one Get reads a port */
 };
 
 /* ClassPortInfo's data field (len bytes, at least PMA_DATA_LEN) into *caps.
@@ -92,6 +96,12 @@ int pma_decode_port_counters(const uint8_t *data, size_t len, unsigned port,
  * as pma_decode_port_counters. */
 int pma_decode_port_counters_ext(const uint8_t *data, size_t len, unsigned port,
 				 struct pma_sample *s);
+
+/* PortCountersExtended's data field of a PMA with ext_all: every counter,
+ * 64 bits wide (PortXmitWait only when caps says the PMA counts it); the
+ * port's PortCounters is not needed then. Errors as pma_decode_port_counters. */
+int pma_decode_port_counters_ext_all(const uint8_t *data, size_t len, unsigned port,
+				     const struct pma_caps *caps, struct pma_sample *s);
 
 /* The specification's name of counter c ("SymbolErrorCounter", ...), and
  * its width in PortCounters. */

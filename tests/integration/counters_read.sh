@@ -116,6 +116,43 @@ print("%d PMAs known: %d Gets instead of %d, the same counters" % (len(pa), db["
 EOP
 loom_ok "a read handed the PMAs' capabilities sends no ClassPortInfo"
 
+# A PMA that says it has IsAdditionalPortCountersExtendedSupported
+# (CapabilityMask2 bit 1: every counter in PortCountersExtended, 64 bits
+# wide) is read with that one Get per port. ibsim does not say so: loomd's
+# pma line for leaf-1 says it here. (ibsim's PortCountersExtended carries
+# only the data and packet counters, so its error counters read 0.)
+python3 - "$work/c1.txt" "$work/pmas.txt" "$work/pmas_all.txt" "$S/tests/integration" <<'EOP' ||
+import sys
+sys.path.insert(0, sys.argv[4])
+from counters_wire import read_answer
+ports, _ = read_answer(sys.argv[1])
+guid = [p["guid"] for p in ports if p["node"] == "leaf-1"][0]
+with open(sys.argv[3], "w") as out:
+    for line in open(sys.argv[2]):
+        f = line.split()
+        if f[1] == guid:
+            f[4] = "%x" % (int(f[4], 16) | 2)
+        out.write(" ".join(f) + "\n")
+EOP
+	loom_fail "cannot write the pma lines"
+cat "$work/fabric.wire" "$work/pmas_all.txt" |
+	LD_PRELOAD=$PRELOAD "$B/loomd" --read-counters ft "" 0 200 2 16 - >"$work/c1c.txt" 2>"$work/read.err" ||
+	loom_fail "loomd --read-counters, leaf-1 with every counter extended: $(cat "$work/c1c.txt" "$work/read.err")"
+python3 - "$work/c1b.txt" "$work/c1c.txt" "$S/tests/integration" <<'EOP' || loom_fail "leaf-1 read through PortCountersExtended alone"
+import sys
+sys.path.insert(0, sys.argv[3])
+from counters_wire import read_answer
+b, db = read_answer(sys.argv[1])
+c, dc = read_answer(sys.argv[2])
+leaf = [p for p in c if p["node"] == "leaf-1"]
+assert leaf and all(p["answered"] for p in leaf), leaf[:1]
+assert all(set(p["bits"].values()) == {64} for p in leaf), leaf[0]["bits"]
+assert all(p["bits"]["SymbolErrorCounter"] == 16 for p in c if p["node"] != "leaf-1")
+assert dc["mads"] == db["mads"] - len(leaf), (db["mads"], dc["mads"], len(leaf))
+print("leaf-1: %d ports, one Get each, every counter 64 bits wide" % len(leaf))
+EOP
+loom_ok "a PMA with the additional extended counters is read with one Get a port"
+
 # A node that drops every PortCounters Get (ibsim's Error, all of attribute
 # 0x12; a host, as a switch would also drop SwitchInfo, the same number in
 # the SMP class, and the walk before the read would fail): its port is

@@ -125,6 +125,60 @@ START_TEST(extended_counters_replace_the_32_bit_ones)
 }
 END_TEST
 
+/* A PMA with IsAdditionalPortCountersExtendedSupported (CapabilityMask2
+ * bit 1) gives every counter in PortCountersExtended, 64 bits wide: each
+ * is read where libibmad puts it (IB_PC_EXT_ERR_SYM_F ... XMT_WAIT_F). */
+START_TEST(additional_extended_counters_are_where_libibmad_puts_them)
+{
+	static const struct {
+		enum MAD_FIELDS f;
+		enum pma_counter c;
+	} addl[] = {
+		{ IB_PC_EXT_XMT_BYTES_F, PMA_XMIT_DATA }, { IB_PC_EXT_RCV_BYTES_F, PMA_RCV_DATA },
+		{ IB_PC_EXT_XMT_PKTS_F, PMA_XMIT_PKTS }, { IB_PC_EXT_RCV_PKTS_F, PMA_RCV_PKTS },
+		{ IB_PC_EXT_ERR_SYM_F, PMA_SYMBOL_ERR },
+		{ IB_PC_EXT_LINK_RECOVERS_F, PMA_LINK_ERR_RECOVERY },
+		{ IB_PC_EXT_LINK_DOWNED_F, PMA_LINK_DOWNED }, { IB_PC_EXT_ERR_RCV_F, PMA_RCV_ERR },
+		{ IB_PC_EXT_ERR_PHYSRCV_F, PMA_RCV_REMOTE_PHYS_ERR },
+		{ IB_PC_EXT_ERR_SWITCH_REL_F, PMA_RCV_SWITCH_RELAY_ERR },
+		{ IB_PC_EXT_XMT_DISCARDS_F, PMA_XMIT_DISCARDS },
+		{ IB_PC_EXT_ERR_XMTCONSTR_F, PMA_XMIT_CONSTRAINT_ERR },
+		{ IB_PC_EXT_ERR_RCVCONSTR_F, PMA_RCV_CONSTRAINT_ERR },
+		{ IB_PC_EXT_ERR_LOCALINTEG_F, PMA_LOCAL_LINK_INTEGRITY },
+		{ IB_PC_EXT_ERR_EXCESS_OVR_F, PMA_EXCESSIVE_BUF_OVERRUN },
+		{ IB_PC_EXT_VL15_DROPPED_F, PMA_VL15_DROPPED }, { IB_PC_EXT_XMT_WAIT_F, PMA_XMIT_WAIT },
+	};
+	uint8_t cpi[PMA_DATA_LEN], data[PMA_DATA_LEN];
+	struct pma_caps caps;
+	struct pma_sample s;
+
+	ck_assert_uint_eq(sizeof(addl) / sizeof(addl[0]), PMA_N_COUNTERS);
+	memset(cpi, 0, sizeof(cpi));
+	mad_set_field(cpi, 0, IB_CPI_CAPMASK_F, (1u << 9) | (1u << 12));
+	ck_assert_int_eq(pma_decode_class_port_info(cpi, sizeof(cpi), &caps), 0);
+	ck_assert(!caps.ext_all);  /* not without CapabilityMask2 bit 1 */
+	mad_set_field(cpi, 0, IB_CPI_CAPMASK2_F, 1u << 1);
+	ck_assert_int_eq(pma_decode_class_port_info(cpi, sizeof(cpi), &caps), 0);
+	ck_assert(caps.ext_all);
+	memset(data, 0, sizeof(data));
+	mad_set_field(data, 0, IB_PC_EXT_PORT_SELECT_F, 7);
+	for (size_t i = 0; i < PMA_N_COUNTERS; i++)
+		mad_set_field64(data, 0, addl[i].f, (UINT64_C(1) << 33) + i * 7919);
+	mad_set_field64(data, 0, IB_PC_EXT_QP1_DROP_F, 12345);  /* not loom's */
+	ck_assert_int_eq(pma_decode_port_counters_ext_all(data, sizeof(data), 7, &caps, &s), 0);
+	for (size_t i = 0; i < PMA_N_COUNTERS; i++) {
+		ck_assert_msg(s.v[addl[i].c] == (UINT64_C(1) << 33) + i * 7919, "%s",
+			      pma_counter_name(addl[i].c));
+		ck_assert_uint_eq(s.bits[addl[i].c], 64);
+	}
+	ck_assert_int_eq(pma_decode_port_counters_ext_all(data, sizeof(data), 6, &caps, &s),
+			 -EPROTO);
+	caps.xmit_wait = 0;
+	ck_assert_int_eq(pma_decode_port_counters_ext_all(data, sizeof(data), 7, &caps, &s), 0);
+	ck_assert_uint_eq(s.bits[PMA_XMIT_WAIT], 0);
+}
+END_TEST
+
 START_TEST(xmit_wait_without_the_capability_has_no_value)
 {
 	uint8_t cpi[PMA_DATA_LEN], data[PMA_DATA_LEN];
@@ -260,6 +314,7 @@ int main(void)
 	tcase_add_test(tc, every_port_counter_is_where_libibmad_puts_it);
 	tcase_add_test(tc, each_counter_alone_is_read_alone);
 	tcase_add_test(tc, extended_counters_replace_the_32_bit_ones);
+	tcase_add_test(tc, additional_extended_counters_are_where_libibmad_puts_them);
 	tcase_add_test(tc, xmit_wait_without_the_capability_has_no_value);
 	tcase_add_test(tc, an_answer_for_another_port_or_too_short_is_refused);
 	tcase_add_test(tc, a_counter_that_moved_forward_gives_an_exact_delta_and_rate);
