@@ -88,6 +88,14 @@ int eos_config_parse(json_t *result, size_t i, const char *const *names, size_t 
 int eos_switchport_parse(json_t *result, const char *port, const char *cmd, uint16_t *vid,
 			 char *err, size_t errlen);
 
+/* eos_counters.c: the results (element 0 of each runCmds result) of "show
+ * interfaces", "show priority-flow-control counters detail", "show
+ * priority-flow-control counters watchdog" and "show qos interfaces ecn
+ * counters queue" (the last three NULL when EOS refused them: left out),
+ * as counters_read reports them through out. */
+int eos_counters_decode(json_t *ifs, json_t *pfc, json_t *wd, json_t *ecn,
+			const struct lp_counter_sink *out, char *err, size_t errlen);
+
 /* eos_qos.c */
 /* EOS's defaults where the running-config has no line. */
 int eos_default_dscp_tc(unsigned dscp);
