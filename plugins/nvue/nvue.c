@@ -549,9 +549,11 @@ static int source_get(void *ctx, const char *path, json_t **out, char *err, size
 static int nvue_counters_read(struct lp_switch *sw, const struct lp_counter_sink *out, char *err,
 			      size_t errlen)
 {
-	struct nv_source src = { sw, source_get };
+	struct nv_source src = { sw, source_get, sw->qos_counters_at };
+	int rc = nv_counters_read(&src, out, err, errlen);
 
-	return nv_counters_read(&src, out, err, errlen);
+	sw->qos_counters_at = src.qos_at;
+	return rc;
 }
 
 /* ---- the table ---------------------------------------------------------------- */

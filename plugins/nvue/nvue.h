@@ -27,6 +27,7 @@ struct lp_switch {
 	int insecure;             /* options insecure: no TLS verification */
 	int timeout_ms;           /* connect + transfer, per request */
 	CURL *curl;               /* reused: keeps the connection */
+	int qos_counters_at;      /* nv_source.qos_at, kept between reads */
 };
 
 /* ---- nvue_http.c ----------------------------------------------------------- */
@@ -79,10 +80,13 @@ struct lp_port_counters;
 struct nv_source {
 	void *ctx;
 	int (*get)(void *ctx, const char *path, json_t **out, char *err, size_t errlen);
+	int qos_at;               /* in/out: which name of the QoS counters the
+				   * switch answered last (0 counters/qos, 1
+				   * qos/counters): tried first */
 };
 
 /* Every port's counters through out (loom_plugin.h's counters_read). */
-int nv_counters_read(const struct nv_source *src, const struct lp_counter_sink *out, char *err,
+int nv_counters_read(struct nv_source *src, const struct lp_counter_sink *out, char *err,
 		     size_t errlen);
 /* The pieces, each adding to pc or -EPROTO with reason naming the GET, the
  * port and the member: GET interface's member `port` (link stats), the

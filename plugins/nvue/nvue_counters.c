@@ -286,7 +286,7 @@ static int transport_error(int rc)
 /* One port's QoS and watchdog GETs; *qos_at: which qos path this switch
  * answered (0 or 1), tried first. 0, a transport error (err), or 0 with
  * p->reason set. */
-static int read_port(const struct nv_source *src, struct nport *p, int *qos_at, char *err,
+static int read_port(struct nv_source *src, struct nport *p, int *qos_at, char *err,
 		     size_t errlen)
 {
 	char path[NV_PATH_LEN], e[256];
@@ -334,14 +334,14 @@ static int read_port(const struct nv_source *src, struct nport *p, int *qos_at, 
 	return 0;
 }
 
-int nv_counters_read(const struct nv_source *src, const struct lp_counter_sink *out, char *err,
+int nv_counters_read(struct nv_source *src, const struct lp_counter_sink *out, char *err,
 		     size_t errlen)
 {
 	struct nport *ports = NULL;
 	size_t n = 0, cap = 0;
 	json_t *ifs = NULL, *ifc;
 	const char *name;
-	int qos_at = 0, rc;
+	int qos_at = src->qos_at != 0, rc;
 
 	if ((rc = src->get(src->ctx, "interface", &ifs, err, errlen)))
 		return rc;
@@ -376,6 +376,7 @@ int nv_counters_read(const struct nv_source *src, const struct lp_counter_sink *
 			snprintf(err, errlen, "the caller stopped the counters read (%d)", rc);
 	}
 out:
+	src->qos_at = qos_at;
 	free(ports);
 	json_decref(ifs);
 	return rc;
