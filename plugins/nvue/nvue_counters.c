@@ -13,8 +13,7 @@
  *                                      qos", Cumulus Linux 5.5 and later; on
  *                                      404 interface/<port>/qos/counters, its
  *                                      name up to 5.4):
- *       pfc-stats.<switch-priority>    rx-pause-frames, tx-pause-frames,
- *                                      rx-pause-duration, tx-pause-duration
+ *       pfc-stats.<switch-priority>    rx-pause-frames, tx-pause-frames
  *       egress-queue-stats.<tc>        tx-frames, tx-uc-buffer-discards,
  *                                      ecn-marked-frames (where the release
  *                                      has it)
@@ -22,12 +21,14 @@
  *                                      <port> qos pfc-watchdog"):
  *       status.<tc>                    deadlock-count, status OK | DEADLOCK
  * loom's names: in_octets, out_octets, in_errors, out_errors, in_discards,
- * out_discards; pfc_rx_pause, pfc_tx_pause, pfc_rx_pause_duration_us,
- * pfc_tx_pause_duration_us per priority (NVUE's switch priority is loom's
- * priority: nvue_qos.c); queue_packets, queue_drops, ecn_marked,
+ * out_discards; pfc_rx_pause, pfc_tx_pause per priority (NVUE's switch
+ * priority is loom's priority: nvue_qos.c); queue_packets, queue_drops, ecn_marked,
  * pfcwd_storm_detected and the gauge pfcwd_stormed per queue (NVUE's
  * traffic class is loom's queue). NVUE has no count of the watchdog's
- * restorations: pfcwd_storm_restored is never reported. wred-discards
+ * restorations: pfcwd_storm_restored is never reported. rx-pause-duration
+ * and tx-pause-duration are left out: NVUE states no unit for them (the
+ * sonic plugin leaves out the durations whose unit SAI does not state, for
+ * the same reason). wred-discards
  * (WRED drops of non-ECT packets) has no loom name and is left out, as are
  * tx-bytes and the port-stats. Widths: 64 (netdev stats64, the ASIC's
  * 64-bit PPCNT counters; deadlock-count's width is not documented: 64, so
@@ -70,8 +71,6 @@ static const struct field_map link_fields[] = {
 static const struct field_map pfc_fields[] = {
 	{ "rx-pause-frames", "pfc_rx_pause" },
 	{ "tx-pause-frames", "pfc_tx_pause" },
-	{ "rx-pause-duration", "pfc_rx_pause_duration_us" },
-	{ "tx-pause-duration", "pfc_tx_pause_duration_us" },
 };
 
 static const struct field_map queue_fields[] = {
