@@ -87,7 +87,9 @@
  * counters_read: "show interfaces", "show priority-flow-control counters
  * detail", "show priority-flow-control counters watchdog", "show qos
  * interfaces ecn counters queue" (json), each in its own runCmds; decoded
- * by eos_counters.c, which lists the fields.
+ * by eos_counters.c, which lists the fields. One of the last three that
+ * eAPI refuses (a platform without it) is left out, logged once, and not
+ * asked again on this handle.
  *
  * vlan_get: "show interfaces <port> switchport". mode "access" ->
  * accessVlanId, except VLAN 1: EOS's default, what "no switchport access
@@ -518,18 +520,31 @@ static int eos_qos_objects(struct lp_switch *sw, const struct lp_qos *want,
 
 /* ---- counters (ABI 2) ------------------------------------------------------- */
 
-/* One show command's answer, or *res NULL when EOS refused it (this
- * platform or release lacks it: its counters are left out). Transport
- * errors and answers that are no JSON-RPC fail. */
-static int optional(struct lp_switch *sw, const char *cmd, json_t **res, char *err, size_t errlen)
+/* The counters commands besides "show interfaces", each optional. */
+static const char *const counter_cmds[3] = {
+	"show priority-flow-control counters detail",
+	"show priority-flow-control counters watchdog",
+	"show qos interfaces ecn counters queue",
+};
+
+/* Command i of counter_cmds' answer, or *res NULL when EOS refused it (this
+ * platform or release lacks it: its counters are left out, and it is not
+ * asked again on this handle; logged once). Transport errors and answers
+ * that are no JSON-RPC fail. */
+static int optional(struct lp_switch *sw, int i, json_t **res, char *err, size_t errlen)
 {
 	char e[512];
 	json_t *r = NULL;
-	int rc = run(sw, "json", &r, e, sizeof(e), cmd, NULL);
+	int rc;
 
 	*res = NULL;
+	if (sw->counters_refused & (1u << i))
+		return 0;
+	rc = run(sw, "json", &r, e, sizeof(e), counter_cmds[i], NULL);
 	if (rc == -EIO) {
-		sw_log(sw, LP_LOG_DEBUG, "counters: %s", e);
+		sw->counters_refused |= (uint8_t)(1u << i);
+		sw_log(sw, LP_LOG_INFO, "counters: %s: those counters are not read from this "
+		       "switch", e);
 		return 0;
 	}
 	if (rc) {
@@ -549,11 +564,9 @@ static int eos_counters_read(struct lp_switch *sw, const struct lp_counter_sink 
 	int rc;
 
 	if (!(rc = run(sw, "json", &r[0], err, errlen, "show interfaces", NULL)) &&
-	    !(rc = optional(sw, "show priority-flow-control counters detail", &r[1], err,
-			    errlen)) &&
-	    !(rc = optional(sw, "show priority-flow-control counters watchdog", &r[2], err,
-			    errlen)) &&
-	    !(rc = optional(sw, "show qos interfaces ecn counters queue", &r[3], err, errlen)))
+	    !(rc = optional(sw, 0, &r[1], err, errlen)) &&
+	    !(rc = optional(sw, 1, &r[2], err, errlen)) &&
+	    !(rc = optional(sw, 2, &r[3], err, errlen)))
 		rc = eos_counters_decode(json_array_get(r[0], 0), json_array_get(r[1], 0),
 					 json_array_get(r[2], 0), json_array_get(r[3], 0), out,
 					 err, errlen);

@@ -19,6 +19,8 @@ struct lp_switch {
 	unsigned session;          /* configure session counter */
 	char model[64];            /* show version's modelName at open */
 	uint8_t voq;               /* 1: "uc-tx-queue" platform (eos_platform_voq) */
+	uint8_t counters_refused;  /* bit i: counters command i (eos.c) refused by
+				    * this switch: not asked again on this handle */
 };
 
 /* ECN thresholds EOS takes, in any unit (AVD's schema, see eos_qos.c). */

@@ -271,6 +271,11 @@ START_TEST(eos_plugin_on_a_platform_without_ecn_counters_reads_the_rest)
 	ck_assert_ptr_null(cfind("Ethernet1", "ecn_marked", LP_COUNTER_QUEUE, 3));
 	ck_assert_uint_eq(cvalue("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 5);
 	ck_assert_uint_eq(log_count().refused, 1);
+	/* refused once: not asked again on this handle */
+	n_got = n_errs = 0;
+	ck_assert_msg(ops->counters_read(sw, &csink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(cvalue("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 5);
+	ck_assert_uint_eq(log_count().refused, 1);
 	/* a switch whose "show interfaces" is refused: the read fails */
 	set_counters("{\"refuse\": [\"show interfaces\"]}");
 	ck_assert_int_eq(ops->counters_read(sw, &csink, err, sizeof(err)), -EIO);
