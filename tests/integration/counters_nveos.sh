@@ -13,7 +13,8 @@
 #  2. The test moves them: each delta is what it added, rates are the delta
 #     over the interval.
 #  3. A PFC pause storm: rx pause frames at more than pfc_pause_per_s on
-#     the NVUE port, and the EOS watchdog's stuck count moving, each raise
+#     one NVUE port, NVUE's watchdog holding another port's queue in a
+#     deadlock, and the EOS watchdog's stuck count moving, each raise
 #     pfc_storm once; `loomctl health` lists both and exits non-zero;
 #     /metrics exports the switch series (promtool agrees, when installed).
 #  4. A value that is no number (the NVUE port) is a stale port with the
@@ -128,9 +129,11 @@ sleep 1
 # 300 -> 300300 rx pauses on priority 3 within a read or two: far above
 # pfc_pause_per_s (10000 a second by default)
 nv_set '{"port": "swp1", "qos": {"pfc-stats": {"3": {"rx-pause-frames": 300300}}}}'
+# swp2: NVUE's watchdog holds queue 3 in a deadlock (deadlock-count 0 -> 1)
+nv_set '{"port": "swp2", "pfcwd": {"3": {"status": "DEADLOCK", "deadlock-count": 1}}}'
 eo_set '{"port": "Ethernet1", "watchdog": {"3": {"stuckCount": 3}}}'
 read_now "$work/r3.json"
-check "$work/r3.json" 'dl("leaf-nv","swp1","pfc_rx_pause.p3")["delta"] == 300000 and rt("leaf-nv","swp1","pfc_rx_pause.p3") > 10000 and dl("leaf-eo","Ethernet1","pfcwd_storm_detected.q3") == {"state": "ok", "delta": 2}' \
+check "$work/r3.json" 'dl("leaf-nv","swp1","pfc_rx_pause.p3")["delta"] == 300000 and rt("leaf-nv","swp1","pfc_rx_pause.p3") > 10000 and dl("leaf-eo","Ethernet1","pfcwd_storm_detected.q3") == {"state": "ok", "delta": 2} and dl("leaf-nv","swp2","pfcwd_storm_detected.q3") == {"state": "ok", "delta": 1} and p("leaf-nv","swp2")["gauges"]["pfcwd_stormed.q3"] == 1' \
 	"the storm's counters did not move as set"
 loom_ctl --json events --limit 200 >"$work/ev.json" || loom_fail "events"
 python3 -c '
@@ -139,25 +142,28 @@ ev = json.load(open(sys.argv[1]))
 ev = ev["events"] if isinstance(ev, dict) else ev
 def n(kind, subject): return sum(1 for e in ev if e["kind"] == kind and e["subject"] == subject)
 assert n("pfc_storm", "switch leaf-nv port swp1") == 1, "nv"
+assert n("pfc_storm", "switch leaf-nv port swp2") == 1, "nv watchdog"
 assert n("pfc_storm", "switch leaf-eo port Ethernet1") == 1, "eo"
-assert n("pfc_storm", "switch leaf-nv port swp2") == 0
+assert n("pfc_storm", "switch leaf-nv port swp3") == 0
 assert n("pfc_storm", "switch leaf-eo port Ethernet2") == 0' "$work/ev.json" ||
 	loom_fail "pfc_storm is not raised once on each storming port: $(cat "$work/ev.json")"
 if loom_ctl health >"$work/health.txt"; then loom_fail "health exits 0 with pfc_storm raised"; fi
 grep -q '^pfc_storm  *leaf-nv:swp1 ' "$work/health.txt" &&
+	grep -q '^pfc_storm  *leaf-nv:swp2 ' "$work/health.txt" &&
 	grep -q '^pfc_storm  *leaf-eo:Ethernet1 ' "$work/health.txt" ||
 	loom_fail "health does not list both storms: $(cat "$work/health.txt")"
 curl -s --max-time 20 "http://127.0.0.1:$http_port/metrics" >"$work/metrics.txt" || loom_fail "no /metrics"
 grep -q '^loom_switch_port_pfc_rx_pause_frames_total{switch="leaf-nv",port="swp1",priority="3"} 300300$' "$work/metrics.txt" &&
 	grep -q '^loom_switch_queue_pfcwd_storms_detected_total{switch="leaf-eo",port="Ethernet1",queue="3"} 3$' "$work/metrics.txt" &&
 	grep -q '^loom_switch_queue_ecn_marked_packets_total{switch="leaf-nv",port="swp1",queue="3"} 177$' "$work/metrics.txt" &&
-	grep -q '^loom_switch_port_alarm{kind="pfc_storm",switch="leaf-eo",port="Ethernet1"} 1$' "$work/metrics.txt" ||
+	grep -q '^loom_switch_port_alarm{kind="pfc_storm",switch="leaf-eo",port="Ethernet1"} 1$' "$work/metrics.txt" &&
+	grep -q '^loom_switch_queue_pfcwd_stormed{switch="leaf-nv",port="swp2",queue="3"} 1$' "$work/metrics.txt" ||
 	loom_fail "/metrics lacks the switch series: $(grep loom_switch "$work/metrics.txt" | head -40)"
 if command -v promtool >/dev/null 2>&1; then
 	promtool check metrics <"$work/metrics.txt" >"$work/promtool.txt" 2>&1 ||
 		loom_fail "promtool check metrics: $(cat "$work/promtool.txt")"
 fi
-loom_ok "a pause storm (NVUE) and watchdog detections (EOS) raised pfc_storm once each; health and /metrics show them"
+loom_ok "a pause storm (NVUE), a watchdog deadlock (NVUE) and watchdog detections (EOS) raised pfc_storm once each; health and /metrics show them"
 
 # ---- 4. a value that is no number ------------------------------------------------------
 nv_set '{"port": "swp2", "qos": {"egress-queue-stats": {"5": {"tx-frames": "12x"}}}}'
