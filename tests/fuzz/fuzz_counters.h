@@ -1,8 +1,9 @@
 /* tests/fuzz/fuzz_counters.h: the checks every fuzzer of a counters_read
  * decoder makes of what it reports (loom_plugin.h's struct lp_counter):
  * each counter one of loom's names in its scope, its index 0..7 (0 for a
- * port counter), 64 bits (a gauge: 1 bit, value 0 or 1), reported once,
- * never after its port's error; a port_error once per port, with a reason
+ * port counter), 64 bits (a gauge: 1 bit, value 0 or 1), reported once
+ * (within its port's run: plugins report port by port), never after its
+ * port's error; a port_error once per port, with a reason
  * that names `must_name` (the GET or command), never after its counters.
  * Header only: included by the fuzzers that need it. */
 #ifndef LOOM_FUZZ_COUNTERS_H
@@ -15,16 +16,27 @@
 #include "loom/loom_plugin.h"
 
 #define FC_PORTS 64
-#define FC_SEEN 512
+#define FC_SEEN 160               /* one port's counters (LP_PORT_COUNTERS) and some */
 
 struct fc_seen {
 	const char *must_name;
 	char port[FC_PORTS][LP_NAME_LEN];
 	int bad[FC_PORTS], had[FC_PORTS];
 	size_t n;
-	char key[FC_SEEN][LP_NAME_LEN + 48];
-	size_t n_key;
+	char key[FC_SEEN][48];      /* the current port's "name scope index" */
+	size_t n_key, key_port;
 };
+
+/* Ready for a decoder's run. */
+static void fc_reset(struct fc_seen *s, const char *must_name)
+{
+	s->must_name = must_name;
+	s->n = 0;
+	s->n_key = 0;
+	s->key_port = FC_PORTS;
+	memset(s->bad, 0, sizeof(s->bad));
+	memset(s->had, 0, sizeof(s->had));
+}
 
 static size_t fc_port(struct fc_seen *s, const char *port)
 {
@@ -60,7 +72,7 @@ static int fc_counter(void *ctx, const struct lp_counter *c)
 	};
 	struct fc_seen *s = ctx;
 	size_t k, p = fc_port(s, c->port);
-	char key[LP_NAME_LEN + 48];
+	char key[48];
 
 	for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
 		if (!strcmp(c->name, known[k].name))
@@ -76,10 +88,14 @@ static int fc_counter(void *ctx, const struct lp_counter *c)
 		fuzz_bug("counter %s: gauge %u", c->name, c->gauge);
 	if (s->bad[p])
 		fuzz_bug("port %s reported after its error", c->port);
-	snprintf(key, sizeof(key), "%s %s %d %u", c->port, c->name, (int)c->scope, c->index);
+	if (p != s->key_port) {
+		s->key_port = p;
+		s->n_key = 0;
+	}
+	snprintf(key, sizeof(key), "%s %d %u", c->name, (int)c->scope, c->index);
 	for (size_t i = 0; i < s->n_key; i++)
 		if (!strcmp(s->key[i], key))
-			fuzz_bug("counter %s reported twice", key);
+			fuzz_bug("counter %s of %s reported twice", key, c->port);
 	if (s->n_key < FC_SEEN)
 		memcpy(s->key[s->n_key++], key, sizeof(key));
 	s->had[p] = 1;

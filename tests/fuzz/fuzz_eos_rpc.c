@@ -196,8 +196,7 @@ static void counters(json_t *r)
 	char err[256] = "";
 	int rc;
 
-	memset(&seen, 0, sizeof(seen));
-	seen.must_name = "show ";
+	fc_reset(&seen, "show ");
 	rc = eos_counters_decode(json_array_get(r, 0), json_array_get(r, 1), json_array_get(r, 2),
 				 json_array_get(r, 3), &sink, err, sizeof(err));
 	fuzz_check_rc(rc, err, "eos_counters_decode");

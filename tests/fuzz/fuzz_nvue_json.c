@@ -187,8 +187,7 @@ static void counters(json_t *body)
 	char err[256] = "", reason[320] = "";
 	int rc;
 
-	memset(&seen, 0, sizeof(seen));
-	seen.must_name = "GET ";
+	fc_reset(&seen, "GET ");
 	rc = nv_counters_read(&src, &sink, err, sizeof(err));
 	fuzz_check_rc(rc, err, "nv_counters_read");
 	if (src.qos_at != 0 && src.qos_at != 1)
@@ -205,8 +204,7 @@ static void counters(json_t *body)
 	fuzz_check_rc(rc, reason, "nv_pfcwd_counters_parse");
 	if (pc.n > LP_PORT_COUNTERS)
 		fuzz_bug("%zu counters", pc.n);
-	memset(&seen, 0, sizeof(seen));
-	seen.must_name = "GET ";
+	fc_reset(&seen, "GET ");
 	for (size_t i = 0; i < pc.n; i++)
 		fc_counter(&seen, &pc.c[i]);
 }
