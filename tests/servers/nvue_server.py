@@ -42,7 +42,11 @@ Test-only endpoints (no auth, not logged):
                         {"<tc>": {...}}}: merged into the port's counters (null
                         removes a member: a release without it), shown by GET;
                         {"release": "5.4" | "5.5" | "5.9"}: where they are shown
-                        (qos/counters up to 5.4, no pfc-watchdog status before 5.6)
+                        (qos/counters up to 5.4, no pfc-watchdog status before 5.6);
+                        {"collection": true}: GET interface shows each port's QoS
+                        counters and watchdog status too (by default only the
+                        port's own GETs do, and GET interface its link stats:
+                        whether NVUE's collection GET has them is not documented)
   POST /test/fail       {"mode": "none" | "apply_500" | "apply_fail" | "die" |
                         "stuck"}: what the next revision apply does (stuck:
                         it stays "applying" for ever)
@@ -491,6 +495,7 @@ class State:
         self.fail = "none"
         self.counters = {}        # port -> {"stats", "qos", "pfcwd"}: with_counters
         self.release = "5.9"
+        self.collection_counters = False   # GET interface shows them too
 
 
 STATE = None
@@ -584,6 +589,16 @@ class Handler(BaseHTTPRequestHandler):
             if not isinstance(node, dict) or c not in node:
                 return self.problem(404, "Not Found", "/%s does not exist" % "/".join(comps))
             node = node[c]
+        if comps == ["interface"] and rev in (None, "", "operational") and \
+                not STATE.collection_counters:
+            for ifc in node.values():         # counters only in each port's own GETs
+                if isinstance(ifc, dict):
+                    ifc.pop("counters", None)
+                    q = ifc.get("qos")
+                    if isinstance(q, dict):
+                        q.pop("counters", None)
+                        if isinstance(q.get("pfc-watchdog"), dict):
+                            q["pfc-watchdog"].pop("status", None)
         return self.reply(200, node)
 
     def patch(self, comps, rev, body):
@@ -699,6 +714,8 @@ class Handler(BaseHTTPRequestHandler):
                 node[parts[-1]] = body["value"]
             return self.reply(200, {})
         if what == "counters" and self.command == "POST" and ok and isinstance(body, dict):
+            if "collection" in body:
+                STATE.collection_counters = bool(body["collection"])
             if "release" in body:
                 if body["release"] not in RELEASES:
                     return self.reply(400, {"detail": "release one of %s" % (RELEASES,)})

@@ -133,6 +133,8 @@ static int table_get(void *ctx, const char *path, json_t **out, char *e, size_t 
 	return 0;
 }
 
+static unsigned gets;              /* GETs of the last read_table */
+
 static int read_table(const char *json)
 {
 	json_error_t je;
@@ -144,6 +146,7 @@ static int read_table(const char *json)
 	reset();
 	rc = nv_counters_read(&src, &sink, err, sizeof(err));
 	json_decref(t.answers);
+	gets = t.gets;
 	return rc;
 }
 
@@ -222,6 +225,31 @@ START_TEST(nvue_counters_takes_qos_counters_of_a_5_4_release)
 	ck_assert_uint_eq(value("swp1", "pfc_tx_pause", LP_COUNTER_PRIORITY, 0), 101);
 	ck_assert_uint_eq(value("swp2", "queue_drops", LP_COUNTER_QUEUE, 3), 241);
 	ck_assert_ptr_null(find("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3));
+}
+END_TEST
+
+START_TEST(nvue_counters_held_by_get_interface_need_no_more_gets)
+{
+	ck_assert_int_eq(read_table("{\"interface\": {"
+				    "\"swp1\": {\"type\": \"swp\", \"counters\": {\"qos\": " QOS("1") "},"
+				    "  \"qos\": {\"pfc-watchdog\": " WD "}},"
+				    "\"swp2\": {\"type\": \"swp\", \"qos\": {\"counters\": " QOS("2") ","
+				    "  \"pfc-watchdog\": {\"status\": {}}}}}}"), 0);
+	ck_assert_uint_eq(gets, 1);
+	ck_assert_uint_eq(n_errs, 0);
+	ck_assert_uint_eq(value("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 130);
+	ck_assert_uint_eq(value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3), 1);
+	ck_assert_uint_eq(value("swp2", "queue_drops", LP_COUNTER_QUEUE, 3), 241);
+	/* garbage there is the port's error, naming where it was */
+	ck_assert_int_eq(read_table("{\"interface\": {\"swp1\": {\"type\": \"swp\", "
+				    "\"counters\": {\"qos\": {\"pfc-stats\": {\"x\": {}}}}}}}"), 0);
+	ck_assert_msg(n_errs == 1 && strstr(errs[0], "swp1: GET interface: swp1 counters qos: "
+					    "pfc-stats key \"x\" is not 0..7"), "%s", errs[0]);
+	/* a watchdog object without status there: its own GET is asked */
+	ck_assert_int_eq(read_table("{\"interface\": {\"swp1\": {\"type\": \"swp\", "
+				    "\"qos\": {\"pfc-watchdog\": {\"state\": \"enable\"}}}},"
+				    "\"interface/swp1/qos/pfc-watchdog\": " WD "}"), 0);
+	ck_assert_uint_eq(value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 4);
 }
 END_TEST
 
@@ -370,6 +398,38 @@ START_TEST(nvue_plugin_reads_the_watchdog_and_reports_a_bad_value_per_port)
 }
 END_TEST
 
+/* GETs the plugin made so far (the server's log). */
+static size_t n_gets(void)
+{
+	json_t *l = http("GET", "/test/log", NULL);
+	size_t n = json_array_size(l);
+
+	json_decref(l);
+	return n;
+}
+
+START_TEST(nvue_plugin_takes_counters_from_get_interface_when_it_holds_them)
+{
+	size_t before, per_port;
+
+	set_counters("{\"port\": \"swp3\", \"qos\": {\"pfc-stats\": {\"3\": "
+		     "{\"tx-pause-frames\": 61}}}}");
+	before = n_gets();
+	reset();
+	ck_assert_msg(ops->counters_read(sw, &sink, err, sizeof(err)) == 0, "%s", err);
+	per_port = n_gets() - before;
+	ck_assert_uint_eq(value("swp3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 61);
+	ck_assert_uint_eq(per_port, 1 + 2 * 4);          /* 4 swp ports */
+	set_counters("{\"collection\": true}");
+	before = n_gets();
+	reset();
+	ck_assert_msg(ops->counters_read(sw, &sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(n_gets() - before, 1 + 4);     /* the watchdog is off: asked */
+	ck_assert_uint_eq(value("swp3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 61);
+	ck_assert_uint_eq(n_errs, 0);
+}
+END_TEST
+
 START_TEST(nvue_server_refuses_a_patch_of_the_counters)
 {
 	json_t *rev = http("POST", "/nvue_v1/revision", NULL), *r;
@@ -400,6 +460,7 @@ int main(void)
 
 	tcase_add_test(tc, nvue_counters_under_looms_names_per_priority_and_queue);
 	tcase_add_test(tc, nvue_counters_takes_qos_counters_of_a_5_4_release);
+	tcase_add_test(tc, nvue_counters_held_by_get_interface_need_no_more_gets);
 	tcase_add_test(tc, nvue_counters_a_string_counter_is_a_port_error_naming_get_port_and_member);
 	tcase_add_test(tc, nvue_counters_negative_float_and_bad_keys_are_port_errors);
 	tcase_add_test(tc, nvue_counters_link_stats_garbage_and_watchdog_status_are_port_errors);
@@ -411,6 +472,7 @@ int main(void)
 		tcase_add_checked_fixture(live, setup, teardown);
 		tcase_add_test(live, nvue_plugin_reads_the_counters_the_switch_holds);
 		tcase_add_test(live, nvue_plugin_reads_the_watchdog_and_reports_a_bad_value_per_port);
+		tcase_add_test(live, nvue_plugin_takes_counters_from_get_interface_when_it_holds_them);
 		tcase_add_test(live, nvue_server_refuses_a_patch_of_the_counters);
 		suite_add_tcase(s, live);
 	}
