@@ -98,3 +98,37 @@ int lp_objects_by_dry_run(struct lp_switch *sw, const struct lp_qos *want, lp_ap
 	free(os.v);
 	return rc;
 }
+
+void lp_counter_put(struct lp_port_counters *pc, const char *port, const char *name,
+		    enum lp_counter_scope scope, unsigned index, unsigned bits, int gauge,
+		    uint64_t value)
+{
+	struct lp_counter *c;
+
+	for (size_t i = 0; i < pc->n; i++)
+		if (!strcmp(pc->c[i].name, name) && pc->c[i].scope == scope &&
+		    pc->c[i].index == index)
+			return;
+	if (pc->n == LP_PORT_COUNTERS)
+		return;
+	c = &pc->c[pc->n++];
+	c->port = port;
+	c->name = name;
+	c->scope = scope;
+	c->index = (uint8_t)index;
+	c->bits = (uint8_t)bits;
+	c->gauge = (uint8_t)(gauge != 0);
+	c->value = value;
+}
+
+int lp_counters_report(const struct lp_port_counters *pc, const char *port, const char *reason,
+		       const struct lp_counter_sink *out)
+{
+	int rc = 0;
+
+	if (reason && *reason)
+		return out->port_error ? out->port_error(out->ctx, port, reason) : 0;
+	for (size_t i = 0; i < pc->n && !rc; i++)
+		rc = out->counter(out->ctx, &pc->c[i]);
+	return rc;
+}

@@ -5,6 +5,7 @@
 #define LOOM_LP_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "loom/loom_plugin.h"
 
@@ -34,5 +35,23 @@ int lp_objects_by_dry_run(struct lp_switch *sw, const struct lp_qos *want, lp_ap
 
 /* src (NULL: "") into dst of len bytes, cut if longer. */
 void lp_copy_str(char *dst, size_t len, const char *src);
+
+/* One port's counters of a counters_read, gathered before any is reported
+ * (a port with a fault reports none of them: loom_plugin.h). */
+#define LP_PORT_COUNTERS 128
+struct lp_port_counters {
+	struct lp_counter c[LP_PORT_COUNTERS];
+	size_t n;
+};
+
+/* Add one (port and name are the caller's, kept by pointer until reported);
+ * a second one of the same name, scope and index is dropped (first kept). */
+void lp_counter_put(struct lp_port_counters *pc, const char *port, const char *name,
+		    enum lp_counter_scope scope, unsigned index, unsigned bits, int gauge,
+		    uint64_t value);
+/* Report a port: reason "" -> each counter through out->counter, else
+ * out->port_error(port, reason) (if set) and none. The sink's value. */
+int lp_counters_report(const struct lp_port_counters *pc, const char *port, const char *reason,
+		       const struct lp_counter_sink *out);
 
 #endif

@@ -84,6 +84,13 @@
  * 0; else the transport's error. vlan_set / vlan_clear: plain "configure"
  * (one line each). health: "show version".
  *
+ * counters_read: "show interfaces", "show priority-flow-control counters
+ * detail", "show priority-flow-control counters watchdog", "show qos
+ * interfaces ecn counters queue" (json), each in its own runCmds; decoded
+ * by eos_counters.c, which lists the fields. One of the last three that
+ * eAPI refuses (a platform without it) is left out, logged once, and not
+ * asked again on this handle.
+ *
  * vlan_get: "show interfaces <port> switchport". mode "access" ->
  * accessVlanId, except VLAN 1: EOS's default, what "no switchport access
  * vlan" (vlan_clear) leaves, and which the running-config does not even
@@ -511,6 +518,63 @@ static int eos_qos_objects(struct lp_switch *sw, const struct lp_qos *want,
 	return lp_objects_by_dry_run(sw, want, eos_qos_apply, eos_shared, 1, out, err, errlen);
 }
 
+/* ---- counters (ABI 2) ------------------------------------------------------- */
+
+/* The counters commands besides "show interfaces", each optional. */
+static const char *const counter_cmds[3] = {
+	"show priority-flow-control counters detail",
+	"show priority-flow-control counters watchdog",
+	"show qos interfaces ecn counters queue",
+};
+
+/* Command i of counter_cmds' answer, or *res NULL when EOS refused it (this
+ * platform or release lacks it: its counters are left out, and it is not
+ * asked again on this handle; logged once). Transport errors and answers
+ * that are no JSON-RPC fail. */
+static int optional(struct lp_switch *sw, int i, json_t **res, char *err, size_t errlen)
+{
+	char e[512];
+	json_t *r = NULL;
+	int rc;
+
+	*res = NULL;
+	if (sw->counters_refused & (1u << i))
+		return 0;
+	rc = run(sw, "json", &r, e, sizeof(e), counter_cmds[i], NULL);
+	if (rc == -EIO) {
+		sw->counters_refused |= (uint8_t)(1u << i);
+		sw_log(sw, LP_LOG_INFO, "counters: %s: those counters are not read from this "
+		       "switch", e);
+		return 0;
+	}
+	if (rc) {
+		snprintf(err, errlen, "%s", e);
+		return rc;
+	}
+	*res = r;
+	return 0;
+}
+
+/* eos_counters.c decodes; each command in its own runCmds, so that one a
+ * platform refuses leaves only its counters out. */
+static int eos_counters_read(struct lp_switch *sw, const struct lp_counter_sink *out, char *err,
+			     size_t errlen)
+{
+	json_t *r[4] = { NULL, NULL, NULL, NULL };
+	int rc;
+
+	if (!(rc = run(sw, "json", &r[0], err, errlen, "show interfaces", NULL)) &&
+	    !(rc = optional(sw, 0, &r[1], err, errlen)) &&
+	    !(rc = optional(sw, 1, &r[2], err, errlen)) &&
+	    !(rc = optional(sw, 2, &r[3], err, errlen)))
+		rc = eos_counters_decode(json_array_get(r[0], 0), json_array_get(r[1], 0),
+					 json_array_get(r[2], 0), json_array_get(r[3], 0), out,
+					 err, errlen);
+	for (int i = 0; i < 4; i++)
+		json_decref(r[i]);
+	return rc;
+}
+
 extern const struct loom_plugin_v1 loom_plugin_v1;
 const struct loom_plugin_v1 loom_plugin_v1 = {
 	.abi = LOOM_PLUGIN_ABI,
@@ -528,4 +592,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_clear = eos_vlan_clear,
 	.health = eos_health,
 	.vlan_get = eos_vlan_get,
+	.counters_read = eos_counters_read,
 };

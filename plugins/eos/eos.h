@@ -19,6 +19,8 @@ struct lp_switch {
 	unsigned session;          /* configure session counter */
 	char model[64];            /* show version's modelName at open */
 	uint8_t voq;               /* 1: "uc-tx-queue" platform (eos_platform_voq) */
+	uint8_t counters_refused;  /* bit i: counters command i (eos.c) refused by
+				    * this switch: not asked again on this handle */
 };
 
 /* ECN thresholds EOS takes, in any unit (AVD's schema, see eos_qos.c). */
@@ -87,6 +89,14 @@ int eos_config_parse(json_t *result, size_t i, const char *const *names, size_t 
  * in effect, 0 for none or EOS's default VLAN 1. */
 int eos_switchport_parse(json_t *result, const char *port, const char *cmd, uint16_t *vid,
 			 char *err, size_t errlen);
+
+/* eos_counters.c: the results (element 0 of each runCmds result) of "show
+ * interfaces", "show priority-flow-control counters detail", "show
+ * priority-flow-control counters watchdog" and "show qos interfaces ecn
+ * counters queue" (the last three NULL when EOS refused them: left out),
+ * as counters_read reports them through out. */
+int eos_counters_decode(json_t *ifs, json_t *pfc, json_t *wd, json_t *ecn,
+			const struct lp_counter_sink *out, char *err, size_t errlen);
 
 /* eos_qos.c */
 /* EOS's defaults where the running-config has no line. */

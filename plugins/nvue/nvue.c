@@ -64,6 +64,9 @@
  *                 interface/<port> (operational) finds the port, else
  *                 -ENOENT. Only br_default, the one domain vlan_set writes.
  *   health        GET system
+ *   counters      GET interface (link stats), GET interface/<port>/counters/qos
+ *                 (qos/counters up to 5.4), GET interface/<port>/qos/pfc-watchdog,
+ *                 the operational tree: nvue_counters.c
  * The QoS objects and their fields are listed in nvue_qos.c.
  *
  * Not confirmed (no Cumulus Linux switch here; the test server
@@ -535,6 +538,24 @@ static int nvue_vlan_get(struct lp_switch *sw, const char *port, uint16_t *vid, 
 	return rc;
 }
 
+/* ---- counters (ABI 2) ------------------------------------------------------- */
+
+static int source_get(void *ctx, const char *path, json_t **out, char *err, size_t errlen)
+{
+	return nv_request(ctx, "GET", path, NULL, NULL, out, err, errlen);
+}
+
+/* nvue_counters.c decodes; the GETs are the operational tree's. */
+static int nvue_counters_read(struct lp_switch *sw, const struct lp_counter_sink *out, char *err,
+			      size_t errlen)
+{
+	struct nv_source src = { sw, source_get, sw->qos_counters_at };
+	int rc = nv_counters_read(&src, out, err, errlen);
+
+	sw->qos_counters_at = src.qos_at;
+	return rc;
+}
+
 /* ---- the table ---------------------------------------------------------------- */
 
 /* qos plan's objects: loom writes NVUE's default-global profiles and the
@@ -569,4 +590,5 @@ const struct loom_plugin_v1 loom_plugin_v1 = {
 	.vlan_clear = nvue_vlan_clear,
 	.health = nvue_health,
 	.vlan_get = nvue_vlan_get,
+	.counters_read = nvue_counters_read,
 };

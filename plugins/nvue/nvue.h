@@ -27,6 +27,7 @@ struct lp_switch {
 	int insecure;             /* options insecure: no TLS verification */
 	int timeout_ms;           /* connect + transfer, per request */
 	CURL *curl;               /* reused: keeps the connection */
+	int qos_counters_at;      /* nv_source.qos_at, kept between reads */
 };
 
 /* ---- nvue_http.c ----------------------------------------------------------- */
@@ -68,6 +69,35 @@ int nv_neighbors_parse(const char *port, json_t *nbrs, const struct lp_neighbor_
 /* GET interface/<port>/bridge/domain/br_default?rev=applied (what: that
  * GET, for messages): *vid its access VLAN, 0 none. */
 int nv_access_parse(json_t *dom, const char *what, uint16_t *vid, char *err, size_t errlen);
+
+/* ---- nvue_counters.c: counters_read, decoded (no I/O) ---------------------- */
+
+struct lp_port_counters;
+
+/* How nv_counters_read GETs the operational tree: path relative to
+ * nvue_v1/; 0 and *out (NULL for an empty or non-JSON answer), or -errno
+ * with err as nv_request gives them (-ENOENT for a 404). */
+struct nv_source {
+	void *ctx;
+	int (*get)(void *ctx, const char *path, json_t **out, char *err, size_t errlen);
+	int qos_at;               /* in/out: which name of the QoS counters the
+				   * switch answered last (0 counters/qos, 1
+				   * qos/counters): tried first */
+};
+
+/* Every port's counters through out (loom_plugin.h's counters_read). */
+int nv_counters_read(struct nv_source *src, const struct lp_counter_sink *out, char *err,
+		     size_t errlen);
+/* The pieces, each adding to pc or -EPROTO with reason naming the GET, the
+ * port and the member: GET interface's member `port` (link stats), the
+ * answer of GET `get` = interface/<port>/counters/qos, and of
+ * interface/<port>/qos/pfc-watchdog. */
+int nv_link_counters_parse(const char *port, json_t *ifc, struct lp_port_counters *pc,
+			   char *reason, size_t len);
+int nv_qos_counters_parse(const char *port, const char *get, json_t *qc,
+			  struct lp_port_counters *pc, char *reason, size_t len);
+int nv_pfcwd_counters_parse(const char *port, const char *get, json_t *wd,
+			    struct lp_port_counters *pc, char *reason, size_t len);
 
 /* ---- nvue_qos.c ------------------------------------------------------------ */
 

@@ -13,7 +13,12 @@
  *       (eos_state_parse) for Ethernet1 and Ethernet2, then what qos_read
  *       and qos_apply make of the state: eos_state_to_qos, eos_plan_qos,
  *       eos_plan_cmds
- * eos_reply.c and eos_qos.c are compiled in (no curl: eos_rpc.c is not).
+ *   show interfaces [, show priority-flow-control counters detail, show
+ *       priority-flow-control counters watchdog, show qos interfaces ecn
+ *       counters queue]                              eos_counters_decode (the
+ *       plugin sends each in a runCmds of its own; here one answer of one
+ *       or of all four stands for them)
+ * eos_reply.c, eos_qos.c and eos_counters.c are compiled in (no curl: eos_rpc.c is not).
  *
  * Invariants: every decoder returns 0 or a negative errno with a message
  * (-EPROTO or -EIO for the envelope, and *failed within the commands);
@@ -21,7 +26,8 @@
  * sinks get are NUL-terminated within their arrays, ports are Ethernet*,
  * in natural order; a VLAN is 0 or 2..4094; a parsed state has one entry
  * per name asked with values in EOS's ranges, its lp_qos classes, queues
- * and groups 0..7, and a plan's commands are non-empty lines.
+ * and groups 0..7, and a plan's commands are non-empty lines; counters as
+ * fuzz_counters.h checks them (a port's error naming the command).
  *
  * By hand (BUILD is a configured build directory):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_LIBFUZZER -D_GNU_SOURCE \
@@ -36,6 +42,7 @@
 
 #include "tests/fuzz/fuzz.h"
 #include "tests/fuzz/fuzz_lp.h"
+#include "tests/fuzz/fuzz_counters.h"
 #include "eos.h"
 
 const char fuzz_name[] = "fuzz_eos_rpc";
@@ -182,17 +189,38 @@ static void config(json_t *r)
 	eos_state_free(&st);
 }
 
+static void counters(json_t *r)
+{
+	static struct fc_seen seen;
+	struct lp_counter_sink sink = { &seen, fc_counter, fc_port_error };
+	char err[256] = "";
+	int rc;
+
+	fc_reset(&seen, "show ");
+	rc = eos_counters_decode(json_array_get(r, 0), json_array_get(r, 1), json_array_get(r, 2),
+				 json_array_get(r, 3), &sink, err, sizeof(err));
+	fuzz_check_rc(rc, err, "eos_counters_decode");
+	for (size_t i = 1; i < seen.n; i++)
+		if (strverscmp(seen.port[i - 1], seen.port[i]) > 0)
+			fuzz_bug("port %s after %s", seen.port[i], seen.port[i - 1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char *const inv[] = { "show version", "show hostname",
 					   "show interfaces status" };
 	static const char *const one[] = { "show lldp neighbors detail" };
 	static const char *const cfg[] = { "enable", "show running-config" };
+	static const char *const ctr[] = { "show interfaces",
+					   "show priority-flow-control counters detail",
+					   "show priority-flow-control counters watchdog",
+					   "show qos interfaces ecn counters queue" };
 	static const struct {
 		const char *const *cmds;
 		size_t n;
 		void (*decode)(json_t *r);
-	} lists[] = { { inv, 3, inventory }, { one, 1, one_result }, { cfg, 2, config } };
+	} lists[] = { { inv, 3, inventory }, { one, 1, one_result }, { cfg, 2, config },
+		      { ctr, 1, counters }, { ctr, 4, counters } };
 	static const char url[] = "https://leaf1/command-api";
 
 	for (size_t l = 0; l < sizeof(lists) / sizeof(lists[0]); l++) {

@@ -11,15 +11,23 @@
  *   the applied tree {"qos": GET qos?rev=applied, "interface": GET
  *   interface?rev=applied}, as nvue.c's read_applied puts them together:
  *                                    nv_qos_parse for swp1 and swp2
+ *   counters_read's GETs (nvue_counters.c): nv_counters_read with the
+ *   body as the switch: GET interface is its member "interface" (else the
+ *   body), GET interface/<port>/X its member "interface/<port>/X", else its
+ *   member "X" ("counters/qos", "qos/counters", "qos/pfc-watchdog"), else a
+ *   404; and each piece on the body itself (nv_link_counters_parse of its
+ *   member "swp1", nv_qos_counters_parse, nv_pfcwd_counters_parse)
  * What qos_apply does with a read-back is checked too: nv_qos_leaves of it
  * (when NVUE would take it), written into the applied tree as a merge PATCH
  * (nv_patch_set, then RFC 7386 as the switch merges), must read back
  * (nv_leaf_value) as each leaf's value, parse again, and give the same
  * leaves: apply, read back, apply again changes nothing.
- * nvue_reply.c and nvue_qos.c are compiled in (no curl: nvue_http.c is not).
+ * nvue_reply.c, nvue_qos.c and nvue_counters.c are compiled in (no curl: nvue_http.c is not).
  *
  * Invariants: 0 or a negative errno with a message; strings the sinks get
- * NUL-terminated within their arrays; a VLAN 0..4094; a read-back's
+ * NUL-terminated within their arrays; counters as fuzz_counters.h checks
+ * them (loom's names, indices, widths, once each, a port's error naming the
+ * GET and never beside its counters); a VLAN 0..4094; a read-back's
  * classes, queues, groups 0..7, weights and mark probability 0..100; the
  * round trip above.
  *
@@ -36,7 +44,9 @@
 
 #include "tests/fuzz/fuzz.h"
 #include "tests/fuzz/fuzz_lp.h"
+#include "tests/fuzz/fuzz_counters.h"
 #include "nvue.h"
+#include "../lp_util.h"
 
 const char fuzz_name[] = "fuzz_nvue_json";
 
@@ -146,6 +156,59 @@ static void round_trip(json_t *root, const struct lp_qos *q)
 	json_decref(applied);
 }
 
+/* The body as a switch's operational tree, for nv_counters_read. */
+static int body_get(void *ctx, const char *path, json_t **out, char *err, size_t errlen)
+{
+	json_t *body = ctx, *a = NULL;
+	const char *rest;
+
+	*out = NULL;
+	if (!strcmp(path, "interface")) {
+		a = json_object_get(body, "interface");
+		a = a ? a : body;
+	} else if (!(a = json_object_get(body, path)) && !strncmp(path, "interface/", 10) &&
+		   (rest = strchr(path + 10, '/'))) {
+		a = json_object_get(body, rest + 1);
+	}
+	if (!a) {
+		snprintf(err, errlen, "GET %s: 404", path);
+		return -ENOENT;
+	}
+	*out = json_incref(a);
+	return 0;
+}
+
+static void counters(json_t *body)
+{
+	static struct fc_seen seen;
+	static struct lp_port_counters pc;
+	struct lp_counter_sink sink = { &seen, fc_counter, fc_port_error };
+	struct nv_source src = { body, body_get, 0 };
+	char err[256] = "", reason[320] = "";
+	int rc;
+
+	fc_reset(&seen, "GET ");
+	rc = nv_counters_read(&src, &sink, err, sizeof(err));
+	fuzz_check_rc(rc, err, "nv_counters_read");
+	if (src.qos_at != 0 && src.qos_at != 1)
+		fuzz_bug("qos_at %d", src.qos_at);
+	pc.n = 0;
+	rc = nv_link_counters_parse("swp1", json_object_get(body, "swp1"), &pc, reason,
+				    sizeof(reason));
+	fuzz_check_rc(rc, reason, "nv_link_counters_parse");
+	rc = nv_qos_counters_parse("swp1", "interface/swp1/counters/qos", body, &pc, reason,
+				   sizeof(reason));
+	fuzz_check_rc(rc, reason, "nv_qos_counters_parse");
+	rc = nv_pfcwd_counters_parse("swp1", "interface/swp1/qos/pfc-watchdog", body, &pc, reason,
+				     sizeof(reason));
+	fuzz_check_rc(rc, reason, "nv_pfcwd_counters_parse");
+	if (pc.n > LP_PORT_COUNTERS)
+		fuzz_bug("%zu counters", pc.n);
+	fc_reset(&seen, "GET ");
+	for (size_t i = 0; i < pc.n; i++)
+		fc_counter(&seen, &pc.c[i]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct lp_port_sink ports = { NULL, on_port };
@@ -182,6 +245,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_qos(&q);
 		round_trip(body, &q);
 	}
+	counters(body);
 	json_decref(body);
 	return 0;
 }

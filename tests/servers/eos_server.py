@@ -12,7 +12,8 @@ DCS-7050CX3-32S-F, a Trident 3 leaf): it decides the queue keyword (below).
 
 It answers POST /command-api with JSON-RPC 2.0 "runCmds" (params version 1,
 cmds, format "json" or "text") for exactly the commands the plugin uses, with
-the output EOS documents for them, and keeps a small model of the running
+the output EOS documents for them (the counters commands with the test's
+values, show_counters), and keeps a small model of the running
 config (hostname, QoS maps, per-interface QoS trust, PFC, tx-queue
 scheduling and ECN, access VLANs, switchport mode access / trunk, "no
 switchport"). Each command is matched whole against the syntax EOS gives it
@@ -52,6 +53,12 @@ It refuses what eAPI refuses:
 Test-only endpoints (no auth):
   POST /_test/config   {"cmds": [...]}  config lines run in "configure" mode,
                        behind loom's back (refused ones: HTTP 400 {"error"})
+  POST /_test/counters {"port": "Ethernet1", "interfaceCounters": {...}, "pfc":
+                       {"<p>": {"rxFrames", "txFrames"}}, "watchdog": {"<q>":
+                       {"stuckCount", "recoveryCount"}}, "ecn": {"<q>": n}}: merged
+                       into the port's counters (null removes); {"refuse": [cmd,
+                       ...]}: show commands this platform refuses from now on
+                       (answered as EOS answers a command it lacks)
   POST /_test/model    {"model": "DCS-7280CR3-32P4-F"} the platform from now
                        on (show version, queue keyword); the config stays
   POST /_test/fail     {"command": "commit"} the next runCmds command equal to
@@ -472,6 +479,49 @@ def config_line(cfg, mode, cmd):
     raise invalid(cmd)
 
 
+# ---- counters: what the switch counts, in eAPI's JSON ------------------------------
+# Values are the test's (POST /_test/counters), zero until it sets them. Sources
+# (docs/eos-counters-notes.md):
+#  [NAPALM] napalm's eos driver and its captured "show interfaces" (test/eos/mocked_data/
+#           test_get_interfaces_counters/normal/show_interfaces.json): interfaces.<name>
+#           .interfaceCounters {inOctets, outOctets, inUcastPkts, ..., inDiscards,
+#           outDiscards, totalInErrors, totalOutErrors, inputErrorsDetail,
+#           outputErrorsDetail, linkStatusChanges, counterRefreshTime}
+#  [HC]     public health checks that read EOS's JSON: "show interfaces <if>
+#           priority-flow-control counters detail" -> interfaces.<if>.priorities.<p>
+#           {rxFrames, txFrames}; "show priority-flow-control counters watchdog" ->
+#           interfaces.<if>.txQueues.<q> {stuckCount, recoveryCount}, a port listed
+#           only once its watchdog acted ({"interfaces": {}} until then)
+#  [NS]     AMD's node-scraper Arista collector: "show qos interfaces ecn counters
+#           queue" -> intfQueueCounters.<if>.queueCounters.<q>: marked packets
+CMD_PFC = "show priority-flow-control counters detail"
+CMD_WD = "show priority-flow-control counters watchdog"
+CMD_ECN = "show qos interfaces ecn counters queue"
+
+
+def zero_interface_counters():
+    c = {f: 0 for f in ("inOctets", "outOctets", "inUcastPkts", "outUcastPkts",
+                        "inMulticastPkts", "outMulticastPkts", "inBroadcastPkts",
+                        "outBroadcastPkts", "inDiscards", "outDiscards", "totalInErrors",
+                        "totalOutErrors", "linkStatusChanges")}
+    c["inputErrorsDetail"] = {f: 0 for f in ("runtFrames", "rxPause", "fcsErrors",
+                                             "alignmentErrors", "giantFrames", "symbolErrors")}
+    c["outputErrorsDetail"] = {f: 0 for f in ("deferredTransmissions", "txPause",
+                                              "collisions", "lateCollisions")}
+    c["counterRefreshTime"] = 1700000000.5
+    return c
+
+
+def merge_counters(target, src):
+    for k, v in src.items():
+        if isinstance(v, dict) and isinstance(target.get(k), dict):
+            merge_counters(target[k], v)
+        elif v is None:
+            target.pop(k, None)
+        else:
+            target[k] = copy.deepcopy(v)
+
+
 class Switch:
     def __init__(self, model="DCS-7050CX3-32S-F"):
         self.lock = threading.RLock()
@@ -482,6 +532,8 @@ class Switch:
         self.lose_answer_of = None
         self.stall = 0
         self.log = []
+        self.counters = {}        # port -> {"interfaceCounters", "pfc", "watchdog", "ecn"}
+        self.refused = set()      # show commands this platform lacks (refused as EOS does)
         self.version = {
             "modelName": model, "internalVersion": "4.30.1F-32308478.4301F",
             "systemMacAddress": "00:1c:73:aa:bb:01", "serialNumber": "JPE00000001",
@@ -536,8 +588,53 @@ class Switch:
         return {"output": "".join("%s:\n   Trust Mode: %s\n   Default COS: 0\n   Default DSCP: 0\n\n"
                                   % (n, eff[n]["trust"].upper()) for n in names)}
 
+    def port_counters(self, name):
+        return self.counters.setdefault(name, {
+            "interfaceCounters": zero_interface_counters(),
+            "pfc": {str(p): {"rxFrames": 0, "txFrames": 0} for p in range(8)},
+            "watchdog": {}, "ecn": {}})
+
+    def show_counters(self, cmd, fmt):
+        """The counters commands counters_read runs, or None for another command."""
+        if cmd not in ("show interfaces", CMD_PFC, CMD_WD, CMD_ECN):
+            return None
+        if cmd in self.refused:
+            raise invalid(cmd)
+        names = sorted(self.cfg.intf, key=lambda n: int(n[8:]))
+        if fmt == "text":
+            return {"output": "".join("%s\n" % n for n in names)}
+        if cmd == "show interfaces":
+            ifs = {}
+            for i, n in enumerate(names):
+                up = i < 6
+                ifs[n] = {"name": n, "interfaceStatus": "connected" if up else "notconnect",
+                          "lineProtocolStatus": "up" if up else "down", "hardware": "ethernet",
+                          "mtu": 9214, "bandwidth": 100000000000, "duplex": "duplexFull",
+                          "forwardingModel": "bridged", "description": "",
+                          "physicalAddress": "00:1c:73:aa:bb:%02x" % (i + 2),
+                          "interfaceStatistics": {"inBitsRate": 0.0, "outBitsRate": 0.0,
+                                                  "updateInterval": 300.0},
+                          "interfaceCounters": copy.deepcopy(
+                              self.port_counters(n)["interfaceCounters"])}
+            ifs["Management1"] = {"name": "Management1", "hardware": "ethernet",
+                                  "interfaceStatus": "connected", "forwardingModel": "routed",
+                                  "interfaceCounters": zero_interface_counters()}
+            return {"interfaces": ifs}
+        if cmd == CMD_PFC:
+            return {"interfaces": {n: {"priorities": copy.deepcopy(self.port_counters(n)["pfc"])}
+                                   for n in names}}
+        if cmd == CMD_WD:
+            return {"interfaces": {n: {"txQueues": copy.deepcopy(self.port_counters(n)["watchdog"])}
+                                   for n in names if self.port_counters(n)["watchdog"]}}
+        return {"intfQueueCounters": {
+            n: {"queueCounters": copy.deepcopy(self.port_counters(n)["ecn"])}
+            for n in names if self.port_counters(n)["ecn"]}}
+
     def show(self, cmd, fmt, privileged):
         cfg = self.cfg
+        r = self.show_counters(cmd, fmt)
+        if r is not None:
+            return r
         if cmd.startswith("show qos interfaces"):
             return self.show_qos_interfaces(cmd, fmt)
         if cmd == "show version":
@@ -726,6 +823,19 @@ class Handler(BaseHTTPRequestHandler):
                         mode = config_line(SW.cfg, mode, c)
                 except CmdError as e:
                     return self.reply(400, {"error": "%s: %s" % (c, "; ".join(e.errors))})
+            return self.reply(200, {})
+        if self.path == "/_test/counters":
+            req = json.loads(raw)
+            with SW.lock:
+                if "refuse" in req:
+                    SW.refused = set(req["refuse"])
+                if "port" in req:
+                    if req["port"] not in SW.cfg.intf:
+                        return self.reply(400, {"error": "no port %s" % req["port"]})
+                    c = SW.port_counters(req["port"])
+                    for k in ("interfaceCounters", "pfc", "watchdog", "ecn"):
+                        if isinstance(req.get(k), dict):
+                            merge_counters(c[k], req[k])
             return self.reply(200, {})
         if self.path == "/_test/model":
             req = json.loads(raw)

@@ -22,8 +22,10 @@ and refuses what the real API refuses: no or wrong basic auth (401), an
 unknown top-level object or path (404), a method the path does not take
 (405), PATCH without ?rev= or of a revision not pending (400), an unknown
 revision (404), applying a revision twice (409), a body that is not JSON
-(400), and a PATCH whose objects or values the NVUE schema does not take at
-their FULL path (400: SCHEMA, each rule with its source). At apply time, on
+(400), a PATCH whose objects or values the NVUE schema does not take at
+their FULL path (400: SCHEMA, each rule with its source), and a PATCH of
+operational state (the counters, 400). GET without ?rev= (operational) shows
+each swp port's counters (with_counters); the applied tree has none. At apply time, on
 the candidate with the switch's defaults filled in, the rules across fields
 (check_rules): the dwrr bw-percent of a profile's traffic classes sum to at
 most 100 (unset classes of default-global count with their default 12/13 %),
@@ -36,6 +38,15 @@ Test-only endpoints (no auth, not logged):
   GET  /test/state      {"applied": tree, "revisions": {id: state}}
   POST /test/applied    {"path": "qos/...", "value": v}: change the applied
                         tree behind the client's back (null removes)
+  POST /test/counters   {"port": "swp1", "stats": {...}, "qos": {...}, "pfcwd":
+                        {"<tc>": {...}}}: merged into the port's counters (null
+                        removes a member: a release without it), shown by GET;
+                        {"release": "5.4" | "5.5" | "5.9"}: where they are shown
+                        (qos/counters up to 5.4, no pfc-watchdog status before 5.6);
+                        {"collection": true}: GET interface shows each port's QoS
+                        counters and watchdog status too (by default only the
+                        port's own GETs do, and GET interface its link stats:
+                        whether NVUE's collection GET has them is not documented)
   POST /test/fail       {"mode": "none" | "apply_500" | "apply_fail" | "die" |
                         "stuck"}: what the next revision apply does (stuck:
                         it stays "applying" for ever)
@@ -141,6 +152,7 @@ class Each:
 
 
 ANY = "<not modelled>"      # a subtree the fake does not check (not QoS)
+OPER = "<operational>"     # operational state (counters): GET shows it, PATCH refuses it
 NAME = Name()
 ONOFF = Enum("enable", "disable")                    # [UG] pfc tx/rx, ecn, red, watchdog state
 BYTES = Int(1, 4294967295)  # [REF] gives 0..4294967295 for the byte counts it bounds
@@ -202,8 +214,12 @@ SCHEMA = {
                                         "switch-priority": Each(key_int(0, 7), {})}),
     },
     "interface": Each(key_name, {
+        # operational state, shown by GET and never set: link stats, the QoS counters
+        # (counters/qos from 5.5, qos/counters up to 5.4) and the watchdog's status
+        "counters": OPER, "link": {"stats": OPER, "*": ANY},
         # [REF] interface <id> qos pfc-watchdog state; qos <feature> profile <name>
-        "qos": {"pfc-watchdog": {"state": ONOFF}, "mapping": IF_PROFILE, "pfc": IF_PROFILE,
+        "qos": {"pfc-watchdog": {"state": ONOFF, "status": OPER}, "counters": OPER,
+                "mapping": IF_PROFILE, "pfc": IF_PROFILE,
                 "congestion-control": IF_PROFILE, "egress-scheduler": IF_PROFILE,
                 "egress-shaper": IF_PROFILE, "link-pause": IF_PROFILE, "remark": IF_PROFILE},
         # [REF] "Interface": bridge domain <id> access <vlan> (1..4094)
@@ -217,6 +233,8 @@ def schema_step(node, key, where):
     """The schema of member `key` of the object whose schema is `node`."""
     if node is ANY:
         return ANY, None
+    if node is OPER:
+        return None, "%s is operational state: it cannot be set" % where
     if isinstance(node, Each):
         err = node.key(key)
         return (None, "%s/%s: %s" % (where, key, err)) if err else (node.sub, None)
@@ -236,6 +254,8 @@ def check_tree(node, value, where):
         if err:
             return err
         path = "%s/%s" % (where, k)
+        if sub is OPER:
+            return "%s is operational state: it cannot be set" % path
         if sub is ANY or v is None:          # not modelled, or unset
             continue
         if isinstance(sub, (dict, Each)):
@@ -261,6 +281,8 @@ def check_patch(comps, body):
         if err:
             return err
         where += "/" + c
+    if node is OPER:
+        return "%s is operational state: it cannot be set" % where
     if node is ANY:
         return None
     if not isinstance(node, (dict, Each)):
@@ -383,6 +405,85 @@ def merge(target, patch):
             target[k] = v
 
 
+# ---- counters: the operational state the switch counts -------------------------------
+# What GET (operational) shows of a swp port's counters, in NVUE's names; the
+# values are the test's (POST /test/counters), zero until it sets them, as a
+# port that carried nothing. Sources (docs/nvue-counters-notes.md):
+#  [API]  "NVUE API" (Cumulus Linux 5.x user guide): GET interface gives each
+#         interface's link.stats {carrier-transitions, in-bytes, in-drops,
+#         in-errors, in-pkts, out-bytes, out-drops, out-errors, out-pkts}
+#  [CREF] NVUE command reference, "Show Commands / Interface": "nv show interface
+#         <id> counters qos" (5.5 and later; "nv show interface <id> qos counters"
+#         up to 5.4) with pfc-stats per switch priority {rx-pause-frames,
+#         rx-pause-duration, tx-pause-frames, tx-pause-duration},
+#         egress-queue-stats per traffic class {tx-frames, tx-bytes,
+#         tx-uc-buffer-discards, wred-discards}, port-stats; ecn-marked-frames per
+#         traffic class as `nv show ... counters qos -o json` gives it on an SN5600
+#         (public lab scripts that read it); "nv show interface <id> qos
+#         pfc-watchdog" (5.6 and later): status per traffic class {status OK |
+#         DEADLOCK, deadlock-count}
+RELEASES = ("5.4", "5.5", "5.9")
+
+
+def zero_stats():
+    return {f: 0 for f in ("carrier-transitions", "in-bytes", "in-drops", "in-errors", "in-pkts",
+                           "out-bytes", "out-drops", "out-errors", "out-pkts")}
+
+
+def zero_qos():
+    return {
+        "pfc-stats": {str(p): {"rx-pause-frames": 0, "rx-pause-duration": 0,
+                               "tx-pause-frames": 0, "tx-pause-duration": 0} for p in range(8)},
+        "egress-queue-stats": {str(t): {"tx-frames": 0, "tx-bytes": 0,
+                                        "tx-uc-buffer-discards": 0, "wred-discards": 0,
+                                        "ecn-marked-frames": 0} for t in range(8)},
+        "ingress-buffer-stats": {str(g): {"rx-frames": 0, "rx-buffer-discards": 0,
+                                          "rx-shared-buffer-discards": 0} for g in range(8)},
+        "port-stats": {"rx-stats": {"pause-frames": 0},
+                       "tx-stats": {"ecn-marked-packets": 0, "mc-buffer-discards": 0,
+                                    "pause-frames": 0}},
+    }
+
+
+def deep_merge(target, src):
+    for k, v in src.items():
+        if isinstance(v, dict) and isinstance(target.get(k), dict):
+            deep_merge(target[k], v)
+        elif v is None:
+            target.pop(k, None)
+        else:
+            target[k] = copy.deepcopy(v)
+
+
+def with_counters(tree):
+    """The operational tree `tree` (a copy) with each swp port's counters, as the
+    release STATE.release shows them."""
+    rel = STATE.release
+    for name, ifc in tree.get("interface", {}).items():
+        if not isinstance(ifc, dict) or ifc.get("type") != "swp":
+            continue
+        c = STATE.counters.setdefault(name, {"stats": zero_stats(), "qos": zero_qos(),
+                                             "pfcwd": {}})
+        link = ifc.setdefault("link", {})
+        if isinstance(link, dict):
+            link["stats"] = copy.deepcopy(c["stats"])
+        qos = ifc.setdefault("qos", {})
+        if rel >= "5.5":
+            ifc["counters"] = {"qos": copy.deepcopy(c["qos"])}
+        else:
+            qos["counters"] = copy.deepcopy(c["qos"])
+        wd = qos.get("pfc-watchdog")
+        on = isinstance(wd, dict) and wd.get("state") == "enable"
+        if rel >= "5.6" and not isinstance(wd, dict):
+            qos["pfc-watchdog"] = {"state": "disable"}     # shown off, not 404
+        if rel >= "5.6" and (on or c["pfcwd"]):
+            status = {str(t): {"status": "OK", "deadlock-count": 0} for t in range(8)} \
+                if on else {}
+            deep_merge(status, c["pfcwd"])
+            qos.setdefault("pfc-watchdog", {})["status"] = status
+    return tree
+
+
 class State:
     def __init__(self, user, password):
         self.lock = threading.Lock()
@@ -392,6 +493,9 @@ class State:
         self.n = 0
         self.log = []
         self.fail = "none"
+        self.counters = {}        # port -> {"stats", "qos", "pfcwd"}: with_counters
+        self.release = "5.9"
+        self.collection_counters = False   # GET interface shows them too
 
 
 STATE = None
@@ -470,7 +574,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def tree_for(self, rev):
         if rev in (None, "", "operational"):     # what the switch runs: with its defaults
-            return effective(STATE.applied)
+            return with_counters(effective(STATE.applied))
         if rev in ("applied", "startup"):
             return STATE.applied
         r = STATE.revisions.get(rev)
@@ -485,6 +589,16 @@ class Handler(BaseHTTPRequestHandler):
             if not isinstance(node, dict) or c not in node:
                 return self.problem(404, "Not Found", "/%s does not exist" % "/".join(comps))
             node = node[c]
+        if comps == ["interface"] and rev in (None, "", "operational") and \
+                not STATE.collection_counters:
+            for ifc in node.values():         # counters only in each port's own GETs
+                if isinstance(ifc, dict):
+                    ifc.pop("counters", None)
+                    q = ifc.get("qos")
+                    if isinstance(q, dict):
+                        q.pop("counters", None)
+                        if isinstance(q.get("pfc-watchdog"), dict):
+                            q["pfc-watchdog"].pop("status", None)
         return self.reply(200, node)
 
     def patch(self, comps, rev, body):
@@ -598,6 +712,23 @@ class Handler(BaseHTTPRequestHandler):
                 node.pop(parts[-1], None)
             else:
                 node[parts[-1]] = body["value"]
+            return self.reply(200, {})
+        if what == "counters" and self.command == "POST" and ok and isinstance(body, dict):
+            if "collection" in body:
+                STATE.collection_counters = bool(body["collection"])
+            if "release" in body:
+                if body["release"] not in RELEASES:
+                    return self.reply(400, {"detail": "release one of %s" % (RELEASES,)})
+                STATE.release = body["release"]
+            if "port" in body:
+                ifc = STATE.applied.get("interface", {}).get(body["port"])
+                if not isinstance(ifc, dict) or ifc.get("type") != "swp":
+                    return self.reply(400, {"detail": "no swp port %s" % body["port"]})
+                c = STATE.counters.setdefault(body["port"], {
+                    "stats": zero_stats(), "qos": zero_qos(), "pfcwd": {}})
+                for k in ("stats", "qos", "pfcwd"):
+                    if isinstance(body.get(k), dict):
+                        deep_merge(c[k], body[k])
             return self.reply(200, {})
         if what == "fail" and self.command == "POST" and ok and isinstance(body, dict):
             STATE.fail = body.get("mode", "none")

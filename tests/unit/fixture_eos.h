@@ -59,5 +59,8 @@ long rpc_error(json_t *a);
 
 /* test_eos_rules.c: its tests, added to test_eos's case. */
 void eos_add_rule_tests(TCase *tc);
+/* test_eos_counters.c: its plugin tests added to test_eos's case (live), its
+ * decoder tests in a case of their own. */
+void eos_add_counter_tests(Suite *s, TCase *live);
 
 #endif

@@ -3,6 +3,7 @@
 #include "fixture_plugin.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "lib/qos/qos_policy.h"

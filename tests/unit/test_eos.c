@@ -848,6 +848,7 @@ int main(void)
 	tcase_add_test(tc, eos_https_checks_the_certificate_unless_told_otherwise);
 	tcase_add_test(tc, eos_plugin_exports_only_loom_plugin_v1);
 	eos_add_rule_tests(tc);
+	eos_add_counter_tests(s, tc);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
