@@ -25,74 +25,7 @@
 #include "fixture_eos.h"
 #include "eos.h"
 #include "../../plugins/lp_util.h"
-
-#define MAX_GOT 2048
-
-struct got {
-	char port[LP_NAME_LEN], name[48];
-	enum lp_counter_scope scope;
-	unsigned index, bits;
-	uint64_t value;
-};
-
-static struct got got[MAX_GOT];
-static size_t n_got;
-static char errs[16][LP_NAME_LEN + 320];
-static size_t n_errs;
-
-static int on_counter(void *ctx, const struct lp_counter *c)
-{
-	struct got *g = &got[n_got];
-
-	(void)ctx;
-	ck_assert_uint_lt(n_got, MAX_GOT);
-	snprintf(g->port, sizeof(g->port), "%s", c->port);
-	snprintf(g->name, sizeof(g->name), "%s", c->name);
-	g->scope = c->scope;
-	g->index = c->index;
-	g->bits = c->bits;
-	g->value = c->value;
-	n_got++;
-	return 0;
-}
-
-static int on_port_error(void *ctx, const char *port, const char *reason)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_errs, 16);
-	snprintf(errs[n_errs++], sizeof(errs[0]), "%s: %s", port, reason);
-	return 0;
-}
-
-static const struct lp_counter_sink csink = { NULL, on_counter, on_port_error };
-
-static const struct got *cfind(const char *port, const char *name, enum lp_counter_scope scope,
-			       unsigned index)
-{
-	for (size_t i = 0; i < n_got; i++)
-		if (!strcmp(got[i].port, port) && !strcmp(got[i].name, name) &&
-		    got[i].scope == scope && got[i].index == index)
-			return &got[i];
-	return NULL;
-}
-
-static uint64_t cvalue(const char *port, const char *name, enum lp_counter_scope scope,
-		       unsigned index)
-{
-	const struct got *g = cfind(port, name, scope, index);
-
-	ck_assert_msg(g, "%s %s [%d %u] not reported", port, name, (int)scope, index);
-	return g->value;
-}
-
-static size_t n_of_port(const char *port)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < n_got; i++)
-		n += !strcmp(got[i].port, port);
-	return n;
-}
+#include "counter_sink.h"
 
 static json_t *parse(const char *s)
 {
@@ -113,7 +46,7 @@ static int decode(const char *ifs, const char *pfc, const char *wd, const char *
 
 	n_got = n_errs = 0;
 	err[0] = '\0';
-	rc = eos_counters_decode(a, b, c, d, &csink, err, sizeof(err));
+	rc = eos_counters_decode(a, b, c, d, &got_sink, err, sizeof(err));
 	json_decref(a);
 	json_decref(b);
 	json_decref(c);
@@ -143,27 +76,27 @@ START_TEST(eos_counters_under_looms_names_per_priority_and_queue)
 {
 	ck_assert_int_eq(decode(IFS, PFC, WD, ECN), 0);
 	ck_assert_uint_eq(n_errs, 0);
-	ck_assert_uint_eq(cvalue("Ethernet2", "in_octets", LP_COUNTER_PORT, 0), 2001);
-	ck_assert_uint_eq(cvalue("Ethernet2", "out_octets", LP_COUNTER_PORT, 0), 2002);
-	ck_assert_uint_eq(cvalue("Ethernet2", "in_errors", LP_COUNTER_PORT, 0), 2003);
-	ck_assert_uint_eq(cvalue("Ethernet2", "out_errors", LP_COUNTER_PORT, 0), 0);
-	ck_assert_uint_eq(cvalue("Ethernet2", "in_discards", LP_COUNTER_PORT, 0), 2005);
-	ck_assert_uint_eq(cvalue("Ethernet2", "out_discards", LP_COUNTER_PORT, 0), 2006);
-	ck_assert_uint_eq(cvalue("Ethernet10", "in_octets", LP_COUNTER_PORT, 0), 10001);
-	ck_assert_uint_eq(cvalue("Ethernet2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
-	ck_assert_uint_eq(cvalue("Ethernet2", "pfc_tx_pause", LP_COUNTER_PRIORITY, 4), 241);
-	ck_assert_uint_eq(cvalue("Ethernet10", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 1031);
-	ck_assert_uint_eq(cvalue("Ethernet2", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 5);
-	ck_assert_uint_eq(cvalue("Ethernet2", "pfcwd_storm_restored", LP_COUNTER_QUEUE, 3), 4);
-	ck_assert_uint_eq(cvalue("Ethernet10", "ecn_marked", LP_COUNTER_QUEUE, 3), 77);
-	ck_assert_uint_eq(cfind("Ethernet2", "in_octets", LP_COUNTER_PORT, 0)->bits, 64);
+	ck_assert_uint_eq(got_value("Ethernet2", "in_octets", LP_COUNTER_PORT, 0), 2001);
+	ck_assert_uint_eq(got_value("Ethernet2", "out_octets", LP_COUNTER_PORT, 0), 2002);
+	ck_assert_uint_eq(got_value("Ethernet2", "in_errors", LP_COUNTER_PORT, 0), 2003);
+	ck_assert_uint_eq(got_value("Ethernet2", "out_errors", LP_COUNTER_PORT, 0), 0);
+	ck_assert_uint_eq(got_value("Ethernet2", "in_discards", LP_COUNTER_PORT, 0), 2005);
+	ck_assert_uint_eq(got_value("Ethernet2", "out_discards", LP_COUNTER_PORT, 0), 2006);
+	ck_assert_uint_eq(got_value("Ethernet10", "in_octets", LP_COUNTER_PORT, 0), 10001);
+	ck_assert_uint_eq(got_value("Ethernet2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
+	ck_assert_uint_eq(got_value("Ethernet2", "pfc_tx_pause", LP_COUNTER_PRIORITY, 4), 241);
+	ck_assert_uint_eq(got_value("Ethernet10", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 1031);
+	ck_assert_uint_eq(got_value("Ethernet2", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 5);
+	ck_assert_uint_eq(got_value("Ethernet2", "pfcwd_storm_restored", LP_COUNTER_QUEUE, 3), 4);
+	ck_assert_uint_eq(got_value("Ethernet10", "ecn_marked", LP_COUNTER_QUEUE, 3), 77);
+	ck_assert_uint_eq(got_find("Ethernet2", "in_octets", LP_COUNTER_PORT, 0)->bits, 64);
 	/* not counted, not reported */
-	ck_assert_ptr_null(cfind("Ethernet10", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
-	ck_assert_ptr_null(cfind("Ethernet2", "ecn_marked", LP_COUNTER_QUEUE, 3));
-	ck_assert_ptr_null(cfind("Ethernet2", "queue_drops", LP_COUNTER_QUEUE, 3));
-	ck_assert_uint_eq(n_of_port("Management1") + n_of_port("Port-Channel1") +
-			  n_of_port("Ethernet2.100"), 0);
-	ck_assert_uint_eq(n_of_port("Ethernet2"), 6 + 4 + 2);
+	ck_assert_ptr_null(got_find("Ethernet10", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
+	ck_assert_ptr_null(got_find("Ethernet2", "ecn_marked", LP_COUNTER_QUEUE, 3));
+	ck_assert_ptr_null(got_find("Ethernet2", "queue_drops", LP_COUNTER_QUEUE, 3));
+	ck_assert_uint_eq(got_n_of_port("Management1") + got_n_of_port("Port-Channel1") +
+			  got_n_of_port("Ethernet2.100"), 0);
+	ck_assert_uint_eq(got_n_of_port("Ethernet2"), 6 + 4 + 2);
 	/* natural order: Ethernet2 before Ethernet10 */
 	ck_assert_str_eq(got[0].port, "Ethernet2");
 }
@@ -173,12 +106,12 @@ START_TEST(eos_counters_of_refused_commands_are_left_out)
 {
 	ck_assert_int_eq(decode(IFS, NULL, NULL, NULL), 0);
 	ck_assert_uint_eq(n_errs, 0);
-	ck_assert_uint_eq(n_of_port("Ethernet2"), 6);
-	ck_assert_uint_eq(n_of_port("Ethernet10"), 6);
+	ck_assert_uint_eq(got_n_of_port("Ethernet2"), 6);
+	ck_assert_uint_eq(got_n_of_port("Ethernet10"), 6);
 	/* no watchdog event yet: EOS lists no port */
 	ck_assert_int_eq(decode(IFS, PFC, "{\"interfaces\": {}}", NULL), 0);
-	ck_assert_ptr_null(cfind("Ethernet2", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
-	ck_assert_uint_eq(cvalue("Ethernet2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
+	ck_assert_ptr_null(got_find("Ethernet2", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
+	ck_assert_uint_eq(got_value("Ethernet2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
 }
 END_TEST
 
@@ -203,8 +136,8 @@ START_TEST(eos_counters_garbage_is_a_port_error_naming_command_port_and_field)
 		ck_assert_int_eq(decode(IFS, bad[i].pfc, NULL, NULL), 0);
 		ck_assert_uint_eq(n_errs, 1);
 		ck_assert_msg(strstr(errs[0], bad[i].want), "%s: %s", bad[i].pfc, errs[0]);
-		ck_assert_uint_eq(n_of_port("Ethernet2"), 0);
-		ck_assert_uint_eq(cvalue("Ethernet10", "in_octets", LP_COUNTER_PORT, 0), 10001);
+		ck_assert_uint_eq(got_n_of_port("Ethernet2"), 0);
+		ck_assert_uint_eq(got_value("Ethernet10", "in_octets", LP_COUNTER_PORT, 0), 10001);
 	}
 	ck_assert_int_eq(decode("{\"interfaces\": {\"Ethernet1\": {\"interfaceCounters\": "
 				"{\"inOctets\": 1.5e3}}}}", NULL, NULL,
@@ -246,17 +179,17 @@ START_TEST(eos_plugin_reads_the_counters_the_switch_holds)
 		     " \"watchdog\": {\"3\": {\"stuckCount\": 2, \"recoveryCount\": 1}},"
 		     " \"ecn\": {\"3\": 44}}");
 	n_got = n_errs = 0;
-	ck_assert_msg(ops->counters_read(sw, &csink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ops->counters_read(sw, &got_sink, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(n_errs, 0);
-	ck_assert_uint_eq(cvalue("Ethernet3", "in_octets", LP_COUNTER_PORT, 0), 123456789012ull);
-	ck_assert_uint_eq(cvalue("Ethernet3", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 900);
-	ck_assert_uint_eq(cvalue("Ethernet3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 9);
-	ck_assert_uint_eq(cvalue("Ethernet3", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 2);
-	ck_assert_uint_eq(cvalue("Ethernet3", "pfcwd_storm_restored", LP_COUNTER_QUEUE, 3), 1);
-	ck_assert_uint_eq(cvalue("Ethernet3", "ecn_marked", LP_COUNTER_QUEUE, 3), 44);
-	ck_assert_uint_eq(cvalue("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 0);
-	ck_assert_ptr_null(cfind("Ethernet1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
-	ck_assert_uint_eq(n_of_port("Management1"), 0);
+	ck_assert_uint_eq(got_value("Ethernet3", "in_octets", LP_COUNTER_PORT, 0), 123456789012ull);
+	ck_assert_uint_eq(got_value("Ethernet3", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 900);
+	ck_assert_uint_eq(got_value("Ethernet3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 9);
+	ck_assert_uint_eq(got_value("Ethernet3", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 2);
+	ck_assert_uint_eq(got_value("Ethernet3", "pfcwd_storm_restored", LP_COUNTER_QUEUE, 3), 1);
+	ck_assert_uint_eq(got_value("Ethernet3", "ecn_marked", LP_COUNTER_QUEUE, 3), 44);
+	ck_assert_uint_eq(got_value("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 0);
+	ck_assert_ptr_null(got_find("Ethernet1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
+	ck_assert_uint_eq(got_n_of_port("Management1"), 0);
 	ck_assert_uint_eq(log_count().refused, 0);
 }
 END_TEST
@@ -267,18 +200,18 @@ START_TEST(eos_plugin_on_a_platform_without_ecn_counters_reads_the_rest)
 	set_counters("{\"port\": \"Ethernet1\", \"ecn\": {\"3\": 44}, \"pfc\": {\"3\": "
 		     "{\"rxFrames\": 5}}}");
 	n_got = n_errs = 0;
-	ck_assert_msg(ops->counters_read(sw, &csink, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_ptr_null(cfind("Ethernet1", "ecn_marked", LP_COUNTER_QUEUE, 3));
-	ck_assert_uint_eq(cvalue("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 5);
+	ck_assert_msg(ops->counters_read(sw, &got_sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_ptr_null(got_find("Ethernet1", "ecn_marked", LP_COUNTER_QUEUE, 3));
+	ck_assert_uint_eq(got_value("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 5);
 	ck_assert_uint_eq(log_count().refused, 1);
 	/* refused once: not asked again on this handle */
 	n_got = n_errs = 0;
-	ck_assert_msg(ops->counters_read(sw, &csink, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(cvalue("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 5);
+	ck_assert_msg(ops->counters_read(sw, &got_sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(got_value("Ethernet1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 5);
 	ck_assert_uint_eq(log_count().refused, 1);
 	/* a switch whose "show interfaces" is refused: the read fails */
 	set_counters("{\"refuse\": [\"show interfaces\"]}");
-	ck_assert_int_eq(ops->counters_read(sw, &csink, err, sizeof(err)), -EIO);
+	ck_assert_int_eq(ops->counters_read(sw, &got_sink, err, sizeof(err)), -EIO);
 	ck_assert_msg(strstr(err, "'show interfaces'"), "%s", err);
 }
 END_TEST

@@ -27,84 +27,15 @@
 #include "check_run.h"
 #include "nvue.h"
 #include "../../plugins/lp_util.h"
+#include "counter_sink.h"
 
 /* ---- what a read reported ---------------------------------------------------- */
-
-#define MAX_GOT 2048
-
-struct got {
-	char port[LP_NAME_LEN], name[48];
-	enum lp_counter_scope scope;
-	unsigned index, bits, gauge;
-	uint64_t value;
-};
-
-static struct got got[MAX_GOT];
-static size_t n_got;
-static char errs[16][LP_NAME_LEN + 320];
-static size_t n_errs;
-
-static int on_counter(void *ctx, const struct lp_counter *c)
-{
-	struct got *g = &got[n_got];
-
-	(void)ctx;
-	ck_assert_uint_lt(n_got, MAX_GOT);
-	snprintf(g->port, sizeof(g->port), "%s", c->port);
-	snprintf(g->name, sizeof(g->name), "%s", c->name);
-	g->scope = c->scope;
-	g->index = c->index;
-	g->bits = c->bits;
-	g->gauge = c->gauge;
-	g->value = c->value;
-	n_got++;
-	return 0;
-}
-
-static int on_port_error(void *ctx, const char *port, const char *reason)
-{
-	(void)ctx;
-	ck_assert_uint_lt(n_errs, 16);
-	snprintf(errs[n_errs++], sizeof(errs[0]), "%s: %s", port, reason);
-	return 0;
-}
-
-static const struct lp_counter_sink sink = { NULL, on_counter, on_port_error };
 
 static void reset(void)
 {
 	n_got = 0;
 	n_errs = 0;
 	err[0] = '\0';
-}
-
-/* The counter, or NULL. */
-static const struct got *find(const char *port, const char *name, enum lp_counter_scope scope,
-			      unsigned index)
-{
-	for (size_t i = 0; i < n_got; i++)
-		if (!strcmp(got[i].port, port) && !strcmp(got[i].name, name) &&
-		    got[i].scope == scope && got[i].index == index)
-			return &got[i];
-	return NULL;
-}
-
-static uint64_t value(const char *port, const char *name, enum lp_counter_scope scope,
-		      unsigned index)
-{
-	const struct got *g = find(port, name, scope, index);
-
-	ck_assert_msg(g, "%s %s [%d %u] not reported", port, name, (int)scope, index);
-	return g->value;
-}
-
-static size_t n_of_port(const char *port)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < n_got; i++)
-		n += !strcmp(got[i].port, port);
-	return n;
 }
 
 /* ---- a switch as a table of GETs ----------------------------------------------- */
@@ -144,7 +75,7 @@ static int read_table(const char *json)
 
 	ck_assert_msg(t.answers, "bad test JSON: %s (line %d)", je.text, je.line);
 	reset();
-	rc = nv_counters_read(&src, &sink, err, sizeof(err));
+	rc = nv_counters_read(&src, &got_sink, err, sizeof(err));
 	json_decref(t.answers);
 	gets = t.gets;
 	return rc;
@@ -180,40 +111,40 @@ START_TEST(nvue_counters_under_looms_names_per_priority_and_queue)
 				    "\"interface/swp2/counters/qos\": " QOS("2") ","
 				    "\"interface/swp1/qos/pfc-watchdog\": " WD "}"), 0);
 	ck_assert_uint_eq(n_errs, 0);
-	ck_assert_uint_eq(value("swp1", "in_octets", LP_COUNTER_PORT, 0), 1001);
-	ck_assert_uint_eq(value("swp1", "out_octets", LP_COUNTER_PORT, 0), 2001);
-	ck_assert_uint_eq(value("swp1", "in_errors", LP_COUNTER_PORT, 0), 3);
-	ck_assert_uint_eq(value("swp1", "out_errors", LP_COUNTER_PORT, 0), 0);
-	ck_assert_uint_eq(value("swp1", "in_discards", LP_COUNTER_PORT, 0), 7);
-	ck_assert_uint_eq(value("swp1", "out_discards", LP_COUNTER_PORT, 0), 8);
-	ck_assert_uint_eq(value("swp2", "in_octets", LP_COUNTER_PORT, 0), 1002);
-	ck_assert_uint_eq(value("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 130);
-	ck_assert_uint_eq(value("swp1", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 131);
+	ck_assert_uint_eq(got_value("swp1", "in_octets", LP_COUNTER_PORT, 0), 1001);
+	ck_assert_uint_eq(got_value("swp1", "out_octets", LP_COUNTER_PORT, 0), 2001);
+	ck_assert_uint_eq(got_value("swp1", "in_errors", LP_COUNTER_PORT, 0), 3);
+	ck_assert_uint_eq(got_value("swp1", "out_errors", LP_COUNTER_PORT, 0), 0);
+	ck_assert_uint_eq(got_value("swp1", "in_discards", LP_COUNTER_PORT, 0), 7);
+	ck_assert_uint_eq(got_value("swp1", "out_discards", LP_COUNTER_PORT, 0), 8);
+	ck_assert_uint_eq(got_value("swp2", "in_octets", LP_COUNTER_PORT, 0), 1002);
+	ck_assert_uint_eq(got_value("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 130);
+	ck_assert_uint_eq(got_value("swp1", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 131);
 	/* durations: NVUE states no unit, so they are not taken as microseconds */
-	ck_assert_ptr_null(find("swp1", "pfc_rx_pause_duration_us", LP_COUNTER_PRIORITY, 3));
-	ck_assert_ptr_null(find("swp1", "pfc_tx_pause_duration_us", LP_COUNTER_PRIORITY, 3));
-	ck_assert_uint_eq(value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 0), 200);
-	ck_assert_uint_eq(value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
-	ck_assert_uint_eq(value("swp1", "queue_packets", LP_COUNTER_QUEUE, 3), 140);
-	ck_assert_uint_eq(value("swp1", "queue_drops", LP_COUNTER_QUEUE, 3), 141);
-	ck_assert_uint_eq(value("swp1", "ecn_marked", LP_COUNTER_QUEUE, 3), 142);
-	ck_assert_uint_eq(value("swp2", "queue_packets", LP_COUNTER_QUEUE, 6), 260);
-	ck_assert_uint_eq(value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 4);
-	ck_assert_uint_eq(value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 4), 0);
-	ck_assert_uint_eq(value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3), 1);
-	ck_assert_uint_eq(value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 4), 0);
-	ck_assert_uint_eq(find("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3)->gauge, 1);
-	ck_assert_uint_eq(find("swp1", "in_octets", LP_COUNTER_PORT, 0)->bits, 64);
-	ck_assert_uint_eq(find("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3)->gauge, 0);
+	ck_assert_ptr_null(got_find("swp1", "pfc_rx_pause_duration_us", LP_COUNTER_PRIORITY, 3));
+	ck_assert_ptr_null(got_find("swp1", "pfc_tx_pause_duration_us", LP_COUNTER_PRIORITY, 3));
+	ck_assert_uint_eq(got_value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 0), 200);
+	ck_assert_uint_eq(got_value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
+	ck_assert_uint_eq(got_value("swp1", "queue_packets", LP_COUNTER_QUEUE, 3), 140);
+	ck_assert_uint_eq(got_value("swp1", "queue_drops", LP_COUNTER_QUEUE, 3), 141);
+	ck_assert_uint_eq(got_value("swp1", "ecn_marked", LP_COUNTER_QUEUE, 3), 142);
+	ck_assert_uint_eq(got_value("swp2", "queue_packets", LP_COUNTER_QUEUE, 6), 260);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 4);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 4), 0);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3), 1);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 4), 0);
+	ck_assert_uint_eq(got_find("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3)->gauge, 1);
+	ck_assert_uint_eq(got_find("swp1", "in_octets", LP_COUNTER_PORT, 0)->bits, 64);
+	ck_assert_uint_eq(got_find("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3)->gauge, 0);
 	/* what the switch does not count is not reported as 0 */
-	ck_assert_ptr_null(find("swp2", "in_errors", LP_COUNTER_PORT, 0));
-	ck_assert_ptr_null(find("swp2", "ecn_marked", LP_COUNTER_QUEUE, 6));
-	ck_assert_ptr_null(find("swp2", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
-	ck_assert_ptr_null(find("swp1", "pfcwd_storm_restored", LP_COUNTER_QUEUE, 3));
-	ck_assert_ptr_null(find("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 1));
-	ck_assert_uint_eq(n_of_port("eth0"), 0);
+	ck_assert_ptr_null(got_find("swp2", "in_errors", LP_COUNTER_PORT, 0));
+	ck_assert_ptr_null(got_find("swp2", "ecn_marked", LP_COUNTER_QUEUE, 6));
+	ck_assert_ptr_null(got_find("swp2", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3));
+	ck_assert_ptr_null(got_find("swp1", "pfcwd_storm_restored", LP_COUNTER_QUEUE, 3));
+	ck_assert_ptr_null(got_find("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 1));
+	ck_assert_uint_eq(got_n_of_port("eth0"), 0);
 	/* 6 port + 2 x 2 priority + 3 + 2 queue + 2 x 2 watchdog */
-	ck_assert_uint_eq(n_of_port("swp1"), 6 + 4 + 5 + 4);
+	ck_assert_uint_eq(got_n_of_port("swp1"), 6 + 4 + 5 + 4);
 }
 END_TEST
 
@@ -222,9 +153,9 @@ START_TEST(nvue_counters_takes_qos_counters_of_a_5_4_release)
 	ck_assert_int_eq(read_table("{" IFS ", \"interface/swp1/qos/counters\": " QOS("1") ","
 				    "\"interface/swp2/qos/counters\": " QOS("2") "}"), 0);
 	ck_assert_uint_eq(n_errs, 0);
-	ck_assert_uint_eq(value("swp1", "pfc_tx_pause", LP_COUNTER_PRIORITY, 0), 101);
-	ck_assert_uint_eq(value("swp2", "queue_drops", LP_COUNTER_QUEUE, 3), 241);
-	ck_assert_ptr_null(find("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3));
+	ck_assert_uint_eq(got_value("swp1", "pfc_tx_pause", LP_COUNTER_PRIORITY, 0), 101);
+	ck_assert_uint_eq(got_value("swp2", "queue_drops", LP_COUNTER_QUEUE, 3), 241);
+	ck_assert_ptr_null(got_find("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3));
 }
 END_TEST
 
@@ -237,9 +168,9 @@ START_TEST(nvue_counters_held_by_get_interface_need_no_more_gets)
 				    "  \"pfc-watchdog\": {\"status\": {}}}}}}"), 0);
 	ck_assert_uint_eq(gets, 1);
 	ck_assert_uint_eq(n_errs, 0);
-	ck_assert_uint_eq(value("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 130);
-	ck_assert_uint_eq(value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3), 1);
-	ck_assert_uint_eq(value("swp2", "queue_drops", LP_COUNTER_QUEUE, 3), 241);
+	ck_assert_uint_eq(got_value("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 130);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3), 1);
+	ck_assert_uint_eq(got_value("swp2", "queue_drops", LP_COUNTER_QUEUE, 3), 241);
 	/* garbage there is the port's error, naming where it was */
 	ck_assert_int_eq(read_table("{\"interface\": {\"swp1\": {\"type\": \"swp\", "
 				    "\"counters\": {\"qos\": {\"pfc-stats\": {\"x\": {}}}}}}}"), 0);
@@ -249,7 +180,7 @@ START_TEST(nvue_counters_held_by_get_interface_need_no_more_gets)
 	ck_assert_int_eq(read_table("{\"interface\": {\"swp1\": {\"type\": \"swp\", "
 				    "\"qos\": {\"pfc-watchdog\": {\"state\": \"enable\"}}}},"
 				    "\"interface/swp1/qos/pfc-watchdog\": " WD "}"), 0);
-	ck_assert_uint_eq(value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 4);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 4);
 }
 END_TEST
 
@@ -261,8 +192,8 @@ START_TEST(nvue_counters_a_string_counter_is_a_port_error_naming_get_port_and_me
 	ck_assert_uint_eq(n_errs, 1);
 	ck_assert_msg(strstr(errs[0], "swp1: GET interface/swp1/counters/qos: pfc-stats 3 "
 			     "rx-pause-frames: \"12x\" is no counter"), "%s", errs[0]);
-	ck_assert_uint_eq(n_of_port("swp1"), 0);           /* none of its counters */
-	ck_assert_uint_eq(value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
+	ck_assert_uint_eq(got_n_of_port("swp1"), 0);           /* none of its counters */
+	ck_assert_uint_eq(got_value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 230);
 }
 END_TEST
 
@@ -290,8 +221,8 @@ START_TEST(nvue_counters_negative_float_and_bad_keys_are_port_errors)
 		ck_assert_int_eq(read_table(t), 0);
 		ck_assert_uint_eq(n_errs, 1);
 		ck_assert_msg(strstr(errs[0], bad[i].want), "%s: %s", bad[i].answer, errs[0]);
-		ck_assert_uint_eq(n_of_port("swp1"), 0);
-		ck_assert_uint_eq(value("swp2", "in_octets", LP_COUNTER_PORT, 0), 1002);
+		ck_assert_uint_eq(got_n_of_port("swp1"), 0);
+		ck_assert_uint_eq(got_value("swp2", "in_octets", LP_COUNTER_PORT, 0), 1002);
 	}
 }
 END_TEST
@@ -323,8 +254,8 @@ START_TEST(nvue_counters_an_http_error_on_one_port_is_its_port_error)
 				    "\"interface/swp2/counters/qos\": " QOS("2") "}"), 0);
 	ck_assert_uint_eq(n_errs, 1);
 	ck_assert_msg(strstr(errs[0], "swp1: GET interface/swp1/counters/qos: "), "%s", errs[0]);
-	ck_assert_uint_eq(n_of_port("swp1"), 0);
-	ck_assert_uint_eq(value("swp2", "queue_packets", LP_COUNTER_QUEUE, 3), 240);
+	ck_assert_uint_eq(got_n_of_port("swp1"), 0);
+	ck_assert_uint_eq(got_value("swp2", "queue_packets", LP_COUNTER_QUEUE, 3), 240);
 }
 END_TEST
 
@@ -367,13 +298,13 @@ START_TEST(nvue_plugin_reads_the_counters_the_switch_holds)
 			 5000 + r, 700 + r, 90 + r);
 		set_counters(b);
 		reset();
-		ck_assert_msg(ops->counters_read(sw, &sink, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_msg(ops->counters_read(sw, &got_sink, err, sizeof(err)) == 0, "%s", err);
 		ck_assert_uint_eq(n_errs, 0);
-		ck_assert_uint_eq(value("swp2", "in_octets", LP_COUNTER_PORT, 0), 5000 + r);
-		ck_assert_uint_eq(value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 700 + r);
-		ck_assert_uint_eq(value("swp2", "ecn_marked", LP_COUNTER_QUEUE, 3), 90 + r);
-		ck_assert_uint_eq(value("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 0);
-		ck_assert_uint_eq(n_of_port("eth0"), 0);
+		ck_assert_uint_eq(got_value("swp2", "in_octets", LP_COUNTER_PORT, 0), 5000 + r);
+		ck_assert_uint_eq(got_value("swp2", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 700 + r);
+		ck_assert_uint_eq(got_value("swp2", "ecn_marked", LP_COUNTER_QUEUE, 3), 90 + r);
+		ck_assert_uint_eq(got_value("swp1", "pfc_rx_pause", LP_COUNTER_PRIORITY, 3), 0);
+		ck_assert_uint_eq(got_n_of_port("eth0"), 0);
 		if (r == 0)
 			assert_no_refusal();
 	}
@@ -387,14 +318,14 @@ START_TEST(nvue_plugin_reads_the_watchdog_and_reports_a_bad_value_per_port)
 	set_counters("{\"port\": \"swp3\", \"qos\": {\"egress-queue-stats\": {\"0\": "
 		     "{\"tx-frames\": \"lots\"}}}}");
 	reset();
-	ck_assert_msg(ops->counters_read(sw, &sink, err, sizeof(err)) == 0, "%s", err);
-	ck_assert_uint_eq(value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 2);
-	ck_assert_uint_eq(value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3), 1);
+	ck_assert_msg(ops->counters_read(sw, &got_sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_storm_detected", LP_COUNTER_QUEUE, 3), 2);
+	ck_assert_uint_eq(got_value("swp1", "pfcwd_stormed", LP_COUNTER_QUEUE, 3), 1);
 	ck_assert_uint_eq(n_errs, 1);
 	ck_assert_msg(strstr(errs[0], "swp3: GET interface/swp3/counters/qos: egress-queue-stats "
 			     "0 tx-frames: \"lots\" is no counter"), "%s", errs[0]);
-	ck_assert_uint_eq(n_of_port("swp3"), 0);
-	ck_assert_uint_eq(value("swp4", "in_octets", LP_COUNTER_PORT, 0), 0);
+	ck_assert_uint_eq(got_n_of_port("swp3"), 0);
+	ck_assert_uint_eq(got_value("swp4", "in_octets", LP_COUNTER_PORT, 0), 0);
 }
 END_TEST
 
@@ -416,16 +347,16 @@ START_TEST(nvue_plugin_takes_counters_from_get_interface_when_it_holds_them)
 		     "{\"tx-pause-frames\": 61}}}}");
 	before = n_gets();
 	reset();
-	ck_assert_msg(ops->counters_read(sw, &sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ops->counters_read(sw, &got_sink, err, sizeof(err)) == 0, "%s", err);
 	per_port = n_gets() - before;
-	ck_assert_uint_eq(value("swp3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 61);
+	ck_assert_uint_eq(got_value("swp3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 61);
 	ck_assert_uint_eq(per_port, 1 + 2 * 4);          /* 4 swp ports */
 	set_counters("{\"collection\": true}");
 	before = n_gets();
 	reset();
-	ck_assert_msg(ops->counters_read(sw, &sink, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ops->counters_read(sw, &got_sink, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(n_gets() - before, 1 + 4);     /* the watchdog is off: asked */
-	ck_assert_uint_eq(value("swp3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 61);
+	ck_assert_uint_eq(got_value("swp3", "pfc_tx_pause", LP_COUNTER_PRIORITY, 3), 61);
 	ck_assert_uint_eq(n_errs, 0);
 }
 END_TEST
