@@ -304,17 +304,17 @@ START_TEST(write_command_allowed_for_root_or_the_admin_group)
 }
 END_TEST
 
-/* One request from the child; the response, or NULL. Everything is freed
- * so that valgrind has nothing to say about the child either. */
+/* One request from the child, as loomctl makes it (proto_call_fd: a
+ * connection refused before the request was written still gives the
+ * refusal); the response, or NULL. Everything is freed so that valgrind
+ * has nothing to say about the child either. */
 static json_t *child_call(int fd, const char *cmd, json_int_t id)
 {
 	json_t *req = proto_request_new(cmd, NULL, id), *resp = NULL;
-	int rc = proto_send_fd(fd, req, PROTO_MAX_REQUEST);
+	int rc = proto_call_fd(fd, req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp, NULL);
 
 	json_decref(req);
-	if (rc < 0 || proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp) < 0)
-		return NULL;
-	return resp;
+	return rc < 0 ? NULL : resp;
 }
 
 /* The child's side of run_as_nobody: its exit status. */
@@ -603,6 +603,17 @@ static unsigned n_clients(void)
 	return u.clients;
 }
 
+/* Turn the loop until the server counts n clients (1) or `ms` passed (0):
+ * a client that left is counted until the loop has seen its end. */
+static int pump_until_clients(unsigned n, int ms)
+{
+	for (int i = 0; i < ms && n_clients() != n; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(1000);
+	}
+	return n_clients() == n;
+}
+
 /* One framed "echo" request whose answer is about `pad` bytes long. */
 static char *echo_frame(size_t pad, json_int_t id, size_t *len)
 {
@@ -847,12 +858,48 @@ START_TEST(connections_are_capped_per_uid_and_in_total_with_room_kept_for_root_a
 	ck_assert(!root_gets_in(&r2));    /* everything is taken now */
 	close(r2);
 	release(&nobody);
-	pump(50);
+	/* its 3 connections are closed once waitpid returns, but counted
+	 * until the loop has read their ends */
+	ck_assert_msg(pump_until_clients(3, 10000), "%u clients after nobody left, not 3",
+		      n_clients());
 	ck_assert(root_gets_in(&r3));
 	close(r1);
 	close(r3);
 	release(&other);
 	release(&admin);
+}
+END_TEST
+
+/* The order that made the test above flaky, forced: the server refuses
+ * the connection (answer, close) before the client writes its request.
+ * The client's write then fails (EPIPE); the refusal must still be what
+ * it reads, as when it wrote first. */
+START_TEST(a_connection_refused_before_its_request_is_written_still_hears_why)
+{
+	int r1, r2, late = -1;
+	json_t *req, *resp = NULL;
+	int sent = -1;
+
+	set_limits(CTL_MAX_OUTPUT_DEFAULT, 30, 300, 2, 1, 1);
+	ck_assert(root_gets_in(&r1));
+	ck_assert(root_gets_in(&r2));      /* root may take the last place */
+	ck_assert_uint_eq(n_clients(), 2);
+	late = connect_to(sock_path);
+	ck_assert_int_ge(late, 0);
+	/* refused and closed by the server: the answer is waiting */
+	ck_assert_msg(pump_until_readable(late, 5000), "the refusal never came");
+	req = proto_request_new("echo", NULL, 5);
+	ck_assert_int_eq(proto_call_fd(late, req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp,
+				       &sent), 0);
+	ck_assert_int_eq(sent, 0);         /* the order above really happened */
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BUSY);
+	ck_assert_ptr_nonnull(strstr(err_message(resp), "control.max_clients"));
+	ck_assert_uint_eq(n_clients(), 2);
+	json_decref(resp);
+	json_decref(req);
+	close(late);
+	close(r1);
+	close(r2);
 }
 END_TEST
 
@@ -880,6 +927,7 @@ int main(void)
 	tcase_add_test(tc, a_stalled_client_that_reads_again_is_served_in_order);
 	tcase_add_test(tc, an_idle_connection_is_closed_but_one_awaiting_an_answer_is_not);
 	tcase_add_test(tc, connections_are_capped_per_uid_and_in_total_with_room_kept_for_root_and_admins);
+	tcase_add_test(tc, a_connection_refused_before_its_request_is_written_still_hears_why);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
