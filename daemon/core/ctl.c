@@ -128,6 +128,11 @@ static void client_arm(struct ctl_client *cl, int restart_idle)
 	if (want == TIMING_NONE)
 		evtimer_del(cl->timer);
 	else if (want != (int)cl->timing || (want == TIMING_IDLE && restart_idle)) {
+		/* From now, not from the start of this turn of the loop (the
+		 * time libevent caches): a handler that took longer than the
+		 * timeout to build a large answer must not see it dropped as
+		 * soon as it is queued. */
+		event_base_update_cache_time(cl->ctl->base);
 		tv.tv_sec = want == TIMING_STALL ? l->stall_timeout_s : l->idle_timeout_s;
 		evtimer_add(cl->timer, &tv);
 	}

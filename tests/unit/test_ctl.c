@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -56,6 +57,21 @@ static void h_later(struct ctl_req *req, json_t *args, void *arg)
 	saved = req;
 }
 
+/* Builds its answer slowly (the loop stands still meanwhile, as with a large
+ * query on loomd's loop), then answers with `pad` bytes. */
+static void h_slow_big(struct ctl_req *req, json_t *args, void *arg)
+{
+	size_t pad = (size_t)json_integer_value(json_object_get(args, "pad"));
+	char *text = malloc(pad + 1);
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'z', pad);
+	text[pad] = '\0';
+	usleep((useconds_t)json_integer_value(json_object_get(args, "ms")) * 1000);
+	ctl_reply_ok(req, json_pack("{s:s}", "pad", text));
+	free(text);
+}
+
 /* ---- fixture ------------------------------------------------------------------ */
 
 static void setup(void)
@@ -77,6 +93,7 @@ static void setup(void)
 	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, "echo-arg"), 0);
 	ck_assert_int_eq(ctl_register(ctl, "poke", CTL_WRITE, h_poke, NULL), 0);
 	ck_assert_int_eq(ctl_register(ctl, "later", CTL_READ, h_later, NULL), 0);
+	ck_assert_int_eq(ctl_register(ctl, "slow_big", CTL_READ, h_slow_big, NULL), 0);
 	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, NULL), -EEXIST);
 	saved = NULL;
 }
@@ -749,6 +766,50 @@ START_TEST(an_idle_connection_is_closed_but_one_awaiting_an_answer_is_not)
 }
 END_TEST
 
+/* An answer far above the mark that took longer than the stall timeout to
+ * build: the stall timeout counts from when it is queued, so a client that
+ * reads it at once gets all of it. (It counted from the start of the
+ * loop's turn: such an answer was dropped as soon as it was queued, which
+ * is what `loomctl counters` met on a 70k-port fabric.) */
+START_TEST(a_large_answer_built_slower_than_the_stall_timeout_is_sent_whole)
+{
+	const size_t pad = 1024 * 1024;
+	int status = -1;
+	pid_t pid, done = 0;
+
+	set_limits(64 * 1024, 1, 300, 64, 16, 8);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {  /* the client, blocking, as loomctl */
+		int fd = connect_to(sock_path);
+		json_t *req = proto_request_new("slow_big", json_pack("{s:I, s:i}", "pad",
+							   (json_int_t)pad, "ms", 1500), 1);
+		json_t *resp = NULL;
+		int ok = fd >= 0 && proto_call_fd(fd, req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE,
+						  &resp, NULL) == 0 &&
+			 json_string_length(json_object_get(json_object_get(resp, "result"),
+							    "pad")) == pad;
+
+		json_decref(req);
+		json_decref(resp);
+		_exit(ok ? 0 : 1);
+	}
+	/* No sleep between turns: the answer's transfer must not be what
+	 * takes a second on a loaded machine. */
+	for (time_t end = time(NULL) + 30; !done && time(NULL) < end;) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		done = waitpid(pid, &status, WNOHANG);
+		ck_assert_int_ge(done, 0);
+	}
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
+	ck_assert_msg(done && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the client did not get the whole answer (status %d)", status);
+}
+END_TEST
+
 struct holder {
 	pid_t pid;
 };
@@ -928,6 +989,7 @@ int main(void)
 	tcase_add_test(tc, an_idle_connection_is_closed_but_one_awaiting_an_answer_is_not);
 	tcase_add_test(tc, connections_are_capped_per_uid_and_in_total_with_room_kept_for_root_and_admins);
 	tcase_add_test(tc, a_connection_refused_before_its_request_is_written_still_hears_why);
+	tcase_add_test(tc, a_large_answer_built_slower_than_the_stall_timeout_is_sent_whole);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
