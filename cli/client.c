@@ -62,7 +62,8 @@ static int client_take_result(const struct loomctl *lc, json_t *resp, json_t **r
 		const char *message = json_string_value(json_object_get(e, "message"));
 
 		loomctl_error(lc, "%s: %s", code ? code : "error", message ? message : "(no message)");
-		return -EREMOTEIO;
+		/* the one error a command may explain further (cmd_counters.c) */
+		return code && !strcmp(code, PROTO_ERR_TOO_LARGE) ? -EMSGSIZE : -EREMOTEIO;
 	}
 	/* An error about a frame loomd could not read carries id 0. */
 	if (!json_is_true(ok) || !json_is_integer(id) ||

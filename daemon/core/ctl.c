@@ -155,9 +155,10 @@ static void client_send(struct ctl_client *cl, json_t *resp)
 	if (rc == -EMSGSIZE) {
 		log_warn("control: a response to uid %d exceeds %u bytes; sending an error instead",
 			 (int)cl->uid, PROTO_MAX_RESPONSE);
-		resp = proto_response_err_new(id, PROTO_ERR_INTERNAL,
-					      "the response exceeds the protocol limit of %u bytes",
-					      PROTO_MAX_RESPONSE);
+		resp = proto_response_err_new(id, PROTO_ERR_TOO_LARGE,
+					      "the answer is over the control protocol's limit of "
+					      "%u bytes: ask for less, or read the database itself "
+					      "(loomctl --db)", PROTO_MAX_RESPONSE);
 		rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
 		json_decref(resp);
 	}

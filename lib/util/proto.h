@@ -32,6 +32,7 @@
 #define PROTO_ERR_BUSY      "busy"
 #define PROTO_ERR_INTERNAL  "internal"
 #define PROTO_ERR_FAILED    "failed"     /* the change could not be made; it was undone */
+#define PROTO_ERR_TOO_LARGE "too-large"  /* the answer is over PROTO_MAX_RESPONSE */
 
 /* Encode msg as one frame in a new malloc'd buffer. 0 or -errno
  * (-EMSGSIZE if the JSON is larger than max). */
