@@ -1,11 +1,14 @@
 /* cli/cmd_counters.c: `loomctl counters [NODE[:PORT]] [--subnet NAME]
- * [--now] [--top N] [--sort data|wait|errors]`: the port counters of the fabric as loomd's last read found them
- * (issue 19), like perfquery for every port at once: per port its data rates
- * both ways, PortXmitWait per second (InfiniBand's congestion signal) and
- * the error counters that moved since the read before. --now reads them
- * first; --top/--sort only the busiest ports (loomd's "counters" with
- * "sort", as `loomctl top`); --db answers from a database. A port that did not answer shows
- * why, and its last counters are marked stale, never shown as zeros.
+ * [--now] [--top N] [--sort data|wait|errors]`: the port counters of the
+ * fabric as loomd's last read found them (issue 19), like perfquery for
+ * every port at once: per port its data rates both ways, PortXmitWait per
+ * second (InfiniBand's congestion signal) and the error counters that moved
+ * since the read before. --now reads them first; --top/--sort only the
+ * busiest ports (loomd's "counters" with "sort", as `loomctl top`); --db
+ * answers from a database. A port that did not answer shows why, and its
+ * last counters are marked stale, never shown as zeros. When the whole
+ * fabric's counters cannot come back (too large an answer), it says how to
+ * ask for less.
  * `loomctl counters --eth [SWITCH[:PORT]] [--now]`: the same for the
  * Ethernet switches (loomd's "switch_counters"): octet rates, PFC pause
  * frames per priority, ECN marks and drops per queue, the PFC watchdog's
@@ -294,7 +297,7 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 	json_t *args = json_object(), *result = NULL;
 	const char *sort = NULL;
 	unsigned long top = 0;
-	int c, rc, eth = 0, has_top = 0, args_whole = 0;
+	int c, rc, eth = 0, has_top = 0, whole;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'n') {
@@ -359,11 +362,11 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 		json_decref(args);
 		return loomctl_usage_error(lc, "counters", "--now needs a running loomd, not --db");
 	}
-	if (!eth && !json_object_get(args, "node") && !json_object_get(args, "sort") &&
-	    !lc->db_path)
-		args_whole = 1;
+	/* every port through loomd's socket: what may be too large an answer */
+	whole = !eth && !lc->db_path && !json_object_get(args, "node") &&
+		!json_object_get(args, "sort");
 	if ((rc = loomctl_call(lc, eth ? "switch_counters" : "counters", args, &result)) < 0) {
-		if (args_whole && (rc == -EMSGSIZE || rc == -ECONNRESET))
+		if (whole && (rc == -EMSGSIZE || rc == -ECONNRESET))
 			too_large_hint(lc, rc);
 		return LOOMCTL_EXIT_FAILED;
 	}
