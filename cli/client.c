@@ -62,7 +62,8 @@ static int client_take_result(const struct loomctl *lc, json_t *resp, json_t **r
 		const char *message = json_string_value(json_object_get(e, "message"));
 
 		loomctl_error(lc, "%s: %s", code ? code : "error", message ? message : "(no message)");
-		return -EREMOTEIO;
+		/* the one error a command may explain further (cmd_counters.c) */
+		return code && !strcmp(code, PROTO_ERR_TOO_LARGE) ? -EMSGSIZE : -EREMOTEIO;
 	}
 	/* An error about a frame loomd could not read carries id 0. */
 	if (!json_is_true(ok) || !json_is_integer(id) ||
@@ -80,7 +81,7 @@ int client_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 {
 	json_t *req = proto_request_new(cmd, args, CLIENT_REQUEST_ID);
 	json_t *resp = NULL;
-	int fd, rc;
+	int fd, rc, sent = 0;
 
 	if (!req) {
 		loomctl_error(lc, "out of memory");
@@ -90,16 +91,17 @@ int client_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 		json_decref(req);
 		return fd;
 	}
-	rc = proto_send_fd(fd, req, PROTO_MAX_REQUEST);
+	/* A connection loomd refuses (over its bounds) is answered "busy" and
+	 * closed at once, maybe before the request is written: that answer is
+	 * what the operator must see, not EPIPE (proto_call_fd). */
+	rc = proto_call_fd(fd, req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp, &sent);
 	json_decref(req);
-	if (rc < 0) {
+	close(fd);
+	if (rc < 0 && !sent) {
 		loomctl_error(lc, "cannot send the request to %s: %s", lc->socket_path,
 			      rc == -EMSGSIZE ? "it is too large" : strerror(-rc));
-		close(fd);
 		return rc;
 	}
-	rc = proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp);
-	close(fd);
 	if (rc < 0) {
 		loomctl_error(lc, "no answer from loomd on %s: %s", lc->socket_path,
 			      rc == -ECONNRESET ? "it closed the connection" :

@@ -1,10 +1,14 @@
 /* cli/cmd_counters.c: `loomctl counters [NODE[:PORT]] [--subnet NAME]
- * [--now]`: the port counters of the fabric as loomd's last read found them
- * (issue 19), like perfquery for every port at once: per port its data rates
- * both ways, PortXmitWait per second (InfiniBand's congestion signal) and
- * the error counters that moved since the read before. --now reads them
- * first; --db answers from a database. A port that did not answer shows
- * why, and its last counters are marked stale, never shown as zeros.
+ * [--now] [--top N] [--sort data|wait|errors]`: the port counters of the
+ * fabric as loomd's last read found them (issue 19), like perfquery for
+ * every port at once: per port its data rates both ways, PortXmitWait per
+ * second (InfiniBand's congestion signal) and the error counters that moved
+ * since the read before. --now reads them first; --top/--sort only the
+ * busiest ports (loomd's "counters" with "sort", as `loomctl top`); --db
+ * answers from a database. A port that did not answer shows why, and its
+ * last counters are marked stale, never shown as zeros. When the whole
+ * fabric's counters cannot come back (too large an answer), it says how to
+ * ask for less.
  * `loomctl counters --eth [SWITCH[:PORT]] [--now]`: the same for the
  * Ethernet switches (loomd's "switch_counters"): octet rates, PFC pause
  * frames per priority, ECN marks and drops per queue, the PFC watchdog's
@@ -13,6 +17,7 @@
 #include "loomctl.h"
 #include "lib/telemetry/pma.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +231,23 @@ static int print_eth(const json_t *res)
 	return output_table_flush(t, stdout);
 }
 
+/* `loomctl counters` of a whole large fabric failed in a way its size
+ * explains (an answer over the protocol's limit, or one loomd gave up
+ * sending: control.stall_timeout_s, control.max_output_bytes): say how to
+ * ask for less. */
+static void too_large_hint(const struct loomctl *lc, int rc)
+{
+	loomctl_error(lc, "%s; ask for less: one node or port (loomctl counters NODE[:PORT]), "
+		      "one subnet (--subnet NAME), the busiest ports (loomctl counters --top 100 "
+		      "[--sort data|wait|errors], or loomctl top), or every port read from the "
+		      "database itself, without loomd (loomctl --db %s counters, or loom.yaml's "
+		      "database.path)",
+		      rc == -EMSGSIZE ? "the counters of every port are too large an answer "
+		      "for loomd's control socket" : "loomd may have given up sending the "
+		      "counters of every port (its log says why: control.stall_timeout_s)",
+		      LOOMCTL_DEFAULT_DB);
+}
+
 /* SWITCH[:PORT] into args (SWITCH is loom.yaml's name, which has no ':'). */
 static void switch_port(const char *arg, json_t *args)
 {
@@ -268,10 +290,14 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 		{ "subnet", required_argument, NULL, 'n' },
 		{ "now", no_argument, NULL, 'w' },
 		{ "eth", no_argument, NULL, 'e' },
+		{ "top", required_argument, NULL, 't' },
+		{ "sort", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *args = json_object(), *result = NULL;
-	int c, rc, eth = 0;
+	const char *sort = NULL;
+	unsigned long top = 0;
+	int c, rc, eth = 0, has_top = 0, whole;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'n') {
@@ -280,6 +306,21 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 			json_object_set_new(args, "now", json_true());
 		} else if (c == 'e') {
 			eth = 1;
+		} else if (c == 't') {
+			if (loomctl_parse_count(optarg, 1000000, &top) < 0 || top == 0) {
+				json_decref(args);
+				return loomctl_usage_error(lc, "counters", "--top %s is not 1..1000000",
+							   optarg);
+			}
+			has_top = 1;
+		} else if (c == 's') {
+			if (strcmp(optarg, "data") && strcmp(optarg, "wait") &&
+			    strcmp(optarg, "errors")) {
+				json_decref(args);
+				return loomctl_usage_error(lc, "counters", "--sort %s is not data, "
+							   "wait or errors", optarg);
+			}
+			sort = optarg;
 		} else {
 			json_decref(args);
 			return loomctl_usage_hint();
@@ -288,6 +329,18 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 	if (eth && json_object_get(args, "subnet")) {
 		json_decref(args);
 		return loomctl_usage_error(lc, "counters", "--subnet is for InfiniBand, not --eth");
+	}
+	if ((has_top || sort) && (eth || json_object_get(args, "now"))) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "counters", "--top and --sort choose among the "
+					   "stored InfiniBand counters: not with %s",
+					   eth ? "--eth" : "--now");
+	}
+	if (has_top || sort) {
+		/* the busiest ports, sorted and cut by loomd's query (as top) */
+		json_object_set_new(args, "sort", json_string(sort ? sort : "data"));
+		if (has_top)
+			json_object_set_new(args, "top", json_integer((json_int_t)top));
 	}
 	if (eth && optind < argc)
 		switch_port(argv[optind++], args);
@@ -300,12 +353,23 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 		return loomctl_usage_error(lc, "counters", "unexpected argument \"%s\"",
 					   argv[optind]);
 	}
+	if ((has_top || sort) && json_object_get(args, "node")) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "counters", "--top and --sort are for the whole "
+					   "subnet, not one node");
+	}
 	if (lc->db_path && json_is_true(json_object_get(args, "now"))) {
 		json_decref(args);
 		return loomctl_usage_error(lc, "counters", "--now needs a running loomd, not --db");
 	}
-	if (loomctl_call(lc, eth ? "switch_counters" : "counters", args, &result) < 0)
+	/* every port through loomd's socket: what may be too large an answer */
+	whole = !eth && !lc->db_path && !json_object_get(args, "node") &&
+		!json_object_get(args, "sort");
+	if ((rc = loomctl_call(lc, eth ? "switch_counters" : "counters", args, &result)) < 0) {
+		if (whole && (rc == -EMSGSIZE || rc == -ECONNRESET))
+			too_large_hint(lc, rc);
 		return LOOMCTL_EXIT_FAILED;
+	}
 	rc = lc->json ? output_json(result, stdout) : eth ? print_eth(result) :
 		print_counters(result);
 	json_decref(result);

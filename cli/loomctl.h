@@ -30,6 +30,8 @@
  * daemon/core/config.h: repeated here so that loomctl does not depend on the
  * daemon's headers; keep the two equal. */
 #define LOOMCTL_DEFAULT_SOCKET "/run/loom/loomd.sock"
+/* loomd's default database.path (loom.yaml(5)), for messages */
+#define LOOMCTL_DEFAULT_DB "/var/lib/loom/loom.db"
 
 /* Exit statuses (documented in loomctl(8)). */
 enum loomctl_exit {
@@ -71,7 +73,10 @@ int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **res
 /* Send one request to the daemon at `socket_path` and wait for its answer.
  * 0: *result holds the result (new reference). -errno: the failure has been
  * reported on stderr ("cannot connect ...", or "<code>: <message>" for an
- * error answer: then -EREMOTEIO). */
+ * error answer: then -EREMOTEIO, or -EMSGSIZE when loomd's answer was over
+ * the protocol's limit; -ECONNRESET when loomd closed the connection before
+ * its answer was whole, as it does with a client that has not read its
+ * answer for control.stall_timeout_s). */
 int client_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
 
 /* ---- local.c ---- */

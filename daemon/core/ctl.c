@@ -128,6 +128,11 @@ static void client_arm(struct ctl_client *cl, int restart_idle)
 	if (want == TIMING_NONE)
 		evtimer_del(cl->timer);
 	else if (want != (int)cl->timing || (want == TIMING_IDLE && restart_idle)) {
+		/* From now, not from the start of this turn of the loop (the
+		 * time libevent caches): a handler that took longer than the
+		 * timeout to build a large answer must not see it dropped as
+		 * soon as it is queued. */
+		event_base_update_cache_time(cl->ctl->base);
 		tv.tv_sec = want == TIMING_STALL ? l->stall_timeout_s : l->idle_timeout_s;
 		evtimer_add(cl->timer, &tv);
 	}
@@ -150,9 +155,10 @@ static void client_send(struct ctl_client *cl, json_t *resp)
 	if (rc == -EMSGSIZE) {
 		log_warn("control: a response to uid %d exceeds %u bytes; sending an error instead",
 			 (int)cl->uid, PROTO_MAX_RESPONSE);
-		resp = proto_response_err_new(id, PROTO_ERR_INTERNAL,
-					      "the response exceeds the protocol limit of %u bytes",
-					      PROTO_MAX_RESPONSE);
+		resp = proto_response_err_new(id, PROTO_ERR_TOO_LARGE,
+					      "the answer is over the control protocol's limit of "
+					      "%u bytes: ask for less, or read the database itself "
+					      "(loomctl --db)", PROTO_MAX_RESPONSE);
 		rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
 		json_decref(resp);
 	}

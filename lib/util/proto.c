@@ -277,3 +277,20 @@ int proto_recv_fd(int fd, size_t max, json_t **msg)
 		return (int)used;
 	return used > 0 ? 0 : -EBADMSG;
 }
+
+int proto_call_fd(int fd, const json_t *req, size_t max_req, size_t max_resp, json_t **resp,
+		  int *sent)
+{
+	int rc = proto_send_fd(fd, req, max_req);
+
+	if (sent)
+		*sent = rc == 0;
+	*resp = NULL;
+	if (rc == -EPIPE || rc == -ECONNRESET)
+		/* Closed before reading it: whatever it said first is still
+		 * in our socket. */
+		return proto_recv_fd(fd, max_resp, resp) == 0 ? 0 : rc;
+	if (rc < 0)
+		return rc;
+	return proto_recv_fd(fd, max_resp, resp);
+}

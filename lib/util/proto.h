@@ -32,6 +32,7 @@
 #define PROTO_ERR_BUSY      "busy"
 #define PROTO_ERR_INTERNAL  "internal"
 #define PROTO_ERR_FAILED    "failed"     /* the change could not be made; it was undone */
+#define PROTO_ERR_TOO_LARGE "too-large"  /* the answer is over PROTO_MAX_RESPONSE */
 
 /* Encode msg as one frame in a new malloc'd buffer. 0 or -errno
  * (-EMSGSIZE if the JSON is larger than max). */
@@ -61,5 +62,14 @@ int proto_request_parse(json_t *req, const char **cmd, json_t **args, json_int_t
 /* Blocking I/O on a stream socket (for loomctl). 0 or -errno. */
 int proto_send_fd(int fd, const json_t *msg, size_t max);
 int proto_recv_fd(int fd, size_t max, json_t **msg);
+/* Send req, then read one response into *resp. A peer that answered and
+ * closed before it read the request (loomd refusing a connection over its
+ * bounds, daemon/core/ctl_limits.h: one "busy" answer, then close) makes
+ * the send fail with EPIPE or ECONNRESET, depending on who runs first; its
+ * answer is still read then, so that the caller gets the same answer
+ * either way. 0 and *resp, or -errno; *sent (may be NULL) says whether
+ * the request went out whole, for the caller's message. */
+int proto_call_fd(int fd, const json_t *req, size_t max_req, size_t max_resp, json_t **resp,
+		  int *sent);
 
 #endif

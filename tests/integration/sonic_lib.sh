@@ -7,6 +7,9 @@
 #   sonic_port NAME PORT ALIAS    # a 100G port, admin and oper up
 #   sonic_lldp NAME PORT SYSNAME PORTID CHASSIS   # an LLDP neighbour on PORT
 #   sonic_oper NAME PORT up|down  # the port's oper_status (APPL_DB)
+#   sonic_counters_port NAME PORT # COUNTERS_DB (db 2) maps for PORT and its
+#                                 # unicast queues 0-7, as flex counters do
+#   sonic_port_counters NAME PORT FIELD VALUE...  # fields of PORT's hash
 #   r NAME REDIS-CLI-ARGS...      # redis-cli on the switch's socket
 # The redis-server's pid is in $REDIS_<NAME> and in $LOOM_PIDS.
 
@@ -36,4 +39,26 @@ sonic_lldp() { # NAME PORT SYSNAME PORTID CHASSIS
 
 sonic_oper() { # NAME PORT up|down
 	r "$1" -n 0 hset "PORT_TABLE:$2" oper_status "$3" >/dev/null
+}
+
+# The port's oid is oid:0x1000000<N>, queue Q's oid:0x1500000<N><Q>, N the
+# number in the port's name (one Redis per switch: unique on the switch).
+sonic_counters_port() { # NAME PORT
+	_n=${2#Ethernet}
+	_p=$(printf 'oid:0x1000000%09x' "$_n")
+	r "$1" -n 2 hset COUNTERS_PORT_NAME_MAP "$2" "$_p" >/dev/null
+	for _q in 0 1 2 3 4 5 6 7; do
+		_o=$(printf 'oid:0x1500000%05x%04x' "$_n" "$_q")
+		r "$1" -n 2 hset COUNTERS_QUEUE_NAME_MAP "$2:$_q" "$_o" >/dev/null
+		r "$1" -n 2 hset COUNTERS_QUEUE_TYPE_MAP "$_o" SAI_QUEUE_TYPE_UNICAST >/dev/null
+		r "$1" -n 2 hset "COUNTERS:$_o" SAI_QUEUE_STAT_PACKETS 0 \
+			SAI_QUEUE_STAT_DROPPED_PACKETS 0 >/dev/null
+	done
+}
+
+sonic_port_counters() { # NAME PORT FIELD VALUE...
+	_s=$1
+	_p=$(printf 'oid:0x1000000%09x' "${2#Ethernet}")
+	shift 2
+	r "$_s" -n 2 hset "COUNTERS:$_p" "$@" >/dev/null
 }

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -56,6 +57,21 @@ static void h_later(struct ctl_req *req, json_t *args, void *arg)
 	saved = req;
 }
 
+/* Builds its answer slowly (the loop stands still meanwhile, as with a large
+ * query on loomd's loop), then answers with `pad` bytes. */
+static void h_slow_big(struct ctl_req *req, json_t *args, void *arg)
+{
+	size_t pad = (size_t)json_integer_value(json_object_get(args, "pad"));
+	char *text = malloc(pad + 1);
+
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'z', pad);
+	text[pad] = '\0';
+	usleep((useconds_t)json_integer_value(json_object_get(args, "ms")) * 1000);
+	ctl_reply_ok(req, json_pack("{s:s}", "pad", text));
+	free(text);
+}
+
 /* ---- fixture ------------------------------------------------------------------ */
 
 static void setup(void)
@@ -77,6 +93,7 @@ static void setup(void)
 	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, "echo-arg"), 0);
 	ck_assert_int_eq(ctl_register(ctl, "poke", CTL_WRITE, h_poke, NULL), 0);
 	ck_assert_int_eq(ctl_register(ctl, "later", CTL_READ, h_later, NULL), 0);
+	ck_assert_int_eq(ctl_register(ctl, "slow_big", CTL_READ, h_slow_big, NULL), 0);
 	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, NULL), -EEXIST);
 	saved = NULL;
 }
@@ -304,17 +321,17 @@ START_TEST(write_command_allowed_for_root_or_the_admin_group)
 }
 END_TEST
 
-/* One request from the child; the response, or NULL. Everything is freed
- * so that valgrind has nothing to say about the child either. */
+/* One request from the child, as loomctl makes it (proto_call_fd: a
+ * connection refused before the request was written still gives the
+ * refusal); the response, or NULL. Everything is freed so that valgrind
+ * has nothing to say about the child either. */
 static json_t *child_call(int fd, const char *cmd, json_int_t id)
 {
 	json_t *req = proto_request_new(cmd, NULL, id), *resp = NULL;
-	int rc = proto_send_fd(fd, req, PROTO_MAX_REQUEST);
+	int rc = proto_call_fd(fd, req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp, NULL);
 
 	json_decref(req);
-	if (rc < 0 || proto_recv_fd(fd, PROTO_MAX_RESPONSE, &resp) < 0)
-		return NULL;
-	return resp;
+	return rc < 0 ? NULL : resp;
 }
 
 /* The child's side of run_as_nobody: its exit status. */
@@ -603,6 +620,17 @@ static unsigned n_clients(void)
 	return u.clients;
 }
 
+/* Turn the loop until the server counts n clients (1) or `ms` passed (0):
+ * a client that left is counted until the loop has seen its end. */
+static int pump_until_clients(unsigned n, int ms)
+{
+	for (int i = 0; i < ms && n_clients() != n; i++) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(1000);
+	}
+	return n_clients() == n;
+}
+
 /* One framed "echo" request whose answer is about `pad` bytes long. */
 static char *echo_frame(size_t pad, json_int_t id, size_t *len)
 {
@@ -652,8 +680,10 @@ static void send_some(struct sender *s, unsigned n, int patience, size_t *peak)
 		ctl_usage(ctl, &u);
 		if (u.queued_max > *peak)
 			*peak = u.queued_max;
-		still++;
-		usleep(1000);
+		/* the server runs in the loop turned above, not while we
+		 * sleep: sleep only to let `patience` measure time */
+		if (++still < patience)
+			usleep(1000);
 	}
 }
 
@@ -667,16 +697,23 @@ START_TEST(a_client_that_never_reads_is_bounded_then_dropped)
 	ssize_t r;
 
 	snd.frame = frame;
-	set_limits(mark, 1, 300, 64, 16, 8);
+	/* A stall timeout far longer than sending takes, however slow the
+	 * machine (longer than the test's own timeout): the bound is checked
+	 * on a client that is still there (with 1 s, 500 rounds of the loop
+	 * under load outlasted it and the client was gone before the checks:
+	 * "send: Broken pipe"). */
+	set_limits(mark, 600, 300, 64, 16, 8);
 	send_some(&snd, 10000, 500, &peak);
 	/* Unbounded, all 10000 are read and ~10 MB of answers queued. */
 	ck_assert_msg(peak <= mark + 2 * snd.len, "%zu bytes queued for a client that does not "
 		      "read (mark %zu, one answer ~%zu)", peak, mark, snd.len);
 	ck_assert_msg(snd.sent < 10000, "every request was taken from a client that does not read");
 	ck_assert_uint_eq(n_clients(), 1);
-	/* Still not reading after the stall timeout: dropped. */
-	pump(1600);
-	ck_assert_uint_eq(n_clients(), 0);
+	/* Still not reading after the stall timeout (now 1 s, from now):
+	 * dropped. */
+	set_limits(mark, 1, 300, 64, 16, 8);
+	ck_assert_msg(pump_until_clients(0, 10000), "a client that does not read is still "
+		      "connected 10 s after a 1 s stall timeout");
 	while ((r = read(snd.fd, buf, sizeof(buf))) > 0)
 		;
 	ck_assert(r == 0 || errno == ECONNRESET);
@@ -735,6 +772,47 @@ START_TEST(an_idle_connection_is_closed_but_one_awaiting_an_answer_is_not)
 	json_decref(resp);
 	close(idle);
 	close(waiting);
+}
+END_TEST
+
+/* An answer far above the mark that took longer than the stall timeout to
+ * build: the stall timeout counts from when it is queued, so a client that
+ * reads it at once gets all of it. (It counted from the start of the
+ * loop's turn: such an answer was dropped as soon as it was queued, which
+ * is what `loomctl counters` met on a 70k-port fabric.) */
+START_TEST(a_large_answer_built_slower_than_the_stall_timeout_is_sent_whole)
+{
+	const size_t pad = 1024 * 1024;
+	int fd = connect_to(sock_path);
+	size_t cap = pad + 4096, have = 0;
+	char *buf = malloc(cap);
+	json_t *resp = NULL;
+	ssize_t r = 1;
+
+	ck_assert_ptr_nonnull(buf);
+	/* stall 2 s, the answer built in 3 s: on the old code the timer had
+	 * expired before the first byte went out */
+	set_limits(64 * 1024, 2, 300, 64, 16, 8);
+	send_req(fd, "slow_big", json_pack("{s:I, s:i}", "pad", (json_int_t)pad, "ms", 3000), 1);
+	ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
+	/* The client reads here, between turns of the loop, with no sleep:
+	 * the transfer needs this process alone to run for a few ms, not two
+	 * processes to be scheduled in turn on a loaded machine. */
+	for (time_t end = time(NULL) + 30; r != 0 && time(NULL) < end;) {
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		while (have < cap && (r = read(fd, buf + have, cap - have)) > 0)
+			have += (size_t)r;
+		ck_assert_msg(r >= 0 || errno == EAGAIN, "read: %s", strerror(errno));
+		if (proto_frame_decode(buf, have, PROTO_MAX_RESPONSE, &resp, NULL, 0) > 0)
+			break;
+	}
+	ck_assert_msg(resp != NULL, "%zu bytes of the answer came, then %s", have,
+		      r == 0 ? "the connection closed" : "nothing for 30 s");
+	ck_assert_uint_eq(json_string_length(json_object_get(json_object_get(resp, "result"),
+							     "pad")), pad);
+	json_decref(resp);
+	free(buf);
+	close(fd);
 }
 END_TEST
 
@@ -847,12 +925,48 @@ START_TEST(connections_are_capped_per_uid_and_in_total_with_room_kept_for_root_a
 	ck_assert(!root_gets_in(&r2));    /* everything is taken now */
 	close(r2);
 	release(&nobody);
-	pump(50);
+	/* its 3 connections are closed once waitpid returns, but counted
+	 * until the loop has read their ends */
+	ck_assert_msg(pump_until_clients(3, 10000), "%u clients after nobody left, not 3",
+		      n_clients());
 	ck_assert(root_gets_in(&r3));
 	close(r1);
 	close(r3);
 	release(&other);
 	release(&admin);
+}
+END_TEST
+
+/* The order that made the test above flaky, forced: the server refuses
+ * the connection (answer, close) before the client writes its request.
+ * The client's write then fails (EPIPE); the refusal must still be what
+ * it reads, as when it wrote first. */
+START_TEST(a_connection_refused_before_its_request_is_written_still_hears_why)
+{
+	int r1, r2, late = -1;
+	json_t *req, *resp = NULL;
+	int sent = -1;
+
+	set_limits(CTL_MAX_OUTPUT_DEFAULT, 30, 300, 2, 1, 1);
+	ck_assert(root_gets_in(&r1));
+	ck_assert(root_gets_in(&r2));      /* root may take the last place */
+	ck_assert_uint_eq(n_clients(), 2);
+	late = connect_to(sock_path);
+	ck_assert_int_ge(late, 0);
+	/* refused and closed by the server: the answer is waiting */
+	ck_assert_msg(pump_until_readable(late, 5000), "the refusal never came");
+	req = proto_request_new("echo", NULL, 5);
+	ck_assert_int_eq(proto_call_fd(late, req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp,
+				       &sent), 0);
+	ck_assert_int_eq(sent, 0);         /* the order above really happened */
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BUSY);
+	ck_assert_ptr_nonnull(strstr(err_message(resp), "control.max_clients"));
+	ck_assert_uint_eq(n_clients(), 2);
+	json_decref(resp);
+	json_decref(req);
+	close(late);
+	close(r1);
+	close(r2);
 }
 END_TEST
 
@@ -880,6 +994,8 @@ int main(void)
 	tcase_add_test(tc, a_stalled_client_that_reads_again_is_served_in_order);
 	tcase_add_test(tc, an_idle_connection_is_closed_but_one_awaiting_an_answer_is_not);
 	tcase_add_test(tc, connections_are_capped_per_uid_and_in_total_with_room_kept_for_root_and_admins);
+	tcase_add_test(tc, a_connection_refused_before_its_request_is_written_still_hears_why);
+	tcase_add_test(tc, a_large_answer_built_slower_than_the_stall_timeout_is_sent_whole);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

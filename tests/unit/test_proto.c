@@ -331,6 +331,49 @@ START_TEST(recv_refuses_oversize_and_truncated)
 }
 END_TEST
 
+/* A peer that answers and closes before reading (loomd refusing a
+ * connection): the call still returns its answer; a peer that closes
+ * without a word is the send's error. */
+START_TEST(call_reads_the_answer_of_a_peer_that_closed_before_reading)
+{
+	int sv[2], sent = -1;
+	json_t *req = proto_request_new("status", NULL, 1), *busy, *resp = NULL;
+
+	busy = proto_response_err_new(0, PROTO_ERR_BUSY, "all in use");
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(proto_send_fd(sv[1], busy, PROTO_MAX_RESPONSE), 0);
+	close(sv[1]);
+	ck_assert_int_eq(proto_call_fd(sv[0], req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp,
+				       &sent), 0);
+	ck_assert_int_eq(sent, 0);
+	ck_assert(json_equal(resp, busy));
+	json_decref(resp);
+	close(sv[0]);
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[1]);
+	resp = NULL;
+	ck_assert_int_eq(proto_call_fd(sv[0], req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp,
+				       &sent), -EPIPE);
+	ck_assert_int_eq(sent, 0);
+	ck_assert_ptr_null(resp);
+	close(sv[0]);
+
+	/* the usual order: sent whole, then answered */
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	ck_assert_int_eq(proto_send_fd(sv[1], busy, PROTO_MAX_RESPONSE), 0);
+	ck_assert_int_eq(proto_call_fd(sv[0], req, PROTO_MAX_REQUEST, PROTO_MAX_RESPONSE, &resp,
+				       &sent), 0);
+	ck_assert_int_eq(sent, 1);
+	ck_assert(json_equal(resp, busy));
+	json_decref(resp);
+	close(sv[0]);
+	close(sv[1]);
+	json_decref(busy);
+	json_decref(req);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("proto");
@@ -347,6 +390,7 @@ int main(void)
 	tcase_add_test(tc, error_response_shape);
 	tcase_add_test(tc, send_and_recv_over_a_socket);
 	tcase_add_test(tc, recv_refuses_oversize_and_truncated);
+	tcase_add_test(tc, call_reads_the_answer_of_a_peer_that_closed_before_reading);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
