@@ -129,6 +129,8 @@ struct loom_config {
 					 * counters this often; 0: only on request */
 	struct port_thresholds telemetry_thresholds; /* telemetry.thresholds: alarms */
 	int telemetry_clear_counters;   /* telemetry.clear_counters: PortCountersSet at 3/4 */
+	int telemetry_max_answer_ports; /* telemetry.max_answer_ports: the most ports one
+	                                 * whole-fabric `counters` answer gives */
 
 	/* http: the HTTP listener and /metrics (daemon/http/config_http.c) */
 	int http_n_listen;              /* http.listen: 0 = no listener (the default) */

@@ -80,6 +80,7 @@ static void print_thresholds(FILE *out, const struct loom_config *c)
 static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_INT("interval_s", telemetry_interval_s, 1, 86400, 1, 10),
 	CFG_KEY_BOOL("clear_counters", telemetry_clear_counters, 0),
+	CFG_KEY_INT("max_answer_ports", telemetry_max_answer_ports, 1, 100000000, 0, 20000),
 	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 

@@ -228,6 +228,25 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		free(j);
 }
 
+/* A whole-fabric answer larger than telemetry.max_answer_ports is refused
+ * before it is built: at 70k ports it would hold the loop for seconds and
+ * take about 200 MB of JSON (loomctl then says how to ask for less). 1
+ * when refused. */
+static int too_many(struct telemetry_mod *m, struct ctl_req *req, const char *subnet)
+{
+	long long n = 0;
+	char err[256] = "";
+
+	if (counters_db_count(store_db(m->store), subnet, &n, err, sizeof(err)) < 0 ||
+	    n <= m->conf->telemetry_max_answer_ports)
+		return 0;
+	ctl_reply_err(req, PROTO_ERR_TOO_LARGE, "the counters of %lld ports are more than one "
+		      "answer gives (telemetry.max_answer_ports %d): ask for one node or port, the "
+		      "busiest ports (\"top\" with \"sort\"), or read the database", n,
+		      m->conf->telemetry_max_answer_ports);
+	return 1;
+}
+
 static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct telemetry_mod *m = arg;
@@ -258,6 +277,8 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 				PROTO_ERR_INTERNAL, err);
 		return;
 	}
+	if (!has_node && !port && too_many(m, req, has_subnet ? subnet : NULL))
+		return;
 	if (!now) {
 		/* The stored counters: a query on the loop's connection. */
 		rc = counters_db_read(store_db(m->store), has_subnet ? subnet : NULL,

@@ -149,6 +149,26 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
 }
 
+int counters_db_count(sqlite3 *db, const char *subnet, long long *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*n = 0;
+	if ((rc = dbq_prepare(db, "SELECT count(*) FROM port_counters c JOIN subnets s ON "
+			      "s.id = c.subnet_id WHERE ?1 IS NULL OR s.name = ?1", &s, err,
+			      errlen)) < 0)
+		return rc;
+	if (subnet)
+		sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*n = sqlite3_column_int64(s, 0);
+	else
+		rc = dbq_db_fail(db, err, errlen, "count the port counters");
+	sqlite3_finalize(s);
+	return rc;
+}
+
 /* The SQL order of a sort key, largest first (schema 013's columns). */
 static const char *order_by(const char *sort)
 {

@@ -34,4 +34,8 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 int counters_db_top(sqlite3 *db, const char *subnet, const char *sort, unsigned limit,
 		    json_t **out, char *err, size_t errlen);
 
+/* The ports with stored counters, of subnet (NULL: all): 0 with *n, or
+ * -errno with err. */
+int counters_db_count(sqlite3 *db, const char *subnet, long long *n, char *err, size_t errlen);
+
 #endif

@@ -112,4 +112,20 @@ kill -HUP "$LOOMD_PID"
 newer() { [ "$(loom_ctl --json counters leaf-0:1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["read"]["finished"])')" != "$before" ]; }
 loom_until 150 newer || loom_fail "no read on telemetry.interval_s 1 after a reload"
 loom_ok "reads on telemetry.interval_s after a reload"
+
+# A whole-fabric answer over telemetry.max_answer_ports is refused before
+# loomd builds it, and loomctl says how to ask for less; one node, the
+# busiest ports and the database itself still answer.
+sed -i 's/^  interval_s: 1$/  interval_s: 0\n  max_answer_ports: 4/' "$work/loom.yaml"
+grep -q '^  max_answer_ports: 4$' "$work/loom.yaml" || loom_fail "cannot set telemetry.max_answer_ports"
+kill -HUP "$LOOMD_PID"
+refused() { ! loom_ctl counters >"$work/all.out" 2>&1; }
+loom_until 50 refused || loom_fail "loomctl counters of $((2 * links)) ports with max_answer_ports 4 answered"
+grep -q 'ask for less' "$work/all.out" || loom_fail "no hint how to ask for less: $(cat "$work/all.out")"
+loom_ctl counters leaf-1:2 >/dev/null || loom_fail "one port refused under max_answer_ports"
+[ "$(loom_ctl --json counters --top 3 --sort wait | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ports"]))')" = 3 ] ||
+	loom_fail "counters --top 3 does not give 3 ports"
+n=$("$B/loomctl" --db "$work/loom.db" --json counters | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ports"]))')
+[ "$n" -eq $((2 * links)) ] || loom_fail "loomctl --db counters gives $n ports, not $((2 * links))"
+loom_ok "a whole-fabric answer over max_answer_ports is refused with a hint; one node, --top and --db answer"
 echo "counters.sh: all ok"

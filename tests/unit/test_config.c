@@ -901,6 +901,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "telemetry:\n"
 			 "  interval_s: 10\n"
 			 "  clear_counters: false\n"
+			 "  max_answer_ports: 20000\n"
 			 "  thresholds:\n"
 			 "    errors: 1\n"
 			 "    ber_exp: 12\n"
