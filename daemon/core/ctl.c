@@ -671,56 +671,6 @@ void ctl_reply_errno(struct ctl_req *req, int rc, json_t *result, const char *ot
 		ctl_reply_err(req, other, "%s", err);
 }
 
-int ctl_arg_string(struct ctl_req *req, json_t *args, const char *key, char *out, size_t len,
-		   int required)
-{
-	json_t *v = json_object_get(args, key);
-
-	if (!v || json_is_null(v)) {
-		if (required)
-			ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" is required", key);
-		return required ? -EINVAL : 0;
-	}
-	if (!json_is_string(v) || json_string_length(v) >= len) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be a string of less than "
-			      "%zu bytes", key, len);
-		return -EINVAL;
-	}
-	snprintf(out, len, "%s", json_string_value(v));
-	return 1;
-}
-
-int ctl_arg_count(struct ctl_req *req, json_t *args, const char *key, json_int_t max,
-		  json_int_t *out)
-{
-	json_t *v = json_object_get(args, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > max) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be an integer from 0 to %lld",
-			      key, (long long)max);
-		return -EINVAL;
-	}
-	*out = json_integer_value(v);
-	return 0;
-}
-
-int ctl_arg_bool(struct ctl_req *req, json_t *args, const char *key, int *out)
-{
-	json_t *v = json_object_get(args, key);
-
-	*out = 0;
-	if (!v)
-		return 0;
-	if (!json_is_boolean(v)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be true or false", key);
-		return -EINVAL;
-	}
-	*out = json_is_true(v);
-	return 0;
-}
-
 const char *ctl_req_cmd(const struct ctl_req *req)
 {
 	return req->cmd->name;
