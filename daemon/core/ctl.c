@@ -27,6 +27,7 @@
  * until the lookup says, then kept or refused. */
 #include "autoconf.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/authz.h"
 #include "daemon/core/ctl_ident.h"
 #include "daemon/core/ctl_limits.h"
 #include "daemon/core/usock.h"
@@ -91,6 +92,10 @@ struct ctl_req {
 	gid_t gid;
 	json_t *held;                 /* its arguments while it waits for the
 				       * client's identity (ctl_ident.h) */
+	struct authz_principal who;   /* who runs it (audit, ctl_req_principal) */
+	ctl_answer_fn answer;         /* ctl_call's: the answer goes there, not
+				       * to a client */
+	void *answer_arg;
 };
 
 struct ctl {
@@ -310,19 +315,14 @@ static void needed_groups(const struct ctl *ctl, char *buf, size_t len)
 		 ctl->admin_group[0] && ctl->tenant_groups[0] ? "," : "", ctl->tenant_groups);
 }
 
-/* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0,
- * or -EPERM with the refusal in why, saying who may, so that the operator
- * knows which key of loom.yaml to change; -EIO when the user and group
- * databases failed to say (a refusal too, but "try again", not "denied"). */
-static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
-			const struct ctl_ident *id, char *why, size_t whylen)
+/* The role of a socket peer (not root) whose identity is id (authz.h):
+ * admin in the admin group, tenant among the tenant writers, else read. */
+static enum authz_role peer_role(struct ctl *ctl, gid_t gid, const struct ctl_ident *id)
 {
-	char who[3 * CTL_LIST_LEN];
-	size_t n;
 	int rc = ctl->admin_group[0] ? ctl_ident_in_group(id, gid, ctl->admin_group) : 0;
 
 	if (rc == 1)
-		return 0;
+		return AUTHZ_ADMIN;
 	if (rc == -ENOENT && !ctl_ident_error(id) && !ctl->warned_admin) {
 		/* Said once per setting; an unknown group only means root
 		 * alone may write, which is safe. */
@@ -330,8 +330,28 @@ static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_
 		log_warn("control: admin group \"%s\" does not exist: only root may run write "
 			 "commands", ctl->admin_group);
 	}
-	if (cmd->access == CTL_TENANT && (ctl_ident_user_in(id, ctl->tenant_users) ||
-					  ctl_ident_in_groups(id, gid, ctl->tenant_groups)))
+	if (ctl_ident_user_in(id, ctl->tenant_users) ||
+	    ctl_ident_in_groups(id, gid, ctl->tenant_groups))
+		return AUTHZ_TENANT;
+	return AUTHZ_READ;
+}
+
+/* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0
+ * with its principal in *who, or -EPERM with the refusal in why, saying
+ * who may, so that the operator knows which key of loom.yaml to change;
+ * -EIO when the user and group databases failed to say (a refusal too,
+ * but "try again", not "denied"). The decision is authz_allows()'s. */
+static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
+			const struct ctl_ident *id, struct authz_principal *who, char *why,
+			size_t whylen)
+{
+	char list[3 * CTL_LIST_LEN];
+	size_t n;
+	enum authz_role role = peer_role(ctl, gid, id);
+	int rc;
+
+	authz_principal_unix(who, (int)uid, role);
+	if (authz_allows(role, cmd->access))
 		return 0;
 	if ((rc = ctl_ident_error(id)) < 0) {
 		snprintf(why, whylen, "\"%s\" changes loomd: uid %d could not be looked up in the "
@@ -339,19 +359,34 @@ static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_
 			 cmd->name, (int)uid, strerror(-rc));
 		return -EIO;
 	}
-	n = (size_t)snprintf(who, sizeof(who), "root");
+	n = (size_t)snprintf(list, sizeof(list), "root");
 	if (ctl->admin_group[0])
-		n += (size_t)snprintf(who + n, sizeof(who) - n, ", group %s (control.admin_group)",
+		n += (size_t)snprintf(list + n, sizeof(list) - n, ", group %s (control.admin_group)",
 				      ctl->admin_group);
 	if (cmd->access == CTL_TENANT && ctl->tenant_users[0])
-		n += (size_t)snprintf(who + n, sizeof(who) - n, ", users %s (tenants.users)",
+		n += (size_t)snprintf(list + n, sizeof(list) - n, ", users %s (tenants.users)",
 				      ctl->tenant_users);
 	if (cmd->access == CTL_TENANT && ctl->tenant_groups[0])
-		snprintf(who + n, sizeof(who) - n, ", groups %s (tenants.groups)",
+		snprintf(list + n, sizeof(list) - n, ", groups %s (tenants.groups)",
 			 ctl->tenant_groups);
 	snprintf(why, whylen, "\"%s\" changes loomd: permission denied for uid %d (only %s may "
-		 "run it)", cmd->name, (int)uid, who);
+		 "run it)", cmd->name, (int)uid, list);
 	return -EPERM;
+}
+
+/* The audit log: every command that changes loomd, with who asked, from
+ * any transport (the loom log; tenant changes are also events). */
+static void audit(const struct ctl_cmd *cmd, const struct authz_principal *who,
+		  const char *refused)
+{
+	if (cmd->access == CTL_READ)
+		return;
+	if (refused)
+		log_notice("audit: \"%s\" refused to %s (role %s): %s", cmd->name, who->how,
+			   authz_role_name(who->role), refused);
+	else
+		log_notice("audit: \"%s\" run by %s (role %s)", cmd->name, who->how,
+			   authz_role_name(who->role));
 }
 
 /* The identity of a write request's client: 1 with *id, 0 while it is
@@ -374,8 +409,8 @@ static const struct ctl_cmd *find_cmd(const struct ctl *ctl, const char *name)
 	return NULL;
 }
 
-static void reply_unknown(struct ctl *ctl, struct ctl_client *cl, json_int_t id,
-			  const char *name)
+/* The answer to an unknown command (a new reference). */
+static json_t *unknown_new(const struct ctl *ctl, json_int_t id, const char *name)
 {
 	char list[512] = "";
 	size_t off = 0;
@@ -388,9 +423,18 @@ static void reply_unknown(struct ctl *ctl, struct ctl_client *cl, json_int_t id,
 		if (w > 0)
 			off += (size_t)w;
 	}
-	client_send(cl, proto_response_err_new(id, PROTO_ERR_UNKNOWN,
-					       "unknown command \"%.64s\"; commands: %s", name,
-					       list));
+	return proto_response_err_new(id, PROTO_ERR_UNKNOWN, "unknown command \"%.64s\"; "
+				      "commands: %s", name, list);
+}
+
+/* Put req on the pending list. */
+static void req_link(struct ctl *ctl, struct ctl_req *req)
+{
+	req->ctl = ctl;
+	req->next = ctl->pending;
+	if (ctl->pending)
+		ctl->pending->prev = req;
+	ctl->pending = req;
 }
 
 /* A request of cl, current on its connection and pending; NULL (answered)
@@ -405,16 +449,14 @@ static struct ctl_req *req_new(struct ctl_client *cl, const struct ctl_cmd *cmd,
 		client_send(cl, proto_response_err_new(id, PROTO_ERR_INTERNAL, "out of memory"));
 		return NULL;
 	}
-	req->ctl = ctl;
 	req->client = cl;
 	req->cmd = cmd;
 	req->id = id;
 	req->uid = cl->uid;
 	req->gid = cl->gid;
-	req->next = ctl->pending;
-	if (ctl->pending)
-		ctl->pending->prev = req;
-	ctl->pending = req;
+	/* A read needs no identity: any local user may, whatever its role. */
+	authz_principal_unix(&req->who, (int)cl->uid, cl->uid == 0 ? AUTHZ_ADMIN : AUTHZ_READ);
+	req_link(ctl, req);
 	cl->current = req;
 	return req;
 }
@@ -438,11 +480,12 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 	}
 	log_debug("control: \"%.64s\" from uid %d (pid %d)", name, (int)cl->uid, (int)cl->pid);
 	if (!(cmd = find_cmd(ctl, name))) {
-		reply_unknown(ctl, cl, id, name);
+		client_send(cl, unknown_new(ctl, id, name));
 		return;
 	}
-	if (cmd->access != CTL_READ && cl->uid != 0) {
+	if (!authz_allows(AUTHZ_READ, cmd->access) && cl->uid != 0) {
 		const struct ctl_ident *who = NULL;
+		struct authz_principal p;
 		char why[1024];
 		int arc;
 
@@ -455,8 +498,9 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 							       strerror(-rc)));
 			return;
 		}
-		if (rc == 1 && (arc = access_check(ctl, cl->uid, cl->gid, cmd, who, why,
+		if (rc == 1 && (arc = access_check(ctl, cl->uid, cl->gid, cmd, who, &p, why,
 						   sizeof(why))) < 0) {
+			audit(cmd, &p, arc == -EIO ? "identity unknown" : "permission denied");
 			client_send(cl, proto_response_err_new(id, arc == -EIO ? PROTO_ERR_FAILED :
 							       PROTO_ERR_DENIED, "%s", why));
 			return;
@@ -468,11 +512,20 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 				req->held = json_incref(args);
 			return;
 		}
+		struct ctl_req *req = req_new(cl, cmd, id);
+		if (req) {
+			req->who = p;
+			audit(cmd, &req->who, NULL);
+			cmd->fn(req, args, cmd->arg);
+		}
+		return;
 	}
 
 	struct ctl_req *req = req_new(cl, cmd, id);
-	if (req)
+	if (req) {
+		audit(cmd, &req->who, NULL);
 		cmd->fn(req, args, cmd->arg);
+	}
 }
 
 /* Connections taken into the reserve before their identity was known:
@@ -541,11 +594,15 @@ static void idents_ready(void *arg)
 				      (int)req->uid, strerror(-rc));
 		else if (!req->client)
 			ctl_reply_err(req, PROTO_ERR_BUSY, "the client is gone");  /* dropped */
-		else if ((rc = access_check(ctl, req->uid, req->gid, req->cmd, who, why,
-					    sizeof(why))) < 0)
+		else if ((rc = access_check(ctl, req->uid, req->gid, req->cmd, who, &req->who, why,
+					    sizeof(why))) < 0) {
+			audit(req->cmd, &req->who, rc == -EIO ? "identity unknown" :
+			      "permission denied");
 			ctl_reply_err(req, rc == -EIO ? PROTO_ERR_FAILED : PROTO_ERR_DENIED, "%s", why);
-		else
+		} else {
+			audit(req->cmd, &req->who, NULL);
 			req->cmd->fn(req, args, req->cmd->arg);
+		}
 		json_decref(args);
 	}
 	free(held);
@@ -626,6 +683,16 @@ static void req_finish(struct ctl_req *req, json_t *resp)
 
 	req_unlink(req);
 	json_decref(req->held);
+	if (req->answer) {
+		/* ctl_call's: the same answer, without the socket's framing */
+		if (resp) {
+			json_object_del(resp, "v");
+			json_object_del(resp, "id");
+		}
+		req->answer(resp, req->answer_arg);
+		free(req);
+		return;
+	}
 	if (!cl) {
 		log_debug("control: dropping the answer to \"%s\": its client is gone",
 			  req->cmd->name);
@@ -678,7 +745,65 @@ const char *ctl_req_cmd(const struct ctl_req *req)
 
 int ctl_req_uid(const struct ctl_req *req)
 {
-	return (int)req->uid;
+	return req->who.uid;
+}
+
+const struct authz_principal *ctl_req_principal(const struct ctl_req *req)
+{
+	return &req->who;
+}
+
+/* ---- other transports ------------------------------------------------------------------ */
+
+/* Answer a ctl_call that never became a request. */
+static void call_answer_now(json_t *resp, ctl_answer_fn fn, void *arg)
+{
+	if (resp) {
+		json_object_del(resp, "v");
+		json_object_del(resp, "id");
+	}
+	fn(resp, arg);
+}
+
+void ctl_call(struct ctl *ctl, const char *name, json_t *args, const struct authz_principal *who,
+	      ctl_answer_fn fn, void *arg)
+{
+	const struct ctl_cmd *cmd = find_cmd(ctl, name);
+	struct ctl_req *req;
+	json_t *empty = NULL;
+
+	if (!cmd) {
+		call_answer_now(unknown_new(ctl, 0, name), fn, arg);
+		return;
+	}
+	if (!authz_allows(who->role, cmd->access)) {
+		audit(cmd, who, "permission denied");
+		call_answer_now(proto_response_err_new(0, PROTO_ERR_DENIED, "\"%s\" needs role %s: "
+						       "permission denied for %s (role %s)",
+						       cmd->name,
+						       authz_role_name(authz_needed(cmd->access)),
+						       who->how, authz_role_name(who->role)),
+				fn, arg);
+		return;
+	}
+	if (!(req = calloc(1, sizeof(*req)))) {
+		log_err("control: out of memory for a request");
+		call_answer_now(proto_response_err_new(0, PROTO_ERR_INTERNAL, "out of memory"), fn,
+				arg);
+		return;
+	}
+	req->cmd = cmd;
+	req->uid = (uid_t)-1;
+	req->gid = (gid_t)-1;
+	req->who = *who;
+	req->answer = fn;
+	req->answer_arg = arg;
+	req_link(ctl, req);
+	audit(cmd, who, NULL);
+	if (!args)
+		args = empty = json_object();
+	cmd->fn(req, args, cmd->arg);
+	json_decref(empty);
 }
 
 /* ---- the listener ---------------------------------------------------------------------- */

@@ -1,9 +1,11 @@
 /* daemon/core/ctl.h: loomd's control socket. A unix stream socket speaking the
  * protocol of lib/util/proto.h. Modules register the commands they own; the server
- * checks peer credentials (SO_PEERCRED): any local user may run CTL_READ
- * commands, CTL_WRITE commands only root or a member of the admin group, and
- * CTL_TENANT commands (tenant changes, which the scheduler makes) also the
- * users and groups given to ctl_set_tenant_writers(). What one client may
+ * checks peer credentials (SO_PEERCRED) and maps the peer to a role of
+ * daemon/core/authz.h (the one table, shared with the HTTP API): any local
+ * user may run CTL_READ commands, CTL_WRITE commands only root or a member
+ * of the admin group (admin), and CTL_TENANT commands (tenant changes,
+ * which the scheduler makes) also the users and groups given to
+ * ctl_set_tenant_writers() (tenant). What one client may
  * take (memory, connections, time) is bounded: see ctl_limits.h. */
 #ifndef LOOMD_CTL_H
 #define LOOMD_CTL_H
@@ -79,8 +81,24 @@ int ctl_arg_string(struct ctl_req *req, json_t *args, const char *key, char *out
 int ctl_arg_count(struct ctl_req *req, json_t *args, const char *key, json_int_t max,
 		  json_int_t *out);
 int ctl_arg_bool(struct ctl_req *req, json_t *args, const char *key, int *out);
-/* The command name and peer of a request (for logs). */
+/* The command name and peer of a request (for logs): its uid (-1 when it
+ * came from another transport than the socket) and principal (authz.h). */
 const char *ctl_req_cmd(const struct ctl_req *req);
 int ctl_req_uid(const struct ctl_req *req);
+struct authz_principal;
+const struct authz_principal *ctl_req_principal(const struct ctl_req *req);
+
+/* Requests from another transport (the HTTP API, daemon/http/api.c): run
+ * command `cmd` with `args` (borrowed; NULL: none) as `who`, whose role
+ * authz_allows() checks against the command's access, as for the socket.
+ * fn(answer, arg) gets the answer exactly once, maybe before ctl_call
+ * returns: the protocol's response object without "v" and "id"
+ * ({"ok":true,"result":...} or {"ok":false,"error":{"code","message"}};
+ * a new reference, NULL when out of memory). Every command that changes
+ * loomd is written to the audit log with who->how. ctl_free answers calls
+ * still pending ("busy"). */
+typedef void (*ctl_answer_fn)(json_t *answer, void *arg);
+void ctl_call(struct ctl *ctl, const char *cmd, json_t *args, const struct authz_principal *who,
+	      ctl_answer_fn fn, void *arg);
 
 #endif

@@ -196,14 +196,14 @@ static int step_done(sqlite3 *db, sqlite3_stmt *s, const char *what)
 	return rc == SQLITE_DONE ? 0 : fail(db, what);
 }
 
-static int audit(struct store *st, double now, const char *kind, const char *name, int uid,
-		 const char *what)
+static int audit(struct store *st, double now, const char *kind, const char *name,
+		 const char *who, const char *what)
 {
-	char subject[160], who[512];
+	char subject[160], text[512];
 
 	snprintf(subject, sizeof(subject), "tenant %s", name);
-	snprintf(who, sizeof(who), "%s (uid %d)", what, uid);
-	return store_record_event(st, now, 0, "notice", kind, subject, "", who);
+	snprintf(text, sizeof(text), "%s (%s)", what, who);
+	return store_record_event(st, now, 0, "notice", kind, subject, "", text);
 }
 
 /* Replace the rows of `table` for tenant `name`: one `insert` per item of
@@ -242,7 +242,7 @@ static int put_ports(sqlite3 *db, const char *name, const char *table, const cha
 }
 
 int store_tenant_put(struct store *st, double now, const struct store_tenant *t, int uid,
-		     const char *kind, const char *what)
+		     const char *who, const char *kind, const char *what)
 {
 	static const char *const ib_keys[] = { "host", "guid" };
 	static const char *const eth_keys[] = { "host", "switch", "port" };
@@ -280,7 +280,7 @@ int store_tenant_put(struct store *st, double now, const struct store_tenant *t,
 			    "(tenant, host, switch, port) VALUES (?, ?, ?, ?)", eth_keys, 3,
 			    t->eth_ports)) < 0)
 		goto out;
-	rc = audit(st, now, kind, t->name, uid, what);
+	rc = audit(st, now, kind, t->name, who, what);
 out:
 	if (sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK &&
 	    rc == 0)
@@ -288,7 +288,7 @@ out:
 	return rc;
 }
 
-int store_tenant_delete(struct store *st, double now, const char *name, int uid)
+int store_tenant_delete(struct store *st, double now, const char *name, const char *who)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s;
@@ -303,7 +303,7 @@ int store_tenant_delete(struct store *st, double now, const char *name, int uid)
 		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 		rc = step_done(db, s, "delete a tenant");
 		if (rc == 0 && sqlite3_changes(db) > 0)
-			rc = audit(st, now, "tenant_deleted", name, uid, "deleted");
+			rc = audit(st, now, "tenant_deleted", name, who, "deleted");
 	}
 	if (sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK &&
 	    rc == 0)

@@ -41,11 +41,12 @@ struct store_tenant {
 };
 
 /* Create or replace the tenant with its ports, state "applying", and an
- * audit event of `kind` (tenant_created, tenant_changed) saying who (uid)
- * did what (`what`). One transaction. */
+ * audit event of `kind` (tenant_created, tenant_changed) saying who (`who`:
+ * "uid 0", "token slurm", tenants_req_who()) did what (`what`); uid is
+ * created_by (-1: not a unix peer). One transaction. */
 int store_tenant_put(struct store *st, double now, const struct store_tenant *t, int uid,
-		     const char *kind, const char *what);
-int store_tenant_delete(struct store *st, double now, const char *name, int uid);
+		     const char *who, const char *kind, const char *what);
+int store_tenant_delete(struct store *st, double now, const char *name, const char *who);
 int store_tenant_set_state(struct store *st, double now, const char *name, const char *state,
 			   const char *error);
 

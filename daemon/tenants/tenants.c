@@ -23,6 +23,7 @@
 #include "autoconf.h"
 #include "daemon/tenants/tenants.h"
 #include "daemon/tenants/tenants_impl.h"
+#include "daemon/core/authz.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -61,6 +62,18 @@ void tenants_top_free(struct top *t)
 	free(t);
 }
 
+void tenants_req_who(const struct ctl_req *req, char *buf, size_t len)
+{
+	const struct authz_principal *p = req ? ctl_req_principal(req) : NULL;
+
+	if (!p)
+		snprintf(buf, len, "uid 0");  /* loomd itself, as before */
+	else if (p->uid >= 0)
+		snprintf(buf, len, "uid %d", p->uid);
+	else
+		snprintf(buf, len, "%s", p->how);
+}
+
 struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top_kind kind,
 			    const char *name)
 {
@@ -75,6 +88,7 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 	t->req = req;
 	t->kind = kind;
 	t->uid = req ? ctl_req_uid(req) : 0;
+	tenants_req_who(req, t->who, sizeof(t->who));
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
 }
@@ -281,7 +295,7 @@ static int roll_back(struct tenants_mod *m, struct top *t)
 	if (t->kind == TOP_VERIFY)
 		return 0;
 	if (!t->prev) {
-		rc = store_tenant_delete(m->store, now, t->name, t->uid);
+		rc = store_tenant_delete(m->store, now, t->name, t->who);
 	} else {
 		const char *membership = json_string_value(json_object_get(t->prev, "membership"));
 		struct store_tenant st = {
@@ -294,7 +308,7 @@ static int roll_back(struct tenants_mod *m, struct top *t)
 			.eth_ports = json_object_get(t->prev, "eth_ports"),
 		};
 
-		rc = store_tenant_put(m->store, now, &st, t->uid, "tenant_rolled_back",
+		rc = store_tenant_put(m->store, now, &st, t->uid, t->who, "tenant_rolled_back",
 				      "rolled back");
 		if (rc == 0)
 			rc = store_tenant_set_state(m->store, now, t->name,

@@ -174,7 +174,7 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 	int limited = json_is_true(json_object_get(args, "limited"));
 	const char *cls = json_string_value(json_object_get(args, "class"));
 	json_t *ib = NULL, *eth = NULL, *prev = NULL;
-	char err[1024] = "", what[512], ids[64];
+	char err[1024] = "", what[512], ids[64], who[96];
 	struct store_tenant st;
 	struct top *t;
 
@@ -221,13 +221,14 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 	ids_text(&st, ids, sizeof(ids));
 	snprintf(what, sizeof(what), "created: %s%s%s, hosts %s, %zu HCA ports, %zu switch ports",
 		 ids, *cls ? ", class " : "", cls, hosts, json_array_size(ib), json_array_size(eth));
-	if (store_tenant_put(m->store, clock_wall(), &st, ctl_req_uid(req), "tenant_created",
+	tenants_req_who(req, who, sizeof(who));
+	if (store_tenant_put(m->store, clock_wall(), &st, ctl_req_uid(req), who, "tenant_created",
 			     what) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "tenant %s: cannot write it to the database",
 			      name);
 		goto out;
 	}
-	log_notice("tenant %s: %s (uid %d)", name, what, ctl_req_uid(req));
+	log_notice("tenant %s: %s (%s)", name, what, who);
 	if ((t = tenants_top_new(m, req, TOP_CREATE, name)))
 		tenants_enqueue(m, t);
 out:
@@ -256,7 +257,7 @@ static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *
 	const char *name = arg_name(req, args);
 	const char *hosts = json_string_value(json_object_get(args, "hosts"));
 	json_t *ib = NULL, *eth = NULL, *prev = NULL, *next_ib = NULL, *next_eth = NULL;
-	char err[1024] = "", what[512], ids[64];
+	char err[1024] = "", what[512], ids[64], who[96];
 	struct store_tenant st;
 	struct top *t;
 
@@ -300,13 +301,14 @@ static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *
 	snprintf(what, sizeof(what), "%s hosts %s: %s, %zu HCA ports, %zu switch ports now",
 		 add ? "added" : "removed", hosts, ids, json_array_size(next_ib),
 		 json_array_size(next_eth));
-	if (store_tenant_put(m->store, clock_wall(), &st, ctl_req_uid(req), "tenant_changed",
+	tenants_req_who(req, who, sizeof(who));
+	if (store_tenant_put(m->store, clock_wall(), &st, ctl_req_uid(req), who, "tenant_changed",
 			     what) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "tenant %s: cannot write it to the database",
 			      name);
 		goto out;
 	}
-	log_notice("tenant %s: %s (uid %d)", name, what, ctl_req_uid(req));
+	log_notice("tenant %s: %s (%s)", name, what, who);
 	if ((t = tenants_top_new(m, req, add ? TOP_ADD : TOP_REMOVE, name))) {
 		t->prev = prev;
 		prev = NULL;
@@ -336,6 +338,7 @@ static void cmd_delete(struct ctl_req *req, json_t *args, void *arg)
 	const char *name = arg_name(req, args);
 	json_t *prev = NULL;
 	struct top *t;
+	char who[96];
 
 	if (!name)
 		return;
@@ -345,13 +348,14 @@ static void cmd_delete(struct ctl_req *req, json_t *args, void *arg)
 					    "note", "no such tenant: nothing to do"));
 		return;
 	}
-	if (store_tenant_delete(m->store, clock_wall(), name, ctl_req_uid(req)) < 0) {
+	tenants_req_who(req, who, sizeof(who));
+	if (store_tenant_delete(m->store, clock_wall(), name, who) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "tenant %s: cannot delete it from the database",
 			      name);
 		json_decref(prev);
 		return;
 	}
-	log_notice("tenant %s: deleted (uid %d)", name, ctl_req_uid(req));
+	log_notice("tenant %s: deleted (%s)", name, who);
 	/* The worker takes its key and VLAN off the ports it had. */
 	if ((t = tenants_top_new(m, req, TOP_DELETE, name))) {
 		t->prev = prev;

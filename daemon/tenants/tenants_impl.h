@@ -56,6 +56,7 @@ struct top {
 	enum top_kind kind;
 	char name[LOOM_NAME_LEN];
 	int uid;
+	char who[96];          /* tenants_req_who() */
 	json_t *prev;          /* the tenant before (NULL: none): rollback, delete */
 	/* InfiniBand, for the worker (pkey 0: the tenant has no key: skipped) */
 	char *file_text;       /* the partitions file to write (NULL: verify only) */
@@ -99,6 +100,9 @@ struct tenants_mod {
 };
 
 void tenants_top_free(struct top *t);
+/* Who asked, for the audit events: "uid N" for a socket peer, "token NAME"
+ * or "cert CN" for the HTTP API (authz.h); "uid 0" without a request. */
+void tenants_req_who(const struct ctl_req *req, char *buf, size_t len);
 /* A change for `req` (answered with an error when out of memory: NULL). */
 struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top_kind kind,
 			    const char *name);
