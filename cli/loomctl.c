@@ -29,14 +29,19 @@ static const struct {
 	{ "counters", cmd_counters, 0 },
 	{ "health", cmd_health, 0 },
 	{ "top", cmd_top, 0 },
+	{ "token", cmd_token, 0 },
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: loomctl [-s SOCKET] [--db PATH] [--json] COMMAND [ARGS]\n"
+		"usage: loomctl [-s SOCKET | --server URL [--token-file F] [--cacert F]]\n"
+		"               [--db PATH] [--json] COMMAND [ARGS]\n"
 		"  -s, --socket SOCKET  loomd's control socket (default $LOOM_SOCKET,\n"
 		"                       else " LOOMCTL_DEFAULT_SOCKET ")\n"
+		"      --server URL     loomd's REST API instead (https://HOST:PORT);\n"
+		"                       the token from --token-file F or $LOOM_TOKEN,\n"
+		"                       the server's CA from --cacert F\n"
 		"      --db PATH        read this database directly, without loomd\n"
 		"      --json           print the result as JSON\n"
 		"  -h, --help           this help\n"
@@ -121,7 +126,11 @@ static void usage(FILE *out)
 		"                                 own; returns once the fabric shows it\n"
 		"  tenant add-hosts|remove-hosts NAME LIST\n"
 		"  tenant delete|verify|show NAME, tenant list\n"
-		"                                 LIST: Slurm hostlist, node[001-064,070]\n");
+		"                                 LIST: Slurm hostlist, node[001-064,070]\n"
+		"  token hash NAME ROLE [--stdin]  a line for loomd's tokens file (ROLE:\n"
+		"                                 read, tenant, admin); the token is made\n"
+		"                                 and shown once on stderr, or read from\n"
+		"                                 stdin\n");
 }
 
 int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out)
@@ -137,6 +146,8 @@ int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **res
 {
 	if (lc->db_path)
 		return local_call(lc, cmd, args, result);
+	if (lc->server)
+		return remote_call(lc, cmd, args, result);
 	return client_call(lc, cmd, args, result);
 }
 
@@ -146,6 +157,9 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "server", required_argument, NULL, 'S' },
+		{ "token-file", required_argument, NULL, 'T' },
+		{ "cacert", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -161,10 +175,21 @@ int main(int argc, char **argv)
 		case 's': lc.socket_path = optarg; break;
 		case 'D': lc.db_path = optarg; break;
 		case 'j': lc.json = 1; break;
+		case 'S': lc.server = optarg; break;
+		case 'T': lc.token_file = optarg; break;
+		case 'C': lc.cacert = optarg; break;
 		case 'h': usage(stdout); return LOOMCTL_EXIT_OK;
 		case 'V': printf("loomctl %s\n", PACKAGE_VERSION); return LOOMCTL_EXIT_OK;
 		default: usage(stderr); return LOOMCTL_EXIT_USAGE;
 		}
+	}
+	if (lc.server && lc.db_path) {
+		fprintf(stderr, "%s: --server and --db exclude each other\n", lc.prog);
+		return LOOMCTL_EXIT_USAGE;
+	}
+	if (lc.server && strncmp(lc.server, "https://", 8) && strncmp(lc.server, "http://", 7)) {
+		fprintf(stderr, "%s: --server wants a URL, https://HOST:PORT\n", lc.prog);
+		return LOOMCTL_EXIT_USAGE;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no command given\n", lc.prog);

@@ -2,6 +2,8 @@
  *
  *   loomctl.c     main: global options, the command table, dispatch
  *   client.c      one request/response over loomd's control socket
+ *   remote.c      the same through loomd's REST API (--server URL)
+ *   cmd_token.c   token hash (a line of loomd's tokens file)
  *   local.c       the same read commands answered from a database (--db)
  *   output.c      aligned tables and JSON printing
  *   cmd_fabric.c  nodes, node, ports, links, events
@@ -45,6 +47,9 @@ struct loomctl {
 	const char *socket_path;  /* -s, $LOOM_SOCKET or the default */
 	const char *db_path;      /* --db: answer from this database, no daemon */
 	int json;                 /* --json */
+	const char *server;       /* --server URL: through loomd's REST API */
+	const char *token_file;   /* --token-file (else $LOOM_TOKEN) */
+	const char *cacert;       /* --cacert: the CA of the server's certificate */
 };
 
 /* A command: parses its own arguments (argv[0] is its name) and returns the
@@ -78,6 +83,11 @@ int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **res
  * its answer was whole, as it does with a client that has not read its
  * answer for control.stall_timeout_s). */
 int client_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
+/* ---- remote.c ---- */
+/* The same through POST lc->server/api/v1/call (libcurl). */
+int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
+/* ---- cmd_token.c ---- */
+int cmd_token(struct loomctl *lc, int argc, char **argv);
 
 /* ---- local.c ---- */
 /* The read commands (nodes, node, ports, links, events, status) on the

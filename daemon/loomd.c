@@ -38,6 +38,7 @@
 #include "daemon/core/store.h"
 #include "daemon/ib/sweep.h"
 #include "daemon/http/http.h"
+#include "daemon/http/api.h"
 
 struct loomd {
 	const struct loomd_options *opt;
@@ -55,6 +56,7 @@ struct loomd {
 	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
 	struct telemetry_mod *telemetry; /* port counters, read on an interval */
 	struct http_mod *http;    /* HTTP listener: /metrics */
+	struct api *api;          /* the REST API on it: /api/v1 */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
@@ -239,6 +241,7 @@ static void reload(struct loomd *d)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
 	telemetry_reconfigure(d->telemetry, next);
 	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
+	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -306,6 +309,7 @@ static void loomd_teardown(struct loomd *d)
 	qos_ib_free(d->qos_ib);
 	qos_ibcc_free(d->qos_ibcc);
 	telemetry_free(d->telemetry);
+	api_free(d->api);        /* before the connections its calls answer */
 	http_free(d->http);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
@@ -406,6 +410,10 @@ int loomd_run(const struct loomd_options *opt)
 	}
 	if (!(d.http = http_new(d.base, d.conf, err, sizeof(err)))) {
 		log_err("http: %s", err);
+		goto out;
+	}
+	if (!(d.api = api_new(d.http, d.ctl, d.conf, err, sizeof(err)))) {
+		log_err("http: API tokens: %s", err);
 		goto out;
 	}
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */

@@ -24,6 +24,7 @@
 /* Where OpenSM's libloomosm.so reports (its LOSM_REPORT_SOCKET): keep equal. */
 #define LOOM_DEFAULT_OSM_SOCKET "/run/loom/osm.sock"
 #define LOOM_DEFAULT_PARTITIONS "/var/lib/loom/partitions.conf"
+#define LOOM_DEFAULT_TOKENS "/etc/loom/tokens"
 /* A host's name in its CAs' node descriptions: the first word ("node001 mlx5_0"). */
 #define LOOM_DEFAULT_HOST_PATTERN "^([^ ]+)"
 #define LOOM_MAX_SUBNETS     16
@@ -142,6 +143,7 @@ struct loom_config {
 	int http_max_body_bytes;        /* http.max_body_bytes: a request's body */
 	int http_metrics_ports;         /* http.metrics_ports: 0 all, 1 errors */
 	int http_metrics_min_xmit_wait; /* http.metrics_min_xmit_wait_per_s (errors mode) */
+	char http_tokens_file[PATH_MAX]; /* http.tokens_file: the API's tokens (api_tokens.h) */
 
 	/* switches: */
 	int n_switches;

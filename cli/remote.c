@@ -1,0 +1,185 @@
+/* cli/remote.c: loomctl --server URL: every command through loomd's REST
+ * API (POST /api/v1/call, docs/api.md) instead of the control socket. The
+ * answer is the protocol's response object, so the commands print exactly
+ * what they print locally. libcurl; the token comes from --token-file F or
+ * $LOOM_TOKEN, the CA from --cacert F (else the system's). */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "lib/util/proto.h"
+
+#define REMOTE_CONNECT_TIMEOUT_S 10L
+/* A whole call: `discover --wait` may take as long as a sweep. */
+#define REMOTE_TIMEOUT_S 900L
+
+struct body {
+	char *p;
+	size_t len;
+	int over;
+};
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *arg)
+{
+	struct body *b = arg;
+	size_t n = size * nmemb;
+	char *bigger;
+
+	if (b->len + n > PROTO_MAX_RESPONSE) {
+		b->over = 1;
+		return 0;
+	}
+	if (!(bigger = realloc(b->p, b->len + n + 1)))
+		return 0;
+	b->p = bigger;
+	memcpy(b->p + b->len, ptr, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+	return n;
+}
+
+/* The token: --token-file's first line, else $LOOM_TOKEN. 0 and *out
+ * (malloc'd), or -errno reported. */
+static int read_token(const struct loomctl *lc, char **out)
+{
+	char line[1024];
+	const char *env = getenv("LOOM_TOKEN");
+	FILE *f;
+	size_t n;
+
+	*out = NULL;
+	if (!lc->token_file) {
+		if (!env || !*env) {
+			loomctl_error(lc, "%s needs a token: --token-file FILE or LOOM_TOKEN",
+				      lc->server);
+			return -EINVAL;
+		}
+		return (*out = strdup(env)) ? 0 : -ENOMEM;
+	}
+	if (!(f = fopen(lc->token_file, "re"))) {
+		int e = errno;
+
+		loomctl_error(lc, "cannot read the token file %s: %s", lc->token_file, strerror(e));
+		return -e;
+	}
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	n = strcspn(line, "\r\n");
+	line[n] = '\0';
+	if (!n) {
+		loomctl_error(lc, "the token file %s is empty", lc->token_file);
+		return -EINVAL;
+	}
+	return (*out = strdup(line)) ? 0 : -ENOMEM;
+}
+
+int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
+{
+	struct body b = { 0 };
+	char url[2048], errbuf[CURL_ERROR_SIZE] = "", *token = NULL, *auth = NULL, *req_text;
+	struct curl_slist *hdr = NULL;
+	json_t *req, *resp = NULL;
+	json_error_t je;
+	long status = 0;
+	CURL *c = NULL;
+	CURLcode cc;
+	int rc;
+
+	*result = NULL;
+	if ((rc = read_token(lc, &token)) < 0)
+		return rc;
+	req = json_pack("{s:s, s:O}", "cmd", cmd, "args", args ? args : json_object());
+	req_text = req ? json_dumps(req, JSON_COMPACT) : NULL;
+	json_decref(req);
+	{
+		size_t n = strlen(lc->server);
+
+		while (n && lc->server[n - 1] == '/')
+			n--;
+		snprintf(url, sizeof(url), "%.*s/api/v1/call", (int)n, lc->server);
+	}
+	if (!req_text || asprintf(&auth, "Authorization: Bearer %s", token) < 0 ||
+	    !(c = curl_easy_init())) {
+		loomctl_error(lc, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	hdr = curl_slist_append(hdr, auth);
+	hdr = curl_slist_append(hdr, "Content-Type: application/json");
+	hdr = curl_slist_append(hdr, "Expect:");
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, req_text);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, REMOTE_CONNECT_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, REMOTE_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (lc->cacert)
+		curl_easy_setopt(c, CURLOPT_CAINFO, lc->cacert);
+	cc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	if (cc != CURLE_OK) {
+		loomctl_error(lc, "%s: %s", lc->server, b.over ? "the answer is over the "
+			      "protocol's limit" : errbuf[0] ? errbuf : curl_easy_strerror(cc));
+		rc = -EIO;
+		goto out;
+	}
+	resp = b.p ? json_loadb(b.p, b.len, 0, &je) : NULL;
+	if (json_is_object(resp) && json_object_get(resp, "ok")) {
+		/* The protocol's answer, whatever the status: as the socket's. */
+		json_t *ok = json_object_get(resp, "ok");
+		json_t *e = json_object_get(resp, "error");
+		const char *code = json_string_value(json_object_get(e, "code"));
+
+		if (json_is_true(ok)) {
+			*result = json_incref(json_object_get(resp, "result"));
+			if (!*result)
+				*result = json_null();
+			rc = 0;
+			goto out;
+		}
+		/* The socket's message, then where it came from. */
+		loomctl_error(lc, "%s: %s (%s: HTTP %ld)", code ? code : "error",
+			      json_string_value(json_object_get(e, "message")) ?
+			      json_string_value(json_object_get(e, "message")) : "(no message)",
+			      lc->server, status);
+		rc = code && !strcmp(code, PROTO_ERR_TOO_LARGE) ? -EMSGSIZE : -EREMOTEIO;
+		goto out;
+	}
+	{
+		/* Not an answer of the call: the API refused the request itself
+		 * (401, 413 ...), or this is not loomd. */
+		json_t *e = json_object_get(resp, "error");
+		const char *msg = json_string_value(json_object_get(e, "message"));
+
+		loomctl_error(lc, "%s answered HTTP %ld: %s", lc->server, status,
+			      msg ? msg : b.len ? "not a loomd API answer" : "no body");
+		rc = status == 401 || status == 403 ? -EACCES : -EREMOTEIO;
+	}
+out:
+	json_decref(resp);
+	curl_slist_free_all(hdr);
+	if (c)
+		curl_easy_cleanup(c);
+	if (token) {
+		memset(token, 0, strlen(token));
+		free(token);
+	}
+	if (auth) {
+		memset(auth, 0, strlen(auth));
+		free(auth);
+	}
+	free(req_text);
+	free(b.p);
+	return rc;
+}

@@ -1,0 +1,874 @@
+/* daemon/http/api.c: the REST API (see api.h, docs/api.md).
+ *
+ * One table (api_routes) maps a method and a path under /api/v1/ to a
+ * control command and says how the path's segment, the query and the body
+ * become the command's arguments. A request is authenticated, matched,
+ * turned into arguments, then run through ctl_call(); the answer comes
+ * back through a callback (now or later: handlers never block the loop)
+ * and is encoded once, with jansson, as the socket's is.
+ *
+ * A call waiting for its answer is a struct call on the module's list.
+ * When the client goes away first, evhttp keeps the request for us and
+ * frees it when we answer (the same as /metrics does); at api_free the
+ * calls still running are orphaned, their answers dropped. */
+#include "autoconf.h"
+#include "daemon/http/api.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/queue.h>
+#include <time.h>
+
+#include <event2/buffer.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+
+#include "daemon/core/authz.h"
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "daemon/http/api_body.h"
+#include "daemon/http/api_tokens.h"
+#include "daemon/http/http.h"
+#include "lib/util/log.h"
+#include "lib/util/proto.h"
+#include "lib/util/token.h"
+
+#define API_PREFIX "/api/v1/"
+#define API_MAX_CALLS 4096     /* answers awaited at once: more is 503 */
+#define API_MAX_JOBS 64        /* jobs kept: running, then the newest done */
+#define API_RETRY_AFTER_S "5"
+#define API_SEG_LEN 256
+
+#define M_GET EVHTTP_REQ_GET
+#define M_POST EVHTTP_REQ_POST
+#define M_PUT EVHTTP_REQ_PUT
+#define M_DELETE EVHTTP_REQ_DELETE
+
+enum {
+	R_LIST = 1 << 0,   /* the result is an array: ?limit=&offset= pages it */
+	R_BODY = 1 << 1,   /* the arguments come from the JSON body */
+	R_JOB = 1 << 2,    /* long: 202 and a job to poll */
+	R_CALL = 1 << 3,   /* POST /api/v1/call */
+	R_JOBS = 1 << 4,   /* GET /api/v1/jobs/{id} */
+};
+
+/* The one table of the API's resources. params: the query parameters a
+ * GET takes, "NAME:TYPE" separated by spaces (s string, i integer >= 0,
+ * n number, b true/false), each passed as the argument of that name. */
+static const struct api_route {
+	unsigned method;
+	const char *path;      /* under /api/v1/; "{}" is one segment */
+	const char *cmd;
+	const char *seg_arg;   /* the argument "{}" becomes */
+	const char *params;
+	unsigned flags;
+	const char *fixed;     /* arguments always given (JSON), or NULL */
+} api_routes[] = {
+	{ M_POST, "call", NULL, NULL, NULL, R_CALL, NULL },
+	{ M_GET, "jobs/{}", NULL, NULL, NULL, R_JOBS, NULL },
+	{ M_GET, "status", "status", NULL, NULL, 0, NULL },
+	{ M_GET, "nodes", "nodes", NULL, "type:s", R_LIST, NULL },
+	{ M_GET, "nodes/{}", "node", "id", NULL, 0, NULL },
+	{ M_GET, "nodes/{}/ports", "ports", "node", NULL, R_LIST, NULL },
+	{ M_GET, "ports", "ports", NULL, "node:s", R_LIST, NULL },
+	{ M_GET, "links", "links", NULL, NULL, R_LIST, NULL },
+	{ M_GET, "events", "events", NULL, "since:n", R_LIST, NULL },
+	{ M_GET, "routing/runs", "route-runs", NULL, NULL, R_LIST, NULL },
+	{ M_GET, "routing/check", "route-check", NULL,
+	  "subnet:s cached:b shifts:i random:i seed:i bisections:i", 0, NULL },
+	{ M_GET, "routing/trace", "route-trace", NULL, "subnet:s cached:b src:s dst:s", 0, NULL },
+	{ M_GET, "tenants", "tenant-list", NULL, NULL, R_LIST, NULL },
+	{ M_GET, "tenants/{}", "tenant-show", "name", NULL, 0, NULL },
+	{ M_GET, "tenants/{}/verify", "tenant-verify", "name", NULL, 0, NULL },
+	{ M_GET, "qos/plan", "qos-plan", NULL, "switch:s", 0, NULL },
+	{ M_GET, "qos/status", "qos-status", NULL, "switch:s", 0, NULL },
+	{ M_GET, "qos/ib/status", "qos-ib-status", NULL, NULL, 0, NULL },
+	{ M_GET, "qos/ib-cc/status", "qos-ib-cc-status", NULL, NULL, 0, NULL },
+	{ M_GET, "ar/status", "ar-status", NULL, "subnet:s cached:b", 0, NULL },
+	{ M_GET, "switches", "switches", NULL, NULL, R_LIST, NULL },
+	{ M_GET, "switches/{}", "switches", "name", NULL, 0, NULL },
+	{ M_GET, "counters", "counters", NULL, "node:s port:i subnet:s top:i sort:s now:b", 0,
+	  NULL },
+	{ M_GET, "eth-counters", "switch_counters", NULL, "switch:s port:s now:b", 0, NULL },
+	{ M_GET, "health", "health", NULL, "subnet:s top:i", 0, NULL },
+	/* the mutations */
+	{ M_POST, "discover", "discover", NULL, NULL, R_JOB, "{\"wait\": true}" },
+	{ M_POST, "tenants", "tenant-create", NULL, NULL, R_BODY, NULL },
+	{ M_DELETE, "tenants/{}", "tenant-delete", "name", NULL, 0, NULL },
+	{ M_POST, "tenants/{}/hosts", "tenant-add-hosts", "name", NULL, R_BODY, NULL },
+	{ M_DELETE, "tenants/{}/hosts", "tenant-remove-hosts", "name", NULL, R_BODY, NULL },
+	{ M_POST, "qos/apply", "qos-apply", NULL, NULL, R_BODY, NULL },
+	{ M_POST, "qos/ib/apply", "qos-ib-apply", NULL, NULL, 0, NULL },
+	{ M_POST, "qos/ib-cc/apply", "qos-ib-cc-apply", NULL, NULL, 0, NULL },
+	{ M_POST, "ar/program", "ar-program", NULL, NULL, R_BODY, NULL },
+};
+#define N_ROUTES (sizeof(api_routes) / sizeof(api_routes[0]))
+
+struct job {
+	unsigned id;                /* 0: a free slot */
+	char cmd[API_CMD_LEN];
+	struct authz_principal who;
+	int done;
+	json_t *answer;             /* the protocol's answer once done */
+	time_t started, ended;
+};
+
+struct call {
+	struct api *api;            /* NULL once orphaned (api_free) */
+	struct call *prev, *next;
+	struct evhttp_request *req; /* NULL once orphaned */
+	const struct api_route *route;
+	unsigned job;               /* R_JOB: its id */
+	json_int_t limit, offset;   /* R_LIST: the page (limit -1: all) */
+	char *link;                 /* R_LIST: the path and query, without the page */
+};
+
+struct api {
+	struct ctl *ctl;
+	struct api_tokens *tokens;
+	char tokens_path[PATH_MAX];
+	struct call *calls;
+	size_t n_calls;
+	struct job jobs[API_MAX_JOBS];
+	unsigned next_job;
+};
+
+/* ---- answers ------------------------------------------------------------------------ */
+
+int api_status(const char *code)
+{
+	static const struct {
+		const char *code;
+		int status;
+	} map[] = {
+		{ PROTO_ERR_BADREQ, 400 }, { PROTO_ERR_VERSION, 400 }, { PROTO_ERR_TOO_LARGE, 400 },
+		{ PROTO_ERR_DENIED, 403 }, { PROTO_ERR_NOTFOUND, 404 }, { PROTO_ERR_UNKNOWN, 404 },
+		{ PROTO_ERR_FAILED, 409 }, { PROTO_ERR_BUSY, 503 }, { PROTO_ERR_INTERNAL, 500 },
+		{ "unauthorized", 401 }, { "method-not-allowed", 405 },
+	};
+
+	for (size_t i = 0; code && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(map[i].code, code))
+			return map[i].status;
+	return 500;
+}
+
+static const char *reason(int status)
+{
+	switch (status) {
+	case 200: return "OK";
+	case 202: return "Accepted";
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 409: return "Conflict";
+	case 503: return "Service Unavailable";
+	default: return "Internal Server Error";
+	}
+}
+
+struct sink {
+	struct evbuffer *b;
+	size_t len;
+};
+
+static int sink_add(const char *buf, size_t size, void *data)
+{
+	struct sink *s = data;
+
+	if (s->len + size > PROTO_MAX_RESPONSE)
+		return -1;
+	s->len += size;
+	return evbuffer_add(s->b, buf, size);
+}
+
+/* Send v (borrowed) as the JSON body with `status`. An answer over the
+ * protocol's limit is replaced by the too-large error, as on the socket. */
+static void send_json(struct evhttp_request *req, int status, const json_t *v)
+{
+	struct sink s = { .b = evbuffer_new() };
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+	if (!s.b) {
+		evhttp_send_error(req, 500, NULL);
+		return;
+	}
+	if (json_dump_callback(v, sink_add, &s, JSON_COMPACT | JSON_ENCODE_ANY) < 0) {
+		evbuffer_free(s.b);
+		if (s.len + 1 > PROTO_MAX_RESPONSE) {
+			json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", PROTO_ERR_TOO_LARGE,
+					      "message", "the answer is over the control protocol's "
+					      "limit: ask for less (?limit=, ?node=)");
+
+			log_warn("http: an API answer exceeds %u bytes; sending an error instead",
+				 PROTO_MAX_RESPONSE);
+			if (e)
+				send_json(req, api_status(PROTO_ERR_TOO_LARGE), e);
+			else
+				evhttp_send_error(req, 500, NULL);
+			json_decref(e);
+			return;
+		}
+		evhttp_send_error(req, 500, NULL);
+		return;
+	}
+	evbuffer_add(s.b, "\n", 1);
+	evhttp_add_header(h, "Content-Type", "application/json");
+	evhttp_add_header(h, "Cache-Control", "no-store");
+	if (status == 503)
+		evhttp_add_header(h, "Retry-After", API_RETRY_AFTER_S);
+	evhttp_send_reply(req, status, reason(status), s.b);
+	evbuffer_free(s.b);
+}
+
+static void send_error(struct evhttp_request *req, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void send_error(struct evhttp_request *req, const char *code, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	json_t *e;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!(e = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg))) {
+		evhttp_send_error(req, 500, NULL);
+		return;
+	}
+	send_json(req, api_status(code), e);
+	json_decref(e);
+}
+
+/* A protocol error answer {"ok":false,"error":{...}} as an HTTP error. */
+static void send_answer_error(struct evhttp_request *req, json_t *answer)
+{
+	json_t *e = json_object_get(answer, "error");
+	json_t *body = json_pack("{s:O}", "error", e ? e : json_null());
+
+	if (!body) {
+		evhttp_send_error(req, 500, NULL);
+		return;
+	}
+	send_json(req, api_status(json_string_value(json_object_get(e, "code"))), body);
+	json_decref(body);
+}
+
+/* A list's page: the array's items [offset, offset + limit), with
+ * X-Total-Count and, when more follow, Link: rel="next". */
+static void send_page(struct call *c, json_t *list)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(c->req);
+	size_t total = json_array_size(list), from = (size_t)c->offset, n;
+	json_t *page;
+	char buf[64];
+
+	if (from > total)
+		from = total;
+	n = c->limit < 0 || (size_t)c->limit > total - from ? total - from : (size_t)c->limit;
+	snprintf(buf, sizeof(buf), "%zu", total);
+	evhttp_add_header(h, "X-Total-Count", buf);
+	if (from == 0 && n == total) {
+		send_json(c->req, 200, list);
+		return;
+	}
+	if (!(page = json_array())) {
+		evhttp_send_error(c->req, 500, NULL);
+		return;
+	}
+	for (size_t i = from; i < from + n; i++)
+		json_array_append(page, json_array_get(list, i));
+	if (from + n < total && c->link) {
+		char *next = NULL;
+
+		if (asprintf(&next, "<%s%slimit=%lld&offset=%zu>; rel=\"next\"", c->link,
+			     strchr(c->link, '?') ? "&" : "?", (long long)c->limit, from + n) > 0) {
+			evhttp_add_header(h, "Link", next);
+			free(next);
+		}
+	}
+	send_json(c->req, 200, page);
+	json_decref(page);
+}
+
+/* ---- calls --------------------------------------------------------------------------- */
+
+static void call_free(struct call *c)
+{
+	if (c->api) {
+		if (c->prev)
+			c->prev->next = c->next;
+		else
+			c->api->calls = c->next;
+		if (c->next)
+			c->next->prev = c->prev;
+		c->api->n_calls--;
+	}
+	free(c->link);
+	free(c);
+}
+
+static struct job *job_find(struct api *a, unsigned id)
+{
+	for (size_t i = 0; id && i < API_MAX_JOBS; i++)
+		if (a->jobs[i].id == id)
+			return &a->jobs[i];
+	return NULL;
+}
+
+static void on_answer(json_t *answer, void *arg)
+{
+	struct call *c = arg;
+	struct job *j;
+
+	if (c->api && (c->route->flags & R_JOB) && (j = job_find(c->api, c->job))) {
+		j->done = 1;
+		j->ended = time(NULL);
+		j->answer = json_incref(answer);
+		log_info("http: job %u (\"%s\" for %s) done: %s", j->id, j->cmd, j->who.how,
+			 json_is_true(json_object_get(answer, "ok")) ? "ok" : "failed");
+	}
+	if (!c->req) {
+		/* orphaned, or a job whose 202 has been sent */
+	} else if (!answer) {
+		send_error(c->req, PROTO_ERR_INTERNAL, "out of memory");
+	} else if (c->route->flags & R_CALL) {
+		const char *code = json_string_value(json_object_get(json_object_get(answer, "error"),
+								     "code"));
+
+		send_json(c->req, json_is_true(json_object_get(answer, "ok")) ? 200 :
+			  api_status(code), answer);
+	} else if (!json_is_true(json_object_get(answer, "ok"))) {
+		send_answer_error(c->req, answer);
+	} else if ((c->route->flags & R_LIST) && json_is_array(json_object_get(answer, "result"))) {
+		send_page(c, json_object_get(answer, "result"));
+	} else {
+		json_t *r = json_object_get(answer, "result");
+
+		send_json(c->req, 200, r ? r : json_null());
+	}
+	json_decref(answer);
+	call_free(c);
+}
+
+static struct call *call_new(struct api *a, struct evhttp_request *req,
+			     const struct api_route *r)
+{
+	struct call *c;
+
+	if (a->n_calls >= API_MAX_CALLS || !(c = calloc(1, sizeof(*c)))) {
+		send_error(req, PROTO_ERR_BUSY, "too many API requests under way; try again");
+		return NULL;
+	}
+	c->api = a;
+	c->req = req;
+	c->route = r;
+	c->limit = -1;
+	c->next = a->calls;
+	if (a->calls)
+		a->calls->prev = c;
+	a->calls = c;
+	a->n_calls++;
+	return c;
+}
+
+/* ---- jobs ------------------------------------------------------------------------------ */
+
+/* A slot for a new job: a free one, else the one done longest ago; NULL
+ * when every slot holds a running job. */
+static struct job *job_new(struct api *a, const char *cmd, const struct authz_principal *who)
+{
+	struct job *j = NULL;
+
+	for (size_t i = 0; i < API_MAX_JOBS; i++) {
+		struct job *k = &a->jobs[i];
+
+		if (!k->id) {
+			j = k;
+			break;
+		}
+		if (k->done && (!j || k->ended < j->ended))
+			j = k;
+	}
+	if (!j)
+		return NULL;
+	json_decref(j->answer);
+	memset(j, 0, sizeof(*j));
+	if (++a->next_job == 0)
+		a->next_job = 1;
+	j->id = a->next_job;
+	snprintf(j->cmd, sizeof(j->cmd), "%s", cmd);
+	j->who = *who;
+	j->started = time(NULL);
+	return j;
+}
+
+static json_t *job_json(const struct job *j)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s, s:I}", "id", (json_int_t)j->id, "cmd", j->cmd,
+			      "state", !j->done ? "running" :
+			      json_is_true(json_object_get(j->answer, "ok")) ? "succeeded" : "failed",
+			      "started", (json_int_t)j->started);
+
+	if (o && j->done) {
+		json_object_set_new(o, "ended", json_integer(j->ended));
+		if (json_object_get(j->answer, "result"))
+			json_object_set(o, "result", json_object_get(j->answer, "result"));
+		if (json_object_get(j->answer, "error"))
+			json_object_set(o, "error", json_object_get(j->answer, "error"));
+	}
+	return o;
+}
+
+/* GET jobs/{id}: its owner's, or any admin's. */
+static void get_job(struct api *a, struct evhttp_request *req, const char *seg,
+		    const struct authz_principal *who)
+{
+	char *end;
+	unsigned long id = strtoul(seg, &end, 10);
+	struct job *j = *end || !*seg ? NULL : job_find(a, (unsigned)id);
+	json_t *o;
+
+	if (!j || (who->role != AUTHZ_ADMIN && strcmp(j->who.how, who->how))) {
+		send_error(req, PROTO_ERR_NOTFOUND, "no job %s (jobs are kept until %d newer ones "
+			   "are done)", seg, API_MAX_JOBS);
+		return;
+	}
+	if (!(o = job_json(j))) {
+		send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	send_json(req, 200, o);
+	json_decref(o);
+}
+
+/* ---- authentication ------------------------------------------------------------------- */
+
+/* The principal of req: 1, or 0 after answering 401. */
+static int authenticate(struct api *a, struct evhttp_request *req, struct authz_principal *who)
+{
+	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
+	const char *auth = evhttp_find_header(in, "Authorization");
+	/* TLS client certificates: the verified subject CN of the peer's
+	 * certificate goes here (the TLS listener provides it; NULL on plain
+	 * HTTP), and a "NAME ROLE cert" line of the tokens file gives it its
+	 * role. A bearer token, when sent, is checked first. */
+	const char *cert_cn = NULL;
+
+	if (auth && !strncasecmp(auth, "Bearer ", 7)) {
+		const char *secret = auth + 7;
+
+		while (*secret == ' ')
+			secret++;
+		if (api_tokens_by_secret(a->tokens, secret, strlen(secret), who))
+			return 1;
+		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
+				  "Bearer realm=\"loom\", error=\"invalid_token\"");
+		send_error(req, "unauthorized", "unknown or revoked token");
+		return 0;
+	}
+	if (!auth && cert_cn && api_tokens_by_cert(a->tokens, cert_cn, who))
+		return 1;
+	evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
+			  "Bearer realm=\"loom\"");
+	send_error(req, "unauthorized", auth ? "the Authorization header must be \"Bearer "
+		   "TOKEN\"" : "a token is required (Authorization: Bearer TOKEN)");
+	return 0;
+}
+
+/* ---- routing --------------------------------------------------------------------------- */
+
+/* Does `rel` (the path under /api/v1/) match the pattern? The "{}"
+ * segment is copied into seg. */
+static int path_match(const char *pat, const char *rel, char *seg, size_t seglen)
+{
+	while (*pat && *rel) {
+		if (!strncmp(pat, "{}", 2)) {
+			size_t n = strcspn(rel, "/");
+
+			if (n == 0 || n >= seglen)
+				return 0;
+			memcpy(seg, rel, n);
+			seg[n] = '\0';
+			pat += 2;
+			rel += n;
+			continue;
+		}
+		if (*pat != *rel)
+			return 0;
+		pat++;
+		rel++;
+	}
+	return !*pat && (!*rel || !strcmp(rel, "/"));
+}
+
+/* Is `name` among the route's parameters? Its type, or 0. */
+static char param_type(const char *params, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (const char *p = params; p && *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (n == len && !strncmp(p, name, n) && p[n] == ':')
+			return p[n + 1];
+		p += strcspn(p, " ");
+		p += *p == ' ';
+	}
+	return 0;
+}
+
+static int parse_int(const char *s, json_int_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* The query of a GET into args (and the page into c); 0, or -EINVAL after
+ * answering 400 naming the parameter. */
+static int query_args(struct evhttp_request *req, const struct api_route *r, const char *path,
+		      json_t *args, struct call *c)
+{
+	const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
+	struct evkeyvalq kv;
+	struct evkeyval *e;
+	struct evbuffer *link = (r->flags & R_LIST) ? evbuffer_new() : NULL;
+	int rc = 0;
+
+	TAILQ_INIT(&kv);
+	if (q && evhttp_parse_query_str(q, &kv) < 0) {
+		send_error(req, PROTO_ERR_BADREQ, "the query string is malformed");
+		evbuffer_free(link);
+		return -EINVAL;
+	}
+	if (link)
+		evbuffer_add_printf(link, "%s", path);
+	TAILQ_FOREACH(e, &kv, next) {
+		char t = param_type(r->params, e->key);
+		json_int_t n;
+		json_t *v = NULL;
+
+		if (json_object_get(args, e->key)) {
+			send_error(req, PROTO_ERR_BADREQ, "query parameter \"%.64s\" is given twice",
+				   e->key);
+			rc = -EINVAL;
+			break;
+		}
+		if ((r->flags & R_LIST) && (!strcmp(e->key, "limit") || !strcmp(e->key, "offset"))) {
+			if (parse_int(e->value, &n) < 0 || n > 1000000000) {
+				send_error(req, PROTO_ERR_BADREQ, "query parameter \"%s\" must be an "
+					   "integer from 0 to 1000000000", e->key);
+				rc = -EINVAL;
+				break;
+			}
+			*(!strcmp(e->key, "limit") ? &c->limit : &c->offset) = n;
+			continue;
+		}
+		switch (t) {
+		case 's':
+			v = json_string(e->value);
+			break;
+		case 'i':
+			if (parse_int(e->value, &n) == 0)
+				v = json_integer(n);
+			break;
+		case 'n': {
+			char *end;
+			double d = strtod(e->value, &end);
+
+			if (*e->value && !*end)
+				v = json_real(d);
+			break;
+		}
+		case 'b':
+			v = !strcmp(e->value, "true") ? json_true() :
+			    !strcmp(e->value, "false") ? json_false() : NULL;
+			break;
+		default:
+			send_error(req, PROTO_ERR_BADREQ, "unknown query parameter \"%.64s\"%s%s%s",
+				   e->key, r->params || (r->flags & R_LIST) ? " (takes: " : "",
+				   r->params ? r->params : "",
+				   (r->flags & R_LIST) ? (r->params ? " limit:i offset:i)" :
+							  "limit:i offset:i)") :
+				   r->params ? ")" : "");
+			rc = -EINVAL;
+			goto out;
+		}
+		if (!v) {
+			send_error(req, PROTO_ERR_BADREQ, "query parameter \"%.64s\" must be %s",
+				   e->key, t == 'i' ? "an integer >= 0" : t == 'n' ? "a number" :
+				   t == 'b' ? "true or false" : "a string");
+			rc = -EINVAL;
+			goto out;
+		}
+		json_object_set_new(args, e->key, v);
+		if (link) {
+			char *enc = evhttp_encode_uri(e->value);
+
+			evbuffer_add_printf(link, "%s%s=%s", evbuffer_get_length(link) >
+					    strlen(path) ? "&" : "?", e->key, enc ? enc : "");
+			free(enc);
+		}
+	}
+out:
+	evhttp_clear_headers(&kv);
+	if (rc == 0 && link && c) {
+		size_t n = evbuffer_get_length(link);
+
+		if ((c->link = malloc(n + 1))) {
+			evbuffer_remove(link, c->link, n);
+			c->link[n] = '\0';
+		}
+	}
+	evbuffer_free(link);
+	return rc;
+}
+
+/* The JSON body (R_BODY, R_CALL): its bytes, NUL-terminated in a copy. */
+static char *body_copy(struct evhttp_request *req, size_t *len)
+{
+	struct evbuffer *in = evhttp_request_get_input_buffer(req);
+	char *p;
+
+	*len = evbuffer_get_length(in);
+	if (!(p = malloc(*len + 1)))
+		return NULL;
+	evbuffer_copyout(in, p, *len);
+	p[*len] = '\0';
+	return p;
+}
+
+static void run(struct api *a, struct evhttp_request *req, const struct api_route *r,
+		const char *seg, const char *path, const struct authz_principal *who)
+{
+	char err[512], cmd[API_CMD_LEN];
+	const char *name = r->cmd;
+	json_t *args = NULL;
+	struct call *c;
+	struct job *j = NULL;
+
+	if (r->flags & R_JOBS) {
+		get_job(a, req, seg, who);
+		return;
+	}
+	if (!(c = call_new(a, req, r)))
+		return;
+	if (r->flags & (R_CALL | R_BODY)) {
+		size_t len;
+		char *body = body_copy(req, &len);
+		int rc = !body ? -ENOMEM : (r->flags & R_CALL) ?
+			 api_body_call(body, len, cmd, &args, err, sizeof(err)) :
+			 api_body_args(body, len, &args, err, sizeof(err));
+
+		free(body);
+		if (rc < 0) {
+			send_error(req, rc == -ENOMEM ? PROTO_ERR_INTERNAL : PROTO_ERR_BADREQ, "%s",
+				   rc == -ENOMEM ? "out of memory" : err);
+			goto fail;
+		}
+		if (r->flags & R_CALL)
+			name = cmd;
+	} else if (r->fixed) {
+		args = json_loads(r->fixed, 0, NULL);
+	} else {
+		args = json_object();
+	}
+	if (!args) {
+		send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+		goto fail;
+	}
+	if (r->seg_arg) {
+		json_t *given = json_object_get(args, r->seg_arg);
+
+		if (given && (!json_is_string(given) || strcmp(json_string_value(given), seg))) {
+			send_error(req, PROTO_ERR_BADREQ, "field \"%s\" of the body is not the "
+				   "path's \"%s\"", r->seg_arg, seg);
+			goto fail;
+		}
+		json_object_set_new(args, r->seg_arg, json_string(seg));
+	}
+	if (r->method == M_GET && query_args(req, r, path, args, c) < 0)
+		goto fail;
+	if (r->flags & R_JOB) {
+		if (!(j = job_new(a, name, who))) {
+			send_error(req, PROTO_ERR_BUSY, "%d jobs are running: try again later",
+				   API_MAX_JOBS);
+			goto fail;
+		}
+		c->job = j->id;
+	}
+	if (j) {
+		/* Answered now: 202 and where to poll; the call carries on
+		 * without a client. */
+		struct evhttp_request *r202 = req;
+		char loc[64];
+		json_t *o = job_json(j);
+
+		c->req = NULL;
+		ctl_call(a->ctl, name, args, who, on_answer, c);
+		json_decref(args);
+		snprintf(loc, sizeof(loc), API_PREFIX "jobs/%u", j->id);
+		evhttp_add_header(evhttp_request_get_output_headers(r202), "Location", loc);
+		if (!o) {
+			send_error(r202, PROTO_ERR_INTERNAL, "out of memory");
+			return;
+		}
+		json_decref(o);
+		/* The job may have ended within ctl_call (refused): say so. */
+		o = job_json(j);
+		send_json(r202, j->done && !json_is_true(json_object_get(j->answer, "ok")) ?
+			  api_status(json_string_value(json_object_get(json_object_get(j->answer,
+						"error"), "code"))) : 202, o ? o : json_null());
+		json_decref(o);
+		return;
+	}
+	ctl_call(a->ctl, name, args, who, on_answer, c);
+	json_decref(args);
+	return;
+fail:
+	json_decref(args);
+	c->req = NULL;
+	call_free(c);
+}
+
+static void on_api(struct evhttp_request *req, void *arg)
+{
+	struct api *a = arg;
+	const char *path = evhttp_uri_get_path(evhttp_request_get_evhttp_uri(req));
+	unsigned method = (unsigned)evhttp_request_get_command(req);
+	struct authz_principal who;
+	char seg[API_SEG_LEN], *dec = NULL;
+	const char *rel;
+	int path_known = 0;
+
+	if (!path || strncmp(path, API_PREFIX, strlen(API_PREFIX))) {
+		send_error(req, PROTO_ERR_NOTFOUND, "not found");
+		return;
+	}
+	if (!authenticate(a, req, &who))
+		return;
+	rel = path + strlen(API_PREFIX);
+	for (size_t i = 0; i < N_ROUTES; i++) {
+		const struct api_route *r = &api_routes[i];
+
+		if (!path_match(r->path, rel, seg, sizeof(seg)))
+			continue;
+		path_known = 1;
+		if (r->method != method && !(r->method == M_GET && method == EVHTTP_REQ_HEAD))
+			continue;
+		if (strchr(r->path, '{') && !(dec = evhttp_uridecode(seg, 0, NULL))) {
+			send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+			return;
+		}
+		if (dec && (strlen(dec) >= sizeof(seg) || strchr(dec, '/'))) {
+			send_error(req, PROTO_ERR_BADREQ, "bad path segment \"%.64s\"", seg);
+			free(dec);
+			return;
+		}
+		if (dec)
+			snprintf(seg, sizeof(seg), "%s", dec);
+		free(dec);
+		run(a, req, r, seg, path, &who);
+		return;
+	}
+	if (path_known) {
+		char allow[64] = "";
+
+		for (size_t i = 0; i < N_ROUTES; i++)
+			if (path_match(api_routes[i].path, rel, seg, sizeof(seg)))
+				snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
+					 allow[0] ? ", " : "",
+					 api_routes[i].method == M_GET ? "GET, HEAD" :
+					 api_routes[i].method == M_POST ? "POST" :
+					 api_routes[i].method == M_PUT ? "PUT" : "DELETE");
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", allow);
+		send_error(req, "method-not-allowed", "method not allowed on %s (allowed: %s)", path,
+			   allow);
+		return;
+	}
+	send_error(req, PROTO_ERR_NOTFOUND, "no resource %s (docs/api.md)", path);
+}
+
+/* ---- life cycle ------------------------------------------------------------------------ */
+
+static int load_tokens(struct api *a, const struct loom_config *conf, char *err, size_t errlen)
+{
+	struct api_tokens *t = NULL;
+	int rc = api_tokens_load(conf->http_tokens_file, &t, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	api_tokens_free(a->tokens);
+	a->tokens = t;
+	snprintf(a->tokens_path, sizeof(a->tokens_path), "%s", conf->http_tokens_file);
+	log_info("http: %zu API credentials from %s", api_tokens_count(t),
+		 conf->http_tokens_file);
+	return 0;
+}
+
+struct api *api_new(struct http_mod *m, struct ctl *ctl, const struct loom_config *conf,
+		    char *err, size_t errlen)
+{
+	struct api *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	a->ctl = ctl;
+	if (load_tokens(a, conf, err, errlen) < 0) {
+		free(a);
+		return NULL;
+	}
+	if (http_route(m, API_PREFIX, HTTP_M_GET | HTTP_M_HEAD | EVHTTP_REQ_POST | EVHTTP_REQ_PUT |
+		       EVHTTP_REQ_DELETE, on_api, a) < 0) {
+		snprintf(err, errlen, "cannot add the " API_PREFIX " route");
+		api_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+int api_reconfigure(struct api *a, const struct loom_config *conf)
+{
+	char err[512];
+
+	if (!a)
+		return 0;
+	if (load_tokens(a, conf, err, sizeof(err)) < 0) {
+		log_err("reload: http.tokens_file %s; the API tokens in force stay", err);
+		return -1;
+	}
+	return 0;
+}
+
+void api_free(struct api *a)
+{
+	if (!a)
+		return;
+	/* Their answers come later (ctl_free answers what is left) and go
+	 * nowhere: the requests die with the connections. */
+	for (struct call *c = a->calls, *next; c; c = next) {
+		next = c->next;
+		c->api = NULL;
+		c->req = NULL;
+		c->prev = c->next = NULL;
+	}
+	for (size_t i = 0; i < API_MAX_JOBS; i++)
+		json_decref(a->jobs[i].answer);
+	api_tokens_free(a->tokens);
+	free(a);
+}
