@@ -551,7 +551,8 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 	TAILQ_INIT(&kv);
 	if (q && evhttp_parse_query_str(q, &kv) < 0) {
 		send_error(req, PROTO_ERR_BADREQ, "the query string is malformed");
-		evbuffer_free(link);
+		if (link)
+			evbuffer_free(link);
 		return -EINVAL;
 	}
 	if (link)
@@ -633,7 +634,8 @@ out:
 			c->link[n] = '\0';
 		}
 	}
-	evbuffer_free(link);
+	if (link)
+		evbuffer_free(link);
 	return rc;
 }
 

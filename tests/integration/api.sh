@@ -1,0 +1,163 @@
+#!/bin/sh
+# The REST API's resources (issue 20, daemon/http/api.c, docs/api.md) with
+# curl against loomd on the tiny ibsim fabric:
+#  1. each GET resource's body equals `loomctl --json` of the same command
+#     (status without its clock), and POST /api/v1/call answers the
+#     protocol's response object;
+#  2. pagination: ?limit=&offset= pages of the list, X-Total-Count, a Link
+#     rel="next" that leads to the next page, the last page without one;
+#  3. errors with their statuses and JSON bodies: 404 (unknown node, unknown
+#     resource, unknown command), 400 (bad query parameter, malformed JSON,
+#     wrong types, unknown fields, naming the field), 403 (role too low),
+#     405 with Allow, 413 for a body over http.max_body_bytes; loomd stays
+#     up and answers after all of them;
+#  4. discover: 202 with a job to poll until it has succeeded.
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_netns "$@"
+for t in curl python3; do
+	command -v "$t" >/dev/null 2>&1 || loom_skip "$t is not installed"
+done
+loom_work
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+SEC_READ=read-secret-0123456789abcdef
+SEC_ADMIN=admin-secret-0123456789abcdef
+{
+	printf '%s\n' "$SEC_READ" | "$B/loomctl" token hash reader read --stdin
+	printf '%s\n' "$SEC_ADMIN" | "$B/loomctl" token hash ops admin --stdin
+} >"$work/tokens"
+chmod 600 "$work/tokens"
+
+loom_ibsim "$S/tests/fabrics/tiny.net"
+loom_opensm
+port=$(free_port)
+loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens"
+loom_loomd "$work/loom.yaml"
+url=http://127.0.0.1:$port/api/v1
+loom_until 50 curl -sf "http://127.0.0.1:$port/healthz" || loom_fail "no HTTP listener"
+loom_ctl discover --wait >/dev/null || loom_fail "discover"
+
+# get PATH [SECRET]: the body to $work/get.out, headers to get.hdr; the status
+get() {
+	curl -s -D "$work/get.hdr" -o "$work/get.out" -w '%{http_code}' --max-time 30 \
+		-H "Authorization: Bearer ${2:-$SEC_READ}" "$url/$1" || :
+}
+# same FILE-A FILE-B [KEY...]: the two JSON documents are equal (minus KEYs)
+same() {
+	python3 - "$@" <<'EOF'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for k in sys.argv[3:]:
+    for d in (a, b):
+        if isinstance(d, dict):
+            d.pop(k, None)
+sys.exit(0 if a == b else 1)
+EOF
+}
+
+# ---- 1. GET = loomctl --json ----------------------------------------------------
+node=$(loom_ctl --json nodes | python3 -c 'import json,sys; print([n for n in json.load(sys.stdin) if n["type"] == "switch"][0]["guid"])')
+n=0
+for pair in "status|status" "nodes|nodes" "nodes?type=switch|nodes --type switch" \
+	"nodes/$node|node $node" "nodes/$node/ports|ports $node" "ports|ports" "links|links" \
+	"events?limit=5|events --limit 5" "tenants|tenant list" "switches|switches" \
+	"routing/runs|route runs --limit 1000000"; do
+	path=${pair%%|*} cmd=${pair#*|}
+	# shellcheck disable=SC2086
+	loom_ctl --json $cmd >"$work/ctl.json" 2>"$work/ctl.err" ||
+		loom_fail "loomctl --json $cmd: $(cat "$work/ctl.err")"
+	c=$(get "$path")
+	[ "$c" = 200 ] || loom_fail "GET $path: HTTP $c: $(cat "$work/get.out")"
+	grep -qi '^Content-Type: application/json' "$work/get.hdr" || loom_fail "GET $path: not JSON"
+	same "$work/get.out" "$work/ctl.json" uptime_s ||
+		loom_fail "GET $path differs from loomctl --json $cmd: $(head -c 400 "$work/get.out") vs $(head -c 400 "$work/ctl.json")"
+	n=$((n + 1))
+done
+loom_ok "$n GET resources equal loomctl --json of their command"
+
+curl -s -o "$work/call.out" -w '%{http_code}' -H "Authorization: Bearer $SEC_READ" \
+	-d '{"cmd":"links"}' "$url/call" >"$work/code" || :
+[ "$(cat "$work/code")" = 200 ] || loom_fail "POST /call links: $(cat "$work/code")"
+loom_ctl --json links >"$work/ctl.json"
+python3 - "$work/call.out" "$work/ctl.json" <<'EOF' || loom_fail "POST /call: $(head -c 300 "$work/call.out")"
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+assert set(a) == {"ok", "result"} and a["ok"] is True and a["result"] == b, a
+EOF
+loom_ok "POST /call answers {ok, result} with the socket's result"
+
+# ---- 2. pagination --------------------------------------------------------------
+total=$(loom_ctl --json ports | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+[ "$total" -ge 3 ] || loom_fail "only $total ports: too few to page"
+loom_ctl --json ports >"$work/all.json"
+next="ports?limit=2&offset=0"
+pages=0
+: >"$work/pages"
+while [ -n "$next" ]; do
+	c=$(get "$next")
+	[ "$c" = 200 ] || loom_fail "GET $next: $c"
+	grep -qi "^X-Total-Count: $total" "$work/get.hdr" || loom_fail "GET $next: no X-Total-Count $total"
+	python3 -c 'import json,sys; [print(json.dumps(p, sort_keys=True)) for p in json.load(open(sys.argv[1]))]' \
+		"$work/get.out" >>"$work/pages"
+	next=$(sed -n 's|^Link: </api/v1/\([^>]*\)>; rel="next".*|\1|ip' "$work/get.hdr" | tr -d '\r')
+	pages=$((pages + 1))
+	[ $pages -le "$total" ] || loom_fail "pagination does not end"
+done
+python3 -c 'import json,sys; [print(json.dumps(p, sort_keys=True)) for p in json.load(open(sys.argv[1]))]' \
+	"$work/all.json" | cmp -s - "$work/pages" || loom_fail "the pages are not the list"
+[ $pages -eq $(((total + 1) / 2)) ] || loom_fail "$pages pages of 2 for $total ports"
+c=$(get "ports?offset=$total")
+[ "$c" = 200 ] && [ "$(cat "$work/get.out")" = "[]" ] || loom_fail "a page past the end: $c $(cat "$work/get.out")"
+loom_ok "pagination: $pages pages of 2 follow Link rel=next and make the $total ports, X-Total-Count"
+
+# ---- 3. errors -----------------------------------------------------------------------
+# err STATUS CODE-OR-TEXT CURL-ARGS...: the status and that text in the body
+err() {
+	_want=$1 _text=$2
+	shift 2
+	_c=$(curl -s -D "$work/err.hdr" -o "$work/err.out" -w '%{http_code}' --max-time 30 "$@" || :)
+	[ "$_c" = "$_want" ] || loom_fail "$*: HTTP $_c, want $_want: $(cat "$work/err.out")"
+	grep -q "$_text" "$work/err.out" || loom_fail "$*: no '$_text' in $(cat "$work/err.out")"
+	python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["error"]; assert e["code"] and e["message"]' \
+		"$work/err.out" 2>/dev/null || loom_fail "$*: the body is not {error:{code,message}}"
+}
+R="Authorization: Bearer $SEC_READ"
+err 404 '"code":"not-found"' -H "$R" "$url/nodes/no-such-node"
+err 404 '"code":"not-found"' -H "$R" "$url/no/such/resource"
+err 404 '"code":"unknown-command"' -H "$R" -d '{"cmd":"frobnicate"}' "$url/call"
+err 400 'unknown query parameter \\"color\\"' -H "$R" "$url/nodes?color=red"
+err 400 'query parameter \\"limit\\" must be' -H "$R" "$url/nodes?limit=-1"
+err 400 'query parameter \\"cached\\" must be true or false' -H "$R" "$url/ar/status?cached=yes"
+err 400 'not valid JSON' -H "$R" -d '{"cmd": "nodes"' "$url/call"
+err 400 'must be a JSON object' -H "$R" -d '["nodes"]' "$url/call"
+err 400 'field \\"cmd\\" must be' -H "$R" -d '{"cmd": 42}' "$url/call"
+err 400 'field \\"args\\" must be an object' -H "$R" -d '{"cmd": "nodes", "args": []}' "$url/call"
+err 400 'unknown field \\"argz\\"' -H "$R" -d '{"cmd": "nodes", "argz": {}}' "$url/call"
+err 400 'field \\"cmd\\" is required' -H "$R" -d '{}' "$url/call"
+err 400 '"code":"bad-request"' -H "$R" -d '{"cmd": "nodes", "args": {"type": 7}}' "$url/call"
+err 403 '"code":"permission-denied"' -H "$R" -X POST "$url/discover"
+err 405 '"code":"method-not-allowed"' -H "$R" -X DELETE "$url/nodes"
+grep -qi '^Allow: GET, HEAD' "$work/err.hdr" || loom_fail "405 without Allow"
+head -c 200000 /dev/zero | tr '\0' 'x' >"$work/huge"
+c=$(curl -s -o /dev/null -w '%{http_code}' -H "$R" --data-binary @"$work/huge" "$url/call" || :)
+[ "$c" = 413 ] || loom_fail "a 200 kB body: HTTP $c, not 413"
+kill -0 "$LOOMD_PID" || loom_fail "loomd died"
+[ "$(get status)" = 200 ] || loom_fail "loomd does not answer after the bad requests"
+loom_ok "404, 400 naming the field or parameter, 403, 405 with Allow, 413 for a huge body; loomd fine"
+
+# ---- 4. discover: 202 and a job ------------------------------------------------------
+c=$(curl -s -D "$work/d.hdr" -o "$work/d.out" -w '%{http_code}' -X POST \
+	-H "Authorization: Bearer $SEC_ADMIN" "$url/discover" || :)
+[ "$c" = 202 ] || loom_fail "POST discover: HTTP $c: $(cat "$work/d.out")"
+job=$(sed -n 's|^Location: /api/v1/\(jobs/[0-9]*\).*|\1|ip' "$work/d.hdr" | tr -d '\r')
+[ -n "$job" ] || loom_fail "202 without Location: $(cat "$work/d.hdr")"
+loom_until 600 sh -c "[ \"\$(curl -s -H 'Authorization: Bearer $SEC_ADMIN' '$url/$job' | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"state\"])')\" = succeeded ]" ||
+	loom_fail "job $job did not succeed: $(cat "$work/get.out")"
+get "$job" "$SEC_ADMIN" >/dev/null
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["result"]["sweeps"], j' "$work/get.out" ||
+	loom_fail "job $job has no sweep result: $(cat "$work/get.out")"
+[ "$(get "$job" "$SEC_READ")" = 404 ] || loom_fail "another principal sees the admin's job"
+loom_ok "POST discover: 202, Location $job, polled until succeeded with the sweep's result"
