@@ -24,6 +24,7 @@
 
 #include <event2/event.h>
 
+#include "daemon/core/authz.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/ctl_limits.h"
 #include "lib/util/log.h"
@@ -427,6 +428,58 @@ START_TEST(free_answers_pending_and_unlinks)
 }
 END_TEST
 
+static void got_answer(json_t *answer, void *arg)
+{
+	json_t **out = arg;
+
+	ck_assert_ptr_null(*out);  /* once */
+	*out = answer;
+}
+
+/* Another transport's request (ctl_call): the socket's answer without its
+ * framing, the one table deciding by role, and a later answer. */
+START_TEST(calls_as_a_principal_decide_by_role_and_answer_once)
+{
+	struct authz_principal reader, admin;
+	json_t *ans = NULL;
+
+	authz_principal_named(&reader, "token", "mon", AUTHZ_READ);
+	authz_principal_named(&admin, "token", "ops", AUTHZ_ADMIN);
+	ctl_call(ctl, "echo", json_pack("{s:i}", "x", 1), &reader, got_answer, &ans);
+	ck_assert_ptr_nonnull(ans);
+	ck_assert(json_is_true(json_object_get(ans, "ok")));
+	ck_assert_ptr_null(json_object_get(ans, "v"));
+	ck_assert_ptr_null(json_object_get(ans, "id"));
+	/* uid -1: not a unix peer */
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(ans, "result"), "uid")),
+			 -1);
+	json_decref(ans);
+	ans = NULL;
+	ctl_call(ctl, "poke", NULL, &reader, got_answer, &ans);
+	ck_assert_str_eq(err_code(ans), PROTO_ERR_DENIED);
+	ck_assert_msg(strstr(err_message(ans), "needs role admin") &&
+		      strstr(err_message(ans), "token mon (role read)"), "%s", err_message(ans));
+	json_decref(ans);
+	ans = NULL;
+	ctl_call(ctl, "poke", NULL, &admin, got_answer, &ans);
+	ck_assert(json_is_true(json_object_get(ans, "ok")));
+	json_decref(ans);
+	ans = NULL;
+	ctl_call(ctl, "nope", NULL, &admin, got_answer, &ans);
+	ck_assert_str_eq(err_code(ans), PROTO_ERR_UNKNOWN);
+	json_decref(ans);
+	ans = NULL;
+	saved = NULL;
+	ctl_call(ctl, "later", NULL, &reader, got_answer, &ans);
+	ck_assert_ptr_null(ans);
+	ck_assert_ptr_nonnull(saved);
+	ck_assert_str_eq(ctl_req_principal(saved)->how, "token mon");
+	ctl_reply_ok(saved, json_string("done"));
+	ck_assert_str_eq(json_string_value(json_object_get(ans, "result")), "done");
+	json_decref(ans);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ctl");
@@ -437,6 +490,7 @@ int main(void)
 	tcase_add_test(tc, read_command_is_answered);
 	tcase_add_test(tc, pipelined_requests_are_answered_in_order);
 	tcase_add_test(tc, unknown_command);
+	tcase_add_test(tc, calls_as_a_principal_decide_by_role_and_answer_once);
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);
 	tcase_add_test(tc, write_command_allowed_for_root_or_the_admin_group);
 	tcase_add_test(tc, write_command_denied_for_others);
