@@ -723,17 +723,21 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 		ctl_call(a->ctl, name, args, who, on_answer, c);
 		json_decref(args);
 		snprintf(loc, sizeof(loc), API_PREFIX "jobs/%u", j->id);
-		evhttp_add_header(evhttp_request_get_output_headers(r202), "Location", loc);
 		if (!o) {
 			send_error(r202, PROTO_ERR_INTERNAL, "out of memory");
 			return;
 		}
 		json_decref(o);
-		/* The job may have ended within ctl_call (refused): say so. */
+		if (j->done && !json_is_true(json_object_get(j->answer, "ok"))) {
+			/* Refused within ctl_call (role, busy): an error, no job. */
+			send_answer_error(r202, j->answer);
+			json_decref(j->answer);
+			memset(j, 0, sizeof(*j));
+			return;
+		}
 		o = job_json(j);
-		send_json(r202, j->done && !json_is_true(json_object_get(j->answer, "ok")) ?
-			  api_status(json_string_value(json_object_get(json_object_get(j->answer,
-						"error"), "code"))) : 202, o ? o : json_null());
+		evhttp_add_header(evhttp_request_get_output_headers(r202), "Location", loc);
+		send_json(r202, 202, o ? o : json_null());
 		json_decref(o);
 		return;
 	}
