@@ -84,7 +84,7 @@ int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **res
  * answer for control.stall_timeout_s). */
 int client_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
 /* ---- remote.c ---- */
-/* The same through POST lc->server/api/v1/call (libcurl). */
+/* The same through POST lc->server/api/v1/call (libcurl); steals args. */
 int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
 /* ---- cmd_token.c ---- */
 int cmd_token(struct loomctl *lc, int argc, char **argv);

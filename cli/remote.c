@@ -93,9 +93,12 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 	int rc;
 
 	*result = NULL;
-	if ((rc = read_token(lc, &token)) < 0)
+	if ((rc = read_token(lc, &token)) < 0) {
+		json_decref(args);
 		return rc;
-	req = json_pack("{s:s, s:O}", "cmd", cmd, "args", args ? args : json_object());
+	}
+	/* args is stolen, as client_call's proto_request_new does */
+	req = json_pack("{s:s, s:o}", "cmd", cmd, "args", args ? args : json_object());
 	req_text = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
 	{

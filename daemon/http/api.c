@@ -175,14 +175,17 @@ static const char *reason(int status)
 struct sink {
 	struct evbuffer *b;
 	size_t len;
+	int over;      /* the answer is over PROTO_MAX_RESPONSE */
 };
 
 static int sink_add(const char *buf, size_t size, void *data)
 {
 	struct sink *s = data;
 
-	if (s->len + size > PROTO_MAX_RESPONSE)
+	if (s->len + size > PROTO_MAX_RESPONSE) {
+		s->over = 1;
 		return -1;
+	}
 	s->len += size;
 	return evbuffer_add(s->b, buf, size);
 }
@@ -200,7 +203,7 @@ static void send_json(struct evhttp_request *req, int status, const json_t *v)
 	}
 	if (json_dump_callback(v, sink_add, &s, JSON_COMPACT | JSON_ENCODE_ANY) < 0) {
 		evbuffer_free(s.b);
-		if (s.len + 1 > PROTO_MAX_RESPONSE) {
+		if (s.over) {
 			json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", PROTO_ERR_TOO_LARGE,
 					      "message", "the answer is over the control protocol's "
 					      "limit: ask for less (?limit=, ?node=)");

@@ -441,11 +441,12 @@ static void got_answer(json_t *answer, void *arg)
 START_TEST(calls_as_a_principal_decide_by_role_and_answer_once)
 {
 	struct authz_principal reader, admin;
-	json_t *ans = NULL;
+	json_t *ans = NULL, *args = json_pack("{s:i}", "x", 1);
 
 	authz_principal_named(&reader, "token", "mon", AUTHZ_READ);
 	authz_principal_named(&admin, "token", "ops", AUTHZ_ADMIN);
-	ctl_call(ctl, "echo", json_pack("{s:i}", "x", 1), &reader, got_answer, &ans);
+	ctl_call(ctl, "echo", args, &reader, got_answer, &ans);  /* borrowed */
+	json_decref(args);
 	ck_assert_ptr_nonnull(ans);
 	ck_assert(json_is_true(json_object_get(ans, "ok")));
 	ck_assert_ptr_null(json_object_get(ans, "v"));
