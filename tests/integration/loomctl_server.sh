@@ -4,6 +4,8 @@
 # --json, errors and exit statuses of the command), with the token from
 # --token-file or LOOM_TOKEN; a wrong or missing token, an unreachable
 # server: a clear error naming the server (and the HTTP status), exit 1.
+# A command that takes longer than http.timeout_s (a sweep held up by a
+# stopped ibsim) still gets its answer: the timeout is for idle clients.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -25,7 +27,7 @@ printf '%s\n' "$SEC_ADMIN" >"$work/admin.token"
 loom_ibsim "$S/tests/fabrics/tiny.net"
 loom_opensm
 port=$(free_port)
-loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens"
+loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" "  timeout_s: 2"
 loom_loomd "$work/loom.yaml"
 srv=http://127.0.0.1:$port
 loom_until 50 python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" ||
@@ -48,6 +50,18 @@ for cmd in "nodes" "--json nodes" "links" "--json links" "ports Hca-A" "node Hca
 	n=$((n + 1))
 done
 loom_ok "$n commands print the same through --server as over the socket"
+
+ibsim_pid=$(pgrep -n -x ibsim)
+kill -STOP "$ibsim_pid"
+(sleep 5; kill -CONT "$ibsim_pid") &
+cont=$!
+t0=$(date +%s)
+remote discover --wait >"$work/slow.out" 2>&1 || loom_fail "a slow discover --wait: $(cat "$work/slow.out")"
+t1=$(date +%s)
+wait "$cont"
+[ $((t1 - t0)) -ge 3 ] || loom_fail "the sweep was not held up ($((t1 - t0)) s)"
+grep -q ': ok, sweep [0-9]*: 3 nodes' "$work/slow.out" || loom_fail "slow discover: $(cat "$work/slow.out")"
+loom_ok "discover --wait through --server answered after $((t1 - t0)) s, longer than http.timeout_s 2"
 
 # The same error as the socket's, then where it came from; the exit status.
 loom_ctl node no-such-node >/dev/null 2>"$work/local.err" && loom_fail "node no-such-node succeeded"
