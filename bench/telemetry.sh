@@ -245,7 +245,7 @@ for line in open(sys.argv[2], errors="replace"):
     m = re.search(r"port counter rows written in (\d+) ms", line)
     if m:
         stores.append(int(m.group(1)) / 1000)
-    m = re.search(r"counters of \d+ ports read, \d+ PMA Gets in (\d+) ms", line)
+    m = re.search(r"counters of \d+ ports read .*?, \d+ PMA Gets in (\d+) ms", line)
     if m:
         reads.append(int(m.group(1)) / 1000)
         if begin is not None:
