@@ -142,6 +142,7 @@ struct loom_config {
 	int http_max_body_bytes;        /* http.max_body_bytes: a request's body */
 	int http_metrics_ports;         /* http.metrics_ports: 0 all, 1 errors */
 	int http_metrics_min_xmit_wait; /* http.metrics_min_xmit_wait_per_s (errors mode) */
+	char http_web_root[PATH_MAX];   /* http.web_root: the web view's files ("" none) */
 
 	/* switches: */
 	int n_switches;

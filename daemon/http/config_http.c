@@ -9,6 +9,7 @@
  *     max_body_bytes: 4096     # a request's body; more: refused
  *     metrics_ports: all       # all | errors: ports with errors or congestion only
  *     metrics_min_xmit_wait_per_s: 0  # errors: also ports waiting this much (0: no)
+ *     web_root: /usr/share/loom/web   # the web view's files; "": no web view
  *
  * Issue 19 wants the listener "off by default on anything but localhost":
  * no listen address is the default, and one that is not loopback is
@@ -174,6 +175,7 @@ static const struct cfg_key http_keys[] = {
 	CFG_KEY_CUSTOM("metrics_ports", parse_ports, print_ports),
 	CFG_KEY_INT("metrics_min_xmit_wait_per_s", http_metrics_min_xmit_wait, 0, 2000000000, 1,
 		    0),
+	CFG_KEY_STR("web_root", CFG_OPT_PATH, http_web_root, LOOM_DEFAULT_WEB_DIR),
 };
 
 static void http_defaults(struct loom_config *c)

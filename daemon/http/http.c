@@ -60,6 +60,7 @@ struct http_mod {
 	struct route *routes;
 	size_t n_routes;
 	struct http_metrics *metrics;
+	struct http_web *web;
 };
 
 /* ---- answers ------------------------------------------------------------------ */
@@ -316,6 +317,7 @@ int http_reconfigure(struct http_mod *m, const struct loom_config *conf)
 
 	apply_limits(m, conf);
 	http_metrics_reconfigure(m->metrics, conf);
+	http_web_reconfigure(m->web, conf);
 	if (rebind(m, conf, err, sizeof(err)) < 0) {
 		log_err("reload: %s; the HTTP listeners in force stay", err);
 		return -1;
@@ -354,7 +356,8 @@ struct http_mod *http_new(struct event_base *base, const struct loom_config *con
 	evhttp_set_default_content_type(m->http, "text/plain; charset=utf-8");
 	apply_limits(m, conf);
 	if (http_route(m, "/healthz", HTTP_M_GET | HTTP_M_HEAD, on_healthz, m) < 0 ||
-	    !(m->metrics = http_metrics_new(m, base, conf, err, errlen))) {
+	    !(m->metrics = http_metrics_new(m, base, conf, err, errlen)) ||
+	    !(m->web = http_web_new(m, conf, err, errlen))) {
 		if (!err[0])
 			snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -378,6 +381,7 @@ void http_free(struct http_mod *m)
 		evhttp_free(m->http);
 	if (m->fixup)
 		event_free(m->fixup);
+	http_web_free(m->web);
 	free(m->routes);
 	free(m);
 }

@@ -919,7 +919,8 @@ START_TEST(print_writes_every_key_in_order)
 			 "  max_header_bytes: 8192\n"
 			 "  max_body_bytes: 4096\n"
 			 "  metrics_ports: all\n"
-			 "  metrics_min_xmit_wait_per_s: 0\n");
+			 "  metrics_min_xmit_wait_per_s: 0\n"
+			 "  web_root: \"" LOOM_DEFAULT_WEB_DIR "\"\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);
