@@ -60,8 +60,10 @@ function el(tag, attrs, text) {
 	return e;
 }
 
+/* rows as a table; cols: the keys shown (null: the first row's). */
 function table(id, rows, cols) {
 	const t = $(id);
+	cols = cols || Object.keys(rows[0] || {});
 	t.replaceChildren();
 	const head = el("tr");
 	for (const c of cols)
@@ -109,6 +111,8 @@ function levels(nodes, adj) {
 }
 
 function linkState(l, health) {
+	if (l.down)
+		return "down";
 	const ends = [portKey(l.a.guid, l.a.port), portKey(l.b.guid, l.b.port)];
 	if (ends.some(k => health.errors.has(k)))
 		return "errors";
@@ -118,7 +122,30 @@ function linkState(l, health) {
 		return "degraded";
 	return "up";
 }
-const WORST = ["up", "degraded", "congested", "errors"];
+const WORST = ["up", "degraded", "congested", "errors", "down"];
+
+/* Links that went down (link_down events of the last day not followed by
+ * link_up for the same ports) and are still not there: drawn as down. The
+ * subject is "0xGUID[PORT] (DESC) <-> 0xGUID[PORT] (DESC)". */
+function downLinks(events, links) {
+	const re = /^(0x[0-9a-f]+)\[(\d+)\] \((.*)\) <-> (0x[0-9a-f]+)\[(\d+)\] \((.*)\)$/;
+	const last = new Map();
+	for (const e of events)
+		if (e.kind === "link_down" || e.kind === "link_up")
+			last.set(e.subject, e);
+	const present = new Set(links.flatMap(l => [portKey(l.a.guid, l.a.port),
+						    portKey(l.b.guid, l.b.port)]));
+	const down = [];
+	for (const e of last.values()) {
+		const m = e.kind === "link_down" && re.exec(e.subject || "");
+		if (!m || present.has(portKey(m[1], +m[2])))
+			continue;
+		down.push({ a: { guid: m[1], port: +m[2], desc: m[3] },
+			    b: { guid: m[4], port: +m[5], desc: m[6] }, down: true,
+			    width: "", speed: "", degraded: false, since: e.time });
+	}
+	return down;
+}
 
 function healthSets(h) {
 	const s = { errors: new Set(), congested: new Set() };
@@ -227,10 +254,13 @@ function drawFabric(f) {
 	const sw = f.boxes.reduce((n, b) => n + (b.members[0].type === "switch" ? b.members.length : 0), 0);
 	const nlinks = f.lines.reduce((n, l) => n + l.links.length, 0);
 	const bad = f.lines.filter(l => l.state !== "up").length;
+	const down = f.lines.filter(l => l.state === "down").length;
 	$("fabric-summary").textContent = sw + " switches, " + f.hosts + " hosts, " + nlinks +
 		" links drawn as " + f.lines.length + " lines (" + bad + " not clean)";
 	svg.dataset.switches = sw;
-	svg.dataset.links = nlinks;
+	svg.dataset.links = nlinks - f.down;
+	svg.dataset.down = f.down;
+	svg.dataset.downLines = down;
 }
 
 function showLinks(line) {
@@ -261,21 +291,28 @@ async function showBox(b) {
 		const t = el("table", { id: "detail-ports" });
 		d.appendChild(t);
 		table("detail-ports", rows, ["port", "state", "errors", "xmit_wait_per_s", "data_per_s"]);
-		const ev = await api("/api/v1/events?limit=20&node=" + encodeURIComponent(n.guid));
+		const ev = list(await api("/api/v1/events?since=" + dayAgo()), "events")
+			.filter(e => (e.subject || "").includes(n.desc) ||
+				     (e.subject || "").includes(n.guid)).slice(-20).reverse();
 		const te = el("table", { id: "detail-events" });
 		d.appendChild(te);
-		table("detail-events", list(ev, "events"), ["time", "kind", "message"]);
+		table("detail-events", ev, ["time", "severity", "kind", "subject", "old", "new"]);
 	} catch (e) {
 		d.appendChild(el("p", {}, String(e.message)));
 	}
 }
 
 async function loadFabric() {
-	const [nodes, links, health] = await Promise.all([
+	const [nodes, links, health, events] = await Promise.all([
 		api("/api/v1/nodes"), api("/api/v1/links"),
-		api("/api/v1/health").catch(() => null)]);
-	const ns = list(nodes, "nodes"), ls = list(links, "links");
-	const f = layout(ns, ls, healthSets(health));
+		api("/api/v1/health").catch(() => null),
+		api("/api/v1/events?since=" + dayAgo()).catch(() => [])]);
+	/* InfiniBand here; the Ethernet switches have their own view */
+	const ns = list(nodes, "nodes").filter(n => n.fabric !== "eth");
+	const ls = list(links, "links").filter(l => l.fabric !== "eth");
+	const down = downLinks(list(events, "events"), ls);
+	const f = layout(ns, ls.concat(down), healthSets(health));
+	f.down = down.length;
 	f.hosts = ns.filter(n => n.type !== "switch").length;
 	state.fabric = f;
 	drawFabric(f);
@@ -283,16 +320,22 @@ async function loadFabric() {
 
 /* ---- the other views -------------------------------------------------------- */
 
+function dayAgo() { return Math.floor(Date.now() / 1000) - 86400; }
+
 const views = {
 	fabric: loadFabric,
-	events: async () => table("events", list(await api("/api/v1/events?limit=200"), "events"),
-				  ["time", "kind", "subnet", "message"]),
+	/* the last day's events, newest first (at most 500) */
+	events: async () => table("events",
+				  list(await api("/api/v1/events?since=" + dayAgo()), "events")
+					.slice(-500).reverse(),
+				  ["time", "severity", "kind", "subnet", "subject", "old", "new"]),
 	tenants: async () => table("tenants", list(await api("/api/v1/tenants"), "tenants"),
-				   ["name", "pkey", "vlan", "job", "hosts", "state"]),
-	routing: async () => table("routing", list(await api("/api/v1/route/runs"), "runs"),
+				   ["name", "pkey", "vlan", "membership", "state", "n_hosts", "n_ports",
+				    "n_eth_ports", "updated", "error"]),
+	routing: async () => table("routing", list(await api("/api/v1/routing/runs"), "runs"),
 				   ["id", "time", "subnet", "engine", "routed_by", "note"]),
 	switches: async () => table("switches", list(await api("/api/v1/switches"), "switches"),
-				    ["name", "plugin", "state", "drift", "last_push"]),
+				    null),
 };
 
 async function show() {
