@@ -345,6 +345,11 @@ async function show() {
 		s.classList.toggle("active", s.id === "view-" + view);
 	for (const a of document.querySelectorAll("nav a"))
 		a.classList.toggle("active", a.dataset.view === view);
+	if (!state.token) {
+		setStatus("enter an API token (loomctl token hash NAME read)");
+		document.body.dataset.loaded = "login";
+		return;
+	}
 	setStatus("loading " + view + "\u2026");
 	try {
 		await views[view]();
