@@ -13,7 +13,11 @@ loom_netns "$@"
 for t in chromium chromedriver curl; do
 	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
 done
-python3 -c 'import selenium' 2>/dev/null || loom_skip "python3-selenium is not installed"
+# Debian's python3-selenium is for Debian's python3 (a python3 earlier in
+# PATH may lack it).
+PYSEL=python3
+$PYSEL -c 'import selenium' 2>/dev/null || PYSEL=/usr/bin/python3
+$PYSEL -c 'import selenium' 2>/dev/null || loom_skip "python3-selenium is not installed"
 loom_work
 art="$B/tests/artifacts/web_view"
 rm -rf "$art"
@@ -48,7 +52,7 @@ links=$(count links)
 [ "$switches" -gt 0 ] && [ "$links" -gt 0 ] || loom_fail "no fabric: $switches switches, $links links"
 
 page() { # page STEP ARGS...: web_view.py against the page
-	python3 "$S/tests/integration/web_view.py" "$url" "$art" "$@" >"$work/page.out" 2>&1 ||
+	$PYSEL "$S/tests/integration/web_view.py" "$url" "$art" "$@" >"$work/page.out" 2>&1 ||
 		loom_fail "the page ($1): $(tail -20 "$work/page.out")"
 	cat "$work/page.out"
 }
