@@ -45,6 +45,7 @@ loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
 	"http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" "  web_root: $S/web"
 loom_loomd "$work/loom.yaml"
 loom_ctl discover --wait >/dev/null || loom_fail "discover"
+loom_ctl counters --now >/dev/null || loom_fail "counters --now"  # links coloured by them
 
 count() { loom_ctl --json "$@" | python3 -c 'import json,sys; x=json.load(sys.stdin); print(len([i for i in x if i.get("fabric") != "eth"]))'; }
 switches=$(count nodes --type switch)
@@ -62,6 +63,7 @@ loom_ok "the fabric drawn: $switches switches and $links links, as loomctl --jso
 
 loom_ibsim_cmd 'Unlink "leaf-1"[5]'
 loom_ctl discover --wait >/dev/null || loom_fail "discover after the cut"
+loom_ctl counters --now >/dev/null || loom_fail "counters --now after the cut"
 page fabric "$viewer" "$switches" "$((links - 1))" 1
 loom_ok "a link cut in ibsim is drawn down after the next sweep"
 
