@@ -8,13 +8,13 @@
  * fat tree; any other topology the same way). Large fabrics are
  * aggregated so that the page stays usable at 10k+ hosts: hosts are counted
  * on their switch instead of drawn when there are more than MAX_HOSTS, and
- * a level with more than MAX_PER_LEVEL switches is drawn as groups of
- * consecutive switches (by name), links between groups as one bundle with
- * its count and its worst state. */
+ * a level with more than MAX_PER_LEVEL switches is drawn as MAX_PER_LEVEL
+ * groups of consecutive switches (by name), links between groups as one
+ * bundle (wider with more links) with its count and its worst state. */
 "use strict";
 
 const MAX_HOSTS = 64;
-const MAX_PER_LEVEL = 48;
+const MAX_PER_LEVEL = 16;
 const SVG = "http://www.w3.org/2000/svg";
 
 const state = { token: sessionStorage.getItem("loom-token") || "", fabric: null };
@@ -234,6 +234,8 @@ function drawFabric(f) {
 		const e = el("svg:line", { x1: line.a.x, y1: line.a.y, x2: line.b.x, y2: line.b.y,
 					   class: "link " + line.state, "data-links": line.links.length,
 					   "data-state": line.state });
+		if (line.links.length > 1)
+			e.style.strokeWidth = (1.5 + Math.log2(line.links.length)).toFixed(1);
 		e.addEventListener("click", () => showLinks(line));
 		svg.appendChild(e);
 	}
@@ -242,11 +244,12 @@ function drawFabric(f) {
 				       "data-members": b.members.length,
 				       "data-type": b.members[0].type,
 				       transform: "translate(" + b.x + "," + b.y + ")" });
-		const w = b.members.length > 1 ? 60 : 44;
+		const row = f.boxes.filter(x => x.level === b.level).length;
+		const w = Math.min(b.members.length > 1 ? 60 : 48, 0.9 * W / row);
 		g.appendChild(el("svg:rect", { x: -w / 2, y: -9, width: w, height: 18, rx: 3 }));
 		g.appendChild(el("svg:text", { "text-anchor": "middle", y: 4 },
 				 b.members.length > 1 ? b.members.length + " sw" :
-				 b.members[0].desc.slice(0, 10)));
+				 b.members[0].desc.slice(0, Math.max(2, Math.floor(w / 6)))));
 		g.appendChild(el("svg:title", {}, b.label + (b.hosts ? " (" + b.hosts + " hosts)" : "")));
 		g.addEventListener("click", () => showBox(b));
 		svg.appendChild(g);
