@@ -2,7 +2,7 @@
 # bench/api.sh: loomd's REST API under load (issue 20), on one ibsim fat
 # tree (default: the 11664-host tree of bench/telemetry.sh).
 #
-#   sudo sh bench/api.sh [--hosts N] [--seconds S] [--clients "1 10 100 1000"] [--keep]
+#   sudo sh bench/api.sh [--hosts N] [--seconds S] [--clients 1,10,100,1000] [--keep]
 #   make bench-api         (the same, BENCH_API_ARGS for the options)
 #
 # For GET /api/v1/nodes, /api/v1/links and a page of each (?limit=100),
@@ -24,9 +24,9 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) hosts=$2; shift ;;
 	--seconds) seconds=$2; shift ;;
-	--clients) clients=$2; shift ;;
+	--clients) clients=$(echo "$2" | tr , " "); shift ;;
 	--keep) keep=1 ;;
-	*) echo "usage: sh bench/api.sh [--hosts N] [--seconds S] [--clients LIST] [--keep]" >&2
+	*) echo "usage: sh bench/api.sh [--hosts N] [--seconds S] [--clients N,N,...] [--keep]" >&2
 	   exit 2 ;;
 	esac
 	shift
