@@ -5,7 +5,9 @@ and checks the DOM; a screenshot of it goes to ARTDIR/STEP-N.png.
   fabric TOKEN SWITCHES LINKS DOWN: the drawing's counts
   tenants TOKEN NAME: the tenants table has a row named NAME
   denied TOKEN: the status says 401, nothing is drawn
-  shot TOKEN: no check; prints the drawing's summary (tools/demo.sh)"""
+  shot TOKEN: no check; prints the drawing's summary (tools/demo.sh)
+  scale TOKEN SWITCHES LINKS MAX: all counted, at most MAX SVG elements
+      drawn and at most 16 boxes a level (web_view_scale.sh)"""
 import os
 import sys
 
@@ -63,6 +65,24 @@ try:
         print("tenants: %s" % names)
     elif step == "shot":
         print(drv.find_element(By.ID, "fabric-summary").text)
+    elif step == "scale":
+        # SWITCHES LINKS MAX_ELEMENTS: all counted, few drawn
+        svg = drv.find_element(By.ID, "fabric")
+        got = (svg.get_attribute("data-switches"), svg.get_attribute("data-links"))
+        if got != (rest[0], rest[1]):
+            errors.append("counted %s switches and %s links, want %s and %s" %
+                          (got + tuple(rest[:2])))
+        elements = len(svg.find_elements(By.CSS_SELECTOR, "*"))
+        if elements > int(rest[2]):
+            errors.append("%d SVG elements drawn, more than %s" % (elements, rest[2]))
+        per_level = {}
+        for g in svg.find_elements(By.CSS_SELECTOR, "g.node"):
+            y = g.get_attribute("transform").split(",")[1]
+            per_level[y] = per_level.get(y, 0) + 1
+        if max(per_level.values()) > 16:
+            errors.append("a level of %d boxes" % max(per_level.values()))
+        print("scale: %s switches, %s links, %d SVG elements, boxes per level %s" %
+              (got[0], got[1], elements, sorted(per_level.values())))
     elif step == "denied":
         status = drv.find_element(By.ID, "status").text
         if drv.find_elements(By.CSS_SELECTOR, "g.node"):
