@@ -255,13 +255,14 @@ function drawFabric(f) {
 		svg.appendChild(g);
 	}
 	const sw = f.boxes.reduce((n, b) => n + (b.members[0].type === "switch" ? b.members.length : 0), 0);
-	const nlinks = f.lines.reduce((n, l) => n + l.links.length, 0);
+	const nlinks = f.links;      /* every link, drawn in a bundle or counted on a switch */
 	const bad = f.lines.filter(l => l.state !== "up").length;
 	const down = f.lines.filter(l => l.state === "down").length;
 	$("fabric-summary").textContent = sw + " switches, " + f.hosts + " hosts, " + nlinks +
-		" links drawn as " + f.lines.length + " lines (" + bad + " not clean)";
+		" links, drawn as " + f.lines.length + " lines (" + bad + " not clean, " + down +
+		" down)";
 	svg.dataset.switches = sw;
-	svg.dataset.links = nlinks - f.down;
+	svg.dataset.links = nlinks;
 	svg.dataset.down = f.down;
 	svg.dataset.downLines = down;
 }
@@ -316,6 +317,7 @@ async function loadFabric() {
 	const down = downLinks(list(events, "events"), ls);
 	const f = layout(ns, ls.concat(down), healthSets(health));
 	f.down = down.length;
+	f.links = ls.length;
 	f.hosts = ns.filter(n => n.type !== "switch").length;
 	state.fabric = f;
 	drawFabric(f);

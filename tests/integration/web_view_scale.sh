@@ -34,6 +34,7 @@ loom_config "$(loom_subnet_conf big)" "http:" "  listen: 127.0.0.1:$port" \
 	"  tokens_file: $work/tokens" "  web_root: $S/web"
 loom_loomd "$work/loom.yaml"
 loom_ctl discover --wait >/dev/null || loom_fail "discover"
+loom_ctl counters --now >/dev/null || loom_fail "counters --now"
 count() { loom_ctl --json "$@" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
 switches=$(count nodes --type switch)
 links=$(count links)
