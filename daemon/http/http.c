@@ -21,7 +21,8 @@
  * again from each answer sent, until the request is whole (its handler is
  * called), and closes the connection when it runs out. A client that
  * reads no answer is closed by the write timeout: evhttp holds the one
- * answer it was given, no more.
+ * answer it was given, no more, and what the client sends meanwhile is
+ * read up to a high watermark (a request's size), not without end.
  *
  * TLS (tls.c): with http.tls.cert, the bufferevents made here are
  * OpenSSL's, on every listener. A reload makes a new context for the
@@ -75,6 +76,7 @@ struct http_mod {
 	struct ssl_ctx_st *tls;     /* http.tls; NULL: plain HTTP */
 	struct conn *conns;
 	unsigned max_per_peer;
+	size_t read_cap;            /* bytes a connection reads ahead of evhttp */
 	int header_timeout_s;
 	time_t peer_logged;         /* when a peer over its cap was last logged */
 	unsigned peer_refused;      /* connections refused since */
@@ -256,8 +258,12 @@ static void conn_closed(struct evhttp_connection *evcon, void *arg)
 {
 	struct conn *c = arg;
 	struct http_mod *m = c->m;
+	char why[256];
 
-	(void)evcon;
+	/* A failed handshake (no client certificate, another CA, an old
+	 * protocol) says why here, for whoever debugs a client. */
+	if (http_tls_error(evcon, why, sizeof(why)))
+		log_debug("http: %s: TLS: %s", c->peer, why);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -367,6 +373,10 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
 		     : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (!bev)
 		return NULL;
+	/* evhttp reads on while it writes an answer (to see a close) and
+	 * keeps what comes: without a bound, a client that does not read its
+	 * answer could send loomd gigabytes before the write timeout. */
+	bufferevent_setwatermark(bev, EV_READ, 0, m->read_cap);
 	m->fresh[m->n_fresh++] = bev;
 	event_active(m->fixup, EV_TIMEOUT, 0);
 	if (++m->n_conns >= m->max_conns)
@@ -384,6 +394,9 @@ static void apply_limits(struct http_mod *m, const struct loom_config *conf)
 	m->max_conns = (unsigned)conf->http_max_connections;
 	m->max_per_peer = (unsigned)conf->http_max_per_peer;
 	m->header_timeout_s = conf->http_header_timeout_s;
+	/* A whole request, and a TLS record beyond it. */
+	m->read_cap = (size_t)conf->http_max_header_bytes + (size_t)conf->http_max_body_bytes +
+		      16384;
 	set_paused(m, m->n_conns >= m->max_conns);
 }
 

@@ -7,6 +7,7 @@
 
 struct bufferevent;
 struct event_base;
+struct evhttp_connection;
 struct evhttp_request;
 struct ssl_ctx_st;
 struct loom_config;
@@ -35,6 +36,9 @@ int http_tls_check(const struct loom_config *c, char *err, size_t errlen);
 /* A connection's bufferevent, accepting TLS once evhttp gives it its
  * socket. NULL: out of memory. */
 struct bufferevent *http_tls_bev_new(struct event_base *base, struct ssl_ctx_st *ctx);
+/* The TLS error that ended the connection, as OpenSSL's text: 1, or 0
+ * when there was none (or it is plain HTTP). For the debug log. */
+int http_tls_error(struct evhttp_connection *evcon, char *out, size_t len);
 /* The subject CN of the request's verified client certificate into out:
  * 0; -ENOENT when there is none (plain HTTP, no certificate, no single
  * CN), -EINVAL for a CN that is not text (a NUL inside), -ENAMETOOLONG

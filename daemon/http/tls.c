@@ -200,3 +200,27 @@ out:
 	X509_free(cert);
 	return rc;
 }
+
+int http_tls_error(struct evhttp_connection *evcon, char *out, size_t len)
+{
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(evcon);
+	unsigned long e;
+	size_t n = 0;
+
+	if (!bev || !bufferevent_openssl_get_ssl(bev) || !len)
+		return 0;
+	out[0] = '\0';
+	/* libevent queues SSL_get_error()'s code (a small number: 1 protocol,
+	 * 5 system call), then OpenSSL's own errors. */
+	while ((e = bufferevent_get_openssl_error(bev)) && n + 1 < len) {
+		char one[160];
+
+		if (e < 16)
+			snprintf(one, sizeof(one), "%s", e == SSL_ERROR_SSL ? "protocol error" :
+				 e == SSL_ERROR_SYSCALL ? "connection lost" : "error");
+		else
+			ERR_error_string_n(e, one, sizeof(one));
+		n += (size_t)snprintf(out + n, len - n, "%s%s", n ? "; " : "", one);
+	}
+	return out[0] != '\0';
+}

@@ -9,7 +9,8 @@
                                              served?
   tls_client.py slowloris PORT CA            a request, one byte a second: when
                                              does loomd close it?
-  tls_client.py noread PORT CA SECONDS       GET /metrics and never read
+  tls_client.py noread PORT CA SECONDS       GET /metrics, never read, send
+                                             bytes while loomd takes them
 
 Each prints what it saw, one line a fact, for the shell to grep. Bounded in
 time: nothing here waits longer than 60 s."""
@@ -47,10 +48,13 @@ def keepalive(port, ca, gofile):
     deadline = time.time() + 30
     while not os.path.exists(gofile) and time.time() < deadline:
         time.sleep(0.05)
-    c.request("GET", "/healthz")
-    r = c.getresponse()
-    print("second: %d %s fp=%s" % (r.status, r.read().decode().strip(), fp(c.sock)),
-          flush=True)
+    try:
+        c.request("GET", "/healthz")
+        r = c.getresponse()
+        print("second: %d %s fp=%s" % (r.status, r.read().decode().strip(), fp(c.sock)),
+              flush=True)
+    except (OSError, http.client.HTTPException) as e:
+        print("second: failed: %r" % e, flush=True)
 
 
 def closed_within(s, seconds):
@@ -112,8 +116,23 @@ def noread(port, ca, seconds):
     raw.connect(("127.0.0.1", port))
     s = context(ca).wrap_socket(raw)
     s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-    print("sent", flush=True)
-    time.sleep(seconds)
+    print("sent the request", flush=True)
+    # Then more and more bytes, as fast as loomd takes them, for 5 s: what
+    # loomd holds of them is what it reads while it cannot write.
+    time.sleep(0.5)
+    s.settimeout(1.0)
+    junk = b"X" * 65536
+    more = 0
+    t_end = time.time() + 5
+    while time.time() < t_end:
+        try:
+            more += s.send(junk)
+        except (socket.timeout, ssl.SSLWantWriteError):
+            break
+        except OSError:
+            break
+    print("then %d bytes more" % more, flush=True)
+    time.sleep(max(0.0, seconds - 5))
     s.close()
 
 
