@@ -148,6 +148,7 @@ struct loom_config {
 	int http_tls_client_required;   /* http.tls.client_cert: 0 optional, 1 required */
 	int http_metrics_ports;         /* http.metrics_ports: 0 all, 1 errors */
 	int http_metrics_min_xmit_wait; /* http.metrics_min_xmit_wait_per_s (errors mode) */
+	char http_web_root[PATH_MAX];   /* http.web_root: the web view's files ("" none) */
 
 	/* switches: */
 	int n_switches;

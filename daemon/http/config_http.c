@@ -9,6 +9,7 @@
  *     max_body_bytes: 4096     # a request's body; more: refused
  *     metrics_ports: all       # all | errors: ports with errors or congestion only
  *     metrics_min_xmit_wait_per_s: 0  # errors: also ports waiting this much (0: no)
+ *     web_root: /usr/share/loom/web   # the web view's files; "": no web view
  *     max_connections_per_peer: 32  # open at once from one client address
  *     header_timeout_s: 10     # a request (line, headers, body) must arrive in this
  *     tls:                     # every listener speaks TLS when cert is set
@@ -246,6 +247,7 @@ static const struct cfg_key http_keys[] = {
 	CFG_KEY_CUSTOM("metrics_ports", parse_ports, print_ports),
 	CFG_KEY_INT("metrics_min_xmit_wait_per_s", http_metrics_min_xmit_wait, 0, 2000000000, 1,
 		    0),
+	CFG_KEY_STR("web_root", CFG_OPT_PATH, http_web_root, LOOM_DEFAULT_WEB_DIR),
 	CFG_KEY_INT("max_connections_per_peer", http_max_per_peer, 1, 1024, 0, 32),
 	CFG_KEY_INT("header_timeout_s", http_header_timeout_s, 1, 3600, 0, 10),
 	CFG_KEY_CUSTOM("tls", parse_tls, print_tls),

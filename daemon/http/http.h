@@ -17,7 +17,8 @@
  * as /metrics (daemon/http/metrics_http.c) does.
  *
  * Routes of its own: /metrics (Prometheus' text format, docs/metrics.md),
- * /healthz ("ok" while the loop runs). */
+ * /healthz ("ok" while the loop runs), / and /web/ (the web view's static
+ * files, web_http.c). */
 #ifndef LOOMD_HTTP_H
 #define LOOMD_HTTP_H
 

@@ -53,4 +53,15 @@ void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *
 /* Waits for the render under way and answers its clients. */
 void http_metrics_free(struct http_metrics *x);
 
+/* The web view's static files (web_http.c): "/" and "/web/" from
+ * http.web_root. */
+struct http_web;
+struct http_web *http_web_new(struct http_mod *m, const struct loom_config *conf, char *err,
+			      size_t errlen);
+void http_web_reconfigure(struct http_web *w, const struct loom_config *conf);
+void http_web_free(struct http_web *w);
+/* Is rel (a path under the root, without its leading '/') one the web view
+ * serves: segments of [A-Za-z0-9._-], none empty or starting with '.'. */
+int http_web_path_ok(const char *rel);
+
 #endif

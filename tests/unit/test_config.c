@@ -940,6 +940,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  max_body_bytes: 4096\n"
 			 "  metrics_ports: all\n"
 			 "  metrics_min_xmit_wait_per_s: 0\n"
+			 "  web_root: \"" LOOM_DEFAULT_WEB_DIR "\"\n"
 			 "  max_connections_per_peer: 32\n"
 			 "  header_timeout_s: 10\n"
 			 "  tls:\n"
