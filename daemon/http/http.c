@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -468,8 +469,15 @@ static int set_tls(struct http_mod *m, const struct loom_config *conf, char *err
 {
 	struct ssl_ctx_st *ctx = NULL;
 
+	struct stat st;
+
 	if (conf->http_tls_cert[0] && !(ctx = http_tls_ctx_new(conf, err, errlen)))
 		return -1;
+	/* Taken all the same: refusing would stop a running fabric manager
+	 * over a mode; said at every start and reload until it is fixed. */
+	if (ctx && !stat(conf->http_tls_key, &st) && (st.st_mode & (S_IRWXG | S_IRWXO)))
+		log_warn("http.tls.key: %s can be read by others than its owner (mode %04o): "
+			 "chmod 600 it", conf->http_tls_key, (unsigned)(st.st_mode & 07777));
 	http_tls_ctx_free(m->tls);
 	m->tls = ctx;
 	return 0;

@@ -124,6 +124,7 @@ tls_conf() { # tls_conf CLIENT_CERT_MODE [HEADER_TIMEOUT [TIMEOUT]]
 }
 tls_conf optional
 loom_asan_no_quarantine   # loomd's RSS is measured below
+chmod 640 "$work/loomd.key"
 loom_loomd "$work/loom.yaml"
 url=https://127.0.0.1:$port
 reload_ok() { # SIGHUP, and wait for loomd to say it reloaded
@@ -138,11 +139,14 @@ get() { # get PATH CURL-ARGS...: the HTTP status (000: no answer)
 		"$url$_p" || :
 }
 loom_until 50 curl -sf --cacert "$pki/ca.crt" "$url/healthz" || loom_fail "no /healthz on $url"
+chmod 600 "$work/loomd.key"
 [ "$(curl -s --cacert "$pki/ca.crt" "$url/healthz")" = ok ] || loom_fail "/healthz does not say ok"
 loom_ctl discover --wait >/dev/null || loom_fail "discover"
 loom_ctl counters --now >/dev/null || loom_fail "counters --now"
 curl -sf --cacert "$pki/ca.crt" "$url/metrics" >"$work/metrics.txt" || loom_fail "GET /metrics over TLS"
 grep -q '^loom_port_counters_up{' "$work/metrics.txt" || loom_fail "/metrics over TLS has no ports"
+grep -q "http.tls.key: $work/loomd.key can be read by others than its owner (mode 0640)" "$work/loomd.log" ||
+	loom_fail "a group-readable key is not warned about"
 loom_ok "curl --cacert gets /healthz and /metrics ($(wc -c <"$work/metrics.txt") bytes) over TLS"
 
 [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 10 "http://127.0.0.1:$port/healthz" || :)" = 000 ] ||
@@ -211,7 +215,8 @@ KA_PID=$!
 loom_until 100 grep -q '^first: 200 ok' "$work/keepalive.out" ||
 	loom_fail "keep-alive client: $(cat "$work/keepalive.out")"
 cp "$pki/srv2.crt" "$work/loomd.crt.new" && mv "$work/loomd.crt.new" "$work/loomd.crt"
-cp "$pki/srv2.key" "$work/loomd.key.new" && mv "$work/loomd.key.new" "$work/loomd.key"
+cp "$pki/srv2.key" "$work/loomd.key.new" && chmod 600 "$work/loomd.key.new" &&
+	mv "$work/loomd.key.new" "$work/loomd.key"
 kill -HUP "$LOOMD_PID"
 fp2=$(fpr "$pki/srv2.crt")
 new_cert() { [ "$(client fingerprint "$port" "$pki/ca.crt")" = "$fp2" ]; }
