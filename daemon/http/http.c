@@ -37,6 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <event2/buffer.h>
@@ -318,6 +321,8 @@ static void conn_start(struct http_mod *m, struct evhttp_connection *evcon)
 	struct conn *c = calloc(1, sizeof(*c));
 	char *addr = NULL;
 	ev_uint16_t port = 0;
+	evutil_socket_t fd;
+	int one = 1;
 
 	if (!c || !(c->timer = evtimer_new(m->base, on_header_timeout, c))) {
 		free(c);
@@ -338,6 +343,12 @@ static void conn_start(struct http_mod *m, struct evhttp_connection *evcon)
 		evhttp_connection_free(evcon);
 		return;
 	}
+	/* An answer goes out in more than one write (TLS: a record for the
+	 * headers, one for the body): with Nagle's algorithm the second
+	 * waits for the client's delayed ACK, 40 ms a request. */
+	fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon));
+	if (fd >= 0)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	arm_timer(c);
 }
 

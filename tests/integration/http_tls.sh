@@ -167,6 +167,12 @@ grep -q 'Protocol *: TLSv1.2' "$work/tls1_2.out" && grep -q 'Verify return code:
 	loom_fail "TLS 1.2 refused or not verified: $(tail -n 5 "$work/tls1_2.out")"
 loom_ok "plain HTTP on the TLS port gets no answer and loomd serves on; TLS 1.0/1.1 refused, 1.2 taken"
 
+# Nagle's algorithm and the client's delayed ACK cost 40 ms an answer that
+# goes out in two TLS records: loomd's sockets have TCP_NODELAY.
+ms=$(client latency "$port" "$pki/ca.crt" 50) || loom_fail "latency client: $ms"
+[ "$(echo "$ms" | sed 's/\..*//')" -lt 20 ] || loom_fail "GET /healthz over TLS keep-alive takes $ms"
+loom_ok "GET /healthz over one TLS connection: $ms"
+
 # ---- client certificates: optional ------------------------------------------------------
 cert() { echo --cert "$pki/$1.crt" --key "$pki/$1.key"; }
 # shellcheck disable=SC2046

@@ -4,6 +4,8 @@
   tls_client.py fingerprint PORT CA          the server certificate's SHA-256
   tls_client.py keepalive PORT CA GOFILE     GET /healthz, wait for GOFILE, GET
                                              again on the same connection
+  tls_client.py latency PORT CA N           N GET /healthz on one connection:
+                                             the mean time of one
   tls_client.py cap PORT CA N                N idle connections from 127.0.0.1;
                                              is the (N+1)th closed, is 127.0.0.2
                                              served?
@@ -55,6 +57,17 @@ def keepalive(port, ca, gofile):
               flush=True)
     except (OSError, http.client.HTTPException) as e:
         print("second: failed: %r" % e, flush=True)
+
+
+def latency(port, ca, n):
+    c = http.client.HTTPSConnection("127.0.0.1", port, context=context(ca), timeout=10)
+    c.request("GET", "/healthz")
+    c.getresponse().read()
+    t0 = time.time()
+    for _ in range(n):
+        c.request("GET", "/healthz")
+        c.getresponse().read()
+    print("%.2f ms a request" % ((time.time() - t0) / n * 1000))
 
 
 def closed_within(s, seconds):
@@ -142,6 +155,8 @@ def main():
         fingerprint(port, ca)
     elif cmd == "keepalive":
         keepalive(port, ca, sys.argv[4])
+    elif cmd == "latency":
+        latency(port, ca, int(sys.argv[4]))
     elif cmd == "cap":
         cap(port, ca, int(sys.argv[4]))
     elif cmd == "slowloris":
