@@ -18,7 +18,7 @@
  *
  * Output, one line: requests N failed N seconds S rps R p50_ms A p90_ms B
  * p99_ms C max_ms D bytes N. Not a test: bench/api.sh runs it. */
-#define _GNU_SOURCE
+#include "autoconf.h"
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
