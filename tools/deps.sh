@@ -7,9 +7,10 @@ PKGS="build-essential autoconf automake libtool pkg-config check
  libevent-dev libyaml-dev libsqlite3-dev sqlite3 libjansson-dev
  libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev opensm ibsim-utils
  infiniband-diags iproute2 util-linux python3 man-db groff-base procps
- libhiredis-dev redis-server libmnl-dev libcurl4-openssl-dev openssl libssl-dev
+ libhiredis-dev redis-server libmnl-dev libcurl4-openssl-dev libssl-dev openssl
  python3-yaml python3-jsonschema
  slurm-wlm munge prometheus curl
+ chromium chromium-driver python3-selenium
  clang libclang-rt-14-dev"
 if [ "${1:-}" = --list ]; then
 	echo $PKGS

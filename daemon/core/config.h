@@ -141,8 +141,15 @@ struct loom_config {
 	int http_timeout_s;             /* http.timeout_s: idle / read / write timeout */
 	int http_max_header_bytes;      /* http.max_header_bytes: a request's headers */
 	int http_max_body_bytes;        /* http.max_body_bytes: a request's body */
+	int http_max_per_peer;          /* http.max_connections_per_peer: one address */
+	int http_header_timeout_s;      /* http.header_timeout_s: a whole request's arrival */
+	char http_tls_cert[PATH_MAX];   /* http.tls.cert: PEM chain; "" = plain HTTP */
+	char http_tls_key[PATH_MAX];    /* http.tls.key: PEM private key */
+	char http_tls_client_ca[PATH_MAX]; /* http.tls.client_ca: "" = no client certs */
+	int http_tls_client_required;   /* http.tls.client_cert: 0 optional, 1 required */
 	int http_metrics_ports;         /* http.metrics_ports: 0 all, 1 errors */
 	int http_metrics_min_xmit_wait; /* http.metrics_min_xmit_wait_per_s (errors mode) */
+	char http_web_root[PATH_MAX];   /* http.web_root: the web view's files ("" none) */
 	char http_tokens_file[PATH_MAX]; /* http.tokens_file: the API's tokens (api_tokens.h) */
 
 	/* switches: */

@@ -32,6 +32,7 @@
 #include "daemon/http/api_body.h"
 #include "daemon/http/api_tokens.h"
 #include "daemon/http/http.h"
+#include "daemon/http/http_impl.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 #include "lib/util/token.h"
@@ -459,10 +460,11 @@ static int authenticate(struct api *a, struct evhttp_request *req, struct authz_
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *auth = evhttp_find_header(in, "Authorization");
 	/* TLS client certificates: the verified subject CN of the peer's
-	 * certificate goes here (the TLS listener provides it; NULL on plain
-	 * HTTP), and a "NAME ROLE cert" line of the tokens file gives it its
-	 * role. A bearer token, when sent, is checked first. */
-	const char *cert_cn = NULL;
+	 * certificate (tls.c; none on plain HTTP), and a "NAME ROLE cert"
+	 * line of the tokens file gives it its role. A bearer token, when
+	 * sent, is checked first. */
+	char cn[AUTHZ_NAME_LEN];
+	const char *cert_cn = http_tls_peer_name(req, cn, sizeof(cn)) == 0 ? cn : NULL;
 
 	if (auth && !strncasecmp(auth, "Bearer ", 7)) {
 		const char *secret = auth + 7;

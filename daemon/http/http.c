@@ -10,16 +10,37 @@
  * inside the accept, so that accept loop stops at once); the next
  * connection waits in the kernel's queue until one closes. Timeouts
  * (evhttp_set_timeout) close connections that idle, do not send their
- * request, or do not read their answer. */
+ * request, or do not read their answer.
+ *
+ * Per connection (struct conn, made in that same step): its peer's
+ * address, against http.max_connections_per_peer (one more from an address
+ * that has that many open is closed at once, before a byte is read or a
+ * TLS handshake made); and a timer for http.header_timeout_s. evhttp's
+ * timeouts are between two reads, so a client sending a byte a second
+ * would hold a connection for ever: the timer runs from the accept, and
+ * again from each answer sent, until the request is whole (its handler is
+ * called), and closes the connection when it runs out. A client that
+ * reads no answer is closed by the write timeout: evhttp holds the one
+ * answer it was given, no more, and what the client sends meanwhile is
+ * read up to a high watermark (a request's size), not without end.
+ *
+ * TLS (tls.c): with http.tls.cert, the bufferevents made here are
+ * OpenSSL's, on every listener. A reload makes a new context for the
+ * connections accepted after it; open ones keep theirs. */
 #include "autoconf.h"
 #include "daemon/http/http.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -45,8 +66,24 @@ struct route {
 	void *arg;
 };
 
+/* An accepted connection (counted in n_conns once it has one of these). */
+struct conn {
+	struct http_mod *m;
+	struct evhttp_connection *evcon;
+	struct event *timer;        /* http.header_timeout_s */
+	char peer[64];              /* the client's address */
+	struct conn *prev, *next;
+};
+
 struct http_mod {
 	struct event_base *base;
+	struct ssl_ctx_st *tls;     /* http.tls; NULL: plain HTTP */
+	struct conn *conns;
+	unsigned max_per_peer;
+	size_t read_cap;            /* bytes a connection reads ahead of evhttp */
+	int header_timeout_s;
+	time_t peer_logged;         /* when a peer over its cap was last logged */
+	unsigned peer_refused;      /* connections refused since */
 	struct evhttp *http;
 	struct listener ls[LOOM_HTTP_MAX_LISTEN];
 	int n_ls;
@@ -60,6 +97,7 @@ struct http_mod {
 	struct route *routes;
 	size_t n_routes;
 	struct http_metrics *metrics;
+	struct http_web *web;
 };
 
 /* ---- answers ------------------------------------------------------------------ */
@@ -135,6 +173,34 @@ static const struct {
 };
 #define N_METHODS (sizeof(methods) / sizeof(methods[0]))
 
+static void arm_timer(struct conn *c)
+{
+	struct timeval tv = { .tv_sec = c->m->header_timeout_s };
+
+	evtimer_add(c->timer, &tv);
+}
+
+/* The answer is sent: the next request on the connection has
+ * header_timeout_s from now. */
+static void on_answered(struct evhttp_request *req, void *arg)
+{
+	(void)req;
+	arm_timer(arg);
+}
+
+/* The request is whole: its time to arrive is over. */
+static void request_arrived(struct http_mod *m, struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+
+	for (struct conn *c = m->conns; c; c = c->next)
+		if (c->evcon == evcon) {
+			evtimer_del(c->timer);
+			evhttp_request_set_on_complete_cb(req, on_answered, c);
+			return;
+		}
+}
+
 static void on_request(struct evhttp_request *req, void *arg)
 {
 	struct http_mod *m = arg;
@@ -144,6 +210,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	const struct route *r;
 	char allow[96] = "";
 
+	request_arrived(m, req);
 	if (!path || !path[0])
 		path = "/";
 	if (!(r = find_route(m, path))) {
@@ -194,12 +261,95 @@ static void set_paused(struct http_mod *m, int paused)
 
 static void conn_closed(struct evhttp_connection *evcon, void *arg)
 {
-	struct http_mod *m = arg;
+	struct conn *c = arg;
+	struct http_mod *m = c->m;
+	char why[256];
 
-	(void)evcon;
+	/* A failed handshake (no client certificate, another CA, an old
+	 * protocol) says why here, for whoever debugs a client. */
+	if (http_tls_error(evcon, why, sizeof(why)))
+		log_debug("http: %s: TLS: %s", c->peer, why);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		m->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	event_free(c->timer);
+	free(c);
 	m->n_conns--;
 	if (!m->closing && m->n_conns < m->max_conns)
 		set_paused(m, 0);
+}
+
+static void on_header_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	struct conn *c = arg;
+
+	(void)fd;
+	(void)what;
+	log_debug("http: %s sent no whole request in %d s (http.header_timeout_s): closed",
+		  c->peer, c->m->header_timeout_s);
+	evhttp_connection_free(c->evcon);   /* conn_closed frees c */
+}
+
+/* One more from a peer that has max_per_peer open: closed. Logged at
+ * most once a minute, with how many were closed in between. */
+static int over_peer_cap(struct http_mod *m, const struct conn *c)
+{
+	unsigned n = 0;
+
+	for (const struct conn *o = m->conns; o; o = o->next)
+		n += !strcmp(o->peer, c->peer);
+	if (n <= m->max_per_peer)
+		return 0;
+	m->peer_refused++;
+	if (time(NULL) - m->peer_logged >= 60) {
+		m->peer_logged = time(NULL);
+		log_warn("http: %s has %u connections open (http.max_connections_per_peer): "
+			 "closing its new ones (%u closed since the last message)", c->peer,
+			 m->max_per_peer, m->peer_refused);
+		m->peer_refused = 0;
+	}
+	return 1;
+}
+
+/* The connection of a fresh bufferevent: its struct conn, its close
+ * callback, its peer's cap, its timer. */
+static void conn_start(struct http_mod *m, struct evhttp_connection *evcon)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	char *addr = NULL;
+	ev_uint16_t port = 0;
+	evutil_socket_t fd;
+	int one = 1;
+
+	if (!c || !(c->timer = evtimer_new(m->base, on_header_timeout, c))) {
+		free(c);
+		m->n_conns--;
+		evhttp_connection_free(evcon);
+		return;
+	}
+	c->m = m;
+	c->evcon = evcon;
+	evhttp_connection_get_peer(evcon, &addr, &port);
+	snprintf(c->peer, sizeof(c->peer), "%s", addr ? addr : "?");
+	c->next = m->conns;
+	if (m->conns)
+		m->conns->prev = c;
+	m->conns = c;
+	evhttp_connection_set_closecb(evcon, conn_closed, c);
+	if (over_peer_cap(m, c)) {
+		evhttp_connection_free(evcon);
+		return;
+	}
+	/* An answer goes out in more than one write (TLS: a record for the
+	 * headers, one for the body): with Nagle's algorithm the second
+	 * waits for the client's delayed ACK, 40 ms a request. */
+	fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon));
+	if (fd >= 0)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	arm_timer(c);
 }
 
 /* evhttp has made the connections of the fresh bufferevents (their
@@ -207,19 +357,20 @@ static void conn_closed(struct evhttp_connection *evcon, void *arg)
 static void on_fixup(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_mod *m = arg;
+	size_t n = m->n_fresh;
 
 	(void)fd;
 	(void)what;
-	for (size_t i = 0; i < m->n_fresh; i++) {
+	m->n_fresh = 0;
+	for (size_t i = 0; i < n; i++) {
 		void *evcon = NULL;
 
 		bufferevent_getcb(m->fresh[i], NULL, NULL, NULL, &evcon);
 		if (evcon)
-			evhttp_connection_set_closecb(evcon, conn_closed, m);
+			conn_start(m, evcon);
 		else
 			m->n_conns--;
 	}
-	m->n_fresh = 0;
 }
 
 static struct bufferevent *conn_new(struct event_base *base, void *arg)
@@ -229,9 +380,16 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
 
 	/* Listeners are disabled at max_conns, so fresh never fills up;
 	 * NULL lets evhttp make the bufferevent itself, uncounted. */
-	if (m->n_fresh == sizeof(m->fresh) / sizeof(m->fresh[0]) ||
-	    !(bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE)))
+	if (m->n_fresh == sizeof(m->fresh) / sizeof(m->fresh[0]))
 		return NULL;
+	bev = m->tls ? http_tls_bev_new(base, m->tls)
+		     : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (!bev)
+		return NULL;
+	/* evhttp reads on while it writes an answer (to see a close) and
+	 * keeps what comes: without a bound, a client that does not read its
+	 * answer could send loomd gigabytes before the write timeout. */
+	bufferevent_setwatermark(bev, EV_READ, 0, m->read_cap);
 	m->fresh[m->n_fresh++] = bev;
 	event_active(m->fixup, EV_TIMEOUT, 0);
 	if (++m->n_conns >= m->max_conns)
@@ -247,6 +405,11 @@ static void apply_limits(struct http_mod *m, const struct loom_config *conf)
 	evhttp_set_max_headers_size(m->http, conf->http_max_header_bytes);
 	evhttp_set_max_body_size(m->http, conf->http_max_body_bytes);
 	m->max_conns = (unsigned)conf->http_max_connections;
+	m->max_per_peer = (unsigned)conf->http_max_per_peer;
+	m->header_timeout_s = conf->http_header_timeout_s;
+	/* A whole request, and a TLS record beyond it. */
+	m->read_cap = (size_t)conf->http_max_header_bytes + (size_t)conf->http_max_body_bytes +
+		      16384;
 	set_paused(m, m->n_conns >= m->max_conns);
 }
 
@@ -310,17 +473,44 @@ undo:
 	return -1;
 }
 
+/* conf's TLS context in m->tls (none without http.tls.cert); on a
+ * failure the one in force stays. */
+static int set_tls(struct http_mod *m, const struct loom_config *conf, char *err,
+		   size_t errlen)
+{
+	struct ssl_ctx_st *ctx = NULL;
+
+	struct stat st;
+
+	if (conf->http_tls_cert[0] && !(ctx = http_tls_ctx_new(conf, err, errlen)))
+		return -1;
+	/* Taken all the same: refusing would stop a running fabric manager
+	 * over a mode; said at every start and reload until it is fixed. */
+	if (ctx && !stat(conf->http_tls_key, &st) && (st.st_mode & (S_IRWXG | S_IRWXO)))
+		log_warn("http.tls.key: %s can be read by others than its owner (mode %04o): "
+			 "chmod 600 it", conf->http_tls_key, (unsigned)(st.st_mode & 07777));
+	http_tls_ctx_free(m->tls);
+	m->tls = ctx;
+	return 0;
+}
+
 int http_reconfigure(struct http_mod *m, const struct loom_config *conf)
 {
-	char err[256];
+	char err[PATH_MAX + 256];
+	int rc = 0;
 
 	apply_limits(m, conf);
 	http_metrics_reconfigure(m->metrics, conf);
+	http_web_reconfigure(m->web, conf);
+	if (set_tls(m, conf, err, sizeof(err)) < 0) {
+		log_err("reload: %s; the TLS certificate in force stays", err);
+		rc = -1;
+	}
 	if (rebind(m, conf, err, sizeof(err)) < 0) {
 		log_err("reload: %s; the HTTP listeners in force stay", err);
 		return -1;
 	}
-	return 0;
+	return rc;
 }
 
 /* ---- life cycle ----------------------------------------------------------------------- */
@@ -353,8 +543,11 @@ struct http_mod *http_new(struct event_base *base, const struct loom_config *con
 	evhttp_set_bevcb(m->http, conn_new, m);
 	evhttp_set_default_content_type(m->http, "text/plain; charset=utf-8");
 	apply_limits(m, conf);
+	if (set_tls(m, conf, err, errlen) < 0)
+		goto fail;
 	if (http_route(m, "/healthz", HTTP_M_GET | HTTP_M_HEAD, on_healthz, m) < 0 ||
-	    !(m->metrics = http_metrics_new(m, base, conf, err, errlen))) {
+	    !(m->metrics = http_metrics_new(m, base, conf, err, errlen)) ||
+	    !(m->web = http_web_new(m, conf, err, errlen))) {
 		if (!err[0])
 			snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -378,6 +571,8 @@ void http_free(struct http_mod *m)
 		evhttp_free(m->http);
 	if (m->fixup)
 		event_free(m->fixup);
+	http_web_free(m->web);
+	http_tls_ctx_free(m->tls);
 	free(m->routes);
 	free(m);
 }

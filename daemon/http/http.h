@@ -1,10 +1,13 @@
 /* daemon/http/http.h: loomd's HTTP listener (issue 19; the REST API of
  * issue 20 grows from it). libevent's evhttp on the loop, on the addresses
- * of http.listen (none by default; loopback only unless http.allow_remote),
- * with bounds no client can push: connections open at once
- * (http.max_connections; more wait in the kernel's accept queue until one
- * closes), a timeout on every connection (idle, reading, writing), the
- * size of a request's headers and body.
+ * of http.listen (none by default; plain HTTP on loopback only, TLS with
+ * http.tls on any address: daemon/http/tls.c), with bounds no client can
+ * push: connections open at once (http.max_connections; more wait in the
+ * kernel's accept queue until one closes) and from one address
+ * (http.max_connections_per_peer; more are closed), a timeout on every
+ * connection (idle, reading, writing), the time a whole request has to
+ * arrive (http.header_timeout_s), the size of a request's headers and
+ * body.
  *
  * Requests go through a route table: a path (exact, or a prefix ending in
  * '/'), the methods it takes, its handler. A path no route has is 404, a
@@ -14,7 +17,8 @@
  * as /metrics (daemon/http/metrics_http.c) does.
  *
  * Routes of its own: /metrics (Prometheus' text format, docs/metrics.md),
- * /healthz ("ok" while the loop runs). */
+ * /healthz ("ok" while the loop runs), / and /web/ (the web view's static
+ * files, web_http.c). */
 #ifndef LOOMD_HTTP_H
 #define LOOMD_HTTP_H
 
@@ -42,7 +46,9 @@ void http_free(struct http_mod *m);
 /* New bounds take effect at once for new connections; a changed
  * http.listen is bound before the old addresses are let go, and when an
  * address cannot be bound the old listeners all stay (logged, naming the
- * address): -1. 0 otherwise. */
+ * address): -1. http.tls is read again (a rotated certificate) for the
+ * connections accepted from now on; when it cannot be, the context in
+ * force stays (logged, naming the file): -1. 0 otherwise. */
 int http_reconfigure(struct http_mod *m, const struct loom_config *conf);
 
 /* Add a route (before or after the listeners are up). path: "/metrics", or

@@ -5,7 +5,11 @@
 
 #include <stddef.h>
 
+struct bufferevent;
 struct event_base;
+struct evhttp_connection;
+struct evhttp_request;
+struct ssl_ctx_st;
 struct loom_config;
 struct http_mod;
 struct http_metrics;
@@ -22,11 +26,42 @@ struct http_addr {
  * 0, or -EINVAL with why in err. */
 int http_addr_parse(const char *s, struct http_addr *a, char *err, size_t errlen);
 
+/* TLS (tls.c). The context of http.tls (cert, key, client_ca): NULL with
+ * err naming the file that cannot be read or used, or the key that does
+ * not match the certificate. */
+struct ssl_ctx_st *http_tls_ctx_new(const struct loom_config *c, char *err, size_t errlen);
+void http_tls_ctx_free(struct ssl_ctx_st *ctx);
+/* Makes the context and drops it: the config check. 0 or -EINVAL. */
+int http_tls_check(const struct loom_config *c, char *err, size_t errlen);
+/* A connection's bufferevent, accepting TLS once evhttp gives it its
+ * socket. NULL: out of memory. */
+struct bufferevent *http_tls_bev_new(struct event_base *base, struct ssl_ctx_st *ctx);
+/* The TLS error that ended the connection, as OpenSSL's text: 1, or 0
+ * when there was none (or it is plain HTTP). For the debug log. */
+int http_tls_error(struct evhttp_connection *evcon, char *out, size_t len);
+/* The subject CN of the request's verified client certificate into out:
+ * 0; -ENOENT when there is none (plain HTTP, no certificate, no single
+ * CN), -EINVAL for a CN that is not text (a NUL inside), -ENAMETOOLONG
+ * when it does not fit in len. For the API's authentication: it maps the
+ * name to a role. */
+int http_tls_peer_name(struct evhttp_request *req, char *out, size_t len);
+
 /* /metrics (metrics_http.c): its route is added by http_metrics_new. */
 struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *base,
 				      const struct loom_config *conf, char *err, size_t errlen);
 void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *conf);
 /* Waits for the render under way and answers its clients. */
 void http_metrics_free(struct http_metrics *x);
+
+/* The web view's static files (web_http.c): "/" and "/web/" from
+ * http.web_root. */
+struct http_web;
+struct http_web *http_web_new(struct http_mod *m, const struct loom_config *conf, char *err,
+			      size_t errlen);
+void http_web_reconfigure(struct http_web *w, const struct loom_config *conf);
+void http_web_free(struct http_web *w);
+/* Is rel (a path under the root, without its leading '/') one the web view
+ * serves: segments of [A-Za-z0-9._-], none empty or starting with '.'. */
+int http_web_path_ok(const char *rel);
 
 #endif

@@ -27,6 +27,14 @@ struct agent {
 	int answered;
 	unsigned status;             /* MAD status of ClassPortInfo */
 	struct pma_caps caps;        /* zero unless answered with status 0 */
+	size_t first, n_targets;     /* its ports: targets[first .. first + n_targets) */
+	/* A switch's PortCounters sum (AllPortSelect), and the last read's. */
+	const struct counters_sum *before;
+	int sum_answered;
+	unsigned sum_status;
+	int sum_decoded;
+	struct pma_sample sum;
+	int quiet;                   /* the sum did not move: PortCountersExtended only */
 };
 
 /* One port to read. */
@@ -40,6 +48,7 @@ struct target {
 	unsigned ext_status;
 	int ext_decoded;
 	unsigned tries;
+	int same;                    /* read with PortCountersExtended only (agent quiet) */
 	struct pma_sample s;
 	uint32_t clear;              /* counters to clear (bit per enum pma_counter) */
 	int cleared;                 /* the PortCountersSet came back with status 0 */
@@ -52,8 +61,14 @@ struct reader {
 	size_t n_cpi;
 	const struct counters_pma *known;  /* capabilities an earlier read found, sorted */
 	size_t n_known;
+	const struct counters_sum *sums;   /* switches' sums of the last read, sorted */
+	size_t n_sums;
+	size_t *sum;                 /* agents that get a PortCounters sum */
+	size_t n_sum;
 	struct target *targets;
 	size_t n_targets;
+	size_t *pc;                  /* targets that get PortCounters (or ext_all's Get) */
+	size_t n_pc;
 	size_t *ext;                 /* targets that also get PortCountersExtended */
 	size_t n_ext;
 	size_t *clr;                 /* targets that get a PortCountersSet */
@@ -166,11 +181,46 @@ static uint16_t pc_attr(const struct agent *a)
 	return a->caps.ext_all ? PMA_ATTR_PORT_COUNTERS_EXT : PMA_ATTR_PORT_COUNTERS;
 }
 
+/* Does agent a's sum (AllPortSelect) tell whether its ports' PortCounters
+ * moved? On switches whose ports need PortCounters besides
+ * PortCountersExtended (ext_all PMAs need one Get a port anyway). */
+static int sums_help(const struct agent *a)
+{
+	return a->n->type == IBT_NODE_SWITCH && a->answered && !a->status && a->n_targets &&
+	       a->caps.all_ports && a->caps.ext && !a->caps.ext_all;
+}
+
+static int build_sum(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		     size_t errlen)
+{
+	const struct reader *r = ctx;
+
+	(void)blen;
+	return build_get(r, r->sum[i], PMA_ATTR_PORT_COUNTERS, PMA_PORT_ALL, tid, buf, err,
+			 errlen);
+}
+
+static int take_sum(void *ctx, size_t i, uint8_t *mad)
+{
+	struct reader *r = ctx;
+	struct agent *a = &r->agents[r->sum[i]];
+	int st = response_status(mad, PMA_ATTR_PORT_COUNTERS);
+
+	if (st < 0)
+		return 0;
+	a->sum_answered = 1;
+	a->sum_status = (unsigned)st;
+	if (st == 0)
+		a->sum_decoded = pma_decode_port_counters(mad + IB_PC_DATA_OFFS, PMA_DATA_LEN,
+							  PMA_PORT_ALL, &a->caps, &a->sum);
+	return 1;
+}
+
 static int build_pc(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
 		    size_t errlen)
 {
 	const struct reader *r = ctx;
-	const struct target *t = &r->targets[i];
+	const struct target *t = &r->targets[r->pc[i]];
 
 	(void)blen;
 	return build_get(r, t->agent, pc_attr(&r->agents[t->agent]), t->port, tid, buf, err,
@@ -180,7 +230,7 @@ static int build_pc(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen
 static int take_pc(void *ctx, size_t i, uint8_t *mad)
 {
 	struct reader *r = ctx;
-	struct target *t = &r->targets[i];
+	struct target *t = &r->targets[r->pc[i]];
 	const struct agent *a = &r->agents[t->agent];
 	int st = response_status(mad, pc_attr(a));
 
@@ -271,6 +321,7 @@ static int add_agent(struct reader *r, const struct fab_node *n, uint16_t lid)
 	memset(a, 0, sizeof(*a));
 	a->n = n;
 	a->lid = lid;
+	a->first = r->n_targets;
 	return 0;
 }
 
@@ -281,6 +332,7 @@ static void add_target(struct reader *r, unsigned port)
 	memset(t, 0, sizeof(*t));
 	t->agent = r->n_agents - 1;
 	t->port = port;
+	r->agents[t->agent].n_targets++;
 }
 
 /* Every cabled port with a LID to address its PMA by. */
@@ -290,11 +342,14 @@ static int plan(const struct fab *fab, struct reader *r, char *err, size_t errle
 
 	r->agents = calloc(ports + nodes, sizeof(*r->agents));
 	r->targets = calloc(ports, sizeof(*r->targets));
+	r->pc = calloc(ports, sizeof(*r->pc));
 	r->ext = calloc(ports, sizeof(*r->ext));
+	r->sum = calloc(nodes, sizeof(*r->sum));
 	r->clr = calloc(ports, sizeof(*r->clr));
 	r->cpi = calloc(ports + nodes, sizeof(*r->cpi));
 	r->req = calloc(ports + nodes, sizeof(*r->req));
-	if (!r->agents || !r->targets || !r->ext || !r->clr || !r->cpi || !r->req) {
+	if (!r->agents || !r->targets || !r->pc || !r->ext || !r->sum || !r->clr || !r->cpi ||
+	    !r->req) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -334,6 +389,42 @@ static int cmp_pma(const void *x, const void *y)
 	if (a->guid != b->guid)
 		return a->guid < b->guid ? -1 : 1;
 	return (int)a->lid - (int)b->lid;
+}
+
+static int cmp_sum(const void *x, const void *y)
+{
+	const struct counters_sum *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return (int)a->lid - (int)b->lid;
+}
+
+/* The mark of agent a's ports (counters_wire_ports_mark). */
+static uint32_t ports_mark(const struct reader *r, const struct agent *a)
+{
+	unsigned ports[256];
+	size_t n = a->n_targets < 256 ? a->n_targets : 256;
+
+	for (size_t i = 0; i < n; i++)
+		ports[i] = r->targets[a->first + i].port;
+	return counters_wire_ports_mark(ports, n);
+}
+
+/* Switches whose sum did not move since the last read (same node, LID
+ * and ports) are quiet: their ports' PortCounters are as then. */
+static void find_quiet(struct reader *r)
+{
+	for (size_t i = 0; i < r->n_sum; i++) {
+		struct agent *a = &r->agents[r->sum[i]];
+		struct counters_sum key = { .guid = a->n->guid, .lid = a->lid };
+
+		if (!a->sum_answered || a->sum_status || a->sum_decoded || !r->n_sums)
+			continue;
+		a->before = bsearch(&key, r->sums, r->n_sums, sizeof(key), cmp_sum);
+		a->quiet = a->before && a->before->ports_mark == ports_mark(r, a) &&
+			   pma_sums_unchanged(&a->before->s, &a->sum);
+	}
 }
 
 /* Agents whose capabilities an earlier read found (same node, same LID)
@@ -395,19 +486,47 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	wp.agent = agent;
 	use_known(r);
 	rc = run_phase(r, &wp, r->n_cpi, build_cpi, take_cpi, err, errlen);
+	/* The switches' sums come before their ports' counters: a sum then
+	 * never counts more than the port counters read after it, and the
+	 * next read's comparison is sound. */
+	for (size_t i = 0; rc == 0 && i < r->n_agents; i++)
+		if (sums_help(&r->agents[i]))
+			r->sum[r->n_sum++] = i;
 	if (rc == 0)
-		rc = run_phase(r, &wp, r->n_targets, build_pc, take_pc, err, errlen);
-	for (size_t i = 0; rc == 0 && i < r->n_targets; i++)
-		r->targets[i].tries = r->req[i].tries;
+		rc = run_phase(r, &wp, r->n_sum, build_sum, take_sum, err, errlen);
+	if (rc == 0)
+		find_quiet(r);
+	for (size_t i = 0; rc == 0 && i < r->n_targets; i++) {
+		if (r->agents[r->targets[i].agent].quiet)
+			r->targets[i].same = 1;
+		else
+			r->pc[r->n_pc++] = i;
+	}
+	if (rc == 0)
+		rc = run_phase(r, &wp, r->n_pc, build_pc, take_pc, err, errlen);
+	for (size_t i = 0; rc == 0 && i < r->n_pc; i++)
+		r->targets[r->pc[i]].tries = r->req[i].tries;
 	for (size_t i = 0; rc == 0 && i < r->n_targets; i++) {
 		const struct target *t = &r->targets[i];
+		const struct agent *a = &r->agents[t->agent];
 
-		if (t->answered && !t->status && !t->decoded && r->agents[t->agent].caps.ext &&
-		    !r->agents[t->agent].caps.ext_all)
+		if (t->same || (t->answered && !t->status && !t->decoded && a->caps.ext &&
+				!a->caps.ext_all))
 			r->ext[r->n_ext++] = i;
 	}
 	if (rc == 0)
 		rc = run_phase(r, &wp, r->n_ext, build_ext, take_ext, err, errlen);
+	/* A port read with PortCountersExtended only answered when that did. */
+	for (size_t i = 0; rc == 0 && i < r->n_ext; i++) {
+		struct target *t = &r->targets[r->ext[i]];
+
+		if (!t->same)
+			continue;
+		t->tries = r->req[i].tries;
+		t->answered = t->ext_answered;
+		t->status = t->ext_status;
+		t->decoded = t->ext_decoded;
+	}
 	/* Last, and only when configured: clear what is about to stop. The
 	 * answer says which were cleared after this sample, so that the next
 	 * read counts from zero, exactly. */
@@ -431,7 +550,7 @@ static const char *no_counters(const struct reader *r, const struct target *t, c
 			       size_t len)
 {
 	const struct agent *a = &r->agents[t->agent];
-	const char *attr = a->caps.ext_all ? "PortCountersExtended" : "PortCounters";
+	const char *attr = a->caps.ext_all || t->same ? "PortCountersExtended" : "PortCounters";
 
 	if (a->answered && a->status) {
 		snprintf(buf, len, "ClassPortInfo answered with MAD status 0x%04x", a->status);
@@ -472,6 +591,7 @@ static void wire_port(const struct reader *r, const struct target *t, struct cou
 	if (no_counters(r, t, o->reason, sizeof(o->reason)))
 		return;
 	o->answered = 1;
+	o->same = t->same;
 	/* A 32-bit value stands when PortCountersExtended did not come back. */
 	if (t->ext_answered && (t->ext_status || t->ext_decoded))
 		o->ext_error = t->ext_status ? COUNTERS_EXT_REFUSED : COUNTERS_EXT_UNREADABLE;
@@ -484,11 +604,40 @@ static void wire_port(const struct reader *r, const struct target *t, struct cou
 		o->clear_failed = t->clear;
 }
 
+/* Agent a's sum, for the next read: when every port of it answered in
+ * full and none was cleared (what the stored samples then hold is what
+ * the sum counted). Its error counters and PortXmitWait only. */
+static int sum_stands(const struct reader *r, const struct agent *a, struct counters_sum *m)
+{
+	char why[128];
+
+	if (!a->sum_answered || a->sum_status || a->sum_decoded)
+		return 0;
+	for (size_t i = a->first; i < a->first + a->n_targets; i++) {
+		const struct target *t = &r->targets[i];
+
+		if (no_counters(r, t, why, sizeof(why)) || t->clear ||
+		    (t->ext_answered && (t->ext_status || t->ext_decoded)))
+			return 0;
+	}
+	memset(m, 0, sizeof(*m));
+	m->guid = a->n->guid;
+	m->lid = a->lid;
+	m->ports_mark = ports_mark(r, a);
+	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+		if (!pma_counter_is_error((enum pma_counter)c) && c != PMA_XMIT_WAIT)
+			continue;
+		m->s.v[c] = a->sum.v[c];
+		m->s.bits[c] = a->sum.bits[c];
+	}
+	return 1;
+}
+
 static int answer(const struct disc_ib_params *p, const struct fab *fab, int clear, FILE *out,
 		  char *err, size_t errlen)
 {
 	struct reader r;
-	struct counters_pma *known = NULL;
+	struct counters_answer known;
 	const char *more;
 	size_t more_len = 0;
 	double started, finished;
@@ -496,12 +645,20 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 	int rc;
 
 	memset(&r, 0, sizeof(r));
+	memset(&known, 0, sizeof(known));
 	if ((more = walker_child_more(&more_len)) &&
-	    counters_wire_read_pmas(more, more_len, &known, &r.n_known, err, errlen) < 0)
+	    counters_wire_read_known(more, more_len, &known, err, errlen) < 0) {
+		counters_answer_free(&known);
 		return -EPROTO;
-	if (r.n_known)
-		qsort(known, r.n_known, sizeof(*known), cmp_pma);
-	r.known = known;
+	}
+	if (known.n_pmas)
+		qsort(known.pmas, known.n_pmas, sizeof(*known.pmas), cmp_pma);
+	if (known.n_sums)
+		qsort(known.sums, known.n_sums, sizeof(*known.sums), cmp_sum);
+	r.known = known.pmas;
+	r.n_known = known.n_pmas;
+	r.sums = known.sums;
+	r.n_sums = known.n_sums;
 	r.clear_near_full = clear;
 	r.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : COUNTERS_DEFAULT_TIMEOUT_MS;
 	r.retries = p->retries > 0 ? (unsigned)p->retries : 0;
@@ -517,6 +674,13 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 
 		if (a->answered && !a->status)
 			rc = counters_wire_put_pma(out, &m);
+	}
+	/* The sums, for the next read. */
+	for (size_t i = 0; rc == 0 && i < r.n_sum; i++) {
+		struct counters_sum m;
+
+		if (sum_stands(&r, &r.agents[r.sum[i]], &m))
+			rc = counters_wire_put_sum(out, &m);
 	}
 	for (size_t i = 0; rc == 0 && i < r.n_targets; i++) {
 		struct counters_port o;
@@ -537,10 +701,12 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 	if (rc < 0)
 		snprintf(err, errlen, "cannot write the counters: %s", strerror(-rc));
 out:
-	free(known);
+	counters_answer_free(&known);
 	free(r.cpi);
 	free(r.agents);
 	free(r.targets);
+	free(r.pc);
+	free(r.sum);
 	free(r.ext);
 	free(r.clr);
 	free(r.req);
@@ -570,8 +736,8 @@ int counters_read_main(int argc, char **argv)
 /* ---- the parent -------------------------------------------------------------- */
 
 int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int clear,
-		      const struct counters_pma *known, size_t n_known, struct counters_answer *a,
-		      char *err, size_t errlen)
+		      const struct counters_answer *known, struct counters_answer *a, char *err,
+		      size_t errlen)
 {
 	const char *mode = clear ? COUNTERS_READ_CLEAR_MODE : COUNTERS_READ_MODE;
 	char *out = NULL, *more = NULL;
@@ -580,11 +746,13 @@ int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int
 	int rc = 0;
 
 	memset(a, 0, sizeof(*a));
-	if (fab && n_known) {
+	if (fab && known && (known->n_pmas || known->n_sums)) {
 		if (!(mem = open_memstream(&more, &more_len)))
 			rc = -ENOMEM;
-		for (size_t i = 0; rc == 0 && i < n_known; i++)
-			rc = counters_wire_put_pma(mem, &known[i]);
+		for (size_t i = 0; rc == 0 && i < known->n_pmas; i++)
+			rc = counters_wire_put_pma(mem, &known->pmas[i]);
+		for (size_t i = 0; rc == 0 && i < known->n_sums; i++)
+			rc = counters_wire_put_sum(mem, &known->sums[i]);
 		if (mem && fclose(mem) != 0 && rc == 0)
 			rc = -ENOMEM;
 		if (rc < 0) {

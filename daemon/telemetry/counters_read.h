@@ -32,15 +32,18 @@
  * three quarters of their range (OpenSM PerfMgr's rule), so that they never
  * stop at all ones; a port's answer says which (cleared, or clear_failed
  * when the Set was not confirmed).
- * known[0..n_known) (with fab only): PMAs' capabilities an earlier read
- * found (a->pmas): the child sends no ClassPortInfo to a PMA among them
- * that has the same node and LID.
+ * known (with fab only; NULL: nothing): what an earlier read found. Its
+ * pmas, PMAs' capabilities: the child sends no ClassPortInfo to a PMA
+ * among them that has the same node and LID. Its sums, switches'
+ * PortCounters sums: a switch whose sum did not move since (same ports,
+ * pma_sums_unchanged) gets no PortCounters per port, only
+ * PortCountersExtended, and its ports answer "same" (counters_wire.h).
  * 0 with *a, every port's counters as counters_wire.h reads them back
  * (free it with counters_answer_free); -errno with err. Blocking: call it
  * from a worker thread. */
 int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int clear,
-		      const struct counters_pma *known, size_t n_known, struct counters_answer *a,
-		      char *err, size_t errlen);
+		      const struct counters_answer *known, struct counters_answer *a, char *err,
+		      size_t errlen);
 
 /* The child's answer on `out` for fab, just swept through p's local port:
  * counters_wire.h's lines. 0, or -errno with err. */

@@ -30,9 +30,22 @@ static void put_text(FILE *out, const char *s)
 	}
 }
 
-int counters_wire_put_port(FILE *out, const struct counters_port *p)
+/* " MASK BITS:VALUE..." of the counters s has. */
+static void put_sample(FILE *out, const struct pma_sample *s)
 {
 	uint32_t mask = 0;
+
+	for (int c = 0; c < PMA_N_COUNTERS; c++)
+		if (s->bits[c])
+			mask |= 1u << c;
+	fprintf(out, " %" PRIx32, mask);
+	for (int c = 0; c < PMA_N_COUNTERS; c++)
+		if (s->bits[c])
+			fprintf(out, " %u:%" PRIu64, s->bits[c], s->v[c]);
+}
+
+int counters_wire_put_port(FILE *out, const struct counters_port *p)
+{
 
 	fprintf(out, "port 0x%016" PRIx64 " %u %u %c %u ", p->guid, p->port, p->lid,
 		p->is_switch ? 'S' : 'C', p->tries);
@@ -42,14 +55,9 @@ int counters_wire_put_port(FILE *out, const struct counters_port *p)
 		put_text(out, p->reason);
 		return fputc('\n', out) == EOF ? -EIO : 0;
 	}
-	for (int c = 0; c < PMA_N_COUNTERS; c++)
-		if (p->s.bits[c])
-			mask |= 1u << c;
-	fprintf(out, " 1 %d %" PRIx32 " %" PRIx32 " %" PRIx32, (int)p->ext_error, p->cleared,
-		p->clear_failed, mask);
-	for (int c = 0; c < PMA_N_COUNTERS; c++)
-		if (p->s.bits[c])
-			fprintf(out, " %u:%" PRIu64, p->s.bits[c], p->s.v[c]);
+	fprintf(out, " %d %d %" PRIx32 " %" PRIx32, p->same ? 2 : 1, (int)p->ext_error,
+		p->cleared, p->clear_failed);
+	put_sample(out, &p->s);
 	return fputc('\n', out) == EOF ? -EIO : 0;
 }
 
@@ -57,6 +65,22 @@ int counters_wire_put_pma(FILE *out, const struct counters_pma *m)
 {
 	return fprintf(out, "pma 0x%016" PRIx64 " %u %x %" PRIx32 "\n", m->guid, m->lid,
 		       m->cap_mask, m->cap_mask2) < 0 ? -EIO : 0;
+}
+
+int counters_wire_put_sum(FILE *out, const struct counters_sum *m)
+{
+	fprintf(out, "sum 0x%016" PRIx64 " %u %" PRIx32, m->guid, m->lid, m->ports_mark);
+	put_sample(out, &m->s);
+	return fputc('\n', out) == EOF ? -EIO : 0;
+}
+
+uint32_t counters_wire_ports_mark(const unsigned *ports, size_t n)
+{
+	uint32_t h = 2166136261u;  /* FNV-1a over the port numbers and their count */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (ports[i] & 0xff)) * 16777619u;
+	return (h ^ (uint32_t)n) * 16777619u;
 }
 
 int counters_wire_put_done(FILE *out, const struct counters_done *d)
@@ -181,42 +205,15 @@ static int text(struct line *l, const char *what, char *buf, size_t len)
 	return 0;
 }
 
-static int take_port(struct line *l, struct counters_port *p)
+/* " MASK BITS:VALUE..." into *s. */
+static int take_sample(struct line *l, struct pma_sample *s)
 {
-	uint64_t v, answered, mask, ext;
+	uint64_t mask;
 	const char *t;
 	size_t n;
 
-	memset(p, 0, sizeof(*p));
-	if (number(l, "the GUID", 16, UINT64_MAX, &p->guid) < 0 ||
-	    number(l, "the port", 10, 254, &v) < 0)
+	if (number(l, "the counters set", 16, (1u << PMA_N_COUNTERS) - 1, &mask) < 0)
 		return -EPROTO;
-	p->port = (unsigned)v;
-	if (number(l, "the LID", 10, 0xffff, &v) < 0)
-		return -EPROTO;
-	p->lid = (uint16_t)v;
-	if (token(l, "the node type", &t, &n) < 0)
-		return -EPROTO;
-	if (n != 1 || (t[0] != 'S' && t[0] != 'C'))
-		return bad(l, "the node type is neither S nor C");
-	p->is_switch = t[0] == 'S';
-	if (number(l, "the tries", 10, 1000, &v) < 0 ||
-	    text(l, "the node description", p->node, sizeof(p->node)) < 0 ||
-	    number(l, "answered", 10, 1, &answered) < 0)
-		return -EPROTO;
-	p->tries = (unsigned)v;
-	p->answered = (int)answered;
-	if (!p->answered)
-		return text(l, "the reason", p->reason, sizeof(p->reason)) < 0 ? -EPROTO : 0;
-	if (number(l, "the extended counters' state", 10, COUNTERS_EXT_UNREADABLE, &ext) < 0 ||
-	    number(l, "the cleared set", 16, (1u << PMA_N_COUNTERS) - 1, &v) < 0)
-		return -EPROTO;
-	p->ext_error = (enum counters_ext_error)ext;
-	p->cleared = (uint32_t)v;
-	if (number(l, "the clear-failed set", 16, (1u << PMA_N_COUNTERS) - 1, &v) < 0 ||
-	    number(l, "the counters set", 16, (1u << PMA_N_COUNTERS) - 1, &mask) < 0)
-		return -EPROTO;
-	p->clear_failed = (uint32_t)v;
 	for (int c = 0; c < PMA_N_COUNTERS; c++) {
 		const char *colon;
 		char what[64];
@@ -241,12 +238,70 @@ static int take_port(struct line *l, struct counters_port *p)
 			return bad(l, "%s has width 0", what);
 		sub.p = colon + 1;
 		sub.end = t + n;
-		if (number(&sub, what, 10, cdelta_max((unsigned)bits), &p->s.v[c]) < 0) {
+		if (number(&sub, what, 10, cdelta_max((unsigned)bits), &s->v[c]) < 0) {
 			l->failed = sub.failed;
 			return -EPROTO;
 		}
-		p->s.bits[c] = (uint8_t)bits;
+		s->bits[c] = (uint8_t)bits;
 	}
+	return 0;
+}
+
+static int take_port(struct line *l, struct counters_port *p)
+{
+	uint64_t v, answered, ext;
+	const char *t;
+	size_t n;
+
+	memset(p, 0, sizeof(*p));
+	if (number(l, "the GUID", 16, UINT64_MAX, &p->guid) < 0 ||
+	    number(l, "the port", 10, 254, &v) < 0)
+		return -EPROTO;
+	p->port = (unsigned)v;
+	if (number(l, "the LID", 10, 0xffff, &v) < 0)
+		return -EPROTO;
+	p->lid = (uint16_t)v;
+	if (token(l, "the node type", &t, &n) < 0)
+		return -EPROTO;
+	if (n != 1 || (t[0] != 'S' && t[0] != 'C'))
+		return bad(l, "the node type is neither S nor C");
+	p->is_switch = t[0] == 'S';
+	if (number(l, "the tries", 10, 1000, &v) < 0 ||
+	    text(l, "the node description", p->node, sizeof(p->node)) < 0 ||
+	    number(l, "answered", 10, 2, &answered) < 0)
+		return -EPROTO;
+	p->tries = (unsigned)v;
+	p->answered = answered != 0;
+	p->same = answered == 2;
+	if (!p->answered)
+		return text(l, "the reason", p->reason, sizeof(p->reason)) < 0 ? -EPROTO : 0;
+	if (number(l, "the extended counters' state", 10, COUNTERS_EXT_UNREADABLE, &ext) < 0 ||
+	    number(l, "the cleared set", 16, (1u << PMA_N_COUNTERS) - 1, &v) < 0)
+		return -EPROTO;
+	p->ext_error = (enum counters_ext_error)ext;
+	p->cleared = (uint32_t)v;
+	if (number(l, "the clear-failed set", 16, (1u << PMA_N_COUNTERS) - 1, &v) < 0)
+		return -EPROTO;
+	p->clear_failed = (uint32_t)v;
+	if (take_sample(l, &p->s) < 0)
+		return -EPROTO;
+	return l->p < l->end ? bad(l, "more than the counters it names") : 0;
+}
+
+static int take_sum(struct line *l, struct counters_sum *m)
+{
+	uint64_t v;
+
+	memset(m, 0, sizeof(*m));
+	if (number(l, "the GUID", 16, UINT64_MAX, &m->guid) < 0 ||
+	    number(l, "the LID", 10, 0xffff, &v) < 0)
+		return -EPROTO;
+	m->lid = (uint16_t)v;
+	if (number(l, "the ports' mark", 16, UINT32_MAX, &v) < 0)
+		return -EPROTO;
+	m->ports_mark = (uint32_t)v;
+	if (take_sample(l, &m->s) < 0)
+		return -EPROTO;
 	return l->p < l->end ? bad(l, "more than the counters it names") : 0;
 }
 
@@ -280,8 +335,9 @@ static int take_done(struct line *l, struct counters_done *d)
 	return l->p < l->end ? bad(l, "more than a read's figures") : 0;
 }
 
-/* The lines of buf into *a; pmas_only: nothing but pma lines, no done. */
-static int read_lines(const char *buf, size_t len, struct counters_answer *a, int pmas_only,
+/* The lines of buf into *a; known: nothing but pma and sum lines, no
+ * done. */
+static int read_lines(const char *buf, size_t len, struct counters_answer *a, int known,
 		      char *err, size_t errlen)
 {
 	struct line l = { .err = err, .errlen = errlen };
@@ -293,7 +349,8 @@ static int read_lines(const char *buf, size_t len, struct counters_answer *a, in
 		lines += buf[i] == '\n';
 	cap = lines ? lines : 1;
 	if (!(a->pmas = calloc(cap, sizeof(*a->pmas))) ||
-	    (!pmas_only && !(a->ports = calloc(cap, sizeof(*a->ports))))) {
+	    !(a->sums = calloc(cap, sizeof(*a->sums))) ||
+	    (!known && !(a->ports = calloc(cap, sizeof(*a->ports))))) {
 		snprintf(err, errlen, "out of memory for %zu lines of counters", cap);
 		return -ENOMEM;
 	}
@@ -316,8 +373,13 @@ static int read_lines(const char *buf, size_t len, struct counters_answer *a, in
 			if (take_pma(&l, &a->pmas[a->n_pmas]) < 0)
 				return -EPROTO;
 			a->n_pmas++;
-		} else if (pmas_only) {
-			return bad(&l, "\"%.*s\" is no pma line", (int)(n > 20 ? 20 : n), t);
+		} else if (n == 3 && !memcmp(t, "sum", 3)) {
+			if (take_sum(&l, &a->sums[a->n_sums]) < 0)
+				return -EPROTO;
+			a->n_sums++;
+		} else if (known) {
+			return bad(&l, "\"%.*s\" is neither a pma nor a sum line",
+				   (int)(n > 20 ? 20 : n), t);
 		} else if (n == 4 && !memcmp(t, "port", 4)) {
 			if (take_port(&l, &a->ports[a->n_ports]) < 0)
 				return -EPROTO;
@@ -327,11 +389,11 @@ static int read_lines(const char *buf, size_t len, struct counters_answer *a, in
 				return -EPROTO;
 			done = 1;
 		} else {
-			return bad(&l, "\"%.*s\" is neither port, pma nor done",
+			return bad(&l, "\"%.*s\" is neither port, pma, sum nor done",
 				   (int)(n > 20 ? 20 : n), t);
 		}
 	}
-	if (pmas_only)
+	if (known)
 		return 0;
 	if (!done) {
 		snprintf(err, errlen, "the counters reader's answer was cut short (%zu bytes, %zu "
@@ -352,21 +414,10 @@ int counters_wire_read(const char *buf, size_t len, struct counters_answer *a, c
 	return read_lines(buf, len, a, 0, err, errlen);
 }
 
-int counters_wire_read_pmas(const char *buf, size_t len, struct counters_pma **out, size_t *n,
-			    char *err, size_t errlen)
+int counters_wire_read_known(const char *buf, size_t len, struct counters_answer *a,
+			     char *err, size_t errlen)
 {
-	struct counters_answer a;
-	int rc = read_lines(buf, len, &a, 1, err, errlen);
-
-	*out = NULL;
-	*n = 0;
-	if (rc == 0) {
-		*out = a.pmas;
-		*n = a.n_pmas;
-		a.pmas = NULL;
-	}
-	counters_answer_free(&a);
-	return rc;
+	return read_lines(buf, len, a, 1, err, errlen);
 }
 
 void counters_answer_free(struct counters_answer *a)
@@ -375,7 +426,9 @@ void counters_answer_free(struct counters_answer *a)
 		return;
 	free(a->ports);
 	free(a->pmas);
+	free(a->sums);
 	a->ports = NULL;
 	a->pmas = NULL;
-	a->n_ports = a->n_pmas = 0;
+	a->sums = NULL;
+	a->n_ports = a->n_pmas = a->n_sums = 0;
 }

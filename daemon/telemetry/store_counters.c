@@ -186,6 +186,28 @@ static void compare(const struct olds *o, const struct old_row *old,
 	}
 }
 
+/* A port read "same" (counters_wire.h) with the counters it was not read
+ * for taken from its stored sample, into *out: 0, or -ENOENT when there is
+ * none (those counters then have no value: never zeros). */
+static int carry(const struct olds *o, const struct old_row *old, const struct counters_port *p,
+		 struct counters_port *out)
+{
+	struct counter_row prev;
+
+	*out = *p;
+	if (!old || !old->has_sample ||
+	    counter_row_unpack(o->bytes + old->blob, old->blob_len, &prev) < 0)
+		return -ENOENT;
+	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+		if (out->s.bits[c] || !prev.s.bits[c])
+			continue;
+		/* Cleared after the stored sample: it went on from zero. */
+		out->s.v[c] = old->cleared & (1u << c) ? 0 : prev.s.v[c];
+		out->s.bits[c] = prev.s.bits[c];
+	}
+	return 0;
+}
+
 static void bind_rate(sqlite3_stmt *s, int col, const struct counter_row *row,
 		      enum pma_counter c, double dt)
 {
@@ -246,9 +268,12 @@ static int step(sqlite3 *db, sqlite3_stmt *s, const char *what)
 	return rc == SQLITE_DONE ? 0 : store_db_fail(db, what);
 }
 
-static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port *p)
+static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port *read,
+		       struct counters_recorded *out)
 {
-	struct old_row *old = olds_find(&q->olds, p->guid, p->port);
+	struct old_row *old = olds_find(&q->olds, read->guid, read->port);
+	struct counters_port carried;
+	const struct counters_port *p = read;
 	struct port_reading r = { .answered = p->answered, .reason = p->reason };
 	struct port_judgement j;
 	struct counter_row row;
@@ -256,6 +281,11 @@ static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port 
 	int rc;
 
 	snprintf(guid, sizeof(guid), "0x%016" PRIx64, p->guid);
+	if (read->answered && read->same) {
+		out->same++;
+		out->unsure += carry(&q->olds, old, read, &carried) < 0;
+		p = &carried;
+	}
 	if (old)
 		old->seen = 1;
 	if (!p->answered && old) {
@@ -354,7 +384,7 @@ static int record(struct store *st, int64_t sid, const struct port_thresholds *t
 	}
 	for (size_t i = 0; i < a->n_ports; i++) {
 		out->stale += !a->ports[i].answered;
-		if ((rc = record_port(db, &q, &a->ports[i])) < 0)
+		if ((rc = record_port(db, &q, &a->ports[i], out)) < 0)
 			goto out;
 	}
 	/* Ports this read did not ask for are no longer cabled. */

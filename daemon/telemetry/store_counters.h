@@ -2,7 +2,9 @@
  * database (schemas 010 and 013): the read, and per port the new sample,
  * packed (lib/telemetry/counter_row.h), with what
  * each counter did since the stored one (lib/telemetry/counter_delta.h: the
- * delta, its state, a rate for exact deltas only). A port that did not
+ * delta, its state, a rate for exact deltas only). A port read "same"
+ * (counters_wire.h) takes the counters it was not read for from its stored
+ * sample: they did not move. A port that did not
  * answer keeps its last sample, marked stale with the reason: never zeros.
  * Ports no longer cabled lose their rows. Then each port's alarms against
  * the thresholds (schema 011, store_alarms.h). One transaction, on the
@@ -22,6 +24,8 @@ struct counters_recorded {
 	size_t stale;     /* ports that did not answer */
 	size_t raised;    /* alarms raised by this read */
 	size_t cleared;   /* alarms cleared by it */
+	size_t same;      /* ports read "same": their PortCounters from the stored sample */
+	size_t unsure;    /* ... of them with no stored sample: those counters unknown */
 };
 
 /* The read a (counters_read_run's), judged against t. 0, or -errno

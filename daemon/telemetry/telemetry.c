@@ -25,17 +25,19 @@
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
-/* A subnet's PMA capabilities from the last read (ClassPortInfo), handed to
- * the next reads (counters_read_run's known) until TELEMETRY_CPI_READS
+/* What a subnet's last read found, handed to the next (counters_read_run's
+ * known). Its PMAs' capabilities (ClassPortInfo), until TELEMETRY_CPI_READS
  * reads have used them: then every PMA is asked again, so that a changed
- * PMA (new firmware on the same LID) is seen within that many reads. A new
- * node or a new LID is asked at once. */
+ * PMA (new firmware on the same LID) is seen within that many reads; a new
+ * node or a new LID is asked at once. Its switches' PortCounters sums, from
+ * one read to the next only: those whose sum did not move get no
+ * PortCounters per port. They are dropped when the read could not be
+ * recorded, or when a port that kept its counters had no stored sample. */
 #define TELEMETRY_CPI_READS 30
 struct cpi_cache {
 	char subnet[LOOM_NAME_LEN];
-	struct counters_pma *pmas;
-	size_t n;
-	unsigned reads;               /* reads that used them */
+	struct counters_answer known; /* pmas and sums */
+	unsigned reads;               /* reads that used the pmas */
 };
 
 struct telemetry_mod {
@@ -86,7 +88,7 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 {
 	struct counters_answer a;
 	char err[512] = "";
-	struct counters_recorded rec = { 0, 0, 0 };
+	struct counters_recorded rec = { 0 };
 	struct cpi_cache *cpi = cpi_of(m, p->subnet);
 	/* The last sweep's fabric: the child reads the PMAs of its ports
 	 * without walking the subnet again (it walks when there is none). */
@@ -102,9 +104,8 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 		log_notice("subnet %s: no stored fabric (%s): the counters read walks it first",
 			   p->subnet, err);
 	if (cpi && cpi->reads >= TELEMETRY_CPI_READS)
-		cpi->n = cpi->reads = 0;  /* ask every PMA again */
-	rc = counters_read_run(p, fab, clear, cpi ? cpi->pmas : NULL, cpi ? cpi->n : 0, &a, err,
-			       sizeof(err));
+		cpi->known.n_pmas = cpi->reads = 0;  /* ask every PMA again */
+	rc = counters_read_run(p, fab, clear, cpi ? &cpi->known : NULL, &a, err, sizeof(err));
 	fab_free(fab);
 	t2 = clock_mono();
 	if (rc < 0) {
@@ -112,22 +113,34 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 		return rc;
 	}
 	log_debug("subnet %s: the reader and its answer took %.0f ms (%zu PMAs' capabilities "
-		  "known before)", p->subnet, (t2 - t1) * 1000.0, cpi ? cpi->n : 0);
+		  "and %zu switches' sums known before)", p->subnet, (t2 - t1) * 1000.0,
+		  cpi ? cpi->known.n_pmas : 0, cpi ? cpi->known.n_sums : 0);
 	if (cpi) {
-		/* The answer's capabilities replace the cache's: its PMAs only. */
-		cpi->reads = cpi->n ? cpi->reads + 1 : 0;
-		free(cpi->pmas);
-		cpi->pmas = a.pmas;
-		cpi->n = a.n_pmas;
+		/* The answer's capabilities and sums replace the cache's. */
+		cpi->reads = cpi->known.n_pmas ? cpi->reads + 1 : 0;
+		counters_answer_free(&cpi->known);
+		cpi->known.pmas = a.pmas;
+		cpi->known.n_pmas = a.n_pmas;
+		cpi->known.sums = a.sums;
+		cpi->known.n_sums = a.n_sums;
 		a.pmas = NULL;
-		a.n_pmas = 0;
+		a.sums = NULL;
+		a.n_pmas = a.n_sums = 0;
 	}
-	if ((rc = store_record_counters(st, p->subnet, t, &a, &rec)) < 0)
+	rc = store_record_counters(st, p->subnet, t, &a, &rec);
+	if (cpi && (rc < 0 || rec.unsure)) {
+		/* The next read reads every port's PortCounters. */
+		free(cpi->known.sums);
+		cpi->known.sums = NULL;
+		cpi->known.n_sums = 0;
+	}
+	if (rc < 0)
 		log_err("subnet %s: the counters were read but not recorded: %s", p->subnet,
 			strerror(-rc));
 	else
-		log_info("subnet %s: counters of %zu ports read, %llu PMA Gets in %.0f ms, %zu "
-			 "not answered; alarms: %zu raised, %zu cleared", p->subnet, a.n_ports,
+		log_info("subnet %s: counters of %zu ports read (%zu behind an unchanged switch "
+			 "sum), %llu PMA Gets in %.0f ms, %zu not answered; alarms: %zu raised, "
+			 "%zu cleared", p->subnet, a.n_ports, rec.same,
 			 (unsigned long long)a.done.mads,
 			 (a.done.finished - a.done.started) * 1000.0, rec.stale, rec.raised,
 			 rec.cleared);
@@ -384,7 +397,7 @@ void telemetry_free(struct telemetry_mod *m)
 	if (m->timer)
 		event_free(m->timer);
 	for (size_t i = 0; i < m->n_cpi; i++)
-		free(m->cpi[i].pmas);
+		counters_answer_free(&m->cpi[i].known);
 	free(m->cpi);
 	free(m->conf);
 	free(m);

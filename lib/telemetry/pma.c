@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lib/telemetry/counter_delta.h"
+
 struct field {
 	const char *name;
 	unsigned bit;   /* first bit */
@@ -88,6 +90,7 @@ void pma_caps_of(struct pma_caps *caps, uint16_t cap_mask, uint32_t cap_mask2)
 	caps->xmit_wait = !!(cap_mask & PMA_CAP_XMIT_WAIT);
 	caps->ext = !!(cap_mask & (PMA_CAP_EXT_WIDTH | PMA_CAP_EXT_WIDTH_NOIETF));
 	caps->ext_all = caps->ext && (caps->cap_mask2 & PMA_CAP2_ADDL_PORT_COUNTERS_EXT);
+	caps->all_ports = !!(cap_mask & PMA_CAP_ALL_PORT_SELECT);
 }
 
 static int port_of(const uint8_t *data, size_t len, unsigned port)
@@ -172,4 +175,17 @@ int pma_counter_by_name(const char *s)
 int pma_counter_is_error(enum pma_counter c)
 {
 	return (unsigned)c <= PMA_VL15_DROPPED;
+}
+
+int pma_sums_unchanged(const struct pma_sample *before, const struct pma_sample *now)
+{
+	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+		if (!pma_counter_is_error((enum pma_counter)c) && c != PMA_XMIT_WAIT)
+			continue;
+		if (before->bits[c] != now->bits[c] || before->v[c] != now->v[c])
+			return 0;
+		if (now->bits[c] && now->v[c] >= cdelta_max(now->bits[c]))
+			return 0;
+	}
+	return 1;
 }

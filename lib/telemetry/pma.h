@@ -31,6 +31,7 @@
 #define PMA_ATTR_PORT_COUNTERS_EXT   0x001D
 
 /* ClassPortInfo CapabilityMask bits of the PerfMgt class. */
+#define PMA_CAP_ALL_PORT_SELECT      (1u << 8)   /* PortSelect 0xFF: the node's sum */
 #define PMA_CAP_EXT_WIDTH            (1u << 9)   /* PortCountersExtended, all fields */
 #define PMA_CAP_EXT_WIDTH_NOIETF     (1u << 10)  /* ... data and packets only */
 #define PMA_CAP_XMIT_WAIT            (1u << 12)  /* PortXmitWait in PortCounters */
@@ -76,6 +77,7 @@ struct pma_caps {
 	unsigned xmit_wait : 1; /* PortXmitWait is counted */
 	unsigned ext : 1;       /* PortCountersExtended has 64-bit data and packets */
 	unsigned ext_all : 1;   /* ... and every other counter: one Get reads a port */
+	unsigned all_ports : 1; /* PortCounters answers PortSelect 0xFF with the sum */
 };
 
 /* ClassPortInfo's data field (len bytes, at least PMA_DATA_LEN) into *caps.
@@ -113,5 +115,16 @@ int pma_counter_by_name(const char *s);
  * VL15Dropped, LinkDownedCounter included), 0 for data, packets and
  * PortXmitWait. */
 int pma_counter_is_error(enum pma_counter c);
+
+/* Two PortCounters sums of a switch (PortSelect 0xFF, decoded for that
+ * port), an earlier one and now: 1 when they say that no port's error
+ * counters nor PortXmitWait moved in between, 0 when they may have. The
+ * counters only grow between two clears, so an unchanged sum means an
+ * unchanged counter on every port; a sum at the top of its width has
+ * stopped (the PMA saturates it) and proves nothing, nor does a counter
+ * that one sum has and the other not. The data and packet counters are
+ * not compared (they come from PortCountersExtended, and move with any
+ * traffic). */
+int pma_sums_unchanged(const struct pma_sample *before, const struct pma_sample *now);
 
 #endif

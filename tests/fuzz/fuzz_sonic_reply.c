@@ -15,10 +15,10 @@
  *     stream running out is a lost connection
  *   4 counters_read: sn_counters_decode takes the replies as the three
  *     COUNTERS_DB maps, then the COUNTERS:oid hashes it asks for
- *     (sonic.h); every counter reported must be one of loom's names with
- *     its scope, an index 0..7, a width of 64 (a gauge: 1, value 0 or 1),
- *     on a port the name map has, and no port both reported and in error;
- *     every port error names a COUNTERS key or map
+ *     (sonic.h); what it reports is checked as fuzz_counters.h checks
+ *     every counters decoder (loom's names and scopes, widths, no counter
+ *     twice, no port both reported and in error), every port error naming
+ *     a COUNTERS key or map
  * What qos_apply does with a read-back is checked too: sn_plan_qos of it
  * (when it is a policy loom would write), in both reference forms, served
  * as CONFIG_DB (each key's planned fields, formatted as RESP and read back
@@ -52,6 +52,7 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz.h"
+#include "tests/fuzz/fuzz_counters.h"
 #include "sonic.h"
 
 const char fuzz_name[] = "fuzz_sonic_reply";
@@ -375,82 +376,15 @@ static void qos(struct stream *s)
 	round_trip(&q);
 }
 
-struct cseen {
-	char port[64][LP_NAME_LEN];
-	int bad[64], had[64];
-	size_t n;
-};
-
-static size_t cseen_port(struct cseen *s, const char *port)
-{
-	size_t i;
-
-	fuzz_check_terminated(port, LP_NAME_LEN, "counter port");
-	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->port[i], port))
-			return i;
-	if (s->n == 64)
-		return 63;
-	snprintf(s->port[s->n], LP_NAME_LEN, "%s", port);
-	return s->n++;
-}
-
-static int on_counter(void *ctx, const struct lp_counter *c)
-{
-	static const struct {
-		const char *name;
-		enum lp_counter_scope scope;
-	} known[] = {
-		{ "in_octets", LP_COUNTER_PORT }, { "out_octets", LP_COUNTER_PORT },
-		{ "in_errors", LP_COUNTER_PORT }, { "out_errors", LP_COUNTER_PORT },
-		{ "in_discards", LP_COUNTER_PORT }, { "out_discards", LP_COUNTER_PORT },
-		{ "pfc_rx_pause", LP_COUNTER_PRIORITY }, { "pfc_tx_pause", LP_COUNTER_PRIORITY },
-		{ "pfc_rx_pause_duration_us", LP_COUNTER_PRIORITY },
-		{ "queue_packets", LP_COUNTER_QUEUE }, { "queue_drops", LP_COUNTER_QUEUE },
-		{ "ecn_marked", LP_COUNTER_QUEUE }, { "pfcwd_storm_detected", LP_COUNTER_QUEUE },
-		{ "pfcwd_storm_restored", LP_COUNTER_QUEUE }, { "pfcwd_stormed", LP_COUNTER_QUEUE },
-	};
-	struct cseen *s = ctx;
-	size_t k, p = cseen_port(s, c->port);
-
-	for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
-		if (!strcmp(c->name, known[k].name))
-			break;
-	if (k == sizeof(known) / sizeof(known[0]) || c->scope != known[k].scope)
-		fuzz_bug("counter %s of scope %d is none of loom's", c->name, (int)c->scope);
-	if (c->index > 7 || (c->scope == LP_COUNTER_PORT && c->index))
-		fuzz_bug("counter %s index %u", c->name, c->index);
-	if (c->gauge ? c->bits != 1 || c->value > 1 : c->bits != 64)
-		fuzz_bug("counter %s: %u bits, gauge %u, value %llu", c->name, c->bits, c->gauge,
-			 (unsigned long long)c->value);
-	if (s->bad[p])
-		fuzz_bug("port %s reported after its error", c->port);
-	s->had[p] = 1;
-	return 0;
-}
-
-static int on_port_error(void *ctx, const char *port, const char *reason)
-{
-	struct cseen *s = ctx;
-	size_t p = cseen_port(s, port);
-
-	if (!strstr(reason, "COUNTERS"))
-		fuzz_bug("port error \"%s\" names no COUNTERS key or map", reason);
-	if (s->had[p] || s->bad[p])
-		fuzz_bug("port %s: an error after its counters, or a second one", port);
-	s->bad[p] = 1;
-	return 0;
-}
-
 static void counters(struct stream *s)
 {
-	static struct cseen seen;
+	static struct fc_seen seen;
 	struct sn_source src = { stream_hgetall, s };
-	struct lp_counter_sink sink = { &seen, on_counter, on_port_error };
+	struct lp_counter_sink sink = { &seen, fc_counter, fc_port_error };
 	char err[256] = "";
 	int rc;
 
-	memset(&seen, 0, sizeof(seen));
+	fc_reset(&seen, "COUNTERS");
 	rc = sn_counters_decode(&src, &sink, err, sizeof(err));
 	fuzz_check_rc(rc, err, "sn_counters_decode");
 }

@@ -2,8 +2,10 @@
 dicts, for the tests and the bench: read_answer(path) -> (ports, done).
 Each port: guid, port, lid, type ("switch"/"CA"), tries, node, answered,
 reason (not answered), ext_error, cleared and clear_failed (names),
-counters and bits (answered). The pma lines (a PMA's ClassPortInfo masks)
-go to the list `pmas` when one is given. Independent of loomd's parser on purpose:
+counters and bits (answered), same (answered with PortCountersExtended
+only, behind its switch's unchanged sum). The pma lines (a PMA's
+ClassPortInfo masks) go to the list `pmas` when one is given, the sum lines
+(guid, lid, ports mark, {counter: value}) to `sums`. Independent of loomd's parser on purpose:
 a line that does not follow the header's format fails here too."""
 
 NAMES = ["SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
@@ -32,8 +34,19 @@ def _names(mask):
     return [n for i, n in enumerate(NAMES) if mask & (1 << i)]
 
 
-def read_answer(path, pmas=None):
-    """pmas: a list to append the pma lines' (guid, lid, cap_mask, cap_mask2) to."""
+def _counters(mask, fields, line):
+    names = _names(int(mask, 16))
+    assert len(names) == len(fields), line
+    counters, bits = {}, {}
+    for n, bv in zip(names, fields):
+        b, v = bv.split(":")
+        counters[n], bits[n] = int(v), int(b)
+    return counters, bits
+
+
+def read_answer(path, pmas=None, sums=None):
+    """pmas: a list to append the pma lines' (guid, lid, cap_mask, cap_mask2) to;
+    sums: one for the sum lines'."""
     ports, done = [], None
     for line in open(path):
         f = line.rstrip("\n").split(" ")
@@ -41,6 +54,11 @@ def read_answer(path, pmas=None):
             assert len(f) == 5, line
             if pmas is not None:
                 pmas.append((f[1], int(f[2]), int(f[3], 16), int(f[4], 16)))
+            continue
+        if f[0] == "sum":
+            counters, _ = _counters(f[4], f[5:], line)
+            if sums is not None:
+                sums.append((f[1], int(f[2]), int(f[3], 16), counters))
             continue
         if f[0] == "done":
             keys = ["started", "finished", "ports", "answered", "mads", "in_flight",
@@ -51,19 +69,14 @@ def read_answer(path, pmas=None):
         assert f[0] == "port", line
         p = {"guid": f[1], "port": int(f[2]), "lid": int(f[3]),
              "type": "switch" if f[4] == "S" else "CA", "tries": int(f[5]),
-             "node": _text(f[6]), "answered": f[7] == "1"}
+             "node": _text(f[6]), "answered": f[7] in ("1", "2"), "same": f[7] == "2"}
         if not p["answered"]:
             p["reason"] = _text(f[8])
         else:
             p["ext_error"] = int(f[8])
             p["cleared"] = _names(int(f[9], 16))
             p["clear_failed"] = _names(int(f[10], 16))
-            names = _names(int(f[11], 16))
-            assert len(names) == len(f) - 12, line
-            p["counters"], p["bits"] = {}, {}
-            for n, bv in zip(names, f[12:]):
-                b, v = bv.split(":")
-                p["counters"][n], p["bits"][n] = int(v), int(b)
+            p["counters"], p["bits"] = _counters(f[11], f[12:], line)
         ports.append(p)
     assert done is not None and done["ports"] == len(ports), (done, len(ports))
     return ports, done

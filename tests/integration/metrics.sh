@@ -4,7 +4,7 @@
 # by `loomctl counters --now`, is what perfquery reads on that port, what
 # /metrics says (promtool check metrics passes on it) and what
 # Prometheus' HTTP API answers for the series after scraping loomd. Also:
-# a non-loopback listen address is refused by `loomd -n`; 404 and 405;
+# a non-loopback listen address without TLS is refused by `loomd -n`; 404 and 405;
 # clients that open more than max_connections connections and send
 # nothing neither stop /metrics for longer than the timeout nor make loomd
 # hold them; a huge header is refused and loomd's memory stays put; a
@@ -26,20 +26,23 @@ code() { # code ARGS...: the HTTP status curl gets
 }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$LOOMD_PID/status"; }
 
-# ---- a listener on anything but loopback needs allow_remote ----------------------
+# ---- a listener on anything but loopback needs TLS (http_tls.sh) ------------------
 printf 'http:\n  listen: ["127.0.0.1:9477", "0.0.0.0:9478"]\n' >"$work/remote.yaml"
 "$B/loomd" -n -c "$work/remote.yaml" >"$work/remote.out" 2>&1 &&
-	loom_fail "loomd -n accepted listen 0.0.0.0 without allow_remote"
-grep -q 'remote.yaml:2: http.listen: "0.0.0.0:9478" is not a loopback address.*allow_remote' \
+	loom_fail "loomd -n accepted listen 0.0.0.0 without TLS"
+grep -q 'remote.yaml:2: http.listen: "0.0.0.0:9478" is not a loopback address.*http.tls.cert' \
 	"$work/remote.out" || loom_fail "no clear error for 0.0.0.0: $(cat "$work/remote.out")"
 printf '  allow_remote: true\n' >>"$work/remote.yaml"
-"$B/loomd" -n -c "$work/remote.yaml" >"$work/remote.out" 2>&1 ||
-	loom_fail "allow_remote: true does not allow 0.0.0.0: $(cat "$work/remote.out")"
+"$B/loomd" -n -c "$work/remote.yaml" >"$work/remote.out" 2>&1 &&
+	loom_fail "allow_remote: true opens 0.0.0.0 to plain HTTP"
+printf 'http:\n  listen: ["127.0.0.1:9477", "[::1]:9478"]\n' >"$work/local.yaml"
+"$B/loomd" -n -c "$work/local.yaml" >"$work/local.out" 2>&1 ||
+	loom_fail "loopback addresses refused: $(cat "$work/local.out")"
 # What -n prints is accepted back, and prints the same.
-"$B/loomd" -n -c "$work/remote.out" >"$work/remote2.out" 2>&1 &&
-	cmp -s "$work/remote.out" "$work/remote2.out" ||
-	loom_fail "loomd -n's http section does not read back: $(cat "$work/remote2.out")"
-loom_ok "a non-loopback listen address is refused unless http.allow_remote"
+"$B/loomd" -n -c "$work/local.out" >"$work/local2.out" 2>&1 &&
+	cmp -s "$work/local.out" "$work/local2.out" ||
+	loom_fail "loomd -n's http section does not read back: $(cat "$work/local2.out")"
+loom_ok "a non-loopback listen address is refused without TLS, allow_remote or not"
 
 # ---- the fabric, loomd with /metrics --------------------------------------------
 loom_gen ft fattree --levels 2 --radix 8

@@ -731,9 +731,10 @@ START_TEST(ar_section_defaults_to_not_programming_and_reads_every_key)
 }
 END_TEST
 
-/* http: no listener by default; loopback only unless allow_remote says
- * so, refused with the key and its line. */
-START_TEST(http_listens_nowhere_by_default_and_on_loopback_unless_allowed)
+/* http: no listener by default; plain HTTP on loopback only (allow_remote
+ * no longer opens the rest: TLS does), refused with the key and its line.
+ * Certificates that load are tests/integration/http_tls.sh's. */
+START_TEST(http_listens_nowhere_by_default_and_off_loopback_only_with_tls)
 {
 	struct loom_config c;
 
@@ -750,8 +751,26 @@ START_TEST(http_listens_nowhere_by_default_and_on_loopback_unless_allowed)
 	refused("log:\n  level: info\nhttp:\n  listen: [\"0.0.0.0:9477\"]\n",
 		"t.yaml:4: http.listen: \"0.0.0.0:9477\" is not a loopback address");
 	refused("http:\n  listen: \"[::]:9477\"\n", "t.yaml:2: http.listen: \"[::]:9477\" is not");
-	loaded("http:\n  listen: [\"0.0.0.0:9477\", \"10.0.0.1:80\"]\n  allow_remote: true\n", &c);
-	ck_assert_int_eq(c.http_n_listen, 2);
+	refused("http:\n  listen: [\"0.0.0.0:9477\", \"10.0.0.1:80\"]\n  allow_remote: true\n",
+		"t.yaml:2: http.listen: \"0.0.0.0:9477\" is not a loopback address: plain HTTP is "
+		"for loopback only; set http.tls.cert and http.tls.key");
+	ck_assert_int_eq(c.http_max_per_peer, 32);
+	ck_assert_int_eq(c.http_header_timeout_s, 10);
+	ck_assert_str_eq(c.http_tls_cert, "");
+	refused("http:\n  tls:\n    cert: /nonexistent/loomd.crt\n",
+		"t.yaml:2: http.tls.key: missing: TLS needs both");
+	refused("http:\n  tls:\n    cert: /nonexistent/loomd.crt\n    key: /nonexistent/k\n",
+		"t.yaml:2: http.tls.cert: cannot read /nonexistent/loomd.crt: No such file");
+	refused("http:\n  tls:\n    cert: loomd.crt\n", "t.yaml:3: http.tls.cert");
+	refused("http:\n  tls:\n    client_cert: sometimes\n",
+		"t.yaml:3: http.tls.client_cert: expected optional or required");
+	refused("http:\n  tls:\n    client_ca: /nonexistent/ca.crt\n",
+		"t.yaml:2: http.tls.client_ca: needs http.tls.cert and key");
+	refused("http:\n  tls: {cert: /a, key: /b, client_cert: required}\n",
+		"t.yaml:2: http.tls.client_cert: required needs http.tls.client_ca");
+	refused("http:\n  tls: {cert: /a, kye: /b}\n", "t.yaml:2: http.tls.kye: unknown key");
+	refused("http:\n  max_connections_per_peer: 0\n", "t.yaml:2: http.max_connections_per_peer");
+	refused("http:\n  header_timeout_s: 0\n", "t.yaml:2: http.header_timeout_s");
 	refused("http:\n  listen: 127.0.0.1\n", "t.yaml:2: http.listen: \"127.0.0.1\" is not ADDR:PORT");
 	refused("http:\n  listen: 127.0.0.1:0\n", "t.yaml:2: http.listen: \"127.0.0.1:0\": the port");
 	refused("http:\n  listen: host.example:80\n", "t.yaml:2: http.listen: \"host.example:80\": "
@@ -761,7 +780,8 @@ START_TEST(http_listens_nowhere_by_default_and_on_loopback_unless_allowed)
 	refused("http:\n  metrics_ports: some\n", "t.yaml:2: http.metrics_ports: expected all or errors");
 	refused("http:\n  max_connections: 0\n", "t.yaml:2: http.max_connections");
 	round_trip("http:\n  listen: [\"127.0.0.1:9477\", \"[::1]:9477\"]\n  metrics_ports: errors\n");
-	round_trip("http:\n  listen: [\"0.0.0.0:1\"]\n  allow_remote: true\n");
+	round_trip("http:\n  listen: [\"127.0.0.1:1\"]\n  max_connections_per_peer: 2\n"
+		   "  header_timeout_s: 5\n  tls: {}\n");
 }
 END_TEST
 
@@ -920,6 +940,14 @@ START_TEST(print_writes_every_key_in_order)
 			 "  max_body_bytes: 4096\n"
 			 "  metrics_ports: all\n"
 			 "  metrics_min_xmit_wait_per_s: 0\n"
+			 "  web_root: \"" LOOM_DEFAULT_WEB_DIR "\"\n"
+			 "  max_connections_per_peer: 32\n"
+			 "  header_timeout_s: 10\n"
+			 "  tls:\n"
+			 "    cert: \"\"\n"
+			 "    key: \"\"\n"
+			 "    client_ca: \"\"\n"
+			 "    client_cert: optional\n"
 			 "  tokens_file: \"" LOOM_DEFAULT_TOKENS "\"\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
@@ -965,7 +993,7 @@ int main(void)
 	tcase_add_test(tc, print_then_load_gives_the_same_config);
 	tcase_add_test(tc, awkward_strings_survive_the_round_trip);
 	tcase_add_test(tc, ar_section_defaults_to_not_programming_and_reads_every_key);
-	tcase_add_test(tc, http_listens_nowhere_by_default_and_on_loopback_unless_allowed);
+	tcase_add_test(tc, http_listens_nowhere_by_default_and_off_loopback_only_with_tls);
 	tcase_add_test(tc, print_writes_every_key_in_order);
 	tcase_add_test(tc, telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line);
 	suite_add_tcase(s, tc);

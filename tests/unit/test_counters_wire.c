@@ -123,33 +123,97 @@ START_TEST(a_malformed_answer_is_refused_naming_its_line)
 }
 END_TEST
 
-/* The PMAs' capabilities that loomd hands the next read: pma lines only. */
-START_TEST(pma_lines_read_back_and_nothing_else_passes_for_them)
+/* What loomd hands the next read (the PMAs' capabilities and the switches'
+ * sums): pma and sum lines only. */
+START_TEST(pma_and_sum_lines_read_back_and_nothing_else_passes_for_them)
 {
 	struct counters_pma in[2] = { { 0xf452140300123456ULL, 0xbfff, 0x1600, (1u << 27) - 1 },
 				      { 2, 7, 0, 0 } };
-	struct counters_pma *out = NULL;
+	struct counters_sum sum;
+	struct counters_answer k;
 	char *text = NULL, err[256] = "";
-	size_t len = 0, n = 0;
+	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 
+	memset(&sum, 0, sizeof(sum));
+	sum.guid = 0xf452140300123456ULL;
+	sum.lid = 0xbfff;
+	sum.ports_mark = 0xdeadbeef;
+	sum.s.bits[PMA_SYMBOL_ERR] = 16;
+	sum.s.v[PMA_SYMBOL_ERR] = 65534;
+	sum.s.bits[PMA_XMIT_WAIT] = 32;
+	sum.s.v[PMA_XMIT_WAIT] = 4000000000u;
 	ck_assert_ptr_nonnull(mem);
 	for (int i = 0; i < 2; i++)
 		ck_assert_int_eq(counters_wire_put_pma(mem, &in[i]), 0);
+	ck_assert_int_eq(counters_wire_put_sum(mem, &sum), 0);
 	ck_assert_int_eq(fclose(mem), 0);
-	ck_assert_msg(counters_wire_read_pmas(text, len, &out, &n, err, sizeof(err)) == 0, "%s",
-		      err);
-	ck_assert_uint_eq(n, 2);
-	ck_assert(!memcmp(out, in, sizeof(in)));
-	free(out);
+	ck_assert_msg(counters_wire_read_known(text, len, &k, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(k.n_pmas, 2);
+	ck_assert(!memcmp(k.pmas, in, sizeof(in)));
+	ck_assert_uint_eq(k.n_sums, 1);
+	ck_assert(!memcmp(&k.sums[0], &sum, sizeof(sum)));
+	counters_answer_free(&k);
 	free(text);
-	ck_assert_int_eq(counters_wire_read_pmas("pma 0x1 7 0 0\nport 0x1 1 2 C 1 a 0 why\n", 39,
-						 &out, &n, err, sizeof(err)), -EPROTO);
+	ck_assert_int_eq(counters_wire_read_known("pma 0x1 7 0 0\nport 0x1 1 2 C 1 a 0 why\n", 39,
+						  &k, err, sizeof(err)), -EPROTO);
 	ck_assert_msg(strstr(err, "line 2"), "%s", err);
-	ck_assert_ptr_null(out);
-	ck_assert_int_eq(counters_wire_read_pmas("pma 0x1 7 10000 0\n", 18, &out, &n, err,
-						 sizeof(err)), -EPROTO);
+	counters_answer_free(&k);
+	ck_assert_int_eq(counters_wire_read_known("pma 0x1 7 10000 0\n", 18, &k, err,
+						  sizeof(err)), -EPROTO);
 	ck_assert_msg(strstr(err, "capability mask"), "%s", err);
+	counters_answer_free(&k);
+	/* A sum's counter past its width, and a sum with more than it names. */
+	ck_assert_int_eq(counters_wire_read_known("sum 0x1 7 ff 1 4:16\n", 20, &k, err,
+						  sizeof(err)), -EPROTO);
+	ck_assert_msg(strstr(err, "SymbolErrorCounter"), "%s", err);
+	counters_answer_free(&k);
+	ck_assert_int_eq(counters_wire_read_known("sum 0x1 7 ff 1 4:15 9\n", 22, &k, err,
+						  sizeof(err)), -EPROTO);
+	ck_assert_msg(strstr(err, "more than"), "%s", err);
+	counters_answer_free(&k);
+}
+END_TEST
+
+/* A port read with PortCountersExtended only behind an unchanged sum says
+ * so ("same", answered 2), and reads back so; 3 is no answer. */
+START_TEST(a_same_port_reads_back_same)
+{
+	struct counters_port p;
+	struct counters_answer a;
+	char *text = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	struct counters_done d = { .ports = 1, .answered = 1 };
+
+	memset(&p, 0, sizeof(p));
+	p.guid = 9;
+	p.port = 3;
+	p.lid = 4;
+	p.is_switch = 1;
+	p.tries = 1;
+	snprintf(p.node, sizeof(p.node), "leaf 1");
+	p.answered = 1;
+	p.same = 1;
+	p.s.bits[PMA_XMIT_DATA] = 64;
+	p.s.v[PMA_XMIT_DATA] = 123456789012ULL;
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(counters_wire_put_port(mem, &p), 0);
+	ck_assert_int_eq(counters_wire_put_done(mem, &d), 0);
+	ck_assert_int_eq(fclose(mem), 0);
+	ck_assert_msg(strstr(text, " 2 0 0 0 1000 64:123456789012\n"), "%s", text);
+	ck_assert_msg(counters_wire_read(text, len, &a, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(a.n_ports, 1);
+	ck_assert_int_eq(a.ports[0].answered, 1);
+	ck_assert_int_eq(a.ports[0].same, 1);
+	ck_assert(!memcmp(&a.ports[0].s, &p.s, sizeof(p.s)));
+	counters_answer_free(&a);
+	free(text);
+	ck_assert_int_eq(counters_wire_read("port 0x9 3 4 S 1 x 3 0 0 0 0\n"
+					    "done 0 0 1 1 1 1 1 1\n", 49, &a, err, sizeof(err)),
+			 -EPROTO);
+	ck_assert_msg(strstr(err, "answered"), "%s", err);
+	counters_answer_free(&a);
 }
 END_TEST
 
@@ -160,7 +224,8 @@ int main(void)
 
 	tcase_add_test(tc, an_answer_is_read_back_whole);
 	tcase_add_test(tc, a_malformed_answer_is_refused_naming_its_line);
-	tcase_add_test(tc, pma_lines_read_back_and_nothing_else_passes_for_them);
+	tcase_add_test(tc, pma_and_sum_lines_read_back_and_nothing_else_passes_for_them);
+	tcase_add_test(tc, a_same_port_reads_back_same);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -306,6 +306,54 @@ START_TEST(near_full_follows_perfmgrs_three_quarters)
 }
 END_TEST
 
+/* A switch's sums (AllPortSelect) prove its ports' PortCounters unchanged
+ * only when every error counter and PortXmitWait is the same and none has
+ * stopped at the top of its width; data and packets are not compared. */
+START_TEST(an_unchanged_sum_proves_unchanged_ports_only_when_nothing_saturated)
+{
+	uint8_t data[PMA_DATA_LEN];
+	struct pma_caps caps;
+	struct pma_sample before, now;
+
+	pma_caps_of(&caps, PMA_CAP_ALL_PORT_SELECT | PMA_CAP_EXT_WIDTH | PMA_CAP_XMIT_WAIT, 0);
+	ck_assert(caps.all_ports);
+	memset(data, 0, sizeof(data));
+	mad_set_field(data, 0, IB_PC_PORT_SELECT_F, PMA_PORT_ALL);
+	mad_set_field(data, 0, IB_PC_ERR_SYM_F, 12);
+	mad_set_field(data, 0, IB_PC_XMT_WAIT_F, 5000);
+	mad_set_field(data, 0, IB_PC_XMT_BYTES_F, 100);
+	ck_assert_int_eq(pma_decode_port_counters(data, sizeof(data), PMA_PORT_ALL, &caps,
+						  &before), 0);
+	now = before;
+	ck_assert_int_eq(pma_sums_unchanged(&before, &now), 1);
+	now.v[PMA_XMIT_DATA] += 1000;  /* traffic: not compared */
+	now.v[PMA_RCV_PKTS] += 10;
+	ck_assert_int_eq(pma_sums_unchanged(&before, &now), 1);
+	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+		if (!pma_counter_is_error(c) && c != PMA_XMIT_WAIT)
+			continue;
+		now = before;
+		now.v[c] += 1;
+		ck_assert_msg(!pma_sums_unchanged(&before, &now), "%s moved unseen",
+			      pma_counter_name(c));
+		now = before;
+		now.bits[c] = 0;
+		ck_assert_msg(!pma_sums_unchanged(&before, &now), "%s lost unseen",
+			      pma_counter_name(c));
+	}
+	/* Stopped at all ones: it may have moved under the top. */
+	before.v[PMA_LOCAL_LINK_INTEGRITY] = 15;
+	now = before;
+	ck_assert_int_eq(pma_sums_unchanged(&before, &now), 0);
+	before.v[PMA_LOCAL_LINK_INTEGRITY] = 14;
+	now = before;
+	ck_assert_int_eq(pma_sums_unchanged(&before, &now), 1);
+	/* Without AllPortSelect in the capabilities, no sums. */
+	pma_caps_of(&caps, PMA_CAP_EXT_WIDTH, 0);
+	ck_assert(!caps.all_ports);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("pma");
@@ -322,6 +370,7 @@ int main(void)
 	tcase_add_test(tc, a_counter_stopped_at_all_ones_is_saturated_not_a_rate);
 	tcase_add_test(tc, no_earlier_sample_or_a_new_width_gives_nothing);
 	tcase_add_test(tc, near_full_follows_perfmgrs_three_quarters);
+	tcase_add_test(tc, an_unchanged_sum_proves_unchanged_ports_only_when_nothing_saturated);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

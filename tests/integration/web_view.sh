@@ -1,0 +1,81 @@
+#!/bin/sh
+# The web view in a real browser (issue 20): Debian's chromium, headless,
+# driven by chromedriver through python3-selenium, against loomd on an
+# ibsim fat tree, through /api/v1 with a read token typed into the page.
+# The fabric drawing has as many switches and links as `loomctl --json`
+# says; a link cut in ibsim is drawn down after the next sweep; a tenant
+# created through the API (another token, role tenant) is in the tenants
+# view; a wrong token shows the 401 and draws nothing. Screenshots of each
+# step are the test's artifacts, in BUILDDIR/tests/artifacts/web_view/.
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_netns "$@"
+for t in chromium chromedriver curl; do
+	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
+done
+# Debian's python3-selenium is for Debian's python3 (a python3 earlier in
+# PATH may lack it).
+PYSEL=python3
+$PYSEL -c 'import selenium' 2>/dev/null || PYSEL=/usr/bin/python3
+$PYSEL -c 'import selenium' 2>/dev/null || loom_skip "python3-selenium is not installed"
+loom_work
+art="$B/tests/artifacts/web_view"
+rm -rf "$art"
+mkdir -p "$art"
+
+"$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
+loom_ibsim "$work/f.net"
+printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
+	"$work/partitions.conf" >"$work/opensm.conf"
+loom_opensm_bg
+
+# Two tokens: the operator's (read) and the scheduler's (tenant).
+viewer=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+sched=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+printf '%s' "$viewer" | "$B/loomctl" token hash viewer read --stdin >"$work/tokens" ||
+	loom_fail "loomctl token hash"
+printf '%s' "$sched" | "$B/loomctl" token hash slurm tenant --stdin >>"$work/tokens" ||
+	loom_fail "loomctl token hash"
+chmod 600 "$work/tokens"
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+url="http://127.0.0.1:$port"
+loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
+	"  opensm_pid_file: $work/opensm.pid" "  pkey_min: 4097" "  timeout_s: 30" \
+	"http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" "  web_root: $S/web"
+loom_loomd "$work/loom.yaml"
+loom_ctl discover --wait >/dev/null || loom_fail "discover"
+loom_ctl counters --now >/dev/null || loom_fail "counters --now"  # links coloured by them
+
+count() { loom_ctl --json "$@" | python3 -c 'import json,sys; x=json.load(sys.stdin); print(len([i for i in x if i.get("fabric") != "eth"]))'; }
+switches=$(count nodes --type switch)
+links=$(count links)
+[ "$switches" -gt 0 ] && [ "$links" -gt 0 ] || loom_fail "no fabric: $switches switches, $links links"
+
+page() { # page STEP ARGS...: web_view.py against the page
+	$PYSEL "$S/tests/integration/web_view.py" "$url" "$art" "$@" >"$work/page.out" 2>&1 ||
+		loom_fail "the page ($1): $(tail -20 "$work/page.out")"
+	cat "$work/page.out"
+}
+
+page fabric "$viewer" "$switches" "$links" 0
+loom_ok "the fabric drawn: $switches switches and $links links, as loomctl --json says"
+
+loom_ibsim_cmd 'Unlink "leaf-1"[5]'
+loom_ctl discover --wait >/dev/null || loom_fail "discover after the cut"
+loom_ctl counters --now >/dev/null || loom_fail "counters --now after the cut"
+page fabric "$viewer" "$switches" "$((links - 1))" 1
+loom_ok "a link cut in ibsim is drawn down after the next sweep"
+
+hosts=$(loom_ctl --json nodes --type ca | python3 -c 'import json,sys; print(",".join(sorted(n["desc"] for n in json.load(sys.stdin))[:2]))')
+code=$(curl -s -o "$work/create.out" -w '%{http_code}' -H "Authorization: Bearer $sched" \
+	-H 'Content-Type: application/json' -d "{\"name\": \"job-web\", \"hosts\": \"$hosts\"}" \
+	"$url/api/v1/tenants")
+[ "$code" = 200 ] || loom_fail "POST /api/v1/tenants answered $code: $(cat "$work/create.out")"
+page tenants "$viewer" job-web
+loom_ok "a tenant created through the API is in the tenants view"
+
+page denied "not-a-token"
+loom_ok "a wrong token shows the 401 and draws nothing"
+ls "$art"/*.png >/dev/null 2>&1 || loom_fail "no screenshots in $art"
+echo "web_view.sh: all ok (screenshots in $art)"
