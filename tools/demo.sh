@@ -8,7 +8,9 @@
 # tenant), confirmed on the HCA ports; then plan and apply the lossless RoCE
 # policy on a SONiC leaf (a real redis-server holding CONFIG_DB in SONiC's
 # schema, as `config qos reload` leaves a 12-port leaf, through the sonic
-# plugin). Run as root on Debian 12:
+# plugin); then reach loomd as another host would: the REST API with a
+# token, loomctl --server, and the web view drawn in headless chromium.
+# Run as root on Debian 12:
 #   sudo sh tools/demo.sh [NETFILE]
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,7 +47,14 @@ tenants:
   timeout_s: 30
 http:
   listen: 127.0.0.1:9477
+  tokens_file: $work/tokens
+  web_root: $top/web
 EOC
+# A read token for the REST API and the web view (docs/api.md): the secret
+# in $work/token, its hash in the tokens file loomd reads.
+python3 -c 'import secrets; print(secrets.token_hex(16))' >"$work/token"
+"$top/build/loomctl" token hash demo read --stdin <"$work/token" >"$work/tokens"
+chmod 600 "$work/token" "$work/tokens"
 printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
 cp "$work/static.conf" "$work/partitions.conf"
 
@@ -126,6 +135,20 @@ $ctl counters --now >/dev/null
 $ctl health --top 5 || :   # exit 1: alarms are raised
 echo "== curl 127.0.0.1:9477/metrics: the same counters for Prometheus (docs/metrics.md; the series that are not 0)"
 curl -s 127.0.0.1:9477/metrics | grep loom_port_symbol_errors_total | grep -v " 0$" | head
+echo "== the REST API (docs/api.md): GET /api/v1/status with the read token"
+curl -s -H "Authorization: Bearer $(cat "$work/token")" 127.0.0.1:9477/api/v1/status |
+	python3 -m json.tool | head -n 12
+echo "== loomctl --server http://127.0.0.1:9477 --token-file ...: the same commands from another host"
+$B/loomctl --server http://127.0.0.1:9477 --token-file "$work/token" nodes --type switch | head -n 5
+echo "== the same token cannot change anything (role read): tenant create is refused"
+$B/loomctl --server http://127.0.0.1:9477 --token-file "$work/token" tenant create nope --hosts host-0000 || :
+echo "== the web view (http://127.0.0.1:9477/, the token in $work/token), drawn in headless chromium"
+if command -v chromium >/dev/null && /usr/bin/python3 -c "import selenium" 2>/dev/null; then
+	/usr/bin/python3 "$top/tests/integration/web_view.py" http://127.0.0.1:9477 "$work" shot \
+		"$(cat "$work/token")" && echo "   screenshot: $work/shot-1.png"
+else
+	echo "   (chromium, chromium-driver and python3-selenium are not installed: tools/deps.sh has them)"
+fi
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
 echo "== smpquery pkeys of host-0000 (member) and host-0004 (not): read by the real tool"

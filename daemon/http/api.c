@@ -30,6 +30,7 @@
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "daemon/http/api_body.h"
+#include "daemon/http/api_rate.h"
 #include "daemon/http/api_tokens.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
@@ -135,6 +136,7 @@ struct api {
 	size_t n_calls;
 	struct job jobs[API_MAX_JOBS];
 	unsigned next_job;
+	struct api_rate rate;       /* what read principals spend on the fabric */
 };
 
 /* ---- answers ------------------------------------------------------------------------ */
@@ -148,7 +150,7 @@ int api_status(const char *code)
 		{ PROTO_ERR_BADREQ, 400 }, { PROTO_ERR_VERSION, 400 }, { PROTO_ERR_TOO_LARGE, 400 },
 		{ PROTO_ERR_DENIED, 403 }, { PROTO_ERR_NOTFOUND, 404 }, { PROTO_ERR_UNKNOWN, 404 },
 		{ PROTO_ERR_FAILED, 409 }, { PROTO_ERR_BUSY, 503 }, { PROTO_ERR_INTERNAL, 500 },
-		{ "unauthorized", 401 }, { "method-not-allowed", 405 },
+		{ "unauthorized", 401 }, { "method-not-allowed", 405 }, { "rate-limited", 429 },
 	};
 
 	for (size_t i = 0; code && i < sizeof(map) / sizeof(map[0]); i++)
@@ -168,6 +170,7 @@ static const char *reason(int status)
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 409: return "Conflict";
+	case 429: return "Too Many Requests";
 	case 503: return "Service Unavailable";
 	default: return "Internal Server Error";
 	}
@@ -709,6 +712,20 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 	}
 	if (r->method == M_GET && query_args(req, r, path, args, c) < 0)
 		goto fail;
+	if (who->role == AUTHZ_READ && api_rate_spends(name, args)) {
+		int wait = api_rate_take(&a->rate, who->name, time(NULL));
+
+		if (wait > 0) {
+			char after[16];
+
+			snprintf(after, sizeof(after), "%d", wait);
+			evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", after);
+			send_error(req, "rate-limited", "%s sends MADs or switch requests: role read "
+				   "may run such a command once every %d s; try again in %d s", name,
+				   API_RATE_INTERVAL_S, wait);
+			goto fail;
+		}
+	}
 	if (r->flags & R_JOB) {
 		if (!(j = job_new(a, name, who))) {
 			send_error(req, PROTO_ERR_BUSY, "%d jobs are running: try again later",

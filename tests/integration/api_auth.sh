@@ -133,6 +133,20 @@ for h in "" "Authorization: Bearer not-a-token" "Authorization: Basic cm9vdDpyb2
 done
 loom_ok "no token, an unknown token, Basic: 401 with WWW-Authenticate: Bearer"
 
+# ---- 3b. what read may spend on the fabric -----------------------------------------------
+# ar-status sends SMPs: a read token gets it once per 10 s, then 429 with
+# Retry-After; cached=true sends none and is not limited; admin is not.
+st() { curl -s -D "$work/h.out" -o "$work/b.out" -w '%{http_code}' -H "Authorization: Bearer $1" "$url/$2" || :; }
+st "$SEC_READ" ar/status >/dev/null
+[ "$(st "$SEC_READ" ar/status)" = 429 ] || loom_fail "a second ar/status by read within 10 s: $(cat "$work/b.out")"
+grep -qi '^Retry-After: [1-9]' "$work/h.out" || loom_fail "429 without Retry-After"
+grep -q '"code":"rate-limited"' "$work/b.out" || loom_fail "429 body: $(cat "$work/b.out")"
+[ "$(st "$SEC_READ" 'ar/status?cached=true')" != 429 ] || loom_fail "cached ar/status was limited"
+[ "$(call "$SEC_READ" ar-status '{}')" = 429 ] || loom_fail "ar-status through /call escaped the limit"
+st "$SEC_ADMIN" ar/status >/dev/null
+[ "$(st "$SEC_ADMIN" ar/status)" != 429 ] || loom_fail "admin was rate limited"
+loom_ok "read may spend SMPs once per 10 s (429 + Retry-After), also through /call; cached reads and admin are not limited"
+
 # ---- 4. revoked by a reload ----------------------------------------------------------
 [ "$(http "$SEC_READ" status '{}')" = allowed ] || loom_fail "reader before the reload"
 grep -v '^reader ' "$work/tokens" >"$work/tokens.new"

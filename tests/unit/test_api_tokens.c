@@ -16,6 +16,7 @@
 #include "daemon/core/authz.h"
 #include "daemon/http/api.h"
 #include "daemon/http/api_body.h"
+#include "daemon/http/api_rate.h"
 #include "daemon/http/api_tokens.h"
 #include "lib/util/proto.h"
 #include "lib/util/token.h"
@@ -235,7 +236,54 @@ START_TEST(error_codes_have_their_statuses)
 	ck_assert_int_eq(api_status(PROTO_ERR_FAILED), 409);
 	ck_assert_int_eq(api_status(PROTO_ERR_BUSY), 503);
 	ck_assert_int_eq(api_status(PROTO_ERR_INTERNAL), 500);
+	ck_assert_int_eq(api_status("rate-limited"), 429);
 	ck_assert_int_eq(api_status("something-new"), 500);
+}
+END_TEST
+
+/* The commands that send MADs or switch requests, as their arguments say. */
+START_TEST(what_spends_on_the_fabric)
+{
+	json_t *none = json_object(), *cached = json_pack("{s:b}", "cached", 1),
+	       *now = json_pack("{s:b}", "now", 1);
+
+	ck_assert_int_eq(api_rate_spends("ar-status", none), 1);
+	ck_assert_int_eq(api_rate_spends("ar-status", cached), 0);
+	ck_assert_int_eq(api_rate_spends("route-trace", none), 1);
+	ck_assert_int_eq(api_rate_spends("route-trace", cached), 0);
+	ck_assert_int_eq(api_rate_spends("counters", none), 0);
+	ck_assert_int_eq(api_rate_spends("counters", now), 1);
+	ck_assert_int_eq(api_rate_spends("switch_counters", now), 1);
+	ck_assert_int_eq(api_rate_spends("qos-status", none), 1);
+	ck_assert_int_eq(api_rate_spends("tenant-verify", none), 1);
+	ck_assert_int_eq(api_rate_spends("nodes", none), 0);
+	ck_assert_int_eq(api_rate_spends("health", now), 0);
+	json_decref(none);
+	json_decref(cached);
+	json_decref(now);
+}
+END_TEST
+
+/* Once per interval per principal; others are not held up by it; with
+ * more principals than slots the oldest is forgotten. */
+START_TEST(a_principal_spends_once_per_interval)
+{
+	static struct api_rate r;
+	char who[32];
+
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(api_rate_take(&r, "grafana", 1000), 0);
+	ck_assert_int_eq(api_rate_take(&r, "grafana", 1001), API_RATE_INTERVAL_S - 1);
+	ck_assert_int_eq(api_rate_take(&r, "other", 1001), 0);
+	ck_assert_int_eq(api_rate_take(&r, "grafana", 1000 + API_RATE_INTERVAL_S - 1), 1);
+	ck_assert_int_eq(api_rate_take(&r, "grafana", 1000 + API_RATE_INTERVAL_S), 0);
+	for (int i = 0; i < API_RATE_SLOTS; i++) {
+		snprintf(who, sizeof(who), "p%d", i);
+		ck_assert_int_eq(api_rate_take(&r, who, 2000 + i), 0);
+	}
+	/* grafana (the oldest) was forgotten: it may again */
+	ck_assert_int_eq(api_rate_take(&r, "grafana", 2000 + API_RATE_SLOTS), 0);
+	ck_assert_int_gt(api_rate_take(&r, "p63", 2000 + API_RATE_SLOTS), 0);
 }
 END_TEST
 
@@ -251,6 +299,8 @@ int main(void)
 	tcase_add_test(tc, the_file_must_be_private);
 	tcase_add_test(tc, call_bodies);
 	tcase_add_test(tc, error_codes_have_their_statuses);
+	tcase_add_test(tc, what_spends_on_the_fabric);
+	tcase_add_test(tc, a_principal_spends_once_per_interval);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
