@@ -144,11 +144,19 @@ int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out)
 
 int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
 {
+	int rc;
+
 	if (lc->db_path)
 		return local_call(lc, cmd, args, result);
 	if (lc->server)
-		return remote_call(lc, cmd, args, result);
-	return client_call(lc, cmd, args, result);
+		rc = remote_call(lc, cmd, args, result);
+	else
+		rc = client_call(lc, cmd, args, result);
+	/* loomd not there, as opposed to there and saying no: the exit status
+	 * tells them apart (the Slurm hooks' failure policy needs it). */
+	if (rc == -ENOENT || rc == -ECONNREFUSED || rc == -EHOSTUNREACH || rc == -ETIMEDOUT)
+		lc->unreachable = 1;
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -215,7 +223,9 @@ int main(int argc, char **argv)
 		snprintf(prog, sizeof(prog), "%s %s", lc.prog, name);
 		cargv[0] = prog;
 		optind = 0;
-		return commands[i].fn(&lc, cargc, cargv);
+		int rc = commands[i].fn(&lc, cargc, cargv);
+
+		return rc == LOOMCTL_EXIT_FAILED && lc.unreachable ? LOOMCTL_EXIT_UNREACHABLE : rc;
 	}
 	fprintf(stderr, "%s: unknown command \"%s\"\n", lc.prog, name);
 	usage(stderr);

@@ -38,8 +38,10 @@
 /* Exit statuses (documented in loomctl(8)). */
 enum loomctl_exit {
 	LOOMCTL_EXIT_OK = 0,
-	LOOMCTL_EXIT_FAILED = 1,  /* the command failed, loomd unreachable or said no */
+	LOOMCTL_EXIT_FAILED = 1,  /* the command failed, or loomd said no */
 	LOOMCTL_EXIT_USAGE = 2,   /* bad command line */
+	LOOMCTL_EXIT_UNREACHABLE = 3, /* loomd could not be reached (no socket, no
+				       * connection, no answer in time) */
 };
 
 struct loomctl {
@@ -50,6 +52,7 @@ struct loomctl {
 	const char *server;       /* --server URL: through loomd's REST API */
 	const char *token_file;   /* --token-file (else $LOOM_TOKEN) */
 	const char *cacert;       /* --cacert: the CA of the server's certificate */
+	int unreachable;          /* a call could not reach loomd (set by loomctl_call) */
 };
 
 /* A command: parses its own arguments (argv[0] is its name) and returns the

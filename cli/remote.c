@@ -134,7 +134,9 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 	if (cc != CURLE_OK) {
 		loomctl_error(lc, "%s: %s", lc->server, b.over ? "the answer is over the "
 			      "protocol's limit" : errbuf[0] ? errbuf : curl_easy_strerror(cc));
-		rc = -EIO;
+		/* not reached (loomctl_call's exit status 3), or reached and failed */
+		rc = cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ?
+		     -EHOSTUNREACH : cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
 		goto out;
 	}
 	resp = b.p ? json_loadb(b.p, b.len, 0, &je) : NULL;

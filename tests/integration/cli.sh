@@ -172,9 +172,9 @@ done
 loom_ok "bad arguments: exit 2"
 
 if "$B/loomctl" -s /nonexistent status >"$work/out" 2>"$work/err"; then loom_fail "status on /nonexistent"; else rc=$?; fi
-[ "$rc" -eq 1 ] || loom_fail "-s /nonexistent: exit $rc, not 1"
+[ "$rc" -eq 3 ] || loom_fail "-s /nonexistent: exit $rc, not 3 (loomd unreachable)"
 grep -q 'cannot connect to /nonexistent' "$work/err" || loom_fail "-s /nonexistent: $(cat "$work/err")"
-loom_ok "-s /nonexistent: exit 1: $(cat "$work/err")"
+loom_ok "-s /nonexistent: exit 3 (unreachable): $(cat "$work/err")"
 
 LOOM_SOCKET=$work/loomd.sock "$B/loomctl" status >"$work/status.out" ||
 	loom_fail "status through \$LOOM_SOCKET"

@@ -87,8 +87,8 @@ env -u LOOM_TOKEN "$B/loomctl" --server "$srv" nodes >"$work/none.out" 2>&1 && r
 	loom_fail "no token: exit $rc: $(cat "$work/none.out")"
 dead=http://127.0.0.1:$(free_port)
 LOOM_TOKEN=$SEC_READ "$B/loomctl" --server "$dead" nodes >"$work/dead.out" 2>&1 && rc=0 || rc=$?
-[ $rc = 1 ] && grep -q "^loomctl: $dead: .*" "$work/dead.out" ||
+[ $rc = 3 ] && grep -q "^loomctl: $dead: .*" "$work/dead.out" ||
 	loom_fail "an unreachable server: exit $rc: $(cat "$work/dead.out")"
 "$B/loomctl" --server ftp://x nodes >/dev/null 2>&1 && rc=0 || rc=$?
 [ $rc = 2 ] || loom_fail "--server ftp://x: exit $rc, not 2"
-loom_ok "a wrong token (HTTP 401), no token, an unreachable server: clear errors naming it, exit 1"
+loom_ok "a wrong token (HTTP 401), no token: clear errors naming it, exit 1; an unreachable server: exit 3"

@@ -9,6 +9,12 @@
 #     job the tenant is gone and so is the key. The hooks ran as SlurmUser
 #     (slurm), allowed by loom.yaml's tenants.users.
 #  2. loomd down: the prolog fails, and the job does not run (Slurm requeues it).
+# Run as slurm_remote.sh (LOOM_SLURM_VIA=https): loomd listens on another
+# address (127.0.0.3) over TLS with a test CA, and the hooks reach it with
+# `loomctl --server https://... --token-file --cacert` and a token of role
+# tenant: the controller needs no loomd (issue 20). Then also:
+#  3. LOOM_ON_UNREACHABLE=allow and loomd down: the job starts, unisolated,
+#     and the prolog said so.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -20,6 +26,35 @@ loom_work
 chmod 755 "$work"
 # slurmd and slurmctld need an address besides 127.0.0.1 in a namespace.
 ip addr add 127.0.0.2/8 dev lo 2>/dev/null || :
+via=${LOOM_SLURM_VIA:-socket}
+http_conf=""
+if [ "$via" = https ]; then
+	command -v openssl >/dev/null 2>&1 || loom_skip "openssl is not installed"
+	ip addr add 127.0.0.3/8 dev lo 2>/dev/null || :
+	# A test CA and loomd's certificate for 127.0.0.3.
+	pki="$work/pki"
+	mkdir -p "$pki"
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$pki/ca.key" -out "$pki/ca.pem" \
+		-days 2 -subj "/CN=loom slurm test CA" >/dev/null 2>&1 || loom_fail "test CA"
+	openssl req -newkey rsa:2048 -nodes -keyout "$pki/loomd.key" -out "$pki/loomd.csr" \
+		-subj "/CN=127.0.0.3" >/dev/null 2>&1 || loom_fail "loomd's key"
+	printf 'subjectAltName = IP:127.0.0.3\n' >"$pki/san.ext"
+	openssl x509 -req -in "$pki/loomd.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" \
+		-CAcreateserial -days 2 -extfile "$pki/san.ext" -out "$pki/loomd.pem" \
+		>/dev/null 2>&1 || loom_fail "loomd's certificate"
+	chmod 600 "$pki/loomd.key"
+	python3 -c 'import secrets; print(secrets.token_hex(16))' >"$work/slurm.token"
+	"$B/loomctl" token hash slurm tenant --stdin <"$work/slurm.token" >"$work/tokens" ||
+		loom_fail "token hash"
+	chmod 600 "$work/tokens"
+	hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.3", 0)); print(s.getsockname()[1])')
+	http_conf="http:
+  listen: 127.0.0.3:$hport
+  tokens_file: $work/tokens
+  tls:
+    cert: $pki/loomd.pem
+    key: $pki/loomd.key"
+fi
 
 "$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 8 -o "$work/f.net"
 loom_ibsim "$work/f.net"
@@ -29,7 +64,8 @@ printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 loom_opensm_bg
 loom_config "tenants:" \
 	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
-	"  opensm_pid_file: $work/opensm.pid" "  timeout_s: 20" "  users: slurm"
+	"  opensm_pid_file: $work/opensm.pid" "  timeout_s: 20" "  users: slurm" \
+	${http_conf:+"$http_conf"}
 loom_loomd "$work/loom.yaml"
 loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
 
@@ -42,7 +78,16 @@ for h in prolog epilog; do
 		-e "s|@pkgdatadir[@]|$work|g" "$S/etc/slurm/loom-$h.in" >"$work/loom-$h"
 	chmod 755 "$work/loom-$h"
 done
-printf 'LOOMCTL_ARGS="-s %s/loomd.sock"\n' "$work" >"$work/etc/loom/slurm-hooks.conf"
+if [ "$via" = https ]; then
+	# SlurmUser's own copy of the token; no socket path at all.
+	install -o slurm -m 600 "$work/slurm.token" "$work/etc/loom/slurm.token"
+	cp "$pki/ca.pem" "$work/etc/loom/ca.pem"
+	printf 'LOOMCTL_ARGS="--server https://127.0.0.3:%s --token-file %s --cacert %s"\n' \
+		"$hport" "$work/etc/loom/slurm.token" "$work/etc/loom/ca.pem" \
+		>"$work/etc/loom/slurm-hooks.conf"
+else
+	printf 'LOOMCTL_ARGS="-s %s/loomd.sock"\n' "$work" >"$work/etc/loom/slurm-hooks.conf"
+fi
 
 # munge and Slurm, as plain background processes.
 mkdir -p "$work/munge" "$work/ctld" "$work/spool"
@@ -104,8 +149,13 @@ grep -q "^state: *active" "$work/t1.out" && grep -q "^hosts: *host-0000$" "$work
 K=$(sed -n 's/^pkey: *0x\(....\)$/\1/p' "$work/t1.out")
 F=0x$(printf '%x' $((0x$K | 0x8000)))
 holds "$F" || loom_fail "host-0000 does not hold $F during job $J"
-loom_ctl events --limit 20 | grep -q "tenant_created .*tenant $J .*(uid $(id -u slurm))" ||
-	loom_fail "the prolog did not run as slurm: $(loom_ctl events --limit 20)"
+if [ "$via" = https ]; then
+	who="(token slurm)"
+else
+	who="(uid $(id -u slurm))"
+fi
+loom_ctl events --limit 20 | grep -qF "$who" ||
+	loom_fail "the prolog did not run as $who: $(loom_ctl events --limit 20)"
 loom_until 300 sh -c "! '$work/bin/loomctl' -s '$work/loomd.sock' tenant show $J >/dev/null 2>&1" ||
 	loom_fail "tenant $J still there after the job"
 holds "$F" && loom_fail "host-0000 still holds $F after job $J"
@@ -119,6 +169,18 @@ loom_until 300 sh -c "scontrol show job $J2 2>/dev/null | grep -q 'Restarts=[1-9
 	loom_fail "job $J2 was not requeued: $(scontrol show job "$J2" 2>&1 | head -5)"
 sleep 1
 [ -e "$work/job2.started" ] && loom_fail "job $J2 ran without isolation"
-grep -q "JobId=$J2 PrologSlurmctld exit status 1" "$work/slurmctld.log" ||
-	loom_fail "slurmctld did not log the prolog's failure"
+# loomctl's exit status 3: loomd could not be reached (LOOM_ON_UNREACHABLE=fail)
+grep -q "JobId=$J2 PrologSlurmctld exit status 3" "$work/slurmctld.log" ||
+	loom_fail "slurmctld did not log the prolog's failure (unreachable: 3)"
 loom_ok "loomd down: the prolog failed, job $J2 was requeued and did not run"
+
+# ---- 3. (https) LOOM_ON_UNREACHABLE=allow -------------------------------------------------
+if [ "$via" = https ]; then
+	scancel "$J2" 2>/dev/null || :
+	printf 'LOOM_ON_UNREACHABLE=allow\n' >>"$work/etc/loom/slurm-hooks.conf"
+	J3=$(sbatch --parsable -o /dev/null --wrap "touch $work/job3.started") || loom_fail "sbatch failed"
+	loom_until 300 test -e "$work/job3.started" ||
+		loom_fail "job $J3 did not start with LOOM_ON_UNREACHABLE=allow: $(scontrol show job "$J3" 2>&1 | head -5)"
+	loom_ok "LOOM_ON_UNREACHABLE=allow, loomd unreachable: job $J3 started without isolation"
+fi
+echo "slurm.sh ($via): all ok"

@@ -1,0 +1,3 @@
+#!/bin/sh
+# slurm.sh with the hooks reaching loomd over HTTPS (loomctl --server): see slurm.sh.
+LOOM_SLURM_VIA=https exec sh "$(dirname "$0")/slurm.sh" "$@"
