@@ -248,7 +248,8 @@ function drawFabric(f) {
 		const w = Math.min(b.members.length > 1 ? 60 : 48, 0.9 * W / row);
 		g.appendChild(el("svg:rect", { x: -w / 2, y: -9, width: w, height: 18, rx: 3 }));
 		g.appendChild(el("svg:text", { "text-anchor": "middle", y: 4 },
-				 b.members.length > 1 ? b.members.length + " sw" :
+				 b.members.length > 1 ? b.members.length +
+					(b.members[0].type === "switch" ? " sw" : " hosts") :
 				 b.members[0].desc.slice(0, Math.max(2, Math.floor(w / 6)))));
 		g.appendChild(el("svg:title", {}, b.label + (b.hosts ? " (" + b.hosts + " hosts)" : "")));
 		g.addEventListener("click", () => showBox(b));
