@@ -51,9 +51,8 @@ echo "bench/api.sh: fat tree 3 levels r36, $hosts hosts; $(nproc) cores, load $(
 loom_ibsim "$work/bench.net" $flags
 loom_opensm
 token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
-printf '%s' "$token" | "$B/loomctl" token hash bench read --stdin >"$work/tokens"
-chmod 600 "$work/tokens"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+loom_tokens "$work/tokens" "bench:read:$token"
+port=$(loom_free_port)
 loom_config "$(loom_subnet_conf bench)" "http:" "  listen: 127.0.0.1:$port" \
 	"  tokens_file: $work/tokens" "  max_connections: 1024" \
 	"  max_connections_per_peer: 1024" "  timeout_s: 60"

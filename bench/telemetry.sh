@@ -152,7 +152,7 @@ done
 iqe_summary=$(grep -i 'summary' "$work/iqe.stdout" | tail -n 1 || :)
 
 # ---- the daemon ----------------------------------------------------------------
-hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+hport=$(loom_free_port)
 loom_config "$(loom_subnet_conf bench)" "telemetry:" "  interval_s: $interval" \
 	"http:" "  listen: 127.0.0.1:$hport"
 loom_loomd "$work/loom.yaml"
@@ -192,7 +192,7 @@ done
 series=$(grep -vc '^#' "$work/metrics.txt" || :)
 prom="-"
 if command -v prometheus >/dev/null 2>&1; then
-	pport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	pport=$(loom_free_port)
 	printf 'scrape_configs:\n  - job_name: loom\n    static_configs:\n      - targets: ["127.0.0.1:%s"]\n' \
 		"$hport" >"$work/prometheus.yml"
 	prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \

@@ -20,20 +20,13 @@ for t in curl python3; do
 done
 loom_work
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 SEC_READ=read-secret-0123456789abcdef
 SEC_ADMIN=admin-secret-0123456789abcdef
-{
-	printf '%s\n' "$SEC_READ" | "$B/loomctl" token hash reader read --stdin
-	printf '%s\n' "$SEC_ADMIN" | "$B/loomctl" token hash ops admin --stdin
-} >"$work/tokens"
-chmod 600 "$work/tokens"
+loom_tokens "$work/tokens" "reader:read:$SEC_READ" "ops:admin:$SEC_ADMIN"
 
 loom_ibsim "$S/tests/fabrics/tiny.net"
 loom_opensm
-port=$(free_port)
+port=$(loom_free_port)
 loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens"
 loom_loomd "$work/loom.yaml"
 url=http://127.0.0.1:$port/api/v1

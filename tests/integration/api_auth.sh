@@ -23,9 +23,6 @@ done
 loom_work
 chmod 755 "$work"   # nobody and daemon reach the socket
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # ---- tokens ------------------------------------------------------------------
 # Secrets known to the test; the file holds their hashes (loomctl token hash).
@@ -56,7 +53,7 @@ loom_ok "loomctl token hash: lines of hashes, a generated token shown once"
 # ---- loomd -------------------------------------------------------------------
 loom_ibsim "$S/tests/fabrics/tiny.net"
 loom_opensm
-port=$(free_port)
+port=$(loom_free_port)
 loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" \
 	"tenants:" "  users: daemon" "  partitions_file: $work/partitions.conf"
 loom_loomd "$work/loom.yaml"

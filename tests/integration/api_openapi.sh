@@ -12,21 +12,14 @@ python3 -c 'import yaml, jsonschema' 2>/dev/null ||
 	loom_skip "python3-yaml and python3-jsonschema are not installed"
 loom_work
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 API_READ=read-secret-0123456789abcdef
 API_ADMIN=admin-secret-0123456789abcdef
 export API_READ API_ADMIN
-{
-	printf '%s\n' "$API_READ" | "$B/loomctl" token hash reader read --stdin
-	printf '%s\n' "$API_ADMIN" | "$B/loomctl" token hash ops admin --stdin
-} >"$work/tokens"
-chmod 600 "$work/tokens"
+loom_tokens "$work/tokens" "reader:read:$API_READ" "ops:admin:$API_ADMIN"
 
 loom_ibsim "$S/tests/fabrics/tiny.net"
 loom_opensm
-port=$(free_port)
+port=$(loom_free_port)
 loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens"
 loom_loomd "$work/loom.yaml"
 loom_until 50 python3 -c "import socket; socket.create_connection(('127.0.0.1', $port))" ||

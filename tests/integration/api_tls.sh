@@ -48,7 +48,7 @@ printf '%s\n' "$SEC_ADMIN" >"$work/admin.token"
 
 loom_ibsim "$S/tests/fabrics/tiny.net"
 loom_opensm
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(loom_free_port)
 loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" "  tls:" \
 	"    cert: $pki/srv.crt" "    key: $pki/srv.key" "    client_ca: $pki/ca.crt" \
 	"    client_cert: optional"

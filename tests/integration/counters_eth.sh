@@ -79,7 +79,7 @@ done
 sonic_start leaf2 00:11:22:33:44:52
 sonic_port leaf2 Ethernet0 etp1
 
-http_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+http_port=$(loom_free_port)
 conf() { # TELEMETRY-INTERVAL [EXTRA SWITCH LINE]
 	loom_config "telemetry:" "  interval_s: $1" "plugins:" "  dir: $work/plugins" \
 		"roce:" "  interval: 0" "switches:" \

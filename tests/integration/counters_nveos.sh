@@ -62,7 +62,7 @@ nv_set '{"port": "swp1", "stats": {"in-bytes": 1000000000, "out-bytes": 20000000
 nv_set '{"port": "swp2", "stats": {"in-bytes": 1111}, "pfcwd": {"3": {"status": "OK", "deadlock-count": 0}}}'
 eo_set '{"port": "Ethernet1", "interfaceCounters": {"inOctets": 5000000000, "outOctets": 6000000000, "totalInErrors": 2}, "pfc": {"3": {"rxFrames": 400, "txFrames": 40}}, "watchdog": {"3": {"stuckCount": 1, "recoveryCount": 1}}, "ecn": {"3": 55}}'
 
-http_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+http_port=$(loom_free_port)
 loom_config "plugins:" "  dir: $work/plugins" "roce:" "  interval: 0" "switches:" \
 	"  - {name: leaf-nv, plugin: nvue, address: \"http://127.0.0.1:$nv_port\", credentials: $work/nv.cred}" \
 	"  - {name: leaf-eo, plugin: eos, address: \"http://127.0.0.1:$eo_port\", credentials: $work/eo.cred}"

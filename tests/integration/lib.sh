@@ -12,6 +12,8 @@
 #   loom_opensm_bg             # OpenSM kept running ($OSM_PID, $work/opensm.pid)
 #   loom_loomd CONFIG          # start loomd -f (preloaded), wait for its socket
 #   loom_ctl ARGS...           # loomctl on $work/loomd.sock
+#   loom_free_port [ADDR]      # a free TCP port; loom_tokens FILE NAME:ROLE:SECRET...
+#   loom_browser               # chromium + selenium ($PYSEL) or skip
 #
 # Failures go through loom_fail, which prints the logs worth reading.
 
@@ -212,6 +214,38 @@ EOP
 	[ "$n1" = "$n2" ] || loom_fail "$name: a sweep of an unchanged fabric added $((n2 - n1)) events"
 	loom_ok "$name: second sweep of the unchanged fabric records no event"
 	loom_ibsim_stop
+}
+
+# A TCP port free on ADDR (default 127.0.0.1) now, for a listener.
+loom_free_port() {
+	python3 -c 'import socket,sys; s=socket.socket(); s.bind((sys.argv[1], 0)); print(s.getsockname()[1])' \
+		"${1:-127.0.0.1}"
+}
+
+# loom_tokens FILE NAME:ROLE:SECRET...: a REST API tokens file (loomd's
+# http.tokens_file: the secrets' hashes, made by loomctl token hash),
+# private as loomd requires.
+loom_tokens() {
+	_f=$1; shift
+	: >"$_f"
+	chmod 600 "$_f"
+	for _t in "$@"; do
+		_n=${_t%%:*}; _r=${_t#*:}; _r=${_r%%:*}; _s=${_t#*:*:}
+		printf '%s\n' "$_s" | "$B/loomctl" token hash "$_n" "$_r" --stdin >>"$_f" ||
+			loom_fail "loomctl token hash $_n $_r"
+	done
+}
+
+# A real browser for the web view's tests: Debian's chromium and
+# chromedriver, and python3-selenium ($PYSEL: Debian's python3 when the
+# first python3 in PATH lacks it), or skip.
+loom_browser() {
+	for _t in chromium chromedriver; do
+		command -v $_t >/dev/null 2>&1 || loom_skip "$_t is not installed"
+	done
+	PYSEL=python3
+	$PYSEL -c 'import selenium' 2>/dev/null || PYSEL=/usr/bin/python3
+	$PYSEL -c 'import selenium' 2>/dev/null || loom_skip "python3-selenium is not installed"
 }
 
 loom_subnet_conf() { # the YAML for one configured subnet on the simulator's HCA

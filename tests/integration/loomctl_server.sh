@@ -12,21 +12,14 @@ loom_netns "$@"
 command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
 loom_work
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 SEC_ADMIN=admin-secret-0123456789abcdef
 SEC_READ=read-secret-0123456789abcdef
-{
-	printf '%s\n' "$SEC_ADMIN" | "$B/loomctl" token hash ops admin --stdin
-	printf '%s\n' "$SEC_READ" | "$B/loomctl" token hash reader read --stdin
-} >"$work/tokens"
-chmod 600 "$work/tokens"
+loom_tokens "$work/tokens" "ops:admin:$SEC_ADMIN" "reader:read:$SEC_READ"
 printf '%s\n' "$SEC_ADMIN" >"$work/admin.token"
 
 loom_ibsim "$S/tests/fabrics/tiny.net"
 loom_opensm
-port=$(free_port)
+port=$(loom_free_port)
 loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" "  timeout_s: 2"
 loom_loomd "$work/loom.yaml"
 srv=http://127.0.0.1:$port
@@ -85,7 +78,7 @@ grep -q "$srv answered HTTP 401: unknown or revoked token" "$work/bad.out" ||
 env -u LOOM_TOKEN "$B/loomctl" --server "$srv" nodes >"$work/none.out" 2>&1 && rc=0 || rc=$?
 [ $rc = 1 ] && grep -q "needs a token: --token-file FILE or LOOM_TOKEN" "$work/none.out" ||
 	loom_fail "no token: exit $rc: $(cat "$work/none.out")"
-dead=http://127.0.0.1:$(free_port)
+dead=http://127.0.0.1:$(loom_free_port)
 LOOM_TOKEN=$SEC_READ "$B/loomctl" --server "$dead" nodes >"$work/dead.out" 2>&1 && rc=0 || rc=$?
 [ $rc = 3 ] && grep -q "^loomctl: $dead: .*" "$work/dead.out" ||
 	loom_fail "an unreachable server: exit $rc: $(cat "$work/dead.out")"

@@ -18,9 +18,6 @@ for t in prometheus promtool curl python3; do
 done
 loom_work
 
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 code() { # code ARGS...: the HTTP status curl gets
 	curl -s -o /dev/null -w '%{http_code}' --max-time 20 "$@" || :
 }
@@ -48,7 +45,7 @@ loom_ok "a non-loopback listen address is refused without TLS, allow_remote or n
 loom_gen ft fattree --levels 2 --radix 8
 loom_ibsim "$work/ft.net"
 loom_opensm
-port=$(free_port)
+port=$(loom_free_port)
 loom_config "$(loom_subnet_conf ft)" "http:" "  listen: 127.0.0.1:$port" \
 	"  max_connections: 4" "  timeout_s: 2" "  max_header_bytes: 4096"
 loom_asan_no_quarantine   # loomd's RSS is measured below
@@ -83,7 +80,7 @@ curl -s -D - -o /dev/null -X DELETE "$url/metrics" | grep -qi '^Allow: GET, HEAD
 loom_ok "404 for an unknown path, 405 with Allow for another method, HEAD works"
 
 # ---- a real Prometheus scrapes loomd ----------------------------------------------
-pport=$(free_port)
+pport=$(loom_free_port)
 cat >"$work/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s
@@ -191,7 +188,7 @@ grep -q '^loom_port_symbol_errors_total{.*port="2",node="leaf-1"} 77$' "$work/er
 loom_ok "a silent port is up 0, stale no_answer, without counters; errors mode keeps 2 ports of $n"
 
 # ---- reload: a new address is bound, an address in use keeps the old one --------
-port2=$(free_port)
+port2=$(loom_free_port)
 sed -i "s/^  listen: 127.0.0.1:$port\$/  listen: 127.0.0.1:$port2/" "$work/loom.yaml"
 kill -HUP "$LOOMD_PID"
 loom_until 50 curl -sf "http://127.0.0.1:$port2/healthz" || loom_fail "reload did not move to $port2"

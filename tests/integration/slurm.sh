@@ -44,10 +44,8 @@ if [ "$via" = https ]; then
 		>/dev/null 2>&1 || loom_fail "loomd's certificate"
 	chmod 600 "$pki/loomd.key"
 	python3 -c 'import secrets; print(secrets.token_hex(16))' >"$work/slurm.token"
-	"$B/loomctl" token hash slurm tenant --stdin <"$work/slurm.token" >"$work/tokens" ||
-		loom_fail "token hash"
-	chmod 600 "$work/tokens"
-	hport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.3", 0)); print(s.getsockname()[1])')
+	loom_tokens "$work/tokens" "slurm:tenant:$(cat "$work/slurm.token")"
+	hport=$(loom_free_port 127.0.0.3)
 	http_conf="http:
   listen: 127.0.0.3:$hport
   tokens_file: $work/tokens

@@ -13,7 +13,7 @@ loom_netns "$@"
 command -v curl >/dev/null 2>&1 || loom_skip "curl is not installed"
 loom_work
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(loom_free_port)
 url="http://127.0.0.1:$port"
 code() { curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$@" || :; }
 

@@ -10,14 +10,8 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-for t in chromium chromedriver curl; do
-	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
-# Debian's python3-selenium is for Debian's python3 (a python3 earlier in
-# PATH may lack it).
-PYSEL=python3
-$PYSEL -c 'import selenium' 2>/dev/null || PYSEL=/usr/bin/python3
-$PYSEL -c 'import selenium' 2>/dev/null || loom_skip "python3-selenium is not installed"
+command -v curl >/dev/null 2>&1 || loom_skip "curl is not installed"
+loom_browser
 loom_work
 art="$B/tests/artifacts/web_view"
 rm -rf "$art"
@@ -32,13 +26,9 @@ loom_opensm_bg
 # Two tokens: the operator's (read) and the scheduler's (tenant).
 viewer=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 sched=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
-printf '%s' "$viewer" | "$B/loomctl" token hash viewer read --stdin >"$work/tokens" ||
-	loom_fail "loomctl token hash"
-printf '%s' "$sched" | "$B/loomctl" token hash slurm tenant --stdin >>"$work/tokens" ||
-	loom_fail "loomctl token hash"
-chmod 600 "$work/tokens"
+loom_tokens "$work/tokens" "viewer:read:$viewer" "slurm:tenant:$sched"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(loom_free_port)
 url="http://127.0.0.1:$port"
 loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
 	"  opensm_pid_file: $work/opensm.pid" "  pkey_min: 4097" "  timeout_s: 30" \

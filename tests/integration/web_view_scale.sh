@@ -9,12 +9,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-for t in chromium chromedriver; do
-	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
-PYSEL=python3
-$PYSEL -c 'import selenium' 2>/dev/null || PYSEL=/usr/bin/python3
-$PYSEL -c 'import selenium' 2>/dev/null || loom_skip "python3-selenium is not installed"
+loom_browser
 loom_work
 art="$B/tests/artifacts/web_view_scale"
 rm -rf "$art"
@@ -26,10 +21,8 @@ flags=$(sed -n 's/^# ibsim flags: //p' "$work/big.net")
 loom_ibsim "$work/big.net" $flags
 loom_opensm
 token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
-printf '%s' "$token" | "$B/loomctl" token hash viewer read --stdin >"$work/tokens" ||
-	loom_fail "loomctl token hash"
-chmod 600 "$work/tokens"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+loom_tokens "$work/tokens" "viewer:read:$token"
+port=$(loom_free_port)
 loom_config "$(loom_subnet_conf big)" "http:" "  listen: 127.0.0.1:$port" \
 	"  tokens_file: $work/tokens" "  web_root: $S/web"
 loom_loomd "$work/loom.yaml"
