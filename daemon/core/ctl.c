@@ -29,6 +29,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/core/authz.h"
 #include "daemon/core/ctl_ident.h"
+#include "daemon/core/ctl_impl.h"
 #include "daemon/core/ctl_limits.h"
 #include "daemon/core/usock.h"
 
@@ -55,67 +56,6 @@
 /* After accept() fails for lack of descriptors the pending connection stays
  * in the backlog and the listener would fire again at once: pause instead. */
 #define CTL_ACCEPT_PAUSE_S 1
-#define CTL_GROUP_LEN 64
-#define CTL_LIST_LEN 256
-
-struct ctl_cmd {
-	struct ctl_cmd *next;
-	enum ctl_access access;
-	ctl_handler_fn fn;
-	void *arg;
-	char name[];
-};
-
-struct ctl_client {
-	struct ctl *ctl;
-	struct ctl_client *prev, *next;
-	struct bufferevent *bev;
-	struct event *resume;     /* deferred: look at the input again */
-	struct ctl_req *current;  /* the request being handled, or NULL */
-	struct event *timer;      /* the stall or idle timeout (`timing`) */
-	uid_t uid;
-	gid_t gid;
-	pid_t pid;
-	int closing;              /* flush the output, then close */
-	int stalled;              /* output above the mark: not read */
-	int vetting;              /* in the reserve until its identity is known */
-	enum { TIMING_NONE, TIMING_IDLE, TIMING_STALL } timing;
-};
-
-struct ctl_req {
-	struct ctl *ctl;
-	struct ctl_req *prev, *next;  /* in ctl->pending */
-	struct ctl_client *client;    /* NULL once orphaned */
-	const struct ctl_cmd *cmd;
-	json_int_t id;
-	uid_t uid;
-	gid_t gid;
-	json_t *held;                 /* its arguments while it waits for the
-				       * client's identity (ctl_ident.h) */
-	struct authz_principal who;   /* who runs it (audit, ctl_req_principal) */
-	ctl_answer_fn answer;         /* ctl_call's: the answer goes there, not
-				       * to a client */
-	void *answer_arg;
-};
-
-struct ctl {
-	struct event_base *base;
-	struct evconnlistener *listener;
-	struct event *accept_pause;
-	struct ctl_cmd *cmds;
-	struct ctl_client *clients;
-	struct ctl_req *pending;
-	struct ctl_idents *idents;
-	struct ctl_limits limits;
-	struct ctl_refusals refusals;
-	unsigned n_clients;
-	int warned_admin;                  /* the admin group is unknown: said */
-	char admin_group[CTL_GROUP_LEN];
-	char tenant_users[CTL_LIST_LEN];   /* CTL_TENANT: "slurm,..." */
-	char tenant_groups[CTL_LIST_LEN];
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-};
-
 static void client_process(struct ctl_client *cl);
 
 /* ---- timers --------------------------------------------------------------------- */
@@ -291,114 +231,6 @@ static void client_resume_cb(evutil_socket_t fd, short what, void *arg)
 		client_process(cl);
 }
 
-/* ---- permissions -------------------------------------------------------------------- */
-
-int ctl_list_has(const char *list, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = list; *p;) {
-		size_t n = strcspn(p, ",");
-
-		if (n == len && !strncmp(p, name, n))
-			return 1;
-		p += n + (p[n] == ',');
-	}
-	return 0;
-}
-
-/* The group names the checks need: the admin group and the tenant writers'
- * groups, so that one identity serves every command. */
-static void needed_groups(const struct ctl *ctl, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s%s%s", ctl->admin_group,
-		 ctl->admin_group[0] && ctl->tenant_groups[0] ? "," : "", ctl->tenant_groups);
-}
-
-/* The role of a socket peer (not root) whose identity is id (authz.h):
- * admin in the admin group, tenant among the tenant writers, else read. */
-static enum authz_role peer_role(struct ctl *ctl, gid_t gid, const struct ctl_ident *id)
-{
-	int rc = ctl->admin_group[0] ? ctl_ident_in_group(id, gid, ctl->admin_group) : 0;
-
-	if (rc == 1)
-		return AUTHZ_ADMIN;
-	if (rc == -ENOENT && !ctl_ident_error(id) && !ctl->warned_admin) {
-		/* Said once per setting; an unknown group only means root
-		 * alone may write, which is safe. */
-		ctl->warned_admin = 1;
-		log_warn("control: admin group \"%s\" does not exist: only root may run write "
-			 "commands", ctl->admin_group);
-	}
-	if (ctl_ident_user_in(id, ctl->tenant_users) ||
-	    ctl_ident_in_groups(id, gid, ctl->tenant_groups))
-		return AUTHZ_TENANT;
-	return AUTHZ_READ;
-}
-
-/* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0
- * with its principal in *who, or -EPERM with the refusal in why, saying
- * who may, so that the operator knows which key of loom.yaml to change;
- * -EIO when the user and group databases failed to say (a refusal too,
- * but "try again", not "denied"). The decision is authz_allows()'s. */
-static int access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
-			const struct ctl_ident *id, struct authz_principal *who, char *why,
-			size_t whylen)
-{
-	char list[3 * CTL_LIST_LEN];
-	size_t n;
-	enum authz_role role = peer_role(ctl, gid, id);
-	int rc;
-
-	authz_principal_unix(who, (int)uid, role);
-	if (authz_allows(role, cmd->access))
-		return 0;
-	if ((rc = ctl_ident_error(id)) < 0) {
-		snprintf(why, whylen, "\"%s\" changes loomd: uid %d could not be looked up in the "
-			 "user and group databases (%s), so its rights are unknown; try again",
-			 cmd->name, (int)uid, strerror(-rc));
-		return -EIO;
-	}
-	n = (size_t)snprintf(list, sizeof(list), "root");
-	if (ctl->admin_group[0])
-		n += (size_t)snprintf(list + n, sizeof(list) - n, ", group %s (control.admin_group)",
-				      ctl->admin_group);
-	if (cmd->access == CTL_TENANT && ctl->tenant_users[0])
-		n += (size_t)snprintf(list + n, sizeof(list) - n, ", users %s (tenants.users)",
-				      ctl->tenant_users);
-	if (cmd->access == CTL_TENANT && ctl->tenant_groups[0])
-		snprintf(list + n, sizeof(list) - n, ", groups %s (tenants.groups)",
-			 ctl->tenant_groups);
-	snprintf(why, whylen, "\"%s\" changes loomd: permission denied for uid %d (only %s may "
-		 "run it)", cmd->name, (int)uid, list);
-	return -EPERM;
-}
-
-/* The audit log: every command that changes loomd, with who asked, from
- * any transport (the loom log; tenant changes are also events). */
-static void audit(const struct ctl_cmd *cmd, const struct authz_principal *who,
-		  const char *refused)
-{
-	if (cmd->access == CTL_READ)
-		return;
-	if (refused)
-		log_notice("audit: \"%s\" refused to %s (role %s): %s", cmd->name, who->how,
-			   authz_role_name(who->role), refused);
-	else
-		log_notice("audit: \"%s\" run by %s (role %s)", cmd->name, who->how,
-			   authz_role_name(who->role));
-}
-
-/* The identity of a write request's client: 1 with *id, 0 while it is
- * looked up, -errno. */
-static int identity(struct ctl *ctl, uid_t uid, const struct ctl_ident **id)
-{
-	char groups[2 * CTL_LIST_LEN];
-
-	needed_groups(ctl, groups, sizeof(groups));
-	return ctl_idents_get(ctl->idents, uid, groups, id);
-}
-
 /* ---- requests ------------------------------------------------------------------------- */
 
 static const struct ctl_cmd *find_cmd(const struct ctl *ctl, const char *name)
@@ -489,7 +321,7 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 		char why[1024];
 		int arc;
 
-		rc = identity(ctl, cl->uid, &who);
+		rc = ctl_identity(ctl, cl->uid, &who);
 		if (rc < 0) {
 			log_warn("control: cannot look up uid %d: %s", (int)cl->uid, strerror(-rc));
 			client_send(cl, proto_response_err_new(id, rc == -EAGAIN ? PROTO_ERR_BUSY :
@@ -498,9 +330,9 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 							       strerror(-rc)));
 			return;
 		}
-		if (rc == 1 && (arc = access_check(ctl, cl->uid, cl->gid, cmd, who, &p, why,
-						   sizeof(why))) < 0) {
-			audit(cmd, &p, arc == -EIO ? "identity unknown" : "permission denied");
+		if (rc == 1 && (arc = ctl_access_check(ctl, cl->uid, cl->gid, cmd, who, &p, why,
+						       sizeof(why))) < 0) {
+			ctl_audit(cmd, &p, arc == -EIO ? "identity unknown" : "permission denied");
 			client_send(cl, proto_response_err_new(id, arc == -EIO ? PROTO_ERR_FAILED :
 							       PROTO_ERR_DENIED, "%s", why));
 			return;
@@ -515,7 +347,7 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 		struct ctl_req *req = req_new(cl, cmd, id);
 		if (req) {
 			req->who = p;
-			audit(cmd, &req->who, NULL);
+			ctl_audit(cmd, &req->who, NULL);
 			cmd->fn(req, args, cmd->arg);
 		}
 		return;
@@ -523,7 +355,7 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 
 	struct ctl_req *req = req_new(cl, cmd, id);
 	if (req) {
-		audit(cmd, &req->who, NULL);
+		ctl_audit(cmd, &req->who, NULL);
 		cmd->fn(req, args, cmd->arg);
 	}
 }
@@ -540,7 +372,7 @@ static void vet_clients(struct ctl *ctl)
 		int rc;
 
 		next = cl->next;
-		if (!cl->vetting || (rc = identity(ctl, cl->uid, &who)) == 0)
+		if (!cl->vetting || (rc = ctl_identity(ctl, cl->uid, &who)) == 0)
 			continue;
 		cl->vetting = 0;
 		if (rc == 1 && ctl->admin_group[0] &&
@@ -584,7 +416,7 @@ static void idents_ready(void *arg)
 		const struct ctl_ident *who = NULL;
 		json_t *args = req->held;
 		char why[1024];
-		int rc = identity(ctl, req->uid, &who);
+		int rc = ctl_identity(ctl, req->uid, &who);
 
 		if (rc == 0)
 			continue;  /* another lookup (the group names changed) */
@@ -594,13 +426,13 @@ static void idents_ready(void *arg)
 				      (int)req->uid, strerror(-rc));
 		else if (!req->client)
 			ctl_reply_err(req, PROTO_ERR_BUSY, "the client is gone");  /* dropped */
-		else if ((rc = access_check(ctl, req->uid, req->gid, req->cmd, who, &req->who, why,
-					    sizeof(why))) < 0) {
-			audit(req->cmd, &req->who, rc == -EIO ? "identity unknown" :
-			      "permission denied");
+		else if ((rc = ctl_access_check(ctl, req->uid, req->gid, req->cmd, who, &req->who,
+						why, sizeof(why))) < 0) {
+			ctl_audit(req->cmd, &req->who, rc == -EIO ? "identity unknown" :
+				  "permission denied");
 			ctl_reply_err(req, rc == -EIO ? PROTO_ERR_FAILED : PROTO_ERR_DENIED, "%s", why);
 		} else {
-			audit(req->cmd, &req->who, NULL);
+			ctl_audit(req->cmd, &req->who, NULL);
 			req->cmd->fn(req, args, req->cmd->arg);
 		}
 		json_decref(args);
@@ -777,7 +609,7 @@ void ctl_call(struct ctl *ctl, const char *name, json_t *args, const struct auth
 		return;
 	}
 	if (!authz_allows(who->role, cmd->access)) {
-		audit(cmd, who, "permission denied");
+		ctl_audit(cmd, who, "permission denied");
 		call_answer_now(proto_response_err_new(0, PROTO_ERR_DENIED, "\"%s\" needs role %s: "
 						       "permission denied for %s (role %s)",
 						       cmd->name,
@@ -799,7 +631,7 @@ void ctl_call(struct ctl *ctl, const char *name, json_t *args, const struct auth
 	req->answer = fn;
 	req->answer_arg = arg;
 	req_link(ctl, req);
-	audit(cmd, who, NULL);
+	ctl_audit(cmd, who, NULL);
 	if (!args)
 		args = empty = json_object();
 	cmd->fn(req, args, cmd->arg);
@@ -824,7 +656,7 @@ static int admit(struct ctl *ctl, const struct ucred *cred)
 		return 0;
 	if (a == CTL_ADMIT_IF_ADMIN && ctl->admin_group[0]) {
 		/* known, or looked up with the connection unread meanwhile */
-		rc = identity(ctl, cred->uid, &who);
+		rc = ctl_identity(ctl, cred->uid, &who);
 		if (rc == 0)
 			return 1;
 		if (rc == 1 && ctl_ident_in_group(who, cred->gid, ctl->admin_group) == 1)
