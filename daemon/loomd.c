@@ -57,6 +57,7 @@ struct loomd {
 	struct telemetry_mod *telemetry; /* port counters, read on an interval */
 	struct http_mod *http;    /* HTTP listener: /metrics */
 	struct api *api;          /* the REST API on it: /api/v1 */
+	struct queries *queries;  /* nodes, links...: read off the loop */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
@@ -309,6 +310,7 @@ static void loomd_teardown(struct loomd *d)
 	qos_ib_free(d->qos_ib);
 	qos_ibcc_free(d->qos_ibcc);
 	telemetry_free(d->telemetry);
+	queries_free(d->queries);  /* its answers may go to the API's calls */
 	api_free(d->api);        /* before the connections its calls answer */
 	http_free(d->http);
 	tenants_free(d->tenants);
@@ -408,6 +410,10 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("counters: %s", err);
 		goto out;
 	}
+	if (!(d.queries = queries_new(d.base, d.ctl, store_db(d.store), err, sizeof(err)))) {
+		log_err("fabric queries: %s", err);
+		goto out;
+	}
 	if (!(d.http = http_new(d.base, d.conf, err, sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
@@ -426,7 +432,6 @@ int loomd_run(const struct loomd_options *opt)
 	/* A reroute turns AR off on NVIDIA switches: program it again. */
 	osm_report_on_lft_change(d.osm, ar_apply_lft_changed, d.ar_apply);
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
-	    queries_register(d.ctl, store_db(d.store)) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||

@@ -908,3 +908,25 @@ int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 	*tail = c;
 	return 0;
 }
+
+int ctl_set_version(struct ctl *ctl, const char *cmd, ctl_version_fn fn, void *arg)
+{
+	struct ctl_cmd *c = (struct ctl_cmd *)find_cmd(ctl, cmd);
+
+	if (!c)
+		return -ENOENT;
+	if (c->access != CTL_READ)
+		return -EINVAL;   /* only reads are ever kept */
+	c->version = fn;
+	c->version_arg = arg;
+	return 0;
+}
+
+int ctl_version(struct ctl *ctl, const char *name, const struct authz_principal *who,
+		unsigned *version)
+{
+	const struct ctl_cmd *c = find_cmd(ctl, name);
+
+	return c && c->version && authz_allows(who->role, c->access) &&
+	       c->version(c->version_arg, version) == 0;
+}

@@ -25,6 +25,8 @@ struct ctl_cmd {
 	enum ctl_access access;
 	ctl_handler_fn fn;
 	void *arg;
+	ctl_version_fn version;       /* ctl_set_version: its answers may be kept */
+	void *version_arg;
 	char name[];
 };
 

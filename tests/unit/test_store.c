@@ -529,6 +529,37 @@ START_TEST(readonly_open_refuses_bad_files_and_writes)
 }
 END_TEST
 
+/* What the API's answer cache keys on: the version moves on the loop's own
+ * commits and on another connection's (a worker's), and stays put when
+ * nothing was written, however often it is read. */
+START_TEST(data_version_moves_on_every_commit_and_only_then)
+{
+	char err[512] = "";
+	struct store *st = open_store();
+	struct store *other = store_open(db_path, err, sizeof(err));
+	struct fab *f = base(1);
+	struct store_sweep_info info = info_at(1000);
+	unsigned v0, v1, v2, v3;
+
+	ck_assert_msg(other != NULL, "%s", err);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v0), 0);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v1), 0);
+	ck_assert_uint_eq(v0, v1);
+	ck_assert_int_eq(store_record_sweep(st, &info, f, NULL), 0);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v1), 0);
+	ck_assert_uint_ne(v0, v1);
+	ck_assert_int_eq(sqlite3_exec(store_db(other), "INSERT INTO subnets (name, created) "
+				      "VALUES ('other', 0)", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v2), 0);
+	ck_assert_uint_ne(v1, v2);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v3), 0);
+	ck_assert_uint_eq(v2, v3);
+	store_close(other);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
 /* ---- times --------------------------------------------------------------------- */
 
 START_TEST(time_parse_and_format)
@@ -867,6 +898,7 @@ int main(void)
 	tcase_add_test(tc, failed_record_leaves_nothing);
 	tcase_add_test(tc, failed_sweep_is_recorded_and_keeps_fabric);
 	tcase_add_test(tc, readonly_open_refuses_bad_files_and_writes);
+	tcase_add_test(tc, data_version_moves_on_every_commit_and_only_then);
 	tcase_add_test(tc, time_parse_and_format);
 	tcase_add_test(tc, large_fabric_records_in_one_transaction);
 	tcase_add_test(tc, resweeps_write_only_what_changed_and_keep_the_fabric_exact);
