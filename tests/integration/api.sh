@@ -154,3 +154,37 @@ python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["result"][
 	loom_fail "job $job has no sweep result: $(cat "$work/get.out")"
 [ "$(get "$job" "$SEC_READ")" = 404 ] || loom_fail "another principal sees the admin's job"
 loom_ok "POST discover: 202, Location $job, polled until succeeded with the sweep's result"
+
+# ---- 5. kept answers: one render per data version, ETags, a change shows -------------
+# hdr NAME: a header of the last get
+hdr() { sed -n "s/^$1: *//ip" "$work/get.hdr" | tr -d '\r' | head -n 1; }
+[ "$(get links)" = 200 ] || loom_fail "GET links"
+etag=$(hdr ETag)
+[ -n "$etag" ] || loom_fail "GET links has no ETag: $(cat "$work/get.hdr")"
+cp "$work/get.out" "$work/links.1"
+c=$(curl -s -o "$work/304.out" -w '%{http_code}' -H "Authorization: Bearer $SEC_READ" \
+	-H "If-None-Match: $etag" "$url/links" || :)
+[ "$c" = 304 ] && [ ! -s "$work/304.out" ] || loom_fail "If-None-Match $etag: HTTP $c, $(wc -c <"$work/304.out") bytes"
+# many clients at once after a change: every one gets the same answer, made once
+loom_ctl discover --wait >/dev/null || loom_fail "discover"
+before=$(grep -c 'http: links rendered at data version' "$work/loomd.log" || :)
+seq 40 | xargs -P 40 -I{} curl -s -o "$work/many.{}" -H "Authorization: Bearer $SEC_READ" \
+	"$url/links"
+for i in $(seq 40); do
+	same "$work/many.$i" "$work/links.1" || loom_fail "client $i of 40 got another link list"
+done
+after=$(grep -c 'http: links rendered at data version' "$work/loomd.log" || :)
+[ $((after - before)) -eq 1 ] ||
+	loom_fail "40 clients at one data version: $((after - before)) renders of the link list, not 1"
+# a cable pulled: the next sweep moves the version, the list and its ETag change
+loom_ibsim_cmd 'Unlink "Switch-1"[3]'
+loom_ctl discover --wait >/dev/null || loom_fail "discover after the unlink"
+[ "$(get links)" = 200 ] || loom_fail "GET links after the unlink"
+[ "$(hdr ETag)" != "$etag" ] || loom_fail "the ETag did not change with the fabric"
+loom_ctl --json links >"$work/links.ctl"
+same "$work/get.out" "$work/links.ctl" || loom_fail "GET links after the unlink is not loomctl's"
+! same "$work/get.out" "$work/links.1" || loom_fail "GET links still shows the pulled cable"
+c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $SEC_READ" \
+	-H "If-None-Match: $etag" "$url/links" || :)
+[ "$c" = 200 ] || loom_fail "the old ETag still gives $c"
+loom_ok "kept answers: ETag and 304, 40 clients served by one render, a pulled cable changes both"
