@@ -418,7 +418,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("http: %s", err);
 		goto out;
 	}
-	if (!(d.api = api_new(d.http, d.ctl, d.conf, err, sizeof(err)))) {
+	if (!(d.api = api_new(d.base, d.http, d.ctl, d.conf, err, sizeof(err)))) {
 		log_err("http: API tokens: %s", err);
 		goto out;
 	}

@@ -10,7 +10,11 @@
  *
  * Their answers depend on nothing but their arguments and the database,
  * so each command gives ctl its version (dbq_data_version): a transport
- * may hand out a kept answer while the version stays (the HTTP API does). */
+ * may hand out a kept answer while the version stays (the HTTP API does).
+ * For the same reason a request that asks what a query under way (or
+ * waiting its turn) asks, at the same data version, joins it: a hundred
+ * clients polling the node list cost one query, not a queue of a hundred
+ * that would go on long after they have gone. */
 #include "autoconf.h"
 #include "daemon/core/queries.h"
 
@@ -28,7 +32,10 @@
 #define QUERIES_RUNNING 2       /* queries at once; more wait their turn */
 #define QUERY_ARG_LEN 1024
 
+struct query_job;
+
 struct queries {
+	struct query_job *flights;  /* submitted, not yet done */
 	sqlite3 *db;                /* the loop's connection: versions, and reads
 				     * when there is no file */
 	char path[4096];            /* "": read on the loop */
@@ -36,13 +43,21 @@ struct queries {
 	sqlite3 *idle[QUERIES_RUNNING];   /* read-only connections not in use */
 };
 
-struct query_job;
 typedef int (*query_fn)(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
 			size_t errlen);
 
+struct query_waiter {
+	struct query_waiter *next;
+	struct ctl_req *req;
+};
+
 struct query_job {
 	struct queries *q;
-	struct ctl_req *req;
+	struct query_job *next;     /* q->flights */
+	struct ctl_req *req;        /* the first to ask */
+	struct query_waiter *waiters;   /* those who joined since */
+	unsigned version;           /* the data version it was asked at */
+	int versioned;              /* 0: joins nothing */
 	query_fn fn;
 	sqlite3 *db;                /* taken from idle[], or opened by run() */
 	char s[QUERY_ARG_LEN];      /* the string argument; has_s: given */
@@ -108,11 +123,30 @@ static int job_run(void *arg, char *err, size_t errlen)
 
 static void job_done(void *arg, int rc, const char *err)
 {
-	struct query_job *j = arg;
+	struct query_job *j = arg, **p;
 
+	for (p = &j->q->flights; *p && *p != j; p = &(*p)->next)
+		;
+	if (*p)
+		*p = j->next;
+	for (struct query_waiter *w = j->waiters, *next; w; w = next) {
+		next = w->next;
+		ctl_reply_errno(w->req, rc, rc == 0 ? json_incref(j->out) : NULL,
+				PROTO_ERR_INTERNAL, err);
+		free(w);
+	}
+	j->waiters = NULL;
 	ctl_reply_errno(j->req, rc, rc == 0 ? j->out : NULL, PROTO_ERR_INTERNAL, err);
 	if (rc == 0)
 		j->out = NULL;   /* stolen by the reply */
+}
+
+/* The same question at the same data version. */
+static int same_query(const struct query_job *a, const struct query_job *b)
+{
+	return a->versioned && b->versioned && a->version == b->version && a->fn == b->fn &&
+	       a->has_s == b->has_s && (!a->has_s || !strcmp(a->s, b->s)) &&
+	       a->since == b->since && a->limit == b->limit;
 }
 
 static void job_free(void *arg)
@@ -138,6 +172,18 @@ static void query_start(struct queries *q, struct query_job *j)
 	int rc;
 
 	j->q = q;
+	j->versioned = dbq_data_version(q->db, &j->version) == 0;
+	for (struct query_job *f = q->flights; f; f = f->next) {
+		struct query_waiter *w;
+
+		if (!same_query(f, j) || !(w = calloc(1, sizeof(*w))))
+			continue;
+		w->req = j->req;
+		w->next = f->waiters;
+		f->waiters = w;
+		free(j);
+		return;
+	}
 	if (!q->path[0]) {
 		rc = j->fn(q->db, j, &j->out, err, sizeof(err));
 		job_done(j, rc, err);
@@ -148,7 +194,10 @@ static void query_start(struct queries *q, struct query_job *j)
 		j->db = q->idle[i];
 		q->idle[i] = NULL;
 	}
+	j->next = q->flights;
+	q->flights = j;
 	if ((rc = work_submit(q->work, &query_ops, j)) < 0) {
+		q->flights = j->next;
 		log_warn("control: cannot start the query of \"%s\": %s", ctl_req_cmd(j->req),
 			 strerror(-rc));
 		ctl_reply_err(j->req, PROTO_ERR_BUSY, "cannot start the query now: %s",

@@ -30,6 +30,7 @@
 #include "daemon/core/authz.h"
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/work.h"
 #include "daemon/http/api_body.h"
 #include "daemon/http/api_cache.h"
 #include "daemon/http/api_impl.h"
@@ -45,6 +46,7 @@
 #define API_MAX_CALLS 4096     /* answers awaited at once: more is 503 */
 #define API_MAX_JOBS 64        /* jobs kept: running, then the newest done */
 #define API_SEG_LEN 256
+#define API_RENDER_OFF_LOOP 2000     /* items: a list this long renders off the loop */
 #define API_CACHE_BYTES (96u << 20)   /* renders kept: a 10k-host fabric's
 				       * node and link lists take 11 MB */
 
@@ -145,6 +147,7 @@ struct api {
 	unsigned next_job;
 	struct api_rate rate;       /* what read principals spend on the fabric */
 	struct api_cache *cache;    /* renders of the answers ctl lets us keep */
+	struct work_queue *render;  /* long lists rendered off the loop */
 	unsigned long long nonce;   /* this run's: ETags of an earlier one never match */
 };
 
@@ -270,46 +273,107 @@ static void on_render(void *waiter, struct api_render *r, json_t *error)
 	call_free(c);
 }
 
+/* The flight of key lands: every waiter, the call that asked among them,
+ * is answered and freed (key may be that call's: api_cache_land reads it
+ * before it calls them). No render and no error: the render failed. */
+static void land(struct api *a, const char *cmd, const char *key, unsigned version,
+		 struct api_render *r, int too_large, json_t *error)
+{
+	json_t *e = error;
+
+	if (!r && !e)
+		e = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code",
+			      too_large ? PROTO_ERR_TOO_LARGE : PROTO_ERR_INTERNAL, "message",
+			      too_large ? "the answer is over the control protocol's limit: ask "
+			      "for less" : "out of memory");
+	if (r)
+		log_debug("http: %s rendered at data version %u: %zu items", cmd, version,
+			  api_render_count(r));
+	api_cache_land(a->cache, key, version, r, e);
+	if (e != error)
+		json_decref(e);
+}
+
+/* A long list is rendered off the loop (tens of milliseconds at 10k hosts
+ * that sweeps and other clients would wait). The answer is ours alone, so
+ * the worker may read it; the call that asked stays (a waiter) until the
+ * flight lands, so its key does too. */
+struct render_job {
+	struct api *a;
+	const char *cmd, *key;
+	unsigned version;
+	json_t *answer;
+	int too_large;
+	struct api_render *r;
+};
+
+static int render_run(void *arg, char *err, size_t errlen)
+{
+	struct render_job *j = arg;
+
+	(void)err;
+	(void)errlen;
+	j->r = api_render_new(json_object_get(j->answer, "result"), 1, &j->too_large);
+	return 0;
+}
+
+static void render_done(void *arg, int rc, const char *err)
+{
+	struct render_job *j = arg;
+
+	(void)err;
+	if (rc < 0) {   /* never ran (shutdown) */
+		api_render_unref(j->r);
+		j->r = NULL;
+	}
+	land(j->a, j->cmd, j->key, j->version, j->r, j->too_large, NULL);
+}
+
+static void render_free(void *arg)
+{
+	struct render_job *j = arg;
+
+	api_render_unref(j->r);
+	json_decref(j->answer);
+	free(j);
+}
+
+static const struct work_ops render_ops = { render_run, render_done, render_free };
+
 /* The answer of a flight's first call: rendered once for all its waiters. */
 static void on_answer_kept(json_t *answer, void *arg)
 {
 	struct call *c = arg;
 	struct api *a = c->api;
 	struct api_render *r = NULL;
-	json_t *error = answer;
-	char *key;
-	unsigned version = c->version;
-	int too_large = 0;
+	json_t *res = json_object_get(answer, "result");
+	int too_large = 0, list = (c->route->flags & R_LIST) && json_is_array(res);
 
 	if (!a) {             /* api_free: its flight is gone with the cache */
 		json_decref(answer);
 		call_free(c);
 		return;
 	}
-	if (answer && json_is_true(json_object_get(answer, "ok"))) {
-		json_t *res = json_object_get(answer, "result");
-
-		r = api_render_new(res ? res : json_null(), (c->route->flags & R_LIST) &&
-				   json_is_array(res), &too_large);
-		error = r ? NULL : json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code",
-					     too_large ? PROTO_ERR_TOO_LARGE : PROTO_ERR_INTERNAL,
-					     "message", too_large ? "the answer is over the control "
-					     "protocol's limit: ask for less" : "out of memory");
+	if (!answer || !json_is_true(json_object_get(answer, "ok"))) {
+		land(a, c->route->cmd, c->key, c->version, NULL, 0, answer);
 		json_decref(answer);
-		answer = NULL;
+		return;
 	}
-	if (!(key = strdup(c->key))) {
-		api_render_unref(r);
-		r = NULL;
+	if (list && json_array_size(res) >= API_RENDER_OFF_LOOP) {
+		struct render_job *j = calloc(1, sizeof(*j));
+
+		if (j) {
+			*j = (struct render_job){ .a = a, .cmd = c->route->cmd, .key = c->key,
+						  .version = c->version, .answer = answer };
+			if (work_submit(a->render, &render_ops, j) == 0)
+				return;
+			free(j);
+		}
 	}
-	if (r)
-		log_debug("http: %s rendered at data version %u: %zu items", c->route->cmd,
-			  version, api_render_count(r));
-	/* every waiter, c among them, is answered and freed */
-	api_cache_land(a->cache, key ? key : "", version, r, error);
+	r = api_render_new(res ? res : json_null(), list, &too_large);
+	land(a, c->route->cmd, c->key, c->version, r, too_large, NULL);
 	api_render_unref(r);
-	json_decref(error);
-	free(key);
+	json_decref(answer);
 }
 
 /* Run a read whose answers ctl lets us keep: the kept render, 304 when
@@ -821,8 +885,8 @@ static int load_tokens(struct api *a, const struct loom_config *conf, char *err,
 	return 0;
 }
 
-struct api *api_new(struct http_mod *m, struct ctl *ctl, const struct loom_config *conf,
-		    char *err, size_t errlen)
+struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl,
+		    const struct loom_config *conf, char *err, size_t errlen)
 {
 	struct api *a = calloc(1, sizeof(*a));
 
@@ -832,12 +896,16 @@ struct api *api_new(struct http_mod *m, struct ctl *ctl, const struct loom_confi
 	}
 	a->ctl = ctl;
 	a->nonce = ((unsigned long long)time(NULL) << 20) ^ (unsigned long long)getpid();
-	if (!(a->cache = api_cache_new(API_CACHE_BYTES))) {
-		snprintf(err, errlen, "out of memory");
+	if (!(a->cache = api_cache_new(API_CACHE_BYTES)) ||
+	    !(a->render = work_queue_new(base, "API render", 1, WORK_FIFO, err, errlen))) {
+		if (!a->cache)
+			snprintf(err, errlen, "out of memory");
+		api_cache_free(a->cache);
 		free(a);
 		return NULL;
 	}
 	if (load_tokens(a, conf, err, errlen) < 0) {
+		work_queue_free(a->render);
 		api_cache_free(a->cache);
 		free(a);
 		return NULL;
@@ -868,6 +936,8 @@ void api_free(struct api *a)
 {
 	if (!a)
 		return;
+	/* Renders under way land first, to the clients still there. */
+	work_queue_free(a->render);
 	/* Their answers come later (ctl_free answers what is left) and go
 	 * nowhere: the requests die with the connections. */
 	for (struct call *c = a->calls, *next; c; c = next) {

@@ -27,6 +27,8 @@
 #include "daemon/core/authz.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/ctl_limits.h"
+#include "daemon/core/queries.h"
+#include "daemon/core/store.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 #include "check_run.h"
@@ -481,6 +483,60 @@ START_TEST(calls_as_a_principal_decide_by_role_and_answer_once)
 }
 END_TEST
 
+/* The fabric queries (daemon/core/queries.c) run off the loop; the same
+ * question at the same data version joins the query under way (both
+ * answers are one result), a write in between makes it ask again, and
+ * ctl_version gives the version only to whom may run the command. */
+START_TEST(same_query_at_one_data_version_is_run_once)
+{
+	struct authz_principal reader;
+	char path[192], err[512] = "";
+	struct store *st;
+	struct queries *q;
+	json_t *a1 = NULL, *a2 = NULL, *b1 = NULL, *b2 = NULL;
+	unsigned v1, v2;
+
+	snprintf(path, sizeof(path), "%s/loom.db", dir);
+	st = store_open(path, err, sizeof(err));
+	ck_assert_msg(st != NULL, "%s", err);
+	q = queries_new(base, ctl, store_db(st), err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	authz_principal_named(&reader, "token", "mon", AUTHZ_READ);
+	ck_assert_int_eq(ctl_version(ctl, "nodes", &reader, &v1), 1);
+	ck_assert_int_eq(ctl_version(ctl, "echo", &reader, &v2), 0);   /* none set */
+
+	ctl_call(ctl, "nodes", NULL, &reader, got_answer, &a1);
+	ctl_call(ctl, "nodes", NULL, &reader, got_answer, &a2);
+	ck_assert_ptr_null(a1);   /* off the loop: not answered yet */
+	for (int i = 0; i < 5000 && (!a1 || !a2); i++)
+		pump(1);
+	ck_assert_ptr_nonnull(a1);
+	ck_assert_ptr_nonnull(a2);
+	ck_assert(json_is_true(json_object_get(a1, "ok")));
+	ck_assert(json_is_array(json_object_get(a1, "result")));
+	ck_assert_ptr_eq(json_object_get(a1, "result"), json_object_get(a2, "result"));
+
+	ctl_call(ctl, "links", NULL, &reader, got_answer, &b1);
+	ck_assert_int_eq(sqlite3_exec(store_db(st), "INSERT INTO subnets (name, created) "
+				      "VALUES ('x', 0)", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ctl_version(ctl, "links", &reader, &v2), 1);
+	ck_assert_uint_ne(v1, v2);
+	ctl_call(ctl, "links", NULL, &reader, got_answer, &b2);
+	for (int i = 0; i < 5000 && (!b1 || !b2); i++)
+		pump(1);
+	ck_assert_ptr_nonnull(b1);
+	ck_assert_ptr_nonnull(b2);
+	ck_assert(json_is_true(json_object_get(b2, "ok")));
+	ck_assert_ptr_ne(json_object_get(b1, "result"), json_object_get(b2, "result"));
+	json_decref(a1);
+	json_decref(a2);
+	json_decref(b1);
+	json_decref(b2);
+	queries_free(q);
+	store_close(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ctl");
@@ -492,6 +548,7 @@ int main(void)
 	tcase_add_test(tc, pipelined_requests_are_answered_in_order);
 	tcase_add_test(tc, unknown_command);
 	tcase_add_test(tc, calls_as_a_principal_decide_by_role_and_answer_once);
+	tcase_add_test(tc, same_query_at_one_data_version_is_run_once);
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);
 	tcase_add_test(tc, write_command_allowed_for_root_or_the_admin_group);
 	tcase_add_test(tc, write_command_denied_for_others);
