@@ -22,10 +22,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "daemon/core/authz.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/ctl_impl.h"
 #include "daemon/core/ctl_limits.h"
 #include "daemon/core/queries.h"
 #include "daemon/core/store.h"
@@ -537,6 +539,64 @@ START_TEST(same_query_at_one_data_version_is_run_once)
 }
 END_TEST
 
+/* The frames of one large result sent to two clients (a joined query's
+ * answers): each decodes to its own response, and the result's bytes are
+ * one buffer both connections reference; a small one is framed whole; one
+ * over the limit queues nothing. */
+START_TEST(a_large_result_is_encoded_once_for_every_client)
+{
+	struct ctl_frames f = { 0 };
+	json_t *list = json_array(), *r1, *r2, *back;
+	struct evbuffer *b1 = evbuffer_new(), *b2 = evbuffer_new();
+	struct evbuffer_iovec v1[8], v2[8];
+	int n1, n2, shared = 0;
+
+	for (int i = 0; i < 300; i++)
+		json_array_append_new(list, json_pack("{s:i, s:s}", "i", i, "desc", "node"));
+	r1 = proto_response_ok_new(1, json_incref(list));
+	r2 = proto_response_ok_new(2, json_incref(list));
+	ck_assert_int_eq(ctl_frame_queue(&f, b1, r1, PROTO_MAX_RESPONSE), 0);
+	ck_assert_int_eq(ctl_frame_queue(&f, b2, r2, PROTO_MAX_RESPONSE), 0);
+	for (int k = 0; k < 2; k++) {
+		struct evbuffer *b = k ? b2 : b1;
+		size_t len = evbuffer_get_length(b);
+		unsigned char *p = evbuffer_pullup(b, -1);
+		json_t *want = k ? r2 : r1;
+
+		ck_assert_int_eq(proto_frame_decode(p, len, PROTO_MAX_RESPONSE, &back, NULL, 0),
+				 (ssize_t)len);
+		ck_assert_msg(json_equal(back, want), "frame %d is not its response", k + 1);
+		json_decref(back);
+	}
+	evbuffer_free(b1);
+	evbuffer_free(b2);
+	/* sharing, seen in the buffers' chains before they are pulled up */
+	b1 = evbuffer_new();
+	b2 = evbuffer_new();
+	ck_assert_int_eq(ctl_frame_queue(&f, b1, r1, PROTO_MAX_RESPONSE), 0);
+	ck_assert_int_eq(ctl_frame_queue(&f, b2, r2, PROTO_MAX_RESPONSE), 0);
+	n1 = evbuffer_peek(b1, -1, NULL, v1, 8);
+	n2 = evbuffer_peek(b2, -1, NULL, v2, 8);
+	for (int i = 0; i < n1 && i < 8; i++)
+		for (int j = 0; j < n2 && j < 8; j++)
+			shared |= v1[i].iov_base == v2[j].iov_base && v1[i].iov_len > 1000;
+	ck_assert_msg(shared, "the two frames do not share the result's bytes");
+	evbuffer_free(b1);
+	evbuffer_free(b2);
+	/* over the limit: -EMSGSIZE and nothing queued */
+	b1 = evbuffer_new();
+	json_decref(r1);
+	r1 = proto_response_ok_new(3, json_array_get(list, 0) ? json_copy(list) : NULL);
+	ck_assert_int_eq(ctl_frame_queue(&f, b1, r1, 100), -EMSGSIZE);
+	ck_assert_uint_eq(evbuffer_get_length(b1), 0);
+	evbuffer_free(b1);
+	ctl_frames_release(&f);
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(list);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ctl");
@@ -549,6 +609,7 @@ int main(void)
 	tcase_add_test(tc, unknown_command);
 	tcase_add_test(tc, calls_as_a_principal_decide_by_role_and_answer_once);
 	tcase_add_test(tc, same_query_at_one_data_version_is_run_once);
+	tcase_add_test(tc, a_large_result_is_encoded_once_for_every_client);
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);
 	tcase_add_test(tc, write_command_allowed_for_root_or_the_admin_group);
 	tcase_add_test(tc, write_command_denied_for_others);
