@@ -142,6 +142,23 @@ loom_opensm_bg() {
 	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
 }
 
+# loom_need_osm_plugin: $PLUGIN_DIR holds libloomosm.so (loom's OpenSM
+# plugin: its routing engines and the reports to loomd), or skip.
+loom_need_osm_plugin() {
+	PLUGIN_DIR=$B/plugins/opensm/.libs
+	[ -e "$PLUGIN_DIR/libloomosm.so" ] ||
+		loom_skip "$PLUGIN_DIR/libloomosm.so is not built (configure found no OpenSM headers)"
+}
+
+# loom_osm_plugin [OPENSM-ARGS...]: exec OpenSM on $work/opensm.conf with the
+# plugin, reporting to the socket of loom_config's loomd ($work/osm.sock);
+# run it in a subshell, or with & so that $! is OpenSM itself.
+loom_osm_plugin() {
+	OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
+		LOOMOSM_SOCKET=$work/osm.sock exec opensm -F "$work/opensm.conf" \
+		-f "$work/opensm.log" "$@" >"$work/opensm.out" 2>&1
+}
+
 # Write a loomd config for this work directory: loom_config [EXTRA YAML...]
 loom_config() {
 	{

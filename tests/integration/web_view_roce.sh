@@ -15,26 +15,17 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
-command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
-command -v redis-cli >/dev/null 2>&1 || loom_skip "redis-cli is not installed"
-SONIC=$B/plugins/sonic/.libs/sonic.so
-[ -e "$SONIC" ] || loom_skip "$SONIC is not built"
+sonic_need
 loom_browser
 loom_work
 art="$B/tests/artifacts/web_view_roce"
 rm -rf "$art"
-mkdir -p "$art" "$work/plugins"
-cp "$SONIC" "$work/plugins/"
+mkdir -p "$art"
+sonic_plugin_dir
 
-start_switch() { # NAME N: a SONiC leaf, 4 ports at 100G up, one LLDP neighbour
-	sonic_start "$1" "00:11:22:33:44:5$2"
-	for i in 0 4 8 12; do
-		sonic_port "$1" "Ethernet$i" "etp$((i / 4 + 1))"
-	done
-	sonic_lldp "$1" Ethernet0 spine1 "Ethernet$2" "00:aa:bb:cc:dd:0$2"
-}
-start_switch leaf1 1
-start_switch leaf2 2
+# two SONiC leaves: 4 ports at 100G up, one LLDP neighbour
+sonic_leaf leaf1 1
+sonic_leaf leaf2 2
 
 viewer=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 loom_tokens "$work/tokens" "viewer:read:$viewer"

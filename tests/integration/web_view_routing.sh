@@ -10,9 +10,7 @@
 # Screenshots in BUILDDIR/tests/artifacts/web_view_routing/.
 set -eu
 . "$(dirname "$0")/lib.sh"
-PLUGIN_DIR=$B/plugins/opensm/.libs
-[ -e "$PLUGIN_DIR/libloomosm.so" ] ||
-	loom_skip "$PLUGIN_DIR/libloomosm.so is not built (configure found no OpenSM headers)"
+loom_need_osm_plugin
 loom_netns "$@"
 loom_browser
 loom_work
@@ -34,9 +32,7 @@ loom_ctl discover --wait >/dev/null || loom_fail "discover"
 	printf 'event_plugin_name loomosm\nrouting_engine loom\n'
 	printf 'sweep_interval 2\nforce_log_flush TRUE\nlog_flags 0x03\n'
 } >"$work/opensm.conf"
-(OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
-	LOOMOSM_SOCKET=$work/osm.sock exec opensm -F "$work/opensm.conf" \
-	-f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+loom_osm_plugin &
 LOOM_PIDS="$LOOM_PIDS $!"
 
 runs() { loom_ctl --json route runs | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))'; }
