@@ -485,8 +485,11 @@ function drawRunChart(runs) {
 	}
 }
 
+/* The newest runs shown (the API pages the list); the oldest of them is
+ * compared with nothing. */
+const RUNS_SHOWN = 200;
 async function loadRouting() {
-	const runs = list(await api("/api/v1/routing/runs"), "runs");
+	const runs = list(await api("/api/v1/routing/runs?limit=" + RUNS_SHOWN), "runs");
 	judgeRuns(runs);
 	showLatestRun(runs[0]);
 	drawRunChart(runs);
@@ -580,7 +583,8 @@ async function loadSwitches() {
 			["plugin", d.plugin], ["model", d.model], ["address", d.address],
 			["ports up", d.ports_up + " of " + d.ports],
 			["last read", d.last_seen || "never"],
-			["policy applied", applied ? applied.time + " (" + applied.new + ")" :
+			["policy applied", applied ? applied.time + " (" + (applied.new.length > 90 ?
+				applied.new.slice(0, 90) + "\u2026" : applied.new) + ")" :
 				"no apply in the last 7 days"],
 			["error", (now && now.error) || d.qos_error]];
 		const dl = el("dl", { class: "facts" });
@@ -588,7 +592,8 @@ async function loadSwitches() {
 			if (v) {
 				const div = el("div");
 				div.appendChild(el("dt", {}, k));
-				div.appendChild(el("dd", {}, String(v)));
+				div.appendChild(el("dd", { title: k === "policy applied" && applied ?
+							   applied.new : "" }, String(v)));
 				dl.appendChild(div);
 			}
 		sec.appendChild(dl);
@@ -600,6 +605,13 @@ async function loadSwitches() {
 				drift.set(p, []);
 			drift.get(p).push(k);
 		}
+		/* the ports folded unless one drifted: many switches stay readable */
+		const fold = el("details");
+		const nDrifted = [...drift.keys()].length;
+		if (nDrifted)
+			fold.setAttribute("open", "");
+		fold.appendChild(el("summary", {}, ports.size + " ports" +
+				    (nDrifted ? ", " + nDrifted + " with drift" : "")));
 		const t = el("table", { class: "ports" });
 		const head = el("tr");
 		for (const c of ["port", "alias", "oper", "neighbour", "drift (actual \u2192 policy)"])
@@ -626,7 +638,8 @@ async function loadSwitches() {
 			tr.appendChild(td);
 			t.appendChild(tr);
 		}
-		sec.appendChild(t);
+		fold.appendChild(t);
+		sec.appendChild(fold);
 		box.appendChild(sec);
 	}
 	box.dataset.switches = details.length;

@@ -64,7 +64,7 @@ def run_worse(run, prev):
 
 def check_routing(drv, url, token):
     errs = []
-    req = urllib.request.Request(url + "/api/v1/routing/runs",
+    req = urllib.request.Request(url + "/api/v1/routing/runs?limit=200",   # the page's
                                  headers={"Authorization": "Bearer " + token})
     runs = json.load(urllib.request.urlopen(req, timeout=30))
     prev, want = {}, {}
