@@ -2,6 +2,7 @@
  * version, and the flights that make them once (see api_cache.h). */
 #include "autoconf.h"
 #include "daemon/http/api_cache.h"
+#include "daemon/http/http.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -229,7 +230,7 @@ void api_render_send(struct evhttp_request *req, struct api_render *r, long long
 	} else {
 		evhttp_add_header(h, "Cache-Control", "no-store");
 	}
-	evhttp_send_reply(req, 200, "OK", b);
+	http_send(req, 200, "OK", b);   /* HEAD: headers only */
 	evbuffer_free(b);
 }
 

@@ -3,6 +3,7 @@
 #include "autoconf.h"
 #include "daemon/http/api.h"
 #include "daemon/http/api_impl.h"
+#include "daemon/http/http.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -102,7 +103,7 @@ void api_send_json(struct evhttp_request *req, int status, const json_t *v)
 	evhttp_add_header(h, "Cache-Control", "no-store");
 	if (status == 503)
 		evhttp_add_header(h, "Retry-After", API_RETRY_AFTER_S);
-	evhttp_send_reply(req, status, reason(status), s.b);
+	http_send(req, status, reason(status), s.b);
 	evbuffer_free(s.b);
 }
 

@@ -102,6 +102,24 @@ struct http_mod {
 
 /* ---- answers ------------------------------------------------------------------ */
 
+void http_send(struct evhttp_request *req, int code, const char *reason, struct evbuffer *body)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	char length[24];
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
+		evhttp_send_reply(req, code, reason, body);
+		return;
+	}
+	if (body && code != 304 && !evhttp_find_header(h, "Content-Length")) {
+		snprintf(length, sizeof(length), "%zu", evbuffer_get_length(body));
+		evhttp_add_header(h, "Content-Length", length);
+	}
+	if (body)
+		evbuffer_drain(body, evbuffer_get_length(body));
+	evhttp_send_reply(req, code, reason, NULL);
+}
+
 void http_reply_text(struct evhttp_request *req, int code, const char *reason,
 		     const char *fmt, ...)
 {
@@ -118,7 +136,7 @@ void http_reply_text(struct evhttp_request *req, int code, const char *reason,
 	evbuffer_add(b, "\n", 1);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 			  "text/plain; charset=utf-8");
-	evhttp_send_reply(req, code, reason, b);
+	http_send(req, code, reason, b);
 	evbuffer_free(b);
 }
 

@@ -134,7 +134,7 @@ static void render_done(void *job, int rc, const char *err)
 		}
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 				  "text/plain; version=0.0.4; charset=utf-8");
-		evhttp_send_reply(req, HTTP_OK, "OK", out);
+		http_send(req, HTTP_OK, "OK", out);
 		evbuffer_free(out);   /* the reference moved to the answer */
 	}
 	j->n_waiters = 0;

@@ -98,7 +98,7 @@ static void serve(struct http_web *w, struct evhttp_request *req, const char *pa
 		  const char *rel)
 {
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	char file[PATH_MAX + WEB_MAX_PATH + 2], etag[64], length[24];
+	char file[PATH_MAX + WEB_MAX_PATH + 2], etag[64];
 	const char *inm;
 	struct evbuffer *b;
 	struct stat st;
@@ -135,9 +135,6 @@ static void serve(struct http_web *w, struct evhttp_request *req, const char *pa
 		return;
 	}
 	evhttp_add_header(h, "Content-Type", type_of(rel));
-	/* evhttp 2.1 leaves it out of a HEAD answer (no body): said here. */
-	snprintf(length, sizeof(length), "%lld", (long long)st.st_size);
-	evhttp_add_header(h, "Content-Length", length);
 	if (!(b = evbuffer_new())) {
 		close(fd);
 		evhttp_send_error(req, HTTP_INTERNAL, NULL);
@@ -151,7 +148,7 @@ static void serve(struct http_web *w, struct evhttp_request *req, const char *pa
 	}
 	if (st.st_size == 0)
 		close(fd);
-	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	http_send(req, HTTP_OK, "OK", b);   /* HEAD: the length, no body */
 	evbuffer_free(b);
 }
 

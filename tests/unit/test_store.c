@@ -204,6 +204,35 @@ START_TEST(migration_7_keeps_the_tenants_and_their_ports)
 }
 END_TEST
 
+/* Schema 14 names who created a tenant: the uid of a tenant created over the
+ * socket becomes "uid N"; one created over HTTP (created_by -1) gets none,
+ * since the store kept no principal for it before. */
+START_TEST(migration_14_names_the_uid_that_created_a_tenant)
+{
+	sqlite3 *db;
+	struct store *st;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= 13; i++)
+		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
+			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 13; "
+				      "INSERT INTO tenants (name, pkey, membership, state, created, "
+				      "updated, created_by) VALUES ('bysocket', 4098, 'full', 'active', "
+				      "1, 1, 1000), ('byhttp', 4099, 'full', 'active', 1, 1, -1)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	st = open_store();
+	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+			       "name = 'bysocket' AND creator = 'uid 1000'"), 1);
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+			       "name = 'byhttp' AND creator = '' AND created_by = -1"), 1);
+	store_close(st);
+}
+END_TEST
+
 /* ---- recording and reading back ----------------------------------------------- */
 
 START_TEST(first_sweep_reads_back_through_every_query)
@@ -891,6 +920,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, migration_sets_user_version_and_reopen_works);
 	tcase_add_test(tc, migration_7_keeps_the_tenants_and_their_ports);
+	tcase_add_test(tc, migration_14_names_the_uid_that_created_a_tenant);
 	tcase_add_test(tc, newer_database_is_refused);
 	tcase_add_test(tc, first_sweep_reads_back_through_every_query);
 	tcase_add_test(tc, ambiguous_description_is_eexist);
