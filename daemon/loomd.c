@@ -38,6 +38,8 @@
 #include "daemon/core/store.h"
 #include "daemon/ib/sweep.h"
 #include "daemon/http/http.h"
+#include "daemon/http/metrics_http.h"
+#include "daemon/http/web_http.h"
 #include "daemon/http/api.h"
 
 struct loomd {
@@ -57,6 +59,8 @@ struct loomd {
 	struct telemetry_mod *telemetry; /* port counters, read on an interval */
 	struct http_mod *http;    /* HTTP listener: /metrics */
 	struct api *api;          /* the REST API on it: /api/v1 */
+	struct http_metrics *metrics; /* /metrics on it */
+	struct http_web *web;     /* the web view on it: / and /web/ */
 	struct queries *queries;  /* nodes, links...: read off the loop */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
@@ -243,6 +247,8 @@ static void reload(struct loomd *d)
 	telemetry_reconfigure(d->telemetry, next);
 	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
 	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
+	http_metrics_reconfigure(d->metrics, next);
+	http_web_reconfigure(d->web, next);
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -312,6 +318,8 @@ static void loomd_teardown(struct loomd *d)
 	telemetry_free(d->telemetry);
 	queries_free(d->queries);  /* its answers may go to the API's calls */
 	api_free(d->api);        /* before the connections its calls answer */
+	http_metrics_free(d->metrics); /* its render answers live connections */
+	http_web_free(d->web);
 	http_free(d->http);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
@@ -415,6 +423,11 @@ int loomd_run(const struct loomd_options *opt)
 		goto out;
 	}
 	if (!(d.http = http_new(d.base, d.conf, err, sizeof(err)))) {
+		log_err("http: %s", err);
+		goto out;
+	}
+	if (!(d.metrics = http_metrics_new(d.http, d.base, d.conf, err, sizeof(err))) ||
+	    !(d.web = http_web_new(d.http, d.conf, err, sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
 	}

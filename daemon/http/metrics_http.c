@@ -27,6 +27,7 @@
 #include "daemon/core/work.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
+#include "daemon/http/metrics_http.h"
 #include "lib/db/metrics_db.h"
 #include "lib/util/log.h"
 

@@ -32,6 +32,7 @@
 #include "daemon/core/config.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
+#include "daemon/http/web_http.h"
 #include "lib/util/log.h"
 
 #define WEB_MAX_PATH 128
@@ -63,7 +64,9 @@ static const char *type_of(const char *name)
 	return "application/octet-stream";
 }
 
-int http_web_path_ok(const char *rel)
+/* Is rel (a path under the root, without its leading '/') one the web view
+ * serves: segments of [A-Za-z0-9._-], none empty or starting with '.'. */
+static int path_ok(const char *rel)
 {
 	size_t n = strlen(rel);
 	int seg_start = 1;
@@ -104,7 +107,7 @@ static void serve(struct http_web *w, struct evhttp_request *req, const char *pa
 	struct stat st;
 	int fd;
 
-	if (!w->root[0] || !http_web_path_ok(rel)) {
+	if (!w->root[0] || !path_ok(rel)) {
 		not_found(req, path);
 		return;
 	}
