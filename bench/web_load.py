@@ -3,22 +3,20 @@ chromium (bench/api.sh): from navigating to URL until the view says it has
 drawn the fabric (body data-loaded="fabric"), token typed, RUNS times.
 Prints the first load and the median of the others, in ms, and what was
 drawn. Needs chromium, chromium-driver and python3-selenium."""
+import os
 import statistics
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "integration"))
+from browser import chromium  # noqa: E402
+
 url, token, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
-opts = webdriver.ChromeOptions()
-opts.binary_location = "/usr/bin/chromium"
-for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-          "--window-size=1400,900", "--no-first-run", "--disable-extensions"):
-    opts.add_argument(a)
-drv = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+drv = chromium()
 times = []
 try:
     drv.set_page_load_timeout(120)
