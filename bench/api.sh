@@ -78,12 +78,14 @@ for path in /api/v1/nodes /api/v1/links "/api/v1/nodes?limit=100" "/api/v1/links
 		fi
 		printf '  http %-26s clients %4d  %s\n' "$path" "$n" \
 			"$("$load" http 127.0.0.1 "$port" "$path" "$token" "$n" "$seconds")"
+		sleep 2   # loomd sees the last run's connections close
 		[ -n "${sp:-}" ] && { wait "$sp"; sp=""; }
 	done
 done
 paced() { # paced PATH CLIENTS EVERY_MS
 	printf '  http %-26s clients %4d every %5d ms  %s\n' "$1" "$2" "$3" \
 		"$("$load" http 127.0.0.1 "$port" "$1" "$token" "$2" "$seconds" "$3")"
+	sleep 2
 }
 paced "/api/v1/nodes?limit=100" "$biggest" 1000
 paced "/api/v1/links?limit=100" "$biggest" 1000
