@@ -152,25 +152,7 @@ headers() { tr -d '\r' <"$1" | sed -n '2,$p' | grep -Evi '^(Date|Connection):' |
 # head_raw PATH: HEAD on a socket of its own (curl would not read a body
 # sent after all): the status; headers to head.hdr, any byte after them to
 # head.out (the server closes the connection: Connection: close)
-head_raw() {
-	python3 - "$port" "$1" "$SEC_READ" "$work/head.hdr" "$work/head.out" <<'EOF'
-import socket, sys
-port, path, token, hdr, out = sys.argv[1:6]
-s = socket.create_connection(("127.0.0.1", int(port)), timeout=30)
-s.sendall(("HEAD %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
-           "Connection: close\r\n\r\n" % (path, token)).encode())
-data = b""
-while True:
-    b = s.recv(65536)
-    if not b:
-        break
-    data += b
-head, _, rest = data.partition(b"\r\n\r\n")
-open(hdr, "wb").write(head + b"\r\n")
-open(out, "wb").write(rest)
-print(head.split(b" ")[1].decode())
-EOF
-}
+head_raw() { python3 "$S/tests/integration/http_head.py" "$port" "$1" "$work/head.hdr" "$work/head.out" "$SEC_READ"; }
 n=0
 for path in nodes "nodes?type=switch&limit=1" "nodes/$node" "nodes/no-such-node" links \
 	"ports?limit=2&offset=1" tenants routing/runs "nodes?color=red"; do

@@ -168,6 +168,16 @@ START_TEST(newer_database_is_refused)
 }
 END_TEST
 
+
+/* An old database: the migrations up to `version` applied by hand, as a
+ * loomd of that day left it. */
+static void migrate_to(sqlite3 *db, int version)
+{
+	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= version; i++)
+		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
+			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
+}
+
 /* Schema 7 rebuilds the tenants table (its PKey became optional): a tenant
  * of schema 6 keeps its ports, its key, and gets no VLAN. With foreign keys
  * on during the rebuild, dropping the old table would cascade into
@@ -179,9 +189,7 @@ START_TEST(migration_7_keeps_the_tenants_and_their_ports)
 
 	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL), SQLITE_OK);
-	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= 6; i++)
-		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
-			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
+	migrate_to(db, 6);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 6; "
 				      "INSERT INTO tenants VALUES ('job1', 4098, 'full', 'active', '', "
 				      "1, 1, 0); INSERT INTO tenant_ports VALUES ('job1', 'host-0000', "
@@ -213,9 +221,7 @@ START_TEST(migration_14_names_the_uid_that_created_a_tenant)
 	struct store *st;
 
 	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
-	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= 13; i++)
-		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
-			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
+	migrate_to(db, 13);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 13; "
 				      "INSERT INTO tenants (name, pkey, membership, state, created, "
 				      "updated, created_by) VALUES ('bysocket', 4098, 'full', 'active', "
