@@ -39,6 +39,7 @@
 #include "daemon/ib/sweep.h"
 #include "daemon/http/http.h"
 #include "daemon/http/api.h"
+#include "daemon/ha/ha.h"
 
 struct loomd {
 	const struct loomd_options *opt;
@@ -58,6 +59,7 @@ struct loomd {
 	struct http_mod *http;    /* HTTP listener: /metrics */
 	struct api *api;          /* the REST API on it: /api/v1 */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
+	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
 };
@@ -86,6 +88,7 @@ static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
 	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
+	&ha_config,
 };
 
 int loomd_config_init(void)
@@ -172,7 +175,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", err);
 		return;
 	}
-	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o}",
+	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:o}",
 				    "version", PACKAGE_VERSION,
 				    "pid", (int)getpid(),
 				    "uptime_s", (json_int_t)(now.tv_sec - d->started.tv_sec),
@@ -181,7 +184,8 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 				    "socket", d->conf->socket_path,
 				    "schema_version", store_schema_version(),
 				    "sweep", sweeper_status(d->sweeper),
-				    "subnets", subnets));
+				    "subnets", subnets,
+				    "ha", ha_status(d->ha)));
 }
 
 /* ---- signals ------------------------------------------------------------------ */
@@ -242,6 +246,7 @@ static void reload(struct loomd *d)
 	telemetry_reconfigure(d->telemetry, next);
 	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
 	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
+	ha_reconfigure(d->ha, next);
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -300,6 +305,10 @@ static void loomd_teardown(struct loomd *d)
 	/* No worker waits on a child that hangs (its MAD library blocked on a
 	 * port that went away: up to the walker's 600 s otherwise). */
 	walker_stop_all();
+	/* The lease first: another node leads at once, not a TTL later. */
+	if (d->ctl)
+		ctl_set_gate(d->ctl, NULL, NULL);
+	ha_free(d->ha);
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
 	routes_free(d->routes);
@@ -372,6 +381,11 @@ int loomd_run(const struct loomd_options *opt)
 	}
 	ctl_set_tenant_writers(d.ctl, d.conf->tenant_users, d.conf->tenant_groups);
 	set_ctl_limits(d.ctl, d.conf);
+	/* Before any module can change the fabric: the gate is set at once. */
+	if (!(d.ha = ha_new(d.base, d.conf, err, sizeof(err))) || ha_register(d.ha, d.ctl) < 0) {
+		log_err("ha: %s", err);
+		goto out;
+	}
 	if (!(d.sweeper = sweeper_new(d.base, d.conf, err, sizeof(err)))) {
 		log_err("sweeper: %s", err);
 		goto out;

@@ -59,6 +59,14 @@ int ctl_list_has(const char *list, const char *name);
 int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 		 ctl_handler_fn fn, void *arg);
 
+/* A gate on every command that is not CTL_READ, from the socket and from
+ * ctl_call alike, asked once the caller's rights are checked: NULL lets it
+ * run; a protocol error code (lib/util/proto.h) refuses it with the message
+ * in why (audited). daemon/ha sets it: only the leader changes things. One
+ * gate; fn NULL removes it. */
+typedef const char *(*ctl_gate_fn)(void *arg, const char *cmd, char *why, size_t whylen);
+void ctl_set_gate(struct ctl *ctl, ctl_gate_fn fn, void *arg);
+
 /* Answer a request; both steal `result` and free the request. */
 void ctl_reply_ok(struct ctl_req *req, json_t *result);
 void ctl_reply_err(struct ctl_req *req, const char *code, const char *fmt, ...)

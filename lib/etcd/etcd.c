@@ -347,6 +347,13 @@ again:
 		}
 		if (o != OUT_NEXT)
 			break;
+		if (tried + 1 == e->n && e->n > 1) {
+			char last[512];
+
+			snprintf(last, sizeof(last), "%s", err);
+			snprintf(err, errlen, "none of the %u etcd endpoints answered (the last: %s)",
+				 e->n, last);
+		}
 	}
 	free(payload);
 	return rc;
