@@ -5,10 +5,11 @@
 #  1. Exactly one leader; the follower's status names it and its URL.
 #  2. A tenant change sent to the follower is refused ("not-leader", naming
 #     the leader and its advertised URL; HTTP 503 on the REST API); reads
-#     and `discover` work there; the leader creates a tenant.
+#     and `discover` work there; loomctl --server FOLLOWER,LEADER (as the
+#     Slurm hooks use it) goes on to the leader, which creates the tenant.
 #  3. kill -9 of the leader: the other is leader within 10 s (the time is
-#     printed) and creates a tenant; the killed node, started again, is a
-#     follower.
+#     printed) and creates a tenant (--server DEAD,NEW); the killed node,
+#     started again, is a follower.
 #  4. Two of three etcd members stopped: no leader within the lease TTL
 #     (fencing: the leader stops by itself), changes refused naming etcd
 #     ("no-quorum"), reads go on; the members back: a leader again.
@@ -123,9 +124,17 @@ code=$(curl -s -o "$work/http.out" -w '%{http_code}' -H "Authorization: Bearer $
 [ "$code" = 503 ] && grep -q '"not-leader"' "$work/http.out" ||
 	fail "the REST API on the follower answered $code: $(cat "$work/http.out")"
 loom_ok "the REST API on the follower: HTTP 503 not-leader"
-ctl $L tenant create jobA --hosts 'host-[0000-0001]' >"$work/a.out" 2>&1 ||
-	fail "the leader could not create a tenant: $(cat "$work/a.out")"
-loom_ok "the leader created jobA"
+# loomctl --server FOLLOWER,LEADER (the Slurm hooks' form): the follower's
+# not-leader sends it on to the next URL, which creates the tenant.
+remote() { "$B/loomctl" --server "$1" --token-file "$work/admin.token" "$2" "$3" "$4" "$5" "$6"; }
+remote "http://127.0.0.1:$FPORT,http://127.0.0.1:$LPORT" tenant create jobA --hosts 'host-[0000-0001]' \
+	>"$work/a.out" 2>&1 || fail "--server follower,leader: no tenant: $(cat "$work/a.out")"
+ctl $L tenant show jobA | grep -q active || fail "jobA is not active on the leader"
+remote "http://127.0.0.1:$FPORT" tenant create jobR --hosts 'host-0003' >"$work/r.out" 2>&1 &&
+	fail "--server follower alone created a tenant"
+grep -q "not-leader: .*node-$L at http://127.0.0.1:$LPORT.*HTTP 503" "$work/r.out" ||
+	fail "--server follower alone: $(cat "$work/r.out")"
+loom_ok "the leader created jobA through --server follower,leader (alone, the follower says: $(cat "$work/r.out"))"
 
 # ---- 3. the leader killed ------------------------------------------------------------------
 eval "kill -9 \$PID_$L"
@@ -137,9 +146,9 @@ python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$took" |
 	fail "takeover took $took s (goal: under 10 s)"
 loom_ok "leader node-$L killed -9: node-$F is leader after $took s"
 ctl $F discover --wait >/dev/null || fail "discover on the new leader"
-ctl $F tenant create jobB --hosts 'host-[0002-0003]' >"$work/b.out" 2>&1 ||
-	fail "the new leader could not create a tenant: $(cat "$work/b.out")"
-loom_ok "the new leader created jobB"
+remote "http://127.0.0.1:$LPORT,http://127.0.0.1:$FPORT" tenant create jobB --hosts 'host-[0002-0003]' \
+	>"$work/b.out" 2>&1 || fail "the new leader could not create a tenant: $(cat "$work/b.out")"
+loom_ok "the new leader created jobB through --server dead,new-leader"
 node $L "$ALL_EP"
 loom_until 100 is_role $L follower || fail "the restarted node-$L is $(role $L), not a follower"
 [ "$(role $L | cut -d' ' -f2)" = "node-$F" ] || fail "node-$L names $(role $L)"
