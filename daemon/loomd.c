@@ -430,7 +430,6 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("http: API tokens: %s", err);
 		goto out;
 	}
-	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
 	/* OpenSM's reports are stored on the loop's connection: they are few
 	 * (a run per heavy sweep, a trap per link change) and small. */
 	if (!(d.osm = osm_report_new(d.base, d.conf->osm_socket_path, d.store, err, sizeof(err)))) {
@@ -450,6 +449,10 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("cannot register the daemon's commands and signals");
 		goto out;
 	}
+	/* After tenants_register: the check asks the HA gate (a follower leaves
+	 * the tenants to the leader, which checks them when it takes over). */
+	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
+	ha_on_leader(d.ha, tenants_takeover, d.tenants);
 
 	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,
 		   d.conf->path[0] ? d.conf->path : "(built-in defaults)", d.conf->db_path,

@@ -317,6 +317,11 @@ void ctl_set_gate(struct ctl *ctl, ctl_gate_fn fn, void *arg)
 	ctl->gate_arg = arg;
 }
 
+int ctl_gate_check(struct ctl *ctl, const char *what, char *why, size_t whylen)
+{
+	return ctl && ctl->gate && ctl->gate(ctl->gate_arg, what, why, whylen) ? -EPERM : 0;
+}
+
 /* Handle one decoded request. */
 static void client_dispatch(struct ctl_client *cl, json_t *msg)
 {

@@ -66,6 +66,10 @@ int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
  * gate; fn NULL removes it. */
 typedef const char *(*ctl_gate_fn)(void *arg, const char *cmd, char *why, size_t whylen);
 void ctl_set_gate(struct ctl *ctl, ctl_gate_fn fn, void *arg);
+/* The same gate for a change a module starts by itself (a periodic check
+ * that rewrites a file, AR programmed after a reroute), `what` naming it:
+ * 0 may go ahead (also: no gate), -EPERM with the reason in why. */
+int ctl_gate_check(struct ctl *ctl, const char *what, char *why, size_t whylen);
 
 /* Answer a request; both steal `result` and free the request. */
 void ctl_reply_ok(struct ctl_req *req, json_t *result);

@@ -46,6 +46,8 @@ struct ha {
 	double etcd_last_ok;      /* clock_mono(); 0 never */
 	char endpoint[HA_URL_LEN];
 	char etcd_err[HA_ERR_LEN];
+	void (*on_leader)(void *arg);
+	void *on_leader_arg;
 };
 
 static const char *role_name(enum ha_role r)
@@ -99,8 +101,11 @@ static void set_role(struct ha *ha, enum ha_role role, const char *why)
 	ha->role = role;
 	if (before == role_now(ha))
 		return;
-	if (role == HA_LEADER)
+	if (role == HA_LEADER) {
 		log_notice("ha: this node (%s) is the leader%s%s", ha->name, why[0] ? ": " : "", why);
+		if (ha->on_leader)
+			ha->on_leader(ha->on_leader_arg);
+	}
 	else if (role == HA_FOLLOWER)
 		log_notice("ha: follower; the leader is %s%s%s%s%s", ha->leader_name,
 			   ha->leader_url[0] ? " at " : "", ha->leader_url, why[0] ? ": " : "", why);
@@ -342,6 +347,12 @@ int ha_register(struct ha *ha, struct ctl *ctl)
 	if (ha->enabled)
 		ctl_set_gate(ctl, gate, ha);
 	return 0;
+}
+
+void ha_on_leader(struct ha *ha, void (*fn)(void *arg), void *arg)
+{
+	ha->on_leader = fn;
+	ha->on_leader_arg = arg;
 }
 
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf)

@@ -44,6 +44,9 @@ struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char 
 void ha_free(struct ha *ha);
 /* Install the gate on the control server (nothing when disabled). */
 int ha_register(struct ha *ha, struct ctl *ctl);
+/* fn(arg) on the loop each time this node becomes the leader (the
+ * takeover's reconciliation: loomd.c wires tenants_takeover). One. */
+void ha_on_leader(struct ha *ha, void (*fn)(void *arg), void *arg);
 /* ha.* cannot change live: a changed section is logged as taking effect
  * at restart. */
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf);

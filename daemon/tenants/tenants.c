@@ -509,10 +509,17 @@ static int check_all(struct tenants_mod *m, const char *why)
 	char err[1024] = "", *text, *had;
 	json_t *list = NULL;
 
+	char why_not[1024];
+
 	/* Changes queued or running write the file and confirm themselves;
 	 * the next interval checks what they leave. */
 	if (m->queue)
 		return 0;
+	/* HA: a follower leaves the file and the fabric to the leader. */
+	if (ctl_gate_check(m->ctl, "the tenants' check", why_not, sizeof(why_not)) < 0) {
+		log_debug("tenants: %s check skipped: %s", why, why_not);
+		return 0;
+	}
 	if (!(text = tenants_ib_file_text(m, err, sizeof(err)))) {
 		log_err("tenants: %s", err);
 		return -EIO;
@@ -640,5 +647,14 @@ int tenants_resume(struct tenants_mod *m)
 
 int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 {
+	m->ctl = ctl;
 	return tenants_cmd_register(m, ctl);
+}
+
+void tenants_takeover(void *arg)
+{
+	struct tenants_mod *m = arg;
+
+	log_notice("tenants: this node leads now: checking every tenant against the fabric");
+	(void)check_all(m, "takeover");
 }

@@ -27,6 +27,10 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
  * Before ctl_free(). */
 void tenants_free(struct tenants_mod *m);
 int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf);
+/* HA (daemon/ha): this node has just become the leader: the check of
+ * tenants_resume (partitions file from the database, every tenant read
+ * back and completed or failed). arg: the tenants_mod. Loop thread. */
+void tenants_takeover(void *arg);
 int tenants_register(struct tenants_mod *m, struct ctl *ctl);
 /* At start: rewrite the partitions file from the database when they differ
  * (and signal OpenSM), and check on the fabric the tenants a stop caught

@@ -88,6 +88,7 @@ struct top {
 
 struct tenants_mod {
 	struct event_base *base;
+	struct ctl *ctl;        /* its gate (HA: only the leader changes things) */
 	struct store *store;
 	struct loom_config *conf;     /* the running change's; swapped between changes */
 	struct loom_config *pending;  /* a reload's, while a change runs */

@@ -8,8 +8,9 @@
 #     and `discover` work there; loomctl --server FOLLOWER,LEADER (as the
 #     Slurm hooks use it) goes on to the leader, which creates the tenant.
 #  3. kill -9 of the leader: the other is leader within 10 s (the time is
-#     printed) and creates a tenant (--server DEAD,NEW); the killed node,
-#     started again, is a follower.
+#     printed), checks the tenants (the takeover) and creates one (--server
+#     DEAD,NEW); the killed node, started again, is a follower and does not
+#     write the partitions file from its database (the leader's job).
 #  4. Two of three etcd members stopped: no leader within the lease TTL
 #     (fencing: the leader stops by itself), changes refused naming etcd
 #     ("no-quorum"), reads go on; the members back: a leader again.
@@ -140,8 +141,10 @@ loom_ok "the leader created jobA through --server follower,leader (alone, the fo
 eval "kill -9 \$PID_$L"
 t0=$(now)
 echo "killed node-$L at $(date +%T.%N)"
-loom_until 150 is_role $F leader || fail "node $F did not take over within 15 s"
+# the probe, not status + python: the time is the takeover's, not the poll's
+loom_until 150 ctl $F tenant delete no-such-job || fail "node $F did not take over within 15 s"
 took=$(since "$t0")
+is_role $F leader || fail "node $F accepts changes as $(role $F)"
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$took" ||
 	fail "takeover took $took s (goal: under 10 s)"
 loom_ok "leader node-$L killed -9: node-$F is leader after $took s"
@@ -149,10 +152,19 @@ ctl $F discover --wait >/dev/null || fail "discover on the new leader"
 remote "http://127.0.0.1:$LPORT,http://127.0.0.1:$FPORT" tenant create jobB --hosts 'host-[0002-0003]' \
 	>"$work/b.out" 2>&1 || fail "the new leader could not create a tenant: $(cat "$work/b.out")"
 loom_ok "the new leader created jobB through --server dead,new-leader"
+grep -q "tenants: this node leads now" "$work/$F/loomd.log" ||
+	fail "node-$F did not check the tenants when it took over"
+cp "$work/partitions.conf" "$work/partitions.before"
 node $L "$ALL_EP"
 loom_until 100 is_role $L follower || fail "the restarted node-$L is $(role $L), not a follower"
 [ "$(role $L | cut -d' ' -f2)" = "node-$F" ] || fail "node-$L names $(role $L)"
-loom_ok "node-$L started again: follower of node-$F"
+# Its database still holds jobA: a follower's start check must not write
+# the partitions file from it (that is the leader's).
+sleep 2
+cmp -s "$work/partitions.conf" "$work/partitions.before" ||
+	fail "the follower node-$L rewrote the partitions file: $(diff "$work/partitions.before" "$work/partitions.conf")"
+grep -q "tenants: start check skipped" "$work/$L/loomd.log" || fail "node-$L: no skipped start check"
+loom_ok "node-$L started again: follower of node-$F; it left the partitions file alone"
 L0=$L; L=$F; F=$L0
 
 # ---- 4. etcd without quorum ------------------------------------------------------------------
