@@ -66,7 +66,7 @@ node() {
 	LOOM_PIDS="$LOOM_PIDS $!"
 	loom_until 100 test -S "$work/$1/loomd.sock" || loom_fail "node $1 did not start"
 }
-ctl() { _n=$1; shift; "$B/loomctl" -s "$work/$_n/loomd.sock" "$@"; }
+ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
 role() { ctl "$1" --json status 2>/dev/null | tr -d ' \n' | sed -n 's/.*"role":"\([a-z-]*\)".*/\1/p'; }
 is_role() { [ "$(role "$1")" = "$2" ]; }
 now() { date +%s.%N; }

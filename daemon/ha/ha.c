@@ -48,6 +48,13 @@ struct ha {
 	char etcd_err[HA_ERR_LEN];
 	void (*on_leader)(void *arg);
 	void *on_leader_arg;
+	/* For ha_intent_put on other threads (each call its own etcd handle):
+	 * the lease while leading (0 else) and its deadline, atomically. */
+	int64_t fence_lease;
+	int64_t fence_until_ms;   /* clock_mono() * 1000 */
+	char *ep, *ca, *cert, *key, *user, *password;
+	long timeout_ms;
+	char prefix[HA_KEY_LEN];  /* /loom/CLUSTER/ */
 };
 
 static const char *role_name(enum ha_role r)
@@ -158,6 +165,8 @@ static void step_done(void *arg, int rc, const char *err)
 		}
 	}
 	ha->in.leading = role_now(ha) == HA_LEADER;
+	__atomic_store_n(&ha->fence_lease, ha->in.leading ? ha->in.lease : 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ha->fence_until_ms, (int64_t)(ha->valid_until * 1000), __ATOMIC_SEQ_CST);
 	/* A leader renews every third of its TTL; anyone else looks every
 	 * poll_ms (and a leader cut off from etcd retries as often). */
 	if (role_now(ha) == HA_LEADER && o->outcome == HA_OUT_LEADER) {
@@ -306,6 +315,15 @@ struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char 
 	if (conf->ha_user[0] &&
 	    read_password(conf->ha_password_file, password, sizeof(password), err, errlen) < 0)
 		goto fail;
+	snprintf(ha->prefix, sizeof(ha->prefix), "/loom/%s/", conf->ha_cluster);
+	ha->timeout_ms = conf->ha_timeout_ms;
+	if (!(ha->ep = strdup(conf->ha_endpoints)) || !(ha->ca = strdup(conf->ha_tls_ca)) ||
+	    !(ha->cert = strdup(conf->ha_tls_cert)) || !(ha->key = strdup(conf->ha_tls_key)) ||
+	    !(ha->user = strdup(conf->ha_user)) || !(ha->password = strdup(password))) {
+		snprintf(err, errlen, "out of memory");
+		memset(password, 0, sizeof(password));
+		goto fail;
+	}
 	ha->etcd = etcd_new(&ec, err, errlen);
 	memset(password, 0, sizeof(password));
 	if (!ha->etcd)
@@ -339,7 +357,55 @@ void ha_free(struct ha *ha)
 		ha_elect_resign(ha->etcd, ha->in.lease);
 	}
 	etcd_free(ha->etcd);
+	if (ha->password)
+		memset(ha->password, 0, strlen(ha->password));
+	free(ha->ep);
+	free(ha->ca);
+	free(ha->cert);
+	free(ha->key);
+	free(ha->user);
+	free(ha->password);
 	free(ha);
+}
+
+int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen)
+{
+	struct ha *ha = arg;
+	int64_t lease = __atomic_load_n(&ha->fence_lease, __ATOMIC_SEQ_CST);
+	int64_t until = __atomic_load_n(&ha->fence_until_ms, __ATOMIC_SEQ_CST);
+	struct etcd_conf ec = { .endpoints = ha->ep, .ca = ha->ca, .cert = ha->cert,
+				.key = ha->key, .user = ha->user, .password = ha->password,
+				.timeout_ms = ha->timeout_ms };
+	char full[2 * HA_KEY_LEN], leader[2 * HA_KEY_LEN];
+	struct etcd_txn *t = NULL;
+	struct etcd_kvs kvs = { 0 };
+	struct etcd *e;
+	int ok = 0, rc;
+
+	if (!lease || clock_mono() * 1000 >= (double)until) {
+		snprintf(err, errlen, "this node is not the leader (or its lease ran out): the "
+			 "change was not made");
+		return -EPERM;
+	}
+	snprintf(full, sizeof(full), "%s%s", ha->prefix, key);
+	snprintf(leader, sizeof(leader), "%sleader", ha->prefix);
+	if (!(e = etcd_new(&ec, err, errlen)))
+		return -ENOMEM;
+	if (!(t = etcd_txn_new()) ||
+	    etcd_txn_compare(t, leader, ETCD_LEASE, ETCD_EQUAL, lease) < 0 ||
+	    (value ? etcd_txn_put(t, ETCD_THEN, full, value, strlen(value), 0) :
+		     etcd_txn_delete(t, ETCD_THEN, full, NULL)) < 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	} else if ((rc = etcd_txn(e, t, &ok, &kvs, err, errlen)) == 0 && !ok) {
+		snprintf(err, errlen, "the leader key no longer holds this node's lease %lld: the "
+			 "change was not made", (long long)lease);
+		rc = -EPERM;
+	}
+	etcd_kvs_clear(&kvs);
+	etcd_txn_free(t);
+	etcd_free(e);
+	return rc;
 }
 
 int ha_register(struct ha *ha, struct ctl *ctl)
@@ -347,6 +413,11 @@ int ha_register(struct ha *ha, struct ctl *ctl)
 	if (ha->enabled)
 		ctl_set_gate(ctl, gate, ha);
 	return 0;
+}
+
+int ha_enabled(const struct ha *ha)
+{
+	return ha->enabled;
 }
 
 void ha_on_leader(struct ha *ha, void (*fn)(void *arg), void *arg)

@@ -44,6 +44,12 @@ struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char 
 void ha_free(struct ha *ha);
 /* Install the gate on the control server (nothing when disabled). */
 int ha_register(struct ha *ha, struct ctl *ctl);
+/* daemon/core/intent.h's writer: value put under /loom/CLUSTER/KEY in a
+ * txn that holds only while the leader key holds this node's lease (and
+ * refused at once past the fencing deadline). arg: the ha. Any thread. */
+int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen);
+/* Is HA on (ha.endpoints)? */
+int ha_enabled(const struct ha *ha);
 /* fn(arg) on the loop each time this node becomes the leader (the
  * takeover's reconciliation: loomd.c wires tenants_takeover). One. */
 void ha_on_leader(struct ha *ha, void (*fn)(void *arg), void *arg);

@@ -95,12 +95,43 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 
 /* ---- the worker --------------------------------------------------------------- */
 
+/* HA: the change's intent into the replicated store first, conditioned on
+ * this node's lease: a node that lost it writes nothing and changes
+ * nothing (fencing). The record: the tenant's key, VLAN and member ports. */
+static int put_intent(struct top *t)
+{
+	char key[LOOM_NAME_LEN + 16], *value = NULL;
+	json_t *v = NULL;
+	int rc;
+
+	snprintf(key, sizeof(key), "tenants/%s", t->name);
+	if (t->kind != TOP_DELETE) {
+		v = json_pack("{s:s, s:i, s:i, s:O?, s:b}", "name", t->name, "pkey", (int)t->pkey,
+			      "vlan", (int)t->vlan, "members", t->members, "limited", t->limited);
+		if (!v || !(value = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS))) {
+			json_decref(v);
+			snprintf(t->err, sizeof(t->err), "out of memory");
+			return -ENOMEM;
+		}
+		json_decref(v);
+	}
+	rc = t->m->intent(t->m->intent_arg, key, value, t->err, sizeof(t->err));
+	free(value);
+	return rc;
+}
+
 static int top_run(void *arg, char *unused, size_t unusedlen)
 {
 	struct top *t = arg;
 	double start = clock_wall();
 
 	t->rc = 0;
+	if (t->m->intent && (t->kind == TOP_CREATE || t->kind == TOP_ADD ||
+			     t->kind == TOP_REMOVE || t->kind == TOP_DELETE) &&
+	    (t->rc = put_intent(t)) < 0) {
+		t->took = clock_wall() - start;
+		return t->rc;
+	}
 	if (t->kind == TOP_RESUME) {
 		struct top **ib = calloc(t->n_batch + 1, sizeof(*ib));
 		size_t n = 0;
@@ -649,6 +680,12 @@ int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 {
 	m->ctl = ctl;
 	return tenants_cmd_register(m, ctl);
+}
+
+void tenants_set_intent(struct tenants_mod *m, intent_put_fn fn, void *arg)
+{
+	m->intent = fn;
+	m->intent_arg = arg;
 }
 
 void tenants_takeover(void *arg)

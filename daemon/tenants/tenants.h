@@ -32,6 +32,11 @@ int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf);
  * back and completed or failed). arg: the tenants_mod. Loop thread. */
 void tenants_takeover(void *arg);
 int tenants_register(struct tenants_mod *m, struct ctl *ctl);
+/* HA: every change's intent (its key, VLAN, member ports; deleted with the
+ * tenant) is put through fn (daemon/core/intent.h) on the worker before it
+ * touches the fabric; a refused put fails the change (rolled back). */
+#include "daemon/core/intent.h"
+void tenants_set_intent(struct tenants_mod *m, intent_put_fn fn, void *arg);
 /* At start: rewrite the partitions file from the database when they differ
  * (and signal OpenSM), and check on the fabric the tenants a stop caught
  * half applied ("active" when confirmed, else "failed"). */

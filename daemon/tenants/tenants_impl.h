@@ -12,6 +12,7 @@
 #ifndef LOOMD_TENANTS_IMPL_H
 #define LOOMD_TENANTS_IMPL_H
 
+#include "daemon/core/intent.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,6 +90,8 @@ struct top {
 struct tenants_mod {
 	struct event_base *base;
 	struct ctl *ctl;        /* its gate (HA: only the leader changes things) */
+	intent_put_fn intent;   /* HA: the intent replicated first (NULL: none) */
+	void *intent_arg;
 	struct store *store;
 	struct loom_config *conf;     /* the running change's; swapped between changes */
 	struct loom_config *pending;  /* a reload's, while a change runs */

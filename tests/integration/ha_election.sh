@@ -6,7 +6,8 @@
 #  2. A tenant change sent to the follower is refused ("not-leader", naming
 #     the leader and its advertised URL; HTTP 503 on the REST API); reads
 #     and `discover` work there; loomctl --server FOLLOWER,LEADER (as the
-#     Slurm hooks use it) goes on to the leader, which creates the tenant.
+#     Slurm hooks use it) goes on to the leader, which creates the tenant,
+#     its intent (key, members) in etcd under /loom/loom/tenants/.
 #  3. kill -9 of the leader: the other is leader within 10 s (the time is
 #     printed), checks the tenants (the takeover) and creates one (--server
 #     DEAD,NEW); the killed node, started again, is a follower and does not
@@ -74,7 +75,7 @@ EOF
 	LOOM_PIDS="$LOOM_PIDS $!"
 	loom_until 100 test -S "$work/$1/loomd.sock" || fail "node $1 did not open its socket"
 }
-ctl() { _n=$1; shift; "$B/loomctl" -s "$work/$_n/loomd.sock" "$@"; }
+ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
 role() { ctl "$1" --json status 2>/dev/null | python3 -c '
 import json, sys
 h = json.load(sys.stdin).get("ha") or {}
@@ -131,6 +132,11 @@ remote() { "$B/loomctl" --server "$1" --token-file "$work/admin.token" "$2" "$3"
 remote "http://127.0.0.1:$FPORT,http://127.0.0.1:$LPORT" tenant create jobA --hosts 'host-[0000-0001]' \
 	>"$work/a.out" 2>&1 || fail "--server follower,leader: no tenant: $(cat "$work/a.out")"
 ctl $L tenant show jobA | grep -q active || fail "jobA is not active on the leader"
+# its intent went to etcd first (a txn conditioned on the leader's lease)
+intent() { etcdctl --endpoints="$ALL_EP" get "/loom/loom/tenants/$1" --print-value-only 2>/dev/null; }
+KA=$(ctl $L --json tenant show jobA | python3 -c 'import json,sys; print(json.load(sys.stdin)["pkey"])')
+intent jobA | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["name"] == "jobA" and d["pkey"] == int(sys.argv[1], 0) and len(d["members"]) == 2, d' "$KA" ||
+	fail "jobA's intent in etcd: $(intent jobA) (pkey $KA)"
 remote "http://127.0.0.1:$FPORT" tenant create jobR --hosts 'host-0003' >"$work/r.out" 2>&1 &&
 	fail "--server follower alone created a tenant"
 grep -q "not-leader: .*node-$L at http://127.0.0.1:$LPORT.*HTTP 503" "$work/r.out" ||
@@ -151,7 +157,8 @@ loom_ok "leader node-$L killed -9: node-$F is leader after $took s"
 ctl $F discover --wait >/dev/null || fail "discover on the new leader"
 remote "http://127.0.0.1:$LPORT,http://127.0.0.1:$FPORT" tenant create jobB --hosts 'host-[0002-0003]' \
 	>"$work/b.out" 2>&1 || fail "the new leader could not create a tenant: $(cat "$work/b.out")"
-loom_ok "the new leader created jobB through --server dead,new-leader"
+intent jobB | grep -q '"name":"jobB"' || fail "jobB's intent in etcd: $(intent jobB)"
+loom_ok "the new leader created jobB through --server dead,new-leader; its intent is in etcd"
 grep -q "tenants: this node leads now" "$work/$F/loomd.log" ||
 	fail "node-$F did not check the tenants when it took over"
 cp "$work/partitions.conf" "$work/partitions.before"
