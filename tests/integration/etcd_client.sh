@@ -9,6 +9,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ -x "$B/tests/unit/test_etcd" ] || loom_skip "tests/unit/test_etcd is not built"
+command -v etcdctl >/dev/null 2>&1 || loom_skip "etcdctl is not installed (etcd-client)"
 loom_work
 fail() { cat "$work/t.out"; tail -n 20 "$work"/etcd-1.log; loom_fail "$@"; }
 
