@@ -53,6 +53,7 @@ void tenants_top_free(struct top *t)
 		return;
 	json_decref(t->prev);
 	json_decref(t->members);
+	free(t->intent);
 	free(t->file_text);
 	free(t->sub);
 	tenants_eth_free(t);
@@ -97,7 +98,9 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 
 /* HA: the change's intent into the replicated store first, conditioned on
  * this node's lease: a node that lost it writes nothing and changes
- * nothing (fencing). The record: the tenant's key, VLAN and member ports. */
+ * nothing (fencing). The record: the tenant as the database holds it
+ * (name, pkey, vlan, limited, class, ports [{host, guid}], eth_ports
+ * [{host, switch, port}]: what store_tenant_put takes). */
 static int put_intent(struct top *t)
 {
 	char key[LOOM_NAME_LEN + 16], *value = NULL;
@@ -105,7 +108,13 @@ static int put_intent(struct top *t)
 	int rc;
 
 	snprintf(key, sizeof(key), "tenants/%s", t->name);
-	if (t->kind != TOP_DELETE) {
+	if (t->kind != TOP_DELETE && t->intent) {
+		value = strdup(t->intent);
+		if (!value) {
+			snprintf(t->err, sizeof(t->err), "out of memory");
+			return -ENOMEM;
+		}
+	} else if (t->kind != TOP_DELETE) {
 		v = json_pack("{s:s, s:i, s:i, s:O?, s:b}", "name", t->name, "pkey", (int)t->pkey,
 			      "vlan", (int)t->vlan, "members", t->members, "limited", t->limited);
 		if (!v || !(value = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS))) {

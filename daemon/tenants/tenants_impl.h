@@ -59,6 +59,8 @@ struct top {
 	int uid;
 	char who[96];          /* tenants_req_who() */
 	json_t *prev;          /* the tenant before (NULL: none): rollback, delete */
+	char *intent;          /* HA: the tenant as the database holds it now, JSON
+				* text for etcd (NULL: from the fields below) */
 	/* InfiniBand, for the worker (pkey 0: the tenant has no key: skipped) */
 	char *file_text;       /* the partitions file to write (NULL: verify only) */
 	unsigned pkey;
