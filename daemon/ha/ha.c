@@ -46,7 +46,7 @@ struct ha {
 	double etcd_last_ok;      /* clock_mono(); 0 never */
 	char endpoint[HA_URL_LEN];
 	char etcd_err[HA_ERR_LEN];
-	void (*on_leader)(void *arg);
+	void (*on_leader)(void *arg, json_t *intent);
 	void *on_leader_arg;
 	/* For ha_intent_put on other threads (each call its own etcd handle):
 	 * the lease while leading (0 else) and its deadline, atomically. */
@@ -110,8 +110,6 @@ static void set_role(struct ha *ha, enum ha_role role, const char *why)
 		return;
 	if (role == HA_LEADER) {
 		log_notice("ha: this node (%s) is the leader%s%s", ha->name, why[0] ? ": " : "", why);
-		if (ha->on_leader)
-			ha->on_leader(ha->on_leader_arg);
 	}
 	else if (role == HA_FOLLOWER)
 		log_notice("ha: follower; the leader is %s%s%s%s%s", ha->leader_name,
@@ -151,7 +149,17 @@ static void step_done(void *arg, int rc, const char *err)
 			ha->ttl_given = o->ttl_s;
 			snprintf(ha->leader_name, sizeof(ha->leader_name), "%s", ha->name);
 			snprintf(ha->leader_url, sizeof(ha->leader_url), "%s", ha->advertise);
-			set_role(ha, HA_LEADER, o->err);
+			{
+				int was = role_now(ha) == HA_LEADER;
+
+				set_role(ha, HA_LEADER, o->err);
+				/* the fence first: the takeover may change things */
+				__atomic_store_n(&ha->fence_lease, o->lease, __ATOMIC_SEQ_CST);
+				__atomic_store_n(&ha->fence_until_ms, (int64_t)(ha->valid_until * 1000),
+						 __ATOMIC_SEQ_CST);
+				if (!was && ha->on_leader)
+					ha->on_leader(ha->on_leader_arg, o->intent);
+			}
 		} else {
 			int changed = strcmp(ha->leader_name, o->leader_name) ||
 				      strcmp(ha->leader_url, o->leader_url);
@@ -179,7 +187,15 @@ static void step_done(void *arg, int rc, const char *err)
 		schedule(ha, ha->poll_ms);
 }
 
-static const struct work_ops step_ops = { step_run, step_done, free };
+static void step_free(void *arg)
+{
+	struct step_job *j = arg;
+
+	json_decref(j->out.intent);
+	free(j);
+}
+
+static const struct work_ops step_ops = { step_run, step_done, step_free };
 
 static void tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -301,6 +317,7 @@ struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char 
 		snprintf(ha->name, sizeof(ha->name), "loomd-%d", (int)getpid());
 	snprintf(ha->advertise, sizeof(ha->advertise), "%s", conf->ha_advertise);
 	snprintf(ha->in.key, sizeof(ha->in.key), "/loom/%s/leader", conf->ha_cluster);
+	snprintf(ha->in.tenants, sizeof(ha->in.tenants), "/loom/%s/tenants/", conf->ha_cluster);
 	ha->in.ttl_s = conf->ha_ttl_s;
 	v = json_pack("{s:s, s:s}", "name", ha->name, "advertise", ha->advertise);
 	s = v ? json_dumps(v, JSON_COMPACT) : NULL;
@@ -420,7 +437,7 @@ int ha_enabled(const struct ha *ha)
 	return ha->enabled;
 }
 
-void ha_on_leader(struct ha *ha, void (*fn)(void *arg), void *arg)
+void ha_on_leader(struct ha *ha, void (*fn)(void *arg, json_t *intent), void *arg)
 {
 	ha->on_leader = fn;
 	ha->on_leader_arg = arg;

@@ -50,9 +50,11 @@ int ha_register(struct ha *ha, struct ctl *ctl);
 int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen);
 /* Is HA on (ha.endpoints)? */
 int ha_enabled(const struct ha *ha);
-/* fn(arg) on the loop each time this node becomes the leader (the
- * takeover's reconciliation: loomd.c wires tenants_takeover). One. */
-void ha_on_leader(struct ha *ha, void (*fn)(void *arg), void *arg);
+/* fn(arg, intent) on the loop each time this node becomes the leader (the
+ * takeover's reconciliation: loomd.c wires tenants_takeover). intent: the
+ * tenants' records replicated in etcd (a JSON array, borrowed; NULL when
+ * they could not be read). One. */
+void ha_on_leader(struct ha *ha, void (*fn)(void *arg, json_t *intent), void *arg);
 /* ha.* cannot change live: a changed section is logged as taking effect
  * at restart. */
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf);

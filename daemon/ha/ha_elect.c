@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -102,6 +103,31 @@ static void campaign(struct etcd *e, const struct ha_step_in *in, struct ha_step
 	etcd_kvs_clear(&kvs);
 }
 
+/* A new leader's intent: every record under in->tenants, parsed (a record
+ * that is not JSON is skipped). NULL when etcd did not answer. */
+static json_t *load_intent(struct etcd *e, const struct ha_step_in *in)
+{
+	char *end = etcd_prefix_end(in->tenants), err[HA_ERR_LEN];
+	struct etcd_kvs kvs;
+	json_t *list;
+
+	if (!end || etcd_range(e, in->tenants, end, 0, &kvs, err, sizeof(err)) < 0) {
+		free(end);
+		return NULL;
+	}
+	free(end);
+	if ((list = json_array()))
+		for (size_t i = 0; i < kvs.n; i++) {
+			json_t *v = json_loadb(kvs.kv[i].value, kvs.kv[i].value_len, 0, NULL);
+
+			if (json_is_object(v))
+				json_array_append(list, v);
+			json_decref(v);
+		}
+	etcd_kvs_clear(&kvs);
+	return list;
+}
+
 void ha_elect_step(struct etcd *e, const struct ha_step_in *in, struct ha_step_out *out)
 {
 	char err[HA_ERR_LEN];
@@ -149,6 +175,8 @@ void ha_elect_step(struct etcd *e, const struct ha_step_in *in, struct ha_step_o
 	}
 	campaign(e, in, out);
 done:
+	if (out->outcome == HA_OUT_LEADER && !in->leading)
+		out->intent = load_intent(e, in);
 	snprintf(out->endpoint, sizeof(out->endpoint), "%s", etcd_endpoint(e));
 }
 

@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 struct etcd;
 
 #define HA_NAME_LEN 64
@@ -19,6 +21,8 @@ struct ha_step_in {
 	char value[HA_NAME_LEN + HA_URL_LEN + 64]; /* this node's {"name","advertise"} */
 	int64_t lease;                 /* the lease this node holds (0: none) */
 	int leading;                   /* this node was leader at the last step */
+	char tenants[HA_KEY_LEN];      /* /loom/CLUSTER/tenants/: the intent a new
+					* leader loads */
 	int ttl_s;
 };
 
@@ -39,6 +43,8 @@ struct ha_step_out {
 	char endpoint[HA_URL_LEN];     /* the etcd endpoint that answered last */
 	char err[HA_ERR_LEN];          /* NO_QUORUM: etcd's error; else what happened
 					* worth a log line ("" none) */
+	json_t *intent;                /* LEADER after not leading: the tenants'
+					* records under in->tenants (NULL: not read) */
 };
 
 /* One step of the election, blocking (each request bounded by etcd's

@@ -697,10 +697,66 @@ void tenants_set_intent(struct tenants_mod *m, intent_put_fn fn, void *arg)
 	m->intent_arg = arg;
 }
 
-void tenants_takeover(void *arg)
+/* One tenant of the replicated intent into the database, when the
+ * database does not hold it with the same key, VLAN and port counts (the
+ * check that follows applies it to the fabric). 1 loaded, 0 already there,
+ * -errno. */
+static int load_one(struct tenants_mod *m, const json_t *r)
+{
+	const char *name = json_string_value(json_object_get(r, "name"));
+	const char *cls = json_string_value(json_object_get(r, "class"));
+	const json_t *ports = json_object_get(r, "ports"), *eth = json_object_get(r, "eth_ports");
+	json_int_t pkey = json_integer_value(json_object_get(r, "pkey"));
+	json_int_t vlan = json_integer_value(json_object_get(r, "vlan"));
+	struct store_tenant st;
+	json_t *have = NULL;
+	char what[160];
+	int rc;
+
+	if (!name || !*name || strlen(name) >= LOOM_NAME_LEN || !json_is_array(ports) ||
+	    !json_is_array(eth) || pkey < 0 || pkey > 0x7fff || vlan < 0 || vlan > 4094)
+		return -EINVAL;
+	if (store_tenant_get(m->store, name, &have) == 0) {
+		int same = json_integer_value(json_object_get(have, "pkey")) == pkey &&
+			   json_integer_value(json_object_get(have, "vlan")) == vlan &&
+			   json_integer_value(json_object_get(have, "n_ports")) ==
+			   (json_int_t)json_array_size(ports) &&
+			   json_integer_value(json_object_get(have, "n_eth_ports")) ==
+			   (json_int_t)json_array_size(eth);
+
+		json_decref(have);
+		if (same)
+			return 0;
+	}
+	st = (struct store_tenant){ .name = name, .pkey = (unsigned)pkey, .vlan = (unsigned)vlan,
+				    .limited = json_is_true(json_object_get(r, "limited")),
+				    .class_name = cls && *cls ? cls : NULL, .ports = ports,
+				    .eth_ports = eth };
+	snprintf(what, sizeof(what), "loaded from etcd at takeover: pkey 0x%04x, vlan %d, %zu HCA "
+		 "ports, %zu switch ports", (unsigned)pkey, (int)vlan, json_array_size(ports),
+		 json_array_size(eth));
+	rc = store_tenant_put(m->store, clock_wall(), &st, -1, "ha takeover", "tenant_changed", what);
+	if (rc == 0)
+		log_notice("tenant %s: %s", name, what);
+	return rc < 0 ? rc : 1;
+}
+
+void tenants_takeover(void *arg, json_t *intent)
 {
 	struct tenants_mod *m = arg;
+	size_t i, loaded = 0;
+	json_t *r;
 
-	log_notice("tenants: this node leads now: checking every tenant against the fabric");
+	json_array_foreach(intent, i, r) {
+		int rc = load_one(m, r);
+
+		if (rc < 0)
+			log_err("tenants: the record %zu of the replicated intent could not be loaded: "
+				"%s", i, strerror(-rc));
+		else
+			loaded += (size_t)rc;
+	}
+	log_notice("tenants: this node leads now: %s%zu tenants loaded from etcd; checking every "
+		   "tenant against the fabric", intent ? "" : "(etcd's intent unread) ", loaded);
 	(void)check_all(m, "takeover");
 }

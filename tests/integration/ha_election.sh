@@ -9,8 +9,8 @@
 #     Slurm hooks use it) goes on to the leader, which creates the tenant,
 #     its intent (key, members) in etcd under /loom/loom/tenants/.
 #  3. kill -9 of the leader: the other is leader within 10 s (the time is
-#     printed), checks the tenants (the takeover) and creates one (--server
-#     DEAD,NEW); the killed node, started again, is a follower and does not
+#     printed), loads the tenant created on the old leader from etcd and
+#     finds it active (no tenant lost), creates one (--server DEAD,NEW); the killed node, started again, is a follower and does not
 #     write the partitions file from its database (the leader's job).
 #  4. Two of three etcd members stopped: no leader within the lease TTL
 #     (fencing: the leader stops by itself), changes refused naming etcd
@@ -160,8 +160,18 @@ remote "http://127.0.0.1:$LPORT,http://127.0.0.1:$FPORT" tenant create jobB --ho
 	>"$work/b.out" 2>&1 || fail "the new leader could not create a tenant: $(cat "$work/b.out")"
 intent jobB | grep -q '"name":"jobB"' || fail "jobB's intent in etcd: $(intent jobB)"
 loom_ok "the new leader created jobB through --server dead,new-leader; its intent is in etcd"
-grep -q "tenants: this node leads now" "$work/$F/loomd.log" ||
-	fail "node-$F did not check the tenants when it took over"
+grep -q "tenants: this node leads now: 1 tenants loaded from etcd" "$work/$F/loomd.log" ||
+	fail "node-$F did not load jobA from etcd when it took over: $(grep 'leads now' "$work/$F/loomd.log")"
+# jobA was created on the old leader: the new one holds it, active on the
+# fabric, its key in the partitions file (no tenant lost)
+loom_until 300 sh -c "'$B/loomctl' -s '$work/$F/loomd.sock' tenant show jobA | grep -q 'state: *active'" ||
+	fail "jobA on the new leader: $(ctl $F tenant show jobA 2>&1)"
+KA_HEX=$(printf '0x%04x' "$KA")
+grep -q "^loom_jobA=$KA_HEX :" "$work/partitions.conf" || fail "jobA's key $KA_HEX is not in the partitions file"
+# the new leader's pool knows jobA's key: not handed out twice
+[ "$(grep -c "=$KA_HEX :" "$work/partitions.conf")" = 1 ] ||
+	fail "jobA's key twice in the partitions file: $(cat "$work/partitions.conf")"
+loom_ok "the new leader loaded jobA (created on node-$L) from etcd: active, key $KA_HEX in the partitions file"
 cp "$work/partitions.conf" "$work/partitions.before"
 node $L "$ALL_EP"
 loom_until 100 is_role $L follower || fail "the restarted node-$L is $(role $L), not a follower"
