@@ -30,7 +30,9 @@ etcdctl --endpoints="$ep" auth enable >/dev/null 2>&1 || fail "etcdctl auth enab
 LOOM_ETCD_USER=root LOOM_ETCD_PASSWORD=loom-secret CK_FORK=no \
 	"$B/tests/unit/test_etcd" >"$work/t.out" 2>&1 || fail "test_etcd with auth"
 loom_ok "with authentication: $(tail -n1 "$work/t.out")"
-LOOM_ETCD_USER=root LOOM_ETCD_PASSWORD=wrong CK_FORK=no \
-	"$B/tests/unit/test_etcd" >"$work/t.out" 2>&1 && fail "a wrong password was taken"
+# Meant to fail: a failed check leaves its test function early (CK_FORK=no),
+# so what it allocated is not freed; no leak report for this run.
+ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" LOOM_ETCD_USER=root LOOM_ETCD_PASSWORD=wrong \
+	CK_FORK=no "$B/tests/unit/test_etcd" >"$work/t.out" 2>&1 && fail "a wrong password was taken"
 grep -q "authentication failed" "$work/t.out" || fail "no etcd error text for a wrong password"
 loom_ok "a wrong password is refused: $(grep -m1 -o 'etcd http[^ ]*: [^"]*' "$work/t.out" | head -n1)"
