@@ -491,8 +491,11 @@ int etcd_error_text(const char *body, size_t len, char *out, size_t outlen, int 
 		snprintf(out, outlen, "%s", text);
 		found = 1;
 	} else {
-		snprintf(out, outlen, "%.*s", body ? (int)strcspn(body, "\r\n") : 0,
-			 body ? body : "");
+		size_t n = 0;  /* body need not be NUL-terminated */
+
+		while (body && n < len && n < 400 && body[n] != '\r' && body[n] != '\n' && body[n])
+			n++;
+		snprintf(out, outlen, "%.*s", (int)n, body ? body : "");
 	}
 	*code = (int)c;
 	json_decref(j);
