@@ -10,8 +10,12 @@
 # second and their latency (p50, p90, p99, max), each client a keep-alive
 # connection sending its next request when the last is answered; then the
 # same commands over the unix socket (the control protocol), the baseline.
-# During the largest HTTP load a `loomctl discover --wait` is timed against
-# one on the idle daemon: the sweep must not wait for the API.
+# Then paced clients, as pollers are: 1000 connections held, each asking
+# every second for a page (or every 10 s for a whole list), latency counted
+# from when each request was due. During the largest closed-loop load and
+# during the paced one a `loomctl discover --wait` is timed against one on
+# the idle daemon: the sweep must not wait for the API. Last, with chromium
+# (bench/web_load.py), the web view's load time on this fabric.
 # Goal (issue 20): p99 < 100 ms, 1000 concurrent clients held, the sweep not
 # delayed. Needs root (network namespace), ibsim, opensm, a build.
 set -eu
@@ -54,7 +58,7 @@ token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 loom_tokens "$work/tokens" "bench:read:$token"
 port=$(loom_free_port)
 loom_config "$(loom_subnet_conf bench)" "http:" "  listen: 127.0.0.1:$port" \
-	"  tokens_file: $work/tokens" "  max_connections: 1024" \
+	"  tokens_file: $work/tokens" "  web_root: $top/web" "  max_connections: 1024" \
 	"  max_connections_per_peer: 1024" "  timeout_s: 60"
 # the socket's own bounds (lib.sh writes the control: section): its maximum
 sed -i 's/^control:$/control:\n  max_clients: 512\n  max_clients_per_uid: 512/' "$work/loom.yaml"
@@ -77,6 +81,27 @@ for path in /api/v1/nodes /api/v1/links "/api/v1/nodes?limit=100" "/api/v1/links
 		[ -n "${sp:-}" ] && { wait "$sp"; sp=""; }
 	done
 done
+paced() { # paced PATH CLIENTS EVERY_MS
+	printf '  http %-26s clients %4d every %5d ms  %s\n' "$1" "$2" "$3" \
+		"$("$load" http 127.0.0.1 "$port" "$1" "$token" "$2" "$seconds" "$3")"
+}
+paced "/api/v1/nodes?limit=100" "$biggest" 1000
+paced "/api/v1/links?limit=100" "$biggest" 1000
+sweep >"$work/paced_sweep" &
+sp=$!
+paced "/api/v1/nodes" "$biggest" 10000
+wait "$sp"
+paced "/api/v1/links" "$biggest" 10000
+echo "a sweep during $biggest paced clients on /api/v1/nodes: $(cat "$work/paced_sweep")s"
+PYSEL=python3
+$PYSEL -c 'import selenium' 2>/dev/null || PYSEL=/usr/bin/python3
+if [ -x /usr/bin/chromium ] && [ -x /usr/bin/chromedriver ] &&
+	$PYSEL -c 'import selenium' 2>/dev/null; then
+	$PYSEL "$top/bench/web_load.py" "http://127.0.0.1:$port" "$token" 6 ||
+		echo "web view: bench/web_load.py failed"
+else
+	echo "web view: not measured (no chromium, chromium-driver or python3-selenium)"
+fi
 for cmd in nodes links; do
 	for n in $clients; do
 		[ "$n" -le 500 ] || n=500   # control.max_clients is at most 512

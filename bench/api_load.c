@@ -15,6 +15,11 @@
  *       "ok":false counts as failed.
  * A connection the server closes is reopened (and its request counts as
  * failed); a client refused at connect counts once per try.
+ * With EVERY_MS (a last argument to either), clients are paced instead:
+ * each sends a request every EVERY_MS (the clients' first ones spread over
+ * that time), as pollers do, and a latency counts from when the request
+ * was due, not when it could be sent (no coordinated omission: a server
+ * that falls behind sees its queue in the numbers).
  *
  * Output, one line: requests N failed N seconds S rps R p50_ms A p90_ms B
  * p99_ms C max_ms D bytes N. Not a test: bench/api.sh runs it. */
@@ -42,6 +47,7 @@ struct client {
 	size_t in_len, in_cap;
 	size_t want;            /* the answer's whole length once known, else 0 */
 	double started;
+	double due;             /* paced: when the next request is due (0: sent) */
 };
 
 static int http_mode;
@@ -52,6 +58,7 @@ static size_t request_len;
 static double *lat;
 static size_t n_lat, cap_lat;
 static unsigned long failed, bytes;
+static double every;            /* paced: seconds between a client's requests */
 
 static double now(void)
 {
@@ -79,6 +86,15 @@ static int open_one(int ep, struct client *c)
 	c->sent = c->in_len = c->want = 0;
 	c->started = now();
 	return epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ev) < 0 ? -errno : 0;
+}
+
+/* Wake for writes only while part of the request is unsent: a writable
+ * idle socket would otherwise wake epoll_wait at every turn. */
+static void want_out(int ep, struct client *c, int out)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (out ? EPOLLOUT : 0), .data.ptr = c };
+
+	epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev);
 }
 
 static void reopen(int ep, struct client *c)
@@ -148,6 +164,8 @@ static void on_event(int ep, struct client *c, uint32_t what)
 		}
 		if (n > 0)
 			c->sent += (size_t)n;
+		if (c->sent == request_len)
+			want_out(ep, c, 0);
 	}
 	if (!(what & EPOLLIN))
 		return;
@@ -189,7 +207,13 @@ static void on_event(int ep, struct client *c, uint32_t what)
 		/* keep-alive: the next request on the same connection */
 		c->in_len = 0;
 		c->sent = 0;
+		if (every > 0) {
+			c->due = c->started + every;
+			c->sent = request_len;   /* nothing to send until it is due */
+			return;
+		}
 		c->started = now();
+		want_out(ep, c, 1);
 		on_event(ep, c, EPOLLOUT);
 		return;
 	}
@@ -219,7 +243,7 @@ int main(int argc, char **argv)
 	struct client *cs;
 	int ep;
 
-	if (argc == 8 && !strcmp(argv[1], "http")) {
+	if ((argc == 8 || argc == 9) && !strcmp(argv[1], "http")) {
 		struct sockaddr_in *in = (struct sockaddr_in *)&addr;
 
 		http_mode = 1;
@@ -236,7 +260,8 @@ int main(int argc, char **argv)
 					       argv[4], argv[2], argv[3], argv[5]);
 		clients = (unsigned)atoi(argv[6]);
 		seconds = atof(argv[7]);
-	} else if (argc == 6 && !strcmp(argv[1], "unix")) {
+		every = argc == 9 ? atof(argv[8]) / 1000.0 : 0;
+	} else if ((argc == 6 || argc == 7) && !strcmp(argv[1], "unix")) {
 		struct sockaddr_un *un = (struct sockaddr_un *)&addr;
 		char body[256];
 		uint32_t n;
@@ -251,9 +276,10 @@ int main(int argc, char **argv)
 		request_len = 4 + n;
 		clients = (unsigned)atoi(argv[4]);
 		seconds = atof(argv[5]);
+		every = argc == 7 ? atof(argv[6]) / 1000.0 : 0;
 	} else {
-		fprintf(stderr, "usage: api_load http HOST PORT PATH TOKEN CLIENTS SECONDS\n"
-				"       api_load unix SOCKET CMD CLIENTS SECONDS\n");
+		fprintf(stderr, "usage: api_load http HOST PORT PATH TOKEN CLIENTS SECONDS [EVERY_MS]\n"
+				"       api_load unix SOCKET CMD CLIENTS SECONDS [EVERY_MS]\n");
 		return 2;
 	}
 	if (!clients || request_len >= sizeof(request) || seconds <= 0) {
@@ -271,14 +297,30 @@ int main(int argc, char **argv)
 			failed++;
 			usleep(1000);
 		}
+		if (every > 0) {   /* spread over the first period */
+			cs[i].due = t0 + every * i / clients;
+			cs[i].sent = request_len;
+			want_out(ep, &cs[i], 0);
+		}
 	}
 	end = t0 + seconds;
 	while (now() < end) {
 		struct epoll_event evs[256];
-		int n = epoll_wait(ep, evs, 256, 100);
+		int n = epoll_wait(ep, evs, 256, every > 0 ? 1 : 100);
+		double t = now();
 
 		for (int i = 0; i < n; i++)
 			on_event(ep, evs[i].data.ptr, evs[i].events);
+		for (unsigned i = 0; every > 0 && i < clients; i++) {
+			struct client *c = &cs[i];
+
+			if (c->due > 0 && c->due <= t) {
+				c->started = c->due;   /* latency from when it was due */
+				c->due = 0;
+				c->sent = 0;
+				on_event(ep, c, EPOLLOUT);
+			}
+		}
 	}
 	qsort(lat, n_lat, sizeof(*lat), cmp_double);
 	printf("requests %zu failed %lu seconds %.1f rps %.1f p50_ms %.1f p90_ms %.1f p99_ms %.1f "

@@ -49,7 +49,7 @@ static int print_list(const json_t *list)
 
 static int print_tenant(const json_t *x)
 {
-	char pkey[16] = "", vlan[16] = "", by[24], took[32] = "";
+	char pkey[16] = "", vlan[16] = "", by[160], took[32] = "";
 	const json_t *hosts = json_object_get(x, "hosts");
 	struct output_table *t;
 	size_t i;
@@ -60,7 +60,11 @@ static int print_tenant(const json_t *x)
 		snprintf(pkey, sizeof(pkey), "0x%04llx", output_int(x, "pkey"));
 	if (json_is_integer(json_object_get(x, "vlan")))
 		snprintf(vlan, sizeof(vlan), "%lld", output_int(x, "vlan"));
-	snprintf(by, sizeof(by), "uid %lld", output_int(x, "created_by"));
+	/* who as the audit log names it; the uid alone before schema 014 */
+	if (*output_str(x, "creator"))
+		snprintf(by, sizeof(by), "%s", output_str(x, "creator"));
+	else
+		snprintf(by, sizeof(by), "uid %lld", output_int(x, "created_by"));
 	if (json_is_number(json_object_get(x, "took_s")))
 		snprintf(took, sizeof(took), "%.1f s", json_number_value(json_object_get(x, "took_s")));
 	const char *kv[] = {

@@ -38,6 +38,8 @@
 #include "daemon/core/store.h"
 #include "daemon/ib/sweep.h"
 #include "daemon/http/http.h"
+#include "daemon/http/metrics_http.h"
+#include "daemon/http/web_http.h"
 #include "daemon/http/api.h"
 #include "daemon/ha/ha.h"
 
@@ -58,6 +60,9 @@ struct loomd {
 	struct telemetry_mod *telemetry; /* port counters, read on an interval */
 	struct http_mod *http;    /* HTTP listener: /metrics */
 	struct api *api;          /* the REST API on it: /api/v1 */
+	struct http_metrics *metrics; /* /metrics on it */
+	struct http_web *web;     /* the web view on it: / and /web/ */
+	struct queries *queries;  /* nodes, links...: read off the loop */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
@@ -247,6 +252,8 @@ static void reload(struct loomd *d)
 	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
 	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
 	ha_reconfigure(d->ha, next);
+	http_metrics_reconfigure(d->metrics, next);
+	http_web_reconfigure(d->web, next);
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -318,7 +325,10 @@ static void loomd_teardown(struct loomd *d)
 	qos_ib_free(d->qos_ib);
 	qos_ibcc_free(d->qos_ibcc);
 	telemetry_free(d->telemetry);
+	queries_free(d->queries);  /* its answers may go to the API's calls */
 	api_free(d->api);        /* before the connections its calls answer */
+	http_metrics_free(d->metrics); /* its render answers live connections */
+	http_web_free(d->web);
 	http_free(d->http);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
@@ -422,11 +432,20 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("counters: %s", err);
 		goto out;
 	}
+	if (!(d.queries = queries_new(d.base, d.ctl, store_db(d.store), err, sizeof(err)))) {
+		log_err("fabric queries: %s", err);
+		goto out;
+	}
 	if (!(d.http = http_new(d.base, d.conf, err, sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
 	}
-	if (!(d.api = api_new(d.http, d.ctl, d.conf, err, sizeof(err)))) {
+	if (!(d.metrics = http_metrics_new(d.http, d.base, d.conf, err, sizeof(err))) ||
+	    !(d.web = http_web_new(d.http, d.conf, err, sizeof(err)))) {
+		log_err("http: %s", err);
+		goto out;
+	}
+	if (!(d.api = api_new(d.base, d.http, d.ctl, d.conf, err, sizeof(err)))) {
 		log_err("http: API tokens: %s", err);
 		goto out;
 	}
@@ -439,7 +458,6 @@ int loomd_run(const struct loomd_options *opt)
 	/* A reroute turns AR off on NVIDIA switches: program it again. */
 	osm_report_on_lft_change(d.osm, ar_apply_lft_changed, d.ar_apply);
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
-	    queries_register(d.ctl, store_db(d.store)) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||

@@ -33,7 +33,10 @@ async function api(path) {
 	try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
 	if (!r.ok) {
 		const msg = body && body.error ? body.error.message : text.trim();
-		throw new Error(path + ": " + r.status + (msg ? " " + msg : ""));
+		const e = new Error(path + ": " + r.status + (msg ? " " + msg : ""));
+		e.status = r.status;
+		e.retryAfter = parseInt(r.headers.get("Retry-After") || "0", 10);
+		throw e;
 	}
 	return body;
 }
@@ -130,8 +133,8 @@ const WORST = ["up", "degraded", "congested", "errors", "down"];
 function downLinks(events, links) {
 	const re = /^(0x[0-9a-f]+)\[(\d+)\] \((.*)\) <-> (0x[0-9a-f]+)\[(\d+)\] \((.*)\)$/;
 	const last = new Map();
-	for (const e of events)
-		if (e.kind === "link_down" || e.kind === "link_up")
+	for (const e of events)    /* newest first: the first of a subject is its last */
+		if ((e.kind === "link_down" || e.kind === "link_up") && !last.has(e.subject))
 			last.set(e.subject, e);
 	const present = new Set(links.flatMap(l => [portKey(l.a.guid, l.a.port),
 						    portKey(l.b.guid, l.b.port)]));
@@ -298,7 +301,7 @@ async function showBox(b) {
 		table("detail-ports", rows, ["port", "state", "errors", "xmit_wait_per_s", "data_per_s"]);
 		const ev = list(await api("/api/v1/events?since=" + dayAgo()), "events")
 			.filter(e => (e.subject || "").includes(n.desc) ||
-				     (e.subject || "").includes(n.guid)).slice(-20).reverse();
+				     (e.subject || "").includes(n.guid)).slice(0, 20);
 		const te = el("table", { id: "detail-events" });
 		d.appendChild(te);
 		table("detail-events", ev, ["time", "severity", "kind", "subject", "old", "new"]);
@@ -324,6 +327,328 @@ async function loadFabric() {
 	drawFabric(f);
 }
 
+/* ---- routing runs with their quality ------------------------------------------ */
+
+/* What makes a run worse than the one before it on the same subnet (older,
+ * by time): a failed run after a good one, or any of these metrics moving
+ * the wrong way (lib/route/route_metrics.h; "up": more is worse). The
+ * permutation and bisection metrics count only when both runs computed
+ * them; random permutations by their mean worst load, and only when the
+ * means are more than twice their combined standard error apart (closer is
+ * one draw of luck, route_metrics.h). tests/integration/web_view.py applies
+ * the same rules to the API's answer. */
+const RUN_METRICS = [
+	{ key: "unreachable", label: "unreachable pairs", up: true },
+	{ key: "loops", label: "pairs in a loop", up: true },
+	{ key: "max_hops", label: "longest path (hops)", up: true },
+	{ key: "efi_max", label: "most paths on a link", up: true },
+	{ key: "efi_mean", label: "mean paths per link", up: true, fixed: 2, info: true },
+	{ key: "shift_max_load", label: "worst link load, shift permutations", up: true, need: "shifts" },
+	{ key: "random_max_load", label: "worst link load, random permutations", up: true, need: "randoms", info: true },
+	{ key: "random_mean_load", label: "mean worst link load, random permutations", up: true,
+	  need: "randoms", fixed: 2, se: "random_mean_se" },
+	{ key: "ebb", label: "effective bisection bandwidth", up: false, need: "bisections", fixed: 3 },
+	{ key: "cdg_acyclic", label: "deadlock free (acyclic CDG)", bool: true },
+];
+
+function runWorse(run, prev) {
+	if (!prev)
+		return [];
+	if (run.result !== "ok")
+		return prev.result === "ok" ? ["result"] : [];
+	const a = run.metrics, b = prev.metrics;
+	if (!a || !b)
+		return [];
+	const worse = [];
+	for (const m of RUN_METRICS) {
+		if (m.info || !(m.key in a) || !(m.key in b))
+			continue;
+		if (m.need && !(a[m.need] > 0 && b[m.need] > 0))
+			continue;
+		const margin = m.se ? 2 * Math.hypot(a[m.se] || 0, b[m.se] || 0) : 0;
+		if (m.bool ? (b[m.key] && !a[m.key]) :
+		    m.up ? a[m.key] > b[m.key] + margin : a[m.key] < b[m.key] - margin)
+			worse.push(m.key);
+	}
+	return worse;
+}
+
+/* runs: newest first, as route-runs answers. Each gets .worse. */
+function judgeRuns(runs) {
+	const prevOf = new Map();   /* subnet -> the older run seen last */
+	for (let i = runs.length - 1; i >= 0; i--) {
+		const r = runs[i], key = r.subnet || r.sm_guid;
+		r.worse = runWorse(r, prevOf.get(key));
+		prevOf.set(key, r);
+	}
+}
+
+function fmt(v, fixed) {
+	if (v === null || v === undefined)
+		return "";
+	if (typeof v === "boolean")
+		return v ? "yes" : "no";
+	return fixed !== undefined && typeof v === "number" ? v.toFixed(fixed) : String(v);
+}
+
+/* The newest run, big: what the fabric routes with now. */
+function showLatestRun(r) {
+	const box = $("routing-latest");
+	box.replaceChildren();
+	if (!r) {
+		box.appendChild(el("p", {}, "No routing run recorded yet (OpenSM with loom's plugin " +
+				     "reports each run: docs/web.md)."));
+		delete box.dataset.run;
+		return;
+	}
+	box.dataset.run = r.id;
+	box.appendChild(el("h2", {}, "Latest run #" + r.id + ": " + r.engine +
+			   (r.routed_by ? " (routed by " + r.routed_by + ")" : "") + ", " +
+			   (r.result === "ok" ? "ok" : "failed: " + (r.reason || "")) +
+			   (r.worse.length ? ", worse than the run before" : "")));
+	box.classList.toggle("worse", r.worse.length > 0);
+	const m = r.metrics || {};
+	const items = [
+		{ key: "time", label: "started", v: r.time },
+		{ key: "subnet", label: "subnet", v: r.subnet },
+		{ key: "duration_ms", label: "duration (ms)", v: r.duration_ms, fixed: 1 },
+		{ key: "switches", label: "switches", v: r.switches },
+		{ key: "ca_ports", label: "HCA ports", v: r.ca_ports },
+		{ key: "delivered", label: "pairs delivered", v: "pairs" in m ? m.delivered + " of " + m.pairs : null },
+		{ key: "entries_unreachable", label: "LFT entries unreachable", v: r.entries_unreachable },
+	];
+	for (const d of RUN_METRICS)
+		if (d.key in m && !(d.need && !(m[d.need] > 0)))
+			items.push({ key: d.key, label: d.label, v: m[d.key], fixed: d.fixed });
+	const dl = el("dl", { class: "quality" });
+	for (const it of items) {
+		if (it.v === null || it.v === undefined)
+			continue;
+		const dd = el("dd", { "data-key": it.key }, fmt(it.v, it.fixed));
+		if (r.worse.includes(it.key))
+			dd.classList.add("worse");
+		const div = el("div");
+		div.appendChild(el("dt", {}, it.label));
+		div.appendChild(dd);
+		dl.appendChild(div);
+	}
+	box.appendChild(dl);
+	if (!r.metrics)
+		box.appendChild(el("p", {}, "This run has no metrics (the plugin did not send them)."));
+}
+
+/* Two small charts sharing the time axis: the worst link load of the shift
+ * permutations (or the most paths on a link when none were computed) and
+ * the duration, the newest CHART_RUNS runs, worse runs marked. */
+const CHART_RUNS = 60;
+function drawRunChart(runs) {
+	const svg = $("routing-chart");
+	svg.replaceChildren();
+	const shown = runs.slice(0, CHART_RUNS).reverse();    /* oldest first */
+	const quality = r => {
+		const m = r.metrics || {};
+		return m.shifts > 0 ? m.shift_max_load : m.efi_max;
+	};
+	const series = [
+		{ name: "quality", label: "worst link load (lower is better)", y: 0, v: quality },
+		{ name: "duration", label: "duration ms", y: 1, v: r => r.duration_ms },
+	];
+	const W = 640, H = 90, L = 46, gap = 22;
+	svg.setAttribute("viewBox", "0 0 " + W + " " + (2 * (H + gap)));
+	svg.dataset.points = shown.length;
+	const x = i => L + (shown.length > 1 ? i * (W - L - 10) / (shown.length - 1) : (W - L) / 2);
+	for (const s of series) {
+		const top = s.y * (H + gap) + gap, vals = shown.map(s.v);
+		const ok = vals.filter(v => typeof v === "number");
+		const max = ok.length ? Math.max(...ok) : 1, min = ok.length ? Math.min(0, ...ok) : 0;
+		const y = v => top + H - (max > min ? (v - min) / (max - min) : 0.5) * H;
+		svg.appendChild(el("svg:text", { x: 2, y: top - 6, class: "axis" }, s.label));
+		svg.appendChild(el("svg:text", { x: 2, y: top + 10, class: "axis" }, fmt(max, max % 1 ? 1 : undefined)));
+		svg.appendChild(el("svg:line", { x1: L, y1: top + H, x2: W - 5, y2: top + H, class: "axis" }));
+		const pts = [];
+		shown.forEach((r, i) => {
+			if (typeof vals[i] === "number")
+				pts.push(x(i).toFixed(1) + "," + y(vals[i]).toFixed(1));
+		});
+		svg.appendChild(el("svg:polyline", { points: pts.join(" "), class: "series " + s.name }));
+		shown.forEach((r, i) => {
+			if (typeof vals[i] !== "number")
+				return;
+			const c = el("svg:circle", { cx: x(i).toFixed(1), cy: y(vals[i]).toFixed(1), r: 3.5,
+						     class: "point " + s.name + (r.worse.length ? " worse" : ""),
+						     "data-id": r.id });
+			c.appendChild(el("svg:title", {}, "run #" + r.id + " " + r.time + ": " + s.label +
+					 " " + fmt(vals[i]) + (r.worse.length ? "; worse: " +
+					 r.worse.join(", ") : "")));
+			svg.appendChild(c);
+		});
+	}
+}
+
+/* The newest runs shown (the API pages the list); the oldest of them is
+ * compared with nothing. */
+const RUNS_SHOWN = 200;
+async function loadRouting() {
+	const runs = list(await api("/api/v1/routing/runs?limit=" + RUNS_SHOWN), "runs");
+	judgeRuns(runs);
+	showLatestRun(runs[0]);
+	drawRunChart(runs);
+	const rows = runs.map(r => {
+		const m = r.metrics || {};
+		return { id: r.id, time: r.time, subnet: r.subnet, engine: r.engine,
+			 routed_by: r.routed_by, result: r.result, duration_ms: r.duration_ms,
+			 unreachable: m.unreachable, max_hops: m.max_hops, efi_max: m.efi_max,
+			 shift_max_load: m.shifts > 0 ? m.shift_max_load : null,
+			 ebb: m.bisections > 0 ? m.ebb.toFixed(3) : null,
+			 worse: r.worse.join(", "), note: r.note };
+	});
+	table("routing", rows, ["id", "time", "subnet", "engine", "routed_by", "result",
+				"duration_ms", "unreachable", "max_hops", "efi_max",
+				"shift_max_load", "ebb", "worse", "note"]);
+	const trs = $("routing").querySelectorAll("tr");
+	runs.forEach((r, i) => {
+		trs[i + 1].dataset.id = r.id;
+		trs[i + 1].dataset.worse = r.worse.join(",");
+		trs[i + 1].classList.toggle("worse", r.worse.length > 0);
+	});
+}
+
+/* ---- RoCE switches: policy state and drift per port ------------------------------ */
+
+const QOS_STATE = {
+	"in policy": "in sync", "drifted": "drifted", "partial": "failed push (partial)",
+	"unreachable": "unreachable", "": "not read yet",
+};
+
+/* The port a drifted key is about: a segment of the key (PORT_QOS_MAP|Ethernet4,
+ * QUEUE|Ethernet0|3) or the field (CABLE_LENGTH|AZURE's Ethernet0) that is one
+ * of the switch's ports; null: switch-wide (WRED_PROFILE, DSCP_TO_TC_MAP). */
+function keyPort(k, ports) {
+	for (const seg of String(k.key).split(/[|:/]/))
+		if (ports.has(seg))
+			return seg;
+	return ports.has(k.field) ? k.field : null;
+}
+
+const SWITCH_EVENTS = 10000;   /* the newest events searched for each switch's last apply */
+async function loadSwitches() {
+	const since = Math.floor(Date.now() / 1000) - 7 * 86400;
+	const [sws, events] = await Promise.all([
+		api("/api/v1/switches"),
+		/* newest first, bounded: the answer travels whole */
+		api("/api/v1/events?since=" + since + "&limit=" + SWITCH_EVENTS).catch(() => [])]);
+	const switches = list(sws, "switches");
+	/* The live read (qos-status asks every switch): a read token may run it
+	 * once every 10 s; sooner, the stored state is shown and it is asked
+	 * again when the API says. */
+	let live = null, liveNote = "";
+	try {
+		live = await api("/api/v1/qos/status");
+	} catch (e) {
+		liveNote = e.message;
+		if (e.status === 429) {
+			liveNote = "live read in " + e.retryAfter + " s (rate limited)";
+			clearTimeout(state.switchesRetry);
+			state.switchesRetry = setTimeout(() => {
+				if ((location.hash || "").slice(1) === "switches")
+					show();
+			}, (e.retryAfter || 10) * 1000 + 200);
+		}
+	}
+	const byName = new Map(list(live, "switches").map(s => [s.name, s]));
+	const lastApplied = new Map();
+	for (const e of list(events, "events"))   /* newest first */
+		if (e.kind === "qos_applied" && (e.subject || "").startsWith("switch ") &&
+		    !lastApplied.has(e.subject.slice(7)))
+			lastApplied.set(e.subject.slice(7), e);
+	const details = await Promise.all(switches.map(s =>
+		api("/api/v1/switches/" + encodeURIComponent(s.name)).catch(() => s)));
+	const box = $("switches");
+	box.replaceChildren();
+	box.dataset.live = live ? "1" : "0";
+	$("switches-note").textContent = live ?
+		live.in_policy + " of " + live.switches_total + " switches in sync (read now)" :
+		"stored states: " + liveNote;
+	for (const d of details) {
+		const now = byName.get(d.name);
+		const st = now ? now.state : d.qos_state;
+		const applied = lastApplied.get(d.name);
+		/* the last push landed partly and the switch is not in policy since */
+		const failedPush = st === "partial" || (applied && /^partial/.test(applied.new || "") &&
+							 st !== "in policy");
+		const sec = el("section", { class: "switch", "data-name": d.name,
+					    "data-state": st || "", "data-failed-push": failedPush ? 1 : 0 });
+		sec.appendChild(el("h3", {}, d.name + " \u2014 " + (QOS_STATE[st] || st) +
+				   (failedPush && st !== "partial" ? ", last push failed" : "")));
+		sec.classList.add("state-" + (st || "unknown").replace(/ /g, "-"));
+		const facts = [
+			["plugin", d.plugin], ["model", d.model], ["address", d.address],
+			["ports up", d.ports_up + " of " + d.ports],
+			["last read", d.last_seen || "never"],
+			["policy applied", applied ? applied.time + " (" + (applied.new.length > 90 ?
+				applied.new.slice(0, 90) + "\u2026" : applied.new) + ")" :
+				"no apply in the last 7 days"],
+			["error", (now && now.error) || d.qos_error]];
+		const dl = el("dl", { class: "facts" });
+		for (const [k, v] of facts)
+			if (v) {
+				const div = el("div");
+				div.appendChild(el("dt", {}, k));
+				div.appendChild(el("dd", { title: k === "policy applied" && applied ?
+							   applied.new : "" }, String(v)));
+				dl.appendChild(div);
+			}
+		sec.appendChild(dl);
+		const ports = new Map(list(d.port_list).map(p => [p.name, p]));
+		const drift = new Map();     /* port name or "" (switch-wide) -> keys */
+		for (const k of list(now && st === "drifted" ? now.keys : [])) {
+			const p = keyPort(k, ports) || "";
+			if (!drift.has(p))
+				drift.set(p, []);
+			drift.get(p).push(k);
+		}
+		/* the ports folded unless one drifted: many switches stay readable */
+		const fold = el("details");
+		const nDrifted = [...drift.keys()].length;
+		if (nDrifted)
+			fold.setAttribute("open", "");
+		fold.appendChild(el("summary", {}, ports.size + " ports" +
+				    (nDrifted ? ", " + nDrifted + " with drift" : "")));
+		const t = el("table", { class: "ports" });
+		const head = el("tr");
+		for (const c of ["port", "alias", "oper", "neighbour", "drift (actual \u2192 policy)"])
+			head.appendChild(el("th", {}, c));
+		t.appendChild(head);
+		const rows = [...ports.keys()];
+		if (drift.has(""))
+			rows.push("");
+		for (const name of rows) {
+			const p = ports.get(name) || {};
+			const keys = drift.get(name) || [];
+			const tr = el("tr", { "data-port": name || "switch-wide",
+					      "data-drift": keys.map(k => k.key + " " + k.field).join(";") });
+			if (keys.length)
+				tr.classList.add("drifted");
+			tr.appendChild(el("td", {}, name || "(switch-wide)"));
+			tr.appendChild(el("td", {}, p.alias || ""));
+			tr.appendChild(el("td", {}, name ? (p.oper_up ? "up" : "down") : ""));
+			tr.appendChild(el("td", {}, p.peer_name ? p.peer_name + " " + p.peer_port : ""));
+			const td = el("td");
+			for (const k of keys)
+				td.appendChild(el("div", { class: "drift" }, k.key + " " + k.field + ": " +
+						   (k.before || "(none)") + " \u2192 " + (k.after || "(none)")));
+			tr.appendChild(td);
+			t.appendChild(tr);
+		}
+		fold.appendChild(t);
+		sec.appendChild(fold);
+		box.appendChild(sec);
+	}
+	box.dataset.switches = details.length;
+	if (!details.length)
+		box.appendChild(el("p", {}, "No RoCE switch in loom.yaml (switches:)."));
+}
+
 /* ---- the other views -------------------------------------------------------- */
 
 function dayAgo() { return Math.floor(Date.now() / 1000) - 86400; }
@@ -333,15 +658,13 @@ const views = {
 	/* the last day's events, newest first (at most 500) */
 	events: async () => table("events",
 				  list(await api("/api/v1/events?since=" + dayAgo()), "events")
-					.slice(-500).reverse(),
+					.slice(0, 500),
 				  ["time", "severity", "kind", "subnet", "subject", "old", "new"]),
 	tenants: async () => table("tenants", list(await api("/api/v1/tenants"), "tenants"),
 				   ["name", "pkey", "vlan", "membership", "state", "n_hosts", "n_ports",
-				    "n_eth_ports", "updated", "error"]),
-	routing: async () => table("routing", list(await api("/api/v1/routing/runs"), "runs"),
-				   ["id", "time", "subnet", "engine", "routed_by", "note"]),
-	switches: async () => table("switches", list(await api("/api/v1/switches"), "switches"),
-				    null),
+				    "n_eth_ports", "creator", "updated", "error"]),
+	routing: loadRouting,
+	switches: loadSwitches,
 };
 
 async function show() {

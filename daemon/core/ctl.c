@@ -92,9 +92,8 @@ static void client_arm(struct ctl_client *cl, int restart_idle)
 static void client_send(struct ctl_client *cl, json_t *resp)
 {
 	json_int_t id = json_integer_value(json_object_get(resp, "id"));
-	char *buf = NULL;
-	size_t len = 0;
-	int rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
+	struct evbuffer *out = bufferevent_get_output(cl->bev);
+	int rc = resp ? ctl_frame_queue(&cl->ctl->frames, out, resp, PROTO_MAX_RESPONSE) : -ENOMEM;
 
 	json_decref(resp);
 	if (rc == -EMSGSIZE) {
@@ -104,12 +103,10 @@ static void client_send(struct ctl_client *cl, json_t *resp)
 					      "the answer is over the control protocol's limit of "
 					      "%u bytes: ask for less, or read the database itself "
 					      "(loomctl --db)", PROTO_MAX_RESPONSE);
-		rc = resp ? proto_frame_new(resp, PROTO_MAX_RESPONSE, &buf, &len) : -ENOMEM;
+		rc = resp ? ctl_frame_queue(&cl->ctl->frames, out, resp, PROTO_MAX_RESPONSE) :
+		     -ENOMEM;
 		json_decref(resp);
 	}
-	if (rc == 0 && bufferevent_write(cl->bev, buf, len) < 0)
-		rc = -ENOMEM;
-	free(buf);
 	if (rc < 0) {
 		/* The client would wait forever for an answer that cannot be
 		 * sent: hang up instead (from the loop: we may be deep in a
@@ -861,6 +858,7 @@ void ctl_free(struct ctl *ctl)
 		ctl->cmds = c->next;
 		free(c);
 	}
+	ctl_frames_release(&ctl->frames);
 	free(ctl);
 }
 
@@ -932,4 +930,26 @@ int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 		;
 	*tail = c;
 	return 0;
+}
+
+int ctl_set_version(struct ctl *ctl, const char *cmd, ctl_version_fn fn, void *arg)
+{
+	struct ctl_cmd *c = (struct ctl_cmd *)find_cmd(ctl, cmd);
+
+	if (!c)
+		return -ENOENT;
+	if (c->access != CTL_READ)
+		return -EINVAL;   /* only reads are ever kept */
+	c->version = fn;
+	c->version_arg = arg;
+	return 0;
+}
+
+int ctl_version(struct ctl *ctl, const char *name, const struct authz_principal *who,
+		unsigned *version)
+{
+	const struct ctl_cmd *c = find_cmd(ctl, name);
+
+	return c && c->version && authz_allows(who->role, c->access) &&
+	       c->version(c->version_arg, version) == 0;
 }

@@ -70,6 +70,19 @@ void ctl_set_gate(struct ctl *ctl, ctl_gate_fn fn, void *arg);
  * that rewrites a file, AR programmed after a reroute), `what` naming it:
  * 0 may go ahead (also: no gate), -EPERM with the reason in why. */
 int ctl_gate_check(struct ctl *ctl, const char *what, char *why, size_t whylen);
+/* Answers another transport may keep and hand out again (the HTTP API's
+ * cache, daemon/http/api_cache.h): a CTL_READ command whose answer depends
+ * only on its arguments and on data that fn(arg, &v) versions: v changes
+ * whenever the answer may (e.g. dbq_data_version of the database it reads;
+ * fn returns 0, or -errno when it cannot tell: nothing is kept then).
+ * ctl_set_version: 0, -ENOENT (no such command), -EINVAL (not a read).
+ * ctl_version: 1 with *version when `who` may run cmd and its answer may be
+ * kept; 0 otherwise (ctl_call it: a refusal is answered there). */
+typedef int (*ctl_version_fn)(void *arg, unsigned *version);
+int ctl_set_version(struct ctl *ctl, const char *cmd, ctl_version_fn fn, void *arg);
+struct authz_principal;
+int ctl_version(struct ctl *ctl, const char *cmd, const struct authz_principal *who,
+		unsigned *version);
 
 /* Answer a request; both steal `result` and free the request. */
 void ctl_reply_ok(struct ctl_req *req, json_t *result);
@@ -97,7 +110,6 @@ int ctl_arg_bool(struct ctl_req *req, json_t *args, const char *key, int *out);
  * came from another transport than the socket) and principal (authz.h). */
 const char *ctl_req_cmd(const struct ctl_req *req);
 int ctl_req_uid(const struct ctl_req *req);
-struct authz_principal;
 const struct authz_principal *ctl_req_principal(const struct ctl_req *req);
 
 /* Requests from another transport (the HTTP API, daemon/http/api.c): run

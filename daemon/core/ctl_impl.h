@@ -25,6 +25,8 @@ struct ctl_cmd {
 	enum ctl_access access;
 	ctl_handler_fn fn;
 	void *arg;
+	ctl_version_fn version;       /* ctl_set_version: its answers may be kept */
+	void *version_arg;
 	char name[];
 };
 
@@ -60,8 +62,17 @@ struct ctl_req {
 	void *answer_arg;
 };
 
+/* The last large result encoded, shared by the frames that send it
+ * (ctl_frame.c). */
+struct ctl_text;
+struct ctl_frames {
+	json_t *result;               /* a reference: the value it came from */
+	struct ctl_text *text;
+};
+
 struct ctl {
 	struct event_base *base;
+	struct ctl_frames frames;
 	struct evconnlistener *listener;
 	struct event *accept_pause;
 	struct ctl_cmd *cmds;
@@ -79,6 +90,14 @@ struct ctl {
 	char tenant_groups[CTL_LIST_LEN];
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 };
+
+/* Queue resp (borrowed) on out as one frame of at most max bytes; a large
+ * result sent again (the same JSON value) is encoded once and referenced.
+ * 0, -EMSGSIZE (over max: nothing queued), -ENOMEM (the frame may be cut:
+ * close the connection). ctl_frames_release: at ctl_free. */
+struct evbuffer;
+int ctl_frame_queue(struct ctl_frames *f, struct evbuffer *out, json_t *resp, size_t max);
+void ctl_frames_release(struct ctl_frames *f);
 
 /* May uid/gid, whose identity is id, run `cmd` (not a read, not root)? 0
  * with its principal in *who, or -EPERM with the refusal in why, saying

@@ -1,120 +1,325 @@
-/* daemon/core/queries.c: read-only fabric commands on the control socket. */
+/* daemon/core/queries.c: read-only fabric commands on the control socket.
+ *
+ * Each runs its query (lib/db/db_query.h) off the loop, on a work queue
+ * thread with a read-only connection of its own: a list of the whole
+ * fabric takes a few hundred milliseconds at 10k hosts, time the loop owes
+ * to sweeps, counters and other clients. WAL lets those readers run while
+ * the loop's connection writes. The connections are kept for the next
+ * query (one per running job); an in-memory database (tests) has no file
+ * to open twice, and is read on the loop.
+ *
+ * Their answers depend on nothing but their arguments and the database,
+ * so each command gives ctl its version (dbq_data_version): a transport
+ * may hand out a kept answer while the version stays (the HTTP API does).
+ * For the same reason a request that asks what a query under way (or
+ * waiting its turn) asks, at the same data version, joins it: a hundred
+ * clients polling the node list cost one query, not a queue of a hundred
+ * that would go on long after they have gone. */
 #include "autoconf.h"
 #include "daemon/core/queries.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/core/ctl.h"
+#include "daemon/core/work.h"
 #include "lib/db/db_query.h"
+#include "lib/util/log.h"
 #include "lib/util/proto.h"
 
-/* Fetch an optional string argument; -EINVAL (answered) if of another type. */
-static int arg_string(struct ctl_req *req, json_t *args, const char *key, const char **out)
-{
-	json_t *v = json_object_get(args, key);
+#define QUERIES_RUNNING 2       /* queries at once; more wait their turn */
+#define QUERY_ARG_LEN 1024
 
-	*out = NULL;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_string(v)) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be a string", key);
-		return -EINVAL;
+struct query_job;
+
+struct queries {
+	struct query_job *flights;  /* submitted, not yet done */
+	sqlite3 *db;                /* the loop's connection: versions, and reads
+				     * when there is no file */
+	char path[4096];            /* "": read on the loop */
+	struct work_queue *work;
+	sqlite3 *idle[QUERIES_RUNNING];   /* read-only connections not in use */
+};
+
+typedef int (*query_fn)(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
+			size_t errlen);
+
+struct query_waiter {
+	struct query_waiter *next;
+	struct ctl_req *req;
+};
+
+struct query_job {
+	struct queries *q;
+	struct query_job *next;     /* q->flights */
+	struct ctl_req *req;        /* the first to ask */
+	struct query_waiter *waiters;   /* those who joined since */
+	unsigned version;           /* the data version it was asked at */
+	int versioned;              /* 0: joins nothing */
+	query_fn fn;
+	sqlite3 *db;                /* taken from idle[], or opened by run() */
+	char s[QUERY_ARG_LEN];      /* the string argument; has_s: given */
+	int has_s;
+	double since;
+	long limit;
+	json_t *out;
+};
+
+/* ---- the queries -------------------------------------------------------------------- */
+
+static const char *s_arg(const struct query_job *j)
+{
+	return j->has_s ? j->s : NULL;
+}
+
+static int q_nodes(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
+		   size_t errlen)
+{
+	return dbq_nodes(db, s_arg(j), out, err, errlen);
+}
+
+static int q_node(sqlite3 *db, const struct query_job *j, json_t **out, char *err, size_t errlen)
+{
+	return dbq_node(db, j->s, out, err, errlen);
+}
+
+static int q_ports(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
+		   size_t errlen)
+{
+	return dbq_ports(db, s_arg(j), out, err, errlen);
+}
+
+static int q_links(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
+		   size_t errlen)
+{
+	(void)j;
+	return dbq_links(db, out, err, errlen);
+}
+
+static int q_events(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
+		    size_t errlen)
+{
+	return dbq_events(db, j->since, j->limit, out, err, errlen);
+}
+
+static int q_switches(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
+		      size_t errlen)
+{
+	return dbq_switches(db, s_arg(j), out, err, errlen);
+}
+
+/* ---- off the loop --------------------------------------------------------------------- */
+
+static int job_run(void *arg, char *err, size_t errlen)
+{
+	struct query_job *j = arg;
+
+	if (!j->db && !(j->db = dbq_open_readonly(j->q->path, err, errlen)))
+		return -EIO;
+	return j->fn(j->db, j, &j->out, err, errlen);
+}
+
+static void job_done(void *arg, int rc, const char *err)
+{
+	struct query_job *j = arg, **p;
+
+	for (p = &j->q->flights; *p && *p != j; p = &(*p)->next)
+		;
+	if (*p)
+		*p = j->next;
+	for (struct query_waiter *w = j->waiters, *next; w; w = next) {
+		next = w->next;
+		ctl_reply_errno(w->req, rc, rc == 0 ? json_incref(j->out) : NULL,
+				PROTO_ERR_INTERNAL, err);
+		free(w);
 	}
-	*out = json_string_value(v);
-	return 0;
+	j->waiters = NULL;
+	ctl_reply_errno(j->req, rc, rc == 0 ? j->out : NULL, PROTO_ERR_INTERNAL, err);
+	if (rc == 0)
+		j->out = NULL;   /* stolen by the reply */
 }
 
-static void reply(struct ctl_req *req, int rc, json_t *out, const char *err)
+/* The same question at the same data version. */
+static int same_query(const struct query_job *a, const struct query_job *b)
 {
-	ctl_reply_errno(req, rc, out, PROTO_ERR_INTERNAL, err);
+	return a->versioned && b->versioned && a->version == b->version && a->fn == b->fn &&
+	       a->has_s == b->has_s && (!a->has_s || !strcmp(a->s, b->s)) &&
+	       a->since == b->since && a->limit == b->limit;
 }
+
+static void job_free(void *arg)
+{
+	struct query_job *j = arg;
+
+	for (size_t i = 0; j->db && i < QUERIES_RUNNING; i++)
+		if (!j->q->idle[i]) {
+			j->q->idle[i] = j->db;
+			j->db = NULL;
+		}
+	sqlite3_close(j->db);
+	json_decref(j->out);
+	free(j);
+}
+
+static const struct work_ops query_ops = { job_run, job_done, job_free };
+
+/* Run j now on the loop's connection, or on the work queue. Answers. */
+static void query_start(struct queries *q, struct query_job *j)
+{
+	char err[512] = "";
+	int rc;
+
+	j->q = q;
+	j->versioned = dbq_data_version(q->db, &j->version) == 0;
+	for (struct query_job *f = q->flights; f; f = f->next) {
+		struct query_waiter *w;
+
+		if (!same_query(f, j) || !(w = calloc(1, sizeof(*w))))
+			continue;
+		w->req = j->req;
+		w->next = f->waiters;
+		f->waiters = w;
+		free(j);
+		return;
+	}
+	if (!q->path[0]) {
+		rc = j->fn(q->db, j, &j->out, err, sizeof(err));
+		job_done(j, rc, err);
+		job_free(j);
+		return;
+	}
+	for (size_t i = 0; !j->db && i < QUERIES_RUNNING; i++) {
+		j->db = q->idle[i];
+		q->idle[i] = NULL;
+	}
+	j->next = q->flights;
+	q->flights = j;
+	if ((rc = work_submit(q->work, &query_ops, j)) < 0) {
+		q->flights = j->next;
+		log_warn("control: cannot start the query of \"%s\": %s", ctl_req_cmd(j->req),
+			 strerror(-rc));
+		ctl_reply_err(j->req, PROTO_ERR_BUSY, "cannot start the query now: %s",
+			      strerror(-rc));
+		job_free(j);
+	}
+}
+
+static struct query_job *job_new(struct ctl_req *req, query_fn fn)
+{
+	struct query_job *j = calloc(1, sizeof(*j));
+
+	if (!j) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return NULL;
+	}
+	j->req = req;
+	j->fn = fn;
+	return j;
+}
+
+/* A job whose one optional string argument is `key`: NULL when answered. */
+static struct query_job *job_with(struct ctl_req *req, json_t *args, query_fn fn,
+				  const char *key, int required)
+{
+	struct query_job *j = job_new(req, fn);
+	int rc;
+
+	if (!j)
+		return NULL;
+	if ((rc = ctl_arg_string(req, args, key, j->s, sizeof(j->s), required)) < 0) {
+		free(j);
+		return NULL;
+	}
+	j->has_s = rc == 1;
+	return j;
+}
+
+/* ---- the commands ---------------------------------------------------------------------- */
 
 static void cmd_nodes(struct ctl_req *req, json_t *args, void *arg)
 {
-	const char *type;
-	char err[512] = "";
-	json_t *out = NULL;
+	struct query_job *j = job_with(req, args, q_nodes, "type", 0);
 
-	if (arg_string(req, args, "type", &type) < 0)
+	if (!j)
 		return;
-	if (type && strcmp(type, "switch") && strcmp(type, "ca") && strcmp(type, "router") &&
-	    strcmp(type, "host")) {
+	if (j->has_s && strcmp(j->s, "switch") && strcmp(j->s, "ca") && strcmp(j->s, "router") &&
+	    strcmp(j->s, "host")) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ,
-			      "unknown node type \"%s\": use switch, ca, router or host", type);
+			      "unknown node type \"%s\": use switch, ca, router or host", j->s);
+		free(j);
 		return;
 	}
-	int rc = dbq_nodes(arg, type, &out, err, sizeof(err));
-	reply(req, rc, out, err);
+	query_start(arg, j);
 }
 
 static void cmd_node(struct ctl_req *req, json_t *args, void *arg)
 {
-	const char *id;
-	char err[512] = "";
-	json_t *out = NULL;
+	struct query_job *j = job_with(req, args, q_node, "id", 0);
 
-	if (arg_string(req, args, "id", &id) < 0)
+	if (!j)
 		return;
-	if (!id) {
+	if (!j->has_s) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"id\" (a node GUID or description) is required");
+		free(j);
 		return;
 	}
-	int rc = dbq_node(arg, id, &out, err, sizeof(err));
-	reply(req, rc, out, err);
+	query_start(arg, j);
 }
 
 static void cmd_ports(struct ctl_req *req, json_t *args, void *arg)
 {
-	const char *node;
-	char err[512] = "";
-	json_t *out = NULL;
+	struct query_job *j = job_with(req, args, q_ports, "node", 0);
 
-	if (arg_string(req, args, "node", &node) < 0)
-		return;
-	int rc = dbq_ports(arg, node, &out, err, sizeof(err));
-	reply(req, rc, out, err);
+	if (j)
+		query_start(arg, j);
 }
 
 static void cmd_links(struct ctl_req *req, json_t *args, void *arg)
 {
-	char err[512] = "";
-	json_t *out = NULL;
-	int rc = dbq_links(arg, &out, err, sizeof(err));
+	struct query_job *j = job_new(req, q_links);
 
-	reply(req, rc, out, err);
+	(void)args;
+	if (j)
+		query_start(arg, j);
 }
 
 static void cmd_events(struct ctl_req *req, json_t *args, void *arg)
 {
 	json_t *since = json_object_get(args, "since");
 	json_t *limit = json_object_get(args, "limit");
-	char err[512] = "";
-	json_t *out = NULL;
+	struct query_job *j;
 
 	if ((since && !json_is_number(since)) || (limit && !json_is_integer(limit))) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ,
 			      "\"since\" must be unix seconds and \"limit\" an integer");
 		return;
 	}
-	int rc = dbq_events(arg, since ? json_number_value(since) : 0,
-			    limit ? (long)json_integer_value(limit) : 0, &out, err, sizeof(err));
-	reply(req, rc, out, err);
+	if (!(j = job_new(req, q_events)))
+		return;
+	j->since = since ? json_number_value(since) : 0;
+	j->limit = limit ? (long)json_integer_value(limit) : 0;
+	query_start(arg, j);
 }
 
 static void cmd_switches(struct ctl_req *req, json_t *args, void *arg)
 {
-	const char *name;
-	char err[512] = "";
-	json_t *out = NULL;
+	struct query_job *j = job_with(req, args, q_switches, "name", 0);
 
-	if (arg_string(req, args, "name", &name) < 0)
-		return;
-	int rc = dbq_switches(arg, name, &out, err, sizeof(err));
-	reply(req, rc, out, err);
+	if (j)
+		query_start(arg, j);
 }
 
-int queries_register(struct ctl *ctl, sqlite3 *db)
+static int version(void *arg, unsigned *v)
+{
+	struct queries *q = arg;
+
+	return dbq_data_version(q->db, v);
+}
+
+struct queries *queries_new(struct event_base *base, struct ctl *ctl, sqlite3 *db,
+			    char *err, size_t errlen)
 {
 	static const struct {
 		const char *name;
@@ -123,12 +328,39 @@ int queries_register(struct ctl *ctl, sqlite3 *db)
 		{ "nodes", cmd_nodes }, { "node", cmd_node }, { "ports", cmd_ports },
 		{ "links", cmd_links }, { "events", cmd_events }, { "switches", cmd_switches },
 	};
+	struct queries *q = calloc(1, sizeof(*q));
+	const char *path = sqlite3_db_filename(db, "main");
+	int rc = 0;
 
-	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		int rc = ctl_register(ctl, cmds[i].name, CTL_READ, cmds[i].fn, db);
-
-		if (rc < 0)
-			return rc;
+	if (!q) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
 	}
-	return 0;
+	q->db = db;
+	if (path && *path)
+		snprintf(q->path, sizeof(q->path), "%s", path);
+	if (!(q->work = work_queue_new(base, "fabric query", QUERIES_RUNNING, WORK_FIFO, err,
+				       errlen))) {
+		free(q);
+		return NULL;
+	}
+	for (size_t i = 0; rc == 0 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if ((rc = ctl_register(ctl, cmds[i].name, CTL_READ, cmds[i].fn, q)) == 0)
+			rc = ctl_set_version(ctl, cmds[i].name, version, q);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot register the fabric queries: %s", strerror(-rc));
+		queries_free(q);
+		return NULL;
+	}
+	return q;
+}
+
+void queries_free(struct queries *q)
+{
+	if (!q)
+		return;
+	work_queue_free(q->work);   /* running queries answer first */
+	for (size_t i = 0; i < QUERIES_RUNNING; i++)
+		sqlite3_close(q->idle[i]);
+	free(q);
 }

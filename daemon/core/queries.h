@@ -1,15 +1,22 @@
 /* daemon/core/queries.h: the read-only fabric commands of the control socket
- * (nodes, node, ports, links, events), answered from the database through
+ * (nodes, node, ports, links, events, switches), answered from the database through
  * lib/db/db_query.h, exactly as loomctl --db answers them on a stopped daemon. */
 #ifndef LOOMD_QUERIES_H
 #define LOOMD_QUERIES_H
 
+#include <stddef.h>
 #include <sqlite3.h>
 
 struct ctl;
+struct event_base;
+struct queries;
 
-/* Register the commands; `db` is the loop thread's read connection and must
- * outlive the ctl. */
-int queries_register(struct ctl *ctl, sqlite3 *db);
+/* Register the commands; `db` is the loop thread's connection (its file is
+ * opened again, read-only, for the queries, which run off the loop) and
+ * must outlive the queries. NULL with the reason in err. */
+struct queries *queries_new(struct event_base *base, struct ctl *ctl, sqlite3 *db,
+			    char *err, size_t errlen);
+/* Waits for the queries under way, which answer; before ctl_free. */
+void queries_free(struct queries *q);
 
 #endif

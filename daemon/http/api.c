@@ -21,6 +21,7 @@
 #include <strings.h>
 #include <sys/queue.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/http.h>
@@ -29,7 +30,10 @@
 #include "daemon/core/authz.h"
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/work.h"
 #include "daemon/http/api_body.h"
+#include "daemon/http/api_cache.h"
+#include "daemon/http/api_impl.h"
 #include "daemon/http/api_rate.h"
 #include "daemon/http/api_tokens.h"
 #include "daemon/http/http.h"
@@ -41,8 +45,10 @@
 #define API_PREFIX "/api/v1/"
 #define API_MAX_CALLS 4096     /* answers awaited at once: more is 503 */
 #define API_MAX_JOBS 64        /* jobs kept: running, then the newest done */
-#define API_RETRY_AFTER_S "5"
 #define API_SEG_LEN 256
+#define API_RENDER_OFF_LOOP 2000     /* items: a list this long renders off the loop */
+#define API_CACHE_BYTES (96u << 20)   /* renders kept: a 10k-host fabric's
+				       * node and link lists take 11 MB */
 
 #define M_GET EVHTTP_REQ_GET
 #define M_POST EVHTTP_REQ_POST
@@ -126,6 +132,9 @@ struct call {
 	unsigned job;               /* R_JOB: its id */
 	json_int_t limit, offset;   /* R_LIST: the page (limit -1: all) */
 	char *link;                 /* R_LIST: the path and query, without the page */
+	char *key;                  /* kept answers: the command and arguments */
+	unsigned version;           /* ... at this data version */
+	int joined;                 /* waits on another call's flight (no ctl_call) */
 };
 
 struct api {
@@ -137,175 +146,28 @@ struct api {
 	struct job jobs[API_MAX_JOBS];
 	unsigned next_job;
 	struct api_rate rate;       /* what read principals spend on the fabric */
+	struct api_cache *cache;    /* renders of the answers ctl lets us keep */
+	struct work_queue *render;  /* long lists rendered off the loop */
+	unsigned long long nonce;   /* this run's: ETags of an earlier one never match */
 };
-
-/* ---- answers ------------------------------------------------------------------------ */
-
-int api_status(const char *code)
-{
-	static const struct {
-		const char *code;
-		int status;
-	} map[] = {
-		{ PROTO_ERR_BADREQ, 400 }, { PROTO_ERR_VERSION, 400 }, { PROTO_ERR_TOO_LARGE, 400 },
-		{ PROTO_ERR_DENIED, 403 }, { PROTO_ERR_NOTFOUND, 404 }, { PROTO_ERR_UNKNOWN, 404 },
-		{ PROTO_ERR_FAILED, 409 }, { PROTO_ERR_BUSY, 503 }, { PROTO_ERR_INTERNAL, 500 },
-		{ "unauthorized", 401 }, { "method-not-allowed", 405 }, { "rate-limited", 429 },
-		{ PROTO_ERR_NOT_LEADER, 503 }, { PROTO_ERR_NO_QUORUM, 503 },
-	};
-
-	for (size_t i = 0; code && i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strcmp(map[i].code, code))
-			return map[i].status;
-	return 500;
-}
-
-static const char *reason(int status)
-{
-	switch (status) {
-	case 200: return "OK";
-	case 202: return "Accepted";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 409: return "Conflict";
-	case 429: return "Too Many Requests";
-	case 503: return "Service Unavailable";
-	default: return "Internal Server Error";
-	}
-}
-
-struct sink {
-	struct evbuffer *b;
-	size_t len;
-	int over;      /* the answer is over PROTO_MAX_RESPONSE */
-};
-
-static int sink_add(const char *buf, size_t size, void *data)
-{
-	struct sink *s = data;
-
-	if (s->len + size > PROTO_MAX_RESPONSE) {
-		s->over = 1;
-		return -1;
-	}
-	s->len += size;
-	return evbuffer_add(s->b, buf, size);
-}
-
-/* Send v (borrowed) as the JSON body with `status`. An answer over the
- * protocol's limit is replaced by the too-large error, as on the socket. */
-static void send_json(struct evhttp_request *req, int status, const json_t *v)
-{
-	struct sink s = { .b = evbuffer_new() };
-	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-
-	if (!s.b) {
-		evhttp_send_error(req, 500, NULL);
-		return;
-	}
-	if (json_dump_callback(v, sink_add, &s, JSON_COMPACT | JSON_ENCODE_ANY) < 0) {
-		evbuffer_free(s.b);
-		if (s.over) {
-			json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", PROTO_ERR_TOO_LARGE,
-					      "message", "the answer is over the control protocol's "
-					      "limit: ask for less (?limit=, ?node=)");
-
-			log_warn("http: an API answer exceeds %u bytes; sending an error instead",
-				 PROTO_MAX_RESPONSE);
-			if (e)
-				send_json(req, api_status(PROTO_ERR_TOO_LARGE), e);
-			else
-				evhttp_send_error(req, 500, NULL);
-			json_decref(e);
-			return;
-		}
-		evhttp_send_error(req, 500, NULL);
-		return;
-	}
-	evbuffer_add(s.b, "\n", 1);
-	evhttp_add_header(h, "Content-Type", "application/json");
-	evhttp_add_header(h, "Cache-Control", "no-store");
-	if (status == 503)
-		evhttp_add_header(h, "Retry-After", API_RETRY_AFTER_S);
-	evhttp_send_reply(req, status, reason(status), s.b);
-	evbuffer_free(s.b);
-}
-
-static void send_error(struct evhttp_request *req, const char *code, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void send_error(struct evhttp_request *req, const char *code, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-	json_t *e;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (!(e = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg))) {
-		evhttp_send_error(req, 500, NULL);
-		return;
-	}
-	send_json(req, api_status(code), e);
-	json_decref(e);
-}
-
-/* A protocol error answer {"ok":false,"error":{...}} as an HTTP error. */
-static void send_answer_error(struct evhttp_request *req, json_t *answer)
-{
-	json_t *e = json_object_get(answer, "error");
-	json_t *body = json_pack("{s:O}", "error", e ? e : json_null());
-
-	if (!body) {
-		evhttp_send_error(req, 500, NULL);
-		return;
-	}
-	send_json(req, api_status(json_string_value(json_object_get(e, "code"))), body);
-	json_decref(body);
-}
-
-/* A list's page: the array's items [offset, offset + limit), with
- * X-Total-Count and, when more follow, Link: rel="next". */
-static void send_page(struct call *c, json_t *list)
-{
-	struct evkeyvalq *h = evhttp_request_get_output_headers(c->req);
-	size_t total = json_array_size(list), from = (size_t)c->offset, n;
-	json_t *page;
-	char buf[64];
-
-	if (from > total)
-		from = total;
-	n = c->limit < 0 || (size_t)c->limit > total - from ? total - from : (size_t)c->limit;
-	snprintf(buf, sizeof(buf), "%zu", total);
-	evhttp_add_header(h, "X-Total-Count", buf);
-	if (from == 0 && n == total) {
-		send_json(c->req, 200, list);
-		return;
-	}
-	if (!(page = json_array())) {
-		evhttp_send_error(c->req, 500, NULL);
-		return;
-	}
-	for (size_t i = from; i < from + n; i++)
-		json_array_append(page, json_array_get(list, i));
-	if (from + n < total && c->link) {
-		char *next = NULL;
-
-		if (asprintf(&next, "<%s%slimit=%lld&offset=%zu>; rel=\"next\"", c->link,
-			     strchr(c->link, '?') ? "&" : "?", (long long)c->limit, from + n) > 0) {
-			evhttp_add_header(h, "Link", next);
-			free(next);
-		}
-	}
-	send_json(c->req, 200, page);
-	json_decref(page);
-}
 
 /* ---- calls --------------------------------------------------------------------------- */
+
+/* A list answer not kept: its page, cut as a kept one's is. */
+static void send_page(struct call *c, json_t *list)
+{
+	int too_large;
+	struct api_render *r = api_render_new(list, 1, &too_large);
+
+	if (!r) {
+		api_send_error(c->req, too_large ? PROTO_ERR_TOO_LARGE : PROTO_ERR_INTERNAL, "%s",
+			       too_large ? "the answer is over the control protocol's limit" :
+			       "out of memory");
+		return;
+	}
+	api_render_send(c->req, r, c->limit, c->offset, c->link, NULL);
+	api_render_unref(r);
+}
 
 static void call_free(struct call *c)
 {
@@ -319,6 +181,7 @@ static void call_free(struct call *c)
 		c->api->n_calls--;
 	}
 	free(c->link);
+	free(c->key);
 	free(c);
 }
 
@@ -345,21 +208,21 @@ static void on_answer(json_t *answer, void *arg)
 	if (!c->req) {
 		/* orphaned, or a job whose 202 has been sent */
 	} else if (!answer) {
-		send_error(c->req, PROTO_ERR_INTERNAL, "out of memory");
+		api_send_error(c->req, PROTO_ERR_INTERNAL, "out of memory");
 	} else if (c->route->flags & R_CALL) {
 		const char *code = json_string_value(json_object_get(json_object_get(answer, "error"),
 								     "code"));
 
-		send_json(c->req, json_is_true(json_object_get(answer, "ok")) ? 200 :
+		api_send_json(c->req, json_is_true(json_object_get(answer, "ok")) ? 200 :
 			  api_status(code), answer);
 	} else if (!json_is_true(json_object_get(answer, "ok"))) {
-		send_answer_error(c->req, answer);
+		api_send_answer_error(c->req, answer);
 	} else if ((c->route->flags & R_LIST) && json_is_array(json_object_get(answer, "result"))) {
 		send_page(c, json_object_get(answer, "result"));
 	} else {
 		json_t *r = json_object_get(answer, "result");
 
-		send_json(c->req, 200, r ? r : json_null());
+		api_send_json(c->req, 200, r ? r : json_null());
 	}
 	json_decref(answer);
 	call_free(c);
@@ -371,7 +234,7 @@ static struct call *call_new(struct api *a, struct evhttp_request *req,
 	struct call *c;
 
 	if (a->n_calls >= API_MAX_CALLS || !(c = calloc(1, sizeof(*c)))) {
-		send_error(req, PROTO_ERR_BUSY, "too many API requests under way; try again");
+		api_send_error(req, PROTO_ERR_BUSY, "too many API requests under way; try again");
 		return NULL;
 	}
 	c->api = a;
@@ -384,6 +247,176 @@ static struct call *call_new(struct api *a, struct evhttp_request *req,
 	a->calls = c;
 	a->n_calls++;
 	return c;
+}
+
+/* ---- kept answers ------------------------------------------------------------------------ */
+
+static void etag_of(const struct api *a, unsigned version, char *out, size_t len)
+{
+	snprintf(out, len, "\"%llx-%x\"", a->nonce, version);
+}
+
+/* A render for call c, kept or not: answer its request and free it. */
+static void on_render(void *waiter, struct api_render *r, json_t *error)
+{
+	struct call *c = waiter;
+	char etag[64];
+
+	if (c->req && r) {
+		etag_of(c->api, c->version, etag, sizeof(etag));
+		api_render_send(c->req, r, c->limit, c->offset, c->link, etag);
+	} else if (c->req && error) {
+		api_send_answer_error(c->req, error);
+	} else if (c->req) {
+		api_send_error(c->req, PROTO_ERR_INTERNAL, "out of memory");
+	}
+	call_free(c);
+}
+
+/* The flight of key lands: every waiter, the call that asked among them,
+ * is answered and freed (key may be that call's: api_cache_land reads it
+ * before it calls them). No render and no error: the render failed. */
+static void land(struct api *a, const char *cmd, const char *key, unsigned version,
+		 struct api_render *r, int too_large, json_t *error)
+{
+	json_t *e = error;
+
+	if (!r && !e)
+		e = json_pack("{s:b, s:{s:s, s:s}}", "ok", 0, "error", "code",
+			      too_large ? PROTO_ERR_TOO_LARGE : PROTO_ERR_INTERNAL, "message",
+			      too_large ? "the answer is over the control protocol's limit: ask "
+			      "for less" : "out of memory");
+	if (r)
+		log_debug("http: %s rendered at data version %u: %zu items", cmd, version,
+			  api_render_count(r));
+	api_cache_land(a->cache, key, version, r, e);
+	if (e != error)
+		json_decref(e);
+}
+
+/* A long list is rendered off the loop (tens of milliseconds at 10k hosts
+ * that sweeps and other clients would wait). The answer is ours alone, so
+ * the worker may read it; the call that asked stays (a waiter) until the
+ * flight lands, so its key does too. */
+struct render_job {
+	struct api *a;
+	const char *cmd, *key;
+	unsigned version;
+	json_t *answer;
+	int too_large;
+	struct api_render *r;
+};
+
+static int render_run(void *arg, char *err, size_t errlen)
+{
+	struct render_job *j = arg;
+
+	(void)err;
+	(void)errlen;
+	j->r = api_render_new(json_object_get(j->answer, "result"), 1, &j->too_large);
+	return 0;
+}
+
+static void render_done(void *arg, int rc, const char *err)
+{
+	struct render_job *j = arg;
+
+	(void)err;
+	if (rc < 0) {   /* never ran (shutdown) */
+		api_render_unref(j->r);
+		j->r = NULL;
+	}
+	land(j->a, j->cmd, j->key, j->version, j->r, j->too_large, NULL);
+}
+
+static void render_free(void *arg)
+{
+	struct render_job *j = arg;
+
+	api_render_unref(j->r);
+	json_decref(j->answer);
+	free(j);
+}
+
+static const struct work_ops render_ops = { render_run, render_done, render_free };
+
+/* The answer of a flight's first call: rendered once for all its waiters. */
+static void on_answer_kept(json_t *answer, void *arg)
+{
+	struct call *c = arg;
+	struct api *a = c->api;
+	struct api_render *r = NULL;
+	json_t *res = json_object_get(answer, "result");
+	int too_large = 0, list = (c->route->flags & R_LIST) && json_is_array(res);
+
+	if (!a) {             /* api_free: its flight is gone with the cache */
+		json_decref(answer);
+		call_free(c);
+		return;
+	}
+	if (!answer || !json_is_true(json_object_get(answer, "ok"))) {
+		land(a, c->route->cmd, c->key, c->version, NULL, 0, answer);
+		json_decref(answer);
+		return;
+	}
+	if (list && json_array_size(res) >= API_RENDER_OFF_LOOP) {
+		struct render_job *j = calloc(1, sizeof(*j));
+
+		if (j) {
+			*j = (struct render_job){ .a = a, .cmd = c->route->cmd, .key = c->key,
+						  .version = c->version, .answer = answer };
+			if (work_submit(a->render, &render_ops, j) == 0)
+				return;
+			free(j);
+		}
+	}
+	r = api_render_new(res ? res : json_null(), list, &too_large);
+	land(a, c->route->cmd, c->key, c->version, r, too_large, NULL);
+	api_render_unref(r);
+	json_decref(answer);
+}
+
+/* Run a read whose answers ctl lets us keep: the kept render, 304 when
+ * the client has it, a flight under way to join, or a new one. */
+static void run_kept(struct api *a, struct call *c, const char *name, json_t *args,
+		     const struct authz_principal *who, unsigned version)
+{
+	const char *inm = evhttp_find_header(evhttp_request_get_input_headers(c->req),
+					     "If-None-Match");
+	char etag[64], *dump = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+	struct api_render *r;
+	int rc;
+
+	etag_of(a, version, etag, sizeof(etag));
+	if (!dump || asprintf(&c->key, "%s %s", name, dump) < 0) {
+		c->key = NULL;
+		free(dump);
+		api_send_error(c->req, PROTO_ERR_INTERNAL, "out of memory");
+		call_free(c);
+		return;
+	}
+	free(dump);
+	c->version = version;
+	if (inm && (strstr(inm, etag) || !strcmp(inm, "*"))) {
+		evhttp_add_header(evhttp_request_get_output_headers(c->req), "ETag", etag);
+		evhttp_send_reply(c->req, 304, "Not Modified", NULL);
+		call_free(c);
+		return;
+	}
+	if ((r = api_cache_get(a->cache, c->key, version))) {
+		api_render_send(c->req, r, c->limit, c->offset, c->link, etag);
+		api_render_unref(r);
+		call_free(c);
+		return;
+	}
+	if ((rc = api_cache_wait(a->cache, c->key, version, c, on_render)) < 0) {
+		api_send_error(c->req, PROTO_ERR_INTERNAL, "out of memory");
+		call_free(c);
+		return;
+	}
+	c->joined = rc == 1;
+	if (!c->joined)
+		ctl_call(a->ctl, name, args, who, on_answer_kept, c);
 }
 
 /* ---- jobs ------------------------------------------------------------------------------ */
@@ -444,15 +477,15 @@ static void get_job(struct api *a, struct evhttp_request *req, const char *seg,
 	json_t *o;
 
 	if (!j || (who->role != AUTHZ_ADMIN && strcmp(j->who.how, who->how))) {
-		send_error(req, PROTO_ERR_NOTFOUND, "no job %s (jobs are kept until %d newer ones "
+		api_send_error(req, PROTO_ERR_NOTFOUND, "no job %s (jobs are kept until %d newer ones "
 			   "are done)", seg, API_MAX_JOBS);
 		return;
 	}
 	if (!(o = job_json(j))) {
-		send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+		api_send_error(req, PROTO_ERR_INTERNAL, "out of memory");
 		return;
 	}
-	send_json(req, 200, o);
+	api_send_json(req, 200, o);
 	json_decref(o);
 }
 
@@ -479,14 +512,14 @@ static int authenticate(struct api *a, struct evhttp_request *req, struct authz_
 			return 1;
 		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
 				  "Bearer realm=\"loom\", error=\"invalid_token\"");
-		send_error(req, "unauthorized", "unknown or revoked token");
+		api_send_error(req, "unauthorized", "unknown or revoked token");
 		return 0;
 	}
 	if (!auth && cert_cn && api_tokens_by_cert(a->tokens, cert_cn, who))
 		return 1;
 	evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
 			  "Bearer realm=\"loom\"");
-	send_error(req, "unauthorized", auth ? "the Authorization header must be \"Bearer "
+	api_send_error(req, "unauthorized", auth ? "the Authorization header must be \"Bearer "
 		   "TOKEN\"" : "a token is required (Authorization: Bearer TOKEN)");
 	return 0;
 }
@@ -559,7 +592,7 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 
 	TAILQ_INIT(&kv);
 	if (q && evhttp_parse_query_str(q, &kv) < 0) {
-		send_error(req, PROTO_ERR_BADREQ, "the query string is malformed");
+		api_send_error(req, PROTO_ERR_BADREQ, "the query string is malformed");
 		if (link)
 			evbuffer_free(link);
 		return -EINVAL;
@@ -572,14 +605,14 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 		json_t *v = NULL;
 
 		if (json_object_get(args, e->key)) {
-			send_error(req, PROTO_ERR_BADREQ, "query parameter \"%.64s\" is given twice",
+			api_send_error(req, PROTO_ERR_BADREQ, "query parameter \"%.64s\" is given twice",
 				   e->key);
 			rc = -EINVAL;
 			break;
 		}
 		if ((r->flags & R_LIST) && (!strcmp(e->key, "limit") || !strcmp(e->key, "offset"))) {
 			if (parse_int(e->value, &n) < 0 || n > 1000000000) {
-				send_error(req, PROTO_ERR_BADREQ, "query parameter \"%s\" must be an "
+				api_send_error(req, PROTO_ERR_BADREQ, "query parameter \"%s\" must be an "
 					   "integer from 0 to 1000000000", e->key);
 				rc = -EINVAL;
 				break;
@@ -608,7 +641,7 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 			    !strcmp(e->value, "false") ? json_false() : NULL;
 			break;
 		default:
-			send_error(req, PROTO_ERR_BADREQ, "unknown query parameter \"%.64s\"%s%s%s",
+			api_send_error(req, PROTO_ERR_BADREQ, "unknown query parameter \"%.64s\"%s%s%s",
 				   e->key, r->params || (r->flags & R_LIST) ? " (takes: " : "",
 				   r->params ? r->params : "",
 				   (r->flags & R_LIST) ? (r->params ? " limit:i offset:i)" :
@@ -618,7 +651,7 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 			goto out;
 		}
 		if (!v) {
-			send_error(req, PROTO_ERR_BADREQ, "query parameter \"%.64s\" must be %s",
+			api_send_error(req, PROTO_ERR_BADREQ, "query parameter \"%.64s\" must be %s",
 				   e->key, t == 'i' ? "an integer >= 0" : t == 'n' ? "a number" :
 				   t == 'b' ? "true or false" : "a string");
 			rc = -EINVAL;
@@ -670,6 +703,7 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 	json_t *args = NULL;
 	struct call *c;
 	struct job *j = NULL;
+	unsigned version;
 
 	if (r->flags & R_JOBS) {
 		get_job(a, req, seg, who);
@@ -686,7 +720,7 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 
 		free(body);
 		if (rc < 0) {
-			send_error(req, rc == -ENOMEM ? PROTO_ERR_INTERNAL : PROTO_ERR_BADREQ, "%s",
+			api_send_error(req, rc == -ENOMEM ? PROTO_ERR_INTERNAL : PROTO_ERR_BADREQ, "%s",
 				   rc == -ENOMEM ? "out of memory" : err);
 			goto fail;
 		}
@@ -698,14 +732,14 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 		args = json_object();
 	}
 	if (!args) {
-		send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+		api_send_error(req, PROTO_ERR_INTERNAL, "out of memory");
 		goto fail;
 	}
 	if (r->seg_arg) {
 		json_t *given = json_object_get(args, r->seg_arg);
 
 		if (given && (!json_is_string(given) || strcmp(json_string_value(given), seg))) {
-			send_error(req, PROTO_ERR_BADREQ, "field \"%s\" of the body is not the "
+			api_send_error(req, PROTO_ERR_BADREQ, "field \"%s\" of the body is not the "
 				   "path's \"%s\"", r->seg_arg, seg);
 			goto fail;
 		}
@@ -721,7 +755,7 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 
 			snprintf(after, sizeof(after), "%d", wait);
 			evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", after);
-			send_error(req, "rate-limited", "%s sends MADs or switch requests: role read "
+			api_send_error(req, "rate-limited", "%s sends MADs or switch requests: role read "
 				   "may run such a command once every %d s; try again in %d s", name,
 				   API_RATE_INTERVAL_S, wait);
 			goto fail;
@@ -729,7 +763,7 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 	}
 	if (r->flags & R_JOB) {
 		if (!(j = job_new(a, name, who))) {
-			send_error(req, PROTO_ERR_BUSY, "%d jobs are running: try again later",
+			api_send_error(req, PROTO_ERR_BUSY, "%d jobs are running: try again later",
 				   API_MAX_JOBS);
 			goto fail;
 		}
@@ -747,24 +781,27 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 		json_decref(args);
 		snprintf(loc, sizeof(loc), API_PREFIX "jobs/%u", j->id);
 		if (!o) {
-			send_error(r202, PROTO_ERR_INTERNAL, "out of memory");
+			api_send_error(r202, PROTO_ERR_INTERNAL, "out of memory");
 			return;
 		}
 		json_decref(o);
 		if (j->done && !json_is_true(json_object_get(j->answer, "ok"))) {
 			/* Refused within ctl_call (role, busy): an error, no job. */
-			send_answer_error(r202, j->answer);
+			api_send_answer_error(r202, j->answer);
 			json_decref(j->answer);
 			memset(j, 0, sizeof(*j));
 			return;
 		}
 		o = job_json(j);
 		evhttp_add_header(evhttp_request_get_output_headers(r202), "Location", loc);
-		send_json(r202, 202, o ? o : json_null());
+		api_send_json(r202, 202, o ? o : json_null());
 		json_decref(o);
 		return;
 	}
-	ctl_call(a->ctl, name, args, who, on_answer, c);
+	if (r->method == M_GET && !(r->flags & R_JOB) && ctl_version(a->ctl, name, who, &version))
+		run_kept(a, c, name, args, who, version);
+	else
+		ctl_call(a->ctl, name, args, who, on_answer, c);
 	json_decref(args);
 	return;
 fail:
@@ -784,7 +821,7 @@ static void on_api(struct evhttp_request *req, void *arg)
 	int path_known = 0;
 
 	if (!path || strncmp(path, API_PREFIX, strlen(API_PREFIX))) {
-		send_error(req, PROTO_ERR_NOTFOUND, "not found");
+		api_send_error(req, PROTO_ERR_NOTFOUND, "not found");
 		return;
 	}
 	if (!authenticate(a, req, &who))
@@ -799,11 +836,11 @@ static void on_api(struct evhttp_request *req, void *arg)
 		if (r->method != method && !(r->method == M_GET && method == EVHTTP_REQ_HEAD))
 			continue;
 		if (strchr(r->path, '{') && !(dec = evhttp_uridecode(seg, 0, NULL))) {
-			send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+			api_send_error(req, PROTO_ERR_INTERNAL, "out of memory");
 			return;
 		}
 		if (dec && (strlen(dec) >= sizeof(seg) || strchr(dec, '/'))) {
-			send_error(req, PROTO_ERR_BADREQ, "bad path segment \"%.64s\"", seg);
+			api_send_error(req, PROTO_ERR_BADREQ, "bad path segment \"%.64s\"", seg);
 			free(dec);
 			return;
 		}
@@ -824,11 +861,11 @@ static void on_api(struct evhttp_request *req, void *arg)
 					 api_routes[i].method == M_POST ? "POST" :
 					 api_routes[i].method == M_PUT ? "PUT" : "DELETE");
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Allow", allow);
-		send_error(req, "method-not-allowed", "method not allowed on %s (allowed: %s)", path,
+		api_send_error(req, "method-not-allowed", "method not allowed on %s (allowed: %s)", path,
 			   allow);
 		return;
 	}
-	send_error(req, PROTO_ERR_NOTFOUND, "no resource %s (docs/api.md)", path);
+	api_send_error(req, PROTO_ERR_NOTFOUND, "no resource %s (docs/api.md)", path);
 }
 
 /* ---- life cycle ------------------------------------------------------------------------ */
@@ -848,8 +885,8 @@ static int load_tokens(struct api *a, const struct loom_config *conf, char *err,
 	return 0;
 }
 
-struct api *api_new(struct http_mod *m, struct ctl *ctl, const struct loom_config *conf,
-		    char *err, size_t errlen)
+struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl,
+		    const struct loom_config *conf, char *err, size_t errlen)
 {
 	struct api *a = calloc(1, sizeof(*a));
 
@@ -858,7 +895,18 @@ struct api *api_new(struct http_mod *m, struct ctl *ctl, const struct loom_confi
 		return NULL;
 	}
 	a->ctl = ctl;
+	a->nonce = ((unsigned long long)time(NULL) << 20) ^ (unsigned long long)getpid();
+	if (!(a->cache = api_cache_new(API_CACHE_BYTES)) ||
+	    !(a->render = work_queue_new(base, "API render", 1, WORK_FIFO, err, errlen))) {
+		if (!a->cache)
+			snprintf(err, errlen, "out of memory");
+		api_cache_free(a->cache);
+		free(a);
+		return NULL;
+	}
 	if (load_tokens(a, conf, err, errlen) < 0) {
+		work_queue_free(a->render);
+		api_cache_free(a->cache);
 		free(a);
 		return NULL;
 	}
@@ -888,6 +936,8 @@ void api_free(struct api *a)
 {
 	if (!a)
 		return;
+	/* Renders under way land first, to the clients still there. */
+	work_queue_free(a->render);
 	/* Their answers come later (ctl_free answers what is left) and go
 	 * nowhere: the requests die with the connections. */
 	for (struct call *c = a->calls, *next; c; c = next) {
@@ -895,7 +945,10 @@ void api_free(struct api *a)
 		c->api = NULL;
 		c->req = NULL;
 		c->prev = c->next = NULL;
+		if (c->joined)   /* no answer of its own will come */
+			call_free(c);
 	}
+	api_cache_free(a->cache);
 	for (size_t i = 0; i < API_MAX_JOBS; i++)
 		json_decref(a->jobs[i].answer);
 	api_tokens_free(a->tokens);

@@ -96,11 +96,27 @@ struct http_mod {
 	size_t n_fresh;
 	struct route *routes;
 	size_t n_routes;
-	struct http_metrics *metrics;
-	struct http_web *web;
 };
 
 /* ---- answers ------------------------------------------------------------------ */
+
+void http_send(struct evhttp_request *req, int code, const char *reason, struct evbuffer *body)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+	char length[24];
+
+	if (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD) {
+		evhttp_send_reply(req, code, reason, body);
+		return;
+	}
+	if (body && code != 304 && !evhttp_find_header(h, "Content-Length")) {
+		snprintf(length, sizeof(length), "%zu", evbuffer_get_length(body));
+		evhttp_add_header(h, "Content-Length", length);
+	}
+	if (body)
+		evbuffer_drain(body, evbuffer_get_length(body));
+	evhttp_send_reply(req, code, reason, NULL);
+}
 
 void http_reply_text(struct evhttp_request *req, int code, const char *reason,
 		     const char *fmt, ...)
@@ -118,7 +134,7 @@ void http_reply_text(struct evhttp_request *req, int code, const char *reason,
 	evbuffer_add(b, "\n", 1);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 			  "text/plain; charset=utf-8");
-	evhttp_send_reply(req, code, reason, b);
+	http_send(req, code, reason, b);
 	evbuffer_free(b);
 }
 
@@ -500,8 +516,6 @@ int http_reconfigure(struct http_mod *m, const struct loom_config *conf)
 	int rc = 0;
 
 	apply_limits(m, conf);
-	http_metrics_reconfigure(m->metrics, conf);
-	http_web_reconfigure(m->web, conf);
 	if (set_tls(m, conf, err, sizeof(err)) < 0) {
 		log_err("reload: %s; the TLS certificate in force stays", err);
 		rc = -1;
@@ -545,11 +559,8 @@ struct http_mod *http_new(struct event_base *base, const struct loom_config *con
 	apply_limits(m, conf);
 	if (set_tls(m, conf, err, errlen) < 0)
 		goto fail;
-	if (http_route(m, "/healthz", HTTP_M_GET | HTTP_M_HEAD, on_healthz, m) < 0 ||
-	    !(m->metrics = http_metrics_new(m, base, conf, err, errlen)) ||
-	    !(m->web = http_web_new(m, conf, err, errlen))) {
-		if (!err[0])
-			snprintf(err, errlen, "out of memory");
+	if (http_route(m, "/healthz", HTTP_M_GET | HTTP_M_HEAD, on_healthz, m) < 0) {
+		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	if (rebind(m, conf, err, errlen) < 0)
@@ -564,14 +575,11 @@ void http_free(struct http_mod *m)
 {
 	if (!m)
 		return;
-	/* The render first: its done() answers requests of live connections. */
-	http_metrics_free(m->metrics);
 	m->closing = 1;   /* evhttp_free frees the listeners, then the connections */
 	if (m->http)
 		evhttp_free(m->http);
 	if (m->fixup)
 		event_free(m->fixup);
-	http_web_free(m->web);
 	http_tls_ctx_free(m->tls);
 	free(m->routes);
 	free(m);

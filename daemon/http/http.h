@@ -55,6 +55,12 @@ int http_reconfigure(struct http_mod *m, const struct loom_config *conf);
  * "/api/v1/" for everything under it. 0, -EEXIST, -ENOMEM. */
 int http_route(struct http_mod *m, const char *path, unsigned methods, http_handler_fn fn,
 	       void *arg);
+/* Send an answer with `body` (NULL: none; emptied, still the caller's to
+ * free). To a HEAD request it sends the headers GET would get, with the
+ * body's Content-Length, and no body: evhttp 2.1 would send the body after
+ * them. Every handler answers through it. */
+struct evbuffer;
+void http_send(struct evhttp_request *req, int code, const char *reason, struct evbuffer *body);
 /* A plain text answer ("TEXT\n"), for handlers. */
 void http_reply_text(struct evhttp_request *req, int code, const char *reason,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -12,7 +12,6 @@ struct evhttp_request;
 struct ssl_ctx_st;
 struct loom_config;
 struct http_mod;
-struct http_metrics;
 
 /* An http.listen address, read the same way by the config's check and by
  * the listener. */
@@ -45,23 +44,5 @@ int http_tls_error(struct evhttp_connection *evcon, char *out, size_t len);
  * when it does not fit in len. For the API's authentication: it maps the
  * name to a role. */
 int http_tls_peer_name(struct evhttp_request *req, char *out, size_t len);
-
-/* /metrics (metrics_http.c): its route is added by http_metrics_new. */
-struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *base,
-				      const struct loom_config *conf, char *err, size_t errlen);
-void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *conf);
-/* Waits for the render under way and answers its clients. */
-void http_metrics_free(struct http_metrics *x);
-
-/* The web view's static files (web_http.c): "/" and "/web/" from
- * http.web_root. */
-struct http_web;
-struct http_web *http_web_new(struct http_mod *m, const struct loom_config *conf, char *err,
-			      size_t errlen);
-void http_web_reconfigure(struct http_web *w, const struct loom_config *conf);
-void http_web_free(struct http_web *w);
-/* Is rel (a path under the root, without its leading '/') one the web view
- * serves: segments of [A-Za-z0-9._-], none empty or starting with '.'. */
-int http_web_path_ok(const char *rel);
 
 #endif

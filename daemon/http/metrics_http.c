@@ -27,6 +27,7 @@
 #include "daemon/core/work.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
+#include "daemon/http/metrics_http.h"
 #include "lib/db/metrics_db.h"
 #include "lib/util/log.h"
 
@@ -134,7 +135,7 @@ static void render_done(void *job, int rc, const char *err)
 		}
 		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
 				  "text/plain; version=0.0.4; charset=utf-8");
-		evhttp_send_reply(req, HTTP_OK, "OK", out);
+		http_send(req, HTTP_OK, "OK", out);
 		evbuffer_free(out);   /* the reference moved to the answer */
 	}
 	j->n_waiters = 0;

@@ -32,6 +32,7 @@
 #include "daemon/core/config.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
+#include "daemon/http/web_http.h"
 #include "lib/util/log.h"
 
 #define WEB_MAX_PATH 128
@@ -63,7 +64,9 @@ static const char *type_of(const char *name)
 	return "application/octet-stream";
 }
 
-int http_web_path_ok(const char *rel)
+/* Is rel (a path under the root, without its leading '/') one the web view
+ * serves: segments of [A-Za-z0-9._-], none empty or starting with '.'. */
+static int path_ok(const char *rel)
 {
 	size_t n = strlen(rel);
 	int seg_start = 1;
@@ -98,13 +101,13 @@ static void serve(struct http_web *w, struct evhttp_request *req, const char *pa
 		  const char *rel)
 {
 	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-	char file[PATH_MAX + WEB_MAX_PATH + 2], etag[64], length[24];
+	char file[PATH_MAX + WEB_MAX_PATH + 2], etag[64];
 	const char *inm;
 	struct evbuffer *b;
 	struct stat st;
 	int fd;
 
-	if (!w->root[0] || !http_web_path_ok(rel)) {
+	if (!w->root[0] || !path_ok(rel)) {
 		not_found(req, path);
 		return;
 	}
@@ -135,9 +138,6 @@ static void serve(struct http_web *w, struct evhttp_request *req, const char *pa
 		return;
 	}
 	evhttp_add_header(h, "Content-Type", type_of(rel));
-	/* evhttp 2.1 leaves it out of a HEAD answer (no body): said here. */
-	snprintf(length, sizeof(length), "%lld", (long long)st.st_size);
-	evhttp_add_header(h, "Content-Length", length);
 	if (!(b = evbuffer_new())) {
 		close(fd);
 		evhttp_send_error(req, HTTP_INTERNAL, NULL);
@@ -151,7 +151,7 @@ static void serve(struct http_web *w, struct evhttp_request *req, const char *pa
 	}
 	if (st.st_size == 0)
 		close(fd);
-	evhttp_send_reply(req, HTTP_OK, "OK", b);
+	http_send(req, HTTP_OK, "OK", b);   /* HEAD: the length, no body */
 	evbuffer_free(b);
 }
 

@@ -92,7 +92,7 @@ static json_t *time_json(double t)
 	"(SELECT count(*) FROM (SELECT host FROM tenant_ports WHERE tenant = name UNION " \
 	"SELECT host FROM tenant_eth_ports WHERE tenant = name)), " \
 	"(SELECT count(*) FROM tenant_ports WHERE tenant = name), vlan, " \
-	"(SELECT count(*) FROM tenant_eth_ports WHERE tenant = name), class "
+	"(SELECT count(*) FROM tenant_eth_ports WHERE tenant = name), class, creator "
 
 /* "pkey" and "vlan" only when the tenant has one. */
 static json_t *tenant_json(sqlite3_stmt *s)
@@ -113,6 +113,8 @@ static json_t *tenant_json(sqlite3_stmt *s)
 		json_object_set_new(t, "vlan", json_integer(sqlite3_column_int(s, 10)));
 	if (t && *col(s, 12))
 		json_object_set_new(t, "class", json_string(col(s, 12)));
+	if (t && *col(s, 13))
+		json_object_set_new(t, "creator", json_string(col(s, 13)));
 	return t;
 }
 
@@ -253,8 +255,8 @@ int store_tenant_put(struct store *st, double now, const struct store_tenant *t,
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return fail(db, "begin");
 	if (sqlite3_prepare_v2(db, "INSERT INTO tenants (name, pkey, vlan, membership, state, "
-			       "created, updated, created_by, class) VALUES (?1, ?2, ?6, ?3, "
-			       "'applying', ?4, ?4, ?5, ?7) ON CONFLICT (name) DO UPDATE SET "
+			       "created, updated, created_by, class, creator) VALUES (?1, ?2, ?6, "
+			       "?3, 'applying', ?4, ?4, ?5, ?7, ?8) ON CONFLICT (name) DO UPDATE SET "
 			       "pkey = ?2, vlan = ?6, membership = ?3, state = 'applying', "
 			       "error = '', updated = ?4, class = ?7", -1, &s, NULL) != SQLITE_OK) {
 		rc = fail(db, "write a tenant");
@@ -269,6 +271,7 @@ int store_tenant_put(struct store *st, double now, const struct store_tenant *t,
 	if (t->vlan)
 		sqlite3_bind_int(s, 6, (int)t->vlan);
 	sqlite3_bind_text(s, 7, t->class_name ? t->class_name : "", -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 8, who, -1, SQLITE_STATIC);
 	if ((rc = step_done(db, s, "write a tenant")) < 0 ||
 	    /* The same IB port twice (two names for one host) is one row; a
 	     * switch port of another tenant is an error (an access port has

@@ -1,10 +1,13 @@
-/* daemon/tenants/store_tenants.h: tenants in the store (schemas 006, 007) and what the
- * tenant module needs of the rest of it: the hosts' HCA and switch ports and OpenSM's
- * pid. JSON shapes:
+/* daemon/tenants/store_tenants.h: tenants in the store (schemas 006, 007, 009,
+ * 014) and what the tenant module needs of the rest of it: the hosts' HCA and
+ * switch ports and OpenSM's pid. JSON shapes:
  * tenant: {"name", "pkey": N (IB ports only), "vlan": N (Ethernet ports only),
  *          "class": ib_qos traffic class (only when it has one),
  *          "membership": "full"|"limited", "state", "error", "created",
- *          "updated" (ISO 8601), "created_by": uid, "hosts": ["node001", ...],
+ *          "updated" (ISO 8601), "created_by": uid (-1: not a unix peer),
+ *          "creator": who created it as the audit log names it ("uid 0",
+ *          "token slurm"; absent for tenants older than schema 014 not
+ *          created by a uid), "hosts": ["node001", ...],
  *          "ports": [{"host", "guid"}, ...] (HCA ports),
  *          "eth_ports": [{"host", "switch", "port"}, ...] (switch ports)} */
 #ifndef LOOMD_STORE_TENANTS_H
@@ -43,7 +46,8 @@ struct store_tenant {
 /* Create or replace the tenant with its ports, state "applying", and an
  * audit event of `kind` (tenant_created, tenant_changed) saying who (`who`:
  * "uid 0", "token slurm", tenants_req_who()) did what (`what`); uid is
- * created_by (-1: not a unix peer). One transaction. */
+ * created_by (-1: not a unix peer) and `who` its creator, both kept from the
+ * tenant's creation when it is replaced. One transaction. */
 int store_tenant_put(struct store *st, double now, const struct store_tenant *t, int uid,
 		     const char *who, const char *kind, const char *what);
 int store_tenant_delete(struct store *st, double now, const char *name, const char *who);

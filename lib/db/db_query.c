@@ -51,6 +51,26 @@ sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen)
 	return db;
 }
 
+int dbq_data_version(sqlite3 *db, unsigned *out)
+{
+	sqlite3_stmt *s = NULL;
+	unsigned v = 0;
+
+	/* The pager sees other connections' commits when a read begins: a
+	 * statement first, then its counter (which, unlike the pragma's
+	 * value, also moves on this connection's own commits). */
+	if (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_finalize(s);
+		return -EIO;
+	}
+	sqlite3_finalize(s);
+	if (sqlite3_file_control(db, "main", SQLITE_FCNTL_DATA_VERSION, &v) != SQLITE_OK)
+		return -EIO;
+	*out = v;
+	return 0;
+}
+
 /* ---- row -> JSON ------------------------------------------------------------- */
 
 static json_t *hex(unsigned long v, int digits)

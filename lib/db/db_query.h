@@ -40,6 +40,13 @@
 /* Open an existing database read-only (no migration). NULL + err on failure. */
 sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen);
 
+/* The main database's data version: a number that changes whenever any
+ * connection, this one included, commits a change to it (SQLite's
+ * SQLITE_FCNTL_DATA_VERSION). What the queries below answer can only
+ * differ between two equal values if nothing was written in between.
+ * 0, or -EIO when SQLite cannot tell (an in-memory database). */
+int dbq_data_version(sqlite3 *db, unsigned *out);
+
 /* type: NULL for all, else "switch", "ca", "router" or "host" (Ethernet). */
 int dbq_nodes(sqlite3 *db, const char *type, json_t **out, char *err, size_t errlen);
 /* One node by node GUID or exact node description (else an Ethernet node by

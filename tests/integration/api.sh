@@ -11,6 +11,8 @@
 #     wrong types, unknown fields, naming the field), 403 (role too low),
 #     405 with Allow, 413 for a body over http.max_body_bytes; loomd stays
 #     up and answers after all of them;
+#  3b. HEAD on a GET resource answers GET's status and headers without the
+#     body; PUT on a path without PUT is 405 with Allow naming its methods;
 #  4. discover: 202 with a job to poll until it has succeeded.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -141,6 +143,64 @@ kill -0 "$LOOMD_PID" || loom_fail "loomd died"
 [ "$(get status)" = 200 ] || loom_fail "loomd does not answer after the bad requests"
 loom_ok "404, 400 naming the field or parameter, 403, 405 with Allow, 413 for a huge body; loomd fine"
 
+# ---- 3b. HEAD and PUT ------------------------------------------------------------------
+# HEAD on a GET resource: GET's status and headers (Date and Connection
+# aside), no body; on a path that has no PUT, PUT is 405 with Allow naming
+# the methods it has.
+# headers FILE: the header lines, sorted, without the status line
+headers() { tr -d '\r' <"$1" | sed -n '2,$p' | grep -Evi '^(Date|Connection):' | grep -v '^$' | sort; }
+# head_raw PATH: HEAD on a socket of its own (curl would not read a body
+# sent after all): the status; headers to head.hdr, any byte after them to
+# head.out (the server closes the connection: Connection: close)
+head_raw() {
+	python3 - "$port" "$1" "$SEC_READ" "$work/head.hdr" "$work/head.out" <<'EOF'
+import socket, sys
+port, path, token, hdr, out = sys.argv[1:6]
+s = socket.create_connection(("127.0.0.1", int(port)), timeout=30)
+s.sendall(("HEAD %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+           "Connection: close\r\n\r\n" % (path, token)).encode())
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+head, _, rest = data.partition(b"\r\n\r\n")
+open(hdr, "wb").write(head + b"\r\n")
+open(out, "wb").write(rest)
+print(head.split(b" ")[1].decode())
+EOF
+}
+n=0
+for path in nodes "nodes?type=switch&limit=1" "nodes/$node" "nodes/no-such-node" links \
+	"ports?limit=2&offset=1" tenants routing/runs "nodes?color=red"; do
+	cg=$(get "$path")
+	ch=$(head_raw "/api/v1/$path")
+	[ "$ch" = "$cg" ] || loom_fail "HEAD $path: HTTP $ch, GET $cg"
+	[ ! -s "$work/head.out" ] || loom_fail "HEAD $path answered a body: $(head -c 200 "$work/head.out")"
+	headers "$work/get.hdr" >"$work/get.h"
+	headers "$work/head.hdr" >"$work/head.h"
+	cmp -s "$work/get.h" "$work/head.h" ||
+		loom_fail "HEAD $path: headers differ from GET's: $(diff "$work/get.h" "$work/head.h" | tr '\n' ' ')"
+	n=$((n + 1))
+done
+# put PATH ALLOW: 405 with exactly that Allow
+put() {
+	err 405 '"code":"method-not-allowed"' -H "Authorization: Bearer $SEC_ADMIN" -X PUT \
+		-H 'Content-Type: application/json' -d '{}' "$url/$1"
+	_a=$(tr -d '\r' <"$work/err.hdr" | sed -n 's/^Allow: //ip')
+	[ "$_a" = "$2" ] || loom_fail "PUT $1: Allow \"$_a\", want \"$2\""
+}
+put nodes "GET, HEAD"
+put "nodes/$node" "GET, HEAD"
+put tenants "GET, HEAD, POST"
+put tenants/job1 "GET, HEAD, DELETE"
+put tenants/job1/hosts "POST, DELETE"
+put discover "POST"
+put call "POST"
+err 404 '"code":"not-found"' -H "$R" -X PUT -d '{}' "$url/no/such/resource"
+loom_ok "HEAD on $n GET resources (pages, 404 and 400 too): GET's status and headers, no body; PUT: 405 with Allow"
+
 # ---- 4. discover: 202 and a job ------------------------------------------------------
 c=$(curl -s -D "$work/d.hdr" -o "$work/d.out" -w '%{http_code}' -X POST \
 	-H "Authorization: Bearer $SEC_ADMIN" "$url/discover" || :)
@@ -154,3 +214,37 @@ python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["result"][
 	loom_fail "job $job has no sweep result: $(cat "$work/get.out")"
 [ "$(get "$job" "$SEC_READ")" = 404 ] || loom_fail "another principal sees the admin's job"
 loom_ok "POST discover: 202, Location $job, polled until succeeded with the sweep's result"
+
+# ---- 5. kept answers: one render per data version, ETags, a change shows -------------
+# hdr NAME: a header of the last get
+hdr() { sed -n "s/^$1: *//ip" "$work/get.hdr" | tr -d '\r' | head -n 1; }
+[ "$(get links)" = 200 ] || loom_fail "GET links"
+etag=$(hdr ETag)
+[ -n "$etag" ] || loom_fail "GET links has no ETag: $(cat "$work/get.hdr")"
+cp "$work/get.out" "$work/links.1"
+c=$(curl -s -o "$work/304.out" -w '%{http_code}' -H "Authorization: Bearer $SEC_READ" \
+	-H "If-None-Match: $etag" "$url/links" || :)
+[ "$c" = 304 ] && [ ! -s "$work/304.out" ] || loom_fail "If-None-Match $etag: HTTP $c, $(wc -c <"$work/304.out") bytes"
+# many clients at once after a change: every one gets the same answer, made once
+loom_ctl discover --wait >/dev/null || loom_fail "discover"
+before=$(grep -c 'http: links rendered at data version' "$work/loomd.log" || :)
+seq 40 | xargs -P 40 -I{} curl -s -o "$work/many.{}" -H "Authorization: Bearer $SEC_READ" \
+	"$url/links"
+for i in $(seq 40); do
+	same "$work/many.$i" "$work/links.1" || loom_fail "client $i of 40 got another link list"
+done
+after=$(grep -c 'http: links rendered at data version' "$work/loomd.log" || :)
+[ $((after - before)) -eq 1 ] ||
+	loom_fail "40 clients at one data version: $((after - before)) renders of the link list, not 1"
+# a cable pulled: the next sweep moves the version, the list and its ETag change
+loom_ibsim_cmd 'Unlink "Switch-1"[3]'
+loom_ctl discover --wait >/dev/null || loom_fail "discover after the unlink"
+[ "$(get links)" = 200 ] || loom_fail "GET links after the unlink"
+[ "$(hdr ETag)" != "$etag" ] || loom_fail "the ETag did not change with the fabric"
+loom_ctl --json links >"$work/links.ctl"
+same "$work/get.out" "$work/links.ctl" || loom_fail "GET links after the unlink is not loomctl's"
+! same "$work/get.out" "$work/links.1" || loom_fail "GET links still shows the pulled cable"
+c=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $SEC_READ" \
+	-H "If-None-Match: $etag" "$url/links" || :)
+[ "$c" = 200 ] || loom_fail "the old ETag still gives $c"
+loom_ok "kept answers: ETag and 304, 40 clients served by one render, a pulled cable changes both"

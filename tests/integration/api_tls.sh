@@ -15,28 +15,7 @@ done
 loom_work
 
 pki=$work/pki
-mkdir -p "$pki"
-cat >"$pki/ext.cnf" <<EOF2
-[srv]
-subjectAltName = IP:127.0.0.1, DNS:localhost
-basicConstraints = CA:FALSE
-extendedKeyUsage = serverAuth
-[cli]
-basicConstraints = CA:FALSE
-extendedKeyUsage = clientAuth
-EOF2
-ossl() { openssl "$@" >>"$pki/openssl.log" 2>&1 || loom_fail "openssl $*: $(tail -n 5 "$pki/openssl.log")"; }
-ossl req -x509 -newkey rsa:2048 -nodes -keyout "$pki/ca.key" -out "$pki/ca.crt" -days 2 \
-	-subj "/CN=loom test ca"
-mkcert() { # mkcert NAME EXT CN
-	ossl req -newkey rsa:2048 -nodes -keyout "$pki/$1.key" -out "$pki/$1.csr" -subj "/CN=$3"
-	ossl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
-		-CAcreateserial -out "$pki/$1.crt" -days 2 -extfile "$pki/ext.cnf" -extensions "$2"
-}
-mkcert srv srv 127.0.0.1
-mkcert mon cli monitor01
-mkcert stranger cli stranger
-chmod 600 "$pki/srv.key"
+loom_pki "$pki" 127.0.0.1 monitor01 stranger
 
 SEC_ADMIN=admin-secret-0123456789abcdef
 {
@@ -59,16 +38,16 @@ loom_ctl discover --wait >/dev/null || loom_fail "discover"
 
 # ---- 1. certificates and roles -------------------------------------------------
 code() { curl -s -o "$work/out" -w '%{http_code}' --max-time 20 --cacert "$pki/ca.crt" "$@" || :; }
-c=$(code --cert "$pki/mon.crt" --key "$pki/mon.key" "$url/nodes")
+c=$(code --cert "$pki/monitor01.crt" --key "$pki/monitor01.key" "$url/nodes")
 [ "$c" = 200 ] || loom_fail "monitor01's certificate: GET nodes is $c: $(cat "$work/out")"
-c=$(code --cert "$pki/mon.crt" --key "$pki/mon.key" -X POST "$url/discover")
+c=$(code --cert "$pki/monitor01.crt" --key "$pki/monitor01.key" -X POST "$url/discover")
 [ "$c" = 403 ] && grep -q 'cert monitor01 (role read)' "$work/out" ||
 	loom_fail "monitor01's certificate: POST discover is $c: $(cat "$work/out")"
 c=$(code --cert "$pki/stranger.crt" --key "$pki/stranger.key" "$url/nodes")
 [ "$c" = 401 ] || loom_fail "an unlisted CN: GET nodes is $c"
 c=$(code "$url/nodes")
 [ "$c" = 401 ] || loom_fail "no certificate, no token: $c"
-c=$(code --cert "$pki/mon.crt" --key "$pki/mon.key" -H "Authorization: Bearer $SEC_ADMIN" \
+c=$(code --cert "$pki/monitor01.crt" --key "$pki/monitor01.key" -H "Authorization: Bearer $SEC_ADMIN" \
 	-X POST "$url/discover")
 [ "$c" = 202 ] || loom_fail "the admin token with monitor01's certificate: POST discover is $c"
 grep -q 'audit: "discover" refused to cert monitor01 (role read)' "$work/loomd.log" ||

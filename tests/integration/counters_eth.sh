@@ -25,14 +25,10 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
-command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
-command -v redis-cli >/dev/null 2>&1 || loom_skip "redis-cli is not installed"
+sonic_need
 command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
-SONIC=$B/plugins/sonic/.libs/sonic.so
-[ -e "$SONIC" ] || loom_skip "$SONIC is not built"
 loom_work
-mkdir "$work/plugins"
-cp "$SONIC" "$work/plugins/"
+sonic_plugin_dir
 abi1=0
 if [ -e "$B/tests/unit/.libs/fake-abi1.so" ]; then
 	cp "$B/tests/unit/.libs/fake-abi1.so" "$work/plugins/"

@@ -16,13 +16,9 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
-command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
-command -v redis-cli >/dev/null 2>&1 || loom_skip "redis-cli is not installed"
-SONIC=$B/plugins/sonic/.libs/sonic.so
-[ -e "$SONIC" ] || loom_skip "$SONIC is not built"
+sonic_need
 loom_work
-mkdir "$work/plugins"
-cp "$SONIC" "$work/plugins/"
+sonic_plugin_dir
 
 # The cabling, as "SWITCH PORT ALIAS PEER PEER-PORT PEER-CHASSIS" (PEER "-":
 # nothing on it). The expectations below are derived from this list.

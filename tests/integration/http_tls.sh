@@ -23,44 +23,11 @@ client() { python3 "$S/tests/integration/tls_client.py" "$@"; }
 
 # ---- a test PKI -------------------------------------------------------------------
 pki=$work/pki
-mkdir -p "$pki/new"
-: >"$pki/index.txt"
-echo 01 >"$pki/serial"
-cat >"$pki/ext.cnf" <<EOF
-[srv]
-subjectAltName = IP:127.0.0.1, DNS:localhost
-basicConstraints = CA:FALSE
-extendedKeyUsage = serverAuth
-[cli]
-basicConstraints = CA:FALSE
-extendedKeyUsage = clientAuth
-[ca]
-default_ca = ca_default
-[ca_default]
-database = $pki/index.txt
-new_certs_dir = $pki/new
-serial = $pki/serial
-default_md = sha256
-policy = any
-[any]
-commonName = supplied
-EOF
-ossl() { openssl "$@" >>"$pki/openssl.log" 2>&1 || loom_fail "openssl $*: $(tail -n 5 "$pki/openssl.log")"; }
-mkca() { # mkca NAME
-	ossl req -x509 -newkey rsa:2048 -nodes -keyout "$pki/$1.key" -out "$pki/$1.crt" \
-		-days 2 -subj "/CN=loom test $1"
-}
-mkcert() { # mkcert NAME CA EXT CN
-	ossl req -newkey rsa:2048 -nodes -keyout "$pki/$1.key" -out "$pki/$1.csr" -subj "/CN=$4"
-	ossl x509 -req -in "$pki/$1.csr" -CA "$pki/$2.crt" -CAkey "$pki/$2.key" \
-		-CAcreateserial -out "$pki/$1.crt" -days 2 -extfile "$pki/ext.cnf" -extensions "$3"
-}
-mkca ca
-mkca otherca
-mkcert srv ca srv 127.0.0.1
-mkcert srv2 ca srv 127.0.0.1
-mkcert alice ca cli alice
-mkcert mallory otherca cli mallory
+loom_pki "$pki" 127.0.0.1 alice
+loom_pki_ca "$pki" otherca
+loom_pki_cert "$pki" srv2 ca srv 127.0.0.1
+loom_pki_cert "$pki" mallory otherca cli mallory
+ossl() { _loom_ossl "$pki" "$@"; }
 # Expired: signed by the right CA, valid for one day in 2020.
 ossl req -newkey rsa:2048 -nodes -keyout "$pki/old.key" -out "$pki/old.csr" -subj /CN=old
 ossl ca -batch -config "$pki/ext.cnf" -cert "$pki/ca.crt" -keyfile "$pki/ca.key" \

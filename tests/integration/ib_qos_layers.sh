@@ -22,9 +22,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/ib_qos_lib.sh"
-PLUGIN_DIR=$B/plugins/opensm/.libs
-[ -e "$PLUGIN_DIR/libloomosm.so" ] ||
-	loom_skip "$PLUGIN_DIR/libloomosm.so is not built (configure found no OpenSM headers)"
+loom_need_osm_plugin
 loom_netns "$@"
 loom_work
 for t in smpquery saquery; do

@@ -14,6 +14,7 @@
 #   loom_ctl ARGS...           # loomctl on $work/loomd.sock
 #   loom_free_port [ADDR]      # a free TCP port; loom_tokens FILE NAME:ROLE:SECRET...
 #   loom_browser               # chromium + selenium ($PYSEL) or skip
+#   loom_pki DIR [IP [CN...]]  # a test CA, a server and client certificates
 #
 # Failures go through loom_fail, which prints the logs worth reading.
 
@@ -141,6 +142,23 @@ loom_opensm_bg() {
 	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
 }
 
+# loom_need_osm_plugin: $PLUGIN_DIR holds libloomosm.so (loom's OpenSM
+# plugin: its routing engines and the reports to loomd), or skip.
+loom_need_osm_plugin() {
+	PLUGIN_DIR=$B/plugins/opensm/.libs
+	[ -e "$PLUGIN_DIR/libloomosm.so" ] ||
+		loom_skip "$PLUGIN_DIR/libloomosm.so is not built (configure found no OpenSM headers)"
+}
+
+# loom_osm_plugin [OPENSM-ARGS...]: exec OpenSM on $work/opensm.conf with the
+# plugin, reporting to the socket of loom_config's loomd ($work/osm.sock);
+# run it in a subshell, or with & so that $! is OpenSM itself.
+loom_osm_plugin() {
+	OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
+		LOOMOSM_SOCKET=$work/osm.sock exec opensm -F "$work/opensm.conf" \
+		-f "$work/opensm.log" "$@" >"$work/opensm.out" 2>&1
+}
+
 # Write a loomd config for this work directory: loom_config [EXTRA YAML...]
 loom_config() {
 	{
@@ -234,6 +252,63 @@ loom_tokens() {
 		printf '%s\n' "$_s" | "$B/loomctl" token hash "$_n" "$_r" --stdin >>"$_f" ||
 			loom_fail "loomctl token hash $_n $_r"
 	done
+}
+
+# loom_pki DIR [SERVER_IP [CLIENT_CN...]]: a test PKI made by openssl in DIR
+# (created): the CA DIR/ca.crt (key ca.key), a server certificate
+# DIR/srv.crt (key srv.key, mode 600) for SERVER_IP (default 127.0.0.1,
+# in its subjectAltName with DNS:localhost), and DIR/CN.crt (CN.key) for
+# each CLIENT_CN, client certificates of the CA, all valid for 2 days.
+# More with loom_pki_ca DIR NAME (NAME.crt, another CA) and loom_pki_cert
+# DIR NAME CA srv|cli CN. DIR/ext.cnf also configures `openssl ca` on the
+# CA (DIR/index.txt, DIR/serial, DIR/new) for certificates with chosen dates.
+# openssl's output goes to DIR/openssl.log, and into the failure message.
+loom_pki() {
+	_pki=$1; _ip=${2:-127.0.0.1}
+	[ $# -lt 2 ] || shift
+	shift
+	command -v openssl >/dev/null 2>&1 || loom_skip "openssl is not installed"
+	mkdir -p "$_pki/new"
+	: >"$_pki/index.txt"
+	echo 01 >"$_pki/serial"
+	cat >"$_pki/ext.cnf" <<EOF
+[srv]
+subjectAltName = IP:$_ip, DNS:localhost
+basicConstraints = CA:FALSE
+extendedKeyUsage = serverAuth
+[cli]
+basicConstraints = CA:FALSE
+extendedKeyUsage = clientAuth
+[ca]
+default_ca = ca_default
+[ca_default]
+database = $_pki/index.txt
+new_certs_dir = $_pki/new
+serial = $_pki/serial
+default_md = sha256
+policy = any
+[any]
+commonName = supplied
+EOF
+	loom_pki_ca "$_pki" ca
+	loom_pki_cert "$_pki" srv ca srv "$_ip"
+	for _cn in "$@"; do
+		loom_pki_cert "$_pki" "$_cn" ca cli "$_cn"
+	done
+}
+_loom_ossl() { # DIR ARGS...
+	_d=$1; shift
+	openssl "$@" >>"$_d/openssl.log" 2>&1 || loom_fail "openssl $*: $(tail -n 5 "$_d/openssl.log")"
+}
+loom_pki_ca() { # DIR NAME
+	_loom_ossl "$1" req -x509 -newkey rsa:2048 -nodes -keyout "$1/$2.key" -out "$1/$2.crt" \
+		-days 2 -subj "/CN=loom test $2"
+}
+loom_pki_cert() { # DIR NAME CA srv|cli CN
+	_loom_ossl "$1" req -newkey rsa:2048 -nodes -keyout "$1/$2.key" -out "$1/$2.csr" -subj "/CN=$5"
+	_loom_ossl "$1" x509 -req -in "$1/$2.csr" -CA "$1/$3.crt" -CAkey "$1/$3.key" \
+		-CAcreateserial -out "$1/$2.crt" -days 2 -extfile "$1/ext.cnf" -extensions "$4"
+	chmod 600 "$1/$2.key"
 }
 
 # A real browser for the web view's tests: Debian's chromium and

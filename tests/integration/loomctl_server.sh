@@ -44,7 +44,7 @@ for cmd in "nodes" "--json nodes" "links" "--json links" "ports Hca-A" "node Hca
 done
 loom_ok "$n commands print the same through --server as over the socket"
 
-ibsim_pid=$(pgrep -n -x ibsim)
+ibsim_pid=$LOOM_SIM_PID   # this test's: other tests may run their own
 kill -STOP "$ibsim_pid"
 (sleep 5; kill -CONT "$ibsim_pid") &
 cont=$!

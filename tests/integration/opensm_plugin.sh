@@ -12,9 +12,7 @@
 # corrupted dump proves that the checker fails when it should.
 set -eu
 . "$(dirname "$0")/lib.sh"
-PLUGIN_DIR=$B/plugins/opensm/.libs
-[ -e "$PLUGIN_DIR/libloomosm.so" ] ||
-	loom_skip "$PLUGIN_DIR/libloomosm.so is not built (configure found no OpenSM headers)"
+loom_need_osm_plugin
 loom_netns "$@"
 loom_work
 for t in dump_fts smpquery saquery python3; do

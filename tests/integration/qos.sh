@@ -25,29 +25,16 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
-command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
-command -v redis-cli >/dev/null 2>&1 || loom_skip "redis-cli is not installed"
-SONIC=$B/plugins/sonic/.libs/sonic.so
-[ -e "$SONIC" ] || loom_skip "$SONIC is not built"
+sonic_need
 loom_work
-mkdir "$work/plugins"
-cp "$SONIC" "$work/plugins/"
+sonic_plugin_dir
 # A plugin built for ABI 2 (test_plugin's fake), to be refused by name.
 [ -e "$B/tests/unit/.libs/fake-abi3.so" ] && cp "$B/tests/unit/.libs/fake-abi3.so" "$work/plugins/"
 
 rc() { "$@" >/dev/null 2>&1 && echo 0 || echo $?; }
 
-# A SONiC leaf: 4 ports at 100G up, one LLDP neighbour.
-start_switch() { # NAME N
-	sonic_start "$1" "00:11:22:33:44:5$2"
-	for i in 0 4 8 12; do
-		sonic_port "$1" "Ethernet$i" "etp$((i / 4 + 1))"
-	done
-	sonic_lldp "$1" Ethernet0 spine1 "Ethernet$2" "00:aa:bb:cc:dd:0$2"
-}
-
-start_switch leaf1 1
-start_switch leaf2 2
+sonic_leaf leaf1 1
+sonic_leaf leaf2 2
 conf() { # EXTRA-ROCE-YAML: the config with both leaves (and the ABI-2 one)
 	loom_config "plugins:" "  dir: $work/plugins" "roce:" "  interval: 0" "$@" \
 		"switches:" \
@@ -185,7 +172,7 @@ grep "qos_applied" "$work/events.out" | grep -q "WRED_PROFILE|LOOM_LOSSLESS gree
 loom_ok "with reapply, loomd found the drifted WRED threshold by itself and put it back (event)"
 loom_until 250 grep -q "switch leaf2: apply unreachable; trying again in" "$work/loomd.log" ||
 	loom_fail "the unreachable leaf2 is not retried"
-start_switch leaf2 2
+sonic_leaf leaf2 2
 loom_until 300 sh -c "loomctl_s() { '$B/loomctl' -s '$work/loomd.sock' \"\$@\"; }; \
 	loomctl_s events --limit 20 | grep -q 'switch leaf2.*unreachable.*in policy'" ||
 	loom_fail "leaf2 back: not in policy by retry: $(loom_ctl events --limit 10)"

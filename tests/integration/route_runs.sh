@@ -20,9 +20,7 @@
 #     lost meanwhile, and the next run is recorded.
 set -eu
 . "$(dirname "$0")/lib.sh"
-PLUGIN_DIR=$B/plugins/opensm/.libs
-[ -e "$PLUGIN_DIR/libloomosm.so" ] ||
-	loom_skip "$PLUGIN_DIR/libloomosm.so is not built (configure found no OpenSM headers)"
+loom_need_osm_plugin
 loom_netns "$@"
 loom_work
 command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
@@ -34,11 +32,7 @@ command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
 
 # OpenSM with the plugin; exec, so that `osm ... &` leaves $! the pid of
 # OpenSM itself (killed at cleanup), not of a subshell that would orphan it.
-osm() {
-	OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
-		LOOMOSM_SOCKET=$work/osm.sock exec opensm -F "$work/opensm.conf" \
-		-f "$work/opensm.log" "$@" >"$work/opensm.out" 2>&1
-}
+osm() { loom_osm_plugin "$@"; }
 
 loom_ibsim "$S/tests/fabrics/demo-ft2.net"   # 32 hosts, 12 switches
 PAIRS=$((32 * 31))

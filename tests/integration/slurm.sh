@@ -29,20 +29,10 @@ ip addr add 127.0.0.2/8 dev lo 2>/dev/null || :
 via=${LOOM_SLURM_VIA:-socket}
 http_conf=""
 if [ "$via" = https ]; then
-	command -v openssl >/dev/null 2>&1 || loom_skip "openssl is not installed"
 	ip addr add 127.0.0.3/8 dev lo 2>/dev/null || :
 	# A test CA and loomd's certificate for 127.0.0.3.
 	pki="$work/pki"
-	mkdir -p "$pki"
-	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$pki/ca.key" -out "$pki/ca.pem" \
-		-days 2 -subj "/CN=loom slurm test CA" >/dev/null 2>&1 || loom_fail "test CA"
-	openssl req -newkey rsa:2048 -nodes -keyout "$pki/loomd.key" -out "$pki/loomd.csr" \
-		-subj "/CN=127.0.0.3" >/dev/null 2>&1 || loom_fail "loomd's key"
-	printf 'subjectAltName = IP:127.0.0.3\n' >"$pki/san.ext"
-	openssl x509 -req -in "$pki/loomd.csr" -CA "$pki/ca.pem" -CAkey "$pki/ca.key" \
-		-CAcreateserial -days 2 -extfile "$pki/san.ext" -out "$pki/loomd.pem" \
-		>/dev/null 2>&1 || loom_fail "loomd's certificate"
-	chmod 600 "$pki/loomd.key"
+	loom_pki "$pki" 127.0.0.3
 	python3 -c 'import secrets; print(secrets.token_hex(16))' >"$work/slurm.token"
 	loom_tokens "$work/tokens" "slurm:tenant:$(cat "$work/slurm.token")"
 	hport=$(loom_free_port 127.0.0.3)
@@ -50,8 +40,8 @@ if [ "$via" = https ]; then
   listen: 127.0.0.3:$hport
   tokens_file: $work/tokens
   tls:
-    cert: $pki/loomd.pem
-    key: $pki/loomd.key"
+    cert: $pki/srv.crt
+    key: $pki/srv.key"
 fi
 
 "$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 8 -o "$work/f.net"
@@ -79,7 +69,7 @@ done
 if [ "$via" = https ]; then
 	# SlurmUser's own copy of the token; no socket path at all.
 	install -o slurm -m 600 "$work/slurm.token" "$work/etc/loom/slurm.token"
-	cp "$pki/ca.pem" "$work/etc/loom/ca.pem"
+	cp "$pki/ca.crt" "$work/etc/loom/ca.pem"
 	printf 'LOOMCTL_ARGS="--server https://127.0.0.3:%s --token-file %s --cacert %s"\n' \
 		"$hport" "$work/etc/loom/slurm.token" "$work/etc/loom/ca.pem" \
 		>"$work/etc/loom/slurm-hooks.conf"

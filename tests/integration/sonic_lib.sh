@@ -12,6 +12,13 @@
 #   sonic_port_counters NAME PORT FIELD VALUE...  # fields of PORT's hash
 #   r NAME REDIS-CLI-ARGS...      # redis-cli on the switch's socket
 # The redis-server's pid is in $REDIS_<NAME> and in $LOOM_PIDS.
+#   sonic_leaf NAME N             # sonic_start with 4 ports (Ethernet0..12,
+#                                 # etp1..4) and spine1 as LLDP neighbour on
+#                                 # Ethernet0 (its port EthernetN)
+#   sonic_need                    # skip without redis-server, redis-cli or
+#                                 # the sonic plugin ($SONIC)
+#   sonic_plugin_dir              # $work/plugins with the plugin (after
+#                                 # loom_work), for loom.yaml's plugins.dir
 
 r() { _s=$1; shift; redis-cli -s "$work/$_s.sock" "$@"; }
 
@@ -61,4 +68,25 @@ sonic_port_counters() { # NAME PORT FIELD VALUE...
 	_p=$(printf 'oid:0x1000000%09x' "${2#Ethernet}")
 	shift 2
 	r "$_s" -n 2 hset "COUNTERS:$_p" "$@" >/dev/null
+}
+
+sonic_need() {
+	for _t in redis-server redis-cli; do
+		command -v $_t >/dev/null 2>&1 || loom_skip "$_t is not installed"
+	done
+	SONIC=$B/plugins/sonic/.libs/sonic.so
+	[ -e "$SONIC" ] || loom_skip "$SONIC is not built"
+}
+
+sonic_plugin_dir() {
+	mkdir -p "$work/plugins"
+	cp "$SONIC" "$work/plugins/"
+}
+
+sonic_leaf() { # NAME N
+	sonic_start "$1" "00:11:22:33:44:5$2"
+	for _i in 0 4 8 12; do
+		sonic_port "$1" "Ethernet$_i" "etp$((_i / 4 + 1))"
+	done
+	sonic_lldp "$1" Ethernet0 spine1 "Ethernet$2" "00:aa:bb:cc:dd:0$2"
 }

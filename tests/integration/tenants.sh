@@ -6,7 +6,8 @@
 #  1. Two tenants on disjoint hosts (Slurm hostlists): each host's port holds
 #     its own tenant's key (full member) and not the other's; no other host
 #     holds either; the switch port a member is cabled to holds it, another
-#     host's does not; the pool skipped the operator's own key; audit events.
+#     host's does not; the pool skipped the operator's own key; audit events;
+#     the tenant shows its creator (uid 0).
 #  2. Refused, nothing changed: an unknown host; a key in use; a user who is
 #     neither root nor in the admin group.
 #  3. Idempotent: the same create again succeeds at once; add-hosts and
@@ -85,6 +86,8 @@ sw_pkeys_of host-0000 | grep -qiw "$FA" || loom_fail "host-0000's switch port la
 sw_pkeys_of host-0004 | grep -qiw "$FA" && loom_fail "host-0004's switch port holds $FA"
 loom_ctl events --limit 10 | grep -q "tenant_created .*tenant jobA .*PKey 0x$KA .*(uid 0)" ||
 	loom_fail "no audit event: $(loom_ctl events --limit 10)"
+loom_ctl tenant show jobA | grep -q "^by: *uid 0$" ||
+	loom_fail "tenant show does not say who created jobA: $(loom_ctl tenant show jobA)"
 loom_ok "jobA 0x$KA on host-0000..0003 only, jobB 0x$KB on host-0004..0006 only, and on the switch ports facing them (smpquery); audited"
 
 # ---- 2. refusals that change nothing ------------------------------------------------

@@ -34,16 +34,12 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
-command -v redis-server >/dev/null 2>&1 || loom_skip "redis-server is not installed"
-command -v redis-cli >/dev/null 2>&1 || loom_skip "redis-cli is not installed"
+sonic_need
 command -v setpriv >/dev/null 2>&1 || loom_skip "setpriv is not installed"
-SONIC=$B/plugins/sonic/.libs/sonic.so
-[ -e "$SONIC" ] || loom_skip "$SONIC is not built"
 [ "$(id -u)" = 0 ] || loom_skip "needs root (a second uid)"
 loom_work
 chmod 755 "$work"  # uid 65534 of section 2 reaches the socket
-mkdir "$work/plugins"
-cp "$SONIC" "$work/plugins/"
+sonic_plugin_dir
 
 leaf() { # NAME N: 4 ports at 100G, the other leaf on Ethernet12
 	sonic_start "$1" "00:11:22:33:44:5$2"

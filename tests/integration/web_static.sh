@@ -59,11 +59,25 @@ loom_ok "/ and /web/ serve the root's files byte for byte, typed, with nosniff a
 curl -s -I -o "$work/h" "$url/web/loom.css" || loom_fail "HEAD"
 grep -qi "^content-length: $(wc -c <"$root/loom.css" | tr -d ' ')" "$work/h" ||
 	loom_fail "HEAD's length: $(cat "$work/h")"
+# and nothing after the headers (read to the close: curl -I would not see it)
+python3 - "$port" <<'EOF' || loom_fail "HEAD /web/loom.css answered a body"
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+s.sendall(b"HEAD /web/loom.css HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+data = b""
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    data += b
+head, _, rest = data.partition(b"\r\n\r\n")
+sys.exit(1 if rest or not head.startswith(b"HTTP/1.1 200") else 0)
+EOF
 etag=$(sed -n 's/^[Ee][Tt][Aa][Gg]: \(.*\)\r$/\1/p' "$work/h")
 [ -n "$etag" ] || loom_fail "no ETag: $(cat "$work/h")"
 [ "$(code -H "If-None-Match: $etag" "$url/web/loom.css")" = 304 ] || loom_fail "If-None-Match is not 304"
 [ "$(code -H 'If-None-Match: "other"' "$url/web/loom.css")" = 200 ] || loom_fail "another ETag is not 200"
-loom_ok "HEAD gives the length, a matching If-None-Match 304"
+loom_ok "HEAD gives the length and no body, a matching If-None-Match 304"
 
 for p in "/web/../outside.txt" "/web/%2e%2e/outside.txt" "/web/.hidden" "/web/sub/../.hidden" \
 	"/web//loom.js" "/web/sub" "/web/sub/" "/web/" "/web/big.js" "/web/nothere.js" \

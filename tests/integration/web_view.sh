@@ -5,8 +5,9 @@
 # The fabric drawing has as many switches and links as `loomctl --json`
 # says; a link cut in ibsim is drawn down after the next sweep; a tenant
 # created through the API (another token, role tenant) is in the tenants
-# view; a wrong token shows the 401 and draws nothing. Screenshots of each
-# step are the test's artifacts, in BUILDDIR/tests/artifacts/web_view/.
+# view, its creator the token's name (as in the audit log); a wrong token
+# shows the 401 and draws nothing. Screenshots of each step are the test's
+# artifacts, in BUILDDIR/tests/artifacts/web_view/.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -62,8 +63,15 @@ code=$(curl -s -o "$work/create.out" -w '%{http_code}' -H "Authorization: Bearer
 	-H 'Content-Type: application/json' -d "{\"name\": \"job-web\", \"hosts\": \"$hosts\"}" \
 	"$url/api/v1/tenants")
 [ "$code" = 200 ] || loom_fail "POST /api/v1/tenants answered $code: $(cat "$work/create.out")"
-page tenants "$viewer" job-web
-loom_ok "a tenant created through the API is in the tenants view"
+# its creator is the principal, as the audit log names it (not the -1 of
+# created_by, the uid of socket peers)
+curl -s -H "Authorization: Bearer $viewer" "$url/api/v1/tenants/job-web" >"$work/show.json"
+python3 -c 'import json,sys; t=json.load(open(sys.argv[1])); assert t["creator"] == "token slurm" and t["created_by"] == -1, t' \
+	"$work/show.json" || loom_fail "GET tenants/job-web: $(cat "$work/show.json")"
+grep -q 'audit: "tenant-create" run by token slurm' "$work/loomd.log" ||
+	loom_fail "the audit log does not name token slurm"
+page tenants "$viewer" job-web "token slurm"
+loom_ok "a tenant created through the API is in the tenants view, created by token slurm"
 
 page denied "not-a-token"
 loom_ok "a wrong token shows the 401 and draws nothing"

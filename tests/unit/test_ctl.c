@@ -22,11 +22,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "daemon/core/authz.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/ctl_impl.h"
 #include "daemon/core/ctl_limits.h"
+#include "daemon/core/queries.h"
+#include "daemon/core/store.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 #include "check_run.h"
@@ -530,6 +534,118 @@ START_TEST(the_gate_refuses_changes_not_reads)
 }
 END_TEST
 
+/* The fabric queries (daemon/core/queries.c) run off the loop; the same
+ * question at the same data version joins the query under way (both
+ * answers are one result), a write in between makes it ask again, and
+ * ctl_version gives the version only to whom may run the command. */
+START_TEST(same_query_at_one_data_version_is_run_once)
+{
+	struct authz_principal reader;
+	char path[192], err[512] = "";
+	struct store *st;
+	struct queries *q;
+	json_t *a1 = NULL, *a2 = NULL, *b1 = NULL, *b2 = NULL;
+	unsigned v1, v2;
+
+	snprintf(path, sizeof(path), "%s/loom.db", dir);
+	st = store_open(path, err, sizeof(err));
+	ck_assert_msg(st != NULL, "%s", err);
+	q = queries_new(base, ctl, store_db(st), err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	authz_principal_named(&reader, "token", "mon", AUTHZ_READ);
+	ck_assert_int_eq(ctl_version(ctl, "nodes", &reader, &v1), 1);
+	ck_assert_int_eq(ctl_version(ctl, "echo", &reader, &v2), 0);   /* none set */
+
+	ctl_call(ctl, "nodes", NULL, &reader, got_answer, &a1);
+	ctl_call(ctl, "nodes", NULL, &reader, got_answer, &a2);
+	ck_assert_ptr_null(a1);   /* off the loop: not answered yet */
+	for (int i = 0; i < 5000 && (!a1 || !a2); i++)
+		pump(1);
+	ck_assert_ptr_nonnull(a1);
+	ck_assert_ptr_nonnull(a2);
+	ck_assert(json_is_true(json_object_get(a1, "ok")));
+	ck_assert(json_is_array(json_object_get(a1, "result")));
+	ck_assert_ptr_eq(json_object_get(a1, "result"), json_object_get(a2, "result"));
+
+	ctl_call(ctl, "links", NULL, &reader, got_answer, &b1);
+	ck_assert_int_eq(sqlite3_exec(store_db(st), "INSERT INTO subnets (name, created) "
+				      "VALUES ('x', 0)", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(ctl_version(ctl, "links", &reader, &v2), 1);
+	ck_assert_uint_ne(v1, v2);
+	ctl_call(ctl, "links", NULL, &reader, got_answer, &b2);
+	for (int i = 0; i < 5000 && (!b1 || !b2); i++)
+		pump(1);
+	ck_assert_ptr_nonnull(b1);
+	ck_assert_ptr_nonnull(b2);
+	ck_assert(json_is_true(json_object_get(b2, "ok")));
+	ck_assert_ptr_ne(json_object_get(b1, "result"), json_object_get(b2, "result"));
+	json_decref(a1);
+	json_decref(a2);
+	json_decref(b1);
+	json_decref(b2);
+	queries_free(q);
+	store_close(st);
+}
+END_TEST
+
+/* The frames of one large result sent to two clients (a joined query's
+ * answers): each decodes to its own response, and the result's bytes are
+ * one buffer both connections reference; a small one is framed whole; one
+ * over the limit queues nothing. */
+START_TEST(a_large_result_is_encoded_once_for_every_client)
+{
+	struct ctl_frames f = { 0 };
+	json_t *list = json_array(), *r1, *r2, *back;
+	struct evbuffer *b1 = evbuffer_new(), *b2 = evbuffer_new();
+	struct evbuffer_iovec v1[8], v2[8];
+	int n1, n2, shared = 0;
+
+	for (int i = 0; i < 300; i++)
+		json_array_append_new(list, json_pack("{s:i, s:s}", "i", i, "desc", "node"));
+	r1 = proto_response_ok_new(1, json_incref(list));
+	r2 = proto_response_ok_new(2, json_incref(list));
+	ck_assert_int_eq(ctl_frame_queue(&f, b1, r1, PROTO_MAX_RESPONSE), 0);
+	ck_assert_int_eq(ctl_frame_queue(&f, b2, r2, PROTO_MAX_RESPONSE), 0);
+	for (int k = 0; k < 2; k++) {
+		struct evbuffer *b = k ? b2 : b1;
+		size_t len = evbuffer_get_length(b);
+		unsigned char *p = evbuffer_pullup(b, -1);
+		json_t *want = k ? r2 : r1;
+
+		ck_assert_int_eq(proto_frame_decode(p, len, PROTO_MAX_RESPONSE, &back, NULL, 0),
+				 (ssize_t)len);
+		ck_assert_msg(json_equal(back, want), "frame %d is not its response", k + 1);
+		json_decref(back);
+	}
+	evbuffer_free(b1);
+	evbuffer_free(b2);
+	/* sharing, seen in the buffers' chains before they are pulled up */
+	b1 = evbuffer_new();
+	b2 = evbuffer_new();
+	ck_assert_int_eq(ctl_frame_queue(&f, b1, r1, PROTO_MAX_RESPONSE), 0);
+	ck_assert_int_eq(ctl_frame_queue(&f, b2, r2, PROTO_MAX_RESPONSE), 0);
+	n1 = evbuffer_peek(b1, -1, NULL, v1, 8);
+	n2 = evbuffer_peek(b2, -1, NULL, v2, 8);
+	for (int i = 0; i < n1 && i < 8; i++)
+		for (int j = 0; j < n2 && j < 8; j++)
+			shared |= v1[i].iov_base == v2[j].iov_base && v1[i].iov_len > 1000;
+	ck_assert_msg(shared, "the two frames do not share the result's bytes");
+	evbuffer_free(b1);
+	evbuffer_free(b2);
+	/* over the limit: -EMSGSIZE and nothing queued */
+	b1 = evbuffer_new();
+	json_decref(r1);
+	r1 = proto_response_ok_new(3, json_array_get(list, 0) ? json_copy(list) : NULL);
+	ck_assert_int_eq(ctl_frame_queue(&f, b1, r1, 100), -EMSGSIZE);
+	ck_assert_uint_eq(evbuffer_get_length(b1), 0);
+	evbuffer_free(b1);
+	ctl_frames_release(&f);
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(list);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ctl");
@@ -542,6 +658,8 @@ int main(void)
 	tcase_add_test(tc, unknown_command);
 	tcase_add_test(tc, calls_as_a_principal_decide_by_role_and_answer_once);
 	tcase_add_test(tc, the_gate_refuses_changes_not_reads);
+	tcase_add_test(tc, same_query_at_one_data_version_is_run_once);
+	tcase_add_test(tc, a_large_result_is_encoded_once_for_every_client);
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);
 	tcase_add_test(tc, write_command_allowed_for_root_or_the_admin_group);
 	tcase_add_test(tc, write_command_denied_for_others);

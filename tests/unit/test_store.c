@@ -204,6 +204,35 @@ START_TEST(migration_7_keeps_the_tenants_and_their_ports)
 }
 END_TEST
 
+/* Schema 14 names who created a tenant: the uid of a tenant created over the
+ * socket becomes "uid N"; one created over HTTP (created_by -1) gets none,
+ * since the store kept no principal for it before. */
+START_TEST(migration_14_names_the_uid_that_created_a_tenant)
+{
+	sqlite3 *db;
+	struct store *st;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= 13; i++)
+		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
+			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 13; "
+				      "INSERT INTO tenants (name, pkey, membership, state, created, "
+				      "updated, created_by) VALUES ('bysocket', 4098, 'full', 'active', "
+				      "1, 1, 1000), ('byhttp', 4099, 'full', 'active', 1, 1, -1)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	st = open_store();
+	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+			       "name = 'bysocket' AND creator = 'uid 1000'"), 1);
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+			       "name = 'byhttp' AND creator = '' AND created_by = -1"), 1);
+	store_close(st);
+}
+END_TEST
+
 /* ---- recording and reading back ----------------------------------------------- */
 
 START_TEST(first_sweep_reads_back_through_every_query)
@@ -524,6 +553,37 @@ START_TEST(readonly_open_refuses_bad_files_and_writes)
 	ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO subnets (name, created) VALUES ('x', 0)",
 				      NULL, NULL, NULL), SQLITE_READONLY);
 	sqlite3_close(db);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+/* What the API's answer cache keys on: the version moves on the loop's own
+ * commits and on another connection's (a worker's), and stays put when
+ * nothing was written, however often it is read. */
+START_TEST(data_version_moves_on_every_commit_and_only_then)
+{
+	char err[512] = "";
+	struct store *st = open_store();
+	struct store *other = store_open(db_path, err, sizeof(err));
+	struct fab *f = base(1);
+	struct store_sweep_info info = info_at(1000);
+	unsigned v0, v1, v2, v3;
+
+	ck_assert_msg(other != NULL, "%s", err);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v0), 0);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v1), 0);
+	ck_assert_uint_eq(v0, v1);
+	ck_assert_int_eq(store_record_sweep(st, &info, f, NULL), 0);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v1), 0);
+	ck_assert_uint_ne(v0, v1);
+	ck_assert_int_eq(sqlite3_exec(store_db(other), "INSERT INTO subnets (name, created) "
+				      "VALUES ('other', 0)", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v2), 0);
+	ck_assert_uint_ne(v1, v2);
+	ck_assert_int_eq(dbq_data_version(store_db(st), &v3), 0);
+	ck_assert_uint_eq(v2, v3);
+	store_close(other);
 	store_close(st);
 	fab_free(f);
 }
@@ -860,6 +920,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, migration_sets_user_version_and_reopen_works);
 	tcase_add_test(tc, migration_7_keeps_the_tenants_and_their_ports);
+	tcase_add_test(tc, migration_14_names_the_uid_that_created_a_tenant);
 	tcase_add_test(tc, newer_database_is_refused);
 	tcase_add_test(tc, first_sweep_reads_back_through_every_query);
 	tcase_add_test(tc, ambiguous_description_is_eexist);
@@ -867,6 +928,7 @@ int main(void)
 	tcase_add_test(tc, failed_record_leaves_nothing);
 	tcase_add_test(tc, failed_sweep_is_recorded_and_keeps_fabric);
 	tcase_add_test(tc, readonly_open_refuses_bad_files_and_writes);
+	tcase_add_test(tc, data_version_moves_on_every_commit_and_only_then);
 	tcase_add_test(tc, time_parse_and_format);
 	tcase_add_test(tc, large_fabric_records_in_one_transaction);
 	tcase_add_test(tc, resweeps_write_only_what_changed_and_keep_the_fabric_exact);
