@@ -99,8 +99,9 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 /* HA: the change's intent into the replicated store first, conditioned on
  * this node's lease: a node that lost it writes nothing and changes
  * nothing (fencing). The record: the tenant as the database holds it
- * (name, pkey, vlan, limited, class, ports [{host, guid}], eth_ports
- * [{host, switch, port}]: what store_tenant_put takes). */
+ * (name, by: who made the change, pkey, vlan, limited, class, ports
+ * [{host, guid}], eth_ports [{host, switch, port}]: what store_tenant_put
+ * takes). */
 static int put_intent(struct top *t)
 {
 	char key[LOOM_NAME_LEN + 16], *value = NULL;
@@ -705,6 +706,7 @@ static int load_one(struct tenants_mod *m, const json_t *r)
 {
 	const char *name = json_string_value(json_object_get(r, "name"));
 	const char *cls = json_string_value(json_object_get(r, "class"));
+	const char *by = json_string_value(json_object_get(r, "by"));
 	const json_t *ports = json_object_get(r, "ports"), *eth = json_object_get(r, "eth_ports");
 	json_int_t pkey = json_integer_value(json_object_get(r, "pkey"));
 	json_int_t vlan = json_integer_value(json_object_get(r, "vlan"));
@@ -735,7 +737,9 @@ static int load_one(struct tenants_mod *m, const json_t *r)
 	snprintf(what, sizeof(what), "loaded from etcd at takeover: pkey 0x%04x, vlan %d, %zu HCA "
 		 "ports, %zu switch ports", (unsigned)pkey, (int)vlan, json_array_size(ports),
 		 json_array_size(eth));
-	rc = store_tenant_put(m->store, clock_wall(), &st, -1, "ha takeover", "tenant_changed", what);
+	/* who made the last change on the old leader (a new tenant's creator) */
+	rc = store_tenant_put(m->store, clock_wall(), &st, -1, by && *by ? by : "ha takeover",
+			      "tenant_changed", what);
 	if (rc == 0)
 		log_notice("tenant %s: %s", name, what);
 	return rc < 0 ? rc : 1;

@@ -171,6 +171,7 @@ grep -q "^loom_jobA=$KA_HEX :" "$work/partitions.conf" || fail "jobA's key $KA_H
 # the new leader's pool knows jobA's key: not handed out twice
 [ "$(grep -c "=$KA_HEX :" "$work/partitions.conf")" = 1 ] ||
 	fail "jobA's key twice in the partitions file: $(cat "$work/partitions.conf")"
+ctl $F tenant show jobA | grep -q "token ops" || fail "jobA's creator on the new leader: $(ctl $F tenant show jobA)"
 loom_ok "the new leader loaded jobA (created on node-$L) from etcd: active, key $KA_HEX in the partitions file"
 cp "$work/partitions.conf" "$work/partitions.before"
 node $L "$ALL_EP"
