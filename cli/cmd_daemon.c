@@ -81,6 +81,27 @@ static void add_subnet_row(struct output_table *t, const json_t *job, const json
 	output_table_add(t, row);
 }
 
+/* The HA line of `status`: off, or the role, the leader, and etcd's health. */
+static void ha_line(const json_t *ha, char *out, size_t len)
+{
+	const json_t *leader = json_object_get(ha, "leader"), *etcd = json_object_get(ha, "etcd");
+	const char *role = output_str(ha, "role");
+	char who[600] = "", health[700];
+
+	if (!json_is_true(json_object_get(ha, "enabled"))) {
+		snprintf(out, len, "off (one node; no ha.endpoints)");
+		return;
+	}
+	if (json_is_object(leader))
+		snprintf(who, sizeof(who), ", leader %s%s%s", output_str(leader, "name"),
+			 *output_str(leader, "url") ? " at " : "", output_str(leader, "url"));
+	if (json_is_true(json_object_get(etcd, "ok")))
+		snprintf(health, sizeof(health), "etcd ok (%s)", output_str(etcd, "endpoint"));
+	else
+		snprintf(health, sizeof(health), "etcd unreachable: %s", output_str(etcd, "error"));
+	snprintf(out, len, "%s (this node: %s)%s; %s", role, output_str(ha, "name"), who, health);
+}
+
 static int print_status(const json_t *st)
 {
 	static const char *const hdr[] = {
@@ -94,7 +115,7 @@ static int print_status(const json_t *st)
 	json_t *v;
 
 	if (json_object_get(st, "version")) {
-		char daemon[128], up[64], db[4200], interval[64];
+		char daemon[128], up[64], db[4200], interval[64], ha[2048];
 		const char *config = output_str(st, "config");
 		long long iv = output_int(sweep, "interval");
 
@@ -103,6 +124,7 @@ static int print_status(const json_t *st)
 			 output_int(st, "pid"), up);
 		snprintf(db, sizeof(db), "%s (schema %lld)", output_str(st, "db"),
 			 output_int(st, "schema_version"));
+		ha_line(json_object_get(st, "ha"), ha, sizeof(ha));
 		if (iv > 0)
 			snprintf(interval, sizeof(interval), "%llds", iv);
 		else
@@ -115,6 +137,7 @@ static int print_status(const json_t *st)
 			"interval", interval,
 			"subnets", json_is_true(json_object_get(sweep, "autodetect")) ?
 				   "every local InfiniBand port (none configured)" : "configured",
+			"ha", ha,
 		};
 		output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
 	} else {

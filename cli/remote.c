@@ -2,7 +2,9 @@
  * API (POST /api/v1/call, docs/api.md) instead of the control socket. The
  * answer is the protocol's response object, so the commands print exactly
  * what they print locally. libcurl; the token comes from --token-file F or
- * $LOOM_TOKEN, the CA from --cacert F (else the system's). */
+ * $LOOM_TOKEN, the CA from --cacert F (else the system's). Several URLs,
+ * comma-separated (HA, issue 21): tried in turn while one is not reached or
+ * answers not-leader / no-quorum; the last one's error is reported. */
 #include "autoconf.h"
 #include "loomctl.h"
 
@@ -80,39 +82,34 @@ static int read_token(const struct loomctl *lc, char **out)
 	return (*out = strdup(line)) ? 0 : -ENOMEM;
 }
 
-int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
+/* One call to one server: 0 with *result, or -errno with the error in msg
+ * (not printed) and *next set when another server of --server's list may
+ * answer: this one was not reached, or it is an HA follower ("not-leader")
+ * or without etcd ("no-quorum"). */
+static int call_one(const struct loomctl *lc, const char *server, const char *req_text,
+		    const char *auth, json_t **result, char *msg, size_t msglen, int *next)
 {
 	struct body b = { 0 };
-	char url[2048], errbuf[CURL_ERROR_SIZE] = "", *token = NULL, *auth = NULL, *req_text;
+	char url[2048], errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdr = NULL;
-	json_t *req, *resp = NULL;
+	json_t *resp = NULL;
 	json_error_t je;
 	long status = 0;
 	CURL *c = NULL;
 	CURLcode cc;
 	int rc;
 
-	*result = NULL;
-	if ((rc = read_token(lc, &token)) < 0) {
-		json_decref(args);
-		return rc;
-	}
-	/* args is stolen, as client_call's proto_request_new does */
-	req = json_pack("{s:s, s:o}", "cmd", cmd, "args", args ? args : json_object());
-	req_text = req ? json_dumps(req, JSON_COMPACT) : NULL;
-	json_decref(req);
+	*next = 0;
 	{
-		size_t n = strlen(lc->server);
+		size_t n = strlen(server);
 
-		while (n && lc->server[n - 1] == '/')
+		while (n && server[n - 1] == '/')
 			n--;
-		snprintf(url, sizeof(url), "%.*s/api/v1/call", (int)n, lc->server);
+		snprintf(url, sizeof(url), "%.*s/api/v1/call", (int)n, server);
 	}
-	if (!req_text || asprintf(&auth, "Authorization: Bearer %s", token) < 0 ||
-	    !(c = curl_easy_init())) {
-		loomctl_error(lc, "out of memory");
-		rc = -ENOMEM;
-		goto out;
+	if (!(c = curl_easy_init())) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
 	}
 	hdr = curl_slist_append(hdr, auth);
 	hdr = curl_slist_append(hdr, "Content-Type: application/json");
@@ -132,11 +129,12 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 	cc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	if (cc != CURLE_OK) {
-		loomctl_error(lc, "%s: %s", lc->server, b.over ? "the answer is over the "
-			      "protocol's limit" : errbuf[0] ? errbuf : curl_easy_strerror(cc));
+		snprintf(msg, msglen, "%s: %s", server, b.over ? "the answer is over the "
+			 "protocol's limit" : errbuf[0] ? errbuf : curl_easy_strerror(cc));
 		/* not reached (loomctl_call's exit status 3), or reached and failed */
 		rc = cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ?
 		     -EHOSTUNREACH : cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
+		*next = rc == -EHOSTUNREACH;  /* a timeout may have run the command */
 		goto out;
 	}
 	resp = b.p ? json_loadb(b.p, b.len, 0, &je) : NULL;
@@ -154,28 +152,69 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 			goto out;
 		}
 		/* The socket's message, then where it came from. */
-		loomctl_error(lc, "%s: %s (%s: HTTP %ld)", code ? code : "error",
-			      json_string_value(json_object_get(e, "message")) ?
-			      json_string_value(json_object_get(e, "message")) : "(no message)",
-			      lc->server, status);
+		snprintf(msg, msglen, "%s: %s (%s: HTTP %ld)", code ? code : "error",
+			 json_string_value(json_object_get(e, "message")) ?
+			 json_string_value(json_object_get(e, "message")) : "(no message)",
+			 server, status);
 		rc = code && !strcmp(code, PROTO_ERR_TOO_LARGE) ? -EMSGSIZE : -EREMOTEIO;
+		*next = code && (!strcmp(code, PROTO_ERR_NOT_LEADER) ||
+				 !strcmp(code, PROTO_ERR_NO_QUORUM));
 		goto out;
 	}
 	{
 		/* Not an answer of the call: the API refused the request itself
 		 * (401, 413 ...), or this is not loomd. */
 		json_t *e = json_object_get(resp, "error");
-		const char *msg = json_string_value(json_object_get(e, "message"));
+		const char *m = json_string_value(json_object_get(e, "message"));
 
-		loomctl_error(lc, "%s answered HTTP %ld: %s", lc->server, status,
-			      msg ? msg : b.len ? "not a loomd API answer" : "no body");
+		snprintf(msg, msglen, "%s answered HTTP %ld: %s", server, status,
+			 m ? m : b.len ? "not a loomd API answer" : "no body");
 		rc = status == 401 || status == 403 ? -EACCES : -EREMOTEIO;
 	}
 out:
 	json_decref(resp);
 	curl_slist_free_all(hdr);
-	if (c)
-		curl_easy_cleanup(c);
+	curl_easy_cleanup(c);
+	free(b.p);
+	return rc;
+}
+
+/* --server URL[,URL...]: the servers in turn (HA: the leader may be any of
+ * them); the first answer that is not "go elsewhere" counts. */
+int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
+{
+	char *token = NULL, *auth = NULL, *req_text, *list = NULL, *save = NULL, msg[4096];
+	json_t *req;
+	int rc;
+
+	*result = NULL;
+	if ((rc = read_token(lc, &token)) < 0) {
+		json_decref(args);
+		return rc;
+	}
+	/* args is stolen, as client_call's proto_request_new does */
+	req = json_pack("{s:s, s:o}", "cmd", cmd, "args", args ? args : json_object());
+	req_text = req ? json_dumps(req, JSON_COMPACT) : NULL;
+	json_decref(req);
+	if (!req_text || asprintf(&auth, "Authorization: Bearer %s", token) < 0 ||
+	    !(list = strdup(lc->server))) {
+		loomctl_error(lc, "out of memory");
+		rc = -ENOMEM;
+		goto out;
+	}
+	rc = -EINVAL;
+	snprintf(msg, sizeof(msg), "--server: no URL");
+	for (char *srv = strtok_r(list, ",", &save), *after; srv; srv = after) {
+		int next;
+
+		after = strtok_r(NULL, ",", &save);
+		rc = call_one(lc, srv, req_text, auth, result, msg, sizeof(msg), &next);
+		if (rc == 0 || !next)
+			break;
+	}
+	if (rc < 0)
+		loomctl_error(lc, "%s", msg);
+out:
 	if (token) {
 		memset(token, 0, strlen(token));
 		free(token);
@@ -184,7 +223,7 @@ out:
 		memset(auth, 0, strlen(auth));
 		free(auth);
 	}
+	free(list);
 	free(req_text);
-	free(b.p);
 	return rc;
 }

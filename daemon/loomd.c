@@ -41,6 +41,7 @@
 #include "daemon/http/metrics_http.h"
 #include "daemon/http/web_http.h"
 #include "daemon/http/api.h"
+#include "daemon/ha/ha.h"
 
 struct loomd {
 	const struct loomd_options *opt;
@@ -63,6 +64,7 @@ struct loomd {
 	struct http_web *web;     /* the web view on it: / and /web/ */
 	struct queries *queries;  /* nodes, links...: read off the loop */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
+	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
 };
@@ -91,6 +93,7 @@ static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
 	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
+	&ha_config,
 };
 
 int loomd_config_init(void)
@@ -177,7 +180,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", err);
 		return;
 	}
-	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o}",
+	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:o}",
 				    "version", PACKAGE_VERSION,
 				    "pid", (int)getpid(),
 				    "uptime_s", (json_int_t)(now.tv_sec - d->started.tv_sec),
@@ -186,7 +189,8 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 				    "socket", d->conf->socket_path,
 				    "schema_version", store_schema_version(),
 				    "sweep", sweeper_status(d->sweeper),
-				    "subnets", subnets));
+				    "subnets", subnets,
+				    "ha", ha_status(d->ha)));
 }
 
 /* ---- signals ------------------------------------------------------------------ */
@@ -247,6 +251,7 @@ static void reload(struct loomd *d)
 	telemetry_reconfigure(d->telemetry, next);
 	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
 	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
+	ha_reconfigure(d->ha, next);
 	http_metrics_reconfigure(d->metrics, next);
 	http_web_reconfigure(d->web, next);
 	free(d->conf);
@@ -307,6 +312,10 @@ static void loomd_teardown(struct loomd *d)
 	/* No worker waits on a child that hangs (its MAD library blocked on a
 	 * port that went away: up to the walker's 600 s otherwise). */
 	walker_stop_all();
+	/* The lease first: another node leads at once, not a TTL later. */
+	if (d->ctl)
+		ctl_set_gate(d->ctl, NULL, NULL);
+	ha_free(d->ha);
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
 	routes_free(d->routes);
@@ -382,6 +391,11 @@ int loomd_run(const struct loomd_options *opt)
 	}
 	ctl_set_tenant_writers(d.ctl, d.conf->tenant_users, d.conf->tenant_groups);
 	set_ctl_limits(d.ctl, d.conf);
+	/* Before any module can change the fabric: the gate is set at once. */
+	if (!(d.ha = ha_new(d.base, d.conf, err, sizeof(err))) || ha_register(d.ha, d.ctl) < 0) {
+		log_err("ha: %s", err);
+		goto out;
+	}
 	if (!(d.sweeper = sweeper_new(d.base, d.conf, err, sizeof(err)))) {
 		log_err("sweeper: %s", err);
 		goto out;
@@ -435,7 +449,6 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("http: API tokens: %s", err);
 		goto out;
 	}
-	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
 	/* OpenSM's reports are stored on the loop's connection: they are few
 	 * (a run per heavy sweep, a trap per link change) and small. */
 	if (!(d.osm = osm_report_new(d.base, d.conf->osm_socket_path, d.store, err, sizeof(err)))) {
@@ -454,6 +467,12 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("cannot register the daemon's commands and signals");
 		goto out;
 	}
+	/* After tenants_register: the check asks the HA gate (a follower leaves
+	 * the tenants to the leader, which checks them when it takes over). */
+	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
+	ha_on_leader(d.ha, tenants_takeover, d.tenants);
+	if (ha_enabled(d.ha))
+		tenants_set_intent(d.tenants, ha_intent_put, d.ha);
 
 	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,
 		   d.conf->path[0] ? d.conf->path : "(built-in defaults)", d.conf->db_path,

@@ -9,7 +9,7 @@ PKGS="build-essential autoconf automake libtool pkg-config check
  infiniband-diags iproute2 util-linux python3 man-db groff-base procps
  libhiredis-dev redis-server libmnl-dev libcurl4-openssl-dev libssl-dev openssl
  python3-yaml python3-jsonschema
- slurm-wlm munge prometheus curl
+ slurm-wlm munge prometheus curl etcd-server etcd-client
  chromium chromium-driver python3-selenium
  clang libclang-rt-14-dev"
 if [ "${1:-}" = --list ]; then

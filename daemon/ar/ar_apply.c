@@ -59,6 +59,7 @@ struct ar_apply_rq {
 
 struct ar_apply {
 	struct event_base *base;
+	struct ctl *ctl;        /* its gate (HA: only the leader programs AR) */
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
 	int program;
@@ -208,6 +209,15 @@ static void settle_cb(evutil_socket_t fd, short what, void *arg)
 		return;  /* rq_done() arms the timer again when the run ends */
 	sm = a->pending[0];
 	memmove(a->pending, a->pending + 1, --a->n_pending * sizeof(a->pending[0]));
+	{
+		char why[1024];
+
+		if (ctl_gate_check(a->ctl, "AR programming after a reroute", why, sizeof(why)) < 0) {
+			log_info("AR program after OpenSM's reroute skipped: %s", why);
+			a->n_pending = 0;
+			return;
+		}
+	}
 	log_info("OpenSM 0x%016llx changed the forwarding tables %d s ago: programming AR "
 		 "again", (unsigned long long)sm, a->after_reroute_s);
 	if ((rc = start(a, NULL, NULL, 0, sm)) < 0)
@@ -324,5 +334,6 @@ void ar_apply_free(struct ar_apply *a)
 
 int ar_apply_register(struct ar_apply *a, struct ctl *ctl)
 {
+	a->ctl = ctl;
 	return ctl_register(ctl, "ar-program", CTL_WRITE, cmd_program, a);
 }

@@ -36,6 +36,7 @@
 #define LOOM_MAX_SWITCHES    256
 #define LOOM_ADDRESS_LEN     128
 #define LOOM_HTTP_MAX_LISTEN 8
+#define LOOM_HA_ENDPOINTS_LEN 1024
 
 /* One subnet (one local HCA port) to sweep. */
 struct loom_subnet_conf {
@@ -151,6 +152,20 @@ struct loom_config {
 	int http_metrics_min_xmit_wait; /* http.metrics_min_xmit_wait_per_s (errors mode) */
 	char http_web_root[PATH_MAX];   /* http.web_root: the web view's files ("" none) */
 	char http_tokens_file[PATH_MAX]; /* http.tokens_file: the API's tokens (api_tokens.h) */
+
+	/* ha: high availability on etcd (daemon/ha/config_ha.c); no endpoints: off */
+	char ha_endpoints[LOOM_HA_ENDPOINTS_LEN]; /* ha.endpoints: "URL,URL,..." ("" off) */
+	char ha_name[64];               /* ha.name: this node ("": the host name) */
+	char ha_advertise[256];         /* ha.advertise: this node's REST API URL, for others */
+	char ha_cluster[64];            /* ha.cluster: the keys under /loom/CLUSTER/ */
+	int ha_ttl_s;                   /* ha.ttl_s: the leader's lease */
+	int ha_timeout_ms;              /* ha.timeout_ms: one etcd request to one endpoint */
+	int ha_poll_ms;                 /* ha.poll_ms: a follower reads the leader key */
+	char ha_tls_ca[PATH_MAX];       /* ha.tls.ca: CA of https:// endpoints ("" system) */
+	char ha_tls_cert[PATH_MAX];     /* ha.tls.cert / key: client certificate ("" none) */
+	char ha_tls_key[PATH_MAX];
+	char ha_user[64];               /* ha.user: etcd authentication ("" none) */
+	char ha_password_file[PATH_MAX]; /* ha.password_file: its password, first line */
 
 	/* switches: */
 	int n_switches;

@@ -290,6 +290,35 @@ static struct ctl_req *req_new(struct ctl_client *cl, const struct ctl_cmd *cmd,
 	return req;
 }
 
+/* Run a request whose caller may run it: the gate first (ctl_set_gate) for
+ * anything but a read, then the audit line and the handler. */
+static void run(struct ctl *ctl, struct ctl_req *req, json_t *args)
+{
+	const struct ctl_cmd *cmd = req->cmd;
+	const char *code;
+	char why[1024];
+
+	if (cmd->access != CTL_READ && ctl->gate &&
+	    (code = ctl->gate(ctl->gate_arg, cmd->name, why, sizeof(why)))) {
+		ctl_audit(cmd, &req->who, why);
+		ctl_reply_err(req, code, "%s", why);
+		return;
+	}
+	ctl_audit(cmd, &req->who, NULL);
+	cmd->fn(req, args, cmd->arg);
+}
+
+void ctl_set_gate(struct ctl *ctl, ctl_gate_fn fn, void *arg)
+{
+	ctl->gate = fn;
+	ctl->gate_arg = arg;
+}
+
+int ctl_gate_check(struct ctl *ctl, const char *what, char *why, size_t whylen)
+{
+	return ctl && ctl->gate && ctl->gate(ctl->gate_arg, what, why, whylen) ? -EPERM : 0;
+}
+
 /* Handle one decoded request. */
 static void client_dispatch(struct ctl_client *cl, json_t *msg)
 {
@@ -344,16 +373,14 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 		struct ctl_req *req = req_new(cl, cmd, id);
 		if (req) {
 			req->who = p;
-			ctl_audit(cmd, &req->who, NULL);
-			cmd->fn(req, args, cmd->arg);
+			run(ctl, req, args);
 		}
 		return;
 	}
 
 	struct ctl_req *req = req_new(cl, cmd, id);
 	if (req) {
-		ctl_audit(cmd, &req->who, NULL);
-		cmd->fn(req, args, cmd->arg);
+		run(ctl, req, args);
 	}
 }
 
@@ -429,8 +456,7 @@ static void idents_ready(void *arg)
 				  "permission denied");
 			ctl_reply_err(req, rc == -EIO ? PROTO_ERR_FAILED : PROTO_ERR_DENIED, "%s", why);
 		} else {
-			ctl_audit(req->cmd, &req->who, NULL);
-			req->cmd->fn(req, args, req->cmd->arg);
+			run(ctl, req, args);
 		}
 		json_decref(args);
 	}
@@ -628,10 +654,9 @@ void ctl_call(struct ctl *ctl, const char *name, json_t *args, const struct auth
 	req->answer = fn;
 	req->answer_arg = arg;
 	req_link(ctl, req);
-	ctl_audit(cmd, who, NULL);
 	if (!args)
 		args = empty = json_object();
-	cmd->fn(req, args, cmd->arg);
+	run(ctl, req, args);
 	json_decref(empty);
 }
 

@@ -59,6 +59,17 @@ int ctl_list_has(const char *list, const char *name);
 int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 		 ctl_handler_fn fn, void *arg);
 
+/* A gate on every command that is not CTL_READ, from the socket and from
+ * ctl_call alike, asked once the caller's rights are checked: NULL lets it
+ * run; a protocol error code (lib/util/proto.h) refuses it with the message
+ * in why (audited). daemon/ha sets it: only the leader changes things. One
+ * gate; fn NULL removes it. */
+typedef const char *(*ctl_gate_fn)(void *arg, const char *cmd, char *why, size_t whylen);
+void ctl_set_gate(struct ctl *ctl, ctl_gate_fn fn, void *arg);
+/* The same gate for a change a module starts by itself (a periodic check
+ * that rewrites a file, AR programmed after a reroute), `what` naming it:
+ * 0 may go ahead (also: no gate), -EPERM with the reason in why. */
+int ctl_gate_check(struct ctl *ctl, const char *what, char *why, size_t whylen);
 /* Answers another transport may keep and hand out again (the HTTP API's
  * cache, daemon/http/api_cache.h): a CTL_READ command whose answer depends
  * only on its arguments and on data that fn(arg, &v) versions: v changes

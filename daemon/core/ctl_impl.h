@@ -82,6 +82,8 @@ struct ctl {
 	struct ctl_limits limits;
 	struct ctl_refusals refusals;
 	unsigned n_clients;
+	ctl_gate_fn gate;                  /* ctl_set_gate: NULL none */
+	void *gate_arg;
 	int warned_admin;                  /* the admin group is unknown: said */
 	char admin_group[CTL_GROUP_LEN];
 	char tenant_users[CTL_LIST_LEN];   /* CTL_TENANT: "slurm,..." */

@@ -25,6 +25,7 @@ int api_status(const char *code)
 		{ PROTO_ERR_DENIED, 403 }, { PROTO_ERR_NOTFOUND, 404 }, { PROTO_ERR_UNKNOWN, 404 },
 		{ PROTO_ERR_FAILED, 409 }, { PROTO_ERR_BUSY, 503 }, { PROTO_ERR_INTERNAL, 500 },
 		{ "unauthorized", 401 }, { "method-not-allowed", 405 }, { "rate-limited", 429 },
+		{ PROTO_ERR_NOT_LEADER, 503 }, { PROTO_ERR_NO_QUORUM, 503 },
 	};
 
 	for (size_t i = 0; code && i < sizeof(map) / sizeof(map[0]); i++)

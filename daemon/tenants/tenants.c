@@ -53,6 +53,7 @@ void tenants_top_free(struct top *t)
 		return;
 	json_decref(t->prev);
 	json_decref(t->members);
+	free(t->intent);
 	free(t->file_text);
 	free(t->sub);
 	tenants_eth_free(t);
@@ -95,12 +96,52 @@ struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top
 
 /* ---- the worker --------------------------------------------------------------- */
 
+/* HA: the change's intent into the replicated store first, conditioned on
+ * this node's lease: a node that lost it writes nothing and changes
+ * nothing (fencing). The record: the tenant as the database holds it
+ * (name, by: who made the change, pkey, vlan, limited, class, ports
+ * [{host, guid}], eth_ports [{host, switch, port}]: what store_tenant_put
+ * takes). */
+static int put_intent(struct top *t)
+{
+	char key[LOOM_NAME_LEN + 16], *value = NULL;
+	json_t *v = NULL;
+	int rc;
+
+	snprintf(key, sizeof(key), "tenants/%s", t->name);
+	if (t->kind != TOP_DELETE && t->intent) {
+		value = strdup(t->intent);
+		if (!value) {
+			snprintf(t->err, sizeof(t->err), "out of memory");
+			return -ENOMEM;
+		}
+	} else if (t->kind != TOP_DELETE) {
+		v = json_pack("{s:s, s:i, s:i, s:O?, s:b}", "name", t->name, "pkey", (int)t->pkey,
+			      "vlan", (int)t->vlan, "members", t->members, "limited", t->limited);
+		if (!v || !(value = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS))) {
+			json_decref(v);
+			snprintf(t->err, sizeof(t->err), "out of memory");
+			return -ENOMEM;
+		}
+		json_decref(v);
+	}
+	rc = t->m->intent(t->m->intent_arg, key, value, t->err, sizeof(t->err));
+	free(value);
+	return rc;
+}
+
 static int top_run(void *arg, char *unused, size_t unusedlen)
 {
 	struct top *t = arg;
 	double start = clock_wall();
 
 	t->rc = 0;
+	if (t->m->intent && (t->kind == TOP_CREATE || t->kind == TOP_ADD ||
+			     t->kind == TOP_REMOVE || t->kind == TOP_DELETE) &&
+	    (t->rc = put_intent(t)) < 0) {
+		t->took = clock_wall() - start;
+		return t->rc;
+	}
 	if (t->kind == TOP_RESUME) {
 		struct top **ib = calloc(t->n_batch + 1, sizeof(*ib));
 		size_t n = 0;
@@ -509,10 +550,17 @@ static int check_all(struct tenants_mod *m, const char *why)
 	char err[1024] = "", *text, *had;
 	json_t *list = NULL;
 
+	char why_not[1024];
+
 	/* Changes queued or running write the file and confirm themselves;
 	 * the next interval checks what they leave. */
 	if (m->queue)
 		return 0;
+	/* HA: a follower leaves the file and the fabric to the leader. */
+	if (ctl_gate_check(m->ctl, "the tenants' check", why_not, sizeof(why_not)) < 0) {
+		log_debug("tenants: %s check skipped: %s", why, why_not);
+		return 0;
+	}
 	if (!(text = tenants_ib_file_text(m, err, sizeof(err)))) {
 		log_err("tenants: %s", err);
 		return -EIO;
@@ -640,5 +688,79 @@ int tenants_resume(struct tenants_mod *m)
 
 int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 {
+	m->ctl = ctl;
 	return tenants_cmd_register(m, ctl);
+}
+
+void tenants_set_intent(struct tenants_mod *m, intent_put_fn fn, void *arg)
+{
+	m->intent = fn;
+	m->intent_arg = arg;
+}
+
+/* One tenant of the replicated intent into the database, when the
+ * database does not hold it with the same key, VLAN and port counts (the
+ * check that follows applies it to the fabric). 1 loaded, 0 already there,
+ * -errno. */
+static int load_one(struct tenants_mod *m, const json_t *r)
+{
+	const char *name = json_string_value(json_object_get(r, "name"));
+	const char *cls = json_string_value(json_object_get(r, "class"));
+	const char *by = json_string_value(json_object_get(r, "by"));
+	const json_t *ports = json_object_get(r, "ports"), *eth = json_object_get(r, "eth_ports");
+	json_int_t pkey = json_integer_value(json_object_get(r, "pkey"));
+	json_int_t vlan = json_integer_value(json_object_get(r, "vlan"));
+	struct store_tenant st;
+	json_t *have = NULL;
+	char what[160];
+	int rc;
+
+	if (!name || !*name || strlen(name) >= LOOM_NAME_LEN || !json_is_array(ports) ||
+	    !json_is_array(eth) || pkey < 0 || pkey > 0x7fff || vlan < 0 || vlan > 4094)
+		return -EINVAL;
+	if (store_tenant_get(m->store, name, &have) == 0) {
+		int same = json_integer_value(json_object_get(have, "pkey")) == pkey &&
+			   json_integer_value(json_object_get(have, "vlan")) == vlan &&
+			   json_integer_value(json_object_get(have, "n_ports")) ==
+			   (json_int_t)json_array_size(ports) &&
+			   json_integer_value(json_object_get(have, "n_eth_ports")) ==
+			   (json_int_t)json_array_size(eth);
+
+		json_decref(have);
+		if (same)
+			return 0;
+	}
+	st = (struct store_tenant){ .name = name, .pkey = (unsigned)pkey, .vlan = (unsigned)vlan,
+				    .limited = json_is_true(json_object_get(r, "limited")),
+				    .class_name = cls && *cls ? cls : NULL, .ports = ports,
+				    .eth_ports = eth };
+	snprintf(what, sizeof(what), "loaded from etcd at takeover: pkey 0x%04x, vlan %d, %zu HCA "
+		 "ports, %zu switch ports", (unsigned)pkey, (int)vlan, json_array_size(ports),
+		 json_array_size(eth));
+	/* who made the last change on the old leader (a new tenant's creator) */
+	rc = store_tenant_put(m->store, clock_wall(), &st, -1, by && *by ? by : "ha takeover",
+			      "tenant_changed", what);
+	if (rc == 0)
+		log_notice("tenant %s: %s", name, what);
+	return rc < 0 ? rc : 1;
+}
+
+void tenants_takeover(void *arg, json_t *intent)
+{
+	struct tenants_mod *m = arg;
+	size_t i, loaded = 0;
+	json_t *r;
+
+	json_array_foreach(intent, i, r) {
+		int rc = load_one(m, r);
+
+		if (rc < 0)
+			log_err("tenants: the record %zu of the replicated intent could not be loaded: "
+				"%s", i, strerror(-rc));
+		else
+			loaded += (size_t)rc;
+	}
+	log_notice("tenants: this node leads now: %s%zu tenants loaded from etcd; checking every "
+		   "tenant against the fabric", intent ? "" : "(etcd's intent unread) ", loaded);
+	(void)check_all(m, "takeover");
 }

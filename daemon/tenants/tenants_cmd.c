@@ -153,6 +153,26 @@ static int choose_ids(struct tenants_mod *m, const json_t *prev, int asked, cons
 }
 
 /* "PKey 0x1002 full, VLAN 2000" for logs and audit events. */
+/* HA: the tenant as store_tenant_put writes it, JSON text for etcd (the
+ * worker puts it there before touching the fabric); NULL without HA. */
+static char *intent_text(const struct tenants_mod *m, const struct store_tenant *st,
+			 const char *who)
+{
+	json_t *v;
+	char *s;
+
+	if (!m->intent)
+		return NULL;
+	v = json_pack("{s:s, s:s, s:i, s:i, s:b, s:s, s:O, s:O}", "name", st->name, "by", who,
+		      "pkey",
+		      (int)st->pkey, "vlan", (int)st->vlan, "limited", st->limited, "class",
+		      st->class_name ? st->class_name : "", "ports", st->ports, "eth_ports",
+		      st->eth_ports);
+	s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(v);
+	return s;
+}
+
 static void ids_text(const struct store_tenant *t, char *buf, size_t len)
 {
 	size_t n = 0;
@@ -229,8 +249,10 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 		goto out;
 	}
 	log_notice("tenant %s: %s (%s)", name, what, who);
-	if ((t = tenants_top_new(m, req, TOP_CREATE, name)))
+	if ((t = tenants_top_new(m, req, TOP_CREATE, name))) {
+		t->intent = intent_text(m, &st, who);
 		tenants_enqueue(m, t);
+	}
 out:
 	json_decref(ib);
 	json_decref(eth);
@@ -310,6 +332,7 @@ static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *
 	}
 	log_notice("tenant %s: %s (%s)", name, what, who);
 	if ((t = tenants_top_new(m, req, add ? TOP_ADD : TOP_REMOVE, name))) {
+		t->intent = intent_text(m, &st, who);
 		t->prev = prev;
 		prev = NULL;
 		tenants_enqueue(m, t);

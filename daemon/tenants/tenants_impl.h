@@ -12,6 +12,7 @@
 #ifndef LOOMD_TENANTS_IMPL_H
 #define LOOMD_TENANTS_IMPL_H
 
+#include "daemon/core/intent.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,6 +59,8 @@ struct top {
 	int uid;
 	char who[96];          /* tenants_req_who() */
 	json_t *prev;          /* the tenant before (NULL: none): rollback, delete */
+	char *intent;          /* HA: the tenant as the database holds it now, JSON
+				* text for etcd (NULL: from the fields below) */
 	/* InfiniBand, for the worker (pkey 0: the tenant has no key: skipped) */
 	char *file_text;       /* the partitions file to write (NULL: verify only) */
 	unsigned pkey;
@@ -88,6 +91,9 @@ struct top {
 
 struct tenants_mod {
 	struct event_base *base;
+	struct ctl *ctl;        /* its gate (HA: only the leader changes things) */
+	intent_put_fn intent;   /* HA: the intent replicated first (NULL: none) */
+	void *intent_arg;
 	struct store *store;
 	struct loom_config *conf;     /* the running change's; swapped between changes */
 	struct loom_config *pending;  /* a reload's, while a change runs */

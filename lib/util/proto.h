@@ -33,6 +33,8 @@
 #define PROTO_ERR_INTERNAL  "internal"
 #define PROTO_ERR_FAILED    "failed"     /* the change could not be made; it was undone */
 #define PROTO_ERR_TOO_LARGE "too-large"  /* the answer is over PROTO_MAX_RESPONSE */
+#define PROTO_ERR_NOT_LEADER "not-leader" /* HA: a change sent to a follower (names the leader) */
+#define PROTO_ERR_NO_QUORUM "no-quorum"   /* HA: etcd unreachable, no leader confirmed */
 
 /* Encode msg as one frame in a new malloc'd buffer. 0 or -errno
  * (-EMSGSIZE if the JSON is larger than max). */

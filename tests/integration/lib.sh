@@ -326,3 +326,54 @@ loom_browser() {
 loom_subnet_conf() { # the YAML for one configured subnet on the simulator's HCA
 	printf '  subnets:\n    - name: %s\n      ca: ibsim0\n      port: 1\n' "$1"
 }
+
+# ---- etcd (HA, issue 21) ------------------------------------------------------
+# loom_etcd_cluster N: N etcd members on free loopback ports, data dirs
+# $work/etcd-I, logs $work/etcd-I.log; waits until the cluster answers.
+# $LOOM_ETCD_ENDPOINTS: their client URLs, comma-separated; loom_etcd_url I
+# one of them. loom_etcd_stop I (kill -9) and loom_etcd_start I (again, same
+# ports and data) take one member down and back; the cleanup stops them all.
+loom_etcd_cluster() {
+	command -v etcd >/dev/null 2>&1 || loom_skip "etcd is not installed (etcd-server)"
+	command -v curl >/dev/null 2>&1 || loom_skip "curl is not installed"
+	LOOM_ETCD_N=$1
+	_enit="" LOOM_ETCD_ENDPOINTS=""
+	_e=1
+	while [ "$_e" -le "$LOOM_ETCD_N" ]; do
+		_c=$(loom_free_port) _p=$(loom_free_port)
+		while [ "$_p" = "$_c" ]; do _p=$(loom_free_port); done
+		eval "LOOM_ETCD_C$_e=$_c LOOM_ETCD_P$_e=$_p"
+		_enit="$_enit${_enit:+,}m$_e=http://127.0.0.1:$_p"
+		LOOM_ETCD_ENDPOINTS="$LOOM_ETCD_ENDPOINTS${LOOM_ETCD_ENDPOINTS:+,}http://127.0.0.1:$_c"
+		_e=$((_e + 1))
+	done
+	LOOM_ETCD_INIT=$_enit
+	_e=1
+	while [ "$_e" -le "$LOOM_ETCD_N" ]; do loom_etcd_start "$_e"; _e=$((_e + 1)); done
+	_e=1
+	while [ "$_e" -le "$LOOM_ETCD_N" ]; do
+		loom_until 300 loom_etcd_healthy "$_e" || loom_fail "etcd member $_e is not healthy"
+		_e=$((_e + 1))
+	done
+}
+
+loom_etcd_url() { eval "echo http://127.0.0.1:\$LOOM_ETCD_C$1"; }
+
+loom_etcd_healthy() { curl -sf -m 2 "$(loom_etcd_url "$1")/health" | grep -q '"health":"true"'; }
+
+loom_etcd_start() {
+	eval "_c=\$LOOM_ETCD_C$1 _p=\$LOOM_ETCD_P$1"
+	etcd --name "m$1" --data-dir "$work/etcd-$1" \
+		--listen-client-urls "http://127.0.0.1:$_c" --advertise-client-urls "http://127.0.0.1:$_c" \
+		--listen-peer-urls "http://127.0.0.1:$_p" --initial-advertise-peer-urls "http://127.0.0.1:$_p" \
+		--initial-cluster "$LOOM_ETCD_INIT" --initial-cluster-token loom-test \
+		--initial-cluster-state new >>"$work/etcd-$1.log" 2>&1 &
+	eval "LOOM_ETCD_PID$1=$!"
+	LOOM_PIDS="$LOOM_PIDS $!"
+}
+
+loom_etcd_stop() {
+	eval "_pid=\$LOOM_ETCD_PID$1"
+	kill -9 "$_pid" 2>/dev/null || :
+	wait "$_pid" 2>/dev/null || :
+}

@@ -836,6 +836,35 @@ START_TEST(telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line)
 }
 END_TEST
 
+/* ha: off without endpoints; a list or a comma string; checked names, URLs
+ * and the timeout against the lease; printed so that it reads back. */
+START_TEST(ha_section_is_checked_and_round_trips)
+{
+	struct loom_config c;
+
+	loaded("ha:\n  ttl_s: 9\n", &c);
+	ck_assert_str_eq(c.ha_endpoints, "");
+	loaded("ha:\n  endpoints: [http://10.0.0.1:2379, https://m2:2379]\n  name: mgmt1\n", &c);
+	ck_assert_str_eq(c.ha_endpoints, "http://10.0.0.1:2379,https://m2:2379");
+	ck_assert_str_eq(c.ha_cluster, "loom");
+	ck_assert_int_eq(c.ha_ttl_s, 5);
+	loaded("ha:\n  endpoints: http://a:1,http://b:2\n", &c);
+	ck_assert_str_eq(c.ha_endpoints, "http://a:1,http://b:2");
+	round_trip("ha:\n  endpoints: [http://a:1, http://b:2]\n  name: n1\n  advertise: "
+		   "https://n1:9477\n  cluster: c-1\n  ttl_s: 6\n  timeout_ms: 500\n"
+		   "  tls: {ca: /etc/ca.pem, cert: /etc/c.pem, key: /etc/c.key}\n"
+		   "  user: loom\n  password_file: /etc/loom/etcd-pw\n");
+	refused("ha:\n  endpoints: [10.0.0.1:2379]\n", "t.yaml:2: ha.endpoints: etcd endpoint");
+	refused("ha:\n  endpoints: [http://a:1]\n  cluster: \"a/b\"\n", "t.yaml:3: ha.cluster:");
+	refused("ha:\n  endpoints: [http://a:1]\n  ttl_s: 3\n  timeout_ms: 1500\n",
+		"t.yaml:4: ha.timeout_ms: 1500 ms is over a third");
+	refused("ha:\n  endpoints: [http://a:1]\n  user: loom\n", "t.yaml:3: ha.password_file:");
+	refused("ha:\n  endpoints: [http://a:1]\n  tls: {cert: /etc/c.pem}\n",
+		"t.yaml:2: ha.endpoints: an etcd client certificate needs its key");
+	refused("ha:\n  endpoint: [http://a:1]\n", "t.yaml:2: ha.endpoint: unknown key");
+}
+END_TEST
+
 START_TEST(print_writes_every_key_in_order)
 {
 	struct loom_config c;
@@ -948,7 +977,21 @@ START_TEST(print_writes_every_key_in_order)
 			 "    key: \"\"\n"
 			 "    client_ca: \"\"\n"
 			 "    client_cert: optional\n"
-			 "  tokens_file: \"" LOOM_DEFAULT_TOKENS "\"\n");
+			 "  tokens_file: \"" LOOM_DEFAULT_TOKENS "\"\n"
+			 "ha:\n"
+			 "  endpoints: []\n"
+			 "  name: \"\"\n"
+			 "  advertise: \"\"\n"
+			 "  cluster: \"loom\"\n"
+			 "  ttl_s: 5\n"
+			 "  timeout_ms: 1000\n"
+			 "  poll_ms: 500\n"
+			 "  tls:\n"
+			 "    ca: \"\"\n"
+			 "    cert: \"\"\n"
+			 "    key: \"\"\n"
+			 "  user: \"\"\n"
+			 "  password_file: \"\"\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);
@@ -983,6 +1026,7 @@ int main(void)
 	tcase_add_test(tc, directory_is_refused);
 	tcase_add_test(tc, file_errors_name_the_file);
 	tcase_add_test(tc, example_file_loads_and_holds_the_defaults);
+	tcase_add_test(tc, ha_section_is_checked_and_round_trips);
 	tcase_add_test(tc, deep_nesting_is_refused_at_once_naming_line_and_section);
 	tcase_add_test(tc, oversized_file_is_refused_naming_the_line);
 	tcase_add_test(tc, utf8_byte_order_mark_is_accepted);

@@ -485,6 +485,55 @@ START_TEST(calls_as_a_principal_decide_by_role_and_answer_once)
 }
 END_TEST
 
+/* The gate (HA's "only the leader changes things"): asked before every
+ * command that is not a read, from the socket and from ctl_call alike, and
+ * by ctl_gate_check for a module's own changes; its code and message are
+ * the answer; removed, everything runs again. */
+static int gate_calls;
+
+static const char *test_gate(void *arg, const char *cmd, char *why, size_t whylen)
+{
+	gate_calls++;
+	snprintf(why, whylen, "%s: %s", (const char *)arg, cmd);
+	return PROTO_ERR_NOT_LEADER;
+}
+
+START_TEST(the_gate_refuses_changes_not_reads)
+{
+	struct authz_principal admin;
+	json_t *ans = NULL, *resp;
+	char why[128];
+	int fd;
+
+	authz_principal_named(&admin, "token", "ops", AUTHZ_ADMIN);
+	ck_assert_int_eq(ctl_gate_check(ctl, "x", why, sizeof(why)), 0);  /* no gate */
+	ctl_set_gate(ctl, test_gate, "follower");
+	fd = connect_to(sock_path);
+	resp = call(fd, "echo", NULL, 1);
+	ck_assert(json_is_true(json_object_get(resp, "ok")));  /* a read */
+	json_decref(resp);
+	ck_assert_int_eq(gate_calls, 0);
+	if (geteuid() == 0) {
+		resp = call(fd, "poke", NULL, 2);
+		ck_assert_str_eq(err_code(resp), PROTO_ERR_NOT_LEADER);
+		ck_assert_str_eq(err_message(resp), "follower: poke");
+		json_decref(resp);
+		ck_assert_int_eq(gate_calls, 1);
+	}
+	close(fd);
+	ctl_call(ctl, "poke", NULL, &admin, got_answer, &ans);
+	ck_assert_str_eq(err_code(ans), PROTO_ERR_NOT_LEADER);
+	json_decref(ans);
+	ans = NULL;
+	ck_assert_int_eq(ctl_gate_check(ctl, "a check", why, sizeof(why)), -EPERM);
+	ck_assert_str_eq(why, "follower: a check");
+	ctl_set_gate(ctl, NULL, NULL);
+	ctl_call(ctl, "poke", NULL, &admin, got_answer, &ans);
+	ck_assert(json_is_true(json_object_get(ans, "ok")));
+	json_decref(ans);
+}
+END_TEST
+
 /* The fabric queries (daemon/core/queries.c) run off the loop; the same
  * question at the same data version joins the query under way (both
  * answers are one result), a write in between makes it ask again, and
@@ -608,6 +657,7 @@ int main(void)
 	tcase_add_test(tc, pipelined_requests_are_answered_in_order);
 	tcase_add_test(tc, unknown_command);
 	tcase_add_test(tc, calls_as_a_principal_decide_by_role_and_answer_once);
+	tcase_add_test(tc, the_gate_refuses_changes_not_reads);
 	tcase_add_test(tc, same_query_at_one_data_version_is_run_once);
 	tcase_add_test(tc, a_large_result_is_encoded_once_for_every_client);
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);

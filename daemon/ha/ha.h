@@ -1,0 +1,67 @@
+/* daemon/ha/ha.h: high availability on etcd (issue 21): two or three loomd
+ * on different management nodes, one leader elected through etcd; only the
+ * leader changes anything.
+ *
+ * Election: a lease of ha.ttl_s; the txn "create /loom/CLUSTER/leader =
+ * {name, advertise} with the lease if its create_revision is 0". The leader
+ * renews the lease every ttl_s / 3 on a work queue of its own (never behind
+ * a sweep), and checks that the key still holds it. A follower reads the
+ * key every ha.poll_ms and campaigns when it is gone.
+ *
+ * Fencing: the leader may change things only until its last renewal's
+ * send time + the TTL - a margin (a fifth of the TTL, at most 1 s): past
+ * that, its lease may have expired at etcd and another node may lead, so
+ * it stops by itself, even while etcd does not answer.
+ *
+ * Roles: leader, follower, no-quorum (etcd unreachable, or no answer yet).
+ * Through ctl_set_gate() (core/ctl.h), every CTL_WRITE and CTL_TENANT
+ * command is refused on a follower ("not-leader", naming the leader and its
+ * advertised URL) and without quorum ("no-quorum"); reads work everywhere.
+ * `discover` and `route-check` are CTL_WRITE for their cost, not because
+ * they change anything: they run on every node (each discovers for
+ * itself). With no ha.endpoints, none of this exists: one node, as before. */
+#ifndef LOOMD_HA_H
+#define LOOMD_HA_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+struct config_section;
+struct event_base;
+struct loom_config;
+struct ctl;
+struct ha;
+
+extern const struct config_section ha_config;
+
+/* The module; with no ha.endpoints it does nothing (ha_status says
+ * "enabled": false). Starts the first election step at once. NULL + err. */
+struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char *err,
+		  size_t errlen);
+/* Stop: wait for a step under way, and give the lease back when leader
+ * (another node takes over at once). NULL is fine. */
+void ha_free(struct ha *ha);
+/* Install the gate on the control server (nothing when disabled). */
+int ha_register(struct ha *ha, struct ctl *ctl);
+/* daemon/core/intent.h's writer: value put under /loom/CLUSTER/KEY in a
+ * txn that holds only while the leader key holds this node's lease (and
+ * refused at once past the fencing deadline). arg: the ha. Any thread. */
+int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen);
+/* Is HA on (ha.endpoints)? */
+int ha_enabled(const struct ha *ha);
+/* fn(arg, intent) on the loop each time this node becomes the leader (the
+ * takeover's reconciliation: loomd.c wires tenants_takeover). intent: the
+ * tenants' records replicated in etcd (a JSON array, borrowed; NULL when
+ * they could not be read). One. */
+void ha_on_leader(struct ha *ha, void (*fn)(void *arg, json_t *intent), void *arg);
+/* ha.* cannot change live: a changed section is logged as taking effect
+ * at restart. */
+void ha_reconfigure(struct ha *ha, const struct loom_config *conf);
+
+/* For `status`: {"enabled", "role", "name", "advertise", "leader":
+ * {"name","url"} or null, "lease_ttl_s", "lease_left_s", "etcd": {"ok",
+ * "endpoint", "error", "last_ok_s_ago"}}. A new reference. */
+json_t *ha_status(const struct ha *ha);
+
+#endif

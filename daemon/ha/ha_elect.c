@@ -1,0 +1,186 @@
+/* daemon/ha/ha_elect.c: one step of the leader election against etcd, on
+ * the HA worker thread (see ha_impl.h). The leader key holds
+ * {"name","advertise"} of the leader and is attached to its lease: when the
+ * lease expires (the leader died or lost etcd) or is revoked (it stopped),
+ * etcd deletes the key and the next follower to look creates it anew. */
+#include "autoconf.h"
+#include "daemon/ha/ha_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lib/etcd/etcd.h"
+#include "lib/util/clock.h"
+
+/* The leader named by the key's value (as this node wrote it). */
+static void leader_of(const struct etcd_kv *kv, struct ha_step_out *out)
+{
+	json_t *j = json_loadb(kv->value, kv->value_len, 0, NULL);
+	const char *name = json_string_value(json_object_get(j, "name"));
+	const char *url = json_string_value(json_object_get(j, "advertise"));
+
+	snprintf(out->leader_name, sizeof(out->leader_name), "%s", name ? name : "?");
+	snprintf(out->leader_url, sizeof(out->leader_url), "%s", url ? url : "");
+	json_decref(j);
+}
+
+static void no_quorum(struct ha_step_out *out, const char *err)
+{
+	out->outcome = HA_OUT_NO_QUORUM;
+	snprintf(out->err, sizeof(out->err), "%s", err);
+}
+
+/* Give back a lease that holds nothing (best effort: it expires anyway). */
+static void drop_lease(struct etcd *e, int64_t lease)
+{
+	char err[HA_ERR_LEN];
+
+	if (lease)
+		(void)etcd_lease_revoke(e, lease, err, sizeof(err));
+}
+
+/* Read the key; create it with a new lease when absent. */
+static void campaign(struct etcd *e, const struct ha_step_in *in, struct ha_step_out *out)
+{
+	struct etcd_kvs kvs;
+	struct etcd_txn *t;
+	char err[HA_ERR_LEN];
+	int64_t lease = 0, ttl = 0;
+	double t0;
+	int ok, rc;
+
+	if ((rc = etcd_range(e, in->key, NULL, 0, &kvs, err, sizeof(err))) < 0) {
+		no_quorum(out, err);
+		return;
+	}
+	if (kvs.n) {
+		leader_of(&kvs.kv[0], out);
+		out->outcome = HA_OUT_FOLLOWER;
+		etcd_kvs_clear(&kvs);
+		return;
+	}
+	etcd_kvs_clear(&kvs);
+	t0 = clock_mono();  /* the lease runs from its grant, after this */
+	if ((rc = etcd_lease_grant(e, in->ttl_s, &lease, &ttl, err, sizeof(err))) < 0) {
+		no_quorum(out, err);
+		return;
+	}
+	if (!(t = etcd_txn_new()) ||
+	    etcd_txn_compare(t, in->key, ETCD_CREATE, ETCD_EQUAL, 0) < 0 ||
+	    etcd_txn_put(t, ETCD_THEN, in->key, in->value, strlen(in->value), lease) < 0 ||
+	    etcd_txn_range(t, ETCD_ELSE, in->key, NULL) < 0) {
+		etcd_txn_free(t);
+		drop_lease(e, lease);
+		no_quorum(out, "out of memory");
+		return;
+	}
+	rc = etcd_txn(e, t, &ok, &kvs, err, sizeof(err));
+	etcd_txn_free(t);
+	if (rc < 0) {
+		/* It may have landed on a member that then timed out: the key's
+		 * lease tells at the next step (the lease is kept for that). */
+		out->lease = lease;
+		no_quorum(out, err);
+		return;
+	}
+	if (ok || (kvs.n && kvs.kv[0].lease == lease)) {
+		out->outcome = HA_OUT_LEADER;
+		out->lease = lease;
+		out->ttl_s = ttl;
+		out->renewed_at = t0;
+		snprintf(out->err, sizeof(out->err), "took the leader key with lease %lld (TTL %lld s)",
+			 (long long)lease, (long long)ttl);
+	} else {
+		if (kvs.n)
+			leader_of(&kvs.kv[0], out);
+		out->outcome = HA_OUT_FOLLOWER;
+		drop_lease(e, lease);
+	}
+	etcd_kvs_clear(&kvs);
+}
+
+/* A new leader's intent: every record under in->tenants, parsed (a record
+ * that is not JSON is skipped). NULL when etcd did not answer. */
+static json_t *load_intent(struct etcd *e, const struct ha_step_in *in)
+{
+	char *end = etcd_prefix_end(in->tenants), err[HA_ERR_LEN];
+	struct etcd_kvs kvs;
+	json_t *list;
+
+	if (!end || etcd_range(e, in->tenants, end, 0, &kvs, err, sizeof(err)) < 0) {
+		free(end);
+		return NULL;
+	}
+	free(end);
+	if ((list = json_array()))
+		for (size_t i = 0; i < kvs.n; i++) {
+			json_t *v = json_loadb(kvs.kv[i].value, kvs.kv[i].value_len, 0, NULL);
+
+			if (json_is_object(v))
+				json_array_append(list, v);
+			json_decref(v);
+		}
+	etcd_kvs_clear(&kvs);
+	return list;
+}
+
+void ha_elect_step(struct etcd *e, const struct ha_step_in *in, struct ha_step_out *out)
+{
+	char err[HA_ERR_LEN];
+	struct etcd_kvs kvs;
+	int64_t ttl = 0;
+	double t0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (in->lease) {
+		t0 = clock_mono();
+		rc = etcd_lease_keepalive(e, in->lease, &ttl, err, sizeof(err));
+		if (rc == 0 && (rc = etcd_range(e, in->key, NULL, 0, &kvs, err, sizeof(err))) == 0) {
+			if (kvs.n && kvs.kv[0].lease == in->lease) {
+				out->outcome = HA_OUT_LEADER;
+				out->lease = in->lease;
+				out->ttl_s = ttl;
+				out->renewed_at = t0;
+				if (!in->leading)
+					snprintf(out->err, sizeof(out->err), "the leader key holds this "
+						 "node's lease %lld", (long long)in->lease);
+			} else {
+				/* the key is another's (or was deleted by hand) */
+				if (kvs.n)
+					leader_of(&kvs.kv[0], out);
+				out->outcome = kvs.n ? HA_OUT_FOLLOWER : HA_OUT_NO_QUORUM;
+				snprintf(out->err, sizeof(out->err), "the leader key no longer holds "
+					 "this node's lease");
+				drop_lease(e, in->lease);
+				if (!kvs.n) {
+					etcd_kvs_clear(&kvs);
+					campaign(e, in, out);
+					goto done;
+				}
+			}
+			etcd_kvs_clear(&kvs);
+			goto done;
+		}
+		if (rc != -ENOENT) {  /* unreachable: keep the lease, the loop fences */
+			out->lease = in->lease;
+			no_quorum(out, err);
+			goto done;
+		}
+		/* the lease is gone (expired while etcd was away): start again */
+	}
+	campaign(e, in, out);
+done:
+	if (out->outcome == HA_OUT_LEADER && !in->leading)
+		out->intent = load_intent(e, in);
+	snprintf(out->endpoint, sizeof(out->endpoint), "%s", etcd_endpoint(e));
+}
+
+void ha_elect_resign(struct etcd *e, int64_t lease)
+{
+	drop_lease(e, lease);
+}
