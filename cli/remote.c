@@ -15,36 +15,12 @@
 
 #include <curl/curl.h>
 
+#include "lib/util/body.h"
 #include "lib/util/proto.h"
 
 #define REMOTE_CONNECT_TIMEOUT_S 10L
 /* A whole call: `discover --wait` may take as long as a sweep. */
 #define REMOTE_TIMEOUT_S 900L
-
-struct body {
-	char *p;
-	size_t len;
-	int over;
-};
-
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *arg)
-{
-	struct body *b = arg;
-	size_t n = size * nmemb;
-	char *bigger;
-
-	if (b->len + n > PROTO_MAX_RESPONSE) {
-		b->over = 1;
-		return 0;
-	}
-	if (!(bigger = realloc(b->p, b->len + n + 1)))
-		return 0;
-	b->p = bigger;
-	memcpy(b->p + b->len, ptr, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return n;
-}
 
 /* The token: --token-file's first line, else $LOOM_TOKEN. 0 and *out
  * (malloc'd), or -errno reported. */
@@ -89,7 +65,7 @@ static int read_token(const struct loomctl *lc, char **out)
 static int call_one(const struct loomctl *lc, const char *server, const char *req_text,
 		    const char *auth, json_t **result, char *msg, size_t msglen, int *next)
 {
-	struct body b = { 0 };
+	struct body b = { .max = PROTO_MAX_RESPONSE };
 	char url[2048], errbuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdr = NULL;
 	json_t *resp = NULL;
@@ -117,7 +93,7 @@ static int call_one(const struct loomctl *lc, const char *server, const char *re
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, req_text);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, REMOTE_CONNECT_TIMEOUT_S);

@@ -152,5 +152,14 @@ void cfg_default_value(const struct cfg_key *d, void *base);
  * refused; seen[i] is set to the key node of tab[i] (seen holds n). */
 int cfg_parse_table(struct parse *p, const yaml_node_t *map, const char *where,
 		    const struct cfg_key *tab, size_t n, void *base, const yaml_node_t **seen);
+/* A section's key whose value is a mapping of keys of its own (http.tls,
+ * ha.tls): null leaves base as it is (the caller set the defaults), else
+ * the mapping read by tab[0..n), n <= CFG_SUBTABLE_MAX; and its keys
+ * printed one a line under "  KEY:". */
+#define CFG_SUBTABLE_MAX 16
+int cfg_parse_subtable(struct parse *p, const yaml_node_t *v, const char *key,
+		       const struct cfg_key *tab, size_t n, struct loom_config *base);
+void cfg_print_subtable(FILE *out, const struct cfg_key *tab, size_t n,
+			const struct loom_config *base);
 
 #endif

@@ -414,3 +414,32 @@ int cfg_parse_table(struct parse *p, const yaml_node_t *map, const char *where,
 	}
 	return 0;
 }
+
+int cfg_parse_subtable(struct parse *p, const yaml_node_t *v, const char *key,
+		       const struct cfg_key *tab, size_t n, struct loom_config *base)
+{
+	const yaml_node_t *seen[CFG_SUBTABLE_MAX] = { NULL };
+	int rc;
+
+	if (cfg_is_null(v))
+		return 0;
+	if (n > CFG_SUBTABLE_MAX)
+		return -EINVAL;
+	if ((rc = cfg_expect(p, v, key, YAML_MAPPING_NODE)) < 0)
+		return rc;
+	return cfg_parse_table(p, v, key, tab, n, base, seen);
+}
+
+void cfg_print_subtable(FILE *out, const struct cfg_key *tab, size_t n,
+			const struct loom_config *base)
+{
+	fputc('\n', out);
+	for (size_t k = 0; k < n; k++) {
+		fprintf(out, "    %s: ", tab[k].name);
+		if (tab[k].kind == CFG_CUSTOM)
+			tab[k].print(out, base);
+		else
+			cfg_print_value(out, &tab[k], base);
+		fputc('\n', out);
+	}
+}

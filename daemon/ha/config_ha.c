@@ -93,25 +93,13 @@ static const struct cfg_key tls_keys[] = {
 
 static int parse_tls(struct parse *p, const yaml_node_t *v, const char *key)
 {
-	const yaml_node_t *seen[N_TLS_KEYS] = { NULL };
-	int rc;
-
 	p->c->ha_tls_ca[0] = p->c->ha_tls_cert[0] = p->c->ha_tls_key[0] = '\0';
-	if (cfg_is_null(v))
-		return 0;
-	if ((rc = cfg_expect(p, v, key, YAML_MAPPING_NODE)) < 0)
-		return rc;
-	return cfg_parse_table(p, v, key, tls_keys, N_TLS_KEYS, p->c, seen);
+	return cfg_parse_subtable(p, v, key, tls_keys, N_TLS_KEYS, p->c);
 }
 
 static void print_tls(FILE *out, const struct loom_config *c)
 {
-	fputc('\n', out);
-	for (size_t k = 0; k < N_TLS_KEYS; k++) {
-		fprintf(out, "    %s: ", tls_keys[k].name);
-		cfg_print_value(out, &tls_keys[k], c);
-		fputc('\n', out);
-	}
+	cfg_print_subtable(out, tls_keys, N_TLS_KEYS, c);
 }
 
 static const struct cfg_key ha_keys[] = {

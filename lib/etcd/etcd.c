@@ -11,6 +11,8 @@
 
 #include <curl/curl.h>
 
+#include "lib/util/body.h"
+
 #define ETCD_MAX_ENDPOINTS 16
 #define ETCD_URL_LEN 256
 #define ETCD_MAX_ANSWER (16u << 20)
@@ -140,29 +142,6 @@ const char *etcd_endpoint(const struct etcd *e)
 	return e->url[e->cur];
 }
 
-struct buf {
-	char *p;
-	size_t n;
-	int over;
-};
-
-static size_t on_data(char *data, size_t size, size_t nmemb, void *ctx)
-{
-	struct buf *b = ctx;
-	size_t len = size * nmemb;
-	char *p;
-
-	if (b->n + len > ETCD_MAX_ANSWER || !(p = realloc(b->p, b->n + len + 1))) {
-		b->over = 1;
-		return 0;
-	}
-	memcpy(p + b->n, data, len);
-	b->n += len;
-	p[b->n] = '\0';
-	b->p = p;
-	return len;
-}
-
 /* What one request to one endpoint came to. */
 enum outcome {
 	OUT_OK,
@@ -186,7 +165,7 @@ static enum outcome post(struct etcd *e, const char *base, const char *path, con
 {
 	char url[ETCD_URL_LEN + 64], cerr[CURL_ERROR_SIZE] = "", text[512];
 	struct curl_slist *hdr = NULL;
-	struct buf b = { 0 };
+	struct body b = { .max = ETCD_MAX_ANSWER };
 	CURL *c = e->curl;
 	enum outcome o = OUT_OK;
 	CURLcode cc;
@@ -204,7 +183,7 @@ static enum outcome post(struct etcd *e, const char *base, const char *path, con
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, e->timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, e->timeout_ms);
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
@@ -252,8 +231,8 @@ static enum outcome post(struct etcd *e, const char *base, const char *path, con
 		*rc = -ENOMEM;
 		o = OUT_FAIL;
 	} else {
-		json_t *j = b.p ? json_loadb(b.p, b.n, 0, NULL) : NULL;
-		int is_err = etcd_error_text(b.p, b.n, text, sizeof(text), &code);
+		json_t *j = b.p ? json_loadb(b.p, b.len, 0, NULL) : NULL;
+		int is_err = etcd_error_text(b.p, b.len, text, sizeof(text), &code);
 
 		if (status == 200 && j && !(is_err && code > 0)) {
 			*out = j;
