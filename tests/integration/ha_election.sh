@@ -40,49 +40,10 @@ printf '%s\n' "$SECRET" >"$work/admin.token"
 PORT_a=$(loom_free_port)
 PORT_b=$(loom_free_port)
 
-# node NAME ENDPOINTS: write NAME's loom.yaml and start it ($PID_NAME).
-node() {
-	eval "_port=\$PORT_$1"
-	mkdir -p "$work/$1"
-	cat >"$work/$1/loom.yaml" <<EOF
-log:
-  level: debug
-database:
-  path: $work/$1/loom.db
-control:
-  socket: $work/$1/loomd.sock
-opensm:
-  report_socket: $work/$1/osm.sock
-telemetry:
-  interval_s: 0
-discovery:
-  interval: 0
-tenants:
-  partitions_file: $work/partitions.conf
-  opensm_pid_file: $work/opensm.pid
-  timeout_s: 30
-http:
-  listen: 127.0.0.1:$_port
-  tokens_file: $work/tokens
-ha:
-  endpoints: "$2"
-  name: node-$1
-  advertise: http://127.0.0.1:$_port
-  ttl_s: $TTL
-EOF
-	rm -f "$work/$1/loomd.sock"
-	LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$1/loom.yaml" 2>>"$work/$1/loomd.log" &
-	eval "PID_$1=$!"
-	LOOM_PIDS="$LOOM_PIDS $!"
-	loom_until 100 test -S "$work/$1/loomd.sock" || fail "node $1 did not open its socket"
-}
-ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
-role() { ctl "$1" --json status 2>/dev/null | python3 -c '
-import json, sys
-h = json.load(sys.stdin).get("ha") or {}
-print(h.get("role", "?"), (h.get("leader") or {}).get("name", "-"), (h.get("leader") or {}).get("url", "-"))' ||
-	echo "down - -"; }
-is_role() { [ "$(role "$1" | cut -d' ' -f1)" = "$2" ]; }
+node() { loom_ha_node "$@"; }
+ctl() { loom_ha_ctl "$@"; }
+role() { loom_ha_role "$1"; }
+is_role() { loom_ha_is "$@"; }
 fail() {
 	for n in a b; do
 		[ -s "$work/$n/loomd.log" ] || continue

@@ -377,3 +377,76 @@ loom_etcd_stop() {
 	kill -9 "$_pid" 2>/dev/null || :
 	wait "$_pid" 2>/dev/null || :
 }
+
+# ---- HA (issue 21): two or three loomd on one etcd cluster ----------------------
+# loom_ha_node NAME ENDPOINTS: write NAME's loom.yaml in $work/NAME/ (its own
+# socket, database, HTTP port $PORT_NAME, lease TTL $TTL, tokens file
+# $work/tokens) and start it: $PID_NAME. Optional per node: PART_NAME (its
+# OpenSM's partitions file; default the shared $work/partitions.conf),
+# OSMPID_NAME (that OpenSM's pid file; default $work/opensm.pid), SIMHOST_NAME
+# (the ibsim host it runs on), and $LOOM_HA_YAML (more lines, every node).
+loom_ha_node() {
+	eval "_port=\$PORT_$1 _part=\${PART_$1:-$work/partitions.conf}"
+	eval "_osmpid=\${OSMPID_$1:-$work/opensm.pid} _simhost=\${SIMHOST_$1:-}"
+	mkdir -p "$work/$1"
+	cat >"$work/$1/loom.yaml" <<EOF
+log:
+  level: debug
+database:
+  path: $work/$1/loom.db
+control:
+  socket: $work/$1/loomd.sock
+opensm:
+  report_socket: $work/$1/osm.sock
+telemetry:
+  interval_s: 0
+discovery:
+  interval: 0
+tenants:
+  partitions_file: $_part
+  opensm_pid_file: $_osmpid
+  timeout_s: 30
+http:
+  listen: 127.0.0.1:$_port
+  tokens_file: $work/tokens
+ha:
+  endpoints: "$2"
+  name: node-$1
+  advertise: http://127.0.0.1:$_port
+  ttl_s: $TTL
+${LOOM_HA_YAML:-}
+EOF
+	rm -f "$work/$1/loomd.sock"
+	if [ -n "$_simhost" ]; then
+		SIM_HOST=$_simhost LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$1/loom.yaml" \
+			2>>"$work/$1/loomd.log" &
+	else
+		LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$1/loom.yaml" 2>>"$work/$1/loomd.log" &
+	fi
+	eval "PID_$1=$!"
+	LOOM_PIDS="$LOOM_PIDS $!"
+	loom_until 100 test -S "$work/$1/loomd.sock" || loom_fail "node $1 did not open its socket"
+}
+loom_ha_ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
+# loom_ha_role NAME: "ROLE LEADER-NAME LEADER-URL" from its status ("down - -").
+loom_ha_role() { loom_ha_ctl "$1" --json status 2>/dev/null | python3 -c '
+import json, sys
+h = json.load(sys.stdin).get("ha") or {}
+print(h.get("role", "?"), (h.get("leader") or {}).get("name", "-"), (h.get("leader") or {}).get("url", "-"))' 2>/dev/null ||
+	echo "down - -"; }
+loom_ha_is() { [ "$(loom_ha_role "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+# ibsim frees a client's slot (of 10) only when the client says goodbye: a
+# process killed -9 keeps its slot, and after a few the simulator refuses
+# new clients ("sim_init: connect failed"). A real HCA forgets a dead
+# process's MADs by itself; this does the same: every attached client whose
+# pid is gone is disconnected (the console's "X N").
+loom_ibsim_reap() {
+	_at=$(wc -c <"$work/ibsim.log")
+	loom_ibsim_cmd "Attached"
+	tail -c +"$((_at + 1))" "$work/ibsim.log" |
+		sed -n 's/.*Client \([0-9]*\): pid \([0-9]*\) connected.*/\1 \2/p' >"$work/ibsim.attached"
+	while read -r _cl _pid; do
+		kill -0 "$_pid" 2>/dev/null || loom_ibsim_cmd "X $_cl"
+	done <"$work/ibsim.attached"
+}
