@@ -56,7 +56,7 @@ static void usage(FILE *out)
 		"  node GUID|DESC                 one node and its ports\n"
 		"  ports [GUID|DESC]              ports of one node, or all\n"
 		"  links                          links between ports\n"
-		"  events [--since TIME] [--limit N]\n"
+		"  events [--since TIME] [--kind K[,K...]] [--limit N]\n"
 		"                                 newest first; TIME: unix seconds,\n"
 		"                                 2026-11-22T15:00:00Z, 2026-11-22 or an\n"
 		"                                 age such as 90s, 15m, 2h, 7d\n"
