@@ -53,7 +53,7 @@ fail() {
 	loom_fail "$@"
 }
 now() { date +%s.%N; }
-since() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }'; }
 
 # The hooks as installed, with both loomd named (the leader first: the
 # Slurm controller's configuration names them in a fixed order, and the
@@ -84,21 +84,19 @@ holders() {
 	done <"$work/ports"
 	echo "$_out" | tr ' ' '\n' | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
-# The jobs' hosts: two or three of host-0002..host-0015 (host-0000/0001 run
-# nothing here; the node-loss test uses them as management nodes).
-pick_hosts() { # RUN -> "host-000a,host-000b" (Slurm's hostlist accepts a comma list)
-	python3 -c "
+# Each run's job hosts (two or three of host-0002..host-0015: host-0000/0001
+# run nothing here; the node-loss test uses them as management nodes) and
+# when its leader is killed: 0 to 0.1 s into the prolog, which takes
+# 0.05-0.1 s here (before its request, while the intent is written, while
+# OpenSM and the read-back run, after the answer). One python for all.
+python3 -c "
 import random, sys
-r = random.Random(int(sys.argv[1]) * 1000 + int(sys.argv[2]))
-print(','.join(sorted('host-%04d' % i for i in r.sample(range(2, 16), r.randint(2, 3)))))" "$SEED" "$1"
-}
-kill_after() { # RUN -> seconds, 0 to 0.1 (the prolog takes 0.05-0.1 s here: before its
-	# request, while the intent is written, while OpenSM and the read-back
-	# run, after the answer)
-	python3 -c "
-import random, sys
-print('%.3f' % random.Random(int(sys.argv[1]) * 7919 + int(sys.argv[2])).uniform(0, 0.1))" "$SEED" "$1"
-}
+r = random.Random(int(sys.argv[1]))
+for run in range(1, int(sys.argv[2]) + 2):
+    hosts = sorted('host-%04d' % i for i in r.sample(range(2, 16), r.randint(2, 3)))
+    print(run, ','.join(hosts), '%.3f' % r.uniform(0, 0.1))" "$SEED" "$RUNS" >"$work/plan"
+pick_hosts() { awk -v r="$1" '$1 == r { print $2 }' "$work/plan"; }
+kill_after() { awk -v r="$1" '$1 == r { print $3 }' "$work/plan"; }
 
 loom_ha_node a "$ALL_EP"
 loom_ha_node b "$ALL_EP"
@@ -127,9 +125,9 @@ while [ "$run" -le "$RUNS" ]; do
 	loom_ibsim_reap
 	loom_until 150 loom_ha_is $F leader || fail "run $run: node $F is not leader 15 s after the kill"
 	took=$(since "$t0")
-	python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 10 else 1)" "$took" ||
+	awk -v t="$took" 'BEGIN { exit !(t < 10) }' ||
 		fail "run $run: the takeover took $took s (goal: under 10 s)"
-	worst=$(python3 -c "import sys; print(max(float(sys.argv[1]), float(sys.argv[2])))" "$worst" "$took")
+	worst=$(awk -v a="$worst" -v b="$took" 'BEGIN { print (b > a ? b : a) }')
 	wait "$prolog" || fail "run $run: the prolog of job $job failed across the failover (killed after $delay s): $(cat "$work/prolog-$run.out")"
 	state=$(loom_ha_ctl $F --json tenant show $job | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], "0x%04x" % (d["pkey"] | (0 if d.get("membership") == "limited" else 0x8000)))') ||
 		fail "run $run: job $job is not on the new leader node-$F"

@@ -429,11 +429,13 @@ EOF
 }
 loom_ha_ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
 # loom_ha_role NAME: "ROLE LEADER-NAME LEADER-URL" from its status ("down - -").
-loom_ha_role() { loom_ha_ctl "$1" --json status 2>/dev/null | python3 -c '
-import json, sys
-h = json.load(sys.stdin).get("ha") or {}
-print(h.get("role", "?"), (h.get("leader") or {}).get("name", "-"), (h.get("leader") or {}).get("url", "-"))' 2>/dev/null ||
-	echo "down - -"; }
+# Read from `loomctl status`'s ha line, no python: tests poll it.
+loom_ha_role() { loom_ha_ctl "$1" status 2>/dev/null | awk '
+	/^ *ha:/ { role = $2; name = "-"; url = "-"
+		if (match($0, /, leader [^ ;]+/)) name = substr($0, RSTART + 9, RLENGTH - 9)
+		if (match($0, / at [^;]+;/)) url = substr($0, RSTART + 4, RLENGTH - 5)
+		print role, name, url; found = 1 }
+	END { if (!found) print "down - -" }'; }
 loom_ha_is() { [ "$(loom_ha_role "$1" | cut -d' ' -f1)" = "$2" ]; }
 
 # ibsim frees a client's slot (of 10) only when the client says goodbye: a
