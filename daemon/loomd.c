@@ -470,7 +470,7 @@ int loomd_run(const struct loomd_options *opt)
 	/* After tenants_register: the check asks the HA gate (a follower leaves
 	 * the tenants to the leader, which checks them when it takes over). */
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
-	ha_on_leader(d.ha, tenants_takeover, d.tenants);
+	ha_watch(d.ha, "tenants/", tenants_watch, d.tenants);
 	if (ha_enabled(d.ha))
 		tenants_set_intent(d.tenants, ha_intent_put, d.ha);
 

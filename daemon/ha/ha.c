@@ -46,8 +46,10 @@ struct ha {
 	double etcd_last_ok;      /* clock_mono(); 0 never */
 	char endpoint[HA_URL_LEN];
 	char etcd_err[HA_ERR_LEN];
-	void (*on_leader)(void *arg, json_t *intent);
-	void *on_leader_arg;
+	struct ha_watch_reg {
+		void (*fn)(void *arg, const json_t *records, int leading);
+		void *arg;
+	} watches[HA_WATCH_MAX];  /* in.watch[i] is watches[i]'s prefix */
 	/* For ha_intent_put on other threads (each call its own etcd handle):
 	 * the lease while leading (0 else) and its deadline, atomically. */
 	int64_t fence_lease;
@@ -157,8 +159,12 @@ static void step_done(void *arg, int rc, const char *err)
 				__atomic_store_n(&ha->fence_lease, o->lease, __ATOMIC_SEQ_CST);
 				__atomic_store_n(&ha->fence_until_ms, (int64_t)(ha->valid_until * 1000),
 						 __ATOMIC_SEQ_CST);
-				if (!was && ha->on_leader)
-					ha->on_leader(ha->on_leader_arg, o->intent);
+				/* a follower again later mirrors everything afresh */
+				ha->in.seen_rev = 0;
+				memset(ha->in.sig, 0, sizeof(ha->in.sig));
+				if (!was && !j->in.leading)
+					for (size_t i = 0; i < j->in.n_watch; i++)
+						ha->watches[i].fn(ha->watches[i].arg, o->records[i], 1);
 			}
 		} else {
 			int changed = strcmp(ha->leader_name, o->leader_name) ||
@@ -170,6 +176,13 @@ static void step_done(void *arg, int rc, const char *err)
 				log_notice("ha: the leader is now %s%s%s", ha->leader_name,
 					   ha->leader_url[0] ? " at " : "", ha->leader_url);
 			set_role(ha, HA_FOLLOWER, o->err);
+			/* the mirror: the watches whose records changed */
+			ha->in.seen_rev = o->seen_rev;
+			for (size_t i = 0; i < j->in.n_watch; i++) {
+				ha->in.sig[i] = o->sig[i];
+				if (o->records[i])
+					ha->watches[i].fn(ha->watches[i].arg, o->records[i], 0);
+			}
 		}
 	}
 	ha->in.leading = role_now(ha) == HA_LEADER;
@@ -191,7 +204,8 @@ static void step_free(void *arg)
 {
 	struct step_job *j = arg;
 
-	json_decref(j->out.intent);
+	for (size_t i = 0; i < HA_WATCH_MAX; i++)
+		json_decref(j->out.records[i]);
 	free(j);
 }
 
@@ -317,7 +331,6 @@ struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char 
 		snprintf(ha->name, sizeof(ha->name), "loomd-%d", (int)getpid());
 	snprintf(ha->advertise, sizeof(ha->advertise), "%s", conf->ha_advertise);
 	snprintf(ha->in.key, sizeof(ha->in.key), "/loom/%s/leader", conf->ha_cluster);
-	snprintf(ha->in.tenants, sizeof(ha->in.tenants), "/loom/%s/tenants/", conf->ha_cluster);
 	ha->in.ttl_s = conf->ha_ttl_s;
 	v = json_pack("{s:s, s:s}", "name", ha->name, "advertise", ha->advertise);
 	s = v ? json_dumps(v, JSON_COMPACT) : NULL;
@@ -437,10 +450,24 @@ int ha_enabled(const struct ha *ha)
 	return ha->enabled;
 }
 
-void ha_on_leader(struct ha *ha, void (*fn)(void *arg, json_t *intent), void *arg)
+void ha_watch(struct ha *ha, const char *prefix,
+	      void (*fn)(void *arg, const json_t *records, int leading), void *arg)
 {
-	ha->on_leader = fn;
-	ha->on_leader_arg = arg;
+	size_t i = ha->in.n_watch;
+
+	if (!ha->enabled)
+		return;
+	if (i >= HA_WATCH_MAX ||
+	    (size_t)snprintf(ha->in.watch[i], sizeof(ha->in.watch[i]), "%s%s", ha->prefix,
+			     prefix) >= sizeof(ha->in.watch[i])) {
+		/* a programming error (fixed prefixes), said at start */
+		log_err("ha: cannot watch %s%s: too many watches or too long", ha->prefix, prefix);
+		return;
+	}
+	ha->watches[i].fn = fn;
+	ha->watches[i].arg = arg;
+	ha->in.n_watch = i + 1;
+	ha->in.seen_rev = 0;  /* read at the next step */
 }
 
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf)

@@ -50,11 +50,16 @@ int ha_register(struct ha *ha, struct ctl *ctl);
 int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen);
 /* Is HA on (ha.endpoints)? */
 int ha_enabled(const struct ha *ha);
-/* fn(arg, intent) on the loop each time this node becomes the leader (the
- * takeover's reconciliation: loomd.c wires tenants_takeover). intent: the
- * tenants' records replicated in etcd (a JSON array, borrowed; NULL when
- * they could not be read). One. */
-void ha_on_leader(struct ha *ha, void (*fn)(void *arg, json_t *intent), void *arg);
+/* fn(arg, records, leading) on the loop for the replicated records under
+ * /loom/CLUSTER/<prefix> (prefix e.g. "tenants/", "policy/"): records is a JSON
+ * object {key after the prefix: the parsed JSON value} (borrowed; NULL when etcd
+ * could not be read: do nothing destructive). leading=0: on a node that is not the
+ * leader, once at start and each time the records changed (a follower keeps its
+ * database and local files in step: "mirror"). leading=1: on the node that has
+ * just become the leader, before any change is allowed through (takeover:
+ * reconcile against the fabric). Several watches may be registered. */
+void ha_watch(struct ha *ha, const char *prefix,
+	      void (*fn)(void *arg, const json_t *records, int leading), void *arg);
 /* ha.* cannot change live: a changed section is logged as taking effect
  * at restart. */
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf);

@@ -745,22 +745,25 @@ static int load_one(struct tenants_mod *m, const json_t *r)
 	return rc < 0 ? rc : 1;
 }
 
-void tenants_takeover(void *arg, json_t *intent)
+void tenants_watch(void *arg, const json_t *records, int leading)
 {
 	struct tenants_mod *m = arg;
-	size_t i, loaded = 0;
+	size_t loaded = 0;
+	const char *key;
 	json_t *r;
 
-	json_array_foreach(intent, i, r) {
+	if (!leading)
+		return;  /* the follower's mirror: not yet */
+	json_object_foreach((json_t *)records, key, r) {
 		int rc = load_one(m, r);
 
 		if (rc < 0)
-			log_err("tenants: the record %zu of the replicated intent could not be loaded: "
-				"%s", i, strerror(-rc));
+			log_err("tenants: the record %s of the replicated intent could not be loaded: "
+				"%s", key, strerror(-rc));
 		else
 			loaded += (size_t)rc;
 	}
 	log_notice("tenants: this node leads now: %s%zu tenants loaded from etcd; checking every "
-		   "tenant against the fabric", intent ? "" : "(etcd's intent unread) ", loaded);
+		   "tenant against the fabric", records ? "" : "(etcd's intent unread) ", loaded);
 	(void)check_all(m, "takeover");
 }

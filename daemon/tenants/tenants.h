@@ -27,14 +27,15 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
  * Before ctl_free(). */
 void tenants_free(struct tenants_mod *m);
 int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf);
-/* HA (daemon/ha): this node has just become the leader. The tenants of the
- * replicated intent (a JSON array of the records tenants writes to etcd;
- * NULL: unread) that the database does not hold as they are are written
- * to it, then the check of tenants_resume (partitions file from the
- * database, every tenant read back and completed or failed). arg: the
- * tenants_mod. Loop thread. */
+/* HA (daemon/ha, ha_watch on "tenants/"): records, the replicated tenants
+ * {name: the record tenants writes to etcd} (NULL: unread). leading=1: this
+ * node has just become the leader: the tenants the database does not hold
+ * as they are are written to it, then the check of tenants_resume
+ * (partitions file from the database, every tenant read back and completed
+ * or failed). leading=0: a follower's mirror. arg: the tenants_mod. Loop
+ * thread. */
 #include <jansson.h>
-void tenants_takeover(void *arg, json_t *intent);
+void tenants_watch(void *arg, const json_t *records, int leading);
 int tenants_register(struct tenants_mod *m, struct ctl *ctl);
 /* HA: every change's intent (its key, VLAN, member ports; deleted with the
  * tenant) is put through fn (daemon/core/intent.h) on the worker before it
