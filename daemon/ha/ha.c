@@ -54,6 +54,7 @@ struct ha {
 	 * the lease while leading (0 else) and its deadline, atomically. */
 	int64_t fence_lease;
 	int64_t fence_until_ms;   /* clock_mono() * 1000 */
+	int fence_other;          /* another node leads (the last step said so) */
 	char *ep, *ca, *cert, *key, *user, *password;
 	long timeout_ms;
 	char prefix[HA_KEY_LEN];  /* /loom/CLUSTER/ */
@@ -186,6 +187,7 @@ static void step_done(void *arg, int rc, const char *err)
 		}
 	}
 	ha->in.leading = role_now(ha) == HA_LEADER;
+	__atomic_store_n(&ha->fence_other, ha->role == HA_FOLLOWER, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ha->fence_lease, ha->in.leading ? ha->in.lease : 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ha->fence_until_ms, (int64_t)(ha->valid_until * 1000), __ATOMIC_SEQ_CST);
 	/* A leader renews every third of its TTL; anyone else looks every
@@ -398,11 +400,22 @@ void ha_free(struct ha *ha)
 	free(ha);
 }
 
-int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen)
+int ha_intent_held(void *arg)
 {
 	struct ha *ha = arg;
 	int64_t lease = __atomic_load_n(&ha->fence_lease, __ATOMIC_SEQ_CST);
 	int64_t until = __atomic_load_n(&ha->fence_until_ms, __ATOMIC_SEQ_CST);
+
+	if (lease && clock_mono() * 1000 < (double)until)
+		return 1;
+	return __atomic_load_n(&ha->fence_other, __ATOMIC_SEQ_CST) ? 0 : -1;
+}
+
+int ha_intent_putv(void *arg, size_t n, const char *const *keys, const char *const *values,
+		   char *err, size_t errlen)
+{
+	struct ha *ha = arg;
+	int64_t lease = __atomic_load_n(&ha->fence_lease, __ATOMIC_SEQ_CST);
 	struct etcd_conf ec = { .endpoints = ha->ep, .ca = ha->ca, .cert = ha->cert,
 				.key = ha->key, .user = ha->user, .password = ha->password,
 				.timeout_ms = ha->timeout_ms };
@@ -410,24 +423,27 @@ int ha_intent_put(void *arg, const char *key, const char *value, char *err, size
 	struct etcd_txn *t = NULL;
 	struct etcd_kvs kvs = { 0 };
 	struct etcd *e;
-	int ok = 0, rc;
+	int ok = 0, rc = 0;
 
-	if (!lease || clock_mono() * 1000 >= (double)until) {
+	if (ha_intent_held(ha) <= 0) {
 		snprintf(err, errlen, "this node is not the leader (or its lease ran out): the "
 			 "change was not made");
 		return -EPERM;
 	}
-	snprintf(full, sizeof(full), "%s%s", ha->prefix, key);
 	snprintf(leader, sizeof(leader), "%sleader", ha->prefix);
 	if (!(e = etcd_new(&ec, err, errlen)))
 		return -ENOMEM;
-	if (!(t = etcd_txn_new()) ||
-	    etcd_txn_compare(t, leader, ETCD_LEASE, ETCD_EQUAL, lease) < 0 ||
-	    (value ? etcd_txn_put(t, ETCD_THEN, full, value, strlen(value), 0) :
-		     etcd_txn_delete(t, ETCD_THEN, full, NULL)) < 0) {
-		snprintf(err, errlen, "out of memory");
+	if (!(t = etcd_txn_new()) || etcd_txn_compare(t, leader, ETCD_LEASE, ETCD_EQUAL, lease) < 0)
 		rc = -ENOMEM;
-	} else if ((rc = etcd_txn(e, t, &ok, &kvs, err, errlen)) == 0 && !ok) {
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		snprintf(full, sizeof(full), "%s%s", ha->prefix, keys[i]);
+		if ((values[i] ? etcd_txn_put(t, ETCD_THEN, full, values[i], strlen(values[i]), 0) :
+				 etcd_txn_delete(t, ETCD_THEN, full, NULL)) < 0)
+			rc = -ENOMEM;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "out of memory");
+	else if ((rc = etcd_txn(e, t, &ok, &kvs, err, errlen)) == 0 && !ok) {
 		snprintf(err, errlen, "the leader key no longer holds this node's lease %lld: the "
 			 "change was not made", (long long)lease);
 		rc = -EPERM;
@@ -436,6 +452,16 @@ int ha_intent_put(void *arg, const char *key, const char *value, char *err, size
 	etcd_txn_free(t);
 	etcd_free(e);
 	return rc;
+}
+
+int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen)
+{
+	return ha_intent_putv(arg, 1, &key, &value, err, errlen);
+}
+
+const char *ha_name(const struct ha *ha)
+{
+	return ha->name;
 }
 
 int ha_register(struct ha *ha, struct ctl *ctl)

@@ -48,6 +48,14 @@ int ha_register(struct ha *ha, struct ctl *ctl);
  * txn that holds only while the leader key holds this node's lease (and
  * refused at once past the fencing deadline). arg: the ha. Any thread. */
 int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen);
+/* The same for n keys in one txn (intent_putv_fn). */
+int ha_intent_putv(void *arg, size_t n, const char *const *keys, const char *const *values,
+		   char *err, size_t errlen);
+/* daemon/core/intent.h's fence: 1 this node holds the lease (atomics, no
+ * etcd call); 0 another node leads; -1 no leader known. Any thread. */
+int ha_intent_held(void *arg);
+/* This node's name (ha.name, else the host name). */
+const char *ha_name(const struct ha *ha);
 /* Is HA on (ha.endpoints)? */
 int ha_enabled(const struct ha *ha);
 /* fn(arg, records, leading) on the loop for the replicated records under

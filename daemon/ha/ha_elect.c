@@ -132,7 +132,8 @@ static json_t *load_prefix(struct etcd *e, const char *prefix, struct ha_sig *si
 
 			if (kvs.kv[i].mod_revision > sig->max_mod)
 				sig->max_mod = kvs.kv[i].mod_revision;
-			if (v && strlen(kvs.kv[i].key) > plen)
+			/* a prefix that is a whole key ("intent-seeded"): key "" */
+			if (v && strlen(kvs.kv[i].key) >= plen)
 				json_object_set_new(obj, kvs.kv[i].key + plen, v);
 			else
 				json_decref(v);
