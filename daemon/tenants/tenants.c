@@ -185,6 +185,15 @@ static int top_run(void *arg, char *unused, size_t unusedlen)
 			t->rc = tenants_eth_apply(t);
 		}
 	}
+	/* HA: a change that failed as the lease ran out is the new leader's */
+	if (t->rc < 0 && !t->lost && t->m->iw.held && t->m->iw.held(t->m->iw.arg) <= 0) {
+		char first[sizeof(t->err)];
+
+		snprintf(first, sizeof(first), "%s", t->err);
+		(void)tenants_fence_lost(t);
+		snprintf(t->err + strlen(t->err), sizeof(t->err) - strlen(t->err),
+			 " (the change had failed: %.400s)", first);
+	}
 	tenants_ha_after(t);  /* HA: the record follows the outcome */
 	t->took = clock_wall() - start;
 	(void)unused;
@@ -323,6 +332,8 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 	for (size_t i = 0; i < t->n_batch; i++) {
 		struct top *b = t->batch[i];
 
+		if (b->lost)  /* stopped by the fence: the new leader checks it */
+			continue;
 		if (b->rc == 0) {
 			ok++;
 			store_tenant_set_state(m->store, clock_wall(), b->name, "active", "");
@@ -401,7 +412,7 @@ static int roll_back(struct tenants_mod *m, struct top *t)
 		tenants_event(m, "error", "tenant_rollback_failed", t->name,
 			     "the database refused the rollback; the tenant is not as it was");
 	}
-	if (t->file_text)
+	if (t->file_text && !t->lost)  /* lost: this change never wrote it */
 		tenants_ib_rewrite(m, "rollback");
 	return rc;
 }

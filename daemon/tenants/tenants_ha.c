@@ -83,7 +83,7 @@ static void after_resume(struct top *t)
 		const char *state = b->rc == 0 ? "active" : "failed";
 		const char *had = json_string_value(json_object_get(b->rec, "state"));
 
-		if (!b->rec || (had && !strcmp(had, state)))
+		if (!b->rec || b->lost || (had && !strcmp(had, state)))
 			continue;
 		json_object_set_new(b->rec, "state", json_string(state));
 		if (!(keys[n] = malloc(LOOM_NAME_LEN + 16)))

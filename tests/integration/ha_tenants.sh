@@ -12,7 +12,11 @@
 #  3. A create the fabric cannot take (OpenSM stopped, timeout) is rolled
 #     back in etcd too: no record left; the follower never lists it. A
 #     confirmed change's record says "active".
-#  4. A tenant deleted while node b was down is gone from b's database once
+#  4. Fencing inside a change: etcd loses its quorum while a create waits
+#     for the fabric: the change stops within the TTL, answers no-quorum and
+#     rolls nothing back; etcd back, the leader's takeover completes the
+#     record left "applying" (event tenant_takeover).
+#  5. A tenant deleted while node b was down is gone from b's database once
 #     b takes over (the takeover deletes what etcd no longer holds).
 set -eu
 T0=$(date +%s)
@@ -106,8 +110,39 @@ grep -q "rolled back" "$work/x.out" || fail "jobX: $(cat "$work/x.out")"
 mirrored "after the failed create"
 loom_ok "a create the fabric did not take left no record in etcd and nothing on node b"
 
-# ---- 4. deleted while b was down: gone after b's takeover ----------------------------------
+# ---- 4. the lease lost inside a change ------------------------------------------------------
+# b down (a alone takes the lead back). The change waits on the stopped
+# OpenSM; etcd loses its quorum: a stops the change (no-quorum, nothing
+# rolled back), and once etcd is back and a leads again its takeover
+# completes the record left "applying".
 loom_ha_stop b
+kill -STOP "$OSM_PID"
+ctl a tenant create jobF --hosts host-0007 >"$work/fence.out" 2>&1 &
+FPID=$!
+loom_until 50 sh -c "etcdctl --endpoints='$EP' get /loom/loom/tenants/jobF --print-value-only | grep -q applying" ||
+	{ kill -CONT "$OSM_PID"; fail "jobF's record did not reach etcd: $(etcd_get tenants/jobF)"; }
+loom_etcd_stop 1
+loom_etcd_stop 2
+t0=$(date +%s)
+wait "$FPID" && { kill -CONT "$OSM_PID"; fail "jobF was created without a lease: $(cat "$work/fence.out")"; }
+took=$(( $(date +%s) - t0 ))
+kill -CONT "$OSM_PID"
+grep -q "no-quorum.*lost the leadership during the change" "$work/fence.out" ||
+	fail "the change stopped by the fence answered: $(cat "$work/fence.out")"
+[ "$took" -le $((LOOM_HA_TTL + 1)) ] || fail "the fence stopped the change after $took s (TTL $LOOM_HA_TTL s)"
+grep -q "tenant jobF: rolled back\|jobF.*rolled back" "$work/a/loomd.log" && fail "the fenced change was rolled back"
+loom_ok "the lease lost inside a change: it stopped after $took s, answered $(cut -c1-90 "$work/fence.out")..."
+loom_etcd_start 1
+loom_etcd_start 2
+loom_until 300 is_role a leader || fail "node a does not lead again: $(loom_ha_role a)"
+loom_until 300 sh -c "etcdctl --endpoints='$EP' get /loom/loom/tenants/jobF --print-value-only | grep -q '\"state\":\"active\"'" ||
+	fail "jobF's record after the takeover: $(etcd_get tenants/jobF)"
+ctl a tenant show jobF | grep -q 'state: *active' || fail "jobF on node a: $(ctl a tenant show jobF 2>&1)"
+ctl a events 2>/dev/null | grep -q "tenant_takeover.*completed" ||
+	fail "no tenant_takeover event for jobF: $(ctl a events 2>&1 | grep jobF)"
+loom_ok "the new leader completed the change left applying: jobF active, event tenant_takeover"
+
+# ---- 5. deleted while b was down: gone after b's takeover ----------------------------------
 ctl a tenant delete jobD >/dev/null || fail "delete jobD on node a"
 eval "kill -9 \$PID_a"
 sleep $((LOOM_HA_TTL + 1))   # a's lease expires: b's first step takes the lead
