@@ -32,14 +32,17 @@ json_t *tenants_record(const json_t *tn, const char *node, const char *state)
 	const char *by = json_string_value(json_object_get(tn, "creator"));
 	json_t *ports = json_object_get(tn, "ports"), *eth = json_object_get(tn, "eth_ports");
 
-	return json_pack("{s:s?, s:s, s:i, s:i, s:b, s:s, s:O, s:O, s:s, s:s}",
+	ports = ports ? json_incref(ports) : json_array();
+	eth = eth ? json_incref(eth) : json_array();
+	/* "o" steals both, also when the pack fails */
+	return json_pack("{s:s?, s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:s, s:s}",
 			 "name", json_string_value(json_object_get(tn, "name")),
 			 "by", by ? by : "", "pkey",
 			 (int)json_integer_value(json_object_get(tn, "pkey")), "vlan",
 			 (int)json_integer_value(json_object_get(tn, "vlan")), "limited",
 			 membership && !strcmp(membership, "limited"), "class", cls ? cls : "",
-			 "ports", ports ? ports : json_array(), "eth_ports",
-			 eth ? eth : json_array(), "state", state, "leader", node ? node : "");
+			 "ports", ports, "eth_ports", eth, "state", state ? state : "active",
+			 "leader", node ? node : "");
 }
 
 int tenants_fence_lost(struct top *t)
