@@ -27,6 +27,7 @@ loom_work
 RUNS=${LOOM_HA_RUNS:-20}
 loom_asan && RUNS=${LOOM_HA_RUNS:-3}
 TTL=3
+LOOM_HA_TTL=$TTL
 SEED=${LOOM_HA_SEED:-$(date +%s)}
 echo "runs: $RUNS, random seed $SEED (LOOM_HA_SEED=$SEED repeats the kill points)"
 

@@ -20,7 +20,7 @@ command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
 command -v etcdctl >/dev/null 2>&1 || loom_skip "etcdctl is not installed (etcd-client)"
 command -v smpquery >/dev/null 2>&1 || loom_skip "smpquery is not installed (infiniband-diags)"
 loom_work
-TTL=3
+LOOM_HA_TTL=3
 
 loom_etcd_cluster 3
 ALL_EP=$LOOM_ETCD_ENDPOINTS
@@ -60,7 +60,7 @@ loom_until 300 grep -q "Entering STANDBY state" "$work/b/opensm.log" || fail "Op
 loom_ok "OpenSM a master on host-0000, OpenSM b standby on host-0001"
 
 PORT_a=$(loom_free_port) PORT_b=$(loom_free_port)
-for n in a b; do eval "PART_$n=$work/$n/partitions.conf OSMPID_$n=$work/$n/opensm.pid"; done
+LOOM_HA_PARTITIONS=$work/%s/partitions.conf LOOM_HA_OSM_PID=$work/%s/opensm.pid
 SIMHOST_a=host-0000 SIMHOST_b=host-0001
 loom_ha_node a "$ALL_EP"
 loom_until 100 loom_ha_is a leader || fail "node a does not lead: $(loom_ha_role a)"

@@ -378,56 +378,53 @@ loom_etcd_stop() {
 	wait "$_pid" 2>/dev/null || :
 }
 
-# ---- HA (issue 21): two or three loomd on one etcd cluster ----------------------
-# loom_ha_node NAME ENDPOINTS: write NAME's loom.yaml in $work/NAME/ (its own
-# socket, database, HTTP port $PORT_NAME, lease TTL $TTL, tokens file
-# $work/tokens) and start it: $PID_NAME. Optional per node: PART_NAME (its
-# OpenSM's partitions file; default the shared $work/partitions.conf),
-# OSMPID_NAME (that OpenSM's pid file; default $work/opensm.pid), SIMHOST_NAME
-# (the ibsim host it runs on), and $LOOM_HA_YAML (more lines, every node).
+# ---- loomd nodes of an HA cluster (issue 21) -----------------------------------
+# loom_ha_node NAME ENDPOINTS [EXTRA YAML LINES...]: write $work/NAME/loom.yaml
+# (its own database, sockets, HTTP port $PORT_NAME, picked when unset) and
+# start loomd ($PID_NAME); ENDPOINTS "" starts it without HA. The tenants'
+# files: $LOOM_HA_PARTITIONS (default $work/partitions.conf, one OpenSM for
+# all) and $LOOM_HA_OSM_PID (default $work/opensm.pid); "%s" in either is
+# the node's name. The lease: $LOOM_HA_TTL s (default 5); tenants.timeout_s
+# $LOOM_HA_TENANT_TIMEOUT (default 30). Tokens: $work/tokens when present.
+# SIMHOST_NAME: the ibsim host it runs on (default: the simulator's first).
 loom_ha_node() {
-	eval "_port=\$PORT_$1 _part=\${PART_$1:-$work/partitions.conf}"
-	eval "_osmpid=\${OSMPID_$1:-$work/opensm.pid} _simhost=\${SIMHOST_$1:-}"
-	mkdir -p "$work/$1"
-	cat >"$work/$1/loom.yaml" <<EOF
-log:
-  level: debug
-database:
-  path: $work/$1/loom.db
-control:
-  socket: $work/$1/loomd.sock
-opensm:
-  report_socket: $work/$1/osm.sock
-telemetry:
-  interval_s: 0
-discovery:
-  interval: 0
-tenants:
-  partitions_file: $_part
-  opensm_pid_file: $_osmpid
-  timeout_s: 30
-http:
-  listen: 127.0.0.1:$_port
-  tokens_file: $work/tokens
-ha:
-  endpoints: "$2"
-  name: node-$1
-  advertise: http://127.0.0.1:$_port
-  ttl_s: $TTL
-${LOOM_HA_YAML:-}
-EOF
-	rm -f "$work/$1/loomd.sock"
+	_name=$1 _ep=$2; shift 2
+	eval "_port=\${PORT_$_name:-}"
+	[ -n "$_port" ] || { _port=$(loom_free_port); eval "PORT_$_name=$_port"; }
+	# shellcheck disable=SC2059
+	_parts=$(printf "${LOOM_HA_PARTITIONS:-$work/partitions.conf}" "$_name")
+	# shellcheck disable=SC2059
+	_pidf=$(printf "${LOOM_HA_OSM_PID:-$work/opensm.pid}" "$_name")
+	mkdir -p "$work/$_name"
+	{
+		printf 'log:\n  level: debug\ndatabase:\n  path: %s/loom.db\n' "$work/$_name"
+		printf 'control:\n  socket: %s/loomd.sock\n' "$work/$_name"
+		printf 'opensm:\n  report_socket: %s/osm.sock\n' "$work/$_name"
+		printf 'telemetry:\n  interval_s: 0\ndiscovery:\n  interval: 0\n'
+		printf 'tenants:\n  partitions_file: %s\n  opensm_pid_file: %s\n  timeout_s: %s\n' \
+			"$_parts" "$_pidf" "${LOOM_HA_TENANT_TIMEOUT:-30}"
+		printf 'http:\n  listen: 127.0.0.1:%s\n' "$_port"
+		[ -e "$work/tokens" ] && printf '  tokens_file: %s/tokens\n' "$work"
+		[ -n "$_ep" ] && printf 'ha:\n  endpoints: "%s"\n  name: node-%s\n  advertise: %s\n  ttl_s: %s\n' \
+			"$_ep" "$_name" "http://127.0.0.1:$_port" "${LOOM_HA_TTL:-5}"
+		for _l in "$@"; do printf '%s\n' "$_l"; done
+	} >"$work/$_name/loom.yaml"
+	rm -f "$work/$_name/loomd.sock"
+	eval "_simhost=\${SIMHOST_$_name:-}"
 	if [ -n "$_simhost" ]; then
-		SIM_HOST=$_simhost LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$1/loom.yaml" \
-			2>>"$work/$1/loomd.log" &
+		SIM_HOST=$_simhost LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" \
+			2>>"$work/$_name/loomd.log" &
 	else
-		LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$1/loom.yaml" 2>>"$work/$1/loomd.log" &
+		LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" 2>>"$work/$_name/loomd.log" &
 	fi
-	eval "PID_$1=$!"
+	eval "PID_$_name=$!"
 	LOOM_PIDS="$LOOM_PIDS $!"
-	loom_until 100 test -S "$work/$1/loomd.sock" || loom_fail "node $1 did not open its socket"
+	loom_until 100 test -S "$work/$_name/loomd.sock" || loom_fail "node $_name did not open its socket"
 }
+
+# loom_ha_ctl NAME ARGS...: loomctl on node NAME's socket.
 loom_ha_ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
+
 # loom_ha_role NAME: "ROLE LEADER-NAME LEADER-URL" from its status ("down - -").
 # Read from `loomctl status`'s ha line, no python: tests poll it.
 loom_ha_role() { loom_ha_ctl "$1" status 2>/dev/null | awk '
@@ -437,6 +434,9 @@ loom_ha_role() { loom_ha_ctl "$1" status 2>/dev/null | awk '
 		print role, name, url; found = 1 }
 	END { if (!found) print "down - -" }'; }
 loom_ha_is() { [ "$(loom_ha_role "$1" | cut -d' ' -f1)" = "$2" ]; }
+
+# loom_ha_stop NAME: stop node NAME (SIGTERM: it gives its lease back).
+loom_ha_stop() { eval "_pid=\$PID_$1"; kill "$_pid" 2>/dev/null || :; wait "$_pid" 2>/dev/null || :; }
 
 # ibsim frees a client's slot (of 10) only when the client says goodbye: a
 # process killed -9 keeps its slot, and after a few the simulator refuses
