@@ -1,0 +1,436 @@
+/* lib/validate/cabling.c: a fabric against its cabling plan (cabling.h). */
+#include "autoconf.h"
+#include "lib/validate/cabling.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/fabric/ibtypes.h"
+
+const char *cab_kind_name(enum cab_kind k)
+{
+	static const char *const names[] = { "missing", "swapped", "miswired", "wrong-peer",
+					     "extra", "slow", "unknown-node" };
+
+	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
+}
+
+void cab_report_clear(struct cab_report *r)
+{
+	free(r->f);
+	memset(r, 0, sizeof(*r));
+}
+
+static int add(struct cab_report *r, enum cab_kind kind, unsigned line, const char *want,
+	       const char *got, const char *fmt, ...)
+{
+	struct cab_finding *f;
+	va_list ap;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 32;
+		struct cab_finding *nf = realloc(r->f, cap * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		r->f = nf;
+		r->cap = cap;
+	}
+	f = &r->f[r->n++];
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->error = kind != CAB_SLOW;
+	f->line = line;
+	snprintf(f->want, sizeof(f->want), "%s", want ? want : "");
+	snprintf(f->got, sizeof(f->got), "%s", got ? got : "");
+	va_start(ap, fmt);
+	vsnprintf(f->subject, sizeof(f->subject), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* ---- the fabric's nodes by description, and its ports' marks -------------------------- */
+
+struct by_desc {
+	const char *desc;
+	size_t idx;          /* into fab->nodes */
+};
+
+static int desc_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct by_desc *)x)->desc, ((const struct by_desc *)y)->desc);
+}
+
+struct ctx {
+	const struct plan *p;
+	const struct fab *fab;
+	struct cab_report *r;
+	struct by_desc *names;      /* sorted */
+	uint64_t *guids;            /* fab->nodes' GUIDs sorted, with ... */
+	size_t *guid_idx;           /* ... their index */
+	uint8_t **mark;             /* per node, per port: 1 the plan names it, 2 explained */
+	size_t **end_of;            /* per node, per port: the plan's cable + 1 (0 none) */
+	uint8_t *state;             /* per cable: 0 unchecked, 1 ok, 2 wrong, 3 done */
+};
+
+/* The node a plan's description names: NULL when none or several (*dup). */
+static const struct fab_node *node_named(const struct ctx *c, const char *desc, size_t *idx,
+					 int *dup)
+{
+	struct by_desc k = { desc, 0 }, *hit;
+
+	*dup = 0;
+	hit = bsearch(&k, c->names, c->fab->n_nodes, sizeof(k), desc_cmp);
+	if (!hit)
+		return NULL;
+	if ((hit > c->names && !strcmp(hit[-1].desc, desc)) ||
+	    (hit + 1 < c->names + c->fab->n_nodes && !strcmp(hit[1].desc, desc))) {
+		*dup = 1;
+		return NULL;
+	}
+	*idx = hit->idx;
+	return c->fab->nodes[hit->idx];
+}
+
+static size_t idx_of(const struct ctx *c, uint64_t guid)
+{
+	size_t lo = 0, hi = c->fab->n_nodes;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->guids[mid] < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->fab->n_nodes && c->guids[lo] == guid ? c->guid_idx[lo] : (size_t)-1;
+}
+
+static int guid_cmp(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The port at the other end of node idx's port num: its node's index and
+ * port, or -1. */
+static int peer_of(const struct ctx *c, size_t idx, unsigned num, size_t *pidx, unsigned *pport)
+{
+	const struct fab_port *pt = fab_port(c->fab->nodes[idx], num);
+
+	if (!pt || !pt->has_peer || (*pidx = idx_of(c, pt->peer_guid)) == (size_t)-1)
+		return -1;
+	*pport = pt->peer_port;
+	return 0;
+}
+
+static const char *desc_of(const struct ctx *c, size_t idx)
+{
+	return c->fab->nodes[idx]->desc;
+}
+
+static void explain(struct ctx *c, size_t idx, unsigned port)
+{
+	size_t pidx;
+	unsigned pport;
+
+	if (port <= c->fab->nodes[idx]->nports)
+		c->mark[idx][port] = 2;
+	if (peer_of(c, idx, port, &pidx, &pport) == 0 && pport <= c->fab->nodes[pidx]->nports)
+		c->mark[pidx][pport] = 2;
+}
+
+/* ---- the checks ------------------------------------------------------------------------- */
+
+struct ends {
+	size_t a, b;         /* node indexes */
+	int ok;              /* both nodes found */
+};
+
+static struct ends ends_of(const struct ctx *c, const struct plan_cable *pc)
+{
+	struct ends e = { 0, 0, 0 };
+	int dup;
+
+	e.ok = node_named(c, pc->a, &e.a, &dup) && node_named(c, pc->b, &e.b, &dup) &&
+	       pc->a_port <= c->fab->nodes[e.a]->nports && pc->b_port <= c->fab->nodes[e.b]->nports;
+	return e;
+}
+
+static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a)
+{
+	const struct fab_port *pt = fab_port(c->fab->nodes[a], pc->a_port);
+	char want[64] = "", got[64];
+
+	if (!pt)
+		return 0;
+	if ((!pc->width || ibt_width_lanes(pt->width_active) >= ibt_width_lanes(pc->width)) &&
+	    (!pc->speed || pt->speed_active >= pc->speed))
+		return 0;
+	snprintf(want, sizeof(want), "%s %s", pc->width ? ibt_width_name(pc->width) : "",
+		 pc->speed ? ibt_speed_name(pc->speed) : "");
+	snprintf(got, sizeof(got), "%s %s", ibt_width_name(pt->width_active),
+		 ibt_speed_name(pt->speed_active));
+	return add(c->r, CAB_SLOW, pc->line, want, got, "%s[%u] - %s[%u]", pc->a, pc->a_port,
+		   pc->b, pc->b_port);
+}
+
+/* Cable i is wrong and its A end is cabled to the B end of cable j, whose
+ * A end is cabled to i's B end: one swap. */
+static int find_swap(struct ctx *c, size_t i, size_t a, unsigned a_port, size_t b, unsigned b_port)
+{
+	const struct plan_cable *pi = &c->p->cables[i], *pj;
+	size_t x, y, j;
+	unsigned xp, yp;
+
+	if (peer_of(c, a, a_port, &x, &xp) < 0 || !c->end_of[x][xp])
+		return 0;
+	j = c->end_of[x][xp] - 1;
+	if (j == i || c->state[j] != 2)
+		return 0;
+	pj = &c->p->cables[j];
+	/* the other end of j, (y, yp), must be cabled to (b, b_port) */
+	{
+		struct ends ej = ends_of(c, pj);
+
+		if (!ej.ok)
+			return 0;
+		if (ej.a == x && pj->a_port == xp) {
+			y = ej.b;
+			yp = pj->b_port;
+		} else {
+			y = ej.a;
+			yp = pj->a_port;
+		}
+	}
+	{
+		size_t z;
+		unsigned zp;
+
+		if (peer_of(c, y, yp, &z, &zp) < 0 || z != b || zp != b_port)
+			return 0;
+	}
+	c->state[i] = c->state[j] = 3;
+	explain(c, a, a_port);
+	explain(c, b, b_port);
+	{
+		char want[320], got[320];
+
+		snprintf(want, sizeof(want), "%s[%u] - %s[%u], %s[%u] - %s[%u]", pi->a, pi->a_port,
+			 pi->b, pi->b_port, pj->a, pj->a_port, pj->b, pj->b_port);
+		snprintf(got, sizeof(got), "%s[%u] - %s[%u], %s[%u] - %s[%u]", desc_of(c, a), a_port,
+			 desc_of(c, x), xp, desc_of(c, y), yp, desc_of(c, b), b_port);
+		/* the two ends whose cables went into each other's place */
+		return add(c->r, CAB_SWAPPED, pi->line, want, got, "%s[%u] and %s[%u]",
+			   desc_of(c, a), a_port, desc_of(c, y), yp);
+	}
+}
+
+static int one_wrong(struct ctx *c, size_t i)
+{
+	const struct plan_cable *pc = &c->p->cables[i];
+	struct ends e = ends_of(c, pc);
+	char want[320], got[320];
+	size_t x;
+	unsigned xp;
+	int la, lb;
+
+	snprintf(want, sizeof(want), "%s[%u] - %s[%u]", pc->a, pc->a_port, pc->b, pc->b_port);
+	la = peer_of(c, e.a, pc->a_port, &x, &xp) == 0;
+	if (!la) {
+		size_t y;
+		unsigned yp;
+
+		lb = peer_of(c, e.b, pc->b_port, &y, &yp) == 0;
+		if (!lb)
+			return add(c->r, CAB_MISSING, pc->line, want, "", "%s[%u] - %s[%u]", pc->a,
+				   pc->a_port, pc->b, pc->b_port);
+		explain(c, e.b, pc->b_port);
+		snprintf(got, sizeof(got), "%s[%u] - %s[%u]", pc->b, pc->b_port, desc_of(c, y), yp);
+		return add(c->r, y == e.a ? CAB_MISWIRED : CAB_WRONG_PEER, pc->line, want, got,
+			   "%s[%u]", pc->b, pc->b_port);
+	}
+	explain(c, e.a, pc->a_port);
+	snprintf(got, sizeof(got), "%s[%u] - %s[%u]", pc->a, pc->a_port, desc_of(c, x), xp);
+	return add(c->r, x == e.b ? CAB_MISWIRED : CAB_WRONG_PEER, pc->line, want, got, "%s[%u]",
+		   pc->a, pc->a_port);
+}
+
+static int extra_link(const struct fab_link *l, void *arg)
+{
+	struct ctx *c = arg;
+	size_t a = idx_of(c, l->a_node->guid), b = idx_of(c, l->b_node->guid);
+
+	if (c->mark[a][l->a->num] || c->mark[b][l->b->num])
+		return 0;   /* planned, or explained by a finding */
+	if (!c->mark[a][0] && !c->mark[b][0])
+		return 0;   /* neither node is in the plan */
+	return add(c->r, CAB_EXTRA, 0, "", "", "%s[%u] - %s[%u]", l->a_node->desc, l->a->num,
+		   l->b_node->desc, l->b->num) < 0 ? -1 : 0;
+}
+
+static int run(struct ctx *c, char *err, size_t errlen)
+{
+	const struct plan *p = c->p;
+	struct cab_report *r = c->r;
+	size_t i, unmatched = 0;
+	const char *first = NULL;
+	int rc = 0;
+
+	/* The plan's nodes, each once: matched or not. */
+	{
+		struct by_desc *pn = calloc(2 * p->n + 1, sizeof(*pn));
+
+		if (!pn)
+			return -ENOMEM;
+		for (i = 0; i < p->n; i++) {
+			pn[2 * i].desc = p->cables[i].a;
+			pn[2 * i].idx = i;
+			pn[2 * i + 1].desc = p->cables[i].b;
+			pn[2 * i + 1].idx = i;
+		}
+		qsort(pn, 2 * p->n, sizeof(*pn), desc_cmp);
+		for (i = 0; i < 2 * p->n; i++) {
+			size_t idx;
+			int dup;
+
+			if (i && !strcmp(pn[i].desc, pn[i - 1].desc))
+				continue;
+			r->plan_nodes++;
+			if (node_named(c, pn[i].desc, &idx, &dup)) {
+				r->nodes_matched++;
+				c->mark[idx][0] = 1;   /* port 0: the node is the plan's */
+				continue;
+			}
+			unmatched++;
+			first = first ? first : pn[i].desc;
+			if (add(r, CAB_UNKNOWN_NODE, p->cables[pn[i].idx].line, "",
+				dup ? "several nodes have this description" : "no node has this "
+				"description", "%s", pn[i].desc) < 0) {
+				free(pn);
+				return -ENOMEM;
+			}
+		}
+		free(pn);
+	}
+	if (r->plan_nodes >= 4 && 2 * r->nodes_matched < r->plan_nodes) {
+		snprintf(err, errlen, "%s: %zu of the plan's %zu nodes are not in the fabric (first: "
+			 "\"%s\"): a plan for another fabric?", p->source, unmatched, r->plan_nodes,
+			 first);
+		return -EINVAL;
+	}
+	/* Every planned port, marked; then each cable as it is. */
+	for (i = 0; i < p->n; i++) {
+		struct ends e = ends_of(c, &p->cables[i]);
+
+		if (!e.ok)
+			continue;
+		c->mark[e.a][p->cables[i].a_port] = 1;
+		c->mark[e.b][p->cables[i].b_port] = 1;
+		c->end_of[e.a][p->cables[i].a_port] = i + 1;
+		c->end_of[e.b][p->cables[i].b_port] = i + 1;
+	}
+	for (i = 0; i < p->n && rc == 0; i++) {
+		const struct plan_cable *pc = &p->cables[i];
+		struct ends e = ends_of(c, pc);
+		size_t x;
+		unsigned xp;
+
+		if (!e.ok)
+			continue;
+		if (peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && x == e.b && xp == pc->b_port) {
+			c->state[i] = 1;
+			r->cables_ok++;
+			rc = check_speed(c, pc, e.a);
+		} else {
+			c->state[i] = 2;
+		}
+	}
+	for (i = 0; i < p->n && rc == 0; i++) {
+		const struct plan_cable *pc = &p->cables[i];
+		struct ends e;
+
+		if (c->state[i] != 2)
+			continue;
+		e = ends_of(c, pc);
+		if ((rc = find_swap(c, i, e.a, pc->a_port, e.b, pc->b_port)) < 0 || c->state[i] == 3)
+			continue;
+		rc = find_swap(c, i, e.b, pc->b_port, e.a, pc->a_port);
+	}
+	for (i = 0; i < p->n && rc == 0; i++)
+		if (c->state[i] == 2) {
+			c->state[i] = 3;
+			rc = one_wrong(c, i);
+		}
+	if (rc == 0)
+		rc = fab_foreach_link(c->fab, extra_link, c) ? -ENOMEM : 0;
+	return rc;
+}
+
+int cabling_check(const struct plan *p, const struct fab *fab, struct cab_report *r, char *err,
+		  size_t errlen)
+{
+	struct ctx c = { .p = p, .fab = fab, .r = r };
+	size_t n = fab->n_nodes, i;
+	int rc = -ENOMEM;
+
+	memset(r, 0, sizeof(*r));
+	if (errlen)
+		err[0] = '\0';
+	r->cables = p->n;
+	c.names = calloc(n + 1, sizeof(*c.names));
+	c.guids = calloc(n + 1, sizeof(*c.guids));
+	c.guid_idx = calloc(n + 1, sizeof(*c.guid_idx));
+	c.mark = calloc(n + 1, sizeof(*c.mark));
+	c.end_of = calloc(n + 1, sizeof(*c.end_of));
+	c.state = calloc(p->n + 1, 1);
+	if (!c.names || !c.guids || !c.guid_idx || !c.mark || !c.end_of || !c.state)
+		goto out;
+	{
+		uint64_t (*pairs)[2] = calloc(n + 1, sizeof(*pairs));
+
+		if (!pairs)
+			goto out;
+		for (i = 0; i < n; i++) {
+			pairs[i][0] = fab->nodes[i]->guid;
+			pairs[i][1] = i;
+		}
+		qsort(pairs, n, sizeof(*pairs), guid_cmp);  /* by the first word: the GUID */
+		for (i = 0; i < n; i++) {
+			c.guids[i] = pairs[i][0];
+			c.guid_idx[i] = (size_t)pairs[i][1];
+		}
+		free(pairs);
+	}
+	for (i = 0; i < n; i++) {
+		c.names[i] = (struct by_desc){ fab->nodes[i]->desc, i };
+		if (!(c.mark[i] = calloc((size_t)fab->nodes[i]->nports + 1, 1)) ||
+		    !(c.end_of[i] = calloc((size_t)fab->nodes[i]->nports + 1, sizeof(size_t))))
+			goto out;
+	}
+	qsort(c.names, n, sizeof(*c.names), desc_cmp);
+	if ((rc = run(&c, err, errlen)) == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+out:
+	if (rc == -ENOMEM && errlen && !err[0])
+		snprintf(err, errlen, "out of memory");
+	for (i = 0; c.mark && i < n; i++)
+		free(c.mark[i]);
+	for (i = 0; c.end_of && i < n; i++)
+		free(c.end_of[i]);
+	free(c.names);
+	free(c.guids);
+	free(c.guid_idx);
+	free(c.mark);
+	free(c.end_of);
+	free(c.state);
+	if (rc < 0)
+		cab_report_clear(r);
+	return rc;
+}

@@ -1,0 +1,426 @@
+/* lib/validate/plan.c: the cabling plan (plan.h): a CSV of cables, or every
+ * link of a topology file read by lib/fabric/topo_file.c. */
+#include "autoconf.h"
+#include "lib/validate/plan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/fabric/ibtypes.h"
+#include "lib/fabric/topo_file.h"
+
+#define PLAN_MAX_FIELD 256
+
+void plan_free(struct plan *p)
+{
+	if (!p)
+		return;
+	free(p->cables);
+	free(p);
+}
+
+static struct plan *plan_new(const char *source)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+
+	if (p)
+		snprintf(p->source, sizeof(p->source), "%s", source ? source : "-");
+	return p;
+}
+
+static int plan_add(struct plan *p, const struct plan_cable *c)
+{
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 64;
+		struct plan_cable *nc = realloc(p->cables, cap * sizeof(*nc));
+
+		if (!nc)
+			return -ENOMEM;
+		p->cables = nc;
+		p->cap = cap;
+	}
+	p->cables[p->n++] = *c;
+	return 0;
+}
+
+static int fail(char *err, size_t errlen, const char *file, unsigned line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(err, errlen, "%s:%u: %s", file, line, msg);
+	else
+		snprintf(err, errlen, "%s: %s", file, msg);
+	return -EINVAL;
+}
+
+/* ---- one end of a cable is in at most one cable ----------------------------------- */
+
+struct end_key {
+	const char *node;
+	unsigned port;
+	size_t cable;   /* index into the plan */
+};
+
+static int end_cmp(const void *x, const void *y)
+{
+	const struct end_key *a = x, *b = y;
+	int c = strcmp(a->node, b->node);
+
+	if (c)
+		return c;
+	if (a->port != b->port)
+		return a->port < b->port ? -1 : 1;
+	return a->cable < b->cable ? -1 : a->cable > b->cable;
+}
+
+static int same_cable(const struct plan_cable *x, const struct plan_cable *y)
+{
+	return (!strcmp(x->a, y->a) && x->a_port == y->a_port && !strcmp(x->b, y->b) &&
+		x->b_port == y->b_port) ||
+	       (!strcmp(x->a, y->b) && x->a_port == y->b_port && !strcmp(x->b, y->a) &&
+		x->b_port == y->a_port);
+}
+
+/* Every port in one cable: the second row naming a port is a duplicate
+ * (the same cable) or a contradiction (another cable). */
+static int check_ends(const struct plan *p, char *err, size_t errlen)
+{
+	struct end_key *k = calloc(2 * p->n + 1, sizeof(*k));
+	int rc = 0;
+
+	if (!k)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		k[2 * i] = (struct end_key){ p->cables[i].a, p->cables[i].a_port, i };
+		k[2 * i + 1] = (struct end_key){ p->cables[i].b, p->cables[i].b_port, i };
+	}
+	qsort(k, 2 * p->n, sizeof(*k), end_cmp);
+	for (size_t i = 1; i < 2 * p->n && rc == 0; i++) {
+		const struct plan_cable *first, *again;
+
+		if (strcmp(k[i].node, k[i - 1].node) || k[i].port != k[i - 1].port)
+			continue;
+		first = &p->cables[k[i - 1].cable];
+		again = &p->cables[k[i].cable];
+		if (first == again)
+			continue;  /* a cable from a port to itself: refused when read */
+		if (same_cable(first, again))
+			rc = fail(err, errlen, p->source, again->line, "the cable %s[%u] - %s[%u] again "
+				  "(line %u has it)", again->a, again->a_port, again->b, again->b_port,
+				  first->line);
+		else
+			rc = fail(err, errlen, p->source, again->line, "%s[%u] is cabled to %s[%u] "
+				  "here and to %s[%u] on line %u", k[i].node, k[i].port,
+				  !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
+				  again->b : again->a,
+				  !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
+				  again->b_port : again->a_port,
+				  !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
+				  first->b : first->a,
+				  !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
+				  first->b_port : first->a_port, first->line);
+	}
+	free(k);
+	return rc;
+}
+
+/* ---- CSV ------------------------------------------------------------------------------ */
+
+/* Split one line on commas (fields trimmed; a field may be "quoted", with
+ * "" for a quote inside). The number of fields, or -1 when a quote is not
+ * closed or a field is too long. */
+static int split_csv(const char *s, size_t len, char f[][PLAN_MAX_FIELD], int max)
+{
+	size_t i = 0;
+	int n = 0;
+
+	for (;;) {
+		size_t o = 0;
+
+		if (n == max)
+			return max + 1;
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i < len && s[i] == '"') {
+			for (i++;; i++) {
+				if (i >= len)
+					return -1;
+				if (s[i] == '"') {
+					if (i + 1 < len && s[i + 1] == '"')
+						i++;
+					else
+						break;
+				}
+				if (o + 1 >= PLAN_MAX_FIELD)
+					return -1;
+				f[n][o++] = s[i];
+			}
+			i++;
+			while (i < len && (s[i] == ' ' || s[i] == '\t'))
+				i++;
+		} else {
+			while (i < len && s[i] != ',') {
+				if (o + 1 >= PLAN_MAX_FIELD)
+					return -1;
+				f[n][o++] = s[i++];
+			}
+			while (o && (f[n][o - 1] == ' ' || f[n][o - 1] == '\t'))
+				o--;
+		}
+		f[n++][o] = '\0';
+		if (i >= len)
+			return n;
+		if (s[i] != ',')
+			return -1;
+		i++;
+	}
+}
+
+static int port_num(const char *s, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || !isdigit((unsigned char)*s))
+		return -1;
+	v = strtoul(s, &end, 10);
+	if (*end || v < 1 || v > 254)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int csv_line(struct plan *p, const char *s, size_t len, unsigned line, int *header,
+		    char *err, size_t errlen)
+{
+	char f[7][PLAN_MAX_FIELD];
+	struct plan_cable c = { .line = line };
+	int n = split_csv(s, len, f, 6);
+
+	if (n < 0)
+		return fail(err, errlen, p->source, line, "an unclosed quote or a field over %d "
+			    "characters", PLAN_MAX_FIELD - 1);
+	if (*header && n >= 1 && !strcasecmp(f[0], "node")) {
+		*header = 0;
+		return 0;
+	}
+	*header = 0;
+	if (n < 4 || n > 6)
+		return fail(err, errlen, p->source, line, "%d fields: a cable is node,port,peer,"
+			    "peer_port[,width[,speed]]", n);
+	for (int i = 0; i < 3; i += 2) {
+		if (!f[i][0])
+			return fail(err, errlen, p->source, line, "field %d (%s) is empty", i + 1,
+				    i ? "peer" : "node");
+		if (strlen(f[i]) > FAB_DESC_LEN)
+			return fail(err, errlen, p->source, line, "field %d: a node description "
+				    "is at most %d characters", i + 1, FAB_DESC_LEN);
+	}
+	snprintf(c.a, sizeof(c.a), "%s", f[0]);
+	snprintf(c.b, sizeof(c.b), "%s", f[2]);
+	if (port_num(f[1], &c.a_port) < 0)
+		return fail(err, errlen, p->source, line, "field 2 (port): \"%s\" is not a port "
+			    "number 1..254", f[1]);
+	if (port_num(f[3], &c.b_port) < 0)
+		return fail(err, errlen, p->source, line, "field 4 (peer_port): \"%s\" is not a "
+			    "port number 1..254", f[3]);
+	if (!strcmp(c.a, c.b) && c.a_port == c.b_port)
+		return fail(err, errlen, p->source, line, "a cable from %s[%u] to itself", c.a,
+			    c.a_port);
+	if (n >= 5 && f[4][0]) {
+		unsigned w = ibt_width_parse(f[4]);
+
+		if (!w || ibt_width_lanes(w) <= 0)
+			return fail(err, errlen, p->source, line, "field 5 (width): \"%s\" is not "
+				    "one width (1x, 2x, 4x, 8x, 12x)", f[4]);
+		c.width = w;
+	}
+	if (n == 6 && f[5][0]) {
+		unsigned sp = ibt_speed_parse(f[5]);
+
+		if (!sp || (sp & (sp - 1)))
+			return fail(err, errlen, p->source, line, "field 6 (speed): \"%s\" is not "
+				    "one speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR)", f[5]);
+		c.speed = sp;
+	}
+	return plan_add(p, &c) < 0 ? -ENOMEM : 0;
+}
+
+static struct plan *parse_csv(const char *name, const char *text, size_t len, char *err,
+			      size_t errlen)
+{
+	struct plan *p = plan_new(name);
+	size_t pos = 0;
+	unsigned line = 0;
+	int header = 1, rc = 0;
+
+	if (!p) {
+		snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
+		return NULL;
+	}
+	while (pos < len && rc == 0) {
+		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - s) : len - pos;
+
+		pos += l + (nl ? 1 : 0);
+		line++;
+		while (l && (s[l - 1] == '\r' || s[l - 1] == ' ' || s[l - 1] == '\t'))
+			l--;
+		while (l && (*s == ' ' || *s == '\t')) {
+			s++;
+			l--;
+		}
+		if (!l || *s == '#')
+			continue;
+		rc = csv_line(p, s, l, line, &header, err, errlen);
+		if (rc == -ENOMEM)
+			snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
+	}
+	if (rc == 0 && !p->n)
+		rc = fail(err, errlen, name, 0, "no cables");
+	if (rc == 0)
+		rc = check_ends(p, err, errlen);
+	if (rc < 0) {
+		plan_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* ---- a topology file ------------------------------------------------------------------- */
+
+struct from_fab {
+	struct plan *p;
+	int rc;
+};
+
+static int add_link(const struct fab_link *l, void *arg)
+{
+	struct from_fab *x = arg;
+	struct plan_cable c = { .a_port = l->a->num, .b_port = l->b->num,
+				.width = l->a->width_active, .speed = l->a->speed_active };
+
+	snprintf(c.a, sizeof(c.a), "%s", l->a_node->desc);
+	snprintf(c.b, sizeof(c.b), "%s", l->b_node->desc);
+	if ((x->rc = plan_add(x->p, &c)) < 0)
+		return 1;
+	return 0;
+}
+
+struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err, size_t errlen)
+{
+	struct from_fab x = { .p = plan_new(source) };
+
+	if (!x.p || (fab_foreach_link(fab, add_link, &x), x.rc < 0)) {
+		plan_free(x.p);
+		snprintf(err, errlen, "%s: %s", source ? source : "-", strerror(ENOMEM));
+		return NULL;
+	}
+	/* Two nodes with one description make its cables ambiguous. */
+	if (check_ends(x.p, err, errlen) < 0) {
+		size_t l = strlen(err);
+
+		snprintf(err + l, errlen - l, " (two nodes share a description: a plan names "
+			 "nodes by description)");
+		plan_free(x.p);
+		return NULL;
+	}
+	return x.p;
+}
+
+/* A topology file's first word: ibnetdiscover's or ibsim's. */
+static int looks_topology(const char *text, size_t len)
+{
+	static const char *const words[] = { "vendid", "devid", "sysimgguid", "switchguid",
+					      "caguid", "rtguid", "Switch", "Hca", "Ca", "Rt" };
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - s) : len - pos;
+
+		pos += l + (nl ? 1 : 0);
+		while (l && isspace((unsigned char)*s)) {
+			s++;
+			l--;
+		}
+		if (!l || *s == '#')
+			continue;
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+			size_t w = strlen(words[i]);
+
+			if (l > w && !strncmp(s, words[i], w) &&
+			    (s[w] == '=' || isspace((unsigned char)s[w])))
+				return 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+struct plan *plan_parse(const char *name, const char *text, size_t len, char *err,
+			size_t errlen)
+{
+	struct fab *fab;
+	struct plan *p;
+
+	name = name ? name : "-";
+	if (!looks_topology(text, len))
+		return parse_csv(name, text, len, err, errlen);
+	if (!(fab = topo_file_parse(name, text, len, "plan", err, errlen)))
+		return NULL;
+	p = plan_from_fab(fab, name, err, errlen);
+	fab_free(fab);
+	return p;
+}
+
+struct plan *plan_read(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct plan *p;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			char *nb = realloc(buf, cap + (1 << 20));
+
+			if (!nb) {
+				snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap += 1 << 20;
+		}
+		if (!(n = fread(buf + len, 1, cap - len, f)))
+			break;
+		len += n;
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	p = plan_parse(path, buf, len, err, errlen);
+	free(buf);
+	return p;
+}

@@ -1,0 +1,53 @@
+/* lib/validate/plan.h: the cabling plan a fabric is checked against (issue
+ * 22): the cables that should be there, end to end by node description and
+ * port number (names are what cabling plans use), with the width and speed
+ * each should train at when the plan says.
+ *
+ * Read from the forms operators have, told apart by their content:
+ * - a cabling CSV, one cable a line: `node,port,peer,peer_port[,width[,speed]]`
+ *   (width "4x", speed "HDR" as iblinkinfo names them; either may be empty).
+ *   A first line starting with "node" is a header; `#` starts a comment;
+ *   blank lines are skipped. A cable is written once, from either end.
+ * - a topology file (an ibnetdiscover output of a known-good fabric, or an
+ *   ibsim net file, lib/fabric/topo_file.h): every link, with the width and
+ *   speed it ran at as the expected ones.
+ * Refused, naming the file and line: a field that does not parse, a port
+ * out of 1..254, a cable from a port to itself, the same cable twice, and a
+ * port in two different cables. */
+#ifndef LOOM_VALIDATE_PLAN_H
+#define LOOM_VALIDATE_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/fabric/fabric.h"
+
+struct plan_cable {
+	char a[FAB_DESC_LEN + 1];   /* node description of one end */
+	unsigned a_port;
+	char b[FAB_DESC_LEN + 1];   /* and of the other */
+	unsigned b_port;
+	unsigned width;             /* IBT_WIDTH_* it should run at; 0: not said */
+	unsigned speed;             /* IBT_SPEED_*; 0: not said */
+	unsigned line;              /* the CSV line (0: from a topology file) */
+};
+
+struct plan {
+	char source[256];           /* the file, for messages */
+	size_t n;
+	struct plan_cable *cables;
+	/* private: */
+	size_t cap;
+};
+
+/* The plan in the file at path (CSV or topology, by content). NULL with
+ * "file:line: what" in err. */
+struct plan *plan_read(const char *path, char *err, size_t errlen);
+/* The same on text in memory; name is what messages call the file. */
+struct plan *plan_parse(const char *name, const char *text, size_t len, char *err,
+			size_t errlen);
+/* Every link of a fabric as a cable (its active width and speed expected). */
+struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err, size_t errlen);
+void plan_free(struct plan *p);
+
+#endif
