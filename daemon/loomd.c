@@ -471,8 +471,10 @@ int loomd_run(const struct loomd_options *opt)
 	 * the tenants to the leader, which checks them when it takes over). */
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
 	ha_on_leader(d.ha, tenants_takeover, d.tenants);
-	if (ha_enabled(d.ha))
+	if (ha_enabled(d.ha)) {
 		tenants_set_intent(d.tenants, ha_intent_put, d.ha);
+		qos_set_intent(d.qos, ha_intent_put, d.ha);
+	}
 
 	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,
 		   d.conf->path[0] ? d.conf->path : "(built-in defaults)", d.conf->db_path,
