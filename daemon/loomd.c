@@ -470,9 +470,13 @@ int loomd_run(const struct loomd_options *opt)
 	/* After tenants_register: the check asks the HA gate (a follower leaves
 	 * the tenants to the leader, which checks them when it takes over). */
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
-	ha_on_leader(d.ha, tenants_takeover, d.tenants);
+	ha_watch(d.ha, "intent-seeded", tenants_watch_seeded, d.tenants); /* before tenants/ */
+	ha_watch(d.ha, "tenants/", tenants_watch, d.tenants);
 	if (ha_enabled(d.ha)) {
-		tenants_set_intent(d.tenants, ha_intent_put, d.ha);
+		struct intent_writer w = { ha_intent_put, ha_intent_putv, ha_intent_held, d.ha,
+					   ha_name(d.ha) };
+
+		tenants_set_intent(d.tenants, &w);
 		qos_set_intent(d.qos, ha_intent_put, d.ha);
 	}
 

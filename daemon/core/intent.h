@@ -15,4 +15,25 @@
 typedef int (*intent_put_fn)(void *arg, const char *key, const char *value, char *err,
 			     size_t errlen);
 
+/* The same for n keys in one transaction (values[i] NULL: delete keys[i]):
+ * all written or none. */
+typedef int (*intent_putv_fn)(void *arg, size_t n, const char *const *keys,
+			      const char *const *values, char *err, size_t errlen);
+
+/* Fencing inside a change: does this node still hold the lease (as of its
+ * last renewal, with the margin)? 1 yes; 0 no, another node leads; -1 no,
+ * and no leader is known (no quorum). Cheap (atomics, no etcd call): a
+ * worker asks it before each step that touches the fabric or a file
+ * OpenSM reads. Any thread. */
+typedef int (*intent_held_fn)(void *arg);
+
+/* What loomd.c hands a module that records intent. */
+struct intent_writer {
+	intent_put_fn put;
+	intent_putv_fn putv;
+	intent_held_fn held;
+	void *arg;
+	const char *node;   /* this node's name: the records say which leader wrote them */
+};
+
 #endif

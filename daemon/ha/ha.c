@@ -46,12 +46,15 @@ struct ha {
 	double etcd_last_ok;      /* clock_mono(); 0 never */
 	char endpoint[HA_URL_LEN];
 	char etcd_err[HA_ERR_LEN];
-	void (*on_leader)(void *arg, json_t *intent);
-	void *on_leader_arg;
+	struct ha_watch_reg {
+		void (*fn)(void *arg, const json_t *records, int leading);
+		void *arg;
+	} watches[HA_WATCH_MAX];  /* in.watch[i] is watches[i]'s prefix */
 	/* For ha_intent_put on other threads (each call its own etcd handle):
 	 * the lease while leading (0 else) and its deadline, atomically. */
 	int64_t fence_lease;
 	int64_t fence_until_ms;   /* clock_mono() * 1000 */
+	int fence_other;          /* another node leads (the last step said so) */
 	char *ep, *ca, *cert, *key, *user, *password;
 	long timeout_ms;
 	char prefix[HA_KEY_LEN];  /* /loom/CLUSTER/ */
@@ -157,8 +160,12 @@ static void step_done(void *arg, int rc, const char *err)
 				__atomic_store_n(&ha->fence_lease, o->lease, __ATOMIC_SEQ_CST);
 				__atomic_store_n(&ha->fence_until_ms, (int64_t)(ha->valid_until * 1000),
 						 __ATOMIC_SEQ_CST);
-				if (!was && ha->on_leader)
-					ha->on_leader(ha->on_leader_arg, o->intent);
+				/* a follower again later mirrors everything afresh */
+				ha->in.seen_rev = 0;
+				memset(ha->in.sig, 0, sizeof(ha->in.sig));
+				if (!was && !j->in.leading)
+					for (size_t i = 0; i < j->in.n_watch; i++)
+						ha->watches[i].fn(ha->watches[i].arg, o->records[i], 1);
 			}
 		} else {
 			int changed = strcmp(ha->leader_name, o->leader_name) ||
@@ -170,9 +177,17 @@ static void step_done(void *arg, int rc, const char *err)
 				log_notice("ha: the leader is now %s%s%s", ha->leader_name,
 					   ha->leader_url[0] ? " at " : "", ha->leader_url);
 			set_role(ha, HA_FOLLOWER, o->err);
+			/* the mirror: the watches whose records changed */
+			ha->in.seen_rev = o->seen_rev;
+			for (size_t i = 0; i < j->in.n_watch; i++) {
+				ha->in.sig[i] = o->sig[i];
+				if (o->records[i])
+					ha->watches[i].fn(ha->watches[i].arg, o->records[i], 0);
+			}
 		}
 	}
 	ha->in.leading = role_now(ha) == HA_LEADER;
+	__atomic_store_n(&ha->fence_other, ha->role == HA_FOLLOWER, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ha->fence_lease, ha->in.leading ? ha->in.lease : 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&ha->fence_until_ms, (int64_t)(ha->valid_until * 1000), __ATOMIC_SEQ_CST);
 	/* A leader renews every third of its TTL; anyone else looks every
@@ -191,7 +206,8 @@ static void step_free(void *arg)
 {
 	struct step_job *j = arg;
 
-	json_decref(j->out.intent);
+	for (size_t i = 0; i < HA_WATCH_MAX; i++)
+		json_decref(j->out.records[i]);
 	free(j);
 }
 
@@ -317,7 +333,6 @@ struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char 
 		snprintf(ha->name, sizeof(ha->name), "loomd-%d", (int)getpid());
 	snprintf(ha->advertise, sizeof(ha->advertise), "%s", conf->ha_advertise);
 	snprintf(ha->in.key, sizeof(ha->in.key), "/loom/%s/leader", conf->ha_cluster);
-	snprintf(ha->in.tenants, sizeof(ha->in.tenants), "/loom/%s/tenants/", conf->ha_cluster);
 	ha->in.ttl_s = conf->ha_ttl_s;
 	v = json_pack("{s:s, s:s}", "name", ha->name, "advertise", ha->advertise);
 	s = v ? json_dumps(v, JSON_COMPACT) : NULL;
@@ -385,11 +400,22 @@ void ha_free(struct ha *ha)
 	free(ha);
 }
 
-int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen)
+int ha_intent_held(void *arg)
 {
 	struct ha *ha = arg;
 	int64_t lease = __atomic_load_n(&ha->fence_lease, __ATOMIC_SEQ_CST);
 	int64_t until = __atomic_load_n(&ha->fence_until_ms, __ATOMIC_SEQ_CST);
+
+	if (lease && clock_mono() * 1000 < (double)until)
+		return 1;
+	return __atomic_load_n(&ha->fence_other, __ATOMIC_SEQ_CST) ? 0 : -1;
+}
+
+int ha_intent_putv(void *arg, size_t n, const char *const *keys, const char *const *values,
+		   char *err, size_t errlen)
+{
+	struct ha *ha = arg;
+	int64_t lease = __atomic_load_n(&ha->fence_lease, __ATOMIC_SEQ_CST);
 	struct etcd_conf ec = { .endpoints = ha->ep, .ca = ha->ca, .cert = ha->cert,
 				.key = ha->key, .user = ha->user, .password = ha->password,
 				.timeout_ms = ha->timeout_ms };
@@ -397,24 +423,27 @@ int ha_intent_put(void *arg, const char *key, const char *value, char *err, size
 	struct etcd_txn *t = NULL;
 	struct etcd_kvs kvs = { 0 };
 	struct etcd *e;
-	int ok = 0, rc;
+	int ok = 0, rc = 0;
 
-	if (!lease || clock_mono() * 1000 >= (double)until) {
+	if (ha_intent_held(ha) <= 0) {
 		snprintf(err, errlen, "this node is not the leader (or its lease ran out): the "
 			 "change was not made");
 		return -EPERM;
 	}
-	snprintf(full, sizeof(full), "%s%s", ha->prefix, key);
 	snprintf(leader, sizeof(leader), "%sleader", ha->prefix);
 	if (!(e = etcd_new(&ec, err, errlen)))
 		return -ENOMEM;
-	if (!(t = etcd_txn_new()) ||
-	    etcd_txn_compare(t, leader, ETCD_LEASE, ETCD_EQUAL, lease) < 0 ||
-	    (value ? etcd_txn_put(t, ETCD_THEN, full, value, strlen(value), 0) :
-		     etcd_txn_delete(t, ETCD_THEN, full, NULL)) < 0) {
-		snprintf(err, errlen, "out of memory");
+	if (!(t = etcd_txn_new()) || etcd_txn_compare(t, leader, ETCD_LEASE, ETCD_EQUAL, lease) < 0)
 		rc = -ENOMEM;
-	} else if ((rc = etcd_txn(e, t, &ok, &kvs, err, errlen)) == 0 && !ok) {
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		snprintf(full, sizeof(full), "%s%s", ha->prefix, keys[i]);
+		if ((values[i] ? etcd_txn_put(t, ETCD_THEN, full, values[i], strlen(values[i]), 0) :
+				 etcd_txn_delete(t, ETCD_THEN, full, NULL)) < 0)
+			rc = -ENOMEM;
+	}
+	if (rc < 0)
+		snprintf(err, errlen, "out of memory");
+	else if ((rc = etcd_txn(e, t, &ok, &kvs, err, errlen)) == 0 && !ok) {
 		snprintf(err, errlen, "the leader key no longer holds this node's lease %lld: the "
 			 "change was not made", (long long)lease);
 		rc = -EPERM;
@@ -423,6 +452,16 @@ int ha_intent_put(void *arg, const char *key, const char *value, char *err, size
 	etcd_txn_free(t);
 	etcd_free(e);
 	return rc;
+}
+
+int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen)
+{
+	return ha_intent_putv(arg, 1, &key, &value, err, errlen);
+}
+
+const char *ha_name(const struct ha *ha)
+{
+	return ha->name;
 }
 
 int ha_register(struct ha *ha, struct ctl *ctl)
@@ -437,10 +476,24 @@ int ha_enabled(const struct ha *ha)
 	return ha->enabled;
 }
 
-void ha_on_leader(struct ha *ha, void (*fn)(void *arg, json_t *intent), void *arg)
+void ha_watch(struct ha *ha, const char *prefix,
+	      void (*fn)(void *arg, const json_t *records, int leading), void *arg)
 {
-	ha->on_leader = fn;
-	ha->on_leader_arg = arg;
+	size_t i = ha->in.n_watch;
+
+	if (!ha->enabled)
+		return;
+	if (i >= HA_WATCH_MAX ||
+	    (size_t)snprintf(ha->in.watch[i], sizeof(ha->in.watch[i]), "%s%s", ha->prefix,
+			     prefix) >= sizeof(ha->in.watch[i])) {
+		/* a programming error (fixed prefixes), said at start */
+		log_err("ha: cannot watch %s%s: too many watches or too long", ha->prefix, prefix);
+		return;
+	}
+	ha->watches[i].fn = fn;
+	ha->watches[i].arg = arg;
+	ha->in.n_watch = i + 1;
+	ha->in.seen_rev = 0;  /* read at the next step */
 }
 
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf)

@@ -48,13 +48,26 @@ int ha_register(struct ha *ha, struct ctl *ctl);
  * txn that holds only while the leader key holds this node's lease (and
  * refused at once past the fencing deadline). arg: the ha. Any thread. */
 int ha_intent_put(void *arg, const char *key, const char *value, char *err, size_t errlen);
+/* The same for n keys in one txn (intent_putv_fn). */
+int ha_intent_putv(void *arg, size_t n, const char *const *keys, const char *const *values,
+		   char *err, size_t errlen);
+/* daemon/core/intent.h's fence: 1 this node holds the lease (atomics, no
+ * etcd call); 0 another node leads; -1 no leader known. Any thread. */
+int ha_intent_held(void *arg);
+/* This node's name (ha.name, else the host name). */
+const char *ha_name(const struct ha *ha);
 /* Is HA on (ha.endpoints)? */
 int ha_enabled(const struct ha *ha);
-/* fn(arg, intent) on the loop each time this node becomes the leader (the
- * takeover's reconciliation: loomd.c wires tenants_takeover). intent: the
- * tenants' records replicated in etcd (a JSON array, borrowed; NULL when
- * they could not be read). One. */
-void ha_on_leader(struct ha *ha, void (*fn)(void *arg, json_t *intent), void *arg);
+/* fn(arg, records, leading) on the loop for the replicated records under
+ * /loom/CLUSTER/<prefix> (prefix e.g. "tenants/", "policy/"): records is a JSON
+ * object {key after the prefix: the parsed JSON value} (borrowed; NULL when etcd
+ * could not be read: do nothing destructive). leading=0: on a node that is not the
+ * leader, once at start and each time the records changed (a follower keeps its
+ * database and local files in step: "mirror"). leading=1: on the node that has
+ * just become the leader, before any change is allowed through (takeover:
+ * reconcile against the fabric). Several watches may be registered. */
+void ha_watch(struct ha *ha, const char *prefix,
+	      void (*fn)(void *arg, const json_t *records, int leading), void *arg);
 /* ha.* cannot change live: a changed section is logged as taking effect
  * at restart. */
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf);

@@ -60,6 +60,7 @@ static void campaign(struct etcd *e, const struct ha_step_in *in, struct ha_step
 	if (kvs.n) {
 		leader_of(&kvs.kv[0], out);
 		out->outcome = HA_OUT_FOLLOWER;
+		out->seen_rev = kvs.revision;  /* follow() reads it */
 		etcd_kvs_clear(&kvs);
 		return;
 	}
@@ -103,29 +104,73 @@ static void campaign(struct etcd *e, const struct ha_step_in *in, struct ha_step
 	etcd_kvs_clear(&kvs);
 }
 
-/* A new leader's intent: every record under in->tenants, parsed (a record
- * that is not JSON is skipped). NULL when etcd did not answer. */
-static json_t *load_intent(struct etcd *e, const struct ha_step_in *in)
+/* The records under one prefix, {key after the prefix: parsed value} (a
+ * value that is not JSON is skipped), with their signature (the highest
+ * mod_revision and the count: any put raises the first, a delete alone
+ * lowers the second). NULL when etcd did not answer. */
+static json_t *load_prefix(struct etcd *e, const char *prefix, struct ha_sig *sig,
+			   int64_t *rev)
 {
-	char *end = etcd_prefix_end(in->tenants), err[HA_ERR_LEN];
+	char *end = etcd_prefix_end(prefix), err[HA_ERR_LEN];
+	size_t plen = strlen(prefix);
 	struct etcd_kvs kvs;
-	json_t *list;
+	json_t *obj;
 
-	if (!end || etcd_range(e, in->tenants, end, 0, &kvs, err, sizeof(err)) < 0) {
+	if (!end || etcd_range(e, prefix, end, 0, &kvs, err, sizeof(err)) < 0) {
 		free(end);
 		return NULL;
 	}
 	free(end);
-	if ((list = json_array()))
+	sig->max_mod = 0;
+	sig->n = kvs.n;
+	sig->valid = 1;
+	if (rev)
+		*rev = kvs.revision;
+	if ((obj = json_object()))
 		for (size_t i = 0; i < kvs.n; i++) {
 			json_t *v = json_loadb(kvs.kv[i].value, kvs.kv[i].value_len, 0, NULL);
 
-			if (json_is_object(v))
-				json_array_append(list, v);
-			json_decref(v);
+			if (kvs.kv[i].mod_revision > sig->max_mod)
+				sig->max_mod = kvs.kv[i].mod_revision;
+			/* a prefix that is a whole key ("intent-seeded"): key "" */
+			if (v && strlen(kvs.kv[i].key) >= plen)
+				json_object_set_new(obj, kvs.kv[i].key + plen, v);
+			else
+				json_decref(v);
 		}
 	etcd_kvs_clear(&kvs);
-	return list;
+	return obj;
+}
+
+/* A follower's watches: read when the store's revision moved since the
+ * last read (seen by the range of the leader key), delivered when a
+ * prefix's signature changed. A prefix that could not be read is read
+ * again at the next step (seen_rev stays 0). */
+static void follow(struct etcd *e, const struct ha_step_in *in, struct ha_step_out *out,
+		   int64_t rev)
+{
+	int all_ok = 1;
+
+	out->seen_rev = in->seen_rev;
+	memcpy(out->sig, in->sig, sizeof(out->sig));
+	if (!in->n_watch || (rev && rev == in->seen_rev))
+		return;
+	for (size_t i = 0; i < in->n_watch; i++) {
+		struct ha_sig sig;
+		json_t *r = load_prefix(e, in->watch[i], &sig, NULL);
+
+		if (!r) {
+			all_ok = 0;
+			continue;
+		}
+		if (in->sig[i].valid && in->sig[i].max_mod == sig.max_mod && in->sig[i].n == sig.n) {
+			json_decref(r);
+			continue;
+		}
+		out->records[i] = r;
+		out->sig[i] = sig;
+	}
+	out->seen_rev = all_ok ? rev : 0;
 }
 
 void ha_elect_step(struct etcd *e, const struct ha_step_in *in, struct ha_step_out *out)
@@ -154,6 +199,7 @@ void ha_elect_step(struct etcd *e, const struct ha_step_in *in, struct ha_step_o
 				if (kvs.n)
 					leader_of(&kvs.kv[0], out);
 				out->outcome = kvs.n ? HA_OUT_FOLLOWER : HA_OUT_NO_QUORUM;
+				out->seen_rev = kvs.revision;
 				snprintf(out->err, sizeof(out->err), "the leader key no longer holds "
 					 "this node's lease");
 				drop_lease(e, in->lease);
@@ -175,8 +221,14 @@ void ha_elect_step(struct etcd *e, const struct ha_step_in *in, struct ha_step_o
 	}
 	campaign(e, in, out);
 done:
-	if (out->outcome == HA_OUT_LEADER && !in->leading)
-		out->intent = load_intent(e, in);
+	if (out->outcome == HA_OUT_LEADER && !in->leading) {
+		for (size_t i = 0; i < in->n_watch; i++) {
+			struct ha_sig sig;
+
+			out->records[i] = load_prefix(e, in->watch[i], &sig, NULL);
+		}
+	} else if (out->outcome == HA_OUT_FOLLOWER)
+		follow(e, in, out, out->seen_rev);
 	snprintf(out->endpoint, sizeof(out->endpoint), "%s", etcd_endpoint(e));
 }
 

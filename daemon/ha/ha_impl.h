@@ -14,6 +14,7 @@ struct etcd;
 #define HA_URL_LEN 256
 #define HA_KEY_LEN 160
 #define HA_ERR_LEN 512
+#define HA_WATCH_MAX 8
 
 /* What the loop knows when it starts a step (copied into the job). */
 struct ha_step_in {
@@ -21,9 +22,15 @@ struct ha_step_in {
 	char value[HA_NAME_LEN + HA_URL_LEN + 64]; /* this node's {"name","advertise"} */
 	int64_t lease;                 /* the lease this node holds (0: none) */
 	int leading;                   /* this node was leader at the last step */
-	char tenants[HA_KEY_LEN];      /* /loom/CLUSTER/tenants/: the intent a new
-					* leader loads */
 	int ttl_s;
+	/* The watched prefixes (ha_watch), full: /loom/CLUSTER/tenants/. */
+	size_t n_watch;
+	char watch[HA_WATCH_MAX][HA_KEY_LEN];
+	/* Not leading: what the records looked like when last delivered, to
+	 * read and deliver them only when they changed: the store's revision
+	 * at the last read (0: read them) and each prefix's signature. */
+	int64_t seen_rev;
+	struct ha_sig { int64_t max_mod; size_t n; int valid; } sig[HA_WATCH_MAX];
 };
 
 enum ha_outcome {
@@ -43,8 +50,12 @@ struct ha_step_out {
 	char endpoint[HA_URL_LEN];     /* the etcd endpoint that answered last */
 	char err[HA_ERR_LEN];          /* NO_QUORUM: etcd's error; else what happened
 					* worth a log line ("" none) */
-	json_t *intent;                /* LEADER after not leading: the tenants'
-					* records under in->tenants (NULL: not read) */
+	/* The records of each watch, {key after the prefix: value} (NULL: not
+	 * read, or unchanged for a follower): LEADER after not leading, every
+	 * prefix (NULL when etcd failed); FOLLOWER, those that changed. */
+	json_t *records[HA_WATCH_MAX];
+	int64_t seen_rev;              /* FOLLOWER: the revision the reads saw */
+	struct ha_sig sig[HA_WATCH_MAX];
 };
 
 /* One step of the election, blocking (each request bounded by etcd's

@@ -53,7 +53,15 @@ void tenants_top_free(struct top *t)
 		return;
 	json_decref(t->prev);
 	json_decref(t->members);
+	json_decref(t->rec);
 	free(t->intent);
+	free(t->prev_intent);
+	for (size_t i = 0; i < t->n_seed; i++) {
+		free(t->seed_k[i]);
+		free(t->seed_v[i]);
+	}
+	free(t->seed_k);
+	free(t->seed_v);
 	free(t->file_text);
 	free(t->sub);
 	tenants_eth_free(t);
@@ -116,8 +124,10 @@ static int put_intent(struct top *t)
 			return -ENOMEM;
 		}
 	} else if (t->kind != TOP_DELETE) {
-		v = json_pack("{s:s, s:i, s:i, s:O?, s:b}", "name", t->name, "pkey", (int)t->pkey,
-			      "vlan", (int)t->vlan, "members", t->members, "limited", t->limited);
+		v = json_pack("{s:s, s:i, s:i, s:O?, s:b, s:s, s:s}", "name", t->name, "pkey",
+			      (int)t->pkey, "vlan", (int)t->vlan, "members", t->members, "limited",
+			      t->limited, "state", "applying", "leader",
+			      t->m->iw.node ? t->m->iw.node : "");
 		if (!v || !(value = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS))) {
 			json_decref(v);
 			snprintf(t->err, sizeof(t->err), "out of memory");
@@ -125,7 +135,7 @@ static int put_intent(struct top *t)
 		}
 		json_decref(v);
 	}
-	rc = t->m->intent(t->m->intent_arg, key, value, t->err, sizeof(t->err));
+	rc = t->m->iw.put(t->m->iw.arg, key, value, t->err, sizeof(t->err));
 	free(value);
 	return rc;
 }
@@ -136,9 +146,19 @@ static int top_run(void *arg, char *unused, size_t unusedlen)
 	double start = clock_wall();
 
 	t->rc = 0;
-	if (t->m->intent && (t->kind == TOP_CREATE || t->kind == TOP_ADD ||
-			     t->kind == TOP_REMOVE || t->kind == TOP_DELETE) &&
-	    (t->rc = put_intent(t)) < 0) {
+	if (t->m->iw.put && (t->kind == TOP_CREATE || t->kind == TOP_ADD ||
+			     t->kind == TOP_REMOVE || t->kind == TOP_DELETE)) {
+		if ((t->rc = put_intent(t)) < 0) {
+			/* refused by the fence: another node leads, or none */
+			if (t->rc == -EPERM && t->m->iw.held && t->m->iw.held(t->m->iw.arg) <= 0)
+				t->lost = t->m->iw.held(t->m->iw.arg) == 0 ? 1 : 2;
+			t->took = clock_wall() - start;
+			return t->rc;
+		}
+		t->intent_put = 1;
+	}
+	if (t->kind == TOP_RESUME && t->n_seed && tenants_ha_seed(t) == -EPERM &&
+	    tenants_fence_lost(t)) {
 		t->took = clock_wall() - start;
 		return t->rc;
 	}
@@ -165,6 +185,16 @@ static int top_run(void *arg, char *unused, size_t unusedlen)
 			t->rc = tenants_eth_apply(t);
 		}
 	}
+	/* HA: a change that failed as the lease ran out is the new leader's */
+	if (t->rc < 0 && !t->lost && t->m->iw.held && t->m->iw.held(t->m->iw.arg) <= 0) {
+		char first[sizeof(t->err)];
+
+		snprintf(first, sizeof(first), "%s", t->err);
+		(void)tenants_fence_lost(t);
+		snprintf(t->err + strlen(t->err), sizeof(t->err) - strlen(t->err),
+			 " (the change had failed: %.400s)", first);
+	}
+	tenants_ha_after(t);  /* HA: the record follows the outcome */
 	t->took = clock_wall() - start;
 	(void)unused;
 	(void)unusedlen;
@@ -215,6 +245,16 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 	}
 	if (rc == 0 && t->vlan)
 		rc = tenants_hosts_eth_prepare(m, t, cur, err, errlen);
+	if (rc == 0 && m->iw.put && t->prev && t->kind != TOP_VERIFY) {
+		json_t *r = tenants_record(t->prev, m->iw.node,
+					   json_string_value(json_object_get(t->prev, "state")));
+
+		if (!r || !(t->prev_intent = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS))) {
+			snprintf(err, errlen, "out of memory");
+			rc = -ENOMEM;
+		}
+		json_decref(r);
+	}
 	json_decref(cur);
 	return rc;
 }
@@ -261,11 +301,15 @@ static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_
 		t->batch[t->n_batch++] = b;
 	}
 	json_decref(list);
+	if (tenants_ha_prepare_resume(m, t) < 0) {
+		snprintf(err, errlen, "cannot prepare the tenants' records for etcd");
+		return -ENOMEM;
+	}
 	return ib ? tenants_ib_fill_subnets(m, t) : 0;
 }
 
-static void tenant_event(struct tenants_mod *m, const char *severity, const char *kind,
-			 const char *name, const char *what)
+void tenants_event(struct tenants_mod *m, const char *severity, const char *kind,
+		   const char *name, const char *what)
 {
 	char subject[LOOM_NAME_LEN + 8];
 
@@ -281,9 +325,15 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 {
 	size_t ok = 0;
 
+	if (t->lost) {  /* the new leader checks them */
+		log_warn("tenants: %s check stopped: %s", t->name, t->err);
+		return;
+	}
 	for (size_t i = 0; i < t->n_batch; i++) {
 		struct top *b = t->batch[i];
 
+		if (b->lost)  /* stopped by the fence: the new leader checks it */
+			continue;
 		if (b->rc == 0) {
 			ok++;
 			store_tenant_set_state(m->store, clock_wall(), b->name, "active", "");
@@ -293,20 +343,21 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 				snprintf(what, sizeof(what), "%zu switch port%s put back (first: %s)",
 					 b->n_repaired, b->n_repaired == 1 ? "" : "s", b->repaired);
 				log_warn("tenant %s: %s", b->name, what);
-				tenant_event(m, "warning", "tenant_repaired", b->name, what);
+				tenants_event(m, "warning", "tenant_repaired", b->name, what);
 			}
 			if (strcmp(b->was, "active"))
-				tenant_event(m, "notice", "tenant_restored", b->name,
+				tenants_event(m, "notice", "tenant_restored", b->name,
 					     "on the fabric as stored");
 			continue;
 		}
 		log_warn("tenant %s: not on the fabric as stored: %s", b->name, b->err);
 		store_tenant_set_state(m->store, clock_wall(), b->name, "failed", b->err);
 		if (strcmp(b->was, "failed"))
-			tenant_event(m, "warning", "tenant_failed", b->name, b->err);
+			tenants_event(m, "warning", "tenant_failed", b->name, b->err);
 	}
 	log_notice("tenants: %zu of %zu confirmed on the fabric (%s check) in %.1f s", ok,
 		   t->n_batch, t->name, t->took);
+	tenants_ha_finish_resume(m, t);
 }
 
 static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
@@ -358,10 +409,10 @@ static int roll_back(struct tenants_mod *m, struct top *t)
 	}
 	if (rc < 0) {
 		log_err("tenant %s: the rollback could not be written to the database", t->name);
-		tenant_event(m, "error", "tenant_rollback_failed", t->name,
+		tenants_event(m, "error", "tenant_rollback_failed", t->name,
 			     "the database refused the rollback; the tenant is not as it was");
 	}
-	if (t->file_text)
+	if (t->file_text && !t->lost)  /* lost: this change never wrote it */
 		tenants_ib_rewrite(m, "rollback");
 	return rc;
 }
@@ -407,6 +458,17 @@ static void finish(struct tenants_mod *m, struct top *t)
 	}
 	log_warn("tenant %s: %s not confirmed after %.1f s: %s", t->name,
 		 tenants_top_names[t->kind], t->took, t->err);
+	if (t->lost) {
+		/* HA: this node lost the lease. What reached etcd is the new
+		 * leader's to complete (nothing undone); a change that did not
+		 * reach it is undone here (database and local file only). */
+		if (!t->intent_put)
+			(void)roll_back(m, t);
+		if (t->req)
+			ctl_reply_err(t->req, t->lost == 1 ? PROTO_ERR_NOT_LEADER : PROTO_ERR_NO_QUORUM,
+				      "tenant %s: %s: %s", t->name, tenants_top_names[t->kind], t->err);
+		return;
+	}
 	if (!t->req) { /* loomd's own check at start: nothing to undo, nobody to tell */
 		store_tenant_set_state(m->store, now, t->name, "failed", t->err);
 		return;
@@ -490,6 +552,13 @@ static void top_done(void *arg, int rc, const char *err)
 		arm_interval(m);
 	}
 	start_next(m);
+	if (!m->queue && m->mirror_pending) {  /* HA: a follower's mirror waited */
+		json_t *r = m->mirror_pending;
+
+		m->mirror_pending = NULL;
+		tenants_ha_mirror(m, r);
+		json_decref(r);
+	}
 }
 
 void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlans,
@@ -545,7 +614,7 @@ void tenants_enqueue(struct tenants_mod *m, struct top *t)
  * again (idempotent), and marked active or failed (a change a stop
  * interrupted, "applying", is completed or found failed). One check at a
  * time: none is queued while one waits. `why`: "start" or "periodic". */
-static int check_all(struct tenants_mod *m, const char *why)
+int tenants_check_all(struct tenants_mod *m, const char *why)
 {
 	char err[1024] = "", *text, *had;
 	json_t *list = NULL;
@@ -576,7 +645,8 @@ static int check_all(struct tenants_mod *m, const char *why)
 		tenants_ib_rewrite(m, "it differed from the database");
 	free(had);
 	free(text);
-	if (json_array_size(list)) {
+	/* HA: a first leader seeds etcd even from an empty database */
+	if (json_array_size(list) || (m->iw.put && m->seeded == 0)) {
 		struct top *t = tenants_top_new(m, NULL, TOP_RESUME, why);
 
 		if (t)
@@ -591,7 +661,7 @@ static void interval_cb(evutil_socket_t fd, short what, void *arg)
 	struct tenants_mod *m = arg;
 
 	(void)fd, (void)what;
-	check_all(m, "periodic");
+	tenants_check_all(m, "periodic");
 	arm_interval(m);
 }
 
@@ -641,6 +711,7 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
 	memcpy(m->conf, conf, sizeof(*m->conf));
 	m->base = base;
 	m->store = store;
+	m->seeded = -1;
 	if (!(m->plugins = plugin_cache_new())) {
 		snprintf(err, errlen, "out of memory");
 		tenants_free(m);
@@ -676,6 +747,7 @@ void tenants_free(struct tenants_mod *m)
 	if (m->interval_ev)
 		event_free(m->interval_ev);
 	plugin_cache_free(m->plugins);
+	json_decref(m->mirror_pending);
 	free(m->pending);
 	free(m->conf);
 	free(m);
@@ -683,7 +755,7 @@ void tenants_free(struct tenants_mod *m)
 
 int tenants_resume(struct tenants_mod *m)
 {
-	return check_all(m, "start");
+	return tenants_check_all(m, "start");
 }
 
 int tenants_register(struct tenants_mod *m, struct ctl *ctl)
@@ -692,75 +764,7 @@ int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 	return tenants_cmd_register(m, ctl);
 }
 
-void tenants_set_intent(struct tenants_mod *m, intent_put_fn fn, void *arg)
+void tenants_set_intent(struct tenants_mod *m, const struct intent_writer *w)
 {
-	m->intent = fn;
-	m->intent_arg = arg;
-}
-
-/* One tenant of the replicated intent into the database, when the
- * database does not hold it with the same key, VLAN and port counts (the
- * check that follows applies it to the fabric). 1 loaded, 0 already there,
- * -errno. */
-static int load_one(struct tenants_mod *m, const json_t *r)
-{
-	const char *name = json_string_value(json_object_get(r, "name"));
-	const char *cls = json_string_value(json_object_get(r, "class"));
-	const char *by = json_string_value(json_object_get(r, "by"));
-	const json_t *ports = json_object_get(r, "ports"), *eth = json_object_get(r, "eth_ports");
-	json_int_t pkey = json_integer_value(json_object_get(r, "pkey"));
-	json_int_t vlan = json_integer_value(json_object_get(r, "vlan"));
-	struct store_tenant st;
-	json_t *have = NULL;
-	char what[160];
-	int rc;
-
-	if (!name || !*name || strlen(name) >= LOOM_NAME_LEN || !json_is_array(ports) ||
-	    !json_is_array(eth) || pkey < 0 || pkey > 0x7fff || vlan < 0 || vlan > 4094)
-		return -EINVAL;
-	if (store_tenant_get(m->store, name, &have) == 0) {
-		int same = json_integer_value(json_object_get(have, "pkey")) == pkey &&
-			   json_integer_value(json_object_get(have, "vlan")) == vlan &&
-			   json_integer_value(json_object_get(have, "n_ports")) ==
-			   (json_int_t)json_array_size(ports) &&
-			   json_integer_value(json_object_get(have, "n_eth_ports")) ==
-			   (json_int_t)json_array_size(eth);
-
-		json_decref(have);
-		if (same)
-			return 0;
-	}
-	st = (struct store_tenant){ .name = name, .pkey = (unsigned)pkey, .vlan = (unsigned)vlan,
-				    .limited = json_is_true(json_object_get(r, "limited")),
-				    .class_name = cls && *cls ? cls : NULL, .ports = ports,
-				    .eth_ports = eth };
-	snprintf(what, sizeof(what), "loaded from etcd at takeover: pkey 0x%04x, vlan %d, %zu HCA "
-		 "ports, %zu switch ports", (unsigned)pkey, (int)vlan, json_array_size(ports),
-		 json_array_size(eth));
-	/* who made the last change on the old leader (a new tenant's creator) */
-	rc = store_tenant_put(m->store, clock_wall(), &st, -1, by && *by ? by : "ha takeover",
-			      "tenant_changed", what);
-	if (rc == 0)
-		log_notice("tenant %s: %s", name, what);
-	return rc < 0 ? rc : 1;
-}
-
-void tenants_takeover(void *arg, json_t *intent)
-{
-	struct tenants_mod *m = arg;
-	size_t i, loaded = 0;
-	json_t *r;
-
-	json_array_foreach(intent, i, r) {
-		int rc = load_one(m, r);
-
-		if (rc < 0)
-			log_err("tenants: the record %zu of the replicated intent could not be loaded: "
-				"%s", i, strerror(-rc));
-		else
-			loaded += (size_t)rc;
-	}
-	log_notice("tenants: this node leads now: %s%zu tenants loaded from etcd; checking every "
-		   "tenant against the fabric", intent ? "" : "(etcd's intent unread) ", loaded);
-	(void)check_all(m, "takeover");
+	m->iw = *w;
 }

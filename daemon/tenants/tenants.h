@@ -27,20 +27,26 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
  * Before ctl_free(). */
 void tenants_free(struct tenants_mod *m);
 int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf);
-/* HA (daemon/ha): this node has just become the leader. The tenants of the
- * replicated intent (a JSON array of the records tenants writes to etcd;
- * NULL: unread) that the database does not hold as they are are written
- * to it, then the check of tenants_resume (partitions file from the
- * database, every tenant read back and completed or failed). arg: the
- * tenants_mod. Loop thread. */
+/* HA (daemon/ha, ha_watch on "tenants/"): records, the replicated tenants
+ * {name: the record tenants writes to etcd} (NULL: unread). leading=1: this
+ * node has just become the leader: the tenants the database does not hold
+ * as they are are written to it, then the check of tenants_resume
+ * (partitions file from the database, every tenant read back and completed
+ * or failed). leading=0: a follower's mirror. arg: the tenants_mod. Loop
+ * thread. */
 #include <jansson.h>
-void tenants_takeover(void *arg, json_t *intent);
+void tenants_watch(void *arg, const json_t *records, int leading);
+/* HA (ha_watch on "intent-seeded", registered before "tenants/"): does etcd
+ * hold the marker that a leader reconciled it with its database (then a
+ * tenant etcd lacks is deleted)? */
+void tenants_watch_seeded(void *arg, const json_t *records, int leading);
 int tenants_register(struct tenants_mod *m, struct ctl *ctl);
 /* HA: every change's intent (its key, VLAN, member ports; deleted with the
- * tenant) is put through fn (daemon/core/intent.h) on the worker before it
- * touches the fabric; a refused put fails the change (rolled back). */
+ * tenant) is put through w (daemon/core/intent.h, copied) on the worker
+ * before it touches the fabric; a refused put fails the change; the fence
+ * is checked before each step on the fabric. */
 #include "daemon/core/intent.h"
-void tenants_set_intent(struct tenants_mod *m, intent_put_fn fn, void *arg);
+void tenants_set_intent(struct tenants_mod *m, const struct intent_writer *w);
 /* At start: rewrite the partitions file from the database when they differ
  * (and signal OpenSM), and check on the fabric the tenants a stop caught
  * half applied ("active" when confirmed, else "failed"). */

@@ -161,13 +161,13 @@ static char *intent_text(const struct tenants_mod *m, const struct store_tenant 
 	json_t *v;
 	char *s;
 
-	if (!m->intent)
+	if (!m->iw.put)
 		return NULL;
-	v = json_pack("{s:s, s:s, s:i, s:i, s:b, s:s, s:O, s:O}", "name", st->name, "by", who,
-		      "pkey",
-		      (int)st->pkey, "vlan", (int)st->vlan, "limited", st->limited, "class",
-		      st->class_name ? st->class_name : "", "ports", st->ports, "eth_ports",
-		      st->eth_ports);
+	v = json_pack("{s:s, s:s, s:i, s:i, s:b, s:s, s:O, s:O, s:s, s:s}", "name", st->name,
+		      "by", who, "pkey", (int)st->pkey, "vlan", (int)st->vlan, "limited",
+		      st->limited, "class", st->class_name ? st->class_name : "", "ports",
+		      st->ports, "eth_ports", st->eth_ports, "state", "applying", "leader",
+		      m->iw.node ? m->iw.node : "");
 	s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(v);
 	return s;

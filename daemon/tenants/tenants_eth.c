@@ -62,6 +62,10 @@ static int converge(struct top *t, struct top_switch *s)
 		}
 	if (t->once)
 		return 0;
+	/* HA: a node that lost the lease pushes nothing more (the new leader
+	 * owns the switches now). */
+	if (tenants_fence_lost(t))
+		return t->rc;
 	for (size_t i = 0; i < s->n_ports; i++) {
 		int has = s->before[i] == t->vlan;
 
@@ -145,7 +149,7 @@ int tenants_eth_apply(struct top *t)
 		rc = converge(t, &t->eth[k]);
 	for (size_t k = 0; k < t->n_eth && rc == 0; k++)
 		rc = check(t, &t->eth[k]);
-	if (rc < 0)
+	if (rc < 0 && !t->lost)  /* lost: the new leader owns the ports */
 		for (size_t k = 0; k < t->n_eth; k++)
 			undo(t, &t->eth[k]);
 	for (size_t k = 0; k < t->n_eth; k++)

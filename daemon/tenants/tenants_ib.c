@@ -202,9 +202,18 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 		return -ENOMEM;
 	}
 	if (t->file_text) {
+		/* HA: the file and OpenSM are the leader's (fencing) */
+		if (tenants_fence_lost(t)) {
+			rc = t->rc;
+			goto out;
+		}
 		if ((rc = file_write_atomic(m->conf->tenant_partitions_file, t->file_text,
 						t->err, sizeof(t->err))) < 0)
 			goto out;
+		if (tenants_fence_lost(t)) {
+			rc = t->rc;
+			goto out;
+		}
 		if (t->osm_pid > 0 && kill(t->osm_pid, SIGHUP) == 0)
 			signalled = 1;
 		else if (t->osm_pid > 0)
@@ -245,9 +254,12 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 		}
 		if (!left || clock_wall() >= deadline || t->once)
 			break;
+		/* HA: the lease lost while waiting: the new leader owns it now */
+		if (tenants_fence_lost(t))
+			break;
 		usleep(500000);
 	}
-	rc = 0;
+	rc = t->lost ? t->rc : 0;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = tops[i]->rc;
 	if (rc < 0 && t->file_text && !signalled && why[0]) {

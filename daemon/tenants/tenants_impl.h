@@ -60,7 +60,19 @@ struct top {
 	char who[96];          /* tenants_req_who() */
 	json_t *prev;          /* the tenant before (NULL: none): rollback, delete */
 	char *intent;          /* HA: the tenant as the database holds it now, JSON
-				* text for etcd (NULL: from the fields below) */
+				* text for etcd, state "applying" (NULL: from the
+				* fields below) */
+	char *prev_intent;     /* HA: the record before (NULL: none), put back
+				* when the change fails */
+	int intent_put;        /* HA: the worker wrote the intent */
+	int lost;              /* HA: the fence stopped the change (the lease was
+				* lost): nothing undone, the new leader owns it */
+	json_t *rec;           /* HA, a TOP_RESUME's check: the tenant's record;
+				* the worker puts it with the outcome's state */
+	char **seed_k, **seed_v; /* HA takeover: etcd seeded from the
+					      * database first (tenants_ha.c) */
+	size_t n_seed;
+	int seed_rc;
 	/* InfiniBand, for the worker (pkey 0: the tenant has no key: skipped) */
 	char *file_text;       /* the partitions file to write (NULL: verify only) */
 	unsigned pkey;
@@ -92,8 +104,11 @@ struct top {
 struct tenants_mod {
 	struct event_base *base;
 	struct ctl *ctl;        /* its gate (HA: only the leader changes things) */
-	intent_put_fn intent;   /* HA: the intent replicated first (NULL: none) */
-	void *intent_arg;
+	struct intent_writer iw; /* HA: the intent replicated first (put NULL: none) */
+	int seeded;             /* HA: etcd holds /loom/CLUSTER/intent-seeded: 1 yes,
+				 * 0 no, -1 unknown */
+	json_t *mirror_pending; /* HA: a follower's records that came while a change
+				 * ran (applied when it ends) */
 	struct store *store;
 	struct loom_config *conf;     /* the running change's; swapped between changes */
 	struct loom_config *pending;  /* a reload's, while a change runs */
@@ -123,6 +138,32 @@ void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlan
 		      json_t *ports);
 /* Is a `tenant verify` of `name` queued already? */
 int tenants_verify_queued(const struct tenants_mod *m, const char *name);
+
+/* tenants_ha.c: the HA side of the module (issue 21, docs/ha.md). */
+/* The record a change puts in etcd for a tenant as store_tenant_get gives it:
+ * {name, by, pkey, vlan, limited, class, ports, eth_ports, state, leader}.
+ * A new reference (NULL: out of memory). */
+json_t *tenants_record(const json_t *tenant, const char *node, const char *state);
+/* Worker: has this node lost the lease (HA)? 1: t->lost, t->rc and t->err
+ * set, the change must touch nothing more; 0 go on (also without HA). */
+int tenants_fence_lost(struct top *t);
+/* Worker, after the fabric part: the record follows the outcome (state
+ * "active", or put back as it was / deleted when the change failed), and
+ * a TOP_RESUME's checks record their outcome. No-op without HA. */
+void tenants_ha_after(struct top *t);
+/* Loop: a follower's mirror (leading 0) and a new leader's takeover. */
+void tenants_ha_mirror(struct tenants_mod *m, const json_t *records);
+void tenants_ha_takeover(struct tenants_mod *m, const json_t *records);
+/* Loop: TOP_RESUME's seed / records prepared (takeover and checks). */
+int tenants_ha_prepare_resume(struct tenants_mod *m, struct top *t);
+void tenants_ha_finish_resume(struct tenants_mod *m, struct top *t);
+/* Worker: a TOP_RESUME's seed into etcd (none: 0). */
+int tenants_ha_seed(struct top *t);
+/* shared with tenants.c */
+int tenants_check_all(struct tenants_mod *m, const char *why);
+void tenants_event(struct tenants_mod *m, const char *severity, const char *kind,
+		   const char *name, const char *what);
+int tenants_load_one(struct tenants_mod *m, const json_t *r, const char *how);
 
 /* tenants_cmd.c */
 int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl);

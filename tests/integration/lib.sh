@@ -377,3 +377,53 @@ loom_etcd_stop() {
 	kill -9 "$_pid" 2>/dev/null || :
 	wait "$_pid" 2>/dev/null || :
 }
+
+# ---- loomd nodes of an HA cluster (issue 21) -----------------------------------
+# loom_ha_node NAME ENDPOINTS [EXTRA YAML LINES...]: write $work/NAME/loom.yaml
+# (its own database, sockets, HTTP port $PORT_NAME, picked when unset) and
+# start loomd ($PID_NAME); ENDPOINTS "" starts it without HA. The tenants'
+# files: $LOOM_HA_PARTITIONS (default $work/partitions.conf, one OpenSM for
+# all) and $LOOM_HA_OSM_PID (default $work/opensm.pid); "%s" in either is
+# the node's name. The lease: $LOOM_HA_TTL s (default 5); tenants.timeout_s
+# $LOOM_HA_TENANT_TIMEOUT (default 30). Tokens: $work/tokens when present.
+loom_ha_node() {
+	_name=$1 _ep=$2; shift 2
+	eval "_port=\${PORT_$_name:-}"
+	[ -n "$_port" ] || { _port=$(loom_free_port); eval "PORT_$_name=$_port"; }
+	# shellcheck disable=SC2059
+	_parts=$(printf "${LOOM_HA_PARTITIONS:-$work/partitions.conf}" "$_name")
+	# shellcheck disable=SC2059
+	_pidf=$(printf "${LOOM_HA_OSM_PID:-$work/opensm.pid}" "$_name")
+	mkdir -p "$work/$_name"
+	{
+		printf 'log:\n  level: debug\ndatabase:\n  path: %s/loom.db\n' "$work/$_name"
+		printf 'control:\n  socket: %s/loomd.sock\n' "$work/$_name"
+		printf 'opensm:\n  report_socket: %s/osm.sock\n' "$work/$_name"
+		printf 'telemetry:\n  interval_s: 0\ndiscovery:\n  interval: 0\n'
+		printf 'tenants:\n  partitions_file: %s\n  opensm_pid_file: %s\n  timeout_s: %s\n' \
+			"$_parts" "$_pidf" "${LOOM_HA_TENANT_TIMEOUT:-30}"
+		printf 'http:\n  listen: 127.0.0.1:%s\n' "$_port"
+		[ -e "$work/tokens" ] && printf '  tokens_file: %s/tokens\n' "$work"
+		[ -n "$_ep" ] && printf 'ha:\n  endpoints: "%s"\n  name: node-%s\n  advertise: %s\n  ttl_s: %s\n' \
+			"$_ep" "$_name" "http://127.0.0.1:$_port" "${LOOM_HA_TTL:-5}"
+		for _l in "$@"; do printf '%s\n' "$_l"; done
+	} >"$work/$_name/loom.yaml"
+	rm -f "$work/$_name/loomd.sock"
+	LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" 2>>"$work/$_name/loomd.log" &
+	eval "PID_$_name=$!"
+	LOOM_PIDS="$LOOM_PIDS $!"
+	loom_until 100 test -S "$work/$_name/loomd.sock" || loom_fail "node $_name did not open its socket"
+}
+
+# loom_ha_ctl NAME ARGS...: loomctl on node NAME's socket.
+loom_ha_ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
+
+# loom_ha_role NAME: "ROLE LEADER URL" as node NAME's status says ("down - -").
+loom_ha_role() { loom_ha_ctl "$1" --json status 2>/dev/null | python3 -c '
+import json, sys
+h = json.load(sys.stdin).get("ha") or {}
+print(h.get("role", "?"), (h.get("leader") or {}).get("name", "-"), (h.get("leader") or {}).get("url", "-"))' ||
+	echo "down - -"; }
+
+# loom_ha_stop NAME: stop node NAME (SIGTERM: it gives its lease back).
+loom_ha_stop() { eval "_pid=\$PID_$1"; kill "$_pid" 2>/dev/null || :; wait "$_pid" 2>/dev/null || :; }
