@@ -420,7 +420,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("ib_qos requests: %s", err);
 		goto out;
 	}
-	if (!(d.qos_ibcc = qos_ibcc_new(d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.qos_ibcc = qos_ibcc_new(d.base, d.conf, d.store, err, sizeof(err)))) {
 		log_err("ib_cc requests: %s", err);
 		goto out;
 	}
@@ -472,12 +472,17 @@ int loomd_run(const struct loomd_options *opt)
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
 	ha_watch(d.ha, "intent-seeded", tenants_watch_seeded, d.tenants); /* before tenants/ */
 	ha_watch(d.ha, "tenants/", tenants_watch, d.tenants);
+	ha_watch(d.ha, "policy/", qos_watch, d.qos);
+	ha_watch(d.ha, "policy/", qos_ib_watch, d.qos_ib);
+	ha_watch(d.ha, "policy/", qos_ibcc_watch, d.qos_ibcc);
 	if (ha_enabled(d.ha)) {
 		struct intent_writer w = { ha_intent_put, ha_intent_putv, ha_intent_held, d.ha,
 					   ha_name(d.ha) };
 
 		tenants_set_intent(d.tenants, &w);
-		qos_set_intent(d.qos, ha_intent_put, d.ha);
+		qos_set_intent(d.qos, &w);
+		qos_ib_set_intent(d.qos_ib, &w);
+		qos_ibcc_set_intent(d.qos_ibcc, &w);
 	}
 
 	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,

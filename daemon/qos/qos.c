@@ -104,6 +104,8 @@ struct qos_mod {
 	struct ctl *ctl;                   /* its gate (HA: only the leader pushes) */
 	intent_put_fn intent;              /* HA: the policy replicated first (NULL: none) */
 	void *intent_arg;
+	char node[64];                     /* this node, in the records */
+	const char *by;                    /* the next record's "by" (NULL: the kind) */
 	json_t *outcomes;                  /* {switch: its last apply's outcome} */
 };
 
@@ -613,7 +615,7 @@ static json_t *record_new(struct qos_mod *m, const struct qreq *q, const char *b
 			json_object_set_new(sw, "state", json_string("unknown"));
 		json_object_set_new(sws, c->switches[i].name, sw);
 	}
-	rec = json_pack("{s:s, s:o}", "by", by, "switches", sws);
+	rec = json_pack("{s:s, s:s, s:o}", "by", by, "node", m->node, "switches", sws);
 	return rec;
 }
 
@@ -661,7 +663,8 @@ static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode m
 	q->mode = mode;
 	q->periodic = periodic;
 	if (mode == QOS_APPLY && m->intent &&
-	    !(q->record = record_new(m, q, req ? "qos-apply" : periodic ? "reapply" : "retry"))) {
+	    !(q->record = record_new(m, q, m->by ? m->by : req ? "qos-apply" :
+				     periodic ? "reapply" : "retry"))) {
 		snprintf(err, errlen, "out of memory");
 		free(q->jobs);
 		free(q);
@@ -815,8 +818,53 @@ int qos_register(struct qos_mod *m, struct ctl *ctl)
 	return ctl_register(ctl, "qos-apply", CTL_WRITE, cmd_apply, m);
 }
 
-void qos_set_intent(struct qos_mod *m, intent_put_fn fn, void *arg)
+void qos_set_intent(struct qos_mod *m, const struct intent_writer *w)
 {
-	m->intent = fn;
-	m->intent_arg = arg;
+	m->intent = w->put;
+	m->intent_arg = w->arg;
+	snprintf(m->node, sizeof(m->node), "%s", w->node ? w->node : "");
+}
+
+void qos_watch(void *arg, const json_t *records, int leading)
+{
+	struct qos_mod *m = arg;
+	const json_t *rec = json_object_get(records, "roce"), *sw;
+	const char *theirs = json_string_value(json_object_get(rec, "version"));
+	const char *by = json_string_value(json_object_get(rec, "node"));
+	const char *name;
+	struct qreq none = { 0 };
+	char mine[17] = "", what[768], err[256];
+	size_t not_in = 0, all = 0;
+	json_t *own;
+	int same, rc;
+
+	/* A follower keeps nothing of the RoCE policy: the switches are the
+	 * leader's; only a takeover looks at the record. */
+	if (!leading || !theirs || !m->conf->n_switches)
+		return;
+	json_object_foreach((json_t *)json_object_get(rec, "switches"), name, sw) {
+		all++;
+		not_in += strcmp(json_string_value(json_object_get(sw, "state")) ?: "", "in policy") != 0;
+	}
+	if ((own = record_new(m, &none, "takeover")))
+		qos_intent_version(json_object_get(own, "switches"), mine);
+	json_decref(own);
+	same = !strcmp(mine, theirs);
+	/* Same policy: apply it again (only drifted keys change; a switch left
+	 * partial or unreachable is finished). Another one: read back only. */
+	m->by = "takeover";
+	rc = start_request(m, NULL, same ? QOS_APPLY : QOS_STATUS, NULL, 0, err, sizeof(err));
+	m->by = NULL;
+	snprintf(what, sizeof(what), "RoCE: the replicated policy (version %s, by %s; %zu of %zu "
+		 "switches not in policy at its last apply) %s%s%s", theirs, by ? by : "?",
+		 not_in, all, same ? "is this node's loom.yaml's: applied again to every switch "
+		 "(only what drifted changes)" : "differs from this node's loom.yaml (version ",
+		 same ? "" : mine, same ? "" : "): the switches are read back only and keep the "
+		 "replicated policy until qos-apply is run on this node");
+	if (rc < 0)
+		log_warn("RoCE takeover: %s", err);
+	log_msg(same ? LOG_LVL_NOTICE : LOG_LVL_WARNING, "%s", what);
+	if (m->store && store_record_event(m->store, clock_wall(), 0, same ? "info" : "warning",
+					   "ha_takeover_policy", "roce", NULL, what) < 0)
+		log_warn("RoCE: cannot record the takeover event");
 }

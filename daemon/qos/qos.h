@@ -18,6 +18,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "daemon/core/intent.h"
 
 struct event_base;
@@ -43,6 +45,13 @@ int qos_register(struct qos_mod *m, struct ctl *ctl);
  * (qos_intent.h) with fn; when that fails nothing is applied and a
  * command is answered with the reason. After the apply, the record again
  * with each switch's outcome. */
-void qos_set_intent(struct qos_mod *m, intent_put_fn fn, void *arg);
+void qos_set_intent(struct qos_mod *m, const struct intent_writer *w);
+/* ha_watch's fn for "policy/": on a new leader (leading 1) the record
+ * policy/roce against this node's loom.yaml: the same version, the policy
+ * applied again to every switch (read back, only drifted keys change: a
+ * switch left partial is finished); another one, the switches read back
+ * only, the replicated policy staying until an operator's qos-apply here.
+ * One event ha_takeover_policy (subject roce) says which. A follower: none. */
+void qos_watch(void *arg, const json_t *records, int leading);
 
 #endif

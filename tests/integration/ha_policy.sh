@@ -23,9 +23,10 @@ loom_etcd_cluster 1
 EP=$LOOM_ETCD_ENDPOINTS
 sonic_leaf leaf1 1
 
-# node NAME ROCE-INTERVAL: NAME's loom.yaml, started ($PID_NAME).
+# node NAME ROCE-INTERVAL [ECN-MAX [CC-ENABLE]]: NAME's loom.yaml, started ($PID_NAME).
 node() {
 	mkdir -p "$work/$1"
+	[ -e "$work/$1/opensm.conf" ] || printf 'sm_priority 1\n' >"$work/$1/opensm.conf"
 	cat >"$work/$1/loom.yaml" <<EOF2
 log:
   level: debug
@@ -44,6 +45,10 @@ plugins:
 roce:
   interval: $2
   reapply: true
+  ecn: {max_bytes: ${3:-1500000}}
+ib_cc:
+  enable: ${4:-true}
+  opensm_config: $work/$1/opensm.conf
 switches:
   - {name: leaf1, plugin: sonic, address: "unix:$work/leaf1.sock"}
 ha:
@@ -61,7 +66,9 @@ ctl() { _n=$1; shift; "$B/loomctl" -s "$work/$_n/loomd.sock" "$@"; }
 role() { ctl "$1" --json status 2>/dev/null |
 	python3 -c 'import json, sys; print((json.load(sys.stdin).get("ha") or {}).get("role", "?"))' ||
 	echo down; }
-record() { etcdctl --endpoints="$EP" get /loom/loom/policy/roce --print-value-only 2>/dev/null; }
+record() { etcdctl --endpoints="$EP" get "/loom/loom/policy/${K:-roce}" --print-value-only 2>/dev/null; }
+block() { sed -n '/^# ---- loom ib_cc begin/,/^# ---- loom ib_cc end/p' "$work/$1/opensm.conf"; }
+events() { ctl "$1" events --limit 50 | grep ha_takeover_policy || :; }
 field() { record | python3 -c "import json, sys; r = json.load(sys.stdin); print($1)" 2>/dev/null; }
 fail() {
 	for _n in a b; do
@@ -98,6 +105,14 @@ loom_ok "the follower (interval 10, reapply) read the drifted switch back and di
 v=$(field 'r["version"]')
 [ "${#v}" = 16 ] || fail "no version in the record: $(record)"
 loom_ok "the record policy/roce: version $v, leaf1 in policy, ecn_max_bytes 1500000, by qos-apply"
+ctl a qos apply --ib-cc >"$work/cc.out" || fail "qos apply --ib-cc on the leader: $(cat "$work/cc.out")"
+[ "$(K=ib_cc field 'r["options"]' | head -n 1)" = "$(block a | sed -n 2p)" ] ||
+	fail "no record policy/ib_cc with the leader's block: $(K=ib_cc record)"
+loom_until 50 sh -c "grep -q 'congestion_control TRUE' '$work/b/opensm.conf'" ||
+	fail "the follower did not write the leader's ib_cc block: $(cat "$work/b/opensm.conf")"
+[ "$(block a)" = "$(block b)" ] && grep -q "^sm_priority 1" "$work/b/opensm.conf" ||
+	fail "the follower's block differs or its own lines are gone: $(cat "$work/b/opensm.conf")"
+loom_ok "ib_cc: the record policy/ib_cc holds the leader's block, the follower wrote it into its own options file"
 
 # ---- 3. the new leader pushes ---------------------------------------------------------
 kill "$PID_a"
@@ -109,4 +124,26 @@ loom_until 150 sh -c "[ \"\$(redis-cli -s '$work/leaf1.sock' -n 4 hget 'WRED_PRO
 loom_until 50 sh -c "etcdctl --endpoints='$EP' get /loom/loom/policy/roce --print-value-only |
 	grep -q '\"by\":\"reapply\"'" || fail "the re-apply was not replicated: $(record)"
 [ "$(field 'r["version"]')" = "$v" ] || fail "the same policy has another version: $(record)"
+events b | grep "roce" | grep -q "is this node's loom.yaml's: applied again" &&
+	events b | grep "ib_cc" | grep -q "are this node's loom.yaml's" ||
+	fail "no takeover event on b: $(events b)"
 loom_ok "node b, leader now, put the drift back by itself and replicated it (same version $v)"
+
+# ---- 4. a new leader whose loom.yaml differs keeps the replicated policy ----------------------
+node a 0 1400000 false
+loom_until 100 sh -c "'$B/loomctl' -s '$work/a/loomd.sock' --json status | grep -q '\"role\": *\"follower\"'" ||
+	fail "node a is not a follower: $(role a)"
+r leaf1 -n 4 hset "WRED_PROFILE|LOOM_LOSSLESS" green_max_threshold 999 >/dev/null
+kill "$PID_b"
+wait "$PID_b" 2>/dev/null || :
+loom_until 100 sh -c "'$B/loomctl' -s '$work/a/loomd.sock' --json status | grep -q '\"role\": *\"leader\"'" ||
+	fail "node a did not take over: $(role a)"
+loom_until 50 sh -c "'$B/loomctl' -s '$work/a/loomd.sock' events --limit 50 | grep ha_takeover_policy | grep -q roce" ||
+	fail "no takeover event on a"
+sleep 2
+events a | grep roce | grep -q "differs from this node's loom.yaml .*read back only" &&
+	events a | grep ib_cc | grep -q "differ from this node's loom.yaml" ||
+	fail "the takeover did not say the policies differ: $(events a)"
+[ "$(wred)" = 999 ] || fail "the new leader pushed its own policy: $(wred)"
+grep -q 'congestion_control TRUE' "$work/a/opensm.conf" || fail "a's options file lost the replicated ib_cc"
+loom_ok "node a (another ecn max, ib_cc off) took over: it says both differ and pushes nothing of its own"
