@@ -483,6 +483,7 @@ int loomd_run(const struct loomd_options *opt)
 		qos_set_intent(d.qos, &w);
 		qos_ib_set_intent(d.qos_ib, &w);
 		qos_ibcc_set_intent(d.qos_ibcc, &w);
+		ar_apply_set_intent(d.ar_apply, &w);
 	}
 
 	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,
