@@ -8,9 +8,16 @@
 #     leader (interval 0) has not re-applied either: the drift stays.
 #  2. qos apply on the leader: the record /loom/loom/policy/roce holds the
 #     switch's policy as applied, a version, and its outcome "in policy".
-#  3. The leader stopped: the follower takes over and, as leader now,
-#     puts the drift back by itself within a few intervals; its re-apply
-#     writes the record again (by "reapply").
+#     The leader discovers at discovery.interval (30 s), the follower at
+#     ha.follower_discovery_interval (90 s; sweep.interval in status).
+#     qos apply --ib-cc on the leader: the record policy/ib_cc holds its
+#     block, and the follower writes that block into its own options file.
+#  3. The leader stopped: the follower takes over (ha_takeover_policy
+#     events: its loom.yaml's policy is the replicated one, applied again),
+#     puts the drift back, writes the record again, discovers every 30 s.
+#  4. The old leader back as a follower with another loom.yaml (ECN max,
+#     ib_cc off) discovers every 120 s (4 x discovery.interval); when it
+#     takes over it says both policies differ and pushes nothing of its own.
 set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
@@ -39,7 +46,7 @@ opensm:
 telemetry:
   interval_s: 0
 discovery:
-  interval: 0
+  interval: 30
 plugins:
   dir: $work/plugins
 roce:
@@ -56,6 +63,7 @@ ha:
   name: node-$1
   advertise: http://127.0.0.1:1
   ttl_s: 3
+${5:-}
 EOF2
 	"$B/loomd" -f -c "$work/$1/loom.yaml" 2>>"$work/$1/loomd.log" &
 	eval "PID_$1=$!"
@@ -76,13 +84,15 @@ fail() {
 	done
 	loom_fail "$@"
 }
+# The sweeper's interval in effect (status sweep.interval).
+every() { ctl "$1" --json status | python3 -c 'import json, sys; print(json.load(sys.stdin)["sweep"]["interval"])'; }
 wred() { r leaf1 -n 4 hget "WRED_PROFILE|LOOM_LOSSLESS" green_max_threshold; }
 
 # ---- 1. the follower does not push -------------------------------------------------
 node a 0
 loom_until 100 sh -c "[ \"\$('$B/loomctl' -s '$work/a/loomd.sock' --json status | grep -o '\"role\": *\"leader\"')\" ]" ||
 	fail "node a is not leader: $(role a)"
-node b 10
+node b 10 1500000 true "  follower_discovery_interval: 90"
 loom_until 100 sh -c "'$B/loomctl' -s '$work/b/loomd.sock' --json status | grep -q '\"role\": *\"follower\"'" ||
 	fail "node b is not a follower: $(role b)"
 ctl a qos apply >"$work/apply.out" || fail "qos apply on the leader: $(cat "$work/apply.out")"
@@ -95,6 +105,9 @@ loom_until 150 sh -c "[ \$(grep -c 're-apply skipped' '$work/b/loomd.log') -ge $
 grep -q "re-apply skipped, read back only: .*is a follower" "$work/b/loomd.log" ||
 	fail "no reason for the skip: $(grep skipped "$work/b/loomd.log" | tail -n 1)"
 loom_ok "the follower (interval 10, reapply) read the drifted switch back and did not push"
+[ "$(every a)" = 30 ] && [ "$(every b)" = 90 ] ||
+	fail "discovery every $(every a) s on the leader, $(every b) s on the follower (want 30, 90)"
+loom_ok "discovery: the leader every 30 s (discovery.interval), the follower every 90 s (ha.follower_discovery_interval)"
 
 # ---- 2. the leader's apply is replicated first ----------------------------------------
 [ "$(field 'r["switches"]["leaf1"]["state"]')" = "in policy" ] ||
@@ -127,12 +140,14 @@ loom_until 50 sh -c "etcdctl --endpoints='$EP' get /loom/loom/policy/roce --prin
 events b | grep "roce" | grep -q "is this node's loom.yaml's: applied again" &&
 	events b | grep "ib_cc" | grep -q "are this node's loom.yaml's" ||
 	fail "no takeover event on b: $(events b)"
+[ "$(every b)" = 30 ] || fail "node b, leader now, discovers every $(every b) s, not 30"
 loom_ok "node b, leader now, put the drift back by itself and replicated it (same version $v)"
 
 # ---- 4. a new leader whose loom.yaml differs keeps the replicated policy ----------------------
 node a 0 1400000 false
 loom_until 100 sh -c "'$B/loomctl' -s '$work/a/loomd.sock' --json status | grep -q '\"role\": *\"follower\"'" ||
 	fail "node a is not a follower: $(role a)"
+[ "$(every a)" = 120 ] || fail "follower a (no follower_discovery_interval) discovers every $(every a) s, not 4 x 30"
 r leaf1 -n 4 hset "WRED_PROFILE|LOOM_LOSSLESS" green_max_threshold 999 >/dev/null
 kill "$PID_b"
 wait "$PID_b" 2>/dev/null || :
@@ -145,5 +160,6 @@ events a | grep roce | grep -q "differs from this node's loom.yaml .*read back o
 	events a | grep ib_cc | grep -q "differ from this node's loom.yaml" ||
 	fail "the takeover did not say the policies differ: $(events a)"
 [ "$(wred)" = 999 ] || fail "the new leader pushed its own policy: $(wred)"
+[ "$(every a)" = 30 ] || fail "node a, leader now, discovers every $(every a) s, not 30"
 grep -q 'congestion_control TRUE' "$work/a/opensm.conf" || fail "a's options file lost the replicated ib_cc"
 loom_ok "node a (another ecn max, ib_cc off) took over: it says both differ and pushes nothing of its own"
