@@ -304,6 +304,7 @@ int cmd_events(struct loomctl *lc, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "since", required_argument, NULL, 's' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "kind", required_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *args = json_object();
@@ -316,8 +317,11 @@ int cmd_events(struct loomctl *lc, int argc, char **argv)
 		loomctl_error(lc, "out of memory");
 		return LOOMCTL_EXIT_FAILED;
 	}
-	while ((c = getopt_long(argc, argv, "s:l:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:l:k:", opts, NULL)) != -1) {
 		switch (c) {
+		case 'k':
+			json_object_set_new(args, "kind", json_string(optarg));
+			break;
 		case 's':
 			/* Parsed here, not by loomd: an age like "2h" counts back
 			 * from the user's clock, and a typo is caught before any

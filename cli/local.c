@@ -41,7 +41,7 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 		json_t *since = json_object_get(args, "since");
 		json_t *limit = json_object_get(args, "limit");
 
-		return dbq_events(db, since ? json_number_value(since) : 0,
+		return dbq_events(db, since ? json_number_value(since) : 0, arg_str(args, "kind"),
 				  limit ? (long)json_integer_value(limit) : 0, out, err, errlen);
 	}
 	if (strcmp(cmd, "status") == 0) {

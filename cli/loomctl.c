@@ -41,7 +41,10 @@ static void usage(FILE *out)
 		"                       else " LOOMCTL_DEFAULT_SOCKET ")\n"
 		"      --server URL     loomd's REST API instead (https://HOST:PORT);\n"
 		"                       the token from --token-file F or $LOOM_TOKEN,\n"
-		"                       the server's CA from --cacert F\n"
+		"                       the server's CA from --cacert F; URL,URL,...:\n"
+		"                       loomd in HA, tried in turn, again for up to\n"
+		"                       --failover-wait S seconds (default 30) while\n"
+		"                       none leads\n"
 		"      --db PATH        read this database directly, without loomd\n"
 		"      --json           print the result as JSON\n"
 		"  -h, --help           this help\n"
@@ -53,7 +56,7 @@ static void usage(FILE *out)
 		"  node GUID|DESC                 one node and its ports\n"
 		"  ports [GUID|DESC]              ports of one node, or all\n"
 		"  links                          links between ports\n"
-		"  events [--since TIME] [--limit N]\n"
+		"  events [--since TIME] [--kind K[,K...]] [--limit N]\n"
 		"                                 newest first; TIME: unix seconds,\n"
 		"                                 2026-11-22T15:00:00Z, 2026-11-22 or an\n"
 		"                                 age such as 90s, 15m, 2h, 7d\n"
@@ -168,11 +171,13 @@ int main(int argc, char **argv)
 		{ "server", required_argument, NULL, 'S' },
 		{ "token-file", required_argument, NULL, 'T' },
 		{ "cacert", required_argument, NULL, 'C' },
+		{ "failover-wait", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct loomctl lc = { .prog = "loomctl" };
+	struct loomctl lc = { .prog = "loomctl", .failover_wait_s = -1 };
+	char *end;
 	const char *env = getenv("LOOM_SOCKET");
 	int c;
 
@@ -186,6 +191,15 @@ int main(int argc, char **argv)
 		case 'S': lc.server = optarg; break;
 		case 'T': lc.token_file = optarg; break;
 		case 'C': lc.cacert = optarg; break;
+		case 'W':
+			lc.failover_wait_s = strtod(optarg, &end);
+			if (end == optarg || *end || lc.failover_wait_s < 0 ||
+			    lc.failover_wait_s > 3600) {
+				fprintf(stderr, "%s: --failover-wait wants seconds, 0 to 3600, not "
+					"\"%s\"\n", lc.prog, optarg);
+				return LOOMCTL_EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return LOOMCTL_EXIT_OK;
 		case 'V': printf("loomctl %s\n", PACKAGE_VERSION); return LOOMCTL_EXIT_OK;
 		default: usage(stderr); return LOOMCTL_EXIT_USAGE;

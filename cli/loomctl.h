@@ -44,6 +44,10 @@ enum loomctl_exit {
 				       * connection, no answer in time) */
 };
 
+/* --server with several URLs (HA): how long the list is tried again while
+ * none of them leads (a takeover takes about the lease's TTL, 5 s). */
+#define LOOMCTL_FAILOVER_WAIT_S 30
+
 struct loomctl {
 	const char *prog;         /* "loomctl", for messages */
 	const char *socket_path;  /* -s, $LOOM_SOCKET or the default */
@@ -52,6 +56,7 @@ struct loomctl {
 	const char *server;       /* --server URL: through loomd's REST API */
 	const char *token_file;   /* --token-file (else $LOOM_TOKEN) */
 	const char *cacert;       /* --cacert: the CA of the server's certificate */
+	double failover_wait_s;   /* --failover-wait (-1: the default, remote.c) */
 	int unreachable;          /* a call could not reach loomd (set by loomctl_call) */
 };
 

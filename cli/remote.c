@@ -3,8 +3,13 @@
  * answer is the protocol's response object, so the commands print exactly
  * what they print locally. libcurl; the token comes from --token-file F or
  * $LOOM_TOKEN, the CA from --cacert F (else the system's). Several URLs,
- * comma-separated (HA, issue 21): tried in turn while one is not reached or
- * answers not-leader / no-quorum; the last one's error is reported. */
+ * comma-separated (HA, issue 21): tried in turn while one is not reached,
+ * answers not-leader / no-quorum, or dropped the connection before its
+ * answer (loomd killed mid-command: the commands are declarative, a retried
+ * `tenant create` finds its tenant as asked); while a takeover is under way
+ * no URL may lead, so the list is tried again, for up to --failover-wait
+ * seconds (default LOOMCTL_FAILOVER_WAIT_S with two URLs or more, 0 with
+ * one); the last one's error is reported. */
 #include "autoconf.h"
 #include "loomctl.h"
 
@@ -12,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <curl/curl.h>
 
@@ -60,8 +66,9 @@ static int read_token(const struct loomctl *lc, char **out)
 
 /* One call to one server: 0 with *result, or -errno with the error in msg
  * (not printed) and *next set when another server of --server's list may
- * answer: this one was not reached, or it is an HA follower ("not-leader")
- * or without etcd ("no-quorum"). */
+ * answer: this one was not reached, dropped the connection before any
+ * answer, or is an HA follower ("not-leader") or without etcd
+ * ("no-quorum"). */
 static int call_one(const struct loomctl *lc, const char *server, const char *req_text,
 		    const char *auth, json_t **result, char *msg, size_t msglen, int *next)
 {
@@ -109,8 +116,13 @@ static int call_one(const struct loomctl *lc, const char *server, const char *re
 			 "protocol's limit" : errbuf[0] ? errbuf : curl_easy_strerror(cc));
 		/* not reached (loomctl_call's exit status 3), or reached and failed */
 		rc = cc == CURLE_COULDNT_CONNECT || cc == CURLE_COULDNT_RESOLVE_HOST ?
-		     -EHOSTUNREACH : cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
-		*next = rc == -EHOSTUNREACH;  /* a timeout may have run the command */
+		     -EHOSTUNREACH : cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT :
+		     cc == CURLE_GOT_NOTHING || cc == CURLE_RECV_ERROR ||
+		     cc == CURLE_SEND_ERROR ? -ECONNRESET : -EIO;
+		/* A dropped connection: the server died (or restarted) under the
+		 * command, which the next server may finish; a timeout may still
+		 * be running it, and is not retried. */
+		*next = rc == -EHOSTUNREACH || rc == -ECONNRESET;
 		goto out;
 	}
 	resp = b.p ? json_loadb(b.p, b.len, 0, &je) : NULL;
@@ -155,13 +167,32 @@ out:
 	return rc;
 }
 
+static double now_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* How long a list of servers is tried again while none leads. */
+static double failover_wait_s(const struct loomctl *lc)
+{
+	if (lc->failover_wait_s >= 0)
+		return lc->failover_wait_s;
+	return strchr(lc->server, ',') ? LOOMCTL_FAILOVER_WAIT_S : 0;
+}
+
 /* --server URL[,URL...]: the servers in turn (HA: the leader may be any of
- * them); the first answer that is not "go elsewhere" counts. */
+ * them); the first answer that is not "go elsewhere" counts. When every
+ * one said "go elsewhere" (a takeover under way), the list again after a
+ * pause, until failover_wait_s() has passed. */
 int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
 {
 	char *token = NULL, *auth = NULL, *req_text, *list = NULL, *save = NULL, msg[4096];
+	double until, pause = 0.25;
 	json_t *req;
-	int rc;
+	int rc, next = 0;
 
 	*result = NULL;
 	if ((rc = read_token(lc, &token)) < 0) {
@@ -172,21 +203,33 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 	req = json_pack("{s:s, s:o}", "cmd", cmd, "args", args ? args : json_object());
 	req_text = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
-	if (!req_text || asprintf(&auth, "Authorization: Bearer %s", token) < 0 ||
-	    !(list = strdup(lc->server))) {
+	if (!req_text || asprintf(&auth, "Authorization: Bearer %s", token) < 0) {
 		loomctl_error(lc, "out of memory");
 		rc = -ENOMEM;
 		goto out;
 	}
-	rc = -EINVAL;
-	snprintf(msg, sizeof(msg), "--server: no URL");
-	for (char *srv = strtok_r(list, ",", &save), *after; srv; srv = after) {
-		int next;
-
-		after = strtok_r(NULL, ",", &save);
-		rc = call_one(lc, srv, req_text, auth, result, msg, sizeof(msg), &next);
-		if (rc == 0 || !next)
+	until = now_mono() + failover_wait_s(lc);
+	for (;;) {
+		free(list);
+		if (!(list = strdup(lc->server))) {
+			loomctl_error(lc, "out of memory");
+			rc = -ENOMEM;
+			goto out;
+		}
+		rc = -EINVAL;
+		snprintf(msg, sizeof(msg), "--server: no URL");
+		for (char *srv = strtok_r(list, ",", &save), *after; srv; srv = after) {
+			after = strtok_r(NULL, ",", &save);
+			rc = call_one(lc, srv, req_text, auth, result, msg, sizeof(msg), &next);
+			if (rc == 0 || !next)
+				break;
+		}
+		if (rc == 0 || !next || now_mono() + pause > until)
 			break;
+		nanosleep(&(struct timespec){ (time_t)pause,
+					     (long)((pause - (double)(time_t)pause) * 1e9) }, NULL);
+		if (pause < 1)
+			pause *= 2;
 	}
 	if (rc < 0)
 		loomctl_error(lc, "%s", msg);

@@ -9,7 +9,9 @@
 # policy on a SONiC leaf (a real redis-server holding CONFIG_DB in SONiC's
 # schema, as `config qos reload` leaves a 12-port leaf, through the sonic
 # plugin); then reach loomd as another host would: the REST API with a
-# token, loomctl --server, and the web view drawn in headless chromium.
+# token, loomctl --server, and the web view drawn in headless chromium; last,
+# two loomd in high availability on three etcd members: one leads, the
+# other takes over when the leader is killed, with the tenant it made.
 # Run as root on Debian 12:
 #   sudo sh tools/demo.sh [NETFILE]
 set -eu
@@ -172,5 +174,73 @@ $ctl qos apply | head -n 3
 $ctl qos status
 echo "== loom routing the same fabric offline, with adaptive routing groups (quality by walking the tables)"
 $B/loomctl route compute --topology "$net" --ar tree
+echo "== HA (docs/ha.md): three etcd members and two loomd, node-a and node-b, that elect one leader"
+echo "   (the single loomd above stops; the two take the fabric and the partitions file over)"
+kill $loomd; wait $loomd 2>/dev/null || :
+loomd=""; etcds=""
+trap "kill \$loomd \$osm \$redis \$etcds 2>/dev/null || :; wait \$loomd \$osm 2>/dev/null || :; exec 9>&-; kill \$sim 2>/dev/null || :; wait 2>/dev/null || :" EXIT
+init=m1=http://127.0.0.1:12380,m2=http://127.0.0.1:22380,m3=http://127.0.0.1:32380
+eps=http://127.0.0.1:12379,http://127.0.0.1:22379,http://127.0.0.1:32379
+for m in 1 2 3; do
+	etcd --name m$m --data-dir "$work/etcd-$m" --listen-client-urls http://127.0.0.1:${m}2379 \
+		--advertise-client-urls http://127.0.0.1:${m}2379 --listen-peer-urls http://127.0.0.1:${m}2380 \
+		--initial-advertise-peer-urls http://127.0.0.1:${m}2380 --initial-cluster $init \
+		--initial-cluster-token loom-demo --initial-cluster-state new >"$work/etcd-$m.log" 2>&1 &
+	etcds="$etcds $!"
+done
+i=0; until etcdctl --endpoints=$eps endpoint health >/dev/null 2>&1; do
+	i=$((i+1)); [ $i -lt 100 ] || { echo "etcd did not come up"; tail "$work/etcd-1.log"; exit 1; }; sleep 0.2; done
+python3 -c "import secrets; print(secrets.token_hex(16))" >"$work/admin.token"
+$B/loomctl token hash ops admin --stdin <"$work/admin.token" >"$work/tokens-ha"
+chmod 600 "$work/admin.token" "$work/tokens-ha"
+for n in a b; do
+	port=$([ $n = a ] && echo 9481 || echo 9482)
+	mkdir -p "$work/ha-$n"
+	cat >"$work/ha-$n/loom.yaml" <<EOY
+log: {level: info}
+database: {path: $work/ha-$n/loom.db}
+control: {socket: $work/ha-$n/loomd.sock}
+opensm: {report_socket: $work/ha-$n/osm.sock}
+discovery: {interval: 0}
+tenants:
+  partitions_file: $work/partitions.conf
+  static_partitions: $work/static.conf
+  opensm_pid_file: $work/opensm.pid
+http: {listen: 127.0.0.1:$port, tokens_file: $work/tokens-ha}
+ha:
+  endpoints: "$eps"
+  name: node-$n
+  advertise: http://127.0.0.1:$port
+EOY
+	LD_PRELOAD=$preload $B/loomd -f -c "$work/ha-$n/loom.yaml" 2>"$work/ha-$n/loomd.log" &
+	loomd="$loomd $!"
+	eval "pid_$n=$!"
+	i=0; until [ -S "$work/ha-$n/loomd.sock" ]; do
+		i=$((i+1)); [ $i -lt 100 ] || { cat "$work/ha-$n/loomd.log"; exit 1; }; sleep 0.1; done
+	[ $n = a ] && sleep 1   # node-a first: it leads
+done
+role() { $B/loomctl -s "$work/ha-$1/loomd.sock" --json status 2>/dev/null |
+	python3 -c "import json,sys; print(json.load(sys.stdin)[\"ha\"][\"role\"])" 2>/dev/null || echo down; }
+i=0; until [ "$(role a) $(role b)" = "leader follower" ]; do
+	i=$((i+1)); [ $i -lt 100 ] || { echo "no leader: $(role a) $(role b)"; exit 1; }; sleep 0.1; done
+for n in a b; do
+	$B/loomctl -s "$work/ha-$n/loomd.sock" discover --wait >/dev/null
+	printf "loomctl status on node-%s: " $n; $B/loomctl -s "$work/ha-$n/loomd.sock" status | grep "^ *ha:" | sed "s/^ *ha: *//"
+done
+srv="--server http://127.0.0.1:9481,http://127.0.0.1:9482 --token-file $work/admin.token"
+echo "== on the follower, a change is refused and names the leader"
+$B/loomctl --server http://127.0.0.1:9482 --token-file "$work/admin.token" tenant create ha-job --hosts "host-[0004-0007]" || :
+echo "== loomctl --server NODE-A,NODE-B tenant create ha-job: the leader acts; its intent went to etcd first"
+$B/loomctl $srv tenant create ha-job --hosts "host-[0004-0007]" | head -n 4
+etcdctl --endpoints=$eps get --prefix /loom/loom/tenants/ --keys-only | sed "/^$/d"
+echo "== kill -9 the leader (node-a): node-b takes over when the lease (5 s) runs out"
+kill -9 $pid_a; t0=$(date +%s.%N)
+i=0; until [ "$(role b)" = leader ]; do
+	i=$((i+1)); [ $i -lt 200 ] || { echo "node-b did not take over"; exit 1; }; sleep 0.1; done
+python3 -c "import sys; print(\"node-b leads %.1f s after the kill\" % (float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)"
+$B/loomctl -s "$work/ha-b/loomd.sock" status | grep "^ *ha:"
+echo "== the same command line goes on to node-b: ha-job is there, active; then deleted"
+$B/loomctl $srv tenant show ha-job | head -n 4
+$B/loomctl $srv tenant delete ha-job | head -n 2
 echo "demo: done (database kept in $work/loom.db; try: $B/loomctl --db $work/loom.db nodes)"
 '

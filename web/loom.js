@@ -530,13 +530,12 @@ function keyPort(k, ports) {
 	return ports.has(k.field) ? k.field : null;
 }
 
-const SWITCH_EVENTS = 10000;   /* the newest events searched for each switch's last apply */
 async function loadSwitches() {
 	const since = Math.floor(Date.now() / 1000) - 7 * 86400;
 	const [sws, events] = await Promise.all([
 		api("/api/v1/switches"),
-		/* newest first, bounded: the answer travels whole */
-		api("/api/v1/events?since=" + since + "&limit=" + SWITCH_EVENTS).catch(() => [])]);
+		/* the applies of the last week only, newest first */
+		api("/api/v1/events?kind=qos_applied&since=" + since).catch(() => [])]);
 	const switches = list(sws, "switches");
 	/* The live read (qos-status asks every switch): a read token may run it
 	 * once every 10 s; sooner, the stored state is shown and it is asked

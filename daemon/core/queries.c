@@ -101,7 +101,7 @@ static int q_links(sqlite3 *db, const struct query_job *j, json_t **out, char *e
 static int q_events(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
 		    size_t errlen)
 {
-	return dbq_events(db, j->since, j->limit, out, err, errlen);
+	return dbq_events(db, j->since, s_arg(j), j->limit, out, err, errlen);
 }
 
 static int q_switches(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
@@ -296,7 +296,8 @@ static void cmd_events(struct ctl_req *req, json_t *args, void *arg)
 			      "\"since\" must be unix seconds and \"limit\" an integer");
 		return;
 	}
-	if (!(j = job_new(req, q_events)))
+	/* kind: one kind, or several comma-separated */
+	if (!(j = job_with(req, args, q_events, "kind", 0)))
 		return;
 	j->since = since ? json_number_value(since) : 0;
 	j->limit = limit ? (long)json_integer_value(limit) : 0;

@@ -83,7 +83,7 @@ static const struct api_route {
 	{ M_GET, "nodes/{}/ports", "ports", "node", NULL, R_LIST, NULL },
 	{ M_GET, "ports", "ports", NULL, "node:s", R_LIST, NULL },
 	{ M_GET, "links", "links", NULL, NULL, R_LIST, NULL },
-	{ M_GET, "events", "events", NULL, "since:n", R_LIST, NULL },
+	{ M_GET, "events", "events", NULL, "since:n kind:s", R_LIST, NULL },
 	{ M_GET, "routing/runs", "route-runs", NULL, NULL, R_LIST, NULL },
 	{ M_GET, "routing/check", "route-check", NULL,
 	  "subnet:s cached:b shifts:i random:i seed:i bisections:i", 0, NULL },

@@ -54,6 +54,7 @@ void tenants_top_free(struct top *t)
 	json_decref(t->prev);
 	json_decref(t->members);
 	json_decref(t->rec);
+	json_decref(t->undo);
 	free(t->intent);
 	free(t->prev_intent);
 	for (size_t i = 0; i < t->n_seed; i++) {
@@ -608,8 +609,22 @@ void tenants_enqueue(struct tenants_mod *m, struct top *t)
 
 /* ---- the module ------------------------------------------------------------------ */
 
+/* Is a tenant of `list` (store_tenant_list) "applying": a change that a stop
+ * (or the old leader's death) interrupted? */
+static int interrupted(const json_t *list)
+{
+	const json_t *x;
+	size_t i;
+
+	json_array_foreach(list, i, x)
+		if (!strcmp(json_string_value(json_object_get(x, "state")), "applying"))
+			return 1;
+	return 0;
+}
+
 /* The partitions file rewritten when it differs from the database (the
- * database wins: a crash between the two, or an edit by hand), then every
+ * database wins: a crash between the two, or an edit by hand), or written
+ * again with OpenSM signalled when a change was interrupted, then every
  * tenant checked on the fabric with one read a pass, its VLANs applied
  * again (idempotent), and marked active or failed (a change a stop
  * interrupted, "applying", is completed or found failed). One check at a
@@ -643,6 +658,11 @@ int tenants_check_all(struct tenants_mod *m, const char *why)
 	/* No tenant and no file: tenants are not used here; write nothing. */
 	if ((had || json_array_size(list)) && (!had || strcmp(had, text)))
 		tenants_ib_rewrite(m, "it differed from the database");
+	else if (had && interrupted(list))
+		/* The file may hold a change whose OpenSM signal never went out
+		 * (loomd killed between the two): signal again, or OpenSM would
+		 * not read it before its next sweep of its own. */
+		tenants_ib_rewrite(m, "a change was interrupted before OpenSM was told");
 	free(had);
 	free(text);
 	/* HA: a first leader seeds etcd even from an empty database */
@@ -748,6 +768,7 @@ void tenants_free(struct tenants_mod *m)
 		event_free(m->interval_ev);
 	plugin_cache_free(m->plugins);
 	json_decref(m->mirror_pending);
+	json_decref(m->takeover_undo);
 	free(m->pending);
 	free(m->conf);
 	free(m);

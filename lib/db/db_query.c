@@ -344,13 +344,15 @@ static json_t *event_json(sqlite3_stmt *s)
 			 "subject", dbq_col_text(s, 6), "old", dbq_col_text(s, 7), "new", dbq_col_text(s, 8));
 }
 
-int dbq_events(sqlite3 *db, double since, long limit, json_t **out, char *err, size_t errlen)
+int dbq_events(sqlite3 *db, double since, const char *kinds, long limit, json_t **out,
+	       char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
 	int rc = dbq_prepare(db,
 			 "SELECT e.id, e.time, s.name, e.sweep_id, e.severity, e.kind, e.subject, "
 			 "e.old_value, e.new_value FROM events e "
-			 "LEFT JOIN subnets s ON s.id = e.subnet_id WHERE ?1 IS NULL OR e.time >= ?1 "
+			 "LEFT JOIN subnets s ON s.id = e.subnet_id WHERE (?1 IS NULL OR e.time >= ?1) "
+			 "AND (?3 IS NULL OR instr(',' || ?3 || ',', ',' || e.kind || ',') > 0) "
 			 "ORDER BY e.time DESC, e.id DESC LIMIT ?2", &s, err, errlen);
 
 	if (rc < 0)
@@ -358,6 +360,8 @@ int dbq_events(sqlite3 *db, double since, long limit, json_t **out, char *err, s
 	if (since > 0)
 		sqlite3_bind_double(s, 1, since);
 	sqlite3_bind_int64(s, 2, limit > 0 ? (sqlite3_int64)limit : -1);
+	if (kinds && *kinds)
+		sqlite3_bind_text(s, 3, kinds, -1, SQLITE_TRANSIENT);
 	return dbq_collect(db, s, event_json, out, err, errlen);
 }
 

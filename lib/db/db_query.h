@@ -56,8 +56,11 @@ int dbq_node(sqlite3 *db, const char *guid_or_desc, json_t **out, char *err, siz
 /* node: NULL for all ports, else a node GUID or description. */
 int dbq_ports(sqlite3 *db, const char *node, json_t **out, char *err, size_t errlen);
 int dbq_links(sqlite3 *db, json_t **out, char *err, size_t errlen);
-/* Newest first. since: unix seconds, 0 for no bound; limit <= 0: no limit. */
-int dbq_events(sqlite3 *db, double since, long limit, json_t **out, char *err, size_t errlen);
+/* Newest first. since: unix seconds, 0 for no bound; kinds: NULL for all,
+ * else a comma-separated list ("qos_applied,link_down"); limit <= 0: no
+ * limit (the limit counts the events that match). */
+int dbq_events(sqlite3 *db, double since, const char *kinds, long limit, json_t **out,
+	       char *err, size_t errlen);
 int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen);
 /* OpenSM's routing runs with loom's engines (libloomosm.so's reports),
  * newest first; limit <= 0: no limit. */

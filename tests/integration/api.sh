@@ -58,7 +58,7 @@ node=$(loom_ctl --json nodes | python3 -c 'import json,sys; print([n for n in js
 n=0
 for pair in "status|status" "nodes|nodes" "nodes?type=switch|nodes --type switch" \
 	"nodes/$node|node $node" "nodes/$node/ports|ports $node" "ports|ports" "links|links" \
-	"events?limit=5|events --limit 5" "tenants|tenant list" "switches|switches" \
+	"events?limit=5|events --limit 5" "events?kind=subnet_first_sweep|events --kind subnet_first_sweep" "tenants|tenant list" "switches|switches" \
 	"routing/runs|route runs --limit 1000000"; do
 	path=${pair%%|*} cmd=${pair#*|}
 	# shellcheck disable=SC2086

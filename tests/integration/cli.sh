@@ -107,7 +107,13 @@ head -n1 "$work/events.out" | grep -q '^TIME  *SEVERITY  *KIND  *SUBJECT  *OLD -
 	loom_fail "events header: $(head -n1 "$work/events.out")"
 [ "$(wc -l <"$work/events.out")" -le 2 ] || loom_fail "events --limit 1: $(cat "$work/events.out")"
 loom_ctl events --since 1h >/dev/null || loom_fail "events --since 1h"
-loom_ok "events --limit 1, --since 1h"
+loom_ctl --json events --kind subnet_first_sweep,no_such_kind >"$work/kind.json" ||
+	loom_fail "events --kind"
+python3 -c 'import json,sys; k=[e["kind"] for e in json.load(open(sys.argv[1]))]; assert k and set(k) == {"subnet_first_sweep"}, k' \
+	"$work/kind.json" || loom_fail "events --kind subnet_first_sweep: $(cat "$work/kind.json")"
+[ "$(loom_ctl --json events --kind no_such_kind)" = "[]" ] ||
+	loom_fail "events --kind no_such_kind: $(loom_ctl --json events --kind no_such_kind)"
+loom_ok "events --limit 1, --since 1h, --kind"
 
 # ---- the daemon and the database say the same ------------------------------------------
 for what in nodes links events "ports Hca-A" "node Switch-1" status; do

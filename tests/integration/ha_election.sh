@@ -44,7 +44,7 @@ LOOM_HA_TTL=$TTL
 node() { loom_ha_node "$@"; }
 ctl() { loom_ha_ctl "$@"; }
 role() { loom_ha_role "$1"; }
-is_role() { [ "$(role "$1" | cut -d' ' -f1)" = "$2" ]; }
+is_role() { loom_ha_is "$@"; }
 fail() {
 	for n in a b; do
 		[ -s "$work/$n/loomd.log" ] || continue

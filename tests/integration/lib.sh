@@ -386,6 +386,7 @@ loom_etcd_stop() {
 # all) and $LOOM_HA_OSM_PID (default $work/opensm.pid); "%s" in either is
 # the node's name. The lease: $LOOM_HA_TTL s (default 5); tenants.timeout_s
 # $LOOM_HA_TENANT_TIMEOUT (default 30). Tokens: $work/tokens when present.
+# SIMHOST_NAME: the ibsim host it runs on (default: the simulator's first).
 loom_ha_node() {
 	_name=$1 _ep=$2; shift 2
 	eval "_port=\${PORT_$_name:-}"
@@ -409,7 +410,13 @@ loom_ha_node() {
 		for _l in "$@"; do printf '%s\n' "$_l"; done
 	} >"$work/$_name/loom.yaml"
 	rm -f "$work/$_name/loomd.sock"
-	LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" 2>>"$work/$_name/loomd.log" &
+	eval "_simhost=\${SIMHOST_$_name:-}"
+	if [ -n "$_simhost" ]; then
+		SIM_HOST=$_simhost LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" \
+			2>>"$work/$_name/loomd.log" &
+	else
+		LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" 2>>"$work/$_name/loomd.log" &
+	fi
 	eval "PID_$_name=$!"
 	LOOM_PIDS="$LOOM_PIDS $!"
 	loom_until 100 test -S "$work/$_name/loomd.sock" || loom_fail "node $_name did not open its socket"
@@ -418,12 +425,30 @@ loom_ha_node() {
 # loom_ha_ctl NAME ARGS...: loomctl on node NAME's socket.
 loom_ha_ctl() { _node=$1; shift; "$B/loomctl" -s "$work/$_node/loomd.sock" "$@"; }
 
-# loom_ha_role NAME: "ROLE LEADER URL" as node NAME's status says ("down - -").
-loom_ha_role() { loom_ha_ctl "$1" --json status 2>/dev/null | python3 -c '
-import json, sys
-h = json.load(sys.stdin).get("ha") or {}
-print(h.get("role", "?"), (h.get("leader") or {}).get("name", "-"), (h.get("leader") or {}).get("url", "-"))' ||
-	echo "down - -"; }
+# loom_ha_role NAME: "ROLE LEADER-NAME LEADER-URL" from its status ("down - -").
+# Read from `loomctl status`'s ha line, no python: tests poll it.
+loom_ha_role() { loom_ha_ctl "$1" status 2>/dev/null | awk '
+	/^ *ha:/ { role = $2; name = "-"; url = "-"
+		if (match($0, /, leader [^ ;]+/)) name = substr($0, RSTART + 9, RLENGTH - 9)
+		if (match($0, / at [^;]+;/)) url = substr($0, RSTART + 4, RLENGTH - 5)
+		print role, name, url; found = 1 }
+	END { if (!found) print "down - -" }'; }
+loom_ha_is() { [ "$(loom_ha_role "$1" | cut -d' ' -f1)" = "$2" ]; }
 
 # loom_ha_stop NAME: stop node NAME (SIGTERM: it gives its lease back).
 loom_ha_stop() { eval "_pid=\$PID_$1"; kill "$_pid" 2>/dev/null || :; wait "$_pid" 2>/dev/null || :; }
+
+# ibsim frees a client's slot (of 10) only when the client says goodbye: a
+# process killed -9 keeps its slot, and after a few the simulator refuses
+# new clients ("sim_init: connect failed"). A real HCA forgets a dead
+# process's MADs by itself; this does the same: every attached client whose
+# pid is gone is disconnected (the console's "X N").
+loom_ibsim_reap() {
+	_at=$(wc -c <"$work/ibsim.log")
+	loom_ibsim_cmd "Attached"
+	tail -c +"$((_at + 1))" "$work/ibsim.log" |
+		sed -n 's/.*Client \([0-9]*\): pid \([0-9]*\) connected.*/\1 \2/p' >"$work/ibsim.attached"
+	while read -r _cl _pid; do
+		kill -0 "$_pid" 2>/dev/null || loom_ibsim_cmd "X $_cl"
+	done <"$work/ibsim.attached"
+}

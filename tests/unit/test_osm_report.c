@@ -81,7 +81,7 @@ static json_t *events(const char *kind)
 	json_t *all = NULL, *out = json_array(), *e;
 	size_t i;
 
-	ck_assert_msg(dbq_events(store_db(st), 0, 0, &all, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(dbq_events(store_db(st), 0, NULL, 0, &all, err, sizeof(err)) == 0, "%s", err);
 	json_array_foreach(all, i, e)
 		if (strcmp(json_string_value(json_object_get(e, "kind")), kind) == 0)
 			json_array_append(out, e);
@@ -247,7 +247,7 @@ START_TEST(malformed_reports_are_refused_and_not_stored)
 	list = runs();
 	ck_assert_uint_eq(json_array_size(list), 0);
 	json_decref(list);
-	ck_assert_int_eq(dbq_events(store_db(st), 0, 0, &ev, err, sizeof(err)), 0);
+	ck_assert_int_eq(dbq_events(store_db(st), 0, NULL, 0, &ev, err, sizeof(err)), 0);
 	ck_assert_uint_eq(json_array_size(ev), 0);
 	json_decref(ev);
 }

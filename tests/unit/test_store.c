@@ -325,7 +325,7 @@ START_TEST(first_sweep_reads_back_through_every_query)
 	ck_assert_int_eq(num(json_object_get(json_array_get(out, 2), "a"), "port"), 3);
 	json_decref(out);
 
-	ck_assert_int_eq(dbq_events(db, 0, 0, &out, err, sizeof(err)), 0);
+	ck_assert_int_eq(dbq_events(db, 0, NULL, 0, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(json_array_size(out), 1);
 	o = json_array_get(out, 0);
 	assert_keys(o, "id time ts subnet sweep severity kind subject old new");
@@ -395,7 +395,7 @@ START_TEST(second_sweep_records_changes)
 	ck_assert_int_gt(r2.sweep_id, r1.sweep_id);
 	ck_assert_uint_eq(r2.n_events, 1);
 
-	ck_assert_int_eq(dbq_events(db, 0, 0, &out, err, sizeof(err)), 0);
+	ck_assert_int_eq(dbq_events(db, 0, NULL, 0, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(json_array_size(out), 2);
 	o = json_array_get(out, 0); /* newest first */
 	ck_assert_str_eq(str(o, "kind"), "link_down");
@@ -405,11 +405,26 @@ START_TEST(second_sweep_records_changes)
 	ck_assert_int_eq(num(o, "sweep"), r2.sweep_id);
 	ck_assert_str_eq(str(json_array_get(out, 1), "kind"), "subnet_first_sweep");
 	json_decref(out);
-	ck_assert_int_eq(dbq_events(db, 1500, 0, &out, err, sizeof(err)), 0);
+	ck_assert_int_eq(dbq_events(db, 1500, NULL, 0, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(json_array_size(out), 1);
 	json_decref(out);
-	ck_assert_int_eq(dbq_events(db, 0, 1, &out, err, sizeof(err)), 0);
+	ck_assert_int_eq(dbq_events(db, 0, NULL, 1, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(json_array_size(out), 1);
+	json_decref(out);
+	/* by kind: one, a list, none; the limit counts the kept ones */
+	ck_assert_int_eq(dbq_events(db, 0, "subnet_first_sweep", 0, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 1);
+	ck_assert_str_eq(str(json_array_get(out, 0), "kind"), "subnet_first_sweep");
+	json_decref(out);
+	ck_assert_int_eq(dbq_events(db, 0, "link_up,subnet_first_sweep,link_down", 0, &out, err,
+				    sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 2);
+	json_decref(out);
+	ck_assert_int_eq(dbq_events(db, 0, "link", 0, &out, err, sizeof(err)), 0);
+	ck_assert_uint_eq(json_array_size(out), 0);  /* whole kinds, not prefixes */
+	json_decref(out);
+	ck_assert_int_eq(dbq_events(db, 0, "subnet_first_sweep", 1, &out, err, sizeof(err)), 0);
+	ck_assert_str_eq(str(json_array_get(out, 0), "kind"), "subnet_first_sweep");
 	json_decref(out);
 
 	ck_assert_int_eq(dbq_links(db, &out, err, sizeof(err)), 0);
@@ -500,7 +515,7 @@ START_TEST(failed_sweep_is_recorded_and_keeps_fabric)
 	ck_assert_uint_eq(res.n_events, 1);
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), 4);
 
-	ck_assert_int_eq(dbq_events(db, 0, 1, &out, err, sizeof(err)), 0);
+	ck_assert_int_eq(dbq_events(db, 0, NULL, 1, &out, err, sizeof(err)), 0);
 	o = json_array_get(out, 0);
 	ck_assert_str_eq(str(o, "kind"), "sweep_failed");
 	ck_assert_str_eq(str(o, "severity"), "warning");

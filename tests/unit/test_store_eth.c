@@ -113,7 +113,7 @@ static json_t *events_since(double t)
 	char err[512] = "";
 	json_t *out = NULL;
 
-	ck_assert_msg(dbq_events(store_db(st), t, 0, &out, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(dbq_events(store_db(st), t, NULL, 0, &out, err, sizeof(err)) == 0, "%s", err);
 	return out;
 }
 
