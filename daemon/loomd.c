@@ -193,6 +193,21 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 				    "ha", ha_status(d->ha)));
 }
 
+/* ---- HA ---------------------------------------------------------------------- */
+
+/* ha_on_role: a node that does not lead discovers at
+ * ha.follower_discovery_interval (0: four times discovery.interval, and
+ * not at all when that is 0); the leader at discovery.interval. */
+static void on_role(void *arg, int leading)
+{
+	struct loomd *d = arg;
+	int normal = d->conf->sweep_interval, slow = d->conf->ha_follower_discovery_interval;
+
+	if (!slow)
+		slow = normal > 0 && normal <= 86400 / 4 ? 4 * normal : normal;
+	sweeper_set_interval(d->sweeper, leading ? -1 : slow);
+}
+
 /* ---- signals ------------------------------------------------------------------ */
 
 static void reload(struct loomd *d)
@@ -420,7 +435,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("ib_qos requests: %s", err);
 		goto out;
 	}
-	if (!(d.qos_ibcc = qos_ibcc_new(d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.qos_ibcc = qos_ibcc_new(d.base, d.conf, d.store, err, sizeof(err)))) {
 		log_err("ib_cc requests: %s", err);
 		goto out;
 	}
@@ -472,11 +487,19 @@ int loomd_run(const struct loomd_options *opt)
 	(void)tenants_resume(d.tenants); /* failures are logged; requests still work */
 	ha_watch(d.ha, "intent-seeded", tenants_watch_seeded, d.tenants); /* before tenants/ */
 	ha_watch(d.ha, "tenants/", tenants_watch, d.tenants);
+	ha_on_role(d.ha, on_role, &d);
+	ha_watch(d.ha, "policy/", qos_watch, d.qos);
+	ha_watch(d.ha, "policy/", qos_ib_watch, d.qos_ib);
+	ha_watch(d.ha, "policy/", qos_ibcc_watch, d.qos_ibcc);
 	if (ha_enabled(d.ha)) {
 		struct intent_writer w = { ha_intent_put, ha_intent_putv, ha_intent_held, d.ha,
 					   ha_name(d.ha) };
 
 		tenants_set_intent(d.tenants, &w);
+		qos_set_intent(d.qos, &w);
+		qos_ib_set_intent(d.qos_ib, &w);
+		qos_ibcc_set_intent(d.qos_ibcc, &w);
+		ar_apply_set_intent(d.ar_apply, &w);
 	}
 
 	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,

@@ -34,6 +34,8 @@
 #include "daemon/ar/ar_write.h"
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/intent.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 #include "daemon/core/work.h"
 #include "lib/util/proto.h"
@@ -53,6 +55,7 @@ struct ar_apply_rq {
 	int timeout_ms, retries, max_smps;
 	struct ar_write_opts opts;
 	json_t *result;
+	struct intent_writer w;        /* HA: put before any Set (put NULL: none) */
 };
 
 #define AR_APPLY_PENDING 16
@@ -70,7 +73,37 @@ struct ar_apply {
 	struct event *settle;          /* armed after an LFT change */
 	uint64_t pending[AR_APPLY_PENDING]; /* OpenSMs whose changes wait for a run */
 	size_t n_pending;
+	struct intent_writer w;        /* HA: the decisions replicated (put NULL: none) */
+	char node[64];
 };
+
+/* HA: the record ar/SUBNET (see ar_apply.h), 0 or -errno with err. */
+static int record_put(struct ar_apply_rq *q, const char *subnet, const char *state,
+		      const json_t *done, const json_t *switches, char *err, size_t errlen)
+{
+	char key[LOOM_NAME_LEN + 8], *text;
+	json_t *rec;
+	int rc;
+
+	rec = json_pack("{s:s, s:s, s:s, s:f, s:{s:i, s:i, s:b}}", "subnet", subnet, "state", state,
+			"by", q->w.node ? q->w.node : "", "at", clock_wall(), "settings",
+			"mode", (int)q->opts.mode, "sl_mask", (int)q->opts.sl_mask,
+			"shield", q->opts.shield);
+	if (rec && done)
+		json_object_set(rec, "run", (json_t *)done);
+	if (rec && switches)
+		json_object_set(rec, "switches", (json_t *)switches);
+	if (!rec || !(text = json_dumps(rec, JSON_SORT_KEYS | JSON_COMPACT))) {
+		json_decref(rec);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	json_decref(rec);
+	snprintf(key, sizeof(key), "ar/%s", subnet);
+	rc = q->w.put(q->w.arg, key, text, err, errlen);
+	free(text);
+	return rc;
+}
 
 /* ---- the worker thread --------------------------------------------------- */
 
@@ -85,11 +118,24 @@ static int run(struct ar_apply_rq *q, struct store *st, const char *name, const 
 	size_t n_events = 0;
 	int rc;
 
+	/* HA: etcd holds the decision to program before any Set is sent. */
+	if (!q->opts.dry_run && q->w.put &&
+	    (rc = record_put(q, name, "programming", NULL, NULL, err, errlen)) < 0) {
+		log_warn("subnet %s: AR program refused: the decision could not be replicated in "
+			 "etcd: %s", name, err);
+		return rc;
+	}
 	if ((rc = ar_write_run(&p, &q->opts, &done, &switches, err, errlen)) < 0) {
 		log_warn("subnet %s: cannot program adaptive routing: %s", name, err);
 		return rc;
 	}
 	/* A dry run changes nothing: no event, no status. */
+	if (!q->opts.dry_run && q->w.put) {
+		char werr[512];
+
+		if (record_put(q, name, "programmed", done, switches, werr, sizeof(werr)) < 0)
+			log_warn("subnet %s: the AR outcome could not be replicated: %s", name, werr);
+	}
 	if (!q->opts.dry_run &&
 	    (rc = store_record_ar_program(st, name, !q->req, done, switches, &n_events)) < 0) {
 		snprintf(err, errlen, "the AR programming ran but could not be "
@@ -188,6 +234,7 @@ static int start(struct ar_apply *a, struct ctl_req *req, const char *subnet, in
 	q->max_smps = a->max_smps;
 	q->opts = a->opts;
 	q->opts.dry_run = dry_run;
+	q->w = a->w;
 	if ((rc = work_submit(a->work, &rq_ops, q)) < 0) {
 		free(q);
 		return rc;
@@ -336,4 +383,11 @@ int ar_apply_register(struct ar_apply *a, struct ctl *ctl)
 {
 	a->ctl = ctl;
 	return ctl_register(ctl, "ar-program", CTL_WRITE, cmd_program, a);
+}
+
+void ar_apply_set_intent(struct ar_apply *a, const struct intent_writer *w)
+{
+	a->w = *w;
+	snprintf(a->node, sizeof(a->node), "%s", w->node ? w->node : "");
+	a->w.node = a->node;
 }

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/core/intent.h"
+
 struct event_base;
 struct ctl;
 struct loom_config;
@@ -24,6 +26,14 @@ void ar_apply_free(struct ar_apply *a);
 void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf);
 /* Register "ar-program" (CTL_WRITE). */
 int ar_apply_register(struct ar_apply *a, struct ctl *ctl);
+
+/* HA: a run (not a dry run) first puts the record ar/SUBNET = {"subnet",
+ * "state": "programming", "by", "at", "settings": {"mode", "sl_mask",
+ * "shield"}} and sends no Set when that fails; once done, the record again
+ * with "state": "programmed", "run" (the counts) and "switches" (each
+ * switch's result: what was enabled, its groups). A new leader compares
+ * it with `ar status` (daemon/ar/ar.c). */
+void ar_apply_set_intent(struct ar_apply *a, const struct intent_writer *w);
 
 /* OpenSM sm_guid changed forwarding tables (osm_report_on_lft_change's
  * hook; arg is the ar_apply). With ar.program and ar.after_reroute_s, a run

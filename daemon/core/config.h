@@ -161,6 +161,8 @@ struct loom_config {
 	int ha_ttl_s;                   /* ha.ttl_s: the leader's lease */
 	int ha_timeout_ms;              /* ha.timeout_ms: one etcd request to one endpoint */
 	int ha_poll_ms;                 /* ha.poll_ms: a follower reads the leader key */
+	int ha_follower_discovery_interval; /* ha.follower_discovery_interval: s (0: 4 x
+					     * discovery.interval) */
 	char ha_tls_ca[PATH_MAX];       /* ha.tls.ca: CA of https:// endpoints ("" system) */
 	char ha_tls_cert[PATH_MAX];     /* ha.tls.cert / key: client certificate ("" none) */
 	char ha_tls_key[PATH_MAX];

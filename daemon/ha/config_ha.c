@@ -9,6 +9,8 @@
  *     ttl_s: 5                   # the leader's lease; kept alive every ttl_s/3
  *     timeout_ms: 1000           # one etcd request to one endpoint
  *     poll_ms: 500               # a follower reads the leader key this often
+ *     follower_discovery_interval: 0  # s between a non-leader's sweeps (0: four
+ *                                # times discovery.interval; off when that is)
  *     tls:                       # https:// endpoints
  *       ca: /etc/loom/etcd-ca.pem
  *       cert: /etc/loom/etcd-client.pem
@@ -110,6 +112,7 @@ static const struct cfg_key ha_keys[] = {
 	CFG_KEY_INT("ttl_s", ha_ttl_s, 2, 600, 0, 5),
 	CFG_KEY_INT("timeout_ms", ha_timeout_ms, 50, 60000, 0, 1000),
 	CFG_KEY_INT("poll_ms", ha_poll_ms, 50, 60000, 0, 500),
+	CFG_KEY_INT("follower_discovery_interval", ha_follower_discovery_interval, 5, 86400, 1, 0),
 	CFG_KEY_CUSTOM("tls", parse_tls, print_tls),
 	CFG_KEY_STR("user", CFG_STRING, ha_user, NULL),
 	CFG_KEY_STR("password_file", CFG_OPT_PATH, ha_password_file, NULL),

@@ -50,6 +50,9 @@ struct ha {
 		void (*fn)(void *arg, const json_t *records, int leading);
 		void *arg;
 	} watches[HA_WATCH_MAX];  /* in.watch[i] is watches[i]'s prefix */
+	void (*on_role)(void *arg, int leading);
+	void *on_role_arg;
+	int told_leading;         /* what on_role was last told (-1: nothing yet) */
 	/* For ha_intent_put on other threads (each call its own etcd handle):
 	 * the lease while leading (0 else) and its deadline, atomically. */
 	int64_t fence_lease;
@@ -104,6 +107,17 @@ static int step_run(void *arg, char *err, size_t errlen)
 	return 0;
 }
 
+/* ha_on_role's fn when leading or not changed. */
+static void tell_role(struct ha *ha)
+{
+	int leading = role_now(ha) == HA_LEADER;
+
+	if (ha->on_role && leading != ha->told_leading) {
+		ha->told_leading = leading;
+		ha->on_role(ha->on_role_arg, leading);
+	}
+}
+
 static void set_role(struct ha *ha, enum ha_role role, const char *why)
 {
 	enum ha_role before = role_now(ha);
@@ -111,6 +125,7 @@ static void set_role(struct ha *ha, enum ha_role role, const char *why)
 	ha->role = role;
 	if (before == role_now(ha))
 		return;
+	tell_role(ha);
 	if (role == HA_LEADER) {
 		log_notice("ha: this node (%s) is the leader%s%s", ha->name, why[0] ? ": " : "", why);
 	}
@@ -225,6 +240,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 		log_warn("ha: the lease was not renewed in time: this node stops leading "
 			 "(changes refused)");
 		ha->role = HA_NO_QUORUM;
+		tell_role(ha);
 		ha->in.leading = 0;
 	}
 	if (!(j = calloc(1, sizeof(*j)))) {
@@ -526,4 +542,13 @@ json_t *ha_status(const struct ha *ha)
 			 "error", ha->etcd_err[0] ? ha->etcd_err : NULL,
 			 "last_ok_s_ago", ha->etcd_last_ok > 0 ?
 			 json_real(now - ha->etcd_last_ok) : json_null());
+}
+
+void ha_on_role(struct ha *ha, void (*fn)(void *arg, int leading), void *arg)
+{
+	ha->on_role = fn;
+	ha->on_role_arg = arg;
+	ha->told_leading = -1;
+	if (ha->enabled)
+		tell_role(ha);
 }

@@ -68,6 +68,11 @@ int ha_enabled(const struct ha *ha);
  * reconcile against the fabric). Several watches may be registered. */
 void ha_watch(struct ha *ha, const char *prefix,
 	      void (*fn)(void *arg, const json_t *records, int leading), void *arg);
+/* fn(arg, leading) on the loop each time this node starts or stops leading
+ * (leader: 1; follower or no quorum: 0), and once at once with the role
+ * now when HA is on (a node starts not leading). One; nothing when off.
+ * loomd.c sets the sweeper's rate with it (ha.follower_discovery_interval). */
+void ha_on_role(struct ha *ha, void (*fn)(void *arg, int leading), void *arg);
 /* ha.* cannot change live: a changed section is logged as taking effect
  * at restart. */
 void ha_reconfigure(struct ha *ha, const struct loom_config *conf);

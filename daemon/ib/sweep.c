@@ -75,7 +75,9 @@ struct waiter {
 struct sweeper {
 	struct event_base *base;
 	char db_path[PATH_MAX];
-	int interval;
+	int interval;         /* in effect: conf_interval unless overridden */
+	int conf_interval;    /* loom.yaml's discovery.interval */
+	int override;         /* sweeper_set_interval's (-1: none) */
 	int timeout_ms, retries, max_smps;
 	int autodetect;       /* no subnets configured: sweep every local port */
 	int n_jobs;
@@ -445,8 +447,9 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
 	if (sw->autodetect)
 		autodetect_jobs(sw);  /* "status" shows the ports at once */
 
-	if (sw->interval != conf->sweep_interval) {
-		sw->interval = conf->sweep_interval;
+	sw->conf_interval = conf->sweep_interval;
+	if (sw->interval != (sw->override >= 0 ? sw->override : conf->sweep_interval)) {
+		sw->interval = sw->override >= 0 ? sw->override : conf->sweep_interval;
 		if (sw->timer)
 			schedule_next(sw);
 	}
@@ -472,7 +475,8 @@ struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *c
 		snprintf(err, errlen, "cannot set up sweep events");
 		goto fail;
 	}
-	sw->interval = conf->sweep_interval;
+	sw->interval = sw->conf_interval = conf->sweep_interval;
+	sw->override = -1;
 	if (sweeper_reconfigure(sw, conf) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -567,4 +571,17 @@ json_t *sweeper_status(struct sweeper *sw)
 int sweeper_register(struct sweeper *sw, struct ctl *ctl)
 {
 	return ctl_register(ctl, "discover", CTL_WRITE, cmd_discover, sw);
+}
+
+void sweeper_set_interval(struct sweeper *sw, int interval)
+{
+	int next = interval >= 0 ? interval : sw->conf_interval;
+
+	sw->override = interval;
+	if (next == sw->interval)
+		return;
+	log_info("discovery: every %d s from now%s", next,
+		 interval >= 0 ? "" : " (discovery.interval)");
+	sw->interval = next;
+	schedule_next(sw);
 }

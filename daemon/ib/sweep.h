@@ -21,6 +21,11 @@ void sweeper_free(struct sweeper *sw);
  * subnets not in it are no longer swept, and an empty list means every
  * local port (as at a start without one), not the subnets of before. */
 int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf);
+/* The interval in seconds in place of discovery.interval (0: no periodic
+ * sweep), kept across reloads until set back with -1 (HA: a follower's
+ * lower rate, set by loomd.c on a change of role). The next sweep is due
+ * one new interval from now. */
+void sweeper_set_interval(struct sweeper *sw, int interval);
 /* Start a sweep of every subnet now (no-op for one already running). */
 void sweeper_trigger(struct sweeper *sw);
 /* Register "discover" (CTL_WRITE) and contribute to "status". */

@@ -33,11 +33,13 @@
 #include "lib/util/clock.h"
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
+#include "daemon/core/intent.h"
 #include "lib/util/log.h"
 #include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "lib/qos/qos_policy.h"
 #include "daemon/core/store.h"
+#include "daemon/qos/qos_intent.h"
 #include "daemon/roce/store_switches.h"
 #include "daemon/roce/switch_open.h"
 
@@ -73,6 +75,11 @@ struct qreq {
 	enum qos_mode mode;
 	size_t n;
 	struct qjob *jobs;
+	/* HA: the policy record (qos_intent.h) put before any switch is
+	 * touched, and again with the outcomes; NULL: nothing replicated. */
+	json_t *record;
+	intent_put_fn intent;
+	void *intent_arg;
 };
 
 /* What the loop knows of one configured switch between requests. */
@@ -94,6 +101,12 @@ struct qos_mod {
 	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
 	struct plugin_cache *plugins;
 	struct work_queue *work;           /* the requests under way */
+	struct ctl *ctl;                   /* its gate (HA: only the leader pushes) */
+	intent_put_fn intent;              /* HA: the policy replicated first (NULL: none) */
+	void *intent_arg;
+	char node[64];                     /* this node, in the records */
+	const char *by;                    /* the next record's "by" (NULL: the kind) */
+	json_t *outcomes;                  /* {switch: its last apply's outcome} */
 };
 
 /* ---- the switch threads ------------------------------------------------ */
@@ -290,9 +303,56 @@ out:
 	return NULL;
 }
 
-static int req_run(void *arg, char *unused, size_t unusedlen)
+/* The record into etcd (intent.h): 0, or -errno with err. */
+static int record_put(struct qreq *q, char *err, size_t errlen)
+{
+	char version[17], *text;
+	int rc;
+
+	qos_intent_version(json_object_get(q->record, "switches"), version);
+	json_object_set_new(q->record, "version", json_string(version));
+	json_object_set_new(q->record, "at", json_real(clock_wall()));
+	if (!(text = json_dumps(q->record, JSON_SORT_KEYS | JSON_COMPACT))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = q->intent(q->intent_arg, "policy/roce", text, err, errlen);
+	free(text);
+	return rc;
+}
+
+/* The outcomes of this request's switches into the record. */
+static void record_outcomes(struct qreq *q)
+{
+	json_t *sws = json_object_get(q->record, "switches");
+
+	for (size_t i = 0; i < q->n; i++) {
+		json_t *sw = json_object_get(sws, q->jobs[i].sw.name);
+		const json_t *r = q->jobs[i].result;
+
+		if (!sw)
+			continue;
+		json_object_set_new(sw, "state", json_string(r ? json_string_value(
+			json_object_get(r, "state")) : "unreachable"));
+		json_object_set_new(sw, "landed", json_integer(json_integer_value(
+			json_object_get(r, "landed"))));
+		if (json_object_get(r, "error"))
+			json_object_set(sw, "error", json_object_get(r, "error"));
+		else
+			json_object_del(sw, "error");
+		json_object_set_new(sw, "at", json_real(clock_wall()));
+	}
+}
+
+static int req_run(void *arg, char *err, size_t errlen)
 {
 	struct qreq *q = arg;
+	int rc;
+
+	/* HA: nothing reaches a switch before etcd holds what is applied
+	 * (and holds it only while this node leads). */
+	if (q->record && (rc = record_put(q, err, errlen)) < 0)
+		return rc;
 
 	for (size_t first = 0; first < q->n; first += QOS_MAX_PARALLEL) {
 		size_t last = first + QOS_MAX_PARALLEL < q->n ? first + QOS_MAX_PARALLEL : q->n;
@@ -307,8 +367,13 @@ static int req_run(void *arg, char *unused, size_t unusedlen)
 				job_thread(&q->jobs[i]);
 		}
 	}
-	(void)unused;
-	(void)unusedlen;
+	if (q->record) {
+		char werr[512];
+
+		record_outcomes(q);
+		if (record_put(q, werr, sizeof(werr)) < 0)
+			log_warn("qos apply: the outcomes could not be replicated: %s", werr);
+	}
 	return 0;  /* each switch's outcome is in its job's result */
 }
 
@@ -459,6 +524,13 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* HA: a follower or a node without quorum leaves the switches to the
+	 * leader (which retries by itself; a new leader reconciles). */
+	if (ctl_gate_check(st->m->ctl, "the RoCE retry", err, sizeof(err)) < 0) {
+		log_debug("switch %s: retry skipped: %s", st->name, err);
+		st->backoff_s = 0;
+		return;
+	}
 	if (start_request(st->m, NULL, QOS_APPLY, st->name, 0, err, sizeof(err)) < 0)
 		log_warn("switch %s: cannot retry the apply: %s", st->name, err);
 }
@@ -466,14 +538,20 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
 static void interval_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct qos_mod *m = arg;
+	enum qos_mode mode = m->conf->roce_reapply ? QOS_APPLY : QOS_STATUS;
 	char err[256];
 
 	(void)fd;
 	(void)what;
 	if (m->periodic_running)
 		return;   /* the last read-back is still under way: skip this one */
-	if (start_request(m, NULL, m->conf->roce_reapply ? QOS_APPLY : QOS_STATUS, NULL, 1, err,
-			  sizeof(err)) < 0)
+	/* HA: only the leader re-applies; the others read back only. */
+	if (mode == QOS_APPLY && ctl_gate_check(m->ctl, "the RoCE re-apply", err,
+						sizeof(err)) < 0) {
+		log_debug("switches: re-apply skipped, read back only: %s", err);
+		mode = QOS_STATUS;
+	}
+	if (start_request(m, NULL, mode, NULL, 1, err, sizeof(err)) < 0)
 		log_warn("switches: cannot start the periodic read-back: %s", err);
 }
 
@@ -481,12 +559,20 @@ static void req_done(void *arg, int rc, const char *err)
 {
 	struct qreq *q = arg;
 
-	(void)rc;
-	(void)err;
+	q->m->periodic_running -= q->periodic;
+	if (rc < 0) {
+		/* The intent was not replicated: no switch was touched. */
+		log_warn("qos apply refused: the policy could not be replicated in etcd: %s", err);
+		if (q->req)
+			ctl_reply_err(q->req, PROTO_ERR_FAILED, "the policy could not be "
+				      "replicated in etcd, nothing was applied: %s", err);
+		return;
+	}
 	if (q->req)
 		req_answer(q);
 	note_results(q->m, q);
-	q->m->periodic_running -= q->periodic;
+	if (q->record && q->m->outcomes)
+		json_object_update(q->m->outcomes, json_object_get(q->record, "switches"));
 }
 
 static void req_free(void *arg)
@@ -495,11 +581,43 @@ static void req_free(void *arg)
 
 	for (size_t i = 0; i < q->n; i++)
 		json_decref(q->jobs[i].result);
+	json_decref(q->record);
 	free(q->jobs);
 	free(q);
 }
 
 static const struct work_ops req_ops = { .run = req_run, .done = req_done, .free = req_free };
+
+/* The record of an apply (qos_intent.h): every configured switch's policy,
+ * its last outcome as this node knows it, "applying" for the request's. */
+static json_t *record_new(struct qos_mod *m, const struct qreq *q, const char *by)
+{
+	const struct loom_config *c = m->conf;
+	json_t *sws = json_object(), *rec;
+
+	if (!sws)
+		return NULL;
+	for (int i = 0; i < c->n_switches; i++) {
+		struct qos_policy p = c->roce;
+		json_t *was = json_object_get(m->outcomes, c->switches[i].name);
+		json_t *sw = was ? json_deep_copy(was) : json_object();
+
+		qos_policy_merge(&p, &c->switches[i].roce);
+		if (!sw || json_object_set_new(sw, "policy", qos_intent_policy(&p)) < 0) {
+			json_decref(sw);
+			json_decref(sws);
+			return NULL;
+		}
+		for (size_t j = 0; j < q->n; j++)
+			if (!strcmp(q->jobs[j].sw.name, c->switches[i].name))
+				json_object_set_new(sw, "state", json_string("applying"));
+		if (!json_object_get(sw, "state"))
+			json_object_set_new(sw, "state", json_string("unknown"));
+		json_object_set_new(sws, c->switches[i].name, sw);
+	}
+	rec = json_pack("{s:s, s:s, s:o}", "by", by, "node", m->node, "switches", sws);
+	return rec;
+}
 
 /* A request on every switch, or on `only`. req NULL: loomd's own. 0, or
  * -errno with err (-ENOENT: no such switch). */
@@ -544,8 +662,19 @@ static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode m
 	q->req = req;
 	q->mode = mode;
 	q->periodic = periodic;
+	if (mode == QOS_APPLY && m->intent &&
+	    !(q->record = record_new(m, q, m->by ? m->by : req ? "qos-apply" :
+				     periodic ? "reapply" : "retry"))) {
+		snprintf(err, errlen, "out of memory");
+		free(q->jobs);
+		free(q);
+		return -ENOMEM;
+	}
+	q->intent = m->intent;
+	q->intent_arg = m->intent_arg;
 	if ((rc = work_submit(m->work, &req_ops, q)) < 0) {
 		snprintf(err, errlen, "cannot start a thread: %s", strerror(-rc));
+		json_decref(q->record);
 		free(q->jobs);
 		free(q);
 		return rc;
@@ -650,7 +779,8 @@ struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
 	m->store = store;
 	m->interval_ev = event_new(base, -1, EV_PERSIST, interval_cb, m);
 	m->plugins = plugin_cache_new();
-	if (!m->interval_ev || !m->plugins || qos_reconfigure(m, conf) < 0) {
+	m->outcomes = json_object();
+	if (!m->interval_ev || !m->plugins || !m->outcomes || qos_reconfigure(m, conf) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -672,6 +802,7 @@ void qos_free(struct qos_mod *m)
 		event_free(m->interval_ev);
 	sw_states_free(m->sw, m->n_sw);
 	plugin_cache_free(m->plugins);
+	json_decref(m->outcomes);
 	free(m->conf);
 	free(m);
 }
@@ -680,8 +811,60 @@ int qos_register(struct qos_mod *m, struct ctl *ctl)
 {
 	int rc;
 
+	m->ctl = ctl;
 	if ((rc = ctl_register(ctl, "qos-plan", CTL_READ, cmd_plan, m)) < 0 ||
 	    (rc = ctl_register(ctl, "qos-status", CTL_READ, cmd_status, m)) < 0)
 		return rc;
 	return ctl_register(ctl, "qos-apply", CTL_WRITE, cmd_apply, m);
+}
+
+void qos_set_intent(struct qos_mod *m, const struct intent_writer *w)
+{
+	m->intent = w->put;
+	m->intent_arg = w->arg;
+	snprintf(m->node, sizeof(m->node), "%s", w->node ? w->node : "");
+}
+
+void qos_watch(void *arg, const json_t *records, int leading)
+{
+	struct qos_mod *m = arg;
+	const json_t *rec = json_object_get(records, "roce"), *sw;
+	const char *theirs = json_string_value(json_object_get(rec, "version"));
+	const char *by = json_string_value(json_object_get(rec, "node"));
+	const char *name;
+	struct qreq none = { 0 };
+	char mine[17] = "", what[768], err[256];
+	size_t not_in = 0, all = 0;
+	json_t *own;
+	int same, rc;
+
+	/* A follower keeps nothing of the RoCE policy: the switches are the
+	 * leader's; only a takeover looks at the record. */
+	if (!leading || !theirs || !m->conf->n_switches)
+		return;
+	json_object_foreach((json_t *)json_object_get(rec, "switches"), name, sw) {
+		all++;
+		not_in += strcmp(json_string_value(json_object_get(sw, "state")) ?: "", "in policy") != 0;
+	}
+	if ((own = record_new(m, &none, "takeover")))
+		qos_intent_version(json_object_get(own, "switches"), mine);
+	json_decref(own);
+	same = !strcmp(mine, theirs);
+	/* Same policy: apply it again (only drifted keys change; a switch left
+	 * partial or unreachable is finished). Another one: read back only. */
+	m->by = "takeover";
+	rc = start_request(m, NULL, same ? QOS_APPLY : QOS_STATUS, NULL, 0, err, sizeof(err));
+	m->by = NULL;
+	snprintf(what, sizeof(what), "RoCE: the replicated policy (version %s, by %s; %zu of %zu "
+		 "switches not in policy at its last apply) %s%s%s", theirs, by ? by : "?",
+		 not_in, all, same ? "is this node's loom.yaml's: applied again to every switch "
+		 "(only what drifted changes)" : "differs from this node's loom.yaml (version ",
+		 same ? "" : mine, same ? "" : "): the switches are read back only and keep the "
+		 "replicated policy until qos-apply is run on this node");
+	if (rc < 0)
+		log_warn("RoCE takeover: %s", err);
+	log_msg(same ? LOG_LVL_NOTICE : LOG_LVL_WARNING, "%s", what);
+	if (m->store && store_record_event(m->store, clock_wall(), 0, same ? "info" : "warning",
+					   "ha_takeover_policy", "roce", NULL, what) < 0)
+		log_warn("RoCE: cannot record the takeover event");
 }

@@ -18,6 +18,10 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
+#include "daemon/core/intent.h"
+
 struct event_base;
 struct ctl;
 struct loom_config;
@@ -34,6 +38,20 @@ struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
 void qos_free(struct qos_mod *m);
 /* The switches, policy and plugin directory of requests from now on. */
 int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf);
+/* Also the gate (core/ctl.h) that loomd's own re-applies and retries ask:
+ * only the leader pushes (a follower's interval reads back only). */
 int qos_register(struct qos_mod *m, struct ctl *ctl);
+/* HA: each apply (command, re-apply, retry) first puts the policy record
+ * (qos_intent.h) with fn; when that fails nothing is applied and a
+ * command is answered with the reason. After the apply, the record again
+ * with each switch's outcome. */
+void qos_set_intent(struct qos_mod *m, const struct intent_writer *w);
+/* ha_watch's fn for "policy/": on a new leader (leading 1) the record
+ * policy/roce against this node's loom.yaml: the same version, the policy
+ * applied again to every switch (read back, only drifted keys change: a
+ * switch left partial is finished); another one, the switches read back
+ * only, the replicated policy staying until an operator's qos-apply here.
+ * One event ha_takeover_policy (subject roce) says which. A follower: none. */
+void qos_watch(void *arg, const json_t *records, int leading);
 
 #endif

@@ -29,6 +29,7 @@
 #include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "daemon/qos/qos_ib_read.h"
+#include "daemon/qos/qos_intent.h"
 #include "daemon/core/store.h"
 #include "daemon/core/file_atomic.h"
 #include "daemon/routing/opensm_pid.h"
@@ -51,6 +52,10 @@ struct qos_ib_mod {
 	json_t *ports;
 	/* "guid/port" -> first difference ("" in policy), as last read. */
 	json_t *known;
+	/* HA: the options replicated before the file is written. */
+	struct intent_writer w;
+	char node[64];
+	struct work_queue *iwork;
 };
 
 char *qos_ib_block_file(const char *old_text, const char *begin, const char *end,
@@ -104,14 +109,37 @@ static int routing_vls(struct qos_ib_mod *m)
 	return store_routing_vls(m->store);
 }
 
+static void apply_write(struct qos_ib_mod *m, struct ctl_req *req, const char *opts, int vls);
+
+struct apply_ctx {
+	struct qos_ib_mod *m;
+	struct ctl_req *req;
+	int vls;
+	char opts[IBQOS_OPTIONS_MAX];
+};
+
+static void apply_replicated(void *arg, int rc, const char *err)
+{
+	struct apply_ctx *c = arg;
+
+	if (rc < 0) {
+		log_warn("ib_qos: apply refused: the options could not be replicated in etcd: %s",
+			 err);
+		ctl_reply_err(c->req, PROTO_ERR_FAILED, "the ib_qos options could not be "
+			      "replicated in etcd, nothing was written: %s", err);
+	} else {
+		apply_write(c->m, c->req, c->opts, c->vls);
+	}
+	free(c);
+}
+
 static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct qos_ib_mod *m = arg;
 	const struct ibqos_policy *p = &m->conf->ib_qos;
 	const char *path = m->conf->ib_qos_opensm_config;
 	char opts[IBQOS_OPTIONS_MAX], err[512];
-	char *old, *text;
-	int pid, vls;
+	int vls;
 
 	(void)args;
 	if (!p->set || !path[0]) {
@@ -135,6 +163,44 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 			      "bytes", sizeof(opts));
 		return;
 	}
+	if (m->w.put) {
+		/* HA: etcd holds the options before OpenSM's file does. */
+		struct apply_ctx *c = calloc(1, sizeof(*c));
+		char version[17];
+		int rc;
+
+		qos_intent_hash(opts, version);
+		if (!c) {
+			ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+			return;
+		}
+		c->m = m;
+		c->req = req;
+		c->vls = vls;
+		snprintf(c->opts, sizeof(c->opts), "%s", opts);
+		rc = qos_intent_put_async(m->iwork, m->w.put, m->w.arg, "policy/ib_qos",
+					  json_pack("{s:s, s:s, s:s, s:s, s:f}", "file", path,
+						    "options", opts, "version", version,
+						    "by", m->node, "at", clock_wall()),
+					  apply_replicated, c);
+		if (rc < 0) {
+			free(c);
+			ctl_reply_err(req, PROTO_ERR_INTERNAL, "ib_qos: cannot replicate the "
+				      "options: %s", strerror(-rc));
+		}
+		return;
+	}
+	apply_write(m, req, opts, vls);
+}
+
+static void apply_write(struct qos_ib_mod *m, struct ctl_req *req, const char *opts, int vls)
+{
+	const struct ibqos_policy *p = &m->conf->ib_qos;
+	const char *path = m->conf->ib_qos_opensm_config;
+	char err[512];
+	char *old, *text;
+	int pid;
+
 	old = file_read_text(path, err, sizeof(err));  /* none yet: a new file */
 	text = qos_ib_options_file(old, opts);
 	free(old);
@@ -307,7 +373,8 @@ struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config 
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (!(m->work = work_queue_new(base, "ib_qos request", 1, WORK_REFUSE, err, errlen)))
+	if (!(m->work = work_queue_new(base, "ib_qos request", 1, WORK_REFUSE, err, errlen)) ||
+	    !(m->iwork = work_queue_new(base, "ib_qos intent", 1, WORK_FIFO, err, errlen)))
 		goto fail;
 	return m;
 fail:
@@ -320,6 +387,7 @@ void qos_ib_free(struct qos_ib_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);  /* waits for a read under way, answers */
+	work_queue_free(m->iwork);
 	json_decref(m->known);
 	free(m->conf);
 	free(m);
@@ -332,4 +400,57 @@ int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl)
 	if ((rc = ctl_register(ctl, "qos-ib-status", CTL_READ, cmd_status, m)) < 0)
 		return rc;
 	return ctl_register(ctl, "qos-ib-apply", CTL_WRITE, cmd_apply, m);
+}
+
+void qos_ib_set_intent(struct qos_ib_mod *m, const struct intent_writer *w)
+{
+	m->w = *w;
+	snprintf(m->node, sizeof(m->node), "%s", w->node ? w->node : "");
+	m->w.node = m->node;
+}
+
+void qos_ib_watch(void *arg, const json_t *records, int leading)
+{
+	struct qos_ib_mod *m = arg;
+	const json_t *rec = json_object_get(records, "ib_qos");
+	const char *opts = json_string_value(json_object_get(rec, "options"));
+	const char *version = json_string_value(json_object_get(rec, "version"));
+	const char *path = m->conf->ib_qos_opensm_config;
+	char mine[IBQOS_OPTIONS_MAX], err[512], what[768];
+	int vls;
+
+	if (!opts)
+		return;  /* nothing replicated (or etcd unread): nothing to do */
+	if (!leading) {
+		if (!path[0]) {
+			log_warn("ib_qos: the leader replicated OpenSM options but this node has no "
+				 "ib_qos.opensm_config to write them to");
+			return;
+		}
+		if (qos_intent_mirror_block(path, BEGIN_MARK, END_MARK, opts,
+					    m->conf->tenant_opensm_pid_file, m->store, err,
+					    sizeof(err)) < 0)
+			log_warn("ib_qos: the leader's options not written to %s: %s", path, err);
+		return;
+	}
+	/* Takeover: the replicated options are what OpenSM holds (every node
+	 * mirrored them); say whether this node's loom.yaml agrees. */
+	if (!m->conf->ib_qos.set || (vls = routing_vls(m)) < 0 ||
+	    ibqos_combine(&m->conf->ib_qos, (unsigned)vls, err, sizeof(err)) < 0 ||
+	    ibqos_opensm_options(&m->conf->ib_qos, mine, sizeof(mine)) >= (int)sizeof(mine))
+		mine[0] = '\0';
+	if (!strcmp(mine, opts))
+		snprintf(what, sizeof(what), "ib_qos: the replicated options (version %s, by %s) "
+			 "are this node's loom.yaml's", version ? version : "?",
+			 json_string_value(json_object_get(rec, "by")) ?: "?");
+	else
+		snprintf(what, sizeof(what), "ib_qos: the replicated options (version %s, by %s) "
+			 "differ from this node's loom.yaml; OpenSM keeps the replicated ones until "
+			 "qos-ib-apply is run on this node", version ? version : "?",
+			 json_string_value(json_object_get(rec, "by")) ?: "?");
+	log_msg(strcmp(mine, opts) ? LOG_LVL_WARNING : LOG_LVL_NOTICE, "%s", what);
+	if (m->store && store_record_event(m->store, clock_wall(), 0,
+					   strcmp(mine, opts) ? "warning" : "info",
+					   "ha_takeover_policy", "ib_qos", NULL, what) < 0)
+		log_warn("ib_qos: cannot record the takeover event");
 }

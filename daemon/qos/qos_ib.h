@@ -17,6 +17,10 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
+#include "daemon/core/intent.h"
+
 struct event_base;
 struct ctl;
 struct loom_config;
@@ -29,6 +33,14 @@ struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config 
 void qos_ib_free(struct qos_ib_mod *m);
 int qos_ib_reconfigure(struct qos_ib_mod *m, const struct loom_config *conf);
 int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl);
+/* HA: qos-ib-apply first puts the record policy/ib_qos (qos_intent.h) and
+ * writes nothing when that fails (answered with etcd's error). */
+void qos_ib_set_intent(struct qos_ib_mod *m, const struct intent_writer *w);
+/* ha_watch's fn for "policy/": a follower (leading 0) writes loom's block
+ * of its own ib_qos.opensm_config from the record and signals its OpenSM;
+ * a new leader (1) says (event ha_takeover_policy) whether the replicated
+ * options are its loom.yaml's (when not, they stay until qos-ib-apply). */
+void qos_ib_watch(void *arg, const json_t *records, int leading);
 
 /* The text of ib_qos.opensm_config with loom's block (between its marker
  * lines) replaced by `options`, or appended when the file has none; NULL

@@ -15,7 +15,9 @@
 #include "daemon/core/ctl.h"
 #include "daemon/core/file_atomic.h"
 #include "daemon/core/store.h"
+#include "daemon/core/work.h"
 #include "daemon/qos/qos_ib.h"
+#include "daemon/qos/qos_intent.h"
 #include "daemon/routing/opensm_pid.h"
 #include "lib/util/clock.h"
 #include "lib/util/log.h"
@@ -29,6 +31,10 @@ struct qos_ibcc_mod {
 	struct loom_config *conf;
 	/* The drift last seen ("" in policy), NULL before the first status. */
 	char *known;
+	/* HA: the options replicated before the file is written. */
+	struct intent_writer w;
+	char node[64];
+	struct work_queue *iwork;
 };
 
 static int options_text(struct ctl_req *req, const struct loom_config *c, char *opts,
@@ -73,17 +79,73 @@ static void note_state(struct qos_ibcc_mod *m, const char *path, const char *why
 	m->known = strdup(why);
 }
 
+static void apply_write(struct qos_ibcc_mod *m, struct ctl_req *req, const char *opts);
+
+struct apply_ctx {
+	struct qos_ibcc_mod *m;
+	struct ctl_req *req;
+	char opts[IBCC_OPTIONS_MAX];
+};
+
+static void apply_replicated(void *arg, int rc, const char *err)
+{
+	struct apply_ctx *c = arg;
+
+	if (rc < 0) {
+		log_warn("ib_cc: apply refused: the options could not be replicated in etcd: %s",
+			 err);
+		ctl_reply_err(c->req, PROTO_ERR_FAILED, "the ib_cc options could not be "
+			      "replicated in etcd, nothing was written: %s", err);
+	} else {
+		apply_write(c->m, c->req, c->opts);
+	}
+	free(c);
+}
+
 static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct qos_ibcc_mod *m = arg;
+	struct apply_ctx *c;
+	char version[17];
+	int rc;
+
+	(void)args;
+	if (!(c = calloc(1, sizeof(*c)))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	if (options_text(req, m->conf, c->opts, sizeof(c->opts)) < 0) {
+		free(c);
+		return;
+	}
+	if (!m->w.put) {
+		apply_write(m, req, c->opts);
+		free(c);
+		return;
+	}
+	/* HA: etcd holds the options before OpenSM's file does. */
+	c->m = m;
+	c->req = req;
+	qos_intent_hash(c->opts, version);
+	rc = qos_intent_put_async(m->iwork, m->w.put, m->w.arg, "policy/ib_cc",
+				  json_pack("{s:s, s:s, s:s, s:s, s:f}", "file",
+					    m->conf->ib_cc_opensm_config, "options", c->opts,
+					    "version", version, "by", m->node, "at", clock_wall()),
+				  apply_replicated, c);
+	if (rc < 0) {
+		free(c);
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "ib_cc: cannot replicate the options: %s",
+			      strerror(-rc));
+	}
+}
+
+static void apply_write(struct qos_ibcc_mod *m, struct ctl_req *req, const char *opts)
+{
 	const char *path = m->conf->ib_cc_opensm_config;
-	char opts[IBCC_OPTIONS_MAX], err[512], why[512] = "";
+	char err[512], why[512] = "";
 	char *old, *text;
 	int pid;
 
-	(void)args;
-	if (options_text(req, m->conf, opts, sizeof(opts)) < 0)
-		return;
 	old = file_read_text(path, err, sizeof(err));  /* none yet: a new file */
 	text = qos_ib_block_file(old, IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts);
 	free(old);
@@ -143,8 +205,8 @@ int qos_ibcc_reconfigure(struct qos_ibcc_mod *m, const struct loom_config *conf)
 	return 0;
 }
 
-struct qos_ibcc_mod *qos_ibcc_new(const struct loom_config *conf, struct store *store,
-				  char *err, size_t errlen)
+struct qos_ibcc_mod *qos_ibcc_new(struct event_base *base, const struct loom_config *conf,
+				  struct store *store, char *err, size_t errlen)
 {
 	struct qos_ibcc_mod *m = calloc(1, sizeof(*m));
 
@@ -154,6 +216,10 @@ struct qos_ibcc_mod *qos_ibcc_new(const struct loom_config *conf, struct store *
 		return NULL;
 	}
 	m->store = store;
+	if (!(m->iwork = work_queue_new(base, "ib_cc intent", 1, WORK_FIFO, err, errlen))) {
+		qos_ibcc_free(m);
+		return NULL;
+	}
 	return m;
 }
 
@@ -161,6 +227,7 @@ void qos_ibcc_free(struct qos_ibcc_mod *m)
 {
 	if (!m)
 		return;
+	work_queue_free(m->iwork);
 	free(m->known);
 	free(m->conf);
 	free(m);
@@ -173,4 +240,50 @@ int qos_ibcc_register(struct qos_ibcc_mod *m, struct ctl *ctl)
 	if ((rc = ctl_register(ctl, "qos-ib-cc-status", CTL_READ, cmd_status, m)) < 0)
 		return rc;
 	return ctl_register(ctl, "qos-ib-cc-apply", CTL_WRITE, cmd_apply, m);
+}
+
+void qos_ibcc_set_intent(struct qos_ibcc_mod *m, const struct intent_writer *w)
+{
+	m->w = *w;
+	snprintf(m->node, sizeof(m->node), "%s", w->node ? w->node : "");
+	m->w.node = m->node;
+}
+
+void qos_ibcc_watch(void *arg, const json_t *records, int leading)
+{
+	struct qos_ibcc_mod *m = arg;
+	const json_t *rec = json_object_get(records, "ib_cc");
+	const char *opts = json_string_value(json_object_get(rec, "options"));
+	const char *version = json_string_value(json_object_get(rec, "version"));
+	const char *by = json_string_value(json_object_get(rec, "by"));
+	const char *path = m->conf->ib_cc_opensm_config;
+	char mine[IBCC_OPTIONS_MAX], err[512], what[768];
+	int same;
+
+	if (!opts)
+		return;  /* nothing replicated (or etcd unread): nothing to do */
+	if (!leading) {
+		if (!path[0]) {
+			log_warn("ib_cc: the leader replicated OpenSM options but this node has no "
+				 "ib_cc.opensm_config to write them to");
+			return;
+		}
+		if (qos_intent_mirror_block(path, IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts,
+					    m->conf->tenant_opensm_pid_file, m->store, err,
+					    sizeof(err)) < 0)
+			log_warn("ib_cc: the leader's options not written to %s: %s", path, err);
+		return;
+	}
+	/* Takeover: as qos_ib_watch. */
+	same = m->conf->ib_cc.set &&
+	       ibcc_opensm_options(&m->conf->ib_cc, mine, sizeof(mine)) < (int)sizeof(mine) &&
+	       !strcmp(mine, opts);
+	snprintf(what, sizeof(what), "ib_cc: the replicated options (version %s, by %s) %s",
+		 version ? version : "?", by ? by : "?", same ? "are this node's loom.yaml's" :
+		 "differ from this node's loom.yaml; OpenSM keeps the replicated ones until "
+		 "qos-ib-cc-apply is run on this node");
+	log_msg(same ? LOG_LVL_NOTICE : LOG_LVL_WARNING, "%s", what);
+	if (m->store && store_record_event(m->store, clock_wall(), 0, same ? "info" : "warning",
+					   "ha_takeover_policy", "ib_cc", NULL, what) < 0)
+		log_warn("ib_cc: cannot record the takeover event");
 }

@@ -16,16 +16,24 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
+#include "daemon/core/intent.h"
+
+struct event_base;
 struct ctl;
 struct loom_config;
 struct qos_ibcc_mod;
 struct store;
 
-struct qos_ibcc_mod *qos_ibcc_new(const struct loom_config *conf, struct store *store,
-				  char *err, size_t errlen);
+struct qos_ibcc_mod *qos_ibcc_new(struct event_base *base, const struct loom_config *conf,
+				  struct store *store, char *err, size_t errlen);
 void qos_ibcc_free(struct qos_ibcc_mod *m);
 int qos_ibcc_reconfigure(struct qos_ibcc_mod *m, const struct loom_config *conf);
 int qos_ibcc_register(struct qos_ibcc_mod *m, struct ctl *ctl);
+/* HA: as qos_ib_set_intent and qos_ib_watch, for policy/ib_cc. */
+void qos_ibcc_set_intent(struct qos_ibcc_mod *m, const struct intent_writer *w);
+void qos_ibcc_watch(void *arg, const json_t *records, int leading);
 
 /* loom.yaml's ib_cc: section (config_ibcc.c). */
 extern const struct config_section qos_ibcc_config;

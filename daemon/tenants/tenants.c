@@ -54,6 +54,7 @@ void tenants_top_free(struct top *t)
 	json_decref(t->prev);
 	json_decref(t->members);
 	json_decref(t->rec);
+	json_decref(t->undo);
 	free(t->intent);
 	free(t->prev_intent);
 	for (size_t i = 0; i < t->n_seed; i++) {
@@ -767,6 +768,7 @@ void tenants_free(struct tenants_mod *m)
 		event_free(m->interval_ev);
 	plugin_cache_free(m->plugins);
 	json_decref(m->mirror_pending);
+	json_decref(m->takeover_undo);
 	free(m->pending);
 	free(m->conf);
 	free(m);

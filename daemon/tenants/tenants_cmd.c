@@ -156,18 +156,27 @@ static int choose_ids(struct tenants_mod *m, const json_t *prev, int asked, cons
 /* HA: the tenant as store_tenant_put writes it, JSON text for etcd (the
  * worker puts it there before touching the fabric); NULL without HA. */
 static char *intent_text(const struct tenants_mod *m, const struct store_tenant *st,
-			 const char *who)
+			 const char *who, const json_t *prev)
 {
-	json_t *v;
+	json_t *v, *before;
 	char *s;
 
 	if (!m->iw.put)
 		return NULL;
+	/* the record before the change (null: a create), for a new leader
+	 * that must roll back a change the old one left "applying" */
+	before = prev ? tenants_record(prev, m->iw.node,
+				       json_string_value(json_object_get(prev, "state")))
+		      : json_null();
 	v = json_pack("{s:s, s:s, s:i, s:i, s:b, s:s, s:O, s:O, s:s, s:s}", "name", st->name,
 		      "by", who, "pkey", (int)st->pkey, "vlan", (int)st->vlan, "limited",
 		      st->limited, "class", st->class_name ? st->class_name : "", "ports",
 		      st->ports, "eth_ports", st->eth_ports, "state", "applying", "leader",
 		      m->iw.node ? m->iw.node : "");
+	if (v && before)
+		json_object_set_new(v, "prev", before);
+	else
+		json_decref(before);
 	s = v ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(v);
 	return s;
@@ -250,7 +259,7 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 	}
 	log_notice("tenant %s: %s (%s)", name, what, who);
 	if ((t = tenants_top_new(m, req, TOP_CREATE, name))) {
-		t->intent = intent_text(m, &st, who);
+		t->intent = intent_text(m, &st, who, NULL);
 		tenants_enqueue(m, t);
 	}
 out:
@@ -332,7 +341,7 @@ static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *
 	}
 	log_notice("tenant %s: %s (%s)", name, what, who);
 	if ((t = tenants_top_new(m, req, add ? TOP_ADD : TOP_REMOVE, name))) {
-		t->intent = intent_text(m, &st, who);
+		t->intent = intent_text(m, &st, who, prev);
 		t->prev = prev;
 		prev = NULL;
 		tenants_enqueue(m, t);

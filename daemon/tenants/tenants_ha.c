@@ -86,20 +86,30 @@ static void after_resume(struct top *t)
 		const char *state = b->rc == 0 ? "active" : "failed";
 		const char *had = json_string_value(json_object_get(b->rec, "state"));
 
-		if (!b->rec || b->lost || (had && !strcmp(had, state)))
+		json_t *put = b->rec;
+
+		if (b->rc < 0 && b->has_undo && !b->lost) {
+			put = b->undo;  /* NULL: deleted (a create) */
+			b->undone = 1;
+		} else if (!b->rec || b->lost || (had && !strcmp(had, state)))
 			continue;
-		json_object_set_new(b->rec, "state", json_string(state));
+		else
+			json_object_set_new(b->rec, "state", json_string(state));
 		if (!(keys[n] = malloc(LOOM_NAME_LEN + 16)))
 			break;
 		snprintf(keys[n], LOOM_NAME_LEN + 16, "tenants/%s", b->name);
 		k[n] = keys[n];
-		if (!(v[n] = json_dumps(b->rec, JSON_COMPACT | JSON_SORT_KEYS)))
+		v[n] = NULL;
+		if (put && !(v[n] = json_dumps(put, JSON_COMPACT | JSON_SORT_KEYS)))
 			break;
 		n++;
 	}
-	if (n && m->iw.putv(m->iw.arg, n, k, v, err, sizeof(err)) < 0)
+	if (n && m->iw.putv(m->iw.arg, n, k, v, err, sizeof(err)) < 0) {
 		log_warn("tenants: the outcome of the %s check could not be recorded in etcd: %s",
 			 t->name, err);
+		for (size_t i = 0; i < t->n_batch; i++)
+			t->batch[i]->undone = 0;  /* etcd unchanged: left failed */
+	}
 	for (size_t i = 0; i < n; i++) {
 		free(keys[i]);
 		free((char *)v[i]);
@@ -130,6 +140,7 @@ void tenants_ha_after(struct top *t)
 		/* confirmed: the record says so */
 		if ((r = json_loads(t->intent, 0, NULL))) {
 			json_object_set_new(r, "state", json_string("active"));
+			json_object_del(r, "prev");
 			text = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
 			json_decref(r);
 		}
@@ -318,9 +329,24 @@ void tenants_ha_takeover(struct tenants_mod *m, const json_t *records)
 {
 	size_t changed = 0;
 
-	if (records)
+	if (records) {
+		const char *name;
+		json_t *r;
+
 		changed = load_all(m, records, m->seeded == 1, 1,
 				   "the takeover (no longer in etcd)");
+		/* changes left "applying": the record before each, to roll back
+		 * to when the fabric cannot take it */
+		json_decref(m->takeover_undo);
+		m->takeover_undo = json_object();
+		json_object_foreach((json_t *)records, name, r) {
+			const char *st = json_string_value(json_object_get(r, "state"));
+			json_t *prev = json_object_get(r, "prev");
+
+			if (st && !strcmp(st, "applying") && prev)
+				json_object_set_new(m->takeover_undo, name, json_deep_copy(prev));
+		}
+	}
 	log_notice("tenants: this node leads now: %s%zu tenants changed from etcd%s; checking "
 		   "every tenant against the fabric", records ? "" : "(etcd's intent unread) ",
 		   changed, m->seeded == 0 ? "; etcd never held intent: seeding it from this "
@@ -339,11 +365,20 @@ int tenants_ha_prepare_resume(struct tenants_mod *m, struct top *t)
 		return 0;
 	for (i = 0; i < t->n_batch; i++) {
 		struct top *b = t->batch[i];
-		json_t *tn = NULL;
+		json_t *tn = NULL, *undo;
 
 		if (store_tenant_get(m->store, b->name, &tn) == 0)
 			b->rec = tenants_record(tn, m->iw.node, b->was);
 		json_decref(tn);
+		if (!strcmp(t->name, "takeover") && !strcmp(b->was, "applying") &&
+		    (undo = json_object_get(m->takeover_undo, b->name))) {
+			b->has_undo = 1;
+			b->undo = json_is_object(undo) ? json_deep_copy(undo) : NULL;
+		}
+	}
+	if (!strcmp(t->name, "takeover")) {
+		json_decref(m->takeover_undo);
+		m->takeover_undo = NULL;
 	}
 	if (m->seeded != 0 || !m->iw.putv)
 		return 0;
@@ -406,6 +441,8 @@ int tenants_ha_seed(struct top *t)
 
 void tenants_ha_finish_resume(struct tenants_mod *m, struct top *t)
 {
+	int rewrite = 0;
+
 	if (t->n_seed && t->seed_rc == 0)
 		m->seeded = 1;
 	if (strcmp(t->name, "takeover") || t->lost)
@@ -416,7 +453,19 @@ void tenants_ha_finish_resume(struct tenants_mod *m, struct top *t)
 
 		if (strcmp(b->was, "applying"))
 			continue;
-		if (b->rc == 0)
+		if (b->undone) {
+			/* etcd holds the record before; the database follows */
+			int rc = b->undo ? tenants_load_one(m, b->undo, "rolled back at takeover")
+					 : store_tenant_delete(m->store, clock_wall(), b->name,
+							       "the takeover (rolled back)");
+
+			rewrite = 1;
+			snprintf(what, sizeof(what), "a change in flight when the leader changed: the "
+				 "fabric could not take it, %s%s: %s", b->undo ?
+				 "rolled back to the tenant before it" : "rolled back (it was a "
+				 "create: deleted)", rc < 0 ? " in etcd, but the database refused" : "",
+				 b->err);
+		} else if (b->rc == 0)
 			snprintf(what, sizeof(what), "a change in flight when the leader changed: "
 				 "completed, on the fabric as asked");
 		else
@@ -426,6 +475,8 @@ void tenants_ha_finish_resume(struct tenants_mod *m, struct top *t)
 		tenants_event(m, b->rc == 0 ? "notice" : "warning", "tenant_takeover", b->name,
 			      what);
 	}
+	if (rewrite)
+		tenants_ib_rewrite(m, "takeover rollback");
 }
 
 void tenants_watch_seeded(void *arg, const json_t *records, int leading)

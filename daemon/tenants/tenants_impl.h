@@ -69,6 +69,10 @@ struct top {
 				* lost): nothing undone, the new leader owns it */
 	json_t *rec;           /* HA, a TOP_RESUME's check: the tenant's record;
 				* the worker puts it with the outcome's state */
+	int has_undo;          /* HA takeover: a change the old leader left
+				* "applying", with the record before it: */
+	json_t *undo;          /* that record (NULL: none, it was a create) */
+	int undone;            /* the worker put it back in etcd */
 	char **seed_k, **seed_v; /* HA takeover: etcd seeded from the
 					      * database first (tenants_ha.c) */
 	size_t n_seed;
@@ -109,6 +113,8 @@ struct tenants_mod {
 				 * 0 no, -1 unknown */
 	json_t *mirror_pending; /* HA: a follower's records that came while a change
 				 * ran (applied when it ends) */
+	json_t *takeover_undo;  /* HA: {name: the record before} of the records a
+				 * takeover found "applying" (NULL: none) */
 	struct store *store;
 	struct loom_config *conf;     /* the running change's; swapped between changes */
 	struct loom_config *pending;  /* a reload's, while a change runs */

@@ -17,7 +17,9 @@
 #     rolls nothing back; etcd back, the leader's takeover completes the
 #     record left "applying" (event tenant_takeover).
 #  5. A tenant deleted while node b was down is gone from b's database once
-#     b takes over (the takeover deletes what etcd no longer holds).
+#     b takes over (the takeover deletes what etcd no longer holds); a
+#     create left "applying" that b's fabric cannot take is rolled back by
+#     the takeover (its record and the tenant deleted, tenant_takeover).
 set -eu
 T0=$(date +%s)
 . "$(dirname "$0")/lib.sh"
@@ -145,6 +147,10 @@ loom_ok "the new leader completed the change left applying: jobF active, event t
 # ---- 5. deleted while b was down: gone after b's takeover ----------------------------------
 ctl a tenant delete jobD >/dev/null || fail "delete jobD on node a"
 eval "kill -9 \$PID_a"
+# a create the old leader left "applying" that this fabric cannot take (its
+# port does not exist): the new leader rolls it back (deleted: a create)
+etcdctl --endpoints="$EP" put /loom/loom/tenants/jobU '{"name":"jobU","by":"test","pkey":4352,"vlan":0,"limited":false,"class":"","ports":[{"host":"host-ghost","guid":"0x00000000deadbeef"}],"eth_ports":[],"state":"applying","leader":"node-a","prev":null}' >/dev/null ||
+	fail "cannot put jobU's record"
 sleep $((LOOM_HA_TTL + 1))   # a's lease expires: b's first step takes the lead
 loom_ha_node b "$EP"
 loom_until 100 is_role b leader || fail "node b did not take over: $(loom_ha_role b)"
@@ -153,4 +159,10 @@ loom_until 50 sh -c "! '$B/loomctl' -s '$work/b/loomd.sock' tenant show jobD >/d
 grep -q "tenant jobD: deleted: etcd no longer holds it" "$work/b/loomd.log" || fail "b's log does not say why jobD went"
 ctl b tenant show jobP | grep -q 'state: *active' || fail "jobP on node b after the takeover: $(ctl b tenant show jobP 2>&1)"
 loom_ok "jobD, deleted while node b was down, is gone from b after its takeover; jobP stays"
+loom_until 200 sh -c "[ -z \"\$(etcdctl --endpoints='$EP' get /loom/loom/tenants/jobU --print-value-only)\" ]" ||
+	fail "jobU, left applying and not possible here, is still in etcd: $(etcd_get tenants/jobU)"
+ctl b tenant show jobU >/dev/null 2>&1 && fail "jobU is still on node b: $(ctl b tenant show jobU)"
+ctl b events 2>/dev/null | grep -q "tenant_takeover.*jobU.*rolled back\|jobU.*tenant_takeover.*rolled back" ||
+	fail "no tenant_takeover event for jobU: $(ctl b events 2>&1 | grep jobU)"
+loom_ok "a create left applying that the fabric cannot take was rolled back by the new leader (etcd, database, event)"
 echo "took $(( $(date +%s) - T0 )) s"

@@ -796,6 +796,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  ttl_s: 5\n"
 			 "  timeout_ms: 1000\n"
 			 "  poll_ms: 500\n"
+			 "  follower_discovery_interval: 0\n"
 			 "  tls:\n"
 			 "    ca: \"\"\n"
 			 "    cert: \"\"\n"
