@@ -3,6 +3,7 @@
  * only at the end, so that a cable may name a node declared further down. */
 #include "autoconf.h"
 #include "lib/fabric/topo_file.h"
+#include "lib/util/slurp.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -875,42 +876,12 @@ struct fab *topo_file_parse(const char *name, const char *text, size_t len,
 
 struct fab *topo_file_read(const char *path, const char *subnet, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len;
+	char *buf = slurp_file(path, &len, err, errlen);
 	struct fab *fab;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!buf)
 		return NULL;
-	}
-	for (;;) {
-		size_t n;
-
-		if (len + 65536 > cap) {
-			char *nb = realloc(buf, cap + 65536 * 4);
-
-			if (!nb) {
-				snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-			cap += 65536 * 4;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
 	fab = topo_file_parse(path, buf, len, subnet, err, errlen);
 	free(buf);
 	return fab;

@@ -12,6 +12,7 @@
 
 #include "lib/fabric/ibtypes.h"
 #include "lib/fabric/topo_file.h"
+#include "lib/util/slurp.h"
 
 #define PLAN_MAX_FIELD 256
 
@@ -385,41 +386,12 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
 
 struct plan *plan_read(const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len;
+	char *buf = slurp_file(path, &len, err, errlen);
 	struct plan *p;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (!buf)
 		return NULL;
-	}
-	for (;;) {
-		size_t n;
-
-		if (len == cap) {
-			char *nb = realloc(buf, cap + (1 << 20));
-
-			if (!nb) {
-				snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = nb;
-			cap += 1 << 20;
-		}
-		if (!(n = fread(buf + len, 1, cap - len, f)))
-			break;
-		len += n;
-	}
-	if (ferror(f)) {
-		snprintf(err, errlen, "%s: read error", path);
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
 	p = plan_parse(path, buf, len, err, errlen);
 	free(buf);
 	return p;

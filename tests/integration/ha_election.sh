@@ -29,11 +29,7 @@ TTL=5
 loom_etcd_cluster 3
 ALL_EP=$LOOM_ETCD_ENDPOINTS
 
-"$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
-loom_ibsim "$work/f.net"
-printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
-	"$work/partitions.conf" >"$work/opensm.conf"
-loom_opensm_bg
+loom_ha_fabric
 SECRET=ha-admin-secret-0123456789abcdef
 loom_tokens "$work/tokens" "ops:admin:$SECRET"
 printf '%s\n' "$SECRET" >"$work/admin.token"
@@ -45,13 +41,7 @@ node() { loom_ha_node "$@"; }
 ctl() { loom_ha_ctl "$@"; }
 role() { loom_ha_role "$1"; }
 is_role() { loom_ha_is "$@"; }
-fail() {
-	for n in a b; do
-		[ -s "$work/$n/loomd.log" ] || continue
-		echo "--- node $n: $(role $n)"; grep -E 'ha:|audit' "$work/$n/loomd.log" | tail -n 25
-	done
-	loom_fail "$@"
-}
+fail() { loom_ha_fail "$@"; }
 now() { date +%s.%N; }
 since() { python3 -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv[1])))" "$1" "$(now)"; }
 # A harmless change (deleting a tenant that does not exist) as a probe of

@@ -33,11 +33,7 @@ echo "runs: $RUNS, random seed $SEED (LOOM_HA_SEED=$SEED repeats the kill points
 
 loom_etcd_cluster 3
 ALL_EP=$LOOM_ETCD_ENDPOINTS
-"$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
-loom_ibsim "$work/f.net"
-printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
-	"$work/partitions.conf" >"$work/opensm.conf"
-loom_opensm_bg
+loom_ha_fabric
 SECRET=ha-failover-slurm-0123456789abcdef
 loom_tokens "$work/tokens" "slurm:tenant:$SECRET"
 PORT_a=$(loom_free_port)
@@ -45,27 +41,14 @@ PORT_b=$(loom_free_port)
 URL_a=http://127.0.0.1:$PORT_a
 URL_b=http://127.0.0.1:$PORT_b
 
-fail() {
-	for n in a b; do
-		[ -s "$work/$n/loomd.log" ] || continue
-		echo "--- node $n: $(loom_ha_role $n)"
-		grep -E 'ha:|tenant|audit' "$work/$n/loomd.log" | tail -n 30
-	done
-	loom_fail "$@"
-}
+fail() { loom_ha_fail "$@"; }
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }'; }
 
 # The hooks as installed, with both loomd named (the leader first: the
 # Slurm controller's configuration names them in a fixed order, and the
 # leader moves).
-mkdir -p "$work/bin" "$work/etc/loom"
-cp "$B/loomctl" "$work/bin/"
-for h in prolog epilog; do
-	sed -e "s|@bindir[@]|$work/bin|g" -e "s|@sysconfdir[@]|$work/etc|g" \
-		-e "s|@pkgdatadir[@]|$work|g" "$S/etc/slurm/loom-$h.in" >"$work/loom-$h"
-	chmod 755 "$work/loom-$h"
-done
+loom_slurm_hooks
 printf '%s\n' "$SECRET" >"$work/etc/loom/slurm.token"
 hooks_for() { # LEADER FOLLOWER
 	eval "_l=\$URL_$1 _f=\$URL_$2"

@@ -32,12 +32,9 @@ printf '%s\n' "$SECRET" >"$work/admin.token"
 
 fail() {
 	for n in a b; do
-		[ -s "$work/$n/loomd.log" ] || continue
-		echo "--- node $n: $(loom_ha_role $n)"
-		grep -E 'ha:|tenant|partitions' "$work/$n/loomd.log" | tail -n 25
 		echo "--- OpenSM $n:"; grep -E 'Entering|partition' "$work/$n/opensm.log" 2>/dev/null | tail -n 8
 	done
-	loom_fail "$@"
+	loom_ha_fail "$@"
 }
 
 # OpenSM of node N on ibsim host H with SM priority P ($OSM_N is its pid).

@@ -44,14 +44,7 @@ cp "$work/opensm.pid" "$work/a/opensm.pid"
 
 ctl() { loom_ha_ctl "$@"; }
 is_role() { [ "$(loom_ha_role "$1" | cut -d' ' -f1)" = "$2" ]; }
-fail() {
-	for n in a b; do
-		[ -s "$work/$n/loomd.log" ] || continue
-		echo "--- node $n: $(loom_ha_role $n)"
-		grep -E 'ha:|tenant|audit' "$work/$n/loomd.log" | tail -n 30
-	done
-	loom_fail "$@"
-}
+fail() { loom_ha_fail "$@"; }
 etcd_get() { etcdctl --endpoints="$EP" get "/loom/loom/$1" --print-value-only 2>/dev/null; }
 # The tenants as a node lists them, without what is local (times).
 tenants() { ctl "$1" --json tenant list | python3 -c '

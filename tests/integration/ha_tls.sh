@@ -35,32 +35,9 @@ LOOM_PIDS="$LOOM_PIDS $!"
 loom_until 300 curl -sf -m 2 --cacert "$P/ca.crt" --cert "$P/node-a.crt" --key "$P/node-a.key" \
 	"$EP/health" || loom_fail "etcd over TLS is not healthy: $(tail -n 5 "$work/etcd.log")"
 
-# node NAME TLS-YAML: NAME's loomd with ha.tls as given.
-node() {
-	mkdir -p "$work/$1"
-	cat >"$work/$1/loom.yaml" <<EOF2
-log:
-  level: debug
-database:
-  path: $work/$1/loom.db
-control:
-  socket: $work/$1/loomd.sock
-opensm:
-  report_socket: $work/$1/osm.sock
-telemetry:
-  interval_s: 0
-discovery:
-  interval: 0
-ha:
-  endpoints: "$EP"
-  name: node-$1
-  ttl_s: 3
-  tls: $2
-EOF2
-	"$B/loomd" -f -c "$work/$1/loom.yaml" 2>>"$work/$1/loomd.log" &
-	LOOM_PIDS="$LOOM_PIDS $!"
-	loom_until 100 test -S "$work/$1/loomd.sock" || { tail -n 20 "$work/$1/loomd.log"; loom_fail "node $1 did not start"; }
-}
+# node NAME TLS-YAML: NAME's loomd with ha.tls as given (continuing the ha: section).
+LOOM_HA_TTL=3
+node() { loom_ha_node "$1" "$EP" "  tls: $2"; }
 ha() { "$B/loomctl" -s "$work/$1/loomd.sock" --json status | python3 -c '
 import json, sys
 h = json.load(sys.stdin)["ha"]

@@ -386,7 +386,8 @@ loom_etcd_stop() {
 # all) and $LOOM_HA_OSM_PID (default $work/opensm.pid); "%s" in either is
 # the node's name. The lease: $LOOM_HA_TTL s (default 5); tenants.timeout_s
 # $LOOM_HA_TENANT_TIMEOUT (default 30). Tokens: $work/tokens when present.
-# SIMHOST_NAME: the ibsim host it runs on (default: the simulator's first).
+# SIMHOST_NAME: the ibsim host it runs on (default: the simulator's first);
+# without a simulator (loom_ibsim) loomd runs without umad2sim.
 loom_ha_node() {
 	_name=$1 _ep=$2; shift 2
 	eval "_port=\${PORT_$_name:-}"
@@ -411,11 +412,13 @@ loom_ha_node() {
 	} >"$work/$_name/loom.yaml"
 	rm -f "$work/$_name/loomd.sock"
 	eval "_simhost=\${SIMHOST_$_name:-}"
+	# umad2sim only with a simulator to talk to (tests of etcd alone have none)
+	_pre=${LOOM_SIM_PID:+$PRELOAD}
 	if [ -n "$_simhost" ]; then
-		SIM_HOST=$_simhost LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" \
+		SIM_HOST=$_simhost LD_PRELOAD=$_pre "$B/loomd" -f -c "$work/$_name/loom.yaml" \
 			2>>"$work/$_name/loomd.log" &
 	else
-		LD_PRELOAD=$PRELOAD "$B/loomd" -f -c "$work/$_name/loom.yaml" 2>>"$work/$_name/loomd.log" &
+		LD_PRELOAD=$_pre "$B/loomd" -f -c "$work/$_name/loom.yaml" 2>>"$work/$_name/loomd.log" &
 	fi
 	eval "PID_$_name=$!"
 	LOOM_PIDS="$LOOM_PIDS $!"
@@ -451,4 +454,40 @@ loom_ibsim_reap() {
 	while read -r _cl _pid; do
 		kill -0 "$_pid" 2>/dev/null || loom_ibsim_cmd "X $_cl"
 	done <"$work/ibsim.attached"
+}
+
+# loom_ha_fabric: the HA tests' fabric: a 16-host fat tree in ibsim with one
+# OpenSM in the background reading $work/partitions.conf (all nodes' file
+# unless LOOM_HA_PARTITIONS gives each its own).
+loom_ha_fabric() {
+	"$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
+	loom_ibsim "$work/f.net"
+	printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
+		"$work/partitions.conf" >"$work/opensm.conf"
+	loom_opensm_bg
+}
+
+# loom_ha_fail MSG: every node's role and its last HA, tenant, policy and
+# audit lines, then loom_fail.
+loom_ha_fail() {
+	for _d in "$work"/*/; do
+		_n=$(basename "$_d")
+		[ -s "$_d/loomd.log" ] || continue
+		echo "--- node $_n: $(loom_ha_role "$_n")"
+		grep -E 'ha:|tenant|audit|qos|partitions' "$_d/loomd.log" | tail -n 30
+	done
+	loom_fail "$@"
+}
+
+# loom_slurm_hooks: the Slurm hooks as `make install` writes them, with this
+# test's paths: $work/loom-prolog, $work/loom-epilog, loomctl in $work/bin,
+# their settings in $work/etc/loom/slurm-hooks.conf.
+loom_slurm_hooks() {
+	mkdir -p "$work/bin" "$work/etc/loom"
+	cp "$B/loomctl" "$work/bin/"
+	for _h in prolog epilog; do
+		sed -e "s|@bindir[@]|$work/bin|g" -e "s|@sysconfdir[@]|$work/etc|g" \
+			-e "s|@pkgdatadir[@]|$work|g" "$S/etc/slurm/loom-$_h.in" >"$work/loom-$_h"
+		chmod 755 "$work/loom-$_h"
+	done
 }

@@ -59,13 +59,7 @@ loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
 
 # The hooks as `make install` writes them, with this test's paths; loomctl
 # copied where SlurmUser can run it.
-mkdir -p "$work/bin" "$work/etc/loom"
-cp "$B/loomctl" "$work/bin/"
-for h in prolog epilog; do
-	sed -e "s|@bindir[@]|$work/bin|g" -e "s|@sysconfdir[@]|$work/etc|g" \
-		-e "s|@pkgdatadir[@]|$work|g" "$S/etc/slurm/loom-$h.in" >"$work/loom-$h"
-	chmod 755 "$work/loom-$h"
-done
+loom_slurm_hooks
 if [ "$via" = https ]; then
 	# SlurmUser's own copy of the token; no socket path at all.
 	install -o slurm -m 600 "$work/slurm.token" "$work/etc/loom/slurm.token"
