@@ -10,6 +10,7 @@
  * are recorded as events and the request answered. One read at a time: a
  * second status while one runs is told to retry. */
 #include "autoconf.h"
+#include "lib/qos/options_block.h"
 #include "daemon/qos/qos_ib.h"
 
 #include <errno.h>
@@ -58,27 +59,9 @@ struct qos_ib_mod {
 	struct work_queue *iwork;
 };
 
-char *qos_ib_block_file(const char *old_text, const char *begin, const char *end,
-			const char *options)
-{
-	const char *b = old_text ? strstr(old_text, begin) : NULL;
-	const char *e = b ? strstr(b, end) : NULL;
-	size_t head = b && e ? (size_t)(b - old_text) : old_text ? strlen(old_text) : 0;
-	const char *tail = b && e ? e + strlen(end) : "";
-	const char *sep = head && old_text[head - 1] != '\n' ? "\n" : "";
-	size_t len = head + strlen(sep) + strlen(begin) + strlen(options) + strlen(end) +
-		     strlen(tail) + 1;
-	char *out = malloc(len);
-
-	if (out)
-		snprintf(out, len, "%.*s%s%s%s%s%s", (int)head, old_text ? old_text : "", sep,
-			 begin, options, end, tail);
-	return out;
-}
-
 char *qos_ib_options_file(const char *old_text, const char *options)
 {
-	return qos_ib_block_file(old_text, BEGIN_MARK, END_MARK, options);
+	return options_block_set(old_text, BEGIN_MARK, END_MARK, options);
 }
 
 /* How classes and VL layers share the SLs and VLs (lib/qos/ib_qos.h), for the

@@ -46,9 +46,6 @@ void qos_ib_watch(void *arg, const json_t *records, int leading);
  * lines) replaced by `options`, or appended when the file has none; NULL
  * when out of memory. Exposed for the unit tests. */
 char *qos_ib_options_file(const char *old_text, const char *options);
-/* The same for any block between the marker lines begin and end (ib_cc's). */
-char *qos_ib_block_file(const char *old_text, const char *begin, const char *end,
-			const char *options);
 
 /* loom.yaml's ib_qos: section (config_ibqos.c). */
 extern const struct config_section qos_ib_config;

@@ -1,6 +1,7 @@
 /* daemon/qos/qos_ibcc.c: "qos-ib-cc-apply" and "qos-ib-cc-status" (see
  * qos_ibcc.h). Both touch one small file and answer on the loop: no job. */
 #include "autoconf.h"
+#include "lib/qos/options_block.h"
 #include "daemon/qos/qos_ibcc.h"
 
 #include <errno.h>
@@ -147,7 +148,7 @@ static void apply_write(struct qos_ibcc_mod *m, struct ctl_req *req, const char 
 	int pid;
 
 	old = file_read_text(path, err, sizeof(err));  /* none yet: a new file */
-	text = qos_ib_block_file(old, IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts);
+	text = options_block_set(old, IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts);
 	free(old);
 	if (!text || file_write_atomic(path, text, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", text ? err : "out of memory");

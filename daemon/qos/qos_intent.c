@@ -1,6 +1,7 @@
 /* daemon/qos/qos_intent.c: the RoCE policy record replicated in etcd (see
  * qos_intent.h). */
 #include "autoconf.h"
+#include "lib/qos/options_block.h"
 #include "daemon/qos/qos_intent.h"
 
 #include <errno.h>
@@ -12,7 +13,6 @@
 
 #include "daemon/core/file_atomic.h"
 #include "daemon/core/work.h"
-#include "daemon/qos/qos_ib.h"
 #include "daemon/routing/opensm_pid.h"
 #include "lib/qos/qos_policy.h"
 #include "lib/util/log.h"
@@ -153,7 +153,7 @@ int qos_intent_mirror_block(const char *path, const char *begin, const char *end
 	char *old = file_read_text(path, err, errlen), *text;
 	int pid, same;
 
-	if (!(text = qos_ib_block_file(old, begin, end, options))) {
+	if (!(text = options_block_set(old, begin, end, options))) {
 		free(old);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;

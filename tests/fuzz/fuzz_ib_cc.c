@@ -2,7 +2,7 @@
  * check (lib/qos/ib_cc.c: ibcc_file_drift, the text operators edit), with
  * congestion-control settings taken from the input's first bytes through the
  * checks and the options writer, and the block writer loomd uses
- * (daemon/qos/qos_ib.c: qos_ib_block_file).
+ * (lib/qos/options_block.c: options_block_set).
  *
  * Input: 40 bytes of settings (zero-filled when short), then the file's text
  * (up to its first NUL).
@@ -22,6 +22,7 @@
 #include <errno.h>
 
 #include "tests/fuzz/fuzz.h"
+#include "lib/qos/options_block.h"
 #include "daemon/qos/qos_ib.h"
 #include "lib/qos/ib_cc.h"
 
@@ -105,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!strstr(text, IBCC_BLOCK_BEGIN)) {
 		if (rc != 1 || !strstr(why, "missing"))
 			fuzz_bug("a file without loom's block: %d \"%s\"", rc, why);
-		if ((file = qos_ib_block_file(text, IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts))) {
+		if ((file = options_block_set(text, IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts))) {
 			if (ibcc_file_drift(file, opts, why, sizeof(why)) != 0)
 				fuzz_bug("loom's own block is drift: %s", why);
 			free(file);

@@ -14,6 +14,7 @@
 
 #include "daemon/core/config.h"
 #include "daemon/loomd.h"
+#include "lib/qos/options_block.h"
 #include "daemon/qos/qos_ib.h"
 #include "lib/qos/ib_cc.h"
 #include "check_run.h"
@@ -282,7 +283,7 @@ START_TEST(drift_of_the_options_file_names_what_differs)
 
 	ck_assert_msg(load(good) == 0, "%s", err);
 	ibcc_opensm_options(&conf.ib_cc, opts, sizeof(opts));
-	file = qos_ib_block_file("# the operator's\nsweep_interval 10\ncc_cct 0:1\n",
+	file = options_block_set("# the operator's\nsweep_interval 10\ncc_cct 0:1\n",
 				 IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts);
 	ck_assert_ptr_nonnull(file);
 	/* An operator's line BEFORE the block is overridden by it: in policy. */
