@@ -79,7 +79,7 @@ redis-server --port 0 --unixsocket "$work/leaf1.sock" --unixsocketperm 700 --sav
 redis=$!
 # OpenSM and loomd go first: their umad2sim clients talk to ibsim on the way
 # out, and block for good if the simulator is gone.
-trap "kill \$loomd \$osm \$redis 2>/dev/null; wait \$loomd \$osm 2>/dev/null; exec 9>&-; kill \$sim 2>/dev/null; wait 2>/dev/null" EXIT
+trap "kill \$loomd \$osm \$redis 2>/dev/null || :; wait \$loomd \$osm 2>/dev/null || :; exec 9>&-; kill \$sim 2>/dev/null || :; wait 2>/dev/null || :" EXIT
 i=0; until grep -q "simulator ready" "$work/ibsim.log"; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/ibsim.log"; exit 1; }; sleep 0.1; done
 
