@@ -142,6 +142,15 @@ static json_t *load_prefix(struct etcd *e, const char *prefix, struct ha_sig *si
 	return obj;
 }
 
+/* The first watch of the same prefix as watch i (i when none before it). */
+static size_t first_same(const struct ha_step_in *in, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(in->watch[j], in->watch[i]))
+			return j;
+	return i;
+}
+
 /* A follower's watches: read when the store's revision moved since the
  * last read (seen by the range of the leader key), delivered when a
  * prefix's signature changed. A prefix that could not be read is read
@@ -157,8 +166,20 @@ static void follow(struct etcd *e, const struct ha_step_in *in, struct ha_step_o
 		return;
 	for (size_t i = 0; i < in->n_watch; i++) {
 		struct ha_sig sig;
-		json_t *r = load_prefix(e, in->watch[i], &sig, NULL);
+		size_t same = first_same(in, i);
+		json_t *r;
 
+		if (same < i) {
+			/* Several watches of one prefix: one read, delivered to each.
+			 * Read together, their signatures stay equal: none delivered
+			 * for the first (unchanged, or not read) is none here. */
+			if (!out->records[same])
+				continue;
+			sig = out->sig[same];
+			r = json_incref(out->records[same]);
+		} else {
+			r = load_prefix(e, in->watch[i], &sig, NULL);
+		}
 		if (!r) {
 			all_ok = 0;
 			continue;
@@ -224,8 +245,10 @@ done:
 	if (out->outcome == HA_OUT_LEADER && !in->leading) {
 		for (size_t i = 0; i < in->n_watch; i++) {
 			struct ha_sig sig;
+			size_t same = first_same(in, i);
 
-			out->records[i] = load_prefix(e, in->watch[i], &sig, NULL);
+			out->records[i] = same < i ? json_incref(out->records[same]) :
+				load_prefix(e, in->watch[i], &sig, NULL);
 		}
 	} else if (out->outcome == HA_OUT_FOLLOWER)
 		follow(e, in, out, out->seen_rev);
