@@ -3,55 +3,12 @@
 #include "lib/validate/cabling.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/fabric/ibtypes.h"
-
-const char *cab_kind_name(enum cab_kind k)
-{
-	static const char *const names[] = { "missing", "swapped", "miswired", "wrong-peer",
-					     "extra", "slow", "unknown-node" };
-
-	return (unsigned)k < sizeof(names) / sizeof(names[0]) ? names[k] : "?";
-}
-
-void cab_report_clear(struct cab_report *r)
-{
-	free(r->f);
-	memset(r, 0, sizeof(*r));
-}
-
-static int add(struct cab_report *r, enum cab_kind kind, unsigned line, const char *want,
-	       const char *got, const char *fmt, ...)
-{
-	struct cab_finding *f;
-	va_list ap;
-
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 32;
-		struct cab_finding *nf = realloc(r->f, cap * sizeof(*nf));
-
-		if (!nf)
-			return -ENOMEM;
-		r->f = nf;
-		r->cap = cap;
-	}
-	f = &r->f[r->n++];
-	memset(f, 0, sizeof(*f));
-	f->kind = kind;
-	f->error = kind != CAB_SLOW;
-	f->line = line;
-	snprintf(f->want, sizeof(f->want), "%s", want ? want : "");
-	snprintf(f->got, sizeof(f->got), "%s", got ? got : "");
-	va_start(ap, fmt);
-	vsnprintf(f->subject, sizeof(f->subject), fmt, ap);
-	va_end(ap);
-	return 0;
-}
 
 /* ---- the fabric's nodes by description, and its ports' marks -------------------------- */
 
@@ -68,7 +25,7 @@ static int desc_cmp(const void *x, const void *y)
 struct ctx {
 	const struct plan *p;
 	const struct fab *fab;
-	struct cab_report *r;
+	struct val_report *r;
 	struct by_desc *names;      /* sorted */
 	uint64_t *guids;            /* fab->nodes' GUIDs sorted, with ... */
 	size_t *guid_idx;           /* ... their index */
@@ -177,7 +134,7 @@ static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a)
 		 pc->speed ? ibt_speed_name(pc->speed) : "");
 	snprintf(got, sizeof(got), "%s %s", ibt_width_name(pt->width_active),
 		 ibt_speed_name(pt->speed_active));
-	return add(c->r, CAB_SLOW, pc->line, want, got, "%s[%u] - %s[%u]", pc->a, pc->a_port,
+	return val_add(c->r, VAL_SLOW, pc->line, want, got, "%s[%u] - %s[%u]", pc->a, pc->a_port,
 		   pc->b, pc->b_port);
 }
 
@@ -227,7 +184,7 @@ static int find_swap(struct ctx *c, size_t i, size_t a, unsigned a_port, size_t 
 		snprintf(got, sizeof(got), "%s[%u] - %s[%u], %s[%u] - %s[%u]", desc_of(c, a), a_port,
 			 desc_of(c, x), xp, desc_of(c, y), yp, desc_of(c, b), b_port);
 		/* the two ends whose cables went into each other's place */
-		return add(c->r, CAB_SWAPPED, pi->line, want, got, "%s[%u] and %s[%u]",
+		return val_add(c->r, VAL_SWAPPED, pi->line, want, got, "%s[%u] and %s[%u]",
 			   desc_of(c, a), a_port, desc_of(c, y), yp);
 	}
 }
@@ -249,16 +206,16 @@ static int one_wrong(struct ctx *c, size_t i)
 
 		lb = peer_of(c, e.b, pc->b_port, &y, &yp) == 0;
 		if (!lb)
-			return add(c->r, CAB_MISSING, pc->line, want, "", "%s[%u] - %s[%u]", pc->a,
+			return val_add(c->r, VAL_MISSING, pc->line, want, "", "%s[%u] - %s[%u]", pc->a,
 				   pc->a_port, pc->b, pc->b_port);
 		explain(c, e.b, pc->b_port);
 		snprintf(got, sizeof(got), "%s[%u] - %s[%u]", pc->b, pc->b_port, desc_of(c, y), yp);
-		return add(c->r, y == e.a ? CAB_MISWIRED : CAB_WRONG_PEER, pc->line, want, got,
+		return val_add(c->r, y == e.a ? VAL_MISWIRED : VAL_WRONG_PEER, pc->line, want, got,
 			   "%s[%u]", pc->b, pc->b_port);
 	}
 	explain(c, e.a, pc->a_port);
 	snprintf(got, sizeof(got), "%s[%u] - %s[%u]", pc->a, pc->a_port, desc_of(c, x), xp);
-	return add(c->r, x == e.b ? CAB_MISWIRED : CAB_WRONG_PEER, pc->line, want, got, "%s[%u]",
+	return val_add(c->r, x == e.b ? VAL_MISWIRED : VAL_WRONG_PEER, pc->line, want, got, "%s[%u]",
 		   pc->a, pc->a_port);
 }
 
@@ -271,14 +228,14 @@ static int extra_link(const struct fab_link *l, void *arg)
 		return 0;   /* planned, or explained by a finding */
 	if (!c->mark[a][0] && !c->mark[b][0])
 		return 0;   /* neither node is in the plan */
-	return add(c->r, CAB_EXTRA, 0, "", "", "%s[%u] - %s[%u]", l->a_node->desc, l->a->num,
+	return val_add(c->r, VAL_EXTRA, 0, "", "", "%s[%u] - %s[%u]", l->a_node->desc, l->a->num,
 		   l->b_node->desc, l->b->num) < 0 ? -1 : 0;
 }
 
 static int run(struct ctx *c, char *err, size_t errlen)
 {
 	const struct plan *p = c->p;
-	struct cab_report *r = c->r;
+	struct val_report *r = c->r;
 	size_t i, unmatched = 0;
 	const char *first = NULL;
 	int rc = 0;
@@ -310,7 +267,7 @@ static int run(struct ctx *c, char *err, size_t errlen)
 			}
 			unmatched++;
 			first = first ? first : pn[i].desc;
-			if (add(r, CAB_UNKNOWN_NODE, p->cables[pn[i].idx].line, "",
+			if (val_add(r, VAL_UNKNOWN_NODE, p->cables[pn[i].idx].line, "",
 				dup ? "several nodes have this description" : "no node has this "
 				"description", "%s", pn[i].desc) < 0) {
 				free(pn);
@@ -373,14 +330,14 @@ static int run(struct ctx *c, char *err, size_t errlen)
 	return rc;
 }
 
-int cabling_check(const struct plan *p, const struct fab *fab, struct cab_report *r, char *err,
+int cabling_check(const struct plan *p, const struct fab *fab, struct val_report *r, char *err,
 		  size_t errlen)
 {
 	struct ctx c = { .p = p, .fab = fab, .r = r };
-	size_t n = fab->n_nodes, i;
+	size_t n = fab->n_nodes, i, n0 = r->n;
 	int rc = -ENOMEM;
 
-	memset(r, 0, sizeof(*r));
+	r->cables_ok = r->plan_nodes = r->nodes_matched = 0;
 	if (errlen)
 		err[0] = '\0';
 	r->cables = p->n;
@@ -431,6 +388,6 @@ out:
 	free(c.end_of);
 	free(c.state);
 	if (rc < 0)
-		cab_report_clear(r);
+		r->n = n0;   /* nothing of a refused plan */
 	return rc;
 }

@@ -12,6 +12,7 @@
  *   wrong-peer  a planned port is cabled to another node
  *   extra       a link the plan does not have, on a node the plan has
  *   slow        below the plan's width or speed (warning)
+ * (codes and severities: report.h)
  *   unknown-node  a node of the plan that no node of the fabric describes
  *               (or that two do), its cables unchecked
  * A plan whose nodes are mostly not in the fabric is refused as a whole
@@ -24,42 +25,13 @@
 
 #include "lib/fabric/fabric.h"
 #include "lib/validate/plan.h"
+#include "lib/validate/report.h"
 
-enum cab_kind {
-	CAB_MISSING,
-	CAB_SWAPPED,
-	CAB_MISWIRED,
-	CAB_WRONG_PEER,
-	CAB_EXTRA,
-	CAB_SLOW,
-	CAB_UNKNOWN_NODE,
-};
-
-struct cab_finding {
-	enum cab_kind kind;
-	int error;                 /* 1: error, 0: warning */
-	char subject[320];         /* the cable(s) or node, plan's names and ports */
-	char want[320];            /* what the plan says ("" none) */
-	char got[320];             /* what the fabric has ("" none) */
-	unsigned line;             /* the plan's line (0: not from a CSV, or extra) */
-};
-
-struct cab_report {
-	size_t n;
-	struct cab_finding *f;
-	size_t cables;             /* the plan's */
-	size_t cables_ok;          /* there as planned (slow ones included) */
-	size_t plan_nodes, nodes_matched;
-	/* private: */
-	size_t cap;
-};
-
-/* 0 with the findings in *r (cab_report_clear() it), -EINVAL when the plan
- * is for another fabric, -ENOMEM; err says why. */
-int cabling_check(const struct plan *p, const struct fab *fab, struct cab_report *r, char *err,
+/* 0 with the findings added to *r (zeroed or holding other checks'
+ * findings; val_report_clear() it) and its cables/plan_nodes counts set;
+ * -EINVAL when the plan is for another fabric, -ENOMEM, with nothing
+ * added; err says why. */
+int cabling_check(const struct plan *p, const struct fab *fab, struct val_report *r, char *err,
 		  size_t errlen);
-void cab_report_clear(struct cab_report *r);
-/* "missing", "swapped", ... */
-const char *cab_kind_name(enum cab_kind k);
 
 #endif

@@ -57,7 +57,7 @@ static struct plan *plan_csv(const char *text)
 	return p;
 }
 
-static void check(const char *sw1, const char *sw2, struct cab_report *r)
+static void check(const char *sw1, const char *sw2, struct val_report *r)
 {
 	struct plan *p = plan_csv(PLAN_CSV);
 	struct fab *f = fabric(sw1, sw2);
@@ -69,22 +69,22 @@ static void check(const char *sw1, const char *sw2, struct cab_report *r)
 }
 
 /* The one finding of r, of kind k. */
-static const struct cab_finding *only(const struct cab_report *r, enum cab_kind k)
+static const struct val_finding *only(const struct val_report *r, enum val_code k)
 {
 	if (r->n != 1) {
 		for (size_t i = 0; i < r->n; i++)
 			fprintf(stderr, "finding %zu: %s %s (want %s, got %s)\n", i,
-				cab_kind_name(r->f[i].kind), r->f[i].subject, r->f[i].want,
+				val_code_name(r->f[i].code), r->f[i].subject, r->f[i].want,
 				r->f[i].got);
 	}
 	ck_assert_uint_eq(r->n, 1);
-	ck_assert_str_eq(cab_kind_name(r->f[0].kind), cab_kind_name(k));
+	ck_assert_str_eq(val_code_name(r->f[0].code), val_code_name(k));
 	return &r->f[0];
 }
 
 START_TEST(the_fabric_as_planned_has_no_finding)
 {
-	struct cab_report r;
+	struct val_report r = { 0 };
 
 	check(SW1_OK, SW2_OK, &r);
 	ck_assert_uint_eq(r.n, 0);
@@ -92,90 +92,90 @@ START_TEST(the_fabric_as_planned_has_no_finding)
 	ck_assert_uint_eq(r.cables_ok, 6);
 	ck_assert_uint_eq(r.plan_nodes, 6);
 	ck_assert_uint_eq(r.nodes_matched, 6);
-	cab_report_clear(&r);
+	val_report_clear(&r);
 }
 END_TEST
 
 START_TEST(two_swapped_cables_are_one_finding)
 {
-	struct cab_report r;
-	const struct cab_finding *f;
+	struct val_report r = { 0 };
+	const struct val_finding *f;
 
 	check("[1] \"hB\"[1]\n[2] \"hA\"[1]\n[3] \"sw2\"[3]\n[4] \"sw2\"[4]\n", SW2_OK, &r);
-	f = only(&r, CAB_SWAPPED);
-	ck_assert_int_eq(f->error, 1);
+	f = only(&r, VAL_SWAPPED);
+	ck_assert_int_eq(f->sev, VAL_ERROR);
 	ck_assert_str_eq(f->subject, "sw1[1] and sw1[2]");
 	ck_assert_str_eq(f->want, "sw1[1] - hA[1], sw1[2] - hB[1]");
 	ck_assert_str_eq(f->got, "sw1[1] - hB[1], sw1[2] - hA[1]");
 	ck_assert_uint_eq(r.cables_ok, 4);
-	cab_report_clear(&r);
+	val_report_clear(&r);
 	/* the inter-switch pair crosswise: sw1[3]-sw2[4], sw1[4]-sw2[3] */
 	check("[1] \"hA\"[1]\n[2] \"hB\"[1]\n[3] \"sw2\"[4]\n[4] \"sw2\"[3]\n", SW2_OK, &r);
-	only(&r, CAB_SWAPPED);
-	cab_report_clear(&r);
+	only(&r, VAL_SWAPPED);
+	val_report_clear(&r);
 }
 END_TEST
 
 START_TEST(a_missing_cable)
 {
-	struct cab_report r;
-	const struct cab_finding *f;
+	struct val_report r = { 0 };
+	const struct val_finding *f;
 
 	check(SW1_OK, "[1] \"hC\"[1]\n", &r);
-	f = only(&r, CAB_MISSING);
+	f = only(&r, VAL_MISSING);
 	ck_assert_str_eq(f->subject, "sw2[2] - hD[1]");
 	ck_assert_uint_eq(f->line, 8);   /* the plan's line */
-	cab_report_clear(&r);
+	val_report_clear(&r);
 }
 END_TEST
 
 START_TEST(right_nodes_wrong_port_is_miswired)
 {
-	struct cab_report r;
-	const struct cab_finding *f;
+	struct val_report r = { 0 };
+	const struct val_finding *f;
 
 	/* hB's cable in sw1 port 5 instead of 2 */
 	check("[1] \"hA\"[1]\n[5] \"hB\"[1]\n[3] \"sw2\"[3]\n[4] \"sw2\"[4]\n", SW2_OK, &r);
-	f = only(&r, CAB_MISWIRED);
+	f = only(&r, VAL_MISWIRED);
 	ck_assert_str_eq(f->want, "sw1[2] - hB[1]");
 	ck_assert_str_eq(f->got, "hB[1] - sw1[5]");
-	cab_report_clear(&r);
+	val_report_clear(&r);
 }
 END_TEST
 
 START_TEST(another_node_is_wrong_peer_and_a_new_link_extra)
 {
-	struct cab_report r;
-	const struct cab_finding *f;
+	struct val_report r = { 0 };
+	const struct val_finding *f;
 
 	/* hE (not in the plan) where hD should be */
 	check(SW1_OK, "[1] \"hC\"[1]\n[2] \"hE\"[1]\n", &r);
-	f = only(&r, CAB_WRONG_PEER);
+	f = only(&r, VAL_WRONG_PEER);
 	ck_assert_str_eq(f->got, "sw2[2] - hE[1]");
-	cab_report_clear(&r);
+	val_report_clear(&r);
 	/* an unplanned cable on a planned switch */
 	check(SW1_OK, SW2_OK "[6] \"hE\"[2]\n", &r);
-	f = only(&r, CAB_EXTRA);
+	f = only(&r, VAL_EXTRA);
 	ck_assert_msg(strstr(f->subject, "sw2[6]") != NULL, "%s", f->subject);
-	cab_report_clear(&r);
+	val_report_clear(&r);
 }
 END_TEST
 
 START_TEST(below_the_planned_speed_is_a_warning)
 {
-	struct cab_report r;
-	const struct cab_finding *f;
+	struct val_report r = { 0 };
+	const struct val_finding *f;
 	struct plan *p = plan_csv("sw1,1,hA,1,4x,HDR\nsw1,2,hB,1,4x\nsw1,3,sw2,3,,SDR\n"
 				  "sw1,4,sw2,4\nsw2,1,hC,1\nsw2,2,hD,1\n");
 	struct fab *fb = fabric(SW1_OK, SW2_OK);   /* ibsim: 4x SDR */
 	char err[256];
 
 	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), 0);
-	f = only(&r, CAB_SLOW);   /* only the HDR one: 4x and SDR are met */
-	ck_assert_int_eq(f->error, 0);
+	f = only(&r, VAL_SLOW);   /* only the HDR one: 4x and SDR are met */
+	ck_assert_int_eq(f->sev, VAL_WARNING);
 	ck_assert_str_eq(f->subject, "sw1[1] - hA[1]");
 	ck_assert_msg(strstr(f->want, "HDR") && strstr(f->got, "SDR"), "%s / %s", f->want, f->got);
-	cab_report_clear(&r);
+	val_report_clear(&r);
 	plan_free(p);
 	fab_free(fb);
 }
@@ -183,15 +183,15 @@ END_TEST
 
 START_TEST(unknown_nodes_and_a_plan_for_another_fabric)
 {
-	struct cab_report r;
+	struct val_report r = { 0 };
 	struct plan *p = plan_csv("sw1,1,hA,1\nsw1,2,hB,1\nsw1,3,sw2,3\nsw1,4,sw2,4\n"
 				  "sw2,1,hC,1\nsw2,2,hD,1\nsw1,6,hZ,1\n");
 	struct fab *fb = fabric(SW1_OK, SW2_OK);
 	char err[256] = "";
 
 	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), 0);
-	ck_assert_str_eq(only(&r, CAB_UNKNOWN_NODE)->subject, "hZ");
-	cab_report_clear(&r);
+	ck_assert_str_eq(only(&r, VAL_UNKNOWN_NODE)->subject, "hZ");
+	val_report_clear(&r);
 	plan_free(p);
 	p = plan_csv("x1,1,y1,1\nx2,1,y2,1\nx3,1,y3,1\nsw1,1,hA,1\n");
 	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), -EINVAL);
@@ -209,14 +209,14 @@ START_TEST(a_plan_from_a_topology_file_is_every_link)
 			  "\nHca 2 \"hA\"\n\nHca 2 \"hB\"\n\nHca 2 \"hC\"\n\nHca 2 \"hD\"\n";
 	struct plan *p = plan_csv(net);
 	struct fab *fb = fabric(SW1_OK, SW2_OK);
-	struct cab_report r;
+	struct val_report r = { 0 };
 	char err[256];
 
 	ck_assert_uint_eq(p->n, 6);
 	ck_assert_uint_eq(p->cables[0].width, IBT_WIDTH_4X);
 	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), 0);
 	ck_assert_uint_eq(r.n, 0);
-	cab_report_clear(&r);
+	val_report_clear(&r);
 	plan_free(p);
 	fab_free(fb);
 }

@@ -1,0 +1,135 @@
+/* lib/validate/report.c: the findings' catalogue and list (report.h). */
+#include "autoconf.h"
+#include "lib/validate/report.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	enum val_severity sev;
+	const char *what;
+} codes[VAL_CODE_COUNT] = {
+	[VAL_MISSING] = { "missing", VAL_ERROR, "a planned cable is not there" },
+	[VAL_SWAPPED] = { "swapped", VAL_ERROR, "two planned cables are plugged crosswise" },
+	[VAL_MISWIRED] = { "miswired", VAL_ERROR,
+			   "the planned nodes are cabled, another port at one end" },
+	[VAL_WRONG_PEER] = { "wrong-peer", VAL_ERROR, "a planned port is cabled to another node" },
+	[VAL_EXTRA] = { "extra", VAL_ERROR, "a cable the plan does not have" },
+	[VAL_SLOW] = { "slow", VAL_WARNING, "a cable below the plan's width or speed" },
+	[VAL_UNKNOWN_NODE] = { "unknown-node", VAL_ERROR,
+			       "a planned node that no node of the fabric (or several) describes" },
+	[VAL_DEGRADED] = { "degraded", VAL_WARNING,
+			   "a link below the best width or speed both ends support" },
+	[VAL_DUP_NODE_GUID] = { "dup-node-guid", VAL_ERROR, "one node GUID on two nodes" },
+	[VAL_DUP_PORT_GUID] = { "dup-port-guid", VAL_ERROR, "one port GUID on two ports" },
+	[VAL_DUP_DESC] = { "dup-desc", VAL_WARNING, "one node description on several nodes" },
+	[VAL_EMPTY_DESC] = { "empty-desc", VAL_WARNING, "a node without a description" },
+	[VAL_LID_CONFLICT] = { "lid-conflict", VAL_ERROR, "one LID on two ports" },
+	[VAL_LID_UNASSIGNED] = { "lid-unassigned", VAL_ERROR, "an active port without a LID" },
+	[VAL_PORT_STUCK] = { "port-stuck", VAL_ERROR, "a linked port left in INIT or ARMED" },
+	[VAL_MTU_MISMATCH] = { "mtu-mismatch", VAL_WARNING,
+			       "the two ends of a link at different MTUs" },
+	[VAL_VL_MISMATCH] = { "vl-mismatch", VAL_WARNING,
+			      "the two ends of a link with different VL capabilities" },
+	[VAL_PORT_COUNT] = { "port-count", VAL_WARNING,
+			     "a switch with another port count than the others of its level" },
+	[VAL_LEAF_UPLINKS] = { "leaf-uplinks", VAL_ERROR,
+			       "a leaf with another uplink count than the other leaves" },
+	[VAL_LEAF_LINK] = { "leaf-link", VAL_ERROR, "two leaf switches cabled to each other" },
+	[VAL_UNREACHABLE] = { "unreachable", VAL_ERROR,
+			      "a leaf that reaches another leaf only on a path that is not up-down" },
+	[VAL_BER] = { "ber", VAL_WARNING, "a link whose symbol errors exceed the BER threshold" },
+};
+
+const char *val_code_name(enum val_code c)
+{
+	return (unsigned)c < VAL_CODE_COUNT ? codes[c].name : "?";
+}
+
+enum val_code val_code_of(const char *name)
+{
+	for (unsigned i = 0; i < VAL_CODE_COUNT; i++)
+		if (!strcmp(codes[i].name, name))
+			return (enum val_code)i;
+	return VAL_CODE_COUNT;
+}
+
+enum val_severity val_code_severity(enum val_code c)
+{
+	return (unsigned)c < VAL_CODE_COUNT ? codes[c].sev : VAL_ERROR;
+}
+
+const char *val_code_what(enum val_code c)
+{
+	return (unsigned)c < VAL_CODE_COUNT ? codes[c].what : "";
+}
+
+const char *val_severity_name(enum val_severity s)
+{
+	return s == VAL_ERROR ? "error" : "warning";
+}
+
+int val_add(struct val_report *r, enum val_code code, unsigned line, const char *want,
+	    const char *got, const char *fmt, ...)
+{
+	struct val_finding *f;
+	va_list ap;
+
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 32;
+		struct val_finding *nf = realloc(r->f, cap * sizeof(*nf));
+
+		if (!nf)
+			return -ENOMEM;
+		r->f = nf;
+		r->cap = cap;
+	}
+	f = &r->f[r->n++];
+	memset(f, 0, sizeof(*f));
+	f->code = code;
+	f->sev = val_code_severity(code);
+	f->line = line;
+	snprintf(f->want, sizeof(f->want), "%s", want ? want : "");
+	snprintf(f->got, sizeof(f->got), "%s", got ? got : "");
+	va_start(ap, fmt);
+	vsnprintf(f->subject, sizeof(f->subject), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+void val_report_clear(struct val_report *r)
+{
+	free(r->f);
+	memset(r, 0, sizeof(*r));
+}
+
+static int finding_cmp(const void *x, const void *y)
+{
+	const struct val_finding *a = x, *b = y;
+	int c;
+
+	if (a->sev != b->sev)
+		return a->sev < b->sev ? -1 : 1;
+	if ((c = strcmp(a->subject, b->subject)))
+		return c;
+	return a->code < b->code ? -1 : a->code > b->code;
+}
+
+void val_report_sort(struct val_report *r)
+{
+	if (r->n > 1)
+		qsort(r->f, r->n, sizeof(*r->f), finding_cmp);
+}
+
+size_t val_count(const struct val_report *r, enum val_severity sev)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += r->f[i].sev == sev;
+	return n;
+}
