@@ -28,7 +28,25 @@ void fab_free(struct fab *fab)
 	}
 	free(fab->nodes);
 	free(fab->hash);
+	free(fab->dups);
 	free(fab);
+}
+
+int fab_add_dup(struct fab *fab, uint64_t guid, int is_port, const char *first,
+		const char *second)
+{
+	struct fab_dup *d = realloc(fab->dups, (fab->n_dups + 1) * sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	fab->dups = d;
+	d += fab->n_dups++;
+	memset(d, 0, sizeof(*d));
+	d->guid = guid;
+	d->is_port = !!is_port;
+	snprintf(d->first, sizeof(d->first), "%.*s", (int)sizeof(d->first) - 1, first);
+	snprintf(d->second, sizeof(d->second), "%.*s", (int)sizeof(d->second) - 1, second);
+	return 0;
 }
 
 static size_t guid_slot(uint64_t guid, size_t size)

@@ -42,10 +42,21 @@ struct fab_node {
 	struct fab_port *ports;    /* nports + 1 entries, index = port number */
 };
 
+/* A GUID discovery met in two places (two nodes, or two ports): the graph
+ * keeps the first, this says where the second was. */
+struct fab_dup {
+	uint64_t guid;
+	uint8_t is_port;           /* a port GUID (else a node GUID) */
+	char first[FAB_DESC_LEN + 8];   /* "desc[port]" or "desc" of each sighting */
+	char second[FAB_DESC_LEN + 8];
+};
+
 struct fab {
 	char subnet[FAB_NAME_LEN]; /* loom's name of the subnet (config) */
 	size_t n_nodes;
 	struct fab_node **nodes;   /* in insertion order until fab_sort() */
+	size_t n_dups;
+	struct fab_dup *dups;      /* duplicate GUIDs discovery met (validation reports them) */
 	/* private: */
 	size_t cap;
 	size_t hash_size;
@@ -69,6 +80,10 @@ struct fab_port *fab_port(const struct fab_node *node, unsigned num);
 /* The peer of a linked port, or NULL. */
 const struct fab_port *fab_peer(const struct fab *fab, const struct fab_port *port,
 				const struct fab_node **peer_node);
+
+/* Note a duplicate GUID; -ENOMEM. */
+int fab_add_dup(struct fab *fab, uint64_t guid, int is_port, const char *first,
+		const char *second);
 
 /* Sort nodes by GUID (for stable output and diffs). */
 void fab_sort(struct fab *fab);
