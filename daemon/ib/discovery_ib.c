@@ -10,18 +10,22 @@
  *
  * All-or-nothing: a port that is physically up but whose neighbour never
  * answered means the walk is incomplete, and an incomplete fabric recorded as
- * the truth would raise false "node disappeared" events; such a sweep fails. */
+ * the truth would raise false "node disappeared" events; such a sweep fails.
+ * A duplicate GUID is not such a hole: the graph keeps the device found
+ * first and fab->dups says where the other is (discovery_dups.c). */
 #include "autoconf.h"
 #include "daemon/ib/discovery_ib.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <infiniband/ibnetdisc.h>
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "daemon/ib/discovery_dups.h"
 #include "lib/util/log.h"
 
 /* PortInfo:CapabilityMask bit 14, IsExtendedSpeedsSupported (host order). */
@@ -173,9 +177,20 @@ static int map_node(struct fab *fab, ibnd_node_t *n, char *err, size_t errlen)
 	return 0;
 }
 
+static int is_dup_end(const struct disc_ib_dup_end *ends, size_t n_ends, uint64_t guid,
+		      unsigned port)
+{
+	for (size_t i = 0; i < n_ends; i++)
+		if (ends[i].guid == guid && ends[i].port == port)
+			return 1;
+	return 0;
+}
+
 /* A port that is physically up on a node other than a switch's port 0 must
- * lead somewhere; if it does not, its neighbour did not answer. */
-static int check_complete(const struct fab *fab, char *err, size_t errlen)
+ * lead somewhere; if it does not, its neighbour did not answer (unless it
+ * leads to a device with a duplicate GUID: ends). */
+static int check_complete(const struct fab *fab, const struct disc_ib_dup_end *ends,
+			  size_t n_ends, char *err, size_t errlen)
 {
 	size_t dangling = 0;
 	const struct fab_node *first_n = NULL;
@@ -187,7 +202,8 @@ static int check_complete(const struct fab *fab, char *err, size_t errlen)
 		for (unsigned p = 1; p <= n->nports; p++) {
 			const struct fab_port *fp = &n->ports[p];
 
-			if (!fp->present || fp->has_peer || fp->phys_state != PI_PHYS_LINKUP)
+			if (!fp->present || fp->has_peer || fp->phys_state != PI_PHYS_LINKUP ||
+			    is_dup_end(ends, n_ends, n->guid, p))
 				continue;
 			if (!dangling++) {
 				first_n = n;
@@ -252,7 +268,8 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 	char ca[UMAD_CA_NAME_LEN] = "";
 	ibnd_fabric_t *ib;
 	struct fab *fab;
-	size_t n = 0;
+	struct disc_ib_dup_end *ends = NULL;
+	size_t n = 0, n_ends = 0;
 
 	if (check_local_port(p, err, errlen) < 0)
 		return NULL;
@@ -279,18 +296,30 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 		ibnd_destroy_fabric(ib);
 		return NULL;
 	}
+	if (disc_ib_dups_resolve(ib, ca[0] ? ca : NULL, p->port, p->timeout_ms, fab, &ends,
+				 &n_ends) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	for (ibnd_node_t *node = ib->nodes; node; node = node->next, n++)
 		if (map_node(fab, node, err, errlen) < 0)
 			goto fail;
 	ibnd_destroy_fabric(ib);
 	ib = NULL;
 	fab_sort(fab);
-	if (check_complete(fab, err, errlen) < 0 || fab_check(fab, err, errlen) < 0)
+	if (fab_find_port_dups(fab) < 0) {
+		snprintf(err, errlen, "out of memory");
 		goto fail;
+	}
+	if (check_complete(fab, ends, n_ends, err, errlen) < 0 ||
+	    fab_check(fab, err, errlen) < 0)
+		goto fail;
+	free(ends);
 	log_debug("subnet %s: %zu nodes swept from %s/%d", p->subnet, n,
 		  ca[0] ? ca : "(first HCA)", p->port);
 	return fab;
 fail:
+	free(ends);
 	if (ib)
 		ibnd_destroy_fabric(ib);
 	fab_free(fab);

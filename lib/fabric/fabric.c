@@ -49,6 +49,66 @@ int fab_add_dup(struct fab *fab, uint64_t guid, int is_port, const char *first,
 	return 0;
 }
 
+struct port_ref {
+	uint64_t guid;
+	size_t node;   /* index in fab->nodes */
+	unsigned port;
+};
+
+static int cmp_port_ref(const void *a, const void *b)
+{
+	const struct port_ref *x = a, *y = b;
+
+	if (x->guid != y->guid)
+		return x->guid < y->guid ? -1 : 1;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+int fab_find_port_dups(struct fab *fab)
+{
+	struct port_ref *refs;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		cap += (size_t)fab->nodes[i]->nports + 1;
+	if (!(refs = malloc((cap ? cap : 1) * sizeof(*refs))))
+		return -ENOMEM;
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct fab_node *nd = fab->nodes[i];
+
+		for (unsigned p = 0; p <= nd->nports; p++) {
+			const struct fab_port *fp = &nd->ports[p];
+
+			if (!fp->present || !fp->guid)
+				continue;
+			if (nd->type == IBT_NODE_SWITCH && p != 0)
+				continue;  /* one GUID for all of a switch's ports */
+			refs[n].guid = fp->guid;
+			refs[n].node = i;
+			refs[n++].port = p;
+		}
+	}
+	qsort(refs, n, sizeof(*refs), cmp_port_ref);
+	for (size_t i = 1; i < n && rc == 0; i++) {
+		const struct port_ref *a = &refs[i - 1], *b = &refs[i];
+		char first[FAB_DESC_LEN + 8], second[FAB_DESC_LEN + 8];
+
+		if (a->guid != b->guid)
+			continue;
+		/* Report each further sighting against the first one. */
+		for (size_t j = i - 1; j > 0 && refs[j - 1].guid == b->guid; j--)
+			a = &refs[j - 1];
+		snprintf(first, sizeof(first), "%.64s[%u]", fab->nodes[a->node]->desc, a->port);
+		snprintf(second, sizeof(second), "%.64s[%u]", fab->nodes[b->node]->desc, b->port);
+		rc = fab_add_dup(fab, b->guid, 1, first, second);
+	}
+	free(refs);
+	return rc;
+}
+
 static size_t guid_slot(uint64_t guid, size_t size)
 {
 	guid ^= guid >> 33;

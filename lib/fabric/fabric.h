@@ -44,11 +44,14 @@ struct fab_node {
 
 /* A GUID discovery met in two places (two nodes, or two ports): the graph
  * keeps the first, this says where the second was. */
+#define FAB_DUP_LEN (2 * FAB_DESC_LEN + 16)
 struct fab_dup {
 	uint64_t guid;
 	uint8_t is_port;           /* a port GUID (else a node GUID) */
-	char first[FAB_DESC_LEN + 8];   /* "desc[port]" or "desc" of each sighting */
-	char second[FAB_DESC_LEN + 8];
+	/* each sighting: "desc[port]" (port GUID), "desc" (a switch) or
+	 * "desc (on neighbour-desc[port])" (a node GUID, where it hangs) */
+	char first[FAB_DUP_LEN];
+	char second[FAB_DUP_LEN];
 };
 
 struct fab {
@@ -84,6 +87,10 @@ const struct fab_port *fab_peer(const struct fab *fab, const struct fab_port *po
 /* Note a duplicate GUID; -ENOMEM. */
 int fab_add_dup(struct fab *fab, uint64_t guid, int is_port, const char *first,
 		const char *second);
+
+/* Note in fab->dups each port GUID found on two nodes (a switch's ports share
+ * its port 0's GUID; a CA's ports have their own); 0 or -ENOMEM. */
+int fab_find_port_dups(struct fab *fab);
 
 /* Sort nodes by GUID (for stable output and diffs). */
 void fab_sort(struct fab *fab);

@@ -4,6 +4,9 @@
  *   per node type, guid, sysimg_guid, vendor_id, device_id, revision,
  *            desc (FAB_DESC_LEN + 1 bytes), nports, then nports + 1
  *            struct fab_port as they are in memory
+ *   dups     only when the fabric has duplicate GUIDs (fab->dups): magic
+ *            "LOOMDUP1", their number, then each struct wire_dup; a fabric
+ *            without duplicates is written as it always was
  *   trailer  magic "LOOMEND1" (a stream cut short is caught here) */
 #include "autoconf.h"
 #include "lib/fabric/fabric_wire.h"
@@ -14,6 +17,7 @@
 
 static const char head_magic[8] = "LOOMFAB1";
 static const char tail_magic[8] = "LOOMEND1";
+static const char dup_magic[8] = "LOOMDUP1";
 
 struct wire_node {
 	int32_t type;
@@ -25,6 +29,14 @@ struct wire_node {
 	uint8_t nports;
 	uint8_t pad;
 	char desc[FAB_DESC_LEN + 1];
+};
+
+struct wire_dup {
+	uint64_t guid;
+	uint8_t is_port;
+	uint8_t pad[7];
+	char first[FAB_DUP_LEN];
+	char second[FAB_DUP_LEN];
 };
 
 struct wire_head {
@@ -64,6 +76,25 @@ int fab_wire_write(const struct fab *fab, FILE *out)
 		    fwrite(n->ports, sizeof(*n->ports), (size_t)n->nports + 1, out) !=
 		    (size_t)n->nports + 1)
 			return -EIO;
+	}
+	if (fab->n_dups) {
+		uint64_t n = fab->n_dups;
+
+		if (fwrite(dup_magic, sizeof(dup_magic), 1, out) != 1 ||
+		    fwrite(&n, sizeof(n), 1, out) != 1)
+			return -EIO;
+		for (size_t i = 0; i < fab->n_dups; i++) {
+			const struct fab_dup *d = &fab->dups[i];
+			struct wire_dup w;
+
+			memset(&w, 0, sizeof(w));
+			w.guid = d->guid;
+			w.is_port = d->is_port;
+			memcpy(w.first, d->first, sizeof(w.first));
+			memcpy(w.second, d->second, sizeof(w.second));
+			if (fwrite(&w, sizeof(w), 1, out) != 1)
+				return -EIO;
+		}
 	}
 	if (fwrite(tail_magic, sizeof(tail_magic), 1, out) != 1 || fflush(out) != 0)
 		return -EIO;
@@ -138,6 +169,27 @@ struct fab *fab_wire_read_prefix(const void *buf, size_t len, size_t *used, char
 		memcpy(n->ports, at, sizeof(*n->ports) * ((size_t)w.nports + 1));
 		for (unsigned p = 0; p <= w.nports; p++)
 			n->ports[p].num = (uint8_t)p;  /* the index is the truth */
+	}
+	if (c.left >= sizeof(dup_magic) && !memcmp(c.p, dup_magic, sizeof(dup_magic))) {
+		uint64_t n_dups;
+
+		take(&c, sizeof(dup_magic));
+		if (!(at = take(&c, sizeof(n_dups))))
+			goto short_stream;
+		memcpy(&n_dups, at, sizeof(n_dups));
+		if (n_dups > c.left / sizeof(struct wire_dup))
+			goto short_stream;
+		for (uint64_t i = 0; i < n_dups; i++) {
+			struct wire_dup w;
+
+			memcpy(&w, take(&c, sizeof(w)), sizeof(w));
+			w.first[sizeof(w.first) - 1] = '\0';
+			w.second[sizeof(w.second) - 1] = '\0';
+			if (fab_add_dup(fab, w.guid, w.is_port, w.first, w.second) < 0) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+		}
 	}
 	if (!(at = take(&c, sizeof(tail_magic))) || memcmp(at, tail_magic, sizeof(tail_magic)))
 		goto short_stream;
