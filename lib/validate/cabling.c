@@ -120,6 +120,20 @@ static struct ends ends_of(const struct ctx *c, const struct plan_cable *pc)
 	return e;
 }
 
+/* A cable with an unknown node at one end: the known end's port is
+ * explained by the unknown-node finding (no "extra" for the cable that is
+ * there, to a node by another name). */
+static void mark_known_end(struct ctx *c, const struct plan_cable *pc)
+{
+	size_t idx;
+	int dup;
+
+	if (node_named(c, pc->a, &idx, &dup) && pc->a_port <= c->fab->nodes[idx]->nports)
+		explain(c, idx, pc->a_port);
+	if (node_named(c, pc->b, &idx, &dup) && pc->b_port <= c->fab->nodes[idx]->nports)
+		explain(c, idx, pc->b_port);
+}
+
 static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a)
 {
 	const struct fab_port *pt = fab_port(c->fab->nodes[a], pc->a_port);
@@ -286,8 +300,10 @@ static int run(struct ctx *c, char *err, size_t errlen)
 	for (i = 0; i < p->n; i++) {
 		struct ends e = ends_of(c, &p->cables[i]);
 
-		if (!e.ok)
+		if (!e.ok) {
+			mark_known_end(c, &p->cables[i]);
 			continue;
+		}
 		c->mark[e.a][p->cables[i].a_port] = 1;
 		c->mark[e.b][p->cables[i].b_port] = 1;
 		c->end_of[e.a][p->cables[i].a_port] = i + 1;

@@ -74,6 +74,9 @@ void val_report_clear(struct val_report *r);
 /* Errors first, then warnings; by subject within each (the cabinet's order
  * when names sort the way racks are numbered); then by code. */
 void val_report_sort(struct val_report *r);
+/* One fault, one finding: a link's `degraded` goes when the plan's `slow`
+ * says the same of it; then val_report_sort(). */
+void val_report_settle(struct val_report *r);
 size_t val_count(const struct val_report *r, enum val_severity sev);
 
 /* "missing", "swapped", ... ; VAL_CODE_COUNT for an unknown name */
