@@ -22,6 +22,8 @@ static const struct {
 	[VAL_SLOW] = { "slow", VAL_WARNING, "a cable below the plan's width or speed" },
 	[VAL_UNKNOWN_NODE] = { "unknown-node", VAL_ERROR,
 			       "a planned node that no node of the fabric (or several) describes" },
+	[VAL_RENAMED] = { "renamed", VAL_WARNING,
+			  "a planned node found by its GUID under another description" },
 	[VAL_DEGRADED] = { "degraded", VAL_WARNING,
 			   "a link below the best width or speed both ends support" },
 	[VAL_DUP_NODE_GUID] = { "dup-node-guid", VAL_ERROR, "one node GUID on two nodes" },

@@ -27,6 +27,7 @@ enum val_code {
 	VAL_EXTRA,         /* a link the plan does not have, on a planned node */
 	VAL_SLOW,          /* below the plan's width or speed */
 	VAL_UNKNOWN_NODE,  /* a planned node no node of the fabric describes (or several) */
+	VAL_RENAMED,       /* a planned node found by its GUID under another description */
 	/* the rules of a healthy fabric (health.h) */
 	VAL_DEGRADED,      /* a link below the best width or speed both ends support */
 	VAL_DUP_NODE_GUID, /* one node GUID on two nodes */
