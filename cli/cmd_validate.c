@@ -157,6 +157,8 @@ static int add_plan(struct loomctl *lc, json_t *r, const struct plan *plan, cons
 	json_object_set_new(r, "plan", json_string(plan->source));
 	if (rc == -EINVAL) {
 		json_object_set_new(r, "plan_error", json_string(err));
+		json_object_del(r, "fabric");
+		val_report_clear(&cab);
 		return 0;
 	}
 	if (rc < 0 || !(mine = val_report_json(&cab))) {

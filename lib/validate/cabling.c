@@ -447,7 +447,13 @@ out:
 	free(c.mark);
 	free(c.end_of);
 	free(c.state);
-	if (rc < 0)
+	if (rc < 0) {
 		r->n = n0;   /* nothing of a refused plan */
+		if (!n0) {   /* and no memory of it either */
+			free(r->f);
+			r->f = NULL;
+			r->cap = 0;
+		}
+	}
 	return rc;
 }
