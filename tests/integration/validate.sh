@@ -176,3 +176,14 @@ loom_config "$(loom_subnet_conf ft)" "validation:" "  expected: $work/bad.csv"
 if "$B/loomd" -n -c "$work/loom.yaml" >"$work/n.txt" 2>&1; then loom_fail "loomd -n accepts a broken plan"; fi
 grep -q "validation.expected.*bad.csv:2" "$work/n.txt" || loom_fail "loomd -n does not name the plan's line: $(cat "$work/n.txt")"
 loom_ok "a plan that does not parse names file:line (loomctl and loomd -n); a plan for another fabric is one error"
+
+# ---- a reload with the plan broken keeps the running plan ---------------------------------
+loom_config "$(loom_subnet_conf ft)" "validation:" "  expected: $work/good.topo"
+cp "$work/good.topo" "$work/good.topo.kept"
+{ cat "$work/good.topo.kept"; printf 'switchguid=0xnothex\n'; } >"$work/good.topo"
+kill -HUP "$LOOMD_PID"
+loom_until 50 grep -q "reload refused: .*validation.expected: .*good.topo" "$work/loomd.log" ||
+	loom_fail "a reload with a broken plan is not refused naming it"
+loom_ctl fabric validate --summary >"$work/s.txt" || :
+grep -q " of $cables planned cables" "$work/s.txt" || loom_fail "the running plan is gone after a refused reload: $(cat "$work/s.txt")"
+loom_ok "a reload with a broken plan is refused naming it; the running plan still checks"
