@@ -15,6 +15,7 @@
 #include "lib/db/ar_status_db.h"
 #include "lib/db/counters_db.h"
 #include "lib/db/health_db.h"
+#include "lib/db/validate_db.h"
 #include "lib/db/switch_counters_db.h"
 #include "lib/db/route_live_db.h"
 
@@ -117,6 +118,9 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 	if (strcmp(cmd, "switch_counters") == 0)
 		return switch_counters_db_read(db, arg_str(args, "switch"), arg_str(args, "port"),
 					       out, err, errlen);
+	/* ... and the open findings of fabric validation. */
+	if (strcmp(cmd, "fabric-issues") == 0)
+		return validate_db_issues(db, arg_str(args, "subnet"), out, err, errlen);
 	if (strcmp(cmd, "route-runs") == 0) {
 		json_t *limit = json_object_get(args, "limit");
 

@@ -21,6 +21,7 @@ static const struct {
 	{ "ports", cmd_ports, 0 },
 	{ "links", cmd_links, 0 },
 	{ "events", cmd_events, 0 },
+	{ "fabric", cmd_fabric, 0 },
 	{ "route", cmd_route, 0 },
 	{ "qos", cmd_qos, 0 },
 	{ "switches", cmd_switches, 0 },
@@ -60,6 +61,18 @@ static void usage(FILE *out)
 		"                                 newest first; TIME: unix seconds,\n"
 		"                                 2026-11-22T15:00:00Z, 2026-11-22 or an\n"
 		"                                 age such as 90s, 15m, 2h, 7d\n"
+		"  fabric validate [--expected FILE] [--subnet S] [--summary]\n"
+		"                                 check the last swept fabric now: the\n"
+		"                                 cabling plan (validation.expected, or\n"
+		"                                 FILE: a CSV node,port,peer,peer_port[,\n"
+		"                                 width[,speed]] or a topology file) and\n"
+		"                                 the fabric's rules; exit 0 clean, 4\n"
+		"                                 warnings, 5 errors\n"
+		"  fabric validate --topology FILE [--expected PLAN]\n"
+		"                                 the same on a topology file, no loomd\n"
+		"  fabric issues [--subnet S] [--summary]\n"
+		"                                 what the checks after the sweeps found\n"
+		"                                 and is still there, since when\n"
 		"  route compute --topology FILE [--engine loom|ftree|dfsssp|minhop]\n"
 		"        [--lfts DUMP] [--dump FILE] [--shifts N] [--random N] [--seed S]\n"
 		"        [--bisections N] [--ar [tree|lag]] [--ar-cap N] [--ar-plan PATH]\n"

@@ -133,6 +133,9 @@ int cmd_ports(struct loomctl *lc, int argc, char **argv);
 int cmd_links(struct loomctl *lc, int argc, char **argv);
 int cmd_events(struct loomctl *lc, int argc, char **argv);
 
+/* ---- cmd_validate.c: argv[0] is "fabric" (validate, issues) ---- */
+int cmd_fabric(struct loomctl *lc, int argc, char **argv);
+
 /* ---- cmd_daemon.c ---- */
 int cmd_status(struct loomctl *lc, int argc, char **argv);
 int cmd_discover(struct loomctl *lc, int argc, char **argv);

@@ -42,6 +42,7 @@
 #include "daemon/http/web_http.h"
 #include "daemon/http/api.h"
 #include "daemon/ha/ha.h"
+#include "daemon/validate/validate.h"
 
 struct loomd {
 	const struct loomd_options *opt;
@@ -65,6 +66,7 @@ struct loomd {
 	struct queries *queries;  /* nodes, links...: read off the loop */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
+	struct validate_mod *validate; /* the fabric checked after every sweep */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
 };
@@ -93,7 +95,7 @@ static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
 	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
-	&ha_config,
+	&ha_config, &validate_config,
 };
 
 int loomd_config_init(void)
@@ -264,6 +266,7 @@ static void reload(struct loomd *d)
 	if (tenants_reconfigure(d->tenants, next) < 0)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
 	telemetry_reconfigure(d->telemetry, next);
+	validate_reconfigure(d->validate, next);
 	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
 	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
 	ha_reconfigure(d->ha, next);
@@ -333,6 +336,7 @@ static void loomd_teardown(struct loomd *d)
 	ha_free(d->ha);
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
+	validate_free(d->validate); /* after the sweeps: they hand it their fabrics */
 	routes_free(d->routes);
 	ar_free(d->ar);
 	ar_apply_free(d->ar_apply);
@@ -447,6 +451,11 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("counters: %s", err);
 		goto out;
 	}
+	if (!(d.validate = validate_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+		log_err("validation: %s", err);
+		goto out;
+	}
+	sweeper_on_swept(d.sweeper, validate_on_swept, d.validate);
 	if (!(d.queries = queries_new(d.base, d.ctl, store_db(d.store), err, sizeof(err)))) {
 		log_err("fabric queries: %s", err);
 		goto out;
@@ -478,6 +487,7 @@ int loomd_run(const struct loomd_options *opt)
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||
 	    qos_ibcc_register(d.qos_ibcc, d.ctl) < 0 ||
 	    tenants_register(d.tenants, d.ctl) < 0 || telemetry_register(d.telemetry, d.ctl) < 0 ||
+	    validate_register(d.validate, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
 		goto out;

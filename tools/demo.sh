@@ -8,7 +8,8 @@
 # tenant), confirmed on the HCA ports; then plan and apply the lossless RoCE
 # policy on a SONiC leaf (a real redis-server holding CONFIG_DB in SONiC's
 # schema, as `config qos reload` leaves a 12-port leaf, through the sonic
-# plugin); then reach loomd as another host would: the REST API with a
+# plugin); validate the fabric against its cabling plan, with two cables
+# swapped through ibsim's console; then reach loomd as another host would: the REST API with a
 # token, loomctl --server, and the web view drawn in headless chromium; last,
 # two loomd in high availability on three etcd members: one leads, the
 # other takes over when the leader is killed, with the tenant it made.
@@ -21,6 +22,18 @@ sh "$top/tools/build.sh"
 net=${1:-$top/tests/fabrics/demo-ft2.net}
 work=$(mktemp -d /tmp/loom-demo.XXXXXX)
 echo "demo: fabric $net, work directory $work"
+
+# The cabling plan a site would keep: every cable of the fabric as built,
+# one CSV line each (node,port,peer,peer_port), made here from the net file.
+awk '
+/^(Switch|Hca|Ca)[ \t]/ { split($0, q, "\""); node = q[2]; next }
+/^\[/ {
+	split($0, q, "\""); port = substr($1, 2, index($1, "]") - 2)
+	peer = q[2]; rest = q[3]; pp = substr(rest, 2, index(rest, "]") - 2)
+	if ((peer "[" pp) in seen) next
+	seen[node "[" port] = 1
+	print node "," port "," peer "," pp
+}' "$net" | { echo "node,port,peer,peer_port"; cat; } >"$work/cabling.csv"
 
 cat > "$work/loom.yaml" <<EOC
 log:
@@ -51,6 +64,8 @@ http:
   listen: 127.0.0.1:9477
   tokens_file: $work/tokens
   web_root: $top/web
+validation:
+  expected: $work/cabling.csv
 EOC
 # A read token for the REST API and the web view (docs/api.md): the secret
 # in $work/token, its hash in the tokens file loomd reads.
@@ -123,6 +138,27 @@ echo "== loomctl route check: the tables the switches hold now, read back with S
 $ctl route check
 echo "== loomctl route trace host-0000 host-0031"
 $ctl route trace host-0000 host-0031
+echo "== loomctl fabric validate: the fabric against its cabling plan ($work/cabling.csv) and the rules of a healthy fabric"
+$ctl fabric validate || :
+echo "== ibsim: host-0000 and host-0001 swap cables on leaf-0; OpenSM brings the links up; loomctl discover --wait"
+echo "Unlink \"host-0000\"[1]" >&9; echo "Unlink \"host-0001\"[1]" >&9
+echo "Link \"leaf-0\"[1] \"host-0001\"[1]" >&9; echo "Link \"leaf-0\"[2] \"host-0000\"[1]" >&9
+sleep 3
+$ctl discover --wait >/dev/null
+i=0; until $ctl fabric issues --summary >/dev/null 2>&1; [ $? -ne 0 ]; do
+	i=$((i+1)); [ $i -lt 50 ] || break; sleep 0.1; done
+echo "== loomctl fabric issues: what the check after the sweep found (one swap, not four faults; exit 5)"
+$ctl fabric issues || :
+echo "== loomctl events --kind validation_issue"
+$ctl events --kind validation_issue --limit 3
+echo "== the cables back; after the next sweep the issue clears"
+echo "Unlink \"host-0000\"[1]" >&9; echo "Unlink \"host-0001\"[1]" >&9
+echo "Link \"leaf-0\"[1] \"host-0000\"[1]" >&9; echo "Link \"leaf-0\"[2] \"host-0001\"[1]" >&9
+sleep 3
+$ctl discover --wait >/dev/null
+i=0; until $ctl fabric issues --summary >/dev/null 2>&1; do
+	i=$((i+1)); [ $i -lt 50 ] || break; sleep 0.1; done
+$ctl fabric issues --summary || :
 echo "== loomctl counters --now: every cabled port'"'"'s PMA counters (first read: nothing to compare yet)"
 $ctl counters --now | head -n 8
 echo "== ibsim sets leaf-0 port 1'"'"'s SymbolErrorCounter to 42; loomctl counters --now leaf-0"

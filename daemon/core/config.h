@@ -169,6 +169,11 @@ struct loom_config {
 	char ha_user[64];               /* ha.user: etcd authentication ("" none) */
 	char ha_password_file[PATH_MAX]; /* ha.password_file: its password, first line */
 
+	/* validation: the fabric checked at every sweep (daemon/validate/) */
+	int validation_enabled;         /* validation.enabled: after every sweep */
+	char validation_expected[PATH_MAX]; /* validation.expected: the cabling plan ("" none) */
+	int validation_fat_tree;        /* validation.fat_tree: -1 auto, 0 no, 1 yes */
+
 	/* switches: */
 	int n_switches;
 	struct loom_switch_conf switches[LOOM_MAX_SWITCHES];

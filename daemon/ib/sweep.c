@@ -62,6 +62,8 @@ struct job {
 	long run_walk_rss_kb;             /* the walker process's peak memory */
 	size_t run_nodes, run_links;
 	struct store_sweep_result run_res;
+	struct fab *run_fab;              /* recorded, for sweeper_on_swept's listener */
+	int want_fab;                     /* there is one: keep the fabric */
 };
 
 struct waiter {
@@ -90,6 +92,8 @@ struct sweeper {
 	int closing;              /* freeing: a finished run starts nothing */
 	struct waiter *waiters;
 	int warned_no_ports;
+	sweeper_swept_fn on_swept;    /* sweeper_on_swept's */
+	void *on_swept_arg;
 };
 
 static struct job *job_new(struct sweeper *sw, const char *name, const char *ca, int port)
@@ -123,6 +127,7 @@ static void job_free(struct job *job)
 	if (!job)
 		return;
 	json_decref(job->last);
+	fab_free(job->run_fab);
 	free(job);
 }
 
@@ -162,7 +167,10 @@ static int job_run(void *arg, char *unused, size_t unusedlen)
 			log_err("subnet %s: could not record the failed sweep", job->name);
 	}
 	store_close(st);
-	fab_free(fab);
+	if (job->run_rc == 0 && job->want_fab)
+		job->run_fab = fab;   /* handed on by job_finished() */
+	else
+		fab_free(fab);
 	job->run_recorded = clock_wall();
 	(void)unused;
 	(void)unusedlen;
@@ -193,6 +201,9 @@ static int job_start(struct sweeper *sw, struct job *job)
 	job->run_error[0] = '\0';
 	job->run_nodes = job->run_links = 0;
 	memset(&job->run_res, 0, sizeof(job->run_res));
+	fab_free(job->run_fab);
+	job->run_fab = NULL;
+	job->want_fab = sw->on_swept != NULL;
 	if ((rc = work_submit(sw->work, &job_ops, job)) < 0) {
 		log_err("subnet %s: cannot start a sweep: %s", job->name, strerror(-rc));
 		return rc;
@@ -272,6 +283,11 @@ static void job_finished(struct sweeper *sw, struct job *job)
 			 (job->run_recorded - job->run_finished) * 1000.0);
 	else
 		log_warn("subnet %s: sweep failed: %s", job->name, job->run_error);
+	if (job->run_fab && sw->on_swept)
+		sw->on_swept(sw->on_swept_arg, job->name, job->run_fab);
+	else
+		fab_free(job->run_fab);
+	job->run_fab = NULL;
 	if (job->rerun && !job->retired) {
 		job->rerun = 0;
 		job_start(sw, job);
@@ -367,6 +383,12 @@ static void schedule_next(struct sweeper *sw)
 	struct timeval tv = { .tv_sec = sw->interval, .tv_usec = 0 };
 	evtimer_add(sw->timer, &tv);
 	sw->next_due = clock_mono() + sw->interval;
+}
+
+void sweeper_on_swept(struct sweeper *sw, sweeper_swept_fn fn, void *arg)
+{
+	sw->on_swept = fn;
+	sw->on_swept_arg = arg;
 }
 
 void sweeper_trigger(struct sweeper *sw)

@@ -11,6 +11,11 @@ struct event_base;
 struct ctl;
 struct loom_config;
 struct sweeper;
+struct fab;
+
+/* A subnet's sweep was recorded: its fabric, now the listener's to free
+ * (fab_free), on the loop. */
+typedef void (*sweeper_swept_fn)(void *arg, const char *subnet, struct fab *fab);
 
 struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *conf,
 			    char *err, size_t errlen);
@@ -26,6 +31,9 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf);
  * lower rate, set by loomd.c on a change of role). The next sweep is due
  * one new interval from now. */
 void sweeper_set_interval(struct sweeper *sw, int interval);
+/* The one listener of every recorded sweep's fabric (daemon/validate);
+ * NULL: none, and the fabric is freed on the worker. */
+void sweeper_on_swept(struct sweeper *sw, sweeper_swept_fn fn, void *arg);
 /* Start a sweep of every subnet now (no-op for one already running). */
 void sweeper_trigger(struct sweeper *sw);
 /* Register "discover" (CTL_WRITE) and contribute to "status". */

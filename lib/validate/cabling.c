@@ -75,6 +75,12 @@ static int guid_cmp(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* The node a plan's end names: by its GUID when the plan has one and the
+ * fabric holds it (*renamed when its description is another), else by
+ * description. NULL when none or several (*dup). */
+static const struct fab_node *node_of(const struct ctx *c, const char *desc, uint64_t guid,
+				      size_t *idx, int *dup, int *renamed);
+
 /* The port at the other end of node idx's port num: its node's index and
  * port, or -1. */
 static int peer_of(const struct ctx *c, size_t idx, unsigned num, size_t *pidx, unsigned *pport)
@@ -113,11 +119,28 @@ struct ends {
 static struct ends ends_of(const struct ctx *c, const struct plan_cable *pc)
 {
 	struct ends e = { 0, 0, 0 };
-	int dup;
+	int dup, ren;
 
-	e.ok = node_named(c, pc->a, &e.a, &dup) && node_named(c, pc->b, &e.b, &dup) &&
+	e.ok = node_of(c, pc->a, pc->a_guid, &e.a, &dup, &ren) &&
+	       node_of(c, pc->b, pc->b_guid, &e.b, &dup, &ren) &&
 	       pc->a_port <= c->fab->nodes[e.a]->nports && pc->b_port <= c->fab->nodes[e.b]->nports;
 	return e;
+}
+
+/* A cable with an unknown node at one end: the known end's port is
+ * explained by the unknown-node finding (no "extra" for the cable that is
+ * there, to a node by another name). */
+static void mark_known_end(struct ctx *c, const struct plan_cable *pc)
+{
+	size_t idx;
+	int dup, ren;
+
+	if (node_of(c, pc->a, pc->a_guid, &idx, &dup, &ren) &&
+	    pc->a_port <= c->fab->nodes[idx]->nports)
+		explain(c, idx, pc->a_port);
+	if (node_of(c, pc->b, pc->b_guid, &idx, &dup, &ren) &&
+	    pc->b_port <= c->fab->nodes[idx]->nports)
+		explain(c, idx, pc->b_port);
 }
 
 static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a)
@@ -232,6 +255,35 @@ static int extra_link(const struct fab_link *l, void *arg)
 		   l->b_node->desc, l->b->num) < 0 ? -1 : 0;
 }
 
+/* One end of a plan's cable, for listing the plan's nodes once each. */
+struct plan_end {
+	const char *desc;
+	uint64_t guid;
+	size_t cable;
+};
+
+/* By GUID, then description: the GUIDless ends of one name together. */
+static int plan_end_cmp(const void *x, const void *y)
+{
+	const struct plan_end *a = x, *b = y;
+
+	if (a->guid != b->guid)
+		return a->guid < b->guid ? -1 : 1;
+	return a->guid ? 0 : strcmp(a->desc, b->desc);
+}
+
+static const struct fab_node *node_of(const struct ctx *c, const char *desc, uint64_t guid,
+				      size_t *idx, int *dup, int *renamed)
+{
+	*renamed = 0;
+	if (guid && (*idx = idx_of(c, guid)) != (size_t)-1) {
+		*dup = 0;
+		*renamed = strcmp(desc_of(c, *idx), desc) != 0;
+		return c->fab->nodes[*idx];
+	}
+	return node_named(c, desc, idx, dup);
+}
+
 static int run(struct ctx *c, char *err, size_t errlen)
 {
 	const struct plan *p = c->p;
@@ -240,34 +292,40 @@ static int run(struct ctx *c, char *err, size_t errlen)
 	const char *first = NULL;
 	int rc = 0;
 
-	/* The plan's nodes, each once: matched or not. */
+	/* The plan's nodes, each once (by GUID where the plan has one, else by
+	 * description): matched or not. */
 	{
-		struct by_desc *pn = calloc(2 * p->n + 1, sizeof(*pn));
+		struct plan_end *pn = calloc(2 * p->n + 1, sizeof(*pn));
 
 		if (!pn)
 			return -ENOMEM;
 		for (i = 0; i < p->n; i++) {
-			pn[2 * i].desc = p->cables[i].a;
-			pn[2 * i].idx = i;
-			pn[2 * i + 1].desc = p->cables[i].b;
-			pn[2 * i + 1].idx = i;
+			pn[2 * i] = (struct plan_end){ p->cables[i].a, p->cables[i].a_guid, i };
+			pn[2 * i + 1] = (struct plan_end){ p->cables[i].b, p->cables[i].b_guid, i };
 		}
-		qsort(pn, 2 * p->n, sizeof(*pn), desc_cmp);
+		qsort(pn, 2 * p->n, sizeof(*pn), plan_end_cmp);
 		for (i = 0; i < 2 * p->n; i++) {
+			unsigned line = p->cables[pn[i].cable].line;
 			size_t idx;
-			int dup;
+			int dup, ren;
 
-			if (i && !strcmp(pn[i].desc, pn[i - 1].desc))
+			if (i && !plan_end_cmp(&pn[i], &pn[i - 1]))
 				continue;
 			r->plan_nodes++;
-			if (node_named(c, pn[i].desc, &idx, &dup)) {
+			if (node_of(c, pn[i].desc, pn[i].guid, &idx, &dup, &ren)) {
 				r->nodes_matched++;
 				c->mark[idx][0] = 1;   /* port 0: the node is the plan's */
+				if (ren && val_add(r, VAL_RENAMED, line, pn[i].desc, desc_of(c, idx),
+						   "%s (GUID 0x%016llx)", pn[i].desc,
+						   (unsigned long long)pn[i].guid) < 0) {
+					free(pn);
+					return -ENOMEM;
+				}
 				continue;
 			}
 			unmatched++;
 			first = first ? first : pn[i].desc;
-			if (val_add(r, VAL_UNKNOWN_NODE, p->cables[pn[i].idx].line, "",
+			if (val_add(r, VAL_UNKNOWN_NODE, line, "",
 				dup ? "several nodes have this description" : "no node has this "
 				"description", "%s", pn[i].desc) < 0) {
 				free(pn);
@@ -286,8 +344,10 @@ static int run(struct ctx *c, char *err, size_t errlen)
 	for (i = 0; i < p->n; i++) {
 		struct ends e = ends_of(c, &p->cables[i]);
 
-		if (!e.ok)
+		if (!e.ok) {
+			mark_known_end(c, &p->cables[i]);
 			continue;
+		}
 		c->mark[e.a][p->cables[i].a_port] = 1;
 		c->mark[e.b][p->cables[i].b_port] = 1;
 		c->end_of[e.a][p->cables[i].a_port] = i + 1;
@@ -387,7 +447,13 @@ out:
 	free(c.mark);
 	free(c.end_of);
 	free(c.state);
-	if (rc < 0)
+	if (rc < 0) {
 		r->n = n0;   /* nothing of a refused plan */
+		if (!n0) {   /* and no memory of it either */
+			free(r->f);
+			r->f = NULL;
+			r->cap = 0;
+		}
+	}
 	return rc;
 }

@@ -312,6 +312,8 @@ static int add_link(const struct fab_link *l, void *arg)
 
 	snprintf(c.a, sizeof(c.a), "%s", l->a_node->desc);
 	snprintf(c.b, sizeof(c.b), "%s", l->b_node->desc);
+	c.a_guid = l->a_node->guid;
+	c.b_guid = l->b_node->guid;
 	if ((x->rc = plan_add(x->p, &c)) < 0)
 		return 1;
 	return 0;
@@ -326,16 +328,27 @@ struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err,
 		snprintf(err, errlen, "%s: %s", source ? source : "-", strerror(ENOMEM));
 		return NULL;
 	}
-	/* Two nodes with one description make its cables ambiguous. */
-	if (check_ends(x.p, err, errlen) < 0) {
+	/* Nodes are told apart by their GUIDs: one description on two nodes
+	 * is no ambiguity here (plan_parse checks a net file's, whose GUIDs
+	 * are made up). */
+	return x.p;
+}
+
+/* A plan of a topology file without real GUIDs names nodes by
+ * description alone: two nodes with one make its cables ambiguous. */
+static struct plan *by_description(struct plan *p, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < p->n; i++)
+		p->cables[i].a_guid = p->cables[i].b_guid = 0;
+	if (check_ends(p, err, errlen) < 0) {
 		size_t l = strlen(err);
 
 		snprintf(err + l, errlen - l, " (two nodes share a description: a plan names "
 			 "nodes by description)");
-		plan_free(x.p);
+		plan_free(p);
 		return NULL;
 	}
-	return x.p;
+	return p;
 }
 
 /* A topology file's first word: ibnetdiscover's or ibsim's. */
@@ -381,6 +394,9 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
 		return NULL;
 	p = plan_from_fab(fab, name, err, errlen);
 	fab_free(fab);
+	/* ibnetdiscover's switchguid=/caguid= lines: the GUIDs are real */
+	if (p && !memmem(text, len, "guid=0x", 7))
+		p = by_description(p, err, errlen);
 	return p;
 }
 

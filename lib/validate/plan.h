@@ -10,7 +10,10 @@
  *   blank lines are skipped. A cable is written once, from either end.
  * - a topology file (an ibnetdiscover output of a known-good fabric, or an
  *   ibsim net file, lib/fabric/topo_file.h): every link, with the width and
- *   speed it ran at as the expected ones.
+ *   speed it ran at as the expected ones; from ibnetdiscover's output the
+ *   node GUIDs too, which match before descriptions (a node found by its
+ *   GUID under another description is `renamed`; a GUID not in the fabric,
+ *   a replaced card, falls back to the description).
  * Refused, naming the file and line: a field that does not parse, a port
  * out of 1..254, a cable from a port to itself, the same cable twice, and a
  * port in two different cables. */
@@ -27,6 +30,8 @@ struct plan_cable {
 	unsigned a_port;
 	char b[FAB_DESC_LEN + 1];   /* and of the other */
 	unsigned b_port;
+	uint64_t a_guid, b_guid;    /* node GUIDs where the plan has them (an ibnetdiscover
+				     * file); 0: matched by description alone */
 	unsigned width;             /* IBT_WIDTH_* it should run at; 0: not said */
 	unsigned speed;             /* IBT_SPEED_*; 0: not said */
 	unsigned line;              /* the CSV line (0: from a topology file) */
@@ -46,7 +51,8 @@ struct plan *plan_read(const char *path, char *err, size_t errlen);
 /* The same on text in memory; name is what messages call the file. */
 struct plan *plan_parse(const char *name, const char *text, size_t len, char *err,
 			size_t errlen);
-/* Every link of a fabric as a cable (its active width and speed expected). */
+/* Every link of a fabric as a cable (its active width and speed expected,
+ * its nodes' GUIDs). */
 struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err, size_t errlen);
 void plan_free(struct plan *p);
 

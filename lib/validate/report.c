@@ -22,6 +22,8 @@ static const struct {
 	[VAL_SLOW] = { "slow", VAL_WARNING, "a cable below the plan's width or speed" },
 	[VAL_UNKNOWN_NODE] = { "unknown-node", VAL_ERROR,
 			       "a planned node that no node of the fabric (or several) describes" },
+	[VAL_RENAMED] = { "renamed", VAL_WARNING,
+			  "a planned node found by its GUID under another description" },
 	[VAL_DEGRADED] = { "degraded", VAL_WARNING,
 			   "a link below the best width or speed both ends support" },
 	[VAL_DUP_NODE_GUID] = { "dup-node-guid", VAL_ERROR, "one node GUID on two nodes" },
@@ -123,6 +125,58 @@ void val_report_sort(struct val_report *r)
 {
 	if (r->n > 1)
 		qsort(r->f, r->n, sizeof(*r->f), finding_cmp);
+}
+
+/* The two ends of a link subject "A[p] - B[q]" in one order, so that the
+ * plan's orientation and the fabric's compare equal. 0, or -1 for another
+ * subject. */
+static int link_key(const char *subject, char *out, size_t len)
+{
+	const char *sep = strstr(subject, "] - ");
+	char a[sizeof(((struct val_finding *)0)->subject)];
+	const char *b;
+
+	if (!sep || subject[strlen(subject) - 1] != ']')
+		return -1;
+	snprintf(a, sizeof(a), "%.*s", (int)(sep + 1 - subject), subject);
+	b = sep + 4;
+	if (strcmp(a, b) <= 0)
+		snprintf(out, len, "%s|%s", a, b);
+	else
+		snprintf(out, len, "%s|%s", b, a);
+	return 0;
+}
+
+static int str_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+void val_report_settle(struct val_report *r)
+{
+	size_t i, n_slow = 0, out = 0;
+	char **slow = NULL, key[520], *kp = key;
+
+	for (i = 0; i < r->n; i++)
+		n_slow += r->f[i].code == VAL_SLOW;
+	if (n_slow && (slow = calloc(n_slow, sizeof(*slow)))) {
+		n_slow = 0;
+		for (i = 0; i < r->n; i++)
+			if (r->f[i].code == VAL_SLOW && link_key(r->f[i].subject, key, sizeof(key)) == 0 &&
+			    (slow[n_slow] = strdup(key)))
+				n_slow++;
+		qsort(slow, n_slow, sizeof(*slow), str_cmp);
+		for (i = 0; i < r->n; i++)
+			if (!(r->f[i].code == VAL_DEGRADED &&
+			      link_key(r->f[i].subject, key, sizeof(key)) == 0 &&
+			      bsearch(&kp, slow, n_slow, sizeof(*slow), str_cmp)))
+				r->f[out++] = r->f[i];
+		r->n = out;
+		for (i = 0; i < n_slow; i++)
+			free(slow[i]);
+		free(slow);
+	}
+	val_report_sort(r);
 }
 
 size_t val_count(const struct val_report *r, enum val_severity sev)

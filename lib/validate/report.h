@@ -27,6 +27,7 @@ enum val_code {
 	VAL_EXTRA,         /* a link the plan does not have, on a planned node */
 	VAL_SLOW,          /* below the plan's width or speed */
 	VAL_UNKNOWN_NODE,  /* a planned node no node of the fabric describes (or several) */
+	VAL_RENAMED,       /* a planned node found by its GUID under another description */
 	/* the rules of a healthy fabric (health.h) */
 	VAL_DEGRADED,      /* a link below the best width or speed both ends support */
 	VAL_DUP_NODE_GUID, /* one node GUID on two nodes */
@@ -74,6 +75,9 @@ void val_report_clear(struct val_report *r);
 /* Errors first, then warnings; by subject within each (the cabinet's order
  * when names sort the way racks are numbered); then by code. */
 void val_report_sort(struct val_report *r);
+/* One fault, one finding: a link's `degraded` goes when the plan's `slow`
+ * says the same of it; then val_report_sort(). */
+void val_report_settle(struct val_report *r);
 size_t val_count(const struct val_report *r, enum val_severity sev);
 
 /* "missing", "swapped", ... ; VAL_CODE_COUNT for an unknown name */

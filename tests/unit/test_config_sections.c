@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "daemon/core/config.h"
 #include "daemon/loomd.h"
@@ -154,6 +155,44 @@ START_TEST(ha_section_is_checked_and_round_trips)
 }
 END_TEST
 
+/* validation: on by default with no plan and fat_tree auto; the plan is
+ * read with the file, and one that does not parse refuses the whole file
+ * naming loom.yaml's line and the plan's; printed so that it reads back. */
+START_TEST(validation_reads_its_plan_with_the_file_and_refuses_a_broken_one)
+{
+	char good[] = "/tmp/loom-test-plan-XXXXXX", bad[] = "/tmp/loom-test-plan-XXXXXX";
+	char yaml[512], want[512];
+	struct loom_config c;
+	int fd;
+	FILE *f;
+
+	loaded("log:\n  level: info\n", &c);
+	ck_assert_int_eq(c.validation_enabled, 1);
+	ck_assert_str_eq(c.validation_expected, "");
+	ck_assert_int_eq(c.validation_fat_tree, -1);
+	ck_assert((fd = mkstemp(good)) >= 0);
+	ck_assert((f = fdopen(fd, "w")) != NULL);
+	fputs("node,port,peer,peer_port\nsw1,1,h1,1\n", f);
+	fclose(f);
+	ck_assert((fd = mkstemp(bad)) >= 0);
+	ck_assert((f = fdopen(fd, "w")) != NULL);
+	fputs("node,port,peer,peer_port\nsw1,1,h1,1\nsw1,1,h2,1\n", f);
+	fclose(f);
+	snprintf(yaml, sizeof(yaml), "validation:\n  expected: %s\n  fat_tree: no\n", good);
+	loaded(yaml, &c);
+	ck_assert_str_eq(c.validation_expected, good);
+	ck_assert_int_eq(c.validation_fat_tree, 0);
+	round_trip(yaml);
+	snprintf(yaml, sizeof(yaml), "validation:\n  enabled: false\n  expected: %s\n", bad);
+	snprintf(want, sizeof(want), "t.yaml:3: validation.expected: %s:3:", bad);
+	refused(yaml, want);
+	refused("validation:\n  fat_tree: maybe\n", "t.yaml:2: validation.fat_tree:");
+	refused("validation:\n  expected: relative.csv\n", "t.yaml:2: validation.expected:");
+	unlink(good);
+	unlink(bad);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config_sections");
@@ -165,6 +204,7 @@ int main(void)
 	tcase_add_test(tc, http_listens_nowhere_by_default_and_off_loopback_only_with_tls);
 	tcase_add_test(tc, telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line);
 	tcase_add_test(tc, ha_section_is_checked_and_round_trips);
+	tcase_add_test(tc, validation_reads_its_plan_with_the_file_and_refuses_a_broken_one);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -247,6 +247,50 @@ START_TEST(csv_mistakes_name_file_and_line)
 }
 END_TEST
 
+/* A plan with GUIDs (made from a fabric, as from ibnetdiscover's output)
+ * finds a node by its GUID under another description (renamed, one
+ * finding, its cables checked), and two nodes of one description are no
+ * ambiguity; a GUID the fabric lacks (a replaced card) falls back to the
+ * description. */
+START_TEST(a_plan_with_guids_matches_them_before_descriptions)
+{
+	struct fab *built = fabric(SW1_OK, SW2_OK), *now = fabric(SW1_OK, SW2_OK);
+	struct val_report r = { 0 };
+	char err[512] = "";
+	struct plan *p = plan_from_fab(built, "built.topo", err, sizeof(err));
+	struct fab_node *hb = NULL, *hc = NULL;
+
+	ck_assert_msg(p != NULL, "%s", err);
+	for (size_t i = 0; i < now->n_nodes; i++) {
+		if (!strcmp(now->nodes[i]->desc, "hB"))
+			hb = now->nodes[i];
+		if (!strcmp(now->nodes[i]->desc, "hC"))
+			hc = now->nodes[i];
+	}
+	ck_assert(hb && hc);
+	snprintf(hb->desc, sizeof(hb->desc), "hA");   /* two "hA" now */
+	ck_assert_msg(cabling_check(p, now, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_str_eq(only(&r, VAL_RENAMED)->want, "hB");
+	ck_assert_str_eq(r.f[0].got, "hA");
+	ck_assert_uint_eq(r.cables_ok, r.cables);
+	val_report_clear(&r);
+	/* hC's card replaced: another GUID, the same description */
+	for (size_t i = 0; i < p->n; i++) {
+		if (!strcmp(p->cables[i].a, "hC"))
+			p->cables[i].a_guid ^= 0xff00;
+		if (!strcmp(p->cables[i].b, "hC"))
+			p->cables[i].b_guid ^= 0xff00;
+	}
+	snprintf(hb->desc, sizeof(hb->desc), "hB");
+	ck_assert_msg(cabling_check(p, now, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.n, 0);
+	val_report_clear(&r);
+	plan_free(p);
+	fab_free(built);
+	fab_free(now);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("validate_cabling");
@@ -261,6 +305,7 @@ int main(void)
 	tcase_add_test(tc, unknown_nodes_and_a_plan_for_another_fabric);
 	tcase_add_test(tc, a_plan_from_a_topology_file_is_every_link);
 	tcase_add_test(tc, csv_mistakes_name_file_and_line);
+	tcase_add_test(tc, a_plan_with_guids_matches_them_before_descriptions);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,0 +1,380 @@
+/* cli/cmd_validate.c: `loomctl fabric validate` and `loomctl fabric issues`
+ * (issue 22). validate: loomd checks the last swept fabric now, against
+ * validation.expected and the fabric's rules; with --expected FILE the plan
+ * is the client's file, checked here against the fabric loomd sends (a plan
+ * of thousands of cables does not fit a request), the rules still loomd's;
+ * with --topology FILE no loomd at all: a topology file (ibnetdiscover's
+ * output) is the fabric. issues: the findings open since the checks after
+ * the sweeps, with when each was first seen.
+ *
+ * Text is for the technician: errors then warnings, each finding with its
+ * ports as the plan names them, then one summary line; --summary prints
+ * only that line; --json the answer. The exit status says what was found:
+ * 0 nothing, 4 warnings only, 5 errors (1: the command failed). */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/etcd/etcd_codec.h"
+#include "lib/fabric/fabric.h"
+#include "lib/fabric/fabric_wire.h"
+#include "lib/fabric/topo_file.h"
+#include "lib/validate/cabling.h"
+#include "lib/validate/health.h"
+#include "lib/validate/plan.h"
+#include "lib/validate/report.h"
+#include "lib/validate/report_json.h"
+
+enum { EXIT_WARNINGS = 4, EXIT_ERRORS = 5 };
+
+/* ---- printing ---------------------------------------------------------------------------- */
+
+static void print_finding(FILE *out, const json_t *f)
+{
+	const char *want = output_str(f, "want"), *got = output_str(f, "got");
+	long long line = output_int(f, "line");
+
+	fprintf(out, "  %-14s %s", output_str(f, "code"), output_str(f, "subject"));
+	if (*want && *got)
+		fprintf(out, ": want %s, got %s", want, got);
+	else if (*want)
+		fprintf(out, ": want %s", want);
+	else if (*got)
+		fprintf(out, ": %s", got);
+	if (line > 0)
+		fprintf(out, " (plan line %lld)", line);
+	if (*output_str(f, "since"))
+		fprintf(out, " [since %s]", output_str(f, "since"));
+	fputc('\n', out);
+}
+
+/* The findings (or issues) of one list, errors first then warnings, under
+ * a heading each. */
+static void print_grouped(FILE *out, const json_t *list)
+{
+	static const char *const sev[] = { "error", "warning" };
+	size_t i;
+	json_t *f;
+
+	for (int s = 0; s < 2; s++) {
+		size_t n = 0;
+
+		json_array_foreach(list, i, f)
+			n += !strcmp(output_str(f, "severity"), sev[s]);
+		if (!n)
+			continue;
+		fprintf(out, "%s (%zu):\n", s ? "WARNINGS" : "ERRORS", n);
+		json_array_foreach(list, i, f)
+			if (!strcmp(output_str(f, "severity"), sev[s]))
+				print_finding(out, f);
+	}
+}
+
+static void print_summary(FILE *out, const json_t *r)
+{
+	const char *subnet = output_str(r, "subnet");
+	long long errors = output_int(r, "errors"), warnings = output_int(r, "warnings");
+
+	fprintf(out, "%s%s%s: %lld nodes, %lld links", errors ? "FAIL" : warnings ? "WARN" : "OK",
+		*subnet ? " " : "", subnet, output_int(r, "nodes"), output_int(r, "links"));
+	if (output_int(r, "cables") > 0)
+		fprintf(out, ", %lld of %lld planned cables as planned", output_int(r, "cables_ok"),
+			output_int(r, "cables"));
+	fprintf(out, ": %lld errors, %lld warnings\n", errors, warnings);
+}
+
+static int status_of(const json_t *reports)
+{
+	int worst = LOOMCTL_EXIT_OK;
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(reports, i, r) {
+		if (output_int(r, "errors") > 0)
+			return EXIT_ERRORS;
+		if (output_int(r, "warnings") > 0)
+			worst = EXIT_WARNINGS;
+	}
+	return worst;
+}
+
+static void print_reports(const json_t *reports, int summary)
+{
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(reports, i, r) {
+		const char *plan = output_str(r, "plan"), *perr = output_str(r, "plan_error");
+
+		if (!summary) {
+			print_grouped(stdout, json_object_get(r, "findings"));
+			if (*perr)
+				printf("plan not checked: %s\n", perr);
+			else if (!*plan)
+				printf("no cabling plan: the fabric's rules only (validation.expected, "
+				       "or --expected FILE)\n");
+		}
+		print_summary(stdout, r);
+	}
+}
+
+/* ---- the plan checked here ----------------------------------------------------------------- */
+
+/* The fabric loomd sent with a report ("fabric": base64 of the wire form). */
+static struct fab *fabric_of(struct loomctl *lc, const json_t *r)
+{
+	const char *b64 = output_str(r, "fabric");
+	char *bin = NULL, err[512] = "";
+	size_t len = 0;
+	struct fab *fab;
+
+	if (etcd_b64_decode(b64, strlen(b64), &bin, &len) < 0) {
+		loomctl_error(lc, "loomd's fabric of subnet %s cannot be read", output_str(r, "subnet"));
+		return NULL;
+	}
+	fab = fab_wire_read(bin, len, err, sizeof(err));
+	free(bin);
+	if (!fab)
+		loomctl_error(lc, "loomd's fabric of subnet %s: %s", output_str(r, "subnet"), err);
+	return fab;
+}
+
+/* The plan's findings added to the report r of the same fabric, sorted
+ * as loomd sorts; its counts set. -1 when told. */
+static int add_plan(struct loomctl *lc, json_t *r, const struct plan *plan, const struct fab *fab)
+{
+	struct val_report cab = { 0 };
+	char err[512] = "";
+	json_t *mine, *all = json_object_get(r, "findings"), *f;
+	size_t i;
+	int rc = cabling_check(plan, fab, &cab, err, sizeof(err));
+
+	json_object_set_new(r, "plan", json_string(plan->source));
+	if (rc == -EINVAL) {
+		json_object_set_new(r, "plan_error", json_string(err));
+		json_object_del(r, "fabric");
+		val_report_clear(&cab);
+		return 0;
+	}
+	if (rc < 0 || !(mine = val_report_json(&cab))) {
+		loomctl_error(lc, "%s", rc < 0 ? err : "out of memory");
+		val_report_clear(&cab);
+		return -1;
+	}
+	json_array_foreach(json_object_get(mine, "findings"), i, f)
+		json_array_append(all, f);
+	/* errors first, then by subject: the same order as loomd's */
+	{
+		size_t n = json_array_size(all);
+		json_t *sorted = json_array();
+
+		for (int s = 0; s < 2; s++) {
+			json_t **v = calloc(n + 1, sizeof(*v));
+			size_t k = 0;
+
+			if (!v)
+				break;
+			json_array_foreach(all, i, f)
+				if (!strcmp(output_str(f, "severity"), s ? "warning" : "error"))
+					v[k++] = f;
+			for (size_t a = 1; a < k; a++)   /* insertion sort: few findings */
+				for (size_t b = a; b > 0 && strcmp(output_str(v[b - 1], "subject"),
+								   output_str(v[b], "subject")) > 0; b--) {
+					json_t *t = v[b];
+
+					v[b] = v[b - 1];
+					v[b - 1] = t;
+				}
+			for (size_t a = 0; a < k; a++)
+				json_array_append(sorted, v[a]);
+			free(v);
+		}
+		json_object_set_new(r, "findings", sorted);
+	}
+	json_object_set_new(r, "errors", json_integer(output_int(r, "errors") +
+						      (json_int_t)val_count(&cab, VAL_ERROR)));
+	json_object_set_new(r, "warnings", json_integer(output_int(r, "warnings") +
+							(json_int_t)val_count(&cab, VAL_WARNING)));
+	json_object_set_new(r, "cables", json_integer((json_int_t)cab.cables));
+	json_object_set_new(r, "cables_ok", json_integer((json_int_t)cab.cables_ok));
+	json_object_set_new(r, "plan_nodes", json_integer((json_int_t)cab.plan_nodes));
+	json_object_set_new(r, "nodes_matched", json_integer((json_int_t)cab.nodes_matched));
+	json_object_del(r, "fabric");
+	json_decref(mine);
+	val_report_clear(&cab);
+	return 0;
+}
+
+/* No loomd: the topology file is the fabric, every check here. */
+static json_t *validate_offline(struct loomctl *lc, const char *topo, const struct plan *plan)
+{
+	char err[512] = "";
+	struct fab *fab = topo_file_read(topo, "file", err, sizeof(err));
+	struct health_opts o = { .fat_tree = -1, .sm_active = 0 };
+	struct val_report r = { 0 };
+	json_t *rep = NULL;
+
+	if (!fab) {
+		loomctl_error(lc, "%s", err);
+		return NULL;
+	}
+	r.nodes = fab->n_nodes;
+	r.links = fab_count_links(fab);
+	if (plan) {
+		int rc = cabling_check(plan, fab, &r, err, sizeof(err));
+
+		if (rc < 0) {
+			loomctl_error(lc, "%s", err);
+			goto out;
+		}
+	}
+	if (health_check(fab, &o, &r, err, sizeof(err)) < 0) {
+		loomctl_error(lc, "%s", err);
+		goto out;
+	}
+	val_report_settle(&r);
+	if ((rep = val_report_json(&r))) {
+		json_object_set_new(rep, "subnet", json_string(topo));
+		json_object_set_new(rep, "plan", plan ? json_string(plan->source) : json_null());
+	}
+out:
+	val_report_clear(&r);
+	fab_free(fab);
+	return rep;
+}
+
+/* ---- the commands ---------------------------------------------------------------------------- */
+
+static int cmd_validate(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "expected", required_argument, NULL, 'e' },
+		{ "topology", required_argument, NULL, 't' },
+		{ "subnet", required_argument, NULL, 's' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *expected = NULL, *topo = NULL, *subnet = NULL;
+	struct plan *plan = NULL;
+	json_t *result = NULL, *reports;
+	int c, summary = 0, rc = LOOMCTL_EXIT_FAILED;
+	char err[512] = "";
+	size_t i;
+	json_t *r;
+
+	while ((c = getopt_long(argc, argv, "e:t:s:S", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': expected = optarg; break;
+		case 't': topo = optarg; break;
+		case 's': subnet = optarg; break;
+		case 'S': summary = 1; break;
+		default: return loomctl_usage_hint();
+		}
+	}
+	if (optind < argc)
+		return loomctl_usage_error(lc, "fabric validate", "unexpected argument \"%s\"",
+					   argv[optind]);
+	if (topo && subnet)
+		return loomctl_usage_error(lc, "fabric validate", "--topology is the fabric: no "
+					   "--subnet with it");
+	/* The plan first: a broken one is said before loomd is asked. */
+	if (expected && !(plan = plan_read(expected, err, sizeof(err)))) {
+		loomctl_error(lc, "%s", err);
+		return LOOMCTL_EXIT_FAILED;
+	}
+	if (topo) {
+		if (!(r = validate_offline(lc, topo, plan)))
+			goto out;
+		result = json_pack("{s:[o]}", "subnets", r);
+	} else {
+		json_t *args = json_pack("{s:b, s:b}", "plan", !plan, "fabric", plan != NULL);
+
+		if (subnet)
+			json_object_set_new(args, "subnet", json_string(subnet));
+		if (loomctl_call(lc, "fabric-validate", args, &result) < 0) {
+			rc = LOOMCTL_EXIT_FAILED;
+			goto out;
+		}
+	}
+	reports = json_object_get(result, "subnets");
+	json_array_foreach(reports, i, r) {
+		struct fab *fab;
+
+		if (!plan || topo)
+			continue;
+		if (!(fab = fabric_of(lc, r)))
+			goto out;
+		c = add_plan(lc, r, plan, fab);
+		fab_free(fab);
+		if (c < 0)
+			goto out;
+	}
+	if (lc->json)
+		output_json(result, stdout);
+	else
+		print_reports(reports, summary);
+	rc = status_of(reports);
+out:
+	json_decref(result);
+	plan_free(plan);
+	return rc;
+}
+
+static int cmd_issues(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "subnet", required_argument, NULL, 's' },
+		{ "summary", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *args = json_object(), *result = NULL, *list;
+	int c, summary = 0, rc;
+
+	while ((c = getopt_long(argc, argv, "s:S", opts, NULL)) != -1) {
+		switch (c) {
+		case 's': json_object_set_new(args, "subnet", json_string(optarg)); break;
+		case 'S': summary = 1; break;
+		default: json_decref(args); return loomctl_usage_hint();
+		}
+	}
+	if (optind < argc) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "fabric issues", "unexpected argument \"%s\"",
+					   argv[optind]);
+	}
+	if (loomctl_call(lc, "fabric-issues", args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	list = json_object_get(result, "issues");
+	if (lc->json) {
+		output_json(result, stdout);
+	} else {
+		if (!summary)
+			print_grouped(stdout, list);
+		printf("%s: %lld open issues: %lld errors, %lld warnings\n",
+		       output_int(result, "errors") ? "FAIL" :
+		       output_int(result, "warnings") ? "WARN" : "OK",
+		       output_int(result, "errors") + output_int(result, "warnings"),
+		       output_int(result, "errors"), output_int(result, "warnings"));
+	}
+	rc = output_int(result, "errors") > 0 ? EXIT_ERRORS :
+	     output_int(result, "warnings") > 0 ? EXIT_WARNINGS : LOOMCTL_EXIT_OK;
+	json_decref(result);
+	return rc;
+}
+
+int cmd_fabric(struct loomctl *lc, int argc, char **argv)
+{
+	if (argc < 2)
+		return loomctl_usage_error(lc, "fabric", "validate or issues?");
+	if (!strcmp(argv[1], "validate"))
+		return cmd_validate(lc, argc - 1, argv + 1);
+	if (!strcmp(argv[1], "issues"))
+		return cmd_issues(lc, argc - 1, argv + 1);
+	return loomctl_usage_error(lc, "fabric", "unknown subcommand \"%s\": validate or issues",
+				   argv[1]);
+}

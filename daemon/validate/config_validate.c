@@ -1,0 +1,78 @@
+/* daemon/validate/config_validate.c: loom.yaml's `validation:` section.
+ *
+ *   validation:
+ *     enabled: true        # check every swept fabric (false: only on
+ *                          # `loomctl fabric validate`)
+ *     expected: /etc/loom/cabling.csv  # the cabling plan: a CSV
+ *                          # (node,port,peer,peer_port[,width[,speed]]), an
+ *                          # ibnetdiscover output or an ibsim net file of the
+ *                          # fabric as built; none: the fabric's rules only
+ *     fat_tree: auto       # the fat-tree rules: auto (when the fabric is
+ *                          # one), yes, no
+ *
+ * A plan that does not parse is refused with the configuration (its file
+ * and line), so a reload with a broken plan keeps the running one. The BER
+ * threshold is telemetry.thresholds.ber_exp: a link's `ber` finding is
+ * telemetry's symbol-error alarm, one judgement for both. */
+#include "autoconf.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "daemon/core/config_parse.h"
+#include "daemon/validate/validate.h"
+#include "lib/validate/plan.h"
+
+static int parse_fat_tree(struct parse *p, const yaml_node_t *v, const char *key)
+{
+	const char *s = cfg_scalar(v);
+
+	if (!s)
+		return cfg_fail(p, cfg_line(v), key, "a scalar is expected: auto, yes or no");
+	if (!strcmp(s, "auto"))
+		p->c->validation_fat_tree = -1;
+	else if (!strcmp(s, "yes") || !strcmp(s, "true"))
+		p->c->validation_fat_tree = 1;
+	else if (!strcmp(s, "no") || !strcmp(s, "false"))
+		p->c->validation_fat_tree = 0;
+	else
+		return cfg_fail(p, cfg_line(v), key, "\"%s\": auto, yes or no", s);
+	return 0;
+}
+
+static void print_fat_tree(FILE *out, const struct loom_config *c)
+{
+	fprintf(out, " %s", c->validation_fat_tree < 0 ? "auto" : c->validation_fat_tree ? "yes" : "no");
+}
+
+static void validate_defaults(struct loom_config *c)
+{
+	c->validation_fat_tree = -1;
+}
+
+/* The plan is read now: a broken one refuses the whole file. */
+static int check_validate(struct parse *p)
+{
+	struct plan *plan;
+	char why[512];
+
+	if (!p->c->validation_expected[0])
+		return 0;
+	if (!(plan = plan_read(p->c->validation_expected, why, sizeof(why))))
+		return cfg_fail(p, cfg_key_line(p, "validation", "expected"), "validation.expected",
+				"%s", why);
+	plan_free(plan);
+	return 0;
+}
+
+static const struct cfg_key validate_keys[] = {
+	CFG_KEY_BOOL("enabled", validation_enabled, 1),
+	CFG_KEY_STR("expected", CFG_OPT_PATH, validation_expected, NULL),
+	CFG_KEY_CUSTOM("fat_tree", parse_fat_tree, print_fat_tree),
+};
+
+const struct config_section validate_config = {
+	.name = "validation", .keys = validate_keys,
+	.n_keys = sizeof(validate_keys) / sizeof(validate_keys[0]),
+	.defaults = validate_defaults, .check = check_validate,
+};

@@ -1,0 +1,543 @@
+/* daemon/validate/validate.c: see validate.h. */
+#include "autoconf.h"
+#include "daemon/validate/validate.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "daemon/core/store.h"
+#include "daemon/core/work.h"
+#include "daemon/validate/store_validate.h"
+#include "lib/db/validate_db.h"
+#include "lib/etcd/etcd_codec.h"
+#include "lib/fabric/fabric.h"
+#include "lib/fabric/fabric_wire.h"
+#include "lib/fabric/ibtypes.h"
+#include "lib/util/clock.h"
+#include "lib/util/log.h"
+#include "lib/util/proto.h"
+#include "lib/validate/cabling.h"
+#include "lib/validate/health.h"
+#include "lib/validate/plan.h"
+#include "lib/validate/report_json.h"
+
+/* Requests waiting behind the one under way: more are answered busy. */
+#define VALIDATE_MAX_WAITING 8
+#define VALIDATE_MAX_SUBNETS 64
+
+/* A fabric or a plan shared by the module and its jobs: immutable once
+ * made; refs counted on the loop only. */
+struct fab_ref {
+	int refs;
+	struct fab *fab;
+};
+
+struct plan_ref {
+	int refs;
+	struct plan *plan;
+	char error[512];            /* the last check's "plan for another fabric" */
+};
+
+/* A swept subnet: its last fabric, and its after-sweep check. */
+struct subnet {
+	char name[LOOM_NAME_LEN];
+	struct fab_ref *last;
+	int checking;               /* an after-sweep check is queued or running */
+	int again;                  /* a newer fabric came meanwhile */
+	char plan_warned[512];      /* the plan error last logged for it */
+};
+
+struct validate_mod {
+	struct event_base *base;
+	struct store *store;
+	struct loom_config conf_copy; /* enabled, fat_tree, db path */
+	struct plan_ref *plan;      /* NULL: none configured */
+	struct work_queue *work;
+	struct subnet subnets[VALIDATE_MAX_SUBNETS];
+	size_t n_subnets;
+};
+
+/* One check of one or more subnets: after a sweep (req NULL: recorded),
+ * or fabric-validate's (answered). */
+struct vjob {
+	struct validate_mod *m;
+	struct ctl_req *req;
+	size_t n;
+	struct {
+		char subnet[LOOM_NAME_LEN];
+		struct fab_ref *fab;
+		json_t *result;
+		char plan_error[512];
+	} s[VALIDATE_MAX_SUBNETS];
+	struct plan_ref *plan;      /* NULL: no plan */
+	int fat_tree, want_fabric;
+	char db_path[PATH_MAX];
+	char ber_db_error[256];
+};
+
+static void fab_unref(struct fab_ref *r)
+{
+	if (r && --r->refs == 0) {
+		fab_free(r->fab);
+		free(r);
+	}
+}
+
+static void plan_unref(struct plan_ref *r)
+{
+	if (r && --r->refs == 0) {
+		plan_free(r->plan);
+		free(r);
+	}
+}
+
+static struct plan_ref *plan_load(const char *path)
+{
+	struct plan_ref *r;
+	char err[512];
+	struct plan *p;
+
+	if (!path[0])
+		return NULL;
+	if (!(p = plan_read(path, err, sizeof(err)))) {
+		log_err("validation.expected: %s", err);
+		return NULL;
+	}
+	if (!(r = calloc(1, sizeof(*r)))) {
+		plan_free(p);
+		return NULL;
+	}
+	r->refs = 1;
+	r->plan = p;
+	log_info("validation: the cabling plan %s has %zu cables", path, p->n);
+	return r;
+}
+
+/* ---- the worker ------------------------------------------------------------------------- */
+
+/* The ports of the subnet with telemetry's symbol-error-ratio alarm open:
+ * a `ber` finding each (by the link's smaller end, as fab_link names
+ * links). The alarm is telemetry's judgement with its threshold
+ * (telemetry.thresholds.ber_exp); no read yet, no finding. */
+static int add_ber(struct store *st, const char *subnet, const struct fab *fab,
+		   struct val_report *r)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT a.guid, a.port, a.why FROM port_alarms a JOIN subnets "
+			       "n ON n.id = a.subnet_id WHERE n.name = ?1 AND a.kind = "
+			       "'link_errors' AND a.why LIKE '%symbol error ratio%' ORDER BY "
+			       "a.guid, a.port", -1, &s, NULL) != SQLITE_OK)
+		return store_db_fail(db, "read the BER alarms");
+	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *g = (const char *)sqlite3_column_text(s, 0);
+		unsigned port = (unsigned)sqlite3_column_int(s, 1);
+		const char *why = (const char *)sqlite3_column_text(s, 2);
+		uint64_t guid = g ? strtoull(g, NULL, 16) : 0;
+		const struct fab_node *n = fab_find(fab, guid), *pn = NULL;
+		const struct fab_port *pt = n ? fab_port(n, port) : NULL, *pp;
+
+		if (!pt || !(pp = fab_peer(fab, pt, &pn)) || !pn)
+			continue;   /* not cabled now: nothing to say of the link */
+		if (n->guid > pn->guid || (n->guid == pn->guid && pt->num > pp->num)) {
+			const struct fab_node *tn = n;
+			const struct fab_port *tp = pt;
+
+			n = pn;
+			pt = pp;
+			pn = tn;
+			pp = tp;
+		}
+		if (val_add(r, VAL_BER, 0, "", why ? why : "", "%s[%u] - %s[%u]", n->desc, pt->num,
+			    pn->desc, pp->num) < 0) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the BER alarms");
+}
+
+/* An SM brought the subnet up when a port is ACTIVE: only an SM makes one
+ * so. Before that every linked port is INIT, and that is no fault. */
+static int sm_active(const struct fab *fab)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		for (unsigned p = 0; p <= fab->nodes[i]->nports; p++) {
+			const struct fab_port *pt = fab_port(fab->nodes[i], p);
+
+			if (pt && pt->state == 4)   /* PortInfo:PortState ACTIVE */
+				return 1;
+		}
+	return 0;
+}
+
+static json_t *fabric_b64(const struct fab *fab)
+{
+	char *buf = NULL, *b64;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	json_t *o = NULL;
+
+	if (!mem)
+		return NULL;
+	if (fab_wire_write(fab, mem) < 0) {
+		fclose(mem);
+		free(buf);
+		return NULL;
+	}
+	fclose(mem);
+	if ((b64 = etcd_b64_encode(buf, len)))
+		o = json_string(b64);
+	free(b64);
+	free(buf);
+	return o;
+}
+
+/* One subnet's checks into r; the plan's refusal (another fabric) in
+ * plan_error, the rest of the checks still made. */
+static int check_one(struct vjob *j, struct store *st, size_t i, struct val_report *r,
+		     char *err, size_t errlen)
+{
+	const struct fab *fab = j->s[i].fab->fab;
+	struct health_opts o = { .fat_tree = j->fat_tree, .sm_active = sm_active(fab) };
+	int rc;
+
+	r->nodes = fab->n_nodes;
+	r->links = fab_count_links(fab);
+	if (j->plan) {
+		rc = cabling_check(j->plan->plan, fab, r, j->s[i].plan_error,
+				   sizeof(j->s[i].plan_error));
+		if (rc == -ENOMEM)
+			return rc;
+	}
+	if ((rc = health_check(fab, &o, r, err, errlen)) < 0)
+		return rc;
+	if (st && add_ber(st, j->s[i].subnet, fab, r) < 0)
+		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
+			 "read: see loomd's log");
+	val_report_settle(r);
+	return 0;
+}
+
+static int job_run(void *arg, char *err, size_t errlen)
+{
+	struct vjob *j = arg;
+	struct store *st = store_open(j->db_path, err, errlen);
+	int rc = 0;
+
+	if (!st && !j->req)
+		return -EIO;   /* nothing recorded without the database */
+	for (size_t i = 0; i < j->n && rc == 0; i++) {
+		struct val_report r = { 0 };
+		double t0 = clock_mono(), t1;
+		struct store_validate_result res = { 0 };
+
+		if ((rc = check_one(j, st, i, &r, err, errlen)) < 0) {
+			val_report_clear(&r);
+			break;
+		}
+		t1 = clock_mono();
+		if (!j->req) {
+			if ((rc = store_validate_record(st, j->s[i].subnet, clock_wall(), &r,
+							&res)) < 0) {
+				snprintf(err, errlen, "subnet %s: the findings could not be recorded",
+					 j->s[i].subnet);
+			} else {
+				log_info("subnet %s: validated %zu nodes, %zu links in %.0f ms: %zu "
+					 "errors, %zu warnings (%zu opened, %zu cleared)",
+					 j->s[i].subnet, r.nodes, r.links, (t1 - t0) * 1000.0,
+					 val_count(&r, VAL_ERROR), val_count(&r, VAL_WARNING),
+					 res.opened, res.cleared);
+			}
+			val_report_clear(&r);
+			continue;
+		}
+		if (!(j->s[i].result = val_report_json(&r))) {
+			val_report_clear(&r);
+			rc = -ENOMEM;
+			break;
+		}
+		val_report_clear(&r);
+		json_object_set_new(j->s[i].result, "subnet", json_string(j->s[i].subnet));
+		json_object_set_new(j->s[i].result, "plan",
+				    j->plan ? json_string(j->plan->plan->source) : json_null());
+		if (j->s[i].plan_error[0])
+			json_object_set_new(j->s[i].result, "plan_error",
+					    json_string(j->s[i].plan_error));
+		if (j->ber_db_error[0])
+			json_object_set_new(j->s[i].result, "warning",
+					    json_string(j->ber_db_error));
+		json_object_set_new(j->s[i].result, "elapsed_ms",
+				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
+		if (j->want_fabric) {
+			json_t *b = fabric_b64(j->s[i].fab->fab);
+
+			if (!b) {
+				rc = -ENOMEM;
+				break;
+			}
+			json_object_set_new(j->s[i].result, "fabric", b);
+		}
+	}
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
+	store_close(st);
+	return rc;
+}
+
+/* ---- the loop ----------------------------------------------------------------------------- */
+
+static struct subnet *subnet_of(struct validate_mod *m, const char *name, int make)
+{
+	for (size_t i = 0; i < m->n_subnets; i++)
+		if (!strcmp(m->subnets[i].name, name))
+			return &m->subnets[i];
+	if (!make || m->n_subnets == VALIDATE_MAX_SUBNETS)
+		return NULL;
+	memset(&m->subnets[m->n_subnets], 0, sizeof(m->subnets[0]));
+	snprintf(m->subnets[m->n_subnets].name, sizeof(m->subnets[0].name), "%s", name);
+	return &m->subnets[m->n_subnets++];
+}
+
+static void after_sweep(struct validate_mod *m, struct subnet *s);
+
+static void job_done(void *arg, int rc, const char *err)
+{
+	struct vjob *j = arg;
+	struct validate_mod *m = j->m;
+
+	if (j->req) {
+		json_t *list = json_array();
+
+		for (size_t i = 0; rc == 0 && i < j->n; i++) {
+			json_array_append_new(list, j->s[i].result);
+			j->s[i].result = NULL;
+		}
+		if (rc == 0)
+			ctl_reply_ok(j->req, json_pack("{s:o}", "subnets", list));
+		else
+			json_decref(list), ctl_reply_errno(j->req, rc, NULL, PROTO_ERR_INTERNAL, err);
+		return;
+	}
+	if (rc < 0 && rc != -ECANCELED)
+		log_warn("validation: %s", err);
+	for (size_t i = 0; i < j->n; i++) {
+		struct subnet *s = subnet_of(m, j->s[i].subnet, 0);
+
+		if (!s)
+			continue;
+		if (j->s[i].plan_error[0] && strcmp(s->plan_warned, j->s[i].plan_error)) {
+			log_warn("subnet %s: the cabling plan is not checked: %s", s->name,
+				 j->s[i].plan_error);
+			snprintf(s->plan_warned, sizeof(s->plan_warned), "%s", j->s[i].plan_error);
+		} else if (!j->s[i].plan_error[0]) {
+			s->plan_warned[0] = '\0';
+		}
+		s->checking = 0;
+		if (s->again && rc != -ECANCELED) {
+			s->again = 0;
+			after_sweep(m, s);
+		}
+	}
+}
+
+static void job_free(void *arg)
+{
+	struct vjob *j = arg;
+
+	for (size_t i = 0; i < j->n; i++) {
+		fab_unref(j->s[i].fab);
+		json_decref(j->s[i].result);
+	}
+	plan_unref(j->plan);
+	free(j);
+}
+
+static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
+
+static struct vjob *job_new(struct validate_mod *m, struct ctl_req *req, int use_plan)
+{
+	struct vjob *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->m = m;
+	j->req = req;
+	j->fat_tree = m->conf_copy.validation_fat_tree;
+	snprintf(j->db_path, sizeof(j->db_path), "%s", m->conf_copy.db_path);
+	if (use_plan && m->plan) {
+		j->plan = m->plan;
+		m->plan->refs++;
+	}
+	return j;
+}
+
+static void job_add(struct vjob *j, struct subnet *s)
+{
+	snprintf(j->s[j->n].subnet, sizeof(j->s[0].subnet), "%s", s->name);
+	j->s[j->n].fab = s->last;
+	s->last->refs++;
+	j->n++;
+}
+
+static void after_sweep(struct validate_mod *m, struct subnet *s)
+{
+	struct vjob *j;
+	int rc;
+
+	if (!m->conf_copy.validation_enabled || !s->last)
+		return;
+	if (s->checking) {
+		s->again = 1;   /* the newest fabric, once the check under way ends */
+		return;
+	}
+	if (!(j = job_new(m, NULL, 1)))
+		return;
+	job_add(j, s);
+	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+		log_warn("subnet %s: cannot start its validation: %s", s->name, strerror(-rc));
+		job_free(j);
+		return;
+	}
+	s->checking = 1;
+}
+
+void validate_on_swept(void *arg, const char *subnet, struct fab *fab)
+{
+	struct validate_mod *m = arg;
+	struct subnet *s = subnet_of(m, subnet, 1);
+	struct fab_ref *r;
+
+	if (!s || !(r = calloc(1, sizeof(*r)))) {
+		fab_free(fab);
+		return;
+	}
+	r->refs = 1;
+	r->fab = fab;
+	fab_unref(s->last);
+	s->last = r;
+	after_sweep(m, s);
+}
+
+static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct validate_mod *m = arg;
+	char subnet[LOOM_NAME_LEN] = "";
+	int has_subnet, use_plan = 1, fabric = 0, rc;
+	struct vjob *j;
+
+	if ((has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0 ||
+	    (json_object_get(args, "plan") && ctl_arg_bool(req, args, "plan", &use_plan) < 0) ||
+	    ctl_arg_bool(req, args, "fabric", &fabric) < 0)
+		return;
+	if (work_waiting(m->work) >= VALIDATE_MAX_WAITING) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "%u validations are waiting; try again later",
+			      work_waiting(m->work));
+		return;
+	}
+	if (!(j = job_new(m, req, use_plan))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	j->want_fabric = fabric;
+	for (size_t i = 0; i < m->n_subnets; i++)
+		if (m->subnets[i].last && (!has_subnet || !strcmp(m->subnets[i].name, subnet)))
+			job_add(j, &m->subnets[i]);
+	if (!j->n) {
+		job_free(j);
+		if (has_subnet)
+			ctl_reply_err(req, PROTO_ERR_NOTFOUND, "subnet \"%s\" was not swept since "
+				      "loomd started", subnet);
+		else
+			ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no subnet was swept since loomd "
+				      "started: try again after `loomctl discover --wait`");
+		return;
+	}
+	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+		job_free(j);
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start the validation: %s",
+			      strerror(-rc));
+	}
+}
+
+static void cmd_issues(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct validate_mod *m = arg;
+	char subnet[LOOM_NAME_LEN] = "", err[512] = "";
+	json_t *out = NULL;
+	int has_subnet, rc;
+
+	if ((has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0)
+		return;
+	rc = validate_db_issues(store_db(m->store), has_subnet ? subnet : NULL, &out, err,
+				sizeof(err));
+	if (rc < 0)
+		ctl_reply_errno(req, rc, NULL, PROTO_ERR_INTERNAL, err);
+	else
+		ctl_reply_ok(req, out);
+}
+
+/* ---- the module ------------------------------------------------------------------------- */
+
+struct validate_mod *validate_new(struct event_base *base, const struct loom_config *conf,
+				  struct store *store, char *err, size_t errlen)
+{
+	struct validate_mod *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->base = base;
+	m->store = store;
+	m->conf_copy = *conf;
+	if (!(m->work = work_queue_new(base, "validation", 1, WORK_FIFO, err, errlen))) {
+		free(m);
+		return NULL;
+	}
+	m->plan = plan_load(conf->validation_expected);
+	return m;
+}
+
+void validate_free(struct validate_mod *m)
+{
+	if (!m)
+		return;
+	work_queue_free(m->work);
+	for (size_t i = 0; i < m->n_subnets; i++)
+		fab_unref(m->subnets[i].last);
+	plan_unref(m->plan);
+	free(m);
+}
+
+void validate_reconfigure(struct validate_mod *m, const struct loom_config *conf)
+{
+	struct plan_ref *p = plan_load(conf->validation_expected);
+
+	if (p || !conf->validation_expected[0]) {
+		plan_unref(m->plan);
+		m->plan = p;
+	} else {
+		log_warn("validation: the previous cabling plan stays");
+	}
+	m->conf_copy = *conf;
+}
+
+int validate_register(struct validate_mod *m, struct ctl *ctl)
+{
+	if (ctl_register(ctl, "fabric-validate", CTL_READ, cmd_validate, m) < 0 ||
+	    ctl_register(ctl, "fabric-issues", CTL_READ, cmd_issues, m) < 0)
+		return -1;
+	return 0;
+}

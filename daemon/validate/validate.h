@@ -1,0 +1,43 @@
+/* daemon/validate/validate.h: fabric validation (issue 22). After every
+ * recorded sweep (the sweeper hands over its fabric: ib/sweep.h's
+ * sweeper_on_swept) the fabric is checked against the cabling plan of
+ * validation.expected (lib/validate/cabling.h) and the rules of a healthy
+ * fabric (lib/validate/health.h, and telemetry's BER alarms), on a work
+ * queue of its own, and the findings are recorded as open issues with an
+ * event when one opens or clears (store_validate.h). A subnet's last
+ * fabric is kept for the commands:
+ *   fabric-validate (CTL_READ) {subnet?, plan?: false to leave the
+ *     configured plan out, fabric?: true to add the fabric itself
+ *     ("fabric": base64 of lib/fabric/fabric_wire.h, for loomctl's
+ *     --expected FILE, checked on the client)}: the checks run now,
+ *     {"subnets": [{"subnet", "plan", "plan_error"?, ...report_json}]}
+ *   fabric-issues (CTL_READ) {subnet?}: the open issues
+ *     (lib/db/validate_db.h). */
+#ifndef LOOMD_VALIDATE_H
+#define LOOMD_VALIDATE_H
+
+#include <stddef.h>
+
+struct event_base;
+struct ctl;
+struct fab;
+struct loom_config;
+struct store;
+struct validate_mod;
+struct config_section;
+
+/* store: the loop's connection (fabric-issues). NULL with err. */
+struct validate_mod *validate_new(struct event_base *base, const struct loom_config *conf,
+				  struct store *store, char *err, size_t errlen);
+/* Waits for the running check. */
+void validate_free(struct validate_mod *m);
+/* The new plan (read again; when it cannot be read the old one stays,
+ * logged) and settings, from the next check on. */
+void validate_reconfigure(struct validate_mod *m, const struct loom_config *conf);
+int validate_register(struct validate_mod *m, struct ctl *ctl);
+/* sweeper_on_swept's listener: takes fab. */
+void validate_on_swept(void *arg, const char *subnet, struct fab *fab);
+
+extern const struct config_section validate_config;
+
+#endif
