@@ -179,7 +179,7 @@ static int note_dup(struct dups_ctx *x, uint64_t guid, const char *second_desc,
 	s += x->n_seen++;
 	s->guid = guid;
 	snprintf(s->desc, sizeof(s->desc), "%s", second_desc);
-	log_info("duplicate node GUID 0x%016llx: \"%s\" and \"%s\"",
+	log_debug("duplicate node GUID 0x%016llx: \"%s\" and \"%s\"",
 		 (unsigned long long)guid, first, second);
 	return fab_add_dup(x->fab, guid, 0, first, second);
 }

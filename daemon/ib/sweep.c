@@ -283,6 +283,15 @@ static void job_finished(struct sweeper *sw, struct job *job)
 			 (job->run_recorded - job->run_finished) * 1000.0);
 	else
 		log_warn("subnet %s: sweep failed: %s", job->name, job->run_error);
+	/* Discovery met these GUIDs twice and kept the first sighting
+	 * (validation reports them as findings). */
+	for (size_t i = 0; job->run_fab && i < job->run_fab->n_dups; i++) {
+		const struct fab_dup *d = &job->run_fab->dups[i];
+
+		log_info("subnet %s: duplicate %s GUID 0x%016llx: \"%s\" and \"%s\"", job->name,
+			 d->is_port ? "port" : "node", (unsigned long long)d->guid, d->first,
+			 d->second);
+	}
 	if (job->run_fab && sw->on_swept)
 		sw->on_swept(sw->on_swept_arg, job->name, job->run_fab);
 	else

@@ -152,6 +152,84 @@ START_TEST(foreign_or_inconsistent_streams_are_refused)
 }
 END_TEST
 
+/* The duplicate GUIDs discovery met reach loomd with the fabric. */
+START_TEST(duplicate_guids_cross_the_wire)
+{
+	struct fab *f = sample(), *g;
+	char err[256] = "";
+	size_t len;
+	char *buf;
+
+	ck_assert_int_eq(fab_add_dup(f, CA_A, 0, "hostA mlx5_0 (on leaf-1[1])",
+				     "hostC mlx5_0 (on leaf-9[4])"), 0);
+	ck_assert_int_eq(fab_add_dup(f, CA_B + 1, 1, "hostB mlx5_0[1]", "hostD mlx5_0[1]"), 0);
+	buf = encode(f, &len);
+	g = fab_wire_read(buf, len, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_uint_eq(g->n_nodes, f->n_nodes);
+	ck_assert_uint_eq(g->n_dups, 2);
+	ck_assert_uint_eq(g->dups[0].guid, CA_A);
+	ck_assert_uint_eq(g->dups[0].is_port, 0);
+	ck_assert_str_eq(g->dups[0].first, "hostA mlx5_0 (on leaf-1[1])");
+	ck_assert_str_eq(g->dups[0].second, "hostC mlx5_0 (on leaf-9[4])");
+	ck_assert_uint_eq(g->dups[1].guid, CA_B + 1);
+	ck_assert_uint_eq(g->dups[1].is_port, 1);
+	ck_assert_str_eq(g->dups[1].first, "hostB mlx5_0[1]");
+	ck_assert_str_eq(g->dups[1].second, "hostD mlx5_0[1]");
+	fab_free(g);
+	/* Cut anywhere, the stream is refused, never read without its dups. */
+	for (size_t cut = 0; cut < len; cut++)
+		ck_assert_msg(fab_wire_read(buf, cut, err, sizeof(err)) == NULL,
+			      "a stream with dups cut at %zu of %zu bytes was accepted", cut, len);
+	fab_free(f);
+	free(buf);
+}
+END_TEST
+
+/* A fabric without duplicates is written as before the dups section
+ * existed: same bytes, so streams of clean fabrics do not change. */
+START_TEST(a_fabric_without_dups_has_no_dup_section)
+{
+	struct fab *f = sample();
+	size_t len, len2;
+	char *buf = encode(f, &len), *buf2;
+
+	ck_assert_ptr_null(memmem(buf, len, "LOOMDUP1", 8));
+	ck_assert_int_eq(fab_add_dup(f, CA_A, 0, "a", "b"), 0);
+	buf2 = encode(f, &len2);
+	ck_assert_ptr_nonnull(memmem(buf2, len2, "LOOMDUP1", 8));
+	ck_assert_uint_gt(len2, len);
+	/* Everything before the section is the clean stream's. */
+	ck_assert_int_eq(memcmp(buf, buf2, len - 8), 0);
+	fab_free(f);
+	free(buf);
+	free(buf2);
+}
+END_TEST
+
+/* A port GUID on two nodes is one duplicate naming both ports; a switch's
+ * ports, which share a GUID in real fabrics, are not duplicates. */
+START_TEST(a_port_guid_on_two_nodes_is_one_duplicate)
+{
+	struct fab *f = sample();
+	struct fab_node *sw = fab_find(f, SW1);
+
+	for (unsigned p = 1; p <= sw->nports; p++)
+		sw->ports[p].guid = sw->ports[0].guid;
+	ck_assert_int_eq(fab_find_port_dups(f), 0);
+	ck_assert_uint_eq(f->n_dups, 0);
+
+	fab_find(f, CA_B)->ports[1].guid = fab_find(f, CA_A)->ports[1].guid;
+	ck_assert_int_eq(fab_find_port_dups(f), 0);
+	ck_assert_uint_eq(f->n_dups, 1);
+	ck_assert_uint_eq(f->dups[0].is_port, 1);
+	ck_assert_uint_eq(f->dups[0].guid, CA_A + 1);
+	ck_assert_str_eq(f->dups[0].first, "hostA mlx5_0[1]");
+	ck_assert_str_eq(f->dups[0].second, "hostB mlx5_0[1]");
+	fab_free(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fabric_wire");
@@ -161,6 +239,9 @@ int main(void)
 	tcase_add_test(tc, empty_fabric_round_trips);
 	tcase_add_test(tc, every_truncation_is_refused);
 	tcase_add_test(tc, foreign_or_inconsistent_streams_are_refused);
+	tcase_add_test(tc, duplicate_guids_cross_the_wire);
+	tcase_add_test(tc, a_fabric_without_dups_has_no_dup_section);
+	tcase_add_test(tc, a_port_guid_on_two_nodes_is_one_duplicate);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
