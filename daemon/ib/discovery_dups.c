@@ -62,11 +62,10 @@ static int port_up(const ibnd_port_t *p)
 static int path_out(const ibnd_node_t *n, int port, ib_portid_t *out)
 {
 	*out = n->path_portid;
-	if (out->drpath.cnt < 0 || out->drpath.cnt > IB_SUBNET_PATH_HOPS_MAX - 2)
+	/* The walk starts at the local port: its routes are purely directed
+	 * (no LID-routed part, which would need the local LID as DrSLID). */
+	if (out->lid || out->drpath.cnt < 0 || out->drpath.cnt > IB_SUBNET_PATH_HOPS_MAX - 2)
 		return -1;
-	if (out->lid) {
-		out->drpath.drdlid = 0xffff;
-	}
 	out->drpath.p[++out->drpath.cnt] = (uint8_t)port;
 	return 0;
 }
