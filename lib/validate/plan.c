@@ -400,6 +400,38 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
 	return p;
 }
 
+/* A CSV field: quoted when it would not read back as it is. */
+static void csv_field(FILE *out, const char *v)
+{
+	if (!v[0] || strpbrk(v, ",\"#\r\n") || isspace((unsigned char)v[0]) ||
+	    isspace((unsigned char)v[strlen(v) - 1])) {
+		fputc('"', out);
+		for (; *v; v++) {
+			if (*v == '"')
+				fputc('"', out);
+			fputc(*v, out);
+		}
+		fputc('"', out);
+		return;
+	}
+	fputs(v, out);
+}
+
+int plan_write_csv(const struct plan *p, FILE *out)
+{
+	fputs("node,port,peer,peer_port,width,speed\n", out);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_cable *c = &p->cables[i];
+
+		csv_field(out, c->a);
+		fprintf(out, ",%u,", c->a_port);
+		csv_field(out, c->b);
+		fprintf(out, ",%u,%s,%s\n", c->b_port, c->width ? ibt_width_name(c->width) : "",
+			c->speed ? ibt_speed_name(c->speed) : "");
+	}
+	return fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
+}
+
 struct plan *plan_read(const char *path, char *err, size_t errlen)
 {
 	size_t len;

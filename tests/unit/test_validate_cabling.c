@@ -291,6 +291,37 @@ START_TEST(a_plan_with_guids_matches_them_before_descriptions)
 }
 END_TEST
 
+/* plan_write_csv reads back the same cables, names with commas, quotes
+ * and edge spaces included, and with the widths and speeds. */
+START_TEST(a_plan_written_as_csv_reads_back)
+{
+	struct plan *p = plan_csv("node,port,peer,peer_port,width,speed\n"
+				  "\"rack 1, sw\",1,\"say \"\"hi\"\"\",2,4x,HDR\n"
+				  "\" edge \",3,plain,4,,\n");
+	char *buf = NULL, err[512] = "";
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	struct plan *q;
+
+	ck_assert(mem != NULL);
+	ck_assert_int_eq(plan_write_csv(p, mem), 0);
+	fclose(mem);
+	q = plan_parse("again.csv", buf, len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s: %s", err, buf);
+	ck_assert_uint_eq(q->n, 2);
+	ck_assert_str_eq(q->cables[0].a, "rack 1, sw");
+	ck_assert_str_eq(q->cables[0].b, "say \"hi\"");
+	ck_assert_uint_eq(q->cables[0].b_port, 2);
+	ck_assert_uint_eq(q->cables[0].width, IBT_WIDTH_4X);
+	ck_assert_uint_eq(q->cables[0].speed, IBT_SPEED_HDR);
+	ck_assert_str_eq(q->cables[1].a, " edge ");
+	ck_assert_uint_eq(q->cables[1].width, 0);
+	plan_free(q);
+	plan_free(p);
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("validate_cabling");
@@ -306,6 +337,7 @@ int main(void)
 	tcase_add_test(tc, a_plan_from_a_topology_file_is_every_link);
 	tcase_add_test(tc, csv_mistakes_name_file_and_line);
 	tcase_add_test(tc, a_plan_with_guids_matches_them_before_descriptions);
+	tcase_add_test(tc, a_plan_written_as_csv_reads_back);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
