@@ -114,7 +114,7 @@ struct ctx {
 	struct val_report *r;
 	struct health_graph g;
 	double *ber;                /* per port slot, -1 unknown (NULL: no BER check) */
-	char *why;                  /* per port slot's BER: "N symbol errors in S s" source */
+	int32_t *src;               /* per port slot: its row of opts->errs, -1 */
 };
 
 #define NODE(c, i) ((c)->fab->nodes[i])
@@ -157,7 +157,7 @@ static void node_enabled(const struct ctx *c, size_t i, unsigned *w, unsigned *s
 static int link_rules(struct ctx *c, size_t i, unsigned *en_w, unsigned *en_s)
 {
 	const struct fab_node *nd = NODE(c, i);
-	char want[96], got[96];
+	char want[320], got[320];
 	int rc = 0;
 
 	for (unsigned p = 1; p <= nd->nports && rc == 0; p++) {
@@ -198,7 +198,11 @@ static int link_rules(struct ctx *c, size_t i, unsigned *en_w, unsigned *en_s)
 
 			if (c->ber[w] > c->o->ber_threshold) {
 				snprintf(want, sizeof(want), "BER <= %.1e", c->o->ber_threshold);
-				snprintf(got, sizeof(got), "%.2e (%s)", c->ber[w], c->why + w * 96);
+				const struct health_port_errors *e = &c->o->errs[c->src[w]];
+
+				snprintf(got, sizeof(got), "%.2e (%s[%u]: %" PRIu64 " symbol errors in %.0f s)",
+					 c->ber[w], w == s ? DESC(c, i) : DESC(c, j), e->port,
+					 e->symbol_errors, e->seconds);
 				rc = add_link(c, VAL_BER, i, p, want, got);
 			}
 		}
@@ -230,11 +234,13 @@ static int ber_fill(struct ctx *c)
 	if (!(o->ber_threshold > 0) || !o->errs || !o->n_errs)
 		return 0;
 	c->ber = malloc(c->g.slots * sizeof(*c->ber));
-	c->why = calloc(c->g.slots, 96);
-	if (!c->ber || !c->why)
+	c->src = malloc(c->g.slots * sizeof(*c->src));
+	if (!c->ber || !c->src)
 		return -ENOMEM;
-	for (size_t s = 0; s < c->g.slots; s++)
+	for (size_t s = 0; s < c->g.slots; s++) {
 		c->ber[s] = -1;
+		c->src[s] = -1;
+	}
 	for (size_t k = 0; k < o->n_errs; k++) {
 		const struct health_port_errors *e = &o->errs[k];
 		int32_t i = health_graph_idx(&c->g, e->node_guid);
@@ -250,8 +256,7 @@ static int ber_fill(struct ctx *c)
 			continue;
 		s = c->g.off[i] + e->port;
 		c->ber[s] = (double)e->symbol_errors / (bps * e->seconds);
-		snprintf(c->why + s * 96, 96, "%s[%u]: %" PRIu64 " symbol errors in %.0f s",
-			 DESC(c, i), e->port, e->symbol_errors, e->seconds);
+		c->src[s] = (int32_t)k;
 	}
 	return 0;
 }
@@ -494,7 +499,7 @@ int health_check(const struct fab *fab, const struct health_opts *opts, struct v
 	if ((rc = health_graph_init(&c.g, fab)) == 0)
 		rc = run(&c);
 	free(c.ber);
-	free(c.why);
+	free(c.src);
 	health_graph_free(&c.g);
 	if (rc < 0) {
 		snprintf(err, errlen, "out of memory");
