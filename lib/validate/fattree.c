@@ -104,14 +104,21 @@ static void links(struct ft *f)
 	}
 }
 
+/* Most leaves have up links (a leaf that lost all of its own is the worst
+ * fault of a fat tree, not a sign that it is none: a torus's or a
+ * dragonfly's switches all carry hosts and none has an up link). */
 static int is_fat_tree(const struct ft *f)
 {
+	size_t with_up = 0;
+
 	if (f->ca_off_switch || f->flat_link || f->max_level < 2 || !f->n_leaves)
 		return 0;
-	for (size_t i = 0; i < f->g->n; i++)
-		if ((IS_SW(f, i) && !f->level[i]) || (f->level[i] == 1 && !f->up[i]))
+	for (size_t i = 0; i < f->g->n; i++) {
+		if (IS_SW(f, i) && !f->level[i])
 			return 0;
-	return f->leaf_leaf < f->leaf_up;
+		with_up += f->level[i] == 1 && f->up[i];
+	}
+	return 2 * with_up > f->n_leaves && f->leaf_leaf < f->leaf_up;
 }
 
 /* The most common value of v over the nodes where pick says so (ties: the
@@ -281,19 +288,16 @@ static int report_unreachable(struct ft *f, uint64_t *miss, size_t w)
 static int reachability(struct ft *f)
 {
 	const struct health_graph *g = f->g;
-	size_t n = g->n, L = f->n_leaves, w = (L + 63) / 64, k;
-	uint64_t *down = calloc(n * w + 1, sizeof(*down));
-	uint64_t *reach = calloc(n * w + 1, sizeof(*reach));
-	uint64_t *comp = calloc(n * w + 1, sizeof(*comp));   /* per root: its leaves */
-	uint64_t *miss = calloc(L * w + 1, sizeof(*miss));
+	size_t n = g->n, L = f->n_leaves, w = (L + 63) / 64, k, m = 0;
 	size_t *order = calloc(n + 1, sizeof(*order)), *parent = calloc(n + 1, sizeof(*parent));
-	size_t *start = calloc(f->max_level + 2, sizeof(*start)), m = 0;
+	size_t *pos = calloc(n + 1, sizeof(*pos)), *start = calloc(f->max_level + 2, sizeof(*start));
+	uint64_t *down = NULL, *reach = NULL, *comp = NULL, *miss = NULL;
 	int rc = -ENOMEM, any = 0;
 
-	if (!down || !reach || !comp || !miss || !order || !parent || !start)
+	if (!order || !parent || !pos || !start)
 		goto out;
-	/* switches by level (counting sort: start[l], where level l begins),
-	 * then the components of the switch links */
+	/* switches by level (counting sort: start[l], where level l begins);
+	 * the bitsets are indexed by that position (pos), switches only */
 	for (size_t i = 0; i < n; i++) {
 		parent[i] = i;
 		if (f->level[i])
@@ -306,8 +310,17 @@ static int reachability(struct ft *f)
 		m += c;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (f->level[i])
-			order[start[f->level[i]]++] = i;
+		if (f->level[i]) {
+			pos[i] = start[f->level[i]]++;
+			order[pos[i]] = i;
+		}
+	down = calloc(m * w + 1, sizeof(*down));
+	reach = calloc(m * w + 1, sizeof(*reach));
+	comp = calloc(m * w + 1, sizeof(*comp));   /* per component's root: its leaves */
+	miss = calloc(L * w + 1, sizeof(*miss));
+	if (!down || !reach || !comp || !miss)
+		goto out;
+	/* the components of the switch links (a rail each) */
 	for (size_t i = 0; i < n; i++) {
 		if (!f->level[i])
 			continue;
@@ -321,8 +334,8 @@ static int reachability(struct ft *f)
 	for (size_t b = 0; b < L; b++) {
 		size_t i = f->leaf_idx[b];
 
-		down[i * w + b / 64] |= 1ULL << (b % 64);
-		comp[find(parent, i) * w + b / 64] |= 1ULL << (b % 64);
+		down[pos[i] * w + b / 64] |= 1ULL << (b % 64);
+		comp[pos[find(parent, i)] * w + b / 64] |= 1ULL << (b % 64);
 	}
 	/* bottom-up: what each switch reaches going down */
 	for (k = 0; k < m; k++) {
@@ -331,29 +344,29 @@ static int reachability(struct ft *f)
 		for (unsigned p = 1; p <= NODE(f, i)->nports; p++) {
 			int32_t j = g->peer[g->off[i] + p];
 
-			if (j >= 0 && f->level[j] + 1 == f->level[i])
-				or_into(down + i * w, down + (size_t)j * w, w);
+			if (j >= 0 && f->level[j] && f->level[j] + 1 == f->level[i])
+				or_into(down + k * w, down + pos[j] * w, w);
 		}
 	}
 	/* top-down: what each switch reaches going up then down */
 	for (k = m; k-- > 0;) {
 		size_t i = order[k];
 
-		or_into(reach + i * w, down + i * w, w);
+		or_into(reach + k * w, down + k * w, w);
 		for (unsigned p = 1; p <= NODE(f, i)->nports; p++) {
 			int32_t j = g->peer[g->off[i] + p];
 
 			if (j >= 0 && f->level[j] && f->level[j] == f->level[i] + 1)
-				or_into(reach + i * w, reach + (size_t)j * w, w);
+				or_into(reach + k * w, reach + pos[j] * w, w);
 		}
 	}
 	for (size_t b = 0; b < L; b++) {
 		size_t i = f->leaf_idx[b];
-		const uint64_t *c = comp + find(parent, i) * w;
+		const uint64_t *c = comp + pos[find(parent, i)] * w, *rr = reach + pos[i] * w;
 
 		for (size_t q = 0; q < w; q++)
-			miss[b * w + q] = c[q] & ~reach[i * w + q];
-		any |= popcount_and_not(c, reach + i * w, w) != 0;
+			miss[b * w + q] = c[q] & ~rr[q];
+		any |= popcount_and_not(c, rr, w) != 0;
 	}
 	rc = any ? report_unreachable(f, miss, w) : 0;
 out:
@@ -363,6 +376,7 @@ out:
 	free(miss);
 	free(order);
 	free(parent);
+	free(pos);
 	free(start);
 	return rc;
 }

@@ -322,6 +322,26 @@ START_TEST(a_leaf_with_fewer_uplinks)
 }
 END_TEST
 
+/* A leaf that lost every up link (still found: its host has a second port
+ * on another leaf) is the worst fault of a fat tree, not a fabric that is
+ * no fat tree: one finding. */
+START_TEST(a_leaf_without_any_uplink)
+{
+	struct val_report r = { 0 };
+	const struct val_finding *v;
+	struct fab *f = net(SPINES L1 L2 "Switch 8 \"l3\"\n[1] \"h5\"[1]\n[2] \"h6\"[1]\n"
+			    "Switch 8 \"l2b\"\n[5] \"s1\"[4]\n[6] \"s2\"[4]\n[7] \"s3\"[4]\n"
+			    "[1] \"h5\"[2]\n" HOSTS);
+
+	run(f, NULL, &r);
+	v = only(&r, VAL_LEAF_UPLINKS);
+	ck_assert_str_eq(v->subject, "l3");
+	ck_assert_str_eq(v->got, "0 up links");
+	fab_free(f);
+	val_report_clear(&r);
+}
+END_TEST
+
 START_TEST(two_leaves_cabled_to_each_other)
 {
 	struct val_report r = { 0 };
@@ -541,6 +561,7 @@ int main(void)
 	tcase_add_test(tc, mtu_and_vl_mismatches_across_a_link);
 	tcase_add_test(tc, a_switch_with_another_port_count_than_its_level);
 	tcase_add_test(tc, a_leaf_with_fewer_uplinks);
+	tcase_add_test(tc, a_leaf_without_any_uplink);
 	tcase_add_test(tc, two_leaves_cabled_to_each_other);
 	tcase_add_test(tc, two_leaves_that_meet_only_down_then_up);
 	tcase_add_test(tc, symbol_errors_above_the_ber_threshold);
