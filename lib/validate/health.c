@@ -14,6 +14,11 @@
 
 #include "lib/fabric/ibtypes.h"
 
+/* PortInfo:PortState (ibt_port_state_name) */
+#define PS_INIT 2
+#define PS_ARMED 3
+#define PS_ACTIVE 4
+
 /* ---- the graph as arrays ---------------------------------------------------------------- */
 
 static int u64_pair_cmp(const void *x, const void *y)
@@ -197,9 +202,9 @@ static int link_rules(struct ctx *c, size_t i, unsigned *en_w, unsigned *en_s)
 			size_t w = x >= y ? s : c->g.off[j] + c->g.peer_port[s];
 
 			if (c->ber[w] > c->o->ber_threshold) {
-				snprintf(want, sizeof(want), "BER <= %.1e", c->o->ber_threshold);
 				const struct health_port_errors *e = &c->o->errs[c->src[w]];
 
+				snprintf(want, sizeof(want), "BER <= %.1e", c->o->ber_threshold);
 				snprintf(got, sizeof(got), "%.2e (%s[%u]: %" PRIu64 " symbol errors in %.0f s)",
 					 c->ber[w], w == s ? DESC(c, i) : DESC(c, j), e->port,
 					 e->symbol_errors, e->seconds);
@@ -217,7 +222,7 @@ static int port_stuck(struct ctx *c, size_t i)
 	for (unsigned p = 1; p <= nd->nports; p++) {
 		const struct fab_port *pt = &nd->ports[p];
 
-		if (c->g.peer[c->g.off[i] + p] < 0 || (pt->state != 2 && pt->state != 3))
+		if (c->g.peer[c->g.off[i] + p] < 0 || (pt->state != PS_INIT && pt->state != PS_ARMED))
 			continue;
 		if (val_add(c->r, VAL_PORT_STUCK, 0, "active", ibt_port_state_name(pt->state),
 			    "%s[%u]", DESC(c, i), p) < 0)
@@ -416,7 +421,7 @@ static int lids(struct ctx *c)
 		for (unsigned p = nd->type == IBT_NODE_SWITCH ? 0 : 1; p <= last && rc == 0; p++) {
 			const struct fab_port *pt = &nd->ports[p];
 
-			if (!pt->present || pt->state != 4)
+			if (!pt->present || pt->state != PS_ACTIVE)
 				continue;
 			if (!pt->lid) {
 				rc = val_add(c->r, VAL_LID_UNASSIGNED, 0, "a LID", "LID 0", "%s[%u]",

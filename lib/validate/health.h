@@ -4,6 +4,8 @@
  * symbol errors the telemetry read saw); findings go to a val_report with
  * the codes of report.h:
  *   degraded        a link below the best width or speed both ends support
+ *                   (narrowed to what their nodes enable on their linked
+ *                   ports: ibsim says every port could run 12x QDR)
  *   dup-node-guid   one node GUID on two nodes (from discovery: fab->dups)
  *   dup-port-guid   one port GUID on two ports
  *   dup-desc, empty-desc   node descriptions (switches and CAs alike)
