@@ -48,11 +48,17 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-/* As an SM leaves it: a LID per CA port and per switch (its ports share it). */
+/* As an SM leaves it: a LID per CA port and per switch (its ports share it).
+ * A file with LIDs (ibnetdiscover output of a subnet an SM brought up) keeps
+ * its own. */
 static void sm_up(struct fab *f)
 {
 	unsigned lid = 1;
 
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i]->nports; p++)
+			if (f->nodes[i]->ports[p].lid)
+				return;
 	for (size_t i = 0; i < f->n_nodes; i++) {
 		struct fab_node *n = f->nodes[i];
 
@@ -163,7 +169,7 @@ int main(int argc, char **argv)
 		memset(by_code, 0, sizeof(by_code));
 		for (size_t i = 0; i < r.n; i++)
 			by_code[r.f[i].code]++;
-		for (size_t i = 0; i < r.n && i < 5 && argc <= 4; i++)
+		for (size_t i = 0; i < r.n && i < 20 && k == 0; i++)
 			fprintf(stderr, "finding: %s %s (want %s, got %s)\n", val_code_name(r.f[i].code),
 				r.f[i].subject, r.f[i].want, r.f[i].got);
 		val_report_clear(&r);
