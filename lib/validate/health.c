@@ -215,17 +215,28 @@ static int link_rules(struct ctx *c, size_t i, unsigned *en_w, unsigned *en_s)
 	return rc;
 }
 
+/* One finding per link, whichever end (or both) the SM left behind: a
+ * stuck link is one fault; got says each end's state. */
 static int port_stuck(struct ctx *c, size_t i)
 {
 	const struct fab_node *nd = NODE(c, i);
 
 	for (unsigned p = 1; p <= nd->nports; p++) {
-		const struct fab_port *pt = &nd->ports[p];
+		size_t s = c->g.off[i] + p, j;
+		const struct fab_port *a = &nd->ports[p], *b;
+		char got[320];
 
-		if (c->g.peer[c->g.off[i] + p] < 0 || (pt->state != PS_INIT && pt->state != PS_ARMED))
+		if (c->g.peer[s] < 0 || !a_end(&c->g, i, p))
 			continue;
-		if (val_add(c->r, VAL_PORT_STUCK, 0, "active", ibt_port_state_name(pt->state),
-			    "%s[%u]", DESC(c, i), p) < 0)
+		j = (size_t)c->g.peer[s];
+		b = &NODE(c, j)->ports[c->g.peer_port[s]];
+		if (a->state != PS_INIT && a->state != PS_ARMED && b->state != PS_INIT &&
+		    b->state != PS_ARMED)
+			continue;
+		snprintf(got, sizeof(got), "%s[%u] %s, %s[%u] %s", DESC(c, i), p,
+			 ibt_port_state_name(a->state), DESC(c, j), c->g.peer_port[s],
+			 ibt_port_state_name(b->state));
+		if (add_link(c, VAL_PORT_STUCK, i, p, "active", got) < 0)
 			return -ENOMEM;
 	}
 	return 0;

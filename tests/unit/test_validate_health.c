@@ -248,8 +248,14 @@ START_TEST(a_port_stuck_in_init_only_under_an_sm)
 	named(f, "h4")->ports[1].state = 3;   /* armed */
 	run(f, NULL, &r);
 	v = only(&r, VAL_PORT_STUCK);
-	ck_assert_str_eq(v->subject, "h4[1]");
-	ck_assert_str_eq(v->got, "armed");
+	ck_assert_str_eq(v->subject, "h4[1] - l2[2]");
+	ck_assert_str_eq(v->got, "h4[1] armed, l2[2] active");
+	val_report_clear(&r);
+	/* both ends stuck: one link, one finding */
+	named(f, "l2")->ports[2].state = 2;
+	run(f, NULL, &r);
+	v = only(&r, VAL_PORT_STUCK);
+	ck_assert_str_eq(v->got, "h4[1] armed, l2[2] init");
 	val_report_clear(&r);
 	/* before the SM brought the subnet up every port is INIT: no fault */
 	run(f, &(struct health_opts){ .fat_tree = -1, .sm_active = 0 }, &r);
