@@ -192,7 +192,10 @@ static int link_rules(struct ctx *c, size_t i, unsigned *en_w, unsigned *en_s)
 				 ibt_mtu_bytes(b->mtu));
 			rc = add_link(c, VAL_MTU_MISMATCH, i, p, want, got);
 		}
-		if (rc == 0 && a->vls && b->vls && a->vls != b->vls) {
+		/* VLs between switches only: HCAs commonly support fewer data VLs
+		 * (4) than switches (8), and the link runs the smaller: normal */
+		if (rc == 0 && a->vls && b->vls && a->vls != b->vls && nd->type == IBT_NODE_SWITCH &&
+		    NODE(c, j)->type == IBT_NODE_SWITCH) {
 			snprintf(want, sizeof(want), "one VL capability");
 			snprintf(got, sizeof(got), "%u and %u data VLs", a->vls, b->vls);
 			rc = add_link(c, VAL_VL_MISMATCH, i, p, want, got);

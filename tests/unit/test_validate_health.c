@@ -284,6 +284,8 @@ START_TEST(mtu_and_vl_mismatches_across_a_link)
 	ck_assert_str_eq(v->subject, "s1[2] - l2[5]");
 	/* an end without the field (0: unknown) is no mismatch */
 	named(f, "s1")->ports[2].vls = 0;
+	/* an HCA with fewer VLs than its switch: normal (ConnectX: 4, switches 8) */
+	named(f, "h1")->ports[1].vls = 4;
 	val_report_clear(&r);
 	run(f, NULL, &r);
 	none(&r);
