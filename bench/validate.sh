@@ -38,4 +38,6 @@ echo
 echo "## the same plan against loom-fabgen ... --cut 16 --slow 16 (seed 1)"
 "$B/loom-fabgen" fattree --levels "$levels" --radix "$radix" --cut 16 --slow 16 \
 	-o "$work/damaged.net"
-"$B/bench/validate_bench" "$work/fabric.net" "$work/plan.csv" "$rounds" "$work/damaged.net"
+"$B/bench/validate_bench" "$work/fabric.net" "$work/plan.csv" "$rounds" "$work/damaged.net" \
+	2>"$work/damaged.err"
+echo "(the first 20 findings: $work/damaged.err with --keep)"
