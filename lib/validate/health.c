@@ -472,7 +472,6 @@ static int run(struct ctx *c)
 {
 	unsigned *en_w = calloc(c->g.n + 1, sizeof(*en_w)), *en_s = calloc(c->g.n + 1, sizeof(*en_s));
 	int rc = -ENOMEM;
-	int ft;
 
 	if (!en_w || !en_s)
 		goto out;
@@ -493,10 +492,8 @@ static int run(struct ctx *c)
 		rc = descriptions(c);
 	if (rc == 0)
 		rc = lids(c);
-	if (rc == 0) {
-		ft = c->o->fat_tree;
-		rc = fattree_check(&c->g, ft, c->r);
-	}
+	if (rc == 0)
+		rc = fattree_check(&c->g, c->o->fat_tree, c->r);
 out:
 	free(en_w);
 	free(en_s);
