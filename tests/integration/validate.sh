@@ -171,9 +171,10 @@ validate
 findings | grep -q "^renamed|$renamed (GUID 0x[0-9a-f]*)\$" || loom_fail "no renamed $renamed (found by its GUID): $(findings)"
 findings | grep "^slow|" | grep -q "$slow_sw" || loom_fail "no slow finding on $slow_sw's 1X link: $(findings)"
 validate --expected "$work/plan.csv"
-[ "$rc" = 5 ] && [ "$(findings | wc -l)" = 1 ] && findings | grep -q "^unknown-node|$renamed\$" ||
-	loom_fail "the CSV plan (names only, no widths) does not find one unknown-node $renamed: $(findings)"
-loom_ok "a 1X link is one slow finding ($slow_sw, as iblinkinfo shows); a renamed node is renamed (by GUID) or unknown-node (CSV)"
+[ "$rc" = 5 ] && [ "$(findings | wc -l)" = 2 ] && findings | grep -q "^unknown-node|$renamed\$" &&
+	findings | grep "^degraded|" | grep -q "$slow_sw" ||
+	loom_fail "the CSV plan (names only, no widths): not one unknown-node $renamed and the 1X link degraded (below what its nodes enable): $(findings)"
+loom_ok "a 1X link is one slow finding ($slow_sw, as iblinkinfo shows; degraded without widths in the plan); a renamed node is renamed (by GUID) or unknown-node (CSV)"
 
 # ---- bad input ----------------------------------------------------------------------------
 printf 'node,port,peer,peer_port\nleaf-0,1,host-0000,x\n' >"$work/bad.csv"

@@ -323,6 +323,30 @@ START_TEST(a_plan_written_as_csv_reads_back)
 }
 END_TEST
 
+/* One fault, one finding: the fat tree's leaf-uplinks of a leaf that a
+ * missing cable names goes, another leaf's stays; a link's degraded goes
+ * when the plan's slow names the same link (either way round). */
+START_TEST(settle_keeps_one_finding_per_fault)
+{
+	struct val_report r = { 0 };
+
+	ck_assert_int_eq(val_add(&r, VAL_LEAF_UPLINKS, 0, "4", "3", "leaf-1"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_MISSING, 7, "", "", "leaf-1[5] - spine-0[2]"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_LEAF_UPLINKS, 0, "4", "3", "leaf-2"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_SLOW, 3, "4x", "1x", "a[1] - b[2]"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_DEGRADED, 0, "4x", "1x", "b[2] - a[1]"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_DEGRADED, 0, "4x", "1x", "c[1] - d[1]"), 0);
+	val_report_settle(&r);
+	ck_assert_uint_eq(r.n, 4);
+	ck_assert_int_eq(r.f[0].code, VAL_MISSING);   /* errors first, by subject */
+	ck_assert_int_eq(r.f[1].code, VAL_LEAF_UPLINKS);
+	ck_assert_str_eq(r.f[1].subject, "leaf-2");
+	ck_assert_int_eq(r.f[2].code, VAL_SLOW);
+	ck_assert_str_eq(r.f[3].subject, "c[1] - d[1]");
+	val_report_clear(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("validate_cabling");
@@ -339,6 +363,7 @@ int main(void)
 	tcase_add_test(tc, csv_mistakes_name_file_and_line);
 	tcase_add_test(tc, a_plan_with_guids_matches_them_before_descriptions);
 	tcase_add_test(tc, a_plan_written_as_csv_reads_back);
+	tcase_add_test(tc, settle_keeps_one_finding_per_fault);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
