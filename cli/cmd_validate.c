@@ -421,8 +421,8 @@ static int cmd_plan(struct loomctl *lc, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (plan_write_csv(plan, stdout) < 0)
-		loomctl_error(lc, "cannot write the plan");
+	if (plan_write_csv(plan, stdout, err, sizeof(err)) < 0)
+		loomctl_error(lc, "%s", err);
 	else
 		rc = LOOMCTL_EXIT_OK;
 out:

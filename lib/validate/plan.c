@@ -397,6 +397,11 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
 	/* ibnetdiscover's switchguid=/caguid= lines: the GUIDs are real */
 	if (p && !memmem(text, len, "guid=0x", 7))
 		p = by_description(p, err, errlen);
+	if (p && !p->n) {   /* as a CSV without a cable */
+		snprintf(err, errlen, "%s: no cables (a topology without links)", name);
+		plan_free(p);
+		return NULL;
+	}
 	return p;
 }
 
@@ -417,8 +422,19 @@ static void csv_field(FILE *out, const char *v)
 	fputs(v, out);
 }
 
-int plan_write_csv(const struct plan *p, FILE *out)
+int plan_write_csv(const struct plan *p, FILE *out, char *err, size_t errlen)
 {
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->cables[i].a[0] || !p->cables[i].b[0]) {
+			const struct plan_cable *c = &p->cables[i];
+
+			snprintf(err, errlen, "%s: the node at %s%s[%u] (GUID 0x%016llx) has no "
+				 "description: a CSV names nodes; keep the topology file as the plan",
+				 p->source, c->a[0] ? "the other end of " : "", c->a[0] ? c->a : "",
+				 c->a[0] ? c->a_port : c->b_port,
+				 (unsigned long long)(c->a[0] ? c->b_guid : c->a_guid));
+			return -EINVAL;
+		}
 	fputs("node,port,peer,peer_port,width,speed\n", out);
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_cable *c = &p->cables[i];
@@ -429,7 +445,10 @@ int plan_write_csv(const struct plan *p, FILE *out)
 		fprintf(out, ",%u,%s,%s\n", c->b_port, c->width ? ibt_width_name(c->width) : "",
 			c->speed ? ibt_speed_name(c->speed) : "");
 	}
-	return fflush(out) == 0 && !ferror(out) ? 0 : -EIO;
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	snprintf(err, errlen, "cannot write the plan: %s", strerror(errno));
+	return -EIO;
 }
 
 struct plan *plan_read(const char *path, char *err, size_t errlen)

@@ -305,7 +305,7 @@ START_TEST(a_plan_written_as_csv_reads_back)
 	struct plan *q;
 
 	ck_assert(mem != NULL);
-	ck_assert_int_eq(plan_write_csv(p, mem), 0);
+	ck_assert_int_eq(plan_write_csv(p, mem, err, sizeof(err)), 0);
 	fclose(mem);
 	q = plan_parse("again.csv", buf, len, err, sizeof(err));
 	ck_assert_msg(q != NULL, "%s: %s", err, buf);
