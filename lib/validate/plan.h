@@ -58,8 +58,8 @@ struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err,
 void plan_free(struct plan *p);
 /* The plan as a cabling CSV that plan_parse reads back (with its header,
  * width and speed where the plan has them; no GUIDs: a CSV names nodes).
- * 0; -EINVAL (nothing written) when a node has no description, which no
- * CSV can name; -EIO; with err. */
+ * 0; -EINVAL (nothing written) when a node has no description or two
+ * nodes (GUIDs) share one, which no CSV can tell; -ENOMEM, -EIO; with err. */
 int plan_write_csv(const struct plan *p, FILE *out, char *err, size_t errlen);
 
 #endif
