@@ -367,14 +367,80 @@ static int cmd_issues(struct loomctl *lc, int argc, char **argv)
 	return rc;
 }
 
+/* The cabling CSV of a fabric as it is: a topology file's, or the last
+ * swept fabric's (one subnet), for an operator to keep as the plan. */
+static int cmd_plan(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "topology", required_argument, NULL, 't' },
+		{ "subnet", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *topo = NULL, *subnet = NULL;
+	struct plan *plan = NULL;
+	json_t *result = NULL, *reports;
+	char err[512] = "";
+	int c, rc = LOOMCTL_EXIT_FAILED;
+
+	while ((c = getopt_long(argc, argv, "t:s:", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': topo = optarg; break;
+		case 's': subnet = optarg; break;
+		default: return loomctl_usage_hint();
+		}
+	}
+	if (optind < argc)
+		return loomctl_usage_error(lc, "fabric plan", "unexpected argument \"%s\"",
+					   argv[optind]);
+	if (topo) {
+		if (!(plan = plan_read(topo, err, sizeof(err)))) {
+			loomctl_error(lc, "%s", err);
+			return LOOMCTL_EXIT_FAILED;
+		}
+	} else {
+		json_t *args = json_pack("{s:b, s:b}", "plan", 0, "fabric", 1);
+		struct fab *fab;
+
+		if (subnet)
+			json_object_set_new(args, "subnet", json_string(subnet));
+		if (loomctl_call(lc, "fabric-validate", args, &result) < 0)
+			return LOOMCTL_EXIT_FAILED;
+		reports = json_object_get(result, "subnets");
+		if (json_array_size(reports) != 1) {
+			loomctl_error(lc, "%zu subnets were swept: name one with --subnet",
+				      json_array_size(reports));
+			goto out;
+		}
+		if (!(fab = fabric_of(lc, json_array_get(reports, 0))))
+			goto out;
+		plan = plan_from_fab(fab, output_str(json_array_get(reports, 0), "subnet"), err,
+				     sizeof(err));
+		fab_free(fab);
+		if (!plan) {
+			loomctl_error(lc, "%s", err);
+			goto out;
+		}
+	}
+	if (plan_write_csv(plan, stdout, err, sizeof(err)) < 0)
+		loomctl_error(lc, "%s", err);
+	else
+		rc = LOOMCTL_EXIT_OK;
+out:
+	plan_free(plan);
+	json_decref(result);
+	return rc;
+}
+
 int cmd_fabric(struct loomctl *lc, int argc, char **argv)
 {
 	if (argc < 2)
-		return loomctl_usage_error(lc, "fabric", "validate or issues?");
+		return loomctl_usage_error(lc, "fabric", "validate, issues or plan?");
 	if (!strcmp(argv[1], "validate"))
 		return cmd_validate(lc, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "issues"))
 		return cmd_issues(lc, argc - 1, argv + 1);
-	return loomctl_usage_error(lc, "fabric", "unknown subcommand \"%s\": validate or issues",
-				   argv[1]);
+	if (!strcmp(argv[1], "plan"))
+		return cmd_plan(lc, argc - 1, argv + 1);
+	return loomctl_usage_error(lc, "fabric", "unknown subcommand \"%s\": validate, issues "
+				   "or plan", argv[1]);
 }

@@ -24,16 +24,8 @@ work=$(mktemp -d /tmp/loom-demo.XXXXXX)
 echo "demo: fabric $net, work directory $work"
 
 # The cabling plan a site would keep: every cable of the fabric as built,
-# one CSV line each (node,port,peer,peer_port), made here from the net file.
-awk '
-/^(Switch|Hca|Ca)[ \t]/ { split($0, q, "\""); node = q[2]; next }
-/^\[/ {
-	split($0, q, "\""); port = substr($1, 2, index($1, "]") - 2)
-	peer = q[2]; rest = q[3]; pp = substr(rest, 2, index(rest, "]") - 2)
-	if ((peer "[" pp) in seen) next
-	seen[node "[" port] = 1
-	print node "," port "," peer "," pp
-}' "$net" | { echo "node,port,peer,peer_port"; cat; } >"$work/cabling.csv"
+# one CSV line each (node,port,peer,peer_port,width,speed).
+"$top/build/loomctl" fabric plan --topology "$net" >"$work/cabling.csv"
 
 cat > "$work/loom.yaml" <<EOC
 log:

@@ -659,6 +659,17 @@ const views = {
 				  list(await api("/api/v1/events?since=" + dayAgo()), "events")
 					.slice(0, 500),
 				  ["time", "severity", "kind", "subnet", "subject", "old", "new"]),
+	/* what the checks after the sweeps found and is still there (issue 22) */
+	issues: async () => {
+		const r = await api("/api/v1/fabric/issues");
+		const rows = list(r, "issues");
+		$("issues-summary").textContent = rows.length ?
+			(r.errors || 0) + " errors, " + (r.warnings || 0) + " warnings open" +
+			" (loomctl fabric issues; docs/validate.md says what each code means)" :
+			"No open issue: the last check of every subnet found nothing.";
+		$("issues").dataset.count = rows.length;
+		table("issues", rows, ["severity", "code", "subnet", "subject", "want", "got", "since"]);
+	},
 	tenants: async () => table("tenants", list(await api("/api/v1/tenants"), "tenants"),
 				   ["name", "pkey", "vlan", "membership", "state", "n_hosts", "n_ports",
 				    "n_eth_ports", "creator", "updated", "error"]),

@@ -33,6 +33,9 @@
 #ifndef LOOM_DEFAULT_PLUGIN_DIR
 #define LOOM_DEFAULT_PLUGIN_DIR "/usr/lib/loom/plugins"
 #endif
+#ifndef LOOM_DEFAULT_WEB_DIR   /* Makefile.am sets both; `make fuzz` builds without */
+#define LOOM_DEFAULT_WEB_DIR "/usr/share/loom/web"
+#endif
 #define LOOM_MAX_SWITCHES    256
 #define LOOM_ADDRESS_LEN     128
 #define LOOM_HTTP_MAX_LISTEN 8

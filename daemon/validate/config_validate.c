@@ -42,7 +42,7 @@ static int parse_fat_tree(struct parse *p, const yaml_node_t *v, const char *key
 
 static void print_fat_tree(FILE *out, const struct loom_config *c)
 {
-	fprintf(out, " %s", c->validation_fat_tree < 0 ? "auto" : c->validation_fat_tree ? "yes" : "no");
+	fprintf(out, " %s\n", c->validation_fat_tree < 0 ? "auto" : c->validation_fat_tree ? "yes" : "no");
 }
 
 static void validate_defaults(struct loom_config *c)

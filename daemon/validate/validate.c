@@ -254,11 +254,11 @@ static int job_run(void *arg, char *err, size_t errlen)
 				snprintf(err, errlen, "subnet %s: the findings could not be recorded",
 					 j->s[i].subnet);
 			} else {
-				log_info("subnet %s: validated %zu nodes, %zu links in %.0f ms: %zu "
-					 "errors, %zu warnings (%zu opened, %zu cleared)",
-					 j->s[i].subnet, r.nodes, r.links, (t1 - t0) * 1000.0,
-					 val_count(&r, VAL_ERROR), val_count(&r, VAL_WARNING),
-					 res.opened, res.cleared);
+				log_info("subnet %s: validated %zu nodes, %zu links in %.1f ms (checks "
+					 "%.1f ms): %zu errors, %zu warnings (%zu opened, %zu cleared)",
+					 j->s[i].subnet, r.nodes, r.links, (clock_mono() - t0) * 1000.0,
+					 (t1 - t0) * 1000.0, val_count(&r, VAL_ERROR),
+					 val_count(&r, VAL_WARNING), res.opened, res.cleared);
 			}
 			val_report_clear(&r);
 			continue;

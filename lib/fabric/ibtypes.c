@@ -21,11 +21,13 @@ static const struct { unsigned bit; const char *name; int lanes; } widths[] = {
 	{ IBT_WIDTH_8X, "8x", 8 }, { IBT_WIDTH_12X, "12x", 12 },
 };
 
-/* In increasing data rate. */
-static const struct { unsigned bit; const char *name; } speeds[] = {
-	{ IBT_SPEED_SDR, "SDR" }, { IBT_SPEED_DDR, "DDR" }, { IBT_SPEED_QDR, "QDR" },
-	{ IBT_SPEED_FDR10, "FDR10" }, { IBT_SPEED_FDR, "FDR" }, { IBT_SPEED_EDR, "EDR" },
-	{ IBT_SPEED_HDR, "HDR" }, { IBT_SPEED_NDR, "NDR" }, { IBT_SPEED_XDR, "XDR" },
+/* In increasing data rate; a lane's line rate in Gb/s (IBTA spec, vol. 2). */
+static const struct { unsigned bit; const char *name; double gbps; } speeds[] = {
+	{ IBT_SPEED_SDR, "SDR", 2.5 }, { IBT_SPEED_DDR, "DDR", 5.0 },
+	{ IBT_SPEED_QDR, "QDR", 10.0 }, { IBT_SPEED_FDR10, "FDR10", 10.3125 },
+	{ IBT_SPEED_FDR, "FDR", 14.0625 }, { IBT_SPEED_EDR, "EDR", 25.78125 },
+	{ IBT_SPEED_HDR, "HDR", 53.125 }, { IBT_SPEED_NDR, "NDR", 106.25 },
+	{ IBT_SPEED_XDR, "XDR", 212.5 },
 };
 
 static int name_index(const char *const *names, size_t n, const char *name)
@@ -160,6 +162,14 @@ int ibt_width_lanes(unsigned width)
 	for (size_t i = 0; i < N_ELEM(widths); i++)
 		if (widths[i].bit == width)
 			return widths[i].lanes;
+	return 0;
+}
+
+double ibt_lane_gbps(unsigned speed)
+{
+	for (size_t i = 0; i < N_ELEM(speeds); i++)
+		if (speeds[i].bit == speed)
+			return speeds[i].gbps;
 	return 0;
 }
 

@@ -58,6 +58,10 @@ unsigned ibt_speed_parse(const char *s);
 int ibt_width_lanes(unsigned width);
 unsigned ibt_width_best(unsigned mask);
 unsigned ibt_speed_best(unsigned mask);
+/* Line rate of one lane at a speed bit, in Gb/s (SDR 2.5 ... XDR 212.5: the
+ * signalling rate, encoding included, on which a bit error rate counts);
+ * 0 if not one bit. */
+double ibt_lane_gbps(unsigned speed);
 
 /* MTU enum 1..5 -> bytes 256..4096; 0 if unknown. */
 int ibt_mtu_bytes(int mtu);

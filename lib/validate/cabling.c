@@ -325,9 +325,12 @@ static int run(struct ctx *c, char *err, size_t errlen)
 			}
 			unmatched++;
 			first = first ? first : pn[i].desc;
-			if (val_add(r, VAL_UNKNOWN_NODE, line, "",
-				dup ? "several nodes have this description" : "no node has this "
-				"description", "%s", pn[i].desc) < 0) {
+			if (!pn[i].desc[0] ?   /* an undescribed node of a plan with GUIDs */
+			    val_add(r, VAL_UNKNOWN_NODE, line, "", "no node has this GUID",
+				    "GUID 0x%016llx", (unsigned long long)pn[i].guid) < 0 :
+			    val_add(r, VAL_UNKNOWN_NODE, line, "",
+				    dup ? "several nodes have this description" : "no node has "
+				    "this description", "%s", pn[i].desc) < 0) {
 				free(pn);
 				return -ENOMEM;
 			}

@@ -4,6 +4,8 @@
  * symbol errors the telemetry read saw); findings go to a val_report with
  * the codes of report.h:
  *   degraded        a link below the best width or speed both ends support
+ *                   (narrowed to what their nodes enable on their linked
+ *                   ports: ibsim says every port could run 12x QDR)
  *   dup-node-guid   one node GUID on two nodes (from discovery: fab->dups)
  *   dup-port-guid   one port GUID on two ports
  *   dup-desc, empty-desc   node descriptions (switches and CAs alike)
@@ -13,7 +15,8 @@
  *   port-stuck      a linked port in INIT or ARMED (only when the subnet
  *                   has an SM: opts->sm_active; before SUBNET UP every
  *                   port is INIT and that is no fault)
- *   mtu-mismatch, vl-mismatch   the two ends of a link
+ *   mtu-mismatch, vl-mismatch   the two ends of a link (VLs: of a link
+ *                   between switches; an HCA's 4 against a switch's 8 is normal)
  *   port-count      a switch whose port count differs from the most common
  *                   one of its level (fat trees)
  *   leaf-uplinks, leaf-link, unreachable   a fat tree's structure: levels

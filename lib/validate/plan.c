@@ -338,8 +338,18 @@ struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err,
  * description alone: two nodes with one make its cables ambiguous. */
 static struct plan *by_description(struct plan *p, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < p->n; i++)
-		p->cables[i].a_guid = p->cables[i].b_guid = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct plan_cable *c = &p->cables[i];
+
+		c->a_guid = c->b_guid = 0;
+		if (!strcmp(c->a, c->b) && c->a_port == c->b_port) {
+			snprintf(err, errlen, "%s: a link from \"%s\"[%u] to \"%s\"[%u]: two nodes "
+				 "share a description (a plan names nodes by description)",
+				 p->source, c->a, c->a_port, c->b, c->b_port);
+			plan_free(p);
+			return NULL;
+		}
+	}
 	if (check_ends(p, err, errlen) < 0) {
 		size_t l = strlen(err);
 
@@ -397,7 +407,101 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
 	/* ibnetdiscover's switchguid=/caguid= lines: the GUIDs are real */
 	if (p && !memmem(text, len, "guid=0x", 7))
 		p = by_description(p, err, errlen);
+	if (p && !p->n) {   /* as a CSV without a cable */
+		snprintf(err, errlen, "%s: no cables (a topology without links)", name);
+		plan_free(p);
+		return NULL;
+	}
 	return p;
+}
+
+/* A CSV field: quoted when it would not read back as it is. */
+static void csv_field(FILE *out, const char *v)
+{
+	if (!v[0] || strpbrk(v, ",\"#\r\n") || isspace((unsigned char)v[0]) ||
+	    isspace((unsigned char)v[strlen(v) - 1])) {
+		fputc('"', out);
+		for (; *v; v++) {
+			if (*v == '"')
+				fputc('"', out);
+			fputc(*v, out);
+		}
+		fputc('"', out);
+		return;
+	}
+	fputs(v, out);
+}
+
+struct named {
+	const char *name;
+	uint64_t guid;
+};
+
+static int named_cmp(const void *x, const void *y)
+{
+	const struct named *a = x, *b = y;
+	int c = strcmp(a->name, b->name);
+
+	return c ? c : a->guid < b->guid ? -1 : a->guid > b->guid;
+}
+
+/* Two nodes (GUIDs) under one description: a CSV could not tell them
+ * apart. -EINVAL with err, -ENOMEM, or 0. */
+static int names_unique(const struct plan *p, char *err, size_t errlen)
+{
+	struct named *v = calloc(2 * p->n + 1, sizeof(*v));
+	int rc = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->n; i++) {
+		v[2 * i] = (struct named){ p->cables[i].a, p->cables[i].a_guid };
+		v[2 * i + 1] = (struct named){ p->cables[i].b, p->cables[i].b_guid };
+	}
+	qsort(v, 2 * p->n, sizeof(*v), named_cmp);
+	for (size_t i = 1; i < 2 * p->n && !rc; i++)
+		if (!strcmp(v[i].name, v[i - 1].name) && v[i].guid != v[i - 1].guid) {
+			snprintf(err, errlen, "%s: nodes 0x%016llx and 0x%016llx are both \"%s\": a "
+				 "CSV names nodes; keep the topology file as the plan", p->source,
+				 (unsigned long long)v[i - 1].guid, (unsigned long long)v[i].guid,
+				 v[i].name);
+			rc = -EINVAL;
+		}
+	free(v);
+	return rc;
+}
+
+int plan_write_csv(const struct plan *p, FILE *out, char *err, size_t errlen)
+{
+	int rc;
+
+	if ((rc = names_unique(p, err, errlen)) < 0)
+		return rc;
+	for (size_t i = 0; i < p->n; i++)
+		if (!p->cables[i].a[0] || !p->cables[i].b[0]) {
+			const struct plan_cable *c = &p->cables[i];
+
+			snprintf(err, errlen, "%s: the node at %s%s[%u] (GUID 0x%016llx) has no "
+				 "description: a CSV names nodes; keep the topology file as the plan",
+				 p->source, c->a[0] ? "the other end of " : "", c->a[0] ? c->a : "",
+				 c->a[0] ? c->a_port : c->b_port,
+				 (unsigned long long)(c->a[0] ? c->b_guid : c->a_guid));
+			return -EINVAL;
+		}
+	fputs("node,port,peer,peer_port,width,speed\n", out);
+	for (size_t i = 0; i < p->n; i++) {
+		const struct plan_cable *c = &p->cables[i];
+
+		csv_field(out, c->a);
+		fprintf(out, ",%u,", c->a_port);
+		csv_field(out, c->b);
+		fprintf(out, ",%u,%s,%s\n", c->b_port, c->width ? ibt_width_name(c->width) : "",
+			c->speed ? ibt_speed_name(c->speed) : "");
+	}
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	snprintf(err, errlen, "cannot write the plan: %s", strerror(errno));
+	return -EIO;
 }
 
 struct plan *plan_read(const char *path, char *err, size_t errlen)

@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/fabric/fabric.h"
 
@@ -55,5 +56,10 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
  * its nodes' GUIDs). */
 struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err, size_t errlen);
 void plan_free(struct plan *p);
+/* The plan as a cabling CSV that plan_parse reads back (with its header,
+ * width and speed where the plan has them; no GUIDs: a CSV names nodes).
+ * 0; -EINVAL (nothing written) when a node has no description or two
+ * nodes (GUIDs) share one, which no CSV can tell; -ENOMEM, -EIO; with err. */
+int plan_write_csv(const struct plan *p, FILE *out, char *err, size_t errlen);
 
 #endif

@@ -152,7 +152,76 @@ static int str_cmp(const void *x, const void *y)
 	return strcmp(*(char *const *)x, *(char *const *)y);
 }
 
-void val_report_settle(struct val_report *r)
+static int is_cabling(enum val_code c)
+{
+	return c == VAL_MISSING || c == VAL_SWAPPED || c == VAL_MISWIRED ||
+	       c == VAL_WRONG_PEER || c == VAL_EXTRA;
+}
+
+/* The names of the nodes in a cabling finding's text ("A[p] - B[q], C[r]
+ * and D[s]"): each end is a name and a bracketed port, the ends joined by
+ * " - ", ", " or " and ". */
+static int add_names(const char *text, char ***v, size_t *n, size_t *cap)
+{
+	const char *s = text;
+
+	while (*s) {
+		const char *br = strchr(s, '['), *close;
+
+		if (!br || !(close = strchr(br, ']')))
+			return 0;
+		if (*n == *cap) {
+			char **nv = realloc(*v, (*cap = *cap ? 2 * *cap : 16) * sizeof(**v));
+
+			if (!nv)
+				return -1;
+			*v = nv;
+		}
+		if (!((*v)[*n] = strndup(s, (size_t)(br - s))))
+			return -1;
+		(*n)++;
+		s = close + 1;
+		while (*s == ' ' || *s == '-' || *s == ',')
+			s++;
+		if (!strncmp(s, "and ", 4))
+			s += 4;
+	}
+	return 0;
+}
+
+/* A fat tree's structural finding on a node that a cabling finding names
+ * says the same fault again (the missing uplink is why the leaf has one
+ * uplink less): the plan's finding is the one a technician acts on. */
+static void drop_explained(struct val_report *r)
+{
+	char **names = NULL;
+	size_t n = 0, cap = 0, i, out = 0;
+
+	for (i = 0; i < r->n; i++)
+		if (is_cabling(r->f[i].code) &&
+		    (add_names(r->f[i].subject, &names, &n, &cap) < 0 ||
+		     add_names(r->f[i].want, &names, &n, &cap) < 0))
+			goto out;   /* out of memory: nothing dropped */
+	if (!n)
+		goto out;
+	qsort(names, n, sizeof(*names), str_cmp);
+	for (i = 0; i < r->n; i++) {
+		const char *key = r->f[i].subject;
+
+		if ((r->f[i].code == VAL_LEAF_UPLINKS || r->f[i].code == VAL_UNREACHABLE) &&
+		    bsearch(&key, names, n, sizeof(*names), str_cmp))
+			continue;
+		r->f[out++] = r->f[i];
+	}
+	r->n = out;
+out:
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* A link's `degraded` when the plan's `slow` says the same of it. */
+static void drop_shadowed(struct val_report *r)
 {
 	size_t i, n_slow = 0, out = 0;
 	char **slow = NULL, key[520], *kp = key;
@@ -176,6 +245,12 @@ void val_report_settle(struct val_report *r)
 			free(slow[i]);
 		free(slow);
 	}
+}
+
+void val_report_settle(struct val_report *r)
+{
+	drop_explained(r);
+	drop_shadowed(r);
 	val_report_sort(r);
 }
 

@@ -76,7 +76,9 @@ void val_report_clear(struct val_report *r);
  * when names sort the way racks are numbered); then by code. */
 void val_report_sort(struct val_report *r);
 /* One fault, one finding: a link's `degraded` goes when the plan's `slow`
- * says the same of it; then val_report_sort(). */
+ * says the same of it, and a fat tree's `leaf-uplinks` or `unreachable`
+ * when a cabling finding (missing, swapped, miswired, wrong-peer, extra)
+ * names that leaf; then val_report_sort(). */
 void val_report_settle(struct val_report *r);
 size_t val_count(const struct val_report *r, enum val_severity sev);
 

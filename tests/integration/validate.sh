@@ -89,6 +89,17 @@ validate --expected "$work/plan.csv"
 loom_ctl fabric issues >"$work/i.txt" || loom_fail "issues on the clean fabric: $(cat "$work/i.txt")"
 loom_ok "a clean fabric: nothing found against either plan, exit 0, $cables cables as planned"
 
+# `fabric plan`: the swept fabric's cabling CSV, the same cables as the
+# generator's file (each as "a[p] b[q]" with its ends sorted)
+ends() { awk -F, 'NR > 1 { a = $1 "[" $2 "]"; b = $3 "[" $4 "]"; print (a < b ? a " " b : b " " a) }' "$1" | sort; }
+loom_ctl fabric plan >"$work/swept.csv" || loom_fail "fabric plan"
+ends "$work/plan.csv" >"$work/e1"; ends "$work/swept.csv" >"$work/e2"
+cmp -s "$work/e1" "$work/e2" || loom_fail "fabric plan's cables are not the generator's: $(diff "$work/e1" "$work/e2" | head)"
+grep -q ',4x,SDR$' "$work/swept.csv" || loom_fail "fabric plan has no widths and speeds: $(head -3 "$work/swept.csv")"
+validate --expected "$work/swept.csv"
+[ "$rc" = 0 ] || loom_fail "the swept fabric's own plan finds something: $(findings)"
+loom_ok "fabric plan writes the swept fabric's $cables cables, the generator's, and reads back clean"
+
 # ---- two host cables swapped ------------------------------------------------------------
 a=$(sed -n 's/^Hca .*"\(.*\)"/\1/p' "$work/ft.net" | sed -n 1p)
 b=$(sed -n 's/^Hca .*"\(.*\)"/\1/p' "$work/ft.net" | sed -n 2p)
@@ -160,9 +171,10 @@ validate
 findings | grep -q "^renamed|$renamed (GUID 0x[0-9a-f]*)\$" || loom_fail "no renamed $renamed (found by its GUID): $(findings)"
 findings | grep "^slow|" | grep -q "$slow_sw" || loom_fail "no slow finding on $slow_sw's 1X link: $(findings)"
 validate --expected "$work/plan.csv"
-[ "$rc" = 5 ] && [ "$(findings | wc -l)" = 1 ] && findings | grep -q "^unknown-node|$renamed\$" ||
-	loom_fail "the CSV plan (names only, no widths) does not find one unknown-node $renamed: $(findings)"
-loom_ok "a 1X link is one slow finding ($slow_sw, as iblinkinfo shows); a renamed node is renamed (by GUID) or unknown-node (CSV)"
+[ "$rc" = 5 ] && [ "$(findings | wc -l)" = 2 ] && findings | grep -q "^unknown-node|$renamed\$" &&
+	findings | grep "^degraded|" | grep -q "$slow_sw" ||
+	loom_fail "the CSV plan (names only, no widths): not one unknown-node $renamed and the 1X link degraded (below what its nodes enable): $(findings)"
+loom_ok "a 1X link is one slow finding ($slow_sw, as iblinkinfo shows; degraded without widths in the plan); a renamed node is renamed (by GUID) or unknown-node (CSV)"
 
 # ---- bad input ----------------------------------------------------------------------------
 printf 'node,port,peer,peer_port\nleaf-0,1,host-0000,x\n' >"$work/bad.csv"

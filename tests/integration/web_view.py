@@ -9,6 +9,8 @@ and checks the DOM; a screenshot of it goes to ARTDIR/STEP-N.png.
   scale TOKEN SWITCHES LINKS MAX: all counted, at most MAX SVG elements
       drawn and at most 16 boxes a level (web_view_scale.sh)
   tenants TOKEN NAME CREATOR: ... and its creator column says CREATOR
+  issues TOKEN CODE SUBJECT N: the open issues table has N rows, one of
+      them of CODE with SUBJECT in its subject (web_view.sh)
   routing TOKEN: the latest run's quality, the chart's points and the runs
       marked worse than the one before are what /api/v1/routing/runs (asked
       here with TOKEN) makes of them (web_view_routing.sh)
@@ -163,7 +165,8 @@ drv = chromium()
 errors = []
 try:
     drv.set_page_load_timeout(60)
-    view = {"tenants": "tenants", "routing": "routing", "switches": "switches",
+    view = {"tenants": "tenants", "issues": "issues", "routing": "routing",
+            "switches": "switches",
             "switches-failed": "switches"}.get(step, "fabric")
     drv.get(url + "/#" + view)
     box = drv.find_element(By.ID, "token")
@@ -210,6 +213,14 @@ try:
             if cell != rest[1]:
                 errors.append("tenant %s: creator %r, want %r" % (rest[0], cell, rest[1]))
         print("tenants: %s" % names)
+    elif step == "issues":
+        rows = [[td.text for td in tr.find_elements(By.TAG_NAME, "td")]
+                for tr in drv.find_elements(By.CSS_SELECTOR, "#issues tr")[1:]]
+        hits = [r for r in rows if r[1] == rest[0] and rest[1] in r[3]]
+        if len(hits) != 1 or len(rows) != int(rest[2]):
+            errors.append("issues %s: want one %s on %s among %s rows" % (rows, rest[0], rest[1],
+                                                                         rest[2]))
+        print("issues: %s" % rows)
     elif step == "routing":
         errors += check_routing(drv, url, token)
     elif step in ("switches", "switches-failed"):

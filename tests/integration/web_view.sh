@@ -3,7 +3,8 @@
 # driven by chromedriver through python3-selenium, against loomd on an
 # ibsim fat tree, through /api/v1 with a read token typed into the page.
 # The fabric drawing has as many switches and links as `loomctl --json`
-# says; a link cut in ibsim is drawn down after the next sweep; a tenant
+# says; a link cut in ibsim is drawn down after the next sweep, and is an
+# open `missing` issue against the cabling plan in the issues view; a tenant
 # created through the API (another token, role tenant) is in the tenants
 # view, its creator the token's name (as in the audit log); a wrong token
 # shows the 401 and draws nothing. Screenshots of each step are the test's
@@ -31,7 +32,10 @@ loom_tokens "$work/tokens" "viewer:read:$viewer" "slurm:tenant:$sched"
 
 port=$(loom_free_port)
 url="http://127.0.0.1:$port"
-loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
+# the cabling plan: the fabric as OpenSM brought it up (validation.expected)
+loom_ibnetdiscover >"$work/plan.topo" || loom_fail "ibnetdiscover"
+loom_config "validation:" "  expected: $work/plan.topo" \
+	"tenants:" "  partitions_file: $work/partitions.conf" \
 	"  opensm_pid_file: $work/opensm.pid" "  pkey_min: 4097" "  timeout_s: 30" \
 	"http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" "  web_root: $S/web"
 loom_loomd "$work/loom.yaml"
@@ -57,6 +61,10 @@ loom_ctl discover --wait >/dev/null || loom_fail "discover after the cut"
 loom_ctl counters --now >/dev/null || loom_fail "counters --now after the cut"
 page fabric "$viewer" "$switches" "$((links - 1))" 1
 loom_ok "a link cut in ibsim is drawn down after the next sweep"
+issue_open() { ! loom_ctl fabric issues --summary >/dev/null 2>&1; }
+loom_until 100 issue_open || loom_fail "no open issue after the cut"
+page issues "$viewer" missing "leaf-1[5]" "$(loom_ctl --json fabric issues | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["issues"]))')"
+loom_ok "the cut cable is an open missing issue in the issues view"
 
 hosts=$(loom_ctl --json nodes --type ca | python3 -c 'import json,sys; print(",".join(sorted(n["desc"] for n in json.load(sys.stdin))[:2]))')
 code=$(curl -s -o "$work/create.out" -w '%{http_code}' -H "Authorization: Bearer $sched" \

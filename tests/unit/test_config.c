@@ -802,7 +802,11 @@ START_TEST(print_writes_every_key_in_order)
 			 "    cert: \"\"\n"
 			 "    key: \"\"\n"
 			 "  user: \"\"\n"
-			 "  password_file: \"\"\n");
+			 "  password_file: \"\"\n"
+			 "validation:\n"
+			 "  enabled: true\n"
+			 "  expected: \"\"\n"
+			 "  fat_tree: auto\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);

@@ -198,6 +198,7 @@ START_TEST(unknown_nodes_and_a_plan_for_another_fabric)
 	ck_assert_msg(strstr(err, "plan.csv: 6 of the plan's 8 nodes are not in the fabric") &&
 		      strstr(err, "another fabric"), "%s", err);
 	ck_assert_uint_eq(r.n, 0);
+	val_report_clear(&r);   /* refused: nothing in it, but its array stays r's */
 	plan_free(p);
 	fab_free(fb);
 }
@@ -291,6 +292,61 @@ START_TEST(a_plan_with_guids_matches_them_before_descriptions)
 }
 END_TEST
 
+/* plan_write_csv reads back the same cables, names with commas, quotes
+ * and edge spaces included, and with the widths and speeds. */
+START_TEST(a_plan_written_as_csv_reads_back)
+{
+	struct plan *p = plan_csv("node,port,peer,peer_port,width,speed\n"
+				  "\"rack 1, sw\",1,\"say \"\"hi\"\"\",2,4x,HDR\n"
+				  "\" edge \",3,plain,4,,\n");
+	char *buf = NULL, err[512] = "";
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	struct plan *q;
+
+	ck_assert(mem != NULL);
+	ck_assert_int_eq(plan_write_csv(p, mem, err, sizeof(err)), 0);
+	fclose(mem);
+	q = plan_parse("again.csv", buf, len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s: %s", err, buf);
+	ck_assert_uint_eq(q->n, 2);
+	ck_assert_str_eq(q->cables[0].a, "rack 1, sw");
+	ck_assert_str_eq(q->cables[0].b, "say \"hi\"");
+	ck_assert_uint_eq(q->cables[0].b_port, 2);
+	ck_assert_uint_eq(q->cables[0].width, IBT_WIDTH_4X);
+	ck_assert_uint_eq(q->cables[0].speed, IBT_SPEED_HDR);
+	ck_assert_str_eq(q->cables[1].a, " edge ");
+	ck_assert_uint_eq(q->cables[1].width, 0);
+	plan_free(q);
+	plan_free(p);
+	free(buf);
+}
+END_TEST
+
+/* One fault, one finding: the fat tree's leaf-uplinks of a leaf that a
+ * missing cable names goes, another leaf's stays; a link's degraded goes
+ * when the plan's slow names the same link (either way round). */
+START_TEST(settle_keeps_one_finding_per_fault)
+{
+	struct val_report r = { 0 };
+
+	ck_assert_int_eq(val_add(&r, VAL_LEAF_UPLINKS, 0, "4", "3", "leaf-1"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_MISSING, 7, "", "", "leaf-1[5] - spine-0[2]"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_LEAF_UPLINKS, 0, "4", "3", "leaf-2"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_SLOW, 3, "4x", "1x", "a[1] - b[2]"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_DEGRADED, 0, "4x", "1x", "b[2] - a[1]"), 0);
+	ck_assert_int_eq(val_add(&r, VAL_DEGRADED, 0, "4x", "1x", "c[1] - d[1]"), 0);
+	val_report_settle(&r);
+	ck_assert_uint_eq(r.n, 4);
+	ck_assert_int_eq(r.f[0].code, VAL_MISSING);   /* errors first, by subject */
+	ck_assert_int_eq(r.f[1].code, VAL_LEAF_UPLINKS);
+	ck_assert_str_eq(r.f[1].subject, "leaf-2");
+	ck_assert_int_eq(r.f[2].code, VAL_SLOW);
+	ck_assert_str_eq(r.f[3].subject, "c[1] - d[1]");
+	val_report_clear(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("validate_cabling");
@@ -306,6 +362,8 @@ int main(void)
 	tcase_add_test(tc, a_plan_from_a_topology_file_is_every_link);
 	tcase_add_test(tc, csv_mistakes_name_file_and_line);
 	tcase_add_test(tc, a_plan_with_guids_matches_them_before_descriptions);
+	tcase_add_test(tc, a_plan_written_as_csv_reads_back);
+	tcase_add_test(tc, settle_keeps_one_finding_per_fault);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
