@@ -8,7 +8,8 @@
 # fault at a time, and after each sweep loom must report exactly that fault
 # once (code and ports), with one event when it opens and one when it
 # clears: two host cables swapped (Unlink/Link crosswise: one `swapped`,
-# not four faults), a missing cable. Then a fabric built with a slow link
+# not four faults), a missing cable, symbol errors over the BER threshold
+# (ibsim's PerformanceSet, judged by the counters read). Then a fabric built with a slow link
 # (the net file's w=1) and a node with another description: one `slow` on
 # the link iblinkinfo shows at 1X, one `renamed` (the ibnetdiscover plan
 # finds the node by its GUID) or one `unknown-node` (the CSV names only). The cabling each
@@ -152,6 +153,19 @@ validate
 [ "$rc" = 0 ] || loom_fail "the cable back: exit $rc: $(findings)"
 [ "$(events_of validation_issue_cleared missing)" = 1 ] || loom_fail "the missing cable's clearing is not one event"
 loom_ok "a missing cable: one missing finding on leaf-1[$up_port], cleared when it is back"
+
+# ---- a link whose symbol errors exceed the BER threshold (telemetry's alarm) -------------
+loom_ctl counters --now >/dev/null || loom_fail "counters --now"
+loom_ibsim_cmd 'PerformanceSet "leaf-2"[1] PortCounters.SymbolErrorCounter=500'
+loom_ctl counters --now >/dev/null || loom_fail "counters --now (errors)"
+validate
+[ "$rc" = 4 ] && [ "$(findings | wc -l)" = 1 ] && findings | grep -q '^ber|.*leaf-2\[1\]' ||
+	loom_fail "500 symbol errors on leaf-2[1] are not one ber warning on its link: exit $rc, $(findings)"
+grep -q 'symbol error ratio' "$work/v.json" || loom_fail "the ber finding does not give the ratio: $(cat "$work/v.json")"
+for i in 1 2 3; do loom_ctl counters --now >/dev/null || loom_fail "counters --now (calm $i)"; done
+validate
+[ "$rc" = 0 ] || loom_fail "the BER finding stays after the alarm cleared: $(findings)"
+loom_ok "symbol errors over the BER threshold: one ber warning on leaf-2[1]'s link, gone when telemetry's alarm clears"
 
 # ---- a slow link and a node by another name, from the net file --------------------------
 loom_ibsim_stop
