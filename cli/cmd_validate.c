@@ -144,69 +144,42 @@ static struct fab *fabric_of(struct loomctl *lc, const json_t *r)
 	return fab;
 }
 
-/* The plan's findings added to the report r of the same fabric, sorted
- * as loomd sorts; its counts set. -1 when told. */
+/* The plan's findings added to loomd's report r of the same fabric, and
+ * the whole settled as loomd settles its own (one fault, one finding; its
+ * order); the counts set. -1 when told. */
 static int add_plan(struct loomctl *lc, json_t *r, const struct plan *plan, const struct fab *fab)
 {
-	struct val_report cab = { 0 };
+	struct val_report all = { 0 };
 	char err[512] = "";
-	json_t *mine, *all = json_object_get(r, "findings"), *f;
-	size_t i;
-	int rc = cabling_check(plan, fab, &cab, err, sizeof(err));
+	json_t *mine;
+	int rc = cabling_check(plan, fab, &all, err, sizeof(err));
 
 	json_object_set_new(r, "plan", json_string(plan->source));
+	json_object_del(r, "fabric");
 	if (rc == -EINVAL) {
 		json_object_set_new(r, "plan_error", json_string(err));
-		json_object_del(r, "fabric");
-		val_report_clear(&cab);
+		val_report_clear(&all);
 		return 0;
 	}
-	if (rc < 0 || !(mine = val_report_json(&cab))) {
-		loomctl_error(lc, "%s", rc < 0 ? err : "out of memory");
-		val_report_clear(&cab);
+	if (rc == 0 && (rc = val_report_add_json(&all, json_object_get(r, "findings"))) < 0)
+		snprintf(err, sizeof(err), "loomd's findings cannot be read: %s", strerror(-rc));
+	if (rc < 0) {
+		loomctl_error(lc, "%s", err);
+		val_report_clear(&all);
 		return -1;
 	}
-	json_array_foreach(json_object_get(mine, "findings"), i, f)
-		json_array_append(all, f);
-	/* errors first, then by subject: the same order as loomd's */
-	{
-		size_t n = json_array_size(all);
-		json_t *sorted = json_array();
-
-		for (int s = 0; s < 2; s++) {
-			json_t **v = calloc(n + 1, sizeof(*v));
-			size_t k = 0;
-
-			if (!v)
-				break;
-			json_array_foreach(all, i, f)
-				if (!strcmp(output_str(f, "severity"), s ? "warning" : "error"))
-					v[k++] = f;
-			for (size_t a = 1; a < k; a++)   /* insertion sort: few findings */
-				for (size_t b = a; b > 0 && strcmp(output_str(v[b - 1], "subject"),
-								   output_str(v[b], "subject")) > 0; b--) {
-					json_t *t = v[b];
-
-					v[b] = v[b - 1];
-					v[b - 1] = t;
-				}
-			for (size_t a = 0; a < k; a++)
-				json_array_append(sorted, v[a]);
-			free(v);
-		}
-		json_object_set_new(r, "findings", sorted);
+	val_report_settle(&all);
+	if (!(mine = val_report_json(&all))) {
+		loomctl_error(lc, "out of memory");
+		val_report_clear(&all);
+		return -1;
 	}
-	json_object_set_new(r, "errors", json_integer(output_int(r, "errors") +
-						      (json_int_t)val_count(&cab, VAL_ERROR)));
-	json_object_set_new(r, "warnings", json_integer(output_int(r, "warnings") +
-							(json_int_t)val_count(&cab, VAL_WARNING)));
-	json_object_set_new(r, "cables", json_integer((json_int_t)cab.cables));
-	json_object_set_new(r, "cables_ok", json_integer((json_int_t)cab.cables_ok));
-	json_object_set_new(r, "plan_nodes", json_integer((json_int_t)cab.plan_nodes));
-	json_object_set_new(r, "nodes_matched", json_integer((json_int_t)cab.nodes_matched));
-	json_object_del(r, "fabric");
+	for (const char *const *k = (const char *const[]){ "findings", "errors", "warnings",
+							  "cables", "cables_ok", "plan_nodes",
+							  "nodes_matched", NULL }; *k; k++)
+		json_object_set(r, *k, json_object_get(mine, *k));
 	json_decref(mine);
-	val_report_clear(&cab);
+	val_report_clear(&all);
 	return 0;
 }
 

@@ -2,6 +2,9 @@
 #include "autoconf.h"
 #include "lib/validate/report_json.h"
 
+#include <errno.h>
+#include <string.h>
+
 static json_t *finding_json(const struct val_finding *f)
 {
 	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "code", val_code_name(f->code),
@@ -35,4 +38,33 @@ json_t *val_report_json(const struct val_report *r)
 		      "nodes", (json_int_t)r->nodes, "links", (json_int_t)r->links,
 		      "findings", list);
 	return o;
+}
+
+static const char *str_of(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+int val_report_add_json(struct val_report *r, const json_t *findings)
+{
+	size_t i, n0 = r->n;
+	json_t *f;
+
+	json_array_foreach(findings, i, f) {
+		enum val_code code = val_code_of(str_of(f, "code"));
+		json_int_t line = json_integer_value(json_object_get(f, "line"));
+
+		if (code == VAL_CODE_COUNT || !str_of(f, "subject")[0]) {
+			r->n = n0;
+			return -EINVAL;
+		}
+		if (val_add(r, code, line > 0 && line < 1000000000 ? (unsigned)line : 0,
+			    str_of(f, "want"), str_of(f, "got"), "%s", str_of(f, "subject")) < 0) {
+			r->n = n0;
+			return -ENOMEM;
+		}
+	}
+	return 0;
 }

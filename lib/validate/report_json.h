@@ -14,5 +14,9 @@
 
 /* NULL: out of memory. */
 json_t *val_report_json(const struct val_report *r);
+/* The findings of such a JSON list added to r (another's report, to be
+ * settled with one's own): 0, -EINVAL for a finding of an unknown code or
+ * without a subject (nothing added), -ENOMEM. */
+int val_report_add_json(struct val_report *r, const json_t *findings);
 
 #endif

@@ -147,6 +147,9 @@ sweep missing
 validate
 [ "$rc" = 5 ] && [ "$(findings | wc -l)" = 1 ] && findings | grep -q "^missing|.*leaf-1\[$up_port\]" ||
 	loom_fail "a missing cable is not one missing finding on leaf-1[$up_port]: $(findings)"
+validate --expected "$work/plan.csv"   # loomd's rules and the client's plan, settled alike
+[ "$rc" = 5 ] && [ "$(findings | wc -l)" = 1 ] && findings | grep -q "^missing|.*leaf-1\[$up_port\]" ||
+	loom_fail "with --expected the missing uplink is not one missing finding: $(findings)"
 loom_ibsim_cmd "ReLink \"leaf-1\"[$up_port]"
 relink "missing back"
 validate
