@@ -71,6 +71,9 @@ static void ftree_free(struct ftree *t)
 	free(t->down_n);
 	free(t->up);
 	free(t->down);
+	free(t->up_peer);
+	free(t->down_peer);
+	free(t->pend);
 	free(t->rev);
 	free(t->load);
 	free(t->backups);
@@ -113,6 +116,9 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 	t->down_n = calloc(n, sizeof(uint32_t));
 	t->up = malloc(nl * sizeof(uint32_t));
 	t->down = malloc(nl * sizeof(uint32_t));
+	t->up_peer = malloc(nl * sizeof(int32_t));
+	t->down_peer = malloc(nl * sizeof(int32_t));
+	t->pend = malloc(n * PEND * sizeof(int32_t));
 	t->rev = malloc(nl * sizeof(uint32_t));
 	t->load = calloc(nl, sizeof(uint64_t));
 	t->backups = calloc(nl, sizeof(uint32_t));
@@ -135,7 +141,7 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 	t->queue = malloc(n * sizeof(int32_t));
 	t->hops = malloc(n * sizeof(uint16_t));
 	return t->level && t->comp && t->n_cas && t->up_first && t->up_n && t->down_first &&
-		t->down_n && t->up && t->down && t->rev && t->load && t->backups && t->main_down &&
+		t->down_n && t->up && t->down && t->up_peer && t->down_peer && t->pend && t->rev && t->load && t->backups && t->main_down &&
 		t->alt_last && t->sub && t->top_last && t->top_backup && t->col_first && t->col_n &&
 		t->mains && t->into && t->by_level && t->in_a && t->dist && t->on_path && t->meets && t->next && t->flows && t->queue && t->hops ?
 		0 : -ENOMEM;
@@ -243,8 +249,10 @@ static int ftree_levels(struct ftree *t, char *err, size_t errlen)
 			if (a == NO_LEVEL)
 				continue;     /* a part with no CA: routed by the fallback */
 			if (b == a + 1) {
+				t->up_peer[nu] = l->peer;
 				t->up[nu++] = first + i;
 			} else if (b + 1 == a) {
+				t->down_peer[nd] = l->peer;
 				t->down[nd++] = first + i;
 			} else {
 				snprintf(err, errlen, "not a fat tree: %s port %u and %s port %u "
@@ -477,6 +485,7 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 		goto out;
 	}
 	out->n_routed = out->n_unreachable = 0;
+	t.out = out;
 	out->n_vls = 1;
 	rc = -ENOMEM;
 	snprintf(err, errlen, "out of memory");
@@ -507,7 +516,7 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 		}
 		t.dest_no = (uint32_t)i + 1;
 		if ((rc = ftree_route_lid(&t, (size_t)ca->sw, ca->lid, ca->sw_port,
-					  t.mpath + i * t.height, t.mrot[i], out, err, errlen)) < 0)
+					  t.mpath + i * t.height, t.mrot[i], err, errlen)) < 0)
 			goto out;
 	}
 	t.dest_no = 0;
@@ -521,8 +530,13 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 		} else {
 			ftree_ancestors(&t, s);
 		}
-		if ((rc = ftree_route_lid(&t, s, g->sw[s].lid, 0, NULL, s, out, err, errlen)) < 0)
+		if ((rc = ftree_route_lid(&t, s, g->sw[s].lid, 0, NULL, s, err, errlen)) < 0)
 			goto out;
+	}
+	ftree_flush(&t);
+	for (unsigned w = 0; w < PAR_MAX_THREADS; w++) {
+		out->n_routed += t.routed[w];
+		out->n_unreachable += t.unreachable[w];
 	}
 	/* CAs cabled to no switch: nobody can reach them. */
 	for (size_t c = 0; c < g->n_ca; c++)

@@ -8,10 +8,13 @@
 #include <stdint.h>
 
 #include "lib/route/route.h"
+#include "lib/util/par.h"
 
 #define NO_LEVEL RT_NO_LEVEL
 #define FAR 0xFF          /* up-hop count meaning "cannot reach" */
 #define NO_LINK (-1)
+#define SELF (-2)         /* pend[]: the destination's own switch */
+#define PEND 64           /* destinations whose table entries wait together */
 #define ON_MAIN 2
 #define ON_BACKUP 1
 /* What a switch's route toward the destination joins, best first: the main
@@ -33,6 +36,7 @@ struct ftree {
 	/* Up and down links of each switch, as indices into g->links. */
 	uint32_t *up_first, *up_n, *down_first, *down_n;
 	uint32_t *up, *down;
+	int32_t *up_peer, *down_peer;  /* the switch at the other end of each */
 	uint32_t *rev;         /* the same cable seen from the other end */
 	uint64_t *load;        /* flows routed over each directed link so far */
 	uint32_t *backups;     /* destinations whose backup path takes each link */
@@ -77,6 +81,16 @@ struct ftree {
 	uint64_t *flows;
 	int32_t *queue;
 	uint16_t *hops;        /* for the shortest-path fallback */
+	/* Table entries not yet written, PEND destinations at a time, then one
+	 * switch row at a time (a run of entries per row instead of a cache
+	 * miss per switch per destination): the k-th waiting destination's
+	 * next[] is pend[k * n_sw ..], SELF at its own switch. */
+	int32_t *pend;
+	uint16_t pend_lid[PEND];
+	uint8_t pend_port[PEND];
+	size_t n_pend;
+	struct rt_lfts *out;
+	size_t routed[PAR_MAX_THREADS], unreachable[PAR_MAX_THREADS];  /* per worker */
 };
 
 /* Lexicographic order of two 4-part keys. */
@@ -93,7 +107,9 @@ int32_t ftree_main_up(const struct ftree *t, size_t s, int32_t column);
 
 /* route_ftree_dest.c */
 void ftree_ancestors(struct ftree *t, size_t d);
+/* Write the entries of the destinations routed so far into t->out. */
+void ftree_flush(struct ftree *t);
 int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port, const int32_t *mpath,
-		    size_t rot, struct rt_lfts *out, char *err, size_t errlen);
+		    size_t rot, char *err, size_t errlen);
 
 #endif

@@ -3,11 +3,14 @@
  * backup paths, every switch's choice, and the load its flows add. */
 #include "autoconf.h"
 #include "lib/route/route_ftree.h"
+#include "lib/util/par.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define FLUSH_GRAIN 64  /* switch rows a worker writes at a time */
 
 static const uint8_t detour[] = { 0, DETOUR_BACKUP, DETOUR_MAIN, DETOUR_BACKUP, DETOUR_MAIN };
 
@@ -52,31 +55,36 @@ void ftree_ancestors(struct ftree *t, size_t d)
 	}
 }
 
-/* Choose the best of a switch's candidate links: better `meets`, then less
- * load, then the first (lowest port). Returns a link index or NO_LINK. */
-static int32_t pick(const struct ftree *t, const uint32_t *links, uint32_t n, int up,
-		    uint8_t want_dist)
+/* Choose the best of switch s's candidate links (links[0..n), their peers
+ * in peers[]): better `meets`, then not taken for a detour lately (up only),
+ * then less load, then the first (lowest port). Returns a link index or
+ * NO_LINK. A candidate whose meets is below the best so far is dropped
+ * before its link's load is read: the peers are in one short array, the
+ * loads spread over the switch's links. */
+static int32_t pick(const struct ftree *t, size_t s, const uint32_t *links, const int32_t *peers,
+		    uint32_t n, int up, uint8_t want_dist)
 {
-	const struct rt_graph *g = t->g;
 	int32_t best = NO_LINK;
 	uint8_t best_meets = 0;
 	uint64_t best_load = 0;
 	int best_recent = 0;
+	uint32_t window = up && t->dest_no ? t->sub[s] : 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t li = links[i];
-		int32_t peer = g->links[li].peer;
+		int32_t peer = peers[i];
+		uint32_t li;
 		uint8_t m;
 		int recent;
 
 		if (up ? t->dist[peer] != want_dist : !t->in_a[peer])
 			continue;
 		m = t->meets[peer];
-		recent = up && t->dest_no && t->alt_last[li] &&
-			t->dest_no - t->alt_last[li] < t->sub[g->links[li].sw];
+		if (best != NO_LINK && m < best_meets)
+			continue;
+		li = links[i];
+		recent = window && t->alt_last[li] && t->dest_no - t->alt_last[li] < window;
 		if (best == NO_LINK || m > best_meets ||
-		    (m == best_meets && (recent < best_recent ||
-					 (recent == best_recent && t->load[li] < best_load)))) {
+		    recent < best_recent || (recent == best_recent && t->load[li] < best_load)) {
 			best = (int32_t)li;
 			best_meets = m;
 			best_load = t->load[li];
@@ -121,14 +129,44 @@ static void ftree_fallback(struct ftree *t, size_t d)
 	}
 }
 
+/* Rows [begin, end) of the waiting entries (ftree_flush). */
+static void flush_rows(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	struct ftree *t = ctx;
+	const struct rt_graph *g = t->g;
+	size_t routed = 0, unreachable = 0;
+
+	for (size_t s = begin; s < end; s++) {
+		uint8_t *row = rt_lfts_row(t->out, s);
+
+		for (size_t k = 0; k < t->n_pend; k++) {
+			int32_t li = t->pend[k * t->n_sw + s];
+
+			if (li == NO_LINK) {
+				unreachable++;
+				continue;
+			}
+			row[t->pend_lid[k]] = li == SELF ? t->pend_port[k] : g->links[li].port;
+			routed++;
+		}
+	}
+	t->routed[worker] += routed;
+	t->unreachable[worker] += unreachable;
+}
+
+void ftree_flush(struct ftree *t)
+{
+	par_pool_for(t->g->pool, t->n_sw, FLUSH_GRAIN, flush_rows, t);
+	t->n_pend = 0;
+}
+
 /* Route one LID held at switch d (out of port `port`; 0 for the switch
  * itself). mpath: a CA LID's main path (its flows are then added to the
  * link loads), NULL for a switch LID. rot: where its backup path starts its
  * search. -EINVAL when a switch with CAs reaches d only through a down-up
  * turn. */
 int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port,
-			   const int32_t *mpath, size_t rot, struct rt_lfts *out, char *err,
-			   size_t errlen)
+			   const int32_t *mpath, size_t rot, char *err, size_t errlen)
 {
 	const struct rt_graph *g = t->g;
 	const int32_t *ord = t->by_level;
@@ -205,17 +243,21 @@ int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port,
 	 * its children's routes meet the main path. */
 	for (size_t i = 0; i < t->n_ranked; i++) {
 		size_t a = (size_t)ord[i];
+		uint32_t f = t->down_first[a];
 
 		if (!t->in_a[a] || a == d)
 			continue;
-		t->next[a] = pick(t, t->down + t->down_first[a], t->down_n[a], 0, 0);
+		t->next[a] = pick(t, a, t->down + f, t->down_peer + f, t->down_n[a], 0, 0);
 		t->meets[a] = t->on_path[a] == ON_MAIN ? JOINS_MAIN :
 			t->on_path[a] == ON_BACKUP ? JOINS_BACKUP :
 			t->next[a] != NO_LINK ? detour[t->meets[g->links[t->next[a]].peer]] : 0;
 	}
-	/* Everyone else goes up, highest level first. */
+	/* Everyone else goes up, highest level first. (The switches of one
+	 * level could choose at once, but on two cores that was no faster:
+	 * what one core decides, the other reads next, for every destination.) */
 	for (size_t i = t->n_ranked; i-- > 0;) {
 		size_t u = (size_t)ord[i];
+		uint32_t f = t->up_first[u];
 
 		if (t->in_a[u])
 			continue;
@@ -229,26 +271,20 @@ int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port,
 			need_fallback = 1;
 			continue;
 		}
-		t->next[u] = pick(t, t->up + t->up_first[u], t->up_n[u], 1,
+		t->next[u] = pick(t, u, t->up + f, t->up_peer + f, t->up_n[u], 1,
 				  (uint8_t)(t->dist[u] - 1));
 		t->meets[u] = t->meets[g->links[t->next[u]].peer];
 	}
 	if (need_fallback || t->n_ranked < t->n_sw)
 		ftree_fallback(t, d);
 
-	for (size_t i = 0; i < t->n_sw; i++) {
-		uint8_t *row = rt_lfts_row(out, i);
-
-		if (i == d) {
-			row[lid] = port;
-			out->n_routed++;
-		} else if (t->next[i] != NO_LINK) {
-			row[lid] = g->links[t->next[i]].port;
-			out->n_routed++;
-		} else {
-			out->n_unreachable++;
-		}
-	}
+	/* Its table entries wait with the next destinations' (ftree_flush). */
+	memcpy(t->pend + t->n_pend * t->n_sw, t->next, t->n_sw * sizeof(*t->next));
+	t->pend[t->n_pend * t->n_sw + d] = SELF;
+	t->pend_lid[t->n_pend] = (uint16_t)lid;
+	t->pend_port[t->n_pend] = port;
+	if (++t->n_pend == PEND)
+		ftree_flush(t);
 	if (!count_load)
 		return 0;
 
