@@ -203,7 +203,7 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	struct ar_result ar = { 0 };
 	enum rt_ar_mode ar_mode = RT_AR_TREE;
 	uint32_t ar_cap = RT_AR_DEFAULT_CAPACITY;
-	int want_ar = 0;
+	int want_ar = 0, shifts_given = 0;
 	unsigned threads = 0;
 	struct par_pool *pool = NULL;
 	unsigned long v;
@@ -227,6 +227,7 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 				return loomctl_usage_error(lc, "route compute",
 							   "--shifts wants a count, not \"%s\"", optarg);
 			mopts.max_shifts = v;
+			shifts_given = 1;
 			break;
 		case 'r':
 			if (loomctl_parse_count(optarg, 100000, &v) < 0)
@@ -322,6 +323,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		goto out;
 	}
 	t2 = clock_mono();
+	if (!shifts_given)
+		rt_metrics_opts_auto(g, &mopts);
 	if (rt_metrics_compute(g, l, &mopts, &m) < 0) {
 		loomctl_error(lc, "%s: metrics: out of memory", topo);
 		goto out;
