@@ -90,6 +90,10 @@ static void *create(struct osm_opensm *osm)
 
 		e->plugin = p;
 		e->eng = &engines[i];
+		/* Tables of strict up*-down* levels (loom's ftree, refined or
+		 * not): later cuts can be rerouted incrementally. */
+		e->incremental = strcmp(engines[i].name, "loom") == 0 ||
+				 strcmp(engines[i].name, "ftree") == 0;
 		engine_name(e->name, sizeof(e->name), engines[i].name);
 		pthread_mutex_init(&e->lock, NULL);
 		/* OpenSM copies the module (and its name); e, the context,

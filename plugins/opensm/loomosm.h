@@ -48,6 +48,7 @@ struct losm_engine {
 	char name[32];                 /* the name in opensm.conf */
 	pthread_mutex_t lock;          /* guards last: SA threads read it */
 	struct losm_result *last;      /* NULL until a run succeeds */
+	int incremental;               /* a fat-tree engine: reroute from last after cuts */
 	unsigned runs, failures;
 	int warned_vls;                /* a port lacking VLs was logged once */
 	int warned_qos;                /* classes that cannot join the layers: once */
