@@ -19,6 +19,7 @@
 #include "lib/route/route_live.h"
 #include "lib/fabric/topo_file.h"
 #include "lib/util/par.h"
+#include "cli/route_reroute.h"
 
 static void print_human(FILE *out, const char *topo, const struct rt_graph *g,
 			const char *engine, const struct rt_lfts *l, const struct rt_metrics *m,
@@ -190,6 +191,7 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		{ "ar-cap", required_argument, NULL, 'c' },
 		{ "ar-plan", required_argument, NULL, 'P' },
 		{ "threads", required_argument, NULL, 'T' },
+		{ "reroute-cut", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1,
@@ -204,6 +206,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	enum rt_ar_mode ar_mode = RT_AR_TREE;
 	uint32_t ar_cap = RT_AR_DEFAULT_CAPACITY;
 	int want_ar = 0, shifts_given = 0;
+	unsigned long reroute_cut = 0;
+	struct route_reroute_report rr = { 0 };
 	unsigned threads = 0;
 	struct par_pool *pool = NULL;
 	unsigned long v;
@@ -271,6 +275,11 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 			ar_plan = optarg;
 			want_ar = 1;
 			break;
+		case 'C':
+			if (loomctl_parse_count(optarg, 100000, &reroute_cut) < 0 || !reroute_cut)
+				return loomctl_usage_error(lc, "route compute", "--reroute-cut wants a "
+							   "count of cables, not \"%s\"", optarg);
+			break;
 		case 'T':
 			if (loomctl_parse_count(optarg, PAR_MAX_THREADS, &v) < 0 || v == 0)
 				return loomctl_usage_error(lc, "route compute", "--threads wants a "
@@ -323,6 +332,12 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		goto out;
 	}
 	t2 = clock_mono();
+	if (reroute_cut && (lfts || route_reroute_after_cuts(lc, topo, fab, engine, &g, &l,
+							     reroute_cut, mopts.seed, &rr) < 0)) {
+		if (lfts)
+			loomctl_error(lc, "--reroute-cut reroutes the engine's tables, not a dump's");
+		goto out;
+	}
 	if (!shifts_given)
 		rt_metrics_opts_auto(g, &mopts);
 	if (rt_metrics_compute(g, l, &mopts, &m) < 0) {
@@ -347,6 +362,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 
 		if (ar.ar)
 			json_object_set_new(j, "adaptive_routing", ar_json(&ar));
+		if (reroute_cut)
+			json_object_set_new(j, "reroute", route_reroute_json(&rr));
 		output_json(j, stdout);
 		json_decref(j);
 	} else {
@@ -356,6 +373,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 
 		print_human(out, topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0,
 			    t2 - t1, t3 - t2);
+		if (reroute_cut)
+			route_reroute_print(out, &rr);
 		if (ar.ar) {
 			json_t *j = ar_json(&ar);
 

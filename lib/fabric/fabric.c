@@ -226,6 +226,30 @@ fail:
 	return NULL;
 }
 
+static void port_down(struct fab_port *p)
+{
+	p->state = 1;       /* PortState Down */
+	p->phys_state = 2;  /* Polling */
+	p->width_active = 0;
+	p->speed_active = 0;
+	p->has_peer = 0;
+	p->peer_guid = 0;
+	p->peer_port = 0;
+}
+
+int fab_unlink(struct fab *fab, uint64_t guid, unsigned port)
+{
+	struct fab_node *n = fab_find(fab, guid), *peer;
+
+	if (!n || port > n->nports)
+		return -ENOENT;
+	if (n->ports[port].has_peer && (peer = fab_find(fab, n->ports[port].peer_guid)) &&
+	    n->ports[port].peer_port <= peer->nports)
+		port_down(&peer->ports[n->ports[port].peer_port]);
+	port_down(&n->ports[port]);
+	return 0;
+}
+
 struct fab_port *fab_port(const struct fab_node *node, unsigned num)
 {
 	if (!node || num > node->nports || !node->ports[num].present)

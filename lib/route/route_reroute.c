@@ -25,9 +25,9 @@
  * switch LID, a spine cut from its pod) get a shortest path, as the
  * fat-tree engine gives them: management traffic.
  *
- * Cost: O(switches x LIDs) to count the loads, O(cut ports x LIDs) to find
- * the destinations, O(switches + links) for each of them; per destination
- * a few arrays of one entry per switch. */
+ * Cost: O(cut ports x LIDs) to find the destinations, O(switches + links)
+ * for each of them, O(CAs) to count the loads of each switch that has to
+ * choose; a copy of the tables, and a few arrays of one entry per switch. */
 #include "autoconf.h"
 #include "lib/route/route.h"
 
@@ -47,8 +47,35 @@ struct rr {
 				* way up*-down* (no CA of theirs is concerned) */
 	uint8_t *has_ca;
 	uint8_t *in_a, *dist, *affected;
-	uint32_t *load;        /* per global port index: CA destinations it carries */
+	uint32_t *load;        /* per global port index: CA destinations it carries,
+				* counted for a switch the first time it chooses */
+	uint8_t *load_ready;   /* per switch */
+	long d_routed;         /* entries that went from no port to one, minus back */
 };
+
+/* Count switch u's loads from its row as it is now. */
+static void ensure_load(struct rr *r, size_t u)
+{
+	const struct rt_graph *g = r->g;
+	const uint8_t *row = rt_lfts_row(r->l, u);
+
+	if (r->load_ready[u])
+		return;
+	r->load_ready[u] = 1;
+	for (size_t c = 0; c < g->n_ca; c++) {
+		uint8_t p = row[g->ca[c].lid];
+
+		if (p != RT_NO_PORT && p != 0 && p <= g->sw[u].nports)
+			r->load[rt_graph_port_index(g, u, p)]++;
+	}
+}
+
+/* Set an entry, keeping the count of routed entries. */
+static void set_entry(struct rr *r, uint8_t *row, unsigned lid, uint8_t port)
+{
+	r->d_routed += (port != RT_NO_PORT) - (row[lid] != RT_NO_PORT);
+	row[lid] = port;
+}
 
 /* Same switches, CAs and LIDs, and no cable that prev_g lacks. */
 static int same_nodes(const struct rt_graph *a, const struct rt_graph *b, char *err,
@@ -206,7 +233,7 @@ static int fall_back(struct rr *r, size_t u, unsigned lid, uint8_t *row, size_t 
 	}
 	if (r->hops[u] == RT_NO_LEVEL) {
 		if (old != RT_NO_PORT) {
-			row[lid] = RT_NO_PORT;
+			set_entry(r, row, lid, RT_NO_PORT);
 			(*changed)++;
 		}
 		return 0;  /* cut off from d: nobody can route it */
@@ -215,7 +242,7 @@ static int fall_back(struct rr *r, size_t u, unsigned lid, uint8_t *row, size_t 
 		return 0;
 	for (unsigned p = 1; p <= g->sw[u].nports; p++)
 		if ((v = peer_sw(g, u, p)) >= 0 && r->hops[v] + 1 == r->hops[u]) {
-			row[lid] = (uint8_t)p;
+			set_entry(r, row, lid, (uint8_t)p);
 			(*changed)++;
 			return 0;
 		}
@@ -261,6 +288,7 @@ static int route_again(struct rr *r, unsigned lid, size_t d, int is_ca, size_t *
 				return rc;
 			continue;
 		}
+		ensure_load(r, u);
 		for (unsigned p = 1; p <= g->sw[u].nports; p++) {
 			uint32_t ld = r->load[rt_graph_port_index(g, u, p)];
 
@@ -273,11 +301,11 @@ static int route_again(struct rr *r, unsigned lid, size_t d, int is_ca, size_t *
 			snprintf(err, errlen, "%s has no way to LID %u", g->sw[u].desc, lid);
 			return -EAGAIN;
 		}
-		if (old != RT_NO_PORT && is_ca)
+		if (old != RT_NO_PORT && old != 0 && old <= g->sw[u].nports && is_ca)
 			r->load[rt_graph_port_index(g, u, old)]--;
 		if (is_ca)
 			r->load[rt_graph_port_index(g, u, best)]++;
-		row[lid] = best;
+		set_entry(r, row, lid, best);
 		(*changed)++;
 	}
 	return 0;
@@ -293,6 +321,7 @@ static void rr_free(struct rr *r)
 	free(r->dist);
 	free(r->affected);
 	free(r->load);
+	free(r->load_ready);
 }
 
 int rt_reroute(const struct rt_graph *prev_g, const struct rt_lfts *prev, const struct rt_graph *g,
@@ -324,9 +353,10 @@ int rt_reroute(const struct rt_graph *prev_g, const struct rt_lfts *prev, const 
 	r.load = calloc(g->n_ports + 1, sizeof(*r.load));
 	r.hops = malloc(n * sizeof(*r.hops));
 	r.has_ca = calloc(n, 1);
+	r.load_ready = calloc(n, 1);
 	rc = -ENOMEM;
 	if (!r.level || !prev_level || !r.queue || !r.in_a || !r.dist || !r.affected || !r.load ||
-	    !r.hops || !r.has_ca)
+	    !r.hops || !r.has_ca || !r.load_ready)
 		goto out;
 	for (size_t c = 0; c < g->n_ca; c++)
 		if (g->ca[c].sw >= 0)
@@ -363,18 +393,6 @@ int rt_reroute(const struct rt_graph *prev_g, const struct rt_lfts *prev, const 
 		rc = -EAGAIN;
 		goto out;
 	}
-	/* Each port's load: the CA destinations it carries, the ones to route
-	 * again included until they move. */
-	for (size_t s = 0; s < g->n_sw; s++) {
-		const uint8_t *row = rt_lfts_row(out, s);
-
-		for (size_t c = 0; c < g->n_ca; c++) {
-			uint8_t p = row[g->ca[c].lid];
-
-			if (p != RT_NO_PORT && p != 0 && p <= g->sw[s].nports)
-				r.load[rt_graph_port_index(g, s, p)]++;
-		}
-	}
 	for (size_t lid = 1; lid < lids && rc != -EAGAIN; lid++) {
 		int32_t d = rt_graph_lid_switch(g, (unsigned)lid), c = -1;
 
@@ -390,19 +408,8 @@ int rt_reroute(const struct rt_graph *prev_g, const struct rt_lfts *prev, const 
 		st->dests++;
 	}
 	out->n_vls = 1;
-	out->n_routed = out->n_unreachable = 0;
-	for (size_t s = 0; s < g->n_sw; s++) {
-		const uint8_t *row = rt_lfts_row(out, s);
-
-		for (size_t lid = 1; lid < lids; lid++)
-			if (rt_graph_lid_switch(g, (unsigned)lid) >= 0 ||
-			    rt_graph_lid_ca(g, (unsigned)lid) >= 0) {
-				if (row[lid] == RT_NO_PORT)
-					out->n_unreachable++;
-				else
-					out->n_routed++;
-			}
-	}
+	out->n_routed = (size_t)((long)prev->n_routed + r.d_routed);
+	out->n_unreachable = (size_t)((long)prev->n_unreachable - r.d_routed);
 	snprintf(out->note, sizeof(out->note), "rerouted %zu destinations (%zu entries) after %zu "
 		 "cut cable end%s; the other routes kept", st->dests, st->entries, st->cut,
 		 st->cut == 1 ? "" : "s");

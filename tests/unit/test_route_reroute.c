@@ -75,8 +75,22 @@ static int cut_sequence(struct fab *f, int steps, uint64_t seed)
 				fprintf(stderr, "step %d: full run: %s\n", step, err);
 			ck_assert_int_eq(rt_route_loom(g1, l1, err, sizeof(err)), 0);
 		} else {
+			size_t routed = 0, unreachable = 0;
+
 			incremental++;
 			ck_assert_uint_eq(st.cut, 2);
+			/* Its counts are the tables' own. */
+			for (size_t sw = 0; sw < g1->n_sw; sw++)
+				for (size_t lid = 1; lid <= g1->max_lid; lid++)
+					if (rt_graph_lid_switch(g1, (unsigned)lid) >= 0 ||
+					    rt_graph_lid_ca(g1, (unsigned)lid) >= 0) {
+						if (rt_lfts_get(l1, sw, (unsigned)lid) == RT_NO_PORT)
+							unreachable++;
+						else
+							routed++;
+					}
+			ck_assert_uint_eq(l1->n_routed, routed);
+			ck_assert_uint_eq(l1->n_unreachable, unreachable);
 			for (size_t s = 0; s < g1->n_sw; s++)
 				for (size_t lid = 1; lid <= g1->max_lid; lid++)
 					ck_assert_msg(crossed[lid] || rt_lfts_get(l1, s, (unsigned)lid) ==
