@@ -62,6 +62,18 @@
 
 static void ftree_free(struct ftree *t)
 {
+	for (unsigned i = 1; t->w && i < t->n_w; i++) {
+		free(t->w[i].in_a);
+		free(t->w[i].dist);
+		free(t->w[i].on_path);
+		free(t->w[i].meets);
+		free(t->w[i].next);
+		free(t->w[i].queue);
+		free(t->w[i].hops);
+	}
+	free(t->w);
+	free(t->pend_up);
+	free(t->pend_detour);
 	free(t->level);
 	free(t->comp);
 	free(t->n_cas);
@@ -145,6 +157,41 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 		t->alt_last && t->sub && t->top_last && t->top_backup && t->col_first && t->col_n &&
 		t->mains && t->into && t->by_level && t->in_a && t->dist && t->on_path && t->meets && t->next && t->flows && t->queue && t->hops ?
 		0 : -ENOMEM;
+}
+
+size_t ftree_batch_min_ca = FTREE_BATCH_MIN_CA;
+
+/* One set of per-destination arrays per worker of g->pool; worker 0's
+ * are t's own. 0 or -ENOMEM. */
+static int ftree_workers(struct ftree *t)
+{
+	size_t n = t->n_sw + 1;
+
+	t->n_w = par_pool_threads(t->g->pool);
+	t->w = calloc(t->n_w, sizeof(*t->w));
+	t->pend_up = malloc(n * PEND);
+	t->pend_detour = malloc(n * PEND);
+	if (!t->w || !t->pend_up || !t->pend_detour)
+		return -ENOMEM;
+	t->w[0] = (struct ftw){ .in_a = t->in_a, .dist = t->dist, .on_path = t->on_path,
+				.meets = t->meets, .next = t->next, .queue = t->queue,
+				.hops = t->hops, .anc_of = SIZE_MAX };
+	for (unsigned i = 1; i < t->n_w; i++) {
+		struct ftw *w = &t->w[i];
+
+		w->anc_of = SIZE_MAX;
+		w->in_a = malloc(n);
+		w->dist = malloc(n);
+		w->on_path = malloc(n);
+		w->meets = malloc(n);
+		w->next = malloc(n * sizeof(*w->next));
+		w->queue = malloc(n * sizeof(*w->queue));
+		w->hops = malloc(n * sizeof(*w->hops));
+		if (!w->in_a || !w->dist || !w->on_path || !w->meets || !w->next || !w->queue ||
+		    !w->hops)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Levels by BFS from the switches marked in `leaf` (rt_graph_levels; the
@@ -507,31 +554,39 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 			t.sub[g->links[t.up[t.up_first[u] + k]].peer] += t.sub[u];
 	}
 
-	/* CA LIDs, leaf by leaf (the ancestors are a leaf's, shared by its CAs). */
-	for (size_t i = 0; i < n_order; i++) {
-		const struct rt_ca *ca = &g->ca[order[i]];
-
-		if (i == 0 || g->ca[order[i - 1]].sw != ca->sw) {
-			ftree_ancestors(&t, (size_t)ca->sw);
-		}
-		t.dest_no = (uint32_t)i + 1;
-		if ((rc = ftree_route_lid(&t, (size_t)ca->sw, ca->lid, ca->sw_port,
-					  t.mpath + i * t.height, t.mrot[i], err, errlen)) < 0)
-			goto out;
+	if ((rc = ftree_workers(&t)) < 0) {
+		snprintf(err, errlen, "out of memory for the workers");
+		goto out;
 	}
-	t.dest_no = 0;
-	/* Switch LIDs, for management: no load. */
-	for (size_t s = 0; s < g->n_sw; s++) {
-		if (t.level[s] == NO_LEVEL) {
-			memset(t.in_a, 0, g->n_sw);
-			memset(t.dist, FAR, g->n_sw);
-			t.in_a[s] = 1;
-			t.dist[s] = 0;
-		} else {
-			ftree_ancestors(&t, s);
+	/* CA LIDs, leaf by leaf (the ancestors are a leaf's, shared by its
+	 * CAs), a batch at a time (FTREE_BATCH_MIN_CA). */
+	{
+		struct ftree_dest ds[FTREE_BATCH_MAX];
+		size_t batch = n_order >= ftree_batch_min_ca ? FTREE_BATCH_MAX : 1, n = 0;
+
+		for (size_t i = 0; i < n_order; i++) {
+			const struct rt_ca *ca = &g->ca[order[i]];
+
+			ds[n++] = (struct ftree_dest){ .d = (size_t)ca->sw, .lid = ca->lid,
+						      .port = ca->sw_port,
+						      .mpath = t.mpath + i * t.height,
+						      .rot = t.mrot[i], .dest_no = (uint32_t)i + 1 };
+			if ((n == batch || i + 1 == n_order) &&
+			    (rc = ftree_route_batch(&t, ds, n, err, errlen)) < 0)
+				goto out;
+			if (n == batch || i + 1 == n_order)
+				n = 0;
 		}
-		if ((rc = ftree_route_lid(&t, s, g->sw[s].lid, 0, NULL, s, err, errlen)) < 0)
-			goto out;
+		/* Switch LIDs, for management: no load, so any batch gives
+		 * the same tables. */
+		for (size_t s = 0; s < g->n_sw; s++) {
+			ds[n++] = (struct ftree_dest){ .d = s, .lid = g->sw[s].lid, .rot = s };
+			if (n == FTREE_BATCH_MAX || s + 1 == g->n_sw) {
+				if ((rc = ftree_route_batch(&t, ds, n, err, errlen)) < 0)
+					goto out;
+				n = 0;
+			}
+		}
 	}
 	ftree_flush(&t);
 	for (unsigned w = 0; w < PAR_MAX_THREADS; w++) {

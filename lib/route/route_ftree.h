@@ -15,6 +15,50 @@
 #define NO_LINK (-1)
 #define SELF (-2)         /* pend[]: the destination's own switch */
 #define PEND 64           /* destinations whose table entries wait together */
+#define FTREE_BATCH_MAX 16 /* destinations chosen at once from the same loads */
+/* Fabrics with fewer CA ports route one destination at a time (each sees
+ * every earlier one's load); larger ones FTREE_BATCH_MAX at a time, which
+ * the threads share: the same tables for any number of threads. */
+#define FTREE_BATCH_MIN_CA 4096
+/* FTREE_BATCH_MIN_CA, as the engine reads it: tests lower it to see batches
+ * on small trees. */
+extern size_t ftree_batch_min_ca;
+#define FTREE_PATH_MAX 32  /* main and backup path switches of a destination */
+
+/* One worker's arrays, for one destination at a time. */
+struct ftw {
+	uint8_t *in_a;         /* ancestor of the destination's switch */
+	uint8_t *dist;         /* up hops to reach an ancestor, FAR if none */
+	uint8_t *on_path;      /* ON_MAIN, ON_BACKUP or 0 */
+	uint8_t *meets;        /* the best path a switch's route joins */
+	int32_t *next;         /* chosen link per switch, NO_LINK if none */
+	int32_t *queue;
+	uint16_t *hops;        /* for the shortest-path fallback */
+	size_t anc_of;         /* the switch in_a and dist are for (SIZE_MAX: none) */
+};
+
+/* A destination of the batch under way: its paths (phase 1), its result
+ * (phase 2). */
+struct ftree_slot {
+	size_t d;
+	uint32_t dest_no;      /* 1 + its ordinal among the CA LIDs; 0: a switch LID */
+	int count_load;
+	int32_t path[FTREE_PATH_MAX];
+	uint8_t mark[FTREE_PATH_MAX];
+	size_t n_path, n_main;
+	int rc;
+	int32_t bad;           /* the switch that would need a down-up turn */
+};
+
+/* A LID to route: held at switch d, out of `port` (0 for the switch). */
+struct ftree_dest {
+	size_t d;
+	unsigned lid;
+	uint8_t port;
+	const int32_t *mpath;  /* a CA LID's main path; NULL for a switch LID */
+	size_t rot;            /* where its backup path starts its search */
+	uint32_t dest_no;
+};
 #define ON_MAIN 2
 #define ON_BACKUP 1
 /* What a switch's route toward the destination joins, best first: the main
@@ -69,7 +113,6 @@ struct ftree {
 	 * shift window sharing a main top get different backup tops. */
 	uint32_t *top_last;
 	int32_t *top_backup;
-	uint32_t dest_no;      /* 1 + the ordinal of the CA being routed; 0: a switch LID */
 	int32_t *by_level;     /* switches in ascending level order */
 	size_t n_ranked;
 	/* Per destination work arrays. */
@@ -86,8 +129,12 @@ struct ftree {
 	 * miss per switch per destination): the k-th waiting destination's
 	 * next[] is pend[k * n_sw ..], SELF at its own switch. */
 	int32_t *pend;
+	uint8_t *pend_up, *pend_detour;  /* [k * n_sw + s]: s went up; s took a detour */
 	uint16_t pend_lid[PEND];
 	uint8_t pend_port[PEND];
+	struct ftree_slot slot[PEND];
+	struct ftw *w;         /* one per worker of g->pool; w[0] uses the arrays above */
+	unsigned n_w;
 	size_t n_pend;
 	struct rt_lfts *out;
 	size_t routed[PAR_MAX_THREADS], unreachable[PAR_MAX_THREADS];  /* per worker */
@@ -106,10 +153,15 @@ static inline int ftree_key_less(const uint64_t *a, const uint64_t *b)
 int32_t ftree_main_up(const struct ftree *t, size_t s, int32_t column);
 
 /* route_ftree_dest.c */
-void ftree_ancestors(struct ftree *t, size_t d);
+void ftree_ancestors(struct ftree *t, struct ftw *w, size_t d);
 /* Write the entries of the destinations routed so far into t->out. */
 void ftree_flush(struct ftree *t);
-int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port, const int32_t *mpath,
-		    size_t rot, char *err, size_t errlen);
+/* Route ds[0..n) (n <= FTREE_BATCH_MAX), in three phases: their paths in
+ * order, every switch's choice for each (over the pool's threads, each
+ * from the loads before the batch), their flows pushed in order. -EINVAL
+ * with err when a switch with CAs reaches one only through a down-up
+ * turn. */
+int ftree_route_batch(struct ftree *t, const struct ftree_dest *ds, size_t n, char *err,
+		      size_t errlen);
 
 #endif

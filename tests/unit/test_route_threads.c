@@ -19,6 +19,7 @@
 #include "lib/route/route_lft.h"
 #include "lib/route/route_metrics.h"
 #include "lib/util/par.h"
+#include "lib/route/route_ftree.h"
 #include "check_run.h"
 
 /* Every metric, including random permutations and bisections, and shifts
@@ -151,6 +152,35 @@ START_TEST(tables_and_metrics_are_the_same_for_any_thread_count)
 }
 END_TEST
 
+/* Large trees route FTREE_BATCH_MAX destinations at a time over the threads
+ * (route_ftree.h): shown here on small ones with the threshold lowered. */
+START_TEST(ftree_batches_give_the_same_tables_for_any_thread_count)
+{
+	const struct rt_engine *e = rt_engine_find("ftree");
+	size_t saved = ftree_batch_min_ca;
+
+	ftree_batch_min_ca = 0;
+	for (int which = 0; which < 2; which++) {
+		struct run one = run(which, e, 1);
+
+		ck_assert_int_eq(one.rc, 0);
+		fixture_assert_all_delivered(&one.all, one.g->n_ca);
+		ck_assert(one.all.cdg_acyclic);
+		for (unsigned threads = 2; threads <= 3; threads++) {
+			struct run more = run(which, e, threads);
+			size_t cells = one.l->n_sw * ((size_t)one.l->max_lid + 1);
+
+			ck_assert_msg(memcmp(one.l->port, more.l->port, cells) == 0,
+				      "fabric %d, %u threads: the batched tables differ", which,
+				      threads);
+			run_free(&more);
+		}
+		run_free(&one);
+	}
+	ftree_batch_min_ca = saved;
+}
+END_TEST
+
 START_TEST(sampled_shifts_are_labelled_and_bounded)
 {
 	struct run r = run(0, rt_engine_find("loom"), 1);
@@ -194,6 +224,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, tables_and_metrics_are_the_same_for_any_thread_count);
+	tcase_add_test(tc, ftree_batches_give_the_same_tables_for_any_thread_count);
 	tcase_add_test(tc, sampled_shifts_are_labelled_and_bounded);
 	tcase_add_test(tc, huge_fabrics_get_a_sample_when_no_count_is_asked);
 	suite_add_tcase(s, tc);
