@@ -1,0 +1,140 @@
+#!/bin/sh
+# bench/ar_program.sh: how long `loomctl ar program` takes on a large live
+# fabric, and how many SMPs it sends (issue 23). For each fabric: a fresh
+# ibsim in a private network namespace, OpenSM once (SUBNET UP, ftree), then
+# the `loomd --program-ar` child that `ar program` runs, timed from the
+# outside, for each loomd given (so that two builds meet the same
+# simulator), next to what the child does before it programs: its walk
+# (`loomd --walk`) and the read of every switch's forwarding table
+# (`loomd --read-lfts`). The programming itself is the rest.
+#
+#   sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]
+#                          [--retries N] [--max-smps N] [--dry-run]
+#
+# Fabrics: 3-level fat trees of 16- and 24-port switches (1024 and 3456
+# hosts); --large adds 36-port (11664 hosts, 1620 switches: about 2 minutes
+# of ibsim and OpenSM before the first child). --loomd (repeatable, default
+# $B/loomd) names the builds to compare; the MAD settings are discovery's
+# (timeout_ms, retries, max_smps: the window of SMPs in flight), defaults
+# 200, 3 and 64 as in loom.yaml. ibsim answers no vendor SMP (every ARInfo
+# Get comes back at once with a timeout status), so every switch ends
+# "unsupported" after its GetCap tries: the run measures the walk, the LFT
+# read and the window, not a real switch's Sets.
+#
+# Needs root (unshare -n: ibsim's socket is fixed), ibsim, opensm,
+# python3 and a build (top_builddir or ./build).
+set -eu
+S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+B=${top_builddir:-$S/build}
+PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+large=0 loomds="" timeout=200 retries=3 smps=64 dry=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--large) large=1 ;;
+	--loomd) loomds="$loomds $(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
+	--timeout-ms) timeout=$2; shift ;;
+	--retries) retries=$2; shift ;;
+	--max-smps) smps=$2; shift ;;
+	--dry-run) dry=1 ;;
+	*) echo "usage: sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]" \
+		"[--retries N] [--max-smps N] [--dry-run]" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ -n "$loomds" ] || loomds=$B/loomd
+for t in $loomds "$B/loom-fabgen"; do
+	[ -x "$t" ] || { echo "bench/ar_program.sh: $t is not built" >&2; exit 1; }
+done
+for t in ibsim opensm unshare python3; do
+	command -v $t >/dev/null || { echo "bench/ar_program.sh: $t is missing" >&2; exit 1; }
+done
+work=$(mktemp -d /tmp/loom-bench-arprog.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+set -- "ft3-1024:fattree --levels 3 --radix 16" "ft3-3456:fattree --levels 3 --radix 24"
+[ $large = 0 ] || set -- "$@" "ft3-11664:fattree --levels 3 --radix 36"
+
+echo "timeout_ms $timeout, retries $retries, max_smps $smps, dry_run $dry; $(nproc) cores"
+printf '%-10s %6s %5s %8s %8s  %-28s %9s %7s %7s %s\n' fabric hosts sw walk-s lfts-s loomd \
+	program-s prog-s smps results
+for f in "$@"; do
+	name=${f%%:*}
+	dir=$work/$name
+	mkdir -p "$dir"
+	# shellcheck disable=SC2086
+	"$B/loom-fabgen" ${f#*:} -o "$dir/fabric.net"
+	flags=$(sed -n 's/^# ibsim flags: //p' "$dir/fabric.net")
+	printf 'routing_engine ftree\nlog_flags 0x03\n' >"$dir/opensm.conf"
+	unshare -n sh -c '
+		dir=$1 flags=$2 preload=$3 timeout=$4 retries=$5 smps=$6 dry=$7; shift 7
+		ip link set lo up
+		cd "$dir"
+		mkfifo console
+		# shellcheck disable=SC2086
+		ibsim $flags -s fabric.net <console >ibsim.log 2>&1 &
+		sim=$!
+		exec 9>console  # ibsim quits when its console closes
+		i=0
+		until grep -q "simulator ready" ibsim.log 2>/dev/null || [ $i -ge 3000 ]; do
+			sleep 0.1; i=$((i + 1))
+		done
+		OSM_CACHE_DIR=$dir LD_PRELOAD=$preload opensm -F opensm.conf -o -f opensm.log \
+			>opensm.out 2>&1 || :
+		grep -q "SUBNET UP" opensm.log || { echo "OpenSM did not bring $dir up" >&2; exit 1; }
+		args="bench \"\" 0 $timeout $retries $smps"
+		timed() { # timed NAME LOOMD ARGS...: NAME.out, NAME.err, NAME.s
+			out=$1; shift
+			t0=$(date +%s.%N)
+			LD_PRELOAD=$preload "$@" >"$out.out" 2>"$out.err" || :
+			t1=$(date +%s.%N)
+			echo "$t0 $t1" | awk "{ printf \"%.2f\n\", \$2 - \$1 }" >"$out.s"
+		}
+		first=$1
+		timed walk "$first" --walk bench "" 0 "$timeout" "$retries" "$smps"
+		timed lfts "$first" --read-lfts bench "" 0 "$timeout" "$retries" "$smps"
+		k=0
+		for l in "$@"; do
+			k=$((k + 1))
+			timed "prog$k" "$l" --program-ar bench "" 0 "$timeout" "$retries" "$smps" \
+				tree ffff 0 "$dry"
+		done
+		exec 9>&-
+		kill $sim 2>/dev/null; wait $sim 2>/dev/null || :
+	' sh "$dir" "$flags" "$PRELOAD" "$timeout" "$retries" "$smps" "$dry" $loomds
+	k=0
+	for l in $loomds; do
+		k=$((k + 1))
+		python3 - "$dir" "$k" "$name" "$l" <<'PY'
+import json, re, sys
+d, k, name, loomd = sys.argv[1:5]
+hosts = sw = 0
+for line in open(d + "/fabric.net"):
+    hosts += line.startswith("Hca")
+    sw += line.startswith("Switch")
+rd = lambda f: open("%s/%s" % (d, f)).read().strip()
+done, lines = None, 0
+for line in open("%s/prog%s.out" % (d, k)):
+    try:
+        o = json.loads(line)
+    except ValueError:
+        continue
+    lines += "switch" in o
+    done = o.get("done", done)
+walk, lfts, prog = float(rd("walk.s")), float(rd("lfts.s")), float(rd("prog%s.s" % k))
+if done is None:
+    res, smps = "FAILED: " + rd("prog%s.out" % k)[:200] + rd("prog%s.err" % k)[:200], "-"
+else:
+    res = " ".join("%s=%d" % (x, done[x]) for x in
+                   ("programmed", "unsupported", "refused", "failed", "dry_runs") if done[x])
+    smps = str(done["smps"])
+    assert lines == done["switches"] == sw, (lines, done["switches"], sw)
+short = loomd if len(loomd) <= 28 else "..." + loomd[-25:]
+print("%-10s %6d %5d %8.2f %8.2f  %-28s %9.2f %7.2f %7s %s" % (
+    name, hosts, sw, walk, lfts, short, prog, prog - lfts, smps, res))
+PY
+	done
+done
+echo "walk-s, lfts-s: loomd --walk and --read-lfts alone (the first loomd);"
+echo "program-s: the whole --program-ar child (its own walk and LFT read, then the"
+echo "  programming); prog-s = program-s - lfts-s, about the programming alone;"
+echo "smps: the SMPs the programming sent (every try), from the child's done line"
