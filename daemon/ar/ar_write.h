@@ -3,9 +3,11 @@
  * daemon/ib/walker.h says why a process): `loomd --program-ar ...` walks the
  * subnet, reads every switch's static LFT (daemon/ib/lft_read.h), builds the
  * routing graph and the AR groups from them (lib/ar/route_ar.h), then runs
- * lib/ar/ar_program.h's sequence on each switch, one after the other, over
- * directed-route SMPs (class 0x81) on its own umad agent, and writes one
- * JSON line per switch (ar_program_json) and a last "done" line. */
+ * lib/ar/ar_program.h's sequence on every switch, up to MAX_SMPS switches
+ * at once (daemon/ar/ar_sequences.h: each switch's SMPs in order, one out
+ * at a time), over directed-route SMPs (class 0x81) on its own umad agent,
+ * and writes one JSON line per switch (ar_program_json) in the fabric's
+ * directed-route order and a last "done" line. */
 #ifndef LOOMD_AR_WRITE_H
 #define LOOMD_AR_WRITE_H
 
