@@ -3,20 +3,24 @@
 # fabric, and how many SMPs it sends (issue 23). For each fabric: a fresh
 # ibsim in a private network namespace, OpenSM once (SUBNET UP, ftree), then
 # the `loomd --program-ar` child that `ar program` runs, timed from the
-# outside, for each loomd given (so that two builds meet the same
-# simulator), next to what the child does before it programs: its walk
-# (`loomd --walk`) and the read of every switch's forwarding table
-# (`loomd --read-lfts`). The programming itself is the rest.
+# outside, for each loomd given and each window (so that two builds and
+# two windows meet the same simulator), next to what the child does before
+# it programs: its walk (`loomd --walk`) and the read of every switch's
+# forwarding table (`loomd --read-lfts`), timed alone. A child that
+# reports it (this tree's) also gives the programming's own time
+# (programming_ms: the SMP exchanges alone) and the most switches it had
+# under way at once (in_flight).
 #
 #   sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]
-#                          [--retries N] [--max-smps N] [--dry-run]
+#                          [--retries N] [--max-smps "N..."] [--dry-run]
 #
 # Fabrics: 3-level fat trees of 16- and 24-port switches (1024 and 3456
 # hosts); --large adds 36-port (11664 hosts, 1620 switches: about 2 minutes
 # of ibsim and OpenSM before the first child). --loomd (repeatable, default
 # $B/loomd) names the builds to compare; the MAD settings are discovery's
-# (timeout_ms, retries, max_smps: the window of SMPs in flight), defaults
-# 200, 3 and 64 as in loom.yaml. ibsim answers no vendor SMP (every ARInfo
+# (timeout_ms, retries, max_smps: the window of SMPs in flight, here a
+# list: each is a run; 1 is one switch at a time, as before issue 23),
+# defaults 200, 3 and 64 as in loom.yaml. ibsim answers no vendor SMP (every ARInfo
 # Get comes back at once with a timeout status), so every switch ends
 # "unsupported" after its GetCap tries: the run measures the walk, the LFT
 # read and the window, not a real switch's Sets.
@@ -34,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--loomd) loomds="$loomds $(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; shift ;;
 	--timeout-ms) timeout=$2; shift ;;
 	--retries) retries=$2; shift ;;
-	--max-smps) smps=$2; shift ;;
+	--max-smps) smps=$2; shift ;;  # a list: "1 64"
 	--dry-run) dry=1 ;;
 	*) echo "usage: sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]" \
 		"[--retries N] [--max-smps N] [--dry-run]" >&2; exit 2 ;;
@@ -54,9 +58,9 @@ trap 'rm -rf "$work"' EXIT
 set -- "ft3-1024:fattree --levels 3 --radix 16" "ft3-3456:fattree --levels 3 --radix 24"
 [ $large = 0 ] || set -- "$@" "ft3-11664:fattree --levels 3 --radix 36"
 
-echo "timeout_ms $timeout, retries $retries, max_smps $smps, dry_run $dry; $(nproc) cores"
-printf '%-10s %6s %5s %8s %8s  %-28s %9s %7s %7s %s\n' fabric hosts sw walk-s lfts-s loomd \
-	program-s prog-s smps results
+echo "timeout_ms $timeout, retries $retries, dry_run $dry; $(nproc) cores; $(date -u +%F)"
+printf '%-10s %6s %5s %7s %7s  %-24s %6s %9s %8s %6s %6s %s\n' fabric hosts sw walk-s lfts-s \
+	loomd window child-s prog-ms flight smps results
 for f in "$@"; do
 	name=${f%%:*}
 	dir=$work/$name
@@ -81,7 +85,6 @@ for f in "$@"; do
 		OSM_CACHE_DIR=$dir LD_PRELOAD=$preload opensm -F opensm.conf -o -f opensm.log \
 			>opensm.out 2>&1 || :
 		grep -q "SUBNET UP" opensm.log || { echo "OpenSM did not bring $dir up" >&2; exit 1; }
-		args="bench \"\" 0 $timeout $retries $smps"
 		timed() { # timed NAME LOOMD ARGS...: NAME.out, NAME.err, NAME.s
 			out=$1; shift
 			t0=$(date +%s.%N)
@@ -89,14 +92,16 @@ for f in "$@"; do
 			t1=$(date +%s.%N)
 			echo "$t0 $t1" | awk "{ printf \"%.2f\n\", \$2 - \$1 }" >"$out.s"
 		}
-		first=$1
-		timed walk "$first" --walk bench "" 0 "$timeout" "$retries" "$smps"
-		timed lfts "$first" --read-lfts bench "" 0 "$timeout" "$retries" "$smps"
+		first=$1 w1=${smps%% *}
+		timed walk "$first" --walk bench "" 0 "$timeout" "$retries" "$w1"
+		timed lfts "$first" --read-lfts bench "" 0 "$timeout" "$retries" "$w1"
 		k=0
 		for l in "$@"; do
 			k=$((k + 1))
-			timed "prog$k" "$l" --program-ar bench "" 0 "$timeout" "$retries" "$smps" \
-				tree ffff 0 "$dry"
+			for w in $smps; do
+				timed "prog$k-$w" "$l" --program-ar bench "" 0 "$timeout" "$retries" \
+					"$w" tree ffff 0 "$dry"
+			done
 		done
 		exec 9>&-
 		kill $sim 2>/dev/null; wait $sim 2>/dev/null || :
@@ -104,9 +109,10 @@ for f in "$@"; do
 	k=0
 	for l in $loomds; do
 		k=$((k + 1))
-		python3 - "$dir" "$k" "$name" "$l" <<'PY'
+		for w in $smps; do
+		python3 - "$dir" "$k-$w" "$name" "$l" "$w" <<'PY'
 import json, re, sys
-d, k, name, loomd = sys.argv[1:5]
+d, k, name, loomd, window = sys.argv[1:6]
 hosts = sw = 0
 for line in open(d + "/fabric.net"):
     hosts += line.startswith("Hca")
@@ -121,20 +127,25 @@ for line in open("%s/prog%s.out" % (d, k)):
     lines += "switch" in o
     done = o.get("done", done)
 walk, lfts, prog = float(rd("walk.s")), float(rd("lfts.s")), float(rd("prog%s.s" % k))
+ms = flight = "-"
 if done is None:
     res, smps = "FAILED: " + rd("prog%s.out" % k)[:200] + rd("prog%s.err" % k)[:200], "-"
 else:
+    ms = str(done.get("programming_ms", "-"))
+    flight = str(done.get("in_flight", "-"))
     res = " ".join("%s=%d" % (x, done[x]) for x in
                    ("programmed", "unsupported", "refused", "failed", "dry_runs") if done[x])
     smps = str(done["smps"])
     assert lines == done["switches"] == sw, (lines, done["switches"], sw)
-short = loomd if len(loomd) <= 28 else "..." + loomd[-25:]
-print("%-10s %6d %5d %8.2f %8.2f  %-28s %9.2f %7.2f %7s %s" % (
-    name, hosts, sw, walk, lfts, short, prog, prog - lfts, smps, res))
+short = loomd if len(loomd) <= 24 else "..." + loomd[-21:]
+print("%-10s %6d %5d %7.2f %7.2f  %-24s %6s %9.2f %8s %6s %6s %s" % (
+    name, hosts, sw, walk, lfts, short, window, prog, ms, flight, smps, res))
 PY
+		done
 	done
 done
-echo "walk-s, lfts-s: loomd --walk and --read-lfts alone (the first loomd);"
-echo "program-s: the whole --program-ar child (its own walk and LFT read, then the"
-echo "  programming); prog-s = program-s - lfts-s, about the programming alone;"
-echo "smps: the SMPs the programming sent (every try), from the child's done line"
+echo "walk-s, lfts-s: loomd --walk and --read-lfts alone (the first loomd, first window);"
+echo "child-s: the whole --program-ar child (its own walk and LFT read, then the"
+echo "  programming); window: max_smps; prog-ms: the programming alone and flight:"
+echo "  the most switches under way at once (from the child's done line, - when it"
+echo "  does not say); smps: the SMPs the programming sent (every try)"

@@ -117,7 +117,7 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 	struct dr_routes d = { 0 };
 	struct rt_graph *g = NULL;
 	struct rt_ar *ar;
-	double started = clock_wall();
+	double started = clock_wall(), t0 = 0, t1 = 0;
 	int rc;
 
 	if (!(ar = live_groups(p, fab, &g, err, errlen)))
@@ -142,9 +142,12 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 	wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : AR_WRITE_DEFAULT_TIMEOUT_MS;
 	wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
-	if ((rc = dr_umad_open(p, &wp.fd, &wp.agent, err, errlen)) < 0 ||
-	    (rc = ar_sequences_run(&wp, sw, d.n, ar->max_lid, &o, &st, err, errlen)) < 0)
+	if ((rc = dr_umad_open(p, &wp.fd, &wp.agent, err, errlen)) < 0)
 		goto out;
+	t0 = clock_mono();
+	if ((rc = ar_sequences_run(&wp, sw, d.n, ar->max_lid, &o, &st, err, errlen)) < 0)
+		goto out;
+	t1 = clock_mono();
 	for (size_t i = 0; rc == 0 && i < d.n; i++) {
 		const struct fab_node *n = d.r[i].n;
 		json_t *line = ar_program_json(n->guid, n->desc, n->ports[0].lid, &sw[i].res);
@@ -155,7 +158,7 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 	}
 	if (rc == 0 &&
 	    (rc = walker_put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, "
-					     "s:I, s:I, s:s, s:I, s:b}",
+					     "s:I, s:I, s:s, s:I, s:b, s:I, s:I}",
 					     "started", started, "finished", clock_wall(),
 					     "switches", (json_int_t)d.n,
 					     "smps", (json_int_t)st.sent,
@@ -169,7 +172,10 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 					     "dry_runs", (json_int_t)count[AR_PROG_DRY_RUN],
 					     "mode", rt_ar_mode_name((enum rt_ar_mode)child_opts.mode),
 					     "sl_mask", (json_int_t)child_opts.sl_mask,
-					     "shield", child_opts.shield), out)) < 0)
+					     "shield", child_opts.shield,
+					     "in_flight", (json_int_t)st.peak,
+					     "programming_ms", (json_int_t)((t1 - t0) * 1000.0 + 0.5)),
+					     out)) < 0)
 		snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
 out:
 	dr_umad_close(wp.fd, wp.agent);

@@ -27,7 +27,11 @@ struct ar_write_opts {
 /* Program the subnet of p in a child. 0 with *switches (an array of
  * ar_program_json objects, the fabric's directed-route order) and *done
  * ({"started","finished","switches","smps","timeout_ms","retries",
- * "dry_run","programmed","unsupported","refused","failed"}); -errno with
+ * "dry_run","programmed","unsupported","refused","failed","dry_runs","mode",
+ * "sl_mask","shield","in_flight": the most switches under way at once,
+ * "programming_ms": the SMP exchanges alone, after the walk and the LFT
+ * read});
+ * -errno with
  * err. Blocking: call it from a worker thread. */
 int ar_write_run(const struct disc_ib_params *p, const struct ar_write_opts *o, json_t **done,
 		 json_t **switches, char *err, size_t errlen);
