@@ -13,6 +13,7 @@
 #
 #   sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]
 #                          [--retries N] [--max-smps "N..."] [--dry-run]
+#                          [--silent [--switches N]]
 #
 # Fabrics: 3-level fat trees of 16- and 24-port switches (1024 and 3456
 # hosts); --large adds 36-port (11664 hosts, 1620 switches: about 2 minutes
@@ -25,13 +26,19 @@
 # "unsupported" after its GetCap tries: the run measures the walk, the LFT
 # read and the window, not a real switch's Sets.
 #
+# --silent runs no ibsim: the same programming code (bench/ar_sequences_bench)
+# behind a fake port whose switches never answer, as a real switch without
+# the vendor attribute may: each try then costs timeout_ms, which is where
+# one switch at a time is slow. For each fabric's switch count (or
+# --switches N) and each window: the wall time and the SMPs.
+#
 # Needs root (unshare -n: ibsim's socket is fixed), ibsim, opensm,
 # python3 and a build (top_builddir or ./build).
 set -eu
 S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 B=${top_builddir:-$S/build}
 PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-large=0 loomds="" timeout=200 retries=3 smps=64 dry=0
+large=0 loomds="" timeout=200 retries=3 smps=64 dry=0 silent=0 nsw=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--large) large=1 ;;
@@ -40,11 +47,31 @@ while [ $# -gt 0 ]; do
 	--retries) retries=$2; shift ;;
 	--max-smps) smps=$2; shift ;;  # a list: "1 64"
 	--dry-run) dry=1 ;;
+	--silent) silent=1 ;;
+	--switches) nsw=$2; shift ;;
 	*) echo "usage: sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]" \
-		"[--retries N] [--max-smps N] [--dry-run]" >&2; exit 2 ;;
+		"[--retries N] [--max-smps \"N...\"] [--dry-run] [--silent [--switches N]]" >&2
+		exit 2 ;;
 	esac
 	shift
 done
+set -- "ft3-1024:fattree --levels 3 --radix 16" "ft3-3456:fattree --levels 3 --radix 24"
+[ $large = 0 ] || set -- "$@" "ft3-11664:fattree --levels 3 --radix 36"
+if [ $silent = 1 ]; then
+	[ -x "$B/bench/ar_sequences_bench" ] ||
+		{ echo "bench/ar_program.sh: $B/bench/ar_sequences_bench is not built" >&2; exit 1; }
+	echo "silent switches (no answer), timeout_ms $timeout, retries $retries; $(nproc) cores; $(date -u +%F)"
+	for f in "$@"; do
+		# shellcheck disable=SC2086
+		n=${nsw:-$("$B/loom-fabgen" ${f#*:} --stats | sed -n 's/^switches=//p')}
+		for w in $smps; do
+			printf '%-10s ' "${f%%:*}"
+			"$B/bench/ar_sequences_bench" --switches "$n" --window "$w" --silent \
+				--timeout-ms "$timeout" --retries "$retries"
+		done
+	done
+	exit 0
+fi
 [ -n "$loomds" ] || loomds=$B/loomd
 for t in $loomds "$B/loom-fabgen"; do
 	[ -x "$t" ] || { echo "bench/ar_program.sh: $t is not built" >&2; exit 1; }
@@ -54,9 +81,6 @@ for t in ibsim opensm unshare python3; do
 done
 work=$(mktemp -d /tmp/loom-bench-arprog.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-
-set -- "ft3-1024:fattree --levels 3 --radix 16" "ft3-3456:fattree --levels 3 --radix 24"
-[ $large = 0 ] || set -- "$@" "ft3-11664:fattree --levels 3 --radix 36"
 
 echo "timeout_ms $timeout, retries $retries, dry_run $dry; $(nproc) cores; $(date -u +%F)"
 printf '%-10s %6s %5s %7s %7s  %-24s %6s %9s %8s %6s %6s %s\n' fabric hosts sw walk-s lfts-s \
