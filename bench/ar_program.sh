@@ -13,7 +13,7 @@
 #
 #   sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]
 #                          [--retries N] [--max-smps "N..."] [--dry-run]
-#                          [--silent [--switches N]]
+#                          [--loomctl] [--silent [--switches N]]
 #
 # Fabrics: 3-level fat trees of 16- and 24-port switches (1024 and 3456
 # hosts); --large adds 36-port (11664 hosts, 1620 switches: about 2 minutes
@@ -25,6 +25,11 @@
 # Get comes back at once with a timeout status), so every switch ends
 # "unsupported" after its GetCap tries: the run measures the walk, the LFT
 # read and the window, not a real switch's Sets.
+#
+# --loomctl also times `loomctl --json ar program` end to end for each loomd
+# (each on a loom.yaml of its own with ar.program: true and the first
+# window; discover --wait first): the child and loomd's recording of the
+# result (one event a switch) together.
 #
 # --silent runs no ibsim: the same programming code (bench/ar_sequences_bench)
 # behind a fake port whose switches never answer, as a real switch without
@@ -38,7 +43,7 @@ set -eu
 S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 B=${top_builddir:-$S/build}
 PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-large=0 loomds="" timeout=200 retries=3 smps=64 dry=0 silent=0 nsw=
+large=0 loomds="" timeout=200 retries=3 smps=64 dry=0 silent=0 nsw= ctl=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--large) large=1 ;;
@@ -48,9 +53,10 @@ while [ $# -gt 0 ]; do
 	--max-smps) smps=$2; shift ;;  # a list: "1 64"
 	--dry-run) dry=1 ;;
 	--silent) silent=1 ;;
+	--loomctl) ctl=1 ;;
 	--switches) nsw=$2; shift ;;
 	*) echo "usage: sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]" \
-		"[--retries N] [--max-smps \"N...\"] [--dry-run] [--silent [--switches N]]" >&2
+		"[--retries N] [--max-smps \"N...\"] [--dry-run] [--loomctl] [--silent [--switches N]]" >&2
 		exit 2 ;;
 	esac
 	shift
@@ -94,7 +100,8 @@ for f in "$@"; do
 	flags=$(sed -n 's/^# ibsim flags: //p' "$dir/fabric.net")
 	printf 'routing_engine ftree\nlog_flags 0x03\n' >"$dir/opensm.conf"
 	unshare -n sh -c '
-		dir=$1 flags=$2 preload=$3 timeout=$4 retries=$5 smps=$6 dry=$7; shift 7
+		dir=$1 flags=$2 preload=$3 timeout=$4 retries=$5 smps=$6 dry=$7 ctl=$8 ctlbin=$9
+		shift 9
 		ip link set lo up
 		cd "$dir"
 		mkfifo console
@@ -127,9 +134,26 @@ for f in "$@"; do
 					"$w" tree ffff 0 "$dry"
 			done
 		done
+		k=0
+		for l in "$@"; do
+			[ "$ctl" = 1 ] || break
+			k=$((k + 1))
+			c=$dir/ctl$k
+			mkdir -p "$c"
+			printf "log:\n  level: info\ndatabase:\n  path: %s/loom.db\ncontrol:\n  socket: %s/loomd.sock\nopensm:\n  report_socket: %s/osm.sock\ntelemetry:\n  interval_s: 0\ndiscovery:\n  interval: 0\n  timeout_ms: %s\n  retries: %s\n  max_smps: %s\nar:\n  program: true\n" \
+				"$c" "$c" "$c" "$timeout" "$retries" "$w1" >"$c/loom.yaml"
+			LD_PRELOAD=$preload "$l" -f -c "$c/loom.yaml" 2>"$c/loomd.log" &
+			pid=$!
+			i=0
+			until [ -S "$c/loomd.sock" ] || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
+			"$ctlbin" -s "$c/loomd.sock" discover --wait >/dev/null 2>&1 || :
+			timed "ctl$k" "$ctlbin" -s "$c/loomd.sock" --json ar program
+			kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || :
+		done
 		exec 9>&-
 		kill $sim 2>/dev/null; wait $sim 2>/dev/null || :
-	' sh "$dir" "$flags" "$PRELOAD" "$timeout" "$retries" "$smps" "$dry" $loomds
+	' sh "$dir" "$flags" "$PRELOAD" "$timeout" "$retries" "$smps" "$dry" "$ctl" "$B/loomctl" \
+		$loomds
 	k=0
 	for l in $loomds; do
 		k=$((k + 1))
@@ -166,6 +190,24 @@ print("%-10s %6d %5d %7.2f %7.2f  %-24s %6s %9.2f %8s %6s %6s %s" % (
     name, hosts, sw, walk, lfts, short, window, prog, ms, flight, smps, res))
 PY
 		done
+	done
+	k=0
+	for l in $loomds; do
+		[ $ctl = 1 ] || break
+		k=$((k + 1))
+		python3 - "$dir" "$k" "$name" "$l" <<'PY'
+import json, sys
+d, k, name, loomd = sys.argv[1:5]
+t = float(open("%s/ctl%s.s" % (d, k)).read())
+try:
+    a = json.load(open("%s/ctl%s.out" % (d, k)))
+    r = a["run"]
+    print("%-10s loomctl ar program, %s: %.2f s, %d switches, %d SMPs, %d events, %s unsupported" % (
+        name, loomd, t, r["switches"], r["smps"], a["events"], r["unsupported"]))
+except (ValueError, KeyError) as e:
+    print("%-10s loomctl ar program, %s: %.2f s, FAILED: %s" % (
+        name, loomd, t, open("%s/ctl%s.out" % (d, k)).read()[:300]))
+PY
 	done
 done
 echo "walk-s, lfts-s: loomd --walk and --read-lfts alone (the first loomd, first window);"
