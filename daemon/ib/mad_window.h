@@ -41,6 +41,8 @@ struct mad_window_io {
 	void *ctx;
 };
 
+/* Start from a zeroed struct: a field a caller does not set stays at its
+ * default (io NULL). */
 struct mad_window_params {
 	int fd, agent;          /* an open umad port and a registered agent */
 	unsigned timeout_ms;    /* per try */
