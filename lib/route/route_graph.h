@@ -12,6 +12,8 @@
 
 #include "lib/fabric/fabric.h"
 
+struct par_pool;
+
 enum rt_peer_kind {
 	RT_PEER_NONE = 0,      /* not cabled (or the peer is not routable) */
 	RT_PEER_SWITCH,
@@ -65,6 +67,11 @@ struct rt_graph {
 	struct rt_link *links; /* grouped by source switch, ascending port */
 	uint16_t max_lid;
 	int lids_assigned;     /* the fabric lacked LIDs; rt_graph_new gave them */
+	/* The threads that the engines, the refinement and the metrics reading
+	 * this graph may split their work over (lib/util/par.h): set by the
+	 * caller, not owned by the graph; NULL (rt_graph_new's) = the calling
+	 * thread alone. Results never depend on it. */
+	struct par_pool *pool;
 	/* private: LID -> switch index / CA index, or -1; use the helpers */
 	int32_t *lid_sw, *lid_ca;
 };

@@ -96,7 +96,11 @@ static int build_fwd_tables(void *context)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
+	/* The plugin's threads for this run only: the report's metrics
+	 * read the graph later, on a thread of their own. */
+	r->g->pool = e->plugin->pool;
 	rc = e->eng->route(r->g, r->l, err, sizeof(err));
+	r->g->pool = NULL;
 	if (rc < 0)
 		goto fail;
 	rc = losm_write_lfts(&osm->subn, r->g, r->l, r->base_lid, r->max_lid, err, sizeof(err));
@@ -307,7 +311,7 @@ static int build_lid_matrices(void *context)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = losm_build_hops(&osm->subn, err, sizeof(err));
+	rc = losm_build_hops(&osm->subn, e->plugin->pool, err, sizeof(err));
 	if (rc < 0) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM04: loom engine %s: %s; OpenSM "
 			"computes the hop tables itself\n", e->name, err);
