@@ -14,6 +14,7 @@
 #   sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]
 #                          [--retries N] [--max-smps "N..."] [--dry-run]
 #                          [--loomctl] [--silent [--switches N]]
+#                          [--programmed [--rtt-us U]]
 #
 # Fabrics: 3-level fat trees of 16- and 24-port switches (1024 and 3456
 # hosts); --large adds 36-port (11664 hosts, 1620 switches: about 2 minutes
@@ -37,13 +38,20 @@
 # one switch at a time is slow. For each fabric's switch count (or
 # --switches N) and each window: the wall time and the SMPs.
 #
+# --programmed runs no ibsim either: the fabric is routed offline (ftree)
+# and every switch has AR, answering each SMP after a round trip of
+# --rtt-us (default 50) as bench/ar_sequences_bench's model of an NVIDIA
+# switch does: every switch goes through its whole sequence (GetCap, the
+# self-check, every Set and read-back) and ends programmed. For each
+# fabric and window: the wall time and the SMPs.
+#
 # Needs root (unshare -n: ibsim's socket is fixed), ibsim, opensm,
 # python3 and a build (top_builddir or ./build).
 set -eu
 S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 B=${top_builddir:-$S/build}
 PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-large=0 loomds="" timeout=200 retries=3 smps=64 dry=0 silent=0 nsw= ctl=0
+large=0 loomds="" timeout=200 retries=3 smps=64 dry=0 silent=0 nsw= ctl=0 prog=0 rtt=50
 while [ $# -gt 0 ]; do
 	case $1 in
 	--large) large=1 ;;
@@ -54,15 +62,34 @@ while [ $# -gt 0 ]; do
 	--dry-run) dry=1 ;;
 	--silent) silent=1 ;;
 	--loomctl) ctl=1 ;;
+	--programmed) prog=1 ;;
+	--rtt-us) rtt=$2; shift ;;
 	--switches) nsw=$2; shift ;;
 	*) echo "usage: sh bench/ar_program.sh [--large] [--loomd PATH]... [--timeout-ms N]" \
-		"[--retries N] [--max-smps \"N...\"] [--dry-run] [--loomctl] [--silent [--switches N]]" >&2
+		"[--retries N] [--max-smps \"N...\"] [--dry-run] [--loomctl] [--silent [--switches N]] [--programmed [--rtt-us U]]" >&2
 		exit 2 ;;
 	esac
 	shift
 done
 set -- "ft3-1024:fattree --levels 3 --radix 16" "ft3-3456:fattree --levels 3 --radix 24"
 [ $large = 0 ] || set -- "$@" "ft3-11664:fattree --levels 3 --radix 36"
+if [ $prog = 1 ]; then
+	[ -x "$B/bench/ar_sequences_bench" ] ||
+		{ echo "bench/ar_program.sh: $B/bench/ar_sequences_bench is not built" >&2; exit 1; }
+	work=$(mktemp -d /tmp/loom-bench-arprog.XXXXXX)
+	trap 'rm -rf "$work"' EXIT
+	echo "switches with AR, round trip $rtt us; $(nproc) cores; $(date -u +%F)"
+	for f in "$@"; do
+		# shellcheck disable=SC2086
+		"$B/loom-fabgen" ${f#*:} -o "$work/${f%%:*}.net"
+		for w in $smps; do
+			printf '%-10s ' "${f%%:*}"
+			"$B/bench/ar_sequences_bench" --topology "$work/${f%%:*}.net" --window "$w" \
+				--rtt-us "$rtt"
+		done
+	done
+	exit 0
+fi
 if [ $silent = 1 ]; then
 	[ -x "$B/bench/ar_sequences_bench" ] ||
 		{ echo "bench/ar_program.sh: $B/bench/ar_sequences_bench is not built" >&2; exit 1; }
