@@ -51,7 +51,7 @@ set -eu
 S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 B=${top_builddir:-$S/build}
 PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-large=0 loomds="" timeout=200 retries=3 smps=64 dry=0 silent=0 nsw= ctl=0 prog=0 rtt=50
+large=0 loomds="" timeout=200 retries=3 smps=64 dry=0 silent=0 nsw='' ctl=0 prog=0 rtt=50
 while [ $# -gt 0 ]; do
 	case $1 in
 	--large) large=1 ;;
@@ -126,6 +126,8 @@ for f in "$@"; do
 	"$B/loom-fabgen" ${f#*:} -o "$dir/fabric.net"
 	flags=$(sed -n 's/^# ibsim flags: //p' "$dir/fabric.net")
 	printf 'routing_engine ftree\nlog_flags 0x03\n' >"$dir/opensm.conf"
+	# The script is the namespace's, with its own variables; $loomds a list.
+	# shellcheck disable=SC2016,SC2086
 	unshare -n sh -c '
 		dir=$1 flags=$2 preload=$3 timeout=$4 retries=$5 smps=$6 dry=$7 ctl=$8 ctlbin=$9
 		shift 9
