@@ -134,7 +134,9 @@ loom_until 100 sh -c "'$B/loomctl' -s '$work/b/loomd.sock' --json status | grep 
 	fail "node b did not take over: $(role b)"
 loom_until 150 sh -c "[ \"\$(redis-cli -s '$work/leaf1.sock' -n 4 hget 'WRED_PROFILE|LOOM_LOSSLESS' \
 	green_max_threshold)\" = 1500000 ]" || fail "the new leader did not put the drift back"
-loom_until 50 sh -c "etcdctl --endpoints='$EP' get /loom/loom/policy/roce --print-value-only |
+# Its next re-apply comes within one roce.interval (10 s) of the takeover,
+# wherever the takeover falls in the timer's period.
+loom_until 150 sh -c "etcdctl --endpoints='$EP' get /loom/loom/policy/roce --print-value-only |
 	grep -q '\"by\":\"reapply\"'" || fail "the re-apply was not replicated: $(record)"
 [ "$(field 'r["version"]')" = "$v" ] || fail "the same policy has another version: $(record)"
 events b | grep "roce" | grep -q "is this node's loom.yaml's: applied again" &&
