@@ -89,6 +89,8 @@ struct loom_config {
 
 	/* opensm: */
 	char osm_socket_path[PATH_MAX]; /* opensm.report_socket: libloomosm.so's reports */
+	int routing_threads;            /* opensm.threads: loomd's routing work (route
+					 * check's metrics); 0 = the cores */
 
 	/* plugins: */
 	char plugin_dir[PATH_MAX];      /* plugins.dir */

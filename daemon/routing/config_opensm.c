@@ -1,6 +1,8 @@
 /* daemon/routing/config_opensm.c: loom.yaml's `opensm:` section: where
  * libloomosm.so inside OpenSM sends its reports (daemon/routing/
- * osm_report.c); it must equal OpenSM's LOOMOSM_SOCKET. */
+ * osm_report.c); it must equal OpenSM's LOOMOSM_SOCKET. And the threads of
+ * loomd's own routing work (route check's metrics, routes.c); OpenSM's
+ * plugin takes its count from LOOMOSM_THREADS in OpenSM's environment. */
 #include "autoconf.h"
 #include "daemon/routing/osm_report.h"
 
@@ -8,8 +10,10 @@
 
 static const struct cfg_key opensm_keys[] = {
 	CFG_KEY_STR("report_socket", CFG_SOCKET, osm_socket_path, LOOM_DEFAULT_OSM_SOCKET),
+	CFG_KEY_INT("threads", routing_threads, 1, 64, 1, 0),
 };
 
 const struct config_section osm_report_config = {
-	.name = "opensm", .keys = opensm_keys, .n_keys = 1,
+	.name = "opensm", .keys = opensm_keys,
+	.n_keys = sizeof(opensm_keys) / sizeof(opensm_keys[0]),
 };

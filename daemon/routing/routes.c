@@ -33,6 +33,7 @@
 #include "daemon/core/store.h"
 #include "daemon/ib/store_sweep.h"
 #include "lib/db/route_live_db.h"
+#include "lib/util/par.h"
 
 #define ROUTES_MAX_RUNNING 4
 
@@ -45,6 +46,7 @@ struct rq {
 	struct rt_metrics_opts opts;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
+	int threads;
 	/* The answer, written by the worker, read by the loop after it. */
 	json_t *result;
 };
@@ -53,6 +55,7 @@ struct routes {
 	struct event_base *base;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
+	int threads;              /* opensm.threads (0: the cores) */
 	struct work_queue *work;  /* ROUTES_MAX_RUNNING at once, more refused */
 };
 
@@ -111,9 +114,16 @@ static int rq_run(void *job, char *err, size_t errlen)
 			  sizeof(ca), &port, err, errlen);
 	if (rc == 0 && !q->cached)
 		rc = read_live(q, st, name, ca, port, err, errlen);
-	if (rc == 0)
-		rc = q->trace ? rl_db_trace(db, name, q->src, q->dst, &q->result, err, errlen) :
-				rl_db_check(db, name, &q->opts, &q->result, err, errlen);
+	if (rc == 0 && !q->trace) {
+		/* The metrics on opensm.threads threads, for this check. */
+		q->opts.pool = (q->threads ? (unsigned)q->threads : par_cores()) > 1 ?
+			par_pool_new((unsigned)q->threads) : NULL;
+		rc = rl_db_check(db, name, &q->opts, &q->result, err, errlen);
+		par_pool_free(q->opts.pool);
+		q->opts.pool = NULL;
+	} else if (rc == 0) {
+		rc = rl_db_trace(db, name, q->src, q->dst, &q->result, err, errlen);
+	}
 	if (rc == 0)
 		json_object_set_new(json_object_get(q->result, "read"), "cached",
 				    json_boolean(q->cached));
@@ -168,6 +178,7 @@ static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trac
 					    .n_bisect = (unsigned)bisections };
 	snprintf(q->db_path, sizeof(q->db_path), "%s", rt->db_path);
 	q->timeout_ms = rt->timeout_ms;
+	q->threads = rt->threads;
 	q->retries = rt->retries;
 	q->max_smps = rt->max_smps;
 	if ((rc = work_submit(rt->work, &rq_ops, q)) < 0) {
@@ -194,6 +205,7 @@ void routes_reconfigure(struct routes *rt, const struct loom_config *conf)
 	rt->timeout_ms = conf->mad_timeout_ms;
 	rt->retries = conf->mad_retries;
 	rt->max_smps = conf->max_smps;
+	rt->threads = conf->routing_threads;
 }
 
 struct routes *routes_new(struct event_base *base, const struct loom_config *conf,

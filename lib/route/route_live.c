@@ -298,6 +298,7 @@ int rl_check(const struct fab *fab, const struct rl_read *r,
 		goto out;
 	}
 	rt_metrics_opts_auto(g, &o);  /* every shift of a huge fabric is minutes */
+	g->pool = o.pool;
 	if (!(l = rl_lfts(g, r, &missing)) || rt_metrics_compute(g, l, &o, &m) < 0 ||
 	    walk_init(&w, fab, r) < 0 || !(broken = json_array()))
 		goto nomem;

@@ -11,6 +11,8 @@
 #include "lib/route/route_graph.h"
 #include "lib/route/route_lft.h"
 
+struct par_pool;
+
 struct rt_metrics_opts {
 	size_t max_shifts;     /* shift permutations to evaluate, spread evenly
 				* over k = 1..n_ca-1; 0 = all of them */
@@ -21,6 +23,9 @@ struct rt_metrics_opts {
 	uint64_t seed;         /* of the random permutations (splitmix64) */
 	unsigned n_bisect;     /* random bisections for the effective bisection
 				* bandwidth, drawn from the same seed */
+	struct par_pool *pool; /* for callers that build the graph themselves
+				* (route_live.h's rl_check): its threads; NULL
+				* one. rt_metrics_compute itself uses g->pool. */
 };
 
 struct rt_metrics {

@@ -705,6 +705,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  subnets: []\n"
 			 "opensm:\n"
 			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n"
+			 "  threads: 0\n"
 			 "plugins:\n"
 			 "  dir: \"" LOOM_DEFAULT_PLUGIN_DIR "\"\n"
 			 "tenants:\n"
