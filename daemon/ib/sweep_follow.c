@@ -2,7 +2,7 @@
  *
  * OpenSM's plugin reports what it learns (daemon/routing/osm_report.c hands
  * it here): a trap from a switch (port state change and the link traps: the
- * switch's LID) or a heavy sweep (its node count). A trap marks the switch;
+ * switch's LID) or a heavy sweep and SUBNET UP (its node count). A trap marks the switch;
  * after a short wait that gathers the burst one cut makes (both ends trap,
  * OpenSM resweeps), one incremental run walks the marked switches and
  * their neighbours again (daemon/ib/discovery_part.h) and records the

@@ -255,6 +255,10 @@ static int store_event(struct osm_report *r, const struct head *h, json_t *msg)
 		snprintf(what, sizeof(what), "up: %lld nodes, %lld switches, %lld ports",
 			 count_of(msg, "nodes"), count_of(msg, "switches"), count_of(msg, "ports"));
 		log_info("%s: SUBNET UP (%s)", h->sm, what + 4);
+		/* After OpenSM brought ports to Active: what discovery last
+		 * followed is walked again (or all, if the counts differ). */
+		if (count_of(msg, "nodes") > 0)
+			tell_change(r, h, 0, (unsigned)count_of(msg, "nodes"));
 		return store_record_osm_event(r->st, h->time, h->sm_guid, "info", "osm_subnet_up",
 					      h->sm, "", what);
 	}

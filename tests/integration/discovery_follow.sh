@@ -78,6 +78,14 @@ sys.exit(1)
 EOP
 }
 osm_sweeps() { grep -c "SUBNET UP" "$work/opensm.log"; }
+# both_active A PA B PB: loom's store has both ends of the cable Active.
+both_active() {
+	for _e in "$1:$2" "$3:$4"; do
+		loom_ctl --json ports "${_e%%:*}" >"$work/ports.json" 2>/dev/null || return 1
+		python3 -c 'import json,sys; sys.exit(not any(p["port"] == int(sys.argv[2]) and p["state"] == "active" for p in json.load(open(sys.argv[1]))))' \
+			"$work/ports.json" "${_e#*:}" || return 1
+	done
+}
 
 while read -r op a pa b pb; do
 	t0=$(date +%s.%N)
@@ -98,8 +106,11 @@ while read -r op a pa b pb; do
 		loom_fail "$op $a[$pa]-$b[$pb]: no $kind event within 10 s"
 	t1=$(date +%s.%N)
 	# OpenSM sweeps after the trap (bringing a restored port to Active);
-	# loomd follows that sweep too. Then a full sweep must find no change.
+	# loomd follows that sweep too (a restored link: until both ends are
+	# Active in the store). Then a full sweep must find no change.
 	loom_until 200 test "$(osm_sweeps)" -gt "$osm0" || loom_osm_fail "$op: OpenSM did not sweep"
+	[ "$op" = link ] && { loom_until 150 both_active "$a" "$pa" "$b" "$pb" ||
+		loom_fail "$op $a[$pa]-$b[$pb]: loomd did not follow OpenSM's sweep to Active"; }
 	sleep 1
 	loom_ctl --json discover --wait >"$work/full.json" || loom_fail "$op: the full sweep failed"
 	events=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sweeps"][0]["events"])' "$work/full.json")

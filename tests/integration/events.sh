@@ -79,7 +79,10 @@ import json, sys
 s = json.load(open(sys.argv[1]))["sweeps"][0]
 assert s["status"] == "failed" and "link" in s["error"], s
 EOP
-expect "sweep from a port without link: sweep_failed event, nothing else" 'kinds == ["sweep_failed"]'
+# (Validation checks each recorded sweep on a thread of its own: its
+# findings on the fabric of the step before may land now.)
+expect "sweep from a port without link: sweep_failed event, nothing else" \
+	'[k for k in kinds if not k.startswith("validation_")] == ["sweep_failed"]'
 [ "$(count nodes)" -eq "$nodes0" ] && [ "$(count links)" -eq "$links0" ] ||
 	loom_fail "a failed sweep changed the stored fabric"
 loom_ok "the stored fabric survived the failed sweep ($nodes0 nodes, $links0 links)"
