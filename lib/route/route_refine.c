@@ -57,6 +57,7 @@
  * the shift loads (in phase 2 only when its random cost is good enough). */
 #include "autoconf.h"
 #include "lib/route/route.h"
+#include "lib/util/par.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -67,8 +68,13 @@
 #define MAX_HOPS 64
 #define SHIFT_BASE 16.0
 #define RANDOM_BASE 5.0
-#define SHIFT_CELLS (16u << 20) /* (shift, link) counters, 2 bytes each: at most
-				 * 32 MiB, about 2500 CAs on a 3-level tree */
+#define SHIFT_CELLS (16u << 20) /* (shift, link) counters held at once, 2 bytes
+				 * each: 32 MiB; every shift at once up to about
+				 * 2500 CAs on a 3-level tree, windows beyond */
+#define WINDOW_EVALS 300000u   /* move evaluations per window, phase 1 */
+#define WINDOWS_EVALS 6000000u /* all windows together */
+#define COUNT_ROWS 64          /* shifts counted by one task of the pool */
+#define ROW_LOADS 16           /* per-shift load histogram: 0..14, 15 and up */
 #define SHIFT_EVALS 300000u    /* move evaluations, phase 1 */
 #define RANDOM_EVALS 2000000u  /* move evaluations, phase 2 */
 #define PHASE_ROUNDS 40
@@ -78,7 +84,11 @@ struct refine {
 	const struct rt_graph *g;
 	struct rt_lfts *l;
 	size_t n, nl;
-	size_t rows, stride;   /* tracked shifts: k = 1 + row * stride */
+	size_t rows, stride;   /* tracked shifts: k = k0 + row * stride */
+	size_t k0;
+	uint32_t *row_hist;    /* [row * ROW_LOADS + min(load, ROW_LOADS - 1)] */
+	uint32_t *run_sw, *run_lo, *run_hi;   /* CAs of one switch, consecutive indices */
+	size_t n_runs;
 	uint16_t *level;
 	int32_t *port_link;    /* global port index -> directed link, -1 */
 	uint32_t *below_first, *below_n, *below;   /* CAs under each switch */
@@ -95,6 +105,7 @@ struct refine {
 	uint64_t evals, budget;
 	size_t moves;
 	size_t floor;          /* no routing does better: a leaf's CAs over its up links */
+	uint64_t window_evals; /* phase 1's budget per window, 0: SHIFT_EVALS */
 };
 
 static void count_prod(struct refine *r);
@@ -145,7 +156,10 @@ static void cell_add(struct refine *r, size_t i, int dir)
 {
 	uint16_t c = r->cell[i];
 	uint16_t n = (uint16_t)(dir > 0 ? c + 1 : c - 1);  /* 0 <= load < n_ca <= 65535 */
+	uint32_t *rh = r->row_hist + i / r->nl * ROW_LOADS;
 
+	rh[c < ROW_LOADS ? c : ROW_LOADS - 1]--;
+	rh[n < ROW_LOADS ? n : ROW_LOADS - 1]++;
 	r->hist[c]--;
 	r->hist[n]++;
 	r->cell[i] = n;
@@ -262,9 +276,9 @@ static size_t row_of(const struct refine *r, size_t a, size_t d)
 {
 	size_t k = (d + r->n - a) % r->n;
 
-	if (k == 0 || (k - 1) % r->stride)
+	if (k < r->k0 || (k - r->k0) % r->stride)
 		return (size_t)-1;
-	k = (k - 1) / r->stride;
+	k = (k - r->k0) / r->stride;
 	return k < r->rows ? k : (size_t)-1;
 }
 
@@ -373,8 +387,12 @@ static void shift_delta(const struct refine *r, const struct at *at, const int32
 	for (size_t i = 0; i < r->n_src; i++) {
 		size_t row = row_of(r, (size_t)r->src[i], at->d);
 
-		if (row == (size_t)-1)
-			continue;
+		/* A shift outside the window: its loads are not at hand, so
+		 * the move is not one this window may make. */
+		if (row == (size_t)-1) {
+			dl->over++;
+			return;
+		}
 		const uint16_t *c = r->cell + row * r->nl;
 		for (int j = 0; j < co; j++) {
 			uint16_t v = c[at->oldp[j]];
@@ -414,7 +432,7 @@ static void apply(struct refine *r, const struct at *at, int32_t q, const int32_
 		for (int j = 0; j < cn; j++)
 			cell_add(r, row * r->nl + (size_t)newp[j], +1);
 	}
-	for (int j = 0; j < co; j++) {
+	for (int j = 0; j < co && r->through; j++) {
 		uint16_t *th = &r->through[(size_t)g->links[at->oldp[j]].sw * r->n + d];
 		double cb = j ? *th : (double)t, ca = cb - (double)t;
 
@@ -422,7 +440,7 @@ static void apply(struct refine *r, const struct at *at, int32_t q, const int32_
 		if (j)
 			*th = (uint16_t)(*th - t);
 	}
-	for (int j = 0; j < cn; j++) {
+	for (int j = 0; j < cn && r->through; j++) {
 		uint16_t *th = &r->through[(size_t)g->links[newp[j]].sw * r->n + d];
 		double cb = j ? *th : 0.0, ca = cb + (double)t;
 
@@ -450,7 +468,7 @@ static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct b
 	int32_t newp[MAX_HOPS + 1];
 	int co, cn;
 	struct delta dl;
-	double mag;
+	double mag = 0;
 
 	at.lo = walk(r, x, d, at.oldp);
 	if (at.lo <= 0 || !is_up(r, at.oldp[0]))
@@ -460,7 +478,8 @@ static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct b
 
 		if (!is_up(r, q) || new_path(r, &at, q, newp, &co, &cn) < 0)
 			continue;
-		dl.dr = random_delta(r, &at, newp, co, cn, &mag);
+		/* Windows of shifts keep no flows: phase 1 alone, no tie-break. */
+		dl.dr = r->prod ? random_delta(r, &at, newp, co, cn, &mag) : 0;
 		/* A gain below the rounding of the products touched is none:
 		 * swapping two equal parents must not look like progress. */
 		if (phase == 2 && (dl.dr >= -1e-9 * mag || (b->found && dl.dr >= b->dl.dr)))
@@ -516,17 +535,23 @@ static void phase_shifts(struct refine *r)
 
 	if (!hot)
 		return;
-	r->budget = r->evals + SHIFT_EVALS;
+	r->budget = r->evals + (r->window_evals ? r->window_evals : SHIFT_EVALS);
 	for (int round = 0; round < PHASE_ROUNDS && r->top > r->floor && r->evals < r->budget;
 	     round++) {
 		size_t top = r->top, improved = 0;
 
 		n_hot = 0;
-		for (size_t i = 0; i < r->rows * r->nl && n_hot < cap; i++)
-			if (r->cell[i] == top)
-				hot[n_hot++] = i;
+		for (size_t row = 0; row < r->rows && n_hot < cap; row++) {
+			const uint16_t *c = r->cell + row * r->nl;
+
+			if (!r->row_hist[row * ROW_LOADS + (top < ROW_LOADS ? top : ROW_LOADS - 1)])
+				continue;   /* no cell of this shift at the top load */
+			for (size_t i = 0; i < r->nl && n_hot < cap; i++)
+				if (c[i] == top)
+					hot[n_hot++] = row * r->nl + i;
+		}
 		for (size_t h = 0; h < n_hot && r->evals < r->budget; h++) {
-			size_t row = hot[h] / r->nl, k = 1 + row * r->stride;
+			size_t row = hot[h] / r->nl, k = r->k0 + row * r->stride;
 			int32_t link = (int32_t)(hot[h] % r->nl);
 			const struct rt_link *lk = &g->links[link];
 			int up = is_up(r, link);
@@ -655,52 +680,208 @@ static void refine_free(struct refine *r)
 	free(r->stack);
 	free(r->hist);
 	free(r->f);
+	free(r->row_hist);
+	free(r->run_sw);
+	free(r->run_lo);
+	free(r->run_hi);
 }
 
-/* Count the tracked shifts' loads; the worst. */
-static void count_shifts(struct refine *r)
+/* The CAs of each switch as runs of consecutive indices (fabgen numbers
+ * them leaf by leaf: one run per leaf). 0 or -ENOMEM. */
+static int ca_runs(struct refine *r)
 {
 	const struct rt_graph *g = r->g;
-	int32_t path[MAX_HOPS + 1];
 
-	for (size_t row = 0; row < r->rows; row++) {
-		size_t k = 1 + row * r->stride;
-		uint16_t *c = r->cell + row * r->nl;
+	r->run_sw = malloc((r->n + 1) * sizeof(*r->run_sw));
+	r->run_lo = malloc((r->n + 1) * sizeof(*r->run_lo));
+	r->run_hi = malloc((r->n + 1) * sizeof(*r->run_hi));
+	if (!r->run_sw || !r->run_lo || !r->run_hi)
+		return -ENOMEM;
+	r->n_runs = 0;
+	for (size_t c = 0; c < r->n; c++) {
+		size_t k = r->n_runs;
 
-		for (size_t a = 0; a < r->n; a++) {
-			size_t d = (a + k) % r->n;
-			int len;
-
-			if (g->ca[a].sw < 0 || g->ca[d].sw < 0)
-				continue;
-			len = walk(r, (size_t)g->ca[a].sw, d, path);
-			for (int j = 0; j < len; j++)
-				c[path[j]]++;
+		if (g->ca[c].sw < 0)
+			continue;
+		if (k && r->run_sw[k - 1] == (uint32_t)g->ca[c].sw && r->run_hi[k - 1] == c) {
+			r->run_hi[k - 1]++;
+			continue;
 		}
+		r->run_sw[k] = (uint32_t)g->ca[c].sw;
+		r->run_lo[k] = (uint32_t)c;
+		r->run_hi[k] = (uint32_t)c + 1;
+		r->n_runs++;
 	}
-	memset(r->hist, 0, (r->n + 2) * sizeof(*r->hist));
-	r->top = 0;
-	for (size_t i = 0; i < r->rows * r->nl; i++) {
-		r->hist[r->cell[i]]++;
-		if (r->cell[i] > r->top)
-			r->top = r->cell[i];
+	return 0;
+}
+
+/* Rows [k, k + 1 + hi - lo) of the window starting at shift k0, nrows rows,
+ * gain one flow on link li: a difference array along the rows (uint16
+ * arithmetic wraps, the sums come out right). */
+static void range_add(uint16_t *cells, size_t nl, size_t k0, size_t nrows, size_t lo,
+		      size_t hi, const int32_t *path, int len)
+{
+	if (hi < k0 || lo >= k0 + nrows)
+		return;
+	lo = lo < k0 ? 0 : lo - k0;
+	hi = hi - k0 + 1;
+	for (int j = 0; j < len; j++) {
+		cells[lo * nl + (size_t)path[j]]++;
+		if (hi < nrows)
+			cells[hi * nl + (size_t)path[j]]--;
 	}
 }
 
-/* Count every stride-th shift (k = 1, 1 + stride, ...) afresh. 0 or
- * -ENOMEM. */
-static int track_shifts(struct refine *r, size_t stride, struct rt_refine_stats *st)
+struct count_task {
+	struct refine *r;
+	size_t k0, nrows;      /* the window's first shift and its length */
+	uint16_t *cells;       /* [nrows][nl] */
+	size_t *hist;          /* [worker][n + 2] */
+};
+
+/* Count shifts k0 + [begin, end) * COUNT_ROWS...: every switch's runs of
+ * CAs share one path to each destination, and the shifts of a run's
+ * sources toward one destination are consecutive, so one walk adds a
+ * range of rows. Writes only its own rows: the same counts whatever the
+ * worker. */
+static void count_chunks(void *ctx, unsigned worker, size_t begin, size_t end)
 {
-	free(r->cell);
-	r->stride = stride;
-	r->rows = (r->n - 1 + stride - 1) / stride;
-	r->cell = calloc(r->rows * r->nl + 1, sizeof(*r->cell));
-	if (!r->cell)
-		return -ENOMEM;
-	count_shifts(r);
-	st->shifts = r->rows;
-	st->shift_before = st->shift_after = r->top;
+	struct count_task *t = ctx;
+	struct refine *r = t->r;
+	const struct rt_graph *g = r->g;
+	size_t n = r->n, nl = r->nl, *hist = t->hist + (size_t)worker * (n + 2);
+	int32_t path[MAX_HOPS + 1];
+
+	for (size_t c = begin; c < end; c++) {
+		size_t r0 = c * COUNT_ROWS, nr = t->nrows - r0 < COUNT_ROWS ? t->nrows - r0 :
+			    COUNT_ROWS, k0 = t->k0 + r0;
+		uint16_t *cells = t->cells + r0 * nl;
+
+		memset(cells, 0, nr * nl * sizeof(*cells));
+		for (size_t u = 0; u < r->n_runs; u++) {
+			size_t s = r->run_sw[u], lo = r->run_lo[u], hi = r->run_hi[u];
+
+			/* d - a in [k0, k0 + nr) for some a of the run */
+			size_t nd = nr + hi - lo - 1 < n ? nr + hi - lo - 1 : n;
+
+			for (size_t i = 0; i < nd; i++) {
+				size_t d = (lo + k0 + i) % n, klo = (d + n - (hi - 1)) % n,
+				       khi = (d + n - lo) % n;
+				int len;
+
+				if (g->ca[d].sw < 0 || (size_t)g->ca[d].sw == s)
+					continue;
+				len = walk(r, s, d, path);
+				if (len <= 0)
+					continue;
+				if (klo <= khi) {
+					range_add(cells, nl, k0, nr, klo, khi, path, len);
+				} else {
+					range_add(cells, nl, k0, nr, klo, n - 1, path, len);
+					range_add(cells, nl, k0, nr, 0, khi, path, len);
+				}
+			}
+		}
+		for (size_t row = 1; row < nr; row++) {
+			uint16_t *a = cells + row * nl;
+			const uint16_t *b = a - nl;
+
+			for (size_t i = 0; i < nl; i++)
+				a[i] = (uint16_t)(a[i] + b[i]);
+		}
+		for (size_t row = 0; row < nr; row++) {
+			uint32_t *rh = r->row_hist + (r0 + row) * ROW_LOADS;
+			const uint16_t *a = cells + row * nl;
+
+			memset(rh, 0, ROW_LOADS * sizeof(*rh));
+			for (size_t i = 0; i < nl; i++) {
+				hist[a[i]]++;
+				rh[a[i] < ROW_LOADS ? a[i] : ROW_LOADS - 1]++;
+			}
+		}
+	}
+}
+
+/* Count the window's shifts (stride 1, over the pool) or every stride-th
+ * shift from 1 (a glance, by walking every pair); hist and the worst. 0 or
+ * -ENOMEM. */
+static int count_shifts(struct refine *r)
+{
+	const struct rt_graph *g = r->g;
+
+	memset(r->hist, 0, (r->n + 2) * sizeof(*r->hist));
+	if (r->stride == 1) {
+		unsigned w = par_pool_threads(g->pool);
+		struct count_task t = { .r = r, .k0 = r->k0, .nrows = r->rows, .cells = r->cell };
+
+		t.hist = calloc((size_t)w * (r->n + 2), sizeof(*t.hist));
+		if (!t.hist)
+			return -ENOMEM;
+		par_pool_for(g->pool, (r->rows + COUNT_ROWS - 1) / COUNT_ROWS, 1, count_chunks,
+			     &t);
+		for (unsigned i = 0; i < w; i++)
+			for (size_t v = 0; v < r->n + 2; v++)
+				r->hist[v] += t.hist[(size_t)i * (r->n + 2) + v];
+		free(t.hist);
+	} else {
+		int32_t path[MAX_HOPS + 1];
+
+		memset(r->cell, 0, r->rows * r->nl * sizeof(*r->cell));
+		for (size_t row = 0; row < r->rows; row++) {
+			size_t k = r->k0 + row * r->stride;
+			uint16_t *c = r->cell + row * r->nl;
+			uint32_t *rh = r->row_hist + row * ROW_LOADS;
+
+			for (size_t a = 0; a < r->n; a++) {
+				size_t d = (a + k) % r->n;
+				int len;
+
+				if (g->ca[a].sw < 0 || g->ca[d].sw < 0)
+					continue;
+				len = walk(r, (size_t)g->ca[a].sw, d, path);
+				for (int j = 0; j < len; j++)
+					c[path[j]]++;
+			}
+			memset(rh, 0, ROW_LOADS * sizeof(*rh));
+			for (size_t i = 0; i < r->nl; i++) {
+				r->hist[c[i]]++;
+				rh[c[i] < ROW_LOADS ? c[i] : ROW_LOADS - 1]++;
+			}
+		}
+	}
+	r->top = 0;
+	for (size_t v = 0; v < r->n + 2; v++)
+		if (r->hist[v])
+			r->top = v;
 	return 0;
+}
+
+/* Track and count `rows` shifts from k0, every stride-th; the cells are
+ * allocated once for the largest window (cap rows). 0 or -ENOMEM. */
+static int track_shifts(struct refine *r, size_t k0, size_t rows, size_t stride)
+{
+	r->k0 = k0;
+	r->stride = stride;
+	r->rows = rows;
+	return count_shifts(r);
+}
+
+/* The worst load of one tracked shift. */
+static size_t row_max(const struct refine *r, size_t row)
+{
+	const uint32_t *rh = r->row_hist + row * ROW_LOADS;
+	size_t m = 0;
+
+	if (rh[ROW_LOADS - 1]) {
+		for (size_t i = 0; i < r->nl; i++)
+			if (r->cell[row * r->nl + i] > m)
+				m = r->cell[row * r->nl + i];
+		return m;
+	}
+	for (size_t v = 0; v < ROW_LOADS - 1; v++)
+		if (rh[v])
+			m = v;
+	return m;
 }
 
 /* Flows through each switch toward each CA, and each link's random cost. */
@@ -761,11 +942,81 @@ static void count_prod(struct refine *r)
 		}
 }
 
+/* The shift potential of a cell per load: 0 for 0 and 1 flows, then
+ * SHIFT_BASE^(load - 2). */
+static void shift_potential(struct refine *r)
+{
+	double v = 1;
+
+	r->f[0] = 0;
+	for (size_t i = 1; i <= r->n + 1; i++) {
+		r->f[i] = i == 1 ? 0 : v;
+		v = v * SHIFT_BASE > 1e300 ? 1e300 : v * SHIFT_BASE;
+	}
+}
+
+/* The worst load of the window's shifts into rowmax[]. */
+static void window_maxima(const struct refine *r, uint16_t *rowmax)
+{
+	for (size_t row = 0; row < r->rows; row++)
+		rowmax[r->k0 - 1 + row] = (uint16_t)row_max(r, row);
+}
+
+/* Shifts in windows of `cap` (more shifts than fit at once): each window
+ * counted exactly, then phase 1 on it with only the moves whose every
+ * source's shift lies inside it, so the shifts outside keep their loads.
+ * A first pass over windows side by side sees every shift (the worst
+ * before and after); a second one, shifted by half a window, takes the
+ * moves that straddled two, where a shift still exceeds the floor. */
+static int refine_windows(struct refine *r, size_t cap, struct rt_refine_stats *st)
+{
+	uint16_t *rowmax = calloc(r->n, sizeof(*rowmax));
+	size_t worst = 0;
+
+	if (!rowmax || below_sets(r) < 0) {
+		free(rowmax);
+		return -ENOMEM;
+	}
+	shift_potential(r);
+	r->window_evals = WINDOW_EVALS;
+	st->shift_before = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k0 = 1 + (pass ? cap / 2 : 0); k0 < r->n; k0 += cap) {
+			size_t rows = r->n - k0 < cap ? r->n - k0 : cap, m = 0;
+
+			if (pass) {
+				for (size_t i = 0; i < rows; i++)
+					m = rowmax[k0 - 1 + i] > m ? rowmax[k0 - 1 + i] : m;
+				if (m <= r->floor)
+					continue;
+			}
+			if (r->evals >= WINDOWS_EVALS && pass)
+				break;
+			if (track_shifts(r, k0, rows, 1) < 0) {
+				free(rowmax);
+				return -ENOMEM;
+			}
+			if (!pass && r->top > st->shift_before)
+				st->shift_before = r->top;
+			if (r->evals < WINDOWS_EVALS)
+				phase_shifts(r);
+			window_maxima(r, rowmax);
+			st->windows++;
+		}
+	for (size_t k = 0; k + 1 < r->n; k++)
+		worst = rowmax[k] > worst ? rowmax[k] : worst;
+	st->shift_after = worst;
+	st->moves = r->moves;
+	st->evals = r->evals;
+	free(rowmax);
+	return 0;
+}
+
 int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine_stats *st,
 		   char *err, size_t errlen)
 {
 	struct refine r = { 0 };
-	size_t n_sw = g->n_sw + 1;
+	size_t n_sw = g->n_sw + 1, cap;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -816,40 +1067,51 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 	for (size_t i = 0; i < g->n_links; i++)
 		r.port_link[rt_graph_port_index(g, (size_t)g->links[i].sw, g->links[i].port)] =
 			(int32_t)i;
+	/* Cells for the largest window: every shift when they fit. */
+	cap = SHIFT_CELLS / r.nl;
+	if (cap < SAMPLE_SHIFTS)
+		cap = SAMPLE_SHIFTS;
+	if (cap > r.n - 1)
+		cap = r.n - 1;
+	r.cell = malloc(cap * r.nl * sizeof(*r.cell));
+	r.row_hist = malloc(cap * ROW_LOADS * sizeof(*r.row_hist));
+	if (!r.cell || !r.row_hist || ca_runs(&r) < 0)
+		goto nomem;
 	/* First a glance: SAMPLE_SHIFTS shifts spread evenly. A full tree
 	 * routed by the fat-tree engine has no shared link in any shift, and
 	 * a degraded one shows a shared link in nearly any few of them; when
 	 * none does, there is nothing worth the full count. */
-	if (track_shifts(&r, (r.n - 1 + SAMPLE_SHIFTS - 1) / SAMPLE_SHIFTS, st) < 0)
-		goto nomem;
+	{
+		size_t stride = (r.n - 1 + SAMPLE_SHIFTS - 1) / SAMPLE_SHIFTS;
+
+		if (track_shifts(&r, 1, (r.n - 1 + stride - 1) / stride, stride) < 0)
+			goto nomem;
+	}
+	st->shift_before = st->shift_after = r.top;
 	if (r.top <= 1) {
+		st->shifts = r.rows;
 		rc = 0;
 		goto out;
 	}
-	/* Then every shift, when their counters fit: a move judged on some
-	 * shifts only could make the others worse. */
-	if ((r.n - 1) * r.nl > SHIFT_CELLS) {
-		st->too_large = 1;
-		rc = 0;
+	st->shifts = r.n - 1;
+	if (cap < r.n - 1) {
+		rc = refine_windows(&r, cap, st);
+		if (rc == -ENOMEM)
+			goto nomem;
 		goto out;
 	}
-	if (track_shifts(&r, 1, st) < 0)
+	/* Every shift at once: a move is judged on all of them. */
+	if (track_shifts(&r, 1, r.n - 1, 1) < 0)
 		goto nomem;
+	st->windows = 1;
+	st->shift_before = r.top;
 	r.through = calloc(g->n_sw * r.n + 1, sizeof(*r.through));
 	r.prod = malloc((r.nl + 1) * sizeof(*r.prod));
 	if (!r.through || !r.prod || below_sets(&r) < 0)
 		goto nomem;
 	r.beta = (RANDOM_BASE - 1) / (double)r.n;
 	count_flows(&r);
-	{
-		double v = 1;
-
-		r.f[0] = 0;
-		for (size_t i = 1; i <= r.n + 1; i++) {
-			r.f[i] = i == 1 ? 0 : v;
-			v = v * SHIFT_BASE > 1e300 ? 1e300 : v * SHIFT_BASE;
-		}
-	}
+	shift_potential(&r);
 	for (size_t i = 0; i < r.nl; i++)
 		st->random_before += r.prod[i];
 	phase_shifts(&r);
