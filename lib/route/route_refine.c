@@ -64,49 +64,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_LEVEL RT_NO_LEVEL
-#define MAX_HOPS 64
-#define SHIFT_BASE 16.0
-#define RANDOM_BASE 5.0
-#define SHIFT_CELLS (16u << 20) /* (shift, link) counters held at once, 2 bytes
-				 * each: 32 MiB; every shift at once up to about
-				 * 2500 CAs on a 3-level tree, windows beyond */
-#define WINDOW_EVALS 300000u   /* move evaluations per window, phase 1 */
-#define WINDOWS_EVALS 6000000u /* all windows together */
-#define COUNT_ROWS 64          /* shifts counted by one task of the pool */
-#define ROW_LOADS 16           /* per-shift load histogram: 0..14, 15 and up */
-#define SHIFT_EVALS 300000u    /* move evaluations, phase 1 */
-#define RANDOM_EVALS 2000000u  /* move evaluations, phase 2 */
-#define PHASE_ROUNDS 40
-#define SAMPLE_SHIFTS 16      /* the first glance at a tree */
+#include "lib/route/route_refine_int.h"
 
-struct refine {
-	const struct rt_graph *g;
-	struct rt_lfts *l;
-	size_t n, nl;
-	size_t rows, stride;   /* tracked shifts: k = k0 + row * stride */
-	size_t k0;
-	uint32_t *row_hist;    /* [row * ROW_LOADS + min(load, ROW_LOADS - 1)] */
-	uint32_t *run_sw, *run_lo, *run_hi;   /* CAs of one switch, consecutive indices */
-	size_t n_runs;
-	uint16_t *level;
-	int32_t *port_link;    /* global port index -> directed link, -1 */
-	uint32_t *below_first, *below_n, *below;   /* CAs under each switch */
-	uint16_t *through;     /* [sw * n + d]: sources whose path to d passes sw */
-	uint16_t *cell;        /* [row * nl + link] */
-	size_t *hist;          /* cells per load, 0..n */
-	size_t top;            /* highest load with hist > 0 */
-	double *f;             /* the shift potential of a cell per load, 0..n */
-	double beta;
-	double *prod;          /* per link: E[RANDOM_BASE^load] */
-	int32_t *src;          /* the sources a move carries */
-	size_t n_src;
-	int32_t *stack;
-	uint64_t evals, budget;
-	size_t moves;
-	size_t floor;          /* no routing does better: a leaf's CAs over its up links */
-	uint64_t window_evals; /* phase 1's budget per window, 0: SHIFT_EVALS */
-};
+size_t rf_shift_cells = SHIFT_CELLS;
 
 static void count_prod(struct refine *r);
 
@@ -118,7 +78,7 @@ struct delta {
 
 /* Links from switch s to CA d (switch-to-switch ones only); their number,
  * or -1 when the route does not deliver to d. */
-static int walk(const struct refine *r, size_t s, size_t d, int32_t *path)
+int rf_walk(const struct refine *r, size_t s, size_t d, int32_t *path)
 {
 	const struct rt_graph *g = r->g;
 	unsigned lid = g->ca[d].lid;
@@ -331,7 +291,7 @@ static int new_path(struct refine *r, const struct at *at, int32_t q, int32_t *n
 	if (at->oldp[0] == q)
 		return -1;
 	newp[0] = q;
-	ln = walk(r, (size_t)g->links[q].peer, at->d, newp + 1);
+	ln = rf_walk(r, (size_t)g->links[q].peer, at->d, newp + 1);
 	if (ln < 0 || ln + 1 != at->lo)
 		return -1;
 	ln++;
@@ -470,7 +430,7 @@ static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct b
 	struct delta dl;
 	double mag = 0;
 
-	at.lo = walk(r, x, d, at.oldp);
+	at.lo = rf_walk(r, x, d, at.oldp);
 	if (at.lo <= 0 || !is_up(r, at.oldp[0]))
 		return;
 	for (uint32_t i = 0; i < g->sw[x].n_links; i++) {
@@ -516,7 +476,7 @@ static int take(struct refine *r, struct best *b)
 		return 0;
 	at.x = b->x;
 	at.d = b->d;
-	at.lo = walk(r, at.x, at.d, at.oldp);
+	at.lo = rf_walk(r, at.x, at.d, at.oldp);
 	if (at.lo <= 0 || new_path(r, &at, b->q, newp, &co, &cn) < 0)
 		return 0;
 	sources(r, at.x, at.d);
@@ -568,7 +528,7 @@ static void phase_shifts(struct refine *r)
 
 				if (g->ca[a].sw < 0 || g->ca[d].sw < 0 || a == d)
 					continue;
-				len = walk(r, (size_t)g->ca[a].sw, d, path);
+				len = rf_walk(r, (size_t)g->ca[a].sw, d, path);
 				for (int j = 0; j < len && on < 0; j++)
 					if (path[j] == link)
 						on = j;
@@ -686,176 +646,6 @@ static void refine_free(struct refine *r)
 	free(r->run_hi);
 }
 
-/* The CAs of each switch as runs of consecutive indices (fabgen numbers
- * them leaf by leaf: one run per leaf). 0 or -ENOMEM. */
-static int ca_runs(struct refine *r)
-{
-	const struct rt_graph *g = r->g;
-
-	r->run_sw = malloc((r->n + 1) * sizeof(*r->run_sw));
-	r->run_lo = malloc((r->n + 1) * sizeof(*r->run_lo));
-	r->run_hi = malloc((r->n + 1) * sizeof(*r->run_hi));
-	if (!r->run_sw || !r->run_lo || !r->run_hi)
-		return -ENOMEM;
-	r->n_runs = 0;
-	for (size_t c = 0; c < r->n; c++) {
-		size_t k = r->n_runs;
-
-		if (g->ca[c].sw < 0)
-			continue;
-		if (k && r->run_sw[k - 1] == (uint32_t)g->ca[c].sw && r->run_hi[k - 1] == c) {
-			r->run_hi[k - 1]++;
-			continue;
-		}
-		r->run_sw[k] = (uint32_t)g->ca[c].sw;
-		r->run_lo[k] = (uint32_t)c;
-		r->run_hi[k] = (uint32_t)c + 1;
-		r->n_runs++;
-	}
-	return 0;
-}
-
-/* Rows [k, k + 1 + hi - lo) of the window starting at shift k0, nrows rows,
- * gain one flow on link li: a difference array along the rows (uint16
- * arithmetic wraps, the sums come out right). */
-static void range_add(uint16_t *cells, size_t nl, size_t k0, size_t nrows, size_t lo,
-		      size_t hi, const int32_t *path, int len)
-{
-	if (hi < k0 || lo >= k0 + nrows)
-		return;
-	lo = lo < k0 ? 0 : lo - k0;
-	hi = hi - k0 + 1;
-	for (int j = 0; j < len; j++) {
-		cells[lo * nl + (size_t)path[j]]++;
-		if (hi < nrows)
-			cells[hi * nl + (size_t)path[j]]--;
-	}
-}
-
-struct count_task {
-	struct refine *r;
-	size_t k0, nrows;      /* the window's first shift and its length */
-	uint16_t *cells;       /* [nrows][nl] */
-	size_t *hist;          /* [worker][n + 2] */
-};
-
-/* Count shifts k0 + [begin, end) * COUNT_ROWS...: every switch's runs of
- * CAs share one path to each destination, and the shifts of a run's
- * sources toward one destination are consecutive, so one walk adds a
- * range of rows. Writes only its own rows: the same counts whatever the
- * worker. */
-static void count_chunks(void *ctx, unsigned worker, size_t begin, size_t end)
-{
-	struct count_task *t = ctx;
-	struct refine *r = t->r;
-	const struct rt_graph *g = r->g;
-	size_t n = r->n, nl = r->nl, *hist = t->hist + (size_t)worker * (n + 2);
-	int32_t path[MAX_HOPS + 1];
-
-	for (size_t c = begin; c < end; c++) {
-		size_t r0 = c * COUNT_ROWS, nr = t->nrows - r0 < COUNT_ROWS ? t->nrows - r0 :
-			    COUNT_ROWS, k0 = t->k0 + r0;
-		uint16_t *cells = t->cells + r0 * nl;
-
-		memset(cells, 0, nr * nl * sizeof(*cells));
-		for (size_t u = 0; u < r->n_runs; u++) {
-			size_t s = r->run_sw[u], lo = r->run_lo[u], hi = r->run_hi[u];
-
-			/* d - a in [k0, k0 + nr) for some a of the run */
-			size_t nd = nr + hi - lo - 1 < n ? nr + hi - lo - 1 : n;
-
-			for (size_t i = 0; i < nd; i++) {
-				size_t d = (lo + k0 + i) % n, klo = (d + n - (hi - 1)) % n,
-				       khi = (d + n - lo) % n;
-				int len;
-
-				if (g->ca[d].sw < 0 || (size_t)g->ca[d].sw == s)
-					continue;
-				len = walk(r, s, d, path);
-				if (len <= 0)
-					continue;
-				if (klo <= khi) {
-					range_add(cells, nl, k0, nr, klo, khi, path, len);
-				} else {
-					range_add(cells, nl, k0, nr, klo, n - 1, path, len);
-					range_add(cells, nl, k0, nr, 0, khi, path, len);
-				}
-			}
-		}
-		for (size_t row = 1; row < nr; row++) {
-			uint16_t *a = cells + row * nl;
-			const uint16_t *b = a - nl;
-
-			for (size_t i = 0; i < nl; i++)
-				a[i] = (uint16_t)(a[i] + b[i]);
-		}
-		for (size_t row = 0; row < nr; row++) {
-			uint32_t *rh = r->row_hist + (r0 + row) * ROW_LOADS;
-			const uint16_t *a = cells + row * nl;
-
-			memset(rh, 0, ROW_LOADS * sizeof(*rh));
-			for (size_t i = 0; i < nl; i++) {
-				hist[a[i]]++;
-				rh[a[i] < ROW_LOADS ? a[i] : ROW_LOADS - 1]++;
-			}
-		}
-	}
-}
-
-/* Count the window's shifts (stride 1, over the pool) or every stride-th
- * shift from 1 (a glance, by walking every pair); hist and the worst. 0 or
- * -ENOMEM. */
-static int count_shifts(struct refine *r)
-{
-	const struct rt_graph *g = r->g;
-
-	memset(r->hist, 0, (r->n + 2) * sizeof(*r->hist));
-	if (r->stride == 1) {
-		unsigned w = par_pool_threads(g->pool);
-		struct count_task t = { .r = r, .k0 = r->k0, .nrows = r->rows, .cells = r->cell };
-
-		t.hist = calloc((size_t)w * (r->n + 2), sizeof(*t.hist));
-		if (!t.hist)
-			return -ENOMEM;
-		par_pool_for(g->pool, (r->rows + COUNT_ROWS - 1) / COUNT_ROWS, 1, count_chunks,
-			     &t);
-		for (unsigned i = 0; i < w; i++)
-			for (size_t v = 0; v < r->n + 2; v++)
-				r->hist[v] += t.hist[(size_t)i * (r->n + 2) + v];
-		free(t.hist);
-	} else {
-		int32_t path[MAX_HOPS + 1];
-
-		memset(r->cell, 0, r->rows * r->nl * sizeof(*r->cell));
-		for (size_t row = 0; row < r->rows; row++) {
-			size_t k = r->k0 + row * r->stride;
-			uint16_t *c = r->cell + row * r->nl;
-			uint32_t *rh = r->row_hist + row * ROW_LOADS;
-
-			for (size_t a = 0; a < r->n; a++) {
-				size_t d = (a + k) % r->n;
-				int len;
-
-				if (g->ca[a].sw < 0 || g->ca[d].sw < 0)
-					continue;
-				len = walk(r, (size_t)g->ca[a].sw, d, path);
-				for (int j = 0; j < len; j++)
-					c[path[j]]++;
-			}
-			memset(rh, 0, ROW_LOADS * sizeof(*rh));
-			for (size_t i = 0; i < r->nl; i++) {
-				r->hist[c[i]]++;
-				rh[c[i] < ROW_LOADS ? c[i] : ROW_LOADS - 1]++;
-			}
-		}
-	}
-	r->top = 0;
-	for (size_t v = 0; v < r->n + 2; v++)
-		if (r->hist[v])
-			r->top = v;
-	return 0;
-}
-
 /* Track and count `rows` shifts from k0, every stride-th; the cells are
  * allocated once for the largest window (cap rows). 0 or -ENOMEM. */
 static int track_shifts(struct refine *r, size_t k0, size_t rows, size_t stride)
@@ -863,25 +653,7 @@ static int track_shifts(struct refine *r, size_t k0, size_t rows, size_t stride)
 	r->k0 = k0;
 	r->stride = stride;
 	r->rows = rows;
-	return count_shifts(r);
-}
-
-/* The worst load of one tracked shift. */
-static size_t row_max(const struct refine *r, size_t row)
-{
-	const uint32_t *rh = r->row_hist + row * ROW_LOADS;
-	size_t m = 0;
-
-	if (rh[ROW_LOADS - 1]) {
-		for (size_t i = 0; i < r->nl; i++)
-			if (r->cell[row * r->nl + i] > m)
-				m = r->cell[row * r->nl + i];
-		return m;
-	}
-	for (size_t v = 0; v < ROW_LOADS - 1; v++)
-		if (rh[v])
-			m = v;
-	return m;
+	return rf_count_shifts(r);
 }
 
 /* Flows through each switch toward each CA, and each link's random cost. */
@@ -904,7 +676,7 @@ static void count_flows(struct refine *r)
 
 			if (!w || g->ca[d].sw < 0)
 				continue;
-			len = walk(r, s, d, path);
+			len = rf_walk(r, s, d, path);
 			if (len < 0)
 				continue;
 			r->through[s * r->n + d] = (uint16_t)(r->through[s * r->n + d] + w);
@@ -959,15 +731,17 @@ static void shift_potential(struct refine *r)
 static void window_maxima(const struct refine *r, uint16_t *rowmax)
 {
 	for (size_t row = 0; row < r->rows; row++)
-		rowmax[r->k0 - 1 + row] = (uint16_t)row_max(r, row);
+		rowmax[r->k0 - 1 + row] = (uint16_t)rf_row_max(r, row);
 }
 
 /* Shifts in windows of `cap` (more shifts than fit at once): each window
  * counted exactly, then phase 1 on it with only the moves whose every
  * source's shift lies inside it, so the shifts outside keep their loads.
  * A first pass over windows side by side sees every shift (the worst
- * before and after); a second one, shifted by half a window, takes the
- * moves that straddled two, where a shift still exceeds the floor. */
+ * before, and each shift's worst after: exact, since only a window's own
+ * shifts change while it is at work); the next ones centre a window on
+ * each shift still above the floor, for the moves that straddled two,
+ * while a pass still moves something. */
 static int refine_windows(struct refine *r, size_t cap, struct rt_refine_stats *st)
 {
 	uint16_t *rowmax = calloc(r->n, sizeof(*rowmax));
@@ -980,29 +754,37 @@ static int refine_windows(struct refine *r, size_t cap, struct rt_refine_stats *
 	shift_potential(r);
 	r->window_evals = WINDOW_EVALS;
 	st->shift_before = 0;
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t k0 = 1 + (pass ? cap / 2 : 0); k0 < r->n; k0 += cap) {
-			size_t rows = r->n - k0 < cap ? r->n - k0 : cap, m = 0;
+	for (int pass = 0; pass < WINDOW_PASSES && r->evals < WINDOWS_EVALS; pass++) {
+		size_t moves = r->moves;
+
+		for (size_t k = 1; k < r->n && r->evals < WINDOWS_EVALS;) {
+			size_t k0 = k, rows;
 
 			if (pass) {
-				for (size_t i = 0; i < rows; i++)
-					m = rowmax[k0 - 1 + i] > m ? rowmax[k0 - 1 + i] : m;
-				if (m <= r->floor)
+				/* Centred on the next shift still above the floor. */
+				if (rowmax[k - 1] <= r->floor) {
+					k++;
 					continue;
+				}
+				k0 = k > cap / 2 ? k - cap / 2 : 1;
+				if (k0 + cap > r->n)
+					k0 = r->n - cap;
 			}
-			if (r->evals >= WINDOWS_EVALS && pass)
-				break;
+			rows = r->n - k0 < cap ? r->n - k0 : cap;
+			k = k0 + rows;
 			if (track_shifts(r, k0, rows, 1) < 0) {
 				free(rowmax);
 				return -ENOMEM;
 			}
 			if (!pass && r->top > st->shift_before)
 				st->shift_before = r->top;
-			if (r->evals < WINDOWS_EVALS)
-				phase_shifts(r);
+			phase_shifts(r);
 			window_maxima(r, rowmax);
 			st->windows++;
 		}
+		if (r->moves == moves)
+			break;
+	}
 	for (size_t k = 0; k + 1 < r->n; k++)
 		worst = rowmax[k] > worst ? rowmax[k] : worst;
 	st->shift_after = worst;
@@ -1068,14 +850,14 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 		r.port_link[rt_graph_port_index(g, (size_t)g->links[i].sw, g->links[i].port)] =
 			(int32_t)i;
 	/* Cells for the largest window: every shift when they fit. */
-	cap = SHIFT_CELLS / r.nl;
+	cap = rf_shift_cells / r.nl;
 	if (cap < SAMPLE_SHIFTS)
 		cap = SAMPLE_SHIFTS;
 	if (cap > r.n - 1)
 		cap = r.n - 1;
 	r.cell = malloc(cap * r.nl * sizeof(*r.cell));
 	r.row_hist = malloc(cap * ROW_LOADS * sizeof(*r.row_hist));
-	if (!r.cell || !r.row_hist || ca_runs(&r) < 0)
+	if (!r.cell || !r.row_hist || rf_ca_runs(&r) < 0)
 		goto nomem;
 	/* First a glance: SAMPLE_SHIFTS shifts spread evenly. A full tree
 	 * routed by the fat-tree engine has no shared link in any shift, and

@@ -17,6 +17,7 @@
 #include "fixture_route.h"
 #include "lib/route/route.h"
 #include "lib/route/route_metrics.h"
+#include "lib/route/route_refine_int.h"
 #include "lib/util/par.h"
 #include "check_run.h"
 
@@ -218,9 +219,9 @@ START_TEST(refine_gives_the_same_tables_every_time)
 }
 END_TEST
 
-/* 3456 CAs on a cut 3-level tree: every shift's counters do not fit at
- * once ((CAs - 1) x links over 16 Mi), so the pass works window by window
- * of shifts. Refined all the same: the worst shift (every one, counted by
+/* 3456 CAs on a cut 3-level tree, the counters held at once lowered to
+ * the 16 Mi that once left it alone: every shift's do not fit ((CAs - 1) x
+ * links over it), so the pass works window by window of shifts. Refined all the same: the worst shift (every one, counted by
  * the metrics) no higher than the fat-tree engine's and equal to the
  * pass's own count, every pair delivered, no loop, no dependency cycle;
  * and the same tables whether the counting runs on 1, 2 or 3 threads. */
@@ -242,7 +243,8 @@ START_TEST(refine_works_on_a_tree_above_the_counters_of_every_shift_at_once)
 	g = rt_graph_new(f, err, sizeof(err));
 	fab_free(f);
 	ck_assert_ptr_nonnull(g);
-	ck_assert_uint_gt((g->n_ca - 1) * g->n_links, 16u << 20);
+	rf_shift_cells = 16u << 20;
+	ck_assert_uint_gt((g->n_ca - 1) * g->n_links, rf_shift_cells);
 	ft = rt_lfts_new(g);
 	ck_assert_ptr_nonnull(ft);
 	ck_assert_int_eq(rt_route_ftree(g, ft, err, sizeof(err)), 0);
@@ -280,6 +282,7 @@ START_TEST(refine_works_on_a_tree_above_the_counters_of_every_shift_at_once)
 	memset(l[1]->port, RT_NO_PORT, size);
 	ck_assert_int_eq(rt_route_loom(g, l[1], err, sizeof(err)), 0);
 	ck_assert_msg(strstr(l[1]->note, "windows of shifts") != NULL, "%s", l[1]->note);
+	rf_shift_cells = SHIFT_CELLS;
 	for (unsigned t = 0; t < 3; t++)
 		rt_lfts_free(l[t]);
 	rt_lfts_free(ft);
