@@ -118,14 +118,14 @@ static void cell_add(struct refine *r, size_t i, int dir)
 	uint16_t n = (uint16_t)(dir > 0 ? c + 1 : c - 1);  /* 0 <= load < n_ca <= 65535 */
 	uint32_t *rh = r->row_hist + i / r->nl * ROW_LOADS;
 
-	rh[c < ROW_LOADS ? c : ROW_LOADS - 1]--;
-	rh[n < ROW_LOADS ? n : ROW_LOADS - 1]++;
-	r->hist[c]--;
-	r->hist[n]++;
+	rh[rf_load_bucket(c)]--;
+	rh[rf_load_bucket(n)]++;
+	r->hist[c > 1 ? c : 1]--;
+	r->hist[n > 1 ? n : 1]++;
 	r->cell[i] = n;
 	if (n > r->top)
 		r->top = n;
-	while (r->top > 0 && !r->hist[r->top])
+	while (r->top > 1 && !r->hist[r->top])
 		r->top--;
 }
 
@@ -504,7 +504,7 @@ static void phase_shifts(struct refine *r)
 		for (size_t row = 0; row < r->rows && n_hot < cap; row++) {
 			const uint16_t *c = r->cell + row * r->nl;
 
-			if (!r->row_hist[row * ROW_LOADS + (top < ROW_LOADS ? top : ROW_LOADS - 1)])
+			if (!r->row_hist[row * ROW_LOADS + rf_load_bucket(top)])
 				continue;   /* no cell of this shift at the top load */
 			for (size_t i = 0; i < r->nl && n_hot < cap; i++)
 				if (c[i] == top)

@@ -117,12 +117,18 @@ static void count_chunks(void *ctx, unsigned worker, size_t begin, size_t end)
 			uint16_t *a = cells + row * nl;
 			const uint16_t *b = a - nl;
 
+			size_t shared = 0;
+
 			memset(rh, 0, ROW_LOADS * sizeof(*rh));
-			for (size_t i = 0; i < nl; i++) {
-				if (row)
+			if (row)
+				for (size_t i = 0; i < nl; i++)
 					a[i] = (uint16_t)(a[i] + b[i]);
-				rh[a[i] < ROW_LOADS ? a[i] : ROW_LOADS - 1]++;
-			}
+			for (size_t i = 0; i < nl; i++)
+				if (a[i] > 1) {
+					rh[rf_load_bucket(a[i])]++;
+					shared++;
+				}
+			rh[1] = (uint32_t)(nl - shared);
 		}
 	}
 }
@@ -146,7 +152,7 @@ int rf_count_shifts(struct refine *r)
 			const uint32_t *rh = r->row_hist + row * ROW_LOADS;
 			const uint16_t *c = r->cell + row * r->nl;
 
-			for (size_t v = 0; v + 1 < ROW_LOADS; v++)
+			for (size_t v = 1; v + 1 < ROW_LOADS; v++)
 				r->hist[v] += rh[v];
 			if (rh[ROW_LOADS - 1])
 				for (size_t i = 0; i < r->nl; i++)
@@ -173,13 +179,13 @@ int rf_count_shifts(struct refine *r)
 			}
 			memset(rh, 0, ROW_LOADS * sizeof(*rh));
 			for (size_t i = 0; i < r->nl; i++) {
-				r->hist[c[i]]++;
-				rh[c[i] < ROW_LOADS ? c[i] : ROW_LOADS - 1]++;
+				r->hist[c[i] > 1 ? c[i] : 1]++;
+				rh[rf_load_bucket(c[i])]++;
 			}
 		}
 	}
-	r->top = 0;
-	for (size_t v = 0; v < r->n + 2; v++)
+	r->top = 1;
+	for (size_t v = 1; v < r->n + 2; v++)
 		if (r->hist[v])
 			r->top = v;
 	return 0;

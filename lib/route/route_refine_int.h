@@ -20,7 +20,8 @@
 #define WINDOWS_EVALS 6000000u /* all windows together */
 #define WINDOW_PASSES 2        /* passes: side by side, then centred on what is left */
 #define COUNT_ROWS 64          /* shifts counted by one task of the pool */
-#define ROW_LOADS 16           /* per-shift load histogram: 0..14, 15 and up */
+#define ROW_LOADS 16           /* per-shift load histogram: 1 (at most one),
+				* 2..14, 15 and up */
 #define SHIFT_EVALS 300000u    /* move evaluations, phase 1 */
 #define RANDOM_EVALS 2000000u  /* move evaluations, phase 2 */
 #define PHASE_ROUNDS 40
@@ -40,7 +41,7 @@ struct refine {
 	uint32_t *below_first, *below_n, *below;   /* CAs under each switch */
 	uint16_t *through;     /* [sw * n + d]: sources whose path to d passes sw */
 	uint16_t *cell;        /* [row * nl + link] */
-	size_t *hist;          /* cells per load, 0..n */
+	size_t *hist;          /* cells per load 2..n; [1]: at most one flow */
 	size_t top;            /* highest load with hist > 0 */
 	double *f;             /* the shift potential of a cell per load, 0..n */
 	double beta;
@@ -56,6 +57,14 @@ struct refine {
 
 /* Links from switch s to CA d (switch-to-switch ones only); their number,
  * or -1 when the route does not deliver to d. */
+/* A load's bucket in a shift's histogram: loads 0 and 1 are one, and so
+ * are loads from ROW_LOADS - 1 up (counting only cells that two flows
+ * share keeps the count's scan cheap). */
+static inline size_t rf_load_bucket(size_t load)
+{
+	return load < 2 ? 1 : load < ROW_LOADS - 1 ? load : ROW_LOADS - 1;
+}
+
 /* The (shift, link) counters held at once: SHIFT_CELLS; tests lower it to
  * see windows on a small tree. */
 extern size_t rf_shift_cells;
