@@ -11,7 +11,7 @@
 
 #define NO_LEVEL RT_NO_LEVEL
 #define MAX_HOPS 64
-#define SHIFT_BASE 16.0
+#define SHIFT_BASE 64.0
 #define RANDOM_BASE 5.0
 #define SHIFT_CELLS (128u << 20) /* (shift, link) counters held at once, 2 bytes
 				 * each: 32 MiB; every shift at once up to about
