@@ -718,12 +718,12 @@ static void count_prod(struct refine *r)
  * SHIFT_BASE^(load - 2). */
 static void shift_potential(struct refine *r)
 {
-	double v = 1, base = getenv("RF_BASE") ? atof(getenv("RF_BASE")) : SHIFT_BASE;
+	double v = 1;
 
 	r->f[0] = 0;
 	for (size_t i = 1; i <= r->n + 1; i++) {
 		r->f[i] = i == 1 ? 0 : v;
-		v = v * base > 1e300 ? 1e300 : v * base;
+		v = v * SHIFT_BASE > 1e300 ? 1e300 : v * SHIFT_BASE;
 	}
 }
 
