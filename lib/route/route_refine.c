@@ -45,16 +45,51 @@
  * local optimum: on the 2-level trees of bench/routing.sh that is the bound
  * two leaves' common spines give, ceil(CAs / common spines)); phase 2 when
  * a round finds nothing. It looks first at SAMPLE_SHIFTS shifts spread
- * evenly and stops there if none shares a link (a full tree), and runs
- * only where every shift's counters fit (SHIFT_CELLS): judging moves on
- * some shifts could make the others worse. Levels are hop distances from
- * the switches with CAs; a tree where that puts a cable within one level
- * (a CA on a spine, which ftree handles) is left alone.
+ * evenly and stops there if none shares a link (a full tree). Levels are
+ * hop distances from the switches with CAs; a tree where that puts a cable
+ * within one level (a CA on a spine, which ftree handles) is left alone.
+ * SHIFT_BASE is 64: with 16, a move that takes a flow off a pair at the
+ * worst load but adds one to some 20 pairs at one flow (a leaf's other
+ * CAs' shifts) looked like a loss, and a 4096-CA 3-level tree cut 80 times
+ * stayed at 3 where 2 is reachable; the bench's trees end as with 16.
  *
- * Cost: O(CAs^2 * hops) to count the shift loads, O(switches * CAs) memory
- * for the flows through each switch and O(CAs * links) for the counters;
- * each move evaluation is O(its new path) plus O(sources moved * hops) for
- * the shift loads (in phase 2 only when its random cost is good enough). */
+ * Trees of any size: windows of shifts. The counters of every shift at
+ * once, (CAs - 1) x directed links of them, fit up to SHIFT_CELLS (128 Mi,
+ * 256 MiB: about 5000 CAs on a 3-level tree); beyond, the pass works on
+ * windows of consecutive shifts, as many as fit, one after another, each
+ * counted exactly and refined by phase 1 with only the moves whose every
+ * source's shift (d - a for the sources a a move carries) lies inside the
+ * window. A move changes no other shift's loads, so the guarantees hold
+ * over all shifts: nothing outside the window gets worse, and the worst
+ * load of each shift is known exactly after its window (the worst before
+ * and after are exact, not sampled). A leaf's move carries its own CAs,
+ * consecutive in fabgen's order, so its shifts are consecutive too; a
+ * first pass puts windows side by side, a second centres one on each shift
+ * still above the floor, for the moves that straddled two. Memory: the
+ * window's counters (SHIFT_CELLS at most), below[] and the tables, growing
+ * with links and CAs, not shifts x links. Phase 2 runs only when every
+ * shift fits at once: its flows per (switch, CA) and its rounds over all
+ * of them are the cost this mode avoids. Other designs weighed: counting a
+ * pair's load on the fly for the shifts a move touches costs a walk per
+ * source below the link (hundreds on the middle levels) per pair, per
+ * evaluation; keeping only the worst few shifts per link loses the exact
+ * 0-or-1 that tells whether a move creates a shared link; sampling shifts
+ * cannot promise the others do not get worse.
+ *
+ * Counting (route_refine_count.c): a switch's CAs in runs of consecutive
+ * indices share their paths, and their shifts toward one destination are
+ * consecutive, so a walk adds a range of rows; split over g->pool by
+ * blocks of shifts, each written by one task: the same counts, hence the
+ * same tables, for any number of threads. The search itself is
+ * sequential.
+ *
+ * Cost: O(runs * CAs * hops) walks and O(CAs * links) sums to count every
+ * shift (once per pass in windows), O(switches * CAs) memory for the flows
+ * through each switch when phase 2 runs, O(links * window) for the
+ * counters; each move evaluation is O(its new path) plus O(sources moved *
+ * hops) for the shift loads (in phase 2 only when its random cost is good
+ * enough). Phase 1 gets WINDOW_EVALS evaluations per window, WINDOWS_EVALS
+ * in all. */
 #include "autoconf.h"
 #include "lib/route/route.h"
 #include "lib/util/par.h"

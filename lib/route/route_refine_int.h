@@ -14,8 +14,8 @@
 #define SHIFT_BASE 64.0
 #define RANDOM_BASE 5.0
 #define SHIFT_CELLS (128u << 20) /* (shift, link) counters held at once, 2 bytes
-				 * each: 32 MiB; every shift at once up to about
-				 * 2500 CAs on a 3-level tree, windows beyond */
+				  * each: 256 MiB; every shift at once up to about
+				  * 5000 CAs on a 3-level tree, windows beyond */
 #define WINDOW_EVALS 300000u   /* move evaluations per window, phase 1 */
 #define WINDOWS_EVALS 6000000u /* all windows together */
 #define WINDOW_PASSES 2        /* passes: side by side, then centred on what is left */
