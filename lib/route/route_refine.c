@@ -64,8 +64,9 @@
  * load of each shift is known exactly after its window (the worst before
  * and after are exact, not sampled). A leaf's move carries its own CAs,
  * consecutive in fabgen's order, so its shifts are consecutive too; a
- * first pass puts windows side by side, a second centres one on each shift
- * still above the floor, for the moves that straddled two. Memory: the
+ * first pass puts windows side by side, a second centres a smaller one
+ * (CENTRED_ROWS) on each shift still above the floor, for the moves that
+ * straddled two. Memory: the
  * window's counters (SHIFT_CELLS at most), below[] and the tables, growing
  * with links and CAs, not shifts x links. Phase 2 runs only when every
  * shift fits at once: its flows per (switch, CA) and its rounds over all
@@ -774,9 +775,10 @@ static void window_maxima(const struct refine *r, uint16_t *rowmax)
  * source's shift lies inside it, so the shifts outside keep their loads.
  * A first pass over windows side by side sees every shift (the worst
  * before, and each shift's worst after: exact, since only a window's own
- * shifts change while it is at work); the next ones centre a window on
- * each shift still above the floor, for the moves that straddled two,
- * while a pass still moves something. */
+ * shifts change while it is at work); the next ones centre a window of
+ * CENTRED_ROWS on each shift still above the floor, for the moves that
+ * straddled two, while a pass still moves something (on the 27648-CA tree
+ * cut 300 times, the first pass ends at 3, the second at 2). */
 static int refine_windows(struct refine *r, size_t cap, struct rt_refine_stats *st)
 {
 	uint16_t *rowmax = calloc(r->n, sizeof(*rowmax));
@@ -791,6 +793,8 @@ static int refine_windows(struct refine *r, size_t cap, struct rt_refine_stats *
 	st->shift_before = 0;
 	for (int pass = 0; pass < WINDOW_PASSES && r->evals < WINDOWS_EVALS; pass++) {
 		size_t moves = r->moves;
+		/* Centred windows need only reach a move's shifts either side. */
+		size_t w = pass && cap > CENTRED_ROWS ? CENTRED_ROWS : cap;
 
 		for (size_t k = 1; k < r->n && r->evals < WINDOWS_EVALS;) {
 			size_t k0 = k, rows;
@@ -801,11 +805,11 @@ static int refine_windows(struct refine *r, size_t cap, struct rt_refine_stats *
 					k++;
 					continue;
 				}
-				k0 = k > cap / 2 ? k - cap / 2 : 1;
-				if (k0 + cap > r->n)
-					k0 = r->n - cap;
+				k0 = k > w / 2 ? k - w / 2 : 1;
+				if (k0 + w > r->n)
+					k0 = r->n - w;
 			}
-			rows = r->n - k0 < cap ? r->n - k0 : cap;
+			rows = r->n - k0 < w ? r->n - k0 : w;
 			k = k0 + rows;
 			if (track_shifts(r, k0, rows, 1) < 0) {
 				free(rowmax);

@@ -18,6 +18,7 @@
 				  * 5000 CAs on a 3-level tree, windows beyond */
 #define WINDOW_EVALS 300000u   /* move evaluations per window, phase 1 */
 #define WINDOWS_EVALS 6000000u /* all windows together */
+#define CENTRED_ROWS 300       /* a centred window's shifts */
 #define WINDOW_PASSES 2        /* passes: side by side, then centred on what is left */
 #define COUNT_ROWS 64          /* shifts counted by one task of the pool */
 #define ROW_LOADS 16           /* per-shift load histogram: 1 (at most one),
