@@ -18,6 +18,8 @@
 #include "lib/route/route_metrics.h"
 #include "lib/route/route_live.h"
 #include "lib/fabric/topo_file.h"
+#include "lib/util/par.h"
+#include "cli/route_reroute.h"
 
 static void print_human(FILE *out, const char *topo, const struct rt_graph *g,
 			const char *engine, const struct rt_lfts *l, const struct rt_metrics *m,
@@ -26,9 +28,10 @@ static void print_human(FILE *out, const char *topo, const struct rt_graph *g,
 	fprintf(out, "topology:  %s: %zu switches, %zu CA ports, LIDs %s\n", topo, g->n_sw,
 		g->n_ca, g->lids_assigned ? "assigned by loom (the file has none)" :
 		"from the file");
-	fprintf(out, "engine:    %s: %.3f s (graph %.3f s), %zu table entries, %zu unroutable, "
-		"%u VL%s\n", engine, t_route, t_graph, l->n_routed, l->n_unreachable, l->n_vls,
-		l->n_vls == 1 ? "" : "s");
+	fprintf(out, "engine:    %s: %.3f s (graph %.3f s, %u thread%s), %zu table entries, "
+		"%zu unroutable, %u VL%s\n", engine, t_route, t_graph, par_pool_threads(g->pool),
+		par_pool_threads(g->pool) == 1 ? "" : "s", l->n_routed, l->n_unreachable,
+		l->n_vls, l->n_vls == 1 ? "" : "s");
 	if (l->note[0])
 		fprintf(out, "           %s\n", l->note);
 	{
@@ -114,9 +117,9 @@ static json_t *to_json(const char *topo, const struct rt_graph *g, const char *e
 		       const struct rt_lfts *l, const struct rt_metrics *m, double t_graph,
 		       double t_route, double t_metrics)
 {
-	return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:I, s:I, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:I, s:I, s:b, s:f, s:f, s:f, s:I, s:I, s:o}",
 			 "topology", topo, "engine", engine, "note", l->note,
-			 "vls", (int)l->n_vls,
+			 "vls", (int)l->n_vls, "threads", (int)par_pool_threads(g->pool),
 			 "switches", (json_int_t)g->n_sw, "ca_ports", (json_int_t)g->n_ca,
 			 "lids_assigned", g->lids_assigned,
 			 "graph_s", t_graph, "route_s", t_route, "metrics_s", t_metrics,
@@ -187,6 +190,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		{ "ar", optional_argument, NULL, 'a' },
 		{ "ar-cap", required_argument, NULL, 'c' },
 		{ "ar-plan", required_argument, NULL, 'P' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "reroute-cut", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct rt_metrics_opts mopts = { .max_shifts = 0, .n_random = 8, .seed = 1,
@@ -200,7 +205,11 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 	struct ar_result ar = { 0 };
 	enum rt_ar_mode ar_mode = RT_AR_TREE;
 	uint32_t ar_cap = RT_AR_DEFAULT_CAPACITY;
-	int want_ar = 0;
+	int want_ar = 0, shifts_given = 0;
+	unsigned long reroute_cut = 0;
+	struct route_reroute_report rr = { 0 };
+	unsigned threads = 0;
+	struct par_pool *pool = NULL;
 	unsigned long v;
 	char err[512] = "";
 	double t0, t1, t2, t3;
@@ -222,6 +231,7 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 				return loomctl_usage_error(lc, "route compute",
 							   "--shifts wants a count, not \"%s\"", optarg);
 			mopts.max_shifts = v;
+			shifts_given = 1;
 			break;
 		case 'r':
 			if (loomctl_parse_count(optarg, 100000, &v) < 0)
@@ -265,6 +275,18 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 			ar_plan = optarg;
 			want_ar = 1;
 			break;
+		case 'C':
+			if (loomctl_parse_count(optarg, 100000, &reroute_cut) < 0 || !reroute_cut)
+				return loomctl_usage_error(lc, "route compute", "--reroute-cut wants a "
+							   "count of cables, not \"%s\"", optarg);
+			break;
+		case 'T':
+			if (loomctl_parse_count(optarg, PAR_MAX_THREADS, &v) < 0 || v == 0)
+				return loomctl_usage_error(lc, "route compute", "--threads wants a "
+							   "count from 1 to %d, not \"%s\"",
+							   PAR_MAX_THREADS, optarg);
+			threads = (unsigned)v;
+			break;
 		default:
 			return loomctl_usage_hint();
 		}
@@ -290,6 +312,13 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		loomctl_error(lc, "%s: %s", topo, err);
 		goto out;
 	}
+	/* The engine, its refinement and the metrics share one pool (none
+	 * for one thread): the tables are the same for any count. */
+	if ((threads ? threads : par_cores()) > 1 && !(pool = par_pool_new(threads))) {
+		loomctl_error(lc, "out of memory");
+		goto out;
+	}
+	g->pool = pool;
 	t1 = clock_mono();
 	if (lfts) {
 		/* Judge given tables (read back from switches, or OpenSM's). */
@@ -303,6 +332,14 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 		goto out;
 	}
 	t2 = clock_mono();
+	if (reroute_cut && (lfts || route_reroute_after_cuts(lc, topo, fab, engine, &g, &l,
+							     reroute_cut, mopts.seed, &rr) < 0)) {
+		if (lfts)
+			loomctl_error(lc, "--reroute-cut reroutes the engine's tables, not a dump's");
+		goto out;
+	}
+	if (!shifts_given)
+		rt_metrics_opts_auto(g, &mopts);
 	if (rt_metrics_compute(g, l, &mopts, &m) < 0) {
 		loomctl_error(lc, "%s: metrics: out of memory", topo);
 		goto out;
@@ -325,6 +362,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 
 		if (ar.ar)
 			json_object_set_new(j, "adaptive_routing", ar_json(&ar));
+		if (reroute_cut)
+			json_object_set_new(j, "reroute", route_reroute_json(&rr));
 		output_json(j, stdout);
 		json_decref(j);
 	} else {
@@ -334,6 +373,8 @@ static int route_compute(struct loomctl *lc, int argc, char **argv)
 
 		print_human(out, topo, g, lfts ? "tables read" : engine->name, l, &m, t1 - t0,
 			    t2 - t1, t3 - t2);
+		if (reroute_cut)
+			route_reroute_print(out, &rr);
 		if (ar.ar) {
 			json_t *j = ar_json(&ar);
 
@@ -347,6 +388,7 @@ out:
 	rt_ar_free(ar.ar);
 	rt_lfts_free(l);
 	rt_graph_free(g);
+	par_pool_free(pool);
 	fab_free(fab);
 	return status;
 }

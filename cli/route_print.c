@@ -24,6 +24,12 @@ void route_print_metrics(FILE *out, const json_t *m)
 		mint(m, "efi_links"));
 	fprintf(out, "shift:     worst link load %lld over %lld shifts (first at k=%lld)\n",
 		mint(m, "shift_max_load"), mint(m, "shifts"), mint(m, "shift_worst_k"));
+	/* A sample says what it is, and how much it can miss. */
+	if (json_is_true(json_object_get(m, "shifts_sampled")))
+		fprintf(out, "           sampled: %lld of the %lld shifts, drawn at random; at 95%% "
+			"confidence fewer than %.2f%% of all shifts have a worse link\n",
+			mint(m, "shifts"), mint(m, "shifts_total"),
+			100 * json_real_value(json_object_get(m, "shift_bound95")));
 	fprintf(out, "random:    worst link load %lld (mean %.3f, standard error %.3f) over %lld "
 		"permutations\n", mint(m, "random_max_load"),
 		json_real_value(json_object_get(m, "random_mean_load")),

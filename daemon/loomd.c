@@ -170,6 +170,16 @@ int loomd_check_config(const struct loomd_options *opt)
 
 /* ---- commands owned by the daemon itself ----------------------------------- */
 
+/* OpenSM's change reports (daemon/routing/osm_report.h) to discovery
+ * (daemon/ib/sweep.h). */
+static void osm_changed(void *arg, const char *subnet, unsigned lid, unsigned nodes)
+{
+	if (nodes)
+		sweeper_osm_swept(arg, subnet, nodes);
+	else
+		sweeper_changed(arg, subnet, lid);
+}
+
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct loomd *d = arg;
@@ -481,6 +491,8 @@ int loomd_run(const struct loomd_options *opt)
 	}
 	/* A reroute turns AR off on NVIDIA switches: program it again. */
 	osm_report_on_lft_change(d.osm, ar_apply_lft_changed, d.ar_apply);
+	/* A trap or a heavy sweep: discovery follows the change. */
+	osm_report_on_change(d.osm, osm_changed, d.sweeper);
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||

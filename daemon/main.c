@@ -15,6 +15,7 @@
 #include "daemon/telemetry/counters_read.h"
 #include "daemon/loomd.h"
 #include "daemon/ib/walker.h"
+#include "daemon/ib/discovery_part.h"
 
 /* Paths on the command line are taken relative to where loomd was started:
  * the daemon changes directory to / when it detaches, and reloads later. */
@@ -66,6 +67,9 @@ int main(int argc, char **argv)
 	/* loomd starts itself this way for each SMP walk (daemon/ib/walker.h). */
 	if (argc > 1 && strcmp(argv[1], "--walk") == 0)
 		return walker_main(argc - 1, argv + 1);
+	/* ... and this way to walk a few switches again (daemon/ib/discovery_part.h). */
+	if (argc > 1 && strcmp(argv[1], DISC_PART_MODE) == 0)
+		return disc_part_main(argc - 1, argv + 1);
 	/* ... and this way to read the forwarding tables (daemon/ib/lft_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-lfts") == 0)
 		return lft_read_main(argc - 1, argv + 1);

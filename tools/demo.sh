@@ -9,7 +9,9 @@
 # policy on a SONiC leaf (a real redis-server holding CONFIG_DB in SONiC's
 # schema, as `config qos reload` leaves a 12-port leaf, through the sonic
 # plugin); validate the fabric against its cabling plan, with two cables
-# swapped through ibsim's console; then reach loomd as another host would: the REST API with a
+# swapped through ibsim's console; a cable cut that loomd follows at once
+# (OpenSM's trap, an incremental sweep, an incremental reroute); then reach
+# loomd as another host would: the REST API with a
 # token, loomctl --server, and the web view drawn in headless chromium; last,
 # two loomd in high availability on three etcd members: one leads, the
 # other takes over when the leader is killed, with the tenant it made.
@@ -151,6 +153,26 @@ $ctl discover --wait >/dev/null
 i=0; until $ctl fabric issues --summary >/dev/null 2>&1; do
 	i=$((i+1)); [ $i -lt 50 ] || break; sleep 0.1; done
 $ctl fabric issues --summary || :
+echo "== ibsim: the cable leaf-1 <-> spine-1 is cut; nobody asks for a sweep"
+echo "   (the switch traps, OpenSM'"'"'s plugin tells loomd, loomd walks that switch and its"
+echo "    neighbours again: an incremental sweep; OpenSM reroutes only what crossed the cable)"
+n0=$($ctl --json events --kind link_down | grep -c "\"kind\"" || :)
+echo "Unlink \"spine-1\"[2]" >&9
+t0=$(date +%s%N)
+i=0; until [ "$($ctl --json events --kind link_down | grep -c "\"kind\"" || :)" -gt "$n0" ]; do
+	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
+echo "link_down in loom'"'"'s store $(( ($(date +%s%N) - t0) / 1000000 )) ms after the cut:"
+$ctl events --kind link_down --limit 1
+grep "incremental sweep" "$work/loomd.log" | tail -n 1 | cut -c1-160
+i=0; until $ctl route runs | sed -n 2p | grep -q reroute; do
+	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.1; done
+echo "== loomctl route runs (newest first: OpenSM rerouted incrementally, every pair still delivered)"
+$ctl route runs --limit 2
+echo "Link \"leaf-1\"[6] \"spine-1\"[2]" >&9
+i=0; until $ctl events --kind link_up --limit 1 | grep -q spine-1; do
+	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
+echo "== the cable back: link_up"
+$ctl events --kind link_up --limit 1
 echo "== loomctl counters --now: every cabled port'"'"'s PMA counters (first read: nothing to compare yet)"
 $ctl counters --now | head -n 8
 echo "== ibsim sets leaf-0 port 1'"'"'s SymbolErrorCounter to 42; loomctl counters --now leaf-0"

@@ -8,13 +8,16 @@
  * loom computed offline; and the modifier self-check compares the switch's
  * AR LFT with that same table.
  *
- * The exchange is sequential, one SMP at a time per switch, with the
- * configured timeout and retries per SMP: a switch that never answers
- * costs (retries + 1) x timeout for its GetCap and nothing more, because
- * the sequence stops there ("unsupported"). ibsim hands every vendor SMP
- * back at once with a timeout status, which ends a try at once. Unlike the
- * probe (ar_read.c) this does not keep SMPs in flight: programming is rare
- * and a switch's Sets must go in order anyway. */
+ * The switches are programmed in parallel (daemon/ar/ar_sequences.c over
+ * daemon/ib/mad_window.c, like the probe, ar_read.c): up to
+ * discovery.max_smps switches are under way at once, each with one SMP out
+ * at a time and in its order, with discovery's timeout and retries per SMP.
+ * A switch that never answers costs (retries + 1) x timeout for its GetCap
+ * in its own slot and nothing more, because its sequence stops there
+ * ("unsupported"); ibsim hands every vendor SMP back at once with a timeout
+ * status, which ends a try at once. The results are written when every
+ * switch is done, in the fabric's directed-route order, whatever order the
+ * switches finished in. */
 #include "autoconf.h"
 #include "daemon/ar/ar_write.h"
 
@@ -29,6 +32,7 @@
 #include "lib/ar/ar_plan.h"
 #include "lib/ar/ar_program.h"
 #include "daemon/ar/ar_read.h"
+#include "daemon/ar/ar_sequences.h"
 #include "lib/util/clock.h"
 #include "daemon/ib/dr_route.h"
 #include "daemon/ib/mad_window.h"
@@ -40,102 +44,6 @@
 #include "daemon/ib/walker.h"
 
 #define AR_WRITE_DEFAULT_TIMEOUT_MS 200  /* discovery.timeout_ms's default */
-
-/* ---- the umad transport ------------------------------------------------------ */
-
-struct umad_xport {
-	int fd, agent;
-	ib_dr_path_t path;        /* the switch being programmed */
-	unsigned timeout_ms, retries;
-	uint32_t tid;
-	uint64_t smps;
-	uint8_t *sbuf, *rbuf;
-	size_t blen;
-};
-
-/* One SMP and its GetResp: 0 with *status and in, -ETIMEDOUT when no try
- * was answered, another -errno when the local port fails. */
-static int exchange(struct umad_xport *u, int method, uint16_t attr, uint32_t am,
-		    const uint8_t *out, uint8_t *in, unsigned *status)
-{
-	uint8_t data[IB_SMP_DATA_SIZE];
-
-	memset(data, 0, sizeof(data));
-	if (out)
-		memcpy(data, out, AR_MAD_DATA_LEN);
-	for (unsigned try = 0; try <= u->retries; try++) {
-		uint32_t tid = ++u->tid;
-		int len = dr_smp_build(u->sbuf, u->blen, method, attr, am, &u->path, tid, data);
-		double deadline;
-
-		if (len < 0)
-			return -EINVAL;
-		if (umad_send(u->fd, u->agent, u->sbuf, len, (int)u->timeout_ms, 0) < 0)
-			return -EIO;
-		u->smps++;
-		deadline = clock_mono() + u->timeout_ms / 1000.0;
-		for (;;) {
-			double now = clock_mono();
-			int rlen = IB_MAD_SIZE, rc;
-			uint8_t *mad;
-
-			if (now >= deadline)
-				break;
-			rc = umad_recv(u->fd, u->rbuf, &rlen, (int)((deadline - now) * 1000.0) + 1);
-			if (rc == -ETIMEDOUT || rc == -EWOULDBLOCK || rc == -EINTR || rc == -ENOSPC)
-				continue;
-			if (rc < 0)
-				return rc;
-			mad = umad_get_mad(u->rbuf);
-			/* The kernel owns the TID's upper half; a stale answer to an
-			 * earlier try or SMP is not this one's. */
-			if ((uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) != tid)
-				continue;
-			if (umad_status(u->rbuf))
-				break;  /* this try timed out (the kernel, or ibsim at once) */
-			if (!mad_window_is_get_resp(mad, IB_SMI_DIRECT_CLASS, attr))
-				continue;
-			/* Bit 15 of a directed-route SMP's status is its D bit. */
-			*status = mad_get_field(mad, 0, IB_MAD_STATUS_F) & 0x7fff;
-			memcpy(in, mad + IB_SMP_DATA_OFFS, AR_MAD_DATA_LEN);
-			return 0;
-		}
-	}
-	return -ETIMEDOUT;
-}
-
-static int umad_get(void *ctx, uint16_t attr, uint32_t am, uint8_t data[AR_MAD_DATA_LEN],
-		    unsigned *status)
-{
-	return exchange(ctx, IB_MAD_METHOD_GET, attr, am, NULL, data, status);
-}
-
-static int umad_set(void *ctx, uint16_t attr, uint32_t am, const uint8_t data[AR_MAD_DATA_LEN],
-		    uint8_t reply[AR_MAD_DATA_LEN], unsigned *status)
-{
-	return exchange(ctx, IB_MAD_METHOD_SET, attr, am, data, reply, status);
-}
-
-static int xport_open(const struct disc_ib_params *p, struct umad_xport *u, char *err,
-		      size_t errlen)
-{
-	memset(u, 0, sizeof(*u));
-	u->fd = u->agent = -1;
-	u->timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : AR_WRITE_DEFAULT_TIMEOUT_MS;
-	u->retries = p->retries > 0 ? (unsigned)p->retries : 0;
-	u->tid = (uint32_t)mad_trid();
-	u->blen = umad_size() + IB_MAD_SIZE;
-	if (!(u->sbuf = calloc(1, u->blen)) || !(u->rbuf = calloc(1, u->blen)))
-		return err_fmt(err, errlen, -ENOMEM, "out of memory");
-	return dr_umad_open(p, &u->fd, &u->agent, err, errlen);
-}
-
-static void xport_close(struct umad_xport *u)
-{
-	dr_umad_close(u->fd, u->agent);
-	free(u->sbuf);
-	free(u->rbuf);
-}
 
 /* ---- the child ------------------------------------------------------------------ */
 
@@ -203,50 +111,59 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 				     .shield = child_opts.shield,
 				     .dry_run = child_opts.dry_run };
 	size_t count[AR_PROG_DRY_RUN + 1] = { 0 };
+	struct mad_window_params wp = { .fd = -1, .agent = -1 };
+	struct mad_window_stats st = { 0 };
+	struct ar_sequences_switch *sw = NULL;
 	struct dr_routes d = { 0 };
-	struct umad_xport u;
 	struct rt_graph *g = NULL;
 	struct rt_ar *ar;
-	double started = clock_wall();
+	double started = clock_wall(), t0 = 0, t1 = 0;
 	int rc;
 
-	memset(&u, 0, sizeof(u));
-	u.fd = u.agent = -1;
 	if (!(ar = live_groups(p, fab, &g, err, errlen)))
 		return -EIO;
-	if ((rc = dr_routes_build(p, fab, &d, err, errlen)) < 0 ||
-	    (rc = xport_open(p, &u, err, errlen)) < 0)
+	if ((rc = dr_routes_build(p, fab, &d, err, errlen)) < 0)
 		goto out;
-	for (size_t i = 0; rc == 0 && i < d.n; i++) {
-		const struct fab_node *n = d.r[i].n;
-		struct ar_xport x = { .get = umad_get, .set = umad_set, .ctx = &u };
-		struct ar_program_result res;
-		long s = graph_switch(g, n->guid);
-		uint64_t before = u.smps;
-		json_t *line;
+	if (!(sw = calloc(d.n + 1, sizeof(*sw)))) {
+		rc = err_fmt(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < d.n; i++) {
+		long s = graph_switch(g, d.r[i].n->guid);
 
 		if (s < 0) {  /* the graph is made of this same fabric */
 			rc = err_fmt(err, errlen, -EPROTO, "switch 0x%016llx is not in the routing "
-				     "graph", (unsigned long long)n->guid);
-			break;
+				     "graph", (unsigned long long)d.r[i].n->guid);
+			goto out;
 		}
-		u.path = d.r[i].path;
-		ar_program_switch(&x, &ar->sw[s], ar->max_lid, &o, &res);
-		/* Packets, retries included, as the run's total counts them. */
-		res.smps_sent = (unsigned)(u.smps - before);
-		count[res.outcome]++;
-		line = ar_program_json(n->guid, n->desc, n->ports[0].lid, &res);
+		sw[i].path = d.r[i].path;
+		sw[i].sw = &ar->sw[s];
+	}
+	wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : AR_WRITE_DEFAULT_TIMEOUT_MS;
+	wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
+	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
+	if ((rc = dr_umad_open(p, &wp.fd, &wp.agent, err, errlen)) < 0)
+		goto out;
+	t0 = clock_mono();
+	if ((rc = ar_sequences_run(&wp, sw, d.n, ar->max_lid, &o, &st, err, errlen)) < 0)
+		goto out;
+	t1 = clock_mono();
+	for (size_t i = 0; rc == 0 && i < d.n; i++) {
+		const struct fab_node *n = d.r[i].n;
+		json_t *line = ar_program_json(n->guid, n->desc, n->ports[0].lid, &sw[i].res);
+
+		count[sw[i].res.outcome]++;
 		if ((rc = line ? walker_put_line("switch", line, out) : -ENOMEM) < 0)
 			snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
 	}
 	if (rc == 0 &&
 	    (rc = walker_put_line("done", json_pack("{s:f, s:f, s:I, s:I, s:I, s:I, s:b, s:I, s:I, s:I, "
-					     "s:I, s:I, s:s, s:I, s:b}",
+					     "s:I, s:I, s:s, s:I, s:b, s:I, s:I}",
 					     "started", started, "finished", clock_wall(),
 					     "switches", (json_int_t)d.n,
-					     "smps", (json_int_t)u.smps,
-					     "timeout_ms", (json_int_t)u.timeout_ms,
-					     "retries", (json_int_t)u.retries,
+					     "smps", (json_int_t)st.sent,
+					     "timeout_ms", (json_int_t)wp.timeout_ms,
+					     "retries", (json_int_t)wp.retries,
 					     "dry_run", child_opts.dry_run,
 					     "programmed", (json_int_t)count[AR_PROG_PROGRAMMED],
 					     "unsupported", (json_int_t)count[AR_PROG_UNSUPPORTED],
@@ -255,10 +172,14 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 					     "dry_runs", (json_int_t)count[AR_PROG_DRY_RUN],
 					     "mode", rt_ar_mode_name((enum rt_ar_mode)child_opts.mode),
 					     "sl_mask", (json_int_t)child_opts.sl_mask,
-					     "shield", child_opts.shield), out)) < 0)
+					     "shield", child_opts.shield,
+					     "in_flight", (json_int_t)st.peak,
+					     "programming_ms", (json_int_t)((t1 - t0) * 1000.0 + 0.5)),
+					     out)) < 0)
 		snprintf(err, errlen, "cannot write the results: %s", strerror(-rc));
 out:
-	xport_close(&u);
+	dr_umad_close(wp.fd, wp.agent);
+	free(sw);
 	dr_routes_clear(&d);
 	rt_ar_free(ar);
 	rt_graph_free(g);

@@ -82,6 +82,8 @@ struct loom_config {
 	int mad_timeout_ms;             /* discovery.timeout_ms 1..60000 */
 	int mad_retries;                /* discovery.retries 0..20 */
 	int max_smps;                   /* discovery.max_smps 1..1024: MADs in flight per subnet */
+	int discovery_follow;           /* discovery.follow: walk the switches OpenSM reports
+					 * a change on at once (daemon/ib/sweep_follow.c) */
 	int n_subnets;                  /* 0 = every local HCA port that is found */
 	struct loom_subnet_conf subnets[LOOM_MAX_SUBNETS]; /* discovery.subnets */
 

@@ -151,6 +151,7 @@ static const struct cfg_key discovery_keys[] = {
 	CFG_KEY_INT("timeout_ms", mad_timeout_ms, 1, 60000, 0, 200),
 	CFG_KEY_INT("retries", mad_retries, 0, 20, 0, 3),
 	CFG_KEY_INT("max_smps", max_smps, 1, 1024, 0, 64),
+	CFG_KEY_BOOL("follow", discovery_follow, 1),
 	CFG_KEY_CUSTOM("subnets", parse_subnets, print_subnets),
 };
 

@@ -177,6 +177,14 @@ static int map_node(struct fab *fab, ibnd_node_t *n, char *err, size_t errlen)
 	return 0;
 }
 
+int disc_ib_map(struct ibnd_fabric *ib, struct fab *fab, char *err, size_t errlen)
+{
+	for (ibnd_node_t *node = ib->nodes; node; node = node->next)
+		if (map_node(fab, node, err, errlen) < 0)
+			return -EPROTO;
+	return 0;
+}
+
 static int is_dup_end(const struct disc_ib_dup_end *ends, size_t n_ends, uint64_t guid,
 		      unsigned port)
 {
@@ -221,7 +229,7 @@ static int check_complete(const struct fab *fab, const struct disc_ib_dup_end *e
 }
 
 /* Say clearly why a local port cannot be used, before sending any MAD. */
-static int check_local_port(const struct disc_ib_params *p, char *err, size_t errlen)
+int disc_ib_check_local_port(const struct disc_ib_params *p, char *err, size_t errlen)
 {
 	umad_port_t up;
 	const char *ca = p->ca && *p->ca ? p->ca : NULL;
@@ -271,7 +279,7 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 	struct disc_ib_dup_end *ends = NULL;
 	size_t n = 0, n_ends = 0;
 
-	if (check_local_port(p, err, errlen) < 0)
+	if (disc_ib_check_local_port(p, err, errlen) < 0)
 		return NULL;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.max_smps = p->max_smps > 0 ? (unsigned)p->max_smps : 2;
@@ -301,9 +309,10 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	for (ibnd_node_t *node = ib->nodes; node; node = node->next, n++)
-		if (map_node(fab, node, err, errlen) < 0)
-			goto fail;
+	if (disc_ib_map(ib, fab, err, errlen) < 0)
+		goto fail;
+	for (ibnd_node_t *node = ib->nodes; node; node = node->next)
+		n++;
 	ibnd_destroy_fabric(ib);
 	ib = NULL;
 	fab_sort(fab);

@@ -21,6 +21,15 @@ struct disc_ib_params {
  * NULL with err set: a sweep that fails half way returns nothing partial. */
 struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errlen);
 
+/* Every node libibnetdisc found in ib (a whole walk or a partial one)
+ * added to fab as disc_ib_sweep maps it: ports' states, widths, speeds,
+ * LIDs, and the peers ib knows. 0, or -EPROTO / -errno with err. */
+struct ibnd_fabric;
+int disc_ib_map(struct ibnd_fabric *ib, struct fab *fab, char *err, size_t errlen);
+/* 0 when p's local port exists and has a link, else -ENODEV / -ENOLINK
+ * with err. */
+int disc_ib_check_local_port(const struct disc_ib_params *p, char *err, size_t errlen);
+
 struct disc_ib_local_port {
 	char ca[64];
 	int port;

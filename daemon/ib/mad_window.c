@@ -12,7 +12,12 @@
 
 #include "lib/util/clock.h"
 
-/* A TID's low 32 bits: base + (request index << TRY_BITS | try). */
+/* A TID's low 32 bits: base + (request index << seq_bits | n), n the
+ * request's send count (every try of every MAD of it) modulo 2^seq_bits,
+ * seq_bits what the index leaves (31 at most, at least TRY_BITS: a MAD's
+ * tries, at most
+ * 31, have distinct n). A try of the current MAD is one whose n is among its
+ * last `tries`; any other answer is to a MAD the request already left. */
 #define TRY_BITS 5
 #define TRY_MASK ((1u << TRY_BITS) - 1)
 
@@ -24,7 +29,10 @@ struct run {
 	struct mad_window_req *reqs;
 	mad_window_build_fn build;
 	mad_window_answer_fn answer;
+	mad_window_next_fn next;
 	void *ctx;
+	unsigned seq_bits;
+	uint32_t seq_mask;
 	size_t *flight;              /* indices in flight */
 	size_t n_flight;
 	uint32_t tid_base;
@@ -35,41 +43,74 @@ struct run {
 	size_t errlen;
 };
 
-/* One more try of request i. */
+static int io_send(const struct mad_window_params *p, void *umad, int len)
+{
+	if (p->io)
+		return p->io->send(p->io->ctx, umad, len, (int)p->timeout_ms);
+	return umad_send(p->fd, p->agent, umad, len, (int)p->timeout_ms, 0);
+}
+
+static int io_recv(const struct mad_window_params *p, void *umad, int *len, int timeout_ms)
+{
+	if (p->io)
+		return p->io->recv(p->io->ctx, umad, len, timeout_ms);
+	return umad_recv(p->fd, umad, len, timeout_ms);
+}
+
+/* One more try of request i's current MAD. */
 static int send_try(struct run *r, size_t i)
 {
 	struct mad_window_req *q = &r->reqs[i];
-	uint32_t tid = r->tid_base + ((uint32_t)i << TRY_BITS | ((q->tries + 1) & TRY_MASK));
+	uint32_t tid = r->tid_base + ((uint32_t)i << r->seq_bits | ((uint32_t)q->sent & r->seq_mask));
 	int len;
 
 	memset(r->sbuf, 0, r->blen);
 	if ((len = r->build(r->ctx, i, tid, r->sbuf, r->blen, r->err, r->errlen)) < 0)
 		return len;
-	if (umad_send(r->p->fd, r->p->agent, r->sbuf, len, (int)r->p->timeout_ms, 0) < 0) {
+	if (io_send(r->p, r->sbuf, len) < 0) {
 		snprintf(r->err, r->errlen, "cannot send MADs on the local port");
 		return -EIO;
 	}
 	r->st.sent++;
-	q->tries++;
+	if (!q->tries++)
+		q->mads++;
+	q->sent++;
 	q->deadline = clock_mono() + r->p->timeout_ms / 1000.0;
 	return 0;
 }
 
-static void finish(struct run *r, size_t slot)
+/* The current MAD of the request in `slot` ended, answered or not: its
+ * next MAD goes out in the same slot, or the request is done. */
+static int finish(struct run *r, size_t slot, int answered)
 {
-	r->reqs[r->flight[slot]].state = REQ_DONE;
+	size_t i = r->flight[slot];
+	struct mad_window_req *q = &r->reqs[i];
+	int rc;
+
+	q->answered = answered;
+	if (r->next) {
+		if ((rc = r->next(r->ctx, i, answered, r->err, r->errlen)) < 0)
+			return rc;
+		if (rc > 0) {
+			q->tries = 0;
+			q->answered = 0;
+			return send_try(r, i);
+		}
+	}
+	q->state = REQ_DONE;
 	r->flight[slot] = r->flight[--r->n_flight];
+	return 0;
 }
 
-/* A try of the request in `slot` ended without an answer: again, or done. */
+/* A try of the request in `slot` ended without an answer: again, or the
+ * MAD is lost. */
 static int try_lost(struct run *r, size_t slot)
 {
 	size_t i = r->flight[slot];
 
 	if (r->reqs[i].tries <= r->p->retries)
 		return send_try(r, i);
-	finish(r, slot);
-	return 0;
+	return finish(r, slot, 0);
 }
 
 static long slot_of(const struct run *r, size_t i)
@@ -85,23 +126,27 @@ static int received(struct run *r)
 {
 	uint8_t *mad = umad_get_mad(r->rbuf);
 	uint32_t tid = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) - r->tid_base;
-	size_t i = (size_t)(tid >> TRY_BITS);
+	size_t i = (size_t)(tid >> r->seq_bits);
+	struct mad_window_req *q;
+	uint32_t back;  /* how many sends before the request's next one this was */
 	long slot;
 
 	if (i >= r->n || (slot = slot_of(r, i)) < 0)
 		return 0;  /* not ours, or a late answer to a request already done */
+	q = &r->reqs[i];
+	back = ((uint32_t)q->sent - (tid & r->seq_mask)) & r->seq_mask;
+	if (back == 0 || back > q->tries)
+		return 0;  /* a MAD of this request's before its current one */
 	if (umad_status(r->rbuf)) {
 		/* The timeout of an earlier try, already sent again: not this one. */
-		if ((tid & TRY_MASK) != (r->reqs[i].tries & TRY_MASK))
+		if (back != 1)
 			return 0;
-		r->reqs[i].local_timeouts++;
+		q->local_timeouts++;
 		return try_lost(r, (size_t)slot);
 	}
 	if (r->answer(r->ctx, i, mad) != 1)
 		return 0;
-	r->reqs[i].answered = 1;
-	finish(r, (size_t)slot);
-	return 0;
+	return finish(r, (size_t)slot, 1);
 }
 
 static int loop(struct run *r)
@@ -128,7 +173,7 @@ static int loop(struct run *r)
 				first = r->reqs[r->flight[s]].deadline;
 		/* Never 0: umad_recv() then blocks without polling. */
 		wait_ms = first > now ? (int)((first - now) * 1000.0) + 1 : 1;
-		rc = umad_recv(r->p->fd, r->rbuf, &len, wait_ms);
+		rc = io_recv(r->p, r->rbuf, &len, wait_ms);
 		if (rc >= 0 && (rc = received(r)) < 0)
 			return rc;
 		if (rc < 0 && rc != -ETIMEDOUT && rc != -EWOULDBLOCK && rc != -EINTR &&
@@ -164,19 +209,31 @@ int mad_window_run(const struct mad_window_params *p, size_t n, struct mad_windo
 		   mad_window_build_fn build, mad_window_answer_fn answer, void *ctx,
 		   struct mad_window_stats *st, char *err, size_t errlen)
 {
+	return mad_window_run_seq(p, n, reqs, build, answer, NULL, ctx, st, err, errlen);
+}
+
+int mad_window_run_seq(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
+		       mad_window_build_fn build, mad_window_answer_fn answer,
+		       mad_window_next_fn next, void *ctx, struct mad_window_stats *st,
+		       char *err, size_t errlen)
+{
 	struct run r = {
-		.p = p, .n = n, .reqs = reqs, .build = build, .answer = answer, .ctx = ctx,
-		.tid_base = (uint32_t)mad_trid(), .blen = umad_size() + IB_MAD_SIZE,
+		.p = p, .n = n, .reqs = reqs, .build = build, .answer = answer, .next = next,
+		.ctx = ctx, .tid_base = (uint32_t)mad_trid(), .blen = umad_size() + IB_MAD_SIZE,
 		.err = err, .errlen = errlen,
 	};
+	unsigned idx_bits = 1;
 	int rc;
 
-	if (p->max_flight < 1 || p->retries >= TRY_MASK ||
-	    n > (SIZE_MAX >> TRY_BITS) || (uint64_t)n > (UINT32_MAX >> TRY_BITS)) {
+	while (idx_bits < 32 && ((uint64_t)1 << idx_bits) < (uint64_t)n)
+		idx_bits++;
+	if (p->max_flight < 1 || p->retries >= TRY_MASK || idx_bits > 32 - TRY_BITS) {
 		snprintf(err, errlen, "%zu requests, %u retries: more than a TID can name", n,
 			 p->retries);
 		return -EINVAL;
 	}
+	r.seq_bits = 32 - idx_bits;
+	r.seq_mask = r.seq_bits >= 32 ? UINT32_MAX : (1u << r.seq_bits) - 1;
 	if (n)
 		memset(reqs, 0, n * sizeof(*reqs));
 	r.flight = calloc(p->max_flight, sizeof(*r.flight));

@@ -2,7 +2,13 @@
  * its own deadline and tries: what the sweep children use when they ask
  * every switch or port of a subnet the same question (daemon/ar/ar_read.c:
  * ARInfo SMPs by directed route; daemon/telemetry/counters_read.c: PMA
- * GMPs by LID).
+ * GMPs by LID), and when each switch has a sequence of its own to go
+ * through (daemon/ar/ar_sequences.c: AR programming): with a next callback
+ * (mad_window_run_seq) a request is a sequence of MADs, one out at a time
+ * and in order, the next one built when the last was answered or lost; it
+ * keeps its place in the window until its sequence is over, so up to
+ * max_flight sequences go on at once and a silent target holds one slot,
+ * never the others.
  *
  * Why not libibmad's *_query_via() per target: it waits for each answer,
  * and a target that does not answer costs (retries + 1) x timeout.
@@ -16,30 +22,45 @@
  * until its tries are spent. A timeout the local MAD layer reports (umad
  * status ETIMEDOUT: the kernel after the send's timeout; ibsim at once, for
  * every MAD it drops) ends a try the same way, and is counted. The TID's
- * low 32 bits name the request and the try: a late answer to an earlier try
- * still counts, a late timeout of an earlier try does not end the current
- * one. Blocking: for the children, never for loomd's loop. */
+ * low 32 bits name the request and its send: a late answer to an earlier
+ * try of the current MAD still counts, a late timeout of an earlier try
+ * does not end the current one, and an answer to a MAD of the request's
+ * that is already over does not count for the next. Blocking: for the
+ * children, never for loomd's loop. */
 #ifndef LOOMD_MAD_WINDOW_H
 #define LOOMD_MAD_WINDOW_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where the MADs go: umad_send / umad_recv on fd and agent, or (io not
+ * NULL) these, with the same meaning and umad buffers (tests). */
+struct mad_window_io {
+	int (*send)(void *ctx, void *umad, int len, int timeout_ms);
+	int (*recv)(void *ctx, void *umad, int *len, int timeout_ms);
+	void *ctx;
+};
+
+/* Start from a zeroed struct: a field a caller does not set stays at its
+ * default (io NULL). */
 struct mad_window_params {
 	int fd, agent;          /* an open umad port and a registered agent */
 	unsigned timeout_ms;    /* per try */
 	unsigned retries;       /* tries after the first (at most 30) */
 	size_t max_flight;      /* requests out at once (>= 1) */
+	const struct mad_window_io *io;  /* NULL: umad on fd, agent */
 };
 
-/* One request's fate, filled by mad_window_run (n of them, given zeroed or
- * not: the run clears them). */
+/* One request's fate, filled by the run (n of them, given zeroed or not:
+ * the run clears them). */
 struct mad_window_req {
 	int state;                /* internal */
 	double deadline;          /* internal: monotonic seconds, while in flight */
-	unsigned tries;           /* sent this many times */
-	unsigned local_timeouts;  /* tries the local port reported timed out */
-	int answered;             /* the answer callback took an answer */
+	unsigned tries;           /* its (current or last) MAD was sent this many times */
+	unsigned local_timeouts;  /* tries the local port reported timed out, all MADs */
+	int answered;             /* the answer callback took an answer to that MAD */
+	unsigned mads;            /* MADs of the request (1 without a next callback) */
+	uint64_t sent;            /* every try of every MAD of it */
 };
 
 struct mad_window_stats {
@@ -60,11 +81,25 @@ typedef int (*mad_window_answer_fn)(void *ctx, size_t i, uint8_t *mad);
  * IB_SMI_DIRECT_CLASS, IB_PERFORMANCE_CLASS) for attribute attr. */
 int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr);
 
+/* With mad_window_run_seq: request i's current MAD ended, answered (the
+ * answer callback took an answer) or not (its tries spent). 1 when request
+ * i has another MAD: build is called for it (its tries start again, same
+ * slot); 0 when request i is done; -errno with err: the run stops. */
+typedef int (*mad_window_next_fn)(void *ctx, size_t i, int answered, char *err,
+				  size_t errlen);
+
 /* Ask requests 0..n-1. 0 when every request was answered or ran out of
  * tries (see reqs[i]); -errno with err when the port failed or a build did.
  * *st (may be NULL) gets the counts. */
 int mad_window_run(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
 		   mad_window_build_fn build, mad_window_answer_fn answer, void *ctx,
 		   struct mad_window_stats *st, char *err, size_t errlen);
+/* The same with a request a sequence of MADs (next, see above; NULL: one
+ * MAD a request, as mad_window_run). Requests enter the window in index
+ * order. */
+int mad_window_run_seq(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
+		       mad_window_build_fn build, mad_window_answer_fn answer,
+		       mad_window_next_fn next, void *ctx, struct mad_window_stats *st,
+		       char *err, size_t errlen);
 
 #endif

@@ -273,7 +273,8 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 
 	if (sqlite3_prepare_v2(store_db(st),
 			       "INSERT INTO sweeps (subnet_id, started, finished, status, error, "
-			       "nodes, ports, links, events) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "nodes, ports, links, events, kind) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "insert sweep");
 	sqlite3_bind_int64(s, 1, sid);
@@ -286,6 +287,7 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 	sqlite3_bind_int64(s, 7, fab ? (int64_t)fab_count_ports(fab) : 0);
 	sqlite3_bind_int64(s, 8, fab ? (int64_t)fab_count_links(fab) : 0);
 	sqlite3_bind_int64(s, 9, (int64_t)n_events);
+	sqlite3_bind_text(s, 10, info->kind ? info->kind : "full", -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)

@@ -16,6 +16,7 @@ struct store_sweep_info {
 	const char *ca;          /* local HCA and port it was swept from */
 	int port;
 	double started, finished;/* unix seconds */
+	const char *kind;        /* "full" (NULL too) or "incremental" */
 };
 
 struct store_sweep_result {

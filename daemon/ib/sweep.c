@@ -11,6 +11,8 @@
  * after it has returned, so no lock is needed. */
 #include "autoconf.h"
 #include "daemon/ib/sweep.h"
+#include "daemon/ib/sweep_impl.h"
+#include "daemon/ib/discovery_part.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -33,68 +35,6 @@
 #include "daemon/core/store.h"
 #include "daemon/ib/store_sweep.h"
 #include "daemon/ib/walker.h"
-
-/* Runs at once: every subnet, plus subnets dropped by a reload while their
- * run goes on (retired). A run is never refused below this. */
-#define SWEEP_MAX_RUNNING (LOOM_MAX_SUBNETS * 5)
-
-struct job {
-	struct sweeper *sw;
-	char name[LOOM_NAME_LEN];
-	char ca[LOOM_NAME_LEN];
-	int port;
-	int autodetected;     /* found by autodetect_jobs(), not configured */
-	int retired;          /* no longer configured: free when the run ends */
-	int running;
-	int rerun;            /* a trigger came while running: sweep again after */
-	unsigned gen_started; /* runs started so far */
-	unsigned gen_done;    /* runs finished so far */
-	json_t *last;         /* result of the last finished run, or NULL */
-
-	/* Settings of the run under way (copied when it starts). */
-	struct disc_ib_params params;
-	char db_path[PATH_MAX];
-	/* Written by the worker, read by the loop once it has returned. */
-	int run_rc;
-	char run_error[512];
-	double run_started, run_finished; /* the SMP walk */
-	double run_recorded;              /* the store transaction committed */
-	long run_walk_rss_kb;             /* the walker process's peak memory */
-	size_t run_nodes, run_links;
-	struct store_sweep_result run_res;
-	struct fab *run_fab;              /* recorded, for sweeper_on_swept's listener */
-	int want_fab;                     /* there is one: keep the fabric */
-};
-
-struct waiter {
-	struct waiter *next;
-	struct ctl_req *req;
-	int n;
-	struct job *jobs[LOOM_MAX_SUBNETS];
-	unsigned target[LOOM_MAX_SUBNETS];
-};
-
-struct sweeper {
-	struct event_base *base;
-	char db_path[PATH_MAX];
-	int interval;         /* in effect: conf_interval unless overridden */
-	int conf_interval;    /* loom.yaml's discovery.interval */
-	int override;         /* sweeper_set_interval's (-1: none) */
-	int timeout_ms, retries, max_smps;
-	int autodetect;       /* no subnets configured: sweep every local port */
-	int n_jobs;
-	struct job *jobs[LOOM_MAX_SUBNETS];
-	int n_retired;
-	struct job *retired[SWEEP_MAX_RUNNING];
-	struct event *timer;
-	double next_due;      /* monotonic seconds; 0 = none */
-	struct work_queue *work;  /* every job's runs, in parallel */
-	int closing;              /* freeing: a finished run starts nothing */
-	struct waiter *waiters;
-	int warned_no_ports;
-	sweeper_swept_fn on_swept;    /* sweeper_on_swept's */
-	void *on_swept_arg;
-};
 
 static struct job *job_new(struct sweeper *sw, const char *name, const char *ca, int port)
 {
@@ -128,10 +68,46 @@ static void job_free(struct job *job)
 		return;
 	json_decref(job->last);
 	fab_free(job->run_fab);
+	fab_free(job->base);
+	sweep_follow_job_free(job);
 	free(job);
 }
 
 /* ---- the worker thread --------------------------------------------------- */
+
+/* A followed run: the switches of run_lid walked again from base. NULL
+ * when only a full walk will do (run_part_why says why). */
+static struct fab *walk_followed(struct job *job)
+{
+	uint64_t guids[SWEEP_FOLLOW_MAX];
+	size_t n = 0;
+	int need_full = 0;
+	struct fab *fab;
+
+	if (!job->base) {
+		snprintf(job->run_part_why, sizeof(job->run_part_why), "no fabric recorded yet");
+		return NULL;
+	}
+	for (size_t i = 0; i < job->run_n_lid; i++) {
+		size_t before = n;
+
+		for (size_t k = 0; k < job->base->n_nodes && n == before; k++) {
+			const struct fab_node *nd = job->base->nodes[k];
+
+			if (nd->type == IBT_NODE_SWITCH && nd->ports[0].lid == job->run_lid[i])
+				guids[n++] = nd->guid;
+		}
+		if (n == before) {
+			snprintf(job->run_part_why, sizeof(job->run_part_why),
+				 "LID %u is no switch loom knows", job->run_lid[i]);
+			return NULL;
+		}
+	}
+	fab = disc_part_sweep(&job->params, job->base, guids, n, &need_full, job->run_part_why,
+			      sizeof(job->run_part_why));
+	(void)need_full;  /* either way the full walk follows */
+	return fab;
+}
 
 static int job_run(void *arg, char *unused, size_t unusedlen)
 {
@@ -144,10 +120,15 @@ static int job_run(void *arg, char *unused, size_t unusedlen)
 	struct fab *fab;
 
 	job->run_started = clock_wall();
-	fab = walker_sweep(&job->params, &job->run_walk_rss_kb, err, sizeof(err));
+	fab = job->run_part ? walk_followed(job) : NULL;
+	if (!fab) {
+		job->run_fell_back = job->run_part;
+		fab = walker_sweep(&job->params, &job->run_walk_rss_kb, err, sizeof(err));
+	}
 	job->run_finished = clock_wall();
 	info.started = job->run_started;
 	info.finished = job->run_finished;
+	info.kind = job->run_part && !job->run_fell_back ? "incremental" : "full";
 
 	st = store_open(job->db_path, job->run_error, sizeof(job->run_error));
 	if (!st) {
@@ -167,10 +148,16 @@ static int job_run(void *arg, char *unused, size_t unusedlen)
 			log_err("subnet %s: could not record the failed sweep", job->name);
 	}
 	store_close(st);
-	if (job->run_rc == 0 && job->want_fab)
-		job->run_fab = fab;   /* handed on by job_finished() */
-	else
+	if (job->run_rc == 0) {
+		/* What the next followed run walks from; the listener gets
+		 * a copy of its own (handed on by job_finished()). */
+		fab_free(job->base);
+		job->base = fab;
+		if (job->want_fab)
+			job->run_fab = fab_dup(fab);
+	} else {
 		fab_free(fab);
+	}
 	job->run_recorded = clock_wall();
 	(void)unused;
 	(void)unusedlen;
@@ -184,14 +171,23 @@ static void job_done(void *arg, int rc, const char *err);
 /* A job outlives its runs: the sweeper frees it (work_ops.free is NULL). */
 static const struct work_ops job_ops = { .run = job_run, .done = job_done };
 
-static int job_start(struct sweeper *sw, struct job *job)
+int sweep_job_start(struct sweeper *sw, struct job *job, int part)
 {
 	int rc;
 
 	if (job->running) {
-		job->rerun = 1;
+		if (!part)
+			job->rerun = 1;
 		return 0;
 	}
+	/* A full walk sees every change reported before it starts. */
+	if (!part) {
+		job->n_pend = 0;
+		job->pend_full = 0;
+	}
+	job->run_part = part;
+	job->run_fell_back = 0;
+	job->run_part_why[0] = '\0';
 	job->params = (struct disc_ib_params){
 		.subnet = job->name, .ca = job->ca, .port = job->port,
 		.timeout_ms = sw->timeout_ms, .retries = sw->retries, .max_smps = sw->max_smps,
@@ -210,8 +206,8 @@ static int job_start(struct sweeper *sw, struct job *job)
 	}
 	job->running = 1;
 	job->gen_started++;
-	log_debug("subnet %s: sweep %u started (%s/%d)", job->name, job->gen_started,
-		  job->ca, job->port);
+	log_debug("subnet %s: %s sweep %u started (%s/%d)", job->name,
+		  part ? "incremental" : "full", job->gen_started, job->ca, job->port);
 	return 0;
 }
 
@@ -223,9 +219,10 @@ static json_t *job_result(const struct job *job)
 
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s*}",
+	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s*}",
 			 "subnet", job->name,
 			 "status", job->run_rc == 0 ? "ok" : "failed",
+			 "kind", job->run_part && !job->run_fell_back ? "incremental" : "full",
 			 "sweep_id", (json_int_t)job->run_res.sweep_id,
 			 "nodes", (json_int_t)job->run_nodes,
 			 "links", (json_int_t)job->run_links,
@@ -275,9 +272,14 @@ static void job_finished(struct sweeper *sw, struct job *job)
 	job->gen_done = job->gen_started;
 	json_decref(job->last);
 	job->last = job_result(job);
+	if (job->run_part && job->run_fell_back)
+		log_info("subnet %s: the changed switches could not be walked alone (%s): "
+			 "the whole subnet was", job->name, job->run_part_why);
 	if (job->run_rc == 0)
-		log_info("subnet %s: sweep %lld: %zu nodes, %zu links, %zu events in %.0f ms "
-			 "(+%.0f ms to record)", job->name, (long long)job->run_res.sweep_id,
+		log_info("subnet %s: %s sweep %lld: %zu nodes, %zu links, %zu events in %.0f ms "
+			 "(+%.0f ms to record)", job->name,
+			 job->run_part && !job->run_fell_back ? "incremental" : "full",
+			 (long long)job->run_res.sweep_id,
 			 job->run_nodes, job->run_links, job->run_res.n_events,
 			 (job->run_finished - job->run_started) * 1000.0,
 			 (job->run_recorded - job->run_finished) * 1000.0);
@@ -299,8 +301,10 @@ static void job_finished(struct sweeper *sw, struct job *job)
 	job->run_fab = NULL;
 	if (job->rerun && !job->retired) {
 		job->rerun = 0;
-		job_start(sw, job);
+		sweep_job_start(sw, job, 0);
 	}
+	if (!job->retired)
+		sweep_follow_after_run(sw, job);
 }
 
 static void job_done(void *arg, int rc, const char *err)
@@ -405,7 +409,7 @@ void sweeper_trigger(struct sweeper *sw)
 	if (sw->autodetect)
 		autodetect_jobs(sw);
 	for (int i = 0; i < sw->n_jobs; i++)
-		job_start(sw, sw->jobs[i]);
+		sweep_job_start(sw, sw->jobs[i], 0);
 	schedule_next(sw);
 }
 
@@ -478,6 +482,7 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
 	if (sw->autodetect)
 		autodetect_jobs(sw);  /* "status" shows the ports at once */
 
+	sw->follow = conf->discovery_follow;
 	sw->conf_interval = conf->sweep_interval;
 	if (sw->interval != (sw->override >= 0 ? sw->override : conf->sweep_interval)) {
 		sw->interval = sw->override >= 0 ? sw->override : conf->sweep_interval;

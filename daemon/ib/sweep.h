@@ -36,6 +36,13 @@ void sweeper_set_interval(struct sweeper *sw, int interval);
 void sweeper_on_swept(struct sweeper *sw, sweeper_swept_fn fn, void *arg);
 /* Start a sweep of every subnet now (no-op for one already running). */
 void sweeper_trigger(struct sweeper *sw);
+/* OpenSM reported a change on subnet `subnet` (a name loomd sweeps) at
+ * the switch of LID `lid` (a trap; 0: somewhere): with discovery.follow,
+ * that switch is walked again soon (daemon/ib/sweep_follow.c). */
+void sweeper_changed(struct sweeper *sw, const char *subnet, unsigned lid);
+/* OpenSM's heavy sweep of `subnet` found `nodes` nodes: a full sweep when
+ * loom's last count differs (a change no trap named). */
+void sweeper_osm_swept(struct sweeper *sw, const char *subnet, unsigned nodes);
 /* Register "discover" (CTL_WRITE) and contribute to "status". */
 int sweeper_register(struct sweeper *sw, struct ctl *ctl);
 /* The sweeper's part of "status": {"interval":N,"running":bool,"subnets":[...]} */

@@ -34,6 +34,7 @@
 #include "lib/util/proto.h"
 #include "daemon/core/store.h"
 #include "daemon/routing/store_routing.h"
+#include "daemon/ib/store_sweep.h"
 
 /* Larger than any report the plugin writes (4 KiB): a longer datagram is
  * not ours. */
@@ -52,6 +53,8 @@ struct osm_report {
 	int warned_unknown;
 	void (*lft_fn)(void *arg, uint64_t sm_guid);  /* osm_report_on_lft_change */
 	void *lft_arg;
+	osm_report_change_fn change_fn;               /* osm_report_on_change */
+	void *change_arg;
 	char buf[OSM_REPORT_MAX]; /* one datagram */
 };
 
@@ -187,6 +190,19 @@ static int store_run(struct osm_report *r, const struct head *h, json_t *msg, do
 	return rc;
 }
 
+/* Hand a change to the listener (osm_report_on_change), with the subnet
+ * loomd sweeps that has the reporting OpenSM's port: a report about a
+ * subnet loomd does not sweep, or before its first sweep, goes nowhere. */
+static void tell_change(struct osm_report *r, const struct head *h, unsigned lid,
+			unsigned nodes)
+{
+	char subnet[128];
+
+	if (r->change_fn && h->sm_guid &&
+	    store_subnet_of_port(r->st, h->sm_guid, subnet, sizeof(subnet)) > 0)
+		r->change_fn(r->change_arg, subnet, lid, nodes);
+}
+
 /* Trap numbers that say a port's link changed or misbehaves. */
 static const char *trap_severity(long long n, int generic)
 {
@@ -204,7 +220,7 @@ static int store_trap(struct osm_report *r, const struct head *h, json_t *msg)
 	long long lid = count_of(msg, "lid"), port = count_of(msg, "port");
 	const char *name = str_or_null(msg, "name");
 	char subject[160], what[160], desc[80];
-	int n;
+	int n, rc;
 
 	if (num < 0 || issuer < 0)
 		return refuse(r, "trap number or issuer LID missing", h->type);
@@ -223,8 +239,12 @@ static int store_trap(struct osm_report *r, const struct head *h, json_t *msg)
 		snprintf(what, sizeof(what), "vendor trap %lld (vendor 0x%06llx)", num,
 			 (unsigned long long)count_of(msg, "vendor_id"));
 	log_notice("%s: %s from %s", h->sm, what, subject);
-	return store_record_osm_event(r->st, h->time, h->sm_guid, trap_severity(num, generic),
-				      "osm_trap", subject, "", what);
+	rc = store_record_osm_event(r->st, h->time, h->sm_guid, trap_severity(num, generic),
+				    "osm_trap", subject, "", what);
+	/* A port of that switch changed state: discovery walks it again. */
+	if (generic && num == 128)
+		tell_change(r, h, (unsigned)lid, 0);
+	return rc;
 }
 
 static int store_event(struct osm_report *r, const struct head *h, json_t *msg)
@@ -260,6 +280,8 @@ static int store_event(struct osm_report *r, const struct head *h, json_t *msg)
 		return store_record_osm_event(r->st, h->time, h->sm_guid, "notice", "osm_sm_state",
 					      h->sm, old, state);
 	}
+	if (strcmp(h->type, "heavy_sweep") == 0 && count_of(msg, "nodes") > 0)
+		tell_change(r, h, 0, (unsigned)count_of(msg, "nodes"));
 	if (strcmp(h->type, "heavy_sweep") == 0 || strcmp(h->type, "routing_done") == 0) {
 		/* The runs and SUBNET UP tell the story; these help debugging. */
 		log_debug("%s: %s (engine %s)", h->sm, h->type,
@@ -279,6 +301,12 @@ void osm_report_on_lft_change(struct osm_report *r, void (*fn)(void *arg, uint64
 {
 	r->lft_fn = fn;
 	r->lft_arg = arg;
+}
+
+void osm_report_on_change(struct osm_report *r, osm_report_change_fn fn, void *arg)
+{
+	r->change_fn = fn;
+	r->change_arg = arg;
 }
 
 int osm_report_handle(struct osm_report *r, const char *buf, size_t len, double received)

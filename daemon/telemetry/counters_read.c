@@ -463,7 +463,7 @@ static int run_phase(struct reader *r, const struct mad_window_params *wp, size_
 static int read_all(const struct disc_ib_params *p, const struct fab *fab, struct reader *r,
 		    char *err, size_t errlen)
 {
-	struct mad_window_params wp;
+	struct mad_window_params wp = { .fd = -1, .agent = -1 };  /* io NULL: umad */
 	const char *ca = p->ca && *p->ca ? p->ca : NULL;
 	int fd, agent, rc;
 

@@ -26,7 +26,14 @@
  *      with tables that did not verify: they are verified before it is
  *      turned on, and it is turned off again if the enabling Set does not
  *      read back.
- * dry_run does a and b and builds the plan, sending no Set. */
+ * dry_run does a and b and builds the plan, sending no Set.
+ *
+ * The sequence is a state machine (struct ar_program): ar_program_next
+ * hands out the next SMP, ar_program_answer takes its answer, until next
+ * says it is over; the SMPs of one switch are strictly in order, one out at
+ * a time, and nothing else is shared, so a caller may keep many switches'
+ * sequences going at once (daemon/ar/ar_sequences.c). ar_program_switch
+ * runs it through a transport of blocking calls (struct ar_xport). */
 #ifndef LOOM_AR_PROGRAM_H
 #define LOOM_AR_PROGRAM_H
 
@@ -49,6 +56,8 @@ struct ar_xport {
 		   uint8_t reply[AR_MAD_DATA_LEN], unsigned *status);
 	void *ctx;
 };
+
+struct ar_program;
 
 enum ar_program_outcome {
 	AR_PROG_PROGRAMMED,
@@ -81,8 +90,36 @@ struct ar_program_result {
 	int ar_state_unknown;   /* failed, and AR could not be turned off either */
 };
 
-/* Run a-d on one switch. 0 with *res filled (whatever the outcome), or
- * -EINVAL when an argument is missing. */
+/* One SMP of a sequence: a SubnGet (set 0, data zeros) or a SubnSet of
+ * attribute attr, modifier am, data. */
+struct ar_program_smp {
+	int set;
+	uint16_t attr;
+	uint32_t am;
+	uint8_t data[AR_MAD_DATA_LEN];
+};
+
+/* One switch's sequence, a-d, not started. sw must outlive it. NULL when
+ * out of memory or an argument is missing. */
+struct ar_program *ar_program_new(const struct rt_ar_switch *sw, uint32_t max_lid,
+				  const struct ar_program_opts *o);
+/* The next SMP to send: 1 with *smp (its answer goes to
+ * ar_program_answer before next is asked again), or 0 when the sequence is
+ * over (ar_program_result). Counts smps_sent and sets. */
+int ar_program_next(struct ar_program *p, struct ar_program_smp *smp);
+/* The answer to the SMP next handed out last, as struct ar_xport's get /
+ * set give it: rc 0 with the GetResp's status and 64-byte data field (a
+ * directed-route SMP's D bit cleared), or -errno (-ETIMEDOUT) when no try
+ * was answered. */
+void ar_program_answer(struct ar_program *p, int rc, unsigned status,
+		       const uint8_t data[AR_MAD_DATA_LEN]);
+/* The outcome so far; final once ar_program_next said 0. */
+const struct ar_program_result *ar_program_result(const struct ar_program *p);
+void ar_program_free(struct ar_program *p);
+
+/* Run a-d on one switch through x, one blocking exchange after the other.
+ * 0 with *res filled (whatever the outcome), -EINVAL when an argument is
+ * missing, -ENOMEM. */
 int ar_program_switch(const struct ar_xport *x, const struct rt_ar_switch *sw, uint32_t max_lid,
 		      const struct ar_program_opts *o, struct ar_program_result *res);
 

@@ -625,6 +625,10 @@ int rt_ar_ebb(const struct rt_graph *g, const struct rt_ar *ar,
 			w.end[f] = w.n_chans;
 			rc = rc < 0 ? rc : 0;
 		}
+		/* Summed per bisection, then over them in order, as
+		 * route_metrics.c does: the same flows give the same sum. */
+		double part = 0.0;
+
 		for (size_t f = 0; f < 2 * half && rc == 0; f++) {
 			double worst = 1.0;  /* its injection link carries it whole */
 
@@ -633,8 +637,9 @@ int rt_ar_ebb(const struct rt_graph *g, const struct rt_ar *ar,
 			for (size_t i = f ? w.end[f - 1] : 0; i < w.end[f]; i++)
 				if (w.load[w.chans[i]] > worst)
 					worst = w.load[w.chans[i]];
-			sum += 1.0 / worst;
+			part += 1.0 / worst;
 		}
+		sum += part;
 		flows += 2 * half;
 		for (size_t t = 0; t < w.n_touched; t++)
 			w.load[w.touched[t]] = 0.0;

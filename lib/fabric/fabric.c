@@ -192,6 +192,64 @@ nomem:
 	return NULL;
 }
 
+struct fab_node *fab_copy_node(struct fab *fab, const struct fab_node *n)
+{
+	struct fab_node *c = fab_add_node(fab, n->type, n->guid, n->nports);
+
+	if (!c)
+		return NULL;
+	c->sysimg_guid = n->sysimg_guid;
+	c->vendor_id = n->vendor_id;
+	c->device_id = n->device_id;
+	c->revision = n->revision;
+	memcpy(c->desc, n->desc, sizeof(c->desc));
+	memcpy(c->ports, n->ports, ((size_t)n->nports + 1) * sizeof(*c->ports));
+	return c;
+}
+
+struct fab *fab_dup(const struct fab *fab)
+{
+	struct fab *c = fab_new(fab->subnet);
+
+	if (!c)
+		return NULL;
+	for (size_t i = 0; i < fab->n_nodes; i++)
+		if (!fab_copy_node(c, fab->nodes[i]))
+			goto fail;
+	for (size_t i = 0; i < fab->n_dups; i++)
+		if (fab_add_dup(c, fab->dups[i].guid, fab->dups[i].is_port, fab->dups[i].first,
+				fab->dups[i].second) < 0)
+			goto fail;
+	return c;
+fail:
+	fab_free(c);
+	return NULL;
+}
+
+static void port_down(struct fab_port *p)
+{
+	p->state = 1;       /* PortState Down */
+	p->phys_state = 2;  /* Polling */
+	p->width_active = 0;
+	p->speed_active = 0;
+	p->has_peer = 0;
+	p->peer_guid = 0;
+	p->peer_port = 0;
+}
+
+int fab_unlink(struct fab *fab, uint64_t guid, unsigned port)
+{
+	struct fab_node *n = fab_find(fab, guid), *peer;
+
+	if (!n || port > n->nports)
+		return -ENOENT;
+	if (n->ports[port].has_peer && (peer = fab_find(fab, n->ports[port].peer_guid)) &&
+	    n->ports[port].peer_port <= peer->nports)
+		port_down(&peer->ports[n->ports[port].peer_port]);
+	port_down(&n->ports[port]);
+	return 0;
+}
+
 struct fab_port *fab_port(const struct fab_node *node, unsigned num)
 {
 	if (!node || num > node->nports || !node->ports[num].present)

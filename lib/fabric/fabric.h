@@ -77,6 +77,15 @@ void fab_free(struct fab *fab);
 /* Add a node with nports ports (all not present). Returns NULL with
  * errno = EEXIST if the GUID is already there, ENOMEM on allocation failure. */
 struct fab_node *fab_add_node(struct fab *fab, int type, uint64_t guid, uint8_t nports);
+/* A copy of node n (its fields and ports) added to fab: the new node, or
+ * NULL with errno (EEXIST, ENOMEM). */
+struct fab_node *fab_copy_node(struct fab *fab, const struct fab_node *n);
+/* A deep copy of fab (nodes in the same order, dups too), or NULL. */
+struct fab *fab_dup(const struct fab *fab);
+/* Pull the cable at port `port` of node `guid`: both ends lose their peer
+ * and go Down / Polling, no width or speed active. 0, or -ENOENT when
+ * there is no such port. */
+int fab_unlink(struct fab *fab, uint64_t guid, unsigned port);
 struct fab_node *fab_find(const struct fab *fab, uint64_t guid);
 /* Port `num` of node, or NULL if out of range or not present. */
 struct fab_port *fab_port(const struct fab_node *node, unsigned num);

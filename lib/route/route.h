@@ -69,6 +69,23 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
  * (and what the refinement changed) in out->note. */
 int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen);
 
+/* What rt_reroute did. */
+struct rt_reroute_stats {
+	size_t cut;            /* switch ports whose cable is gone */
+	size_t dests;          /* destination LIDs routed again */
+	size_t entries;        /* table entries changed */
+};
+/* Incremental rerouting (lib/route/route_reroute.c): g is prev_g with
+ * switch-to-switch cables cut, prev the up*-down* tables of a fat tree
+ * made for prev_g (ftree, refined or not). out (made for g) gets prev with
+ * only the destinations that crossed a cut cable routed again, minimal and
+ * up*-down* over the same levels, out->note saying how many. 0; -EAGAIN
+ * with the reason in err when only a full run can do it (nodes, LIDs or
+ * levels changed, a cable appeared, VL layers, a down-up turn needed, more
+ * than half of the destinations touched); -EINVAL, -ENOMEM. */
+int rt_reroute(const struct rt_graph *prev_g, const struct rt_lfts *prev, const struct rt_graph *g,
+	       struct rt_lfts *out, struct rt_reroute_stats *st, char *err, size_t errlen);
+
 /* The engines by name (lib/route/route_engine.c). */
 typedef int (*rt_route_fn)(const struct rt_graph *g, struct rt_lfts *out, char *err,
 			   size_t errlen);

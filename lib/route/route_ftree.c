@@ -53,86 +53,27 @@
  * columns, O(up links * their parents' down links * those switches' up
  * links); O(switches + links + CA LIDs * levels) memory beyond the tables. */
 #include "autoconf.h"
-#include "lib/route/route.h"
+#include "lib/route/route_ftree.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_LEVEL RT_NO_LEVEL
-#define FAR 0xFF          /* up-hop count meaning "cannot reach" */
-#define NO_LINK (-1)
-#define ON_MAIN 2
-#define ON_BACKUP 1
-/* What a switch's route toward the destination joins, best first: the main
- * path, the backup path, the main path after a detour down from a switch on
- * neither (a top the main path does not cross: its down link then carries
- * this destination besides its own), the backup after such a detour. */
-#define JOINS_MAIN 4
-#define JOINS_BACKUP 3
-#define DETOUR_MAIN 2
-#define DETOUR_BACKUP 1
-static const uint8_t detour[] = { 0, DETOUR_BACKUP, DETOUR_MAIN, DETOUR_BACKUP, DETOUR_MAIN };
-
-struct ftree {
-	const struct rt_graph *g;
-	size_t n_sw;
-	uint16_t *level;       /* per switch, NO_LEVEL when no CA is reachable */
-	uint16_t height;       /* highest level + 1 */
-	int32_t *comp;         /* connected component of each switch */
-	uint32_t *n_cas;       /* CA ports hanging on each switch */
-	/* Up and down links of each switch, as indices into g->links. */
-	uint32_t *up_first, *up_n, *down_first, *down_n;
-	uint32_t *up, *down;
-	uint32_t *rev;         /* the same cable seen from the other end */
-	uint64_t *load;        /* flows routed over each directed link so far */
-	uint32_t *backups;     /* destinations whose backup path takes each link */
-	uint32_t *main_down;   /* destinations whose main path takes each link (down) */
-	/* Columns: the parents a switch would have in the full tree (the parents
-	 * of every switch that shares a parent with it), in switch order, and
-	 * how many destinations have had it as their column so far (the next
-	 * one takes the next column up from it). */
-	uint32_t *col_first, *col_n;
-	int32_t *col;
-	uint32_t *mains;
-	uint32_t *into;        /* main paths that have come up into each switch */
-	/* Main paths, computed before any route (ftree_main_paths): for the
-	 * i-th destination in routing order, the up links it takes, steps
-	 * [i * height .. i * height + height - 1], NO_LINK after the top; and
-	 * how many earlier main paths end at the same top (the rotation of its
-	 * backup path). */
-	int32_t *mpath;
-	uint32_t *mrot;
-	int32_t *vpath;        /* the columns it would take on the full tree */
-	/* Shift windows: a source switch that cannot join a destination's
-	 * main path takes another parent; alt_last is the last destination
-	 * (1 + its ordinal) that made a switch take each up link so, and a
-	 * switch avoids links taken so for any of the `sub` destinations
-	 * before (the CAs below it: the sources a shift sends at once). */
-	uint32_t *alt_last;
-	uint32_t *sub;
-	/* Per top: the last destination whose main path ended there (1 + its
-	 * ordinal) and the top its backup path took: two destinations of one
-	 * shift window sharing a main top get different backup tops. */
-	uint32_t *top_last;
-	int32_t *top_backup;
-	uint32_t dest_no;      /* 1 + the ordinal of the CA being routed; 0: a switch LID */
-	int32_t *by_level;     /* switches in ascending level order */
-	size_t n_ranked;
-	/* Per destination work arrays. */
-	uint8_t *in_a;         /* ancestor of the destination's switch */
-	uint8_t *dist;         /* up hops to reach an ancestor, FAR if none */
-	uint8_t *on_path;      /* ON_MAIN, ON_BACKUP or 0 */
-	uint8_t *meets;        /* the best path a switch's route joins */
-	int32_t *next;         /* chosen link per switch, NO_LINK if none */
-	uint64_t *flows;
-	int32_t *queue;
-	uint16_t *hops;        /* for the shortest-path fallback */
-};
-
 static void ftree_free(struct ftree *t)
 {
+	for (unsigned i = 1; t->w && i < t->n_w; i++) {
+		free(t->w[i].in_a);
+		free(t->w[i].dist);
+		free(t->w[i].on_path);
+		free(t->w[i].meets);
+		free(t->w[i].next);
+		free(t->w[i].queue);
+		free(t->w[i].hops);
+	}
+	free(t->w);
+	free(t->pend_up);
+	free(t->pend_detour);
 	free(t->level);
 	free(t->comp);
 	free(t->n_cas);
@@ -142,6 +83,9 @@ static void ftree_free(struct ftree *t)
 	free(t->down_n);
 	free(t->up);
 	free(t->down);
+	free(t->up_peer);
+	free(t->down_peer);
+	free(t->pend);
 	free(t->rev);
 	free(t->load);
 	free(t->backups);
@@ -184,6 +128,9 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 	t->down_n = calloc(n, sizeof(uint32_t));
 	t->up = malloc(nl * sizeof(uint32_t));
 	t->down = malloc(nl * sizeof(uint32_t));
+	t->up_peer = malloc(nl * sizeof(int32_t));
+	t->down_peer = malloc(nl * sizeof(int32_t));
+	t->pend = malloc(n * PEND * sizeof(int32_t));
 	t->rev = malloc(nl * sizeof(uint32_t));
 	t->load = calloc(nl, sizeof(uint64_t));
 	t->backups = calloc(nl, sizeof(uint32_t));
@@ -206,10 +153,45 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 	t->queue = malloc(n * sizeof(int32_t));
 	t->hops = malloc(n * sizeof(uint16_t));
 	return t->level && t->comp && t->n_cas && t->up_first && t->up_n && t->down_first &&
-		t->down_n && t->up && t->down && t->rev && t->load && t->backups && t->main_down &&
+		t->down_n && t->up && t->down && t->up_peer && t->down_peer && t->pend && t->rev && t->load && t->backups && t->main_down &&
 		t->alt_last && t->sub && t->top_last && t->top_backup && t->col_first && t->col_n &&
 		t->mains && t->into && t->by_level && t->in_a && t->dist && t->on_path && t->meets && t->next && t->flows && t->queue && t->hops ?
 		0 : -ENOMEM;
+}
+
+size_t ftree_batch_min_ca = FTREE_BATCH_MIN_CA;
+
+/* One set of per-destination arrays per worker of g->pool; worker 0's
+ * are t's own. 0 or -ENOMEM. */
+static int ftree_workers(struct ftree *t)
+{
+	size_t n = t->n_sw + 1;
+
+	t->n_w = par_pool_threads(t->g->pool);
+	t->w = calloc(t->n_w, sizeof(*t->w));
+	t->pend_up = malloc(n * PEND);
+	t->pend_detour = malloc(n * PEND);
+	if (!t->w || !t->pend_up || !t->pend_detour)
+		return -ENOMEM;
+	t->w[0] = (struct ftw){ .in_a = t->in_a, .dist = t->dist, .on_path = t->on_path,
+				.meets = t->meets, .next = t->next, .queue = t->queue,
+				.hops = t->hops, .anc_of = SIZE_MAX };
+	for (unsigned i = 1; i < t->n_w; i++) {
+		struct ftw *w = &t->w[i];
+
+		w->anc_of = SIZE_MAX;
+		w->in_a = malloc(n);
+		w->dist = malloc(n);
+		w->on_path = malloc(n);
+		w->meets = malloc(n);
+		w->next = malloc(n * sizeof(*w->next));
+		w->queue = malloc(n * sizeof(*w->queue));
+		w->hops = malloc(n * sizeof(*w->hops));
+		if (!w->in_a || !w->dist || !w->on_path || !w->meets || !w->next || !w->queue ||
+		    !w->hops)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Levels by BFS from the switches marked in `leaf` (rt_graph_levels; the
@@ -314,8 +296,10 @@ static int ftree_levels(struct ftree *t, char *err, size_t errlen)
 			if (a == NO_LEVEL)
 				continue;     /* a part with no CA: routed by the fallback */
 			if (b == a + 1) {
+				t->up_peer[nu] = l->peer;
 				t->up[nu++] = first + i;
 			} else if (b + 1 == a) {
+				t->down_peer[nd] = l->peer;
 				t->down[nd++] = first + i;
 			} else {
 				snprintf(err, errlen, "not a fat tree: %s port %u and %s port %u "
@@ -393,130 +377,11 @@ fail:
 	return -ENOMEM;
 }
 
-/* Ancestors of switch d (in_a) and every switch's up-hop distance to the
- * nearest one (dist): up from d, then down from all of them. */
-static void ftree_ancestors(struct ftree *t, size_t d)
-{
-	const struct rt_graph *g = t->g;
-	size_t head = 0, tail = 0;
-	int32_t *q = t->queue;
-
-	memset(t->in_a, 0, t->n_sw);
-	memset(t->dist, FAR, t->n_sw);
-	t->in_a[d] = 1;
-	t->dist[d] = 0;
-	q[tail++] = (int32_t)d;
-	while (head < tail) {
-		size_t s = (size_t)q[head++];
-
-		for (uint32_t i = 0; i < t->up_n[s]; i++) {
-			int32_t p = g->links[t->up[t->up_first[s] + i]].peer;
-
-			if (!t->in_a[p]) {
-				t->in_a[p] = 1;
-				t->dist[p] = 0;
-				q[tail++] = p;
-			}
-		}
-	}
-	head = 0;
-	while (head < tail) {
-		size_t s = (size_t)q[head++];
-
-		for (uint32_t i = 0; i < t->down_n[s]; i++) {
-			int32_t c = g->links[t->down[t->down_first[s] + i]].peer;
-
-			if (t->dist[c] == FAR) {
-				t->dist[c] = (uint8_t)(t->dist[s] + 1);
-				q[tail++] = c;
-			}
-		}
-	}
-}
-
-/* Choose the best of a switch's candidate links: better `meets`, then less
- * load, then the first (lowest port). Returns a link index or NO_LINK. */
-static int32_t pick(const struct ftree *t, const uint32_t *links, uint32_t n, int up,
-		    uint8_t want_dist)
-{
-	const struct rt_graph *g = t->g;
-	int32_t best = NO_LINK;
-	uint8_t best_meets = 0;
-	uint64_t best_load = 0;
-	int best_recent = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t li = links[i];
-		int32_t peer = g->links[li].peer;
-		uint8_t m;
-		int recent;
-
-		if (up ? t->dist[peer] != want_dist : !t->in_a[peer])
-			continue;
-		m = t->meets[peer];
-		recent = up && t->dest_no && t->alt_last[li] &&
-			t->dest_no - t->alt_last[li] < t->sub[g->links[li].sw];
-		if (best == NO_LINK || m > best_meets ||
-		    (m == best_meets && (recent < best_recent ||
-					 (recent == best_recent && t->load[li] < best_load)))) {
-			best = (int32_t)li;
-			best_meets = m;
-			best_load = t->load[li];
-			best_recent = recent;
-		}
-	}
-	return best;
-}
-
-/* Shortest-path next hops toward switch d for every switch of d's
- * component that has none yet (next[s] == NO_LINK), s != d. */
-static void ftree_fallback(struct ftree *t, size_t d)
-{
-	const struct rt_graph *g = t->g;
-	size_t head = 0, tail = 0;
-	int32_t *q = t->queue;
-
-	for (size_t s = 0; s < t->n_sw; s++)
-		t->hops[s] = NO_LEVEL;
-	t->hops[d] = 0;
-	q[tail++] = (int32_t)d;
-	while (head < tail) {
-		size_t s = (size_t)q[head++];
-		const struct rt_link *l = &g->links[g->sw[s].first_link];
-
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
-			if (t->hops[l[i].peer] == NO_LEVEL) {
-				t->hops[l[i].peer] = (uint16_t)(t->hops[s] + 1);
-				q[tail++] = l[i].peer;
-			}
-	}
-	for (size_t s = 0; s < t->n_sw; s++) {
-		const struct rt_link *l = &g->links[g->sw[s].first_link];
-
-		if (s == d || t->next[s] != NO_LINK || t->hops[s] == NO_LEVEL)
-			continue;
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
-			if (t->hops[l[i].peer] + 1 == t->hops[s]) {
-				t->next[s] = (int32_t)(g->sw[s].first_link + i);
-				break;
-			}
-	}
-}
-
-/* Lexicographic order of two 4-part keys. */
-static int key_less(const uint64_t *a, const uint64_t *b)
-{
-	for (int i = 0; i < 4; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i];
-	return 0;
-}
-
 /* The up link of switch s for a main path whose column here is `column`
  * (-1: none): the link to the column if s has one, else the parent whose
  * down link toward s carries the fewest main paths, then the one the
  * fewest main paths go through. NO_LINK at a top. */
-static int32_t main_up(const struct ftree *t, size_t s, int32_t column)
+int32_t ftree_main_up(const struct ftree *t, size_t s, int32_t column)
 {
 	const struct rt_graph *g = t->g;
 	int32_t best = NO_LINK;
@@ -530,7 +395,7 @@ static int32_t main_up(const struct ftree *t, size_t s, int32_t column)
 		key[1] = t->main_down[t->rev[li]];
 		key[2] = t->into[g->links[li].peer];
 		key[3] = t->load[t->rev[li]];
-		if (best == NO_LINK || key_less(key, best_key)) {
+		if (best == NO_LINK || ftree_key_less(key, best_key)) {
 			best = (int32_t)li;
 			memcpy(best_key, key, sizeof(key));
 		}
@@ -578,7 +443,7 @@ static void ftree_main_paths(struct ftree *t, const int32_t *order, size_t n_ord
 			virt = (size_t)column;
 			if (!follow)
 				continue;
-			li = main_up(t, s, column);
+			li = ftree_main_up(t, s, column);
 			if (li == NO_LINK || g->links[li].peer != column) {
 				follow = 0;
 				continue;
@@ -595,7 +460,7 @@ static void ftree_main_paths(struct ftree *t, const int32_t *order, size_t n_ord
 			s = (size_t)g->links[li].peer;
 			step++;
 		}
-		for (; step < h && (li = main_up(t, s, t->vpath[i * h + step])) != NO_LINK; step++) {
+		for (; step < h && (li = ftree_main_up(t, s, t->vpath[i * h + step])) != NO_LINK; step++) {
 			main_commit(t, i, (int)step, li);
 			s = (size_t)g->links[li].peer;
 		}
@@ -609,163 +474,6 @@ static void ftree_main_paths(struct ftree *t, const int32_t *order, size_t n_ord
 			s = (size_t)g->links[li].peer;
 		t->mrot[i] = tops[s]++;
 	}
-}
-
-/* Route one LID held at switch d (out of port `port`; 0 for the switch
- * itself). mpath: a CA LID's main path (its flows are then added to the
- * link loads), NULL for a switch LID. rot: where its backup path starts its
- * search. -EINVAL when a switch with CAs reaches d only through a down-up
- * turn. */
-static int ftree_route_lid(struct ftree *t, size_t d, unsigned lid, uint8_t port,
-			   const int32_t *mpath, size_t rot, struct rt_lfts *out, char *err,
-			   size_t errlen)
-{
-	const struct rt_graph *g = t->g;
-	const int32_t *ord = t->by_level;
-	size_t s = d, top, need_fallback = 0;
-	int32_t avoid = -1;   /* a top the backup path should not end at */
-	int count_load = mpath != NULL;
-	uint32_t main_step[16] = { 0 };  /* the main path's choice at each step,
-					  * among the switch's parents */
-
-	memset(t->on_path, 0, t->n_sw);
-	memset(t->meets, 0, t->n_sw);
-	for (size_t i = 0; i < t->n_sw; i++)
-		t->next[i] = NO_LINK;
-
-	/* The main path (given for CA LIDs, else up over the least used
-	 * parents), then a backup path for the sources that cannot reach the
-	 * main one, avoiding main path switches where it can. All traffic to d
-	 * then converges on one of the two. */
-	for (int step = 0; step < t->height; step++) {
-		int32_t li = mpath ? mpath[step] : main_up(t, s, -1);
-
-		if (li == NO_LINK)
-			break;
-		for (uint32_t i = 0; i < t->up_n[s]; i++)
-			if (t->up[t->up_first[s] + i] == (uint32_t)li)
-				main_step[step & 15] = i;
-		s = (size_t)g->links[li].peer;
-		t->on_path[s] = ON_MAIN;
-	}
-	top = s;
-	if (count_load && t->top_last[top] && t->dest_no - t->top_last[top] < t->sub[d])
-		avoid = t->top_backup[top];
-	for (s = d;;) {
-		uint32_t n = t->up_n[s], best = n, start;
-		uint64_t best_key[4] = { 0 };
-		int step = t->level[s] - t->level[d];
-
-		/* The backup's rotation: where its search starts among s's
-		 * parents, one further than the main path's choice, and one
-		 * further again for each earlier destination whose main path
-		 * ends at the same top: otherwise the destinations sharing a
-		 * top would share its backup too, and a source cut from that
-		 * top would funnel them all into one uplink. */
-		start = n > 1 ? (uint32_t)(main_step[step & 15] + 1 + rot % (n - 1)) % n : 0;
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t li = t->up[t->up_first[s] + i], r = t->rev[li];
-			uint64_t key[4];
-
-			key[0] = (uint64_t)(t->on_path[g->links[li].peer] == ON_MAIN) << 1 |
-				 (avoid >= 0 && g->links[li].peer == avoid);
-			key[1] = t->backups[r];
-			key[2] = (i + n - start) % n;
-			key[3] = t->load[r];
-			if (best == n || key_less(key, best_key)) {
-				best = i;
-				memcpy(best_key, key, sizeof(key));
-			}
-		}
-		if (best == n)
-			break;
-		best = t->up[t->up_first[s] + best];
-		s = (size_t)g->links[best].peer;
-		if (!t->on_path[s])
-			t->on_path[s] = ON_BACKUP;
-		if (count_load && !t->up_n[s]) {
-			t->top_last[top] = t->dest_no;
-			t->top_backup[top] = (int32_t)s;
-		}
-		if (count_load)
-			t->backups[t->rev[best]]++;
-	}
-
-	/* Ancestors go down, lowest level first, so that a switch sees whether
-	 * its children's routes meet the main path. */
-	for (size_t i = 0; i < t->n_ranked; i++) {
-		size_t a = (size_t)ord[i];
-
-		if (!t->in_a[a] || a == d)
-			continue;
-		t->next[a] = pick(t, t->down + t->down_first[a], t->down_n[a], 0, 0);
-		t->meets[a] = t->on_path[a] == ON_MAIN ? JOINS_MAIN :
-			t->on_path[a] == ON_BACKUP ? JOINS_BACKUP :
-			t->next[a] != NO_LINK ? detour[t->meets[g->links[t->next[a]].peer]] : 0;
-	}
-	/* Everyone else goes up, highest level first. */
-	for (size_t i = t->n_ranked; i-- > 0;) {
-		size_t u = (size_t)ord[i];
-
-		if (t->in_a[u])
-			continue;
-		if (t->dist[u] == FAR) {
-			if (count_load && t->n_cas[u] && t->comp[u] == t->comp[d]) {
-				snprintf(err, errlen, "%s reaches %s only through a down-up turn "
-					 "(its up links are missing)", g->sw[u].desc,
-					 g->sw[d].desc);
-				return -EINVAL;
-			}
-			need_fallback = 1;
-			continue;
-		}
-		t->next[u] = pick(t, t->up + t->up_first[u], t->up_n[u], 1,
-				  (uint8_t)(t->dist[u] - 1));
-		t->meets[u] = t->meets[g->links[t->next[u]].peer];
-	}
-	if (need_fallback || t->n_ranked < t->n_sw)
-		ftree_fallback(t, d);
-
-	for (size_t i = 0; i < t->n_sw; i++) {
-		uint8_t *row = rt_lfts_row(out, i);
-
-		if (i == d) {
-			row[lid] = port;
-			out->n_routed++;
-		} else if (t->next[i] != NO_LINK) {
-			row[lid] = g->links[t->next[i]].port;
-			out->n_routed++;
-		} else {
-			out->n_unreachable++;
-		}
-	}
-	if (!count_load)
-		return 0;
-
-	/* Push this destination's flows (one per source CA) along the routes:
-	 * up from the lowest level, then down from the highest. */
-	for (size_t i = 0; i < t->n_sw; i++)
-		t->flows[i] = t->n_cas[i];
-	t->flows[d] = 0;  /* CAs on d's own switch use no switch link */
-	for (size_t i = 0; i < t->n_ranked; i++) {
-		size_t u = (size_t)ord[i];
-
-		if (t->in_a[u] || t->next[u] == NO_LINK)
-			continue;
-		if (t->flows[u] && t->meets[g->links[t->next[u]].peer] < JOINS_MAIN)
-			t->alt_last[t->next[u]] = t->dest_no;
-		t->load[t->next[u]] += t->flows[u];
-		t->flows[g->links[t->next[u]].peer] += t->flows[u];
-	}
-	for (size_t i = t->n_ranked; i-- > 0;) {
-		size_t a = (size_t)ord[i];
-
-		if (!t->in_a[a] || a == d || t->next[a] == NO_LINK)
-			continue;
-		t->load[t->next[a]] += t->flows[a];
-		t->flows[g->links[t->next[a]].peer] += t->flows[a];
-	}
-	return 0;
 }
 
 /* CA indices in routing order: leaves in the order of their first CA port,
@@ -824,6 +532,7 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 		goto out;
 	}
 	out->n_routed = out->n_unreachable = 0;
+	t.out = out;
 	out->n_vls = 1;
 	rc = -ENOMEM;
 	snprintf(err, errlen, "out of memory");
@@ -845,31 +554,44 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 			t.sub[g->links[t.up[t.up_first[u] + k]].peer] += t.sub[u];
 	}
 
-	/* CA LIDs, leaf by leaf (the ancestors are a leaf's, shared by its CAs). */
-	for (size_t i = 0; i < n_order; i++) {
-		const struct rt_ca *ca = &g->ca[order[i]];
-
-		if (i == 0 || g->ca[order[i - 1]].sw != ca->sw) {
-			ftree_ancestors(&t, (size_t)ca->sw);
-		}
-		t.dest_no = (uint32_t)i + 1;
-		if ((rc = ftree_route_lid(&t, (size_t)ca->sw, ca->lid, ca->sw_port,
-					  t.mpath + i * t.height, t.mrot[i], out, err, errlen)) < 0)
-			goto out;
+	if ((rc = ftree_workers(&t)) < 0) {
+		snprintf(err, errlen, "out of memory for the workers");
+		goto out;
 	}
-	t.dest_no = 0;
-	/* Switch LIDs, for management: no load. */
-	for (size_t s = 0; s < g->n_sw; s++) {
-		if (t.level[s] == NO_LEVEL) {
-			memset(t.in_a, 0, g->n_sw);
-			memset(t.dist, FAR, g->n_sw);
-			t.in_a[s] = 1;
-			t.dist[s] = 0;
-		} else {
-			ftree_ancestors(&t, s);
+	/* CA LIDs, leaf by leaf (the ancestors are a leaf's, shared by its
+	 * CAs), a batch at a time (FTREE_BATCH_MIN_CA). */
+	{
+		struct ftree_dest ds[FTREE_BATCH_MAX];
+		size_t batch = n_order >= ftree_batch_min_ca ? FTREE_BATCH_MAX : 1, n = 0;
+
+		for (size_t i = 0; i < n_order; i++) {
+			const struct rt_ca *ca = &g->ca[order[i]];
+
+			ds[n++] = (struct ftree_dest){ .d = (size_t)ca->sw, .lid = ca->lid,
+						      .port = ca->sw_port,
+						      .mpath = t.mpath + i * t.height,
+						      .rot = t.mrot[i], .dest_no = (uint32_t)i + 1 };
+			if ((n == batch || i + 1 == n_order) &&
+			    (rc = ftree_route_batch(&t, ds, n, err, errlen)) < 0)
+				goto out;
+			if (n == batch || i + 1 == n_order)
+				n = 0;
 		}
-		if ((rc = ftree_route_lid(&t, s, g->sw[s].lid, 0, NULL, s, out, err, errlen)) < 0)
-			goto out;
+		/* Switch LIDs, for management: no load, so any batch gives
+		 * the same tables. */
+		for (size_t s = 0; s < g->n_sw; s++) {
+			ds[n++] = (struct ftree_dest){ .d = s, .lid = g->sw[s].lid, .rot = s };
+			if (n == FTREE_BATCH_MAX || s + 1 == g->n_sw) {
+				if ((rc = ftree_route_batch(&t, ds, n, err, errlen)) < 0)
+					goto out;
+				n = 0;
+			}
+		}
+	}
+	ftree_flush(&t);
+	for (unsigned w = 0; w < PAR_MAX_THREADS; w++) {
+		out->n_routed += t.routed[w];
+		out->n_unreachable += t.unreachable[w];
 	}
 	/* CAs cabled to no switch: nobody can reach them. */
 	for (size_t c = 0; c < g->n_ca; c++)

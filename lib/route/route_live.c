@@ -107,8 +107,8 @@ struct rt_lfts *rl_lfts(const struct rt_graph *g, const struct rl_read *r, size_
 
 json_t *rl_metrics_json(const struct rt_metrics *m)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I,"
-			 " s:f, s:f, s:b, s:I, s:I, s:I, s:f}",
+	return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:b, s:f,"
+			 " s:I, s:I, s:f, s:f, s:b, s:I, s:I, s:I, s:f}",
 			 "pairs", (json_int_t)m->pairs, "delivered", (json_int_t)m->delivered,
 			 "unreachable", (json_int_t)m->unreachable, "loops", (json_int_t)m->loops,
 			 "max_hops", (json_int_t)m->max_hops, "efi_max", (json_int_t)m->efi_max,
@@ -116,6 +116,8 @@ json_t *rl_metrics_json(const struct rt_metrics *m)
 			 "shifts", (json_int_t)m->shifts,
 			 "shift_max_load", (json_int_t)m->shift_max_load,
 			 "shift_worst_k", (json_int_t)m->shift_worst_k,
+			 "shifts_total", (json_int_t)m->shifts_total,
+			 "shifts_sampled", m->shifts_sampled, "shift_bound95", m->shift_bound95,
 			 "randoms", (json_int_t)m->randoms,
 			 "random_max_load", (json_int_t)m->random_max_load,
 			 "random_mean_load", m->random_mean_load,
@@ -279,6 +281,7 @@ int rl_check(const struct fab *fab, const struct rl_read *r,
 {
 	struct rt_graph *g = rt_graph_new(fab, err, errlen);
 	struct rt_lfts *l = NULL;
+	struct rt_metrics_opts o = opts ? *opts : (struct rt_metrics_opts){ 0 };
 	struct rt_metrics m;
 	struct walk w = { 0 };
 	json_t *broken = NULL;
@@ -294,7 +297,8 @@ int rl_check(const struct fab *fab, const struct rl_read *r,
 		rc = -EINVAL;
 		goto out;
 	}
-	if (!(l = rl_lfts(g, r, &missing)) || rt_metrics_compute(g, l, opts, &m) < 0 ||
+	rt_metrics_opts_auto(g, &o);  /* every shift of a huge fabric is minutes */
+	if (!(l = rl_lfts(g, r, &missing)) || rt_metrics_compute(g, l, &o, &m) < 0 ||
 	    walk_init(&w, fab, r) < 0 || !(broken = json_array()))
 		goto nomem;
 	/* The metrics count; this walk says why, pair by pair. */

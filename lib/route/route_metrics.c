@@ -15,6 +15,7 @@
 #include "autoconf.h"
 #include "lib/route/route_metrics.h"
 #include "lib/route/route_cdg.h"
+#include "lib/util/par.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,18 +76,70 @@ void rt_metrics_shuffle(size_t *perm, size_t n, uint64_t *seed)
 	}
 }
 
-struct scratch {
+/* splitmix64 advances its state by this constant per draw, so the state
+ * after any number of draws is known without drawing: the r-th random
+ * permutation (or bisection) of a run starts from the seed advanced by the
+ * n - 1 draws of each shuffle before it, and threads can take any r. */
+#define SPLITMIX_STEP 0x9e3779b97f4a7c15ULL
+
+static uint64_t seed_after(uint64_t seed, size_t shuffles, size_t n)
+{
+	return seed + (uint64_t)shuffles * (uint64_t)(n > 1 ? n - 1 : 0) * SPLITMIX_STEP;
+}
+
+/* One worker's share: its scratch and what it found, merged in worker
+ * order by rules that do not depend on who did what (sums, maxima, the
+ * lowest k). */
+struct part {
 	uint32_t *path;        /* n_sw + 1 */
 	uint32_t *count;       /* per switch port: flows of one permutation */
 	uint32_t *touched;     /* ports count[] was raised on, to clear them */
 	size_t *dst;           /* n_ca: the permutation */
+	uint64_t *efi;         /* per switch port */
+	uint8_t vl_used[RT_CDG_VLS];
+	size_t pairs, delivered, unreachable, loops, max_hops;
+	size_t shift_max, shift_k;
+	size_t rand_max;
+	uint64_t rand_sum, rand_sq;
+	int nomem;
 };
+
+struct job {
+	const struct rt_graph *g;
+	const struct rt_lfts *l;
+	const struct rt_metrics_opts *opts;
+	const uint32_t *n_at;  /* CAs per switch */
+	struct rt_cdg *cdg;
+	struct part *part;     /* one per worker */
+	const size_t *ks;      /* the shifts evaluated */
+	double *bisect_sum;    /* per bisection: the sum over its flows */
+};
+
+static void part_free(struct part *w)
+{
+	free(w->path);
+	free(w->count);
+	free(w->touched);
+	free(w->dst);
+	free(w->efi);
+}
+
+static int part_init(struct part *w, const struct rt_graph *g)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = malloc((g->n_sw + 2) * sizeof(*w->path));
+	w->count = calloc(g->n_ports + 1, sizeof(*w->count));
+	w->touched = malloc((g->n_ports + 1) * sizeof(*w->touched));
+	w->dst = malloc((g->n_ca + 1) * sizeof(*w->dst));
+	w->efi = calloc(g->n_ports + 1, sizeof(*w->efi));
+	return w->path && w->count && w->touched && w->dst && w->efi ? 0 : -ENOMEM;
+}
 
 /* Worst link load of one permutation: CA i sends to dst[i] (i: nothing).
  * Only the ports it raised are cleared afterwards, so a permutation costs
  * O(n_ca * hops), not O(ports). */
 static size_t permutation_load(const struct rt_graph *g, const struct rt_lfts *l,
-			       struct scratch *w)
+			       struct part *w)
 {
 	size_t worst = 0, len, n_touched = 0;
 
@@ -108,21 +161,22 @@ static size_t permutation_load(const struct rt_graph *g, const struct rt_lfts *l
 	return worst;
 }
 
-/* The dependencies of one delivered path on VL v: each channel on the
- * next one. The VL's graph is made even for a one-hop path, which has
- * none: the VL is still used. */
-static int cdg_mark(struct rt_cdg *c, uint8_t v, const uint32_t *path, size_t len)
+/* The dependencies of one delivered path on VL v (made before the pairs
+ * are walked): each channel on the next one. The bitmap is shared by the
+ * workers: a bit is read first, and only a missing one is set, atomically
+ * (nearly every dependency is met by many pairs). */
+static void cdg_mark(struct rt_cdg *c, uint8_t v, const uint32_t *path, size_t len)
 {
 	const struct rt_graph *g = c->g;
 
-	if (rt_cdg_use(c, v) < 0)
-		return -ENOMEM;
 	for (size_t h = 0; h + 1 < len; h++) {
 		const struct rt_port *rp = &g->ports[path[h]];
+		size_t bit = c->base[path[h]] + (path[h + 1] - g->sw[rp->peer].first_port);
+		uint64_t *word = &c->vl[v][bit / 64], mask = 1ULL << (bit % 64);
 
-		rt_cdg_set(c, v, path[h], path[h + 1] - g->sw[rp->peer].first_port);
+		if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & mask))
+			__atomic_fetch_or(word, mask, __ATOMIC_RELAXED);
 	}
-	return 0;
 }
 
 static void deadlock_freedom(struct rt_cdg *c, struct rt_metrics *out)
@@ -138,46 +192,59 @@ static void deadlock_freedom(struct rt_cdg *c, struct rt_metrics *out)
 	}
 }
 
-/* Every ordered pair, one walk per (source switch, destination CA). 0 or
- * -ENOMEM. */
-static int all_pairs(const struct rt_graph *g, const struct rt_lfts *l, const uint32_t *n_at,
-		     uint64_t *efi, uint32_t *path, struct rt_cdg *cdg, struct rt_metrics *out)
+/* Every ordered pair from source switches [begin, end): one walk per
+ * (source switch, destination CA), weighted by the switch's CAs. */
+static void pairs_part(void *ctx, unsigned worker, size_t begin, size_t end)
 {
+	const struct job *jb = ctx;
+	const struct rt_graph *g = jb->g;
+	struct part *w = &jb->part[worker];
 	size_t len;
 
-	/* CAs on no switch: none of their pairs can be delivered. */
-	for (size_t a = 0; a < g->n_ca; a++) {
-		if (g->ca[a].sw < 0) {
-			out->pairs += g->n_ca - 1;
-			out->unreachable += g->n_ca - 1;
-		}
-	}
-	for (size_t s = 0; s < g->n_sw; s++) {
-		if (!n_at[s])
+	for (size_t s = begin; s < end; s++) {
+		if (!jb->n_at[s])
 			continue;
 		for (size_t b = 0; b < g->n_ca; b++) {
-			size_t weight = n_at[s] - (g->ca[b].sw == (int32_t)s);
+			size_t weight = jb->n_at[s] - (g->ca[b].sw == (int32_t)s);
+			uint8_t v;
 
 			if (!weight)
 				continue;
-			out->pairs += weight;
-			switch (walk(g, l, (int32_t)s, b, path, &len)) {
+			w->pairs += weight;
+			switch (walk(g, jb->l, (int32_t)s, b, w->path, &len)) {
 			case WALK_DELIVERED:
-				out->delivered += weight;
-				if (len - 1 > out->max_hops)
-					out->max_hops = len - 1;
+				w->delivered += weight;
+				if (len - 1 > w->max_hops)
+					w->max_hops = len - 1;
 				for (size_t h = 0; h < len; h++)
-					efi[path[h]] += weight;
-				if (cdg_mark(cdg, rt_lfts_sl(l, s, g->ca[b].lid), path, len) < 0)
-					return -ENOMEM;
+					w->efi[w->path[h]] += weight;
+				v = rt_lfts_sl(jb->l, s, g->ca[b].lid);
+				w->vl_used[v] = 1;
+				cdg_mark(jb->cdg, v, w->path, len);
 				break;
 			case WALK_LOOP:
-				out->loops += weight;
+				w->loops += weight;
 				break;
 			default:
-				out->unreachable += weight;
+				w->unreachable += weight;
 			}
 		}
+	}
+}
+
+/* The VLs (SLs) the pairs may use, made before the walk; after it, those
+ * no delivered path used are dropped again. 0 or -ENOMEM. */
+static int cdg_prepare(const struct rt_graph *g, const struct rt_lfts *l, const uint32_t *n_at,
+		       struct rt_cdg *cdg)
+{
+	if (!l->sl)
+		return rt_cdg_use(cdg, 0);
+	for (size_t s = 0; s < g->n_sw; s++) {
+		if (!n_at[s])
+			continue;
+		for (size_t b = 0; b < g->n_ca; b++)
+			if (rt_cdg_use(cdg, rt_lfts_sl(l, s, g->ca[b].lid)) < 0)
+				return -ENOMEM;
 	}
 	return 0;
 }
@@ -202,56 +269,80 @@ static void edge_forwarding_index(const struct rt_graph *g, const uint64_t *efi,
 	out->efi_mean = out->efi_links ? (double)total / (double)out->efi_links : 0.0;
 }
 
-static void shifts(const struct rt_graph *g, const struct rt_lfts *l, size_t max_shifts,
-		   struct scratch *w, struct rt_metrics *out)
+static void shifts_part(void *ctx, unsigned worker, size_t begin, size_t end)
 {
-	size_t n = g->n_ca, count = max_shifts && max_shifts < n - 1 ? max_shifts : n - 1;
+	const struct job *jb = ctx;
+	size_t n = jb->g->n_ca;
+	struct part *w = &jb->part[worker];
 
-	for (size_t j = 0; j < count; j++) {
-		/* Evenly spread, distinct since count <= n - 1; j = 0 is k = 1. */
-		size_t k = 1 + j * (n - 1) / count, load;
+	for (size_t j = begin; j < end; j++) {
+		size_t k = jb->ks[j], load;
 
 		for (size_t i = 0; i < n; i++)
 			w->dst[i] = (i + k) % n;
-		load = permutation_load(g, l, w);
-		if (load > out->shift_max_load) {
-			out->shift_max_load = load;
-			out->shift_worst_k = k;
+		load = permutation_load(jb->g, jb->l, w);
+		if (load > w->shift_max || (load == w->shift_max && load && k < w->shift_k)) {
+			w->shift_max = load;
+			w->shift_k = k;
 		}
 	}
-	out->shifts = count;
 }
 
-static void randoms(const struct rt_graph *g, const struct rt_lfts *l, unsigned n_random,
-		    uint64_t seed, struct scratch *w, struct rt_metrics *out)
+/* The shifts to evaluate, ascending: all, `count` spread evenly, or a
+ * seeded sample of `count` (a partial Fisher-Yates over 1..n-1). NULL when
+ * out of memory. */
+static size_t *shift_list(size_t n, size_t count, int sample, uint64_t seed)
 {
-	size_t n = g->n_ca;
-	double sq = 0;
+	size_t *ks = malloc((n > 1 ? n - 1 : 1) * sizeof(*ks));
 
-	for (unsigned r = 0; r < n_random; r++) {
+	if (!ks)
+		return NULL;
+	if (!sample || count >= n - 1) {
+		for (size_t j = 0; j < count; j++)
+			ks[j] = 1 + j * (n - 1) / count;  /* distinct since count <= n - 1 */
+		return ks;
+	}
+	for (size_t j = 0; j < n - 1; j++)
+		ks[j] = j + 1;
+	for (size_t j = 0; j < count; j++) {
+		size_t r = j + (size_t)(splitmix64(&seed) % (n - 1 - j)), t = ks[j];
+
+		ks[j] = ks[r];
+		ks[r] = t;
+	}
+	for (size_t j = 1; j < count; j++)  /* insertion sort: count is small */
+		for (size_t i = j; i > 0 && ks[i - 1] > ks[i]; i--) {
+			size_t t = ks[i];
+
+			ks[i] = ks[i - 1];
+			ks[i - 1] = t;
+		}
+	return ks;
+}
+
+static void randoms_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct job *jb = ctx;
+	size_t n = jb->g->n_ca;
+	struct part *w = &jb->part[worker];
+
+	for (size_t r = begin; r < end; r++) {
+		uint64_t seed = seed_after(jb->opts->seed, r, n);
 		size_t load;
 
 		rt_metrics_shuffle(w->dst, n, &seed);
-		load = permutation_load(g, l, w);
-		if (load > out->random_max_load)
-			out->random_max_load = load;
-		out->random_mean_load += (double)load;
-		sq += (double)load * (double)load;
-		out->randoms++;
-	}
-	if (out->randoms) {
-		double k = (double)out->randoms, mean = out->random_mean_load / k;
-		double var = k > 1 ? (sq - k * mean * mean) / (k - 1) : 0;
-
-		out->random_mean_load = mean;
-		out->random_mean_se = var > 0 ? sqrt(var / k) : 0;
+		load = permutation_load(jb->g, jb->l, w);
+		if (load > w->rand_max)
+			w->rand_max = load;
+		w->rand_sum += load;
+		w->rand_sq += (uint64_t)load * load;
 	}
 }
 
 /* The most flows on a link of the path from CA a to CA b (w->count loaded),
  * 0 if the flow is not delivered. */
 static size_t flow_max_load(const struct rt_graph *g, const struct rt_lfts *l, size_t a,
-			    size_t b, struct scratch *w, size_t *len)
+			    size_t b, struct part *w, size_t *len)
 {
 	size_t worst = 1;  /* a's injection link carries its one flow */
 
@@ -263,17 +354,21 @@ static size_t flow_max_load(const struct rt_graph *g, const struct rt_lfts *l, s
 	return worst;
 }
 
-/* Effective bisection bandwidth over n_bisect random bisections. w->dst
- * holds a shuffled list of the CAs: the first half sends to and receives
- * from the second. */
-static void bisections(const struct rt_graph *g, const struct rt_lfts *l, unsigned n_bisect,
-		       uint64_t seed, struct scratch *w, struct rt_metrics *out)
+/* Bisections [begin, end): each draws a shuffled list of the CAs, whose
+ * first half sends to and receives from the second; its flows' sum of
+ * 1 / (their path's most loaded link) goes to bisect_sum[r], added up in
+ * order afterwards. */
+static void bisections_part(void *ctx, unsigned worker, size_t begin, size_t end)
 {
-	size_t n = g->n_ca, half = n / 2, flows = 0;
-	double sum = 0.0;
+	const struct job *jb = ctx;
+	const struct rt_graph *g = jb->g;
+	size_t n = g->n_ca, half = n / 2;
+	struct part *w = &jb->part[worker];
 
-	for (unsigned r = 0; r < n_bisect; r++) {
+	for (size_t r = begin; r < end; r++) {
+		uint64_t seed = seed_after(jb->opts->seed, r, n);
 		size_t n_touched = 0, len;
+		double sum = 0.0;
 
 		rt_metrics_shuffle(w->dst, n, &seed);
 		for (size_t f = 0; f < 2 * half; f++) {
@@ -281,7 +376,7 @@ static void bisections(const struct rt_graph *g, const struct rt_lfts *l, unsign
 
 			rt_metrics_bisection_flow(w->dst, n, f, &a, &b);
 			if (g->ca[a].sw < 0 ||
-			    walk(g, l, g->ca[a].sw, b, w->path, &len) != WALK_DELIVERED)
+			    walk(g, jb->l, g->ca[a].sw, b, w->path, &len) != WALK_DELIVERED)
 				continue;
 			for (size_t h = 0; h < len; h++)
 				if (w->count[w->path[h]]++ == 0)
@@ -291,63 +386,149 @@ static void bisections(const struct rt_graph *g, const struct rt_lfts *l, unsign
 			size_t a, b, worst;
 
 			rt_metrics_bisection_flow(w->dst, n, f, &a, &b);
-			worst = flow_max_load(g, l, a, b, w, &len);
-
+			worst = flow_max_load(g, jb->l, a, b, w, &len);
 			if (worst)
 				sum += 1.0 / (double)worst;
 		}
-		flows += 2 * half;
 		for (size_t t = 0; t < n_touched; t++)
 			w->count[w->touched[t]] = 0;
-		out->bisections++;
+		jb->bisect_sum[r] = sum;
 	}
-	out->ebb = flows ? sum / (double)flows : 0.0;
 }
+
+void rt_metrics_opts_auto(const struct rt_graph *g, struct rt_metrics_opts *o)
+{
+	if (o->max_shifts == 0 && g->n_ca > RT_METRICS_EXACT_CAS) {
+		o->max_shifts = RT_METRICS_SAMPLE_SHIFTS;
+		o->sample_shifts = 1;
+	}
+}
+
+/* Grains: source switches, shifts, permutations, bisections a worker takes
+ * at a time. */
+#define PAIRS_GRAIN 4
+#define PERM_GRAIN 1
 
 int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 		       const struct rt_metrics_opts *opts, struct rt_metrics *out)
 {
-	struct scratch w = { 0 };
+	static const struct rt_metrics_opts none = { 0 };
+	unsigned threads = par_pool_threads(g->pool);
+	struct part *part = calloc(threads, sizeof(*part));
+	struct job jb = { .g = g, .l = l, .opts = opts ? opts : &none, .part = part };
 	struct rt_cdg cdg;
-	uint64_t *efi = calloc(g->n_ports + 1, sizeof(*efi));
 	uint32_t *n_at = calloc(g->n_sw + 1, sizeof(*n_at));
-	int rc = 0;
+	size_t *ks = NULL;
+	int rc = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
-	w.path = malloc((g->n_sw + 2) * sizeof(*w.path));
-	w.count = calloc(g->n_ports + 1, sizeof(*w.count));
-	w.touched = malloc((g->n_ports + 1) * sizeof(*w.touched));
-	w.dst = malloc((g->n_ca + 1) * sizeof(*w.dst));
-	if (rt_cdg_init(&cdg, g) < 0 || !efi || !n_at || !w.path || !w.count || !w.touched ||
-	    !w.dst) {
-		rc = -ENOMEM;
+	if (rt_cdg_init(&cdg, g) < 0 || !part || !n_at)
 		goto out;
-	}
-	if (l->n_sw != g->n_sw || l->max_lid != g->max_lid) {
-		rc = -EINVAL;
+	for (unsigned w = 0; w < threads; w++)
+		if (part_init(&part[w], g) < 0)
+			goto out;
+	rc = -EINVAL;
+	if (l->n_sw != g->n_sw || l->max_lid != g->max_lid)
 		goto out;
-	}
+	rc = -ENOMEM;
 	for (size_t c = 0; c < g->n_ca; c++)
 		if (g->ca[c].sw >= 0)
 			n_at[g->ca[c].sw]++;
-	if ((rc = all_pairs(g, l, n_at, efi, w.path, &cdg, out)) < 0)
-		goto out;
-	edge_forwarding_index(g, efi, out);
-	deadlock_freedom(&cdg, out);
-	if (g->n_ca > 1) {
-		shifts(g, l, opts ? opts->max_shifts : 0, &w, out);
-		if (opts) {
-			randoms(g, l, opts->n_random, opts->seed, &w, out);
-			bisections(g, l, opts->n_bisect, opts->seed, &w, out);
+	jb.n_at = n_at;
+	jb.cdg = &cdg;
+	/* CAs on no switch: none of their pairs can be delivered. */
+	for (size_t a = 0; a < g->n_ca; a++) {
+		if (g->ca[a].sw < 0) {
+			out->pairs += g->n_ca - 1;
+			out->unreachable += g->n_ca - 1;
 		}
 	}
+	if (cdg_prepare(g, l, n_at, &cdg) < 0)
+		goto out;
+	par_pool_for(g->pool, g->n_sw, PAIRS_GRAIN, pairs_part, &jb);
+	{
+		uint8_t used[RT_CDG_VLS] = { 0 };
+
+		for (unsigned w = 1; w < threads; w++)
+			for (size_t i = 0; i < g->n_ports; i++)
+				part[0].efi[i] += part[w].efi[i];
+		for (unsigned w = 0; w < threads; w++) {
+			out->pairs += part[w].pairs;
+			out->delivered += part[w].delivered;
+			out->unreachable += part[w].unreachable;
+			out->loops += part[w].loops;
+			if (part[w].max_hops > out->max_hops)
+				out->max_hops = part[w].max_hops;
+			for (size_t v = 0; v < RT_CDG_VLS; v++)
+				used[v] |= part[w].vl_used[v];
+		}
+		for (size_t v = 0; v < RT_CDG_VLS; v++)
+			if (!used[v]) {
+				free(cdg.vl[v]);
+				cdg.vl[v] = NULL;
+			}
+	}
+	edge_forwarding_index(g, part[0].efi, out);
+	deadlock_freedom(&cdg, out);
+	if (g->n_ca > 1) {
+		size_t n = g->n_ca, max = jb.opts->max_shifts;
+		size_t count = max && max < n - 1 ? max : n - 1;
+
+		if (!(ks = shift_list(n, count, jb.opts->sample_shifts, jb.opts->seed)))
+			goto out;
+		jb.ks = ks;
+		par_pool_for(g->pool, count, PERM_GRAIN, shifts_part, &jb);
+		for (unsigned w = 0; w < threads; w++)
+			if (part[w].shift_max > out->shift_max_load ||
+			    (part[w].shift_max == out->shift_max_load && part[w].shift_max &&
+			     part[w].shift_k < out->shift_worst_k)) {
+				out->shift_max_load = part[w].shift_max;
+				out->shift_worst_k = part[w].shift_k;
+			}
+		out->shifts = count;
+		out->shifts_total = n - 1;
+		if (jb.opts->sample_shifts && count < n - 1) {
+			out->shifts_sampled = 1;
+			out->shift_bound95 = 1.0 - pow(0.05, 1.0 / (double)count);
+		}
+		if (jb.opts->n_random) {
+			uint64_t sum = 0, sq = 0;
+			double k = (double)jb.opts->n_random, mean, var;
+
+			par_pool_for(g->pool, jb.opts->n_random, PERM_GRAIN, randoms_part, &jb);
+			for (unsigned w = 0; w < threads; w++) {
+				if (part[w].rand_max > out->random_max_load)
+					out->random_max_load = part[w].rand_max;
+				sum += part[w].rand_sum;
+				sq += part[w].rand_sq;
+			}
+			out->randoms = jb.opts->n_random;
+			mean = (double)sum / k;
+			var = k > 1 ? ((double)sq - k * mean * mean) / (k - 1) : 0;
+			out->random_mean_load = mean;
+			out->random_mean_se = var > 0 ? sqrt(var / k) : 0;
+		}
+		if (jb.opts->n_bisect) {
+			double sum = 0;
+
+			if (!(jb.bisect_sum = calloc(jb.opts->n_bisect, sizeof(double))))
+				goto out;
+			par_pool_for(g->pool, jb.opts->n_bisect, PERM_GRAIN, bisections_part, &jb);
+			for (unsigned r = 0; r < jb.opts->n_bisect; r++)
+				sum += jb.bisect_sum[r];
+			out->bisections = jb.opts->n_bisect;
+			out->ebb = n / 2 ? sum / (double)(2 * (n / 2) * (size_t)jb.opts->n_bisect) :
+				0.0;
+		}
+	}
+	rc = 0;
 out:
 	rt_cdg_free(&cdg);
-	free(efi);
+	for (unsigned w = 0; part && w < threads; w++)
+		part_free(&part[w]);
+	free(part);
 	free(n_at);
-	free(w.path);
-	free(w.count);
-	free(w.touched);
-	free(w.dst);
+	free(ks);
+	free(jb.bisect_sum);
 	return rc;
 }

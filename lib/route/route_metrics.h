@@ -14,6 +14,9 @@
 struct rt_metrics_opts {
 	size_t max_shifts;     /* shift permutations to evaluate, spread evenly
 				* over k = 1..n_ca-1; 0 = all of them */
+	int sample_shifts;     /* with max_shifts < n_ca - 1: draw them at random
+				* from seed instead (a sample: the output says
+				* how much of the rest could be worse) */
 	unsigned n_random;     /* random permutations to evaluate */
 	uint64_t seed;         /* of the random permutations (splitmix64) */
 	unsigned n_bisect;     /* random bisections for the effective bisection
@@ -41,6 +44,11 @@ struct rt_metrics {
 				* CA (i + k) mod n_ca, CAs in the graph's order */
 	size_t shift_max_load; /* max over the k's evaluated */
 	size_t shift_worst_k;  /* the first k reaching it */
+	int shifts_sampled;    /* the k's were a random sample (sample_shifts) */
+	size_t shifts_total;   /* n_ca - 1: every shift */
+	double shift_bound95;  /* sampled: at 95% confidence, fewer than this share
+				* of all shifts have a worse link (the sample
+				* found none among `shifts` draws: 1 - 0.05^(1/shifts)) */
 	size_t randoms;        /* random permutations evaluated */
 	size_t random_max_load;/* max over them */
 	double random_mean_load;/* mean over them of each one's worst link: the
@@ -70,10 +78,20 @@ struct rt_metrics {
 /* Compute the metrics of tables l (made for g). opts NULL: every shift, no
  * random permutation, no bisection. Cost: O(switches with CAs * n_ca * hops)
  * for the pairs and their dependencies, O(n_ca * hops) per permutation or
- * bisection, O(ports * VLs * radix) for the dependency graphs. 0 or
- * -ENOMEM. */
+ * bisection, O(ports * VLs * radix) for the dependency graphs; split over
+ * g->pool's threads (per source switch, shift, permutation, bisection),
+ * with the same result for any number of them. 0 or -ENOMEM. */
 int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 		       const struct rt_metrics_opts *opts, struct rt_metrics *out);
+
+/* Every shift costs O(n_ca^2 * hops): above this many CA ports, callers
+ * that were asked for no particular count take a sample
+ * (rt_metrics_opts_auto). */
+#define RT_METRICS_EXACT_CAS 8192
+#define RT_METRICS_SAMPLE_SHIFTS 1024
+/* With o->max_shifts 0 on a graph of more than RT_METRICS_EXACT_CAS CA ports:
+ * RT_METRICS_SAMPLE_SHIFTS shifts, sampled. Otherwise o stays. */
+void rt_metrics_opts_auto(const struct rt_graph *g, struct rt_metrics_opts *o);
 
 /* The draws behind the random permutations and bisections, for other
  * judges of the same tables (route_ar.h's EBB with adaptive routing) to

@@ -8,8 +8,11 @@
  * sequentially.
  *
  * Then each switch chooses alone: a switch's choice depends only on the load
- * of its own ports, so switches are independent and are done one after the
- * other. For a switch s, the minimum-hop ports toward every destination
+ * of its own ports, so switches are independent: the searches (one per
+ * destination switch, each writing its own column of dist) and the choices
+ * (one per switch, its own row of the tables) are split over g->pool's
+ * threads, each with scratch of its own, and the tables are the same for any
+ * number of them. For a switch s, the minimum-hop ports toward every destination
  * switch are listed once (O(S * links of s)); then the LIDs are taken in
  * ascending order and each goes out the least-loaded candidate port, ties to
  * the lowest port number. Load is the number of CA LIDs a port carries: switch
@@ -17,6 +20,7 @@
  * spreading of the CA LIDs that carry the data. */
 #include "autoconf.h"
 #include "lib/route/route.h"
+#include "lib/util/par.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,13 +29,14 @@
 
 #define NO_HOPS 0xFF    /* more hops than a uint8_t holds counts as no path */
 
-/* dist[s * n + d]: switch-to-switch hops between s and d, or NO_HOPS. */
-static void hop_counts(const struct rt_graph *g, uint8_t *dist, int32_t *queue)
+/* dist[s * n + d] for destination switches d in [begin, end): hops
+ * between s and d, or NO_HOPS (dist starts all NO_HOPS). */
+static void hop_counts(const struct rt_graph *g, uint8_t *dist, int32_t *queue, size_t begin,
+		       size_t end)
 {
 	size_t n = g->n_sw;
 
-	memset(dist, NO_HOPS, n * n);
-	for (size_t d = 0; d < n; d++) {
+	for (size_t d = begin; d < end; d++) {
 		size_t head = 0, tail = 0;
 
 		dist[d * n + d] = 0;
@@ -104,10 +109,18 @@ static void lid_map_free(struct lid_map *m)
 /* Route every LID at switch s. cand holds n * n_links(s) ports: the
  * min-hop ports toward destination switch d are cand[d * width ..], ncand[d]
  * of them, in ascending port order (the link list is). */
+struct scratch {
+	int32_t *queue;        /* n_sw */
+	uint8_t *cand, *ncand; /* n_sw * widest switch, n_sw */
+	uint32_t *load;        /* per port */
+	size_t routed, unreachable;
+};
+
 static void route_switch(const struct rt_graph *g, const uint8_t *dist, const struct lid_map *m,
-			 size_t s, uint8_t *cand, uint8_t *ncand, uint32_t *load,
-			 struct rt_lfts *out)
+			 size_t s, struct scratch *w, struct rt_lfts *out)
 {
+	uint8_t *cand = w->cand, *ncand = w->ncand;
+	uint32_t *load = w->load;
 	size_t n = g->n_sw, width = g->sw[s].n_links;
 	const uint8_t *row = dist + s * n;
 	const struct rt_link *links = &g->links[g->sw[s].first_link];
@@ -130,12 +143,12 @@ static void route_switch(const struct rt_graph *g, const uint8_t *dist, const st
 		if (!m->held[lid])
 			continue;
 		if (d < 0 || row[d] == NO_HOPS) {
-			out->n_unreachable++;
+			w->unreachable++;
 			continue;
 		}
 		if ((size_t)d == s) {
 			lft[lid] = m->last_port[lid];
-			out->n_routed++;
+			w->routed++;
 			continue;
 		}
 		c = cand + (size_t)d * width;
@@ -145,46 +158,82 @@ static void route_switch(const struct rt_graph *g, const uint8_t *dist, const st
 				best = c[k];
 		lft[lid] = best;
 		load[best] += m->is_ca[lid];
-		out->n_routed++;
+		w->routed++;
 	}
+}
+
+struct job {
+	const struct rt_graph *g;
+	uint8_t *dist;
+	const struct lid_map *m;
+	struct scratch *w;     /* one per worker */
+	struct rt_lfts *out;
+};
+
+static void hops_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct job *jb = ctx;
+
+	hop_counts(jb->g, jb->dist, jb->w[worker].queue, begin, end);
+}
+
+static void switches_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct job *jb = ctx;
+
+	for (size_t s = begin; s < end; s++)
+		route_switch(jb->g, jb->dist, jb->m, s, &jb->w[worker], jb->out);
 }
 
 int rt_route_minhop(const struct rt_graph *g, struct rt_lfts *out, char *err, size_t errlen)
 {
 	size_t n = g->n_sw, width = 1;
+	unsigned threads = par_pool_threads(g->pool);
 	struct lid_map m = { 0 };
-	uint8_t *dist, *cand, *ncand;
-	int32_t *queue;
-	uint32_t *load;
-	int rc = 0;
+	struct scratch *w = calloc(threads, sizeof(*w));
+	struct job jb = { .g = g, .m = &m, .w = w, .out = out };
+	int rc = -ENOMEM;
 
 	if (out->n_sw != n || out->max_lid != g->max_lid) {
 		snprintf(err, errlen, "the tables were not made for this graph");
+		free(w);
 		return -EINVAL;
 	}
 	for (size_t s = 0; s < n; s++)
 		if (g->sw[s].n_links > width)
 			width = g->sw[s].n_links;
-	dist = malloc(n * n + 1);
-	cand = malloc(n * width + 1);
-	ncand = malloc(n + 1);
-	queue = malloc((n + 1) * sizeof(*queue));
-	load = malloc(256 * sizeof(*load));
-	if (!dist || !cand || !ncand || !queue || !load || lid_map_fill(g, &m) < 0) {
-		snprintf(err, errlen, "out of memory for the hop table of %zu switches", n);
-		rc = -ENOMEM;
-		goto out;
+	jb.dist = malloc(n * n + 1);
+	if (!w || !jb.dist || lid_map_fill(g, &m) < 0)
+		goto nomem;
+	for (unsigned i = 0; i < threads; i++) {
+		w[i].queue = malloc((n + 1) * sizeof(*w[i].queue));
+		w[i].cand = malloc(n * width + 1);
+		w[i].ncand = malloc(n + 1);
+		w[i].load = malloc(256 * sizeof(*w[i].load));
+		if (!w[i].queue || !w[i].cand || !w[i].ncand || !w[i].load)
+			goto nomem;
 	}
 	out->n_routed = out->n_unreachable = 0;
-	hop_counts(g, dist, queue);
-	for (size_t s = 0; s < n; s++)
-		route_switch(g, dist, &m, s, cand, ncand, load, out);
+	memset(jb.dist, NO_HOPS, n * n);
+	par_pool_for(g->pool, n, 16, hops_part, &jb);
+	par_pool_for(g->pool, n, 4, switches_part, &jb);
+	for (unsigned i = 0; i < threads; i++) {
+		out->n_routed += w[i].routed;
+		out->n_unreachable += w[i].unreachable;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "out of memory for the hop table of %zu switches", n);
 out:
 	lid_map_free(&m);
-	free(dist);
-	free(cand);
-	free(ncand);
-	free(queue);
-	free(load);
+	for (unsigned i = 0; w && i < threads; i++) {
+		free(w[i].queue);
+		free(w[i].cand);
+		free(w[i].ncand);
+		free(w[i].load);
+	}
+	free(w);
+	free(jb.dist);
 	return rc;
 }

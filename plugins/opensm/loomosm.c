@@ -41,8 +41,27 @@ static void losm_plugin_free(struct losm_plugin *p)
 		pthread_mutex_destroy(&p->engines[i].lock);
 	}
 	losm_report_free(p->report);
+	par_pool_free(p->pool);
 	pthread_mutex_destroy(&p->qos_lock);
 	free(p);
+}
+
+/* $LOOMOSM_THREADS (1..PAR_MAX_THREADS), else 0: the cores. */
+static unsigned threads_wanted(struct osm_opensm *osm)
+{
+	const char *v = getenv("LOOMOSM_THREADS");
+	char *end;
+	unsigned long n;
+
+	if (!v || !*v)
+		return 0;
+	n = strtoul(v, &end, 10);
+	if (*end || n < 1 || n > PAR_MAX_THREADS) {
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM08: loomosm: LOOMOSM_THREADS=\"%s\" is "
+			"not a count from 1 to %d: using the cores\n", v, PAR_MAX_THREADS);
+		return 0;
+	}
+	return (unsigned)n;
 }
 
 static void *create(struct osm_opensm *osm)
@@ -61,6 +80,7 @@ static void *create(struct osm_opensm *osm)
 	/* Before the engines: their first run may come right after. Without
 	 * it (out of memory) OpenSM routes all the same, unreported. */
 	p->report = losm_report_new(osm);
+	p->pool = par_pool_new(threads_wanted(osm));
 	engines = rt_engine_list(&n);
 	for (size_t i = 0; i < n && p->n_engines < sizeof(p->engines) / sizeof(p->engines[0]);
 	     i++) {
@@ -70,6 +90,10 @@ static void *create(struct osm_opensm *osm)
 
 		e->plugin = p;
 		e->eng = &engines[i];
+		/* Tables of strict up*-down* levels (loom's ftree, refined or
+		 * not): later cuts can be rerouted incrementally. */
+		e->incremental = strcmp(engines[i].name, "loom") == 0 ||
+				 strcmp(engines[i].name, "ftree") == 0;
 		engine_name(e->name, sizeof(e->name), engines[i].name);
 		pthread_mutex_init(&e->lock, NULL);
 		/* OpenSM copies the module (and its name); e, the context,
@@ -97,8 +121,9 @@ static void *create(struct osm_opensm *osm)
 		losm_plugin_free(p);
 		return NULL;
 	}
-	OSM_LOG(&osm->log, OSM_LOG_INFO, "loomosm %s: routing engines registered: %s\n",
-		PACKAGE_VERSION, names);
+	OSM_LOG(&osm->log, OSM_LOG_INFO, "loomosm %s: routing engines registered: %s (%u "
+		"thread%s)\n", PACKAGE_VERSION, names, par_pool_threads(p->pool),
+		par_pool_threads(p->pool) == 1 ? "" : "s");
 	return p;
 }
 

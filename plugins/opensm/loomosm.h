@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "lib/route/route.h"
+#include "lib/util/par.h"
 
 /* What one successful run of an engine left behind: OpenSM asks for SLs
  * (path_sl, on every PathRecord query) and SL2VL maps (update_sl2vl, at QoS
@@ -47,6 +48,7 @@ struct losm_engine {
 	char name[32];                 /* the name in opensm.conf */
 	pthread_mutex_t lock;          /* guards last: SA threads read it */
 	struct losm_result *last;      /* NULL until a run succeeds */
+	int incremental;               /* a fat-tree engine: reroute from last after cuts */
 	unsigned runs, failures;
 	int warned_vls;                /* a port lacking VLs was logged once */
 	int warned_qos;                /* classes that cannot join the layers: once */
@@ -71,6 +73,11 @@ struct losm_qos {
 struct losm_plugin {
 	osm_opensm_t *osm;
 	struct losm_report *report;    /* report.c; NULL if out of memory */
+	/* The threads the engines and the hop tables split their work over
+	 * ($LOOMOSM_THREADS, default the cores): used only inside OpenSM's
+	 * routing callbacks, which OpenSM calls one at a time from its state
+	 * manager under its exclusive lock. NULL: one thread. */
+	struct par_pool *pool;
 	size_t n_engines;
 	struct losm_engine engines[8];
 	pthread_mutex_t qos_lock;      /* guards qos, qos_read_ns: SA threads */
@@ -107,7 +114,7 @@ int losm_write_lfts(osm_subn_t *subn, const struct rt_graph *g, const struct rt_
 /* OpenSM's min-hop tables (every switch port to every switch LID), by one
  * BFS per switch: 0 when set, 1 when OpenSM must compute them itself (a
  * hop_weights_file is configured), -ENOMEM with a reason in err. */
-int losm_build_hops(osm_subn_t *subn, char *err, size_t errlen);
+int losm_build_hops(osm_subn_t *subn, struct par_pool *pool, char *err, size_t errlen);
 
 /* ---- osm_qos.c ---- */
 

@@ -96,9 +96,29 @@ static int build_fwd_tables(void *context)
 		snprintf(err, sizeof(err), "out of memory");
 		goto fail;
 	}
-	rc = e->eng->route(r->g, r->l, err, sizeof(err));
-	if (rc < 0)
-		goto fail;
+	/* Cables cut since the last run of a fat-tree engine: only the
+	 * destinations that crossed them are routed again
+	 * (lib/route/route_reroute.c); anything else, a full run. The plugin's
+	 * threads are for this run only: the report's metrics read the graph
+	 * later, on a thread of their own. */
+	rc = -EAGAIN;
+	if (e->last && e->incremental) {
+		struct rt_reroute_stats st;
+		char why[200];
+
+		rc = rt_reroute(e->last->g, e->last->l, r->g, r->l, &st, why, sizeof(why));
+		if (rc < 0)
+			OSM_LOG(&osm->log, OSM_LOG_VERBOSE, "loom engine %s: a full run (%s)\n",
+				e->name, why);
+	}
+	if (rc < 0) {
+		r->g->pool = e->plugin->pool;
+		memset(r->l->port, RT_NO_PORT, r->l->n_sw * ((size_t)r->l->max_lid + 1));
+		rc = e->eng->route(r->g, r->l, err, sizeof(err));
+		r->g->pool = NULL;
+		if (rc < 0)
+			goto fail;
+	}
 	rc = losm_write_lfts(&osm->subn, r->g, r->l, r->base_lid, r->max_lid, err, sizeof(err));
 	if (rc < 0)
 		goto fail;
@@ -307,7 +327,7 @@ static int build_lid_matrices(void *context)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rc = losm_build_hops(&osm->subn, err, sizeof(err));
+	rc = losm_build_hops(&osm->subn, e->plugin->pool, err, sizeof(err));
 	if (rc < 0) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM04: loom engine %s: %s; OpenSM "
 			"computes the hop tables itself\n", e->name, err);

@@ -9,9 +9,21 @@
  * cabled to switch q over a healthy link, destination switch d: hops =
  * 1 + least hops from q to d; d itself: 0 on port 0. With a hop_weights_file
  * (the only source of weights other than 1: OpenSM sets each port's hop_wf
- * inside its own relaxation) OpenSM's own code runs instead. */
+ * inside its own relaxation) OpenSM's own code runs instead.
+ *
+ * The searches are split over the plugin's threads, a destination switch
+ * at a time per worker. That is safe inside OpenSM because of what
+ * osm_switch_set_hops() touches (OpenSM 3.3.x, osm_switch.c): the row of
+ * the one LID it is given, allocated on its first set (malloc), in each
+ * switch's array of rows, which OpenSM sized before it called us
+ * (ucast_mgr_setup_all_switches, osm_switch_prepare_path_rebuild). A
+ * destination's LID is set by the one worker that searches from it, so no
+ * two workers write one row. The calling thread holds OpenSM's exclusive
+ * lock throughout (the routing callbacks run under it): no SA thread reads
+ * the rows meanwhile. */
 #include "autoconf.h"
 #include "loomosm.h"
+#include "lib/util/par.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -48,13 +60,62 @@ static int32_t sw_index(osm_switch_t *const *sws, uint32_t n, const osm_switch_t
 	return lo < n && sws[lo] == sw ? (int32_t)lo : -1;
 }
 
-int losm_build_hops(osm_subn_t *subn, char *err, size_t errlen)
+struct hops_job {
+	osm_switch_t **sws;
+	uint32_t n, ne;
+	const struct edge *edges;
+	const uint32_t *in_first, *in_list;
+	uint32_t *dist, *queue;    /* n + 1 per worker */
+};
+
+/* The searches from destination switches [begin, end). */
+static void hops_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct hops_job *jb = ctx;
+	uint32_t n = jb->n;
+	uint32_t *dist = jb->dist + (size_t)worker * (n + 1);
+	uint32_t *queue = jb->queue + (size_t)worker * (n + 1);
+
+	for (size_t d = begin; d < end; d++) {
+		uint16_t lid = cl_ntoh16(osm_node_get_base_lid(jb->sws[d]->p_node, 0));
+		uint32_t head = 0, tail = 0;
+
+		if (!lid)
+			continue;
+		for (uint32_t i = 0; i < n; i++)
+			dist[i] = FAR;
+		dist[d] = 0;
+		queue[tail++] = (uint32_t)d;
+		while (head < tail) {
+			uint32_t q = queue[head++];
+
+			for (uint32_t j = jb->in_first[q]; j < jb->in_first[q + 1]; j++) {
+				uint32_t s = jb->edges[jb->in_list[j]].s;
+
+				if (dist[s] == FAR) {
+					dist[s] = dist[q] + 1;
+					queue[tail++] = s;
+				}
+			}
+		}
+		osm_switch_set_hops(jb->sws[d], lid, 0, 0);
+		for (uint32_t e = 0; e < jb->ne; e++) {
+			const struct edge *ed = &jb->edges[e];
+
+			if (dist[ed->q] != FAR && dist[ed->q] + 1 < OSM_NO_PATH)
+				osm_switch_set_hops(jb->sws[ed->s], lid, ed->port,
+						    (uint8_t)(dist[ed->q] + 1));
+		}
+	}
+}
+
+int losm_build_hops(osm_subn_t *subn, struct par_pool *pool, char *err, size_t errlen)
 {
 	cl_qmap_t *tbl = &subn->sw_guid_tbl;
 	uint32_t n = (uint32_t)cl_qmap_count(tbl), ne = 0, k = 0;
 	osm_switch_t **sws = NULL;
 	struct edge *edges = NULL;
-	uint32_t *in_first = NULL, *in_list = NULL, *dist = NULL, *queue = NULL;
+	uint32_t *in_first = NULL, *in_list = NULL;
 	int rc = -ENOMEM;
 
 	if (subn->opt.hop_weights_file)
@@ -96,9 +157,7 @@ int losm_build_hops(osm_subn_t *subn, char *err, size_t errlen)
 	 * them backwards). */
 	in_first = calloc(n + 1, sizeof(*in_first));
 	in_list = malloc((ne + 1) * sizeof(*in_list));
-	dist = malloc((n + 1) * sizeof(*dist));
-	queue = malloc((n + 1) * sizeof(*queue));
-	if (!in_first || !in_list || !dist || !queue)
+	if (!in_first || !in_list)
 		goto out;
 	for (uint32_t e = 0; e < ne; e++)
 		in_first[edges[e].q + 1]++;
@@ -114,33 +173,21 @@ int losm_build_hops(osm_subn_t *subn, char *err, size_t errlen)
 		free(fill);
 	}
 
-	for (uint32_t d = 0; d < n; d++) {
-		uint16_t lid = cl_ntoh16(osm_node_get_base_lid(sws[d]->p_node, 0));
-		uint32_t head = 0, tail = 0;
+	{
+		struct hops_job jb = { .sws = sws, .n = n, .edges = edges, .ne = ne,
+				       .in_first = in_first, .in_list = in_list };
+		unsigned threads = par_pool_threads(pool);
 
-		if (!lid)
-			continue;
-		for (uint32_t i = 0; i < n; i++)
-			dist[i] = FAR;
-		dist[d] = 0;
-		queue[tail++] = d;
-		while (head < tail) {
-			uint32_t q = queue[head++];
-
-			for (uint32_t j = in_first[q]; j < in_first[q + 1]; j++) {
-				uint32_t s = edges[in_list[j]].s;
-
-				if (dist[s] == FAR) {
-					dist[s] = dist[q] + 1;
-					queue[tail++] = s;
-				}
-			}
+		jb.dist = malloc((size_t)threads * (n + 1) * sizeof(*jb.dist));
+		jb.queue = malloc((size_t)threads * (n + 1) * sizeof(*jb.queue));
+		if (!jb.dist || !jb.queue) {
+			free(jb.dist);
+			free(jb.queue);
+			goto out;
 		}
-		osm_switch_set_hops(sws[d], lid, 0, 0);
-		for (uint32_t e = 0; e < ne; e++)
-			if (dist[edges[e].q] != FAR && dist[edges[e].q] + 1 < OSM_NO_PATH)
-				osm_switch_set_hops(sws[edges[e].s], lid, edges[e].port,
-						    (uint8_t)(dist[edges[e].q] + 1));
+		par_pool_for(pool, n, 8, hops_part, &jb);
+		free(jb.dist);
+		free(jb.queue);
 	}
 	rc = 0;
 out:
@@ -150,7 +197,5 @@ out:
 	free(edges);
 	free(in_first);
 	free(in_list);
-	free(dist);
-	free(queue);
 	return rc;
 }

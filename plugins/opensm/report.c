@@ -254,13 +254,16 @@ static void *run_worker(void *arg)
 }
 
 /* Which lib engine routed: "loom" says it in its note ("loom chose ftree:
- * ..."), the others are themselves. */
+ * ..."), the others are themselves; an incremental reroute
+ * (route_reroute.c: "rerouted N destinations ...") is "reroute". */
 static void routed_by(const struct losm_engine *e, const struct rt_lfts *l, char *buf,
 		      size_t len)
 {
 	char chosen[32];
 
-	if (strcmp(e->eng->name, "loom") != 0)
+	if (l && strncmp(l->note, "rerouted ", 9) == 0)
+		snprintf(buf, len, "reroute");
+	else if (strcmp(e->eng->name, "loom") != 0)
 		snprintf(buf, len, "%s", e->eng->name);
 	else if (l && sscanf(l->note, "loom chose %31[a-z0-9_-]", chosen) == 1)
 		snprintf(buf, len, "%s", chosen);

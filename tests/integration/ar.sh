@@ -15,7 +15,7 @@
 #    same before and after, and route check still delivers every pair;
 #  - `ar program` with ar.program false (the default) is refused naming
 #    ar.program; its --dry-run reports every switch unsupported, sends no Set
-#    and records nothing;
+#    and records nothing; both runs have max_smps switches under way at once;
 #  - after a reload to `ar: {program: true, shield: true}`, `ar program`
 #    reports every switch unsupported, SHIELD unsupported, each after its
 #    ARInfo GetCap tries alone: ibsim logs the Gets (0xff20) and not one
@@ -139,9 +139,9 @@ loom_ok "ar program is refused while ar.program is false, naming it and why"
 
 n_ff20_0=$(grep -c 'no one to handle pkt.*attr 0xff20' "$work/ibsim.log" || :)
 loom_ctl --json ar program --dry-run >"$work/dry.json" || loom_fail "ar program --dry-run: exit $?: $(head -c 2000 "$work/dry.json")"
-python3 - "$work/dry.json" "$work/ibnd.txt" "$RETRIES" <<'EOP' || loom_fail "ar program --dry-run: $(head -c 2000 "$work/dry.json")"
+python3 - "$work/dry.json" "$work/ibnd.txt" "$RETRIES" "$MAX_SMPS" <<'EOP' || loom_fail "ar program --dry-run: $(head -c 2000 "$work/dry.json")"
 import json, re, sys
-a = json.load(open(sys.argv[1])); retries = int(sys.argv[3])
+a = json.load(open(sys.argv[1])); retries, window = int(sys.argv[3]), int(sys.argv[4])
 want = {"0x" + m.group(1) for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"',
                                                   open(sys.argv[2]).read(), re.M)}
 sw = a["switches"]
@@ -155,6 +155,8 @@ r = a["run"]
 assert r["dry_run"] and r["unsupported"] == len(want) and r["switches"] == len(want), r
 assert r["programmed"] == r["refused"] == r["failed"] == 0, r
 assert r["smps"] == len(want) * (retries + 1), r
+# max_smps switches under way at once, not one after the other.
+assert r["in_flight"] == min(window, len(want)), r
 EOP
 loom_ctl --json events >"$work/ev1.json" || loom_fail "events"
 [ "$(ev_count "$work/ev1.json" ar_)" = "$n_ev0" ] || loom_fail "a dry run recorded events"
@@ -169,9 +171,9 @@ loom_until 50 sh -c "[ \$(grep -c 'configuration reloaded' '$work/loomd.log') -g
 	loom_fail "loomd did not reload"
 n_ff20_1=$(grep -c 'no one to handle pkt.*attr 0xff20' "$work/ibsim.log" || :)
 loom_ctl --json ar program >"$work/prog.json" || loom_fail "ar program: exit $?: $(head -c 2000 "$work/prog.json")"
-python3 - "$work/prog.json" "$work/ibnd.txt" "$RETRIES" <<'EOP' || loom_fail "ar program: $(head -c 2000 "$work/prog.json")"
+python3 - "$work/prog.json" "$work/ibnd.txt" "$RETRIES" "$MAX_SMPS" <<'EOP' || loom_fail "ar program: $(head -c 2000 "$work/prog.json")"
 import json, re, sys
-a = json.load(open(sys.argv[1])); retries = int(sys.argv[3])
+a = json.load(open(sys.argv[1])); retries, window = int(sys.argv[3]), int(sys.argv[4])
 want = {"0x" + m.group(1) for m in re.finditer(r'^Switch\s+\d+\s+"S-([0-9a-f]{16})"',
                                                   open(sys.argv[2]).read(), re.M)}
 sw = a["switches"]
@@ -184,6 +186,8 @@ for s in sw:
 r = a["run"]
 assert r["unsupported"] == len(want) and r["shield"] is True and r["mode"] == "tree", r
 assert r["smps"] == len(want) * (retries + 1), r
+# max_smps switches under way at once, not one after the other.
+assert r["in_flight"] == min(window, len(want)), r
 EOP
 n_ff20_2=$(grep -c 'no one to handle pkt.*attr 0xff20' "$work/ibsim.log" || :)
 [ $((n_ff20_2 - n_ff20_1)) -ge $((n_sw * (RETRIES + 1))) ] ||

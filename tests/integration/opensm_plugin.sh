@@ -124,14 +124,18 @@ osm_sweep "3-level fat tree after 4 links cut" loom
 readback "3-level fat tree after the cuts, loom"
 # OpenSM's hop tables (its multicast manager and SA read them) come from the
 # plugin's BFS: they must equal what OpenSM's own relaxation gives (minhop,
-# which leaves them to OpenSM) on the same cut fabric, entry for entry.
+# which leaves them to OpenSM) on the same cut fabric, entry for entry. The
+# plugin's searches run on 3 threads here, whatever the machine has.
 hops_dump() { # hops_dump ENGINE: opensm-lid-matrix.dump into $work/hops-ENGINE
 	mkdir -p "$work/hops-$1"
 	osm_conf "$1" 'log_flags 0x47' "dump_files_dir $work/hops-$1"
 	rm -f "$work/opensm.log" "$work"/guid2lid
-	osm_env opensm -F "$work/opensm.conf" -o -f "$work/opensm.log" >"$work/opensm.out" 2>&1 || :
+	LOOMOSM_THREADS=3 osm_env opensm -F "$work/opensm.conf" -o -f "$work/opensm.log" \
+		>"$work/opensm.out" 2>&1 || :
 	# Whose relaxation ran: the plugin's BFS for loom, OpenSM's for minhop.
 	if [ "$1" = loom ]; then
+		grep -q "routing engines registered: .* (3 threads)" "$work/opensm.log" ||
+			loom_osm_fail "loom: LOOMOSM_THREADS=3 was not taken"
 		grep -q "loom engine loom: hop tables in" "$work/opensm.log" &&
 			! grep -q "Min Hop Table Assignment" "$work/opensm.log" ||
 			loom_osm_fail "loom: the hop tables were not the plugin's"

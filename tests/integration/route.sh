@@ -34,6 +34,19 @@ compute opensm-readback "$S/tests/fabrics/demo-ft2.ibnd" \
 	--lfts "$S/tests/fabrics/demo-ft2.fts"
 grep -q '"engine": "tables read"' "$work/opensm-readback.json" ||
 	loom_fail "--lfts did not judge the given tables"
+# Cut cables after the run: rerouted incrementally, every pair still delivered.
+loom_gen_route() { "$B/loom-fabgen" "$@" -o "$work/gen.net"; }
+loom_gen_route fattree --levels 3 --radix 8
+compute reroute "$work/gen.net" --reroute-cut 1 --seed 4 --threads 2
+python3 - "$work/reroute.json" <<'EOP' || loom_fail "--reroute-cut: $(cat "$work/reroute.json")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+r = j["reroute"]
+assert r["cut"] == 1 and r["incremental"] and r["destinations"] > 0, r
+assert j["note"].startswith("rerouted "), j["note"]
+assert j["metrics"]["cdg_acyclic"], j["metrics"]
+EOP
+loom_ok "--reroute-cut 1: $(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["reroute"]; print(r["destinations"], "destinations rerouted, the CDG acyclic")' "$work/reroute.json")"
 for e in ftree minhop; do
 	compute "demo-$e" "$S/tests/fabrics/demo-ft2.net" --engine $e
 	[ "$(metric "$work/demo-$e.json" shift_max_load)" = 1 ] || loom_fail "$e: a shift shares a link"

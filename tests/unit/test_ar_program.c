@@ -6,7 +6,8 @@
  * answers no vendor attribute at all (every 0xFF2x SMP comes back at once
  * with a timeout status; docs/ar-mad-notes.md), so it can show that loom
  * leaves a switch without AR alone, never what loom does with one that has
- * it. Here struct memsw plays that switch behind struct ar_xport: it keeps
+ * it. Here struct memsw (tests/unit/fixture_arsw.h) plays that switch
+ * behind struct ar_xport: it keeps
  * every block by (attribute, modifier), answers GetCap with a chosen
  * ARInfo, starts with an SX AR LFT that mirrors the static LFT (as NVIDIA
  * switches keep it), and can be told not to answer, to answer with an
@@ -32,44 +33,12 @@
 #include "lib/ar/route_ar.h"
 #include "lib/route/route_metrics.h"
 #include "check_run.h"
-
-static const struct rt_metrics_opts opts = { .max_shifts = 4, .n_random = 1, .seed = 7,
-					     .n_bisect = 0 };
+#include "fixture_arsw.h"
 
 /* ---- fabrics ------------------------------------------------------------------------ */
 
-struct tree {
-	struct routed r;
-	struct rt_ar *ar;
-};
-
-static struct tree tree3(void)
-{
-	struct fg_fabric fg;
-	struct tree t;
-	char err[256] = "";
-
-	fg_init(&fg);
-	ck_assert_int_eq(fg_build_fattree(&fg, &(struct fg_fattree_opts){ .levels = 3,
-		.radix = 8, .hosts = 128, .rails = 1 }), 0);
-	t.r = fixture_route(fixture_fabgen(&fg, 0), rt_route_ftree, &opts);
-	ck_assert_msg(t.r.rc == 0, "ftree: %s", t.r.err);
-	fixture_assert_all_delivered(&t.r.m, t.r.g->n_ca);
-	t.ar = rt_ar_new(t.r.g, t.r.l, RT_AR_TREE, RT_AR_DEFAULT_CAPACITY, err, sizeof(err));
-	ck_assert_msg(t.ar != NULL, "rt_ar_new: %s", err);
-	/* LIDs over several AR LFT blocks, so the self-check has blocks to pick. */
-	ck_assert_uint_gt(t.ar->max_lid, 3 * AR_MAD_LFT_SX_ENTRIES);
-	return t;
-}
-
-static void tree_free(struct tree *t)
-{
-	rt_ar_free(t->ar);
-	fixture_routed_free(&t->r);
-}
-
 /* A switch of t with AR groups. */
-static size_t with_groups(const struct tree *t)
+static size_t with_groups(const struct arsw_tree *t)
 {
 	for (size_t s = 0; s < t->ar->n_sw; s++)
 		if (t->ar->sw[s].n_groups >= 1)
@@ -78,189 +47,10 @@ static size_t with_groups(const struct tree *t)
 	return 0;
 }
 
-/* ---- the in-memory switch ---------------------------------------------------------------- */
-
-enum fail_kind { FAIL_NO_ANSWER, FAIL_STATUS, FAIL_NO_ECHO };
-
-struct blk {
-	uint16_t attr;
-	uint32_t am;
-	uint8_t data[AR_MAD_DATA_LEN];
-	int written;           /* by a Set (a later Get is a read-back) */
-};
-
-struct memsw {
-	struct blk b[256];
-	size_t n;
-	struct ar_mad_info cap;    /* the GetCap answer */
-	int no_answer;             /* nothing is answered */
-	unsigned status;           /* every answer carries it (0x0C: unsupported) */
-	unsigned lft_status;       /* AR LFT Gets are answered with it */
-	unsigned fail_set;         /* Set number fail_set (1-based) fails; 0: none */
-	int fail_later_too;        /* and every Set after it */
-	enum fail_kind fail_kind;
-	uint16_t corrupt_attr;     /* a read-back of (corrupt_attr, corrupt_am) has */
-	uint32_t corrupt_am;       /* byte corrupt_byte flipped by corrupt_mask */
-	unsigned corrupt_byte;
-	uint8_t corrupt_mask;
-	unsigned n_get, n_set;
-	int ever_enabled;          /* a Set of ARInfo with e = 1 was taken */
-	uint32_t lft_gets[16];     /* modifiers of the AR LFT Gets before any Set */
-	unsigned n_lft_gets;
-};
-
-static struct blk *find(struct memsw *m, uint16_t attr, uint32_t am)
-{
-	for (size_t i = 0; i < m->n; i++)
-		if (m->b[i].attr == attr && m->b[i].am == am)
-			return &m->b[i];
-	return NULL;
-}
-
-static struct blk *put(struct memsw *m, uint16_t attr, uint32_t am)
-{
-	struct blk *b = find(m, attr, am);
-
-	if (!b) {
-		ck_assert_uint_lt(m->n, sizeof(m->b) / sizeof(m->b[0]));
-		b = &m->b[m->n++];
-		memset(b, 0, sizeof(*b));
-		b->attr = attr;
-		b->am = am;
-	}
-	return b;
-}
-
-static int mem_get(void *ctx, uint16_t attr, uint32_t am, uint8_t data[AR_MAD_DATA_LEN],
-		   unsigned *status)
-{
-	struct memsw *m = ctx;
-	struct blk *b;
-	char err[128];
-
-	m->n_get++;
-	if (m->no_answer)
-		return -ETIMEDOUT;
-	*status = m->status;
-	if (m->status)
-		return 0;
-	if (attr == AR_MAD_ATTR_LFT_SX && m->n_set == 0 && m->n_lft_gets < 16)
-		m->lft_gets[m->n_lft_gets++] = am;
-	if (attr == AR_MAD_ATTR_LFT_SX && m->lft_status) {
-		*status = m->lft_status;
-		return 0;
-	}
-	if (attr == AR_MAD_ATTR_INFO && am == ar_mad_info_am(1)) {
-		ck_assert_int_eq(ar_mad_info_encode(&m->cap, data, AR_MAD_DATA_LEN, err,
-						    sizeof(err)), 0);
-		return 0;
-	}
-	if (!(b = find(m, attr, am))) {
-		/* A fresh group table reads as zeros; a block that is not there
-		 * (a wrong modifier) as "invalid attribute or modifier". */
-		memset(data, 0, AR_MAD_DATA_LEN);
-		*status = attr == AR_MAD_ATTR_GROUP_TABLE ? 0 : 0x1c;
-		return 0;
-	}
-	memcpy(data, b->data, AR_MAD_DATA_LEN);
-	if (b->written && attr == m->corrupt_attr && am == m->corrupt_am)
-		data[m->corrupt_byte] ^= m->corrupt_mask;
-	return 0;
-}
-
-static int mem_set(void *ctx, uint16_t attr, uint32_t am, const uint8_t data[AR_MAD_DATA_LEN],
-		   uint8_t reply[AR_MAD_DATA_LEN], unsigned *status)
-{
-	struct memsw *m = ctx;
-	struct blk *b;
-
-	m->n_set++;
-	if (m->no_answer)
-		return -ETIMEDOUT;
-	if (m->fail_set && (m->n_set == m->fail_set || (m->fail_later_too &&
-							 m->n_set > m->fail_set))) {
-		if (m->fail_kind == FAIL_NO_ANSWER)
-			return -ETIMEDOUT;
-		if (m->fail_kind == FAIL_STATUS) {
-			*status = 0x1c;
-			memcpy(reply, data, AR_MAD_DATA_LEN);
-			return 0;
-		}
-		/* Not taken: the answer is what the switch still holds. */
-		b = find(m, attr, am);
-		memset(reply, 0, AR_MAD_DATA_LEN);
-		if (b)
-			memcpy(reply, b->data, AR_MAD_DATA_LEN);
-		else
-			reply[0] ^= 0x80;
-		*status = 0;
-		return 0;
-	}
-	b = put(m, attr, am);
-	memcpy(b->data, data, AR_MAD_DATA_LEN);
-	b->written = 1;
-	if (attr == AR_MAD_ATTR_INFO && (data[3] & 1))  /* e: bit 0 of word 0 */
-		m->ever_enabled = 1;
-	memcpy(reply, b->data, AR_MAD_DATA_LEN);
-	*status = 0;
-	return 0;
-}
-
-/* A switch with AR (group_cap 64, by_sl_cap), AR off, whose SX AR LFT holds
- * sw's static port for every LID as the default, the LID STATIC to it;
- * with lft_shift, block b holds what block b + lft_shift should (what a
- * switch reading the modifier differently would answer). */
-static void memsw_init(struct memsw *m, const struct rt_ar_switch *sw, uint32_t max_lid,
-		       unsigned lft_shift)
-{
-	char err[128];
-	struct ar_mad_info cur;
-
-	memset(m, 0, sizeof(*m));
-	m->cap.group_cap = 64;
-	m->cap.group_table_cap = 1;
-	m->cap.by_sl_cap = 1;
-	cur = m->cap;
-	ck_assert_int_eq(ar_mad_info_encode(&cur, put(m, AR_MAD_ATTR_INFO, 0)->data,
-					    AR_MAD_DATA_LEN, err, sizeof(err)), 0);
-	for (unsigned b = 0; b <= max_lid / AR_MAD_LFT_SX_ENTRIES; b++) {
-		struct ar_mad_lft_sx_block blk;
-		uint32_t am;
-
-		memset(&blk, 0, sizeof(blk));
-		for (unsigned e = 0; e < AR_MAD_LFT_SX_ENTRIES; e++) {
-			uint32_t lid = (b + lft_shift) * AR_MAD_LFT_SX_ENTRIES + e;
-			uint8_t port = lid <= max_lid ? sw->port[lid] : RT_NO_PORT;
-
-			blk.e[e].lid_state = AR_MAD_LID_STATIC;
-			blk.e[e].group_number = port;
-			blk.e[e].default_port = port;
-		}
-		ck_assert_int_eq(ar_mad_lft_am(b, 0, &am, err, sizeof(err)), 0);
-		ck_assert_int_eq(ar_mad_lft_sx_encode(&blk, put(m, AR_MAD_ATTR_LFT_SX, am)->data,
-						      AR_MAD_DATA_LEN, err, sizeof(err)), 0);
-	}
-}
-
-static struct ar_xport xport(struct memsw *m)
-{
-	return (struct ar_xport){ .get = mem_get, .set = mem_set, .ctx = m };
-}
-
-static struct ar_mad_info current_info(struct memsw *m)
-{
-	struct ar_mad_info i;
-	char err[128];
-
-	ck_assert_int_eq(ar_mad_info_decode(find(m, AR_MAD_ATTR_INFO, 0)->data, AR_MAD_DATA_LEN,
-					    &i, err, sizeof(err)), 0);
-	return i;
-}
-
 static struct ar_program_result run(struct memsw *m, const struct rt_ar *ar, size_t s,
 				    const struct ar_program_opts *o)
 {
-	struct ar_xport x = xport(m);
+	struct ar_xport x = memsw_xport(m);
 	struct ar_program_result res;
 
 	ck_assert_int_eq(ar_program_switch(&x, &ar->sw[s], ar->max_lid, o, &res), 0);
@@ -287,7 +77,7 @@ static const struct ar_program_opts all_sls = { .sl_mask = AR_PLAN_ALL_SLS };
  * switch is unsupported, and not one Set (nor any other Get) is sent. */
 START_TEST(a_switch_without_ar_is_unsupported_after_one_get_and_no_set)
 {
-	struct tree t = tree3();
+	struct arsw_tree t = arsw_tree3();
 	size_t s = with_groups(&t);
 	struct ar_program_opts o = { .sl_mask = AR_PLAN_ALL_SLS, .shield = 1 };
 	struct ar_program_result res;
@@ -322,7 +112,7 @@ START_TEST(a_switch_without_ar_is_unsupported_after_one_get_and_no_set)
 	ck_assert_uint_eq(m.n_set, 0);
 	ck_assert_int_eq(res.shield, AR_PROG_SHIELD_OFF);  /* not asked for */
 	ck_assert_str_eq(ar_program_outcome_name(res.outcome), "unsupported");
-	tree_free(&t);
+	arsw_tree_free(&t);
 }
 END_TEST
 
@@ -334,7 +124,7 @@ END_TEST
  * plan's Set count. */
 START_TEST(the_self_check_reads_distinct_blocks_including_the_highest_before_any_set)
 {
-	struct tree t = tree3();
+	struct arsw_tree t = arsw_tree3();
 	struct ar_program_opts o = { .sl_mask = AR_PLAN_ALL_SLS, .dry_run = 1 };
 
 	for (size_t s = 0; s < t.ar->n_sw; s++) {
@@ -369,7 +159,7 @@ START_TEST(the_self_check_reads_distinct_blocks_including_the_highest_before_any
 		ck_assert_msg(strstr(res.reason, "would send"), "%s", res.reason);
 		ar_plan_free(p);
 	}
-	tree_free(&t);
+	arsw_tree_free(&t);
 }
 END_TEST
 
@@ -379,7 +169,7 @@ END_TEST
  * Set reaches either. */
 START_TEST(an_ar_lft_that_does_not_mirror_the_static_lft_is_refused_before_any_set)
 {
-	struct tree t = tree3();
+	struct arsw_tree t = arsw_tree3();
 	size_t s = with_groups(&t);
 	struct ar_program_result res;
 	struct memsw m;
@@ -399,7 +189,7 @@ START_TEST(an_ar_lft_that_does_not_mirror_the_static_lft_is_refused_before_any_s
 	ck_assert_int_eq(res.outcome, AR_PROG_REFUSED);
 	ck_assert_msg(strstr(res.reason, "could not be read: status 0x001c"), "%s", res.reason);
 	ck_assert_uint_eq(m.n_set, 0);
-	tree_free(&t);
+	arsw_tree_free(&t);
 }
 END_TEST
 
@@ -414,7 +204,7 @@ END_TEST
  * "unsupported" (fr_enabled 0) where it does not. */
 START_TEST(every_switch_of_a_fat_tree_is_programmed_and_holds_exactly_its_plan)
 {
-	struct tree t = tree3();
+	struct arsw_tree t = arsw_tree3();
 	struct ar_program_opts o = { .sl_mask = 0x0003, .shield = 1 };
 	unsigned n_on = 0, n_unsup = 0;
 
@@ -439,7 +229,7 @@ START_TEST(every_switch_of_a_fat_tree_is_programmed_and_holds_exactly_its_plan)
 		held.mad = calloc(p->n, sizeof(*p->mad));
 		ck_assert_ptr_nonnull(held.mad);
 		for (size_t i = 0; i < p->n; i++) {
-			const struct blk *b = find(&m, p->mad[i].attr, p->mad[i].am);
+			const struct blk *b = memsw_find(&m, p->mad[i].attr, p->mad[i].am);
 
 			ck_assert_ptr_nonnull(b);
 			held.mad[i] = p->mad[i];
@@ -451,7 +241,7 @@ START_TEST(every_switch_of_a_fat_tree_is_programmed_and_holds_exactly_its_plan)
 		memcpy(held.mad[0].data, p->mad[0].data, AR_MAD_DATA_LEN);
 		ck_assert_msg(ar_plan_check(&held, sw, t.ar->max_lid, err, sizeof(err)) == 0,
 			      "switch %zu: %s", s, err);
-		now = current_info(&m);
+		now = memsw_info(&m);
 		ck_assert_uint_eq(now.e, sw->n_groups > 0);
 		ck_assert_uint_eq(now.fr_enabled, m.cap.is_fr_sup);
 		ck_assert_int_eq(res.shield, m.cap.is_fr_sup ? AR_PROG_SHIELD_ON :
@@ -463,7 +253,7 @@ START_TEST(every_switch_of_a_fat_tree_is_programmed_and_holds_exactly_its_plan)
 	}
 	ck_assert_uint_gt(n_on, 0);
 	ck_assert_uint_gt(n_unsup, 0);
-	tree_free(&t);
+	arsw_tree_free(&t);
 }
 END_TEST
 
@@ -476,7 +266,7 @@ END_TEST
  * before the enabling Set, and that Set failing is not taking it). */
 START_TEST(a_failed_set_turns_ar_off_and_says_what_failed)
 {
-	struct tree t = tree3();
+	struct arsw_tree t = arsw_tree3();
 	size_t s = with_groups(&t);
 	struct ar_program_opts o = { .sl_mask = AR_PLAN_ALL_SLS, .shield = 1 };
 	struct memsw m;
@@ -507,7 +297,7 @@ START_TEST(a_failed_set_turns_ar_off_and_says_what_failed)
 			ck_assert_int_eq(res.ar_state_unknown, 0);
 			ck_assert_uint_eq(m.n_set, at[k] + 1);
 			ck_assert_uint_eq(res.sets, at[k] + 1);
-			now = current_info(&m);
+			now = memsw_info(&m);
 			ck_assert_uint_eq(now.e, 0);
 			ck_assert_uint_eq(now.fr_enabled, 0);
 			ck_assert_int_eq(res.shield, AR_PROG_SHIELD_OFF);
@@ -515,7 +305,7 @@ START_TEST(a_failed_set_turns_ar_off_and_says_what_failed)
 		}
 	}
 	ar_plan_free(p);
-	tree_free(&t);
+	arsw_tree_free(&t);
 }
 END_TEST
 
@@ -524,7 +314,7 @@ END_TEST
  * back after the enabling Set (one bit of group_cap) turns AR off again. */
 START_TEST(a_corrupt_read_back_never_leaves_ar_on)
 {
-	struct tree t = tree3();
+	struct arsw_tree t = arsw_tree3();
 	size_t s = with_groups(&t);
 	struct ar_program_result res;
 	struct memsw m;
@@ -542,7 +332,7 @@ START_TEST(a_corrupt_read_back_never_leaves_ar_on)
 	ck_assert_msg(strstr(res.reason, "the tables read back differ: LID 16: default port") &&
 		      strstr(res.reason, "AR left off"), "%s", res.reason);
 	ck_assert_int_eq(m.ever_enabled, 0);
-	ck_assert_uint_eq(current_info(&m).e, 0);
+	ck_assert_uint_eq(memsw_info(&m).e, 0);
 
 	memsw_init(&m, &t.ar->sw[s], t.ar->max_lid, 0);
 	m.corrupt_attr = AR_MAD_ATTR_INFO;
@@ -554,8 +344,8 @@ START_TEST(a_corrupt_read_back_never_leaves_ar_on)
 	ck_assert_msg(strstr(res.reason, "ARInfo read back differs") &&
 		      strstr(res.reason, "AR left off"), "%s", res.reason);
 	ck_assert_int_eq(m.ever_enabled, 1);
-	ck_assert_uint_eq(current_info(&m).e, 0);
-	tree_free(&t);
+	ck_assert_uint_eq(memsw_info(&m).e, 0);
+	arsw_tree_free(&t);
 }
 END_TEST
 
@@ -563,7 +353,7 @@ END_TEST
  * AR's state is unknown. */
 START_TEST(when_ar_cannot_be_turned_off_the_result_says_its_state_is_unknown)
 {
-	struct tree t = tree3();
+	struct arsw_tree t = arsw_tree3();
 	size_t s = with_groups(&t);
 	struct ar_program_result res;
 	struct memsw m;
@@ -586,7 +376,7 @@ START_TEST(when_ar_cannot_be_turned_off_the_result_says_its_state_is_unknown)
 	ck_assert(json_is_true(json_object_get(j, "ar_state_unknown")));
 	ck_assert_int_eq(json_integer_value(json_object_get(j, "smps_sent")), res.smps_sent);
 	json_decref(j);
-	tree_free(&t);
+	arsw_tree_free(&t);
 }
 END_TEST
 

@@ -701,6 +701,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  timeout_ms: 200\n"
 			 "  retries: 3\n"
 			 "  max_smps: 64\n"
+			 "  follow: true\n"
 			 "  subnets: []\n"
 			 "opensm:\n"
 			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n"

@@ -1,0 +1,150 @@
+/* daemon/ib/sweep_follow.c: discovery that follows the fabric (issue 23).
+ *
+ * OpenSM's plugin reports what it learns (daemon/routing/osm_report.c hands
+ * it here): a trap from a switch (port state change and the link traps: the
+ * switch's LID) or a heavy sweep (its node count). A trap marks the switch;
+ * after a short wait that gathers the burst one cut makes (both ends trap,
+ * OpenSM resweeps), one incremental run walks the marked switches and
+ * their neighbours again (daemon/ib/discovery_part.h) and records the
+ * result as any sweep is recorded: the diff against the stored fabric and
+ * its events. A heavy sweep whose node count is not the one loom last
+ * recorded means a change no trap named: a full sweep; with the same count,
+ * the switches of the last followed run (within FOLLOW_RECENT_S) are walked
+ * again, for what OpenSM did to them in that sweep (a port that came back
+ * goes from Init to Active when OpenSM configures it, and no trap says
+ * so). So does a burst of
+ * more than SWEEP_FOLLOW_MAX switches (a full sweep), a LID loom does not know, and
+ * anything the incremental walk cannot settle alone. Reports that come
+ * while a run goes on wait for its end. The periodic full sweep stays the
+ * safety net. */
+#include "autoconf.h"
+#include "daemon/ib/sweep_impl.h"
+
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "lib/util/clock.h"
+#include "lib/util/log.h"
+
+/* A trap burst: both ends of a cable, and the neighbours OpenSM's own
+ * sweep makes trap, come within milliseconds. */
+#define FOLLOW_GATHER_MS 50
+/* A heavy sweep this soon after a followed run may have changed its
+ * switches' ports. */
+#define FOLLOW_RECENT_S 30.0
+
+static struct job *find_job(struct sweeper *sw, const char *subnet)
+{
+	for (int i = 0; i < sw->n_jobs; i++)
+		if (strcmp(sw->jobs[i]->name, subnet) == 0)
+			return sw->jobs[i];
+	return NULL;
+}
+
+static void add_lid(struct job *job, unsigned lid)
+{
+	size_t i;
+
+	if (lid == 0 || lid >= 0xC000) {
+		job->pend_full = 1;
+		return;
+	}
+	for (i = 0; i < job->n_pend && job->pend_lid[i] != lid; i++)
+		;
+	if (i < job->n_pend)
+		return;
+	if (job->n_pend == SWEEP_FOLLOW_MAX)
+		job->pend_full = 1;
+	else
+		job->pend_lid[job->n_pend++] = (uint16_t)lid;
+}
+
+/* What the reports asked for, now that no run goes on. */
+static void follow_start(struct sweeper *sw, struct job *job)
+{
+	if (job->running || job->retired)
+		return;  /* sweep_follow_after_run() comes back */
+	if (job->pend_full || ((job->n_pend || job->osm_nodes) && !job->base)) {
+		job->osm_nodes = 0;
+		sweep_job_start(sw, job, 0);
+		return;
+	}
+	if (job->osm_nodes) {
+		unsigned osm = job->osm_nodes;
+
+		job->osm_nodes = 0;
+		if (job->base && osm != job->base->n_nodes) {
+			log_info("subnet %s: OpenSM sees %u nodes, loom %zu: a full sweep", job->name,
+				 osm, job->base->n_nodes);
+			job->n_pend = 0;
+			sweep_job_start(sw, job, 0);
+			return;
+		}
+		if (clock_mono() - job->recent_at < FOLLOW_RECENT_S)
+			for (size_t i = 0; i < job->n_recent; i++)
+				add_lid(job, job->recent_lid[i]);
+	}
+	if (job->n_pend) {
+		memcpy(job->run_lid, job->pend_lid, job->n_pend * sizeof(job->pend_lid[0]));
+		memcpy(job->recent_lid, job->pend_lid, job->n_pend * sizeof(job->pend_lid[0]));
+		job->run_n_lid = job->n_recent = job->n_pend;
+		job->recent_at = clock_mono();
+		job->n_pend = 0;
+		sweep_job_start(sw, job, 1);
+	}
+}
+
+static void follow_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct job *job = arg;
+
+	(void)fd;
+	(void)what;
+	follow_start(job->sw, job);
+}
+
+static void follow_arm(struct sweeper *sw, struct job *job)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = FOLLOW_GATHER_MS * 1000 };
+
+	if (!job->follow_ev && !(job->follow_ev = evtimer_new(sw->base, follow_cb, job))) {
+		log_err("subnet %s: cannot follow OpenSM's reports: out of memory", job->name);
+		return;
+	}
+	if (!evtimer_pending(job->follow_ev, NULL))
+		evtimer_add(job->follow_ev, &tv);
+}
+
+void sweeper_changed(struct sweeper *sw, const char *subnet, unsigned lid)
+{
+	struct job *job = find_job(sw, subnet);
+
+	if (!job || !sw->follow)
+		return;
+	add_lid(job, lid);
+	follow_arm(sw, job);
+}
+
+void sweeper_osm_swept(struct sweeper *sw, const char *subnet, unsigned nodes)
+{
+	struct job *job = find_job(sw, subnet);
+
+	if (!job || !sw->follow || !nodes)
+		return;
+	job->osm_nodes = nodes;
+	follow_arm(sw, job);
+}
+
+void sweep_follow_after_run(struct sweeper *sw, struct job *job)
+{
+	if (job->n_pend || job->pend_full || job->osm_nodes)
+		follow_start(sw, job);
+}
+
+void sweep_follow_job_free(struct job *job)
+{
+	if (job->follow_ev)
+		event_free(job->follow_ev);
+	job->follow_ev = NULL;
+}

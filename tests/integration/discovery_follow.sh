@@ -1,0 +1,116 @@
+#!/bin/sh
+# Discovery follows the fabric (issue 23): a link cut or restored in the
+# simulator makes the switch trap, OpenSM's plugin reports it to loomd, and
+# loomd walks that switch and its neighbours again (an incremental sweep):
+# the link's event is in the store within a second or two, long before any
+# periodic sweep (there is none here: discovery.interval 0). The proof
+# that an incremental sweep records the truth: after each step, once OpenSM
+# has swept and loomd has followed, a full sweep finds nothing to change
+# (0 events) — on a seeded random sequence of cuts and restores of switch
+# links and host links.
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_need_osm_plugin
+loom_netns "$@"
+loom_work
+command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+
+{
+	printf 'event_plugin_name loomosm\nrouting_engine loom\n'
+	printf 'force_log_flush TRUE\nlog_flags 0x03\n'
+} >"$work/opensm.conf"
+
+loom_gen ft3 fattree --levels 3 --radix 8
+loom_ibsim "$work/ft3.net"
+loom_config
+loom_loomd "$work/loom.yaml"
+(loom_osm_plugin) &
+LOOM_PIDS="$LOOM_PIDS $!"
+loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
+loom_ctl --json discover --wait >"$work/first.json" || loom_fail "the first sweep failed"
+
+# The steps: seeded from the net file's cables (python3 picks them; the
+# answers are the fabric's, never written here).
+python3 - "$work/ft3.net" >"$work/steps" <<'EOP'
+import random, re, sys
+links, node = [], None
+for line in open(sys.argv[1]):
+    m = re.match(r'(Switch|Hca)\s+\d+\s+"([^"]+)"', line)
+    if m:
+        node = (m.group(1), m.group(2))
+        continue
+    m = re.match(r'\[(\d+)\]\s+"([^"]+)"\[(\d+)\]', line)
+    if m and node and node[0] == 'Switch':
+        a, pa, b, pb = node[1], int(m.group(1)), m.group(2), int(m.group(3))
+        if (b, pb) > (a, pa) or b.startswith('host'):
+            links.append((a, pa, b, pb))
+rnd = random.Random(23)
+cut = []
+for step in range(6):
+    if cut and (step % 3 == 2):
+        l = cut.pop(rnd.randrange(len(cut)))
+        print('link %s %d %s %d' % l)
+    else:
+        l = rnd.choice([x for x in links if x not in cut and
+                        # one host link, the others between switches
+                        (x[2].startswith('host') == (step == 1))])
+        cut.append(l)
+        print('unlink %s %d %s %d' % l)
+for l in cut:  # everything back, the host too
+    print('link %s %d %s %d' % l)
+EOP
+[ -s "$work/steps" ] || loom_fail "no steps drawn"
+
+# event_for KIND A PA B SINCE: an event of KIND since SINCE about the link
+# from A[PA] (subjects name each end "GUID[port] (description)"), or about
+# node B (for a node's events: "GUID (description)").
+event_for() {
+	loom_ctl --json events --kind "$1" --limit 50 >"$work/ev.json" 2>/dev/null || return 1
+	python3 - "$work/ev.json" "$1" "$2" "$3" "$4" "$5" <<'EOP'
+import json, sys
+evs, kind, a, pa, b = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+since = float(sys.argv[6])
+want = '(%s)' % b if kind.startswith('node_') else '[%s] (%s)' % (pa, a)
+for e in evs:
+    if e['ts'] >= since and want in e['subject']:
+        sys.exit(0)
+sys.exit(1)
+EOP
+}
+osm_sweeps() { grep -c "SUBNET UP" "$work/opensm.log"; }
+
+while read -r op a pa b pb; do
+	t0=$(date +%s.%N)
+	osm0=$(osm_sweeps)
+	if [ "$op" = unlink ]; then
+		loom_ibsim_cmd "Unlink \"$a\"[$pa]"
+		kind=link_down
+	else
+		loom_ibsim_cmd "Link \"$a\"[$pa] \"$b\"[$pb]"
+		kind=link_up
+	fi
+	# A host cut off is a node that disappears (and comes back), its link
+	# with it.
+	case $b in host-*)
+		[ "$kind" = link_down ] && kind=node_disappeared || kind=node_appeared ;;
+	esac
+	loom_until 100 event_for "$kind" "$a" "$pa" "$b" "$t0" ||
+		loom_fail "$op $a[$pa]-$b[$pb]: no $kind event within 10 s"
+	t1=$(date +%s.%N)
+	# OpenSM sweeps after the trap (bringing a restored port to Active);
+	# loomd follows that sweep too. Then a full sweep must find no change.
+	loom_until 200 test "$(osm_sweeps)" -gt "$osm0" || loom_osm_fail "$op: OpenSM did not sweep"
+	sleep 1
+	loom_ctl --json discover --wait >"$work/full.json" || loom_fail "$op: the full sweep failed"
+	events=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["sweeps"][0]["events"])' "$work/full.json")
+	[ "$events" = 0 ] || {
+		loom_ctl events --limit 20 >&2
+		loom_fail "$op $a[$pa]-$b[$pb]: the full sweep after the incremental one recorded $events events"
+	}
+	loom_ok "$op $a[$pa]-$b[$pb]: $kind event $(python3 -c "print('%.2f' % ($t1 - $t0))") s after the" \
+		"command (incremental sweep); a full sweep then found nothing to change"
+done <"$work/steps"
+grep -q "incremental sweep" "$work/loomd.log" || loom_fail "no incremental sweep in loomd's log"
+grep -q "could not be walked alone" "$work/loomd.log" &&
+	loom_fail "an incremental sweep fell back to a full one: $(grep "could not be walked alone" "$work/loomd.log" | head -1)"
+echo "discovery_follow.sh: all ok"
