@@ -56,7 +56,7 @@ struct rt_refine_stats {
  * of heavy links under random permutations without raising the former.
  * Routes stay minimal and up*-down*. Does nothing (0) on a graph without
  * strict levels, or where no two flows share a link in 16 shifts spread
- * evenly. Where (CAs - 1) * directed links exceeds 16 Mi it works on
+ * evenly. Where (CAs - 1) * directed links exceeds 128 Mi it works on
  * windows of shifts in turn, each move kept inside one (st->windows), and
  * only on the worst shift load. Deterministic, whatever g->pool's threads
  * (the counting is split over them). Changes the tables only after it has
