@@ -39,12 +39,15 @@ int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, si
 
 /* What rt_refine_tree did. */
 struct rt_refine_stats {
-	size_t shifts;         /* shift permutations it kept count of */
+	size_t shifts;         /* shift permutations it kept count of: all n - 1,
+				* or 16 when a glance at them showed no shared link */
 	size_t shift_before, shift_after;   /* their worst link load */
 	double random_before, random_after; /* its random-permutation cost (a sum
 					     * over links of E[5^load]) */
 	size_t moves;          /* table entries it changed */
-	int too_large;         /* left alone: every shift's counters would not fit */
+	size_t windows;        /* windows of shifts it refined in turn (1: all at once;
+				* more on trees whose every shift's counters would
+				* not fit together; phase 1 only there) */
 	uint64_t evals;        /* moves it judged */
 };
 /* Refine the up*-down* tables of a fat tree in place (lib/route/route_refine.c):
@@ -52,9 +55,11 @@ struct rt_refine_stats {
  * where that lowers the worst link of shift permutations, then the chance
  * of heavy links under random permutations without raising the former.
  * Routes stay minimal and up*-down*. Does nothing (0) on a graph without
- * strict levels, where no two flows share a link in 16 shifts spread
- * evenly, or where (CAs - 1) * directed links exceeds 16 Mi
- * (st->too_large). Deterministic. Changes the tables only after it has
+ * strict levels, or where no two flows share a link in 16 shifts spread
+ * evenly. Where (CAs - 1) * directed links exceeds 128 Mi it works on
+ * windows of shifts in turn, each move kept inside one (st->windows), and
+ * only on the worst shift load. Deterministic, whatever g->pool's threads
+ * (the counting is split over them). Changes the tables only after it has
  * all its memory. 0, or
  * -ENOMEM / -EINVAL with a reason in err. */
 int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine_stats *st,

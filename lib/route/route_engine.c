@@ -63,9 +63,10 @@ int rt_route_loom(const struct rt_graph *g, struct rt_lfts *out, char *err, size
 		/* The ftree tables stand if the refinement cannot run. */
 		if (rt_refine_tree(g, out, &st, why, sizeof(why)) < 0)
 			snprintf(tail, room, "; not refined (%s)", why);
-		else if (st.too_large)
-			snprintf(tail, room, "; not refined (%zu CAs: too many shift counters)",
-				 g->n_ca);
+		else if (st.moves && st.windows > 1)
+			snprintf(tail, room, "; refined %zu entries (shift worst %zu -> %zu, "
+				 "%zu windows of shifts)", st.moves, st.shift_before,
+				 st.shift_after, st.windows);
 		else if (st.moves)
 			snprintf(tail, room, "; refined %zu entries (shift worst %zu -> %zu)",
 				 st.moves, st.shift_before, st.shift_after);

@@ -45,57 +45,64 @@
  * local optimum: on the 2-level trees of bench/routing.sh that is the bound
  * two leaves' common spines give, ceil(CAs / common spines)); phase 2 when
  * a round finds nothing. It looks first at SAMPLE_SHIFTS shifts spread
- * evenly and stops there if none shares a link (a full tree), and runs
- * only where every shift's counters fit (SHIFT_CELLS): judging moves on
- * some shifts could make the others worse. Levels are hop distances from
- * the switches with CAs; a tree where that puts a cable within one level
- * (a CA on a spine, which ftree handles) is left alone.
+ * evenly and stops there if none shares a link (a full tree). Levels are
+ * hop distances from the switches with CAs; a tree where that puts a cable
+ * within one level (a CA on a spine, which ftree handles) is left alone.
+ * SHIFT_BASE is 64: with 16, a move that takes a flow off a pair at the
+ * worst load but adds one to some 20 pairs at one flow (a leaf's other
+ * CAs' shifts) looked like a loss, and a 4096-CA 3-level tree cut 80 times
+ * stayed at 3 where 2 is reachable; the bench's trees end as with 16.
  *
- * Cost: O(CAs^2 * hops) to count the shift loads, O(switches * CAs) memory
- * for the flows through each switch and O(CAs * links) for the counters;
- * each move evaluation is O(its new path) plus O(sources moved * hops) for
- * the shift loads (in phase 2 only when its random cost is good enough). */
+ * Trees of any size: windows of shifts. The counters of every shift at
+ * once, (CAs - 1) x directed links of them, fit up to SHIFT_CELLS (128 Mi,
+ * 256 MiB: about 5000 CAs on a 3-level tree); beyond, the pass works on
+ * windows of consecutive shifts, as many as fit, one after another, each
+ * counted exactly and refined by phase 1 with only the moves whose every
+ * source's shift (d - a for the sources a a move carries) lies inside the
+ * window. A move changes no other shift's loads, so the guarantees hold
+ * over all shifts: nothing outside the window gets worse, and the worst
+ * load of each shift is known exactly after its window (the worst before
+ * and after are exact, not sampled). A leaf's move carries its own CAs,
+ * consecutive in fabgen's order, so its shifts are consecutive too; a
+ * first pass puts windows side by side, a second centres a smaller one
+ * (CENTRED_ROWS) on each shift still above the floor, for the moves that
+ * straddled two. Memory: the
+ * window's counters (SHIFT_CELLS at most), below[] and the tables, growing
+ * with links and CAs, not shifts x links. Phase 2 runs only when every
+ * shift fits at once: its flows per (switch, CA) and its rounds over all
+ * of them are the cost this mode avoids. Other designs weighed: counting a
+ * pair's load on the fly for the shifts a move touches costs a walk per
+ * source below the link (hundreds on the middle levels) per pair, per
+ * evaluation; keeping only the worst few shifts per link loses the exact
+ * 0-or-1 that tells whether a move creates a shared link; sampling shifts
+ * cannot promise the others do not get worse.
+ *
+ * Counting (route_refine_count.c): a switch's CAs in runs of consecutive
+ * indices share their paths, and their shifts toward one destination are
+ * consecutive, so a walk adds a range of rows; split over g->pool by
+ * blocks of shifts, each written by one task: the same counts, hence the
+ * same tables, for any number of threads. The search itself is
+ * sequential.
+ *
+ * Cost: O(runs * CAs * hops) walks and O(CAs * links) sums to count every
+ * shift (once per pass in windows), O(switches * CAs) memory for the flows
+ * through each switch when phase 2 runs, O(links * window) for the
+ * counters; each move evaluation is O(its new path) plus O(sources moved *
+ * hops) for the shift loads (in phase 2 only when its random cost is good
+ * enough). Phase 1 gets WINDOW_EVALS evaluations per window, WINDOWS_EVALS
+ * in all. */
 #include "autoconf.h"
 #include "lib/route/route.h"
+#include "lib/util/par.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define NO_LEVEL RT_NO_LEVEL
-#define MAX_HOPS 64
-#define SHIFT_BASE 16.0
-#define RANDOM_BASE 5.0
-#define SHIFT_CELLS (16u << 20) /* (shift, link) counters, 2 bytes each: at most
-				 * 32 MiB, about 2500 CAs on a 3-level tree */
-#define SHIFT_EVALS 300000u    /* move evaluations, phase 1 */
-#define RANDOM_EVALS 2000000u  /* move evaluations, phase 2 */
-#define PHASE_ROUNDS 40
-#define SAMPLE_SHIFTS 16      /* the first glance at a tree */
+#include "lib/route/route_refine_int.h"
 
-struct refine {
-	const struct rt_graph *g;
-	struct rt_lfts *l;
-	size_t n, nl;
-	size_t rows, stride;   /* tracked shifts: k = 1 + row * stride */
-	uint16_t *level;
-	int32_t *port_link;    /* global port index -> directed link, -1 */
-	uint32_t *below_first, *below_n, *below;   /* CAs under each switch */
-	uint16_t *through;     /* [sw * n + d]: sources whose path to d passes sw */
-	uint16_t *cell;        /* [row * nl + link] */
-	size_t *hist;          /* cells per load, 0..n */
-	size_t top;            /* highest load with hist > 0 */
-	double *f;             /* the shift potential of a cell per load, 0..n */
-	double beta;
-	double *prod;          /* per link: E[RANDOM_BASE^load] */
-	int32_t *src;          /* the sources a move carries */
-	size_t n_src;
-	int32_t *stack;
-	uint64_t evals, budget;
-	size_t moves;
-	size_t floor;          /* no routing does better: a leaf's CAs over its up links */
-};
+size_t rf_shift_cells = SHIFT_CELLS;
 
 static void count_prod(struct refine *r);
 
@@ -107,7 +114,7 @@ struct delta {
 
 /* Links from switch s to CA d (switch-to-switch ones only); their number,
  * or -1 when the route does not deliver to d. */
-static int walk(const struct refine *r, size_t s, size_t d, int32_t *path)
+int rf_walk(const struct refine *r, size_t s, size_t d, int32_t *path)
 {
 	const struct rt_graph *g = r->g;
 	unsigned lid = g->ca[d].lid;
@@ -145,13 +152,16 @@ static void cell_add(struct refine *r, size_t i, int dir)
 {
 	uint16_t c = r->cell[i];
 	uint16_t n = (uint16_t)(dir > 0 ? c + 1 : c - 1);  /* 0 <= load < n_ca <= 65535 */
+	uint32_t *rh = r->row_hist + i / r->nl * ROW_LOADS;
 
-	r->hist[c]--;
-	r->hist[n]++;
+	rh[rf_load_bucket(c)]--;
+	rh[rf_load_bucket(n)]++;
+	r->hist[c > 1 ? c : 1]--;
+	r->hist[n > 1 ? n : 1]++;
 	r->cell[i] = n;
 	if (n > r->top)
 		r->top = n;
-	while (r->top > 0 && !r->hist[r->top])
+	while (r->top > 1 && !r->hist[r->top])
 		r->top--;
 }
 
@@ -262,9 +272,9 @@ static size_t row_of(const struct refine *r, size_t a, size_t d)
 {
 	size_t k = (d + r->n - a) % r->n;
 
-	if (k == 0 || (k - 1) % r->stride)
+	if (k < r->k0 || (k - r->k0) % r->stride)
 		return (size_t)-1;
-	k = (k - 1) / r->stride;
+	k = (k - r->k0) / r->stride;
 	return k < r->rows ? k : (size_t)-1;
 }
 
@@ -317,7 +327,7 @@ static int new_path(struct refine *r, const struct at *at, int32_t q, int32_t *n
 	if (at->oldp[0] == q)
 		return -1;
 	newp[0] = q;
-	ln = walk(r, (size_t)g->links[q].peer, at->d, newp + 1);
+	ln = rf_walk(r, (size_t)g->links[q].peer, at->d, newp + 1);
 	if (ln < 0 || ln + 1 != at->lo)
 		return -1;
 	ln++;
@@ -373,8 +383,12 @@ static void shift_delta(const struct refine *r, const struct at *at, const int32
 	for (size_t i = 0; i < r->n_src; i++) {
 		size_t row = row_of(r, (size_t)r->src[i], at->d);
 
-		if (row == (size_t)-1)
-			continue;
+		/* A shift outside the window: its loads are not at hand, so
+		 * the move is not one this window may make. */
+		if (row == (size_t)-1) {
+			dl->over++;
+			return;
+		}
 		const uint16_t *c = r->cell + row * r->nl;
 		for (int j = 0; j < co; j++) {
 			uint16_t v = c[at->oldp[j]];
@@ -414,7 +428,7 @@ static void apply(struct refine *r, const struct at *at, int32_t q, const int32_
 		for (int j = 0; j < cn; j++)
 			cell_add(r, row * r->nl + (size_t)newp[j], +1);
 	}
-	for (int j = 0; j < co; j++) {
+	for (int j = 0; j < co && r->through; j++) {
 		uint16_t *th = &r->through[(size_t)g->links[at->oldp[j]].sw * r->n + d];
 		double cb = j ? *th : (double)t, ca = cb - (double)t;
 
@@ -422,7 +436,7 @@ static void apply(struct refine *r, const struct at *at, int32_t q, const int32_
 		if (j)
 			*th = (uint16_t)(*th - t);
 	}
-	for (int j = 0; j < cn; j++) {
+	for (int j = 0; j < cn && r->through; j++) {
 		uint16_t *th = &r->through[(size_t)g->links[newp[j]].sw * r->n + d];
 		double cb = j ? *th : 0.0, ca = cb + (double)t;
 
@@ -450,9 +464,9 @@ static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct b
 	int32_t newp[MAX_HOPS + 1];
 	int co, cn;
 	struct delta dl;
-	double mag;
+	double mag = 0;
 
-	at.lo = walk(r, x, d, at.oldp);
+	at.lo = rf_walk(r, x, d, at.oldp);
 	if (at.lo <= 0 || !is_up(r, at.oldp[0]))
 		return;
 	for (uint32_t i = 0; i < g->sw[x].n_links; i++) {
@@ -460,7 +474,8 @@ static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct b
 
 		if (!is_up(r, q) || new_path(r, &at, q, newp, &co, &cn) < 0)
 			continue;
-		dl.dr = random_delta(r, &at, newp, co, cn, &mag);
+		/* Windows of shifts keep no flows: phase 1 alone, no tie-break. */
+		dl.dr = r->prod ? random_delta(r, &at, newp, co, cn, &mag) : 0;
 		/* A gain below the rounding of the products touched is none:
 		 * swapping two equal parents must not look like progress. */
 		if (phase == 2 && (dl.dr >= -1e-9 * mag || (b->found && dl.dr >= b->dl.dr)))
@@ -497,7 +512,7 @@ static int take(struct refine *r, struct best *b)
 		return 0;
 	at.x = b->x;
 	at.d = b->d;
-	at.lo = walk(r, at.x, at.d, at.oldp);
+	at.lo = rf_walk(r, at.x, at.d, at.oldp);
 	if (at.lo <= 0 || new_path(r, &at, b->q, newp, &co, &cn) < 0)
 		return 0;
 	sources(r, at.x, at.d);
@@ -516,17 +531,23 @@ static void phase_shifts(struct refine *r)
 
 	if (!hot)
 		return;
-	r->budget = r->evals + SHIFT_EVALS;
+	r->budget = r->evals + (r->window_evals ? r->window_evals : SHIFT_EVALS);
 	for (int round = 0; round < PHASE_ROUNDS && r->top > r->floor && r->evals < r->budget;
 	     round++) {
 		size_t top = r->top, improved = 0;
 
 		n_hot = 0;
-		for (size_t i = 0; i < r->rows * r->nl && n_hot < cap; i++)
-			if (r->cell[i] == top)
-				hot[n_hot++] = i;
+		for (size_t row = 0; row < r->rows && n_hot < cap; row++) {
+			const uint16_t *c = r->cell + row * r->nl;
+
+			if (!r->row_hist[row * ROW_LOADS + rf_load_bucket(top)])
+				continue;   /* no cell of this shift at the top load */
+			for (size_t i = 0; i < r->nl && n_hot < cap; i++)
+				if (c[i] == top)
+					hot[n_hot++] = row * r->nl + i;
+		}
 		for (size_t h = 0; h < n_hot && r->evals < r->budget; h++) {
-			size_t row = hot[h] / r->nl, k = 1 + row * r->stride;
+			size_t row = hot[h] / r->nl, k = r->k0 + row * r->stride;
 			int32_t link = (int32_t)(hot[h] % r->nl);
 			const struct rt_link *lk = &g->links[link];
 			int up = is_up(r, link);
@@ -543,7 +564,7 @@ static void phase_shifts(struct refine *r)
 
 				if (g->ca[a].sw < 0 || g->ca[d].sw < 0 || a == d)
 					continue;
-				len = walk(r, (size_t)g->ca[a].sw, d, path);
+				len = rf_walk(r, (size_t)g->ca[a].sw, d, path);
 				for (int j = 0; j < len && on < 0; j++)
 					if (path[j] == link)
 						on = j;
@@ -655,52 +676,20 @@ static void refine_free(struct refine *r)
 	free(r->stack);
 	free(r->hist);
 	free(r->f);
+	free(r->row_hist);
+	free(r->run_sw);
+	free(r->run_lo);
+	free(r->run_hi);
 }
 
-/* Count the tracked shifts' loads; the worst. */
-static void count_shifts(struct refine *r)
+/* Track and count `rows` shifts from k0, every stride-th; the cells are
+ * allocated once for the largest window (cap rows). 0 or -ENOMEM. */
+static int track_shifts(struct refine *r, size_t k0, size_t rows, size_t stride)
 {
-	const struct rt_graph *g = r->g;
-	int32_t path[MAX_HOPS + 1];
-
-	for (size_t row = 0; row < r->rows; row++) {
-		size_t k = 1 + row * r->stride;
-		uint16_t *c = r->cell + row * r->nl;
-
-		for (size_t a = 0; a < r->n; a++) {
-			size_t d = (a + k) % r->n;
-			int len;
-
-			if (g->ca[a].sw < 0 || g->ca[d].sw < 0)
-				continue;
-			len = walk(r, (size_t)g->ca[a].sw, d, path);
-			for (int j = 0; j < len; j++)
-				c[path[j]]++;
-		}
-	}
-	memset(r->hist, 0, (r->n + 2) * sizeof(*r->hist));
-	r->top = 0;
-	for (size_t i = 0; i < r->rows * r->nl; i++) {
-		r->hist[r->cell[i]]++;
-		if (r->cell[i] > r->top)
-			r->top = r->cell[i];
-	}
-}
-
-/* Count every stride-th shift (k = 1, 1 + stride, ...) afresh. 0 or
- * -ENOMEM. */
-static int track_shifts(struct refine *r, size_t stride, struct rt_refine_stats *st)
-{
-	free(r->cell);
+	r->k0 = k0;
 	r->stride = stride;
-	r->rows = (r->n - 1 + stride - 1) / stride;
-	r->cell = calloc(r->rows * r->nl + 1, sizeof(*r->cell));
-	if (!r->cell)
-		return -ENOMEM;
-	count_shifts(r);
-	st->shifts = r->rows;
-	st->shift_before = st->shift_after = r->top;
-	return 0;
+	r->rows = rows;
+	return rf_count_shifts(r);
 }
 
 /* Flows through each switch toward each CA, and each link's random cost. */
@@ -723,7 +712,7 @@ static void count_flows(struct refine *r)
 
 			if (!w || g->ca[d].sw < 0)
 				continue;
-			len = walk(r, s, d, path);
+			len = rf_walk(r, s, d, path);
 			if (len < 0)
 				continue;
 			r->through[s * r->n + d] = (uint16_t)(r->through[s * r->n + d] + w);
@@ -761,11 +750,94 @@ static void count_prod(struct refine *r)
 		}
 }
 
+/* The shift potential of a cell per load: 0 for 0 and 1 flows, then
+ * SHIFT_BASE^(load - 2). */
+static void shift_potential(struct refine *r)
+{
+	double v = 1;
+
+	r->f[0] = 0;
+	for (size_t i = 1; i <= r->n + 1; i++) {
+		r->f[i] = i == 1 ? 0 : v;
+		v = v * SHIFT_BASE > 1e300 ? 1e300 : v * SHIFT_BASE;
+	}
+}
+
+/* The worst load of the window's shifts into rowmax[]. */
+static void window_maxima(const struct refine *r, uint16_t *rowmax)
+{
+	for (size_t row = 0; row < r->rows; row++)
+		rowmax[r->k0 - 1 + row] = (uint16_t)rf_row_max(r, row);
+}
+
+/* Shifts in windows of `cap` (more shifts than fit at once): each window
+ * counted exactly, then phase 1 on it with only the moves whose every
+ * source's shift lies inside it, so the shifts outside keep their loads.
+ * A first pass over windows side by side sees every shift (the worst
+ * before, and each shift's worst after: exact, since only a window's own
+ * shifts change while it is at work); the next ones centre a window of
+ * CENTRED_ROWS on each shift still above the floor, for the moves that
+ * straddled two, while a pass still moves something (on the 27648-CA tree
+ * cut 300 times, the first pass ends at 3, the second at 2). */
+static int refine_windows(struct refine *r, size_t cap, struct rt_refine_stats *st)
+{
+	uint16_t *rowmax = calloc(r->n, sizeof(*rowmax));
+	size_t worst = 0;
+
+	if (!rowmax || below_sets(r) < 0) {
+		free(rowmax);
+		return -ENOMEM;
+	}
+	shift_potential(r);
+	r->window_evals = WINDOW_EVALS;
+	st->shift_before = 0;
+	for (int pass = 0; pass < WINDOW_PASSES && r->evals < WINDOWS_EVALS; pass++) {
+		size_t moves = r->moves;
+		/* Centred windows need only reach a move's shifts either side. */
+		size_t w = pass && cap > CENTRED_ROWS ? CENTRED_ROWS : cap;
+
+		for (size_t k = 1; k < r->n && r->evals < WINDOWS_EVALS;) {
+			size_t k0 = k, rows;
+
+			if (pass) {
+				/* Centred on the next shift still above the floor. */
+				if (rowmax[k - 1] <= r->floor) {
+					k++;
+					continue;
+				}
+				k0 = k > w / 2 ? k - w / 2 : 1;
+				if (k0 + w > r->n)
+					k0 = r->n - w;
+			}
+			rows = r->n - k0 < w ? r->n - k0 : w;
+			k = k0 + rows;
+			if (track_shifts(r, k0, rows, 1) < 0) {
+				free(rowmax);
+				return -ENOMEM;
+			}
+			if (!pass && r->top > st->shift_before)
+				st->shift_before = r->top;
+			phase_shifts(r);
+			window_maxima(r, rowmax);
+			st->windows++;
+		}
+		if (r->moves == moves)
+			break;
+	}
+	for (size_t k = 0; k + 1 < r->n; k++)
+		worst = rowmax[k] > worst ? rowmax[k] : worst;
+	st->shift_after = worst;
+	st->moves = r->moves;
+	st->evals = r->evals;
+	free(rowmax);
+	return 0;
+}
+
 int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine_stats *st,
 		   char *err, size_t errlen)
 {
 	struct refine r = { 0 };
-	size_t n_sw = g->n_sw + 1;
+	size_t n_sw = g->n_sw + 1, cap;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -816,40 +888,51 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 	for (size_t i = 0; i < g->n_links; i++)
 		r.port_link[rt_graph_port_index(g, (size_t)g->links[i].sw, g->links[i].port)] =
 			(int32_t)i;
+	/* Cells for the largest window: every shift when they fit. */
+	cap = rf_shift_cells / r.nl;
+	if (cap < SAMPLE_SHIFTS)
+		cap = SAMPLE_SHIFTS;
+	if (cap > r.n - 1)
+		cap = r.n - 1;
+	r.cell = malloc(cap * r.nl * sizeof(*r.cell));
+	r.row_hist = malloc(cap * ROW_LOADS * sizeof(*r.row_hist));
+	if (!r.cell || !r.row_hist || rf_ca_runs(&r) < 0)
+		goto nomem;
 	/* First a glance: SAMPLE_SHIFTS shifts spread evenly. A full tree
 	 * routed by the fat-tree engine has no shared link in any shift, and
 	 * a degraded one shows a shared link in nearly any few of them; when
 	 * none does, there is nothing worth the full count. */
-	if (track_shifts(&r, (r.n - 1 + SAMPLE_SHIFTS - 1) / SAMPLE_SHIFTS, st) < 0)
-		goto nomem;
+	{
+		size_t stride = (r.n - 1 + SAMPLE_SHIFTS - 1) / SAMPLE_SHIFTS;
+
+		if (track_shifts(&r, 1, (r.n - 1 + stride - 1) / stride, stride) < 0)
+			goto nomem;
+	}
+	st->shift_before = st->shift_after = r.top;
 	if (r.top <= 1) {
+		st->shifts = r.rows;
 		rc = 0;
 		goto out;
 	}
-	/* Then every shift, when their counters fit: a move judged on some
-	 * shifts only could make the others worse. */
-	if ((r.n - 1) * r.nl > SHIFT_CELLS) {
-		st->too_large = 1;
-		rc = 0;
+	st->shifts = r.n - 1;
+	if (cap < r.n - 1) {
+		rc = refine_windows(&r, cap, st);
+		if (rc == -ENOMEM)
+			goto nomem;
 		goto out;
 	}
-	if (track_shifts(&r, 1, st) < 0)
+	/* Every shift at once: a move is judged on all of them. */
+	if (track_shifts(&r, 1, r.n - 1, 1) < 0)
 		goto nomem;
+	st->windows = 1;
+	st->shift_before = r.top;
 	r.through = calloc(g->n_sw * r.n + 1, sizeof(*r.through));
 	r.prod = malloc((r.nl + 1) * sizeof(*r.prod));
 	if (!r.through || !r.prod || below_sets(&r) < 0)
 		goto nomem;
 	r.beta = (RANDOM_BASE - 1) / (double)r.n;
 	count_flows(&r);
-	{
-		double v = 1;
-
-		r.f[0] = 0;
-		for (size_t i = 1; i <= r.n + 1; i++) {
-			r.f[i] = i == 1 ? 0 : v;
-			v = v * SHIFT_BASE > 1e300 ? 1e300 : v * SHIFT_BASE;
-		}
-	}
+	shift_potential(&r);
 	for (size_t i = 0; i < r.nl; i++)
 		st->random_before += r.prod[i];
 	phase_shifts(&r);

@@ -1,0 +1,83 @@
+/* lib/route/route_refine_int.h: what the refinement's files share
+ * (route_refine.c, the local search; route_refine_count.c, the shift
+ * counters). Private to them. */
+#ifndef LOOM_ROUTE_REFINE_INT_H
+#define LOOM_ROUTE_REFINE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/route/route.h"
+
+#define NO_LEVEL RT_NO_LEVEL
+#define MAX_HOPS 64
+#define SHIFT_BASE 64.0
+#define RANDOM_BASE 5.0
+#define SHIFT_CELLS (128u << 20) /* (shift, link) counters held at once, 2 bytes
+				  * each: 256 MiB; every shift at once up to about
+				  * 5000 CAs on a 3-level tree, windows beyond */
+#define WINDOW_EVALS 300000u   /* move evaluations per window, phase 1 */
+#define WINDOWS_EVALS 6000000u /* all windows together */
+#define CENTRED_ROWS 300       /* a centred window's shifts */
+#define WINDOW_PASSES 2        /* passes: side by side, then centred on what is left */
+#define COUNT_ROWS 64          /* shifts counted by one task of the pool */
+#define ROW_LOADS 16           /* per-shift load histogram: 1 (at most one),
+				* 2..14, 15 and up */
+#define SHIFT_EVALS 300000u    /* move evaluations, phase 1 */
+#define RANDOM_EVALS 2000000u  /* move evaluations, phase 2 */
+#define PHASE_ROUNDS 40
+#define SAMPLE_SHIFTS 16      /* the first glance at a tree */
+
+struct refine {
+	const struct rt_graph *g;
+	struct rt_lfts *l;
+	size_t n, nl;
+	size_t rows, stride;   /* tracked shifts: k = k0 + row * stride */
+	size_t k0;
+	uint32_t *row_hist;    /* [row * ROW_LOADS + min(load, ROW_LOADS - 1)] */
+	uint32_t *run_sw, *run_lo, *run_hi;   /* CAs of one switch, consecutive indices */
+	size_t n_runs;
+	uint16_t *level;
+	int32_t *port_link;    /* global port index -> directed link, -1 */
+	uint32_t *below_first, *below_n, *below;   /* CAs under each switch */
+	uint16_t *through;     /* [sw * n + d]: sources whose path to d passes sw */
+	uint16_t *cell;        /* [row * nl + link] */
+	size_t *hist;          /* cells per load 2..n; [1]: at most one flow */
+	size_t top;            /* highest load with hist > 0 */
+	double *f;             /* the shift potential of a cell per load, 0..n */
+	double beta;
+	double *prod;          /* per link: E[RANDOM_BASE^load] */
+	int32_t *src;          /* the sources a move carries */
+	size_t n_src;
+	int32_t *stack;
+	uint64_t evals, budget;
+	size_t moves;
+	size_t floor;          /* no routing does better: a leaf's CAs over its up links */
+	uint64_t window_evals; /* phase 1's budget per window, 0: SHIFT_EVALS */
+};
+
+/* Links from switch s to CA d (switch-to-switch ones only); their number,
+ * or -1 when the route does not deliver to d. */
+/* A load's bucket in a shift's histogram: loads 0 and 1 are one, and so
+ * are loads from ROW_LOADS - 1 up (counting only cells that two flows
+ * share keeps the count's scan cheap). */
+static inline size_t rf_load_bucket(size_t load)
+{
+	return load < 2 ? 1 : load < ROW_LOADS - 1 ? load : ROW_LOADS - 1;
+}
+
+/* The (shift, link) counters held at once: SHIFT_CELLS; tests lower it to
+ * see windows on a small tree. */
+extern size_t rf_shift_cells;
+int rf_walk(const struct refine *r, size_t s, size_t d, int32_t *path);
+/* r->run_*: the CAs of each switch as runs of consecutive indices. 0 or
+ * -ENOMEM. */
+int rf_ca_runs(struct refine *r);
+/* Count the tracked shifts (r->k0, r->rows, r->stride) into r->cell,
+ * r->row_hist, r->hist and r->top: stride 1 by runs over the pool, a
+ * larger stride (the first glance) by walking every pair. 0 or -ENOMEM. */
+int rf_count_shifts(struct refine *r);
+/* The worst load of one tracked shift. */
+size_t rf_row_max(const struct refine *r, size_t row);
+
+#endif
