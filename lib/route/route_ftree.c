@@ -62,7 +62,7 @@
 
 static void ftree_free(struct ftree *t)
 {
-	for (unsigned i = 1; t->w && i < t->n_w; i++) {
+	for (unsigned i = 0; t->w && i < t->n_w; i++) {
 		free(t->w[i].in_a);
 		free(t->w[i].dist);
 		free(t->w[i].on_path);
@@ -103,14 +103,36 @@ static void ftree_free(struct ftree *t)
 	free(t->mrot);
 	free(t->vpath);
 	free(t->by_level);
-	free(t->in_a);
-	free(t->dist);
-	free(t->on_path);
-	free(t->meets);
-	free(t->next);
 	free(t->flows);
-	free(t->queue);
-	free(t->hops);
+}
+
+/* One set of per-destination arrays per worker of g->pool. 0 or -ENOMEM. */
+static int ftree_workers(struct ftree *t)
+{
+	size_t n = t->n_sw + 1;
+
+	t->n_w = par_pool_threads(t->g->pool);
+	t->w = calloc(t->n_w, sizeof(*t->w));
+	t->pend_up = malloc(n * PEND);
+	t->pend_detour = malloc(n * PEND);
+	if (!t->w || !t->pend_up || !t->pend_detour)
+		return -ENOMEM;
+	for (unsigned i = 0; i < t->n_w; i++) {
+		struct ftw *w = &t->w[i];
+
+		w->anc_of = SIZE_MAX;
+		w->in_a = malloc(n);
+		w->dist = malloc(n);
+		w->on_path = malloc(n);
+		w->meets = malloc(n);
+		w->next = malloc(n * sizeof(*w->next));
+		w->queue = malloc(n * sizeof(*w->queue));
+		w->hops = malloc(n * sizeof(*w->hops));
+		if (!w->in_a || !w->dist || !w->on_path || !w->meets || !w->next || !w->queue ||
+		    !w->hops)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
@@ -144,55 +166,16 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 	t->mains = calloc(n, sizeof(uint32_t));
 	t->into = calloc(n, sizeof(uint32_t));
 	t->by_level = malloc(n * sizeof(int32_t));
-	t->in_a = malloc(n);
-	t->dist = malloc(n);
-	t->on_path = malloc(n);
-	t->meets = malloc(n);
-	t->next = malloc(n * sizeof(int32_t));
 	t->flows = malloc(n * sizeof(uint64_t));
-	t->queue = malloc(n * sizeof(int32_t));
-	t->hops = malloc(n * sizeof(uint16_t));
 	return t->level && t->comp && t->n_cas && t->up_first && t->up_n && t->down_first &&
 		t->down_n && t->up && t->down && t->up_peer && t->down_peer && t->pend && t->rev && t->load && t->backups && t->main_down &&
 		t->alt_last && t->sub && t->top_last && t->top_backup && t->col_first && t->col_n &&
-		t->mains && t->into && t->by_level && t->in_a && t->dist && t->on_path && t->meets && t->next && t->flows && t->queue && t->hops ?
+		t->mains && t->into && t->by_level && t->flows && ftree_workers(t) == 0 ?
 		0 : -ENOMEM;
 }
 
 size_t ftree_batch_min_ca = FTREE_BATCH_MIN_CA;
 
-/* One set of per-destination arrays per worker of g->pool; worker 0's
- * are t's own. 0 or -ENOMEM. */
-static int ftree_workers(struct ftree *t)
-{
-	size_t n = t->n_sw + 1;
-
-	t->n_w = par_pool_threads(t->g->pool);
-	t->w = calloc(t->n_w, sizeof(*t->w));
-	t->pend_up = malloc(n * PEND);
-	t->pend_detour = malloc(n * PEND);
-	if (!t->w || !t->pend_up || !t->pend_detour)
-		return -ENOMEM;
-	t->w[0] = (struct ftw){ .in_a = t->in_a, .dist = t->dist, .on_path = t->on_path,
-				.meets = t->meets, .next = t->next, .queue = t->queue,
-				.hops = t->hops, .anc_of = SIZE_MAX };
-	for (unsigned i = 1; i < t->n_w; i++) {
-		struct ftw *w = &t->w[i];
-
-		w->anc_of = SIZE_MAX;
-		w->in_a = malloc(n);
-		w->dist = malloc(n);
-		w->on_path = malloc(n);
-		w->meets = malloc(n);
-		w->next = malloc(n * sizeof(*w->next));
-		w->queue = malloc(n * sizeof(*w->queue));
-		w->hops = malloc(n * sizeof(*w->hops));
-		if (!w->in_a || !w->dist || !w->on_path || !w->meets || !w->next || !w->queue ||
-		    !w->hops)
-			return -ENOMEM;
-	}
-	return 0;
-}
 
 /* Levels by BFS from the switches marked in `leaf` (rt_graph_levels; the
  * queue, in ascending level order, kept in by_level). Returns how many
@@ -222,8 +205,8 @@ static int ftree_levels(struct ftree *t, char *err, size_t errlen)
 {
 	const struct rt_graph *g = t->g;
 	size_t head = 0, tail = 0, nu = 0, nd = 0, n_leaves = 0;
-	int32_t *q = t->queue;
-	uint8_t *leaf = t->in_a;  /* free until routing starts */
+	int32_t *q = t->w[0].queue;
+	uint8_t *leaf = t->w[0].in_a;  /* free until routing starts */
 
 	for (size_t c = 0; c < g->n_ca; c++)
 		if (g->ca[c].sw >= 0)
@@ -554,10 +537,6 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 			t.sub[g->links[t.up[t.up_first[u] + k]].peer] += t.sub[u];
 	}
 
-	if ((rc = ftree_workers(&t)) < 0) {
-		snprintf(err, errlen, "out of memory for the workers");
-		goto out;
-	}
 	/* CA LIDs, leaf by leaf (the ancestors are a leaf's, shared by its
 	 * CAs), a batch at a time (FTREE_BATCH_MIN_CA). */
 	{

@@ -115,15 +115,7 @@ struct ftree {
 	int32_t *top_backup;
 	int32_t *by_level;     /* switches in ascending level order */
 	size_t n_ranked;
-	/* Per destination work arrays. */
-	uint8_t *in_a;         /* ancestor of the destination's switch */
-	uint8_t *dist;         /* up hops to reach an ancestor, FAR if none */
-	uint8_t *on_path;      /* ON_MAIN, ON_BACKUP or 0 */
-	uint8_t *meets;        /* the best path a switch's route joins */
-	int32_t *next;         /* chosen link per switch, NO_LINK if none */
-	uint64_t *flows;
-	int32_t *queue;
-	uint16_t *hops;        /* for the shortest-path fallback */
+	uint64_t *flows;       /* per switch: one destination's flows, pushed up and down */
 	/* Table entries not yet written, PEND destinations at a time, then one
 	 * switch row at a time (a run of entries per row instead of a cache
 	 * miss per switch per destination): the k-th waiting destination's
@@ -133,7 +125,8 @@ struct ftree {
 	uint16_t pend_lid[PEND];
 	uint8_t pend_port[PEND];
 	struct ftree_slot slot[PEND];
-	struct ftw *w;         /* one per worker of g->pool; w[0] uses the arrays above */
+	struct ftw *w;         /* one per worker of g->pool (w[0]'s also serve the
+				* levels' searches before routing starts) */
 	unsigned n_w;
 	size_t n_pend;
 	struct rt_lfts *out;

@@ -309,6 +309,26 @@ size_t rt_graph_levels(const struct rt_graph *g, const uint8_t *leaf, uint16_t *
 	return tail;
 }
 
+int rt_graph_tree_levels(const struct rt_graph *g, uint16_t *level, int32_t *order)
+{
+	uint8_t *leaf = calloc(g->n_sw + 1, 1);
+
+	if (!leaf)
+		return -ENOMEM;
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].sw >= 0)
+			leaf[g->ca[c].sw] = 1;
+	rt_graph_levels(g, leaf, level, order);
+	free(leaf);
+	for (size_t i = 0; i < g->n_links; i++) {
+		uint16_t a = level[g->links[i].sw], b = level[g->links[i].peer];
+
+		if (a != RT_NO_LEVEL && b != RT_NO_LEVEL && a != b + 1 && b != a + 1)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 void rt_graph_free(struct rt_graph *g)
 {
 	if (!g)

@@ -107,6 +107,12 @@ static inline size_t rt_graph_port_index(const struct rt_graph *g, size_t sw, un
 #define RT_NO_LEVEL 0xFFFF
 size_t rt_graph_levels(const struct rt_graph *g, const uint8_t *leaf, uint16_t *level,
 		       int32_t *order);
+/* rt_graph_levels from the switches with CA ports, and whether those
+ * levels make a tree: 0; -EINVAL when a cable joins two switches of one
+ * level or skips one (no up*-down* orientation of every cable); -ENOMEM.
+ * The refinement and the incremental reroute work on such trees. */
+int rt_graph_tree_levels(const struct rt_graph *g, uint16_t *level, int32_t *order);
+
 /* The switch / CA holding `lid`, or -1 (also for lid > max_lid). */
 static inline int32_t rt_graph_lid_switch(const struct rt_graph *g, unsigned lid)
 {

@@ -165,30 +165,11 @@ static void cell_add(struct refine *r, size_t i, int dir)
 		r->top--;
 }
 
-/* Levels: hop distance from the nearest switch with CAs (rt_graph_levels).
- * 0; -EINVAL when a cable joins two switches of one level or skips one (not
- * a tree this pass can keep up*-down*); -ENOMEM. */
+/* Levels: hop distance from the nearest switch with CAs; -EINVAL when they
+ * make no tree this pass can keep up*-down* (rt_graph_tree_levels). */
 static int levels(struct refine *r)
 {
-	const struct rt_graph *g = r->g;
-	uint8_t *leaf = calloc(g->n_sw + 1, 1);
-
-	if (!leaf)
-		return -ENOMEM;
-	for (size_t c = 0; c < g->n_ca; c++)
-		if (g->ca[c].sw >= 0)
-			leaf[g->ca[c].sw] = 1;
-	rt_graph_levels(g, leaf, r->level, r->stack);
-	free(leaf);
-	for (size_t i = 0; i < g->n_links; i++) {
-		uint16_t a = r->level[g->links[i].sw], b = r->level[g->links[i].peer];
-
-		if (a == NO_LEVEL || b == NO_LEVEL)
-			continue;
-		if (a != b + 1 && b != a + 1)
-			return -EINVAL;
-	}
-	return 0;
+	return rt_graph_tree_levels(r->g, r->level, r->stack);
 }
 
 /* below[]: the CAs reachable from each switch going only down (its own

@@ -110,26 +110,12 @@ static int same_nodes(const struct rt_graph *a, const struct rt_graph *b, char *
 	return 0;
 }
 
-/* Levels from the switches with CAs; -EAGAIN when a cable joins two
- * switches of one level or skips one. */
+/* Levels from the switches with CAs; -EAGAIN when they make no tree. */
 static int levels(const struct rt_graph *g, uint16_t *level, int32_t *order)
 {
-	uint8_t *leaf = calloc(g->n_sw + 1, 1);
+	int rc = rt_graph_tree_levels(g, level, order);
 
-	if (!leaf)
-		return -ENOMEM;
-	for (size_t c = 0; c < g->n_ca; c++)
-		if (g->ca[c].sw >= 0)
-			leaf[g->ca[c].sw] = 1;
-	rt_graph_levels(g, leaf, level, order);
-	free(leaf);
-	for (size_t i = 0; i < g->n_links; i++) {
-		uint16_t a = level[g->links[i].sw], b = level[g->links[i].peer];
-
-		if (a != RT_NO_LEVEL && b != RT_NO_LEVEL && a != b + 1 && b != a + 1)
-			return -EAGAIN;
-	}
-	return 0;
+	return rc == -EINVAL ? -EAGAIN : rc;
 }
 
 /* The switch a port leads to over a cable of g, or -1. */
