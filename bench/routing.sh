@@ -22,6 +22,8 @@
 #              scaling curve. Each run is bounded by $HUGE_TIMEOUT seconds
 #              (default 900); a run stopped there is reported as such.
 #              HUGE_UPTO=N: only the trees of N hosts or fewer (a smoke run).
+#              The machine's load average is printed first and last: with
+#              the cores shared, compare the 1- and 2-thread rows of one run.
 #     --keep   keep the work directory (logs, dumps) and print its path
 #
 # Needs root (a network namespace per run: ibsim's socket is fixed), ibsim,
@@ -66,6 +68,7 @@ huge() {
 	[ -x /usr/bin/time ] || { echo "bench/routing.sh: /usr/bin/time (GNU time) is missing" >&2; exit 1; }
 	work=$(mktemp -d /tmp/loom-bench-huge.XXXXXX)
 	[ $keep = 1 ] || trap 'rm -rf "$work"' EXIT
+	echo "load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 	# Smallest first: the largest may be stopped by the timeout.
 	while read -r name args; do
 		hosts=${name#ft3-}
@@ -95,12 +98,15 @@ huge() {
 	import json, sys
 	rows = [json.loads(l) for l in open(sys.argv[1] + '/lines.json')]
 	print()
-	print('table: fabric  hosts  threads  graph-s  engine-s  metrics-s  wall-s  peak-RSS-MB'
-	      '  shift-worst (of shifts)  ebb')
+	print('table: fabric  hosts  threads  graph-s  engine-s  metrics-s  wall-s  cpu-s'
+	      '  peak-RSS-MB  shift-worst (of shifts)  ebb')
+	print('(cpu-s: user + system time of the whole run; near wall-s with 2 threads:'
+	      ' the second core was not had)')
 	for r in rows:
 	    if r['kind'] == 'run':
 	        print('  '.join(str(x) for x in (r['fabric'], r['hosts'], r['threads'], r['graph_s'],
-	              r['route_s'], r['metrics_s'], r['wall_s'], r['rss_mb'], r['shifts'], r['ebb'],
+	              r['route_s'], r['metrics_s'], r['wall_s'], r['cpu_s'], r['rss_mb'], r['shifts'],
+	              r['ebb'],
 	              r['status'])))
 	print()
 	print('reroute after one cut (--reroute-cut 1 --seed 7): fabric  threads  destinations'
@@ -131,6 +137,7 @@ huge() {
 	        print('%s  %.2f  %.2f' % (f, float(r['route_s']) / float(o['route_s']),
 	              float(r['metrics_s']) / float(o['metrics_s'])))
 	EOF
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 	[ $keep = 0 ] || echo "kept: $work"
 }
 
@@ -149,7 +156,9 @@ huge_line() { # huge_line PREFIX FABRIC run|reroute
 	    for part in wall.group(1).split(':'):
 	        wall_s = wall_s * 60 + float(part)
 	rss = re.search(r'Maximum resident set size \(kbytes\): (\d+)', t)
+	cpu = sum(float(x) for x in re.findall(r'(?:User|System) time \(seconds\): (\S+)', t))
 	r = {'fabric': fabric, 'hosts': hosts, 'kind': kind, 'wall_s': '%.1f' % wall_s,
+	     'cpu_s': '%.2f' % cpu,
 	     'rss_mb': round(int(rss.group(1)) / 1024) if rss else 0, 'status': ''}
 	r['threads'] = int(re.search(r'-t(\d+)$', pre).group(1))
 	if rc == 124:
