@@ -7,15 +7,16 @@
 # then one switch cable cut from ibsim's console (the first uplink of the
 # first leaf, "Unlink"), and OpenSM's log read until the next "tables
 # configured on all switches". Reported, from OpenSM's log (log_flags 0x07):
-#   route-s  "building routing with" to "tables configured on all switches"
-#            of the sweep after the cut (routing and sending the tables)
+#   route-s  the first "building routing with" (ftree may refuse the cut
+#            tree and OpenSM then tries minhop) to "tables configured on all
+#            switches" of the sweep after the cut
 #   cut-s    from the Unlink (the clock of this script) to that same line:
 #            includes finding the cut (trap or periodic sweep)
 #   routed-by  the engine that really routed (OpenSM falls back to minhop
 #            when ftree refuses a cut tree); for loom, how many destinations
 #            it rerouted ("loom engine loom routed ... rerouted N destinations")
 #
-#   sh bench/reroute_osm.sh [--hosts 3456|11664] [--keep]
+#   sh bench/reroute_osm.sh [--hosts 1024|3456|11664] [--keep]
 #
 # Needs root (a network namespace per run: ibsim's socket is fixed), ibsim,
 # opensm, python3, a build with the OpenSM plugin (top_builddir or ./build).
@@ -30,14 +31,15 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) hosts=${2:-}; shift ;;
 	--keep) keep=1 ;;
-	*) echo "usage: sh bench/reroute_osm.sh [--hosts 3456|11664] [--keep]" >&2; exit 2 ;;
+	*) echo "usage: sh bench/reroute_osm.sh [--hosts 1024|3456|11664] [--keep]" >&2; exit 2 ;;
 	esac
 	shift
 done
 case $hosts in
+1024) radix=16 ;;
 3456) radix=24 ;;
 11664) radix=36 ;;
-*) echo "bench/reroute_osm.sh: --hosts 3456 or 11664" >&2; exit 2 ;;
+*) echo "bench/reroute_osm.sh: --hosts 1024, 3456 or 11664" >&2; exit 2 ;;
 esac
 [ "$(id -u)" = 0 ] || { echo "bench/reroute_osm.sh: needs root (network namespaces)" >&2; exit 1; }
 for t in ibsim opensm unshare python3 timeout; do
@@ -127,8 +129,8 @@ for line in open(d + '/opensm.log', errors='replace'):
             end = stamp(line)
             used = re.search(r'(\S+) tables configured', line).group(1)
             break
-    if n == before and 'building routing with' in line:
-        start = stamp(line)
+    if n == before and start is None and 'building routing with' in line:
+        start = stamp(line)  # the first engine tried (ftree may fall back)
     if n == before:
         m = re.search(r'loom engine loom routed .*?(rerouted \d+ destinations)', line)
         if m:

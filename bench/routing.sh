@@ -13,7 +13,7 @@
 #     --quick  small fabrics (a smoke run, a minute)
 #     --large  add the 11664-host 3-level tree (minutes per engine)
 #     --huge   offline only (no ibsim, no OpenSM: they cannot hold these):
-#              full 3-level trees of 1024 to 65536 hosts and the 27648-host
+#              full 3-level trees of 1024 to 45056 hosts and the 27648-host
 #              tree with 300 cuts, `loomctl --json route compute` with 1 and
 #              2 threads (engine loom; default shift sampling, --random 8
 #              --bisections 8): engine time, metrics time, peak RSS, worst
@@ -21,7 +21,12 @@
 #              trees (incremental reroute against a full run); then the
 #              scaling curve. Each run is bounded by $HUGE_TIMEOUT seconds
 #              (default 900); a run stopped there is reported as such.
-#              HUGE_UPTO=N: only the trees of N hosts or fewer (a smoke run).
+#              HUGE_UPTO=N, HUGE_FROM=N: only the trees of at most, at
+#              least N hosts. The largest tree is not the 65536-host
+#              3-level tree of 64-port switches: its 65536 + 5120 LIDs do
+#              not fit a subnet's 49151 unicast LIDs (loom-fabgen refuses
+#              it). It is that tree's 44 full pods of 64 (45056 hosts,
+#              3840 switches, 48896 LIDs).
 #              The machine's load average is printed first and last: with
 #              the cores shared, compare the 1- and 2-thread rows of one run.
 #     --keep   keep the work directory (logs, dumps) and print its path
@@ -72,7 +77,8 @@ huge() {
 	# Smallest first: the largest may be stopped by the timeout.
 	while read -r name args; do
 		hosts=${name#ft3-}
-		[ "${hosts%-*}" -le "${HUGE_UPTO:-65536}" ] || continue
+		[ "${hosts%%-*}" -le "${HUGE_UPTO:-65536}" ] &&
+			[ "${hosts%%-*}" -ge "${HUGE_FROM:-0}" ] || continue
 		# shellcheck disable=SC2086
 		"$B/loom-fabgen" $args -o "$work/$name.net"
 		for thr in 1 2; do
@@ -92,7 +98,7 @@ huge() {
 	ft3-11664 fattree --levels 3 --radix 36
 	ft3-27648 fattree --levels 3 --radix 48
 	ft3-27648-cut300 fattree --levels 3 --radix 48 --cut 300 --seed 7
-	ft3-65536 fattree --levels 3 --radix 64
+	ft3-45056-r64 fattree --levels 3 --radix 64 --hosts 45056
 	EOF
 	python3 - "$work" <<-'EOF'
 	import json, sys
