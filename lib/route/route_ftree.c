@@ -53,7 +53,7 @@
  * columns, O(up links * their parents' down links * those switches' up
  * links); O(switches + links + CA LIDs * levels) memory beyond the tables. */
 #include "autoconf.h"
-#include "lib/route/route_ftree.h"
+#include "lib/route/route_ftree_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -360,31 +360,6 @@ fail:
 	return -ENOMEM;
 }
 
-/* The up link of switch s for a main path whose column here is `column`
- * (-1: none): the link to the column if s has one, else the parent whose
- * down link toward s carries the fewest main paths, then the one the
- * fewest main paths go through. NO_LINK at a top. */
-int32_t ftree_main_up(const struct ftree *t, size_t s, int32_t column)
-{
-	const struct rt_graph *g = t->g;
-	int32_t best = NO_LINK;
-	uint64_t best_key[4] = { 0 };
-
-	for (uint32_t i = 0; i < t->up_n[s]; i++) {
-		uint32_t li = t->up[t->up_first[s] + i];
-		uint64_t key[4];
-
-		key[0] = g->links[li].peer != column;
-		key[1] = t->main_down[t->rev[li]];
-		key[2] = t->into[g->links[li].peer];
-		key[3] = t->load[t->rev[li]];
-		if (best == NO_LINK || ftree_key_less(key, best_key)) {
-			best = (int32_t)li;
-			memcpy(best_key, key, sizeof(key));
-		}
-	}
-	return best;
-}
 
 static void main_commit(struct ftree *t, size_t i, int step, int32_t li)
 {

@@ -2,7 +2,7 @@
  * (route_ftree.c describes the whole engine): its ancestors, its main and
  * backup paths, every switch's choice, and the load its flows add. */
 #include "autoconf.h"
-#include "lib/route/route_ftree.h"
+#include "lib/route/route_ftree_int.h"
 #include "lib/util/par.h"
 
 #include <errno.h>

@@ -112,34 +112,6 @@ struct delta {
 	long over;             /* cells pushed above it */
 };
 
-/* Links from switch s to CA d (switch-to-switch ones only); their number,
- * or -1 when the route does not deliver to d. */
-int rf_walk(const struct refine *r, size_t s, size_t d, int32_t *path)
-{
-	const struct rt_graph *g = r->g;
-	unsigned lid = g->ca[d].lid;
-	int len = 0;
-
-	while (len < MAX_HOPS) {
-		uint8_t p = rt_lfts_get(r->l, s, lid);
-		const struct rt_port *pt;
-		int32_t li;
-
-		if (p == RT_NO_PORT || p == 0 || p > g->sw[s].nports)
-			return -1;
-		pt = rt_graph_port(g, s, p);
-		if (pt->kind == RT_PEER_CA)
-			return (size_t)pt->peer == d ? len : -1;
-		if (pt->kind != RT_PEER_SWITCH)
-			return -1;
-		li = r->port_link[rt_graph_port_index(g, s, p)];
-		if (li < 0)
-			return -1;
-		path[len++] = li;
-		s = (size_t)pt->peer;
-	}
-	return -1;
-}
 
 static int is_up(const struct refine *r, int32_t link)
 {

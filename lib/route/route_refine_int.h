@@ -56,8 +56,6 @@ struct refine {
 	uint64_t window_evals; /* phase 1's budget per window, 0: SHIFT_EVALS */
 };
 
-/* Links from switch s to CA d (switch-to-switch ones only); their number,
- * or -1 when the route does not deliver to d. */
 /* A load's bucket in a shift's histogram: loads 0 and 1 are one, and so
  * are loads from ROW_LOADS - 1 up (counting only cells that two flows
  * share keeps the count's scan cheap). */
@@ -69,7 +67,36 @@ static inline size_t rf_load_bucket(size_t load)
 /* The (shift, link) counters held at once: SHIFT_CELLS; tests lower it to
  * see windows on a small tree. */
 extern size_t rf_shift_cells;
-int rf_walk(const struct refine *r, size_t s, size_t d, int32_t *path);
+
+/* Links from switch s to CA d (switch-to-switch ones only); their number,
+ * or -1 when the route does not deliver to d. */
+static inline int rf_walk(const struct refine *r, size_t s, size_t d, int32_t *path)
+{
+	const struct rt_graph *g = r->g;
+	unsigned lid = g->ca[d].lid;
+	int len = 0;
+
+	while (len < MAX_HOPS) {
+		uint8_t p = rt_lfts_get(r->l, s, lid);
+		const struct rt_port *pt;
+		int32_t li;
+
+		if (p == RT_NO_PORT || p == 0 || p > g->sw[s].nports)
+			return -1;
+		pt = rt_graph_port(g, s, p);
+		if (pt->kind == RT_PEER_CA)
+			return (size_t)pt->peer == d ? len : -1;
+		if (pt->kind != RT_PEER_SWITCH)
+			return -1;
+		li = r->port_link[rt_graph_port_index(g, s, p)];
+		if (li < 0)
+			return -1;
+		path[len++] = li;
+		s = (size_t)pt->peer;
+	}
+	return -1;
+}
+
 /* r->run_*: the CAs of each switch as runs of consecutive indices. 0 or
  * -ENOMEM. */
 int rf_ca_runs(struct refine *r);

@@ -19,7 +19,7 @@
 #include "lib/route/route_lft.h"
 #include "lib/route/route_metrics.h"
 #include "lib/util/par.h"
-#include "lib/route/route_ftree.h"
+#include "lib/route/route_ftree_int.h"
 #include "check_run.h"
 
 /* Every metric, including random permutations and bisections, and shifts
@@ -153,7 +153,7 @@ START_TEST(tables_and_metrics_are_the_same_for_any_thread_count)
 END_TEST
 
 /* Large trees route FTREE_BATCH_MAX destinations at a time over the threads
- * (route_ftree.h): shown here on small ones with the threshold lowered. */
+ * (route_ftree_int.h): shown here on small ones with the threshold lowered. */
 START_TEST(ftree_batches_give_the_same_tables_for_any_thread_count)
 {
 	const struct rt_engine *e = rt_engine_find("ftree");

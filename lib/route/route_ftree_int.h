@@ -1,11 +1,13 @@
-/* lib/route/route_ftree.h: the fat-tree engine's state, shared by its two
+/* lib/route/route_ftree_int.h: the fat-tree engine's state, shared by its two
  * files only (route_ftree.c: levels, columns, main paths, the run;
- * route_ftree_dest.c: routing one destination). Nothing else includes it. */
-#ifndef LOOM_ROUTE_FTREE_H
-#define LOOM_ROUTE_FTREE_H
+ * route_ftree_dest.c: routing one destination); test_route_threads reads
+ * ftree_batch_min_ca. */
+#ifndef LOOM_ROUTE_FTREE_INT_H
+#define LOOM_ROUTE_FTREE_INT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/route/route.h"
 #include "lib/util/par.h"
@@ -142,8 +144,32 @@ static inline int ftree_key_less(const uint64_t *a, const uint64_t *b)
 	return 0;
 }
 
-/* route_ftree.c */
-int32_t ftree_main_up(const struct ftree *t, size_t s, int32_t column);
+/* The up link of switch s for a main path whose column here is `column`
+ * (-1: none): the link to the column if s has one, else the parent whose
+ * down link toward s carries the fewest main paths, then the one the
+ * fewest main paths go through. NO_LINK at a top. */
+static inline int32_t ftree_main_up(const struct ftree *t, size_t s, int32_t column)
+{
+	const struct rt_graph *g = t->g;
+	int32_t best = NO_LINK;
+	uint64_t best_key[4] = { 0 };
+
+	for (uint32_t i = 0; i < t->up_n[s]; i++) {
+		uint32_t li = t->up[t->up_first[s] + i];
+		uint64_t key[4];
+
+		key[0] = g->links[li].peer != column;
+		key[1] = t->main_down[t->rev[li]];
+		key[2] = t->into[g->links[li].peer];
+		key[3] = t->load[t->rev[li]];
+		if (best == NO_LINK || ftree_key_less(key, best_key)) {
+			best = (int32_t)li;
+			memcpy(best_key, key, sizeof(key));
+		}
+	}
+	return best;
+}
+
 
 /* route_ftree_dest.c */
 void ftree_ancestors(struct ftree *t, struct ftw *w, size_t d);
