@@ -150,11 +150,12 @@ static int job_run(void *arg, char *unused, size_t unusedlen)
 	store_close(st);
 	if (job->run_rc == 0) {
 		/* What the next followed run walks from; the listener gets
-		 * a copy of its own (handed on by job_finished()). */
+		 * a reference of its own (handed on by job_finished()): both
+		 * only read it, and a followed run changes a copy. */
 		fab_free(job->base);
 		job->base = fab;
 		if (job->want_fab)
-			job->run_fab = fab_dup(fab);
+			job->run_fab = fab_hold(fab);
 	} else {
 		fab_free(fab);
 	}

@@ -15,12 +15,19 @@ struct fab *fab_new(const char *subnet)
 	if (!fab)
 		return NULL;
 	snprintf(fab->subnet, sizeof(fab->subnet), "%s", subnet ? subnet : "");
+	fab->refs = 1;
+	return fab;
+}
+
+struct fab *fab_hold(struct fab *fab)
+{
+	__atomic_add_fetch(&fab->refs, 1, __ATOMIC_RELAXED);
 	return fab;
 }
 
 void fab_free(struct fab *fab)
 {
-	if (!fab)
+	if (!fab || __atomic_sub_fetch(&fab->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
 	for (size_t i = 0; i < fab->n_nodes; i++) {
 		free(fab->nodes[i]->ports);

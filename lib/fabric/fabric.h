@@ -64,6 +64,7 @@ struct fab {
 	size_t cap;
 	size_t hash_size;
 	struct fab_node **hash;    /* open addressing on guid */
+	int refs;                  /* fab_hold / fab_free, atomically */
 };
 
 struct fab_link {
@@ -72,7 +73,11 @@ struct fab_link {
 };
 
 struct fab *fab_new(const char *subnet);
+/* Drop a reference: the fabric is freed with its last. */
 void fab_free(struct fab *fab);
+/* Another reference to fab (any thread may drop it with fab_free); fab
+ * must not change while two hold it. Returns fab. */
+struct fab *fab_hold(struct fab *fab);
 
 /* Add a node with nports ports (all not present). Returns NULL with
  * errno = EEXIST if the GUID is already there, ENOMEM on allocation failure. */
