@@ -40,7 +40,7 @@ void sweeper_trigger(struct sweeper *sw);
  * the switch of LID `lid` (a trap; 0: somewhere): with discovery.follow,
  * that switch is walked again soon (daemon/ib/sweep_follow.c). */
 void sweeper_changed(struct sweeper *sw, const char *subnet, unsigned lid);
-/* OpenSM's heavy sweep of `subnet` found `nodes` nodes: a full sweep when
+/* OpenSM's SUBNET UP on `subnet` counted `nodes` nodes: a full sweep when
  * loom's last count differs (a change no trap named). */
 void sweeper_osm_swept(struct sweeper *sw, const char *subnet, unsigned nodes);
 /* Register "discover" (CTL_WRITE) and contribute to "status". */

@@ -1,22 +1,24 @@
 /* daemon/ib/sweep_follow.c: discovery that follows the fabric (issue 23).
  *
  * OpenSM's plugin reports what it learns (daemon/routing/osm_report.c hands
- * it here): a trap from a switch (port state change and the link traps: the
- * switch's LID) or a heavy sweep and SUBNET UP (its node count). A trap marks the switch;
- * after a short wait that gathers the burst one cut makes (both ends trap,
- * OpenSM resweeps), one incremental run walks the marked switches and
- * their neighbours again (daemon/ib/discovery_part.h) and records the
- * result as any sweep is recorded: the diff against the stored fabric and
- * its events. A heavy sweep whose node count is not the one loom last
- * recorded means a change no trap named: a full sweep; with the same count,
- * the switches of the last followed run (within FOLLOW_RECENT_S) are walked
- * again, for what OpenSM did to them in that sweep (a port that came back
- * goes from Init to Active when OpenSM configures it, and no trap says
- * so). So does a burst of
- * more than SWEEP_FOLLOW_MAX switches (a full sweep), a LID loom does not know, and
- * anything the incremental walk cannot settle alone. Reports that come
- * while a run goes on wait for its end. The periodic full sweep stays the
- * safety net. */
+ * it here): a trap 128 from a switch (a port changed state: the switch's
+ * LID), and SUBNET UP after each of its heavy sweeps (its node count).
+ *   - A trap marks the switch. After a short wait that gathers the burst one
+ *     cut makes (both ends trap), one incremental run walks the marked
+ *     switches and their neighbours again (daemon/ib/discovery_part.h) and
+ *     records the result as any sweep is recorded: the diff against the
+ *     stored fabric, and its events.
+ *   - SUBNET UP, once the marked switches are walked: a node count other
+ *     than loom's means a change no trap named, and the whole subnet is
+ *     swept. With the same count, the switches of the last followed run
+ *     (within FOLLOW_RECENT_S) are walked again, for what OpenSM did to
+ *     them in its sweep: a port that came back goes from Init to Active when
+ *     OpenSM configures it.
+ *   - A burst of more than SWEEP_FOLLOW_MAX switches, a LID loom does not
+ *     know, or anything the incremental walk cannot settle alone: the whole
+ *     subnet.
+ * Reports that come while a run goes on wait for its end. The periodic full
+ * sweep stays the safety net. */
 #include "autoconf.h"
 #include "daemon/ib/sweep_impl.h"
 
@@ -30,7 +32,7 @@
 /* A trap burst: both ends of a cable, and the neighbours OpenSM's own
  * sweep makes trap, come within milliseconds. */
 #define FOLLOW_GATHER_MS 50
-/* A heavy sweep this soon after a followed run may have changed its
+/* OpenSM's sweep this soon after a followed run may have changed its
  * switches' ports. */
 #define FOLLOW_RECENT_S 30.0
 
@@ -60,7 +62,10 @@ static void add_lid(struct job *job, unsigned lid)
 		job->pend_lid[job->n_pend++] = (uint16_t)lid;
 }
 
-/* What the reports asked for, now that no run goes on. */
+/* What the reports asked for, now that no run goes on. The switches
+ * trapped first: OpenSM's count is compared only once loom has walked what
+ * it was told about (SUBNET UP may come before loom's walk of the trap that
+ * caused OpenSM's sweep has even started). */
 static void follow_start(struct sweeper *sw, struct job *job)
 {
 	if (job->running || job->retired)
@@ -70,14 +75,13 @@ static void follow_start(struct sweeper *sw, struct job *job)
 		sweep_job_start(sw, job, 0);
 		return;
 	}
-	if (job->osm_nodes) {
+	if (!job->n_pend && job->osm_nodes) {
 		unsigned osm = job->osm_nodes;
 
 		job->osm_nodes = 0;
-		if (job->base && osm != job->base->n_nodes) {
+		if (osm != job->base->n_nodes) {
 			log_info("subnet %s: OpenSM sees %u nodes, loom %zu: a full sweep", job->name,
 				 osm, job->base->n_nodes);
-			job->n_pend = 0;
 			sweep_job_start(sw, job, 0);
 			return;
 		}

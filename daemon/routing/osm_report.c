@@ -256,7 +256,9 @@ static int store_event(struct osm_report *r, const struct head *h, json_t *msg)
 			 count_of(msg, "nodes"), count_of(msg, "switches"), count_of(msg, "ports"));
 		log_info("%s: SUBNET UP (%s)", h->sm, what + 4);
 		/* After OpenSM brought ports to Active: what discovery last
-		 * followed is walked again (or all, if the counts differ). */
+		 * followed is walked again (or all, if the counts differ). Not
+		 * at heavy_sweep: OpenSM's node table still holds the nodes it
+		 * is about to drop then. */
 		if (count_of(msg, "nodes") > 0)
 			tell_change(r, h, 0, (unsigned)count_of(msg, "nodes"));
 		return store_record_osm_event(r->st, h->time, h->sm_guid, "info", "osm_subnet_up",
@@ -284,8 +286,6 @@ static int store_event(struct osm_report *r, const struct head *h, json_t *msg)
 		return store_record_osm_event(r->st, h->time, h->sm_guid, "notice", "osm_sm_state",
 					      h->sm, old, state);
 	}
-	if (strcmp(h->type, "heavy_sweep") == 0 && count_of(msg, "nodes") > 0)
-		tell_change(r, h, 0, (unsigned)count_of(msg, "nodes"));
 	if (strcmp(h->type, "heavy_sweep") == 0 || strcmp(h->type, "routing_done") == 0) {
 		/* The runs and SUBNET UP tell the story; these help debugging. */
 		log_debug("%s: %s (engine %s)", h->sm, h->type,

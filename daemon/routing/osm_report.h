@@ -47,8 +47,8 @@ void osm_report_free(struct osm_report *r);
 void osm_report_on_lft_change(struct osm_report *r, void (*fn)(void *arg, uint64_t sm_guid),
 			      void *arg);
 /* On the loop, for a change OpenSM reports on a subnet loomd sweeps: a trap
- * 128 (a port of the switch of LID lid changed state; nodes 0), or a heavy
- * sweep or SUBNET UP with `nodes` nodes (lid 0). daemon/ib/sweep_follow.c walks
+ * 128 (a port of the switch of LID lid changed state; nodes 0), or
+ * SUBNET UP with `nodes` nodes (lid 0). daemon/ib/sweep_follow.c walks
  * the switch again, or the subnet when the counts differ. One hook. */
 typedef void (*osm_report_change_fn)(void *arg, const char *subnet, unsigned lid,
 				     unsigned nodes);

@@ -122,6 +122,10 @@ while read -r op a pa b pb; do
 		"command (incremental sweep); a full sweep then found nothing to change"
 done <"$work/steps"
 grep -q "incremental sweep" "$work/loomd.log" || loom_fail "no incremental sweep in loomd's log"
+# Every change was followed by walks of the switches alone: OpenSM's own
+# count never had to be made good by a full sweep.
+grep -q "OpenSM sees" "$work/loomd.log" &&
+	loom_fail "a count mismatch made a full sweep: $(grep "OpenSM sees" "$work/loomd.log" | head -1)"
 grep -q "could not be walked alone" "$work/loomd.log" &&
 	loom_fail "an incremental sweep fell back to a full one: $(grep "could not be walked alone" "$work/loomd.log" | head -1)"
 echo "discovery_follow.sh: all ok"
