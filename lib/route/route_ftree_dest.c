@@ -103,23 +103,8 @@ static int32_t pick(const struct ftree *t, const struct ftw *w, uint32_t dest_no
 static void ftree_fallback(struct ftree *t, struct ftw *w, size_t d)
 {
 	const struct rt_graph *g = t->g;
-	size_t head = 0, tail = 0;
-	int32_t *q = w->queue;
 
-	for (size_t s = 0; s < t->n_sw; s++)
-		w->hops[s] = NO_LEVEL;
-	w->hops[d] = 0;
-	q[tail++] = (int32_t)d;
-	while (head < tail) {
-		size_t s = (size_t)q[head++];
-		const struct rt_link *l = &g->links[g->sw[s].first_link];
-
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
-			if (w->hops[l[i].peer] == NO_LEVEL) {
-				w->hops[l[i].peer] = (uint16_t)(w->hops[s] + 1);
-				q[tail++] = l[i].peer;
-			}
-	}
+	rt_graph_hops(g, d, w->hops, w->queue);
 	for (size_t s = 0; s < t->n_sw; s++) {
 		const struct rt_link *l = &g->links[g->sw[s].first_link];
 

@@ -309,6 +309,26 @@ size_t rt_graph_levels(const struct rt_graph *g, const uint8_t *leaf, uint16_t *
 	return tail;
 }
 
+void rt_graph_hops(const struct rt_graph *g, size_t d, uint16_t *hops, int32_t *queue)
+{
+	size_t head = 0, tail = 0;
+
+	for (size_t s = 0; s < g->n_sw; s++)
+		hops[s] = RT_NO_LEVEL;
+	hops[d] = 0;
+	queue[tail++] = (int32_t)d;
+	while (head < tail) {
+		size_t s = (size_t)queue[head++];
+		const struct rt_link *l = &g->links[g->sw[s].first_link];
+
+		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
+			if (hops[l[i].peer] == RT_NO_LEVEL) {
+				hops[l[i].peer] = (uint16_t)(hops[s] + 1);
+				queue[tail++] = l[i].peer;
+			}
+	}
+}
+
 int rt_graph_tree_levels(const struct rt_graph *g, uint16_t *level, int32_t *order)
 {
 	uint8_t *leaf = calloc(g->n_sw + 1, 1);

@@ -107,6 +107,12 @@ static inline size_t rt_graph_port_index(const struct rt_graph *g, size_t sw, un
 #define RT_NO_LEVEL 0xFFFF
 size_t rt_graph_levels(const struct rt_graph *g, const uint8_t *leaf, uint16_t *level,
 		       int32_t *order);
+/* Hop distance of every switch from switch d over every cable (one
+ * breadth-first search), RT_NO_LEVEL where d is not reached; queue holds
+ * n_sw entries. The engines' shortest-path fallback for switches that have
+ * no up*-down* way (the fat-tree engine, the incremental reroute). */
+void rt_graph_hops(const struct rt_graph *g, size_t d, uint16_t *hops, int32_t *queue);
+
 /* rt_graph_levels from the switches with CA ports, and whether those
  * levels make a tree: 0; -EINVAL when a cable joins two switches of one
  * level or skips one (no up*-down* orientation of every cable); -ENOMEM.

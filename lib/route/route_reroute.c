@@ -181,28 +181,6 @@ static int good(const struct rr *r, size_t u, unsigned p)
 	return r->level[v] == r->level[u] + 1 && r->dist[v] + 1 == r->dist[u];
 }
 
-/* hops[] from d over every cable (the fat-tree engine's fallback for the
- * switches that cannot go up*-down*: management traffic only). */
-static void shortest(struct rr *r, size_t d)
-{
-	const struct rt_graph *g = r->g;
-	size_t head = 0, tail = 0;
-
-	for (size_t s = 0; s < g->n_sw; s++)
-		r->hops[s] = RT_NO_LEVEL;
-	r->hops[d] = 0;
-	r->queue[tail++] = (int32_t)d;
-	while (head < tail) {
-		size_t s = (size_t)r->queue[head++];
-		const struct rt_link *lk = &g->links[g->sw[s].first_link];
-
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
-			if (r->hops[lk[i].peer] == RT_NO_LEVEL) {
-				r->hops[lk[i].peer] = (uint16_t)(r->hops[s] + 1);
-				r->queue[tail++] = lk[i].peer;
-			}
-	}
-}
 
 /* A switch without an up*-down* way to d: a shortest path, its old entry
  * if that still is one. -EAGAIN when it has none. */
@@ -214,7 +192,7 @@ static int fall_back(struct rr *r, size_t u, unsigned lid, uint8_t *row, size_t 
 	int32_t v;
 
 	if (!*have_hops) {
-		shortest(r, d);
+		rt_graph_hops(g, d, r->hops, r->queue);
 		*have_hops = 1;
 	}
 	if (r->hops[u] == RT_NO_LEVEL) {
