@@ -180,6 +180,13 @@ static void osm_changed(void *arg, const char *subnet, unsigned lid, unsigned no
 		sweeper_changed(arg, subnet, lid);
 }
 
+/* The counters read's flapped ports (daemon/telemetry/telemetry.h) to
+ * discovery. */
+static void port_flapped(void *arg, const char *subnet, uint64_t guid, unsigned port)
+{
+	sweeper_port_flapped(arg, subnet, guid, port);
+}
+
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct loomd *d = arg;
@@ -493,6 +500,7 @@ int loomd_run(const struct loomd_options *opt)
 	osm_report_on_lft_change(d.osm, ar_apply_lft_changed, d.ar_apply);
 	/* A trap or a heavy sweep: discovery follows the change. */
 	osm_report_on_change(d.osm, osm_changed, d.sweeper);
+	telemetry_on_flap(d.telemetry, port_flapped, d.sweeper);
 	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||

@@ -5,6 +5,8 @@
 #ifndef LOOMD_SWEEP_H
 #define LOOMD_SWEEP_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 
 struct event_base;
@@ -43,6 +45,12 @@ void sweeper_changed(struct sweeper *sw, const char *subnet, unsigned lid);
 /* OpenSM's SUBNET UP on `subnet` counted `nodes` nodes: a full sweep when
  * loom's last count differs (a change no trap named). */
 void sweeper_osm_swept(struct sweeper *sw, const char *subnet, unsigned nodes);
+/* The counters read saw the LinkDownedCounter of port `port` of node
+ * `guid` move (guid 0: of too many ports to name): with discovery.follow,
+ * the port's switch (a CA's: the switch it is cabled to) is walked again
+ * soon, for a link that came back narrower or slower. */
+void sweeper_port_flapped(struct sweeper *sw, const char *subnet, uint64_t guid,
+			  unsigned port);
 /* Register "discover" (CTL_WRITE) and contribute to "status". */
 int sweeper_register(struct sweeper *sw, struct ctl *ctl);
 /* The sweeper's part of "status": {"interval":N,"running":bool,"subnets":[...]} */

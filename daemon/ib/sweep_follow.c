@@ -14,6 +14,10 @@
  *     (within FOLLOW_RECENT_S) are walked again, for what OpenSM did to
  *     them in its sweep: a port that came back goes from Init to Active when
  *     OpenSM configures it.
+ *   - The counters read (daemon/telemetry) saw a port's LinkDownedCounter
+ *     move: the link went down and trained again between two reads, maybe
+ *     narrower or slower, and OpenSM may have seen nothing (a flap shorter
+ *     than its sweep). The port's switch is walked again, a CA's peer.
  *   - A burst of more than SWEEP_FOLLOW_MAX switches, a LID loom does not
  *     know, or anything the incremental walk cannot settle alone: the whole
  *     subnet.
@@ -62,6 +66,33 @@ static void add_lid(struct job *job, unsigned lid)
 		job->pend_lid[job->n_pend++] = (uint16_t)lid;
 }
 
+/* The switches of the ports whose counters saw a flap, from the last
+ * fabric (the loop's between runs). A port loom does not know: the whole
+ * subnet. */
+static void add_flaps(struct job *job)
+{
+	for (size_t i = 0; i < job->n_pend_flap && !job->pend_full; i++) {
+		const struct fab_node *nd = fab_find(job->base, job->pend_flap[i].guid);
+		unsigned p = job->pend_flap[i].port;
+
+		if (nd && nd->type != IBT_NODE_SWITCH && p <= nd->nports &&
+		    nd->ports[p].has_peer)
+			nd = fab_find(job->base, nd->ports[p].peer_guid);
+		if (!nd || nd->type != IBT_NODE_SWITCH) {
+			log_info("subnet %s: the counters saw port %u of 0x%016llx flap, a port "
+				 "loom does not know: a full sweep", job->name, p,
+				 (unsigned long long)job->pend_flap[i].guid);
+			job->pend_full = 1;
+			break;
+		}
+		log_info("subnet %s: the counters saw port %u of 0x%016llx flap: walking switch "
+			 "%s again", job->name, p, (unsigned long long)job->pend_flap[i].guid,
+			 nd->desc);
+		add_lid(job, nd->ports[0].lid);
+	}
+	job->n_pend_flap = 0;
+}
+
 /* What the reports asked for, now that no run goes on. The switches
  * trapped first: OpenSM's count is compared only once loom has walked what
  * it was told about (SUBNET UP may come before loom's walk of the trap that
@@ -70,6 +101,10 @@ static void follow_start(struct sweeper *sw, struct job *job)
 {
 	if (job->running || job->retired)
 		return;  /* sweep_follow_after_run() comes back */
+	if (job->n_pend_flap && job->base)
+		add_flaps(job);
+	else if (job->n_pend_flap)
+		job->pend_full = 1;
 	if (job->pend_full || ((job->n_pend || job->osm_nodes) && !job->base)) {
 		job->osm_nodes = 0;
 		sweep_job_start(sw, job, 0);
@@ -140,9 +175,25 @@ void sweeper_osm_swept(struct sweeper *sw, const char *subnet, unsigned nodes)
 	follow_arm(sw, job);
 }
 
+void sweeper_port_flapped(struct sweeper *sw, const char *subnet, uint64_t guid,
+			  unsigned port)
+{
+	struct job *job = find_job(sw, subnet);
+
+	if (!job || !sw->follow)
+		return;
+	if (!guid || job->n_pend_flap == SWEEP_FOLLOW_MAX) {
+		job->pend_full = 1;
+	} else {
+		job->pend_flap[job->n_pend_flap].guid = guid;
+		job->pend_flap[job->n_pend_flap++].port = port;
+	}
+	follow_arm(sw, job);
+}
+
 void sweep_follow_after_run(struct sweeper *sw, struct job *job)
 {
-	if (job->n_pend || job->pend_full || job->osm_nodes)
+	if (job->n_pend || job->pend_full || job->osm_nodes || job->n_pend_flap)
 		follow_start(sw, job);
 }
 

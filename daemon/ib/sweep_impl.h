@@ -64,6 +64,11 @@ struct job {
 	uint16_t pend_lid[SWEEP_FOLLOW_MAX];
 	size_t n_pend;
 	int pend_full;                    /* a change somewhere, or too many: everything */
+	struct {                          /* ports the counters saw flap, for their switch */
+		uint64_t guid;
+		unsigned port;
+	} pend_flap[SWEEP_FOLLOW_MAX];
+	size_t n_pend_flap;
 	unsigned osm_nodes;               /* OpenSM's count at its last heavy sweep, to
 					   * compare with ours (0: none waiting) */
 	uint16_t recent_lid[SWEEP_FOLLOW_MAX];  /* the last followed run's switches */

@@ -268,6 +268,20 @@ static int step(sqlite3 *db, sqlite3_stmt *s, const char *what)
 	return rc == SQLITE_DONE ? 0 : store_db_fail(db, what);
 }
 
+/* A LinkDownedCounter that moved (an exact delta or a lower bound). */
+static void note_flap(struct counters_recorded *out, const struct counters_port *p,
+		      const struct cdelta *d)
+{
+	if (d->delta == 0 || (d->state != CDELTA_OK && d->state != CDELTA_RESET &&
+			      d->state != CDELTA_SATURATED))
+		return;
+	if (out->flapped < COUNTERS_FLAPPED_MAX) {
+		out->flapped_port[out->flapped].guid = p->guid;
+		out->flapped_port[out->flapped].port = p->port;
+	}
+	out->flapped++;
+}
+
 static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port *read,
 		       struct counters_recorded *out)
 {
@@ -312,6 +326,7 @@ static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port 
 		if (p->answered) {
 			memcpy(r.d, row.d, sizeof(r.d));
 			r.interval_s = dt;
+			note_flap(out, p, &row.d[PMA_LINK_DOWNED]);
 		}
 	}
 	if (rc < 0)

@@ -13,6 +13,7 @@
 #define LOOMD_STORE_COUNTERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/telemetry/counters_wire.h"
 
@@ -20,12 +21,23 @@
 
 struct store;
 
+/* Ports whose LinkDownedCounter moved that a read names (more are counted). */
+#define COUNTERS_FLAPPED_MAX 64
+
 struct counters_recorded {
 	size_t stale;     /* ports that did not answer */
 	size_t raised;    /* alarms raised by this read */
 	size_t cleared;   /* alarms cleared by it */
 	size_t same;      /* ports read "same": their PortCounters from the stored sample */
 	size_t unsure;    /* ... of them with no stored sample: those counters unknown */
+	/* Ports whose LinkDownedCounter moved since the stored sample: their
+	 * link went down and trained again (maybe narrower or slower) between
+	 * two reads. The first COUNTERS_FLAPPED_MAX named; flapped counts all. */
+	size_t flapped;
+	struct counters_port_ref {
+		uint64_t guid;    /* the port's node */
+		unsigned port;
+	} flapped_port[COUNTERS_FLAPPED_MAX];
 };
 
 /* The read a (counters_read_run's), judged against t. 0, or -errno

@@ -49,6 +49,8 @@ struct telemetry_mod {
 	struct switch_counters *sc;   /* the Ethernet switches' (switch_counters.h) */
 	struct cpi_cache *cpi;        /* per subnet; touched by the read jobs only */
 	size_t n_cpi;
+	telemetry_flap_fn on_flap;    /* told of links that went down between reads */
+	void *on_flap_arg;
 };
 
 /* A read of every swept subnet, and (for "counters") the answer after it. */
@@ -63,6 +65,7 @@ struct read_job {
 	int has_subnet, has_node;
 	unsigned port;
 	json_t *result;
+	struct counters_recorded rec[LOOM_MAX_SUBNETS];  /* per sub.names, for on_flap */
 };
 
 /* ---- the worker thread --------------------------------------------------- */
@@ -84,11 +87,11 @@ static struct cpi_cache *cpi_of(struct telemetry_mod *m, const char *subnet)
 }
 
 static int read_subnet(struct telemetry_mod *m, struct store *st, const struct disc_ib_params *p,
-		       const struct port_thresholds *t, int clear)
+		       const struct port_thresholds *t, int clear, struct counters_recorded *out)
 {
 	struct counters_answer a;
 	char err[512] = "";
-	struct counters_recorded rec = { 0 };
+	struct counters_recorded *rec = out;
 	struct cpi_cache *cpi = cpi_of(m, p->subnet);
 	/* The last sweep's fabric: the child reads the PMAs of its ports
 	 * without walking the subnet again (it walks when there is none). */
@@ -127,8 +130,8 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 		a.sums = NULL;
 		a.n_pmas = a.n_sums = 0;
 	}
-	rc = store_record_counters(st, p->subnet, t, &a, &rec);
-	if (cpi && (rc < 0 || rec.unsure)) {
+	rc = store_record_counters(st, p->subnet, t, &a, rec);
+	if (cpi && (rc < 0 || rec->unsure)) {
 		/* The next read reads every port's PortCounters. */
 		free(cpi->known.sums);
 		cpi->known.sums = NULL;
@@ -140,10 +143,10 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 	else
 		log_info("subnet %s: counters of %zu ports read (%zu behind an unchanged switch "
 			 "sum), %llu PMA Gets in %.0f ms, %zu not answered; alarms: %zu raised, "
-			 "%zu cleared", p->subnet, a.n_ports, rec.same,
+			 "%zu cleared", p->subnet, a.n_ports, rec->same,
 			 (unsigned long long)a.done.mads,
-			 (a.done.finished - a.done.started) * 1000.0, rec.stale, rec.raised,
-			 rec.cleared);
+			 (a.done.finished - a.done.started) * 1000.0, rec->stale, rec->raised,
+			 rec->cleared);
 	counters_answer_free(&a);
 	return rc;
 }
@@ -158,7 +161,7 @@ static int job_run(void *job, char *err, size_t errlen)
 		return -EIO;
 	for (size_t i = 0; i < j->sub.n; i++)
 		if ((!j->has_subnet || !strcmp(j->sub.names[i], j->subnet)) &&
-		    read_subnet(j->m, st, &j->sub.p[i], &j->thresholds, j->clear) < 0)
+		    read_subnet(j->m, st, &j->sub.p[i], &j->thresholds, j->clear, &j->rec[i]) < 0)
 			failed++;
 	if (j->req)
 		rc = counters_db_read(store_db(st), j->has_subnet ? j->subnet : NULL,
@@ -176,10 +179,34 @@ static int job_run(void *job, char *err, size_t errlen)
 
 /* ---- the loop -------------------------------------------------------------- */
 
+/* Links that went down and came back between two reads: discovery walks
+ * them again (their width or speed may have changed). */
+static void tell_flaps(struct read_job *j)
+{
+	struct telemetry_mod *m = j->m;
+
+	if (!m->on_flap)
+		return;
+	for (size_t i = 0; i < j->sub.n; i++) {
+		const struct counters_recorded *r = &j->rec[i];
+
+		if (r->flapped > COUNTERS_FLAPPED_MAX) {
+			log_info("subnet %s: the LinkDownedCounter of %zu ports moved since the last "
+				 "read", j->sub.names[i], r->flapped);
+			m->on_flap(m->on_flap_arg, j->sub.names[i], 0, 0);
+			continue;
+		}
+		for (size_t k = 0; k < r->flapped; k++)
+			m->on_flap(m->on_flap_arg, j->sub.names[i], r->flapped_port[k].guid,
+				   r->flapped_port[k].port);
+	}
+}
+
 static void job_done(void *job, int rc, const char *err)
 {
 	struct read_job *j = job;
 
+	tell_flaps(j);
 	if (j->req)
 		ctl_reply_errno(j->req, rc, j->result, PROTO_ERR_INTERNAL, err);
 	else if (rc < 0 && rc != -EIO)
@@ -359,6 +386,12 @@ void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *co
 	m->conf = c;
 	switch_counters_reconfigure(m->sc, conf);
 	arm(m);
+}
+
+void telemetry_on_flap(struct telemetry_mod *m, telemetry_flap_fn fn, void *arg)
+{
+	m->on_flap = fn;
+	m->on_flap_arg = arg;
 }
 
 struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_config *conf,

@@ -8,11 +8,14 @@
  * One read at a time, through daemon/core/work.h: a slow subnet delays the
  * next interval, never piles reads up. On the same interval it starts a
  * read of the Ethernet switches' counters (daemon/telemetry/switch_counters.h,
- * its own work queue and control command "switch_counters"). */
+ * its own work queue and control command "switch_counters"). A port whose
+ * LinkDownedCounter moved is told to telemetry_on_flap's listener
+ * (discovery walks its switch again, daemon/ib/sweep_follow.c). */
 #ifndef LOOMD_TELEMETRY_H
 #define LOOMD_TELEMETRY_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct event_base;
 struct ctl;
@@ -28,6 +31,14 @@ void telemetry_free(struct telemetry_mod *m);
 /* A new interval takes effect from now. */
 void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf);
 int telemetry_register(struct telemetry_mod *m, struct ctl *ctl);
+
+/* Told, after each read, of every port whose LinkDownedCounter moved since
+ * the last read (guid 0: too many to name, somewhere in the subnet): the
+ * link went down and trained again between two reads, maybe narrower or
+ * slower. Called on the loop. */
+typedef void (*telemetry_flap_fn)(void *arg, const char *subnet, uint64_t guid,
+				  unsigned port);
+void telemetry_on_flap(struct telemetry_mod *m, telemetry_flap_fn fn, void *arg);
 
 extern const struct config_section telemetry_config;
 

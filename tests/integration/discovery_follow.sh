@@ -122,6 +122,28 @@ while read -r op a pa b pb; do
 		"command (incremental sweep); a full sweep then found nothing to change"
 done <"$work/steps"
 grep -q "incremental sweep" "$work/loomd.log" || loom_fail "no incremental sweep in loomd's log"
+
+# The counters read follows too: a LinkDownedCounter that moved between two
+# reads (a flap shorter than OpenSM's sweep: no trap) makes loomd walk that
+# port's switch again; a read where none moved walks nothing.
+incr() { grep -c "incremental sweep [0-9]*:" "$work/loomd.log" || :; }
+read -r _ a pa _ _ <"$work/steps"
+loom_ctl counters --now >/dev/null || loom_fail "the first counters read"
+sleep 1
+n0=$(incr)
+loom_ctl counters --now >/dev/null || loom_fail "a quiet counters read"
+sleep 1
+[ "$(incr)" = "$n0" ] || loom_fail "a counters read where no LinkDownedCounter moved walked a switch"
+downed=$(loom_ctl --json counters "$a:$pa" |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["ports"][0]["counters"]["LinkDownedCounter"])')
+loom_ibsim_cmd "PerformanceSet \"$a\"[$pa] PortCounters.LinkDownedCounter=$(( (downed + 1) % 255 ))"
+loom_ctl counters --now >/dev/null || loom_fail "the counters read after the flap"
+walked() { [ "$(incr)" -gt "$n0" ]; }
+loom_until 100 walked ||
+	loom_fail "a LinkDownedCounter move on $a[$pa] made no incremental sweep"
+grep -q "the counters saw port $pa of 0x[0-9a-f]* flap: walking switch $a again" "$work/loomd.log" ||
+	loom_fail "loomd's log does not say the counters' flap on $a[$pa] walked $a"
+loom_ok "a LinkDownedCounter move on $a[$pa] between two counters reads walked $a again"
 # Every change was followed by walks of the switches alone: OpenSM's own
 # count never had to be made good by a full sweep.
 grep -q "OpenSM sees" "$work/loomd.log" &&
