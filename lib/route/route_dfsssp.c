@@ -37,14 +37,16 @@
  *
  * Paths toward one LID form a tree, so the paths that use a dependency
  * (l1 = a->b, l2 = b->c) are, for each LID whose tree takes l1 at a and l2 at
- * b, the sources of that layer below a in the tree: found by a scan over
- * the trees and a memoized walk up each of them, never by storing paths.
+ * b, the sources of that layer in a's subtree: found by a scan of the
+ * trees' hops at a and b (a switch-major copy, sequential) and a search from
+ * a against each matching tree's direction, never by storing paths.
  *
  * Cost: O(LIDs * (switches + links)) for the paths; per layer O(paths *
  * hops) to count dependencies and O(links + dependencies) for the search
- * plus, per cycle broken, O(LIDs + sources * hops). Memory: one byte per
- * (LID, switch) for the trees, one per (LID, entry switch) for the layers,
- * one counter per pair of consecutive links. */
+ * plus, per cycle broken, O(LIDs + subtree links + moved paths * hops).
+ * Memory: one byte per (LID, switch) for the trees (twice once a cycle is
+ * to be broken), one per (LID, entry switch) for the layers, one counter
+ * per pair of consecutive links. */
 #include "autoconf.h"
 #include "lib/route/route.h"
 
@@ -80,6 +82,8 @@ struct dfsssp {
 	/* hop[t * n + s]: the link out of s toward tree t's LID, as an index
 	 * among s's links (g->links[first_link + hop]), or NO_HOP. */
 	uint8_t *hop;
+	uint8_t *hop_col;       /* the same, switch-major (hop_columns) */
+	int32_t *src_of;        /* per switch: its index in src[], or -1 */
 	uint8_t *layer;         /* layer[t * n_src + k]: layer of path (src[k], t) */
 	uint64_t *load;         /* per directed link: CA flows routed over it */
 	/* The dependency graph: dependency (l1, l2), l2 a link out of the switch
@@ -93,7 +97,6 @@ struct dfsssp {
 	int32_t *order;
 	uint64_t *cost, *flow;
 	uint32_t *stamp;
-	uint8_t *below;
 	int32_t *trail;
 	unsigned max_hops;
 	int coarse, coarse_now;
@@ -108,6 +111,8 @@ static void dfsssp_free(struct dfsssp *x)
 	free(x->ca_list);
 	free(x->trees);
 	free(x->hop);
+	free(x->hop_col);
+	free(x->src_of);
 	free(x->layer);
 	free(x->load);
 	free(x->dep_base);
@@ -117,7 +122,6 @@ static void dfsssp_free(struct dfsssp *x)
 	free(x->cost);
 	free(x->flow);
 	free(x->stamp);
-	free(x->below);
 	free(x->trail);
 }
 
@@ -141,13 +145,15 @@ static int plan(struct dfsssp *x)
 	x->ca_list = malloc((g->n_ca + 1) * sizeof(*x->ca_list));
 	/* At most one tree per CA and one per switch without CAs. */
 	x->trees = malloc((g->n_ca + n + 1) * sizeof(*x->trees));
-	if (!x->n_at || !x->src || !x->ca_first || !x->ca_list || !x->trees)
+	x->src_of = malloc((n + 1) * sizeof(*x->src_of));
+	if (!x->n_at || !x->src || !x->ca_first || !x->ca_list || !x->trees || !x->src_of)
 		return -ENOMEM;
 	for (size_t c = 0; c < g->n_ca; c++)
 		if (g->ca[c].sw >= 0)
 			x->n_at[g->ca[c].sw]++;
 	for (size_t s = 0; s < n; s++) {
 		x->ca_first[s + 1] = x->ca_first[s] + x->n_at[s];
+		x->src_of[s] = x->n_at[s] ? (int32_t)x->n_src : -1;
 		if (x->n_at[s])
 			x->src[x->n_src++] = (int32_t)s;
 	}
@@ -366,61 +372,63 @@ static size_t count_layer(struct dfsssp *x, uint8_t i)
 	return paths;
 }
 
-/* Does the path from s in tree t pass switch a? Walks up the tree until a
- * switch already answered for this tree (stamp), a, or the end, and
- * records the answer for every switch on the way. */
-static int passes(struct dfsssp *x, size_t t, size_t s, size_t a, uint32_t stamp)
+/* The switch-major copy of the trees' hops (hop_col[s * n_trees + t]), made
+ * when the first cycle is to be broken: finding the trees that take a given
+ * link out of a switch is then one sequential scan. Fat trees, whose layer 0
+ * is acyclic, never pay for it. 0 or -ENOMEM. */
+static int hop_columns(struct dfsssp *x)
 {
-	size_t n_trail = 0, v = s;
-	int hit;
-
-	for (;;) {
-		int32_t l;
-
-		if (v == a) {
-			hit = 1;
-			break;
-		}
-		if (x->stamp[v] == stamp) {
-			hit = x->below[v];
-			break;
-		}
-		if ((l = tree_link(x, t, v)) < 0) {
-			hit = 0;
-			break;
-		}
-		x->trail[n_trail++] = (int32_t)v;
-		v = (size_t)x->g->links[l].peer;
-	}
-	while (n_trail > 0) {
-		v = (size_t)x->trail[--n_trail];
-		x->stamp[v] = stamp;
-		x->below[v] = (uint8_t)hit;
-	}
-	return hit;
+	if (x->hop_col)
+		return 0;
+	if (!(x->hop_col = malloc(x->n_trees * x->n + 1)))
+		return -ENOMEM;
+	for (size_t t = 0; t < x->n_trees; t++)
+		for (size_t s = 0; s < x->n; s++)
+			x->hop_col[s * x->n_trees + t] = x->hop[t * x->n + s];
+	return 0;
 }
 
-/* Move every path of layer i using dependency (l1, l2) to layer i + 1. */
+/* Move every path of layer i using dependency (l1, l2) to layer i + 1: in
+ * each tree that takes l1 out of a and l2 out of b, the paths of the entry
+ * switches in a's subtree (found from a against the tree's direction: the
+ * neighbours whose hop leads to the switch at hand). */
 static void move_paths(struct dfsssp *x, int32_t l1, int32_t l2, uint8_t i, uint32_t *stamp)
 {
 	const struct rt_graph *g = x->g;
 	size_t a = (size_t)g->links[l1].sw, b = (size_t)g->links[l1].peer;
+	const uint8_t *col_a = x->hop_col + a * x->n_trees, *col_b = x->hop_col + b * x->n_trees;
+	uint8_t ha = (uint8_t)((size_t)l1 - g->sw[a].first_link);
+	uint8_t hb = (uint8_t)((size_t)l2 - g->sw[b].first_link);
 
 	for (size_t t = 0; t < x->n_trees; t++) {
 		uint8_t *layer = x->layer + t * x->n_src;
+		size_t sp = 0;
 
-		if (tree_link(x, t, a) != l1 || tree_link(x, t, b) != l2)
+		if (col_a[t] != ha || col_b[t] != hb)
 			continue;
-		++*stamp;
-		for (size_t k = 0; k < x->n_src; k++) {
-			size_t s = (size_t)x->src[k];
+		x->stamp[a] = ++*stamp;
+		x->trail[sp++] = (int32_t)a;
+		while (sp > 0) {
+			size_t v = (size_t)x->trail[--sp];
+			const struct rt_link *l = &g->links[g->sw[v].first_link];
+			int32_t k = x->src_of[v];
 
-			if (layer[k] != i || !passes(x, t, s, a, *stamp))
-				continue;
-			layer[k] = (uint8_t)(i + 1);
-			path_deps(x, t, s, -1);
-			if (i == 0)
-				x->moved++;
+			if (k >= 0 && layer[k] == i) {
+				layer[k] = (uint8_t)(i + 1);
+				path_deps(x, t, v, -1);
+				if (i == 0)
+					x->moved++;
+			}
+			for (uint32_t j = 0; j < g->sw[v].n_links; j++) {
+				size_t p = (size_t)l[j].peer;
+				int32_t up;
+
+				if (x->stamp[p] == *stamp || (up = tree_link(x, t, p)) < 0 ||
+				    (size_t)g->links[up].peer != v)
+					continue;
+				x->stamp[p] = *stamp;
+				x->trail[sp++] = (int32_t)p;
+			}
 		}
 	}
 }
@@ -486,6 +494,8 @@ static int break_cycles(struct dfsssp *x, uint8_t i, struct frame *stack, uint8_
 			if (x->count[best_e]) {
 				if (i + 1 >= RT_MAX_VLS)
 					return -ENOSPC;
+				if (hop_columns(x) < 0)
+					return -ENOMEM;
 				move_paths(x, stack[tail].link, best_l2, i, &stamp);
 			}
 			/* What was above the broken dependency is explored again. */
@@ -514,7 +524,11 @@ static int assign_layers(struct dfsssp *x, unsigned *n_layers, char *err, size_t
 		if (!count_layer(x, (uint8_t)i))
 			break;
 		*n_layers = i + 1;
-		if ((rc = break_cycles(x, (uint8_t)i, stack, color)) < 0) {
+		if ((rc = break_cycles(x, (uint8_t)i, stack, color)) == -ENOMEM) {
+			snprintf(err, errlen, "out of memory for the trees' hops by switch (%zu trees, "
+				 "%zu switches)", x->n_trees, x->n);
+			goto out;
+		} else if (rc < 0) {
 			snprintf(err, errlen, "the channel dependencies need more than %d virtual "
 				 "lanes (%zu switches, %zu paths moved off VL 0): route with fewer "
 				 "dependencies (a fat tree engine, fewer links) or allow more VLs",
@@ -571,15 +585,16 @@ int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, si
 	x.cost = malloc((x.n + 1) * sizeof(*x.cost));
 	x.flow = malloc((x.n + 1) * sizeof(*x.flow));
 	x.stamp = calloc(x.n + 1, sizeof(*x.stamp));
-	x.below = calloc(x.n + 1, 1);
 	x.trail = malloc((x.n + 1) * sizeof(*x.trail));
 	if (!x.hop || !x.layer || !x.load || !x.dist || !x.order || !x.cost || !x.flow ||
-	    !x.stamp || !x.below || !x.trail || deps_layout(&x) < 0)
+	    !x.stamp || !x.trail || deps_layout(&x) < 0)
 		goto oom;
 	/* Per-LID trees first; if their dependencies need too many lanes, again
 	 * with one tree per destination switch: fewer distinct paths, so fewer
 	 * dependencies, at the price of coarser balancing. */
 	for (x.coarse = 0;; x.coarse = 1) {
+		free(x.hop_col);  /* of the last pass's trees */
+		x.hop_col = NULL;
 		memset(x.load, 0, x.n_links * sizeof(*x.load));
 		memset(x.layer, 0, x.n_trees * x.n_src);
 		x.moved = 0;
