@@ -50,6 +50,8 @@
 #include "autoconf.h"
 #include "lib/route/route.h"
 
+#include "lib/util/par.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,12 +98,49 @@ struct dfsssp {
 	uint32_t *dist;
 	int32_t *order;
 	uint64_t *cost, *flow;
-	uint32_t *stamp;
-	int32_t *trail;
+	/* Per worker of g->pool (worker 0: the caller, the only one that moves
+	 * paths): its marks and stack for the subtree searches, the paths it
+	 * moved, and (workers 1..) its own dependency counters while a layer is
+	 * counted, added in after. */
+	struct dfsssp_worker {
+		uint32_t *stamp, cur;
+		int32_t *trail;
+		size_t moved, paths;
+		uint32_t *count;
+	} wk[PAR_MAX_THREADS];
+	unsigned threads;
 	unsigned max_hops;
 	int coarse, coarse_now;
-	size_t moved;           /* paths moved off layer 0 */
 };
+
+/* Paths moved off layer 0, by every worker. */
+static size_t moved(const struct dfsssp *x)
+{
+	size_t n = 0;
+
+	for (unsigned w = 0; w < x->threads; w++)
+		n += x->wk[w].moved;
+	return n;
+}
+
+/* The workers' arrays. 0 or -ENOMEM. */
+static int workers_alloc(struct dfsssp *x)
+{
+	x->threads = par_pool_threads(x->g->pool);
+	if (x->threads > PAR_MAX_THREADS)
+		x->threads = PAR_MAX_THREADS;
+	for (unsigned w = 0; w < x->threads; w++) {
+		struct dfsssp_worker *k = &x->wk[w];
+
+		k->stamp = calloc(x->n + 1, sizeof(*k->stamp));
+		k->trail = malloc((x->n + 1) * sizeof(*k->trail));
+		if (w)
+			k->count = malloc((x->n_deps + 1) * sizeof(*k->count));
+		if (!k->stamp || !k->trail || (w && !k->count))
+			return -ENOMEM;
+	}
+	return 0;
+}
 
 static void dfsssp_free(struct dfsssp *x)
 {
@@ -121,8 +160,11 @@ static void dfsssp_free(struct dfsssp *x)
 	free(x->order);
 	free(x->cost);
 	free(x->flow);
-	free(x->stamp);
-	free(x->trail);
+	for (unsigned w = 0; w < x->threads; w++) {
+		free(x->wk[w].stamp);
+		free(x->wk[w].trail);
+		free(x->wk[w].count);
+	}
 }
 
 /* The link (index into g->links) tree t takes out of switch s, or -1. */
@@ -338,8 +380,8 @@ static inline size_t dep_index(const struct dfsssp *x, int32_t l1, int32_t l2)
 	return x->dep_base[l1] + (size_t)l2 - g->sw[g->links[l1].peer].first_link;
 }
 
-/* Add delta to the counter of every dependency of path (s, t). */
-static void path_deps(struct dfsssp *x, size_t t, size_t s, int delta)
+/* Add 1 to the counter in count of every dependency of path (s, t). */
+static void path_deps_add(const struct dfsssp *x, uint32_t *count, size_t t, size_t s)
 {
 	int32_t l = tree_link(x, t, s);
 
@@ -348,26 +390,69 @@ static void path_deps(struct dfsssp *x, size_t t, size_t s, int delta)
 
 		if (next < 0)
 			break;
-		x->count[dep_index(x, l, next)] += (uint32_t)delta;
+		count[dep_index(x, l, next)]++;
 		l = next;
 	}
 }
 
-/* Count the dependencies of the paths on layer i; 0 if it has none. */
-static size_t count_layer(struct dfsssp *x, uint8_t i)
+/* Take path (s, t) off x->count. */
+static void path_deps_sub(struct dfsssp *x, size_t t, size_t s)
 {
-	size_t paths = 0;
+	int32_t l = tree_link(x, t, s);
 
-	memset(x->count, 0, x->n_deps * sizeof(*x->count));
-	for (size_t t = 0; t < x->n_trees; t++) {
+	while (l >= 0) {
+		int32_t next = tree_link(x, t, (size_t)x->g->links[l].peer);
+
+		if (next < 0)
+			break;
+		x->count[dep_index(x, l, next)]--;
+		l = next;
+	}
+}
+
+struct layer_job {
+	struct dfsssp *x;
+	uint8_t i;
+};
+
+static void count_part(void *ctx, unsigned w, size_t begin, size_t end)
+{
+	struct layer_job *job = ctx;
+	struct dfsssp *x = job->x;
+	uint32_t *count = w ? x->wk[w].count : x->count;
+
+	for (size_t t = begin; t < end; t++) {
 		const uint8_t *layer = x->layer + t * x->n_src;
 
 		for (size_t k = 0; k < x->n_src; k++) {
-			if (layer[k] != i)
+			if (layer[k] != job->i)
 				continue;
-			paths++;
-			path_deps(x, t, (size_t)x->src[k], 1);
+			x->wk[w].paths++;
+			path_deps_add(x, count, t, (size_t)x->src[k]);
 		}
+	}
+}
+
+/* Count the dependencies of the paths on layer i, trees split over the
+ * pool, each worker into its own counters, summed (the same counts for any
+ * thread count); 0 if it has none. */
+static size_t count_layer(struct dfsssp *x, uint8_t i)
+{
+	struct layer_job job = { .x = x, .i = i };
+	size_t paths = 0;
+
+	memset(x->count, 0, x->n_deps * sizeof(*x->count));
+	for (unsigned w = 0; w < x->threads; w++) {
+		x->wk[w].paths = 0;
+		if (w)
+			memset(x->wk[w].count, 0, x->n_deps * sizeof(*x->count));
+	}
+	par_pool_for(x->g->pool, x->n_trees, 16, count_part, &job);
+	for (unsigned w = 0; w < x->threads; w++) {
+		paths += x->wk[w].paths;
+		if (w)
+			for (size_t d = 0; d < x->n_deps; d++)
+				x->count[d] += x->wk[w].count[d];
 	}
 	return paths;
 }
@@ -388,11 +473,47 @@ static int hop_columns(struct dfsssp *x)
 	return 0;
 }
 
-/* Move every path of layer i using dependency (l1, l2) to layer i + 1: in
- * each tree that takes l1 out of a and l2 out of b, the paths of the entry
+/* Tree t takes l1 out of a: move the paths of layer i from the entry
  * switches in a's subtree (found from a against the tree's direction: the
- * neighbours whose hop leads to the switch at hand). */
-static void move_paths(struct dfsssp *x, int32_t l1, int32_t l2, uint8_t i, uint32_t *stamp)
+ * neighbours whose hop leads to the switch at hand) to layer i + 1. */
+static void move_tree(struct dfsssp *x, struct dfsssp_worker *w, size_t t, size_t a,
+		      uint8_t i)
+{
+	const struct rt_graph *g = x->g;
+	uint8_t *layer = x->layer + t * x->n_src;
+	size_t sp = 0;
+	uint32_t mark = ++w->cur;
+
+	w->stamp[a] = mark;
+	w->trail[sp++] = (int32_t)a;
+	while (sp > 0) {
+		size_t v = (size_t)w->trail[--sp];
+		const struct rt_link *l = &g->links[g->sw[v].first_link];
+		int32_t k = x->src_of[v];
+
+		if (k >= 0 && layer[k] == i) {
+			layer[k] = (uint8_t)(i + 1);
+			path_deps_sub(x, t, v);
+			w->moved += i == 0;
+		}
+		for (uint32_t j = 0; j < g->sw[v].n_links; j++) {
+			size_t p = (size_t)l[j].peer;
+			int32_t up;
+
+			if (w->stamp[p] == mark || (up = tree_link(x, t, p)) < 0 ||
+			    (size_t)g->links[up].peer != v)
+				continue;
+			w->stamp[p] = mark;
+			w->trail[sp++] = (int32_t)p;
+		}
+	}
+}
+
+/* Move every path of layer i using dependency (l1, l2) to layer i + 1: in
+ * each tree that takes l1 out of a and l2 out of b, the paths from a's
+ * subtree. (On one thread: a move is a few dozen small trees, less than
+ * what handing them to the pool costs.) */
+static void move_paths(struct dfsssp *x, int32_t l1, int32_t l2, uint8_t i)
 {
 	const struct rt_graph *g = x->g;
 	size_t a = (size_t)g->links[l1].sw, b = (size_t)g->links[l1].peer;
@@ -400,37 +521,9 @@ static void move_paths(struct dfsssp *x, int32_t l1, int32_t l2, uint8_t i, uint
 	uint8_t ha = (uint8_t)((size_t)l1 - g->sw[a].first_link);
 	uint8_t hb = (uint8_t)((size_t)l2 - g->sw[b].first_link);
 
-	for (size_t t = 0; t < x->n_trees; t++) {
-		uint8_t *layer = x->layer + t * x->n_src;
-		size_t sp = 0;
-
-		if (col_a[t] != ha || col_b[t] != hb)
-			continue;
-		x->stamp[a] = ++*stamp;
-		x->trail[sp++] = (int32_t)a;
-		while (sp > 0) {
-			size_t v = (size_t)x->trail[--sp];
-			const struct rt_link *l = &g->links[g->sw[v].first_link];
-			int32_t k = x->src_of[v];
-
-			if (k >= 0 && layer[k] == i) {
-				layer[k] = (uint8_t)(i + 1);
-				path_deps(x, t, v, -1);
-				if (i == 0)
-					x->moved++;
-			}
-			for (uint32_t j = 0; j < g->sw[v].n_links; j++) {
-				size_t p = (size_t)l[j].peer;
-				int32_t up;
-
-				if (x->stamp[p] == *stamp || (up = tree_link(x, t, p)) < 0 ||
-				    (size_t)g->links[up].peer != v)
-					continue;
-				x->stamp[p] = *stamp;
-				x->trail[sp++] = (int32_t)p;
-			}
-		}
-	}
+	for (size_t t = 0; t < x->n_trees; t++)
+		if (col_a[t] == ha && col_b[t] == hb)
+			move_tree(x, &x->wk[0], t, a, i);
 }
 
 struct frame {
@@ -446,9 +539,10 @@ enum { WHITE, GRAY, BLACK };
 static int break_cycles(struct dfsssp *x, uint8_t i, struct frame *stack, uint8_t *color)
 {
 	const struct rt_graph *g = x->g;
-	uint32_t stamp = 0;
-
-	memset(x->stamp, 0, x->n * sizeof(*x->stamp));
+	for (unsigned w = 0; w < x->threads; w++) {
+		memset(x->wk[w].stamp, 0, x->n * sizeof(*x->wk[w].stamp));
+		x->wk[w].cur = 0;
+	}
 	memset(color, WHITE, x->n_links);
 	for (size_t root = 0; root < x->n_links; root++) {
 		size_t sp = 0;
@@ -496,7 +590,7 @@ static int break_cycles(struct dfsssp *x, uint8_t i, struct frame *stack, uint8_
 					return -ENOSPC;
 				if (hop_columns(x) < 0)
 					return -ENOMEM;
-				move_paths(x, stack[tail].link, best_l2, i, &stamp);
+				move_paths(x, stack[tail].link, best_l2, i);
 			}
 			/* What was above the broken dependency is explored again. */
 			while (sp > tail + 1)
@@ -532,7 +626,7 @@ static int assign_layers(struct dfsssp *x, unsigned *n_layers, char *err, size_t
 			snprintf(err, errlen, "the channel dependencies need more than %d virtual "
 				 "lanes (%zu switches, %zu paths moved off VL 0): route with fewer "
 				 "dependencies (a fat tree engine, fewer links) or allow more VLs",
-				 RT_MAX_VLS, x->n, x->moved);
+				 RT_MAX_VLS, x->n, moved(x));
 			goto out;
 		}
 	}
@@ -584,10 +678,8 @@ int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, si
 	x.order = malloc((x.n + 1) * sizeof(*x.order));
 	x.cost = malloc((x.n + 1) * sizeof(*x.cost));
 	x.flow = malloc((x.n + 1) * sizeof(*x.flow));
-	x.stamp = calloc(x.n + 1, sizeof(*x.stamp));
-	x.trail = malloc((x.n + 1) * sizeof(*x.trail));
 	if (!x.hop || !x.layer || !x.load || !x.dist || !x.order || !x.cost || !x.flow ||
-	    !x.stamp || !x.trail || deps_layout(&x) < 0)
+	    deps_layout(&x) < 0 || workers_alloc(&x) < 0)
 		goto oom;
 	/* Per-LID trees first; if their dependencies need too many lanes, again
 	 * with one tree per destination switch: fewer distinct paths, so fewer
@@ -597,7 +689,8 @@ int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, si
 		x.hop_col = NULL;
 		memset(x.load, 0, x.n_links * sizeof(*x.load));
 		memset(x.layer, 0, x.n_trees * x.n_src);
-		x.moved = 0;
+		for (unsigned w = 0; w < x.threads; w++)
+			x.wk[w].moved = 0;
 		x.max_hops = 0;
 		out->n_routed = out->n_unreachable = 0;
 		route_all(&x, out);
@@ -611,7 +704,7 @@ int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, si
 	out->n_vls = (uint8_t)n_layers;
 	snprintf(out->note, sizeof(out->note), "%zu switches, %zu entry switches, %u VL%s "
 		 "(%zu paths moved off VL 0), max %u hops%s", x.n, x.n_src, n_layers,
-		 n_layers == 1 ? "" : "s", x.moved, x.max_hops, x.coarse ?
+		 n_layers == 1 ? "" : "s", moved(&x), x.max_hops, x.coarse ?
 		 ", one tree per destination switch (per-CA trees needed more VLs)" : "");
 	goto out;
 oom:
