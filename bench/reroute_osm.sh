@@ -17,6 +17,7 @@
 #            it rerouted ("loom engine loom routed ... rerouted N destinations")
 #
 #   sh bench/reroute_osm.sh [--hosts 1024|3456|11664] [--keep]
+#   (REROUTE_ENGINES="loom" runs only those engines)
 #
 # Needs root (a network namespace per run: ibsim's socket is fixed), ibsim,
 # opensm, python3, a build with the OpenSM plugin (top_builddir or ./build).
@@ -102,7 +103,7 @@ run_one() { # run_one DIR ENGINE
 
 echo "fabric  engine  routed-by  route-s  cut-s  (cut: Unlink $cut; machine load:" \
 	"$(cut -d' ' -f1-3 /proc/loadavg))"
-for engine in loom ftree minhop; do
+for engine in ${REROUTE_ENGINES:-loom ftree minhop}; do
 	dir=$work/$engine
 	mkdir -p "$dir"
 	run_one "$dir" "$engine"
