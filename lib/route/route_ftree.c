@@ -121,6 +121,7 @@ static int ftree_workers(struct ftree *t)
 		struct ftw *w = &t->w[i];
 
 		w->anc_of = SIZE_MAX;
+		w->hops_of = SIZE_MAX;
 		w->in_a = malloc(n);
 		w->dist = malloc(n);
 		w->on_path = malloc(n);

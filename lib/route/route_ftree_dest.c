@@ -99,12 +99,17 @@ static int32_t pick(const struct ftree *t, const struct ftw *w, uint32_t dest_no
 }
 
 /* Shortest-path next hops toward switch d for every switch of d's
- * component that has none yet (next[s] == NO_LINK), s != d. */
+ * component that has none yet (next[s] == NO_LINK), s != d. The hop counts
+ * are the worker's last ones when they were for d: the CAs of one switch
+ * come one after another. */
 static void ftree_fallback(struct ftree *t, struct ftw *w, size_t d)
 {
 	const struct rt_graph *g = t->g;
 
-	rt_graph_hops(g, d, w->hops, w->queue);
+	if (w->hops_of != d) {
+		rt_graph_hops(g, d, w->hops, w->queue);
+		w->hops_of = d;
+	}
 	for (size_t s = 0; s < t->n_sw; s++) {
 		const struct rt_link *l = &g->links[g->sw[s].first_link];
 

@@ -37,6 +37,7 @@ struct ftw {
 	int32_t *queue;
 	uint16_t *hops;        /* for the shortest-path fallback */
 	size_t anc_of;         /* the switch in_a and dist are for (SIZE_MAX: none) */
+	size_t hops_of;        /* the switch hops are for (SIZE_MAX: none) */
 };
 
 /* A destination of the batch under way: its paths (phase 1), its result
