@@ -70,6 +70,9 @@ static void ftree_free(struct ftree *t)
 		free(t->w[i].next);
 		free(t->w[i].queue);
 		free(t->w[i].hops);
+		free(t->w[i].cand);
+		free(t->w[i].cand_peer);
+		free(t->w[i].cand_n);
 	}
 	free(t->w);
 	free(t->pend_up);
@@ -129,8 +132,11 @@ static int ftree_workers(struct ftree *t)
 		w->next = malloc(n * sizeof(*w->next));
 		w->queue = malloc(n * sizeof(*w->queue));
 		w->hops = malloc(n * sizeof(*w->hops));
+		w->cand = malloc((t->g->n_links + 1) * sizeof(*w->cand));
+		w->cand_peer = malloc((t->g->n_links + 1) * sizeof(*w->cand_peer));
+		w->cand_n = malloc(n * sizeof(*w->cand_n));
 		if (!w->in_a || !w->dist || !w->on_path || !w->meets || !w->next || !w->queue ||
-		    !w->hops)
+		    !w->hops || !w->cand || !w->cand_peer || !w->cand_n)
 			return -ENOMEM;
 	}
 	return 0;

@@ -14,8 +14,24 @@
 
 static const uint8_t detour[] = { 0, DETOUR_BACKUP, DETOUR_MAIN, DETOUR_BACKUP, DETOUR_MAIN };
 
+/* Down link li of ancestor p, to ancestor c, into p's candidates, kept in
+ * link order (the order pick breaks ties by): most have one or two. */
+static void cand_add(const struct ftree *t, struct ftw *w, size_t p, uint32_t li, int32_t c)
+{
+	uint32_t *l = w->cand + t->down_first[p];
+	int32_t *peer = w->cand_peer + t->down_first[p];
+	uint32_t k = w->cand_n[p]++;
+
+	for (; k > 0 && l[k - 1] > li; k--) {
+		l[k] = l[k - 1];
+		peer[k] = peer[k - 1];
+	}
+	l[k] = li;
+	peer[k] = c;
+}
+
 /* Ancestors of switch d (in_a) and every switch's up-hop distance to the
- * nearest one (dist): up from d, then down from all of them. A switch
+ * nearest one (dist), with each ancestor's down links to ancestors (cand): up from d, then down from all of them. A switch
  * without a level (no CA below it) is its own only ancestor. */
 void ftree_ancestors(struct ftree *t, struct ftw *w, size_t d)
 {
@@ -28,6 +44,7 @@ void ftree_ancestors(struct ftree *t, struct ftw *w, size_t d)
 	memset(w->dist, FAR, t->n_sw);
 	w->in_a[d] = 1;
 	w->dist[d] = 0;
+	w->cand_n[d] = 0;
 	if (t->level[d] == NO_LEVEL)
 		return;
 	q[tail++] = (int32_t)d;
@@ -35,13 +52,16 @@ void ftree_ancestors(struct ftree *t, struct ftw *w, size_t d)
 		size_t s = (size_t)q[head++];
 
 		for (uint32_t i = 0; i < t->up_n[s]; i++) {
-			int32_t p = g->links[t->up[t->up_first[s] + i]].peer;
+			uint32_t li = t->up[t->up_first[s] + i];
+			int32_t p = g->links[li].peer;
 
 			if (!w->in_a[p]) {
 				w->in_a[p] = 1;
 				w->dist[p] = 0;
+				w->cand_n[p] = 0;
 				q[tail++] = p;
 			}
+			cand_add(t, w, (size_t)p, t->rev[li], (int32_t)s);
 		}
 	}
 	head = 0;
@@ -256,7 +276,7 @@ static void dest_choose(struct ftree *t, struct ftw *w, struct ftree_slot *sl, s
 
 		if (!w->in_a[a] || a == d)
 			continue;
-		w->next[a] = pick(t, w, sl->dest_no, a, t->down + f, t->down_peer + f, t->down_n[a],
+		w->next[a] = pick(t, w, sl->dest_no, a, w->cand + f, w->cand_peer + f, w->cand_n[a],
 				  0, 0);
 		w->meets[a] = w->on_path[a] == ON_MAIN ? JOINS_MAIN :
 			w->on_path[a] == ON_BACKUP ? JOINS_BACKUP :

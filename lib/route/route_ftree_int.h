@@ -36,6 +36,11 @@ struct ftw {
 	int32_t *next;         /* chosen link per switch, NO_LINK if none */
 	int32_t *queue;
 	uint16_t *hops;        /* for the shortest-path fallback */
+	/* An ancestor's down links to ancestors (the only ones its pick can
+	 * take), at its down_first offset, in link order; cand_n per switch,
+	 * valid for ancestors. */
+	uint32_t *cand, *cand_n;
+	int32_t *cand_peer;
 	size_t anc_of;         /* the switch in_a and dist are for (SIZE_MAX: none) */
 	size_t hops_of;        /* the switch hops are for (SIZE_MAX: none) */
 };
