@@ -613,9 +613,20 @@ size_t slurm_topo_diff(const struct slurm_topo *old, const struct slurm_topo *cu
 
 	if (len)
 		buf[0] = '\0';
-	for (size_t k = 0; k < old->n_sw; k++)
-		if (!named(cur, old->sw[k].name))
-			say(&s, "%s %s gone", old->sw[k].level ? "switch" : "leaf", old->sw[k].name);
+	for (size_t k = 0; k < old->n_sw; k++) {
+		const struct slurm_switch *w = &old->sw[k];
+		char *list;
+
+		if (named(cur, w->name))
+			continue;
+		if (w->level) {
+			say(&s, "switch %s gone", w->name);
+			continue;
+		}
+		list = hostlist_compress(w->nodes, w->n_nodes);
+		say(&s, "leaf %s gone (%s)", w->name, list ? list : "its nodes");
+		free(list);
+	}
 	for (size_t k = 0; k < cur->n_sw; k++) {
 		const struct slurm_switch *w = &cur->sw[k], *o = named(old, w->name);
 

@@ -91,7 +91,7 @@ char *slurm_topo_header(const struct slurm_topo *t, int format, const char *subn
  * "nodes"?, "switches"?}], "leaves", "levels", "nodes", "unmapped_ports",
  * "other_rail_ports"} */
 json_t *slurm_topo_json(const struct slurm_topo *t, int format);
-/* What changed for Slurm from `old` to `cur`, one line ("leaf l3 gone; host
+/* What changed for Slurm from `old` to `cur`, one line ("leaf l3 gone (n[5-6]); host
  * h7 moved from l1 to l2; switch s4 added"), at most len bytes (the end cut
  * with "..."); "" when nothing did. Returns the number of changes. */
 size_t slurm_topo_diff(const struct slurm_topo *old, const struct slurm_topo *cur, char *buf,
