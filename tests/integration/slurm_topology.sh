@@ -9,6 +9,7 @@
 #     is the simulated fabric's shape: each leaf the hosts cabled to it in the
 #     net file, each spine the leaves cabled to it (expanded by Slurm's own
 #     `scontrol show hostnames`).
+#     `loomctl slurm topology` prints the file; --json --format block.
 #  2. A job with --switches=1 lands under one leaf: with host-0001 and
 #     host-0002 busy, the two lowest free nodes (host-0000, host-0003) sit
 #     under two leaves, so Slurm must skip to a free leaf.
@@ -94,6 +95,18 @@ shape_of_slurm >"$work/got1"
 diff "$work/want1" "$work/got1" >"$work/diff1" ||
 	loom_fail "scontrol show topology is not the fabric: $(cat "$work/diff1")"
 loom_ok "scontrol show topology is the fabric: $(wc -l <"$work/got1") switches, $(grep -c '^SwitchName=leaf' "$work/topology.conf") leaves"
+# loomctl prints what the file holds; --json the same text and the counts
+loom_ctl slurm topology >"$work/ctl.conf" || loom_fail "loomctl slurm topology"
+cmp -s "$work/ctl.conf" "$work/topology.conf" ||
+	loom_fail "loomctl slurm topology differs from the file: $(diff "$work/ctl.conf" "$work/topology.conf")"
+loom_ctl --json slurm topology --format block >"$work/ctl.json" || loom_fail "loomctl --json"
+python3 - "$work/ctl.json" <<'EOP' || loom_fail "loomctl --json slurm topology: $(cat "$work/ctl.json")"
+import json, sys
+t = json.load(open(sys.argv[1]))
+assert t["format"] == "block" and t["nodes"] == 8 and t["leaves"] == 4, t
+assert t["text"].count("BlockName=") == 4 and "BlockSizes=2\n" in t["text"], t["text"]
+EOP
+loom_ok "loomctl slurm topology prints the file; --json --format block its 4 blocks"
 
 # ---- 2. --switches=1 under one leaf -------------------------------------------------------
 leaf_of() { awk -v h="$1" '$1 ~ /^leaf/ { for (i = 2; i <= NF; i++) if ($i == h) print $1 }' "$work/want1"; }
