@@ -28,7 +28,8 @@
  *     fabrics are planes of the same shape, so one rail's tree is every
  *     rail's; the other planes' switches stay out of the file;
  *   - switch names: the node description with every run of characters
- *     other than [A-Za-z0-9._-] made one '_', '_' trimmed from both ends,
+ *     other than [A-Za-z0-9.-] made one '_' ("r0/leaf 1" -> "r0_leaf_1"), none at
+ *     either end,
  *     at most 40 bytes; empty, the GUID ("ibsw-0002c90300a1b2c3"); two
  *     switches with one name both get "-" and their GUID's 16 hex digits
  *     after it (a name is Slurm's only key for a switch);
