@@ -44,6 +44,7 @@ struct subnet {
 
 struct slurm_mod {
 	struct event_base *base;
+	struct ctl *ctl;               /* its gate: under ha, only the leader reconfigures */
 	struct loom_config conf;       /* a copy: the keys of slurm: and tenants' host rule */
 	struct work_queue *work;
 	struct subnet subnets[SLURM_MAX_SUBNETS];
@@ -63,6 +64,7 @@ struct sjob {
 	char subnet[LOOM_NAME_LEN];
 	struct fab_ref *fab;
 	int format;
+	int reconfigure;               /* slurm.reconfigure, and the gate lets it */
 	struct loom_config conf;
 	/* the module's, read-only while the job runs (one job at a time) */
 	const struct slurm_topo *prev;
@@ -248,7 +250,7 @@ static int keep_file(struct sjob *j, const char *header)
 	}
 	free(all);
 	j->wrote = 1;
-	if (j->conf.slurm_reconfigure && run_scontrol(j->conf.slurm_scontrol, why, sizeof(why)) < 0) {
+	if (j->reconfigure && run_scontrol(j->conf.slurm_scontrol, why, sizeof(why)) < 0) {
 		char back[512] = "";
 
 		j->refused = 1;
@@ -464,6 +466,10 @@ static void keep(struct slurm_mod *m)
 	}
 	if (!(j = job_new(m, NULL, s, m->conf.slurm_topology_format)))
 		return;
+	/* Under ha every loomd keeps its own node's file (a backup slurmctld
+	 * there reads its own); one, the leader, tells Slurm. */
+	j->reconfigure = m->conf.slurm_reconfigure &&
+			 ctl_gate_check(m->ctl, "scontrol reconfigure", why, sizeof(why)) == 0;
 	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
 		log_warn("slurm: cannot start the topology job: %s", strerror(-rc));
 		job_free(j);
@@ -582,5 +588,6 @@ void slurm_reconfigure(struct slurm_mod *m, const struct loom_config *conf)
 
 int slurm_register(struct slurm_mod *m, struct ctl *ctl)
 {
+	m->ctl = ctl;
 	return ctl_register(ctl, "slurm-topology", CTL_READ, cmd_topology, m) < 0 ? -1 : 0;
 }

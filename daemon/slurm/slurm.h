@@ -10,7 +10,8 @@
  * the same worker (bounded by 30 s); when it fails the previous file is
  * written back (or the new one removed when there was none), the event
  * `slurm_topology_refused` says why, and that same text is not tried again
- * until the fabric changes once more. A fabric that makes no file (not a
+ * until the fabric changes once more (under ha every loomd keeps its own
+ * node's file, and only the leader runs scontrol: core/ctl.h's gate). A fabric that makes no file (not a
  * tree, a name Slurm refuses, an unwritable path) leaves the old file as
  * it is and says why once in a `slurm_topology_error` event.
  *   slurm-topology (CTL_READ) {format?: "tree"|"block", subnet?}: the file

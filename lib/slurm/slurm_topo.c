@@ -160,6 +160,9 @@ static int place(struct build *b, const struct hostmap *hm, struct slurm_topo *t
 		if (!p || n->type != IBT_NODE_CA)
 			continue;
 		if (g->ca[c].sw < 0 || !hostmap_port_host(hm, n, p, x->host, sizeof(x->host))) {
+			if (t->unmapped_ports < SLURM_UNMAPPED_SHOWN)
+				snprintf(t->unmapped[t->unmapped_ports], sizeof(t->unmapped[0]),
+					 "%s[%u]", n->desc, p->num);
 			t->unmapped_ports++;
 			continue;
 		}
@@ -508,20 +511,33 @@ int slurm_topo_format_parse(const char *s, int *format)
 char *slurm_topo_header(const struct slurm_topo *t, int format, const char *subnet)
 {
 	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
 
-	if (asprintf(&s, "# Slurm topology.conf for TopologyPlugin=topology/%s, made by loom from "
-		     "the fabric of subnet %s.\n# %zu nodes under %zu leaf switches, %zu level%s; "
-		     "%zu CA ports map to no Slurm node; %zu ports of multi-rail nodes are left "
-		     "to their first rail.\n", slurm_topo_format_name(format), subnet ? subnet : "?",
-		     t->n_nodes, t->n_leaves, t->levels, t->levels == 1 ? "" : "s",
-		     t->unmapped_ports, t->other_rail_ports) < 0)
+	if (!f)
 		return NULL;
+	fprintf(f, "# Slurm topology.conf for TopologyPlugin=topology/%s, made by loom from "
+		"the fabric of subnet %s.\n# %zu nodes under %zu leaf switches, %zu level%s; "
+		"%zu CA ports map to no Slurm node; %zu ports of multi-rail nodes are left "
+		"to their first rail.\n", slurm_topo_format_name(format), subnet ? subnet : "?",
+		t->n_nodes, t->n_leaves, t->levels, t->levels == 1 ? "" : "s",
+		t->unmapped_ports, t->other_rail_ports);
+	for (size_t i = 0; i < t->unmapped_ports && i < SLURM_UNMAPPED_SHOWN; i++)
+		fprintf(f, "%s%s", i ? ", " : "# No Slurm node: ", t->unmapped[i]);
+	if (t->unmapped_ports > SLURM_UNMAPPED_SHOWN)
+		fprintf(f, " and %zu more", t->unmapped_ports - SLURM_UNMAPPED_SHOWN);
+	if (t->unmapped_ports)
+		fputc('\n', f);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
 json_t *slurm_topo_json(const struct slurm_topo *t, int format)
 {
-	json_t *sw = json_array(), *o;
+	json_t *sw = json_array(), *o, *un;
 
 	for (size_t i = 0; i < t->n_sw; i++) {
 		const struct slurm_switch *w = &t->sw[i];
@@ -542,11 +558,14 @@ json_t *slurm_topo_json(const struct slurm_topo *t, int format)
 		}
 		json_array_append_new(sw, x);
 	}
-	o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I}", "format",
+	un = json_array();
+	for (size_t i = 0; i < t->unmapped_ports && i < SLURM_UNMAPPED_SHOWN; i++)
+		json_array_append_new(un, json_string(t->unmapped[i]));
+	o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o}", "format",
 		      slurm_topo_format_name(format), "switches", sw, "leaves",
 		      (json_int_t)t->n_leaves, "levels", (json_int_t)t->levels, "nodes",
 		      (json_int_t)t->n_nodes, "unmapped_ports", (json_int_t)t->unmapped_ports,
-		      "other_rail_ports", (json_int_t)t->other_rail_ports);
+		      "other_rail_ports", (json_int_t)t->other_rail_ports, "unmapped", un);
 	return o;
 }
 

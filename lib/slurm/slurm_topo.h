@@ -52,6 +52,7 @@
 #include "lib/fabric/hostmap.h"
 
 #define SLURM_NAME_LEN 64
+#define SLURM_UNMAPPED_SHOWN 8
 
 enum slurm_topo_format { SLURM_TOPO_TREE, SLURM_TOPO_BLOCK };
 
@@ -73,6 +74,8 @@ struct slurm_topo {
 	size_t n_leaves, levels;
 	size_t n_nodes;             /* Slurm nodes placed */
 	size_t unmapped_ports;      /* CA ports mapping to no Slurm node */
+	/* the first of them, "desc[port]", in (node GUID, port) order */
+	char unmapped[SLURM_UNMAPPED_SHOWN][FAB_DESC_LEN + 8];
 	size_t other_rail_ports;    /* ports of placed nodes not on their deciding rail */
 };
 
@@ -85,8 +88,8 @@ void slurm_topo_clear(struct slurm_topo *t);
 /* The file's lines for `format` (what Slurm reads: compare these to see
  * whether Slurm would see a change), or NULL (out of memory). */
 char *slurm_topo_text(const struct slurm_topo *t, int format);
-/* The comment lines loom writes above them: what it was made from and the
- * counts. */
+/* The comment lines loom writes above them: what it was made from, the
+ * counts, the first CA ports that map to no node. */
 char *slurm_topo_header(const struct slurm_topo *t, int format, const char *subnet);
 /* {"format", "switches": [{"name", "guid", "desc", "level", "link_speed",
  * "nodes"?, "switches"?}], "leaves", "levels", "nodes", "unmapped_ports",

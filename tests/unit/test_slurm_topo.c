@@ -625,6 +625,22 @@ START_TEST(unmapped_ports_are_left_out_and_counted)
 	check_tree(f, first_four, &t);
 	ck_assert_uint_eq(t.n_nodes, 4);
 	ck_assert_uint_eq(t.unmapped_ports, fab_count_type(f, IBT_NODE_CA) - 4);
+	/* and named, the first in GUID order first */
+	for (size_t i = 0, k = 0; i < f->n_nodes && k < SLURM_UNMAPPED_SHOWN; i++) {
+		char h[64], want[80];
+
+		if (f->nodes[i]->type != IBT_NODE_CA || first_four(f->nodes[i]->desc, h))
+			continue;
+		snprintf(want, sizeof(want), "%s[1]", f->nodes[i]->desc);
+		ck_assert_str_eq(t.unmapped[k], want);
+		k++;
+	}
+	{
+		char *head = slurm_topo_header(&t, SLURM_TOPO_TREE, "ib0");
+
+		ck_assert_ptr_nonnull(strstr(head, t.unmapped[0]));
+		free(head);
+	}
 	slurm_topo_clear(&t);
 	hostmap_clear(&hm);
 	fab_free(f);
@@ -701,6 +717,30 @@ START_TEST(a_cut_cable_changes_what_slurm_reads_and_is_said)
 	hostmap_clear(&hm);
 	fab_free(f);
 	fab_free(g2);
+}
+END_TEST
+
+/* A port the map gives to two hosts, a line that is not one: refused naming
+ * the file and line (or the port). */
+START_TEST(a_host_map_that_contradicts_itself_is_refused)
+{
+	char path[] = "/tmp/loom-test-hostmap.XXXXXX", err[256];
+	struct hostmap hm;
+	int fd = mkstemp(path);
+	FILE *out = fdopen(fd, "w");
+
+	fprintf(out, "a 0x0000000000100001\nb 0x0000000000100001\n");
+	fclose(out);
+	ck_assert_int_eq(hostmap_load(&hm, "^([^ ]+)", path, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "0x0000000000100001 is given to two hosts, a and b"), "%s", err);
+	out = fopen(path, "w");
+	fprintf(out, "# fine\na 0x0000000000100001\nb 0x12\n");
+	fclose(out);
+	ck_assert_int_eq(hostmap_load(&hm, "^([^ ]+)", path, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, ":3: a port GUID is 0x and 16 hex digits"), "%s", err);
+	ck_assert_int_eq(hostmap_load(&hm, "^[^ ]+", NULL, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, "needs a group"), "%s", err);
+	unlink(path);
 }
 END_TEST
 
@@ -786,6 +826,7 @@ int main(void)
 	tcase_add_test(tc, unmapped_ports_are_left_out_and_counted);
 	tcase_add_test(tc, a_host_moved_by_the_map_is_said);
 	tcase_add_test(tc, a_cut_cable_changes_what_slurm_reads_and_is_said);
+	tcase_add_test(tc, a_host_map_that_contradicts_itself_is_refused);
 	tcase_add_test(tc, block_format_has_a_block_per_leaf);
 	tcase_add_test(tc, the_same_fabric_gives_the_same_text);
 	suite_add_tcase(s, tc);
