@@ -107,8 +107,10 @@ static int map_read(struct hostmap *hm, const char *path, char *err, size_t errl
 		hm->n++;
 	}
 	fclose(f);
-	qsort(hm->ports, hm->n, sizeof(*hm->ports), by_guid);
-	qsort(hm->hosts, hm->n_hosts, sizeof(*hm->hosts), by_host);
+	if (hm->n)   /* an empty map has no arrays */
+		qsort(hm->ports, hm->n, sizeof(*hm->ports), by_guid);
+	if (hm->n_hosts)
+		qsort(hm->hosts, hm->n_hosts, sizeof(*hm->hosts), by_host);
 	for (size_t i = 1; i < hm->n; i++)
 		if (hm->ports[i].guid == hm->ports[i - 1].guid &&
 		    strcmp(hm->ports[i].host, hm->ports[i - 1].host)) {

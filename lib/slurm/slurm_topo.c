@@ -360,7 +360,8 @@ static int link_up(struct build *b, struct slurm_topo *t)
 	for (size_t i = 0; i < t->n_sw; i++) {
 		struct slurm_switch *w = &t->sw[i];
 
-		qsort(w->nodes, w->n_nodes, sizeof(*w->nodes), by_str);
+		if (w->n_nodes > 1)   /* an upper switch has none (NULL) */
+			qsort(w->nodes, w->n_nodes, sizeof(*w->nodes), by_str);
 	}
 	return 0;
 }
