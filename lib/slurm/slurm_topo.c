@@ -650,8 +650,15 @@ size_t slurm_topo_diff(const struct slurm_topo *old, const struct slurm_topo *cu
 	for (size_t k = 0; k < cur->n_sw; k++) {
 		const struct slurm_switch *w = &cur->sw[k], *o = named(old, w->name);
 
+		if (!o && w->level) {
+			say(&s, "switch %s added", w->name);
+			continue;
+		}
 		if (!o) {
-			say(&s, "%s %s added", w->level ? "switch" : "leaf", w->name);
+			char *list = hostlist_compress(w->nodes, w->n_nodes);
+
+			say(&s, "leaf %s added (%s)", w->name, list ? list : "its nodes");
+			free(list);
 			continue;
 		}
 		if (o->level != w->level)

@@ -21,7 +21,9 @@
 #  4. scontrol refusing (slurm.scontrol a script that fails): the uplinks
 #     relinked, the file stays the previous one, and the slurm_topology_refused
 #     event says why (the script's words).
-#  5. loomd -n refuses a topology_file in a directory that does not exist.
+#  5. A topology_file that cannot be written (a directory): one
+#     slurm_topology_error event naming it, however many sweeps.
+#  6. loomd -n refuses a topology_file in a directory that does not exist.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -169,14 +171,29 @@ loom_ibsim_cmd 'ReLink "leaf-1"[3]'
 loom_ibsim_cmd 'ReLink "leaf-1"[4]'
 loom_opensm
 loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
-refused() { loom_ctl --json events --kind slurm_topology_refused | grep -q 'Invalid topology (test)'; }
+refused() { loom_ctl --json events --kind slurm_topology_refused |
+	grep 'Invalid topology (test)' | grep -qF 'leaf leaf-1 added (host-[0002-0003])'; }
 loom_until 100 refused ||
 	loom_fail "no slurm_topology_refused event: $(loom_ctl events --limit 5)"
 cmp -s "$work/topology.cut" "$work/topology.conf" ||
 	loom_fail "the refused file did not give the previous one back: $(cat "$work/topology.conf")"
 loom_ok "scontrol refused: the previous file stays, the event says why"
 
-# ---- 5. loomd -n: a file in no directory ---------------------------------------------------
+# ---- 5. a path that cannot be written: one error event naming it ------------------------
+mkdir "$work/adir"
+conf_slurm false "$(command -v scontrol)"
+sed -i "s|topology_file: .*|topology_file: $work/adir|" "$work/loom.yaml"
+kill -HUP "$LOOMD_PID"
+sleep 0.5
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+loom_until 100 sh -c "[ \"\$('$B/loomctl' -s '$work/loomd.sock' --json events --kind slurm_topology_error | grep -c adir)\" -ge 1 ]" ||
+	loom_fail "no slurm_topology_error event naming $work/adir: $(loom_ctl events --limit 3)"
+[ "$(loom_ctl --json events --kind slurm_topology_error | grep -c '"kind"')" = 1 ] ||
+	loom_fail "the error was said more than once: $(loom_ctl events --kind slurm_topology_error)"
+loom_ok "a topology_file that cannot be written: one slurm_topology_error event naming it"
+
+# ---- 6. loomd -n: a file in no directory ---------------------------------------------------
 loom_config "slurm:" "  topology_file: $work/no/such/dir/topology.conf"
 if "$B/loomd" -n -c "$work/loom.yaml" >"$work/n.out" 2>&1; then
 	loom_fail "loomd -n took a topology_file in a missing directory"
