@@ -65,7 +65,11 @@ struct sjob {
 	struct fab_ref *fab;
 	int format;
 	int reconfigure;               /* slurm.reconfigure, and the gate lets it */
-	struct loom_config conf;
+	struct {                       /* the keys the worker reads */
+		char file[PATH_MAX], scontrol[PATH_MAX], db_path[PATH_MAX];
+		char host_pattern[sizeof(((struct loom_config *)0)->tenant_host_pattern)];
+		char host_map[PATH_MAX];
+	} conf;
 	/* the module's, read-only while the job runs (one job at a time) */
 	const struct slurm_topo *prev;
 	const char *prev_body, *refused_body, *last_error;
@@ -195,14 +199,14 @@ static void record(struct sjob *j, const char *severity, const char *kind, const
 	}
 	sid = store_subnet_id(st, j->subnet);
 	(void)store_record_event(st, clock_wall(), sid > 0 ? sid : 0, severity, kind,
-				 j->conf.slurm_topology_file, NULL, what);
+				 j->conf.file, NULL, what);
 	store_close(st);
 }
 
 /* The file kept: written when what Slurm reads changed, scontrol after. */
 static int keep_file(struct sjob *j, const char *header)
 {
-	const char *path = j->conf.slurm_topology_file;
+	const char *path = j->conf.file;
 	char what[2048] = "", why[1024] = "", *old, *all = NULL;
 	int had_old;
 
@@ -250,7 +254,7 @@ static int keep_file(struct sjob *j, const char *header)
 	}
 	free(all);
 	j->wrote = 1;
-	if (j->reconfigure && run_scontrol(j->conf.slurm_scontrol, why, sizeof(why)) < 0) {
+	if (j->reconfigure && run_scontrol(j->conf.scontrol, why, sizeof(why)) < 0) {
 		char back[512] = "";
 
 		j->refused = 1;
@@ -277,7 +281,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 	char *header = NULL;
 	int rc;
 
-	if ((rc = hostmap_load(&hm, j->conf.tenant_host_pattern, j->conf.tenant_host_map, j->err,
+	if ((rc = hostmap_load(&hm, j->conf.host_pattern, j->conf.host_map, j->err,
 			       sizeof(j->err))) < 0)
 		goto out;
 	rc = slurm_topo_build(j->fab->fab, &hm, &j->topo, j->err, sizeof(j->err));
@@ -434,7 +438,12 @@ static struct sjob *job_new(struct slurm_mod *m, struct ctl_req *req, struct sub
 	j->m = m;
 	j->req = req;
 	j->format = format;
-	j->conf = m->conf;
+	snprintf(j->conf.file, sizeof(j->conf.file), "%s", m->conf.slurm_topology_file);
+	snprintf(j->conf.scontrol, sizeof(j->conf.scontrol), "%s", m->conf.slurm_scontrol);
+	snprintf(j->conf.db_path, sizeof(j->conf.db_path), "%s", m->conf.db_path);
+	snprintf(j->conf.host_pattern, sizeof(j->conf.host_pattern), "%s",
+		 m->conf.tenant_host_pattern);
+	snprintf(j->conf.host_map, sizeof(j->conf.host_map), "%s", m->conf.tenant_host_map);
 	snprintf(j->subnet, sizeof(j->subnet), "%s", s->name);
 	j->fab = s->last;
 	s->last->refs++;
