@@ -255,16 +255,19 @@ static int keep_file(struct sjob *j, const char *header)
 	free(all);
 	j->wrote = 1;
 	if (j->reconfigure && run_scontrol(j->conf.scontrol, why, sizeof(why)) < 0) {
-		char back[512] = "";
+		char back[512] = "", undo[600];
 
 		j->refused = 1;
 		if (had_old ? file_write_atomic(path, old, back, sizeof(back)) < 0 :
 		    unlink(path) < 0 && errno != ENOENT)
-			snprintf(back, sizeof(back), "; and the previous file could not be put back: %s",
+			snprintf(undo, sizeof(undo), "; and the previous file could not be put back: %s",
 				 back[0] ? back : strerror(errno));
-		snprintf(j->err, sizeof(j->err), "Slurm refused the new topology (%s): %s%s", what,
-			 why, back[0] ? back : had_old ? "; the previous file is back" :
-			 "; the new file is removed");
+		else
+			snprintf(undo, sizeof(undo), "%s", had_old ? "; the previous file is back" :
+				 "; the new file is removed");
+		/* scontrol's words first: the change may be long */
+		snprintf(j->err, sizeof(j->err), "Slurm refused the new topology: %s%s (the change: %s)",
+			 why, undo, what);
 		free(old);
 		record(j, "warning", "slurm_topology_refused", j->err);
 		return -EINVAL;
