@@ -2,8 +2,8 @@
 # tests/integration/slurm_topology.sh: slurm.topology_file (issue 24) read by
 # a real slurmctld (Debian slurm-wlm 22.05, TopologyPlugin=topology/tree) with
 # one slurmd per simulated host (-N NAME, a Port= each: several slurmds on one
-# machine), against ibsim's 2-level fat tree of 4-port switches (8 hosts, 4
-# leaves, 2 spines). Facts: ../shared/slurm-testbed.md.
+# machine), against ibsim's 2-level fat tree of 4-port switches (7 hosts, 4
+# leaves, 2 spines; leaf-3 has a free port). Facts: ../shared/slurm-testbed.md.
 #
 #  1. After the first sweep the file is there, and `scontrol show topology`
 #     is the simulated fabric's shape: each leaf the hosts cabled to it in the
@@ -18,12 +18,14 @@
 #     `scontrol reconfigure`, and `scontrol show topology` says the same;
 #     one slurm_topology event names the leaf gone with its hosts and the
 #     spines' new children. A sweep of the unchanged fabric writes nothing.
-#  4. scontrol refusing (slurm.scontrol a script that fails): the uplinks
+#  4. A host moved to another leaf in ibsim (Unlink, Link): the file, the
+#     event ("host host-0001 moved from leaf-0 to leaf-3") and Slurm follow.
+#  5. scontrol refusing (slurm.scontrol a script that fails): the uplinks
 #     relinked, the file stays the previous one, and the slurm_topology_refused
 #     event says why (the script's words).
-#  5. A topology_file that cannot be written (a directory): one
+#  6. A topology_file that cannot be written (a directory): one
 #     slurm_topology_error event naming it, however many sweeps.
-#  6. loomd -n refuses a topology_file in a directory that does not exist.
+#  7. loomd -n refuses a topology_file in a directory that does not exist.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -32,7 +34,7 @@ loom_work
 chmod 755 "$work"
 ip addr add 127.0.0.2/8 dev lo 2>/dev/null || :
 
-"$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 8 -o "$work/f.net"
+"$B/loom-fabgen" fattree --levels 2 --radix 4 --hosts 7 -o "$work/f.net"
 loom_ibsim "$work/f.net"
 loom_opensm
 conf_slurm() { # conf_slurm RECONFIGURE SCONTROL
@@ -49,13 +51,13 @@ loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
 loom_until 50 test -s "$work/topology.conf" ||
 	loom_fail "no topology.conf after the sweep: $(tail -5 "$work/loomd.log")"
 
-# Slurm: 8 nodes, one slurmd each (a port of its own).
+# Slurm: 7 nodes, one slurmd each (a port of its own).
 loom_munge
 loom_slurm_conf "TopologyPlugin=topology/tree" "SlurmdSpoolDir=$work/spool/%n" \
 	"SlurmdPidFile=$work/slurmd-%n.pid" "SlurmdLogFile=$work/slurmd-%n.log" \
-	"PartitionName=debug Nodes=host-[0000-0007] Default=YES MaxTime=INFINITE State=UP"
+	"PartitionName=debug Nodes=host-[0000-0006] Default=YES MaxTime=INFINITE State=UP"
 i=0
-while [ $i -lt 8 ]; do
+while [ $i -lt 7 ]; do
 	mkdir -p "$work/spool/$(printf 'host-%04d' $i)"
 	printf 'NodeName=host-%04d NodeAddr=127.0.0.1 Port=%d CPUs=1 State=UNKNOWN\n' $i \
 		$((17100 + i)) >>"$SLURM_CONF"
@@ -63,8 +65,8 @@ while [ $i -lt 8 ]; do
 done
 loom_slurmctld
 i=0
-while [ $i -lt 8 ]; do loom_slurmd "$(printf 'host-%04d' $i)"; i=$((i + 1)); done
-loom_until 300 sh -c '[ "$(sinfo -h -N -o %t | grep -c idle)" = 8 ]' ||
+while [ $i -lt 7 ]; do loom_slurmd "$(printf 'host-%04d' $i)"; i=$((i + 1)); done
+loom_until 300 sh -c '[ "$(sinfo -h -N -o %t | grep -c idle)" = 7 ]' ||
 	loom_fail "Slurm did not come up: $(sinfo -N 2>&1); $(tail -5 "$work/slurmctld.log")"
 
 # The fabric's shape from the net file: "leaf HOST..." per leaf, "spine LEAF..." per spine.
@@ -105,8 +107,8 @@ loom_ctl --json slurm topology --format block >"$work/ctl.json" || loom_fail "lo
 python3 - "$work/ctl.json" <<'EOP' || loom_fail "loomctl --json slurm topology: $(cat "$work/ctl.json")"
 import json, sys
 t = json.load(open(sys.argv[1]))
-assert t["format"] == "block" and t["nodes"] == 8 and t["leaves"] == 4, t
-assert t["text"].count("BlockName=") == 4 and "BlockSizes=2\n" in t["text"], t["text"]
+assert t["format"] == "block" and t["nodes"] == 7 and t["leaves"] == 4, t
+assert t["text"].count("BlockName=") == 4 and "BlockSizes=1\n" in t["text"], t["text"]
 EOP
 loom_ok "loomctl slurm topology prints the file; --json --format block its 4 blocks"
 
@@ -147,20 +149,39 @@ loom_until 100 sh -c "scontrol show topology | grep -q 'SwitchName=spine-0 .*Swi
 shape_of_slurm >"$work/got3"
 diff "$work/want3" "$work/got3" >"$work/diff3" ||
 	loom_fail "scontrol show topology after the cut: $(cat "$work/diff3")"
+# the event is recorded once scontrol has returned: after slurmctld reread the file
+two_events() { [ "$(loom_ctl --json events --kind slurm_topology | grep -c '"kind"')" = 2 ]; }
+loom_until 100 two_events || :
 loom_ctl --json events --kind slurm_topology --limit 10 >"$work/ev3.json"
 python3 - "$work/ev3.json" <<'EOP' || loom_fail "the event: $(cat "$work/ev3.json")"
 import json, sys
 ev = json.load(open(sys.argv[1]))
 ev = ev["events"] if isinstance(ev, dict) else ev
 # the first file, then this change: nothing for the unchanged sweep
-assert len(ev) == 2 and ev[1]["new"].startswith("written: 8 nodes under 4 leaf"), ev
+assert len(ev) == 2 and ev[1]["new"].startswith("written: 7 nodes under 4 leaf"), ev
 what = ev[0]["new"]
 assert "leaf leaf-1 gone (host-[0002-0003])" in what, what
 assert "switch spine-0: Switches=leaf-[0,2-3]" in what and "spine-1" in what, what
 EOP
 loom_ok "leaf-1's uplinks cut: the file, its event and scontrol show topology follow"
 
-# ---- 4. scontrol refusing: the previous file stays -----------------------------------------
+# ---- 4. a host moved to another leaf: the file and Slurm follow ----------------------------
+loom_ibsim_cmd 'Unlink "host-0001"[1]'
+loom_ibsim_cmd 'Link "host-0001"[1] "leaf-3"[2]'
+loom_opensm
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+loom_until 100 grep -q '^SwitchName=leaf-3 Nodes=host-\[0001,0006\]' "$work/topology.conf" ||
+	loom_fail "host-0001 is not under leaf-3 in the file: $(cat "$work/topology.conf")"
+loom_until 100 sh -c "scontrol show topology | grep -q 'SwitchName=leaf-3 .*Nodes=host-\[0001,0006\]'" ||
+	loom_fail "slurmctld does not have host-0001 under leaf-3: $(scontrol show topology)"
+# the event is recorded once scontrol has returned: after slurmctld reread the file
+moved() { loom_ctl --json events --kind slurm_topology --limit 1 |
+	grep -qF "host host-0001 moved from leaf-0 to leaf-3"; }
+loom_until 100 moved ||
+	loom_fail "the move's event: $(loom_ctl events --kind slurm_topology --limit 1)"
+loom_ok "host-0001 moved to leaf-3 in ibsim: the file, its event and scontrol show topology follow"
+
+# ---- 5. scontrol refusing: the previous file stays -----------------------------------------
 printf '#!/bin/sh\necho "scontrol: error: Invalid topology (test)" >&2\nexit 1\n' >"$work/scontrol-no"
 chmod 755 "$work/scontrol-no"
 cp "$work/topology.conf" "$work/topology.cut"
@@ -179,7 +200,7 @@ cmp -s "$work/topology.cut" "$work/topology.conf" ||
 	loom_fail "the refused file did not give the previous one back: $(cat "$work/topology.conf")"
 loom_ok "scontrol refused: the previous file stays, the event says why"
 
-# ---- 5. a path that cannot be written: one error event naming it ------------------------
+# ---- 6. a path that cannot be written: one error event naming it ------------------------
 mkdir "$work/adir"
 conf_slurm false "$(command -v scontrol)"
 sed -i "s|topology_file: .*|topology_file: $work/adir|" "$work/loom.yaml"
@@ -193,7 +214,7 @@ loom_until 100 sh -c "[ \"\$('$B/loomctl' -s '$work/loomd.sock' --json events --
 	loom_fail "the error was said more than once: $(loom_ctl events --kind slurm_topology_error)"
 loom_ok "a topology_file that cannot be written: one slurm_topology_error event naming it"
 
-# ---- 6. loomd -n: a file in no directory ---------------------------------------------------
+# ---- 7. loomd -n: a file in no directory ---------------------------------------------------
 loom_config "slurm:" "  topology_file: $work/no/such/dir/topology.conf"
 if "$B/loomd" -n -c "$work/loom.yaml" >"$work/n.out" 2>&1; then
 	loom_fail "loomd -n took a topology_file in a missing directory"
