@@ -553,13 +553,15 @@ static struct fab *net(const char *text)
 	return f;
 }
 
-/* Two leaves described alike, one with Slurm's syntax in it, one empty. */
+/* Two leaves described alike, one with Slurm's syntax in it, one with
+ * nothing a name may hold. */
 #define NAMES_NET \
-	"Switch 8 \"top\"\n[1] \"a\"[5]\n[2] \"b\"[5]\n[3] \"c\"[5]\n\n" \
+	"Switch 8 \"top\"\n[1] \"a\"[5]\n[2] \"b\"[5]\n[3] \"c\"[5]\n[4] \"d\"[5]\n\n" \
 	"Switch 8 \"a\" # \"edge 1;x\"\n[1] \"h1\"[1]\n[5] \"top\"[1]\n\n" \
 	"Switch 8 \"b\" # \"edge 1;x\"\n[1] \"h2\"[1]\n[5] \"top\"[2]\n\n" \
 	"Switch 8 \"c\" # \"[a=b],#\"\n[1] \"h3\"[1]\n[5] \"top\"[3]\n\n" \
-	"Hca 1 \"h1\"\n\nHca 1 \"h2\"\n\nHca 1 \"h3\"\n"
+	"Switch 8 \"d\" # \"//\"\n[1] \"h4\"[1]\n[5] \"top\"[4]\n\n" \
+	"Hca 1 \"h1\"\n\nHca 1 \"h2\"\n\nHca 1 \"h3\"\n\nHca 1 \"h4\"\n"
 
 START_TEST(switch_names_are_made_valid_and_unique)
 {
@@ -582,6 +584,12 @@ START_TEST(switch_names_are_made_valid_and_unique)
 			ck_assert_str_eq(t.sw[i].name, want);
 		} else if (!strcmp(t.sw[i].desc, "[a=b],#")) {
 			ck_assert_str_eq(t.sw[i].name, "a_b");
+		} else if (!strcmp(t.sw[i].desc, "//")) {
+			char want[64];
+
+			/* nothing left of it: the GUID */
+			snprintf(want, sizeof(want), "ibsw-%016llx", (unsigned long long)t.sw[i].guid);
+			ck_assert_str_eq(t.sw[i].name, want);
 		}
 	}
 	slurm_topo_clear(&t);
