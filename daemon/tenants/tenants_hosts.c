@@ -3,8 +3,8 @@
  * A host's HCA ports are the CA ports of the stored IB fabric whose node
  * description matches tenants.host_pattern with the host's name in the
  * pattern's first group ("node001 mlx5_0", "node001 mlx5_1": both rails of
- * node001; the rule and the map's lines are lib/fabric/hostmap.h's, which
- * Slurm's topology.conf uses too). Its switch ports are the ports of loom's Ethernet switches
+ * node001; the rule and the map file's reader are lib/fabric/hostmap.h's,
+ * which Slurm's topology.conf uses too). Its switch ports are the ports of loom's Ethernet switches
  * whose LLDP neighbour is the host (its system name, up to the first dot).
  * A host named in tenants.host_map takes exactly the ports the map gives
  * it instead; the map is read at each change, so an edit needs no reload:
@@ -54,49 +54,39 @@ static const struct loom_switch_conf *switch_conf(const struct loom_config *c,
  * NULL with err naming the file and line. */
 static json_t *map_load(const struct loom_config *c, char *err, size_t errlen)
 {
-	FILE *f = fopen(c->tenant_host_map, "r");
-	json_t *map = json_object();
-	char line[512];
-	unsigned long n = 0;
+	struct hostmap_line *l;
+	json_t *map;
+	size_t n;
 
-	if (!f) {
-		snprintf(err, errlen, "tenants.host_map %s: %s", c->tenant_host_map,
-			 strerror(errno));
-		json_decref(map);
+	if (hostmap_read(c->tenant_host_map, &l, &n, err, errlen) < 0)
 		return NULL;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		struct hostmap_line l;
-		const char *why = NULL;
+	map = json_object();
+	for (size_t i = 0; i < n; i++) {
 		json_t *h;
 
-		n++;
-		if (hostmap_parse_line(line, &l, &why) == 0 && l.kind == HOSTMAP_ETH &&
-		    !switch_conf(c, l.sw))
-			why = "no switch of that name in loom.yaml's switches";
-		if (why) {
-			snprintf(err, errlen, "%s:%lu: %s", c->tenant_host_map, n, why);
-			fclose(f);
+		if (l[i].kind == HOSTMAP_ETH && !switch_conf(c, l[i].sw)) {
+			snprintf(err, errlen, "%s:%lu: no switch of that name in loom.yaml's switches",
+				 c->tenant_host_map, l[i].line);
 			json_decref(map);
+			free(l);
 			return NULL;
 		}
-		if (l.kind == HOSTMAP_NONE)
-			continue;
-		if (!(h = json_object_get(map, l.host))) {
+		if (!(h = json_object_get(map, l[i].host))) {
 			h = json_pack("{s:[], s:[]}", "ib", "eth");
-			json_object_set_new(map, l.host, h);
+			json_object_set_new(map, l[i].host, h);
 		}
-		if (l.kind == HOSTMAP_IB) {
+		if (l[i].kind == HOSTMAP_IB) {
 			char g[20];
 
 			json_array_append_new(json_object_get(h, "ib"),
-					      json_string(ibt_guid_str(l.guid, g, sizeof(g))));
+					      json_string(ibt_guid_str(l[i].guid, g, sizeof(g))));
 		} else {
 			json_array_append_new(json_object_get(h, "eth"),
-					      json_pack("{s:s, s:s}", "switch", l.sw, "port", l.port));
+					      json_pack("{s:s, s:s}", "switch", l[i].sw, "port",
+							l[i].port));
 		}
 	}
-	fclose(f);
+	free(l);
 	return map;
 }
 

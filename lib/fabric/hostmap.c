@@ -10,7 +10,9 @@
 #include "lib/fabric/ibtypes.h"
 #include "lib/util/log.h"
 
-int hostmap_parse_line(const char *line, struct hostmap_line *out, const char **why)
+/* One line (a '#' starts a comment): 0 (kind HOSTMAP_NONE for a blank
+ * one), or -EINVAL with *why saying what a line must be. */
+static int parse_line(const char *line, struct hostmap_line *out, const char **why)
 {
 	char buf[512], a[HOSTMAP_NAME_LEN], b[HOSTMAP_NAME_LEN], extra[2];
 	int k;
@@ -20,7 +22,7 @@ int hostmap_parse_line(const char *line, struct hostmap_line *out, const char **
 	buf[strcspn(buf, "#\n")] = '\0';
 	k = sscanf(buf, "%63s %63s %63s %1s", out->host, a, b, extra);
 	if (k <= 0)
-		return 0;
+		return 0;   /* kind 0: HOSTMAP_NONE */
 	if (k == 1 || k == 4) {
 		*why = "expected HOST PORT_GUID or HOST SWITCH PORT";
 		return -EINVAL;
@@ -65,48 +67,73 @@ static int by_host(const void *a, const void *b)
 	return strcmp(a, b);
 }
 
-static int map_read(struct hostmap *hm, const char *path, char *err, size_t errlen)
+int hostmap_read(const char *path, struct hostmap_line **lines, size_t *n, char *err,
+		 size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char line[512];
-	unsigned long n = 0;
-	size_t cap_p = 0, cap_h = 0;
+	unsigned long no = 0;
+	size_t cap = 0;
 
+	*lines = NULL;
+	*n = 0;
 	if (!f)
-		return err_fmt(err, errlen, -errno, "host map %s: %s", path, strerror(errno));
+		return err_fmt(err, errlen, -errno, "%s: %s", path, strerror(errno));
 	while (fgets(line, sizeof(line), f)) {
 		struct hostmap_line l;
 		const char *why;
 
-		n++;
-		if (hostmap_parse_line(line, &l, &why) < 0) {
+		no++;
+		if (parse_line(line, &l, &why) < 0) {
 			fclose(f);
-			return err_fmt(err, errlen, -EINVAL, "%s:%lu: %s", path, n, why);
+			free(*lines);
+			*lines = NULL;
+			*n = 0;
+			return err_fmt(err, errlen, -EINVAL, "%s:%lu: %s", path, no, why);
 		}
 		if (l.kind == HOSTMAP_NONE)
 			continue;
-		if (hm->n_hosts == cap_h) {
-			void *p = realloc(hm->hosts, (cap_h = cap_h * 2 + 16) * sizeof(*hm->hosts));
+		l.line = no;
+		if (*n == cap) {
+			void *p = realloc(*lines, (cap = cap * 2 + 16) * sizeof(**lines));
 
-			if (!p)
-				goto oom;
-			hm->hosts = p;
+			if (!p) {
+				fclose(f);
+				free(*lines);
+				*lines = NULL;
+				*n = 0;
+				return err_fmt(err, errlen, -ENOMEM, "out of memory");
+			}
+			*lines = p;
 		}
-		memcpy(hm->hosts[hm->n_hosts++], l.host, HOSTMAP_NAME_LEN);
-		if (l.kind != HOSTMAP_IB)
-			continue;
-		if (hm->n == cap_p) {
-			void *p = realloc(hm->ports, (cap_p = cap_p * 2 + 16) * sizeof(*hm->ports));
-
-			if (!p)
-				goto oom;
-			hm->ports = p;
-		}
-		hm->ports[hm->n].guid = l.guid;
-		memcpy(hm->ports[hm->n].host, l.host, HOSTMAP_NAME_LEN);
-		hm->n++;
+		(*lines)[(*n)++] = l;
 	}
 	fclose(f);
+	return 0;
+}
+
+static int map_read(struct hostmap *hm, const char *path, char *err, size_t errlen)
+{
+	struct hostmap_line *l;
+	size_t n;
+	int rc = hostmap_read(path, &l, &n, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	if (!(hm->hosts = calloc(n ? n : 1, sizeof(*hm->hosts))) ||
+	    !(hm->ports = calloc(n ? n : 1, sizeof(*hm->ports)))) {
+		free(l);
+		return err_fmt(err, errlen, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy(hm->hosts[hm->n_hosts++], l[i].host, HOSTMAP_NAME_LEN);
+		if (l[i].kind != HOSTMAP_IB)
+			continue;
+		hm->ports[hm->n].guid = l[i].guid;
+		memcpy(hm->ports[hm->n].host, l[i].host, HOSTMAP_NAME_LEN);
+		hm->n++;
+	}
+	free(l);
 	if (hm->n)   /* an empty map has no arrays */
 		qsort(hm->ports, hm->n, sizeof(*hm->ports), by_guid);
 	if (hm->n_hosts)
@@ -121,9 +148,6 @@ static int map_read(struct hostmap *hm, const char *path, char *err, size_t errl
 				       hm->ports[i - 1].host, hm->ports[i].host);
 		}
 	return 0;
-oom:
-	fclose(f);
-	return err_fmt(err, errlen, -ENOMEM, "out of memory");
 }
 
 int hostmap_load(struct hostmap *hm, const char *pattern, const char *map, char *err,

@@ -26,16 +26,19 @@ enum hostmap_kind { HOSTMAP_NONE, HOSTMAP_IB, HOSTMAP_ETH };
 
 /* One line of a host map. */
 struct hostmap_line {
-	int kind;                        /* enum hostmap_kind; NONE: blank or comment */
+	int kind;                        /* enum hostmap_kind */
+	unsigned long line;              /* its line number in the file */
 	char host[HOSTMAP_NAME_LEN];
 	uint64_t guid;                   /* HOSTMAP_IB: the port GUID */
 	char sw[HOSTMAP_NAME_LEN];       /* HOSTMAP_ETH: switch and port */
 	char port[HOSTMAP_NAME_LEN];
 };
 
-/* Parse one line (a '#' starts a comment): 0, or -EINVAL with *why saying
- * what a line must be. */
-int hostmap_parse_line(const char *line, struct hostmap_line *out, const char **why);
+/* Every line of the host map file at path (blank and comment lines left
+ * out) into *lines (free it): 0, or -errno with err "PATH: why" or
+ * "PATH:LINE: what a line must be". */
+int hostmap_read(const char *path, struct hostmap_line **lines, size_t *n, char *err,
+		 size_t errlen);
 
 /* The host in a node description: group 1 of re (compiled REG_EXTENDED),
  * non-empty and shorter than len. 1 with host set, 0 when it does not match. */
