@@ -78,6 +78,7 @@ shape_of_net() { # shape_of_net NETFILE
 		if (peer ~ /^host-/) kids[sw] = kids[sw] " " peer
 		else if (sw ~ /^spine/) kids[sw] = kids[sw] " " peer }
 	END { for (s in kids) print s kids[s] }' "$1" | while read -r s rest; do
+		# shellcheck disable=SC2086 # one word a line
 		printf '%s %s\n' "$s" "$(printf '%s\n' $rest | sort | tr '\n' ' ')"
 	done | sort
 }
@@ -121,6 +122,7 @@ J=$(sbatch --parsable -N 2 --switches=1 -o /dev/null --wrap "sleep 1") || loom_f
 loom_until 150 sh -c "[ -n \"\$(squeue -h -j $J -o %N)\" ] || scontrol show job $J | grep -q 'NodeList=host'" ||
 	loom_fail "job $J did not start: $(squeue 2>&1)"
 got=$(scontrol show hostnames "$(scontrol show job "$J" | sed -n 's/^ *NodeList=\([^ ]*\).*/\1/p')" | tr '\n' ' ')
+# shellcheck disable=SC2086 # the two host names
 set -- $got
 [ $# = 2 ] && [ "$(leaf_of "$1")" = "$(leaf_of "$2")" ] ||
 	loom_fail "job $J with --switches=1 got $got: under $(leaf_of "$1") and $(leaf_of "$2")"
