@@ -30,6 +30,7 @@ static const struct {
 	{ "counters", cmd_counters, 0 },
 	{ "health", cmd_health, 0 },
 	{ "top", cmd_top, 0 },
+	{ "slurm", cmd_slurm, 0 },
 	{ "token", cmd_token, 0 },
 };
 
@@ -77,6 +78,11 @@ static void usage(FILE *out)
 		"  fabric issues [--subnet S] [--summary]\n"
 		"                                 what the checks after the sweeps found\n"
 		"                                 and is still there, since when\n"
+		"  slurm topology [--format tree|block] [--subnet S]\n"
+		"                                 Slurm's topology.conf from the last sweep\n"
+		"  slurm topology --topology FILE [--format tree|block]\n"
+		"        [--host-pattern RE] [--host-map FILE]\n"
+		"                                 the same from a topology file, no loomd\n"
 		"  route compute --topology FILE [--engine loom|ftree|dfsssp|minhop]\n"
 		"        [--lfts DUMP] [--dump FILE] [--shifts N] [--random N] [--seed S]\n"
 		"        [--bisections N] [--ar [tree|lag]] [--ar-cap N] [--ar-plan PATH]\n"

@@ -20,6 +20,7 @@
  *   cmd_counters.c  counters [NODE[:PORT]] (the ports' PMA counters, rates, errors)
  *   cmd_health.c    health (alarms, worst links, stale ports)
  *   cmd_top.c       top (the busiest ports, refreshed)
+ *   cmd_slurm.c     slurm topology (Slurm's topology.conf from the fabric)
  */
 #ifndef LOOMCTL_H
 #define LOOMCTL_H
@@ -164,6 +165,9 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv);
 int cmd_health(struct loomctl *lc, int argc, char **argv);
 /* ---- cmd_top.c: argv[0] is "top" ---- */
 int cmd_top(struct loomctl *lc, int argc, char **argv);
+
+/* ---- cmd_slurm.c: argv[0] is "slurm" (topology) ---- */
+int cmd_slurm(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_qos.c: argv[0] is "qos" ---- */
 int cmd_qos(struct loomctl *lc, int argc, char **argv);

@@ -43,6 +43,8 @@
 #include "daemon/http/api.h"
 #include "daemon/ha/ha.h"
 #include "daemon/validate/validate.h"
+#include "daemon/slurm/slurm.h"
+#include "lib/fabric/fabric.h"
 
 struct loomd {
 	const struct loomd_options *opt;
@@ -67,6 +69,7 @@ struct loomd {
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
 	struct validate_mod *validate; /* the fabric checked after every sweep */
+	struct slurm_mod *slurm;       /* Slurm's topology.conf kept true */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
 };
@@ -95,7 +98,7 @@ static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
 	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
-	&ha_config, &validate_config,
+	&ha_config, &validate_config, &slurm_config,
 };
 
 int loomd_config_init(void)
@@ -169,6 +172,16 @@ int loomd_check_config(const struct loomd_options *opt)
 }
 
 /* ---- commands owned by the daemon itself ----------------------------------- */
+
+/* A recorded sweep's fabric: validation and Slurm's topology both read it
+ * (each holds its own reference; neither changes it). */
+static void on_swept(void *arg, const char *subnet, struct fab *fab)
+{
+	struct loomd *d = arg;
+
+	slurm_on_swept(d->slurm, subnet, fab_hold(fab));
+	validate_on_swept(d->validate, subnet, fab);
+}
 
 /* OpenSM's change reports (daemon/routing/osm_report.h) to discovery
  * (daemon/ib/sweep.h). */
@@ -284,6 +297,7 @@ static void reload(struct loomd *d)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
 	telemetry_reconfigure(d->telemetry, next);
 	validate_reconfigure(d->validate, next);
+	slurm_reconfigure(d->slurm, next);
 	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
 	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
 	ha_reconfigure(d->ha, next);
@@ -354,6 +368,7 @@ static void loomd_teardown(struct loomd *d)
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
 	validate_free(d->validate); /* after the sweeps: they hand it their fabrics */
+	slurm_free(d->slurm);
 	routes_free(d->routes);
 	ar_free(d->ar);
 	ar_apply_free(d->ar_apply);
@@ -472,7 +487,11 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("validation: %s", err);
 		goto out;
 	}
-	sweeper_on_swept(d.sweeper, validate_on_swept, d.validate);
+	if (!(d.slurm = slurm_new(d.base, d.conf, err, sizeof(err)))) {
+		log_err("slurm: %s", err);
+		goto out;
+	}
+	sweeper_on_swept(d.sweeper, on_swept, &d);
 	if (!(d.queries = queries_new(d.base, d.ctl, store_db(d.store), err, sizeof(err)))) {
 		log_err("fabric queries: %s", err);
 		goto out;
@@ -507,7 +526,7 @@ int loomd_run(const struct loomd_options *opt)
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||
 	    qos_ibcc_register(d.qos_ibcc, d.ctl) < 0 ||
 	    tenants_register(d.tenants, d.ctl) < 0 || telemetry_register(d.telemetry, d.ctl) < 0 ||
-	    validate_register(d.validate, d.ctl) < 0 ||
+	    validate_register(d.validate, d.ctl) < 0 || slurm_register(d.slurm, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
 		goto out;

@@ -181,6 +181,13 @@ struct loom_config {
 	char validation_expected[PATH_MAX]; /* validation.expected: the cabling plan ("" none) */
 	int validation_fat_tree;        /* validation.fat_tree: -1 auto, 0 no, 1 yes */
 
+	/* slurm: Slurm's topology.conf kept true (daemon/slurm/config_slurm.c) */
+	char slurm_topology_file[PATH_MAX]; /* slurm.topology_file: loom writes it, "" none */
+	int slurm_topology_format;      /* slurm.topology_format: enum slurm_topo_format */
+	int slurm_reconfigure;          /* slurm.reconfigure: scontrol reconfigure after */
+	char slurm_subnet[LOOM_NAME_LEN]; /* slurm.subnet: whose fabric, "" the only one */
+	char slurm_scontrol[PATH_MAX];  /* slurm.scontrol: the scontrol program */
+
 	/* switches: */
 	int n_switches;
 	struct loom_switch_conf switches[LOOM_MAX_SWITCHES];

@@ -104,6 +104,7 @@ static const struct api_route {
 	{ M_GET, "health", "health", NULL, "subnet:s top:i", 0, NULL },
 	{ M_GET, "fabric/validate", "fabric-validate", NULL, "subnet:s plan:b fabric:b", 0, NULL },
 	{ M_GET, "fabric/issues", "fabric-issues", NULL, "subnet:s", 0, NULL },
+	{ M_GET, "slurm/topology", "slurm-topology", NULL, "format:s subnet:s", 0, NULL },
 	/* the mutations */
 	{ M_POST, "discover", "discover", NULL, NULL, R_JOB, "{\"wait\": true}" },
 	{ M_POST, "tenants", "tenant-create", NULL, NULL, R_BODY, NULL },

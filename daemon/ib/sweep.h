@@ -33,7 +33,8 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf);
  * lower rate, set by loomd.c on a change of role). The next sweep is due
  * one new interval from now. */
 void sweeper_set_interval(struct sweeper *sw, int interval);
-/* The one listener of every recorded sweep's fabric (daemon/validate);
+/* The one listener of every recorded sweep's fabric (loomd.c's, which
+ * hands it to daemon/validate and daemon/slurm);
  * NULL: none, and the fabric is freed on the worker. */
 void sweeper_on_swept(struct sweeper *sw, sweeper_swept_fn fn, void *arg);
 /* Start a sweep of every subnet now (no-op for one already running). */

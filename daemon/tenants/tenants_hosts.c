@@ -3,7 +3,8 @@
  * A host's HCA ports are the CA ports of the stored IB fabric whose node
  * description matches tenants.host_pattern with the host's name in the
  * pattern's first group ("node001 mlx5_0", "node001 mlx5_1": both rails of
- * node001). Its switch ports are the ports of loom's Ethernet switches
+ * node001; the rule and the map file's reader are lib/fabric/hostmap.h's,
+ * which Slurm's topology.conf uses too). Its switch ports are the ports of loom's Ethernet switches
  * whose LLDP neighbour is the host (its system name, up to the first dot).
  * A host named in tenants.host_map takes exactly the ports the map gives
  * it instead; the map is read at each change, so an edit needs no reload:
@@ -16,13 +17,14 @@
 #include "autoconf.h"
 #include "daemon/tenants/tenants_impl.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fabric/hostmap.h"
+#include "lib/fabric/ibtypes.h"
 #include "lib/util/hostlist.h"
 #include "lib/util/log.h"
 #include "daemon/tenants/store_tenants.h"
@@ -52,55 +54,39 @@ static const struct loom_switch_conf *switch_conf(const struct loom_config *c,
  * NULL with err naming the file and line. */
 static json_t *map_load(const struct loom_config *c, char *err, size_t errlen)
 {
-	FILE *f = fopen(c->tenant_host_map, "r");
-	json_t *map = json_object();
-	char line[512];
-	unsigned long n = 0;
+	struct hostmap_line *l;
+	json_t *map;
+	size_t n;
 
-	if (!f) {
-		snprintf(err, errlen, "tenants.host_map %s: %s", c->tenant_host_map,
-			 strerror(errno));
-		json_decref(map);
+	if (hostmap_read(c->tenant_host_map, &l, &n, err, errlen) < 0)
 		return NULL;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char host[LOOM_NAME_LEN], a[LP_NAME_LEN], b[LP_NAME_LEN], extra[2];
-		const char *why = NULL;
+	map = json_object();
+	for (size_t i = 0; i < n; i++) {
 		json_t *h;
-		int k;
 
-		n++;
-		line[strcspn(line, "#\n")] = '\0';
-		k = sscanf(line, "%63s %63s %63s %1s", host, a, b, extra);
-		if (k <= 0)
-			continue;
-		if (k == 1 || k == 4)
-			why = "expected HOST PORT_GUID or HOST SWITCH PORT";
-		else if (k == 2 && (strncmp(a, "0x", 2) || strlen(a) != 18 ||
-				    strspn(a + 2, "0123456789abcdefABCDEF") != 16))
-			why = "a port GUID is 0x and 16 hex digits";
-		else if (k == 3 && !switch_conf(c, a))
-			why = "no switch of that name in loom.yaml's switches";
-		if (why) {
-			snprintf(err, errlen, "%s:%lu: %s", c->tenant_host_map, n, why);
-			fclose(f);
+		if (l[i].kind == HOSTMAP_ETH && !switch_conf(c, l[i].sw)) {
+			snprintf(err, errlen, "%s:%lu: no switch of that name in loom.yaml's switches",
+				 c->tenant_host_map, l[i].line);
 			json_decref(map);
+			free(l);
 			return NULL;
 		}
-		if (!(h = json_object_get(map, host))) {
+		if (!(h = json_object_get(map, l[i].host))) {
 			h = json_pack("{s:[], s:[]}", "ib", "eth");
-			json_object_set_new(map, host, h);
+			json_object_set_new(map, l[i].host, h);
 		}
-		if (k == 2) {
-			for (char *p = a; *p; p++)
-				*p = (char)tolower((unsigned char)*p);
-			json_array_append_new(json_object_get(h, "ib"), json_string(a));
+		if (l[i].kind == HOSTMAP_IB) {
+			char g[20];
+
+			json_array_append_new(json_object_get(h, "ib"),
+					      json_string(ibt_guid_str(l[i].guid, g, sizeof(g))));
 		} else {
 			json_array_append_new(json_object_get(h, "eth"),
-					      json_pack("{s:s, s:s}", "switch", a, "port", b));
+					      json_pack("{s:s, s:s}", "switch", l[i].sw, "port",
+							l[i].port));
 		}
 	}
-	fclose(f);
+	free(l);
 	return map;
 }
 
@@ -125,16 +111,11 @@ static int ib_hosts(struct tenants_mod *m, json_t **out, char *err, size_t errle
 	*out = json_object();
 	json_array_foreach(list, i, x) {
 		const char *desc = json_string_value(json_object_get(x, "desc"));
-		regmatch_t g[2];
 		char host[LOOM_NAME_LEN];
-		size_t len;
 		json_t *a;
 
-		if (regexec(&re, desc, 2, g, 0) || g[1].rm_so < 0 ||
-		    (len = (size_t)(g[1].rm_eo - g[1].rm_so)) == 0 || len >= sizeof(host))
+		if (!hostmap_desc_host(&re, desc, host, sizeof(host)))
 			continue;
-		memcpy(host, desc + g[1].rm_so, len);
-		host[len] = '\0';
 		if (!(a = json_object_get(*out, host)))
 			json_object_set_new(*out, host, a = json_array());
 		json_array_append(a, json_object_get(x, "guid"));

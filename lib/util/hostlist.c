@@ -199,3 +199,118 @@ void hostlist_clear(struct hostlist *hl)
 	hl->names = NULL;
 	hl->n = 0;
 }
+
+/* ---- compression ---------------------------------------------------------------------- */
+
+/* One name cut before its trailing number: prefix length, the number, and
+ * its digits (0 when the name has no trailing number of 1..9 digits). */
+struct cut {
+	const char *name;
+	size_t plen;
+	unsigned long v;
+	int digits;
+};
+
+static int by_cut(const void *a, const void *b)
+{
+	const struct cut *x = a, *y = b;
+	size_t l = x->plen < y->plen ? x->plen : y->plen;
+	int c = memcmp(x->name, y->name, l);
+
+	if (c)
+		return c;
+	if (x->plen != y->plen)
+		return (x->plen > y->plen) - (x->plen < y->plen);
+	if (x->digits != y->digits && (!x->digits || !y->digits))
+		return x->digits - y->digits;   /* the bare prefix first */
+	if (x->v != y->v)
+		return (x->v > y->v) - (x->v < y->v);
+	return x->digits - y->digits;
+}
+
+static int same_prefix(const struct cut *x, const struct cut *y)
+{
+	return x->plen == y->plen && x->digits && y->digits &&
+	       !memcmp(x->name, y->name, x->plen);
+}
+
+/* The name of number v written at a range's width `w` is y's own. */
+static int continues(const struct cut *y, unsigned long v, int w)
+{
+	char buf[16];
+
+	return y->v == v && snprintf(buf, sizeof(buf), "%0*lu", w, v) == y->digits;
+}
+
+char *hostlist_compress(char *const *names, size_t n)
+{
+	struct cut *c;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!n || !(c = malloc(n * sizeof(*c))))
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(names[i]), d = 0;
+
+		while (d < l && isdigit((unsigned char)names[i][l - 1 - d]))
+			d++;
+		c[i] = (struct cut){ names[i], l, 0, 0 };
+		if (d >= 1 && d <= 9 && d < l) {
+			c[i].plen = l - d;
+			c[i].digits = (int)d;
+			c[i].v = strtoul(names[i] + l - d, NULL, 10);
+		}
+	}
+	qsort(c, n, sizeof(*c), by_cut);
+	if (!(f = open_memstream(&out, &len))) {
+		free(c);
+		return NULL;
+	}
+	for (size_t i = 0, first = 1; i < n;) {
+		size_t j = i + 1;
+
+		/* a name listed twice is one name */
+		if (!first && !strcmp(c[i].name, c[i - 1].name)) {
+			i++;
+			continue;
+		}
+		fputs(first ? "" : ",", f);
+		first = 0;
+		while (j < n && same_prefix(&c[i], &c[j]))
+			j++;
+		if (j == i + 1 || !c[i].digits) {
+			fputs(c[i].name, f);
+			i++;
+			continue;
+		}
+		fprintf(f, "%.*s[", (int)c[i].plen, c[i].name);
+		for (size_t k = i, firstr = 1; k < j;) {
+			size_t e = k;
+
+			while (e + 1 < j && !strcmp(c[e + 1].name, c[e].name))
+				e++;   /* repeats */
+			while (e + 1 < j && continues(&c[e + 1], c[e].v + 1, c[k].digits))
+				e++;
+			if (!firstr)
+				fputc(',', f);
+			firstr = 0;
+			if (e == k)
+				fprintf(f, "%0*lu", c[k].digits, c[k].v);
+			else
+				fprintf(f, "%0*lu-%0*lu", c[k].digits, c[k].v, c[k].digits, c[e].v);
+			k = e + 1;
+			while (k < j && !strcmp(c[k].name, c[e].name))
+				k++;
+		}
+		fputc(']', f);
+		i = j;
+	}
+	free(c);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

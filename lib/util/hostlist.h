@@ -24,4 +24,12 @@ struct hostlist {
 int hostlist_expand(const char *list, struct hostlist *hl, char *err, size_t errlen);
 void hostlist_clear(struct hostlist *hl);
 
+/* The shortest form hostlist_expand reads back as the same set of names:
+ * names that differ only in a trailing number (at most 9 digits) share one
+ * bracket, runs as ranges, each range zero-padded as its names are
+ * ("gpu[001-018,020],login1"). Groups in order of their prefix, numbers
+ * ascending: the same set gives the same text, whatever its order. A new
+ * string (free it), or NULL (out of memory, or n == 0). */
+char *hostlist_compress(char *const *names, size_t n);
+
 #endif

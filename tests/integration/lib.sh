@@ -491,3 +491,73 @@ loom_slurm_hooks() {
 		chmod 755 "$work/loom-$_h"
 	done
 }
+
+# ---- a real Slurm on this machine (../shared/slurm-testbed.md) ----------------
+# loom_slurm_need: skip unless slurm-wlm, munge and the slurm user are here.
+loom_slurm_need() {
+	for _t in slurmctld slurmd sbatch squeue scontrol munged; do
+		command -v $_t >/dev/null 2>&1 || loom_skip "$_t is not installed (slurm-wlm, munge)"
+	done
+	id slurm >/dev/null 2>&1 || loom_skip "no slurm user"
+}
+
+# loom_munge: munged with a fresh key on $work/munge/sock.
+loom_munge() {
+	mkdir -p "$work/munge"
+	chmod 755 "$work/munge"
+	dd if=/dev/urandom of="$work/munge.key" bs=1024 count=1 2>/dev/null
+	chmod 400 "$work/munge.key"
+	munged -F --force --socket="$work/munge/sock" --key-file="$work/munge.key" \
+		--pid-file="$work/munge/pid" --log-file="$work/munge.log" \
+		--seed-file="$work/munge/seed" >"$work/munged.out" 2>&1 &
+	LOOM_PIDS="$LOOM_PIDS $!"
+	loom_until 50 test -S "$work/munge/sock" || loom_fail "munged did not start"
+}
+
+# loom_slurm_conf [LINES...]: $work/slurm.conf (exported as SLURM_CONF) with
+# what every test's Slurm needs (no cgroups, state in $work), then LINES
+# (nodes, partitions, hooks, TopologyPlugin...).
+loom_slurm_conf() {
+	mkdir -p "$work/ctld" "$work/spool"
+	chown slurm:slurm "$work/ctld"
+	{
+		cat <<EOC
+ClusterName=loomtest
+SlurmctldHost=$(hostname -s)(127.0.0.1)
+AuthType=auth/munge
+AuthInfo=socket=$work/munge/sock
+SlurmUser=slurm
+StateSaveLocation=$work/ctld
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/ctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/slurmctld.log
+SlurmdLogFile=$work/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+MpiDefault=none
+ReturnToService=2
+MailProg=/bin/true
+EOC
+		for _l in "$@"; do printf '%s\n' "$_l"; done
+	} >"$work/slurm.conf"
+	SLURM_CONF="$work/slurm.conf"
+	export SLURM_CONF
+}
+
+# loom_slurmctld: the controller on $SLURM_CONF ($SLURMCTLD_PID).
+loom_slurmctld() {
+	slurmctld -D -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
+	SLURMCTLD_PID=$!
+	LOOM_PIDS="$LOOM_PIDS $!"
+}
+
+# loom_slurmd NAME: a slurmd that is node NAME.
+loom_slurmd() {
+	slurmd -D -N "$1" -f "$SLURM_CONF" >"$work/slurmd-$1.out" 2>&1 &
+	LOOM_PIDS="$LOOM_PIDS $!"
+}

@@ -18,10 +18,8 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-for t in slurmctld slurmd sbatch squeue scontrol munged smpquery; do
-	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed (slurm-wlm, munge)"
-done
-id slurm >/dev/null 2>&1 || loom_skip "no slurm user"
+loom_slurm_need
+command -v smpquery >/dev/null 2>&1 || loom_skip "smpquery is not installed"
 loom_work
 chmod 755 "$work"
 # slurmd and slurmctld need an address besides 127.0.0.1 in a namespace.
@@ -72,48 +70,13 @@ else
 fi
 
 # munge and Slurm, as plain background processes.
-mkdir -p "$work/munge" "$work/ctld" "$work/spool"
-chmod 755 "$work/munge"
-chown slurm:slurm "$work/ctld"
-dd if=/dev/urandom of="$work/munge.key" bs=1024 count=1 2>/dev/null
-chmod 400 "$work/munge.key"
-munged -F --force --socket="$work/munge/sock" --key-file="$work/munge.key" \
-	--pid-file="$work/munge/pid" --log-file="$work/munge.log" --seed-file="$work/munge/seed" \
-	>"$work/munged.out" 2>&1 &
-LOOM_PIDS="$LOOM_PIDS $!"
-loom_until 50 test -S "$work/munge/sock" || loom_fail "munged did not start"
-cat >"$work/slurm.conf" <<EOC
-ClusterName=loomtest
-SlurmctldHost=$(hostname -s)(127.0.0.1)
-AuthType=auth/munge
-AuthInfo=socket=$work/munge/sock
-SlurmUser=slurm
-StateSaveLocation=$work/ctld
-SlurmdSpoolDir=$work/spool
-SlurmctldPidFile=$work/ctld.pid
-SlurmdPidFile=$work/slurmd.pid
-SlurmctldLogFile=$work/slurmctld.log
-SlurmdLogFile=$work/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_Core
-MpiDefault=none
-ReturnToService=2
-MailProg=/bin/true
-PrologFlags=Alloc
-PrologSlurmctld=$work/loom-prolog
-EpilogSlurmctld=$work/loom-epilog
-NodeName=host-0000 NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN
-PartitionName=debug Nodes=host-0000 Default=YES MaxTime=INFINITE State=UP
-EOC
-export SLURM_CONF="$work/slurm.conf"
-slurmctld -D -f "$SLURM_CONF" >"$work/slurmctld.out" 2>&1 &
-LOOM_PIDS="$LOOM_PIDS $!"
-slurmd -D -N host-0000 -f "$SLURM_CONF" >"$work/slurmd.out" 2>&1 &
-LOOM_PIDS="$LOOM_PIDS $!"
+loom_munge
+loom_slurm_conf "PrologFlags=Alloc" "PrologSlurmctld=$work/loom-prolog" \
+	"EpilogSlurmctld=$work/loom-epilog" \
+	"NodeName=host-0000 NodeAddr=127.0.0.1 CPUs=1 State=UNKNOWN" \
+	"PartitionName=debug Nodes=host-0000 Default=YES MaxTime=INFINITE State=UP"
+loom_slurmctld
+loom_slurmd host-0000
 loom_until 300 sh -c "sinfo -h -o %t 2>/dev/null | grep -q idle" ||
 	loom_fail "Slurm did not come up: $(tail -5 "$work/slurmctld.log")"
 

@@ -808,7 +808,13 @@ START_TEST(print_writes_every_key_in_order)
 			 "validation:\n"
 			 "  enabled: true\n"
 			 "  expected: \"\"\n"
-			 "  fat_tree: auto\n");
+			 "  fat_tree: auto\n"
+			 "slurm:\n"
+			 "  topology_file: \"\"\n"
+			 "  topology_format: tree\n"
+			 "  reconfigure: false\n"
+			 "  subnet: \"\"\n"
+			 "  scontrol: \"/usr/bin/scontrol\"\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);

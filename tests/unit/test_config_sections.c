@@ -1,5 +1,5 @@
 /* tests/unit/test_config_sections.c: the sections of loom.yaml that the
- * modules own (ar:, http:, telemetry:, ha:): their defaults, refusals
+ * modules own (ar:, http:, telemetry:, ha:, validation:, slurm:): their defaults, refusals
  * naming file:line and key, and the round trip through config_print. The
  * core and the file itself: test_config.c. */
 #include "autoconf.h"
@@ -193,6 +193,32 @@ START_TEST(validation_reads_its_plan_with_the_file_and_refuses_a_broken_one)
 }
 END_TEST
 
+/* slurm: no file by default; the format by name; a file in a directory
+ * that does not exist, reconfigure without a file, a format Slurm has no
+ * plugin for: refused naming line and key. */
+START_TEST(slurm_section_refuses_what_it_cannot_keep)
+{
+	struct loom_config c;
+
+	loaded("log:\n  level: info\n", &c);
+	ck_assert_str_eq(c.slurm_topology_file, "");
+	ck_assert_int_eq(c.slurm_topology_format, 0);   /* tree */
+	ck_assert_int_eq(c.slurm_reconfigure, 0);
+	ck_assert_str_eq(c.slurm_scontrol, "/usr/bin/scontrol");
+	loaded("slurm:\n  topology_file: /tmp/topology.conf\n  topology_format: block\n"
+	       "  reconfigure: true\n  subnet: ib0\n", &c);
+	ck_assert_str_eq(c.slurm_topology_file, "/tmp/topology.conf");
+	ck_assert_int_eq(c.slurm_topology_format, 1);   /* block */
+	ck_assert_int_eq(c.slurm_reconfigure, 1);
+	ck_assert_str_eq(c.slurm_subnet, "ib0");
+	round_trip("slurm:\n  topology_file: /tmp/topology.conf\n  topology_format: block\n");
+	refused("slurm:\n  topology_format: torus\n", "t.yaml:2: slurm.topology_format:");
+	refused("slurm:\n  topology_file: /no/such/dir/topology.conf\n",
+		"t.yaml:2: slurm.topology_file: /no/such/dir/topology.conf: its directory");
+	refused("slurm:\n  reconfigure: true\n", "t.yaml:2: slurm.reconfigure: needs");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config_sections");
@@ -205,6 +231,7 @@ int main(void)
 	tcase_add_test(tc, telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line);
 	tcase_add_test(tc, ha_section_is_checked_and_round_trips);
 	tcase_add_test(tc, validation_reads_its_plan_with_the_file_and_refuses_a_broken_one);
+	tcase_add_test(tc, slurm_section_refuses_what_it_cannot_keep);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,0 +1,605 @@
+/* daemon/slurm/slurm.c: see slurm.h. */
+#include "autoconf.h"
+#include "daemon/slurm/slurm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon/core/config.h"
+#include "daemon/core/ctl.h"
+#include "daemon/core/file_atomic.h"
+#include "daemon/core/store.h"
+#include "daemon/core/work.h"
+#include "lib/fabric/fabric.h"
+#include "lib/fabric/hostmap.h"
+#include "lib/slurm/slurm_topo.h"
+#include "lib/util/clock.h"
+#include "lib/util/log.h"
+#include "lib/util/proto.h"
+
+extern char **environ;
+
+#define SLURM_MAX_SUBNETS 64
+#define SLURM_MAX_WAITING 8
+#define SCONTROL_TIMEOUT_MS 30000
+
+struct fab_ref {
+	int refs;
+	struct fab *fab;
+};
+
+struct subnet {
+	char name[LOOM_NAME_LEN];
+	struct fab_ref *last;
+};
+
+struct slurm_mod {
+	struct event_base *base;
+	struct ctl *ctl;               /* its gate: under ha, only the leader reconfigures */
+	struct loom_config conf;       /* a copy: the keys of slurm: and tenants' host rule */
+	struct work_queue *work;
+	struct subnet subnets[SLURM_MAX_SUBNETS];
+	size_t n_subnets;
+	int keeping, again;            /* the file's job is queued or running; a newer sweep */
+	int reset;                     /* a reload changed the file's keys meanwhile */
+	struct slurm_topo prev;        /* what the file says (valid when prev_body) */
+	char *prev_body;               /* the lines Slurm reads in the file; NULL: not known */
+	char *refused_body;            /* what scontrol refused last */
+	char last_error[1024];         /* the last error said (said once) */
+};
+
+/* One job: the file kept (req NULL) or slurm-topology's answer. */
+struct sjob {
+	struct slurm_mod *m;
+	struct ctl_req *req;
+	char subnet[LOOM_NAME_LEN];
+	struct fab_ref *fab;
+	int format;
+	int reconfigure;               /* slurm.reconfigure, and the gate lets it */
+	struct {                       /* the keys the worker reads */
+		char file[PATH_MAX], scontrol[PATH_MAX], db_path[PATH_MAX];
+		char host_pattern[sizeof(((struct loom_config *)0)->tenant_host_pattern)];
+		char host_map[PATH_MAX];
+	} conf;
+	/* the module's, read-only while the job runs (one job at a time) */
+	const struct slurm_topo *prev;
+	const char *prev_body, *refused_body, *last_error;
+	/* results */
+	struct slurm_topo topo;
+	int built;
+	char *body;
+	json_t *result;
+	int wrote, refused, adopted, same;
+	char err[1024];
+};
+
+static void fab_unref(struct fab_ref *r)
+{
+	if (r && --r->refs == 0) {
+		fab_free(r->fab);
+		free(r);
+	}
+}
+
+/* ---- the worker ---------------------------------------------------------------------- */
+
+/* `prog reconfigure`, its output kept for the reason: 0, or -1 with why. */
+static int run_scontrol(const char *prog, char *why, size_t len)
+{
+	char *argv[] = { (char *)prog, "reconfigure", NULL };
+	posix_spawn_file_actions_t fa;
+	char out[512];
+	size_t n = 0;
+	int fds[2], rc, status = 0, timed_out = 0;
+	double deadline = clock_mono() + SCONTROL_TIMEOUT_MS / 1000.0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(why, len, "cannot run %.200s: %s", prog, strerror(errno));
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
+	rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc) {
+		close(fds[0]);
+		snprintf(why, len, "cannot run %.200s: %s", prog, strerror(rc));
+		return -1;
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fds[0], .events = POLLIN };
+		int left = (int)((deadline - clock_mono()) * 1000.0);
+		ssize_t r;
+		char sink[256];
+
+		if (left <= 0) {
+			timed_out = 1;
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (poll(&p, 1, left) <= 0)
+			continue;
+		if (n + 1 < sizeof(out))
+			r = read(fds[0], out + n, sizeof(out) - 1 - n);
+		else
+			r = read(fds[0], sink, sizeof(sink));
+		if (r <= 0)
+			break;
+		if (n + 1 < sizeof(out))
+			n += (size_t)r;
+	}
+	close(fds[0]);
+	out[n] = '\0';
+	for (char *p = out; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	while (n && out[n - 1] == ' ')
+		out[--n] = '\0';
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (timed_out) {
+		snprintf(why, len, "%.200s reconfigure did not end in %d s", prog,
+			 SCONTROL_TIMEOUT_MS / 1000);
+		return -1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (WIFEXITED(status))
+		snprintf(why, len, "%.200s reconfigure exited %d: %.500s", prog, WEXITSTATUS(status),
+			 n ? out : "(no output)");
+	else
+		snprintf(why, len, "%.200s reconfigure was killed by signal %d", prog,
+			 WTERMSIG(status));
+	return -1;
+}
+
+/* The lines of text that are not loom's comments. */
+static char *slurm_lines(const char *text)
+{
+	size_t len = strlen(text), n = 0;
+	char *out = malloc(len + 1);
+
+	if (!out)
+		return NULL;
+	for (const char *p = text; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p + 1) : strlen(p);
+
+		if (*p != '#') {
+			memcpy(out + n, p, l);
+			n += l;
+		}
+		p += l;
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void record(struct sjob *j, const char *severity, const char *kind, const char *what)
+{
+	char err[256];
+	struct store *st = store_open(j->conf.db_path, err, sizeof(err));
+	int64_t sid;
+
+	if (!st) {
+		log_warn("slurm: the event %s could not be recorded: %s", kind, err);
+		return;
+	}
+	sid = store_subnet_id(st, j->subnet);
+	(void)store_record_event(st, clock_wall(), sid > 0 ? sid : 0, severity, kind,
+				 j->conf.file, NULL, what);
+	store_close(st);
+}
+
+/* The file kept: written when what Slurm reads changed, scontrol after. */
+static int keep_file(struct sjob *j, const char *header)
+{
+	const char *path = j->conf.file;
+	char what[2048] = "", why[1024] = "", *old, *all = NULL;
+	int had_old;
+
+	if (!j->prev_body) {
+		/* loomd's first: the file as it is may already say it all */
+		if ((old = file_read_text(path, why, sizeof(why)))) {
+			char *lines = slurm_lines(old);
+
+			j->adopted = lines && !strcmp(lines, j->body);
+			free(lines);
+			free(old);
+			if (j->adopted)
+				return 0;
+		}
+	} else if (!strcmp(j->prev_body, j->body)) {
+		j->same = 1;
+		return 0;
+	}
+	if (j->refused_body && !strcmp(j->refused_body, j->body)) {
+		j->same = 1;   /* refused as it is: not again until the fabric moves */
+		return 0;
+	}
+	if (j->prev_body)
+		slurm_topo_diff(j->prev, &j->topo, what, sizeof(what));
+	if (!what[0])
+		snprintf(what, sizeof(what), "written: %zu nodes under %zu leaf switches, %zu levels",
+			 j->topo.n_nodes, j->topo.n_leaves, j->topo.levels);
+	old = file_read_text(path, why, sizeof(why));
+	if (!old && errno != ENOENT) {
+		snprintf(j->err, sizeof(j->err), "slurm.topology_file: %s", why);
+		return -EIO;
+	}
+	had_old = old != NULL;
+	if (asprintf(&all, "%s%s", header, j->body) < 0) {
+		free(old);
+		snprintf(j->err, sizeof(j->err), "out of memory");
+		return -ENOMEM;
+	}
+	if (file_write_atomic(path, all, why, sizeof(why)) < 0) {
+		free(old);
+		free(all);
+		snprintf(j->err, sizeof(j->err), "slurm.topology_file: %s; the previous file stays",
+			 why);
+		return -EIO;
+	}
+	free(all);
+	j->wrote = 1;
+	if (j->reconfigure && run_scontrol(j->conf.scontrol, why, sizeof(why)) < 0) {
+		char back[512] = "", undo[600];
+
+		j->refused = 1;
+		if (had_old ? file_write_atomic(path, old, back, sizeof(back)) < 0 :
+		    unlink(path) < 0 && errno != ENOENT)
+			snprintf(undo, sizeof(undo), "; and the previous file could not be put back: %s",
+				 back[0] ? back : strerror(errno));
+		else
+			snprintf(undo, sizeof(undo), "%s", had_old ? "; the previous file is back" :
+				 "; the new file is removed");
+		/* scontrol's words first: the change may be long */
+		snprintf(j->err, sizeof(j->err), "Slurm refused the new topology: %s%s (the change: %s)",
+			 why, undo, what);
+		free(old);
+		record(j, "warning", "slurm_topology_refused", j->err);
+		return -EINVAL;
+	}
+	free(old);
+	record(j, "info", "slurm_topology", what);
+	return 0;
+}
+
+static int job_run(void *arg, char *err, size_t errlen)
+{
+	struct sjob *j = arg;
+	struct hostmap hm;
+	char *header = NULL;
+	int rc;
+
+	if ((rc = hostmap_load(&hm, j->conf.host_pattern, j->conf.host_map, j->err,
+			       sizeof(j->err))) < 0)
+		goto out;
+	rc = slurm_topo_build(j->fab->fab, &hm, &j->topo, j->err, sizeof(j->err));
+	hostmap_clear(&hm);
+	if (rc < 0)
+		goto out;
+	j->built = 1;
+	if (!(j->body = slurm_topo_text(&j->topo, j->format)) ||
+	    !(header = slurm_topo_header(&j->topo, j->format, j->subnet))) {
+		rc = -ENOMEM;
+		snprintf(j->err, sizeof(j->err), "out of memory");
+		goto out;
+	}
+	if (j->req) {
+		if (!(j->result = slurm_topo_json(&j->topo, j->format))) {
+			rc = -ENOMEM;
+			snprintf(j->err, sizeof(j->err), "out of memory");
+			goto out;
+		}
+		json_object_set_new(j->result, "subnet", json_string(j->subnet));
+		json_object_set_new(j->result, "header", json_string(header));
+		json_object_set_new(j->result, "text", json_string(j->body));
+	} else {
+		rc = keep_file(j, header);
+	}
+out:
+	free(header);
+	if (rc < 0 && !j->req && !j->refused && strcmp(j->err, j->last_error))
+		record(j, "warning", "slurm_topology_error", j->err);
+	snprintf(err, errlen, "%s", j->err);
+	return rc;
+}
+
+/* ---- the loop -------------------------------------------------------------------------- */
+
+static struct subnet *subnet_of(struct slurm_mod *m, const char *name, int make)
+{
+	for (size_t i = 0; i < m->n_subnets; i++)
+		if (!strcmp(m->subnets[i].name, name))
+			return &m->subnets[i];
+	if (!make || m->n_subnets == SLURM_MAX_SUBNETS)
+		return NULL;
+	memset(&m->subnets[m->n_subnets], 0, sizeof(m->subnets[0]));
+	snprintf(m->subnets[m->n_subnets].name, sizeof(m->subnets[0].name), "%s", name);
+	return &m->subnets[m->n_subnets++];
+}
+
+/* The subnet whose fabric Slurm gets: `want`, else slurm.subnet, else the
+ * only one swept. NULL with why. */
+static struct subnet *chosen(struct slurm_mod *m, const char *want, char *why, size_t len)
+{
+	const char *name = want && want[0] ? want : m->conf.slurm_subnet;
+	struct subnet *s = NULL;
+
+	if (name[0]) {
+		if (!(s = subnet_of(m, name, 0)) || !s->last)
+			snprintf(why, len, "subnet \"%s\" was not swept since loomd started", name);
+		return s && s->last ? s : NULL;
+	}
+	for (size_t i = 0; i < m->n_subnets; i++)
+		if (m->subnets[i].last) {
+			if (s) {
+				snprintf(why, len, "loomd sweeps several subnets (%s, %s...): set "
+					 "slurm.subnet (or --subnet) to the one Slurm's nodes are on",
+					 s->name, m->subnets[i].name);
+				return NULL;
+			}
+			s = &m->subnets[i];
+		}
+	if (!s)
+		snprintf(why, len, "no subnet was swept since loomd started: try again after "
+			 "`loomctl discover --wait`");
+	return s;
+}
+
+static void keep(struct slurm_mod *m);
+
+static void job_done(void *arg, int rc, const char *err)
+{
+	struct sjob *j = arg;
+	struct slurm_mod *m = j->m;
+
+	if (j->req) {
+		if (rc == 0) {
+			ctl_reply_ok(j->req, j->result);
+			j->result = NULL;
+		} else {
+			ctl_reply_errno(j->req, rc, NULL, PROTO_ERR_FAILED, err);
+		}
+		return;
+	}
+	m->keeping = 0;
+	if (rc == -ECANCELED)
+		return;
+	if (m->reset) {
+		/* compared whole, from the file, with the new keys */
+		m->reset = 0;
+		slurm_topo_clear(&m->prev);
+		free(m->prev_body);
+		free(m->refused_body);
+		m->prev_body = m->refused_body = NULL;
+		m->last_error[0] = '\0';
+		m->again = 1;
+	} else if (rc < 0) {
+		if (strcmp(m->last_error, j->err))
+			log_warn("slurm: %s", j->err);
+		snprintf(m->last_error, sizeof(m->last_error), "%s", j->err);
+		if (j->refused) {
+			free(m->refused_body);
+			m->refused_body = j->body;
+			j->body = NULL;
+		}
+	} else if (j->built && !j->same) {
+		if (j->wrote)
+			log_notice("slurm: %s rewritten", m->conf.slurm_topology_file);
+		slurm_topo_clear(&m->prev);
+		m->prev = j->topo;
+		memset(&j->topo, 0, sizeof(j->topo));
+		free(m->prev_body);
+		m->prev_body = j->body;
+		j->body = NULL;
+		free(m->refused_body);
+		m->refused_body = NULL;
+		m->last_error[0] = '\0';
+	} else if (rc == 0) {
+		m->last_error[0] = '\0';
+	}
+	if (m->again) {
+		m->again = 0;
+		keep(m);
+	}
+}
+
+static void job_free(void *arg)
+{
+	struct sjob *j = arg;
+
+	fab_unref(j->fab);
+	slurm_topo_clear(&j->topo);
+	free(j->body);
+	json_decref(j->result);
+	free(j);
+}
+
+static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
+
+static struct sjob *job_new(struct slurm_mod *m, struct ctl_req *req, struct subnet *s,
+			    int format)
+{
+	struct sjob *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->m = m;
+	j->req = req;
+	j->format = format;
+	snprintf(j->conf.file, sizeof(j->conf.file), "%s", m->conf.slurm_topology_file);
+	snprintf(j->conf.scontrol, sizeof(j->conf.scontrol), "%s", m->conf.slurm_scontrol);
+	snprintf(j->conf.db_path, sizeof(j->conf.db_path), "%s", m->conf.db_path);
+	snprintf(j->conf.host_pattern, sizeof(j->conf.host_pattern), "%s",
+		 m->conf.tenant_host_pattern);
+	snprintf(j->conf.host_map, sizeof(j->conf.host_map), "%s", m->conf.tenant_host_map);
+	snprintf(j->subnet, sizeof(j->subnet), "%s", s->name);
+	j->fab = s->last;
+	s->last->refs++;
+	j->prev = &m->prev;
+	j->prev_body = m->prev_body;
+	j->refused_body = m->refused_body;
+	j->last_error = m->last_error;
+	return j;
+}
+
+static void keep(struct slurm_mod *m)
+{
+	char why[512];
+	struct subnet *s;
+	struct sjob *j;
+	int rc;
+
+	if (!m->conf.slurm_topology_file[0])
+		return;
+	if (m->keeping) {
+		m->again = 1;
+		return;
+	}
+	if (!(s = chosen(m, NULL, why, sizeof(why)))) {
+		if (strcmp(m->last_error, why))
+			log_warn("slurm: %s is not kept: %s", m->conf.slurm_topology_file, why);
+		snprintf(m->last_error, sizeof(m->last_error), "%s", why);
+		return;
+	}
+	if (!(j = job_new(m, NULL, s, m->conf.slurm_topology_format)))
+		return;
+	/* Under ha every loomd keeps its own node's file (a backup slurmctld
+	 * there reads its own); one, the leader, tells Slurm. */
+	j->reconfigure = m->conf.slurm_reconfigure &&
+			 ctl_gate_check(m->ctl, "scontrol reconfigure", why, sizeof(why)) == 0;
+	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+		log_warn("slurm: cannot start the topology job: %s", strerror(-rc));
+		job_free(j);
+		return;
+	}
+	m->keeping = 1;
+}
+
+void slurm_on_swept(void *arg, const char *subnet, struct fab *fab)
+{
+	struct slurm_mod *m = arg;
+	struct subnet *s = subnet_of(m, subnet, 1);
+	struct fab_ref *r;
+
+	if (!s || !(r = calloc(1, sizeof(*r)))) {
+		fab_free(fab);
+		return;
+	}
+	r->refs = 1;
+	r->fab = fab;
+	fab_unref(s->last);
+	s->last = r;
+	keep(m);
+}
+
+static void cmd_topology(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct slurm_mod *m = arg;
+	char subnet[LOOM_NAME_LEN] = "", fmt[16] = "", why[512];
+	int format = m->conf.slurm_topology_format, rc;
+	struct subnet *s;
+	struct sjob *j;
+
+	if (ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0) < 0 ||
+	    ctl_arg_string(req, args, "format", fmt, sizeof(fmt), 0) < 0)
+		return;
+	if (fmt[0] && slurm_topo_format_parse(fmt, &format) < 0) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "format \"%s\": tree or block", fmt);
+		return;
+	}
+	if (!(s = chosen(m, subnet, why, sizeof(why)))) {
+		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "%s", why);
+		return;
+	}
+	if (work_waiting(m->work) >= SLURM_MAX_WAITING) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "%u topology requests are waiting; try again later",
+			      work_waiting(m->work));
+		return;
+	}
+	if (!(j = job_new(m, req, s, format))) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+		job_free(j);
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start: %s", strerror(-rc));
+	}
+}
+
+/* ---- the module ------------------------------------------------------------------------- */
+
+struct slurm_mod *slurm_new(struct event_base *base, const struct loom_config *conf, char *err,
+			    size_t errlen)
+{
+	struct slurm_mod *m = calloc(1, sizeof(*m));
+
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	m->base = base;
+	m->conf = *conf;
+	if (!(m->work = work_queue_new(base, "slurm topology", 1, WORK_FIFO, err, errlen))) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void slurm_free(struct slurm_mod *m)
+{
+	if (!m)
+		return;
+	work_queue_free(m->work);
+	for (size_t i = 0; i < m->n_subnets; i++)
+		fab_unref(m->subnets[i].last);
+	slurm_topo_clear(&m->prev);
+	free(m->prev_body);
+	free(m->refused_body);
+	free(m);
+}
+
+void slurm_reconfigure(struct slurm_mod *m, const struct loom_config *conf)
+{
+	int changed = strcmp(m->conf.slurm_topology_file, conf->slurm_topology_file) ||
+		      m->conf.slurm_topology_format != conf->slurm_topology_format ||
+		      strcmp(m->conf.tenant_host_pattern, conf->tenant_host_pattern) ||
+		      strcmp(m->conf.tenant_host_map, conf->tenant_host_map) ||
+		      strcmp(m->conf.slurm_subnet, conf->slurm_subnet);
+
+	m->conf = *conf;
+	if (!changed)
+		return;
+	if (m->keeping) {
+		m->reset = 1;   /* the job under way reads the state: after it */
+		return;
+	}
+	/* another file, format or host rule: compared whole, from the file */
+	slurm_topo_clear(&m->prev);
+	free(m->prev_body);
+	free(m->refused_body);
+	m->prev_body = m->refused_body = NULL;
+	m->last_error[0] = '\0';
+	keep(m);
+}
+
+int slurm_register(struct slurm_mod *m, struct ctl *ctl)
+{
+	m->ctl = ctl;
+	return ctl_register(ctl, "slurm-topology", CTL_READ, cmd_topology, m) < 0 ? -1 : 0;
+}

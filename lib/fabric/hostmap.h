@@ -1,0 +1,65 @@
+/* lib/fabric/hostmap.h: which host a CA port belongs to, the one rule the
+ * tenants (daemon/tenants/tenants_hosts.c) and Slurm's topology
+ * (lib/slurm/slurm_topo.h) share:
+ *   - the host's name is the first group of a pattern (tenants.host_pattern,
+ *     an extended regular expression) matched on the CA's node description
+ *     ("node001 mlx5_0" -> "node001" with "^([^ ]+)");
+ *   - a host named in a host map file takes exactly the ports the map gives
+ *     it instead (and the pattern no longer gives it any):
+ *         # HOST  PORT_GUID            (an HCA port)
+ *         node001 0x0002c90300a1b2c3
+ *         # HOST  SWITCH  PORT         (a port of an Ethernet switch)
+ *         node001 leaf1   Ethernet0
+ * Pure: the file is read when asked, nothing is kept between calls. */
+#ifndef LOOM_HOSTMAP_H
+#define LOOM_HOSTMAP_H
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/fabric/fabric.h"
+
+#define HOSTMAP_NAME_LEN 64
+
+enum hostmap_kind { HOSTMAP_NONE, HOSTMAP_IB, HOSTMAP_ETH };
+
+/* One line of a host map. */
+struct hostmap_line {
+	int kind;                        /* enum hostmap_kind */
+	unsigned long line;              /* its line number in the file */
+	char host[HOSTMAP_NAME_LEN];
+	uint64_t guid;                   /* HOSTMAP_IB: the port GUID */
+	char sw[HOSTMAP_NAME_LEN];       /* HOSTMAP_ETH: switch and port */
+	char port[HOSTMAP_NAME_LEN];
+};
+
+/* Every line of the host map file at path (blank and comment lines left
+ * out) into *lines (free it): 0, or -errno with err "PATH: why" or
+ * "PATH:LINE: what a line must be". */
+int hostmap_read(const char *path, struct hostmap_line **lines, size_t *n, char *err,
+		 size_t errlen);
+
+/* The host in a node description: group 1 of re (compiled REG_EXTENDED),
+ * non-empty and shorter than len. 1 with host set, 0 when it does not match. */
+int hostmap_desc_host(const regex_t *re, const char *desc, char *host, size_t len);
+
+/* The CA port -> host rule over a fabric: pattern plus an optional map. */
+struct hostmap {
+	regex_t re;
+	size_t n;                        /* the map's HCA ports, by GUID */
+	struct hostmap_port { uint64_t guid; char host[HOSTMAP_NAME_LEN]; } *ports;
+	size_t n_hosts;                  /* the hosts the map names (sorted) */
+	char (*hosts)[HOSTMAP_NAME_LEN];
+};
+
+/* pattern: an ERE with one group; map: a host map file or NULL/"". 0, or
+ * -EINVAL/-ENOENT/-ENOMEM with err naming the pattern or the file and line. */
+int hostmap_load(struct hostmap *hm, const char *pattern, const char *map, char *err,
+		 size_t errlen);
+void hostmap_clear(struct hostmap *hm);
+/* The host of port `port` of CA `ca`: 1 with host set, 0 when it maps to none. */
+int hostmap_port_host(const struct hostmap *hm, const struct fab_node *ca,
+		      const struct fab_port *port, char *host, size_t len);
+
+#endif
