@@ -17,6 +17,7 @@
 #include "daemon/ib/store_sweep.h"
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/telemetry/counters_read.h"
+#include "daemon/telemetry/job_impact.h"
 #include "daemon/telemetry/store_counters.h"
 #include "daemon/telemetry/switch_counters.h"
 #include "lib/db/counters_db.h"
@@ -49,6 +50,7 @@ struct telemetry_mod {
 	struct switch_counters *sc;   /* the Ethernet switches' (switch_counters.h) */
 	struct cpi_cache *cpi;        /* per subnet; touched by the read jobs only */
 	size_t n_cpi;
+	struct job_impact *ji;        /* the jobs on each link (job_impact.h) */
 };
 
 /* A read of every swept subnet, and (for "counters") the answer after it. */
@@ -127,7 +129,8 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 		a.sums = NULL;
 		a.n_pmas = a.n_sums = 0;
 	}
-	rc = store_record_counters(st, p->subnet, t, &a, &rec);
+	/* The alarms' events name the jobs the index knows on their links. */
+	rc = store_record_counters_jobs(st, p->subnet, t, &a, &rec, job_impact_index(m->ji));
 	if (cpi && (rc < 0 || rec.unsure)) {
 		/* The next read reads every port's PortCounters. */
 		free(cpi->known.sums);
@@ -185,6 +188,9 @@ static void job_done(void *job, int rc, const char *err)
 	else if (rc < 0 && rc != -EIO)
 		log_warn("counters: %s", err);
 	j->result = NULL;
+	/* Tenants or tables may have changed since: the next read's events
+	 * see the index as it is now. */
+	job_impact_refresh(j->m->ji);
 }
 
 static void job_free(void *job)
@@ -326,22 +332,19 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 	}
 }
 
-/* The fabric's health from the last reads: a query on the loop's connection
- * (the lists are bounded by "top"). */
+/* The fabric's health from the last reads, with the jobs on each row: on
+ * job_impact's queue (the lists are bounded by "top"). */
 static void cmd_health(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct telemetry_mod *m = arg;
-	char subnet[LOOM_NAME_LEN], err[512] = "";
+	char subnet[LOOM_NAME_LEN];
 	json_int_t top = 10;
-	json_t *result = NULL;
-	int has_subnet, rc;
+	int has_subnet;
 
 	if ((has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0 ||
 	    ctl_arg_count(req, args, "top", 10000, &top) < 0)
 		return;
-	rc = health_db_read(store_db(m->store), has_subnet ? subnet : NULL,
-			    top > 0 ? (unsigned)top : 10, &result, err, sizeof(err));
-	ctl_reply_errno(req, rc, result, PROTO_ERR_INTERNAL, err);
+	job_impact_health(m->ji, req, has_subnet ? subnet : NULL, top > 0 ? (unsigned)top : 10);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
@@ -358,6 +361,7 @@ void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *co
 	free(m->conf);
 	m->conf = c;
 	switch_counters_reconfigure(m->sc, conf);
+	job_impact_reconfigure(m->ji, conf);
 	arm(m);
 }
 
@@ -379,7 +383,8 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_c
 		goto fail;
 	}
 	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_REFUSE, err, errlen)) ||
-	    !(m->sc = switch_counters_new(base, conf, store, err, errlen)))
+	    !(m->sc = switch_counters_new(base, conf, store, err, errlen)) ||
+	    !(m->ji = job_impact_new(base, conf, store, err, errlen)))
 		goto fail;
 	arm(m);
 	return m;
@@ -393,6 +398,7 @@ void telemetry_free(struct telemetry_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
+	job_impact_free(m->ji);     /* after the reads: their alarms use its index */
 	switch_counters_free(m->sc);
 	if (m->timer)
 		event_free(m->timer);
@@ -409,5 +415,7 @@ int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 
 	if (rc == 0)
 		rc = ctl_register(ctl, "health", CTL_READ, cmd_health, m);
+	if (rc == 0)
+		rc = job_impact_register(m->ji, ctl);
 	return rc < 0 ? rc : switch_counters_register(m->sc, ctl);
 }

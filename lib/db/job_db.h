@@ -65,6 +65,11 @@ int job_db_impact(sqlite3 *db, struct job_index *ix, const struct job_query *q,
 int job_db_health_jobs(sqlite3 *db, struct job_index *ix, json_t *health, char *err,
 		       size_t errlen);
 
+/* Bring the index up to date for every swept subnet (what loomd does after
+ * each counters read, so that the alarm events name the jobs without a
+ * query of their own). 0 or -errno with err. */
+int job_index_refresh(sqlite3 *db, struct job_index *ix, char *err, size_t errlen);
+
 /* The jobs whose paths cross port `port` of node `guid` on `subnet` as the
  * index last saw them (no database read; for the alarm events): a ", "
  * list in buf, "" when none or not known. Returns buf. */

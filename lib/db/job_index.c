@@ -403,3 +403,35 @@ struct jx_subnet *jx_refresh(sqlite3 *db, struct job_index *ix, const char *name
 		return NULL;
 	return s;
 }
+
+int job_index_refresh(sqlite3 *db, struct job_index *ix, char *err, size_t errlen)
+{
+	json_t *names = json_array(), *v;
+	sqlite3_stmt *s;
+	size_t i;
+	int rc;
+
+	if (!names)
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+	if ((rc = dbq_prepare(db, "SELECT name FROM subnets WHERE id IN (SELECT subnet_id FROM "
+			      "sweeps) ORDER BY name", &s, err, errlen)) < 0) {
+		json_decref(names);
+		return rc;
+	}
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		json_array_append_new(names, json_string(dbq_col_str(s, 0)));
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		json_decref(names);
+		return dbq_db_fail(db, err, errlen, "read the swept subnets");
+	}
+	rc = 0;
+	pthread_mutex_lock(&ix->mu);
+	json_array_foreach(names, i, v)
+		if (rc == 0 && !jx_refresh(db, ix, json_string_value(v), &rc, err, errlen) &&
+		    rc == 0)
+			rc = -EIO;
+	pthread_mutex_unlock(&ix->mu);
+	json_decref(names);
+	return rc;
+}
