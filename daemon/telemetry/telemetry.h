@@ -8,7 +8,9 @@
  * One read at a time, through daemon/core/work.h: a slow subnet delays the
  * next interval, never piles reads up. On the same interval it starts a
  * read of the Ethernet switches' counters (daemon/telemetry/switch_counters.h,
- * its own work queue and control command "switch_counters"). */
+ * its own work queue and control command "switch_counters"). "health" and
+ * "job" (which jobs a bad link hurts) run on job_impact.h's queue, which
+ * this module owns. */
 #ifndef LOOMD_TELEMETRY_H
 #define LOOMD_TELEMETRY_H
 
