@@ -108,9 +108,14 @@ static int print_job(const json_t *res)
 		printf("job %s", output_str(res, "job"));
 	else
 		printf("hosts");
-	printf(" on subnet %s: %zu HCA ports on %zu switches; forwarding tables read %s\n",
+	printf(" on subnet %s: %zu HCA port%s on %zu switch%s; forwarding tables read %s%s\n",
 	       output_str(res, "subnet"), json_array_size(json_object_get(res, "hosts")),
-	       json_array_size(json_object_get(res, "switches")), output_str(tables, "time"));
+	       json_array_size(json_object_get(res, "hosts")) == 1 ? "" : "s",
+	       json_array_size(json_object_get(res, "switches")),
+	       json_array_size(json_object_get(res, "switches")) == 1 ? "" : "es",
+	       output_str(tables, "time"),
+	       json_is_true(json_object_get(tables, "stale")) ?
+	       " (swept since: route check reads them again)" : "");
 	if (json_array_size(json_object_get(res, "unknown_hosts"))) {
 		words(json_object_get(res, "unknown_hosts"), buf, sizeof(buf));
 		printf("not in the fabric: %s\n", buf);
