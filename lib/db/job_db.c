@@ -226,22 +226,33 @@ static size_t links_at(const struct jx_subnet *s, uint64_t guid, unsigned port,
 	return n;
 }
 
-/* The tenants other than `self` whose pairs cross any of links[0..n). */
+/* The tenants other than `self` whose pairs cross any of links[0..n), in
+ * name order: from the index link -> tenants. */
 static json_t *jobs_on(const struct jx_subnet *s, const char *self, const uint32_t *links,
 		       size_t n)
 {
 	json_t *arr = json_array();
+	const struct jx_use *u[2] = { NULL, NULL };
+	size_t nu[2] = { 0, 0 }, a = 0, b = 0;
+	uint32_t last = UINT32_MAX;
 
-	for (size_t k = 0; arr && k < s->n_t; k++) {
-		const struct jx_tenant *t = &s->t[k];
+	for (size_t i = 0; i < n && i < 2; i++)
+		u[i] = jx_uses_of(s, links[i], &nu[i]);
+	/* Merge the (one or two) lists, each in tenant order; a tenant on
+	 * both comes twice in a row. */
+	while (arr && (a < nu[0] || b < nu[1])) {
+		uint32_t k;
 
-		if (!t->name || (self && !strcmp(t->name, self)))
+		if (b >= nu[1] || (a < nu[0] && u[0][a].tenant <= u[1][b].tenant))
+			k = u[0][a++].tenant;
+		else
+			k = u[1][b++].tenant;
+		if (k == last)
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (rt_paths_pairs_on(&t->p, links[i])) {
-				json_array_append_new(arr, json_string(t->name));
-				break;
-			}
+		last = k;
+		if (!s->t[k].name || (self && !strcmp(s->t[k].name, self)))
+			continue;
+		json_array_append_new(arr, json_string(s->t[k].name));
 	}
 	return arr;
 }
@@ -507,34 +518,26 @@ static int cmp_shared(const void *a, const void *b)
 static json_t *others_json(const struct jx_subnet *s, const struct rt_paths *p, const char *self)
 {
 	json_t **items = calloc(s->n_t ? s->n_t : 1, sizeof(*items)), *arr = json_array();
-	size_t n = 0;
+	size_t *shared = calloc(s->n_t ? s->n_t : 1, sizeof(*shared)), n = 0;
 
-	for (size_t k = 0; items && k < s->n_t; k++) {
-		const struct rt_paths *q = &s->t[k].p;
-		size_t a = 0, b = 0, shared = 0;
+	/* Each of its links: the tenants on it, from the index. */
+	for (size_t i = 0; shared && i < p->n_links; i++) {
+		size_t nu;
+		const struct jx_use *u = jx_uses_of(s, p->links[i].link, &nu);
 
-		if (!s->t[k].name || (self && !strcmp(s->t[k].name, self)))
-			continue;
-		while (a < p->n_links && b < q->n_links) {
-			if (p->links[a].link == q->links[b].link) {
-				shared++;
-				a++;
-				b++;
-			} else if (p->links[a].link < q->links[b].link) {
-				a++;
-			} else {
-				b++;
-			}
-		}
-		if (shared)
-			items[n++] = json_pack("{s:s, s:I}", "job", s->t[k].name, "shared_links",
-					       (json_int_t)shared);
+		for (size_t k = 0; k < nu; k++)
+			shared[u[k].tenant]++;
 	}
+	for (size_t k = 0; items && shared && k < s->n_t; k++)
+		if (shared[k] && s->t[k].name && (!self || strcmp(s->t[k].name, self)))
+			items[n++] = json_pack("{s:s, s:I}", "job", s->t[k].name, "shared_links",
+					       (json_int_t)shared[k]);
 	if (n)
 		qsort(items, n, sizeof(*items), cmp_shared);
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(arr, items[i]);
 	free(items);
+	free(shared);
 	return arr;
 }
 

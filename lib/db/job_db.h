@@ -8,9 +8,9 @@
  * every ordered pair up to 2^20 pairs, above that a seeded sample of
  * sources, stated in "paths"). The index keeps them per subnet and tenant:
  * the fabric and tables are reloaded only when a newer sweep or read is
- * stored, and a tenant's links recomputed only then or when its ports
- * change; a health query or an alarm asks it, it never walks the tables
- * again for them. */
+ * stored, a tenant's links recomputed only then or when its ports change,
+ * and the index link -> tenants rebuilt from them; a health query or an
+ * alarm looks a link up in it, it never walks the tables for them. */
 #ifndef LOOM_JOB_DB_H
 #define LOOM_JOB_DB_H
 

@@ -36,6 +36,12 @@ struct jx_port {
 	uint32_t ca;           /* its graph index */
 };
 
+/* One entry of the index link -> tenants. */
+struct jx_use {
+	uint32_t link;         /* route_paths.h's */
+	uint32_t tenant;       /* index in jx_subnet.t (by name) */
+};
+
 /* One subnet: its stored fabric and newest stored tables, and the paths
  * of every tenant under them. */
 struct jx_subnet {
@@ -52,6 +58,9 @@ struct jx_subnet {
 	unsigned norm_width, norm_speed;  /* the most common active link's */
 	struct jx_tenant *t;          /* by name */
 	size_t n_t;
+	struct jx_use *use;           /* every tenant's links, by link then tenant:
+				       * who crosses a link, without a walk */
+	size_t n_use;
 	uint64_t reloads, recomputed; /* for the answers' "index" */
 };
 
@@ -72,5 +81,7 @@ const struct jx_tenant *jx_tenant_find(const struct jx_subnet *s, const char *na
 int32_t jx_ca_of(const struct jx_subnet *s, uint64_t node_guid, unsigned port);
 int32_t jx_ca_by_guid(const struct jx_subnet *s, uint64_t port_guid);
 int32_t jx_switch_of(const struct jx_subnet *s, uint64_t node_guid);
+/* The tenants crossing `link` (*n of them, in name order), or NULL. */
+const struct jx_use *jx_uses_of(const struct jx_subnet *s, uint32_t link, size_t *n);
 
 #endif

@@ -61,6 +61,7 @@ void job_index_free(struct job_index *ix)
 		for (size_t k = 0; k < ix->s[i].n_t; k++)
 			tenant_free(&ix->s[i].t[k]);
 		free(ix->s[i].t);
+		free(ix->s[i].use);
 	}
 	free(ix->s);
 	pthread_mutex_destroy(&ix->mu);
@@ -324,13 +325,61 @@ static int tenant_paths(struct jx_subnet *s, struct jx_tenant *t)
 	return s->l ? rt_paths_compute(s->g, s->l, t->ca, t->n_ca, NULL, &t->p) : 0;
 }
 
+static int cmp_use(const void *a, const void *b)
+{
+	const struct jx_use *x = a, *y = b;
+
+	if (x->link != y->link)
+		return x->link < y->link ? -1 : 1;
+	return x->tenant < y->tenant ? -1 : x->tenant > y->tenant;
+}
+
+/* The index link -> tenants, from every tenant's links. */
+static int uses_build(struct jx_subnet *s)
+{
+	size_t n = 0;
+
+	free(s->use);
+	s->use = NULL;
+	s->n_use = 0;
+	for (size_t k = 0; k < s->n_t; k++)
+		n += s->t[k].p.n_links;
+	if (!n)
+		return 0;
+	if (!(s->use = malloc(n * sizeof(*s->use))))
+		return -ENOMEM;
+	for (size_t k = 0; k < s->n_t; k++)
+		for (size_t i = 0; i < s->t[k].p.n_links; i++)
+			s->use[s->n_use++] = (struct jx_use){ s->t[k].p.links[i].link, (uint32_t)k };
+	qsort(s->use, s->n_use, sizeof(*s->use), cmp_use);
+	return 0;
+}
+
+const struct jx_use *jx_uses_of(const struct jx_subnet *s, uint32_t link, size_t *n)
+{
+	size_t lo = 0, hi = s->n_use, end;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->use[mid].link < link)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < s->n_use && s->use[end].link == link; end++)
+		;
+	*n = end - lo;
+	return *n ? &s->use[lo] : NULL;
+}
+
 static int tenants_refresh(sqlite3 *db, struct jx_subnet *s, int reloaded, char *err,
 			   size_t errlen)
 {
 	struct tn_row *rows = NULL;
 	struct jx_tenant *next;
 	size_t n = 0;
-	int rc;
+	int rc, changed;
 
 	if ((rc = tenants_read(db, &rows, &n, err, errlen)) < 0)
 		return rc;
@@ -338,7 +387,8 @@ static int tenants_refresh(sqlite3 *db, struct jx_subnet *s, int reloaded, char 
 		rows_free(rows, n);
 		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < n && rc == 0; i++) {
+	changed = reloaded || n != s->n_t;
+	for (size_t i = 0; i < n; i++) {
 		struct jx_tenant *old = (struct jx_tenant *)jx_tenant_find(s, rows[i].name);
 
 		if (old && !reloaded && !strcmp(old->digest, rows[i].digest)) {
@@ -351,7 +401,9 @@ static int tenants_refresh(sqlite3 *db, struct jx_subnet *s, int reloaded, char 
 		}
 		next[i] = (struct jx_tenant){ .name = rows[i].name, .digest = rows[i].digest,
 					      .ports = rows[i].ports };
-		if ((rc = tenant_paths(s, &next[i])) < 0)
+		changed = 1;
+		/* After a failure the rest are kept without paths (and freed). */
+		if (rc == 0 && (rc = tenant_paths(s, &next[i])) < 0)
 			dbq_fail(err, errlen, rc, "out of memory");
 	}
 	for (size_t k = 0; k < s->n_t; k++)
@@ -360,6 +412,8 @@ static int tenants_refresh(sqlite3 *db, struct jx_subnet *s, int reloaded, char 
 	free(rows);
 	s->t = next;
 	s->n_t = n;
+	if (rc == 0 && changed && (rc = uses_build(s)) < 0)
+		dbq_fail(err, errlen, rc, "out of memory");
 	return rc;
 }
 

@@ -249,7 +249,7 @@ START_TEST(the_index_follows_a_tenant_change_and_newer_tables)
 	uint64_t guid;
 	unsigned port;
 	uint32_t link;
-	json_t *b, *a;
+	json_t *b, *a, *o;
 	char sql[256], err[512] = "";
 	size_t moved = job_a[0];
 	uint8_t up;
@@ -269,6 +269,16 @@ START_TEST(the_index_follows_a_tenant_change_and_newer_tables)
 	b = impact(ix, "102", NULL, 0);
 	ck_assert_int_ge(json_integer_value(json_object_get(b, "bad_links")), 1);
 	json_decref(b);
+	/* A's pairs are B's now too: B shares every link of A's. */
+	a = impact(ix, "101", NULL, 0);
+	o = json_array_get(json_object_get(a, "other_jobs"), 0);
+	ck_assert_uint_eq(json_array_size(json_object_get(a, "other_jobs")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(o, "job")), "102");
+	ck_assert_int_eq(json_integer_value(json_object_get(o, "shared_links")),
+			 json_integer_value(json_object_get(json_object_get(a, "paths"), "links")));
+	ck_assert(names(json_object_get(json_array_get(json_object_get(a, "worst"), 0), "jobs"),
+			"102"));
+	json_decref(a);
 	/* Newer tables that drop a pair of A: the index reloads them. */
 	up = rt_lfts_get(J.l, (size_t)J.g->ca[job_a[n_a - 1]].sw, J.g->ca[moved].lid);
 	ck_assert_uint_ne(up, RT_NO_PORT);
