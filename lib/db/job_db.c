@@ -400,17 +400,23 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 			  struct job_cas *jc, char *err, size_t errlen)
 {
 	struct hostlist hl;
-	json_t *found = json_object();
+	json_t *found = json_object(), *want = json_object();
 	regex_t re;
 	int rc;
 
 	if ((rc = hostlist_expand(q->hosts, &hl, err, errlen)) < 0) {
 		json_decref(found);
+		json_decref(want);
 		return rc;
 	}
+	/* The names asked, hashed: a CA's host is looked up, not compared
+	 * with each of them. */
+	for (size_t h = 0; h < hl.n; h++)
+		json_object_set_new(want, hl.names[h], json_true());
 	if (regcomp(&re, q->host_pattern ? q->host_pattern : JOB_DEFAULT_PATTERN, REG_EXTENDED)) {
 		hostlist_clear(&hl);
 		json_decref(found);
+		json_decref(want);
 		return dbq_fail(err, errlen, -EINVAL, "the host pattern is not an extended regular "
 				"expression");
 	}
@@ -427,15 +433,12 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 			continue;
 		memcpy(host, desc + m[1].rm_so, len);
 		host[len] = '\0';
-		for (size_t h = 0; h < hl.n; h++)
-			if (!strcmp(hl.names[h], host)) {
-				jc->ca[jc->n++] = c;
-				json_object_set_new(jc->hosts_of, ibt_guid_str(s->g->ca[c].guid, g,
-									       sizeof(g)),
-						    json_string(host));
-				json_object_set_new(found, host, json_true());
-				break;
-			}
+		if (!json_object_get(want, host))
+			continue;
+		jc->ca[jc->n++] = c;
+		json_object_set_new(jc->hosts_of, ibt_guid_str(s->g->ca[c].guid, g, sizeof(g)),
+				    json_string(host));
+		json_object_set_new(found, host, json_true());
 	}
 	for (size_t h = 0; rc == 0 && h < hl.n; h++)
 		if (!json_object_get(found, hl.names[h]))
@@ -443,6 +446,7 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 	regfree(&re);
 	hostlist_clear(&hl);
 	json_decref(found);
+	json_decref(want);
 	if (rc < 0)
 		return dbq_fail(err, errlen, rc, "out of memory");
 	if (!jc->n)
