@@ -419,3 +419,8 @@ int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 		rc = job_impact_register(m->ji, ctl);
 	return rc < 0 ? rc : switch_counters_register(m->sc, ctl);
 }
+
+struct job_index *telemetry_job_index(struct telemetry_mod *m)
+{
+	return job_impact_index(m->ji);
+}

@@ -30,6 +30,10 @@ void telemetry_free(struct telemetry_mod *m);
 /* A new interval takes effect from now. */
 void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf);
 int telemetry_register(struct telemetry_mod *m, struct ctl *ctl);
+/* The job index its job_impact keeps (lib/db/job_db.h), for the sweeps'
+ * link events; freed with m. */
+struct job_index;
+struct job_index *telemetry_job_index(struct telemetry_mod *m);
 
 extern const struct config_section telemetry_config;
 

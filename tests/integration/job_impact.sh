@@ -12,8 +12,9 @@
 #    has no bad link and exits 0; --hosts gives the first job's answer;
 #  - `loomctl health` names the first job, and only it, on the port's rows;
 #  - the link_errors and link_congested events name it too;
-#  - `loomctl --db job` answers as loomd does; GET /api/v1/impact/JOB too
-#    (not here: api_openapi.sh checks the route against the document).
+#  - `loomctl --db job` answers as loomd does (GET /api/v1/impact/JOB is
+#    checked against the document by api_openapi.sh);
+#  - the cable pulled (ibsim Unlink): its link_down event names the first job.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -157,4 +158,15 @@ loom_ok "the link_errors and link_congested events name jobA"
 "$B/loomctl" --db "$work/loom.db" --json job jobA >"$work/db.json" || :
 cmp -s "$work/a.json" "$work/db.json" || loom_fail "--db job differs: $(diff "$work/a.json" "$work/db.json")"
 loom_ok "--db job answers as loomd does"
+
+# The cable pulled: its link_down event names the job whose paths crossed it
+# (the index holds the tables from before the cut).
+loom_ibsim_cmd "Unlink \"$SPINE\"[$PORT]"
+loom_ctl discover --wait >/dev/null || loom_fail "discover after the unlink"
+loom_until 50 sh -c "\"$B/loomctl\" -s \"$work/loomd.sock\" --json events --kind link_down \
+	--limit 5 | grep -q 'jobs: jobA'" ||
+	loom_fail "the link_down event does not name jobA: $(loom_ctl events --kind link_down)"
+loom_ctl --json events --kind link_down --limit 5 | grep -q 'jobB' &&
+	loom_fail "the link_down event names jobB"
+loom_ok "the link_down event of $SPINE:$PORT's cable names jobA"
 echo "job_impact.sh: all ok"
