@@ -12,6 +12,8 @@
 
 #include "lib/db/db_row.h"
 #include "lib/db/route_live_db.h"
+#include "lib/route/route_live.h"
+#include "lib/telemetry/congestion.h"
 #include "lib/telemetry/counter_row.h"
 #include "lib/telemetry/pma.h"
 #include "lib/util/hostlist.h"
@@ -384,6 +386,8 @@ static json_t *worst_json(const struct jx_subnet *s, const struct bads *bl,
 							     : "down",
 		      "degraded", jd->slow, "why", why,
 		      "jobs", jobs_on(s, self, &jd->link, 1));
+	if (o)
+		json_object_set_new(o, "congestion", json_null());
 	return o;
 }
 
@@ -545,6 +549,69 @@ static json_t *others_json(const struct jx_subnet *s, const struct rt_paths *p, 
 	return arr;
 }
 
+/* ---- congestion: root or victim ------------------------------------------------------ */
+
+/* Each congested worst link (link_congested at its sending end): the root
+ * of its congestion as lib/telemetry/congestion.c follows it along the
+ * tables, "congestion": {"root": "NODE:PORT", "is_root": bool} and a why
+ * line. Only when the job has such a link (the tables copied once). */
+static void congestion_of(const struct jx_subnet *s, const struct bads *bl, json_t *worst)
+{
+	struct cong_port *hot = malloc((bl->n ? bl->n : 1) * sizeof(*hot));
+	struct rl_read *r = NULL;
+	json_t *trees = NULL, *w, *root;
+	size_t n = 0, i, k, any = 0;
+
+	for (size_t b = 0; hot && b < bl->n && n < CONG_MAX_PORTS; b++)
+		if (!strcmp(bl->b[b].kind, "link_congested"))
+			hot[n++] = (struct cong_port){ bl->b[b].guid, (uint8_t)bl->b[b].port };
+	json_array_foreach(worst, i, w) {
+		json_t *kinds = json_object_get(w, "alarms"), *v;
+
+		json_array_foreach(kinds, k, v)
+			any |= !strcmp(json_string_value(v), "link_congested");
+	}
+	if (!hot || !n || !any || !(r = rl_read_new()))
+		goto out;
+	for (size_t sw = 0; sw < s->g->n_sw; sw++)
+		if (rl_read_add(r, s->g->sw[sw].guid, s->g->sw[sw].lid, s->l->max_lid,
+				rt_lfts_row(s->l, sw)) < 0)
+			goto out;
+	rl_read_sort(r);
+	if (!(trees = congestion_roots(s->fab, r, hot, n)))
+		goto out;
+	json_array_foreach(worst, i, w) {
+		const char *from = json_string_value(json_object_get(w, "from"));
+
+		json_array_foreach(json_object_get(trees, "roots"), k, root) {
+			char name[FAB_DESC_LEN + 16];
+			json_t *v;
+			size_t m;
+			int is_root, victim = 0;
+
+			snprintf(name, sizeof(name), "%s:%lld",
+				 json_string_value(json_object_get(root, "node")),
+				 (long long)json_integer_value(json_object_get(root, "port")));
+			is_root = from && !strcmp(from, name);
+			json_array_foreach(json_object_get(root, "victims"), m, v)
+				victim |= from && !strcmp(from, json_string_value(v));
+			if (!is_root && !victim)
+				continue;
+			json_object_set_new(w, "congestion", json_pack("{s:s, s:b}", "root", name,
+								       "is_root", is_root));
+			json_array_append_new(json_object_get(w, "why"), is_root ?
+				json_string("the root of its congestion: it waits on no congested "
+					    "port further on") :
+				json_sprintf("waits on the congestion rooted at %s", name));
+			break;
+		}
+	}
+out:
+	json_decref(trees);
+	rl_read_free(r);
+	free(hot);
+}
+
 /* ---- the queries ------------------------------------------------------------------- */
 
 static int impact(sqlite3 *db, struct jx_subnet *s, const struct job_query *q, json_t **out,
@@ -610,6 +677,7 @@ static int impact(sqlite3 *db, struct jx_subnet *s, const struct job_query *q, j
 		qsort(jd, n_bad, sizeof(*jd), cmp_judged);
 	for (size_t i = 0; i < n_bad && i < top; i++)
 		json_array_append_new(worst, worst_json(s, &bl, &jd[i], q->job));
+	congestion_of(s, &bl, worst);
 	*out = json_pack("{s:o, s:s, s:O, s:o, s:O, s:o, s:o, s:o, s:I, s:o}",
 			 "job", q->job ? json_string(q->job) : json_null(), "subnet", s->name,
 			 "tables", s->read_info ? s->read_info : json_null(),

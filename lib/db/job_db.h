@@ -47,7 +47,10 @@ struct job_query {
  *    "worst": [{"from": "NODE:PORT", "to": "NODE:PORT", "pairs",
  *               "errors", "moved": {counter: delta}, "xmit_wait_per_s",
  *               "alarms": [kind], "state": "active"|"down"|..., "degraded":
- *               "why"|null, "why": ["..."], "jobs": ["other job", ...]}],
+ *               bool (below the fabric's usual width or speed), "why":
+ *               ["..."], "jobs": ["other job", ...], "congestion": null |
+ *               {"root": "NODE:PORT", "is_root": bool} (link_congested
+ *               followed along the tables, lib/telemetry/congestion.h)}],
  *    "bad_links": N (links of its paths with anything wrong),
  *    "other_jobs": [{"job", "shared_links"}]}   most shared first
  * -ENOENT (no such tenant, no tables, no fabric), -EINVAL (bad hosts or

@@ -108,6 +108,8 @@ assert w, o["worst"]
 w = w[0]
 assert w["errors"] >= 9 and w["xmit_wait_per_s"] > 5000 and w["pairs"] > 0, w
 assert "link_errors" in w["alarms"] and "link_congested" in w["alarms"], w
+# the only congested port: the root of its own congestion
+assert w["congestion"] == {"root": sys.argv[2], "is_root": True}, w
 assert w["jobs"] == [], w
 p = o["paths"]
 assert p["pairs"] == p["pairs_total"] == 12 and p["delivered"] == 12 and not p["sampled"], p

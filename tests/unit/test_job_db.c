@@ -116,6 +116,15 @@ static uint32_t reverse_of(uint32_t link)
 	return RT_PATHS_OUT(rt_graph_port_index(J.g, (size_t)rp->peer, rp->peer_port));
 }
 
+/* The switch index of node guid. */
+static int32_t switch_index(uint64_t guid)
+{
+	for (size_t k = 0; k < J.g->n_sw; k++)
+		if (J.g->sw[k].guid == guid)
+			return (int32_t)k;
+	return -1;
+}
+
 /* Job A's pairs on a link, from the routes. */
 static uint64_t pairs_of_a(uint32_t link)
 {
@@ -219,6 +228,65 @@ START_TEST(health_names_the_job_behind_an_error_and_a_congested_port)
 	}
 	ck_assert_int_eq(seen, 3);
 	json_decref(h);
+	/* The job's view of the same port: congested, and its congestion's root
+	 * (no congested port further on). */
+	h = impact(NULL, "101", NULL, 0);
+	json_array_foreach(json_object_get(h, "worst"), i, row)
+		if (json_object_get(row, "xmit_wait_per_s") &&
+		    json_real_value(json_object_get(row, "xmit_wait_per_s")) > 0) {
+			ck_assert(json_is_true(json_object_get(json_object_get(row, "congestion"),
+							      "is_root")));
+			seen++;
+		}
+	ck_assert_int_eq(seen, 4);
+	json_decref(h);
+}
+END_TEST
+
+START_TEST(a_congested_uplink_names_the_spine_port_it_waits_on_as_root)
+{
+	uint64_t guid;
+	unsigned port, up = 0;
+	uint32_t link;
+	int32_t spine = -1, other;
+	json_t *a, *row;
+	char root[96], victim[96];
+	size_t i;
+	int seen = 0;
+
+	pick_port(&guid, &port, &link);
+	/* The uplink to that spine of job A's other leaf (not the one the port
+	 * leads to): A's traffic on the port can only come in over it. */
+	spine = switch_index(guid);
+	other = rt_graph_port(J.g, (size_t)spine, port)->peer == leaf_a1 ? leaf_a2 : leaf_a1;
+	for (unsigned p = 1; p <= J.g->sw[other].nports; p++) {
+		const struct rt_port *rp = rt_graph_port(J.g, (size_t)other, p);
+
+		if (rp->kind == RT_PEER_SWITCH && rp->peer == spine)
+			up = p;
+	}
+	ck_assert_uint_ne(up, 0);
+	ck_assert_uint_gt(pairs_of_a(RT_PATHS_OUT(rt_graph_port_index(J.g, (size_t)other, up))), 0);
+	ck_assert_int_eq(jobdb_counters(&J, guid, port, 0, 3000), 0);
+	ck_assert_int_eq(jobdb_alarm(&J, guid, port, "link_congested"), 0);
+	ck_assert_int_eq(jobdb_counters(&J, J.g->sw[other].guid, up, 0, 2000), 0);
+	ck_assert_int_eq(jobdb_alarm(&J, J.g->sw[other].guid, up, "link_congested"), 0);
+	snprintf(root, sizeof(root), "%s:%u", fab_find(J.fab, guid)->desc, port);
+	snprintf(victim, sizeof(victim), "%s:%u", J.g->sw[other].desc, up);
+	a = impact(NULL, "101", NULL, 0);
+	json_array_foreach(json_object_get(a, "worst"), i, row) {
+		const char *from = json_string_value(json_object_get(row, "from"));
+		json_t *c = json_object_get(row, "congestion");
+
+		if (!strcmp(from, root) || !strcmp(from, victim)) {
+			ck_assert_str_eq(json_string_value(json_object_get(c, "root")), root);
+			ck_assert_int_eq(json_is_true(json_object_get(c, "is_root")),
+					 !strcmp(from, root));
+			seen++;
+		}
+	}
+	ck_assert_int_eq(seen, 2);
+	json_decref(a);
 }
 END_TEST
 
@@ -301,6 +369,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, errors_on_a_spine_port_name_the_job_that_crosses_it_and_not_the_other);
 	tcase_add_test(tc, health_names_the_job_behind_an_error_and_a_congested_port);
+	tcase_add_test(tc, a_congested_uplink_names_the_spine_port_it_waits_on_as_root);
 	tcase_add_test(tc, hosts_give_the_same_links_as_the_tenant);
 	tcase_add_test(tc, the_index_follows_a_tenant_change_and_newer_tables);
 	suite_add_tcase(s, tc);
