@@ -4,15 +4,17 @@
  * fabric stored as a sweep, routed by loom's fat-tree engine and its
  * tables stored as a read, the fabric's hosts in tenants (the job of HOSTS
  * hosts, host-0000 on, as Slurm would place it, then the rest of the
- * fabric in jobs of 512), errors and congestion on a spine port of the
- * job's paths. Then ROUNDS times each:
+ * fabric in jobs of 512), errors, congestion and their alarms on a spine
+ * port of the job's paths (the answer follows the congestion to its root).
+ * Then ROUNDS times each:
  *   cold   a fresh connection and a one-off index: the fabric, the tables
  *          and every tenant's paths loaded and computed (loomctl --db)
  *   warm   loomd's index, kept between requests: nothing changed, nothing
  *          reloaded (loomctl job on a running loomd)
  *   hosts  --hosts of the same HOSTS hosts on the warm index: their paths
  *          walked afresh (every pair below 2^20 pairs)
- *   health the jobs named on health's rows, warm
+ *   health health_db_read (its congestion trees load the stored fabric and
+ *          tables themselves) and the jobs named on its rows, warm
  *   all    --hosts of every host of the fabric: the sampled case
  * Prints the median and worst of each, the paths' counts (pairs, sampled)
  * and the peak RSS. Not installed; bench/job_impact.sh runs it.
@@ -165,6 +167,9 @@ int main(int argc, char **argv)
 			sw++;
 		jobdb_counters(&J, J.g->sw[sw].guid, idx - J.g->sw[sw].first_port, 42, 5000);
 		jobdb_alarm(&J, J.g->sw[sw].guid, idx - J.g->sw[sw].first_port, "link_errors");
+		/* ... and congested: the job's answer follows it to its root. */
+		jobdb_alarm(&J, J.g->sw[sw].guid, idx - J.g->sw[sw].first_port,
+			    "link_congested");
 		break;
 	}
 	rt_paths_clear(&p);
