@@ -3,7 +3,8 @@
  * the counters raised (link_errors, link_congested, link_flapped,
  * counters_unreadable) with what raised them, the worst links by errors and
  * by congestion (PortXmitWait per second), and the ports whose counters are
- * stale, each with the port at the other end. Exit 1 when an alarm is
+ * stale, each with the port at the other end and the jobs (tenants) whose
+ * routes cross that link (lib/db/job_db.h). Exit 1 when an alarm is
  * raised, as `qos status` does when a switch drifted; --db answers the same
  * without loomd. */
 #include "autoconf.h"
@@ -13,6 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static void join(const json_t *arr, long long total, char *buf, size_t len);
+
+/* The jobs (tenants) whose paths cross the port's link (lib/db/job_db.h). */
+static const char *jobs_cell(const json_t *row, char *buf, size_t len)
+{
+	join(json_object_get(row, "jobs"), 0, buf, len);
+	return buf;
+}
 
 static void port_cell(const json_t *p, char *buf, size_t len)
 {
@@ -63,6 +73,7 @@ static void alarm_cells(const json_t *a, char b[][256], const char **row)
 	else
 		snprintf(b[1], sizeof(b[1]), "%s", output_str(a, "why"));
 	row[4] = b[1];
+	row[5] = jobs_cell(a, b[2], sizeof(b[2]));
 }
 
 static void error_cells(const json_t *e, char b[][256], const char **row)
@@ -87,6 +98,7 @@ static void error_cells(const json_t *e, char b[][256], const char **row)
 	row[1] = peer_cell(e);
 	row[2] = b[1];
 	row[3] = b[2];
+	row[4] = jobs_cell(e, b[3], sizeof(b[3]));
 }
 
 static void congestion_cells(const json_t *c, char b[][256], const char **row)
@@ -103,6 +115,7 @@ static void congestion_cells(const json_t *c, char b[][256], const char **row)
 	row[1] = peer_cell(c);
 	row[2] = b[1];
 	row[3] = b[2];
+	row[4] = jobs_cell(c, b[3], sizeof(b[3]));
 }
 
 static void stale_cells(const json_t *s, char b[][256], const char **row)
@@ -227,9 +240,11 @@ static int print_switches(const json_t *res)
 
 static int print_health(const json_t *res)
 {
-	static const char *const alarm_hdr[] = { "ALARM", "PORT", "PEER", "SINCE", "WHY" };
-	static const char *const error_hdr[] = { "PORT", "PEER", "ERRORS", "COUNTERS" };
-	static const char *const cong_hdr[] = { "PORT", "PEER", "XMIT-WAIT/S", "XMIT-MB/S" };
+	static const char *const alarm_hdr[] = { "ALARM", "PORT", "PEER", "SINCE", "WHY",
+						 "JOBS" };
+	static const char *const error_hdr[] = { "PORT", "PEER", "ERRORS", "COUNTERS", "JOBS" };
+	static const char *const cong_hdr[] = { "PORT", "PEER", "XMIT-WAIT/S", "XMIT-MB/S",
+						"JOBS" };
 	static const char *const stale_hdr[] = { "PORT", "PEER", "REASON", "LAST-SAMPLE" };
 	const json_t *r;
 	size_t i;
@@ -239,11 +254,11 @@ static int print_health(const json_t *res)
 		printf("subnet %s: counters read %s, %lld ports, %lld answered\n",
 		       output_str(r, "subnet"), output_str(r, "finished"), output_int(r, "ports"),
 		       output_int(r, "answered"));
-	rc |= section("ALARMS", json_object_get(res, "alarms"), 5, alarm_hdr, alarm_cells);
-	rc |= section("WORST LINKS BY ERRORS (last read)", json_object_get(res, "errors"), 4,
+	rc |= section("ALARMS", json_object_get(res, "alarms"), 6, alarm_hdr, alarm_cells);
+	rc |= section("WORST LINKS BY ERRORS (last read)", json_object_get(res, "errors"), 5,
 		      error_hdr, error_cells);
 	rc |= section("WORST LINKS BY CONGESTION (last read)", json_object_get(res, "congestion"),
-		      4, cong_hdr, congestion_cells);
+		      5, cong_hdr, congestion_cells);
 	rc |= section("STALE PORTS (counters not answered)", json_object_get(res, "stale"), 4,
 		      stale_hdr, stale_cells);
 	rc |= print_trees(json_object_get(res, "congestion_trees"));

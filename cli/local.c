@@ -15,6 +15,7 @@
 #include "lib/db/ar_status_db.h"
 #include "lib/db/counters_db.h"
 #include "lib/db/health_db.h"
+#include "lib/db/job_db.h"
 #include "lib/db/validate_db.h"
 #include "lib/db/switch_counters_db.h"
 #include "lib/db/route_live_db.h"
@@ -111,8 +112,28 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 	if (strcmp(cmd, "health") == 0) {
 		json_t *top = json_object_get(args, "top");
 
-		return health_db_read(db, arg_str(args, "subnet"),
-				      top ? (unsigned)json_integer_value(top) : 10, out, err, errlen);
+		int rc = health_db_read(db, arg_str(args, "subnet"),
+					top ? (unsigned)json_integer_value(top) : 10, out, err, errlen);
+
+		/* ... with the jobs on each link, from a one-off index. */
+		if (rc == 0 && (rc = job_db_health_jobs(db, NULL, *out, err, errlen)) < 0) {
+			json_decref(*out);
+			*out = NULL;
+		}
+		return rc;
+	}
+	/* ... and a job's links under the last stored tables. */
+	if (strcmp(cmd, "job") == 0) {
+		json_t *top = json_object_get(args, "top"), *seed = json_object_get(args, "seed");
+		struct job_query q = {
+			.job = arg_str(args, "job"), .hosts = arg_str(args, "hosts"),
+			.host_pattern = arg_str(args, "host_pattern"),
+			.subnet = arg_str(args, "subnet"),
+			.top = top ? (unsigned)json_integer_value(top) : 0,
+			.seed = seed ? (uint64_t)json_integer_value(seed) : 0,
+		};
+
+		return job_db_impact(db, NULL, &q, out, err, errlen);
 	}
 	/* ... and the Ethernet switches' counters. */
 	if (strcmp(cmd, "switch_counters") == 0)

@@ -29,6 +29,7 @@ static const struct {
 	{ "ar", cmd_ar, 0 },
 	{ "counters", cmd_counters, 0 },
 	{ "health", cmd_health, 0 },
+	{ "job", cmd_job, 0 },
 	{ "top", cmd_top, 0 },
 	{ "slurm", cmd_slurm, 0 },
 	{ "token", cmd_token, 0 },
@@ -127,7 +128,16 @@ static void usage(FILE *out)
 		"  health [--subnet NAME] [--top N]\n"
 		"                                 the alarms the counters raised, the worst\n"
 		"                                 links by errors and by congestion, stale\n"
-		"                                 ports; exit 1 when an alarm is raised\n"
+		"                                 ports, the jobs on each; exit 1 when an\n"
+		"                                 alarm is raised\n"
+		"  job JOBID|--hosts LIST [--subnet NAME] [--top N] [--seed S]\n"
+		"      [--host-pattern RE]\n"
+		"                                 the links a job's pairs cross under the\n"
+		"                                 last read tables (a sample of sources\n"
+		"                                 above 2^20 pairs), the worst of them by\n"
+		"                                 alarms, state, errors and congestion, and\n"
+		"                                 the other jobs sharing them; exit 1 when\n"
+		"                                 one is bad or a pair is lost\n"
 		"  top [--interval S] [--count N] [--sort data|wait|errors] [--top N]\n"
 		"                                 the busiest ports, refreshed like top(1)\n"
 		"                                 (plain snapshots when not on a terminal)\n"

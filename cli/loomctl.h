@@ -18,7 +18,8 @@
  *   cmd_tenant.c  tenant create, add-hosts, remove-hosts, delete, verify, show, list
  *   cmd_ar.c      ar status (adaptive routing capability of the switches)
  *   cmd_counters.c  counters [NODE[:PORT]] (the ports' PMA counters, rates, errors)
- *   cmd_health.c    health (alarms, worst links, stale ports)
+ *   cmd_health.c    health (alarms, worst links, stale ports, the jobs on them)
+ *   cmd_job.c       job (the links a job's traffic crosses, the bad ones)
  *   cmd_top.c       top (the busiest ports, refreshed)
  *   cmd_slurm.c     slurm topology (Slurm's topology.conf from the fabric)
  */
@@ -127,6 +128,8 @@ void output_keyvals(FILE *out, const char *const *pairs, int n);
 const char *output_str(const json_t *obj, const char *key);
 long long output_int(const json_t *obj, const char *key);
 
+/* ---- cmd_job.c ---- */
+int cmd_job(struct loomctl *lc, int argc, char **argv);
 /* ---- cmd_fabric.c ---- */
 int cmd_nodes(struct loomctl *lc, int argc, char **argv);
 int cmd_node(struct loomctl *lc, int argc, char **argv);

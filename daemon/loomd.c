@@ -492,6 +492,8 @@ int loomd_run(const struct loomd_options *opt)
 		goto out;
 	}
 	sweeper_on_swept(d.sweeper, on_swept, &d);
+	/* A link's down or degraded event names the jobs that crossed it. */
+	sweeper_set_job_index(d.sweeper, telemetry_job_index(d.telemetry));
 	if (!(d.queries = queries_new(d.base, d.ctl, store_db(d.store), err, sizeof(err)))) {
 		log_err("fabric queries: %s", err);
 		goto out;

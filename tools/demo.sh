@@ -203,6 +203,9 @@ else
 fi
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
+echo "== loomctl job demo-job: the links its pairs cross under the tables route trace read,"
+echo "   the worst of them (the cable of host-0000: the SymbolErrorCounter above) and other jobs on them"
+$ctl job demo-job || :   # exit 1: a link of its paths has errors
 echo "== smpquery pkeys of host-0000 (member) and host-0004 (not): read by the real tool"
 for h in host-0000 host-0004; do
 	lid=$($ctl --json node "$h" | python3 -c "import json,sys; print(json.load(sys.stdin)[\"lid\"])")

@@ -102,6 +102,8 @@ static const struct api_route {
 	  NULL },
 	{ M_GET, "eth-counters", "switch_counters", NULL, "switch:s port:s now:b", 0, NULL },
 	{ M_GET, "health", "health", NULL, "subnet:s top:i", 0, NULL },
+	{ M_GET, "impact/{}", "job", "job", "subnet:s top:i", 0, NULL },
+	{ M_GET, "impact", "job", NULL, "hosts:s subnet:s top:i seed:i", 0, NULL },
 	{ M_GET, "fabric/validate", "fabric-validate", NULL, "subnet:s plan:b fabric:b", 0, NULL },
 	{ M_GET, "fabric/issues", "fabric-issues", NULL, "subnet:s", 0, NULL },
 	{ M_GET, "slurm/topology", "slurm-topology", NULL, "format:s subnet:s", 0, NULL },

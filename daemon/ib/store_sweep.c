@@ -16,6 +16,7 @@
 #include "daemon/core/store.h"
 #include "lib/fabric/fabric_diff.h"
 #include "lib/fabric/ibtypes.h"
+#include "lib/db/job_db.h"
 #include "lib/util/log.h"
 #include "lib/route/route_live.h"
 #include "lib/db/route_live_db.h"
@@ -409,6 +410,24 @@ static int write_fabric(struct recorder *r, const struct fab *prev, const struct
 	return fab_foreach_link(fab, sync_link, &ls);
 }
 
+/* A link's event with the jobs that crossed it (as the job index saw the
+ * tables before this sweep) after its new value: "jobs: A, B". */
+static const char *event_jobs(const struct store_sweep_info *info, const struct fab_event *ev,
+			      char *buf, size_t len)
+{
+	unsigned long long guid;
+	unsigned port;
+	char names[512];
+
+	if (!info->jobs || (ev->kind != FAB_EV_LINK_DOWN && ev->kind != FAB_EV_LINK_DEGRADED) ||
+	    sscanf(ev->subject, "0x%llx[%u]", &guid, &port) != 2 ||
+	    !job_index_names_at(info->jobs, info->subnet, guid, port, 0, names,
+				sizeof(names))[0])
+		return ev->new_value;
+	snprintf(buf, len, "%s%sjobs: %s", ev->new_value, ev->new_value[0] ? "; " : "", names);
+	return buf;
+}
+
 static int record(struct store *st, const struct store_sweep_info *info,
 		  const struct fab *fab, struct store_sweep_result *res)
 {
@@ -439,10 +458,11 @@ static int record(struct store *st, const struct store_sweep_info *info,
 		goto out;
 	for (size_t i = 0; i < diff->n_events; i++) {
 		const struct fab_event *ev = &diff->events[i];
+		char with_jobs[768];
 
 		rc = write_event(&r, sweep_id, info->finished, fab_ev_severity_name(ev->severity),
 				 fab_ev_kind_name(ev->kind), ev->subject, ev->old_value,
-				 ev->new_value);
+				 event_jobs(info, ev, with_jobs, sizeof(with_jobs)));
 		if (rc < 0)
 			goto out;
 	}

@@ -17,6 +17,9 @@ struct store_sweep_info {
 	int port;
 	double started, finished;/* unix seconds */
 	const char *kind;        /* "full" (NULL too) or "incremental" */
+	/* NULL, or the job index (lib/db/job_db.h): link_down and
+	 * link_degraded events name the jobs whose paths crossed the link. */
+	struct job_index *jobs;
 };
 
 struct store_sweep_result {

@@ -114,6 +114,7 @@ static int job_run(void *arg, char *unused, size_t unusedlen)
 	struct job *job = arg;
 	struct store_sweep_info info = {
 		.subnet = job->name, .ca = job->ca, .port = job->port,
+		.jobs = job->sw->job_index,
 	};
 	char err[512] = "";
 	struct store *st;
@@ -621,4 +622,9 @@ void sweeper_set_interval(struct sweeper *sw, int interval)
 		 interval >= 0 ? "" : " (discovery.interval)");
 	sw->interval = next;
 	schedule_next(sw);
+}
+
+void sweeper_set_job_index(struct sweeper *sw, struct job_index *jobs)
+{
+	sw->job_index = jobs;
 }

@@ -37,6 +37,11 @@ void sweeper_set_interval(struct sweeper *sw, int interval);
  * hands it to daemon/validate and daemon/slurm);
  * NULL: none, and the fabric is freed on the worker. */
 void sweeper_on_swept(struct sweeper *sw, sweeper_swept_fn fn, void *arg);
+/* The job index (lib/db/job_db.h, its own mutex): a sweep's link_down and
+ * link_degraded events name the jobs whose paths crossed the link. It must
+ * outlive the sweeper. */
+struct job_index;
+void sweeper_set_job_index(struct sweeper *sw, struct job_index *jobs);
 /* Start a sweep of every subnet now (no-op for one already running). */
 void sweeper_trigger(struct sweeper *sw);
 /* OpenSM reported a change on subnet `subnet` (a name loomd sweeps) at

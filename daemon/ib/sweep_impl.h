@@ -106,6 +106,7 @@ struct sweeper {
 	sweeper_swept_fn on_swept;    /* sweeper_on_swept's */
 	void *on_swept_arg;
 	int follow;                   /* discovery.follow */
+	struct job_index *job_index;  /* sweeper_set_job_index's, or NULL */
 };
 
 /* Start a run of job now: followed (part, the LIDs in run_lid) or full.

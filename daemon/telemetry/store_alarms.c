@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "daemon/core/store.h"
+#include "lib/db/job_db.h"
 #include "lib/util/log.h"
 
 struct store_alarms {
@@ -26,7 +27,17 @@ struct store_alarms {
 	 * which is every port of a healthy fabric. */
 	char **with;
 	size_t n_with;
+	struct job_index *jobs;       /* names the jobs in raise events; NULL: none */
+	char subnet[64];
 };
+
+void store_alarms_set_jobs(struct store_alarms *a, struct job_index *jobs, const char *subnet)
+{
+	if (!a || a->eth)
+		return;
+	a->jobs = jobs;
+	snprintf(a->subnet, sizeof(a->subnet), "%s", subnet ? subnet : "");
+}
 
 static int cmp_str(const void *x, const void *y)
 {
@@ -193,11 +204,18 @@ static int load(struct store_alarms *a, const char *node, int port, const char *
 }
 
 static int event(struct store_alarms *a, enum port_alarm k, int raise, const char *subject,
-		 const char *was, const char *why)
+		 const char *was, const char *why, const char *node, int port)
 {
-	char kind[64];
+	char kind[64], names[512], with_jobs[1024];
 
 	snprintf(kind, sizeof(kind), "%s%s", port_alarm_name(k), raise ? "" : "_cleared");
+	/* The jobs on the link: for congestion, those it sends for. */
+	if (raise && a->jobs && node &&
+	    job_index_names_at(a->jobs, a->subnet, strtoull(node, NULL, 16), (unsigned)port,
+			       k == PORT_ALARM_LINK_CONGESTED, names, sizeof(names))[0]) {
+		snprintf(with_jobs, sizeof(with_jobs), "%s; jobs: %s", why, names);
+		why = with_jobs;
+	}
 	if (raise)
 		log_warn("counters: %s: %s: %s", subject, port_alarm_name(k), why);
 	else
@@ -234,13 +252,14 @@ static int step(struct store_alarms *a, const char *node, int port, const char *
 			bind_key(a, s, node, port, port_name);
 			sqlite3_bind_text(s, 4, port_alarm_name(k), -1, SQLITE_STATIC);
 			a->cleared++;
-			if ((rc = event(a, k, 0, subject, ps.why[k], NULL)) < 0)
+			if ((rc = event(a, k, 0, subject, ps.why[k], NULL, NULL, 0)) < 0)
 				return rc;
 		} else if (ps.raised[k]) {
 			/* Raised now, or still: its calm count and what it saw. */
 			if (next == PORT_ALARM_RAISE) {
 				a->raised++;
-				if ((rc = event(a, k, 1, subject, NULL, j->why[k])) < 0)
+				if ((rc = event(a, k, 1, subject, NULL, j->why[k],
+						port_name ? NULL : node, port)) < 0)
 					return rc;
 			}
 			s = a->put;

@@ -2,7 +2,8 @@
  * the database (schema 011): per port, each alarm's hysteresis step
  * (lib/telemetry/port_alarms.h) against its stored state; a raise or a
  * clear is an event (kind link_errors ... and link_errors_cleared ...),
- * recorded once. Used by store_counters.c inside its transaction. */
+ * recorded once; a raise names the jobs on the port's link when the job
+ * index is given (store_alarms_set_jobs). Used by store_counters.c inside its transaction. */
 #ifndef LOOMD_STORE_ALARMS_H
 #define LOOMD_STORE_ALARMS_H
 
@@ -21,6 +22,11 @@ struct store_alarms *store_alarms_new(struct store *st, int64_t subnet_id,
 				      const struct port_thresholds *t, double now);
 struct store_alarms *store_alarms_new_eth(struct store *st, const struct port_thresholds *t,
 					  double now);
+/* The events of alarms raised on an InfiniBand subnet's ports name the
+ * jobs whose paths cross the port's link, as `jobs` knows them (no query:
+ * lib/db/job_db.h's job_index_names_at; NULL: none named). */
+struct job_index;
+void store_alarms_set_jobs(struct store_alarms *a, struct job_index *jobs, const char *subnet);
 /* One port's judgement. 0 or -errno. */
 int store_alarms_port(struct store_alarms *a, const char *guid, int port, const char *node,
 		      const struct port_judgement *j);

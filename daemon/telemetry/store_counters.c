@@ -383,8 +383,9 @@ static int put_read(sqlite3 *db, int64_t sid, const struct counters_done *d)
 	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "write the counters read");
 }
 
-static int record(struct store *st, int64_t sid, const struct port_thresholds *t,
-		  const struct counters_answer *a, struct counters_recorded *out)
+static int record(struct store *st, int64_t sid, const char *subnet,
+		  const struct port_thresholds *t, const struct counters_answer *a,
+		  struct counters_recorded *out, struct job_index *jobs)
 {
 	sqlite3 *db = store_db(st);
 	struct stmts q = { .t = t, .sid = sid, .now = a->done.finished };
@@ -397,6 +398,7 @@ static int record(struct store *st, int64_t sid, const struct port_thresholds *t
 		rc = -ENOMEM;
 		goto out;
 	}
+	store_alarms_set_jobs(q.alarms, jobs, subnet);
 	for (size_t i = 0; i < a->n_ports; i++) {
 		out->stale += !a->ports[i].answered;
 		if ((rc = record_port(db, &q, &a->ports[i], out)) < 0)
@@ -425,6 +427,13 @@ int store_record_counters(struct store *st, const char *subnet,
 			  const struct port_thresholds *t, const struct counters_answer *a,
 			  struct counters_recorded *out)
 {
+	return store_record_counters_jobs(st, subnet, t, a, out, NULL);
+}
+
+int store_record_counters_jobs(struct store *st, const char *subnet,
+			       const struct port_thresholds *t, const struct counters_answer *a,
+			       struct counters_recorded *out, struct job_index *jobs)
+{
 	sqlite3 *db = store_db(st);
 	struct counters_recorded ignored;
 	double t0 = clock_mono();
@@ -438,7 +447,7 @@ int store_record_counters(struct store *st, const char *subnet,
 		return sid < 0 ? (int)sid : -ENOENT;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return store_db_fail(db, "begin the counters transaction");
-	rc = record(st, sid, t, a, out);
+	rc = record(st, sid, subnet, t, a, out, jobs);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		rc = store_db_fail(db, "commit the counters");
 	if (rc < 0)

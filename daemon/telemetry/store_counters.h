@@ -45,5 +45,11 @@ struct counters_recorded {
 int store_record_counters(struct store *st, const char *subnet,
 			  const struct port_thresholds *t, const struct counters_answer *a,
 			  struct counters_recorded *out);
+/* The same, the events of raised alarms naming the jobs whose paths cross
+ * the port's link as `jobs` knows them (lib/db/job_db.h; NULL: none). */
+struct job_index;
+int store_record_counters_jobs(struct store *st, const char *subnet,
+			       const struct port_thresholds *t, const struct counters_answer *a,
+			       struct counters_recorded *out, struct job_index *jobs);
 
 #endif

@@ -17,6 +17,7 @@
 #include "daemon/ib/store_sweep.h"
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/telemetry/counters_read.h"
+#include "daemon/telemetry/job_impact.h"
 #include "daemon/telemetry/store_counters.h"
 #include "daemon/telemetry/switch_counters.h"
 #include "lib/db/counters_db.h"
@@ -51,6 +52,7 @@ struct telemetry_mod {
 	size_t n_cpi;
 	telemetry_flap_fn on_flap;    /* told of links that went down between reads */
 	void *on_flap_arg;
+	struct job_impact *ji;        /* the jobs on each link (job_impact.h) */
 };
 
 /* A read of every swept subnet, and (for "counters") the answer after it. */
@@ -130,7 +132,8 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 		a.sums = NULL;
 		a.n_pmas = a.n_sums = 0;
 	}
-	rc = store_record_counters(st, p->subnet, t, &a, rec);
+	/* The alarms' events name the jobs the index knows on their links. */
+	rc = store_record_counters_jobs(st, p->subnet, t, &a, rec, job_impact_index(m->ji));
 	if (cpi && (rc < 0 || rec->unsure)) {
 		/* The next read reads every port's PortCounters. */
 		free(cpi->known.sums);
@@ -212,6 +215,9 @@ static void job_done(void *job, int rc, const char *err)
 	else if (rc < 0 && rc != -EIO)
 		log_warn("counters: %s", err);
 	j->result = NULL;
+	/* Tenants or tables may have changed since: the next read's events
+	 * see the index as it is now. */
+	job_impact_refresh(j->m->ji);
 }
 
 static void job_free(void *job)
@@ -353,22 +359,19 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 	}
 }
 
-/* The fabric's health from the last reads: a query on the loop's connection
- * (the lists are bounded by "top"). */
+/* The fabric's health from the last reads, with the jobs on each row: on
+ * job_impact's queue (the lists are bounded by "top"). */
 static void cmd_health(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct telemetry_mod *m = arg;
-	char subnet[LOOM_NAME_LEN], err[512] = "";
+	char subnet[LOOM_NAME_LEN];
 	json_int_t top = 10;
-	json_t *result = NULL;
-	int has_subnet, rc;
+	int has_subnet;
 
 	if ((has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0 ||
 	    ctl_arg_count(req, args, "top", 10000, &top) < 0)
 		return;
-	rc = health_db_read(store_db(m->store), has_subnet ? subnet : NULL,
-			    top > 0 ? (unsigned)top : 10, &result, err, sizeof(err));
-	ctl_reply_errno(req, rc, result, PROTO_ERR_INTERNAL, err);
+	job_impact_health(m->ji, req, has_subnet ? subnet : NULL, top > 0 ? (unsigned)top : 10);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
@@ -385,6 +388,7 @@ void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *co
 	free(m->conf);
 	m->conf = c;
 	switch_counters_reconfigure(m->sc, conf);
+	job_impact_reconfigure(m->ji, conf);
 	arm(m);
 }
 
@@ -412,7 +416,8 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_c
 		goto fail;
 	}
 	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_REFUSE, err, errlen)) ||
-	    !(m->sc = switch_counters_new(base, conf, store, err, errlen)))
+	    !(m->sc = switch_counters_new(base, conf, store, err, errlen)) ||
+	    !(m->ji = job_impact_new(base, conf, store, err, errlen)))
 		goto fail;
 	arm(m);
 	return m;
@@ -426,6 +431,7 @@ void telemetry_free(struct telemetry_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
+	job_impact_free(m->ji);     /* after the reads: their alarms use its index */
 	switch_counters_free(m->sc);
 	if (m->timer)
 		event_free(m->timer);
@@ -442,5 +448,12 @@ int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 
 	if (rc == 0)
 		rc = ctl_register(ctl, "health", CTL_READ, cmd_health, m);
+	if (rc == 0)
+		rc = job_impact_register(m->ji, ctl);
 	return rc < 0 ? rc : switch_counters_register(m->sc, ctl);
+}
+
+struct job_index *telemetry_job_index(struct telemetry_mod *m)
+{
+	return job_impact_index(m->ji);
 }

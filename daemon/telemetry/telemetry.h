@@ -10,7 +10,9 @@
  * read of the Ethernet switches' counters (daemon/telemetry/switch_counters.h,
  * its own work queue and control command "switch_counters"). A port whose
  * LinkDownedCounter moved is told to telemetry_on_flap's listener
- * (discovery walks its switch again, daemon/ib/sweep_follow.c). */
+ * (discovery walks its switch again, daemon/ib/sweep_follow.c). "health"
+ * and "job" (which jobs a bad link hurts) run on job_impact.h's queue,
+ * which this module owns. */
 #ifndef LOOMD_TELEMETRY_H
 #define LOOMD_TELEMETRY_H
 
@@ -31,6 +33,10 @@ void telemetry_free(struct telemetry_mod *m);
 /* A new interval takes effect from now. */
 void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf);
 int telemetry_register(struct telemetry_mod *m, struct ctl *ctl);
+/* The job index its job_impact keeps (lib/db/job_db.h), for the sweeps'
+ * link events; freed with m. */
+struct job_index;
+struct job_index *telemetry_job_index(struct telemetry_mod *m);
 
 /* Told, after each read, of every port whose LinkDownedCounter moved since
  * the last read (guid 0: too many to name, somewhere in the subnet): the

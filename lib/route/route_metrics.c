@@ -22,13 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum walk_result { WALK_DELIVERED, WALK_UNREACHABLE, WALK_LOOP };
-
-/* Follow the tables from switch s toward CA dst. path[] gets the global
- * index of every switch output port used (room for n_sw + 1), *len their
- * number. */
-static enum walk_result walk(const struct rt_graph *g, const struct rt_lfts *l, int32_t s,
-			     size_t dst, uint32_t *path, size_t *len)
+enum rt_walk_result rt_walk(const struct rt_graph *g, const struct rt_lfts *l, int32_t s,
+			    size_t dst, uint32_t *path, size_t *len)
 {
 	unsigned lid = g->ca[dst].lid;
 
@@ -38,18 +33,18 @@ static enum walk_result walk(const struct rt_graph *g, const struct rt_lfts *l, 
 		const struct rt_port *rp;
 
 		if (p == RT_NO_PORT || p == 0 || p > g->sw[s].nports)
-			return WALK_UNREACHABLE;
+			return RT_WALK_UNREACHABLE;
 		if (*len >= g->n_sw)
-			return WALK_LOOP;  /* about to visit switch n_sw + 1 */
+			return RT_WALK_LOOP;  /* about to visit switch n_sw + 1 */
 		path[(*len)++] = (uint32_t)rt_graph_port_index(g, (size_t)s, p);
 		rp = rt_graph_port(g, (size_t)s, p);
 		if (rp->kind == RT_PEER_CA)
-			return rp->peer == (int32_t)dst ? WALK_DELIVERED : WALK_UNREACHABLE;
+			return rp->peer == (int32_t)dst ? RT_WALK_DELIVERED : RT_WALK_UNREACHABLE;
 		if (rp->kind != RT_PEER_SWITCH)
-			return WALK_UNREACHABLE;
+			return RT_WALK_UNREACHABLE;
 		s = rp->peer;
 	}
-	return WALK_UNREACHABLE;
+	return RT_WALK_UNREACHABLE;
 }
 
 /* splitmix64 (Vigna): tiny, seedable, and the same on every libc, so a
@@ -145,7 +140,7 @@ static size_t permutation_load(const struct rt_graph *g, const struct rt_lfts *l
 
 	for (size_t i = 0; i < g->n_ca; i++) {
 		if (w->dst[i] == i || g->ca[i].sw < 0 ||
-		    walk(g, l, g->ca[i].sw, w->dst[i], w->path, &len) != WALK_DELIVERED)
+		    rt_walk(g, l, g->ca[i].sw, w->dst[i], w->path, &len) != RT_WALK_DELIVERED)
 			continue;
 		for (size_t h = 0; h < len; h++) {
 			uint32_t p = w->path[h];
@@ -211,8 +206,8 @@ static void pairs_part(void *ctx, unsigned worker, size_t begin, size_t end)
 			if (!weight)
 				continue;
 			w->pairs += weight;
-			switch (walk(g, jb->l, (int32_t)s, b, w->path, &len)) {
-			case WALK_DELIVERED:
+			switch (rt_walk(g, jb->l, (int32_t)s, b, w->path, &len)) {
+			case RT_WALK_DELIVERED:
 				w->delivered += weight;
 				if (len - 1 > w->max_hops)
 					w->max_hops = len - 1;
@@ -222,7 +217,7 @@ static void pairs_part(void *ctx, unsigned worker, size_t begin, size_t end)
 				w->vl_used[v] = 1;
 				cdg_mark(jb->cdg, v, w->path, len);
 				break;
-			case WALK_LOOP:
+			case RT_WALK_LOOP:
 				w->loops += weight;
 				break;
 			default:
@@ -346,7 +341,7 @@ static size_t flow_max_load(const struct rt_graph *g, const struct rt_lfts *l, s
 {
 	size_t worst = 1;  /* a's injection link carries its one flow */
 
-	if (g->ca[a].sw < 0 || walk(g, l, g->ca[a].sw, b, w->path, len) != WALK_DELIVERED)
+	if (g->ca[a].sw < 0 || rt_walk(g, l, g->ca[a].sw, b, w->path, len) != RT_WALK_DELIVERED)
 		return 0;
 	for (size_t h = 0; h < *len; h++)
 		if (w->count[w->path[h]] > worst)
@@ -376,7 +371,7 @@ static void bisections_part(void *ctx, unsigned worker, size_t begin, size_t end
 
 			rt_metrics_bisection_flow(w->dst, n, f, &a, &b);
 			if (g->ca[a].sw < 0 ||
-			    walk(g, jb->l, g->ca[a].sw, b, w->path, &len) != WALK_DELIVERED)
+			    rt_walk(g, jb->l, g->ca[a].sw, b, w->path, &len) != RT_WALK_DELIVERED)
 				continue;
 			for (size_t h = 0; h < len; h++)
 				if (w->count[w->path[h]]++ == 0)

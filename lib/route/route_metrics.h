@@ -80,6 +80,17 @@ struct rt_metrics {
 	double ebb;            /* mean over all their flows, 0..1 */
 };
 
+/* Follow tables l from switch s toward CA dst, one entry per switch: path[]
+ * gets the global index (rt_graph_port_index) of every switch output port
+ * used, the last one cabled to dst when delivered (room for n_sw entries),
+ * *len their number. Unreachable: an entry RT_NO_PORT, 0, a port the switch
+ * lacks or that leads nowhere or to another CA; a loop: more switches than
+ * the fabric has. The one walk of the tables that the metrics and the job
+ * paths (route_paths.h) share. */
+enum rt_walk_result { RT_WALK_DELIVERED, RT_WALK_UNREACHABLE, RT_WALK_LOOP };
+enum rt_walk_result rt_walk(const struct rt_graph *g, const struct rt_lfts *l, int32_t s,
+			    size_t dst, uint32_t *path, size_t *len);
+
 /* Compute the metrics of tables l (made for g). opts NULL: every shift, no
  * random permutation, no bisection. Cost: O(switches with CAs * n_ca * hops)
  * for the pairs and their dependencies, O(n_ca * hops) per permutation or

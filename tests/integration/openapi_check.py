@@ -41,6 +41,9 @@ REQUESTS = [
     ("GET", "/routing/check", ADMIN, None),
     ("GET", "/routing/trace?src=Hca-A&dst=Hca-B", READ, None),
     ("GET", "/routing/trace", READ, None),  # a second spend within 10 s: 429
+    ("GET", "/impact/no-such-job", READ, None),
+    ("GET", "/impact?hosts=Hca-A,Hca-B", READ, None),
+    ("GET", "/impact?hosts=no-such-host", READ, None),
     ("GET", "/tenants", READ, None),
     ("GET", "/tenants/no-such-tenant", READ, None),
     ("GET", "/tenants/no-such-tenant/verify", ADMIN, None),

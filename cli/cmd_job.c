@@ -1,0 +1,211 @@
+/* cli/cmd_job.c: `loomctl job JOBID | --hosts LIST`: which links a job's
+ * traffic can cross under the forwarding tables loomd last read, and which
+ * of them are bad, congested, down or slow, with the other jobs sharing
+ * them (issue 24; lib/db/job_db.h). A job is the tenant its Slurm prolog
+ * made (named by the job id); --hosts takes a hostlist instead. Exit 1
+ * when a link of its paths has anything wrong, or a pair is lost; --db
+ * answers the same without loomd. */
+#include "autoconf.h"
+#include "loomctl.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "a b c" of a JSON array of strings, "-" when empty. */
+static void words(const json_t *arr, char *buf, size_t len)
+{
+	const json_t *v;
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(arr, i, v) {
+		int w = snprintf(buf + at, len - at, "%s%s", at ? " " : "", json_string_value(v));
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+static int print_hosts(const json_t *res)
+{
+	static const char *const hdr[] = { "HOST", "HCA PORT", "PORT GUID", "SWITCH", "PORT" };
+	struct output_table *t = output_table_new(5, hdr);
+	const json_t *h;
+	size_t i;
+
+	json_array_foreach(json_object_get(res, "hosts"), i, h) {
+		char sw_port[16], hca[128];
+		const char *row[5];
+
+		snprintf(hca, sizeof(hca), "%s:%lld", output_str(h, "node"), output_int(h, "port"));
+		snprintf(sw_port, sizeof(sw_port), "%lld", output_int(h, "switch_port"));
+		row[0] = output_str(h, "host");
+		row[1] = hca;
+		row[2] = output_str(h, "port_guid");
+		row[3] = output_str(h, "switch");
+		row[4] = sw_port;
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+static int print_worst(const json_t *res)
+{
+	static const char *const hdr[] = { "FROM", "TO", "PAIRS", "WHY", "OTHER JOBS" };
+	struct output_table *t;
+	const json_t *w;
+	size_t i;
+
+	printf("\nWORST LINKS ON ITS PATHS (%lld of %lld links with something wrong)\n",
+	       output_int(res, "bad_links"), output_int(json_object_get(res, "paths"), "links"));
+	if (!json_array_size(json_object_get(res, "worst"))) {
+		printf("  none\n");
+		return 0;
+	}
+	t = output_table_new(5, hdr);
+	json_array_foreach(json_object_get(res, "worst"), i, w) {
+		char pairs[32], why[1024], jobs[512];
+		const json_t *v;
+		size_t k, at = 0;
+		const char *row[5];
+
+		snprintf(pairs, sizeof(pairs), "%lld", output_int(w, "pairs"));
+		why[0] = '\0';
+		json_array_foreach(json_object_get(w, "why"), k, v) {
+			int n = snprintf(why + at, sizeof(why) - at, "%s%s", at ? "; " : "",
+					 json_string_value(v));
+
+			if (n < 0 || (size_t)n >= sizeof(why) - at)
+				break;
+			at += (size_t)n;
+		}
+		words(json_object_get(w, "jobs"), jobs, sizeof(jobs));
+		row[0] = output_str(w, "from");
+		row[1] = output_str(w, "to");
+		row[2] = pairs;
+		row[3] = why;
+		row[4] = jobs;
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+static int print_job(const json_t *res)
+{
+	const json_t *p = json_object_get(res, "paths"), *tables = json_object_get(res, "tables");
+	const json_t *v;
+	char buf[2048];
+	size_t i, at = 0;
+	int rc = 0;
+
+	if (json_is_string(json_object_get(res, "job")))
+		printf("job %s", output_str(res, "job"));
+	else
+		printf("hosts");
+	printf(" on subnet %s: %zu HCA port%s on %zu switch%s; forwarding tables read %s%s\n",
+	       output_str(res, "subnet"), json_array_size(json_object_get(res, "hosts")),
+	       json_array_size(json_object_get(res, "hosts")) == 1 ? "" : "s",
+	       json_array_size(json_object_get(res, "switches")),
+	       json_array_size(json_object_get(res, "switches")) == 1 ? "" : "es",
+	       output_str(tables, "time"),
+	       json_is_true(json_object_get(tables, "stale")) ?
+	       " (swept since: route check reads them again)" : "");
+	if (json_array_size(json_object_get(res, "unknown_hosts"))) {
+		words(json_object_get(res, "unknown_hosts"), buf, sizeof(buf));
+		printf("not in the fabric: %s\n", buf);
+	}
+	printf("paths: %lld of %lld pairs walked%s", output_int(p, "pairs"),
+	       output_int(p, "pairs_total"),
+	       json_is_true(json_object_get(p, "sampled")) ? "" : " (every pair)");
+	if (json_is_true(json_object_get(p, "sampled")))
+		printf(" (sampled: %lld of %lld pairs, %lld sources drawn with seed %lld, each to "
+		       "every other host; above %lld pairs)", output_int(p, "pairs"),
+		       output_int(p, "pairs_total"), output_int(p, "sources"),
+		       output_int(p, "seed"), output_int(p, "max_pairs"));
+	printf("; %lld delivered, %lld dropped, %lld in loops; %lld links\n",
+	       output_int(p, "delivered"), output_int(p, "dropped"), output_int(p, "loops"),
+	       output_int(p, "links"));
+	json_array_foreach(json_object_get(p, "broken"), i, v)
+		printf("  lost: %s -> %s (%s)\n", output_str(v, "src"), output_str(v, "dst"),
+		       output_str(v, "why"));
+	printf("\nSWITCHES OF ITS HOSTS\n  ");
+	json_array_foreach(json_object_get(res, "switches"), i, v) {
+		int n = snprintf(buf + at, sizeof(buf) - at, "%s%s (%lld)", at ? ", " : "",
+				 output_str(v, "switch"), output_int(v, "hosts"));
+
+		if (n < 0 || (size_t)n >= sizeof(buf) - at)
+			break;
+		at += (size_t)n;
+	}
+	printf("%s\n\nHOSTS\n", at ? buf : "none");
+	rc |= print_hosts(res);
+	rc |= print_worst(res);
+	printf("\nOTHER JOBS SHARING ITS LINKS\n");
+	if (!json_array_size(json_object_get(res, "other_jobs")))
+		printf("  none\n");
+	json_array_foreach(json_object_get(res, "other_jobs"), i, v)
+		printf("  %s: %lld links\n", output_str(v, "job"), output_int(v, "shared_links"));
+	return rc;
+}
+
+int cmd_job(struct loomctl *lc, int argc, char **argv)
+{
+	const struct option opts[] = {
+		{ "hosts", required_argument, NULL, 'H' },
+		{ "subnet", required_argument, NULL, 'n' },
+		{ "top", required_argument, NULL, 't' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "host-pattern", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	json_t *args = json_object(), *result = NULL, *p;
+	unsigned long n;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'H') {
+			json_object_set_new(args, "hosts", json_string(optarg));
+		} else if (c == 'n') {
+			json_object_set_new(args, "subnet", json_string(optarg));
+		} else if (c == 'p') {
+			json_object_set_new(args, "host_pattern", json_string(optarg));
+		} else if (c == 't' && loomctl_parse_count(optarg, 10000, &n) == 0 && n > 0) {
+			json_object_set_new(args, "top", json_integer((json_int_t)n));
+		} else if (c == 's' && loomctl_parse_count(optarg, 0x7fffffff, &n) == 0) {
+			json_object_set_new(args, "seed", json_integer((json_int_t)n));
+		} else {
+			json_decref(args);
+			return c == 't' || c == 's'
+				? loomctl_usage_error(lc, "job", "--%s %s is not a count",
+						      c == 't' ? "top" : "seed", optarg)
+				: loomctl_usage_hint();
+		}
+	}
+	if (optind < argc)
+		json_object_set_new(args, "job", json_string(argv[optind++]));
+	if (optind < argc || !json_object_get(args, "job") == !json_object_get(args, "hosts")) {
+		json_decref(args);
+		return optind < argc ? loomctl_usage_error(lc, "job", "unexpected argument \"%s\"",
+							   argv[optind])
+				     : loomctl_usage_error(lc, "job", "give a JOBID or --hosts LIST");
+	}
+	if (loomctl_call(lc, "job", args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print_job(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		json_decref(result);
+		return LOOMCTL_EXIT_FAILED;
+	}
+	p = json_object_get(result, "paths");
+	rc = output_int(result, "bad_links") > 0 || output_int(p, "dropped") > 0 ||
+	     output_int(p, "loops") > 0 ? LOOMCTL_EXIT_FAILED : LOOMCTL_EXIT_OK;
+	json_decref(result);
+	return rc;
+}
