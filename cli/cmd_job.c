@@ -162,6 +162,7 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 		{ "top", required_argument, NULL, 't' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "host-pattern", required_argument, NULL, 'p' },
+		{ "host-map", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *args = json_object(), *result = NULL, *p;
@@ -175,6 +176,13 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 			json_object_set_new(args, "subnet", json_string(optarg));
 		} else if (c == 'p') {
 			json_object_set_new(args, "host_pattern", json_string(optarg));
+		} else if (c == 'm' && lc->db_path) {
+			/* loomd reads only its own tenants.host_map */
+			json_object_set_new(args, "host_map", json_string(optarg));
+		} else if (c == 'm') {
+			json_decref(args);
+			return loomctl_usage_error(lc, "job", "--host-map is for --db: loomd uses "
+						   "tenants.host_map");
 		} else if (c == 't' && loomctl_parse_count(optarg, 10000, &n) == 0 && n > 0) {
 			json_object_set_new(args, "top", json_integer((json_int_t)n));
 		} else if (c == 's' && loomctl_parse_count(optarg, 0x7fffffff, &n) == 0) {

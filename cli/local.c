@@ -128,6 +128,7 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 		struct job_query q = {
 			.job = arg_str(args, "job"), .hosts = arg_str(args, "hosts"),
 			.host_pattern = arg_str(args, "host_pattern"),
+			.host_map = arg_str(args, "host_map"),
 			.subnet = arg_str(args, "subnet"),
 			.top = top ? (unsigned)json_integer_value(top) : 0,
 			.seed = seed ? (uint64_t)json_integer_value(seed) : 0,

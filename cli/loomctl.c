@@ -131,7 +131,7 @@ static void usage(FILE *out)
 		"                                 ports, the jobs on each; exit 1 when an\n"
 		"                                 alarm is raised\n"
 		"  job JOBID|--hosts LIST [--subnet NAME] [--top N] [--seed S]\n"
-		"      [--host-pattern RE]\n"
+		"      [--host-pattern RE] [--host-map FILE]\n"
 		"                                 the links a job's pairs cross under the\n"
 		"                                 last read tables (a sample of sources\n"
 		"                                 above 2^20 pairs), the worst of them by\n"

@@ -23,6 +23,8 @@ struct job_impact {
 	struct store *store;          /* the loop's */
 	char path[4096];              /* the database file; "": read on the loop */
 	char pattern[128];            /* tenants.host_pattern */
+	char map[4096];               /* tenants.host_map (only loomd's own: a
+				       * client names no file loomd reads) */
 	struct work_queue *work;
 	sqlite3 *db;                  /* the worker's read-only connection, kept */
 	struct job_index *ix;
@@ -36,6 +38,7 @@ struct ji_job {
 	enum ji_kind kind;
 	struct ctl_req *req;          /* NULL: a refresh */
 	char job[LOOM_NAME_LEN], subnet[LOOM_NAME_LEN], pattern[128];
+	char map[4096];               /* ji's, when the job was made (on the loop) */
 	char hosts[JI_ARG_LEN];
 	int has_job, has_subnet, has_hosts;
 	unsigned top;
@@ -64,7 +67,7 @@ static int ji_query(struct ji_job *j, sqlite3 *db, char *err, size_t errlen)
 	{
 		struct job_query q = {
 			.job = j->has_job ? j->job : NULL, .hosts = j->has_hosts ? j->hosts : NULL,
-			.host_pattern = j->pattern, .subnet = j->has_subnet ? j->subnet : NULL,
+			.host_pattern = j->pattern, .host_map = j->map, .subnet = j->has_subnet ? j->subnet : NULL,
 			.top = j->top, .seed = j->seed,
 		};
 
@@ -163,6 +166,7 @@ static void cmd_job(struct ctl_req *req, json_t *args, void *arg)
 		goto bad;
 	if (!rc)
 		memcpy(j->pattern, ji->pattern, sizeof(j->pattern));
+	memcpy(j->map, ji->map, sizeof(j->map));
 	if (ctl_arg_count(req, args, "top", 10000, &top) < 0 ||
 	    ctl_arg_count(req, args, "seed", 0x7fffffff, &seed) < 0)
 		goto bad;
@@ -210,6 +214,7 @@ struct job_index *job_impact_index(struct job_impact *ji)
 void job_impact_reconfigure(struct job_impact *ji, const struct loom_config *conf)
 {
 	snprintf(ji->pattern, sizeof(ji->pattern), "%s", conf->tenant_host_pattern);
+	snprintf(ji->map, sizeof(ji->map), "%s", conf->tenant_host_map);
 }
 
 struct job_impact *job_impact_new(struct event_base *base, const struct loom_config *conf,

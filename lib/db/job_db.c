@@ -12,6 +12,7 @@
 
 #include "lib/db/db_row.h"
 #include "lib/db/route_live_db.h"
+#include "lib/fabric/hostmap.h"
 #include "lib/route/route_live.h"
 #include "lib/telemetry/congestion.h"
 #include "lib/telemetry/counter_row.h"
@@ -404,40 +405,32 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 			  struct job_cas *jc, char *err, size_t errlen)
 {
 	struct hostlist hl;
-	json_t *found = json_object(), *want = json_object();
-	regex_t re;
+	struct hostmap hm;
+	json_t *found, *want;
 	int rc;
 
-	if ((rc = hostlist_expand(q->hosts, &hl, err, errlen)) < 0) {
-		json_decref(found);
-		json_decref(want);
+	if ((rc = hostlist_expand(q->hosts, &hl, err, errlen)) < 0)
+		return rc;
+	/* The tenants' rule: the pattern, and the map's ports for the hosts
+	 * it names (lib/fabric/hostmap.h). */
+	if ((rc = hostmap_load(&hm, q->host_pattern ? q->host_pattern : JOB_DEFAULT_PATTERN,
+			       q->host_map, err, errlen)) < 0) {
+		hostlist_clear(&hl);
 		return rc;
 	}
+	found = json_object();
+	want = json_object();
 	/* The names asked, hashed: a CA's host is looked up, not compared
 	 * with each of them. */
 	for (size_t h = 0; h < hl.n; h++)
 		json_object_set_new(want, hl.names[h], json_true());
-	if (regcomp(&re, q->host_pattern ? q->host_pattern : JOB_DEFAULT_PATTERN, REG_EXTENDED)) {
-		hostlist_clear(&hl);
-		json_decref(found);
-		json_decref(want);
-		return dbq_fail(err, errlen, -EINVAL, "the host pattern is not an extended regular "
-				"expression");
-	}
-	if (!(jc->ca = malloc((s->g->n_ca ? s->g->n_ca : 1) * sizeof(*jc->ca))))
+	if (!found || !want || !(jc->ca = malloc((s->g->n_ca ? s->g->n_ca : 1) * sizeof(*jc->ca))))
 		rc = -ENOMEM;
 	for (size_t c = 0; rc == 0 && c < s->g->n_ca; c++) {
-		const char *desc = s->g->ca[c].desc;
-		char host[HOSTLIST_NAME_MAX + 1], g[24];
-		regmatch_t m[2];
-		size_t len;
+		char host[HOSTMAP_NAME_LEN], g[24];
 
-		if (regexec(&re, desc, 2, m, 0) || m[1].rm_so < 0 ||
-		    (len = (size_t)(m[1].rm_eo - m[1].rm_so)) == 0 || len >= sizeof(host))
-			continue;
-		memcpy(host, desc + m[1].rm_so, len);
-		host[len] = '\0';
-		if (!json_object_get(want, host))
+		if (!hostmap_host(&hm, s->g->ca[c].guid, s->g->ca[c].desc, host, sizeof(host)) ||
+		    !json_object_get(want, host))
 			continue;
 		jc->ca[jc->n++] = c;
 		json_object_set_new(jc->hosts_of, ibt_guid_str(s->g->ca[c].guid, g, sizeof(g)),
@@ -447,7 +440,7 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 	for (size_t h = 0; rc == 0 && h < hl.n; h++)
 		if (!json_object_get(found, hl.names[h]))
 			json_array_append_new(jc->unknown, json_string(hl.names[h]));
-	regfree(&re);
+	hostmap_clear(&hm);
 	hostlist_clear(&hl);
 	json_decref(found);
 	json_decref(want);
@@ -455,7 +448,8 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 		return dbq_fail(err, errlen, rc, "out of memory");
 	if (!jc->n)
 		return dbq_fail(err, errlen, -EINVAL, "none of the hosts has an HCA port in the "
-				"fabric of subnet %s (by the host pattern)", s->name);
+				"fabric of subnet %s (by the host pattern%s)", s->name,
+				q->host_map && q->host_map[0] ? " and map" : "");
 	return 0;
 }
 

@@ -31,6 +31,8 @@ struct job_query {
 	const char *host_pattern;  /* hosts in node descriptions: an extended regex
 				    * with one group (tenants.host_pattern);
 				    * NULL: the first word */
+	const char *host_map;      /* and a host map file (tenants.host_map); NULL
+				    * or "": none (lib/fabric/hostmap.h) */
 	const char *subnet;        /* NULL: the only subnet swept */
 	unsigned top;              /* worst links listed; 0: 10 */
 	uint64_t seed;             /* of a sample of sources (hosts only: a

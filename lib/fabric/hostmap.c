@@ -182,17 +182,23 @@ void hostmap_clear(struct hostmap *hm)
 	memset(hm, 0, sizeof(*hm));
 }
 
-int hostmap_port_host(const struct hostmap *hm, const struct fab_node *ca,
-		      const struct fab_port *port, char *host, size_t len)
+int hostmap_host(const struct hostmap *hm, uint64_t port_guid, const char *desc, char *host,
+		 size_t len)
 {
-	struct hostmap_port key = { .guid = port->guid }, *hit;
+	struct hostmap_port key = { .guid = port_guid }, *hit;
 
 	if (hm->n && (hit = bsearch(&key, hm->ports, hm->n, sizeof(key), by_guid))) {
 		snprintf(host, len, "%s", hit->host);
 		return 1;
 	}
-	if (!hostmap_desc_host(&hm->re, ca->desc, host, len))
+	if (!hostmap_desc_host(&hm->re, desc, host, len))
 		return 0;
 	/* a host the map names has the map's ports only */
 	return !(hm->n_hosts && bsearch(host, hm->hosts, hm->n_hosts, sizeof(*hm->hosts), by_host));
+}
+
+int hostmap_port_host(const struct hostmap *hm, const struct fab_node *ca,
+		      const struct fab_port *port, char *host, size_t len)
+{
+	return hostmap_host(hm, port->guid, ca->desc, host, len);
 }

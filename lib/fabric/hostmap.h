@@ -58,7 +58,11 @@ struct hostmap {
 int hostmap_load(struct hostmap *hm, const char *pattern, const char *map, char *err,
 		 size_t errlen);
 void hostmap_clear(struct hostmap *hm);
-/* The host of port `port` of CA `ca`: 1 with host set, 0 when it maps to none. */
+/* The host of the CA port with GUID port_guid on a node described desc: 1
+ * with host set, 0 when it maps to none. */
+int hostmap_host(const struct hostmap *hm, uint64_t port_guid, const char *desc, char *host,
+		 size_t len);
+/* The same for port `port` of CA `ca`. */
 int hostmap_port_host(const struct hostmap *hm, const struct fab_node *ca,
 		      const struct fab_port *port, char *host, size_t len);
 

@@ -21,6 +21,7 @@
 #include "lib/db/db_query.h"
 #include "lib/db/health_db.h"
 #include "lib/db/job_db.h"
+#include "lib/fabric/hostmap.h"
 #include "lib/route/route_paths.h"
 #include "daemon/core/store.h"
 
@@ -311,6 +312,51 @@ START_TEST(hosts_give_the_same_links_as_the_tenant)
 }
 END_TEST
 
+/* --hosts takes the tenants' rule whole: a host the map names has exactly
+ * the map's ports, whatever the descriptions say. */
+START_TEST(hosts_follow_the_host_map_as_tenants_do)
+{
+	const struct rt_ca *b0 = &J.g->ca[job_b[0]], *a0 = &J.g->ca[job_a[0]];
+	char map[600], host[HOSTMAP_NAME_LEN], guid[24], err[512] = "";
+	struct job_query q = { .hosts = host, .host_map = map };
+	sqlite3 *db = dbq_open_readonly(path, err, sizeof(err));
+	json_t *out = NULL, *hosts;
+	FILE *f;
+
+	ck_assert_msg(db != NULL, "%s", err);
+	/* The host of job A's first port, by its description, is mapped to
+	 * job B's first port instead. */
+	ck_assert_int_eq(sscanf(a0->desc, "%63s", host), 1);
+	snprintf(map, sizeof(map), "%s/hosts.map", dir);
+	ck_assert_ptr_nonnull(f = fopen(map, "w"));
+	fprintf(f, "# test\n%s 0x%016llx\n", host, (unsigned long long)b0->guid);
+	fclose(f);
+	ck_assert_msg(job_db_impact(db, NULL, &q, &out, err, sizeof(err)) == 0, "%s", err);
+	hosts = json_object_get(out, "hosts");
+	ck_assert_uint_eq(json_array_size(hosts), 1);
+	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)b0->guid);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(hosts, 0), "port_guid")),
+			 guid);
+	json_decref(out);
+	out = NULL;
+	/* Without the map: the description's port. */
+	q.host_map = NULL;
+	ck_assert_msg(job_db_impact(db, NULL, &q, &out, err, sizeof(err)) == 0, "%s", err);
+	snprintf(guid, sizeof(guid), "0x%016llx", (unsigned long long)a0->guid);
+	ck_assert_str_eq(json_string_value(json_object_get(json_array_get(
+		json_object_get(out, "hosts"), 0), "port_guid")), guid);
+	json_decref(out);
+	/* A map that cannot be read is an error naming it. */
+	q.host_map = "/nonexistent/hosts.map";
+	out = NULL;
+	ck_assert_int_lt(job_db_impact(db, NULL, &q, &out, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/hosts.map"));
+	json_decref(out);
+	sqlite3_close(db);
+	unlink(map);
+}
+END_TEST
+
 START_TEST(the_index_follows_a_tenant_change_and_newer_tables)
 {
 	struct job_index *ix = job_index_new();
@@ -371,6 +417,7 @@ int main(void)
 	tcase_add_test(tc, health_names_the_job_behind_an_error_and_a_congested_port);
 	tcase_add_test(tc, a_congested_uplink_names_the_spine_port_it_waits_on_as_root);
 	tcase_add_test(tc, hosts_give_the_same_links_as_the_tenant);
+	tcase_add_test(tc, hosts_follow_the_host_map_as_tenants_do);
 	tcase_add_test(tc, the_index_follows_a_tenant_change_and_newer_tables);
 	suite_add_tcase(s, tc);
 	return check_run(s);
