@@ -32,14 +32,9 @@ extern char **environ;
 #define SLURM_MAX_WAITING 8
 #define SCONTROL_TIMEOUT_MS 30000
 
-struct fab_ref {
-	int refs;
-	struct fab *fab;
-};
-
 struct subnet {
 	char name[LOOM_NAME_LEN];
-	struct fab_ref *last;
+	struct fab *last;              /* the last sweep's (fab_hold: a job holds it too) */
 };
 
 struct slurm_mod {
@@ -62,7 +57,7 @@ struct sjob {
 	struct slurm_mod *m;
 	struct ctl_req *req;
 	char subnet[LOOM_NAME_LEN];
-	struct fab_ref *fab;
+	struct fab *fab;               /* held */
 	int format;
 	int reconfigure;               /* slurm.reconfigure, and the gate lets it */
 	struct {                       /* the keys the worker reads */
@@ -81,14 +76,6 @@ struct sjob {
 	int wrote, refused, adopted, same;
 	char err[1024];
 };
-
-static void fab_unref(struct fab_ref *r)
-{
-	if (r && --r->refs == 0) {
-		fab_free(r->fab);
-		free(r);
-	}
-}
 
 /* ---- the worker ---------------------------------------------------------------------- */
 
@@ -287,7 +274,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 	if ((rc = hostmap_load(&hm, j->conf.host_pattern, j->conf.host_map, j->err,
 			       sizeof(j->err))) < 0)
 		goto out;
-	rc = slurm_topo_build(j->fab->fab, &hm, &j->topo, j->err, sizeof(j->err));
+	rc = slurm_topo_build(j->fab, &hm, &j->topo, j->err, sizeof(j->err));
 	hostmap_clear(&hm);
 	if (rc < 0)
 		goto out;
@@ -422,7 +409,7 @@ static void job_free(void *arg)
 {
 	struct sjob *j = arg;
 
-	fab_unref(j->fab);
+	fab_free(j->fab);
 	slurm_topo_clear(&j->topo);
 	free(j->body);
 	json_decref(j->result);
@@ -448,8 +435,7 @@ static struct sjob *job_new(struct slurm_mod *m, struct ctl_req *req, struct sub
 		 m->conf.tenant_host_pattern);
 	snprintf(j->conf.host_map, sizeof(j->conf.host_map), "%s", m->conf.tenant_host_map);
 	snprintf(j->subnet, sizeof(j->subnet), "%s", s->name);
-	j->fab = s->last;
-	s->last->refs++;
+	j->fab = fab_hold(s->last);
 	j->prev = &m->prev;
 	j->prev_body = m->prev_body;
 	j->refused_body = m->refused_body;
@@ -494,16 +480,13 @@ void slurm_on_swept(void *arg, const char *subnet, struct fab *fab)
 {
 	struct slurm_mod *m = arg;
 	struct subnet *s = subnet_of(m, subnet, 1);
-	struct fab_ref *r;
 
-	if (!s || !(r = calloc(1, sizeof(*r)))) {
+	if (!s) {
 		fab_free(fab);
 		return;
 	}
-	r->refs = 1;
-	r->fab = fab;
-	fab_unref(s->last);
-	s->last = r;
+	fab_free(s->last);
+	s->last = fab;
 	keep(m);
 }
 
@@ -567,7 +550,7 @@ void slurm_free(struct slurm_mod *m)
 		return;
 	work_queue_free(m->work);
 	for (size_t i = 0; i < m->n_subnets; i++)
-		fab_unref(m->subnets[i].last);
+		fab_free(m->subnets[i].last);
 	slurm_topo_clear(&m->prev);
 	free(m->prev_body);
 	free(m->refused_body);

@@ -32,13 +32,9 @@
 #define VALIDATE_MAX_WAITING 8
 #define VALIDATE_MAX_SUBNETS 64
 
-/* A fabric or a plan shared by the module and its jobs: immutable once
- * made; refs counted on the loop only. */
-struct fab_ref {
-	int refs;
-	struct fab *fab;
-};
-
+/* A plan shared by the module and its jobs: immutable once made; refs
+ * counted on the loop only. (A fabric is shared the same way with
+ * fab_hold.) */
 struct plan_ref {
 	int refs;
 	struct plan *plan;
@@ -48,7 +44,7 @@ struct plan_ref {
 /* A swept subnet: its last fabric, and its after-sweep check. */
 struct subnet {
 	char name[LOOM_NAME_LEN];
-	struct fab_ref *last;
+	struct fab *last;           /* the last sweep's (fab_hold: a job holds it too) */
 	int checking;               /* an after-sweep check is queued or running */
 	int again;                  /* a newer fabric came meanwhile */
 	char plan_warned[512];      /* the plan error last logged for it */
@@ -72,7 +68,7 @@ struct vjob {
 	size_t n;
 	struct {
 		char subnet[LOOM_NAME_LEN];
-		struct fab_ref *fab;
+		struct fab *fab;    /* held */
 		json_t *result;
 		char plan_error[512];
 	} s[VALIDATE_MAX_SUBNETS];
@@ -81,14 +77,6 @@ struct vjob {
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
 };
-
-static void fab_unref(struct fab_ref *r)
-{
-	if (r && --r->refs == 0) {
-		fab_free(r->fab);
-		free(r);
-	}
-}
 
 static void plan_unref(struct plan_ref *r)
 {
@@ -209,7 +197,7 @@ static json_t *fabric_b64(const struct fab *fab)
 static int check_one(struct vjob *j, struct store *st, size_t i, struct val_report *r,
 		     char *err, size_t errlen)
 {
-	const struct fab *fab = j->s[i].fab->fab;
+	const struct fab *fab = j->s[i].fab;
 	struct health_opts o = { .fat_tree = j->fat_tree, .sm_active = sm_active(fab) };
 	int rc;
 
@@ -281,7 +269,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 		json_object_set_new(j->s[i].result, "elapsed_ms",
 				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
 		if (j->want_fabric) {
-			json_t *b = fabric_b64(j->s[i].fab->fab);
+			json_t *b = fabric_b64(j->s[i].fab);
 
 			if (!b) {
 				rc = -ENOMEM;
@@ -357,7 +345,7 @@ static void job_free(void *arg)
 	struct vjob *j = arg;
 
 	for (size_t i = 0; i < j->n; i++) {
-		fab_unref(j->s[i].fab);
+		fab_free(j->s[i].fab);
 		json_decref(j->s[i].result);
 	}
 	plan_unref(j->plan);
@@ -386,8 +374,7 @@ static struct vjob *job_new(struct validate_mod *m, struct ctl_req *req, int use
 static void job_add(struct vjob *j, struct subnet *s)
 {
 	snprintf(j->s[j->n].subnet, sizeof(j->s[0].subnet), "%s", s->name);
-	j->s[j->n].fab = s->last;
-	s->last->refs++;
+	j->s[j->n].fab = fab_hold(s->last);
 	j->n++;
 }
 
@@ -417,16 +404,13 @@ void validate_on_swept(void *arg, const char *subnet, struct fab *fab)
 {
 	struct validate_mod *m = arg;
 	struct subnet *s = subnet_of(m, subnet, 1);
-	struct fab_ref *r;
 
-	if (!s || !(r = calloc(1, sizeof(*r)))) {
+	if (!s) {
 		fab_free(fab);
 		return;
 	}
-	r->refs = 1;
-	r->fab = fab;
-	fab_unref(s->last);
-	s->last = r;
+	fab_free(s->last);
+	s->last = fab;
 	after_sweep(m, s);
 }
 
@@ -516,7 +500,7 @@ void validate_free(struct validate_mod *m)
 		return;
 	work_queue_free(m->work);
 	for (size_t i = 0; i < m->n_subnets; i++)
-		fab_unref(m->subnets[i].last);
+		fab_free(m->subnets[i].last);
 	plan_unref(m->plan);
 	free(m);
 }
