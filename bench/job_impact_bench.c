@@ -22,6 +22,7 @@
  *   job_impact_bench NETFILE DBPATH [HOSTS [ROUNDS]]
  */
 #include "autoconf.h"
+#include "bench/bench_rounds.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,24 +42,9 @@
 #define MAX_ROUNDS 99
 #define OTHER_JOB 512
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int dbl_cmp(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 static void report(const char *what, double *t, int n)
 {
-	qsort(t, (size_t)n, sizeof(*t), dbl_cmp);
+	bench_median(t, n);
 	printf("%-8s median %.3f s  worst %.3f s  (%d rounds)\n", what, t[n / 2], t[n - 1], n);
 }
 
@@ -73,7 +59,7 @@ static int timed(const char *path, struct job_index *ix, const struct job_query 
 		 double *t, json_t **keep)
 {
 	char err[512] = "";
-	double t0 = now();
+	double t0 = clock_mono();
 	sqlite3 *db = dbq_open_readonly(path, err, sizeof(err));
 	json_t *out = NULL;
 	int rc;
@@ -82,7 +68,7 @@ static int timed(const char *path, struct job_index *ix, const struct job_query 
 		return fail("open", err);
 	rc = job_db_impact(db, ix, q, &out, err, sizeof(err));
 	sqlite3_close(db);
-	*t = now() - t0;
+	*t = clock_mono() - t0;
 	if (rc < 0)
 		return fail("job", err);
 	if (keep)
@@ -130,7 +116,7 @@ int main(int argc, char **argv)
 			MAX_ROUNDS);
 		return 2;
 	}
-	t0 = now();
+	t0 = clock_mono();
 	if (!(fab = topo_file_read(argv[1], "ib0", err, sizeof(err))))
 		return fail(argv[1], err);
 	if (jobdb_build(&J, argv[2], fab, rt_route_ftree, err, sizeof(err)) < 0)
@@ -174,7 +160,7 @@ int main(int argc, char **argv)
 	}
 	rt_paths_clear(&p);
 	printf("fabric %zu hosts, %zu switches; database built in %.1f s\n", n_ca, J.g->n_sw,
-	       now() - t0);
+	       clock_mono() - t0);
 	store_close(J.st);
 	J.st = NULL;
 	/* loom-fabgen's names: host-0000, at least 4 digits (fg_host_digits). */
@@ -211,12 +197,12 @@ int main(int argc, char **argv)
 			print_paths("all", keep);
 			json_decref(keep);
 		}
-		t0 = now();
+		t0 = clock_mono();
 		db = dbq_open_readonly(argv[2], e2, sizeof(e2));
 		if (!db || health_db_read(db, NULL, 10, &h, e2, sizeof(e2)) < 0 ||
 		    job_db_health_jobs(db, ix, h, e2, sizeof(e2)) < 0)
 			return fail("health", e2);
-		health_t[r] = now() - t0;
+		health_t[r] = clock_mono() - t0;
 		if (r == 0)
 			printf("health   first alarm's jobs: %s\n", json_dumps(json_object_get(
 				json_array_get(json_object_get(h, "alarms"), 0), "jobs"), JSON_COMPACT));

@@ -11,6 +11,7 @@
  *   slurm_topo_bench NETFILE [ROUNDS]
  */
 #include "autoconf.h"
+#include "bench/bench_rounds.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,24 +26,9 @@
 
 #define MAX_ROUNDS 99
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int dbl_cmp(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return (a > b) - (a < b);
-}
-
 static void report(const char *what, double *t, int n)
 {
-	qsort(t, (size_t)n, sizeof(*t), dbl_cmp);
+	bench_median(t, n);
 	printf("%-22s median %8.1f ms   worst %8.1f ms\n", what, t[n / 2] * 1e3, t[n - 1] * 1e3);
 }
 
@@ -72,21 +58,21 @@ int main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		char *text;
 
-		t0 = now();
+		t0 = clock_mono();
 		if (slurm_topo_build(fab, &hm, &cur, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}
-		tb[r] = now() - t0;
-		t0 = now();
+		tb[r] = clock_mono() - t0;
+		t0 = clock_mono();
 		if (!(text = slurm_topo_text(&cur, SLURM_TOPO_TREE)))
 			return 1;
-		tt[r] = now() - t0;
+		tt[r] = clock_mono() - t0;
 		text_len = strlen(text);
 		free(text);
-		t0 = now();
+		t0 = clock_mono();
 		changes += slurm_topo_diff(r ? &prev : &cur, &cur, what, sizeof(what));
-		td[r] = now() - t0;
+		td[r] = clock_mono() - t0;
 		slurm_topo_clear(&prev);
 		prev = cur;
 	}

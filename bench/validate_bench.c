@@ -10,6 +10,7 @@
  *   validate_bench NETFILE CSV [ROUNDS]
  */
 #include "autoconf.h"
+#include "bench/bench_rounds.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -26,27 +27,6 @@
 #include "lib/validate/plan.h"
 
 #define MAX_ROUNDS 99
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int dbl_cmp(const void *x, const void *y)
-{
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), dbl_cmp);
-	return v[n / 2];
-}
 
 /* As an SM leaves it: a LID per CA port and per switch (its ports share it).
  * A file with LIDs (ibnetdiscover output of a subnet an SM brought up) keeps
@@ -103,13 +83,13 @@ int main(int argc, char **argv)
 			MAX_ROUNDS);
 		return 2;
 	}
-	t0 = now();
+	t0 = clock_mono();
 	if (!(f = topo_file_read(argv[1], "ib0", err, sizeof(err)))) {
 		fprintf(stderr, "validate_bench: %s\n", err);
 		return 1;
 	}
 	printf("fabric: %zu nodes (%zu switches), %zu links, read in %.3f s\n", f->n_nodes,
-	       fab_count_type(f, IBT_NODE_SWITCH), fab_count_links(f), now() - t0);
+	       fab_count_type(f, IBT_NODE_SWITCH), fab_count_links(f), clock_mono() - t0);
 	sm_up(f);
 	if (!(p = plan_from_fab(f, argv[1], err, sizeof(err))) || write_csv(p, argv[2]) < 0) {
 		fprintf(stderr, "validate_bench: the plan: %s\n", p ? argv[2] : err);
@@ -139,23 +119,23 @@ int main(int argc, char **argv)
 					 .ber_threshold = HEALTH_BER_DEFAULT, .errs = errs,
 					 .n_errs = n_errs };
 		struct val_report r = { 0 };
-		double a = now(), b, c, d;
+		double a = clock_mono(), b, c, d;
 
 		if (!(p = plan_read(argv[2], err, sizeof(err)))) {
 			fprintf(stderr, "validate_bench: %s\n", err);
 			return 1;
 		}
-		b = now();
+		b = clock_mono();
 		if (cabling_check(p, f, &r, err, sizeof(err)) < 0) {
 			fprintf(stderr, "validate_bench: cabling_check: %s\n", err);
 			return 1;
 		}
-		c = now();
+		c = clock_mono();
 		if (health_check(f, &o, &r, err, sizeof(err)) < 0) {
 			fprintf(stderr, "validate_bench: health_check: %s\n", err);
 			return 1;
 		}
-		d = now();
+		d = clock_mono();
 		t_read[k] = b - a;
 		t_cab[k] = c - b;
 		t_health[k] = d - c;
@@ -184,10 +164,10 @@ int main(int argc, char **argv)
 			printf(" %s=%zu", val_code_name((enum val_code)k), by_code[k]);
 	printf("\n");
 	printf("step           median-s  worst-s\n");
-	printf("plan_read      %8.3f  %7.3f\n", median(t_read, rounds), w_read);
-	printf("cabling_check  %8.3f  %7.3f\n", median(t_cab, rounds), w_cab);
-	printf("health_check   %8.3f  %7.3f\n", median(t_health, rounds), w_health);
-	printf("all three      %8.3f  %7.3f\n", median(t_all, rounds), w_all);
+	printf("plan_read      %8.3f  %7.3f\n", bench_median(t_read, rounds), w_read);
+	printf("cabling_check  %8.3f  %7.3f\n", bench_median(t_cab, rounds), w_cab);
+	printf("health_check   %8.3f  %7.3f\n", bench_median(t_health, rounds), w_health);
+	printf("all three      %8.3f  %7.3f\n", bench_median(t_all, rounds), w_all);
 	printf("peak RSS: %ld MiB\n", ru.ru_maxrss / 1024);
 	free(errs);
 	fab_free(f);

@@ -15,12 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void join(const json_t *arr, long long total, char *buf, size_t len);
 
 /* The jobs (tenants) whose paths cross the port's link (lib/db/job_db.h). */
 static const char *jobs_cell(const json_t *row, char *buf, size_t len)
 {
-	join(json_object_get(row, "jobs"), 0, buf, len);
+	output_words(json_object_get(row, "jobs"), 0, buf, len);
 	return buf;
 }
 
@@ -129,31 +128,11 @@ static void stale_cells(const json_t *s, char b[][256], const char **row)
 	row[3] = sampled ? sampled : "never";
 }
 
-/* "a b c" of a JSON array of strings, "+N more" past what it holds. */
-static void join(const json_t *arr, long long total, char *buf, size_t len)
-{
-	const json_t *v;
-	size_t i, at = 0;
-
-	buf[0] = '\0';
-	json_array_foreach(arr, i, v) {
-		int w = snprintf(buf + at, len - at, "%s%s", at ? " " : "", json_string_value(v));
-
-		if (w < 0 || (size_t)w >= len - at)
-			break;
-		at += (size_t)w;
-	}
-	if (total > (long long)json_array_size(arr) && at < len)
-		snprintf(buf + at, len - at, " +%lld more", total - (long long)json_array_size(arr));
-	if (!buf[0])
-		snprintf(buf, len, "-");
-}
-
 static void root_cells(const json_t *r, char b[][256], const char **row)
 {
 	port_cell(r, b[0], sizeof(b[0]));
-	join(json_object_get(r, "victims"), 0, b[1], sizeof(b[1]));
-	join(json_object_get(r, "hosts"), output_int(r, "n_hosts"), b[2], sizeof(b[2]));
+	output_words(json_object_get(r, "victims"), 0, b[1], sizeof(b[1]));
+	output_words(json_object_get(r, "hosts"), output_int(r, "n_hosts"), b[2], sizeof(b[2]));
 	row[0] = b[0];
 	row[1] = peer_cell(r);
 	row[2] = b[1];
@@ -179,7 +158,7 @@ static int print_trees(const json_t *trees)
 			 when ? when : output_str(t, "tables_missing"));
 		rc |= section(title, json_object_get(t, "roots"), 5, hdr, root_cells);
 		if (json_array_size(json_object_get(t, "loops"))) {
-			join(json_object_get(t, "loops"), 0, buf, sizeof(buf));
+			output_words(json_object_get(t, "loops"), 0, buf, sizeof(buf));
 			printf("  waiting on each other in a loop (a credit loop, or routes that go "
 			       "round): %s\n", buf);
 		}
@@ -205,7 +184,7 @@ static void switch_alarm_cells(const json_t *a, char b[][256], const char **row)
 static void pause_root_cells(const json_t *r, char b[][256], const char **row)
 {
 	snprintf(b[0], sizeof(b[0]), "%s:%s", output_str(r, "node"), output_str(r, "port"));
-	join(json_object_get(r, "paused"), 0, b[1], sizeof(b[1]));
+	output_words(json_object_get(r, "paused"), 0, b[1], sizeof(b[1]));
 	row[0] = b[0];
 	row[1] = json_is_true(json_object_get(r, "managed")) ? "switch (its egress is full)"
 							       : "host NIC (does not drain)";
@@ -232,7 +211,7 @@ static int print_switches(const json_t *res)
 	rc |= section("PFC PAUSES, followed back to where they start", json_object_get(trees, "roots"),
 		      3, root_hdr, pause_root_cells);
 	if (json_array_size(json_object_get(trees, "loops"))) {
-		join(json_object_get(trees, "loops"), 0, buf, sizeof(buf));
+		output_words(json_object_get(trees, "loops"), 0, buf, sizeof(buf));
 		printf("  pausing each other in a loop (a PFC deadlock): %s\n", buf);
 	}
 	return rc;

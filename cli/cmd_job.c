@@ -14,24 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* "a b c" of a JSON array of strings, "-" when empty. */
-static void words(const json_t *arr, char *buf, size_t len)
-{
-	const json_t *v;
-	size_t i, at = 0;
-
-	buf[0] = '\0';
-	json_array_foreach(arr, i, v) {
-		int w = snprintf(buf + at, len - at, "%s%s", at ? " " : "", json_string_value(v));
-
-		if (w < 0 || (size_t)w >= len - at)
-			break;
-		at += (size_t)w;
-	}
-	if (!buf[0])
-		snprintf(buf, len, "-");
-}
-
 static int print_hosts(const json_t *res)
 {
 	static const char *const hdr[] = { "HOST", "HCA PORT", "PORT GUID", "SWITCH", "PORT" };
@@ -85,7 +67,7 @@ static int print_worst(const json_t *res)
 				break;
 			at += (size_t)n;
 		}
-		words(json_object_get(w, "jobs"), jobs, sizeof(jobs));
+		output_words(json_object_get(w, "jobs"), 0, jobs, sizeof(jobs));
 		row[0] = output_str(w, "from");
 		row[1] = output_str(w, "to");
 		row[2] = pairs;
@@ -117,7 +99,7 @@ static int print_job(const json_t *res)
 	       json_is_true(json_object_get(tables, "stale")) ?
 	       " (swept since: route check reads them again)" : "");
 	if (json_array_size(json_object_get(res, "unknown_hosts"))) {
-		words(json_object_get(res, "unknown_hosts"), buf, sizeof(buf));
+		output_words(json_object_get(res, "unknown_hosts"), 0, buf, sizeof(buf));
 		printf("not in the fabric: %s\n", buf);
 	}
 	printf("paths: %lld of %lld pairs walked%s", output_int(p, "pairs"),

@@ -127,6 +127,9 @@ void output_keyvals(FILE *out, const char *const *pairs, int n);
 /* Shorthands for reading result objects: "" / -1 when missing. */
 const char *output_str(const json_t *obj, const char *key);
 long long output_int(const json_t *obj, const char *key);
+/* "a b c" of a JSON array of strings into buf, " +N more" when total (0:
+ * the array's size) counts more than it holds, "-" when empty. */
+void output_words(const json_t *arr, long long total, char *buf, size_t len);
 
 /* ---- cmd_job.c ---- */
 int cmd_job(struct loomctl *lc, int argc, char **argv);

@@ -204,3 +204,22 @@ int loomctl_usage_hint(void)
 	fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
 	return LOOMCTL_EXIT_USAGE;
 }
+
+void output_words(const json_t *arr, long long total, char *buf, size_t len)
+{
+	const json_t *v;
+	size_t i, at = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(arr, i, v) {
+		int w = snprintf(buf + at, len - at, "%s%s", at ? " " : "", json_string_value(v));
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	if (total > (long long)json_array_size(arr) && at < len)
+		snprintf(buf + at, len - at, " +%lld more", total - (long long)json_array_size(arr));
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
