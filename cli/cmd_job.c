@@ -97,7 +97,7 @@ static int print_job(const json_t *res)
 	       json_array_size(json_object_get(res, "switches")) == 1 ? "" : "es",
 	       output_str(tables, "time"),
 	       json_is_true(json_object_get(tables, "stale")) ?
-	       " (swept since: route check reads them again)" : "");
+	       " (swept since: route check reads them again; opensm.read_tables does after each reroute)" : "");
 	if (json_array_size(json_object_get(res, "unknown_hosts"))) {
 		output_words(json_object_get(res, "unknown_hosts"), 0, buf, sizeof(buf));
 		printf("not in the fabric: %s\n", buf);

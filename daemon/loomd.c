@@ -200,6 +200,16 @@ static void port_flapped(void *arg, const char *subnet, uint64_t guid, unsigned 
 	sweeper_port_flapped(arg, subnet, guid, port);
 }
 
+/* OpenSM's new forwarding tables (daemon/routing/osm_report.h): adaptive
+ * routing programmed again, the tables read back (opensm.read_tables). */
+static void lft_changed(void *arg, uint64_t sm_guid)
+{
+	struct loomd *d = arg;
+
+	ar_apply_lft_changed(d->ar_apply, sm_guid);
+	routes_tables_changed(d->routes);
+}
+
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct loomd *d = arg;
@@ -518,7 +528,7 @@ int loomd_run(const struct loomd_options *opt)
 		goto out;
 	}
 	/* A reroute turns AR off on NVIDIA switches: program it again. */
-	osm_report_on_lft_change(d.osm, ar_apply_lft_changed, d.ar_apply);
+	osm_report_on_lft_change(d.osm, lft_changed, &d);
 	/* A trap or a heavy sweep: discovery follows the change. */
 	osm_report_on_change(d.osm, osm_changed, d.sweeper);
 	telemetry_on_flap(d.telemetry, port_flapped, d.sweeper);

@@ -201,6 +201,8 @@ if command -v chromium >/dev/null && /usr/bin/python3 -c "import selenium" 2>/de
 else
 	echo "   (chromium, chromium-driver and python3-selenium are not installed: tools/deps.sh has them)"
 fi
+echo "== loomctl slurm topology: Slurm's topology.conf from the live fabric (its first lines)"
+$ctl slurm topology | head -n 8
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
 echo "== loomctl job demo-job: the links its pairs cross under the tables route trace read,"

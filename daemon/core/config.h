@@ -91,6 +91,8 @@ struct loom_config {
 	char osm_socket_path[PATH_MAX]; /* opensm.report_socket: libloomosm.so's reports */
 	int routing_threads;            /* opensm.threads: loomd's routing work (route
 					 * check's metrics); 0 = the cores */
+	int osm_read_tables;            /* opensm.read_tables: read the tables again
+					 * after OpenSM changes them (routes.c) */
 
 	/* plugins: */
 	char plugin_dir[PATH_MAX];      /* plugins.dir */

@@ -2,7 +2,10 @@
  * libloomosm.so inside OpenSM sends its reports (daemon/routing/
  * osm_report.c); it must equal OpenSM's LOOMOSM_SOCKET. And the threads of
  * loomd's own routing work (route check's metrics, routes.c); OpenSM's
- * plugin takes its count from LOOMOSM_THREADS in OpenSM's environment. */
+ * plugin takes its count from LOOMOSM_THREADS in OpenSM's environment. And
+ * whether loomd reads the forwarding tables back after OpenSM changes them
+ * (routes_tables_changed), so that what uses the stored tables (job impact,
+ * health's jobs, route check --cached) follows a reroute. */
 #include "autoconf.h"
 #include "daemon/routing/osm_report.h"
 
@@ -11,6 +14,7 @@
 static const struct cfg_key opensm_keys[] = {
 	CFG_KEY_STR("report_socket", CFG_SOCKET, osm_socket_path, LOOM_DEFAULT_OSM_SOCKET),
 	CFG_KEY_INT("threads", routing_threads, 1, 64, 1, 0),
+	CFG_KEY_BOOL("read_tables", osm_read_tables, 0),
 };
 
 const struct config_section osm_report_config = {

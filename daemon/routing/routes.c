@@ -36,9 +36,13 @@
 #include "lib/util/par.h"
 
 #define ROUTES_MAX_RUNNING 4
+/* OpenSM sends its changed blocks switch by switch: the reports of one
+ * reroute come within this. */
+#define READ_TABLES_GATHER_S 2
 
 struct rq {
-	struct ctl_req *req;
+	struct routes *rt;
+	struct ctl_req *req;          /* NULL: routes_tables_changed's read */
 	/* The question (copied from the request). */
 	int trace, cached, has_subnet;
 	char subnet[LOOM_NAME_LEN];
@@ -56,7 +60,10 @@ struct routes {
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
 	int threads;              /* opensm.threads (0: the cores) */
+	int read_tables;          /* opensm.read_tables */
 	struct work_queue *work;  /* ROUTES_MAX_RUNNING at once, more refused */
+	struct event *changed_ev; /* gathers OpenSM's LFT change reports */
+	int reading, again;       /* a read after a change is under way; another asked */
 };
 
 /* ---- the worker thread --------------------------------------------------- */
@@ -114,7 +121,9 @@ static int rq_run(void *job, char *err, size_t errlen)
 			  sizeof(ca), &port, err, errlen);
 	if (rc == 0 && !q->cached)
 		rc = read_live(q, st, name, ca, port, err, errlen);
-	if (rc == 0 && !q->trace) {
+	if (!q->req) {
+		/* routes_tables_changed's: stored, nothing to answer */
+	} else if (rc == 0 && !q->trace) {
 		/* The metrics on opensm.threads threads, for this check. */
 		q->opts.pool = (q->threads ? (unsigned)q->threads : par_cores()) > 1 ?
 			par_pool_new((unsigned)q->threads) : NULL;
@@ -124,7 +133,7 @@ static int rq_run(void *job, char *err, size_t errlen)
 	} else if (rc == 0) {
 		rc = rl_db_trace(db, name, q->src, q->dst, &q->result, err, errlen);
 	}
-	if (rc == 0)
+	if (rc == 0 && q->result)
 		json_object_set_new(json_object_get(q->result, "read"), "cached",
 				    json_boolean(q->cached));
 	store_close(st);
@@ -133,11 +142,24 @@ static int rq_run(void *job, char *err, size_t errlen)
 
 /* ---- the loop ---------------------------------------------------------------- */
 
+static void changed_arm(struct routes *rt);
+
 static void rq_done(void *job, int rc, const char *err)
 {
 	struct rq *q = job;
+	struct routes *rt = q->rt;
 
-	ctl_reply_errno(q->req, rc, q->result, PROTO_ERR_INTERNAL, err);
+	if (q->req) {
+		ctl_reply_errno(q->req, rc, q->result, PROTO_ERR_INTERNAL, err);
+		return;
+	}
+	if (rc < 0)
+		log_warn("the forwarding tables OpenSM changed could not be read again: %s", err);
+	rt->reading = 0;
+	if (rt->again) {
+		rt->again = 0;
+		changed_arm(rt);
+	}
 }
 
 static const struct work_ops rq_ops = { .run = rq_run, .done = rq_done, .free = free };
@@ -170,6 +192,7 @@ static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trac
 		return;
 	}
 	q->has_subnet = rc > 0;
+	q->rt = rt;
 	q->req = req;
 	q->trace = trace;
 	q->cached = cached;
@@ -197,6 +220,66 @@ static void cmd_route_trace(struct ctl_req *req, json_t *args, void *arg)
 	start(req, args, arg, 1);
 }
 
+/* ---- reads after OpenSM's changes ------------------------------------------------- */
+
+static void changed_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct routes *rt = arg;
+	struct rq *q;
+	int rc;
+
+	(void)fd;
+	(void)what;
+	if (!rt->read_tables)
+		return;
+	if (rt->reading) {
+		rt->again = 1;  /* after the read under way */
+		return;
+	}
+	if (work_full(rt->work)) {
+		changed_arm(rt);  /* requests' reads under way: later */
+		return;
+	}
+	if (!(q = calloc(1, sizeof(*q)))) {
+		log_err("cannot read the forwarding tables OpenSM changed: out of memory");
+		return;
+	}
+	q->rt = rt;
+	snprintf(q->db_path, sizeof(q->db_path), "%s", rt->db_path);
+	q->timeout_ms = rt->timeout_ms;
+	q->retries = rt->retries;
+	q->max_smps = rt->max_smps;
+	if ((rc = work_submit(rt->work, &rq_ops, q)) < 0) {
+		log_err("cannot read the forwarding tables OpenSM changed: %s", strerror(-rc));
+		free(q);
+		return;
+	}
+	rt->reading = 1;
+	log_info("OpenSM changed the forwarding tables: reading them again "
+		 "(opensm.read_tables)");
+}
+
+static void changed_arm(struct routes *rt)
+{
+	struct timeval tv = { READ_TABLES_GATHER_S, 0 };
+
+	if (!rt->changed_ev && !(rt->changed_ev = evtimer_new(rt->base, changed_cb, rt))) {
+		log_err("cannot read the forwarding tables OpenSM changed: out of memory");
+		return;
+	}
+	evtimer_add(rt->changed_ev, &tv);  /* a later report moves it: the burst ends */
+}
+
+void routes_tables_changed(struct routes *rt)
+{
+	if (!rt->read_tables)
+		return;
+	if (rt->reading)
+		rt->again = 1;
+	else
+		changed_arm(rt);
+}
+
 /* ---- life cycle ------------------------------------------------------------------ */
 
 void routes_reconfigure(struct routes *rt, const struct loom_config *conf)
@@ -206,6 +289,7 @@ void routes_reconfigure(struct routes *rt, const struct loom_config *conf)
 	rt->retries = conf->mad_retries;
 	rt->max_smps = conf->max_smps;
 	rt->threads = conf->routing_threads;
+	rt->read_tables = conf->osm_read_tables;
 }
 
 struct routes *routes_new(struct event_base *base, const struct loom_config *conf,
@@ -233,6 +317,8 @@ void routes_free(struct routes *rt)
 	if (!rt)
 		return;
 	work_queue_free(rt->work);
+	if (rt->changed_ev)
+		event_free(rt->changed_ev);
 	free(rt);
 }
 

@@ -5,7 +5,8 @@
  * the subnet and reads every switch's table in a `loomd --read-lfts` child
  * (daemon/ib/lft_read.h), records the walk as a sweep and the tables in the
  * store, then answers from the database (lib/route/route_live.h), as loomctl --db
- * does. The event loop only starts threads and sends answers. */
+ * does. The event loop only starts threads and sends answers. With
+ * opensm.read_tables, an OpenSM reroute starts the same read, unasked. */
 #ifndef LOOMD_ROUTES_H
 #define LOOMD_ROUTES_H
 
@@ -22,6 +23,11 @@ struct routes *routes_new(struct event_base *base, const struct loom_config *con
 void routes_free(struct routes *rt);
 /* MAD settings for the reads that start from now on. */
 void routes_reconfigure(struct routes *rt, const struct loom_config *conf);
+/* OpenSM reported new forwarding tables (daemon/routing/osm_report.h's LFT
+ * change): with opensm.read_tables, the tables are read and stored again
+ * once the reports stop for READ_TABLES_GATHER_S, one read at a time (a
+ * change during a read: one more read after it). Called on the loop. */
+void routes_tables_changed(struct routes *rt);
 /* Register "route-check" and "route-trace" (CTL_READ). */
 int routes_register(struct routes *rt, struct ctl *ctl);
 

@@ -53,6 +53,9 @@ loom_ok "without loomd: OpenSM routed with loom, reached SUBNET UP and exited in
 
 # ---- 2. loomd records the run of OpenSM's first sweep -------------------------
 loom_config   # its report socket: $work/osm.sock
+# opensm.read_tables: loomd reads the tables back after each reroute.
+sed -i 's|^  report_socket: .*|&\n  read_tables: true|' "$work/loom.yaml"
+grep -q '^  read_tables: true$' "$work/loom.yaml" || loom_fail "cannot set opensm.read_tables"
 loom_loomd "$work/loom.yaml"
 loom_until 100 test -S "$work/osm.sock" || loom_fail "loomd did not bind its report socket"
 mode=$(stat -c %a "$work/osm.sock")
@@ -107,6 +110,8 @@ loom_ok "loomctl route runs: $(sed -n 2p "$work/runs.txt")"
 # ---- 3. a cable cut: OpenSM reroutes, the second run is recorded ---------------
 # Only the destinations that crossed the cut cable are routed again
 # (lib/route/route_reroute.c): the run says "reroute".
+reads() { grep -c "forwarding tables of [0-9]* switches read" "$work/loomd.log" || :; }
+reads0=$(reads)
 loom_ibsim_cmd 'Unlink "spine-1"[2]'   # leaf-1 <-> spine-1
 loom_until 300 check_runs 2 reroute || { cat "$work/runs.json"
 	loom_osm_fail "no second run, rerouted, delivering every pair after the cable cut"; }
@@ -116,6 +121,19 @@ grep -q "loom engine loom routed .*rerouted [0-9]* destinations" "$work/opensm.l
 loom_until 100 has_event osm_lft_change || loom_osm_fail "no osm_lft_change event after the reroute"
 loom_ok "LFT changes recorded:" \
 	"$(loom_ctl events | awk '$3 == "osm_lft_change" { $1 = $2 = $3 = ""; print; exit }')"
+# opensm.read_tables: the stored tables follow the reroute unasked. Read
+# before it, over the cut fabric, they would lose the pairs that crossed the
+# cable; read after it, every pair is delivered.
+fresh() {
+	[ "$(reads)" -gt "$reads0" ] &&
+	loom_ctl --json route check --cached >"$work/cached.json" 2>/dev/null &&
+	python3 -c 'import json,sys; m = json.load(open(sys.argv[1]))["metrics"]; sys.exit(not (m["delivered"] == m["pairs"] == int(sys.argv[2]) and m["loops"] == 0))' \
+		"$work/cached.json" "$PAIRS"
+}
+loom_until 300 fresh || loom_fail "the stored tables did not follow the reroute (opensm.read_tables): $(reads) reads; $(cat "$work/cached.json" 2>/dev/null)"
+grep -q "OpenSM changed the forwarding tables: reading them again" "$work/loomd.log" ||
+	loom_fail "loomd's log does not say why it read the tables"
+loom_ok "opensm.read_tables: loomd read the rerouted tables by itself ($(( $(reads) - reads0 )) read(s)); route check --cached delivers all $PAIRS pairs"
 if has_event osm_trap; then
 	loom_ok "trap recorded:" \
 		"$(loom_ctl events | awk '$3 == "osm_trap" { $1 = $2 = $3 = ""; print; exit }')"

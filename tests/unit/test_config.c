@@ -706,6 +706,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "opensm:\n"
 			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n"
 			 "  threads: 0\n"
+			 "  read_tables: false\n"
 			 "plugins:\n"
 			 "  dir: \"" LOOM_DEFAULT_PLUGIN_DIR "\"\n"
 			 "tenants:\n"
