@@ -409,8 +409,10 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 	json_t *found, *want;
 	int rc;
 
+	/* A list too large or malformed is the caller's error (-EINVAL), as
+	 * the tenants take it. */
 	if ((rc = hostlist_expand(q->hosts, &hl, err, errlen)) < 0)
-		return rc;
+		return rc == -ENOMEM ? rc : -EINVAL;
 	/* The tenants' rule: the pattern, and the map's ports for the hosts
 	 * it names (lib/fabric/hostmap.h). */
 	if ((rc = hostmap_load(&hm, q->host_pattern ? q->host_pattern : JOB_DEFAULT_PATTERN,

@@ -357,6 +357,16 @@ START_TEST(hosts_follow_the_host_map_as_tenants_do)
 }
 END_TEST
 
+/* A host list the client got wrong (one that expands past HOSTLIST_MAX, a
+ * bracket left open) is the client's error, -EINVAL as job_db.h says: a
+ * bad request, never an internal error of loomd's or a 500 of the API. */
+START_TEST(a_host_list_too_large_or_malformed_is_the_clients_error)
+{
+	impact(NULL, NULL, "n[0-99999999]", -EINVAL);
+	impact(NULL, NULL, "n[1-", -EINVAL);
+}
+END_TEST
+
 START_TEST(the_index_follows_a_tenant_change_and_newer_tables)
 {
 	struct job_index *ix = job_index_new();
@@ -418,6 +428,7 @@ int main(void)
 	tcase_add_test(tc, a_congested_uplink_names_the_spine_port_it_waits_on_as_root);
 	tcase_add_test(tc, hosts_give_the_same_links_as_the_tenant);
 	tcase_add_test(tc, hosts_follow_the_host_map_as_tenants_do);
+	tcase_add_test(tc, a_host_list_too_large_or_malformed_is_the_clients_error);
 	tcase_add_test(tc, the_index_follows_a_tenant_change_and_newer_tables);
 	suite_add_tcase(s, tc);
 	return check_run(s);
