@@ -3,7 +3,8 @@
  * command of daemon/slurm), or with --topology FILE from a topology file
  * (ibsim net or ibnetdiscover output), no loomd, with the host rule given
  * here (--host-pattern, --host-map; tenants.host_pattern's default). The
- * file is printed as Slurm reads it (loom's comment lines on top); --json
+ * file is printed as Slurm reads it (loom's comment lines on top; loomd's
+ * slurm.topology_format unless --format, tree with --topology); --json
  * prints the answer: the switches, the counts and the text. */
 #include "autoconf.h"
 #include "loomctl.h"
@@ -103,7 +104,11 @@ static int cmd_topology(struct loomctl *lc, int argc, char **argv)
 					     DEFAULT_HOST_PATTERN, map)))
 			return LOOMCTL_EXIT_FAILED;
 	} else {
-		args = json_pack("{s:s}", "format", slurm_topo_format_name(format));
+		/* no --format: loomd's slurm.topology_format, the file's */
+		args = json_object();
+		if (fmt)
+			json_object_set_new(args, "format",
+					    json_string(slurm_topo_format_name(format)));
 		if (subnet)
 			json_object_set_new(args, "subnet", json_string(subnet));
 		if (loomctl_call(lc, "slurm-topology", args, &res) < 0)

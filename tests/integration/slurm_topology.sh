@@ -25,7 +25,9 @@
 #     event says why (the script's words).
 #  6. A topology_file that cannot be written (a directory): one
 #     slurm_topology_error event naming it, however many sweeps.
-#  7. loomd -n refuses a topology_file in a directory that does not exist.
+#  7. slurm.topology_format block: `loomctl slurm topology` without --format
+#     prints the block file loomd keeps (loomd's format, not tree).
+#  8. loomd -n refuses a topology_file in a directory that does not exist.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -216,7 +218,19 @@ loom_until 100 sh -c "[ \"\$('$B/loomctl' -s '$work/loomd.sock' --json events --
 	loom_fail "the error was said more than once: $(loom_ctl events --kind slurm_topology_error)"
 loom_ok "a topology_file that cannot be written: one slurm_topology_error event naming it"
 
-# ---- 7. loomd -n: a file in no directory ---------------------------------------------------
+# ---- 7. slurm.topology_format block: loomctl prints what the file holds ------------------
+loom_config "slurm:" "  topology_file: $work/block.conf" "  topology_format: block"
+kill -HUP "$LOOMD_PID"
+sleep 0.5
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+loom_until 100 grep -q '^BlockName=' "$work/block.conf" ||
+	loom_fail "no block file after topology_format: block: $(tail -3 "$work/loomd.log")"
+loom_ctl slurm topology >"$work/ctl-block.conf" || loom_fail "loomctl slurm topology"
+cmp -s "$work/ctl-block.conf" "$work/block.conf" ||
+	loom_fail "loomctl slurm topology is not the block file loomd keeps: $(diff "$work/ctl-block.conf" "$work/block.conf")"
+loom_ok "topology_format block: loomctl slurm topology without --format prints the file loomd keeps"
+
+# ---- 8. loomd -n: a file in no directory ---------------------------------------------------
 loom_config "slurm:" "  topology_file: $work/no/such/dir/topology.conf"
 if "$B/loomd" -n -c "$work/loom.yaml" >"$work/n.out" 2>&1; then
 	loom_fail "loomd -n took a topology_file in a missing directory"
