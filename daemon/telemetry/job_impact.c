@@ -17,8 +17,6 @@
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
-#define JI_ARG_LEN 4096   /* a hostlist: "gpu[001-512],..." */
-
 struct job_impact {
 	struct store *store;          /* the loop's */
 	char path[4096];              /* the database file; "": read on the loop */
@@ -39,7 +37,8 @@ struct ji_job {
 	struct ctl_req *req;          /* NULL: a refresh */
 	char job[LOOM_NAME_LEN], subnet[LOOM_NAME_LEN], pattern[128];
 	char map[4096];               /* ji's, when the job was made (on the loop) */
-	char hosts[JI_ARG_LEN];
+	char *hosts;                  /* a hostlist ("gpu[001-512],..."), or NULL: as
+				       * long as a request may be, as tenant create's */
 	int has_job, has_subnet, has_hosts;
 	unsigned top;
 	uint64_t seed;
@@ -66,7 +65,7 @@ static int ji_query(struct ji_job *j, sqlite3 *db, char *err, size_t errlen)
 	}
 	{
 		struct job_query q = {
-			.job = j->has_job ? j->job : NULL, .hosts = j->has_hosts ? j->hosts : NULL,
+			.job = j->has_job ? j->job : NULL, .hosts = j->hosts,
 			.host_pattern = j->pattern, .host_map = j->map, .subnet = j->has_subnet ? j->subnet : NULL,
 			.top = j->top, .seed = j->seed,
 		};
@@ -104,6 +103,7 @@ static void ji_free(void *arg)
 	struct ji_job *j = arg;
 
 	json_decref(j->out);
+	free(j->hosts);
 	free(j);
 }
 
@@ -149,6 +149,7 @@ static void cmd_job(struct ctl_req *req, json_t *args, void *arg)
 	struct job_impact *ji = arg;
 	struct ji_job *j = ji_new(req, JI_JOB);
 	json_int_t top = 0, seed = 0;
+	json_t *hosts;
 	int rc;
 
 	if (!j)
@@ -156,9 +157,19 @@ static void cmd_job(struct ctl_req *req, json_t *args, void *arg)
 	if ((rc = ctl_arg_string(req, args, "job", j->job, sizeof(j->job), 0)) < 0)
 		goto bad;
 	j->has_job = rc;
-	if ((rc = ctl_arg_string(req, args, "hosts", j->hosts, sizeof(j->hosts), 0)) < 0)
-		goto bad;
-	j->has_hosts = rc;
+	/* A Slurm nodelist of a scattered job runs past any fixed buffer:
+	 * the request's own bound (PROTO_MAX_REQUEST) is the list's. */
+	if ((hosts = json_object_get(args, "hosts")) && !json_is_null(hosts)) {
+		if (!json_is_string(hosts)) {
+			ctl_reply_err(req, PROTO_ERR_BADREQ, "\"hosts\" must be a string");
+			goto bad;
+		}
+		if (!(j->hosts = strdup(json_string_value(hosts)))) {
+			ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+			goto bad;
+		}
+		j->has_hosts = 1;
+	}
 	if ((rc = ctl_arg_string(req, args, "subnet", j->subnet, sizeof(j->subnet), 0)) < 0)
 		goto bad;
 	j->has_subnet = rc;
@@ -180,7 +191,7 @@ static void cmd_job(struct ctl_req *req, json_t *args, void *arg)
 	ji_start(ji, j);
 	return;
 bad:
-	free(j);
+	ji_free(j);
 }
 
 void job_impact_health(struct job_impact *ji, struct ctl_req *req, const char *subnet,

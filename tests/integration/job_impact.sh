@@ -9,7 +9,8 @@
 # console. Proves that
 #  - `loomctl job` of the first job lists that port's link among its worst
 #    links, with the errors and the congestion, and exits 1; the second job
-#    has no bad link and exits 0; --hosts gives the first job's answer;
+#    has no bad link and exits 0; --hosts gives the first job's answer, and
+#    so does a --hosts list of over 4 KB;
 #  - `loomctl health` names the first job, and only it, on the port's rows;
 #  - the link_errors and link_congested events name it too;
 #  - `loomctl --db job` answers as loomd does (GET /api/v1/impact/JOB is
@@ -126,10 +127,19 @@ import json, sys
 a, h = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["paths"] == h["paths"] and a["worst"][0]["from"] == h["worst"][0]["from"], (a, h)' \
 	"$work/a.json" "$work/h.json" || loom_fail "--hosts differs from the tenant: $(cat "$work/h.json")"
+# A nodelist past 4 KB (a scattered job's SLURM_JOB_NODELIST; tenant create
+# takes it): the same hosts, host-0000 written 500 times.
+long=$(i=0; while [ $i -lt 500 ]; do printf 'host-0000,'; i=$((i + 1)); done)
+loom_ctl --json job --hosts "${long}host-0001,host-[0004-0005]" >"$work/l.json" || :
+python3 -c '
+import json, sys
+a, h = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert a["paths"] == h["paths"], (a, h)' "$work/a.json" "$work/l.json" ||
+	loom_fail "a ${#long}-byte --hosts list: $(cut -c1-300 "$work/l.json")"
 loom_ctl job jobA >"$work/a.txt" || :
 grep -q "^$SPINE:$PORT " "$work/a.txt" && grep -q "every pair" "$work/a.txt" ||
 	loom_fail "loomctl job's table: $(cat "$work/a.txt")"
-loom_ok "--hosts gives the tenant's paths; the table lists $SPINE:$PORT"
+loom_ok "--hosts gives the tenant's paths (a ${#long}-byte list too); the table lists $SPINE:$PORT"
 
 loom_ctl --json health >"$work/health.json" || :
 python3 - "$work/health.json" "$SPINE" "$PORT" <<'EOP' || loom_fail "health does not name jobA alone: $(cat "$work/health.json")"
