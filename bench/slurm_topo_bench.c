@@ -51,7 +51,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
-	if (hostmap_load(&hm, "^([^ ]+)", NULL, err, sizeof(err)) < 0) {
+	if (hostmap_load(&hm, HOSTMAP_DEFAULT_PATTERN, NULL, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}

@@ -19,9 +19,6 @@
 #include "lib/fabric/topo_file.h"
 #include "lib/slurm/slurm_topo.h"
 
-/* tenants.host_pattern's default (daemon/core/config.h) */
-#define DEFAULT_HOST_PATTERN "^([^ ]+)"
-
 static json_t *topology_offline(struct loomctl *lc, const char *topo, int format,
 				const char *pattern, const char *map)
 {
@@ -101,7 +98,7 @@ static int cmd_topology(struct loomctl *lc, int argc, char **argv)
 					   "and tenants.host_map)");
 	if (topo) {
 		if (!(res = topology_offline(lc, topo, format, pattern ? pattern :
-					     DEFAULT_HOST_PATTERN, map)))
+					     HOSTMAP_DEFAULT_PATTERN, map)))
 			return LOOMCTL_EXIT_FAILED;
 	} else {
 		/* no --format: loomd's slurm.topology_format, the file's */

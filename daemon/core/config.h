@@ -25,8 +25,6 @@
 #define LOOM_DEFAULT_OSM_SOCKET "/run/loom/osm.sock"
 #define LOOM_DEFAULT_PARTITIONS "/var/lib/loom/partitions.conf"
 #define LOOM_DEFAULT_TOKENS "/etc/loom/tokens"
-/* A host's name in its CAs' node descriptions: the first word ("node001 mlx5_0"). */
-#define LOOM_DEFAULT_HOST_PATTERN "^([^ ]+)"
 #define LOOM_MAX_SUBNETS     16
 #define LOOM_NAME_LEN        64
 /* Where switch plugins (NAME.so) are; configure passes $(pkglibdir)/plugins. */

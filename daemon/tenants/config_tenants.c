@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
+#include "lib/fabric/hostmap.h"
 
 static const struct cfg_key tenants_keys[] = {
 	CFG_KEY_STR("partitions_file", CFG_PATH, tenant_partitions_file, LOOM_DEFAULT_PARTITIONS),
@@ -25,7 +26,7 @@ static const struct cfg_key tenants_keys[] = {
 	CFG_KEY_INT("vlan_max", tenant_vlan_max, 2, 4094, 0, 2999),
 	CFG_KEY_STR("users", CFG_STRING, tenant_users, NULL),
 	CFG_KEY_STR("groups", CFG_STRING, tenant_groups, NULL),
-	CFG_KEY_STR("host_pattern", CFG_STRING, tenant_host_pattern, LOOM_DEFAULT_HOST_PATTERN),
+	CFG_KEY_STR("host_pattern", CFG_STRING, tenant_host_pattern, HOSTMAP_DEFAULT_PATTERN),
 	CFG_KEY_STR("host_map", CFG_OPT_PATH, tenant_host_map, NULL),
 	CFG_KEY_BOOL("check_switch_ports", tenant_check_switch_ports, 1),
 };

@@ -20,7 +20,6 @@
 #include "lib/util/hostlist.h"
 
 #define JOB_DEFAULT_TOP 10
-#define JOB_DEFAULT_PATTERN "^([^ ]+)"
 
 /* ---- the ports with something to say: counters and alarms -------------------------- */
 
@@ -415,7 +414,7 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 		return rc == -ENOMEM ? rc : -EINVAL;
 	/* The tenants' rule: the pattern, and the map's ports for the hosts
 	 * it names (lib/fabric/hostmap.h). */
-	if ((rc = hostmap_load(&hm, q->host_pattern ? q->host_pattern : JOB_DEFAULT_PATTERN,
+	if ((rc = hostmap_load(&hm, q->host_pattern ? q->host_pattern : HOSTMAP_DEFAULT_PATTERN,
 			       q->host_map, err, errlen)) < 0) {
 		hostlist_clear(&hl);
 		return rc;

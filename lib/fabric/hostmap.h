@@ -21,6 +21,9 @@
 #include "lib/fabric/fabric.h"
 
 #define HOSTMAP_NAME_LEN 64
+/* The pattern when none is configured (tenants.host_pattern's default, and
+ * loomctl's without loomd): the first word ("node001 mlx5_0" -> "node001"). */
+#define HOSTMAP_DEFAULT_PATTERN "^([^ ]+)"
 
 enum hostmap_kind { HOSTMAP_NONE, HOSTMAP_IB, HOSTMAP_ETH };
 
