@@ -14,19 +14,27 @@
  * one), or -EINVAL with *why saying what a line must be. */
 static int parse_line(const char *line, struct hostmap_line *out, const char **why)
 {
-	char buf[512], a[HOSTMAP_NAME_LEN], b[HOSTMAP_NAME_LEN], extra[2];
+	/* one byte more than a name: a longer word is seen, never cut in two */
+	char buf[512], h[HOSTMAP_NAME_LEN + 1], a[HOSTMAP_NAME_LEN + 1], b[HOSTMAP_NAME_LEN + 1];
+	char extra[2];
 	int k;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(buf, sizeof(buf), "%s", line);
 	buf[strcspn(buf, "#\n")] = '\0';
-	k = sscanf(buf, "%63s %63s %63s %1s", out->host, a, b, extra);
+	k = sscanf(buf, "%64s %64s %64s %1s", h, a, b, extra);
 	if (k <= 0)
 		return 0;   /* kind 0: HOSTMAP_NONE */
 	if (k == 1 || k == 4) {
 		*why = "expected HOST PORT_GUID or HOST SWITCH PORT";
 		return -EINVAL;
 	}
+	if (strlen(h) >= HOSTMAP_NAME_LEN || strlen(a) >= HOSTMAP_NAME_LEN ||
+	    (k == 3 && strlen(b) >= HOSTMAP_NAME_LEN)) {
+		*why = "a host, switch or port name is at most 63 bytes";
+		return -EINVAL;
+	}
+	memcpy(out->host, h, strlen(h) + 1);
 	if (k == 2) {
 		if (strncmp(a, "0x", 2) || strlen(a) != 18 ||
 		    strspn(a + 2, "0123456789abcdefABCDEF") != 16 || ibt_guid_parse(a, &out->guid)) {

@@ -752,6 +752,35 @@ START_TEST(a_host_map_that_contradicts_itself_is_refused)
 }
 END_TEST
 
+/* A name longer than a host's 63 bytes (a long FQDN) is refused naming the
+ * line: never cut into two fields (an Ethernet switch and port out of
+ * "HOST PORT_GUID"), nor cut short to another host's name. */
+START_TEST(a_host_map_name_over_63_bytes_is_refused_not_cut)
+{
+	char path[] = "/tmp/loom-test-hostmap.XXXXXX", err[256], name[80];
+	struct hostmap hm;
+	int fd = mkstemp(path);
+	FILE *out = fdopen(fd, "w");
+
+	memset(name, 'n', HOSTMAP_NAME_LEN + 6);
+	name[HOSTMAP_NAME_LEN + 6] = '\0';
+	fprintf(out, "a 0x0000000000100001\n%s 0x0000000000100002\n", name);
+	fclose(out);
+	ck_assert_int_eq(hostmap_load(&hm, "^([^ ]+)", path, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, ":2: ") && strstr(err, "63"), "%s", err);
+	/* 63 bytes is a name */
+	name[HOSTMAP_NAME_LEN - 1] = '\0';
+	out = fopen(path, "w");
+	fprintf(out, "%s 0x0000000000100002\n%s leaf1 Ethernet0\n", name, name);
+	fclose(out);
+	ck_assert_msg(hostmap_load(&hm, "^([^ ]+)", path, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(hm.n, 1);
+	ck_assert_str_eq(hm.ports[0].host, name);
+	hostmap_clear(&hm);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(block_format_has_a_block_per_leaf)
 {
 	struct fab *f = fattree(3, 4, 1, 0);
@@ -835,6 +864,7 @@ int main(void)
 	tcase_add_test(tc, a_host_moved_by_the_map_is_said);
 	tcase_add_test(tc, a_cut_cable_changes_what_slurm_reads_and_is_said);
 	tcase_add_test(tc, a_host_map_that_contradicts_itself_is_refused);
+	tcase_add_test(tc, a_host_map_name_over_63_bytes_is_refused_not_cut);
 	tcase_add_test(tc, block_format_has_a_block_per_leaf);
 	tcase_add_test(tc, the_same_fabric_gives_the_same_text);
 	suite_add_tcase(s, tc);
