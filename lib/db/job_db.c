@@ -816,10 +816,26 @@ char *job_index_names_at(struct job_index *ix, const char *subnet, uint64_t guid
 			continue;
 		n = links_at(s, guid, port, sending_only, links);
 		names = jobs_on(s, NULL, links, n);
-		json_array_foreach(names, i, v)
-			if (off < len)
+		/* Whole names only (a job id cut short is another job's id),
+		 * with room kept for "and N more" after them. */
+		json_array_foreach(names, i, v) {
+			size_t total = json_array_size(names), rest = total - i - 1;
+			char more[32] = "";
+			int w;
+
+			if (rest)
+				snprintf(more, sizeof(more), " and %zu more", rest);
+			if (off + (i ? 2 : 0) + strlen(json_string_value(v)) + strlen(more) < len) {
 				off += (size_t)snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
 							json_string_value(v));
+				continue;
+			}
+			w = i ? snprintf(buf + off, len - off, " and %zu more", total - i)
+			      : snprintf(buf, len, "%zu jobs", total);
+			if (w < 0 || (size_t)w >= len - off)
+				buf[off] = '\0';   /* not even that fits */
+			break;
+		}
 		json_decref(names);
 	}
 	pthread_mutex_unlock(&ix->mu);

@@ -77,7 +77,8 @@ int job_index_refresh(sqlite3 *db, struct job_index *ix, char *err, size_t errle
 
 /* The jobs whose paths cross port `port` of node `guid` on `subnet` as the
  * index last saw them (no database read; for the alarm events): a ", "
- * list in buf, "" when none or not known. Returns buf. */
+ * list of whole names in buf ("A, B and 3 more" when they do not all fit,
+ * "5 jobs" when not one does), "" when none or not known. Returns buf. */
 char *job_index_names_at(struct job_index *ix, const char *subnet, uint64_t guid,
 			 unsigned port, int sending_only, char *buf, size_t len);
 

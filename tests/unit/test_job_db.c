@@ -357,6 +357,35 @@ START_TEST(hosts_follow_the_host_map_as_tenants_do)
 }
 END_TEST
 
+/* The events' list of the jobs on a link holds whole names only: one that
+ * does not fit is counted ("and 1 more"), never cut to another job's id
+ * ("1010" cut to "101"). */
+START_TEST(the_jobs_named_at_a_port_are_whole_names_or_counted)
+{
+	const struct rt_ca *a0 = &J.g->ca[job_a[0]];
+	struct job_index *ix = job_index_new();
+	char err[512] = "", buf[64];
+	sqlite3 *db;
+
+	/* three jobs on job A's hosts, so on the cable of its first port */
+	ck_assert_int_eq(jobdb_tenant(&J, "1010", 12, job_a, n_a), 0);
+	ck_assert_int_eq(jobdb_tenant(&J, "zz-a-long-job-name", 13, job_a, n_a), 0);
+	ck_assert_ptr_nonnull(db = dbq_open_readonly(path, err, sizeof(err)));
+	ck_assert_msg(job_index_refresh(db, ix, err, sizeof(err)) == 0, "%s", err);
+#define NAMES_AT(len) job_index_names_at(ix, J.fab->subnet, a0->node_guid, a0->port, 0, buf, len)
+	ck_assert_str_eq(NAMES_AT(sizeof(buf)), "101, 1010, zz-a-long-job-name");
+	/* room for "101, 1010, zz-a-lo": the last counted */
+	ck_assert_str_eq(NAMES_AT(20), "101 and 2 more");
+	ck_assert_str_eq(NAMES_AT(26), "101, 1010 and 1 more");
+	/* room for "101, 101" and no more: no name cut to another's */
+	ck_assert_str_eq(NAMES_AT(9), "3 jobs");
+	ck_assert_str_eq(NAMES_AT(3), "");
+#undef NAMES_AT
+	sqlite3_close(db);
+	job_index_free(ix);
+}
+END_TEST
+
 /* A host list the client got wrong (one that expands past HOSTLIST_MAX, a
  * bracket left open) is the client's error, -EINVAL as job_db.h says: a
  * bad request, never an internal error of loomd's or a 500 of the API. */
@@ -429,6 +458,7 @@ int main(void)
 	tcase_add_test(tc, hosts_give_the_same_links_as_the_tenant);
 	tcase_add_test(tc, hosts_follow_the_host_map_as_tenants_do);
 	tcase_add_test(tc, a_host_list_too_large_or_malformed_is_the_clients_error);
+	tcase_add_test(tc, the_jobs_named_at_a_port_are_whole_names_or_counted);
 	tcase_add_test(tc, the_index_follows_a_tenant_change_and_newer_tables);
 	suite_add_tcase(s, tc);
 	return check_run(s);
