@@ -91,8 +91,13 @@ int hostmap_read(const char *path, struct hostmap_line **lines, size_t *n, char 
 		struct hostmap_line l;
 		const char *why;
 
+		/* a longer line's tail would be read as a line of its own */
+		int whole = strchr(line, '\n') || feof(f);
+
 		no++;
-		if (parse_line(line, &l, &why) < 0) {
+		if (!whole)
+			why = "longer than 511 bytes";
+		if (!whole || parse_line(line, &l, &why) < 0) {
 			fclose(f);
 			free(*lines);
 			*lines = NULL;

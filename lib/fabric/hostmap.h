@@ -10,7 +10,8 @@
  *         node001 0x0002c90300a1b2c3
  *         # HOST  SWITCH  PORT         (a port of an Ethernet switch)
  *         node001 leaf1   Ethernet0
- *     (each name at most 63 bytes: a longer one is an error naming the line)
+ *     (each name at most 63 bytes, a line at most 511: longer is an error
+ *     naming the line)
  * Pure: the file is read when asked, nothing is kept between calls. */
 #ifndef LOOM_HOSTMAP_H
 #define LOOM_HOSTMAP_H

@@ -754,7 +754,8 @@ END_TEST
 
 /* A name longer than a host's 63 bytes (a long FQDN) is refused naming the
  * line: never cut into two fields (an Ethernet switch and port out of
- * "HOST PORT_GUID"), nor cut short to another host's name. */
+ * "HOST PORT_GUID"), nor cut short to another host's name; so is a line
+ * longer than the reader takes. */
 START_TEST(a_host_map_name_over_63_bytes_is_refused_not_cut)
 {
 	char path[] = "/tmp/loom-test-hostmap.XXXXXX", err[256], name[80];
@@ -768,6 +769,14 @@ START_TEST(a_host_map_name_over_63_bytes_is_refused_not_cut)
 	fclose(out);
 	ck_assert_int_eq(hostmap_load(&hm, "^([^ ]+)", path, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, ":2: ") && strstr(err, "63"), "%s", err);
+	/* a line past the reader's 511 bytes (a long comment) is refused, its
+	 * tail never read as a line of its own ("0..0 tail words" as a host on
+	 * an Ethernet switch port) */
+	out = fopen(path, "w");
+	fprintf(out, "a 0x0000000000100001\n# %0540d tail words\n", 0);
+	fclose(out);
+	ck_assert_int_eq(hostmap_load(&hm, "^([^ ]+)", path, err, sizeof(err)), -EINVAL);
+	ck_assert_msg(strstr(err, ":2: ") && strstr(err, "511"), "%s", err);
 	/* 63 bytes is a name */
 	name[HOSTMAP_NAME_LEN - 1] = '\0';
 	out = fopen(path, "w");
