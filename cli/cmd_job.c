@@ -156,15 +156,16 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 			json_object_set_new(args, "hosts", json_string(optarg));
 		} else if (c == 'n') {
 			json_object_set_new(args, "subnet", json_string(optarg));
-		} else if (c == 'p') {
+		} else if (c == 'p' && lc->db_path) {
 			json_object_set_new(args, "host_pattern", json_string(optarg));
 		} else if (c == 'm' && lc->db_path) {
-			/* loomd reads only its own tenants.host_map */
+			/* loomd reads only its own tenants.host_map and pattern */
 			json_object_set_new(args, "host_map", json_string(optarg));
-		} else if (c == 'm') {
+		} else if (c == 'p' || c == 'm') {
 			json_decref(args);
-			return loomctl_usage_error(lc, "job", "--host-map is for --db: loomd uses "
-						   "tenants.host_map");
+			return loomctl_usage_error(lc, "job", "--%s is for --db: loomd uses "
+						   "tenants.%s", c == 'p' ? "host-pattern" : "host-map",
+						   c == 'p' ? "host_pattern" : "host_map");
 		} else if (c == 't' && loomctl_parse_count(optarg, 10000, &n) == 0 && n > 0) {
 			json_object_set_new(args, "top", json_integer((json_int_t)n));
 		} else if (c == 's' && loomctl_parse_count(optarg, 0x7fffffff, &n) == 0) {

@@ -22,7 +22,8 @@ struct job_impact {
 	char path[4096];              /* the database file; "": read on the loop */
 	char pattern[128];            /* tenants.host_pattern */
 	char map[4096];               /* tenants.host_map (only loomd's own: a
-				       * client names no file loomd reads) */
+				       * client names no file loomd reads, nor
+				       * a pattern it compiles) */
 	struct work_queue *work;
 	sqlite3 *db;                  /* the worker's read-only connection, kept */
 	struct job_index *ix;
@@ -173,10 +174,14 @@ static void cmd_job(struct ctl_req *req, json_t *args, void *arg)
 	if ((rc = ctl_arg_string(req, args, "subnet", j->subnet, sizeof(j->subnet), 0)) < 0)
 		goto bad;
 	j->has_subnet = rc;
-	if ((rc = ctl_arg_string(req, args, "host_pattern", j->pattern, sizeof(j->pattern), 0)) < 0)
+	/* loomd's own rule, as its map: a client's regular expression could
+	 * take gigabytes to compile ("(((x{1,40}){1,40}){1,40})...") */
+	if (json_object_get(args, "host_pattern")) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"host_pattern\": loomd uses "
+			      "tenants.host_pattern (a pattern of your own goes with loomctl --db)");
 		goto bad;
-	if (!rc)
-		memcpy(j->pattern, ji->pattern, sizeof(j->pattern));
+	}
+	memcpy(j->pattern, ji->pattern, sizeof(j->pattern));
 	memcpy(j->map, ji->map, sizeof(j->map));
 	if (ctl_arg_count(req, args, "top", 10000, &top) < 0 ||
 	    ctl_arg_count(req, args, "seed", 0x7fffffff, &seed) < 0)

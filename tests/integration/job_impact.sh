@@ -10,7 +10,8 @@
 #  - `loomctl job` of the first job lists that port's link among its worst
 #    links, with the errors and the congestion, and exits 1; the second job
 #    has no bad link and exits 0; --hosts gives the first job's answer, and
-#    so does a --hosts list of over 4 KB;
+#    so does a --hosts list of over 4 KB; a client's host_pattern is refused
+#    (loomd's tenants.host_pattern is the rule);
 #  - `loomctl health` names the first job, and only it, on the port's rows;
 #  - the link_errors and link_congested events name it too;
 #  - `loomctl --db job` answers as loomd does (GET /api/v1/impact/JOB is
@@ -136,10 +137,33 @@ import json, sys
 a, h = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 assert a["paths"] == h["paths"], (a, h)' "$work/a.json" "$work/l.json" ||
 	loom_fail "a ${#long}-byte --hosts list: $(cut -c1-300 "$work/l.json")"
+# A host pattern is loomd's own (tenants.host_pattern), as its host map is:
+# a client's regular expression (one that takes gigabytes to compile) is
+# refused, and loomctl takes --host-pattern only with --db.
+python3 - "$work/loomd.sock" <<'EOP' || loom_fail "a client's host_pattern was not refused"
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.connect(sys.argv[1])
+body = json.dumps({"v": 1, "id": 1, "cmd": "job", "args": {"hosts": "host-0000",
+                   "host_pattern": "^(((((x{1,40}){1,40}){1,40}){1,40}){1,40})"}}).encode()
+s.sendall(struct.pack(">I", len(body)) + body)
+head = b""
+while len(head) < 4:
+    head += s.recv(4 - len(head))
+n, data = struct.unpack(">I", head)[0], b""
+while len(data) < n:
+    data += s.recv(n - len(data))
+r = json.loads(data)
+assert not r["ok"] and r["error"]["code"] == "bad-request", r
+assert "host_pattern" in r["error"]["message"], r
+EOP
+rc=0
+loom_ctl job --hosts host-0000 --host-pattern '^([^ ]+)' >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || loom_fail "loomctl job --host-pattern without --db: exit $rc, not 2"
 loom_ctl job jobA >"$work/a.txt" || :
 grep -q "^$SPINE:$PORT " "$work/a.txt" && grep -q "every pair" "$work/a.txt" ||
 	loom_fail "loomctl job's table: $(cat "$work/a.txt")"
-loom_ok "--hosts gives the tenant's paths (a ${#long}-byte list too); the table lists $SPINE:$PORT"
+loom_ok "--hosts gives the tenant's paths (a ${#long}-byte list too; a client's host_pattern refused); the table lists $SPINE:$PORT"
 
 loom_ctl --json health >"$work/health.json" || :
 python3 - "$work/health.json" "$SPINE" "$PORT" <<'EOP' || loom_fail "health does not name jobA alone: $(cat "$work/health.json")"
