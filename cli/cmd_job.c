@@ -4,7 +4,8 @@
  * them (issue 24; lib/db/job_db.h). A job is the tenant its Slurm prolog
  * made (named by the job id); --hosts takes a hostlist instead. Exit 1
  * when a link of its paths has anything wrong, or a pair is lost; --db
- * answers the same without loomd. */
+ * answers the same without loomd, with the host rule of --host-pattern and
+ * --host-map (loomd takes neither from a client: its tenants' rule). */
 #include "autoconf.h"
 #include "loomctl.h"
 
