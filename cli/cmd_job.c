@@ -8,6 +8,7 @@
  * --host-map (loomd takes neither from a client: its tenants' rule). */
 #include "autoconf.h"
 #include "loomctl.h"
+#include "job_slurm.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -146,15 +147,18 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "host-pattern", required_argument, NULL, 'p' },
 		{ "host-map", required_argument, NULL, 'm' },
+		{ "slurm", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *args = json_object(), *result = NULL, *p;
 	unsigned long n;
-	int c, rc;
+	int c, rc, slurm = 0;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'H') {
 			json_object_set_new(args, "hosts", json_string(optarg));
+		} else if (c == 'S') {
+			slurm = 1;
 		} else if (c == 'n') {
 			json_object_set_new(args, "subnet", json_string(optarg));
 		} else if (c == 'p' && lc->db_path) {
@@ -186,6 +190,24 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 		return optind < argc ? loomctl_usage_error(lc, "job", "unexpected argument \"%s\"",
 							   argv[optind])
 				     : loomctl_usage_error(lc, "job", "give a JOBID or --hosts LIST");
+	}
+	if (slurm) {
+		/* The hosts Slurm gives the job, asked by their names. */
+		static char nodes[65536];
+		char err[512];
+		const char *id = json_string_value(json_object_get(args, "job"));
+
+		if (!id) {
+			json_decref(args);
+			return loomctl_usage_error(lc, "job", "--slurm needs a JOBID, not --hosts");
+		}
+		if (job_slurm_nodes(id, nodes, sizeof(nodes), err, sizeof(err)) < 0) {
+			loomctl_error(lc, "%s", err);
+			json_decref(args);
+			return LOOMCTL_EXIT_FAILED;
+		}
+		json_object_del(args, "job");
+		json_object_set_new(args, "hosts", json_string(nodes));
 	}
 	if (loomctl_call(lc, "job", args, &result) < 0)
 		return LOOMCTL_EXIT_FAILED;

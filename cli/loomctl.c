@@ -130,7 +130,7 @@ static void usage(FILE *out)
 		"                                 links by errors and by congestion, stale\n"
 		"                                 ports, the jobs on each; exit 1 when an\n"
 		"                                 alarm is raised\n"
-		"  job JOBID|--hosts LIST [--subnet NAME] [--top N] [--seed S]\n"
+		"  job JOBID|--hosts LIST [--slurm] [--subnet NAME] [--top N] [--seed S]\n"
 		"      [--host-pattern RE] [--host-map FILE]\n"
 		"                                 the links a job's pairs cross under the\n"
 		"                                 last read tables (a sample of sources\n"

@@ -128,8 +128,22 @@ got=$(scontrol show hostnames "$(scontrol show job "$J" | sed -n 's/^ *NodeList=
 set -- $got
 [ $# = 2 ] && [ "$(leaf_of "$1")" = "$(leaf_of "$2")" ] ||
 	loom_fail "job $J with --switches=1 got $got: under $(leaf_of "$1") and $(leaf_of "$2")"
-scancel "$B1" "$J" 2>/dev/null || :
 loom_ok "a job with --switches=1 landed on $got, all under $(leaf_of "$1")"
+
+# ---- job impact of a Slurm job by its id: the hosts squeue gives it ----------------------
+# (route check stores the tables OpenSM set; the job is still running)
+loom_ctl route check >/dev/null || loom_fail "route check"
+loom_ctl --json job --slurm "$B1" >"$work/job.json" || [ $? = 1 ] ||
+	loom_fail "loomctl job --slurm $B1: $(cat "$work/job.json")"
+want=$(scontrol show hostnames "$(squeue -h -j "$B1" -o %N)" | sort | tr '\n' ' ')
+have=$(python3 -c 'import json,sys; print(" ".join(sorted({h["host"] for h in json.load(open(sys.argv[1]))["hosts"]})))' "$work/job.json")
+[ "$have " = "$want" ] || loom_fail "loomctl job --slurm $B1 has hosts \"$have\", Slurm gives \"$want\""
+loom_ctl job --slurm 999999 >/dev/null 2>"$work/job.err" && loom_fail "an unknown job id answered"
+grep -q "999999" "$work/job.err" || loom_fail "the error does not name the job: $(cat "$work/job.err")"
+loom_ctl job --slurm "1;id" >/dev/null 2>"$work/job.err" && loom_fail "a job id with ';' was run"
+grep -q "is not a Slurm job id" "$work/job.err" || loom_fail "no refusal of '1;id': $(cat "$work/job.err")"
+scancel "$B1" "$J" 2>/dev/null || :
+loom_ok "loomctl job --slurm $B1: the hosts Slurm gives it ($have); an unknown or malformed id is an error naming it"
 
 # ---- 3. a leaf's uplinks unlinked: the file and Slurm follow ------------------------------
 conf_slurm true "$(command -v scontrol)"
