@@ -201,7 +201,7 @@ if command -v chromium >/dev/null && /usr/bin/python3 -c "import selenium" 2>/de
 else
 	echo "   (chromium, chromium-driver and python3-selenium are not installed: tools/deps.sh has them)"
 fi
-echo "== loomctl slurm topology: Slurm's topology.conf from the live fabric (its first lines)"
+echo "== loomctl slurm topology: the topology.conf for Slurm from the live fabric (its first lines)"
 $ctl slurm topology | head -n 8
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
