@@ -35,8 +35,10 @@
  *     after it (a name is Slurm's only key for a switch);
  *   - Slurm node names are taken as the host rule gives them; one with a
  *     character Slurm's parser or hostlist syntax takes as syntax
- *     (whitespace , [ ] = # " ') or over 63 bytes is an error naming it and
- *     its port: no file at all rather than one with a node missing;
+ *     (whitespace , [ ] = # " ') is an error naming it and its port: no
+ *     file at all rather than one with a node missing; a name over 63 bytes
+ *     is one the host rule cannot hold: its port maps to no node, counted
+ *     and named with the other unmapped ports;
  *   - LinkSpeed: the fastest active rate (lanes x lane rate in Gb/s,
  *     rounded) among the switch's cables to the nodes or switches it lists.
  * The same fabric and map give the same text (no clock, names sorted). */
