@@ -119,8 +119,13 @@ loom_ibsim_stop() {
 	wait "$LOOM_SIM_PID" 2>/dev/null || :
 }
 
-# Send one console command to ibsim ("Unlink \"node\"[port]", ...).
-loom_ibsim_cmd() { printf '%s\n' "$1" >&9; sleep 0.3; }
+# Send one console command to ibsim ("Unlink \"node\"[port]", ...). A
+# simulator that died is said with its log, not a silent SIGPIPE (exit 141)
+# of the test on the console's write.
+loom_ibsim_cmd() {
+	kill -0 "$LOOM_SIM_PID" 2>/dev/null ||
+		loom_fail "ibsim (pid $LOOM_SIM_PID) is gone; the console command was: $1"
+	printf '%s\n' "$1" >&9; sleep 0.3; }
 
 loom_opensm() {
 	rm -f "$work/opensm.log" "$work"/guid2lid "$work"/opensm-sa.dump  # it appends
