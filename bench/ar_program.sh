@@ -128,20 +128,14 @@ for f in "$@"; do
 	printf 'routing_engine ftree\nlog_flags 0x03\n' >"$dir/opensm.conf"
 	# The script is the namespace's, with its own variables; $loomds a list.
 	# shellcheck disable=SC2016,SC2086
-	unshare -n sh -c '
+	BENCH_SIM=$S/bench/bench_sim.sh unshare -n sh -c '
 		dir=$1 flags=$2 preload=$3 timeout=$4 retries=$5 smps=$6 dry=$7 ctl=$8 ctlbin=$9
 		shift 9
+		. "$BENCH_SIM"
 		ip link set lo up
 		cd "$dir"
-		mkfifo console
 		# shellcheck disable=SC2086
-		ibsim $flags -s fabric.net <console >ibsim.log 2>&1 &
-		sim=$!
-		exec 9>console  # ibsim quits when its console closes
-		i=0
-		until grep -q "simulator ready" ibsim.log 2>/dev/null || [ $i -ge 3000 ]; do
-			sleep 0.1; i=$((i + 1))
-		done
+		bench_sim_start fabric.net $flags
 		OSM_CACHE_DIR=$dir LD_PRELOAD=$preload opensm -F opensm.conf -o -f opensm.log \
 			>opensm.out 2>&1 || :
 		grep -q "SUBNET UP" opensm.log || { echo "OpenSM did not bring $dir up" >&2; exit 1; }
@@ -179,8 +173,7 @@ for f in "$@"; do
 			timed "ctl$k" "$ctlbin" -s "$c/loomd.sock" --json ar program
 			kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || :
 		done
-		exec 9>&-
-		kill $sim 2>/dev/null; wait $sim 2>/dev/null || :
+		bench_sim_stop
 	' sh "$dir" "$flags" "$PRELOAD" "$timeout" "$retries" "$smps" "$dry" "$ctl" "$B/loomctl" \
 		$loomds
 	k=0

@@ -65,19 +65,13 @@ run_one() { # run_one DIR ENGINE
 		printf 'sweep_interval 2\n'
 		case $2 in loom*) echo "event_plugin_name loomosm" ;; esac
 	} >"$1/opensm.conf"
-	LD_LIBRARY_PATH=$PLUGIN_DIR LOOMOSM_SOCKET=$1/osm.sock timeout "${REROUTE_TIMEOUT:-600}" \
-		unshare -n sh -c '
+	BENCH_SIM=$S/bench/bench_sim.sh LD_LIBRARY_PATH=$PLUGIN_DIR LOOMOSM_SOCKET=$1/osm.sock \
+		timeout "${REROUTE_TIMEOUT:-600}" unshare -n sh -c '
 		dir=$1 net=$2 flags=$3 preload=$4 cut=$5
+		. "$BENCH_SIM"
 		ip link set lo up
 		cd "$dir"
-		mkfifo console
-		ibsim $flags -s "$net" <console >ibsim.log 2>&1 &
-		sim=$!
-		exec 9>console  # ibsim quits when its console closes
-		i=0
-		until grep -q "simulator ready" ibsim.log 2>/dev/null || [ $i -ge 3000 ]; do
-			sleep 0.1; i=$((i + 1))
-		done
+		bench_sim_start "$net" $flags
 		OSM_CACHE_DIR=$dir LD_PRELOAD=$preload opensm -F opensm.conf -f opensm.log \
 			>opensm.out 2>&1 &
 		osm=$!
@@ -96,8 +90,7 @@ run_one() { # run_one DIR ENGINE
 		done
 		echo "$n" >before.count
 		kill $osm 2>/dev/null; wait $osm 2>/dev/null || :
-		exec 9>&-
-		kill $sim 2>/dev/null; wait $sim 2>/dev/null || :
+		bench_sim_stop
 	' sh "$1" "$net" "$flags" "$PRELOAD" "$cut" || echo "run stopped: rc $?" >"$1/stopped"
 }
 

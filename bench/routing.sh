@@ -218,24 +218,17 @@ run_one() { # run_one DIR NETFILE IBSIM_FLAGS ENGINE
 	# qos TRUE: OpenSM programs SL2VL maps only then (dfsssp's and loom's VLs).
 	printf 'routing_engine %s\nlog_flags 0x07\nqos TRUE\n' "$4" >"$1/opensm.conf"
 	case $4 in loom*) echo "event_plugin_name loomosm" >>"$1/opensm.conf" ;; esac
-	LD_LIBRARY_PATH=$PLUGIN_DIR unshare -n sh -c '
+	BENCH_SIM=$S/bench/bench_sim.sh LD_LIBRARY_PATH=$PLUGIN_DIR unshare -n sh -c '
 		dir=$1 net=$2 flags=$3 preload=$4
+		. "$BENCH_SIM"
 		ip link set lo up
 		cd "$dir"
-		mkfifo console
-		ibsim $flags -s "$net" <console >ibsim.log 2>&1 &
-		sim=$!
-		exec 9>console  # ibsim quits when its console closes
-		i=0
-		until grep -q "simulator ready" ibsim.log 2>/dev/null || [ $i -ge 3000 ]; do
-			sleep 0.1; i=$((i + 1))
-		done
+		bench_sim_start "$net" $flags
 		OSM_CACHE_DIR=$dir LD_PRELOAD=$preload opensm -F opensm.conf -o -f opensm.log \
 			>opensm.out 2>&1 || :
 		LD_PRELOAD=$preload ibnetdiscover >topo.ibnd 2>/dev/null || :
 		LD_PRELOAD=$preload dump_fts >lfts.fts 2>/dev/null || :
-		exec 9>&-
-		kill $sim 2>/dev/null; wait $sim 2>/dev/null || :
+		bench_sim_stop
 	' sh "$1" "$2" "$3" "$PRELOAD"
 }
 
