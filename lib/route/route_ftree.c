@@ -67,16 +67,20 @@ static void ftree_free(struct ftree *t)
 		free(t->w[i].dist);
 		free(t->w[i].on_path);
 		free(t->w[i].meets);
-		free(t->w[i].next);
 		free(t->w[i].queue);
 		free(t->w[i].hops);
 		free(t->w[i].cand);
 		free(t->w[i].cand_peer);
 		free(t->w[i].cand_n);
+		free(t->w[i].elig);
+		free(t->w[i].pm);
+		free(t->w[i].npeer);
+		free(t->w[i].flows);
+		free(t->w[i].best_m);
+		free(t->w[i].best_n);
+		free(t->w[i].best_i);
 	}
 	free(t->w);
-	free(t->pend_up);
-	free(t->pend_detour);
 	free(t->level);
 	free(t->comp);
 	free(t->n_cas);
@@ -88,9 +92,12 @@ static void ftree_free(struct ftree *t)
 	free(t->down);
 	free(t->up_peer);
 	free(t->down_peer);
+	free(t->down_upi);
 	free(t->pend);
 	free(t->rev);
 	free(t->load);
+	free(t->up_slot);
+	free(t->up_load);
 	free(t->backups);
 	free(t->main_down);
 	free(t->col_first);
@@ -106,7 +113,8 @@ static void ftree_free(struct ftree *t)
 	free(t->mrot);
 	free(t->vpath);
 	free(t->by_level);
-	free(t->flows);
+	free(t->uni);
+	free(t->pflow);
 }
 
 /* One set of per-destination arrays per worker of g->pool. 0 or -ENOMEM. */
@@ -116,9 +124,7 @@ static int ftree_workers(struct ftree *t)
 
 	t->n_w = par_pool_threads(t->g->pool);
 	t->w = calloc(t->n_w, sizeof(*t->w));
-	t->pend_up = malloc(n * PEND);
-	t->pend_detour = malloc(n * PEND);
-	if (!t->w || !t->pend_up || !t->pend_detour)
+	if (!t->w)
 		return -ENOMEM;
 	for (unsigned i = 0; i < t->n_w; i++) {
 		struct ftw *w = &t->w[i];
@@ -129,14 +135,21 @@ static int ftree_workers(struct ftree *t)
 		w->dist = malloc(n);
 		w->on_path = malloc(n);
 		w->meets = malloc(n);
-		w->next = malloc(n * sizeof(*w->next));
 		w->queue = malloc(n * sizeof(*w->queue));
 		w->hops = malloc(n * sizeof(*w->hops));
 		w->cand = malloc((t->g->n_links + 1) * sizeof(*w->cand));
 		w->cand_peer = malloc((t->g->n_links + 1) * sizeof(*w->cand_peer));
 		w->cand_n = malloc(n * sizeof(*w->cand_n));
-		if (!w->in_a || !w->dist || !w->on_path || !w->meets || !w->next || !w->queue ||
-		    !w->hops || !w->cand || !w->cand_peer || !w->cand_n)
+		w->elig = malloc(n);
+		w->pm = malloc(n);
+		w->npeer = malloc(n * sizeof(*w->npeer));
+		w->flows = malloc(n * sizeof(*w->flows));
+		w->best_m = malloc(n);
+		w->best_n = malloc(n);
+		w->best_i = malloc(n);
+		if (!w->in_a || !w->dist || !w->on_path || !w->meets || !w->queue ||
+		    !w->hops || !w->cand || !w->cand_peer || !w->cand_n || !w->elig || !w->pm || !w->npeer || !w->flows ||
+		    !w->best_m || !w->best_n || !w->best_i)
 			return -ENOMEM;
 	}
 	return 0;
@@ -159,9 +172,14 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 	t->down = malloc(nl * sizeof(uint32_t));
 	t->up_peer = malloc(nl * sizeof(int32_t));
 	t->down_peer = malloc(nl * sizeof(int32_t));
+	t->down_upi = malloc(nl);
 	t->pend = malloc(n * PEND * sizeof(int32_t));
 	t->rev = malloc(nl * sizeof(uint32_t));
 	t->load = calloc(nl, sizeof(uint64_t));
+	t->up_slot = malloc(nl * sizeof(uint32_t));
+	if (t->up_slot)
+		memset(t->up_slot, 0xFF, nl * sizeof(uint32_t));
+	t->up_load = calloc(nl, sizeof(uint64_t));
 	t->backups = calloc(nl, sizeof(uint32_t));
 	t->main_down = calloc(nl, sizeof(uint32_t));
 	t->alt_last = calloc(nl, sizeof(uint32_t));
@@ -173,11 +191,13 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 	t->mains = calloc(n, sizeof(uint32_t));
 	t->into = calloc(n, sizeof(uint32_t));
 	t->by_level = malloc(n * sizeof(int32_t));
-	t->flows = malloc(n * sizeof(uint64_t));
+	t->uni = malloc(n * sizeof(int32_t));
+	t->pflow = malloc(n * PEND * sizeof(uint32_t));
 	return t->level && t->comp && t->n_cas && t->up_first && t->up_n && t->down_first &&
-		t->down_n && t->up && t->down && t->up_peer && t->down_peer && t->pend && t->rev && t->load && t->backups && t->main_down &&
+		t->down_n && t->up && t->down && t->up_peer && t->down_peer && t->down_upi && t->pend && t->rev && t->load &&
+		t->up_slot && t->up_load && t->backups && t->main_down &&
 		t->alt_last && t->sub && t->top_last && t->top_backup && t->col_first && t->col_n &&
-		t->mains && t->into && t->by_level && t->flows && ftree_workers(t) == 0 ?
+		t->mains && t->into && t->by_level && t->uni && t->pflow && ftree_workers(t) == 0 ?
 		0 : -ENOMEM;
 }
 
@@ -287,6 +307,7 @@ static int ftree_levels(struct ftree *t, char *err, size_t errlen)
 				continue;     /* a part with no CA: routed by the fallback */
 			if (b == a + 1) {
 				t->up_peer[nu] = l->peer;
+				t->up_slot[first + i] = (uint32_t)nu;
 				t->up[nu++] = first + i;
 			} else if (b + 1 == a) {
 				t->down_peer[nd] = l->peer;
@@ -301,6 +322,9 @@ static int ftree_levels(struct ftree *t, char *err, size_t errlen)
 		t->up_n[s] = (uint32_t)nu - t->up_first[s];
 		t->down_n[s] = (uint32_t)nd - t->down_first[s];
 	}
+	for (size_t k = 0; k < nd; k++)
+		t->down_upi[k] = (uint8_t)(t->up_slot[t->rev[t->down[k]]] -
+					  t->up_first[t->down_peer[k]]);
 	return 0;
 }
 

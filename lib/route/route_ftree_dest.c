@@ -31,8 +31,10 @@ static void cand_add(const struct ftree *t, struct ftw *w, size_t p, uint32_t li
 }
 
 /* Ancestors of switch d (in_a) and every switch's up-hop distance to the
- * nearest one (dist), with each ancestor's down links to ancestors (cand): up from d, then down from all of them. A switch
- * without a level (no CA below it) is its own only ancestor. */
+ * nearest one (dist), with each ancestor's down links to ancestors (cand)
+ * and each other switch's parents one hop nearer (elig): up from d, then
+ * down from all of them. A switch without a level (no CA below it) is its
+ * own only ancestor. */
 void ftree_ancestors(struct ftree *t, struct ftw *w, size_t d)
 {
 	const struct rt_graph *g = t->g;
@@ -69,53 +71,71 @@ void ftree_ancestors(struct ftree *t, struct ftw *w, size_t d)
 		size_t s = (size_t)q[head++];
 
 		for (uint32_t i = 0; i < t->down_n[s]; i++) {
-			int32_t c = g->links[t->down[t->down_first[s] + i]].peer;
+			int32_t c = t->down_peer[t->down_first[s] + i];
 
 			if (w->dist[c] == FAR) {
 				w->dist[c] = (uint8_t)(w->dist[s] + 1);
+				w->elig[c] = 0;
 				q[tail++] = c;
 			}
+			if (w->dist[c] == w->dist[s] + 1)
+				w->elig[c]++;
 		}
 	}
 }
 
-/* Choose the best of switch s's candidate links (links[0..n), their peers
- * in peers[]): better `meets`, then not taken for a detour lately (up only),
- * then less load, then the first (lowest port). Returns a link index or
- * NO_LINK. A candidate whose meets is below the best so far is dropped
- * before its link's load is read: the peers are in one short array, the
- * loads spread over the switch's links. */
-static int32_t pick(const struct ftree *t, const struct ftw *w, uint32_t dest_no, size_t s,
-		    const uint32_t *links, const int32_t *peers, uint32_t n, int up, uint8_t want_dist)
+/* The best of switch s's candidate links: better `meets`, then not taken
+ * for a detour lately (up only), then less load, then the first (lowest
+ * port). Each candidate becomes one key whose order is that order, and
+ * the loop keeps the least without a branch on the loads: they are as
+ * likely either way. Returns a link index or NO_LINK. */
+#define PICK_IDX_BITS 8   /* candidates per switch: at most 256 */
+#define PICK_IDX_MASK ((1u << PICK_IDX_BITS) - 1)
+#define PICK_LOAD_MAX ((UINT64_C(1) << (59 - PICK_IDX_BITS)) - 1)
+static inline uint64_t pick_key(uint8_t meets, uint64_t recent, uint64_t load, uint32_t i)
 {
-	int32_t best = NO_LINK;
-	uint8_t best_meets = 0;
-	uint64_t best_load = 0;
-	int best_recent = 0;
-	uint32_t window = up && dest_no ? t->sub[s] : 0;
+	load = load > PICK_LOAD_MAX ? PICK_LOAD_MAX : load;
+	return (uint64_t)(7 - meets) << 60 | recent << 59 | load << PICK_IDX_BITS | i;
+}
+
+/* Down, for ancestor a: its candidates (down links to ancestors) in the
+ * worker's cand lists. Returns the place of the best in them, or -1. */
+static int32_t pick_down(const struct ftree *t, const struct ftw *w, size_t a)
+{
+	const uint32_t *links = w->cand + t->down_first[a];
+	const int32_t *peers = w->cand_peer + t->down_first[a];
+	uint64_t best = UINT64_MAX;
+
+	for (uint32_t i = 0; i < w->cand_n[a]; i++) {
+		uint64_t key = pick_key(w->meets[peers[i]], 0, t->load[links[i]], i);
+
+		key = w->in_a[peers[i]] ? key : UINT64_MAX;
+		best = key < best ? key : best;
+	}
+	return best == UINT64_MAX ? -1 : (int32_t)(t->down_first[a] + (best & PICK_IDX_MASK));
+}
+
+/* Up, for switch u toward the parents one hop nearer an ancestor
+ * (dist want): its up slots, in order. Returns the best one's slot (its
+ * place in up[]), or -1. */
+static int32_t pick_up(const struct ftree *t, const struct ftw *w, uint32_t dest_no, size_t u,
+		       uint8_t want)
+{
+	uint32_t f = t->up_first[u], n = t->up_n[u];
+	const int32_t *peers = t->up_peer + f;
+	const uint64_t *load = t->up_load + f;
+	const uint32_t *last = t->alt_last + f;
+	uint32_t window = dest_no ? t->sub[u] : 0;
+	uint64_t best = UINT64_MAX;
 
 	for (uint32_t i = 0; i < n; i++) {
-		int32_t peer = peers[i];
-		uint32_t li;
-		uint8_t m;
-		int recent;
+		uint64_t recent = window && last[i] && dest_no - last[i] < window;
+		uint64_t key = pick_key(w->meets[peers[i]], recent, load[i], i);
 
-		if (up ? w->dist[peer] != want_dist : !w->in_a[peer])
-			continue;
-		m = w->meets[peer];
-		if (best != NO_LINK && m < best_meets)
-			continue;
-		li = links[i];
-		recent = window && t->alt_last[li] && dest_no - t->alt_last[li] < window;
-		if (best == NO_LINK || m > best_meets ||
-		    recent < best_recent || (recent == best_recent && t->load[li] < best_load)) {
-			best = (int32_t)li;
-			best_meets = m;
-			best_load = t->load[li];
-			best_recent = recent;
-		}
+		key = w->dist[peers[i]] == want ? key : UINT64_MAX;
+		best = key < best ? key : best;
 	}
-	return best;
+	return best == UINT64_MAX ? -1 : (int32_t)(f + (best & PICK_IDX_MASK));
 }
 
 /* Shortest-path next hops toward switch d for every switch of d's
@@ -138,6 +158,8 @@ static void ftree_fallback(struct ftree *t, struct ftw *w, size_t d)
 		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
 			if (w->hops[l[i].peer] + 1 == w->hops[s]) {
 				w->next[s] = (int32_t)(g->sw[s].first_link + i);
+				w->npeer[s] = l[i].peer;
+				w->pm[s] = w->meets[l[i].peer];
 				break;
 			}
 	}
@@ -247,21 +269,80 @@ static void dest_paths(struct ftree *t, struct ftree_slot *sl, const int32_t *mp
 	}
 }
 
+/* Switch p's route now meets a path (meets[p] > 0): tell its children
+ * that pick up among parents as far as p (best_m, best_n, best_i). */
+static void meets_down(const struct ftree *t, struct ftw *w, size_t p)
+{
+	uint8_t m = w->meets[p], want = (uint8_t)(w->dist[p] + 1);
+
+	for (uint32_t k = t->down_first[p]; k < t->down_first[p] + t->down_n[p]; k++) {
+		int32_t c = t->down_peer[k];
+
+		if (w->in_a[c] || w->dist[c] != want)
+			continue;
+		if (m > w->best_m[c]) {
+			w->best_m[c] = m;
+			w->best_n[c] = 1;
+			w->best_i[c] = t->down_upi[k];
+		} else if (m == w->best_m[c]) {
+			w->best_n[c]++;
+		}
+	}
+}
+
+/* The flows (one per source CA) of the slot's destination along its
+ * routes, up from the lowest level, then down from the highest: what each
+ * switch adds to its chosen link's load (pflow, with PFLOW_DETOUR), which
+ * phase 3 adds. */
+static void dest_flows(const struct ftree *t, struct ftw *w, const struct ftree_slot *sl,
+		       size_t k)
+{
+	const int32_t *ord = t->by_level, *col = t->pend + k * t->n_sw;
+	const uint8_t *in_a = w->in_a;
+	uint32_t *pf = t->pflow + k * t->n_sw;
+	uint64_t *f = w->flows;
+	size_t d = sl->d;
+
+	memset(pf, 0, t->n_sw * sizeof(*pf));
+	for (size_t i = 0; i < t->n_sw; i++)
+		f[i] = t->n_cas[i];
+	f[d] = 0;  /* CAs on d's own switch use no switch link */
+	for (size_t i = 0; i < t->n_ranked; i++) {
+		size_t u = (size_t)ord[i];
+
+		if (in_a[u] || col[u] < 0)
+			continue;
+		/* A switch that went up on a detour makes its link recent. */
+		pf[u] = (uint32_t)f[u] | (f[u] && w->pm[u] < JOINS_MAIN ? PFLOW_DETOUR : 0);
+		f[w->npeer[u]] += f[u];
+	}
+	for (size_t i = t->n_ranked; i-- > 0;) {
+		size_t a = (size_t)ord[i];
+
+		if (!in_a[a] || a == d || col[a] < 0)
+			continue;
+		pf[a] = (uint32_t)f[a];
+		f[w->npeer[a]] += f[a];
+	}
+}
+
 /* Phase 2, any order, any worker: every switch's choice for the slot's
  * destination, from the loads as phase 3 left them before this batch.
- * Writes the slot's column of pend (and of pend_up, pend_detour). */
+ * Writes the slot's column of pend (and of pflow). */
 static void dest_choose(struct ftree *t, struct ftw *w, struct ftree_slot *sl, size_t k)
 {
-	const struct rt_graph *g = t->g;
 	const int32_t *ord = t->by_level;
 	size_t d = sl->d, need_fallback = 0;
-	int32_t *col = t->pend + k * t->n_sw;
-	uint8_t *up = t->pend_up + k * t->n_sw, *det = t->pend_detour + k * t->n_sw;
+	int32_t at;
 
+
+	w->next = t->pend + k * t->n_sw;
 	if (w->anc_of != d)
 		ftree_ancestors(t, w, d);
 	memset(w->on_path, 0, t->n_sw);
 	memset(w->meets, 0, t->n_sw);
+	memset(w->best_m, 0, t->n_sw);
+	memset(w->best_n, 0, t->n_sw);
 	for (size_t i = 0; i < t->n_sw; i++)
 		w->next[i] = NO_LINK;
 	/* Backup marks first: a main path switch stays ON_MAIN. */
@@ -272,21 +353,24 @@ static void dest_choose(struct ftree *t, struct ftw *w, struct ftree_slot *sl, s
 	 * its children's routes meet the main path. */
 	for (size_t i = 0; i < t->n_ranked; i++) {
 		size_t a = (size_t)ord[i];
-		uint32_t f = t->down_first[a];
 
 		if (!w->in_a[a] || a == d)
 			continue;
-		w->next[a] = pick(t, w, sl->dest_no, a, w->cand + f, w->cand_peer + f, w->cand_n[a],
-				  0, 0);
+		at = pick_down(t, w, a);
+		if (at >= 0) {
+			w->next[a] = (int32_t)w->cand[at];
+			w->npeer[a] = w->cand_peer[at];
+			w->pm[a] = w->meets[w->npeer[a]];
+		}
 		w->meets[a] = w->on_path[a] == ON_MAIN ? JOINS_MAIN :
-			w->on_path[a] == ON_BACKUP ? JOINS_BACKUP :
-			w->next[a] != NO_LINK ? detour[w->meets[g->links[w->next[a]].peer]] : 0;
+			w->on_path[a] == ON_BACKUP ? JOINS_BACKUP : at >= 0 ? detour[w->pm[a]] : 0;
+		if (w->meets[a])
+			meets_down(t, w, a);
 	}
 	/* Everyone else goes up, highest level first. */
 	sl->rc = 0;
 	for (size_t i = t->n_ranked; i-- > 0;) {
 		size_t u = (size_t)ord[i];
-		uint32_t f = t->up_first[u];
 
 		if (w->in_a[u])
 			continue;
@@ -298,63 +382,99 @@ static void dest_choose(struct ftree *t, struct ftw *w, struct ftree_slot *sl, s
 			need_fallback = 1;
 			continue;
 		}
-		w->next[u] = pick(t, w, sl->dest_no, u, t->up + f, t->up_peer + f, t->up_n[u], 1,
-				  (uint8_t)(w->dist[u] - 1));
-		w->meets[u] = w->meets[g->links[w->next[u]].peer];
+		/* The one parent whose route meets a path best, the batch's
+		 * choice when no parent differs from another, or a look at
+		 * each: the same choice (pick_up) at less cost. */
+		if (w->best_n[u] == 1)
+			at = (int32_t)(t->up_first[u] + w->best_i[u]);
+		else if (!w->best_n[u] && w->elig[u] == t->up_n[u] && t->uni_ok && t->uni[u] >= 0)
+			at = t->uni[u];
+		else
+			at = pick_up(t, w, sl->dest_no, u, (uint8_t)(w->dist[u] - 1));
+		w->next[u] = (int32_t)t->up[at];
+		w->npeer[u] = t->up_peer[at];
+		w->meets[u] = w->pm[u] = w->meets[w->npeer[u]];
+		if (w->meets[u])
+			meets_down(t, w, u);
 	}
 	if (sl->rc)
 		return;
 	if (need_fallback || t->n_ranked < t->n_sw)
 		ftree_fallback(t, w, d);
-	memcpy(col, w->next, t->n_sw * sizeof(*col));
-	col[d] = SELF;
-	if (!sl->count_load)
-		return;
-	for (size_t u = 0; u < t->n_sw; u++) {
-		up[u] = !w->in_a[u];
-		det[u] = w->next[u] != NO_LINK && w->meets[g->links[w->next[u]].peer] < JOINS_MAIN;
-	}
-}
-
-/* Phase 3, in routing order: push the slot's flows (one per source CA)
- * along its routes, up from the lowest level, then down from the highest:
- * the loads the next batch chooses from. */
-static void dest_push(struct ftree *t, const struct ftree_slot *sl, size_t k)
-{
-	const struct rt_graph *g = t->g;
-	const int32_t *ord = t->by_level, *col = t->pend + k * t->n_sw;
-	const uint8_t *up = t->pend_up + k * t->n_sw, *det = t->pend_detour + k * t->n_sw;
-	size_t d = sl->d;
-
-	for (size_t i = 0; i < t->n_sw; i++)
-		t->flows[i] = t->n_cas[i];
-	t->flows[d] = 0;  /* CAs on d's own switch use no switch link */
-	for (size_t i = 0; i < t->n_ranked; i++) {
-		size_t u = (size_t)ord[i];
-		int32_t li = col[u];
-
-		if (!up[u] || li < 0)
-			continue;
-		if (t->flows[u] && det[u])
-			t->alt_last[li] = sl->dest_no;
-		t->load[li] += t->flows[u];
-		t->flows[g->links[li].peer] += t->flows[u];
-	}
-	for (size_t i = t->n_ranked; i-- > 0;) {
-		size_t a = (size_t)ord[i];
-		int32_t li = col[a];
-
-		if (up[a] || a == d || li < 0)
-			continue;
-		t->load[li] += t->flows[a];
-		t->flows[g->links[li].peer] += t->flows[a];
-	}
+	w->next[d] = SELF;
+	if (sl->count_load)
+		dest_flows(t, w, sl, k);
 }
 
 struct choose {
 	struct ftree *t;
-	size_t k0;             /* the batch's first pend column */
+	size_t k0, n;          /* the batch's pend columns */
+	uint32_t lo, hi;       /* the dest_no uni is for, first and last */
+	int uni;               /* push_part: compute uni too */
 };
+
+/* uni[u]: the pick of switch u when its parents are all eligible and meet
+ * no path, by (recent, load, port), if no link's recent changes between
+ * dest_no lo and hi (0: switch LIDs, nothing is recent); else -1. */
+static void uni_one(struct ftree *t, size_t u, uint32_t lo, uint32_t hi)
+{
+	uint32_t f = t->up_first[u], n = t->up_n[u];
+	uint32_t window = lo ? t->sub[u] : 0;
+	const uint32_t *last = t->alt_last + f;
+	uint64_t best = UINT64_MAX;
+	int same = 1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int r_lo = window && last[i] && lo - last[i] < window;
+		int r_hi = window && last[i] && hi - last[i] < window;
+		uint64_t key = pick_key(0, (uint64_t)r_lo, t->up_load[f + i], i);
+
+		same &= r_lo == r_hi;
+		best = key < best ? key : best;
+	}
+	t->uni[u] = !n || !same ? -1 : (int32_t)(f + (best & PICK_IDX_MASK));
+}
+
+static void uni_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct choose *c = ctx;
+
+	(void)worker;
+	for (size_t u = begin; u < end; u++)
+		uni_one(c->t, u, c->lo, c->hi);
+}
+
+/* Phase 3, switches [begin, end): add the batch's flows to the loads of
+ * the links they chose, in routing order (a link's loads and recent
+ * detours are its switch's own: no two workers share one); then the
+ * switch's uni for the next batch. */
+static void push_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct choose *c = ctx;
+	struct ftree *t = c->t;
+
+	(void)worker;
+	for (size_t u = begin; u < end; u++) {
+		for (size_t k = c->k0; k < c->k0 + c->n; k++) {
+			size_t at = k * t->n_sw + u;
+			int32_t li = t->pend[at];
+			uint32_t f = t->pflow[at] & ~PFLOW_DETOUR, slot;
+
+			if (!t->slot[k].count_load || li < 0 || !f)
+				continue;
+			slot = t->up_slot[li];
+			if (slot == UINT32_MAX) {
+				t->load[li] += f;
+				continue;
+			}
+			if (t->pflow[at] & PFLOW_DETOUR)
+				t->alt_last[slot] = t->slot[k].dest_no;
+			t->up_load[slot] += f;
+		}
+		if (c->uni)
+			uni_one(t, u, c->lo, c->hi);
+	}
+}
 
 static void choose_part(void *ctx, unsigned worker, size_t begin, size_t end)
 {
@@ -380,21 +500,48 @@ int ftree_route_batch(struct ftree *t, const struct ftree_dest *ds, size_t n, ch
 		dest_paths(t, sl, ds[i].mpath, ds[i].rot);
 	}
 	{
-		struct choose c = { .t = t, .k0 = k0 };
+		struct par_pool *pool = n > 1 ? t->g->pool : NULL;
+		struct choose c = { .t = t, .k0 = k0, .n = n, .lo = ds[0].dest_no,
+				    .hi = ds[n - 1].dest_no };
+		int count_load = 0;
 
-		par_pool_for(n > 1 ? t->g->pool : NULL, n, 1, choose_part, &c);
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct ftree_slot *sl = &t->slot[k0 + i];
-
-		if (sl->rc < 0) {
-			snprintf(err, errlen, "%s reaches %s only through a down-up turn "
-				 "(its up links are missing)", t->g->sw[sl->bad].desc,
-				 t->g->sw[sl->d].desc);
-			return sl->rc;
+		/* A batch's uni (one look per switch for all its destinations):
+		 * its dest_no all 0 (switch LIDs) or consecutive; made by the
+		 * last phase 3 when it knew them. */
+		t->uni_ok = n > 1 && (c.lo ? c.hi - c.lo == n - 1 : !c.hi);
+		if (t->uni_ok && !(t->uni_hi && c.lo >= t->uni_lo && c.hi <= t->uni_hi) &&
+		    !(!t->uni_hi && t->uni_valid && !c.lo)) {
+			par_pool_for(pool, t->n_sw, 256, uni_part, &c);
+			t->uni_lo = c.lo;
+			t->uni_hi = c.hi;
+			t->uni_valid = 1;
 		}
-		if (sl->count_load)
-			dest_push(t, sl, k0 + i);
+		par_pool_for(pool, n, 1, choose_part, &c);
+		for (size_t i = 0; i < n; i++) {
+			const struct ftree_slot *sl = &t->slot[k0 + i];
+
+			if (sl->rc < 0) {
+				snprintf(err, errlen, "%s reaches %s only through a down-up turn "
+					 "(its up links are missing)", t->g->sw[sl->bad].desc,
+					 t->g->sw[sl->d].desc);
+				return sl->rc;
+			}
+			count_load |= sl->count_load;
+		}
+		if (count_load) {
+			/* The loads change: uni is for the next batch, if it
+			 * is a full one of the next CAs. */
+			c.uni = n > 1;
+			c.lo = c.hi + 1;
+			c.hi += FTREE_BATCH_MAX;
+			t->uni_valid = 0;
+			par_pool_for(pool, t->n_sw, 128, push_part, &c);
+			if (c.uni) {
+				t->uni_lo = c.lo;
+				t->uni_hi = c.hi;
+				t->uni_valid = 1;
+			}
+		}
 	}
 	t->n_pend += n;
 	if (t->n_pend + FTREE_BATCH_MAX > PEND)

@@ -33,7 +33,11 @@ struct ftw {
 	uint8_t *dist;         /* up hops to reach an ancestor, FAR if none */
 	uint8_t *on_path;      /* ON_MAIN, ON_BACKUP or 0 */
 	uint8_t *meets;        /* the best path a switch's route joins */
-	int32_t *next;         /* chosen link per switch, NO_LINK if none */
+	int32_t *next;         /* chosen link per switch, NO_LINK if none: the
+				* destination's column of pend */
+	int32_t *npeer;        /* the switch next leads to */
+	uint8_t *pm;           /* the meets of that switch */
+	uint64_t *flows;       /* one destination's flows per switch (dest_flows) */
 	int32_t *queue;
 	uint16_t *hops;        /* for the shortest-path fallback */
 	/* An ancestor's down links to ancestors (the only ones its pick can
@@ -41,6 +45,14 @@ struct ftw {
 	 * valid for ancestors. */
 	uint32_t *cand, *cand_n;
 	int32_t *cand_peer;
+	/* Per switch, for its pick up: how many parents are one hop nearer an
+	 * ancestor (elig, with dist); of those whose route meets a path, the
+	 * best meets (best_m), how many have it (best_n) and the first one's
+	 * place among the switch's up links (best_i). A switch with one best
+	 * takes it; one with none and every parent eligible takes its batch
+	 * choice (uni). */
+	uint8_t *elig, *best_m, *best_n;
+	uint8_t *best_i;
 	size_t anc_of;         /* the switch in_a and dist are for (SIZE_MAX: none) */
 	size_t hops_of;        /* the switch hops are for (SIZE_MAX: none) */
 };
@@ -89,8 +101,15 @@ struct ftree {
 	uint32_t *up_first, *up_n, *down_first, *down_n;
 	uint32_t *up, *down;
 	int32_t *up_peer, *down_peer;  /* the switch at the other end of each */
+	uint8_t *down_upi;     /* a down link's place among its child's up links */
 	uint32_t *rev;         /* the same cable seen from the other end */
-	uint64_t *load;        /* flows routed over each directed link so far */
+	uint64_t *load;        /* flows routed down each directed link so far */
+	/* Up links' state, by their place in up[] (up_slot: a link's place):
+	 * the flows routed up each so far, and alt_last below. A switch's
+	 * candidates up are then one run of memory that its pick reads in
+	 * order. */
+	uint32_t *up_slot;     /* UINT32_MAX: not an up link */
+	uint64_t *up_load;
 	uint32_t *backups;     /* destinations whose backup path takes each link */
 	uint32_t *main_down;   /* destinations whose main path takes each link (down) */
 	/* Columns: the parents a switch would have in the full tree (the parents
@@ -114,22 +133,32 @@ struct ftree {
 	 * (1 + its ordinal) that made a switch take each up link so, and a
 	 * switch avoids links taken so for any of the `sub` destinations
 	 * before (the CAs below it: the sources a shift sends at once). */
-	uint32_t *alt_last;
+	uint32_t *alt_last;    /* by up slot */
 	uint32_t *sub;
 	/* Per top: the last destination whose main path ended there (1 + its
 	 * ordinal) and the top its backup path took: two destinations of one
 	 * shift window sharing a main top get different backup tops. */
 	uint32_t *top_last;
 	int32_t *top_backup;
+	/* Per switch, for the batch under way: the up slot it takes when its
+	 * parents do not differ in meets or distance (they do for few
+	 * switches), from its loads and recent detours alone; -1 when
+	 * that changes within the batch. uni_ok: the batch has them. */
+	int32_t *uni;
+	int uni_ok;
+	int uni_valid;         /* uni is for dest_no uni_lo..uni_hi (0: switch LIDs) */
+	uint32_t uni_lo, uni_hi;
 	int32_t *by_level;     /* switches in ascending level order */
 	size_t n_ranked;
-	uint64_t *flows;       /* per switch: one destination's flows, pushed up and down */
+	/* [k * n_sw + s]: the flows the k-th waiting destination adds to the
+	 * link s chose (phase 2 finds them, phase 3 adds them). */
+	uint32_t *pflow;
+#define PFLOW_DETOUR 0x80000000u  /* and s went up on a detour (alt_last) */
 	/* Table entries not yet written, PEND destinations at a time, then one
 	 * switch row at a time (a run of entries per row instead of a cache
 	 * miss per switch per destination): the k-th waiting destination's
 	 * next[] is pend[k * n_sw ..], SELF at its own switch. */
 	int32_t *pend;
-	uint8_t *pend_up, *pend_detour;  /* [k * n_sw + s]: s went up; s took a detour */
 	uint16_t pend_lid[PEND];
 	uint8_t pend_port[PEND];
 	struct ftree_slot slot[PEND];
