@@ -120,17 +120,20 @@ static int is_up(const struct refine *r, int32_t link)
 	return r->level[k->peer] > r->level[k->sw];
 }
 
-static void cell_add(struct refine *r, size_t i, int dir)
+static void cell_add(struct refine *r, size_t row, size_t link, int dir)
 {
+	size_t i = rf_cell(r, row, link);
 	uint16_t c = r->cell[i];
 	uint16_t n = (uint16_t)(dir > 0 ? c + 1 : c - 1);  /* 0 <= load < n_ca <= 65535 */
-	uint32_t *rh = r->row_hist + i / r->nl * ROW_LOADS;
+	uint32_t *rh = r->row_hist + row * ROW_LOADS;
 
 	rh[rf_load_bucket(c)]--;
 	rh[rf_load_bucket(n)]++;
 	r->hist[c > 1 ? c : 1]--;
 	r->hist[n > 1 ? n : 1]++;
 	r->cell[i] = n;
+	if (n > r->link_max[link])
+		r->link_max[link] = n;
 	if (n > r->top)
 		r->top = n;
 	while (r->top > 1 && !r->hist[r->top])
@@ -342,9 +345,10 @@ static void shift_delta(const struct refine *r, const struct at *at, const int32
 			dl->over++;
 			return;
 		}
-		const uint16_t *c = r->cell + row * r->nl;
+		const uint16_t *c = r->cell + rf_cell(r, row, 0);
+
 		for (int j = 0; j < co; j++) {
-			uint16_t v = c[at->oldp[j]];
+			uint16_t v = c[(size_t)at->oldp[j] * COUNT_ROWS];
 
 			if (!v)
 				continue;
@@ -353,7 +357,7 @@ static void shift_delta(const struct refine *r, const struct at *at, const int32
 			dl->at_top += (size_t)v - 1 == top;
 		}
 		for (int j = 0; j < cn; j++) {
-			uint16_t v = c[newp[j]];
+			uint16_t v = c[(size_t)newp[j] * COUNT_ROWS];
 
 			dl->ds += r->f[v + 1] - r->f[v];
 			dl->at_top -= v == top;
@@ -377,9 +381,9 @@ static void apply(struct refine *r, const struct at *at, int32_t q, const int32_
 		if (row == (size_t)-1)
 			continue;
 		for (int j = 0; j < co; j++)
-			cell_add(r, row * r->nl + (size_t)at->oldp[j], -1);
+			cell_add(r, row, (size_t)at->oldp[j], -1);
 		for (int j = 0; j < cn; j++)
-			cell_add(r, row * r->nl + (size_t)newp[j], +1);
+			cell_add(r, row, (size_t)newp[j], +1);
 	}
 	for (int j = 0; j < co && r->through; j++) {
 		uint16_t *th = &r->through[(size_t)g->links[at->oldp[j]].sw * r->n + d];
@@ -473,12 +477,65 @@ static int take(struct refine *r, struct best *b)
 	return 1;
 }
 
+#define HOT_CAP (1u << 16)  /* pairs at the worst load asked per round */
+
+static int by_index(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The cells at load `top` as row * nl + link, in that order (shift by
+ * shift), at most HOT_CAP; *hot grows as needed. Their number, or SIZE_MAX
+ * out of memory. The scan goes link by link, block by block (the cells'
+ * order), only over links whose link_max reaches top (made exact on the
+ * way). */
+static size_t hot_cells(struct refine *r, size_t top, size_t **hot, size_t *cap)
+{
+	size_t n = 0, rows = r->rows;
+	uint16_t t = (uint16_t)top;
+
+	for (size_t link = 0; link < r->nl; link++) {
+		uint16_t m = 0;
+
+		if (r->link_max[link] < t)
+			continue;
+		for (size_t b0 = 0; b0 < rows; b0 += COUNT_ROWS) {
+			const uint16_t *c = r->cell + rf_cell(r, b0, link);
+			size_t nb = rows - b0 < COUNT_ROWS ? rows - b0 : COUNT_ROWS;
+			unsigned hit = 0;
+
+			for (size_t i = 0; i < nb; i++) {
+				m = c[i] > m ? c[i] : m;
+				hit |= c[i] == t;
+			}
+			for (size_t i = 0; hit && i < nb; i++) {
+				if (c[i] != t)
+					continue;
+				if (n == *cap) {
+					size_t *h = realloc(*hot, 2 * *cap * sizeof(**hot));
+
+					if (!h)
+						return SIZE_MAX;
+					*hot = h;
+					*cap *= 2;
+				}
+				(*hot)[n++] = (b0 + i) * r->nl + link;
+			}
+		}
+		r->link_max[link] = m;
+	}
+	qsort(*hot, n, sizeof(**hot), by_index);
+	return n < HOT_CAP ? n : HOT_CAP;
+}
+
 /* Phase 1: the (shift, link) pairs at the worst load, each asked for the
  * move that lowers the shift potential most. */
 static void phase_shifts(struct refine *r)
 {
 	const struct rt_graph *g = r->g;
-	size_t cap = 1u << 16, n_hot;
+	size_t cap = HOT_CAP, n_hot;
 	size_t *hot = malloc(cap * sizeof(*hot));
 	int32_t path[MAX_HOPS + 1];
 
@@ -489,16 +546,8 @@ static void phase_shifts(struct refine *r)
 	     round++) {
 		size_t top = r->top, improved = 0;
 
-		n_hot = 0;
-		for (size_t row = 0; row < r->rows && n_hot < cap; row++) {
-			const uint16_t *c = r->cell + row * r->nl;
-
-			if (!r->row_hist[row * ROW_LOADS + rf_load_bucket(top)])
-				continue;   /* no cell of this shift at the top load */
-			for (size_t i = 0; i < r->nl && n_hot < cap; i++)
-				if (c[i] == top)
-					hot[n_hot++] = row * r->nl + i;
-		}
+		if ((n_hot = hot_cells(r, top, &hot, &cap)) == SIZE_MAX)
+			break;
 		for (size_t h = 0; h < n_hot && r->evals < r->budget; h++) {
 			size_t row = hot[h] / r->nl, k = r->k0 + row * r->stride;
 			int32_t link = (int32_t)(hot[h] % r->nl);
@@ -507,7 +556,7 @@ static void phase_shifts(struct refine *r)
 			size_t s = up ? (size_t)lk->sw : (size_t)lk->peer;
 			struct best b = { 0 };
 
-			if (r->cell[hot[h]] != top || r->top != top)
+			if (r->cell[rf_cell(r, row, (size_t)link)] != top || r->top != top)
 				continue;
 			for (uint32_t i = 0; i < r->below_n[s]; i++) {
 				size_t c = r->below[r->below_first[s] + i];
@@ -624,6 +673,8 @@ static void refine_free(struct refine *r)
 	free(r->below);
 	free(r->through);
 	free(r->cell);
+	free(r->link_max);
+	free(r->block_max);
 	free(r->prod);
 	free(r->src);
 	free(r->stack);
@@ -847,9 +898,15 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 		cap = SAMPLE_SHIFTS;
 	if (cap > r.n - 1)
 		cap = r.n - 1;
-	r.cell = malloc(cap * r.nl * sizeof(*r.cell));
+	{
+		size_t blocks = (cap + COUNT_ROWS - 1) / COUNT_ROWS;
+
+		r.cell = malloc(blocks * COUNT_ROWS * r.nl * sizeof(*r.cell));
+		r.block_max = malloc(blocks * r.nl * sizeof(*r.block_max));
+	}
+	r.link_max = malloc(r.nl * sizeof(*r.link_max));
 	r.row_hist = malloc(cap * ROW_LOADS * sizeof(*r.row_hist));
-	if (!r.cell || !r.row_hist || rf_ca_runs(&r) < 0)
+	if (!r.cell || !r.block_max || !r.link_max || !r.row_hist || rf_ca_runs(&r) < 0)
 		goto nomem;
 	/* First a glance: SAMPLE_SHIFTS shifts spread evenly. A full tree
 	 * routed by the fat-tree engine has no shared link in any shift, and

@@ -41,7 +41,14 @@ struct refine {
 	int32_t *port_link;    /* global port index -> directed link, -1 */
 	uint32_t *below_first, *below_n, *below;   /* CAs under each switch */
 	uint16_t *through;     /* [sw * n + d]: sources whose path to d passes sw */
-	uint16_t *cell;        /* [row * nl + link] */
+	uint16_t *cell;        /* in blocks of COUNT_ROWS rows, each [link][row]
+				* (rf_cell): a move's sources are mostly consecutive
+				* shifts, so its loads on one link are one run of
+				* memory, and a counting task's rows are another */
+	uint16_t *link_max;    /* per link: no cell of it above this (rf_count_shifts
+				* makes it exact, cell changes keep it an upper
+				* bound) */
+	uint16_t *block_max;   /* [block * nl + link]: link_max of one block */
 	size_t *hist;          /* cells per load 2..n; [1]: at most one flow */
 	size_t top;            /* highest load with hist > 0 */
 	double *f;             /* the shift potential of a cell per load, 0..n */
@@ -62,6 +69,12 @@ struct refine {
 static inline size_t rf_load_bucket(size_t load)
 {
 	return load < 2 ? 1 : load < ROW_LOADS - 1 ? load : ROW_LOADS - 1;
+}
+
+/* The counter of (tracked shift `row`, directed link). */
+static inline size_t rf_cell(const struct refine *r, size_t row, size_t link)
+{
+	return (row / COUNT_ROWS * r->nl + link) * COUNT_ROWS + row % COUNT_ROWS;
 }
 
 /* The (shift, link) counters held at once: SHIFT_CELLS; tests lower it to
