@@ -226,11 +226,17 @@ static int below_sets(struct refine *r)
 
 static size_t row_of(const struct refine *r, size_t a, size_t d)
 {
-	size_t k = (d + r->n - a) % r->n;
+	size_t k = d >= a ? d - a : d + r->n - a;
 
-	if (k < r->k0 || (k - r->k0) % r->stride)
+	if (k < r->k0)
 		return (size_t)-1;
-	k = (k - r->k0) / r->stride;
+	if (r->stride == 1) {
+		k -= r->k0;   /* windows: no division on the way */
+	} else {
+		if ((k - r->k0) % r->stride)
+			return (size_t)-1;
+		k = (k - r->k0) / r->stride;
+	}
 	return k < r->rows ? k : (size_t)-1;
 }
 

@@ -18,9 +18,14 @@
 				  * 5000 CAs on a 3-level tree, windows beyond */
 #define WINDOW_EVALS 300000u   /* move evaluations per window, phase 1 */
 #define WINDOWS_EVALS 6000000u /* all windows together */
-#define CENTRED_ROWS 300       /* a centred window's shifts */
+#define CENTRED_ROWS 128       /* a centred window's shifts: one block; room for a
+				* leaf's move (its CAs' shifts) either side; 300 found
+				* the same moves on the 27648-CA tree cut 300 times,
+				* at 2.3x the count */
 #define WINDOW_PASSES 2        /* passes: side by side, then centred on what is left */
-#define COUNT_ROWS 64          /* shifts counted by one task of the pool */
+#define COUNT_ROWS 128         /* shifts counted by one task of the pool, and the
+				* cells' block (rf_cell); 64 walked 15% more (a run's
+				* shifts straddle blocks), 256 left a core idle */
 #define ROW_LOADS 16           /* per-shift load histogram: 1 (at most one),
 				* 2..14, 15 and up */
 #define SHIFT_EVALS 300000u    /* move evaluations, phase 1 */
