@@ -344,25 +344,30 @@ static int cmp_i32(const void *a, const void *b)
  * non-blocking). */
 static int ftree_columns(struct ftree *t)
 {
-	const struct rt_graph *g = t->g;
 	uint32_t *seen = calloc(t->n_sw + 1, sizeof(*seen));
+	uint32_t *sib = calloc(t->n_sw + 1, sizeof(*sib));
 	size_t cap = 64, n = 0;
 	int32_t *col = malloc(cap * sizeof(*col));
 
-	if (!seen || !col)
+	if (!seen || !sib || !col)
 		goto fail;
 	for (size_t u = 0; u < t->n_sw; u++) {
 		uint32_t stamp = (uint32_t)u + 1;
 
 		t->col_first[u] = (uint32_t)n;
 		for (uint32_t i = 0; i < t->up_n[u]; i++) {
-			int32_t p = g->links[t->up[t->up_first[u] + i]].peer;
+			int32_t p = t->up_peer[t->up_first[u] + i];
 
 			for (uint32_t j = 0; j < t->down_n[p]; j++) {
-				int32_t v = g->links[t->down[t->down_first[p] + j]].peer;
+				int32_t v = t->down_peer[t->down_first[p] + j];
 
+				/* A sibling shares several parents with u: its
+				 * parents once. */
+				if (sib[v] == stamp)
+					continue;
+				sib[v] = stamp;
 				for (uint32_t k = 0; k < t->up_n[v]; k++) {
-					int32_t q = g->links[t->up[t->up_first[v] + k]].peer;
+					int32_t q = t->up_peer[t->up_first[v] + k];
 
 					if (seen[q] == stamp)
 						continue;
@@ -383,10 +388,12 @@ static int ftree_columns(struct ftree *t)
 		qsort(col + t->col_first[u], t->col_n[u], sizeof(*col), cmp_i32);
 	}
 	free(seen);
+	free(sib);
 	t->col = col;
 	return 0;
 fail:
 	free(seen);
+	free(sib);
 	free(col);
 	return -ENOMEM;
 }

@@ -138,16 +138,53 @@ static int32_t pick_up(const struct ftree *t, const struct ftw *w, uint32_t dest
 	return best == UINT64_MAX ? -1 : (int32_t)(f + (best & PICK_IDX_MASK));
 }
 
+/* Hop counts toward switch d (w->hops, NO_LEVEL: not reached), breadth
+ * first, until the last of the switches with no route yet (next NO_LINK)
+ * is reached. On a tree that is a few levels around d rather than the
+ * whole graph (a core's LID: the other cores are two hops away); all of
+ * d's component when one of them is cut off from d. */
+static void fallback_hops(const struct ftree *t, struct ftw *w, size_t d)
+{
+	const struct rt_graph *g = t->g;
+	size_t head = 0, tail = 0, want = 0;
+	int32_t *q = w->queue;
+
+	for (size_t s = 0; s < t->n_sw; s++) {
+		w->hops[s] = NO_LEVEL;
+		want += s != d && w->next[s] == NO_LINK;
+	}
+	w->hops[d] = 0;
+	q[tail++] = (int32_t)d;
+	/* A switch at hops h is found while its level's predecessors are
+	 * expanded, after every switch at h - 1 was found: once the last one
+	 * wanted is found, its neighbours one hop nearer are all known. */
+	while (head < tail && want) {
+		size_t s = (size_t)q[head++];
+		const struct rt_link *l = &g->links[g->sw[s].first_link];
+
+		for (uint32_t i = 0; i < g->sw[s].n_links; i++) {
+			size_t p = (size_t)l[i].peer;
+
+			if (w->hops[p] != NO_LEVEL)
+				continue;
+			w->hops[p] = (uint16_t)(w->hops[s] + 1);
+			q[tail++] = (int32_t)p;
+			want -= w->next[p] == NO_LINK;
+		}
+	}
+}
+
 /* Shortest-path next hops toward switch d for every switch of d's
  * component that has none yet (next[s] == NO_LINK), s != d. The hop counts
  * are the worker's last ones when they were for d: the CAs of one switch
- * come one after another. */
+ * come one after another, and the switches without a route are the same
+ * for all of them (they depend on d's ancestors alone). */
 static void ftree_fallback(struct ftree *t, struct ftw *w, size_t d)
 {
 	const struct rt_graph *g = t->g;
 
 	if (w->hops_of != d) {
-		rt_graph_hops(g, d, w->hops, w->queue);
+		fallback_hops(t, w, d);
 		w->hops_of = d;
 	}
 	for (size_t s = 0; s < t->n_sw; s++) {

@@ -159,16 +159,18 @@ static int below_sets(struct refine *r)
 		if (r->level[s] != NO_LEVEL && r->level[s] > maxl)
 			maxl = r->level[s];
 	/* Count with multiplicity first (a CA below two children counts twice:
-	 * an upper bound), then fill with a per-switch mark. */
+	 * an upper bound), then fill with a per-switch mark. below_n starts
+	 * as each switch's own CAs. */
+	memset(r->below_n, 0, (g->n_sw + 1) * sizeof(*r->below_n));
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].sw >= 0)
+			r->below_n[g->ca[c].sw]++;
 	for (uint16_t lv = 0; lv <= maxl; lv++)
 		for (size_t s = 0; s < g->n_sw; s++) {
 			const struct rt_link *lk = &g->links[g->sw[s].first_link];
 
 			if (r->level[s] != lv)
 				continue;
-			r->below_n[s] = 0;
-			for (size_t c = 0; c < g->n_ca; c++)
-				r->below_n[s] += g->ca[c].sw == (int32_t)s;
 			for (uint32_t i = 0; i < g->sw[s].n_links; i++)
 				if (r->level[lk[i].peer] + 1 == lv)
 					r->below_n[s] += r->below_n[lk[i].peer];
@@ -883,16 +885,19 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 	 * h (h - 1) < n - 1: fewer shifts than that map a CA of the leaf onto
 	 * another, wherever the leaf's CAs sit in the CA order. */
 	r.floor = 1;
+	memset(r.below_n, 0, n_sw * sizeof(*r.below_n));   /* CAs on each switch, for now */
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].sw >= 0)
+			r.below_n[g->ca[c].sw]++;
 	for (size_t s = 0; s < g->n_sw; s++) {
-		size_t h = 0, u = 0;
+		size_t h = r.below_n[s], u = 0;
 
-		for (size_t c = 0; c < g->n_ca; c++)
-			h += g->ca[c].sw == (int32_t)s;
 		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
 			u += r.level[g->links[g->sw[s].first_link + i].peer] == r.level[s] + 1;
 		if (h && u && h * (h - 1) < g->n_ca - 1 && (h + u - 1) / u > r.floor)
 			r.floor = (h + u - 1) / u;
 	}
+	memset(r.below_n, 0, n_sw * sizeof(*r.below_n));
 	for (size_t i = 0; i < g->n_ports; i++)
 		r.port_link[i] = -1;
 	for (size_t i = 0; i < g->n_links; i++)
