@@ -216,6 +216,8 @@ static int ftree_alloc(struct ftree *t, const struct rt_graph *g)
 }
 
 size_t ftree_batch_min_ca = FTREE_BATCH_MIN_CA;
+int ftree_check_shortcuts;
+size_t ftree_shortcut_best, ftree_shortcut_uni, ftree_shortcut_wrong;
 
 
 /* Levels by BFS from the switches marked in `leaf` (rt_graph_levels; the
@@ -598,6 +600,9 @@ int rt_route_ftree(const struct rt_graph *g, struct rt_lfts *out, char *err, siz
 	for (unsigned w = 0; w < PAR_MAX_THREADS; w++) {
 		out->n_routed += t.routed[w];
 		out->n_unreachable += t.unreachable[w];
+		ftree_shortcut_best += t.sc_best[w];
+		ftree_shortcut_uni += t.sc_uni[w];
+		ftree_shortcut_wrong += t.sc_wrong[w];
 	}
 	/* CAs cabled to no switch: nobody can reach them. */
 	for (size_t c = 0; c < g->n_ca; c++)

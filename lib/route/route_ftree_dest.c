@@ -306,6 +306,17 @@ static void dest_paths(struct ftree *t, struct ftree_slot *sl, const int32_t *mp
 	}
 }
 
+/* ftree_check_shortcuts: the shortcut `at` that switch u took against
+ * what comparing all its parents gives; counted per worker. */
+static void shortcut_check(struct ftree *t, const struct ftw *w, uint32_t dest_no, size_t u,
+			   int32_t at, size_t *taken)
+{
+	unsigned me = (unsigned)(w - t->w);
+
+	taken[me]++;
+	t->sc_wrong[me] += pick_up(t, w, dest_no, u, (uint8_t)(w->dist[u] - 1)) != at;
+}
+
 /* Switch p's route now meets a path (meets[p] > 0): tell its children
  * that pick up among parents as far as p (best_m, best_n, best_i). */
 static void meets_down(const struct ftree *t, struct ftw *w, size_t p)
@@ -422,12 +433,18 @@ static void dest_choose(struct ftree *t, struct ftw *w, struct ftree_slot *sl, s
 		/* The one parent whose route meets a path best, the batch's
 		 * choice when no parent differs from another, or a look at
 		 * each: the same choice (pick_up) at less cost. */
-		if (w->best_n[u] == 1)
+		if (w->best_n[u] == 1) {
 			at = (int32_t)(t->up_first[u] + w->best_i[u]);
-		else if (!w->best_n[u] && w->elig[u] == t->up_n[u] && t->uni_ok && t->uni[u] >= 0)
+			if (ftree_check_shortcuts)
+				shortcut_check(t, w, sl->dest_no, u, at, t->sc_best);
+		} else if (!w->best_n[u] && w->elig[u] == t->up_n[u] && t->uni_ok &&
+			   t->uni[u] >= 0) {
 			at = t->uni[u];
-		else
+			if (ftree_check_shortcuts)
+				shortcut_check(t, w, sl->dest_no, u, at, t->sc_uni);
+		} else {
 			at = pick_up(t, w, sl->dest_no, u, (uint8_t)(w->dist[u] - 1));
+		}
 		w->next[u] = (int32_t)t->up[at];
 		w->npeer[u] = t->up_peer[at];
 		w->meets[u] = w->pm[u] = w->meets[w->npeer[u]];

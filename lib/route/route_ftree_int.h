@@ -25,6 +25,12 @@
 /* FTREE_BATCH_MIN_CA, as the engine reads it: tests lower it to see batches
  * on small trees. */
 extern size_t ftree_batch_min_ca;
+/* Tests set ftree_check_shortcuts: every switch that takes a shortcut up
+ * (its one best parent, or the batch's choice uni) also compares all its
+ * parents (pick_up), and the run adds how often each shortcut was taken
+ * and how often the two disagreed to these counts. */
+extern int ftree_check_shortcuts;
+extern size_t ftree_shortcut_best, ftree_shortcut_uni, ftree_shortcut_wrong;
 #define FTREE_PATH_MAX 32  /* main and backup path switches of a destination */
 
 /* One worker's arrays, for one destination at a time. */
@@ -168,6 +174,8 @@ struct ftree {
 	size_t n_pend;
 	struct rt_lfts *out;
 	size_t routed[PAR_MAX_THREADS], unreachable[PAR_MAX_THREADS];  /* per worker */
+	size_t sc_best[PAR_MAX_THREADS], sc_uni[PAR_MAX_THREADS],
+	       sc_wrong[PAR_MAX_THREADS];  /* ftree_check_shortcuts, per worker */
 };
 
 /* Lexicographic order of two 4-part keys. */

@@ -181,6 +181,45 @@ START_TEST(ftree_batches_give_the_same_tables_for_any_thread_count)
 }
 END_TEST
 
+/* The fat-tree engine's shortcuts up (a switch takes its one parent whose
+ * route meets a path best, or the batch's choice when its parents do not
+ * differ) choose what comparing all its parents chooses: checked at every
+ * switch, on a full and a cut tree, in batches and one destination at a
+ * time, on 1 and 2 threads; and both shortcuts are taken. */
+START_TEST(ftree_shortcuts_choose_what_comparing_all_parents_chooses)
+{
+	const struct rt_engine *e = rt_engine_find("ftree");
+	size_t saved = ftree_batch_min_ca;
+
+	ftree_check_shortcuts = 1;
+	for (int batch = 0; batch < 2; batch++)
+		for (int which = 0; which < 2; which++)
+			for (unsigned threads = 1; threads <= 2; threads++) {
+				struct run r;
+
+				ftree_batch_min_ca = batch ? 0 : SIZE_MAX;
+				ftree_shortcut_best = ftree_shortcut_uni = ftree_shortcut_wrong = 0;
+				r = run(which, e, threads);
+				ck_assert_int_eq(r.rc, 0);
+				ck_assert_msg(ftree_shortcut_wrong == 0, "fabric %d, batch %d, %u "
+					      "threads: %zu of %zu shortcuts differ", which, batch,
+					      threads, ftree_shortcut_wrong,
+					      ftree_shortcut_best + ftree_shortcut_uni);
+				ck_assert_msg(ftree_shortcut_best > 0, "no switch took its one "
+					      "best parent");
+				/* The batch's choice exists only in batches, and
+				 * on 3 levels: on 2, every leaf has the main
+				 * path's spine above it. */
+				ck_assert_msg(!batch || which != 0 || ftree_shortcut_uni > 0,
+					      "%u threads: no switch took the batch's choice",
+					      threads);
+				run_free(&r);
+			}
+	ftree_check_shortcuts = 0;
+	ftree_batch_min_ca = saved;
+}
+END_TEST
+
 START_TEST(sampled_shifts_are_labelled_and_bounded)
 {
 	struct run r = run(0, rt_engine_find("loom"), 1);
@@ -225,6 +264,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, tables_and_metrics_are_the_same_for_any_thread_count);
 	tcase_add_test(tc, ftree_batches_give_the_same_tables_for_any_thread_count);
+	tcase_add_test(tc, ftree_shortcuts_choose_what_comparing_all_parents_chooses);
 	tcase_add_test(tc, sampled_shifts_are_labelled_and_bounded);
 	tcase_add_test(tc, huge_fabrics_get_a_sample_when_no_count_is_asked);
 	suite_add_tcase(s, tc);
