@@ -563,8 +563,8 @@ int ftree_route_batch(struct ftree *t, const struct ftree_dest *ds, size_t n, ch
 		 * its dest_no all 0 (switch LIDs) or consecutive; made by the
 		 * last phase 3 when it knew them. */
 		t->uni_ok = n > 1 && (c.lo ? c.hi - c.lo == n - 1 : !c.hi);
-		if (t->uni_ok && !(t->uni_hi && c.lo >= t->uni_lo && c.hi <= t->uni_hi) &&
-		    !(!t->uni_hi && t->uni_valid && !c.lo)) {
+		if (t->uni_ok && !(t->uni_valid && (c.lo ? t->uni_hi && c.lo >= t->uni_lo &&
+						     c.hi <= t->uni_hi : !t->uni_hi))) {
 			par_pool_for(pool, t->n_sw, 256, uni_part, &c);
 			t->uni_lo = c.lo;
 			t->uni_hi = c.hi;
