@@ -109,7 +109,8 @@ struct ftree {
 	int32_t *up_peer, *down_peer;  /* the switch at the other end of each */
 	uint8_t *down_upi;     /* a down link's place among its child's up links */
 	uint32_t *rev;         /* the same cable seen from the other end */
-	uint64_t *load;        /* flows routed down each directed link so far */
+	uint64_t *load;        /* flows routed so far over each directed link that
+				* is no up link (down links; a fallback's others) */
 	/* Up links' state, by their place in up[] (up_slot: a link's place):
 	 * the flows routed up each so far, and alt_last below. A switch's
 	 * candidates up are then one run of memory that its pick reads in
