@@ -37,6 +37,7 @@
 #include <string.h>
 
 #define FAR 0xFF
+#define REROUTE_AHEAD 8   /* switch rows read ahead (route_again) */
 
 struct rr {
 	const struct rt_graph *g;
@@ -50,6 +51,12 @@ struct rr {
 	uint32_t *load;        /* per global port index: CA destinations it carries,
 				* counted for a switch the first time it chooses */
 	uint8_t *load_ready;   /* per switch */
+	size_t anc_of, hops_of;  /* the switch in_a/dist and hops are for (SIZE_MAX:
+				  * none): a leaf's CA LIDs share them */
+	/* Each switch's parents (up[up_first[s] .. up_first[s + 1])) and
+	 * children (down[...]), one entry per cable, for ancestors(). */
+	uint32_t *up_first, *down_first;
+	int32_t *up, *down;
 	long d_routed;         /* entries that went from no port to one, minus back */
 };
 
@@ -144,29 +151,56 @@ static void ancestors(struct rr *r, size_t d)
 	r->queue[tail++] = (int32_t)d;
 	while (head < tail) {
 		size_t s = (size_t)r->queue[head++];
-		const struct rt_link *lk = &g->links[g->sw[s].first_link];
 
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++)
-			if (r->level[lk[i].peer] == r->level[s] + 1 && !r->in_a[lk[i].peer]) {
-				r->in_a[lk[i].peer] = 1;
-				r->dist[lk[i].peer] = 0;
-				r->queue[tail++] = lk[i].peer;
+		for (uint32_t i = r->up_first[s]; i < r->up_first[s + 1]; i++)
+			if (!r->in_a[r->up[i]]) {
+				r->in_a[r->up[i]] = 1;
+				r->dist[r->up[i]] = 0;
+				r->queue[tail++] = r->up[i];
 			}
 	}
 	head = 0;
 	while (head < tail) {
 		size_t s = (size_t)r->queue[head++];
-		const struct rt_link *lk = &g->links[g->sw[s].first_link];
 
-		for (uint32_t i = 0; i < g->sw[s].n_links; i++) {
-			int32_t c = lk[i].peer;
+		for (uint32_t i = r->down_first[s]; i < r->down_first[s + 1]; i++) {
+			int32_t c = r->down[i];
 
-			if (r->level[c] + 1 == r->level[s] && r->dist[c] == FAR) {
+			if (r->dist[c] == FAR) {
 				r->dist[c] = (uint8_t)(r->dist[s] + 1);
 				r->queue[tail++] = c;
 			}
 		}
 	}
+}
+
+/* up_first/up and down_first/down from the levels. 0 or -ENOMEM. */
+static int neighbours(struct rr *r)
+{
+	const struct rt_graph *g = r->g;
+	size_t nu = 0, nd = 0;
+
+	r->up_first = malloc((g->n_sw + 1) * sizeof(*r->up_first));
+	r->down_first = malloc((g->n_sw + 1) * sizeof(*r->down_first));
+	r->up = malloc((g->n_links + 1) * sizeof(*r->up));
+	r->down = malloc((g->n_links + 1) * sizeof(*r->down));
+	if (!r->up_first || !r->down_first || !r->up || !r->down)
+		return -ENOMEM;
+	for (size_t s = 0; s < g->n_sw; s++) {
+		const struct rt_link *lk = &g->links[g->sw[s].first_link];
+
+		r->up_first[s] = (uint32_t)nu;
+		r->down_first[s] = (uint32_t)nd;
+		for (uint32_t i = 0; i < g->sw[s].n_links; i++) {
+			if (r->level[lk[i].peer] == r->level[s] + 1)
+				r->up[nu++] = lk[i].peer;
+			if (r->level[lk[i].peer] + 1 == r->level[s])
+				r->down[nd++] = lk[i].peer;
+		}
+	}
+	r->up_first[g->n_sw] = (uint32_t)nu;
+	r->down_first[g->n_sw] = (uint32_t)nd;
+	return 0;
 }
 
 /* Is port p of switch u a right way toward d's switch? */
@@ -185,15 +219,15 @@ static int good(const struct rr *r, size_t u, unsigned p)
 /* A switch without an up*-down* way to d: a shortest path, its old entry
  * if that still is one. -EAGAIN when it has none. */
 static int fall_back(struct rr *r, size_t u, unsigned lid, uint8_t *row, size_t *changed,
-		     int *have_hops, size_t d, char *err, size_t errlen)
+		     size_t d, char *err, size_t errlen)
 {
 	const struct rt_graph *g = r->g;
 	uint8_t old = row[lid];
 	int32_t v;
 
-	if (!*have_hops) {
+	if (r->hops_of != d) {
 		rt_graph_hops(g, d, r->hops, r->queue);
-		*have_hops = 1;
+		r->hops_of = d;
 	}
 	if (r->hops[u] == RT_NO_LEVEL) {
 		if (old != RT_NO_PORT) {
@@ -220,13 +254,21 @@ static int route_again(struct rr *r, unsigned lid, size_t d, int is_ca, size_t *
 		       char *err, size_t errlen)
 {
 	const struct rt_graph *g = r->g;
-	int have_hops = 0, rc;
+	int rc;
 
-	ancestors(r, d);
+	if (r->anc_of != d) {
+		ancestors(r, d);
+		r->anc_of = d;
+	}
 	for (size_t u = 0; u < g->n_sw; u++) {
-		uint8_t *row = rt_lfts_row(r->l, u), old = row[lid], best = 0;
+		uint8_t *row = rt_lfts_row(r->l, u), old, best = 0;
 		uint32_t best_load = 0;
 
+		/* One entry per row, each a cache miss: ask for the ones a
+		 * few switches ahead now. */
+		if (u + REROUTE_AHEAD < g->n_sw)
+			__builtin_prefetch(rt_lfts_row(r->l, u + REROUTE_AHEAD) + lid);
+		old = row[lid];
 		if (u == d)
 			continue;
 		if (r->level[u] == RT_NO_LEVEL) {
@@ -248,7 +290,7 @@ static int route_again(struct rr *r, unsigned lid, size_t d, int is_ca, size_t *
 					 g->sw[u].desc, lid);
 				return -EAGAIN;
 			}
-			if ((rc = fall_back(r, u, lid, row, changed, &have_hops, d, err, errlen)) < 0)
+			if ((rc = fall_back(r, u, lid, row, changed, d, err, errlen)) < 0)
 				return rc;
 			continue;
 		}
@@ -286,12 +328,16 @@ static void rr_free(struct rr *r)
 	free(r->affected);
 	free(r->load);
 	free(r->load_ready);
+	free(r->up_first);
+	free(r->down_first);
+	free(r->up);
+	free(r->down);
 }
 
 int rt_reroute(const struct rt_graph *prev_g, const struct rt_lfts *prev, const struct rt_graph *g,
 	       struct rt_lfts *out, struct rt_reroute_stats *st, char *err, size_t errlen)
 {
-	struct rr r = { .g = g, .l = out };
+	struct rr r = { .g = g, .l = out, .anc_of = SIZE_MAX, .hops_of = SIZE_MAX };
 	size_t n = g->n_sw + 1, lids = (size_t)g->max_lid + 1, n_aff = 0;
 	uint16_t *prev_level = NULL;
 	int rc;
@@ -336,6 +382,8 @@ int rt_reroute(const struct rt_graph *prev_g, const struct rt_lfts *prev, const 
 		rc = -EAGAIN;
 		goto out;
 	}
+	if ((rc = neighbours(&r)) < 0)
+		goto out;
 	memcpy(out->port, prev->port, g->n_sw * lids);
 	/* The destinations some switch sent over a cable that is gone. */
 	for (size_t s = 0; s < g->n_sw; s++)
