@@ -50,7 +50,7 @@ node() {
 		printf 'control:\n  socket: %s/%s/loomd.sock\n' "$work" "$1"
 		printf 'opensm:\n  report_socket: %s/%s/osm.sock\n' "$work" "$1"
 		printf 'telemetry:\n  interval_s: 0\ndiscovery:\n  interval: 0\n'
-		printf 'tenants:\n  partitions_file: %s/partitions.conf\n' "$work"
+		printf 'tenants:\n  host_identity: description\n  partitions_file: %s/partitions.conf\n' "$work"
 		printf '  opensm_pid_file: %s/opensm.pid\n  timeout_s: 30\n' "$work"
 		[ "${2:-}" = no-ha ] ||
 			printf 'ha:\n  endpoints: "%s"\n  name: node-%s\n  ttl_s: %s\n' \

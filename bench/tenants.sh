@@ -72,6 +72,7 @@ opensm:
 discovery:
   interval: 0
 tenants:
+  host_identity: description
   partitions_file: $work/partitions.conf
   static_partitions: $work/static.conf
   opensm_pid_file: $work/opensm.pid

@@ -4,7 +4,9 @@
  * (or with the error, rolled back).
  *   tenant create NAME --hosts LIST [--pkey P] [--limited] [--class CLASS]
  *   tenant add-hosts NAME LIST | remove-hosts NAME LIST
- *   tenant delete NAME | verify NAME | show NAME | list */
+ *   tenant delete NAME | verify NAME | show NAME | list
+ *   tenant hosts [--map]  (what names each port; --map: a host map to check
+ *                          and keep as tenants.host_map) */
 #include "autoconf.h"
 #include "loomctl.h"
 
@@ -169,6 +171,87 @@ static int create(struct loomctl *lc, int argc, char **argv)
 						   "class", cls), print_tenant);
 }
 
+/* tenant hosts: every CA port and host-facing switch port, the host the
+ * identity rule gives it and the one its description or LLDP name claims. */
+static int print_hosts(const json_t *x)
+{
+	static const char *const hdr[] = { "PORT", "DESCRIPTION", "HOST", "CLAIMS", "NOTE" };
+	struct output_table *t = output_table_new(5, hdr);
+	json_t *p;
+	size_t i;
+
+	printf("host identity: %s%s%s\n", output_str(x, "identity"),
+	       *output_str(x, "host_map") ? ", map " : " (no tenants.host_map)",
+	       output_str(x, "host_map"));
+	json_array_foreach(json_object_get(x, "ib"), i, p) {
+		const char *host = output_str(p, "host"), *claim = output_str(p, "claim");
+		const char *note = json_is_true(json_object_get(p, "conflict")) ?
+			"claimed by two systems" : *claim && strcmp(claim, host) ?
+			"claim not granted" : "";
+		const char *row[] = { output_str(p, "guid"), output_str(p, "desc"),
+				      *host ? host : "-", *claim ? claim : "-", note };
+
+		output_table_add(t, row);
+	}
+	json_array_foreach(json_object_get(x, "eth"), i, p) {
+		char port[160];
+		const char *host = output_str(p, "host"), *lldp = output_str(p, "lldp");
+		const char *row[] = { port, "(LLDP neighbour)", *host ? host : "-", lldp,
+				      strcmp(lldp, host) ? "claim not granted" : "" };
+
+		snprintf(port, sizeof(port), "%s %s", output_str(p, "switch"), output_str(p, "port"));
+		output_table_add(t, row);
+	}
+	return output_table_flush(t, stdout);
+}
+
+/* tenant hosts --map: a host map of the fabric as the map and the
+ * descriptions name it, to check and keep as tenants.host_map. */
+static int print_map(const json_t *x)
+{
+	json_t *p;
+	size_t i;
+
+	printf("# tenants.host_map from loomd's fabric: the map's hosts, then the others as\n"
+	       "# their node descriptions and LLDP names (which each host's root sets) name\n"
+	       "# them. Check every line before keeping it.\n");
+	json_array_foreach(json_object_get(x, "ib"), i, p) {
+		const char *host = output_str(p, "host"), *claim = output_str(p, "claim");
+
+		if (json_is_true(json_object_get(p, "conflict")) && strcmp(host, claim))
+			printf("# %s %s  # \"%s\": claimed by two systems' CAs\n", claim,
+			       output_str(p, "guid"), output_str(p, "desc"));
+		else if (*host || *claim)
+			printf("%s %s  # \"%s\"\n", *host ? host : claim, output_str(p, "guid"),
+			       output_str(p, "desc"));
+	}
+	json_array_foreach(json_object_get(x, "eth"), i, p) {
+		const char *host = output_str(p, "host");
+
+		printf("%s %s %s  # LLDP %s\n", *host ? host : output_str(p, "lldp"),
+		       output_str(p, "switch"), output_str(p, "port"), output_str(p, "lldp"));
+	}
+	return 0;
+}
+
+static int hosts(struct loomctl *lc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "map", no_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int map = 0, c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c != 'm')
+			return loomctl_usage_hint();
+		map = 1;
+	}
+	if (argc != optind)
+		return loomctl_usage_error(lc, "tenant", "hosts [--map]");
+	return call(lc, "tenant-hosts", json_object(), map ? print_map : print_hosts);
+}
+
 int cmd_tenant(struct loomctl *lc, int argc, char **argv)
 {
 	static const struct option none[] = { { NULL, 0, NULL, 0 } };
@@ -176,12 +259,16 @@ int cmd_tenant(struct loomctl *lc, int argc, char **argv)
 
 	if (argc < 2)
 		return loomctl_usage_error(lc, "tenant", "create, add-hosts, remove-hosts, delete, "
-					   "verify, show or list?");
+					   "verify, show, list or hosts?");
 	what = argv[1];
 	argc--;
 	argv++;
 	if (!strcmp(what, "create"))
 		return create(lc, argc, argv);
+	if (!strcmp(what, "hosts"))
+		return lc->db_path ? loomctl_usage_error(lc, "tenant", "hosts needs loomd (its "
+							 "host rule), not --db") :
+			hosts(lc, argc, argv);
 	if (getopt_long(argc, argv, "", none, NULL) != -1)
 		return loomctl_usage_hint();
 	if (lc->db_path && strcmp(what, "show") && strcmp(what, "list"))
@@ -210,5 +297,5 @@ int cmd_tenant(struct loomctl *lc, int argc, char **argv)
 		return call(lc, cmd, json_pack("{s:s}", "name", argv[optind]), print_tenant);
 	}
 	return loomctl_usage_error(lc, "tenant", "\"%s\": not create, add-hosts, remove-hosts, "
-				   "delete, verify, show or list", what);
+				   "delete, verify, show, list or hosts", what);
 }

@@ -54,6 +54,7 @@ tenants:
   static_partitions: $work/static.conf
   opensm_pid_file: $work/opensm.pid
   timeout_s: 30
+  host_map: $work/hosts.map
 http:
   listen: 127.0.0.1:9477
   tokens_file: $work/tokens
@@ -68,6 +69,7 @@ python3 -c 'import secrets; print(secrets.token_hex(16))' >"$work/token"
 chmod 600 "$work/token" "$work/tokens"
 printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
 cp "$work/static.conf" "$work/partitions.conf"
+: >"$work/hosts.map"   # tenants.host_identity map (the default): filled below
 
 # Everything below runs inside its own network namespace, so that ibsim's
 # fixed socket cannot meet another simulator on this machine.
@@ -203,6 +205,12 @@ else
 fi
 echo "== loomctl slurm topology: the topology.conf for Slurm from the live fabric (its first lines)"
 $ctl slurm topology | head -n 8
+echo "== loomctl tenant hosts --map: a host map of the fabric as its node descriptions name the"
+echo "   hosts. Descriptions are set by each host's root, so tenants trust only tenants.host_map"
+echo "   (tenants.host_identity: map): the operator checks these lines and keeps them as the map"
+$ctl tenant hosts --map >"$work/hosts.map.new"
+head -n 6 "$work/hosts.map.new"
+grep -v '^#' "$work/hosts.map.new" >"$work/hosts.map"
 echo "== loomctl tenant create demo-job --hosts host-[0000-0003]: a job in its own partition"
 $ctl tenant create demo-job --hosts "host-[0000-0003]"
 echo "== loomctl job demo-job: the links its pairs cross under the tables route trace read,"
@@ -261,6 +269,7 @@ tenants:
   partitions_file: $work/partitions.conf
   static_partitions: $work/static.conf
   opensm_pid_file: $work/opensm.pid
+  host_map: $work/hosts.map
 http: {listen: 127.0.0.1:$port, tokens_file: $work/tokens-ha}
 ha:
   endpoints: "$eps"

@@ -114,6 +114,7 @@ struct loom_config {
 	char tenant_groups[256];                /* tenants.groups: likewise, by group */
 	char tenant_host_pattern[128];          /* tenants.host_pattern: ERE, group 1 = host */
 	char tenant_host_map[PATH_MAX];         /* tenants.host_map: explicit map, "" none */
+	int tenant_host_identity;               /* tenants.host_identity: enum hostmap_identity */
 	int tenant_check_switch_ports;          /* tenants.check_switch_ports: 0 or 1 */
 
 	/* ib_qos: the InfiniBand QoS policy (daemon/qos/config_ibqos.c); .set = 0: absent */

@@ -50,6 +50,7 @@ struct slurm_mod {
 	char *prev_body;               /* the lines Slurm reads in the file; NULL: not known */
 	char *refused_body;            /* what scontrol refused last */
 	char last_error[1024];         /* the last error said (said once) */
+	char last_bad[1024];           /* the hosts left out as names, last said (once) */
 };
 
 /* One job: the file kept (req NULL) or slurm-topology's answer. */
@@ -67,8 +68,9 @@ struct sjob {
 	} conf;
 	/* the module's, read-only while the job runs (one job at a time) */
 	const struct slurm_topo *prev;
-	const char *prev_body, *refused_body, *last_error;
+	const char *prev_body, *refused_body, *last_error, *last_bad;
 	/* results */
+	char bad[1024];                /* the hosts left out as names, "" none */
 	struct slurm_topo topo;
 	int built;
 	char *body;
@@ -264,6 +266,27 @@ static int keep_file(struct sjob *j, const char *header)
 	return 0;
 }
 
+/* Hosts whose names Slurm cannot take are left out of the file (the others
+ * are still written): said in the log and an event when they change. */
+static void say_bad_names(struct sjob *j)
+{
+	const struct slurm_topo *t = &j->topo;
+	FILE *f = fmemopen(j->bad, sizeof(j->bad) - 1, "w");
+
+	if (!f)
+		return;
+	for (size_t i = 0; i < t->bad_name_ports && i < SLURM_UNMAPPED_SHOWN; i++)
+		fprintf(f, "%s%s", i ? ", " : "", t->bad_names[i]);
+	if (t->bad_name_ports > SLURM_UNMAPPED_SHOWN)
+		fprintf(f, " and %zu more", t->bad_name_ports - SLURM_UNMAPPED_SHOWN);
+	fclose(f);
+	if (!j->bad[0] || !strcmp(j->bad, j->last_bad))
+		return;
+	log_warn("slurm: %zu CA port%s left out of %s, not Slurm node names: %s",
+		 t->bad_name_ports, t->bad_name_ports == 1 ? "" : "s", j->conf.file, j->bad);
+	record(j, "warning", "slurm_topology_bad_names", j->bad);
+}
+
 static int job_run(void *arg, char *err, size_t errlen)
 {
 	struct sjob *j = arg;
@@ -279,6 +302,8 @@ static int job_run(void *arg, char *err, size_t errlen)
 	if (rc < 0)
 		goto out;
 	j->built = 1;
+	if (!j->req)
+		say_bad_names(j);
 	if (!(j->body = slurm_topo_text(&j->topo, j->format)) ||
 	    !(header = slurm_topo_header(&j->topo, j->format, j->subnet))) {
 		rc = -ENOMEM;
@@ -366,6 +391,8 @@ static void job_done(void *arg, int rc, const char *err)
 	m->keeping = 0;
 	if (rc == -ECANCELED)
 		return;
+	if (j->built)
+		snprintf(m->last_bad, sizeof(m->last_bad), "%s", j->bad);
 	if (m->reset) {
 		/* compared whole, from the file, with the new keys */
 		m->reset = 0;
@@ -440,6 +467,7 @@ static struct sjob *job_new(struct slurm_mod *m, struct ctl_req *req, struct sub
 	j->prev_body = m->prev_body;
 	j->refused_body = m->refused_body;
 	j->last_error = m->last_error;
+	j->last_bad = m->last_bad;
 	return j;
 }
 

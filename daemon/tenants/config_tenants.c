@@ -14,6 +14,21 @@
 #include "daemon/core/config_parse.h"
 #include "lib/fabric/hostmap.h"
 
+/* tenants.host_identity: map (the default) or description. */
+static int parse_identity(struct parse *p, const yaml_node_t *v, const char *key)
+{
+	const char *s = cfg_scalar(v);
+
+	if (!s || hostmap_identity_parse(s, &p->c->tenant_host_identity) < 0)
+		return cfg_fail(p, cfg_line(v), key, "\"%s\": map or description", s ? s : "");
+	return 0;
+}
+
+static void print_identity(FILE *out, const struct loom_config *c)
+{
+	fprintf(out, " %s\n", hostmap_identity_name(c->tenant_host_identity));
+}
+
 static const struct cfg_key tenants_keys[] = {
 	CFG_KEY_STR("partitions_file", CFG_PATH, tenant_partitions_file, LOOM_DEFAULT_PARTITIONS),
 	CFG_KEY_STR("static_partitions", CFG_OPT_PATH, tenant_static_partitions, NULL),
@@ -28,6 +43,7 @@ static const struct cfg_key tenants_keys[] = {
 	CFG_KEY_STR("groups", CFG_STRING, tenant_groups, NULL),
 	CFG_KEY_STR("host_pattern", CFG_STRING, tenant_host_pattern, HOSTMAP_DEFAULT_PATTERN),
 	CFG_KEY_STR("host_map", CFG_OPT_PATH, tenant_host_map, NULL),
+	CFG_KEY_CUSTOM("host_identity", parse_identity, print_identity),
 	CFG_KEY_BOOL("check_switch_ports", tenant_check_switch_ports, 1),
 };
 

@@ -31,15 +31,17 @@ int store_tenant_ca_ports(struct store *st, json_t **list)
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT n.description, p.guid FROM nodes n JOIN ports p ON "
+	if (sqlite3_prepare_v2(db, "SELECT n.description, p.guid, n.guid, n.sysimg_guid "
+			       "FROM nodes n JOIN ports p ON "
 			       "p.subnet_id = n.subnet_id AND p.node_guid = n.guid WHERE "
 			       "n.type = 'ca' AND p.num >= 1 ORDER BY 1, p.guid", -1, &s, NULL) !=
 	    SQLITE_OK)
 		return fail(db, "read the hosts' ports");
 	*list = json_array();
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-		json_array_append_new(*list, json_pack("{s:s, s:s}", "desc", col(s, 0), "guid",
-						       col(s, 1)));
+		json_array_append_new(*list, json_pack("{s:s, s:s, s:s, s:s}", "desc", col(s, 0),
+						       "guid", col(s, 1), "node", col(s, 2),
+						       "sysimg", col(s, 3)));
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		json_decref(*list);

@@ -19,7 +19,9 @@
 struct store;
 
 /* Every CA port of the stored IB fabric (all subnets) with its node's
- * description: [{"desc": "node001 mlx5_0", "guid": "0x..."}]. */
+ * description, GUID and system image GUID (one per chassis, from its
+ * NodeInfo): [{"desc": "node001 mlx5_0", "guid": "0x...", "node": "0x...",
+ * "sysimg": "0x..."}]. */
 int store_tenant_ca_ports(struct store *st, json_t **list);
 /* Every port of a managed Ethernet switch whose LLDP neighbour is a host
  * (not one of loom's switches), as the switches' last reads found them:

@@ -33,6 +33,7 @@
 
 #include <event2/event.h>
 
+#include "lib/fabric/hostmap.h"
 #include "lib/util/clock.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/file_atomic.h"
@@ -697,6 +698,17 @@ static void arm_interval(struct tenants_mod *m)
 		evtimer_add(m->interval_ev, &tv);
 }
 
+/* tenants.host_identity: description trusts what each host says of itself:
+ * said at start and at each reload that keeps it. */
+static void warn_identity(const struct loom_config *c)
+{
+	if (c->tenant_host_identity == HOSTMAP_ID_DESCRIPTION)
+		log_warn("tenants.host_identity is description: a host's ports are found by "
+			 "the node descriptions and LLDP names that root on each host sets, so "
+			 "a host can name itself into another host's tenant; use map "
+			 "(tenants.host_map) on a cluster shared by tenants");
+}
+
 int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf)
 {
 	struct loom_config *c = malloc(sizeof(*c));
@@ -704,6 +716,7 @@ int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf)
 	if (!c)
 		return -ENOMEM;
 	memcpy(c, conf, sizeof(*c));
+	warn_identity(c);
 	/* A running change keeps the configuration it started with (its
 	 * worker reads m->conf): the new one waits until it ends. */
 	free(m->pending);
@@ -729,6 +742,7 @@ struct tenants_mod *tenants_new(struct event_base *base, const struct loom_confi
 		return NULL;
 	}
 	memcpy(m->conf, conf, sizeof(*m->conf));
+	warn_identity(m->conf);
 	m->base = base;
 	m->store = store;
 	m->seeded = -1;
@@ -781,7 +795,11 @@ int tenants_resume(struct tenants_mod *m)
 
 int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 {
+	int rc;
+
 	m->ctl = ctl;
+	if ((rc = tenants_hosts_register(m, ctl)) < 0)
+		return rc;
 	return tenants_cmd_register(m, ctl);
 }
 

@@ -181,6 +181,9 @@ int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl);
  * -EINVAL with err naming the hosts or ports, nothing returned. */
 int tenants_hosts_resolve(struct tenants_mod *m, const char *tenant, const char *list,
 			  json_t **ib, json_t **eth, char *err, size_t errlen);
+/* Register tenant-hosts (read): every CA port and host-facing switch port,
+ * the host the identity rule gives it and the one it claims. */
+int tenants_hosts_register(struct tenants_mod *m, struct ctl *ctl);
 /* Fill t->eth from the store: every switch of the tenant's switch ports
  * now and before (t->prev), with all of each one's host-facing ports. */
 int tenants_hosts_eth_prepare(struct tenants_mod *m, struct top *t, const json_t *cur,

@@ -210,6 +210,38 @@ int hostmap_host(const struct hostmap *hm, uint64_t port_guid, const char *desc,
 	return !(hm->n_hosts && bsearch(host, hm->hosts, hm->n_hosts, sizeof(*hm->hosts), by_host));
 }
 
+int hostmap_identity_parse(const char *s, int *identity)
+{
+	if (!strcmp(s, "map"))
+		*identity = HOSTMAP_ID_MAP;
+	else if (!strcmp(s, "description"))
+		*identity = HOSTMAP_ID_DESCRIPTION;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+const char *hostmap_identity_name(int identity)
+{
+	return identity == HOSTMAP_ID_DESCRIPTION ? "description" : "map";
+}
+
+int hostmap_host_as(const struct hostmap *hm, int identity, uint64_t port_guid,
+		    const char *desc, char *host, size_t len, char *claim, size_t claimlen)
+{
+	struct hostmap_port key = { .guid = port_guid }, *hit;
+
+	if (claimlen && !hostmap_desc_host(&hm->re, desc, claim, claimlen))
+		claim[0] = '\0';
+	if (hm->n && (hit = bsearch(&key, hm->ports, hm->n, sizeof(key), by_guid))) {
+		snprintf(host, len, "%s", hit->host);
+		return 2;
+	}
+	if (identity == HOSTMAP_ID_MAP)
+		return 0;
+	return hostmap_host(hm, port_guid, desc, host, len);
+}
+
 int hostmap_port_host(const struct hostmap *hm, const struct fab_node *ca,
 		      const struct fab_port *port, char *host, size_t len)
 {

@@ -49,6 +49,19 @@ int hostmap_read(const char *path, struct hostmap_line **lines, size_t *n, char 
  * non-empty and shorter than len. 1 with host set, 0 when it does not match. */
 int hostmap_desc_host(const regex_t *re, const char *desc, char *host, size_t len);
 
+/* Where a host's ports come from (tenants.host_identity, loom.yaml(5)):
+ *   HOSTMAP_ID_MAP: only the map (the operator's file): a node description
+ *     or an LLDP system name, which each host's root sets, names no host;
+ *   HOSTMAP_ID_DESCRIPTION: the map for the hosts it names, the pattern on
+ *     node descriptions for the others (self-asserted: permissive).
+ * Tenants (membership) follow it; reports (topology.conf, job impact) name
+ * hosts by map then description whatever it is. */
+enum hostmap_identity { HOSTMAP_ID_MAP, HOSTMAP_ID_DESCRIPTION };
+
+/* "map" / "description" -> identity: 0, or -EINVAL. */
+int hostmap_identity_parse(const char *s, int *identity);
+const char *hostmap_identity_name(int identity);
+
 /* The CA port -> host rule over a fabric: pattern plus an optional map. */
 struct hostmap {
 	regex_t re;
@@ -67,6 +80,14 @@ void hostmap_clear(struct hostmap *hm);
  * with host set, 0 when it maps to none. */
 int hostmap_host(const struct hostmap *hm, uint64_t port_guid, const char *desc, char *host,
 		 size_t len);
+/* The host of a CA port under `identity` (hostmap_host's rule, without the
+ * pattern under HOSTMAP_ID_MAP): 2 with host set by the map, 1 by the
+ * description, 0 when none; and in
+ * claim (claimlen > 0) the host its description names by the pattern, ""
+ * when none: a claim that differs from host, or that gave nothing, is one
+ * the rule did not grant (a host naming itself after another). */
+int hostmap_host_as(const struct hostmap *hm, int identity, uint64_t port_guid,
+		    const char *desc, char *host, size_t len, char *claim, size_t claimlen);
 /* The same for port `port` of CA `ca`. */
 int hostmap_port_host(const struct hostmap *hm, const struct fab_node *ca,
 		      const struct fab_port *port, char *host, size_t len);

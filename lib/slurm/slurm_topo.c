@@ -168,10 +168,13 @@ static int place(struct build *b, const struct hostmap *hm, struct slurm_topo *t
 		if ((why = bad_node_name(x->host))) {
 			char gs[20];
 
-			snprintf(err, errlen, "host \"%s\" (port %s, \"%s\" port %u) cannot be a Slurm "
-				 "node name: %s", x->host, ibt_guid_str(p->guid, gs, sizeof(gs)),
-				 n->desc, p->num, why);
-			return -EINVAL;
+			/* one host that cannot be named keeps no other out */
+			if (t->bad_name_ports < SLURM_UNMAPPED_SHOWN)
+				snprintf(t->bad_names[t->bad_name_ports], sizeof(t->bad_names[0]),
+					 "\"%s\" (port %s, \"%s\" port %u)", x->host,
+					 ibt_guid_str(p->guid, gs, sizeof(gs)), n->desc, p->num);
+			t->bad_name_ports++;
+			continue;
 		}
 		x->sw = g->ca[c].sw;
 		x->seq = c;
@@ -400,8 +403,9 @@ int slurm_topo_build(const struct fab *fab, const struct hostmap *hm, struct slu
 		goto out;
 	if (!t->n_nodes) {
 		rc = err_fmt(err, errlen, -EINVAL, "no CA port of the fabric maps to a Slurm node "
-			     "(%zu CA ports, none matched by the host pattern or the host map)",
-			     t->unmapped_ports);
+			     "(%zu CA ports, none matched by the host pattern or the host map; "
+			     "%zu not Slurm node names%s%s)", t->unmapped_ports + t->bad_name_ports,
+			     t->bad_name_ports, t->bad_name_ports ? ": " : "", t->bad_names[0]);
 		goto out;
 	}
 	keep(&b, reached);
@@ -528,6 +532,12 @@ char *slurm_topo_header(const struct slurm_topo *t, int format, const char *subn
 		fprintf(f, " and %zu more", t->unmapped_ports - SLURM_UNMAPPED_SHOWN);
 	if (t->unmapped_ports)
 		fputc('\n', f);
+	for (size_t i = 0; i < t->bad_name_ports && i < SLURM_UNMAPPED_SHOWN; i++)
+		fprintf(f, "%s%s", i ? ", " : "# Not a Slurm node name (left out): ", t->bad_names[i]);
+	if (t->bad_name_ports > SLURM_UNMAPPED_SHOWN)
+		fprintf(f, " and %zu more", t->bad_name_ports - SLURM_UNMAPPED_SHOWN);
+	if (t->bad_name_ports)
+		fputc('\n', f);
 	if (fclose(f) != 0) {
 		free(s);
 		return NULL;
@@ -537,7 +547,7 @@ char *slurm_topo_header(const struct slurm_topo *t, int format, const char *subn
 
 json_t *slurm_topo_json(const struct slurm_topo *t, int format)
 {
-	json_t *sw = json_array(), *o, *un;
+	json_t *sw = json_array(), *o, *un, *bad;
 
 	for (size_t i = 0; i < t->n_sw; i++) {
 		const struct slurm_switch *w = &t->sw[i];
@@ -561,11 +571,15 @@ json_t *slurm_topo_json(const struct slurm_topo *t, int format)
 	un = json_array();
 	for (size_t i = 0; i < t->unmapped_ports && i < SLURM_UNMAPPED_SHOWN; i++)
 		json_array_append_new(un, json_string(t->unmapped[i]));
-	o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o}", "format",
+	bad = json_array();
+	for (size_t i = 0; i < t->bad_name_ports && i < SLURM_UNMAPPED_SHOWN; i++)
+		json_array_append_new(bad, json_string(t->bad_names[i]));
+	o = json_pack("{s:s, s:o, s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:o}", "format",
 		      slurm_topo_format_name(format), "switches", sw, "leaves",
 		      (json_int_t)t->n_leaves, "levels", (json_int_t)t->levels, "nodes",
 		      (json_int_t)t->n_nodes, "unmapped_ports", (json_int_t)t->unmapped_ports,
-		      "other_rail_ports", (json_int_t)t->other_rail_ports, "unmapped", un);
+		      "other_rail_ports", (json_int_t)t->other_rail_ports, "unmapped", un,
+		      "bad_name_ports", (json_int_t)t->bad_name_ports, "bad_names", bad);
 	return o;
 }
 

@@ -35,8 +35,9 @@
  *     after it (a name is Slurm's only key for a switch);
  *   - Slurm node names are taken as the host rule gives them; one with a
  *     character Slurm's parser or hostlist syntax takes as syntax
- *     (whitespace , [ ] = # " ') is an error naming it and its port: no
- *     file at all rather than one with a node missing; a name over 63 bytes
+ *     (whitespace , [ ] = # " ') is left out, counted and named with its
+ *     port (bad_names): a node description is set by root on its host, and
+ *     one host must not keep the file from every other; a name over 63 bytes
  *     is one the host rule cannot hold: its port maps to no node, counted
  *     and named with the other unmapped ports;
  *   - LinkSpeed: the fastest active rate (lanes x lane rate in Gb/s,
@@ -79,6 +80,9 @@ struct slurm_topo {
 	/* the first of them, "desc[port]", in (node GUID, port) order */
 	char unmapped[SLURM_UNMAPPED_SHOWN][FAB_DESC_LEN + 8];
 	size_t other_rail_ports;    /* ports of placed nodes not on their deciding rail */
+	size_t bad_name_ports;      /* CA ports whose host Slurm cannot take as a name */
+	/* the first of them, "\"host\" (port GUID, \"desc\" port N)" */
+	char bad_names[SLURM_UNMAPPED_SHOWN][HOSTMAP_NAME_LEN + FAB_DESC_LEN + 48];
 };
 
 /* The topology of fab under the host rule hm: 0, or -EINVAL (not a tree, a
@@ -95,7 +99,7 @@ char *slurm_topo_text(const struct slurm_topo *t, int format);
 char *slurm_topo_header(const struct slurm_topo *t, int format, const char *subnet);
 /* {"format", "switches": [{"name", "guid", "desc", "level", "link_speed",
  * "nodes"?, "switches"?}], "leaves", "levels", "nodes", "unmapped_ports",
- * "other_rail_ports"} */
+ * "other_rail_ports", "unmapped", "bad_name_ports", "bad_names"} */
 json_t *slurm_topo_json(const struct slurm_topo *t, int format);
 /* What changed for Slurm from `old` to `cur`, one line ("leaf l3 gone (n[5-6]); host
  * h7 moved from l1 to l2; switch s4 added"), at most len bytes (the end cut

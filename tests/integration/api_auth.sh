@@ -55,7 +55,7 @@ loom_ibsim "$S/tests/fabrics/tiny.net"
 loom_opensm
 port=$(loom_free_port)
 loom_config "http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" \
-	"tenants:" "  users: daemon" "  partitions_file: $work/partitions.conf"
+	"tenants:" "  host_identity: description" "  users: daemon" "  partitions_file: $work/partitions.conf"
 loom_loomd "$work/loom.yaml"
 url=http://127.0.0.1:$port/api/v1
 loom_until 50 curl -sf "http://127.0.0.1:$port/healthz" || loom_fail "no HTTP listener"

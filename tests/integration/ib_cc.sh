@@ -43,7 +43,7 @@ printf 'force_log_flush TRUE\nlog_flags 0x07\ncc_sw_cong_setting_threshold 0x01\
 loom_opensm_bg
 set -- $SL0; S0="{sl: 0, ccti_timer: $1, ccti_increase: $2, trigger_threshold: $3, ccti_min: $4}"
 set -- $SL2; S2="{sl: 2, ccti_timer: $1, ccti_increase: $2, trigger_threshold: $3, ccti_min: $4}"
-loom_config "tenants:" "  opensm_pid_file: $work/opensm.pid" \
+loom_config "tenants:" "  host_identity: description" "  opensm_pid_file: $work/opensm.pid" \
 	"ib_cc:" "  enable: true" "  max_outstanding_mads: 64" "  switch:" \
 	"    control_map: $SW_MAP" "    victim_mask: $VICTIM" "    threshold: $THRESH" \
 	"    packet_size: $PKT" "    credit_starvation_threshold: $CS_THRESH" \

@@ -38,7 +38,7 @@ cp "$work/static.conf" "$work/partitions.conf"  # loom owns it once it runs
 printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
 loom_opensm_bg
-loom_config "tenants:" "  opensm_pid_file: $work/opensm.pid" \
+loom_config "tenants:" "  host_identity: description" "  opensm_pid_file: $work/opensm.pid" \
 	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
 	"ib_qos:" "  classes: {compute: 0, storage: $CLASS_SL}" \
 	"  sl2vl: [$(yaml_list "$SL2VL")]" "  vlarb_high: [$(yaml_arb "$HIGH")]" \

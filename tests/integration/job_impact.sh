@@ -29,7 +29,7 @@ printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
 printf 'partition_config_file %s\nforce_log_flush TRUE\n' "$work/partitions.conf" \
 	>"$work/opensm.conf"
 loom_opensm_bg
-loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
+loom_config "tenants:" "  host_identity: description" "  partitions_file: $work/partitions.conf" \
 	"  static_partitions: $work/static.conf" "  opensm_pid_file: $work/opensm.pid" \
 	"  timeout_s: 30" "telemetry:" "  interval_s: 0" "  thresholds:" "    errors: 1" \
 	"    xmit_wait_per_s: 5000"

@@ -407,7 +407,7 @@ loom_ha_node() {
 		printf 'control:\n  socket: %s/loomd.sock\n' "$work/$_name"
 		printf 'opensm:\n  report_socket: %s/osm.sock\n' "$work/$_name"
 		printf 'telemetry:\n  interval_s: 0\ndiscovery:\n  interval: 0\n'
-		printf 'tenants:\n  partitions_file: %s\n  opensm_pid_file: %s\n  timeout_s: %s\n' \
+		printf 'tenants:\n  host_identity: description\n  partitions_file: %s\n  opensm_pid_file: %s\n  timeout_s: %s\n' \
 			"$_parts" "$_pidf" "${LOOM_HA_TENANT_TIMEOUT:-30}"
 		printf 'http:\n  listen: 127.0.0.1:%s\n' "$_port"
 		[ -e "$work/tokens" ] && printf '  tokens_file: %s/tokens\n' "$work"

@@ -48,7 +48,7 @@ printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
 printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
 loom_opensm_bg
-loom_config "tenants:" \
+loom_config "tenants:" "  host_identity: description" \
 	"  partitions_file: $work/partitions.conf" "  static_partitions: $work/static.conf" \
 	"  opensm_pid_file: $work/opensm.pid" "  timeout_s: 20" "  users: slurm" \
 	${http_conf:+"$http_conf"}

@@ -35,7 +35,7 @@ printf 'Default=0x7fff, ipoib : ALL=full ;\nstorage=0x1001 : ALL_CAS=full ;\n' >
 printf 'partition_config_file %s\nforce_log_flush TRUE\nlog_flags 0x03\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
 loom_opensm_bg
-loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
+loom_config "tenants:" "  host_identity: description" "  partitions_file: $work/partitions.conf" \
 	"  static_partitions: $work/static.conf" "  opensm_pid_file: $work/opensm.pid" \
 	"  pkey_min: 4097" "  timeout_s: 30"
 loom_loomd "$work/loom.yaml"

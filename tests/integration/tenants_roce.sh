@@ -65,7 +65,7 @@ printf '# host  switch port\nhost-0004 leaf2 Ethernet8\n' >"$work/hosts.map"
 SWITCHES="leaf1 leaf2"
 conf() { # EXTRA-TENANTS-LINES: the config with the switches of $SWITCHES
 	loom_config "plugins:" "  dir: $work/plugins" "roce:" "  interval: 0" \
-		"tenants:" "  partitions_file: $work/partitions.conf" "  vlan_min: 2000" \
+		"tenants:" "  host_identity: description" "  partitions_file: $work/partitions.conf" "  vlan_min: 2000" \
 		"  host_map: $work/hosts.map" "$@" "switches:"
 	for s in $SWITCHES; do
 		printf '  - {name: %s, plugin: sonic, address: "unix:%s/%s.sock"}\n' "$s" "$work" "$s"

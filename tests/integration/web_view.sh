@@ -35,7 +35,7 @@ url="http://127.0.0.1:$port"
 # the cabling plan: the fabric as OpenSM brought it up (validation.expected)
 loom_ibnetdiscover >"$work/plan.topo" || loom_fail "ibnetdiscover"
 loom_config "validation:" "  expected: $work/plan.topo" \
-	"tenants:" "  partitions_file: $work/partitions.conf" \
+	"tenants:" "  host_identity: description" "  partitions_file: $work/partitions.conf" \
 	"  opensm_pid_file: $work/opensm.pid" "  pkey_min: 4097" "  timeout_s: 30" \
 	"http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" "  web_root: $S/web"
 loom_loomd "$work/loom.yaml"

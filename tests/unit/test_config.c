@@ -724,6 +724,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  groups: \"\"\n"
 			 "  host_pattern: \"" HOSTMAP_DEFAULT_PATTERN "\"\n"
 			 "  host_map: \"\"\n"
+			 "  host_identity: map\n"
 			 "  check_switch_ports: true\n"
 			 "roce:\n"
 			 "  lossless_priorities: [3]\n"

@@ -598,17 +598,51 @@ START_TEST(switch_names_are_made_valid_and_unique)
 }
 END_TEST
 
-START_TEST(a_node_name_slurm_refuses_is_an_error_naming_it)
+/* A node description is set by root on its host: one that Slurm cannot take
+ * as a name is left out and named, and every other host is still written. */
+START_TEST(a_node_name_slurm_refuses_is_left_out_and_named_the_others_written)
 {
-	struct fab *f = net("Switch 8 \"a\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n\n"
-			    "Hca 1 \"h1\" # \"n[1] mlx5_0\"\n\nHca 1 \"h2\"\n");
+	struct fab *f = net("Switch 8 \"a\"\n[1] \"h1\"[1]\n[2] \"h2\"[1]\n[3] \"h3\"[1]\n\n"
+			    "Hca 1 \"h1\" # \"n[1] mlx5_0\"\n\nHca 1 \"h2\"\n\nHca 1 \"h3\"\n");
+	struct hostmap hm = default_map();
+	struct slurm_topo t;
+	char *text, *header;
+	json_t *j;
+
+	build_ok(f, &hm, &t);
+	ck_assert_uint_eq(t.n_nodes, 2);
+	ck_assert_uint_eq(t.bad_name_ports, 1);
+	ck_assert_ptr_nonnull(strstr(t.bad_names[0], "\"n[1]\""));
+	ck_assert_ptr_nonnull(strstr(t.bad_names[0], "n[1] mlx5_0"));
+	text = slurm_topo_text(&t, SLURM_TOPO_TREE);
+	ck_assert_ptr_nonnull(strstr(text, "Nodes=h[2-3]"));
+	ck_assert_ptr_null(strstr(text, "n[1]"));
+	header = slurm_topo_header(&t, SLURM_TOPO_TREE, "ib0");
+	ck_assert_ptr_nonnull(strstr(header, "# Not a Slurm node name (left out): \"n[1]\""));
+	j = slurm_topo_json(&t, SLURM_TOPO_TREE);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "bad_name_ports")), 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(j, "bad_names")), 1);
+	json_decref(j);
+	free(text);
+	free(header);
+	slurm_topo_clear(&t);
+	fab_free(f);
+	hostmap_clear(&hm);
+}
+END_TEST
+
+/* Only hosts Slurm cannot name: an error that says so, naming one. */
+START_TEST(a_fabric_of_only_bad_names_is_an_error_naming_one)
+{
+	struct fab *f = net("Switch 8 \"a\"\n[1] \"h1\"[1]\n\n"
+			    "Hca 1 \"h1\" # \"n[1] mlx5_0\"\n");
 	struct hostmap hm = default_map();
 	struct slurm_topo t;
 	char err[1024];
 
 	ck_assert_int_eq(slurm_topo_build(f, &hm, &t, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "\"n[1]\""));
-	ck_assert_ptr_nonnull(strstr(err, "Slurm"));
+	ck_assert_ptr_nonnull(strstr(err, "not Slurm node names"));
 	fab_free(f);
 	hostmap_clear(&hm);
 }
@@ -868,7 +902,8 @@ int main(void)
 	tcase_add_test(tc, multi_rail_hosts_sit_under_their_first_rail);
 	tcase_add_test(tc, tori_and_dragonflies_are_refused);
 	tcase_add_test(tc, switch_names_are_made_valid_and_unique);
-	tcase_add_test(tc, a_node_name_slurm_refuses_is_an_error_naming_it);
+	tcase_add_test(tc, a_node_name_slurm_refuses_is_left_out_and_named_the_others_written);
+	tcase_add_test(tc, a_fabric_of_only_bad_names_is_an_error_naming_one);
 	tcase_add_test(tc, unmapped_ports_are_left_out_and_counted);
 	tcase_add_test(tc, a_host_moved_by_the_map_is_said);
 	tcase_add_test(tc, a_cut_cable_changes_what_slurm_reads_and_is_said);
