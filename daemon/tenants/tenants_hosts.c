@@ -75,8 +75,8 @@ static json_t *map_load(const struct loom_config *c, char *err, size_t errlen)
 		json_t *h;
 
 		if (l[i].kind == HOSTMAP_ETH && !switch_conf(c, l[i].sw)) {
-			snprintf(err, errlen, "%s:%lu: no switch of that name in loom.yaml's switches",
-				 c->tenant_host_map, l[i].line);
+			err_at(err, errlen, 0, c->tenant_host_map, l[i].line,
+			       "no switch of that name in loom.yaml's switches");
 			json_decref(map);
 			free(l);
 			return NULL;

@@ -102,7 +102,7 @@ int hostmap_read(const char *path, struct hostmap_line **lines, size_t *n, char 
 			free(*lines);
 			*lines = NULL;
 			*n = 0;
-			return err_fmt(err, errlen, -EINVAL, "%s:%lu: %s", path, no, why);
+			return err_at(err, errlen, -EINVAL, path, no, "%s", why);
 		}
 		if (l.kind == HOSTMAP_NONE)
 			continue;

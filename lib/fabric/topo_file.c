@@ -3,6 +3,7 @@
  * only at the end, so that a cable may name a node declared further down. */
 #include "autoconf.h"
 #include "lib/fabric/topo_file.h"
+#include "lib/util/log.h"
 #include "lib/util/slurp.h"
 
 #include <ctype.h>
@@ -75,18 +76,17 @@ struct reader {
 	size_t errlen;
 };
 
+/* A bad line: "FILE:LINE: what" (lib/util/log.h's one form), rc. */
+static int fail(struct reader *r, unsigned line, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 static int fail(struct reader *r, unsigned line, int rc, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = err_vat(r->err, r->errlen, rc, r->file, line, fmt, ap);
 	va_end(ap);
-	if (line)
-		snprintf(r->err, r->errlen, "%s:%u: %s", r->file, line, msg);
-	else
-		snprintf(r->err, r->errlen, "%s: %s", r->file, msg);
 	return rc;
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/log.h"
+
 struct rt_lfts *rt_lfts_new(const struct rt_graph *g)
 {
 	struct rt_lfts *l = calloc(1, sizeof(*l));
@@ -123,13 +125,13 @@ struct rt_lfts *rt_lfts_read_dump(const struct rt_graph *g, FILE *in, const char
 		if (strncmp(line, "Unicast lids", 12) == 0) {
 			sw = header_switch(g, line, &guid);
 			if (sw == -2) {
-				snprintf(err, errlen, "%s:%u: a table header without \"guid 0x...\"",
-					 name, lineno);
+				err_at(err, errlen, 0, name, lineno,
+				       "a table header without \"guid 0x...\"");
 				goto fail;
 			}
 			if (sw < 0) {
-				snprintf(err, errlen, "%s:%u: switch 0x%016" PRIx64 " is not in the "
-					 "topology", name, lineno, guid);
+				err_at(err, errlen, 0, name, lineno,
+				       "switch 0x%016" PRIx64 " is not in the topology", guid);
 				goto fail;
 			}
 			seen[sw] = 1;
@@ -138,14 +140,14 @@ struct rt_lfts *rt_lfts_read_dump(const struct rt_graph *g, FILE *in, const char
 		if (strncmp(line, "0x", 2) != 0)
 			continue;  /* column titles, counts, comments */
 		if (sw < 0 || sscanf(line, "%x %u", &lid, &port) != 2) {
-			snprintf(err, errlen, "%s:%u: %s", name, lineno, sw < 0 ?
-				 "an entry before any \"Unicast lids\" header" :
-				 "expected \"0xLID PORT\"");
+			err_at(err, errlen, 0, name, lineno, "%s", sw < 0 ?
+			       "an entry before any \"Unicast lids\" header" :
+			       "expected \"0xLID PORT\"");
 			goto fail;
 		}
 		if (port != RT_NO_PORT && port > g->sw[sw].nports) {
-			snprintf(err, errlen, "%s:%u: port %u, but %s has %u ports", name, lineno,
-				 port, g->sw[sw].desc, g->sw[sw].nports);
+			err_at(err, errlen, 0, name, lineno, "port %u, but %s has %u ports", port,
+			       g->sw[sw].desc, g->sw[sw].nports);
 			goto fail;
 		}
 		if (lid <= g->max_lid)

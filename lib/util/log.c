@@ -117,3 +117,29 @@ int err_fmt(char *err, size_t errlen, int rc, const char *fmt, ...)
 	va_end(ap);
 	return rc;
 }
+
+int err_vat(char *err, size_t errlen, int rc, const char *file, unsigned long line,
+	    const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	if (!err || !errlen)
+		return rc;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (line)
+		snprintf(err, errlen, "%s:%lu: %s", file, line, msg);
+	else
+		snprintf(err, errlen, "%s: %s", file, msg);
+	return rc;
+}
+
+int err_at(char *err, size_t errlen, int rc, const char *file, unsigned long line,
+	   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	rc = err_vat(err, errlen, rc, file, line, fmt, ap);
+	va_end(ap);
+	return rc;
+}

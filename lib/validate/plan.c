@@ -12,6 +12,7 @@
 
 #include "lib/fabric/ibtypes.h"
 #include "lib/fabric/topo_file.h"
+#include "lib/util/log.h"
 #include "lib/util/slurp.h"
 
 #define PLAN_MAX_FIELD 256
@@ -48,19 +49,19 @@ static int plan_add(struct plan *p, const struct plan_cable *c)
 	return 0;
 }
 
+/* A bad plan: "FILE:LINE: what" (lib/util/log.h's one form), -EINVAL. */
+static int fail(char *err, size_t errlen, const char *file, unsigned line, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 static int fail(char *err, size_t errlen, const char *file, unsigned line, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = err_vat(err, errlen, -EINVAL, file, line, fmt, ap);
 	va_end(ap);
-	if (line)
-		snprintf(err, errlen, "%s:%u: %s", file, line, msg);
-	else
-		snprintf(err, errlen, "%s: %s", file, msg);
-	return -EINVAL;
+	return rc;
 }
 
 /* ---- one end of a cable is in at most one cable ----------------------------------- */
