@@ -10,6 +10,8 @@
 
 #include <infiniband/umad.h>
 
+#include "daemon/ib/mad_build.h"
+
 /* Index of a node in fab (sorted by GUID), or -1. */
 static long node_index(const struct fab *fab, const struct fab_node *n)
 {
@@ -150,24 +152,11 @@ struct ibmad_port *dr_open_port(const struct disc_ib_params *p, char *err, size_
 int dr_smp_build(uint8_t *buf, size_t blen, int method, uint16_t attr, uint32_t am,
 		 const ib_dr_path_t *path, uint32_t tid, const uint8_t *data)
 {
-	uint8_t zero[IB_SMP_DATA_SIZE] = { 0 };
-	ib_rpc_t rpc;
-	ib_portid_t id;
-	int len;
+	const struct madb_req r = { .mgmt_class = IB_SMI_DIRECT_CLASS, .method = method,
+				    .attr = attr, .am = am, .tid = tid, .path = path,
+				    .data = data };
 
-	memset(&rpc, 0, sizeof(rpc));
-	memset(&id, 0, sizeof(id));
-	rpc.mgtclass = IB_SMI_DIRECT_CLASS;
-	rpc.method = method;
-	rpc.attr.id = attr;
-	rpc.attr.mod = am;
-	rpc.datasz = IB_SMP_DATA_SIZE;
-	rpc.dataoffs = IB_SMP_DATA_OFFS;
-	rpc.trid = tid;
-	id.drpath = *path;
-	memset(buf, 0, blen);
-	len = mad_build_pkt(buf, &rpc, &id, NULL, (void *)(data ? data : zero));
-	return len < 0 ? -EINVAL : len;
+	return madb_build(buf, blen, &r);
 }
 
 int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,

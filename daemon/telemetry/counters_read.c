@@ -11,6 +11,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "daemon/ib/mad_build.h"
 #include "daemon/ib/mad_window.h"
 #include "daemon/ib/walker.h"
 #include "daemon/telemetry/counters_wire.h"
@@ -83,42 +84,30 @@ struct reader {
 
 /* A PerfMgt MAD (method, attr) to the PMA at lid, with its data field. */
 static int build_pma(uint16_t lid, int method, uint16_t attr, uint8_t *data, uint32_t tid,
-		     uint8_t *buf)
+		     uint8_t *buf, size_t blen)
 {
-	ib_rpc_t rpc;
-	ib_portid_t id;
-	int len;
+	const struct madb_req r = { .mgmt_class = IB_PERFORMANCE_CLASS, .method = method,
+				    .attr = attr, .tid = tid, .lid = lid, .data = data };
 
-	memset(&rpc, 0, sizeof(rpc));
-	memset(&id, 0, sizeof(id));
-	rpc.mgtclass = IB_PERFORMANCE_CLASS;
-	rpc.method = method;
-	rpc.attr.id = attr;
-	rpc.datasz = IB_PC_DATA_SZ;
-	rpc.dataoffs = IB_PC_DATA_OFFS;
-	rpc.trid = tid;
-	id.lid = lid;
-	id.qp = 1;
-	id.qkey = IB_DEFAULT_QP1_QKEY;
-	len = mad_build_pkt(buf, &rpc, &id, NULL, data);
-	return len < 0 ? -EINVAL : len;
+	return madb_build(buf, blen, &r);
 }
 
-static int build_pma_get(uint16_t lid, uint16_t attr, unsigned port, uint32_t tid, uint8_t *buf)
+static int build_pma_get(uint16_t lid, uint16_t attr, unsigned port, uint32_t tid, uint8_t *buf,
+			 size_t blen)
 {
 	uint8_t data[IB_PC_DATA_SZ];
 
 	memset(data, 0, sizeof(data));
 	if (attr != PMA_ATTR_CLASS_PORT_INFO)
 		mad_set_field(data, 0, IB_PC_PORT_SELECT_F, port);
-	return build_pma(lid, IB_MAD_METHOD_GET, attr, data, tid, buf);
+	return build_pma(lid, IB_MAD_METHOD_GET, attr, data, tid, buf, blen);
 }
 
 /* PortCountersSet clearing the counters of `mask` (bit c: enum
  * pma_counter c; IBA 16.1.3.5's CounterSelect bits 0..15 are the same
  * order, and PortXmitWait is CounterSelect2's bit 0) of `port`. */
 static int build_pma_clear(uint16_t lid, unsigned port, uint32_t mask, uint32_t tid,
-			   uint8_t *buf)
+			   uint8_t *buf, size_t blen)
 {
 	uint8_t data[IB_PC_DATA_SZ];
 
@@ -126,7 +115,7 @@ static int build_pma_clear(uint16_t lid, unsigned port, uint32_t mask, uint32_t 
 	mad_set_field(data, 0, IB_PC_PORT_SELECT_F, port);
 	mad_set_field(data, 0, IB_PC_COUNTER_SELECT_F, mask & 0xffff);
 	mad_set_field(data, 0, IB_PC_COUNTER_SELECT2_F, (mask >> PMA_XMIT_WAIT) & 1);
-	return build_pma(lid, IB_MAD_METHOD_SET, PMA_ATTR_PORT_COUNTERS, data, tid, buf);
+	return build_pma(lid, IB_MAD_METHOD_SET, PMA_ATTR_PORT_COUNTERS, data, tid, buf, blen);
 }
 
 /* The answer's status, or -1 when mad is not a GetResp of attr. */
@@ -140,9 +129,9 @@ static int response_status(uint8_t *mad, uint16_t attr)
 /* The Get of attr (port: PortSelect) to the PMA of agent a, or -EINVAL
  * with err. */
 static int build_get(const struct reader *r, size_t a, uint16_t attr, unsigned port,
-		     uint32_t tid, uint8_t *buf, char *err, size_t errlen)
+		     uint32_t tid, uint8_t *buf, size_t blen, char *err, size_t errlen)
 {
-	int len = build_pma_get(r->agents[a].lid, attr, port, tid, buf);
+	int len = build_pma_get(r->agents[a].lid, attr, port, tid, buf, blen);
 
 	if (len < 0)
 		snprintf(err, errlen, "cannot build a PMA Get of attribute 0x%04x for LID %u",
@@ -155,8 +144,7 @@ static int build_cpi(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t ble
 {
 	const struct reader *r = ctx;
 
-	(void)blen;
-	return build_get(r, r->cpi[i], PMA_ATTR_CLASS_PORT_INFO, 0, tid, buf, err, errlen);
+	return build_get(r, r->cpi[i], PMA_ATTR_CLASS_PORT_INFO, 0, tid, buf, blen, err, errlen);
 }
 
 static int take_cpi(void *ctx, size_t i, uint8_t *mad)
@@ -195,8 +183,7 @@ static int build_sum(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t ble
 {
 	const struct reader *r = ctx;
 
-	(void)blen;
-	return build_get(r, r->sum[i], PMA_ATTR_PORT_COUNTERS, PMA_PORT_ALL, tid, buf, err,
+	return build_get(r, r->sum[i], PMA_ATTR_PORT_COUNTERS, PMA_PORT_ALL, tid, buf, blen, err,
 			 errlen);
 }
 
@@ -222,8 +209,7 @@ static int build_pc(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen
 	const struct reader *r = ctx;
 	const struct target *t = &r->targets[r->pc[i]];
 
-	(void)blen;
-	return build_get(r, t->agent, pc_attr(&r->agents[t->agent]), t->port, tid, buf, err,
+	return build_get(r, t->agent, pc_attr(&r->agents[t->agent]), t->port, tid, buf, blen, err,
 			 errlen);
 }
 
@@ -253,8 +239,8 @@ static int build_ext(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t ble
 	const struct reader *r = ctx;
 	const struct target *t = &r->targets[r->ext[i]];
 
-	(void)blen;
-	return build_get(r, t->agent, PMA_ATTR_PORT_COUNTERS_EXT, t->port, tid, buf, err, errlen);
+	return build_get(r, t->agent, PMA_ATTR_PORT_COUNTERS_EXT, t->port, tid, buf, blen, err,
+			 errlen);
 }
 
 static int take_ext(void *ctx, size_t i, uint8_t *mad)
@@ -278,9 +264,8 @@ static int build_clr(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t ble
 {
 	const struct reader *r = ctx;
 	const struct target *t = &r->targets[r->clr[i]];
-	int len = build_pma_clear(r->agents[t->agent].lid, t->port, t->clear, tid, buf);
+	int len = build_pma_clear(r->agents[t->agent].lid, t->port, t->clear, tid, buf, blen);
 
-	(void)blen;
 	if (len < 0)
 		snprintf(err, errlen, "cannot build a PortCountersSet for LID %u",
 			 r->agents[t->agent].lid);
