@@ -25,8 +25,8 @@ static int no_options(const struct loomctl *lc, int argc, char **argv)
 }
 
 /* Call `cmd` and print the result as JSON (--json) or through `print`. */
-static int run(struct loomctl *lc, const char *cmd, json_t *args,
-	       int (*print)(const json_t *result))
+static int call_fabric(struct loomctl *lc, const char *cmd, json_t *args,
+		       int (*print)(const json_t *result))
 {
 	json_t *result = NULL;
 	int rc;
@@ -121,8 +121,8 @@ int cmd_nodes(struct loomctl *lc, int argc, char **argv)
 	    strcmp(type, "host"))
 		return loomctl_usage_error(lc, "nodes", "unknown node type \"%s\": use switch, ca, "
 					   "router or host", type);
-	return run(lc, "nodes", type ? json_pack("{s:s}", "type", type) : json_object(),
-		   print_nodes);
+	return call_fabric(lc, "nodes", type ? json_pack("{s:s}", "type", type) : json_object(),
+			   print_nodes);
 }
 
 /* ---- ports ------------------------------------------------------------------ */
@@ -165,8 +165,8 @@ int cmd_ports(struct loomctl *lc, int argc, char **argv)
 		return rc;
 	if (argc - optind > 1)
 		return loomctl_usage_error(lc, "ports", "at most one node (GUID or description)");
-	return run(lc, "ports", optind < argc ? json_pack("{s:s}", "node", argv[optind]) :
-		   json_object(), print_ports);
+	return call_fabric(lc, "ports", optind < argc ? json_pack("{s:s}", "node", argv[optind]) :
+			   json_object(), print_ports);
 }
 
 /* ---- node ------------------------------------------------------------------- */
@@ -228,7 +228,7 @@ int cmd_node(struct loomctl *lc, int argc, char **argv)
 		return rc;
 	if (argc - optind != 1)
 		return loomctl_usage_error(lc, "node", "give one node: its GUID or description");
-	return run(lc, "node", json_pack("{s:s}", "id", argv[optind]), print_node);
+	return call_fabric(lc, "node", json_pack("{s:s}", "id", argv[optind]), print_node);
 }
 
 /* ---- links ------------------------------------------------------------------- */
@@ -269,7 +269,7 @@ int cmd_links(struct loomctl *lc, int argc, char **argv)
 		return rc;
 	if (optind < argc)
 		return loomctl_usage_error(lc, "links", "unexpected argument \"%s\"", argv[optind]);
-	return run(lc, "links", json_object(), print_links);
+	return call_fabric(lc, "links", json_object(), print_links);
 }
 
 /* ---- events ------------------------------------------------------------------ */
@@ -354,5 +354,5 @@ int cmd_events(struct loomctl *lc, int argc, char **argv)
 		json_decref(args);
 		return loomctl_usage_error(lc, "events", "unexpected argument \"%s\"", argv[optind]);
 	}
-	return run(lc, "events", args, print_events);
+	return call_fabric(lc, "events", args, print_events);
 }

@@ -104,8 +104,8 @@ static int print_trace(const json_t *res)
 }
 
 /* Send the request, print, and turn the verdict into the exit status. */
-static int run(struct loomctl *lc, const char *cmd, json_t *args, int (*print)(const json_t *),
-	       int (*ok)(const json_t *))
+static int call_live(struct loomctl *lc, const char *cmd, json_t *args, int (*print)(const json_t *),
+		     int (*ok)(const json_t *))
 {
 	json_t *result = NULL;
 	int rc, status;
@@ -191,7 +191,7 @@ int cmd_route_check(struct loomctl *lc, int argc, char **argv)
 		return loomctl_usage_error(lc, "route check", "unexpected argument \"%s\"",
 					   argv[optind]);
 	}
-	return run(lc, "route-check", args, print_check, check_ok);
+	return call_live(lc, "route-check", args, print_check, check_ok);
 }
 
 int cmd_route_trace(struct loomctl *lc, int argc, char **argv)
@@ -221,5 +221,5 @@ int cmd_route_trace(struct loomctl *lc, int argc, char **argv)
 		json_decref(args);
 		args = NULL;
 	}
-	return run(lc, "route-trace", args, print_trace, trace_ok);
+	return call_live(lc, "route-trace", args, print_trace, trace_ok);
 }

@@ -14,12 +14,6 @@
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
 
-/* The one mapping of SQLite's errors (daemon/core/store.h). */
-static int fail(sqlite3 *db, const char *what)
-{
-	return store_db_fail(db, what);
-}
-
 static const char *jstr(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -48,7 +42,7 @@ static int old_supported(sqlite3 *db, sqlite3_stmt *s, int64_t sid, const char *
 	rc = sqlite3_step(s);
 	*old = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
 	sqlite3_reset(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(db, "read AR switch");
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_db_fail(db, "read AR switch");
 }
 
 static int upsert(sqlite3 *db, sqlite3_stmt *s, int64_t sid, const json_t *sw, double probed)
@@ -75,7 +69,7 @@ static int upsert(sqlite3 *db, sqlite3_stmt *s, int64_t sid, const json_t *sw, d
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	free(caps_text);
-	return rc == SQLITE_DONE ? 0 : fail(db, "write AR switch");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "write AR switch");
 }
 
 /* The event of a switch whose capability is new or changed. */
@@ -111,7 +105,7 @@ static int probe_row(sqlite3 *db, int64_t sid, const json_t *probe, double finis
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO ar_probes (subnet_id, started, "
 			       "finished, switches, smps, timeout_ms, retries, in_flight) VALUES "
 			       "(?, ?, ?, ?, ?, ?, ?, ?)", -1, &s, NULL) != SQLITE_OK)
-		return fail(db, "write AR probe");
+		return store_db_fail(db, "write AR probe");
 	sqlite3_bind_int64(s, 1, sid);
 	sqlite3_bind_double(s, 2, json_number_value(json_object_get(probe, "started")));
 	sqlite3_bind_double(s, 3, finished);
@@ -122,7 +116,7 @@ static int probe_row(sqlite3 *db, int64_t sid, const json_t *probe, double finis
 	sqlite3_bind_int64(s, 8, json_integer_value(json_object_get(probe, "in_flight")));
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "write AR probe");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "write AR probe");
 }
 
 static int record(struct store *st, int64_t sid, const json_t *probe, const json_t *switches,
@@ -143,7 +137,7 @@ static int record(struct store *st, int64_t sid, const json_t *probe, const json
 			       "?, ?, ?, ?)", -1, &put, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "DELETE FROM ar_switches WHERE subnet_id = ? AND probed <> ?",
 			       -1, &drop, NULL) != SQLITE_OK) {
-		rc = fail(db, "prepare AR statements");
+		rc = store_db_fail(db, "prepare AR statements");
 		goto out;
 	}
 	json_array_foreach(switches, i, sw) {
@@ -156,7 +150,7 @@ static int record(struct store *st, int64_t sid, const json_t *probe, const json
 	sqlite3_bind_int64(drop, 1, sid);
 	sqlite3_bind_double(drop, 2, finished);
 	if (sqlite3_step(drop) != SQLITE_DONE)
-		rc = fail(db, "drop AR switches");
+		rc = store_db_fail(db, "drop AR switches");
 	else
 		rc = probe_row(db, sid, probe, finished);
 out:
@@ -178,10 +172,10 @@ int store_record_ar(struct store *st, const char *subnet, const json_t *probe,
 	if ((sid = store_subnet_id(st, subnet)) <= 0)
 		return sid < 0 ? (int)sid : -ENOENT;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return fail(db, "begin recording the AR probe");
+		return store_db_fail(db, "begin recording the AR probe");
 	rc = record(st, sid, probe, switches, n_events);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		rc = fail(db, "commit the AR probe");
+		rc = store_db_fail(db, "commit the AR probe");
 	if (rc < 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		if (n_events)
@@ -246,7 +240,7 @@ static int program_status(sqlite3 *db, sqlite3_stmt *s, int64_t sid, const json_
 	sqlite3_bind_double(s, 8, time);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "write AR switch status");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "write AR switch status");
 }
 
 int store_record_ar_program(struct store *st, const char *subnet, int quiet, const json_t *done,
@@ -273,10 +267,10 @@ int store_record_ar_program(struct store *st, const char *subnet, int quiet, con
 			       "supported = 1, enabled = excluded.enabled, groups_used = "
 			       "excluded.groups_used, reason = excluded.reason", -1, &up, NULL)
 	    != SQLITE_OK)
-		return fail(db, "prepare the AR status update");
+		return store_db_fail(db, "prepare the AR status update");
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
 		sqlite3_finalize(up);
-		return fail(db, "begin recording the AR programming");
+		return store_db_fail(db, "begin recording the AR programming");
 	}
 	json_array_foreach(switches, i, sw) {
 		const char *result = jstr(sw, "result");
@@ -305,7 +299,7 @@ int store_record_ar_program(struct store *st, const char *subnet, int quiet, con
 			(*n_events)++;
 	}
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		rc = fail(db, "commit the AR programming");
+		rc = store_db_fail(db, "commit the AR programming");
 	if (rc < 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 		if (n_events)

@@ -11,12 +11,6 @@
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
 
-/* The one mapping of SQLite's errors (daemon/core/store.h). */
-static int fail(sqlite3 *db, const char *what)
-{
-	return store_db_fail(db, what);
-}
-
 static const char *str(const json_t *o, const char *key)
 {
 	const char *s = json_string_value(json_object_get(o, key));
@@ -35,12 +29,12 @@ static int exec1(sqlite3 *db, const char *sql, const char *const *text, int n_te
 	int rc;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		return fail(db, sql);
+		return store_db_fail(db, sql);
 	for (int i = 0; i < n_text; i++)
 		sqlite3_bind_text(s, i + 1, text[i], -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : fail(db, sql);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_db_fail(db, sql);
 }
 
 /* The neighbour of `port` in the read's neighbors list, or NULL. */
@@ -134,31 +128,31 @@ static int view_read(sqlite3 *db, const char *name, struct eth_view *v)
 	if (sqlite3_prepare_v2(db, "SELECT a_node, a_port, b_node, b_port, a_speed, b_speed "
 			       "FROM eth_links WHERE a_node = ?1 OR b_switch = ?1", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "read the switch's links");
+		return store_db_fail(db, "read the switch's links");
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		if (add_link(v->links, s) < 0)
 			break;
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return fail(db, "read the switch's links");
+		return store_db_fail(db, "read the switch's links");
 	if (sqlite3_prepare_v2(db, "SELECT name, oper_up FROM eth_ports WHERE switch = ?", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "read the switch's ports");
+		return store_db_fail(db, "read the switch's ports");
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_object_set_new(v->ports, col(s, 0),
 				    json_string(sqlite3_column_int(s, 1) ? "up" : "down"));
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return fail(db, "read the switch's ports");
+		return store_db_fail(db, "read the switch's ports");
 	if (sqlite3_prepare_v2(db, "SELECT name, mac FROM eth_nodes WHERE type = 'host'", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "read the fabric's hosts");
+		return store_db_fail(db, "read the fabric's hosts");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_object_set_new(v->hosts, col(s, 0), json_string(col(s, 1)));
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "read the fabric's hosts");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the fabric's hosts");
 }
 
 /* The events between two views, of the kinds an IB sweep records (see
@@ -321,7 +315,7 @@ static int drop_gone(sqlite3 *db, const json_t *sw, const char *name)
 	if (sqlite3_prepare_v2(db, "SELECT name FROM eth_ports WHERE switch = ?", -1, &s, NULL) !=
 	    SQLITE_OK) {
 		json_decref(gone);
-		return fail(db, "list a switch's ports");
+		return store_db_fail(db, "list a switch's ports");
 	}
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	while (sqlite3_step(s) == SQLITE_ROW) {
@@ -352,7 +346,7 @@ static int record_ports(sqlite3 *db, const json_t *sw, const char *name)
 			       "speed_mbps, mtu, admin_up, oper_up, peer_name, peer_port, "
 			       "peer_chassis) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &up,
 			       NULL) != SQLITE_OK)
-		return fail(db, "prepare the switch's ports");
+		return store_db_fail(db, "prepare the switch's ports");
 	json_array_foreach(json_object_get(sw, "port_list"), i, p) {
 		const char *port = str(p, "name");
 		const json_t *n = neighbor_of(sw, port);
@@ -369,7 +363,7 @@ static int record_ports(sqlite3 *db, const json_t *sw, const char *name)
 		sqlite3_bind_text(up, 10, n ? str(n, "chassis_id") : "", -1, SQLITE_STATIC);
 		if (sqlite3_step(up) != SQLITE_DONE) {
 			sqlite3_finalize(up);
-			return fail(db, "record a switch port");
+			return store_db_fail(db, "record a switch port");
 		}
 		sqlite3_reset(up);
 	}
@@ -384,11 +378,11 @@ static int eth_subnet(sqlite3 *db, int64_t *sid)
 
 	if (sqlite3_prepare_v2(db, "SELECT id FROM subnets WHERE kind = 'eth'", -1, &s, NULL) !=
 	    SQLITE_OK)
-		return fail(db, "look up the Ethernet fabric");
+		return store_db_fail(db, "look up the Ethernet fabric");
 	rc = sqlite3_step(s);
 	*sid = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW ? 0 : fail(db, "look up the Ethernet fabric");
+	return rc == SQLITE_ROW ? 0 : store_db_fail(db, "look up the Ethernet fabric");
 }
 
 /* The reached switch's inventory and ports, and the events they make. */
@@ -444,10 +438,10 @@ int store_record_switch(struct store *st, double now, const json_t *sw)
 	char t[32];
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return fail(db, "begin");
+		return store_db_fail(db, "begin");
 	if (sqlite3_prepare_v2(db, "SELECT 1 FROM eth_switches WHERE name = ? AND last_seen > 0", -1, &s, NULL) !=
 	    SQLITE_OK) {
-		rc = fail(db, "look up a switch");
+		rc = store_db_fail(db, "look up a switch");
 		goto out;
 	}
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
@@ -472,6 +466,6 @@ int store_record_switch(struct store *st, double now, const json_t *sw)
 out:
 	if (sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK &&
 	    rc == 0)
-		rc = fail(db, "commit");
+		rc = store_db_fail(db, "commit");
 	return rc;
 }

@@ -17,17 +17,12 @@
 /* Runs kept: years of heavy sweeps at a few an hour, a few MB at most. */
 #define STORE_ROUTING_RUNS_KEPT 10000
 
-static int fail(sqlite3 *db, const char *what)
-{
-	return store_db_fail(db, what);
-}
-
 int store_routing_begin(struct store *st)
 {
 	sqlite3 *db = store_db(st);
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return fail(db, "begin recording OpenSM's reports");
+		return store_db_fail(db, "begin recording OpenSM's reports");
 	return 0;
 }
 
@@ -36,7 +31,7 @@ int store_routing_end(struct store *st, int rc)
 	sqlite3 *db = store_db(st);
 
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-		rc = fail(db, "commit OpenSM's reports");
+		rc = store_db_fail(db, "commit OpenSM's reports");
 	if (rc < 0)
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	return rc;
@@ -61,14 +56,14 @@ static int sm_subnet(sqlite3 *db, uint64_t sm_guid, int64_t *sid)
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT subnet_id FROM ports WHERE guid = ? LIMIT 1", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "look up the SM's subnet");
+		return store_db_fail(db, "look up the SM's subnet");
 	bind_guid(s, 1, sm_guid);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*sid = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return fail(db, "look up the SM's subnet");
+		return store_db_fail(db, "look up the SM's subnet");
 	return 0;
 }
 
@@ -93,7 +88,7 @@ int store_record_routing_run(struct store *st, const struct store_routing_run *r
 			       "switches, ca_ports, entries_routed, entries_unreachable, metrics) "
 			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "insert routing run");
+		return store_db_fail(db, "insert routing run");
 	sqlite3_bind_double(s, 1, run->time);
 	sqlite3_bind_double(s, 2, run->received);
 	if (sid)
@@ -115,16 +110,16 @@ int store_record_routing_run(struct store *st, const struct store_routing_run *r
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
-		return fail(db, "insert routing run");
+		return store_db_fail(db, "insert routing run");
 	if (id)
 		*id = sqlite3_last_insert_rowid(db);
 	if (sqlite3_prepare_v2(db, "DELETE FROM routing_runs WHERE id <= "
 			       "(SELECT max(id) FROM routing_runs) - ?", -1, &s, NULL) != SQLITE_OK)
-		return fail(db, "prune routing runs");
+		return store_db_fail(db, "prune routing runs");
 	sqlite3_bind_int(s, 1, STORE_ROUTING_RUNS_KEPT);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "prune routing runs");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "prune routing runs");
 }
 
 int store_record_osm_event(struct store *st, double time, uint64_t sm_guid,
@@ -157,7 +152,7 @@ int store_osm_lid_desc(struct store *st, uint64_t sm_guid, unsigned lid, char *b
 			       "n.subnet_id = p.subnet_id AND n.guid = p.node_guid "
 			       "WHERE p.subnet_id = ? AND p.lid = ? ORDER BY p.num LIMIT 1", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "look up a LID");
+		return store_db_fail(db, "look up a LID");
 	sqlite3_bind_int64(s, 1, sid);
 	sqlite3_bind_int(s, 2, (int)lid);
 	rc = sqlite3_step(s);
@@ -165,7 +160,7 @@ int store_osm_lid_desc(struct store *st, uint64_t sm_guid, unsigned lid, char *b
 		snprintf(buf, len, "%s", (const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return fail(db, "look up a LID");
+		return store_db_fail(db, "look up a LID");
 	return rc == SQLITE_ROW ? 0 : -ENOENT;
 }
 
@@ -178,11 +173,11 @@ int store_last_sm_pid(struct store *st, int *pid)
 	*pid = 0;
 	if (sqlite3_prepare_v2(db, "SELECT sm_pid FROM routing_runs ORDER BY id DESC LIMIT 1", -1,
 			       &s, NULL) != SQLITE_OK)
-		return fail(db, "read OpenSM's pid");
+		return store_db_fail(db, "read OpenSM's pid");
 	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		*pid = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail(db, "read OpenSM's pid");
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : store_db_fail(db, "read OpenSM's pid");
 }
 
 int store_routing_vls(struct store *st)

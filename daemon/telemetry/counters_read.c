@@ -321,7 +321,7 @@ static void add_target(struct reader *r, unsigned port)
 }
 
 /* Every cabled port with a LID to address its PMA by. */
-static int plan(const struct fab *fab, struct reader *r, char *err, size_t errlen)
+static int plan_targets(const struct fab *fab, struct reader *r, char *err, size_t errlen)
 {
 	size_t ports = fab_count_ports(fab) + 1, nodes = fab->n_nodes + 1;
 
@@ -452,7 +452,7 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	const char *ca = p->ca && *p->ca ? p->ca : NULL;
 	int fd, agent, rc;
 
-	if ((rc = plan(fab, r, err, errlen)) < 0)
+	if ((rc = plan_targets(fab, r, err, errlen)) < 0)
 		return rc;
 	wp.timeout_ms = r->timeout_ms;
 	wp.retries = r->retries;

@@ -12,12 +12,6 @@
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
 
-/* The one mapping of SQLite's errors (daemon/core/store.h). */
-static int fail(sqlite3 *db, const char *what)
-{
-	return store_db_fail(db, what);
-}
-
 static const char *col(sqlite3_stmt *s, int i)
 {
 	const char *t = (const char *)sqlite3_column_text(s, i);
@@ -36,7 +30,7 @@ int store_tenant_ca_ports(struct store *st, json_t **list)
 			       "p.subnet_id = n.subnet_id AND p.node_guid = n.guid WHERE "
 			       "n.type = 'ca' AND p.num >= 1 ORDER BY 1, p.guid", -1, &s, NULL) !=
 	    SQLITE_OK)
-		return fail(db, "read the hosts' ports");
+		return store_db_fail(db, "read the hosts' ports");
 	*list = json_array();
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_array_append_new(*list, json_pack("{s:s, s:s, s:s, s:s}", "desc", col(s, 0),
@@ -45,7 +39,7 @@ int store_tenant_ca_ports(struct store *st, json_t **list)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		json_decref(*list);
-		return fail(db, "read the hosts' ports");
+		return store_db_fail(db, "read the hosts' ports");
 	}
 	return 0;
 }
@@ -65,7 +59,7 @@ int store_tenant_eth_host_ports(struct store *st, json_t **list)
 			       "NOT EXISTS (SELECT 1 FROM eth_switches s WHERE s.name = p.peer_name "
 			       "OR (s.hostname <> '' AND s.hostname = p.peer_name)) "
 			       "ORDER BY 1, 2, 3", -1, &s, NULL) != SQLITE_OK)
-		return fail(db, "read the hosts' switch ports");
+		return store_db_fail(db, "read the hosts' switch ports");
 	*list = json_array();
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		json_t *x = json_pack("{s:s, s:s, s:s}", "host", col(s, 0), "switch", col(s, 1),
@@ -78,7 +72,7 @@ int store_tenant_eth_host_ports(struct store *st, json_t **list)
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		json_decref(*list);
-		return fail(db, "read the hosts' switch ports");
+		return store_db_fail(db, "read the hosts' switch ports");
 	}
 	return 0;
 }
@@ -128,14 +122,14 @@ int store_tenant_list(struct store *st, json_t **list)
 
 	if (sqlite3_prepare_v2(db, "SELECT " TENANT_COLS "FROM tenants ORDER BY created, name", -1,
 			       &s, NULL) != SQLITE_OK)
-		return fail(db, "list tenants");
+		return store_db_fail(db, "list tenants");
 	*list = json_array();
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		json_array_append_new(*list, tenant_json(s));
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE) {
 		json_decref(*list);
-		return fail(db, "list tenants");
+		return store_db_fail(db, "list tenants");
 	}
 	return 0;
 }
@@ -149,7 +143,7 @@ int store_tenant_get(struct store *st, const char *name, json_t **tenant)
 
 	if (sqlite3_prepare_v2(db, "SELECT " TENANT_COLS "FROM tenants WHERE name = ?", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "read a tenant");
+		return store_db_fail(db, "read a tenant");
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	*tenant = rc == SQLITE_ROW ? tenant_json(s) : NULL;
@@ -157,13 +151,13 @@ int store_tenant_get(struct store *st, const char *name, json_t **tenant)
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
 	if (rc != SQLITE_ROW)
-		return fail(db, "read a tenant");
+		return store_db_fail(db, "read a tenant");
 	if (sqlite3_prepare_v2(db, "SELECT host, port_guid, NULL, NULL FROM tenant_ports WHERE "
 			       "tenant = ?1 UNION ALL SELECT host, NULL, switch, port FROM "
 			       "tenant_eth_ports WHERE tenant = ?1 ORDER BY 1, 2, 3, 4", -1, &s,
 			       NULL) != SQLITE_OK) {
 		json_decref(*tenant);
-		return fail(db, "read a tenant's ports");
+		return store_db_fail(db, "read a tenant's ports");
 	}
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	hosts = json_array();
@@ -187,7 +181,7 @@ int store_tenant_get(struct store *st, const char *name, json_t **tenant)
 	json_object_set_new(*tenant, "eth_ports", eth);
 	if (rc != SQLITE_DONE) {
 		json_decref(*tenant);
-		return fail(db, "read a tenant's ports");
+		return store_db_fail(db, "read a tenant's ports");
 	}
 	return 0;
 }
@@ -197,7 +191,7 @@ static int step_done(sqlite3 *db, sqlite3_stmt *s, const char *what)
 	int rc = sqlite3_step(s);
 
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, what);
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, what);
 }
 
 static int audit(struct store *st, double now, const char *kind, const char *name,
@@ -223,12 +217,12 @@ static int put_ports(sqlite3 *db, const char *name, const char *table, const cha
 
 	snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE tenant = ?", table);
 	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		return fail(db, "replace a tenant's ports");
+		return store_db_fail(db, "replace a tenant's ports");
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	if ((rc = step_done(db, s, "replace a tenant's ports")) < 0)
 		return rc;
 	if (sqlite3_prepare_v2(db, insert, -1, &s, NULL) != SQLITE_OK)
-		return fail(db, "write a tenant's ports");
+		return store_db_fail(db, "write a tenant's ports");
 	json_array_foreach(items, i, p) {
 		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 		for (size_t k = 0; k < n_keys; k++)
@@ -237,7 +231,7 @@ static int put_ports(sqlite3 *db, const char *name, const char *table, const cha
 					  SQLITE_STATIC);
 		if (sqlite3_step(s) != SQLITE_DONE) {
 			sqlite3_finalize(s);
-			return fail(db, "write a tenant's ports");
+			return store_db_fail(db, "write a tenant's ports");
 		}
 		sqlite3_reset(s);
 	}
@@ -255,13 +249,13 @@ int store_tenant_put(struct store *st, double now, const struct store_tenant *t,
 	int rc;
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return fail(db, "begin");
+		return store_db_fail(db, "begin");
 	if (sqlite3_prepare_v2(db, "INSERT INTO tenants (name, pkey, vlan, membership, state, "
 			       "created, updated, created_by, class, creator) VALUES (?1, ?2, ?6, "
 			       "?3, 'applying', ?4, ?4, ?5, ?7, ?8) ON CONFLICT (name) DO UPDATE SET "
 			       "pkey = ?2, vlan = ?6, membership = ?3, state = 'applying', "
 			       "error = '', updated = ?4, class = ?7", -1, &s, NULL) != SQLITE_OK) {
-		rc = fail(db, "write a tenant");
+		rc = store_db_fail(db, "write a tenant");
 		goto out;
 	}
 	sqlite3_bind_text(s, 1, t->name, -1, SQLITE_STATIC);
@@ -289,7 +283,7 @@ int store_tenant_put(struct store *st, double now, const struct store_tenant *t,
 out:
 	if (sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK &&
 	    rc == 0)
-		rc = fail(db, "commit");
+		rc = store_db_fail(db, "commit");
 	return rc;
 }
 
@@ -300,10 +294,10 @@ int store_tenant_delete(struct store *st, double now, const char *name, const ch
 	int rc;
 
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
-		return fail(db, "begin");
+		return store_db_fail(db, "begin");
 	if (sqlite3_prepare_v2(db, "DELETE FROM tenants WHERE name = ?", -1, &s, NULL) !=
 	    SQLITE_OK) {
-		rc = fail(db, "delete a tenant");
+		rc = store_db_fail(db, "delete a tenant");
 	} else {
 		sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 		rc = step_done(db, s, "delete a tenant");
@@ -312,7 +306,7 @@ int store_tenant_delete(struct store *st, double now, const char *name, const ch
 	}
 	if (sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK &&
 	    rc == 0)
-		rc = fail(db, "commit");
+		rc = store_db_fail(db, "commit");
 	return rc;
 }
 
@@ -324,7 +318,7 @@ int store_tenant_set_state(struct store *st, double now, const char *name, const
 
 	if (sqlite3_prepare_v2(db, "UPDATE tenants SET state = ?2, error = ?3, updated = ?4 "
 			       "WHERE name = ?1", -1, &s, NULL) != SQLITE_OK)
-		return fail(db, "update a tenant");
+		return store_db_fail(db, "update a tenant");
 	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 2, state, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 3, error ? error : "", -1, SQLITE_STATIC);
@@ -341,14 +335,14 @@ int store_tenant_pkeys(struct store *st, uint8_t *used)
 	memset(used, 0, 0x8000 / 8);
 	if (sqlite3_prepare_v2(db, "SELECT pkey FROM tenants WHERE pkey IS NOT NULL", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "read the tenants' PKeys");
+		return store_db_fail(db, "read the tenants' PKeys");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		unsigned k = (unsigned)sqlite3_column_int(s, 0) & 0x7fff;
 
 		used[k / 8] |= (uint8_t)(1u << (k % 8));
 	}
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "read the tenants' PKeys");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the tenants' PKeys");
 }
 
 int store_tenant_vlans(struct store *st, uint8_t *used)
@@ -360,12 +354,12 @@ int store_tenant_vlans(struct store *st, uint8_t *used)
 	memset(used, 0, 4096 / 8);
 	if (sqlite3_prepare_v2(db, "SELECT vlan FROM tenants WHERE vlan IS NOT NULL", -1, &s,
 			       NULL) != SQLITE_OK)
-		return fail(db, "read the tenants' VLANs");
+		return store_db_fail(db, "read the tenants' VLANs");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		unsigned v = (unsigned)sqlite3_column_int(s, 0) & 0xfff;
 
 		used[v / 8] |= (uint8_t)(1u << (v % 8));
 	}
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : fail(db, "read the tenants' VLANs");
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the tenants' VLANs");
 }

@@ -23,7 +23,7 @@
 
 /* Say what failed, naming the switch (and port); keeps the first error. */
 __attribute__((format(printf, 3, 4)))
-static void fail(struct top *t, const struct top_switch *s, const char *fmt, ...)
+static void switch_fail(struct top *t, const struct top_switch *s, const char *fmt, ...)
 {
 	char msg[768];
 	va_list ap;
@@ -43,21 +43,21 @@ static int converge(struct top *t, struct top_switch *s)
 	int rc;
 
 	if (!s->ops) {
-		fail(t, s, "%s", s->plugin_err);
+		switch_fail(t, s, "%s", s->plugin_err);
 		return -ENOENT;
 	}
 	if (!(s->before = calloc(s->n_ports + 1, sizeof(*s->before))) ||
 	    !(s->changed = calloc(s->n_ports + 1, 1))) {
-		fail(t, s, "out of memory");
+		switch_fail(t, s, "out of memory");
 		return -ENOMEM;
 	}
 	if ((rc = switch_open(s->ops, &s->sw, &s->h, err, sizeof(err))) < 0) {
-		fail(t, s, "%s", err);
+		switch_fail(t, s, "%s", err);
 		return rc;
 	}
 	for (size_t i = 0; i < s->n_ports; i++)
 		if ((rc = s->ops->vlan_get(s->h, s->ports[i], &s->before[i], err, sizeof(err))) < 0) {
-			fail(t, s, "%s: %s", s->ports[i], err);
+			switch_fail(t, s, "%s: %s", s->ports[i], err);
 			return rc;
 		}
 	if (t->once)
@@ -81,7 +81,7 @@ static int converge(struct top *t, struct top_switch *s)
 			snprintf(t->repaired, sizeof(t->repaired), "switch %s %s: VLAN %u -> %u",
 				 s->sw.name, s->ports[i], s->before[i], s->member[i] ? t->vlan : 0);
 		if (rc < 0) {
-			fail(t, s, "%s: %s", s->ports[i], err);
+			switch_fail(t, s, "%s: %s", s->ports[i], err);
 			return rc;
 		}
 	}
@@ -99,7 +99,7 @@ static int check(struct top *t, struct top_switch *s)
 		uint16_t vid;
 
 		if ((rc = s->ops->vlan_get(s->h, s->ports[i], &vid, err, sizeof(err))) < 0) {
-			fail(t, s, "reading %s back: %s", s->ports[i], err);
+			switch_fail(t, s, "reading %s back: %s", s->ports[i], err);
 			return rc;
 		}
 		if (s->member[i] && vid != t->vlan)
@@ -114,8 +114,8 @@ static int check(struct top *t, struct top_switch *s)
 	}
 	if (!missing && !extra)
 		return 0;
-	fail(t, s, "%zu member port%s without it, %zu other port%s with it (first: %s)", missing,
-	     missing == 1 ? "" : "s", extra, extra == 1 ? "" : "s", first);
+	switch_fail(t, s, "%zu member port%s without it, %zu other port%s with it (first: %s)", missing,
+		    missing == 1 ? "" : "s", extra, extra == 1 ? "" : "s", first);
 	return -EAGAIN;
 }
 

@@ -65,9 +65,9 @@ struct sbuf {
 	int oom;
 };
 
-static void put(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbuf_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void put(struct sbuf *b, const char *fmt, ...)
+static void sbuf_printf(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -105,27 +105,27 @@ char *part_file_new(const char *static_text, const struct part_tenant *t, size_t
 	if (!b.s)
 		return NULL;
 	b.s[0] = '\0';
-	put(&b, "# OpenSM partitions, written by loomd: the operator's partitions, then one\n"
+	sbuf_printf(&b, "# OpenSM partitions, written by loomd: the operator's partitions, then one\n"
 		"# per loom tenant. Do not edit: loomd rewrites it on every tenant change.\n");
 	if (static_text && *static_text) {
 		size_t sl = strlen(static_text);
 
-		put(&b, "\n# ---- the operator's partitions (loom.yaml tenants.static_partitions)\n");
-		put(&b, "%s%s", static_text, static_text[sl - 1] == '\n' ? "" : "\n");
+		sbuf_printf(&b, "\n# ---- the operator's partitions (loom.yaml tenants.static_partitions)\n");
+		sbuf_printf(&b, "%s%s", static_text, static_text[sl - 1] == '\n' ? "" : "\n");
 	}
-	put(&b, "\n# ---- loom tenants (%zu)\n", n);
+	sbuf_printf(&b, "\n# ---- loom tenants (%zu)\n", n);
 	for (size_t i = 0; i < n; i++) {
 		char name[80];
 
 		part_name(t[i].name, name, sizeof(name));
-		put(&b, "%s=0x%04x", name, t[i].pkey & 0x7fff);
+		sbuf_printf(&b, "%s=0x%04x", name, t[i].pkey & 0x7fff);
 		if (t[i].has_sl)
-			put(&b, ",sl=%u", t[i].sl & 0xf);
-		put(&b, " :");
+			sbuf_printf(&b, ",sl=%u", t[i].sl & 0xf);
+		sbuf_printf(&b, " :");
 		for (size_t g = 0; g < t[i].n_guids; g++)
-			put(&b, "%s 0x%016" PRIx64 "=%s", g ? "," : "", t[i].guids[g],
-			    t[i].limited ? "limited" : "full");
-		put(&b, " ;\n");
+			sbuf_printf(&b, "%s 0x%016" PRIx64 "=%s", g ? "," : "", t[i].guids[g],
+				    t[i].limited ? "limited" : "full");
+		sbuf_printf(&b, " ;\n");
 	}
 	if (b.oom) {
 		free(b.s);

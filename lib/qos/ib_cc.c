@@ -16,9 +16,9 @@ void ibcc_defaults(struct ibcc_config *c)
 	c->max_outstanding_mads = 500;  /* OSM_CC_DEFAULT_MAX_OUTSTANDING_QUERIES */
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+static int cc_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+static int cc_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -68,22 +68,22 @@ int ibcc_check(const struct ibcc_config *c, char *err, size_t errlen)
 	unsigned limit = c->n_cct ? c->n_cct - 1 : 0;
 
 	if (!c->max_outstanding_mads)
-		return fail(err, errlen, "ib_cc.max_outstanding_mads: 0 would let OpenSM send no "
-			    "congestion-control MAD at all");
+		return cc_fail(err, errlen, "ib_cc.max_outstanding_mads: 0 would let OpenSM send no "
+			       "congestion-control MAD at all");
 	if (c->sw.control_map & ~IBCC_SW_MAP_BITS)
-		return fail(err, errlen, "ib_cc.switch.control_map: 0x%" PRIX32 " sets reserved "
-			    "bits (0x1F: victim mask, credit mask, threshold + packet size, credit "
-			    "starvation, marking rate)", c->sw.control_map);
+		return cc_fail(err, errlen, "ib_cc.switch.control_map: 0x%" PRIX32 " sets reserved "
+			       "bits (0x1F: victim mask, credit mask, threshold + packet size, credit "
+			       "starvation, marking rate)", c->sw.control_map);
 	if ((c->sw.victim_mask[0] | c->sw.credit_mask[0]) & 0x80)
-		return fail(err, errlen, "ib_cc.switch.%s: bit 255 is reserved (ports 0..254)",
-			    c->sw.victim_mask[0] & 0x80 ? "victim_mask" : "credit_mask");
+		return cc_fail(err, errlen, "ib_cc.switch.%s: bit 255 is reserved (ports 0..254)",
+			       c->sw.victim_mask[0] & 0x80 ? "victim_mask" : "credit_mask");
 	if (c->sw.threshold > 15 || c->sw.cs_threshold > 15)
-		return fail(err, errlen, "ib_cc.switch.%s: %u does not fit its 4 bits (0..15)",
-			    c->sw.threshold > 15 ? "threshold" : "credit_starvation_threshold",
-			    c->sw.threshold > 15 ? c->sw.threshold : c->sw.cs_threshold);
+		return cc_fail(err, errlen, "ib_cc.switch.%s: %u does not fit its 4 bits (0..15)",
+			       c->sw.threshold > 15 ? "threshold" : "credit_starvation_threshold",
+			       c->sw.threshold > 15 ? c->sw.threshold : c->sw.cs_threshold);
 	if (!delay_ok(&c->sw.cs_return_delay))
-		return fail(err, errlen, "ib_cc.switch.credit_starvation_return_delay: shift 0..3, "
-			    "multiplier 0..16383");
+		return cc_fail(err, errlen, "ib_cc.switch.credit_starvation_return_delay: shift 0..3, "
+			       "multiplier 0..16383");
 	for (size_t i = 0; i < sizeof(sw_bits) / sizeof(sw_bits[0]); i++) {
 		int given;
 
@@ -97,37 +97,37 @@ int ibcc_check(const struct ibcc_config *c, char *err, size_t errlen)
 		default: given = c->sw.marking_rate != 0; break;
 		}
 		if (given && !(c->sw.control_map >> sw_bits[i].bit & 1))
-			return fail(err, errlen, "ib_cc.switch.%s: set, but control_map bit %u is "
-				    "clear: switches would ignore it (control_map 0x%" PRIX32 ")",
-				    sw_bits[i].key, sw_bits[i].bit, c->sw.control_map);
+			return cc_fail(err, errlen, "ib_cc.switch.%s: set, but control_map bit %u is "
+				       "clear: switches would ignore it (control_map 0x%" PRIX32 ")",
+				       sw_bits[i].key, sw_bits[i].bit, c->sw.control_map);
 	}
 	if (c->ca.port_control & ~1u)
-		return fail(err, errlen, "ib_cc.ca.port_control: 0x%04X sets reserved bits (bit 0 "
-			    "only: 0 QP based, 1 SL/port based)", c->ca.port_control);
+		return cc_fail(err, errlen, "ib_cc.ca.port_control: 0x%04X sets reserved bits (bit 0 "
+			       "only: 0 QP based, 1 SL/port based)", c->ca.port_control);
 	for (unsigned sl = 0; sl < IBCC_SLS; sl++) {
 		const struct ibcc_ca_sl *e = &c->ca.sl[sl];
 
 		if ((e->ccti_timer || e->ccti_increase || e->trigger_threshold || e->ccti_min) &&
 		    !(c->ca.control_map >> sl & 1))
-			return fail(err, errlen, "ib_cc.ca.sls: SL %u has settings, but ca.control_map "
-				    "0x%04X leaves SL %u out: the CAs would ignore them", sl,
-				    c->ca.control_map, sl);
+			return cc_fail(err, errlen, "ib_cc.ca.sls: SL %u has settings, but ca.control_map "
+				       "0x%04X leaves SL %u out: the CAs would ignore them", sl,
+				       c->ca.control_map, sl);
 		if (e->ccti_min > limit)
-			return fail(err, errlen, "ib_cc.ca.sls: SL %u: ccti_min %u is past the "
-				    "congestion control table's last index %u (ib_cc.cct has %u "
-				    "entries)", sl, e->ccti_min, limit, c->n_cct);
+			return cc_fail(err, errlen, "ib_cc.ca.sls: SL %u: ccti_min %u is past the "
+				       "congestion control table's last index %u (ib_cc.cct has %u "
+				       "entries)", sl, e->ccti_min, limit, c->n_cct);
 	}
 	if (c->n_cct > IBCC_CCT_MAX)
-		return fail(err, errlen, "ib_cc.cct: %u entries; OpenSM keeps %d", c->n_cct,
-			    IBCC_CCT_MAX);
+		return cc_fail(err, errlen, "ib_cc.cct: %u entries; OpenSM keeps %d", c->n_cct,
+			       IBCC_CCT_MAX);
 	for (unsigned i = 0; i < c->n_cct; i++)
 		if (!delay_ok(&c->cct[i]))
-			return fail(err, errlen, "ib_cc.cct: entry %u: shift 0..3, multiplier "
-				    "0..16383", i);
+			return cc_fail(err, errlen, "ib_cc.cct: entry %u: shift 0..3, multiplier "
+				       "0..16383", i);
 	if (cct_line_len(c) > IBCC_OSM_LINE_MAX)
-		return fail(err, errlen, "ib_cc.cct: OpenSM's cc_cct line would be %zu characters; "
-			    "it reads %d of a line and would cut the table (use fewer entries "
-			    "or smaller multipliers)", cct_line_len(c), IBCC_OSM_LINE_MAX);
+		return cc_fail(err, errlen, "ib_cc.cct: OpenSM's cc_cct line would be %zu characters; "
+			       "it reads %d of a line and would cut the table (use fewer entries "
+			       "or smaller multipliers)", cct_line_len(c), IBCC_OSM_LINE_MAX);
 	return 0;
 }
 

@@ -23,11 +23,11 @@ void ibqos_defaults(struct ibqos_policy *p)
 	p->sl2vl[15] = 7;
 }
 
-static int fail(enum ibqos_field *field, enum ibqos_field f, char *err, size_t errlen,
-		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int qos_fail(enum ibqos_field *field, enum ibqos_field f, char *err, size_t errlen,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int fail(enum ibqos_field *field, enum ibqos_field f, char *err, size_t errlen,
-		const char *fmt, ...)
+static int qos_fail(enum ibqos_field *field, enum ibqos_field f, char *err, size_t errlen,
+		    const char *fmt, ...)
 {
 	va_list ap;
 
@@ -58,9 +58,9 @@ static int check_table(const struct ibqos_policy *p, int high, enum ibqos_field 
 
 	for (unsigned i = 0; i < n; i++)
 		if (t[i].weight && t[i].vl >= p->max_vls)
-			return fail(field, high ? IBQOS_F_HIGH : IBQOS_F_LOW, err, errlen,
-				    "ib_qos.%s[%u]: VL %u is not below max_vls %u",
-				    high ? "vlarb_high" : "vlarb_low", i, t[i].vl, p->max_vls);
+			return qos_fail(field, high ? IBQOS_F_HIGH : IBQOS_F_LOW, err, errlen,
+					"ib_qos.%s[%u]: VL %u is not below max_vls %u",
+					high ? "vlarb_high" : "vlarb_low", i, t[i].vl, p->max_vls);
 	return 0;
 }
 
@@ -75,17 +75,17 @@ int ibqos_check(const struct ibqos_policy *p, enum ibqos_field *field, char *err
 		unsigned vl = p->sl2vl[sl];
 
 		if (vl != IBQOS_VL_DROP && vl >= p->max_vls)
-			return fail(field, IBQOS_F_SL2VL, err, errlen,
-				    "ib_qos.sl2vl: SL %u goes to VL %u, not below max_vls %u",
-				    sl, vl, p->max_vls);
+			return qos_fail(field, IBQOS_F_SL2VL, err, errlen,
+					"ib_qos.sl2vl: SL %u goes to VL %u, not below max_vls %u",
+					sl, vl, p->max_vls);
 	}
 	for (unsigned i = 0; i < p->n_classes; i++) {
 		const struct ibqos_class *c = &p->classes[i];
 
 		if (p->sl2vl[c->sl] == IBQOS_VL_DROP)
-			return fail(field, IBQOS_F_CLASSES, err, errlen,
-				    "ib_qos.classes.%s: SL %u is mapped to VL15 by ib_qos.sl2vl: "
-				    "its packets would be dropped", c->name, c->sl);
+			return qos_fail(field, IBQOS_F_CLASSES, err, errlen,
+					"ib_qos.classes.%s: SL %u is mapped to VL15 by ib_qos.sl2vl: "
+					"its packets would be dropped", c->name, c->sl);
 	}
 	if ((rc = check_table(p, 1, field, err, errlen)) < 0 ||
 	    (rc = check_table(p, 0, field, err, errlen)) < 0)
@@ -98,10 +98,10 @@ int ibqos_check(const struct ibqos_policy *p, enum ibqos_field *field, char *err
 				used = (int)sl;
 		if (used >= 0 && !weight_of(p->high, p->n_high, vl) &&
 		    !weight_of(p->low, p->n_low, vl))
-			return fail(field, IBQOS_F_LOW, err, errlen,
-				    "ib_qos.vlarb_low: VL %u carries SL %d (ib_qos.sl2vl) but has "
-				    "weight 0 in vlarb_high and vlarb_low: it would never be sent",
-				    vl, used);
+			return qos_fail(field, IBQOS_F_LOW, err, errlen,
+					"ib_qos.vlarb_low: VL %u carries SL %d (ib_qos.sl2vl) but has "
+					"weight 0 in vlarb_high and vlarb_low: it would never be sent",
+					vl, used);
 	}
 	return 0;
 }

@@ -176,7 +176,7 @@ static inline int32_t tree_link(const struct dfsssp *x, size_t t, size_t s)
 }
 
 /* Entry switches, CA lists per switch and the list of trees. */
-static int plan(struct dfsssp *x)
+static int plan_trees(struct dfsssp *x)
 {
 	const struct rt_graph *g = x->g;
 	size_t n = x->n;
@@ -669,7 +669,7 @@ int rt_route_dfsssp(const struct rt_graph *g, struct rt_lfts *out, char *err, si
 		return -EINVAL;
 	}
 	out->n_routed = out->n_unreachable = 0;
-	if ((rc = plan(&x)) < 0 || rt_lfts_sl_alloc(out) < 0)
+	if ((rc = plan_trees(&x)) < 0 || rt_lfts_sl_alloc(out) < 0)
 		goto oom;
 	x.hop = malloc(x.n_trees * x.n + 1);
 	x.layer = calloc(x.n_trees * x.n_src + 1, 1);

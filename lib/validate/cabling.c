@@ -284,7 +284,7 @@ static const struct fab_node *node_of(const struct ctx *c, const char *desc, uin
 	return node_named(c, desc, idx, dup);
 }
 
-static int run(struct ctx *c, char *err, size_t errlen)
+static int check_plan(struct ctx *c, char *err, size_t errlen)
 {
 	const struct plan *p = c->p;
 	struct val_report *r = c->r;
@@ -435,7 +435,7 @@ int cabling_check(const struct plan *p, const struct fab *fab, struct val_report
 			goto out;
 	}
 	qsort(c.names, n, sizeof(*c.names), desc_cmp);
-	if ((rc = run(&c, err, errlen)) == -ENOMEM)
+	if ((rc = check_plan(&c, err, errlen)) == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 out:
 	if (rc == -ENOMEM && errlen && !err[0])

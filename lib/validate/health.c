@@ -468,7 +468,7 @@ static int lids(struct ctx *c)
 
 /* ---- the entry point -------------------------------------------------------------------- */
 
-static int run(struct ctx *c)
+static int check_rules(struct ctx *c)
 {
 	unsigned *en_w = calloc(c->g.n + 1, sizeof(*en_w)), *en_s = calloc(c->g.n + 1, sizeof(*en_s));
 	int rc = -ENOMEM;
@@ -513,7 +513,7 @@ int health_check(const struct fab *fab, const struct health_opts *opts, struct v
 	r->nodes = fab->n_nodes;
 	r->links = fab_count_links(fab);
 	if ((rc = health_graph_init(&c.g, fab)) == 0)
-		rc = run(&c);
+		rc = check_rules(&c);
 	free(c.ber);
 	free(c.src);
 	health_graph_free(&c.g);

@@ -114,10 +114,10 @@
 #include <unistd.h>
 
 /* runCmds with the commands given (NULL-terminated, at most 8). */
-static int run(struct lp_switch *sw, const char *format, json_t **res, char *err, size_t errlen,
-	       ...) __attribute__((sentinel));
-static int run(struct lp_switch *sw, const char *format, json_t **res, char *err, size_t errlen,
-	       ...)
+static int eapi_run(struct lp_switch *sw, const char *format, json_t **res, char *err, size_t errlen,
+		    ...) __attribute__((sentinel));
+static int eapi_run(struct lp_switch *sw, const char *format, json_t **res, char *err, size_t errlen,
+		    ...)
 {
 	const char *cmds[8];
 	size_t n = 0;
@@ -135,7 +135,7 @@ static int run(struct lp_switch *sw, const char *format, json_t **res, char *err
 static int eos_health(struct lp_switch *sw, char *err, size_t errlen)
 {
 	json_t *r;
-	int rc = run(sw, "json", &r, err, errlen, "show version", NULL);
+	int rc = eapi_run(sw, "json", &r, err, errlen, "show version", NULL);
 
 	json_decref(r);
 	return rc;
@@ -146,7 +146,7 @@ static int read_model(struct lp_switch *sw, char *err, size_t errlen)
 {
 	struct lp_inventory inv = { 0 };
 	json_t *r;
-	int rc = run(sw, "json", &r, err, errlen, "show version", NULL);
+	int rc = eapi_run(sw, "json", &r, err, errlen, "show version", NULL);
 
 	if (rc)
 		return rc;
@@ -204,8 +204,8 @@ static int eos_inventory(struct lp_switch *sw, struct lp_inventory *inv,
 	int rc;
 
 	memset(inv, 0, sizeof(*inv));
-	if ((rc = run(sw, "json", &r, err, errlen, "show version", "show hostname",
-		      "show interfaces status", NULL)))
+	if ((rc = eapi_run(sw, "json", &r, err, errlen, "show version", "show hostname",
+			   "show interfaces status", NULL)))
 		return rc;
 	rc = eos_inventory_parse(r, inv, sink, err, errlen);
 	json_decref(r);
@@ -218,7 +218,7 @@ static int eos_lldp(struct lp_switch *sw, const struct lp_neighbor_sink *sink, c
 	json_t *r;
 	int rc;
 
-	if ((rc = run(sw, "json", &r, err, errlen, "show lldp neighbors detail", NULL)))
+	if ((rc = eapi_run(sw, "json", &r, err, errlen, "show lldp neighbors detail", NULL)))
 		return rc;
 	rc = eos_lldp_parse(r, sink, err, errlen);
 	json_decref(r);
@@ -241,7 +241,7 @@ static int read_state(struct lp_switch *sw, const struct lp_port_buffer *ports, 
 	}
 	for (size_t i = 0; i < n; i++)
 		names[i] = ports[i].port;
-	if (!(rc = run(sw, "text", &r, err, errlen, "enable", "show running-config", NULL))) {
+	if (!(rc = eapi_run(sw, "text", &r, err, errlen, "enable", "show running-config", NULL))) {
 		rc = eos_config_parse(r, 1, names, n, st, err, errlen);
 		st->voq = sw->voq;
 	}
@@ -470,7 +470,7 @@ static int no_such_port(struct lp_switch *sw, const char *port, int rc, char *er
 		snprintf(err, errlen, "no interface %s (%s)", port, why);
 		return -ENOENT;
 	}
-	if (run(sw, "json", &r, why, sizeof(why), "show interfaces status", NULL))
+	if (eapi_run(sw, "json", &r, why, sizeof(why), "show interfaces status", NULL))
 		return rc;
 	st = json_object_get(json_array_get(r, 0), "interfaceStatuses");
 	if (json_is_object(st) && !json_object_get(st, port)) {
@@ -540,7 +540,7 @@ static int optional(struct lp_switch *sw, int i, json_t **res, char *err, size_t
 	*res = NULL;
 	if (sw->counters_refused & (1u << i))
 		return 0;
-	rc = run(sw, "json", &r, e, sizeof(e), counter_cmds[i], NULL);
+	rc = eapi_run(sw, "json", &r, e, sizeof(e), counter_cmds[i], NULL);
 	if (rc == -EIO) {
 		sw->counters_refused |= (uint8_t)(1u << i);
 		sw_log(sw, LP_LOG_INFO, "counters: %s: those counters are not read from this "
@@ -563,7 +563,7 @@ static int eos_counters_read(struct lp_switch *sw, const struct lp_counter_sink 
 	json_t *r[4] = { NULL, NULL, NULL, NULL };
 	int rc;
 
-	if (!(rc = run(sw, "json", &r[0], err, errlen, "show interfaces", NULL)) &&
+	if (!(rc = eapi_run(sw, "json", &r[0], err, errlen, "show interfaces", NULL)) &&
 	    !(rc = optional(sw, 0, &r[1], err, errlen)) &&
 	    !(rc = optional(sw, 1, &r[2], err, errlen)) &&
 	    !(rc = optional(sw, 2, &r[3], err, errlen)))

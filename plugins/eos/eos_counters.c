@@ -100,8 +100,8 @@ static int index_of(const char *k)
 
 /* The object at o[key] of a table every port is in: NULL if o is NULL (the
  * command was not answered); -EPROTO when the answer is not EOS's. */
-static int top(json_t *o, const char *key, const char *cmd, json_t **out, char *err,
-	       size_t errlen)
+static int top_object(json_t *o, const char *key, const char *cmd, json_t **out, char *err,
+		      size_t errlen)
 {
 	json_t *v;
 
@@ -225,10 +225,10 @@ int eos_counters_decode(json_t *ifs, json_t *pfc, json_t *wd, json_t *ecn,
 		snprintf(err, errlen, CMD_IFS ": no answer");
 		return -EPROTO;
 	}
-	if ((rc = top(ifs, "interfaces", CMD_IFS, &ti, err, errlen)) ||
-	    (rc = top(pfc, "interfaces", CMD_PFC, &tp, err, errlen)) ||
-	    (rc = top(wd, "interfaces", CMD_WD, &tw, err, errlen)) ||
-	    (rc = top(ecn, "intfQueueCounters", CMD_ECN, &te, err, errlen)))
+	if ((rc = top_object(ifs, "interfaces", CMD_IFS, &ti, err, errlen)) ||
+	    (rc = top_object(pfc, "interfaces", CMD_PFC, &tp, err, errlen)) ||
+	    (rc = top_object(wd, "interfaces", CMD_WD, &tw, err, errlen)) ||
+	    (rc = top_object(ecn, "intfQueueCounters", CMD_ECN, &te, err, errlen)))
 		return rc;
 	json_object_foreach(ti, name, x) {
 		if (strncmp(name, "Ethernet", 8) || strchr(name, '.') ||

@@ -218,8 +218,8 @@ struct port_counters {
 	size_t n;
 };
 
-static void put(struct port_counters *pc, const struct cport *p, const char *name,
-		enum lp_counter_scope scope, unsigned index, uint64_t v, int gauge)
+static void put_counter(struct port_counters *pc, const struct cport *p, const char *name,
+			enum lp_counter_scope scope, unsigned index, uint64_t v, int gauge)
 {
 	struct lp_counter *c;
 
@@ -265,7 +265,7 @@ static int port_hash(const struct cport *p, const char *key, const redisReply *h
 			if (!strcmp(f, port_fields[k].field)) {
 				if (number(key, f, s, &v, reason, len))
 					return -EPROTO;
-				put(pc, p, port_fields[k].name, LP_COUNTER_PORT, 0, v, 0);
+				put_counter(pc, p, port_fields[k].name, LP_COUNTER_PORT, 0, v, 0);
 			}
 		if (strncmp(f, pfc, sizeof(pfc) - 1) || f[sizeof(pfc) - 1] < '0' ||
 		    f[sizeof(pfc) - 1] > '7')
@@ -274,8 +274,8 @@ static int port_hash(const struct cport *p, const char *key, const redisReply *h
 			if (!strcmp(f + sizeof(pfc), prio_fields[k].suffix)) {
 				if (number(key, f, s, &v, reason, len))
 					return -EPROTO;
-				put(pc, p, prio_fields[k].name, LP_COUNTER_PRIORITY,
-				    (unsigned)(f[sizeof(pfc) - 1] - '0'), v, 0);
+				put_counter(pc, p, prio_fields[k].name, LP_COUNTER_PRIORITY,
+					    (unsigned)(f[sizeof(pfc) - 1] - '0'), v, 0);
 			}
 	}
 	return 0;
@@ -297,7 +297,7 @@ static int queue_hash(const struct cport *p, const struct cqueue *q, const char 
 			if (!strcmp(f, queue_fields[k].field)) {
 				if (number(key, f, s, &v, reason, len))
 					return -EPROTO;
-				put(pc, p, queue_fields[k].name, LP_COUNTER_QUEUE, q->index, v, 0);
+				put_counter(pc, p, queue_fields[k].name, LP_COUNTER_QUEUE, q->index, v, 0);
 			}
 		if (!strcmp(f, "PFC_WD_STATUS")) {
 			/* pfcactionhandler.cpp: "operational" or "stormed" */
@@ -306,8 +306,8 @@ static int queue_hash(const struct cport *p, const struct cqueue *q, const char 
 					 "operational nor stormed", key, s);
 				return -EPROTO;
 			}
-			put(pc, p, "pfcwd_stormed", LP_COUNTER_QUEUE, q->index,
-			    !strcmp(s, "stormed"), 1);
+			put_counter(pc, p, "pfcwd_stormed", LP_COUNTER_QUEUE, q->index,
+				    !strcmp(s, "stormed"), 1);
 		}
 	}
 	return 0;
