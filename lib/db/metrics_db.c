@@ -149,20 +149,15 @@ static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 	return rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the port counters");
 }
 
-static void put(struct mt_buf *b, const char *s)
-{
-	mt_put(b, s, strlen(s));
-}
-
 /* `name="value"` (value escaped), after a comma unless first. */
 static void label(struct mt_buf *b, int first, const char *name, const char *value)
 {
 	if (!first)
-		put(b, ",");
-	put(b, name);
-	put(b, "=\"");
+		mt_puts(b, ",");
+	mt_puts(b, name);
+	mt_puts(b, "=\"");
 	mt_put_label_value(b, value);
-	put(b, "\"");
+	mt_puts(b, "\"");
 }
 
 /* The alarms raised now (schema 011), 1 each: for alerting rules. One
@@ -187,21 +182,21 @@ static int render_alarms(sqlite3 *db, struct mt_buf *out, char *err, size_t errl
 		sqlite3_stmt *s;
 		int rc;
 
-		put(out, "# HELP ");
-		put(out, fam[f].family);
-		put(out, " ");
-		put(out, fam[f].help);
-		put(out, "\n# TYPE ");
-		put(out, fam[f].family);
-		put(out, " gauge\n");
+		mt_puts(out, "# HELP ");
+		mt_puts(out, fam[f].family);
+		mt_puts(out, " ");
+		mt_puts(out, fam[f].help);
+		mt_puts(out, "\n# TYPE ");
+		mt_puts(out, fam[f].family);
+		mt_puts(out, " gauge\n");
 		if (sqlite3_prepare_v2(db, fam[f].sql, -1, &s, NULL) != SQLITE_OK) {
 			if (no_table(db))
 				continue;  /* older than schema 11 */
 			return dbq_db_fail(db, err, errlen, "read the alarms");
 		}
 		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			put(out, fam[f].family);
-			put(out, "{");
+			mt_puts(out, fam[f].family);
+			mt_puts(out, "{");
 			label(out, 1, "kind", dbq_col_str(s, 0));
 			if (f == 0) {
 				label(out, 0, "subnet", dbq_col_str(s, 1));
@@ -212,7 +207,7 @@ static int render_alarms(sqlite3 *db, struct mt_buf *out, char *err, size_t errl
 				label(out, 0, "switch", dbq_col_str(s, 1));
 				label(out, 0, "port", dbq_col_str(s, 2));
 			}
-			put(out, "} 1\n");
+			mt_puts(out, "} 1\n");
 		}
 		sqlite3_finalize(s);
 		if (rc != SQLITE_DONE)

@@ -59,18 +59,13 @@ struct sw_row {
 	json_t *counters;   /* counters and gauges in one object */
 };
 
-static void put(struct mt_buf *b, const char *s)
-{
-	mt_put(b, s, strlen(s));
-}
-
 static void label(struct mt_buf *b, int first, const char *name, const char *value)
 {
-	put(b, first ? "{" : ",");
-	put(b, name);
-	put(b, "=\"");
+	mt_puts(b, first ? "{" : ",");
+	mt_puts(b, name);
+	mt_puts(b, "=\"");
 	mt_put_label_value(b, value);
-	put(b, "\"");
+	mt_puts(b, "\"");
 }
 
 static void value(struct mt_buf *b, double v, int integral)
@@ -81,20 +76,20 @@ static void value(struct mt_buf *b, double v, int integral)
 		snprintf(buf, sizeof(buf), " %.0f\n", v);
 	else
 		snprintf(buf, sizeof(buf), " %.6f\n", v);
-	put(b, buf);
+	mt_puts(b, buf);
 }
 
 static void head(struct mt_buf *b, const char *family, const char *type, const char *help)
 {
-	put(b, "# HELP ");
-	put(b, family);
-	put(b, " ");
-	put(b, help);
-	put(b, "\n# TYPE ");
-	put(b, family);
-	put(b, " ");
-	put(b, type);
-	put(b, "\n");
+	mt_puts(b, "# HELP ");
+	mt_puts(b, family);
+	mt_puts(b, " ");
+	mt_puts(b, help);
+	mt_puts(b, "\n# TYPE ");
+	mt_puts(b, family);
+	mt_puts(b, " ");
+	mt_puts(b, type);
+	mt_puts(b, "\n");
 }
 
 /* One family's series over every row: NAME (port scope) or NAME.pN/.qN. */
@@ -118,14 +113,14 @@ static void render_family(struct mt_buf *b, const struct family *f, const struct
 					strlen(k + len + 2) >= sizeof(idx))
 				     : k[len] != '\0')
 				continue;
-			put(b, f->family);
+			mt_puts(b, f->family);
 			label(b, 1, "switch", rows[i].sw);
 			label(b, 0, "port", rows[i].port);
 			if (f->scope) {
 				snprintf(idx, sizeof(idx), "%s", k + len + 2);
 				label(b, 0, f->scope == 'p' ? "priority" : "queue", idx);
 			}
-			put(b, "}");
+			mt_puts(b, "}");
 			value(b, (double)json_integer_value(v) * f->scale, f->scale == 1);
 		}
 	}
@@ -177,10 +172,10 @@ int metrics_db_render_switches(sqlite3 *db, struct mt_buf *out, char *err, size_
 		head(out, "loom_switch_port_counters_up", "gauge",
 		     "1 when the switch port's counters came with the last read, 0 when stale.");
 		for (size_t i = 0; i < n; i++) {
-			put(out, "loom_switch_port_counters_up");
+			mt_puts(out, "loom_switch_port_counters_up");
 			label(out, 1, "switch", rows[i].sw);
 			label(out, 0, "port", rows[i].port);
-			put(out, "}");
+			mt_puts(out, "}");
 			value(out, rows[i].answered, 1);
 		}
 		for (size_t f = 0; f < N_FAMILIES; f++)

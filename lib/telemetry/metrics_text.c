@@ -49,7 +49,7 @@ void mt_put(struct mt_buf *b, const char *s, size_t n)
 	b->p[b->len] = '\0';
 }
 
-static void put_str(struct mt_buf *b, const char *s)
+void mt_puts(struct mt_buf *b, const char *s)
 {
 	mt_put(b, s, strlen(s));
 }
@@ -101,13 +101,13 @@ void mt_put_label_value(struct mt_buf *b, const char *s)
 		size_t n = utf8_len(u);
 
 		if (*u == '\\')
-			put_str(b, "\\\\");
+			mt_puts(b, "\\\\");
 		else if (*u == '"')
-			put_str(b, "\\\"");
+			mt_puts(b, "\\\"");
 		else if (*u == '\n')
-			put_str(b, "\\n");
+			mt_puts(b, "\\n");
 		else if (n == 0)
-			put_str(b, "\xef\xbf\xbd");
+			mt_puts(b, "\xef\xbf\xbd");
 		else
 			mt_put(b, (const char *)u, n);
 		u += n ? n : 1;
@@ -225,19 +225,19 @@ int mt_port_selected(const struct mt_port *p, const struct mt_options *o)
 static void family(struct mt_buf *b, const char *name, const char *type, const char *help)
 {
 	putf(b, "# HELP %s ", name);
-	put_str(b, help);     /* no backslash nor newline in loom's own texts */
+	mt_puts(b, help);     /* no backslash nor newline in loom's own texts */
 	putf(b, "\n# TYPE %s %s\n", name, type);
 }
 
 static void port_labels(struct mt_buf *b, const struct mt_port *p)
 {
-	put_str(b, "{subnet=\"");
+	mt_puts(b, "{subnet=\"");
 	mt_put_label_value(b, p->subnet);
-	put_str(b, "\",guid=\"");
+	mt_puts(b, "\",guid=\"");
 	mt_put_label_value(b, p->guid);
 	putf(b, "\",port=\"%u\",node=\"", p->port);
 	mt_put_label_value(b, p->node);
-	put_str(b, "\"");
+	mt_puts(b, "\"");
 }
 
 static void put_u64_scaled(struct mt_buf *b, uint64_t v, unsigned scale)
@@ -250,16 +250,16 @@ static void put_u64_scaled(struct mt_buf *b, uint64_t v, unsigned scale)
 		*--e = (char)('0' + (int)(x % 10));
 		x /= 10;
 	} while (x);
-	put_str(b, e);
+	mt_puts(b, e);
 }
 
 static void subnet_gauge(struct mt_buf *b, const char *name, const struct mt_read *r,
 			 int decimals, double v)
 {
-	put_str(b, name);
-	put_str(b, "{subnet=\"");
+	mt_puts(b, name);
+	mt_puts(b, "{subnet=\"");
 	mt_put_label_value(b, r->subnet);
-	put_str(b, "\"} ");
+	mt_puts(b, "\"} ");
 	putf(b, "%.*f\n", decimals, v);
 }
 
@@ -281,10 +281,10 @@ static void render_reads(struct mt_buf *b, const struct mt_read *reads, size_t n
 	for (size_t i = 0; i < n; i++) {
 		long long ans = reads[i].answered, all = reads[i].ports;
 
-		put_str(b, "loom_counters_read_ports{subnet=\"");
+		mt_puts(b, "loom_counters_read_ports{subnet=\"");
 		mt_put_label_value(b, reads[i].subnet);
 		putf(b, "\",state=\"answered\"} %lld\n", ans);
-		put_str(b, "loom_counters_read_ports{subnet=\"");
+		mt_puts(b, "loom_counters_read_ports{subnet=\"");
 		mt_put_label_value(b, reads[i].subnet);
 		putf(b, "\",state=\"not_answered\"} %lld\n", all > ans ? all - ans : 0);
 	}
@@ -331,7 +331,7 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 	for (size_t i = 0; i < n_ports; i++) {
 		if (!sel[i] && ports[i].answered)
 			continue;
-		put_str(out, "loom_port_counters_up");
+		mt_puts(out, "loom_port_counters_up");
 		PORT_LABELS(out, i);
 		putf(out, "} %d\n", ports[i].answered ? 1 : 0);
 	}
@@ -341,7 +341,7 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 	for (size_t i = 0; i < n_ports; i++) {
 		if (ports[i].answered)
 			continue;
-		put_str(out, "loom_port_counters_stale");
+		mt_puts(out, "loom_port_counters_stale");
 		PORT_LABELS(out, i);
 		putf(out, ",reason=\"%s\"} 1\n", mt_reason_class(ports[i].reason));
 	}
@@ -351,11 +351,11 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 		for (size_t i = 0; i < n_ports; i++) {
 			if (!sel[i] || !ports[i].bits[c])
 				continue;
-			put_str(out, counters[c].family);
+			mt_puts(out, counters[c].family);
 			PORT_LABELS(out, i);
-			put_str(out, "} ");
+			mt_puts(out, "} ");
 			put_u64_scaled(out, ports[i].v[c], counters[c].scale);
-			put_str(out, "\n");
+			mt_puts(out, "\n");
 		}
 	}
 
@@ -369,11 +369,11 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 		for (int c = 0; c < PMA_N_COUNTERS; c++) {
 			if (!ports[i].bits[c] || ports[i].v[c] != cdelta_max(ports[i].bits[c]))
 				continue;
-			put_str(out, "loom_port_counters_saturated");
+			mt_puts(out, "loom_port_counters_saturated");
 			PORT_LABELS(out, i);
-			put_str(out, ",counter=\"");
+			mt_puts(out, ",counter=\"");
 			put_counter_label(out, c);
-			put_str(out, "\"} 1\n");
+			mt_puts(out, "\"} 1\n");
 		}
 	}
 #undef PORT_LABELS

@@ -31,6 +31,7 @@ struct mt_buf {
 
 void mt_buf_free(struct mt_buf *b);
 void mt_put(struct mt_buf *b, const char *s, size_t n);
+void mt_puts(struct mt_buf *b, const char *s);
 /* s as a label value's inside: \ " and newline escaped, invalid UTF-8 as
  * U+FFFD. */
 void mt_put_label_value(struct mt_buf *b, const char *s);
