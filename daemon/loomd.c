@@ -1,7 +1,18 @@
 /* daemon/loomd.c: the daemon as a whole. One libevent loop; the modules
- * (store, control socket, queries, sweeper, route requests, OpenSM's
- * reports) are created here and register their commands on the control
- * socket; signals drive reload and shutdown. */
+ * are created here, in this order, and register their commands on the
+ * control socket (docs/architecture.md draws them):
+ *   core/store (SQLite), core/ctl (the control socket, its gate and limits),
+ *   ha (the leader lease on etcd), ib/sweep (the sweeper: discovery, the
+ *   walker's children), routing/routes (route requests, the tables read
+ *   back), ar (AR probe) and ar/ar_apply (AR programming), qos (RoCE policy
+ *   on the switches), qos/qos_ib and qos/qos_ibcc (OpenSM's QoS and CC
+ *   options), tenants (partitions and VLANs of jobs), telemetry (counters,
+ *   alarms, job impact), validate (the cabling plan and the fabric's rules),
+ *   slurm (topology.conf), core/queries (the fabric read commands), http
+ *   (listeners) with its metrics, web view and REST API, routing/osm_report
+ *   (OpenSM's reports through loom's plugin).
+ * Signals drive reload (each module handed the new configuration) and
+ * shutdown. */
 #include "autoconf.h"
 #include "daemon/loomd.h"
 
