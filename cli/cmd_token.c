@@ -2,7 +2,11 @@
  * tokens file (http.tokens_file, docs/api.md). The token itself is made
  * here from getrandom and shown once, on stderr, so that stdout can go
  * straight into the file; or it is read from stdin (its first line). Only
- * its SHA-256 is in the line: the file does not hold the secret. */
+ * its SHA-256 is in the line: the file does not hold the secret. A token
+ * of one's own must pass token_secret_check (lib/util/token.h: 32 to 256
+ * visible ASCII characters), as loomd checks each token sent: the file
+ * cannot say how long a secret was. ROLE metrics makes a token for
+ * /metrics alone (http.metrics_auth). */
 #include "autoconf.h"
 #include "loomctl.h"
 
@@ -14,7 +18,8 @@
 
 static int role_ok(const char *r)
 {
-	return !strcmp(r, "read") || !strcmp(r, "tenant") || !strcmp(r, "admin");
+	return !strcmp(r, "read") || !strcmp(r, "tenant") || !strcmp(r, "admin") ||
+	       !strcmp(r, "metrics");
 }
 
 static int name_ok(const char *s)
@@ -45,16 +50,18 @@ int cmd_token(struct loomctl *lc, int argc, char **argv)
 		return loomctl_usage_error(lc, "token", "the name must be 1-63 of A-Z a-z 0-9 . _ "
 					   "@ -");
 	if (!role_ok(argv[optind + 2]))
-		return loomctl_usage_error(lc, "token", "role \"%s\": expected read, tenant or "
-					   "admin", argv[optind + 2]);
+		return loomctl_usage_error(lc, "token", "role \"%s\": expected read, tenant, "
+					   "admin or metrics", argv[optind + 2]);
 	if (from_stdin) {
 		if (!fgets(secret, sizeof(secret), stdin))
 			secret[0] = '\0';
 		n = strcspn(secret, "\r\n");
 		secret[n] = '\0';
-		if (n < 16 || n > TOKEN_SECRET_MAX) {
-			loomctl_error(lc, "the token on stdin must be 16 to %d bytes on one line",
-				      TOKEN_SECRET_MAX);
+		if (token_secret_check(secret, n) < 0) {
+			loomctl_error(lc, "the token on stdin must be %d to %d visible ASCII "
+				      "characters on one line (no space, no control byte)",
+				      TOKEN_SECRET_MIN, TOKEN_SECRET_MAX);
+			memset(secret, 0, sizeof(secret));
 			return LOOMCTL_EXIT_FAILED;
 		}
 	} else if (token_generate(secret, sizeof(secret)) < 0) {

@@ -172,9 +172,9 @@ static void usage(FILE *out)
 		"                                 tenants.host_map to check and keep\n"
 		"                                 LIST: Slurm hostlist, node[001-064,070]\n"
 		"  token hash NAME ROLE [--stdin]  a line for loomd's tokens file (ROLE:\n"
-		"                                 read, tenant, admin); the token is made\n"
-		"                                 and shown once on stderr, or read from\n"
-		"                                 stdin\n");
+		"                                 read, tenant, admin, metrics); the token\n"
+		"                                 is made and shown once on stderr, or\n"
+		"                                 read from stdin (32+ characters)\n");
 }
 
 int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out)

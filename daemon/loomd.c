@@ -101,6 +101,7 @@ static void set_ctl_limits(struct ctl *ctl, const struct loom_config *conf)
 	l.max_output = (size_t)conf->ctl_max_output;
 	l.stall_timeout_s = (unsigned)conf->ctl_stall_s;
 	l.idle_timeout_s = (unsigned)conf->ctl_idle_s;
+	l.read_rate_s = (unsigned)conf->ctl_read_rate_s;
 	if (ctl_set_limits(ctl, &l, err, sizeof(err)) < 0)
 		log_err("control: %s; the bounds in force stay", err);
 }
@@ -220,6 +221,9 @@ static void lft_changed(void *arg, uint64_t sm_guid)
 	ar_apply_lft_changed(d->ar_apply, sm_guid);
 	routes_tables_changed(d->routes);
 }
+
+/* status takes no argument */
+static const struct ctl_arg no_args[] = { CTL_ARG_END };
 
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
@@ -543,7 +547,7 @@ int loomd_run(const struct loomd_options *opt)
 	/* A trap or a heavy sweep: discovery follows the change. */
 	osm_report_on_change(d.osm, osm_changed, d.sweeper);
 	telemetry_on_flap(d.telemetry, port_flapped, d.sweeper);
-	if (ctl_register(d.ctl, "status", CTL_READ, cmd_status, &d) < 0 ||
+	if (ctl_register_args(d.ctl, "status", CTL_READ, cmd_status, &d, no_args) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||

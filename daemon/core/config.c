@@ -68,6 +68,7 @@ static const struct cfg_key control_keys[] = {
 	CFG_KEY_INT("max_output_bytes", ctl_max_output, 65536, 1073741824, 0, 4194304),
 	CFG_KEY_INT("stall_timeout_s", ctl_stall_s, 1, 3600, 0, 30),
 	CFG_KEY_INT("idle_timeout_s", ctl_idle_s, 10, 86400, 1, 300),
+	CFG_KEY_INT("read_rate_s", ctl_read_rate_s, 1, 3600, 1, 10),
 };
 const struct config_section config_control = {
 	.name = "control", .keys = control_keys,

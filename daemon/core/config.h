@@ -74,6 +74,7 @@ struct loom_config {
 	int ctl_max_output;             /* control.max_output_bytes 65536..1073741824 */
 	int ctl_stall_s;                /* control.stall_timeout_s 1..3600 */
 	int ctl_idle_s;                 /* control.idle_timeout_s 0 (never) or 10..86400 */
+	int ctl_read_rate_s;            /* control.read_rate_s 0 (no limit) or 1..3600 */
 
 	/* discovery: */
 	int sweep_interval;             /* discovery.interval seconds; 0 = on demand only; 0 or 5..86400 */
@@ -152,12 +153,15 @@ struct loom_config {
 	int http_max_body_bytes;        /* http.max_body_bytes: a request's body */
 	int http_max_per_peer;          /* http.max_connections_per_peer: one address */
 	int http_header_timeout_s;      /* http.header_timeout_s: a whole request's arrival */
+	int http_listen_backlog;        /* http.listen_backlog: the kernel's accept queue */
 	char http_tls_cert[PATH_MAX];   /* http.tls.cert: PEM chain; "" = plain HTTP */
 	char http_tls_key[PATH_MAX];    /* http.tls.key: PEM private key */
 	char http_tls_client_ca[PATH_MAX]; /* http.tls.client_ca: "" = no client certs */
 	int http_tls_client_required;   /* http.tls.client_cert: 0 optional, 1 required */
+	char http_tls_ciphers[512];     /* http.tls.ciphers: TLS 1.2 suites, OpenSSL's syntax */
 	int http_metrics_ports;         /* http.metrics_ports: 0 all, 1 errors */
 	int http_metrics_min_xmit_wait; /* http.metrics_min_xmit_wait_per_s (errors mode) */
+	int http_metrics_auth;          /* http.metrics_auth: /metrics wants a token */
 	char http_web_root[PATH_MAX];   /* http.web_root: the web view's files ("" none) */
 	char http_tokens_file[PATH_MAX]; /* http.tokens_file: the API's tokens (api_tokens.h) */
 

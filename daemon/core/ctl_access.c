@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 
 int ctl_list_has(const char *list, const char *name)
@@ -93,6 +94,24 @@ int ctl_access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd
 	snprintf(why, whylen, "\"%s\" changes loomd: permission denied for uid %d (only %s may "
 		 "run it)", cmd->name, (int)uid, list);
 	return -EPERM;
+}
+
+int ctl_rate_check(struct ctl *ctl, const struct ctl_req *req, const json_t *args, char *why,
+		   size_t whylen)
+{
+	unsigned wait;
+
+	if (req->answer || req->who.role != AUTHZ_READ || !ctl_limits_spends(req->cmd->name, args))
+		return 0;
+	wait = ctl_limits_rate_take(&ctl->rate, req->uid, clock_mono(), ctl->limits.read_rate_s);
+	if (!wait)
+		return 0;
+	snprintf(why, whylen, "\"%s\" sends MADs or switch requests: uid %d may run such a "
+		 "command once every %u s (control.read_rate_s; root and control.admin_group "
+		 "are not limited); try again in %u s", req->cmd->name, (int)req->uid,
+		 ctl->limits.read_rate_s, wait);
+	log_debug("control: %s", why);
+	return -EBUSY;
 }
 
 /* The audit log: every command that changes loomd, with who asked, from

@@ -27,6 +27,7 @@ struct ctl_cmd {
 	void *arg;
 	ctl_version_fn version;       /* ctl_set_version: its answers may be kept */
 	void *version_arg;
+	const struct ctl_arg *args;   /* ctl_set_args: the keys it takes (none by default) */
 	char name[];
 };
 
@@ -81,6 +82,7 @@ struct ctl {
 	struct ctl_idents *idents;
 	struct ctl_limits limits;
 	struct ctl_refusals refusals;
+	struct ctl_rate rate;              /* role read's fabric reads, per uid */
 	unsigned n_clients;
 	ctl_gate_fn gate;                  /* ctl_set_gate: NULL none */
 	void *gate_arg;
@@ -107,6 +109,13 @@ void ctl_frames_release(struct ctl_frames *f);
 int ctl_access_check(struct ctl *ctl, uid_t uid, gid_t gid, const struct ctl_cmd *cmd,
 		     const struct ctl_ident *id, struct authz_principal *who, char *why,
 		     size_t whylen);
+/* A fabric read (ctl_limits_spends) of a socket peer of role read, at
+ * most one per uid per control.read_rate_s: 0 may run now (counted), or
+ * -EBUSY with the refusal in why, saying when to try again. Root, the
+ * admin group, the tenant writers and other transports (ctl_call: the
+ * API has its own rate, api_rate.h) are not limited here. */
+int ctl_rate_check(struct ctl *ctl, const struct ctl_req *req, const json_t *args, char *why,
+		   size_t whylen);
 /* The audit log line of a command that changes loomd (none for reads). */
 void ctl_audit(const struct ctl_cmd *cmd, const struct authz_principal *who,
 	       const char *refused);

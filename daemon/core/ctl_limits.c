@@ -28,6 +28,7 @@ void ctl_limits_default(struct ctl_limits *l)
 	l->max_clients = CTL_MAX_CLIENTS_DEFAULT;
 	l->max_per_uid = CTL_MAX_PER_UID_DEFAULT;
 	l->reserve = CTL_RESERVE_DEFAULT;
+	l->read_rate_s = CTL_READ_RATE_S_DEFAULT;
 }
 
 int ctl_limits_check(const struct ctl_limits *l, char *err, size_t errlen)
@@ -62,6 +63,52 @@ enum ctl_admit ctl_limits_admit(const struct ctl_limits *l, uid_t uid, unsigned 
 	/* The reserve; its last place is root's alone, so that admins whose
 	 * membership is still being looked up cannot take it from root. */
 	return total + 1 < l->max_clients ? CTL_ADMIT_IF_ADMIN : CTL_REFUSE_FULL;
+}
+
+int ctl_limits_spends(const char *cmd, const json_t *args)
+{
+	static const char *const always[] = {
+		"qos-status", "qos-ib-status", "qos-ib-cc-status", "tenant-verify",
+	};
+
+	if (!strcmp(cmd, "ar-status") || !strcmp(cmd, "route-trace"))
+		return !json_is_true(json_object_get(args, "cached"));
+	if (!strcmp(cmd, "counters") || !strcmp(cmd, "switch_counters"))
+		return json_is_true(json_object_get(args, "now"));
+	for (size_t i = 0; i < sizeof(always) / sizeof(always[0]); i++)
+		if (!strcmp(cmd, always[i]))
+			return 1;
+	return 0;
+}
+
+unsigned ctl_limits_rate_take(struct ctl_rate *r, uid_t uid, double now, unsigned interval)
+{
+	struct ctl_rate_slot *s = NULL, *oldest = &r->slots[0];
+
+	if (!interval)
+		return 0;
+	for (size_t i = 0; i < CTL_RATE_SLOTS && !s; i++) {
+		struct ctl_rate_slot *t = &r->slots[i];
+
+		if (t->used && t->uid == uid)
+			s = t;
+		else if (!t->used || (oldest->used && t->last < oldest->last))
+			oldest = t;
+	}
+	/* A clock that went back (another base in a test) counts as spent. */
+	if (s && now >= s->last && now - s->last < interval) {
+		double left = interval - (now - s->last);
+		unsigned whole = (unsigned)left;
+
+		return whole + (left > whole);
+	}
+	if (!s) {
+		s = oldest;
+		s->uid = uid;
+		s->used = 1;
+	}
+	s->last = now;
+	return 0;
 }
 
 void ctl_limits_refusal(const struct ctl_limits *l, struct ctl_refusals *r, enum ctl_admit why,

@@ -15,6 +15,13 @@
  *   idle_timeout_s seconds is closed (0: never). A client waiting for a
  *   long answer (a handler answers "exactly once, possibly later") is never
  *   idle.
+ * - Fabric reads: a command that sends MADs or switch requests when it runs
+ *   (ctl_limits_spends, the rule the REST API's role read has too,
+ *   daemon/http/api_rate.h) runs for a uid of role read (neither root nor
+ *   control.admin_group nor a tenant writer) at most once per read_rate_s
+ *   seconds (control.read_rate_s; 0: no limit); sooner is "busy" with the
+ *   seconds to wait, so that local users looping `counters --now` cannot
+ *   keep the fabric, or root, waiting.
  *
  * The decisions are here, pure, so that they are tested alone; ctl.c applies
  * them to its clients. */
@@ -24,12 +31,15 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #define CTL_MAX_OUTPUT_DEFAULT      (4u * 1024u * 1024u)
 #define CTL_STALL_TIMEOUT_S_DEFAULT 30u
 #define CTL_IDLE_TIMEOUT_S_DEFAULT  300u
 #define CTL_MAX_CLIENTS_DEFAULT     64u
 #define CTL_MAX_PER_UID_DEFAULT     16u
 #define CTL_RESERVE_DEFAULT         8u
+#define CTL_READ_RATE_S_DEFAULT     10u
 /* Refusals are logged once in this many seconds, with a count of the rest. */
 #define CTL_REFUSE_LOG_S            60
 
@@ -40,6 +50,7 @@ struct ctl_limits {
 	unsigned max_clients;       /* connections at once, the reserve included */
 	unsigned max_per_uid;       /* of one uid other than root */
 	unsigned reserve;           /* of max_clients, for root and the admin group */
+	unsigned read_rate_s;       /* role read: one fabric read per uid this often; 0 any */
 };
 
 void ctl_limits_default(struct ctl_limits *l);
@@ -59,6 +70,27 @@ enum ctl_admit {
  * max_clients are taken; the last of them is only ever root's. */
 enum ctl_admit ctl_limits_admit(const struct ctl_limits *l, uid_t uid, unsigned total,
 				unsigned of_uid);
+
+/* Does command cmd with args send MADs or switch requests when it runs?
+ * 1 or 0: ar-status and route-trace unless "cached", counters and
+ * switch_counters with "now", qos-status, qos-ib-status, qos-ib-cc-status,
+ * tenant-verify. The socket's rule and the REST API's (api_rate.h). */
+int ctl_limits_spends(const char *cmd, const json_t *args);
+
+/* The fabric reads of role read per uid: the last one each uid ran (the
+ * longest unused is forgotten when all are taken). */
+#define CTL_RATE_SLOTS 64
+struct ctl_rate {
+	struct ctl_rate_slot {
+		uid_t uid;
+		int used;
+		double last;      /* clock_mono() when it ran */
+	} slots[CTL_RATE_SLOTS];
+};
+/* May uid run a fabric read at `now` (seconds, monotonic) with one allowed
+ * per `interval` s? 0, and it is counted; else the whole seconds to wait
+ * (>= 1), nothing counted. interval 0: always 0. */
+unsigned ctl_limits_rate_take(struct ctl_rate *r, uid_t uid, double now, unsigned interval);
 
 struct ctl_refusals;
 /* A refusal of uid's (pid's) connection: logged through r, and in msg the

@@ -285,22 +285,24 @@ static void cmd_links(struct ctl_req *req, json_t *args, void *arg)
 		query_start(arg, j);
 }
 
+/* since and limit are typed by events_args (ctl_set_args) */
 static void cmd_events(struct ctl_req *req, json_t *args, void *arg)
 {
 	json_t *since = json_object_get(args, "since");
 	json_t *limit = json_object_get(args, "limit");
 	struct query_job *j;
+	char err[2048];
 
-	if ((since && !json_is_number(since)) || (limit && !json_is_integer(limit))) {
-		ctl_reply_err(req, PROTO_ERR_BADREQ,
-			      "\"since\" must be unix seconds and \"limit\" an integer");
-		return;
-	}
-	/* kind: one kind, or several comma-separated */
+	/* kind: one kind, or several comma-separated, each one loom records */
 	if (!(j = job_with(req, args, q_events, "kind", 0)))
 		return;
-	j->since = since ? json_number_value(since) : 0;
-	j->limit = limit ? (long)json_integer_value(limit) : 0;
+	if (j->has_s && dbq_event_kinds_check(j->s, err, sizeof(err)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", err);
+		free(j);
+		return;
+	}
+	j->since = json_is_number(since) ? json_number_value(since) : 0;
+	j->limit = json_is_integer(limit) ? (long)json_integer_value(limit) : 0;
 	query_start(arg, j);
 }
 
@@ -322,12 +324,23 @@ static int version(void *arg, unsigned *v)
 struct queries *queries_new(struct event_base *base, struct ctl *ctl, sqlite3 *db,
 			    char *err, size_t errlen)
 {
+	static const struct ctl_arg none[] = { CTL_ARG_END };
+	static const struct ctl_arg type[] = { CTL_ARG_S("type"), CTL_ARG_END };
+	static const struct ctl_arg id[] = { CTL_ARG_S("id"), CTL_ARG_END };
+	static const struct ctl_arg node[] = { CTL_ARG_S("node"), CTL_ARG_END };
+	static const struct ctl_arg name[] = { CTL_ARG_S("name"), CTL_ARG_END };
+	static const struct ctl_arg events[] = {
+		CTL_ARG_N("since", 0, 1LL << 40), CTL_ARG_S("kind"),
+		CTL_ARG_I("limit", 0, 1000000000), CTL_ARG_END,
+	};
 	static const struct {
 		const char *name;
 		ctl_handler_fn fn;
+		const struct ctl_arg *args;
 	} cmds[] = {
-		{ "nodes", cmd_nodes }, { "node", cmd_node }, { "ports", cmd_ports },
-		{ "links", cmd_links }, { "events", cmd_events }, { "switches", cmd_switches },
+		{ "nodes", cmd_nodes, type }, { "node", cmd_node, id }, { "ports", cmd_ports, node },
+		{ "links", cmd_links, none }, { "events", cmd_events, events },
+		{ "switches", cmd_switches, name },
 	};
 	struct queries *q = calloc(1, sizeof(*q));
 	const char *path = sqlite3_db_filename(db, "main");
@@ -346,7 +359,8 @@ struct queries *queries_new(struct event_base *base, struct ctl *ctl, sqlite3 *d
 		return NULL;
 	}
 	for (size_t i = 0; rc == 0 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if ((rc = ctl_register(ctl, cmds[i].name, CTL_READ, cmds[i].fn, q)) == 0)
+		if ((rc = ctl_register_args(ctl, cmds[i].name, CTL_READ, cmds[i].fn, q,
+					    cmds[i].args)) == 0)
 			rc = ctl_set_version(ctl, cmds[i].name, version, q);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot register the fabric queries: %s", strerror(-rc));

@@ -10,7 +10,14 @@
  * A call waiting for its answer is a struct call on the module's list.
  * When the client goes away first, evhttp keeps the request for us and
  * frees it when we answer (the same as /metrics does); at api_free the
- * calls still running are orphaned, their answers dropped. */
+ * calls still running are orphaned, their answers dropped.
+ *
+ * Issue 37: wrong credentials are counted per client address in the
+ * listener's one table (api_rate.h, shared with /metrics' token): an
+ * address over its budget is 429 before its credential is looked at, and
+ * a wrong one is logged here, at most a line a minute (api_auth_failed).
+ * A query key may be given once. Every answer says nosniff and
+ * Cache-Control: private, no-store (api_send_headers). */
 #include "autoconf.h"
 #include "daemon/http/api.h"
 
@@ -46,6 +53,7 @@
 #define API_MAX_CALLS 4096     /* answers awaited at once: more is 503 */
 #define API_MAX_JOBS 64        /* jobs kept: running, then the newest done */
 #define API_SEG_LEN 256
+#define API_MAX_QUERY 32       /* query parameters: no resource takes 10 */
 #define API_RENDER_OFF_LOOP 2000     /* items: a list this long renders off the loop */
 #define API_CACHE_BYTES (96u << 20)   /* renders kept: a 10k-host fabric's
 				       * node and link lists take 11 MB */
@@ -404,6 +412,7 @@ static void run_kept(struct api *a, struct call *c, const char *name, json_t *ar
 	c->version = version;
 	if (inm && (strstr(inm, etag) || !strcmp(inm, "*"))) {
 		evhttp_add_header(evhttp_request_get_output_headers(c->req), "ETag", etag);
+		api_send_headers(c->req);
 		evhttp_send_reply(c->req, 304, "Not Modified", NULL);
 		call_free(c);
 		return;
@@ -496,7 +505,53 @@ static void get_job(struct api *a, struct evhttp_request *req, const char *seg,
 
 /* ---- authentication ------------------------------------------------------------------- */
 
-/* The principal of req: 1, or 0 after answering 401. */
+/* The client's address as the wrong-token budget keys it (api_rate.h). */
+static void peer_of(struct evhttp_request *req, char *out, size_t len)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	char *addr = NULL;
+	ev_uint16_t port = 0;
+
+	if (evcon)
+		evhttp_connection_get_peer(evcon, &addr, &port);
+	api_fails_key(addr ? addr : "?", out, len);
+}
+
+int api_auth_throttled(struct evhttp_request *req)
+{
+	char peer[64], after[16];
+	int wait;
+
+	peer_of(req, peer, sizeof(peer));
+	if ((wait = api_fails_wait(api_fails_shared(), peer, time(NULL))) <= 0)
+		return 0;
+	snprintf(after, sizeof(after), "%d", wait);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", after);
+	api_send_error(req, "rate-limited", "%d wrong tokens from %s within %d s: try again in "
+		       "%d s", API_FAILS_MAX, peer, API_FAILS_WINDOW_S, wait);
+	return 1;
+}
+
+void api_auth_failed(struct evhttp_request *req, const char *what)
+{
+	unsigned long since = 0;
+	char peer[64];
+
+	peer_of(req, peer, sizeof(peer));
+	if (api_fails_note(api_fails_shared(), peer, time(NULL), &since))
+		log_warn("http: %s from %s (%lu wrong credentials from all clients since the last "
+			 "such line, %llu since the start; %d from one address within %d s are "
+			 "refused)", what, peer, since, api_fails_shared()->total, API_FAILS_MAX,
+			 API_FAILS_WINDOW_S);
+}
+
+unsigned long long api_auth_failures(void)
+{
+	return api_fails_shared()->total;
+}
+
+/* The principal of req: 1, or 0 after answering 401 (429 for an address
+ * over its wrong-token budget). */
 static int authenticate(struct api *a, struct evhttp_request *req, struct authz_principal *who)
 {
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
@@ -508,6 +563,8 @@ static int authenticate(struct api *a, struct evhttp_request *req, struct authz_
 	char cn[AUTHZ_NAME_LEN];
 	const char *cert_cn = http_tls_peer_name(req, cn, sizeof(cn)) == 0 ? cn : NULL;
 
+	if (api_auth_throttled(req))
+		return 0;
 	if (auth && !strncasecmp(auth, "Bearer ", 7)) {
 		const char *secret = auth + 7;
 
@@ -515,6 +572,7 @@ static int authenticate(struct api *a, struct evhttp_request *req, struct authz_
 			secret++;
 		if (api_tokens_by_secret(a->tokens, secret, strlen(secret), who))
 			return 1;
+		api_auth_failed(req, "an unknown API token");
 		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
 				  "Bearer realm=\"loom\", error=\"invalid_token\"");
 		api_send_error(req, "unauthorized", "unknown or revoked token");
@@ -522,6 +580,9 @@ static int authenticate(struct api *a, struct evhttp_request *req, struct authz_
 	}
 	if (!auth && cert_cn && api_tokens_by_cert(a->tokens, cert_cn, who))
 		return 1;
+	if (auth || cert_cn)
+		api_auth_failed(req, auth ? "an Authorization header that is not Bearer" :
+				"an unlisted client certificate");
 	evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
 			  "Bearer realm=\"loom\"");
 	api_send_error(req, "unauthorized", auth ? "the Authorization header must be \"Bearer "
@@ -584,6 +645,30 @@ static int parse_int(const char *s, json_int_t *out)
 	return 0;
 }
 
+static size_t query_count(const struct evkeyvalq *kv)
+{
+	const struct evkeyval *e;
+	size_t n = 0;
+
+	TAILQ_FOREACH(e, kv, next)
+		n++;
+	return n;
+}
+
+/* A key of the query given twice (whatever it is: limit, a filter, one
+ * the resource does not take), or NULL. Quadratic: for at most
+ * API_MAX_QUERY keys (query_args refuses more first). */
+static const char *query_twice(const struct evkeyvalq *kv)
+{
+	const struct evkeyval *e, *o;
+
+	TAILQ_FOREACH(e, kv, next)
+		for (o = TAILQ_NEXT(e, next); o; o = TAILQ_NEXT(o, next))
+			if (!strcmp(e->key, o->key))
+				return e->key;
+	return NULL;
+}
+
 /* The query of a GET into args (and the page into c); 0, or -EINVAL after
  * answering 400 naming the parameter. */
 static int query_args(struct evhttp_request *req, const struct api_route *r, const char *path,
@@ -604,6 +689,17 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 	}
 	if (link)
 		evbuffer_add_printf(link, "%s", path);
+	if (query_count(&kv) > API_MAX_QUERY) {
+		api_send_error(req, PROTO_ERR_BADREQ, "more than %d query parameters", API_MAX_QUERY);
+		rc = -EINVAL;
+		goto out;
+	}
+	if (query_twice(&kv)) {
+		api_send_error(req, PROTO_ERR_BADREQ, "query parameter \"%.64s\" is given twice",
+			       query_twice(&kv));
+		rc = -EINVAL;
+		goto out;
+	}
 	TAILQ_FOREACH(e, &kv, next) {
 		char t = param_type(r->params, e->key);
 		json_int_t n;

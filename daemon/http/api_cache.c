@@ -2,6 +2,7 @@
  * version, and the flights that make them once (see api_cache.h). */
 #include "autoconf.h"
 #include "daemon/http/api_cache.h"
+#include "daemon/http/api_impl.h"
 #include "daemon/http/http.h"
 
 #include <errno.h>
@@ -224,12 +225,9 @@ void api_render_send(struct evhttp_request *req, struct api_render *r, long long
 		}
 	}
 	evhttp_add_header(h, "Content-Type", "application/json");
-	if (etag) {
+	if (etag)
 		evhttp_add_header(h, "ETag", etag);
-		evhttp_add_header(h, "Cache-Control", "no-cache");
-	} else {
-		evhttp_add_header(h, "Cache-Control", "no-store");
-	}
+	api_send_headers(req);
 	http_send(req, 200, "OK", b);   /* HEAD: headers only */
 	evbuffer_free(b);
 }

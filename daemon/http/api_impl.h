@@ -8,6 +8,11 @@ struct evhttp_request;
 
 #define API_RETRY_AFTER_S "5"  /* a 503's Retry-After */
 
+/* The headers of every API answer (issue 37): Cache-Control: private,
+ * no-store (each is the principal's: no shared cache keeps it, no browser
+ * writes it to disk; a client that keeps one asks with If-None-Match) and
+ * X-Content-Type-Options: nosniff. */
+void api_send_headers(struct evhttp_request *req);
 /* Answer req with v (borrowed) as the JSON body and `status`; an answer
  * over the protocol's limit becomes the too-large error, as on the socket. */
 void api_send_json(struct evhttp_request *req, int status, const json_t *v);

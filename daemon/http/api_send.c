@@ -69,6 +69,14 @@ static int sink_add(const char *buf, size_t size, void *data)
 	return evbuffer_add(s->b, buf, size);
 }
 
+void api_send_headers(struct evhttp_request *req)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+	evhttp_add_header(h, "Cache-Control", "private, no-store");
+	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+}
+
 /* Send v (borrowed) as the JSON body with `status`. An answer over the
  * protocol's limit is replaced by the too-large error, as on the socket. */
 void api_send_json(struct evhttp_request *req, int status, const json_t *v)
@@ -101,7 +109,7 @@ void api_send_json(struct evhttp_request *req, int status, const json_t *v)
 	}
 	evbuffer_add(s.b, "\n", 1);
 	evhttp_add_header(h, "Content-Type", "application/json");
-	evhttp_add_header(h, "Cache-Control", "no-store");
+	api_send_headers(req);
 	if (status == 503)
 		evhttp_add_header(h, "Retry-After", API_RETRY_AFTER_S);
 	http_send(req, status, reason(status), s.b);

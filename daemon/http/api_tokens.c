@@ -16,6 +16,7 @@ struct cred {
 	char name[AUTHZ_NAME_LEN];
 	enum authz_role role;
 	int cert;                            /* 1: by certificate, 0: by token */
+	int metrics;                         /* role metrics: /metrics only */
 	unsigned char hash[TOKEN_HASH_LEN];
 };
 
@@ -91,8 +92,9 @@ static int parse_line(struct api_tokens *t, const char *line, size_t len, char *
 	}
 	memcpy(c.name, w[0], n[0]);
 	snprintf(role, sizeof(role), "%.*s", (int)(n[1] < sizeof(role) ? n[1] : 0), w[1]);
-	if (authz_role_parse(role, &c.role) < 0) {
-		snprintf(why, whylen, "role \"%.*s\": expected read, tenant or admin",
+	c.metrics = !strcmp(role, "metrics");
+	if (!c.metrics && authz_role_parse(role, &c.role) < 0) {
+		snprintf(why, whylen, "role \"%.*s\": expected read, tenant, admin or metrics",
 			 (int)(n[1] < 32 ? n[1] : 32), w[1]);
 		return -EINVAL;
 	}
@@ -252,28 +254,50 @@ out:
 	return rc;
 }
 
-int api_tokens_by_secret(const struct api_tokens *t, const char *secret, size_t len,
-			 struct authz_principal *p)
+/* The token credential of secret, or NULL. A secret too short (or with
+ * a byte no token has) matches none. */
+static const struct cred *by_secret(const struct api_tokens *t, const char *secret, size_t len)
 {
 	unsigned char h[TOKEN_HASH_LEN];
 	const struct cred *found = NULL;
 
-	if (!t || len == 0 || len > TOKEN_SECRET_MAX || token_hash(secret, len, h) < 0)
-		return 0;
+	if (!t || token_secret_check(secret, len) < 0 || token_hash(secret, len, h) < 0)
+		return NULL;
 	/* Every hash, whatever matched: the time says nothing of which. */
 	for (size_t i = 0; i < t->n; i++)
 		if (!t->c[i].cert && token_hash_equal(t->c[i].hash, h))
 			found = &t->c[i];
-	if (!found)
+	return found;
+}
+
+int api_tokens_by_secret(const struct api_tokens *t, const char *secret, size_t len,
+			 struct authz_principal *p)
+{
+	const struct cred *found;
+
+	if (!(found = by_secret(t, secret, len)) || found->metrics)
 		return 0;
 	authz_principal_named(p, "token", found->name, found->role);
 	return 1;
 }
 
+int api_tokens_for_metrics(const struct api_tokens *t, const char *secret, size_t len)
+{
+	return by_secret(t, secret, len) != NULL;
+}
+
+int api_tokens_cert_for_metrics(const struct api_tokens *t, const char *cn)
+{
+	for (size_t i = 0; t && cn && i < t->n; i++)
+		if (t->c[i].cert && !strcmp(t->c[i].name, cn))
+			return 1;
+	return 0;
+}
+
 int api_tokens_by_cert(const struct api_tokens *t, const char *cn, struct authz_principal *p)
 {
 	for (size_t i = 0; t && cn && i < t->n; i++)
-		if (t->c[i].cert && !strcmp(t->c[i].name, cn)) {
+		if (t->c[i].cert && !t->c[i].metrics && !strcmp(t->c[i].name, cn)) {
 			authz_principal_named(p, "cert", t->c[i].name, t->c[i].role);
 			return 1;
 		}

@@ -7,7 +7,11 @@
  *   NAME ROLE cert         a TLS client certificate whose subject CN is NAME
  *
  * NAME: 1-63 of A-Z a-z 0-9 . _ @ -; ROLE: read, tenant or admin
- * (daemon/core/authz.h). A NAME appears once per kind, a hash once.
+ * (daemon/core/authz.h), or metrics: a token that opens /metrics (with
+ * http.metrics_auth) and nothing of the API. A NAME appears once per
+ * kind, a hash once. The file holds hashes only, so a secret's length is
+ * checked when it is used: one under TOKEN_SECRET_MIN bytes matches no
+ * line (lib/util/token.h; loomctl token hash refuses to make its line).
  *
  * The file must be a regular file owned by root or by loomd's user, and
  * neither group nor world may read or write it; otherwise it is refused,
@@ -39,6 +43,12 @@ size_t api_tokens_count(const struct api_tokens *t);
  * is compared, in constant time. */
 int api_tokens_by_secret(const struct api_tokens *t, const char *secret, size_t len,
 			 struct authz_principal *p);
+/* Does the bearer secret open /metrics (a token of any role, metrics
+ * included)? 1 or 0. Every hash is compared, in constant time. */
+int api_tokens_for_metrics(const struct api_tokens *t, const char *secret, size_t len);
+/* Does a verified TLS client certificate of subject CN `cn` open /metrics
+ * (a cert line of any role, metrics included)? 1 or 0. */
+int api_tokens_cert_for_metrics(const struct api_tokens *t, const char *cn);
 /* The principal of a verified TLS client certificate's CN: 1 or 0. */
 int api_tokens_by_cert(const struct api_tokens *t, const char *cn, struct authz_principal *p);
 

@@ -3,20 +3,26 @@
  *   http:
  *     listen: 127.0.0.1:9477   # or a list; none (the default): no listener
  *     allow_remote: false      # true: an address other than loopback is allowed
- *     max_connections: 16      # open at once; more wait in the kernel's queue
+ *     max_connections: 1024    # open at once; when full, the oldest that sent no
+ *                              # request yet is closed for a new one
  *     timeout_s: 10            # a connection idle, reading or writing this long is closed
  *     max_header_bytes: 8192   # a request's headers; more: refused
- *     max_body_bytes: 4096     # a request's body; more: refused
+ *     max_body_bytes: 4096     # a request's body; more: refused (at most 524288)
  *     metrics_ports: all       # all | errors: ports with errors or congestion only
+ *     metrics_auth: false      # true: /metrics wants a token of tokens_file
  *     metrics_min_xmit_wait_per_s: 0  # errors: also ports waiting this much (0: no)
  *     web_root: /usr/share/loom/web   # the web view's files; "": no web view
  *     max_connections_per_peer: 32  # open at once from one client address
- *     header_timeout_s: 10     # a request (line, headers, body) must arrive in this
+ *     header_timeout_s: 5      # a request (line, headers, body) must arrive in this,
+ *                              # from the accept (TLS handshake included)
+ *     listen_backlog: 1024     # the kernel's queue of connections not yet accepted
  *     tls:                     # every listener speaks TLS when cert is set
  *       cert: /etc/loom/tls/loomd.crt     # PEM: the certificate, then its chain
  *       key: /etc/loom/tls/loomd.key      # PEM private key
  *       client_ca: /etc/loom/tls/ca.crt   # verify client certificates (optional)
  *       client_cert: optional  # optional | required (with client_ca)
+ *       ciphers: ECDHE+AESGCM:...   # TLS 1.2 suites (OpenSSL's syntax); forward
+ *                              # secrecy only by default (TLS 1.3's all have it)
  *     tokens_file: /etc/loom/tokens   # the REST API's tokens (daemon/http/api_tokens.h)
  *
  * Issue 19 wants the listener "off by default on anything but localhost":
@@ -197,12 +203,37 @@ static void print_client_cert(FILE *out, const struct loom_config *c)
 	fputs(client_cert_modes[c->http_tls_client_required == 1], out);
 }
 
+/* http.tls.ciphers: OpenSSL must know at least one suite of the list (a
+ * typo would otherwise only show at the first handshake). */
+static int parse_ciphers(struct parse *p, const yaml_node_t *v, const char *key)
+{
+	const char *s = cfg_scalar(v);
+	char why[256];
+
+	if (!s || !s[0])
+		return cfg_fail(p, cfg_line(v), key, "expected a cipher list (OpenSSL's syntax), "
+				"e.g. \"%s\"", LOOM_HTTP_TLS_CIPHERS);
+	if (strlen(s) >= sizeof(p->c->http_tls_ciphers))
+		return cfg_fail(p, cfg_line(v), key, "longer than %zu bytes",
+				sizeof(p->c->http_tls_ciphers) - 1);
+	if (http_tls_ciphers_check(s, why, sizeof(why)) < 0)
+		return cfg_fail(p, cfg_line(v), key, "%s", why);
+	snprintf(p->c->http_tls_ciphers, sizeof(p->c->http_tls_ciphers), "%s", s);
+	return 0;
+}
+
+static void print_ciphers(FILE *out, const struct loom_config *c)
+{
+	cfg_print_string(out, c->http_tls_ciphers);
+}
+
 /* http.tls: a mapping of its own, into struct loom_config. */
 static const struct cfg_key tls_keys[] = {
 	CFG_KEY_STR("cert", CFG_OPT_PATH, http_tls_cert, NULL),
 	CFG_KEY_STR("key", CFG_OPT_PATH, http_tls_key, NULL),
 	CFG_KEY_STR("client_ca", CFG_OPT_PATH, http_tls_client_ca, NULL),
 	CFG_KEY_CUSTOM("client_cert", parse_client_cert, print_client_cert),
+	CFG_KEY_CUSTOM("ciphers", parse_ciphers, print_ciphers),
 };
 #define N_TLS_KEYS (sizeof(tls_keys) / sizeof(tls_keys[0]))
 
@@ -210,6 +241,7 @@ static void tls_defaults(struct loom_config *c)
 {
 	c->http_tls_cert[0] = c->http_tls_key[0] = c->http_tls_client_ca[0] = '\0';
 	c->http_tls_client_required = 0;
+	snprintf(c->http_tls_ciphers, sizeof(c->http_tls_ciphers), "%s", LOOM_HTTP_TLS_CIPHERS);
 }
 
 static int parse_tls(struct parse *p, const yaml_node_t *v, const char *key)
@@ -226,16 +258,20 @@ static void print_tls(FILE *out, const struct loom_config *c)
 static const struct cfg_key http_keys[] = {
 	CFG_KEY_CUSTOM("listen", parse_listen, print_listen),
 	CFG_KEY_BOOL("allow_remote", http_allow_remote, 0),
-	CFG_KEY_INT("max_connections", http_max_connections, 1, 1024, 0, 16),
+	CFG_KEY_INT("max_connections", http_max_connections, 1, 65536, 0, 1024),
 	CFG_KEY_INT("timeout_s", http_timeout_s, 1, 3600, 0, 10),
 	CFG_KEY_INT("max_header_bytes", http_max_header_bytes, 1024, 1048576, 0, 8192),
-	CFG_KEY_INT("max_body_bytes", http_max_body_bytes, 0, 16777216, 1, 4096),
+	/* At most 512 KiB: jansson parses and frees the worst such body in
+	 * about 22 ms on the loop (issue 37, docs/api.md "Bounds"). */
+	CFG_KEY_INT("max_body_bytes", http_max_body_bytes, 0, 524288, 1, 4096),
 	CFG_KEY_CUSTOM("metrics_ports", parse_ports, print_ports),
+	CFG_KEY_BOOL("metrics_auth", http_metrics_auth, 0),
 	CFG_KEY_INT("metrics_min_xmit_wait_per_s", http_metrics_min_xmit_wait, 0, 2000000000, 1,
 		    0),
 	CFG_KEY_STR("web_root", CFG_OPT_PATH, http_web_root, LOOM_DEFAULT_WEB_DIR),
-	CFG_KEY_INT("max_connections_per_peer", http_max_per_peer, 1, 1024, 0, 32),
-	CFG_KEY_INT("header_timeout_s", http_header_timeout_s, 1, 3600, 0, 10),
+	CFG_KEY_INT("max_connections_per_peer", http_max_per_peer, 1, 65536, 0, 32),
+	CFG_KEY_INT("header_timeout_s", http_header_timeout_s, 1, 3600, 0, 5),
+	CFG_KEY_INT("listen_backlog", http_listen_backlog, 1, 65535, 0, 1024),
 	CFG_KEY_CUSTOM("tls", parse_tls, print_tls),
 	CFG_KEY_STR("tokens_file", CFG_PATH, http_tokens_file, LOOM_DEFAULT_TOKENS),
 };

@@ -4,21 +4,34 @@
  * its own. Each connection's bufferevent is made here (evhttp_set_bevcb),
  * which counts it; right after the accept (an event made active then runs
  * before any I/O of the new connection) the connection gets a close
- * callback, which uncounts it. (A filter bufferevent's free callback would
- * say the same without that step, but evhttp 2.1 over a filter loses
- * requests.) At http.max_connections every listener is disabled (from
- * inside the accept, so that accept loop stops at once); the next
- * connection waits in the kernel's queue until one closes. Timeouts
- * (evhttp_set_timeout) close connections that idle, do not send their
- * request, or do not read their answer.
+ * callback, which uncounts it, and its struct conn. (A filter
+ * bufferevent's free callback would say the same without that step, but
+ * evhttp 2.1 over a filter loses requests.)
  *
- * Per connection (struct conn, made in that same step): its peer's
- * address, against http.max_connections_per_peer (one more from an address
- * that has that many open is closed at once, before a byte is read or a
- * TLS handshake made); and a timer for http.header_timeout_s. evhttp's
- * timeouts are between two reads, so a client sending a byte a second
- * would hold a connection for ever: the timer runs from the accept, and
- * again from each answer sent, until the request is whole (its handler is
+ * Slots no unauthenticated client can hold (issue 37): a connection is in
+ * one of three queues, oldest first: FIRST (accepted, its first request
+ * not whole yet: a TLS handshake, a request line, headers, a body), BUSY
+ * (a request is whole: its handler runs or its answer is being sent) and
+ * NEXT (keep-alive, waiting for its next request). At
+ * http.max_connections a new connection closes one of the oldest of FIRST
+ * (of the EVICT_LOOK oldest: a TLS handshake stalled before its whole
+ * ClientHello first, then the one whose address has most connections
+ * open), else of NEXT, never one of BUSY: a slow client only ever holds a
+ * slot until newer ones need it. Only when every connection is BUSY are
+ * the listeners disabled (from inside the accept, so that its loop stops
+ * at once); new ones then wait in the kernel's queue (http.listen_backlog,
+ * loomd's own listening sockets: evhttp's are 128). The limit is checked
+ * in that step after the accept, where the peer is known: between an
+ * accept and it, at most FRESH_MAX connections more are open.
+ *
+ * Per peer (struct peer, a hash of the addresses with connections open):
+ * one more from an address that has http.max_connections_per_peer open is
+ * closed at once, before a byte is read or a TLS handshake made, and
+ * closes no other connection. Per connection, a timer for
+ * http.header_timeout_s: evhttp's timeouts are between two reads, so a
+ * client sending a byte a second would hold a connection for ever; the
+ * timer runs from the accept (the TLS handshake is inside it), and again
+ * from each answer sent, until the request is whole (its handler is
  * called), and closes the connection when it runs out. A client that
  * reads no answer is closed by the write timeout: evhttp holds the one
  * answer it was given, no more, and what the client sends meanwhile is
@@ -26,7 +39,8 @@
  *
  * TLS (tls.c): with http.tls.cert, the bufferevents made here are
  * OpenSSL's, on every listener. A reload makes a new context for the
- * connections accepted after it; open ones keep theirs. */
+ * connections accepted after it; open ones keep theirs. Answers over TLS
+ * carry Strict-Transport-Security. */
 #include "autoconf.h"
 #include "daemon/http/http.h"
 
@@ -37,8 +51,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 
@@ -51,7 +67,18 @@
 
 #include "daemon/core/config.h"
 #include "daemon/http/http_impl.h"
+#include "daemon/http/http_guard.h"
 #include "lib/util/log.h"
+
+/* Accepted connections not yet given their struct conn (one loop turn). */
+#define FRESH_MAX 64
+/* Files loomd keeps for the rest (database, sockets, plugins, logs). */
+#define FILES_RESERVED 256
+#define PEER_BUCKETS 1024
+/* Connections looked at for the one to close when the table is full. */
+#define EVICT_LOOK 16
+/* Answers over TLS: browsers use https:// for a year. */
+#define HSTS "max-age=31536000"
 
 struct listener {
 	struct http_addr addr;
@@ -66,33 +93,56 @@ struct route {
 	void *arg;
 };
 
-/* An accepted connection (counted in n_conns once it has one of these). */
+/* A client address with connections open. */
+struct peer {
+	char addr[64];
+	unsigned n;                 /* its connections open */
+	struct peer *next;          /* in its hash bucket */
+};
+
+/* A connection's queue (see the top). */
+enum { Q_FIRST, Q_BUSY, Q_NEXT, N_QUEUES, Q_NONE = -1 };
+
+/* An accepted connection (counted in n_conns from its bufferevent on). */
 struct conn {
 	struct http_mod *m;
 	struct evhttp_connection *evcon;
 	struct event *timer;        /* http.header_timeout_s */
-	char peer[64];              /* the client's address */
-	struct conn *prev, *next;
+	struct peer *peer;          /* the client's address */
+	evutil_socket_t fd;
+	int q;                      /* Q_*: the queue it is in */
+	struct conn *prev, *next;   /* in it, oldest first */
+};
+
+struct queue {
+	struct conn *head, *tail;
+	unsigned n;
 };
 
 struct http_mod {
 	struct event_base *base;
 	struct ssl_ctx_st *tls;     /* http.tls; NULL: plain HTTP */
-	struct conn *conns;
+	struct queue q[N_QUEUES];
+	struct conn **by_fd;        /* the connection of a socket */
+	size_t n_by_fd;
+	struct peer *peers[PEER_BUCKETS];
 	unsigned max_per_peer;
 	size_t read_cap;            /* bytes a connection reads ahead of evhttp */
 	int header_timeout_s;
+	int backlog;                /* http.listen_backlog */
 	time_t peer_logged;         /* when a peer over its cap was last logged */
 	unsigned peer_refused;      /* connections refused since */
+	time_t evict_logged;        /* when an eviction was last logged */
+	unsigned evicted;           /* connections closed for newer ones since */
 	struct evhttp *http;
 	struct listener ls[LOOM_HTTP_MAX_LISTEN];
 	int n_ls;
 	unsigned n_conns, max_conns;
-	int paused;                 /* listeners disabled: max_conns reached */
+	int paused;                 /* listeners disabled: every slot busy */
 	int closing;                /* http_free: the listeners are going */
 	time_t full_logged;         /* when max_conns was last logged */
-	struct event *fixup;        /* gives fresh connections their close callback */
-	struct bufferevent *fresh[1024]; /* accepted, not yet given it (<= max_conns) */
+	struct event *fixup;        /* gives fresh connections their struct conn */
+	struct bufferevent *fresh[FRESH_MAX]; /* accepted, not yet given it */
 	size_t n_fresh;
 	struct route *routes;
 	size_t n_routes;
@@ -189,6 +239,96 @@ static const struct {
 };
 #define N_METHODS (sizeof(methods) / sizeof(methods[0]))
 
+/* ---- queues, peers ---------------------------------------------------------------- */
+
+static void q_remove(struct http_mod *m, struct conn *c)
+{
+	struct queue *q;
+
+	if (c->q == Q_NONE)
+		return;
+	q = &m->q[c->q];
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		q->head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		q->tail = c->prev;
+	q->n--;
+	c->prev = c->next = NULL;
+	c->q = Q_NONE;
+}
+
+/* Into queue `which`, as its newest. */
+static void q_move(struct http_mod *m, struct conn *c, int which)
+{
+	struct queue *q = &m->q[which];
+
+	q_remove(m, c);
+	c->q = which;
+	c->prev = q->tail;
+	if (q->tail)
+		q->tail->next = c;
+	else
+		q->head = c;
+	q->tail = c;
+	q->n++;
+}
+
+static unsigned peer_hash(const char *s)
+{
+	unsigned h = 2166136261u;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h % PEER_BUCKETS;
+}
+
+/* The peer of address addr, its count one more. NULL: out of memory. */
+static struct peer *peer_get(struct http_mod *m, const char *addr)
+{
+	struct peer **b = &m->peers[peer_hash(addr)], *p;
+
+	for (p = *b; p; p = p->next)
+		if (!strcmp(p->addr, addr))
+			break;
+	if (!p) {
+		if (!(p = calloc(1, sizeof(*p))))
+			return NULL;
+		snprintf(p->addr, sizeof(p->addr), "%s", addr);
+		p->next = *b;
+		*b = p;
+	}
+	p->n++;
+	return p;
+}
+
+static void peer_put(struct http_mod *m, struct peer *p)
+{
+	struct peer **b;
+
+	if (!p || --p->n)
+		return;
+	for (b = &m->peers[peer_hash(p->addr)]; *b != p; b = &(*b)->next)
+		;
+	*b = p->next;
+	free(p);
+}
+
+static struct conn *conn_of(struct http_mod *m, struct evhttp_connection *evcon)
+{
+	evutil_socket_t fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon));
+	struct conn *c;
+
+	if (fd < 0 || (size_t)fd >= m->n_by_fd || !(c = m->by_fd[fd]) || c->evcon != evcon)
+		return NULL;
+	return c;
+}
+
+/* ---- requests ---------------------------------------------------------------------- */
+
 static void arm_timer(struct conn *c)
 {
 	struct timeval tv = { .tv_sec = c->m->header_timeout_s };
@@ -196,25 +336,36 @@ static void arm_timer(struct conn *c)
 	evtimer_add(c->timer, &tv);
 }
 
+static void update_paused(struct http_mod *m);
+
 /* The answer is sent: the next request on the connection has
- * header_timeout_s from now. */
+ * header_timeout_s from now, and the connection may be closed for a new
+ * one meanwhile. */
 static void on_answered(struct evhttp_request *req, void *arg)
 {
+	struct conn *c = arg;
+
 	(void)req;
-	arm_timer(arg);
+	q_move(c->m, c, Q_NEXT);
+	arm_timer(c);
+	update_paused(c->m);
 }
 
-/* The request is whole: its time to arrive is over. */
+/* The request is whole: its time to arrive is over, and its connection is
+ * no longer one to close for a new one. */
 static void request_arrived(struct http_mod *m, struct evhttp_request *req)
 {
-	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct conn *c = conn_of(m, evhttp_request_get_connection(req));
 
-	for (struct conn *c = m->conns; c; c = c->next)
-		if (c->evcon == evcon) {
-			evtimer_del(c->timer);
-			evhttp_request_set_on_complete_cb(req, on_answered, c);
-			return;
-		}
+	if (http_tls_request_is_tls(req))
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+				  "Strict-Transport-Security", HSTS);
+	if (!c)
+		return;
+	evtimer_del(c->timer);
+	q_move(m, c, Q_BUSY);
+	evhttp_request_set_on_complete_cb(req, on_answered, c);
+	update_paused(m);   /* one connection fewer to close for a new one */
 }
 
 static void on_request(struct evhttp_request *req, void *arg)
@@ -227,6 +378,8 @@ static void on_request(struct evhttp_request *req, void *arg)
 	char allow[96] = "";
 
 	request_arrived(m, req);
+	if (http_guard_request(req) < 0)   /* issue 37: smuggling, DNS rebinding */
+		return;
 	if (!path || !path[0])
 		path = "/";
 	if (!(r = find_route(m, path))) {
@@ -268,11 +421,21 @@ static void set_paused(struct http_mod *m, int paused)
 			evconnlistener_enable(l);
 	}
 	/* At most once a minute: a flood of connections is no flood of logs. */
-	if (paused && time(NULL) - m->full_logged >= 60) {
+	if (paused && m->n_fresh < FRESH_MAX && time(NULL) - m->full_logged >= 60) {
 		m->full_logged = time(NULL);
-		log_info("http: %u connections open (http.max_connections): new ones wait",
-			 m->n_conns);
+		log_info("http: %u connections open (http.max_connections), each with a "
+			 "request under way: new ones wait", m->n_conns);
 	}
+}
+
+/* Accept while a new connection can have a slot: a free one, or one of a
+ * connection without a request under way, which it would close. */
+static void update_paused(struct http_mod *m)
+{
+	if (m->closing)
+		return;
+	set_paused(m, m->n_fresh >= FRESH_MAX ||
+		   m->n_conns >= m->max_conns + m->q[Q_FIRST].n + m->q[Q_NEXT].n);
 }
 
 static void conn_closed(struct evhttp_connection *evcon, void *arg)
@@ -284,18 +447,15 @@ static void conn_closed(struct evhttp_connection *evcon, void *arg)
 	/* A failed handshake (no client certificate, another CA, an old
 	 * protocol) says why here, for whoever debugs a client. */
 	if (http_tls_error(evcon, why, sizeof(why)))
-		log_debug("http: %s: TLS: %s", c->peer, why);
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		m->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
+		log_debug("http: %s: TLS: %s", c->peer ? c->peer->addr : "?", why);
+	q_remove(m, c);
+	if (c->fd >= 0 && (size_t)c->fd < m->n_by_fd && m->by_fd[c->fd] == c)
+		m->by_fd[c->fd] = NULL;
+	peer_put(m, c->peer);
 	event_free(c->timer);
 	free(c);
 	m->n_conns--;
-	if (!m->closing && m->n_conns < m->max_conns)
-		set_paused(m, 0);
+	update_paused(m);
 }
 
 static void on_header_timeout(evutil_socket_t fd, short what, void *arg)
@@ -305,7 +465,7 @@ static void on_header_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	log_debug("http: %s sent no whole request in %d s (http.header_timeout_s): closed",
-		  c->peer, c->m->header_timeout_s);
+		  c->peer->addr, c->m->header_timeout_s);
 	evhttp_connection_free(c->evcon);   /* conn_closed frees c */
 }
 
@@ -313,58 +473,142 @@ static void on_header_timeout(evutil_socket_t fd, short what, void *arg)
  * most once a minute, with how many were closed in between. */
 static int over_peer_cap(struct http_mod *m, const struct conn *c)
 {
-	unsigned n = 0;
-
-	for (const struct conn *o = m->conns; o; o = o->next)
-		n += !strcmp(o->peer, c->peer);
-	if (n <= m->max_per_peer)
+	if (c->peer->n <= m->max_per_peer)
 		return 0;
 	m->peer_refused++;
 	if (time(NULL) - m->peer_logged >= 60) {
 		m->peer_logged = time(NULL);
 		log_warn("http: %s has %u connections open (http.max_connections_per_peer): "
-			 "closing its new ones (%u closed since the last message)", c->peer,
+			 "closing its new ones (%u closed since the last message)", c->peer->addr,
 			 m->max_per_peer, m->peer_refused);
 		m->peer_refused = 0;
 	}
 	return 1;
 }
 
+/* How much a connection deserves to be closed for a new one: a TLS
+ * handshake stalled before a whole ClientHello first, then the more
+ * connections its address has open, the more. */
+static unsigned long long evict_rank(const struct conn *c)
+{
+	struct bufferevent *bev = evhttp_connection_get_bufferevent(c->evcon);
+
+	return ((unsigned long long)!http_tls_hello_seen(bev) << 32) | c->peer->n;
+}
+
+/* The connection to close in queue q: of its EVICT_LOOK oldest, the one of
+ * highest evict_rank (the oldest of those). A client whose ClientHello
+ * loomd has answered, or that is alone on its address, is not the one
+ * closed while handshakes that stall, or an address that opens hundreds,
+ * churn through the table faster than it completes its own. */
+static struct conn *victim(struct http_mod *m, int q)
+{
+	struct conn *v = m->q[q].head;
+	unsigned long long best = v ? evict_rank(v) : 0;
+	int k = 0;
+
+	for (struct conn *c = v; c && k < EVICT_LOOK; c = c->next, k++) {
+		unsigned long long r = evict_rank(c);
+
+		if (r > best) {
+			v = c;
+			best = r;
+		}
+	}
+	return v;
+}
+
+/* Over max_conns: close a connection without a request under way (first
+ * those that never sent a whole one). 0, or -1 when there is none. */
+static int evict_one(struct http_mod *m)
+{
+	struct conn *v = m->q[Q_FIRST].head ? victim(m, Q_FIRST) : victim(m, Q_NEXT);
+
+	if (!v)
+		return -1;
+	m->evicted++;
+	if (time(NULL) - m->evict_logged >= 60) {
+		m->evict_logged = time(NULL);
+		log_info("http: %u connections open (http.max_connections): closing the oldest "
+			 "without a request under way for each new one (%u closed since the last "
+			 "message)", m->max_conns, m->evicted);
+		m->evicted = 0;
+	}
+	log_debug("http: %s: closed for a newer connection (%s)", v->peer->addr,
+		  v->q == Q_FIRST ? "no whole request yet" : "idle keep-alive");
+	evhttp_connection_free(v->evcon);   /* conn_closed frees v */
+	return 0;
+}
+
+static int by_fd_set(struct http_mod *m, evutil_socket_t fd, struct conn *c)
+{
+	if (fd < 0)
+		return 0;
+	if ((size_t)fd >= m->n_by_fd) {
+		size_t n = m->n_by_fd ? m->n_by_fd : 1024;
+		struct conn **t;
+
+		while (n <= (size_t)fd)
+			n *= 2;
+		if (!(t = realloc(m->by_fd, n * sizeof(*t))))
+			return -1;
+		memset(t + m->n_by_fd, 0, (n - m->n_by_fd) * sizeof(*t));
+		m->by_fd = t;
+		m->n_by_fd = n;
+	}
+	m->by_fd[fd] = c;
+	return 0;
+}
+
 /* The connection of a fresh bufferevent: its struct conn, its close
- * callback, its peer's cap, its timer. */
+ * callback, its peer's cap, a slot (closing an older connection for it
+ * when none is free), its timer. */
 static void conn_start(struct http_mod *m, struct evhttp_connection *evcon)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	char *addr = NULL;
 	ev_uint16_t port = 0;
-	evutil_socket_t fd;
 	int one = 1;
 
-	if (!c || !(c->timer = evtimer_new(m->base, on_header_timeout, c))) {
+	if (c) {
+		c->q = Q_NONE;
+		c->fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon));
+		evhttp_connection_get_peer(evcon, &addr, &port);
+		c->peer = peer_get(m, addr ? addr : "?");
+	}
+	if (!c || !c->peer || !(c->timer = evtimer_new(m->base, on_header_timeout, c)) ||
+	    by_fd_set(m, c->fd, c) < 0) {
+		if (c) {
+			peer_put(m, c->peer);
+			if (c->timer)
+				event_free(c->timer);
+		}
 		free(c);
 		m->n_conns--;
 		evhttp_connection_free(evcon);
+		update_paused(m);
 		return;
 	}
 	c->m = m;
 	c->evcon = evcon;
-	evhttp_connection_get_peer(evcon, &addr, &port);
-	snprintf(c->peer, sizeof(c->peer), "%s", addr ? addr : "?");
-	c->next = m->conns;
-	if (m->conns)
-		m->conns->prev = c;
-	m->conns = c;
 	evhttp_connection_set_closecb(evcon, conn_closed, c);
 	if (over_peer_cap(m, c)) {
 		evhttp_connection_free(evcon);
 		return;
 	}
+	while (m->n_conns > m->max_conns)
+		if (evict_one(m) < 0) {
+			log_debug("http: %s: closed, every connection has a request under way",
+				  c->peer->addr);
+			evhttp_connection_free(evcon);
+			return;
+		}
 	/* An answer goes out in more than one write (TLS: a record for the
 	 * headers, one for the body): with Nagle's algorithm the second
 	 * waits for the client's delayed ACK, 40 ms a request. */
-	fd = bufferevent_getfd(evhttp_connection_get_bufferevent(evcon));
-	if (fd >= 0)
-		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (c->fd >= 0)
+		(void)setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	q_move(m, c, Q_FIRST);
 	arm_timer(c);
 }
 
@@ -373,20 +617,23 @@ static void conn_start(struct http_mod *m, struct evhttp_connection *evcon)
 static void on_fixup(evutil_socket_t fd, short what, void *arg)
 {
 	struct http_mod *m = arg;
+	struct bufferevent *fresh[FRESH_MAX];
 	size_t n = m->n_fresh;
 
 	(void)fd;
 	(void)what;
+	memcpy(fresh, m->fresh, n * sizeof(fresh[0]));
 	m->n_fresh = 0;
 	for (size_t i = 0; i < n; i++) {
 		void *evcon = NULL;
 
-		bufferevent_getcb(m->fresh[i], NULL, NULL, NULL, &evcon);
+		bufferevent_getcb(fresh[i], NULL, NULL, NULL, &evcon);
 		if (evcon)
 			conn_start(m, evcon);
 		else
 			m->n_conns--;
 	}
+	update_paused(m);
 }
 
 static struct bufferevent *conn_new(struct event_base *base, void *arg)
@@ -394,9 +641,9 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
 	struct http_mod *m = arg;
 	struct bufferevent *bev;
 
-	/* Listeners are disabled at max_conns, so fresh never fills up;
+	/* Listeners are disabled when fresh is full, so it never overflows;
 	 * NULL lets evhttp make the bufferevent itself, uncounted. */
-	if (m->n_fresh == sizeof(m->fresh) / sizeof(m->fresh[0]))
+	if (m->n_fresh == FRESH_MAX)
 		return NULL;
 	bev = m->tls ? http_tls_bev_new(base, m->tls)
 		     : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
@@ -406,27 +653,93 @@ static struct bufferevent *conn_new(struct event_base *base, void *arg)
 	 * keeps what comes: without a bound, a client that does not read its
 	 * answer could send loomd gigabytes before the write timeout. */
 	bufferevent_setwatermark(bev, EV_READ, 0, m->read_cap);
+	http_guard_watch(bev);        /* a NUL byte closes the connection */
 	m->fresh[m->n_fresh++] = bev;
 	event_active(m->fixup, EV_TIMEOUT, 0);
-	if (++m->n_conns >= m->max_conns)
-		set_paused(m, 1);
+	m->n_conns++;
+	update_paused(m);
 	return bev;
 }
 
 /* ---- listeners -------------------------------------------------------------------- */
+
+/* Room for max_conns connections in loomd's open files: the soft limit is
+ * raised as far as the hard one allows; beyond, max_conns is lowered. */
+static unsigned files_for(unsigned max_conns)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)max_conns + FRESH_MAX + FILES_RESERVED;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return max_conns;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= want ? want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 && getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return max_conns;
+	if (rl.rlim_cur >= want)
+		return max_conns;
+	want = rl.rlim_cur > FRESH_MAX + FILES_RESERVED + 1 ?
+	       rl.rlim_cur - FRESH_MAX - FILES_RESERVED : 1;
+	log_warn("http.max_connections %u: loomd may open %llu files (RLIMIT_NOFILE); "
+		 "%llu connections at most", max_conns, (unsigned long long)rl.rlim_cur,
+		 (unsigned long long)want);
+	return (unsigned)want;
+}
 
 static void apply_limits(struct http_mod *m, const struct loom_config *conf)
 {
 	evhttp_set_timeout(m->http, conf->http_timeout_s);
 	evhttp_set_max_headers_size(m->http, conf->http_max_header_bytes);
 	evhttp_set_max_body_size(m->http, conf->http_max_body_bytes);
-	m->max_conns = (unsigned)conf->http_max_connections;
+	m->max_conns = files_for((unsigned)conf->http_max_connections);
 	m->max_per_peer = (unsigned)conf->http_max_per_peer;
 	m->header_timeout_s = conf->http_header_timeout_s;
 	/* A whole request, and a TLS record beyond it. */
 	m->read_cap = (size_t)conf->http_max_header_bytes + (size_t)conf->http_max_body_bytes +
 		      16384;
-	set_paused(m, m->n_conns >= m->max_conns);
+	/* Linux takes a new backlog on a socket that listens already. */
+	if (m->backlog != conf->http_listen_backlog) {
+		m->backlog = conf->http_listen_backlog;
+		for (int i = 0; i < m->n_ls; i++)
+			(void)listen(evconnlistener_get_fd(evhttp_bound_socket_get_listener(
+					m->ls[i].bound)), m->backlog);
+	}
+	/* Fewer slots than open connections: the newest close the oldest idle
+	 * ones as they come; nothing is cut now. */
+	update_paused(m);
+}
+
+/* A listening socket of loomd's own, for its backlog (evhttp's is 128).
+ * NULL with errno. */
+static struct evhttp_bound_socket *bind_one(struct http_mod *m, const struct http_addr *a)
+{
+	struct sockaddr_in in4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	struct sockaddr *sa;
+	socklen_t len;
+	struct evconnlistener *l;
+	struct evhttp_bound_socket *b;
+
+	if (inet_pton(AF_INET, a->host, &in4.sin_addr) == 1) {
+		in4.sin_port = htons((uint16_t)a->port);
+		sa = (struct sockaddr *)&in4;
+		len = sizeof(in4);
+	} else if (inet_pton(AF_INET6, a->host, &in6.sin6_addr) == 1) {
+		in6.sin6_port = htons((uint16_t)a->port);
+		sa = (struct sockaddr *)&in6;
+		len = sizeof(in6);
+	} else {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(l = evconnlistener_new_bind(m->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE |
+					  LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
+					  m->backlog, sa, (int)len)))
+		return NULL;
+	if (!(b = evhttp_bind_listener(m->http, l))) {
+		evconnlistener_free(l);
+		errno = ENOMEM;
+	}
+	return b;
 }
 
 static int same_addr(const struct http_addr *a, const struct http_addr *b)
@@ -461,8 +774,7 @@ static int rebind(struct http_mod *m, const struct loom_config *conf, char *err,
 			l->bound = m->ls[j].bound;
 		} else {
 			errno = 0;
-			if (!(l->bound = evhttp_bind_socket_with_handle(m->http, l->addr.host,
-									 (ev_uint16_t)l->addr.port))) {
+			if (!(l->bound = bind_one(m, &l->addr))) {
 				snprintf(err, errlen, "http.listen: cannot listen on %s: %s", l->text,
 					 errno ? strerror(errno) : "bind failed");
 				goto undo;
@@ -578,6 +890,14 @@ void http_free(struct http_mod *m)
 	m->closing = 1;   /* evhttp_free frees the listeners, then the connections */
 	if (m->http)
 		evhttp_free(m->http);
+	for (size_t i = 0; i < PEER_BUCKETS; i++)
+		while (m->peers[i]) {
+			struct peer *p = m->peers[i];
+
+			m->peers[i] = p->next;
+			free(p);
+		}
+	free(m->by_fd);
 	if (m->fixup)
 		event_free(m->fixup);
 	http_tls_ctx_free(m->tls);

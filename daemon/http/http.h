@@ -2,12 +2,17 @@
  * issue 20 grows from it). libevent's evhttp on the loop, on the addresses
  * of http.listen (none by default; plain HTTP on loopback only, TLS with
  * http.tls on any address: daemon/http/tls.c), with bounds no client can
- * push: connections open at once (http.max_connections; more wait in the
- * kernel's accept queue until one closes) and from one address
+ * push: connections open at once (http.max_connections; at the limit a
+ * new one closes one of the oldest that have not sent a whole request, or
+ * else an idle keep-alive one, never one whose request is under way: an
+ * unauthenticated client cannot hold a slot another needs; when every
+ * connection has a request under way, new ones wait in the kernel's
+ * queue, http.listen_backlog) and from one address
  * (http.max_connections_per_peer; more are closed), a timeout on every
  * connection (idle, reading, writing), the time a whole request has to
- * arrive (http.header_timeout_s), the size of a request's headers and
- * body.
+ * arrive from the accept, TLS handshake included (http.header_timeout_s),
+ * the size of a request's headers and body. Answers over TLS carry
+ * Strict-Transport-Security.
  *
  * Requests go through a route table: a path (exact, or a prefix ending in
  * '/'), the methods it takes, its handler. A path no route has is 404, a

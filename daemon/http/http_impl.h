@@ -25,7 +25,20 @@ struct http_addr {
  * 0, or -EINVAL with why in err. */
 int http_addr_parse(const char *s, struct http_addr *a, char *err, size_t errlen);
 
-/* TLS (tls.c). The context of http.tls (cert, key, client_ca): NULL with
+/* TLS (tls.c). http.tls.ciphers' default: TLS 1.2 suites with forward
+ * secrecy and an AEAD cipher only. */
+#define LOOM_HTTP_TLS_CIPHERS \
+	"ECDHE+AESGCM:ECDHE+CHACHA20:DHE+AESGCM:DHE+CHACHA20:!aNULL:!PSK"
+/* 0 when OpenSSL knows a suite of list (OpenSSL's cipher-list syntax);
+ * -EINVAL with why in err otherwise. */
+int http_tls_ciphers_check(const char *list, char *err, size_t errlen);
+/* 0 while a TLS connection has not sent a whole ClientHello (nothing, or
+ * a part of it: the stalled handshakes a full table closes first); 1
+ * once it has, and for plain HTTP. */
+int http_tls_hello_seen(struct bufferevent *bev);
+/* 1 when the request came over TLS (its answer gets HSTS), else 0. */
+int http_tls_request_is_tls(struct evhttp_request *req);
+/* The context of http.tls (cert, key, client_ca): NULL with
  * err naming the file that cannot be read or used, or the key that does
  * not match the certificate. */
 struct ssl_ctx_st *http_tls_ctx_new(const struct loom_config *c, char *err, size_t errlen);

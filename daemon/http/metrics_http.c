@@ -9,7 +9,16 @@
  * only every telemetry.interval_s anyway). The text is shared by the
  * answers of one render (evbuffer references, freed with the last of
  * them), so memory is one text per render still being written; a client
- * that does not read is closed by http.timeout_s. */
+ * that does not read is closed by http.timeout_s.
+ *
+ * With http.metrics_auth (issue 37: the fabric's layout is for the
+ * scraper, not for whoever reaches the listener) a scrape needs a bearer
+ * token of http.tokens_file: of any role, or of role metrics, which opens
+ * /metrics and nothing of the API. The file is read here too (at start
+ * and reload; a refused file keeps the tokens in force), and wrong tokens
+ * count against the same per-address budget as the API's (api.h). Every
+ * answer ends with loom_http_auth_failures_total, the wrong credentials
+ * of the API and /metrics since loomd started. */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -17,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <event2/buffer.h>
@@ -25,6 +35,8 @@
 #include "daemon/core/config.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
+#include "daemon/http/api.h"
+#include "daemon/http/api_tokens.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
 #include "daemon/http/metrics_http.h"
@@ -39,6 +51,8 @@ struct http_metrics {
 	struct render_job *cur;       /* the render under way, and who waits for it */
 	char db_path[PATH_MAX];
 	struct mt_options opt;
+	int auth;                     /* http.metrics_auth */
+	struct api_tokens *tokens;    /* ... its tokens (NULL without it) */
 };
 
 struct render_job {
@@ -97,6 +111,22 @@ static int render_run(void *job, char *err, size_t errlen)
 
 /* ---- the loop ------------------------------------------------------------------------ */
 
+/* What the listener adds to the render's text (its own counters), and
+ * the answer's headers. */
+static void add_own(struct evhttp_request *req, struct evbuffer *out, int auth)
+{
+	struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+
+	evbuffer_add_printf(out, "# HELP loom_http_auth_failures_total Wrong credentials sent "
+			    "to the HTTP API and /metrics since loomd started.\n"
+			    "# TYPE loom_http_auth_failures_total counter\n"
+			    "loom_http_auth_failures_total %llu\n", api_auth_failures());
+	evhttp_add_header(h, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	evhttp_add_header(h, "X-Content-Type-Options", "nosniff");
+	if (auth)
+		evhttp_add_header(h, "Cache-Control", "private, no-store");
+}
+
 static void render_done(void *job, int rc, const char *err)
 {
 	struct render_job *j = job;
@@ -133,8 +163,7 @@ static void render_done(void *job, int rc, const char *err)
 					"out of memory");
 			continue;
 		}
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-				  "text/plain; version=0.0.4; charset=utf-8");
+		add_own(req, out, j->x->auth);
 		http_send(req, HTTP_OK, "OK", out);
 		evbuffer_free(out);   /* the reference moved to the answer */
 	}
@@ -169,12 +198,44 @@ static int add_waiter(struct render_job *j, struct evhttp_request *req)
 	return 0;
 }
 
+/* With http.metrics_auth: 1 when req carries a token (or, without one, a
+ * verified client certificate) that opens /metrics; 0 after answering
+ * 401 (or 429: the address's budget). */
+static int scrape_allowed(struct http_metrics *x, struct evhttp_request *req)
+{
+	const char *auth = evhttp_find_header(evhttp_request_get_input_headers(req),
+					      "Authorization");
+	const char *secret = auth && !strncasecmp(auth, "Bearer ", 7) ? auth + 7 : NULL;
+	char cn[AUTHZ_NAME_LEN];
+
+	if (!x->auth)
+		return 1;
+	if (api_auth_throttled(req))
+		return 0;
+	while (secret && *secret == ' ')
+		secret++;
+	if (secret && api_tokens_for_metrics(x->tokens, secret, strlen(secret)))
+		return 1;
+	if (!auth && http_tls_peer_name(req, cn, sizeof(cn)) == 0 &&
+	    api_tokens_cert_for_metrics(x->tokens, cn))
+		return 1;
+	if (auth)
+		api_auth_failed(req, "a wrong /metrics token");
+	evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
+			  "Bearer realm=\"loom\"");
+	http_reply_text(req, 401, "Unauthorized", "/metrics needs a token (http.metrics_auth): "
+			"Authorization: Bearer TOKEN");
+	return 0;
+}
+
 static void on_metrics(struct evhttp_request *req, void *arg)
 {
 	struct http_metrics *x = arg;
 	struct render_job *j = x->cur;
 	int rc;
 
+	if (!scrape_allowed(x, req))
+		return;
 	if (j) {
 		/* A render is under way: this scrape gets its text. */
 		if (add_waiter(j, req) < 0)
@@ -201,10 +262,33 @@ static void on_metrics(struct evhttp_request *req, void *arg)
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
+/* http.metrics_auth and its tokens: 0, or -errno with err when the file
+ * is refused (the tokens in force stay; none when there were none: a
+ * metrics_auth turned on by a refused reload lets no scrape in, it does
+ * not leave /metrics open). */
+static int load_tokens(struct http_metrics *x, const struct loom_config *conf, char *err,
+		       size_t errlen)
+{
+	struct api_tokens *t = NULL;
+	int rc;
+
+	x->auth = conf->http_metrics_auth;
+	if (x->auth && (rc = api_tokens_load(conf->http_tokens_file, &t, err, errlen)) < 0)
+		return rc;
+	api_tokens_free(x->tokens);
+	x->tokens = t;
+	return 0;
+}
+
 void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *conf)
 {
+	char err[PATH_MAX + 256];
+
 	if (!x)
 		return;
+	if (x->q && load_tokens(x, conf, err, sizeof(err)) < 0)
+		log_err("reload: http.metrics_auth: http.tokens_file %s; the /metrics tokens in "
+			"force stay", err);
 	/* The database is opened once by loomd: its path does not change. */
 	if (!x->db_path[0])
 		snprintf(x->db_path, sizeof(x->db_path), "%s", conf->db_path);
@@ -222,7 +306,12 @@ struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *bas
 		return NULL;
 	}
 	http_metrics_reconfigure(x, conf);
+	if (load_tokens(x, conf, err, errlen) < 0) {
+		free(x);
+		return NULL;
+	}
 	if (!(x->q = work_queue_new(base, "metrics render", 1, WORK_REFUSE, err, errlen))) {
+		api_tokens_free(x->tokens);
 		free(x);
 		return NULL;
 	}
@@ -239,5 +328,6 @@ void http_metrics_free(struct http_metrics *x)
 	if (!x)
 		return;
 	work_queue_free(x->q);  /* a render under way finishes and answers */
+	api_tokens_free(x->tokens);
 	free(x);
 }

@@ -8,13 +8,17 @@
  * a reload swaps the context for new connections while open ones go on
  * with the old one until they close.
  *
- * The rules: TLS 1.2 and later; OpenSSL's default ciphers at its default
- * security level (2 on Debian: no RSA keys under 2048 bits, no SHA-1
- * signatures); no renegotiation; no compression; a key with a passphrase
- * is refused (loomd runs unattended, nobody answers a prompt). A client
- * certificate is asked for only when client_ca is set; one that is
- * presented must verify (expired, another CA: the handshake fails),
- * even when client_cert is optional. */
+ * The rules: TLS 1.2 and later; for TLS 1.2, the suites of
+ * http.tls.ciphers, by default those with forward secrecy and an AEAD
+ * cipher only (ECDHE or DHE, AES-GCM or ChaCha20-Poly1305: no static RSA
+ * key exchange, no CBC with SHA-1; TLS 1.3's suites all have both and are
+ * OpenSSL's defaults), DHE with OpenSSL's own groups sized to the key;
+ * OpenSSL's default security level (2 on Debian: no RSA keys under 2048
+ * bits, no SHA-1 signatures); no renegotiation; no compression; a key
+ * with a passphrase is refused (loomd runs unattended, nobody answers a
+ * prompt). A client certificate is asked for only when client_ca is set;
+ * one that is presented must verify (expired, another CA: the handshake
+ * fails), even when client_cert is optional. */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -67,6 +71,27 @@ static int no_passphrase(char *buf, int size, int rwflag, void *arg)
 	return -1;
 }
 
+int http_tls_ciphers_check(const char *list, char *err, size_t errlen)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	char why[256];
+	int rc = 0;
+
+	if (!ctx) {
+		snprintf(err, errlen, "cannot make a TLS context: out of memory");
+		return -ENOMEM;
+	}
+	ERR_clear_error();
+	if (SSL_CTX_set_cipher_list(ctx, list) != 1) {
+		snprintf(err, errlen, "\"%s\" names no cipher suite OpenSSL knows (%s)", list,
+			 ssl_why(why, sizeof(why), "no match"));
+		rc = -EINVAL;
+	}
+	SSL_CTX_free(ctx);
+	ERR_clear_error();
+	return rc;
+}
+
 SSL_CTX *http_tls_ctx_new(const struct loom_config *c, char *err, size_t errlen)
 {
 	SSL_CTX *ctx;
@@ -87,6 +112,14 @@ SSL_CTX *http_tls_ctx_new(const struct loom_config *c, char *err, size_t errlen)
 	SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION |
 			    SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_IGNORE_UNEXPECTED_EOF);
 	SSL_CTX_set_default_passwd_cb(ctx, no_passphrase);
+	/* TLS 1.2's suites (1.3's are OpenSSL's, all with forward secrecy). */
+	if (SSL_CTX_set_cipher_list(ctx, c->http_tls_ciphers[0] ? c->http_tls_ciphers :
+				    LOOM_HTTP_TLS_CIPHERS) != 1) {
+		snprintf(err, errlen, "http.tls.ciphers: \"%s\" names no cipher suite OpenSSL "
+			 "knows: %s", c->http_tls_ciphers, ssl_why(why, sizeof(why), "no match"));
+		goto fail;
+	}
+	SSL_CTX_set_dh_auto(ctx, 1);
 	/* Sessions resumed with a client certificate need an id context. */
 	SSL_CTX_set_session_id_context(ctx, (const unsigned char *)"loomd", 5);
 	if (SSL_CTX_use_certificate_chain_file(ctx, c->http_tls_cert) != 1) {
@@ -165,6 +198,21 @@ struct bufferevent *http_tls_bev_new(struct event_base *base, SSL_CTX *ctx)
 	 * for plain HTTP, not an error. */
 	bufferevent_openssl_set_allow_dirty_shutdown(bev, 1);
 	return bev;
+}
+
+int http_tls_hello_seen(struct bufferevent *bev)
+{
+	SSL *ssl = bev ? bufferevent_openssl_get_ssl(bev) : NULL;
+
+	return !ssl || SSL_get_state(ssl) != TLS_ST_BEFORE;
+}
+
+int http_tls_request_is_tls(struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+
+	return bev && bufferevent_openssl_get_ssl(bev) != NULL;
 }
 
 int http_tls_peer_name(struct evhttp_request *req, char *out, size_t len)

@@ -608,7 +608,9 @@ json_t *sweeper_status(struct sweeper *sw)
 
 int sweeper_register(struct sweeper *sw, struct ctl *ctl)
 {
-	return ctl_register(ctl, "discover", CTL_WRITE, cmd_discover, sw);
+	static const struct ctl_arg args[] = { CTL_ARG_B("wait"), CTL_ARG_END };
+
+	return ctl_register_args(ctl, "discover", CTL_WRITE, cmd_discover, sw, args);
 }
 
 void sweeper_set_interval(struct sweeper *sw, int interval)

@@ -380,9 +380,11 @@ int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl)
 {
 	int rc;
 
-	if ((rc = ctl_register(ctl, "qos-ib-status", CTL_READ, cmd_status, m)) < 0)
+	static const struct ctl_arg none[] = { CTL_ARG_END };
+
+	if ((rc = ctl_register_args(ctl, "qos-ib-status", CTL_READ, cmd_status, m, none)) < 0)
 		return rc;
-	return ctl_register(ctl, "qos-ib-apply", CTL_WRITE, cmd_apply, m);
+	return ctl_register_args(ctl, "qos-ib-apply", CTL_WRITE, cmd_apply, m, none);
 }
 
 void qos_ib_set_intent(struct qos_ib_mod *m, const struct intent_writer *w)

@@ -10,6 +10,7 @@
 
 #include <event2/event.h>
 
+#include "daemon/core/authz.h"
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/store.h"
@@ -274,6 +275,15 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 		free(j);
 }
 
+/* Is req's principal above role read (root, the admin group, a tenant
+ * writer, an admin token)? 1 or 0. */
+static int trusted(const struct ctl_req *req)
+{
+	const struct authz_principal *p = ctl_req_principal(req);
+
+	return p && p->role > AUTHZ_READ;
+}
+
 /* A whole-fabric answer larger than telemetry.max_answer_ports is refused
  * before it is built: at 70k ports it would hold the loop for seconds and
  * take about 200 MB of JSON (loomctl then says how to ask for less). 1
@@ -348,7 +358,14 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 		memcpy(j->subnet, subnet, sizeof(subnet));
 	if ((j->has_node = has_node))
 		memcpy(j->node, node, sizeof(node));
-	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+	/* A reader gets "busy" while a read is under way; root, the admin
+	 * group and the tenant writers wait their turn instead: no local
+	 * user's loop may starve them (issue 37). */
+	if (!trusted(req) && work_full(m->work))
+		rc = -EBUSY;
+	else
+		rc = work_submit(m->work, &job_ops, j);
+	if (rc < 0) {
 		if (rc == -EBUSY)
 			ctl_reply_err(req, PROTO_ERR_BUSY, "a counters read is under way; try again "
 				      "when it is done (or leave out --now)");
@@ -415,7 +432,9 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_c
 		snprintf(err, errlen, "cannot create the counters timer");
 		goto fail;
 	}
-	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_REFUSE, err, errlen)) ||
+	/* One read at a time; the timer and readers skip or refuse a full
+	 * queue (work_full), trusted principals queue behind it. */
+	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_FIFO, err, errlen)) ||
 	    !(m->sc = switch_counters_new(base, conf, store, err, errlen)) ||
 	    !(m->ji = job_impact_new(base, conf, store, err, errlen)))
 		goto fail;
@@ -444,10 +463,17 @@ void telemetry_free(struct telemetry_mod *m)
 
 int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 {
-	int rc = ctl_register(ctl, "counters", CTL_READ, cmd_counters, m);
+	static const struct ctl_arg counters_args[] = {
+		CTL_ARG_B("now"), CTL_ARG_S("subnet"), CTL_ARG_S("node"), CTL_ARG_I("port", 0, 254),
+		CTL_ARG_S("sort"), CTL_ARG_I("top", 0, 1000000), CTL_ARG_END,
+	};
+	static const struct ctl_arg health_args[] = {
+		CTL_ARG_S("subnet"), CTL_ARG_I("top", 0, 10000), CTL_ARG_END,
+	};
+	int rc = ctl_register_args(ctl, "counters", CTL_READ, cmd_counters, m, counters_args);
 
 	if (rc == 0)
-		rc = ctl_register(ctl, "health", CTL_READ, cmd_health, m);
+		rc = ctl_register_args(ctl, "health", CTL_READ, cmd_health, m, health_args);
 	if (rc == 0)
 		rc = job_impact_register(m->ji, ctl);
 	return rc < 0 ? rc : switch_counters_register(m->sc, ctl);

@@ -2,7 +2,11 @@
  * A change checks its request, resolves the hosts, picks the tenant's PKey
  * (when it has HCA ports) and VLAN (when it has switch ports) from their
  * pools, writes the tenant to the store as "applying" with an audit event,
- * and queues the change; the answer comes once the fabric shows it. */
+ * and queues the change; the answer comes once the fabric shows it.
+ * Every command's arguments are declared (tenants_cmd_register: the keys
+ * and their types, checked by ctl before a handler runs, so a "limited"
+ * of "true", a "pkey" of "0x1234", 4660.0 or 70000, or an unknown key is
+ * refused naming it); the handlers read them with the same checks. */
 #include "autoconf.h"
 #include "daemon/tenants/tenants_impl.h"
 
@@ -31,8 +35,9 @@ static int valid_name(const char *name)
 	return 1;
 }
 
-/* The lowest free key of the pool, or the asked one if free; 0 with err. */
-static unsigned choose_pkey(struct tenants_mod *m, int asked, char *err, size_t errlen)
+/* The lowest free key of the pool, or the asked one (1..0x7ffe) if free; 0
+ * with err. */
+static unsigned choose_pkey(struct tenants_mod *m, unsigned asked, char *err, size_t errlen)
 {
 	uint8_t used[4096], fixed[4096];
 	char *text = NULL;
@@ -53,9 +58,9 @@ static unsigned choose_pkey(struct tenants_mod *m, int asked, char *err, size_t 
 		used[i] |= fixed[i];
 	used[0x7fff / 8] |= 0x80; /* the default partition */
 	if (asked) {
-		unsigned k = (unsigned)asked & 0x7fff;
+		unsigned k = asked;
 
-		if (k == 0 || k == 0x7fff || (used[k / 8] >> (k % 8) & 1)) {
+		if (k == 0 || k >= 0x7fff || (used[k / 8] >> (k % 8) & 1)) {
 			snprintf(err, errlen, "PKey 0x%04x is %s", k, k == 0 || k == 0x7fff ?
 				 "reserved" : "in use (another tenant or the operator's partitions)");
 			return 0;
@@ -70,11 +75,27 @@ static unsigned choose_pkey(struct tenants_mod *m, int asked, char *err, size_t 
 	return 0;
 }
 
+/* An optional string argument (absent or null: NULL): 0, or -EINVAL when
+ * the request was answered. */
+static int arg_str(struct ctl_req *req, json_t *args, const char *key, const char **out)
+{
+	json_t *v = json_object_get(args, key);
+
+	*out = json_string_value(v);
+	if (v && !json_is_null(v) && !*out) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"%s\" must be a string", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* The "name" argument, checked; NULL when the request was answered. */
 static const char *arg_name(struct ctl_req *req, json_t *args)
 {
-	const char *name = json_string_value(json_object_get(args, "name"));
+	const char *name;
 
+	if (arg_str(req, args, "name", &name) < 0)
+		return NULL;
 	if (!name || !valid_name(name)) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant name \"%s\": 1 to %d characters of "
 			      "A-Z a-z 0-9 _ . -", name ? name : "", LOOM_NAME_LEN - 1);
@@ -140,7 +161,7 @@ static unsigned choose_vlan(struct tenants_mod *m, char *err, size_t errlen)
 
 /* A tenant's PKey and VLAN: the ones it has, else new ones for the kinds
  * of port it now has. 0, or -EINVAL with err (pool exhausted, key in use). */
-static int choose_ids(struct tenants_mod *m, const json_t *prev, int asked, const json_t *ib,
+static int choose_ids(struct tenants_mod *m, const json_t *prev, unsigned asked, const json_t *ib,
 		      const json_t *eth, struct store_tenant *out, char *err, size_t errlen)
 {
 	out->pkey = (unsigned)json_integer_value(json_object_get(prev, "pkey"));
@@ -197,18 +218,21 @@ static void ids_text(const struct store_tenant *t, char *buf, size_t len)
 static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct tenants_mod *m = arg;
-	const char *name = arg_name(req, args);
-	const char *hosts = json_string_value(json_object_get(args, "hosts"));
-	int asked = (int)json_integer_value(json_object_get(args, "pkey"));
-	int limited = json_is_true(json_object_get(args, "limited"));
-	const char *cls = json_string_value(json_object_get(args, "class"));
+	const char *name = arg_name(req, args), *hosts, *cls;
+	json_int_t pkey = 0;
+	unsigned asked;
+	int limited;
 	json_t *ib = NULL, *eth = NULL, *prev = NULL;
 	char err[1024] = "", what[512], ids[64], who[96];
 	struct store_tenant st;
 	struct top *t;
 
-	if (!name)
+	/* pkey: 0 (none asked, what loomctl sends without --pkey) or a key */
+	if (!name || arg_str(req, args, "hosts", &hosts) < 0 ||
+	    ctl_arg_count(req, args, "pkey", 0x7ffe, &pkey) < 0 ||
+	    ctl_arg_bool(req, args, "limited", &limited) < 0 || arg_str(req, args, "class", &cls) < 0)
 		return;
+	asked = (unsigned)pkey;
 	if (!hosts) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant create: hosts missing");
 		return;
@@ -230,7 +254,7 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 
 		const char *had_cls = json_string_value(json_object_get(prev, "class"));
 
-		if (!same_ports(ib, eth, prev) || (asked && ((unsigned)asked & 0x7fff) != had) ||
+		if (!same_ports(ib, eth, prev) || (asked && asked != had) ||
 		    strcmp(mem, limited ? "limited" : "full") || strcmp(cls, had_cls ? had_cls : "")) {
 			ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s exists with other hosts, "
 				      "key, membership or class; use tenant add-hosts / remove-hosts, "
@@ -285,14 +309,13 @@ static json_t *without(const json_t *a, const json_t *drop_ib, const json_t *dro
 /* add-hosts and remove-hosts: the new member sets, then as create. */
 static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *m, int add)
 {
-	const char *name = arg_name(req, args);
-	const char *hosts = json_string_value(json_object_get(args, "hosts"));
+	const char *name = arg_name(req, args), *hosts;
 	json_t *ib = NULL, *eth = NULL, *prev = NULL, *next_ib = NULL, *next_eth = NULL;
 	char err[1024] = "", what[512], ids[64], who[96];
 	struct store_tenant st;
 	struct top *t;
 
-	if (!name)
+	if (!name || arg_str(req, args, "hosts", &hosts) < 0)
 		return;
 	if (!hosts || tenants_hosts_resolve(m, name, hosts, &ib, &eth, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s: %s; nothing changed", name,
@@ -453,23 +476,34 @@ static void cmd_list(struct ctl_req *req, json_t *args, void *arg)
 
 int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl)
 {
+	/* docs/api.md's bodies: a PKey 1..0x7ffe (0: the pool's next), a
+	 * membership true/false, a class name */
+	static const struct ctl_arg create[] = {
+		CTL_ARG_S("name"), CTL_ARG_S("hosts"), CTL_ARG_I("pkey", 0, 0x7ffe),
+		CTL_ARG_B("limited"), CTL_ARG_S("class"), CTL_ARG_END,
+	};
+	static const struct ctl_arg hosts[] = { CTL_ARG_S("name"), CTL_ARG_S("hosts"), CTL_ARG_END };
+	static const struct ctl_arg name[] = { CTL_ARG_S("name"), CTL_ARG_END };
+	static const struct ctl_arg none[] = { CTL_ARG_END };
 	static const struct {
 		const char *cmd;
 		enum ctl_access access;
 		ctl_handler_fn fn;
+		const struct ctl_arg *args;
 	} cmds[] = {
-		{ "tenant-create", CTL_TENANT, cmd_create },
-		{ "tenant-add-hosts", CTL_TENANT, cmd_add },
-		{ "tenant-remove-hosts", CTL_TENANT, cmd_remove },
-		{ "tenant-delete", CTL_TENANT, cmd_delete },
-		{ "tenant-verify", CTL_READ, cmd_verify },
-		{ "tenant-show", CTL_READ, cmd_show },
-		{ "tenant-list", CTL_READ, cmd_list },
+		{ "tenant-create", CTL_TENANT, cmd_create, create },
+		{ "tenant-add-hosts", CTL_TENANT, cmd_add, hosts },
+		{ "tenant-remove-hosts", CTL_TENANT, cmd_remove, hosts },
+		{ "tenant-delete", CTL_TENANT, cmd_delete, name },
+		{ "tenant-verify", CTL_READ, cmd_verify, name },
+		{ "tenant-show", CTL_READ, cmd_show, name },
+		{ "tenant-list", CTL_READ, cmd_list, none },
 	};
 	int rc;
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if ((rc = ctl_register(ctl, cmds[i].cmd, cmds[i].access, cmds[i].fn, m)) < 0)
+		if ((rc = ctl_register_args(ctl, cmds[i].cmd, cmds[i].access, cmds[i].fn, m,
+					    cmds[i].args)) < 0)
 			return rc;
 	return 0;
 }

@@ -16,7 +16,9 @@
 
 #include "lib/db/db_query_impl.h"
 #include "lib/db/db_row.h"
+#include "lib/fabric/fabric_diff.h"
 #include "lib/fabric/ibtypes.h"
+#include "lib/telemetry/port_alarms.h"
 #include "lib/util/log.h"
 
 sqlite3 *dbq_open_readonly(const char *path, char *err, size_t errlen)
@@ -344,11 +346,87 @@ static json_t *event_json(sqlite3_stmt *s)
 			 "subject", dbq_col_text(s, 6), "old", dbq_col_text(s, 7), "new", dbq_col_text(s, 8));
 }
 
+/* The kinds of event loomd records, besides the sweep's (fabric_diff.h)
+ * and the port alarms' (port_alarms.h, each also KIND_cleared), which
+ * come from their own tables. A module that records a new kind adds it
+ * here, or `events --kind` refuses it. */
+static const char *const event_kinds[] = {
+	"sweep_failed",
+	"osm_routing_failed", "osm_trap", "osm_subnet_up", "osm_lft_change", "osm_sm_state",
+	"tenant_created", "tenant_changed", "tenant_deleted", "tenant_failed", "tenant_repaired",
+	"tenant_restored", "tenant_rolled_back", "tenant_rollback_failed", "tenant_takeover",
+	"host_claim",
+	"qos_state", "qos_applied", "ib_qos_applied", "ib_qos_drift", "ib_qos_in_policy",
+	"ib_cc_applied", "ib_cc_drift", "ib_cc_in_policy", "ha_takeover_policy",
+	"ar_supported", "ar_unsupported", "ar_programmed", "ar_program_refused",
+	"ar_program_failed", "ar_program_run",
+	"slurm_topology", "slurm_topology_refused", "slurm_topology_error",
+	"slurm_topology_bad_names",
+	"validation_issue", "validation_issue_cleared",
+};
+#define N_EVENT_KINDS (sizeof(event_kinds) / sizeof(event_kinds[0]))
+
+/* The i-th known kind into buf (i from 0); NULL past the last. */
+static const char *event_kind(size_t i, char *buf, size_t len)
+{
+	size_t n_fab = FAB_EV_DESC_CHANGE + 1;
+
+	if (i < n_fab)
+		return fab_ev_kind_name((enum fab_ev_kind)i);
+	i -= n_fab;
+	if (i < 2 * PORT_ALARM_N) {
+		snprintf(buf, len, "%s%s", port_alarm_name((enum port_alarm)(i / 2)),
+			 i % 2 ? "_cleared" : "");
+		return buf;
+	}
+	i -= 2 * PORT_ALARM_N;
+	return i < N_EVENT_KINDS ? event_kinds[i] : NULL;
+}
+
+static int event_kind_known(const char *kind, size_t len)
+{
+	char buf[64];
+	const char *k;
+
+	for (size_t i = 0; (k = event_kind(i, buf, sizeof(buf))); i++)
+		if (strlen(k) == len && !strncmp(k, kind, len))
+			return 1;
+	return 0;
+}
+
+int dbq_event_kinds_check(const char *kinds, char *err, size_t errlen)
+{
+	char buf[64];
+	const char *k;
+	size_t off;
+	int w;
+
+	for (const char *p = kinds; p && *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n && !event_kind_known(p, n)) {
+			w = snprintf(err, errlen, "unknown event kind \"%.*s\"; the kinds are",
+				     (int)(n > 64 ? 64 : n), p);
+			off = w > 0 ? (size_t)w : 0;
+			for (size_t i = 0; (k = event_kind(i, buf, sizeof(buf))) && off < errlen; i++)
+				if ((w = snprintf(err + off, errlen - off, "%s %s", i ? "," : "", k)) > 0)
+					off += (size_t)w;
+			return -EINVAL;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
 int dbq_events(sqlite3 *db, double since, const char *kinds, long limit, json_t **out,
 	       char *err, size_t errlen)
 {
 	sqlite3_stmt *s;
-	int rc = dbq_prepare(db,
+	int rc = dbq_event_kinds_check(kinds, err, errlen);
+
+	if (rc < 0)
+		return rc;
+	rc = dbq_prepare(db,
 			 "SELECT e.id, e.time, s.name, e.sweep_id, e.severity, e.kind, e.subject, "
 			 "e.old_value, e.new_value FROM events e "
 			 "LEFT JOIN subnets s ON s.id = e.subnet_id WHERE (?1 IS NULL OR e.time >= ?1) "

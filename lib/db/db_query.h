@@ -57,10 +57,15 @@ int dbq_node(sqlite3 *db, const char *guid_or_desc, json_t **out, char *err, siz
 int dbq_ports(sqlite3 *db, const char *node, json_t **out, char *err, size_t errlen);
 int dbq_links(sqlite3 *db, json_t **out, char *err, size_t errlen);
 /* Newest first. since: unix seconds, 0 for no bound; kinds: NULL for all,
- * else a comma-separated list ("qos_applied,link_down"); limit <= 0: no
- * limit (the limit counts the events that match). */
+ * else a comma-separated list ("qos_applied,link_down") of kinds
+ * dbq_event_kinds_check knows (-EINVAL otherwise); limit <= 0: no limit
+ * (the limit counts the events that match). */
 int dbq_events(sqlite3 *db, double since, const char *kinds, long limit, json_t **out,
 	       char *err, size_t errlen);
+/* Is every kind of the comma-separated `kinds` one loom records? 0 (also
+ * for NULL or ""), or -EINVAL with err naming the first unknown one and
+ * the known ones (give err 2048 bytes to hold them all). */
+int dbq_event_kinds_check(const char *kinds, char *err, size_t errlen);
 int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen);
 /* OpenSM's routing runs with loom's engines (libloomosm.so's reports),
  * newest first; limit <= 0: no limit. */

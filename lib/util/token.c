@@ -19,6 +19,16 @@ int token_hash(const char *secret, size_t len, unsigned char hash[TOKEN_HASH_LEN
 	return 0;
 }
 
+int token_secret_check(const char *secret, size_t len)
+{
+	if (len < TOKEN_SECRET_MIN || len > TOKEN_SECRET_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)secret[i] <= 0x20 || (unsigned char)secret[i] >= 0x7f)
+			return -EINVAL;
+	return 0;
+}
+
 void token_hash_hex(const unsigned char hash[TOKEN_HASH_LEN], char hex[TOKEN_HASH_HEX])
 {
 	for (size_t i = 0; i < TOKEN_HASH_LEN; i++)

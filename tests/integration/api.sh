@@ -13,6 +13,12 @@
 #     up and answers after all of them;
 #  3b. HEAD on a GET resource answers GET's status and headers without the
 #     body; PUT on a path without PUT is 405 with Allow naming its methods;
+#  3c. bodies typed as documented (issue 37): each wrong-typed tenant body of
+#     the attack ("limited":"true", pkey 70000, 4294967587, "0x1234",
+#     4660.0, "class":5) and an unknown field is 400 naming the field; an
+#     unknown event kind is 400 naming the kinds, a known one 200; every
+#     command refuses an argument it does not take, naming it, before it
+#     runs (so discover, say, does not sweep);
 #  4. discover: 202 with a job to poll until it has succeeded.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -22,8 +28,8 @@ for t in curl python3; do
 done
 loom_work
 
-SEC_READ=read-secret-0123456789abcdef
-SEC_ADMIN=admin-secret-0123456789abcdef
+SEC_READ=read-secret-0123456789abcdef-0123
+SEC_ADMIN=admin-secret-0123456789abcdef-0123
 loom_tokens "$work/tokens" "reader:read:$SEC_READ" "ops:admin:$SEC_ADMIN"
 
 loom_ibsim "$S/tests/fabrics/tiny.net"
@@ -182,6 +188,36 @@ put discover "POST"
 put call "POST"
 err 404 '"code":"not-found"' -H "$R" -X PUT -d '{}' "$url/no/such/resource"
 loom_ok "HEAD on $n GET resources (pages, 404 and 400 too): GET's status and headers, no body; PUT: 405 with Allow"
+
+# ---- 3c. typed bodies, unknown fields and kinds ---------------------------------------
+A="Authorization: Bearer $SEC_ADMIN"
+tbody() { printf '{"name": "job37", %s}' "$1"; }
+for pair in 'limited|"limited": "true"' 'pkey|"pkey": 70000' 'pkey|"pkey": 4294967587' \
+	'pkey|"pkey": "0x1234"' 'pkey|"pkey": 4660.0' 'pkey|"pkey": -1' 'class|"class": 5' \
+	'hosts|"hosts": ["h1"]' 'membership|"hosts": "h1", "membership": "full"'; do
+	field=${pair%%|*} body=$(tbody "${pair#*|}")
+	err 400 '\\"'"$field"'\\"' -H "$A" -H 'Content-Type: application/json' -d "$body" "$url/tenants"
+	grep -q '"code":"bad-request"' "$work/err.out" || loom_fail "$body: $(cat "$work/err.out")"
+done
+loom_ctl tenant show job37 >/dev/null 2>&1 && loom_fail "a wrong-typed body made tenant job37"
+err 400 'unknown event kind \\"unknown\\"; the kinds are .*link_down' -H "$R" "$url/events?kind=unknown"
+err 400 'unknown event kind \\"nope\\"' -H "$R" "$url/events?kind=link_down,nope"
+[ "$(get 'events?kind=qos_applied,link_down')" = 200 ] || loom_fail "events of known kinds: $(cat "$work/get.out")"
+loom_ctl events --kind unknown >"$work/ev.out" 2>&1 && loom_fail "loomctl events --kind unknown succeeded"
+grep -q 'unknown event kind' "$work/ev.out" || loom_fail "events --kind unknown: $(cat "$work/ev.out")"
+# every command: its list from the unknown-command answer
+curl -s -H "$A" -d '{"cmd": "nope"}' "$url/call" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["error"]["message"]
+print("\n".join(c.strip() for c in m.split("commands: ", 1)[1].split(",")))' >"$work/cmds"
+[ "$(wc -l <"$work/cmds")" -ge 30 ] || loom_fail "the command list: $(cat "$work/cmds")"
+n=0
+while read -r cmd; do
+	err 400 'unknown argument \\"zz_unknown\\"' -H "$A" \
+		-d "{\"cmd\": \"$cmd\", \"args\": {\"zz_unknown\": 1}}" "$url/call"
+	n=$((n + 1))
+done <"$work/cmds"
+loom_ok "wrong-typed tenant bodies and an unknown field: 400 naming it; unknown event kind: 400 naming the kinds; all $n commands refuse an argument they do not take"
 
 # ---- 4. discover: 202 and a job ------------------------------------------------------
 c=$(curl -s -D "$work/d.hdr" -o "$work/d.out" -w '%{http_code}' -X POST \

@@ -26,9 +26,9 @@ chmod 755 "$work"   # nobody and daemon reach the socket
 
 # ---- tokens ------------------------------------------------------------------
 # Secrets known to the test; the file holds their hashes (loomctl token hash).
-SEC_READ=read-secret-0123456789abcdef
-SEC_TENANT=tenant-secret-0123456789abcdef
-SEC_ADMIN=admin-secret-0123456789abcdef
+SEC_READ=read-secret-0123456789abcdef-0123
+SEC_TENANT=tenant-secret-0123456789abcdef-0123
+SEC_ADMIN=admin-secret-0123456789abcdef-0123
 mk_line() { printf '%s\n' "$3" | "$B/loomctl" token hash "$1" "$2" --stdin; }
 {
 	echo "# loom API tokens"

@@ -12,8 +12,8 @@ python3 -c 'import yaml, jsonschema' 2>/dev/null ||
 	loom_skip "python3-yaml and python3-jsonschema are not installed"
 loom_work
 
-API_READ=read-secret-0123456789abcdef
-API_ADMIN=admin-secret-0123456789abcdef
+API_READ=read-secret-0123456789abcdef-0123
+API_ADMIN=admin-secret-0123456789abcdef-0123
 export API_READ API_ADMIN
 loom_tokens "$work/tokens" "reader:read:$API_READ" "ops:admin:$API_ADMIN"
 

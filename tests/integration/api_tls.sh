@@ -17,7 +17,7 @@ loom_work
 pki=$work/pki
 loom_pki "$pki" 127.0.0.1 monitor01 stranger
 
-SEC_ADMIN=admin-secret-0123456789abcdef
+SEC_ADMIN=admin-secret-0123456789abcdef-0123
 {
 	printf '%s\n' "$SEC_ADMIN" | "$B/loomctl" token hash ops admin --stdin
 	echo "monitor01 read cert"

@@ -12,8 +12,8 @@ loom_netns "$@"
 command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
 loom_work
 
-SEC_ADMIN=admin-secret-0123456789abcdef
-SEC_READ=read-secret-0123456789abcdef
+SEC_ADMIN=admin-secret-0123456789abcdef-0123
+SEC_READ=read-secret-0123456789abcdef-0123
 loom_tokens "$work/tokens" "ops:admin:$SEC_ADMIN" "reader:read:$SEC_READ"
 printf '%s\n' "$SEC_ADMIN" >"$work/admin.token"
 

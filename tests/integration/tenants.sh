@@ -10,6 +10,10 @@
 #     the tenant shows its creator (uid 0).
 #  2. Refused, nothing changed: an unknown host; a key in use; a user who is
 #     neither root nor in the admin group.
+#  2b. A local user's fabric reads are rate-limited, root's never (issue 37):
+#     four loops of `counters --now` as nobody get "busy" with the seconds to
+#     wait after nobody's one read, while root's own `counters --now` and
+#     `tenant verify` answer every time.
 #  3. Idempotent: the same create again succeeds at once; add-hosts and
 #     remove-hosts move exactly those hosts' ports.
 #  4. Delete: the key leaves its hosts; deleting again is fine.
@@ -105,6 +109,35 @@ grep -q "permission" "$work/c3.out" || loom_fail "unclear error: $(cat "$work/c3
 loom_ctl tenant show jobC >/dev/null 2>&1 && loom_fail "jobC exists"
 cmp -s "$work/before.conf" "$work/partitions.conf" || loom_fail "a refusal changed the partitions"
 loom_ok "refused with the reason, nothing changed: unknown host, key in use, uid 65534"
+
+# ---- 2b. local users' fabric reads: one per uid per 10 s, root's never ----------------
+nob() { timeout 10 setpriv --reuid=65534 --regid=65534 --clear-groups "$B/loomctl" -s "$work/loomd.sock" "$@"; }
+nob counters --now >/dev/null 2>"$work/nob.err" || loom_fail "nobody's first counters --now: $(cat "$work/nob.err")"
+t0=$(date +%s)
+loops=""
+for i in 1 2 3 4; do
+	# bounded: 3 s and 100 calls each
+	(n=0; while [ $n -lt 100 ] && [ $(($(date +%s) - t0)) -lt 3 ]; do
+		if nob counters --now >/dev/null 2>>"$work/nob.$i.err"; then echo ok; fi
+		n=$((n + 1))
+	done >"$work/nob.$i.ok") &
+	loops="$loops $!"
+done
+r=0
+while [ $r -lt 6 ]; do
+	loom_ctl counters --now >/dev/null 2>"$work/root.err" ||
+		loom_fail "root's counters --now $r failed while nobody loops: $(cat "$work/root.err")"
+	r=$((r + 1))
+done
+loom_ctl tenant verify jobA >/dev/null 2>"$work/root.err" ||
+	loom_fail "root's tenant verify failed while nobody loops: $(cat "$work/root.err")"
+# shellcheck disable=SC2086
+wait $loops
+[ $(($(date +%s) - t0)) -lt 10 ] || loom_fail "the loops outlasted control.read_rate_s: nothing shown"
+[ -z "$(cat "$work"/nob.*.ok)" ] || loom_fail "nobody's reads ran again within 10 s: $(cat "$work"/nob.*.ok | wc -l)"
+busy=$(cat "$work"/nob.*.err | grep -c "busy: .*uid 65534 may run such a command once every 10 s.*try again in [0-9]* s" || :)
+[ "$busy" -ge 4 ] || loom_fail "nobody was not told to wait: $(head -c 300 "$work/nob.1.err")"
+loom_ok "nobody's 4 loops of counters --now: $busy refused \"busy ... try again in N s\"; root's 6 counters --now and a verify all answered"
 
 # ---- 3. idempotent, add and remove hosts ---------------------------------------------
 loom_ctl tenant create jobA --hosts 'host-[0000-0003]' >/dev/null ||

@@ -66,6 +66,15 @@ static void h_slow_big(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- fixture ------------------------------------------------------------------ */
 
+/* the arguments the tests give them (ctl_set_args; poke takes none) */
+static const struct ctl_arg echo_args[] = {
+	CTL_ARG_I("x", 0, 1000), CTL_ARG_S("pad"), CTL_ARG_END,
+};
+static const struct ctl_arg later_args[] = { CTL_ARG_S("k"), CTL_ARG_END };
+static const struct ctl_arg big_args[] = {
+	CTL_ARG_I("pad", 0, 1LL << 32), CTL_ARG_I("ms", 0, 60000), CTL_ARG_END,
+};
+
 void setup(void)
 {
 	char err[256] = "";
@@ -82,10 +91,10 @@ void setup(void)
 	ck_assert_ptr_nonnull(base);
 	ctl = ctl_new(base, sock_path, "", err, sizeof(err));
 	ck_assert_msg(ctl != NULL, "ctl_new: %s", err);
-	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, "echo-arg"), 0);
+	ck_assert_int_eq(ctl_register_args(ctl, "echo", CTL_READ, h_echo, "echo-arg", echo_args), 0);
 	ck_assert_int_eq(ctl_register(ctl, "poke", CTL_WRITE, h_poke, NULL), 0);
-	ck_assert_int_eq(ctl_register(ctl, "later", CTL_READ, h_later, NULL), 0);
-	ck_assert_int_eq(ctl_register(ctl, "slow_big", CTL_READ, h_slow_big, NULL), 0);
+	ck_assert_int_eq(ctl_register_args(ctl, "later", CTL_READ, h_later, NULL, later_args), 0);
+	ck_assert_int_eq(ctl_register_args(ctl, "slow_big", CTL_READ, h_slow_big, NULL, big_args), 0);
 	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, NULL), -EEXIST);
 	saved = NULL;
 }

@@ -1,7 +1,8 @@
 /* tests/unit/test_api_tokens.c: the one authorization table
  * (daemon/core/authz.h), the tokens file (daemon/http/api_tokens.h: its
  * lines, its refusals naming file:line, the file's owner and mode) and the
- * REST API's bodies (daemon/http/api_body.h) and error statuses. */
+ * REST API's bodies (daemon/http/api_body.h) and error statuses; issue 37:
+ * the tokens' floor, role metrics, the per-address wrong-token budget. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -21,6 +22,9 @@
 #include "lib/util/proto.h"
 #include "lib/util/token.h"
 #include "check_run.h"
+
+#define SLURM "s3cret-slurm-0123456789abcdef0123456789"
+#define OPS "s3cret-ops-0123456789abcdef0123456789"
 
 /* "NAME ROLE sha256:HEX" for secret */
 static void line_of(const char *name, const char *role, const char *secret, char *out,
@@ -69,20 +73,20 @@ START_TEST(tokens_find_their_principal)
 	struct authz_principal p;
 	char err[256];
 
-	line_of("slurm", "tenant", "s3cret-slurm-0123456789", a, sizeof(a));
-	line_of("ops", "admin", "s3cret-ops-0123456789", b, sizeof(b));
+	line_of("slurm", "tenant", SLURM, a, sizeof(a));
+	line_of("ops", "admin", OPS, b, sizeof(b));
 	snprintf(text, sizeof(text), "# tokens\n\n  %s%s\tnode01 read cert\r\n", a, b);
 	ck_assert_int_eq(api_tokens_parse(text, strlen(text), "/t", &t, err, sizeof(err)), 0);
 	ck_assert_uint_eq(api_tokens_count(t), 3);
-	ck_assert_int_eq(api_tokens_by_secret(t, "s3cret-slurm-0123456789", 23, &p), 1);
+	ck_assert_int_eq(api_tokens_by_secret(t, SLURM, strlen(SLURM), &p), 1);
 	ck_assert_str_eq(p.name, "slurm");
 	ck_assert_str_eq(p.how, "token slurm");
 	ck_assert_int_eq(p.role, AUTHZ_TENANT);
 	ck_assert_int_eq(p.uid, -1);
-	ck_assert_int_eq(api_tokens_by_secret(t, "s3cret-ops-0123456789", 21, &p), 1);
+	ck_assert_int_eq(api_tokens_by_secret(t, OPS, strlen(OPS), &p), 1);
 	ck_assert_int_eq(p.role, AUTHZ_ADMIN);
 	/* a prefix, another secret, nothing: unknown */
-	ck_assert_int_eq(api_tokens_by_secret(t, "s3cret-ops-012345678", 20, &p), 0);
+	ck_assert_int_eq(api_tokens_by_secret(t, OPS, strlen(OPS) - 1, &p), 0);
 	ck_assert_int_eq(api_tokens_by_secret(t, "node01", 6, &p), 0);
 	ck_assert_int_eq(api_tokens_by_secret(t, "", 0, &p), 0);
 	/* a certificate's CN, never as a token */
@@ -287,6 +291,99 @@ START_TEST(a_principal_spends_once_per_interval)
 }
 END_TEST
 
+/* Issue 37: a secret under TOKEN_SECRET_MIN bytes, or with a byte no
+ * header holds whole, is no token, even when the file lists its hash. */
+START_TEST(short_secrets_match_nothing)
+{
+	static const char *const weak[] = {
+		"0123456789abcdef0123456789abcde",        /* 31 bytes */
+		"0123456789abcdef 0123456789abcdef",       /* a space */
+		"0123456789abcdef\t0123456789abcdef",      /* a control byte */
+		"0123456789abcdef\x7f0123456789abcdef",
+	};
+	char text[256], err[256];
+	struct api_tokens *t = NULL;
+	struct authz_principal p;
+
+	ck_assert_int_eq(token_secret_check("0123456789abcdef0123456789abcdef", 32), 0);
+	ck_assert_int_eq(token_secret_check("0123456789abcdef\0123456789abcdef", 33), -EINVAL);
+	for (size_t i = 0; i < sizeof(weak) / sizeof(weak[0]); i++) {
+		ck_assert_int_eq(token_secret_check(weak[i], strlen(weak[i])), -EINVAL);
+		line_of("weak", "admin", weak[i], text, sizeof(text));
+		ck_assert_int_eq(api_tokens_parse(text, strlen(text), "t", &t, err, sizeof(err)), 0);
+		ck_assert_int_eq(api_tokens_by_secret(t, weak[i], strlen(weak[i]), &p), 0);
+		ck_assert_int_eq(api_tokens_for_metrics(t, weak[i], strlen(weak[i])), 0);
+		api_tokens_free(t);
+	}
+}
+END_TEST
+
+/* Role metrics: /metrics only, nothing of the API; any token opens /metrics. */
+START_TEST(a_metrics_token_opens_metrics_only)
+{
+	char text[512], a[160], b[160];
+	struct api_tokens *t = NULL;
+	struct authz_principal p;
+
+	line_of("prom", "metrics", SLURM, a, sizeof(a));
+	line_of("ops", "admin", OPS, b, sizeof(b));
+	snprintf(text, sizeof(text), "%s%sprom metrics cert\n", a, b);
+	ck_assert_int_eq(api_tokens_parse(text, strlen(text), "t", &t, text, sizeof(text)), 0);
+	ck_assert_int_eq(api_tokens_by_secret(t, SLURM, strlen(SLURM), &p), 0);
+	ck_assert_int_eq(api_tokens_for_metrics(t, SLURM, strlen(SLURM)), 1);
+	ck_assert_int_eq(api_tokens_for_metrics(t, OPS, strlen(OPS)), 1);
+	ck_assert_int_eq(api_tokens_by_secret(t, OPS, strlen(OPS), &p), 1);
+	ck_assert_int_eq(api_tokens_for_metrics(t, OPS, strlen(OPS) - 1), 0);
+	ck_assert_int_eq(api_tokens_by_cert(t, "prom", &p), 0);
+	ck_assert_int_eq(api_tokens_cert_for_metrics(t, "prom"), 1);
+	ck_assert_int_eq(api_tokens_cert_for_metrics(t, "ops"), 0);
+	api_tokens_free(t);
+}
+END_TEST
+
+/* Wrong credentials: 10 a minute per address, then refused until the
+ * minute is over; other addresses are not held up; one log line a
+ * minute, counting what it covers. */
+START_TEST(wrong_tokens_are_throttled_per_address)
+{
+	static struct api_fails f;
+	unsigned long since = 0;
+	char peer[32];
+
+	memset(&f, 0, sizeof(f));
+	ck_assert_int_eq(api_fails_note(&f, "10.0.0.1", 1000, &since), 1);
+	ck_assert_uint_eq(since, 1);
+	for (int i = 1; i < API_FAILS_MAX; i++) {
+		ck_assert_int_eq(api_fails_wait(&f, "10.0.0.1", 1000 + i), 0);
+		ck_assert_int_eq(api_fails_note(&f, "10.0.0.1", 1000 + i, &since), 0);
+	}
+	ck_assert_int_eq(api_fails_wait(&f, "10.0.0.1", 1010), API_FAILS_WINDOW_S - 10);
+	ck_assert_int_eq(api_fails_wait(&f, "10.0.0.2", 1010), 0);
+	ck_assert_int_eq(api_fails_wait(&f, "10.0.0.1", 1000 + API_FAILS_WINDOW_S), 0);
+	ck_assert_uint_eq(f.total, API_FAILS_MAX);
+	ck_assert_int_eq(api_fails_note(&f, "10.0.0.2", 1000 + API_FAILS_LOG_S, &since), 1);
+	ck_assert_uint_eq(since, API_FAILS_MAX);
+	/* more addresses than slots: the oldest window is forgotten */
+	for (int i = 0; i < API_FAILS_SLOTS; i++) {
+		snprintf(peer, sizeof(peer), "10.1.%d.%d", i / 256, i % 256);
+		api_fails_note(&f, peer, 2000 + i, &since);
+	}
+	ck_assert_int_eq(api_fails_wait(&f, "10.0.0.1", 2001), 0);
+	ck_assert_uint_eq(f.total, API_FAILS_MAX + 1 + API_FAILS_SLOTS);
+	/* an IPv6 host has its /64: one budget */
+	api_fails_key("2001:db8:1:2:aaaa::1", peer, sizeof(peer));
+	ck_assert_str_eq(peer, "2001:db8:1:2::/64");
+	api_fails_key("2001:db8:1:2:bbbb:cccc:dddd:eeee", peer, sizeof(peer));
+	ck_assert_str_eq(peer, "2001:db8:1:2::/64");
+	api_fails_key("::1", peer, sizeof(peer));
+	ck_assert_str_eq(peer, "::/64");
+	api_fails_key("10.0.0.1", peer, sizeof(peer));
+	ck_assert_str_eq(peer, "10.0.0.1");
+	api_fails_key("::ffff:10.0.0.1", peer, sizeof(peer));
+	ck_assert_str_eq(peer, "::ffff:10.0.0.1");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("api_tokens");
@@ -301,6 +398,9 @@ int main(void)
 	tcase_add_test(tc, error_codes_have_their_statuses);
 	tcase_add_test(tc, what_spends_on_the_fabric);
 	tcase_add_test(tc, a_principal_spends_once_per_interval);
+	tcase_add_test(tc, short_secrets_match_nothing);
+	tcase_add_test(tc, a_metrics_token_opens_metrics_only);
+	tcase_add_test(tc, wrong_tokens_are_throttled_per_address);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

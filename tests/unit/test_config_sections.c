@@ -74,7 +74,9 @@ START_TEST(http_listens_nowhere_by_default_and_off_loopback_only_with_tls)
 		"t.yaml:2: http.listen: \"0.0.0.0:9477\" is not a loopback address: plain HTTP is "
 		"for loopback only; set http.tls.cert and http.tls.key");
 	ck_assert_int_eq(c.http_max_per_peer, 32);
-	ck_assert_int_eq(c.http_header_timeout_s, 10);
+	ck_assert_int_eq(c.http_header_timeout_s, 5);
+	ck_assert_int_eq(c.http_max_connections, 1024);
+	ck_assert_int_eq(c.http_listen_backlog, 1024);
 	ck_assert_str_eq(c.http_tls_cert, "");
 	refused("http:\n  tls:\n    cert: /nonexistent/loomd.crt\n",
 		"t.yaml:2: http.tls.key: missing: TLS needs both");
@@ -90,6 +92,10 @@ START_TEST(http_listens_nowhere_by_default_and_off_loopback_only_with_tls)
 	refused("http:\n  tls: {cert: /a, kye: /b}\n", "t.yaml:2: http.tls.kye: unknown key");
 	refused("http:\n  max_connections_per_peer: 0\n", "t.yaml:2: http.max_connections_per_peer");
 	refused("http:\n  header_timeout_s: 0\n", "t.yaml:2: http.header_timeout_s");
+	refused("http:\n  listen_backlog: 0\n", "t.yaml:2: http.listen_backlog");
+	refused("http:\n  max_connections: 65537\n", "t.yaml:2: http.max_connections");
+	refused("http:\n  tls:\n    ciphers: NO-SUCH-SUITE\n",
+		"t.yaml:3: http.tls.ciphers: \"NO-SUCH-SUITE\" names no cipher suite");
 	refused("http:\n  listen: 127.0.0.1\n", "t.yaml:2: http.listen: \"127.0.0.1\" is not ADDR:PORT");
 	refused("http:\n  listen: 127.0.0.1:0\n", "t.yaml:2: http.listen: \"127.0.0.1:0\": the port");
 	refused("http:\n  listen: host.example:80\n", "t.yaml:2: http.listen: \"host.example:80\": "
@@ -101,6 +107,8 @@ START_TEST(http_listens_nowhere_by_default_and_off_loopback_only_with_tls)
 	round_trip("http:\n  listen: [\"127.0.0.1:9477\", \"[::1]:9477\"]\n  metrics_ports: errors\n");
 	round_trip("http:\n  listen: [\"127.0.0.1:1\"]\n  max_connections_per_peer: 2\n"
 		   "  header_timeout_s: 5\n  tls: {}\n");
+	round_trip("http:\n  max_connections: 4096\n  listen_backlog: 4096\n"
+		   "  tls: {ciphers: \"ECDHE+AESGCM\"}\n");
 }
 END_TEST
 

@@ -485,6 +485,124 @@ START_TEST(calls_as_a_principal_decide_by_role_and_answer_once)
 }
 END_TEST
 
+/* Arguments typed as declared (ctl_set_args), checked before the handler:
+ * the attack's wrong-typed tenant bodies each refused naming the field, an
+ * unknown key refused naming it and the keys taken, the right ones run. */
+static const struct ctl_arg create_spec[] = {
+	CTL_ARG_S("name"), CTL_ARG_S("hosts"), CTL_ARG_I("pkey", 0, 0x7ffe), CTL_ARG_B("limited"),
+	CTL_ARG_S("class"), CTL_ARG_END,
+};
+
+/* ctl_args_check of the JSON text: "" when taken, else its message */
+static const char *checked(const struct ctl_arg *spec, const char *text)
+{
+	static char err[512];
+	json_t *args = json_loads(text, 0, NULL);
+
+	ck_assert_msg(args != NULL, "bad JSON in the test: %s", text);
+	err[0] = '\0';
+	if (ctl_args_check("tenant-create", spec, args, err, sizeof(err)) == 0)
+		ck_assert_str_eq(err, "");
+	else
+		ck_assert_str_ne(err, "");
+	json_decref(args);
+	return err;
+}
+
+START_TEST(arguments_are_checked_against_their_declared_types)
+{
+	static const struct ctl_arg none[] = { CTL_ARG_END };
+	static const struct ctl_arg since[] = { CTL_ARG_N("since", 0, 1LL << 40), CTL_ARG_END };
+
+	ck_assert_str_eq(checked(create_spec, "{\"name\": \"j1\", \"hosts\": \"h[1-2]\", "
+				 "\"pkey\": 4660, \"limited\": true, \"class\": \"storage\"}"), "");
+	ck_assert_str_eq(checked(create_spec, "{\"name\": \"j1\", \"pkey\": 0, \"class\": null}"),
+			 "");
+	ck_assert_str_eq(checked(create_spec, "{\"limited\": \"true\"}"),
+			 "\"limited\" must be true or false");
+	ck_assert_str_eq(checked(create_spec, "{\"limited\": null}"),
+			 "\"limited\" must be true or false");
+	ck_assert_str_eq(checked(create_spec, "{\"pkey\": 70000}"),
+			 "\"pkey\" must be an integer from 0 to 32766");
+	ck_assert_str_eq(checked(create_spec, "{\"pkey\": 4294967587}"),
+			 "\"pkey\" must be an integer from 0 to 32766");
+	ck_assert_str_eq(checked(create_spec, "{\"pkey\": -1}"),
+			 "\"pkey\" must be an integer from 0 to 32766");
+	ck_assert_str_eq(checked(create_spec, "{\"pkey\": 32767}"),
+			 "\"pkey\" must be an integer from 0 to 32766");
+	ck_assert_str_eq(checked(create_spec, "{\"pkey\": \"0x1234\"}"),
+			 "\"pkey\" must be an integer from 0 to 32766");
+	ck_assert_str_eq(checked(create_spec, "{\"pkey\": 4660.0}"),
+			 "\"pkey\" must be an integer from 0 to 32766");
+	ck_assert_str_eq(checked(create_spec, "{\"class\": 5}"), "\"class\" must be a string");
+	ck_assert_str_eq(checked(create_spec, "{\"hosts\": [\"h1\"]}"), "\"hosts\" must be a string");
+	ck_assert_str_eq(checked(create_spec, "{\"name\": \"j1\", \"memebrship\": \"full\"}"),
+			 "unknown argument \"memebrship\": \"tenant-create\" takes name, hosts, "
+			 "pkey, limited, class");
+	ck_assert_str_eq(checked(none, "{}"), "");
+	ck_assert_str_eq(checked(none, "{\"x\": 1}"),
+			 "unknown argument \"x\": \"tenant-create\" takes none");
+	ck_assert_str_eq(checked(since, "{\"since\": 1700000000.5}"), "");
+	ck_assert_str_eq(checked(since, "{\"since\": 1700000000}"), "");
+	ck_assert_str_eq(checked(since, "{\"since\": \"yesterday\"}"),
+			 "\"since\" must be a number from 0 to 1099511627776");
+}
+END_TEST
+
+static int typed_runs;
+
+static void h_typed(struct ctl_req *req, json_t *args, void *arg)
+{
+	typed_runs++;
+	ctl_reply_ok(req, json_true());
+}
+
+/* ... on the socket and through ctl_call alike, before the handler */
+START_TEST(a_command_refuses_what_it_does_not_declare_from_either_transport)
+{
+	struct authz_principal admin;
+	json_t *resp, *args, *ans = NULL;
+	int fd;
+
+	ck_assert_int_eq(ctl_register_args(ctl, "tenant-create", CTL_TENANT, h_typed, NULL,
+					   create_spec), 0);
+	ck_assert_int_eq(ctl_set_args(ctl, "no-such-command", create_spec), -ENOENT);
+	fd = connect_to(sock_path);
+	args = json_pack("{s:s, s:s, s:b, s:i}", "name", "j1", "hosts", "h1", "limited", 0,
+			 "pkey", 4660);
+	resp = call(fd, "tenant-create", json_incref(args), 1);
+	ck_assert_msg(json_is_true(json_object_get(resp, "ok")), "%s", err_message(resp));
+	json_decref(resp);
+	json_object_set_new(args, "limited", json_string("true"));
+	resp = call(fd, "tenant-create", json_incref(args), 2);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BADREQ);
+	ck_assert_str_eq(err_message(resp), "\"limited\" must be true or false");
+	json_decref(resp);
+	json_object_set_new(args, "limited", json_true());
+	json_object_set_new(args, "colour", json_string("red"));
+	resp = call(fd, "tenant-create", json_incref(args), 3);
+	ck_assert_str_eq(err_code(resp), PROTO_ERR_BADREQ);
+	ck_assert_msg(strstr(err_message(resp), "unknown argument \"colour\""), "%s",
+		      err_message(resp));
+	json_decref(resp);
+	close(fd);
+	authz_principal_named(&admin, "token", "slurm", AUTHZ_ADMIN);
+	ctl_call(ctl, "tenant-create", args, &admin, got_answer, &ans);
+	ck_assert_str_eq(err_code(ans), PROTO_ERR_BADREQ);
+	json_decref(ans);
+	json_decref(args);
+	ck_assert_int_eq(typed_runs, 1);
+	/* registered without ctl_set_args: takes none */
+	ans = NULL;
+	args = json_pack("{s:i}", "x", 1);
+	ctl_call(ctl, "poke", args, &admin, got_answer, &ans);
+	ck_assert_str_eq(err_code(ans), PROTO_ERR_BADREQ);
+	ck_assert_str_eq(err_message(ans), "unknown argument \"x\": \"poke\" takes none");
+	json_decref(ans);
+	json_decref(args);
+}
+END_TEST
+
 /* The gate (HA's "only the leader changes things"): asked before every
  * command that is not a read, from the socket and from ctl_call alike, and
  * by ctl_gate_check for a module's own changes; its code and message are
@@ -658,6 +776,8 @@ int main(void)
 	tcase_add_test(tc, unknown_command);
 	tcase_add_test(tc, calls_as_a_principal_decide_by_role_and_answer_once);
 	tcase_add_test(tc, the_gate_refuses_changes_not_reads);
+	tcase_add_test(tc, arguments_are_checked_against_their_declared_types);
+	tcase_add_test(tc, a_command_refuses_what_it_does_not_declare_from_either_transport);
 	tcase_add_test(tc, same_query_at_one_data_version_is_run_once);
 	tcase_add_test(tc, a_large_result_is_encoded_once_for_every_client);
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);

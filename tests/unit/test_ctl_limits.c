@@ -1,8 +1,10 @@
 /* tests/unit/test_ctl_limits.c: the control socket's bounds
  * (daemon/core/ctl_limits.h), in test_ctl's program, with shortened limits:
  * a client that never reads, a stalled one that reads again, idle
- * connections, a large answer built slower than the stall timeout, and the
- * connection caps with their reserve for root and the admin group. */
+ * connections, a large answer built slower than the stall timeout, the
+ * connection caps with their reserve for root and the admin group, and the
+ * fabric reads of role read, one per uid per control.read_rate_s (the
+ * decision alone, then on the socket as nobody, root and an admin). */
 #include "autoconf.h"
 
 #include <check.h>
@@ -405,8 +407,174 @@ START_TEST(a_connection_refused_before_its_request_is_written_still_hears_why)
 }
 END_TEST
 
+/* ---- fabric reads of role read (ctl_limits_spends, ctl_limits_rate_take) ------------ */
+
+START_TEST(what_spends_mads_is_one_rule)
+{
+	json_t *none = json_object(), *now = json_pack("{s:b}", "now", 1);
+	json_t *cached = json_pack("{s:b}", "cached", 1), *not_now = json_pack("{s:b}", "now", 0);
+
+	ck_assert_int_eq(ctl_limits_spends("ar-status", none), 1);
+	ck_assert_int_eq(ctl_limits_spends("ar-status", cached), 0);
+	ck_assert_int_eq(ctl_limits_spends("route-trace", none), 1);
+	ck_assert_int_eq(ctl_limits_spends("route-trace", cached), 0);
+	ck_assert_int_eq(ctl_limits_spends("counters", none), 0);
+	ck_assert_int_eq(ctl_limits_spends("counters", not_now), 0);
+	ck_assert_int_eq(ctl_limits_spends("counters", now), 1);
+	ck_assert_int_eq(ctl_limits_spends("switch_counters", now), 1);
+	ck_assert_int_eq(ctl_limits_spends("qos-status", none), 1);
+	ck_assert_int_eq(ctl_limits_spends("qos-ib-status", none), 1);
+	ck_assert_int_eq(ctl_limits_spends("qos-ib-cc-status", none), 1);
+	ck_assert_int_eq(ctl_limits_spends("tenant-verify", none), 1);
+	ck_assert_int_eq(ctl_limits_spends("nodes", none), 0);
+	ck_assert_int_eq(ctl_limits_spends("health", now), 0);
+	json_decref(none);
+	json_decref(now);
+	json_decref(cached);
+	json_decref(not_now);
+}
+END_TEST
+
+START_TEST(one_fabric_read_per_uid_per_interval)
+{
+	static struct ctl_rate r;
+
+	memset(&r, 0, sizeof(r));
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1000, 100.0, 10), 0);
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1000, 101.0, 10), 9);
+	/* refused: not counted, the wait does not grow */
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1000, 101.5, 10), 9);
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1000, 109.5, 10), 1);
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1001, 101.0, 10), 0);  /* another uid */
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1000, 110.0, 10), 0);
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1000, 110.1, 10), 10);
+	/* 0: no limit */
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 1000, 110.2, 0), 0);
+	/* more uids than slots: the longest unused one is forgotten */
+	memset(&r, 0, sizeof(r));
+	for (unsigned i = 0; i < CTL_RATE_SLOTS; i++)
+		ck_assert_uint_eq(ctl_limits_rate_take(&r, 2000 + i, 200.0 + i, 100), 0);
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 5000, 200.0 + CTL_RATE_SLOTS, 100), 0);
+	ck_assert_uint_eq(ctl_limits_rate_take(&r, 2000, 200.0 + CTL_RATE_SLOTS, 100), 0);
+	ck_assert_uint_gt(ctl_limits_rate_take(&r, 2000 + CTL_RATE_SLOTS - 1,
+					       200.0 + CTL_RATE_SLOTS, 100), 0);
+	/* the REST API's interval for role read (api_rate.h) */
+	ck_assert_uint_eq(CTL_READ_RATE_S_DEFAULT, 10);
+}
+END_TEST
+
+static void h_fabric_read(struct ctl_req *req, json_t *args, void *arg)
+{
+	ctl_reply_ok(req, json_true());
+}
+
+/* The child's side of reads_as: n "qos-status" (a fabric read) on one
+ * connection; one letter each to out: o answered, r refused as too soon
+ * (busy, saying when to try again), x other. */
+static void child_reads(uid_t uid, gid_t gid, unsigned n, int out)
+{
+	int fd;
+
+	if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0 ||
+	    (fd = connect_to(sock_path)) < 0)
+		_exit(10);
+	for (unsigned i = 0; i < n; i++) {
+		json_t *resp = child_call(fd, "qos-status", 1 + (json_int_t)i);
+		char c = !resp ? 'x' : json_is_true(json_object_get(resp, "ok")) ? 'o' :
+			 !strcmp(err_code(resp), PROTO_ERR_BUSY) &&
+			 strstr(err_message(resp), "try again in ") &&
+			 strstr(err_message(resp), "control.read_rate_s") ? 'r' : 'x';
+
+		if (c == 'x' && resp)
+			fprintf(stderr, "uid %d: %s: %s\n", (int)uid, err_code(resp),
+				err_message(resp));
+		json_decref(resp);
+		if (write(out, &c, 1) != 1)
+			_exit(11);
+	}
+	_exit(0);
+}
+
+/* What a child as uid/gid got for n fabric reads, the loop turned meanwhile. */
+static void reads_as(uid_t uid, gid_t gid, unsigned n, char *got)
+{
+	int out[2], status;
+	size_t have = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(out), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(out[0]);
+		child_reads(uid, gid, n, out[1]);
+	}
+	close(out[1]);
+	ck_assert_int_eq(fcntl(out[0], F_SETFL, O_NONBLOCK), 0);
+	for (int i = 0; i < 10000 && have < n; i++) {
+		ssize_t r = read(out[0], got + have, n - have);
+
+		if (r > 0)
+			have += (size_t)r;
+		else
+			ck_assert_msg(r < 0 && errno == EAGAIN, "uid %d's child died", (int)uid);
+		event_base_loop(base, EVLOOP_NONBLOCK);
+		usleep(1000);
+	}
+	got[have] = '\0';
+	close(out[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+}
+
+START_TEST(fabric_reads_of_role_read_are_rate_limited_per_uid_but_never_roots)
+{
+	struct group *g;
+	char got[8];
+	int fd;
+
+	if (geteuid() != 0) {
+		printf("skipped: switching to nobody needs root\n");
+		return;
+	}
+	ck_assert_int_eq(ctl_register(ctl, "qos-status", CTL_READ, h_fabric_read, NULL), 0);
+	reads_as(NOBODY, NOBODY, 3, got);
+	ck_assert_str_eq(got, "orr");
+	/* root, right after, as often as it likes */
+	fd = connect_to(sock_path);
+	for (int i = 0; i < 5; i++) {
+		json_t *resp = call(fd, "qos-status", NULL, 1 + i);
+
+		ck_assert_msg(json_is_true(json_object_get(resp, "ok")), "root's read %d: %s", i,
+			      err_message(resp));
+		json_decref(resp);
+	}
+	close(fd);
+	/* nobody in the admin group: its own budget is none */
+	if ((g = getgrgid(NOBODY)) != NULL) {
+		ck_assert_int_eq(ctl_set_admin_group(ctl, g->gr_name), 0);
+		reads_as(NOBODY, NOBODY, 3, got);
+		ck_assert_str_eq(got, "ooo");
+		ck_assert_int_eq(ctl_set_admin_group(ctl, ""), 0);
+	}
+	/* control.read_rate_s 0: no limit */
+	{
+		struct ctl_limits l;
+		char err[256];
+
+		ctl_limits_default(&l);
+		l.read_rate_s = 0;
+		ck_assert_int_eq(ctl_set_limits(ctl, &l, err, sizeof(err)), 0);
+		reads_as(NOBODY, NOBODY, 2, got);
+		ck_assert_str_eq(got, "oo");
+	}
+}
+END_TEST
+
 void ctl_limits_add_tests(TCase *tc)
 {
+	tcase_add_test(tc, what_spends_mads_is_one_rule);
+	tcase_add_test(tc, one_fabric_read_per_uid_per_interval);
+	tcase_add_test(tc, fabric_reads_of_role_read_are_rate_limited_per_uid_but_never_roots);
 	tcase_add_test(tc, a_client_that_never_reads_is_bounded_then_dropped);
 	tcase_add_test(tc, a_stalled_client_that_reads_again_is_served_in_order);
 	tcase_add_test(tc, an_idle_connection_is_closed_but_one_awaiting_an_answer_is_not);

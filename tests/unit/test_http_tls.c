@@ -6,12 +6,23 @@
  * of the CA (its CN), without one (-ENOENT), over plain HTTP to a module
  * without TLS (-ENOENT), and into a buffer too short (-ENAMETOOLONG).
  * The certificates (EC P-256) are made here with OpenSSL, in a temporary
- * directory. */
+ * directory.
+ *
+ * Issue 37: TLS 1.2 suites without forward secrecy or with CBC and SHA-1
+ * are refused, an ECDHE AES-GCM one taken; answers over TLS carry
+ * Strict-Transport-Security, plain ones do not; a nonsense cipher list is
+ * refused; at http.max_connections a new connection closes the oldest
+ * one that sent no request (the next one still open), a TLS one stalled
+ * before its whole ClientHello before an older one loomd answered, and a
+ * connection whose request is under way is never closed for a new one:
+ * the new one waits until that answer is sent, then closes the idle
+ * keep-alive. */
 #include "autoconf.h"
 
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <netinet/in.h>
@@ -143,6 +154,9 @@ static void remove_pki(void)
 /* ---- loomd's side ------------------------------------------------------------------ */
 
 static struct event_base *base;
+static int max_conns;               /* http.max_connections for start(); 0: default */
+static const char *client_ciphers;  /* ask(): TLS 1.2 with these suites; NULL: any */
+static struct evhttp_request *held; /* /hold's request, not answered yet */
 
 /* The route under test: what http_tls_peer_name says, into a buffer of
  * (size_t)arg bytes. */
@@ -170,6 +184,23 @@ static unsigned free_port(void)
 	return ntohs(a.sin_port);
 }
 
+/* A request whose answer is under way (until release_held()). */
+static void on_hold(struct evhttp_request *req, void *arg)
+{
+	(void)arg;
+	held = req;
+}
+
+static void release_held(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (held)
+		http_reply_text(held, HTTP_OK, "OK", "held");
+	held = NULL;
+}
+
 static struct http_mod *start(int tls, unsigned *port)
 {
 	static struct loom_config c;
@@ -179,6 +210,8 @@ static struct http_mod *start(int tls, unsigned *port)
 	config_defaults(&c);
 	*port = free_port();
 	c.http_n_listen = 1;
+	if (max_conns)
+		c.http_max_connections = max_conns;
 	snprintf(c.http_listen[0], sizeof(c.http_listen[0]), "127.0.0.1:%u", *port);
 	if (tls) {
 		snprintf(c.http_tls_cert, sizeof(c.http_tls_cert), "%s", path("srv.crt"));
@@ -189,6 +222,7 @@ static struct http_mod *start(int tls, unsigned *port)
 	ck_assert_msg(m != NULL, "http_new: %s", err);
 	ck_assert_int_eq(http_route(m, "/whoami", HTTP_M_GET, on_whoami, (void *)(size_t)128), 0);
 	ck_assert_int_eq(http_route(m, "/short", HTTP_M_GET, on_whoami, (void *)(size_t)16), 0);
+	ck_assert_int_eq(http_route(m, "/hold", HTTP_M_GET, on_hold, NULL), 0);
 	return m;
 }
 
@@ -197,6 +231,7 @@ static struct http_mod *start(int tls, unsigned *port)
 struct answer {
 	int code;
 	char body[256];
+	char hsts[64];      /* its Strict-Transport-Security */
 };
 
 static void on_answer(struct evhttp_request *req, void *arg)
@@ -206,6 +241,10 @@ static void on_answer(struct evhttp_request *req, void *arg)
 	if (req) {
 		struct evbuffer *b = evhttp_request_get_input_buffer(req);
 		size_t n = evbuffer_get_length(b);
+		const char *h = evhttp_find_header(evhttp_request_get_input_headers(req),
+						   "Strict-Transport-Security");
+
+		snprintf(a->hsts, sizeof(a->hsts), "%s", h ? h : "");
 
 		a->code = evhttp_request_get_response_code(req);
 		if (n >= sizeof(a->body))
@@ -221,7 +260,7 @@ static void on_answer(struct evhttp_request *req, void *arg)
  * plain HTTP (tls 0): the answer's body. */
 static struct answer ask(unsigned port, int tls, const char *who, const char *uri)
 {
-	struct answer a = { 0, "" };
+	struct answer a = { 0, "", "" };
 	struct timeval limit = { 10, 0 };
 	SSL_CTX *ctx = NULL;
 	struct bufferevent *bev;
@@ -232,6 +271,10 @@ static struct answer ask(unsigned port, int tls, const char *who, const char *ur
 		ck_assert_ptr_nonnull(ctx = SSL_CTX_new(TLS_client_method()));
 		ck_assert_int_eq(SSL_CTX_load_verify_locations(ctx, path("ca.crt"), NULL), 1);
 		SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, NULL);
+		if (client_ciphers) {
+			SSL_CTX_set_max_proto_version(ctx, TLS1_2_VERSION);
+			ck_assert_int_eq(SSL_CTX_set_cipher_list(ctx, client_ciphers), 1);
+		}
 		if (who) {
 			char crt[64], key[64];
 
@@ -320,6 +363,175 @@ START_TEST(a_cn_longer_than_the_buffer_is_refused_not_cut)
 }
 END_TEST
 
+START_TEST(tls12_takes_forward_secret_aead_suites_only)
+{
+	unsigned port;
+	struct http_mod *m = start(1, &port);
+	struct answer a;
+	char err[256];
+
+	client_ciphers = "ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA";   /* CBC, SHA-1 */
+	a = ask(port, 1, NULL, "/whoami");
+	ck_assert_int_eq(a.code, 0);
+	client_ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256";
+	a = ask(port, 1, NULL, "/whoami");
+	ck_assert_int_eq(a.code, 200);
+	client_ciphers = NULL;
+	ck_assert_int_eq(http_tls_ciphers_check(LOOM_HTTP_TLS_CIPHERS, err, sizeof(err)), 0);
+	ck_assert_int_eq(http_tls_ciphers_check("NO-SUCH-SUITE", err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "names no cipher suite"));
+	http_free(m);
+}
+END_TEST
+
+START_TEST(tls_answers_carry_hsts_plain_ones_do_not)
+{
+	unsigned port;
+	struct http_mod *m = start(1, &port);
+	struct answer a = ask(port, 1, NULL, "/whoami");
+
+	ck_assert_int_eq(a.code, 200);
+	ck_assert_str_eq(a.hsts, "max-age=31536000");
+	a = ask(port, 1, NULL, "/nowhere");
+	ck_assert_int_eq(a.code, 404);
+	ck_assert_str_eq(a.hsts, "max-age=31536000");
+	http_free(m);
+	m = start(0, &port);
+	a = ask(port, 0, NULL, "/whoami");
+	ck_assert_int_eq(a.code, 200);
+	ck_assert_str_eq(a.hsts, "");
+	http_free(m);
+}
+END_TEST
+
+static int raw_connect(unsigned port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(connect(s, (struct sockaddr *)&a, sizeof(a)), 0);
+	return s;
+}
+
+/* 1: loomd closed it; 0: still open (what it sent is read and dropped). */
+static int raw_closed(int s)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = recv(s, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		;
+	return n == 0;
+}
+
+static void run_for_ms(int ms)
+{
+	struct timeval tv = { 0, ms * 1000 };
+
+	event_base_loopexit(base, &tv);
+	event_base_dispatch(base);
+}
+
+START_TEST(a_full_table_closes_the_oldest_connection_without_a_request)
+{
+	unsigned port;
+	struct http_mod *m;
+	struct answer a;
+	int s1, s2;
+
+	max_conns = 2;
+	m = start(0, &port);
+	s1 = raw_connect(port);
+	run_for_ms(50);
+	s2 = raw_connect(port);
+	ck_assert_int_eq(send(s2, "GET /who", 8, 0), 8);     /* a request, not whole */
+	run_for_ms(50);
+	a = ask(port, 0, NULL, "/whoami");
+	ck_assert_int_eq(a.code, 200);
+	ck_assert_int_eq(raw_closed(s1), 1);
+	ck_assert_int_eq(raw_closed(s2), 0);
+	close(s1);
+	close(s2);
+	http_free(m);
+	max_conns = 0;
+}
+END_TEST
+
+START_TEST(a_stalled_handshake_is_closed_before_an_older_one_that_progressed)
+{
+	unsigned port;
+	struct http_mod *m;
+	struct answer a;
+	SSL_CTX *cctx;
+	SSL *ssl;
+	int s1, s2;
+
+	max_conns = 2;
+	m = start(1, &port);
+	/* The older: a whole ClientHello (loomd answers it), then silence. */
+	s2 = raw_connect(port);
+	ck_assert_ptr_nonnull(cctx = SSL_CTX_new(TLS_client_method()));
+	ck_assert_ptr_nonnull(ssl = SSL_new(cctx));
+	SSL_set_fd(ssl, s2);
+	ck_assert_int_eq(fcntl(s2, F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(SSL_connect(ssl), -1);
+	run_for_ms(50);
+	/* The newer: nothing. */
+	s1 = raw_connect(port);
+	run_for_ms(50);
+	a = ask(port, 1, NULL, "/whoami");
+	ck_assert_int_eq(a.code, 200);
+	ck_assert_int_eq(raw_closed(s1), 1);
+	ck_assert_int_eq(raw_closed(s2), 0);
+	SSL_free(ssl);
+	SSL_CTX_free(cctx);
+	close(s1);
+	close(s2);
+	http_free(m);
+	max_conns = 0;
+}
+END_TEST
+
+static void on_held_answer(struct evhttp_request *req, void *arg)
+{
+	struct answer *a = arg;
+
+	a->code = req ? evhttp_request_get_response_code(req) : -1;
+}
+
+START_TEST(a_request_under_way_is_never_closed_for_a_new_connection)
+{
+	unsigned port;
+	struct http_mod *m;
+	struct answer first = { 0, "", "" }, second;
+	struct evhttp_connection *evcon;
+	struct evhttp_request *req;
+	struct timeval later = { 0, 300000 };
+
+	max_conns = 1;
+	m = start(0, &port);
+	ck_assert_ptr_nonnull(evcon = evhttp_connection_base_new(base, NULL, "127.0.0.1",
+								 (unsigned short)port));
+	ck_assert_ptr_nonnull(req = evhttp_request_new(on_held_answer, &first));
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Host", "127.0.0.1");
+	ck_assert_int_eq(evhttp_make_request(evcon, req, EVHTTP_REQ_GET, "/hold"), 0);
+	run_for_ms(100);
+	ck_assert_ptr_nonnull(held);
+	/* The only slot is busy: the new connection waits for its answer (then
+	 * closes the idle keep-alive), it does not cut it. */
+	event_base_once(base, -1, EV_TIMEOUT, release_held, NULL, &later);
+	second = ask(port, 0, NULL, "/whoami");
+	run_for_ms(100);
+	ck_assert_int_eq(first.code, 200);
+	ck_assert_int_eq(second.code, 200);
+	evhttp_connection_free(evcon);
+	http_free(m);
+	max_conns = 0;
+}
+END_TEST
+
 static void setup(void)
 {
 	ck_assert_ptr_nonnull(base = event_base_new());
@@ -346,6 +558,11 @@ int main(void)
 	tcase_add_test(tc, no_client_certificate_is_enoent);
 	tcase_add_test(tc, plain_http_is_enoent);
 	tcase_add_test(tc, a_cn_longer_than_the_buffer_is_refused_not_cut);
+	tcase_add_test(tc, tls12_takes_forward_secret_aead_suites_only);
+	tcase_add_test(tc, tls_answers_carry_hsts_plain_ones_do_not);
+	tcase_add_test(tc, a_full_table_closes_the_oldest_connection_without_a_request);
+	tcase_add_test(tc, a_request_under_way_is_never_closed_for_a_new_connection);
+	tcase_add_test(tc, a_stalled_handshake_is_closed_before_an_older_one_that_progressed);
 	suite_add_tcase(s, tc);
 	rc = check_run(s);
 	remove_pki();
