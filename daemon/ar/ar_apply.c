@@ -107,8 +107,8 @@ static int record_put(struct ar_apply_rq *q, const char *subnet, const char *sta
 
 /* ---- the worker thread --------------------------------------------------- */
 
-static int run(struct ar_apply_rq *q, struct store *st, const char *name, const char *ca,
-	       int port, char *err, size_t errlen)
+static int program_subnet(struct ar_apply_rq *q, struct store *st, const char *name, const char *ca,
+			  int port, char *err, size_t errlen)
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
@@ -186,7 +186,7 @@ static int rq_run(void *job, char *err, size_t errlen)
 	rc = rl_db_subnet(store_db(st), q->has_subnet ? q->subnet : NULL, name, sizeof(name),
 			  ca, sizeof(ca), &port, err, errlen);
 	if (rc == 0)
-		rc = run(q, st, name, ca, port, err, errlen);
+		rc = program_subnet(q, st, name, ca, port, err, errlen);
 	store_close(st);
 	return rc;
 }
@@ -201,7 +201,7 @@ static void rq_done(void *job, int rc, const char *err)
 	struct ar_apply *a = q->a;
 
 	if (!q->req) {
-		/* A run of our own: run() logged its outcome; say a failure. */
+		/* A run of our own: program_subnet() logged its outcome; say a failure. */
 		if (rc < 0)
 			log_warn("AR program after OpenSM's reroute: %s", err);
 		json_decref(q->result);

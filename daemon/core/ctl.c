@@ -294,7 +294,7 @@ static struct ctl_req *req_new(struct ctl_client *cl, const struct ctl_cmd *cmd,
  * the command's keys (ctl_set_args), a socket reader's fabric reads
  * against its rate (ctl_rate_check), the gate (ctl_set_gate) for anything
  * but a read, then the audit line and the handler. */
-static void run(struct ctl *ctl, struct ctl_req *req, json_t *args)
+static void run_request(struct ctl *ctl, struct ctl_req *req, json_t *args)
 {
 	const struct ctl_cmd *cmd = req->cmd;
 	const char *code;
@@ -376,7 +376,7 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 			struct ctl_req *req = req_new(cl, cmd, id);
 
 			if (req)
-				run(ctl, req, args);
+				run_request(ctl, req, args);
 			return;
 		}
 		if (rc < 0) {
@@ -404,14 +404,14 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 		struct ctl_req *req = req_new(cl, cmd, id);
 		if (req) {
 			req->who = p;
-			run(ctl, req, args);
+			run_request(ctl, req, args);
 		}
 		return;
 	}
 
 	struct ctl_req *req = req_new(cl, cmd, id);
 	if (req) {
-		run(ctl, req, args);
+		run_request(ctl, req, args);
 	}
 }
 
@@ -487,7 +487,7 @@ static void idents_ready(void *arg)
 				  "permission denied");
 			ctl_reply_err(req, rc == -EIO ? PROTO_ERR_FAILED : PROTO_ERR_DENIED, "%s", why);
 		} else {
-			run(ctl, req, args);
+			run_request(ctl, req, args);
 		}
 		json_decref(args);
 	}
@@ -687,7 +687,7 @@ void ctl_call(struct ctl *ctl, const char *name, json_t *args, const struct auth
 	req_link(ctl, req);
 	if (!args)
 		args = empty = json_object();
-	run(ctl, req, args);
+	run_request(ctl, req, args);
 	json_decref(empty);
 }
 

@@ -2,7 +2,7 @@
  * ctl_arg_* and ctl_args_check): a bad one is answered "bad-request" naming
  * the key. ctl_args_check is the one place where every command's keys and
  * their types are held against what a client sent, before the handler
- * runs (ctl.c's run()); the ctl_arg_* readers then only copy. */
+ * runs (ctl.c's run_request()); the ctl_arg_* readers then only copy. */
 #include "autoconf.h"
 #include "daemon/core/ctl.h"
 

@@ -206,7 +206,7 @@ static void query_start(struct queries *q, struct query_job *j)
 	}
 }
 
-static struct query_job *job_new(struct ctl_req *req, query_fn fn)
+static struct query_job *query_job_new(struct ctl_req *req, query_fn fn)
 {
 	struct query_job *j = calloc(1, sizeof(*j));
 
@@ -223,7 +223,7 @@ static struct query_job *job_new(struct ctl_req *req, query_fn fn)
 static struct query_job *job_with(struct ctl_req *req, json_t *args, query_fn fn,
 				  const char *key, int required)
 {
-	struct query_job *j = job_new(req, fn);
+	struct query_job *j = query_job_new(req, fn);
 	int rc;
 
 	if (!j)
@@ -278,7 +278,7 @@ static void cmd_ports(struct ctl_req *req, json_t *args, void *arg)
 
 static void cmd_links(struct ctl_req *req, json_t *args, void *arg)
 {
-	struct query_job *j = job_new(req, q_links);
+	struct query_job *j = query_job_new(req, q_links);
 
 	(void)args;
 	if (j)

@@ -437,7 +437,7 @@ static void run_kept(struct api *a, struct call *c, const char *name, json_t *ar
 
 /* A slot for a new job: a free one, else the one done longest ago; NULL
  * when every slot holds a running job. */
-static struct job *job_new(struct api *a, const char *cmd, const struct authz_principal *who)
+static struct job *api_job_new(struct api *a, const char *cmd, const struct authz_principal *who)
 {
 	struct job *j = NULL;
 
@@ -796,8 +796,8 @@ static char *body_copy(struct evhttp_request *req, size_t *len)
 	return p;
 }
 
-static void run(struct api *a, struct evhttp_request *req, const struct api_route *r,
-		const char *seg, const char *path, const struct authz_principal *who)
+static void run_route(struct api *a, struct evhttp_request *req, const struct api_route *r,
+		      const char *seg, const char *path, const struct authz_principal *who)
 {
 	char err[512], cmd[API_CMD_LEN];
 	const char *name = r->cmd;
@@ -863,7 +863,7 @@ static void run(struct api *a, struct evhttp_request *req, const struct api_rout
 		}
 	}
 	if (r->flags & R_JOB) {
-		if (!(j = job_new(a, name, who))) {
+		if (!(j = api_job_new(a, name, who))) {
 			api_send_error(req, PROTO_ERR_BUSY, "%d jobs are running: try again later",
 				   API_MAX_JOBS);
 			goto fail;
@@ -948,7 +948,7 @@ static void on_api(struct evhttp_request *req, void *arg)
 		if (dec)
 			snprintf(seg, sizeof(seg), "%s", dec);
 		free(dec);
-		run(a, req, r, seg, path, &who);
+		run_route(a, req, r, seg, path, &who);
 		return;
 	}
 	if (path_known) {

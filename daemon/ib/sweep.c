@@ -36,7 +36,7 @@
 #include "daemon/ib/store_sweep.h"
 #include "daemon/ib/walker.h"
 
-static struct job *job_new(struct sweeper *sw, const char *name, const char *ca, int port)
+static struct job *sweep_job_new(struct sweeper *sw, const char *name, const char *ca, int port)
 {
 	struct job *job = calloc(1, sizeof(*job));
 
@@ -375,7 +375,7 @@ static void autodetect_jobs(struct sweeper *sw)
 		if (known || sw->n_jobs == LOOM_MAX_SUBNETS)
 			continue;
 		struct job *job = unretire_job(sw, name, ports[i].ca, ports[i].port);
-		if (!job && !(job = job_new(sw, name, ports[i].ca, ports[i].port)))
+		if (!job && !(job = sweep_job_new(sw, name, ports[i].ca, ports[i].port)))
 			return;
 		job->autodetected = 1;
 		sw->jobs[sw->n_jobs++] = job;
@@ -462,7 +462,7 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
 			}
 		}
 		if (!job && !(job = unretire_job(sw, sc->name, sc->ca, sc->port)) &&
-		    !(job = job_new(sw, sc->name, sc->ca, sc->port)))
+		    !(job = sweep_job_new(sw, sc->name, sc->ca, sc->port)))
 			return -ENOMEM;
 		job->autodetected = 0;
 		jobs[n++] = job;

@@ -445,8 +445,8 @@ static void job_free(void *arg)
 
 static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
 
-static struct sjob *job_new(struct slurm_mod *m, struct ctl_req *req, struct subnet *s,
-			    int format)
+static struct sjob *sjob_new(struct slurm_mod *m, struct ctl_req *req, struct subnet *s,
+			     int format)
 {
 	struct sjob *j = calloc(1, sizeof(*j));
 
@@ -490,7 +490,7 @@ static void keep(struct slurm_mod *m)
 		snprintf(m->last_error, sizeof(m->last_error), "%s", why);
 		return;
 	}
-	if (!(j = job_new(m, NULL, s, m->conf.slurm_topology_format)))
+	if (!(j = sjob_new(m, NULL, s, m->conf.slurm_topology_format)))
 		return;
 	/* Under ha every loomd keeps its own node's file (a backup slurmctld
 	 * there reads its own); one, the leader, tells Slurm. */
@@ -542,7 +542,7 @@ static void cmd_topology(struct ctl_req *req, json_t *args, void *arg)
 			      work_waiting(m->work));
 		return;
 	}
-	if (!(j = job_new(m, req, s, format))) {
+	if (!(j = sjob_new(m, req, s, format))) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
 		return;
 	}

@@ -312,7 +312,7 @@ static void job_free(void *arg)
 
 static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
 
-static struct sc_job *job_new(struct switch_counters *sc)
+static struct sc_job *sc_job_new(struct switch_counters *sc)
 {
 	const struct loom_config *c = sc->conf;
 	struct sc_job *j = calloc(1, sizeof(*j));
@@ -340,7 +340,7 @@ void switch_counters_tick(struct switch_counters *sc)
 
 	if (!sc || !sc->conf->n_switches || work_full(sc->work))
 		return;         /* none, or a read still under way: this interval is skipped */
-	if (!(j = job_new(sc))) {
+	if (!(j = sc_job_new(sc))) {
 		log_err("switch counters: out of memory");
 		return;
 	}
@@ -371,7 +371,7 @@ static void cmd_switch_counters(struct ctl_req *req, json_t *args, void *arg)
 			      "switches:, see loom.yaml(5))");
 		return;
 	}
-	if (!(j = job_new(sc))) {
+	if (!(j = sc_job_new(sc))) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
 		return;
 	}

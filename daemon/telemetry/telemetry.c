@@ -231,7 +231,7 @@ static void job_free(void *job)
 
 static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
 
-static struct read_job *job_new(struct telemetry_mod *m)
+static struct read_job *read_job_new(struct telemetry_mod *m)
 {
 	struct read_job *j = calloc(1, sizeof(*j));
 
@@ -269,7 +269,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 	switch_counters_tick(m->sc);
 	/* A read still under way (a slow subnet, or one asked for): this
 	 * interval is skipped, not queued. */
-	if (work_full(m->work) || !(j = job_new(m)))
+	if (work_full(m->work) || !(j = read_job_new(m)))
 		return;
 	if (!j->sub.n || work_submit(m->work, &job_ops, j) < 0)
 		free(j);
@@ -343,7 +343,7 @@ static void cmd_counters(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_errno(req, rc, result, PROTO_ERR_INTERNAL, err);
 		return;
 	}
-	if (!(j = job_new(m))) {
+	if (!(j = read_job_new(m))) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot read the swept subnets");
 		return;
 	}

@@ -354,7 +354,7 @@ static void job_free(void *arg)
 
 static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
 
-static struct vjob *job_new(struct validate_mod *m, struct ctl_req *req, int use_plan)
+static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int use_plan)
 {
 	struct vjob *j = calloc(1, sizeof(*j));
 
@@ -389,7 +389,7 @@ static void after_sweep(struct validate_mod *m, struct subnet *s)
 		s->again = 1;   /* the newest fabric, once the check under way ends */
 		return;
 	}
-	if (!(j = job_new(m, NULL, 1)))
+	if (!(j = vjob_new(m, NULL, 1)))
 		return;
 	job_add(j, s);
 	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
@@ -430,7 +430,7 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 			      work_waiting(m->work));
 		return;
 	}
-	if (!(j = job_new(m, req, use_plan))) {
+	if (!(j = vjob_new(m, req, use_plan))) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
 		return;
 	}

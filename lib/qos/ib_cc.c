@@ -186,9 +186,9 @@ int ibcc_delay_parse(const char *s, struct ibcc_delay *d)
 }
 
 /* snprintf that keeps counting past len (the length it would need). */
-static size_t put(char *buf, size_t len, size_t o, const char *fmt, ...)
+static size_t put_fmt(char *buf, size_t len, size_t o, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static size_t put(char *buf, size_t len, size_t o, const char *fmt, ...)
+static size_t put_fmt(char *buf, size_t len, size_t o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -208,32 +208,32 @@ int ibcc_opensm_options(const struct ibcc_config *c, char *buf, size_t len)
 		buf[0] = '\0';
 	ibcc_mask_format(c->sw.victim_mask, vm);
 	ibcc_mask_format(c->sw.credit_mask, cm);
-	o = put(buf, len, o, "congestion_control %s\ncc_key 0x%016" PRIx64 "\n"
-		"cc_max_outstanding_mads %" PRIu32 "\n", c->enable ? "TRUE" : "FALSE", c->cc_key,
-		c->max_outstanding_mads);
-	o = put(buf, len, o, "cc_sw_cong_setting_control_map 0x%" PRIX32 "\n"
-		"cc_sw_cong_setting_victim_mask %s\ncc_sw_cong_setting_credit_mask %s\n"
-		"cc_sw_cong_setting_threshold 0x%02X\ncc_sw_cong_setting_packet_size %u\n"
-		"cc_sw_cong_setting_credit_starvation_threshold 0x%02X\n"
-		"cc_sw_cong_setting_credit_starvation_return_delay %u:%u\n"
-		"cc_sw_cong_setting_marking_rate %u\n", c->sw.control_map, vm, cm, c->sw.threshold,
-		c->sw.packet_size, c->sw.cs_threshold, c->sw.cs_return_delay.shift,
-		c->sw.cs_return_delay.multiplier, c->sw.marking_rate);
-	o = put(buf, len, o, "cc_ca_cong_setting_port_control 0x%04X\n"
-		"cc_ca_cong_setting_control_map 0x%04X\n", c->ca.port_control, c->ca.control_map);
+	o = put_fmt(buf, len, o, "congestion_control %s\ncc_key 0x%016" PRIx64 "\n"
+		    "cc_max_outstanding_mads %" PRIu32 "\n", c->enable ? "TRUE" : "FALSE", c->cc_key,
+		    c->max_outstanding_mads);
+	o = put_fmt(buf, len, o, "cc_sw_cong_setting_control_map 0x%" PRIX32 "\n"
+		    "cc_sw_cong_setting_victim_mask %s\ncc_sw_cong_setting_credit_mask %s\n"
+		    "cc_sw_cong_setting_threshold 0x%02X\ncc_sw_cong_setting_packet_size %u\n"
+		    "cc_sw_cong_setting_credit_starvation_threshold 0x%02X\n"
+		    "cc_sw_cong_setting_credit_starvation_return_delay %u:%u\n"
+		    "cc_sw_cong_setting_marking_rate %u\n", c->sw.control_map, vm, cm, c->sw.threshold,
+		    c->sw.packet_size, c->sw.cs_threshold, c->sw.cs_return_delay.shift,
+		    c->sw.cs_return_delay.multiplier, c->sw.marking_rate);
+	o = put_fmt(buf, len, o, "cc_ca_cong_setting_port_control 0x%04X\n"
+		    "cc_ca_cong_setting_control_map 0x%04X\n", c->ca.port_control, c->ca.control_map);
 	for (unsigned sl = 0; sl < IBCC_SLS; sl++) {
 		const struct ibcc_ca_sl *e = &c->ca.sl[sl];
 
-		o = put(buf, len, o, "cc_ca_cong_setting_ccti_timer %u %u\n"
-			"cc_ca_cong_setting_ccti_increase %u %u\n"
-			"cc_ca_cong_setting_trigger_threshold %u %u\n"
-			"cc_ca_cong_setting_ccti_min %u %u\n", sl, e->ccti_timer, sl,
-			e->ccti_increase, sl, e->trigger_threshold, sl, e->ccti_min);
+		o = put_fmt(buf, len, o, "cc_ca_cong_setting_ccti_timer %u %u\n"
+			    "cc_ca_cong_setting_ccti_increase %u %u\n"
+			    "cc_ca_cong_setting_trigger_threshold %u %u\n"
+			    "cc_ca_cong_setting_ccti_min %u %u\n", sl, e->ccti_timer, sl,
+			    e->ccti_increase, sl, e->trigger_threshold, sl, e->ccti_min);
 	}
-	o = put(buf, len, o, "cc_cct %s", c->n_cct ? "" : "(null)");
+	o = put_fmt(buf, len, o, "cc_cct %s", c->n_cct ? "" : "(null)");
 	for (unsigned i = 0; i < c->n_cct; i++)
-		o = put(buf, len, o, "%s%u:%u", i ? "," : "", c->cct[i].shift, c->cct[i].multiplier);
-	o = put(buf, len, o, "\n");
+		o = put_fmt(buf, len, o, "%s%u:%u", i ? "," : "", c->cct[i].shift, c->cct[i].multiplier);
+	o = put_fmt(buf, len, o, "\n");
 	return (int)o;
 }
 
