@@ -77,10 +77,10 @@ struct reader {
 };
 
 /* A bad line: "FILE:LINE: what" (lib/util/log.h's one form), rc. */
-static int fail(struct reader *r, unsigned line, int rc, const char *fmt, ...)
+static int bad_line(struct reader *r, unsigned line, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static int fail(struct reader *r, unsigned line, int rc, const char *fmt, ...)
+static int bad_line(struct reader *r, unsigned line, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -258,11 +258,11 @@ static int each_line(struct reader *r, const char *text, size_t len, line_fn fn)
 
 		lineno++;
 		if (n >= sizeof(buf))
-			return fail(r, lineno, -EINVAL, "line too long");
+			return bad_line(r, lineno, -EINVAL, "line too long");
 		memcpy(buf, text + pos, n);
 		buf[n] = '\0';
 		if (memchr(buf, '\0', n))
-			return fail(r, lineno, -EINVAL, "NUL byte in text");
+			return bad_line(r, lineno, -EINVAL, "NUL byte in text");
 		while (n && (buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
 			buf[--n] = '\0';
 		if ((rc = fn(r, buf, lineno)) < 0)
@@ -305,28 +305,28 @@ static int net_header(struct reader *r, const char *p, unsigned lineno)
 	uint64_t guid;
 
 	if ((type = header_kind(&p, 1)) < 0)
-		return fail(r, lineno, -EINVAL, "bad line (want `Switch|Hca|Rt N \"name\"` "
-			    "or `[port] \"peer\"[port]`)");
+		return bad_line(r, lineno, -EINVAL, "bad line (want `Switch|Hca|Rt N \"name\"` "
+				"or `[port] \"peer\"[port]`)");
 	if (tok_uint(&p, MAX_PORTS, &nports) < 0 || nports == 0)
-		return fail(r, lineno, -EINVAL, "bad header: number of ports must be 1..%d",
-			    MAX_PORTS);
+		return bad_line(r, lineno, -EINVAL, "bad header: number of ports must be 1..%d",
+				MAX_PORTS);
 	if (tok_quoted(&p, name, sizeof(name)) < 0 || !name[0])
-		return fail(r, lineno, -EINVAL, "bad header: want a quoted name of 1..%d characters",
-			    FAB_DESC_LEN);
+		return bad_line(r, lineno, -EINVAL, "bad header: want a quoted name of 1..%d characters",
+				FAB_DESC_LEN);
 	p = skip_ws(p);
 	if (*p && *p != '#')
-		return fail(r, lineno, -EINVAL, "bad header: unexpected \"%s\"", p);
+		return bad_line(r, lineno, -EINVAL, "bad header: unexpected \"%s\"", p);
 	/* ibsim takes the node description from a `# "desc"` trailer. */
 	if (*p == '#') {
 		p++;
 		if (*skip_ws(p) == '"' && tok_quoted(&p, desc, sizeof(desc)) < 0)
-			return fail(r, lineno, -EINVAL, "bad header: description longer than %d "
-				    "characters or unterminated", FAB_DESC_LEN);
+			return bad_line(r, lineno, -EINVAL, "bad header: description longer than %d "
+					"characters or unterminated", FAB_DESC_LEN);
 	}
 	for (size_t i = 0; i < r->n_nodes; i++)
 		if (!strcmp(r->nodes[i].name, name))
-			return fail(r, lineno, -EEXIST, "duplicate node \"%s\" (first on line %u)",
-				    name, r->nodes[i].line);
+			return bad_line(r, lineno, -EEXIST, "duplicate node \"%s\" (first on line %u)",
+					name, r->nodes[i].line);
 	/* ibsim leaves room for the port GUIDs of CAs and routers; routers count
 	 * from 0 on their own. */
 	if (type == IBT_NODE_SWITCH) {
@@ -339,7 +339,7 @@ static int net_header(struct reader *r, const char *p, unsigned lineno)
 		r->next_ca += nports + 1;
 	}
 	if (!(t = add_tnode(r, type, guid, nports, name, lineno)))
-		return fail(r, lineno, -errno, "node \"%s\": %s", name, strerror(errno));
+		return bad_line(r, lineno, -errno, "node \"%s\": %s", name, strerror(errno));
 	if (desc[0])
 		snprintf(t->fn->desc, sizeof(t->fn->desc), "%s", desc);
 	return 0;
@@ -356,23 +356,23 @@ static int net_line(struct reader *r, char *line, unsigned lineno)
 	if (*p != '[')
 		return net_header(r, p, lineno);
 	if (!r->n_nodes)
-		return fail(r, lineno, -EINVAL, "cable before any node header");
+		return bad_line(r, lineno, -EINVAL, "cable before any node header");
 	if (tok_bracket(&p, &port) < 0)
-		return fail(r, lineno, -EINVAL, "bad port number");
+		return bad_line(r, lineno, -EINVAL, "bad port number");
 	if (!(d = add_decl(r)))
-		return fail(r, lineno, -ENOMEM, "%s", strerror(ENOMEM));
+		return bad_line(r, lineno, -ENOMEM, "%s", strerror(ENOMEM));
 	d->a = r->n_nodes - 1;
 	d->ap = port;
 	d->line = lineno;
 	d->w = SIM_WIDTH_EN;
 	d->s = SIM_SPEED_EN;
 	if (tok_quoted(&p, d->peer, sizeof(d->peer)) < 0 || tok_bracket(&p, &d->bp) < 0)
-		return fail(r, lineno, -EINVAL, "bad cable (want `[port] \"peer\"[port]`)");
+		return bad_line(r, lineno, -EINVAL, "bad cable (want `[port] \"peer\"[port]`)");
 	if (*p == '(') {   /* an optional (GUID) as ibnetdiscover writes it: unused */
 		uint64_t ignored;
 
 		if (tok_paren_hex(&p, &ignored) < 0)
-			return fail(r, lineno, -EINVAL, "bad (GUID) after the peer port");
+			return bad_line(r, lineno, -EINVAL, "bad (GUID) after the peer port");
 	}
 	for (;;) {
 		unsigned v;
@@ -383,18 +383,18 @@ static int net_line(struct reader *r, char *line, unsigned lineno)
 		if (!strncmp(p, "w=", 2)) {
 			p += 2;
 			if (tok_uint(&p, SIM_WIDTH_SUP, &v) < 0 || !(v & SIM_WIDTH_SUP))
-				return fail(r, lineno, -EINVAL, "bad width mask w=");
+				return bad_line(r, lineno, -EINVAL, "bad width mask w=");
 			d->w = v;
 		} else if (!strncmp(p, "s=", 2)) {
 			p += 2;
 			if (tok_uint(&p, SIM_SPEED_SUP, &v) < 0 || !v)
-				return fail(r, lineno, -EINVAL, "bad speed mask s= (1..7)");
+				return bad_line(r, lineno, -EINVAL, "bad speed mask s= (1..7)");
 			d->s = v;
 		} else {
-			return fail(r, lineno, -EINVAL, "unknown option \"%s\"", p);
+			return bad_line(r, lineno, -EINVAL, "unknown option \"%s\"", p);
 		}
 		if (*p && *p != ' ' && *p != '\t')
-			return fail(r, lineno, -EINVAL, "bad option value");
+			return bad_line(r, lineno, -EINVAL, "bad option value");
 	}
 	return 0;
 }
@@ -407,7 +407,7 @@ static int cmp_by_name(const void *a, const void *b)
 static int make_keys(struct reader *r, int (*cmp)(const void *, const void *))
 {
 	if (!(r->by_key = malloc((r->n_nodes + 1) * sizeof(*r->by_key))))
-		return fail(r, 0, -ENOMEM, "%s", strerror(ENOMEM));
+		return bad_line(r, 0, -ENOMEM, "%s", strerror(ENOMEM));
 	for (size_t i = 0; i < r->n_nodes; i++) {
 		r->by_key[i].name = r->nodes[i].name;
 		r->by_key[i].guid = r->nodes[i].fn->guid;
@@ -447,7 +447,7 @@ static int net_resolve(struct reader *r)
 		struct tdecl *d = &r->decls[i];
 
 		if (find_name(r, d->peer, &d->b) < 0)
-			return fail(r, d->line, -ENOENT, "unknown peer \"%s\"", d->peer);
+			return bad_line(r, d->line, -ENOENT, "unknown peer \"%s\"", d->peer);
 	}
 	return 0;
 }
@@ -474,18 +474,18 @@ static int ibnd_rate(struct reader *r, const char *p, unsigned lineno, unsigned 
 		if ((q[0] == ' ' || q[0] == '\t') && q[1] && q[1] != ' ' && q[1] != '\t')
 			last = q + 1;
 	if (tok_uint(&last, 12, &lanes) < 0 || *last != 'x')
-		return fail(r, lineno, -EINVAL, "no width and speed (like 4xSDR) at the end");
+		return bad_line(r, lineno, -EINVAL, "no width and speed (like 4xSDR) at the end");
 	switch (lanes) {
 	case 1: *w = IBT_WIDTH_1X; break;
 	case 2: *w = IBT_WIDTH_2X; break;
 	case 4: *w = IBT_WIDTH_4X; break;
 	case 8: *w = IBT_WIDTH_8X; break;
 	case 12: *w = IBT_WIDTH_12X; break;
-	default: return fail(r, lineno, -EINVAL, "unknown width %ux", lanes);
+	default: return bad_line(r, lineno, -EINVAL, "unknown width %ux", lanes);
 	}
 	*s = ibt_speed_parse(last + 1);
 	if (!*s || strchr(last + 1, ','))
-		return fail(r, lineno, -EINVAL, "unknown speed \"%s\"", last + 1);
+		return bad_line(r, lineno, -EINVAL, "unknown speed \"%s\"", last + 1);
 	return 0;
 }
 
@@ -500,32 +500,32 @@ static int ibnd_header(struct reader *r, const char *p, unsigned lineno)
 	int type;
 
 	if ((type = header_kind(&p, 0)) < 0)
-		return fail(r, lineno, -EINVAL, "bad line (want a Switch|Ca|Rt header, "
-			    "a port line or key=value)");
+		return bad_line(r, lineno, -EINVAL, "bad line (want a Switch|Ca|Rt header, "
+				"a port line or key=value)");
 	if (tok_uint(&p, MAX_PORTS, &nports) < 0 || nports == 0)
-		return fail(r, lineno, -EINVAL, "bad header: number of ports must be 1..%d",
-			    MAX_PORTS);
+		return bad_line(r, lineno, -EINVAL, "bad header: number of ports must be 1..%d",
+				MAX_PORTS);
 	if (ibnd_guid_name(&p, &guid) < 0)
-		return fail(r, lineno, -EINVAL, "bad header: want \"S-<guid>\" or \"H-<guid>\"");
+		return bad_line(r, lineno, -EINVAL, "bad header: want \"S-<guid>\" or \"H-<guid>\"");
 	p = skip_ws(p);
 	if (*p == '#') {
 		p++;
 		if (tok_quoted(&p, desc, sizeof(desc)) < 0)
-			return fail(r, lineno, -EINVAL, "bad header: want # \"description\"");
+			return bad_line(r, lineno, -EINVAL, "bad header: want # \"description\"");
 	}
 	if ((q = strstr(p, " lid ")) && sscanf(q, " lid %u lmc %u", &lid, &lmc) < 1)
-		return fail(r, lineno, -EINVAL, "bad header: bad lid");
+		return bad_line(r, lineno, -EINVAL, "bad header: bad lid");
 	if (lid > 0xffff || lmc > 7)
-		return fail(r, lineno, -EINVAL, "bad header: lid or lmc out of range");
+		return bad_line(r, lineno, -EINVAL, "bad header: lid or lmc out of range");
 	if (!(t = add_tnode(r, type, guid, nports, desc, lineno))) {
 		int e = errno;
 
 		for (size_t i = 0; e == EEXIST && i < r->n_nodes; i++)
 			if (r->nodes[i].fn->guid == guid)
-				return fail(r, lineno, -EEXIST,
-					    "duplicate node 0x%016llx (first on line %u)",
-					    (unsigned long long)guid, r->nodes[i].line);
-		return fail(r, lineno, -e, "%s", strerror(e));
+				return bad_line(r, lineno, -EEXIST,
+						"duplicate node 0x%016llx (first on line %u)",
+						(unsigned long long)guid, r->nodes[i].line);
+		return bad_line(r, lineno, -e, "%s", strerror(e));
 	}
 	t->fn->sysimg_guid = at->have_sysimg ? at->sysimg : guid;
 	t->fn->vendor_id = at->vendor;
@@ -550,34 +550,34 @@ static int ibnd_port(struct reader *r, const char *p, unsigned lineno)
 	const char *hash;
 
 	if (!t)
-		return fail(r, lineno, -EINVAL, "port line before any node header");
+		return bad_line(r, lineno, -EINVAL, "port line before any node header");
 	if (tok_bracket(&p, &port) < 0)
-		return fail(r, lineno, -EINVAL, "bad port number");
+		return bad_line(r, lineno, -EINVAL, "bad port number");
 	if (*p == '(' && tok_paren_hex(&p, &port_guid) < 0)
-		return fail(r, lineno, -EINVAL, "bad (port GUID)");
+		return bad_line(r, lineno, -EINVAL, "bad (port GUID)");
 	if (!(d = add_decl(r)))
-		return fail(r, lineno, -ENOMEM, "%s", strerror(ENOMEM));
+		return bad_line(r, lineno, -ENOMEM, "%s", strerror(ENOMEM));
 	d->a = r->n_nodes - 1;
 	d->ap = port;
 	d->line = lineno;
 	p = skip_ws(p);
 	if (ibnd_guid_name(&p, &d->peer_guid) < 0 || tok_bracket(&p, &d->bp) < 0)
-		return fail(r, lineno, -EINVAL, "bad port line (want \"S-<guid>\"[port])");
+		return bad_line(r, lineno, -EINVAL, "bad port line (want \"S-<guid>\"[port])");
 	if (*p == '(' && tok_paren_hex(&p, &ignored) < 0)
-		return fail(r, lineno, -EINVAL, "bad (peer port GUID)");
+		return bad_line(r, lineno, -EINVAL, "bad (peer port GUID)");
 	if (!(hash = strchr(p, '#')))
-		return fail(r, lineno, -EINVAL, "bad port line: no # comment with the rate");
+		return bad_line(r, lineno, -EINVAL, "bad port line: no # comment with the rate");
 	if (ibnd_rate(r, hash + 1, lineno, &d->w, &d->s) < 0)
 		return -EINVAL;
 	if (port == 0 || port > t->fn->nports)
-		return fail(r, lineno, -EINVAL, "port %u of \"%s\" does not exist (%u ports)",
-			    port, t->name, t->fn->nports);
+		return bad_line(r, lineno, -EINVAL, "port %u of \"%s\" does not exist (%u ports)",
+				port, t->name, t->fn->nports);
 	if (t->fn->type != IBT_NODE_SWITCH) {
 		struct fab_port *fp = &t->fn->ports[port];
 
 		if (sscanf(skip_ws(hash + 1), "lid %u lmc %u", &lid, &lmc) != 2 ||
 		    lid > 0xffff || lmc > 7)
-			return fail(r, lineno, -EINVAL, "bad port line: want # lid L lmc M");
+			return bad_line(r, lineno, -EINVAL, "bad port line: want # lid L lmc M");
 		fp->lid = (uint16_t)lid;
 		fp->lmc = (uint8_t)lmc;
 		fp->guid = port_guid ? port_guid : t->fn->guid + port;
@@ -603,7 +603,7 @@ static int ibnd_line(struct reader *r, char *line, unsigned lineno)
 		errno = 0;
 		v = strtoull(val, &end, 16);
 		if (errno || end == val || (*end && *end != '('))
-			return fail(r, lineno, -EINVAL, "bad value in \"%s\"", p);
+			return bad_line(r, lineno, -EINVAL, "bad value in \"%s\"", p);
 		if (!strncmp(p, "vendid=", 7)) {
 			at->vendor = (uint32_t)v;
 		} else if (!strncmp(p, "devid=", 6)) {
@@ -617,7 +617,7 @@ static int ibnd_line(struct reader *r, char *line, unsigned lineno)
 
 			if (*q == '(') {
 				if (tok_paren_hex(&q, &at->port_guid) < 0)
-					return fail(r, lineno, -EINVAL, "bad (port GUID) in \"%s\"", p);
+					return bad_line(r, lineno, -EINVAL, "bad (port GUID) in \"%s\"", p);
 				at->have_port_guid = 1;
 			}
 		}
@@ -658,8 +658,8 @@ static int ibnd_resolve(struct reader *r)
 			}
 		}
 		if (!found)
-			return fail(r, d->line, -ENOENT, "unknown peer 0x%016llx",
-				    (unsigned long long)d->peer_guid);
+			return bad_line(r, d->line, -ENOENT, "unknown peer 0x%016llx",
+					(unsigned long long)d->peer_guid);
 	}
 	return 0;
 }
@@ -681,14 +681,14 @@ static int set_end(struct reader *r, const struct tdecl *d, int own)
 			for (size_t i = 0; i < r->n_nodes; i++)
 				if (r->nodes[i].fn->guid == port->peer_guid)
 					other = &r->nodes[i];
-			return fail(r, d->line, -EINVAL,
-				    "port %u of \"%s\" cabled to \"%s\"[%u], but line %u cables it "
-				    "to \"%s\"[%u]", ap, a->name, b->name, bp, a->pline[ap],
-				    other ? other->name : "?", port->peer_port);
+			return bad_line(r, d->line, -EINVAL,
+					"port %u of \"%s\" cabled to \"%s\"[%u], but line %u cables it "
+					"to \"%s\"[%u]", ap, a->name, b->name, bp, a->pline[ap],
+					other ? other->name : "?", port->peer_port);
 		}
 		if (own && a->pexplicit[ap])
-			return fail(r, d->line, -EINVAL, "port %u of \"%s\" cabled twice "
-				    "(also on line %u)", ap, a->name, a->pline[ap]);
+			return bad_line(r, d->line, -EINVAL, "port %u of \"%s\" cabled twice "
+					"(also on line %u)", ap, a->name, a->pline[ap]);
 		if (!own || a->pexplicit[ap])
 			return 0;
 	}
@@ -715,14 +715,14 @@ static int apply_decls(struct reader *r)
 		int rc;
 
 		if (d->ap == 0 || d->ap > a->fn->nports)
-			return fail(r, d->line, -EINVAL, "port %u of \"%s\" does not exist (%u ports)",
-				    d->ap, a->name, a->fn->nports);
+			return bad_line(r, d->line, -EINVAL, "port %u of \"%s\" does not exist (%u ports)",
+					d->ap, a->name, a->fn->nports);
 		if (d->bp == 0 || d->bp > b->fn->nports)
-			return fail(r, d->line, -EINVAL, "port %u of \"%s\" does not exist (%u ports)",
-				    d->bp, b->name, b->fn->nports);
+			return bad_line(r, d->line, -EINVAL, "port %u of \"%s\" does not exist (%u ports)",
+					d->bp, b->name, b->fn->nports);
 		if (d->a == d->b && d->ap == d->bp)
-			return fail(r, d->line, -EINVAL, "port %u of \"%s\" cabled to itself",
-				    d->ap, a->name);
+			return bad_line(r, d->line, -EINVAL, "port %u of \"%s\" cabled to itself",
+					d->ap, a->name);
 		if ((rc = set_end(r, d, 1)) < 0 || (rc = set_end(r, d, 0)) < 0)
 			return rc;
 	}
@@ -749,9 +749,9 @@ static int net_finish(struct reader *r)
 			w = ibt_width_best(port->width_enabled & peer->width_enabled);
 			s = ibt_speed_best(port->speed_enabled & peer->speed_enabled);
 			if (!w || !s)
-				return fail(r, r->nodes[i].pline[p], -EINVAL,
-					    "port %u of \"%s\": the two ends enable no common %s",
-					    p, r->nodes[i].name, w ? "speed" : "width");
+				return bad_line(r, r->nodes[i].pline[p], -EINVAL,
+						"port %u of \"%s\": the two ends enable no common %s",
+						p, r->nodes[i].name, w ? "speed" : "width");
 			port->width_active = (uint8_t)w;
 			port->speed_active = (uint16_t)s;
 			port->width_supported = SIM_WIDTH_SUP;
@@ -828,7 +828,7 @@ struct fab *topo_file_parse(const char *name, const char *text, size_t len,
 	if (errlen)
 		err[0] = '\0';
 	if (!(r.fab = fab_new(subnet))) {
-		fail(&r, 0, -ENOMEM, "%s", strerror(ENOMEM));
+		bad_line(&r, 0, -ENOMEM, "%s", strerror(ENOMEM));
 		return NULL;
 	}
 	if (ibnd) {
@@ -842,7 +842,7 @@ struct fab *topo_file_parse(const char *name, const char *text, size_t len,
 			init_ports(r.nodes[i].fn);
 	}
 	if (rc == 0 && !r.n_nodes)
-		rc = fail(&r, 0, -EINVAL, "no nodes");
+		rc = bad_line(&r, 0, -EINVAL, "no nodes");
 	if (rc == 0)
 		rc = ibnd ? ibnd_resolve(&r) : net_resolve(&r);
 	if (rc == 0)
@@ -858,7 +858,7 @@ struct fab *topo_file_parse(const char *name, const char *text, size_t len,
 
 		fab_sort(r.fab);
 		if (fab_check(r.fab, msg, sizeof(msg)) < 0)
-			rc = fail(&r, 0, -EINVAL, "%s", msg);
+			rc = bad_line(&r, 0, -EINVAL, "%s", msg);
 	}
 	for (size_t i = 0; i < r.n_nodes; i++) {
 		free(r.nodes[i].pline);

@@ -50,10 +50,10 @@ static int plan_add(struct plan *p, const struct plan_cable *c)
 }
 
 /* A bad plan: "FILE:LINE: what" (lib/util/log.h's one form), -EINVAL. */
-static int fail(char *err, size_t errlen, const char *file, unsigned line, const char *fmt, ...)
+static int bad_plan(char *err, size_t errlen, const char *file, unsigned line, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-static int fail(char *err, size_t errlen, const char *file, unsigned line, const char *fmt, ...)
+static int bad_plan(char *err, size_t errlen, const char *file, unsigned line, const char *fmt, ...)
 {
 	va_list ap;
 	int rc;
@@ -116,20 +116,20 @@ static int check_ends(const struct plan *p, char *err, size_t errlen)
 		if (first == again)
 			continue;  /* a cable from a port to itself: refused when read */
 		if (same_cable(first, again))
-			rc = fail(err, errlen, p->source, again->line, "the cable %s[%u] - %s[%u] again "
-				  "(line %u has it)", again->a, again->a_port, again->b, again->b_port,
-				  first->line);
+			rc = bad_plan(err, errlen, p->source, again->line, "the cable %s[%u] - %s[%u] again "
+				      "(line %u has it)", again->a, again->a_port, again->b, again->b_port,
+				      first->line);
 		else
-			rc = fail(err, errlen, p->source, again->line, "%s[%u] is cabled to %s[%u] "
-				  "here and to %s[%u] on line %u", k[i].node, k[i].port,
-				  !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
-				  again->b : again->a,
-				  !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
-				  again->b_port : again->a_port,
-				  !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
-				  first->b : first->a,
-				  !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
-				  first->b_port : first->a_port, first->line);
+			rc = bad_plan(err, errlen, p->source, again->line, "%s[%u] is cabled to %s[%u] "
+				      "here and to %s[%u] on line %u", k[i].node, k[i].port,
+				      !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
+				      again->b : again->a,
+				      !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
+				      again->b_port : again->a_port,
+				      !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
+				      first->b : first->a,
+				      !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
+				      first->b_port : first->a_port, first->line);
 	}
 	free(k);
 	return rc;
@@ -209,49 +209,49 @@ static int csv_line(struct plan *p, const char *s, size_t len, unsigned line, in
 	int n = split_csv(s, len, f, 6);
 
 	if (n < 0)
-		return fail(err, errlen, p->source, line, "an unclosed quote or a field over %d "
-			    "characters", PLAN_MAX_FIELD - 1);
+		return bad_plan(err, errlen, p->source, line, "an unclosed quote or a field over %d "
+				"characters", PLAN_MAX_FIELD - 1);
 	if (*header && n >= 1 && !strcasecmp(f[0], "node")) {
 		*header = 0;
 		return 0;
 	}
 	*header = 0;
 	if (n < 4 || n > 6)
-		return fail(err, errlen, p->source, line, "%d fields: a cable is node,port,peer,"
-			    "peer_port[,width[,speed]]", n);
+		return bad_plan(err, errlen, p->source, line, "%d fields: a cable is node,port,peer,"
+				"peer_port[,width[,speed]]", n);
 	for (int i = 0; i < 3; i += 2) {
 		if (!f[i][0])
-			return fail(err, errlen, p->source, line, "field %d (%s) is empty", i + 1,
-				    i ? "peer" : "node");
+			return bad_plan(err, errlen, p->source, line, "field %d (%s) is empty", i + 1,
+					i ? "peer" : "node");
 		if (strlen(f[i]) > FAB_DESC_LEN)
-			return fail(err, errlen, p->source, line, "field %d: a node description "
-				    "is at most %d characters", i + 1, FAB_DESC_LEN);
+			return bad_plan(err, errlen, p->source, line, "field %d: a node description "
+					"is at most %d characters", i + 1, FAB_DESC_LEN);
 	}
 	snprintf(c.a, sizeof(c.a), "%s", f[0]);
 	snprintf(c.b, sizeof(c.b), "%s", f[2]);
 	if (port_num(f[1], &c.a_port) < 0)
-		return fail(err, errlen, p->source, line, "field 2 (port): \"%s\" is not a port "
-			    "number 1..254", f[1]);
+		return bad_plan(err, errlen, p->source, line, "field 2 (port): \"%s\" is not a port "
+				"number 1..254", f[1]);
 	if (port_num(f[3], &c.b_port) < 0)
-		return fail(err, errlen, p->source, line, "field 4 (peer_port): \"%s\" is not a "
-			    "port number 1..254", f[3]);
+		return bad_plan(err, errlen, p->source, line, "field 4 (peer_port): \"%s\" is not a "
+				"port number 1..254", f[3]);
 	if (!strcmp(c.a, c.b) && c.a_port == c.b_port)
-		return fail(err, errlen, p->source, line, "a cable from %s[%u] to itself", c.a,
-			    c.a_port);
+		return bad_plan(err, errlen, p->source, line, "a cable from %s[%u] to itself", c.a,
+				c.a_port);
 	if (n >= 5 && f[4][0]) {
 		unsigned w = ibt_width_parse(f[4]);
 
 		if (!w || ibt_width_lanes(w) <= 0)
-			return fail(err, errlen, p->source, line, "field 5 (width): \"%s\" is not "
-				    "one width (1x, 2x, 4x, 8x, 12x)", f[4]);
+			return bad_plan(err, errlen, p->source, line, "field 5 (width): \"%s\" is not "
+					"one width (1x, 2x, 4x, 8x, 12x)", f[4]);
 		c.width = w;
 	}
 	if (n == 6 && f[5][0]) {
 		unsigned sp = ibt_speed_parse(f[5]);
 
 		if (!sp || (sp & (sp - 1)))
-			return fail(err, errlen, p->source, line, "field 6 (speed): \"%s\" is not "
-				    "one speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR)", f[5]);
+			return bad_plan(err, errlen, p->source, line, "field 6 (speed): \"%s\" is not "
+					"one speed (SDR, DDR, QDR, FDR10, FDR, EDR, HDR, NDR, XDR)", f[5]);
 		c.speed = sp;
 	}
 	return plan_add(p, &c) < 0 ? -ENOMEM : 0;
@@ -288,7 +288,7 @@ static struct plan *parse_csv(const char *name, const char *text, size_t len, ch
 			snprintf(err, errlen, "%s: %s", name, strerror(ENOMEM));
 	}
 	if (rc == 0 && !p->n)
-		rc = fail(err, errlen, name, 0, "no cables");
+		rc = bad_plan(err, errlen, name, 0, "no cables");
 	if (rc == 0)
 		rc = check_ends(p, err, errlen);
 	if (rc < 0) {
