@@ -1,6 +1,6 @@
 /* cli/local.c: loomctl --db: the read commands answered straight from a
  * database, without a daemon. The arguments and results are the daemon's
- * (daemon/core/queries.c runs the same lib/db/db_query.h calls), so every command
+ * (daemon/fabric/queries.c runs the same lib/db/db_query.h calls), so every command
  * prints the same either way. */
 #include "autoconf.h"
 #include "loomctl.h"

@@ -8,7 +8,7 @@
  *   on the switches), qos/qos_ib and qos/qos_ibcc (OpenSM's QoS and CC
  *   options), tenants (partitions and VLANs of jobs), telemetry (counters,
  *   alarms, job impact), validate (the cabling plan and the fabric's rules),
- *   slurm (topology.conf), core/queries (the fabric read commands), http
+ *   slurm (topology.conf), fabric/queries (the fabric read commands), http
  *   (listeners) with its metrics, web view and REST API, routing/osm_report
  *   (OpenSM's reports through loom's plugin).
  * Signals drive reload (each module handed the new configuration) and
@@ -37,7 +37,7 @@
 #include "lib/util/log.h"
 #include "daemon/routing/osm_report.h"
 #include "lib/util/proto.h"
-#include "daemon/core/queries.h"
+#include "daemon/fabric/queries.h"
 #include "daemon/qos/qos.h"
 #include "daemon/qos/qos_ib.h"
 #include "daemon/qos/qos_ibcc.h"

@@ -2,7 +2,7 @@
  * one frame of the control protocol (lib/util/proto.h).
  *
  * The fabric queries answer every client that asked the same thing at the
- * same data version with one result (daemon/core/queries.c). Encoding it
+ * same data version with one result (daemon/fabric/queries.c). Encoding it
  * again for each of them, and copying it into each connection's output,
  * would cost a hundred pollers of a 10k-host node list a hundred encodes
  * on the loop and a hundred copies of 4 MB. So a large result is encoded

@@ -29,7 +29,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/core/ctl_impl.h"
 #include "daemon/core/ctl_limits.h"
-#include "daemon/core/queries.h"
+#include "daemon/fabric/queries.h"
 #include "daemon/core/store.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
@@ -652,7 +652,7 @@ START_TEST(the_gate_refuses_changes_not_reads)
 }
 END_TEST
 
-/* The fabric queries (daemon/core/queries.c) run off the loop; the same
+/* The fabric queries (daemon/fabric/queries.c) run off the loop; the same
  * question at the same data version joins the query under way (both
  * answers are one result), a write in between makes it ask again, and
  * ctl_version gives the version only to whom may run the command. */

@@ -1,4 +1,4 @@
-/* daemon/core/queries.c: read-only fabric commands on the control socket.
+/* daemon/fabric/queries.c: read-only fabric commands on the control socket.
  *
  * Each runs its query (lib/db/db_query.h) off the loop, on a work queue
  * thread with a read-only connection of its own: a list of the whole
@@ -16,7 +16,7 @@
  * clients polling the node list cost one query, not a queue of a hundred
  * that would go on long after they have gone. */
 #include "autoconf.h"
-#include "daemon/core/queries.h"
+#include "daemon/fabric/queries.h"
 
 #include <errno.h>
 #include <stdio.h>

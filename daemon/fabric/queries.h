@@ -1,4 +1,4 @@
-/* daemon/core/queries.h: the read-only fabric commands of the control socket
+/* daemon/fabric/queries.h: the read-only fabric commands of the control socket
  * (nodes, node, ports, links, events, switches), answered from the database through
  * lib/db/db_query.h, exactly as loomctl --db answers them on a stopped daemon. */
 #ifndef LOOMD_QUERIES_H
