@@ -19,6 +19,7 @@
 #include "daemon/core/file_atomic.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
+#include "daemon/ib/swept_fabs.h"
 #include "lib/fabric/fabric.h"
 #include "lib/fabric/hostmap.h"
 #include "lib/slurm/slurm_topo.h"
@@ -28,22 +29,15 @@
 
 extern char **environ;
 
-#define SLURM_MAX_SUBNETS 64
 #define SLURM_MAX_WAITING 8
 #define SCONTROL_TIMEOUT_MS 30000
-
-struct subnet {
-	char name[LOOM_NAME_LEN];
-	struct fab *last;              /* the last sweep's (fab_hold: a job holds it too) */
-};
 
 struct slurm_mod {
 	struct event_base *base;
 	struct ctl *ctl;               /* its gate: under ha, only the leader reconfigures */
 	struct loom_config conf;       /* a copy: the keys of slurm: and tenants' host rule */
 	struct work_queue *work;
-	struct subnet subnets[SLURM_MAX_SUBNETS];
-	size_t n_subnets;
+	struct swept_fabs fabs;        /* each subnet's last fabric */
 	int keeping, again;            /* the file's job is queued or running; a newer sweep */
 	int reset;                     /* a reload changed the file's keys meanwhile */
 	struct slurm_topo prev;        /* what the file says (valid when prev_body) */
@@ -332,44 +326,16 @@ out:
 
 /* ---- the loop -------------------------------------------------------------------------- */
 
-static struct subnet *subnet_of(struct slurm_mod *m, const char *name, int make)
-{
-	for (size_t i = 0; i < m->n_subnets; i++)
-		if (!strcmp(m->subnets[i].name, name))
-			return &m->subnets[i];
-	if (!make || m->n_subnets == SLURM_MAX_SUBNETS)
-		return NULL;
-	memset(&m->subnets[m->n_subnets], 0, sizeof(m->subnets[0]));
-	snprintf(m->subnets[m->n_subnets].name, sizeof(m->subnets[0].name), "%s", name);
-	return &m->subnets[m->n_subnets++];
-}
-
 /* The subnet whose fabric Slurm gets: `want`, else slurm.subnet, else the
  * only one swept. NULL with why. */
-static struct subnet *chosen(struct slurm_mod *m, const char *want, char *why, size_t len)
+static const struct swept_fab *chosen(struct slurm_mod *m, const char *want, char *why,
+				      size_t len)
 {
-	const char *name = want && want[0] ? want : m->conf.slurm_subnet;
-	struct subnet *s = NULL;
+	int i = swept_fabs_choose(&m->fabs, want, m->conf.slurm_subnet,
+				  "slurm.subnet (or --subnet) to the one Slurm's nodes are on", why,
+				  len);
 
-	if (name[0]) {
-		if (!(s = subnet_of(m, name, 0)) || !s->last)
-			snprintf(why, len, "subnet \"%s\" was not swept since loomd started", name);
-		return s && s->last ? s : NULL;
-	}
-	for (size_t i = 0; i < m->n_subnets; i++)
-		if (m->subnets[i].last) {
-			if (s) {
-				snprintf(why, len, "loomd sweeps several subnets (%s, %s...): set "
-					 "slurm.subnet (or --subnet) to the one Slurm's nodes are on",
-					 s->name, m->subnets[i].name);
-				return NULL;
-			}
-			s = &m->subnets[i];
-		}
-	if (!s)
-		snprintf(why, len, "no subnet was swept since loomd started: try again after "
-			 "`loomctl discover --wait`");
-	return s;
+	return i < 0 ? NULL : &m->fabs.s[i];
 }
 
 static void keep(struct slurm_mod *m);
@@ -445,7 +411,7 @@ static void job_free(void *arg)
 
 static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free = job_free };
 
-static struct sjob *sjob_new(struct slurm_mod *m, struct ctl_req *req, struct subnet *s,
+static struct sjob *sjob_new(struct slurm_mod *m, struct ctl_req *req, const struct swept_fab *s,
 			     int format)
 {
 	struct sjob *j = calloc(1, sizeof(*j));
@@ -474,7 +440,7 @@ static struct sjob *sjob_new(struct slurm_mod *m, struct ctl_req *req, struct su
 static void keep(struct slurm_mod *m)
 {
 	char why[512];
-	struct subnet *s;
+	const struct swept_fab *s;
 	struct sjob *j;
 	int rc;
 
@@ -507,15 +473,9 @@ static void keep(struct slurm_mod *m)
 void slurm_on_swept(void *arg, const char *subnet, struct fab *fab)
 {
 	struct slurm_mod *m = arg;
-	struct subnet *s = subnet_of(m, subnet, 1);
 
-	if (!s) {
-		fab_free(fab);
-		return;
-	}
-	fab_free(s->last);
-	s->last = fab;
-	keep(m);
+	if (swept_fabs_keep(&m->fabs, subnet, fab) >= 0)
+		keep(m);
 }
 
 static void cmd_topology(struct ctl_req *req, json_t *args, void *arg)
@@ -523,7 +483,7 @@ static void cmd_topology(struct ctl_req *req, json_t *args, void *arg)
 	struct slurm_mod *m = arg;
 	char subnet[LOOM_NAME_LEN] = "", fmt[16] = "", why[512];
 	int format = m->conf.slurm_topology_format, rc;
-	struct subnet *s;
+	const struct swept_fab *s;
 	struct sjob *j;
 
 	if (ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0) < 0 ||
@@ -577,8 +537,7 @@ void slurm_free(struct slurm_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
-	for (size_t i = 0; i < m->n_subnets; i++)
-		fab_free(m->subnets[i].last);
+	swept_fabs_clear(&m->fabs);
 	slurm_topo_clear(&m->prev);
 	free(m->prev_body);
 	free(m->refused_body);

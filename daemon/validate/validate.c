@@ -14,6 +14,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
+#include "daemon/ib/swept_fabs.h"
 #include "daemon/validate/store_validate.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
@@ -30,7 +31,6 @@
 
 /* Requests waiting behind the one under way: more are answered busy. */
 #define VALIDATE_MAX_WAITING 8
-#define VALIDATE_MAX_SUBNETS 64
 
 /* A plan shared by the module and its jobs: immutable once made; refs
  * counted on the loop only. (A fabric is shared the same way with
@@ -41,10 +41,9 @@ struct plan_ref {
 	char error[512];            /* the last check's "plan for another fabric" */
 };
 
-/* A swept subnet: its last fabric, and its after-sweep check. */
-struct subnet {
-	char name[LOOM_NAME_LEN];
-	struct fab *last;           /* the last sweep's (fab_hold: a job holds it too) */
+/* A swept subnet's after-sweep check (beside its fabric in fabs, by the
+ * same index). */
+struct subnet_check {
 	int checking;               /* an after-sweep check is queued or running */
 	int again;                  /* a newer fabric came meanwhile */
 	char plan_warned[512];      /* the plan error last logged for it */
@@ -56,8 +55,8 @@ struct validate_mod {
 	struct loom_config conf_copy; /* enabled, fat_tree, db path */
 	struct plan_ref *plan;      /* NULL: none configured */
 	struct work_queue *work;
-	struct subnet subnets[VALIDATE_MAX_SUBNETS];
-	size_t n_subnets;
+	struct swept_fabs fabs;     /* each subnet's last fabric */
+	struct subnet_check checks[SWEPT_FABS_MAX];
 };
 
 /* One check of one or more subnets: after a sweep (req NULL: recorded),
@@ -71,7 +70,7 @@ struct vjob {
 		struct fab *fab;    /* held */
 		json_t *result;
 		char plan_error[512];
-	} s[VALIDATE_MAX_SUBNETS];
+	} s[SWEPT_FABS_MAX];
 	struct plan_ref *plan;      /* NULL: no plan */
 	int fat_tree, want_fabric;
 	char db_path[PATH_MAX];
@@ -286,19 +285,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 
 /* ---- the loop ----------------------------------------------------------------------------- */
 
-static struct subnet *subnet_of(struct validate_mod *m, const char *name, int make)
-{
-	for (size_t i = 0; i < m->n_subnets; i++)
-		if (!strcmp(m->subnets[i].name, name))
-			return &m->subnets[i];
-	if (!make || m->n_subnets == VALIDATE_MAX_SUBNETS)
-		return NULL;
-	memset(&m->subnets[m->n_subnets], 0, sizeof(m->subnets[0]));
-	snprintf(m->subnets[m->n_subnets].name, sizeof(m->subnets[0].name), "%s", name);
-	return &m->subnets[m->n_subnets++];
-}
-
-static void after_sweep(struct validate_mod *m, struct subnet *s);
+static void after_sweep(struct validate_mod *m, int i);
 
 static void job_done(void *arg, int rc, const char *err)
 {
@@ -321,12 +308,13 @@ static void job_done(void *arg, int rc, const char *err)
 	if (rc < 0 && rc != -ECANCELED)
 		log_warn("validation: %s", err);
 	for (size_t i = 0; i < j->n; i++) {
-		struct subnet *s = subnet_of(m, j->s[i].subnet, 0);
+		int k = swept_fabs_find(&m->fabs, j->s[i].subnet);
+		struct subnet_check *s = k < 0 ? NULL : &m->checks[k];
 
 		if (!s)
 			continue;
 		if (j->s[i].plan_error[0] && strcmp(s->plan_warned, j->s[i].plan_error)) {
-			log_warn("subnet %s: the cabling plan is not checked: %s", s->name,
+			log_warn("subnet %s: the cabling plan is not checked: %s", j->s[i].subnet,
 				 j->s[i].plan_error);
 			snprintf(s->plan_warned, sizeof(s->plan_warned), "%s", j->s[i].plan_error);
 		} else if (!j->s[i].plan_error[0]) {
@@ -335,7 +323,7 @@ static void job_done(void *arg, int rc, const char *err)
 		s->checking = 0;
 		if (s->again && rc != -ECANCELED) {
 			s->again = 0;
-			after_sweep(m, s);
+			after_sweep(m, k);
 		}
 	}
 }
@@ -371,19 +359,23 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	return j;
 }
 
-static void job_add(struct vjob *j, struct subnet *s)
+static void job_add(struct vjob *j, const struct swept_fab *f)
 {
-	snprintf(j->s[j->n].subnet, sizeof(j->s[0].subnet), "%s", s->name);
-	j->s[j->n].fab = fab_hold(s->last);
+	snprintf(j->s[j->n].subnet, sizeof(j->s[0].subnet), "%s", f->name);
+	j->s[j->n].fab = fab_hold(f->last);
 	j->n++;
 }
 
-static void after_sweep(struct validate_mod *m, struct subnet *s)
+/* Subnet i of fabs was swept: check it now, or once the check under way
+ * ends. */
+static void after_sweep(struct validate_mod *m, int i)
 {
+	const struct swept_fab *f = &m->fabs.s[i];
+	struct subnet_check *s = &m->checks[i];
 	struct vjob *j;
 	int rc;
 
-	if (!m->conf_copy.validation_enabled || !s->last)
+	if (!m->conf_copy.validation_enabled || !f->last)
 		return;
 	if (s->checking) {
 		s->again = 1;   /* the newest fabric, once the check under way ends */
@@ -391,9 +383,9 @@ static void after_sweep(struct validate_mod *m, struct subnet *s)
 	}
 	if (!(j = vjob_new(m, NULL, 1)))
 		return;
-	job_add(j, s);
+	job_add(j, f);
 	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
-		log_warn("subnet %s: cannot start its validation: %s", s->name, strerror(-rc));
+		log_warn("subnet %s: cannot start its validation: %s", f->name, strerror(-rc));
 		job_free(j);
 		return;
 	}
@@ -403,15 +395,10 @@ static void after_sweep(struct validate_mod *m, struct subnet *s)
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab)
 {
 	struct validate_mod *m = arg;
-	struct subnet *s = subnet_of(m, subnet, 1);
+	int i = swept_fabs_keep(&m->fabs, subnet, fab);
 
-	if (!s) {
-		fab_free(fab);
-		return;
-	}
-	fab_free(s->last);
-	s->last = fab;
-	after_sweep(m, s);
+	if (i >= 0)
+		after_sweep(m, i);
 }
 
 static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
@@ -435,9 +422,9 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 		return;
 	}
 	j->want_fabric = fabric;
-	for (size_t i = 0; i < m->n_subnets; i++)
-		if (m->subnets[i].last && (!has_subnet || !strcmp(m->subnets[i].name, subnet)))
-			job_add(j, &m->subnets[i]);
+	for (size_t i = 0; i < m->fabs.n; i++)
+		if (m->fabs.s[i].last && (!has_subnet || !strcmp(m->fabs.s[i].name, subnet)))
+			job_add(j, &m->fabs.s[i]);
 	if (!j->n) {
 		job_free(j);
 		if (has_subnet)
@@ -499,8 +486,7 @@ void validate_free(struct validate_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
-	for (size_t i = 0; i < m->n_subnets; i++)
-		fab_free(m->subnets[i].last);
+	swept_fabs_clear(&m->fabs);
 	plan_unref(m->plan);
 	free(m);
 }
