@@ -230,32 +230,6 @@ static void client_resume_cb(evutil_socket_t fd, short what, void *arg)
 
 /* ---- requests ------------------------------------------------------------------------- */
 
-static const struct ctl_cmd *find_cmd(const struct ctl *ctl, const char *name)
-{
-	for (const struct ctl_cmd *c = ctl->cmds; c; c = c->next)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-/* The answer to an unknown command (a new reference). */
-static json_t *unknown_new(const struct ctl *ctl, json_int_t id, const char *name)
-{
-	char list[512] = "";
-	size_t off = 0;
-
-	/* Every command is public (their access is checked per request), so
-	 * naming them all helps and hides nothing. */
-	for (const struct ctl_cmd *c = ctl->cmds; c && off < sizeof(list); c = c->next) {
-		int w = snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "", c->name);
-
-		if (w > 0)
-			off += (size_t)w;
-	}
-	return proto_response_err_new(id, PROTO_ERR_UNKNOWN, "unknown command \"%.64s\"; "
-				      "commands: %s", name, list);
-}
-
 /* Put req on the pending list. */
 static void req_link(struct ctl *ctl, struct ctl_req *req)
 {
@@ -360,8 +334,8 @@ static void client_dispatch(struct ctl_client *cl, json_t *msg)
 		return;
 	}
 	log_debug("control: \"%.64s\" from uid %d (pid %d)", name, (int)cl->uid, (int)cl->pid);
-	if (!(cmd = find_cmd(ctl, name))) {
-		client_send(cl, unknown_new(ctl, id, name));
+	if (!(cmd = ctl_cmd_find(ctl, name))) {
+		client_send(cl, ctl_cmd_unknown_new(ctl, id, name));
 		return;
 	}
 	if (needs_role(ctl, cl, cmd, args)) {
@@ -654,12 +628,12 @@ static void call_answer_now(json_t *resp, ctl_answer_fn fn, void *arg)
 void ctl_call(struct ctl *ctl, const char *name, json_t *args, const struct authz_principal *who,
 	      ctl_answer_fn fn, void *arg)
 {
-	const struct ctl_cmd *cmd = find_cmd(ctl, name);
+	const struct ctl_cmd *cmd = ctl_cmd_find(ctl, name);
 	struct ctl_req *req;
 	json_t *empty = NULL;
 
 	if (!cmd) {
-		call_answer_now(unknown_new(ctl, 0, name), fn, arg);
+		call_answer_now(ctl_cmd_unknown_new(ctl, 0, name), fn, arg);
 		return;
 	}
 	if (!authz_allows(who->role, cmd->access)) {
@@ -937,73 +911,4 @@ int ctl_set_tenant_writers(struct ctl *ctl, const char *users, const char *group
 	snprintf(ctl->tenant_users, sizeof(ctl->tenant_users), "%s", users);
 	snprintf(ctl->tenant_groups, sizeof(ctl->tenant_groups), "%s", groups);
 	return 0;
-}
-
-static const struct ctl_arg no_args[] = { CTL_ARG_END };
-
-int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
-		 ctl_handler_fn fn, void *arg)
-{
-	struct ctl_cmd *c, **tail;
-	size_t len;
-
-	if (!cmd || !*cmd || !fn)
-		return -EINVAL;
-	if (find_cmd(ctl, cmd))
-		return -EEXIST;
-	len = strlen(cmd);
-	if (!(c = calloc(1, sizeof(*c) + len + 1)))
-		return -ENOMEM;
-	memcpy(c->name, cmd, len + 1);
-	c->access = access;
-	c->fn = fn;
-	c->arg = arg;
-	c->args = no_args;   /* until ctl_set_args says what it takes */
-	/* Appended, so "unknown-command" lists them in registration order. */
-	for (tail = &ctl->cmds; *tail; tail = &(*tail)->next)
-		;
-	*tail = c;
-	return 0;
-}
-
-int ctl_set_args(struct ctl *ctl, const char *cmd, const struct ctl_arg *spec)
-{
-	struct ctl_cmd *c = (struct ctl_cmd *)find_cmd(ctl, cmd);
-
-	if (!c)
-		return -ENOENT;
-	if (!spec)
-		return -EINVAL;
-	c->args = spec;
-	return 0;
-}
-
-int ctl_register_args(struct ctl *ctl, const char *cmd, enum ctl_access access,
-		      ctl_handler_fn fn, void *arg, const struct ctl_arg *spec)
-{
-	int rc = ctl_register(ctl, cmd, access, fn, arg);
-
-	return rc < 0 ? rc : ctl_set_args(ctl, cmd, spec);
-}
-
-int ctl_set_version(struct ctl *ctl, const char *cmd, ctl_version_fn fn, void *arg)
-{
-	struct ctl_cmd *c = (struct ctl_cmd *)find_cmd(ctl, cmd);
-
-	if (!c)
-		return -ENOENT;
-	if (c->access != CTL_READ)
-		return -EINVAL;   /* only reads are ever kept */
-	c->version = fn;
-	c->version_arg = arg;
-	return 0;
-}
-
-int ctl_version(struct ctl *ctl, const char *name, const struct authz_principal *who,
-		unsigned *version)
-{
-	const struct ctl_cmd *c = find_cmd(ctl, name);
-
-	return c && c->version && authz_allows(who->role, c->access) &&
-	       c->version(c->version_arg, version) == 0;
 }

@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "daemon/core/ctl_argspec.h"
+
 struct event_base;
 struct ctl;
 struct ctl_req;
@@ -62,42 +64,14 @@ int ctl_list_has(const char *list, const char *name);
 int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 		 ctl_handler_fn fn, void *arg);
 
-/* The arguments a command takes, checked in one place before its handler
- * runs, from the socket and from ctl_call alike: a key not in the list, or
- * a value not of its type, is answered bad-request naming the key (and,
- * for an unknown key, the keys the command takes); the handler never sees
- * the request. Types: a string; true/false (null refused); an integer
- * from min to max (a real such as 4660.0, a string "0x1234", or a value out
- * of range refused); a number (integer or real) from min to max. null
- * stands for an absent string, integer or number. What only the handler
- * can judge (a name that must exist, a key in use) stays its own.
- * A command registered with ctl_register alone takes no argument (refused
+/* The arguments a command takes (ctl_argspec.h: the types, the check). A
+ * command registered with ctl_register alone takes no argument (refused
  * by default); ctl_set_args declares what it takes: `spec` is static,
  * ended by CTL_ARG_END; 0, -ENOENT (no such command) or -EINVAL (NULL). */
-enum ctl_arg_type {
-	CTL_ARG_STRING,
-	CTL_ARG_BOOL,
-	CTL_ARG_INT,
-	CTL_ARG_NUMBER,
-};
-struct ctl_arg {
-	const char *key;
-	enum ctl_arg_type type;
-	json_int_t min, max;          /* CTL_ARG_INT, CTL_ARG_NUMBER */
-};
-#define CTL_ARG_S(k) { (k), CTL_ARG_STRING, 0, 0 }
-#define CTL_ARG_B(k) { (k), CTL_ARG_BOOL, 0, 0 }
-#define CTL_ARG_I(k, lo, hi) { (k), CTL_ARG_INT, (lo), (hi) }
-#define CTL_ARG_N(k, lo, hi) { (k), CTL_ARG_NUMBER, (lo), (hi) }
-#define CTL_ARG_END { NULL, CTL_ARG_STRING, 0, 0 }
 int ctl_set_args(struct ctl *ctl, const char *cmd, const struct ctl_arg *spec);
 /* ctl_register, then ctl_set_args. */
 int ctl_register_args(struct ctl *ctl, const char *cmd, enum ctl_access access,
 		      ctl_handler_fn fn, void *arg, const struct ctl_arg *spec);
-/* The check itself, pure: 0, or -EINVAL with the message in err. args
- * must be an object (the protocol's parser sees to it). */
-int ctl_args_check(const char *cmd, const struct ctl_arg *spec, const json_t *args, char *err,
-		   size_t errlen);
 
 /* A gate on every command that is not CTL_READ, from the socket and from
  * ctl_call alike, asked once the caller's rights are checked: NULL lets it

@@ -123,4 +123,9 @@ void ctl_audit(const struct ctl_cmd *cmd, const struct authz_principal *who,
  * looked up, -errno. */
 int ctl_identity(struct ctl *ctl, uid_t uid, const struct ctl_ident **id);
 
+/* ctl_cmds.c: the command called name, or NULL; the answer to an unknown
+ * one, naming them all (a new reference). */
+const struct ctl_cmd *ctl_cmd_find(const struct ctl *ctl, const char *name);
+json_t *ctl_cmd_unknown_new(const struct ctl *ctl, json_int_t id, const char *name);
+
 #endif

@@ -12,14 +12,12 @@
  * frees it when we answer (the same as /metrics does); at api_free the
  * calls still running are orphaned, their answers dropped.
  *
- * Issue 37: wrong credentials are counted per client address in the
- * listener's one table (api_rate.h, shared with /metrics' token): an
- * address over its budget is 429 before its credential is looked at, and
- * a wrong one is logged here, at most a line a minute (api_auth_failed).
- * A query key may be given once. Every answer says nosniff and
+ * Issue 37: a request's credential is api_auth.c's (wrong ones counted per
+ * client address, 429 over the budget). A query key may be given once. Every answer says nosniff and
  * Cache-Control: private, no-store (api_send_headers). */
 #include "autoconf.h"
 #include "daemon/http/api.h"
+#include "daemon/http/api_auth.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -503,93 +501,6 @@ static void get_job(struct api *a, struct evhttp_request *req, const char *seg,
 	json_decref(o);
 }
 
-/* ---- authentication ------------------------------------------------------------------- */
-
-/* The client's address as the wrong-token budget keys it (api_rate.h). */
-static void peer_of(struct evhttp_request *req, char *out, size_t len)
-{
-	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
-	char *addr = NULL;
-	ev_uint16_t port = 0;
-
-	if (evcon)
-		evhttp_connection_get_peer(evcon, &addr, &port);
-	api_fails_key(addr ? addr : "?", out, len);
-}
-
-int api_auth_throttled(struct evhttp_request *req)
-{
-	char peer[64], after[16];
-	int wait;
-
-	peer_of(req, peer, sizeof(peer));
-	if ((wait = api_fails_wait(api_fails_shared(), peer, time(NULL))) <= 0)
-		return 0;
-	snprintf(after, sizeof(after), "%d", wait);
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Retry-After", after);
-	api_send_error(req, "rate-limited", "%d wrong tokens from %s within %d s: try again in "
-		       "%d s", API_FAILS_MAX, peer, API_FAILS_WINDOW_S, wait);
-	return 1;
-}
-
-void api_auth_failed(struct evhttp_request *req, const char *what)
-{
-	unsigned long since = 0;
-	char peer[64];
-
-	peer_of(req, peer, sizeof(peer));
-	if (api_fails_note(api_fails_shared(), peer, time(NULL), &since))
-		log_warn("http: %s from %s (%lu wrong credentials from all clients since the last "
-			 "such line, %llu since the start; %d from one address within %d s are "
-			 "refused)", what, peer, since, api_fails_shared()->total, API_FAILS_MAX,
-			 API_FAILS_WINDOW_S);
-}
-
-unsigned long long api_auth_failures(void)
-{
-	return api_fails_shared()->total;
-}
-
-/* The principal of req: 1, or 0 after answering 401 (429 for an address
- * over its wrong-token budget). */
-static int authenticate(struct api *a, struct evhttp_request *req, struct authz_principal *who)
-{
-	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
-	const char *auth = evhttp_find_header(in, "Authorization");
-	/* TLS client certificates: the verified subject CN of the peer's
-	 * certificate (tls.c; none on plain HTTP), and a "NAME ROLE cert"
-	 * line of the tokens file gives it its role. A bearer token, when
-	 * sent, is checked first. */
-	char cn[AUTHZ_NAME_LEN];
-	const char *cert_cn = http_tls_peer_name(req, cn, sizeof(cn)) == 0 ? cn : NULL;
-
-	if (api_auth_throttled(req))
-		return 0;
-	if (auth && !strncasecmp(auth, "Bearer ", 7)) {
-		const char *secret = auth + 7;
-
-		while (*secret == ' ')
-			secret++;
-		if (api_tokens_by_secret(a->tokens, secret, strlen(secret), who))
-			return 1;
-		api_auth_failed(req, "an unknown API token");
-		evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
-				  "Bearer realm=\"loom\", error=\"invalid_token\"");
-		api_send_error(req, "unauthorized", "unknown or revoked token");
-		return 0;
-	}
-	if (!auth && cert_cn && api_tokens_by_cert(a->tokens, cert_cn, who))
-		return 1;
-	if (auth || cert_cn)
-		api_auth_failed(req, auth ? "an Authorization header that is not Bearer" :
-				"an unlisted client certificate");
-	evhttp_add_header(evhttp_request_get_output_headers(req), "WWW-Authenticate",
-			  "Bearer realm=\"loom\"");
-	api_send_error(req, "unauthorized", auth ? "the Authorization header must be \"Bearer "
-		   "TOKEN\"" : "a token is required (Authorization: Bearer TOKEN)");
-	return 0;
-}
-
 /* ---- routing --------------------------------------------------------------------------- */
 
 /* Does `rel` (the path under /api/v1/) match the pattern? The "{}"
@@ -925,7 +836,7 @@ static void on_api(struct evhttp_request *req, void *arg)
 		api_send_error(req, PROTO_ERR_NOTFOUND, "not found");
 		return;
 	}
-	if (!authenticate(a, req, &who))
+	if (!api_authenticate(a->tokens, req, &who))
 		return;
 	rel = path + strlen(API_PREFIX);
 	for (size_t i = 0; i < N_ROUTES; i++) {

@@ -41,16 +41,4 @@ void api_free(struct api *a);
 /* The HTTP status of a protocol error code (docs/api.md). */
 int api_status(const char *code);
 
-/* Wrong credentials (issue 37), shared with /metrics' token
- * (metrics_http.c): one budget per client address (api_rate.h).
- * api_auth_throttled: 1 after answering 429 to an address over its
- * budget, else 0 (then check the credential). api_auth_failed: count a
- * wrong one (`what`, for the log line, itself at most one a minute).
- * api_auth_failures: how many since the start (/metrics'
- * loom_http_auth_failures_total). */
-struct evhttp_request;
-int api_auth_throttled(struct evhttp_request *req);
-void api_auth_failed(struct evhttp_request *req, const char *what);
-unsigned long long api_auth_failures(void);
-
 #endif

@@ -374,12 +374,18 @@ static void on_request(struct evhttp_request *req, void *arg)
 	const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
 	const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
 	unsigned cmd = (unsigned)evhttp_request_get_command(req);
+	const char *reason, *why;
 	const struct route *r;
 	char allow[96] = "";
+	int code;
 
 	request_arrived(m, req);
-	if (http_guard_request(req) < 0)   /* issue 37: smuggling, DNS rebinding */
+	/* issue 37: smuggling, DNS rebinding */
+	if ((code = http_guard_request(req, &reason, &why)) != 0) {
+		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
+		http_reply_text(req, code, reason, "%s", why);
 		return;
+	}
 	if (!path || !path[0])
 		path = "/";
 	if (!(r = find_route(m, path))) {

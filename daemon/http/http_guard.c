@@ -23,7 +23,6 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
-#include "daemon/http/http.h"
 #include "lib/util/log.h"
 
 /* ---- NUL bytes -------------------------------------------------------------------- */
@@ -141,12 +140,6 @@ static unsigned count_header(const struct evkeyvalq *h, const char *name)
 	return n;
 }
 
-static void refuse(struct evhttp_request *req, int code, const char *reason, const char *why)
-{
-	evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
-	http_reply_text(req, code, reason, "%s", why);
-}
-
 /* What is wrong with the request's framing headers, or NULL. */
 static const char *framing_error(const struct evkeyvalq *in)
 {
@@ -161,20 +154,21 @@ static const char *framing_error(const struct evkeyvalq *in)
 	return NULL;
 }
 
-int http_guard_request(struct evhttp_request *req)
+int http_guard_request(struct evhttp_request *req, const char **reason, const char **why)
 {
 	const struct evkeyvalq *in = evhttp_request_get_input_headers(req);
-	const char *host = evhttp_find_header(in, "Host"), *why = framing_error(in);
+	const char *host = evhttp_find_header(in, "Host");
 	char self[INET6_ADDRSTRLEN] = "";
 
-	if (why) {
-		refuse(req, 400, "Bad Request", why);
-		return -1;
+	if ((*why = framing_error(in))) {
+		*reason = "Bad Request";
+		return 400;
 	}
 	if (host && local_loopback(req, self, sizeof(self)) && !http_guard_host_ok(host, self)) {
-		refuse(req, 421, "Misdirected Request", "this listener is on loopback: Host must be "
-		       "localhost, a 127.x.y.z address or [::1] (DNS rebinding)");
-		return -1;
+		*reason = "Misdirected Request";
+		*why = "this listener is on loopback: Host must be localhost, a 127.x.y.z address "
+		       "or [::1] (DNS rebinding)";
+		return 421;
 	}
 	return 0;
 }

@@ -14,7 +14,8 @@
  *    the browser): 421. A request without Host (HTTP/1.0) passes.
  *
  * http.c calls http_guard_watch() on each connection's bufferevent and
- * http_guard_request() on each request before its route. */
+ * http_guard_request() on each request before its route, and answers a
+ * refusal itself (this file knows nothing of http.c). */
 #ifndef LOOMD_HTTP_GUARD_H
 #define LOOMD_HTTP_GUARD_H
 
@@ -23,8 +24,9 @@ struct evhttp_request;
 
 /* Watch what the client sends on bev for a NUL byte (closes it). */
 void http_guard_watch(struct bufferevent *bev);
-/* 0: the request may go to its route; -1: it has been answered. */
-int http_guard_request(struct evhttp_request *req);
+/* 0: the request may go to its route; else the HTTP status to refuse it
+ * with (the connection then closed), its reason phrase and why. */
+int http_guard_request(struct evhttp_request *req, const char **reason, const char **why);
 /* Is `host` (a Host header: name or address, an optional :port) a name
  * of the loopback listener whose own address is `self` ("127.0.0.1",
  * "::1", or NULL)? 1 or 0. Pure, for the unit test. */

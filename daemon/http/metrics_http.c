@@ -35,7 +35,7 @@
 #include "daemon/core/config.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
-#include "daemon/http/api.h"
+#include "daemon/http/api_auth.h"
 #include "daemon/http/api_tokens.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
