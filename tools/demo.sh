@@ -206,7 +206,7 @@ fi
 echo "== loomctl slurm topology: the topology.conf for Slurm from the live fabric (its first lines)"
 $ctl slurm topology | head -n 8
 echo "== loomctl tenant hosts --map: a host map of the fabric as its node descriptions name the"
-echo "   hosts. Descriptions are set by each host's root, so tenants trust only tenants.host_map"
+echo "   hosts. Root on each host sets its descriptions, so tenants trust only tenants.host_map"
 echo "   (tenants.host_identity: map): the operator checks these lines and keeps them as the map"
 $ctl tenant hosts --map >"$work/hosts.map.new"
 head -n 6 "$work/hosts.map.new"
