@@ -25,9 +25,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-for t in curl python3; do
-	command -v "$t" >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need curl python3
 loom_work
 
 failed=""

@@ -7,7 +7,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 python3 -c 'import yaml, jsonschema' 2>/dev/null ||
 	loom_skip "python3-yaml and python3-jsonschema are not installed"
 loom_work

@@ -9,9 +9,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-for t in curl openssl python3; do
-	command -v "$t" >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need curl openssl python3
 loom_work
 
 pki=$work/pki

@@ -28,7 +28,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 command -v dump_fts >/dev/null 2>&1 || loom_skip "dump_fts (infiniband-diags) is not installed"
 loom_work
 

@@ -24,8 +24,8 @@
 #     is missing. An NVUE switch of release 5.4 (qos/counters): read alike.
 set -eu
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
-command -v curl >/dev/null 2>&1 || loom_skip "curl is not installed"
+loom_need python3
+loom_need curl
 NVUE=$B/plugins/nvue/.libs/nvue.so
 EOS=$B/plugins/eos/.libs/eos.so
 [ -e "$NVUE" ] && [ -e "$EOS" ] || loom_skip "the nvue and eos plugins are not built"

@@ -18,7 +18,7 @@
 # queued) and counters.sh.
 set -eu
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 loom_work
 
 # The stand-in: one connection per mode in argv, in order; each request is

@@ -9,7 +9,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || loom_skip "needs root (acts as nobody)"
-command -v setpriv >/dev/null 2>&1 || loom_skip "setpriv is not installed"
+loom_need setpriv
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 # A python3 that nobody may run (root's may be a shim in /root).
 PY=""

@@ -9,8 +9,8 @@
 # loomd runs without a fabric (no simulator): the database is all it needs.
 set -eu
 . "$(dirname "$0")/lib.sh"
-command -v setpriv >/dev/null 2>&1 || loom_skip "setpriv is not installed"
-command -v sqlite3 >/dev/null 2>&1 || loom_skip "sqlite3 is not installed"
+loom_need setpriv
+loom_need sqlite3
 group=users
 gid=$(getent group "$group" | cut -d: -f3) || loom_skip "no group $group"
 loom_work

@@ -13,7 +13,7 @@ set -eu
 loom_need_osm_plugin
 loom_netns "$@"
 loom_work
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 
 {
 	printf 'event_plugin_name loomosm\nrouting_engine loom\n'

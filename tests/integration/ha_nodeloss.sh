@@ -16,7 +16,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 command -v etcdctl >/dev/null 2>&1 || loom_skip "etcdctl is not installed (etcd-client)"
 command -v smpquery >/dev/null 2>&1 || loom_skip "smpquery is not installed (infiniband-diags)"
 loom_work

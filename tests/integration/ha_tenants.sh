@@ -24,7 +24,7 @@ set -eu
 T0=$(date +%s)
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 command -v etcdctl >/dev/null 2>&1 || loom_skip "etcdctl is not installed (etcd-client)"
 loom_work
 LOOM_HA_TTL=3

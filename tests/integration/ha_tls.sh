@@ -11,7 +11,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 command -v etcd >/dev/null 2>&1 || loom_skip "etcd is not installed (etcd-server)"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 loom_work
 P=$work/pki
 loom_pki "$P" 127.0.0.1 node-a

@@ -15,9 +15,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-for t in curl openssl python3 ss; do
-	command -v "$t" >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need curl openssl python3 ss
 loom_work
 client() { python3 "$S/tests/integration/tls_client.py" "$@"; }
 

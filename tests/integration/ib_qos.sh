@@ -19,9 +19,7 @@ set -eu
 . "$(dirname "$0")/ib_qos_lib.sh"
 loom_netns "$@"
 loom_work
-for t in smpquery saquery; do
-	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need smpquery saquery
 
 # The policy, once: the YAML and every expectation below come from these.
 MAX_VLS=4

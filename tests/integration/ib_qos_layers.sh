@@ -25,9 +25,7 @@ set -eu
 loom_need_osm_plugin
 loom_netns "$@"
 loom_work
-for t in smpquery saquery; do
-	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need smpquery saquery
 
 # The policy, once: the YAML and every expectation below come from these.
 # Classes on SLs 0 and 1, VLs 0 and 1; SLs 2.. repeat them.

@@ -24,6 +24,8 @@ PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 LOOM_PIDS=""
 
 loom_skip() { echo "SKIP: $*"; exit 77; }
+# loom_need TOOL...: skip the test unless every TOOL is on the PATH.
+loom_need() { for _t; do command -v "$_t" >/dev/null 2>&1 || loom_skip "$_t is not installed"; done; }
 
 # True when the loomd under test is built with AddressSanitizer (the
 # sanitizer lane, tools/check-asan.sh). Its allocator keeps freed memory in
@@ -61,9 +63,7 @@ loom_osm_fail() {
 loom_netns() {
 	if [ "${LOOM_IN_NETNS:-}" != 1 ]; then
 		[ "$(id -u)" -eq 0 ] || loom_skip "needs root (network namespace for ibsim)"
-		for t in ibsim opensm ibnetdiscover unshare ip; do
-			command -v "$t" >/dev/null 2>&1 || loom_skip "$t is not installed"
-		done
+		loom_need ibsim opensm ibnetdiscover unshare ip
 		[ -e "$PRELOAD" ] || loom_skip "$PRELOAD is missing (ibsim-utils)"
 		unshare -n true 2>/dev/null || loom_skip "cannot create a network namespace"
 		LOOM_IN_NETNS=1 exec unshare -n sh "$0" "$@"
@@ -272,7 +272,7 @@ loom_pki() {
 	_pki=$1; _ip=${2:-127.0.0.1}
 	[ $# -lt 2 ] || shift
 	shift
-	command -v openssl >/dev/null 2>&1 || loom_skip "openssl is not installed"
+	loom_need openssl
 	mkdir -p "$_pki/new"
 	: >"$_pki/index.txt"
 	echo 01 >"$_pki/serial"
@@ -340,7 +340,7 @@ loom_subnet_conf() { # the YAML for one configured subnet on the simulator's HCA
 # ports and data) take one member down and back; the cleanup stops them all.
 loom_etcd_cluster() {
 	command -v etcd >/dev/null 2>&1 || loom_skip "etcd is not installed (etcd-server)"
-	command -v curl >/dev/null 2>&1 || loom_skip "curl is not installed"
+	loom_need curl
 	LOOM_ETCD_N=$1
 	_enit="" LOOM_ETCD_ENDPOINTS=""
 	_e=1

@@ -9,7 +9,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 loom_work
 
 SEC_ADMIN=admin-secret-0123456789abcdef-0123

@@ -13,9 +13,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-for t in prometheus promtool curl python3; do
-	command -v "$t" >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need prometheus promtool curl python3
 loom_work
 
 code() { # code ARGS...: the HTTP status curl gets

@@ -15,9 +15,7 @@ set -eu
 loom_need_osm_plugin
 loom_netns "$@"
 loom_work
-for t in dump_fts smpquery saquery python3; do
-	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need dump_fts smpquery saquery python3
 
 osm_conf() { # osm_conf ENGINE [OPENSM.CONF LINES...]
 	_e=$1; shift

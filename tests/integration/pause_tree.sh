@@ -29,7 +29,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
 sonic_need
-command -v python3 >/dev/null 2>&1 || loom_skip "python3 is not installed"
+loom_need python3
 loom_work
 sonic_plugin_dir
 

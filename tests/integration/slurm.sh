@@ -19,7 +19,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
 loom_slurm_need
-command -v smpquery >/dev/null 2>&1 || loom_skip "smpquery is not installed"
+loom_need smpquery
 loom_work
 chmod 755 "$work"
 # slurmd and slurmctld need an address besides 127.0.0.1 in a namespace.

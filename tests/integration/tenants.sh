@@ -27,9 +27,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
 loom_work
-for t in smpquery setpriv; do
-	command -v $t >/dev/null 2>&1 || loom_skip "$t is not installed"
-done
+loom_need smpquery setpriv
 chmod 755 "$work"  # the unprivileged user of section 2 reaches the socket
 
 "$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"

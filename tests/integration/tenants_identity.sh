@@ -23,7 +23,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
 loom_work
-command -v smpquery >/dev/null 2>&1 || loom_skip "smpquery is not installed"
+loom_need smpquery
 
 "$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
 # host-0015's root describes its HCA as a second rail of host-0001.

@@ -35,7 +35,7 @@ set -eu
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/sonic_lib.sh"
 sonic_need
-command -v setpriv >/dev/null 2>&1 || loom_skip "setpriv is not installed"
+loom_need setpriv
 [ "$(id -u)" = 0 ] || loom_skip "needs root (a second uid)"
 loom_work
 chmod 755 "$work"  # uid 65534 of section 2 reaches the socket

@@ -10,7 +10,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-command -v curl >/dev/null 2>&1 || loom_skip "curl is not installed"
+loom_need curl
 loom_work
 
 port=$(loom_free_port)

@@ -12,7 +12,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
-command -v curl >/dev/null 2>&1 || loom_skip "curl is not installed"
+loom_need curl
 loom_browser
 loom_work
 art="$B/tests/artifacts/web_view"
