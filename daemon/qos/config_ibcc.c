@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/core/config_parse.h"
+#include "daemon/qos/config_ib.h"
 #include "daemon/qos/qos_ibcc.h"
 
 /* Lines of the keys seen, so that ibcc_check's "KEY: what" points at KEY. */
@@ -146,176 +146,165 @@ static int parse_delay(struct parse *p, const yaml_node_t *v, const char *key,
 	return 0;
 }
 
-static int parse_switch(struct parse *p, const yaml_node_t *v, struct ibcc_config *c,
-			struct lines *lines)
+/* One key of ib_cc.switch:. */
+static int switch_member(struct parse *p, const char *name, const char *key,
+			 const yaml_node_t *k, const yaml_node_t *val, void *lines)
 {
-	int rc;
+	struct ibcc_config *c = &p->c->ib_cc;
+	int rc = 0;
 
-	if (cfg_is_null(v))
-		return 0;
-	if ((rc = cfg_expect(p, v, "ib_cc.switch", YAML_MAPPING_NODE)) < 0)
-		return rc;
-	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
-	     pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		char key[96];
-		const char *name = cfg_member_key(p, v, pr, "ib_cc.switch", key, sizeof(key));
-
-		if (!name)
-			return -EINVAL;
-		note_line(lines, key, cfg_line(k));
-		if (!strcmp(name, "control_map"))
-			UINT_INTO(p, val, key, UINT32_MAX, c->sw.control_map);
-		else if (!strcmp(name, "victim_mask"))
-			rc = parse_mask(p, val, key, c->sw.victim_mask);
-		else if (!strcmp(name, "credit_mask"))
-			rc = parse_mask(p, val, key, c->sw.credit_mask);
-		else if (!strcmp(name, "threshold"))
-			UINT_INTO(p, val, key, 15, c->sw.threshold);
-		else if (!strcmp(name, "packet_size"))
-			UINT_INTO(p, val, key, 255, c->sw.packet_size);
-		else if (!strcmp(name, "credit_starvation_threshold"))
-			UINT_INTO(p, val, key, 15, c->sw.cs_threshold);
-		else if (!strcmp(name, "credit_starvation_return_delay"))
-			rc = parse_delay(p, val, key, &c->sw.cs_return_delay);
-		else if (!strcmp(name, "marking_rate"))
-			UINT_INTO(p, val, key, UINT16_MAX, c->sw.marking_rate);
-		else
-			rc = cfg_fail(p, cfg_line(k), key, "unknown key (control_map, victim_mask, "
-				      "credit_mask, threshold, packet_size, "
-				      "credit_starvation_threshold, credit_starvation_return_delay, "
-				      "marking_rate)");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	note_line(lines, key, cfg_line(k));
+	if (!strcmp(name, "control_map"))
+		UINT_INTO(p, val, key, UINT32_MAX, c->sw.control_map);
+	else if (!strcmp(name, "victim_mask"))
+		rc = parse_mask(p, val, key, c->sw.victim_mask);
+	else if (!strcmp(name, "credit_mask"))
+		rc = parse_mask(p, val, key, c->sw.credit_mask);
+	else if (!strcmp(name, "threshold"))
+		UINT_INTO(p, val, key, 15, c->sw.threshold);
+	else if (!strcmp(name, "packet_size"))
+		UINT_INTO(p, val, key, 255, c->sw.packet_size);
+	else if (!strcmp(name, "credit_starvation_threshold"))
+		UINT_INTO(p, val, key, 15, c->sw.cs_threshold);
+	else if (!strcmp(name, "credit_starvation_return_delay"))
+		rc = parse_delay(p, val, key, &c->sw.cs_return_delay);
+	else if (!strcmp(name, "marking_rate"))
+		UINT_INTO(p, val, key, UINT16_MAX, c->sw.marking_rate);
+	else
+		rc = cfg_fail(p, cfg_line(k), key, "unknown key (control_map, victim_mask, "
+			      "credit_mask, threshold, packet_size, "
+			      "credit_starvation_threshold, credit_starvation_return_delay, "
+			      "marking_rate)");
+	return rc;
 }
 
-static int parse_sl_entry(struct parse *p, const yaml_node_t *e, const char *key,
-			  struct ibcc_config *c, uint32_t *seen)
+/* One entry of ib_cc.ca.sls, as it is read. */
+struct sl_entry {
+	struct ibcc_ca_sl ent;
+	uint64_t sl;
+};
+
+static int sl_member(struct parse *p, const char *name, const char *ekey, const yaml_node_t *k,
+		     const yaml_node_t *v, void *entry)
 {
-	struct ibcc_ca_sl ent = { 0 };
-	uint64_t sl = IBCC_SLS;
+	struct sl_entry *x = entry;
+	int rc = 0;
+
+	if (!strcmp(name, "sl"))
+		rc = uint_in(p, v, ekey, IBCC_SLS - 1, &x->sl);
+	else if (!strcmp(name, "ccti_timer"))
+		UINT_INTO(p, v, ekey, UINT16_MAX, x->ent.ccti_timer);
+	else if (!strcmp(name, "ccti_increase"))
+		UINT_INTO(p, v, ekey, 255, x->ent.ccti_increase);
+	else if (!strcmp(name, "trigger_threshold"))
+		UINT_INTO(p, v, ekey, 255, x->ent.trigger_threshold);
+	else if (!strcmp(name, "ccti_min"))
+		UINT_INTO(p, v, ekey, 255, x->ent.ccti_min);
+	else
+		rc = cfg_fail(p, cfg_line(k), ekey, "unknown key (sl, ccti_timer, "
+			      "ccti_increase, trigger_threshold, ccti_min)");
+	return rc;
+}
+
+/* One entry of ib_cc.ca.sls (seen: the SLs given before it). */
+static int sl_item(struct parse *p, const yaml_node_t *e, const char *key, unsigned i,
+		   void *seen_sls)
+{
+	uint32_t *seen = seen_sls;
+	struct sl_entry x = { .sl = IBCC_SLS };
 	int rc;
 
-	if ((rc = cfg_expect(p, e, key, YAML_MAPPING_NODE)) < 0)
+	(void)i;
+	if ((rc = cfg_expect(p, e, key, YAML_MAPPING_NODE)) < 0 ||
+	    (rc = qos_cfg_map(p, e, key, sl_member, &x)) < 0)
 		return rc;
-	for (yaml_node_pair_t *pr = e->data.mapping.pairs.start; pr < e->data.mapping.pairs.top;
-	     pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *v = yaml_document_get_node(p->doc, pr->value);
-		char ekey[160];
-		const char *name = cfg_member_key(p, e, pr, key, ekey, sizeof(ekey));
-
-		if (!name)
-			return -EINVAL;
-		if (!strcmp(name, "sl"))
-			rc = uint_in(p, v, ekey, IBCC_SLS - 1, &sl);
-		else if (!strcmp(name, "ccti_timer"))
-			UINT_INTO(p, v, ekey, UINT16_MAX, ent.ccti_timer);
-		else if (!strcmp(name, "ccti_increase"))
-			UINT_INTO(p, v, ekey, 255, ent.ccti_increase);
-		else if (!strcmp(name, "trigger_threshold"))
-			UINT_INTO(p, v, ekey, 255, ent.trigger_threshold);
-		else if (!strcmp(name, "ccti_min"))
-			UINT_INTO(p, v, ekey, 255, ent.ccti_min);
-		else
-			rc = cfg_fail(p, cfg_line(k), ekey, "unknown key (sl, ccti_timer, "
-				      "ccti_increase, trigger_threshold, ccti_min)");
-		if (rc < 0)
-			return rc;
-	}
-	if (sl >= IBCC_SLS)
+	if (x.sl >= IBCC_SLS)
 		return cfg_fail(p, cfg_line(e), key, "needs sl: 0..15");
-	if (*seen >> sl & 1)
-		return cfg_fail(p, cfg_line(e), key, "SL %u is given twice", (unsigned)sl);
-	*seen |= 1u << sl;
-	c->ca.sl[sl] = ent;
+	if (*seen >> x.sl & 1)
+		return cfg_fail(p, cfg_line(e), key, "SL %u is given twice", (unsigned)x.sl);
+	*seen |= 1u << x.sl;
+	p->c->ib_cc.ca.sl[x.sl] = x.ent;
 	return 0;
 }
 
-static int parse_ca(struct parse *p, const yaml_node_t *v, struct ibcc_config *c,
-		    struct lines *lines)
+/* One key of ib_cc.ca:. */
+static int ca_member(struct parse *p, const char *name, const char *key, const yaml_node_t *k,
+		     const yaml_node_t *val, void *lines)
 {
-	int rc;
+	struct ibcc_config *c = &p->c->ib_cc;
+	uint32_t seen = 0;
+	int rc = 0;
 
-	if (cfg_is_null(v))
-		return 0;
-	if ((rc = cfg_expect(p, v, "ib_cc.ca", YAML_MAPPING_NODE)) < 0)
-		return rc;
-	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
-	     pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		char key[96];
-		const char *name = cfg_member_key(p, v, pr, "ib_cc.ca", key, sizeof(key));
-
-		if (!name)
-			return -EINVAL;
-		note_line(lines, key, cfg_line(k));
-		if (!strcmp(name, "port_control")) {
-			UINT_INTO(p, val, key, UINT16_MAX, c->ca.port_control);
-		} else if (!strcmp(name, "control_map")) {
-			UINT_INTO(p, val, key, UINT16_MAX, c->ca.control_map);
-		} else if (!strcmp(name, "sls")) {
-			uint32_t seen = 0;
-			unsigned n = 0;
-
-			memset(c->ca.sl, 0, sizeof(c->ca.sl));
-			if (cfg_is_null(val))
-				continue;
-			if ((rc = cfg_expect(p, val, key, YAML_SEQUENCE_NODE)) < 0)
-				return rc;
-			for (yaml_node_item_t *it = val->data.sequence.items.start;
-			     it < val->data.sequence.items.top && rc == 0; it++, n++) {
-				char ekey[112];
-
-				snprintf(ekey, sizeof(ekey), "%s[%u]", key, n);
-				rc = parse_sl_entry(p, yaml_document_get_node(p->doc, *it), ekey, c,
-						    &seen);
-			}
-		} else {
-			rc = cfg_fail(p, cfg_line(k), key, "unknown key (port_control, control_map, "
-				      "sls)");
-		}
-		if (rc < 0)
-			return rc;
+	note_line(lines, key, cfg_line(k));
+	if (!strcmp(name, "port_control")) {
+		UINT_INTO(p, val, key, UINT16_MAX, c->ca.port_control);
+	} else if (!strcmp(name, "control_map")) {
+		UINT_INTO(p, val, key, UINT16_MAX, c->ca.control_map);
+	} else if (!strcmp(name, "sls")) {
+		memset(c->ca.sl, 0, sizeof(c->ca.sl));
+		rc = qos_cfg_seq(p, val, key, 1, sl_item, &seen);
+	} else {
+		rc = cfg_fail(p, cfg_line(k), key, "unknown key (port_control, control_map, "
+			      "sls)");
 	}
-	return 0;
+	return rc < 0 ? rc : 0;
+}
+
+static int cct_item(struct parse *p, const yaml_node_t *e, const char *ekey, unsigned i,
+		    void *conf)
+{
+	struct ibcc_config *c = conf;
+
+	if (i == IBCC_CCT_MAX)
+		return cfg_fail(p, cfg_line(e), "ib_cc.cct", "more than %d entries (OpenSM keeps "
+				"%d)", IBCC_CCT_MAX, IBCC_CCT_MAX);
+	return parse_delay(p, e, ekey, &c->cct[i]);
 }
 
 static int parse_cct(struct parse *p, const yaml_node_t *v, const char *key,
 		     struct ibcc_config *c)
 {
-	int rc;
+	int rc = qos_cfg_seq(p, v, key, 1, cct_item, c);
 
-	c->n_cct = 0;
-	if (cfg_is_null(v))
-		return 0;
-	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
-		return rc;
-	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++) {
-		const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
-		char ekey[112];
+	c->n_cct = rc > 0 ? (unsigned)rc : 0;
+	return rc < 0 ? rc : 0;
+}
 
-		snprintf(ekey, sizeof(ekey), "%s[%u]", key, c->n_cct);
-		if (c->n_cct == IBCC_CCT_MAX)
-			return cfg_fail(p, cfg_line(e), key, "more than %d entries (OpenSM keeps "
-					"%d)", IBCC_CCT_MAX, IBCC_CCT_MAX);
-		if ((rc = parse_delay(p, e, ekey, &c->cct[c->n_cct])) < 0)
-			return rc;
-		c->n_cct++;
-	}
-	return 0;
+/* One key of ib_cc:, its line noted for ibcc_check's messages. */
+static int ibcc_member(struct parse *p, const char *name, const char *key,
+		       const yaml_node_t *k, const yaml_node_t *val, void *lines)
+{
+	struct ibcc_config *c = &p->c->ib_cc;
+	int rc = 0;
+
+	note_line(lines, key, cfg_line(k));
+	if (!strcmp(name, "enable"))
+		rc = cfg_bool(p, val, key, &c->enable);
+	else if (!strcmp(name, "cc_key"))
+		UINT_INTO(p, val, key, UINT64_MAX, c->cc_key);
+	else if (!strcmp(name, "max_outstanding_mads"))
+		UINT_INTO(p, val, key, 1000000, c->max_outstanding_mads);
+	else if (!strcmp(name, "switch"))
+		rc = qos_cfg_map(p, val, "ib_cc.switch", switch_member, lines);
+	else if (!strcmp(name, "ca"))
+		rc = qos_cfg_map(p, val, "ib_cc.ca", ca_member, lines);
+	else if (!strcmp(name, "cct"))
+		rc = parse_cct(p, val, key, c);
+	else if (!strcmp(name, "opensm_config"))
+		rc = cfg_opt_path(p, val, key, p->c->ib_cc_opensm_config,
+				  sizeof(p->c->ib_cc_opensm_config));
+	else
+		rc = cfg_fail(p, cfg_line(k), key, "unknown key (enable, cc_key, "
+			      "max_outstanding_mads, switch, ca, cct, opensm_config)");
+	return rc;
 }
 
 static int parse_ibcc(struct parse *p, const yaml_node_t *v)
 {
 	struct ibcc_config *c = &p->c->ib_cc;
 	struct lines *lines = cfg_scratch(p, "ib_cc", sizeof(*lines));
-	char msg[400];
+	char msg[400], key[96];
+	const char *what;
 	int rc;
 
 	if (!lines)
@@ -325,47 +314,11 @@ static int parse_ibcc(struct parse *p, const yaml_node_t *v)
 	p->c->ib_cc_opensm_config[0] = '\0';
 	if (cfg_is_null(v))
 		return 0;
-	if ((rc = cfg_expect(p, v, "ib_cc", YAML_MAPPING_NODE)) < 0)
+	if ((rc = qos_cfg_map(p, v, "ib_cc", ibcc_member, lines)) < 0)
 		return rc;
-	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
-	     pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		char key[96];
-		const char *name = cfg_member_key(p, v, pr, "ib_cc", key, sizeof(key));
-
-		if (!name)
-			return -EINVAL;
-		note_line(lines, key, cfg_line(k));
-		if (!strcmp(name, "enable"))
-			rc = cfg_bool(p, val, key, &c->enable);
-		else if (!strcmp(name, "cc_key"))
-			UINT_INTO(p, val, key, UINT64_MAX, c->cc_key);
-		else if (!strcmp(name, "max_outstanding_mads"))
-			UINT_INTO(p, val, key, 1000000, c->max_outstanding_mads);
-		else if (!strcmp(name, "switch"))
-			rc = parse_switch(p, val, c, lines);
-		else if (!strcmp(name, "ca"))
-			rc = parse_ca(p, val, c, lines);
-		else if (!strcmp(name, "cct"))
-			rc = parse_cct(p, val, key, c);
-		else if (!strcmp(name, "opensm_config"))
-			rc = cfg_opt_path(p, val, key, p->c->ib_cc_opensm_config,
-					sizeof(p->c->ib_cc_opensm_config));
-		else
-			rc = cfg_fail(p, cfg_line(k), key, "unknown key (enable, cc_key, "
-				      "max_outstanding_mads, switch, ca, cct, opensm_config)");
-		if (rc < 0)
-			return rc;
-	}
 	if (ibcc_check(c, msg, sizeof(msg)) < 0) {
-		const char *colon = strstr(msg, ": ");
-		char key[96] = "ib_cc";
-
-		if (colon)
-			snprintf(key, sizeof(key), "%.*s", (int)(colon - msg), msg);
-		return cfg_fail(p, line_of(lines, key, cfg_line(v)), key, "%s",
-				colon ? colon + 2 : msg);
+		what = qos_cfg_check_key(msg, "ib_cc", key, sizeof(key));
+		return cfg_fail(p, line_of(lines, key, cfg_line(v)), key, "%s", what);
 	}
 	return 0;
 }

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "daemon/core/config_parse.h"
+#include "daemon/qos/config_ib.h"
 #include "daemon/qos/qos_ib.h"
 
 static const char *const field_keys[] = {
@@ -87,27 +87,23 @@ static int parse_classes(struct parse *p, const yaml_node_t *v, struct ibqos_pol
 	return 0;
 }
 
+static int sl2vl_item(struct parse *p, const yaml_node_t *e, const char *ikey, unsigned sl,
+		      void *q)
+{
+	(void)ikey;
+	if (sl == IBQOS_SLS)
+		return cfg_fail(p, cfg_line(e), "ib_qos.sl2vl", "more than 16 entries (one per SL)");
+	return u8_in(p, e, "ib_qos.sl2vl", 0, 15, &((struct ibqos_policy *)q)->sl2vl[sl]);
+}
+
 static int parse_sl2vl(struct parse *p, const yaml_node_t *v, struct ibqos_policy *q)
 {
-	const char *key = "ib_qos.sl2vl";
-	unsigned n = 0;
-	int rc;
+	int n = qos_cfg_seq(p, v, "ib_qos.sl2vl", 0, sl2vl_item, q);
 
-	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
-		return rc;
-	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++, n++) {
-		const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
-
-		if (n == IBQOS_SLS)
-			return cfg_fail(p, cfg_line(e), key, "more than 16 entries (one per SL)");
-		if ((rc = u8_in(p, e, key, 0, 15, &q->sl2vl[n])) < 0)
-			return rc;
-	}
-	if (n != IBQOS_SLS)
-		return cfg_fail(p, cfg_line(v), key, "%u entries; one VL per SL, 16 in all "
-				"(15 = drop)", n);
-	return 0;
+	if (n >= 0 && n != IBQOS_SLS)
+		return cfg_fail(p, cfg_line(v), "ib_qos.sl2vl", "%d entries; one VL per SL, 16 in "
+				"all (15 = drop)", n);
+	return n < 0 ? n : 0;
 }
 
 static int parse_entry(struct parse *p, const yaml_node_t *e, const char *key,
@@ -141,30 +137,60 @@ static int parse_entry(struct parse *p, const yaml_node_t *e, const char *key,
 	return 0;
 }
 
+static int vlarb_item(struct parse *p, const yaml_node_t *e, const char *ikey, unsigned i,
+		      void *t)
+{
+	if (i == IBQOS_VLARB_MAX)
+		return cfg_fail(p, cfg_line(e), ikey, "more than %d entries (IBA 7.6.9)",
+				IBQOS_VLARB_MAX);
+	return parse_entry(p, e, ikey, (struct ibqos_entry *)t + i);
+}
+
 static int parse_vlarb(struct parse *p, const yaml_node_t *v, const char *key,
 		       struct ibqos_entry *t, unsigned *n)
 {
+	int rc = qos_cfg_seq(p, v, key, 1, vlarb_item, t);
+
+	*n = rc > 0 ? (unsigned)rc : 0;
+	return rc < 0 ? rc : 0;
+}
+
+/* One key of ib_qos:, the line of each field's key into line[field]. */
+static int ibqos_member(struct parse *p, const char *name, const char *key,
+			const yaml_node_t *k, const yaml_node_t *val, void *lines)
+{
+	struct ibqos_policy *q = &p->c->ib_qos;
+	unsigned long *line = lines;
 	int rc;
 
-	*n = 0;
-	if (cfg_is_null(v))
-		return 0;
-	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
-		return rc;
-	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
-	     it++) {
-		const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
-		char ekey[64];
-
-		snprintf(ekey, sizeof(ekey), "%s[%u]", key, *n);
-		if (*n == IBQOS_VLARB_MAX)
-			return cfg_fail(p, cfg_line(e), ekey, "more than %d entries (IBA 7.6.9)",
-					IBQOS_VLARB_MAX);
-		if ((rc = parse_entry(p, e, ekey, &t[*n])) < 0)
-			return rc;
-		(*n)++;
+	if (!strcmp(name, "classes")) {
+		line[IBQOS_F_CLASSES] = cfg_line(k);
+		rc = parse_classes(p, val, q);
+	} else if (!strcmp(name, "sl2vl")) {
+		line[IBQOS_F_SL2VL] = cfg_line(k);
+		rc = parse_sl2vl(p, val, q);
+	} else if (!strcmp(name, "vlarb_high")) {
+		line[IBQOS_F_HIGH] = cfg_line(k);
+		rc = parse_vlarb(p, val, key, q->high, &q->n_high);
+	} else if (!strcmp(name, "vlarb_low")) {
+		line[IBQOS_F_LOW] = cfg_line(k);
+		rc = parse_vlarb(p, val, key, q->low, &q->n_low);
+	} else if (!strcmp(name, "high_limit")) {
+		rc = u8_in(p, val, key, 0, 255, &q->high_limit);
+	} else if (!strcmp(name, "max_vls")) {
+		line[IBQOS_F_MAX_VLS] = cfg_line(k);
+		if ((rc = u8_in(p, val, key, 1, 15, &q->max_vls)) == 0 && q->max_vls != 1 &&
+		    q->max_vls != 2 && q->max_vls != 4 && q->max_vls != 8 && q->max_vls != 15)
+			rc = cfg_fail(p, cfg_line(val), key, "%u: ports offer 1, 2, 4, 8 or "
+				      "15 data VLs", q->max_vls);
+	} else if (!strcmp(name, "opensm_config")) {
+		rc = cfg_opt_path(p, val, key, p->c->ib_qos_opensm_config,
+				  sizeof(p->c->ib_qos_opensm_config));
+	} else {
+		rc = cfg_fail(p, cfg_line(k), key, "unknown key (classes, sl2vl, vlarb_high, "
+			      "vlarb_low, high_limit, max_vls, opensm_config)");
 	}
-	return 0;
+	return rc;
 }
 
 static int parse_ibqos(struct parse *p, const yaml_node_t *v)
@@ -180,59 +206,15 @@ static int parse_ibqos(struct parse *p, const yaml_node_t *v)
 	line[IBQOS_F_NONE] = cfg_line(v);
 	if (cfg_is_null(v))
 		return 0;
-	if ((rc = cfg_expect(p, v, "ib_qos", YAML_MAPPING_NODE)) < 0)
+	if ((rc = qos_cfg_map(p, v, "ib_qos", ibqos_member, line)) < 0)
 		return rc;
-	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
-	     pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		char key[96];
-		const char *name = cfg_member_key(p, v, pr, "ib_qos", key, sizeof(key));
-
-		if (!name)
-			return -EINVAL;
-		if (!strcmp(name, "classes")) {
-			line[IBQOS_F_CLASSES] = cfg_line(k);
-			rc = parse_classes(p, val, q);
-		} else if (!strcmp(name, "sl2vl")) {
-			line[IBQOS_F_SL2VL] = cfg_line(k);
-			rc = parse_sl2vl(p, val, q);
-		} else if (!strcmp(name, "vlarb_high")) {
-			line[IBQOS_F_HIGH] = cfg_line(k);
-			rc = parse_vlarb(p, val, key, q->high, &q->n_high);
-		} else if (!strcmp(name, "vlarb_low")) {
-			line[IBQOS_F_LOW] = cfg_line(k);
-			rc = parse_vlarb(p, val, key, q->low, &q->n_low);
-		} else if (!strcmp(name, "high_limit")) {
-			rc = u8_in(p, val, key, 0, 255, &q->high_limit);
-		} else if (!strcmp(name, "max_vls")) {
-			line[IBQOS_F_MAX_VLS] = cfg_line(k);
-			if ((rc = u8_in(p, val, key, 1, 15, &q->max_vls)) == 0 && q->max_vls != 1 &&
-			    q->max_vls != 2 && q->max_vls != 4 && q->max_vls != 8 && q->max_vls != 15)
-				rc = cfg_fail(p, cfg_line(val), key, "%u: ports offer 1, 2, 4, 8 or "
-					      "15 data VLs", q->max_vls);
-		} else if (!strcmp(name, "opensm_config")) {
-			rc = cfg_opt_path(p, val, key, p->c->ib_qos_opensm_config,
-					sizeof(p->c->ib_qos_opensm_config));
-		} else {
-			rc = cfg_fail(p, cfg_line(k), key, "unknown key (classes, sl2vl, vlarb_high, "
-				      "vlarb_low, high_limit, max_vls, opensm_config)");
-		}
-		if (rc < 0)
-			return rc;
-	}
 	if (ibqos_check(q, &field, msg, sizeof(msg)) < 0) {
 		unsigned long l = line[field] ? line[field] : line[IBQOS_F_NONE];
-		const char *colon = strstr(msg, ": ");
-
+		char key[96];
 		/* msg is "KEY: what": the key goes where cfg_fail puts keys. */
-		if (colon) {
-			char key[96];
+		const char *what = qos_cfg_check_key(msg, field_keys[field], key, sizeof(key));
 
-			snprintf(key, sizeof(key), "%.*s", (int)(colon - msg), msg);
-			return cfg_fail(p, l, key, "%s", colon + 2);
-		}
-		return cfg_fail(p, l, field_keys[field], "%s", msg);
+		return cfg_fail(p, l, key, "%s", what);
 	}
 	return 0;
 }

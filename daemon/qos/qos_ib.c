@@ -1,9 +1,11 @@
 /* daemon/qos/qos_ib.c: "qos-ib-apply" and "qos-ib-status" (see qos_ib.h).
  *
  * Applying is OpenSM's job: loom writes OpenSM's own qos_* options (lib/
- * ib_qos.c) into a marked block of OpenSM's options file and signals it;
- * OpenSM re-reads them on SIGHUP and its QoS manager sends SL2VL and
- * VLArbitration Sets to every port (docs/testbed-notes.md has the evidence).
+ * ib_qos.c) into a marked block of OpenSM's options file and signals it
+ * (osm_block.c, with the HA record and mirror; this file says what the
+ * options are and when they may be written); OpenSM re-reads them on SIGHUP
+ * and its QoS manager sends SL2VL and VLArbitration Sets to every port
+ * (docs/testbed-notes.md has the evidence).
  * Reading back is loom's: a status request runs one thread that reads every
  * swept IB subnet through `loomd --read-qos` children (qos_ib_read.c), a job
  * of daemon/core/work.h; back on the loop, the changes of each port's state
@@ -14,7 +16,6 @@
 #include "daemon/qos/qos_ib.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +24,12 @@
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "lib/util/clock.h"
 #include "daemon/core/config.h"
 #include "daemon/core/ctl.h"
-#include "lib/util/log.h"
 #include "daemon/core/work.h"
 #include "lib/util/proto.h"
 #include "daemon/qos/qos_ib_read.h"
-#include "daemon/qos/qos_intent.h"
-#include "daemon/core/store.h"
-#include "daemon/core/file_atomic.h"
-#include "daemon/routing/opensm_pid.h"
+#include "daemon/qos/osm_block.h"
 #include "daemon/routing/store_routing.h"
 #include "daemon/ib/swept_subnets.h"
 
@@ -53,10 +49,7 @@ struct qos_ib_mod {
 	json_t *ports;
 	/* "guid/port" -> first difference ("" in policy), as last read. */
 	json_t *known;
-	/* HA: the options replicated before the file is written. */
-	struct intent_writer w;
-	char node[64];
-	struct work_queue *iwork;
+	struct osm_block *block;  /* loom's block of ib_qos.opensm_config */
 };
 
 char *qos_ib_options_file(const char *old_text, const char *options)
@@ -82,7 +75,7 @@ static json_t *layering_json(const struct ibqos_policy *p, unsigned vls)
 			 (int)ibqos_class_vls(p->sl2vl, ibqos_layer_sls(vls)), "sl2vl", sl2vl);
 }
 
-/* ---- apply ------------------------------------------------------------------- */
+/* ---- apply (osm_block.c) ------------------------------------------------------ */
 
 /* The VL layers of the last successful routing run: 1 when none is known
  * (OpenSM's own engines do not report), -1 when the store cannot say (an
@@ -92,119 +85,65 @@ static int routing_vls(struct qos_ib_mod *m)
 	return store_routing_vls(m->store);
 }
 
-static void apply_write(struct qos_ib_mod *m, struct ctl_req *req, const char *opts, int vls);
-
-struct apply_ctx {
-	struct qos_ib_mod *m;
-	struct ctl_req *req;
-	int vls;
-	char opts[IBQOS_OPTIONS_MAX];
-};
-
-static void apply_replicated(void *arg, int rc, const char *err)
+/* The options of an apply, refused unless the classes and the routing's VL
+ * layers fit together; *vls carried to the answer's "layering". */
+static int apply_options(void *mod, struct ctl_req *req, char *opts, size_t len, int *vls)
 {
-	struct apply_ctx *c = arg;
-
-	if (rc < 0) {
-		log_warn("ib_qos: apply refused: the options could not be replicated in etcd: %s",
-			 err);
-		ctl_reply_err(c->req, PROTO_ERR_FAILED, "the ib_qos options could not be "
-			      "replicated in etcd, nothing was written: %s", err);
-	} else {
-		apply_write(c->m, c->req, c->opts, c->vls);
-	}
-	free(c);
-}
-
-static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
-{
-	struct qos_ib_mod *m = arg;
+	struct qos_ib_mod *m = mod;
 	const struct ibqos_policy *p = &m->conf->ib_qos;
-	const char *path = m->conf->ib_qos_opensm_config;
-	char opts[IBQOS_OPTIONS_MAX], err[512];
-	int vls;
+	char err[512];
 
-	(void)args;
-	if (!p->set || !path[0]) {
+	if (!p->set || !m->conf->ib_qos_opensm_config[0]) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", !p->set ?
 			      "no ib_qos section in loom.yaml: loom does not manage InfiniBand QoS" :
 			      "ib_qos.opensm_config is not set: loom has no OpenSM options file to "
 			      "write");
-		return;
+		return -1;
 	}
-	if ((vls = routing_vls(m)) < 0) {
+	if ((*vls = routing_vls(m)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot read the routing runs from the "
 			      "database: the VL layers the routing needs are unknown");
-		return;
+		return -1;
 	}
-	if (ibqos_combine(p, (unsigned)vls, err, sizeof(err)) < 0) {
+	if (ibqos_combine(p, (unsigned)*vls, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
-		return;
+		return -1;
 	}
-	if (ibqos_opensm_options(p, opts, sizeof(opts)) >= (int)sizeof(opts)) {
+	if (ibqos_opensm_options(p, opts, len) >= (int)len) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "ib_qos: the OpenSM options do not fit %zu "
-			      "bytes", sizeof(opts));
-		return;
+			      "bytes", len);
+		return -1;
 	}
-	if (m->w.put) {
-		/* HA: etcd holds the options before OpenSM's file does. */
-		struct apply_ctx *c = calloc(1, sizeof(*c));
-		char version[17];
-		int rc;
-
-		qos_intent_hash(opts, version);
-		if (!c) {
-			ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
-			return;
-		}
-		c->m = m;
-		c->req = req;
-		c->vls = vls;
-		snprintf(c->opts, sizeof(c->opts), "%s", opts);
-		rc = qos_intent_put_async(m->iwork, m->w.put, m->w.arg, "policy/ib_qos",
-					  json_pack("{s:s, s:s, s:s, s:s, s:f}", "file", path,
-						    "options", opts, "version", version,
-						    "by", m->node, "at", clock_wall()),
-					  apply_replicated, c);
-		if (rc < 0) {
-			free(c);
-			ctl_reply_err(req, PROTO_ERR_INTERNAL, "ib_qos: cannot replicate the "
-				      "options: %s", strerror(-rc));
-		}
-		return;
-	}
-	apply_write(m, req, opts, vls);
+	return 0;
 }
 
-static void apply_write(struct qos_ib_mod *m, struct ctl_req *req, const char *opts, int vls)
+/* A new leader's own options: none unless an apply here would write them. */
+static int own_options(void *mod, char *opts, size_t len)
 {
-	const struct ibqos_policy *p = &m->conf->ib_qos;
-	const char *path = m->conf->ib_qos_opensm_config;
+	struct qos_ib_mod *m = mod;
 	char err[512];
-	char *old, *text;
-	int pid;
+	int vls;
 
-	old = file_read_text(path, err, sizeof(err));  /* none yet: a new file */
-	text = qos_ib_options_file(old, opts);
-	free(old);
-	if (!text || file_write_atomic(path, text, err, sizeof(err)) < 0) {
-		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", text ? err : "out of memory");
-		free(text);
-		return;
-	}
-	free(text);
-	pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store, err, sizeof(err));
-	if (pid < 0 || kill(pid, SIGHUP) < 0)
-		pid = 0;
-	log_notice("ib_qos: options written to %s%s", path, pid ? ", OpenSM signalled" : "");
-	if (m->store &&
-	    store_record_event(m->store, clock_wall(), 0, "info", "ib_qos_applied", path, NULL,
-			       opts) < 0)
-		log_warn("ib_qos: cannot record the apply event");
-	ctl_reply_ok(req, json_pack("{s:s, s:s, s:i, s:o}", "file", path, "options", opts,
-				    "opensm_pid", pid, "layering",
-				    layering_json(p, (unsigned)vls)));
+	if (!m->conf->ib_qos.set || (vls = routing_vls(m)) < 0 ||
+	    ibqos_combine(&m->conf->ib_qos, (unsigned)vls, err, sizeof(err)) < 0 ||
+	    ibqos_opensm_options(&m->conf->ib_qos, opts, len) >= (int)len)
+		return -1;
+	return 0;
 }
+
+static void apply_answer(void *mod, json_t *ans, const char *why, int vls)
+{
+	struct qos_ib_mod *m = mod;
+
+	(void)why;
+	json_object_set_new(ans, "layering", layering_json(&m->conf->ib_qos, (unsigned)vls));
+}
+
+static const struct osm_block_ops block_ops = {
+	.name = "ib_qos", .apply_cmd = "qos-ib-apply",
+	.begin = BEGIN_MARK, .end = END_MARK, .max = IBQOS_OPTIONS_MAX,
+	.options = apply_options, .mine = own_options, .answer = apply_answer,
+};
 
 /* ---- status -------------------------------------------------------------------- */
 
@@ -244,19 +183,10 @@ static void note_drift(struct qos_ib_mod *m)
 			 json_string_value(json_object_get(port, "guid")),
 			 (long long)json_integer_value(json_object_get(port, "port")));
 		was = json_string_value(json_object_get(m->known, key));
-		diff = diff ? diff : "";
-		if (was ? !strcmp(was, diff) : !diff[0])
-			continue;  /* unchanged, or first seen in policy */
 		snprintf(subject, sizeof(subject), "port %s (%s)", key,
 			 json_string_value(json_object_get(port, "node")));
-		if (diff[0])
-			log_warn("ib_qos: %s drifted: %s", subject, diff);
-		if (m->store &&
-		    store_record_event(m->store, clock_wall(), 0, diff[0] ? "warning" : "info",
-				       diff[0] ? "ib_qos_drift" : "ib_qos_in_policy", subject,
-				       was && was[0] ? was : NULL, diff[0] ? diff : NULL) < 0)
-			log_warn("ib_qos: cannot record an event for %s", subject);
-		json_object_set_new(m->known, key, json_string(diff));
+		if (osm_block_note(m->store, "ib_qos", subject, was, diff ? diff : ""))
+			json_object_set_new(m->known, key, json_string(diff ? diff : ""));
 	}
 }
 
@@ -338,6 +268,7 @@ int qos_ib_reconfigure(struct qos_ib_mod *m, const struct loom_config *conf)
 	memcpy(c, conf, sizeof(*c));
 	free(m->conf);
 	m->conf = c;
+	osm_block_reconfigure(m->block, c->ib_qos_opensm_config, c->tenant_opensm_pid_file);
 	return 0;
 }
 
@@ -352,12 +283,13 @@ struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config 
 	}
 	m->base = base;
 	m->store = store;
+	if (!(m->block = osm_block_new(base, &block_ops, m, store, err, errlen)))
+		goto fail;
 	if (!(m->known = json_object()) || qos_ib_reconfigure(m, conf) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (!(m->work = work_queue_new(base, "ib_qos request", 1, WORK_REFUSE, err, errlen)) ||
-	    !(m->iwork = work_queue_new(base, "ib_qos intent", 1, WORK_FIFO, err, errlen)))
+	if (!(m->work = work_queue_new(base, "ib_qos request", 1, WORK_REFUSE, err, errlen)))
 		goto fail;
 	return m;
 fail:
@@ -370,7 +302,7 @@ void qos_ib_free(struct qos_ib_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);  /* waits for a read under way, answers */
-	work_queue_free(m->iwork);
+	osm_block_free(m->block);
 	json_decref(m->known);
 	free(m->conf);
 	free(m);
@@ -384,58 +316,17 @@ int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl)
 
 	if ((rc = ctl_register_args(ctl, "qos-ib-status", CTL_READ, cmd_status, m, none)) < 0)
 		return rc;
-	return ctl_register_args(ctl, "qos-ib-apply", CTL_WRITE, cmd_apply, m, none);
+	return osm_block_register(m->block, ctl);  /* qos-ib-apply */
 }
 
 void qos_ib_set_intent(struct qos_ib_mod *m, const struct intent_writer *w)
 {
-	m->w = *w;
-	snprintf(m->node, sizeof(m->node), "%s", w->node ? w->node : "");
-	m->w.node = m->node;
+	osm_block_set_intent(m->block, w);
 }
 
 void qos_ib_watch(void *arg, const json_t *records, int leading)
 {
 	struct qos_ib_mod *m = arg;
-	const json_t *rec = json_object_get(records, "ib_qos");
-	const char *opts = json_string_value(json_object_get(rec, "options"));
-	const char *version = json_string_value(json_object_get(rec, "version"));
-	const char *path = m->conf->ib_qos_opensm_config;
-	char mine[IBQOS_OPTIONS_MAX], err[512], what[768];
-	int vls;
 
-	if (!opts)
-		return;  /* nothing replicated (or etcd unread): nothing to do */
-	if (!leading) {
-		if (!path[0]) {
-			log_warn("ib_qos: the leader replicated OpenSM options but this node has no "
-				 "ib_qos.opensm_config to write them to");
-			return;
-		}
-		if (qos_intent_mirror_block(path, BEGIN_MARK, END_MARK, opts,
-					    m->conf->tenant_opensm_pid_file, m->store, err,
-					    sizeof(err)) < 0)
-			log_warn("ib_qos: the leader's options not written to %s: %s", path, err);
-		return;
-	}
-	/* Takeover: the replicated options are what OpenSM holds (every node
-	 * mirrored them); say whether this node's loom.yaml agrees. */
-	if (!m->conf->ib_qos.set || (vls = routing_vls(m)) < 0 ||
-	    ibqos_combine(&m->conf->ib_qos, (unsigned)vls, err, sizeof(err)) < 0 ||
-	    ibqos_opensm_options(&m->conf->ib_qos, mine, sizeof(mine)) >= (int)sizeof(mine))
-		mine[0] = '\0';
-	if (!strcmp(mine, opts))
-		snprintf(what, sizeof(what), "ib_qos: the replicated options (version %s, by %s) "
-			 "are this node's loom.yaml's", version ? version : "?",
-			 json_string_value(json_object_get(rec, "by")) ?: "?");
-	else
-		snprintf(what, sizeof(what), "ib_qos: the replicated options (version %s, by %s) "
-			 "differ from this node's loom.yaml; OpenSM keeps the replicated ones until "
-			 "qos-ib-apply is run on this node", version ? version : "?",
-			 json_string_value(json_object_get(rec, "by")) ?: "?");
-	log_msg(strcmp(mine, opts) ? LOG_LVL_WARNING : LOG_LVL_NOTICE, "%s", what);
-	if (m->store && store_record_event(m->store, clock_wall(), 0,
-					   strcmp(mine, opts) ? "warning" : "info",
-					   "ha_takeover_policy", "ib_qos", NULL, what) < 0)
-		log_warn("ib_qos: cannot record the takeover event");
+	osm_block_watch(m->block, records, leading);
 }

@@ -1,21 +1,16 @@
 /* daemon/qos/qos_intent.c: the RoCE policy record replicated in etcd (see
  * qos_intent.h). */
 #include "autoconf.h"
-#include "lib/qos/options_block.h"
 #include "daemon/qos/qos_intent.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/core/file_atomic.h"
 #include "daemon/core/work.h"
-#include "daemon/routing/opensm_pid.h"
 #include "lib/qos/qos_policy.h"
-#include "lib/util/log.h"
 
 static const char *const pfcwd_actions[] = { "drop", "forward", "alert" };
 
@@ -144,33 +139,4 @@ int qos_intent_put_async(struct work_queue *q, intent_put_fn fn, void *fnarg, co
 	if ((rc = work_submit(q, &put_ops, j)) < 0)
 		put_free(j);
 	return rc;
-}
-
-int qos_intent_mirror_block(const char *path, const char *begin, const char *end,
-			    const char *options, const char *pid_file, struct store *store,
-			    char *err, size_t errlen)
-{
-	char *old = file_read_text(path, err, errlen), *text;
-	int pid, same;
-
-	if (!(text = options_block_set(old, begin, end, options))) {
-		free(old);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	same = old && !strcmp(old, text);
-	free(old);
-	if (!same && file_write_atomic(path, text, err, errlen) < 0) {
-		free(text);
-		return -EIO;
-	}
-	free(text);
-	if (same)
-		return 0;
-	pid = opensm_pid_find(pid_file, store, err, errlen);
-	if (pid > 0 && kill(pid, SIGHUP) < 0)
-		pid = 0;
-	log_notice("%s: loom's block written from the leader's record%s", path,
-		   pid > 0 ? ", the local OpenSM signalled" : "");
-	return 1;
 }

@@ -21,7 +21,6 @@
 #include "daemon/core/intent.h"
 
 struct qos_policy;
-struct store;
 struct work_queue;
 
 /* The policy as JSON (a new reference; NULL out of memory). */
@@ -37,7 +36,7 @@ void qos_intent_hash(const char *text, char out[17]);
  * the leader wrote, "options": the text of loom's block in it, "version":
  * qos_intent_hash(options), "by": the leader's node, "at"}. Every node
  * writes that block into its own OpenSM options file (its ib_qos /
- * ib_cc.opensm_config) as the leader wrote it.
+ * ib_cc.opensm_config) as the leader wrote it (osm_block.h).
  *
  * Put key = record (stolen) with fn on a worker of q, then then(ctx, rc,
  * err) on the loop: rc 0 written, else nothing may be touched. 0, or
@@ -45,12 +44,5 @@ void qos_intent_hash(const char *text, char out[17]);
 int qos_intent_put_async(struct work_queue *q, intent_put_fn fn, void *fnarg, const char *key,
 			 json_t *record, void (*then)(void *ctx, int rc, const char *err),
 			 void *ctx);
-/* The mirror of one such record on a node that does not lead: the block
- * between begin and end of path made `options` when it differs, and the
- * local OpenSM (pid_file, else the store's) signalled to re-read it. 1
- * written, 0 already so, -errno with err. */
-int qos_intent_mirror_block(const char *path, const char *begin, const char *end,
-			    const char *options, const char *pid_file, struct store *store,
-			    char *err, size_t errlen);
 
 #endif

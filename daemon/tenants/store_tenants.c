@@ -252,8 +252,8 @@ int store_tenant_put(struct store *st, double now, const struct store_tenant *t,
 		return store_db_fail(db, "begin");
 	if (sqlite3_prepare_v2(db, "INSERT INTO tenants (name, pkey, vlan, membership, state, "
 			       "created, updated, created_by, class, creator) VALUES (?1, ?2, ?6, "
-			       "?3, 'applying', ?4, ?4, ?5, ?7, ?8) ON CONFLICT (name) DO UPDATE SET "
-			       "pkey = ?2, vlan = ?6, membership = ?3, state = 'applying', "
+			       "?3, ?9, ?4, ?4, ?5, ?7, ?8) ON CONFLICT (name) DO UPDATE SET "
+			       "pkey = ?2, vlan = ?6, membership = ?3, state = ?9, "
 			       "error = '', updated = ?4, class = ?7", -1, &s, NULL) != SQLITE_OK) {
 		rc = store_db_fail(db, "write a tenant");
 		goto out;
@@ -268,6 +268,7 @@ int store_tenant_put(struct store *st, double now, const struct store_tenant *t,
 		sqlite3_bind_int(s, 6, (int)t->vlan);
 	sqlite3_bind_text(s, 7, t->class_name ? t->class_name : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 8, who, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, t->state ? t->state : "applying", -1, SQLITE_STATIC);
 	if ((rc = step_done(db, s, "write a tenant")) < 0 ||
 	    /* The same IB port twice (two names for one host) is one row; a
 	     * switch port of another tenant is an error (an access port has

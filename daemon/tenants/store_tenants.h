@@ -43,9 +43,10 @@ struct store_tenant {
 	const char *class_name;   /* ib_qos class, NULL or "" none */
 	const json_t *ports;      /* [{"host", "guid"}] */
 	const json_t *eth_ports;  /* [{"host", "switch", "port"}] */
+	const char *state;        /* its state (tenants_state.h), NULL "applying" */
 };
 
-/* Create or replace the tenant with its ports, state "applying", and an
+/* Create or replace the tenant with its ports, its state, and an
  * audit event of `kind` (tenant_created, tenant_changed) saying who (`who`:
  * "uid 0", "token slurm", tenants_req_who()) did what (`what`); uid is
  * created_by (-1: not a unix peer) and `who` its creator, both kept from the

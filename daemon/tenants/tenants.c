@@ -23,7 +23,6 @@
 #include "autoconf.h"
 #include "daemon/tenants/tenants.h"
 #include "daemon/tenants/tenants_impl.h"
-#include "daemon/core/authz.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -41,68 +40,8 @@
 #include "daemon/core/work.h"
 #include "daemon/routing/opensm_pid.h"
 #include "lib/util/proto.h"
-#include "daemon/core/store.h"
 #include "daemon/tenants/store_tenants.h"
 #include "daemon/roce/switch_open.h"
-
-const char *const tenants_top_names[] = { "create", "add-hosts", "remove-hosts", "delete",
-					  "verify", "resume" };
-
-void tenants_top_free(struct top *t)
-{
-	if (!t)
-		return;
-	json_decref(t->prev);
-	json_decref(t->members);
-	json_decref(t->rec);
-	json_decref(t->undo);
-	free(t->intent);
-	free(t->prev_intent);
-	for (size_t i = 0; i < t->n_seed; i++) {
-		free(t->seed_k[i]);
-		free(t->seed_v[i]);
-	}
-	free(t->seed_k);
-	free(t->seed_v);
-	free(t->file_text);
-	free(t->sub);
-	tenants_eth_free(t);
-	for (size_t i = 0; i < t->n_batch; i++)
-		tenants_top_free(t->batch[i]);
-	free(t->batch);
-	free(t);
-}
-
-void tenants_req_who(const struct ctl_req *req, char *buf, size_t len)
-{
-	const struct authz_principal *p = req ? ctl_req_principal(req) : NULL;
-
-	if (!p)
-		snprintf(buf, len, "uid 0");  /* loomd itself, as before */
-	else if (p->uid >= 0)
-		snprintf(buf, len, "uid %d", p->uid);
-	else
-		snprintf(buf, len, "%s", p->how);
-}
-
-struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top_kind kind,
-			    const char *name)
-{
-	struct top *t = calloc(1, sizeof(*t));
-
-	if (!t) {
-		if (req)
-			ctl_reply_err(req, PROTO_ERR_FAILED, "out of memory");
-		return NULL;
-	}
-	t->m = m;
-	t->req = req;
-	t->kind = kind;
-	t->uid = req ? ctl_req_uid(req) : 0;
-	tenants_req_who(req, t->who, sizeof(t->who));
-	snprintf(t->name, sizeof(t->name), "%s", name);
-	return t;
-}
 
 /* ---- the worker --------------------------------------------------------------- */
 
@@ -128,7 +67,7 @@ static int put_intent(struct top *t)
 	} else if (t->kind != TOP_DELETE) {
 		v = json_pack("{s:s, s:i, s:i, s:O?, s:b, s:s, s:s}", "name", t->name, "pkey",
 			      (int)t->pkey, "vlan", (int)t->vlan, "members", t->members, "limited",
-			      t->limited, "state", "applying", "leader",
+			      t->limited, "state", tenants_state_name(TENANT_APPLYING), "leader",
 			      t->m->iw.node ? t->m->iw.node : "");
 		if (!v || !(value = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS))) {
 			json_decref(v);
@@ -208,6 +147,12 @@ static int top_run(void *arg, char *unused, size_t unusedlen)
 static void start_next(struct tenants_mod *m);
 static void arm_interval(struct tenants_mod *m);
 
+/* The state of the tenant before the change (none: deleted). */
+static enum tenant_state prev_state(const struct top *t)
+{
+	return tenants_state_parse(json_string_value(json_object_get(t->prev, "state")));
+}
+
 /* What the worker needs, from the tenant as stored now (none: deleted)
  * and as it was (t->prev). 0, or -errno with err. */
 static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errlen)
@@ -221,6 +166,7 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 		return rc;
 	}
 	had = cur ? cur : t->prev;
+	t->was = tenants_state_parse(json_string_value(json_object_get(cur, "state")));
 	t->pkey = (unsigned)json_integer_value(json_object_get(had, "pkey"));
 	t->vlan = (unsigned)json_integer_value(json_object_get(had, "vlan"));
 	t->once = t->kind == TOP_VERIFY && t->readonly;
@@ -246,10 +192,9 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 						     t->osm_why, sizeof(t->osm_why));
 	}
 	if (rc == 0 && t->vlan)
-		rc = tenants_hosts_eth_prepare(m, t, cur, err, errlen);
+		rc = tenants_eth_prepare(m, t, cur, err, errlen);
 	if (rc == 0 && m->iw.put && t->prev && t->kind != TOP_VERIFY) {
-		json_t *r = tenants_record(t->prev, m->iw.node,
-					   json_string_value(json_object_get(t->prev, "state")));
+		json_t *r = tenants_record(t->prev, m->iw.node, prev_state(t));
 
 		if (!r || !(t->prev_intent = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS))) {
 			snprintf(err, errlen, "out of memory");
@@ -280,22 +225,22 @@ static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_
 	}
 	json_array_foreach(list, i, x) {
 		const char *name = json_string_value(json_object_get(x, "name"));
+		enum tenant_state was =
+			tenants_state_parse(json_string_value(json_object_get(x, "state")));
 		char why[512] = "";
 		struct top *b;
 
-		if (!strcmp(json_string_value(json_object_get(x, "state")), "applying"))
+		if (was == TENANT_APPLYING)
 			log_notice("tenant %s: was being applied when loomd stopped; checking it",
 				   name);
 		if (!(b = tenants_top_new(m, NULL, TOP_VERIFY, name)))
 			continue;
-		snprintf(b->was, sizeof(b->was), "%s",
-			 json_string_value(json_object_get(x, "state")));
 		/* One read judges a tenant that was settled; only a change a
 		 * stop interrupted may wait for OpenSM (the queue waits too). */
-		b->no_wait = strcmp(b->was, "applying") != 0;
+		b->no_wait = was != TENANT_APPLYING;
 		if (prepare(m, b, why, sizeof(why)) < 0) {
 			log_warn("tenant %s: cannot check it: %s", name, why);
-			store_tenant_set_state(m->store, clock_wall(), name, "failed", why);
+			tenants_state_set(m->store, name, was, TENANT_NOT_CONFIRMED, 0, why);
 			tenants_top_free(b);
 			continue;
 		}
@@ -308,16 +253,6 @@ static int prepare_resume(struct tenants_mod *m, struct top *t, char *err, size_
 		return -ENOMEM;
 	}
 	return ib ? tenants_ib_fill_subnets(m, t) : 0;
-}
-
-void tenants_event(struct tenants_mod *m, const char *severity, const char *kind,
-		   const char *name, const char *what)
-{
-	char subject[LOOM_NAME_LEN + 8];
-
-	snprintf(subject, sizeof(subject), "tenant %s", name);
-	if (store_record_event(m->store, clock_wall(), 0, severity, kind, subject, "", what) < 0)
-		log_warn("tenant %s: cannot record a %s event", name, kind);
 }
 
 /* Each tenant of a TOP_RESUME: confirmed or failed. Events say what
@@ -338,7 +273,7 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 			continue;
 		if (b->rc == 0) {
 			ok++;
-			store_tenant_set_state(m->store, clock_wall(), b->name, "active", "");
+			tenants_state_set(m->store, b->name, b->was, TENANT_CONFIRMED, 0, "");
 			if (b->n_repaired) {
 				char what[256];
 
@@ -347,14 +282,14 @@ static void finish_resume(struct tenants_mod *m, struct top *t)
 				log_warn("tenant %s: %s", b->name, what);
 				tenants_event(m, "warning", "tenant_repaired", b->name, what);
 			}
-			if (strcmp(b->was, "active"))
+			if (b->was != TENANT_ACTIVE)
 				tenants_event(m, "notice", "tenant_restored", b->name,
 					     "on the fabric as stored");
 			continue;
 		}
 		log_warn("tenant %s: not on the fabric as stored: %s", b->name, b->err);
-		store_tenant_set_state(m->store, clock_wall(), b->name, "failed", b->err);
-		if (strcmp(b->was, "failed"))
+		tenants_state_set(m->store, b->name, b->was, TENANT_NOT_CONFIRMED, 0, b->err);
+		if (b->was != TENANT_FAILED)
 			tenants_event(m, "warning", "tenant_failed", b->name, b->err);
 	}
 	log_notice("tenants: %zu of %zu confirmed on the fabric (%s check) in %.1f s", ok,
@@ -369,7 +304,8 @@ static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
 	if (!t->req)
 		return;
 	if (store_tenant_get(m->store, t->name, &cur) < 0)
-		cur = json_pack("{s:s, s:s}", "name", t->name, "state", "deleted");
+		cur = json_pack("{s:s, s:s}", "name", t->name, "state",
+				tenants_state_name(TENANT_DELETED));
 	if (note)
 		json_object_set_new(cur, "note", json_string(note));
 	json_object_set_new(cur, "took_s", json_real(t->took));
@@ -384,11 +320,15 @@ static void reply_tenant(struct tenants_mod *m, struct top *t, const char *note)
 static int roll_back(struct tenants_mod *m, struct top *t)
 {
 	double now = clock_wall();
-	int rc;
+	/* from the state the change wrote: applying, or deleted by a delete */
+	int rc = tenants_state_next(t->kind == TOP_DELETE ? TENANT_DELETED : TENANT_APPLYING,
+				    TENANT_ROLLED_BACK, prev_state(t));
 
 	if (t->kind == TOP_VERIFY)
 		return 0;
-	if (!t->prev) {
+	if (rc < 0) {
+		log_err("tenant %s: a %s cannot be rolled back", t->name, tenants_top_names[t->kind]);
+	} else if (rc == TENANT_DELETED) {
 		rc = store_tenant_delete(m->store, now, t->name, t->who);
 	} else {
 		const char *membership = json_string_value(json_object_get(t->prev, "membership"));
@@ -400,14 +340,11 @@ static int roll_back(struct tenants_mod *m, struct top *t)
 			.class_name = json_string_value(json_object_get(t->prev, "class")),
 			.ports = json_object_get(t->prev, "ports"),
 			.eth_ports = json_object_get(t->prev, "eth_ports"),
+			.state = tenants_state_name((enum tenant_state)rc),
 		};
 
 		rc = store_tenant_put(m->store, now, &st, t->uid, t->who, "tenant_rolled_back",
 				      "rolled back");
-		if (rc == 0)
-			rc = store_tenant_set_state(m->store, now, t->name,
-						    json_string_value(json_object_get(t->prev,
-										      "state")), "");
 	}
 	if (rc < 0) {
 		log_err("tenant %s: the rollback could not be written to the database", t->name);
@@ -444,15 +381,13 @@ static void fail_queued(struct tenants_mod *m, const struct top *t)
 
 static void finish(struct tenants_mod *m, struct top *t)
 {
-	double now = clock_wall();
-
 	if (t->kind == TOP_RESUME) {
 		finish_resume(m, t);
 		return;
 	}
 	if (t->rc == 0) {
 		if (t->kind != TOP_DELETE)
-			store_tenant_set_state(m->store, now, t->name, "active", "");
+			tenants_state_set(m->store, t->name, t->was, TENANT_CONFIRMED, 0, "");
 		log_notice("tenant %s: %s confirmed on the fabric in %.1f s", t->name,
 			   tenants_top_names[t->kind], t->took);
 		reply_tenant(m, t, NULL);
@@ -472,11 +407,11 @@ static void finish(struct tenants_mod *m, struct top *t)
 		return;
 	}
 	if (!t->req) { /* loomd's own check at start: nothing to undo, nobody to tell */
-		store_tenant_set_state(m->store, now, t->name, "failed", t->err);
+		tenants_state_set(m->store, t->name, t->was, TENANT_NOT_CONFIRMED, 0, t->err);
 		return;
 	}
 	if (t->kind == TOP_VERIFY) {
-		store_tenant_set_state(m->store, now, t->name, "failed", t->err);
+		tenants_state_set(m->store, t->name, t->was, TENANT_NOT_CONFIRMED, 0, t->err);
 		ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: %s", t->name, t->err);
 		return;
 	}
@@ -563,41 +498,6 @@ static void top_done(void *arg, int rc, const char *err)
 	}
 }
 
-void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlans,
-		      json_t *ports)
-{
-	for (const struct top *q = m->queue; q; q = q->next) {
-		unsigned k, v;
-		size_t i;
-		json_t *p;
-
-		if (!q->prev)
-			continue;
-		k = (unsigned)json_integer_value(json_object_get(q->prev, "pkey")) & 0x7fff;
-		v = (unsigned)json_integer_value(json_object_get(q->prev, "vlan")) & 0xfff;
-		if (pkeys && k)
-			pkeys[k / 8] |= (uint8_t)(1u << (k % 8));
-		if (vlans && v)
-			vlans[v / 8] |= (uint8_t)(1u << (v % 8));
-		json_array_foreach(ports ? json_object_get(q->prev, "eth_ports") : NULL, i, p) {
-			char key[2 * LP_NAME_LEN + 2];
-
-			snprintf(key, sizeof(key), "%s %s",
-				 json_string_value(json_object_get(p, "switch")),
-				 json_string_value(json_object_get(p, "port")));
-			json_object_set_new(ports, key, json_string(q->name));
-		}
-	}
-}
-
-int tenants_verify_queued(const struct tenants_mod *m, const char *name)
-{
-	for (const struct top *q = m->queue; q; q = q->next)
-		if (q->kind == TOP_VERIFY && q->readonly && !strcmp(q->name, name))
-			return 1;
-	return 0;
-}
-
 void tenants_enqueue(struct tenants_mod *m, struct top *t)
 {
 	struct top **pp = &m->queue;
@@ -618,7 +518,8 @@ static int interrupted(const json_t *list)
 	size_t i;
 
 	json_array_foreach(list, i, x)
-		if (!strcmp(json_string_value(json_object_get(x, "state")), "applying"))
+		if (tenants_state_parse(json_string_value(json_object_get(x, "state"))) ==
+		    TENANT_APPLYING)
 			return 1;
 	return 0;
 }
@@ -630,7 +531,7 @@ static int interrupted(const json_t *list)
  * again (idempotent), and marked active or failed (a change a stop
  * interrupted, "applying", is completed or found failed). One check at a
  * time: none is queued while one waits. `why`: "start" or "periodic". */
-int tenants_check_all(struct tenants_mod *m, const char *why)
+static int check_all(struct tenants_mod *m, const char *why)
 {
 	char err[1024] = "", *text, *had;
 	json_t *list = NULL;
@@ -682,7 +583,7 @@ static void interval_cb(evutil_socket_t fd, short what, void *arg)
 	struct tenants_mod *m = arg;
 
 	(void)fd, (void)what;
-	tenants_check_all(m, "periodic");
+	check_all(m, "periodic");
 	arm_interval(m);
 }
 
@@ -790,20 +691,22 @@ void tenants_free(struct tenants_mod *m)
 
 int tenants_resume(struct tenants_mod *m)
 {
-	return tenants_check_all(m, "start");
-}
-
-int tenants_register(struct tenants_mod *m, struct ctl *ctl)
-{
-	int rc;
-
-	m->ctl = ctl;
-	if ((rc = tenants_hosts_register(m, ctl)) < 0)
-		return rc;
-	return tenants_cmd_register(m, ctl);
+	return check_all(m, "start");
 }
 
 void tenants_set_intent(struct tenants_mod *m, const struct intent_writer *w)
 {
 	m->iw = *w;
+}
+
+void tenants_watch(void *arg, const json_t *records, int leading)
+{
+	struct tenants_mod *m = arg;
+
+	if (!leading) {
+		tenants_ha_mirror(m, records);
+		return;
+	}
+	tenants_ha_takeover(m, records);
+	(void)check_all(m, "takeover");
 }

@@ -1,13 +1,16 @@
-/* daemon/tenants/tenants_cmd.c: the tenant control commands (daemon/tenants/tenants.h).
- * A change checks its request, resolves the hosts, picks the tenant's PKey
- * (when it has HCA ports) and VLAN (when it has switch ports) from their
- * pools, writes the tenant to the store as "applying" with an audit event,
- * and queues the change; the answer comes once the fabric shows it.
- * Every command's arguments are declared (tenants_cmd_register: the keys
+/* daemon/tenants/tenants_cmd.c: the tenant control commands (daemon/tenants/tenants.h),
+ * the top of the module: tenants_register registers them and tenants_hosts.c's
+ * tenant-hosts. A change checks its request, resolves the hosts, picks the
+ * tenant's PKey (when it has HCA ports) and VLAN (when it has switch ports)
+ * from their pools, writes the tenant to the store as "applying" (the step
+ * "changed" of tenants_state.h) with an audit event, and queues the change
+ * (tenants_enqueue); the answer comes once the fabric shows it.
+ * Every command's arguments are declared (tenants_register: the keys
  * and their types, checked by ctl before a handler runs, so a "limited"
  * of "true", a "pkey" of "0x1234", 4660.0 or 70000, or an unknown key is
  * refused naming it); the handlers read them with the same checks. */
 #include "autoconf.h"
+#include "daemon/tenants/tenants.h"
 #include "daemon/tenants/tenants_impl.h"
 
 #include <errno.h>
@@ -187,12 +190,13 @@ static char *intent_text(const struct tenants_mod *m, const struct store_tenant 
 	/* the record before the change (null: a create), for a new leader
 	 * that must roll back a change the old one left "applying" */
 	before = prev ? tenants_record(prev, m->iw.node,
-				       json_string_value(json_object_get(prev, "state")))
+				       tenants_state_parse(json_string_value(json_object_get(prev,
+											      "state"))))
 		      : json_null();
 	v = json_pack("{s:s, s:s, s:i, s:i, s:b, s:s, s:O, s:O, s:s, s:s}", "name", st->name,
 		      "by", who, "pkey", (int)st->pkey, "vlan", (int)st->vlan, "limited",
 		      st->limited, "class", st->class_name ? st->class_name : "", "ports",
-		      st->ports, "eth_ports", st->eth_ports, "state", "applying", "leader",
+		      st->ports, "eth_ports", st->eth_ports, "state", st->state, "leader",
 		      m->iw.node ? m->iw.node : "");
 	if (v && before)
 		json_object_set_new(v, "prev", before);
@@ -266,7 +270,8 @@ static void cmd_create(struct ctl_req *req, json_t *args, void *arg)
 		goto out;
 	}
 	st = (struct store_tenant){ .name = name, .limited = limited, .class_name = cls,
-				    .ports = ib, .eth_ports = eth };
+				    .ports = ib, .eth_ports = eth,
+				    .state = tenants_state_name(TENANT_APPLYING) };
 	if (choose_ids(m, NULL, asked, ib, eth, &st, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s: %s; nothing changed", name, err);
 		goto out;
@@ -346,6 +351,7 @@ static void change_hosts(struct ctl_req *req, json_t *args, struct tenants_mod *
 		.name = name, .ports = next_ib, .eth_ports = next_eth,
 		.limited = !strcmp(json_string_value(json_object_get(prev, "membership")), "limited"),
 		.class_name = json_string_value(json_object_get(prev, "class")),
+		.state = tenants_state_name(TENANT_APPLYING),
 	};
 	if (choose_ids(m, prev, 0, next_ib, next_eth, &st, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "tenant %s: %s; nothing changed", name, err);
@@ -399,7 +405,8 @@ static void cmd_delete(struct ctl_req *req, json_t *args, void *arg)
 		return;
 	if (store_tenant_get(m->store, name, &prev) == -ENOENT) {
 		/* An epilog for a job that has no tenant (or a retried one). */
-		ctl_reply_ok(req, json_pack("{s:s, s:s, s:s}", "name", name, "state", "deleted",
+		ctl_reply_ok(req, json_pack("{s:s, s:s, s:s}", "name", name, "state",
+					    tenants_state_name(TENANT_DELETED),
 					    "note", "no such tenant: nothing to do"));
 		return;
 	}
@@ -474,7 +481,7 @@ static void cmd_list(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_ok(req, list);
 }
 
-int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl)
+int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 {
 	/* docs/api.md's bodies: a PKey 1..0x7ffe (0: the pool's next), a
 	 * membership true/false, a class name */
@@ -501,6 +508,9 @@ int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl)
 	};
 	int rc;
 
+	m->ctl = ctl;
+	if ((rc = tenants_hosts_register(m, ctl)) < 0)
+		return rc;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if ((rc = ctl_register_args(ctl, cmds[i].cmd, cmds[i].access, cmds[i].fn, m,
 					    cmds[i].args)) < 0)

@@ -1,7 +1,9 @@
 /* daemon/tenants/tenants_eth.c: a tenant on RoCE is an access VLAN on exactly the
- * switch ports facing its hosts. Run by the tenant worker thread after the
- * InfiniBand part, on every switch the change touches (the tenant's ports
- * now and before), one after another, each through its own plugin handle:
+ * switch ports facing its hosts. On the loop, a change is prepared from the
+ * store: every switch it touches (the tenant's ports now and before), with
+ * all of each one's host-facing ports. Then the tenant worker thread, after
+ * the InfiniBand part, on those switches one after another, each through
+ * its own plugin handle:
  *  1. read every host-facing port's access VLAN (vlan_get);
  *  2. set the VLAN on each member port that lacks it, clear it from each
  *     other port that holds it (vlan_set / vlan_clear);
@@ -20,6 +22,121 @@
 
 #include "lib/util/log.h"
 #include "daemon/roce/switch_open.h"
+#include "daemon/tenants/store_tenants.h"
+
+const struct loom_switch_conf *tenants_eth_switch_conf(const struct loom_config *c,
+						       const char *name)
+{
+	for (int i = 0; i < c->n_switches; i++)
+		if (!strcmp(c->switches[i].name, name))
+			return &c->switches[i];
+	return NULL;
+}
+
+/* ---- the loop: the switches of one change -------------------------------------- */
+
+static struct top_switch *eth_switch(struct tenants_mod *m, struct top *t, const char *name,
+				     char *err, size_t errlen)
+{
+	const struct loom_switch_conf *sc;
+	struct top_switch *s, *v;
+
+	for (size_t i = 0; i < t->n_eth; i++)
+		if (!strcmp(t->eth[i].sw.name, name))
+			return &t->eth[i];
+	if (!(sc = tenants_eth_switch_conf(m->conf, name))) {
+		snprintf(err, errlen, "switch %s is no longer in loom.yaml's switches", name);
+		return NULL;
+	}
+	if (!(v = realloc(t->eth, (t->n_eth + 1) * sizeof(*v)))) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	t->eth = v;
+	s = &t->eth[t->n_eth++];
+	memset(s, 0, sizeof(*s));
+	s->sw = *sc;
+	s->ops = plugin_cache_get(m->plugins, m->conf->plugin_dir, sc->plugin, s->plugin_err,
+				  sizeof(s->plugin_err));
+	return s;
+}
+
+static int eth_port(struct top_switch *s, const char *port, int member)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_ports && strcmp(s->ports[i], port); i++)
+		;
+	if (i == s->n_ports) {
+		void *p = realloc(s->ports, (i + 1) * sizeof(*s->ports));
+		void *b;
+
+		if (!p)
+			return -ENOMEM;
+		s->ports = p;
+		if (!(b = realloc(s->member, i + 1)))
+			return -ENOMEM;
+		s->member = b;
+		snprintf(s->ports[i], sizeof(s->ports[i]), "%s", port);
+		s->member[i] = 0;
+		s->n_ports++;
+	}
+	s->member[i] |= (uint8_t)member;
+	return 0;
+}
+
+int tenants_eth_prepare(struct tenants_mod *m, struct top *t, const json_t *cur, char *err,
+			size_t errlen)
+{
+	const json_t *sets[] = { cur ? json_object_get(cur, "eth_ports") : NULL,
+				 t->prev ? json_object_get(t->prev, "eth_ports") : NULL };
+	json_t *all = NULL, *x;
+	size_t i;
+	int rc = 0;
+
+	for (int k = 0; k < 2; k++)
+		json_array_foreach(sets[k], i, x) {
+			const char *sw = json_string_value(json_object_get(x, "switch"));
+			const char *port = json_string_value(json_object_get(x, "port"));
+			struct top_switch *s;
+
+			/* A port the tenant leaves, on a switch taken out of
+			 * loom.yaml: loom cannot reach it any more, and must
+			 * not keep the tenant from being changed or deleted. */
+			if (k == 1 && !tenants_eth_switch_conf(m->conf, sw)) {
+				log_warn("tenant %s: switch %s is no longer in loom.yaml: %s keeps "
+					 "VLAN %u", t->name, sw, port, t->vlan);
+				continue;
+			}
+			if (!(s = eth_switch(m, t, sw, err, errlen)))
+				return -ENOENT;
+			if (eth_port(s, port, k == 0) < 0) {
+				snprintf(err, errlen, "out of memory");
+				return -ENOMEM;
+			}
+		}
+	if (!t->n_eth)
+		return 0;
+	/* Every other host-facing port of those switches must not hold the VLAN. */
+	if (store_tenant_eth_host_ports(m->store, &all) < 0) {
+		snprintf(err, errlen, "cannot read the switches' ports from the database");
+		return -EIO;
+	}
+	json_array_foreach(all, i, x) {
+		const char *sw = json_string_value(json_object_get(x, "switch"));
+
+		for (size_t k = 0; k < t->n_eth && rc == 0; k++)
+			if (!strcmp(t->eth[k].sw.name, sw))
+				rc = eth_port(&t->eth[k],
+					      json_string_value(json_object_get(x, "port")), 0);
+	}
+	json_decref(all);
+	if (rc < 0)
+		snprintf(err, errlen, "out of memory");
+	return rc;
+}
+
+/* ---- the worker ------------------------------------------------------------------ */
 
 /* Say what failed, naming the switch (and port); keeps the first error. */
 __attribute__((format(printf, 3, 4)))

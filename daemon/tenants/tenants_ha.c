@@ -1,14 +1,11 @@
 /* daemon/tenants/tenants_ha.c: the tenants under HA (issue 21, docs/ha.md):
- * the record a change puts in etcd (/loom/CLUSTER/tenants/NAME) and how it
- * follows the change's outcome, the fence a worker checks before each step
- * that touches the fabric, a follower's mirror of the records (its database
- * and its local partitions file, never the fabric), and a new leader's
- * takeover (records loaded, tenants etcd no longer holds deleted, etcd
- * seeded from the database when the cluster never held intent).
- *
- * A record: {"name", "by" (who asked), "pkey", "vlan", "limited", "class",
- * "ports": [{host, guid}], "eth_ports": [{host, switch, port}], "state":
- * "applying" | "active" | "failed", "leader": the node that wrote it}. */
+ * how a change's record in etcd (/loom/CLUSTER/tenants/NAME, made by
+ * tenants_fence.c's tenants_record) follows the change's outcome, a
+ * follower's mirror of the records (its database and its local partitions
+ * file, never the fabric), and a new leader's takeover (records loaded,
+ * tenants etcd no longer holds deleted, etcd seeded from the database when
+ * the cluster never held intent; tenants.c's tenants_watch then checks
+ * every tenant). A record's state is the database's (tenants_state.h). */
 #include "autoconf.h"
 #include "daemon/tenants/tenants.h"
 #include "daemon/tenants/tenants_impl.h"
@@ -24,42 +21,6 @@
 #include "lib/util/log.h"
 
 #define SEEDED_KEY "intent-seeded"
-
-json_t *tenants_record(const json_t *tn, const char *node, const char *state)
-{
-	const char *membership = json_string_value(json_object_get(tn, "membership"));
-	const char *cls = json_string_value(json_object_get(tn, "class"));
-	const char *by = json_string_value(json_object_get(tn, "creator"));
-	json_t *ports = json_object_get(tn, "ports"), *eth = json_object_get(tn, "eth_ports");
-
-	ports = ports ? json_incref(ports) : json_array();
-	eth = eth ? json_incref(eth) : json_array();
-	/* "o" steals both, also when the pack fails */
-	return json_pack("{s:s?, s:s, s:i, s:i, s:b, s:s, s:o, s:o, s:s, s:s}",
-			 "name", json_string_value(json_object_get(tn, "name")),
-			 "by", by ? by : "", "pkey",
-			 (int)json_integer_value(json_object_get(tn, "pkey")), "vlan",
-			 (int)json_integer_value(json_object_get(tn, "vlan")), "limited",
-			 membership && !strcmp(membership, "limited"), "class", cls ? cls : "",
-			 "ports", ports, "eth_ports", eth, "state", state ? state : "active",
-			 "leader", node ? node : "");
-}
-
-int tenants_fence_lost(struct top *t)
-{
-	const struct intent_writer *w = &t->m->iw;
-	int held;
-
-	if (!w->held || (held = w->held(w->arg)) > 0)
-		return 0;
-	t->lost = held == 0 ? 1 : 2;
-	t->rc = -EPERM;
-	snprintf(t->err, sizeof(t->err), "this node (%s) lost the leadership during the change "
-		 "(%s): it stopped and touched nothing more; the new leader completes it from "
-		 "etcd, ask there", w->node ? w->node : "?",
-		 held == 0 ? "another node leads" : "no etcd quorum");
-	return 1;
-}
 
 /* ---- the worker: the record follows the outcome --------------------------------- */
 
@@ -83,18 +44,19 @@ static void after_resume(struct top *t)
 
 	for (size_t i = 0; k && v && keys && i < t->n_batch; i++) {
 		struct top *b = t->batch[i];
-		const char *state = b->rc == 0 ? "active" : "failed";
-		const char *had = json_string_value(json_object_get(b->rec, "state"));
+		enum tenant_state state = b->rc == 0 ? TENANT_ACTIVE : TENANT_FAILED;
+		enum tenant_state had =
+			tenants_state_parse(json_string_value(json_object_get(b->rec, "state")));
 
 		json_t *put = b->rec;
 
 		if (b->rc < 0 && b->has_undo && !b->lost) {
 			put = b->undo;  /* NULL: deleted (a create) */
 			b->undone = 1;
-		} else if (!b->rec || b->lost || (had && !strcmp(had, state)))
+		} else if (!b->rec || b->lost || had == state)
 			continue;
 		else
-			json_object_set_new(b->rec, "state", json_string(state));
+			json_object_set_new(b->rec, "state", json_string(tenants_state_name(state)));
 		if (!(keys[n] = malloc(LOOM_NAME_LEN + 16)))
 			break;
 		snprintf(keys[n], LOOM_NAME_LEN + 16, "tenants/%s", b->name);
@@ -139,7 +101,8 @@ void tenants_ha_after(struct top *t)
 			return;
 		/* confirmed: the record says so */
 		if ((r = json_loads(t->intent, 0, NULL))) {
-			json_object_set_new(r, "state", json_string("active"));
+			json_object_set_new(r, "state",
+					    json_string(tenants_state_name(TENANT_ACTIVE)));
 			json_object_del(r, "prev");
 			text = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS);
 			json_decref(r);
@@ -197,12 +160,13 @@ static int same_ports(const json_t *a, const json_t *b)
  * key, VLAN, membership, class, ports), and its state from the record.
  * `how`: the events' words ("from etcd, leader node-a"). 1 written, 0
  * already so, -errno. */
-int tenants_load_one(struct tenants_mod *m, const json_t *r, const char *how)
+static int load_one(struct tenants_mod *m, const json_t *r, const char *how)
 {
 	const char *name = json_string_value(json_object_get(r, "name"));
 	const char *cls = json_string_value(json_object_get(r, "class"));
 	const char *by = json_string_value(json_object_get(r, "by"));
-	const char *state = json_string_value(json_object_get(r, "state"));
+	enum tenant_state state =
+		tenants_state_parse(json_string_value(json_object_get(r, "state")));
 	const json_t *ports = json_object_get(r, "ports"), *eth = json_object_get(r, "eth_ports");
 	json_int_t pkey = json_integer_value(json_object_get(r, "pkey"));
 	json_int_t vlan = json_integer_value(json_object_get(r, "vlan"));
@@ -215,40 +179,40 @@ int tenants_load_one(struct tenants_mod *m, const json_t *r, const char *how)
 	if (!name || !*name || strlen(name) >= LOOM_NAME_LEN || !json_is_array(ports) ||
 	    !json_is_array(eth) || pkey < 0 || pkey > 0x7fff || vlan < 0 || vlan > 4094)
 		return -EINVAL;
-	if (!state || (strcmp(state, "applying") && strcmp(state, "failed")))
-		state = "active";  /* records of the first HA version had none */
+	if (state == TENANT_DELETED)
+		state = TENANT_ACTIVE;  /* records of the first HA version had none */
 	if (store_tenant_get(m->store, name, &have) == 0) {
 		const char *hm = json_string_value(json_object_get(have, "membership"));
 		const char *hc = json_string_value(json_object_get(have, "class"));
-		const char *hs = json_string_value(json_object_get(have, "state"));
+		enum tenant_state had =
+			tenants_state_parse(json_string_value(json_object_get(have, "state")));
 		int same = json_integer_value(json_object_get(have, "pkey")) == pkey &&
 			   json_integer_value(json_object_get(have, "vlan")) == vlan &&
 			   (hm && !strcmp(hm, "limited")) == limited &&
 			   !strcmp(hc ? hc : "", cls ? cls : "") &&
 			   same_ports(json_object_get(have, "ports"), ports) &&
 			   same_ports(json_object_get(have, "eth_ports"), eth);
-		int same_state = hs && !strcmp(hs, state);
 
 		existed = 1;
 		json_decref(have);
 		if (same) {
-			if (!same_state &&
-			    store_tenant_set_state(m->store, clock_wall(), name, state, "") < 0)
+			if (had != state &&
+			    tenants_state_set(m->store, name, had, TENANT_MIRRORED, state, "") < 0)
 				return -EIO;
-			return same_state ? 0 : 1;
+			return had != state;
 		}
 	}
+	/* the tenant and its state in one write */
 	st = (struct store_tenant){ .name = name, .pkey = (unsigned)pkey, .vlan = (unsigned)vlan,
 				    .limited = limited, .class_name = cls && *cls ? cls : NULL,
-				    .ports = ports, .eth_ports = eth };
+				    .ports = ports, .eth_ports = eth,
+				    .state = tenants_state_name(state) };
 	snprintf(what, sizeof(what), "%s: pkey 0x%04x, vlan %d, %zu HCA ports, %zu switch ports, "
 		 "%s", how, (unsigned)pkey, (int)vlan, json_array_size(ports),
-		 json_array_size(eth), state);
+		 json_array_size(eth), tenants_state_name(state));
 	/* who asked for the last change on the leader (a new tenant's creator) */
 	rc = store_tenant_put(m->store, clock_wall(), &st, -1, by && *by ? by : "etcd",
 			      existed ? "tenant_changed" : "tenant_created", what);
-	if (rc == 0)
-		rc = store_tenant_set_state(m->store, clock_wall(), name, state, "");
 	if (rc == 0)
 		log_notice("tenant %s: %s", name, what);
 	return rc < 0 ? rc : 1;
@@ -274,7 +238,7 @@ static size_t load_all(struct tenants_mod *m, const json_t *records, int delete_
 				 "%s)", leader);
 		else
 			snprintf(how, sizeof(how), "from etcd, leader %s", leader);
-		if ((rc = tenants_load_one(m, r, how)) < 0)
+		if ((rc = load_one(m, r, how)) < 0)
 			log_err("tenants: the record %s in etcd could not be loaded: %s", key,
 				strerror(-rc));
 		else
@@ -343,7 +307,7 @@ void tenants_ha_takeover(struct tenants_mod *m, const json_t *records)
 			const char *st = json_string_value(json_object_get(r, "state"));
 			json_t *prev = json_object_get(r, "prev");
 
-			if (st && !strcmp(st, "applying") && prev)
+			if (prev && tenants_state_parse(st) == TENANT_APPLYING)
 				json_object_set_new(m->takeover_undo, name, json_deep_copy(prev));
 		}
 	}
@@ -351,7 +315,6 @@ void tenants_ha_takeover(struct tenants_mod *m, const json_t *records)
 		   "every tenant against the fabric", records ? "" : "(etcd's intent unread) ",
 		   changed, m->seeded == 0 ? "; etcd never held intent: seeding it from this "
 		   "database" : "");
-	(void)tenants_check_all(m, "takeover");
 }
 
 /* ---- TOP_RESUME under HA ------------------------------------------------------------- */
@@ -370,7 +333,7 @@ int tenants_ha_prepare_resume(struct tenants_mod *m, struct top *t)
 		if (store_tenant_get(m->store, b->name, &tn) == 0)
 			b->rec = tenants_record(tn, m->iw.node, b->was);
 		json_decref(tn);
-		if (!strcmp(t->name, "takeover") && !strcmp(b->was, "applying") &&
+		if (!strcmp(t->name, "takeover") && b->was == TENANT_APPLYING &&
 		    (undo = json_object_get(m->takeover_undo, b->name))) {
 			b->has_undo = 1;
 			b->undo = json_is_object(undo) ? json_deep_copy(undo) : NULL;
@@ -398,7 +361,7 @@ int tenants_ha_prepare_resume(struct tenants_mod *m, struct top *t)
 		if (store_tenant_get(m->store, name, &tn) < 0)
 			continue;
 		r = tenants_record(tn, m->iw.node,
-				   json_string_value(json_object_get(tn, "state")));
+				   tenants_state_parse(json_string_value(json_object_get(tn, "state"))));
 		t->seed_v[t->n_seed] = r ? json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 		json_decref(r);
 		json_decref(tn);
@@ -451,11 +414,11 @@ void tenants_ha_finish_resume(struct tenants_mod *m, struct top *t)
 		struct top *b = t->batch[i];
 		char what[1200];
 
-		if (strcmp(b->was, "applying"))
+		if (b->was != TENANT_APPLYING)
 			continue;
 		if (b->undone) {
 			/* etcd holds the record before; the database follows */
-			int rc = b->undo ? tenants_load_one(m, b->undo, "rolled back at takeover")
+			int rc = b->undo ? load_one(m, b->undo, "rolled back at takeover")
 					 : store_tenant_delete(m->store, clock_wall(), b->name,
 							       "the takeover (rolled back)");
 
@@ -485,14 +448,4 @@ void tenants_watch_seeded(void *arg, const json_t *records, int leading)
 
 	(void)leading;
 	m->seeded = records ? json_object_size(records) > 0 : -1;
-}
-
-void tenants_watch(void *arg, const json_t *records, int leading)
-{
-	struct tenants_mod *m = arg;
-
-	if (leading)
-		tenants_ha_takeover(m, records);
-	else
-		tenants_ha_mirror(m, records);
 }

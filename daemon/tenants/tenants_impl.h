@@ -1,11 +1,16 @@
 /* daemon/tenants/tenants_impl.h: what the files of the tenant module share, and
- * nothing outside it includes:
- *   tenants.c        the module: queue of changes, worker thread, answers,
- *                    rollback, resume at start
+ * nothing outside it includes. The files, each calling only those below it:
  *   tenants_cmd.c    the control commands (tenant-create ... tenant-list)
  *   tenants_hosts.c  hosts -> their HCA ports and switch ports
+ *   tenants.c        the module: queue of changes, worker thread, answers,
+ *                    rollback, resume at start, the periodic check
+ *   tenants_ha.c     HA: the record follows the outcome, mirror, takeover
+ *   tenants_top.c    a change (struct top), who asked, what the queue holds
  *   tenants_ib.c     InfiniBand: the partitions file, OpenSM, PKey read-back
  *   tenants_eth.c    RoCE: access VLANs on switch ports through the plugins
+ *   tenants_fence.c  HA: the fence inside a change, a tenant's etcd record
+ *   tenants_state.c  a tenant's states and their steps (tenants_state.h)
+ *   store_tenants.c  the database
  * One change at a time: the loop prepares a `struct top` from the store,
  * a worker thread applies and confirms it (IB first, then Ethernet), and
  * the loop answers (or rolls back). */
@@ -21,6 +26,7 @@
 #include "daemon/core/config.h"
 #include "daemon/ib/pkey_read.h"
 #include "daemon/ib/swept_subnets.h"
+#include "daemon/tenants/tenants_state.h"
 #include "loom/loom_plugin.h"
 
 struct ctl;
@@ -86,7 +92,7 @@ struct top {
 	int once;              /* verify: one read, no waiting, nothing set */
 	int readonly;          /* `tenant verify`: `once`, whatever the state */
 	int no_wait;           /* TOP_RESUME's checks: one PKey read is the answer */
-	char was[16];          /* TOP_RESUME's checks: the state before */
+	enum tenant_state was; /* the state the change found stored (prepare) */
 	size_t n_repaired;     /* switch ports the Ethernet part had to change */
 	char repaired[160];    /* the first of them */
 	int osm_pid;           /* OpenSM to signal, or 0 and osm_why says why none */
@@ -126,6 +132,7 @@ struct tenants_mod {
 	struct event *interval_ev;    /* tenants.interval: check every tenant */
 };
 
+/* tenants_top.c: a change, and the queue as the parts above the engine see it. */
 void tenants_top_free(struct top *t);
 /* Who asked, for the audit events: "uid N" for a socket peer, "token NAME"
  * or "cert CN" for the HTTP API (authz.h); "uid 0" without a request. */
@@ -133,8 +140,6 @@ void tenants_req_who(const struct ctl_req *req, char *buf, size_t len);
 /* A change for `req` (answered with an error when out of memory: NULL). */
 struct top *tenants_top_new(struct tenants_mod *m, struct ctl_req *req, enum top_kind kind,
 			    const char *name);
-/* Queue a change; it starts when the ones before it are done. */
-void tenants_enqueue(struct tenants_mod *m, struct top *t);
 /* What the changes in the queue would give back if they failed (their
  * tenants as they were): PKeys (a 0x8000-bit map), VLANs (a 4096-bit map)
  * and switch ports ({"SWITCH PORT": "tenant"}) marked or added, for the
@@ -144,20 +149,29 @@ void tenants_inflight(const struct tenants_mod *m, uint8_t *pkeys, uint8_t *vlan
 		      json_t *ports);
 /* Is a `tenant verify` of `name` queued already? */
 int tenants_verify_queued(const struct tenants_mod *m, const char *name);
+/* An event about tenant `name` into the store (logged when it cannot be). */
+void tenants_event(struct tenants_mod *m, const char *severity, const char *kind,
+		   const char *name, const char *what);
 
-/* tenants_ha.c: the HA side of the module (issue 21, docs/ha.md). */
+/* tenants.c: queue a change; it starts when the ones before it are done. */
+void tenants_enqueue(struct tenants_mod *m, struct top *t);
+
+/* tenants_fence.c: under HA, below every part of a change. */
 /* The record a change puts in etcd for a tenant as store_tenant_get gives it:
- * {name, by, pkey, vlan, limited, class, ports, eth_ports, state, leader}.
- * A new reference (NULL: out of memory). */
-json_t *tenants_record(const json_t *tenant, const char *node, const char *state);
+ * {name, by, pkey, vlan, limited, class, ports, eth_ports, state, leader}
+ * (state TENANT_DELETED: "active"). A new reference (NULL: out of memory). */
+json_t *tenants_record(const json_t *tenant, const char *node, enum tenant_state state);
 /* Worker: has this node lost the lease (HA)? 1: t->lost, t->rc and t->err
  * set, the change must touch nothing more; 0 go on (also without HA). */
 int tenants_fence_lost(struct top *t);
+
+/* tenants_ha.c: the HA side of the module (issue 21, docs/ha.md). */
 /* Worker, after the fabric part: the record follows the outcome (state
  * "active", or put back as it was / deleted when the change failed), and
  * a TOP_RESUME's checks record their outcome. No-op without HA. */
 void tenants_ha_after(struct top *t);
-/* Loop: a follower's mirror (leading 0) and a new leader's takeover. */
+/* Loop: a follower's mirror, and a new leader's takeover (records into the
+ * database; tenants_watch checks every tenant after it). */
 void tenants_ha_mirror(struct tenants_mod *m, const json_t *records);
 void tenants_ha_takeover(struct tenants_mod *m, const json_t *records);
 /* Loop: TOP_RESUME's seed / records prepared (takeover and checks). */
@@ -165,14 +179,6 @@ int tenants_ha_prepare_resume(struct tenants_mod *m, struct top *t);
 void tenants_ha_finish_resume(struct tenants_mod *m, struct top *t);
 /* Worker: a TOP_RESUME's seed into etcd (none: 0). */
 int tenants_ha_seed(struct top *t);
-/* shared with tenants.c */
-int tenants_check_all(struct tenants_mod *m, const char *why);
-void tenants_event(struct tenants_mod *m, const char *severity, const char *kind,
-		   const char *name, const char *what);
-int tenants_load_one(struct tenants_mod *m, const json_t *r, const char *how);
-
-/* tenants_cmd.c */
-int tenants_cmd_register(struct tenants_mod *m, struct ctl *ctl);
 
 /* tenants_hosts.c: the ports of `list`'s hosts (a Slurm hostlist): their
  * HCA ports [{"host", "guid"}] into *ib and the switch ports facing them
@@ -184,10 +190,6 @@ int tenants_hosts_resolve(struct tenants_mod *m, const char *tenant, const char 
 /* Register tenant-hosts (read): every CA port and host-facing switch port,
  * the host the identity rule gives it and the one it claims. */
 int tenants_hosts_register(struct tenants_mod *m, struct ctl *ctl);
-/* Fill t->eth from the store: every switch of the tenant's switch ports
- * now and before (t->prev), with all of each one's host-facing ports. */
-int tenants_hosts_eth_prepare(struct tenants_mod *m, struct top *t, const json_t *cur,
-			      char *err, size_t errlen);
 
 /* tenants_ib.c */
 char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen);
@@ -200,7 +202,16 @@ int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t);
  * each gets its rc and err. 0 when all hold, else tops[0]'s -errno. */
 int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline);
 
-/* tenants_eth.c, worker: make every member switch port hold t->vlan and
+/* tenants_eth.c */
+/* The switch of loom.yaml named so (NULL: none). */
+const struct loom_switch_conf *tenants_eth_switch_conf(const struct loom_config *c,
+						       const char *name);
+/* Loop: fill t->eth from the store: every switch of the tenant's switch
+ * ports now (cur) and before (t->prev), with all of each one's host-facing
+ * ports. 0, or -errno with err. */
+int tenants_eth_prepare(struct tenants_mod *m, struct top *t, const json_t *cur, char *err,
+			size_t errlen);
+/* Worker: make every member switch port hold t->vlan and
  * no other host-facing port hold it (t->once: only read), then read them
  * all back. On failure every port it changed is put back. 0 or -errno
  * with t->err. */

@@ -1,6 +1,7 @@
 /* tests/unit/test_ib_cc.c: InfiniBand congestion control: loom.yaml's ib_cc
  * section (daemon/qos/config_ibcc.c), its checks, the OpenSM options it
- * becomes and the drift check of OpenSM's options file (lib/qos/ib_cc.c).
+ * becomes and the drift check of OpenSM's options file (lib/qos/ib_cc.c);
+ * loom's block of that file as daemon/qos/osm_block.c mirrors and checks it.
  * That OpenSM's own parser reads those options back to the same values is
  * tests/integration/ib_cc.sh's (opensm -c). */
 #include "autoconf.h"
@@ -11,8 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
 
 #include "daemon/core/config.h"
+#include "daemon/core/file_atomic.h"
+#include "daemon/qos/osm_block.h"
 #include "daemon/loomd.h"
 #include "lib/qos/options_block.h"
 #include "daemon/qos/qos_ib.h"
@@ -330,6 +338,88 @@ START_TEST(drift_of_the_options_file_names_what_differs)
 }
 END_TEST
 
+/* osm_block with only what a mirror, a takeover and a check use: the
+ * module is this node's own options text. */
+static int mine_is_mod(void *mod, char *buf, size_t len)
+{
+	return snprintf(buf, len, "%s", (const char *)mod) < (int)len ? 0 : -1;
+}
+
+static const struct osm_block_ops block_ops = {
+	.name = "ib_cc", .apply_cmd = "qos-ib-cc-apply",
+	.begin = IBCC_BLOCK_BEGIN, .end = IBCC_BLOCK_END, .max = IBCC_OPTIONS_MAX,
+	.mine = mine_is_mod, .drift = ibcc_file_drift,
+};
+
+static ino_t inode_of(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return st.st_ino;
+}
+
+/* A follower's mirror writes loom's block after the operator's lines, once
+ * (the same record again leaves the file alone); the check then finds it
+ * in policy, and a later line that overrides it; a state is noted only when
+ * it changes. No OpenSM and no store: nothing is signalled or recorded. */
+START_TEST(the_block_is_mirrored_once_then_checked)
+{
+	char dir[] = "/tmp/loom-osm-block-XXXXXX", path[256], opts[IBCC_OPTIONS_MAX], why[512];
+	const char theirs[] = "# the operator's\nsweep_interval 10\n";
+	struct event_base *base;
+	struct osm_block *b;
+	json_t *rec;
+	char *text;
+	ino_t ino;
+	FILE *f;
+
+	ck_assert_msg(load(good) == 0, "%s", err);
+	ibcc_opensm_options(&conf.ib_cc, opts, sizeof(opts));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/opensm.conf", dir);
+	ck_assert_int_eq(file_write_atomic(path, theirs, err, sizeof(err)), 0);
+	ck_assert_ptr_nonnull(base = event_base_new());
+	b = osm_block_new(base, &block_ops, opts, NULL, err, sizeof(err));
+	ck_assert_msg(b != NULL, "%s", err);
+	osm_block_reconfigure(b, path, "");
+
+	osm_block_check(b, opts, why, sizeof(why));
+	ck_assert_str_eq(why, "loom's ib_cc block is missing from the options file");
+	ck_assert_ptr_nonnull(rec = json_pack("{s:{s:s, s:s, s:s}}", "ib_cc", "options", opts,
+					      "version", "0123456789abcdef", "by", "a"));
+	osm_block_watch(b, rec, 0);
+	ck_assert_ptr_nonnull(text = file_read_text(path, err, sizeof(err)));
+	ck_assert_int_eq(strncmp(text, theirs, strlen(theirs)), 0);
+	ck_assert_ptr_nonnull(strstr(text, IBCC_BLOCK_BEGIN));
+	free(text);
+	osm_block_check(b, opts, why, sizeof(why));
+	ck_assert_str_eq(why, "");
+	ino = inode_of(path);
+	osm_block_watch(b, rec, 0);
+	ck_assert(inode_of(path) == ino);  /* already so: not rewritten */
+	osm_block_watch(b, rec, 1);        /* a takeover, the same options: no change */
+	ck_assert(inode_of(path) == ino);
+
+	ck_assert_ptr_nonnull(f = fopen(path, "a"));
+	fputs("cc_cct 0:1\n", f);
+	fclose(f);
+	osm_block_check(b, opts, why, sizeof(why));
+	ck_assert_ptr_nonnull(strstr(why, "sets cc_cct again after loom's block"));
+
+	ck_assert_int_eq(osm_block_note(NULL, "ib_cc", path, NULL, ""), 0);
+	ck_assert_int_eq(osm_block_note(NULL, "ib_cc", path, "", why), 1);
+	ck_assert_int_eq(osm_block_note(NULL, "ib_cc", path, why, why), 0);
+	ck_assert_int_eq(osm_block_note(NULL, "ib_cc", path, why, ""), 1);
+
+	json_decref(rec);
+	osm_block_free(b);
+	event_base_free(base);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ib_cc");
@@ -346,6 +436,7 @@ int main(void)
 	tcase_add_test(tc, the_largest_configuration_fits_the_options_buffer);
 	tcase_add_test(tc, port_masks_read_as_opensm_reads_them);
 	tcase_add_test(tc, drift_of_the_options_file_names_what_differs);
+	tcase_add_test(tc, the_block_is_mirrored_once_then_checked);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,9 +1,9 @@
-/* tests/unit/test_tenants_ha.c: the tenants under HA (daemon/tenants/tenants_ha.c),
+/* tests/unit/test_tenants_ha.c: the tenants under HA (daemon/tenants/tenants_fence.c),
  * the parts that need no etcd: the fence inside a change (a lost lease stops
  * it: not-leader when another node leads, no-quorum when none is known;
  * nothing without HA), a switch's VLAN push stopped by it with nothing
- * pushed and nothing undone (the new leader owns the ports), and the record
- * a tenant gives etcd. */
+ * pushed and nothing undone (the new leader owns the ports), the record
+ * a tenant gives etcd, and a tenant's states (daemon/tenants/tenants_state.c). */
 #include "autoconf.h"
 
 #include <check.h>
@@ -190,7 +190,7 @@ START_TEST(record_from_a_stored_tenant)
 			       "pkey", 0x1001, "membership", "limited", "state", "active",
 			       "creator", "token slurm", "ports", "host", "host-0000", "guid",
 			       "0x0002c90300000001");
-	json_t *r = tenants_record(tn, "node-b", "applying");
+	json_t *r = tenants_record(tn, "node-b", TENANT_APPLYING);
 
 	ck_assert_ptr_nonnull(r);
 	ck_assert_str_eq(json_string_value(json_object_get(r, "name")), "jobA");
@@ -209,6 +209,48 @@ START_TEST(record_from_a_stored_tenant)
 }
 END_TEST
 
+/* tenants_state.c: the names the database keeps, and the diagram's arrows. */
+START_TEST(state_names_are_the_databases)
+{
+	static const char *const names[] = { "applying", "active", "failed", "deleted" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		ck_assert_str_eq(tenants_state_name(tenants_state_parse(names[i])), names[i]);
+	ck_assert_int_eq(tenants_state_parse(NULL), TENANT_DELETED);
+	ck_assert_int_eq(tenants_state_parse("rolling"), TENANT_DELETED);
+}
+END_TEST
+
+START_TEST(state_steps_follow_the_diagram)
+{
+	/* a change: from anything to applying */
+	ck_assert_int_eq(tenants_state_next(TENANT_DELETED, TENANT_CHANGED, 0), TENANT_APPLYING);
+	ck_assert_int_eq(tenants_state_next(TENANT_FAILED, TENANT_CHANGED, 0), TENANT_APPLYING);
+	/* the fabric's answer, from any stored state; a deleted tenant has none */
+	ck_assert_int_eq(tenants_state_next(TENANT_APPLYING, TENANT_CONFIRMED, 0), TENANT_ACTIVE);
+	ck_assert_int_eq(tenants_state_next(TENANT_FAILED, TENANT_CONFIRMED, 0), TENANT_ACTIVE);
+	ck_assert_int_eq(tenants_state_next(TENANT_ACTIVE, TENANT_NOT_CONFIRMED, 0), TENANT_FAILED);
+	ck_assert_int_eq(tenants_state_next(TENANT_DELETED, TENANT_CONFIRMED, 0), -EINVAL);
+	ck_assert_int_eq(tenants_state_next(TENANT_DELETED, TENANT_NOT_CONFIRMED, 0), -EINVAL);
+	/* a rollback goes where the caller says, only from a change */
+	ck_assert_int_eq(tenants_state_next(TENANT_APPLYING, TENANT_ROLLED_BACK, TENANT_FAILED),
+			 TENANT_FAILED);
+	ck_assert_int_eq(tenants_state_next(TENANT_APPLYING, TENANT_ROLLED_BACK, TENANT_DELETED),
+			 TENANT_DELETED);
+	ck_assert_int_eq(tenants_state_next(TENANT_DELETED, TENANT_ROLLED_BACK, TENANT_ACTIVE),
+			 TENANT_ACTIVE);
+	ck_assert_int_eq(tenants_state_next(TENANT_ACTIVE, TENANT_ROLLED_BACK, TENANT_FAILED),
+			 -EINVAL);
+	/* delete; a mirror reaches a stored state, never "deleted" */
+	ck_assert_int_eq(tenants_state_next(TENANT_ACTIVE, TENANT_REMOVED, 0), TENANT_DELETED);
+	ck_assert_int_eq(tenants_state_next(TENANT_DELETED, TENANT_REMOVED, 0), -EINVAL);
+	ck_assert_int_eq(tenants_state_next(TENANT_DELETED, TENANT_MIRRORED, TENANT_APPLYING),
+			 TENANT_APPLYING);
+	ck_assert_int_eq(tenants_state_next(TENANT_ACTIVE, TENANT_MIRRORED, TENANT_DELETED),
+			 -EINVAL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("tenants_ha");
@@ -222,6 +264,10 @@ static Suite *suite(void)
 	tcase_add_test(tc, vlan_push_happens_while_the_lease_holds);
 	tcase_add_test(tc, vlan_push_stops_when_the_lease_is_lost);
 	tcase_add_test(tc, record_from_a_stored_tenant);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("state");
+	tcase_add_test(tc, state_names_are_the_databases);
+	tcase_add_test(tc, state_steps_follow_the_diagram);
 	suite_add_tcase(s, tc);
 	return s;
 }
