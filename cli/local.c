@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/ar/ar_status.h"
+#include "lib/db/db_commands.h"
 #include "lib/db/db_query.h"
 #include "lib/util/proto.h"
 #include "lib/route/route_live.h"
@@ -29,22 +30,14 @@ static const char *arg_str(json_t *args, const char *key)
 static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, json_t *args,
 		     json_t **out, char *err, size_t errlen)
 {
-	if (strcmp(cmd, "nodes") == 0)
-		return dbq_nodes(db, arg_str(args, "type"), out, err, errlen);
-	if (strcmp(cmd, "node") == 0)
-		return dbq_node(db, arg_str(args, "id"), out, err, errlen);
-	if (strcmp(cmd, "ports") == 0)
-		return dbq_ports(db, arg_str(args, "node"), out, err, errlen);
-	if (strcmp(cmd, "switches") == 0)
-		return dbq_switches(db, arg_str(args, "name"), out, err, errlen);
-	if (strcmp(cmd, "links") == 0)
-		return dbq_links(db, out, err, errlen);
-	if (strcmp(cmd, "events") == 0) {
-		json_t *since = json_object_get(args, "since");
-		json_t *limit = json_object_get(args, "limit");
+	const struct dbq_command *c = dbq_command_find(cmd);
 
-		return dbq_events(db, since ? json_number_value(since) : 0, arg_str(args, "kind"),
-				  limit ? (long)json_integer_value(limit) : 0, out, err, errlen);
+	/* the fabric's read commands: loomd's own table (lib/db/db_commands.h) */
+	if (c) {
+		struct dbq_args a;
+
+		dbq_args_from_json(c, args, &a);
+		return c->run(db, &a, out, err, errlen);
 	}
 	if (strcmp(cmd, "status") == 0) {
 		/* Without a daemon only what the database knows: no version,

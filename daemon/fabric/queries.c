@@ -1,6 +1,7 @@
 /* daemon/fabric/queries.c: read-only fabric commands on the control socket.
  *
- * Each runs its query (lib/db/db_query.h) off the loop, on a work queue
+ * The commands and the argument each takes are lib/db/db_commands.h's
+ * table, which loomctl --db runs too. Each runs its query off the loop, on a work queue
  * thread with a read-only connection of its own: a list of the whole
  * fabric takes a few hundred milliseconds at 10k hosts, time the loop owes
  * to sweeps, counters and other clients. WAL lets those readers run while
@@ -25,6 +26,7 @@
 
 #include "daemon/core/ctl.h"
 #include "daemon/core/work.h"
+#include "lib/db/db_commands.h"
 #include "lib/db/db_query.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
@@ -43,9 +45,6 @@ struct queries {
 	sqlite3 *idle[QUERIES_RUNNING];   /* read-only connections not in use */
 };
 
-typedef int (*query_fn)(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
-			size_t errlen);
-
 struct query_waiter {
 	struct query_waiter *next;
 	struct ctl_req *req;
@@ -58,7 +57,7 @@ struct query_job {
 	struct query_waiter *waiters;   /* those who joined since */
 	unsigned version;           /* the data version it was asked at */
 	int versioned;              /* 0: joins nothing */
-	query_fn fn;
+	const struct dbq_command *cmd;   /* what it runs */
 	sqlite3 *db;                /* taken from idle[], or opened by run() */
 	char s[QUERY_ARG_LEN];      /* the string argument; has_s: given */
 	int has_s;
@@ -69,45 +68,14 @@ struct query_job {
 
 /* ---- the queries -------------------------------------------------------------------- */
 
-static const char *s_arg(const struct query_job *j)
+/* Run j's command on db (lib/db/db_commands.h, loomctl --db's table too). */
+static int query_run(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
+		     size_t errlen)
 {
-	return j->has_s ? j->s : NULL;
-}
+	const struct dbq_args a = { .s = j->has_s ? j->s : NULL, .since = j->since,
+				    .limit = j->limit };
 
-static int q_nodes(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
-		   size_t errlen)
-{
-	return dbq_nodes(db, s_arg(j), out, err, errlen);
-}
-
-static int q_node(sqlite3 *db, const struct query_job *j, json_t **out, char *err, size_t errlen)
-{
-	return dbq_node(db, j->s, out, err, errlen);
-}
-
-static int q_ports(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
-		   size_t errlen)
-{
-	return dbq_ports(db, s_arg(j), out, err, errlen);
-}
-
-static int q_links(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
-		   size_t errlen)
-{
-	(void)j;
-	return dbq_links(db, out, err, errlen);
-}
-
-static int q_events(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
-		    size_t errlen)
-{
-	return dbq_events(db, j->since, s_arg(j), j->limit, out, err, errlen);
-}
-
-static int q_switches(sqlite3 *db, const struct query_job *j, json_t **out, char *err,
-		      size_t errlen)
-{
-	return dbq_switches(db, s_arg(j), out, err, errlen);
+	return j->cmd->run(db, &a, out, err, errlen);
 }
 
 /* ---- off the loop --------------------------------------------------------------------- */
@@ -118,7 +86,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 
 	if (!j->db && !(j->db = dbq_open_readonly(j->q->path, err, errlen)))
 		return -EIO;
-	return j->fn(j->db, j, &j->out, err, errlen);
+	return query_run(j->db, j, &j->out, err, errlen);
 }
 
 static void job_done(void *arg, int rc, const char *err)
@@ -144,7 +112,7 @@ static void job_done(void *arg, int rc, const char *err)
 /* The same question at the same data version. */
 static int same_query(const struct query_job *a, const struct query_job *b)
 {
-	return a->versioned && b->versioned && a->version == b->version && a->fn == b->fn &&
+	return a->versioned && b->versioned && a->version == b->version && a->cmd == b->cmd &&
 	       a->has_s == b->has_s && (!a->has_s || !strcmp(a->s, b->s)) &&
 	       a->since == b->since && a->limit == b->limit;
 }
@@ -185,7 +153,7 @@ static void query_start(struct queries *q, struct query_job *j)
 		return;
 	}
 	if (!q->path[0]) {
-		rc = j->fn(q->db, j, &j->out, err, sizeof(err));
+		rc = query_run(q->db, j, &j->out, err, sizeof(err));
 		job_done(j, rc, err);
 		job_free(j);
 		return;
@@ -206,29 +174,25 @@ static void query_start(struct queries *q, struct query_job *j)
 	}
 }
 
-static struct query_job *query_job_new(struct ctl_req *req, query_fn fn)
+/* A job of the command called name, with its one string argument (the
+ * table's key) from args: NULL when answered. */
+static struct query_job *query_job_new(struct ctl_req *req, json_t *args, const char *name)
 {
 	struct query_job *j = calloc(1, sizeof(*j));
+	struct dbq_args a;
+	int rc = 0;
 
 	if (!j) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
 		return NULL;
 	}
 	j->req = req;
-	j->fn = fn;
-	return j;
-}
-
-/* A job whose one optional string argument is `key`: NULL when answered. */
-static struct query_job *job_with(struct ctl_req *req, json_t *args, query_fn fn,
-				  const char *key, int required)
-{
-	struct query_job *j = query_job_new(req, fn);
-	int rc;
-
-	if (!j)
-		return NULL;
-	if ((rc = ctl_arg_string(req, args, key, j->s, sizeof(j->s), required)) < 0) {
+	j->cmd = dbq_command_find(name);
+	dbq_args_from_json(j->cmd, args, &a);   /* since, limit (typed by ctl) */
+	j->since = a.since;
+	j->limit = a.limit;
+	if (j->cmd->key &&
+	    (rc = ctl_arg_string(req, args, j->cmd->key, j->s, sizeof(j->s), 0)) < 0) {
 		free(j);
 		return NULL;
 	}
@@ -240,7 +204,7 @@ static struct query_job *job_with(struct ctl_req *req, json_t *args, query_fn fn
 
 static void cmd_nodes(struct ctl_req *req, json_t *args, void *arg)
 {
-	struct query_job *j = job_with(req, args, q_nodes, "type", 0);
+	struct query_job *j = query_job_new(req, args, "nodes");
 
 	if (!j)
 		return;
@@ -256,7 +220,7 @@ static void cmd_nodes(struct ctl_req *req, json_t *args, void *arg)
 
 static void cmd_node(struct ctl_req *req, json_t *args, void *arg)
 {
-	struct query_job *j = job_with(req, args, q_node, "id", 0);
+	struct query_job *j = query_job_new(req, args, "node");
 
 	if (!j)
 		return;
@@ -270,7 +234,7 @@ static void cmd_node(struct ctl_req *req, json_t *args, void *arg)
 
 static void cmd_ports(struct ctl_req *req, json_t *args, void *arg)
 {
-	struct query_job *j = job_with(req, args, q_ports, "node", 0);
+	struct query_job *j = query_job_new(req, args, "ports");
 
 	if (j)
 		query_start(arg, j);
@@ -278,37 +242,32 @@ static void cmd_ports(struct ctl_req *req, json_t *args, void *arg)
 
 static void cmd_links(struct ctl_req *req, json_t *args, void *arg)
 {
-	struct query_job *j = query_job_new(req, q_links);
+	struct query_job *j = query_job_new(req, args, "links");
 
-	(void)args;
 	if (j)
 		query_start(arg, j);
 }
 
-/* since and limit are typed by events_args (ctl_set_args) */
+/* since and limit are typed by the events spec (ctl_set_args) */
 static void cmd_events(struct ctl_req *req, json_t *args, void *arg)
 {
-	json_t *since = json_object_get(args, "since");
-	json_t *limit = json_object_get(args, "limit");
 	struct query_job *j;
 	char err[2048];
 
 	/* kind: one kind, or several comma-separated, each one loom records */
-	if (!(j = job_with(req, args, q_events, "kind", 0)))
+	if (!(j = query_job_new(req, args, "events")))
 		return;
 	if (j->has_s && dbq_event_kinds_check(j->s, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", err);
 		free(j);
 		return;
 	}
-	j->since = json_is_number(since) ? json_number_value(since) : 0;
-	j->limit = json_is_integer(limit) ? (long)json_integer_value(limit) : 0;
 	query_start(arg, j);
 }
 
 static void cmd_switches(struct ctl_req *req, json_t *args, void *arg)
 {
-	struct query_job *j = job_with(req, args, q_switches, "name", 0);
+	struct query_job *j = query_job_new(req, args, "switches");
 
 	if (j)
 		query_start(arg, j);
