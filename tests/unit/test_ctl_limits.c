@@ -282,24 +282,15 @@ static void child_hold(uid_t uid, gid_t gid, unsigned n, int out)
 		pause();
 }
 
-/* In a child as uid/gid, open n connections and keep them; what each got
- * (see child_hold), turning the loop meanwhile. */
-static void hold_as(uid_t uid, gid_t gid, unsigned n, struct holder *h, char *got)
+/* The n letters a child (uid) writes on fd, one per answer, into got (a
+ * string), turning the loop meanwhile; fd closed. */
+static void child_letters(int fd, uid_t uid, unsigned n, char *got)
 {
-	int out[2];
 	size_t have = 0;
 
-	ck_assert_int_eq(pipe(out), 0);
-	h->pid = fork();
-	ck_assert_int_ge(h->pid, 0);
-	if (h->pid == 0) {
-		close(out[0]);
-		child_hold(uid, gid, n, out[1]);
-	}
-	close(out[1]);
-	ck_assert_int_eq(fcntl(out[0], F_SETFL, O_NONBLOCK), 0);
+	ck_assert_int_eq(fcntl(fd, F_SETFL, O_NONBLOCK), 0);
 	for (int i = 0; i < 10000 && have < n; i++) {
-		ssize_t r = read(out[0], got + have, n - have);
+		ssize_t r = read(fd, got + have, n - have);
 
 		if (r > 0)
 			have += (size_t)r;
@@ -309,7 +300,24 @@ static void hold_as(uid_t uid, gid_t gid, unsigned n, struct holder *h, char *go
 		usleep(1000);
 	}
 	got[have] = '\0';
-	close(out[0]);
+	close(fd);
+}
+
+/* In a child as uid/gid, open n connections and keep them; what each got
+ * (see child_hold), turning the loop meanwhile. */
+static void hold_as(uid_t uid, gid_t gid, unsigned n, struct holder *h, char *got)
+{
+	int out[2];
+
+	ck_assert_int_eq(pipe(out), 0);
+	h->pid = fork();
+	ck_assert_int_ge(h->pid, 0);
+	if (h->pid == 0) {
+		close(out[0]);
+		child_hold(uid, gid, n, out[1]);
+	}
+	close(out[1]);
+	child_letters(out[0], uid, n, got);
 }
 
 static void release(struct holder *h)
@@ -499,7 +507,6 @@ static void child_reads(uid_t uid, gid_t gid, unsigned n, int out)
 static void reads_as(uid_t uid, gid_t gid, unsigned n, char *got)
 {
 	int out[2], status;
-	size_t have = 0;
 	pid_t pid;
 
 	ck_assert_int_eq(pipe(out), 0);
@@ -510,19 +517,7 @@ static void reads_as(uid_t uid, gid_t gid, unsigned n, char *got)
 		child_reads(uid, gid, n, out[1]);
 	}
 	close(out[1]);
-	ck_assert_int_eq(fcntl(out[0], F_SETFL, O_NONBLOCK), 0);
-	for (int i = 0; i < 10000 && have < n; i++) {
-		ssize_t r = read(out[0], got + have, n - have);
-
-		if (r > 0)
-			have += (size_t)r;
-		else
-			ck_assert_msg(r < 0 && errno == EAGAIN, "uid %d's child died", (int)uid);
-		event_base_loop(base, EVLOOP_NONBLOCK);
-		usleep(1000);
-	}
-	got[have] = '\0';
-	close(out[0]);
+	child_letters(out[0], uid, n, got);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 }
 
