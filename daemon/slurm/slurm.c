@@ -32,10 +32,36 @@ extern char **environ;
 #define SLURM_MAX_WAITING 8
 #define SCONTROL_TIMEOUT_MS 30000
 
+/* What the module keeps of loom.yaml: slurm:'s keys, the tenants' host
+ * rule (Slurm's nodes are the tenants' hosts) and the database a job
+ * records its events in. */
+struct slurm_settings {
+	char file[PATH_MAX];           /* slurm.topology_file */
+	int format;                    /* slurm.topology_format */
+	int reconfigure;               /* slurm.reconfigure */
+	char subnet[LOOM_NAME_LEN];    /* slurm.subnet */
+	char scontrol[PATH_MAX];       /* slurm.scontrol */
+	char host_pattern[sizeof(((struct loom_config *)0)->tenant_host_pattern)];
+	char host_map[PATH_MAX];       /* tenants.host_pattern, host_map */
+	char db_path[PATH_MAX];
+};
+
+static void settings_of(const struct loom_config *c, struct slurm_settings *s)
+{
+	snprintf(s->file, sizeof(s->file), "%s", c->slurm_topology_file);
+	s->format = c->slurm_topology_format;
+	s->reconfigure = c->slurm_reconfigure;
+	snprintf(s->subnet, sizeof(s->subnet), "%s", c->slurm_subnet);
+	snprintf(s->scontrol, sizeof(s->scontrol), "%s", c->slurm_scontrol);
+	snprintf(s->host_pattern, sizeof(s->host_pattern), "%s", c->tenant_host_pattern);
+	snprintf(s->host_map, sizeof(s->host_map), "%s", c->tenant_host_map);
+	snprintf(s->db_path, sizeof(s->db_path), "%s", c->db_path);
+}
+
 struct slurm_mod {
 	struct event_base *base;
 	struct ctl *ctl;               /* its gate: under ha, only the leader reconfigures */
-	struct loom_config conf;       /* a copy: the keys of slurm: and tenants' host rule */
+	struct slurm_settings set;     /* its keys of loom.yaml (no whole copy) */
 	struct work_queue *work;
 	struct swept_fabs fabs;        /* each subnet's last fabric */
 	int keeping, again;            /* the file's job is queued or running; a newer sweep */
@@ -331,7 +357,7 @@ out:
 static const struct swept_fab *chosen(struct slurm_mod *m, const char *want, char *why,
 				      size_t len)
 {
-	int i = swept_fabs_choose(&m->fabs, want, m->conf.slurm_subnet,
+	int i = swept_fabs_choose(&m->fabs, want, m->set.subnet,
 				  "slurm.subnet (or --subnet) to the one Slurm's nodes are on", why,
 				  len);
 
@@ -379,7 +405,7 @@ static void job_done(void *arg, int rc, const char *err)
 		}
 	} else if (j->built && !j->same) {
 		if (j->wrote)
-			log_notice("slurm: %s rewritten", m->conf.slurm_topology_file);
+			log_notice("slurm: %s rewritten", m->set.file);
 		slurm_topo_clear(&m->prev);
 		m->prev = j->topo;
 		memset(&j->topo, 0, sizeof(j->topo));
@@ -421,12 +447,12 @@ static struct sjob *sjob_new(struct slurm_mod *m, struct ctl_req *req, const str
 	j->m = m;
 	j->req = req;
 	j->format = format;
-	snprintf(j->conf.file, sizeof(j->conf.file), "%s", m->conf.slurm_topology_file);
-	snprintf(j->conf.scontrol, sizeof(j->conf.scontrol), "%s", m->conf.slurm_scontrol);
-	snprintf(j->conf.db_path, sizeof(j->conf.db_path), "%s", m->conf.db_path);
+	snprintf(j->conf.file, sizeof(j->conf.file), "%s", m->set.file);
+	snprintf(j->conf.scontrol, sizeof(j->conf.scontrol), "%s", m->set.scontrol);
+	snprintf(j->conf.db_path, sizeof(j->conf.db_path), "%s", m->set.db_path);
 	snprintf(j->conf.host_pattern, sizeof(j->conf.host_pattern), "%s",
-		 m->conf.tenant_host_pattern);
-	snprintf(j->conf.host_map, sizeof(j->conf.host_map), "%s", m->conf.tenant_host_map);
+		 m->set.host_pattern);
+	snprintf(j->conf.host_map, sizeof(j->conf.host_map), "%s", m->set.host_map);
 	snprintf(j->subnet, sizeof(j->subnet), "%s", s->name);
 	j->fab = fab_hold(s->last);
 	j->prev = &m->prev;
@@ -444,7 +470,7 @@ static void keep(struct slurm_mod *m)
 	struct sjob *j;
 	int rc;
 
-	if (!m->conf.slurm_topology_file[0])
+	if (!m->set.file[0])
 		return;
 	if (m->keeping) {
 		m->again = 1;
@@ -452,15 +478,15 @@ static void keep(struct slurm_mod *m)
 	}
 	if (!(s = chosen(m, NULL, why, sizeof(why)))) {
 		if (strcmp(m->last_error, why))
-			log_warn("slurm: %s is not kept: %s", m->conf.slurm_topology_file, why);
+			log_warn("slurm: %s is not kept: %s", m->set.file, why);
 		snprintf(m->last_error, sizeof(m->last_error), "%s", why);
 		return;
 	}
-	if (!(j = sjob_new(m, NULL, s, m->conf.slurm_topology_format)))
+	if (!(j = sjob_new(m, NULL, s, m->set.format)))
 		return;
 	/* Under ha every loomd keeps its own node's file (a backup slurmctld
 	 * there reads its own); one, the leader, tells Slurm. */
-	j->reconfigure = m->conf.slurm_reconfigure &&
+	j->reconfigure = m->set.reconfigure &&
 			 ctl_gate_check(m->ctl, "scontrol reconfigure", why, sizeof(why)) == 0;
 	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
 		log_warn("slurm: cannot start the topology job: %s", strerror(-rc));
@@ -482,7 +508,7 @@ static void cmd_topology(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct slurm_mod *m = arg;
 	char subnet[LOOM_NAME_LEN] = "", fmt[16] = "", why[512];
-	int format = m->conf.slurm_topology_format, rc;
+	int format = m->set.format, rc;
 	const struct swept_fab *s;
 	struct sjob *j;
 
@@ -524,7 +550,7 @@ struct slurm_mod *slurm_new(struct event_base *base, const struct loom_config *c
 		return NULL;
 	}
 	m->base = base;
-	m->conf = *conf;
+	settings_of(conf, &m->set);
 	if (!(m->work = work_queue_new(base, "slurm topology", 1, WORK_FIFO, err, errlen))) {
 		free(m);
 		return NULL;
@@ -546,13 +572,14 @@ void slurm_free(struct slurm_mod *m)
 
 void slurm_reconfigure(struct slurm_mod *m, const struct loom_config *conf)
 {
-	int changed = strcmp(m->conf.slurm_topology_file, conf->slurm_topology_file) ||
-		      m->conf.slurm_topology_format != conf->slurm_topology_format ||
-		      strcmp(m->conf.tenant_host_pattern, conf->tenant_host_pattern) ||
-		      strcmp(m->conf.tenant_host_map, conf->tenant_host_map) ||
-		      strcmp(m->conf.slurm_subnet, conf->slurm_subnet);
+	struct slurm_settings now;
+	int changed;
 
-	m->conf = *conf;
+	settings_of(conf, &now);
+	changed = strcmp(m->set.file, now.file) || m->set.format != now.format ||
+		  strcmp(m->set.host_pattern, now.host_pattern) ||
+		  strcmp(m->set.host_map, now.host_map) || strcmp(m->set.subnet, now.subnet);
+	m->set = now;
 	if (!changed)
 		return;
 	if (m->keeping) {

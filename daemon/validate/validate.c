@@ -49,10 +49,24 @@ struct subnet_check {
 	char plan_warned[512];      /* the plan error last logged for it */
 };
 
+/* What the module keeps of loom.yaml: validation.enabled and fat_tree,
+ * and the database a check's job opens. */
+struct validate_settings {
+	int enabled, fat_tree;
+	char db_path[PATH_MAX];
+};
+
+static void settings_of(const struct loom_config *c, struct validate_settings *s)
+{
+	s->enabled = c->validation_enabled;
+	s->fat_tree = c->validation_fat_tree;
+	snprintf(s->db_path, sizeof(s->db_path), "%s", c->db_path);
+}
+
 struct validate_mod {
 	struct event_base *base;
 	struct store *store;
-	struct loom_config conf_copy; /* enabled, fat_tree, db path */
+	struct validate_settings set; /* its keys of loom.yaml (no whole copy) */
 	struct plan_ref *plan;      /* NULL: none configured */
 	struct work_queue *work;
 	struct swept_fabs fabs;     /* each subnet's last fabric */
@@ -350,8 +364,8 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 		return NULL;
 	j->m = m;
 	j->req = req;
-	j->fat_tree = m->conf_copy.validation_fat_tree;
-	snprintf(j->db_path, sizeof(j->db_path), "%s", m->conf_copy.db_path);
+	j->fat_tree = m->set.fat_tree;
+	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
 		m->plan->refs++;
@@ -375,7 +389,7 @@ static void after_sweep(struct validate_mod *m, int i)
 	struct vjob *j;
 	int rc;
 
-	if (!m->conf_copy.validation_enabled || !f->last)
+	if (!m->set.enabled || !f->last)
 		return;
 	if (s->checking) {
 		s->again = 1;   /* the newest fabric, once the check under way ends */
@@ -472,7 +486,7 @@ struct validate_mod *validate_new(struct event_base *base, const struct loom_con
 	}
 	m->base = base;
 	m->store = store;
-	m->conf_copy = *conf;
+	settings_of(conf, &m->set);
 	if (!(m->work = work_queue_new(base, "validation", 1, WORK_FIFO, err, errlen))) {
 		free(m);
 		return NULL;
@@ -501,7 +515,7 @@ void validate_reconfigure(struct validate_mod *m, const struct loom_config *conf
 	} else {
 		log_warn("validation: the previous cabling plan stays");
 	}
-	m->conf_copy = *conf;
+	settings_of(conf, &m->set);
 }
 
 int validate_register(struct validate_mod *m, struct ctl *ctl)
