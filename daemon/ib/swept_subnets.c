@@ -10,7 +10,14 @@
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
 
-int swept_subnets_get(struct store *st, const struct loom_config *c, struct swept_subnets *out)
+void swept_mad_of(const struct loom_config *c, struct swept_mad *mad)
+{
+	mad->timeout_ms = c->mad_timeout_ms;
+	mad->retries = c->mad_retries;
+	mad->max_smps = c->max_smps;
+}
+
+int swept_subnets_get(struct store *st, const struct swept_mad *mad, struct swept_subnets *out)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s;
@@ -29,8 +36,8 @@ int swept_subnets_get(struct store *st, const struct loom_config *c, struct swep
 		snprintf(out->cas[i], sizeof(out->cas[i]), "%s", sqlite3_column_text(s, 1));
 		out->p[i] = (struct disc_ib_params){
 			.subnet = out->names[i], .ca = out->cas[i], .port = sqlite3_column_int(s, 2),
-			.timeout_ms = c->mad_timeout_ms, .retries = c->mad_retries,
-			.max_smps = c->max_smps,
+			.timeout_ms = mad->timeout_ms, .retries = mad->retries,
+			.max_smps = mad->max_smps,
 		};
 	}
 	sqlite3_finalize(s);

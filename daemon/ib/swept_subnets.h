@@ -19,7 +19,16 @@ struct swept_subnets {
 	size_t n;
 };
 
-/* Fill *out (n 0: none was swept). 0, or -EIO when the store cannot say. */
-int swept_subnets_get(struct store *st, const struct loom_config *c, struct swept_subnets *out);
+/* loom.yaml's MAD limits (discovery.mad_timeout_ms, mad_retries,
+ * max_smps): what a module that reads tables back keeps of the discovery
+ * section. */
+struct swept_mad {
+	int timeout_ms, retries, max_smps;
+};
+void swept_mad_of(const struct loom_config *c, struct swept_mad *mad);
+
+/* Fill *out (n 0: none was swept), each subnet with the limits mad. 0, or
+ * -EIO when the store cannot say. */
+int swept_subnets_get(struct store *st, const struct swept_mad *mad, struct swept_subnets *out);
 
 #endif

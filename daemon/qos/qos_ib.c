@@ -222,6 +222,7 @@ static const struct work_ops read_ops = { .run = read_run, .done = read_done };
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct qos_ib_mod *m = arg;
+	struct swept_mad mad;
 
 	(void)args;
 	if (!m->conf->ib_qos.set) {
@@ -233,7 +234,8 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_BUSY, "a QoS read-back is under way; try again");
 		return;
 	}
-	if (swept_subnets_get(m->store, m->conf, &m->sub) < 0 || !m->sub.n) {
+	swept_mad_of(m->conf, &mad);
+	if (swept_subnets_get(m->store, &mad, &m->sub) < 0 || !m->sub.n) {
 		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no InfiniBand subnet has been swept yet "
 			      "(loomctl discover --wait)");
 		return;

@@ -42,10 +42,29 @@ struct cpi_cache {
 	unsigned reads;               /* reads that used the pmas */
 };
 
+/* What the module keeps of loom.yaml: telemetry:'s keys, the MAD limits
+ * and the database a read's job records into. */
+struct telemetry_settings {
+	int interval_s, clear, max_answer_ports;
+	struct port_thresholds thresholds;
+	struct swept_mad mad;
+	char db_path[PATH_MAX];
+};
+
+static void settings_of(const struct loom_config *c, struct telemetry_settings *s)
+{
+	s->interval_s = c->telemetry_interval_s;
+	s->clear = c->telemetry_clear_counters;
+	s->max_answer_ports = c->telemetry_max_answer_ports;
+	s->thresholds = c->telemetry_thresholds;
+	swept_mad_of(c, &s->mad);
+	snprintf(s->db_path, sizeof(s->db_path), "%s", c->db_path);
+}
+
 struct telemetry_mod {
 	struct event_base *base;
 	struct store *store;          /* the loop's: which subnets were swept */
-	struct loom_config *conf;     /* a copy */
+	struct telemetry_settings set; /* its keys of loom.yaml (no whole copy) */
 	struct event *timer;
 	struct work_queue *work;      /* one read at a time */
 	struct switch_counters *sc;   /* the Ethernet switches' (switch_counters.h) */
@@ -238,10 +257,10 @@ static struct read_job *read_job_new(struct telemetry_mod *m)
 	if (!j)
 		return NULL;
 	j->m = m;
-	snprintf(j->db_path, sizeof(j->db_path), "%s", m->conf->db_path);
-	j->thresholds = m->conf->telemetry_thresholds;
-	j->clear = m->conf->telemetry_clear_counters;
-	if (swept_subnets_get(m->store, m->conf, &j->sub) < 0) {
+	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
+	j->thresholds = m->set.thresholds;
+	j->clear = m->set.clear;
+	if (swept_subnets_get(m->store, &m->set.mad, &j->sub) < 0) {
 		free(j);
 		return NULL;
 	}
@@ -250,9 +269,9 @@ static struct read_job *read_job_new(struct telemetry_mod *m)
 
 static void arm(struct telemetry_mod *m)
 {
-	struct timeval tv = { m->conf->telemetry_interval_s, 0 };
+	struct timeval tv = { m->set.interval_s, 0 };
 
-	if (m->conf->telemetry_interval_s > 0)
+	if (m->set.interval_s > 0)
 		evtimer_add(m->timer, &tv);
 	else
 		evtimer_del(m->timer);
@@ -294,12 +313,12 @@ static int too_many(struct telemetry_mod *m, struct ctl_req *req, const char *su
 	char err[256] = "";
 
 	if (counters_db_count(store_db(m->store), subnet, &n, err, sizeof(err)) < 0 ||
-	    n <= m->conf->telemetry_max_answer_ports)
+	    n <= m->set.max_answer_ports)
 		return 0;
 	ctl_reply_err(req, PROTO_ERR_TOO_LARGE, "the counters of %lld ports are more than one "
 		      "answer gives (telemetry.max_answer_ports %d): ask for one node or port, the "
 		      "busiest ports (\"top\" with \"sort\"), or read the database", n,
-		      m->conf->telemetry_max_answer_ports);
+		      m->set.max_answer_ports);
 	return 1;
 }
 
@@ -395,15 +414,7 @@ static void cmd_health(struct ctl_req *req, json_t *args, void *arg)
 
 void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf)
 {
-	struct loom_config *c = malloc(sizeof(*c));
-
-	if (!c) {
-		log_err("reload: out of memory for telemetry; its previous settings stay");
-		return;
-	}
-	memcpy(c, conf, sizeof(*c));
-	free(m->conf);
-	m->conf = c;
+	settings_of(conf, &m->set);
 	switch_counters_reconfigure(m->sc, conf);
 	job_impact_reconfigure(m->ji, conf);
 	arm(m);
@@ -420,12 +431,11 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_c
 {
 	struct telemetry_mod *m = calloc(1, sizeof(*m));
 
-	if (!m || !(m->conf = malloc(sizeof(*m->conf)))) {
-		free(m);
+	if (!m) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	memcpy(m->conf, conf, sizeof(*m->conf));
+	settings_of(conf, &m->set);
 	m->base = base;
 	m->store = store;
 	if (!(m->timer = evtimer_new(base, on_timer, m))) {
@@ -457,7 +467,6 @@ void telemetry_free(struct telemetry_mod *m)
 	for (size_t i = 0; i < m->n_cpi; i++)
 		counters_answer_free(&m->cpi[i].known);
 	free(m->cpi);
-	free(m->conf);
 	free(m);
 }
 

@@ -295,9 +295,12 @@ void tenants_ib_rewrite(struct tenants_mod *m, const char *why)
 /* The IB subnets to read (every swept one), with the configured MAD limits. */
 int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t)
 {
+	struct swept_mad mad;
+
 	if (!t->sub && !(t->sub = calloc(1, sizeof(*t->sub))))
 		return -ENOMEM;
-	if (swept_subnets_get(m->store, m->conf, t->sub) < 0)
+	swept_mad_of(m->conf, &mad);
+	if (swept_subnets_get(m->store, &mad, t->sub) < 0)
 		return -EIO;
 	return t->sub->n ? 0 : -ENOENT;
 }
