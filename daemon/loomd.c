@@ -386,10 +386,12 @@ static void loomd_teardown(struct loomd *d)
 	/* No worker waits on a child that hangs (its MAD library blocked on a
 	 * port that went away: up to the walker's 600 s otherwise). */
 	walker_stop_all();
-	/* The lease first: another node leads at once, not a TTL later. */
+	/* The lease first: another node leads at once, not a TTL later. The
+	 * struct itself last: a tenant change's worker may still ask it
+	 * (and be told this node no longer leads). */
 	if (d->ctl)
 		ctl_set_gate(d->ctl, NULL, NULL);
-	ha_free(d->ha);
+	ha_resign(d->ha);
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
 	validate_free(d->validate); /* after the sweeps: they hand it their fabrics */
@@ -408,6 +410,7 @@ static void loomd_teardown(struct loomd *d)
 	http_free(d->http);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
+	ha_free(d->ha);          /* after every module whose workers may ask it */
 	ctl_free(d->ctl);
 	store_close(d->store);
 	if (d->sig_hup)

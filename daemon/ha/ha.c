@@ -58,6 +58,7 @@ struct ha {
 	int64_t fence_lease;
 	int64_t fence_until_ms;   /* clock_mono() * 1000 */
 	int fence_other;          /* another node leads (the last step said so) */
+	int resigned;             /* ha_resign: the lease given up, no more steps */
 	char *ep, *ca, *cert, *key, *user, *password;
 	long timeout_ms;
 	char prefix[HA_KEY_LEN];  /* /loom/CLUSTER/ */
@@ -391,13 +392,18 @@ fail:
 	return NULL;
 }
 
-void ha_free(struct ha *ha)
+void ha_resign(struct ha *ha)
 {
-	if (!ha)
+	if (!ha || ha->resigned)
 		return;
+	ha->resigned = 1;
 	if (ha->tick)
 		event_free(ha->tick);
+	ha->tick = NULL;
 	work_queue_free(ha->q);  /* a step under way ends first */
+	ha->q = NULL;
+	/* From now on no intent is put (ha_intent_held: not the leader). */
+	__atomic_store_n(&ha->fence_lease, 0, __ATOMIC_SEQ_CST);
 	if (ha->etcd && ha->in.lease) {
 		if (ha->role == HA_LEADER)
 			log_notice("ha: giving up the leadership (lease %lld revoked)",
@@ -405,6 +411,14 @@ void ha_free(struct ha *ha)
 		ha_elect_resign(ha->etcd, ha->in.lease);
 	}
 	etcd_free(ha->etcd);
+	ha->etcd = NULL;
+}
+
+void ha_free(struct ha *ha)
+{
+	if (!ha)
+		return;
+	ha_resign(ha);
 	if (ha->password)
 		memset(ha->password, 0, strlen(ha->password));
 	free(ha->ep);

@@ -41,6 +41,11 @@ struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char 
 		  size_t errlen);
 /* Stop: wait for a step under way, and give the lease back when leader
  * (another node takes over at once). NULL is fine. */
+/* Give the lease up at once (another node leads now, not a TTL later),
+ * stop the election and refuse every intent from then on; the struct
+ * stays valid for the modules' workers that still hold it, until
+ * ha_free (which resigns first when not done yet). */
+void ha_resign(struct ha *ha);
 void ha_free(struct ha *ha);
 /* Install the gate on the control server (nothing when disabled). */
 int ha_register(struct ha *ha, struct ctl *ctl);
