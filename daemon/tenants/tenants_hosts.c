@@ -539,14 +539,13 @@ static void cmd_hosts(struct ctl_req *req, json_t *args, void *arg)
 	char err[512];
 
 	(void)args;
-	if (hostmap_load(&hm, m->conf->tenant_host_pattern, "", err, sizeof(err)) < 0) {
+	/* the pattern and the map's ports (hostmap_load takes "" for no map) */
+	if (hostmap_load(&hm, m->conf->tenant_host_pattern, m->conf->tenant_host_map, err,
+			 sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
 		return;
 	}
-	if (m->conf->tenant_host_map[0] &&
-	    (hostmap_clear(&hm), hostmap_load(&hm, m->conf->tenant_host_pattern,
-					      m->conf->tenant_host_map, err, sizeof(err)) < 0 ||
-	     !(map = map_load(m->conf, err, sizeof(err))))) {
+	if (m->conf->tenant_host_map[0] && !(map = map_load(m->conf, err, sizeof(err)))) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
 	} else if (store_tenant_ca_ports(m->store, &list) < 0 ||
 		   store_tenant_eth_host_ports(m->store, &ethlist) < 0) {
