@@ -81,7 +81,8 @@ static void schedule(struct ha *ha, long ms)
 {
 	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
 
-	event_add(ha->tick, &tv);
+	if (!ha->resigned)   /* a step that ends inside ha_resign schedules nothing */
+		event_add(ha->tick, &tv);
 }
 
 /* The fencing margin: the lease is counted from before the request that
@@ -397,11 +398,11 @@ void ha_resign(struct ha *ha)
 	if (!ha || ha->resigned)
 		return;
 	ha->resigned = 1;
+	work_queue_free(ha->q);  /* a step under way ends first (and schedules nothing) */
+	ha->q = NULL;
 	if (ha->tick)
 		event_free(ha->tick);
 	ha->tick = NULL;
-	work_queue_free(ha->q);  /* a step under way ends first */
-	ha->q = NULL;
 	/* From now on no intent is put (ha_intent_held: not the leader). */
 	__atomic_store_n(&ha->fence_lease, 0, __ATOMIC_SEQ_CST);
 	if (ha->etcd && ha->in.lease) {
