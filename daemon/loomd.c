@@ -30,7 +30,18 @@
 #include "daemon/ar/ar_apply.h"
 #include "daemon/core/config.h"
 #include "daemon/core/config_parse.h"
+#include "daemon/ar/config_ar.h"
+#include "daemon/ha/config_ha.h"
+#include "daemon/http/config_http.h"
+#include "daemon/ib/config_discovery.h"
+#include "daemon/ib/swept_subnets.h"
+#include "daemon/qos/config_qos_ib.h"
 #include "daemon/roce/config_roce.h"
+#include "daemon/routing/config_opensm.h"
+#include "daemon/slurm/config_slurm.h"
+#include "daemon/telemetry/config_telemetry.h"
+#include "daemon/tenants/config_tenants.h"
+#include "daemon/validate/config_validate.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/ctl_limits.h"
 #include "lib/db/db_query.h"
@@ -258,11 +269,43 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 static void on_role(void *arg, int leading)
 {
 	struct loomd *d = arg;
-	int normal = d->conf->sweep_interval, slow = d->conf->ha_follower_discovery_interval;
+	int normal = discovery_conf_get(d->conf)->sweep_interval;
+	int slow = ha_conf_get(d->conf)->ha_follower_discovery_interval;
 
 	if (!slow)
 		slow = normal > 0 && normal <= 86400 / 4 ? 4 * normal : normal;
 	sweeper_set_interval(d->sweeper, leading ? -1 : slow);
+}
+
+/* ---- each module's part of the configuration --------------------------------- */
+
+/* Every module gets its own section and, named here, what it reads of
+ * another's: these functions are the only place that knows who reads what. */
+
+static struct swept_mad mad_of(const struct loom_config *c)
+{
+	struct swept_mad mad;
+
+	swept_mad_of(discovery_conf_get(c), &mad);
+	return mad;
+}
+
+static struct tenants_inputs tenants_inputs_of(const struct loom_config *c,
+					       const struct swept_mad *mad)
+{
+	return (struct tenants_inputs){
+		.conf = tenants_conf_get(c), .switches = switches_conf_get(c),
+		.ib_qos = &ib_qos_conf_get(c)->ib_qos, .mad = mad, .plugin_dir = c->plugin_dir,
+	};
+}
+
+static struct telemetry_inputs telemetry_inputs_of(const struct loom_config *c,
+						   const struct swept_mad *mad)
+{
+	return (struct telemetry_inputs){
+		.conf = telemetry_conf_get(c), .mad = mad, .hosts = &tenants_conf_get(c)->hosts,
+		.switches = switches_conf_get(c), .plugin_dir = c->plugin_dir,
+	};
 }
 
 /* ---- signals ------------------------------------------------------------------ */
@@ -270,6 +313,12 @@ static void on_role(void *arg, int leading)
 static void reload(struct loomd *d)
 {
 	struct loom_config *next = malloc(sizeof(*next));
+	struct opensm_conf *osm;
+	struct swept_mad mad;
+	struct tenants_inputs ti;
+	struct telemetry_inputs tm;
+	const struct tenants_conf *tc;
+	const char *osm_pid;
 	char err[1024];
 
 	sdnotify_reloading();
@@ -293,41 +342,50 @@ static void reload(struct loomd *d)
 		log_warn("control.socket changed to %s: takes effect at restart", next->socket_path);
 		memcpy(next->socket_path, d->conf->socket_path, sizeof(next->socket_path));
 	}
-	if (strcmp(next->osm_socket_path, d->conf->osm_socket_path) != 0) {
+	osm = config_section_edit(next, &osm_report_config);
+	if (strcmp(osm->osm_socket_path, opensm_conf_get(d->conf)->osm_socket_path) != 0) {
 		log_warn("opensm.report_socket changed to %s: takes effect at restart",
-			 next->osm_socket_path);
-		memcpy(next->osm_socket_path, d->conf->osm_socket_path,
-		       sizeof(next->osm_socket_path));
+			 osm->osm_socket_path);
+		memcpy(osm->osm_socket_path, opensm_conf_get(d->conf)->osm_socket_path,
+		       sizeof(osm->osm_socket_path));
 	}
+	mad = mad_of(next);
+	ti = tenants_inputs_of(next, &mad);
+	tm = telemetry_inputs_of(next, &mad);
+	tc = tenants_conf_get(next);
+	osm_pid = tc->tenant_opensm_pid_file;
 	log_init("loomd", next->log_level,
 		 d->opt->foreground ? next->log_target : LOG_TARGET_SYSLOG);
 	ctl_set_admin_group(d->ctl, next->admin_group);
 	set_ctl_limits(d->ctl, next);
-	ctl_set_tenant_writers(d->ctl, next->tenant_users, next->tenant_groups);
-	if (sweeper_reconfigure(d->sweeper, next) < 0) {
+	ctl_set_tenant_writers(d->ctl, tc->tenant_users, tc->tenant_groups);
+	if (sweeper_reconfigure(d->sweeper, discovery_conf_get(next)) < 0) {
 		log_err("reload: cannot apply the new subnets; the running configuration stays");
 		free(next);
 		goto out;
 	}
-	routes_reconfigure(d->routes, next);
-	ar_reconfigure(d->ar, next);
-	ar_apply_reconfigure(d->ar_apply, next);
-	if (qos_reconfigure(d->qos, next) < 0)
+	routes_reconfigure(d->routes, opensm_conf_get(next), &mad);
+	ar_reconfigure(d->ar, &mad);
+	ar_apply_reconfigure(d->ar_apply, ar_conf_get(next), &mad);
+	if (qos_reconfigure(d->qos, roce_conf_get(next), switches_conf_get(next),
+			    next->plugin_dir) < 0)
 		log_err("reload: out of memory for the switches; their previous settings stay");
-	if (qos_ib_reconfigure(d->qos_ib, next) < 0)
+	if (qos_ib_reconfigure(d->qos_ib, ib_qos_conf_get(next), &mad, osm_pid) < 0)
 		log_err("reload: out of memory for ib_qos; its previous settings stay");
-	if (qos_ibcc_reconfigure(d->qos_ibcc, next) < 0)
+	if (qos_ibcc_reconfigure(d->qos_ibcc, ib_cc_conf_get(next), osm_pid) < 0)
 		log_err("reload: out of memory for ib_cc; its previous settings stay");
-	if (tenants_reconfigure(d->tenants, next) < 0)
+	if (tenants_reconfigure(d->tenants, &ti) < 0)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
-	telemetry_reconfigure(d->telemetry, next);
-	validate_reconfigure(d->validate, next);
-	slurm_reconfigure(d->slurm, next);
-	(void)http_reconfigure(d->http, next); /* a failed bind is logged; the listeners stay */
-	(void)api_reconfigure(d->api, next);   /* a refused tokens file is logged; the old stays */
-	ha_reconfigure(d->ha, next);
-	http_metrics_reconfigure(d->metrics, next);
-	http_web_reconfigure(d->web, next);
+	telemetry_reconfigure(d->telemetry, &tm);
+	validate_reconfigure(d->validate, validate_conf_get(next));
+	slurm_reconfigure(d->slurm, slurm_conf_get(next), &tc->hosts);
+	/* a failed bind is logged; the listeners stay */
+	(void)http_reconfigure(d->http, http_conf_get(next));
+	/* a refused tokens file is logged; the old stays */
+	(void)api_reconfigure(d->api, http_conf_get(next));
+	ha_reconfigure(d->ha, ha_conf_get(next));
+	http_metrics_reconfigure(d->metrics, http_conf_get(next));
+	http_web_reconfigure(d->web, http_conf_get(next));
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -429,6 +487,10 @@ static void loomd_teardown(struct loomd *d)
 int loomd_run(const struct loomd_options *opt)
 {
 	struct loomd d = { .opt = opt };
+	struct swept_mad mad;
+	struct tenants_inputs ti;
+	struct telemetry_inputs tm;
+	const struct tenants_conf *tc;
 	char err[1024];
 	int status = 1;
 
@@ -468,54 +530,67 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("control socket %s: %s", d.conf->socket_path, err);
 		goto out;
 	}
-	ctl_set_tenant_writers(d.ctl, d.conf->tenant_users, d.conf->tenant_groups);
+	mad = mad_of(d.conf);
+	ti = tenants_inputs_of(d.conf, &mad);
+	tm = telemetry_inputs_of(d.conf, &mad);
+	tc = tenants_conf_get(d.conf);
+	ctl_set_tenant_writers(d.ctl, tc->tenant_users, tc->tenant_groups);
 	set_ctl_limits(d.ctl, d.conf);
 	/* Before any module can change the fabric: the gate is set at once. */
-	if (!(d.ha = ha_new(d.base, d.conf, err, sizeof(err))) || ha_register(d.ha, d.ctl) < 0) {
+	if (!(d.ha = ha_new(d.base, ha_conf_get(d.conf), err, sizeof(err))) ||
+	    ha_register(d.ha, d.ctl) < 0) {
 		log_err("ha: %s", err);
 		goto out;
 	}
-	if (!(d.sweeper = sweeper_new(d.base, d.conf, err, sizeof(err)))) {
+	if (!(d.sweeper = sweeper_new(d.base, discovery_conf_get(d.conf), d.conf->db_path, err,
+				      sizeof(err)))) {
 		log_err("sweeper: %s", err);
 		goto out;
 	}
-	if (!(d.routes = routes_new(d.base, d.conf, err, sizeof(err)))) {
+	if (!(d.routes = routes_new(d.base, opensm_conf_get(d.conf), &mad, d.conf->db_path, err,
+				    sizeof(err)))) {
 		log_err("route requests: %s", err);
 		goto out;
 	}
-	if (!(d.ar = ar_new(d.base, d.conf, err, sizeof(err)))) {
+	if (!(d.ar = ar_new(d.base, &mad, d.conf->db_path, err, sizeof(err)))) {
 		log_err("AR requests: %s", err);
 		goto out;
 	}
-	if (!(d.ar_apply = ar_apply_new(d.base, d.conf, err, sizeof(err)))) {
+	if (!(d.ar_apply = ar_apply_new(d.base, ar_conf_get(d.conf), &mad, d.conf->db_path, err,
+					sizeof(err)))) {
 		log_err("AR program requests: %s", err);
 		goto out;
 	}
-	if (!(d.qos = qos_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.qos = qos_new(d.base, roce_conf_get(d.conf), switches_conf_get(d.conf),
+			      d.conf->plugin_dir, d.store, err, sizeof(err)))) {
 		log_err("qos requests: %s", err);
 		goto out;
 	}
-	if (!(d.qos_ib = qos_ib_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.qos_ib = qos_ib_new(d.base, ib_qos_conf_get(d.conf), &mad,
+				    tc->tenant_opensm_pid_file, d.store, err, sizeof(err)))) {
 		log_err("ib_qos requests: %s", err);
 		goto out;
 	}
-	if (!(d.qos_ibcc = qos_ibcc_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.qos_ibcc = qos_ibcc_new(d.base, ib_cc_conf_get(d.conf), tc->tenant_opensm_pid_file,
+					d.store, err, sizeof(err)))) {
 		log_err("ib_cc requests: %s", err);
 		goto out;
 	}
-	if (!(d.tenants = tenants_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.tenants = tenants_new(d.base, &ti, d.store, err, sizeof(err)))) {
 		log_err("tenant requests: %s", err);
 		goto out;
 	}
-	if (!(d.telemetry = telemetry_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.telemetry = telemetry_new(d.base, &tm, d.store, err, sizeof(err)))) {
 		log_err("counters: %s", err);
 		goto out;
 	}
-	if (!(d.validate = validate_new(d.base, d.conf, d.store, err, sizeof(err)))) {
+	if (!(d.validate = validate_new(d.base, validate_conf_get(d.conf), d.store, err,
+					sizeof(err)))) {
 		log_err("validation: %s", err);
 		goto out;
 	}
-	if (!(d.slurm = slurm_new(d.base, d.conf, err, sizeof(err)))) {
+	if (!(d.slurm = slurm_new(d.base, slurm_conf_get(d.conf), &tc->hosts, d.conf->db_path, err,
+				  sizeof(err)))) {
 		log_err("slurm: %s", err);
 		goto out;
 	}
@@ -526,23 +601,25 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("fabric queries: %s", err);
 		goto out;
 	}
-	if (!(d.http = http_new(d.base, d.conf, err, sizeof(err)))) {
+	if (!(d.http = http_new(d.base, http_conf_get(d.conf), err, sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
 	}
-	if (!(d.metrics = http_metrics_new(d.http, d.base, d.conf, err, sizeof(err))) ||
-	    !(d.web = http_web_new(d.http, d.conf, err, sizeof(err)))) {
+	if (!(d.metrics = http_metrics_new(d.http, d.base, http_conf_get(d.conf), d.conf->db_path,
+					   err, sizeof(err))) ||
+	    !(d.web = http_web_new(d.http, http_conf_get(d.conf), err, sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
 	}
-	if (!(d.api = api_new(d.base, d.http, d.ctl, d.conf, err, sizeof(err)))) {
+	if (!(d.api = api_new(d.base, d.http, d.ctl, http_conf_get(d.conf), err, sizeof(err)))) {
 		log_err("http: API tokens: %s", err);
 		goto out;
 	}
 	/* OpenSM's reports are stored on the loop's connection: they are few
 	 * (a run per heavy sweep, a trap per link change) and small. */
-	if (!(d.osm = osm_report_new(d.base, d.conf->osm_socket_path, d.store, err, sizeof(err)))) {
-		log_err("OpenSM report socket %s: %s", d.conf->osm_socket_path, err);
+	if (!(d.osm = osm_report_new(d.base, opensm_conf_get(d.conf)->osm_socket_path, d.store, err,
+				     sizeof(err)))) {
+		log_err("OpenSM report socket %s: %s", opensm_conf_get(d.conf)->osm_socket_path, err);
 		goto out;
 	}
 	/* A reroute turns AR off on NVIDIA switches: program it again. */

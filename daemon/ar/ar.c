@@ -19,6 +19,7 @@
 #include "daemon/ar/ar_read.h"
 #include "lib/ar/ar_status.h"
 #include "daemon/core/config.h"
+#include "daemon/ib/swept_subnets.h"
 #include "daemon/core/ctl.h"
 #include "lib/util/log.h"
 #include "daemon/core/work.h"
@@ -146,15 +147,14 @@ static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
-void ar_reconfigure(struct ar_mod *ar, const struct loom_config *conf)
+void ar_reconfigure(struct ar_mod *ar, const struct swept_mad *mad)
 {
-	snprintf(ar->db_path, sizeof(ar->db_path), "%s", conf->db_path);
-	ar->timeout_ms = conf->mad_timeout_ms;
-	ar->retries = conf->mad_retries;
-	ar->max_smps = conf->max_smps;
+	ar->timeout_ms = mad->timeout_ms;
+	ar->retries = mad->retries;
+	ar->max_smps = mad->max_smps;
 }
 
-struct ar_mod *ar_new(struct event_base *base, const struct loom_config *conf,
+struct ar_mod *ar_new(struct event_base *base, const struct swept_mad *mad, const char *db_path,
 		      char *err, size_t errlen)
 {
 	struct ar_mod *ar = calloc(1, sizeof(*ar));
@@ -164,7 +164,8 @@ struct ar_mod *ar_new(struct event_base *base, const struct loom_config *conf,
 		return NULL;
 	}
 	ar->base = base;
-	ar_reconfigure(ar, conf);
+	snprintf(ar->db_path, sizeof(ar->db_path), "%s", db_path);
+	ar_reconfigure(ar, mad);
 	if (!(ar->work = work_queue_new(base, "AR request", 1, WORK_REFUSE, err, errlen)))
 		goto fail;
 	return ar;

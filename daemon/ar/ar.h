@@ -12,15 +12,16 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct swept_mad;
 struct ar_mod;
 
-struct ar_mod *ar_new(struct event_base *base, const struct loom_config *conf,
+/* mad: discovery's MAD limits; db_path: what a probe's job opens. */
+struct ar_mod *ar_new(struct event_base *base, const struct swept_mad *mad, const char *db_path,
 		      char *err, size_t errlen);
 /* Waits for a probe under way and answers it. Call before ctl_free(). */
 void ar_free(struct ar_mod *ar);
-/* MAD settings and database path for the probes that start from now on. */
-void ar_reconfigure(struct ar_mod *ar, const struct loom_config *conf);
+/* MAD limits for the probes that start from now on. */
+void ar_reconfigure(struct ar_mod *ar, const struct swept_mad *mad);
 /* Register "ar-status" (CTL_READ). */
 int ar_register(struct ar_mod *ar, struct ctl *ctl);
 

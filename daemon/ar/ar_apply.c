@@ -32,7 +32,8 @@
 #include <event2/event.h>
 
 #include "daemon/ar/ar_write.h"
-#include "daemon/core/config.h"
+#include "daemon/ar/config_ar.h"
+#include "daemon/ib/swept_subnets.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/intent.h"
 #include "lib/util/clock.h"
@@ -326,12 +327,12 @@ static void cmd_program(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
-void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf)
+void ar_apply_reconfigure(struct ar_apply *a, const struct ar_conf *conf,
+			  const struct swept_mad *mad)
 {
-	snprintf(a->db_path, sizeof(a->db_path), "%s", conf->db_path);
-	a->timeout_ms = conf->mad_timeout_ms;
-	a->retries = conf->mad_retries;
-	a->max_smps = conf->max_smps;
+	a->timeout_ms = mad->timeout_ms;
+	a->retries = mad->retries;
+	a->max_smps = mad->max_smps;
 	a->program = conf->ar_program;
 	a->opts.mode = conf->ar_mode;
 	a->opts.sl_mask = conf->ar_sl_mask;
@@ -344,8 +345,9 @@ void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf)
 	}
 }
 
-struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config *conf,
-			      char *err, size_t errlen)
+struct ar_apply *ar_apply_new(struct event_base *base, const struct ar_conf *conf,
+			      const struct swept_mad *mad, const char *db_path, char *err,
+			      size_t errlen)
 {
 	struct ar_apply *a = calloc(1, sizeof(*a));
 
@@ -354,7 +356,8 @@ struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config 
 		return NULL;
 	}
 	a->base = base;
-	ar_apply_reconfigure(a, conf);
+	snprintf(a->db_path, sizeof(a->db_path), "%s", db_path);
+	ar_apply_reconfigure(a, conf, mad);
 	if (!(a->settle = evtimer_new(base, settle_cb, a))) {
 		snprintf(err, errlen, "cannot make a timer");
 		ar_apply_free(a);

@@ -15,15 +15,20 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct ar_conf;
+struct swept_mad;
 struct ar_apply;
 
-struct ar_apply *ar_apply_new(struct event_base *base, const struct loom_config *conf,
-			      char *err, size_t errlen);
+/* conf: its section; mad: discovery's MAD limits; db_path: what a run's
+ * job opens. */
+struct ar_apply *ar_apply_new(struct event_base *base, const struct ar_conf *conf,
+			      const struct swept_mad *mad, const char *db_path, char *err,
+			      size_t errlen);
 /* Waits for a run under way and answers it. Call before ctl_free(). */
 void ar_apply_free(struct ar_apply *a);
-/* ar: settings, MAD settings and database path for the runs from now on. */
-void ar_apply_reconfigure(struct ar_apply *a, const struct loom_config *conf);
+/* ar: settings and MAD limits for the runs from now on. */
+void ar_apply_reconfigure(struct ar_apply *a, const struct ar_conf *conf,
+			  const struct swept_mad *mad);
 /* Register "ar-program" (CTL_WRITE). */
 int ar_apply_register(struct ar_apply *a, struct ctl *ctl);
 
@@ -40,8 +45,5 @@ void ar_apply_set_intent(struct ar_apply *a, const struct intent_writer *w);
  * on that OpenSM's subnet starts once no change came for after_reroute_s
  * seconds (NVIDIA switches turn AR off when their static table is set). */
 void ar_apply_lft_changed(void *arg, uint64_t sm_guid);
-
-/* loom.yaml's ar: section (config_ar.c). */
-extern const struct config_section ar_config;
 
 #endif

@@ -1,6 +1,6 @@
 /* daemon/ar/config_ar.c: loom.yaml's `ar:` section, how `loomctl ar program`
- * programs NVIDIA adaptive routing (issue 7), and its part of
- * config_print().
+ * programs NVIDIA adaptive routing (issue 7): a table of keys, mode and
+ * sls of their own shape.
  *
  *   ar:
  *     program: false     # true lets loomd send AR SubnSets at all
@@ -21,20 +21,23 @@
 
 #include "lib/ar/ar_plan.h"
 #include "daemon/core/config_parse.h"
-#include "daemon/ar/ar_apply.h"
+#include "daemon/ar/config_ar.h"
 #include "lib/ar/route_ar.h"
 
-static void defaults_ar(struct loom_config *c)
+#define CFG_SECTION_TYPE struct ar_conf
+
+static void defaults_ar(void *sec)
 {
-	c->ar_program = 0;
+	struct ar_conf *c = sec;
+
 	c->ar_mode = RT_AR_TREE;
 	c->ar_sl_mask = AR_PLAN_ALL_SLS;
-	c->ar_shield = 0;
-	c->ar_after_reroute_s = 5;
 }
 
-static int parse_mode(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_mode(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct ar_conf *c = sec;
 	enum rt_ar_mode mode;
 	int rc;
 
@@ -42,18 +45,20 @@ static int parse_mode(struct parse *p, const yaml_node_t *v, const char *key)
 		return rc;
 	if (rt_ar_mode_parse(cfg_scalar(v), &mode) < 0)
 		return cfg_fail(p, cfg_line(v), key, "\"%.40s\" is not tree or lag", cfg_scalar(v));
-	p->c->ar_mode = (int)mode;
+	c->ar_mode = (int)mode;
 	return 0;
 }
 
 /* `all`, or a non-empty list of distinct SLs 0..15. */
-static int parse_sls(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_sls(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct ar_conf *c = sec;
 	unsigned mask = 0;
 	int rc;
 
 	if (v->type == YAML_SCALAR_NODE && !strcmp(cfg_scalar(v), "all")) {
-		p->c->ar_sl_mask = AR_PLAN_ALL_SLS;
+		c->ar_sl_mask = AR_PLAN_ALL_SLS;
 		return 0;
 	}
 	if (v->type != YAML_SEQUENCE_NODE)
@@ -73,70 +78,48 @@ static int parse_sls(struct parse *p, const yaml_node_t *v, const char *key)
 	if (!mask)
 		return cfg_fail(p, cfg_line(v), key, "an empty list leaves AR on no SL; leave the "
 				"key out (or write all) for every SL");
-	p->c->ar_sl_mask = mask;
+	c->ar_sl_mask = mask;
 	return 0;
 }
 
-static int parse_ar(struct parse *p, const yaml_node_t *v)
+static void print_mode(FILE *out, const void *sec)
 {
-	int rc;
+	const struct ar_conf *c = sec;
 
-	if (cfg_is_null(v))
-		return 0;
-	if ((rc = cfg_expect(p, v, "ar", YAML_MAPPING_NODE)) < 0)
-		return rc;
-	for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
-	     pr++) {
-		const yaml_node_t *k = yaml_document_get_node(p->doc, pr->key);
-		const yaml_node_t *val = yaml_document_get_node(p->doc, pr->value);
-		char key[64];
-		const char *name = cfg_member_key(p, v, pr, "ar", key, sizeof(key));
-
-		if (!name)
-			return -EINVAL;
-		if (!strcmp(name, "program"))
-			rc = cfg_bool(p, val, key, &p->c->ar_program);
-		else if (!strcmp(name, "mode"))
-			rc = parse_mode(p, val, key);
-		else if (!strcmp(name, "sls"))
-			rc = parse_sls(p, val, key);
-		else if (!strcmp(name, "shield"))
-			rc = cfg_bool(p, val, key, &p->c->ar_shield);
-		else if (!strcmp(name, "after_reroute_s")) {
-			long long s;
-
-			rc = cfg_int(p, val, key, 0, 3600, 1, &s);
-			if (rc == 0)
-				p->c->ar_after_reroute_s = (int)s;
-		} else
-			rc = cfg_fail(p, cfg_line(k), key, "unknown key (program, mode, sls, shield, "
-				      "after_reroute_s)");
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	fprintf(out, " %s\n", rt_ar_mode_name((enum rt_ar_mode)c->ar_mode));
 }
 
-static void print_ar(FILE *out, const struct loom_config *c)
+static void print_sls(FILE *out, const void *sec)
 {
-	fprintf(out, "ar:\n  program: %s\n  mode: %s\n  sls: ", c->ar_program ? "true" : "false",
-		rt_ar_mode_name((enum rt_ar_mode)c->ar_mode));
+	const struct ar_conf *c = sec;
+	const char *sep = " [";
+
 	if (c->ar_sl_mask == AR_PLAN_ALL_SLS) {
-		fputs("all", out);
-	} else {
-		const char *sep = "[";
-
-		for (unsigned sl = 0; sl < 16; sl++)
-			if (c->ar_sl_mask & 1u << sl) {
-				fprintf(out, "%s%u", sep, sl);
-				sep = ", ";
-			}
-		fputc(']', out);
+		fputs(" all\n", out);
+		return;
 	}
-	fprintf(out, "\n  shield: %s\n  after_reroute_s: %d\n", c->ar_shield ? "true" : "false",
-		c->ar_after_reroute_s);
+	for (unsigned sl = 0; sl < 16; sl++)
+		if (c->ar_sl_mask & 1u << sl) {
+			fprintf(out, "%s%u", sep, sl);
+			sep = ", ";
+		}
+	fputs("]\n", out);
+}
+
+static const struct cfg_key ar_keys[] = {
+	CFG_KEY_BOOL("program", ar_program, 0),
+	CFG_KEY_CUSTOM("mode", parse_mode, print_mode),
+	CFG_KEY_CUSTOM("sls", parse_sls, print_sls),
+	CFG_KEY_BOOL("shield", ar_shield, 0),
+	CFG_KEY_INT("after_reroute_s", ar_after_reroute_s, 1, 3600, 1, 5),
+};
+
+const struct ar_conf *ar_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &ar_config);
 }
 
 const struct config_section ar_config = {
-	.name = "ar", .parse = parse_ar, .print = print_ar, .defaults = defaults_ar,
+	.name = "ar", .size = sizeof(struct ar_conf), .keys = ar_keys,
+	.n_keys = sizeof(ar_keys) / sizeof(ar_keys[0]), .defaults = defaults_ar,
 };

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -39,6 +40,8 @@
 #define CFG_MAX_SECTIONS 24
 
 /* ---- core's sections ------------------------------------------------------- */
+
+#define CFG_SECTION_TYPE struct loom_config
 
 static const struct cfg_key log_keys[] = {
 	{ "level", CFG_LEVEL, offsetof(struct loom_config, log_level), 0, 0, 0, 0,
@@ -85,7 +88,8 @@ const struct config_section config_plugins = {
 /* ---- the registry ---------------------------------------------------------- */
 
 static const struct config_section *sections[CFG_MAX_SECTIONS];
-static size_t n_sections;
+static size_t offsets[CFG_MAX_SECTIONS]; /* in struct loom_config's `sections` */
+static size_t n_sections, used;
 
 static int section_index(const char *name)
 {
@@ -110,8 +114,42 @@ int config_register(const struct config_section *s)
 		return old == s ? 0 : -EEXIST;
 	if (n_sections == CFG_MAX_SECTIONS)
 		return -ENOSPC;
+	if (s->size) {
+		size_t at = (used + 15) & ~(size_t)15;
+
+		if (s->size > LOOM_CONFIG_SECTION_BYTES - at)
+			return -ENOSPC;  /* LOOM_CONFIG_SECTION_BYTES must grow */
+		offsets[n_sections] = at;
+		used = at + s->size;
+	}
 	sections[n_sections++] = s;
 	return 0;
+}
+
+/* Section i's struct within c. */
+static void *section_mem(const struct loom_config *c, size_t i)
+{
+	if (!sections[i]->size)
+		return (void *)(uintptr_t)c;
+	return (void *)(uintptr_t)(c->sections + offsets[i]);
+}
+
+const void *config_section_get(const struct loom_config *c, const struct config_section *s)
+{
+	for (size_t i = 0; i < n_sections; i++)
+		if (sections[i] == s)
+			return section_mem(c, i);
+	return NULL;
+}
+
+void *config_section_edit(struct loom_config *c, const struct config_section *s)
+{
+	return (void *)(uintptr_t)config_section_get(c, s);
+}
+
+void *cfg_section(struct parse *p, const struct config_section *s)
+{
+	return (void *)(uintptr_t)config_section_get(p->c, s);
 }
 
 void config_defaults(struct loom_config *c)
@@ -120,10 +158,12 @@ void config_defaults(struct loom_config *c)
 	 * equal configurations are also equal for memcmp(). */
 	memset(c, 0, sizeof(*c));
 	for (size_t i = 0; i < n_sections; i++) {
+		void *sec = section_mem(c, i);
+
 		for (size_t k = 0; k < sections[i]->n_keys; k++)
-			cfg_default_value(&sections[i]->keys[k], c);
+			cfg_default_value(&sections[i]->keys[k], sec);
 		if (sections[i]->defaults)
-			sections[i]->defaults(c);
+			sections[i]->defaults(sec);
 	}
 }
 
@@ -170,7 +210,7 @@ static int parse_keys(struct parse *p, const struct config_section *s, const yam
 		return 0; /* "log:" alone: nothing set, defaults stay */
 	if ((rc = cfg_expect(p, v, s->name, YAML_MAPPING_NODE)) < 0)
 		return rc;
-	return cfg_parse_table(p, v, s->name, s->keys, s->n_keys, p->c, seen);
+	return cfg_parse_table(p, v, s->name, s->keys, s->n_keys, cfg_section(p, s), seen);
 }
 
 static int parse_root(struct parse *p, const yaml_node_t *root)
@@ -207,11 +247,12 @@ static int parse_root(struct parse *p, const yaml_node_t *root)
 			return cfg_fail(p, cfg_line(k), name, "duplicate key (first on line %lu)",
 					cfg_line(given[i]));
 		given[i] = k;
-		if ((rc = s->parse ? s->parse(p, v) : parse_keys(p, s, v)) < 0)
+		if ((rc = s->parse ? s->parse(p, v, section_mem(p->c, (size_t)i))
+				   : parse_keys(p, s, v)) < 0)
 			return rc;
 	}
 	for (size_t i = 0; i < n_sections; i++)
-		if (sections[i]->check && (rc = sections[i]->check(p)) < 0)
+		if (sections[i]->check && (rc = sections[i]->check(p, section_mem(p->c, i))) < 0)
 			return rc;
 	return 0;
 }
@@ -503,8 +544,8 @@ static unsigned long file_line(const struct loom_config *c, const char *section,
 
 /* "FILE:LINE: SECTION.KEY: why" where the file set the value, else
  * "SECTION.KEY: why"; returns rc. */
-static int host_fail(const struct loom_config *c, const char *section, const char *key,
-		     const char *value, int rc, const char *why, char *err, size_t errlen)
+int cfg_host_fail(const struct loom_config *c, const char *section, const char *key,
+		  const char *value, int rc, const char *why, char *err, size_t errlen)
 {
 	unsigned long line = file_line(c, section, key, value);
 
@@ -563,13 +604,13 @@ static int check_db(const struct loom_config *c, char *err, size_t errlen)
 
 	if (stat(c->db_path, &st) == 0) {
 		if (S_ISDIR(st.st_mode))
-			return host_fail(c, "database", "path", c->db_path, -EISDIR,
+			return cfg_host_fail(c, "database", "path", c->db_path, -EISDIR,
 					 "is a directory", err, errlen);
 		if (access(c->db_path, R_OK | W_OK) < 0) {
 			rc = -errno;
 			snprintf(why, sizeof(why), "cannot write %s: %s", c->db_path,
 				 strerror(-rc));
-			return host_fail(c, "database", "path", c->db_path, rc, why, err, errlen);
+			return cfg_host_fail(c, "database", "path", c->db_path, rc, why, err, errlen);
 		}
 	}
 	parent_of(c->db_path, dir, sizeof(dir));
@@ -578,22 +619,22 @@ static int check_db(const struct loom_config *c, char *err, size_t errlen)
 		if (stat(parent, &st) < 0 || !S_ISDIR(st.st_mode)) {
 			snprintf(why, sizeof(why), "directory %s does not exist (loomd creates "
 				 "only the database's own directory, %s)", parent, dir);
-			return host_fail(c, "database", "path", c->db_path, -ENOENT, why, err,
+			return cfg_host_fail(c, "database", "path", c->db_path, -ENOENT, why, err,
 					 errlen);
 		}
 		rc = dir_writable(parent, why, sizeof(why));
 	} else {
 		rc = dir_writable(dir, why, sizeof(why));
 	}
-	return rc < 0 ? host_fail(c, "database", "path", c->db_path, rc, why, err, errlen) : 0;
+	return rc < 0 ? cfg_host_fail(c, "database", "path", c->db_path, rc, why, err, errlen) : 0;
 }
 
 /* A socket to bind (ctl_new, osm_report_new): no other kind of file in
  * its place (a stale socket is replaced, nothing else is), and the nearest
  * existing directory on its path takes new entries (missing ones are
  * created). */
-static int check_socket(const struct loom_config *c, const char *section, const char *key,
-			const char *path, char *err, size_t errlen)
+int cfg_host_socket(const struct loom_config *c, const char *section, const char *key,
+		    const char *path, char *err, size_t errlen)
 {
 	char dir[PATH_MAX], why[PATH_MAX + 128];
 	struct stat st;
@@ -601,39 +642,33 @@ static int check_socket(const struct loom_config *c, const char *section, const 
 
 	if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
 		snprintf(why, sizeof(why), "%s exists and is not a socket", path);
-		return host_fail(c, section, key, path, -EEXIST, why, err, errlen);
+		return cfg_host_fail(c, section, key, path, -EEXIST, why, err, errlen);
 	}
 	parent_of(path, dir, sizeof(dir));
 	while (stat(dir, &st) < 0 && (errno == ENOENT || errno == ENOTDIR) && strcmp(dir, "/"))
 		parent_of(dir, dir, sizeof(dir));
 	if ((rc = dir_writable(dir, why, sizeof(why))) < 0)
-		return host_fail(c, section, key, path, rc, why, err, errlen);
+		return cfg_host_fail(c, section, key, path, rc, why, err, errlen);
 	return 0;
 }
 
 int config_check_host(const struct loom_config *c, char *err, size_t errlen)
 {
-	char why[PATH_MAX + 128];
-	struct stat st;
 	int rc;
 
 	if ((rc = check_db(c, err, errlen)) < 0 ||
-	    (rc = check_socket(c, "control", "socket", c->socket_path, err, errlen)) < 0 ||
-	    (rc = check_socket(c, "opensm", "report_socket", c->osm_socket_path, err,
-			       errlen)) < 0)
+	    (rc = cfg_host_socket(c, "control", "socket", c->socket_path, err, errlen)) < 0)
 		return rc;
-	/* Switches are driven through plugins.dir/PLUGIN.so. */
-	if (c->n_switches > 0 && (stat(c->plugin_dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
-		snprintf(why, sizeof(why), "directory %s does not exist (the %d configured "
-			 "switches need their plugins there)", c->plugin_dir, c->n_switches);
-		return host_fail(c, "plugins", "dir", c->plugin_dir, -ENOENT, why, err, errlen);
-	}
+	for (size_t i = 0; i < n_sections; i++)
+		if (sections[i]->check_host &&
+		    (rc = sections[i]->check_host(c, section_mem(c, i), err, errlen)) < 0)
+			return rc;
 	return 0;
 }
 
 /* ---- printing ---------------------------------------------------------------- */
 
-static void print_keys(FILE *out, const struct config_section *s, const struct loom_config *c)
+static void print_keys(FILE *out, const struct config_section *s, const void *c)
 {
 	fprintf(out, "%s:\n", s->name);
 	for (size_t k = 0; k < s->n_keys; k++) {
@@ -654,9 +689,9 @@ int config_print(const struct loom_config *c, FILE *out)
 {
 	for (size_t i = 0; i < n_sections; i++) {
 		if (sections[i]->print)
-			sections[i]->print(out, c);
+			sections[i]->print(out, section_mem(c, i));
 		else
-			print_keys(out, sections[i], c);
+			print_keys(out, sections[i], section_mem(c, i));
 	}
 	if (fflush(out) == EOF || ferror(out))
 		return errno ? -errno : -EIO;

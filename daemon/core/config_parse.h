@@ -7,16 +7,26 @@
  * registers, in the documented order, which is also the order
  * config_print() writes them in.
  *
+ * A section owns a struct of its own, declared by its module (struct
+ * tenants_conf in daemon/tenants/config_tenants.h, ...): `size` bytes that
+ * struct loom_config keeps for it, which the module reads through
+ * config_section_get() and nothing else of the configuration. Core's own
+ * sections (size 0) are fields of struct loom_config itself.
+ *
  * A section is either a table of keys (type, bounds, default, place in
- * struct loom_config; the table drives parsing, defaults and printing, so
- * they cannot disagree) or a parse/print pair of its own for sections with
- * a shape of their own (roce:, switches:, ib_qos:, ar:). A key of kind
- * CFG_CUSTOM inside a table has its own parse/print (discovery.subnets).
+ * its struct; the table drives parsing, defaults and printing, so they
+ * cannot disagree) or a parse/print pair of its own for sections with a
+ * shape of their own (switches:). A key of kind CFG_CUSTOM inside a table
+ * has its own parse/print (discovery.subnets). Every hook gets the
+ * section's own struct (`sec`).
+ *
+ * A table's file defines CFG_SECTION_TYPE (its struct) before the CFG_KEY_*
+ * lines; the offsets are in that struct.
  *
  * Errors are one line "FILE:LINE: KEY: what is wrong" through cfg_fail().
  * Parsing fills a scratch copy (p->c) that is only copied out when the
  * whole file is valid. Only for config_*.c files: other modules see
- * config.h. */
+ * config.h and their own section's header. */
 #ifndef LOOMD_CONFIG_PARSE_H
 #define LOOMD_CONFIG_PARSE_H
 
@@ -45,47 +55,60 @@ enum cfg_kind {
 struct cfg_key {
 	const char *name;
 	enum cfg_kind kind;
-	size_t off;           /* offset in struct loom_config (or the table's struct) */
+	size_t off;           /* offset in the section's struct (or the table's struct) */
 	size_t size;          /* buffer size for the string kinds */
 	int min, max;         /* CFG_INT bounds */
 	int zero_ok;          /* CFG_INT: 0 is also valid ("off") */
 	long long def;        /* default: CFG_INT, CFG_BOOL, CFG_LEVEL, CFG_TARGET */
 	const char *def_str;  /* default of the string kinds; NULL: "" */
-	/* CFG_CUSTOM: parse the value of `key`; print it after "  NAME:". */
-	int (*parse)(struct parse *p, const yaml_node_t *v, const char *key);
-	void (*print)(FILE *out, const struct loom_config *c);
+	/* CFG_CUSTOM: parse the value of `key` into sec (the table's struct);
+	 * print it after "  NAME:". */
+	int (*parse)(struct parse *p, const yaml_node_t *v, const char *key, void *sec);
+	void (*print)(FILE *out, const void *sec);
 };
 
-#define CFG_FIELD_SIZE(field) sizeof(((struct loom_config *)0)->field)
+/* The struct a file's CFG_KEY_* lines describe: the file defines
+ * CFG_SECTION_TYPE first (core's own: struct loom_config). */
+#define CFG_FIELD_SIZE(field) sizeof(((CFG_SECTION_TYPE *)0)->field)
 #define CFG_KEY_STR(key, kind, field, dflt) \
-	{ key, kind, offsetof(struct loom_config, field), CFG_FIELD_SIZE(field), \
+	{ key, kind, offsetof(CFG_SECTION_TYPE, field), CFG_FIELD_SIZE(field), \
 	  0, 0, 0, 0, dflt, NULL, NULL }
 #define CFG_KEY_INT(key, field, lo, hi, zero, dflt) \
-	{ key, CFG_INT, offsetof(struct loom_config, field), sizeof(int), lo, hi, zero, \
+	{ key, CFG_INT, offsetof(CFG_SECTION_TYPE, field), sizeof(int), lo, hi, zero, \
 	  dflt, NULL, NULL, NULL }
 #define CFG_KEY_BOOL(key, field, dflt) \
-	{ key, CFG_BOOL, offsetof(struct loom_config, field), sizeof(int), 0, 0, 0, \
+	{ key, CFG_BOOL, offsetof(CFG_SECTION_TYPE, field), sizeof(int), 0, 0, 0, \
 	  dflt, NULL, NULL, NULL }
 #define CFG_KEY_CUSTOM(key, parse_fn, print_fn) \
 	{ key, CFG_CUSTOM, 0, 0, 0, 0, 0, 0, NULL, parse_fn, print_fn }
 
 struct config_section {
 	const char *name;
+	size_t size;                  /* its struct's; 0: fields of struct loom_config (core) */
 	const struct cfg_key *keys;   /* a table of keys, or NULL with parse/print */
 	size_t n_keys;
 	/* A section of its own shape: the value under `name:` (any node). */
-	int (*parse)(struct parse *p, const yaml_node_t *v);
-	void (*print)(FILE *out, const struct loom_config *c);
+	int (*parse)(struct parse *p, const yaml_node_t *v, void *sec);
+	void (*print)(FILE *out, const void *sec);
 	/* After the keys' defaults (NULL: none). */
-	void (*defaults)(struct loom_config *c);
+	void (*defaults)(void *sec);
 	/* Once the whole file is read, present or not (NULL: none). */
-	int (*check)(struct parse *p);
+	int (*check)(struct parse *p, void *sec);
+	/* What loomd's start needs of the host for it (config_check_host;
+	 * NULL: nothing): 0 or -errno with the line made by cfg_host_fail. */
+	int (*check_host)(const struct loom_config *c, const void *sec, char *err,
+			  size_t errlen);
 };
 
 /* Add a section; the order of registration is the order of printing.
  * Registering the same section again is a no-op. 0, -EEXIST (another
  * section of that name) or -ENOSPC. Before any config_load(). */
 int config_register(const struct config_section *s);
+
+/* The struct of section s being filled by this parse (another section's,
+ * for a check that spans two: tenants' switch names); NULL if s is not
+ * registered. */
+void *cfg_section(struct parse *p, const struct config_section *s);
 
 #define CFG_MAX_SCRATCH 32  /* a table section takes one, and some custom parsers */
 
@@ -139,6 +162,15 @@ int cfg_int(struct parse *p, const yaml_node_t *v, const char *key, long long mi
 /* Double-quoted, escaped so that it reads back byte for byte. */
 void cfg_print_string(FILE *out, const char *s);
 
+/* For check_host: "FILE:LINE: SECTION.KEY: why" where the file c->path set
+ * the value, else "SECTION.KEY: why"; returns rc. */
+int cfg_host_fail(const struct loom_config *c, const char *section, const char *key,
+		  const char *value, int rc, const char *why, char *err, size_t errlen);
+/* A socket to bind at `path` (SECTION.KEY): no other kind of file in its
+ * place, and its nearest existing directory takes entries. */
+int cfg_host_socket(const struct loom_config *c, const char *section, const char *key,
+		    const char *path, char *err, size_t errlen);
+
 /* Keys of a table (tab[0..n)) over any struct: the index of `name` or -1;
  * one scalar value of key d into base + d->off; its printed form; its
  * default into base. */
@@ -158,8 +190,7 @@ int cfg_parse_table(struct parse *p, const yaml_node_t *map, const char *where,
  * printed one a line under "  KEY:". */
 #define CFG_SUBTABLE_MAX 16
 int cfg_parse_subtable(struct parse *p, const yaml_node_t *v, const char *key,
-		       const struct cfg_key *tab, size_t n, struct loom_config *base);
-void cfg_print_subtable(FILE *out, const struct cfg_key *tab, size_t n,
-			const struct loom_config *base);
+		       const struct cfg_key *tab, size_t n, void *base);
+void cfg_print_subtable(FILE *out, const struct cfg_key *tab, size_t n, const void *base);
 
 #endif

@@ -277,7 +277,7 @@ int cfg_parse_value(struct parse *p, const yaml_node_t *v, const char *key,
 	case CFG_BOOL:
 		return cfg_bool(p, v, key, (int *)(void *)dst);
 	case CFG_CUSTOM:
-		return d->parse(p, v, key);
+		return d->parse(p, v, key, base);
 	}
 	return -EINVAL; /* not reached */
 }
@@ -357,7 +357,7 @@ void cfg_print_value(FILE *out, const struct cfg_key *d, const void *base)
 		fputs(*(const int *)(const void *)src ? "true" : "false", out);
 		break;
 	case CFG_CUSTOM:
-		break;  /* d->print, which needs the whole configuration */
+		break;  /* d->print, called by the section's printer */
 	}
 }
 
@@ -403,8 +403,14 @@ int cfg_parse_table(struct parse *p, const yaml_node_t *map, const char *where,
 		if (!(name = cfg_key_text(p, k, where)))
 			return -EINVAL;
 		snprintf(key, sizeof(key), "%s.%s", where, name);
-		if ((i = cfg_find_key(tab, n, name)) < 0)
-			return cfg_fail(p, cfg_line(k), key, "unknown key");
+		if ((i = cfg_find_key(tab, n, name)) < 0) {
+			char known[512] = "";
+
+			for (size_t j = 0; j < n; j++)
+				snprintf(known + strlen(known), sizeof(known) - strlen(known),
+					 "%s%s", j ? ", " : "", tab[j].name);
+			return cfg_fail(p, cfg_line(k), key, "unknown key (%s)", known);
+		}
 		if (seen[i])
 			return cfg_fail(p, cfg_line(k), key, "duplicate key (first on line %lu)",
 					cfg_line(seen[i]));
@@ -416,7 +422,7 @@ int cfg_parse_table(struct parse *p, const yaml_node_t *map, const char *where,
 }
 
 int cfg_parse_subtable(struct parse *p, const yaml_node_t *v, const char *key,
-		       const struct cfg_key *tab, size_t n, struct loom_config *base)
+		       const struct cfg_key *tab, size_t n, void *base)
 {
 	const yaml_node_t *seen[CFG_SUBTABLE_MAX] = { NULL };
 	int rc;
@@ -430,8 +436,7 @@ int cfg_parse_subtable(struct parse *p, const yaml_node_t *v, const char *key,
 	return cfg_parse_table(p, v, key, tab, n, base, seen);
 }
 
-void cfg_print_subtable(FILE *out, const struct cfg_key *tab, size_t n,
-			const struct loom_config *base)
+void cfg_print_subtable(FILE *out, const struct cfg_key *tab, size_t n, const void *base)
 {
 	fputc('\n', out);
 	for (size_t k = 0; k < n; k++) {

@@ -26,11 +26,16 @@
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
+#include "daemon/ha/config_ha.h"
 #include "lib/etcd/etcd.h"
 
-static int parse_endpoints(struct parse *p, const yaml_node_t *v, const char *key)
+#define CFG_SECTION_TYPE struct ha_conf
+
+static int parse_endpoints(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
-	char *dst = p->c->ha_endpoints;
+	struct ha_conf *c = sec;
+	char *dst = c->ha_endpoints;
 	size_t off = 0;
 	int rc, n = 0;
 
@@ -65,8 +70,9 @@ static int parse_endpoints(struct parse *p, const yaml_node_t *v, const char *ke
 	return 0;
 }
 
-static void print_endpoints(FILE *out, const struct loom_config *c)
+static void print_endpoints(FILE *out, const void *sec)
 {
+	const struct ha_conf *c = sec;
 	const char *s = c->ha_endpoints;
 
 	fputs(" [", out);
@@ -93,14 +99,19 @@ static const struct cfg_key tls_keys[] = {
 };
 #define N_TLS_KEYS (sizeof(tls_keys) / sizeof(tls_keys[0]))
 
-static int parse_tls(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_tls(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
-	p->c->ha_tls_ca[0] = p->c->ha_tls_cert[0] = p->c->ha_tls_key[0] = '\0';
-	return cfg_parse_subtable(p, v, key, tls_keys, N_TLS_KEYS, p->c);
+	struct ha_conf *c = sec;
+
+	c->ha_tls_ca[0] = c->ha_tls_cert[0] = c->ha_tls_key[0] = '\0';
+	return cfg_parse_subtable(p, v, key, tls_keys, N_TLS_KEYS, c);
 }
 
-static void print_tls(FILE *out, const struct loom_config *c)
+static void print_tls(FILE *out, const void *sec)
 {
+	const struct ha_conf *c = sec;
+
 	cfg_print_subtable(out, tls_keys, N_TLS_KEYS, c);
 }
 
@@ -118,8 +129,10 @@ static const struct cfg_key ha_keys[] = {
 	CFG_KEY_STR("password_file", CFG_OPT_PATH, ha_password_file, NULL),
 };
 
-static void ha_defaults(struct loom_config *c)
+static void ha_defaults(void *sec)
 {
+	struct ha_conf *c = sec;
+
 	c->ha_endpoints[0] = '\0';
 	c->ha_tls_ca[0] = c->ha_tls_cert[0] = c->ha_tls_key[0] = '\0';
 }
@@ -133,9 +146,9 @@ static int name_ok(const char *s)
 /* The endpoints as lib/etcd takes them; names and the lease against the
  * timeout: a leader must be able to renew its lease (ttl_s / 3 apart) on
  * the first endpoint within the lease. */
-static int check_ha(struct parse *p)
+static int check_ha(struct parse *p, void *sec)
 {
-	struct loom_config *c = p->c;
+	struct ha_conf *c = sec;
 	unsigned long line = cfg_key_line(p, "ha", "endpoints");
 	struct etcd_conf ec = { .endpoints = c->ha_endpoints, .cert = c->ha_tls_cert,
 				.key = c->ha_tls_key, .timeout_ms = c->ha_timeout_ms };
@@ -163,7 +176,12 @@ static int check_ha(struct parse *p)
 	return 0;
 }
 
+const struct ha_conf *ha_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &ha_config);
+}
+
 const struct config_section ha_config = {
-	.name = "ha", .keys = ha_keys, .n_keys = sizeof(ha_keys) / sizeof(ha_keys[0]),
+	.name = "ha", .size = sizeof(struct ha_conf), .keys = ha_keys, .n_keys = sizeof(ha_keys) / sizeof(ha_keys[0]),
 	.defaults = ha_defaults, .check = check_ha,
 };

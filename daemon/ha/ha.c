@@ -13,7 +13,7 @@
 
 #include <event2/event.h>
 
-#include "daemon/core/config.h"
+#include "daemon/ha/config_ha.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/work.h"
 #include "daemon/ha/ha_impl.h"
@@ -313,14 +313,14 @@ static int read_password(const char *path, char *out, size_t len, char *err, siz
 	return 0;
 }
 
-static void conf_signature(const struct loom_config *c, char *out, size_t len)
+static void conf_signature(const struct ha_conf *c, char *out, size_t len)
 {
 	snprintf(out, len, "%s|%s|%s|%s|%d|%d|%d|%s|%s|%s|%s|%s", c->ha_endpoints, c->ha_name,
 		 c->ha_advertise, c->ha_cluster, c->ha_ttl_s, c->ha_timeout_ms, c->ha_poll_ms,
 		 c->ha_tls_ca, c->ha_tls_cert, c->ha_tls_key, c->ha_user, c->ha_password_file);
 }
 
-struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char *err,
+struct ha *ha_new(struct event_base *base, const struct ha_conf *conf, char *err,
 		  size_t errlen)
 {
 	struct ha *ha = calloc(1, sizeof(*ha));
@@ -527,7 +527,7 @@ void ha_watch(struct ha *ha, const char *prefix,
 	ha->in.seen_rev = 0;  /* read at the next step */
 }
 
-void ha_reconfigure(struct ha *ha, const struct loom_config *conf)
+void ha_reconfigure(struct ha *ha, const struct ha_conf *conf)
 {
 	char sig[sizeof(ha->conf_sig)];
 

@@ -29,15 +29,14 @@
 
 struct config_section;
 struct event_base;
-struct loom_config;
+struct ha_conf;
 struct ctl;
 struct ha;
 
-extern const struct config_section ha_config;
 
 /* The module; with no ha.endpoints it does nothing (ha_status says
  * "enabled": false). Starts the first election step at once. NULL + err. */
-struct ha *ha_new(struct event_base *base, const struct loom_config *conf, char *err,
+struct ha *ha_new(struct event_base *base, const struct ha_conf *conf, char *err,
 		  size_t errlen);
 /* Stop: wait for a step under way, and give the lease back when leader
  * (another node takes over at once). NULL is fine. */
@@ -80,7 +79,7 @@ void ha_watch(struct ha *ha, const char *prefix,
 void ha_on_role(struct ha *ha, void (*fn)(void *arg, int leading), void *arg);
 /* ha.* cannot change live: a changed section is logged as taking effect
  * at restart. */
-void ha_reconfigure(struct ha *ha, const struct loom_config *conf);
+void ha_reconfigure(struct ha *ha, const struct ha_conf *conf);
 
 /* For `status`: {"enabled", "role", "name", "advertise", "leader":
  * {"name","url"} or null, "lease_ttl_s", "lease_left_s", "etcd": {"ok",

@@ -33,7 +33,7 @@
 #include <event2/keyvalq_struct.h>
 
 #include "daemon/core/authz.h"
-#include "daemon/core/config.h"
+#include "daemon/http/config_http.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/work.h"
 #include "daemon/http/api_body.h"
@@ -882,7 +882,7 @@ static void on_api(struct evhttp_request *req, void *arg)
 
 /* ---- life cycle ------------------------------------------------------------------------ */
 
-static int load_tokens(struct api *a, const struct loom_config *conf, char *err, size_t errlen)
+static int load_tokens(struct api *a, const struct http_conf *conf, char *err, size_t errlen)
 {
 	struct api_tokens *t = NULL;
 	int rc = api_tokens_load(conf->http_tokens_file, &t, err, errlen);
@@ -898,7 +898,7 @@ static int load_tokens(struct api *a, const struct loom_config *conf, char *err,
 }
 
 struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl,
-		    const struct loom_config *conf, char *err, size_t errlen)
+		    const struct http_conf *conf, char *err, size_t errlen)
 {
 	struct api *a = calloc(1, sizeof(*a));
 
@@ -931,7 +931,7 @@ struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl
 	return a;
 }
 
-int api_reconfigure(struct api *a, const struct loom_config *conf)
+int api_reconfigure(struct api *a, const struct http_conf *conf)
 {
 	char err[512];
 

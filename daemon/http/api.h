@@ -25,16 +25,16 @@
 struct event_base;
 struct http_mod;
 struct ctl;
-struct loom_config;
+struct http_conf;
 struct api;
 
 /* Adds the /api/v1/ route to m and reads conf's http.tokens_file. NULL
  * with err (naming the file, or file:line) when the file is refused. */
 struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl,
-		    const struct loom_config *conf, char *err, size_t errlen);
+		    const struct http_conf *conf, char *err, size_t errlen);
 /* Reread the tokens (at reload): a removed token is revoked now. A file
  * refused keeps the tokens in force (logged, naming it): -1; 0. */
-int api_reconfigure(struct api *a, const struct loom_config *conf);
+int api_reconfigure(struct api *a, const struct http_conf *conf);
 /* Before http_free: calls still running are answered to nobody. */
 void api_free(struct api *a);
 

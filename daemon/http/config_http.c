@@ -43,8 +43,11 @@
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
+#include "daemon/http/config_http.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
+
+#define CFG_SECTION_TYPE struct http_conf
 
 int http_addr_parse(const char *s, struct http_addr *a, char *err, size_t errlen)
 {
@@ -99,7 +102,8 @@ int http_addr_parse(const char *s, struct http_addr *a, char *err, size_t errlen
 	return 0;
 }
 
-static int parse_one(struct parse *p, const yaml_node_t *v, const char *key, int idx)
+static int parse_one(struct parse *p, struct http_conf *c, const yaml_node_t *v,
+		     const char *key, int idx)
 {
 	const char *s = cfg_scalar(v);
 	struct http_addr a;
@@ -113,26 +117,28 @@ static int parse_one(struct parse *p, const yaml_node_t *v, const char *key, int
 	if (http_addr_parse(s, &a, why, sizeof(why)) < 0)
 		return cfg_fail(p, cfg_line(v), key, "%s", why);
 	for (int j = 0; j < idx; j++)
-		if (!strcmp(p->c->http_listen[j], s))
+		if (!strcmp(c->http_listen[j], s))
 			return cfg_fail(p, cfg_line(v), key, "\"%s\" is listed twice", s);
-	snprintf(p->c->http_listen[idx], sizeof(p->c->http_listen[idx]), "%s", s);
+	snprintf(c->http_listen[idx], sizeof(c->http_listen[idx]), "%s", s);
 	return 0;
 }
 
-static int parse_listen(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_listen(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct http_conf *c = sec;
 	int n = 0, rc;
 
-	p->c->http_n_listen = 0;
-	memset(p->c->http_listen, 0, sizeof(p->c->http_listen));
+	c->http_n_listen = 0;
+	memset(c->http_listen, 0, sizeof(c->http_listen));
 	if (cfg_is_null(v))
 		return 0;
 	if (v->type == YAML_SCALAR_NODE) {
 		if (!cfg_scalar(v)[0])
 			return 0;
-		if ((rc = parse_one(p, v, key, 0)) < 0)
+		if ((rc = parse_one(p, c, v, key, 0)) < 0)
 			return rc;
-		p->c->http_n_listen = 1;
+		c->http_n_listen = 1;
 		return 0;
 	}
 	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
@@ -146,16 +152,18 @@ static int parse_listen(struct parse *p, const yaml_node_t *v, const char *key)
 		if (n == LOOM_HTTP_MAX_LISTEN)
 			return cfg_fail(p, cfg_line(item), where, "too many addresses (at most %d)",
 					LOOM_HTTP_MAX_LISTEN);
-		if ((rc = parse_one(p, item, where, n)) < 0)
+		if ((rc = parse_one(p, c, item, where, n)) < 0)
 			return rc;
 		n++;
 	}
-	p->c->http_n_listen = n;
+	c->http_n_listen = n;
 	return 0;
 }
 
-static void print_listen(FILE *out, const struct loom_config *c)
+static void print_listen(FILE *out, const void *sec)
 {
+	const struct http_conf *c = sec;
+
 	fputs(" [", out);
 	for (int i = 0; i < c->http_n_listen && i < LOOM_HTTP_MAX_LISTEN; i++) {
 		if (i)
@@ -167,67 +175,79 @@ static void print_listen(FILE *out, const struct loom_config *c)
 
 static const char *const ports_modes[] = { "all", "errors" };
 
-static int parse_ports(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_ports(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct http_conf *c = sec;
 	const char *s = cfg_scalar(v);
 
 	for (size_t i = 0; s && i < sizeof(ports_modes) / sizeof(ports_modes[0]); i++)
 		if (!strcmp(s, ports_modes[i])) {
-			p->c->http_metrics_ports = (int)i;
+			c->http_metrics_ports = (int)i;
 			return 0;
 		}
 	return cfg_fail(p, cfg_line(v), key, "expected all or errors");
 }
 
-static void print_ports(FILE *out, const struct loom_config *c)
+static void print_ports(FILE *out, const void *sec)
 {
+	const struct http_conf *c = sec;
+
 	fprintf(out, " %s\n", ports_modes[c->http_metrics_ports == 1]);
 }
 
 static const char *const client_cert_modes[] = { "optional", "required" };
 
-static int parse_client_cert(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_client_cert(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct http_conf *c = sec;
 	const char *s = cfg_scalar(v);
 
 	for (size_t i = 0; s && i < sizeof(client_cert_modes) / sizeof(client_cert_modes[0]); i++)
 		if (!strcmp(s, client_cert_modes[i])) {
-			p->c->http_tls_client_required = (int)i;
+			c->http_tls_client_required = (int)i;
 			return 0;
 		}
 	return cfg_fail(p, cfg_line(v), key, "expected optional or required");
 }
 
-static void print_client_cert(FILE *out, const struct loom_config *c)
+static void print_client_cert(FILE *out, const void *sec)
 {
+	const struct http_conf *c = sec;
+
 	fputs(client_cert_modes[c->http_tls_client_required == 1], out);
 }
 
 /* http.tls.ciphers: OpenSSL must know at least one suite of the list (a
  * typo would otherwise only show at the first handshake). */
-static int parse_ciphers(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_ciphers(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct http_conf *c = sec;
 	const char *s = cfg_scalar(v);
 	char why[256];
 
 	if (!s || !s[0])
 		return cfg_fail(p, cfg_line(v), key, "expected a cipher list (OpenSSL's syntax), "
 				"e.g. \"%s\"", LOOM_HTTP_TLS_CIPHERS);
-	if (strlen(s) >= sizeof(p->c->http_tls_ciphers))
+	if (strlen(s) >= sizeof(c->http_tls_ciphers))
 		return cfg_fail(p, cfg_line(v), key, "longer than %zu bytes",
-				sizeof(p->c->http_tls_ciphers) - 1);
+				sizeof(c->http_tls_ciphers) - 1);
 	if (http_tls_ciphers_check(s, why, sizeof(why)) < 0)
 		return cfg_fail(p, cfg_line(v), key, "%s", why);
-	snprintf(p->c->http_tls_ciphers, sizeof(p->c->http_tls_ciphers), "%s", s);
+	snprintf(c->http_tls_ciphers, sizeof(c->http_tls_ciphers), "%s", s);
 	return 0;
 }
 
-static void print_ciphers(FILE *out, const struct loom_config *c)
+static void print_ciphers(FILE *out, const void *sec)
 {
+	const struct http_conf *c = sec;
+
 	cfg_print_string(out, c->http_tls_ciphers);
 }
 
-/* http.tls: a mapping of its own, into struct loom_config. */
+/* http.tls: a mapping of its own, into struct http_conf. */
 static const struct cfg_key tls_keys[] = {
 	CFG_KEY_STR("cert", CFG_OPT_PATH, http_tls_cert, NULL),
 	CFG_KEY_STR("key", CFG_OPT_PATH, http_tls_key, NULL),
@@ -237,21 +257,28 @@ static const struct cfg_key tls_keys[] = {
 };
 #define N_TLS_KEYS (sizeof(tls_keys) / sizeof(tls_keys[0]))
 
-static void tls_defaults(struct loom_config *c)
+static void tls_defaults(void *sec)
 {
+	struct http_conf *c = sec;
+
 	c->http_tls_cert[0] = c->http_tls_key[0] = c->http_tls_client_ca[0] = '\0';
 	c->http_tls_client_required = 0;
 	snprintf(c->http_tls_ciphers, sizeof(c->http_tls_ciphers), "%s", LOOM_HTTP_TLS_CIPHERS);
 }
 
-static int parse_tls(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_tls(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
-	tls_defaults(p->c);
-	return cfg_parse_subtable(p, v, key, tls_keys, N_TLS_KEYS, p->c);
+	struct http_conf *c = sec;
+
+	tls_defaults(c);
+	return cfg_parse_subtable(p, v, key, tls_keys, N_TLS_KEYS, c);
 }
 
-static void print_tls(FILE *out, const struct loom_config *c)
+static void print_tls(FILE *out, const void *sec)
 {
+	const struct http_conf *c = sec;
+
 	cfg_print_subtable(out, tls_keys, N_TLS_KEYS, c);
 }
 
@@ -276,8 +303,10 @@ static const struct cfg_key http_keys[] = {
 	CFG_KEY_STR("tokens_file", CFG_PATH, http_tokens_file, LOOM_DEFAULT_TOKENS),
 };
 
-static void http_defaults(struct loom_config *c)
+static void http_defaults(void *sec)
 {
+	struct http_conf *c = sec;
+
 	c->http_n_listen = 0;
 	memset(c->http_listen, 0, sizeof(c->http_listen));
 	c->http_metrics_ports = 0;
@@ -286,9 +315,9 @@ static void http_defaults(struct loom_config *c)
 
 /* Plain HTTP on loopback only: /metrics shows the fabric's layout, and the
  * API (issue 20) takes tokens, neither for the network in clear text. */
-static int check_http(struct parse *p)
+static int check_http(struct parse *p, void *sec)
 {
-	struct loom_config *c = p->c;
+	struct http_conf *c = sec;
 	unsigned long tls_line = cfg_key_line(p, "http", "tls");
 	struct http_addr a;
 	char why[PATH_MAX + 160];
@@ -315,7 +344,12 @@ static int check_http(struct parse *p)
 	return 0;
 }
 
+const struct http_conf *http_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &http_config);
+}
+
 const struct config_section http_config = {
-	.name = "http", .keys = http_keys, .n_keys = sizeof(http_keys) / sizeof(http_keys[0]),
+	.name = "http", .size = sizeof(struct http_conf), .keys = http_keys, .n_keys = sizeof(http_keys) / sizeof(http_keys[0]),
 	.defaults = http_defaults, .check = check_http,
 };

@@ -65,7 +65,7 @@
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
 
-#include "daemon/core/config.h"
+#include "daemon/http/config_http.h"
 #include "daemon/http/http_impl.h"
 #include "daemon/http/http_guard.h"
 #include "lib/util/log.h"
@@ -691,7 +691,7 @@ static unsigned files_for(unsigned max_conns)
 	return (unsigned)want;
 }
 
-static void apply_limits(struct http_mod *m, const struct loom_config *conf)
+static void apply_limits(struct http_mod *m, const struct http_conf *conf)
 {
 	evhttp_set_timeout(m->http, conf->http_timeout_s);
 	evhttp_set_max_headers_size(m->http, conf->http_max_header_bytes);
@@ -755,7 +755,7 @@ static int same_addr(const struct http_addr *a, const struct http_addr *b)
 
 /* Bind conf's addresses, keeping those bound already; on a failure
  * nothing changes. */
-static int rebind(struct http_mod *m, const struct loom_config *conf, char *err, size_t errlen)
+static int rebind(struct http_mod *m, const struct http_conf *conf, char *err, size_t errlen)
 {
 	struct listener next[LOOM_HTTP_MAX_LISTEN];
 	int kept[LOOM_HTTP_MAX_LISTEN] = { 0 }, fresh[LOOM_HTTP_MAX_LISTEN] = { 0 };
@@ -809,7 +809,7 @@ undo:
 
 /* conf's TLS context in m->tls (none without http.tls.cert); on a
  * failure the one in force stays. */
-static int set_tls(struct http_mod *m, const struct loom_config *conf, char *err,
+static int set_tls(struct http_mod *m, const struct http_conf *conf, char *err,
 		   size_t errlen)
 {
 	struct ssl_ctx_st *ctx = NULL;
@@ -828,7 +828,7 @@ static int set_tls(struct http_mod *m, const struct loom_config *conf, char *err
 	return 0;
 }
 
-int http_reconfigure(struct http_mod *m, const struct loom_config *conf)
+int http_reconfigure(struct http_mod *m, const struct http_conf *conf)
 {
 	char err[PATH_MAX + 256];
 	int rc = 0;
@@ -847,7 +847,7 @@ int http_reconfigure(struct http_mod *m, const struct loom_config *conf)
 
 /* ---- life cycle ----------------------------------------------------------------------- */
 
-struct http_mod *http_new(struct event_base *base, const struct loom_config *conf,
+struct http_mod *http_new(struct event_base *base, const struct http_conf *conf,
 			  char *err, size_t errlen)
 {
 	struct http_mod *m = calloc(1, sizeof(*m));

@@ -31,7 +31,7 @@
 
 struct event_base;
 struct evhttp_request;
-struct loom_config;
+struct http_conf;
 struct config_section;
 struct http_mod;
 
@@ -43,7 +43,7 @@ typedef void (*http_handler_fn)(struct evhttp_request *req, void *arg);
 
 /* Binds http.listen; NULL with err when the module cannot be made or an
  * address cannot be bound. */
-struct http_mod *http_new(struct event_base *base, const struct loom_config *conf,
+struct http_mod *http_new(struct event_base *base, const struct http_conf *conf,
 			  char *err, size_t errlen);
 /* Waits for a render under way (its clients get their answer), closes
  * every connection. NULL is fine. */
@@ -54,7 +54,7 @@ void http_free(struct http_mod *m);
  * address): -1. http.tls is read again (a rotated certificate) for the
  * connections accepted from now on; when it cannot be, the context in
  * force stays (logged, naming the file): -1. 0 otherwise. */
-int http_reconfigure(struct http_mod *m, const struct loom_config *conf);
+int http_reconfigure(struct http_mod *m, const struct http_conf *conf);
 
 /* Add a route (before or after the listeners are up). path: "/metrics", or
  * "/api/v1/" for everything under it. 0, -EEXIST, -ENOMEM. */
@@ -70,6 +70,5 @@ void http_send(struct evhttp_request *req, int code, const char *reason, struct 
 void http_reply_text(struct evhttp_request *req, int code, const char *reason,
 		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-extern const struct config_section http_config;
 
 #endif

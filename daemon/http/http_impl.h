@@ -10,7 +10,7 @@ struct event_base;
 struct evhttp_connection;
 struct evhttp_request;
 struct ssl_ctx_st;
-struct loom_config;
+struct http_conf;
 struct http_mod;
 
 /* An http.listen address, read the same way by the config's check and by
@@ -41,10 +41,10 @@ int http_tls_request_is_tls(struct evhttp_request *req);
 /* The context of http.tls (cert, key, client_ca): NULL with
  * err naming the file that cannot be read or used, or the key that does
  * not match the certificate. */
-struct ssl_ctx_st *http_tls_ctx_new(const struct loom_config *c, char *err, size_t errlen);
+struct ssl_ctx_st *http_tls_ctx_new(const struct http_conf *c, char *err, size_t errlen);
 void http_tls_ctx_free(struct ssl_ctx_st *ctx);
 /* Makes the context and drops it: the config check. 0 or -EINVAL. */
-int http_tls_check(const struct loom_config *c, char *err, size_t errlen);
+int http_tls_check(const struct http_conf *c, char *err, size_t errlen);
 /* A connection's bufferevent, accepting TLS once evhttp gives it its
  * socket. NULL: out of memory. */
 struct bufferevent *http_tls_bev_new(struct event_base *base, struct ssl_ctx_st *ctx);

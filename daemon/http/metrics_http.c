@@ -32,7 +32,7 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
-#include "daemon/core/config.h"
+#include "daemon/http/config_http.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
 #include "daemon/http/api_auth.h"
@@ -266,7 +266,7 @@ static void on_metrics(struct evhttp_request *req, void *arg)
  * is refused (the tokens in force stay; none when there were none: a
  * metrics_auth turned on by a refused reload lets no scrape in, it does
  * not leave /metrics open). */
-static int load_tokens(struct http_metrics *x, const struct loom_config *conf, char *err,
+static int load_tokens(struct http_metrics *x, const struct http_conf *conf, char *err,
 		       size_t errlen)
 {
 	struct api_tokens *t = NULL;
@@ -280,7 +280,7 @@ static int load_tokens(struct http_metrics *x, const struct loom_config *conf, c
 	return 0;
 }
 
-void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *conf)
+void http_metrics_reconfigure(struct http_metrics *x, const struct http_conf *conf)
 {
 	char err[PATH_MAX + 256];
 
@@ -289,15 +289,13 @@ void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *
 	if (x->q && load_tokens(x, conf, err, sizeof(err)) < 0)
 		log_err("reload: http.metrics_auth: http.tokens_file %s; the /metrics tokens in "
 			"force stay", err);
-	/* The database is opened once by loomd: its path does not change. */
-	if (!x->db_path[0])
-		snprintf(x->db_path, sizeof(x->db_path), "%s", conf->db_path);
 	x->opt.mode = conf->http_metrics_ports == 1 ? MT_PORTS_ERRORS : MT_PORTS_ALL;
 	x->opt.min_xmit_wait_per_s = conf->http_metrics_min_xmit_wait;
 }
 
 struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *base,
-				      const struct loom_config *conf, char *err, size_t errlen)
+				      const struct http_conf *conf, const char *db_path, char *err,
+				      size_t errlen)
 {
 	struct http_metrics *x = calloc(1, sizeof(*x));
 
@@ -305,6 +303,8 @@ struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *bas
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	/* The database is opened once by loomd: its path does not change. */
+	snprintf(x->db_path, sizeof(x->db_path), "%s", db_path);
 	http_metrics_reconfigure(x, conf);
 	if (load_tokens(x, conf, err, errlen) < 0) {
 		free(x);

@@ -9,13 +9,14 @@
 
 struct event_base;
 struct http_mod;
-struct loom_config;
+struct http_conf;
 struct http_metrics;
 
-/* Adds the /metrics route to m. NULL with err. */
+/* Adds the /metrics route to m; each render opens db_path. NULL with err. */
 struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *base,
-				      const struct loom_config *conf, char *err, size_t errlen);
-void http_metrics_reconfigure(struct http_metrics *x, const struct loom_config *conf);
+				      const struct http_conf *conf, const char *db_path, char *err,
+				      size_t errlen);
+void http_metrics_reconfigure(struct http_metrics *x, const struct http_conf *conf);
 /* Before http_free: waits for the render under way and answers its clients. */
 void http_metrics_free(struct http_metrics *x);
 

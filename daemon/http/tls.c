@@ -33,7 +33,7 @@
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-#include "daemon/core/config.h"
+#include "daemon/http/config_http.h"
 #include "daemon/http/http_impl.h"
 
 /* OpenSSL's last error, as text (or what, when it has none). */
@@ -92,7 +92,7 @@ int http_tls_ciphers_check(const char *list, char *err, size_t errlen)
 	return rc;
 }
 
-SSL_CTX *http_tls_ctx_new(const struct loom_config *c, char *err, size_t errlen)
+SSL_CTX *http_tls_ctx_new(const struct http_conf *c, char *err, size_t errlen)
 {
 	SSL_CTX *ctx;
 	char why[256];
@@ -171,7 +171,7 @@ void http_tls_ctx_free(SSL_CTX *ctx)
 	SSL_CTX_free(ctx);   /* NULL is fine; open connections keep their reference */
 }
 
-int http_tls_check(const struct loom_config *c, char *err, size_t errlen)
+int http_tls_check(const struct http_conf *c, char *err, size_t errlen)
 {
 	SSL_CTX *ctx = http_tls_ctx_new(c, err, errlen);
 

@@ -29,7 +29,7 @@
 #include <event2/buffer.h>
 #include <event2/http.h>
 
-#include "daemon/core/config.h"
+#include "daemon/http/config_http.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
 #include "daemon/http/web_http.h"
@@ -175,13 +175,13 @@ static void on_file(struct evhttp_request *req, void *arg)
 	serve(arg, req, path, path + strlen("/web/"));
 }
 
-void http_web_reconfigure(struct http_web *w, const struct loom_config *conf)
+void http_web_reconfigure(struct http_web *w, const struct http_conf *conf)
 {
 	if (w)
 		snprintf(w->root, sizeof(w->root), "%s", conf->http_web_root);
 }
 
-struct http_web *http_web_new(struct http_mod *m, const struct loom_config *conf, char *err,
+struct http_web *http_web_new(struct http_mod *m, const struct http_conf *conf, char *err,
 			      size_t errlen)
 {
 	struct http_web *w = calloc(1, sizeof(*w));

@@ -8,13 +8,13 @@
 #include <stddef.h>
 
 struct http_mod;
-struct loom_config;
+struct http_conf;
 struct http_web;
 
 /* Adds the "/" and "/web/" routes to m. NULL with err. */
-struct http_web *http_web_new(struct http_mod *m, const struct loom_config *conf, char *err,
+struct http_web *http_web_new(struct http_mod *m, const struct http_conf *conf, char *err,
 			      size_t errlen);
-void http_web_reconfigure(struct http_web *w, const struct loom_config *conf);
+void http_web_reconfigure(struct http_web *w, const struct http_conf *conf);
 /* Before http_free. */
 void http_web_free(struct http_web *w);
 

@@ -10,13 +10,15 @@
  *       - { name: fabric0, ca: mlx5_0, port: 1 }
  */
 #include "autoconf.h"
-#include "daemon/ib/sweep.h"
+#include "daemon/ib/config_discovery.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
+
+#define CFG_SECTION_TYPE struct discovery_conf
 
 /* The keys of one discovery.subnets entry, in print order. */
 static const struct cfg_key subnet_keys[] = {
@@ -32,10 +34,10 @@ enum { SUBNET_NAME, SUBNET_CA, SUBNET_PORT };
 
 /* Check one subnet after its keys are read: required keys, the default
  * name, and clashes with the subnets before it. */
-static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
-			 const yaml_node_t *const *seen)
+static int finish_subnet(struct parse *p, struct discovery_conf *c, const yaml_node_t *item,
+			 int idx, const yaml_node_t *const *seen)
 {
-	struct loom_subnet_conf *sc = &p->c->subnets[idx];
+	struct loom_subnet_conf *sc = &c->subnets[idx];
 	char key[96];
 
 	if (!seen[SUBNET_CA]) {
@@ -66,7 +68,7 @@ static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
 				"\"ethernet\" is the name of the Ethernet switches' fabric; "
 				"choose another");
 	for (int j = 0; j < idx; j++) {
-		const struct loom_subnet_conf *o = &p->c->subnets[j];
+		const struct loom_subnet_conf *o = &c->subnets[j];
 		unsigned long line = cfg_line(seen[SUBNET_NAME] ? seen[SUBNET_NAME] : item);
 
 		if (strcmp(o->name, sc->name) == 0)
@@ -85,10 +87,11 @@ static int finish_subnet(struct parse *p, const yaml_node_t *item, int idx,
 	return 0;
 }
 
-static int parse_subnet(struct parse *p, const yaml_node_t *item, int idx)
+static int parse_subnet(struct parse *p, struct discovery_conf *c, const yaml_node_t *item,
+			int idx)
 {
 	const yaml_node_t *seen[N_SUBNET_KEYS] = { NULL };
-	struct loom_subnet_conf *sc = &p->c->subnets[idx];
+	struct loom_subnet_conf *sc = &c->subnets[idx];
 	char where[64];
 	int rc;
 
@@ -99,15 +102,17 @@ static int parse_subnet(struct parse *p, const yaml_node_t *item, int idx)
 	sc->port = 1;
 	if ((rc = cfg_parse_table(p, item, where, subnet_keys, N_SUBNET_KEYS, sc, seen)) < 0)
 		return rc;
-	return finish_subnet(p, item, idx, seen);
+	return finish_subnet(p, c, item, idx, seen);
 }
 
-static int parse_subnets(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_subnets(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct discovery_conf *c = sec;
 	int n = 0, rc;
 
-	p->c->n_subnets = 0;
-	memset(p->c->subnets, 0, sizeof(p->c->subnets));
+	c->n_subnets = 0;
+	memset(c->subnets, 0, sizeof(c->subnets));
 	if (cfg_is_null(v))
 		return 0;
 	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
@@ -123,16 +128,18 @@ static int parse_subnets(struct parse *p, const yaml_node_t *v, const char *key)
 			return cfg_fail(p, cfg_line(item), where,
 					  "too many subnets (at most %d)", LOOM_MAX_SUBNETS);
 		}
-		if ((rc = parse_subnet(p, item, n)) < 0)
+		if ((rc = parse_subnet(p, c, item, n)) < 0)
 			return rc;
 		n++;
 	}
-	p->c->n_subnets = n;
+	c->n_subnets = n;
 	return 0;
 }
 
-static void print_subnets(FILE *out, const struct loom_config *c)
+static void print_subnets(FILE *out, const void *sec)
 {
+	const struct discovery_conf *c = sec;
+
 	if (c->n_subnets <= 0) {
 		fputs(" []\n", out);
 		return;
@@ -155,7 +162,12 @@ static const struct cfg_key discovery_keys[] = {
 	CFG_KEY_CUSTOM("subnets", parse_subnets, print_subnets),
 };
 
+const struct discovery_conf *discovery_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &sweep_config);
+}
+
 const struct config_section sweep_config = {
-	.name = "discovery", .keys = discovery_keys,
+	.name = "discovery", .size = sizeof(struct discovery_conf), .keys = discovery_keys,
 	.n_keys = sizeof(discovery_keys) / sizeof(discovery_keys[0]),
 };

@@ -24,7 +24,7 @@
 #include <event2/event.h>
 
 #include "lib/util/clock.h"
-#include "daemon/core/config.h"
+#include "daemon/ib/config_discovery.h"
 #include "daemon/core/ctl.h"
 #include "daemon/ib/discovery_ib.h"
 
@@ -435,12 +435,11 @@ static void retire_job(struct sweeper *sw, struct job *job)
 	sw->retired[sw->n_retired++] = job;
 }
 
-int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
+int sweeper_reconfigure(struct sweeper *sw, const struct discovery_conf *conf)
 {
 	struct job *jobs[LOOM_MAX_SUBNETS];
 	int n = 0;
 
-	snprintf(sw->db_path, sizeof(sw->db_path), "%s", conf->db_path);
 	sw->timeout_ms = conf->mad_timeout_ms;
 	sw->retries = conf->mad_retries;
 	sw->max_smps = conf->max_smps;
@@ -494,8 +493,8 @@ int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf)
 	return 0;
 }
 
-struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *conf,
-			    char *err, size_t errlen)
+struct sweeper *sweeper_new(struct event_base *base, const struct discovery_conf *conf,
+			    const char *db_path, char *err, size_t errlen)
 {
 	struct sweeper *sw = calloc(1, sizeof(*sw));
 
@@ -504,6 +503,7 @@ struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *c
 		return NULL;
 	}
 	sw->base = base;
+	snprintf(sw->db_path, sizeof(sw->db_path), "%s", db_path);
 	/* Every configured subnet and every retired one still running. */
 	if (!(sw->work = work_queue_new(base, "sweep", SWEEP_MAX_RUNNING, WORK_REFUSE, err,
 					errlen)))

@@ -11,7 +11,7 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct discovery_conf;
 struct sweeper;
 struct fab;
 
@@ -19,15 +19,16 @@ struct fab;
  * (fab_free), on the loop. */
 typedef void (*sweeper_swept_fn)(void *arg, const char *subnet, struct fab *fab);
 
-struct sweeper *sweeper_new(struct event_base *base, const struct loom_config *conf,
-			    char *err, size_t errlen);
+/* conf: discovery:; db_path: what a sweep's job records into. */
+struct sweeper *sweeper_new(struct event_base *base, const struct discovery_conf *conf,
+			    const char *db_path, char *err, size_t errlen);
 /* Waits for running sweeps to end. */
 void sweeper_free(struct sweeper *sw);
 /* Apply a new configuration (interval, subnets, MAD settings); a sweep under
  * way finishes with the settings it started with. The new subnet list wins:
  * subnets not in it are no longer swept, and an empty list means every
  * local port (as at a start without one), not the subnets of before. */
-int sweeper_reconfigure(struct sweeper *sw, const struct loom_config *conf);
+int sweeper_reconfigure(struct sweeper *sw, const struct discovery_conf *conf);
 /* The interval in seconds in place of discovery.interval (0: no periodic
  * sweep), kept across reloads until set back with -1 (HA: a follower's
  * lower rate, set by loomd.c on a change of role). The next sweep is due
@@ -61,8 +62,5 @@ void sweeper_port_flapped(struct sweeper *sw, const char *subnet, uint64_t guid,
 int sweeper_register(struct sweeper *sw, struct ctl *ctl);
 /* The sweeper's part of "status": {"interval":N,"running":bool,"subnets":[...]} */
 json_t *sweeper_status(struct sweeper *sw);
-
-/* loom.yaml's discovery: section (config_discovery.c). */
-extern const struct config_section sweep_config;
 
 #endif

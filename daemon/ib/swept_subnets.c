@@ -9,8 +9,9 @@
 
 #include "lib/util/log.h"
 #include "daemon/core/store.h"
+#include "daemon/ib/config_discovery.h"
 
-void swept_mad_of(const struct loom_config *c, struct swept_mad *mad)
+void swept_mad_of(const struct discovery_conf *c, struct swept_mad *mad)
 {
 	mad->timeout_ms = c->mad_timeout_ms;
 	mad->retries = c->mad_retries;

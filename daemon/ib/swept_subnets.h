@@ -25,7 +25,10 @@ struct swept_subnets {
 struct swept_mad {
 	int timeout_ms, retries, max_smps;
 };
-void swept_mad_of(const struct loom_config *c, struct swept_mad *mad);
+struct discovery_conf;
+/* discovery:'s timeout_ms, retries and max_smps: what loomd.c hands the
+ * modules that send MADs. */
+void swept_mad_of(const struct discovery_conf *c, struct swept_mad *mad);
 
 /* Fill *out (n 0: none was swept), each subnet with the limits mad. 0, or
  * -EIO when the store cannot say. */

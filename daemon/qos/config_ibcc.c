@@ -36,7 +36,9 @@
 #include <string.h>
 
 #include "daemon/qos/config_ib.h"
-#include "daemon/qos/qos_ibcc.h"
+#include "daemon/qos/config_qos_ib.h"
+
+#define CFG_SECTION_TYPE struct ib_cc_conf
 
 /* Lines of the keys seen, so that ibcc_check's "KEY: what" points at KEY. */
 #define MAX_LINES 32
@@ -150,7 +152,7 @@ static int parse_delay(struct parse *p, const yaml_node_t *v, const char *key,
 static int switch_member(struct parse *p, const char *name, const char *key,
 			 const yaml_node_t *k, const yaml_node_t *val, void *lines)
 {
-	struct ibcc_config *c = &p->c->ib_cc;
+	struct ibcc_config *c = &((struct ib_cc_conf *)cfg_section(p, &qos_ibcc_config))->ib_cc;
 	int rc = 0;
 
 	note_line(lines, key, cfg_line(k));
@@ -223,7 +225,7 @@ static int sl_item(struct parse *p, const yaml_node_t *e, const char *key, unsig
 	if (*seen >> x.sl & 1)
 		return cfg_fail(p, cfg_line(e), key, "SL %u is given twice", (unsigned)x.sl);
 	*seen |= 1u << x.sl;
-	p->c->ib_cc.ca.sl[x.sl] = x.ent;
+	((struct ib_cc_conf *)cfg_section(p, &qos_ibcc_config))->ib_cc.ca.sl[x.sl] = x.ent;
 	return 0;
 }
 
@@ -231,7 +233,7 @@ static int sl_item(struct parse *p, const yaml_node_t *e, const char *key, unsig
 static int ca_member(struct parse *p, const char *name, const char *key, const yaml_node_t *k,
 		     const yaml_node_t *val, void *lines)
 {
-	struct ibcc_config *c = &p->c->ib_cc;
+	struct ibcc_config *c = &((struct ib_cc_conf *)cfg_section(p, &qos_ibcc_config))->ib_cc;
 	uint32_t seen = 0;
 	int rc = 0;
 
@@ -274,7 +276,8 @@ static int parse_cct(struct parse *p, const yaml_node_t *v, const char *key,
 static int ibcc_member(struct parse *p, const char *name, const char *key,
 		       const yaml_node_t *k, const yaml_node_t *val, void *lines)
 {
-	struct ibcc_config *c = &p->c->ib_cc;
+	struct ib_cc_conf *cc = cfg_section(p, &qos_ibcc_config);
+	struct ibcc_config *c = &cc->ib_cc;
 	int rc = 0;
 
 	note_line(lines, key, cfg_line(k));
@@ -291,17 +294,18 @@ static int ibcc_member(struct parse *p, const char *name, const char *key,
 	else if (!strcmp(name, "cct"))
 		rc = parse_cct(p, val, key, c);
 	else if (!strcmp(name, "opensm_config"))
-		rc = cfg_opt_path(p, val, key, p->c->ib_cc_opensm_config,
-				  sizeof(p->c->ib_cc_opensm_config));
+		rc = cfg_opt_path(p, val, key, cc->ib_cc_opensm_config,
+				  sizeof(cc->ib_cc_opensm_config));
 	else
 		rc = cfg_fail(p, cfg_line(k), key, "unknown key (enable, cc_key, "
 			      "max_outstanding_mads, switch, ca, cct, opensm_config)");
 	return rc;
 }
 
-static int parse_ibcc(struct parse *p, const yaml_node_t *v)
+static int parse_ibcc(struct parse *p, const yaml_node_t *v, void *sec)
 {
-	struct ibcc_config *c = &p->c->ib_cc;
+	struct ib_cc_conf *cc = sec;
+	struct ibcc_config *c = &cc->ib_cc;
 	struct lines *lines = cfg_scratch(p, "ib_cc", sizeof(*lines));
 	char msg[400], key[96];
 	const char *what;
@@ -311,7 +315,7 @@ static int parse_ibcc(struct parse *p, const yaml_node_t *v)
 		return cfg_fail(p, cfg_line(v), "ib_cc", "out of memory");
 	ibcc_defaults(c);
 	c->set = 1;
-	p->c->ib_cc_opensm_config[0] = '\0';
+	cc->ib_cc_opensm_config[0] = '\0';
 	if (cfg_is_null(v))
 		return 0;
 	if ((rc = qos_cfg_map(p, v, "ib_cc", ibcc_member, lines)) < 0)
@@ -323,8 +327,9 @@ static int parse_ibcc(struct parse *p, const yaml_node_t *v)
 	return 0;
 }
 
-static void print_ibcc(FILE *out, const struct loom_config *conf)
+static void print_ibcc(FILE *out, const void *sec)
 {
+	const struct ib_cc_conf *conf = sec;
 	const struct ibcc_config *c = &conf->ib_cc;
 	char m[67];
 	unsigned n = 0;
@@ -366,6 +371,14 @@ static void print_ibcc(FILE *out, const struct loom_config *conf)
 }
 
 /* Absent (.set = 0): loom does not manage congestion control. */
+const struct ib_cc_conf *ib_cc_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &qos_ibcc_config);
+}
+
+/* A shape of its own (switch: and ca: maps, ca.sl a list of entries, cct a
+ * list of delays, checked together by ibcc_check): no table of scalar keys
+ * holds it. */
 const struct config_section qos_ibcc_config = {
-	.name = "ib_cc", .parse = parse_ibcc, .print = print_ibcc,
+	.name = "ib_cc", .size = sizeof(struct ib_cc_conf), .parse = parse_ibcc, .print = print_ibcc,
 };

@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include "daemon/qos/config_ib.h"
-#include "daemon/qos/qos_ib.h"
+#include "daemon/qos/config_qos_ib.h"
+
+#define CFG_SECTION_TYPE struct ib_qos_conf
 
 static const char *const field_keys[] = {
 	[IBQOS_F_NONE] = "ib_qos", [IBQOS_F_CLASSES] = "ib_qos.classes",
@@ -159,7 +161,8 @@ static int parse_vlarb(struct parse *p, const yaml_node_t *v, const char *key,
 static int ibqos_member(struct parse *p, const char *name, const char *key,
 			const yaml_node_t *k, const yaml_node_t *val, void *lines)
 {
-	struct ibqos_policy *q = &p->c->ib_qos;
+	struct ib_qos_conf *c = cfg_section(p, &qos_ib_config);
+	struct ibqos_policy *q = &c->ib_qos;
 	unsigned long *line = lines;
 	int rc;
 
@@ -184,8 +187,8 @@ static int ibqos_member(struct parse *p, const char *name, const char *key,
 			rc = cfg_fail(p, cfg_line(val), key, "%u: ports offer 1, 2, 4, 8 or "
 				      "15 data VLs", q->max_vls);
 	} else if (!strcmp(name, "opensm_config")) {
-		rc = cfg_opt_path(p, val, key, p->c->ib_qos_opensm_config,
-				  sizeof(p->c->ib_qos_opensm_config));
+		rc = cfg_opt_path(p, val, key, c->ib_qos_opensm_config,
+				  sizeof(c->ib_qos_opensm_config));
 	} else {
 		rc = cfg_fail(p, cfg_line(k), key, "unknown key (classes, sl2vl, vlarb_high, "
 			      "vlarb_low, high_limit, max_vls, opensm_config)");
@@ -193,9 +196,10 @@ static int ibqos_member(struct parse *p, const char *name, const char *key,
 	return rc;
 }
 
-static int parse_ibqos(struct parse *p, const yaml_node_t *v)
+static int parse_ibqos(struct parse *p, const yaml_node_t *v, void *sec)
 {
-	struct ibqos_policy *q = &p->c->ib_qos;
+	struct ib_qos_conf *c = sec;
+	struct ibqos_policy *q = &c->ib_qos;
 	unsigned long line[sizeof(field_keys) / sizeof(field_keys[0])] = { 0 };
 	enum ibqos_field field;
 	char msg[300];
@@ -227,8 +231,9 @@ static void print_table(FILE *out, const char *name, const struct ibqos_entry *t
 	fputs("]\n", out);
 }
 
-static void print_ibqos(FILE *out, const struct loom_config *c)
+static void print_ibqos(FILE *out, const void *sec)
 {
+	const struct ib_qos_conf *c = sec;
 	const struct ibqos_policy *q = &c->ib_qos;
 
 	if (!q->set)
@@ -252,6 +257,14 @@ static void print_ibqos(FILE *out, const struct loom_config *c)
 }
 
 /* Absent (.set = 0): loom does not manage InfiniBand QoS. */
+const struct ib_qos_conf *ib_qos_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &qos_ib_config);
+}
+
+/* A shape of its own (classes a map, sl2vl and the VL arbitration tables
+ * lists of entries, checked together by ibqos_check): no table of scalar
+ * keys holds it. */
 const struct config_section qos_ib_config = {
-	.name = "ib_qos", .parse = parse_ibqos, .print = print_ibqos,
+	.name = "ib_qos", .size = sizeof(struct ib_qos_conf), .parse = parse_ibqos, .print = print_ibqos,
 };

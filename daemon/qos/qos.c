@@ -31,7 +31,7 @@
 #include <jansson.h>
 
 #include "lib/util/clock.h"
-#include "daemon/core/config.h"
+#include "daemon/roce/config_roce.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/intent.h"
 #include "lib/util/log.h"
@@ -91,6 +91,13 @@ struct sw_state {
 	struct qos_mod *m;
 };
 
+/* What the module keeps of loom.yaml: roce:, switches: and plugins.dir. */
+struct qos_settings {
+	struct roce_conf r;
+	struct switches_conf sw;
+	char plugin_dir[PATH_MAX];
+};
+
 struct qos_mod {
 	struct event_base *base;
 	struct store *store;               /* the loop's connection, for events */
@@ -98,7 +105,7 @@ struct qos_mod {
 	int n_sw;
 	struct event *interval_ev;
 	int periodic_running;
-	struct loom_config *conf;          /* a copy: the loop's, never a thread's */
+	struct qos_settings *conf;         /* a copy: the loop's, never a thread's */
 	struct plugin_cache *plugins;
 	struct work_queue *work;           /* the requests under way */
 	struct ctl *ctl;                   /* its gate (HA: only the leader pushes) */
@@ -538,7 +545,7 @@ static void retry_cb(evutil_socket_t fd, short what, void *arg)
 static void interval_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct qos_mod *m = arg;
-	enum qos_mode mode = m->conf->roce_reapply ? QOS_APPLY : QOS_STATUS;
+	enum qos_mode mode = m->conf->r.roce_reapply ? QOS_APPLY : QOS_STATUS;
 	char err[256];
 
 	(void)fd;
@@ -592,28 +599,28 @@ static const struct work_ops req_ops = { .run = req_run, .done = req_done, .free
  * its last outcome as this node knows it, "applying" for the request's. */
 static json_t *record_new(struct qos_mod *m, const struct qreq *q, const char *by)
 {
-	const struct loom_config *c = m->conf;
+	const struct qos_settings *c = m->conf;
 	json_t *sws = json_object(), *rec;
 
 	if (!sws)
 		return NULL;
-	for (int i = 0; i < c->n_switches; i++) {
-		struct qos_policy p = c->roce;
-		json_t *was = json_object_get(m->outcomes, c->switches[i].name);
+	for (int i = 0; i < c->sw.n_switches; i++) {
+		struct qos_policy p = c->r.roce;
+		json_t *was = json_object_get(m->outcomes, c->sw.switches[i].name);
 		json_t *sw = was ? json_deep_copy(was) : json_object();
 
-		qos_policy_merge(&p, &c->switches[i].roce);
+		qos_policy_merge(&p, &c->sw.switches[i].roce);
 		if (!sw || json_object_set_new(sw, "policy", qos_intent_policy(&p)) < 0) {
 			json_decref(sw);
 			json_decref(sws);
 			return NULL;
 		}
 		for (size_t j = 0; j < q->n; j++)
-			if (!strcmp(q->jobs[j].sw.name, c->switches[i].name))
+			if (!strcmp(q->jobs[j].sw.name, c->sw.switches[i].name))
 				json_object_set_new(sw, "state", json_string("applying"));
 		if (!json_object_get(sw, "state"))
 			json_object_set_new(sw, "state", json_string("unknown"));
-		json_object_set_new(sws, c->switches[i].name, sw);
+		json_object_set_new(sws, c->sw.switches[i].name, sw);
 	}
 	rec = json_pack("{s:s, s:s, s:o}", "by", by, "node", m->node, "switches", sws);
 	return rec;
@@ -624,30 +631,30 @@ static json_t *record_new(struct qos_mod *m, const struct qreq *q, const char *b
 static int start_request(struct qos_mod *m, struct ctl_req *req, enum qos_mode mode,
 			 const char *only, int periodic, char *err, size_t errlen)
 {
-	const struct loom_config *c = m->conf;
+	const struct qos_settings *c = m->conf;
 	struct qreq *q;
 	int rc;
 
-	if (!c->n_switches) {
+	if (!c->sw.n_switches) {
 		snprintf(err, errlen, "no switches are configured (loom.yaml switches:, see "
 			 "loom.yaml(5))");
 		return -ENOENT;
 	}
 	if (!(q = calloc(1, sizeof(*q))) ||
-	    !(q->jobs = calloc((size_t)c->n_switches, sizeof(*q->jobs)))) {
+	    !(q->jobs = calloc((size_t)c->sw.n_switches, sizeof(*q->jobs)))) {
 		free(q);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
-	for (int i = 0; i < c->n_switches; i++) {
+	for (int i = 0; i < c->sw.n_switches; i++) {
 		struct qjob *j = &q->jobs[q->n];
 
-		if (only && strcmp(only, c->switches[i].name))
+		if (only && strcmp(only, c->sw.switches[i].name))
 			continue;
 		j->mode = mode;
-		j->sw = c->switches[i];
-		j->policy = c->roce;
-		qos_policy_merge(&j->policy, &c->switches[i].roce);
+		j->sw = c->sw.switches[i];
+		j->policy = c->r.roce;
+		qos_policy_merge(&j->policy, &c->sw.switches[i].roce);
 		j->ops = plugin_cache_get(m->plugins, m->conf->plugin_dir, j->sw.plugin,
 					  j->plugin_err, sizeof(j->plugin_err));
 		q->n++;
@@ -724,17 +731,21 @@ static void sw_states_free(struct sw_state *sw, int n)
 	free(sw);
 }
 
-int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
+int qos_reconfigure(struct qos_mod *m, const struct roce_conf *roce,
+		    const struct switches_conf *switches, const char *plugin_dir)
 {
-	struct loom_config *c = malloc(sizeof(*c));
-	struct sw_state *sw = calloc((size_t)conf->n_switches + 1, sizeof(*sw));
+	struct qos_settings *c = malloc(sizeof(*c));
+	struct sw_state *sw = calloc((size_t)switches->n_switches + 1, sizeof(*sw));
+	const struct switches_conf *conf = switches;
 
 	if (!c || !sw) {
 		free(c);
 		free(sw);
 		return -ENOMEM;
 	}
-	memcpy(c, conf, sizeof(*c));
+	c->r = *roce;
+	c->sw = *switches;
+	snprintf(c->plugin_dir, sizeof(c->plugin_dir), "%s", plugin_dir);
 	/* Known states carry over by name; pending retries do not (the
 	 * switch's settings may have changed: the next interval decides). */
 	for (int i = 0; i < conf->n_switches; i++) {
@@ -757,8 +768,8 @@ int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
 	m->conf = c;
 	if (m->interval_ev) {
 		evtimer_del(m->interval_ev);
-		if (c->roce_interval > 0 && c->n_switches > 0) {
-			struct timeval tv = { c->roce_interval, 0 };
+		if (c->r.roce_interval > 0 && c->sw.n_switches > 0) {
+			struct timeval tv = { c->r.roce_interval, 0 };
 
 			event_add(m->interval_ev, &tv);
 		}
@@ -766,7 +777,8 @@ int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf)
 	return 0;
 }
 
-struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
+struct qos_mod *qos_new(struct event_base *base, const struct roce_conf *roce,
+			const struct switches_conf *switches, const char *plugin_dir,
 			struct store *store, char *err, size_t errlen)
 {
 	struct qos_mod *m = calloc(1, sizeof(*m));
@@ -780,7 +792,7 @@ struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
 	m->interval_ev = event_new(base, -1, EV_PERSIST, interval_cb, m);
 	m->plugins = plugin_cache_new();
 	m->outcomes = json_object();
-	if (!m->interval_ev || !m->plugins || !m->outcomes || qos_reconfigure(m, conf) < 0) {
+	if (!m->interval_ev || !m->plugins || !m->outcomes || qos_reconfigure(m, roce, switches, plugin_dir) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -842,7 +854,7 @@ void qos_watch(void *arg, const json_t *records, int leading)
 
 	/* A follower keeps nothing of the RoCE policy: the switches are the
 	 * leader's; only a takeover looks at the record. */
-	if (!leading || !theirs || !m->conf->n_switches)
+	if (!leading || !theirs || !m->conf->sw.n_switches)
 		return;
 	json_object_foreach((json_t *)json_object_get(rec, "switches"), name, sw) {
 		all++;

@@ -24,20 +24,23 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct roce_conf;
+struct switches_conf;
 struct qos_mod;
 struct store;
 
 #define QOS_MAX_PARALLEL 64
 
-/* store: the loop's connection, where state changes and applies are
- * recorded as events. */
-struct qos_mod *qos_new(struct event_base *base, const struct loom_config *conf,
+/* roce:, switches: and plugins.dir; store: the loop's connection, where
+ * state changes and applies are recorded as events. */
+struct qos_mod *qos_new(struct event_base *base, const struct roce_conf *roce,
+			const struct switches_conf *switches, const char *plugin_dir,
 			struct store *store, char *err, size_t errlen);
 /* Waits for the requests under way and answers them. Before ctl_free(). */
 void qos_free(struct qos_mod *m);
 /* The switches, policy and plugin directory of requests from now on. */
-int qos_reconfigure(struct qos_mod *m, const struct loom_config *conf);
+int qos_reconfigure(struct qos_mod *m, const struct roce_conf *roce,
+		    const struct switches_conf *switches, const char *plugin_dir);
 /* Also the gate (core/ctl.h) that loomd's own re-applies and retries ask:
  * only the leader pushes (a follower's interval reads back only). */
 int qos_register(struct qos_mod *m, struct ctl *ctl);

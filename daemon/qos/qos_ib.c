@@ -24,7 +24,7 @@
 #include <event2/event.h>
 #include <jansson.h>
 
-#include "daemon/core/config.h"
+#include "daemon/qos/config_qos_ib.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/work.h"
 #include "lib/util/proto.h"
@@ -39,7 +39,8 @@
 struct qos_ib_mod {
 	struct event_base *base;
 	struct store *store;
-	struct loom_config *conf;
+	struct ib_qos_conf conf;       /* its section */
+	struct swept_mad mad;          /* discovery's MAD limits */
 	struct work_queue *work;  /* one read-back at a time */
 	/* The read under way (req != NULL): the job's inputs and output. */
 	struct ctl_req *req;
@@ -90,10 +91,10 @@ static int routing_vls(struct qos_ib_mod *m)
 static int apply_options(void *mod, struct ctl_req *req, char *opts, size_t len, int *vls)
 {
 	struct qos_ib_mod *m = mod;
-	const struct ibqos_policy *p = &m->conf->ib_qos;
+	const struct ibqos_policy *p = &m->conf.ib_qos;
 	char err[512];
 
-	if (!p->set || !m->conf->ib_qos_opensm_config[0]) {
+	if (!p->set || !m->conf.ib_qos_opensm_config[0]) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", !p->set ?
 			      "no ib_qos section in loom.yaml: loom does not manage InfiniBand QoS" :
 			      "ib_qos.opensm_config is not set: loom has no OpenSM options file to "
@@ -124,9 +125,9 @@ static int own_options(void *mod, char *opts, size_t len)
 	char err[512];
 	int vls;
 
-	if (!m->conf->ib_qos.set || (vls = routing_vls(m)) < 0 ||
-	    ibqos_combine(&m->conf->ib_qos, (unsigned)vls, err, sizeof(err)) < 0 ||
-	    ibqos_opensm_options(&m->conf->ib_qos, opts, len) >= (int)len)
+	if (!m->conf.ib_qos.set || (vls = routing_vls(m)) < 0 ||
+	    ibqos_combine(&m->conf.ib_qos, (unsigned)vls, err, sizeof(err)) < 0 ||
+	    ibqos_opensm_options(&m->conf.ib_qos, opts, len) >= (int)len)
 		return -1;
 	return 0;
 }
@@ -136,7 +137,7 @@ static void apply_answer(void *mod, json_t *ans, const char *why, int vls)
 	struct qos_ib_mod *m = mod;
 
 	(void)why;
-	json_object_set_new(ans, "layering", layering_json(&m->conf->ib_qos, (unsigned)vls));
+	json_object_set_new(ans, "layering", layering_json(&m->conf.ib_qos, (unsigned)vls));
 }
 
 static const struct osm_block_ops block_ops = {
@@ -208,11 +209,11 @@ static void read_done(void *job, int rc, const char *err)
 	note_drift(m);
 	json_array_foreach(m->ports, i, port)
 		in += json_is_true(json_object_get(port, "in_policy"));
-	ibqos_combine(&m->conf->ib_qos, m->routing_vls, why, sizeof(why));
+	ibqos_combine(&m->conf.ib_qos, m->routing_vls, why, sizeof(why));
 	ctl_reply_ok(req, json_pack("{s:o, s:i, s:i, s:i, s:s, s:o}", "ports", m->ports,
 				    "in_policy", (int)in, "ports_total", (int)json_array_size(m->ports),
 				    "routing_vls", (int)m->routing_vls, "not_applicable", why,
-				    "layering", layering_json(&m->conf->ib_qos, m->routing_vls)));
+				    "layering", layering_json(&m->conf.ib_qos, m->routing_vls)));
 	m->ports = NULL;
 }
 
@@ -222,10 +223,9 @@ static const struct work_ops read_ops = { .run = read_run, .done = read_done };
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct qos_ib_mod *m = arg;
-	struct swept_mad mad;
 
 	(void)args;
-	if (!m->conf->ib_qos.set) {
+	if (!m->conf.ib_qos.set) {
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "no ib_qos section in loom.yaml: loom does "
 			      "not manage InfiniBand QoS");
 		return;
@@ -234,8 +234,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_BUSY, "a QoS read-back is under way; try again");
 		return;
 	}
-	swept_mad_of(m->conf, &mad);
-	if (swept_subnets_get(m->store, &mad, &m->sub) < 0 || !m->sub.n) {
+	if (swept_subnets_get(m->store, &m->mad, &m->sub) < 0 || !m->sub.n) {
 		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no InfiniBand subnet has been swept yet "
 			      "(loomctl discover --wait)");
 		return;
@@ -248,9 +247,9 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		/* What the ports hold under a layered routing: the policy
 		 * expanded per layer by libloomosm (lib/qos/ib_qos.h). When the two
 		 * cannot combine, the policy as written; the answer says why. */
-		if (ibqos_layered(&m->conf->ib_qos, m->routing_vls, &m->policy, why,
+		if (ibqos_layered(&m->conf.ib_qos, m->routing_vls, &m->policy, why,
 				  sizeof(why)) < 0)
-			m->policy = m->conf->ib_qos;
+			m->policy = m->conf.ib_qos;
 	}
 	m->req = req;
 	if (work_submit(m->work, &read_ops, m) < 0) {
@@ -261,20 +260,17 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- module ---------------------------------------------------------------------- */
 
-int qos_ib_reconfigure(struct qos_ib_mod *m, const struct loom_config *conf)
+int qos_ib_reconfigure(struct qos_ib_mod *m, const struct ib_qos_conf *conf,
+		       const struct swept_mad *mad, const char *osm_pid_file)
 {
-	struct loom_config *c = malloc(sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	memcpy(c, conf, sizeof(*c));
-	free(m->conf);
-	m->conf = c;
-	osm_block_reconfigure(m->block, c->ib_qos_opensm_config, c->tenant_opensm_pid_file);
+	m->conf = *conf;
+	m->mad = *mad;
+	osm_block_reconfigure(m->block, conf->ib_qos_opensm_config, osm_pid_file);
 	return 0;
 }
 
-struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config *conf,
+struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct ib_qos_conf *conf,
+			      const struct swept_mad *mad, const char *osm_pid_file,
 			      struct store *store, char *err, size_t errlen)
 {
 	struct qos_ib_mod *m = calloc(1, sizeof(*m));
@@ -287,7 +283,7 @@ struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config 
 	m->store = store;
 	if (!(m->block = osm_block_new(base, &block_ops, m, store, err, errlen)))
 		goto fail;
-	if (!(m->known = json_object()) || qos_ib_reconfigure(m, conf) < 0) {
+	if (!(m->known = json_object()) || qos_ib_reconfigure(m, conf, mad, osm_pid_file) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -306,7 +302,6 @@ void qos_ib_free(struct qos_ib_mod *m)
 	work_queue_free(m->work);  /* waits for a read under way, answers */
 	osm_block_free(m->block);
 	json_decref(m->known);
-	free(m->conf);
 	free(m);
 }
 

@@ -23,15 +23,20 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct ib_qos_conf;
+struct swept_mad;
 struct qos_ib_mod;
 struct store;
 
-struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct loom_config *conf,
+/* conf: ib_qos:; mad: discovery's MAD limits (the read-back); osm_pid_file:
+ * tenants.opensm_pid_file, how OpenSM is found to signal ("": its reports). */
+struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct ib_qos_conf *conf,
+			      const struct swept_mad *mad, const char *osm_pid_file,
 			      struct store *store, char *err, size_t errlen);
 /* Waits for a read under way and answers it. Before ctl_free(). */
 void qos_ib_free(struct qos_ib_mod *m);
-int qos_ib_reconfigure(struct qos_ib_mod *m, const struct loom_config *conf);
+int qos_ib_reconfigure(struct qos_ib_mod *m, const struct ib_qos_conf *conf,
+		       const struct swept_mad *mad, const char *osm_pid_file);
 int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl);
 /* HA: qos-ib-apply first puts the record policy/ib_qos (qos_intent.h) and
  * writes nothing when that fails (answered with etcd's error). */
@@ -47,7 +52,5 @@ void qos_ib_watch(void *arg, const json_t *records, int leading);
  * when out of memory. Exposed for the unit tests. */
 char *qos_ib_options_file(const char *old_text, const char *options);
 
-/* loom.yaml's ib_qos: section (config_ibqos.c). */
-extern const struct config_section qos_ib_config;
 
 #endif

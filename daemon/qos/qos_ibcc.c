@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "daemon/core/config.h"
+#include "daemon/qos/config_qos_ib.h"
 #include "daemon/core/ctl.h"
 #include "daemon/qos/osm_block.h"
 #include "lib/util/proto.h"
@@ -101,15 +101,17 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 				    "ports", "not read back: see docs/ib-cc-notes.md"));
 }
 
-int qos_ibcc_reconfigure(struct qos_ibcc_mod *m, const struct loom_config *conf)
+int qos_ibcc_reconfigure(struct qos_ibcc_mod *m, const struct ib_cc_conf *conf,
+			 const char *osm_pid_file)
 {
 	m->cc = conf->ib_cc;
-	osm_block_reconfigure(m->block, conf->ib_cc_opensm_config, conf->tenant_opensm_pid_file);
+	osm_block_reconfigure(m->block, conf->ib_cc_opensm_config, osm_pid_file);
 	return 0;
 }
 
-struct qos_ibcc_mod *qos_ibcc_new(struct event_base *base, const struct loom_config *conf,
-				  struct store *store, char *err, size_t errlen)
+struct qos_ibcc_mod *qos_ibcc_new(struct event_base *base, const struct ib_cc_conf *conf,
+				  const char *osm_pid_file, struct store *store, char *err,
+				  size_t errlen)
 {
 	struct qos_ibcc_mod *m = calloc(1, sizeof(*m));
 
@@ -122,7 +124,7 @@ struct qos_ibcc_mod *qos_ibcc_new(struct event_base *base, const struct loom_con
 		free(m);
 		return NULL;
 	}
-	qos_ibcc_reconfigure(m, conf);
+	qos_ibcc_reconfigure(m, conf, osm_pid_file);
 	return m;
 }
 

@@ -22,20 +22,20 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct ib_cc_conf;
 struct qos_ibcc_mod;
 struct store;
 
-struct qos_ibcc_mod *qos_ibcc_new(struct event_base *base, const struct loom_config *conf,
-				  struct store *store, char *err, size_t errlen);
+/* conf: ib_cc:; osm_pid_file: as qos_ib_new's. */
+struct qos_ibcc_mod *qos_ibcc_new(struct event_base *base, const struct ib_cc_conf *conf,
+				  const char *osm_pid_file, struct store *store, char *err,
+				  size_t errlen);
 void qos_ibcc_free(struct qos_ibcc_mod *m);
-int qos_ibcc_reconfigure(struct qos_ibcc_mod *m, const struct loom_config *conf);
+int qos_ibcc_reconfigure(struct qos_ibcc_mod *m, const struct ib_cc_conf *conf,
+			 const char *osm_pid_file);
 int qos_ibcc_register(struct qos_ibcc_mod *m, struct ctl *ctl);
 /* HA: as qos_ib_set_intent and qos_ib_watch, for policy/ib_cc. */
 void qos_ibcc_set_intent(struct qos_ibcc_mod *m, const struct intent_writer *w);
 void qos_ibcc_watch(void *arg, const json_t *records, int leading);
-
-/* loom.yaml's ib_cc: section (config_ibcc.c). */
-extern const struct config_section qos_ibcc_config;
 
 #endif

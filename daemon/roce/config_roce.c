@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "daemon/roce/config_roce.h"
 #include "daemon/core/config_parse.h"
@@ -125,7 +126,9 @@ static void mark(struct parse *p, const struct qos_policy *q, uint32_t bits,
 {
 	struct roce_lines *l = lines_of(p);
 
-	if (q != &p->c->roce || !l)
+	const struct roce_conf *rc = cfg_section(p, &roce_config);
+
+	if (!rc || q != &rc->roce || !l)
 		return;
 	for (unsigned b = 0; b < 32; b++)
 		if (bits >> b & 1)
@@ -135,7 +138,7 @@ static void mark(struct parse *p, const struct qos_policy *q, uint32_t bits,
 /* What a policy mapping is parsed into, and whether it is the fabric's. */
 struct policy_ctx {
 	struct qos_policy *q;
-	int top;
+	struct roce_conf *top;   /* roce:'s own (interval, reapply), NULL for a switch's */
 };
 
 static int dscp_pair(struct parse *p, const char *name, const char *key, const yaml_node_t *k,
@@ -325,22 +328,23 @@ static int policy_pair(struct parse *p, const char *name, const char *key,
 		return each_pair(p, v, key, headroom_pair, q);
 	if (pc->top && !strcmp(name, "interval")) {
 		if ((rc = cfg_int(p, v, key, 10, 86400, 1, &x)) == 0)
-			p->c->roce_interval = (int)x;
+			pc->top->roce_interval = (int)x;
 		return rc;
 	}
 	if (pc->top && !strcmp(name, "reapply")) {
 		uint8_t b;
 
 		if ((rc = parse_bool(p, v, key, &b)) == 0)
-			p->c->roce_reapply = b;
+			pc->top->roce_reapply = b;
 		return rc;
 	}
 	return cfg_fail(p, cfg_line(k), key, "unknown key");
 }
 
-static int parse_roce(struct parse *p, const yaml_node_t *v)
+static int parse_roce(struct parse *p, const yaml_node_t *v, void *sec)
 {
-	struct policy_ctx pc = { &p->c->roce, 1 };
+	struct roce_conf *c = sec;
+	struct policy_ctx pc = { &c->roce, c };
 	struct roce_lines *l = lines_of(p);
 
 	if (!l)
@@ -373,7 +377,7 @@ static int switch_pair(struct parse *p, const char *name, const char *key,
 		       const yaml_node_t *k, const yaml_node_t *v, void *ctx)
 {
 	struct loom_switch_conf *s = ctx;
-	struct policy_ctx pc = { &s->roce, 0 };
+	struct policy_ctx pc = { &s->roce, NULL };
 
 	if (!strcmp(name, "name"))
 		return parse_text(p, v, key, s->name, sizeof(s->name));
@@ -407,9 +411,9 @@ static int plugin_name_ok(const char *s)
 	return 1;
 }
 
-static int parse_switches(struct parse *p, const yaml_node_t *v)
+static int parse_switches(struct parse *p, const yaml_node_t *v, void *sec)
 {
-	struct loom_config *c = p->c;
+	struct switches_conf *c = sec;
 	struct roce_lines *l = lines_of(p);
 	int n = 0, rc;
 
@@ -452,11 +456,12 @@ static int parse_switches(struct parse *p, const yaml_node_t *v)
 	return 0;
 }
 
-static int check_roce(struct parse *p)
+static int check_roce(struct parse *p, void *sec)
 {
 	static const struct roce_lines none;
 	const struct roce_lines *l = lines_of(p);
-	struct loom_config *c = p->c;
+	const struct roce_conf *c = sec;
+	const struct switches_conf *sw = cfg_section(p, &roce_switches_config);
 	char msg[400];
 	uint32_t field = 0;
 	int rc;
@@ -471,12 +476,12 @@ static int check_roce(struct parse *p)
 				line = l->field[b];
 		return cfg_fail(p, line, NULL, "%s", msg);
 	}
-	for (int i = 0; i < c->n_switches; i++) {
+	for (int i = 0; sw && i < sw->n_switches; i++) {
 		struct qos_policy q = c->roce;
 		char where[96];
 
-		qos_policy_merge(&q, &c->switches[i].roce);
-		snprintf(where, sizeof(where), "switches[%s].roce", c->switches[i].name);
+		qos_policy_merge(&q, &sw->switches[i].roce);
+		snprintf(where, sizeof(where), "switches[%s].roce", sw->switches[i].name);
 		if ((rc = qos_policy_check(&q, where, NULL, msg, sizeof(msg))) < 0)
 			return cfg_fail(p, l->sw[i], NULL, "%s", msg);
 	}
@@ -579,16 +584,20 @@ static void print_policy(FILE *out, const struct qos_policy *q, int in)
 	}
 }
 
-static void print_roce(FILE *out, const struct loom_config *c)
+static void print_roce(FILE *out, const void *sec)
 {
+	const struct roce_conf *c = sec;
+
 	fputs("roce:\n", out);
 	print_policy(out, &c->roce, 2);
 	fprintf(out, "  interval: %d\n  reapply: %s\n", c->roce_interval,
 		c->roce_reapply ? "true" : "false");
 }
 
-static void print_switches(FILE *out, const struct loom_config *c)
+static void print_switches(FILE *out, const void *sec)
 {
+	const struct switches_conf *c = sec;
+
 	fputs(c->n_switches ? "switches:\n" : "switches: []\n", out);
 	for (int i = 0; i < c->n_switches; i++) {
 		const struct loom_switch_conf *s = &c->switches[i];
@@ -611,8 +620,10 @@ static void print_switches(FILE *out, const struct loom_config *c)
 	}
 }
 
-static void defaults_roce(struct loom_config *c)
+static void defaults_roce(void *sec)
 {
+	struct roce_conf *c = sec;
+
 	qos_policy_defaults(&c->roce);
 	c->roce_interval = 300;
 	c->roce_reapply = 0;
@@ -620,11 +631,41 @@ static void defaults_roce(struct loom_config *c)
 
 /* The checks of the policy as every switch will hold it run with roce:'s,
  * after switches: (registered after it) is read too. */
+const struct roce_conf *roce_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &roce_config);
+}
+
+const struct switches_conf *switches_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &roce_switches_config);
+}
+
+/* Switches are driven through plugins.dir/PLUGIN.so (loomd -n). */
+static int check_host_switches(const struct loom_config *conf, const void *sec, char *err,
+			       size_t errlen)
+{
+	const struct switches_conf *c = sec;
+	char why[PATH_MAX + 128];
+	struct stat st;
+
+	if (c->n_switches > 0 && (stat(conf->plugin_dir, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		snprintf(why, sizeof(why), "directory %s does not exist (the %d configured "
+			 "switches need their plugins there)", conf->plugin_dir, c->n_switches);
+		return cfg_host_fail(conf, "plugins", "dir", conf->plugin_dir, -ENOENT, why, err,
+				     errlen);
+	}
+	return 0;
+}
+
+/* Each a shape of its own (a policy of nested maps and lists, a list of
+ * switches each with a policy): no table of scalar keys holds them. */
 const struct config_section roce_config = {
-	.name = "roce", .parse = parse_roce, .print = print_roce, .defaults = defaults_roce,
+	.name = "roce", .size = sizeof(struct roce_conf), .parse = parse_roce, .print = print_roce, .defaults = defaults_roce,
 	.check = check_roce,
 };
 
 const struct config_section roce_switches_config = {
-	.name = "switches", .parse = parse_switches, .print = print_switches,
+	.name = "switches", .size = sizeof(struct switches_conf), .parse = parse_switches,
+	.print = print_switches, .check_host = check_host_switches,
 };

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/core/config.h"
+#include "daemon/roce/config_roce.h"
 #include "lib/util/log.h"
 #include "daemon/core/plugin.h"
 

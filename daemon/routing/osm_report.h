@@ -60,7 +60,4 @@ int osm_report_register(struct osm_report *r, struct ctl *ctl);
  * message refused (logged), or -errno from the store. */
 int osm_report_handle(struct osm_report *r, const char *buf, size_t len, double received);
 
-/* loom.yaml's opensm: section (config_opensm.c). */
-extern const struct config_section osm_report_config;
-
 #endif

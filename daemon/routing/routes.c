@@ -23,7 +23,8 @@
 #include <event2/event.h>
 
 #include "lib/util/clock.h"
-#include "daemon/core/config.h"
+#include "daemon/ib/swept_subnets.h"
+#include "daemon/routing/config_opensm.h"
 #include "daemon/core/ctl.h"
 #include "daemon/ib/lft_read.h"
 #include "lib/util/log.h"
@@ -282,18 +283,19 @@ void routes_tables_changed(struct routes *rt)
 
 /* ---- life cycle ------------------------------------------------------------------ */
 
-void routes_reconfigure(struct routes *rt, const struct loom_config *conf)
+void routes_reconfigure(struct routes *rt, const struct opensm_conf *conf,
+			const struct swept_mad *mad)
 {
-	snprintf(rt->db_path, sizeof(rt->db_path), "%s", conf->db_path);
-	rt->timeout_ms = conf->mad_timeout_ms;
-	rt->retries = conf->mad_retries;
-	rt->max_smps = conf->max_smps;
+	rt->timeout_ms = mad->timeout_ms;
+	rt->retries = mad->retries;
+	rt->max_smps = mad->max_smps;
 	rt->threads = conf->routing_threads;
 	rt->read_tables = conf->osm_read_tables;
 }
 
-struct routes *routes_new(struct event_base *base, const struct loom_config *conf,
-			  char *err, size_t errlen)
+struct routes *routes_new(struct event_base *base, const struct opensm_conf *conf,
+			  const struct swept_mad *mad, const char *db_path, char *err,
+			  size_t errlen)
 {
 	struct routes *rt = calloc(1, sizeof(*rt));
 
@@ -302,7 +304,8 @@ struct routes *routes_new(struct event_base *base, const struct loom_config *con
 		return NULL;
 	}
 	rt->base = base;
-	routes_reconfigure(rt, conf);
+	snprintf(rt->db_path, sizeof(rt->db_path), "%s", db_path);
+	routes_reconfigure(rt, conf, mad);
 	if (!(rt->work = work_queue_new(base, "route request", ROUTES_MAX_RUNNING, WORK_REFUSE,
 				       err, errlen)))
 		goto fail;

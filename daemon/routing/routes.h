@@ -14,15 +14,20 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct opensm_conf;
+struct swept_mad;
 struct routes;
 
-struct routes *routes_new(struct event_base *base, const struct loom_config *conf,
-			  char *err, size_t errlen);
+/* conf: opensm: (threads, read_tables); mad: discovery's MAD limits;
+ * db_path: what a request's job opens. */
+struct routes *routes_new(struct event_base *base, const struct opensm_conf *conf,
+			  const struct swept_mad *mad, const char *db_path, char *err,
+			  size_t errlen);
 /* Waits for requests under way and answers them. Call before ctl_free(). */
 void routes_free(struct routes *rt);
-/* MAD settings for the reads that start from now on. */
-void routes_reconfigure(struct routes *rt, const struct loom_config *conf);
+/* Settings and MAD limits for the reads that start from now on. */
+void routes_reconfigure(struct routes *rt, const struct opensm_conf *conf,
+			const struct swept_mad *mad);
 /* OpenSM reported new forwarding tables (daemon/routing/osm_report.h's LFT
  * change): with opensm.read_tables, the tables are read and stored again
  * once the reports stop for READ_TABLES_GATHER_S, one read at a time (a

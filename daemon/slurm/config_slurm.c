@@ -23,38 +23,44 @@
 #include <sys/stat.h>
 
 #include "daemon/core/config_parse.h"
-#include "daemon/slurm/slurm.h"
+#include "daemon/slurm/config_slurm.h"
 #include "lib/slurm/slurm_topo.h"
 
-static int parse_format(struct parse *p, const yaml_node_t *v, const char *key)
+#define CFG_SECTION_TYPE struct slurm_conf
+
+static int parse_format(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
 {
+	struct slurm_conf *c = sec;
 	const char *s = cfg_scalar(v);
 
-	if (!s || slurm_topo_format_parse(s, &p->c->slurm_topology_format) < 0)
+	if (!s || slurm_topo_format_parse(s, &c->slurm_topology_format) < 0)
 		return cfg_fail(p, cfg_line(v), key, "\"%s\": tree or block", s ? s : "");
 	return 0;
 }
 
-static void print_format(FILE *out, const struct loom_config *c)
+static void print_format(FILE *out, const void *sec)
 {
+	const struct slurm_conf *c = sec;
+
 	fprintf(out, " %s\n", slurm_topo_format_name(c->slurm_topology_format));
 }
 
-static int check_slurm(struct parse *p)
+static int check_slurm(struct parse *p, void *sec)
 {
+	const struct slurm_conf *c = sec;
 	char dir[PATH_MAX];
 	struct stat st;
 
-	if (!p->c->slurm_topology_file[0]) {
-		if (p->c->slurm_reconfigure)
+	if (!c->slurm_topology_file[0]) {
+		if (c->slurm_reconfigure)
 			return cfg_fail(p, cfg_key_line(p, "slurm", "reconfigure"), "slurm.reconfigure",
 					"needs slurm.topology_file");
 		return 0;
 	}
-	snprintf(dir, sizeof(dir), "%s", p->c->slurm_topology_file);
+	snprintf(dir, sizeof(dir), "%s", c->slurm_topology_file);
 	if (stat(dirname(dir), &st) < 0 || !S_ISDIR(st.st_mode))
 		return cfg_fail(p, cfg_key_line(p, "slurm", "topology_file"), "slurm.topology_file",
-				"%s: its directory %s does not exist", p->c->slurm_topology_file, dir);
+				"%s: its directory %s does not exist", c->slurm_topology_file, dir);
 	return 0;
 }
 
@@ -66,8 +72,13 @@ static const struct cfg_key slurm_keys[] = {
 	CFG_KEY_STR("scontrol", CFG_PATH, slurm_scontrol, "/usr/bin/scontrol"),
 };
 
+const struct slurm_conf *slurm_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &slurm_config);
+}
+
 const struct config_section slurm_config = {
-	.name = "slurm", .keys = slurm_keys,
+	.name = "slurm", .size = sizeof(struct slurm_conf), .keys = slurm_keys,
 	.n_keys = sizeof(slurm_keys) / sizeof(slurm_keys[0]),
 	.check = check_slurm,
 };

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "daemon/core/config.h"
+#include "daemon/slurm/config_slurm.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/file_atomic.h"
 #include "daemon/core/store.h"
@@ -41,21 +41,22 @@ struct slurm_settings {
 	int reconfigure;               /* slurm.reconfigure */
 	char subnet[LOOM_NAME_LEN];    /* slurm.subnet */
 	char scontrol[PATH_MAX];       /* slurm.scontrol */
-	char host_pattern[sizeof(((struct loom_config *)0)->tenant_host_pattern)];
+	char host_pattern[HOSTMAP_PATTERN_LEN];
 	char host_map[PATH_MAX];       /* tenants.host_pattern, host_map */
 	char db_path[PATH_MAX];
 };
 
-static void settings_of(const struct loom_config *c, struct slurm_settings *s)
+static void settings_of(const struct slurm_conf *c, const struct hostmap_rule *hosts,
+			const char *db_path, struct slurm_settings *s)
 {
 	snprintf(s->file, sizeof(s->file), "%s", c->slurm_topology_file);
 	s->format = c->slurm_topology_format;
 	s->reconfigure = c->slurm_reconfigure;
 	snprintf(s->subnet, sizeof(s->subnet), "%s", c->slurm_subnet);
 	snprintf(s->scontrol, sizeof(s->scontrol), "%s", c->slurm_scontrol);
-	snprintf(s->host_pattern, sizeof(s->host_pattern), "%s", c->tenant_host_pattern);
-	snprintf(s->host_map, sizeof(s->host_map), "%s", c->tenant_host_map);
-	snprintf(s->db_path, sizeof(s->db_path), "%s", c->db_path);
+	snprintf(s->host_pattern, sizeof(s->host_pattern), "%s", hosts->pattern);
+	snprintf(s->host_map, sizeof(s->host_map), "%s", hosts->map);
+	snprintf(s->db_path, sizeof(s->db_path), "%s", db_path);
 }
 
 struct slurm_mod {
@@ -83,7 +84,7 @@ struct sjob {
 	int reconfigure;               /* slurm.reconfigure, and the gate lets it */
 	struct {                       /* the keys the worker reads */
 		char file[PATH_MAX], scontrol[PATH_MAX], db_path[PATH_MAX];
-		char host_pattern[sizeof(((struct loom_config *)0)->tenant_host_pattern)];
+		char host_pattern[HOSTMAP_PATTERN_LEN];
 		char host_map[PATH_MAX];
 	} conf;
 	/* the module's, read-only while the job runs (one job at a time) */
@@ -540,7 +541,8 @@ static void cmd_topology(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- the module ------------------------------------------------------------------------- */
 
-struct slurm_mod *slurm_new(struct event_base *base, const struct loom_config *conf, char *err,
+struct slurm_mod *slurm_new(struct event_base *base, const struct slurm_conf *conf,
+			    const struct hostmap_rule *hosts, const char *db_path, char *err,
 			    size_t errlen)
 {
 	struct slurm_mod *m = calloc(1, sizeof(*m));
@@ -550,7 +552,7 @@ struct slurm_mod *slurm_new(struct event_base *base, const struct loom_config *c
 		return NULL;
 	}
 	m->base = base;
-	settings_of(conf, &m->set);
+	settings_of(conf, hosts, db_path, &m->set);
 	if (!(m->work = work_queue_new(base, "slurm topology", 1, WORK_FIFO, err, errlen))) {
 		free(m);
 		return NULL;
@@ -570,12 +572,13 @@ void slurm_free(struct slurm_mod *m)
 	free(m);
 }
 
-void slurm_reconfigure(struct slurm_mod *m, const struct loom_config *conf)
+void slurm_reconfigure(struct slurm_mod *m, const struct slurm_conf *conf,
+		       const struct hostmap_rule *hosts)
 {
 	struct slurm_settings now;
 	int changed;
 
-	settings_of(conf, &now);
+	settings_of(conf, hosts, m->set.db_path, &now);
 	changed = strcmp(m->set.file, now.file) || m->set.format != now.format ||
 		  strcmp(m->set.host_pattern, now.host_pattern) ||
 		  strcmp(m->set.host_map, now.host_map) || strcmp(m->set.subnet, now.subnet);

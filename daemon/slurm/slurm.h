@@ -25,20 +25,22 @@
 struct event_base;
 struct ctl;
 struct fab;
-struct loom_config;
+struct slurm_conf;
+struct hostmap_rule;
 struct slurm_mod;
-struct config_section;
 
-struct slurm_mod *slurm_new(struct event_base *base, const struct loom_config *conf,
-			    char *err, size_t errlen);
+/* conf: its section; hosts: the tenants' host rule (Slurm's nodes are the
+ * tenants' hosts); db_path: where a job records its events. */
+struct slurm_mod *slurm_new(struct event_base *base, const struct slurm_conf *conf,
+			    const struct hostmap_rule *hosts, const char *db_path, char *err,
+			    size_t errlen);
 /* Waits for the running job. */
 void slurm_free(struct slurm_mod *m);
 /* New keys from the next sweep on (the file is compared again whole). */
-void slurm_reconfigure(struct slurm_mod *m, const struct loom_config *conf);
+void slurm_reconfigure(struct slurm_mod *m, const struct slurm_conf *conf,
+		       const struct hostmap_rule *hosts);
 int slurm_register(struct slurm_mod *m, struct ctl *ctl);
 /* A sweep's fabric (sweeper_on_swept's listener, through loomd.c): takes fab. */
 void slurm_on_swept(void *arg, const char *subnet, struct fab *fab);
-
-extern const struct config_section slurm_config;
 
 #endif

@@ -25,7 +25,9 @@
 #include <stdio.h>
 
 #include "daemon/core/config_parse.h"
-#include "daemon/telemetry/telemetry.h"
+#include "daemon/telemetry/config_telemetry.h"
+
+#define CFG_SECTION_TYPE struct telemetry_conf
 
 #define THRESHOLD(key, field, lo, hi, dflt) \
 	{ key, CFG_INT, offsetof(struct port_thresholds, field), sizeof(int), lo, hi, 1, dflt, \
@@ -47,28 +49,34 @@ static const struct cfg_key threshold_keys[] = {
 };
 #define N_THRESHOLD_KEYS (sizeof(threshold_keys) / sizeof(threshold_keys[0]))
 
-static void thresholds_default(struct loom_config *c)
+static void thresholds_default(void *sec)
 {
+	struct telemetry_conf *c = sec;
+
 	for (size_t k = 0; k < N_THRESHOLD_KEYS; k++)
 		cfg_default_value(&threshold_keys[k], &c->telemetry_thresholds);
 }
 
-static int parse_thresholds(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_thresholds(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct telemetry_conf *c = sec;
 	const yaml_node_t *seen[N_THRESHOLD_KEYS] = { NULL };
 	int rc;
 
-	thresholds_default(p->c);
+	thresholds_default(c);
 	if (cfg_is_null(v))
 		return 0;
 	if ((rc = cfg_expect(p, v, key, YAML_MAPPING_NODE)) < 0)
 		return rc;
 	return cfg_parse_table(p, v, key, threshold_keys, N_THRESHOLD_KEYS,
-			       &p->c->telemetry_thresholds, seen);
+			       &c->telemetry_thresholds, seen);
 }
 
-static void print_thresholds(FILE *out, const struct loom_config *c)
+static void print_thresholds(FILE *out, const void *sec)
 {
+	const struct telemetry_conf *c = sec;
+
 	fputc('\n', out);
 	for (size_t k = 0; k < N_THRESHOLD_KEYS; k++) {
 		fprintf(out, "    %s: ", threshold_keys[k].name);
@@ -84,8 +92,13 @@ static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 
+const struct telemetry_conf *telemetry_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &telemetry_config);
+}
+
 const struct config_section telemetry_config = {
-	.name = "telemetry", .keys = telemetry_keys,
+	.name = "telemetry", .size = sizeof(struct telemetry_conf), .keys = telemetry_keys,
 	.n_keys = sizeof(telemetry_keys) / sizeof(telemetry_keys[0]),
 	.defaults = thresholds_default,
 };

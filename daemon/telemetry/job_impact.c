@@ -14,6 +14,7 @@
 #include "lib/db/db_query.h"
 #include "lib/db/health_db.h"
 #include "lib/db/job_db.h"
+#include "lib/fabric/hostmap.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
@@ -227,13 +228,13 @@ struct job_index *job_impact_index(struct job_impact *ji)
 	return ji ? ji->ix : NULL;
 }
 
-void job_impact_reconfigure(struct job_impact *ji, const struct loom_config *conf)
+void job_impact_reconfigure(struct job_impact *ji, const struct hostmap_rule *hosts)
 {
-	snprintf(ji->pattern, sizeof(ji->pattern), "%s", conf->tenant_host_pattern);
-	snprintf(ji->map, sizeof(ji->map), "%s", conf->tenant_host_map);
+	snprintf(ji->pattern, sizeof(ji->pattern), "%s", hosts->pattern);
+	snprintf(ji->map, sizeof(ji->map), "%s", hosts->map);
 }
 
-struct job_impact *job_impact_new(struct event_base *base, const struct loom_config *conf,
+struct job_impact *job_impact_new(struct event_base *base, const struct hostmap_rule *hosts,
 				  struct store *store, char *err, size_t errlen)
 {
 	struct job_impact *ji = calloc(1, sizeof(*ji));
@@ -247,7 +248,7 @@ struct job_impact *job_impact_new(struct event_base *base, const struct loom_con
 	ji->store = store;
 	if (path && *path)
 		snprintf(ji->path, sizeof(ji->path), "%s", path);
-	job_impact_reconfigure(ji, conf);
+	job_impact_reconfigure(ji, hosts);
 	if (!(ji->work = work_queue_new(base, "job impact", 1, WORK_FIFO, err, errlen))) {
 		job_impact_free(ji);
 		return NULL;

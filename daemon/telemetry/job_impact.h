@@ -19,14 +19,15 @@ struct ctl;
 struct ctl_req;
 struct event_base;
 struct job_index;
-struct loom_config;
+struct hostmap_rule;
 struct store;
 struct job_impact;
 
-struct job_impact *job_impact_new(struct event_base *base, const struct loom_config *conf,
+/* hosts: the tenants' host rule, how a job's hosts are found. */
+struct job_impact *job_impact_new(struct event_base *base, const struct hostmap_rule *hosts,
 				  struct store *store, char *err, size_t errlen);
 void job_impact_free(struct job_impact *ji);
-void job_impact_reconfigure(struct job_impact *ji, const struct loom_config *conf);
+void job_impact_reconfigure(struct job_impact *ji, const struct hostmap_rule *hosts);
 int job_impact_register(struct job_impact *ji, struct ctl *ctl);
 /* The index, for the alarm events of a counters read (its own mutex). */
 struct job_index *job_impact_index(struct job_impact *ji);

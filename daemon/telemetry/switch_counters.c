@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "daemon/core/config.h"
+#include "daemon/roce/config_roce.h"
+#include "lib/telemetry/port_alarms.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/plugin.h"
 #include "daemon/core/store.h"
@@ -29,10 +30,17 @@ struct sw_seen {
 	int known;
 };
 
+/* What it keeps of loom.yaml: the switches, plugins.dir, the alarms. */
+struct sc_settings {
+	struct switches_conf sw;
+	char plugin_dir[PATH_MAX];
+	struct port_thresholds thresholds;
+};
+
 struct switch_counters {
 	struct event_base *base;
 	struct store *store;            /* the loop's */
-	struct loom_config *conf;       /* a copy */
+	struct sc_settings *conf;      /* a copy: the loop's */
 	struct plugin_cache *plugins;   /* loaded once, kept: ops stay valid for jobs */
 	struct work_queue *work;        /* one read at a time */
 	struct sw_seen seen[LOOM_MAX_SWITCHES];
@@ -314,20 +322,20 @@ static const struct work_ops job_ops = { .run = job_run, .done = job_done, .free
 
 static struct sc_job *sc_job_new(struct switch_counters *sc)
 {
-	const struct loom_config *c = sc->conf;
+	const struct sc_settings *c = sc->conf;
 	struct sc_job *j = calloc(1, sizeof(*j));
 
-	if (!j || !(j->reads = calloc((size_t)c->n_switches + 1, sizeof(*j->reads)))) {
+	if (!j || !(j->reads = calloc((size_t)c->sw.n_switches + 1, sizeof(*j->reads)))) {
 		free(j);
 		return NULL;
 	}
 	j->sc = sc;
-	snprintf(j->db_path, sizeof(j->db_path), "%s", c->db_path);
-	j->thresholds = c->telemetry_thresholds;
-	for (int i = 0; i < c->n_switches; i++) {
+	snprintf(j->db_path, sizeof(j->db_path), "%s", store_path(sc->store));
+	j->thresholds = c->thresholds;
+	for (int i = 0; i < c->sw.n_switches; i++) {
 		struct sw_read *r = &j->reads[j->n++];
 
-		r->sw = c->switches[i];
+		r->sw = c->sw.switches[i];
 		r->ops = plugin_cache_get(sc->plugins, c->plugin_dir, r->sw.plugin, r->plugin_err,
 					  sizeof(r->plugin_err));
 	}
@@ -338,7 +346,7 @@ void switch_counters_tick(struct switch_counters *sc)
 {
 	struct sc_job *j;
 
-	if (!sc || !sc->conf->n_switches || work_full(sc->work))
+	if (!sc || !sc->conf->sw.n_switches || work_full(sc->work))
 		return;         /* none, or a read still under way: this interval is skipped */
 	if (!(j = sc_job_new(sc))) {
 		log_err("switch counters: out of memory");
@@ -366,7 +374,7 @@ static void cmd_switch_counters(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_errno(req, rc, result, PROTO_ERR_INTERNAL, err);
 		return;
 	}
-	if (!sc->conf->n_switches) {
+	if (!sc->conf->sw.n_switches) {
 		ctl_reply_err(req, PROTO_ERR_NOTFOUND, "no switches are configured (loom.yaml "
 			      "switches:, see loom.yaml(5))");
 		return;
@@ -394,28 +402,43 @@ static void cmd_switch_counters(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-void switch_counters_reconfigure(struct switch_counters *sc, const struct loom_config *conf)
+/* A copy of what it reads, or NULL. */
+static struct sc_settings *settings_new(const struct switches_conf *switches,
+					const char *plugin_dir, const struct port_thresholds *th)
 {
-	struct loom_config *c;
+	struct sc_settings *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->sw = *switches;
+	snprintf(c->plugin_dir, sizeof(c->plugin_dir), "%s", plugin_dir);
+	c->thresholds = *th;
+	return c;
+}
+
+void switch_counters_reconfigure(struct switch_counters *sc, const struct switches_conf *switches,
+				 const char *plugin_dir, const struct port_thresholds *th)
+{
+	struct sc_settings *c;
 
 	if (!sc)
 		return;
-	if (!(c = malloc(sizeof(*c)))) {
+	if (!(c = settings_new(switches, plugin_dir, th))) {
 		log_err("reload: out of memory for the switch counters; the previous switches stay");
 		return;
 	}
-	memcpy(c, conf, sizeof(*c));
 	free(sc->conf);
 	sc->conf = c;
 }
 
 struct switch_counters *switch_counters_new(struct event_base *base,
-					    const struct loom_config *conf, struct store *store,
-					    char *err, size_t errlen)
+					    const struct switches_conf *switches,
+					    const char *plugin_dir, const struct port_thresholds *th,
+					    struct store *store, char *err, size_t errlen)
 {
 	struct switch_counters *sc = calloc(1, sizeof(*sc));
 
-	if (!sc || !(sc->conf = malloc(sizeof(*sc->conf))) ||
+	if (!sc || !(sc->conf = settings_new(switches, plugin_dir, th)) ||
 	    !(sc->plugins = plugin_cache_new())) {
 		if (sc)
 			free(sc->conf);
@@ -423,7 +446,6 @@ struct switch_counters *switch_counters_new(struct event_base *base,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	memcpy(sc->conf, conf, sizeof(*sc->conf));
 	sc->base = base;
 	sc->store = store;
 	if (!(sc->work = work_queue_new(base, "switch counters read", 1, WORK_REFUSE, err,

@@ -27,20 +27,25 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
+struct port_thresholds;
+struct switches_conf;
 struct store;
 struct switch_counters;
 
 #define SWITCH_COUNTERS_PARALLEL 16
 
-/* store: the loop's connection (the stored counters, for "switch_counters"
- * without "now"); reads record through their own. NULL with err. */
+/* switches: loom.yaml's, driven through plugin_dir's plugins; th: the
+ * alarms; store: the loop's connection (the stored counters, for
+ * "switch_counters" without "now"); reads record through their own. NULL
+ * with err. */
 struct switch_counters *switch_counters_new(struct event_base *base,
-					    const struct loom_config *conf, struct store *store,
-					    char *err, size_t errlen);
+					    const struct switches_conf *switches,
+					    const char *plugin_dir, const struct port_thresholds *th,
+					    struct store *store, char *err, size_t errlen);
 void switch_counters_free(struct switch_counters *sc);
-/* The switches and database of conf from now on. */
-void switch_counters_reconfigure(struct switch_counters *sc, const struct loom_config *conf);
+/* The switches, plugins and alarms from now on. */
+void switch_counters_reconfigure(struct switch_counters *sc, const struct switches_conf *switches,
+				 const char *plugin_dir, const struct port_thresholds *th);
 /* Start a read of every configured switch unless one is under way or none
  * is configured. Loop thread. */
 void switch_counters_tick(struct switch_counters *sc);

@@ -12,6 +12,7 @@
 
 #include "daemon/core/authz.h"
 #include "daemon/core/config.h"
+#include "daemon/telemetry/config_telemetry.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
@@ -51,14 +52,17 @@ struct telemetry_settings {
 	char db_path[PATH_MAX];
 };
 
-static void settings_of(const struct loom_config *c, struct telemetry_settings *s)
+static void settings_of(const struct telemetry_inputs *in, const struct store *st,
+			struct telemetry_settings *s)
 {
+	const struct telemetry_conf *c = in->conf;
+
 	s->interval_s = c->telemetry_interval_s;
 	s->clear = c->telemetry_clear_counters;
 	s->max_answer_ports = c->telemetry_max_answer_ports;
 	s->thresholds = c->telemetry_thresholds;
-	swept_mad_of(c, &s->mad);
-	snprintf(s->db_path, sizeof(s->db_path), "%s", c->db_path);
+	s->mad = *in->mad;
+	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
 }
 
 struct telemetry_mod {
@@ -412,11 +416,12 @@ static void cmd_health(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- life cycle ------------------------------------------------------------ */
 
-void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf)
+void telemetry_reconfigure(struct telemetry_mod *m, const struct telemetry_inputs *in)
 {
-	settings_of(conf, &m->set);
-	switch_counters_reconfigure(m->sc, conf);
-	job_impact_reconfigure(m->ji, conf);
+	settings_of(in, m->store, &m->set);
+	switch_counters_reconfigure(m->sc, in->switches, in->plugin_dir,
+				    &in->conf->telemetry_thresholds);
+	job_impact_reconfigure(m->ji, in->hosts);
 	arm(m);
 }
 
@@ -426,7 +431,7 @@ void telemetry_on_flap(struct telemetry_mod *m, telemetry_flap_fn fn, void *arg)
 	m->on_flap_arg = arg;
 }
 
-struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_config *conf,
+struct telemetry_mod *telemetry_new(struct event_base *base, const struct telemetry_inputs *in,
 				    struct store *store, char *err, size_t errlen)
 {
 	struct telemetry_mod *m = calloc(1, sizeof(*m));
@@ -435,7 +440,7 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_c
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	settings_of(conf, &m->set);
+	settings_of(in, store, &m->set);
 	m->base = base;
 	m->store = store;
 	if (!(m->timer = evtimer_new(base, on_timer, m))) {
@@ -445,8 +450,9 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_c
 	/* One read at a time; the timer and readers skip or refuse a full
 	 * queue (work_full), trusted principals queue behind it. */
 	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_FIFO, err, errlen)) ||
-	    !(m->sc = switch_counters_new(base, conf, store, err, errlen)) ||
-	    !(m->ji = job_impact_new(base, conf, store, err, errlen)))
+	    !(m->sc = switch_counters_new(base, in->switches, in->plugin_dir,
+					  &in->conf->telemetry_thresholds, store, err, errlen)) ||
+	    !(m->ji = job_impact_new(base, in->hosts, store, err, errlen)))
 		goto fail;
 	arm(m);
 	return m;

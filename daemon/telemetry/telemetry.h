@@ -21,17 +21,25 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
 struct store;
 struct telemetry_mod;
-struct config_section;
+
+/* What loomd.c hands the module of loom.yaml: its own section and what it
+ * reads of others' (each kept as a copy of its own). */
+struct telemetry_inputs {
+	const struct telemetry_conf *conf;     /* telemetry: */
+	const struct swept_mad *mad;           /* discovery's MAD limits */
+	const struct hostmap_rule *hosts;      /* the tenants' host rule (job impact) */
+	const struct switches_conf *switches;  /* the Ethernet switches' counters */
+	const char *plugin_dir;                /* plugins.dir */
+};
 
 /* store is the loop's connection (for the swept subnets). NULL with err. */
-struct telemetry_mod *telemetry_new(struct event_base *base, const struct loom_config *conf,
+struct telemetry_mod *telemetry_new(struct event_base *base, const struct telemetry_inputs *in,
 				    struct store *store, char *err, size_t errlen);
 void telemetry_free(struct telemetry_mod *m);
 /* A new interval takes effect from now. */
-void telemetry_reconfigure(struct telemetry_mod *m, const struct loom_config *conf);
+void telemetry_reconfigure(struct telemetry_mod *m, const struct telemetry_inputs *in);
 int telemetry_register(struct telemetry_mod *m, struct ctl *ctl);
 /* The job index its job_impact keeps (lib/db/job_db.h), for the sweeps'
  * link events; freed with m. */
@@ -46,6 +54,5 @@ typedef void (*telemetry_flap_fn)(void *arg, const char *subnet, uint64_t guid,
 				  unsigned port);
 void telemetry_on_flap(struct telemetry_mod *m, telemetry_flap_fn fn, void *arg);
 
-extern const struct config_section telemetry_config;
 
 #endif

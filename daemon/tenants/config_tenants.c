@@ -4,7 +4,7 @@
  * The pools must not be empty and the host pattern must be an extended
  * regular expression with a group; both are checked once the file is read. */
 #include "autoconf.h"
-#include "daemon/tenants/tenants.h"
+#include "daemon/tenants/config_tenants.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -12,21 +12,25 @@
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
-#include "lib/fabric/hostmap.h"
+
+#define CFG_SECTION_TYPE struct tenants_conf
 
 /* tenants.host_identity: map (the default) or description. */
-static int parse_identity(struct parse *p, const yaml_node_t *v, const char *key)
+static int parse_identity(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
 {
+	struct tenants_conf *c = sec;
 	const char *s = cfg_scalar(v);
 
-	if (!s || hostmap_identity_parse(s, &p->c->tenant_host_identity) < 0)
+	if (!s || hostmap_identity_parse(s, &c->hosts.identity) < 0)
 		return cfg_fail(p, cfg_line(v), key, "\"%s\": map or description", s ? s : "");
 	return 0;
 }
 
-static void print_identity(FILE *out, const struct loom_config *c)
+static void print_identity(FILE *out, const void *sec)
 {
-	fprintf(out, " %s\n", hostmap_identity_name(c->tenant_host_identity));
+	const struct tenants_conf *c = sec;
+
+	fprintf(out, " %s\n", hostmap_identity_name(c->hosts.identity));
 }
 
 static const struct cfg_key tenants_keys[] = {
@@ -41,8 +45,8 @@ static const struct cfg_key tenants_keys[] = {
 	CFG_KEY_INT("vlan_max", tenant_vlan_max, 2, 4094, 0, 2999),
 	CFG_KEY_STR("users", CFG_STRING, tenant_users, NULL),
 	CFG_KEY_STR("groups", CFG_STRING, tenant_groups, NULL),
-	CFG_KEY_STR("host_pattern", CFG_STRING, tenant_host_pattern, HOSTMAP_DEFAULT_PATTERN),
-	CFG_KEY_STR("host_map", CFG_OPT_PATH, tenant_host_map, NULL),
+	CFG_KEY_STR("host_pattern", CFG_STRING, hosts.pattern, HOSTMAP_DEFAULT_PATTERN),
+	CFG_KEY_STR("host_map", CFG_OPT_PATH, hosts.map, NULL),
 	CFG_KEY_CUSTOM("host_identity", parse_identity, print_identity),
 	CFG_KEY_BOOL("check_switch_ports", tenant_check_switch_ports, 1),
 };
@@ -65,11 +69,11 @@ static int check_pool(struct parse *p, const char *what, int min, int max)
 }
 
 /* tenants.host_pattern: an extended regular expression with one group. */
-static int check_host_pattern(struct parse *p)
+static int check_host_pattern(struct parse *p, const char *pattern)
 {
 	regex_t re;
 	char why[128];
-	int rc = regcomp(&re, p->c->tenant_host_pattern, REG_EXTENDED);
+	int rc = regcomp(&re, pattern, REG_EXTENDED);
 
 	if (rc) {
 		regerror(rc, &re, why, sizeof(why));
@@ -85,18 +89,24 @@ static int check_host_pattern(struct parse *p)
 	return 0;
 }
 
-static int check_tenants(struct parse *p)
+static int check_tenants(struct parse *p, void *sec)
 {
+	const struct tenants_conf *c = sec;
 	int rc;
 
-	if ((rc = check_pool(p, "pkey", p->c->tenant_pkey_min, p->c->tenant_pkey_max)) ||
-	    (rc = check_pool(p, "vlan", p->c->tenant_vlan_min, p->c->tenant_vlan_max)))
+	if ((rc = check_pool(p, "pkey", c->tenant_pkey_min, c->tenant_pkey_max)) ||
+	    (rc = check_pool(p, "vlan", c->tenant_vlan_min, c->tenant_vlan_max)))
 		return rc;
-	return check_host_pattern(p);
+	return check_host_pattern(p, c->hosts.pattern);
+}
+
+const struct tenants_conf *tenants_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &tenants_config);
 }
 
 const struct config_section tenants_config = {
-	.name = "tenants", .keys = tenants_keys,
+	.name = "tenants", .size = sizeof(struct tenants_conf), .keys = tenants_keys,
 	.n_keys = sizeof(tenants_keys) / sizeof(tenants_keys[0]),
 	.check = check_tenants,
 };

@@ -113,14 +113,14 @@ static int top_run(void *arg, char *unused, size_t unusedlen)
 		if (!ib)
 			t->rc = -ENOMEM;
 		else if (n)
-			tenants_ib_apply(t, ib, n, start + t->m->conf->tenant_timeout_s);
+			tenants_ib_apply(t, ib, n, start + t->m->conf->t.tenant_timeout_s);
 		free(ib);
 		for (size_t i = 0; i < t->n_batch; i++)
 			if (t->batch[i]->vlan && t->batch[i]->rc == 0)
 				t->batch[i]->rc = tenants_eth_apply(t->batch[i]);
 	} else {
 		if (t->pkey)
-			t->rc = tenants_ib_apply(t, &t, 1, start + t->m->conf->tenant_timeout_s);
+			t->rc = tenants_ib_apply(t, &t, 1, start + t->m->conf->t.tenant_timeout_s);
 		if (t->rc == 0 && t->vlan) {
 			t->err[0] = '\0';
 			t->rc = tenants_eth_apply(t);
@@ -188,7 +188,7 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 			 !(t->file_text = tenants_ib_file_text(m, err, errlen)))
 			rc = -EIO;
 		if (rc == 0 && t->file_text)
-			t->osm_pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store,
+			t->osm_pid = opensm_pid_find(m->conf->t.tenant_opensm_pid_file, m->store,
 						     t->osm_why, sizeof(t->osm_why));
 	}
 	if (rc == 0 && t->vlan)
@@ -423,9 +423,9 @@ static void finish(struct tenants_mod *m, struct top *t)
 		char when[64];
 
 		fail_queued(m, t);
-		if (t->took >= m->conf->tenant_timeout_s)
+		if (t->took >= m->conf->t.tenant_timeout_s)
 			snprintf(when, sizeof(when), "not confirmed within %d s",
-				 m->conf->tenant_timeout_s);
+				 m->conf->t.tenant_timeout_s);
 		else
 			snprintf(when, sizeof(when), "failed after %.1f s", t->took);
 		ctl_reply_err(t->req, PROTO_ERR_FAILED, "tenant %s: %s %s, %s: %s", t->name,
@@ -551,7 +551,7 @@ static int check_all(struct tenants_mod *m, const char *why)
 		log_err("tenants: %s", err);
 		return -EIO;
 	}
-	had = file_read_text(m->conf->tenant_partitions_file, err, sizeof(err));
+	had = file_read_text(m->conf->t.tenant_partitions_file, err, sizeof(err));
 	if (store_tenant_list(m->store, &list) < 0) {
 		free(had);
 		free(text);
@@ -590,33 +590,47 @@ static void interval_cb(evutil_socket_t fd, short what, void *arg)
 /* Arm the periodic check of every tenant (tenants.interval, 0: none). */
 static void arm_interval(struct tenants_mod *m)
 {
-	struct timeval tv = { m->conf->tenant_interval, 0 };
+	struct timeval tv = { m->conf->t.tenant_interval, 0 };
 
 	if (!m->interval_ev)
 		return;
 	evtimer_del(m->interval_ev);
-	if (m->conf->tenant_interval > 0)
+	if (m->conf->t.tenant_interval > 0)
 		evtimer_add(m->interval_ev, &tv);
 }
 
 /* tenants.host_identity: description trusts what each host says of itself:
  * said at start and at each reload that keeps it. */
-static void warn_identity(const struct loom_config *c)
+static void warn_identity(const struct tenants_settings *c)
 {
-	if (c->tenant_host_identity == HOSTMAP_ID_DESCRIPTION)
+	if (c->t.hosts.identity == HOSTMAP_ID_DESCRIPTION)
 		log_warn("tenants.host_identity is description: a host's ports are found by "
 			 "the node descriptions and LLDP names that root on each host sets, so "
 			 "a host can name itself into another host's tenant; use map "
 			 "(tenants.host_map) on a cluster shared by tenants");
 }
 
-int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf)
+/* A copy of what the module reads of loom.yaml, or NULL. */
+static struct tenants_settings *settings_new(const struct tenants_inputs *in)
 {
-	struct loom_config *c = malloc(sizeof(*c));
+	struct tenants_settings *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->t = *in->conf;
+	c->sw = *in->switches;
+	c->ib_qos = *in->ib_qos;
+	c->mad = *in->mad;
+	snprintf(c->plugin_dir, sizeof(c->plugin_dir), "%s", in->plugin_dir);
+	return c;
+}
+
+int tenants_reconfigure(struct tenants_mod *m, const struct tenants_inputs *in)
+{
+	struct tenants_settings *c = settings_new(in);
 
 	if (!c)
 		return -ENOMEM;
-	memcpy(c, conf, sizeof(*c));
 	warn_identity(c);
 	/* A running change keeps the configuration it started with (its
 	 * worker reads m->conf): the new one waits until it ends. */
@@ -632,17 +646,16 @@ int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf)
 	return 0;
 }
 
-struct tenants_mod *tenants_new(struct event_base *base, const struct loom_config *conf,
+struct tenants_mod *tenants_new(struct event_base *base, const struct tenants_inputs *in,
 				struct store *store, char *err, size_t errlen)
 {
 	struct tenants_mod *m = calloc(1, sizeof(*m));
 
-	if (!m || !(m->conf = malloc(sizeof(*m->conf)))) {
+	if (!m || !(m->conf = settings_new(in))) {
 		free(m);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	memcpy(m->conf, conf, sizeof(*m->conf));
 	warn_identity(m->conf);
 	m->base = base;
 	m->store = store;

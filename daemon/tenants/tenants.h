@@ -17,16 +17,29 @@
 
 struct event_base;
 struct ctl;
-struct loom_config;
 struct store;
 struct tenants_mod;
+struct tenants_conf;
+struct switches_conf;
+struct ibqos_policy;
+struct swept_mad;
 
-struct tenants_mod *tenants_new(struct event_base *base, const struct loom_config *conf,
+/* What loomd.c hands the module of loom.yaml: its own section and what it
+ * reads of others' (kept as its own copy, swapped between changes). */
+struct tenants_inputs {
+	const struct tenants_conf *conf;       /* tenants: */
+	const struct switches_conf *switches;  /* switches: (RoCE VLANs) */
+	const struct ibqos_policy *ib_qos;     /* ib_qos: (a tenant's class) */
+	const struct swept_mad *mad;           /* discovery's MAD limits */
+	const char *plugin_dir;                /* plugins.dir */
+};
+
+struct tenants_mod *tenants_new(struct event_base *base, const struct tenants_inputs *in,
 				struct store *store, char *err, size_t errlen);
 /* Waits for the change under way; answers the waiting ones with an error.
  * Before ctl_free(). */
 void tenants_free(struct tenants_mod *m);
-int tenants_reconfigure(struct tenants_mod *m, const struct loom_config *conf);
+int tenants_reconfigure(struct tenants_mod *m, const struct tenants_inputs *in);
 /* HA (daemon/ha, ha_watch on "tenants/"): records, the replicated tenants
  * {name: the record tenants writes to etcd} (NULL: unread). leading=1: this
  * node has just become the leader: the tenants the database does not hold
@@ -52,7 +65,5 @@ void tenants_set_intent(struct tenants_mod *m, const struct intent_writer *w);
  * half applied ("active" when confirmed, else "failed"). */
 int tenants_resume(struct tenants_mod *m);
 
-/* loom.yaml's tenants: section (config_tenants.c). */
-extern const struct config_section tenants_config;
 
 #endif

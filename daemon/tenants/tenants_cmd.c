@@ -51,8 +51,8 @@ static unsigned choose_pkey(struct tenants_mod *m, unsigned asked, char *err, si
 	}
 	tenants_inflight(m, used, NULL, NULL);
 	memset(fixed, 0, sizeof(fixed));
-	if (m->conf->tenant_static_partitions[0]) {
-		if (!(text = file_read_text(m->conf->tenant_static_partitions, err, errlen)))
+	if (m->conf->t.tenant_static_partitions[0]) {
+		if (!(text = file_read_text(m->conf->t.tenant_static_partitions, err, errlen)))
 			return 0;
 		part_static_pkeys(text, fixed);
 		free(text);
@@ -70,11 +70,11 @@ static unsigned choose_pkey(struct tenants_mod *m, unsigned asked, char *err, si
 		}
 		return k;
 	}
-	for (int k = m->conf->tenant_pkey_min; k <= m->conf->tenant_pkey_max; k++)
+	for (int k = m->conf->t.tenant_pkey_min; k <= m->conf->t.tenant_pkey_max; k++)
 		if (!(used[k / 8] >> (k % 8) & 1))
 			return (unsigned)k;
-	snprintf(err, errlen, "the PKey pool 0x%04x..0x%04x is exhausted", m->conf->tenant_pkey_min,
-		 m->conf->tenant_pkey_max);
+	snprintf(err, errlen, "the PKey pool 0x%04x..0x%04x is exhausted", m->conf->t.tenant_pkey_min,
+		 m->conf->t.tenant_pkey_max);
 	return 0;
 }
 
@@ -154,11 +154,11 @@ static unsigned choose_vlan(struct tenants_mod *m, char *err, size_t errlen)
 		return 0;
 	}
 	tenants_inflight(m, NULL, used, NULL);
-	for (int v = m->conf->tenant_vlan_min; v <= m->conf->tenant_vlan_max; v++)
+	for (int v = m->conf->t.tenant_vlan_min; v <= m->conf->t.tenant_vlan_max; v++)
 		if (!(used[v / 8] >> (v % 8) & 1))
 			return (unsigned)v;
-	snprintf(err, errlen, "the VLAN pool %d..%d is exhausted", m->conf->tenant_vlan_min,
-		 m->conf->tenant_vlan_max);
+	snprintf(err, errlen, "the VLAN pool %d..%d is exhausted", m->conf->t.tenant_vlan_min,
+		 m->conf->t.tenant_vlan_max);
 	return 0;
 }
 

@@ -24,12 +24,12 @@
 #include "daemon/roce/switch_open.h"
 #include "daemon/tenants/store_tenants.h"
 
-const struct loom_switch_conf *tenants_eth_switch_conf(const struct loom_config *c,
+const struct loom_switch_conf *tenants_eth_switch_conf(const struct tenants_settings *c,
 						       const char *name)
 {
-	for (int i = 0; i < c->n_switches; i++)
-		if (!strcmp(c->switches[i].name, name))
-			return &c->switches[i];
+	for (int i = 0; i < c->sw.n_switches; i++)
+		if (!strcmp(c->sw.switches[i].name, name))
+			return &c->sw.switches[i];
 	return NULL;
 }
 

@@ -282,7 +282,7 @@ void tenants_ha_mirror(struct tenants_mod *m, const json_t *records)
 		log_err("tenants: %s", err);
 		return;
 	}
-	had = file_read_text(m->conf->tenant_partitions_file, err, sizeof(err));
+	had = file_read_text(m->conf->t.tenant_partitions_file, err, sizeof(err));
 	if ((had || json_object_size(records)) && (!had || strcmp(had, text)))
 		tenants_ib_rewrite(m, "mirrored from etcd");
 	free(had);

@@ -52,20 +52,20 @@ static void list_add(char *buf, size_t len, size_t *n, const char *name)
 
 /* tenants.host_map as {"host": {"ib": [guid], "eth": [{"switch", "port"}]}}.
  * NULL with err naming the file and line. */
-static json_t *map_load(const struct loom_config *c, char *err, size_t errlen)
+static json_t *map_load(const struct tenants_settings *c, char *err, size_t errlen)
 {
 	struct hostmap_line *l;
 	json_t *map;
 	size_t n;
 
-	if (hostmap_read(c->tenant_host_map, &l, &n, err, errlen) < 0)
+	if (hostmap_read(c->t.hosts.map, &l, &n, err, errlen) < 0)
 		return NULL;
 	map = json_object();
 	for (size_t i = 0; i < n; i++) {
 		json_t *h;
 
 		if (l[i].kind == HOSTMAP_ETH && !tenants_eth_switch_conf(c, l[i].sw)) {
-			err_at(err, errlen, 0, c->tenant_host_map, l[i].line,
+			err_at(err, errlen, 0, c->t.hosts.map, l[i].line,
 			       "no switch of that name in loom.yaml's switches");
 			json_decref(map);
 			free(l);
@@ -159,7 +159,7 @@ static int ib_view_load(struct tenants_mod *m, struct ib_view *v, char *err, siz
 	memset(v, 0, sizeof(*v));
 	/* The pattern was checked when the configuration was loaded; the
 	 * map's ports are map_load's (read again at each change). */
-	if ((rc = hostmap_load(&hm, m->conf->tenant_host_pattern, m->conf->tenant_host_map,
+	if ((rc = hostmap_load(&hm, m->conf->t.hosts.pattern, m->conf->t.hosts.map,
 			       err, errlen)) < 0)
 		return rc;
 	if (store_tenant_ca_ports(m->store, &list) < 0) {
@@ -171,7 +171,7 @@ static int ib_view_load(struct tenants_mod *m, struct ib_view *v, char *err, siz
 	v->claims = json_object();
 	v->systems = json_object();
 	json_array_foreach(list, i, x)
-		ib_view_add(v, &hm, m->conf->tenant_host_identity, x);
+		ib_view_add(v, &hm, m->conf->t.hosts.identity, x);
 	hostmap_clear(&hm);
 	json_decref(list);
 	return 0;
@@ -269,7 +269,7 @@ static int host_ports(struct tenants_mod *m, const struct ib_view *v, const json
 		      char *conflict, size_t len)
 {
 	json_t *mapped = map ? json_object_get(map, host) : NULL, *g, *x;
-	int by_desc = m->conf->tenant_host_identity == HOSTMAP_ID_DESCRIPTION;
+	int by_desc = m->conf->t.hosts.identity == HOSTMAP_ID_DESCRIPTION;
 	size_t i;
 
 	if (!mapped && !by_desc)
@@ -293,11 +293,11 @@ static void unknown_err(const struct tenants_mod *m, int mapped, size_t n, const
 {
 	const char *s = n == 1 ? "" : "s";
 
-	if (m->conf->tenant_host_identity == HOSTMAP_ID_DESCRIPTION)
+	if (m->conf->t.hosts.identity == HOSTMAP_ID_DESCRIPTION)
 		snprintf(err, errlen, "%zu unknown host%s (no HCA port with that node description "
 			 "in the swept fabric, no switch port with it as LLDP neighbour%s): %s",
 			 n, s, mapped ? ", not in tenants.host_map" : "", names);
-	else if (!m->conf->tenant_host_map[0])
+	else if (!m->conf->t.hosts.map[0])
 		snprintf(err, errlen, "%zu unknown host%s: tenants.host_identity is map and "
 			 "tenants.host_map is not set (`loomctl tenant hosts --map` prints the "
 			 "fabric's hosts as their descriptions name them, to check and keep as "
@@ -305,7 +305,7 @@ static void unknown_err(const struct tenants_mod *m, int mapped, size_t n, const
 	else
 		snprintf(err, errlen, "%zu unknown host%s (not in tenants.host_map %s; "
 			 "tenants.host_identity is map: descriptions and LLDP names do not name "
-			 "hosts): %s", n, s, m->conf->tenant_host_map, names);
+			 "hosts): %s", n, s, m->conf->t.hosts.map, names);
 }
 /* Ports that another tenant holds, or that a change under way may give
  * back to its tenant, among eth (an access port has one VLAN), into taken. */
@@ -371,7 +371,7 @@ static int resolve_load(struct tenants_mod *m, const char *list, struct resolve 
 	memset(r, 0, sizeof(*r));
 	if (hostlist_expand(list, &r->hl, err, errlen) < 0)
 		return -EINVAL;
-	if (m->conf->tenant_host_map[0] && !(r->map = map_load(m->conf, err, errlen)))
+	if (m->conf->t.hosts.map[0] && !(r->map = map_load(m->conf, err, errlen)))
 		return -EINVAL;
 	if ((rc = ib_view_load(m, &r->v, err, errlen)) < 0)
 		return rc;
@@ -380,7 +380,7 @@ static int resolve_load(struct tenants_mod *m, const char *list, struct resolve 
 		return -EIO;
 	}
 	r->eth_claims = eth_claims_of(r->map, r->ethlist,
-				      m->conf->tenant_host_identity == HOSTMAP_ID_MAP);
+				      m->conf->t.hosts.identity == HOSTMAP_ID_MAP);
 	return 0;
 }
 
@@ -418,7 +418,7 @@ int tenants_hosts_resolve(struct tenants_mod *m, const char *tenant, const char 
 		snprintf(what, sizeof(what), "%zu port%s not %s member%s (tenants.host_identity %s): "
 			 "%s", n_claims, n_claims == 1 ? "" : "s", n_claims == 1 ? "a" : "",
 			 n_claims == 1 ? "" : "s",
-			 hostmap_identity_name(m->conf->tenant_host_identity), claims);
+			 hostmap_identity_name(m->conf->t.hosts.identity), claims);
 		log_warn("tenant %s: %s", tenant, what);
 		tenants_event(m, "warning", "host_claim", tenant, what);
 	}
@@ -485,7 +485,7 @@ static json_t *hosts_ib(struct tenants_mod *m, const struct hostmap *hm, const j
 		if (!desc || ibt_guid_parse(json_string_value(json_object_get(x, "guid")), &g))
 			continue;
 		r = json_deep_copy(x);
-		json_object_set_new(r, "host", hostmap_host_as(hm, m->conf->tenant_host_identity, g,
+		json_object_set_new(r, "host", hostmap_host_as(hm, m->conf->t.hosts.identity, g,
 							       desc, host, sizeof(host), claim,
 							       sizeof(claim)) ?
 					       json_string(host) : json_null());
@@ -503,7 +503,7 @@ static json_t *hosts_ib(struct tenants_mod *m, const struct hostmap *hm, const j
  * name), "host" (the rule's, or null)}. */
 static json_t *hosts_eth(struct tenants_mod *m, const json_t *map, const json_t *ethlist)
 {
-	int by_lldp = m->conf->tenant_host_identity == HOSTMAP_ID_DESCRIPTION;
+	int by_lldp = m->conf->t.hosts.identity == HOSTMAP_ID_DESCRIPTION;
 	json_t *out = json_array(), *x;
 	size_t i;
 
@@ -540,21 +540,21 @@ static void cmd_hosts(struct ctl_req *req, json_t *args, void *arg)
 
 	(void)args;
 	/* the pattern and the map's ports (hostmap_load takes "" for no map) */
-	if (hostmap_load(&hm, m->conf->tenant_host_pattern, m->conf->tenant_host_map, err,
+	if (hostmap_load(&hm, m->conf->t.hosts.pattern, m->conf->t.hosts.map, err,
 			 sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
 		return;
 	}
-	if (m->conf->tenant_host_map[0] && !(map = map_load(m->conf, err, sizeof(err)))) {
+	if (m->conf->t.hosts.map[0] && !(map = map_load(m->conf, err, sizeof(err)))) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "%s", err);
 	} else if (store_tenant_ca_ports(m->store, &list) < 0 ||
 		   store_tenant_eth_host_ports(m->store, &ethlist) < 0) {
 		ctl_reply_err(req, PROTO_ERR_FAILED, "cannot read the hosts from the database");
 	} else {
 		ctl_reply_ok(req, json_pack("{s:s, s:s, s:s, s:o, s:o}", "identity",
-					    hostmap_identity_name(m->conf->tenant_host_identity),
-					    "host_map", m->conf->tenant_host_map, "host_pattern",
-					    m->conf->tenant_host_pattern, "ib", hosts_ib(m, &hm, list),
+					    hostmap_identity_name(m->conf->t.hosts.identity),
+					    "host_map", m->conf->t.hosts.map, "host_pattern",
+					    m->conf->t.hosts.pattern, "ib", hosts_ib(m, &hm, list),
 					    "eth", hosts_eth(m, map, ethlist)));
 	}
 	hostmap_clear(&hm);

@@ -38,8 +38,8 @@ char *tenants_ib_file_text(struct tenants_mod *m, char *err, size_t errlen)
 	char *static_text = NULL, *text = NULL;
 	size_t i, n = 0, np = 0;
 
-	if (m->conf->tenant_static_partitions[0] &&
-	    !(static_text = file_read_text(m->conf->tenant_static_partitions, err, errlen)))
+	if (m->conf->t.tenant_static_partitions[0] &&
+	    !(static_text = file_read_text(m->conf->t.tenant_static_partitions, err, errlen)))
 		return NULL;
 	if (store_tenant_list(m->store, &list) < 0) {
 		snprintf(err, errlen, "cannot read the tenants from the database");
@@ -132,7 +132,7 @@ static int judge(const struct top *t, json_t *const *reads, size_t n_sub, char *
 {
 	unsigned want = t->limited ? t->pkey : t->pkey | 0x8000;
 	size_t missing = 0, extra = 0, wrong = 0, unseen = 0, sw_missing = 0, sw_extra = 0;
-	int check_sw = t->m->conf->tenant_check_switch_ports;
+	int check_sw = t->m->conf->t.tenant_check_switch_ports;
 	char first[160] = "", ca[32];
 	const char *guid;
 	json_t *v;
@@ -207,7 +207,7 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 			rc = t->rc;
 			goto out;
 		}
-		if ((rc = file_write_atomic(m->conf->tenant_partitions_file, t->file_text,
+		if ((rc = file_write_atomic(m->conf->t.tenant_partitions_file, t->file_text,
 						t->err, sizeof(t->err))) < 0)
 			goto out;
 		if (tenants_fence_lost(t)) {
@@ -280,11 +280,11 @@ void tenants_ib_rewrite(struct tenants_mod *m, const char *why)
 	char *text;
 
 	if ((text = tenants_ib_file_text(m, err, sizeof(err))) &&
-	    file_write_atomic(m->conf->tenant_partitions_file, text, err, sizeof(err)) == 0) {
-		int pid = opensm_pid_find(m->conf->tenant_opensm_pid_file, m->store, err,
+	    file_write_atomic(m->conf->t.tenant_partitions_file, text, err, sizeof(err)) == 0) {
+		int pid = opensm_pid_find(m->conf->t.tenant_opensm_pid_file, m->store, err,
 					  sizeof(err));
 
-		log_notice("tenants: %s rewritten (%s)%s", m->conf->tenant_partitions_file, why,
+		log_notice("tenants: %s rewritten (%s)%s", m->conf->t.tenant_partitions_file, why,
 			   pid > 0 && kill(pid, SIGHUP) == 0 ? ", OpenSM signalled" : "");
 	} else {
 		log_err("tenants: %s: cannot rewrite the partitions file: %s", why, err);
@@ -295,12 +295,10 @@ void tenants_ib_rewrite(struct tenants_mod *m, const char *why)
 /* The IB subnets to read (every swept one), with the configured MAD limits. */
 int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t)
 {
-	struct swept_mad mad;
 
 	if (!t->sub && !(t->sub = calloc(1, sizeof(*t->sub))))
 		return -ENOMEM;
-	swept_mad_of(m->conf, &mad);
-	if (swept_subnets_get(m->store, &mad, t->sub) < 0)
+	if (swept_subnets_get(m->store, &m->conf->mad, t->sub) < 0)
 		return -EIO;
 	return t->sub->n ? 0 : -ENOENT;
 }

@@ -24,6 +24,10 @@
 #include <jansson.h>
 
 #include "daemon/core/config.h"
+#include "daemon/roce/config_roce.h"
+#include "daemon/tenants/config_tenants.h"
+#include "daemon/tenants/tenants.h"
+#include "lib/qos/ib_qos.h"
 #include "daemon/ib/pkey_read.h"
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/tenants/tenants_state.h"
@@ -111,6 +115,15 @@ struct top {
 	double took;
 };
 
+/* What the module keeps of loom.yaml (tenants_inputs, copied). */
+struct tenants_settings {
+	struct tenants_conf t;
+	struct switches_conf sw;
+	struct ibqos_policy ib_qos;
+	struct swept_mad mad;
+	char plugin_dir[PATH_MAX];
+};
+
 struct tenants_mod {
 	struct event_base *base;
 	struct ctl *ctl;        /* its gate (HA: only the leader changes things) */
@@ -122,8 +135,8 @@ struct tenants_mod {
 	json_t *takeover_undo;  /* HA: {name: the record before} of the records a
 				 * takeover found "applying" (NULL: none) */
 	struct store *store;
-	struct loom_config *conf;     /* the running change's; swapped between changes */
-	struct loom_config *pending;  /* a reload's, while a change runs */
+	struct tenants_settings *conf;    /* the running change's; swapped between changes */
+	struct tenants_settings *pending; /* a reload's, while a change runs */
 	struct plugin_cache *plugins;
 	struct top *queue;      /* waiting; the head runs when `running` */
 	int running;
@@ -204,7 +217,7 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 
 /* tenants_eth.c */
 /* The switch of loom.yaml named so (NULL: none). */
-const struct loom_switch_conf *tenants_eth_switch_conf(const struct loom_config *c,
+const struct loom_switch_conf *tenants_eth_switch_conf(const struct tenants_settings *c,
 						       const char *name);
 /* Loop: fill t->eth from the store: every switch of the tenant's switch
  * ports now (cur) and before (t->prev), with all of each one's host-facing

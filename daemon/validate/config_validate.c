@@ -20,45 +20,54 @@
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
-#include "daemon/validate/validate.h"
+#include "daemon/validate/config_validate.h"
 #include "lib/validate/plan.h"
 
-static int parse_fat_tree(struct parse *p, const yaml_node_t *v, const char *key)
+#define CFG_SECTION_TYPE struct validate_conf
+
+static int parse_fat_tree(struct parse *p, const yaml_node_t *v, const char *key,
+			void *sec)
 {
+	struct validate_conf *c = sec;
 	const char *s = cfg_scalar(v);
 
 	if (!s)
 		return cfg_fail(p, cfg_line(v), key, "a scalar is expected: auto, yes or no");
 	if (!strcmp(s, "auto"))
-		p->c->validation_fat_tree = -1;
+		c->validation_fat_tree = -1;
 	else if (!strcmp(s, "yes") || !strcmp(s, "true"))
-		p->c->validation_fat_tree = 1;
+		c->validation_fat_tree = 1;
 	else if (!strcmp(s, "no") || !strcmp(s, "false"))
-		p->c->validation_fat_tree = 0;
+		c->validation_fat_tree = 0;
 	else
 		return cfg_fail(p, cfg_line(v), key, "\"%s\": auto, yes or no", s);
 	return 0;
 }
 
-static void print_fat_tree(FILE *out, const struct loom_config *c)
+static void print_fat_tree(FILE *out, const void *sec)
 {
+	const struct validate_conf *c = sec;
+
 	fprintf(out, " %s\n", c->validation_fat_tree < 0 ? "auto" : c->validation_fat_tree ? "yes" : "no");
 }
 
-static void validate_defaults(struct loom_config *c)
+static void validate_defaults(void *sec)
 {
+	struct validate_conf *c = sec;
+
 	c->validation_fat_tree = -1;
 }
 
 /* The plan is read now: a broken one refuses the whole file. */
-static int check_validate(struct parse *p)
+static int check_validate(struct parse *p, void *sec)
 {
+	struct validate_conf *c = sec;
 	struct plan *plan;
 	char why[512];
 
-	if (!p->c->validation_expected[0])
+	if (!c->validation_expected[0])
 		return 0;
-	if (!(plan = plan_read(p->c->validation_expected, why, sizeof(why))))
+	if (!(plan = plan_read(c->validation_expected, why, sizeof(why))))
 		return cfg_fail(p, cfg_key_line(p, "validation", "expected"), "validation.expected",
 				"%s", why);
 	plan_free(plan);
@@ -71,8 +80,13 @@ static const struct cfg_key validate_keys[] = {
 	CFG_KEY_CUSTOM("fat_tree", parse_fat_tree, print_fat_tree),
 };
 
+const struct validate_conf *validate_conf_get(const struct loom_config *c)
+{
+	return config_section_get(c, &validate_config);
+}
+
 const struct config_section validate_config = {
-	.name = "validation", .keys = validate_keys,
+	.name = "validation", .size = sizeof(struct validate_conf), .keys = validate_keys,
 	.n_keys = sizeof(validate_keys) / sizeof(validate_keys[0]),
 	.defaults = validate_defaults, .check = check_validate,
 };

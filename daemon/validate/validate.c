@@ -10,7 +10,7 @@
 
 #include <sqlite3.h>
 
-#include "daemon/core/config.h"
+#include "daemon/validate/config_validate.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
@@ -56,11 +56,12 @@ struct validate_settings {
 	char db_path[PATH_MAX];
 };
 
-static void settings_of(const struct loom_config *c, struct validate_settings *s)
+static void settings_of(const struct validate_conf *c, const struct store *st,
+			struct validate_settings *s)
 {
 	s->enabled = c->validation_enabled;
 	s->fat_tree = c->validation_fat_tree;
-	snprintf(s->db_path, sizeof(s->db_path), "%s", c->db_path);
+	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
 }
 
 struct validate_mod {
@@ -475,7 +476,7 @@ static void cmd_issues(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- the module ------------------------------------------------------------------------- */
 
-struct validate_mod *validate_new(struct event_base *base, const struct loom_config *conf,
+struct validate_mod *validate_new(struct event_base *base, const struct validate_conf *conf,
 				  struct store *store, char *err, size_t errlen)
 {
 	struct validate_mod *m = calloc(1, sizeof(*m));
@@ -486,7 +487,7 @@ struct validate_mod *validate_new(struct event_base *base, const struct loom_con
 	}
 	m->base = base;
 	m->store = store;
-	settings_of(conf, &m->set);
+	settings_of(conf, store, &m->set);
 	if (!(m->work = work_queue_new(base, "validation", 1, WORK_FIFO, err, errlen))) {
 		free(m);
 		return NULL;
@@ -505,7 +506,7 @@ void validate_free(struct validate_mod *m)
 	free(m);
 }
 
-void validate_reconfigure(struct validate_mod *m, const struct loom_config *conf)
+void validate_reconfigure(struct validate_mod *m, const struct validate_conf *conf)
 {
 	struct plan_ref *p = plan_load(conf->validation_expected);
 
@@ -515,7 +516,7 @@ void validate_reconfigure(struct validate_mod *m, const struct loom_config *conf
 	} else {
 		log_warn("validation: the previous cabling plan stays");
 	}
-	settings_of(conf, &m->set);
+	settings_of(conf, m->store, &m->set);
 }
 
 int validate_register(struct validate_mod *m, struct ctl *ctl)

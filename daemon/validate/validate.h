@@ -21,23 +21,21 @@
 struct event_base;
 struct ctl;
 struct fab;
-struct loom_config;
+struct validate_conf;
 struct store;
 struct validate_mod;
-struct config_section;
 
 /* store: the loop's connection (fabric-issues). NULL with err. */
-struct validate_mod *validate_new(struct event_base *base, const struct loom_config *conf,
+struct validate_mod *validate_new(struct event_base *base, const struct validate_conf *conf,
 				  struct store *store, char *err, size_t errlen);
 /* Waits for the running check. */
 void validate_free(struct validate_mod *m);
 /* The new plan (read again; when it cannot be read the old one stays,
  * logged) and settings, from the next check on. */
-void validate_reconfigure(struct validate_mod *m, const struct loom_config *conf);
+void validate_reconfigure(struct validate_mod *m, const struct validate_conf *conf);
 int validate_register(struct validate_mod *m, struct ctl *ctl);
 /* sweeper_on_swept's listener: takes fab. */
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab);
 
-extern const struct config_section validate_config;
 
 #endif

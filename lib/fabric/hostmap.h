@@ -16,6 +16,7 @@
 #ifndef LOOM_HOSTMAP_H
 #define LOOM_HOSTMAP_H
 
+#include <limits.h>
 #include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,16 @@ int hostmap_desc_host(const regex_t *re, const char *desc, char *host, size_t le
  * Tenants (membership) follow it; reports (topology.conf, job impact) name
  * hosts by map then description whatever it is. */
 enum hostmap_identity { HOSTMAP_ID_MAP, HOSTMAP_ID_DESCRIPTION };
+
+/* Where a site's host names come from (loom.yaml's tenants.host_pattern,
+ * host_map and host_identity): what the tenants own and the reports
+ * (topology.conf, job impact) are handed. */
+#define HOSTMAP_PATTERN_LEN 128
+struct hostmap_rule {
+	char pattern[HOSTMAP_PATTERN_LEN]; /* ERE on node descriptions, group 1 = host */
+	char map[PATH_MAX];                /* explicit map file, "" none */
+	int identity;                      /* enum hostmap_identity */
+};
 
 /* "map" / "description" -> identity: 0, or -EINVAL. */
 int hostmap_identity_parse(const char *s, int *identity);

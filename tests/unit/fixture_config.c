@@ -63,7 +63,9 @@ void round_trip(const char *text)
 	p1 = print(&a);
 	loaded(p1, &b);
 	p2 = print(&b);
-	ck_assert_msg(memcmp(&a, &b, sizeof(a)) == 0, "printed config differs:\n%s", p1);
+	for (size_t i = 0; i < sizeof(a); i++)
+		ck_assert_msg(((unsigned char *)&a)[i] == ((unsigned char *)&b)[i],
+			      "printed config differs at byte %zu (%d, %d):\n%s", i, ((unsigned char *)&a)[i], ((unsigned char *)&b)[i], p1);
 	ck_assert_str_eq(p1, p2);
 	free(p1);
 	free(p2);

@@ -19,6 +19,8 @@
 #include "lib/util/log.h"
 #include "check_run.h"
 #include "fixture_config.h"
+#include "daemon/ib/config_discovery.h"
+#include "daemon/roce/config_roce.h"
 
 static const char full[] =
 	"log:\n"                                  /* 1 */
@@ -54,16 +56,16 @@ START_TEST(defaults_are_the_documented_values)
 	ck_assert_str_eq(c.db_path, LOOM_DEFAULT_DB);
 	ck_assert_str_eq(c.socket_path, LOOM_DEFAULT_SOCKET);
 	ck_assert_str_eq(c.admin_group, "");
-	ck_assert_int_eq(c.sweep_interval, 300);
-	ck_assert_int_eq(c.mad_timeout_ms, 200);
-	ck_assert_int_eq(c.mad_retries, 3);
-	ck_assert_int_eq(c.max_smps, 64);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 300);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_timeout_ms, 200);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_retries, 3);
+	ck_assert_int_eq(discovery_conf_get(&c)->max_smps, 64);
 	ck_assert_int_eq(c.ctl_max_clients, 64);
 	ck_assert_int_eq(c.ctl_max_per_uid, 16);
 	ck_assert_int_eq(c.ctl_max_output, 4 * 1024 * 1024);
 	ck_assert_int_eq(c.ctl_stall_s, 30);
 	ck_assert_int_eq(c.ctl_idle_s, 300);
-	ck_assert_int_eq(c.n_subnets, 0);
+	ck_assert_int_eq(discovery_conf_get(&c)->n_subnets, 0);
 }
 END_TEST
 
@@ -98,16 +100,16 @@ START_TEST(full_file_sets_every_field)
 	ck_assert_str_eq(c.db_path, "/srv/loom/fabric.db");
 	ck_assert_str_eq(c.socket_path, "/run/loomd/ctl.sock");
 	ck_assert_str_eq(c.admin_group, "ibadmin");
-	ck_assert_int_eq(c.sweep_interval, 60);
-	ck_assert_int_eq(c.mad_timeout_ms, 500);
-	ck_assert_int_eq(c.mad_retries, 5);
-	ck_assert_int_eq(c.max_smps, 128);
-	ck_assert_int_eq(c.n_subnets, 2);
-	ck_assert_str_eq(c.subnets[0].name, "compute");
-	ck_assert_str_eq(c.subnets[0].ca, "mlx5_0");
-	ck_assert_int_eq(c.subnets[0].port, 1);
-	ck_assert_str_eq(c.subnets[1].ca, "mlx5_1");
-	ck_assert_int_eq(c.subnets[1].port, 2);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 60);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_timeout_ms, 500);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_retries, 5);
+	ck_assert_int_eq(discovery_conf_get(&c)->max_smps, 128);
+	ck_assert_int_eq(discovery_conf_get(&c)->n_subnets, 2);
+	ck_assert_str_eq(discovery_conf_get(&c)->subnets[0].name, "compute");
+	ck_assert_str_eq(discovery_conf_get(&c)->subnets[0].ca, "mlx5_0");
+	ck_assert_int_eq(discovery_conf_get(&c)->subnets[0].port, 1);
+	ck_assert_str_eq(discovery_conf_get(&c)->subnets[1].ca, "mlx5_1");
+	ck_assert_int_eq(discovery_conf_get(&c)->subnets[1].port, 2);
 }
 END_TEST
 
@@ -131,8 +133,8 @@ START_TEST(omitted_keys_keep_their_defaults)
 	struct loom_config c;
 
 	loaded("discovery:\n  retries: 0\n", &c);
-	ck_assert_int_eq(c.mad_retries, 0);
-	ck_assert_int_eq(c.sweep_interval, 300);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_retries, 0);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 300);
 	ck_assert_int_eq(c.log_level, LOG_LVL_NOTICE);
 	ck_assert_str_eq(c.db_path, LOOM_DEFAULT_DB);
 }
@@ -144,11 +146,11 @@ START_TEST(subnet_name_defaults_to_ca_slash_port)
 
 	loaded("discovery:\n  subnets:\n    - ca: mlx4_0\n    - ca: mlx4_0\n      port: 2\n"
 	       "    - ca: hfi1_0\n      name: \"\"\n", &c);
-	ck_assert_int_eq(c.n_subnets, 3);
-	ck_assert_str_eq(c.subnets[0].name, "mlx4_0/1");
-	ck_assert_int_eq(c.subnets[0].port, 1);
-	ck_assert_str_eq(c.subnets[1].name, "mlx4_0/2");
-	ck_assert_str_eq(c.subnets[2].name, "hfi1_0/1");
+	ck_assert_int_eq(discovery_conf_get(&c)->n_subnets, 3);
+	ck_assert_str_eq(discovery_conf_get(&c)->subnets[0].name, "mlx4_0/1");
+	ck_assert_int_eq(discovery_conf_get(&c)->subnets[0].port, 1);
+	ck_assert_str_eq(discovery_conf_get(&c)->subnets[1].name, "mlx4_0/2");
+	ck_assert_str_eq(discovery_conf_get(&c)->subnets[2].name, "hfi1_0/1");
 }
 END_TEST
 
@@ -157,19 +159,19 @@ START_TEST(bounds_are_inclusive_and_interval_zero_means_on_demand)
 	struct loom_config c;
 
 	loaded("discovery:\n  interval: 0\n  timeout_ms: 1\n  retries: 0\n  max_smps: 1\n", &c);
-	ck_assert_int_eq(c.sweep_interval, 0);
-	ck_assert_int_eq(c.mad_timeout_ms, 1);
-	ck_assert_int_eq(c.mad_retries, 0);
-	ck_assert_int_eq(c.max_smps, 1);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 0);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_timeout_ms, 1);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_retries, 0);
+	ck_assert_int_eq(discovery_conf_get(&c)->max_smps, 1);
 	loaded("discovery:\n  interval: 5\n", &c);
-	ck_assert_int_eq(c.sweep_interval, 5);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 5);
 	loaded("discovery:\n  interval: 86400\n  timeout_ms: 60000\n  retries: 20\n"
 	       "  max_smps: 1024\n  subnets:\n    - ca: a\n      port: 254\n", &c);
-	ck_assert_int_eq(c.sweep_interval, 86400);
-	ck_assert_int_eq(c.mad_timeout_ms, 60000);
-	ck_assert_int_eq(c.mad_retries, 20);
-	ck_assert_int_eq(c.max_smps, 1024);
-	ck_assert_int_eq(c.subnets[0].port, 254);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 86400);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_timeout_ms, 60000);
+	ck_assert_int_eq(discovery_conf_get(&c)->mad_retries, 20);
+	ck_assert_int_eq(discovery_conf_get(&c)->max_smps, 1024);
+	ck_assert_int_eq(discovery_conf_get(&c)->subnets[0].port, 254);
 }
 END_TEST
 
@@ -322,7 +324,7 @@ START_TEST(too_many_subnets_are_refused)
 	struct loom_config c;
 	*strrchr(text, '-') = '\0'; /* drop the last entry */
 	loaded(text, &c);
-	ck_assert_int_eq(c.n_subnets, LOOM_MAX_SUBNETS);
+	ck_assert_int_eq(discovery_conf_get(&c)->n_subnets, LOOM_MAX_SUBNETS);
 }
 END_TEST
 
@@ -377,14 +379,15 @@ START_TEST(file_errors_name_the_file)
 	ck_assert_int_eq(write(fd, "discovery:\n  interval: 300\n  bogus_key: 1\n", 42), 42);
 	close(fd);
 	ck_assert_int_eq(config_load(path, &c, err, sizeof(err)), -EINVAL);
-	snprintf(prefix, sizeof(prefix), "%s:3: discovery.bogus_key: unknown key", path);
+	snprintf(prefix, sizeof(prefix), "%s:3: discovery.bogus_key: unknown key (interval, "
+		 "timeout_ms, retries, max_smps, follow, subnets)", path);
 	ck_assert_str_eq(err, prefix);
 
 	ck_assert_int_eq(truncate(path, 0), 0);
 	config_defaults(&c);
 	ck_assert_int_eq(config_load(path, &c, err, sizeof(err)), 0);
 	ck_assert_str_eq(c.path, path);
-	ck_assert_int_eq(c.sweep_interval, 300);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 300);
 	unlink(path);
 }
 END_TEST
@@ -473,7 +476,7 @@ START_TEST(utf8_byte_order_mark_is_accepted)
 
 	loaded("\xef\xbb\xbflog:\n  level: debug\ndiscovery:\n  interval: 60\n", &c);
 	ck_assert_int_eq(c.log_level, LOG_LVL_DEBUG);
-	ck_assert_int_eq(c.sweep_interval, 60);
+	ck_assert_int_eq(discovery_conf_get(&c)->sweep_interval, 60);
 	loaded("\xef\xbb\xbf---\nlog:\n  level: info\n", &c);
 	ck_assert_int_eq(c.log_level, LOG_LVL_INFO);
 	loaded("\xef\xbb\xbf", &c);
@@ -583,28 +586,28 @@ START_TEST(roce_policy_and_switches_are_read_with_their_overrides)
 	struct qos_policy q;
 
 	loaded(roce_text, &c);
-	ck_assert_uint_eq(c.roce.lossless_mask, (1u << 3) | (1u << 4));
-	ck_assert_uint_eq(qos_policy_tc(&c.roce, 26), 4);
-	ck_assert_uint_eq(qos_policy_tc(&c.roce, 0), 1);   /* default_tc */
-	ck_assert_uint_eq(qos_policy_tc(&c.roce, 46), 1);  /* the default map is gone */
-	ck_assert_uint_eq(c.roce.ecn_max_bytes, 400000);
-	ck_assert_uint_eq(c.roce.pfcwd_detection_ms, 300);
-	ck_assert_uint_eq(c.roce.pfcwd_restoration_ms, 400);  /* not given: default */
-	ck_assert_int_eq(c.roce.pfcwd_action, LP_PFCWD_ALERT);
-	ck_assert_uint_eq(c.roce.cable_m, 30);
-	ck_assert_int_eq(c.roce_interval, 60);
-	ck_assert_int_eq(c.roce_reapply, 1);
-	ck_assert_int_eq(c.n_switches, 2);
-	ck_assert_str_eq(c.switches[0].plugin, "sonic");
-	ck_assert_str_eq(c.switches[0].address, "unix:/run/redis/leaf1.sock");
-	ck_assert_str_eq(c.switches[1].name, "spine1");
-	q = c.roce;
-	qos_policy_merge(&q, &c.switches[0].roce);
+	ck_assert_uint_eq(roce_conf_get(&c)->roce.lossless_mask, (1u << 3) | (1u << 4));
+	ck_assert_uint_eq(qos_policy_tc(&roce_conf_get(&c)->roce, 26), 4);
+	ck_assert_uint_eq(qos_policy_tc(&roce_conf_get(&c)->roce, 0), 1);   /* default_tc */
+	ck_assert_uint_eq(qos_policy_tc(&roce_conf_get(&c)->roce, 46), 1);  /* the default map is gone */
+	ck_assert_uint_eq(roce_conf_get(&c)->roce.ecn_max_bytes, 400000);
+	ck_assert_uint_eq(roce_conf_get(&c)->roce.pfcwd_detection_ms, 300);
+	ck_assert_uint_eq(roce_conf_get(&c)->roce.pfcwd_restoration_ms, 400);  /* not given: default */
+	ck_assert_int_eq(roce_conf_get(&c)->roce.pfcwd_action, LP_PFCWD_ALERT);
+	ck_assert_uint_eq(roce_conf_get(&c)->roce.cable_m, 30);
+	ck_assert_int_eq(roce_conf_get(&c)->roce_interval, 60);
+	ck_assert_int_eq(roce_conf_get(&c)->roce_reapply, 1);
+	ck_assert_int_eq(switches_conf_get(&c)->n_switches, 2);
+	ck_assert_str_eq(switches_conf_get(&c)->switches[0].plugin, "sonic");
+	ck_assert_str_eq(switches_conf_get(&c)->switches[0].address, "unix:/run/redis/leaf1.sock");
+	ck_assert_str_eq(switches_conf_get(&c)->switches[1].name, "spine1");
+	q = roce_conf_get(&c)->roce;
+	qos_policy_merge(&q, &switches_conf_get(&c)->switches[0].roce);
 	ck_assert_uint_eq(q.ecn_max_bytes, 300000);
 	ck_assert_uint_eq(q.ecn_min_bytes, 100000);   /* from the fabric's */
 	ck_assert_uint_eq(qos_policy_tc(&q, 46), 1);
 	ck_assert_uint_eq(qos_policy_tc(&q, 26), 4);
-	ck_assert_uint_eq(c.switches[1].roce.set, 0);
+	ck_assert_uint_eq(switches_conf_get(&c)->switches[1].roce.set, 0);
 }
 END_TEST
 

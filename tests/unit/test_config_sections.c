@@ -18,6 +18,12 @@
 #include "lib/util/log.h"
 #include "check_run.h"
 #include "fixture_config.h"
+#include "daemon/ar/config_ar.h"
+#include "daemon/ha/config_ha.h"
+#include "daemon/http/config_http.h"
+#include "daemon/slurm/config_slurm.h"
+#include "daemon/telemetry/config_telemetry.h"
+#include "daemon/validate/config_validate.h"
 
 /* ar: off by default (program false: the attribute modifiers are not
  * confirmed), tree groups on every SL without SHIELD; each key read. */
@@ -26,24 +32,24 @@ START_TEST(ar_section_defaults_to_not_programming_and_reads_every_key)
 	struct loom_config c;
 
 	config_defaults(&c);
-	ck_assert_int_eq(c.ar_program, 0);
-	ck_assert_int_eq(c.ar_mode, RT_AR_TREE);
-	ck_assert_uint_eq(c.ar_sl_mask, AR_PLAN_ALL_SLS);
-	ck_assert_int_eq(c.ar_shield, 0);
-	ck_assert_int_eq(c.ar_after_reroute_s, 5);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_program, 0);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_mode, RT_AR_TREE);
+	ck_assert_uint_eq(ar_conf_get(&c)->ar_sl_mask, AR_PLAN_ALL_SLS);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_shield, 0);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_after_reroute_s, 5);
 	loaded("ar:\n  program: true\n  mode: lag\n  sls: [0, 3, 15]\n  shield: true\n"
 	       "  after_reroute_s: 0\n", &c);
-	ck_assert_int_eq(c.ar_after_reroute_s, 0);
-	ck_assert_int_eq(c.ar_program, 1);
-	ck_assert_int_eq(c.ar_mode, RT_AR_LAG);
-	ck_assert_uint_eq(c.ar_sl_mask, 0x8009);
-	ck_assert_int_eq(c.ar_shield, 1);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_after_reroute_s, 0);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_program, 1);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_mode, RT_AR_LAG);
+	ck_assert_uint_eq(ar_conf_get(&c)->ar_sl_mask, 0x8009);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_shield, 1);
 	loaded("ar: {program: true}\n", &c);
-	ck_assert_int_eq(c.ar_program, 1);
-	ck_assert_int_eq(c.ar_mode, RT_AR_TREE);
-	ck_assert_uint_eq(c.ar_sl_mask, AR_PLAN_ALL_SLS);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_program, 1);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_mode, RT_AR_TREE);
+	ck_assert_uint_eq(ar_conf_get(&c)->ar_sl_mask, AR_PLAN_ALL_SLS);
 	loaded("ar:\n", &c);
-	ck_assert_int_eq(c.ar_program, 0);
+	ck_assert_int_eq(ar_conf_get(&c)->ar_program, 0);
 	round_trip("ar:\n  program: true\n  mode: lag\n  sls: [2, 5]\n  shield: true\n"
 		   "  after_reroute_s: 30\n");
 	round_trip("ar: {sls: all}\n");
@@ -58,26 +64,26 @@ START_TEST(http_listens_nowhere_by_default_and_off_loopback_only_with_tls)
 	struct loom_config c;
 
 	config_defaults(&c);
-	ck_assert_int_eq(c.http_n_listen, 0);
+	ck_assert_int_eq(http_conf_get(&c)->http_n_listen, 0);
 	loaded("http:\n  listen: 127.0.0.1:9477\n", &c);
-	ck_assert_int_eq(c.http_n_listen, 1);
-	ck_assert_str_eq(c.http_listen[0], "127.0.0.1:9477");
+	ck_assert_int_eq(http_conf_get(&c)->http_n_listen, 1);
+	ck_assert_str_eq(http_conf_get(&c)->http_listen[0], "127.0.0.1:9477");
 	loaded("http:\n  listen: [\"localhost:1\", \"[::1]:2\", \"127.1.2.3:3\"]\n"
 	       "  metrics_ports: errors\n  metrics_min_xmit_wait_per_s: 5000\n", &c);
-	ck_assert_int_eq(c.http_n_listen, 3);
-	ck_assert_int_eq(c.http_metrics_ports, 1);
-	ck_assert_int_eq(c.http_metrics_min_xmit_wait, 5000);
+	ck_assert_int_eq(http_conf_get(&c)->http_n_listen, 3);
+	ck_assert_int_eq(http_conf_get(&c)->http_metrics_ports, 1);
+	ck_assert_int_eq(http_conf_get(&c)->http_metrics_min_xmit_wait, 5000);
 	refused("log:\n  level: info\nhttp:\n  listen: [\"0.0.0.0:9477\"]\n",
 		"t.yaml:4: http.listen: \"0.0.0.0:9477\" is not a loopback address");
 	refused("http:\n  listen: \"[::]:9477\"\n", "t.yaml:2: http.listen: \"[::]:9477\" is not");
 	refused("http:\n  listen: [\"0.0.0.0:9477\", \"10.0.0.1:80\"]\n  allow_remote: true\n",
 		"t.yaml:2: http.listen: \"0.0.0.0:9477\" is not a loopback address: plain HTTP is "
 		"for loopback only; set http.tls.cert and http.tls.key");
-	ck_assert_int_eq(c.http_max_per_peer, 32);
-	ck_assert_int_eq(c.http_header_timeout_s, 5);
-	ck_assert_int_eq(c.http_max_connections, 1024);
-	ck_assert_int_eq(c.http_listen_backlog, 1024);
-	ck_assert_str_eq(c.http_tls_cert, "");
+	ck_assert_int_eq(http_conf_get(&c)->http_max_per_peer, 32);
+	ck_assert_int_eq(http_conf_get(&c)->http_header_timeout_s, 5);
+	ck_assert_int_eq(http_conf_get(&c)->http_max_connections, 1024);
+	ck_assert_int_eq(http_conf_get(&c)->http_listen_backlog, 1024);
+	ck_assert_str_eq(http_conf_get(&c)->http_tls_cert, "");
 	refused("http:\n  tls:\n    cert: /nonexistent/loomd.crt\n",
 		"t.yaml:2: http.tls.key: missing: TLS needs both");
 	refused("http:\n  tls:\n    cert: /nonexistent/loomd.crt\n    key: /nonexistent/k\n",
@@ -117,13 +123,13 @@ START_TEST(telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line)
 	struct loom_config c;
 
 	loaded("telemetry:\n  thresholds:\n    errors: 20\n    xmit_wait_per_s: 0\n", &c);
-	ck_assert_int_eq(c.telemetry_thresholds.errors, 20);
-	ck_assert_int_eq(c.telemetry_thresholds.xmit_wait_per_s, 0);
-	ck_assert_int_eq(c.telemetry_thresholds.link_downed, 1);
-	ck_assert_int_eq(c.telemetry_thresholds.clear_after, 3);
+	ck_assert_int_eq(telemetry_conf_get(&c)->telemetry_thresholds.errors, 20);
+	ck_assert_int_eq(telemetry_conf_get(&c)->telemetry_thresholds.xmit_wait_per_s, 0);
+	ck_assert_int_eq(telemetry_conf_get(&c)->telemetry_thresholds.link_downed, 1);
+	ck_assert_int_eq(telemetry_conf_get(&c)->telemetry_thresholds.clear_after, 3);
 	loaded("telemetry:\n  interval_s: 5\n", &c);
-	ck_assert_int_eq(c.telemetry_thresholds.errors, 1);
-	ck_assert_int_eq(c.telemetry_thresholds.ber_exp, 12);
+	ck_assert_int_eq(telemetry_conf_get(&c)->telemetry_thresholds.errors, 1);
+	ck_assert_int_eq(telemetry_conf_get(&c)->telemetry_thresholds.ber_exp, 12);
 	refused("telemetry:\n  thresholds:\n    error: 5\n",
 		"t.yaml:3: telemetry.thresholds.error: unknown key");
 	refused("telemetry:\n  thresholds:\n    clear_after: 0\n",
@@ -141,13 +147,13 @@ START_TEST(ha_section_is_checked_and_round_trips)
 	struct loom_config c;
 
 	loaded("ha:\n  ttl_s: 9\n", &c);
-	ck_assert_str_eq(c.ha_endpoints, "");
+	ck_assert_str_eq(ha_conf_get(&c)->ha_endpoints, "");
 	loaded("ha:\n  endpoints: [http://10.0.0.1:2379, https://m2:2379]\n  name: mgmt1\n", &c);
-	ck_assert_str_eq(c.ha_endpoints, "http://10.0.0.1:2379,https://m2:2379");
-	ck_assert_str_eq(c.ha_cluster, "loom");
-	ck_assert_int_eq(c.ha_ttl_s, 5);
+	ck_assert_str_eq(ha_conf_get(&c)->ha_endpoints, "http://10.0.0.1:2379,https://m2:2379");
+	ck_assert_str_eq(ha_conf_get(&c)->ha_cluster, "loom");
+	ck_assert_int_eq(ha_conf_get(&c)->ha_ttl_s, 5);
 	loaded("ha:\n  endpoints: http://a:1,http://b:2\n", &c);
-	ck_assert_str_eq(c.ha_endpoints, "http://a:1,http://b:2");
+	ck_assert_str_eq(ha_conf_get(&c)->ha_endpoints, "http://a:1,http://b:2");
 	round_trip("ha:\n  endpoints: [http://a:1, http://b:2]\n  name: n1\n  advertise: "
 		   "https://n1:9477\n  cluster: c-1\n  ttl_s: 6\n  timeout_ms: 500\n"
 		   "  tls: {ca: /etc/ca.pem, cert: /etc/c.pem, key: /etc/c.key}\n"
@@ -175,9 +181,9 @@ START_TEST(validation_reads_its_plan_with_the_file_and_refuses_a_broken_one)
 	FILE *f;
 
 	loaded("log:\n  level: info\n", &c);
-	ck_assert_int_eq(c.validation_enabled, 1);
-	ck_assert_str_eq(c.validation_expected, "");
-	ck_assert_int_eq(c.validation_fat_tree, -1);
+	ck_assert_int_eq(validate_conf_get(&c)->validation_enabled, 1);
+	ck_assert_str_eq(validate_conf_get(&c)->validation_expected, "");
+	ck_assert_int_eq(validate_conf_get(&c)->validation_fat_tree, -1);
 	ck_assert((fd = mkstemp(good)) >= 0);
 	ck_assert((f = fdopen(fd, "w")) != NULL);
 	fputs("node,port,peer,peer_port\nsw1,1,h1,1\n", f);
@@ -188,8 +194,8 @@ START_TEST(validation_reads_its_plan_with_the_file_and_refuses_a_broken_one)
 	fclose(f);
 	snprintf(yaml, sizeof(yaml), "validation:\n  expected: %s\n  fat_tree: no\n", good);
 	loaded(yaml, &c);
-	ck_assert_str_eq(c.validation_expected, good);
-	ck_assert_int_eq(c.validation_fat_tree, 0);
+	ck_assert_str_eq(validate_conf_get(&c)->validation_expected, good);
+	ck_assert_int_eq(validate_conf_get(&c)->validation_fat_tree, 0);
 	round_trip(yaml);
 	snprintf(yaml, sizeof(yaml), "validation:\n  enabled: false\n  expected: %s\n", bad);
 	snprintf(want, sizeof(want), "t.yaml:3: validation.expected: %s:3:", bad);
@@ -209,16 +215,16 @@ START_TEST(slurm_section_refuses_what_it_cannot_keep)
 	struct loom_config c;
 
 	loaded("log:\n  level: info\n", &c);
-	ck_assert_str_eq(c.slurm_topology_file, "");
-	ck_assert_int_eq(c.slurm_topology_format, 0);   /* tree */
-	ck_assert_int_eq(c.slurm_reconfigure, 0);
-	ck_assert_str_eq(c.slurm_scontrol, "/usr/bin/scontrol");
+	ck_assert_str_eq(slurm_conf_get(&c)->slurm_topology_file, "");
+	ck_assert_int_eq(slurm_conf_get(&c)->slurm_topology_format, 0);   /* tree */
+	ck_assert_int_eq(slurm_conf_get(&c)->slurm_reconfigure, 0);
+	ck_assert_str_eq(slurm_conf_get(&c)->slurm_scontrol, "/usr/bin/scontrol");
 	loaded("slurm:\n  topology_file: /tmp/topology.conf\n  topology_format: block\n"
 	       "  reconfigure: true\n  subnet: ib0\n", &c);
-	ck_assert_str_eq(c.slurm_topology_file, "/tmp/topology.conf");
-	ck_assert_int_eq(c.slurm_topology_format, 1);   /* block */
-	ck_assert_int_eq(c.slurm_reconfigure, 1);
-	ck_assert_str_eq(c.slurm_subnet, "ib0");
+	ck_assert_str_eq(slurm_conf_get(&c)->slurm_topology_file, "/tmp/topology.conf");
+	ck_assert_int_eq(slurm_conf_get(&c)->slurm_topology_format, 1);   /* block */
+	ck_assert_int_eq(slurm_conf_get(&c)->slurm_reconfigure, 1);
+	ck_assert_str_eq(slurm_conf_get(&c)->slurm_subnet, "ib0");
 	round_trip("slurm:\n  topology_file: /tmp/topology.conf\n  topology_format: block\n");
 	refused("slurm:\n  topology_format: torus\n", "t.yaml:2: slurm.topology_format:");
 	refused("slurm:\n  topology_file: /no/such/dir/topology.conf\n",

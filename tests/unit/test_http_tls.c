@@ -48,6 +48,7 @@
 #include "daemon/http/http_impl.h"
 #include "daemon/loomd.h"
 #include "check_run.h"
+#include "daemon/http/config_http.h"
 
 static char dir[] = "/tmp/test_http_tls.XXXXXX";
 static char path_buf[8][PATH_MAX];
@@ -204,21 +205,23 @@ static void release_held(evutil_socket_t fd, short what, void *arg)
 static struct http_mod *start(int tls, unsigned *port)
 {
 	static struct loom_config c;
+	struct http_conf *h;
 	struct http_mod *m;
 	char err[PATH_MAX + 256];
 
 	config_defaults(&c);
+	h = config_section_edit(&c, &http_config);
 	*port = free_port();
-	c.http_n_listen = 1;
+	h->http_n_listen = 1;
 	if (max_conns)
-		c.http_max_connections = max_conns;
-	snprintf(c.http_listen[0], sizeof(c.http_listen[0]), "127.0.0.1:%u", *port);
+		h->http_max_connections = max_conns;
+	snprintf(h->http_listen[0], sizeof(h->http_listen[0]), "127.0.0.1:%u", *port);
 	if (tls) {
-		snprintf(c.http_tls_cert, sizeof(c.http_tls_cert), "%s", path("srv.crt"));
-		snprintf(c.http_tls_key, sizeof(c.http_tls_key), "%s", path("srv.key"));
-		snprintf(c.http_tls_client_ca, sizeof(c.http_tls_client_ca), "%s", path("ca.crt"));
+		snprintf(h->http_tls_cert, sizeof(h->http_tls_cert), "%s", path("srv.crt"));
+		snprintf(h->http_tls_key, sizeof(h->http_tls_key), "%s", path("srv.key"));
+		snprintf(h->http_tls_client_ca, sizeof(h->http_tls_client_ca), "%s", path("ca.crt"));
 	}
-	m = http_new(base, &c, err, sizeof(err));
+	m = http_new(base, h, err, sizeof(err));
 	ck_assert_msg(m != NULL, "http_new: %s", err);
 	ck_assert_int_eq(http_route(m, "/whoami", HTTP_M_GET, on_whoami, (void *)(size_t)128), 0);
 	ck_assert_int_eq(http_route(m, "/short", HTTP_M_GET, on_whoami, (void *)(size_t)16), 0);

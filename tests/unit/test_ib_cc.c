@@ -26,6 +26,7 @@
 #include "daemon/qos/qos_ib.h"
 #include "lib/qos/ib_cc.h"
 #include "check_run.h"
+#include "daemon/qos/config_qos_ib.h"
 
 static struct loom_config conf;
 static char err[512];
@@ -60,7 +61,7 @@ static const char good[] =
 
 START_TEST(a_configuration_is_read_field_by_field)
 {
-	const struct ibcc_config *c = &conf.ib_cc;
+	const struct ibcc_config *c = &ib_cc_conf_get(&conf)->ib_cc;
 
 	ck_assert_msg(load(good) == 0, "%s", err);
 	ck_assert(c->set && c->enable);
@@ -85,7 +86,7 @@ START_TEST(a_configuration_is_read_field_by_field)
 	ck_assert_uint_eq(c->n_cct, 3);
 	ck_assert_uint_eq(c->cct[2].shift, 2);
 	ck_assert_uint_eq(c->cct[2].multiplier, 20);
-	ck_assert_str_eq(conf.ib_cc_opensm_config, "/etc/opensm/opensm.conf");
+	ck_assert_str_eq(ib_cc_conf_get(&conf)->ib_cc_opensm_config, "/etc/opensm/opensm.conf");
 }
 END_TEST
 
@@ -96,16 +97,16 @@ START_TEST(no_section_leaves_congestion_control_alone_and_an_empty_one_is_opensm
 	FILE *f;
 
 	ck_assert_msg(load("log:\n  level: info\n") == 0, "%s", err);
-	ck_assert(!conf.ib_cc.set);
+	ck_assert(!ib_cc_conf_get(&conf)->ib_cc.set);
 	f = open_memstream(&text, &len);
 	ck_assert_int_eq(config_print(&conf, f), 0);
 	fclose(f);
 	ck_assert_msg(!strstr(text, "ib_cc"), "%s", text);
 	free(text);
 	ck_assert_msg(load("ib_cc:\n") == 0, "%s", err);
-	ck_assert(conf.ib_cc.set && !conf.ib_cc.enable);
-	ck_assert_uint_eq(conf.ib_cc.max_outstanding_mads, 500);
-	ck_assert_uint_eq(conf.ib_cc.n_cct, 0);
+	ck_assert(ib_cc_conf_get(&conf)->ib_cc.set && !ib_cc_conf_get(&conf)->ib_cc.enable);
+	ck_assert_uint_eq(ib_cc_conf_get(&conf)->ib_cc.max_outstanding_mads, 500);
+	ck_assert_uint_eq(ib_cc_conf_get(&conf)->ib_cc.n_cct, 0);
 }
 END_TEST
 
@@ -126,8 +127,8 @@ START_TEST(the_printed_configuration_reads_back_the_same)
 		ck_assert_int_eq(config_print(&first, f), 0);
 		fclose(f);
 		ck_assert_msg(load(text) == 0, "%s\n%s", err, text);
-		ck_assert_msg(!memcmp(&first.ib_cc, &conf.ib_cc, sizeof(conf.ib_cc)), "%s", text);
-		ck_assert_str_eq(first.ib_cc_opensm_config, conf.ib_cc_opensm_config);
+		ck_assert_msg(!memcmp(&ib_cc_conf_get(&first)->ib_cc, &ib_cc_conf_get(&conf)->ib_cc, sizeof(ib_cc_conf_get(&conf)->ib_cc)), "%s", text);
+		ck_assert_str_eq(ib_cc_conf_get(&first)->ib_cc_opensm_config, ib_cc_conf_get(&conf)->ib_cc_opensm_config);
 		f = open_memstream(&again, &len2);
 		ck_assert_int_eq(config_print(&conf, f), 0);
 		fclose(f);
@@ -178,7 +179,7 @@ START_TEST(bad_settings_are_refused_naming_the_key_and_its_line)
 		ck_assert_msg(strstr(err, bad[i].want) == err, "case %zu: got \"%s\", want \"%s...\"",
 			      i, err, bad[i].want);
 		/* the running configuration stays */
-		ck_assert(!memcmp(&before.ib_cc, &conf.ib_cc, sizeof(conf.ib_cc)));
+		ck_assert(!memcmp(&ib_cc_conf_get(&before)->ib_cc, &ib_cc_conf_get(&conf)->ib_cc, sizeof(ib_cc_conf_get(&conf)->ib_cc)));
 	}
 }
 END_TEST
@@ -206,7 +207,7 @@ START_TEST(opensm_options_are_every_option_in_opensms_formats)
 	int n;
 
 	ck_assert_msg(load(good) == 0, "%s", err);
-	n = ibcc_opensm_options(&conf.ib_cc, buf, sizeof(buf));
+	n = ibcc_opensm_options(&ib_cc_conf_get(&conf)->ib_cc, buf, sizeof(buf));
 	ck_assert_int_lt(n, (int)sizeof(buf));
 	ck_assert_int_eq(n, (int)strlen(buf));
 	ck_assert_ptr_nonnull(strstr(buf, "congestion_control TRUE\n"));
@@ -227,8 +228,8 @@ START_TEST(opensm_options_are_every_option_in_opensms_formats)
 	/* every SL is written, so that a SIGHUP'd OpenSM forgets old values */
 	ck_assert_ptr_nonnull(strstr(buf, "cc_ca_cong_setting_ccti_min 15 0\n"));
 	ck_assert_ptr_nonnull(strstr(buf, "cc_cct 0:0,1:10,2:20\n"));
-	conf.ib_cc.n_cct = 0;
-	ibcc_opensm_options(&conf.ib_cc, buf, sizeof(buf));
+	((struct ib_cc_conf *)config_section_edit(&conf, &qos_ibcc_config))->ib_cc.n_cct = 0;
+	ibcc_opensm_options(&ib_cc_conf_get(&conf)->ib_cc, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(strstr(buf, "cc_cct (null)\n"));
 }
 END_TEST
@@ -290,7 +291,7 @@ START_TEST(drift_of_the_options_file_names_what_differs)
 	const char *at;
 
 	ck_assert_msg(load(good) == 0, "%s", err);
-	ibcc_opensm_options(&conf.ib_cc, opts, sizeof(opts));
+	ibcc_opensm_options(&ib_cc_conf_get(&conf)->ib_cc, opts, sizeof(opts));
 	file = options_block_set("# the operator's\nsweep_interval 10\ncc_cct 0:1\n",
 				 IBCC_BLOCK_BEGIN, IBCC_BLOCK_END, opts);
 	ck_assert_ptr_nonnull(file);
@@ -375,7 +376,7 @@ START_TEST(the_block_is_mirrored_once_then_checked)
 	FILE *f;
 
 	ck_assert_msg(load(good) == 0, "%s", err);
-	ibcc_opensm_options(&conf.ib_cc, opts, sizeof(opts));
+	ibcc_opensm_options(&ib_cc_conf_get(&conf)->ib_cc, opts, sizeof(opts));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/opensm.conf", dir);
 	ck_assert_int_eq(file_write_atomic(path, theirs, err, sizeof(err)), 0);

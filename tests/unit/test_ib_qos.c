@@ -21,6 +21,7 @@
 #include "lib/fabric/partitions.h"
 #include "daemon/qos/qos_ib.h"
 #include "check_run.h"
+#include "daemon/qos/config_qos_ib.h"
 
 static struct loom_config conf;
 static char err[512];
@@ -47,18 +48,18 @@ static const char good[] =
 START_TEST(a_policy_is_read_with_its_classes_maps_and_tables)
 {
 	ck_assert_msg(load(good) == 0, "%s", err);
-	ck_assert(conf.ib_qos.set);
-	ck_assert_int_eq(ibqos_class_sl(&conf.ib_qos, "storage"), 1);
-	ck_assert_int_eq(ibqos_class_sl(&conf.ib_qos, "management"), 2);
-	ck_assert_int_eq(ibqos_class_sl(&conf.ib_qos, "backup"), -1);
-	ck_assert_uint_eq(conf.ib_qos.sl2vl[15], 15);
-	ck_assert_uint_eq(conf.ib_qos.sl2vl[6], 2);
-	ck_assert_uint_eq(conf.ib_qos.n_low, 3);
-	ck_assert_uint_eq(conf.ib_qos.low[1].weight, 128);
-	ck_assert_uint_eq(conf.ib_qos.high[0].vl, 2);
-	ck_assert_uint_eq(conf.ib_qos.high_limit, 10);
-	ck_assert_uint_eq(conf.ib_qos.max_vls, 4);
-	ck_assert_str_eq(conf.ib_qos_opensm_config, "/etc/opensm/opensm.conf");
+	ck_assert(ib_qos_conf_get(&conf)->ib_qos.set);
+	ck_assert_int_eq(ibqos_class_sl(&ib_qos_conf_get(&conf)->ib_qos, "storage"), 1);
+	ck_assert_int_eq(ibqos_class_sl(&ib_qos_conf_get(&conf)->ib_qos, "management"), 2);
+	ck_assert_int_eq(ibqos_class_sl(&ib_qos_conf_get(&conf)->ib_qos, "backup"), -1);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.sl2vl[15], 15);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.sl2vl[6], 2);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.n_low, 3);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.low[1].weight, 128);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.high[0].vl, 2);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.high_limit, 10);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.max_vls, 4);
+	ck_assert_str_eq(ib_qos_conf_get(&conf)->ib_qos_opensm_config, "/etc/opensm/opensm.conf");
 }
 END_TEST
 
@@ -69,7 +70,7 @@ START_TEST(no_section_means_loom_leaves_qos_alone_and_prints_nothing)
 	FILE *f;
 
 	ck_assert_msg(load("log:\n  level: info\n") == 0, "%s", err);
-	ck_assert(!conf.ib_qos.set);
+	ck_assert(!ib_qos_conf_get(&conf)->ib_qos.set);
 	f = open_memstream(&text, &len);
 	config_print(&conf, f);
 	fclose(f);
@@ -84,10 +85,10 @@ START_TEST(an_empty_section_takes_opensms_own_defaults)
 
 	ck_assert_msg(load("ib_qos:\n") == 0, "%s", err);
 	ibqos_defaults(&d);
-	ck_assert(conf.ib_qos.set);
-	ck_assert_uint_eq(conf.ib_qos.max_vls, d.max_vls);
-	ck_assert_mem_eq(conf.ib_qos.sl2vl, d.sl2vl, sizeof(d.sl2vl));
-	ck_assert_uint_eq(conf.ib_qos.n_low, d.n_low);
+	ck_assert(ib_qos_conf_get(&conf)->ib_qos.set);
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.max_vls, d.max_vls);
+	ck_assert_mem_eq(ib_qos_conf_get(&conf)->ib_qos.sl2vl, d.sl2vl, sizeof(d.sl2vl));
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.n_low, d.n_low);
 	ck_assert_int_eq(ibqos_check(&d, NULL, err, sizeof(err)), 0);
 }
 END_TEST
@@ -105,8 +106,8 @@ START_TEST(the_printed_policy_reads_back_the_same)
 	ck_assert_int_eq(config_print(&first, f), 0);
 	fclose(f);
 	ck_assert_msg(load(text) == 0, "%s\n%s", err, text);
-	ck_assert_msg(!memcmp(&first.ib_qos, &conf.ib_qos, sizeof(conf.ib_qos)), "%s", text);
-	ck_assert_str_eq(first.ib_qos_opensm_config, conf.ib_qos_opensm_config);
+	ck_assert_msg(!memcmp(&ib_qos_conf_get(&first)->ib_qos, &ib_qos_conf_get(&conf)->ib_qos, sizeof(ib_qos_conf_get(&conf)->ib_qos)), "%s", text);
+	ck_assert_str_eq(ib_qos_conf_get(&first)->ib_qos_opensm_config, ib_qos_conf_get(&conf)->ib_qos_opensm_config);
 	free(text);
 }
 END_TEST
@@ -121,14 +122,14 @@ START_TEST(a_policy_without_opensm_config_prints_and_reads_back)
 	FILE *f;
 
 	ck_assert_msg(load("ib_qos:\n  high_limit: 4\n") == 0, "%s", err);
-	ck_assert_str_eq(conf.ib_qos_opensm_config, "");
+	ck_assert_str_eq(ib_qos_conf_get(&conf)->ib_qos_opensm_config, "");
 	f = open_memstream(&text, &len);
 	ck_assert_int_eq(config_print(&conf, f), 0);
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(text, "  opensm_config: \"\"\n"));
 	ck_assert_msg(load(text) == 0, "%s\n%s", err, text);
-	ck_assert_str_eq(conf.ib_qos_opensm_config, "");
-	ck_assert_uint_eq(conf.ib_qos.high_limit, 4);
+	ck_assert_str_eq(ib_qos_conf_get(&conf)->ib_qos_opensm_config, "");
+	ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.high_limit, 4);
 	free(text);
 }
 END_TEST
@@ -188,7 +189,7 @@ START_TEST(opensm_options_use_opensms_names_and_formats)
 	char buf[1024];
 
 	ck_assert_msg(load(good) == 0, "%s", err);
-	ck_assert_int_lt(ibqos_opensm_options(&conf.ib_qos, buf, sizeof(buf)), (int)sizeof(buf));
+	ck_assert_int_lt(ibqos_opensm_options(&ib_qos_conf_get(&conf)->ib_qos, buf, sizeof(buf)), (int)sizeof(buf));
 	ck_assert_str_eq(buf, "qos TRUE\n"
 			      "qos_max_vls 4\n"
 			      "qos_high_limit 10\n"
@@ -196,7 +197,7 @@ START_TEST(opensm_options_use_opensms_names_and_formats)
 			      "qos_vlarb_low 0:64,1:128,3:8\n"
 			      "qos_sl2vl 0,1,2,3,0,1,2,3,0,1,2,3,0,1,2,15\n");
 	/* Too small a buffer: the length it needs, and a terminated prefix. */
-	ck_assert_int_eq(ibqos_opensm_options(&conf.ib_qos, buf, 10), (int)strlen(
+	ck_assert_int_eq(ibqos_opensm_options(&ib_qos_conf_get(&conf)->ib_qos, buf, 10), (int)strlen(
 		"qos TRUE\nqos_max_vls 4\nqos_high_limit 10\nqos_vlarb_high 2:32\n"
 		"qos_vlarb_low 0:64,1:128,3:8\nqos_sl2vl 0,1,2,3,0,1,2,3,0,1,2,3,0,1,2,15\n"));
 	ck_assert_uint_eq(strlen(buf), 9);
@@ -215,20 +216,20 @@ static const char layered_policy[] =
 START_TEST(classes_and_vl_layers_combine_when_the_sls_and_vls_hold_both)
 {
 	ck_assert_msg(load(layered_policy) == 0, "%s", err);
-	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 1, err, sizeof(err)), 0);
+	ck_assert_int_eq(ibqos_combine(&ib_qos_conf_get(&conf)->ib_qos, 1, err, sizeof(err)), 0);
 	/* 2 layers: K = 8 SLs each, 2 class VLs x 2 layers = 4 = max_vls. */
-	ck_assert_msg(ibqos_combine(&conf.ib_qos, 2, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ibqos_combine(&ib_qos_conf_get(&conf)->ib_qos, 2, err, sizeof(err)) == 0, "%s", err);
 	/* 3 layers need 6 VLs: refused, with the numbers. */
-	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 3, err, sizeof(err)), -EBUSY);
+	ck_assert_int_eq(ibqos_combine(&ib_qos_conf_get(&conf)->ib_qos, 3, err, sizeof(err)), -EBUSY);
 	ck_assert_msg(strstr(err, "3 VL layers") && strstr(err, "6 in all") &&
 		      strstr(err, "max_vls is 4"), "%s", err);
 	/* 6 layers leave each layer SLs 0-1: management on SL 2 is named. */
-	conf.ib_qos.max_vls = 15;
-	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 6, err, sizeof(err)), -EBUSY);
+	((struct ib_qos_conf *)config_section_edit(&conf, &qos_ib_config))->ib_qos.max_vls = 15;
+	ck_assert_int_eq(ibqos_combine(&ib_qos_conf_get(&conf)->ib_qos, 6, err, sizeof(err)), -EBUSY);
 	ck_assert_msg(strstr(err, "SLs 0-1") && strstr(err, "classes.management") &&
 		      strstr(err, "SL 2"), "%s", err);
-	conf.ib_qos.set = 0;  /* no policy: nothing to refuse */
-	ck_assert_int_eq(ibqos_combine(&conf.ib_qos, 6, err, sizeof(err)), 0);
+	((struct ib_qos_conf *)config_section_edit(&conf, &qos_ib_config))->ib_qos.set = 0;  /* no policy: nothing to refuse */
+	ck_assert_int_eq(ibqos_combine(&ib_qos_conf_get(&conf)->ib_qos, 6, err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -241,7 +242,7 @@ START_TEST(layered_tables_put_each_layer_on_its_own_vls)
 	};
 
 	ck_assert_msg(load(layered_policy) == 0, "%s", err);
-	ck_assert_msg(ibqos_layered(&conf.ib_qos, 2, &eff, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ibqos_layered(&ib_qos_conf_get(&conf)->ib_qos, 2, &eff, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_mem_eq(eff.sl2vl, want_sl2vl, IBQOS_SLS);
 	/* Weighted entries once per layer, entry-major; weight 0 and VL 3
 	 * (no class SL goes there) dropped. */
@@ -260,9 +261,9 @@ START_TEST(layered_tables_put_each_layer_on_its_own_vls)
 	ck_assert_uint_eq(ibqos_layered_sl(0, 2, 2), 2);
 	ck_assert_uint_eq(ibqos_layered_sl(1, 3, 7), 5);
 	/* One layer: the policy as written. */
-	ck_assert_int_eq(ibqos_layered(&conf.ib_qos, 1, &eff, err, sizeof(err)), 0);
-	ck_assert_mem_eq(eff.sl2vl, conf.ib_qos.sl2vl, IBQOS_SLS);
-	ck_assert_uint_eq(eff.n_low, conf.ib_qos.n_low);
+	ck_assert_int_eq(ibqos_layered(&ib_qos_conf_get(&conf)->ib_qos, 1, &eff, err, sizeof(err)), 0);
+	ck_assert_mem_eq(eff.sl2vl, ib_qos_conf_get(&conf)->ib_qos.sl2vl, IBQOS_SLS);
+	ck_assert_uint_eq(eff.n_low, ib_qos_conf_get(&conf)->ib_qos.n_low);
 	/* Expanded from a table cut at a port's capacity, the entries are
 	 * the first ones of the full expansion (what libloomosm does with one
 	 * block): 2 of 4. */
@@ -310,25 +311,25 @@ START_TEST(layered_classes_keep_a_torus_deadlock_free)
 	n = r.l->n_vls;
 	ck_assert_uint_ge(n, 2);  /* else the test proves nothing */
 	ck_assert_msg(load(layered_policy) == 0, "%s", err);
-	conf.ib_qos.max_vls = 15;
-	ck_assert_msg(ibqos_layered(&conf.ib_qos, n, &eff, err, sizeof(err)) == 0, "%s", err);
+	((struct ib_qos_conf *)config_section_edit(&conf, &qos_ib_config))->ib_qos.max_vls = 15;
+	ck_assert_msg(ibqos_layered(&ib_qos_conf_get(&conf)->ib_qos, n, &eff, err, sizeof(err)) == 0, "%s", err);
 	cells = r.g->n_sw * ((size_t)r.g->max_lid + 1);
 	layers = malloc(cells);
 	ck_assert_ptr_nonnull(layers);
 	memcpy(layers, r.l->sl, cells);
-	for (unsigned i = 0; i < conf.ib_qos.n_classes; i++) {
-		uint8_t sl = conf.ib_qos.classes[i].sl;
+	for (unsigned i = 0; i < ib_qos_conf_get(&conf)->ib_qos.n_classes; i++) {
+		uint8_t sl = ib_qos_conf_get(&conf)->ib_qos.classes[i].sl;
 		struct rt_metrics m;
 
 		set_class_vls(&r, layers, cells, eff.sl2vl, n, sl, 1);
 		ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &m), 0);
 		ck_assert_msg(m.cdg_acyclic, "class %s: a cycle with layers",
-			      conf.ib_qos.classes[i].name);
+			      ib_qos_conf_get(&conf)->ib_qos.classes[i].name);
 		ck_assert_uint_eq(m.cdg_vls, n);
-		set_class_vls(&r, layers, cells, conf.ib_qos.sl2vl, n, sl, 0);
+		set_class_vls(&r, layers, cells, ib_qos_conf_get(&conf)->ib_qos.sl2vl, n, sl, 0);
 		ck_assert_int_eq(rt_metrics_compute(r.g, r.l, &opts, &m), 0);
 		ck_assert_msg(!m.cdg_acyclic, "class %s: no cycle even without layers",
-			      conf.ib_qos.classes[i].name);
+			      ib_qos_conf_get(&conf)->ib_qos.classes[i].name);
 	}
 	/* A VL holds one layer and one class VL: two classes meet on a VL only
 	 * where the policy put them on the same one, so each class's graph
@@ -340,7 +341,7 @@ START_TEST(layered_classes_keep_a_torus_deadlock_free)
 			if (a / k >= n || b / k >= n || eff.sl2vl[a] != eff.sl2vl[b])
 				continue;
 			ck_assert_uint_eq(a / k, b / k);
-			ck_assert_uint_eq(conf.ib_qos.sl2vl[a % k], conf.ib_qos.sl2vl[b % k]);
+			ck_assert_uint_eq(ib_qos_conf_get(&conf)->ib_qos.sl2vl[a % k], ib_qos_conf_get(&conf)->ib_qos.sl2vl[b % k]);
 		}
 	free(layers);
 	fixture_routed_free(&r);
@@ -353,22 +354,22 @@ START_TEST(read_back_names_the_first_differing_entry)
 	struct ibqos_entry got[8] = { { 0, 64 }, { 1, 128 }, { 3, 8 } };
 
 	ck_assert_msg(load(good) == 0, "%s", err);
-	memcpy(m, conf.ib_qos.sl2vl, sizeof(m));
-	ck_assert_int_eq(ibqos_diff_sl2vl(&conf.ib_qos, m), -1);
+	memcpy(m, ib_qos_conf_get(&conf)->ib_qos.sl2vl, sizeof(m));
+	ck_assert_int_eq(ibqos_diff_sl2vl(&ib_qos_conf_get(&conf)->ib_qos, m), -1);
 	m[9] = 0;
-	ck_assert_int_eq(ibqos_diff_sl2vl(&conf.ib_qos, m), 9);
+	ck_assert_int_eq(ibqos_diff_sl2vl(&ib_qos_conf_get(&conf)->ib_qos, m), 9);
 	/* The SMP's nibbles: SL 0 in the high one. */
-	ibqos_sl2vl_encode(conf.ib_qos.sl2vl, data);
+	ibqos_sl2vl_encode(ib_qos_conf_get(&conf)->ib_qos.sl2vl, data);
 	ck_assert_uint_eq(data[0], 0x01);
 	ck_assert_uint_eq(data[7], 0x2f);
 	ibqos_sl2vl_decode(data, m);
-	ck_assert_mem_eq(m, conf.ib_qos.sl2vl, sizeof(m));
+	ck_assert_mem_eq(m, ib_qos_conf_get(&conf)->ib_qos.sl2vl, sizeof(m));
 	/* Past the policy's entries the port holds {0, 0}; past cap, anything. */
-	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 0, got, 8), -1);
+	ck_assert_int_eq(ibqos_diff_vlarb(&ib_qos_conf_get(&conf)->ib_qos, 0, got, 8), -1);
 	got[6] = (struct ibqos_entry){ 2, 1 };
-	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 0, got, 8), 6);
-	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 0, got, 6), -1);
-	ck_assert_int_eq(ibqos_diff_vlarb(&conf.ib_qos, 1, got, 8), 0);
+	ck_assert_int_eq(ibqos_diff_vlarb(&ib_qos_conf_get(&conf)->ib_qos, 0, got, 8), 6);
+	ck_assert_int_eq(ibqos_diff_vlarb(&ib_qos_conf_get(&conf)->ib_qos, 0, got, 6), -1);
+	ck_assert_int_eq(ibqos_diff_vlarb(&ib_qos_conf_get(&conf)->ib_qos, 1, got, 8), 0);
 }
 END_TEST
 
