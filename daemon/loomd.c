@@ -502,7 +502,7 @@ int loomd_run(const struct loomd_options *opt)
 	if (load_config(opt, d.conf, err, sizeof(err)) < 0) {
 		fprintf(stderr, "loomd: %s\n", err);
 		free(d.conf);
-		return 1;
+		return LOOMD_EXIT_CONFIG;
 	}
 	log_init("loomd", d.conf->log_level, d.conf->log_target);
 	if (!opt->foreground) {
@@ -523,7 +523,8 @@ int loomd_run(const struct loomd_options *opt)
 	if (store_restrict(d.conf->db_path, d.conf->admin_group, err, sizeof(err)) < 0)
 		log_warn("%s", err);
 	if (!(d.store = store_open(d.conf->db_path, err, sizeof(err)))) {
-		log_err("database %s: %s", d.conf->db_path, err);
+		if (errno == EPROTO)
+			status = LOOMD_EXIT_CONFIG;  /* store_open logged why, once */
 		goto out;
 	}
 	if (!(d.ctl = ctl_new(d.base, d.conf->socket_path, d.conf->admin_group, err, sizeof(err)))) {

@@ -17,6 +17,12 @@ struct loomd_options {
  * configuration (the unit tests). 0 or -errno. */
 int loomd_config_init(void);
 
+/* The exit status of a start that cannot succeed by trying again: the
+ * configuration is refused, or the database is newer than this loomd
+ * (sysexits' EX_CONFIG; loomd.service lists it in RestartPreventExitStatus=
+ * so systemd does not restart it every 5 s). Other failures exit 1. */
+#define LOOMD_EXIT_CONFIG 78
+
 /* Run loomd until SIGTERM/SIGINT. Returns the process exit status. */
 int loomd_run(const struct loomd_options *opt);
 

@@ -19,6 +19,7 @@
 
 #include "lib/util/log.h"
 #include "daemon/core/schema.h"
+#include "daemon/core/store_backup.h"
 
 struct store {
 	sqlite3 *db;
@@ -148,15 +149,31 @@ static int migrate(struct store *st, char *err, size_t errlen)
 			 "knows (%d); use a newer loomd", st->path, version, store_schema_version());
 		return -EPROTO;
 	}
+	/* A database with history (not a new one) is copied first: a
+	 * migration that goes wrong, or a downgrade, has it to go back to. */
+	if (version > 0 && version < store_schema_version()) {
+		char copy[4200], why[4400];
+
+		if (store_backup(st->db, st->path, version, copy, sizeof(copy), why,
+				 sizeof(why)) < 0) {
+			snprintf(err, errlen, "%s: cannot keep a copy before migrating from schema %d "
+				 "(nothing migrated): %s", st->path, version, why);
+			return -EIO;
+		}
+		log_notice("database %s: migrating from schema %d to %d; the copy before is %s",
+			   st->path, version, store_schema_version(), copy);
+	}
 	sqlite3_exec(st->db, "PRAGMA foreign_keys=OFF", NULL, NULL, NULL);
 	for (int i = 0; i < schema_n_migrations && rc == 0; i++) {
 		const struct schema_migration *m = &schema_migrations[i];
 
 		if (m->version <= version)
 			continue;
-		if ((rc = migrate_one(st, m, err, errlen)) == 0)
-			log_info("database %s: migrated to schema %d (%s)", st->path, m->version,
-				 m->name);
+		if ((rc = migrate_one(st, m, err, errlen)) == 0 && version > 0)
+			log_notice("database %s: migrated to schema %d (%s)", st->path, m->version,
+				   m->name);
+		else if (rc == 0)
+			log_info("database %s: created schema %d (%s)", st->path, m->version, m->name);
 	}
 	sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
 	return rc;
@@ -257,13 +274,14 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: not a usable database: %s", path, sqlite3_errmsg(st->db));
 		goto fail;
 	}
-	if (migrate(st, err, errlen) < 0)
+	if ((rc = migrate(st, err, errlen)) < 0)
 		goto fail;
 	return st;
 fail:
 	log_err("%s", err);
 	sqlite3_close(st->db);
 	free(st);
+	errno = rc == -EPROTO ? EPROTO : EIO;
 	return NULL;
 }
 

@@ -12,8 +12,10 @@
 struct store;
 
 /* Open (creating it and its directory's file if needed) and migrate the
- * database to the newest schema. NULL + err on failure. A database whose
- * user_version is newer than this loomd knows is refused. */
+ * database to the newest schema, a database with history first copied to
+ * PATH.schema-N.bak (store_backup.h; the last 3 kept). NULL + err on
+ * failure, errno EPROTO when the database's user_version is newer than
+ * this loomd knows (refused), EIO otherwise. */
 struct store *store_open(const char *path, char *err, size_t errlen);
 void store_close(struct store *st);
 /* Before loomd's first open: the database file (created if missing) and

@@ -4,7 +4,8 @@
 # systemd notifications, SIGHUP reload (a bad file is refused and the running
 # config stays; a good one is applied; the new subnet list wins, an emptied
 # one means every local port), a failing sweep recorded, SIGTERM shutdown,
-# kill -9 survival, and loomctl --db on the stopped daemon's database.
+# kill -9 survival, loomctl --db on the stopped daemon's database, and the
+# exit status 78 of a start that trying again cannot mend.
 set -eu
 B=${top_builddir:-$(pwd)}
 work=$(mktemp -d /tmp/loom-daemon.XXXXXX)
@@ -199,4 +200,16 @@ if "$B/loomd" -f -c "$work/loom.yaml" 2> "$work/second.log"; then fail "a second
 ok "second loomd refused: $(tail -n1 "$work/second.log")"
 kill -TERM "$pid"; wait "$pid" || :
 pid=""
+
+# ---- starts that trying again cannot mend exit 78 (RestartPreventExitStatus=) ---
+cp "$work/loom.db" "$work/newer.db"
+sqlite3 "$work/newer.db" "PRAGMA user_version = 9999"
+rc=0; "$B/loomd" -f -c "$work/loom.yaml" --db "$work/newer.db" 2> "$work/newer.log" || rc=$?
+[ $rc -eq 78 ] || fail "a database newer than loomd: exit $rc, not 78"
+[ "$(grep -c 'newer than this loomd' "$work/newer.log")" = 1 ] ||
+	fail "not one line saying why: $(cat "$work/newer.log")"
+printf 'discovery:\n  interval: 1\n' > "$work/bad.yaml"
+rc=0; "$B/loomd" -f -c "$work/bad.yaml" 2> "$work/bad.log" || rc=$?
+[ $rc -eq 78 ] || fail "a refused configuration at start: exit $rc, not 78"
+ok "newer database and refused configuration: exit 78, one line why"
 echo "daemon.sh: all ok"

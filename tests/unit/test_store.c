@@ -165,6 +165,7 @@ START_TEST(newer_database_is_refused)
 	store_close(st);
 	ck_assert_ptr_null(store_open(db_path, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "newer") != NULL, "unclear error: %s", err);
+	ck_assert_int_eq(errno, EPROTO);  /* loomd exits LOOMD_EXIT_CONFIG on it */
 }
 END_TEST
 
@@ -177,6 +178,55 @@ static void migrate_to(sqlite3 *db, int version)
 		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
 			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
 }
+
+/* The file PATH.schema-V.bak exists (1) or not (0). */
+static int backup_exists(int version)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s.schema-%d.bak", db_path, version);
+	return access(p, F_OK) == 0;
+}
+
+/* A database with history is copied before a migration changes it: the
+ * copy is the database as it was (its schema, its rows); a new database
+ * makes none; only the newest three copies stay. */
+START_TEST(migration_keeps_a_copy_from_before_and_the_last_three)
+{
+	char p[256];
+	sqlite3 *db;
+	struct store *st;
+
+	st = open_store();  /* a new database: nothing to keep */
+	store_close(st);
+	for (int v = 1; v <= store_schema_version(); v++)
+		ck_assert_msg(!backup_exists(v), "a new database made a copy (schema %d)", v);
+	for (int v = 3; v <= 6; v++) {
+		const char *ext[] = { "", "-wal", "-shm" };
+
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(p, sizeof(p), "%s%s", db_path, ext[i]);
+			unlink(p);
+		}
+		ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+		migrate_to(db, v);
+		snprintf(p, sizeof(p), "PRAGMA user_version = %d; INSERT INTO subnets (name, "
+			 "created) VALUES ('at-%d', 1)", v, v);
+		ck_assert_int_eq(sqlite3_exec(db, p, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+		st = open_store();
+		ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+		store_close(st);
+		ck_assert_msg(backup_exists(v), "no copy before migrating from schema %d", v);
+	}
+	ck_assert(!backup_exists(3) && backup_exists(4) && backup_exists(5) && backup_exists(6));
+	snprintf(p, sizeof(p), "%s.schema-6.bak", db_path);
+	ck_assert_int_eq(sqlite3_open(p, &db), SQLITE_OK);
+	ck_assert_int_eq(count(db, "PRAGMA user_version"), 6);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM subnets WHERE name = 'at-6'"), 1);
+	sqlite3_close(db);
+}
+END_TEST
 
 /* Schema 7 rebuilds the tenants table (its PKey became optional): a tenant
  * of schema 6 keeps its ports, its key, and gets no VLAN. With foreign keys
@@ -942,6 +992,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, migration_sets_user_version_and_reopen_works);
 	tcase_add_test(tc, migration_7_keeps_the_tenants_and_their_ports);
+	tcase_add_test(tc, migration_keeps_a_copy_from_before_and_the_last_three);
 	tcase_add_test(tc, migration_14_names_the_uid_that_created_a_tenant);
 	tcase_add_test(tc, newer_database_is_refused);
 	tcase_add_test(tc, first_sweep_reads_back_through_every_query);
