@@ -208,7 +208,12 @@ static int write_event(struct recorder *r, int64_t sweep_id, double time,
 	sqlite3_bind_text(s, 6, subject, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 7, old_value, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 8, new_value, -1, SQLITE_STATIC);
-	return step_reset(r, Q_EVENT_INSERT);
+	int rc = step_reset(r, Q_EVENT_INSERT);
+
+	if (rc == 0)
+		store_event_told(&(struct store_event){ time, r->sid, severity, kind, subject,
+							old_value, new_value });
+	return rc;
 }
 
 static int recorder_init(struct recorder *r, struct store *st)
