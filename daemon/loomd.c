@@ -252,7 +252,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", err);
 		return;
 	}
-	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:o}",
+	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o}",
 				    "version", PACKAGE_VERSION,
 				    "pid", (int)getpid(),
 				    "uptime_s", (json_int_t)(now.tv_sec - d->started.tv_sec),
@@ -262,7 +262,8 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 				    "schema_version", store_schema_version(),
 				    "sweep", sweeper_status(d->sweeper),
 				    "subnets", subnets,
-				    "ha", ha_status(d->ha)));
+				    "ha", ha_status(d->ha),
+				    "events_forward", events_status(d->events)));
 }
 
 /* ---- HA ---------------------------------------------------------------------- */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <event2/event.h>
+#include <jansson.h>
 
 #include "daemon/core/loop_wake.h"
 #include "daemon/core/store.h"
@@ -495,4 +496,20 @@ size_t events_forward_stats(struct events_mod *m, struct events_sink_stats *out,
 	}
 	pthread_mutex_unlock(&m->lock);
 	return n;
+}
+
+json_t *events_status(struct events_mod *m)
+{
+	struct events_sink_stats st[EVENTS_MAX_SINKS];
+	size_t n = events_forward_stats(m, st, EVENTS_MAX_SINKS);
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n && i < EVENTS_MAX_SINKS; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:I, s:I, s:I, s:i}", "name",
+						   st[i].name, "type", st[i].type, "sent",
+						   (json_int_t)st[i].sent, "dropped",
+						   (json_int_t)st[i].dropped, "failed",
+						   (json_int_t)st[i].failed, "queued",
+						   (int)st[i].queued));
+	return a;
 }

@@ -45,5 +45,9 @@ struct events_sink_stats {
 };
 /* Up to max sinks' counts into out; the number of sinks. Any thread. */
 size_t events_forward_stats(struct events_mod *m, struct events_sink_stats *out, size_t max);
+/* The same as a JSON array of {name, type, sent, dropped, failed, queued},
+ * for `loomctl status`. */
+struct json_t;
+struct json_t *events_status(struct events_mod *m);
 
 #endif
