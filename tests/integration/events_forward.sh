@@ -116,6 +116,26 @@ assert all(r["msgid"] == "link_down" for r in recs if r["transport"] == "tcp"), 
 EOP
 loom_ok "syslog: link_down over UDP and TCP in RFC 5424 (structured data loom@32473)"
 
+# A link that bounces: its first down and up as ever, then one link_flap
+# whose count grows, not a down/up pair per bounce.
+for i in 1 2; do
+	loom_ibsim_cmd 'Unlink "leaf-1"[5]'
+	sweep
+	loom_ibsim_cmd 'ReLink "leaf-1"[5]'
+	sweep
+done
+loom_ctl --json events >"$work/events.json"
+python3 - "$work/events.json" <<'EOP' || loom_fail "a bouncing link: $(cat "$work/events.json")"
+import json, sys
+evs = [e for e in json.load(open(sys.argv[1])) if "leaf-1" in e["subject"] and "[5]" in e["subject"]
+       and e["kind"] in ("link_down", "link_up", "link_flap")]
+kinds = sorted(e["kind"] for e in evs)
+assert kinds == ["link_down", "link_flap", "link_up"], kinds
+f = [e for e in evs if e["kind"] == "link_flap"][0]
+assert f["new"] == "3 bounces; now up" and f["severity"] == "warning", f
+EOP
+loom_ok "a link bounced three times: link_down, link_up, one link_flap (3 bounces)"
+
 loom_ctl --json status >"$work/status.json"
 python3 - "$work/status.json" <<'EOP' || loom_fail "dead sink's counts: $(cat "$work/status.json")"
 import json, sys
