@@ -8,7 +8,8 @@
  *   on the switches), qos/qos_ib and qos/qos_ibcc (OpenSM's QoS and CC
  *   options), tenants (partitions and VLANs of jobs), telemetry (counters,
  *   alarms, job impact), validate (the cabling plan and the fabric's rules),
- *   slurm (topology.conf), fabric/queries (the fabric read commands), http
+ *   slurm (topology.conf), events (logged, forwarded, pruned; made first,
+ *   before any module writes one), fabric/queries (the fabric read commands), http
  *   (listeners) with its metrics, web view and REST API, routing/osm_report
  *   (OpenSM's reports through loom's plugin).
  * Signals drive reload (each module handed the new configuration) and
@@ -32,6 +33,8 @@
 #include "daemon/core/config_parse.h"
 #include "daemon/ar/config_ar.h"
 #include "daemon/ha/config_ha.h"
+#include "daemon/events/config_events.h"
+#include "daemon/events/events.h"
 #include "daemon/http/config_http.h"
 #include "daemon/ib/config_discovery.h"
 #include "daemon/ib/swept_subnets.h"
@@ -92,6 +95,7 @@ struct loomd {
 	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
 	struct validate_mod *validate; /* the fabric checked after every sweep */
 	struct slurm_mod *slurm;       /* Slurm's topology.conf kept true */
+	struct events_mod *events;     /* events logged, forwarded, pruned */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
 };
@@ -121,7 +125,7 @@ static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
 	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
-	&ha_config, &validate_config, &slurm_config,
+	&ha_config, &validate_config, &slurm_config, &events_config,
 };
 
 int loomd_config_init(void)
@@ -248,7 +252,7 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", err);
 		return;
 	}
-	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:o}",
+	ctl_reply_ok(req, json_pack("{s:s, s:i, s:I, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o}",
 				    "version", PACKAGE_VERSION,
 				    "pid", (int)getpid(),
 				    "uptime_s", (json_int_t)(now.tv_sec - d->started.tv_sec),
@@ -258,7 +262,8 @@ static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 				    "schema_version", store_schema_version(),
 				    "sweep", sweeper_status(d->sweeper),
 				    "subnets", subnets,
-				    "ha", ha_status(d->ha)));
+				    "ha", ha_status(d->ha),
+				    "events_forward", events_status(d->events)));
 }
 
 /* ---- HA ---------------------------------------------------------------------- */
@@ -379,6 +384,7 @@ static void reload(struct loomd *d)
 	telemetry_reconfigure(d->telemetry, &tm);
 	validate_reconfigure(d->validate, validate_conf_get(next));
 	slurm_reconfigure(d->slurm, slurm_conf_get(next), &tc->hosts);
+	events_reconfigure(d->events, events_conf_get(next));
 	/* a failed bind is logged; the listeners stay */
 	(void)http_reconfigure(d->http, http_conf_get(next));
 	/* a refused tokens file is logged; the old stays */
@@ -470,6 +476,9 @@ static void loomd_teardown(struct loomd *d)
 	osm_report_free(d->osm);
 	ha_free(d->ha);          /* after every module whose workers may ask it */
 	ctl_free(d->ctl);
+	/* Last: every module that writes events has stopped. */
+	store_on_event(NULL, NULL);
+	events_free(d->events);
 	store_close(d->store);
 	if (d->sig_hup)
 		event_free(d->sig_hup);
@@ -527,6 +536,13 @@ int loomd_run(const struct loomd_options *opt)
 			status = LOOMD_EXIT_CONFIG;  /* store_open logged why, once */
 		goto out;
 	}
+	/* Before any module writes an event: each is logged and forwarded. */
+	if (!(d.events = events_new(d.base, events_conf_get(d.conf), d.conf->db_path, err,
+				    sizeof(err)))) {
+		log_err("events: %s", err);
+		goto out;
+	}
+	store_on_event(events_on_event, d.events);
 	if (!(d.ctl = ctl_new(d.base, d.conf->socket_path, d.conf->admin_group, err, sizeof(err)))) {
 		log_err("control socket %s: %s", d.conf->socket_path, err);
 		goto out;

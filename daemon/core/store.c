@@ -304,6 +304,23 @@ const char *store_path(const struct store *st)
 	return st->path;
 }
 
+static struct {
+	store_event_fn fn;
+	void *arg;
+} event_listener;
+
+void store_on_event(store_event_fn fn, void *arg)
+{
+	event_listener.arg = arg;
+	event_listener.fn = fn;
+}
+
+void store_event_told(const struct store_event *ev)
+{
+	if (event_listener.fn)
+		event_listener.fn(ev, event_listener.arg);
+}
+
 int store_record_event(struct store *st, double time, int64_t subnet_id, const char *severity,
 		       const char *kind, const char *subject, const char *old_value,
 		       const char *new_value)
@@ -326,5 +343,10 @@ int store_record_event(struct store *st, double time, int64_t subnet_id, const c
 	sqlite3_bind_text(s, 7, new_value ? new_value : "", -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "insert event");
+	if (rc != SQLITE_DONE)
+		return store_db_fail(db, "insert event");
+	store_event_told(&(struct store_event){ time, subnet_id, severity, kind, subject,
+						old_value ? old_value : "",
+						new_value ? new_value : "" });
+	return 0;
 }

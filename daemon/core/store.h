@@ -41,6 +41,24 @@ int store_exec(struct store *st, const char *sql);
 int64_t store_subnet_id(struct store *st, const char *name);
 const char *store_path(const struct store *st);
 
+/* One event as it is written, for whoever listens (daemon/events: the log
+ * and the forwarding sinks). The strings live only for the call. */
+struct store_event {
+	double time;
+	int64_t subnet_id;        /* 0: none */
+	const char *severity;     /* "info", "notice", "warning", "error" */
+	const char *kind, *subject, *old_value, *new_value;
+};
+typedef void (*store_event_fn)(const struct store_event *ev, void *arg);
+/* The one listener of the process (NULL: none), called on the thread that
+ * writes the event, inside its transaction: it must not block nor touch
+ * the database. Set by loomd.c before any module writes and cleared after
+ * the last has stopped. */
+void store_on_event(store_event_fn fn, void *arg);
+/* Tell the listener of an event written with SQL of a module's own
+ * (daemon/ib/store_sweep.c); store_record_event tells it itself. */
+void store_event_told(const struct store_event *ev);
+
 /* Record one event that no sweep found (OpenSM's, the Ethernet switches',
  * a tenant's...): subnet_id 0 for none. 0 or -errno. */
 int store_record_event(struct store *st, double time, int64_t subnet_id, const char *severity,

@@ -208,7 +208,12 @@ static int write_event(struct recorder *r, int64_t sweep_id, double time,
 	sqlite3_bind_text(s, 6, subject, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 7, old_value, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 8, new_value, -1, SQLITE_STATIC);
-	return step_reset(r, Q_EVENT_INSERT);
+	int rc = step_reset(r, Q_EVENT_INSERT);
+
+	if (rc == 0)
+		store_event_told(&(struct store_event){ time, r->sid, severity, kind, subject,
+							old_value, new_value });
+	return rc;
 }
 
 static int recorder_init(struct recorder *r, struct store *st)
@@ -428,6 +433,62 @@ static const char *event_jobs(const struct store_sweep_info *info, const struct 
 	return buf;
 }
 
+/* A link that bounces is one link_flap event with a count (docs/events.md):
+ * its first down and up are link_down and link_up as ever; a down again
+ * within FLAP_WINDOW_S of the last of those is link_flap (warning), "2
+ * bounces"; each change after that within the window from the flap event
+ * adds to its count in place, and writes nothing new. A link quiet for the
+ * window starts over. 1: ev was folded into a flap (written or counted), 0:
+ * record it as it is, -errno. */
+#define FLAP_WINDOW_S 600
+
+static int fold_flap(struct recorder *r, int64_t sweep_id, double now, const struct fab_event *ev)
+{
+	sqlite3 *db = store_db(r->st);
+	sqlite3_stmt *s;
+	char kind[32] = "", value[128];
+	int64_t id = 0;
+	int rc, count = 0;
+
+	if (ev->kind != FAB_EV_LINK_DOWN && ev->kind != FAB_EV_LINK_UP)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT id, kind, new_value FROM events WHERE time > ?1 AND "
+			       "subnet_id = ?2 AND subject = ?3 AND kind IN ('link_down', "
+			       "'link_up', 'link_flap') ORDER BY id DESC LIMIT 1", -1, &s, NULL)
+	    != SQLITE_OK)
+		return store_fail(r->st, "look for a flapping link");
+	sqlite3_bind_double(s, 1, now - FLAP_WINDOW_S);
+	sqlite3_bind_int64(s, 2, r->sid);
+	sqlite3_bind_text(s, 3, ev->subject, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		id = sqlite3_column_int64(s, 0);
+		snprintf(kind, sizeof(kind), "%s", (const char *)sqlite3_column_text(s, 1));
+		count = atoi((const char *)sqlite3_column_text(s, 2));
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return store_fail(r->st, "look for a flapping link");
+	if (strcmp(kind, "link_flap") == 0) {
+		/* Counted in place: one more change of the same link. */
+		snprintf(value, sizeof(value), "%d bounces; now %s", count + (ev->kind ==
+			 FAB_EV_LINK_DOWN), ev->kind == FAB_EV_LINK_DOWN ? "down" : "up");
+		if (sqlite3_prepare_v2(db, "UPDATE events SET new_value = ?1 WHERE id = ?2", -1, &s,
+				       NULL) != SQLITE_OK)
+			return store_fail(r->st, "count a flapping link");
+		sqlite3_bind_text(s, 1, value, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, id);
+		rc = sqlite3_step(s);
+		sqlite3_finalize(s);
+		return rc == SQLITE_DONE ? 1 : store_fail(r->st, "count a flapping link");
+	}
+	if (ev->kind != FAB_EV_LINK_DOWN || strcmp(kind, "link_up") != 0)
+		return 0;
+	/* Down again soon after it came back: a flap. */
+	rc = write_event(r, sweep_id, now, "warning", "link_flap", ev->subject, ev->old_value,
+			 "2 bounces; now down");
+	return rc < 0 ? rc : 1;
+}
+
 static int record(struct store *st, const struct store_sweep_info *info,
 		  const struct fab *fab, struct store_sweep_result *res)
 {
@@ -460,6 +521,12 @@ static int record(struct store *st, const struct store_sweep_info *info,
 		const struct fab_event *ev = &diff->events[i];
 		char with_jobs[768];
 
+		if ((rc = fold_flap(&r, sweep_id, info->finished, ev)) != 0) {
+			if (rc < 0)
+				goto out;
+			rc = 0;
+			continue;
+		}
 		rc = write_event(&r, sweep_id, info->finished, fab_ev_severity_name(ev->severity),
 				 fab_ev_kind_name(ev->kind), ev->subject, ev->old_value,
 				 event_jobs(info, ev, with_jobs, sizeof(with_jobs)));

@@ -216,9 +216,8 @@ static int event(struct store_alarms *a, enum port_alarm k, int raise, const cha
 		snprintf(with_jobs, sizeof(with_jobs), "%s; jobs: %s", why, names);
 		why = with_jobs;
 	}
-	if (raise)
-		log_warn("counters: %s: %s: %s", subject, port_alarm_name(k), why);
-	else
+	/* A raise is a warning event, which daemon/events logs. */
+	if (!raise)
 		log_info("counters: %s: %s cleared", subject, port_alarm_name(k));
 	return store_record_event(a->st, a->now, a->eth ? 0 : a->sid, raise ? "warning" : "info",
 				  kind, subject,

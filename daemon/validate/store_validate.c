@@ -73,9 +73,59 @@ oom:
 	return -ENOMEM;
 }
 
+/* A storm coalesces (docs/events.md): when one check opens (or clears)
+ * more than VAL_EVENTS_EACH issues of one code, they are one event,
+ * validation_issues (validation_issues_cleared), subject the code, saying
+ * how many and the first; the issues themselves are all stored as ever
+ * (`loomctl fabric issues`). Bring-up's ports stuck in INIT are one event,
+ * not one per port. */
+#define VAL_EVENTS_EACH 16
+
+struct tally {
+	int opened, cleared;       /* per code, in this check */
+	int worst;                 /* enum val_severity of the opened: lower is worse */
+	char first_opened[256], first_cleared[256];
+};
+
+static enum val_code code_of_key(const char *key)
+{
+	char code[64];
+
+	snprintf(code, sizeof(code), "%.*s", (int)strcspn(key, " "), key);
+	return val_code_of(code);
+}
+
+static int summaries(struct store *st, int64_t sid, double now, const struct tally *t)
+{
+	char what[400];
+	int rc;
+
+	for (int c = 0; c < VAL_CODE_COUNT; c++) {
+		const char *code = val_code_name((enum val_code)c);
+
+		if (t[c].opened > VAL_EVENTS_EACH) {
+			snprintf(what, sizeof(what), "%d opened, the first: %s", t[c].opened,
+				 t[c].first_opened);
+			if ((rc = store_record_event(st, now, sid,
+						     val_severity_name((enum val_severity)t[c].worst),
+						     "validation_issues", code, NULL, what)) < 0)
+				return rc;
+		}
+		if (t[c].cleared > VAL_EVENTS_EACH) {
+			snprintf(what, sizeof(what), "%d cleared, the first: %s", t[c].cleared,
+				 t[c].first_cleared);
+			if ((rc = store_record_event(st, now, sid, "info", "validation_issues_cleared",
+						     code, NULL, what)) < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 static int record(struct store *st, int64_t sid, double now, const struct val_report *r,
 		  struct store_validate_result *res)
 {
+	struct tally t[VAL_CODE_COUNT];
 	sqlite3 *db = store_db(st);
 	struct open_issue *o = NULL;
 	size_t n = 0;
@@ -84,6 +134,24 @@ static int record(struct store *st, int64_t sid, double now, const struct val_re
 
 	if ((rc = load_open(db, sid, &o, &n)) < 0)
 		return rc;
+	/* What this check opens and clears, per code, before any event. */
+	memset(t, 0, sizeof(t));
+	for (int c = 0; c < VAL_CODE_COUNT; c++)
+		t[c].worst = VAL_WARNING;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct val_finding *f = &r->f[i];
+		char key[300];
+		struct open_issue k = { key, 0 };
+
+		snprintf(key, sizeof(key), "%s %s", val_code_name(f->code), f->subject);
+		if ((unsigned)f->code < VAL_CODE_COUNT && !(n && bsearch(&k, o, n, sizeof(*o), key_cmp))) {
+			if (!t[f->code].opened++)
+				snprintf(t[f->code].first_opened, sizeof(t[f->code].first_opened), "%s",
+					 f->subject);
+			if ((int)f->sev < t[f->code].worst)
+				t[f->code].worst = f->sev;
+		}
+	}
 	if (sqlite3_prepare_v2(db, "INSERT INTO validation_issues (subnet_id, code, subject, "
 			       "severity, want, got, line, since, last) VALUES (?1, ?2, ?3, ?4, ?5, "
 			       "?6, ?7, ?8, ?8) ON CONFLICT (subnet_id, code, subject) DO UPDATE SET "
@@ -122,12 +190,22 @@ static int record(struct store *st, int64_t sid, double now, const struct val_re
 			continue;
 		}
 		res->opened++;
+		if ((unsigned)f->code < VAL_CODE_COUNT && t[f->code].opened > VAL_EVENTS_EACH)
+			continue;
 		if ((rc = store_record_event(st, now, sid, val_severity_name(f->sev),
 					     "validation_issue", key, f->want, f->got)) < 0)
 			goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
+		enum val_code c = code_of_key(o[i].key);
+
+		if (!o[i].seen && (unsigned)c < VAL_CODE_COUNT && !t[c].cleared++)
+			snprintf(t[c].first_cleared, sizeof(t[c].first_cleared), "%s",
+				 o[i].key + strcspn(o[i].key, " ") + (o[i].key[strcspn(o[i].key, " ")] != 0));
+	}
+	for (size_t i = 0; i < n; i++) {
 		char *sp = strchr(o[i].key, ' ');
+		enum val_code c;
 
 		if (o[i].seen) {
 			res->open++;
@@ -146,12 +224,15 @@ static int record(struct store *st, int64_t sid, double now, const struct val_re
 		}
 		*sp = ' ';
 		res->cleared++;
+		c = code_of_key(o[i].key);
+		if ((unsigned)c < VAL_CODE_COUNT && t[c].cleared > VAL_EVENTS_EACH)
+			continue;
 		if ((rc = store_record_event(st, now, sid, "info", "validation_issue_cleared",
 					     o[i].key, NULL, NULL)) < 0)
 			goto out;
 	}
 	res->open += res->opened;
-	rc = 0;
+	rc = summaries(st, sid, now, t);
 out:
 	sqlite3_finalize(put);
 	sqlite3_finalize(del);

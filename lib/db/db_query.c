@@ -363,13 +363,14 @@ static const char *const event_kinds[] = {
 	"slurm_topology", "slurm_topology_refused", "slurm_topology_error",
 	"slurm_topology_bad_names",
 	"validation_issue", "validation_issue_cleared",
+	"validation_issues", "validation_issues_cleared", "link_flap",
 };
 #define N_EVENT_KINDS (sizeof(event_kinds) / sizeof(event_kinds[0]))
 
 /* The i-th known kind into buf (i from 0); NULL past the last. */
 static const char *event_kind(size_t i, char *buf, size_t len)
 {
-	size_t n_fab = FAB_EV_DESC_CHANGE + 1;
+	size_t n_fab = FAB_EV_COUNT;
 
 	if (i < n_fab)
 		return fab_ev_kind_name((enum fab_ev_kind)i);

@@ -9,6 +9,12 @@
  *   the port lost its peer, and the link subject names both ends;
  * - a switch's ports all carry port 0's LID, so a switch LID change is one
  *   event (port 0), not one per port.
+ * - a storm is one event: more than FAB_DIFF_EACH port_state, lid_change,
+ *   node_appeared, node_disappeared or desc_change events in one diff (a
+ *   subnet coming up under its SM, a switch rebooting with its hosts) are
+ *   one port_states (lid_changes, ...) event for the subnet, which counts
+ *   them by old -> new value and names the first. Links are never
+ *   coalesced: a cut cable is always its own event.
  * Events come out sorted by kind, then subject (subjects begin with the GUID),
  * so two runs over the same fabrics print the same log. */
 #include "autoconf.h"
@@ -42,6 +48,11 @@ static const char *kind_names[] = {
 	[FAB_EV_LINK_RESTORED] = "link_restored",
 	[FAB_EV_LID_CHANGE] = "lid_change",
 	[FAB_EV_DESC_CHANGE] = "desc_change",
+	[FAB_EV_PORT_STATES] = "port_states",
+	[FAB_EV_LID_CHANGES] = "lid_changes",
+	[FAB_EV_NODES_APPEARED] = "nodes_appeared",
+	[FAB_EV_NODES_DISAPPEARED] = "nodes_disappeared",
+	[FAB_EV_DESC_CHANGES] = "desc_changes",
 };
 
 static const char *sev_names[] = { "info", "notice", "warning", "error" };
@@ -330,6 +341,73 @@ static int cmp_event(const void *a, const void *b)
 	return strcmp(x->new_value, y->new_value);
 }
 
+/* The summary kind of a kind that coalesces, else -1. */
+static int summary_of(enum fab_ev_kind k)
+{
+	switch (k) {
+	case FAB_EV_PORT_STATE: return FAB_EV_PORT_STATES;
+	case FAB_EV_LID_CHANGE: return FAB_EV_LID_CHANGES;
+	case FAB_EV_NODE_APPEARED: return FAB_EV_NODES_APPEARED;
+	case FAB_EV_NODE_DISAPPEARED: return FAB_EV_NODES_DISAPPEARED;
+	case FAB_EV_DESC_CHANGE: return FAB_EV_DESC_CHANGES;
+	default: return -1;
+	}
+}
+
+/* The events (sorted by kind) of each coalescing kind with more than
+ * FAB_DIFF_EACH replaced by one summary: "N ports: 40 Init/LinkUp ->
+ * Active/LinkUp, 2 ...; the first 0x...[1] (name)", the worst severity. */
+static void coalesce(struct fab_diff *d, const char *subnet)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < d->n_events;) {
+		size_t j = i;
+		int sum = summary_of(d->events[i].kind);
+
+		while (j < d->n_events && d->events[j].kind == d->events[i].kind)
+			j++;
+		if (sum < 0 || j - i <= FAB_DIFF_EACH) {
+			memmove(&d->events[out], &d->events[i], (j - i) * sizeof(*d->events));
+			out += j - i;
+			i = j;
+			continue;
+		}
+		struct fab_event ev = { .kind = (enum fab_ev_kind)sum, .severity = FAB_SEV_INFO };
+		size_t off, shown = 0;
+
+		field(ev.subject, sizeof(ev.subject), "subnet %s", subnet);
+		off = (size_t)snprintf(ev.new_value, sizeof(ev.new_value), "%zu changes:", j - i);
+		/* Count each distinct old -> new pair (a few kinds at most). */
+		for (size_t a = i; a < j; a++) {
+			size_t same = 0;
+			int before = 0;
+
+			if (d->events[a].severity > ev.severity)
+				ev.severity = d->events[a].severity;
+			for (size_t b = i; b < a && !before; b++)
+				before = !strcmp(d->events[a].old_value, d->events[b].old_value) &&
+					 !strcmp(d->events[a].new_value, d->events[b].new_value);
+			if (before || d->events[a].kind == FAB_EV_LID_CHANGE)
+				continue;
+			for (size_t b = a; b < j; b++)
+				same += !strcmp(d->events[a].old_value, d->events[b].old_value) &&
+					!strcmp(d->events[a].new_value, d->events[b].new_value);
+			if (shown++ < 4 && off < sizeof(ev.new_value))
+				off += (size_t)snprintf(ev.new_value + off, sizeof(ev.new_value) - off,
+							" %zu %s%s%s,", same, d->events[a].old_value,
+							d->events[a].old_value[0] ? " -> " : "",
+							d->events[a].new_value);
+		}
+		field(ev.old_value, sizeof(ev.old_value), "the first: %.100s", d->events[i].subject);
+		if (off > 0 && off < sizeof(ev.new_value) && (ev.new_value[off - 1] == ',' || ev.new_value[off - 1] == ':'))
+			ev.new_value[off - 1] = '\0';
+		d->events[out++] = ev;
+		i = j;
+	}
+	d->n_events = out;
+}
+
 struct fab_diff *fab_diff_new(const struct fab *old, const struct fab *cur)
 {
 	struct diff_ctx c = { .old = old, .cur = cur };
@@ -357,6 +435,7 @@ struct fab_diff *fab_diff_new(const struct fab *old, const struct fab *cur)
 	}
 	if (c.diff->n_events > 1)
 		qsort(c.diff->events, c.diff->n_events, sizeof(*c.diff->events), cmp_event);
+	coalesce(c.diff, cur->subnet);
 	return c.diff;
 }
 

@@ -18,7 +18,18 @@ enum fab_ev_kind {
 	FAB_EV_LINK_RESTORED,       /* a degraded link runs at full width/speed again */
 	FAB_EV_LID_CHANGE,
 	FAB_EV_DESC_CHANGE,
+	/* A storm, coalesced: more than FAB_DIFF_EACH events of one of the
+	 * kinds above in one diff are one of these, subject "subnet NAME". */
+	FAB_EV_PORT_STATES,         /* port_state */
+	FAB_EV_LID_CHANGES,         /* lid_change */
+	FAB_EV_NODES_APPEARED,      /* node_appeared */
+	FAB_EV_NODES_DISAPPEARED,   /* node_disappeared */
+	FAB_EV_DESC_CHANGES,        /* desc_change */
+	FAB_EV_COUNT
 };
+
+/* Events of one coalescing kind a diff lists one by one, at most. */
+#define FAB_DIFF_EACH 16
 
 enum fab_ev_severity {
 	FAB_SEV_INFO,

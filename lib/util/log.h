@@ -21,6 +21,9 @@ enum log_target {
 /* Set up logging for program `ident`. May be called again (reload). */
 void log_init(const char *ident, enum log_level level, enum log_target target);
 void log_set_level(enum log_level level);
+/* 1 when stderr is the journal stream systemd named in $JOURNAL_STREAM:
+ * lines then carry sd-daemon(3)'s "<N>" priority prefix. */
+int log_stderr_is_journal(void);
 enum log_level log_get_level(void);
 
 /* "error", "warning", "notice", "info", "debug" <-> enum; -1 if unknown. */

@@ -647,6 +647,14 @@ START_TEST(roce_and_switch_typos_are_refused_naming_line_and_key)
 		"t.yaml:2: switches[0]: plugin: required, 1..63 of a-z");
 	refused("switches:\n  - {name: a, plugin: sonic, address: x, roce: {interval: 5}}\n",
 		"t.yaml:2: switches[0].roce.interval: unknown key");
+	refused("events:\n  forward:\n    - {type: snmp}\n",
+		"t.yaml:3: events.forward[0].type: \"snmp\": syslog or webhook");
+	refused("events:\n  forward:\n    - {type: webhook, url: ftp://x}\n",
+		"t.yaml:3: events.forward[0].url: \"ftp://x\": an http:// or https:// URL");
+	refused("events:\n  forward:\n    - {type: syslog, address: udp://h}\n",
+		"t.yaml:3: events.forward[0].address: \"udp://h\": the port is missing");
+	refused("events:\n  forward:\n    - type: syslog\n      min_severity: loud\n",
+		"t.yaml:4: events.forward[0].min_severity: \"loud\": info, notice, warning or error");
 }
 END_TEST
 
@@ -824,7 +832,11 @@ START_TEST(print_writes_every_key_in_order)
 			 "  topology_format: tree\n"
 			 "  reconfigure: false\n"
 			 "  subnet: \"\"\n"
-			 "  scontrol: \"/usr/bin/scontrol\"\n");
+			 "  scontrol: \"/usr/bin/scontrol\"\n"
+			 "events:\n"
+			 "  keep_days: 90\n"
+			 "  max_rows: 1000000\n"
+			 "  forward: []\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);

@@ -330,11 +330,56 @@ START_TEST(output_is_sorted_and_independent_of_node_order)
 }
 END_TEST
 
+/* A switch with n CAs, each CA port in `state`. */
+static struct fab *hosts(unsigned n, int state)
+{
+	struct fab *f = fab_new("ib0");
+
+	fixture_node(f, IBT_NODE_SWITCH, SW1, 40, "sw1", 1);
+	for (unsigned i = 0; i < n; i++) {
+		char desc[32];
+
+		snprintf(desc, sizeof(desc), "host%02u mlx5_0", i);
+		fixture_node(f, IBT_NODE_CA, CA_A + 0x100 * (i + 1), 1, desc, 10 + i);
+		fixture_link(f, SW1, i + 1, CA_A + 0x100 * (i + 1), 1);
+		fab_find(f, CA_A + 0x100 * (i + 1))->ports[1].state = state;
+	}
+	return f;
+}
+
+START_TEST(a_storm_of_port_states_is_one_event)
+{
+	/* Up to FAB_DIFF_EACH ports each their own event... */
+	struct fab *a = hosts(FAB_DIFF_EACH, 2), *b = hosts(FAB_DIFF_EACH, 4);
+	struct fab_diff *d = diff(a, b);
+
+	ck_assert_uint_eq(d->n_events, FAB_DIFF_EACH);
+	ck_assert_int_eq(d->events[0].kind, FAB_EV_PORT_STATE);
+	fab_diff_free(d);
+	fab_free(a);
+	fab_free(b);
+	/* ... one more (the SM bringing the subnet up) and they are one. */
+	a = hosts(FAB_DIFF_EACH + 4, 2);
+	b = hosts(FAB_DIFF_EACH + 4, 4);
+	fab_find(b, CA_A + 0x100)->ports[1].state = 3;
+	d = diff(a, b);
+	ck_assert_uint_eq(d->n_events, 1);
+	assert_event(&d->events[0], FAB_EV_PORT_STATES, FAB_SEV_NOTICE, "subnet ib0",
+		     "the first: 0x0002c90000000120[1] (host00 mlx5_0)",
+		     "20 changes: 1 init/linkup -> armed/linkup, 19 init/linkup -> active/linkup");
+	fab_diff_free(d);
+	fab_free(a);
+	fab_free(b);
+}
+END_TEST
+
 START_TEST(kind_and_severity_names)
 {
 	ck_assert_str_eq(fab_ev_kind_name(FAB_EV_LINK_DOWN), "link_down");
 	ck_assert_str_eq(fab_ev_kind_name(FAB_EV_SUBNET_FIRST_SWEEP), "subnet_first_sweep");
 	ck_assert_str_eq(fab_ev_kind_name(FAB_EV_DESC_CHANGE), "desc_change");
+	ck_assert_str_eq(fab_ev_kind_name(FAB_EV_PORT_STATES), "port_states");
+	ck_assert_str_eq(fab_ev_kind_name(FAB_EV_DESC_CHANGES), "desc_changes");
 	ck_assert_str_eq(fab_ev_severity_name(FAB_SEV_WARNING), "warning");
 	ck_assert_str_eq(fab_ev_severity_name(FAB_SEV_ERROR), "error");
 }
@@ -359,6 +404,7 @@ int main(void)
 	tcase_add_test(tc, switch_lid_change_is_one_event);
 	tcase_add_test(tc, description_change);
 	tcase_add_test(tc, output_is_sorted_and_independent_of_node_order);
+	tcase_add_test(tc, a_storm_of_port_states_is_one_event);
 	tcase_add_test(tc, kind_and_severity_names);
 	suite_add_tcase(s, tc);
 	return check_run(s);
