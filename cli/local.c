@@ -103,10 +103,13 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 	}
 	/* ... and the alarms, worst ports and stale ports of those reads. */
 	if (strcmp(cmd, "health") == 0) {
-		json_t *top = json_object_get(args, "top");
+		json_t *top = json_object_get(args, "top"), *win = json_object_get(args, "window_s");
 
+		/* without loomd's telemetry.window_s: --window, else its default */
 		int rc = health_db_read(db, arg_str(args, "subnet"),
-					top ? (unsigned)json_integer_value(top) : 10, out, err, errlen);
+					top ? (unsigned)json_integer_value(top) : 10,
+					win ? (unsigned)json_integer_value(win) : 3600, out, err,
+					errlen);
 
 		/* ... with the jobs on each link, from a one-off index. */
 		if (rc == 0 && (rc = job_db_health_jobs(db, NULL, *out, err, errlen)) < 0) {

@@ -130,6 +130,9 @@ long long output_int(const json_t *obj, const char *key);
 /* "a b c" of a JSON array of strings into buf, " +N more" when total (0:
  * the array's size) counts more than it holds, "-" when empty. */
 void output_words(const json_t *arr, long long total, char *buf, size_t len);
+/* "Name=n Name2=m" of a JSON object of integers into buf ("-" when empty):
+ * counters as the PMA holds them. */
+void output_counts(const json_t *obj, char *buf, size_t len);
 
 /* ---- cmd_job.c ---- */
 int cmd_job(struct loomctl *lc, int argc, char **argv);

@@ -223,3 +223,22 @@ void output_words(const json_t *arr, long long total, char *buf, size_t len)
 	if (!buf[0])
 		snprintf(buf, len, "-");
 }
+
+void output_counts(const json_t *obj, char *buf, size_t len)
+{
+	const json_t *v;
+	const char *name;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)obj, name, v) {
+		int w = snprintf(buf + at, len - at, "%s%s=%lld", at ? " " : "", name,
+				 (long long)json_integer_value(v));
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
