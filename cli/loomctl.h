@@ -54,6 +54,8 @@ struct loomctl {
 	const char *prog;         /* "loomctl", for messages */
 	const char *socket_path;  /* -s, $LOOM_SOCKET or the default */
 	const char *db_path;      /* --db: answer from this database, no daemon */
+	const char *node_name_map; /* --node-name-map: with --db and offline commands,
+	                            * nodes named by this map (else the stored one) */
 	int json;                 /* --json */
 	const char *server;       /* --server URL: through loomd's REST API */
 	const char *token_file;   /* --token-file (else $LOOM_TOKEN) */
@@ -123,6 +125,11 @@ int output_table_flush(struct output_table *t, FILE *out);
 int output_json(const json_t *v, FILE *out);
 /* "key:  value" lines with the values aligned; pairs[2*i] is a key. */
 void output_keyvals(FILE *out, const char *const *pairs, int n);
+
+/* --node-name-map's map (NULL without the option): 0 with *out, or -errno
+ * with the error said (file:line). */
+struct nodename_map;
+int loomctl_names(const struct loomctl *lc, struct nodename_map **out);
 
 /* Shorthands for reading result objects: "" / -1 when missing. */
 const char *output_str(const json_t *obj, const char *key);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/db/names_db.h"
 #include "lib/db/route_live_db.h"
 #include "lib/telemetry/congestion.h"
 #include "lib/telemetry/counter_row.h"
@@ -15,8 +16,9 @@
 #include "lib/telemetry/pma.h"
 
 /* The columns every list starts with: subnet, guid, node, port, peer. */
-#define PORT_COLS "s.name, c.guid, c.description, c.port, " \
-	"(SELECT n.description || ':' || p.peer_port FROM ports p JOIN nodes n ON " \
+#define PORT_COLS "s.name, c.guid, " NAMES_DB_NAME("c.guid", "c.description") ", c.port, " \
+	"(SELECT " NAMES_DB_NAME("n.guid", "n.description") " || ':' || p.peer_port " \
+	"FROM ports p JOIN nodes n ON " \
 	"n.subnet_id = p.subnet_id AND n.guid = p.peer_guid WHERE p.subnet_id = c.subnet_id " \
 	"AND p.node_guid = c.guid AND p.num = c.port)"
 #define PORT_FROM "FROM port_counters c JOIN subnets s ON s.id = c.subnet_id WHERE " \
