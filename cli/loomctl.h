@@ -126,6 +126,9 @@ int output_json(const json_t *v, FILE *out);
 /* "key:  value" lines with the values aligned; pairs[2*i] is a key. */
 void output_keyvals(FILE *out, const char *const *pairs, int n);
 
+/* A node's display name in a result: obj's name_key (the site's name), else
+ * its desc_key (the description; results of an older loomd). */
+const char *output_name(const json_t *obj, const char *name_key, const char *desc_key);
 /* --node-name-map's map (NULL without the option): 0 with *out, or -errno
  * with the error said (file:line). */
 struct nodename_map;

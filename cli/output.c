@@ -242,3 +242,10 @@ void output_counts(const json_t *obj, char *buf, size_t len)
 	if (!buf[0])
 		snprintf(buf, len, "-");
 }
+
+const char *output_name(const json_t *obj, const char *name_key, const char *desc_key)
+{
+	const char *name = json_string_value(json_object_get(obj, name_key));
+
+	return name && name[0] ? name : output_str(obj, desc_key);
+}

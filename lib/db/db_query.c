@@ -134,8 +134,8 @@ static json_t *port_json(sqlite3_stmt *s)
 	if (sqlite3_column_type(s, 17) != SQLITE_NULL)
 		peer = json_pack("{s:s, s:i}", "guid", dbq_col_str(s, 17),
 				 "port", sqlite3_column_int(s, 18));
-	return json_pack("{s:s, s:s, s:s, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:s,"
-			 " s:s, s:s, s:i, s:i, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s,"
+			 " s:s, s:s, s:s, s:i, s:i, s:o}",
 			 "fabric", "ib", "subnet", dbq_col_str(s, 0), "node_guid", dbq_col_str(s, 1),
 			 "node_desc", dbq_col_text(s, 2), "node_name", dbq_col_text(s, 19),
 			 "port", sqlite3_column_int(s, 3),
