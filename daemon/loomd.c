@@ -8,7 +8,8 @@
  *   on the switches), qos/qos_ib and qos/qos_ibcc (OpenSM's QoS and CC
  *   options), tenants (partitions and VLANs of jobs), telemetry (counters,
  *   alarms, job impact), validate (the cabling plan and the fabric's rules),
- *   slurm (topology.conf), fabric/names (the site's node names), fabric/queries (the fabric read commands), http
+ *   slurm (topology.conf), fabric/names (the site's node names),
+ *   fabric/queries (the fabric read commands), http
  *   (listeners) with its metrics, web view and REST API, routing/osm_report
  *   (OpenSM's reports through loom's plugin).
  * Signals drive reload (each module handed the new configuration) and
