@@ -199,7 +199,7 @@ int main(int argc, char **argv)
 		}
 		t0 = clock_mono();
 		db = dbq_open_readonly(argv[2], e2, sizeof(e2));
-		if (!db || health_db_read(db, NULL, 10, &h, e2, sizeof(e2)) < 0 ||
+		if (!db || health_db_read(db, NULL, 10, 3600, &h, e2, sizeof(e2)) < 0 ||
 		    job_db_health_jobs(db, ix, h, e2, sizeof(e2)) < 0)
 			return fail("health", e2);
 		health_t[r] = clock_mono() - t0;

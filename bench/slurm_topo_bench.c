@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 		char *text;
 
 		t0 = clock_mono();
-		if (slurm_topo_build(fab, &hm, &cur, err, sizeof(err)) < 0) {
+		if (slurm_topo_build(fab, &hm, NULL, &cur, err, sizeof(err)) < 0) {
 			fprintf(stderr, "%s\n", err);
 			return 1;
 		}

@@ -1,9 +1,12 @@
 /* cli/cmd_counters.c: `loomctl counters [NODE[:PORT]] [--subnet NAME]
- * [--now] [--top N] [--sort data|wait|errors]`: the port counters of the
- * fabric as loomd's last read found them (issue 19), like perfquery for
- * every port at once: per port its data rates both ways, PortXmitWait per
- * second (InfiniBand's congestion signal) and the error counters that moved
- * since the read before. --now reads them first; --top/--sort only the
+ * [--now] [--top N] [--sort data|wait|errors] [--since-reset|--delta]`: the
+ * port counters of the fabric as loomd's last read found them (issue 19),
+ * like perfquery for every port at once: per port its data rates both ways,
+ * PortXmitWait per second (InfiniBand's congestion signal), the error
+ * counters that moved since the read before, and (TOTALS, issue 39) the
+ * error counters' values as the PMA holds them, as ibqueryerrors shows them
+ * (--since-reset: only those, and only ports where one is not 0; --delta:
+ * without them). --now reads them first; --top/--sort only the
  * busiest ports (loomd's "counters" with "sort", as `loomctl top`); --db
  * answers from a database. A port that did not answer shows why, and its
  * last counters are marked stale, never shown as zeros. When the whole
@@ -21,6 +24,11 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* What the table shows: the deltas and rates with the counters' values
+ * (default), the deltas and rates alone (--delta, the table before issue
+ * 39), or only the values of error counters not 0 (--since-reset). */
+enum { VIEW_BOTH, VIEW_DELTAS, VIEW_TOTALS };
 
 /* A rate member as text ("" when there is none): data counters count
  * 4-octet words, shown in MB/s; others per second. */
@@ -87,10 +95,30 @@ static const char *state(const json_t *p, char *buf, size_t len)
 	return buf;
 }
 
-static int print_counters(const json_t *res)
+/* The error counters that are not 0, as the PMA holds them (since they
+ * were last reset or cleared), as ibqueryerrors shows them:
+ * "SymbolErrorCounter=18500 PortRcvErrors=3"; "-" when none. */
+static const char *totals(const json_t *p, char *buf, size_t len)
+{
+	const json_t *counters = json_object_get(p, "counters");
+	json_t *errs = json_object();
+
+	for (int c = 0; errs && c < PMA_N_COUNTERS; c++) {
+		const json_t *v = json_object_get(counters, pma_counter_name(c));
+
+		if (pma_counter_is_error(c) && json_integer_value(v))
+			json_object_set(errs, pma_counter_name(c), (json_t *)v);
+	}
+	output_counts(errs, buf, len);
+	json_decref(errs);
+	return buf;
+}
+
+static int print_counters(const json_t *res, int view)
 {
 	static const char *const hdr[] = { "NODE", "PORT", "STATE", "XMIT-MB/S", "RCV-MB/S",
-					   "XMIT-WAIT/S", "ERRORS" };
+					   "XMIT-WAIT/S", "ERRORS", "TOTALS" };
+	static const char *const hdr_totals[] = { "NODE", "PORT", "STATE", "TOTALS" };
 	const json_t *r = json_object_get(res, "read"), *p;
 	struct output_table *t;
 	size_t i;
@@ -100,19 +128,29 @@ static int print_counters(const json_t *res)
 	printf("read:      %s, %lld PMA Gets (%lld ms a try, %lld retries, up to %lld in "
 	       "flight)\n", output_str(r, "finished"), output_int(r, "mads"),
 	       output_int(r, "timeout_ms"), output_int(r, "retries"), output_int(r, "in_flight"));
-	t = output_table_new(7, hdr);
+	t = view == VIEW_TOTALS ? output_table_new(4, hdr_totals)
+				: output_table_new(view == VIEW_DELTAS ? 7 : 8, hdr);
 	json_array_foreach(json_object_get(res, "ports"), i, p) {
-		char port[8], st[200], x[32], rv[32], w[32], e[512];
-		const char *row[7];
+		char port[8], st[200], x[32], rv[32], w[32], e[512], tot[512];
+		const char *row[8];
 
 		snprintf(port, sizeof(port), "%lld", output_int(p, "port"));
 		row[0] = output_str(p, "node");
 		row[1] = port;
 		row[2] = state(p, st, sizeof(st));
+		totals(p, tot, sizeof(tot));
+		if (view == VIEW_TOTALS) {
+			/* ibqueryerrors' list: only the ports with errors counted */
+			row[3] = tot;
+			if (strcmp(tot, "-"))
+				output_table_add(t, row);
+			continue;
+		}
 		row[3] = rate(p, "PortXmitData", 1, x, sizeof(x));
 		row[4] = rate(p, "PortRcvData", 1, rv, sizeof(rv));
 		row[5] = rate(p, "PortXmitWait", 0, w, sizeof(w));
 		row[6] = errors(p, e, sizeof(e));
+		row[7] = tot;
 		output_table_add(t, row);
 	}
 	return output_table_flush(t, stdout);
@@ -292,12 +330,14 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 		{ "eth", no_argument, NULL, 'e' },
 		{ "top", required_argument, NULL, 't' },
 		{ "sort", required_argument, NULL, 's' },
+		{ "since-reset", no_argument, NULL, 'r' },
+		{ "delta", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *args = json_object(), *result = NULL;
 	const char *sort = NULL;
 	unsigned long top = 0;
-	int c, rc, eth = 0, has_top = 0, whole;
+	int c, rc, eth = 0, has_top = 0, whole, view = VIEW_BOTH;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'n') {
@@ -306,6 +346,13 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 			json_object_set_new(args, "now", json_true());
 		} else if (c == 'e') {
 			eth = 1;
+		} else if (c == 'r' || c == 'd') {
+			if (view != VIEW_BOTH && view != (c == 'r' ? VIEW_TOTALS : VIEW_DELTAS)) {
+				json_decref(args);
+				return loomctl_usage_error(lc, "counters", "--since-reset or --delta, "
+							   "not both");
+			}
+			view = c == 'r' ? VIEW_TOTALS : VIEW_DELTAS;
 		} else if (c == 't') {
 			if (loomctl_parse_count(optarg, 1000000, &top) < 0 || top == 0) {
 				json_decref(args);
@@ -325,6 +372,11 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 			json_decref(args);
 			return loomctl_usage_hint();
 		}
+	}
+	if (eth && view != VIEW_BOTH) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "counters", "--since-reset and --delta are for "
+					   "InfiniBand, not --eth");
 	}
 	if (eth && json_object_get(args, "subnet")) {
 		json_decref(args);
@@ -371,7 +423,7 @@ int cmd_counters(struct loomctl *lc, int argc, char **argv)
 		return LOOMCTL_EXIT_FAILED;
 	}
 	rc = lc->json ? output_json(result, stdout) : eth ? print_eth(result) :
-		print_counters(result);
+		print_counters(result, view);
 	json_decref(result);
 	if (rc < 0) {
 		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));

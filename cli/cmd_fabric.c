@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/db/db_query.h"
+#include "lib/fabric/nodename.h"
 
 /* Commands without options still go through getopt, so that "--help" or a
  * mistyped option is a usage error rather than a node called "--help". */
@@ -96,7 +97,7 @@ static int print_nodes(const json_t *nodes)
 		fmt_int(ports, sizeof(ports), output_int(n, "ports"));
 		fmt_int(lid, sizeof(lid), output_int(n, "lid"));
 		const char *row[] = { node_id(n, "guid", "mac"), output_str(n, "type"), ports, lid,
-				      output_str(n, "desc") };
+				      output_name(n, "name", "desc") };
 		output_table_add(t, row);
 	}
 	return output_table_flush(t, stdout);
@@ -150,7 +151,7 @@ static int print_ports(const json_t *ports)
 		const char *row[] = {
 			node_id(p, "node_guid", "node_mac"), num, lid, output_str(p, "state"),
 			output_str(p, "phys_state"), output_str(p, "width"), output_str(p, "speed"),
-			mtu, peer_s, output_str(p, "node_desc"),
+			mtu, peer_s, output_name(p, "node_name", "node_desc"),
 		};
 		output_table_add(t, row);
 	}
@@ -196,7 +197,9 @@ static int print_eth_node(const json_t *node)
 static int print_node(const json_t *node)
 {
 	char ports[24], lid[24];
+	int skip;
 	const char *kv[] = {
+		"name", output_name(node, "name", "desc"),
 		"guid", output_str(node, "guid"),
 		"type", output_str(node, "type"),
 		"desc", output_str(node, "desc"),
@@ -215,7 +218,9 @@ static int print_node(const json_t *node)
 		return print_eth_node(node);
 	fmt_int(lid, sizeof(lid), output_int(node, "lid"));
 	fmt_int(ports, sizeof(ports), output_int(node, "ports"));
-	output_keyvals(stdout, kv, (int)(sizeof(kv) / sizeof(kv[0]) / 2));
+	/* "name" only when the site's node-name-map gives one (else: as before) */
+	skip = !strcmp(kv[1], output_str(node, "desc"));
+	output_keyvals(stdout, kv + 2 * skip, (int)(sizeof(kv) / sizeof(kv[0]) / 2) - skip);
 	putchar('\n');
 	return print_ports(json_object_get(node, "port_list"));
 }
@@ -245,12 +250,12 @@ static int print_links(const json_t *links)
 
 	json_array_foreach(links, i, l) {
 		json_t *a = json_object_get(l, "a"), *b = json_object_get(l, "b");
-		char ap[72], bp[72], descs[2 * 65 + 8];
+		char ap[72], bp[72], descs[2 * NODENAME_LEN + 8];
 
 		fmt_port(ap, sizeof(ap), a, "port");
 		fmt_port(bp, sizeof(bp), b, "port");
-		snprintf(descs, sizeof(descs), "%s -> %s", output_str(a, "desc"),
-			 output_str(b, "desc"));
+		snprintf(descs, sizeof(descs), "%s -> %s", output_name(a, "name", "desc"),
+			 output_name(b, "name", "desc"));
 		const char *row[] = {
 			node_id(a, "guid", "node"), ap, node_id(b, "guid", "node"), bp, output_str(l, "width"),
 			output_str(l, "speed"), json_is_true(json_object_get(l, "degraded")) ?

@@ -1,8 +1,9 @@
-/* cli/cmd_health.c: `loomctl health [--subnet NAME] [--top N]`: the
- * fabric's health from loomd's last counters reads (issue 19): the alarms
- * the counters raised (link_errors, link_congested, link_flapped,
- * counters_unreadable) with what raised them, the worst links by errors and
- * by congestion (PortXmitWait per second), and the ports whose counters are
+/* cli/cmd_health.c: `loomctl health [--subnet NAME] [--top N] [--window S]`:
+ * the fabric's health from loomd's last counters reads (issue 19): the
+ * alarms the counters raised (link_errors, link_congested, link_flapped,
+ * counters_unreadable) with what raised them, the worst links by errors (in
+ * the last read, then those whose errors moved within telemetry.window_s or
+ * --window, with the error counters' values; issue 39) and by congestion (PortXmitWait per second), and the ports whose counters are
  * stale, each with the port at the other end and the jobs (tenants) whose
  * routes cross that link (lib/db/job_db.h). Exit 1 when an alarm is
  * raised, as `qos status` does when a switch drifted; --db answers the same
@@ -83,7 +84,11 @@ static void error_cells(const json_t *e, char b[][256], const char **row)
 	size_t at = 0;
 
 	port_cell(e, b[0], sizeof(b[0]));
-	snprintf(b[1], sizeof(b[1]), "%s%lld", lower ? ">=" : "", output_int(e, "errors"));
+	if (output_int(e, "errors") || !json_is_string(json_object_get(e, "last_error")))
+		snprintf(b[1], sizeof(b[1]), "%s%lld", lower ? ">=" : "", output_int(e, "errors"));
+	else    /* quiet in the last read, not within the window */
+		snprintf(b[1], sizeof(b[1]), "0 (%lld at %s)", output_int(e, "last_errors"),
+			 output_str(e, "last_error"));
 	b[2][0] = '\0';
 	json_object_foreach((json_t *)moved, name, v) {
 		int w = snprintf(b[2] + at, sizeof(b[2]) - at, "%s%s+%lld", at ? " " : "", name,
@@ -93,11 +98,13 @@ static void error_cells(const json_t *e, char b[][256], const char **row)
 			break;
 		at += (size_t)w;
 	}
+	output_counts(json_object_get(e, "counts"), b[3], sizeof(b[3]));
 	row[0] = b[0];
 	row[1] = peer_cell(e);
 	row[2] = b[1];
 	row[3] = b[2];
-	row[4] = jobs_cell(e, b[3], sizeof(b[3]));
+	row[4] = b[3];
+	row[5] = jobs_cell(e, b[4], sizeof(b[4]));
 }
 
 static void congestion_cells(const json_t *c, char b[][256], const char **row)
@@ -221,7 +228,8 @@ static int print_health(const json_t *res)
 {
 	static const char *const alarm_hdr[] = { "ALARM", "PORT", "PEER", "SINCE", "WHY",
 						 "JOBS" };
-	static const char *const error_hdr[] = { "PORT", "PEER", "ERRORS", "COUNTERS", "JOBS" };
+	static const char *const error_hdr[] = { "PORT", "PEER", "ERRORS", "COUNTERS", "TOTALS",
+						 "JOBS" };
 	static const char *const cong_hdr[] = { "PORT", "PEER", "XMIT-WAIT/S", "XMIT-MB/S",
 						"JOBS" };
 	static const char *const stale_hdr[] = { "PORT", "PEER", "REASON", "LAST-SAMPLE" };
@@ -234,7 +242,8 @@ static int print_health(const json_t *res)
 		       output_str(r, "subnet"), output_str(r, "finished"), output_int(r, "ports"),
 		       output_int(r, "answered"));
 	rc |= section("ALARMS", json_object_get(res, "alarms"), 6, alarm_hdr, alarm_cells);
-	rc |= section("WORST LINKS BY ERRORS (last read)", json_object_get(res, "errors"), 5,
+	rc |= section("WORST LINKS BY ERRORS (last read, then the last telemetry.window_s)",
+		      json_object_get(res, "errors"), 6,
 		      error_hdr, error_cells);
 	rc |= section("WORST LINKS BY CONGESTION (last read)", json_object_get(res, "congestion"),
 		      5, cong_hdr, congestion_cells);
@@ -250,6 +259,7 @@ int cmd_health(struct loomctl *lc, int argc, char **argv)
 	const struct option opts[] = {
 		{ "subnet", required_argument, NULL, 'n' },
 		{ "top", required_argument, NULL, 't' },
+		{ "window", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
 	json_t *args = json_object(), *result = NULL;
@@ -261,10 +271,14 @@ int cmd_health(struct loomctl *lc, int argc, char **argv)
 			json_object_set_new(args, "subnet", json_string(optarg));
 		} else if (c == 't' && loomctl_parse_count(optarg, 10000, &top) == 0 && top > 0) {
 			json_object_set_new(args, "top", json_integer((json_int_t)top));
+		} else if (c == 'w' && loomctl_parse_count(optarg, 31 * 86400, &top) == 0 && top > 0) {
+			json_object_set_new(args, "window_s", json_integer((json_int_t)top));
 		} else {
 			json_decref(args);
 			return c == 't' ? loomctl_usage_error(lc, "health", "--top %s is not 1..10000",
 							      optarg)
+			       : c == 'w' ? loomctl_usage_error(lc, "health", "--window %s is not "
+								"1..2678400 seconds", optarg)
 					: loomctl_usage_hint();
 		}
 	}

@@ -17,6 +17,7 @@
 
 #include "lib/fabric/hostmap.h"
 #include "lib/fabric/topo_file.h"
+#include "lib/fabric/nodename.h"
 #include "lib/slurm/slurm_topo.h"
 
 static json_t *topology_offline(struct loomctl *lc, const char *topo, int format,
@@ -26,8 +27,10 @@ static json_t *topology_offline(struct loomctl *lc, const char *topo, int format
 	struct fab *fab = topo_file_read(topo, "file", err, sizeof(err));
 	struct slurm_topo t;
 	struct hostmap hm;
+	struct nodename_map *names;
 	char *head = NULL, *body = NULL;
 	json_t *o = NULL;
+	int rc;
 
 	if (!fab) {
 		loomctl_error(lc, "%s", err);
@@ -38,7 +41,14 @@ static json_t *topology_offline(struct loomctl *lc, const char *topo, int format
 		fab_free(fab);
 		return NULL;
 	}
-	if (slurm_topo_build(fab, &hm, &t, err, sizeof(err)) < 0) {
+	if (loomctl_names(lc, &names) < 0) {
+		hostmap_clear(&hm);
+		fab_free(fab);
+		return NULL;
+	}
+	rc = slurm_topo_build(fab, &hm, names, &t, err, sizeof(err));
+	nodename_map_free(names);
+	if (rc < 0) {
 		loomctl_error(lc, "%s: %s", topo, err);
 	} else if ((o = slurm_topo_json(&t, format)) &&
 		   (head = slurm_topo_header(&t, format, topo)) &&

@@ -16,6 +16,7 @@
 #include "lib/db/ar_status_db.h"
 #include "lib/db/counters_db.h"
 #include "lib/db/health_db.h"
+#include "lib/db/names_db.h"
 #include "lib/db/job_db.h"
 #include "lib/db/validate_db.h"
 #include "lib/db/switch_counters_db.h"
@@ -103,10 +104,13 @@ static int local_run(sqlite3 *db, const struct loomctl *lc, const char *cmd, jso
 	}
 	/* ... and the alarms, worst ports and stale ports of those reads. */
 	if (strcmp(cmd, "health") == 0) {
-		json_t *top = json_object_get(args, "top");
+		json_t *top = json_object_get(args, "top"), *win = json_object_get(args, "window_s");
 
+		/* without loomd's telemetry.window_s: --window, else its default */
 		int rc = health_db_read(db, arg_str(args, "subnet"),
-					top ? (unsigned)json_integer_value(top) : 10, out, err, errlen);
+					top ? (unsigned)json_integer_value(top) : 10,
+					win ? (unsigned)json_integer_value(win) : 3600, out, err,
+					errlen);
 
 		/* ... with the jobs on each link, from a one-off index. */
 		if (rc == 0 && (rc = job_db_health_jobs(db, NULL, *out, err, errlen)) < 0) {
@@ -150,6 +154,7 @@ int local_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t *
 {
 	char err[1024] = "";
 	sqlite3 *db = dbq_open_readonly(lc->db_path, err, sizeof(err));
+	struct nodename_map *names;
 	int rc;
 
 	if (!db) {
@@ -157,7 +162,16 @@ int local_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t *
 		json_decref(args);
 		return -EIO;
 	}
-	rc = local_run(db, lc, cmd, args, result, err, sizeof(err));
+	/* nodes named by --node-name-map, else by the map loomd stored */
+	if ((rc = loomctl_names(lc, &names)) < 0) {
+		sqlite3_close(db);
+		json_decref(args);
+		return rc;
+	}
+	rc = names_db_shadow(db, names, err, sizeof(err));
+	nodename_map_free(names);
+	if (rc == 0)
+		rc = local_run(db, lc, cmd, args, result, err, sizeof(err));
 	sqlite3_close(db);
 	json_decref(args);
 	if (rc < 0) {

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/fabric/nodename.h"
+
 static const struct {
 	const char *name;
 	loomctl_cmd_fn fn;
@@ -120,14 +122,18 @@ static void usage(FILE *out)
 		"                                 program AR where switches support it (needs\n"
 		"                                 ar.program: true; --dry-run sends no Set)\n"
 		"  counters [NODE[:PORT]] [--subnet NAME] [--now] [--top N]\n"
-		"           [--sort data|wait|errors]\n"
+		"           [--sort data|wait|errors] [--since-reset|--delta]\n"
 		"                                 every cabled port's PMA counters as last\n"
 		"                                 read: data rates, PortXmitWait/s, errors\n"
-		"                                 since the read before (--now: read first;\n"
-		"                                 --top: only the N busiest ports)\n"
-		"  health [--subnet NAME] [--top N]\n"
+		"                                 since the read before, and the error\n"
+		"                                 counters' values as the PMA holds them\n"
+		"                                 (--now: read first; --top: only the N\n"
+		"                                 busiest ports; --since-reset: only the\n"
+		"                                 values, ports with errors; --delta: no values)\n"
+		"  health [--subnet NAME] [--top N] [--window SECONDS]\n"
 		"                                 the alarms the counters raised, the worst\n"
-		"                                 links by errors and by congestion, stale\n"
+		"                                 links by errors (last read, then within\n"
+		"                                 telemetry.window_s) and by congestion, stale\n"
 		"                                 ports, the jobs on each; exit 1 when an\n"
 		"                                 alarm is raised\n"
 		"  job JOBID|--hosts LIST [--slurm] [--subnet NAME] [--top N] [--seed S]\n"
@@ -186,6 +192,19 @@ int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out)
 	return errno || end == s || *end || *out > max ? -EINVAL : 0;
 }
 
+int loomctl_names(const struct loomctl *lc, struct nodename_map **out)
+{
+	char err[1024];
+	int rc;
+
+	*out = NULL;
+	if (!lc->node_name_map)
+		return 0;
+	if ((rc = nodename_map_read(lc->node_name_map, out, err, sizeof(err))) < 0)
+		loomctl_error(lc, "%s", err);
+	return rc;
+}
+
 int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
 {
 	int rc;
@@ -208,6 +227,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "db", required_argument, NULL, 'D' },
+		{ "node-name-map", required_argument, NULL, 'N' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "server", required_argument, NULL, 'S' },
 		{ "token-file", required_argument, NULL, 'T' },
@@ -228,6 +248,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 's': lc.socket_path = optarg; break;
 		case 'D': lc.db_path = optarg; break;
+		case 'N': lc.node_name_map = optarg; break;
 		case 'j': lc.json = 1; break;
 		case 'S': lc.server = optarg; break;
 		case 'T': lc.token_file = optarg; break;
@@ -245,6 +266,12 @@ int main(int argc, char **argv)
 		case 'V': printf("loomctl %s\n", PACKAGE_VERSION); return LOOMCTL_EXIT_OK;
 		default: usage(stderr); return LOOMCTL_EXIT_USAGE;
 		}
+	}
+	if (lc.node_name_map && (lc.server || !lc.db_path) && optind < argc &&
+	    strcmp(argv[optind], "slurm") && strcmp(argv[optind], "fabric")) {
+		fprintf(stderr, "%s: --node-name-map is for --db and offline commands: loomd "
+			"names nodes by names.node_name_map\n", lc.prog);
+		return LOOMCTL_EXIT_USAGE;
 	}
 	if (lc.server && lc.db_path) {
 		fprintf(stderr, "%s: --server and --db exclude each other\n", lc.prog);

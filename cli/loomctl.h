@@ -54,6 +54,8 @@ struct loomctl {
 	const char *prog;         /* "loomctl", for messages */
 	const char *socket_path;  /* -s, $LOOM_SOCKET or the default */
 	const char *db_path;      /* --db: answer from this database, no daemon */
+	const char *node_name_map; /* --node-name-map: with --db and offline commands,
+	                            * nodes named by this map (else the stored one) */
 	int json;                 /* --json */
 	const char *server;       /* --server URL: through loomd's REST API */
 	const char *token_file;   /* --token-file (else $LOOM_TOKEN) */
@@ -124,12 +126,23 @@ int output_json(const json_t *v, FILE *out);
 /* "key:  value" lines with the values aligned; pairs[2*i] is a key. */
 void output_keyvals(FILE *out, const char *const *pairs, int n);
 
+/* A node's display name in a result: obj's name_key (the site's name), else
+ * its desc_key (the description; results of an older loomd). */
+const char *output_name(const json_t *obj, const char *name_key, const char *desc_key);
+/* --node-name-map's map (NULL without the option): 0 with *out, or -errno
+ * with the error said (file:line). */
+struct nodename_map;
+int loomctl_names(const struct loomctl *lc, struct nodename_map **out);
+
 /* Shorthands for reading result objects: "" / -1 when missing. */
 const char *output_str(const json_t *obj, const char *key);
 long long output_int(const json_t *obj, const char *key);
 /* "a b c" of a JSON array of strings into buf, " +N more" when total (0:
  * the array's size) counts more than it holds, "-" when empty. */
 void output_words(const json_t *arr, long long total, char *buf, size_t len);
+/* "Name=n Name2=m" of a JSON object of integers into buf ("-" when empty):
+ * counters as the PMA holds them. */
+void output_counts(const json_t *obj, char *buf, size_t len);
 
 /* ---- cmd_job.c ---- */
 int cmd_job(struct loomctl *lc, int argc, char **argv);

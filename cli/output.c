@@ -223,3 +223,29 @@ void output_words(const json_t *arr, long long total, char *buf, size_t len)
 	if (!buf[0])
 		snprintf(buf, len, "-");
 }
+
+void output_counts(const json_t *obj, char *buf, size_t len)
+{
+	const json_t *v;
+	const char *name;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	json_object_foreach((json_t *)obj, name, v) {
+		int w = snprintf(buf + at, len - at, "%s%s=%lld", at ? " " : "", name,
+				 (long long)json_integer_value(v));
+
+		if (w < 0 || (size_t)w >= len - at)
+			break;
+		at += (size_t)w;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "-");
+}
+
+const char *output_name(const json_t *obj, const char *name_key, const char *desc_key)
+{
+	const char *name = json_string_value(json_object_get(obj, name_key));
+
+	return name && name[0] ? name : output_str(obj, desc_key);
+}

@@ -9,7 +9,8 @@
  *   options), tenants (partitions and VLANs of jobs), telemetry (counters,
  *   alarms, job impact), validate (the cabling plan and the fabric's rules),
  *   slurm (topology.conf), events (logged, forwarded, pruned; made first,
- *   before any module writes one), fabric/queries (the fabric read commands), http
+ *   before any module writes one), fabric/names (the site's node names),
+ *   fabric/queries (the fabric read commands), http
  *   (listeners) with its metrics, web view and REST API, routing/osm_report
  *   (OpenSM's reports through loom's plugin).
  * Signals drive reload (each module handed the new configuration) and
@@ -42,6 +43,8 @@
 #include "daemon/roce/config_roce.h"
 #include "daemon/routing/config_opensm.h"
 #include "daemon/slurm/config_slurm.h"
+#include "daemon/fabric/config_names.h"
+#include "daemon/fabric/names.h"
 #include "daemon/telemetry/config_telemetry.h"
 #include "daemon/tenants/config_tenants.h"
 #include "daemon/validate/config_validate.h"
@@ -76,6 +79,7 @@ struct loomd {
 	struct loom_config *conf;
 	struct event_base *base;
 	struct store *store;      /* the loop thread's connection (reads) */
+	struct names_mod *names;  /* the site's node names (names.node_name_map) */
 	struct ctl *ctl;
 	struct sweeper *sweeper;
 	struct routes *routes;    /* route check / trace requests */
@@ -121,11 +125,20 @@ static void set_ctl_limits(struct ctl *ctl, const struct loom_config *conf)
 		log_err("control: %s; the bounds in force stay", err);
 }
 
+/* The site's node names to the modules that name nodes outside SQL: the
+ * sweeps' events and topology.conf's switches (the queries read the map
+ * the names module stored). */
+static void set_names(struct loomd *d)
+{
+	sweeper_set_names(d->sweeper, names_map(d->names));
+	slurm_set_names(d->slurm, names_map(d->names));
+}
+
 static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
 	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
-	&ha_config, &validate_config, &slurm_config, &events_config,
+	&ha_config, &validate_config, &slurm_config, &events_config, &names_config,
 };
 
 int loomd_config_init(void)
@@ -385,6 +398,10 @@ static void reload(struct loomd *d)
 	validate_reconfigure(d->validate, validate_conf_get(next));
 	slurm_reconfigure(d->slurm, slurm_conf_get(next), &tc->hosts);
 	events_reconfigure(d->events, events_conf_get(next));
+	/* the map read again (the file may have changed): a failure is logged
+	 * and the names in force stay */
+	if (names_reconfigure(d->names, names_conf_get(next)) == 0)
+		set_names(d);
 	/* a failed bind is logged; the listeners stay */
 	(void)http_reconfigure(d->http, http_conf_get(next));
 	/* a refused tokens file is logged; the old stays */
@@ -460,6 +477,7 @@ static void loomd_teardown(struct loomd *d)
 	sweeper_free(d->sweeper);
 	validate_free(d->validate); /* after the sweeps: they hand it their fabrics */
 	slurm_free(d->slurm);
+	names_free(d->names);       /* after the modules that hold its map: they hold refs */
 	routes_free(d->routes);
 	ar_free(d->ar);
 	ar_apply_free(d->ar_apply);
@@ -611,6 +629,11 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("slurm: %s", err);
 		goto out;
 	}
+	if (!(d.names = names_new(names_conf_get(d.conf), d.store, err, sizeof(err)))) {
+		log_err("names: %s", err);
+		goto out;
+	}
+	set_names(&d);
 	sweeper_on_swept(d.sweeper, on_swept, &d);
 	/* A link's down or degraded event names the jobs that crossed it. */
 	sweeper_set_job_index(d.sweeper, telemetry_job_index(d.telemetry));

@@ -53,6 +53,12 @@ function list(x, key) {
 	return [];
 }
 
+// A node's display name: the site's (names.node_name_map, the API's "name"),
+// else its description.
+function nm(n) {
+	return n.name || n.desc;
+}
+
 function el(tag, attrs, text) {
 	const e = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4))
 					  : document.createElement(tag);
@@ -183,13 +189,13 @@ function layout(nodes, links, health) {
 	const box = new Map();      /* node guid -> its box */
 	const boxes = [];
 	for (const [l, ns] of byLevel) {
-		ns.sort((x, y) => x.desc.localeCompare(y.desc, undefined, { numeric: true }));
+		ns.sort((x, y) => nm(x).localeCompare(nm(y), undefined, { numeric: true }));
 		const per = Math.ceil(ns.length / MAX_PER_LEVEL);
 		for (let i = 0; i < ns.length; i += per) {
 			const members = ns.slice(i, i + per);
 			const b = { level: l, members, hosts: 0, id: "b" + boxes.length,
-				    label: members.length === 1 ? members[0].desc :
-					   members[0].desc + " .. " + members[members.length - 1].desc };
+				    label: members.length === 1 ? nm(members[0]) :
+					   nm(members[0]) + " .. " + nm(members[members.length - 1]) };
 			boxes.push(b);
 			for (const m of members)
 				box.set(m.guid, b);
@@ -253,7 +259,7 @@ function drawFabric(f) {
 		g.appendChild(el("svg:text", { "text-anchor": "middle", y: 4 },
 				 b.members.length > 1 ? b.members.length +
 					(b.members[0].type === "switch" ? " sw" : " hosts") :
-				 b.members[0].desc.slice(0, Math.max(2, Math.floor(w / 6)))));
+				 nm(b.members[0]).slice(0, Math.max(2, Math.floor(w / 6)))));
 		g.appendChild(el("svg:title", {}, b.label + (b.hosts ? " (" + b.hosts + " hosts)" : "")));
 		g.addEventListener("click", () => showBox(b));
 		svg.appendChild(g);
@@ -276,7 +282,7 @@ function showLinks(line) {
 	d.replaceChildren(el("h3", {}, line.a.label + " \u2194 " + line.b.label + ": " +
 			     line.links.length + " link(s), " + line.state));
 	const rows = line.links.slice(0, 200).map(l => ({
-		a: l.a.desc + "[" + l.a.port + "]", b: l.b.desc + "[" + l.b.port + "]",
+		a: nm(l.a) + "[" + l.a.port + "]", b: nm(l.b) + "[" + l.b.port + "]",
 		width: l.width, speed: l.speed, degraded: l.degraded }));
 	const t = el("table", { id: "detail-links" });
 	d.appendChild(t);
@@ -288,7 +294,7 @@ async function showBox(b) {
 	d.replaceChildren(el("h3", {}, b.label + (b.hosts ? " (" + b.hosts + " hosts)" : "")));
 	const n = b.members[0];
 	if (b.members.length > 1) {
-		d.appendChild(el("p", {}, b.members.map(m => m.desc).join(", ")));
+		d.appendChild(el("p", {}, b.members.map(m => nm(m)).join(", ")));
 		return;
 	}
 	try {
@@ -300,7 +306,7 @@ async function showBox(b) {
 		d.appendChild(t);
 		table("detail-ports", rows, ["port", "state", "errors", "xmit_wait_per_s", "data_per_s"]);
 		const ev = list(await api("/api/v1/events?since=" + dayAgo()), "events")
-			.filter(e => (e.subject || "").includes(n.desc) ||
+			.filter(e => (e.subject || "").includes(nm(n)) ||
 				     (e.subject || "").includes(n.guid)).slice(0, 20);
 		const te = el("table", { id: "detail-events" });
 		d.appendChild(te);

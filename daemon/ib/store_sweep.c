@@ -509,7 +509,7 @@ static int record(struct store *st, const struct store_sweep_info *info,
 		rc = -EIO;
 		goto out;
 	}
-	if (!(diff = fab_diff_new(ok_before ? prev : NULL, fab))) {
+	if (!(diff = fab_diff_new(ok_before ? prev : NULL, fab, info->names))) {
 		rc = -ENOMEM;
 		log_err("subnet %s: out of memory comparing sweeps", info->subnet);
 		goto out;

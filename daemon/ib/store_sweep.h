@@ -10,6 +10,7 @@
 #include "lib/fabric/fabric.h"
 
 struct store;
+struct nodename_map;
 
 struct store_sweep_info {
 	const char *subnet;      /* loom's subnet name */
@@ -20,6 +21,8 @@ struct store_sweep_info {
 	/* NULL, or the job index (lib/db/job_db.h): link_down and
 	 * link_degraded events name the jobs whose paths crossed the link. */
 	struct job_index *jobs;
+	/* NULL, or the site's node names: the events' text names nodes by them */
+	const struct nodename_map *names;
 };
 
 struct store_sweep_result {

@@ -29,6 +29,7 @@
 #include "daemon/ib/discovery_ib.h"
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 #include "lib/util/log.h"
 #include "daemon/core/work.h"
 #include "lib/util/proto.h"
@@ -67,6 +68,7 @@ static void job_free(struct job *job)
 	if (!job)
 		return;
 	json_decref(job->last);
+	nodename_map_free(job->run_names);
 	fab_free(job->run_fab);
 	fab_free(job->base);
 	sweep_follow_job_free(job);
@@ -114,7 +116,7 @@ static int job_run(void *arg, char *unused, size_t unusedlen)
 	struct job *job = arg;
 	struct store_sweep_info info = {
 		.subnet = job->name, .ca = job->ca, .port = job->port,
-		.jobs = job->sw->job_index,
+		.jobs = job->sw->job_index, .names = job->run_names,
 	};
 	char err[512] = "";
 	struct store *st;
@@ -202,6 +204,9 @@ int sweep_job_start(struct sweeper *sw, struct job *job, int part)
 	fab_free(job->run_fab);
 	job->run_fab = NULL;
 	job->want_fab = sw->on_swept != NULL;
+	/* the names the run's events use: the map in force when it starts */
+	nodename_map_free(job->run_names);
+	job->run_names = nodename_map_hold(sw->names);
 	if ((rc = work_submit(sw->work, &job_ops, job)) < 0) {
 		log_err("subnet %s: cannot start a sweep: %s", job->name, strerror(-rc));
 		return rc;
@@ -544,6 +549,7 @@ void sweeper_free(struct sweeper *sw)
 	}
 	if (sw->timer)
 		event_free(sw->timer);
+	nodename_map_free(sw->names);
 	free(sw);
 }
 
@@ -624,6 +630,12 @@ void sweeper_set_interval(struct sweeper *sw, int interval)
 		 interval >= 0 ? "" : " (discovery.interval)");
 	sw->interval = next;
 	schedule_next(sw);
+}
+
+void sweeper_set_names(struct sweeper *sw, struct nodename_map *names)
+{
+	nodename_map_free(sw->names);
+	sw->names = nodename_map_hold(names);
 }
 
 void sweeper_set_job_index(struct sweeper *sw, struct job_index *jobs)

@@ -43,6 +43,10 @@ void sweeper_on_swept(struct sweeper *sw, sweeper_swept_fn fn, void *arg);
  * outlive the sweeper. */
 struct job_index;
 void sweeper_set_job_index(struct sweeper *sw, struct job_index *jobs);
+/* The site's node names the change events use from the next run on (held;
+ * NULL: descriptions). Loop thread. */
+struct nodename_map;
+void sweeper_set_names(struct sweeper *sw, struct nodename_map *names);
 /* Start a sweep of every subnet now (no-op for one already running). */
 void sweeper_trigger(struct sweeper *sw);
 /* OpenSM reported a change on subnet `subnet` (a name loomd sweeps) at

@@ -26,6 +26,7 @@
 
 struct job {
 	struct sweeper *sw;
+	struct nodename_map *run_names; /* held for the run: its events' names */
 	char name[LOOM_NAME_LEN];
 	char ca[LOOM_NAME_LEN];
 	int port;
@@ -107,6 +108,7 @@ struct sweeper {
 	void *on_swept_arg;
 	int follow;                   /* discovery.follow */
 	struct job_index *job_index;  /* sweeper_set_job_index's, or NULL */
+	struct nodename_map *names;   /* sweeper_set_names's (held), or NULL */
 };
 
 /* Start a run of job now: followed (part, the LIDs in run_lid) or full.

@@ -72,6 +72,7 @@ struct slurm_mod {
 	char *refused_body;            /* what scontrol refused last */
 	char last_error[1024];         /* the last error said (said once) */
 	char last_bad[1024];           /* the hosts left out as names, last said (once) */
+	struct nodename_map *names;    /* the site's switch names (held), or NULL */
 };
 
 /* One job: the file kept (req NULL) or slurm-topology's answer. */
@@ -80,6 +81,7 @@ struct sjob {
 	struct ctl_req *req;
 	char subnet[LOOM_NAME_LEN];
 	struct fab *fab;               /* held */
+	struct nodename_map *names;    /* held: the switch names the job uses */
 	int format;
 	int reconfigure;               /* slurm.reconfigure, and the gate lets it */
 	struct {                       /* the keys the worker reads */
@@ -318,7 +320,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 	if ((rc = hostmap_load(&hm, j->conf.host_pattern, j->conf.host_map, j->err,
 			       sizeof(j->err))) < 0)
 		goto out;
-	rc = slurm_topo_build(j->fab, &hm, &j->topo, j->err, sizeof(j->err));
+	rc = slurm_topo_build(j->fab, &hm, j->names, &j->topo, j->err, sizeof(j->err));
 	hostmap_clear(&hm);
 	if (rc < 0)
 		goto out;
@@ -430,6 +432,7 @@ static void job_free(void *arg)
 	struct sjob *j = arg;
 
 	fab_free(j->fab);
+	nodename_map_free(j->names);
 	slurm_topo_clear(&j->topo);
 	free(j->body);
 	json_decref(j->result);
@@ -456,6 +459,7 @@ static struct sjob *sjob_new(struct slurm_mod *m, struct ctl_req *req, const str
 	snprintf(j->conf.host_map, sizeof(j->conf.host_map), "%s", m->set.host_map);
 	snprintf(j->subnet, sizeof(j->subnet), "%s", s->name);
 	j->fab = fab_hold(s->last);
+	j->names = nodename_map_hold(m->names);
 	j->prev = &m->prev;
 	j->prev_body = m->prev_body;
 	j->refused_body = m->refused_body;
@@ -569,7 +573,15 @@ void slurm_free(struct slurm_mod *m)
 	slurm_topo_clear(&m->prev);
 	free(m->prev_body);
 	free(m->refused_body);
+	nodename_map_free(m->names);
 	free(m);
+}
+
+void slurm_set_names(struct slurm_mod *m, struct nodename_map *names)
+{
+	nodename_map_free(m->names);
+	m->names = nodename_map_hold(names);
+	keep(m);     /* the file again: its switch names may have changed */
 }
 
 void slurm_reconfigure(struct slurm_mod *m, const struct slurm_conf *conf,

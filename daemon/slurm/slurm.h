@@ -37,6 +37,10 @@ struct slurm_mod *slurm_new(struct event_base *base, const struct slurm_conf *co
 /* Waits for the running job. */
 void slurm_free(struct slurm_mod *m);
 /* New keys from the next sweep on (the file is compared again whole). */
+/* The site's node names (held; NULL: descriptions): topology.conf's switch
+ * names from now on, the file written again if they change it. */
+struct nodename_map;
+void slurm_set_names(struct slurm_mod *m, struct nodename_map *names);
 void slurm_reconfigure(struct slurm_mod *m, const struct slurm_conf *conf,
 		       const struct hostmap_rule *hosts);
 int slurm_register(struct slurm_mod *m, struct ctl *ctl);

@@ -3,6 +3,8 @@
  *   telemetry:
  *     interval_s: 10     # read every cabled port's counters this often;
  *                        # 0: only when `loomctl counters --now` asks
+ *     window_s: 3600     # `loomctl health` lists the ports whose error
+ *                        # counters moved within it, not only in the last read
  *     clear_counters: false  # true: clear (PortCountersSet) counters of 32
  *                        # bits or less at 3/4 of their range, as OpenSM's
  *                        # PerfMgr does; false: never write to a PMA
@@ -89,6 +91,7 @@ static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_INT("interval_s", telemetry_interval_s, 1, 86400, 1, 10),
 	CFG_KEY_BOOL("clear_counters", telemetry_clear_counters, 0),
 	CFG_KEY_INT("max_answer_ports", telemetry_max_answer_ports, 1, 100000000, 0, 20000),
+	CFG_KEY_INT("window_s", telemetry_window_s, 1, 31 * 86400, 0, 3600),
 	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 

@@ -15,6 +15,8 @@ struct telemetry_conf {
 	int telemetry_clear_counters;   /* telemetry.clear_counters: PortCountersSet at 3/4 */
 	int telemetry_max_answer_ports; /* telemetry.max_answer_ports: the most ports one
 	                                 * whole-fabric `counters` answer gives */
+	int telemetry_window_s;         /* telemetry.window_s: `health` lists the ports
+	                                 * whose errors moved within it */
 };
 
 extern const struct config_section telemetry_config;

@@ -43,6 +43,7 @@ struct ji_job {
 				       * long as a request may be, as tenant create's */
 	int has_job, has_subnet, has_hosts;
 	unsigned top;
+	unsigned window_s;            /* health: errors within it are listed */
 	uint64_t seed;
 	json_t *out;
 };
@@ -56,7 +57,8 @@ static int ji_query(struct ji_job *j, sqlite3 *db, char *err, size_t errlen)
 	if (j->kind == JI_REFRESH)
 		return job_index_refresh(db, ji->ix, err, errlen);
 	if (j->kind == JI_HEALTH) {
-		if ((rc = health_db_read(db, j->has_subnet ? j->subnet : NULL, j->top, &j->out, err,
+		if ((rc = health_db_read(db, j->has_subnet ? j->subnet : NULL, j->top, j->window_s,
+					 &j->out, err,
 					 errlen)) < 0)
 			return rc;
 		/* Without the jobs the answer still stands; say why. */
@@ -201,7 +203,7 @@ bad:
 }
 
 void job_impact_health(struct job_impact *ji, struct ctl_req *req, const char *subnet,
-		       unsigned top)
+		       unsigned top, unsigned window_s)
 {
 	struct ji_job *j = ji_new(req, JI_HEALTH);
 
@@ -210,6 +212,7 @@ void job_impact_health(struct job_impact *ji, struct ctl_req *req, const char *s
 	if ((j->has_subnet = subnet != NULL))
 		snprintf(j->subnet, sizeof(j->subnet), "%s", subnet);
 	j->top = top;
+	j->window_s = window_s;
 	ji_start(ji, j);
 }
 

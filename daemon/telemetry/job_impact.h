@@ -33,7 +33,7 @@ int job_impact_register(struct job_impact *ji, struct ctl *ctl);
 struct job_index *job_impact_index(struct job_impact *ji);
 /* Answer req with health_db_read(subnet, top) and the jobs on its rows. */
 void job_impact_health(struct job_impact *ji, struct ctl_req *req, const char *subnet,
-		       unsigned top);
+		       unsigned top, unsigned window_s);
 /* Bring the index up to date off the loop (a refresh already waiting is
  * enough). */
 void job_impact_refresh(struct job_impact *ji);

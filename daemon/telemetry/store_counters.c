@@ -342,16 +342,21 @@ static int prepare(sqlite3 *db, struct stmts *q)
 	static const char *const cols = "description = ?1, type = ?2, lid = ?3, read = ?4, "
 		"answered = ?5, reason = ?6, sampled = ?7, interval_s = ?8, sample = ?9, "
 		"cleared = ?10, errors = ?11, xmit_wait_per_s = ?12, xmit_data_per_s = ?13, "
-		"data_per_s = ?14";
-	char upd[512];
+		"data_per_s = ?14, "
+		/* the last read whose error counters moved (health's window) */
+		"err_last = CASE WHEN ?11 > 0 THEN ?4 ELSE err_last END, "
+		"err_last_n = CASE WHEN ?11 > 0 THEN ?11 ELSE err_last_n END";
+	char upd[768];
 
 	snprintf(upd, sizeof(upd), "UPDATE port_counters SET %s WHERE rowid = ?15", cols);
 	if (sqlite3_prepare_v2(db, upd, -1, &q->upd, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO port_counters (description, type, lid, read, "
 			       "answered, reason, sampled, interval_s, sample, cleared, errors, "
-			       "xmit_wait_per_s, xmit_data_per_s, data_per_s, subnet_id, guid, port) "
+			       "xmit_wait_per_s, xmit_data_per_s, data_per_s, subnet_id, guid, port, "
+			       "err_last, err_last_n) "
 			       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-			       "?15, ?16, ?17)", -1, &q->ins, NULL) != SQLITE_OK ||
+			       "?15, ?16, ?17, CASE WHEN ?11 > 0 THEN ?4 END, "
+			       "CASE WHEN ?11 > 0 THEN ?11 END)", -1, &q->ins, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "UPDATE port_counters SET read = ?1, answered = 0, reason = ?2 "
 			       "WHERE rowid = ?3", -1, &q->stale, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "DELETE FROM port_counters WHERE rowid = ?", -1, &q->del,

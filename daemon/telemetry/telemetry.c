@@ -46,7 +46,7 @@ struct cpi_cache {
 /* What the module keeps of loom.yaml: telemetry:'s keys, the MAD limits
  * and the database a read's job records into. */
 struct telemetry_settings {
-	int interval_s, clear, max_answer_ports;
+	int interval_s, clear, max_answer_ports, window_s;
 	struct port_thresholds thresholds;
 	struct swept_mad mad;
 	char db_path[PATH_MAX];
@@ -60,6 +60,7 @@ static void settings_of(const struct telemetry_inputs *in, const struct store *s
 	s->interval_s = c->telemetry_interval_s;
 	s->clear = c->telemetry_clear_counters;
 	s->max_answer_ports = c->telemetry_max_answer_ports;
+	s->window_s = c->telemetry_window_s;
 	s->thresholds = c->telemetry_thresholds;
 	s->mad = *in->mad;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
@@ -405,13 +406,16 @@ static void cmd_health(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct telemetry_mod *m = arg;
 	char subnet[LOOM_NAME_LEN];
-	json_int_t top = 10;
+	json_int_t top = 10, window = 0;
 	int has_subnet;
 
 	if ((has_subnet = ctl_arg_string(req, args, "subnet", subnet, sizeof(subnet), 0)) < 0 ||
-	    ctl_arg_count(req, args, "top", 10000, &top) < 0)
+	    ctl_arg_count(req, args, "top", 10000, &top) < 0 ||
+	    ctl_arg_count(req, args, "window_s", 31 * 86400, &window) < 0)
 		return;
-	job_impact_health(m->ji, req, has_subnet ? subnet : NULL, top > 0 ? (unsigned)top : 10);
+	/* the client's --window, else telemetry.window_s */
+	job_impact_health(m->ji, req, has_subnet ? subnet : NULL, top > 0 ? (unsigned)top : 10,
+			  window > 0 ? (unsigned)window : (unsigned)m->set.window_s);
 }
 
 /* ---- life cycle ------------------------------------------------------------ */
@@ -483,7 +487,8 @@ int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 		CTL_ARG_S("sort"), CTL_ARG_I("top", 0, 1000000), CTL_ARG_END,
 	};
 	static const struct ctl_arg health_args[] = {
-		CTL_ARG_S("subnet"), CTL_ARG_I("top", 0, 10000), CTL_ARG_END,
+		CTL_ARG_S("subnet"), CTL_ARG_I("top", 0, 10000), CTL_ARG_I("window_s", 0, 31 * 86400),
+		CTL_ARG_END,
 	};
 	int rc = ctl_register_args(ctl, "counters", CTL_READ, cmd_counters, m, counters_args);
 

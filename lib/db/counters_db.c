@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/db/names_db.h"
 #include "lib/telemetry/counter_row.h"
 
 static json_t *col_real(sqlite3_stmt *s, int col)
@@ -30,6 +31,7 @@ static json_t *port_row(sqlite3_stmt *s)
 
 	if (!o)
 		return NULL;
+	json_object_set_new(o, "desc", dbq_col_text(s, 11));
 	if (!answered)
 		json_object_set_new(o, "reason", dbq_col_text(s, 6));
 	if (!has)
@@ -44,8 +46,10 @@ static json_t *port_row(sqlite3_stmt *s)
 	return o;
 }
 
-#define COLS "guid, description, type, port, lid, answered, reason, read, sampled, sample, " \
-	"interval_s"
+/* "node" is the node's display name (the site's node-name-map, else its
+ * description), "desc" its description */
+#define COLS "guid, " NAMES_DB_NAME("port_counters.guid", "description") ", type, port, lid, " \
+	"answered, reason, read, sampled, sample, interval_s, description"
 
 /* The subnet to show: `want`, or the only one read. */
 static int pick_subnet(sqlite3 *db, const char *want, int64_t *sid, char *name, size_t len,
@@ -124,7 +128,9 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 		return rc;
 	if ((rc = dbq_prepare(db, "SELECT " COLS " FROM port_counters WHERE "
 			      "subnet_id = ?1 AND (?2 IS NULL OR "
-			      "description = ?2 OR guid = lower(?2)) AND (?3 = 0 OR port = ?3) "
+			      "description = ?2 OR guid = lower(?2) OR "
+			      NAMES_DB_NAME("port_counters.guid", "NULL") " = ?2) AND "
+			      "(?3 = 0 OR port = ?3) "
 			      "ORDER BY description, guid, port", &s, err, errlen)) < 0) {
 		json_decref(info);
 		return rc;

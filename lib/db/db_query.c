@@ -16,6 +16,7 @@
 
 #include "lib/db/db_query_impl.h"
 #include "lib/db/db_row.h"
+#include "lib/db/names_db.h"
 #include "lib/fabric/fabric_diff.h"
 #include "lib/fabric/ibtypes.h"
 #include "lib/telemetry/port_alarms.h"
@@ -98,14 +99,15 @@ static const char *speed_name(unsigned v)
 	"s.name, n.guid, n.type, n.description, n.nports, n.sysimg_guid, n.vendor_id, " \
 	"n.device_id, n.revision, (SELECT p.lid FROM ports p WHERE p.subnet_id = " \
 	"n.subnet_id AND p.node_guid = n.guid AND p.lid <> 0 ORDER BY p.num LIMIT 1), " \
-	"n.first_seen, n.last_seen "
+	"n.first_seen, n.last_seen, " NAMES_DB_NAME("n.guid", "n.description") " "
 #define NODE_FROM " FROM nodes n JOIN subnets s ON s.id = n.subnet_id "
 
 static json_t *node_json(sqlite3_stmt *s)
 {
-	return json_pack("{s:s, s:s, s:s, s:o, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
 			 "fabric", "ib", "guid", dbq_col_str(s, 1), "type", dbq_col_str(s, 2),
-			 "desc", dbq_col_text(s, 3), "ports", sqlite3_column_int(s, 4),
+			 "desc", dbq_col_text(s, 3), "name", dbq_col_text(s, 12),
+			 "ports", sqlite3_column_int(s, 4),
 			 "subnet", dbq_col_str(s, 0), "sysimg_guid", dbq_col_str(s, 5),
 			 "vendor_id", hex((unsigned long)sqlite3_column_int64(s, 6), 6),
 			 "device_id", hex((unsigned long)sqlite3_column_int64(s, 7), 4),
@@ -118,7 +120,8 @@ static json_t *node_json(sqlite3_stmt *s)
 #define PORT_COLS \
 	"s.name, p.node_guid, n.description, p.num, p.guid, p.lid, p.lmc, p.state, " \
 	"p.phys_state, p.width_active, p.width_enabled, p.width_supported, p.speed_active, " \
-	"p.speed_enabled, p.speed_supported, p.mtu, p.vls, p.peer_guid, p.peer_port "
+	"p.speed_enabled, p.speed_supported, p.mtu, p.vls, p.peer_guid, p.peer_port, " \
+	NAMES_DB_NAME("p.node_guid", "n.description") " "
 #define PORT_FROM \
 	" FROM ports p JOIN nodes n ON n.subnet_id = p.subnet_id AND n.guid = p.node_guid " \
 	"JOIN subnets s ON s.id = p.subnet_id "
@@ -131,10 +134,11 @@ static json_t *port_json(sqlite3_stmt *s)
 	if (sqlite3_column_type(s, 17) != SQLITE_NULL)
 		peer = json_pack("{s:s, s:i}", "guid", dbq_col_str(s, 17),
 				 "port", sqlite3_column_int(s, 18));
-	return json_pack("{s:s, s:s, s:s, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:s,"
-			 " s:s, s:s, s:i, s:i, s:o}",
+	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s,"
+			 " s:s, s:s, s:s, s:i, s:i, s:o}",
 			 "fabric", "ib", "subnet", dbq_col_str(s, 0), "node_guid", dbq_col_str(s, 1),
-			 "node_desc", dbq_col_text(s, 2), "port", sqlite3_column_int(s, 3),
+			 "node_desc", dbq_col_text(s, 2), "node_name", dbq_col_text(s, 19),
+			 "port", sqlite3_column_int(s, 3),
 			 "guid", dbq_col_str(s, 4), "lid", sqlite3_column_int(s, 5),
 			 "lmc", sqlite3_column_int(s, 6),
 			 "state", ibt_port_state_name(sqlite3_column_int(s, 7)),
@@ -177,7 +181,8 @@ int dbq_nodes(sqlite3 *db, const char *type, json_t **out, char *err, size_t err
 	return eth_too(dbq_eth_nodes(db, type, *out, err, errlen), out);
 }
 
-/* The one node `id` names: a node GUID, else an exact description. */
+/* The one node `id` names: a node GUID, else an exact description or name
+ * (the site's node-name-map). */
 static int find_node(sqlite3 *db, const char *id, json_t **node, int64_t *subnet_id,
 		     char *err, size_t errlen)
 {
@@ -192,7 +197,8 @@ static int find_node(sqlite3 *db, const char *id, json_t **node, int64_t *subnet
 		ibt_guid_str(guid, guid_str, sizeof(guid_str));
 	/* A GUID match wins over a description that happens to look like hex. */
 	rc = dbq_prepare(db, "SELECT " NODE_COLS NODE_FROM "WHERE n.guid = ?1 OR "
-		     "(n.description = ?2 AND NOT EXISTS (SELECT 1 FROM nodes WHERE guid = ?1)) "
+		     "((n.description = ?2 OR " NAMES_DB_NAME("n.guid", "NULL") " = ?2) AND "
+		     "NOT EXISTS (SELECT 1 FROM nodes WHERE guid = ?1)) "
 		     "ORDER BY s.name, n.guid", &s, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -306,12 +312,13 @@ int dbq_ports(sqlite3 *db, const char *node, json_t **out, char *err, size_t err
 
 static json_t *link_json(sqlite3_stmt *s)
 {
-	return json_pack("{s:s, s:s, s:{s:s, s:i, s:o}, s:{s:s, s:i, s:o}, s:s, s:s, s:b}",
+	return json_pack("{s:s, s:s, s:{s:s, s:i, s:o, s:o}, s:{s:s, s:i, s:o, s:o}, s:s, s:s, "
+			 "s:b}",
 			 "fabric", "ib", "subnet", dbq_col_str(s, 0),
 			 "a", "guid", dbq_col_str(s, 1), "port", sqlite3_column_int(s, 2),
-			 "desc", dbq_col_text(s, 3),
+			 "desc", dbq_col_text(s, 3), "name", dbq_col_text(s, 10),
 			 "b", "guid", dbq_col_str(s, 4), "port", sqlite3_column_int(s, 5),
-			 "desc", dbq_col_text(s, 6),
+			 "desc", dbq_col_text(s, 6), "name", dbq_col_text(s, 11),
 			 "width", width_name((unsigned)sqlite3_column_int(s, 7)),
 			 "speed", speed_name((unsigned)sqlite3_column_int(s, 8)),
 			 "degraded", sqlite3_column_int(s, 9));
@@ -322,7 +329,9 @@ int dbq_links(sqlite3 *db, json_t **out, char *err, size_t errlen)
 	sqlite3_stmt *s;
 	int rc = dbq_prepare(db,
 			 "SELECT s.name, l.a_guid, l.a_port, na.description, l.b_guid, l.b_port, "
-			 "nb.description, l.width, l.speed, l.degraded FROM links l "
+			 "nb.description, l.width, l.speed, l.degraded, "
+			 NAMES_DB_NAME("l.a_guid", "na.description") ", "
+			 NAMES_DB_NAME("l.b_guid", "nb.description") " FROM links l "
 			 "JOIN subnets s ON s.id = l.subnet_id "
 			 "JOIN nodes na ON na.subnet_id = l.subnet_id AND na.guid = l.a_guid "
 			 "JOIN nodes nb ON nb.subnet_id = l.subnet_id AND nb.guid = l.b_guid "

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/db/names_db.h"
 #include "lib/db/route_live_db.h"
 #include "lib/telemetry/congestion.h"
 #include "lib/telemetry/counter_row.h"
@@ -15,8 +16,9 @@
 #include "lib/telemetry/pma.h"
 
 /* The columns every list starts with: subnet, guid, node, port, peer. */
-#define PORT_COLS "s.name, c.guid, c.description, c.port, " \
-	"(SELECT n.description || ':' || p.peer_port FROM ports p JOIN nodes n ON " \
+#define PORT_COLS "s.name, c.guid, " NAMES_DB_NAME("c.guid", "c.description") ", c.port, " \
+	"(SELECT " NAMES_DB_NAME("n.guid", "n.description") " || ':' || p.peer_port " \
+	"FROM ports p JOIN nodes n ON " \
 	"n.subnet_id = p.subnet_id AND n.guid = p.peer_guid WHERE p.subnet_id = c.subnet_id " \
 	"AND p.node_guid = c.guid AND p.num = c.port)"
 #define PORT_FROM "FROM port_counters c JOIN subnets s ON s.id = c.subnet_id WHERE " \
@@ -57,7 +59,7 @@ static json_t *alarm_row(sqlite3_stmt *s)
 static json_t *error_row(sqlite3_stmt *s)
 {
 	struct counter_row row;
-	json_t *moved = json_object();
+	json_t *moved = json_object(), *counts = json_object();
 	json_t *o = port_obj(s);
 	int lower = 0;
 
@@ -69,15 +71,27 @@ static json_t *error_row(sqlite3_stmt *s)
 			    row.d[c].delta)
 				json_object_set_new(moved, pma_counter_name((enum pma_counter)c),
 						    json_integer((json_int_t)row.d[c].delta));
+		/* the error counters as the PMA holds them (ibqueryerrors' view) */
+		for (int c = 0; counts && c < PMA_N_COUNTERS; c++)
+			if (row.s.bits[c] && pma_counter_is_error((enum pma_counter)c) &&
+			    row.s.v[c])
+				json_object_set_new(counts, pma_counter_name((enum pma_counter)c),
+						    json_integer((json_int_t)row.s.v[c]));
 	}
-	if (!o || !moved) {
+	if (!o || !moved || !counts) {
 		json_decref(o);
 		json_decref(moved);
+		json_decref(counts);
 		return NULL;
 	}
 	json_object_set_new(o, "errors", json_integer(sqlite3_column_int64(s, 5)));
 	json_object_set_new(o, "lower_bound", json_boolean(lower));
 	json_object_set_new(o, "moved", moved);
+	json_object_set_new(o, "last_error", sqlite3_column_type(s, 7) == SQLITE_NULL ?
+				json_null() : dbq_col_time(s, 7));
+	json_object_set_new(o, "last_errors", sqlite3_column_type(s, 8) == SQLITE_NULL ?
+				json_null() : json_integer(sqlite3_column_int64(s, 8)));
+	json_object_set_new(o, "counts", counts);
 	return o;
 }
 
@@ -295,8 +309,8 @@ static long long count_of(sqlite3 *db, const char *sql)
 	return n;
 }
 
-int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, char *err,
-		   size_t errlen)
+int health_db_read(sqlite3 *db, const char *subnet, unsigned top, unsigned window_s,
+		   json_t **out, char *err, size_t errlen)
 {
 	char sql[4096];
 	json_t *o = json_object();
@@ -326,9 +340,13 @@ int health_db_read(sqlite3 *db, const char *subnet, unsigned top, json_t **out, 
 				      "database is older than schema 11)");
 		goto fail;
 	}
-	if ((rc = list(db, "SELECT " PORT_COLS ", c.errors AS n, c.sample " PORT_FROM
-		       " AND c.answered = 1 AND n > 0 ORDER BY n DESC, c.description, c.port "
-		       "LIMIT ?2", subnet, top, error_row, o, "errors", err, errlen)) < 0)
+	/* Errors in the last read, and those of the window: a port whose error
+	 * counters moved within window_s of now, though not in the last read. */
+	snprintf(sql, sizeof(sql), "SELECT " PORT_COLS ", c.errors AS n, c.sample, c.err_last, "
+		 "c.err_last_n " PORT_FROM " AND c.answered = 1 AND (n > 0 OR c.err_last >= "
+		 "(julianday('now') - 2440587.5) * 86400.0 - %u) ORDER BY n DESC, c.err_last DESC, "
+		 "c.description, c.port LIMIT ?2", window_s);
+	if ((rc = list(db, sql, subnet, top, error_row, o, "errors", err, errlen)) < 0)
 		goto fail;
 	if ((rc = list(db, "SELECT " PORT_COLS ", c.xmit_wait_per_s AS w, c.xmit_data_per_s "
 		       PORT_FROM " AND c.answered = 1 "

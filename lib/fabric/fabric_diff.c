@@ -31,6 +31,7 @@ struct diff_ctx {
 	struct fab_diff *diff;
 	size_t cap;
 	const struct fab *old, *cur;
+	const struct nodename_map *names;  /* the site's names (NULL: descriptions) */
 	/* Ports that are an end of a link_up/link_down event, as (guid, port)
 	 * word pairs: they get no port_state event. */
 	uint64_t *covered;
@@ -105,21 +106,28 @@ static void field(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void node_subject(char *buf, size_t len, const struct fab_node *n)
+/* A node in an event's text: its GUID and its display name (the site's
+ * node-name-map, else its description). */
+#define NAME(c, n) nodename_of((c)->names, (n)->guid, (n)->desc)
+
+static void node_subject(const struct diff_ctx *c, char *buf, size_t len,
+			 const struct fab_node *n)
 {
-	field(buf, len, "0x%016" PRIx64 " (%s)", n->guid, n->desc);
+	field(buf, len, "0x%016" PRIx64 " (%s)", n->guid, NAME(c, n));
 }
 
-static void port_subject(char *buf, size_t len, const struct fab_node *n, unsigned port)
+static void port_subject(const struct diff_ctx *c, char *buf, size_t len,
+			 const struct fab_node *n, unsigned port)
 {
-	field(buf, len, "0x%016" PRIx64 "[%u] (%s)", n->guid, port, n->desc);
+	field(buf, len, "0x%016" PRIx64 "[%u] (%s)", n->guid, port, NAME(c, n));
 }
 
-static void link_subject(char *buf, size_t len, const struct fab_link *l)
+static void link_subject(const struct diff_ctx *c, char *buf, size_t len,
+			 const struct fab_link *l)
 {
 	field(buf, len, "0x%016" PRIx64 "[%u] (%s) <-> 0x%016" PRIx64 "[%u] (%s)",
-	      l->a_node->guid, l->a->num, l->a_node->desc,
-	      l->b_node->guid, l->b->num, l->b_node->desc);
+	      l->a_node->guid, l->a->num, NAME(c, l->a_node),
+	      l->b_node->guid, l->b->num, NAME(c, l->b_node));
 }
 
 static void link_rate(char *buf, size_t len, const struct fab_port *p)
@@ -193,7 +201,7 @@ static int old_link(const struct fab_link *l, void *arg)
 			    is ? FAB_SEV_WARNING : FAB_SEV_NOTICE);
 		if (!ev)
 			return -ENOMEM;
-		link_subject(ev->subject, sizeof(ev->subject), &now);
+		link_subject(c, ev->subject, sizeof(ev->subject), &now);
 		link_rate(ev->old_value, sizeof(ev->old_value), l->a);
 		link_rate(ev->new_value, sizeof(ev->new_value), now.a);
 		return 0;
@@ -206,7 +214,7 @@ static int old_link(const struct fab_link *l, void *arg)
 		return 0;
 	if (!(ev = ev_add(c, FAB_EV_LINK_DOWN, FAB_SEV_WARNING)))
 		return -ENOMEM;
-	link_subject(ev->subject, sizeof(ev->subject), l);
+	link_subject(c, ev->subject, sizeof(ev->subject), l);
 	link_rate(ev->old_value, sizeof(ev->old_value), l->a);
 	return 0;
 }
@@ -225,7 +233,7 @@ static int new_link(const struct fab_link *l, void *arg)
 		return 0; /* reported as the node's appearance */
 	if (!(ev = ev_add(c, FAB_EV_LINK_UP, FAB_SEV_NOTICE)))
 		return -ENOMEM;
-	link_subject(ev->subject, sizeof(ev->subject), l);
+	link_subject(c, ev->subject, sizeof(ev->subject), l);
 	link_rate(ev->new_value, sizeof(ev->new_value), l->a);
 	return 0;
 }
@@ -254,7 +262,7 @@ static int diff_port(struct diff_ctx *c, const struct fab_node *on, const struct
 
 		if (!(ev = ev_add(c, FAB_EV_PORT_STATE, worse ? FAB_SEV_WARNING : FAB_SEV_NOTICE)))
 			return -ENOMEM;
-		port_subject(ev->subject, sizeof(ev->subject), n, num);
+		port_subject(c, ev->subject, sizeof(ev->subject), n, num);
 		port_state_str(ev->old_value, sizeof(ev->old_value), op);
 		port_state_str(ev->new_value, sizeof(ev->new_value), p);
 	}
@@ -262,7 +270,7 @@ static int diff_port(struct diff_ctx *c, const struct fab_node *on, const struct
 	    (n->type != IBT_NODE_SWITCH || num == 0)) {
 		if (!(ev = ev_add(c, FAB_EV_LID_CHANGE, FAB_SEV_NOTICE)))
 			return -ENOMEM;
-		port_subject(ev->subject, sizeof(ev->subject), n, num);
+		port_subject(c, ev->subject, sizeof(ev->subject), n, num);
 		field(ev->old_value, sizeof(ev->old_value), "%u", op->lid);
 		field(ev->new_value, sizeof(ev->new_value), "%u", p->lid);
 	}
@@ -281,14 +289,14 @@ static int diff_nodes(struct diff_ctx *c)
 		if (!on) {
 			if (!(ev = ev_add(c, FAB_EV_NODE_APPEARED, FAB_SEV_NOTICE)))
 				return -ENOMEM;
-			node_subject(ev->subject, sizeof(ev->subject), n);
+			node_subject(c, ev->subject, sizeof(ev->subject), n);
 			field(ev->new_value, sizeof(ev->new_value), "%s", ibt_node_type_name(n->type));
 			continue;
 		}
 		if (strcmp(on->desc, n->desc) != 0) {
 			if (!(ev = ev_add(c, FAB_EV_DESC_CHANGE, FAB_SEV_INFO)))
 				return -ENOMEM;
-			node_subject(ev->subject, sizeof(ev->subject), n);
+			node_subject(c, ev->subject, sizeof(ev->subject), n);
 			field(ev->old_value, sizeof(ev->old_value), "%s", on->desc);
 			field(ev->new_value, sizeof(ev->new_value), "%s", n->desc);
 		}
@@ -307,7 +315,7 @@ static int diff_nodes(struct diff_ctx *c)
 			continue;
 		if (!(ev = ev_add(c, FAB_EV_NODE_DISAPPEARED, FAB_SEV_WARNING)))
 			return -ENOMEM;
-		node_subject(ev->subject, sizeof(ev->subject), on);
+		node_subject(c, ev->subject, sizeof(ev->subject), on);
 		field(ev->old_value, sizeof(ev->old_value), "%s", ibt_node_type_name(on->type));
 	}
 	return 0;
@@ -408,9 +416,10 @@ static void coalesce(struct fab_diff *d, const char *subnet)
 	d->n_events = out;
 }
 
-struct fab_diff *fab_diff_new(const struct fab *old, const struct fab *cur)
+struct fab_diff *fab_diff_new(const struct fab *old, const struct fab *cur,
+			      const struct nodename_map *names)
 {
-	struct diff_ctx c = { .old = old, .cur = cur };
+	struct diff_ctx c = { .old = old, .cur = cur, .names = names };
 	int rc;
 
 	if (!(c.diff = calloc(1, sizeof(*c.diff)))) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 
 enum fab_ev_kind {
 	FAB_EV_SUBNET_FIRST_SWEEP,  /* no earlier sweep: one summary event */
@@ -41,7 +42,7 @@ enum fab_ev_severity {
 struct fab_event {
 	enum fab_ev_kind kind;
 	enum fab_ev_severity severity;
-	char subject[160];   /* "0x...[port] (desc)" or "0x...[p] <-> 0x...[q]" */
+	char subject[160];   /* "0x...[port] (name)" or "0x...[p] <-> 0x...[q]" */
 	char old_value[128]; /* "" when not applicable */
 	char new_value[128];
 };
@@ -52,8 +53,11 @@ struct fab_diff {
 };
 
 /* Compare `old` (may be NULL: first sweep) with `cur`. Both are left
- * untouched. Returns a new diff, or NULL with errno = ENOMEM. */
-struct fab_diff *fab_diff_new(const struct fab *old, const struct fab *cur);
+ * untouched. Subjects name nodes by GUID and nodename_of(names, ...): the
+ * site's node-name-map (NULL: their descriptions). Returns a new diff, or
+ * NULL with errno = ENOMEM. */
+struct fab_diff *fab_diff_new(const struct fab *old, const struct fab *cur,
+			      const struct nodename_map *names);
 void fab_diff_free(struct fab_diff *diff);
 
 /* "node_appeared", ...; "info", "notice", "warning", "error". */

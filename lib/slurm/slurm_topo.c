@@ -121,6 +121,7 @@ static void not_a_tree(const struct rt_graph *g, const uint16_t *level, char *er
 
 struct build {
 	const struct fab *fab;
+	const struct nodename_map *names;  /* the site's switch names, or NULL */
 	struct rt_graph *g;
 	uint16_t *level;
 	int32_t *order;
@@ -235,7 +236,8 @@ static int fill(struct build *b, struct slurm_topo *t)
 		w->guid = g->sw[s].guid;
 		snprintf(w->desc, sizeof(w->desc), "%s", g->sw[s].desc);
 		w->level = b->level[s];
-		sanitize(w->desc, w->name, sizeof(w->name));
+		/* the site's name for the switch (node-name-map), else its description */
+		sanitize(nodename_of(b->names, w->guid, w->desc), w->name, sizeof(w->name));
 		if (!w->name[0])
 			snprintf(w->name, sizeof(w->name), "ibsw-%016llx", (unsigned long long)w->guid);
 		nm[n] = (struct namer){ w->name, n, 0 };
@@ -368,10 +370,10 @@ static int link_up(struct build *b, struct slurm_topo *t)
 	return 0;
 }
 
-int slurm_topo_build(const struct fab *fab, const struct hostmap *hm, struct slurm_topo *t,
-		     char *err, size_t errlen)
+int slurm_topo_build(const struct fab *fab, const struct hostmap *hm,
+		     const struct nodename_map *names, struct slurm_topo *t, char *err, size_t errlen)
 {
-	struct build b = { .fab = fab };
+	struct build b = { .fab = fab, .names = names };
 	size_t reached;
 	int rc;
 

@@ -53,6 +53,7 @@
 
 #include "lib/fabric/fabric.h"
 #include "lib/fabric/hostmap.h"
+#include "lib/fabric/nodename.h"
 
 #define SLURM_NAME_LEN 64
 #define SLURM_UNMAPPED_SHOWN 8
@@ -85,10 +86,13 @@ struct slurm_topo {
 	char bad_names[SLURM_UNMAPPED_SHOWN][HOSTMAP_NAME_LEN + FAB_DESC_LEN + 48];
 };
 
-/* The topology of fab under the host rule hm: 0, or -EINVAL (not a tree, a
- * name Slurm refuses, no Slurm node at all) / -ENOMEM with err saying why. */
-int slurm_topo_build(const struct fab *fab, const struct hostmap *hm, struct slurm_topo *t,
-		     char *err, size_t errlen);
+/* The topology of fab under the host rule hm, switches named by names (the
+ * site's node-name-map; NULL: by description), made Slurm names: 0, or
+ * -EINVAL (not a tree, a name Slurm refuses, no Slurm node at all) /
+ * -ENOMEM with err saying why. */
+int slurm_topo_build(const struct fab *fab, const struct hostmap *hm,
+		     const struct nodename_map *names, struct slurm_topo *t, char *err,
+		     size_t errlen);
 void slurm_topo_clear(struct slurm_topo *t);
 
 /* The file's lines for `format` (what Slurm reads: compare these to see

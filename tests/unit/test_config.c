@@ -778,6 +778,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  interval_s: 10\n"
 			 "  clear_counters: false\n"
 			 "  max_answer_ports: 20000\n"
+			 "  window_s: 3600\n"
 			 "  thresholds:\n"
 			 "    errors: 1\n"
 			 "    ber_exp: 12\n"
@@ -836,7 +837,9 @@ START_TEST(print_writes_every_key_in_order)
 			 "events:\n"
 			 "  keep_days: 90\n"
 			 "  max_rows: 1000000\n"
-			 "  forward: []\n");
+			 "  forward: []\n"
+			 "names:\n"
+			 "  node_name_map: \"\"\n");
 	free(p);
 	loaded("discovery:\n  subnets:\n    - {port: 2, ca: mlx5_0}\n", &c);
 	p = print(&c);

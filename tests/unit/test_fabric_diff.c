@@ -42,7 +42,7 @@ static struct fab_diff *diff(const struct fab *old, const struct fab *cur)
 	struct fab_diff *d;
 
 	ck_assert_int_eq(fab_check(cur, err, sizeof(err)), 0);
-	d = fab_diff_new(old, cur);
+	d = fab_diff_new(old, cur, NULL);
 	ck_assert_ptr_nonnull(d);
 	return d;
 }

@@ -77,7 +77,7 @@ START_TEST(round_trip_keeps_every_node_port_and_link)
 			ck_assert_uint_eq(a->ports[p].peer_guid, b->ports[p].peer_guid);
 		}
 	}
-	d = fab_diff_new(f, g);
+	d = fab_diff_new(f, g, NULL);
 	ck_assert_uint_eq(d->n_events, 0);
 	fab_diff_free(d);
 	fab_free(g);

@@ -214,7 +214,7 @@ START_TEST(health_names_the_job_behind_an_error_and_a_congested_port)
 	ck_assert_int_eq(jobdb_counters(&J, guid, port, 5, 2000), 0);
 	ck_assert_int_eq(jobdb_alarm(&J, guid, port, "link_congested"), 0);
 	db = dbq_open_readonly(path, err, sizeof(err));
-	ck_assert_int_eq(health_db_read(db, NULL, 10, &h, err, sizeof(err)), 0);
+	ck_assert_int_eq(health_db_read(db, NULL, 10, 3600, &h, err, sizeof(err)), 0);
 	ck_assert_int_eq(job_db_health_jobs(db, NULL, h, err, sizeof(err)), 0);
 	sqlite3_close(db);
 	for (int l = 0; l < 3; l++) {

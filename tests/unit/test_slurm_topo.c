@@ -386,7 +386,7 @@ static void build_ok(const struct fab *f, const struct hostmap *hm, struct slurm
 {
 	char err[1024] = "";
 
-	ck_assert_msg(slurm_topo_build(f, hm, t, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(slurm_topo_build(f, hm, NULL, t, err, sizeof(err)) == 0, "%s", err);
 }
 
 /* ---- trees --------------------------------------------------------------------------------- */
@@ -526,7 +526,7 @@ START_TEST(tori_and_dragonflies_are_refused)
 	ck_assert_int_eq(fg_build_torus(&fg, &(struct fg_torus_opts){ .ndims = 2,
 		.dims = { 4, 4 }, .hosts_per_switch = 2 }), 0);
 	f = fixture_fabgen(&fg, 0);
-	ck_assert_int_eq(slurm_topo_build(f, &hm, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(slurm_topo_build(f, &hm, NULL, &t, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not a tree"));
 	ck_assert_ptr_nonnull(strstr(err, "topology/tree"));
 	ck_assert_ptr_nonnull(strstr(err, "topology/block"));
@@ -537,7 +537,7 @@ START_TEST(tori_and_dragonflies_are_refused)
 	ck_assert_int_eq(fg_build_dragonfly(&fg, &(struct fg_dragonfly_opts){ .groups = 5,
 		.routers = 4, .hosts_per_router = 2, .global = 1 }), 0);
 	f = fixture_fabgen(&fg, 0);
-	ck_assert_int_eq(slurm_topo_build(f, &hm, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(slurm_topo_build(f, &hm, NULL, &t, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "not a tree"));
 	fab_free(f);
 	hostmap_clear(&hm);
@@ -640,7 +640,7 @@ START_TEST(a_fabric_of_only_bad_names_is_an_error_naming_one)
 	struct slurm_topo t;
 	char err[1024];
 
-	ck_assert_int_eq(slurm_topo_build(f, &hm, &t, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(slurm_topo_build(f, &hm, NULL, &t, err, sizeof(err)), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "\"n[1]\""));
 	ck_assert_ptr_nonnull(strstr(err, "not Slurm node names"));
 	fab_free(f);

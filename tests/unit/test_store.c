@@ -125,9 +125,9 @@ static json_int_t num(json_t *obj, const char *key)
 	return json_integer_value(v);
 }
 
-#define NODE_KEYS "fabric guid type desc ports subnet sysimg_guid vendor_id device_id revision lid " \
+#define NODE_KEYS "fabric guid type desc name ports subnet sysimg_guid vendor_id device_id revision lid " \
 	"first_seen last_seen"
-#define PORT_KEYS "fabric subnet node_guid node_desc port guid lid lmc state phys_state width speed " \
+#define PORT_KEYS "fabric subnet node_guid node_desc node_name port guid lid lmc state phys_state width speed " \
 	"width_enabled width_supported speed_enabled speed_supported mtu vls peer"
 
 /* ---- schema ------------------------------------------------------------------ */
@@ -366,8 +366,8 @@ START_TEST(first_sweep_reads_back_through_every_query)
 	ck_assert_uint_eq(json_array_size(out), 3);
 	o = json_array_get(out, 0);
 	assert_keys(o, "fabric subnet a b width speed degraded");
-	assert_keys(json_object_get(o, "a"), "guid port desc");
-	assert_keys(json_object_get(o, "b"), "guid port desc");
+	assert_keys(json_object_get(o, "a"), "guid port desc name");
+	assert_keys(json_object_get(o, "b"), "guid port desc name");
 	ck_assert_str_eq(str(json_object_get(o, "a"), "desc"), "sw1");
 	ck_assert_str_eq(str(json_object_get(o, "b"), "desc"), "hostA mlx5_0");
 	ck_assert_str_eq(str(o, "width"), "4x");
