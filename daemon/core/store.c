@@ -6,6 +6,7 @@
  * daemon/tenants/store_tenants.c. */
 #include "autoconf.h"
 #include "daemon/core/store.h"
+#include "daemon/core/event_count.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -308,5 +309,7 @@ int store_record_event(struct store *st, double time, int64_t subnet_id, const c
 	sqlite3_bind_text(s, 7, new_value ? new_value : "", -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		event_count_add(kind, severity);
 	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "insert event");
 }
