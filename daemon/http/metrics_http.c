@@ -30,9 +30,10 @@
  * (zlib's fastest level: an 11664-host fabric's text shrinks about 20
  * times); the others get it plain.
  *
- * /healthz answers 200 while the loop runs; /readyz 200 once loomd.c's
- * ready hook says so (the first sweep done; with ha, etcd answering), else
- * 503 with the reason. Both are open: they say nothing of the fabric. */
+ * /readyz (beside http.c's /healthz, "ok" while the loop runs) answers 200
+ * once loomd.c's ready hook says so (the first sweep done; with ha, etcd
+ * answering), else 503 with the reason. It is open: it says nothing of
+ * the fabric. */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -384,12 +385,6 @@ static void on_metrics(struct evhttp_request *req, void *arg)
 	x->cur = j;
 }
 
-static void on_healthz(struct evhttp_request *req, void *arg)
-{
-	(void)arg;
-	http_reply_text(req, HTTP_OK, "OK", "alive");
-}
-
 static void on_readyz(struct evhttp_request *req, void *arg)
 {
 	struct http_metrics *x = arg;
@@ -463,9 +458,8 @@ struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *bas
 		return NULL;
 	}
 	if (http_route(m, "/metrics", HTTP_M_GET | HTTP_M_HEAD, on_metrics, x) < 0 ||
-	    http_route(m, "/healthz", HTTP_M_GET | HTTP_M_HEAD, on_healthz, x) < 0 ||
 	    http_route(m, "/readyz", HTTP_M_GET | HTTP_M_HEAD, on_readyz, x) < 0) {
-		snprintf(err, errlen, "cannot add the /metrics, /healthz and /readyz routes");
+		snprintf(err, errlen, "cannot add the /metrics and /readyz routes");
 		http_metrics_free(x);
 		return NULL;
 	}

@@ -23,8 +23,9 @@ static const struct {
 		      "4 PortConfigurationTraining, 5 LinkUp, 6 LinkErrorRecovery, 7 PhyTest.", 0 },
 	[LF_WIDTH] = { "loom_port_link_width_lanes", "Lanes the link runs on "
 		       "(LinkWidthActive: 1, 2, 4, 8 or 12).", 1 },
-	[LF_SPEED] = { "loom_port_link_speed_bits_per_second", "Nominal signalling rate of "
-		       "one lane (LinkSpeedActive: SDR 2.5e9 ... NDR 100e9).", 1 },
+	[LF_SPEED] = { "loom_port_link_lane_speed_bytes_per_second", "Nominal rate of one "
+		       "lane in bytes per second (LinkSpeedActive: SDR 2.5 Gb/s ... NDR "
+		       "100 Gb/s, divided by 8; base units, as promtool wants).", 1 },
 	[LF_RATE] = { "loom_port_rate_bytes_per_second", "Nominal rate of the link: lanes "
 		      "times the lane rate, in bytes per second (as node_exporter's "
 		      "node_infiniband_rate_bytes_per_second).", 1 },
@@ -65,7 +66,7 @@ static double value(enum link_family f, const struct mt_link_port *p)
 	case LF_STATE: return p->state;
 	case LF_PHYS: return p->phys_state;
 	case LF_WIDTH: return lanes;
-	case LF_SPEED: return lane_bps;
+	case LF_SPEED: return lane_bps / 8;
 	case LF_RATE: return lanes * lane_bps / 8;
 	default: return p->degraded != 0;
 	}
