@@ -12,6 +12,8 @@
 # compare (git worktree add DIR COMMIT; sh tools/build.sh there).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+export top_srcdir="${top_srcdir:-$top}"
+export top_builddir="${top_builddir:-$top/build}"
 hosts=11664 scrapes=5
 args="$*"
 while [ $# -gt 0 ]; do
@@ -46,7 +48,7 @@ for i in 1 2 3; do
 	curl -s -H 'Accept-Encoding: gzip' -o "$work/body.gz" -w '%{time_total}\n' "$url/metrics" >>"$work/gz.t"
 done
 grep -o 'rendered in [0-9.]* s, [0-9]* bytes (gzip: [0-9]* in [0-9.]* s)' "$work/loomd.log" |
-	awk '{ print $3, $9 }' | tr -d '(' >"$work/render.t"
+	awk '{ print $3, $10 }' >"$work/render.t"
 plain=$(wc -c <"$work/plain.txt") gz=$(wc -c <"$work/body.gz")
 
 pport=$(loom_free_port)
