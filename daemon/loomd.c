@@ -67,6 +67,7 @@
 #include "daemon/ib/sweep.h"
 #include "daemon/http/http.h"
 #include "daemon/http/metrics_http.h"
+#include "lib/telemetry/metrics_text.h"
 #include "daemon/http/web_http.h"
 #include "daemon/http/api.h"
 #include "daemon/ha/ha.h"
@@ -102,6 +103,7 @@ struct loomd {
 	struct events_mod *events;     /* events logged, forwarded, pruned */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
+	int swept_once;           /* a sweep succeeded since start: /readyz */
 };
 
 /* The sections of loom.yaml, each its module's, in the documented order
@@ -219,8 +221,62 @@ static void on_swept(void *arg, const char *subnet, struct fab *fab)
 {
 	struct loomd *d = arg;
 
+	d->swept_once = 1;
 	slurm_on_swept(d->slurm, subnet, fab_hold(fab));
 	validate_on_swept(d->validate, subnet, fab);
+}
+
+/* /metrics' families of modules daemon/http does not know (on the loop,
+ * per render; docs/metrics.md): the HA role, etcd, RoCE drift. */
+static void metrics_families(void *arg, struct mt_buf *out)
+{
+	static const char *const roles[] = { "leader", "follower", "no-quorum" };
+	struct loomd *d = arg;
+	json_t *ha = ha_status(d->ha);
+	const char *role = json_string_value(json_object_get(ha, "role"));
+	int on = ha_enabled(d->ha), etcd_ok = json_is_true(json_object_get(
+		json_object_get(ha, "etcd"), "ok"));
+	char line[320];
+
+	mt_puts(out, "# HELP loom_ha_role This loomd's HA role, 1 for the one it holds "
+		"(leader, follower, no-quorum); no series without ha.\n# TYPE loom_ha_role gauge\n");
+	for (size_t i = 0; on && i < sizeof(roles) / sizeof(roles[0]); i++) {
+		snprintf(line, sizeof(line), "loom_ha_role{role=\"%s\"} %d\n", roles[i],
+			 role && !strcmp(role, roles[i]));
+		mt_puts(out, line);
+	}
+	mt_puts(out, "# HELP loom_ha_etcd_up 1 when etcd answered this loomd's last HA step, "
+		"else 0; no series without ha.\n# TYPE loom_ha_etcd_up gauge\n");
+	if (on) {
+		snprintf(line, sizeof(line), "loom_ha_etcd_up %d\n", etcd_ok);
+		mt_puts(out, line);
+	}
+	json_decref(ha);
+	snprintf(line, sizeof(line), "# HELP loom_roce_switches_drifted RoCE switches whose "
+		 "last check found settings off the policy.\n# TYPE loom_roce_switches_drifted "
+		 "gauge\nloom_roce_switches_drifted %d\n", qos_switches_in_state(d->qos, "drifted"));
+	mt_puts(out, line);
+}
+
+/* /readyz: the first sweep done and, with ha, etcd answering. */
+static int metrics_ready(void *arg, char *why, size_t len)
+{
+	struct loomd *d = arg;
+	json_t *ha;
+	int etcd_ok;
+
+	if (!d->swept_once) {
+		snprintf(why, len, "no sweep has succeeded yet");
+		return 0;
+	}
+	if (!ha_enabled(d->ha))
+		return 1;
+	ha = ha_status(d->ha);
+	etcd_ok = json_is_true(json_object_get(json_object_get(ha, "etcd"), "ok"));
+	json_decref(ha);
+	if (!etcd_ok)
+		snprintf(why, len, "etcd does not answer (ha.endpoints)");
+	return etcd_ok;
 }
 
 /* OpenSM's change reports (daemon/routing/osm_report.h) to discovery
@@ -650,6 +706,11 @@ int loomd_run(const struct loomd_options *opt)
 	    !(d.web = http_web_new(d.http, http_conf_get(d.conf), err, sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
+	}
+	{
+		struct http_metrics_hooks hooks = { metrics_families, metrics_ready, &d };
+
+		http_metrics_set_hooks(d.metrics, &hooks);
 	}
 	if (!(d.api = api_new(d.base, d.http, d.ctl, http_conf_get(d.conf), err, sizeof(err)))) {
 		log_err("http: API tokens: %s", err);

@@ -189,6 +189,8 @@ $ctl counters --now >/dev/null
 $ctl health --top 5 || :   # exit 1: alarms are raised
 echo "== curl 127.0.0.1:9477/metrics: the same counters for Prometheus (docs/metrics.md; the series that are not 0)"
 curl -s 127.0.0.1:9477/metrics | grep loom_port_symbol_errors_total | grep -v " 0$" | head
+echo "== /metrics: link state per cable end (4 Active, 1 Down; docs/metrics.md)"
+curl -s 127.0.0.1:9477/metrics | grep "^loom_port_state_id" | grep -v " 4$" | head -n 4
 echo "== the REST API (docs/api.md): GET /api/v1/status with the read token"
 curl -s -H "Authorization: Bearer $(cat "$work/token")" 127.0.0.1:9477/api/v1/status |
 	python3 -m json.tool | head -n 12

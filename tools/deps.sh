@@ -8,6 +8,7 @@ PKGS="build-essential autoconf automake libtool pkg-config check
  libibumad-dev libibmad-dev libibnetdisc-dev libopensm-dev opensm ibsim-utils
  infiniband-diags iproute2 util-linux python3 man-db groff-base procps
  libhiredis-dev redis-server libmnl-dev libcurl4-openssl-dev libssl-dev openssl
+ zlib1g-dev
  python3-yaml python3-jsonschema
  slurm-wlm munge prometheus curl etcd-server etcd-client
  chromium chromium-driver python3-selenium

@@ -6,6 +6,7 @@
  * daemon/tenants/store_tenants.c. */
 #include "autoconf.h"
 #include "daemon/core/store.h"
+#include "daemon/core/event_count.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -317,6 +318,7 @@ void store_on_event(store_event_fn fn, void *arg)
 
 void store_event_told(const struct store_event *ev)
 {
+	event_count_add(ev->kind, ev->severity);
 	if (event_listener.fn)
 		event_listener.fn(ev, event_listener.arg);
 }

@@ -17,6 +17,18 @@ struct http_metrics *http_metrics_new(struct http_mod *m, struct event_base *bas
 				      const struct http_conf *conf, const char *db_path, char *err,
 				      size_t errlen);
 void http_metrics_reconfigure(struct http_metrics *x, const struct http_conf *conf);
+
+/* What loomd.c adds of the modules this folder does not know (it uses
+ * core only): families appends to each render's text (on the loop, when
+ * the render is submitted); ready answers /readyz: 1 when ready, else 0
+ * with why. Either may be NULL (no families; always ready). */
+struct mt_buf;
+struct http_metrics_hooks {
+	void (*families)(void *arg, struct mt_buf *out);
+	int (*ready)(void *arg, char *why, size_t len);
+	void *arg;
+};
+void http_metrics_set_hooks(struct http_metrics *x, const struct http_metrics_hooks *h);
 /* Before http_free: waits for the render under way and answers its clients. */
 void http_metrics_free(struct http_metrics *x);
 

@@ -71,15 +71,25 @@ static const char *const record_sql[Q_COUNT] = {
 	[Q_PORT_UPSERT] =
 		"INSERT INTO ports (subnet_id, node_guid, num, guid, lid, lmc, state, phys_state, "
 		"width_active, width_enabled, width_supported, speed_active, speed_enabled, "
-		"speed_supported, mtu, vls, peer_guid, peer_port) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+		"speed_supported, mtu, vls, peer_guid, peer_port, last_peer_guid, last_peer_port, "
+		"last_peer_desc) "
+		"VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, "
+		"?18, ?17, ?18, ?19) "
 		"ON CONFLICT (subnet_id, node_guid, num) DO UPDATE SET guid = excluded.guid, "
 		"lid = excluded.lid, lmc = excluded.lmc, state = excluded.state, "
 		"phys_state = excluded.phys_state, width_active = excluded.width_active, "
 		"width_enabled = excluded.width_enabled, width_supported = excluded.width_supported, "
 		"speed_active = excluded.speed_active, speed_enabled = excluded.speed_enabled, "
 		"speed_supported = excluded.speed_supported, mtu = excluded.mtu, vls = excluded.vls, "
-		"peer_guid = excluded.peer_guid, peer_port = excluded.peer_port",
+		"peer_guid = excluded.peer_guid, peer_port = excluded.peer_port, "
+		/* The last peer (schema 017): kept while the port has none,
+		 * forgotten when it is disabled (PortPhysicalState 3). */
+		"last_peer_guid = CASE WHEN excluded.phys_state = 3 THEN NULL ELSE "
+		"coalesce(excluded.peer_guid, ports.last_peer_guid) END, "
+		"last_peer_port = CASE WHEN excluded.phys_state = 3 THEN NULL ELSE "
+		"coalesce(excluded.peer_port, ports.last_peer_port) END, "
+		"last_peer_desc = CASE WHEN excluded.phys_state = 3 THEN NULL ELSE "
+		"coalesce(excluded.last_peer_desc, ports.last_peer_desc) END",
 	[Q_PORT_DELETE] = "DELETE FROM ports WHERE subnet_id = ? AND node_guid = ? AND num = ?",
 	[Q_LINK_UPSERT] =
 		"INSERT OR REPLACE INTO links (subnet_id, a_guid, a_port, b_guid, b_port, width, "
@@ -132,9 +142,11 @@ static int write_node(struct recorder *r, const struct fab_node *n, double now)
 	return step_reset(r, Q_NODE_UPSERT);
 }
 
-static int write_port(struct recorder *r, const struct fab_node *n, const struct fab_port *p)
+static int write_port(struct recorder *r, const struct fab *fab, const struct fab_node *n,
+		      const struct fab_port *p)
 {
 	sqlite3_stmt *s = r->q[Q_PORT_UPSERT];
+	const struct fab_node *pn;
 
 	sqlite3_bind_int64(s, 1, r->sid);
 	bind_guid(s, 2, n->guid);
@@ -155,6 +167,8 @@ static int write_port(struct recorder *r, const struct fab_node *n, const struct
 	if (p->has_peer) {
 		bind_guid(s, 17, p->peer_guid);
 		sqlite3_bind_int(s, 18, p->peer_port);
+		if ((pn = fab_find(fab, p->peer_guid)))
+			sqlite3_bind_text(s, 19, pn->desc, -1, SQLITE_STATIC);
 	}
 	return step_reset(r, Q_PORT_UPSERT);
 }
@@ -402,7 +416,7 @@ static int write_fabric(struct recorder *r, const struct fab *prev, const struct
 			const struct fab_port *op = old ? fab_port(old, p) : NULL;
 
 			if (np && !(op && same_port(op, np)))
-				rc = write_port(r, n, np);
+				rc = write_port(r, fab, n, np);
 			else if (!np && op)
 				rc = delete_port(r, n->guid, p);
 			if (rc < 0)

@@ -408,6 +408,15 @@ static void req_answer(struct qreq *q)
 				       (json_int_t)in_policy, "switches", list));
 }
 
+int qos_switches_in_state(const struct qos_mod *m, const char *state)
+{
+	int n = 0;
+
+	for (int i = 0; m && i < m->n_sw; i++)
+		n += !strcmp(m->sw[i].state, state);
+	return n;
+}
+
 static struct sw_state *sw_find(struct qos_mod *m, const char *name)
 {
 	for (int i = 0; i < m->n_sw; i++)

@@ -44,6 +44,9 @@ int qos_reconfigure(struct qos_mod *m, const struct roce_conf *roce,
 /* Also the gate (core/ctl.h) that loomd's own re-applies and retries ask:
  * only the leader pushes (a follower's interval reads back only). */
 int qos_register(struct qos_mod *m, struct ctl *ctl);
+/* The configured switches whose last request found them in state ("in
+ * policy", "drifted", "partial", "unreachable"): /metrics' RoCE drift. */
+int qos_switches_in_state(const struct qos_mod *m, const char *state);
 /* HA: each apply (command, re-apply, retry) first puts the policy record
  * (qos_intent.h) with fn; when that fails nothing is applied and a
  * command is answered with the reason. After the apply, the record again

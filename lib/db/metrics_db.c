@@ -134,7 +134,7 @@ static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 		p = memset(&r->ports[r->n_ports], 0, sizeof(*p));
 		if (!(p->subnet = keep(r, dbq_col_str(s, 0))) ||
 		    !(p->guid = keep(r, dbq_col_str(s, 1))) ||
-		    !(p->node = keep(r, dbq_col_str(s, 3))) ||
+		    !(p->node = keep(r, mt_node_name(p->guid, dbq_col_str(s, 3)))) ||
 		    !(p->reason = keep(r, dbq_col_str(s, 5))))
 			break;
 		p->port = (unsigned)sqlite3_column_int(s, 2);
@@ -202,7 +202,8 @@ static int render_alarms(sqlite3 *db, struct mt_buf *out, char *err, size_t errl
 				label(out, 0, "subnet", dbq_col_str(s, 1));
 				label(out, 0, "guid", dbq_col_str(s, 2));
 				label(out, 0, "port", dbq_col_str(s, 3));
-				label(out, 0, "node", dbq_col_str(s, 4));
+				label(out, 0, "node", mt_node_name(dbq_col_str(s, 2),
+								   dbq_col_str(s, 4)));
 			} else {
 				label(out, 0, "switch", dbq_col_str(s, 1));
 				label(out, 0, "port", dbq_col_str(s, 2));
@@ -234,6 +235,8 @@ int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *ou
 		rc = render_alarms(db, out, err, errlen);
 	if (rc == 0)
 		rc = metrics_db_render_switches(db, out, err, errlen);
+	if (rc == 0)
+		rc = metrics_db_render_fabric(db, out, err, errlen);
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	rows_free(&r);
 	return rc;

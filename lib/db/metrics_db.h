@@ -22,4 +22,11 @@ int metrics_db_render(sqlite3 *db, const struct mt_options *o, struct mt_buf *ou
  * loom_switch_port_counters_up. Part of metrics_db_render. 0 or -errno. */
 int metrics_db_render_switches(sqlite3 *db, struct mt_buf *out, char *err, size_t errlen);
 
+/* Append the swept fabric (metrics_fabric_db.c): every cabled port's link
+ * state, width, speed and rate with both ends as labels (a cut cable's
+ * port keeps its peer and turns Down), and per subnet nodes, links, the
+ * last sweep, open validation issues, the last routing run and its
+ * quality; tenants by state. Part of metrics_db_render. 0 or -errno. */
+int metrics_db_render_fabric(sqlite3 *db, struct mt_buf *out, char *err, size_t errlen);
+
 #endif

@@ -114,6 +114,12 @@ void mt_put_label_value(struct mt_buf *b, const char *s)
 	}
 }
 
+const char *mt_node_name(const char *guid, const char *desc)
+{
+	(void)guid;
+	return desc ? desc : "";
+}
+
 /* ---- what is exported ---------------------------------------------------------- */
 
 static const struct {
