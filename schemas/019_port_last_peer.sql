@@ -1,4 +1,4 @@
--- loom schema version 17: the last peer each port was cabled to (issue 39,
+-- loom schema version 19: the last peer each port was cabled to (issue 39,
 -- "a cut cable must be visible in /metrics"). A cut cable leaves its port
 -- down with no peer (peer_guid NULL): these columns keep whom it faced, so
 -- that /metrics' link series of that port keep their remote_* labels and

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "lib/db/db_row.h"
+#include "lib/db/names_db.h"
 #include "lib/telemetry/counter_row.h"
 
 struct rows {
@@ -113,7 +114,8 @@ static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 	size_t cap = 0;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT s.name, p.guid, p.port, p.description, p.answered, "
+	if (sqlite3_prepare_v2(db, "SELECT s.name, p.guid, p.port, "
+			       NAMES_DB_NAME("p.guid", "p.description") ", p.answered, "
 			       "p.reason, p.sample, p.interval_s FROM port_counters p "
 			       "JOIN subnets s ON s.id = p.subnet_id "
 			       "ORDER BY s.name, p.description, p.guid, p.port", -1, &s,
@@ -169,7 +171,8 @@ static int render_alarms(sqlite3 *db, struct mt_buf *out, char *err, size_t errl
 	} fam[] = {
 		{ "loom_port_alarm", "An alarm the InfiniBand port's counters raised (1 while "
 		  "raised): link_errors, link_congested, link_flapped, counters_unreadable.",
-		  "SELECT a.kind, s.name, a.guid, a.port, coalesce(c.description, '') FROM "
+		  "SELECT a.kind, s.name, a.guid, a.port, "
+		  NAMES_DB_NAME("a.guid", "coalesce(c.description, '')") " FROM "
 		  "port_alarms a JOIN subnets s ON s.id = a.subnet_id LEFT JOIN port_counters c ON "
 		  "c.subnet_id = a.subnet_id AND c.guid = a.guid AND c.port = a.port ORDER BY "
 		  "s.name, a.guid, a.port, a.kind" },

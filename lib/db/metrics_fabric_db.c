@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/db/names_db.h"
 #include "lib/telemetry/metrics_link.h"
 
 /* A database older than the tables or columns a query reads (a tool's
@@ -31,12 +32,15 @@ static int too_old(sqlite3 *db)
 
 /* ---- the ports' links --------------------------------------------------------- */
 
-/* Cabled now, or at an earlier sweep (schema 017). The remote node's name
- * is the live node's when it is still in the fabric, else the one it had. */
+/* Cabled now, or at an earlier sweep (schema 019). A node's name is the
+ * site's (names.node_name_map, schema 018), else its description; the
+ * remote one's description is the live node's when it is still in the
+ * fabric, else the one it had. */
 #define LINKS_SQL \
-	"SELECT s.name, p.node_guid, p.num, n.description, " \
+	"SELECT s.name, p.node_guid, p.num, " NAMES_DB_NAME("p.node_guid", "n.description") ", " \
 	"coalesce(p.peer_guid, p.last_peer_guid), coalesce(p.peer_port, p.last_peer_port), " \
-	"coalesce(pn.description, p.last_peer_desc, ''), p.state, p.phys_state, " \
+	NAMES_DB_NAME("coalesce(p.peer_guid, p.last_peer_guid)", \
+		      "coalesce(pn.description, p.last_peer_desc, '')") ", p.state, p.phys_state, " \
 	"p.width_active, p.speed_active, coalesce(la.degraded, lb.degraded, 0) " \
 	"FROM ports p JOIN subnets s ON s.id = p.subnet_id " \
 	"JOIN nodes n ON n.subnet_id = p.subnet_id AND n.guid = p.node_guid " \

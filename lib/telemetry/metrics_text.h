@@ -36,9 +36,10 @@ void mt_puts(struct mt_buf *b, const char *s);
  * U+FFFD. */
 void mt_put_label_value(struct mt_buf *b, const char *s);
 
-/* The name a node goes by in every label of /metrics (node, remote_node):
- * the one place it is chosen. Today its NodeDescription (desc); guid is
- * the node GUID "0x...", for a node-name-map to look up. Never NULL. */
+/* The name a node goes by in every label of /metrics (node, remote_node),
+ * from the name its row carries (desc: lib/db's NAMES_DB_NAME, the
+ * node-name-map's name, else the NodeDescription); guid is the node GUID
+ * "0x...". Never NULL. */
 const char *mt_node_name(const char *guid, const char *desc);
 
 /* One port as the last counters read of its subnet left it. */

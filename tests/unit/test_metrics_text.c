@@ -242,6 +242,8 @@ START_TEST(the_database_rows_render_with_their_json_columns)
 		" type TEXT, lid INTEGER, read REAL, answered INTEGER, reason TEXT, sampled REAL,"
 		" interval_s REAL, sample BLOB, cleared INTEGER, errors INTEGER, xmit_wait_per_s REAL,"
 		" xmit_data_per_s REAL, data_per_s REAL);"
+		"CREATE TABLE node_names (guid TEXT PRIMARY KEY, name TEXT NOT NULL);"
+		"INSERT INTO node_names VALUES ('0x0000000000000012', 'rack2 host9');"
 		"INSERT INTO subnets VALUES (1, 'ib0');"
 		"INSERT INTO counter_reads VALUES (1, 1700000000.25, 1700000001.5, 2, 1, 6, 200, 3, 2);"
 		/* counter_row.h's packing: version 1; SymbolErrorCounter (0), 16
@@ -257,9 +259,11 @@ START_TEST(the_database_rows_render_with_their_json_columns)
 	ck_assert_msg(strstr(b.p, "loom_port_symbol_errors_total{subnet=\"ib0\",guid=\"0x0000000000000011\","
 			      "port=\"2\",node=\"leaf-1\"} 77\n"), "%s", b.p);
 	ck_assert(strstr(b.p, "node=\"leaf-1\"} 40\n"));
+	/* names.node_name_map's name (node_names), else the description */
+	ck_assert_msg(strstr(b.p, "node=\"rack2 host9\"") && !strstr(b.p, "host-9"), "%s", b.p);
 	ck_assert(strstr(b.p, "loom_counters_read_timestamp_seconds{subnet=\"ib0\"} 1700000001.500\n"));
 	ck_assert(strstr(b.p, "loom_counters_read_ports{subnet=\"ib0\",state=\"not_answered\"} 1\n"));
-	ck_assert(strstr(b.p, "node=\"host-9\",reason=\"no_answer\"} 1\n"));
+	ck_assert(strstr(b.p, "node=\"rack2 host9\",reason=\"no_answer\"} 1\n"));
 	ck_assert_int_eq(count(b.p, "loom_port_symbol_errors_total{"), 1);
 	/* No alarm table yet (older than schema 11): the families, no series. */
 	ck_assert(strstr(b.p, "# TYPE loom_port_alarm gauge\n"));
