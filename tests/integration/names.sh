@@ -6,7 +6,8 @@
 # API (a name beside the raw desc), in the events' text and in Slurm's
 # topology.conf; loomctl --db names nodes the same from the map loomd stored,
 # and --node-name-map FILE names them by another. A SIGHUP with a changed map
-# renames them everywhere (topology.conf written again); one with a bad map
+# renames them everywhere (topology.conf written again); /metrics shows a
+# cut cable Down at both ends named by the map; a SIGHUP with a bad map
 # is refused naming the map's line, and the names in force stay.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -81,6 +82,16 @@ loom_ctl discover --wait >/dev/null || loom_fail "discover after unlink"
 loom_ctl events --kind link_down >"$work/ev.txt" || loom_fail "events"
 grep -q '(rack1 leaf A)' "$work/ev.txt" || loom_fail "link_down does not name rack1 leaf A: $(cat "$work/ev.txt")"
 loom_ok "events name nodes by the map"
+
+# /metrics: the cut cable is Down at both ends, each named by the map
+curl -sf "http://127.0.0.1:$port/metrics" >"$work/m.txt" || loom_fail "/metrics"
+grep -q '^loom_port_state_id{[^}]*port="5",node="rack1 leaf A",[^}]*} 1$' "$work/m.txt" ||
+	loom_fail "/metrics: rack1 leaf A port 5 is not Down: $(grep 'rack1 leaf A' "$work/m.txt" | grep 'port="5"' | grep state_id)"
+far=$(grep '^loom_port_state_id{[^}]*remote_port="5",remote_node="rack1 leaf A"} 1$' "$work/m.txt") ||
+	loom_fail "/metrics: the far end is not Down facing rack1 leaf A port 5"
+echo "$far" | grep -q 'node="core-0"\|node="gpu005"\|node="spine-[0-9]*"' ||
+	loom_fail "/metrics: the far end is not named: $far"
+loom_ok "/metrics: the cut cable Down at both ends, named by the map (${far#*node=})"
 
 # --db, and --node-name-map
 "$B/loomctl" --db "$work/loom.db" nodes | grep -q 'rack1 leaf A$' || loom_fail "--db does not name by the stored map"
