@@ -61,7 +61,7 @@ static const struct cmds_decl table[] = {
 	  "the same on a topology file, no loomd", { { 0 } } },
 	{ "fabric-plan", LOOMCTL, CMDS_READ, NO_ARGS,
 	  "fabric plan [--topology FILE] [--subnet S]",
-	  "the cabling CSV of the fabric as it is (the last sweep's through fabric-validate, or "
+	  "the cabling CSV of the fabric as it is (the last sweep's, or "
 	  "FILE's): the plan to keep as validation.expected", { { 0 } } },
 	{ "fabric-issues", DB, CMDS_READ, ARGS(SUBNET),
 	  "fabric issues [--subnet S] [--summary]",
@@ -140,7 +140,7 @@ static const struct cmds_decl table[] = {
 	  { GET("impact/{}", "job", "subnet top", 0), GET("impact", NULL, "hosts subnet top seed", 0) } },
 	{ "top", LOOMCTL, CMDS_READ, NO_ARGS,
 	  "top [--interval S] [--count N] [--sort data|wait|errors] [--top N]",
-	  "the busiest ports through counters, refreshed like top(1) (plain snapshots when not "
+	  "the busiest ports, refreshed like top(1) (plain snapshots when not "
 	  "on a terminal)", { { 0 } } },
 	{ "switch_counters", DB, CMDS_READ,
 	  ARGS(CMDS_ARG_B("now"), CMDS_ARG_S("switch"), CMDS_ARG_S("port")),
@@ -203,6 +203,9 @@ static const struct cmds_decl table[] = {
 	{ "token-hash", LOOMCTL, CMDS_READ, NO_ARGS, "token hash NAME ROLE [--stdin]",
 	  "a line for loomd's tokens file (ROLE: read, tenant, admin, metrics); the token is made "
 	  "and shown once on stderr, or read from stdin (32+ characters)", { { 0 } } },
+	{ "help", LOOMCTL, CMDS_READ, NO_ARGS, "help [COMMAND...]",
+	  "the usage and help of the commands that start with those words (as COMMAND ... "
+	  "--help)", { { 0 } } },
 	{ NULL, 0, CMDS_READ, NULL, NULL, NULL, { { 0 } } },
 };
 
