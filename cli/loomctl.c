@@ -10,36 +10,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/commands.h"
+
 static const struct {
 	const char *name;
 	loomctl_cmd_fn fn;
-	int writes;   /* changes loomd: needs the daemon, refused with --db */
 } commands[] = {
-	{ "status", cmd_status, 0 },
-	{ "discover", cmd_discover, 1 },
-	{ "nodes", cmd_nodes, 0 },
-	{ "node", cmd_node, 0 },
-	{ "ports", cmd_ports, 0 },
-	{ "links", cmd_links, 0 },
-	{ "events", cmd_events, 0 },
-	{ "fabric", cmd_fabric, 0 },
-	{ "route", cmd_route, 0 },
-	{ "qos", cmd_qos, 0 },
-	{ "switches", cmd_switches, 0 },
-	{ "tenant", cmd_tenant, 0 },
-	{ "ar", cmd_ar, 0 },
-	{ "counters", cmd_counters, 0 },
-	{ "health", cmd_health, 0 },
-	{ "job", cmd_job, 0 },
-	{ "top", cmd_top, 0 },
-	{ "slurm", cmd_slurm, 0 },
-	{ "token", cmd_token, 0 },
+	{ "status", cmd_status },
+	{ "discover", cmd_discover },
+	{ "nodes", cmd_nodes },
+	{ "node", cmd_node },
+	{ "ports", cmd_ports },
+	{ "links", cmd_links },
+	{ "events", cmd_events },
+	{ "fabric", cmd_fabric },
+	{ "route", cmd_route },
+	{ "qos", cmd_qos },
+	{ "switches", cmd_switches },
+	{ "tenant", cmd_tenant },
+	{ "ar", cmd_ar },
+	{ "counters", cmd_counters },
+	{ "health", cmd_health },
+	{ "job", cmd_job },
+	{ "top", cmd_top },
+	{ "slurm", cmd_slurm },
+	{ "token", cmd_token },
 };
-
-static void usage(FILE *out)
-{
-	usage_print(out);
-}
 
 /* `loomctl help [WORDS]`, `loomctl WORDS... --help`: the usage of the
  * commands the longest run of words names (from the one list of commands,
@@ -51,14 +47,14 @@ static int help(const struct loomctl *lc, int n, char **words)
 	while (k < n && words[k][0] != '-')
 		k++;
 	if (k == 0) {
-		usage(stdout);
+		usage_print(stdout);
 		return LOOMCTL_EXIT_OK;
 	}
 	for (; k > 0; k--)
 		if (usage_command(stdout, k, words))
 			return LOOMCTL_EXIT_OK;
 	fprintf(stderr, "%s: no command \"%s\"\n", lc->prog, words[0]);
-	usage(stderr);
+	usage_print(stderr);
 	return LOOMCTL_EXIT_USAGE;
 }
 
@@ -126,9 +122,9 @@ int main(int argc, char **argv)
 				return LOOMCTL_EXIT_USAGE;
 			}
 			break;
-		case 'h': usage(stdout); return LOOMCTL_EXIT_OK;
+		case 'h': usage_print(stdout); return LOOMCTL_EXIT_OK;
 		case 'V': printf("loomctl %s\n", PACKAGE_VERSION); return LOOMCTL_EXIT_OK;
-		default: usage(stderr); return LOOMCTL_EXIT_USAGE;
+		default: usage_print(stderr); return LOOMCTL_EXIT_USAGE;
 		}
 	}
 	if (lc.server && lc.db_path) {
@@ -141,7 +137,7 @@ int main(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "%s: no command given\n", lc.prog);
-		usage(stderr);
+		usage_print(stderr);
 		return LOOMCTL_EXIT_USAGE;
 	}
 
@@ -155,7 +151,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(commands[i].name, name) != 0)
 			continue;
-		if (commands[i].writes && lc.db_path)
+		/* a command of loomd's that --db does not answer (lib/util/commands.c) */
+		const struct cmds_decl *d = cmds_find(cmds_table(), name);
+
+		if (d && (d->flags & CMDS_LOOMD) && !(d->flags & CMDS_DB) && lc.db_path)
 			return loomctl_usage_error(&lc, name,
 						   "needs a running loomd; it cannot run on a "
 						   "database (--db)");
@@ -174,6 +173,6 @@ int main(int argc, char **argv)
 		return rc == LOOMCTL_EXIT_FAILED && lc.unreachable ? LOOMCTL_EXIT_UNREACHABLE : rc;
 	}
 	fprintf(stderr, "%s: unknown command \"%s\"\n", lc.prog, name);
-	usage(stderr);
+	usage_print(stderr);
 	return LOOMCTL_EXIT_USAGE;
 }

@@ -27,7 +27,7 @@ enum cmds_access {
 /* What an entry is (flags). */
 enum {
 	CMDS_LOOMD = 1 << 0,    /* loomd answers it: a module must hand in its handler */
-	CMDS_DB = 1 << 1,       /* loomctl --db answers it from the database (cli/local.c) */
+	CMDS_DB = 1 << 1,       /* loomctl --db answers it from the database (cli/local_run.c) */
 	CMDS_LOOMCTL = 1 << 2,  /* loomctl's alone (offline, or through other commands):
 				 * in the usage, never a protocol command */
 };
