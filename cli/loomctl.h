@@ -86,6 +86,14 @@ int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out);
  * reported. */
 int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **result);
 
+/* ---- usage.c ---- */
+/* loomctl's usage: the global options and every command (lib/util/commands.h). */
+void usage_print(FILE *out);
+/* The usage and help of the commands whose synopsis starts with the n
+ * words ("route", "qos apply"): how many were printed (0: none, nothing
+ * printed). */
+int usage_command(FILE *out, int n, char **words);
+
 /* ---- client.c ---- */
 /* Send one request to the daemon at `socket_path` and wait for its answer.
  * 0: *result holds the result (new reference). -errno: the failure has been

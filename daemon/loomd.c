@@ -306,9 +306,6 @@ static void lft_changed(void *arg, uint64_t sm_guid)
 	routes_tables_changed(d->routes);
 }
 
-/* status takes no argument */
-static const struct ctl_arg no_args[] = { CTL_ARG_END };
-
 static void cmd_status(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct loomd *d = arg;
@@ -728,7 +725,7 @@ int loomd_run(const struct loomd_options *opt)
 	/* A trap or a heavy sweep: discovery follows the change. */
 	osm_report_on_change(d.osm, osm_changed, d.sweeper);
 	telemetry_on_flap(d.telemetry, port_flapped, d.sweeper);
-	if (ctl_register_args(d.ctl, "status", CTL_READ, cmd_status, &d, no_args) < 0 ||
+	if (ctl_handle(d.ctl, "status", cmd_status, &d) < 0 ||
 	    sweeper_register(d.sweeper, d.ctl) < 0 || routes_register(d.routes, d.ctl) < 0 ||
 	    ar_register(d.ar, d.ctl) < 0 || ar_apply_register(d.ar_apply, d.ctl) < 0 ||
 	    qos_register(d.qos, d.ctl) < 0 || qos_ib_register(d.qos_ib, d.ctl) < 0 ||
@@ -737,6 +734,11 @@ int loomd_run(const struct loomd_options *opt)
 	    validate_register(d.validate, d.ctl) < 0 || slurm_register(d.slurm, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
+		goto out;
+	}
+	/* Every command lib/util/commands.c declares for loomd has its handler. */
+	if (ctl_unhandled(d.ctl, err, sizeof(err))) {
+		log_err("commands declared without a handler: %s", err);
 		goto out;
 	}
 	/* After tenants_register: the check asks the HA gate (a follower leaves

@@ -184,9 +184,5 @@ void ar_free(struct ar_mod *ar)
 
 int ar_register(struct ar_mod *ar, struct ctl *ctl)
 {
-	static const struct ctl_arg args[] = {
-		CTL_ARG_B("cached"), CTL_ARG_S("subnet"), CTL_ARG_END,
-	};
-
-	return ctl_register_args(ctl, "ar-status", CTL_READ, cmd_ar_status, ar, args);
+	return ctl_handle(ctl, "ar-status", cmd_ar_status, ar);
 }

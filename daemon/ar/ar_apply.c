@@ -384,12 +384,8 @@ void ar_apply_free(struct ar_apply *a)
 
 int ar_apply_register(struct ar_apply *a, struct ctl *ctl)
 {
-	static const struct ctl_arg args[] = {
-		CTL_ARG_B("dry_run"), CTL_ARG_S("subnet"), CTL_ARG_END,
-	};
-
 	a->ctl = ctl;
-	return ctl_register_args(ctl, "ar-program", CTL_WRITE, cmd_program, a, args);
+	return ctl_handle(ctl, "ar-program", cmd_program, a);
 }
 
 void ar_apply_set_intent(struct ar_apply *a, const struct intent_writer *w)

@@ -274,7 +274,7 @@ static void run_request(struct ctl *ctl, struct ctl_req *req, json_t *args)
 	const char *code;
 	char why[1024];
 
-	if (ctl_args_check(cmd->name, cmd->args, args, why, sizeof(why)) < 0) {
+	if (cmds_args_check(cmd->name, cmd->args, args, why, sizeof(why)) < 0) {
 		ctl_audit(cmd, &req->who, "bad request");
 		ctl_reply_err(req, PROTO_ERR_BADREQ, "%s", why);
 		return;
@@ -787,6 +787,7 @@ struct ctl *ctl_new(struct event_base *base, const char *path, const char *admin
 		return NULL;
 	}
 	ctl->base = base;
+	ctl->decls = cmds_table();
 	ctl_limits_default(&ctl->limits);
 	snprintf(ctl->path, sizeof(ctl->path), "%s", path);
 	if (ctl_set_admin_group(ctl, admin_group) < 0) {

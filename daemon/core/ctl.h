@@ -1,5 +1,6 @@
 /* daemon/core/ctl.h: loomd's control socket. A unix stream socket speaking the
- * protocol of lib/util/proto.h. Modules register the commands they own; the server
+ * protocol of lib/util/proto.h. Modules hand in the handlers of the commands they own
+ * (declared once, in lib/util/commands.c); the server
  * checks peer credentials (SO_PEERCRED) and maps the peer to a role of
  * daemon/core/authz.h (the one table, shared with the HTTP API): any local
  * user may run CTL_READ commands, CTL_WRITE commands only root or a member
@@ -8,23 +9,24 @@
  * ctl_set_tenant_writers() (tenant). What one client may
  * take (memory, connections, time, and role read its fabric reads: one per
  * uid per control.read_rate_s) is bounded: see ctl_limits.h. Every command
- * declares the arguments it takes (ctl_set_args): anything else is refused
- * before its handler runs. */
+ * is declared in lib/util/commands.c with its access level and the
+ * arguments it takes: anything else is refused before its handler runs. */
 #ifndef LOOMD_CTL_H
 #define LOOMD_CTL_H
 
 #include <jansson.h>
 
-#include "daemon/core/ctl_argspec.h"
+#include "lib/util/commands.h"
 
 struct event_base;
 struct ctl;
 struct ctl_req;
 
+/* The declarations' access levels (lib/util/commands.h), as ctl names them. */
 enum ctl_access {
-	CTL_READ,
-	CTL_WRITE,
-	CTL_TENANT,
+	CTL_READ = CMDS_READ,
+	CTL_WRITE = CMDS_WRITE,
+	CTL_TENANT = CMDS_TENANT,
 };
 
 /* A command handler. It must answer the request exactly once, now or later,
@@ -61,17 +63,19 @@ int ctl_set_tenant_writers(struct ctl *ctl, const char *users, const char *group
 /* Is `name` one of the comma-separated `list`? */
 int ctl_list_has(const char *list, const char *name);
 
-int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
-		 ctl_handler_fn fn, void *arg);
-
-/* The arguments a command takes (ctl_argspec.h: the types, the check). A
- * command registered with ctl_register alone takes no argument (refused
- * by default); ctl_set_args declares what it takes: `spec` is static,
- * ended by CTL_ARG_END; 0, -ENOENT (no such command) or -EINVAL (NULL). */
-int ctl_set_args(struct ctl *ctl, const char *cmd, const struct ctl_arg *spec);
-/* ctl_register, then ctl_set_args. */
-int ctl_register_args(struct ctl *ctl, const char *cmd, enum ctl_access access,
-		      ctl_handler_fn fn, void *arg, const struct ctl_arg *spec);
+/* A module's handler of command `cmd`, which lib/util/commands.c declares
+ * (CMDS_LOOMD): its access level and the arguments it takes (checked
+ * before fn runs, anything else refused) are the declaration's. 0, -ENOENT
+ * (not declared, or not loomd's), -EEXIST (handled already), -EINVAL
+ * (no name or fn), -ENOMEM. */
+int ctl_handle(struct ctl *ctl, const char *cmd, ctl_handler_fn fn, void *arg);
+/* The declared loomd commands that have no handler yet: how many, their
+ * names comma-separated into names (cut at len). loomd asks once every
+ * module is registered, and does not start while any is left. */
+size_t ctl_unhandled(const struct ctl *ctl, char *names, size_t len);
+/* Another table of declarations than cmds_table() (tests' commands): the
+ * ctl_handle calls after it look names up there. */
+void ctl_set_declarations(struct ctl *ctl, const struct cmds_decl *table);
 
 /* A gate on every command that is not CTL_READ, from the socket and from
  * ctl_call alike, asked once the caller's rights are checked: NULL lets it

@@ -1,7 +1,7 @@
 /* daemon/core/ctl_args.c: a handler's readers of its request's arguments
  * (ctl.h's ctl_arg_*): a bad one is answered "bad-request" naming the key.
  * The keys and types a command declares were checked before the handler
- * ran (ctl_argspec.c, from ctl.c's run_request()); these then only copy. */
+ * ran (lib/util/cmds_args.c, from ctl.c's run_request()); these then only copy. */
 #include "autoconf.h"
 #include "daemon/core/ctl.h"
 

@@ -1,7 +1,8 @@
-/* daemon/core/ctl_cmds.c: the control socket's table of commands: each
- * module registers its commands here (ctl.h's ctl_register,
- * ctl_register_args, ctl_set_args, ctl_set_version), and ctl.c looks a
- * request's command up in it (ctl_impl.h's ctl_cmd_find), or answers
+/* daemon/core/ctl_cmds.c: the control socket's table of handlers: each
+ * module hands in the handler of a command declared in lib/util/commands.c
+ * (ctl.h's ctl_handle; access and arguments come from the declaration),
+ * ctl_unhandled names the declared ones still without a handler, and ctl.c
+ * looks a request's command up (ctl_impl.h's ctl_cmd_find), or answers
  * unknown-command naming them all. */
 #include "autoconf.h"
 #include "daemon/core/ctl_impl.h"
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "daemon/core/authz.h"
+#include "lib/util/commands.h"
 #include "lib/util/proto.h"
 
 const struct ctl_cmd *ctl_cmd_find(const struct ctl *ctl, const char *name)
@@ -40,26 +42,32 @@ json_t *ctl_cmd_unknown_new(const struct ctl *ctl, json_int_t id, const char *na
 				      "commands: %s", name, list);
 }
 
-static const struct ctl_arg no_args[] = { CTL_ARG_END };
-
-int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
-		 ctl_handler_fn fn, void *arg)
+void ctl_set_declarations(struct ctl *ctl, const struct cmds_decl *table)
 {
+	ctl->decls = table;
+}
+
+int ctl_handle(struct ctl *ctl, const char *cmd, ctl_handler_fn fn, void *arg)
+{
+	const struct cmds_decl *d;
 	struct ctl_cmd *c, **tail;
 	size_t len;
 
 	if (!cmd || !*cmd || !fn)
 		return -EINVAL;
+	d = cmds_find(ctl->decls, cmd);
+	if (!d || !(d->flags & CMDS_LOOMD))
+		return -ENOENT;   /* declare it in lib/util/commands.c first */
 	if (ctl_cmd_find(ctl, cmd))
 		return -EEXIST;
 	len = strlen(cmd);
 	if (!(c = calloc(1, sizeof(*c) + len + 1)))
 		return -ENOMEM;
 	memcpy(c->name, cmd, len + 1);
-	c->access = access;
+	c->access = (enum ctl_access)d->access;
 	c->fn = fn;
 	c->arg = arg;
-	c->args = no_args;   /* until ctl_set_args says what it takes */
+	c->args = d->args;
 	/* Appended, so "unknown-command" lists them in registration order. */
 	for (tail = &ctl->cmds; *tail; tail = &(*tail)->next)
 		;
@@ -67,24 +75,24 @@ int ctl_register(struct ctl *ctl, const char *cmd, enum ctl_access access,
 	return 0;
 }
 
-int ctl_set_args(struct ctl *ctl, const char *cmd, const struct ctl_arg *spec)
+size_t ctl_unhandled(const struct ctl *ctl, char *names, size_t len)
 {
-	struct ctl_cmd *c = (struct ctl_cmd *)ctl_cmd_find(ctl, cmd);
+	size_t n = 0, off = 0;
 
-	if (!c)
-		return -ENOENT;
-	if (!spec)
-		return -EINVAL;
-	c->args = spec;
-	return 0;
-}
+	if (len)
+		names[0] = '\0';
+	for (const struct cmds_decl *d = ctl->decls; d && d->name; d++) {
+		if (!(d->flags & CMDS_LOOMD) || ctl_cmd_find(ctl, d->name))
+			continue;
+		n++;
+		if (off < len) {
+			int w = snprintf(names + off, len - off, "%s%s", off ? ", " : "", d->name);
 
-int ctl_register_args(struct ctl *ctl, const char *cmd, enum ctl_access access,
-		      ctl_handler_fn fn, void *arg, const struct ctl_arg *spec)
-{
-	int rc = ctl_register(ctl, cmd, access, fn, arg);
-
-	return rc < 0 ? rc : ctl_set_args(ctl, cmd, spec);
+			if (w > 0)
+				off += (size_t)w;
+		}
+	}
+	return n;
 }
 
 int ctl_set_version(struct ctl *ctl, const char *cmd, ctl_version_fn fn, void *arg)

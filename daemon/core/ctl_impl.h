@@ -27,7 +27,7 @@ struct ctl_cmd {
 	void *arg;
 	ctl_version_fn version;       /* ctl_set_version: its answers may be kept */
 	void *version_arg;
-	const struct ctl_arg *args;   /* ctl_set_args: the keys it takes (none by default) */
+	const struct cmds_arg *args;  /* the declaration's: the keys it takes */
 	char name[];
 };
 
@@ -77,6 +77,7 @@ struct ctl {
 	struct evconnlistener *listener;
 	struct event *accept_pause;
 	struct ctl_cmd *cmds;
+	const struct cmds_decl *decls;     /* the declarations (cmds_table()) */
 	struct ctl_client *clients;
 	struct ctl_req *pending;
 	struct ctl_idents *idents;

@@ -283,23 +283,12 @@ static int version(void *arg, unsigned *v)
 struct queries *queries_new(struct event_base *base, struct ctl *ctl, sqlite3 *db,
 			    char *err, size_t errlen)
 {
-	static const struct ctl_arg none[] = { CTL_ARG_END };
-	static const struct ctl_arg type[] = { CTL_ARG_S("type"), CTL_ARG_END };
-	static const struct ctl_arg id[] = { CTL_ARG_S("id"), CTL_ARG_END };
-	static const struct ctl_arg node[] = { CTL_ARG_S("node"), CTL_ARG_END };
-	static const struct ctl_arg name[] = { CTL_ARG_S("name"), CTL_ARG_END };
-	static const struct ctl_arg events[] = {
-		CTL_ARG_N("since", 0, 1LL << 40), CTL_ARG_S("kind"),
-		CTL_ARG_I("limit", 0, 1000000000), CTL_ARG_END,
-	};
 	static const struct {
 		const char *name;
 		ctl_handler_fn fn;
-		const struct ctl_arg *args;
 	} cmds[] = {
-		{ "nodes", cmd_nodes, type }, { "node", cmd_node, id }, { "ports", cmd_ports, node },
-		{ "links", cmd_links, none }, { "events", cmd_events, events },
-		{ "switches", cmd_switches, name },
+		{ "nodes", cmd_nodes }, { "node", cmd_node }, { "ports", cmd_ports },
+		{ "links", cmd_links }, { "events", cmd_events }, { "switches", cmd_switches },
 	};
 	struct queries *q = calloc(1, sizeof(*q));
 	const char *path = sqlite3_db_filename(db, "main");
@@ -318,8 +307,7 @@ struct queries *queries_new(struct event_base *base, struct ctl *ctl, sqlite3 *d
 		return NULL;
 	}
 	for (size_t i = 0; rc == 0 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if ((rc = ctl_register_args(ctl, cmds[i].name, CTL_READ, cmds[i].fn, q,
-					    cmds[i].args)) == 0)
+		if ((rc = ctl_handle(ctl, cmds[i].name, cmds[i].fn, q)) == 0)
 			rc = ctl_set_version(ctl, cmds[i].name, version, q);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot register the fabric queries: %s", strerror(-rc));

@@ -1,6 +1,7 @@
 /* daemon/http/api.c: the REST API (see api.h, docs/api.md).
  *
- * One table (api_routes) maps a method and a path under /api/v1/ to a
+ * One table (api_routes.h, built from the commands' declarations in
+ * lib/util/commands.c) maps a method and a path under /api/v1/ to a
  * control command and says how the path's segment, the query and the body
  * become the command's arguments. A request is authenticated, matched,
  * turned into arguments, then run through ctl_call(); the answer comes
@@ -40,6 +41,7 @@
 #include "daemon/http/api_cache.h"
 #include "daemon/http/api_impl.h"
 #include "daemon/http/api_rate.h"
+#include "daemon/http/api_routes.h"
 #include "daemon/http/api_tokens.h"
 #include "daemon/http/http.h"
 #include "daemon/http/http_impl.h"
@@ -61,70 +63,12 @@
 #define M_PUT EVHTTP_REQ_PUT
 #define M_DELETE EVHTTP_REQ_DELETE
 
-enum {
-	R_LIST = 1 << 0,   /* the result is an array: ?limit=&offset= pages it */
-	R_BODY = 1 << 1,   /* the arguments come from the JSON body */
-	R_JOB = 1 << 2,    /* long: 202 and a job to poll */
-	R_CALL = 1 << 3,   /* POST /api/v1/call */
-	R_JOBS = 1 << 4,   /* GET /api/v1/jobs/{id} */
-};
-
-/* The one table of the API's resources. params: the query parameters a
- * GET takes, "NAME:TYPE" separated by spaces (s string, i integer >= 0,
- * n number, b true/false), each passed as the argument of that name. */
-static const struct api_route {
-	unsigned method;
-	const char *path;      /* under /api/v1/; "{}" is one segment */
-	const char *cmd;
-	const char *seg_arg;   /* the argument "{}" becomes */
-	const char *params;
-	unsigned flags;
-	const char *fixed;     /* arguments always given (JSON), or NULL */
-} api_routes[] = {
-	{ M_POST, "call", NULL, NULL, NULL, R_CALL, NULL },
-	{ M_GET, "jobs/{}", NULL, NULL, NULL, R_JOBS, NULL },
-	{ M_GET, "status", "status", NULL, NULL, 0, NULL },
-	{ M_GET, "nodes", "nodes", NULL, "type:s", R_LIST, NULL },
-	{ M_GET, "nodes/{}", "node", "id", NULL, 0, NULL },
-	{ M_GET, "nodes/{}/ports", "ports", "node", NULL, R_LIST, NULL },
-	{ M_GET, "ports", "ports", NULL, "node:s", R_LIST, NULL },
-	{ M_GET, "links", "links", NULL, NULL, R_LIST, NULL },
-	{ M_GET, "events", "events", NULL, "since:n kind:s", R_LIST, NULL },
-	{ M_GET, "routing/runs", "route-runs", NULL, NULL, R_LIST, NULL },
-	{ M_GET, "routing/check", "route-check", NULL,
-	  "subnet:s cached:b shifts:i random:i seed:i bisections:i", 0, NULL },
-	{ M_GET, "routing/trace", "route-trace", NULL, "subnet:s cached:b src:s dst:s", 0, NULL },
-	{ M_GET, "tenants", "tenant-list", NULL, NULL, R_LIST, NULL },
-	{ M_GET, "tenants/{}", "tenant-show", "name", NULL, 0, NULL },
-	{ M_GET, "tenants/{}/verify", "tenant-verify", "name", NULL, 0, NULL },
-	{ M_GET, "qos/plan", "qos-plan", NULL, "switch:s", 0, NULL },
-	{ M_GET, "qos/status", "qos-status", NULL, "switch:s", 0, NULL },
-	{ M_GET, "qos/ib/status", "qos-ib-status", NULL, NULL, 0, NULL },
-	{ M_GET, "qos/ib-cc/status", "qos-ib-cc-status", NULL, NULL, 0, NULL },
-	{ M_GET, "ar/status", "ar-status", NULL, "subnet:s cached:b", 0, NULL },
-	{ M_GET, "switches", "switches", NULL, NULL, R_LIST, NULL },
-	{ M_GET, "switches/{}", "switches", "name", NULL, 0, NULL },
-	{ M_GET, "counters", "counters", NULL, "node:s port:i subnet:s top:i sort:s now:b", 0,
-	  NULL },
-	{ M_GET, "eth-counters", "switch_counters", NULL, "switch:s port:s now:b", 0, NULL },
-	{ M_GET, "health", "health", NULL, "subnet:s top:i", 0, NULL },
-	{ M_GET, "impact/{}", "job", "job", "subnet:s top:i", 0, NULL },
-	{ M_GET, "impact", "job", NULL, "hosts:s subnet:s top:i seed:i", 0, NULL },
-	{ M_GET, "fabric/validate", "fabric-validate", NULL, "subnet:s plan:b fabric:b", 0, NULL },
-	{ M_GET, "fabric/issues", "fabric-issues", NULL, "subnet:s", 0, NULL },
-	{ M_GET, "slurm/topology", "slurm-topology", NULL, "format:s subnet:s", 0, NULL },
-	/* the mutations */
-	{ M_POST, "discover", "discover", NULL, NULL, R_JOB, "{\"wait\": true}" },
-	{ M_POST, "tenants", "tenant-create", NULL, NULL, R_BODY, NULL },
-	{ M_DELETE, "tenants/{}", "tenant-delete", "name", NULL, 0, NULL },
-	{ M_POST, "tenants/{}/hosts", "tenant-add-hosts", "name", NULL, R_BODY, NULL },
-	{ M_DELETE, "tenants/{}/hosts", "tenant-remove-hosts", "name", NULL, R_BODY, NULL },
-	{ M_POST, "qos/apply", "qos-apply", NULL, NULL, R_BODY, NULL },
-	{ M_POST, "qos/ib/apply", "qos-ib-apply", NULL, NULL, 0, NULL },
-	{ M_POST, "qos/ib-cc/apply", "qos-ib-cc-apply", NULL, NULL, 0, NULL },
-	{ M_POST, "ar/program", "ar-program", NULL, NULL, R_BODY, NULL },
-};
-#define N_ROUTES (sizeof(api_routes) / sizeof(api_routes[0]))
+/* The routes (api_routes.h), built from the commands' declarations by the
+ * first api_new: the table outlives every api, so that an orphaned call's
+ * route stays. */
+static struct api_route api_routes[API_MAX_ROUTES];
+static size_t n_routes;
+#define N_ROUTES n_routes
 
 struct job {
 	unsigned id;                /* 0: a free slot */
@@ -140,9 +84,9 @@ struct call {
 	struct call *prev, *next;
 	struct evhttp_request *req; /* NULL once orphaned */
 	const struct api_route *route;
-	unsigned job;               /* R_JOB: its id */
-	json_int_t limit, offset;   /* R_LIST: the page (limit -1: all) */
-	char *link;                 /* R_LIST: the path and query, without the page */
+	unsigned job;               /* API_R_JOB: its id */
+	json_int_t limit, offset;   /* API_R_LIST: the page (limit -1: all) */
+	char *link;                 /* API_R_LIST: the path and query, without the page */
 	char *key;                  /* kept answers: the command and arguments */
 	unsigned version;           /* ... at this data version */
 	int joined;                 /* waits on another call's flight (no ctl_call) */
@@ -209,7 +153,7 @@ static void on_answer(json_t *answer, void *arg)
 	struct call *c = arg;
 	struct job *j;
 
-	if (c->api && (c->route->flags & R_JOB) && (j = job_find(c->api, c->job))) {
+	if (c->api && (c->route->flags & API_R_JOB) && (j = job_find(c->api, c->job))) {
 		j->done = 1;
 		j->ended = time(NULL);
 		j->answer = json_incref(answer);
@@ -220,7 +164,7 @@ static void on_answer(json_t *answer, void *arg)
 		/* orphaned, or a job whose 202 has been sent */
 	} else if (!answer) {
 		api_send_error(c->req, PROTO_ERR_INTERNAL, "out of memory");
-	} else if (c->route->flags & R_CALL) {
+	} else if (c->route->flags & API_R_CALL) {
 		const char *code = json_string_value(json_object_get(json_object_get(answer, "error"),
 								     "code"));
 
@@ -228,7 +172,7 @@ static void on_answer(json_t *answer, void *arg)
 			  api_status(code), answer);
 	} else if (!json_is_true(json_object_get(answer, "ok"))) {
 		api_send_answer_error(c->req, answer);
-	} else if ((c->route->flags & R_LIST) && json_is_array(json_object_get(answer, "result"))) {
+	} else if ((c->route->flags & API_R_LIST) && json_is_array(json_object_get(answer, "result"))) {
 		send_page(c, json_object_get(answer, "result"));
 	} else {
 		json_t *r = json_object_get(answer, "result");
@@ -358,7 +302,7 @@ static void on_answer_kept(json_t *answer, void *arg)
 	struct api *a = c->api;
 	struct api_render *r = NULL;
 	json_t *res = json_object_get(answer, "result");
-	int too_large = 0, list = (c->route->flags & R_LIST) && json_is_array(res);
+	int too_large = 0, list = (c->route->flags & API_R_LIST) && json_is_array(res);
 
 	if (!a) {             /* api_free: its flight is gone with the cache */
 		json_decref(answer);
@@ -503,46 +447,6 @@ static void get_job(struct api *a, struct evhttp_request *req, const char *seg,
 
 /* ---- routing --------------------------------------------------------------------------- */
 
-/* Does `rel` (the path under /api/v1/) match the pattern? The "{}"
- * segment is copied into seg. */
-static int path_match(const char *pat, const char *rel, char *seg, size_t seglen)
-{
-	while (*pat && *rel) {
-		if (!strncmp(pat, "{}", 2)) {
-			size_t n = strcspn(rel, "/");
-
-			if (n == 0 || n >= seglen)
-				return 0;
-			memcpy(seg, rel, n);
-			seg[n] = '\0';
-			pat += 2;
-			rel += n;
-			continue;
-		}
-		if (*pat != *rel)
-			return 0;
-		pat++;
-		rel++;
-	}
-	return !*pat && (!*rel || !strcmp(rel, "/"));
-}
-
-/* Is `name` among the route's parameters? Its type, or 0. */
-static char param_type(const char *params, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (const char *p = params; p && *p;) {
-		size_t n = strcspn(p, ":");
-
-		if (n == len && !strncmp(p, name, n) && p[n] == ':')
-			return p[n + 1];
-		p += strcspn(p, " ");
-		p += *p == ' ';
-	}
-	return 0;
-}
-
 static int parse_int(const char *s, json_int_t *out)
 {
 	char *end;
@@ -588,7 +492,7 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 	const char *q = evhttp_uri_get_query(evhttp_request_get_evhttp_uri(req));
 	struct evkeyvalq kv;
 	struct evkeyval *e;
-	struct evbuffer *link = (r->flags & R_LIST) ? evbuffer_new() : NULL;
+	struct evbuffer *link = (r->flags & API_R_LIST) ? evbuffer_new() : NULL;
 	int rc = 0;
 
 	TAILQ_INIT(&kv);
@@ -612,7 +516,7 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 		goto out;
 	}
 	TAILQ_FOREACH(e, &kv, next) {
-		char t = param_type(r->params, e->key);
+		char t = api_routes_param_type(r->params, e->key);
 		json_int_t n;
 		json_t *v = NULL;
 
@@ -622,7 +526,7 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 			rc = -EINVAL;
 			break;
 		}
-		if ((r->flags & R_LIST) && (!strcmp(e->key, "limit") || !strcmp(e->key, "offset"))) {
+		if ((r->flags & API_R_LIST) && (!strcmp(e->key, "limit") || !strcmp(e->key, "offset"))) {
 			if (parse_int(e->value, &n) < 0 || n > 1000000000) {
 				api_send_error(req, PROTO_ERR_BADREQ, "query parameter \"%s\" must be an "
 					   "integer from 0 to 1000000000", e->key);
@@ -654,9 +558,9 @@ static int query_args(struct evhttp_request *req, const struct api_route *r, con
 			break;
 		default:
 			api_send_error(req, PROTO_ERR_BADREQ, "unknown query parameter \"%.64s\"%s%s%s",
-				   e->key, r->params || (r->flags & R_LIST) ? " (takes: " : "",
+				   e->key, r->params || (r->flags & API_R_LIST) ? " (takes: " : "",
 				   r->params ? r->params : "",
-				   (r->flags & R_LIST) ? (r->params ? " limit:i offset:i)" :
+				   (r->flags & API_R_LIST) ? (r->params ? " limit:i offset:i)" :
 							  "limit:i offset:i)") :
 				   r->params ? ")" : "");
 			rc = -EINVAL;
@@ -693,7 +597,7 @@ out:
 	return rc;
 }
 
-/* The JSON body (R_BODY, R_CALL): its bytes, NUL-terminated in a copy. */
+/* The JSON body (API_R_BODY, API_R_CALL): its bytes, NUL-terminated in a copy. */
 static char *body_copy(struct evhttp_request *req, size_t *len)
 {
 	struct evbuffer *in = evhttp_request_get_input_buffer(req);
@@ -717,16 +621,16 @@ static void run_route(struct api *a, struct evhttp_request *req, const struct ap
 	struct job *j = NULL;
 	unsigned version;
 
-	if (r->flags & R_JOBS) {
+	if (r->flags & API_R_JOBS) {
 		get_job(a, req, seg, who);
 		return;
 	}
 	if (!(c = call_new(a, req, r)))
 		return;
-	if (r->flags & (R_CALL | R_BODY)) {
+	if (r->flags & (API_R_CALL | API_R_BODY)) {
 		size_t len;
 		char *body = body_copy(req, &len);
-		int rc = !body ? -ENOMEM : (r->flags & R_CALL) ?
+		int rc = !body ? -ENOMEM : (r->flags & API_R_CALL) ?
 			 api_body_call(body, len, cmd, &args, err, sizeof(err)) :
 			 api_body_args(body, len, &args, err, sizeof(err));
 
@@ -736,7 +640,7 @@ static void run_route(struct api *a, struct evhttp_request *req, const struct ap
 				   rc == -ENOMEM ? "out of memory" : err);
 			goto fail;
 		}
-		if (r->flags & R_CALL)
+		if (r->flags & API_R_CALL)
 			name = cmd;
 	} else if (r->fixed) {
 		args = json_loads(r->fixed, 0, NULL);
@@ -773,7 +677,7 @@ static void run_route(struct api *a, struct evhttp_request *req, const struct ap
 			goto fail;
 		}
 	}
-	if (r->flags & R_JOB) {
+	if (r->flags & API_R_JOB) {
 		if (!(j = api_job_new(a, name, who))) {
 			api_send_error(req, PROTO_ERR_BUSY, "%d jobs are running: try again later",
 				   API_MAX_JOBS);
@@ -810,7 +714,7 @@ static void run_route(struct api *a, struct evhttp_request *req, const struct ap
 		json_decref(o);
 		return;
 	}
-	if (r->method == M_GET && !(r->flags & R_JOB) && ctl_version(a->ctl, name, who, &version))
+	if (r->method == M_GET && !(r->flags & API_R_JOB) && ctl_version(a->ctl, name, who, &version))
 		run_kept(a, c, name, args, who, version);
 	else
 		ctl_call(a->ctl, name, args, who, on_answer, c);
@@ -842,7 +746,7 @@ static void on_api(struct evhttp_request *req, void *arg)
 	for (size_t i = 0; i < N_ROUTES; i++) {
 		const struct api_route *r = &api_routes[i];
 
-		if (!path_match(r->path, rel, seg, sizeof(seg)))
+		if (!api_routes_match(r->path, rel, seg, sizeof(seg)))
 			continue;
 		path_known = 1;
 		if (r->method != method && !(r->method == M_GET && method == EVHTTP_REQ_HEAD))
@@ -866,7 +770,7 @@ static void on_api(struct evhttp_request *req, void *arg)
 		char allow[64] = "";
 
 		for (size_t i = 0; i < N_ROUTES; i++)
-			if (path_match(api_routes[i].path, rel, seg, sizeof(seg)))
+			if (api_routes_match(api_routes[i].path, rel, seg, sizeof(seg)))
 				snprintf(allow + strlen(allow), sizeof(allow) - strlen(allow), "%s%s",
 					 allow[0] ? ", " : "",
 					 api_routes[i].method == M_GET ? "GET, HEAD" :
@@ -904,6 +808,12 @@ struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl
 
 	if (!a) {
 		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (!n_routes && api_routes_build(cmds_table(), api_routes, API_MAX_ROUTES, &n_routes, err,
+					  errlen) < 0) {
+		n_routes = 0;
+		free(a);
 		return NULL;
 	}
 	a->ctl = ctl;

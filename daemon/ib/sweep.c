@@ -614,9 +614,7 @@ json_t *sweeper_status(struct sweeper *sw)
 
 int sweeper_register(struct sweeper *sw, struct ctl *ctl)
 {
-	static const struct ctl_arg args[] = { CTL_ARG_B("wait"), CTL_ARG_END };
-
-	return ctl_register_args(ctl, "discover", CTL_WRITE, cmd_discover, sw, args);
+	return ctl_handle(ctl, "discover", cmd_discover, sw);
 }
 
 void sweeper_set_interval(struct sweeper *sw, int interval)

@@ -250,9 +250,7 @@ static void cmd_apply(struct ctl_req *req, json_t *args, void *arg)
 
 int osm_block_register(struct osm_block *b, struct ctl *ctl)
 {
-	static const struct ctl_arg none[] = { CTL_ARG_END };
-
-	return ctl_register_args(ctl, b->ops->apply_cmd, CTL_WRITE, cmd_apply, b, none);
+	return ctl_handle(ctl, b->ops->apply_cmd, cmd_apply, b);
 }
 
 /* ---- HA ------------------------------------------------------------------------ */

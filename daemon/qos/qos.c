@@ -832,13 +832,11 @@ int qos_register(struct qos_mod *m, struct ctl *ctl)
 {
 	int rc;
 
-	static const struct ctl_arg args[] = { CTL_ARG_S("switch"), CTL_ARG_END };
-
 	m->ctl = ctl;
-	if ((rc = ctl_register_args(ctl, "qos-plan", CTL_READ, cmd_plan, m, args)) < 0 ||
-	    (rc = ctl_register_args(ctl, "qos-status", CTL_READ, cmd_status, m, args)) < 0)
+	if ((rc = ctl_handle(ctl, "qos-plan", cmd_plan, m)) < 0 ||
+	    (rc = ctl_handle(ctl, "qos-status", cmd_status, m)) < 0)
 		return rc;
-	return ctl_register_args(ctl, "qos-apply", CTL_WRITE, cmd_apply, m, args);
+	return ctl_handle(ctl, "qos-apply", cmd_apply, m);
 }
 
 void qos_set_intent(struct qos_mod *m, const struct intent_writer *w)

@@ -309,9 +309,7 @@ int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl)
 {
 	int rc;
 
-	static const struct ctl_arg none[] = { CTL_ARG_END };
-
-	if ((rc = ctl_register_args(ctl, "qos-ib-status", CTL_READ, cmd_status, m, none)) < 0)
+	if ((rc = ctl_handle(ctl, "qos-ib-status", cmd_status, m)) < 0)
 		return rc;
 	return osm_block_register(m->block, ctl);  /* qos-ib-apply */
 }

@@ -434,7 +434,5 @@ static void cmd_route_runs(struct ctl_req *req, json_t *args, void *arg)
 
 int osm_report_register(struct osm_report *r, struct ctl *ctl)
 {
-	static const struct ctl_arg args[] = { CTL_ARG_I("limit", 0, 1000000000), CTL_ARG_END };
-
-	return ctl_register_args(ctl, "route-runs", CTL_READ, cmd_route_runs, r, args);
+	return ctl_handle(ctl, "route-runs", cmd_route_runs, r);
 }

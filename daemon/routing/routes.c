@@ -327,17 +327,7 @@ void routes_free(struct routes *rt)
 
 int routes_register(struct routes *rt, struct ctl *ctl)
 {
-	static const struct ctl_arg check_args[] = {
-		CTL_ARG_S("subnet"), CTL_ARG_B("cached"), CTL_ARG_I("shifts", 0, 1000000),
-		CTL_ARG_I("random", 0, 100000), CTL_ARG_I("seed", 0, LLONG_MAX),
-		CTL_ARG_I("bisections", 0, 100000), CTL_ARG_END,
-	};
-	static const struct ctl_arg trace_args[] = {
-		CTL_ARG_S("subnet"), CTL_ARG_B("cached"), CTL_ARG_S("src"), CTL_ARG_S("dst"),
-		CTL_ARG_END,
-	};
-	int rc = ctl_register_args(ctl, "route-check", CTL_WRITE, cmd_route_check, rt, check_args);
+	int rc = ctl_handle(ctl, "route-check", cmd_route_check, rt);
 
-	return rc < 0 ? rc : ctl_register_args(ctl, "route-trace", CTL_READ, cmd_route_trace, rt,
-					       trace_args);
+	return rc < 0 ? rc : ctl_handle(ctl, "route-trace", cmd_route_trace, rt);
 }

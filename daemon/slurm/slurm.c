@@ -612,11 +612,6 @@ void slurm_reconfigure(struct slurm_mod *m, const struct slurm_conf *conf,
 
 int slurm_register(struct slurm_mod *m, struct ctl *ctl)
 {
-	static const struct ctl_arg args[] = {
-		CTL_ARG_S("subnet"), CTL_ARG_S("format"), CTL_ARG_END,
-	};
-
 	m->ctl = ctl;
-	return ctl_register_args(ctl, "slurm-topology", CTL_READ, cmd_topology, m, args) < 0 ?
-	       -1 : 0;
+	return ctl_handle(ctl, "slurm-topology", cmd_topology, m) < 0 ? -1 : 0;
 }

@@ -271,11 +271,5 @@ void job_impact_free(struct job_impact *ji)
 
 int job_impact_register(struct job_impact *ji, struct ctl *ctl)
 {
-	/* host_pattern only to be refused with the reason (cmd_job) */
-	static const struct ctl_arg args[] = {
-		CTL_ARG_S("job"), CTL_ARG_S("hosts"), CTL_ARG_S("subnet"), CTL_ARG_S("host_pattern"),
-		CTL_ARG_I("top", 0, 10000), CTL_ARG_I("seed", 0, 0x7fffffff), CTL_ARG_END,
-	};
-
-	return ctl_register_args(ctl, "job", CTL_READ, cmd_job, ji, args);
+	return ctl_handle(ctl, "job", cmd_job, ji);
 }

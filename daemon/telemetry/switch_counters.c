@@ -474,9 +474,5 @@ void switch_counters_observe(struct switch_counters *sc, switch_counters_fn fn, 
 
 int switch_counters_register(struct switch_counters *sc, struct ctl *ctl)
 {
-	static const struct ctl_arg args[] = {
-		CTL_ARG_B("now"), CTL_ARG_S("switch"), CTL_ARG_S("port"), CTL_ARG_END,
-	};
-
-	return ctl_register_args(ctl, "switch_counters", CTL_READ, cmd_switch_counters, sc, args);
+	return ctl_handle(ctl, "switch_counters", cmd_switch_counters, sc);
 }

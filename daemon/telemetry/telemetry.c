@@ -482,18 +482,10 @@ void telemetry_free(struct telemetry_mod *m)
 
 int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 {
-	static const struct ctl_arg counters_args[] = {
-		CTL_ARG_B("now"), CTL_ARG_S("subnet"), CTL_ARG_S("node"), CTL_ARG_I("port", 0, 254),
-		CTL_ARG_S("sort"), CTL_ARG_I("top", 0, 1000000), CTL_ARG_END,
-	};
-	static const struct ctl_arg health_args[] = {
-		CTL_ARG_S("subnet"), CTL_ARG_I("top", 0, 10000), CTL_ARG_I("window_s", 0, 31 * 86400),
-		CTL_ARG_END,
-	};
-	int rc = ctl_register_args(ctl, "counters", CTL_READ, cmd_counters, m, counters_args);
+	int rc = ctl_handle(ctl, "counters", cmd_counters, m);
 
 	if (rc == 0)
-		rc = ctl_register_args(ctl, "health", CTL_READ, cmd_health, m, health_args);
+		rc = ctl_handle(ctl, "health", cmd_health, m);
 	if (rc == 0)
 		rc = job_impact_register(m->ji, ctl);
 	return rc < 0 ? rc : switch_counters_register(m->sc, ctl);

@@ -483,28 +483,13 @@ static void cmd_list(struct ctl_req *req, json_t *args, void *arg)
 
 int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 {
-	/* docs/api.md's bodies: a PKey 1..0x7ffe (0: the pool's next), a
-	 * membership true/false, a class name */
-	static const struct ctl_arg create[] = {
-		CTL_ARG_S("name"), CTL_ARG_S("hosts"), CTL_ARG_I("pkey", 0, 0x7ffe),
-		CTL_ARG_B("limited"), CTL_ARG_S("class"), CTL_ARG_END,
-	};
-	static const struct ctl_arg hosts[] = { CTL_ARG_S("name"), CTL_ARG_S("hosts"), CTL_ARG_END };
-	static const struct ctl_arg name[] = { CTL_ARG_S("name"), CTL_ARG_END };
-	static const struct ctl_arg none[] = { CTL_ARG_END };
 	static const struct {
 		const char *cmd;
-		enum ctl_access access;
 		ctl_handler_fn fn;
-		const struct ctl_arg *args;
 	} cmds[] = {
-		{ "tenant-create", CTL_TENANT, cmd_create, create },
-		{ "tenant-add-hosts", CTL_TENANT, cmd_add, hosts },
-		{ "tenant-remove-hosts", CTL_TENANT, cmd_remove, hosts },
-		{ "tenant-delete", CTL_TENANT, cmd_delete, name },
-		{ "tenant-verify", CTL_READ, cmd_verify, name },
-		{ "tenant-show", CTL_READ, cmd_show, name },
-		{ "tenant-list", CTL_READ, cmd_list, none },
+		{ "tenant-create", cmd_create }, { "tenant-add-hosts", cmd_add },
+		{ "tenant-remove-hosts", cmd_remove }, { "tenant-delete", cmd_delete },
+		{ "tenant-verify", cmd_verify }, { "tenant-show", cmd_show }, { "tenant-list", cmd_list },
 	};
 	int rc;
 
@@ -512,8 +497,7 @@ int tenants_register(struct tenants_mod *m, struct ctl *ctl)
 	if ((rc = tenants_hosts_register(m, ctl)) < 0)
 		return rc;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if ((rc = ctl_register_args(ctl, cmds[i].cmd, cmds[i].access, cmds[i].fn, m,
-					    cmds[i].args)) < 0)
+		if ((rc = ctl_handle(ctl, cmds[i].cmd, cmds[i].fn, m)) < 0)
 			return rc;
 	return 0;
 }

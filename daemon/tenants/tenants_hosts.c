@@ -565,5 +565,5 @@ static void cmd_hosts(struct ctl_req *req, json_t *args, void *arg)
 
 int tenants_hosts_register(struct tenants_mod *m, struct ctl *ctl)
 {
-	return ctl_register(ctl, "tenant-hosts", CTL_READ, cmd_hosts, m);
+	return ctl_handle(ctl, "tenant-hosts", cmd_hosts, m);
 }

@@ -521,13 +521,8 @@ void validate_reconfigure(struct validate_mod *m, const struct validate_conf *co
 
 int validate_register(struct validate_mod *m, struct ctl *ctl)
 {
-	static const struct ctl_arg validate_args[] = {
-		CTL_ARG_S("subnet"), CTL_ARG_B("plan"), CTL_ARG_B("fabric"), CTL_ARG_END,
-	};
-	static const struct ctl_arg issues_args[] = { CTL_ARG_S("subnet"), CTL_ARG_END };
-
-	if (ctl_register_args(ctl, "fabric-validate", CTL_READ, cmd_validate, m, validate_args) < 0 ||
-	    ctl_register_args(ctl, "fabric-issues", CTL_READ, cmd_issues, m, issues_args) < 0)
+	if (ctl_handle(ctl, "fabric-validate", cmd_validate, m) < 0 ||
+	    ctl_handle(ctl, "fabric-issues", cmd_issues, m) < 0)
 		return -1;
 	return 0;
 }

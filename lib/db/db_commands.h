@@ -1,8 +1,8 @@
 /* lib/db/db_commands.h: the read commands a database answers by itself,
  * named once with the argument each takes: loomd's fabric queries
- * (daemon/fabric/queries.c, off its loop) and loomctl --db (cli/local.c)
+ * (daemon/fabric/queries.c, off its loop) and loomctl --db (cli/local_run.c)
  * both run them from this table, so the two cannot answer differently.
- * The daemon checks the arguments' types before (ctl_argspec.h); the
+ * The daemon checks the arguments' types before (cmds_args.h); the
  * values each command refuses (an unknown node type, an unknown event
  * kind) are refused by the query itself, the same either way. */
 #ifndef LOOM_DB_COMMANDS_H

@@ -66,13 +66,30 @@ static void h_slow_big(struct ctl_req *req, json_t *args, void *arg)
 
 /* ---- fixture ------------------------------------------------------------------ */
 
-/* the arguments the tests give them (ctl_set_args; poke takes none) */
-static const struct ctl_arg echo_args[] = {
-	CTL_ARG_I("x", 0, 1000), CTL_ARG_S("pad"), CTL_ARG_END,
+/* the tests' commands, declared as lib/util/commands.c declares loomd's:
+ * the arguments the tests give them (poke and qos-status take none) */
+static const struct cmds_arg echo_args[] = {
+	CMDS_ARG_I("x", 0, 1000), CMDS_ARG_S("pad"), CMDS_ARG_END,
 };
-static const struct ctl_arg later_args[] = { CTL_ARG_S("k"), CTL_ARG_END };
-static const struct ctl_arg big_args[] = {
-	CTL_ARG_I("pad", 0, 1LL << 32), CTL_ARG_I("ms", 0, 60000), CTL_ARG_END,
+static const struct cmds_arg later_args[] = { CMDS_ARG_S("k"), CMDS_ARG_END };
+static const struct cmds_arg big_args[] = {
+	CMDS_ARG_I("pad", 0, 1LL << 32), CMDS_ARG_I("ms", 0, 60000), CMDS_ARG_END,
+};
+static const struct cmds_arg none[] = { CMDS_ARG_END };
+const struct cmds_arg fixture_create_spec[] = {
+	CMDS_ARG_S("name"), CMDS_ARG_S("hosts"), CMDS_ARG_I("pkey", 0, 0x7ffe), CMDS_ARG_B("limited"),
+	CMDS_ARG_S("class"), CMDS_ARG_END,
+};
+const struct cmds_decl fixture_decls[] = {
+	{ .name = "echo", .flags = CMDS_LOOMD, .access = CMDS_READ, .args = echo_args },
+	{ .name = "poke", .flags = CMDS_LOOMD, .access = CMDS_WRITE, .args = none },
+	{ .name = "later", .flags = CMDS_LOOMD, .access = CMDS_READ, .args = later_args },
+	{ .name = "slow_big", .flags = CMDS_LOOMD, .access = CMDS_READ, .args = big_args },
+	{ .name = "tenant-create", .flags = CMDS_LOOMD, .access = CMDS_TENANT,
+	  .args = fixture_create_spec },
+	{ .name = "qos-status", .flags = CMDS_LOOMD, .access = CMDS_READ, .args = none },
+	{ .name = "offline", .flags = CMDS_LOOMCTL, .access = CMDS_READ, .args = none },
+	{ .name = NULL },
 };
 
 void setup(void)
@@ -91,11 +108,12 @@ void setup(void)
 	ck_assert_ptr_nonnull(base);
 	ctl = ctl_new(base, sock_path, "", err, sizeof(err));
 	ck_assert_msg(ctl != NULL, "ctl_new: %s", err);
-	ck_assert_int_eq(ctl_register_args(ctl, "echo", CTL_READ, h_echo, "echo-arg", echo_args), 0);
-	ck_assert_int_eq(ctl_register(ctl, "poke", CTL_WRITE, h_poke, NULL), 0);
-	ck_assert_int_eq(ctl_register_args(ctl, "later", CTL_READ, h_later, NULL, later_args), 0);
-	ck_assert_int_eq(ctl_register_args(ctl, "slow_big", CTL_READ, h_slow_big, NULL, big_args), 0);
-	ck_assert_int_eq(ctl_register(ctl, "echo", CTL_READ, h_echo, NULL), -EEXIST);
+	ctl_set_declarations(ctl, fixture_decls);
+	ck_assert_int_eq(ctl_handle(ctl, "echo", h_echo, "echo-arg"), 0);
+	ck_assert_int_eq(ctl_handle(ctl, "poke", h_poke, NULL), 0);
+	ck_assert_int_eq(ctl_handle(ctl, "later", h_later, NULL), 0);
+	ck_assert_int_eq(ctl_handle(ctl, "slow_big", h_slow_big, NULL), 0);
+	ck_assert_int_eq(ctl_handle(ctl, "echo", h_echo, NULL), -EEXIST);
 	saved = NULL;
 }
 

@@ -18,6 +18,11 @@ extern char sock_path[128];
 extern struct event_base *base;
 extern struct ctl *ctl;
 extern struct ctl_req *saved;   /* held by the "later" handler */
+/* the tests' declarations (ctl_set_declarations): echo, poke, later and
+ * slow_big handled by setup, tenant-create and qos-status left to the
+ * tests, offline loomctl's alone */
+extern const struct cmds_decl fixture_decls[];
+extern const struct cmds_arg fixture_create_spec[];
 
 void setup(void);
 void teardown(void);

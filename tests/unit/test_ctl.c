@@ -485,23 +485,21 @@ START_TEST(calls_as_a_principal_decide_by_role_and_answer_once)
 }
 END_TEST
 
-/* Arguments typed as declared (ctl_set_args), checked before the handler:
- * the attack's wrong-typed tenant bodies each refused naming the field, an
- * unknown key refused naming it and the keys taken, the right ones run. */
-static const struct ctl_arg create_spec[] = {
-	CTL_ARG_S("name"), CTL_ARG_S("hosts"), CTL_ARG_I("pkey", 0, 0x7ffe), CTL_ARG_B("limited"),
-	CTL_ARG_S("class"), CTL_ARG_END,
-};
+/* Arguments typed as declared (lib/util/commands.c), checked before the
+ * handler: the attack's wrong-typed tenant bodies each refused naming the
+ * field, an unknown key refused naming it and the keys taken, the right
+ * ones run. */
+#define create_spec fixture_create_spec
 
-/* ctl_args_check of the JSON text: "" when taken, else its message */
-static const char *checked(const struct ctl_arg *spec, const char *text)
+/* cmds_args_check of the JSON text: "" when taken, else its message */
+static const char *checked(const struct cmds_arg *spec, const char *text)
 {
 	static char err[512];
 	json_t *args = json_loads(text, 0, NULL);
 
 	ck_assert_msg(args != NULL, "bad JSON in the test: %s", text);
 	err[0] = '\0';
-	if (ctl_args_check("tenant-create", spec, args, err, sizeof(err)) == 0)
+	if (cmds_args_check("tenant-create", spec, args, err, sizeof(err)) == 0)
 		ck_assert_str_eq(err, "");
 	else
 		ck_assert_str_ne(err, "");
@@ -511,8 +509,8 @@ static const char *checked(const struct ctl_arg *spec, const char *text)
 
 START_TEST(arguments_are_checked_against_their_declared_types)
 {
-	static const struct ctl_arg none[] = { CTL_ARG_END };
-	static const struct ctl_arg since[] = { CTL_ARG_N("since", 0, 1LL << 40), CTL_ARG_END };
+	static const struct cmds_arg none[] = { CMDS_ARG_END };
+	static const struct cmds_arg since[] = { CMDS_ARG_N("since", 0, 1LL << 40), CMDS_ARG_END };
 
 	ck_assert_str_eq(checked(create_spec, "{\"name\": \"j1\", \"hosts\": \"h[1-2]\", "
 				 "\"pkey\": 4660, \"limited\": true, \"class\": \"storage\"}"), "");
@@ -564,9 +562,7 @@ START_TEST(a_command_refuses_what_it_does_not_declare_from_either_transport)
 	json_t *resp, *args, *ans = NULL;
 	int fd;
 
-	ck_assert_int_eq(ctl_register_args(ctl, "tenant-create", CTL_TENANT, h_typed, NULL,
-					   create_spec), 0);
-	ck_assert_int_eq(ctl_set_args(ctl, "no-such-command", create_spec), -ENOENT);
+	ck_assert_int_eq(ctl_handle(ctl, "tenant-create", h_typed, NULL), 0);
 	fd = connect_to(sock_path);
 	args = json_pack("{s:s, s:s, s:b, s:i}", "name", "j1", "hosts", "h1", "limited", 0,
 			 "pkey", 4660);
@@ -592,7 +588,7 @@ START_TEST(a_command_refuses_what_it_does_not_declare_from_either_transport)
 	json_decref(ans);
 	json_decref(args);
 	ck_assert_int_eq(typed_runs, 1);
-	/* registered without ctl_set_args: takes none */
+	/* declared with no argument: takes none */
 	ans = NULL;
 	args = json_pack("{s:i}", "x", 1);
 	ctl_call(ctl, "poke", args, &admin, got_answer, &ans);
@@ -600,6 +596,58 @@ START_TEST(a_command_refuses_what_it_does_not_declare_from_either_transport)
 	ck_assert_str_eq(err_message(ans), "unknown argument \"x\": \"poke\" takes none");
 	json_decref(ans);
 	json_decref(args);
+}
+END_TEST
+
+/* A module hands in handlers only: a name the declarations do not give
+ * to loomd (unknown, or loomctl's alone) is refused, and ctl_unhandled
+ * names the declared ones still without a handler (loomd does not start
+ * while any is left). */
+START_TEST(only_declared_loomd_commands_take_a_handler_and_the_unhandled_are_named)
+{
+	char names[256];
+
+	ck_assert_int_eq(ctl_handle(ctl, "frobnicate", h_typed, NULL), -ENOENT);
+	ck_assert_int_eq(ctl_handle(ctl, "offline", h_typed, NULL), -ENOENT);
+	ck_assert_int_eq(ctl_handle(ctl, "", h_typed, NULL), -EINVAL);
+	ck_assert_int_eq(ctl_handle(ctl, "poke", NULL, NULL), -EINVAL);
+	ck_assert_uint_eq(ctl_unhandled(ctl, names, sizeof(names)), 2);
+	ck_assert_str_eq(names, "tenant-create, qos-status");
+	ck_assert_int_eq(ctl_handle(ctl, "tenant-create", h_typed, NULL), 0);
+	ck_assert_uint_eq(ctl_unhandled(ctl, names, sizeof(names)), 1);
+	ck_assert_str_eq(names, "qos-status");
+	ck_assert_int_eq(ctl_handle(ctl, "qos-status", h_typed, NULL), 0);
+	ck_assert_uint_eq(ctl_unhandled(ctl, names, sizeof(names)), 0);
+	ck_assert_str_eq(names, "");
+}
+END_TEST
+
+/* The same against loom's own table: each loomd command is unhandled until
+ * its handler comes, then taken once; loomctl's entries never are. */
+START_TEST(every_declared_loomd_command_is_unhandled_until_handed_in)
+{
+	size_t loomd = 0, loomctl = 0, unhandled;
+	char names[2048];
+
+	ctl_set_declarations(ctl, cmds_table());
+	unhandled = ctl_unhandled(ctl, names, sizeof(names));
+	ck_assert_uint_eq(ctl_unhandled(ctl, NULL, 0), unhandled);
+	for (const struct cmds_decl *d = cmds_table(); d->name; d++) {
+		if (!(d->flags & CMDS_LOOMD)) {
+			ck_assert_int_eq(ctl_handle(ctl, d->name, h_typed, NULL), -ENOENT);
+			loomctl++;
+			continue;
+		}
+		loomd++;
+		ck_assert_msg(strstr(names, d->name), "%s is not named unhandled: %s", d->name,
+			      names);
+		ck_assert_int_eq(ctl_handle(ctl, d->name, h_typed, NULL), 0);
+		ck_assert_int_eq(ctl_handle(ctl, d->name, h_typed, NULL), -EEXIST);
+	}
+	ck_assert_uint_eq(unhandled, loomd);
+	ck_assert_uint_ge(loomd, 30);
+	ck_assert_uint_ge(loomctl, 5);
+	ck_assert_uint_eq(ctl_unhandled(ctl, names, sizeof(names)), 0);
 }
 END_TEST
 
@@ -668,6 +716,7 @@ START_TEST(same_query_at_one_data_version_is_run_once)
 	snprintf(path, sizeof(path), "%s/loom.db", dir);
 	st = store_open(path, err, sizeof(err));
 	ck_assert_msg(st != NULL, "%s", err);
+	ctl_set_declarations(ctl, cmds_table());   /* the fabric's reads are loomd's */
 	q = queries_new(base, ctl, store_db(st), err, sizeof(err));
 	ck_assert_msg(q != NULL, "%s", err);
 	authz_principal_named(&reader, "token", "mon", AUTHZ_READ);
@@ -778,6 +827,8 @@ int main(void)
 	tcase_add_test(tc, the_gate_refuses_changes_not_reads);
 	tcase_add_test(tc, arguments_are_checked_against_their_declared_types);
 	tcase_add_test(tc, a_command_refuses_what_it_does_not_declare_from_either_transport);
+	tcase_add_test(tc, only_declared_loomd_commands_take_a_handler_and_the_unhandled_are_named);
+	tcase_add_test(tc, every_declared_loomd_command_is_unhandled_until_handed_in);
 	tcase_add_test(tc, same_query_at_one_data_version_is_run_once);
 	tcase_add_test(tc, a_large_result_is_encoded_once_for_every_client);
 	tcase_add_test(tc, bad_requests_are_refused_and_the_connection_stays);

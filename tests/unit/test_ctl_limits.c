@@ -531,7 +531,7 @@ START_TEST(fabric_reads_of_role_read_are_rate_limited_per_uid_but_never_roots)
 		printf("skipped: switching to nobody needs root\n");
 		return;
 	}
-	ck_assert_int_eq(ctl_register(ctl, "qos-status", CTL_READ, h_fabric_read, NULL), 0);
+	ck_assert_int_eq(ctl_handle(ctl, "qos-status", h_fabric_read, NULL), 0);
 	reads_as(NOBODY, NOBODY, 3, got);
 	ck_assert_str_eq(got, "orr");
 	/* root, right after, as often as it likes */
