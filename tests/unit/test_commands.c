@@ -85,7 +85,7 @@ static const char *const api_resources[] = {
 	"GET switches/{} switches name [-] 0 -",
 	"GET counters counters - [node:s port:i subnet:s top:i sort:s now:b] 0 -",
 	"GET eth-counters switch_counters - [switch:s port:s now:b] 0 -",
-	"GET health health - [subnet:s top:i] 0 -",
+	"GET health health - [subnet:s top:i window_s:i] 0 -",
 	"GET impact/{} job job [subnet:s top:i] 0 -",
 	"GET impact job - [hosts:s subnet:s top:i seed:i] 0 -",
 	"GET fabric/validate fabric-validate - [subnet:s plan:b fabric:b] 0 -",
