@@ -37,7 +37,7 @@
 #include "lib/db/job_db.h"
 #include "lib/fabric/topo_file.h"
 #include "lib/route/route_paths.h"
-#include "tests/unit/fixture_jobdb.h"
+#include "tests/unit/fixtures/fixture_jobdb.h"
 
 #define MAX_ROUNDS 99
 #define OTHER_JOB 512

@@ -1,5 +1,5 @@
 /* cli/local_run.h: the runners of loomctl --db, one per command that
- * lib/util/commands.c marks CMDS_DB (tests/unit/test_commands.c holds the
+ * lib/util/commands.c marks CMDS_DB (tests/unit/lib/util/test_commands.c holds the
  * two lists equal): each answers from the database what loomd would, with
  * the daemon's arguments and results (the same lib/db calls). Pure: no
  * output, no loomctl state. */

@@ -7,7 +7,7 @@
 #
 # Environment: JOBS (make -j, default: nproc, at most 2), LOOM_TEST_QUICK
 # (passed to make check), LOOM_ASAN_LEAKS=0 to turn LeakSanitizer off,
-# LOOM_ASAN_TESTS="tests/unit/test_route ..." to run only those tests
+# LOOM_ASAN_TESTS="tests/unit/lib/route/test_route ..." to run only those tests
 # (default: all but the browser tests, web_view*.sh),
 # LOOM_ASAN_OPTIONS=... appended to ASAN_OPTIONS (e.g. quarantine_size_mb=0).
 # Sanitizer reports go to BUILDDIR/asan-logs/<test>/ (one file per process);

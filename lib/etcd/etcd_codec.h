@@ -4,7 +4,7 @@
  * keepalive / revoke), the answers decoded, and etcd's error text. The
  * gateway writes int64 fields as JSON strings ("revision":"5") and leaves
  * out fields that are zero; both are read here. lib/etcd/etcd.c sends what
- * this builds; tests/unit/test_etcd.c checks it. Pure: no I/O. */
+ * this builds; tests/unit/lib/etcd/test_etcd.c checks it. Pure: no I/O. */
 #ifndef LOOM_ETCD_CODEC_H
 #define LOOM_ETCD_CODEC_H
 

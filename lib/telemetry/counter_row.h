@@ -7,7 +7,7 @@
  * four JSON texts they were 2.5 kB a port, 180 MB a read, and SQLite's
  * writing of them was most of the read's time. Packed they are about 60
  * bytes. The JSON that `loomctl counters` shows is built from them when
- * asked, the same text as before (tests/unit/test_counter_row.c).
+ * asked, the same text as before (tests/unit/lib/telemetry/test_counter_row.c).
  *
  * The packed form, version 1: a byte 1, then per counter with a value, in
  * enum pma_counter order: its number, its width (1..64), its delta state

@@ -13,7 +13,7 @@
  *
  * Field positions are the InfiniBand Architecture Specification's (vol. 1,
  * 16.1.3 and 16.1.4), the same as libibmad's IB_PC_* and IB_PC_EXT_*
- * fields; tests/unit/test_pma.c checks every one against libibmad's field
+ * fields; tests/unit/lib/telemetry/test_pma.c checks every one against libibmad's field
  * table. Every decoder takes the whole data field and never reads past it.
  *
  * Counters of PortCounters do not wrap: they stop at all ones (IBA

@@ -1,6 +1,6 @@
 /* plugins/linuxdcb/eth_stats.h: a netdev's counters in loom's names
  * (loom_plugin.h's struct lp_counter), from what the kernel gives (pure:
- * linuxdcb.c does the I/O; tests/unit/test_eth_stats.c feeds it string
+ * linuxdcb.c does the I/O; tests/unit/plugins/linuxdcb/test_eth_stats.c feeds it string
  * sets).
  *
  * Two sources, both in the caller's network namespace:

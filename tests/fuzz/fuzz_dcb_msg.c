@@ -6,7 +6,7 @@
  * dcbm_parse_get (the reply to DCB_CMD_IEEE_GET) and dcbm_parse_set_reply
  * (to a SET or DEL). What a GET decodes then goes where dcb_apply.c takes
  * it: dcbm_to_qos, dcbm_from_qos, dcbm_diff and dcbm_app_plan against a
- * fixed policy. dcb_msg.c is compiled in, as for tests/unit/test_dcb_msg.
+ * fixed policy. dcb_msg.c is compiled in, as for tests/unit/plugins/linuxdcb/test_dcb_msg.
  *
  * Invariants: the parsers return 0 or -EPROTO (a SET reply also the
  * driver's -errno); a decoded state holds at most DCBM_MAX_APP entries, and

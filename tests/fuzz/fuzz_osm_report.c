@@ -2,7 +2,7 @@
  * the OpenSM plugin's reports (daemon/routing/osm_report.c,
  * osm_report_handle, what read_cb calls for each datagram of the report
  * socket): JSON parsed, checked, stored. Linked with daemon/libloomd.a like
- * tests/unit/test_osm_report.
+ * tests/unit/daemon/routing/test_osm_report.
  *
  * One osm_report and one store (SQLite, in a temporary directory removed at
  * exit) serve every input; each input runs in a transaction that is rolled

@@ -6,7 +6,7 @@
  * tc_apply.c's tcm_get) and tcm_parse_link (RTM_NEWLINK). The qdiscs decoded
  * from the whole buffer then go where tc_apply.c takes them: tcm_to_qos,
  * tcm_root, tcm_plan and tcm_diff against a fixed policy. tc_msg.c is
- * compiled in, as for tests/unit/test_tc_msg.
+ * compiled in, as for tests/unit/plugins/linuxdcb/test_tc_msg.
  *
  * Invariants: 0 or -EPROTO; at most TCM_MAX_QDISC qdiscs, each of this
  * ifindex, with a terminated kind, an ets of at most TCM_MAX_BANDS bands and

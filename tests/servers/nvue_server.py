@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/servers/nvue_server.py: a stand-in for a Cumulus Linux switch's NVUE
-REST API, for tests/unit/test_nvue.c (python3 standard library only).
+REST API, for tests/unit/plugins/nvue/test_nvue.c (python3 standard library only).
 
 Listens on 127.0.0.1 only: `nvue_server.py [--port N] [--user U]
 [--password P] [--tls-cert PEM --tls-key PEM]` (HTTPS with the latter, as
