@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/fabric/nodename.h"
 #include "lib/util/commands.h"
 
 static const struct {
@@ -66,19 +65,6 @@ int loomctl_parse_count(const char *s, unsigned long max, unsigned long *out)
 	errno = 0;
 	*out = strtoul(s, &end, 10);
 	return errno || end == s || *end || *out > max ? -EINVAL : 0;
-}
-
-int loomctl_names(const struct loomctl *lc, struct nodename_map **out)
-{
-	char err[1024];
-	int rc;
-
-	*out = NULL;
-	if (!lc->node_name_map)
-		return 0;
-	if ((rc = nodename_map_read(lc->node_name_map, out, err, sizeof(err))) < 0)
-		loomctl_error(lc, "%s", err);
-	return rc;
 }
 
 int loomctl_call(struct loomctl *lc, const char *cmd, json_t *args, json_t **result)

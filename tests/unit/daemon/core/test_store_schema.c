@@ -1,0 +1,206 @@
+/* tests/unit/daemon/core/test_store_schema.c: the store's schema: older
+ * databases migrated with their rows kept (a copy made first, the last
+ * three kept), a newer one refused (daemon/core/store.c, store_backup.c). */
+#include "autoconf.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/util/log.h"
+#include "daemon/core/schema.h"
+#include "daemon/core/store.h"
+#include "tests/unit/fixtures/check_run.h"
+
+static char dir[64];
+static char db_path[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/loom-test-schema.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db_path, sizeof(db_path), "%s/loom.db", dir);
+	log_init("test_store_schema", LOG_LVL_WARNING, LOG_TARGET_STDERR);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static struct store *open_store(void)
+{
+	char err[512] = "";
+	struct store *st = store_open(db_path, err, sizeof(err));
+
+	ck_assert_msg(st != NULL, "store_open: %s", err);
+	return st;
+}
+
+static int64_t count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s;
+	int64_t n = -1;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+START_TEST(newer_database_is_refused)
+{
+	struct store *st = open_store();
+	char sql[64], err[512] = "";
+
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", store_schema_version() + 1);
+	ck_assert_int_eq(sqlite3_exec(store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
+	store_close(st);
+	ck_assert_ptr_null(store_open(db_path, err, sizeof(err)));
+	ck_assert_msg(strstr(err, "newer") != NULL, "unclear error: %s", err);
+	ck_assert_int_eq(errno, EPROTO);  /* loomd exits LOOMD_EXIT_CONFIG on it */
+}
+END_TEST
+
+
+/* An old database: the migrations up to `version` applied by hand, as a
+ * loomd of that day left it. */
+static void migrate_to(sqlite3 *db, int version)
+{
+	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= version; i++)
+		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
+			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
+}
+
+/* The file PATH.schema-V.bak exists (1) or not (0). */
+static int backup_exists(int version)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s.schema-%d.bak", db_path, version);
+	return access(p, F_OK) == 0;
+}
+
+/* A database with history is copied before a migration changes it: the
+ * copy is the database as it was (its schema, its rows); a new database
+ * makes none; only the newest three copies stay. */
+START_TEST(migration_keeps_a_copy_from_before_and_the_last_three)
+{
+	char p[256];
+	sqlite3 *db;
+	struct store *st;
+
+	st = open_store();  /* a new database: nothing to keep */
+	store_close(st);
+	for (int v = 1; v <= store_schema_version(); v++)
+		ck_assert_msg(!backup_exists(v), "a new database made a copy (schema %d)", v);
+	for (int v = 3; v <= 6; v++) {
+		const char *ext[] = { "", "-wal", "-shm" };
+
+		for (size_t i = 0; i < 3; i++) {
+			snprintf(p, sizeof(p), "%s%s", db_path, ext[i]);
+			unlink(p);
+		}
+		ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+		migrate_to(db, v);
+		snprintf(p, sizeof(p), "PRAGMA user_version = %d; INSERT INTO subnets (name, "
+			 "created) VALUES ('at-%d', 1)", v, v);
+		ck_assert_int_eq(sqlite3_exec(db, p, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(db);
+		st = open_store();
+		ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+		store_close(st);
+		ck_assert_msg(backup_exists(v), "no copy before migrating from schema %d", v);
+	}
+	ck_assert(!backup_exists(3) && backup_exists(4) && backup_exists(5) && backup_exists(6));
+	snprintf(p, sizeof(p), "%s.schema-6.bak", db_path);
+	ck_assert_int_eq(sqlite3_open(p, &db), SQLITE_OK);
+	ck_assert_int_eq(count(db, "PRAGMA user_version"), 6);
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM subnets WHERE name = 'at-6'"), 1);
+	sqlite3_close(db);
+}
+END_TEST
+
+/* Schema 7 rebuilds the tenants table (its PKey became optional): a tenant
+ * of schema 6 keeps its ports, its key, and gets no VLAN. With foreign keys
+ * on during the rebuild, dropping the old table would cascade into
+ * tenant_ports and lose them. */
+START_TEST(migration_7_keeps_the_tenants_and_their_ports)
+{
+	sqlite3 *db;
+	struct store *st;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL), SQLITE_OK);
+	migrate_to(db, 6);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 6; "
+				      "INSERT INTO tenants VALUES ('job1', 4098, 'full', 'active', '', "
+				      "1, 1, 0); INSERT INTO tenant_ports VALUES ('job1', 'host-0000', "
+				      "'0x0002c90000000020'), ('job1', 'host-0001', "
+				      "'0x0002c90000000030')", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	st = open_store();
+	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenant_ports WHERE "
+			       "tenant = 'job1'"), 2);
+	ck_assert_int_eq(count(store_db(st), "SELECT pkey FROM tenants WHERE name = 'job1' AND "
+			       "vlan IS NULL AND state = 'active'"), 4098);
+	ck_assert_int_eq(count(store_db(st), "PRAGMA foreign_keys"), 1);
+	/* The rebuilt table still cascades to its ports. */
+	ck_assert_int_eq(sqlite3_exec(store_db(st), "DELETE FROM tenants", NULL, NULL, NULL),
+			 SQLITE_OK);
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenant_ports"), 0);
+	store_close(st);
+}
+END_TEST
+
+/* Schema 14 names who created a tenant: the uid of a tenant created over the
+ * socket becomes "uid N"; one created over HTTP (created_by -1) gets none,
+ * since the store kept no principal for it before. */
+START_TEST(migration_14_names_the_uid_that_created_a_tenant)
+{
+	sqlite3 *db;
+	struct store *st;
+
+	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	migrate_to(db, 13);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 13; "
+				      "INSERT INTO tenants (name, pkey, membership, state, created, "
+				      "updated, created_by) VALUES ('bysocket', 4098, 'full', 'active', "
+				      "1, 1, 1000), ('byhttp', 4099, 'full', 'active', 1, 1, -1)",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	st = open_store();
+	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+			       "name = 'bysocket' AND creator = 'uid 1000'"), 1);
+	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+			       "name = 'byhttp' AND creator = '' AND created_by = -1"), 1);
+	store_close(st);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("store_schema");
+	TCase *tc = tcase_create("schema");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, newer_database_is_refused);
+	tcase_add_test(tc, migration_keeps_a_copy_from_before_and_the_last_three);
+	tcase_add_test(tc, migration_7_keeps_the_tenants_and_their_ports);
+	tcase_add_test(tc, migration_14_names_the_uid_that_created_a_tenant);
+	suite_add_tcase(s, tc);
+	return check_run(s);
+}
