@@ -22,9 +22,17 @@
 #include "daemon/core/schema.h"
 #include "daemon/core/store_backup.h"
 
+/* An event written inside a transaction, told when it commits. */
+struct pending_event {
+	struct store_event ev;
+	char *text;                  /* the strings of ev, one allocation */
+};
+
 struct store {
 	sqlite3 *db;
 	char path[4096];
+	struct pending_event *pending;   /* this connection's transaction's events */
+	size_t n_pending, cap_pending;
 };
 
 int store_db_fail(sqlite3 *db, const char *what)
@@ -180,6 +188,101 @@ static int migrate(struct store *st, char *err, size_t errlen)
 	return rc;
 }
 
+/* ---- the events' listener ------------------------------------------------------ */
+
+static struct {
+	store_event_fn fn;
+	void *arg;
+} event_listener;
+
+void store_on_event(store_event_fn fn, void *arg)
+{
+	event_listener.arg = arg;
+	event_listener.fn = fn;
+}
+
+static void tell(const struct store_event *ev)
+{
+	event_count_add(ev->kind, ev->severity);
+	if (event_listener.fn)
+		event_listener.fn(ev, event_listener.arg);
+}
+
+static void pending_clear(struct store *st)
+{
+	for (size_t i = 0; i < st->n_pending; i++)
+		free(st->pending[i].text);
+	st->n_pending = 0;
+}
+
+/* SQLite's commit hook: the transaction's events are told (0: let it commit). */
+static int on_commit(void *arg)
+{
+	struct store *st = arg;
+
+	for (size_t i = 0; i < st->n_pending; i++)
+		tell(&st->pending[i].ev);
+	pending_clear(st);
+	return 0;
+}
+
+static void on_rollback(void *arg)
+{
+	pending_clear(arg);
+}
+
+/* A copy of ev that lives until the transaction ends. */
+static int pending_add(struct store *st, const struct store_event *ev)
+{
+	const char *f[5] = { ev->severity, ev->kind, ev->subject, ev->old_value, ev->new_value };
+	size_t len[5], total = 0, off = 0;
+	struct pending_event *p;
+
+	if (st->n_pending == st->cap_pending) {
+		size_t cap = st->cap_pending ? 2 * st->cap_pending : 64;
+		struct pending_event *np = realloc(st->pending, cap * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		st->pending = np;
+		st->cap_pending = cap;
+	}
+	for (int i = 0; i < 5; i++)
+		total += (len[i] = strlen(f[i] ? f[i] : "")) + 1;
+	p = &st->pending[st->n_pending];
+	if (!(p->text = malloc(total)))
+		return -ENOMEM;
+	p->ev = *ev;
+	for (int i = 0; i < 5; i++) {
+		memcpy(p->text + off, f[i] ? f[i] : "", len[i] + 1);
+		f[i] = p->text + off;
+		off += len[i] + 1;
+	}
+	p->ev.severity = f[0];
+	p->ev.kind = f[1];
+	p->ev.subject = f[2];
+	p->ev.old_value = f[3];
+	p->ev.new_value = f[4];
+	st->n_pending++;
+	return 0;
+}
+
+int store_event_told(struct store *st, const struct store_event *ev)
+{
+	if (sqlite3_get_autocommit(st->db)) {
+		tell(ev);
+		return 0;
+	}
+	if (pending_add(st, ev) < 0) {
+		log_err("database %s: out of memory for an event's forwarding: %s %s not told",
+			st->path, ev->kind, ev->subject);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* ---- open and close --------------------------------------------------------------- */
+
 /* The database's directory (one level) is created if missing, so a fresh
  * install with the default path works without a packaging step. */
 static void make_parent_dir(const char *path)
@@ -263,6 +366,9 @@ struct store *store_open(const char *path, char *err, size_t errlen)
 			 st->db ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
 		goto fail;
 	}
+	/* Events written in a transaction are told once it commits. */
+	sqlite3_commit_hook(st->db, on_commit, st);
+	sqlite3_rollback_hook(st->db, on_rollback, st);
 	/* The daemon reads on its own connection while a sweep worker writes
 	 * on another: wait for the other instead of failing with SQLITE_BUSY. */
 	sqlite3_busy_timeout(st->db, 5000);
@@ -292,6 +398,8 @@ void store_close(struct store *st)
 		return;
 	if (sqlite3_close(st->db) != SQLITE_OK)
 		log_err("database %s: close: %s", st->path, sqlite3_errmsg(st->db));
+	pending_clear(st);
+	free(st->pending);
 	free(st);
 }
 
@@ -303,24 +411,6 @@ sqlite3 *store_db(struct store *st)
 const char *store_path(const struct store *st)
 {
 	return st->path;
-}
-
-static struct {
-	store_event_fn fn;
-	void *arg;
-} event_listener;
-
-void store_on_event(store_event_fn fn, void *arg)
-{
-	event_listener.arg = arg;
-	event_listener.fn = fn;
-}
-
-void store_event_told(const struct store_event *ev)
-{
-	event_count_add(ev->kind, ev->severity);
-	if (event_listener.fn)
-		event_listener.fn(ev, event_listener.arg);
 }
 
 int store_record_event(struct store *st, double time, int64_t subnet_id, const char *severity,
@@ -347,8 +437,8 @@ int store_record_event(struct store *st, double time, int64_t subnet_id, const c
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return store_db_fail(db, "insert event");
-	store_event_told(&(struct store_event){ time, subnet_id, severity, kind, subject,
-						old_value ? old_value : "",
-						new_value ? new_value : "" });
+	store_event_told(st, &(struct store_event){ time, subnet_id, severity, kind, subject,
+						    old_value ? old_value : "",
+						    new_value ? new_value : "" });
 	return 0;
 }

@@ -51,13 +51,16 @@ struct store_event {
 };
 typedef void (*store_event_fn)(const struct store_event *ev, void *arg);
 /* The one listener of the process (NULL: none), called on the thread that
- * writes the event, inside its transaction: it must not block nor touch
- * the database. Set by loomd.c before any module writes and cleared after
- * the last has stopped. */
+ * wrote the event once it is committed: at once outside a transaction,
+ * else as the transaction commits (SQLite's commit hook; a transaction
+ * rolled back tells nothing). It must not block nor touch the database.
+ * Set by loomd.c before any module writes and cleared after the last has
+ * stopped. */
 void store_on_event(store_event_fn fn, void *arg);
-/* Tell the listener of an event written with SQL of a module's own
- * (daemon/ib/store_sweep.c); store_record_event tells it itself. */
-void store_event_told(const struct store_event *ev);
+/* An event written on st with SQL of a module's own (daemon/ib/
+ * store_sweep.c): counted and told as above; store_record_event does it
+ * itself. 0, or -ENOMEM (the event is written, not told). */
+int store_event_told(struct store *st, const struct store_event *ev);
 
 /* Record one event that no sweep found (OpenSM's, the Ethernet switches',
  * a tenant's...): subnet_id 0 for none. 0 or -errno. */

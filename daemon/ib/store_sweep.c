@@ -225,8 +225,8 @@ static int write_event(struct recorder *r, int64_t sweep_id, double time,
 	int rc = step_reset(r, Q_EVENT_INSERT);
 
 	if (rc == 0)
-		store_event_told(&(struct store_event){ time, r->sid, severity, kind, subject,
-							old_value, new_value });
+		store_event_told(r->st, &(struct store_event){ time, r->sid, severity, kind,
+								subject, old_value, new_value });
 	return rc;
 }
 

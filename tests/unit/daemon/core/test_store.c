@@ -381,6 +381,44 @@ static void assert_unchanged(sqlite3 *db, int64_t sweeps, int64_t nodes, int64_t
 	ck_assert_int_eq(count(db, "SELECT count(*) FROM links"), links);
 }
 
+/* The listener of events (daemon/events): the kinds it was told, in order. */
+static char told[256];
+
+static void on_told(const struct store_event *ev, void *arg)
+{
+	(void)arg;
+	snprintf(told + strlen(told), sizeof(told) - strlen(told), "%s ", ev->kind);
+}
+
+/* An event is told once it is committed: at once outside a transaction,
+ * at COMMIT inside one, never when its transaction is rolled back. */
+START_TEST(events_are_told_once_committed_and_never_when_rolled_back)
+{
+	struct store *st = open_store();
+	sqlite3 *db = store_db(st);
+
+	told[0] = '\0';
+	store_on_event(on_told, NULL);
+	ck_assert_int_eq(store_record_event(st, 1, 0, "warning", "now", "x", "", ""), 0);
+	ck_assert_str_eq(told, "now ");
+	ck_assert_int_eq(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_record_event(st, 2, 0, "warning", "kept", "x", "", ""), 0);
+	ck_assert_str_eq(told, "now ");
+	ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_str_eq(told, "now kept ");
+	ck_assert_int_eq(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_record_event(st, 3, 0, "error", "undone", "x", "", ""), 0);
+	ck_assert_int_eq(sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "BEGIN", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_int_eq(store_record_event(st, 4, 0, "error", "after", "x", "", ""), 0);
+	ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	ck_assert_str_eq(told, "now kept after ");
+	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE kind = 'undone'"), 0);
+	store_on_event(NULL, NULL);
+	store_close(st);
+}
+END_TEST
+
 START_TEST(failed_record_leaves_nothing)
 {
 	struct store *st = open_store();
@@ -862,6 +900,7 @@ int main(void)
 	tcase_add_test(tc, first_sweep_reads_back_through_every_query);
 	tcase_add_test(tc, ambiguous_description_is_eexist);
 	tcase_add_test(tc, second_sweep_records_changes);
+	tcase_add_test(tc, events_are_told_once_committed_and_never_when_rolled_back);
 	tcase_add_test(tc, failed_record_leaves_nothing);
 	tcase_add_test(tc, failed_sweep_is_recorded_and_keeps_fabric);
 	tcase_add_test(tc, readonly_open_refuses_bad_files_and_writes);
