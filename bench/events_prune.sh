@@ -6,7 +6,8 @@
 # it with events.max_rows 1000000 and keep_days 0; while the pruner works,
 # `loomctl status` (answered on the loop, reading the subnets from the
 # database) is timed back to back; the worst and the median round trip are
-# printed, with the time the prune took and the rows left.
+# printed, with the time the prune took and the rows left, and the loop's
+# own measure of its stalls over the run (loom_loop_lag_seconds).
 #
 #   sh bench/events_prune.sh     (no root, no fabric: no subnet is swept)
 set -eu
@@ -14,6 +15,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=${top_builddir:-$top/build}
 rows=${BENCH_ROWS:-10000000}
 work=$(mktemp -d /tmp/loom-prune.XXXXXX)
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$work"' EXIT
 cat >"$work/loom.yaml" <<EOC
 log:
@@ -34,6 +36,8 @@ telemetry:
 events:
   keep_days: 0
   max_rows: 1000000
+http:
+  listen: 127.0.0.1:$port
 EOC
 # loomd makes the schema; then the table is filled without it.
 "$B/loomd" -f -c "$work/loom.yaml" 2>"$work/loomd0.log" & pid=$!
@@ -75,4 +79,13 @@ print("prune done %.0f s after loomd started (the first tick is at 10 s)" % prun
       if pruned else "prune did not finish")
 EOP
 grep "pruned" "$work/loomd.log" | sed 's/^[^ ]* //'
+# The loop's own measure of its stalls (loom_loop_lag_seconds: a 25 ms timer,
+# how late it ran), over the whole run: the prune included.
+curl -sf "http://127.0.0.1:$port/metrics" | awk '
+	/^loom_loop_lag_seconds_bucket\{le="0.05"\}/ { le50 = $2 }
+	/^loom_loop_lag_seconds_bucket\{le="0.025"\}/ { le25 = $2 }
+	/^loom_loop_lag_seconds_count/ { n = $2 }
+	/^loom_loop_lag_max_seconds/ { max = $2 }
+	END { printf "loop lag over the run: %d timer runs, %d over 25 ms, %d over 50 ms, the worst %.1f ms\n",
+	      n, n - le25, n - le50, max * 1000 }'
 echo "rows left: $(sqlite3 "$work/loom.db" 'SELECT count(*) FROM events')"

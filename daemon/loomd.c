@@ -50,6 +50,7 @@
 #include "daemon/validate/config_validate.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/ctl_limits.h"
+#include "daemon/core/loop_lag.h"
 #include "lib/db/db_query.h"
 #include "lib/util/log.h"
 #include "daemon/routing/osm_report.h"
@@ -79,6 +80,7 @@ struct loomd {
 	const struct loomd_options *opt;
 	struct loom_config *conf;
 	struct event_base *base;
+	struct loop_lag *lag;          /* the loop's stalls, for /metrics */
 	struct store *store;      /* the loop thread's connection (reads) */
 	struct names_mod *names;  /* the site's node names (names.node_name_map) */
 	struct ctl *ctl;
@@ -256,6 +258,7 @@ static void metrics_families(void *arg, struct mt_buf *out)
 		 "last check found settings off the policy.\n# TYPE loom_roce_switches_drifted "
 		 "gauge\nloom_roce_switches_drifted %d\n", qos_switches_in_state(d->qos, "drifted"));
 	mt_puts(out, line);
+	loop_lag_render(d->lag, out);
 }
 
 /* /readyz: the first sweep done and, with ha, etcd answering. */
@@ -559,6 +562,7 @@ static void loomd_teardown(struct loomd *d)
 		event_free(d->sig_int);
 	if (d->watchdog)
 		event_free(d->watchdog);
+	loop_lag_free(d->lag);
 	if (d->base)
 		event_base_free(d->base);
 	free(d->conf);
@@ -595,7 +599,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_init("loomd", d.conf->log_level, LOG_TARGET_SYSLOG);
 	}
 
-	if (!(d.base = event_base_new())) {
+	if (!(d.base = event_base_new()) || !(d.lag = loop_lag_new(d.base))) {
 		log_err("cannot create the event loop");
 		goto out;
 	}

@@ -9,7 +9,7 @@
 # nothing neither stop /metrics for longer than the timeout nor make loomd
 # hold them; a huge header is refused and loomd's memory stays put; a
 # reload moves the listener, and keeps it when the new address cannot be
-# bound. Only 127.0.0.1.
+# bound; a 0.3 s stop of loomd shows in loom_loop_lag_seconds. Only 127.0.0.1.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -206,4 +206,14 @@ loom_until 50 grep -q "cannot listen on 127.0.0.1:$port.*listeners in force stay
 [ "$(code "http://127.0.0.1:$port2/healthz")" = 200 ] || loom_fail "the running listener was lost"
 kill "$HOLD_PID" 2>/dev/null || :
 loom_ok "reload moves the listener; an address in use keeps the running one"
+
+# ---- the loop's stalls: loomd stopped 0.3 s runs its 25 ms timer that late ------
+kill -STOP "$LOOMD_PID"; sleep 0.3; kill -CONT "$LOOMD_PID"
+curl -sf "http://127.0.0.1:$port2/metrics" >"$work/lag.txt" || loom_fail "/metrics after the stall"
+max=$(sed -n 's/^loom_loop_lag_max_seconds //p' "$work/lag.txt")
+over=$(awk '/^loom_loop_lag_seconds_bucket\{le="0.25"\}/{le=$2} /^loom_loop_lag_seconds_count/{n=$2}
+	END{print n - le}' "$work/lag.txt")
+python3 -c 'import sys; sys.exit(not 0.2 <= float(sys.argv[1]) < 5)' "${max:-0}" && [ "$over" -ge 1 ] ||
+	loom_fail "a 0.3 s stall: loom_loop_lag_max_seconds ${max:-none}, $over observations over 0.25 s"
+loom_ok "a 0.3 s stall shows: loom_loop_lag_max_seconds $max"
 echo "metrics.sh: all ok"
