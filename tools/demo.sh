@@ -10,8 +10,9 @@
 # schema, as `config qos reload` leaves a 12-port leaf, through the sonic
 # plugin); validate the fabric against its cabling plan, with two cables
 # swapped through ibsim's console; a cable cut that loomd follows at once
-# (OpenSM's trap, an incremental sweep, an incremental reroute); then reach
-# loomd as another host would: the REST API with a
+# (OpenSM's trap, an incremental sweep, an incremental reroute); counters,
+# health and /metrics, then the site's node names from a node-name-map;
+# then reach loomd as another host would: the REST API with a
 # token, loomctl --server, and the web view drawn in headless chromium; last,
 # two loomd in high availability on three etcd members: one leads, the
 # other takes over when the leader is killed, with the tenant it made.
@@ -61,7 +62,12 @@ http:
   web_root: $top/web
 validation:
   expected: $work/cabling.csv
+names:
+  node_name_map: $work/nn.map
 EOC
+# The site's node names (OpenSM's node-name-map format): none yet; the demo
+# names two switches later and reloads.
+: >"$work/nn.map"
 # A read token for the REST API and the web view (docs/api.md): the secret
 # in $work/token, its hash in the tokens file loomd reads.
 python3 -c 'import secrets; print(secrets.token_hex(16))' >"$work/token"
@@ -191,6 +197,15 @@ echo "== curl 127.0.0.1:9477/metrics: the same counters for Prometheus (docs/met
 curl -s 127.0.0.1:9477/metrics | grep loom_port_symbol_errors_total | grep -v " 0$" | head
 echo "== /metrics: link state per cable end (4 Active, 1 Down; docs/metrics.md)"
 curl -s 127.0.0.1:9477/metrics | grep "^loom_port_state_id" | grep -v " 4$" | head -n 4
+echo "== names.node_name_map: the site names two switches (node-name-map format), SIGHUP renames them"
+guid() { $ctl --json node "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[\"guid\"])"; }
+printf "%s \"rack1 leaf A\"\n%s core-1\n" "$(guid leaf-0)" "$(guid spine-1)" >"$work/nn.map"
+cat "$work/nn.map"
+kill -HUP $loomd
+i=0; until grep -q "names: 2 node names" "$work/loomd.log"; do
+	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.1; done
+$ctl nodes --type switch | head -n 4
+curl -s 127.0.0.1:9477/metrics | grep "^loom_port_state_id" | grep "rack1 leaf A" | head -n 2
 echo "== the REST API (docs/api.md): GET /api/v1/status with the read token"
 curl -s -H "Authorization: Bearer $(cat "$work/token")" 127.0.0.1:9477/api/v1/status |
 	python3 -m json.tool | head -n 12
