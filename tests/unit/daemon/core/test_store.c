@@ -22,31 +22,12 @@
 #include "daemon/core/store.h"
 #include "daemon/ib/store_sweep.h"
 #include "tests/unit/fixtures/check_run.h"
+#include "tests/unit/fixtures/fixture_store.h"
 
 #define SW1 0x0002c90000000010ULL
 #define SW2 0x0002c90000000040ULL
 #define CA_A 0x0002c90000000020ULL
 #define CA_B 0x0002c90000000030ULL
-
-static char dir[64];
-static char db_path[128];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "/tmp/loom-test-store.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(db_path, sizeof(db_path), "%s/loom.db", dir);
-	log_init("test_store", LOG_LVL_WARNING, LOG_TARGET_STDERR);
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
 
 /* ---- building fabrics ------------------------------------------------------ */
 
@@ -68,33 +49,12 @@ static struct fab *base(int with_sw2)
 	return f;
 }
 
-static struct store *open_store(void)
-{
-	char err[512] = "";
-	struct store *st = store_open(db_path, err, sizeof(err));
-
-	ck_assert_msg(st != NULL, "store_open: %s", err);
-	return st;
-}
-
 static struct store_sweep_info info_at(double t)
 {
 	struct store_sweep_info info = {
 		.subnet = "ib0", .ca = "mlx5_0", .port = 1, .started = t, .finished = t + 0.25,
 	};
 	return info;
-}
-
-static int64_t count(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *s;
-	int64_t n = -1;
-
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return n;
 }
 
 /* `obj` has exactly the keys in the space-separated `keys`. */
@@ -135,22 +95,22 @@ static json_int_t num(json_t *obj, const char *key)
 
 START_TEST(migration_sets_user_version_and_reopen_works)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 
 	ck_assert_int_ge(store_schema_version(), 1);
-	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
-	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM sqlite_master WHERE "
+	ck_assert_int_eq(store_fixture_count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(store_fixture_count(store_db(st), "SELECT count(*) FROM sqlite_master WHERE "
 			       "type = 'table' AND name IN ('subnets', 'sweeps', 'nodes', "
 			       "'ports', 'links', 'events')"), 6);
-	ck_assert_int_eq(count(store_db(st), "PRAGMA foreign_keys"), 1);
+	ck_assert_int_eq(store_fixture_count(store_db(st), "PRAGMA foreign_keys"), 1);
 	struct fab *f = base(1);
 	struct store_sweep_info info = info_at(1000);
 	ck_assert_int_eq(store_record_sweep(st, &info, f, NULL), 0);
 	store_close(st);
 
-	st = open_store();
-	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
-	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM nodes"), 4);
+	st = store_fixture_open();
+	ck_assert_int_eq(store_fixture_count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(store_fixture_count(store_db(st), "SELECT count(*) FROM nodes"), 4);
 	store_close(st);
 	fab_free(f);
 }
@@ -161,7 +121,7 @@ END_TEST
 
 START_TEST(first_sweep_reads_back_through_every_query)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	struct fab *f = base(1);
 	struct store_sweep_info info = info_at(1700000000);
 	struct store_sweep_result res = { 0, 0 };
@@ -281,7 +241,7 @@ END_TEST
 
 START_TEST(ambiguous_description_is_eexist)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	struct fab *f = base(1);
 	struct store_sweep_info info = info_at(1000);
 	char err[512] = "";
@@ -299,7 +259,7 @@ END_TEST
 
 START_TEST(second_sweep_records_changes)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	struct fab *f = base(1);
 	struct store_sweep_info i1 = info_at(1000), i2 = info_at(2000);
 	struct store_sweep_result r1, r2;
@@ -360,11 +320,11 @@ START_TEST(second_sweep_records_changes)
 	fixture_unlink(g, SW1, 1);
 	ck_assert_int_eq(store_record_sweep(st, &i3, g, &r2), 0);
 	ck_assert_uint_eq(r2.n_events, 1);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), 3);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM links"), 1);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM ports WHERE node_guid = "
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM nodes"), 3);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM links"), 1);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM ports WHERE node_guid = "
 			       "'0x0002c90000000040'"), 0);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE kind = 'node_disappeared'"),
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM events WHERE kind = 'node_disappeared'"),
 			 1);
 	store_close(st);
 	fab_free(f);
@@ -375,10 +335,10 @@ END_TEST
 static void assert_unchanged(sqlite3 *db, int64_t sweeps, int64_t nodes, int64_t events,
 			     int64_t links)
 {
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM sweeps"), sweeps);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), nodes);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM events"), events);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM links"), links);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM sweeps"), sweeps);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM nodes"), nodes);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM events"), events);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM links"), links);
 }
 
 /* The listener of events (daemon/events): the kinds it was told, in order. */
@@ -394,7 +354,7 @@ static void on_told(const struct store_event *ev, void *arg)
  * at COMMIT inside one, never when its transaction is rolled back. */
 START_TEST(events_are_told_once_committed_and_never_when_rolled_back)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	sqlite3 *db = store_db(st);
 
 	told[0] = '\0';
@@ -413,7 +373,7 @@ START_TEST(events_are_told_once_committed_and_never_when_rolled_back)
 	ck_assert_int_eq(store_record_event(st, 4, 0, "error", "after", "x", "", ""), 0);
 	ck_assert_int_eq(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_str_eq(told, "now kept after ");
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE kind = 'undone'"), 0);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM events WHERE kind = 'undone'"), 0);
 	store_on_event(NULL, NULL);
 	store_close(st);
 }
@@ -421,7 +381,7 @@ END_TEST
 
 START_TEST(failed_record_leaves_nothing)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	struct fab *f = base(1), *g = base(0);
 	struct store_sweep_info i1 = info_at(1000), i2 = info_at(2000);
 	sqlite3 *db = store_db(st);
@@ -455,7 +415,7 @@ END_TEST
 
 START_TEST(failed_sweep_is_recorded_and_keeps_fabric)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	struct fab *f = base(1);
 	struct store_sweep_info i0 = info_at(500), i1 = info_at(1000), i2 = info_at(2000);
 	struct store_sweep_result res;
@@ -466,11 +426,11 @@ START_TEST(failed_sweep_is_recorded_and_keeps_fabric)
 	/* Failures before any good sweep: the first good one is still "first". */
 	ck_assert_int_eq(store_record_failed_sweep(st, &i0, "no SM", &res), 0);
 	ck_assert_int_eq(store_record_sweep(st, &i1, f, &res), 0);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE kind = "
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM events WHERE kind = "
 			       "'subnet_first_sweep'"), 1);
 	ck_assert_int_eq(store_record_failed_sweep(st, &i2, "umad: no such device", &res), 0);
 	ck_assert_uint_eq(res.n_events, 1);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM nodes"), 4);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM nodes"), 4);
 
 	ck_assert_int_eq(dbq_events(db, 0, NULL, 1, &out, err, sizeof(err)), 0);
 	o = json_array_get(out, 0);
@@ -498,10 +458,10 @@ START_TEST(readonly_open_refuses_bad_files_and_writes)
 	sqlite3 *db;
 	FILE *fp;
 
-	ck_assert_ptr_null(dbq_open_readonly(db_path, err, sizeof(err)));
-	ck_assert_msg(strstr(err, db_path) != NULL, "error names no file: %s", err);
+	ck_assert_ptr_null(dbq_open_readonly(store_db_path, err, sizeof(err)));
+	ck_assert_msg(strstr(err, store_db_path) != NULL, "error names no file: %s", err);
 
-	snprintf(other, sizeof(other), "%s/text.db", dir);
+	snprintf(other, sizeof(other), "%s/text.db", store_dir);
 	fp = fopen(other, "w");
 	ck_assert_ptr_nonnull(fp);
 	fputs("this is not a database, but it is long enough to look like a file\n", fp);
@@ -509,7 +469,7 @@ START_TEST(readonly_open_refuses_bad_files_and_writes)
 	ck_assert_ptr_null(dbq_open_readonly(other, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "not a loom database") != NULL, "%s", err);
 
-	snprintf(other, sizeof(other), "%s/plain.db", dir);
+	snprintf(other, sizeof(other), "%s/plain.db", store_dir);
 	ck_assert_int_eq(sqlite3_open(other, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
@@ -517,13 +477,13 @@ START_TEST(readonly_open_refuses_bad_files_and_writes)
 	ck_assert_msg(strstr(err, "not a loom database") != NULL, "%s", err);
 
 	/* Read while the daemon's connection is open (WAL in use). */
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	struct fab *f = base(1);
 	struct store_sweep_info info = info_at(1000);
 	json_t *out;
 
 	ck_assert_int_eq(store_record_sweep(st, &info, f, NULL), 0);
-	db = dbq_open_readonly(db_path, err, sizeof(err));
+	db = dbq_open_readonly(store_db_path, err, sizeof(err));
 	ck_assert_msg(db != NULL, "%s", err);
 	ck_assert_int_eq(dbq_nodes(db, NULL, &out, err, sizeof(err)), 0);
 	ck_assert_uint_eq(json_array_size(out), 4);
@@ -542,8 +502,8 @@ END_TEST
 START_TEST(data_version_moves_on_every_commit_and_only_then)
 {
 	char err[512] = "";
-	struct store *st = open_store();
-	struct store *other = store_open(db_path, err, sizeof(err));
+	struct store *st = store_fixture_open();
+	struct store *other = store_open(store_db_path, err, sizeof(err));
 	struct fab *f = base(1);
 	struct store_sweep_info info = info_at(1000);
 	unsigned v0, v1, v2, v3;
@@ -646,7 +606,7 @@ static double mono(void)
 
 START_TEST(large_fabric_records_in_one_transaction)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	struct fab *f = big_fabric(1000, 0);
 	struct store_sweep_info i1 = info_at(1000), i2 = info_at(2000);
 	struct store_sweep_result res;
@@ -705,8 +665,8 @@ static void assert_stored(struct store *st, const struct fab *f)
 						   a->peer_port == b->peer_port));
 		}
 	}
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM links"), (int64_t)fab_count_links(f));
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM links l JOIN ports a ON "
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM links"), (int64_t)fab_count_links(f));
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM links l JOIN ports a ON "
 			      "a.subnet_id = l.subnet_id AND a.node_guid = l.a_guid AND a.num = l.a_port "
 			      "JOIN ports b ON b.subnet_id = l.subnet_id AND b.node_guid = l.b_guid AND "
 			      "b.num = l.b_port WHERE a.peer_guid = l.b_guid AND a.peer_port = l.b_port "
@@ -726,21 +686,21 @@ static uint64_t next_rand(uint64_t *x)
 
 START_TEST(resweeps_write_only_what_changed_and_keep_the_fabric_exact)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	sqlite3 *db = store_db(st);
 	uint64_t seed = 42;
 	struct fab *f = big_fabric(60, 0);
 
-	ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ "ib0", "mlx5_0", 1,
-			 1000, 1000 }, f, NULL), 0);
+	ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ .subnet = "ib0", .ca = "mlx5_0", .port = 1,
+			 .started = 1000, .finished = 1000 }, f, NULL), 0);
 	assert_stored(st, f);
 
 	/* An unchanged fabric: only last_seen moves (one row per node) and the
 	 * sweep row is added. */
 	int before = sqlite3_total_changes(db);
 
-	ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ "ib0", "mlx5_0", 1,
-			 1001, 1001 }, f, NULL), 0);
+	ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ .subnet = "ib0", .ca = "mlx5_0", .port = 1,
+			 .started = 1001, .finished = 1001 }, f, NULL), 0);
 	ck_assert_int_le(sqlite3_total_changes(db) - before, (int)f->n_nodes + 2);
 	fab_free(f);
 
@@ -775,8 +735,9 @@ START_TEST(resweeps_write_only_what_changed_and_keep_the_fabric_exact)
 			}
 		}
 		fab_sort(f);
-		ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ "ib0", "mlx5_0",
-				 1, 2000 + round, 2000 + round }, f, NULL), 0);
+		ck_assert_int_eq(store_record_sweep(st, &(struct store_sweep_info){ .subnet = "ib0",
+				 .ca = "mlx5_0", .port = 1, .started = 2000 + round,
+				 .finished = 2000 + round }, f, NULL), 0);
 		assert_stored(st, f);
 		fab_free(f);
 	}
@@ -814,7 +775,7 @@ START_TEST(kill_9_at_any_moment_leaves_a_consistent_database)
 		pid = fork();
 		if (pid == 0) {
 			char err[512];
-			struct store *cst = store_open(db_path, err, sizeof(err));
+			struct store *cst = store_open(store_db_path, err, sizeof(err));
 
 			close(ready[0]);
 			if (round != 0) {
@@ -857,7 +818,7 @@ START_TEST(kill_9_at_any_moment_leaves_a_consistent_database)
 		ck_assert_msg(WIFSIGNALED(status), "child exited early: %d", WEXITSTATUS(status));
 	}
 
-	st = open_store();
+	st = store_fixture_open();
 	db = store_db(st);
 	sqlite3_stmt *s;
 	ck_assert_int_eq(sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &s, NULL),
@@ -865,24 +826,24 @@ START_TEST(kill_9_at_any_moment_leaves_a_consistent_database)
 	ck_assert_int_eq(sqlite3_step(s), SQLITE_ROW);
 	ck_assert_str_eq((const char *)sqlite3_column_text(s, 0), "ok");
 	sqlite3_finalize(s);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
-	ck_assert_int_gt(count(db, "SELECT count(*) FROM sweeps WHERE status = 'ok'"), 0);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	ck_assert_int_gt(store_fixture_count(db, "SELECT count(*) FROM sweeps WHERE status = 'ok'"), 0);
 	/* The newest ok sweep's counts are the stored fabric's. */
-	ck_assert_int_eq(count(db, "SELECT nodes FROM sweeps WHERE status = 'ok' "
+	ck_assert_int_eq(store_fixture_count(db, "SELECT nodes FROM sweeps WHERE status = 'ok' "
 			       "ORDER BY id DESC LIMIT 1"),
-			 count(db, "SELECT count(*) FROM nodes"));
-	ck_assert_int_eq(count(db, "SELECT ports FROM sweeps WHERE status = 'ok' "
+			 store_fixture_count(db, "SELECT count(*) FROM nodes"));
+	ck_assert_int_eq(store_fixture_count(db, "SELECT ports FROM sweeps WHERE status = 'ok' "
 			       "ORDER BY id DESC LIMIT 1"),
-			 count(db, "SELECT count(*) FROM ports"));
-	ck_assert_int_eq(count(db, "SELECT links FROM sweeps WHERE status = 'ok' "
+			 store_fixture_count(db, "SELECT count(*) FROM ports"));
+	ck_assert_int_eq(store_fixture_count(db, "SELECT links FROM sweeps WHERE status = 'ok' "
 			       "ORDER BY id DESC LIMIT 1"),
-			 count(db, "SELECT count(*) FROM links"));
+			 store_fixture_count(db, "SELECT count(*) FROM links"));
 	/* Every sweep has all of its events, and no event lost its sweep. */
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM sweeps w WHERE w.events <> "
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM sweeps w WHERE w.events <> "
 			       "(SELECT count(*) FROM events e WHERE e.sweep_id = w.id)"), 0);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM events WHERE sweep_id IS NULL"), 0);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM events WHERE sweep_id IS NULL"), 0);
 	printf("crash test: %lld sweeps survived %d kills\n",
-	       (long long)count(db, "SELECT count(*) FROM sweeps"), rounds);
+	       (long long)store_fixture_count(db, "SELECT count(*) FROM sweeps"), rounds);
 	store_close(st);
 	for (unsigned k = 0; k < KILL_FABRICS; k++)
 		fab_free(fabs[k]);
@@ -894,7 +855,7 @@ int main(void)
 	Suite *s = suite_create("store");
 	TCase *tc = tcase_create("store");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, store_fixture_setup, store_fixture_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, migration_sets_user_version_and_reopen_works);
 	tcase_add_test(tc, first_sweep_reads_back_through_every_query);

@@ -14,57 +14,17 @@
 #include "daemon/core/schema.h"
 #include "daemon/core/store.h"
 #include "tests/unit/fixtures/check_run.h"
-
-static char dir[64];
-static char db_path[128];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "/tmp/loom-test-schema.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(db_path, sizeof(db_path), "%s/loom.db", dir);
-	log_init("test_store_schema", LOG_LVL_WARNING, LOG_TARGET_STDERR);
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
-
-static struct store *open_store(void)
-{
-	char err[512] = "";
-	struct store *st = store_open(db_path, err, sizeof(err));
-
-	ck_assert_msg(st != NULL, "store_open: %s", err);
-	return st;
-}
-
-static int64_t count(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *s;
-	int64_t n = -1;
-
-	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		n = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	return n;
-}
+#include "tests/unit/fixtures/fixture_store.h"
 
 START_TEST(newer_database_is_refused)
 {
-	struct store *st = open_store();
+	struct store *st = store_fixture_open();
 	char sql[64], err[512] = "";
 
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", store_schema_version() + 1);
 	ck_assert_int_eq(sqlite3_exec(store_db(st), sql, NULL, NULL, NULL), SQLITE_OK);
 	store_close(st);
-	ck_assert_ptr_null(store_open(db_path, err, sizeof(err)));
+	ck_assert_ptr_null(store_open(store_db_path, err, sizeof(err)));
 	ck_assert_msg(strstr(err, "newer") != NULL, "unclear error: %s", err);
 	ck_assert_int_eq(errno, EPROTO);  /* loomd exits LOOMD_EXIT_CONFIG on it */
 }
@@ -85,7 +45,7 @@ static int backup_exists(int version)
 {
 	char p[256];
 
-	snprintf(p, sizeof(p), "%s.schema-%d.bak", db_path, version);
+	snprintf(p, sizeof(p), "%s.schema-%d.bak", store_db_path, version);
 	return access(p, F_OK) == 0;
 }
 
@@ -98,7 +58,7 @@ START_TEST(migration_keeps_a_copy_from_before_and_the_last_three)
 	sqlite3 *db;
 	struct store *st;
 
-	st = open_store();  /* a new database: nothing to keep */
+	st = store_fixture_open();  /* a new database: nothing to keep */
 	store_close(st);
 	for (int v = 1; v <= store_schema_version(); v++)
 		ck_assert_msg(!backup_exists(v), "a new database made a copy (schema %d)", v);
@@ -106,25 +66,25 @@ START_TEST(migration_keeps_a_copy_from_before_and_the_last_three)
 		const char *ext[] = { "", "-wal", "-shm" };
 
 		for (size_t i = 0; i < 3; i++) {
-			snprintf(p, sizeof(p), "%s%s", db_path, ext[i]);
+			snprintf(p, sizeof(p), "%s%s", store_db_path, ext[i]);
 			unlink(p);
 		}
-		ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_open(store_db_path, &db), SQLITE_OK);
 		migrate_to(db, v);
 		snprintf(p, sizeof(p), "PRAGMA user_version = %d; INSERT INTO subnets (name, "
 			 "created) VALUES ('at-%d', 1)", v, v);
 		ck_assert_int_eq(sqlite3_exec(db, p, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(db);
-		st = open_store();
-		ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
+		st = store_fixture_open();
+		ck_assert_int_eq(store_fixture_count(store_db(st), "PRAGMA user_version"), store_schema_version());
 		store_close(st);
 		ck_assert_msg(backup_exists(v), "no copy before migrating from schema %d", v);
 	}
 	ck_assert(!backup_exists(3) && backup_exists(4) && backup_exists(5) && backup_exists(6));
-	snprintf(p, sizeof(p), "%s.schema-6.bak", db_path);
+	snprintf(p, sizeof(p), "%s.schema-6.bak", store_db_path);
 	ck_assert_int_eq(sqlite3_open(p, &db), SQLITE_OK);
-	ck_assert_int_eq(count(db, "PRAGMA user_version"), 6);
-	ck_assert_int_eq(count(db, "SELECT count(*) FROM subnets WHERE name = 'at-6'"), 1);
+	ck_assert_int_eq(store_fixture_count(db, "PRAGMA user_version"), 6);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM subnets WHERE name = 'at-6'"), 1);
 	sqlite3_close(db);
 }
 END_TEST
@@ -138,7 +98,7 @@ START_TEST(migration_7_keeps_the_tenants_and_their_ports)
 	sqlite3 *db;
 	struct store *st;
 
-	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(store_db_path, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL), SQLITE_OK);
 	migrate_to(db, 6);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 6; "
@@ -148,17 +108,17 @@ START_TEST(migration_7_keeps_the_tenants_and_their_ports)
 				      "'0x0002c90000000030')", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
-	st = open_store();
-	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
-	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenant_ports WHERE "
+	st = store_fixture_open();
+	ck_assert_int_eq(store_fixture_count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(store_fixture_count(store_db(st), "SELECT count(*) FROM tenant_ports WHERE "
 			       "tenant = 'job1'"), 2);
-	ck_assert_int_eq(count(store_db(st), "SELECT pkey FROM tenants WHERE name = 'job1' AND "
+	ck_assert_int_eq(store_fixture_count(store_db(st), "SELECT pkey FROM tenants WHERE name = 'job1' AND "
 			       "vlan IS NULL AND state = 'active'"), 4098);
-	ck_assert_int_eq(count(store_db(st), "PRAGMA foreign_keys"), 1);
+	ck_assert_int_eq(store_fixture_count(store_db(st), "PRAGMA foreign_keys"), 1);
 	/* The rebuilt table still cascades to its ports. */
 	ck_assert_int_eq(sqlite3_exec(store_db(st), "DELETE FROM tenants", NULL, NULL, NULL),
 			 SQLITE_OK);
-	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenant_ports"), 0);
+	ck_assert_int_eq(store_fixture_count(store_db(st), "SELECT count(*) FROM tenant_ports"), 0);
 	store_close(st);
 }
 END_TEST
@@ -171,7 +131,7 @@ START_TEST(migration_14_names_the_uid_that_created_a_tenant)
 	sqlite3 *db;
 	struct store *st;
 
-	ck_assert_int_eq(sqlite3_open(db_path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_open(store_db_path, &db), SQLITE_OK);
 	migrate_to(db, 13);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 13; "
 				      "INSERT INTO tenants (name, pkey, membership, state, created, "
@@ -180,11 +140,11 @@ START_TEST(migration_14_names_the_uid_that_created_a_tenant)
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
-	st = open_store();
-	ck_assert_int_eq(count(store_db(st), "PRAGMA user_version"), store_schema_version());
-	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+	st = store_fixture_open();
+	ck_assert_int_eq(store_fixture_count(store_db(st), "PRAGMA user_version"), store_schema_version());
+	ck_assert_int_eq(store_fixture_count(store_db(st), "SELECT count(*) FROM tenants WHERE "
 			       "name = 'bysocket' AND creator = 'uid 1000'"), 1);
-	ck_assert_int_eq(count(store_db(st), "SELECT count(*) FROM tenants WHERE "
+	ck_assert_int_eq(store_fixture_count(store_db(st), "SELECT count(*) FROM tenants WHERE "
 			       "name = 'byhttp' AND creator = '' AND created_by = -1"), 1);
 	store_close(st);
 }
@@ -195,7 +155,7 @@ int main(void)
 	Suite *s = suite_create("store_schema");
 	TCase *tc = tcase_create("schema");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, store_fixture_setup, store_fixture_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, newer_database_is_refused);
 	tcase_add_test(tc, migration_keeps_a_copy_from_before_and_the_last_three);
