@@ -56,7 +56,7 @@ static json_t *trace(const struct fab *f, const struct rl_read *r, const char *a
 {
 	char err[256] = "";
 	json_t *t = NULL;
-	int rc = rl_trace(f, r, a, b, &t, err, sizeof(err));
+	int rc = rl_trace(f, r, NULL, a, b, &t, err, sizeof(err));
 
 	ck_assert_msg(rc == 0, "rl_trace %s %s: %s", a, b, err);
 	return t;
@@ -80,7 +80,7 @@ START_TEST(programmed_tables_deliver_every_pair_and_trace_gives_in_and_out_ports
 	char err[256] = "";
 	json_t *c = NULL, *t;
 
-	ck_assert_int_eq(rl_check(f, r, NULL, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(rl_check(f, r, NULL, NULL, &c, err, sizeof(err)), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(c, "metrics"),
 							    "delivered")), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(c, "broken_pairs")), 0);
@@ -122,9 +122,9 @@ START_TEST(endpoints_are_found_by_host_name_description_guids_and_lid)
 	ck_assert_int_eq(hop_int(t, 0, "in_port"), 0);
 	ck_assert(json_is_true(json_object_get(t, "delivered")));
 	json_decref(t);
-	ck_assert_int_eq(rl_trace(f, r, "nodeA", "nodeC", &t, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(rl_trace(f, r, NULL, "nodeA", "nodeC", &t, err, sizeof(err)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "nodeC"));
-	ck_assert_int_eq(rl_trace(f, r, "nodeA", "99", &t, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(rl_trace(f, r, NULL, "nodeA", "99", &t, err, sizeof(err)), -ENOENT);
 	rl_read_free(r);
 	fab_free(f);
 }
@@ -144,7 +144,7 @@ START_TEST(a_pulled_cable_breaks_paths_at_the_switch_that_forwards_into_it)
 		      "%s", reason(t));
 	ck_assert_int_eq(hop_int(t, 0, "out_port"), 2);
 	json_decref(t);
-	ck_assert_int_eq(rl_check(f, r, NULL, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(rl_check(f, r, NULL, NULL, &c, err, sizeof(err)), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(c, "broken_pairs")), 2);
 	ck_assert_int_eq(json_array_size(json_object_get(c, "broken")), 2);
 	json_decref(c);
