@@ -449,7 +449,8 @@ static int resolve(const struct fab *fab, const struct nodename_map *names, cons
 		}
 	if (!found) {
 		snprintf(err, errlen, "no node is called \"%s\" (a host name, node %s"
-			 "description, GUID 0x... or LID)", spec, names ? "name, " : "");
+			 "description, GUID 0x... or LID)", spec,
+			 nodename_map_count(names) ? "name, " : "");
 		return -ENOENT;
 	}
 	*port = main_port(*node);

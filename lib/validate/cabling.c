@@ -326,6 +326,7 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 	struct val_report *r = c->r;
 	size_t i, unmatched = 0;
 	const char *first = NULL;
+	int mapped = nodename_map_count(c->nm) > 0;   /* an empty map is none */
 	int rc = 0;
 
 	/* The plan's nodes, each once (by GUID where the plan has one, else by
@@ -364,9 +365,9 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 			if (!pn[i].desc[0] ?   /* an undescribed node of a plan with GUIDs */
 			    val_add(r, VAL_UNKNOWN_NODE, line, "", "no node has this GUID",
 				    "GUID 0x%016llx", (unsigned long long)pn[i].guid) < 0 :
-			    val_add(r, VAL_UNKNOWN_NODE, line, "", dup ? (c->nm ?
+			    val_add(r, VAL_UNKNOWN_NODE, line, "", dup ? (mapped ?
 				    "several nodes have this name or description" :
-				    "several nodes have this description") : c->nm ?
+				    "several nodes have this description") : mapped ?
 				    "no node has this name or description" :
 				    "no node has this description", "%s", pn[i].desc) < 0) {
 				free(pn);
