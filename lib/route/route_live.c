@@ -501,14 +501,15 @@ int rl_trace(const struct fab *fab, const struct rl_read *r, const struct nodena
 		char g[24];
 
 		json_array_append_new(hops, json_pack(
-			"{s:s, s:s, s:s, s:i, s:i, s:o}", "guid", ibt_guid_str(h->sw->guid, g, sizeof(g)),
-			"desc", h->sw->desc, "name", nodename_of(names, h->sw->guid, h->sw->desc),
-			"lid", (int)h->sw->ports[0].lid, "in_port",
-			(int)h->in_port, "out_port",
+			"{s:s, s:s, s:s, s:i, s:i, s:o}",
+			"guid", ibt_guid_str(h->sw->guid, g, sizeof(g)), "desc", h->sw->desc,
+			"name", nodename_of(names, h->sw->guid, h->sw->desc),
+			"lid", (int)h->sw->ports[0].lid, "in_port", (int)h->in_port, "out_port",
 			h->out_port < 0 ? json_null() : json_integer(h->out_port)));
 	}
 	*out = json_pack("{s:o, s:o, s:i, s:b, s:o, s:s?}", "src", end_json(sn, sp, names),
-			 "dst", end_json(dn, dp, names), "dlid", (int)dport->lid, "delivered", delivered,
+			 "dst", end_json(dn, dp, names), "dlid", (int)dport->lid,
+			 "delivered", delivered,
 			 "hops", hops, "reason", delivered ? NULL : w.reason);
 	free(w.hops);
 	if (!*out) {
