@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	printf("fabric: %zu nodes (%zu switches), %zu links, read in %.3f s\n", f->n_nodes,
 	       fab_count_type(f, IBT_NODE_SWITCH), fab_count_links(f), clock_mono() - t0);
 	sm_up(f);
-	if (!(p = plan_from_fab(f, argv[1], err, sizeof(err))) || write_csv(p, argv[2]) < 0) {
+	if (!(p = plan_from_fab(f, NULL, argv[1], err, sizeof(err))) || write_csv(p, argv[2]) < 0) {
 		fprintf(stderr, "validate_bench: the plan: %s\n", p ? argv[2] : err);
 		return 1;
 	}
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		b = clock_mono();
-		if (cabling_check(p, f, &r, err, sizeof(err)) < 0) {
+		if (cabling_check(p, f, NULL, &r, err, sizeof(err)) < 0) {
 			fprintf(stderr, "validate_bench: cabling_check: %s\n", err);
 			return 1;
 		}

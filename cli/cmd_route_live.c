@@ -56,14 +56,16 @@ static int print_check(const json_t *res)
 	printf("broken:    %lld pairs%s\n", n_broken,
 	       (long long)json_array_size(broken) < n_broken ? "; the first ones:" : ":");
 	json_array_foreach(broken, i, b)
-		printf("  %s -> %s (LID %lld): %s\n", jstr(b, "src"), jstr(b, "dst"),
+		printf("  %s -> %s (LID %lld): %s\n", output_name(b, "src_name", "src"),
+		       output_name(b, "dst_name", "dst"),
 		       jint(b, "dlid"), jstr(b, "reason"));
 	return 0;
 }
 
 static void print_end(const char *what, const json_t *e)
 {
-	printf("%s %s \"%s\" %s port %lld lid %lld\n", what, jstr(e, "type"), jstr(e, "desc"),
+	printf("%s %s \"%s\" %s port %lld lid %lld\n", what, jstr(e, "type"),
+	       output_name(e, "name", "desc"),
 	       jstr(e, "guid"), jint(e, "port"), jint(e, "lid"));
 }
 
@@ -81,7 +83,8 @@ static int print_trace(const json_t *res)
 	json_array_foreach(hops, i, h) {
 		char hop[24], lid[24], in[24], out[24];
 		const json_t *o = json_object_get(h, "out_port");
-		const char *row[6] = { hop, jstr(h, "guid"), lid, in, out, jstr(h, "desc") };
+		const char *row[6] = { hop, jstr(h, "guid"), lid, in, out,
+				       output_name(h, "name", "desc") };
 
 		snprintf(hop, sizeof(hop), "%zu", i + 1);
 		snprintf(lid, sizeof(lid), "%lld", jint(h, "lid"));
@@ -211,8 +214,8 @@ int cmd_route_trace(struct loomctl *lc, int argc, char **argv)
 		}
 	if (argc - optind != 2) {
 		json_decref(args);
-		return loomctl_usage_error(lc, "route trace", "wants SRC and DST (a host name, "
-					   "node description, GUID 0x... or LID)");
+		return loomctl_usage_error(lc, "route trace", "wants SRC and DST (a host name, node "
+					   "name or description, GUID 0x... or LID)");
 	}
 	json_object_set_new(args, "src", json_string(argv[optind]));
 	json_object_set_new(args, "dst", json_string(argv[optind + 1]));

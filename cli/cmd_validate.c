@@ -7,6 +7,12 @@
  * output) is the fabric. issues: the findings open since the checks after
  * the sweeps, with when each was first seen.
  *
+ * Nodes are named by the site's names (the node-name-map, issue 39): with
+ * --node-name-map FILE that file's, else loomd's names.node_name_map, sent
+ * with the fabric (offline: none without the option); a plan's node is
+ * matched by GUID, that name or description, and `fabric plan` writes the
+ * names, so that the plan it prints reads back the same.
+ *
  * Text is for the technician: errors then warnings, each finding with its
  * ports as the plan names them, then one summary line; --summary prints
  * only that line; --json the answer. The exit status says what was found:
@@ -23,6 +29,8 @@
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
 #include "lib/fabric/fabric_wire.h"
+#include "lib/fabric/ibtypes.h"
+#include "lib/fabric/nodename.h"
 #include "lib/fabric/topo_file.h"
 #include "lib/validate/cabling.h"
 #include "lib/validate/health.h"
@@ -144,18 +152,53 @@ static struct fab *fabric_of(struct loomctl *lc, const json_t *r)
 	return fab;
 }
 
+/* The site's names for a fabric loomd sent with report r: --node-name-map
+ * FILE's, else loomd's ("names": {"0x...": "name"}; none: NULL). 0, or -1
+ * when told. */
+static int names_of(struct loomctl *lc, const json_t *r, struct nodename_map **out)
+{
+	const json_t *names = json_object_get(r, "names");
+	const char *guid;
+	json_t *v;
+
+	*out = NULL;
+	if (lc->node_name_map)
+		return loomctl_names(lc, out) < 0 ? -1 : 0;
+	if (!json_object_size(names))
+		return 0;
+	if (!(*out = nodename_map_new())) {
+		loomctl_error(lc, "out of memory");
+		return -1;
+	}
+	json_object_foreach((json_t *)names, guid, v) {
+		uint64_t g;
+
+		if (ibt_guid_parse(guid, &g) < 0 || !json_is_string(v) ||
+		    nodename_map_add(*out, g, json_string_value(v)) == -ENOMEM)
+			continue;   /* loomd's own; a bad line is no name */
+	}
+	nodename_map_seal(*out);
+	return 0;
+}
+
 /* The plan's findings added to loomd's report r of the same fabric, and
  * the whole settled as loomd settles its own (one fault, one finding; its
  * order); the counts set. -1 when told. */
 static int add_plan(struct loomctl *lc, json_t *r, const struct plan *plan, const struct fab *fab)
 {
 	struct val_report all = { 0 };
+	struct nodename_map *names;
 	char err[512] = "";
 	json_t *mine;
-	int rc = cabling_check(plan, fab, &all, err, sizeof(err));
+	int rc;
 
+	if (names_of(lc, r, &names) < 0)
+		return -1;
+	rc = cabling_check(plan, fab, names, &all, err, sizeof(err));
+	nodename_map_free(names);
 	json_object_set_new(r, "plan", json_string(plan->source));
 	json_object_del(r, "fabric");
+	json_object_del(r, "names");
 	if (rc == -EINVAL) {
 		json_object_set_new(r, "plan_error", json_string(err));
 		val_report_clear(&all);
@@ -187,19 +230,24 @@ static int add_plan(struct loomctl *lc, json_t *r, const struct plan *plan, cons
 static json_t *validate_offline(struct loomctl *lc, const char *topo, const struct plan *plan)
 {
 	char err[512] = "";
-	struct fab *fab = topo_file_read(topo, "file", err, sizeof(err));
+	struct nodename_map *names = NULL;
+	struct fab *fab;
 	struct health_opts o = { .fat_tree = -1, .sm_active = 0 };
 	struct val_report r = { 0 };
 	json_t *rep = NULL;
 
-	if (!fab) {
+	if (loomctl_names(lc, &names) < 0)
+		return NULL;
+	if (!(fab = topo_file_read(topo, "file", err, sizeof(err)))) {
 		loomctl_error(lc, "%s", err);
+		nodename_map_free(names);
 		return NULL;
 	}
+	o.names = names;
 	r.nodes = fab->n_nodes;
 	r.links = fab_count_links(fab);
 	if (plan) {
-		int rc = cabling_check(plan, fab, &r, err, sizeof(err));
+		int rc = cabling_check(plan, fab, names, &r, err, sizeof(err));
 
 		if (rc < 0) {
 			loomctl_error(lc, "%s", err);
@@ -218,6 +266,7 @@ static json_t *validate_offline(struct loomctl *lc, const char *topo, const stru
 out:
 	val_report_clear(&r);
 	fab_free(fab);
+	nodename_map_free(names);
 	return rep;
 }
 
@@ -350,6 +399,7 @@ static int cmd_plan(struct loomctl *lc, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *topo = NULL, *subnet = NULL;
+	struct nodename_map *names = NULL;
 	struct plan *plan = NULL;
 	json_t *result = NULL, *reports;
 	char err[512] = "";
@@ -370,6 +420,9 @@ static int cmd_plan(struct loomctl *lc, int argc, char **argv)
 			loomctl_error(lc, "%s", err);
 			return LOOMCTL_EXIT_FAILED;
 		}
+		if (loomctl_names(lc, &names) < 0)
+			goto out;
+		plan_rename(plan, names);
 	} else {
 		json_t *args = json_pack("{s:b, s:b}", "plan", 0, "fabric", 1);
 		struct fab *fab;
@@ -384,10 +437,11 @@ static int cmd_plan(struct loomctl *lc, int argc, char **argv)
 				      json_array_size(reports));
 			goto out;
 		}
-		if (!(fab = fabric_of(lc, json_array_get(reports, 0))))
+		if (names_of(lc, json_array_get(reports, 0), &names) < 0 ||
+		    !(fab = fabric_of(lc, json_array_get(reports, 0))))
 			goto out;
-		plan = plan_from_fab(fab, output_str(json_array_get(reports, 0), "subnet"), err,
-				     sizeof(err));
+		plan = plan_from_fab(fab, names, output_str(json_array_get(reports, 0), "subnet"),
+				     err, sizeof(err));
 		fab_free(fab);
 		if (!plan) {
 			loomctl_error(lc, "%s", err);
@@ -400,6 +454,7 @@ static int cmd_plan(struct loomctl *lc, int argc, char **argv)
 		rc = LOOMCTL_EXIT_OK;
 out:
 	plan_free(plan);
+	nodename_map_free(names);
 	json_decref(result);
 	return rc;
 }

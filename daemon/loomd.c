@@ -130,12 +130,13 @@ static void set_ctl_limits(struct ctl *ctl, const struct loom_config *conf)
 }
 
 /* The site's node names to the modules that name nodes outside SQL: the
- * sweeps' events and topology.conf's switches (the queries read the map
- * the names module stored). */
+ * sweeps' events, topology.conf's switches and the validation's findings
+ * (the queries read the map the names module stored). */
 static void set_names(struct loomd *d)
 {
 	sweeper_set_names(d->sweeper, names_map(d->names));
 	slurm_set_names(d->slurm, names_map(d->names));
+	validate_set_names(d->validate, names_map(d->names));
 }
 
 static const struct config_section *const config_sections[] = {

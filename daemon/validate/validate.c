@@ -21,6 +21,7 @@
 #include "lib/fabric/fabric.h"
 #include "lib/fabric/fabric_wire.h"
 #include "lib/fabric/ibtypes.h"
+#include "lib/fabric/nodename.h"
 #include "lib/util/clock.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
@@ -69,6 +70,7 @@ struct validate_mod {
 	struct store *store;
 	struct validate_settings set; /* its keys of loom.yaml (no whole copy) */
 	struct plan_ref *plan;      /* NULL: none configured */
+	struct nodename_map *names; /* validate_set_names's (held), or NULL */
 	struct work_queue *work;
 	struct swept_fabs fabs;     /* each subnet's last fabric */
 	struct subnet_check checks[SWEPT_FABS_MAX];
@@ -87,6 +89,7 @@ struct vjob {
 		char plan_error[512];
 	} s[SWEPT_FABS_MAX];
 	struct plan_ref *plan;      /* NULL: no plan */
+	struct nodename_map *names; /* the site's names when the job was made (held) */
 	int fat_tree, want_fabric;
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
@@ -129,7 +132,7 @@ static struct plan_ref *plan_load(const char *path)
  * links). The alarm is telemetry's judgement with its threshold
  * (telemetry.thresholds.ber_exp); no read yet, no finding. */
 static int add_ber(struct store *st, const char *subnet, const struct fab *fab,
-		   struct val_report *r)
+		   const struct nodename_map *names, struct val_report *r)
 {
 	sqlite3 *db = store_db(st);
 	sqlite3_stmt *s;
@@ -160,8 +163,9 @@ static int add_ber(struct store *st, const char *subnet, const struct fab *fab,
 			pn = tn;
 			pp = tp;
 		}
-		if (val_add(r, VAL_BER, 0, "", why ? why : "", "%s[%u] - %s[%u]", n->desc, pt->num,
-			    pn->desc, pp->num) < 0) {
+		if (val_add(r, VAL_BER, 0, "", why ? why : "", "%s[%u] - %s[%u]",
+			    nodename_of(names, n->guid, n->desc), pt->num,
+			    nodename_of(names, pn->guid, pn->desc), pp->num) < 0) {
 			sqlite3_finalize(s);
 			return -ENOMEM;
 		}
@@ -206,26 +210,47 @@ static json_t *fabric_b64(const struct fab *fab)
 	return o;
 }
 
+/* The site's names of the fabric's nodes, {"0x...": "name"}, for the
+ * client that checks a plan of its own on this fabric: it names nodes as
+ * loomd does. */
+static json_t *names_json(const struct fab *fab, const struct nodename_map *names)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; o && i < fab->n_nodes; i++) {
+		const char *name = nodename_get(names, fab->nodes[i]->guid);
+		char g[24];
+
+		if (name && json_object_set_new(o, ibt_guid_str(fab->nodes[i]->guid, g, sizeof(g)),
+						json_string(name)) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
 /* One subnet's checks into r; the plan's refusal (another fabric) in
  * plan_error, the rest of the checks still made. */
 static int check_one(struct vjob *j, struct store *st, size_t i, struct val_report *r,
 		     char *err, size_t errlen)
 {
 	const struct fab *fab = j->s[i].fab;
-	struct health_opts o = { .fat_tree = j->fat_tree, .sm_active = sm_active(fab) };
+	struct health_opts o = { .fat_tree = j->fat_tree, .sm_active = sm_active(fab),
+				 .names = j->names };
 	int rc;
 
 	r->nodes = fab->n_nodes;
 	r->links = fab_count_links(fab);
 	if (j->plan) {
-		rc = cabling_check(j->plan->plan, fab, r, j->s[i].plan_error,
+		rc = cabling_check(j->plan->plan, fab, j->names, r, j->s[i].plan_error,
 				   sizeof(j->s[i].plan_error));
 		if (rc == -ENOMEM)
 			return rc;
 	}
 	if ((rc = health_check(fab, &o, r, err, errlen)) < 0)
 		return rc;
-	if (st && add_ber(st, j->s[i].subnet, fab, r) < 0)
+	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
 			 "read: see loomd's log");
 	val_report_settle(r);
@@ -283,13 +308,16 @@ static int job_run(void *arg, char *err, size_t errlen)
 		json_object_set_new(j->s[i].result, "elapsed_ms",
 				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
 		if (j->want_fabric) {
-			json_t *b = fabric_b64(j->s[i].fab);
+			json_t *b = fabric_b64(j->s[i].fab), *nm = names_json(j->s[i].fab, j->names);
 
-			if (!b) {
+			if (!b || !nm) {
+				json_decref(b);
+				json_decref(nm);
 				rc = -ENOMEM;
 				break;
 			}
 			json_object_set_new(j->s[i].result, "fabric", b);
+			json_object_set_new(j->s[i].result, "names", nm);
 		}
 	}
 	if (rc == -ENOMEM)
@@ -352,6 +380,7 @@ static void job_free(void *arg)
 		json_decref(j->s[i].result);
 	}
 	plan_unref(j->plan);
+	nodename_map_free(j->names);
 	free(j);
 }
 
@@ -371,6 +400,7 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 		j->plan = m->plan;
 		m->plan->refs++;
 	}
+	j->names = nodename_map_hold(m->names);
 	return j;
 }
 
@@ -503,6 +533,7 @@ void validate_free(struct validate_mod *m)
 	work_queue_free(m->work);
 	swept_fabs_clear(&m->fabs);
 	plan_unref(m->plan);
+	nodename_map_free(m->names);
 	free(m);
 }
 
@@ -517,6 +548,12 @@ void validate_reconfigure(struct validate_mod *m, const struct validate_conf *co
 		log_warn("validation: the previous cabling plan stays");
 	}
 	settings_of(conf, m->store, &m->set);
+}
+
+void validate_set_names(struct validate_mod *m, struct nodename_map *names)
+{
+	nodename_map_free(m->names);
+	m->names = nodename_map_hold(names);
 }
 
 int validate_register(struct validate_mod *m, struct ctl *ctl)

@@ -4,12 +4,14 @@
  * validation.expected (lib/validate/cabling.h) and the rules of a healthy
  * fabric (lib/validate/health.h, and telemetry's BER alarms), on a work
  * queue of its own, and the findings are recorded as open issues with an
- * event when one opens or clears (store_validate.h). A subnet's last
+ * event when one opens or clears (store_validate.h). Findings name nodes
+ * by the site's names (validate_set_names), else by description. A subnet's last
  * fabric is kept for the commands:
  *   fabric-validate (CTL_READ) {subnet?, plan?: false to leave the
  *     configured plan out, fabric?: true to add the fabric itself
  *     ("fabric": base64 of lib/fabric/fabric_wire.h, for loomctl's
- *     --expected FILE, checked on the client)}: the checks run now,
+ *     --expected FILE, checked on the client, with "names": {"0x...":
+ *     "name"}, the site's names of its nodes)}: the checks run now,
  *     {"subnets": [{"subnet", "plan", "plan_error"?, ...report_json}]}
  *   fabric-issues (CTL_READ) {subnet?}: the open issues
  *     (lib/db/validate_db.h). */
@@ -24,6 +26,7 @@ struct fab;
 struct validate_conf;
 struct store;
 struct validate_mod;
+struct nodename_map;
 
 /* store: the loop's connection (fabric-issues). NULL with err. */
 struct validate_mod *validate_new(struct event_base *base, const struct validate_conf *conf,
@@ -34,6 +37,8 @@ void validate_free(struct validate_mod *m);
  * logged) and settings, from the next check on. */
 void validate_reconfigure(struct validate_mod *m, const struct validate_conf *conf);
 int validate_register(struct validate_mod *m, struct ctl *ctl);
+/* The site's node names (held; NULL: none), from the next check on. */
+void validate_set_names(struct validate_mod *m, struct nodename_map *names);
 /* sweeper_on_swept's listener: takes fab. */
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab);
 

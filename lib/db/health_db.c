@@ -171,10 +171,12 @@ static int congested(sqlite3 *db, int64_t sid, struct cong_port **out, size_t *n
 }
 
 /* Each subnet with congested ports: its congestion trees (congestion.h)
- * on the stored fabric and the newest stored forwarding tables. */
+ * on the stored fabric and the newest stored forwarding tables, nodes
+ * named by the stored map (names_db.h). */
 static int trees(sqlite3 *db, const char *subnet, json_t *o, char *err, size_t errlen)
 {
 	json_t *arr = json_array();
+	struct nodename_map *names = NULL;
 	sqlite3_stmt *s;
 	int rc;
 
@@ -195,7 +197,8 @@ static int trees(sqlite3 *db, const char *subnet, json_t *o, char *err, size_t e
 		size_t n;
 
 		snprintf(name, sizeof(name), "%s", dbq_col_str(s, 1));
-		if ((rc = congested(db, sqlite3_column_int64(s, 0), &hot, &n, err, errlen)) < 0)
+		if ((!names && (rc = names_db_load(db, &names, err, errlen)) < 0) ||
+		    (rc = congested(db, sqlite3_column_int64(s, 0), &hot, &n, err, errlen)) < 0)
 			break;
 		if (!(fab = rl_db_load_fabric(db, name, err, errlen))) {
 			free(hot);
@@ -204,7 +207,7 @@ static int trees(sqlite3 *db, const char *subnet, json_t *o, char *err, size_t e
 		}
 		if (rl_db_load_read(db, name, &lfts, &info, why, sizeof(why)) < 0)
 			lfts = NULL;
-		t = congestion_roots(fab, lfts, hot, n);
+		t = congestion_roots(fab, lfts, hot, n, names);
 		free(hot);
 		fab_free(fab);
 		rl_read_free(lfts);
@@ -223,6 +226,7 @@ static int trees(sqlite3 *db, const char *subnet, json_t *o, char *err, size_t e
 		json_array_append_new(arr, t);
 	}
 	sqlite3_finalize(s);
+	nodename_map_free(names);
 	return rc == SQLITE_DONE ? 0 : rc < 0 ? rc : dbq_db_fail(db, err, errlen, "read the congested subnets");
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/db/names_db.h"
 #include "lib/db/route_live_db.h"
 #include "lib/fabric/hostmap.h"
 #include "lib/route/route_live.h"
@@ -180,15 +181,19 @@ static void link_ends(const struct jx_subnet *s, uint32_t link, struct end *tx, 
 		end_set(s, there, 0, 0);
 }
 
-static json_t *end_name(const struct end *e)
+/* "NODE:PORT": the site's name of the node (names), else its description,
+ * else its GUID. */
+static json_t *end_name(const struct end *e, const struct nodename_map *names)
 {
-	char buf[FAB_DESC_LEN + 32], g[24];
+	char buf[NODENAME_LEN + 32], g[24];
+	const char *name;
 
 	if (!e->node)
 		return e->guid ? json_sprintf("%s:%u", ibt_guid_str(e->guid, g, sizeof(g)), e->port)
 			       : json_null();
-	snprintf(buf, sizeof(buf), "%s:%u", e->node->desc[0] ? e->node->desc :
-		 ibt_guid_str(e->guid, g, sizeof(g)), e->port);
+	name = nodename_of(names, e->node->guid, e->node->desc);
+	snprintf(buf, sizeof(buf), "%s:%u", name[0] ? name : ibt_guid_str(e->guid, g, sizeof(g)),
+		 e->port);
 	return json_string(buf);
 }
 
@@ -298,8 +303,9 @@ static int slower(const struct jx_subnet *s, const struct fab_port *p)
 
 /* What is wrong with a link; 0 when nothing is. why (may be NULL): the
  * reasons, "moved": the error counters of both ends, "alarms": kinds. */
-static int judge(const struct jx_subnet *s, const struct bads *bl, uint32_t link,
-		 uint64_t pairs, struct judged *j, json_t *why, json_t *moved, json_t *alarms)
+static int judge(const struct jx_subnet *s, const struct bads *bl,
+		 const struct nodename_map *names, uint32_t link, uint64_t pairs, struct judged *j,
+		 json_t *why, json_t *moved, json_t *alarms)
 {
 	struct end e[2];
 
@@ -323,7 +329,7 @@ static int judge(const struct jx_subnet *s, const struct bads *bl, uint32_t link
 	}
 	for (int k = 0; k < 2; k++) {
 		const struct bad *b = bad_find(bl, e[k].guid, e[k].port);
-		json_t *name = end_name(&e[k]);
+		json_t *name = end_name(&e[k], names);
 
 		for (; b && b < bl->b + bl->n && b->guid == e[k].guid && b->port == e[k].port; b++) {
 			if (b->kind[0]) {
@@ -370,16 +376,16 @@ static int judge(const struct jx_subnet *s, const struct bads *bl, uint32_t link
 }
 
 static json_t *worst_json(const struct jx_subnet *s, const struct bads *bl,
-			  const struct judged *jd, const char *self)
+			  const struct nodename_map *names, const struct judged *jd, const char *self)
 {
 	struct end e[2];
 	struct judged again;
 	json_t *why = json_array(), *moved = json_object(), *alarms = json_array(), *o;
 
 	link_ends(s, jd->link, &e[0], &e[1]);
-	judge(s, bl, jd->link, jd->pairs, &again, why, moved, alarms);
+	judge(s, bl, names, jd->link, jd->pairs, &again, why, moved, alarms);
 	o = json_pack("{s:o, s:o, s:I, s:I, s:o, s:f, s:o, s:s, s:b, s:o, s:o}",
-		      "from", end_name(&e[0]), "to", end_name(&e[1]),
+		      "from", end_name(&e[0], names), "to", end_name(&e[1], names),
 		      "pairs", (json_int_t)jd->pairs, "errors", (json_int_t)jd->errors,
 		      "moved", moved, "xmit_wait_per_s", jd->wait, "alarms", alarms,
 		      "state", e[0].fp && e[0].fp->has_peer ? ibt_port_state_name(e[0].fp->state)
@@ -454,7 +460,8 @@ static int cas_from_hosts(const struct jx_subnet *s, const struct job_query *q,
 	return 0;
 }
 
-static json_t *hosts_json(const struct jx_subnet *s, const struct job_cas *jc)
+static json_t *hosts_json(const struct jx_subnet *s, const struct job_cas *jc,
+			  const struct nodename_map *names)
 {
 	json_t *arr = json_array();
 
@@ -465,14 +472,16 @@ static json_t *hosts_json(const struct jx_subnet *s, const struct job_cas *jc)
 
 		json_array_append_new(arr, json_pack(
 			"{s:O, s:s, s:s, s:i, s:o, s:o}", "host", host ? host : json_null(),
-			"port_guid", g, "node", c->desc, "port", c->port,
-			"switch", c->sw >= 0 ? json_string(s->g->sw[c->sw].desc) : json_null(),
+			"port_guid", g, "node", nodename_of(names, c->node_guid, c->desc),
+			"port", c->port, "switch", c->sw >= 0 ? json_string(nodename_of(
+				names, s->g->sw[c->sw].guid, s->g->sw[c->sw].desc)) : json_null(),
 			"switch_port", c->sw >= 0 ? json_integer(c->sw_port) : json_null()));
 	}
 	return arr;
 }
 
-static json_t *switches_json(const struct jx_subnet *s, const struct job_cas *jc)
+static json_t *switches_json(const struct jx_subnet *s, const struct job_cas *jc,
+			     const struct nodename_map *names)
 {
 	json_t *arr = json_array();
 	uint32_t *count = calloc(s->g->n_sw ? s->g->n_sw : 1, sizeof(*count));
@@ -482,21 +491,25 @@ static json_t *switches_json(const struct jx_subnet *s, const struct job_cas *jc
 			count[s->g->ca[jc->ca[i]].sw]++;
 	for (size_t k = 0; count && arr && k < s->g->n_sw; k++)
 		if (count[k])
-			json_array_append_new(arr, json_pack("{s:s, s:i}", "switch", s->g->sw[k].desc,
-							     "hosts", (int)count[k]));
+			json_array_append_new(arr, json_pack("{s:s, s:i}", "switch", nodename_of(
+				names, s->g->sw[k].guid, s->g->sw[k].desc), "hosts", (int)count[k]));
 	free(count);
 	return arr;
 }
 
-static json_t *paths_json(const struct jx_subnet *s, const struct rt_paths *p)
+static json_t *paths_json(const struct jx_subnet *s, const struct rt_paths *p,
+			  const struct nodename_map *names)
 {
 	json_t *broken = json_array();
 
-	for (size_t i = 0; broken && i < p->n_broken; i++)
+	for (size_t i = 0; broken && i < p->n_broken; i++) {
+		const struct rt_ca *a = &s->g->ca[p->broken[i].src], *b = &s->g->ca[p->broken[i].dst];
+
 		json_array_append_new(broken, json_pack(
-			"{s:s, s:s, s:s}", "src", s->g->ca[p->broken[i].src].desc,
-			"dst", s->g->ca[p->broken[i].dst].desc,
+			"{s:s, s:s, s:s}", "src", nodename_of(names, a->node_guid, a->desc),
+			"dst", nodename_of(names, b->node_guid, b->desc),
 			"why", p->broken[i].loop ? "loop" : "dropped"));
+	}
 	return json_pack("{s:I, s:I, s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:o}",
 			 "pairs_total", (json_int_t)p->pairs_total, "pairs", (json_int_t)p->pairs,
 			 "sampled", p->sampled, "sources", (json_int_t)p->sources,
@@ -550,7 +563,8 @@ static json_t *others_json(const struct jx_subnet *s, const struct rt_paths *p, 
  * of its congestion as lib/telemetry/congestion.c follows it along the
  * tables, "congestion": {"root": "NODE:PORT", "is_root": bool} and a why
  * line. Only when the job has such a link (the tables copied once). */
-static void congestion_of(const struct jx_subnet *s, const struct bads *bl, json_t *worst)
+static void congestion_of(const struct jx_subnet *s, const struct bads *bl,
+			  const struct nodename_map *names, json_t *worst)
 {
 	struct cong_port *hot = malloc((bl->n ? bl->n : 1) * sizeof(*hot));
 	struct rl_read *r = NULL;
@@ -573,13 +587,13 @@ static void congestion_of(const struct jx_subnet *s, const struct bads *bl, json
 				rt_lfts_row(s->l, sw)) < 0)
 			goto out;
 	rl_read_sort(r);
-	if (!(trees = congestion_roots(s->fab, r, hot, n)))
+	if (!(trees = congestion_roots(s->fab, r, hot, n, names)))
 		goto out;
 	json_array_foreach(worst, i, w) {
 		const char *from = json_string_value(json_object_get(w, "from"));
 
 		json_array_foreach(json_object_get(trees, "roots"), k, root) {
-			char name[FAB_DESC_LEN + 16];
+			char name[NODENAME_LEN + 16];
 			json_t *v;
 			size_t m;
 			int is_root, victim = 0;
@@ -619,6 +633,7 @@ static int impact(sqlite3 *db, struct jx_subnet *s, const struct job_query *q, j
 	struct bads bl = { 0 };
 	struct judged *jd = NULL;
 	size_t n_bad = 0, top = q->top ? q->top : JOB_DEFAULT_TOP;
+	struct nodename_map *names = NULL;
 	json_t *worst = json_array();
 	int rc = 0;
 
@@ -658,26 +673,27 @@ static int impact(sqlite3 *db, struct jx_subnet *s, const struct job_query *q, j
 		dbq_fail(err, errlen, rc, "out of memory");
 		goto out;
 	}
-	if ((rc = bads_load(db, s->name, &bl, err, errlen)) < 0)
+	if ((rc = bads_load(db, s->name, &bl, err, errlen)) < 0 ||
+	    (rc = names_db_load(db, &names, err, errlen)) < 0)
 		goto out;
 	if (!(jd = malloc((p->n_links ? p->n_links : 1) * sizeof(*jd)))) {
 		rc = dbq_fail(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < p->n_links; i++)
-		if (judge(s, &bl, p->links[i].link, p->links[i].pairs, &jd[n_bad], NULL, NULL,
-			  NULL))
+		if (judge(s, &bl, names, p->links[i].link, p->links[i].pairs, &jd[n_bad], NULL,
+			  NULL, NULL))
 			n_bad++;
 	if (n_bad)
 		qsort(jd, n_bad, sizeof(*jd), cmp_judged);
 	for (size_t i = 0; i < n_bad && i < top; i++)
-		json_array_append_new(worst, worst_json(s, &bl, &jd[i], q->job));
-	congestion_of(s, &bl, worst);
+		json_array_append_new(worst, worst_json(s, &bl, names, &jd[i], q->job));
+	congestion_of(s, &bl, names, worst);
 	*out = json_pack("{s:o, s:s, s:O, s:o, s:O, s:o, s:o, s:o, s:I, s:o}",
 			 "job", q->job ? json_string(q->job) : json_null(), "subnet", s->name,
 			 "tables", s->read_info ? s->read_info : json_null(),
-			 "hosts", hosts_json(s, &jc), "unknown_hosts", jc.unknown,
-			 "switches", switches_json(s, &jc), "paths", paths_json(s, p),
+			 "hosts", hosts_json(s, &jc, names), "unknown_hosts", jc.unknown,
+			 "switches", switches_json(s, &jc, names), "paths", paths_json(s, p, names),
 			 "worst", worst, "bad_links", (json_int_t)n_bad,
 			 "other_jobs", others_json(s, p, q->job));
 	worst = NULL;
@@ -691,6 +707,7 @@ out:
 	json_decref(worst);
 	rt_paths_clear(&own);
 	bads_free(&bl);
+	nodename_map_free(names);
 	free(jd);
 	return rc;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/db/db_query.h"
+#include "lib/db/names_db.h"
 
 static int db_err(sqlite3 *db, char *err, size_t errlen, const char *what)
 {
@@ -351,6 +352,7 @@ static int answer(sqlite3 *db, const char *subnet, const struct question *q,
 	char name[FAB_NAME_LEN], ca[64];
 	struct rl_read *r = NULL;
 	struct fab *fab = NULL;
+	struct nodename_map *names = NULL;
 	json_t *info = NULL;
 	int port, rc;
 
@@ -363,8 +365,11 @@ static int answer(sqlite3 *db, const char *subnet, const struct question *q,
 		rc = -EIO;
 		goto out;
 	}
-	rc = q->src ? rl_trace(fab, r, q->src, q->dst, out, err, errlen) :
-		      rl_check(fab, r, q->opts, out, err, errlen);
+	/* the site's names, as loomd stored them (or --node-name-map's) */
+	if ((rc = names_db_load(db, &names, err, errlen)) < 0)
+		goto out;
+	rc = q->src ? rl_trace(fab, r, names, q->src, q->dst, out, err, errlen) :
+		      rl_check(fab, r, names, q->opts, out, err, errlen);
 	if (rc == 0 && (json_object_set_new(*out, "subnet", json_string(name)) < 0 ||
 			json_object_set(*out, "read", info) < 0)) {
 		json_decref(*out);
@@ -375,6 +380,7 @@ static int answer(sqlite3 *db, const char *subnet, const struct question *q,
 out:
 	json_decref(info);
 	fab_free(fab);
+	nodename_map_free(names);
 	rl_read_free(r);
 	return rc;
 }

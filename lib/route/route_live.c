@@ -138,6 +138,7 @@ struct hop {
 struct walk {
 	const struct fab *fab;
 	const struct rl_read *r;
+	const struct nodename_map *names;  /* the site's (NULL: none) */
 	struct hop *hops;          /* room for max_hops */
 	size_t max_hops, n_hops;
 	char reason[256];          /* why it broke; "" when delivered */
@@ -148,9 +149,12 @@ static int holds_lid(const struct fab_port *p, unsigned lid)
 	return p->lid && lid >= p->lid && lid < (unsigned)p->lid + (1u << p->lmc);
 }
 
-static const char *name_of(const struct fab_node *n)
+/* A node in a reason: the site's name, else its description. */
+static const char *name_of(const struct walk *w, const struct fab_node *n)
 {
-	return n->desc[0] ? n->desc : "(no description)";
+	const char *name = nodename_of(w->names, n->guid, n->desc);
+
+	return name[0] ? name : "(no description)";
 }
 
 /* Follow the tables from port `port` of node src (a switch: port 0) toward
@@ -171,7 +175,7 @@ static int walk(struct walk *w, const struct fab_node *src, unsigned port, unsig
 			return 1;
 		if (!p || !p->has_peer || p->state != RL_PORT_ACTIVE) {
 			snprintf(w->reason, sizeof(w->reason), "the source port %u of \"%s\" is "
-				 "not active", port, name_of(src));
+				 "not active", port, name_of(w, src));
 			return 0;
 		}
 		pp = fab_peer(w->fab, p, &cur);
@@ -179,7 +183,7 @@ static int walk(struct walk *w, const struct fab_node *src, unsigned port, unsig
 			if (pp && holds_lid(pp, dlid))
 				return 1;
 			snprintf(w->reason, sizeof(w->reason), "the source \"%s\" is not cabled "
-				 "to a switch", name_of(src));
+				 "to a switch", name_of(w, src));
 			return 0;
 		}
 		in_port = p->peer_port;
@@ -194,7 +198,7 @@ static int walk(struct walk *w, const struct fab_node *src, unsigned port, unsig
 		for (size_t i = 0; i < w->n_hops; i++)
 			if (w->hops[i].sw == cur) {
 				snprintf(w->reason, sizeof(w->reason), "loop: back at switch \"%s\" "
-					 "(%s), first reached at hop %zu", name_of(cur),
+					 "(%s), first reached at hop %zu", name_of(w, cur),
 					 ibt_guid_str(cur->guid, g, sizeof(g)), i + 1);
 				return 0;
 			}
@@ -206,12 +210,12 @@ static int walk(struct walk *w, const struct fab_node *src, unsigned port, unsig
 		*h = (struct hop){ .sw = cur, .in_port = in_port, .out_port = -1 };
 		if (!t) {
 			snprintf(w->reason, sizeof(w->reason), "no table was read from switch "
-				 "\"%s\" (%s)", name_of(cur), ibt_guid_str(cur->guid, g, sizeof(g)));
+				 "\"%s\" (%s)", name_of(w, cur), ibt_guid_str(cur->guid, g, sizeof(g)));
 			return 0;
 		}
 		if (dlid > t->top || t->port[dlid] == RT_NO_PORT) {
 			snprintf(w->reason, sizeof(w->reason), "switch \"%s\" has no entry for "
-				 "LID %u%s", name_of(cur), dlid, dlid > t->top ?
+				 "LID %u%s", name_of(w, cur), dlid, dlid > t->top ?
 				 " (above its LinearFDBTop)" : "");
 			return 0;
 		}
@@ -221,33 +225,33 @@ static int walk(struct walk *w, const struct fab_node *src, unsigned port, unsig
 			if (holds_lid(&cur->ports[0], dlid))
 				return 1;
 			snprintf(w->reason, sizeof(w->reason), "switch \"%s\" forwards LID %u to "
-				 "itself (port 0) but does not hold it", name_of(cur), dlid);
+				 "itself (port 0) but does not hold it", name_of(w, cur), dlid);
 			return 0;
 		}
 		op = fab_port(cur, out);
 		if (out > cur->nports || !op) {
 			snprintf(w->reason, sizeof(w->reason), "switch \"%s\" forwards LID %u to "
-				 "port %u, which it does not have", name_of(cur), dlid, out);
+				 "port %u, which it does not have", name_of(w, cur), dlid, out);
 			return 0;
 		}
 		if (!op->has_peer || op->state != RL_PORT_ACTIVE) {
 			snprintf(w->reason, sizeof(w->reason), "switch \"%s\" forwards LID %u to "
-				 "port %u, which is %s", name_of(cur), dlid, out,
+				 "port %u, which is %s", name_of(w, cur), dlid, out,
 				 op->has_peer ? ibt_port_state_name(op->state) : "down (no link)");
 			return 0;
 		}
 		pp = fab_peer(w->fab, op, &next);
 		if (!pp) {
 			snprintf(w->reason, sizeof(w->reason), "port %u of switch \"%s\" leads to "
-				 "a node the sweep does not know", out, name_of(cur));
+				 "a node the sweep does not know", out, name_of(w, cur));
 			return 0;
 		}
 		if (next->type != IBT_NODE_SWITCH) {
 			if (holds_lid(pp, dlid))
 				return 1;
 			snprintf(w->reason, sizeof(w->reason), "switch \"%s\" port %u leads to "
-				 "\"%s\" port %u, which does not hold LID %u", name_of(cur), out,
-				 name_of(next), pp->num, dlid);
+				 "\"%s\" port %u, which does not hold LID %u", name_of(w, cur), out,
+				 name_of(w, next), pp->num, dlid);
 			return 0;
 		}
 		cur = next;
@@ -255,28 +259,33 @@ static int walk(struct walk *w, const struct fab_node *src, unsigned port, unsig
 	}
 }
 
-static int walk_init(struct walk *w, const struct fab *fab, const struct rl_read *r)
+static int walk_init(struct walk *w, const struct fab *fab, const struct rl_read *r,
+		     const struct nodename_map *names)
 {
 	size_t n_sw = fab_count_type(fab, IBT_NODE_SWITCH);
 
-	*w = (struct walk){ .fab = fab, .r = r, .max_hops = n_sw + 1 };
+	*w = (struct walk){ .fab = fab, .r = r, .names = names, .max_hops = n_sw + 1 };
 	w->hops = calloc(w->max_hops, sizeof(*w->hops));
 	return w->hops ? 0 : -ENOMEM;
 }
 
 /* ---- route check ---------------------------------------------------------------- */
 
-static json_t *broken_json(const struct rt_graph *g, size_t a, size_t b, const char *reason)
+static json_t *broken_json(const struct rt_graph *g, const struct nodename_map *names, size_t a,
+			   size_t b, const char *reason)
 {
 	char ga[24], gb[24];
 
-	return json_pack("{s:s, s:s, s:s, s:s, s:i, s:s}", "src", g->ca[a].desc,
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s}", "src", g->ca[a].desc,
+			 "src_name", nodename_of(names, g->ca[a].node_guid, g->ca[a].desc),
 			 "src_guid", ibt_guid_str(g->ca[a].guid, ga, sizeof(ga)),
-			 "dst", g->ca[b].desc, "dst_guid", ibt_guid_str(g->ca[b].guid, gb, sizeof(gb)),
+			 "dst", g->ca[b].desc,
+			 "dst_name", nodename_of(names, g->ca[b].node_guid, g->ca[b].desc),
+			 "dst_guid", ibt_guid_str(g->ca[b].guid, gb, sizeof(gb)),
 			 "dlid", (int)g->ca[b].lid, "reason", reason);
 }
 
-int rl_check(const struct fab *fab, const struct rl_read *r,
+int rl_check(const struct fab *fab, const struct rl_read *r, const struct nodename_map *names,
 	     const struct rt_metrics_opts *opts, json_t **out, char *err, size_t errlen)
 {
 	struct rt_graph *g = rt_graph_new(fab, err, errlen);
@@ -300,7 +309,7 @@ int rl_check(const struct fab *fab, const struct rl_read *r,
 	rt_metrics_opts_auto(g, &o);  /* every shift of a huge fabric is minutes */
 	g->pool = o.pool;
 	if (!(l = rl_lfts(g, r, &missing)) || rt_metrics_compute(g, l, &o, &m) < 0 ||
-	    walk_init(&w, fab, r) < 0 || !(broken = json_array()))
+	    walk_init(&w, fab, r, names) < 0 || !(broken = json_array()))
 		goto nomem;
 	/* The metrics count; this walk says why, pair by pair. */
 	for (size_t a = 0; a < g->n_ca; a++) {
@@ -310,7 +319,7 @@ int rl_check(const struct fab *fab, const struct rl_read *r,
 			if (a == b || walk(&w, src, g->ca[a].port, g->ca[b].lid))
 				continue;
 			if (n_broken++ < RL_MAX_BROKEN &&
-			    json_array_append_new(broken, broken_json(g, a, b, w.reason)) < 0)
+			    json_array_append_new(broken, broken_json(g, names, a, b, w.reason)) < 0)
 				goto nomem;
 		}
 	}
@@ -371,8 +380,8 @@ static int first_word_is(const char *desc, const char *name)
 	return strncmp(desc, name, n) == 0 && (desc[n] == ' ' || desc[n] == '\0');
 }
 
-static int resolve(const struct fab *fab, const char *spec, const struct fab_node **node,
-		   unsigned *port, char *err, size_t errlen)
+static int resolve(const struct fab *fab, const struct nodename_map *names, const char *spec,
+		   const struct fab_node **node, unsigned *port, char *err, size_t errlen)
 {
 	uint64_t guid;
 	size_t found = 0;
@@ -420,42 +429,49 @@ static int resolve(const struct fab *fab, const char *spec, const struct fab_nod
 		snprintf(err, errlen, "no node or port has GUID %s", spec);
 		return -ENOENT;
 	}
-	/* A full description wins over a host name that prefixes others. */
+	/* A full name or description wins over a host name that prefixes others. */
 	for (int pass = 0; pass < 2 && !found; pass++)
 		for (size_t i = 0; i < fab->n_nodes; i++) {
 			const struct fab_node *n = fab->nodes[i];
+			const char *name = nodename_get(names, n->guid);
 
-			if (pass == 0 ? strcmp(n->desc, spec) != 0 : !first_word_is(n->desc, spec))
+			if (pass == 0 ? strcmp(n->desc, spec) != 0 && (!name || strcmp(name, spec)) :
+			    !first_word_is(n->desc, spec))
 				continue;
 			if (found++) {
 				snprintf(err, errlen, "\"%s\" names several nodes (\"%s\", \"%s\", "
-					 "...): use a GUID or a LID", spec, (*node)->desc, n->desc);
+					 "...): use a GUID or a LID", spec,
+					 nodename_of(names, (*node)->guid, (*node)->desc),
+					 nodename_of(names, n->guid, n->desc));
 				return -EEXIST;
 			}
 			*node = n;
 		}
 	if (!found) {
-		snprintf(err, errlen, "no node is called \"%s\" (a host name, node description, "
-			 "GUID 0x... or LID)", spec);
+		snprintf(err, errlen, "no node is called \"%s\" (a host name, node %s"
+			 "description, GUID 0x... or LID)", spec,
+			 nodename_map_count(names) ? "name, " : "");
 		return -ENOENT;
 	}
 	*port = main_port(*node);
 	return 0;
 }
 
-static json_t *end_json(const struct fab_node *n, unsigned port)
+static json_t *end_json(const struct fab_node *n, unsigned port,
+			const struct nodename_map *names)
 {
 	const struct fab_port *p = fab_port(n, port);
 	char g[24], pg[24];
 
-	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:s}", "type", ibt_node_type_name(n->type),
+	return json_pack("{s:s, s:s, s:s, s:i, s:i, s:s, s:s}", "type", ibt_node_type_name(n->type),
 			 "guid", ibt_guid_str(n->guid, g, sizeof(g)),
 			 "port_guid", ibt_guid_str(p ? p->guid : 0, pg, sizeof(pg)),
-			 "port", (int)port, "lid", p ? (int)p->lid : 0, "desc", n->desc);
+			 "port", (int)port, "lid", p ? (int)p->lid : 0, "desc", n->desc,
+			 "name", nodename_of(names, n->guid, n->desc));
 }
 
-int rl_trace(const struct fab *fab, const struct rl_read *r, const char *src,
-	     const char *dst, json_t **out, char *err, size_t errlen)
+int rl_trace(const struct fab *fab, const struct rl_read *r, const struct nodename_map *names,
+	     const char *src, const char *dst, json_t **out, char *err, size_t errlen)
 {
 	const struct fab_node *sn, *dn;
 	unsigned sp, dp;
@@ -465,15 +481,16 @@ int rl_trace(const struct fab *fab, const struct rl_read *r, const char *src,
 	int rc, delivered;
 
 	*out = NULL;
-	if ((rc = resolve(fab, src, &sn, &sp, err, errlen)) < 0 ||
-	    (rc = resolve(fab, dst, &dn, &dp, err, errlen)) < 0)
+	if ((rc = resolve(fab, names, src, &sn, &sp, err, errlen)) < 0 ||
+	    (rc = resolve(fab, names, dst, &dn, &dp, err, errlen)) < 0)
 		return rc;
 	dport = fab_port(dn, dp);
 	if (!dport || !dport->lid) {
-		snprintf(err, errlen, "\"%s\" has no LID to route to", dn->desc);
+		snprintf(err, errlen, "\"%s\" has no LID to route to",
+			 nodename_of(names, dn->guid, dn->desc));
 		return -EINVAL;
 	}
-	if (walk_init(&w, fab, r) < 0) {
+	if (walk_init(&w, fab, r, names) < 0) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -484,13 +501,15 @@ int rl_trace(const struct fab *fab, const struct rl_read *r, const char *src,
 		char g[24];
 
 		json_array_append_new(hops, json_pack(
-			"{s:s, s:s, s:i, s:i, s:o}", "guid", ibt_guid_str(h->sw->guid, g, sizeof(g)),
-			"desc", h->sw->desc, "lid", (int)h->sw->ports[0].lid, "in_port",
-			(int)h->in_port, "out_port",
+			"{s:s, s:s, s:s, s:i, s:i, s:o}",
+			"guid", ibt_guid_str(h->sw->guid, g, sizeof(g)), "desc", h->sw->desc,
+			"name", nodename_of(names, h->sw->guid, h->sw->desc),
+			"lid", (int)h->sw->ports[0].lid, "in_port", (int)h->in_port, "out_port",
 			h->out_port < 0 ? json_null() : json_integer(h->out_port)));
 	}
-	*out = json_pack("{s:o, s:o, s:i, s:b, s:o, s:s?}", "src", end_json(sn, sp),
-			 "dst", end_json(dn, dp), "dlid", (int)dport->lid, "delivered", delivered,
+	*out = json_pack("{s:o, s:o, s:i, s:b, s:o, s:s?}", "src", end_json(sn, sp, names),
+			 "dst", end_json(dn, dp, names), "dlid", (int)dport->lid,
+			 "delivered", delivered,
 			 "hops", hops, "reason", delivered ? NULL : w.reason);
 	free(w.hops);
 	if (!*out) {

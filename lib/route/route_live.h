@@ -13,13 +13,17 @@
  * check: {"subnet":"...","read":read,"switches":N,"ca_ports":N,
  *         "missing_tables":N,"routed_entries":N,"unroutable_entries":N,
  *         "metrics":{as route compute's},"broken_pairs":N,
- *         "broken":[{"src":"desc","src_guid":"0x..","dst":"desc",
- *                    "dst_guid":"0x..","dlid":N,"reason":"..."}] (first 20)}
+ *         "broken":[{"src":"desc","src_name":"name","src_guid":"0x..",
+ *                    "dst":"desc","dst_name":"name","dst_guid":"0x..",
+ *                    "dlid":N,"reason":"..."}] (first 20)}
  * trace: {"subnet":"...","read":read,"src":end,"dst":end,"dlid":N,
- *         "delivered":bool,"hops":[{"guid":"0x..","desc":"...","lid":N,
- *         "in_port":N,"out_port":N|null}],"reason":"..."|null}
+ *         "delivered":bool,"hops":[{"guid":"0x..","desc":"...","name":"...",
+ *         "lid":N,"in_port":N,"out_port":N|null}],"reason":"..."|null}
  *         end: {"type":"ca|switch","guid":"0x.. (node)","port_guid":"0x..",
- *               "port":N,"lid":N,"desc":"..."}
+ *               "port":N,"lid":N,"desc":"...","name":"..."}
+ * "desc" is the NodeDescription, "name" the node's name in the site's
+ * node-name-map (names, lib/fabric/nodename.h), else its description; the
+ * reasons name nodes by "name".
  */
 #ifndef LOOM_ROUTE_LIVE_H
 #define LOOM_ROUTE_LIVE_H
@@ -29,6 +33,7 @@
 #include <jansson.h>
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 #include "lib/route/route_graph.h"
 #include "lib/route/route_lft.h"
 #include "lib/route/route_metrics.h"
@@ -70,15 +75,16 @@ json_t *rl_metrics_json(const struct rt_metrics *m);
 
 /* Judge the tables of r on fab: the check object without "subnet" and
  * "read". opts as rt_metrics_compute's. 0, or -errno with err. */
-int rl_check(const struct fab *fab, const struct rl_read *r,
+int rl_check(const struct fab *fab, const struct rl_read *r, const struct nodename_map *names,
 	     const struct rt_metrics_opts *opts, json_t **out, char *err, size_t errlen);
 
 /* Follow the tables of r from src to dst: the trace object without
  * "subnet" and "read". src and dst: a host name (first word of the node
- * description), a full node description, a node or port GUID (0x...) or a
- * LID (decimal). -ENOENT (no such endpoint), -EEXIST (ambiguous name) or
- * -EINVAL with err. A broken path is not an error: "delivered" says. */
-int rl_trace(const struct fab *fab, const struct rl_read *r, const char *src,
-	     const char *dst, json_t **out, char *err, size_t errlen);
+ * description), a full node description or name in names (NULL: none), a
+ * node or port GUID (0x...) or a LID (decimal). -ENOENT (no such
+ * endpoint), -EEXIST (ambiguous name) or -EINVAL with err. A broken path
+ * is not an error: "delivered" says. */
+int rl_trace(const struct fab *fab, const struct rl_read *r, const struct nodename_map *names,
+	     const char *src, const char *dst, json_t **out, char *err, size_t errlen);
 
 #endif

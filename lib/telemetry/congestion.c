@@ -22,16 +22,20 @@ struct hot {
 	int state;                       /* walk: 0 new, 1 on the path, 2 done */
 };
 
-static void name(char *buf, size_t len, const struct fab_node *n, unsigned port)
+/* A node by the site's name (names), else its description. */
+static const char *node_name(const struct nodename_map *names, const struct fab_node *n)
 {
-	snprintf(buf, len, "%s:%u", n->desc[0] ? n->desc : "?", port);
+	return nodename_of(names, n->guid, n->desc);
 }
 
-static json_t *port_name(const struct fab_node *n, unsigned port)
+/* "NODE:PORT" */
+static json_t *port_name(const struct nodename_map *names, const struct fab_node *n,
+			 unsigned port)
 {
-	char buf[FAB_DESC_LEN + 8];
+	char buf[NODENAME_LEN + 8];
+	const char *nm = node_name(names, n);
 
-	name(buf, sizeof(buf), n, port);
+	snprintf(buf, sizeof(buf), "%s:%u", nm[0] ? nm : "?", port);
 	return json_string(buf);
 }
 
@@ -147,7 +151,7 @@ static int root_of(struct hot *h, size_t i)
 
 /* The hosts whose LIDs root h[r]'s table sends through it. */
 static json_t *hosts_of(const struct fab *fab, const struct rl_read *lfts, const struct hot *p,
-			size_t *n_hosts)
+			const struct nodename_map *names, size_t *n_hosts)
 {
 	json_t *arr = json_array();
 	const struct rl_table *t;
@@ -156,7 +160,7 @@ static json_t *hosts_of(const struct fab *fab, const struct rl_read *lfts, const
 	if (!arr)
 		return NULL;
 	if (p->peer && p->peer->type != IBT_NODE_SWITCH) {
-		json_array_append_new(arr, json_string(p->peer->desc));
+		json_array_append_new(arr, json_string(node_name(names, p->peer)));
 		*n_hosts = 1;
 		return arr;
 	}
@@ -174,7 +178,7 @@ static json_t *hosts_of(const struct fab *fab, const struct rl_read *lfts, const
 			if (!fp || !fp->present || !fp->lid || out_port(t, fp->lid) != p->port->num)
 				continue;
 			if ((*n_hosts)++ < CONG_MAX_HOSTS)
-				json_array_append_new(arr, json_string(n->desc));
+				json_array_append_new(arr, json_string(node_name(names, n)));
 			break;
 		}
 	}
@@ -182,7 +186,7 @@ static json_t *hosts_of(const struct fab *fab, const struct rl_read *lfts, const
 }
 
 json_t *congestion_roots(const struct fab *fab, const struct rl_read *lfts,
-			 const struct cong_port *hot, size_t n)
+			 const struct cong_port *hot, size_t n, const struct nodename_map *names)
 {
 	json_t *out = json_pack("{s:[], s:[], s:[], s:i, s:i}", "roots", "loops", "not_found",
 				"followed", 0, "ignored", 0);
@@ -248,17 +252,18 @@ json_t *congestion_roots(const struct fab *fab, const struct rl_read *lfts,
 						mark[v] = 1;
 						queue[tail++] = v;
 						json_array_append_new(victims,
-								      port_name(h[v].node, h[v].port->num));
+								      port_name(names, h[v].node, h[v].port->num));
 						routes &= h[v].routes;
 						break;
 					}
 			}
 		}
-		hosts = hosts_of(fab, lfts, &h[r], &n_hosts);
+		hosts = hosts_of(fab, lfts, &h[r], names, &n_hosts);
 		snprintf(g, sizeof(g), "0x%016llx", (unsigned long long)h[r].node->guid);
-		root = json_pack("{s:s, s:s, s:i, s:o, s:b, s:o, s:o, s:I}", "node", h[r].node->desc,
+		root = json_pack("{s:s, s:s, s:i, s:o, s:b, s:o, s:o, s:I}", "node",
+				 node_name(names, h[r].node),
 				 "guid", g, "port", h[r].port->num, "peer",
-				 h[r].peer ? port_name(h[r].peer, h[r].peer_port->num) : json_null(),
+				 h[r].peer ? port_name(names, h[r].peer, h[r].peer_port->num) : json_null(),
 				 "routes", routes, "victims", victims, "hosts",
 				 hosts ? hosts : json_array(), "n_hosts", (json_int_t)n_hosts);
 		if (!root || json_array_append_new(json_object_get(out, "roots"), root) < 0)
@@ -267,7 +272,7 @@ json_t *congestion_roots(const struct fab *fab, const struct rl_read *lfts,
 	for (size_t i = 0; i < nh; i++)
 		if (h[i].root_of == -2)
 			json_array_append_new(json_object_get(out, "loops"),
-					      port_name(h[i].node, h[i].port->num));
+					      port_name(names, h[i].node, h[i].port->num));
 	json_object_set_new(out, "followed", json_integer((json_int_t)nh));
 	json_object_set_new(out, "ignored", json_integer((json_int_t)ignored));
 	for (size_t i = 0; i < nh; i++)

@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 #include "lib/route/route_live.h"
 
 #define CONG_MAX_PORTS 4096  /* congested ports followed; more are counted, not followed */
@@ -34,7 +35,8 @@ struct cong_port {
 };
 
 /* The congestion trees of the congested ports hot[0..n) on fab, routed by
- * lfts (NULL: no tables):
+ * lfts (NULL: no tables), nodes named by the site's names (names,
+ * lib/fabric/nodename.h; NULL: none) else by description:
  *   {"roots": [{"node", "guid", "port", "peer": "NODE:PORT"|null,
  *               "routes": bool (the tables decided every step),
  *               "victims": ["NODE:PORT", ...] (ports waiting on it, nearest
@@ -47,6 +49,6 @@ struct cong_port {
  *    "followed": N, "ignored": N}
  * NULL when out of memory. */
 json_t *congestion_roots(const struct fab *fab, const struct rl_read *lfts,
-			 const struct cong_port *hot, size_t n);
+			 const struct cong_port *hot, size_t n, const struct nodename_map *names);
 
 #endif

@@ -99,8 +99,8 @@ static const struct cmds_decl table[] = {
 	{ "route-trace", DB, CMDS_READ,
 	  ARGS(SUBNET, CMDS_ARG_B("cached"), CMDS_ARG_S("src"), CMDS_ARG_S("dst")),
 	  "route trace [--subnet NAME] [--cached] SRC DST",
-	  "the path the tables give, hop by hop; SRC, DST: host name, node description, GUID "
-	  "0x... or LID",
+	  "the path the tables give, hop by hop; SRC, DST: host name, node name or description, "
+	  "GUID 0x... or LID",
 	  { GET("routing/trace", NULL, "subnet cached src dst", 0) } },
 	{ "route-runs", DB, CMDS_READ, ARGS(CMDS_ARG_I("limit", 0, MAX_COUNT)),
 	  "route runs [--limit N]",

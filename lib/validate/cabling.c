@@ -1,4 +1,8 @@
-/* lib/validate/cabling.c: a fabric against its cabling plan (cabling.h). */
+/* lib/validate/cabling.c: a fabric against its cabling plan (cabling.h). A
+ * plan's node is found by GUID, else by the site's name (names), else by
+ * description; findings name a found node by the site's name where the map
+ * has one, else as the plan (or, for what the fabric has, the description)
+ * does: without a map, as before. */
 #include "autoconf.h"
 #include "lib/validate/cabling.h"
 
@@ -10,7 +14,7 @@
 
 #include "lib/fabric/ibtypes.h"
 
-/* ---- the fabric's nodes by description, and its ports' marks -------------------------- */
+/* ---- the fabric's nodes by name and description, and its ports' marks -------------- */
 
 struct by_desc {
 	const char *desc;
@@ -26,7 +30,10 @@ struct ctx {
 	const struct plan *p;
 	const struct fab *fab;
 	struct val_report *r;
-	struct by_desc *names;      /* sorted */
+	const struct nodename_map *nm;  /* the site's names, or NULL */
+	struct by_desc *mapped;     /* the nodes the map names, by that name, sorted */
+	size_t n_mapped;
+	struct by_desc *names;      /* every node by description, sorted */
 	uint64_t *guids;            /* fab->nodes' GUIDs sorted, with ... */
 	size_t *guid_idx;           /* ... their index */
 	uint8_t **mark;             /* per node, per port: 1 the plan names it, 2 explained */
@@ -34,23 +41,32 @@ struct ctx {
 	uint8_t *state;             /* per cable: 0 unchecked, 1 ok, 2 wrong, 3 done */
 };
 
-/* The node a plan's description names: NULL when none or several (*dup). */
+/* desc in v[0..n) (sorted): 1 with *idx, 0 none, -1 several. */
+static int find_in(const struct by_desc *v, size_t n, const char *desc, size_t *idx)
+{
+	struct by_desc k = { desc, 0 };
+	const struct by_desc *hit = n ? bsearch(&k, v, n, sizeof(k), desc_cmp) : NULL;
+
+	if (!hit)
+		return 0;
+	if ((hit > v && !strcmp(hit[-1].desc, desc)) ||
+	    (hit + 1 < v + n && !strcmp(hit[1].desc, desc)))
+		return -1;
+	*idx = hit->idx;
+	return 1;
+}
+
+/* The node a plan's name names: the site's name first, then the
+ * description. NULL when none or several (*dup). */
 static const struct fab_node *node_named(const struct ctx *c, const char *desc, size_t *idx,
 					 int *dup)
 {
-	struct by_desc k = { desc, 0 }, *hit;
+	int found = find_in(c->mapped, c->n_mapped, desc, idx);
 
-	*dup = 0;
-	hit = bsearch(&k, c->names, c->fab->n_nodes, sizeof(k), desc_cmp);
-	if (!hit)
-		return NULL;
-	if ((hit > c->names && !strcmp(hit[-1].desc, desc)) ||
-	    (hit + 1 < c->names + c->fab->n_nodes && !strcmp(hit[1].desc, desc))) {
-		*dup = 1;
-		return NULL;
-	}
-	*idx = hit->idx;
-	return c->fab->nodes[hit->idx];
+	if (!found)
+		found = find_in(c->names, c->fab->n_nodes, desc, idx);
+	*dup = found < 0;
+	return found > 0 ? c->fab->nodes[*idx] : NULL;
 }
 
 static size_t idx_of(const struct ctx *c, uint64_t guid)
@@ -98,6 +114,23 @@ static const char *desc_of(const struct ctx *c, size_t idx)
 	return c->fab->nodes[idx]->desc;
 }
 
+/* How findings name node idx of the fabric: the site's name, else its
+ * description. */
+static const char *name_of(const struct ctx *c, size_t idx)
+{
+	return nodename_of(c->nm, c->fab->nodes[idx]->guid, c->fab->nodes[idx]->desc);
+}
+
+/* How findings name node idx where the plan's text names it: the site's
+ * name, else the plan's own words (a plan by GUID may describe a node
+ * otherwise than the fabric does). */
+static const char *planned(const struct ctx *c, size_t idx, const char *text)
+{
+	const char *name = nodename_get(c->nm, c->fab->nodes[idx]->guid);
+
+	return name ? name : text;
+}
+
 static void explain(struct ctx *c, size_t idx, unsigned port)
 {
 	size_t pidx;
@@ -143,7 +176,7 @@ static void mark_known_end(struct ctx *c, const struct plan_cable *pc)
 		explain(c, idx, pc->b_port);
 }
 
-static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a)
+static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a, size_t b)
 {
 	const struct fab_port *pt = fab_port(c->fab->nodes[a], pc->a_port);
 	char want[64] = "", got[64];
@@ -157,8 +190,8 @@ static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a)
 		 pc->speed ? ibt_speed_name(pc->speed) : "");
 	snprintf(got, sizeof(got), "%s %s", ibt_width_name(pt->width_active),
 		 ibt_speed_name(pt->speed_active));
-	return val_add(c->r, VAL_SLOW, pc->line, want, got, "%s[%u] - %s[%u]", pc->a, pc->a_port,
-		   pc->b, pc->b_port);
+	return val_add(c->r, VAL_SLOW, pc->line, want, got, "%s[%u] - %s[%u]",
+		       planned(c, a, pc->a), pc->a_port, planned(c, b, pc->b), pc->b_port);
 }
 
 /* Cable i is wrong and its A end is cabled to the B end of cable j, whose
@@ -200,15 +233,15 @@ static int find_swap(struct ctx *c, size_t i, size_t a, unsigned a_port, size_t 
 	explain(c, a, a_port);
 	explain(c, b, b_port);
 	{
-		char want[320], got[320];
+		char want[4 * NODENAME_LEN + 64], got[4 * NODENAME_LEN + 64];
 
 		snprintf(want, sizeof(want), "%s[%u] - %s[%u], %s[%u] - %s[%u]", pi->a, pi->a_port,
 			 pi->b, pi->b_port, pj->a, pj->a_port, pj->b, pj->b_port);
-		snprintf(got, sizeof(got), "%s[%u] - %s[%u], %s[%u] - %s[%u]", desc_of(c, a), a_port,
-			 desc_of(c, x), xp, desc_of(c, y), yp, desc_of(c, b), b_port);
+		snprintf(got, sizeof(got), "%s[%u] - %s[%u], %s[%u] - %s[%u]", name_of(c, a), a_port,
+			 name_of(c, x), xp, name_of(c, y), yp, name_of(c, b), b_port);
 		/* the two ends whose cables went into each other's place */
 		return val_add(c->r, VAL_SWAPPED, pi->line, want, got, "%s[%u] and %s[%u]",
-			   desc_of(c, a), a_port, desc_of(c, y), yp);
+			   name_of(c, a), a_port, name_of(c, y), yp);
 	}
 }
 
@@ -216,7 +249,7 @@ static int one_wrong(struct ctx *c, size_t i)
 {
 	const struct plan_cable *pc = &c->p->cables[i];
 	struct ends e = ends_of(c, pc);
-	char want[320], got[320];
+	char want[2 * NODENAME_LEN + 32], got[2 * NODENAME_LEN + 32];
 	size_t x;
 	unsigned xp;
 	int la, lb;
@@ -229,17 +262,20 @@ static int one_wrong(struct ctx *c, size_t i)
 
 		lb = peer_of(c, e.b, pc->b_port, &y, &yp) == 0;
 		if (!lb)
-			return val_add(c->r, VAL_MISSING, pc->line, want, "", "%s[%u] - %s[%u]", pc->a,
-				   pc->a_port, pc->b, pc->b_port);
+			return val_add(c->r, VAL_MISSING, pc->line, want, "", "%s[%u] - %s[%u]",
+				       planned(c, e.a, pc->a), pc->a_port, planned(c, e.b, pc->b),
+				       pc->b_port);
 		explain(c, e.b, pc->b_port);
-		snprintf(got, sizeof(got), "%s[%u] - %s[%u]", pc->b, pc->b_port, desc_of(c, y), yp);
+		snprintf(got, sizeof(got), "%s[%u] - %s[%u]", planned(c, e.b, pc->b), pc->b_port,
+			 name_of(c, y), yp);
 		return val_add(c->r, y == e.a ? VAL_MISWIRED : VAL_WRONG_PEER, pc->line, want, got,
-			   "%s[%u]", pc->b, pc->b_port);
+			   "%s[%u]", planned(c, e.b, pc->b), pc->b_port);
 	}
 	explain(c, e.a, pc->a_port);
-	snprintf(got, sizeof(got), "%s[%u] - %s[%u]", pc->a, pc->a_port, desc_of(c, x), xp);
+	snprintf(got, sizeof(got), "%s[%u] - %s[%u]", planned(c, e.a, pc->a), pc->a_port,
+		 name_of(c, x), xp);
 	return val_add(c->r, x == e.b ? VAL_MISWIRED : VAL_WRONG_PEER, pc->line, want, got, "%s[%u]",
-		   pc->a, pc->a_port);
+		   planned(c, e.a, pc->a), pc->a_port);
 }
 
 static int extra_link(const struct fab_link *l, void *arg)
@@ -251,8 +287,8 @@ static int extra_link(const struct fab_link *l, void *arg)
 		return 0;   /* planned, or explained by a finding */
 	if (!c->mark[a][0] && !c->mark[b][0])
 		return 0;   /* neither node is in the plan */
-	return val_add(c->r, VAL_EXTRA, 0, "", "", "%s[%u] - %s[%u]", l->a_node->desc, l->a->num,
-		   l->b_node->desc, l->b->num) < 0 ? -1 : 0;
+	return val_add(c->r, VAL_EXTRA, 0, "", "", "%s[%u] - %s[%u]", name_of(c, a), l->a->num,
+		   name_of(c, b), l->b->num) < 0 ? -1 : 0;
 }
 
 /* One end of a plan's cable, for listing the plan's nodes once each. */
@@ -278,7 +314,7 @@ static const struct fab_node *node_of(const struct ctx *c, const char *desc, uin
 	*renamed = 0;
 	if (guid && (*idx = idx_of(c, guid)) != (size_t)-1) {
 		*dup = 0;
-		*renamed = strcmp(desc_of(c, *idx), desc) != 0;
+		*renamed = strcmp(desc_of(c, *idx), desc) != 0 && strcmp(name_of(c, *idx), desc) != 0;
 		return c->fab->nodes[*idx];
 	}
 	return node_named(c, desc, idx, dup);
@@ -290,6 +326,7 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 	struct val_report *r = c->r;
 	size_t i, unmatched = 0;
 	const char *first = NULL;
+	int mapped = nodename_map_count(c->nm) > 0;   /* an empty map is none */
 	int rc = 0;
 
 	/* The plan's nodes, each once (by GUID where the plan has one, else by
@@ -328,9 +365,11 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 			if (!pn[i].desc[0] ?   /* an undescribed node of a plan with GUIDs */
 			    val_add(r, VAL_UNKNOWN_NODE, line, "", "no node has this GUID",
 				    "GUID 0x%016llx", (unsigned long long)pn[i].guid) < 0 :
-			    val_add(r, VAL_UNKNOWN_NODE, line, "",
-				    dup ? "several nodes have this description" : "no node has "
-				    "this description", "%s", pn[i].desc) < 0) {
+			    val_add(r, VAL_UNKNOWN_NODE, line, "", dup ? (mapped ?
+				    "several nodes have this name or description" :
+				    "several nodes have this description") : mapped ?
+				    "no node has this name or description" :
+				    "no node has this description", "%s", pn[i].desc) < 0) {
 				free(pn);
 				return -ENOMEM;
 			}
@@ -367,7 +406,7 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 		if (peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && x == e.b && xp == pc->b_port) {
 			c->state[i] = 1;
 			r->cables_ok++;
-			rc = check_speed(c, pc, e.a);
+			rc = check_speed(c, pc, e.a, e.b);
 		} else {
 			c->state[i] = 2;
 		}
@@ -393,10 +432,10 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 	return rc;
 }
 
-int cabling_check(const struct plan *p, const struct fab *fab, struct val_report *r, char *err,
-		  size_t errlen)
+int cabling_check(const struct plan *p, const struct fab *fab, const struct nodename_map *names,
+		  struct val_report *r, char *err, size_t errlen)
 {
-	struct ctx c = { .p = p, .fab = fab, .r = r };
+	struct ctx c = { .p = p, .fab = fab, .r = r, .nm = names };
 	size_t n = fab->n_nodes, i, n0 = r->n;
 	int rc = -ENOMEM;
 
@@ -405,12 +444,13 @@ int cabling_check(const struct plan *p, const struct fab *fab, struct val_report
 		err[0] = '\0';
 	r->cables = p->n;
 	c.names = calloc(n + 1, sizeof(*c.names));
+	c.mapped = calloc(n + 1, sizeof(*c.mapped));
 	c.guids = calloc(n + 1, sizeof(*c.guids));
 	c.guid_idx = calloc(n + 1, sizeof(*c.guid_idx));
 	c.mark = calloc(n + 1, sizeof(*c.mark));
 	c.end_of = calloc(n + 1, sizeof(*c.end_of));
 	c.state = calloc(p->n + 1, 1);
-	if (!c.names || !c.guids || !c.guid_idx || !c.mark || !c.end_of || !c.state)
+	if (!c.names || !c.mapped || !c.guids || !c.guid_idx || !c.mark || !c.end_of || !c.state)
 		goto out;
 	{
 		uint64_t (*pairs)[2] = calloc(n + 1, sizeof(*pairs));
@@ -429,12 +469,17 @@ int cabling_check(const struct plan *p, const struct fab *fab, struct val_report
 		free(pairs);
 	}
 	for (i = 0; i < n; i++) {
+		const char *name = nodename_get(names, fab->nodes[i]->guid);
+
 		c.names[i] = (struct by_desc){ fab->nodes[i]->desc, i };
+		if (name)
+			c.mapped[c.n_mapped++] = (struct by_desc){ name, i };
 		if (!(c.mark[i] = calloc((size_t)fab->nodes[i]->nports + 1, 1)) ||
 		    !(c.end_of[i] = calloc((size_t)fab->nodes[i]->nports + 1, sizeof(size_t))))
 			goto out;
 	}
 	qsort(c.names, n, sizeof(*c.names), desc_cmp);
+	qsort(c.mapped, c.n_mapped, sizeof(*c.mapped), desc_cmp);
 	if ((rc = check_plan(&c, err, errlen)) == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 out:
@@ -445,6 +490,7 @@ out:
 	for (i = 0; c.end_of && i < n; i++)
 		free(c.end_of[i]);
 	free(c.names);
+	free(c.mapped);
 	free(c.guids);
 	free(c.guid_idx);
 	free(c.mark);

@@ -31,6 +31,8 @@ struct ft {
 
 #define NODE(f, i) ((f)->fab->nodes[i])
 #define IS_SW(f, i) (NODE(f, i)->type == IBT_NODE_SWITCH)
+/* How findings name node i: the site's name, else its description. */
+#define NAME(f, i) nodename_of((f)->g->names, NODE(f, i)->guid, NODE(f, i)->desc)
 
 /* Levels: breadth first from the leaves, over switch links only. */
 static int levels(struct ft *f)
@@ -160,7 +162,7 @@ static int leaf_links(struct ft *f)
 			if (gi > gj || (gi == gj && p > g->peer_port[s]))
 				continue;   /* the link's smaller end reports it */
 			if (val_add(f->r, VAL_LEAF_LINK, 0, "leaves cabled up only", "", "%s[%u] - %s[%u]",
-				    NODE(f, i)->desc, p, NODE(f, j)->desc, g->peer_port[s]) < 0)
+				    NAME(f, i), p, NAME(f, j), g->peer_port[s]) < 0)
 				return -ENOMEM;
 		}
 	}
@@ -184,7 +186,7 @@ static int counts(struct ft *f)
 			continue;
 		snprintf(want, sizeof(want), "%u up links (as %zu of %zu leaves)", m, have, total);
 		snprintf(got, sizeof(got), "%u up links", f->up[i]);
-		rc = val_add(f->r, VAL_LEAF_UPLINKS, 0, want, got, "%s", NODE(f, i)->desc);
+		rc = val_add(f->r, VAL_LEAF_UPLINKS, 0, want, got, "%s", NAME(f, i));
 	}
 	for (uint32_t l = 1; l <= f->max_level && rc == 0; l++) {
 		m = mode_of(f, nports, l, &have, &total);
@@ -194,7 +196,7 @@ static int counts(struct ft *f)
 			snprintf(want, sizeof(want), "%u ports (as %zu of %zu switches of level %u)", m,
 				 have, total, l);
 			snprintf(got, sizeof(got), "%u ports", nports[i]);
-			rc = val_add(f->r, VAL_PORT_COUNT, 0, want, got, "%s", NODE(f, i)->desc);
+			rc = val_add(f->r, VAL_PORT_COUNT, 0, want, got, "%s", NAME(f, i));
 		}
 	}
 	free(nports);
@@ -259,14 +261,19 @@ static int report_unreachable(struct ft *f, uint64_t *miss, size_t w)
 			all += (size_t)__builtin_popcountll(miss[best * w + k]);
 		off = (size_t)snprintf(got, sizeof(got), "%zu leaves not up-down:", all);
 		for (size_t b = 0; b < L; b++) {
+			size_t len;
+
 			if (!BIT(miss + best * w, b))
 				continue;
-			if (off + FAB_DESC_LEN + 8 >= sizeof(got)) {
+			len = strlen(NAME(f, f->leaf_idx[b]));
+			/* room for the longest description (as many leaves as
+			 * ever without a map), or for this name */
+			if (off + (len > FAB_DESC_LEN ? len : FAB_DESC_LEN) + 8 >= sizeof(got)) {
 				snprintf(got + off, sizeof(got) - off, " ...");
 				break;
 			}
 			off += (size_t)snprintf(got + off, sizeof(got) - off, " %s",
-						NODE(f, f->leaf_idx[b])->desc);
+						NAME(f, f->leaf_idx[b]));
 		}
 		for (size_t b = 0; b < L; b++)
 			if (BIT(rest + best * w, b)) {
@@ -277,7 +284,7 @@ static int report_unreachable(struct ft *f, uint64_t *miss, size_t w)
 		cnt[best] = 0;
 		snprintf(want, sizeof(want), "every leaf of its fabric up-down");
 		if ((rc = val_add(f->r, VAL_UNREACHABLE, 0, want, got, "%s",
-				  NODE(f, f->leaf_idx[best])->desc)) < 0)
+				  NAME(f, f->leaf_idx[best]))) < 0)
 			break;
 	}
 	free(rest);

@@ -9,10 +9,12 @@
 #include <stdint.h>
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 #include "lib/validate/report.h"
 
 struct health_graph {
 	const struct fab *fab;
+	const struct nodename_map *names;  /* findings name nodes by it (NULL: none) */
 	size_t n;                  /* fab->n_nodes */
 	size_t slots;              /* port slots: node i's port p is off[i] + p */
 	size_t *off;               /* n + 1 entries */

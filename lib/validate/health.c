@@ -124,6 +124,8 @@ struct ctx {
 
 #define NODE(c, i) ((c)->fab->nodes[i])
 #define DESC(c, i) ((c)->fab->nodes[i]->desc)
+/* How findings name node i: the site's name, else its description. */
+#define NAME(c, i) nodename_of((c)->o->names, NODE(c, i)->guid, DESC(c, i))
 
 static int add_link(struct ctx *c, enum val_code code, size_t i, unsigned p, const char *want,
 		    const char *got)
@@ -132,7 +134,7 @@ static int add_link(struct ctx *c, enum val_code code, size_t i, unsigned p, con
 	size_t j = (size_t)c->g.peer[s];
 	unsigned q = c->g.peer_port[s];
 
-	return val_add(c->r, code, 0, want, got, "%s[%u] - %s[%u]", DESC(c, i), p, DESC(c, j), q);
+	return val_add(c->r, code, 0, want, got, "%s[%u] - %s[%u]", NAME(c, i), p, NAME(c, j), q);
 }
 
 static void rate_str(char *buf, size_t len, unsigned width, unsigned speed)
@@ -209,7 +211,7 @@ static int link_rules(struct ctx *c, size_t i, unsigned *en_w, unsigned *en_s)
 
 				snprintf(want, sizeof(want), "BER <= %.1e", c->o->ber_threshold);
 				snprintf(got, sizeof(got), "%.2e (%s[%u]: %" PRIu64 " symbol errors in %.0f s)",
-					 c->ber[w], w == s ? DESC(c, i) : DESC(c, j), e->port,
+					 c->ber[w], w == s ? NAME(c, i) : NAME(c, j), e->port,
 					 e->symbol_errors, e->seconds);
 				rc = add_link(c, VAL_BER, i, p, want, got);
 			}
@@ -236,8 +238,8 @@ static int port_stuck(struct ctx *c, size_t i)
 		if (a->state != PS_INIT && a->state != PS_ARMED && b->state != PS_INIT &&
 		    b->state != PS_ARMED)
 			continue;
-		snprintf(got, sizeof(got), "%s[%u] %s, %s[%u] %s", DESC(c, i), p,
-			 ibt_port_state_name(a->state), DESC(c, j), c->g.peer_port[s],
+		snprintf(got, sizeof(got), "%s[%u] %s, %s[%u] %s", NAME(c, i), p,
+			 ibt_port_state_name(a->state), NAME(c, j), c->g.peer_port[s],
 			 ibt_port_state_name(b->state));
 		if (add_link(c, VAL_PORT_STUCK, i, p, "active", got) < 0)
 			return -ENOMEM;
@@ -344,8 +346,8 @@ static int dup_port_guids(struct ctx *c)
 			known |= c->fab->dups[k].is_port && c->fab->dups[k].guid == v[i].guid;
 		if (!known)
 			rc = val_add(c->r, VAL_DUP_PORT_GUID, 0, "", "", "GUID %s on %s[%u] and %s[%u]",
-				 ibt_guid_str(v[i].guid, g, sizeof(g)), DESC(c, v[i - 1].node),
-				 v[i - 1].port, DESC(c, v[i].node), v[i].port);
+				 ibt_guid_str(v[i].guid, g, sizeof(g)), NAME(c, v[i - 1].node),
+				 v[i - 1].port, NAME(c, v[i].node), v[i].port);
 	}
 	free(v);
 	return rc;
@@ -439,7 +441,7 @@ static int lids(struct ctx *c)
 				continue;
 			if (!pt->lid) {
 				rc = val_add(c->r, VAL_LID_UNASSIGNED, 0, "a LID", "LID 0", "%s[%u]",
-					 nd->desc, p);
+					 NAME(c, i), p);
 				continue;
 			}
 			v[n++] = (struct lidr){ pt->lid, pt->lid + (1u << (pt->lmc & 7)) - 1,
@@ -456,7 +458,7 @@ static int lids(struct ctx *c)
 			snprintf(got, sizeof(got), "LID %u lmc-range %u-%u and %u-%u", v[i].lo, v[top].lo,
 				 v[top].hi, v[i].lo, v[i].hi);
 			rc = val_add(c->r, VAL_LID_CONFLICT, 0, want, got, "LID %u: %s[%u] and %s[%u]",
-				 v[i].lo, DESC(c, v[top].node), v[top].port, DESC(c, v[i].node),
+				 v[i].lo, NAME(c, v[top].node), v[top].port, NAME(c, v[i].node),
 				 v[i].port);
 		}
 		if (v[i].hi > v[top].hi)
@@ -512,8 +514,10 @@ int health_check(const struct fab *fab, const struct health_opts *opts, struct v
 		err[0] = '\0';
 	r->nodes = fab->n_nodes;
 	r->links = fab_count_links(fab);
-	if ((rc = health_graph_init(&c.g, fab)) == 0)
+	if ((rc = health_graph_init(&c.g, fab)) == 0) {
+		c.g.names = c.o->names;
 		rc = check_rules(&c);
+	}
 	free(c.ber);
 	free(c.src);
 	health_graph_free(&c.g);

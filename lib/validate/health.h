@@ -25,8 +25,9 @@
  *                   leaf reaches every other going up then down only
  *   ber             symbol errors over the interval / (link rate x interval)
  *                   above opts->ber_threshold
- * Subjects name nodes by description and ports in brackets, and stay the
- * same while the fault does (report.h). */
+ * Subjects name nodes by the site's name (opts->names, the node-name-map,
+ * lib/fabric/nodename.h) else by description, and ports in brackets, and
+ * stay the same while the fault does (report.h) and the names do. */
 #ifndef LOOM_VALIDATE_HEALTH_H
 #define LOOM_VALIDATE_HEALTH_H
 
@@ -34,6 +35,7 @@
 #include <stdint.h>
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 #include "lib/validate/report.h"
 
 /* A port's symbol errors over an interval (from the telemetry read). */
@@ -52,6 +54,7 @@ struct health_opts {
 	double ber_threshold;      /* 0: no BER check (default 1e-12) */
 	const struct health_port_errors *errs;
 	size_t n_errs;
+	const struct nodename_map *names;  /* the site's names (NULL: none) */
 };
 
 #define HEALTH_BER_DEFAULT 1e-12

@@ -223,9 +223,6 @@ static int csv_line(struct plan *p, const char *s, size_t len, unsigned line, in
 		if (!f[i][0])
 			return bad_plan(err, errlen, p->source, line, "field %d (%s) is empty", i + 1,
 					i ? "peer" : "node");
-		if (strlen(f[i]) > FAB_DESC_LEN)
-			return bad_plan(err, errlen, p->source, line, "field %d: a node description "
-					"is at most %d characters", i + 1, FAB_DESC_LEN);
 	}
 	snprintf(c.a, sizeof(c.a), "%s", f[0]);
 	snprintf(c.b, sizeof(c.b), "%s", f[2]);
@@ -302,6 +299,7 @@ static struct plan *parse_csv(const char *name, const char *text, size_t len, ch
 
 struct from_fab {
 	struct plan *p;
+	const struct nodename_map *names;
 	int rc;
 };
 
@@ -311,8 +309,8 @@ static int add_link(const struct fab_link *l, void *arg)
 	struct plan_cable c = { .a_port = l->a->num, .b_port = l->b->num,
 				.width = l->a->width_active, .speed = l->a->speed_active };
 
-	snprintf(c.a, sizeof(c.a), "%s", l->a_node->desc);
-	snprintf(c.b, sizeof(c.b), "%s", l->b_node->desc);
+	snprintf(c.a, sizeof(c.a), "%s", nodename_of(x->names, l->a_node->guid, l->a_node->desc));
+	snprintf(c.b, sizeof(c.b), "%s", nodename_of(x->names, l->b_node->guid, l->b_node->desc));
 	c.a_guid = l->a_node->guid;
 	c.b_guid = l->b_node->guid;
 	if ((x->rc = plan_add(x->p, &c)) < 0)
@@ -320,9 +318,10 @@ static int add_link(const struct fab_link *l, void *arg)
 	return 0;
 }
 
-struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err, size_t errlen)
+struct plan *plan_from_fab(const struct fab *fab, const struct nodename_map *names,
+			   const char *source, char *err, size_t errlen)
 {
-	struct from_fab x = { .p = plan_new(source) };
+	struct from_fab x = { .p = plan_new(source), .names = names };
 
 	if (!x.p || (fab_foreach_link(fab, add_link, &x), x.rc < 0)) {
 		plan_free(x.p);
@@ -333,6 +332,20 @@ struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err,
 	 * is no ambiguity here (plan_parse checks a net file's, whose GUIDs
 	 * are made up). */
 	return x.p;
+}
+
+void plan_rename(struct plan *p, const struct nodename_map *names)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct plan_cable *c = &p->cables[i];
+		const char *a = c->a_guid ? nodename_get(names, c->a_guid) : NULL;
+		const char *b = c->b_guid ? nodename_get(names, c->b_guid) : NULL;
+
+		if (a)
+			snprintf(c->a, sizeof(c->a), "%s", a);
+		if (b)
+			snprintf(c->b, sizeof(c->b), "%s", b);
+	}
 }
 
 /* A plan of a topology file without real GUIDs names nodes by
@@ -403,7 +416,7 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
 		return parse_csv(name, text, len, err, errlen);
 	if (!(fab = topo_file_parse(name, text, len, "plan", err, errlen)))
 		return NULL;
-	p = plan_from_fab(fab, name, err, errlen);
+	p = plan_from_fab(fab, NULL, name, err, errlen);
 	fab_free(fab);
 	/* ibnetdiscover's switchguid=/caguid= lines: the GUIDs are real */
 	if (p && !memmem(text, len, "guid=0x", 7))

@@ -1,7 +1,8 @@
 /* lib/validate/plan.h: the cabling plan a fabric is checked against (issue
- * 22): the cables that should be there, end to end by node description and
- * port number (names are what cabling plans use), with the width and speed
- * each should train at when the plan says.
+ * 22): the cables that should be there, end to end by node and port number
+ * (names are what cabling plans use: a node's description, or its name in
+ * the site's node-name-map, lib/fabric/nodename.h, issue 39), with the
+ * width and speed each should train at when the plan says.
  *
  * Read from the forms operators have, told apart by their content:
  * - a cabling CSV, one cable a line: `node,port,peer,peer_port[,width[,speed]]`
@@ -25,11 +26,12 @@
 #include <stdio.h>
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 
 struct plan_cable {
-	char a[FAB_DESC_LEN + 1];   /* node description of one end */
+	char a[NODENAME_LEN];       /* node of one end: the site's name or description */
 	unsigned a_port;
-	char b[FAB_DESC_LEN + 1];   /* and of the other */
+	char b[NODENAME_LEN];       /* and of the other */
 	unsigned b_port;
 	uint64_t a_guid, b_guid;    /* node GUIDs where the plan has them (an ibnetdiscover
 				     * file); 0: matched by description alone */
@@ -53,13 +55,18 @@ struct plan *plan_read(const char *path, char *err, size_t errlen);
 struct plan *plan_parse(const char *name, const char *text, size_t len, char *err,
 			size_t errlen);
 /* Every link of a fabric as a cable (its active width and speed expected,
- * its nodes' GUIDs). */
-struct plan *plan_from_fab(const struct fab *fab, const char *source, char *err, size_t errlen);
+ * its nodes' GUIDs), its nodes named by names (the site's node-name-map,
+ * NULL: none) else by description. */
+struct plan *plan_from_fab(const struct fab *fab, const struct nodename_map *names,
+			   const char *source, char *err, size_t errlen);
 void plan_free(struct plan *p);
+/* Each end of p whose GUID the site's names name (a topology file's plan)
+ * renamed by them: the plan as plan_from_fab would give it with names. */
+void plan_rename(struct plan *p, const struct nodename_map *names);
 /* The plan as a cabling CSV that plan_parse reads back (with its header,
  * width and speed where the plan has them; no GUIDs: a CSV names nodes).
- * 0; -EINVAL (nothing written) when a node has no description or two
- * nodes (GUIDs) share one, which no CSV can tell; -ENOMEM, -EIO; with err. */
+ * 0; -EINVAL (nothing written) when a node has no name or two nodes (GUIDs)
+ * share one, which no CSV can tell; -ENOMEM, -EIO; with err. */
 int plan_write_csv(const struct plan *p, FILE *out, char *err, size_t errlen);
 
 #endif

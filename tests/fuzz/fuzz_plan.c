@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!fab && !(fab = topo_file_parse("f.net", FABRIC, sizeof(FABRIC) - 1, "f", err,
 					      sizeof(err))))
 		fuzz_bug("the fixed fabric: %s", err);
-	rc = cabling_check(p, fab, &r, err, sizeof(err));
+	rc = cabling_check(p, fab, NULL, &r, err, sizeof(err));
 	if (rc < 0 && (rc != -EINVAL || !err[0] || r.n))
 		fuzz_bug("cabling_check: %d (%s) with %zu findings", rc, err, r.n);
 	val_report_settle(&r);

@@ -1,8 +1,9 @@
 /* tests/unit/lib/route/test_route_live.c: judging and tracing tables read back from
  * switches (lib/route/route_live.h) on a line of two switches with a host on
  * each, tables written by hand: every pair delivered, the hops of a trace,
- * endpoints found by every kind of name, and each way a path can break
- * said where it happens. */
+ * endpoints found by every kind of name (the site's node-name-map's too,
+ * which then names the ends, the hops and the breaks), and each way a path
+ * can break said where it happens. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 #include "tests/unit/fixtures/fixture_fabric.h"
 #include "lib/route/route_live.h"
 #include "tests/unit/fixtures/check_run.h"
@@ -56,7 +58,7 @@ static json_t *trace(const struct fab *f, const struct rl_read *r, const char *a
 {
 	char err[256] = "";
 	json_t *t = NULL;
-	int rc = rl_trace(f, r, a, b, &t, err, sizeof(err));
+	int rc = rl_trace(f, r, NULL, a, b, &t, err, sizeof(err));
 
 	ck_assert_msg(rc == 0, "rl_trace %s %s: %s", a, b, err);
 	return t;
@@ -80,7 +82,7 @@ START_TEST(programmed_tables_deliver_every_pair_and_trace_gives_in_and_out_ports
 	char err[256] = "";
 	json_t *c = NULL, *t;
 
-	ck_assert_int_eq(rl_check(f, r, NULL, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(rl_check(f, r, NULL, NULL, &c, err, sizeof(err)), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(c, "metrics"),
 							    "delivered")), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(c, "broken_pairs")), 0);
@@ -122,9 +124,9 @@ START_TEST(endpoints_are_found_by_host_name_description_guids_and_lid)
 	ck_assert_int_eq(hop_int(t, 0, "in_port"), 0);
 	ck_assert(json_is_true(json_object_get(t, "delivered")));
 	json_decref(t);
-	ck_assert_int_eq(rl_trace(f, r, "nodeA", "nodeC", &t, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(rl_trace(f, r, NULL, "nodeA", "nodeC", &t, err, sizeof(err)), -ENOENT);
 	ck_assert_ptr_nonnull(strstr(err, "nodeC"));
-	ck_assert_int_eq(rl_trace(f, r, "nodeA", "99", &t, err, sizeof(err)), -ENOENT);
+	ck_assert_int_eq(rl_trace(f, r, NULL, "nodeA", "99", &t, err, sizeof(err)), -ENOENT);
 	rl_read_free(r);
 	fab_free(f);
 }
@@ -144,7 +146,7 @@ START_TEST(a_pulled_cable_breaks_paths_at_the_switch_that_forwards_into_it)
 		      "%s", reason(t));
 	ck_assert_int_eq(hop_int(t, 0, "out_port"), 2);
 	json_decref(t);
-	ck_assert_int_eq(rl_check(f, r, NULL, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(rl_check(f, r, NULL, NULL, &c, err, sizeof(err)), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(c, "broken_pairs")), 2);
 	ck_assert_int_eq(json_array_size(json_object_get(c, "broken")), 2);
 	json_decref(c);
@@ -196,6 +198,47 @@ START_TEST(missing_entries_loops_and_wrong_ports_are_named)
 }
 END_TEST
 
+/* With a map: nodeB is "gpu-b", sw2 "core A"; the ends and hops carry that
+ * name beside the raw desc, an endpoint may be given by it, and a break
+ * names the switch by it. */
+START_TEST(the_site_names_name_ends_hops_and_breaks)
+{
+	struct fab *f = line();
+	struct rl_read *r = tables(good1, good2);
+	struct nodename_map *m = nodename_map_new();
+	static const uint8_t hole2[5] = { 0xff, 2, 0, 2, 0xff };
+	char err[256] = "";
+	json_t *t = NULL, *h;
+
+	ck_assert_int_eq(nodename_map_add(m, HB, "gpu-b"), 0);
+	ck_assert_int_eq(nodename_map_add(m, S2, "core A"), 0);
+	nodename_map_seal(m);
+	ck_assert_int_eq(rl_trace(f, r, m, "nodeA", "gpu-b", &t, err, sizeof(err)), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(t, "dst"), "name")),
+			 "gpu-b");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(t, "dst"), "desc")),
+			 "nodeB mlx5_0");
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(t, "src"), "name")),
+			 "nodeA mlx5_0");
+	h = json_array_get(json_object_get(t, "hops"), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(h, "name")), "core A");
+	ck_assert_str_eq(json_string_value(json_object_get(h, "desc")), "sw2");
+	json_decref(t);
+	/* without the map, the name is no endpoint */
+	ck_assert_int_eq(rl_trace(f, r, NULL, "nodeA", "gpu-b", &t, err, sizeof(err)), -ENOENT);
+	rl_read_free(r);
+	r = tables(good1, hole2);
+	ck_assert_int_eq(rl_trace(f, r, m, "nodeA", "gpu-b", &t, err, sizeof(err)), 0);
+	ck_assert(!json_is_true(json_object_get(t, "delivered")));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(t, "reason")),
+				     "switch \"core A\""));
+	json_decref(t);
+	nodename_map_free(m);
+	rl_read_free(r);
+	fab_free(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("route_live");
@@ -205,6 +248,7 @@ int main(void)
 	tcase_add_test(tc, endpoints_are_found_by_host_name_description_guids_and_lid);
 	tcase_add_test(tc, a_pulled_cable_breaks_paths_at_the_switch_that_forwards_into_it);
 	tcase_add_test(tc, missing_entries_loops_and_wrong_ports_are_named);
+	tcase_add_test(tc, the_site_names_name_ends_hops_and_breaks);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -73,7 +73,7 @@ START_TEST(the_port_to_a_slow_host_is_the_root_and_the_uplink_feeding_it_waits_o
 	struct fab *f = two_switches();
 	struct rl_read *r = two_tables();
 	struct cong_port hot[] = { { 0xa, 3 }, { 0xb, 1 } };
-	json_t *out = congestion_roots(f, r, hot, 2);
+	json_t *out = congestion_roots(f, r, hot, 2, NULL);
 	const json_t *root = root_at(out, "B", 1);
 
 	ck_assert_ptr_nonnull(root);
@@ -94,7 +94,7 @@ START_TEST(a_congested_port_of_the_peer_that_carries_none_of_its_traffic_is_not_
 	struct rl_read *r = two_tables();
 	/* B:3 sends back to A: none of A:3's traffic goes there. */
 	struct cong_port hot[] = { { 0xa, 3 }, { 0xb, 3 } };
-	json_t *out = congestion_roots(f, r, hot, 2);
+	json_t *out = congestion_roots(f, r, hot, 2, NULL);
 	const json_t *a3 = root_at(out, "A", 3);
 
 	ck_assert_ptr_nonnull(a3);
@@ -114,7 +114,7 @@ START_TEST(without_tables_the_cabling_decides_and_the_answer_says_so)
 {
 	struct fab *f = two_switches();
 	struct cong_port hot[] = { { 0xa, 3 }, { 0xb, 1 }, { 0x99, 1 } };
-	json_t *out = congestion_roots(f, NULL, hot, 3);
+	json_t *out = congestion_roots(f, NULL, hot, 3, NULL);
 	const json_t *root = root_at(out, "B", 1);
 
 	ck_assert_ptr_nonnull(root);
@@ -150,7 +150,7 @@ START_TEST(ports_that_only_wait_on_each_other_are_a_loop_not_a_root)
 	add_table(r, 0xb, 2, t, 20);
 	add_table(r, 0xc, 3, t, 20);
 	rl_read_sort(r);
-	out = congestion_roots(f, r, hot, 3);
+	out = congestion_roots(f, r, hot, 3, NULL);
 	ck_assert_uint_eq(json_array_size(json_object_get(out, "roots")), 0);
 	ck_assert_uint_eq(json_array_size(json_object_get(out, "loops")), 3);
 	json_decref(out);

@@ -2,7 +2,8 @@
  * (lib/validate): each fault of a small two-switch fabric found exactly
  * once (two swapped cables are one finding), nothing on the fabric as
  * planned, a plan for another fabric refused as a whole, and a CSV's
- * mistakes named by file and line. */
+ * mistakes named by file and line; with the site's node-name-map, a plan
+ * in its names matched by them and findings naming nodes by them. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -13,6 +14,7 @@
 
 #include "lib/fabric/fabric.h"
 #include "lib/fabric/ibtypes.h"
+#include "lib/fabric/nodename.h"
 #include "lib/fabric/topo_file.h"
 #include "lib/validate/cabling.h"
 #include "lib/validate/plan.h"
@@ -63,7 +65,7 @@ static void check(const char *sw1, const char *sw2, struct val_report *r)
 	struct fab *f = fabric(sw1, sw2);
 	char err[512] = "";
 
-	ck_assert_msg(cabling_check(p, f, r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cabling_check(p, f, NULL, r, err, sizeof(err)) == 0, "%s", err);
 	plan_free(p);
 	fab_free(f);
 }
@@ -170,7 +172,7 @@ START_TEST(below_the_planned_speed_is_a_warning)
 	struct fab *fb = fabric(SW1_OK, SW2_OK);   /* ibsim: 4x SDR */
 	char err[256];
 
-	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(cabling_check(p, fb, NULL, &r, err, sizeof(err)), 0);
 	f = only(&r, VAL_SLOW);   /* only the HDR one: 4x and SDR are met */
 	ck_assert_int_eq(f->sev, VAL_WARNING);
 	ck_assert_str_eq(f->subject, "sw1[1] - hA[1]");
@@ -189,12 +191,12 @@ START_TEST(unknown_nodes_and_a_plan_for_another_fabric)
 	struct fab *fb = fabric(SW1_OK, SW2_OK);
 	char err[256] = "";
 
-	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(cabling_check(p, fb, NULL, &r, err, sizeof(err)), 0);
 	ck_assert_str_eq(only(&r, VAL_UNKNOWN_NODE)->subject, "hZ");
 	val_report_clear(&r);
 	plan_free(p);
 	p = plan_csv("x1,1,y1,1\nx2,1,y2,1\nx3,1,y3,1\nsw1,1,hA,1\n");
-	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), -EINVAL);
+	ck_assert_int_eq(cabling_check(p, fb, NULL, &r, err, sizeof(err)), -EINVAL);
 	ck_assert_msg(strstr(err, "plan.csv: 6 of the plan's 8 nodes are not in the fabric") &&
 		      strstr(err, "another fabric"), "%s", err);
 	ck_assert_uint_eq(r.n, 0);
@@ -215,7 +217,7 @@ START_TEST(a_plan_from_a_topology_file_is_every_link)
 
 	ck_assert_uint_eq(p->n, 6);
 	ck_assert_uint_eq(p->cables[0].width, IBT_WIDTH_4X);
-	ck_assert_int_eq(cabling_check(p, fb, &r, err, sizeof(err)), 0);
+	ck_assert_int_eq(cabling_check(p, fb, NULL, &r, err, sizeof(err)), 0);
 	ck_assert_uint_eq(r.n, 0);
 	val_report_clear(&r);
 	plan_free(p);
@@ -258,7 +260,7 @@ START_TEST(a_plan_with_guids_matches_them_before_descriptions)
 	struct fab *built = fabric(SW1_OK, SW2_OK), *now = fabric(SW1_OK, SW2_OK);
 	struct val_report r = { 0 };
 	char err[512] = "";
-	struct plan *p = plan_from_fab(built, "built.topo", err, sizeof(err));
+	struct plan *p = plan_from_fab(built, NULL, "built.topo", err, sizeof(err));
 	struct fab_node *hb = NULL, *hc = NULL;
 
 	ck_assert_msg(p != NULL, "%s", err);
@@ -270,7 +272,7 @@ START_TEST(a_plan_with_guids_matches_them_before_descriptions)
 	}
 	ck_assert(hb && hc);
 	snprintf(hb->desc, sizeof(hb->desc), "hA");   /* two "hA" now */
-	ck_assert_msg(cabling_check(p, now, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cabling_check(p, now, NULL, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_str_eq(only(&r, VAL_RENAMED)->want, "hB");
 	ck_assert_str_eq(r.f[0].got, "hA");
 	ck_assert_uint_eq(r.cables_ok, r.cables);
@@ -283,7 +285,7 @@ START_TEST(a_plan_with_guids_matches_them_before_descriptions)
 			p->cables[i].b_guid ^= 0xff00;
 	}
 	snprintf(hb->desc, sizeof(hb->desc), "hB");
-	ck_assert_msg(cabling_check(p, now, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(cabling_check(p, now, NULL, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(r.n, 0);
 	val_report_clear(&r);
 	plan_free(p);
@@ -347,6 +349,135 @@ START_TEST(settle_keeps_one_finding_per_fault)
 }
 END_TEST
 
+/* ---- the site's names (issue 39) ------------------------------------------------ */
+
+/* The map of f's nodes: sw1 "core A", hA "gpu-a" (by their GUIDs). */
+static struct nodename_map *site_names(const struct fab *f)
+{
+	struct nodename_map *m = nodename_map_new();
+
+	ck_assert(m != NULL);
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		if (!strcmp(f->nodes[i]->desc, "sw1"))
+			ck_assert_int_eq(nodename_map_add(m, f->nodes[i]->guid, "core A"), 0);
+		if (!strcmp(f->nodes[i]->desc, "hA"))
+			ck_assert_int_eq(nodename_map_add(m, f->nodes[i]->guid, "gpu-a"), 0);
+	}
+	nodename_map_seal(m);
+	ck_assert_uint_eq(nodename_map_count(m), 2);
+	return m;
+}
+
+/* PLAN_CSV with sw1 and hA written as the site names them. */
+static const char *const PLAN_NAMES_CSV =
+	"node,port,peer,peer_port,width,speed\n"
+	"core A,1,gpu-a,1,4x,SDR\n"
+	"core A,2,hB,1\n"
+	"core A,3,sw2,3\n"
+	"core A,4,sw2,4\n"
+	"sw2,1,hC,1\n"
+	"sw2,2,hD,1,,SDR\n";
+
+static void check_named(const char *plan, const char *sw1, struct val_report *r)
+{
+	struct plan *p = plan_csv(plan);
+	struct fab *f = fabric(sw1, SW2_OK);
+	struct nodename_map *m = site_names(f);
+	char err[512] = "";
+
+	ck_assert_msg(cabling_check(p, f, m, r, err, sizeof(err)) == 0, "%s", err);
+	nodename_map_free(m);
+	plan_free(p);
+	fab_free(f);
+}
+
+/* A plan's node is matched by the map's name, else by description: a plan
+ * in the site's names is clean, and so is one in descriptions; without
+ * the map the names are unknown nodes. */
+START_TEST(a_plan_in_the_site_names_matches_by_them)
+{
+	struct val_report r = { 0 };
+	struct plan *p;
+	struct fab *f;
+	char err[512] = "";
+
+	check_named(PLAN_NAMES_CSV, SW1_OK, &r);
+	ck_assert_uint_eq(r.n, 0);
+	ck_assert_uint_eq(r.cables_ok, 6);
+	ck_assert_uint_eq(r.nodes_matched, 6);
+	val_report_clear(&r);
+	check_named(PLAN_CSV, SW1_OK, &r);
+	ck_assert_uint_eq(r.n, 0);
+	ck_assert_uint_eq(r.cables_ok, 6);
+	val_report_clear(&r);
+	/* no map: "core A" and "gpu-a" are no node */
+	p = plan_csv(PLAN_NAMES_CSV);
+	f = fabric(SW1_OK, SW2_OK);
+	ck_assert_int_eq(cabling_check(p, f, NULL, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.nodes_matched, 4);
+	ck_assert_uint_eq(val_count(&r, VAL_ERROR), 2);
+	ck_assert_str_eq(r.f[0].got, "no node has this description");
+	val_report_clear(&r);
+	plan_free(p);
+	fab_free(f);
+}
+END_TEST
+
+/* Findings name the nodes the map names by the map's name, whichever way
+ * the plan wrote them; the others by description. */
+START_TEST(findings_name_nodes_by_the_site_names)
+{
+	struct val_report r = { 0 };
+	const struct val_finding *f;
+
+	check_named(PLAN_CSV, "[1] \"hB\"[1]\n[2] \"hA\"[1]\n[3] \"sw2\"[3]\n[4] \"sw2\"[4]\n", &r);
+	f = only(&r, VAL_SWAPPED);
+	ck_assert_str_eq(f->subject, "core A[1] and core A[2]");
+	ck_assert_str_eq(f->got, "core A[1] - hB[1], core A[2] - gpu-a[1]");
+	val_report_clear(&r);
+	check_named(PLAN_NAMES_CSV, "[1] \"hA\"[1]\n[2] \"hB\"[1]\n[3] \"sw2\"[3]\n", &r);
+	f = only(&r, VAL_MISSING);
+	ck_assert_str_eq(f->subject, "core A[4] - sw2[4]");
+	val_report_clear(&r);
+	check_named(PLAN_CSV, SW1_OK "[5] \"hE\"[1]\n", &r);
+	f = only(&r, VAL_EXTRA);
+	ck_assert_str_eq(f->subject, "hE[1] - core A[5]");   /* by GUID, as fab_link */
+	val_report_clear(&r);
+}
+END_TEST
+
+/* plan_from_fab with the map writes its names; the CSV reads back and is
+ * clean against the same fabric and map. */
+START_TEST(a_plan_of_the_fabric_in_the_site_names_reads_back_clean)
+{
+	struct fab *f = fabric(SW1_OK, SW2_OK);
+	struct nodename_map *m = site_names(f);
+	char *buf = NULL, err[512] = "";
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	struct plan *p = plan_from_fab(f, m, "ib0", err, sizeof(err)), *q;
+	struct val_report r = { 0 };
+
+	ck_assert_msg(p != NULL, "%s", err);
+	ck_assert(mem != NULL);
+	ck_assert_int_eq(plan_write_csv(p, mem, err, sizeof(err)), 0);
+	fclose(mem);
+	ck_assert_msg(strstr(buf, "core A,") && strstr(buf, "gpu-a,") && !strstr(buf, "sw1") &&
+		      !strstr(buf, "hA"), "%s", buf);
+	q = plan_parse("again.csv", buf, len, err, sizeof(err));
+	ck_assert_msg(q != NULL, "%s", err);
+	ck_assert_int_eq(cabling_check(q, f, m, &r, err, sizeof(err)), 0);
+	ck_assert_uint_eq(r.n, 0);
+	ck_assert_uint_eq(r.cables_ok, q->n);
+	val_report_clear(&r);
+	plan_free(q);
+	plan_free(p);
+	nodename_map_free(m);
+	fab_free(f);
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("validate_cabling");
@@ -364,6 +495,9 @@ int main(void)
 	tcase_add_test(tc, a_plan_with_guids_matches_them_before_descriptions);
 	tcase_add_test(tc, a_plan_written_as_csv_reads_back);
 	tcase_add_test(tc, settle_keeps_one_finding_per_fault);
+	tcase_add_test(tc, a_plan_in_the_site_names_matches_by_them);
+	tcase_add_test(tc, findings_name_nodes_by_the_site_names);
+	tcase_add_test(tc, a_plan_of_the_fabric_in_the_site_names_reads_back_clean);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

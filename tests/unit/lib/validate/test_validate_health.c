@@ -17,6 +17,7 @@
 #include "lib/fabric/ibtypes.h"
 #include "lib/fabric/topo_file.h"
 #include "lib/validate/health.h"
+#include "lib/fabric/nodename.h"
 #include "tests/unit/fixtures/check_run.h"
 #include "fabgen.h"
 #include "tests/unit/fixtures/fixture_route.h"
@@ -132,6 +133,34 @@ START_TEST(a_cable_trained_at_1x_is_degraded)
 	ck_assert_str_eq(v->subject, "s2[3] - l3[6]");   /* from its smaller end: s2's GUID */
 	ck_assert_str_eq(v->want, "4x SDR");
 	ck_assert_str_eq(v->got, "1x SDR");
+	fab_free(f);
+	val_report_clear(&r);
+}
+END_TEST
+
+/* With the site's node-name-map (opts->names), the findings name the nodes
+ * it names by it: the degraded link's end and the fat tree's leaf; a
+ * description stays for the nodes it does not name. */
+START_TEST(findings_name_nodes_by_the_site_names)
+{
+	struct val_report r = { 0 };
+	struct nodename_map *m = nodename_map_new();
+	struct health_opts o = { .fat_tree = -1, .sm_active = 1 };
+	struct fab *f = net(SPINES L1 L2
+			    "Switch 8 \"l3\"\n[1] \"h5\"[1]\n[2] \"h6\"[1]\n[5] \"s1\"[3]\n"
+			    "[6] \"s2\"[3] w=1\n" HOSTS);
+
+	ck_assert_int_eq(nodename_map_add(m, named(f, "l3")->guid, "rack 3 leaf"), 0);
+	nodename_map_seal(m);
+	o.names = m;
+	run(f, &o, &r);
+	if (r.n != 2)
+		dump(&r);
+	ck_assert_uint_eq(r.n, 2);
+	for (size_t i = 0; i < r.n; i++)
+		ck_assert_str_eq(r.f[i].subject, r.f[i].code == VAL_DEGRADED ? "s2[3] - rack 3 leaf[6]"
+										: "rack 3 leaf");
+	nodename_map_free(m);
 	fab_free(f);
 	val_report_clear(&r);
 }
@@ -561,6 +590,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, the_clean_tree_has_no_finding);
 	tcase_add_test(tc, a_cable_trained_at_1x_is_degraded);
+	tcase_add_test(tc, findings_name_nodes_by_the_site_names);
 	tcase_add_test(tc, duplicate_guids_name_both_sightings);
 	tcase_add_test(tc, descriptions_twice_or_empty);
 	tcase_add_test(tc, lid_conflicts_and_ranges);
