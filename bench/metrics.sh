@@ -64,12 +64,19 @@ EOF2
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
 	--web.listen-address="127.0.0.1:$pport" >"$work/prometheus.log" 2>&1 &
 LOOM_PIDS="$LOOM_PIDS $!"
-sleep $((15 * scrapes + 5))
-curl -s -G "http://127.0.0.1:$pport/api/v1/query" \
-	--data-urlencode "query=scrape_duration_seconds{job=\"loom\"}[$((15 * scrapes + 5))s]" |
-	python3 -c 'import json,sys
+# Wait for `scrapes` scrapes (a large fabric's first ones take a while on 2
+# cores), at most 10 minutes; what Prometheus said goes in the log.
+: >"$work/scrape.t"
+t=0
+while [ "$(wc -l <"$work/scrape.t")" -lt "$scrapes" ] && [ $t -lt 600 ]; do
+	sleep 15; t=$((t + 15))
+	curl -s -G "http://127.0.0.1:$pport/api/v1/query" \
+		--data-urlencode "query=scrape_duration_seconds{job=\"loom\"}[${t}s]" |
+		python3 -c 'import json,sys
 for r in json.load(sys.stdin)["data"]["result"]:
-    for v in r["values"]: print(v[1])' >"$work/scrape.t"
+    for v in r["values"]: print(v[1])' >"$work/scrape.t" 2>/dev/null || :
+done
+grep -i "scrape\|error" "$work/prometheus.log" | tail -n 3 || :
 samples=$(curl -s -G "http://127.0.0.1:$pport/api/v1/query" \
 	--data-urlencode 'query=scrape_samples_scraped{job="loom"}' |
 	python3 -c 'import json,sys; r = json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "-")')
