@@ -27,6 +27,9 @@ command -v dpkg-buildpackage >/dev/null 2>&1 || skip "no dpkg-buildpackage"
 if dpkg-query -W -f='${Status}' loomd loomctl 2>/dev/null | grep -q 'installed'; then
 	skip "loom packages are installed here: this test would replace and purge them"
 fi
+for d in /etc/loom /var/lib/loom; do
+	[ ! -e "$d" ] || skip "$d exists: the purge at the end would delete it"
+done
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 tmp=$(mktemp -d /tmp/pkg-test.XXXXXX)
 PKGS="loomd loomctl opensm-plugin-loom loom-switch-plugins loom-slurm-hooks loom-plugin-dev"
