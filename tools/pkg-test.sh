@@ -11,7 +11,8 @@
 # why), the loom user and group made by sysusers.d, loomd.service installed
 # with this build's /usr/sbin/loomd, enabled and not started, loom.yaml a
 # conffile that `loomd -n` accepts, no .la file, libloomosm.so in the loader
-# cache (OpenSM dlopen()s it by name), `loomctl --version`; loomd started
+# cache (OpenSM dlopen()s it by name) and needing no symbol that opensm
+# lacks, `loomctl --version`; loomd started
 # as the unit would start it answers loomctl and makes its database; a
 # remove keeps the database and loom.yaml, a purge removes them and keeps
 # the loom user. With rpmbuild: loom.spec makes a source RPM, and rpmlint
@@ -112,6 +113,18 @@ la=$(dpkg -L $PKGS | grep '\.la$' || :)
 [ -z "$la" ] || fail "libtool archives installed: $la"
 ldconfig -p | grep -q 'libloomosm\.so ' || fail "libloomosm.so is not in the loader cache"
 ok "no .la files; libloomosm.so in the loader cache"
+# The package links with BIND_NOW (Debian's hardening): OpenSM's dlopen() of
+# libloomosm.so fails unless every symbol it needs is in the opensm
+# executable or one of its libraries, also those of code OpenSM never calls.
+so=$(dpkg -L opensm-plugin-loom | grep '/libloomosm\.so$')
+nm -D --undefined-only "$so" | awk '$1 == "U" && $2 !~ /@/ { print $2 }' | sort -u >"$tmp/need"
+{
+	nm -D --defined-only /usr/sbin/opensm
+	for l in $(ldd /usr/sbin/opensm | awk '/=>/ { print $3 }'); do nm -D --defined-only "$l"; done
+} | awk '{ print $3 }' | sed 's/@.*//' | sort -u >"$tmp/have"
+missing=$(comm -23 "$tmp/need" "$tmp/have" | tr '\n' ' ')
+[ -z "$missing" ] || fail "libloomosm.so needs symbols opensm does not have: $missing"
+ok "libloomosm.so: its $(wc -l <"$tmp/need") undefined symbols are all opensm's"
 v=$(loomctl --version)
 [ "$v" = "loomctl $version" ] || fail "loomctl --version: '$v', not 'loomctl $version'"
 ok "loomctl --version: $v"
