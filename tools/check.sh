@@ -1,7 +1,8 @@
 #!/bin/sh
 # Everything CI runs: install dependencies, build, run every test (unit and
 # integration, the latter on ibsim/OpenSM in private network namespaces),
-# `make distcheck`, then the sanitizer lane: the same tests on an
+# `make distcheck`, the packages (tools/pkg-test.sh: .deb build, lintian,
+# install test; loom.spec's source RPM), then the sanitizer lane: the same tests on an
 # AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/
 # (tools/check-asan.sh, docs/sanitizers.md; LOOM_CHECK_ASAN=0 skips it).
 # Run as root on Debian 12.
@@ -41,5 +42,15 @@ if [ -n "$units" ]; then
 	sh "$top/tools/dist-files.sh" loom-*.tar.gz || exit 1
 fi
 echo "distcheck: ok"
+# The packages (tools/pkg-test.sh): the .debs built from the tree,
+# lintian-clean, installed, checked and purged, and loom.spec's source RPM;
+# one more build on 2 cores. LOOM_CHECK_PKG=0 skips it.
+if [ "${LOOM_CHECK_PKG:-1}" != 0 ] && command -v dpkg-buildpackage >/dev/null 2>&1; then
+	rc=0
+	sh "$top/tools/pkg-test.sh" || rc=$?
+	[ $rc -eq 0 ] || [ $rc -eq 77 ] || exit $rc
+else
+	echo "packages: skipped"
+fi
 [ "${LOOM_CHECK_ASAN:-1}" = 0 ] && { echo "sanitizer lane: skipped (LOOM_CHECK_ASAN=0)"; exit 0; }
 sh "$top/tools/check-asan.sh" "$top/build-asan"

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install every Debian 12 package loom needs to build, test and run its demo.
-# clang and libclang-rt-14-dev (libFuzzer) are for `make fuzz` only.
+# clang and libclang-rt-14-dev (libFuzzer) are for `make fuzz` only;
+# dpkg-dev, debhelper, lintian, fakeroot, rpm and rpmlint build and check the
+# packages (tools/pkg-test.sh).
 # Run as root on a fresh machine (CI does). Safe to run again.
 set -eu
 PKGS="build-essential autoconf automake libtool pkg-config check
@@ -12,7 +14,8 @@ PKGS="build-essential autoconf automake libtool pkg-config check
  python3-yaml python3-jsonschema
  slurm-wlm munge prometheus curl etcd-server etcd-client
  chromium chromium-driver python3-selenium
- clang libclang-rt-14-dev"
+ clang libclang-rt-14-dev
+ dpkg-dev debhelper lintian fakeroot rpm rpmlint"
 if [ "${1:-}" = --list ]; then
 	echo $PKGS
 	exit 0

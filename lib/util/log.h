@@ -5,6 +5,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#include "lib/util/err.h"   /* err_fmt, err_at: every logger of errors uses them */
+
 enum log_level {
 	LOG_LVL_ERR = 0,
 	LOG_LVL_WARNING,
@@ -34,19 +36,6 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void log_vmsg(enum log_level level, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
-
-/* The way a function that returns -errno gives its reason: one line of
- * text into err (when err is not NULL), and rc returned. */
-int err_fmt(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-int err_vfmt(char *err, size_t errlen, int rc, const char *fmt, va_list ap)
-	__attribute__((format(printf, 4, 0)));
-/* The same for a place in a file, the one form every reader of a file
- * uses: "FILE:LINE: what" (line > 0) or "FILE: what" (line 0). */
-int err_at(char *err, size_t errlen, int rc, const char *file, unsigned long line,
-	   const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-int err_vat(char *err, size_t errlen, int rc, const char *file, unsigned long line,
-	    const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
 #define log_err(...)     log_msg(LOG_LVL_ERR, __VA_ARGS__)
 #define log_warn(...)    log_msg(LOG_LVL_WARNING, __VA_ARGS__)

@@ -14,7 +14,7 @@
  * By hand (BUILD is a configured build directory):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_LIBFUZZER -D_GNU_SOURCE \
  *       -I BUILD -I . -I include tests/fuzz/fuzz_fabric_wire.c lib/fabric/fabric.c \
- *       lib/fabric/fabric_wire.c lib/fabric/ibtypes.c lib/util/log.c lib/util/clock.c \
+ *       lib/fabric/fabric_wire.c lib/fabric/ibtypes.c lib/util/log.c lib/util/err.c lib/util/clock.c \
  *       -lm -o fuzz_fabric_wire
  *   cp -r tests/fuzz/corpus/fabric_wire work && ./fuzz_fabric_wire work */
 #include "autoconf.h"

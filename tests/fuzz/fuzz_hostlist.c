@@ -11,7 +11,7 @@
  * By hand (BUILD is a configured build directory):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_LIBFUZZER -D_GNU_SOURCE \
  *       -I BUILD -I . -I include tests/fuzz/fuzz_hostlist.c lib/util/hostlist.c \
- *       lib/util/log.c lib/util/clock.c -o fuzz_hostlist
+ *       lib/util/log.c lib/util/err.c lib/util/clock.c -o fuzz_hostlist
  *   cp -r tests/fuzz/corpus/hostlist work && ./fuzz_hostlist work */
 #include "autoconf.h"
 

@@ -11,7 +11,7 @@
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -DLOOM_LIBFUZZER -D_GNU_SOURCE \
  *       -I BUILD -I . -I include tests/fuzz/fuzz_topo_file.c lib/fabric/topo_file.c \
  *       lib/fabric/fabric.c lib/fabric/fabric_wire.c lib/fabric/ibtypes.c \
- *       lib/util/log.c lib/util/clock.c -lm -o fuzz_topo_file
+ *       lib/util/log.c lib/util/err.c lib/util/clock.c -lm -o fuzz_topo_file
  *   cp -r tests/fuzz/corpus/topo_file work && ./fuzz_topo_file work */
 #include "autoconf.h"
 

@@ -5,7 +5,7 @@
 # gets in; a client that sends requests and never reads its answers leaves
 # loomd's memory bounded and is dropped after the stall timeout
 # (control.stall_timeout_s, 5 s here: the key takes effect). loomd runs with
-# the descriptor limit of etc/loomd.service (LimitNOFILE).
+# the descriptor limit of etc/loomd.service.in (LimitNOFILE).
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || loom_skip "needs root (acts as nobody)"
@@ -24,8 +24,8 @@ ctl() { timeout 10 "$B/loomctl" -s "$work/loomd.sock" "$@"; }
 vmrss() { awk '/^VmRSS:/ { print $2 }' "/proc/$LOOMD_PID/status"; }
 nfd() { ls "/proc/$LOOMD_PID/fd" | wc -l; }
 
-nofile=$(sed -n 's/^LimitNOFILE=//p' "$S/etc/loomd.service")
-[ -n "$nofile" ] || loom_fail "etc/loomd.service sets no LimitNOFILE"
+nofile=$(sed -n 's/^LimitNOFILE=//p' "$S/etc/loomd.service.in")
+[ -n "$nofile" ] || loom_fail "etc/loomd.service.in sets no LimitNOFILE"
 loom_config
 sed -i 's|^control:$|control:\n  stall_timeout_s: 5|' "$work/loom.yaml"
 # The memory bound below is loomd's, not ASan's quarantine (sanitizer lane).
