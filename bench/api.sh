@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/api.sh: loomd's REST API under load (issue 20), on one ibsim fat
 # tree (default: the 11664-host tree of bench/telemetry.sh).
 #

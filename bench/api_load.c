@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* bench/api_load.c: a load generator for bench/api.sh (issue 20). N clients
  * at once, each a connection that sends one request, reads the whole
  * answer, and sends the next, for S seconds; then the requests answered,

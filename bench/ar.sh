@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/ar.sh: what adaptive routing groups would give, against the static
 # tables, on full and degraded fat trees of 1000+ hosts (issue 7). For each
 # fabric, loom's engine routes it offline (`loomctl route compute`), then

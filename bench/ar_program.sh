@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/ar_program.sh: how long `loomctl ar program` takes on a large live
 # fabric, and how many SMPs it sends (issue 23). For each fabric: a fresh
 # ibsim in a private network namespace, OpenSM once (SUBNET UP, ftree), then

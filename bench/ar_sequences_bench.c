@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* bench/ar_sequences_bench.c: `ar program`'s window (daemon/ar/ar_sequences.c
  * over daemon/ib/mad_window.c) on switches that answer as real ones may,
  * which ibsim cannot show: ibsim hands every vendor SMP back at once with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* bench/bench_rounds.h: what the C bench drivers share: the clock of a
  * round (lib/util/clock.h's) and the median of their rounds (sorted in
  * place: the worst is then the last). Header only: each driver is one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/bench_sim.sh: ibsim inside a bench's own network namespace, for the
 # `unshare -n sh -c '...'` scripts of routing.sh, reroute_osm.sh and
 # ar_program.sh (sourced there through $BENCH_SIM). Plain sh: no bash.

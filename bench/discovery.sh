@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Discovery speed and memory: loomd's sweep against ibnetdiscover, on the same
 # simulated fabrics in the same run. Prints one line per fabric with the
 # medians of N runs and the ratios (loom / ibnetdiscover; below 1 = loom is

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Discovery that follows the fabric (issue 23): how long from a cable cut (or
 # restored) in the simulator to its event in loom's store, with OpenSM and
 # libloomosm running as master and loomd following (discovery.follow, no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Events written while a fabric comes up (issue 39, "Bring-up and storms
 # coalesce"): loomd runs before OpenSM on a 1000-host 2-level fat tree of
 # 48-port switches in ibsim, sweeping every 5 s, reading counters every 10 s,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # events.max_rows on a 10M-row events table (issue 39): loomd prunes it to its
 # bound in batches on a worker, and the loop never stalls over 50 ms. A
 # database is made by loomd, filled with sqlite3 (10M rows, a year old to

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/fuzz.sh: run every libFuzzer target that `make fuzz` built (issue 18)
 # for MINUTES minutes each (default 5), one after another and one job each,
 # starting from a copy of its seed corpus (tests/fuzz/corpus/NAME/, empty

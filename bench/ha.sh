@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/ha.sh: HA failover time (issue 21). Three etcd members and two loomd
 # (ha.ttl_s 5, the default) on one ibsim fabric with one OpenSM, all on
 # loopback in a network namespace. Each run waits a random time within the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/http_slow.sh: a legitimate client's latency while slow clients attack
 # loomd's HTTP listener (issue 37).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/job_impact.sh: `loomctl job` on the 11664-host 3-level fat tree of
 # 36-port switches (issue 24's benchmark): loom-fabgen writes it,
 # bench/job_impact_bench stores it as loomd would (a sweep, the fat-tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* bench/job_impact_bench.c: `loomctl job` on a large fabric (issue 24's
  * benchmark), timed through the library loomd and loomctl --db call
  * (lib/db/job_db.h) on a database made as loomd makes it: the net file's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/metrics.sh: loomd's /metrics on one simulated fabric (issue 39):
 # the body's size plain and gzip, the render time (loomd's debug log:
 # "rendered in S s"), curl's wall time for each, and a real Prometheus

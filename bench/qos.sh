@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/qos.sh: the lossless RoCE policy applied and verified on many SONiC
 # switches at once: N real redis-servers (default 64), each holding a SONiC
 # leaf of P ports (default 64) in SONiC's schema, one loomd with the sonic

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/reroute_osm.sh: from a cable cut to new tables on every switch, in
 # ibsim with OpenSM, for loom's engine (libloomosm: incremental reroute,
 # lib/route/route_reroute.c) against OpenSM's own ftree and minhop, in one

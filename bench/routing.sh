@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/routing.sh: loom's routing against OpenSM's own engines, in one run,
 # on the same simulated fabrics. For every fabric and engine: a fresh ibsim,
 # one OpenSM sweep with that `routing_engine` (loom's through libloomosm),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* bench/slurm_topo_bench.c: what loomd does with a swept fabric for Slurm's
  * topology.conf (issue 24), timed on one fabric: read a net file
  * (topo_file, not timed), then ROUNDS times: slurm_topo_build (the levels,

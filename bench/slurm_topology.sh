@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/slurm_topology.sh: Slurm's topology.conf (issue 24) for the
 # 11664-host 3-level fat tree of 36-port switches. loom-fabgen writes it;
 # bench/slurm_topo_bench times what loomd does after each sweep (build,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/telemetry.sh: loom's counters sweep against ibqueryerrors, on one
 # simulated fabric, in one run (issue 19's benchmark). By default the
 # 11664-host three-level fat tree of 36-port switches (69984 cabled ports).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/tenants.sh: tenant isolation at scale. On a simulated fabric of
 # 1000 hosts (ibsim) with a running OpenSM that reads loom's partitions
 # file, create N tenants (default 100) of 10 hosts each, one after another,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # bench/validate.sh: the library side of validation (issue 22) on the
 # 11664-host 3-level fat tree of 36-port switches: loom-fabgen writes it,
 # bench/validate_bench reads it, makes its cabling plan (written as a CSV),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* bench/validate_bench.c: the library side of a validation after a sweep
  * (issue 22), timed on one fabric: read a net file (topo_file), give it
  * LIDs as an SM would, make the plan from it (plan_from_fab) and write it as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Fabric validation inside loomd (issue 22): how long the checks take after
 # a sweep, and what they cost loomd in memory, on a generated fabric (by
 # default the 11664-host three-level fat tree of 36-port switches) with its

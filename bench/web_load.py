@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """bench/web_load.py URL TOKEN RUNS: the web view's load time in headless
 chromium (bench/api.sh): from navigating to URL until the view says it has
 drawn the fabric (body data-loaded="fabric"), token typed, RUNS times.

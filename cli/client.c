@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/client.c: one request and its response over loomd's control socket.
  * loomctl sends a single request per run, so a blocking connection is all
  * it needs; there is no timeout because `discover --wait` may legitimately

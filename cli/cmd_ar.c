@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_ar.c: `loomctl ar status`: the adaptive routing capability of
  * every switch (issue 7) as loomd's ARInfo probe finds it now, or as the
  * last probe found it (--cached, --db). A switch without AR is not an

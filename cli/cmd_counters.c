@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_counters.c: `loomctl counters [NODE[:PORT]] [--subnet NAME]
  * [--now] [--top N] [--sort data|wait|errors] [--since-reset|--delta]`: the
  * port counters of the fabric as loomd's last read found them (issue 19),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_daemon.c: the commands about loomd itself: status and discover. */
 #include "autoconf.h"
 #include "loomctl.h"

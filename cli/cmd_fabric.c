@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_fabric.c: the fabric commands: nodes, node, ports, links, events.
  * Each builds the daemon's arguments, calls it (or the database, --db) and
  * prints the result as a table, or as JSON with --json. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_health.c: `loomctl health [--subnet NAME] [--top N] [--window S]`:
  * the fabric's health from loomd's last counters reads (issue 19): the
  * alarms the counters raised (link_errors, link_congested, link_flapped,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_job.c: `loomctl job JOBID | --hosts LIST`: which links a job's
  * traffic can cross under the forwarding tables loomd last read, and which
  * of them are bad, congested, down or slow, with the other jobs sharing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_qos.c: `loomctl qos plan|status|apply [--switch NAME]`: the
  * lossless RoCE policy of loom.yaml on the Ethernet switches, through their
  * plugins. plan: every object applying would create, change or delete,

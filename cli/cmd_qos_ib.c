@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_qos_ib.c: `loomctl qos status --ib` and `loomctl qos apply --ib`
  * (and their --ib-cc twins for ib_cc, congestion control):
  * loom.yaml's ib_qos policy on the InfiniBand fabric (daemon/qos/qos_ib.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_route.c: `loomctl route compute`: route a topology file offline
  * with one of loom's engines and print how good the tables are; with --ar,
  * also the adaptive routing groups of those tables and how good they are;

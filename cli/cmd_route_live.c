@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_route_live.c: `loomctl route check` and `loomctl route trace`:
  * the forwarding tables the switches hold now, read back by loomd with SMPs
  * (or the last read, --cached / --db), judged with the metrics of route

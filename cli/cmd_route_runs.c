@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_route_runs.c: `loomctl route runs`: the history of OpenSM's
  * routing runs with loom's engines, as libloomosm.so reported them to loomd
  * (engine asked for, engine that routed, time taken, VLs, and the metrics

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_slurm.c: `loomctl slurm topology` (issue 24): Slurm's
  * topology.conf from the fabric loomd swept last (the `slurm-topology`
  * command of daemon/slurm), or with --topology FILE from a topology file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_switches.c: `loomctl switches [NAME]`: the Ethernet switches as
  * loomd last read them through their plugins (model, OS, ports up, LLDP
  * neighbours, QoS state); with NAME, that switch's ports and who is at the

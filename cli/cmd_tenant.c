@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_tenant.c: `loomctl tenant ...`: a job's hosts in their own IB
  * partition and RoCE VLAN (daemon/tenants/tenants.h). The changes return once
  * loomd has read the partition keys and switch ports back from the fabric

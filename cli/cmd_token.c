@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_token.c: loomctl token hash NAME ROLE [--stdin]: a line of loomd's
  * tokens file (http.tokens_file, docs/api.md). The token itself is made
  * here from getrandom and shown once, on stderr, so that stdout can go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_top.c: `loomctl top [--interval S] [--count N] [--sort KEY]
  * [--top N] [--subnet NAME]`: the busiest ports of the fabric from loomd's
  * last counters read, refreshed every S seconds like top(1) (issue 19).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/cmd_validate.c: `loomctl fabric validate` and `loomctl fabric issues`
  * (issue 22). validate: loomd checks the last swept fabric now, against
  * validation.expected and the fabric's rules; with --expected FILE the plan

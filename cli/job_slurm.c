@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/job_slurm.c: the nodes Slurm gives a job, for `loomctl job --slurm
  * JOBID`: `squeue -h -j JOBID -o %N` (found on PATH, as an operator runs
  * it), its answer a Slurm hostlist ("gpu[001-004]"). Run without a shell:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/job_slurm.h: the nodes Slurm gives a running job (squeue). */
 #ifndef LOOMCTL_JOB_SLURM_H
 #define LOOMCTL_JOB_SLURM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/local.c: loomctl --db: a command answered straight from a database,
  * without a daemon: exactly the commands lib/util/commands.c marks CMDS_DB,
  * each by its runner (local_run.h); any other "needs a running loomd". */

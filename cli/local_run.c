@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/local_run.c: see local_run.h. Without a daemon, the tables are the
  * last ones it read and stored, the AR capability the last probe found,
  * the counters the last read found: answers marked "cached" where loomd's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/local_run.h: the runners of loomctl --db, one per command that
  * lib/util/commands.c marks CMDS_DB (tests/unit/lib/util/test_commands.c holds the
  * two lists equal): each answers from the database what loomd would, with

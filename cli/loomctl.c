@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/loomctl.c: loomctl's command line: global options, the table of its
  * command words and dispatch, and `help` (the usage is usage.c's, from the
  * one list of commands). The commands themselves are in cmd_*.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/loomctl.h: what the parts of loomctl share.
  *
  *   loomctl.c     main: global options, the command table, dispatch

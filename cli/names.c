@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/names.c: the node-name-map of --node-name-map (loomctl.h's
  * loomctl_names), for --db and the offline commands: loomd names nodes by
  * its own names.node_name_map. */

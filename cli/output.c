@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/output.c: how loomctl prints: aligned tables (all rows are collected
  * first, so each column is as wide as its widest cell), "key: value" blocks,
  * JSON, and its errors (the dispatch in loomctl.c, the transports client.c

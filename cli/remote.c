@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/remote.c: loomctl --server URL: every command through loomd's REST
  * API (POST /api/v1/call, docs/api.md) instead of the control socket. The
  * answer is the protocol's response object, so the commands print exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/route_ar_plan.c: `route compute --ar-plan PATH`: for every switch
  * with adaptive routing groups, the SubnSet SMPs lib/ar/ar_plan.c makes to
  * program them, as text an operator can review or replay with smpdump-like

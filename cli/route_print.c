@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/route_print.c: the block of routing metrics that `route compute` and
  * `route check` both print, from the "metrics" object of their JSON (the
  * keys of lib/route/route_live.h's rl_metrics_json), so that tables computed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/route_reroute.c: `loomctl route compute --reroute-cut N`: after the
  * engine's run, N switch cables (drawn from --seed) are cut and the tables
  * rerouted incrementally (lib/route/route_reroute.c), timed against a full

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/route_reroute.h: route compute's --reroute-cut (cli/route_reroute.c). */
 #ifndef LOOMCTL_ROUTE_REROUTE_H
 #define LOOMCTL_ROUTE_REROUTE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* cli/usage.c: loomctl's usage and help, printed from the one list of
  * commands (lib/util/commands.h): the global options, then every entry's
  * synopsis with its paragraph of help wrapped beside it; `loomctl help

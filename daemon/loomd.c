@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/loomd.c: the daemon as a whole. One libevent loop; the modules
  * are created here, in this order, and register their commands on the
  * control socket (docs/architecture.md draws them):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/loomd.h: the daemon as a whole: one event loop, the modules
  * registered on it, signals, reload. main.c only parses arguments. */
 #ifndef LOOMD_LOOMD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/main.c: loomd's command line. Everything else is in loomd.c. */
 #include "autoconf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/lp_http.c: see lp_http.h. */
 #include "lp_http.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/lp_http.h: what the plugins that speak HTTP with libcurl (nvue,
  * eos) share: the buffer an answer is read into. */
 #ifndef LOOM_LP_HTTP_H

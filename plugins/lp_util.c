@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/lp_util.c: see lp_util.h. */
 #include "lp_util.h"
 

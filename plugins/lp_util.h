@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/lp_util.h: small helpers every switch plugin compiles in (they
  * see include/loom/loom_plugin.h and nothing else of loom, so what they share
  * is source, not a library). */

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 1: subnets, sweeps, the current fabric of each subnet
 -- (nodes, ports, links) and the history of changes (events).
 -- GUIDs are stored as text, '0x' + 16 lower-case hex digits, so that they

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 2: the linear forwarding tables read back from the
 -- switches with SMPs (`loomctl route check` / `route trace`), so that what
 -- is programmed can be judged again later (--cached) or without the daemon

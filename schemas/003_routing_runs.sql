@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 3: the routing runs that OpenSM made with loom's
 -- engines (libloomosm.so reports each one to loomd, daemon/routing/osm_report.c),
 -- for `loomctl route runs`. OpenSM's other reports (SUBNET UP, traps, LFT

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 4: the Ethernet switches loomd manages through their
 -- plugins (loom.yaml switches:), as their last read found them: inventory,
 -- ports with their LLDP neighbour, and the QoS state (daemon/qos/qos.c). Their

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 5: the Ethernet switches of schema 4 as a fabric of
 -- the same kind of nodes, ports and links as an InfiniBand subnet.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 6: tenants (daemon/tenants/tenants.c). A tenant is a job's
 -- isolation: an IB partition key on exactly the HCA ports of its hosts.
 -- Its ports are resolved when hosts join (node descriptions), so the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 7: tenants on RoCE too. A job's hosts may have HCA
 -- ports on InfiniBand (isolated by a PKey, schema 6) and ports on managed
 -- Ethernet switches (isolated by an access VLAN on each switch port that

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 8: adaptive routing capability of each switch
 -- (issue 7), as the last `loomctl ar status` probe found it: a directed-route
 -- SubnGet of NVIDIA's vendor attribute AdaptiveRoutingInfo (0xFF20) to every

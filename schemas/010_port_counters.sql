@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 10: the port counters (issue 19), as the last counters
 -- read of a subnet found them (daemon/telemetry/counters_read.c: the PMA's
 -- PortCounters and PortCountersExtended of every cabled port). Small and

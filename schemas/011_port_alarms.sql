@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 11: the alarms that the port counters raised (issue
 -- 19; lib/telemetry/port_alarms.h): one row per raised alarm of a port, kept
 -- until it clears. Raising and clearing are also events (kinds link_errors,

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 12: the Ethernet switches' counters (issue 19, RoCE),
 -- as the last read through each switch's plugin found them
 -- (daemon/telemetry/switch_counters.c; the plugin ABI's counters_read).

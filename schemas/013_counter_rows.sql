@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 13: port_counters with each port's counters packed
 -- (issue 19's benchmark). A read of the 11664-host tree writes 70k rows
 -- every interval: as four JSON texts (counters, bits, deltas, rates) they

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 14: who created a tenant, as the audit log and the
 -- tenant events name it: "uid 1000" over the unix socket, "token slurm"
 -- (or the principal of a TLS client certificate) over the HTTP API, where

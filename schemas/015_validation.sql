@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 15: the open findings of fabric validation (issue 22;
 -- lib/validate/report.h): one row per (subnet, code, subject) that the last
 -- validation of the subnet found, kept until a validation no longer finds

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 16: what kind of sweep a sweep row is (issue 23,
 -- discovery that follows the fabric): 'full', the whole subnet walked, or
 -- 'incremental', the switches OpenSM reported a change on walked again

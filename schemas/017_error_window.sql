@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 17: when each port's error counters last moved
 -- (issue 39), so that `loomctl health` lists the ports with errors in the
 -- last telemetry.window_s, not only those whose counters moved in the last

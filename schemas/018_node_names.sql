@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 18: the site's node names (issue 39): the lines of
 -- names.node_name_map (the OpenSM / infiniband-diags node-name-map), as
 -- loomd last loaded it; loomd rewrites the table whole at start and on each

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 -- loom schema version 19: the last peer each port was cabled to (issue 39,
 -- "a cut cable must be visible in /metrics"). A cut cable leaves its port
 -- down with no peer (peer_guid NULL): these columns keep whom it faced, so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Compile the numbered SQL migrations (schemas/NNN_name.sql) into a C table,
 # so loomd carries exactly the schema it was built with.
 # Usage: embed.sh schemas/001_init.sql [schemas/002_x.sql ...] > schema_sql.c

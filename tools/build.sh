@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Configure and build loom out of tree in ./build (after tools/deps.sh).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The sanitizer lane (issue 18): build loom with AddressSanitizer and
 # UndefinedBehaviorSanitizer out of tree, then run `make check` (unit and
 # integration tests) on that build. See docs/sanitizers.md.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Everything CI runs: install dependencies, build, run every test (unit and
 # integration, the latter on ibsim/OpenSM in private network namespaces),
 # `make distcheck`, the packages (tools/pkg-test.sh: .deb build, lintian,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The main job, end to end on real parts: install and build loom, start ibsim
 # with a shipped fat-tree fabric in a private network namespace, run loomd
 # against it, let OpenSM assign LIDs and route it with loom's engine (the

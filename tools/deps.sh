@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Install every Debian 12 package loom needs to build, test and run its demo.
 # clang and libclang-rt-14-dev (libFuzzer) are for `make fuzz` only;
 # dpkg-dev, debhelper, lintian, fakeroot, rpm and rpmlint build and check the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tools/dist-files.sh TARBALL: the release tarball holds every file git
 # tracks (but .ci/ and .gitignore), so that a build and the tests from the
 # tarball find every file they find in the tree. tools/check.sh runs it

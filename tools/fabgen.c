@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tools/fabgen.c: loom-fabgen's command line. It validates the options,
  * builds the fabric (fabgen_fattree.c, fabgen_torus.c, fabgen_dragonfly.c),
  * damages it if asked (fabgen_damage.c) and writes an ibsim net file with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tools/fabgen.h: the fabric graph shared by loom-fabgen's topology builders,
  * its link damage (cuts, slow links) and its ibsim net-file writer. */
 #ifndef LOOM_FABGEN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tools/fabgen_damage.c: seeded damage for generated fabrics: cut links
  * (removed without splitting any plane) and slow links (narrowed to 1x).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tools/fabgen_dragonfly.c: dragonflies of G groups of A routers.
  *
  * Router "gG-router-R" has ports 1..P for its hosts, then A-1 local ports

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tools/fabgen_fattree.c: k-ary fat trees of radix-K switches, 2 or 3
  * levels, optionally as R rails (R identical planes joined at the hosts).
  *

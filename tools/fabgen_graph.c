@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tools/fabgen_graph.c: loom-fabgen's fabric graph (nodes, ports, cables),
  * its counts, and the ibsim net-file writer. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tools/fabgen_torus.c: 2- or 3-dimensional tori with wraparound links.
  *
  * Switch (x,y[,z]) is "sw-x-y[-z]"; its ports 1..H hold its hosts, and for

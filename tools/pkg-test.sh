@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tools/pkg-test.sh: the Debian packages build, are lintian-clean, install on
 # this machine and do what debian/README.source says, then are purged.
 # tools/check.sh runs it (so CI does) where dpkg-buildpackage is. Needs root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* web/loom.js: loom's web view (issue 20). No build step and nothing from
  * the internet: plain DOM and SVG. Every number comes from loomd's
  * /api/v1 (the same JSON as `loomctl --json`), asked with the operator's

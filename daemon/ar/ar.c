@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar.c: "ar-status" on the control socket (see ar.h).
  *
  * Like route check (daemon/routing/routes.c): the probe is a job of

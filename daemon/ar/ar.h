@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar.h: the control command "ar-status" (CTL_READ): the adaptive
  * routing capability of every switch of a subnet (issue 7). Unless it asks
  * for the cached result, a request probes the switches in a `loomd

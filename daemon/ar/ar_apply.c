@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_apply.c: "ar-program" on the control socket (see ar_apply.h).
  *
  * Like ar-status (daemon/ar/ar.c): the run is a job of daemon/core/work.h

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_apply.h: the control command "ar-program" (CTL_WRITE): program
  * NVIDIA adaptive routing on every switch of a subnet (issue 7) in a
  * `loomd --program-ar` child (daemon/ar/ar_write.h) on a worker thread, record

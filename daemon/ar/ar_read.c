@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_read.c: the ARInfo probe of every switch of a subnet, in a
  * `loomd --read-ar` child (see ar_read.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_read.h: probe every switch of a live subnet for NVIDIA adaptive
  * routing (ARInfo, vendor SMP attribute 0xFF20, lib/ar/ar_mad.h), in a
  * short-lived child like the sweep's walk (daemon/ib/walker.h says why a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_sequences.c: many switches' AR programming sequences in
  * flight at once (see ar_sequences.h). The sequence itself, what is sent
  * and what an answer means, is lib/ar/ar_program.c's; here only the SMPs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_sequences.h: lib/ar/ar_program.h's sequence run on many
  * switches at once over directed-route SMPs, through daemon/ib/mad_window.c
  * (what `loomd --program-ar`, daemon/ar/ar_write.c, sends with).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_write.c: programming adaptive routing on a live subnet, in a
  * `loomd --program-ar` child (see ar_write.h).
  *

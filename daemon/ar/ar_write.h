@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/ar_write.h: program NVIDIA adaptive routing on every switch of a
  * live subnet, in a short-lived child like the AR probe (daemon/ar/ar_read.h;
  * daemon/ib/walker.h says why a process): `loomd --program-ar ...` walks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/config_ar.c: loom.yaml's `ar:` section, how `loomctl ar program`
  * programs NVIDIA adaptive routing (issue 7): a table of keys, mode and
  * sls of their own shape.

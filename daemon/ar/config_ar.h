@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/config_ar.h: loom.yaml's `ar:` section, how loomd programs
  * adaptive routing (config_ar.c). */
 #ifndef LOOMD_CONFIG_AR_H

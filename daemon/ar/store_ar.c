@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/store_ar.c: the adaptive-routing probe of a subnet in the database
  * (see store_ar.h). One transaction per probe, on the caller's connection
  * (a request thread's own, as route check's). */

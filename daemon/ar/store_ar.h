@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ar/store_ar.h: a subnet's adaptive-routing probe in the database
  * (schema 8: ar_probes, ar_switches) and the events of capability changes.
  * Read back with lib/ar/ar_status.h's ar_db_status(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/authz.c: the roles and their one table (see authz.h). */
 #include "autoconf.h"
 #include "daemon/core/authz.h"

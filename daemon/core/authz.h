@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/authz.h: who may run what, for every transport (issue 20).
  *
  * A principal is someone a transport has identified: a unix socket peer

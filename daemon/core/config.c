@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/config.c: loomd's configuration. The YAML file is loaded with
  * libyaml's document API; each top-level key is a section registered by the
  * module that owns it (config_parse.h; daemon/loomd.c registers them in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/config.h: loomd's configuration, parsed from YAML (libyaml).
  * Parse errors name the file, line and key.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/config_parse.h: how a module writes its section of loom.yaml.
  *
  * config.c knows no section but core's own (log, database, control,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/config_yaml.c: the YAML walking helpers every section of
  * loom.yaml is written with (see config_parse.h): one-line errors with file,
  * line and key; scalars, integers in bounds, booleans; the typed keys of a

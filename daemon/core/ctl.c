@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl.c: the control socket server (see ctl.h).
  *
  * One bufferevent per client. A connection is served strictly in order: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl.h: loomd's control socket. A unix stream socket speaking the
  * protocol of lib/util/proto.h. Modules hand in the handlers of the commands they own
  * (declared once, in lib/util/commands.c); the server

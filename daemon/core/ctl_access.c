@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_access.c: who may run a command on the control socket
  * (ctl.h): a socket peer's role from root, control.admin_group and the
  * tenant writers, the decision by authz_allows() (authz.h), the refusal

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_args.c: a handler's readers of its request's arguments
  * (ctl.h's ctl_arg_*): a bad one is answered "bad-request" naming the key.
  * The keys and types a command declares were checked before the handler

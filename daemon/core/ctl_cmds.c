@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_cmds.c: the control socket's table of handlers: each
  * module hands in the handler of a command declared in lib/util/commands.c
  * (ctl.h's ctl_handle; access and arguments come from the declaration),

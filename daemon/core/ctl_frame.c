@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_frame.c: a response queued on a client's connection as
  * one frame of the control protocol (lib/util/proto.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_ident.c: control clients' identities, looked up off the loop
  * (see ctl_ident.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_ident.h: who a control client is, for the access checks of
  * write commands (daemon/core/ctl.c): its user name and groups, looked up in the
  * user and group databases off the event loop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_impl.h: the inside of the control socket, shared by
  * daemon/core/ctl*.c only: the server's structs (ctl.c) and who may run
  * what (ctl_access.c). */

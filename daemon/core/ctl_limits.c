@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_limits.c: the control socket's bounds (see ctl_limits.h).
  *
  * Modelled on OpenBSD bgpd's control.c, which stops reading a client whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/ctl_limits.h: the bounds that keep one local user from taking
  * loomd's control socket (daemon/core/ctl.c) away from everyone else: its
  * memory, its descriptors, or root's way in.

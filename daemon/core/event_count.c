@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/event_count.c: see event_count.h. */
 #include "autoconf.h"
 #include "daemon/core/event_count.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/event_count.h: the events loomd has written since it started,
  * by kind and severity (issue 39: /metrics' loom_events_total). Every
  * event written is counted here by core's store_event_told (which

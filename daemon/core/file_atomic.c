@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/file_atomic.c: see file_atomic.h. */
 #include "autoconf.h"
 #include "daemon/core/file_atomic.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/file_atomic.h: the files loomd writes for other programs
  * (OpenSM's partitions file and options file), written whole or not at
  * all, and read back whole. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/intent.h: where a module writes the intent it is about to act
  * on, when something replicates it (HA, issue 21: daemon/ha puts it into
  * etcd). core knows no such module: daemon/loomd.c hands the writer to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/loop_lag.c: how late the event loop runs a timer, the
  * measure of its stalls (issue 39: "no loop stall over 50 ms", what a
  * prune, a render or a handler must keep to). A timer is armed every

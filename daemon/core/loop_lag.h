@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/loop_lag.h: the event loop's stalls, measured by how late it
  * runs a timer (loop_lag.c); /metrics' loom_loop_lag_seconds. */
 #ifndef LOOMD_LOOP_LAG_H

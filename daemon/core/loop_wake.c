@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/loop_wake.c: a worker thread wakes the event loop (see
  * loop_wake.h) by writing one byte to a non-blocking pipe whose read end
  * the loop watches; the loop drains whatever bytes are there and runs the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/loop_wake.h: how a worker thread tells loomd's event loop it has
  * something for it (daemon/core/loop_wake.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/plugin.c: loading and checking switch plugins (see plugin.h). */
 #include "autoconf.h"
 #include "daemon/core/plugin.h"

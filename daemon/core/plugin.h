@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/plugin.h: loading switch plugins, shared objects that export the
  * ops table of include/loom/loom_plugin.h. */
 #ifndef LOOMD_PLUGIN_H

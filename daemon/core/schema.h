@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/schema.h: the SQL migrations compiled in from schemas/ (see
  * schemas/embed.sh). Versions are consecutive from 1; migration N brings a
  * database from user_version N-1 to N. Used by store.c only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/sdnotify.c: sd_notify(3) without libsystemd. The protocol is one
  * datagram per state on the AF_UNIX socket named by $NOTIFY_SOCKET (a leading
  * '@' means the abstract namespace). */

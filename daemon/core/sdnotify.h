@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/sdnotify.h: the systemd notification protocol (sd_notify(3)) without
  * libsystemd: datagrams to $NOTIFY_SOCKET. Every call is a no-op outside
  * systemd. */

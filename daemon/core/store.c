@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/store.c: loom's SQLite database: the connection, the
  * migrations from schemas/ and what every module's tables share (the one
  * error mapping, events). Each module keeps its own tables' code:

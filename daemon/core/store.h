@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/store.h: loom's SQLite database (WAL, foreign keys, migrations from
  * schemas/ applied on open). One `struct store` is one connection, used by
  * one thread at a time. */

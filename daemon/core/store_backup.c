@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/store_backup.c: a copy of the database before a migration
  * changes it (issue 40, docs/upgrade.md): PATH.schema-N.bak, written with
  * SQLite's online backup API (a consistent copy, WAL included, without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/store_backup.h: the copy of the database a migration keeps
  * (store_backup.c); for store.c only. */
 #ifndef LOOMD_STORE_BACKUP_H

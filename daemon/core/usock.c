@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/usock.c: what loomd's unix sockets (control, OpenSM reports) share:
  * the directory they live in, and replacing the socket file a dead daemon
  * left behind without ever taking over a live one. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/usock.h: helpers for loomd's unix sockets (daemon/core/usock.c). */
 #ifndef LOOM_USOCK_H
 #define LOOM_USOCK_H

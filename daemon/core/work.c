@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/work.c: jobs on threads, results on the loop (see work.h).
  *
  * One thread per job, joined by the loop: jobs are few and long (an SMP walk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/core/work.h: the one way loomd runs blocking work off its event
  * loop (SMP walks through `loomd --X` children, switch pushes, anything that
  * waits) and brings the result back to the loop (daemon/core/work.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/events/config_events.c: loom.yaml's `events:` section (issue 39).
  *
  *   events:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/events/config_events.h: loom.yaml's `events:` section, the events
  * module's own settings (config_events.c parses them): how long the events
  * table is kept and where events are forwarded. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/events/events.c: the events module (events.h): the log line of a
  * warning or error event, the bounded queue of each forwarding sink and the
  * job that empties it off the loop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/events/events.h: what happens to an event once it is written
  * (issue 39). loomd.c makes the module and sets events_on_event as core's
  * event listener (core/store.h): every event of warning or error severity

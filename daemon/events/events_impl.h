@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/events/events_impl.h: the inside of the events module, shared by
  * events.c (the module, the log, the queues), events_send.c (one event to a
  * sink: RFC 5424 over a socket, JSON over libcurl) and events_prune.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/events/events_prune.c: the events table kept within
  * events.keep_days and events.max_rows (events_impl.h).
  *

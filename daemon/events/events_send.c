@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/events/events_send.c: one event to one sink, on the sink's
  * sending thread (events_impl.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/fabric/config_names.c: loom.yaml's `names:` section (issue 39).
  *
  *   names:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/fabric/config_names.h: loom.yaml's `names:` section, the site's
  * node names (config_names.c parses it; daemon/fabric/names.c uses it). */
 #ifndef LOOMD_CONFIG_NAMES_H

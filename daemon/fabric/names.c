@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/fabric/names.c: see names.h. The map is written on the loop's
  * connection: once at start and once per reload, one savepoint of a row
  * per mapped node (a few ms for ten thousand lines), as the OpenSM reports

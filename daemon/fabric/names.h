@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/fabric/names.h: the site's node names (issue 39): names.node_name_map
  * loaded (lib/fabric/nodename.h) at start and on each reload, and written
  * whole into the database's node_names (lib/db/names_db.h), where every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/fabric/queries.c: read-only fabric commands on the control socket.
  *
  * The commands and the argument each takes are lib/db/db_commands.h's

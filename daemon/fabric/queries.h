@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/fabric/queries.h: the read-only fabric commands of the control socket
  * (nodes, node, ports, links, events, switches), answered from the database through
  * lib/db/db_query.h, exactly as loomctl --db answers them on a stopped daemon. */

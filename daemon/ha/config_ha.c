@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ha/config_ha.c: loom.yaml's `ha:` section (issue 21): two or three
  * loomd, one leader elected through etcd (daemon/ha/ha.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ha/config_ha.h: loom.yaml's `ha:` section, high availability
  * on etcd (config_ha.c). */
 #ifndef LOOMD_CONFIG_HA_H

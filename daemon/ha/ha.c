@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ha/ha.c: the HA module on the loop (see ha.h): the steps of the
  * election on a work queue of one, the role they lead to, the fencing
  * deadline, the gate on commands that change things, and the status. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ha/ha.h: high availability on etcd (issue 21): two or three loomd
  * on different management nodes, one leader elected through etcd; only the
  * leader changes anything.

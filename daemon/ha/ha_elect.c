@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ha/ha_elect.c: one step of the leader election against etcd, on
  * the HA worker thread (see ha_impl.h). The leader key holds
  * {"name","advertise"} of the leader and is attached to its lease: when the

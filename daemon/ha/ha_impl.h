@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ha/ha_impl.h: the inside of daemon/ha/, shared by its files only:
  * one election step (ha_elect.c, on the HA worker thread) with what the
  * loop hands it and what it brings back (ha.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api.c: the REST API (see api.h, docs/api.md).
  *
  * One table (api_routes.h, built from the commands' declarations in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api.h: the REST API under /api/v1 (issue 20; docs/api.md).
  *
  * Every request is authenticated (api_tokens.h: a bearer token, or a TLS

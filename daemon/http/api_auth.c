@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_auth.c: see api_auth.h. */
 #include "autoconf.h"
 #include "daemon/http/api_auth.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_auth.h: who sends an HTTP request (issue 20) and how many
  * wrong credentials an address may send (issue 37), for the REST API
  * (api.c) and /metrics' token (metrics_http.c) alike.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_body.h: the JSON bodies the REST API takes (issue 20),
  * decoded without the network (so that they can be fuzzed).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_cache.c: renders shared by reference, kept by data
  * version, and the flights that make them once (see api_cache.h). */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_cache.h: the REST API's rendered answers, and the ones it
  * keeps (issue 20's benchmark: the node and link lists of a 10k-host
  * fabric for 1000 clients).

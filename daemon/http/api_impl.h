@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_impl.h: what the api*.c files share, not the daemon. */
 #ifndef LOOMD_API_IMPL_H
 #define LOOMD_API_IMPL_H

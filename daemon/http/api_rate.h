@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_rate.h: what a `read` principal may spend on the fabric
  * through the REST API (issue 20: "no endpoint that spends SMPs on the
  * fabric is open to read without a rate limit"). A command that sends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_routes.h: the REST API's table of routes (docs/api.md),
  * built from the commands' declarations (lib/util/commands.h): each
  * declared route of a command, GETs first then the changes, each in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_send.c: the REST API's answers: JSON bodies, errors
  * {"error":{"code","message"}} with the HTTP status their code means. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_tokens.c: the tokens file (see api_tokens.h). */
 #include "autoconf.h"
 #include "daemon/http/api_tokens.h"

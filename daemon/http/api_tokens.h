@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/api_tokens.h: the HTTP API's credentials (issue 20), read
  * from http.tokens_file (default /etc/loom/tokens). One a line:
  *

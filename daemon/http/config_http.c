@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/config_http.c: loom.yaml's `http:` section (daemon/http/).
  *
  *   http:

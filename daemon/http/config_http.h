@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/config_http.h: loom.yaml's `http:` section, the listener,
  * its TLS, the REST API's tokens, /metrics and the web view (config_http.c). */
 #ifndef LOOMD_CONFIG_HTTP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/http.c: see http.h.
  *
  * Bounding connections: libevent 2.1's evhttp has no connection limit of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/http.h: loomd's HTTP listener (issue 19; the REST API of
  * issue 20 grows from it). libevent's evhttp on the loop, on the addresses
  * of http.listen (none by default; plain HTTP on loopback only, TLS with

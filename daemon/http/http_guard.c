@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/http_guard.c: see http_guard.h.
  *
  * The NUL watch is a callback on the connection's input buffer: it sees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/http_guard.h: what loomd's HTTP listener refuses before any
  * route sees a request (issue 37), whatever the page: the answers of
  * /healthz, /metrics, the web view and the API alike.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/http_impl.h: the inside of the HTTP module, shared by the
  * files of daemon/http/ only. */
 #ifndef LOOMD_HTTP_IMPL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/metrics_http.c: GET /metrics, the port counters in
  * Prometheus' text format (lib/db/metrics_db.h, docs/metrics.md).
  *

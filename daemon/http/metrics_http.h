@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/metrics_http.h: /metrics on loomd's HTTP listener (issue
  * 19): the Prometheus text of the newest counters, rendered off the loop
  * once per read and shared by every scrape (metrics_http.c). loomd.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/metrics_self.c: see metrics_self.h. */
 #include "autoconf.h"
 #include "daemon/http/metrics_self.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/metrics_self.h: loomd's own families on /metrics (issue 39):
  * loom_build_info and the process' memory and file descriptors, read from
  * /proc/self when the text is made, under the names Prometheus' client

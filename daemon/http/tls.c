@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/tls.c: TLS for loomd's HTTP listener (issue 20), with
  * libevent's OpenSSL bufferevents.
  *

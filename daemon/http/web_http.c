@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/web_http.c: the web view's static files (issue 20), served
  * from http.web_root: "/" is its index.html, "/web/NAME" its other files.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/http/web_http.h: the web view's static files on loomd's HTTP
  * listener (issue 20): "/" and "/web/NAME" from http.web_root
  * (web_http.c; the pages: web/, docs/web.md). loomd.c makes it on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/config_discovery.c: loom.yaml's `discovery:` section, how and
  * which InfiniBand subnets loomd sweeps (daemon/ib/sweep.c):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/config_discovery.h: loom.yaml's `discovery:` section, the
  * sweeper's own settings (config_discovery.c parses them); its MAD limits
  * are also handed to the modules that send MADs (struct swept_mad). */

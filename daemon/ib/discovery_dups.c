@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_dups.c: see discovery_dups.h.
  *
  * What libibnetdisc does with a duplicate node GUID (checked against ibsim,

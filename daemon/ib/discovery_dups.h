@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_dups.h: what duplicate node GUIDs do to a libibnetdisc
  * walk, found and undone before the walk becomes loom's graph. */
 #ifndef LOOMD_DISCOVERY_DUPS_H

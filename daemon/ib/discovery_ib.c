@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_ib.c: one InfiniBand subnet swept with directed-route SMPs
  * (libibnetdisc does the walk and keeps max_smps MADs in flight), mapped into
  * loom's fabric graph.

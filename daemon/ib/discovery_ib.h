@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_ib.h: sweep one InfiniBand subnet from a local HCA port
  * with SMPs (libibnetdisc), into a fabric graph. Blocking; safe to call from
  * several threads at once for different local ports. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_part.c: see discovery_part.h.
  *
  * Why walk from the switch rather than read a few PortInfos: libibnetdisc's

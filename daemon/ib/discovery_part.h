@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_part.h: the walk of a few switches of a subnet whose
  * last complete fabric loomd has, instead of the whole subnet (issue 23:
  * discovery that follows the fabric). A child process like the full walk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/dr_route.c: see dr_route.h. */
 #include "autoconf.h"
 #include "daemon/ib/dr_route.h"

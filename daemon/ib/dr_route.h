@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/dr_route.h: directed routes from the local HCA port to every switch
  * of a freshly swept subnet, for the child processes that read tables back
  * with SMPs (lft_read.c, pkey_read.c). Directed routes reach a switch even

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/lft_read.c: the forwarding tables of a live subnet, read back from
  * its switches with SMPs in a `loomd --read-lfts` child (see lft_read.h).
  *

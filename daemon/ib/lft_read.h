@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/lft_read.h: read every switch's linear forwarding table back from a
  * live subnet with SMPs, in a short-lived child process like the sweep's
  * walk (daemon/ib/walker.h says why a process): `loomd --read-lfts ...` walks

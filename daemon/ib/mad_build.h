@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/mad_build.h: the one way loom builds the MADs it sends itself
  * with umad_send() (the requests of a mad_window.h window): a directed-route
  * SMP (the AR reads and sequences, through dr_route.h's dr_smp_build) or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/mad_window.c: see mad_window.h. */
 #include "autoconf.h"
 #include "daemon/ib/mad_window.h"

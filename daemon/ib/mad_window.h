@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/mad_window.h: many MADs in flight on one umad agent, each with
  * its own deadline and tries: what the sweep children use when they ask
  * every switch or port of a subnet the same question (daemon/ar/ar_read.c:

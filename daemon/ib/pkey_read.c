@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/pkey_read.c: see pkey_read.h.
  *
  * The child walks the subnet, then asks every CA port for block 0 of its

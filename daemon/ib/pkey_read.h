@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/pkey_read.h: the partition key tables of every channel adapter
  * port of a live subnet and of the switch ports facing them, read with
  * SMPs (PKeyTable) by directed route in a short-lived `loomd --read-pkeys`

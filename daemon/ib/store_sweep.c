@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/store_sweep.c: the IB fabric's tables (nodes, ports, links,
  * sweeps, their events; LFT reads) in loom's database (see store_sweep.h).
  * A sweep is recorded in one transaction: the diff against the stored

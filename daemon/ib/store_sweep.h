@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/store_sweep.h: the IB fabric as swept, in loom's database
  * (daemon/ib/store_sweep.c): sweeps and their change events, LFT reads, the
  * stored fabric. Every call takes the caller's own connection. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/sweep.c: the sweep scheduler.
  *
  * Each subnet (one local HCA port) is a job. A sweep of a job is a job of

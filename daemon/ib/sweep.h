@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/sweep.h: the sweep scheduler. Runs each subnet's discovery on a
  * worker thread (subnets in parallel), records the result in the store from
  * that thread, and reports back on the event loop. Owns the periodic timer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/sweep_follow.c: discovery that follows the fabric (issue 23).
  *
  * OpenSM's plugin reports what it learns (daemon/routing/osm_report.c hands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/sweep_impl.h: the sweep scheduler's state, for its files only
  * (sweep.c: runs, the periodic timer, discover; sweep_follow.c: the runs
  * that follow OpenSM's reports of changes). */

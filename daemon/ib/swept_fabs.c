@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/swept_fabs.c: see swept_fabs.h. */
 #include "autoconf.h"
 #include "daemon/ib/swept_fabs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/swept_fabs.h: the last swept fabric of each subnet, kept for
  * the modules that work on it after a sweep (daemon/slurm/: topology.conf;
  * daemon/validate/: the cabling plan and the fabric's rules). The sweeper

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/swept_subnets.c: see swept_subnets.h. */
 #include "autoconf.h"
 #include "daemon/ib/swept_subnets.h"

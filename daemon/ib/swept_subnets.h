@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/swept_subnets.h: the InfiniBand subnets loomd has swept (the
  * store's subnets with a successful sweep), as the parameters of the child
  * processes that read tables back from them (PKeys, SL2VL/VLArb), with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/walker.c: see walker.h. */
 #include "autoconf.h"
 #include "daemon/ib/walker.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/walker.h: the SMP walk of a subnet, run in a short-lived child
  * process (loomd itself, started as `loomd --walk ...`).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/config_ib.c: what the ib_qos: and ib_cc: sections' parsers
  * share (see config_ib.h). */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/config_ib.h: the parsing that loom.yaml's InfiniBand sections
  * of OpenSM options share (ib_qos: in config_ibqos.c, ib_cc: in
  * config_ibcc.c): a mapping walked key by key, a sequence item by item,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/config_ibcc.c: loom.yaml's `ib_cc:` section, InfiniBand congestion
  * control through OpenSM's congestion-control manager (lib/qos/ib_cc.h has
  * every field, its width and the OpenSM option it becomes), its checks and its

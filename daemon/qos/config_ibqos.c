@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/config_ibqos.c: loom.yaml's `ib_qos:` section, the InfiniBand QoS
  * policy (lib/qos/ib_qos.h), its checks and its part of config_print().
  *

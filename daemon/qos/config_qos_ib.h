@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/config_qos_ib.h: loom.yaml's `ib_qos:` and `ib_cc:` sections,
  * the InfiniBand QoS and congestion control that OpenSM applies from loom's
  * block in its options file (config_ibqos.c, config_ibcc.c parse them). */

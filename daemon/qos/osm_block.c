@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/osm_block.c: loom's block of OpenSM's options file, written,
  * signalled, checked and mirrored for ib_qos and ib_cc (see osm_block.h).
  * One function writes the block (put_block), for the leader's apply and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/osm_block.h: loom's block of OpenSM's options file, the life
  * that ib_qos (qos_ib.c) and ib_cc (qos_ibcc.c) share: an apply writes the
  * options loom.yaml gives between the module's marker lines of its options

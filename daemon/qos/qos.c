@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos.c: "qos-plan", "qos-status" and "qos-apply" (see qos.h).
  *
  * A request is a job of daemon/core/work.h, which runs one thread per switch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos.h: the lossless RoCE policy on the Ethernet switches, through
  * their plugins (include/loom/loom_plugin.h), as control commands:
  *   "qos-plan"   (read)  what applying would change, per switch, per key;

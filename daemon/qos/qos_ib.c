@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_ib.c: "qos-ib-apply" and "qos-ib-status" (see qos_ib.h).
  *
  * Applying is OpenSM's job: loom writes OpenSM's own qos_* options (lib/

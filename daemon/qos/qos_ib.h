@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_ib.h: loom.yaml's ib_qos policy on the InfiniBand fabric, as
  * control commands:
  *   "qos-ib-apply"  (write) write the policy as OpenSM options into loom's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_ib_read.c: see qos_ib_read.h.
  *
  * The child walks the subnet, then reads by directed route: every CA port

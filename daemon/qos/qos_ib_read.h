@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_ib_read.h: the QoS tables of every CA port and every cabled
  * switch port of a live subnet, read with SMPs by directed route in a
  * short-lived `loomd --read-qos` child (walker.h says why a process), and

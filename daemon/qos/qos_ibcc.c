@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_ibcc.c: "qos-ib-cc-apply" and "qos-ib-cc-status" (see
  * qos_ibcc.h). Both touch one small file and answer on the loop: no job.
  * The block's writing, signalling, HA record and mirror are osm_block.c's;

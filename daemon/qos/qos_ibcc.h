@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_ibcc.h: loom.yaml's ib_cc (InfiniBand congestion control,
  * lib/qos/ib_cc.h) on the InfiniBand fabric, as control commands:
  *   "qos-ib-cc-apply"  (write) write every congestion-control option into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_intent.c: the RoCE policy record replicated in etcd (see
  * qos_intent.h). */
 #include "autoconf.h"

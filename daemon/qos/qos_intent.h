@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/qos_intent.h: the RoCE policy as loom replicates it (HA, issue
  * 21): the record under /loom/CLUSTER/policy/roce that the leader writes
  * (daemon/core/intent.h) before a qos-apply, a retry or a re-apply touches a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/roce/config_roce.c: loom.yaml's `roce:` section (the lossless RoCE
  * policy of every switch, lib/qos/qos_policy.h) and its `switches:` list (each
  * switch's plugin, address and overrides of the policy), their checks, and

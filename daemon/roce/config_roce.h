@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/roce/config_roce.h: loom.yaml's `roce:` section (the lossless
  * policy of every switch) and `switches:` list, defined in config_roce.c.
  * The switches are handed to every module that drives them (qos, tenants,

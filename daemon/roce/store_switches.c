@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/roce/store_switches.c: see store_switches.h. */
 #include "autoconf.h"
 #include "daemon/roce/store_switches.h"

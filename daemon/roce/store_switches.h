@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/roce/store_switches.h: the Ethernet switches' last reads in the store
  * (schema 004: eth_switches, eth_ports; 005: the Ethernet fabric's views),
  * and their changes as events. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/roce/switch_open.c: see switch_open.h. */
 #include "autoconf.h"
 #include "daemon/roce/switch_open.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/roce/switch_open.h: what the modules that talk to Ethernet switches
  * (qos.c, tenants_eth.c) share: their plugins, loaded once per module, and
  * a handle on a configured switch (its credentials read for the open and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/config_opensm.c: loom.yaml's `opensm:` section: where
  * libloomosm.so inside OpenSM sends its reports (daemon/routing/
  * osm_report.c); it must equal OpenSM's LOOMOSM_SOCKET. And the threads of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/config_opensm.h: loom.yaml's `opensm:` section: where
  * libloomosm.so reports, loomd's routing threads, whether tables are read
  * again (config_opensm.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/opensm_pid.c: see opensm_pid.h. */
 #include "autoconf.h"
 #include "daemon/routing/opensm_pid.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/opensm_pid.h: the OpenSM loomd signals (SIGHUP) after it changed a
  * file OpenSM reads (partitions, QoS options), found by loom.yaml's
  * tenants.opensm_pid_file or, without one, as the OpenSM whose libloomosm.so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/osm_report.c: the reports of OpenSM's libloomosm.so (see
  * osm_report.h): a unix datagram socket read on the event loop, each
  * datagram one JSON object, checked and stored.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/osm_report.h: loomd's end of libloomosm.so's reports. OpenSM's
  * plugin sends one JSON object per datagram to a unix datagram socket that
  * loomd owns (opensm.report_socket); this module reads them on the event

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/routes.c: "route-check" and "route-trace" on the control socket
  * (see routes.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/routes.h: the control commands on the routes programmed in the
  * fabric: "route-check" (the metrics of the forwarding tables as the
  * switches hold them) and "route-trace" (one path, hop by hop). Each request

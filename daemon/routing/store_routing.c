@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/store_routing.c: OpenSM's routing runs and events in the database
  * (see store_routing.h). Single statements on the loop thread's
  * connection; the caller groups a batch into one transaction. */

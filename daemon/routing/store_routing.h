@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/routing/store_routing.h: what OpenSM's libloomosm.so reports, in loom's
  * database: its routing runs (table routing_runs, schema 3) and its events
  * (SUBNET UP, traps, LFT changes, SM state: the events table, kinds osm_*).

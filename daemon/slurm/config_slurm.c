@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/slurm/config_slurm.c: loom.yaml's `slurm:` section (issue 24).
  *
  *   slurm:

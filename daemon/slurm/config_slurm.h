@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/slurm/config_slurm.h: loom.yaml's `slurm:` section, the slurm
  * module's own settings (config_slurm.c parses them). */
 #ifndef LOOMD_CONFIG_SLURM_H

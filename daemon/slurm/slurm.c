@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/slurm/slurm.c: see slurm.h. */
 #include "autoconf.h"
 #include "daemon/slurm/slurm.h"

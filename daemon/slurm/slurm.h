@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/slurm/slurm.h: Slurm's topology.conf kept true (issue 24). After
  * every recorded sweep the sweeper hands the fabric over (loomd.c shares
  * it with daemon/validate); on a work queue of its own, one job at a time,

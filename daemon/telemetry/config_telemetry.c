@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/config_telemetry.c: loom.yaml's `telemetry:` section.
  *
  *   telemetry:

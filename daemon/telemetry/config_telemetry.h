@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/config_telemetry.h: loom.yaml's `telemetry:` section, the
  * port counters' reads and alarms (config_telemetry.c). */
 #ifndef LOOMD_CONFIG_TELEMETRY_H

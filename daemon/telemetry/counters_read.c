@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/counters_read.c: see counters_read.h. */
 #include "autoconf.h"
 #include "daemon/telemetry/counters_read.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/counters_read.h: the port counters of every cabled port
  * of a live subnet, read from the ports' Performance Management Agents
  * (PMA, class 0x04) by LID in a short-lived `loomd --read-counters` child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/counters_wire.c: see counters_wire.h. */
 #include "autoconf.h"
 #include "daemon/telemetry/counters_wire.h"

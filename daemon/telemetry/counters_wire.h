@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/counters_wire.h: the counters reader's answer, as the
  * `loomd --read-counters` child writes it and loomd reads it back: one
  * line per port, then a last line for the read (issue 19). Plain text, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/job_impact.c: see job_impact.h. */
 #include "autoconf.h"
 #include "daemon/telemetry/job_impact.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/job_impact.h: which jobs a bad or congested link hurts
  * (issue 24), in loomd. One index of every job's links (lib/db/job_db.h),
  * kept by this module for the telemetry module that owns it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/store_alarms.h: the port alarms of a counters read into
  * the database (schema 011): per port, each alarm's hysteresis step
  * (lib/telemetry/port_alarms.h) against its stored state; a raise or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/store_counters.h: a counters read of a subnet into the
  * database (schemas 010 and 013): the read, and per port the new sample,
  * packed (lib/telemetry/counter_row.h), with what

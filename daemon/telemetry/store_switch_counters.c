@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/store_switch_counters.c: see store_switch_counters.h. */
 #include "autoconf.h"
 #include "daemon/telemetry/store_switch_counters.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/store_switch_counters.h: recording a read of the
  * Ethernet switches' counters (schema 012: switch_counter_reads,
  * switch_port_counters) with what each counter did since the last sample

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/switch_counters.h: the Ethernet switches' counters
  * (issue 19, RoCE). On the telemetry interval (telemetry.c calls
  * switch_counters_tick) every switch of loom.yaml's `switches:` is opened

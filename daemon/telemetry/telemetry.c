@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/telemetry.c: see telemetry.h. */
 #include "autoconf.h"
 #include "daemon/telemetry/telemetry.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/telemetry/telemetry.h: the port counters module (issue 19, first
  * step). Every telemetry.interval_s it reads the counters of every cabled
  * port of every swept InfiniBand subnet (a `loomd --read-counters` child per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/config_tenants.c: loom.yaml's `tenants:` section, how jobs
  * are isolated (daemon/tenants/tenants.c): the partitions file loom owns,
  * the PKey and VLAN pools, who may change tenants, how hosts are found.

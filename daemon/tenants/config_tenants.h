@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/config_tenants.h: loom.yaml's `tenants:` section, the
  * tenants module's own settings (config_tenants.c parses them; loomd.c
  * hands them to tenants_new / tenants_reconfigure, and the host rule to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/store_tenants.c: see store_tenants.h. */
 #include "autoconf.h"
 #include "daemon/tenants/store_tenants.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/store_tenants.h: tenants in the store (schemas 006, 007, 009,
  * 014) and what the tenant module needs of the rest of it: the hosts' HCA and
  * switch ports and OpenSM's pid. JSON shapes:

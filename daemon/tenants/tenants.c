@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants.c: tenant isolation, the module: a tenant (a job) is a
  * partition key on exactly the HCA ports of its hosts (tenants_ib.c) and an
  * access VLAN on exactly the switch ports facing them (tenants_eth.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants.h: tenant isolation (a job's hosts in their own IB
  * partition), as control commands:
  *   "tenant-create"       (write) {name, hosts (Slurm hostlist), pkey?, limited?}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_cmd.c: the tenant control commands (daemon/tenants/tenants.h),
  * the top of the module: tenants_register registers them and tenants_hosts.c's
  * tenant-hosts. A change checks its request, resolves the hosts, picks the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_eth.c: a tenant on RoCE is an access VLAN on exactly the
  * switch ports facing its hosts. On the loop, a change is prepared from the
  * store: every switch it touches (the tenant's ports now and before), with

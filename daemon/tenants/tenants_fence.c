@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_fence.c: what every part of a change shares under
  * HA (issue 21, docs/ha.md), below them all: the fence a worker checks
  * before each step that touches the fabric (tenants_ib.c, tenants_eth.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_ha.c: the tenants under HA (issue 21, docs/ha.md):
  * how a change's record in etcd (/loom/CLUSTER/tenants/NAME, made by
  * tenants_fence.c's tenants_record) follows the change's outcome, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_hosts.c: which ports a tenant's hosts have, and who
  * may say so (tenants.host_identity, the trust model of loom.yaml(5)).
  *

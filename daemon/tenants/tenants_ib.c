@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_ib.c: a tenant on InfiniBand is a partition key on
  * exactly the HCA ports of its hosts. loom owns a partitions file (the
  * operator's static partitions, then one per tenant), rewritten whole from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_impl.h: what the files of the tenant module share, and
  * nothing outside it includes. The files, each calling only those below it:
  *   tenants_cmd.c    the control commands (tenant-create ... tenant-list)

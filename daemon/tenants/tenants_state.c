@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_state.c: a tenant's states and the steps between
  * them (tenants_state.h draws the diagram), as one table; the one writer of
  * a stored tenant's state. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_state.h: a tenant's state and the steps that change
  * it, in one table (tenants_state.c). The database keeps the names
  * ("applying", "active", "failed": schemas 006 and 007's CHECK); a tenant

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/tenants/tenants_top.c: a change of the tenant module (a `struct top`)
  * and the queue as the parts above it see it: a change made and freed, who
  * asked for it, what the queued changes may give back (the pools and the

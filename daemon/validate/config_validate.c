@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/validate/config_validate.c: loom.yaml's `validation:` section.
  *
  *   validation:

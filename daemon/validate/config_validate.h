@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/validate/config_validate.h: loom.yaml's `validation:` section,
  * the validate module's own settings (config_validate.c parses them). */
 #ifndef LOOMD_CONFIG_VALIDATE_H

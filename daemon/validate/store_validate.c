@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/validate/store_validate.c: see store_validate.h. */
 #include "autoconf.h"
 #include "daemon/validate/store_validate.h"

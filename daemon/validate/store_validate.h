@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/validate/store_validate.h: the open findings of a subnet's
  * validation (schema 015): those of the new report that were not open are
  * opened (event validation_issue, error or warning), those open that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/validate/validate.c: see validate.h. */
 #include "autoconf.h"
 #include "daemon/validate/validate.h"

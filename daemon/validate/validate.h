@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/validate/validate.h: fabric validation (issue 22). After every
  * recorded sweep (the sweeper hands over its fabric: ib/sweep.h's
  * sweeper_on_swept) the fabric is checked against the cabling plan of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* include/loom/loom_plugin.h (installed as <loom/loom_plugin.h>): the one
  * interface between loomd and a switch plugin (a shared object in loomd's
  * plugin directory); lib/qos/qos_policy.h resolves policies into its types. A plugin sees this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_mad.c: see ar_mad.h.
  *
  * Where the layouts come from (read, not copied: the code below is loom's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_mad.h: NVIDIA (Mellanox) adaptive-routing vendor SMP attributes as
  * plain C structs, encoded to and decoded from the 64-byte SMP data field
  * (issue 7). Upstream OpenSM has no AR manager; loom programs AR itself with

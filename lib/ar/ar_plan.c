@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_plan.c: the SMPs that would program one switch's adaptive routing;
  * see ar_plan.h for what a plan holds and in which order.
  *

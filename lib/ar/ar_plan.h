@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_plan.h: the SubnSet SMPs that would program one switch's NVIDIA
  * adaptive routing (issue 7): its AR groups (route_ar.h, struct
  * rt_ar_switch) and its static table, encoded with lib/ar/ar_mad.h for the

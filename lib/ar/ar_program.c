@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_program.c: programming one switch's adaptive routing, one SMP
  * after the other (see ar_program.h for the sequence and why). No I/O of
  * its own: the sequence is a state machine that hands out the next SMP and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_program.h: program one switch's NVIDIA adaptive routing (issue 7)
  * through any SMP transport, safely. The sequence, for a switch whose AR
  * groups and static LFT are sw (lib/ar/route_ar.h):

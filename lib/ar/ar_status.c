@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_status.c: one switch's ARInfo probe as a `loomctl ar status` row
  * (see ar_status.h). Pure: no I/O. The stored side is ar_status_db.c.
  *

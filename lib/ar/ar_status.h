@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/ar_status.h: the adaptive-routing capability of switches (issue 7),
  * as `loomctl ar status` shows it: what one ARInfo probe (NVIDIA vendor SMP
  * attribute 0xFF20, lib/ar/ar_mad.h) says about a switch, and the stored

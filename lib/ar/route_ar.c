@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/route_ar.c: adaptive routing groups; see route_ar.h.
  *
  * Destinations are taken switch by switch: every CA on the switch d shares

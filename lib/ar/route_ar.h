@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/route_ar.h: adaptive routing (AR) groups. A switch with AR may send
  * each packet of a LID out of any port of the LID's group, the port picked
  * per packet by the switch (by queue depth); its static port, the one the

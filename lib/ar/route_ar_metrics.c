@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/ar/route_ar_metrics.c: adaptive routing groups judged (route_ar.h):
  * the channel dependency graph with every group member, and the effective
  * bisection bandwidth when flows spread over the groups.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/ar_status_db.c: the newest stored AR probe of a subnet (schema 8), for
  * loomd's `ar-status` answer and loomctl --db alike (see ar_status.h). */
 #include "autoconf.h"

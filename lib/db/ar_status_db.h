@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/ar_status_db.h: the adaptive-routing status of a subnet as loom's
  * database holds it (lib/db/ar_status_db.c; shapes in lib/ar/ar_status.h).
  * Shared by loomd's ar-status and loomctl --db. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/counters_db.c: see counters_db.h. */
 #include "autoconf.h"
 #include "lib/db/counters_db.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/counters_db.h: the port counters of a subnet as loom's database
  * holds them (schema 010, written by daemon/telemetry/store_counters.c).
  * Shared by loomd's "counters" command and `loomctl --db counters`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_commands.c: see db_commands.h. */
 #include "autoconf.h"
 #include "lib/db/db_commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_commands.h: the read commands a database answers by itself,
  * named once with the argument each takes: loomd's fabric queries
  * (daemon/fabric/queries.c, off its loop) and loomctl --db (cli/local_run.c)

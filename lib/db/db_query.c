@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_query.c: read-only queries on loom's database, as JSON.
  * Failures are reported through `err` (the caller decides where it goes:
  * the control socket's reply or loomctl's stderr), never logged here. */

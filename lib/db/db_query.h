@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_query.h: read-only queries on loom's database, shared by loomd (its
  * control socket) and loomctl --db (a stopped daemon). Each returns 0 and a
  * new JSON value in *out, or -errno and a message in err; -ENOENT means "no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_query_eth.c: the Ethernet switches and their fabric (schemas 4 and
  * 5) as JSON, for lib/db/db_query.h. The fabric's nodes, ports and links have
  * the shapes of the IB ones with "fabric": "eth" and these differences:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_query_impl.h: the Ethernet fabric's queries (db_query_eth.c),
  * which db_query.c merges into its nodes, ports, links and subnets; not for
  * anyone else. The row helpers both use are lib/db/db_row.h. */

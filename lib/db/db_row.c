@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_row.c: what every query file of lib/db/ uses to turn SQLite
  * rows into JSON and failures into one line of err: preparing, stepping
  * through a statement, reading text and time columns. Declared in

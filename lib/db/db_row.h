@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/db_row.h: the row helpers of lib/db/ (db_row.c), shared by its
  * query files; not for anyone else. */
 #ifndef LOOM_DB_ROW_H

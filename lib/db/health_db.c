@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/health_db.c: see health_db.h. */
 #include "autoconf.h"
 #include "lib/db/health_db.h"

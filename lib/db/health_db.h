@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/health_db.h: the fabric's health as loom's database holds it
  * (issue 19): the alarms the port counters raised (schema 011), the worst
  * ports by errors (in their last read, or within a window) and by congestion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/job_db.c: see job_db.h. The index itself is job_index.c; here
  * its links are joined with the links' state (the stored fabric) and the
  * port counters and alarms of the last read. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/job_db.h: which jobs a bad or congested link is hurting (issue 24,
  * job impact), from loom's database: the stored fabric, the newest stored
  * forwarding tables, the tenants (a Slurm job is the tenant its prolog

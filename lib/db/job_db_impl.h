@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/job_db_impl.h: the inside of the job index, shared by
  * lib/db/job_index.c (kept up to date from the database) and
  * lib/db/job_db.c (the queries over it). Nothing else includes it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/job_index.c: the job index of job_db.h, kept up to date from the
  * database: per subnet the stored fabric and newest stored tables (reloaded
  * when a newer sweep or table read is stored), and per tenant the links

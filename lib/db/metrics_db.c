@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/metrics_db.c: see metrics_db.h. */
 #include "autoconf.h"
 #include "lib/db/metrics_db.h"

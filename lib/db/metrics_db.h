@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/metrics_db.h: the port counters as loom's database holds them
  * (schema 010) rendered in Prometheus' text format (lib/telemetry/
  * metrics_text.h). loomd's /metrics (daemon/http/) runs it on a worker

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/metrics_fabric_db.c: the swept fabric in Prometheus' text format,
  * for /metrics (see metrics_db.h; issue 39): every cabled port's link
  * (lib/telemetry/metrics_link.h) and the families of the fabric as a whole,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/metrics_switch_db.c: the Ethernet switches' counters (schema 012)
  * in Prometheus' text format, for /metrics (see metrics_db.h). Every port
  * the last reads reported: switch ports are few beside an InfiniBand

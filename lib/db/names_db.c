@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/names_db.c: see names_db.h. */
 #include "autoconf.h"
 #include "lib/db/names_db.h"

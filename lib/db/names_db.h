@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/names_db.h: the site's node names in loom's database (schema 018's
  * node_names, issue 39): loomd writes the node-name-map it loaded there
  * whole (names_db_store); every query names a node with NAMES_DB_NAME, the

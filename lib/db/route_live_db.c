@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/route_live_db.c: route check and route trace answered from loom's
  * database: the stored fabric of a subnet and the newest forwarding tables
  * read from its switches (schema 2, schemas/002_lfts.sql). Read-only, so

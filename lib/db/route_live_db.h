@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/route_live_db.h: route check and route trace on loom's database
  * (lib/db/route_live_db.c): the stored fabric, the newest stored read of a
  * subnet's forwarding tables, judged and traced with lib/route/route_live.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/switch_counters_db.c: see switch_counters_db.h. */
 #include "autoconf.h"
 #include "lib/db/switch_counters_db.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/switch_counters_db.h: the Ethernet switches' counters as loom's
  * database holds them (schema 012, written by
  * daemon/telemetry/store_switch_counters.c). Shared by loomd's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/validate_db.c: see validate_db.h. */
 #include "autoconf.h"
 #include "lib/db/validate_db.h"

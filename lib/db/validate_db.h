@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/db/validate_db.h: the open findings of fabric validation as loom's
  * database holds them (schema 015, issue 22). Shared by loomd's
  * "fabric-issues" command and `loomctl --db fabric issues`. */

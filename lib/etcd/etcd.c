@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/etcd/etcd.c: see etcd.h. The endpoints, TLS, the auth token and one
  * request over libcurl; the bodies and answers are etcd_codec.c's. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/etcd/etcd.h: an etcd v3 client over the JSON gateway (etcd 3.4:
  * POST /v3/...), with libcurl. Plain blocking calls, each bounded by the
  * timeout, for a thread that may wait (loomd's HA worker, daemon/ha/).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/etcd/etcd_codec.c: see etcd_codec.h. */
 #include "autoconf.h"
 #include "lib/etcd/etcd_codec.h"

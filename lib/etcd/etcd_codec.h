@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/etcd/etcd_codec.h: etcd's v3 JSON gateway in and out, without a
  * server: base64 of keys and values, the request bodies (kv put / range /
  * delete-range, txn with compares and then/else ops, lease grant /

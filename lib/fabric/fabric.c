@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric.c: the fabric graph. */
 #include "autoconf.h"
 #include "lib/fabric/fabric.h"

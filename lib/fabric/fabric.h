@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric.h: the fabric graph of one IB subnet, as discovery finds it and
  * the store keeps it. Nodes are keyed by node GUID; every port knows its peer
  * (node GUID + port number). A link is a pair of peered ports and is reported

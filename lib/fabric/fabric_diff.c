@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric_diff.c: what changed between two sweeps of one subnet.
  *
  * What an operator wants from the change log decides what is reported:

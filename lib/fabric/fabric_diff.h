@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric_diff.h: what changed between two sweeps of one subnet. A pure
  * function of two fabric graphs; the store turns the result into event rows. */
 #ifndef LOOM_FABRIC_DIFF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric_part.c: see fabric_part.h. */
 #include "autoconf.h"
 #include "lib/fabric/fabric_part.h"

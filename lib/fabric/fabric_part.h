@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric_part.h: a fabric kept up to date by partial walks (issue 23,
  * discovery that follows the fabric). When a switch reports a change, only
  * that switch is walked again, with its neighbours (libibnetdisc from the

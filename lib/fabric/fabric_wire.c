@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric_wire.c: see fabric_wire.h. Layout:
  *   header   magic "LOOMFAB1", sizeof(struct fab_port), number of nodes,
  *            subnet name (FAB_NAME_LEN bytes)

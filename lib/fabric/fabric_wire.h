@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/fabric_wire.h: a fabric graph as bytes, to hand a sweep's result from
  * the short-lived walker process to loomd over a pipe (daemon/ib/walker.c).
  * Both ends are the same executable, so the encoding is the structs' own

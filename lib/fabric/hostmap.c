@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/hostmap.c: see hostmap.h. */
 #include "autoconf.h"
 #include "lib/fabric/hostmap.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/hostmap.h: which host a CA port belongs to, the one rule the
  * tenants (daemon/tenants/tenants_hosts.c) and Slurm's topology
  * (lib/slurm/slurm_topo.h) share:

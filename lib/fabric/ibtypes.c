@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/ibtypes.c: names of InfiniBand enumerations. */
 #include "autoconf.h"
 #include "lib/fabric/ibtypes.h"

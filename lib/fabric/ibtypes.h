@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/ibtypes.h: InfiniBand enumerations (node types, port states, widths,
  * speeds, MTUs) and their names, as loom stores and prints them. */
 #ifndef LOOM_IBTYPES_H

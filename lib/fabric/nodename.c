@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/nodename.c: see nodename.h. A map is a GUID-sorted array of
  * (guid, name) with one reference count; lookups are a binary search. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/nodename.h: the site's names of nodes, by node GUID, in the
  * node-name-map format of OpenSM and infiniband-diags (ibnetdiscover
  * --node-name-map, complib's cl_nodenamemap.c), and the one rule that gives a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/partitions.h: the OpenSM partitions file loom owns for tenant
  * isolation (OpenSM's partition_config_file). It is the operator's own file
  * (static partitions, kept verbatim) followed by one partition per tenant:

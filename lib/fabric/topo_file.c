@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/topo_file.c: ibsim net files and ibnetdiscover output -> struct fab.
  * Both readers collect nodes and cable declarations first and build links
  * only at the end, so that a cable may name a node declared further down. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/fabric/topo_file.h: read a topology file into a fabric graph, so that routing
  * engines can run offline. Two formats, told apart by their content:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/ib_cc.c: InfiniBand congestion control settings (see ib_cc.h). */
 #include "autoconf.h"
 #include "lib/qos/ib_cc.h"

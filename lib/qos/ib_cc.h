@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/ib_cc.h: InfiniBand congestion control (IBA annex A10) as loom.yaml's
  * `ib_cc:` section holds it, its checks, the OpenSM options that apply it, and
  * the check of an OpenSM options file against it. Pure functions: no I/O.

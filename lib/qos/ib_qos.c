@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/ib_qos.c: see ib_qos.h. */
 #include "autoconf.h"
 #include "lib/qos/ib_qos.h"

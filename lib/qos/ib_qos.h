@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/ib_qos.h: the InfiniBand QoS policy of loom.yaml's `ib_qos:` section
  * (service levels per traffic class, the SL-to-VL map, the two VL
  * arbitration tables, VLHighLimit, the number of data VLs), its checks, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/options_block.c: loom's block in a shared file (options_block.h). */
 #include "autoconf.h"
 #include "lib/qos/options_block.h"

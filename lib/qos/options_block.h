@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/options_block.h: loom's block in a file it shares with others
  * (OpenSM's options file: ib_qos's and ib_cc's lines between marker lines,
  * the rest the operator's). */

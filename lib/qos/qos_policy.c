@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/qos_policy.c: the lossless RoCE policy: defaults, overrides, checks
  * and what it means on one switch (see qos_policy.h). */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/qos/qos_policy.h: the fabric's lossless RoCE policy (loom.yaml `roce:`),
  * its checks, and what it resolves to on one switch (struct lp_qos of
  * include/loom/loom_plugin.h, which every switch plugin translates into its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route.h: loom's routing engines. Each is a pure function: a routing
  * graph in (route_graph.h), one forwarding table per switch out
  * (route_lft.h); the metrics (route_metrics.h) judge the result. The same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_cdg.c: see route_cdg.h.
  *
  * Dependencies are counted by popcount rather than during the search: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_cdg.h: channel dependency graphs, one per VL, as the judges of
  * deadlock freedom build them (route_metrics.c from the paths the tables
  * give, route_ar_metrics.c from every path the AR groups allow). A channel

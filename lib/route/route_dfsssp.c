@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_dfsssp.c: the dfsssp engine, deadlock-free balanced shortest
  * paths for any topology (the DFSSSP family: Domke, Hoefler and Nagel,
  * "Deadlock-Free Oblivious Routing for Arbitrary Topologies", IPDPS 2011;

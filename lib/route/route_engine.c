@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_engine.c: loom's routing engines by name, and `loom`, the one
  * operators select, which picks an engine for the topology it is given. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_ftree.c: the fat-tree engine.
  *
  * Levels. Leaves are the switches with CA ports; every other switch's level

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_ftree_dest.c: the fat-tree engine routing one destination
  * (route_ftree.c describes the whole engine): its ancestors, its main and
  * backup paths, every switch's choice, and the load its flows add. */

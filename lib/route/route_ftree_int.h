@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_ftree_int.h: the fat-tree engine's state, shared by its two
  * files only (route_ftree.c: levels, columns, main paths, the run;
  * route_ftree_dest.c: routing one destination); test_route_threads reads

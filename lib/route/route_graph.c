@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_graph.c: the routing graph (see route_graph.h), built once
  * from a fabric graph. No per-port allocation: an 11664-host tree is a few
  * arrays, and lookups during the build bisect the GUID-sorted vertices

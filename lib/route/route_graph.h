@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_graph.h: the routing graph, what every routing engine and metric
  * reads: switches and CA ports in dense, index-addressed arrays built once
  * from a fabric graph (lib/fabric/fabric.h). Engines are pure functions of it, so

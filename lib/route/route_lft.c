@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_lft.c: linear forwarding tables and their text dump. */
 #include "autoconf.h"
 #include "lib/route/route_lft.h"

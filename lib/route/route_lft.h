@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_lft.h: linear forwarding tables, what a routing engine produces:
  * for every switch of a routing graph, the output port of each LID. */
 #ifndef LOOM_ROUTE_LFT_H

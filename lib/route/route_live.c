@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_live.c: judging and tracing the forwarding tables read back from
  * a live fabric (see route_live.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_live.h: the routes programmed in a live fabric. Forwarding
  * tables read back from the switches (daemon/ib/lft_read.c) are judged with the
  * routing metrics (`route check`) and followed hop by hop (`route trace`),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_metrics.c: see route_metrics.h.
  *
  * All pairs are not walked one by one: every CA on the same switch starts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_metrics.h: how good a set of forwarding tables is, found by
  * walking the tables themselves (never an engine's intentions), so the same
  * numbers judge loom's engines, OpenSM's, and tables read back from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_minhop.c: balanced shortest-path routing (the min-hop family,
  * which OpenSM's default engine also belongs to).
  *

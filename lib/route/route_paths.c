@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_paths.c: see route_paths.h. */
 #include "autoconf.h"
 #include "lib/route/route_paths.h"

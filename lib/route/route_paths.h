@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_paths.h: the links a job's traffic can cross (issue 24,
  * job impact). Given forwarding tables and a set of CA ports (a job's
  * hosts), every ordered pair of them is followed through the tables with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_refine.c: local search on the up*-down* tables of a fat tree,
  * lowering the worst link of shift permutations and the chance of a heavy
  * link in random ones.

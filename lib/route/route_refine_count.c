@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_refine_count.c: the refinement's count of shift
  * permutations' link loads (route_refine.c): exact counters per (shift,
  * directed link) for a window of consecutive shifts, counted over the

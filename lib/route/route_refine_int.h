@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_refine_int.h: what the refinement's files share
  * (route_refine.c, the local search; route_refine_count.c, the shift
  * counters). Private to them. */

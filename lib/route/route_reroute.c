@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_reroute.c: incremental rerouting of a fat tree after cables
  * are cut (issue 23): the previous run's tables are kept, and only the
  * destinations that some switch forwarded over a cut cable are routed again.

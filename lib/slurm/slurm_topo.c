@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/slurm/slurm_topo.c: see slurm_topo.h. */
 #include "autoconf.h"
 #include "lib/slurm/slurm_topo.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/slurm/slurm_topo.h: Slurm's topology.conf from a fabric (issue 24).
  *
  * Slurm's topology/tree plugin places a job under as few switches as it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/congestion.c: see congestion.h. */
 #include "autoconf.h"
 #include "lib/telemetry/congestion.h"

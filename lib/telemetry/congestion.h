@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/congestion.h: follow congestion to its root (issue 19's
  * congestion picture). Pure: the fabric as swept, the forwarding tables as
  * read, and the ports whose PortXmitWait raised link_congested.

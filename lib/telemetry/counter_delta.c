@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/counter_delta.c: see counter_delta.h. */
 #include "autoconf.h"
 #include "lib/telemetry/counter_delta.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/counter_delta.h: what a counter did between two samples,
  * without ever inventing a number (issue 19).
  *

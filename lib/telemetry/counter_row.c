@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/counter_row.c: see counter_row.h. */
 #include "autoconf.h"
 #include "lib/telemetry/counter_row.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/counter_row.h: one InfiniBand port's stored counters (the
  * last sample and what each counter did since the one before), packed for
  * the port_counters table's `sample` column (schema 013), and its JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/eth_alarms.c: see eth_alarms.h. */
 #include "autoconf.h"
 #include "lib/telemetry/eth_alarms.h"

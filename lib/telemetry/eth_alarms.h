@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/eth_alarms.h: when an Ethernet (RoCE) switch port's
  * counters raise an alarm (issue 19). Pure. The port is one read as the
  * store recorded it (daemon/telemetry/store_switch_counters.c):

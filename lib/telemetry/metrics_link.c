@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/metrics_link.c: see metrics_link.h. */
 #include "autoconf.h"
 #include "lib/telemetry/metrics_link.h"

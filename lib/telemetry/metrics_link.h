@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/metrics_link.h: the InfiniBand ports' link state in
  * Prometheus' text format (issue 39): state, physical state, width, speed,
  * rate and degraded, each series labelled with both ends of the cable

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/metrics_text.c: see metrics_text.h. */
 #include "autoconf.h"
 #include "lib/telemetry/metrics_text.h"

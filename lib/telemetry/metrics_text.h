@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/metrics_text.h: the port counters in Prometheus' text
  * exposition format 0.0.4 (issue 19, "where the numbers go"). Pure: rows
  * in, text out; lib/db/metrics_db.c reads the rows from SQLite, loomd's

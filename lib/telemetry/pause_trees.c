@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/pause_trees.c: see pause_trees.h. */
 #include "autoconf.h"
 #include "lib/telemetry/pause_trees.h"

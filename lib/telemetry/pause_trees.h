@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/pause_trees.h: follow PFC pauses back to the port that
  * pauses without being paused itself (issue 19's congestion picture, RoCE
  * side). Pure.

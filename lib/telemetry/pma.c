@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/pma.c: see pma.h. Positions are in bits from the start of
  * the data field, most significant bit first, as the specification numbers
  * them (and libibmad's field table). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/pma.h: InfiniBand Performance Management (PMA, class 0x04)
  * attributes as plain C values, decoded from the 192-byte data field of a
  * PerfMgt MAD (issue 19: the counters sweep). Pure functions, no I/O: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/port_alarms.c: see port_alarms.h. */
 #include "autoconf.h"
 #include "lib/telemetry/port_alarms.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/telemetry/port_alarms.h: when a port's counters raise an alarm, and
  * when it clears (issue 19: health and alarms). Pure functions.
  *

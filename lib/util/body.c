@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/body.c: see body.h. */
 #include "autoconf.h"
 #include "lib/util/body.h"

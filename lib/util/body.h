@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/body.h: an answer that arrives in pieces (libcurl's write
  * callback: cli/remote.c, lib/etcd/etcd.c) gathered into one buffer, NUL-
  * terminated, at most `max` bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/clock.c: see clock.h. */
 #include "autoconf.h"
 #include "lib/util/clock.h"

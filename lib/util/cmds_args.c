@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/cmds_args.c: see cmds_args.h. */
 #include "autoconf.h"
 #include "lib/util/cmds_args.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/cmds_args.h: what a control command takes, declared with the
  * command in lib/util/commands.c and checked in one place before its
  * handler runs (daemon/core/ctl.c: from the socket and from ctl_call

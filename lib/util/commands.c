@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/commands.c: the table of commands (see commands.h). An entry's
  * arguments are its protocol's, as the handler reads them; a route's query
  * names a subset of them; loomctl's usage is printed in this order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/commands.h: the one list of loom's commands (issue 38). Each is
  * declared once, here: its name in the control protocol, who may run it,
  * the arguments it takes (cmds_args.h), loomctl's synopsis and a paragraph

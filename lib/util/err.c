@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/err.c: how a function that returns -errno gives its reason, one
  * line of text into the caller's buffer ("what", or "FILE:LINE: what" for a
  * reader of a file). Pure formatting, no I/O: it is part of the routing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/err.h: the reason of a -errno, written into the caller's buffer
  * (lib/util/err.c). log.h includes it. */
 #ifndef LOOM_ERR_H

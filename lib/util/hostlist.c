@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/hostlist.c: see hostlist.h. */
 #include "autoconf.h"
 #include "lib/util/hostlist.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/hostlist.h: Slurm's hostlist syntax, as scontrol and SLURM_JOB_NODELIST
  * write it: names separated by commas, where a bracketed list of numbers and
  * ranges expands (zero-padded to the width of its first number):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/log.c: leveled logging to stderr or syslog. Thread safe: one write(2)
  * per line on stderr, syslog(3) is itself thread safe.
  *

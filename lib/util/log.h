@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/log.h: leveled logging to stderr or syslog, shared by every program. */
 #ifndef LOOM_LOG_H
 #define LOOM_LOG_H

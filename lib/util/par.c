@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/par.c: see par.h.
  *
  * One loop at a time. The caller publishes it (fn, ctx, n, grain) while no

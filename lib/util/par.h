@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/par.h: a pool of worker threads for loops whose items can run in
  * any order: the routing engines, their refinement and the metrics split
  * their work over it (issue 23).

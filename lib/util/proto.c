@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/proto.c: framing, message builders and blocking I/O of loom's control
  * protocol (see proto.h for the wire format). Nothing here logs: loomd and
  * loomctl report failures in their own way. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/proto.h: loom's control protocol, shared by loomd and loomctl.
  *
  * A message is a frame: a 4-byte big-endian length, then that many bytes of

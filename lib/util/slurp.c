@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/slurp.c: a whole file into memory (slurp.h). */
 #include "autoconf.h"
 #include "lib/util/slurp.h"

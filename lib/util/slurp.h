@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/slurp.h: a whole file into memory (topology files, cabling
  * plans). */
 #ifndef LOOM_UTIL_SLURP_H

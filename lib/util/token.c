@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/token.c: see token.h. */
 #include "autoconf.h"
 #include "lib/util/token.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/util/token.h: the secrets of the HTTP API's bearer tokens (issue 20),
  * shared by loomd (which keeps only their hashes, daemon/http/api_tokens.h)
  * and loomctl (which makes the lines of the tokens file: `token hash`).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/cabling.c: a fabric against its cabling plan (cabling.h). A
  * plan's node is found by GUID, else by the site's name (names), else by
  * description; findings name a found node by the site's name where the map

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/cabling.h: a fabric against its cabling plan (issue 22): what
  * a technician has to fix, cable by cable, as ibdiagnet's and UFM's cable
  * validation report it. A pure function of a plan (lib/validate/plan.h) and

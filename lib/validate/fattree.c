@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/fattree.c: a fat tree's structure (fattree.h). Levels are hop
  * distances from the CAs (leaves are level 1); up-down reachability is two
  * passes of leaf bitsets over the switch links: down[s], the leaves s reaches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/fattree.h: inside lib/validate/, what health.c shares with
  * fattree.c: the fabric as flat arrays (every peer resolved once) and the fat
  * tree's structural rules (health.h: port-count, leaf-uplinks, leaf-link,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/health.c: the rules of a healthy fabric (health.h), all but the
  * fat tree's structure (fattree.c). One pass builds flat arrays indexed by
  * node index and by port slot (off[node] + port): every peer resolved once,

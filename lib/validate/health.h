@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/health.h: the rules of a healthy fabric (issue 22), checked
  * on a fabric graph without any plan: what ibdiagnet reports on a fabric it
  * knows nothing about. A pure function of a swept fabric (and, for BER, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/plan.c: the cabling plan (plan.h): a CSV of cables, or every
  * link of a topology file read by lib/fabric/topo_file.c. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/plan.h: the cabling plan a fabric is checked against (issue
  * 22): the cables that should be there, end to end by node and port number
  * (names are what cabling plans use: a node's description, or its name in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/report.c: the findings' catalogue and list (report.h). */
 #include "autoconf.h"
 #include "lib/validate/report.h"

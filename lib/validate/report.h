@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/report.h: what validation finds (issue 22), whichever check
  * found it: a code from one catalogue (each with its severity and a line
  * that says what it means), the subject as a technician walks the cabinet

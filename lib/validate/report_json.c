@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/report_json.c: see report_json.h. */
 #include "autoconf.h"
 #include "lib/validate/report_json.h"

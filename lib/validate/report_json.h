@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/report_json.h: a validation report as JSON, the one form
  * loomd answers and loomctl prints (issue 22):
  *   {"errors": N, "warnings": N, "cables": N, "cables_ok": N,

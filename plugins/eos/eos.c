@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/eos/eos.c: the `eos` switch plugin (eos.so): Arista EOS switches
  * through eAPI, the JSON-RPC 2.0 "Command API" over HTTP(S) (libcurl,
  * jansson). The ops table of include/loom/loom_plugin.h; this file holds the

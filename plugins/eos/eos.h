@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/eos/eos.h: what the files of the eos plugin share (not installed,
  * not seen by loomd): the switch handle (with the platform's queue
  * keyword), and the QoS state that eos_qos.c reads from EOS's

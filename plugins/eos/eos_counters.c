@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/eos/eos_counters.c: the counters_read op's decoding of eAPI's
  * answers (no I/O: eos.c runs the commands; the unit test and the fuzzer
  * give the results). Sources of every name: docs/eos-counters-notes.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/eos/eos_qos.c: loom's lossless RoCE QoS (struct lp_qos) in EOS
  * configuration lines, and read back from the running-config.
  *

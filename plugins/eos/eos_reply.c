@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/eos/eos_reply.c: what eAPI answers, decoded (no I/O): the
  * JSON-RPC envelope of a runCmds answer (eos_rpc_decode, which eos_run
  * hands the HTTP body of a 200 answer), and the results of the show

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/eos/eos_rpc.c: eAPI's runCmds over libcurl (see eos_rpc.h).
  *
  * Request (Arista "Command API" guide, eAPI 101 on eos.arista.com):

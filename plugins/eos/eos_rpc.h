@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/eos/eos_rpc.h: eAPI access for the eos plugin: one libcurl easy
  * handle per switch (kept, so HTTP keep-alive reuses the connection),
  * address / credentials / options parsing, and runCmds as a JSON-RPC 2.0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/dcb_apply.c: read, diff and write one netdev's IEEE DCB
  * over a transport (struct dcbm_io: the plugin's netlink socket, or a
  * test's fake kernel), reporting each change as loom_plugin.h asks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/dcb_msg.c: DCB netlink messages built and parsed on
  * buffers, and the lp_qos <-> DCB translation and diff (see dcb_msg.h).
  * Pure: no socket, no I/O. */

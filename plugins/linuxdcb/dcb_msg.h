@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/dcb_msg.h: the DCB netlink messages of the linuxdcb
  * plugin as pure functions on buffers (no socket, no kernel), so that every
  * byte loom sends and every reply it understands can be unit tested; and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/dcqcn.c: DCQCN through mlx5's ecn sysfs files (dcqcn.h). */
 #include "autoconf.h"
 #include "dcqcn.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/dcqcn.h: a RoCE NIC's DCQCN (its ECN reaction and
  * notification points) through the sysfs files of NVIDIA/Mellanox mlx5 NICs
  * under MLNX_OFED's mlx5_core (en_sysfs.c / en_ecn.c; the upstream kernel has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/eth_stats.c: see eth_stats.h. */
 #include "eth_stats.h"
 

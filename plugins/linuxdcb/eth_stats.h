@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/eth_stats.h: a netdev's counters in loom's names
  * (loom_plugin.h's struct lp_counter), from what the kernel gives (pure:
  * linuxdcb.c does the I/O; tests/unit/plugins/linuxdcb/test_eth_stats.c feeds it string

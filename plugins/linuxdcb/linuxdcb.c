@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/linuxdcb.c: the `linuxdcb` switch plugin (linuxdcb.so):
  * a Linux host's NIC ports, or switchdev ports, configured through DCB
  * netlink (rtnetlink RTM_GETDCB / RTM_SETDCB, IEEE 802.1Qaz commands: what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/tc_apply.c: read, diff and write one netdev's ECN
  * qdiscs (a root ets, a red ... ecn per marking class; tc_msg.h) over a
  * transport (struct dcbm_io: the plugin's netlink socket, or a test's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/tc_msg.c: the qdisc messages of the linuxdcb plugin
  * built and parsed on buffers, the RED parameter arithmetic, and the
  * lp_qos <-> qdisc translation and diff (see tc_msg.h for the recipe and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/linuxdcb/tc_msg.h: the tc (rtnetlink qdisc) side of the linuxdcb
  * plugin: ECN marking of a traffic class as a `red ... ecn` qdisc under a
  * root `ets` qdisc, the way a switchdev driver (mlxsw, NVIDIA Spectrum)

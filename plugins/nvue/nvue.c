@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/nvue/nvue.c: the `nvue` switch plugin (nvue.so): NVIDIA Cumulus
  * Linux 5.x switches through the NVUE REST API (HTTPS, basic auth, JSON),
  * with libcurl and jansson. The ops table of include/loom/loom_plugin.h; this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/nvue/nvue.h: what the files of the nvue plugin share (not
  * installed, not seen by loomd): the switch handle, the HTTP calls of
  * nvue_http.c, and the "leaves" that nvue_qos.c makes of a struct lp_qos

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/nvue/nvue_counters.c: the counters_read op of the nvue plugin,
  * decoded from NVUE's operational tree (no I/O: the GETs go through a
  * struct nv_source, nv_request in nvue.c, a table in the unit test and

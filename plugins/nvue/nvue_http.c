@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/nvue/nvue_http.c: the nvue plugin's HTTP(S) side, with libcurl:
  * the endpoint's forms (address, credentials, options), one JSON request
  * at a time on the handle's reused connection, and errors in the switch's

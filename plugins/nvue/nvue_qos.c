@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/nvue/nvue_qos.c: loom's lossless QoS (struct lp_qos) in NVUE's
  * object model, and back. Pure: no I/O; nvue.c reads and PATCHes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/nvue/nvue_reply.c: what NVUE answers, decoded (no I/O): the
  * system, platform and interface trees of inventory, an interface's LLDP
  * neighbours, its bridge domain's access VLAN, into loom's structures

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/opensm/loomosm.c: libloomosm.so, the OpenSM event plugin that puts
  * loom's routing engines inside OpenSM. With
  *     event_plugin_name loomosm

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/opensm/loomosm.h: libloomosm.so, loom's routing engines inside
  * OpenSM (an OpenSM event plugin that registers external routing engines).
  * Shared by its files: loomosm.c (the plugin: load, register, unload),

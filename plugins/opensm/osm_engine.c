@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/opensm/osm_engine.c: the routing engine callbacks OpenSM calls for
  * each of loom's engines: route the subnet (ucast_build_fwd_tables), then,
  * for engines that break deadlocks with virtual lanes, the SL of each path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/opensm/osm_graph.c: the adapter between OpenSM's subnet and loom's
  * graph: OpenSM's nodes, ports, LIDs and cables into a struct fab (which
  * rt_graph_new turns into a routing graph), and the engine's tables back

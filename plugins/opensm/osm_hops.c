@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/opensm/osm_hops.c: OpenSM's min-hop tables, which its multicast
  * manager and SA read (hops from every switch port to every switch LID),
  * computed with one breadth-first search per switch instead of OpenSM's own

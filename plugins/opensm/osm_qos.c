@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/opensm/osm_qos.c: loom's ib_qos policy as OpenSM programs it when
  * a loom engine routes on VL layers (lib/qos/ib_qos.h has the scheme: SL =
  * layer * K + class SL, VL = layer * V + class VL, arbitration entries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/opensm/report.c: what the plugin tells loomd: each routing run of
  * loom's engines (with the metrics of the new tables), SUBNET UP, traps,
  * SM state changes and how many switches' LFTs changed per sweep.

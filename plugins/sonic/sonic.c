@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic.c: the `sonic` switch plugin (sonic.so): SONiC
  * switches (202111 and later) through their Redis databases, with hiredis.
  * The ops table of include/loom/loom_plugin.h; this file holds the handle,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic.h: what the files of the sonic plugin share (not
  * installed, not seen by loomd): the switch handle, and the "plan" that
  * sonic_qos.c makes of a struct lp_qos and sonic_apply.c makes CONFIG_DB

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_apply.c: make CONFIG_DB hold a plan (see sonic.h),
  * changing only what differs and telling loomd each change.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_buffers.c: what SONiC's buffermgrd will make of the
  * cable lengths and lossless priorities loom writes, checked before a byte
  * is written (traditional buffer model; docs/sonic-qos-notes.md section 7).

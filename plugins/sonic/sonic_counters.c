@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_counters.c: the counters_read op's decoding of
  * COUNTERS_DB (no I/O: the hashes come through a struct sn_source, from the
  * switch's Redis in sn_counters_read or from a fuzz input). Every name

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_objects.c: the objects a plan would touch, for
  * `loomctl qos plan` (the qos_objects op): each CONFIG_DB key the dry run
  * finds to differ, once, in plan order; whether the apply creates it (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_qos.c: loom's lossless RoCE QoS (struct lp_qos) in
  * SONiC's CONFIG_DB terms, and read back. Schema facts, with their sources
  * in SONiC's code: docs/sonic-qos-notes.md. References to objects are plain

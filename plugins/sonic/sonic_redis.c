@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_redis.c: one switch's Redis connection (see
  * sonic_redis.h).
  *

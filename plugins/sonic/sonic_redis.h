@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_redis.h: one switch's Redis connection (hiredis):
  * the endpoint's address and password, (re)connecting, SELECT, commands
  * one at a time or pipelined, SCAN, and Redis errors as -errno plus one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* plugins/sonic/sonic_reply.c: the Redis replies of inventory and LLDP
  * decoded into loom's structures (no I/O; sonic.c reads the keys, in the
  * order and databases listed there, and calls these). The QoS read-back is

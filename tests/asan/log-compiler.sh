@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/asan/log-compiler.sh TEST [ARGS...]: the LOG_COMPILER of the sanitizer
 # lane (tools/check-asan.sh passes it to `make check`). It runs one test with
 # the sanitizers' reports written to $LOOM_ASAN_LOGDIR/<test>/{asan,ubsan}.<exe>.<pid>

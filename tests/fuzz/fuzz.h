@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz.h: what every fuzz target of tests/fuzz/ shares.
  *
  * A target is one file, fuzz_<name>.c, that defines LLVMFuzzerTestOneInput:

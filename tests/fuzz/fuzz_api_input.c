@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_api_input.c: what the REST API reads from outside
  * (issue 20): the tokens file (api_tokens_parse, daemon/http/api_tokens.c,
  * run at start and at every reload on the operator's file) and the body

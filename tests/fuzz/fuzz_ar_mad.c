@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_ar_mad.c: arbitrary bytes into every AR SMP decoder
  * (lib/ar/ar_mad.c). What decodes must re-encode, and decode(encode(x)) must
  * give x back; anything else, or a read out of bounds, is a bug.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/fuzz/fuzz_build.sh SRCDIR OUTDIR: what `make fuzz` runs in the build
 # directory; Makefile.am passes the rest in the environment (FUZZ_CC,
 # FUZZ_CFLAGS, FUZZ_SANITIZE, FUZZ_JOBS, FUZZ_BUILDDIR, FUZZ_CPPFLAGS: the

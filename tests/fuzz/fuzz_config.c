@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_config.c: arbitrary text as loom.yaml into loomd's
  * configuration parser (config_load_string, daemon/core/config.c, with
  * every section registered as loomd registers them: daemon/loomd.c

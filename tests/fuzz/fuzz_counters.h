@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_counters.h: the checks every fuzzer of a counters_read
  * decoder makes of what it reports (loom_plugin.h's struct lp_counter):
  * each counter one of loom's names in its scope, its index 0..7 (0 for a

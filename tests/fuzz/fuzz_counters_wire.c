@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_counters_wire.c: arbitrary bytes as the counters reader's
  * answer (daemon/telemetry/counters_wire.c: what `loomd --read-counters`
  * writes and loomd reads back every interval), and each port read back

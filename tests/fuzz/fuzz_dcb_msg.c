@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_dcb_msg.c: arbitrary bytes as the kernel's replies to the
  * linuxdcb plugin's DCB requests (plugins/linuxdcb/dcb_msg.c): the buffer is
  * split into netlink messages by libmnl's mnl_cb_run, exactly as the

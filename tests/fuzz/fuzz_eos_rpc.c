@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_eos_rpc.c: arbitrary bytes as the HTTP body of eAPI's
  * answer to the eos plugin's runCmds (plugins/eos/): through
  * eos_rpc_decode, the JSON-RPC envelope checks eos_run makes of a 200

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_etcd.c: arbitrary bytes as the body of an etcd v3 JSON
  * gateway answer (lib/etcd/etcd_codec.c), as lib/etcd/etcd.c hands it on:
  * etcd_error_text on the raw body, then json_loadb (flags 0) and every

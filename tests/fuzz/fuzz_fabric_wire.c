@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_fabric_wire.c: arbitrary bytes into the decoder of the
  * walker child's pipe (lib/fabric/fabric_wire.c, fab_wire_read): loomd reads
  * a sweep's fabric from a process it forked, which may die halfway or be of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_hostlist.c: arbitrary text into the Slurm hostlist expander
  * (lib/util/hostlist.c), which reads SLURM_JOB_NODELIST-style lists that come
  * from Slurm (the prolog/epilog) and from loomctl's arguments.

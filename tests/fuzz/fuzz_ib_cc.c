@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_ib_cc.c: arbitrary OpenSM options files into the ib_cc drift
  * check (lib/qos/ib_cc.c: ibcc_file_drift, the text operators edit), with
  * congestion-control settings taken from the input's first bytes through the

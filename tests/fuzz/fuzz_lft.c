@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_lft.c: arbitrary text into the LFT dump reader
  * (lib/route/route_lft.c, rt_lfts_read_dump): what dump_fts or ibroute print
  * and OpenSM's opensm-lfts.dump, read against a routing graph of

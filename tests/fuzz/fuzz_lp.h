@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_lp.h: checks of what a switch plugin's decoders hand to
  * loomd through the plugin ABI (include/loom/loom_plugin.h), shared by the
  * plugin targets (fuzz_eos_rpc, fuzz_nvue_json, ...). After fuzz.h. */

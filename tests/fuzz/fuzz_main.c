@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_main.c: the replay driver that `make check` links into each
  * fuzz target instead of libFuzzer (never built with -DLOOM_LIBFUZZER).
  *

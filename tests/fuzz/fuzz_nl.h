@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_nl.h: what fuzz_dcb_msg.c and fuzz_tc_msg.c share: the
  * bytes as the plugin's recv() buffer would hold them. */
 #ifndef LOOM_FUZZ_NL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_nvue_json.c: arbitrary bytes as the body of an NVUE REST
  * answer to the nvue plugin's GETs (plugins/nvue/), parsed as nv_request
  * parses it (json_loadb, flags 0; a body that is not JSON is NULL, which the

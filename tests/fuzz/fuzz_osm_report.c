@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_osm_report.c: arbitrary datagrams into loomd's reader of
  * the OpenSM plugin's reports (daemon/routing/osm_report.c,
  * osm_report_handle, what read_cb calls for each datagram of the report

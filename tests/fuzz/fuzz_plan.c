@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_plan.c: arbitrary text into the cabling plan reader
  * (lib/validate/plan.c, plan_parse: a cabling CSV, or a topology file told
  * apart by its content), then the plan checked against a small fabric

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_pma.c: arbitrary PMA replies into the PerfMgt decoders
  * (lib/telemetry/pma.c) and two samples' worth into the delta and rate
  * rules (lib/telemetry/counter_delta.c), as the counters sweep will use

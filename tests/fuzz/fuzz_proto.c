@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_proto.c: a client's bytes into the control protocol's
  * decoder (lib/util/proto.c), as loomd applies it to what a connection sent:
  * frames (4-byte big-endian length + one JSON object, at most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_smp.c: arbitrary SMP replies into the table readers that
  * loomd's sweep children run, and what the children write into the
  * parent's readers: from the switch's bytes to what loomd keeps.

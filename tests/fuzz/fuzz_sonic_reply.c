@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_sonic_reply.c: arbitrary bytes as what SONiC's Redis
  * answers the sonic plugin (plugins/sonic/). The first byte picks the op
  * (its value mod 5); the rest is a stream of RESP replies, cut into

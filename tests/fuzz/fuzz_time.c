@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_time.c: arbitrary text into the time parser of loomctl's
  * --since (dbq_time_parse, lib/db/db_query.c): unix seconds, "N[smhd]" ago,
  * or a UTC date "YYYY-MM-DD[( |T)HH:MM:SS[Z]]".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_topo_file.c: arbitrary text into the topology file reader
  * (lib/fabric/topo_file.c, topo_file_parse): ibsim .net files and
  * ibnetdiscover output, told apart by content, as loom-fabgen, loomctl and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/fuzz/fuzz_wire_util.h: helpers of fuzz_topo_file.c and
  * fuzz_fabric_wire.c: a fabric as fabric_wire bytes in memory, and the
  * checks every fabric that a decoder returns must pass. */

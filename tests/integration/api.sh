@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The REST API's resources (issue 20, daemon/http/api.c, docs/api.md) with
 # curl against loomd on the tiny ibsim fabric:
 #  1. each GET resource's body equals `loomctl --json` of the same command

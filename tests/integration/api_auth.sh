@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The REST API's authentication and the one authorization table (issue 20,
 # daemon/core/authz.h, daemon/http/api.c), with curl against loomd on the
 # tiny ibsim fabric:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The HTTP listener and the REST API against the attack of issue 37 (parts
 # 5 and 7; daemon/http/http_guard.c, api.c, api_rate.c, api_tokens.c,
 # metrics_http.c, docs/api.md), with curl and raw sockets against loomd

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # schemas/openapi.yaml against the real API (issue 20): the requests of
 # tests/integration/openapi_check.py (every GET resource of the document,
 # the call endpoint, errors, a mutation, a job) sent to loomd on the tiny

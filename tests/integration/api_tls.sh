@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The REST API over TLS (issue 20) with a CA made here by openssl:
 #  1. a client certificate whose CN is a "NAME ROLE cert" line of the
 #     tokens file gets that role (reads yes, discover 403); a verified

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # `loomctl ar status` on a live fabric (issue 7): ibsim, a generated 3-level
 # fat tree routed by OpenSM (with loom's engine through libloomosm.so when it
 # is built, else OpenSM's own), loomd. ibsim 0.10 answers no vendor SMP, so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """browser.py: Debian's chromium, headless, driven through chromedriver by
 selenium: what web_view.py (the tests) and bench/web_load.py (the web
 view's load time) both start."""

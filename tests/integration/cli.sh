@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # loomctl against a live loomd on the tiny fabric (2 HCAs, 1 switch, one 1x
 # degraded link): discover --wait, the tables (header, rows, the switch's LID
 # equal to ibnetdiscover's, the degraded flag), lookups by description and by

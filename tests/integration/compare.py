@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Check loom's view of a fabric against the real InfiniBand tools.
 
     compare.py IBNETDISCOVER.txt IBLINKINFO.txt NODES.json PORTS.json LINKS.json

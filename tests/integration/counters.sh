@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # `loomctl counters` on a running loomd (daemon/telemetry/, issue 19's first
 # step) over ibsim: every cabled port's counters are read (from the last
 # sweep's fabric, handed to the reader: no walk) and kept with what

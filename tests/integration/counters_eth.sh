@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/counters_eth.sh: `loomctl counters --eth` on a running
 # loomd (daemon/telemetry/switch_counters.c, issue 19's RoCE counters) over
 # the sonic plugin and real redis-servers whose COUNTERS_DB (db 2) holds

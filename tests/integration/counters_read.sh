@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The PMA counters reader (daemon/telemetry/counters_read.c, `loomd
 # --read-counters`, issue 19's first piece) on ibsim: every cabled port of
 # a 2-level fat tree is read; values set through ibsim's console

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/counters_too_large.sh: what `loomctl counters` tells the
 # operator when the counters of a whole large fabric cannot come back as one
 # answer (cli/cmd_counters.c), against a stand-in for loomd's control socket

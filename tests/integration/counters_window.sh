@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The counters as the PMA holds them, and health's window (issue 39): a port
 # whose SymbolErrorCounter ibsim's console sets to 18500 shows 18500 in
 # `loomctl counters` (TOTALS, as ibqueryerrors shows it) on the read that saw

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """The counters reader's answer (daemon/telemetry/counters_wire.h) as Python
 dicts, for the tests and the bench: read_answer(path) -> (ports, done).
 Each port: guid, port, lid, type ("switch"/"CA"), tries, node, answered,

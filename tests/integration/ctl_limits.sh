@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The control socket's bounds (daemon/core/ctl_limits.h) on a running loomd
 # (no fabric): a local user who opens connections in a loop is refused
 # past the caps, loomd's descriptors stay bounded and root's loomctl still

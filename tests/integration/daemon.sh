@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # loomd's life cycle without a fabric: config check (-n, including the
 # database's directory and the sockets' places the start needs), startup,
 # systemd notifications, SIGHUP reload (a bad file is refused and the running

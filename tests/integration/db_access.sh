@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # loom's database holds the fabric's whole history: it is the operators'.
 # Proves that
 #  - a database loomd creates, and the -wal and -shm files SQLite makes

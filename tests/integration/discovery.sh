@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # loomd sees the whole fabric exactly: on several simulated fabrics (hand-made,
 # shipped, generated fat trees with cut and slow links, a torus, a dragonfly,
 # a two-rail tree), after OpenSM has brought the subnet up, loom's nodes,

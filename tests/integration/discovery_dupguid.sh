@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/discovery_dupguid.sh: a duplicate node GUID does not take
 # the subnet's discovery away (issue 22).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Discovery follows the fabric (issue 23): a link cut or restored in the
 # simulator makes the switch trap, OpenSM's plugin reports it to loomd, and
 # loomd walks that switch and its neighbours again (an incremental sweep):

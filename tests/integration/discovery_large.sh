@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # loomd sees large fabrics exactly too: a 1152-host two-level fat tree of
 # 48-port switches and a 1024-host three-level fat tree of 16-port switches
 # with cut links, compared node by node and link by link with ibnetdiscover

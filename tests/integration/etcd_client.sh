@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # lib/etcd against a real 3-member etcd on loopback (issue 21): the live
 # cases of tests/unit/lib/etcd/test_etcd (put/range/delete, a txn's compares and
 # branches, a lease that expires with its key, a dead endpoint skipped), then

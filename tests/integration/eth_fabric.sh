@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/eth_fabric.sh: Ethernet switches as a fabric of nodes,
 # ports and links, in the same store and loomctl commands as IB subnets.
 # A SONiC leaf-spine on real redis-servers: spine1 with two leaves, hosts

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Changes in a live (simulated) fabric become events, and a failed sweep
 # loses nothing: on the demo fat tree, a switch-to-switch cable pulled with
 # ibsim's console gives link_down, plugged back link_up; a host cable pulled

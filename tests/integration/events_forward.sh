@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Events reach the operator's tools (issue 39): on the demo fat tree, a cable
 # cut with ibsim's console (link_down, a warning) is logged at priority 4
 # when stderr is systemd's journal stream ($JOURNAL_STREAM), and reaches

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/fabgen.sh: loom-fabgen's fabrics are what they claim.
 #
 # Every fabric is written, checked on its own (first node an HCA, names

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Evaluate every panel expression of a Grafana dashboard through a real
 Prometheus' HTTP API (tests/integration/metrics_fabric.sh, issue 39).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # HA on etcd (issue 21): three etcd members and two loomd (own sockets,
 # databases, HTTP ports) on one ibsim fabric with one OpenSM.
 #

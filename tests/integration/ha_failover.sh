@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # HA (issue 21): the leader loomd killed -9 in the middle of a job start, at a
 # random point, $RUNS times (20; 3 under the sanitizers, or LOOM_HA_RUNS):
 # three etcd members, two loomd on one ibsim fabric with one OpenSM.

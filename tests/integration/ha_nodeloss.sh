@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # HA (issue 21): the loss of a management node, its loomd and its OpenSM
 # together. Two management nodes on one ibsim fabric, host-0000 (node a)
 # and host-0001 (node b), each with its own OpenSM (a: SM priority 15, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # HA on etcd (issue 21, second part): only the leader pushes the RoCE
 # policy, and what it pushes is replicated in etcd first. One etcd member,
 # two loomd on one simulated SONiC switch (a real redis-server), no fabric.

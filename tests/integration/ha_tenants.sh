@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # HA on etcd (issue 21), the tenants' intent: three etcd members, two loomd
 # with their own databases and partitions files, one ibsim fabric whose
 # OpenSM reads node a's file.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # HA on etcd over TLS (issue 21): one etcd member that speaks only https and
 # asks for a client certificate (--client-cert-auth), certificates from
 # loom_pki. No fabric.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Alarms from the port counters and `loomctl health` (issue 19) over ibsim:
 # an error counter that moves raises link_errors once (one event, however
 # many reads it keeps moving) and clears it once after clear_after calm

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """http_head.py PORT PATH HDR OUT [TOKEN]: HEAD PATH on 127.0.0.1:PORT on a
 socket of its own, read to the close (curl would not read a body sent after
 the headers, which is what a HEAD must not get). Prints the status; the

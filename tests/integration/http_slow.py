@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Slow clients against loomd's HTTP listener (issue 37), for
 tests/integration/http_slow.sh and bench/http_slow.sh.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # Slow clients cannot shut loomd's HTTP API out (issue 37): while 1000
 # connections that send a byte every 3 s (plain HTTP), or stall in the TLS
 # handshake (half of a ClientHello, or nothing), come from one address

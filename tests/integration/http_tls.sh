@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # TLS on loomd's HTTP listener (daemon/http/tls.c, issue 20), with a test
 # CA made by openssl here: curl gets /healthz and /metrics over TLS; plain
 # HTTP to the TLS port fails and loomd serves on; TLS 1.1 is refused;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/ib_cc.sh: loom.yaml's ib_cc (InfiniBand congestion control)
 # through a running OpenSM on ibsim. What is checked, with the real parts:
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/ib_qos.sh: loom.yaml's ib_qos policy on ibsim + a running
 # OpenSM. The tables are checked with smpquery (the real tool reading each
 # port's SL2VLMappingTable and VLArbitrationTable), never with loom's view.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/ib_qos_layers.sh: loom.yaml's ib_qos classes on a fabric
 # that loom's dfsssp routes on VL layers (a torus), through libloomosm inside
 # a running OpenSM (lib/qos/ib_qos.h has the scheme). Everything is checked with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/ib_qos_lib.sh: what ib_qos.sh and ib_qos_layers.sh share
 # (sourced after lib.sh, with $PRELOAD set): the policy as loom.yaml text,
 # and the SL2VL and VLArbitration tables of a port as smpquery reads them.

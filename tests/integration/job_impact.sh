@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/job_impact.sh: which jobs a bad or congested link hurts
 # (issue 24) on ibsim, OpenSM and loomd. Two jobs (tenants, as the Slurm
 # prolog makes them) on different leaves; the routes are read back with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/lft_check.py: an independent judge of forwarding tables
 # read back from a fabric. It parses what `ibnetdiscover` printed (nodes,
 # cables, LIDs) and what `dump_fts` printed (every switch's LFT) and walks

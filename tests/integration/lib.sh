@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/lib.sh: shared by the integration tests (sourced, not run).
 #
 # Every test that touches a simulated fabric runs in its own network namespace:

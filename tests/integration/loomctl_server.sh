@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # loomctl --server URL (cli/remote.c, issue 20): commands through loomd's
 # REST API print exactly what they print over the local socket (tables and
 # --json, errors and exit statuses of the command), with the token from

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/man.sh: every man page renders with man(1), without a
 # single warning from groff or man, and is not empty. Pages can be named on
 # the command line (paths under $top_srcdir); by default, all of them.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # loomd's HTTP listener and /metrics (daemon/http/, issue 19) scraped by a
 # real Prometheus: an error counter injected through ibsim's console, read
 # by `loomctl counters --now`, is what perfquery reads on that port, what

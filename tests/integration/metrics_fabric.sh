@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # /metrics' link and fabric families on ibsim, scraped by a real Prometheus
 # that loads the shipped rules (issue 39): every cabled port has its link
 # state, physical state, width, speed and rate with both ends as labels;

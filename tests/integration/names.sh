@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # names.node_name_map (issue 39): the site's node names, in the node-name-map
 # format of OpenSM and infiniband-diags, on ibsim's 2-level fat tree. A map
 # renames two switches (one with spaces in its name) and a CA; the names

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # names.node_name_map (issue 39) where names.sh does not look: route trace,
 # loomctl job and top, the cabling plans and the validation's findings, on
 # ibsim's 2-level fat tree. A map renames leaf-1 ("rack1 leaf A"), spine-0

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Validate loomd's real REST answers against schemas/openapi.yaml (issue 20).
 
 usage: openapi_check.py OPENAPI.yaml BASE-URL  (tokens in $API_READ, $API_ADMIN)

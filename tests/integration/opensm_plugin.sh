@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # libloomosm.so inside OpenSM: with `event_plugin_name loomosm` OpenSM loads
 # the plugin and `routing_engine loom` (or loom-minhop, loom-dfsssp) routes
 # the subnet with loom's engine, not a fallback. The tables the switches then

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/pause_tree.sh: `loomctl health` follows PFC pauses back
 # over the LLDP links between managed SONiC switches to the port that pauses
 # without being paused (lib/telemetry/pause_trees.c through lib/db/health_db.c),

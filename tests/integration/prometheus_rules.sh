@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The shipped Prometheus rules (etc/prometheus/loom-rules.yml) pass
 # `promtool check rules`, and `promtool test rules` proves every alert in
 # them fires on the series that should raise it and not before

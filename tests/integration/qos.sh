@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/qos.sh: the lossless RoCE policy of loom.yaml pushed to
 # SONiC switches through loomd, the sonic plugin and real redis-servers
 # holding each switch's CONFIG_DB/APPL_DB in SONiC's schema.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # `loomctl route compute` routes topology files offline: the shipped fat tree
 # (as an ibsim net file and as ibnetdiscover's capture of the same fabric in
 # ibsim) and generated fat trees with cut links are routed with every CA pair

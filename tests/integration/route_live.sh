@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # `loomctl route check` and `loomctl route trace` on a live fabric: ibsim, a
 # 2-level fat tree routed by OpenSM's own minhop engine, loomd. Proves that
 #  - route check reads every switch's table and finds every CA pair delivered

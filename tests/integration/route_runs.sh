@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # OpenSM's routing runs with loom's engines reach loomd's history:
 # libloomosm.so reports each run (with the metrics of its tables), SUBNET UP,
 # traps and LFT changes to loomd's report socket, loomd stores them, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/slurm.sh: loom's Slurm hooks (etc/slurm/) in a real
 # slurmctld + slurmd (Debian slurm-wlm, munge) on this machine, against
 # ibsim, a running OpenSM and loomd. The Slurm node is host-0000 of the

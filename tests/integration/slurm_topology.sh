@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/slurm_topology.sh: slurm.topology_file (issue 24) read by
 # a real slurmctld (Debian slurm-wlm 22.05, TopologyPlugin=topology/tree) with
 # one slurmd per simulated host (-N NAME, a Port= each: several slurmds on one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/sonic_lib.sh: simulated SONiC switches for the
 # integration tests (sourced after lib.sh, not run): one real redis-server
 # per switch on a unix socket in $work, holding what SONiC keeps there, in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/tenants.sh: tenant isolation on ibsim + a running OpenSM
 # that reads loom's partitions file. Every PKey is checked with smpquery
 # (the real tool reading each HCA port's PKeyTable), never with loom's view.

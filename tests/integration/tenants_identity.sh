@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/tenants_identity.sh: a host cannot name itself into
 # another host's tenant (issue 37, tenants.host_identity, loom.yaml(5)).
 # On ibsim + a running OpenSM; every PKey is checked with smpquery.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/tenants_roce.sh: tenant isolation on RoCE: a job's hosts
 # get their own access VLAN on exactly the switch ports facing them (LLDP),
 # through loomd, the sonic plugin and real redis-servers holding each

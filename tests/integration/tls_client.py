@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """Clients of loomd's HTTPS listener for tests/integration/http_tls.sh.
 
   tls_client.py fingerprint PORT CA          the server certificate's SHA-256

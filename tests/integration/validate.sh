@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/validate.sh: fabric validation (issue 22) on ibsim.
 #
 # A generated fat tree, its plan the ibnetdiscover output of the fabric as

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The rules of a healthy fabric (lib/validate/health.c) and the cabling check
 # on what ibnetdiscover says of a real simulated subnet: a 2-level fat tree
 # of 8-port switches run by ibsim, its LIDs assigned by OpenSM. The clean

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The web view's static files (daemon/http/web_http.c, issue 20): "/" is
 # http.web_root's index.html and "/web/NAME" its files, byte for byte, with
 # their content type, nosniff and a Content-Security-Policy of loomd only;

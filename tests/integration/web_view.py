@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """web_view.py URL ARTDIR STEP TOKEN [...]: one step of web_view.sh in
 headless chromium (chromedriver, selenium). Each step loads the page,
 types the token, waits for the view to say it loaded (body data-loaded)

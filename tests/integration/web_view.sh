@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The web view in a real browser (issue 20): Debian's chromium, headless,
 # driven by chromedriver through python3-selenium, against loomd on an
 # ibsim fat tree, through /api/v1 with a read token typed into the page.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The web view's RoCE switches (issue 20) in a real browser (chromium
 # headless through selenium) against loomd managing two SONiC switches
 # (real redis-servers in SONiC's schema, tests/integration/sonic_lib.sh):

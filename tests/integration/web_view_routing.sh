@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The web view's routing runs (issue 20) in a real browser (chromium
 # headless through selenium): OpenSM routes an ibsim fat tree with loom's
 # engine and its plugin reports each run to loomd (as route_runs.sh); a

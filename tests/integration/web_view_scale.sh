@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # The web view stays usable on a large fabric (issue 20: "aggregate by
 # switch group, don't draw 70k SVG elements"): a 3-level fat tree of 2000
 # hosts and 479 switches in headless chromium. Every switch and link is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """tests/servers/eos_server.py: a small Arista eAPI (Command API) for the eos
 plugin's tests. Python 3 standard library only; listens on 127.0.0.1 only.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """tests/servers/nvue_server.py: a stand-in for a Cumulus Linux switch's NVUE
 REST API, for tests/unit/plugins/nvue/test_nvue.c (python3 standard library only).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """tests/servers/sonic_db.py: a SONiC switch's CONFIG_DB for loom's tests, and
 a checker that refuses what SONiC refuses.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """tests/servers/syslog_receiver.py: a local syslog receiver for loomd's
 events.forward tests: UDP (a message a datagram) and TCP (RFC 6587 octet
 counting, "LEN SP MSG") on 127.0.0.1, their ports written to --port-file as

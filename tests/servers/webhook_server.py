@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 """tests/servers/webhook_server.py: a local webhook receiver for loomd's
 events.forward tests. Listens on 127.0.0.1, writes its port to --port-file,
 and records every POST as one JSON line in --out: the status it answered, the

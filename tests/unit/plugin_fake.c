@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugin_fake.c: a switch plugin that talks to no switch, built
  * several times with different defines to test the loader:
  *   FAKE_ABI      the ABI version it claims (default LOOM_PLUGIN_ABI)

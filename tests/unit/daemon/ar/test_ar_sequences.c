@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/ar/test_ar_sequences.c: many switches' AR programming sequences in
  * flight at once (daemon/ar/ar_sequences.c through daemon/ib/mad_window.c's
  * mad_window_run_seq), behind a fake umad port.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_config.c: loomd's configuration: defaults, every key, the
  * bounds and the error messages (FILE:LINE: KEY: why), the all-or-nothing
  * rule, the normalized printer and the shipped example file. */

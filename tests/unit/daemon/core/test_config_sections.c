@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_config_sections.c: the sections of loom.yaml that the
  * modules own (ar:, http:, telemetry:, ha:, validation:, slurm:): their defaults, refusals
  * naming file:line and key, and the round trip through config_print. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_ctl.c: the control socket server (daemon/core/ctl.h) on a real
  * event loop. The client side runs in this process with blocking
  * proto_send_fd/proto_recv_fd, and the loop is turned by hand (non-blocking

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_ctl_limits.c: the control socket's bounds
  * (daemon/core/ctl_limits.h), in test_ctl's program, with shortened limits:
  * a client that never reads, a stalled one that reads again, idle

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_plugin.c: loading switch plugins. The fake plugins are
  * built by `make check` into tests/unit/.libs (FAKE_PLUGIN_DIR), once per
  * way of being wrong. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_store.c: the SQLite store, crash safety and
  * the read queries (lib/db/db_query.h) on what it records; its schema's
  * migrations are test_store_schema.c's. */

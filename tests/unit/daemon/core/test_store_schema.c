@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_store_schema.c: the store's schema: older
  * databases migrated with their rows kept (a copy made first, the last
  * three kept), a newer one refused (daemon/core/store.c, store_backup.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_work.c: daemon/core/work.h, the one way loomd runs
  * blocking jobs: run() on a thread that is not the loop's, done() and free()
  * on the loop's with what run() returned, WORK_REFUSE refusing past its

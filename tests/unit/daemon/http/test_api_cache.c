@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/http/test_api_cache.c: the REST API's renders and kept answers
  * (daemon/http/api_cache.h): pages cut from one render are the pages of
  * the answer, a kept render is handed out only at its data version, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/http/test_api_tokens.c: the one authorization table
  * (daemon/core/authz.h), the tokens file (daemon/http/api_tokens.h: its
  * lines, its refusals naming file:line, the file's owner and mode) and the

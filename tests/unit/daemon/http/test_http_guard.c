@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/http/test_http_guard.c: the names a loopback listener answers to
  * (daemon/http/http_guard.h, issue 37: DNS rebinding). */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/http/test_http_tls.c: http_tls_peer_name() (daemon/http/tls.c),
  * the name the API's authentication maps to a role: the HTTP module runs
  * on a loop of the test's with TLS and a client CA, a route of the test's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/ib/test_mad_window.c: what the windowed MAD readers take as an
  * answer (daemon/ib/mad_window.c, mad_window_is_get_resp). libibmad's
  * IB_MAD_METHOD_F is the 7-bit method, so a GetResp (0x81) reads as Get

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/ib/test_swept_fabs.c: each subnet's last swept fabric, the one
  * keeper slurm and validate share (daemon/ib/swept_fabs.c). */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/ib/test_walker.c: walker_run, the parent's side of loomd's child
  * modes (daemon/ib/walker.h), with a shell script standing in for loomd: the
  * answer of a child that exits 0, the one-line error of one that exits 1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/qos/test_ib_cc.c: InfiniBand congestion control: loom.yaml's ib_cc
  * section (daemon/qos/config_ibcc.c), its checks, the OpenSM options it
  * becomes and the drift check of OpenSM's options file (lib/qos/ib_cc.c);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/qos/test_ib_qos.c: the InfiniBand QoS policy: loom.yaml's ib_qos
  * section (daemon/qos/config_ibqos.c), its checks and OpenSM options
  * (lib/qos/ib_qos.c), the partition flag sl= (lib/fabric/partitions.c), loom's block in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/roce/test_store_eth.c: the Ethernet switches' reads as a fabric
  * (daemon/roce/store_switches.c, schema 005's views, lib/db/db_query_eth.c): the
  * nodes, ports and links that loomctl shows, and the events of the IB kinds

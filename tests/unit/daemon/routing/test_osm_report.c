@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/routing/test_osm_report.c: loomd's end of the OpenSM plugin's reports
  * (daemon/routing/osm_report.c): a run or an event sent as a datagram to the report
  * socket is stored and listed (lib/db/db_query.h), malformed reports are

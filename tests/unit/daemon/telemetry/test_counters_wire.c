@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/telemetry/test_counters_wire.c: the counters reader's answer
  * (daemon/telemetry/counters_wire.c): what the child writes, loomd reads
  * back whole (descriptions with spaces, percent signs and non-ASCII bytes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/telemetry/test_store_counters.c: store_record_counters
  * (daemon/telemetry/store_counters.c) packs each port's sample and deltas
  * (schema 013, lib/telemetry/counter_row.h), and what `loomctl counters`

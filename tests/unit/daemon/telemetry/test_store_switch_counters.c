@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/telemetry/test_store_switch_counters.c: recording reads of the Ethernet
  * switches' counters (daemon/telemetry/store_switch_counters.c, schema 012)
  * and reading them back (lib/db/switch_counters_db.c), with the read times

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/tenants/test_tenants_ha.c: the tenants under HA (daemon/tenants/tenants_fence.c),
  * the parts that need no etcd: the fence inside a change (a lost lease stops
  * it: not-leader when another node leads, no-quorum when none is known;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/ar/test_ar_mad.c: the AR vendor SMP layouts (lib/ar/ar_mad.c).
  *
  * The tables here are written again, independently of ar_mad.c's, from the

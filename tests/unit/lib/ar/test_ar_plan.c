@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/ar/test_ar_plan.c: the SMPs that would program a switch's
  * adaptive routing (lib/ar/ar_plan.h), on fat trees made by loom-fabgen's
  * builders, routed by the ftree engine, with TREE groups (lib/ar/route_ar.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/ar/test_ar_program.c: the sequence that programs one switch's
  * adaptive routing (lib/ar/ar_program.h), on switches of fat trees made by
  * loom-fabgen's builders, routed by the ftree engine, with TREE groups.

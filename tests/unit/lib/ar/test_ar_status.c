@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/ar/test_ar_status.c: what `loomctl ar status` makes of one
  * switch's ARInfo probe (lib/ar/ar_status.c), and how a probe is stored and
  * read back with its capability-change events (daemon/ar/store_ar.c,

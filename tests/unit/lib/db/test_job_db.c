@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/db/test_job_db.c: which jobs a bad or congested link hurts
  * (lib/db/job_db.c) on a generated fat tree stored as loomd stores it:
  * two jobs whose routes differ, errors and congestion on a spine port

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/etcd/test_etcd.c: etcd's v3 JSON gateway (lib/etcd/). Without a
  * server: base64, the request bodies as etcd 3.4's gateway takes them, the
  * answers (int64 as strings, empty fields left out), etcd's errors, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/fabric/test_fabric_diff.c: the change events between two sweeps. */
 #include "autoconf.h"
 

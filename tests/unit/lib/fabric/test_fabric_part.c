@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/fabric/test_fabric_part.c: a fabric kept up to date by partial walks
  * (lib/fabric/fabric_part.c). The walks are emulated from the true fabric
  * as libibnetdisc answers a walk of one hop from a switch: that switch whole,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/fabric/test_fabric_wire.c: a fabric survives the trip from the walker
  * process to loomd exactly, and a damaged stream is refused, never half read. */
 #include "autoconf.h"

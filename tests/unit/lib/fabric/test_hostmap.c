@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/fabric/test_hostmap.c: which host a CA port is, and who may say so
  * (lib/fabric/hostmap.c, tenants.host_identity). */
 #include "autoconf.h"

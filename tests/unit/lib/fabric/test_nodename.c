@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/fabric/test_nodename.c: the node-name-map format of OpenSM and
  * infiniband-diags as lib/fabric/nodename.c reads it (quoted names with
  * spaces, unquoted names, comments, decimal GUIDs), bad lines refused by

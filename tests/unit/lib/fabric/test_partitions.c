@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/fabric/test_partitions.c: the OpenSM partitions file of loom's tenants
  * (lib/fabric/partitions.c). That OpenSM accepts it is tests/integration/tenants.sh's. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/fabric/test_topo_file.c: topology files (ibsim net, ibnetdiscover) read
  * into the fabric graph; GUIDs as ibsim assigns them, the same fabric from
  * both formats, and errors that name file and line. */

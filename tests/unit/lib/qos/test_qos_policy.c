@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/qos/test_qos_policy.c: the lossless RoCE policy: its defaults
  * hold together, each contradiction is refused naming its key, overrides
  * replace only what they set, and what the policy means on a switch

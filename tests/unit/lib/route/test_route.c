@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route.c: the routing graph, the forwarding tables and
  * their dump, the balanced min-hop engine and the metrics, on small
  * topologies checked by hand, plus a large fat tree for speed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_ar.c: adaptive routing groups (lib/ar/route_ar.h) on
  * fat trees and tori made by loom-fabgen's own builders and on small
  * hand-built fabrics: what goes in a group (shortest-path ports, parallel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_dfsssp.c: the dfsssp engine (deadlock-free balanced
  * shortest paths) and the metrics that judge it: the channel dependency
  * check and the effective bisection bandwidth. Small topologies are checked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_ftree.c: the fat-tree engine and `loom`, the engine
  * selector: level detection, the D-mod-K spreading that makes full trees
  * non-blocking for shifts, degraded trees routed up-down with no pair lost,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_live.c: judging and tracing tables read back from
  * switches (lib/route/route_live.h) on a line of two switches with a host on
  * each, tables written by hand: every pair delivered, the hops of a trace,

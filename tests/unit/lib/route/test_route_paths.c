@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_paths.c: the links a job's pairs cross
  * (lib/route/route_paths.c) on fabrics from loom-fabgen's builders routed
  * by lib/route's engines, against a reference that walks every pair on its

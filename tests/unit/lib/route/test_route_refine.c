@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_refine.c: the refinement pass loom runs after the
  * fat-tree engine (lib/route/route_refine.c): on cut trees it lowers the worst
  * link of shift permutations down to what the cables allow, never raises

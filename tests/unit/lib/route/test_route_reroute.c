@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_reroute.c: incremental rerouting after cut cables
  * (lib/route/route_reroute.c), on seeded random sequences of cuts in
  * generated fat trees: every incremental result must be what a full run

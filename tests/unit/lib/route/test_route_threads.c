@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/route/test_route_threads.c: the engines, their refinement and the
  * metrics split their work over a worker pool (rt_graph.pool,
  * lib/util/par.h); what they compute must not depend on how many threads

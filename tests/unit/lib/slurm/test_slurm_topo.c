@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/slurm/test_slurm_topo.c: Slurm's topology.conf from a fabric
  * (lib/slurm/slurm_topo.h) and the host list it writes
  * (lib/util/hostlist.h's hostlist_compress).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/telemetry/test_congestion.c: following congestion to its root along the
  * forwarding tables (lib/telemetry/congestion.c) on hand-built fabrics. */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/telemetry/test_counter_row.c: a port's counters packed for the
  * port_counters table (lib/telemetry/counter_row.c): packing loses nothing,
  * bytes that are not a packed row are refused, and the JSON views show only

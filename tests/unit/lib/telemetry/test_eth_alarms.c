@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/telemetry/test_eth_alarms.c: when an Ethernet switch port's counters
  * raise pfc_storm, ecn_marking, link_errors or counters_unreadable
  * (lib/telemetry/eth_alarms.c). */

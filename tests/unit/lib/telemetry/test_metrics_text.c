@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/telemetry/test_metrics_text.c: the Prometheus exposition of the port
  * counters (lib/telemetry/metrics_text.c) and its reader of loom's
  * database (lib/db/metrics_db.c). promtool checks the real output in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/telemetry/test_pause_trees.c: following PFC pauses back to the port that
  * pauses without being paused (lib/telemetry/pause_trees.c). */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/telemetry/test_pma.c: the PerfMgt attribute decoders (lib/telemetry/pma.c)
  * and what a counter did between two samples (lib/telemetry/counter_delta.c).
  *

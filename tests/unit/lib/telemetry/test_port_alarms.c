@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/telemetry/test_port_alarms.c: when a port's counters raise an alarm and
  * when it clears (lib/telemetry/port_alarms.c). */
 #include "autoconf.h"

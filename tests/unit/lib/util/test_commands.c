@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/util/test_commands.c: the one list of commands (lib/util/commands.c)
  * and what reads it: each name declared once and of one kind; the REST
  * routes built from it (daemon/http/api_routes.c) exactly the API's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/util/test_hostlist.c: Slurm hostlist expansion (lib/util/hostlist.c). */
 #include "autoconf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/util/test_par.c: the worker pool the engines split their work over
  * (lib/util/par.c). */
 #include "autoconf.h"

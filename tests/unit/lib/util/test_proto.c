@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/util/test_proto.c: the control protocol's framing, builders, request
  * validation and blocking I/O (lib/util/proto.h). */
 #include "autoconf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/validate/test_validate_cabling.c: a fabric against its cabling plan
  * (lib/validate): each fault of a small two-switch fabric found exactly
  * once (two swapped cables are one finding), nothing on the fabric as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/lib/validate/test_validate_health.c: the rules of a healthy fabric
  * (lib/validate/health.h). A small two-level tree (3 spines, 3 leaves, 6
  * hosts) as ibsim would run it, after an SM gave it LIDs, has no finding;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/eos/test_eos.c: the eos switch plugin (plugins/eos/) against
  * tests/servers/eos_server.py, a small eAPI holding a model of an EOS
  * leaf's running config: loaded through plugin_load() like loomd does,

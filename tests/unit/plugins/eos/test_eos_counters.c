@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/eos/test_eos_counters.c: the eos plugin's counters_read, in the
  * test_eos program.
  *

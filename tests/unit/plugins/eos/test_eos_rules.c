@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/eos/test_eos_rules.c: the Arista EOS rules the eos plugin follows
  * and tests/servers/eos_server.py enforces (loom issue 17: a fake that
  * accepts what the real switch rejects is a defect), each test against a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/linuxdcb/test_dcb_msg.c: the DCB netlink messages of the linuxdcb
  * plugin (plugins/linuxdcb/dcb_msg.c), pure: no socket, no kernel. Each
  * request built for loom's default policy is compared byte for byte with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/linuxdcb/test_eth_stats.c: the linuxdcb plugin's mapping of what the
  * kernel gives (plugins/linuxdcb/eth_stats.c, pure) to loom's counter
  * names: an mlx5 ethtool string set as en_stats.c builds it (per-priority

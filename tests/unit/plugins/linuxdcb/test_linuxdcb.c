@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/linuxdcb/test_linuxdcb.c: the linuxdcb switch plugin (plugins/linuxdcb/)
  * loaded through plugin_load() like loomd does, against real netdevs in a
  * private network namespace this program makes (unshare(CLONE_NEWNET):

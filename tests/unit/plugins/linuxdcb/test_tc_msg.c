@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/linuxdcb/test_tc_msg.c: the qdisc (tc) messages of the linuxdcb
  * plugin (plugins/linuxdcb/tc_msg.c), pure: no socket, no kernel. The
  * requests are compared byte for byte with what iproute2's `tc` (6.1)

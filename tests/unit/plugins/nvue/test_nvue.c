@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/nvue/test_nvue.c: the nvue switch plugin (plugins/nvue/) against
  * tests/servers/nvue_server.py, a stand-in for a Cumulus Linux switch's
  * NVUE REST API that keeps an applied tree and revisions and refuses what

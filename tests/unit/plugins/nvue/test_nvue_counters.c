@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/nvue/test_nvue_counters.c: the nvue plugin's counters_read.
  *
  * The decoder (nvue_counters.c, compiled in) on NVUE's operational trees

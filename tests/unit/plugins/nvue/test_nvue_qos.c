@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/nvue/test_nvue_qos.c: NVUE's QoS rules, on both sides (issue 17):
  * the stand-in switch (tests/servers/nvue_server.py) refuses what a Cumulus
  * Linux switch refuses, and the nvue plugin never sends it. The rules, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/sonic/test_sonic.c: the sonic switch plugin (plugins/sonic/) against
  * a real redis-server holding what a SONiC leaf's databases hold: loaded
  * through plugin_load() like loomd does, its inventory and LLDP as seeded,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/sonic/test_sonic_buffers.c: the sonic plugin and SONiC's buffermgrd
  * (traditional buffer model), on a switch as `config qos reload` leaves it
  * (tests/servers/sonic_db.py, which also plays buffermgrd and knows the

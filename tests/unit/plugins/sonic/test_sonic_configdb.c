@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/sonic/test_sonic_configdb.c: the sonic plugin on a switch as SONiC
  * leaves it (tests/servers/sonic_db.py: `config qos reload` and `pfcwd
  * start_default` on a 12-port leaf, other ports' QoS present), checked after

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/plugins/sonic/test_sonic_counters.c: the sonic plugin's counters_read op
  * against a real redis-server whose COUNTERS_DB (db 2) holds what
  * orchagent's flex counters write there, in SONiC's own key and field
