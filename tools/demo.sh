@@ -209,7 +209,7 @@ $ctl nodes --type switch | head -n 4
 curl -s 127.0.0.1:9477/metrics | grep "^loom_port_state_id" | grep "rack1 leaf A" | head -n 2
 echo "== loomctl fabric plan: the cabling plan in the site names, and route trace by them"
 $ctl fabric plan | grep "rack1 leaf A" | head -n 3
-$ctl route trace host-0000 host-0001 | head -n 4
+$ctl route trace host-0000 host-0001 | head -n 6
 echo "== the REST API (docs/api.md): GET /api/v1/status with the read token"
 curl -s -H "Authorization: Bearer $(cat "$work/token")" 127.0.0.1:9477/api/v1/status |
 	python3 -m json.tool | head -n 12
