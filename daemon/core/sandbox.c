@@ -360,7 +360,14 @@ static const int denied_opens[] = {
 #define SB_RET(v) BPF_STMT(BPF_RET | BPF_K, (v))
 /* if (A == k) return v; */
 #define SB_IF_RET(k, v) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (k), 0, 1), SB_RET(v)
+/* The low 32 bits of argument i (pids, flags and ioctl requests are ints). */
 #define SB_ARG_LO(i) (offsetof(struct seccomp_data, args[i]) + (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0))
+/* if (nr == NR) return (args[i] OP k) ? hit : miss; (else A still holds nr) */
+#define SB_ARG_RULE(NR, i, OP, k, hit, miss) \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (NR), 0, 4), \
+	SB_LD(SB_ARG_LO(i)), \
+	BPF_JUMP(BPF_JMP | (OP) | BPF_K, (k), 0, 1), \
+	SB_RET(hit), SB_RET(miss)
 
 static int seccomp_enter(int refuse_opens, char *err, size_t errlen)
 {
@@ -396,24 +403,12 @@ static int seccomp_enter(int refuse_opens, char *err, size_t errlen)
 	EMIT(SB_IF_RET(__NR_clone3, SECCOMP_RET_ERRNO | ENOSYS));
 #endif
 	/* clone(2): threads and forks yes, new namespaces no. */
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 3),
-	     SB_LD(SB_ARG_LO(0)),
-	     BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, SB_CLONE_NS, 0, 1),
-	     SB_RET(SB_DENY),
-	     SB_RET(SECCOMP_RET_ALLOW));
+	EMIT(SB_ARG_RULE(__NR_clone, 0, BPF_JSET, SB_CLONE_NS, SB_DENY, SECCOMP_RET_ALLOW));
 	/* tgkill(2): only to a thread of this process (raise(3), abort(3),
 	 * pthread_kill(3)); the pid is this process's, taken now. */
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_tgkill, 0, 3),
-	     SB_LD(SB_ARG_LO(0)),
-	     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, self, 1, 0),
-	     SB_RET(SB_DENY),
-	     SB_RET(SECCOMP_RET_ALLOW));
+	EMIT(SB_ARG_RULE(__NR_tgkill, 0, BPF_JEQ, self, SECCOMP_RET_ALLOW, SB_DENY));
 	/* ioctl(2): no TIOCSTI, typing into a terminal the process inherited. */
-	EMIT(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 3),
-	     SB_LD(SB_ARG_LO(1)),
-	     BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 0, 1),
-	     SB_RET(SB_DENY),
-	     SB_RET(SECCOMP_RET_ALLOW));
+	EMIT(SB_ARG_RULE(__NR_ioctl, 1, BPF_JEQ, TIOCSTI, SB_DENY, SECCOMP_RET_ALLOW));
 	EMIT(SB_RET(SECCOMP_RET_ALLOW));
 #undef EMIT
 	prog.len = (unsigned short)n;

@@ -14,14 +14,18 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,7 +47,8 @@ struct probe {
 	struct sandbox_report rep;
 	int read_inside, write_inside, create_inside, read_outside, read_etc;
 	int proc_parent, proc_self;
-	int sock, exec, kill_parent, raise_self, self_signal_seen;
+	int sock, exec, kill_parent, tgkill_parent, raise_self, self_signal_seen;
+	int new_userns, thread, fork, tiocsti;
 	int nnp, seccomp_mode;
 	uid_t uid;
 	int setuid0;
@@ -107,6 +112,24 @@ static void on_usr1(int sig)
 	got_usr1 = 1;
 }
 
+static void *thread_main(void *arg)
+{
+	return arg;
+}
+
+/* 0 if a child created with these clone flags ran, else errno. */
+static int clone_errno(unsigned long flags)
+{
+	long pid = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+	int status;
+
+	if (pid < 0)
+		return errno;
+	if (pid == 0)
+		_exit(0);
+	return waitpid((pid_t)pid, &status, 0) == pid && WIFEXITED(status) ? 0 : ECHILD;
+}
+
 static void probe_all(struct probe *p, int try_exec)
 {
 	char path[128];
@@ -134,6 +157,18 @@ static void probe_all(struct probe *p, int try_exec)
 		p->exec = errno;
 	}
 	p->kill_parent = rc_errno(kill(getppid(), 0));
+	p->tgkill_parent = rc_errno((int)syscall(SYS_tgkill, getppid(), getppid(), 0));
+	p->new_userns = clone_errno(CLONE_NEWUSER);
+	p->tiocsti = rc_errno(ioctl(-1, TIOCSTI, "x"));
+	p->fork = clone_errno(0);
+	{
+		pthread_t t;
+		void *ret = NULL;
+
+		p->thread = pthread_create(&t, NULL, thread_main, p);
+		if (p->thread == 0 && (pthread_join(t, &ret) || ret != p))
+			p->thread = -1;
+	}
 	signal(SIGUSR1, on_usr1);
 	p->raise_self = raise(SIGUSR1) ? errno : 0;
 	p->self_signal_seen = got_usr1;
@@ -201,8 +236,15 @@ START_TEST(the_probes_succeed_outside_the_sandbox)
 	ck_assert_int_eq(p.proc_self, 0);
 	ck_assert_int_eq(p.sock, 0);
 	ck_assert_int_eq(p.kill_parent, 0);
-	ck_assert_int_eq(p.nnp, 0);
-	ck_assert_int_eq(p.seccomp_mode, 0);
+	ck_assert_int_eq(p.tgkill_parent, 0);
+	ck_assert_int_eq(p.raise_self, 0);
+	if (geteuid() == 0) /* unprivileged user namespaces may be off */
+		ck_assert_int_eq(p.new_userns, 0);
+	ck_assert_int_eq(p.fork, 0);
+	ck_assert_int_eq(p.thread, 0);
+	ck_assert_int_eq(p.tiocsti, EBADF);
+	/* (no_new_privs and seccomp mode: whatever the test runner runs
+	 * under, systemd's NoNewPrivileges= for one) */
 	/* (exec is not tried here: it would replace the grandchild) */
 }
 END_TEST
@@ -239,7 +281,7 @@ START_TEST(another_process_proc_files_are_closed)
 }
 END_TEST
 
-START_TEST(no_socket_no_exec_no_signal_to_another_process)
+START_TEST(no_socket_no_exec_no_signal_to_another_process_no_namespace)
 {
 	struct probe p = run_sandboxed();
 
@@ -248,6 +290,19 @@ START_TEST(no_socket_no_exec_no_signal_to_another_process)
 	ck_assert_int_eq(p.sock, EACCES);
 	ck_assert_int_eq(p.exec, EACCES);
 	ck_assert_int_eq(p.kill_parent, EACCES);
+	ck_assert_int_eq(p.tgkill_parent, EACCES);
+	ck_assert_int_eq(p.new_userns, EACCES);
+	ck_assert_int_eq(p.tiocsti, EACCES);
+}
+END_TEST
+
+START_TEST(threads_and_forks_still_work)
+{
+	struct probe p = run_sandboxed();
+
+	/* pthread_create: glibc's clone3 gets ENOSYS and falls back to clone */
+	ck_assert_int_eq(p.thread, 0);
+	ck_assert_int_eq(p.fork, 0);
 }
 END_TEST
 
@@ -307,8 +362,9 @@ int main(void)
 	tcase_add_test(tc, the_read_dir_is_readable_only_with_landlock);
 	tcase_add_test(tc, no_file_can_be_written_created_or_read_elsewhere);
 	tcase_add_test(tc, another_process_proc_files_are_closed);
-	tcase_add_test(tc, no_socket_no_exec_no_signal_to_another_process);
+	tcase_add_test(tc, no_socket_no_exec_no_signal_to_another_process_no_namespace);
 	tcase_add_test(tc, the_process_may_still_signal_itself);
+	tcase_add_test(tc, threads_and_forks_still_work);
 	tcase_add_test(tc, no_new_privs_and_a_seccomp_filter_are_in_force);
 	tcase_add_test(tc, root_becomes_nobody_for_good);
 	tcase_add_test(tc, a_missing_read_dir_is_refused_by_name);
