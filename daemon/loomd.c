@@ -67,11 +67,9 @@
 #include "daemon/core/sdnotify.h"
 #include "daemon/core/store.h"
 #include "daemon/ib/sweep.h"
-#include "daemon/http/http.h"
+#include "daemon/http/front.h"
 #include "daemon/http/metrics_http.h"
 #include "lib/telemetry/metrics_text.h"
-#include "daemon/http/web_http.h"
-#include "daemon/http/api.h"
 #include "daemon/ha/ha.h"
 #include "daemon/validate/validate.h"
 #include "daemon/slurm/slurm.h"
@@ -94,10 +92,8 @@ struct loomd {
 	struct qos_ibcc_mod *qos_ibcc; /* ib_cc: congestion control through OpenSM */
 	struct tenants_mod *tenants; /* tenant isolation (IB partitions) */
 	struct telemetry_mod *telemetry; /* port counters, read on an interval */
-	struct http_mod *http;    /* HTTP listener: /metrics */
-	struct api *api;          /* the REST API on it: /api/v1 */
-	struct http_metrics *metrics; /* /metrics on it */
-	struct http_web *web;     /* the web view on it: / and /web/ */
+	struct http_front *front; /* the HTTP front end, a process apart (front.h) */
+	struct http_metrics *metrics; /* the /metrics text it serves */
 	struct queries *queries;  /* nodes, links...: read off the loop */
 	struct osm_report *osm;   /* OpenSM's plugin reports (runs, events) */
 	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
@@ -460,13 +456,11 @@ static void reload(struct loomd *d)
 	 * and the names in force stay */
 	if (names_reconfigure(d->names, names_conf_get(next)) == 0)
 		set_names(d);
-	/* a failed bind is logged; the listeners stay */
-	(void)http_reconfigure(d->http, http_conf_get(next));
-	/* a refused tokens file is logged; the old stays */
-	(void)api_reconfigure(d->api, http_conf_get(next));
+	/* a new front end (tokens, TLS, listeners read again); one that
+	 * cannot start is logged and the one in force stays */
+	(void)http_front_reconfigure(d->front, http_conf_get(next));
 	ha_reconfigure(d->ha, ha_conf_get(next));
 	http_metrics_reconfigure(d->metrics, http_conf_get(next));
-	http_web_reconfigure(d->web, http_conf_get(next));
 	free(d->conf);
 	d->conf = next;
 	log_notice("configuration reloaded from %s", d->conf->path[0] ? d->conf->path : "defaults");
@@ -544,10 +538,8 @@ static void loomd_teardown(struct loomd *d)
 	qos_ibcc_free(d->qos_ibcc);
 	telemetry_free(d->telemetry);
 	queries_free(d->queries);  /* its answers may go to the API's calls */
-	api_free(d->api);        /* before the connections its calls answer */
-	http_metrics_free(d->metrics); /* its render answers live connections */
-	http_web_free(d->web);
-	http_free(d->http);
+	http_front_free(d->front);      /* its calls under way answer nobody */
+	http_metrics_free(d->metrics);
 	tenants_free(d->tenants);
 	osm_report_free(d->osm);
 	ha_free(d->ha);          /* after every module whose workers may ask it */
@@ -700,13 +692,8 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("fabric queries: %s", err);
 		goto out;
 	}
-	if (!(d.http = http_new(d.base, http_conf_get(d.conf), err, sizeof(err)))) {
-		log_err("http: %s", err);
-		goto out;
-	}
-	if (!(d.metrics = http_metrics_new(d.http, d.base, http_conf_get(d.conf), d.conf->db_path,
-					   err, sizeof(err))) ||
-	    !(d.web = http_web_new(d.http, http_conf_get(d.conf), err, sizeof(err)))) {
+	if (!(d.metrics = http_metrics_new(d.base, http_conf_get(d.conf), d.conf->db_path, err,
+					   sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
 	}
@@ -714,10 +701,6 @@ int loomd_run(const struct loomd_options *opt)
 		struct http_metrics_hooks hooks = { metrics_families, metrics_ready, &d };
 
 		http_metrics_set_hooks(d.metrics, &hooks);
-	}
-	if (!(d.api = api_new(d.base, d.http, d.ctl, http_conf_get(d.conf), err, sizeof(err)))) {
-		log_err("http: API tokens: %s", err);
-		goto out;
 	}
 	/* OpenSM's reports are stored on the loop's connection: they are few
 	 * (a run per heavy sweep, a trap per link change) and small. */
@@ -745,6 +728,13 @@ int loomd_run(const struct loomd_options *opt)
 	/* Every command lib/util/commands.c declares for loomd has its handler. */
 	if (ctl_unhandled(d.ctl, err, sizeof(err))) {
 		log_err("commands declared without a handler: %s", err);
+		goto out;
+	}
+	/* Once every command has its handler: the front end's calls may come. */
+	if (!(d.front = http_front_new(d.base, d.ctl, d.metrics, http_conf_get(d.conf),
+				       http_conf_get(d.conf)->http_user, d.conf->db_path, err,
+				       sizeof(err)))) {
+		log_err("http: %s", err);
 		goto out;
 	}
 	/* After tenants_register: the check asks the HA gate (a follower leaves

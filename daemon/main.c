@@ -17,6 +17,8 @@
 #include "daemon/loomd.h"
 #include "daemon/ib/walker.h"
 #include "daemon/ib/discovery_part.h"
+#include "daemon/http/front_child.h"
+#include "daemon/http/front_proto.h"
 
 /* Paths on the command line are taken relative to where loomd was started:
  * the daemon changes directory to / when it detaches, and reloads later. */
@@ -71,6 +73,9 @@ int main(int argc, char **argv)
 	/* ... and this way to walk a few switches again (daemon/ib/discovery_part.h). */
 	if (argc > 1 && strcmp(argv[1], DISC_PART_MODE) == 0)
 		return disc_part_main(argc - 1, argv + 1);
+	/* ... and this way to serve HTTP, apart from the fabric (daemon/http/front.h). */
+	if (argc > 1 && strcmp(argv[1], FRONT_MODE) == 0)
+		return http_front_main(argc - 1, argv + 1);
 	/* ... and this way to read the forwarding tables (daemon/ib/lft_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-lfts") == 0)
 		return lft_read_main(argc - 1, argv + 1);

@@ -5,7 +5,8 @@
  * lib/util/commands.c) maps a method and a path under /api/v1/ to a
  * control command and says how the path's segment, the query and the body
  * become the command's arguments. A request is authenticated, matched,
- * turned into arguments, then run through ctl_call(); the answer comes
+ * turned into arguments, then run through the core's ctl_call() over the
+ * front end's channel (front_link.h; issue 40); the answer comes
  * back through a callback (now or later: handlers never block the loop)
  * and is encoded once, with jansson, as the socket's is.
  *
@@ -36,7 +37,7 @@
 
 #include "daemon/core/authz.h"
 #include "daemon/http/config_http.h"
-#include "daemon/core/ctl.h"
+#include "daemon/http/front_link.h"
 #include "daemon/core/work.h"
 #include "daemon/http/api_body.h"
 #include "daemon/http/api_cache.h"
@@ -90,11 +91,12 @@ struct call {
 	char *link;                 /* API_R_LIST: the path and query, without the page */
 	char *key;                  /* kept answers: the command and arguments */
 	unsigned version;           /* ... at this data version */
-	int joined;                 /* waits on another call's flight (no ctl_call) */
+	int joined;                 /* waits on another call's flight (no call of its own) */
+	struct evhttp_request *r202; /* API_R_JOB: its 202 is not sent yet */
 };
 
 struct api {
-	struct ctl *ctl;
+	struct front_link *link;    /* to the core: calls and data versions */
 	struct api_tokens *tokens;
 	char tokens_path[PATH_MAX];
 	struct call *calls;
@@ -149,11 +151,27 @@ static struct job *job_find(struct api *a, unsigned id)
 	return NULL;
 }
 
+static void job_started(void *arg);
+
 static void on_answer(json_t *answer, void *arg)
 {
 	struct call *c = arg;
 	struct job *j;
 
+	if (c->r202 && c->api && (j = job_find(c->api, c->job)) &&
+	    (!answer || !json_is_true(json_object_get(answer, "ok")))) {
+		/* Refused before it began (role, busy, the HA gate): an
+		 * error, no job. */
+		if (answer)
+			api_send_answer_error(c->r202, answer);
+		else
+			api_send_error(c->r202, PROTO_ERR_INTERNAL, "out of memory");
+		memset(j, 0, sizeof(*j));
+		c->r202 = NULL;
+		json_decref(answer);
+		call_free(c);
+		return;
+	}
 	if (c->api && (c->route->flags & API_R_JOB) && (j = job_find(c->api, c->job))) {
 		j->done = 1;
 		j->ended = time(NULL);
@@ -161,6 +179,8 @@ static void on_answer(json_t *answer, void *arg)
 		log_info("http: job %u (\"%s\" for %s) done: %s", j->id, j->cmd, j->who.how,
 			 json_is_true(json_object_get(answer, "ok")) ? "ok" : "failed");
 	}
+	if (c->r202)   /* answered at once, and well: the job is done already */
+		job_started(c);
 	if (!c->req) {
 		/* orphaned, or a job whose 202 has been sent */
 	} else if (!answer) {
@@ -373,7 +393,7 @@ static void run_kept(struct api *a, struct call *c, const char *name, json_t *ar
 	}
 	c->joined = rc == 1;
 	if (!c->joined)
-		ctl_call(a->ctl, name, args, who, on_answer_kept, c);
+		front_link_call(a->link, name, args, who, on_answer_kept, NULL, c);
 }
 
 /* ---- jobs ------------------------------------------------------------------------------ */
@@ -612,6 +632,51 @@ static char *body_copy(struct evhttp_request *req, size_t *len)
 	return p;
 }
 
+/* The core has begun a job's command: its 202. */
+static void job_started(void *arg)
+{
+	struct call *c = arg;
+	struct evhttp_request *req = c->r202;
+	struct job *j = c->api ? job_find(c->api, c->job) : NULL;
+	char loc[64];
+	json_t *o;
+
+	c->r202 = NULL;
+	if (!req)
+		return;
+	if (!j || !(o = job_json(j))) {
+		api_send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	snprintf(loc, sizeof(loc), API_PREFIX "jobs/%u", j->id);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Location", loc);
+	api_send_json(req, 202, o);
+	json_decref(o);
+}
+
+/* A read waiting for the core to say whether its answer may be kept. */
+struct kept_ask {
+	struct call *c;
+	json_t *args;
+	struct authz_principal who;
+	char name[API_CMD_LEN];
+};
+
+static void on_version(void *arg, int keep, unsigned version)
+{
+	struct kept_ask *k = arg;
+	struct call *c = k->c;
+
+	if (!c->api || !c->req)          /* api_free meanwhile */
+		call_free(c);
+	else if (keep)
+		run_kept(c->api, c, k->name, k->args, &k->who, version);
+	else
+		front_link_call(c->api->link, k->name, k->args, &k->who, on_answer, NULL, c);
+	json_decref(k->args);
+	free(k);
+}
+
 static void run_route(struct api *a, struct evhttp_request *req, const struct api_route *r,
 		      const char *seg, const char *path, const struct authz_principal *who)
 {
@@ -620,7 +685,6 @@ static void run_route(struct api *a, struct evhttp_request *req, const struct ap
 	json_t *args = NULL;
 	struct call *c;
 	struct job *j = NULL;
-	unsigned version;
 
 	if (r->flags & API_R_JOBS) {
 		get_job(a, req, seg, who);
@@ -687,38 +751,30 @@ static void run_route(struct api *a, struct evhttp_request *req, const struct ap
 		c->job = j->id;
 	}
 	if (j) {
-		/* Answered now: 202 and where to poll; the call carries on
-		 * without a client. */
-		struct evhttp_request *r202 = req;
-		char loc[64];
-		json_t *o = job_json(j);
-
+		/* 202 and where to poll once the core has begun it (job_started);
+		 * the call carries on without a client. A command refused at once
+		 * (role, HA gate) is an error and no job (on_answer). */
+		c->r202 = req;
 		c->req = NULL;
-		ctl_call(a->ctl, name, args, who, on_answer, c);
+		front_link_call(a->link, name, args, who, on_answer, job_started, c);
 		json_decref(args);
-		snprintf(loc, sizeof(loc), API_PREFIX "jobs/%u", j->id);
-		if (!o) {
-			api_send_error(r202, PROTO_ERR_INTERNAL, "out of memory");
-			return;
-		}
-		json_decref(o);
-		if (j->done && !json_is_true(json_object_get(j->answer, "ok"))) {
-			/* Refused within ctl_call (role, busy): an error, no job. */
-			api_send_answer_error(r202, j->answer);
-			json_decref(j->answer);
-			memset(j, 0, sizeof(*j));
-			return;
-		}
-		o = job_json(j);
-		evhttp_add_header(evhttp_request_get_output_headers(r202), "Location", loc);
-		api_send_json(r202, 202, o ? o : json_null());
-		json_decref(o);
 		return;
 	}
-	if (r->method == M_GET && !(r->flags & API_R_JOB) && ctl_version(a->ctl, name, who, &version))
-		run_kept(a, c, name, args, who, version);
-	else
-		ctl_call(a->ctl, name, args, who, on_answer, c);
+	if (r->method == M_GET && !(r->flags & API_R_JOB)) {
+		struct kept_ask *k = calloc(1, sizeof(*k));
+
+		if (!k) {
+			api_send_error(req, PROTO_ERR_INTERNAL, "out of memory");
+			goto fail;
+		}
+		k->c = c;
+		k->args = args;   /* the ask's reference */
+		k->who = *who;
+		snprintf(k->name, sizeof(k->name), "%s", name);
+		front_link_version(a->link, name, who, on_version, k);
+		return;
+	}
+	front_link_call(a->link, name, args, who, on_answer, NULL, c);
 	json_decref(args);
 	return;
 fail:
@@ -802,7 +858,7 @@ static int load_tokens(struct api *a, const struct http_conf *conf, char *err, s
 	return 0;
 }
 
-struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl,
+struct api *api_new(struct event_base *base, struct http_mod *m, struct front_link *link,
 		    const struct http_conf *conf, char *err, size_t errlen)
 {
 	struct api *a = calloc(1, sizeof(*a));
@@ -817,7 +873,7 @@ struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl
 		free(a);
 		return NULL;
 	}
-	a->ctl = ctl;
+	a->link = link;
 	a->nonce = ((unsigned long long)time(NULL) << 20) ^ (unsigned long long)getpid();
 	if (!(a->cache = api_cache_new(API_CACHE_BYTES)) ||
 	    !(a->render = work_queue_new(base, "API render", 1, WORK_FIFO, err, errlen))) {
@@ -861,12 +917,13 @@ void api_free(struct api *a)
 		return;
 	/* Renders under way land first, to the clients still there. */
 	work_queue_free(a->render);
-	/* Their answers come later (ctl_free answers what is left) and go
+	/* Their answers come later (front_link_free answers what is left) and go
 	 * nowhere: the requests die with the connections. */
 	for (struct call *c = a->calls, *next; c; c = next) {
 		next = c->next;
 		c->api = NULL;
 		c->req = NULL;
+		c->r202 = NULL;
 		c->prev = c->next = NULL;
 		if (c->joined)   /* no answer of its own will come */
 			call_free(c);

@@ -3,7 +3,8 @@
  *
  * Every request is authenticated (api_tokens.h: a bearer token, or a TLS
  * client certificate's CN) to a principal with a role, and runs the
- * control protocol's commands through ctl_call() as that principal, so
+ * control protocol's commands through the core's ctl_call() as that
+ * principal (over the HTTP front end's channel, front_link.h), so
  * that the HTTP API and the unix socket answer with the same JSON (one
  * encoder) and decide with the same table (daemon/core/authz.h):
  *
@@ -25,13 +26,13 @@
 
 struct event_base;
 struct http_mod;
-struct ctl;
+struct front_link;
 struct http_conf;
 struct api;
 
 /* Adds the /api/v1/ route to m and reads conf's http.tokens_file. NULL
  * with err (naming the file, or file:line) when the file is refused. */
-struct api *api_new(struct event_base *base, struct http_mod *m, struct ctl *ctl,
+struct api *api_new(struct event_base *base, struct http_mod *m, struct front_link *link,
 		    const struct http_conf *conf, char *err, size_t errlen);
 /* Reread the tokens (at reload): a removed token is revoked now. A file
  * refused keeps the tokens in force (logged, naming it): -1; 0. */

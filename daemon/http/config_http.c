@@ -302,6 +302,7 @@ static const struct cfg_key http_keys[] = {
 	CFG_KEY_INT("listen_backlog", http_listen_backlog, 1, 65535, 0, 1024),
 	CFG_KEY_CUSTOM("tls", parse_tls, print_tls),
 	CFG_KEY_STR("tokens_file", CFG_PATH, http_tokens_file, LOOM_DEFAULT_TOKENS),
+	CFG_KEY_STR("user", CFG_STRING, http_user, "nobody"),
 };
 
 static void http_defaults(void *sec)

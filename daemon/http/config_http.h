@@ -29,6 +29,7 @@ struct http_conf {
 	int http_metrics_auth;          /* http.metrics_auth: /metrics wants a token */
 	char http_web_root[PATH_MAX];   /* http.web_root: the web view's files ("" none) */
 	char http_tokens_file[PATH_MAX]; /* http.tokens_file: the API's tokens (api_tokens.h) */
+	char http_user[64];             /* http.user: the front end's user when loomd is root */
 };
 
 extern const struct config_section http_config;

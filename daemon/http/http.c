@@ -52,6 +52,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -141,12 +142,15 @@ struct http_mod {
 	unsigned n_conns, max_conns;
 	int paused;                 /* listeners disabled: every slot busy */
 	int closing;                /* http_free: the listeners are going */
+	int quiet;                  /* http_quiesce: accepts no more */
 	time_t full_logged;         /* when max_conns was last logged */
 	struct event *fixup;        /* gives fresh connections their struct conn */
 	struct bufferevent *fresh[FRESH_MAX]; /* accepted, not yet given it */
 	size_t n_fresh;
 	struct route *routes;
 	size_t n_routes;
+	const int *inherited;       /* listening sockets handed over (front end) */
+	int n_inherited, n_inherited_used;
 };
 
 /* ---- answers ------------------------------------------------------------------ */
@@ -439,7 +443,7 @@ static void set_paused(struct http_mod *m, int paused)
  * connection without a request under way, which it would close. */
 static void update_paused(struct http_mod *m)
 {
-	if (m->closing)
+	if (m->closing || m->quiet)
 		return;
 	set_paused(m, m->n_fresh >= FRESH_MAX ||
 		   m->n_conns >= m->max_conns + m->q[Q_FIRST].n + m->q[Q_NEXT].n);
@@ -715,33 +719,31 @@ static void apply_limits(struct http_mod *m, const struct http_conf *conf)
 	update_paused(m);
 }
 
-/* A listening socket of loomd's own, for its backlog (evhttp's is 128).
- * NULL with errno. */
+/* A listening socket of loomd's own, for its backlog (evhttp's is 128):
+ * bound here (tests), or the i-th of those the core handed to the front
+ * end (http_new_inherited). NULL with errno. */
 static struct evhttp_bound_socket *bind_one(struct http_mod *m, const struct http_addr *a)
 {
-	struct sockaddr_in in4 = { .sin_family = AF_INET };
-	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
-	struct sockaddr *sa;
-	socklen_t len;
 	struct evconnlistener *l;
 	struct evhttp_bound_socket *b;
+	int fd;
 
-	if (inet_pton(AF_INET, a->host, &in4.sin_addr) == 1) {
-		in4.sin_port = htons((uint16_t)a->port);
-		sa = (struct sockaddr *)&in4;
-		len = sizeof(in4);
-	} else if (inet_pton(AF_INET6, a->host, &in6.sin6_addr) == 1) {
-		in6.sin6_port = htons((uint16_t)a->port);
-		sa = (struct sockaddr *)&in6;
-		len = sizeof(in6);
-	} else {
-		errno = EINVAL;
+	if (m->inherited) {
+		if (m->n_inherited_used >= m->n_inherited) {
+			errno = EINVAL;
+			return NULL;
+		}
+		fd = m->inherited[m->n_inherited_used++];
+	} else if ((fd = http_listen_fd(a, m->backlog)) < 0) {
+		errno = -fd;
 		return NULL;
 	}
-	if (!(l = evconnlistener_new_bind(m->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE |
-					  LEV_OPT_CLOSE_ON_EXEC | LEV_OPT_REUSEABLE,
-					  m->backlog, sa, (int)len)))
+	if (!(l = evconnlistener_new(m->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE |
+				     LEV_OPT_CLOSE_ON_EXEC, -1, fd))) {
+		close(fd);
+		errno = ENOMEM;
 		return NULL;
+	}
 	if (!(b = evhttp_bind_listener(m->http, l))) {
 		evconnlistener_free(l);
 		errno = ENOMEM;
@@ -846,10 +848,27 @@ int http_reconfigure(struct http_mod *m, const struct http_conf *conf)
 	return rc;
 }
 
+void http_quiesce(struct http_mod *m)
+{
+	set_paused(m, 1);
+	m->quiet = 1;
+}
+
+unsigned http_busy(const struct http_mod *m)
+{
+	return m->q[Q_BUSY].n;
+}
+
 /* ---- life cycle ----------------------------------------------------------------------- */
 
 struct http_mod *http_new(struct event_base *base, const struct http_conf *conf,
 			  char *err, size_t errlen)
+{
+	return http_new_inherited(base, conf, NULL, 0, err, errlen);
+}
+
+struct http_mod *http_new_inherited(struct event_base *base, const struct http_conf *conf,
+				    const int *fds, int n_fds, char *err, size_t errlen)
 {
 	struct http_mod *m = calloc(1, sizeof(*m));
 
@@ -860,6 +879,8 @@ struct http_mod *http_new(struct event_base *base, const struct http_conf *conf,
 		return NULL;
 	}
 	m->base = base;
+	m->inherited = fds;
+	m->n_inherited = n_fds;
 	if (!(m->fixup = event_new(base, -1, 0, on_fixup, m))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -884,6 +905,7 @@ struct http_mod *http_new(struct event_base *base, const struct http_conf *conf,
 	}
 	if (rebind(m, conf, err, errlen) < 0)
 		goto fail;
+	m->inherited = NULL;   /* a reload binds its own */
 	return m;
 fail:
 	http_free(m);

@@ -46,6 +46,16 @@ typedef void (*http_handler_fn)(struct evhttp_request *req, void *arg);
  * address cannot be bound. */
 struct http_mod *http_new(struct event_base *base, const struct http_conf *conf,
 			  char *err, size_t errlen);
+/* The same on listening sockets made by another process (the core hands
+ * them to the HTTP front end: front.h): fds[i] serves conf's i-th
+ * address; they are the module's from now on. */
+struct http_mod *http_new_inherited(struct event_base *base, const struct http_conf *conf,
+				    const int *fds, int n_fds, char *err, size_t errlen);
+/* Accept no more connections (a front end being replaced); those open
+ * are served. */
+void http_quiesce(struct http_mod *m);
+/* Connections with a request under way. */
+unsigned http_busy(const struct http_mod *m);
 /* Waits for a render under way (its clients get their answer), closes
  * every connection. NULL is fine. */
 void http_free(struct http_mod *m);

@@ -26,6 +26,10 @@ struct http_addr {
  * 0, or -EINVAL with why in err. */
 int http_addr_parse(const char *s, struct http_addr *a, char *err, size_t errlen);
 
+/* A listening socket (non-blocking, close-on-exec) bound to a, with
+ * backlog: the descriptor, or -errno (http_listen.c). */
+int http_listen_fd(const struct http_addr *a, int backlog);
+
 /* TLS (tls.c). http.tls.ciphers' default: TLS 1.2 suites with forward
  * secrecy and an AEAD cipher only. */
 #define LOOM_HTTP_TLS_CIPHERS \

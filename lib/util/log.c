@@ -69,6 +69,11 @@ enum log_level log_get_level(void)
 	return log_state.level;
 }
 
+enum log_target log_get_target(void)
+{
+	return log_state.target;
+}
+
 int log_level_from_name(const char *name)
 {
 	for (size_t i = 0; i < sizeof(log_names) / sizeof(log_names[0]); i++)

@@ -28,6 +28,7 @@ void log_set_level(enum log_level level);
  * lines then carry sd-daemon(3)'s "<N>" priority prefix. */
 int log_stderr_is_journal(void);
 enum log_level log_get_level(void);
+enum log_target log_get_target(void);
 
 /* "error", "warning", "notice", "info", "debug" <-> enum; -1 if unknown. */
 int log_level_from_name(const char *name);

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* daemon/http/front_serve.c: the core's end of a front end's channel (see
+ * front_serve.h and front_proto.h).
+ *
+ * Every question is a struct op on the peer's list until it is answered;
+ * when the peer goes first, its ops are orphaned (peer NULL) and their
+ * answers dropped when they come. What the front end sends is checked
+ * field by field; anything else closes the channel (front.c starts a
+ * new front end). The bounds: FRONT_MAX_FRAME a frame, FRONT_MAX_PENDING
+ * questions at once (more are answered busy), FRONT_MAX_QUEUED bytes of
+ * answers not read. */
+#include "autoconf.h"
+#include "daemon/http/front_serve.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+#include "daemon/core/authz.h"
+#include "daemon/core/ctl.h"
+#include "daemon/http/config_http.h"
+#include "daemon/http/front_proto.h"
+#include "daemon/http/metrics_http.h"
+#include "lib/util/log.h"
+
+struct op {
+	struct front_peer *peer;     /* NULL once orphaned */
+	struct op *prev, *next;
+	json_int_t id;
+	int in_call;                 /* inside ctl_call: an answer now is "sync" */
+	int answered;
+};
+
+struct front_peer {
+	struct bufferevent *bev;
+	pid_t pid;
+	struct ctl *ctl;
+	struct http_metrics *metrics;
+	struct front_peer_hooks h;
+	struct op *ops;
+	size_t n_ops;
+	int said_hello;
+	int gone;
+	struct event *later;         /* gone() from the loop, not from a callback */
+	char why[256];
+};
+
+/* ---- answers ---------------------------------------------------------------------------- */
+
+static void op_unlink(struct op *o)
+{
+	struct front_peer *p = o->peer;
+
+	if (!p)
+		return;
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		p->ops = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
+	p->n_ops--;
+	o->peer = NULL;
+}
+
+static void peer_fail(struct front_peer *p, const char *why);
+
+/* Queue msg (stolen) and, when given, len raw bytes after it. */
+static void peer_send(struct front_peer *p, json_t *msg, const char *raw, size_t len)
+{
+	struct evbuffer *out = bufferevent_get_output(p->bev);
+	char *buf = NULL;
+	size_t n;
+
+	if (p->gone) {
+		json_decref(msg);
+		return;
+	}
+	if (!msg || proto_frame_new(msg, PROTO_MAX_RESPONSE, &buf, &n) < 0 ||
+	    evbuffer_add(out, buf, n) < 0 || (raw && evbuffer_add(out, raw, len) < 0)) {
+		free(buf);
+		json_decref(msg);
+		peer_fail(p, "cannot queue an answer (out of memory or over the limit)");
+		return;
+	}
+	free(buf);
+	json_decref(msg);
+	if (evbuffer_get_length(out) > FRONT_MAX_QUEUED)
+		peer_fail(p, "it does not read its answers");
+}
+
+static json_t *answer_head(const struct op *o)
+{
+	return json_pack("{s:I}", "id", (json_int_t)o->id);
+}
+
+static void on_call_answer(json_t *answer, void *arg)
+{
+	struct op *o = arg;
+	json_t *m;
+
+	o->answered = 1;
+	if (o->peer) {
+		if (!answer)
+			answer = proto_response_err_new(0, PROTO_ERR_INTERNAL, "out of memory");
+		/* The protocol's answer without its "v" and "id" (ctl_call's). */
+		if ((m = answer_head(o))) {
+			json_object_set(m, "answer", answer ? answer : json_null());
+			json_object_set_new(m, "sync", json_boolean(o->in_call));
+		}
+		peer_send(o->peer, m, NULL, 0);
+		op_unlink(o);
+	}
+	json_decref(answer);
+	if (!o->in_call)
+		free(o);
+}
+
+static void on_metrics(void *arg, const char *body, size_t len, int gzipped, const char *why)
+{
+	struct op *o = arg;
+	json_t *m;
+
+	if (o->peer) {
+		if ((m = answer_head(o))) {
+			if (body)
+				json_object_set_new(m, "bytes", json_integer((json_int_t)len)),
+				json_object_set_new(m, "gzip", json_boolean(gzipped));
+			else
+				json_object_set_new(m, "error", json_string(why ? why : "no text"));
+		}
+		peer_send(o->peer, m, body, body ? len : 0);
+		op_unlink(o);
+	}
+	free(o);
+}
+
+/* ---- questions ---------------------------------------------------------------------------- */
+
+/* W of front_proto.h into who: 0, or -EINVAL. */
+static int who_parse(json_t *w, struct authz_principal *who)
+{
+	const char *kind = json_string_value(json_object_get(w, "kind"));
+	const char *name = json_string_value(json_object_get(w, "name"));
+	const char *role = json_string_value(json_object_get(w, "role"));
+	enum authz_role r;
+
+	if (!kind || (strcmp(kind, "token") && strcmp(kind, "cert")) || !name || !name[0] ||
+	    strlen(name) >= AUTHZ_NAME_LEN || !role || authz_role_parse(role, &r) < 0)
+		return -EINVAL;
+	authz_principal_named(who, kind, name, r);
+	return 0;
+}
+
+static struct op *op_new(struct front_peer *p, json_int_t id)
+{
+	struct op *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->peer = p;
+	o->id = id;
+	o->next = p->ops;
+	if (p->ops)
+		p->ops->prev = o;
+	p->ops = o;
+	p->n_ops++;
+	return o;
+}
+
+/* One question; -1 when it breaks the protocol. */
+static int on_question(struct front_peer *p, json_t *m)
+{
+	const char *op = json_string_value(json_object_get(m, "op"));
+	json_t *id = json_object_get(m, "id"), *args;
+	const char *cmd = json_string_value(json_object_get(m, "cmd"));
+	struct authz_principal who;
+	struct op *o;
+	char why[160] = "";
+
+	if (!op)
+		return -1;
+	if (!strcmp(op, "hello")) {
+		if (!p->said_hello && p->h.hello) {
+			p->said_hello = 1;
+			p->h.hello(p->h.arg, p);
+		}
+		return 0;
+	}
+	if (!strcmp(op, "failed")) {
+		snprintf(p->why, sizeof(p->why), "%s",
+			 json_string_value(json_object_get(m, "error")) ?
+			 json_string_value(json_object_get(m, "error")) : "it failed");
+		return -1;
+	}
+	if (!json_is_integer(id))
+		return -1;
+	if (p->n_ops >= FRONT_MAX_PENDING) {
+		json_t *a = answer_head(&(struct op){ .id = json_integer_value(id) });
+
+		if (a && !strcmp(op, "call"))
+			json_object_set_new(a, "answer", proto_response_err_new(0, PROTO_ERR_BUSY,
+					    "too many requests under way; try again"));
+		else if (a)
+			json_object_set_new(a, "error", json_string("busy"));
+		peer_send(p, a, NULL, 0);
+		return 0;
+	}
+	if (!strcmp(op, "call")) {
+		args = json_object_get(m, "args");
+		if (!cmd || (args && !json_is_object(args)) ||
+		    who_parse(json_object_get(m, "who"), &who) < 0)
+			return -1;
+		if (!(o = op_new(p, json_integer_value(id))))
+			return -1;
+		o->in_call = 1;
+		ctl_call(p->ctl, cmd, args, &who, on_call_answer, o);
+		o->in_call = 0;
+		if (o->answered)
+			free(o);
+		else if (json_is_true(json_object_get(m, "ack")))
+			peer_send(p, json_pack("{s:I, s:b}", "id", (json_int_t)o->id, "started", 1),
+				  NULL, 0);
+		return 0;
+	}
+	if (!strcmp(op, "version")) {
+		unsigned v;
+		json_t *a;
+
+		if (!cmd || who_parse(json_object_get(m, "who"), &who) < 0)
+			return -1;
+		a = json_pack("{s:I}", "id", json_integer_value(id));
+		if (a)
+			json_object_set_new(a, "version", ctl_version(p->ctl, cmd, &who, &v) ?
+					    json_integer(v) : json_null());
+		peer_send(p, a, NULL, 0);
+		return 0;
+	}
+	if (!strcmp(op, "metrics")) {
+		json_t *k = json_object_get(m, "auth_failures");
+
+		if (!json_is_integer(k) || json_integer_value(k) < 0 ||
+		    !(o = op_new(p, json_integer_value(id))))
+			return -1;
+		http_metrics_render(p->metrics, json_is_true(json_object_get(m, "gzip")),
+				    (unsigned long long)json_integer_value(k), on_metrics, o);
+		return 0;
+	}
+	if (!strcmp(op, "ready")) {
+		int ready = http_metrics_ready(p->metrics, why, sizeof(why));
+
+		peer_send(p, json_pack("{s:I, s:b, s:s}", "id", json_integer_value(id), "ready",
+				       ready, "why", why), NULL, 0);
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- the channel ---------------------------------------------------------------------------- */
+
+static void on_later(evutil_socket_t fd, short what, void *arg)
+{
+	struct front_peer *p = arg;
+
+	(void)fd;
+	(void)what;
+	if (p->h.gone)
+		p->h.gone(p->h.arg, p, p->why);
+}
+
+static void peer_fail(struct front_peer *p, const char *why)
+{
+	if (p->gone)
+		return;
+	p->gone = 1;
+	if (!p->why[0])
+		snprintf(p->why, sizeof(p->why), "%s", why);
+	bufferevent_disable(p->bev, EV_READ | EV_WRITE);
+	event_active(p->later, 0, 0);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+	struct front_peer *p = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+
+	while (!p->gone) {
+		size_t have = evbuffer_get_length(in);
+		char err[160];
+		json_t *m = NULL;
+		ssize_t n;
+
+		if (have < PROTO_HEADER_LEN)
+			return;
+		n = proto_frame_decode(evbuffer_pullup(in, -1), have, FRONT_MAX_FRAME, &m, err,
+				       sizeof(err));
+		if (n == 0)
+			return;
+		if (n < 0) {
+			char why[200];
+
+			snprintf(why, sizeof(why), "it sent a bad frame (%s)", err);
+			peer_fail(p, why);
+			return;
+		}
+		evbuffer_drain(in, (size_t)n);
+		if (on_question(p, m) < 0) {
+			json_decref(m);
+			peer_fail(p, "it broke the protocol");
+			return;
+		}
+		json_decref(m);
+	}
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+	(void)bev;
+	peer_fail(arg, (what & BEV_EVENT_EOF) ? "it closed its channel" : "its channel failed");
+}
+
+struct front_peer *front_peer_new(struct event_base *base, int fd, pid_t pid, struct ctl *ctl,
+				  struct http_metrics *metrics, const struct front_peer_hooks *h)
+{
+	struct front_peer *p = calloc(1, sizeof(*p));
+
+	if (!p || !(p->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE)) ||
+	    !(p->later = event_new(base, -1, 0, on_later, p))) {
+		if (p && p->bev)
+			bufferevent_free(p->bev);
+		else
+			close(fd);
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->pid = pid;
+	p->ctl = ctl;
+	p->metrics = metrics;
+	p->h = *h;
+	bufferevent_setcb(p->bev, on_read, NULL, on_event, p);
+	bufferevent_enable(p->bev, EV_READ | EV_WRITE);
+	return p;
+}
+
+int front_peer_configure(struct front_peer *p, const struct http_conf *conf, int n_listeners,
+			 int log_level, int log_target, const char *user, json_t *probe)
+{
+	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:i, s:s, s:o}", "op", "config", "bytes",
+			      (json_int_t)sizeof(*conf), "listeners", n_listeners, "log_level",
+			      log_level, "log_target", log_target, "user", user ? user : "",
+			      "probe", probe ? probe : json_array());
+
+	if (!m)
+		return -ENOMEM;
+	peer_send(p, m, (const char *)conf, sizeof(*conf));
+	return p->gone ? -EPIPE : 0;
+}
+
+pid_t front_peer_pid(const struct front_peer *p)
+{
+	return p ? p->pid : -1;
+}
+
+void front_peer_free(struct front_peer *p)
+{
+	if (!p)
+		return;
+	while (p->ops)
+		op_unlink(p->ops);   /* their answers come later, to nobody */
+	bufferevent_free(p->bev);
+	event_free(p->later);
+	free(p);
+}
