@@ -192,8 +192,12 @@ static int landlock_enter(const char *const *read_dirs, int *abi, char *err, siz
 	*abi = 0;
 	v = (int)syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	if (v < 0) {
-		if (errno == ENOSYS || errno == EOPNOTSUPP)
-			return 0; /* not built in, or not in lsm= at boot */
+		/* ENOSYS: not built in (or a container's filter says so);
+		 * EOPNOTSUPP: not in lsm= at boot; EPERM: a container's
+		 * filter (Docker's default answer), since the kernel never
+		 * refuses the version query itself. */
+		if (errno == ENOSYS || errno == EOPNOTSUPP || errno == EPERM)
+			return 0;
 		return fail(err, errlen, -errno, "landlock ABI version: %s", strerror(errno));
 	}
 	attr.handled_access_fs = fs_rights(v);
