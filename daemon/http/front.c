@@ -37,7 +37,6 @@
 
 extern char **environ;
 
-#define START_WAIT_S 15       /* http_front_new waits this long for hello */
 #define RESTART_MAX_S 30
 #define MAX_PROCS 8           /* starting + serving + draining at once */
 #define FD_HIGH 64            /* where the descriptors wait for the spawn */
@@ -73,7 +72,6 @@ struct http_front {
 	struct proc *dead;                /* ... it, holding the sockets till then */
 	unsigned backoff_s;
 	struct event *reap;               /* waitpid of the ended */
-	struct event *tick;               /* the wait for the first hello */
 	pid_t ended[MAX_PROCS * 4];
 	int n_ended;
 };
@@ -141,7 +139,7 @@ undo:
 /* ---- processes ------------------------------------------------------------------------ */
 
 static void proc_gone(void *arg, struct front_peer *peer, const char *why);
-static void proc_hello(void *arg, struct front_peer *peer);
+static void proc_serves(struct proc *p);
 
 static void reap_later(struct http_front *f, pid_t pid)
 {
@@ -248,7 +246,7 @@ static json_t *probe_paths(const struct http_front *f)
 static struct proc *proc_start(struct http_front *f, const struct http_conf *conf,
 			       const struct lsock *ls, int n_ls, char *err, size_t errlen)
 {
-	struct front_peer_hooks h = { proc_hello, proc_gone, NULL };
+	struct front_peer_hooks h = { proc_gone, NULL };
 	char *argv[] = { (char *)"loomd", (char *)FRONT_MODE, NULL };
 	int sp[2] = { -1, -1 }, high[LOOM_HTTP_MAX_LISTEN + 1], slot = -1, rc = 0, n = 0;
 	posix_spawn_file_actions_t fa;
@@ -299,34 +297,43 @@ static struct proc *proc_start(struct http_front *f, const struct http_conf *con
 		free(p);
 		return NULL;
 	}
+	/* Blocking: the loop waits the milliseconds of its set-up, so that a
+	 * start or reload knows at once whether it serves. */
+	if (front_handshake(sp[0], conf, n_ls, (int)log_get_level(), (int)log_get_target(), f->user,
+			    probe_paths(f), err, errlen) < 0) {
+		close(sp[0]);
+		kill(p->pid, SIGKILL);
+		reap_later(f, p->pid);
+		free(p);
+		return NULL;
+	}
 	h.arg = p;
-	if (!(p->peer = front_peer_new(f->base, sp[0], p->pid, f->ctl, f->metrics, &h)) ||
-	    front_peer_configure(p->peer, conf, n_ls, (int)log_get_level(), (int)log_get_target(),
-				 f->user, probe_paths(f)) < 0) {
+	if (!(p->peer = front_peer_new(f->base, sp[0], p->pid, f->ctl, f->metrics, &h))) {
 		snprintf(err, errlen, "out of memory");
 		kill(p->pid, SIGKILL);
-		p->n_ls = 0;   /* the caller still owns the sockets */
-		f->procs[slot] = p;
-		proc_free(p);
+		reap_later(f, p->pid);
+		free(p);
 		return NULL;
 	}
 	f->procs[slot] = p;
-	log_info("http: front end started (pid %d)", (int)p->pid);
+	proc_serves(p);
 	return p;
 }
 
-static void proc_hello(void *arg, struct front_peer *peer)
+/* p serves: the one it replaces (if any) drains. */
+static void proc_serves(struct proc *p)
 {
-	struct proc *p = arg, *old = p->f->cur;
+	struct proc *old = p->f->cur;
 	struct http_front *f = p->f;
 
-	(void)peer;
-	if (p->state != P_STARTING)
-		return;
 	p->state = P_SERVING;
 	f->cur = p;
 	f->backoff_s = 0;
 	log_notice("http: the front end (pid %d) serves", (int)p->pid);
+	if (f->dead) {
+		proc_free(f->dead);   /* its sockets are p's, or closed now */
+		f->dead = NULL;
+	}
 	if (old && old != p) {
 		old->state = P_DRAINING;
 		kill(old->pid, SIGTERM);
@@ -345,11 +352,6 @@ static void proc_gone(void *arg, struct front_peer *peer, const char *why)
 	(void)peer;
 	switch (p->state) {
 	case P_STARTING:
-		snprintf(p->why, sizeof(p->why), "%s", why);
-		if (f->cur)
-			log_err("reload: http: the new front end cannot serve: %s; the front end in "
-				"force stays (its listeners, TLS certificate and tokens)", why);
-		break;
 	case P_SERVING:
 		f->cur = NULL;
 		if (f->dead)
@@ -401,19 +403,7 @@ static void on_restart(evutil_socket_t fd, short what, void *arg)
 		log_err("http: cannot start the front end again: %s; trying again in %d s", err,
 			RESTART_MAX_S);
 		evtimer_add(f->restart, &tv);
-		return;
 	}
-	if (f->dead) {
-		proc_free(f->dead);   /* its sockets are the new one's */
-		f->dead = NULL;
-	}
-}
-
-static void on_tick(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
 }
 
 /* ---- the module ----------------------------------------------------------------------- */
@@ -424,12 +414,9 @@ struct http_front *http_front_new(struct event_base *base, struct ctl *ctl,
 {
 	struct http_front *f = calloc(1, sizeof(*f));
 	struct lsock ls[LOOM_HTTP_MAX_LISTEN];
-	struct proc *p;
-	time_t until;
 	int n;
 
 	if (!f || !(f->restart = evtimer_new(base, on_restart, f)) ||
-	    !(f->tick = evtimer_new(base, on_tick, f)) ||
 	    !(f->reap = evtimer_new(base, on_reap, f))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
@@ -444,28 +431,9 @@ struct http_front *http_front_new(struct event_base *base, struct ctl *ctl,
 		return f;
 	if (listen_all(conf, NULL, ls, &n, err, errlen) < 0)
 		goto fail;
-	if (!(p = proc_start(f, conf, ls, n, err, errlen))) {
+	if (!proc_start(f, conf, ls, n, err, errlen)) {
 		for (int i = 0; i < n; i++)
 			close(ls[i].fd);
-		goto fail;
-	}
-	/* Its answer, on the loop before it runs for the rest. */
-	until = time(NULL) + START_WAIT_S;
-	while (p->state == P_STARTING && time(NULL) < until) {
-		struct timeval tv = { 0, 100 * 1000 };
-
-		evtimer_add(f->tick, &tv);   /* wakes the turn below at the latest */
-		event_base_loop(base, EVLOOP_ONCE);
-	}
-	evtimer_del(f->tick);
-	if (p->state != P_SERVING) {
-		snprintf(err, errlen, "%s", p->state == P_STARTING ?
-			 "the front end did not start within 15 s" : p->why);
-		if (p->state == P_STARTING) {
-			kill(p->pid, SIGKILL);
-			p->state = P_GONE;
-			proc_free(p);
-		}
 		goto fail;
 	}
 	return f;
@@ -482,16 +450,6 @@ int http_front_reconfigure(struct http_front *f, const struct http_conf *conf)
 
 	if (!f)
 		return 0;
-	/* A reload while another is starting: that one is dropped. */
-	for (int i = 0; i < MAX_PROCS; i++) {
-		struct proc *p = f->procs[i];
-
-		if (p && p->state == P_STARTING) {
-			kill(p->pid, SIGTERM);
-			p->state = P_GONE;
-			proc_free(p);
-		}
-	}
 	if (!conf->http_n_listen) {
 		f->conf = *conf;
 		if (f->cur) {
@@ -502,14 +460,14 @@ int http_front_reconfigure(struct http_front *f, const struct http_conf *conf)
 		return 0;
 	}
 	if (listen_all(conf, f->cur ? f->cur : f->dead, ls, &n, err, sizeof(err)) < 0) {
-		log_err("reload: %s; the HTTP front end in force stays", err);
+		log_err("reload: %s; the front end and its listeners in force stay", err);
 		return -1;
 	}
 	if (!proc_start(f, conf, ls, n, err, sizeof(err))) {
 		for (int i = 0; i < n; i++)
 			if (!fd_in_use(f, ls[i].fd, NULL))
 				close(ls[i].fd);
-		log_err("reload: http: %s; the front end in force stays", err);
+		log_err("reload: %s; the front end and its listeners in force stay", err);
 		return -1;
 	}
 	f->conf = *conf;   /* what a restart uses; the in-force one if it fails */
@@ -556,8 +514,7 @@ void http_front_free(struct http_front *f)
 		event_free(f->restart);
 	if (f->reap)
 		event_free(f->reap);
-	if (f->tick)
-		event_free(f->tick);
+
 	free(f);
 }
 

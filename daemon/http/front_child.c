@@ -9,8 +9,9 @@
  * (daemon/core/sandbox.h) and check it: each path the core named (the
  * database, the MAD devices) and those of $LOOMD_FRONT_PROBE must fail to
  * open, or the front end refuses to serve. Then "hello", and the loop.
- * SIGTERM: accept no more, end the requests under way (at most
- * http.timeout_s), exit. The channel closing (the core gone): exit. */
+ * SIGTERM: accept no more, serve the connections open until they close
+ * (a reload's keep-alive clients keep theirs; at most twice http.timeout_s),
+ * exit. The channel closing (the core gone): exit. */
 #include "autoconf.h"
 #include "daemon/http/front_child.h"
 
@@ -151,7 +152,7 @@ static void on_drain(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if ((!http_busy(fr->http) && !front_link_pending(fr->link)) ||
+	if ((!http_open(fr->http) && !front_link_pending(fr->link)) ||
 	    time(NULL) >= fr->drain_until) {
 		event_base_loopexit(fr->base, NULL);
 		return;
@@ -169,7 +170,9 @@ static void on_term(evutil_socket_t fd, short what, void *arg)
 		return;
 	log_info("SIGTERM: accepting no more; ending the requests under way");
 	http_quiesce(fr->http);
-	fr->drain_until = time(NULL) + (fr->conf.http_timeout_s > 0 ? fr->conf.http_timeout_s : 1);
+	/* A keep-alive connection ends by itself within http.timeout_s of
+	 * its last request; one that keeps asking is closed at the deadline. */
+	fr->drain_until = time(NULL) + 2 * fr->conf.http_timeout_s + fr->conf.http_header_timeout_s;
 	on_drain(-1, 0, fr);
 }
 
@@ -223,8 +226,14 @@ int http_front_main(int argc, char **argv)
 		goto out;
 	}
 	if (!(fr.api = api_new(fr.base, fr.http, fr.link, &fr.conf, err, sizeof(err))) ||
-	    !(fr.metrics = metrics_route_new(fr.http, fr.link, &fr.conf, err, sizeof(err))) ||
-	    !(fr.web = http_web_new(fr.http, &fr.conf, err, sizeof(err)))) {
+	    !(fr.metrics = metrics_route_new(fr.http, fr.link, &fr.conf, err, sizeof(err)))) {
+		char why[sizeof(err) + 32];
+
+		snprintf(why, sizeof(why), "http.tokens_file %s", err);
+		fail(&fr, why);
+		goto out;
+	}
+	if (!(fr.web = http_web_new(fr.http, &fr.conf, err, sizeof(err)))) {
 		fail(&fr, err);
 		goto out;
 	}

@@ -43,6 +43,8 @@
 /* A frame from the front end: a call's arguments come from a request
  * body (http.max_body_bytes, at most 512 KiB). */
 #define FRONT_MAX_FRAME (1024u * 1024u)
+/* How long the core waits for a new front end's first word. */
+#define FRONT_START_WAIT_S 15
 /* Questions the core answers for one front end at once (the API's own
  * cap, API_MAX_CALLS, plus /metrics scrapes and /readyz). */
 #define FRONT_MAX_PENDING 8192u

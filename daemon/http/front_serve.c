@@ -13,6 +13,8 @@
 #include "daemon/http/front_serve.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,7 +46,6 @@ struct front_peer {
 	struct front_peer_hooks h;
 	struct op *ops;
 	size_t n_ops;
-	int said_hello;
 	int gone;
 	struct event *later;         /* gone() from the loop, not from a callback */
 	char why[256];
@@ -185,13 +186,6 @@ static int on_question(struct front_peer *p, json_t *m)
 
 	if (!op)
 		return -1;
-	if (!strcmp(op, "hello")) {
-		if (!p->said_hello && p->h.hello) {
-			p->said_hello = 1;
-			p->h.hello(p->h.arg, p);
-		}
-		return 0;
-	}
 	if (!strcmp(op, "failed")) {
 		snprintf(p->why, sizeof(p->why), "%s",
 			 json_string_value(json_object_get(m, "error")) ?
@@ -348,18 +342,59 @@ struct front_peer *front_peer_new(struct event_base *base, int fd, pid_t pid, st
 	return p;
 }
 
-int front_peer_configure(struct front_peer *p, const struct http_conf *conf, int n_listeners,
-			 int log_level, int log_target, const char *user, json_t *probe)
+int front_handshake(int fd, const struct http_conf *conf, int n_listeners, int log_level,
+		    int log_target, const char *user, json_t *probe, char *err, size_t errlen)
 {
 	json_t *m = json_pack("{s:s, s:I, s:i, s:i, s:i, s:s, s:o}", "op", "config", "bytes",
 			      (json_int_t)sizeof(*conf), "listeners", n_listeners, "log_level",
 			      log_level, "log_target", log_target, "user", user ? user : "",
 			      "probe", probe ? probe : json_array());
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	const char *op;
+	int rc;
 
-	if (!m)
+	if (!m) {
+		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
-	peer_send(p, m, (const char *)conf, sizeof(*conf));
-	return p->gone ? -EPIPE : 0;
+	}
+	rc = proto_send_fd(fd, m, FRONT_MAX_FRAME);
+	json_decref(m);
+	m = NULL;
+	for (size_t off = 0; rc == 0 && off < sizeof(*conf);) {
+		ssize_t n = write(fd, (const char *)conf + off, sizeof(*conf) - off);
+
+		if (n < 0 && errno != EINTR)
+			rc = -errno;
+		else if (n > 0)
+			off += (size_t)n;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot send it its configuration: %s", strerror(-rc));
+		return rc;
+	}
+	/* Its set-up takes milliseconds: files, TLS, the sandbox. */
+	do
+		rc = poll(&pfd, 1, FRONT_START_WAIT_S * 1000);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0) {
+		snprintf(err, errlen, "the front end did not start within %d s", FRONT_START_WAIT_S);
+		return -ETIMEDOUT;
+	}
+	if ((rc = proto_recv_fd(fd, FRONT_MAX_FRAME, &m)) < 0) {
+		snprintf(err, errlen, "the front end ended before it served (%s)",
+			 rc == -EPIPE || rc == -ECONNRESET ? "its channel closed" : strerror(-rc));
+		return rc;
+	}
+	op = json_string_value(json_object_get(m, "op"));
+	if (op && !strcmp(op, "hello")) {
+		json_decref(m);
+		return 0;
+	}
+	snprintf(err, errlen, "%s", op && !strcmp(op, "failed") &&
+		 json_string_value(json_object_get(m, "error")) ?
+		 json_string_value(json_object_get(m, "error")) : "it said something else than hello");
+	json_decref(m);
+	return -EPROTO;
 }
 
 pid_t front_peer_pid(const struct front_peer *p)

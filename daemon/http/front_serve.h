@@ -15,7 +15,6 @@ struct http_metrics;
 struct front_peer;
 
 struct front_peer_hooks {
-	void (*hello)(void *arg, struct front_peer *p);   /* it serves */
 	/* It is gone (closed, failed, broke the protocol): why says how, in
 	 * the front end's words when it said "failed". The peer is freed
 	 * after this returns (its calls under way answer nobody). */
@@ -27,12 +26,15 @@ struct front_peer_hooks {
  * errno. */
 struct front_peer *front_peer_new(struct event_base *base, int fd, pid_t pid, struct ctl *ctl,
 				  struct http_metrics *metrics, const struct front_peer_hooks *h);
-/* Sends the configuration (front_proto.h's "config"): 0 or -errno. */
+/* The start of a front end, on its channel fd (blocking, before
+ * front_peer_new): its configuration (front_proto.h's "config"; probe:
+ * the paths it must fail to open, stolen), then its first word, waited
+ * for at most FRONT_START_WAIT_S. 0 when it says hello (it serves);
+ * -errno with err: why it cannot (its own words when it says failed). */
 struct http_conf;
 #include <jansson.h>
-/* probe: the paths it must fail to open (stolen; NULL none). */
-int front_peer_configure(struct front_peer *p, const struct http_conf *conf, int n_listeners,
-			 int log_level, int log_target, const char *user, json_t *probe);
+int front_handshake(int fd, const struct http_conf *conf, int n_listeners, int log_level,
+		    int log_target, const char *user, json_t *probe, char *err, size_t errlen);
 pid_t front_peer_pid(const struct front_peer *p);
 /* Closes the channel; calls under way answer nobody. NULL is fine. */
 void front_peer_free(struct front_peer *p);

@@ -854,9 +854,9 @@ void http_quiesce(struct http_mod *m)
 	m->quiet = 1;
 }
 
-unsigned http_busy(const struct http_mod *m)
+unsigned http_open(const struct http_mod *m)
 {
-	return m->q[Q_BUSY].n;
+	return m->n_conns;
 }
 
 /* ---- life cycle ----------------------------------------------------------------------- */

@@ -54,8 +54,8 @@ struct http_mod *http_new_inherited(struct event_base *base, const struct http_c
 /* Accept no more connections (a front end being replaced); those open
  * are served. */
 void http_quiesce(struct http_mod *m);
-/* Connections with a request under way. */
-unsigned http_busy(const struct http_mod *m);
+/* Connections open. */
+unsigned http_open(const struct http_mod *m);
 /* Waits for a render under way (its clients get their answer), closes
  * every connection. NULL is fine. */
 void http_free(struct http_mod *m);

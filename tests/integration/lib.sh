@@ -82,6 +82,9 @@ loom_cleanup() {
 
 loom_work() {
 	work=$(mktemp -d /tmp/loom-test.XXXXXX)
+	# Others may pass through (not list): loomd's HTTP front end runs as
+	# http.user (nobody) when loomd is root, and serves the web view from here.
+	chmod 0711 "$work"
 	cd "$work"  # umad2sim leaves a sys-PID directory where its clients run
 	trap loom_cleanup EXIT
 	trap 'exit 1' INT TERM
