@@ -732,8 +732,7 @@ int loomd_run(const struct loomd_options *opt)
 	}
 	/* Once every command has its handler: the front end's calls may come. */
 	if (!(d.front = http_front_new(d.base, d.ctl, d.metrics, http_conf_get(d.conf),
-				       http_conf_get(d.conf)->http_user, d.conf->db_path, err,
-				       sizeof(err)))) {
+				       d.conf->db_path, err, sizeof(err)))) {
 		log_err("http: %s", err);
 		goto out;
 	}

@@ -63,7 +63,6 @@ struct http_front {
 	struct event_base *base;
 	struct ctl *ctl;
 	struct http_metrics *metrics;
-	char user[64];
 	char db_path[PATH_MAX];           /* the front end checks it cannot open it */
 	struct http_conf conf;            /* of the serving front end */
 	struct proc *procs[MAX_PROCS];
@@ -299,7 +298,7 @@ static struct proc *proc_start(struct http_front *f, const struct http_conf *con
 	}
 	/* Blocking: the loop waits the milliseconds of its set-up, so that a
 	 * start or reload knows at once whether it serves. */
-	if (front_handshake(sp[0], conf, n_ls, (int)log_get_level(), (int)log_get_target(), f->user,
+	if (front_handshake(sp[0], conf, n_ls, (int)log_get_level(), (int)log_get_target(), conf->http_user,
 			    probe_paths(f), err, errlen) < 0) {
 		close(sp[0]);
 		kill(p->pid, SIGKILL);
@@ -410,7 +409,7 @@ static void on_restart(evutil_socket_t fd, short what, void *arg)
 
 struct http_front *http_front_new(struct event_base *base, struct ctl *ctl,
 				  struct http_metrics *metrics, const struct http_conf *conf,
-				  const char *user, const char *db_path, char *err, size_t errlen)
+				  const char *db_path, char *err, size_t errlen)
 {
 	struct http_front *f = calloc(1, sizeof(*f));
 	struct lsock ls[LOOM_HTTP_MAX_LISTEN];
@@ -424,7 +423,6 @@ struct http_front *http_front_new(struct event_base *base, struct ctl *ctl,
 	f->base = base;
 	f->ctl = ctl;
 	f->metrics = metrics;
-	snprintf(f->user, sizeof(f->user), "%s", user ? user : "");
 	snprintf(f->db_path, sizeof(f->db_path), "%s", db_path ? db_path : "");
 	f->conf = *conf;
 	if (!conf->http_n_listen)

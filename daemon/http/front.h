@@ -35,11 +35,11 @@ struct http_front;
 /* Binds conf's addresses and starts the front end, waiting (at most
  * 15 s) until it serves: NULL with err when an address cannot be bound
  * or the front end cannot start (its reason). With no http.listen,
- * nothing is started. user: the front end's user when loomd is root;
- * db_path: the database, which the front end proves it cannot open. */
+ * nothing is started. The front end runs as http.user when loomd is
+ * root. db_path: the database, which the front end proves it cannot open. */
 struct http_front *http_front_new(struct event_base *base, struct ctl *ctl,
 				  struct http_metrics *metrics, const struct http_conf *conf,
-				  const char *user, const char *db_path, char *err, size_t errlen);
+				  const char *db_path, char *err, size_t errlen);
 /* The new section (see above): 0, or -1 (logged) when the front end in
  * force stays. */
 int http_front_reconfigure(struct http_front *f, const struct http_conf *conf);
