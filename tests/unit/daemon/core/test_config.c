@@ -810,6 +810,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "    client_cert: optional\n"
 			 "    ciphers: \"ECDHE+AESGCM:ECDHE+CHACHA20:DHE+AESGCM:DHE+CHACHA20:!aNULL:!PSK\"\n"
 			 "  tokens_file: \"" LOOM_DEFAULT_TOKENS "\"\n"
+			 "  user: \"nobody\"\n"
 			 "ha:\n"
 			 "  endpoints: []\n"
 			 "  name: \"\"\n"
