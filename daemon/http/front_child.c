@@ -16,6 +16,7 @@
 #include "daemon/http/front_child.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,6 +40,65 @@
 #include "lib/util/log.h"
 
 #define MAX_PROBES 64
+
+/* The sanitizer lane (tools/check-asan.sh) has reports written to
+ * files (ASAN_OPTIONS log_path): a file the sandbox would not let the
+ * runtime open when it has something to say. Its file is opened now, and
+ * the suppressions read. */
+#if defined(__SANITIZE_ADDRESS__)
+#define FRONT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FRONT_SANITIZED 1
+#endif
+#endif
+#ifdef FRONT_SANITIZED
+#include <stdint.h>
+#include <sanitizer/common_interface_defs.h>
+
+static void sanitizer_report_file(void)
+{
+	const char *o = getenv("ASAN_OPTIONS"), *p = o ? strstr(o, "log_path=") : NULL;
+	char path[PATH_MAX];
+	int fd;
+
+	if (!p)
+		return;
+	p += strlen("log_path=");
+	snprintf(path, sizeof(path), "%.*s.loomd-http.%d", (int)strcspn(p, ":"), p, (int)getpid());
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) >= 0)
+		__sanitizer_set_report_fd((void *)(intptr_t)fd);
+}
+
+/* The directory of the suppressions file an option string names, for
+ * the sandbox's read-only view (LeakSanitizer reads it at exit). */
+static const char *sanitizer_dir(const char *env, char *out, size_t len)
+{
+	const char *o = getenv(env), *p = o ? strstr(o, "suppressions=") : NULL;
+	char *slash;
+
+	if (!p)
+		return NULL;
+	p += strlen("suppressions=");
+	snprintf(out, len, "%.*s", (int)strcspn(p, ":"), p);
+	if (!(slash = strrchr(out, '/')) || slash == out)
+		return NULL;
+	*slash = '\0';
+	return out;
+}
+#else
+static void sanitizer_report_file(void)
+{
+}
+
+static const char *sanitizer_dir(const char *env, char *out, size_t len)
+{
+	(void)env;
+	(void)out;
+	(void)len;
+	return NULL;
+}
+#endif
 
 struct front {
 	struct event_base *base;
@@ -194,7 +254,9 @@ int http_front_main(int argc, char **argv)
 {
 	static struct front fr;
 	struct sandbox_report rep = { 0 };
-	const char *dirs[2] = { NULL, NULL };
+	const char *dirs[4] = { NULL, NULL, NULL, NULL };
+	char sdir[2][PATH_MAX];
+	int nd = 0;
 	struct sandbox_spec spec = { 0 };
 	struct stat st;
 	int fds[LOOM_HTTP_MAX_LISTEN], status = 1;
@@ -240,9 +302,14 @@ int http_front_main(int argc, char **argv)
 	/* What the sandbox closes must be done by now: the files read, the
 	 * time zone loaded (the log's time stamps). */
 	tzset();
+	sanitizer_report_file();
 	/* The web view's files stay readable (a missing directory: none). */
-	dirs[0] = fr.conf.http_web_root[0] && !stat(fr.conf.http_web_root, &st) &&
-		  S_ISDIR(st.st_mode) ? fr.conf.http_web_root : NULL;
+	if (fr.conf.http_web_root[0] && !stat(fr.conf.http_web_root, &st) && S_ISDIR(st.st_mode))
+		dirs[nd++] = fr.conf.http_web_root;
+	if (sanitizer_dir("LSAN_OPTIONS", sdir[0], sizeof(sdir[0])))
+		dirs[nd++] = sdir[0];
+	if (sanitizer_dir("ASAN_OPTIONS", sdir[1], sizeof(sdir[1])))
+		dirs[nd++] = sdir[1];
 	spec.user = fr.user;
 	spec.read_dirs = dirs;
 	if (sandbox_enter(&spec, &rep, err, sizeof(err)) < 0 ||
