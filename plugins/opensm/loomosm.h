@@ -4,7 +4,8 @@
  * Shared by its files: loomosm.c (the plugin: load, register, unload),
  * osm_graph.c (OpenSM's subnet -> loom's fabric graph, tables -> new_lft),
  * osm_engine.c (the routing engine callbacks OpenSM calls), report.c (runs
- * and events reported to loomd, never waiting on it).
+ * and events reported to loomd, never waiting on it), request.c (loomd's
+ * requests back: a heavy sweep without a signal).
  *
  * Include the OpenSM headers through this file: osm_config.h must come first,
  * it holds the defines that shape OpenSM's structs. */
@@ -63,6 +64,8 @@ struct losm_engine {
 #define LOSM_REPORT_SOCKET "/run/loom/osm.sock"
 
 struct losm_report;
+struct losm_request;
+struct sockaddr_un;
 
 /* osm_qos.c: loom's ib_qos block as found in OpenSM's options file. */
 struct losm_qos {
@@ -74,6 +77,7 @@ struct losm_qos {
 struct losm_plugin {
 	osm_opensm_t *osm;
 	struct losm_report *report;    /* report.c; NULL if out of memory */
+	struct losm_request *request;  /* request.c; NULL: none heard */
 	/* The threads the engines and the hop tables split their work over
 	 * ($LOOMOSM_THREADS, default the cores): used only inside OpenSM's
 	 * routing callbacks, which OpenSM calls one at a time from its state
@@ -145,6 +149,15 @@ struct losm_report *losm_report_new(osm_opensm_t *osm);
 /* Waits for a metrics worker still running: called from delete(), before
  * OpenSM unloads the plugin. */
 void losm_report_free(struct losm_report *rep);
+/* report.c: the socket reports leave from (bound to an abstract name of
+ * its own, so that loomd can answer), and *to the socket they go to (to
+ * may be NULL); -1 when nothing is reported. */
+int losm_report_socket(const struct losm_report *rep, struct sockaddr_un *to);
+/* request.c: a thread hearing loomd's requests on rep's socket; NULL when
+ * rep reports nothing (or out of resources: said in OpenSM's log). */
+struct losm_request *losm_request_new(osm_opensm_t *osm, struct losm_report *rep);
+/* Stops the thread: called from delete(), before losm_report_free. */
+void losm_request_free(struct losm_request *q);
 /* report.c: one of OpenSM's events (the plugin's report() callback). */
 void losm_report_event(struct losm_report *rep, osm_epi_event_id_t id, void *data);
 /* report.c: a finished run of engine e: r are its tables (held while their
