@@ -62,6 +62,7 @@ struct osm_report {
 	struct sockaddr_un peer;
 	socklen_t peer_len;       /* 0: none yet */
 	int peer_pid;
+	int last_pid;             /* the pid of the report handled last */
 	char buf[OSM_REPORT_MAX]; /* one datagram */
 };
 
@@ -333,6 +334,7 @@ int osm_report_handle(struct osm_report *r, const char *buf, size_t len, double 
 	}
 	if ((rc = read_head(r, msg, &h)) < 0)
 		goto out;
+	r->last_pid = h.pid;
 	if (h.dropped > 0)
 		log_warn("%s (pid %d): %lld reports were lost before report %lld (loomd was not "
 			 "listening, or too slow)", h.sm, h.pid, h.dropped, h.seq);
@@ -354,14 +356,12 @@ out:
  * older plugin, a test's tool) leaves the last one. */
 static void note_peer(struct osm_report *r, const struct sockaddr_un *from, socklen_t len)
 {
-	int pid = 0;
-
 	if (len <= offsetof(struct sockaddr_un, sun_path) + 1 || from->sun_path[0] != '\0')
 		return;
-	if (r->peer_len != len || memcmp(&r->peer, from, len) != 0) {
-		(void)store_last_sm_pid(r->st, &pid);
-		log_info("OpenSM reports: the plugin of OpenSM pid %d takes loomd's requests", pid);
-		r->peer_pid = pid;
+	if (r->peer_len != len || memcmp(&r->peer, from, len) != 0 || r->peer_pid != r->last_pid) {
+		r->peer_pid = r->last_pid;
+		log_info("OpenSM reports: the plugin of OpenSM pid %d takes loomd's requests",
+			 r->peer_pid);
 	}
 	memcpy(&r->peer, from, len);
 	r->peer_len = len;

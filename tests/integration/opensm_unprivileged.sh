@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# tests/integration/opensm_unprivileged.sh: loomd running as a user that may
+# not signal OpenSM (nobody, through setpriv; OpenSM runs as root with
+# libloomosm.so) still has OpenSM re-read the files loom writes: it asks
+# the plugin over the report socket (daemon/routing/opensm_sweep.h,
+# plugins/opensm/request.c), no SIGHUP. The files loom writes are in a
+# directory the user owns, as /var/lib/loom/opensm is in production
+# (docs/opensm.md); OpenSM reads them there.
+#
+#  1. The user cannot signal OpenSM (kill -0 as nobody fails): loomd has no
+#     signal path left.
+#  2. A tenant created through that loomd is confirmed: its key reaches
+#     its hosts' PKey tables (smpquery), loomd says it asked libloomosm.so,
+#     and OpenSM's log shows the heavy sweep the plugin made for it.
+#  3. ib_cc apply: loom's block written into OpenSM's options file, which
+#     OpenSM re-reads at the plugin's request (its own output: the option
+#     congestion_control TRUE loaded from the file).
+#  4. Only loomd may ask: a request from another socket (root's, sent to
+#     the plugin's abstract address) is dropped and logged, no sweep made.
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_need_osm_plugin
+loom_netns "$@"
+loom_work
+loom_need smpquery setpriv python3
+id nobody >/dev/null 2>&1 || loom_skip "no user nobody"
+RUNAS="setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups"
+# The user's directory, as /var/lib/loom is the package's user's: the
+# database, the sockets, the partitions file and OpenSM's options file.
+chown nobody "$work"
+chmod 755 "$work"
+
+"$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
+loom_ibsim "$work/f.net"
+# The operator's lines; loom's ib_cc block goes after them.
+printf 'event_plugin_name loomosm\nforce_log_flush TRUE\nlog_flags 0x03\npartition_config_file %s\n' \
+	"$work/partitions.conf" >"$work/opensm.conf"
+chown nobody "$work/opensm.conf"
+loom_osm_plugin &
+OSM_PID=$!
+LOOM_PIDS="$LOOM_PIDS $OSM_PID"
+loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "OpenSM: no SUBNET UP"
+sweeps() { grep -c "heavy sweep asked by loomd ($1)" "$work/opensm.log" || :; }
+
+# ---- 1. no signal path ----------------------------------------------------------------------
+$RUNAS kill -0 "$OSM_PID" 2>/dev/null && loom_fail "nobody may signal OpenSM: the test would prove nothing"
+loom_ok "user nobody cannot signal OpenSM (pid $OSM_PID)"
+
+loom_config "tenants:" "  host_identity: description" "  partitions_file: $work/partitions.conf" \
+	"  pkey_min: 4097" "  timeout_s: 30" \
+	"ib_cc:" "  enable: true" "  opensm_config: $work/opensm.conf"
+LD_PRELOAD=$PRELOAD $RUNAS "$B/loomd" -f -c "$work/loom.yaml" 2>>"$work/loomd.log" &
+LOOMD_PID=$!
+LOOM_PIDS="$LOOM_PIDS $LOOMD_PID"
+loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd (as nobody) did not open its socket"
+[ "$(stat -c %U "$work/loom.db")" = nobody ] || loom_fail "loomd does not run as nobody"
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+# loomd hears of the plugin's address from its reports: a heavy sweep's.
+loom_ibsim_cmd 'Unlink "host-0015"[1]'
+loom_until 200 grep -q "takes loomd's requests" "$work/loomd.log" ||
+	loom_osm_fail "loomd never learned where the plugin hears requests"
+
+# ---- 2. a tenant -------------------------------------------------------------------------------
+ports() { loom_ibnetdiscover -p | awk '$1 == "CA" { d = $0; sub(/.*\( ./, "", d);
+	sub(/. - .*/, "", d); print $4, $2, d }'; }
+pkeys_of() { # HOST: its first port's PKeyTable (smpquery)
+	_lid=$(ports | awk -v h="$1" '$3 == h { print $2; exit }')
+	[ -n "$_lid" ] || loom_fail "no LID for $1"
+	LD_PRELOAD=$PRELOAD smpquery pkeys "$_lid" 1 2>/dev/null | sed 's/^ *[0-9]*://'
+}
+loom_ctl tenant create jobA --hosts 'host-[0000-0003]' >"$work/a.out" 2>&1 ||
+	loom_osm_fail "create jobA (loomd as nobody): $(cat "$work/a.out")"
+K=$(sed -n 's/^pkey: *0x\(....\)$/\1/p' "$work/a.out")
+F=0x$(printf '%x' $((0x$K | 0x8000)))
+for h in host-0000 host-0003; do
+	pkeys_of "$h" | grep -qiw "$F" || loom_fail "$h lacks $F: $(pkeys_of "$h")"
+done
+pkeys_of host-0004 | grep -qiw "$F" && loom_fail "host-0004 holds $F"
+grep -q "tenants: .*OpenSM re-reads it (asked libloomosm.so in OpenSM pid $OSM_PID)" \
+	"$work/loomd.log" || loom_fail "loomd did not say it asked the plugin"
+[ "$(sweeps tenants)" -ge 1 ] || loom_osm_fail "OpenSM's log shows no sweep asked for the tenant"
+loom_ok "tenant jobA ($F) on host-0000..0003 (smpquery) with loomd as nobody:" \
+	"$(sweeps tenants) heavy sweep(s) asked through libloomosm.so, no signal"
+
+# ---- 3. ib_cc apply ------------------------------------------------------------------------------
+loom_ctl qos apply --ib-cc >"$work/apply.out" 2>&1 || loom_fail "apply: $(cat "$work/apply.out")"
+grep -q "OpenSM re-reads it (asked libloomosm.so in OpenSM pid $OSM_PID)" "$work/apply.out" ||
+	loom_fail "apply: $(cat "$work/apply.out")"
+loom_until 100 grep -q "Loading Cached Option:congestion_control = TRUE" "$work/opensm.out" ||
+	loom_osm_fail "OpenSM did not re-read congestion_control at the plugin's request"
+[ "$(sweeps ib_cc)" -ge 1 ] || loom_osm_fail "OpenSM's log shows no sweep asked for ib_cc"
+loom_ok "ib_cc apply as nobody: OpenSM re-read its options file (congestion_control TRUE)" \
+	"at the plugin's request"
+
+# ---- 4. only loomd may ask ------------------------------------------------------------------------
+n=$(grep -c "heavy sweep asked by loomd" "$work/opensm.log")
+python3 - "$OSM_PID" <<'EOP' || loom_fail "cannot send a request as another socket"
+import os, socket, sys
+pid = sys.argv[1]
+inodes = set()
+for fd in os.listdir("/proc/%s/fd" % pid):
+    try:
+        t = os.readlink("/proc/%s/fd/%s" % (pid, fd))
+    except OSError:
+        continue
+    if t.startswith("socket:["):
+        inodes.add(t[8:-1])
+names = [l.split()[7] for l in open("/proc/net/unix").read().splitlines()[1:]
+         if len(l.split()) >= 8 and l.split()[6] in inodes and l.split()[7].startswith("@")]
+assert names, "OpenSM has no abstract socket"
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+sent = 0
+for n in names:  # umad2sim's sockets refuse a datagram; the plugin's takes it
+    try:
+        s.sendto(b'{"v":1,"type":"heavy_sweep","why":"intruder"}', "\0" + n[1:])
+        sent += 1
+    except OSError:
+        pass
+assert sent, "no abstract socket of OpenSM took the datagram"
+EOP
+loom_until 50 grep -q "ERR LOOM09: loomosm: a request not from loomd's socket" "$work/opensm.log" ||
+	loom_osm_fail "a foreign request was not refused"
+sleep 1
+[ "$(sweeps intruder)" = 0 ] && [ "$(grep -c "heavy sweep asked by loomd" "$work/opensm.log")" = "$n" ] ||
+	loom_osm_fail "a foreign request made OpenSM sweep"
+loom_ok "a request from another socket than loomd's is dropped and logged (ERR LOOM09), no sweep"
