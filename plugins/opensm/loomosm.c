@@ -8,7 +8,8 @@
  * picks ftree or dfsssp by itself) and "loom-ftree", "loom-dfsssp",
  * "loom-minhop"; routing_engine then selects them like OpenSM's own. The
  * routing itself is in osm_engine.c, the translation in osm_graph.c, the
- * reports to loomd in report.c, loomd's requests in request.c.
+ * reports to loomd in report.c, loomd's requests in request.c, loom's
+ * options file over OpenSM's in osm_options.c.
  *
  * OpenSM refuses the plugin unless osm_version equals its own version string
  * exactly, so the plugin must be built against the running OpenSM's headers. */
@@ -42,6 +43,7 @@ static void losm_plugin_free(struct losm_plugin *p)
 		pthread_mutex_destroy(&p->engines[i].lock);
 	}
 	losm_request_free(p->request);  /* its thread reads the report socket */
+	losm_options_free(p->options);
 	losm_report_free(p->report);
 	par_pool_free(p->pool);
 	pthread_mutex_destroy(&p->qos_lock);
@@ -85,6 +87,7 @@ static void *create(struct osm_opensm *osm)
 	/* loomd's requests (a heavy sweep without a signal) come back on the
 	 * report socket: loomd learns its address from the first report. */
 	p->request = losm_request_new(osm, p->report);
+	p->options = losm_options_new(osm);
 	p->pool = par_pool_new(threads_wanted(osm));
 	engines = rt_engine_list(&n);
 	for (size_t i = 0; i < n && p->n_engines < sizeof(p->engines) / sizeof(p->engines[0]);
@@ -153,6 +156,10 @@ static void report(void *data, osm_epi_event_id_t event_id, void *event_data)
 	 * setup of this sweep asks for the tables. */
 	if (event_id == OSM_EVENT_ID_HEAVY_SWEEP_START)
 		losm_qos_invalidate(p);
+	/* Discovery done, OpenSM's own options read again: loom's go over
+	 * them before OpenSM sets partitions, QoS and congestion control. */
+	if (event_id == OSM_EVENT_ID_HEAVY_SWEEP_DONE)
+		losm_options_apply(p->options);
 	losm_report_event(p->report, event_id, event_data);
 }
 

@@ -1,22 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
 # tests/integration/opensm_unprivileged.sh: loomd running as a user that may
-# not signal OpenSM (nobody, through setpriv; OpenSM runs as root with
-# libloomosm.so) still has OpenSM re-read the files loom writes: it asks
-# the plugin over the report socket (daemon/routing/opensm_sweep.h,
-# plugins/opensm/request.c), no SIGHUP. The files loom writes are in a
-# directory the user owns, as /var/lib/loom/opensm is in production
-# (docs/opensm.md); OpenSM reads them there.
+# not signal OpenSM nor write OpenSM's options file (nobody, through setpriv;
+# OpenSM runs as root with libloomosm.so) still has OpenSM apply the files
+# loom writes in a directory of its own, as /var/lib/loom in production
+# (docs/opensm.md): the partitions file (OpenSM's partition_config_file) and
+# loom's options file (libloomosm.so applies its QoS and congestion-control
+# lines over OpenSM's own options, plugins/opensm/osm_options.c). loomd asks
+# for the heavy sweep that re-reads them through the plugin, over the report
+# socket (daemon/routing/opensm_sweep.h, plugins/opensm/request.c), no SIGHUP.
 #
-#  1. The user cannot signal OpenSM (kill -0 as nobody fails): loomd has no
-#     signal path left.
+#  1. The user cannot signal OpenSM (kill -0 as nobody fails) nor write
+#     OpenSM's own options file: loomd has no other path left.
 #  2. A tenant created through that loomd is confirmed: its key reaches
 #     its hosts' PKey tables (smpquery), loomd says it asked libloomosm.so,
 #     and OpenSM's log shows the heavy sweep the plugin made for it.
-#  3. ib_cc apply: loom's block written into OpenSM's options file, which
-#     OpenSM re-reads at the plugin's request (its own output: the option
-#     congestion_control TRUE loaded from the file).
-#  4. Only loomd may ask: a request from another socket (root's, sent to
+#  3. ib_cc apply into loom's options file: OpenSM applies it at the
+#     plugin's request (its own parser's output: congestion_control TRUE
+#     loaded; its log: loom's lines applied over its own file), and its CC
+#     manager then sets the CAs (CongestionControlTable Sets, status 0).
+#  4. loom's file may set only QoS and congestion-control options: a line
+#     sm_priority in it is ignored (ERR LOOM10), OpenSM never loads it.
+#  5. Only loomd may ask: a request from another socket (root's, sent to
 #     the plugin's abstract address) is dropped and logged, no sweep made.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -27,16 +32,18 @@ loom_need smpquery setpriv python3
 id nobody >/dev/null 2>&1 || loom_skip "no user nobody"
 RUNAS="setpriv --reuid=nobody --regid=$(id -g nobody) --clear-groups"
 # The user's directory, as /var/lib/loom is the package's user's: the
-# database, the sockets, the partitions file and OpenSM's options file.
+# database, the sockets, the partitions file and loom's options file. OpenSM's
+# own options file stays root's.
 chown nobody "$work"
 chmod 755 "$work"
 
 "$B/loom-fabgen" fattree --levels 2 --radix 8 --hosts 16 -o "$work/f.net"
 loom_ibsim "$work/f.net"
-# The operator's lines; loom's ib_cc block goes after them.
-printf 'event_plugin_name loomosm\nforce_log_flush TRUE\nlog_flags 0x03\npartition_config_file %s\n' \
+# The operator's options file (root's): log_flags 0x07 shows the CC manager's
+# MADs. loom's options go to $work/loom-opensm.conf (loom_osm_plugin's
+# LOOMOSM_OPTIONS), which does not exist yet.
+printf 'event_plugin_name loomosm\nforce_log_flush TRUE\nlog_flags 0x07\npartition_config_file %s\n' \
 	"$work/partitions.conf" >"$work/opensm.conf"
-chown nobody "$work/opensm.conf"
 loom_osm_plugin &
 OSM_PID=$!
 LOOM_PIDS="$LOOM_PIDS $OSM_PID"
@@ -45,11 +52,14 @@ sweeps() { grep -c "heavy sweep asked by loomd ($1)" "$work/opensm.log" || :; }
 
 # ---- 1. no signal path ----------------------------------------------------------------------
 $RUNAS kill -0 "$OSM_PID" 2>/dev/null && loom_fail "nobody may signal OpenSM: the test would prove nothing"
-loom_ok "user nobody cannot signal OpenSM (pid $OSM_PID)"
+$RUNAS sh -c ": >>'$work/opensm.conf'" 2>/dev/null && loom_fail "nobody may write OpenSM's options file"
+loom_ok "user nobody can neither signal OpenSM (pid $OSM_PID) nor write its options file"
 
 loom_config "tenants:" "  host_identity: description" "  partitions_file: $work/partitions.conf" \
 	"  pkey_min: 4097" "  timeout_s: 30" \
-	"ib_cc:" "  enable: true" "  opensm_config: $work/opensm.conf"
+	"ib_cc:" "  enable: true" "  ca:" "    control_map: 0x0001" "    sls:" \
+	"      - {sl: 0, ccti_timer: 150, ccti_increase: 1, trigger_threshold: 0, ccti_min: 0}" \
+	"  cct: [\"0:0\", \"1:10\"]" "  opensm_config: $work/loom-opensm.conf"
 LD_PRELOAD=$PRELOAD $RUNAS "$B/loomd" -f -c "$work/loom.yaml" 2>>"$work/loomd.log" &
 LOOMD_PID=$!
 LOOM_PIDS="$LOOM_PIDS $LOOMD_PID"
@@ -83,17 +93,35 @@ grep -q "tenants: .*OpenSM re-reads it (asked libloomosm.so in OpenSM pid $OSM_P
 loom_ok "tenant jobA ($F) on host-0000..0003 (smpquery) with loomd as nobody:" \
 	"$(sweeps tenants) heavy sweep(s) asked through libloomosm.so, no signal"
 
-# ---- 3. ib_cc apply ------------------------------------------------------------------------------
+# ---- 3. ib_cc apply --------------------------------------------------------------------------
 loom_ctl qos apply --ib-cc >"$work/apply.out" 2>&1 || loom_fail "apply: $(cat "$work/apply.out")"
 grep -q "OpenSM re-reads it (asked libloomosm.so in OpenSM pid $OSM_PID)" "$work/apply.out" ||
 	loom_fail "apply: $(cat "$work/apply.out")"
 loom_until 100 grep -q "Loading Cached Option:congestion_control = TRUE" "$work/opensm.out" ||
-	loom_osm_fail "OpenSM did not re-read congestion_control at the plugin's request"
+	loom_osm_fail "OpenSM did not apply congestion_control from loom's file"
+grep -q "loomosm: [0-9]* option line(s) of $work/loom-opensm.conf applied over $work/opensm.conf" \
+	"$work/opensm.log" || loom_osm_fail "the plugin did not say it applied loom's file"
 [ "$(sweeps ib_cc)" -ge 1 ] || loom_osm_fail "OpenSM's log shows no sweep asked for ib_cc"
-loom_ok "ib_cc apply as nobody: OpenSM re-read its options file (congestion_control TRUE)" \
-	"at the plugin's request"
+loom_until 300 grep -q "cc_rcv_mad: Processing received MAD status 0x0 for attr ID 23 " \
+	"$work/opensm.log" || loom_osm_fail "OpenSM's CC manager sent no CongestionControlTable"
+loom_ok "ib_cc apply as nobody into loom's file: OpenSM applied it over its own options" \
+	"(congestion_control TRUE) at the plugin's request; its CC manager set the CCT"
 
-# ---- 4. only loomd may ask ------------------------------------------------------------------------
+# ---- 4. loom's file sets only QoS and congestion control --------------------------------------
+$RUNAS sh -c "echo 'sm_priority 3' >>'$work/loom-opensm.conf'"
+loom_ctl qos status --ib-cc >/dev/null 2>&1 || :  # (drift: a line after loom's block)
+n=$(sweeps ib_cc)
+loom_ctl qos apply --ib-cc >"$work/apply2.out" 2>&1 || loom_fail "apply: $(cat "$work/apply2.out")"
+loom_until 100 sh -c "[ \$(grep -c 'heavy sweep asked by loomd (ib_cc)' '$work/opensm.log') -gt $n ]" ||
+	loom_osm_fail "no second sweep asked"
+loom_until 100 grep -q "ERR LOOM10: loomosm: $work/loom-opensm.conf:[0-9]*: sm_priority is not an option loom may set" \
+	"$work/opensm.log" || loom_osm_fail "the sm_priority line was not refused"
+sleep 1
+grep -q "Loading Cached Option:sm_priority" "$work/opensm.out" &&
+	loom_osm_fail "OpenSM loaded sm_priority from loom's file"
+loom_ok "a line sm_priority in loom's file is ignored (ERR LOOM10): loom sets QoS and CC only"
+
+# ---- 5. only loomd may ask ------------------------------------------------------------------------
 n=$(grep -c "heavy sweep asked by loomd" "$work/opensm.log")
 python3 - "$OSM_PID" <<'EOP' || loom_fail "cannot send a request as another socket"
 import os, socket, sys
