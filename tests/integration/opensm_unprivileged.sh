@@ -19,6 +19,8 @@
 #     plugin's request (its own parser's output: congestion_control TRUE
 #     loaded; its log: loom's lines applied over its own file), and its CC
 #     manager then sets the CAs (CongestionControlTable Sets, status 0).
+#  3b. ib_qos apply into the same file: every port's SL2VL and VLArb tables
+#     read back in policy (`loomctl qos status --ib`).
 #  4. loom's file may set only QoS and congestion-control options: a line
 #     sm_priority in it is ignored (ERR LOOM10), OpenSM never loads it.
 #  5. Only loomd may ask: a request from another socket (root's, sent to
@@ -59,7 +61,12 @@ loom_config "tenants:" "  host_identity: description" "  partitions_file: $work/
 	"  pkey_min: 4097" "  timeout_s: 30" \
 	"ib_cc:" "  enable: true" "  ca:" "    control_map: 0x0001" "    sls:" \
 	"      - {sl: 0, ccti_timer: 150, ccti_increase: 1, trigger_threshold: 0, ccti_min: 0}" \
-	"  cct: [\"0:0\", \"1:10\"]" "  opensm_config: $work/loom-opensm.conf"
+	"  cct: [\"0:0\", \"1:10\"]" "  opensm_config: $work/loom-opensm.conf" \
+	"ib_qos:" "  classes: {compute: 0, storage: 1}" \
+	"  sl2vl: [0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 15]" \
+	"  vlarb_low: [{vl: 0, weight: 64}, {vl: 1, weight: 128}, {vl: 2, weight: 32}, {vl: 3, weight: 8}]" \
+	"  max_vls: 4" \
+	"  opensm_config: $work/loom-opensm.conf"
 LD_PRELOAD=$PRELOAD $RUNAS "$B/loomd" -f -c "$work/loom.yaml" 2>>"$work/loomd.log" &
 LOOMD_PID=$!
 LOOM_PIDS="$LOOM_PIDS $LOOMD_PID"
@@ -106,6 +113,15 @@ loom_until 300 grep -q "cc_rcv_mad: Processing received MAD status 0x0 for attr 
 	"$work/opensm.log" || loom_osm_fail "OpenSM's CC manager sent no CongestionControlTable"
 loom_ok "ib_cc apply as nobody into loom's file: OpenSM applied it over its own options" \
 	"(congestion_control TRUE) at the plugin's request; its CC manager set the CCT"
+
+# ---- 3b. ib_qos apply: every port read back in policy ------------------------------------------
+qos_ok() { "$B/loomctl" -s "$work/loomd.sock" qos status --ib >"$work/qstatus.out" 2>&1; }
+qos_ok && loom_fail "in policy before the apply: $(cat "$work/qstatus.out")"
+loom_ctl qos apply --ib >"$work/qapply.out" 2>&1 || loom_fail "apply --ib: $(cat "$work/qapply.out")"
+grep -q "OpenSM re-reads it (asked libloomosm.so in OpenSM pid $OSM_PID)" "$work/qapply.out" ||
+	loom_fail "apply --ib: $(cat "$work/qapply.out")"
+loom_until 300 qos_ok || loom_osm_fail "ports not in policy 30 s after apply --ib: $(tail -3 "$work/qstatus.out")"
+loom_ok "ib_qos apply as nobody into loom's file: $(tail -n 1 "$work/qstatus.out") (SL2VL and VLArb read back)"
 
 # ---- 4. loom's file sets only QoS and congestion control --------------------------------------
 $RUNAS sh -c "echo 'sm_priority 3' >>'$work/loom-opensm.conf'"
