@@ -727,7 +727,7 @@ int loomd_run(const struct loomd_options *opt)
 		goto out;
 	}
 	/* The plugin's channel asks OpenSM to re-read the files loom writes
-	 * without a signal (loomd need not be root: docs/opensm.md). */
+	 * without a signal (loomd need not be root: docs/opensm-slurm.md). */
 	tenants_set_opensm(d.tenants, d.osm);
 	qos_ib_set_opensm(d.qos_ib, d.osm);
 	qos_ibcc_set_opensm(d.qos_ibcc, d.osm);

@@ -31,7 +31,7 @@
  * the socket it reports to, so only loomd's own socket can ask):
  *   heavy_sweep  "v":1, "why": OpenSM does what its SIGHUP does: a heavy
  *                sweep that first re-reads its options file, then its
- *                partitions file (docs/opensm.md). */
+ *                partitions file (docs/opensm-slurm.md). */
 #ifndef LOOMD_OSM_REPORT_H
 #define LOOMD_OSM_REPORT_H
 

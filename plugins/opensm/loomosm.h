@@ -66,7 +66,7 @@ struct losm_engine {
 
 /* Where loomd writes its ib_qos and ib_cc options when $LOOMOSM_OPTIONS
  * is not set (osm_options.c): loom.yaml's opensm_config in
- * docs/opensm.md's set-up. */
+ * docs/opensm-slurm.md's set-up. */
 #define LOSM_OPTIONS_FILE "/var/lib/loom/opensm.conf"
 
 struct losm_report;

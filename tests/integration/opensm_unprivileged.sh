@@ -4,7 +4,7 @@
 # not signal OpenSM nor write OpenSM's options file (nobody, through setpriv;
 # OpenSM runs as root with libloomosm.so) still has OpenSM apply the files
 # loom writes in a directory of its own, as /var/lib/loom in production
-# (docs/opensm.md): the partitions file (OpenSM's partition_config_file) and
+# (docs/opensm-slurm.md): the partitions file (OpenSM's partition_config_file) and
 # loom's options file (libloomosm.so applies its QoS and congestion-control
 # lines over OpenSM's own options, plugins/opensm/osm_options.c). loomd asks
 # for the heavy sweep that re-reads them through the plugin, over the report
