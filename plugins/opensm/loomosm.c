@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_version.h>
@@ -86,7 +88,15 @@ static void *create(struct osm_opensm *osm)
 	p->report = losm_report_new(osm);
 	/* loomd's requests (a heavy sweep without a signal) come back on the
 	 * report socket: loomd learns its address from the first report. */
-	p->request = losm_request_new(osm, p->report);
+	{
+		struct sockaddr_un loomd;
+		int fd = losm_report_socket(p->report, &loomd);
+
+		p->request = fd < 0 ? NULL : losm_request_new(osm, fd, &loomd);
+		if (fd >= 0 && !p->request)
+			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM09: loomosm: no thread for "
+				"loomd's requests: loomd can only signal this OpenSM\n");
+	}
 	p->options = losm_options_new(osm);
 	p->pool = par_pool_new(threads_wanted(osm));
 	engines = rt_engine_list(&n);

@@ -175,9 +175,10 @@ void losm_report_free(struct losm_report *rep);
  * its own, so that loomd can answer), and *to the socket they go to (to
  * may be NULL); -1 when nothing is reported. */
 int losm_report_socket(const struct losm_report *rep, struct sockaddr_un *to);
-/* request.c: a thread hearing loomd's requests on rep's socket; NULL when
- * rep reports nothing (or out of resources: said in OpenSM's log). */
-struct losm_request *losm_request_new(osm_opensm_t *osm, struct losm_report *rep);
+/* request.c: a thread hearing loomd's requests on fd, the report socket
+ * (losm_report_socket), taken only from loomd's socket `loomd`; NULL when
+ * fd < 0 (nothing reported) or out of resources. */
+struct losm_request *losm_request_new(osm_opensm_t *osm, int fd, const struct sockaddr_un *loomd);
 /* Stops the thread: called from delete(), before losm_report_free. */
 void losm_request_free(struct losm_request *q);
 /* report.c: one of OpenSM's events (the plugin's report() callback). */

@@ -129,15 +129,15 @@ static void *request_thread(void *arg)
 	return NULL;
 }
 
-struct losm_request *losm_request_new(osm_opensm_t *osm, struct losm_report *rep)
+struct losm_request *losm_request_new(osm_opensm_t *osm, int fd, const struct sockaddr_un *loomd)
 {
 	struct losm_request *q;
-	int fd = losm_report_socket(rep, NULL);
 
 	if (fd < 0 || !(q = calloc(1, sizeof(*q))))
 		return NULL;
 	q->osm = osm;
-	q->fd = losm_report_socket(rep, &q->loomd);
+	q->fd = fd;
+	q->loomd = *loomd;
 	if (pipe(q->stop) < 0) {
 		free(q);
 		return NULL;
