@@ -141,12 +141,14 @@ void losm_options_free(struct losm_options *o);
 void losm_options_apply(struct losm_options *o);
 /* The file when it exists (loom's blocks are there), else NULL. */
 const char *losm_options_path(const struct losm_options *o);
+/* OpenSM's own options file as OpenSM named it at its start (NULL: none),
+ * never the copy losm_options_apply names to OpenSM for a moment. */
+const char *losm_options_own(const struct losm_options *o);
 
 /* ---- osm_qos.c ---- */
 
-/* The ib_qos block of loom's options file (osm_options.c) when it exists,
- * else of OpenSM's own (opt.config_file), read again when the copy is a
- * second old. */
+/* The ib_qos block of loom's options file (osm_options.c), else of
+ * OpenSM's own, read again when the copy is a second old. */
 void losm_qos_get(struct losm_plugin *p, struct losm_qos *out);
 /* Read the block again at the next losm_qos_get (a heavy sweep starts). */
 void losm_qos_invalidate(struct losm_plugin *p);

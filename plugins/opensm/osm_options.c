@@ -38,6 +38,7 @@
 
 struct losm_options {
 	osm_opensm_t *osm;
+	const char *own;             /* OpenSM's own options file (NULL: none) */
 	char path[256];
 	struct timespec seen_mtime;  /* the file as last said in the log */
 	off_t seen_size;
@@ -52,6 +53,9 @@ struct losm_options *losm_options_new(osm_opensm_t *osm)
 	if (!o)
 		return NULL;
 	o->osm = osm;
+	/* Parsed before plugins are created; osm_options_apply names a copy
+	 * in config_file for a moment, never this. */
+	o->own = osm->subn.opt.config_file;
 	if (!path || !*path)
 		path = LOSM_OPTIONS_FILE;
 	if (path[0] != '/' || strlen(path) >= sizeof(o->path)) {
@@ -62,6 +66,11 @@ struct losm_options *losm_options_new(osm_opensm_t *osm)
 	}
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	return o;
+}
+
+const char *losm_options_own(const struct losm_options *o)
+{
+	return o ? o->own : NULL;
 }
 
 void losm_options_free(struct losm_options *o)

@@ -88,11 +88,16 @@ void losm_qos_get(struct losm_plugin *p, struct losm_qos *out)
 		int was = p->qos.active;
 		const char *file = losm_options_path(p->options);
 
-		/* Not OpenSM's config_file while loom's file exists: osm_options.c
-		 * names a copy there for a moment. */
-		if (!file)
-			file = p->osm->subn.opt.config_file;
-		read_block(file, &p->qos);
+		/* loom's own file first; else OpenSM's as named at its start
+		 * (not opt.config_file: osm_options.c names a copy there for a
+		 * moment). */
+		if (file)
+			read_block(file, &p->qos);
+		if (!file || !p->qos.active) {
+			file = p->options ? losm_options_own(p->options) :
+			       p->osm->subn.opt.config_file;
+			read_block(file, &p->qos);
+		}
 		p->qos_read_ns = t;
 		if (p->qos.active != was)
 			OSM_LOG(&p->osm->log, OSM_LOG_INFO, "loomosm: loom's ib_qos block %s %s\n",
