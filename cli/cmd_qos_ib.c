@@ -4,13 +4,22 @@
  * loom.yaml's ib_qos policy on the InfiniBand fabric (daemon/qos/qos_ib.h).
  * status: every CA port and cabled switch port, "in policy" or the first
  * entry of its SL2VL or VLArbitration tables that differs; apply: the
- * policy written as OpenSM options, OpenSM signalled. Both exit 1 unless
+ * policy written as OpenSM options, OpenSM asked to re-read them (through
+ * libloomosm.so, else a signal). Both exit 1 unless
  * every port is in policy (status) or the apply was made (apply). */
 #include "autoconf.h"
 #include "loomctl.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* An apply's answer: how OpenSM was asked to re-read the file, the text
+ * before opensm_how's (closed by a parenthesis). */
+static const char *opensm_asked(const json_t *res)
+{
+	return json_is_true(json_object_get(res, "opensm_asked")) ?
+	       ", OpenSM re-reads it (" : "; OpenSM NOT asked to re-read it (";
+}
 
 /* How the classes share SLs and VLs with the routing's VL layers. */
 static void print_layering(const json_t *l)
@@ -76,9 +85,9 @@ int cmd_qos_ib(struct loomctl *lc, const char *what)
 	else if (!strcmp(what, "status"))
 		rc = print_status(result);
 	else
-		rc = printf("written to %s%s\n%s", output_str(result, "file"),
-			    output_int(result, "opensm_pid") ? ", OpenSM signalled" :
-			    "; no running OpenSM found to signal",
+		rc = printf("written to %s%s%s%s\n%s", output_str(result, "file"),
+			    opensm_asked(result), output_str(result, "opensm_how"),
+			    *output_str(result, "opensm_how") ? ")" : "",
 			    output_str(result, "options")) < 0 ? -1 : 0;
 	if (!lc->json && strcmp(what, "status") && rc == 0)
 		print_layering(json_object_get(result, "layering"));
@@ -114,9 +123,10 @@ int cmd_qos_ibcc(struct loomctl *lc, const char *what)
 			    json_is_true(json_object_get(result, "enable")) ? "on" : "off",
 			    output_str(result, "ports")) < 0 ? -1 : 0;
 	else
-		rc = printf("written to %s%s\n%snote: %s\n%s%s%s", output_str(result, "file"),
-			    output_int(result, "opensm_pid") ? ", OpenSM signalled" :
-			    "; no running OpenSM found to signal", output_str(result, "options"),
+		rc = printf("written to %s%s%s%s\n%snote: %s\n%s%s%s", output_str(result, "file"),
+			    opensm_asked(result), output_str(result, "opensm_how"),
+			    *output_str(result, "opensm_how") ? ")" : "",
+			    output_str(result, "options"),
 			    output_str(result, "note"),
 			    *output_str(result, "overridden") ? "warning: " : "",
 			    output_str(result, "overridden"),

@@ -709,6 +709,11 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("OpenSM report socket %s: %s", opensm_conf_get(d.conf)->osm_socket_path, err);
 		goto out;
 	}
+	/* The plugin's channel asks OpenSM to re-read the files loom writes
+	 * without a signal (loomd need not be root: docs/opensm-slurm.md). */
+	tenants_set_opensm(d.tenants, d.osm);
+	qos_ib_set_opensm(d.qos_ib, d.osm);
+	qos_ibcc_set_opensm(d.qos_ibcc, d.osm);
 	/* A reroute turns AR off on NVIDIA switches: program it again. */
 	osm_report_on_lft_change(d.osm, lft_changed, &d);
 	/* A trap or a heavy sweep: discovery follows the change. */

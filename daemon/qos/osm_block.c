@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/qos/osm_block.c: loom's block of OpenSM's options file, written,
- * signalled, checked and mirrored for ib_qos and ib_cc (see osm_block.h).
- * One function writes the block (put_block), for the leader's apply and a
- * follower's mirror alike; one signals OpenSM (signal_osm). */
+ * OpenSM asked to re-read it, checked and mirrored for ib_qos and ib_cc
+ * (see osm_block.h). One function writes the block (put_block), for the
+ * leader's apply and a follower's mirror alike; one asks OpenSM for the
+ * heavy sweep that re-reads it (ask_osm, daemon/routing/opensm_sweep.h). */
 #include "autoconf.h"
 #include "daemon/qos/osm_block.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
 #include "daemon/qos/qos_intent.h"
-#include "daemon/routing/opensm_pid.h"
+#include "daemon/routing/opensm_sweep.h"
 #include "lib/qos/options_block.h"
 #include "lib/util/clock.h"
 #include "lib/util/log.h"
@@ -30,6 +30,7 @@ struct osm_block {
 	struct store *store;
 	char path[PATH_MAX];      /* NAME.opensm_config: "" none */
 	char pid_file[PATH_MAX];  /* tenants.opensm_pid_file: "" the SM's reports */
+	struct osm_report *osm;   /* the plugin's channel (NULL: signals only) */
 	/* HA: the options replicated before the file is written. */
 	struct intent_writer w;
 	char node[64];
@@ -63,6 +64,11 @@ void osm_block_free(struct osm_block *b)
 		return;
 	work_queue_free(b->iwork);
 	free(b);
+}
+
+void osm_block_set_opensm(struct osm_block *b, struct osm_report *osm)
+{
+	b->osm = osm;
 }
 
 void osm_block_reconfigure(struct osm_block *b, const char *path, const char *pid_file)
@@ -113,14 +119,15 @@ static int put_block(const struct osm_block *b, const char *options, int always,
 	return !same;
 }
 
-/* SIGHUP to the local OpenSM (the pid file, else the store's last report):
- * its pid, 0 when none was signalled. */
-static int signal_osm(const struct osm_block *b)
+/* The local OpenSM asked for a heavy sweep, which re-reads the options
+ * file (its plugin, else SIGHUP): 1 asked (*pid its pid, 0 unknown), 0
+ * not, with how. */
+static int ask_osm(const struct osm_block *b, int *pid, char *how, size_t howlen)
 {
-	char err[512];
-	int pid = opensm_pid_find(b->pid_file, b->store, err, sizeof(err));
+	struct opensm_sweep s;
 
-	return pid > 0 && kill(pid, SIGHUP) == 0 ? pid : 0;
+	opensm_sweep_find(b->osm, b->pid_file, b->store, &s);
+	return opensm_sweep_ask(&s, b->ops->name, pid, how, howlen) == 0;
 }
 
 void osm_block_check(const struct osm_block *b, const char *options, char *why,
@@ -166,10 +173,10 @@ struct apply_ctx {
 static void apply_write(struct osm_block *b, struct ctl_req *req, const char *opts, int carry)
 {
 	const struct osm_block_ops *o = b->ops;
-	char err[512], why[512] = "", kind[64];
+	char err[512], why[512] = "", kind[64], how[1024];
 	char *text = NULL;
 	json_t *ans;
-	int pid;
+	int pid, asked;
 
 	if (put_block(b, opts, 1, &text, err, sizeof(err)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "%s", err);
@@ -180,15 +187,20 @@ static void apply_write(struct osm_block *b, struct ctl_req *req, const char *op
 	if (o->drift && o->drift(text, opts, why, sizeof(why)))
 		log_warn("%s: %s: %s", o->name, b->path, why);
 	free(text);
-	pid = signal_osm(b);
-	log_notice("%s: options written to %s%s", o->name, b->path,
-		   pid ? ", OpenSM signalled" : "");
+	asked = ask_osm(b, &pid, how, sizeof(how));
+	if (asked)
+		log_notice("%s: options written to %s, OpenSM re-reads them (%s)", o->name,
+			   b->path, how);
+	else
+		log_warn("%s: options written to %s, but OpenSM was not asked to re-read them: %s",
+			 o->name, b->path, how);
 	snprintf(kind, sizeof(kind), "%s_applied", o->name);
 	if (b->store &&
 	    store_record_event(b->store, clock_wall(), 0, "info", kind, b->path, NULL,
 			       o->applied_detail ? o->applied_detail(b->mod, opts) : opts) < 0)
 		log_warn("%s: cannot record the apply event", o->name);
-	ans = json_pack("{s:s, s:s, s:i}", "file", b->path, "options", opts, "opensm_pid", pid);
+	ans = json_pack("{s:s, s:s, s:i, s:b, s:s}", "file", b->path, "options", opts,
+			"opensm_pid", pid, "opensm_asked", asked, "opensm_how", how);
 	if (ans && o->answer)
 		o->answer(b->mod, ans, why, carry);
 	ctl_reply_ok(req, ans);
@@ -261,8 +273,8 @@ int osm_block_register(struct osm_block *b, struct ctl *ctl)
 static void mirror(struct osm_block *b, const char *opts)
 {
 	const char *name = b->ops->name;
-	char err[512];
-	int rc;
+	char err[512], how[1024];
+	int rc, pid;
 
 	if (!b->path[0]) {
 		log_warn("%s: the leader replicated OpenSM options but this node has no "
@@ -271,9 +283,12 @@ static void mirror(struct osm_block *b, const char *opts)
 	}
 	if ((rc = put_block(b, opts, 0, NULL, err, sizeof(err))) < 0)
 		log_warn("%s: the leader's options not written to %s: %s", name, b->path, err);
+	else if (rc > 0 && ask_osm(b, &pid, how, sizeof(how)))
+		log_notice("%s: loom's block written from the leader's record, the local OpenSM "
+			   "re-reads it (%s)", b->path, how);
 	else if (rc > 0)
-		log_notice("%s: loom's block written from the leader's record%s", b->path,
-			   signal_osm(b) ? ", the local OpenSM signalled" : "");
+		log_warn("%s: loom's block written from the leader's record, but the local OpenSM "
+			 "was not asked to re-read it: %s", b->path, how);
 }
 
 void osm_block_watch(struct osm_block *b, const json_t *records, int leading)

@@ -3,7 +3,8 @@
  * that ib_qos (qos_ib.c) and ib_cc (qos_ibcc.c) share: an apply writes the
  * options loom.yaml gives between the module's marker lines of its options
  * file (lib/qos/options_block.h), the rest of the file the operator's, and
- * SIGHUPs OpenSM, which re-reads it; under HA (issue 21) the leader first
+ * asks OpenSM for the heavy sweep that re-reads it (its plugin, else
+ * SIGHUP: daemon/routing/opensm_sweep.h); under HA (issue 21) the leader first
  * puts the record policy/NAME (qos_intent.h) and writes nothing when that
  * fails, a follower mirrors the leader's block into its own file and
  * signals its own OpenSM, and a new leader says whether the replicated
@@ -24,6 +25,7 @@ struct event_base;
 struct ctl;
 struct ctl_req;
 struct osm_block;
+struct osm_report;
 struct store;
 
 struct osm_block_ops {
@@ -46,7 +48,7 @@ struct osm_block_ops {
 	/* The detail of the event NAME_applied (NULL: the options). */
 	const char *(*applied_detail)(void *mod, const char *options);
 	/* Adds the module's keys to the answer {"file", "options",
-	 * "opensm_pid"} of an apply; why: drift's (NULL: nothing to add). */
+	 * "opensm_pid", "opensm_asked", "opensm_how"} of an apply; why: drift's (NULL: nothing to add). */
 	void (*answer)(void *mod, json_t *ans, const char *why, int carry);
 };
 
@@ -59,13 +61,16 @@ void osm_block_free(struct osm_block *b);
 /* The options file (NAME.opensm_config, "" none) and OpenSM's pid file
  * (tenants.opensm_pid_file, "" the SM's reports) from now on, copied. */
 void osm_block_reconfigure(struct osm_block *b, const char *path, const char *pid_file);
+/* The channel to libloomosm.so that asks OpenSM without a signal (NULL:
+ * SIGHUP only); it must outlive b. */
+void osm_block_set_opensm(struct osm_block *b, struct osm_report *osm);
 /* The options file, as last given ("" none). */
 const char *osm_block_path(const struct osm_block *b);
 /* HA: the record policy/NAME put with w before any apply writes. */
 void osm_block_set_intent(struct osm_block *b, const struct intent_writer *w);
 
 /* Registers ops->apply_cmd (CTL_WRITE, no argument): the options, the
- * record under HA, then the block written, OpenSM signalled, the event
+ * record under HA, then the block written, OpenSM asked, the event
  * NAME_applied and the answer. */
 int osm_block_register(struct osm_block *b, struct ctl *ctl);
 /* The options file as OpenSM reads it against options: why "" when it

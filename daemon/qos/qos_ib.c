@@ -315,6 +315,11 @@ int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl)
 	return osm_block_register(m->block, ctl);  /* qos-ib-apply */
 }
 
+void qos_ib_set_opensm(struct qos_ib_mod *m, struct osm_report *osm)
+{
+	osm_block_set_opensm(m->block, osm);
+}
+
 void qos_ib_set_intent(struct qos_ib_mod *m, const struct intent_writer *w)
 {
 	osm_block_set_intent(m->block, w);

@@ -2,7 +2,8 @@
 /* daemon/qos/qos_ib.h: loom.yaml's ib_qos policy on the InfiniBand fabric, as
  * control commands:
  *   "qos-ib-apply"  (write) write the policy as OpenSM options into loom's
- *                   block of ib_qos.opensm_config and SIGHUP OpenSM, which
+ *                   block of ib_qos.opensm_config and ask OpenSM for a heavy
+ *                   sweep (daemon/routing/opensm_sweep.h), which
  *                   re-reads its qos_* options and programs every port;
  *                   with a routing on VL layers, refused unless the
  *                   classes and the layers fit the SLs and VLs together
@@ -24,13 +25,15 @@
 
 struct event_base;
 struct ctl;
+struct osm_report;
 struct ib_qos_conf;
 struct swept_mad;
 struct qos_ib_mod;
 struct store;
 
 /* conf: ib_qos:; mad: discovery's MAD limits (the read-back); osm_pid_file:
- * tenants.opensm_pid_file, how OpenSM is found to signal ("": its reports). */
+ * tenants.opensm_pid_file, how OpenSM is found to signal when its plugin
+ * cannot be asked ("": its reports). */
 struct qos_ib_mod *qos_ib_new(struct event_base *base, const struct ib_qos_conf *conf,
 			      const struct swept_mad *mad, const char *osm_pid_file,
 			      struct store *store, char *err, size_t errlen);
@@ -39,6 +42,9 @@ void qos_ib_free(struct qos_ib_mod *m);
 int qos_ib_reconfigure(struct qos_ib_mod *m, const struct ib_qos_conf *conf,
 		       const struct swept_mad *mad, const char *osm_pid_file);
 int qos_ib_register(struct qos_ib_mod *m, struct ctl *ctl);
+/* libloomosm.so's channel (daemon/routing/osm_report.h), which asks OpenSM
+ * to re-read the options without a signal; it must outlive m. */
+void qos_ib_set_opensm(struct qos_ib_mod *m, struct osm_report *osm);
 /* HA: qos-ib-apply first puts the record policy/ib_qos (qos_intent.h) and
  * writes nothing when that fails (answered with etcd's error). */
 void qos_ib_set_intent(struct qos_ib_mod *m, const struct intent_writer *w);

@@ -147,6 +147,11 @@ int qos_ibcc_register(struct qos_ibcc_mod *m, struct ctl *ctl)
 	return osm_block_register(m->block, ctl);  /* qos-ib-cc-apply */
 }
 
+void qos_ibcc_set_opensm(struct qos_ibcc_mod *m, struct osm_report *osm)
+{
+	osm_block_set_opensm(m->block, osm);
+}
+
 void qos_ibcc_set_intent(struct qos_ibcc_mod *m, const struct intent_writer *w)
 {
 	osm_block_set_intent(m->block, w);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,12 @@ struct osm_report {
 	void *lft_arg;
 	osm_report_change_fn change_fn;               /* osm_report_on_change */
 	void *change_arg;
+	/* The plugin that last sent a valid report from an address of its
+	 * own (its autobound abstract name): where requests go. */
+	struct sockaddr_un peer;
+	socklen_t peer_len;       /* 0: none yet */
+	int peer_pid;
+	int last_pid;             /* the pid of the report handled last */
 	char buf[OSM_REPORT_MAX]; /* one datagram */
 };
 
@@ -327,6 +334,7 @@ int osm_report_handle(struct osm_report *r, const char *buf, size_t len, double 
 	}
 	if ((rc = read_head(r, msg, &h)) < 0)
 		goto out;
+	r->last_pid = h.pid;
 	if (h.dropped > 0)
 		log_warn("%s (pid %d): %lld reports were lost before report %lld (loomd was not "
 			 "listening, or too slow)", h.sm, h.pid, h.dropped, h.seq);
@@ -341,6 +349,57 @@ out:
 	return rc;
 }
 
+/* ---- requests back to the plugin ------------------------------------------------- */
+
+/* A valid report from an abstract address (a plugin that can hear
+ * requests): it is the one to ask from now on. An unbound sender (an
+ * older plugin, a test's tool) leaves the last one. */
+static void note_peer(struct osm_report *r, const struct sockaddr_un *from, socklen_t len)
+{
+	if (len <= offsetof(struct sockaddr_un, sun_path) + 1 || from->sun_path[0] != '\0')
+		return;
+	if (r->peer_len != len || memcmp(&r->peer, from, len) != 0 || r->peer_pid != r->last_pid) {
+		r->peer_pid = r->last_pid;
+		log_info("OpenSM reports: the plugin of OpenSM pid %d takes loomd's requests",
+			 r->peer_pid);
+	}
+	memcpy(&r->peer, from, len);
+	r->peer_len = len;
+}
+
+int osm_report_peer(const struct osm_report *r, struct osm_report_peer *p)
+{
+	if (!r || !r->peer_len || r->fd < 0)
+		return -ENOENT;
+	p->fd = r->fd;
+	p->addr = r->peer;
+	p->addr_len = r->peer_len;
+	p->pid = r->peer_pid;
+	return 0;
+}
+
+int osm_report_ask_heavy_sweep(const struct osm_report_peer *p, const char *why)
+{
+	json_t *msg = json_pack("{s:i, s:s, s:s}", "v", 1, "type", OSM_REQ_HEAVY_SWEEP, "why",
+				why ? why : "");
+	char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
+	ssize_t n;
+	int e;
+
+	json_decref(msg);
+	if (!text)
+		return -ENOMEM;
+	/* Never waits: the plugin's queue full means OpenSM is far behind,
+	 * and one sweep already asked covers this one too. */
+	n = sendto(p->fd, text, strlen(text), MSG_DONTWAIT | MSG_NOSIGNAL,
+		   (const struct sockaddr *)&p->addr, p->addr_len);
+	e = errno;
+	free(text);
+	if (n < 0)
+		return e == EAGAIN || e == EWOULDBLOCK ? 0 : -e;
+	return 0;
+}
+
 /* ---- the loop ----------------------------------------------------------------------- */
 
 static void read_cb(evutil_socket_t fd, short what, void *arg)
@@ -350,7 +409,10 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 
 	/* Without a transaction each report commits alone: slower, not lost. */
 	for (int i = 0; i < OSM_REPORT_BATCH; i++) {
-		ssize_t n = recv(fd, r->buf, sizeof(r->buf), MSG_DONTWAIT | MSG_TRUNC);
+		struct sockaddr_un from;
+		socklen_t from_len = sizeof(from);
+		ssize_t n = recvfrom(fd, r->buf, sizeof(r->buf), MSG_DONTWAIT | MSG_TRUNC,
+				     (struct sockaddr *)&from, &from_len);
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
@@ -363,7 +425,8 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 		}
 		/* A report refused or not stored has been logged; the others
 		 * of the batch are kept all the same. */
-		osm_report_handle(r, r->buf, (size_t)n, clock_wall());
+		if (osm_report_handle(r, r->buf, (size_t)n, clock_wall()) == 0)
+			note_peer(r, &from, from_len);
 	}
 	if (in_tx)
 		store_routing_end(r->st, 0);

@@ -23,12 +23,22 @@
  *   sm_state     "state", "old"
  *   heavy_sweep  "discovery_ms", "nodes", "switches"   (logged only)
  *   routing_done "engine"|null, "reroute"               (logged only)
- * Unknown types are ignored (a newer plugin may send more). */
+ * Unknown types are ignored (a newer plugin may send more).
+ *
+ * Requests the other way (loomd -> the plugin), one JSON object a datagram
+ * sent from the report socket to the address the plugin last reported
+ * from (an abstract name it autobinds; the plugin takes requests only from
+ * the socket it reports to, so only loomd's own socket can ask):
+ *   heavy_sweep  "v":1, "why": OpenSM does what its SIGHUP does: a heavy
+ *                sweep that first re-reads its options file, then its
+ *                partitions file (docs/opensm-slurm.md). */
 #ifndef LOOMD_OSM_REPORT_H
 #define LOOMD_OSM_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 struct event_base;
 struct ctl;
@@ -56,6 +66,27 @@ typedef void (*osm_report_change_fn)(void *arg, const char *subnet, unsigned lid
 void osm_report_on_change(struct osm_report *r, osm_report_change_fn fn, void *arg);
 /* Register `route-runs` (CTL_READ) on ctl. */
 int osm_report_register(struct osm_report *r, struct ctl *ctl);
+
+/* The request type asking the plugin for a heavy sweep (plugins/opensm
+ * matches the same text). */
+#define OSM_REQ_HEAVY_SWEEP "heavy_sweep"
+
+/* Where requests reach the plugin: copied on the loop, used from any
+ * thread while the osm_report lives. */
+struct osm_report_peer {
+	int fd;                       /* the report socket: the sender */
+	struct sockaddr_un addr;      /* the plugin's (abstract) address */
+	socklen_t addr_len;
+	int pid;                      /* its OpenSM's, as reported (0: unknown) */
+};
+/* Loop thread: the plugin that last reported from an address of its own,
+ * 0 with *p filled; -ENOENT when none has (none since loomd started, or an
+ * older plugin that cannot hear requests; r may be NULL). */
+int osm_report_peer(const struct osm_report *r, struct osm_report_peer *p);
+/* Any thread: ask it for a heavy sweep (why: into OpenSM's log). 0 sent
+ * (or its queue already full: a sweep is already asked), -errno
+ * (-ECONNREFUSED: that OpenSM is gone). Never waits. */
+int osm_report_ask_heavy_sweep(const struct osm_report_peer *p, const char *why);
 
 /* Handle one datagram (exposed for the unit tests). 0, -EINVAL for a
  * message refused (logged), or -errno from the store. */

@@ -39,7 +39,6 @@
 #include "daemon/core/file_atomic.h"
 #include "lib/util/log.h"
 #include "daemon/core/work.h"
-#include "daemon/routing/opensm_pid.h"
 #include "lib/util/proto.h"
 #include "daemon/tenants/store_tenants.h"
 #include "daemon/roce/switch_open.h"
@@ -189,8 +188,8 @@ static int prepare(struct tenants_mod *m, struct top *t, char *err, size_t errle
 			 !(t->file_text = tenants_ib_file_text(m, err, errlen)))
 			rc = -EIO;
 		if (rc == 0 && t->file_text)
-			t->osm_pid = opensm_pid_find(m->conf->t.tenant_opensm_pid_file, m->store,
-						     t->osm_why, sizeof(t->osm_why));
+			opensm_sweep_find(m->osm, m->conf->t.tenant_opensm_pid_file, m->store,
+					  &t->osm);
 	}
 	if (rc == 0 && t->vlan)
 		rc = tenants_eth_prepare(m, t, cur, err, errlen);
@@ -706,6 +705,11 @@ void tenants_free(struct tenants_mod *m)
 int tenants_resume(struct tenants_mod *m)
 {
 	return check_all(m, "start");
+}
+
+void tenants_set_opensm(struct tenants_mod *m, struct osm_report *osm)
+{
+	m->osm = osm;
 }
 
 void tenants_set_intent(struct tenants_mod *m, const struct intent_writer *w)

@@ -18,6 +18,7 @@
 
 struct event_base;
 struct ctl;
+struct osm_report;
 struct store;
 struct tenants_mod;
 struct tenants_conf;
@@ -61,8 +62,11 @@ int tenants_register(struct tenants_mod *m, struct ctl *ctl);
  * is checked before each step on the fabric. */
 #include "daemon/core/intent.h"
 void tenants_set_intent(struct tenants_mod *m, const struct intent_writer *w);
+/* libloomosm.so's channel (daemon/routing/osm_report.h), which asks OpenSM
+ * to re-read the partitions without a signal; it must outlive m. */
+void tenants_set_opensm(struct tenants_mod *m, struct osm_report *osm);
 /* At start: rewrite the partitions file from the database when they differ
- * (and signal OpenSM), and check on the fabric the tenants a stop caught
+ * (and ask OpenSM to re-read it), and check on the fabric the tenants a stop caught
  * half applied ("active" when confirmed, else "failed"). */
 int tenants_resume(struct tenants_mod *m);
 

@@ -2,8 +2,8 @@
 /* daemon/tenants/tenants_ib.c: a tenant on InfiniBand is a partition key on
  * exactly the HCA ports of its hosts. loom owns a partitions file (the
  * operator's static partitions, then one per tenant), rewritten whole from
- * the store at each change; OpenSM re-reads it on the SIGHUP loom sends
- * (it applies it at the heavy sweep that follows). A change is confirmed
+ * the store at each change; OpenSM re-reads it in the heavy sweep loom
+ * asks for (through libloomosm.so, else SIGHUP: daemon/routing/opensm_sweep.h). A change is confirmed
  * by reading the PKey tables of every CA port of every swept subnet back
  * (`loomd --read-pkeys` children) until the key is on each member port,
  * with the membership asked, and on no other port. */
@@ -25,7 +25,6 @@
 #include "lib/fabric/partitions.h"
 #include "daemon/core/store.h"
 #include "daemon/core/file_atomic.h"
-#include "daemon/routing/opensm_pid.h"
 #include "daemon/tenants/store_tenants.h"
 #include "daemon/ib/swept_subnets.h"
 
@@ -194,7 +193,7 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 	json_t **reads = calloc(n_sub + 1, sizeof(*reads));
 	char why[1024] = "";
 	size_t left = n;
-	int signalled = 0, rc = 0;
+	int signalled = 0, rc = 0, pid;
 
 	for (size_t i = 0; i < n; i++)
 		tops[i]->rc = -EAGAIN;
@@ -215,13 +214,11 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 			rc = t->rc;
 			goto out;
 		}
-		if (t->osm_pid > 0 && kill(t->osm_pid, SIGHUP) == 0)
+		if (opensm_sweep_ask(&t->osm, "tenants", &pid, why, sizeof(why)) == 0) {
+			log_info("tenants: %s rewritten, OpenSM re-reads it (%s)",
+				 m->conf->t.tenant_partitions_file, why);
 			signalled = 1;
-		else if (t->osm_pid > 0)
-			snprintf(why, sizeof(why), "cannot signal OpenSM (pid %d): %s", t->osm_pid,
-				 strerror(errno));
-		else
-			snprintf(why, sizeof(why), "%s", t->osm_why);
+		}
 	}
 	/* One read of the fabric a pass, judged against every tenant asked,
 	 * until each holds, or has had its one read (no_wait), or the time is
@@ -282,11 +279,17 @@ void tenants_ib_rewrite(struct tenants_mod *m, const char *why)
 
 	if ((text = tenants_ib_file_text(m, err, sizeof(err))) &&
 	    file_write_atomic(m->conf->t.tenant_partitions_file, text, err, sizeof(err)) == 0) {
-		int pid = opensm_pid_find(m->conf->t.tenant_opensm_pid_file, m->store, err,
-					  sizeof(err));
+		struct opensm_sweep s;
+		char how[1024];
+		int pid;
 
-		log_notice("tenants: %s rewritten (%s)%s", m->conf->t.tenant_partitions_file, why,
-			   pid > 0 && kill(pid, SIGHUP) == 0 ? ", OpenSM signalled" : "");
+		opensm_sweep_find(m->osm, m->conf->t.tenant_opensm_pid_file, m->store, &s);
+		if (opensm_sweep_ask(&s, "tenants", &pid, how, sizeof(how)) == 0)
+			log_notice("tenants: %s rewritten (%s), OpenSM re-reads it (%s)",
+				   m->conf->t.tenant_partitions_file, why, how);
+		else
+			log_warn("tenants: %s rewritten (%s), but OpenSM was not asked to re-read "
+				 "it: %s", m->conf->t.tenant_partitions_file, why, how);
 	} else {
 		log_err("tenants: %s: cannot rewrite the partitions file: %s", why, err);
 	}

@@ -31,6 +31,7 @@
 #include "lib/qos/ib_qos.h"
 #include "daemon/ib/pkey_read.h"
 #include "daemon/ib/swept_subnets.h"
+#include "daemon/routing/opensm_sweep.h"
 #include "daemon/tenants/tenants_state.h"
 #include "loom/loom_plugin.h"
 
@@ -100,8 +101,7 @@ struct top {
 	enum tenant_state was; /* the state the change found stored (prepare) */
 	size_t n_repaired;     /* switch ports the Ethernet part had to change */
 	char repaired[160];    /* the first of them */
-	int osm_pid;           /* OpenSM to signal, or 0 and osm_why says why none */
-	char osm_why[512];
+	struct opensm_sweep osm; /* how OpenSM is asked to re-read the partitions */
 	/* TOP_RESUME: every tenant, each a TOP_VERIFY of its own, checked
 	 * with one read of the fabric a pass (this top holds the subnets). */
 	struct top **batch;
@@ -136,6 +136,7 @@ struct tenants_mod {
 	json_t *takeover_undo;  /* HA: {name: the record before} of the records a
 				 * takeover found "applying" (NULL: none) */
 	struct store *store;
+	struct osm_report *osm; /* libloomosm.so's channel (NULL: signals only) */
 	struct tenants_settings *conf;    /* the running change's; swapped between changes */
 	struct tenants_settings *pending; /* a reload's, while a change runs */
 	struct plugin_cache *plugins;

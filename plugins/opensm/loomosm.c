@@ -8,7 +8,8 @@
  * picks ftree or dfsssp by itself) and "loom-ftree", "loom-dfsssp",
  * "loom-minhop"; routing_engine then selects them like OpenSM's own. The
  * routing itself is in osm_engine.c, the translation in osm_graph.c, the
- * reports to loomd in report.c.
+ * reports to loomd in report.c, loomd's requests in request.c, loom's
+ * options file over OpenSM's in osm_options.c.
  *
  * OpenSM refuses the plugin unless osm_version equals its own version string
  * exactly, so the plugin must be built against the running OpenSM's headers. */
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <opensm/osm_event_plugin.h>
 #include <opensm/osm_version.h>
@@ -41,6 +44,8 @@ static void losm_plugin_free(struct losm_plugin *p)
 		losm_result_free(p->engines[i].last);
 		pthread_mutex_destroy(&p->engines[i].lock);
 	}
+	losm_request_free(p->request);  /* its thread reads the report socket */
+	losm_options_free(p->options);
 	losm_report_free(p->report);
 	par_pool_free(p->pool);
 	pthread_mutex_destroy(&p->qos_lock);
@@ -81,6 +86,18 @@ static void *create(struct osm_opensm *osm)
 	/* Before the engines: their first run may come right after. Without
 	 * it (out of memory) OpenSM routes all the same, unreported. */
 	p->report = losm_report_new(osm);
+	/* loomd's requests (a heavy sweep without a signal) come back on the
+	 * report socket: loomd learns its address from the first report. */
+	{
+		struct sockaddr_un loomd;
+		int fd = losm_report_socket(p->report, &loomd);
+
+		p->request = fd < 0 ? NULL : losm_request_new(osm, fd, &loomd);
+		if (fd >= 0 && !p->request)
+			OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM09: loomosm: no thread for "
+				"loomd's requests: loomd can only signal this OpenSM\n");
+	}
+	p->options = losm_options_new(osm);
 	p->pool = par_pool_new(threads_wanted(osm));
 	engines = rt_engine_list(&n);
 	for (size_t i = 0; i < n && p->n_engines < sizeof(p->engines) / sizeof(p->engines[0]);
@@ -143,11 +160,16 @@ static void report(void *data, osm_epi_event_id_t event_id, void *event_data)
 
 	if (!p)
 		return;
-	/* A heavy sweep follows a SIGHUP, which is how loomd says that it
-	 * rewrote its ib_qos block: read the block again before OpenSM's QoS
+	/* A heavy sweep follows loomd's request (request.c) or a SIGHUP,
+	 * which is how loomd says that it rewrote its ib_qos block: read the
+	 * block again before OpenSM's QoS
 	 * setup of this sweep asks for the tables. */
 	if (event_id == OSM_EVENT_ID_HEAVY_SWEEP_START)
 		losm_qos_invalidate(p);
+	/* Discovery done, OpenSM's own options read again: loom's go over
+	 * them before OpenSM sets partitions, QoS and congestion control. */
+	if (event_id == OSM_EVENT_ID_HEAVY_SWEEP_DONE)
+		losm_options_apply(p->options);
 	losm_report_event(p->report, event_id, event_data);
 }
 

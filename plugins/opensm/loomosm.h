@@ -4,7 +4,9 @@
  * Shared by its files: loomosm.c (the plugin: load, register, unload),
  * osm_graph.c (OpenSM's subnet -> loom's fabric graph, tables -> new_lft),
  * osm_engine.c (the routing engine callbacks OpenSM calls), report.c (runs
- * and events reported to loomd, never waiting on it).
+ * and events reported to loomd, never waiting on it), request.c (loomd's
+ * requests back: a heavy sweep without a signal), osm_options.c (loom's
+ * options file applied over OpenSM's own).
  *
  * Include the OpenSM headers through this file: osm_config.h must come first,
  * it holds the defines that shape OpenSM's structs. */
@@ -62,7 +64,15 @@ struct losm_engine {
  * opensm.report_socket (daemon/core/config.h). */
 #define LOSM_REPORT_SOCKET "/run/loom/osm.sock"
 
+/* Where loomd writes its ib_qos and ib_cc options when $LOOMOSM_OPTIONS
+ * is not set (osm_options.c): loom.yaml's opensm_config in
+ * docs/opensm-slurm.md's set-up. */
+#define LOSM_OPTIONS_FILE "/var/lib/loom/opensm.conf"
+
 struct losm_report;
+struct losm_request;
+struct losm_options;
+struct sockaddr_un;
 
 /* osm_qos.c: loom's ib_qos block as found in OpenSM's options file. */
 struct losm_qos {
@@ -74,6 +84,8 @@ struct losm_qos {
 struct losm_plugin {
 	osm_opensm_t *osm;
 	struct losm_report *report;    /* report.c; NULL if out of memory */
+	struct losm_request *request;  /* request.c; NULL: none heard */
+	struct losm_options *options;  /* osm_options.c; NULL if out of memory */
 	/* The threads the engines and the hop tables split their work over
 	 * ($LOOMOSM_THREADS, default the cores): used only inside OpenSM's
 	 * routing callbacks, which OpenSM calls one at a time from its state
@@ -117,10 +129,26 @@ int losm_write_lfts(osm_subn_t *subn, const struct rt_graph *g, const struct rt_
  * hop_weights_file is configured), -ENOMEM with a reason in err. */
 int losm_build_hops(osm_subn_t *subn, struct par_pool *pool, char *err, size_t errlen);
 
+/* ---- osm_options.c ---- */
+
+/* loom's options file ($LOOMOSM_OPTIONS, default LOSM_OPTIONS_FILE). NULL
+ * only when out of memory. */
+struct losm_options *losm_options_new(osm_opensm_t *osm);
+void losm_options_free(struct losm_options *o);
+/* Apply loom's allowed lines over OpenSM's own options (OpenSM's state
+ * manager thread, at HEAVY_SWEEP_DONE: after OpenSM's re-reads, before its
+ * QoS and congestion-control set-up). No file: nothing. */
+void losm_options_apply(struct losm_options *o);
+/* The file when it exists (loom's blocks are there), else NULL. */
+const char *losm_options_path(const struct losm_options *o);
+/* OpenSM's own options file as OpenSM named it at its start (NULL: none),
+ * never the copy losm_options_apply names to OpenSM for a moment. */
+const char *losm_options_own(const struct losm_options *o);
+
 /* ---- osm_qos.c ---- */
 
-/* The ib_qos block of OpenSM's options file (opt.config_file), read again
- * when the copy is a second old. */
+/* The ib_qos block of loom's options file (osm_options.c), else of
+ * OpenSM's own, read again when the copy is a second old. */
 void losm_qos_get(struct losm_plugin *p, struct losm_qos *out);
 /* Read the block again at the next losm_qos_get (a heavy sweep starts). */
 void losm_qos_invalidate(struct losm_plugin *p);
@@ -145,6 +173,16 @@ struct losm_report *losm_report_new(osm_opensm_t *osm);
 /* Waits for a metrics worker still running: called from delete(), before
  * OpenSM unloads the plugin. */
 void losm_report_free(struct losm_report *rep);
+/* report.c: the socket reports leave from (bound to an abstract name of
+ * its own, so that loomd can answer), and *to the socket they go to (to
+ * may be NULL); -1 when nothing is reported. */
+int losm_report_socket(const struct losm_report *rep, struct sockaddr_un *to);
+/* request.c: a thread hearing loomd's requests on fd, the report socket
+ * (losm_report_socket), taken only from loomd's socket `loomd`; NULL when
+ * fd < 0 (nothing reported) or out of resources. */
+struct losm_request *losm_request_new(osm_opensm_t *osm, int fd, const struct sockaddr_un *loomd);
+/* Stops the thread: called from delete(), before losm_report_free. */
+void losm_request_free(struct losm_request *q);
 /* report.c: one of OpenSM's events (the plugin's report() callback). */
 void losm_report_event(struct losm_report *rep, osm_epi_event_id_t id, void *data);
 /* report.c: a finished run of engine e: r are its tables (held while their

@@ -4,13 +4,14 @@
  * layer * K + class SL, VL = layer * V + class VL, arbitration entries
  * repeated per layer).
  *
- * The policy is loomd's block in OpenSM's own options file (daemon/qos/qos_ib.c
- * writes it and signals OpenSM). Its presence is what says "the SLs carry
+ * The policy is loomd's block in loom's options file (osm_options.c applies
+ * it over OpenSM's) or, without that file, in OpenSM's own options file
+ * (daemon/qos/qos_ib.c writes it and asks OpenSM to re-read it). Its presence is what says "the SLs carry
  * classes": without it the engines keep SL = VL = layer. The class map and
  * max_vls are taken from that block's own qos_sl2vl / qos_max_vls lines,
  * not from OpenSM's parsed options, which OpenSM frees and replaces on
  * SIGHUP while SA threads may be answering PathRecords here. The file is
- * read again at the start of every heavy sweep (loomd's SIGHUP makes one)
+ * read again at the start of every heavy sweep (loomd's request makes one)
  * and otherwise at most once a second: path_sl runs for every PathRecord. */
 #include "autoconf.h"
 #include "loomosm.h"
@@ -85,13 +86,22 @@ void losm_qos_get(struct losm_plugin *p, struct losm_qos *out)
 	pthread_mutex_lock(&p->qos_lock);
 	if (!p->qos_read_ns || t - p->qos_read_ns >= RECHECK_NS) {
 		int was = p->qos.active;
+		const char *file = losm_options_path(p->options);
 
-		read_block(p->osm->subn.opt.config_file, &p->qos);
+		/* loom's own file first; else OpenSM's as named at its start
+		 * (not opt.config_file: osm_options.c names a copy there for a
+		 * moment). */
+		if (file)
+			read_block(file, &p->qos);
+		if (!file || !p->qos.active) {
+			file = p->options ? losm_options_own(p->options) :
+			       p->osm->subn.opt.config_file;
+			read_block(file, &p->qos);
+		}
 		p->qos_read_ns = t;
 		if (p->qos.active != was)
 			OSM_LOG(&p->osm->log, OSM_LOG_INFO, "loomosm: loom's ib_qos block %s %s\n",
-				p->qos.active ? "found in" : "no longer in",
-				p->osm->subn.opt.config_file);
+				p->qos.active ? "found in" : "no longer in", file ? file : "(none)");
 	}
 	*out = p->qos;
 	pthread_mutex_unlock(&p->qos_lock);

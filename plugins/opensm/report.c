@@ -588,12 +588,30 @@ struct losm_report *losm_report_new(osm_opensm_t *osm)
 	memcpy(rep->to.sun_path, path, strlen(path) + 1);
 	rep->to_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path) + 1);
 	rep->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (rep->fd < 0)
+	if (rep->fd < 0) {
 		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM04: loomosm: no socket to report to "
 			"loomd (%s): nothing is reported\n", strerror(errno));
+		return rep;
+	}
+	/* An abstract name of the kernel's choosing (autobind): loomd sees
+	 * where each report comes from and sends its requests there
+	 * (request.c). Without it, reports still go. */
+	if (bind(rep->fd, (const struct sockaddr *)&(struct sockaddr_un){ .sun_family = AF_UNIX },
+		 sizeof(sa_family_t)) < 0)
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM04: loomosm: cannot bind the report "
+			"socket (%s): loomd's requests are not heard\n", strerror(errno));
 	else
 		OSM_LOG(&osm->log, OSM_LOG_INFO, "loomosm: reporting to loomd at %s\n", path);
 	return rep;
+}
+
+int losm_report_socket(const struct losm_report *rep, struct sockaddr_un *to)
+{
+	if (!rep || rep->fd < 0)
+		return -1;
+	if (to)
+		*to = rep->to;
+	return rep->fd;
 }
 
 void losm_report_free(struct losm_report *rep)

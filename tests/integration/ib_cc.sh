@@ -64,7 +64,7 @@ loom_ok "before apply: status says loom's block is missing (exit 1)"
 
 # ---- 2. apply; OpenSM's own parser reads the values back -------------------------------
 loom_ctl qos apply --ib-cc >"$work/apply.out" || loom_fail "apply: $(cat "$work/apply.out")"
-grep -q "OpenSM signalled" "$work/apply.out" || loom_fail "not signalled: $(cat "$work/apply.out")"
+grep -q "OpenSM re-reads it (signalled OpenSM pid $OSM_PID)" "$work/apply.out" || loom_fail "not signalled: $(cat "$work/apply.out")"
 [ "$(head -n 3 "$work/opensm.conf" | tail -n 1)" = "cc_sw_cong_setting_threshold 0x01" ] ||
 	loom_fail "the operator's lines were not kept first: $(head -n 5 "$work/opensm.conf")"
 opensm -F "$work/opensm.conf" -c "$work/dump.conf" >"$work/dump.out" 2>&1 ||

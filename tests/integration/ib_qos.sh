@@ -59,7 +59,7 @@ loom_ok "before apply: not in policy ($(grep -c 'SL2VL\|VLArb' "$work/status.out
 
 # ---- 2. apply through OpenSM ---------------------------------------------------------
 loom_ctl qos apply --ib >"$work/apply.out" || loom_fail "apply: $(cat "$work/apply.out")"
-grep -q "OpenSM signalled" "$work/apply.out" || loom_fail "OpenSM not signalled: $(cat "$work/apply.out")"
+grep -q "OpenSM re-reads it (signalled OpenSM pid $OSM_PID)" "$work/apply.out" || loom_fail "OpenSM not signalled: $(cat "$work/apply.out")"
 grep -q "^qos_sl2vl $(echo "$SL2VL" | tr ' ' ',')$" "$work/opensm.conf" ||
 	loom_fail "no qos_sl2vl in OpenSM's options: $(cat "$work/opensm.conf")"
 loom_until 300 status_ok || loom_fail "not in policy 30 s after apply: $(cat "$work/status.out")"

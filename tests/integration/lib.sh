@@ -160,11 +160,13 @@ loom_need_osm_plugin() {
 }
 
 # loom_osm_plugin [OPENSM-ARGS...]: exec OpenSM on $work/opensm.conf with the
-# plugin, reporting to the socket of loom_config's loomd ($work/osm.sock);
+# plugin, reporting to the socket of loom_config's loomd ($work/osm.sock),
+# with loom's options file $work/loom-opensm.conf (applied when it exists);
 # run it in a subshell, or with & so that $! is OpenSM itself.
 loom_osm_plugin() {
 	OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
-		LOOMOSM_SOCKET=$work/osm.sock exec opensm -F "$work/opensm.conf" \
+		LOOMOSM_SOCKET=$work/osm.sock LOOMOSM_OPTIONS=$work/loom-opensm.conf \
+		exec opensm -F "$work/opensm.conf" \
 		-f "$work/opensm.log" "$@" >"$work/opensm.out" 2>&1
 }
 

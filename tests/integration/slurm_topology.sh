@@ -29,6 +29,14 @@
 #  7. slurm.topology_format block: `loomctl slurm topology` without --format
 #     prints the block file loomd keeps (loomd's format, not tree).
 #  8. loomd -n refuses a topology_file in a directory that does not exist.
+#  9. loomd not root (nobody, through setpriv), as the package runs it: the
+#     file written in its own directory (what /var/lib/loom is) is what
+#     slurmctld reads through a symlink topology.conf beside slurm.conf;
+#     its own `scontrol reconfigure` is refused by Slurm (no slurmdbd: only
+#     root and SlurmUser may), the slurm_topology_refused event says so and
+#     the previous file is put back; with slurm.reconfigure false the
+#     change is written and SlurmUser's `scontrol reconfigure` (what
+#     etc/slurm/loom-slurm-reconfigure.service runs) makes Slurm follow.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -252,4 +260,44 @@ if "$B/loomd" -n -c "$work/loom.yaml" >"$work/n.out" 2>&1; then
 fi
 grep -q "slurm.topology_file" "$work/n.out" || loom_fail "loomd -n: $(cat "$work/n.out")"
 loom_ok "loomd -n refuses a topology_file whose directory does not exist"
+
+# ---- 9. loomd not root: a symlink for Slurm, reconfigure by Slurm's rules ----------------
+kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
+mkdir "$work/lib"                        # what /var/lib/loom is to the package
+cp "$work/topology.conf" "$work/lib/topology.conf"
+ln -sf "$work/lib/topology.conf" "$work/topology.conf"   # the operator's one step
+chown nobody "$work" "$work/lib" "$work/lib/topology.conf" "$work"/loom.db*
+conf_slurm true "$(command -v scontrol)"
+sed -i "s|topology_file: .*|topology_file: $work/lib/topology.conf|" "$work/loom.yaml"
+LD_PRELOAD=$PRELOAD setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+	"$B/loomd" -f -c "$work/loom.yaml" 2>>"$work/loomd.log" &
+LOOMD_PID=$!
+LOOM_PIDS="$LOOM_PIDS $LOOMD_PID"
+loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd (as nobody) did not open its socket"
+cp "$work/lib/topology.conf" "$work/topology.before"
+loom_ibsim_cmd 'Unlink "leaf-1"[3]'
+loom_ibsim_cmd 'Unlink "leaf-1"[4]'
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+refused_uid() { loom_ctl --json events --kind slurm_topology_refused --limit 1 |
+	grep -q 'reconfigure exited 1.*[Ii]nvalid user'; }
+loom_until 100 refused_uid ||
+	loom_fail "no refusal by Slurm of nobody's reconfigure: $(loom_ctl events --limit 3)"
+cmp -s "$work/topology.before" "$work/lib/topology.conf" ||
+	loom_fail "the refused file was not put back: $(cat "$work/lib/topology.conf")"
+loom_ok "loomd as nobody: Slurm refuses its scontrol reconfigure (no slurmdbd: not an admin);" \
+	"the event says so and the previous file is put back"
+conf_slurm false "$(command -v scontrol)"
+sed -i "s|topology_file: .*|topology_file: $work/lib/topology.conf|" "$work/loom.yaml"
+kill -HUP "$LOOMD_PID"
+sleep 0.5
+loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+loom_until 100 sh -c "! grep -q 'Switches=.*leaf-\\[0-3\\]' '$work/lib/topology.conf'" ||
+	loom_fail "the cut is not in the file: $(cat "$work/lib/topology.conf")"
+[ "$(stat -c %U "$work/lib/topology.conf")" = nobody ] || loom_fail "the file is not loomd's user's"
+setpriv --reuid=slurm --regid="$(id -g slurm)" --clear-groups scontrol reconfigure ||
+	loom_fail "SlurmUser's scontrol reconfigure failed"
+loom_until 100 sh -c "scontrol show topology | grep -q 'SwitchName=spine-0 .*Switches=leaf-\\[0,2-3\\]'" ||
+	loom_fail "slurmctld did not read the file through the symlink: $(scontrol show topology)"
+loom_ok "the file loomd (nobody) wrote in its directory is read by slurmctld through the" \
+	"symlink, after SlurmUser's scontrol reconfigure (loom-slurm-reconfigure.service)"
 echo "slurm_topology.sh: all ok"

@@ -3,7 +3,10 @@
  * (daemon/routing/osm_report.c): a run or an event sent as a datagram to the report
  * socket is stored and listed (lib/db/db_query.h), malformed reports are
  * refused without storing anything, and the socket is replaced when stale,
- * refused when live, and removed at the end. */
+ * refused when live, and removed at the end. A plugin that reports from an
+ * address of its own is where loomd's heavy_sweep request goes, sent from
+ * the report socket itself (the plugin checks that); an unbound sender or a
+ * refused report is never asked. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -280,6 +283,54 @@ START_TEST(stale_socket_is_replaced_live_one_refused_removed_at_free)
 }
 END_TEST
 
+/* A report sent from fd (bound or not), handled on the loop. */
+static void report_from(int fd, const char *msg)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	memcpy(sa.sun_path, sock_path, strlen(sock_path));
+	ck_assert_int_eq(sendto(fd, msg, strlen(msg), 0, (struct sockaddr *)&sa, sizeof(sa)),
+			 (ssize_t)strlen(msg));
+	event_base_loop(base, EVLOOP_ONCE);
+}
+
+START_TEST(a_plugin_reporting_from_its_own_address_gets_the_sweep_request)
+{
+	int plain = socket(AF_UNIX, SOCK_DGRAM, 0), plugin = socket(AF_UNIX, SOCK_DGRAM, 0);
+	struct sockaddr_un from;
+	socklen_t from_len = sizeof(from);
+	struct osm_report_peer peer;
+	char buf[512];
+	ssize_t n;
+
+	/* an unbound sender (an older plugin) cannot be answered */
+	report_from(plain, run_ok);
+	ck_assert_int_eq(osm_report_peer(rep, &peer), -ENOENT);
+	ck_assert_int_eq(osm_report_peer(NULL, &peer), -ENOENT);
+	/* autobound (an abstract name), as libloomosm.so's socket; a refused
+	 * report does not make it the one asked */
+	ck_assert_int_eq(bind(plugin, (struct sockaddr *)&(struct sockaddr_un){ .sun_family =
+			      AF_UNIX }, sizeof(sa_family_t)), 0);
+	report_from(plugin, "{\"v\":2}");
+	ck_assert_int_eq(osm_report_peer(rep, &peer), -ENOENT);
+	report_from(plugin, run_ok);
+	ck_assert_int_eq(osm_report_peer(rep, &peer), 0);
+	ck_assert_int_eq(peer.pid, 42);
+	ck_assert_int_eq(osm_report_ask_heavy_sweep(&peer, "tenants"), 0);
+	n = recvfrom(plugin, buf, sizeof(buf) - 1, MSG_DONTWAIT, (struct sockaddr *)&from,
+		     &from_len);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "{\"v\":1,\"type\":\"heavy_sweep\",\"why\":\"tenants\"}");
+	/* from the report socket itself: what the plugin accepts */
+	ck_assert_str_eq(from.sun_path, sock_path);
+	/* that plugin gone: the request says so */
+	close(plugin);
+	ck_assert_int_eq(osm_report_ask_heavy_sweep(&peer, "tenants"), -ECONNREFUSED);
+	close(plain);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("osm_report");
@@ -292,6 +343,7 @@ int main(void)
 	tcase_add_test(tc, an_lft_change_of_some_blocks_calls_the_hook_with_the_sm);
 	tcase_add_test(tc, malformed_reports_are_refused_and_not_stored);
 	tcase_add_test(tc, stale_socket_is_replaced_live_one_refused_removed_at_free);
+	tcase_add_test(tc, a_plugin_reporting_from_its_own_address_gets_the_sweep_request);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
