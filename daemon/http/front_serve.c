@@ -27,6 +27,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/http/config_http.h"
 #include "daemon/http/front_proto.h"
+#include "daemon/http/front_question.h"
 #include "daemon/http/metrics_http.h"
 #include "lib/util/log.h"
 
@@ -143,21 +144,6 @@ static void on_metrics(void *arg, const char *body, size_t len, int gzipped, con
 
 /* ---- questions ---------------------------------------------------------------------------- */
 
-/* W of front_proto.h into who: 0, or -EINVAL. */
-static int who_parse(json_t *w, struct authz_principal *who)
-{
-	const char *kind = json_string_value(json_object_get(w, "kind"));
-	const char *name = json_string_value(json_object_get(w, "name"));
-	const char *role = json_string_value(json_object_get(w, "role"));
-	enum authz_role r;
-
-	if (!kind || (strcmp(kind, "token") && strcmp(kind, "cert")) || !name || !name[0] ||
-	    strlen(name) >= AUTHZ_NAME_LEN || !role || authz_role_parse(role, &r) < 0)
-		return -EINVAL;
-	authz_principal_named(who, kind, name, r);
-	return 0;
-}
-
 static struct op *op_new(struct front_peer *p, json_int_t id)
 {
 	struct op *o = calloc(1, sizeof(*o));
@@ -177,27 +163,25 @@ static struct op *op_new(struct front_peer *p, json_int_t id)
 /* One question; -1 when it breaks the protocol. */
 static int on_question(struct front_peer *p, json_t *m)
 {
-	const char *op = json_string_value(json_object_get(m, "op"));
-	json_t *id = json_object_get(m, "id"), *args;
-	const char *cmd = json_string_value(json_object_get(m, "cmd"));
-	struct authz_principal who;
+	struct front_question q;
 	struct op *o;
 	char why[160] = "";
+	json_t *a;
+	unsigned v;
 
-	if (!op)
+	if (front_question_parse(m, &q) < 0)
 		return -1;
-	if (!strcmp(op, "failed")) {
-		snprintf(p->why, sizeof(p->why), "%s",
-			 json_string_value(json_object_get(m, "error")) ?
-			 json_string_value(json_object_get(m, "error")) : "it failed");
+	switch (q.op) {
+	case FQ_HELLO:   /* said once, in the handshake */
 		return -1;
+	case FQ_FAILED:
+		snprintf(p->why, sizeof(p->why), "%s", q.error ? q.error : "it failed");
+		return -1;
+	default:
+		break;
 	}
-	if (!json_is_integer(id))
-		return -1;
 	if (p->n_ops >= FRONT_MAX_PENDING) {
-		json_t *a = answer_head(&(struct op){ .id = json_integer_value(id) });
-
-		if (a && !strcmp(op, "call"))
+		if ((a = answer_head(&(struct op){ .id = q.id })) && q.op == FQ_CALL)
 			json_object_set_new(a, "answer", proto_response_err_new(0, PROTO_ERR_BUSY,
 					    "too many requests under way; try again"));
 		else if (a)
@@ -205,54 +189,38 @@ static int on_question(struct front_peer *p, json_t *m)
 		peer_send(p, a, NULL, 0);
 		return 0;
 	}
-	if (!strcmp(op, "call")) {
-		args = json_object_get(m, "args");
-		if (!cmd || (args && !json_is_object(args)) ||
-		    who_parse(json_object_get(m, "who"), &who) < 0)
-			return -1;
-		if (!(o = op_new(p, json_integer_value(id))))
+	switch (q.op) {
+	case FQ_CALL:
+		if (!(o = op_new(p, q.id)))
 			return -1;
 		o->in_call = 1;
-		ctl_call(p->ctl, cmd, args, &who, on_call_answer, o);
+		ctl_call(p->ctl, q.cmd, q.args, &q.who, on_call_answer, o);
 		o->in_call = 0;
 		if (o->answered)
 			free(o);
-		else if (json_is_true(json_object_get(m, "ack")))
+		else if (q.ack)
 			peer_send(p, json_pack("{s:I, s:b}", "id", (json_int_t)o->id, "started", 1),
 				  NULL, 0);
 		return 0;
-	}
-	if (!strcmp(op, "version")) {
-		unsigned v;
-		json_t *a;
-
-		if (!cmd || who_parse(json_object_get(m, "who"), &who) < 0)
-			return -1;
-		a = json_pack("{s:I}", "id", json_integer_value(id));
-		if (a)
-			json_object_set_new(a, "version", ctl_version(p->ctl, cmd, &who, &v) ?
+	case FQ_VERSION:
+		if ((a = json_pack("{s:I}", "id", q.id)))
+			json_object_set_new(a, "version", ctl_version(p->ctl, q.cmd, &q.who, &v) ?
 					    json_integer(v) : json_null());
 		peer_send(p, a, NULL, 0);
 		return 0;
-	}
-	if (!strcmp(op, "metrics")) {
-		json_t *k = json_object_get(m, "auth_failures");
-
-		if (!json_is_integer(k) || json_integer_value(k) < 0 ||
-		    !(o = op_new(p, json_integer_value(id))))
+	case FQ_METRICS:
+		if (!(o = op_new(p, q.id)))
 			return -1;
-		http_metrics_render(p->metrics, json_is_true(json_object_get(m, "gzip")),
-				    (unsigned long long)json_integer_value(k), on_metrics, o);
+		http_metrics_render(p->metrics, q.gzip, q.auth_failures, on_metrics, o);
 		return 0;
-	}
-	if (!strcmp(op, "ready")) {
-		int ready = http_metrics_ready(p->metrics, why, sizeof(why));
-
-		peer_send(p, json_pack("{s:I, s:b, s:s}", "id", json_integer_value(id), "ready",
-				       ready, "why", why), NULL, 0);
+	case FQ_READY:
+		peer_send(p, json_pack("{s:I, s:b, s:s}", "id", q.id, "ready",
+				       http_metrics_ready(p->metrics, why, sizeof(why)), "why", why),
+			  NULL, 0);
 		return 0;
+	default:
+		return -1;
 	}
-	return -1;
 }
 
 /* ---- the channel ---------------------------------------------------------------------------- */
