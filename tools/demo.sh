@@ -218,7 +218,7 @@ for p in /proc/[0-9]*; do
 	tr "\0" " " <$p/cmdline 2>/dev/null | grep -q -- "--http-front" || continue
 	echo "pid ${p#/proc/}: $(grep -E "^(Uid|NoNewPrivs|Seccomp):" $p/status | tr -s "\t\n" "  ")"
 done
-grep -E "sandbox: .*(loom.db|umad).* cannot be opened" "$work/loomd.log" | head -n 2
+grep -E "loomd-http.*sandbox: none of" "$work/loomd.log" | head -n 1
 echo "== loomctl --server http://127.0.0.1:9477 --token-file ...: the same commands from another host"
 $B/loomctl --server http://127.0.0.1:9477 --token-file "$work/token" nodes --type switch | head -n 5
 echo "== the same token cannot change anything (role read): tenant create is refused"

@@ -193,7 +193,8 @@ static int check_sandbox(struct front *fr, char *err, size_t errlen)
 		log_info("sandbox: %s cannot be opened (%s)", fr->probes[i], strerror(errno));
 		n++;
 	}
-	log_info("sandbox: %d paths checked, none opens", n);
+	log_notice("sandbox: none of the %d paths checked opens (the database, the MAD devices%s)", n,
+		   n > 0 && getenv("LOOMD_FRONT_PROBE") ? ", $LOOMD_FRONT_PROBE" : "");
 	return 0;
 }
 
