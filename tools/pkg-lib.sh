@@ -12,9 +12,17 @@ ok() { echo "$me: ok: $*"; }
 
 # Skip (exit 77) unless this is root with dpkg-buildpackage, no loom package
 # installed, and no /etc/loom or /var/lib/loom that the purge would delete.
+# One such script at a time on a machine: each holds /run/lock/loom-pkg.lock
+# (fd 8) until it exits, and a second one waits for it (up to 30 min)
+# instead of installing over the first one's packages.
 pkg_require() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (installs the packages)"
 	command -v dpkg-buildpackage >/dev/null 2>&1 || skip "no dpkg-buildpackage"
+	if command -v flock >/dev/null 2>&1; then
+		exec 8>/run/lock/loom-pkg.lock
+		flock -n 8 || { echo "$me: waiting for another package test (/run/lock/loom-pkg.lock)"
+			flock -w 1800 8 || skip "another package test held /run/lock/loom-pkg.lock for 30 min"; }
+	fi
 	# shellcheck disable=SC2086
 	if dpkg-query -W -f='${Status}\n' $PKGS 2>/dev/null | grep -q ' installed'; then
 		skip "loom packages are installed here: this test would replace and purge them"

@@ -31,17 +31,17 @@ DB=/var/lib/loom/loom.db
 
 # ---- in a network namespace of its own (unshare -n): ibsim on WORK's
 # fabric and loomd as the installed unit runs it (its User=), swept once
-# more, while loomctl COMMAND... answers; then both stopped.
+# more, while COMMAND... runs (its output in WORK/out); then both stopped.
 if [ "${1:-}" = --fabric ]; then
 	work=$2; shift 2
 	cd "$work"  # umad2sim leaves a sys-PID directory where its clients run
 	ip link set lo up
 	pids=""
-	trap 'for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done' EXIT
+	trap 'for p in $pids; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || :; done' EXIT
 	ibsim -n -s "$top/tests/fabrics/tiny.net" >ibsim.log 2>&1 </dev/null &
 	pids=$!
 	i=0
-	until grep -q "simulator ready" ibsim.log; do
+	until grep -qs "simulator ready" ibsim.log; do
 		i=$((i + 1)); [ $i -lt 300 ] || { cat ibsim.log; fail "ibsim did not start"; }
 		sleep 0.1
 	done
@@ -62,11 +62,12 @@ if [ "${1:-}" = --fabric ]; then
 		sleep 0.1
 	done
 	loomctl discover --wait >discover.out 2>&1 || { cat loomd.log discover.out; fail "loomctl discover"; }
-	"$@" || { cat loomd.log; fail "with loomd running: $*"; }
+	"$@" >out 2>&1 || { cat loomd.log out; fail "with loomd running: $*"; }
 	exit 0
 fi
 
 pkg_require
+began=$(date +%s)
 if ! command -v git >/dev/null 2>&1 || ! git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
 	skip "not a git checkout: the previous version is built from git history"
 fi
@@ -131,7 +132,7 @@ ok "apt-get install of $old"
 edited() { sed -n '/^discovery:$/,/^[^ ]/p' /etc/loom/loom.yaml | grep -qx '  interval: 240'; }
 sed -i '/^discovery:$/,/^[^ ]/s/^  interval: 300$/  interval: 240/' /etc/loom/loom.yaml
 edited || fail "cannot edit discovery.interval in /etc/loom/loom.yaml"
-unshare -n sh "$0" --fabric "$tmp" loomctl events --limit 1 >/dev/null ||
+unshare -n sh "$0" --fabric "$tmp" loomctl events --limit 1 ||
 	fail "loomd $old on ibsim"
 # Each table's rows, "name count" a line.
 rows() {
@@ -179,7 +180,7 @@ fi
 
 # ---- loomd of this version on the database: migrated if the schema moved,
 # every row kept, the old history read
-unshare -n sh "$0" --fabric "$tmp" sh -c "loomctl events --limit 100000 >'$tmp/events.out'" ||
+unshare -n sh "$0" --fabric "$tmp" loomctl events --limit 100000 ||
 	fail "loomd $new on ibsim after the upgrade"
 schema_new=$(sqlite3 "$DB" "PRAGMA user_version")
 if [ "$schema_new" != "$schema_old" ]; then
@@ -197,6 +198,6 @@ while read -r t n; do
 done <"$tmp/rows-old"
 [ "$(sqlite3 "$DB" "SELECT count(*) FROM events WHERE id = $last_event")" = 1 ] ||
 	fail "the last event of $old (id $last_event) is gone"
-grep -q . "$tmp/events.out" || fail "loomctl events after the upgrade: nothing"
+grep -q . "$tmp/out" || fail "loomctl events after the upgrade: nothing"
 ok "every table has its rows or more after the upgrade; loomd $new swept and answered loomctl"
-echo "pkg-upgrade: all checks passed ($old -> $new)"
+echo "pkg-upgrade: all checks passed ($old -> $new, $(($(date +%s) - began)) s)"
