@@ -173,7 +173,7 @@ if [ -n "$pid_old" ]; then
 	ok "the package restarted loomd.service (pid $pid_old -> $pid_new), it answers loomctl"
 	systemctl stop loomd.service
 else
-	grep -q 'restart' /var/lib/dpkg/info/loomd.postinst ||
+	grep -q "try-restart 'loomd.service'" /var/lib/dpkg/info/loomd.postinst ||
 		fail "loomd's postinst restarts no running loomd"
 	ok "no systemd here: loomd's postinst has the restart after upgrade, not exercised"
 fi
