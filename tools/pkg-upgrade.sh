@@ -15,7 +15,8 @@
 # ports, links and events; an operator's edit to /etc/loom/loom.yaml; this
 # version installed over them with apt-get (the conffile kept as edited, as
 # a site upgrades unattended); every table has as many rows as before or
-# more; a schema change made the copy PATH.schema-N.bak; loomd of this
+# more, and every old row's key (PRIMARY KEY, else rowid) is still there; a
+# schema change made the copy PATH.schema-N.bak; loomd of this
 # version starts on the database, sweeps and answers loomctl, the old
 # history still there. Where systemd runs: loomd.service started before the
 # upgrade is restarted by it (dh_installsystemd --restart-after-upgrade).
@@ -146,7 +147,7 @@ for t in subnets sweeps nodes ports links events; do
 	grep -q "^$t [1-9]" "$tmp/rows-old" || fail "loomd $old left no rows in $t"
 done
 schema_old=$(sqlite3 "$DB" "PRAGMA user_version")
-last_event=$(sqlite3 "$DB" "SELECT max(id) FROM events")
+sqlite3 "$DB" ".backup '$tmp/old.db'"
 ok "loomd $old swept ibsim: $(tr '\n' ' ' <"$tmp/rows-old" | sed 's/ $//') (schema $schema_old)"
 
 pid_old=""
@@ -196,8 +197,15 @@ while read -r t n; do
 	[ -n "$m" ] || fail "table $t is gone after the upgrade"
 	[ "$m" -ge "$n" ] || fail "table $t: $m rows after the upgrade, $n before"
 done <"$tmp/rows-old"
-[ "$(sqlite3 "$DB" "SELECT count(*) FROM events WHERE id = $last_event")" = 1 ] ||
-	fail "the last event of $old (id $last_event) is gone"
+# Every row of the old database is still there: each table's key (its
+# PRIMARY KEY columns, else its rowid) found in the new one.
+while read -r t n; do
+	k=$(sqlite3 "$tmp/old.db" "SELECT group_concat('\"' || name || '\"', ', ') FROM
+				   (SELECT name FROM pragma_table_info('$t') WHERE pk > 0 ORDER BY pk)")
+	lost=$(sqlite3 "$DB" "ATTACH '$tmp/old.db' AS old; SELECT count(*) FROM
+			      (SELECT ${k:-rowid} FROM old.\"$t\" EXCEPT SELECT ${k:-rowid} FROM main.\"$t\")")
+	[ "$lost" = 0 ] || fail "table $t: $lost rows of $old are gone (by ${k:-rowid})"
+done <"$tmp/rows-old"
 grep -q . "$tmp/out" || fail "loomctl events after the upgrade: nothing"
-ok "every table has its rows or more after the upgrade; loomd $new swept and answered loomctl"
+ok "every table has its rows or more, every old row's key is there; loomd $new swept and answered loomctl"
 echo "pkg-upgrade: all checks passed ($old -> $new, $(($(date +%s) - began)) s)"
