@@ -170,7 +170,11 @@ if [ -n "$pid_old" ]; then
 	[ "$(systemctl is-active loomd.service)" = active ] || fail "loomd.service is not active after the upgrade"
 	pid_new=$(systemctl show -p MainPID --value loomd.service)
 	[ "$pid_new" != "$pid_old" ] || fail "the upgrade did not restart loomd.service (pid $pid_old)"
-	loomctl status >/dev/null || fail "loomd.service after the upgrade: no answer to loomctl status"
+	i=0
+	until loomctl status >/dev/null 2>&1; do
+		i=$((i + 1)); [ $i -lt 100 ] || fail "loomd.service after the upgrade: no answer to loomctl status"
+		sleep 0.1
+	done
 	ok "the package restarted loomd.service (pid $pid_old -> $pid_new), it answers loomctl"
 	systemctl stop loomd.service
 else
