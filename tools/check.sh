@@ -3,7 +3,7 @@
 # Everything CI runs: install dependencies, build, run every test (unit and
 # integration, the latter on ibsim/OpenSM in private network namespaces),
 # `make distcheck`, the packages (tools/pkg-test.sh: .deb build, lintian,
-# install test; loom.spec's source RPM), then the sanitizer lane: the same tests on an
+# install test; loom.spec's source RPM; tools/pkg-upgrade.sh: from the previous version), then the sanitizer lane: the same tests on an
 # AddressSanitizer + UndefinedBehaviorSanitizer build in build-asan/
 # (tools/check-asan.sh, docs/sanitizers.md; LOOM_CHECK_ASAN=0 skips it).
 # Run as root on Debian 12.
@@ -45,11 +45,18 @@ fi
 echo "distcheck: ok"
 # The packages (tools/pkg-test.sh): the .debs built from the tree,
 # lintian-clean, installed, checked and purged, and loom.spec's source RPM;
-# one more build on 2 cores. LOOM_CHECK_PKG=0 skips it.
+# then the upgrade from the previous version's packages to those .debs
+# (tools/pkg-upgrade.sh: the previous version built from git). Two more
+# builds on 2 cores. LOOM_CHECK_PKG=0 skips them.
 if [ "${LOOM_CHECK_PKG:-1}" != 0 ] && command -v dpkg-buildpackage >/dev/null 2>&1; then
-	rc=0
-	sh "$top/tools/pkg-test.sh" || rc=$?
-	[ $rc -eq 0 ] || [ $rc -eq 77 ] || exit $rc
+	LOOM_PKG_DEBS=$(mktemp -d /tmp/loom-debs.XXXXXX)
+	export LOOM_PKG_DEBS
+	for t in pkg-test pkg-upgrade; do
+		rc=0
+		sh "$top/tools/$t.sh" || rc=$?
+		[ $rc -eq 0 ] || [ $rc -eq 77 ] || { rm -rf "$LOOM_PKG_DEBS"; exit $rc; }
+	done
+	rm -rf "$LOOM_PKG_DEBS"
 else
 	echo "packages: skipped"
 fi

@@ -18,31 +18,20 @@
 # remove keeps the database and loom.yaml, a purge removes them and keeps
 # the loom user. With rpmbuild: loom.spec makes a source RPM, and rpmlint
 # (if installed) finds no error in it.
+# With LOOM_PKG_DEBS set to a directory, the .debs built are copied there
+# (tools/check.sh hands them to tools/pkg-upgrade.sh).
 # Exit 0, 1 on a failure, 77 when it cannot run here.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-skip() { echo "pkg-test: SKIP: $*"; exit 77; }
-fail() { echo "pkg-test: FAIL: $*"; exit 1; }
-ok() { echo "pkg-test: ok: $*"; }
-[ "$(id -u)" -eq 0 ] || skip "needs root (installs the packages)"
-command -v dpkg-buildpackage >/dev/null 2>&1 || skip "no dpkg-buildpackage"
-if dpkg-query -W -f='${Status}' loomd loomctl 2>/dev/null | grep -q 'installed'; then
-	skip "loom packages are installed here: this test would replace and purge them"
-fi
-for d in /etc/loom /var/lib/loom; do
-	[ ! -e "$d" ] || skip "$d exists: the purge at the end would delete it"
-done
+me=pkg-test
+. "$top/tools/pkg-lib.sh"
+pkg_require
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 tmp=$(mktemp -d /tmp/pkg-test.XXXXXX)
-PKGS="loomd loomctl opensm-plugin-loom loom-switch-plugins loom-slurm-hooks loom-plugin-dev"
 loomd_pid=""
 cleanup() {
 	[ -n "$loomd_pid" ] && kill "$loomd_pid" 2>/dev/null && wait "$loomd_pid" 2>/dev/null
-	# shellcheck disable=SC2086
-	if dpkg-query -W $PKGS >/dev/null 2>&1; then
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq -o DPkg::Lock::Timeout=300 \
-			$PKGS >/dev/null 2>&1 || :
-	fi
+	pkg_purge
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -50,34 +39,26 @@ trap 'exit 1' INT TERM
 
 # ---- build from a copy of the tree (what git tracks, or the tarball's tree)
 src=$tmp/loom-$version
-mkdir -p "$src"
-if command -v git >/dev/null 2>&1 && git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
-	git -C "$top" ls-files -co --exclude-standard -z | (cd "$top" && tar --null -T - -cf -) |
-		tar -x -C "$src"
-else
-	(cd "$top" && tar --exclude=./build --exclude=./build-asan --exclude=./debian/build -cf - .) |
-		tar -x -C "$src"
-fi
+pkg_copy_tree "$top" "$src"
 if command -v rpmbuild >/dev/null 2>&1; then   # the RPM's sources, before the build below
 	mkdir -p "$tmp/rpm/SOURCES"
 	tar -C "$tmp" -czf "$tmp/rpm/SOURCES/loom-$version.tar.gz" "loom-$version"
 	cp "$src/etc/sysusers.d/loom.conf" "$tmp/rpm/SOURCES/"
 fi
-start=$(date +%s)
-(cd "$src" && DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b) \
-	>"$tmp/build.log" 2>&1 || { tail -n 60 "$tmp/build.log"; fail "dpkg-buildpackage"; }
-ok "dpkg-buildpackage -us -uc -b ($(($(date +%s) - start)) s)"
+pkg_build "$src"
 changes=$tmp/loom_${version}_$(dpkg --print-architecture).changes
 lintian --fail-on error,warning "$changes" >"$tmp/lintian.log" 2>&1 ||
 	{ cat "$tmp/lintian.log"; fail "lintian reports errors or warnings"; }
 ok "lintian: no error, no warning"
+debs=$(pkg_debs "$tmp" "$version")
+if [ -n "${LOOM_PKG_DEBS:-}" ]; then  # kept for tools/pkg-upgrade.sh (tools/check.sh)
+	# shellcheck disable=SC2086
+	cp $debs "$LOOM_PKG_DEBS/"
+fi
 
 # ---- install with apt (it resolves the Depends)
-debs=""
-for p in $PKGS; do debs="$debs $(ls "$tmp/${p}_${version}_"*.deb)"; done
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=300 $debs \
-	>"$tmp/apt.log" 2>&1 || { tail -n 40 "$tmp/apt.log"; fail "apt-get install"; }
+pkg_apt install $debs >"$tmp/apt.log" 2>&1 || { tail -n 40 "$tmp/apt.log"; fail "apt-get install"; }
 ok "apt-get install ./*.deb"
 
 getent passwd loom >/dev/null || fail "no loom user after installation"
@@ -149,15 +130,13 @@ loomd_pid=""
 ok "loomd -f with the shipped config answers loomctl status, database in /var/lib/loom"
 
 # ---- remove keeps the data and the configuration, purge removes them
-DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq -o DPkg::Lock::Timeout=300 loomd \
-	loom-switch-plugins >/dev/null 2>&1 || fail "apt-get remove loomd"
+pkg_apt remove loomd loom-switch-plugins >/dev/null 2>&1 || fail "apt-get remove loomd"
 [ ! -e /usr/sbin/loomd ] || fail "/usr/sbin/loomd is left after remove"
 [ -s /var/lib/loom/loom.db ] || fail "remove deleted the database"
 [ -f /etc/loom/loom.yaml ] || fail "remove deleted /etc/loom/loom.yaml (a conffile)"
 ok "apt-get remove loomd: the database and /etc/loom/loom.yaml stay"
 # shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq -o DPkg::Lock::Timeout=300 $PKGS \
-	>/dev/null 2>&1 || fail "apt-get purge"
+pkg_apt purge $PKGS >/dev/null 2>&1 || fail "apt-get purge"
 [ ! -e /var/lib/loom ] || fail "purge left /var/lib/loom"
 [ ! -e /etc/loom ] || fail "purge left /etc/loom"
 [ ! -e /etc/systemd/system/multi-user.target.wants/loomd.service ] || fail "purge left the wants link"

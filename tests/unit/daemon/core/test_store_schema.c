@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "lib/util/log.h"
-#include "daemon/core/schema.h"
 #include "daemon/core/store.h"
 #include "tests/unit/fixtures/check_run.h"
 #include "tests/unit/fixtures/fixture_store.h"
@@ -31,15 +30,6 @@ START_TEST(newer_database_is_refused)
 }
 END_TEST
 
-
-/* An old database: the migrations up to `version` applied by hand, as a
- * loomd of that day left it. */
-static void migrate_to(sqlite3 *db, int version)
-{
-	for (int i = 0; i < schema_n_migrations && schema_migrations[i].version <= version; i++)
-		ck_assert_msg(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) ==
-			      SQLITE_OK, "%s: %s", schema_migrations[i].name, sqlite3_errmsg(db));
-}
 
 /* The file PATH.schema-V.bak exists (1) or not (0). */
 static int backup_exists(int version)
@@ -71,9 +61,8 @@ START_TEST(migration_keeps_a_copy_from_before_and_the_last_three)
 			unlink(p);
 		}
 		ck_assert_int_eq(sqlite3_open(store_db_path, &db), SQLITE_OK);
-		migrate_to(db, v);
-		snprintf(p, sizeof(p), "PRAGMA user_version = %d; INSERT INTO subnets (name, "
-			 "created) VALUES ('at-%d', 1)", v, v);
+		store_fixture_migrate_to(db, v);
+		snprintf(p, sizeof(p), "INSERT INTO subnets (name, created) VALUES ('at-%d', 1)", v);
 		ck_assert_int_eq(sqlite3_exec(db, p, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(db);
 		st = store_fixture_open();
@@ -101,9 +90,8 @@ START_TEST(migration_7_keeps_the_tenants_and_their_ports)
 
 	ck_assert_int_eq(sqlite3_open(store_db_path, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL), SQLITE_OK);
-	migrate_to(db, 6);
-	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 6; "
-				      "INSERT INTO tenants VALUES ('job1', 4098, 'full', 'active', '', "
+	store_fixture_migrate_to(db, 6);
+	ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO tenants VALUES ('job1', 4098, 'full', 'active', '', "
 				      "1, 1, 0); INSERT INTO tenant_ports VALUES ('job1', 'host-0000', "
 				      "'0x0002c90000000020'), ('job1', 'host-0001', "
 				      "'0x0002c90000000030')", NULL, NULL, NULL), SQLITE_OK);
@@ -133,9 +121,8 @@ START_TEST(migration_14_names_the_uid_that_created_a_tenant)
 	struct store *st;
 
 	ck_assert_int_eq(sqlite3_open(store_db_path, &db), SQLITE_OK);
-	migrate_to(db, 13);
-	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 13; "
-				      "INSERT INTO tenants (name, pkey, membership, state, created, "
+	store_fixture_migrate_to(db, 13);
+	ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO tenants (name, pkey, membership, state, created, "
 				      "updated, created_by) VALUES ('bysocket', 4098, 'full', 'active', "
 				      "1, 1, 1000), ('byhttp', 4099, 'full', 'active', 1, 1, -1)",
 				      NULL, NULL, NULL), SQLITE_OK);
