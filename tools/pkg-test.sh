@@ -42,13 +42,13 @@ tmp=$(mktemp -d /tmp/pkg-test.XXXXXX)
 PKGS="loomd loomctl opensm-plugin-loom loom-switch-plugins loom-slurm-hooks loom-plugin-dev"
 loomd_pid=""
 cleanup() {
-	[ -n "$loomd_pid" ] && kill "$loomd_pid" 2>/dev/null && wait "$loomd_pid" 2>/dev/null
+	[ -n "$loomd_pid" ] && kill "$loomd_pid" 2>/dev/null && wait "$loomd_pid" 2>/dev/null || :
 	# The simulator and the systemd drop-in of the sweep as loom, if it failed.
-	[ -f "$tmp/sim/ibsim.pid" ] && kill "$(cat "$tmp/sim/ibsim.pid")" ${sim_pid:-} 2>/dev/null
+	[ -f "$tmp/sim/ibsim.pid" ] && kill "$(cat "$tmp/sim/ibsim.pid")" ${sim_pid:-} 2>/dev/null || :
 	if [ -f /run/systemd/system/loomd.service.d/pkg-test-ibsim.conf ]; then
-		systemctl stop loomd.service 2>/dev/null
+		systemctl stop loomd.service 2>/dev/null || :
 		rm -f /run/systemd/system/loomd.service.d/pkg-test-ibsim.conf
-		systemctl daemon-reload 2>/dev/null
+		systemctl daemon-reload 2>/dev/null || :
 	fi
 	# shellcheck disable=SC2086
 	if dpkg-query -W $PKGS >/dev/null 2>&1; then
