@@ -174,8 +174,16 @@ ok "loomd -n -u loom: the shipped configuration writes only where loom may"
 preload=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 command -v ibsim >/dev/null 2>&1 && command -v opensm >/dev/null 2>&1 && [ -e "$preload" ] ||
 	fail "ibsim, opensm and umad2sim (ibsim-utils, opensm) are needed to sweep as loom"
-install -d -o loom -g loom -m 0755 /var/lib/loom /run/loom
 mkdir -p "$tmp/sim"
+# What the installed unit says, not what this test assumes: its user, group
+# and command (the checks below then want loom).
+u_user=$(sed -n 's/^User=//p' "$unit")
+u_group=$(sed -n 's/^Group=//p' "$unit")
+u_exec=$(sed -n 's/^ExecStart=//p' "$unit")
+u_nnp=""
+grep -qx 'NoNewPrivileges=yes' "$unit" && u_nnp=--no-new-privs
+[ -n "$u_user" ] && [ -n "$u_group" ] || fail "$unit sets no User= or Group=: loomd would run as root"
+install -d -o "$u_user" -g "$u_group" -m 0755 /var/lib/loom /run/loom
 # fabric.sh [ibsim-only]: ibsim on tiny.net and one OpenSM sweep (LIDs),
 # as root, then loomd as loom (or, for systemd, only wait).
 {
@@ -190,8 +198,8 @@ mkdir -p "$tmp/sim"
 	echo "OSM_CACHE_DIR='$tmp/sim' LD_PRELOAD=$preload opensm -o -f '$tmp/sim/opensm.log' >/dev/null 2>&1 || :"
 	echo 'cd /var/lib/loom'
 	echo '[ "${1:-}" != ibsim-only ] || exec sleep 3600'
-	echo 'exec setpriv --reuid=loom --regid=loom --init-groups --no-new-privs \'
-	echo "	env LD_PRELOAD=$preload /usr/sbin/loomd -f -c /etc/loom/loom.yaml"
+	echo "exec setpriv --reuid=$u_user --regid=$u_group --init-groups $u_nnp \\"
+	echo "	env LD_PRELOAD=$preload $u_exec -c /etc/loom/loom.yaml"
 } >"$tmp/sim/fabric.sh"
 if [ -d /run/systemd/system ]; then
 	sh "$tmp/sim/fabric.sh" ibsim-only >"$tmp/loomd.log" 2>&1 &
@@ -213,7 +221,7 @@ if [ -d /run/systemd/system ]; then
 else
 	unshare -n sh "$tmp/sim/fabric.sh" >"$tmp/loomd.log" 2>&1 &
 	loomd_pid=$!
-	how="setpriv --reuid=loom --regid=loom --init-groups --no-new-privs loomd -f"
+	how="setpriv --reuid=$u_user --regid=$u_group --init-groups $u_nnp $u_exec"
 fi
 i=0
 until loomctl status >"$tmp/status.out" 2>&1; do
