@@ -33,6 +33,7 @@
 #include "daemon/ar/ar_apply.h"
 #include "daemon/core/config.h"
 #include "daemon/core/config_parse.h"
+#include "daemon/core/config_writable.h"
 #include "daemon/ar/config_ar.h"
 #include "daemon/ha/config_ha.h"
 #include "daemon/events/config_events.h"
@@ -187,6 +188,25 @@ static int load_config(const struct loomd_options *opt, struct loom_config *c,
 	return 0;
 }
 
+/* -n's warnings: what `user` (the unit's User=; NULL: the caller) could
+ * not write. 0, or 1 when there is no such user. */
+static int check_writable(const struct loom_config *c, const char *user)
+{
+	struct cfg_user *u = malloc(sizeof(*u));
+	char err[256];
+	int rc = 0;
+
+	if (!u || cfg_user_lookup(user, u, err, sizeof(err)) < 0) {
+		fprintf(stderr, "loomd: -u: %s\n", u ? err : "out of memory");
+		rc = 1;
+	} else {
+		fflush(stdout);
+		config_warn_unwritable(c, u, user != NULL, stderr);
+	}
+	free(u);
+	return rc;
+}
+
 int loomd_check_config(const struct loomd_options *opt)
 {
 	struct loom_config *c = malloc(sizeof(*c));
@@ -209,8 +229,9 @@ int loomd_check_config(const struct loomd_options *opt)
 	if (!c->path[0])
 		printf("# %s not found: built-in defaults\n", LOOM_DEFAULT_CONFIG);
 	config_print(c, stdout);
+	rc = check_writable(c, opt->check_user);
 	free(c);
-	return 0;
+	return rc;
 }
 
 /* ---- commands owned by the daemon itself ----------------------------------- */

@@ -10,6 +10,8 @@ struct loomd_options {
 	const char *socket_path;    /* --socket: overrides control.socket */
 	int foreground;             /* -f */
 	int debug;                  /* -d: log level debug */
+	const char *check_user;     /* -n -u USER: whose rights to check (the unit's User=);
+				     * NULL: the calling user's */
 };
 
 /* Register every module's section of loom.yaml with the configuration
@@ -27,8 +29,11 @@ int loomd_config_init(void);
 /* Run loomd until SIGTERM/SIGINT. Returns the process exit status. */
 int loomd_run(const struct loomd_options *opt);
 
-/* -n: load and check the configuration, print it normalized to stdout.
- * Returns the exit status (0 ok, 1 bad config). */
+/* -n: load and check the configuration, print it normalized to stdout,
+ * and warn on stderr about each path loomd would write that the user
+ * (check_user, else the caller) could not (daemon/core/config_writable.h).
+ * Returns the exit status (0 ok, also with warnings; 1 bad config or no
+ * such user). */
 int loomd_check_config(const struct loomd_options *opt);
 
 #endif

@@ -37,11 +37,13 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: loomd [-f] [-d] [-c FILE] [--db PATH] [--socket PATH]\n"
-		"       loomd -n [-c FILE]\n"
+		"       loomd -n [-c FILE] [-u USER]\n"
 		"  -c, --config FILE  configuration (default /etc/loom/loom.yaml;\n"
 		"                     if that file is missing, built-in defaults)\n"
 		"  -f, --foreground   stay in the foreground, log to the configured target\n"
 		"  -n, --check        check the configuration, print it normalized, exit\n"
+		"  -u, --user USER    with -n: warn about each path loomd writes that USER,\n"
+		"                     as loomd.service's User=, could not (default: you)\n"
 		"  -d, --debug        log at debug level\n"
 		"      --db PATH      database file (overrides database.path)\n"
 		"      --socket PATH  control socket (overrides control.socket)\n"
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "check", no_argument, NULL, 'n' },
+		{ "user", required_argument, NULL, 'u' },
 		{ "debug", no_argument, NULL, 'd' },
 		{ "db", required_argument, NULL, 'D' },
 		{ "socket", required_argument, NULL, 'S' },
@@ -95,11 +98,12 @@ int main(int argc, char **argv)
 	/* ... and to program it (daemon/ar/ar_write.h). */
 	if (argc > 1 && strcmp(argv[1], "--program-ar") == 0)
 		return ar_write_main(argc - 1, argv + 1);
-	while ((c = getopt_long(argc, argv, "c:fndhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:fndu:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.config_path = absolute(optarg, conf_buf, sizeof(conf_buf)); break;
 		case 'f': opt.foreground = 1; break;
 		case 'n': check = 1; break;
+		case 'u': opt.check_user = optarg; break;
 		case 'd': opt.debug = 1; break;
 		case 'D': opt.db_path = absolute(optarg, db_buf, sizeof(db_buf)); break;
 		case 'S': opt.socket_path = absolute(optarg, sock_buf, sizeof(sock_buf)); break;
@@ -110,6 +114,11 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "loomd: unexpected argument \"%s\"\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (opt.check_user && !check) {
+		fprintf(stderr, "loomd: -u goes with -n (loomd.service sets the user loomd runs as)\n");
 		usage(stderr);
 		return 2;
 	}

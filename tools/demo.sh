@@ -106,6 +106,8 @@ i=0; until [ -S "$work/leaf1.sock" ]; do
 python3 "$top/tests/servers/sonic_db.py" seed "$work/leaf1.sock" --ports 12
 python3 "$top/tests/servers/sonic_db.py" lookup >"$work/pg_profile_lookup.ini"
 
+echo "== loomd -n -u nobody: the paths loomd writes that a service user could not"
+$B/loomd -n -u nobody -c "$work/loom.yaml" 2>&1 >/dev/null | cut -c1-150 | head -n 3
 echo "== loomd: starting on $work/loomd.sock"
 LD_PRELOAD=$preload $B/loomd -f -c "$work/loom.yaml" 2>"$work/loomd.log" &
 loomd=$!

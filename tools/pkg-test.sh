@@ -13,8 +13,13 @@
 # with this build's /usr/sbin/loomd, enabled and not started, loom.yaml a
 # conffile that `loomd -n` accepts, no .la file, libloomosm.so in the loader
 # cache (OpenSM dlopen()s it by name) and needing no symbol that opensm
-# lacks, `loomctl --version`; loomd started
-# as the unit would start it answers loomctl and makes its database; a
+# lacks, `loomctl --version`; 60-loom-umad.rules installed and loom in
+# the group loom-umad, the installed unit's exposure at most 2.5
+# (tests/integration/service_hardening.sh), `loomd -n -u loom` silent on
+# the shipped loom.yaml; loomd started as the unit would start it (systemctl
+# where systemd runs, else setpriv to loom) sweeps an ibsim fabric as loom
+# (loomctl shows its nodes; /proc/PID/status: loom's uid and gid, loom-umad,
+# no capability, no_new_privs) and makes its database, loom's; a
 # remove keeps the database and loom.yaml, a purge removes them and keeps
 # the loom user. With rpmbuild: loom.spec makes a source RPM, and rpmlint
 # (if installed) finds no error in it.
@@ -30,7 +35,14 @@ version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 tmp=$(mktemp -d /tmp/pkg-test.XXXXXX)
 loomd_pid=""
 cleanup() {
-	[ -n "$loomd_pid" ] && kill "$loomd_pid" 2>/dev/null && wait "$loomd_pid" 2>/dev/null
+	[ -n "$loomd_pid" ] && kill "$loomd_pid" 2>/dev/null && wait "$loomd_pid" 2>/dev/null || :
+	# The simulator and the systemd drop-in of the sweep as loom, if it failed.
+	[ -f "$tmp/sim/ibsim.pid" ] && kill "$(cat "$tmp/sim/ibsim.pid")" ${sim_pid:-} 2>/dev/null || :
+	if [ -f /run/systemd/system/loomd.service.d/pkg-test-ibsim.conf ]; then
+		systemctl stop loomd.service 2>/dev/null || :
+		rm -f /run/systemd/system/loomd.service.d/pkg-test-ibsim.conf
+		systemctl daemon-reload 2>/dev/null || :
+	fi
 	pkg_purge
 	rm -rf "$tmp"
 }
@@ -111,23 +123,128 @@ v=$(loomctl --version)
 [ "$v" = "loomctl $version" ] || fail "loomctl --version: '$v', not 'loomctl $version'"
 ok "loomctl --version: $v"
 
-# ---- loomd as the unit starts it (root; systemd would make /run/loom and
-# /var/lib/loom: RuntimeDirectory=, StateDirectory=)
-install -d -m 0755 /run/loom /var/lib/loom
-/usr/sbin/loomd -f -c /etc/loom/loom.yaml >"$tmp/loomd.log" 2>&1 &
-loomd_pid=$!
+# ---- loomd without root: the udev rule, the loom-umad group, the unit's
+# exposure, and `loomd -n -u loom` on the shipped configuration
+[ -f /lib/udev/rules.d/60-loom-umad.rules ] || fail "60-loom-umad.rules is not installed"
+grep -q 'KERNEL=="umad\*", GROUP="loom-umad", MODE="0660"' /lib/udev/rules.d/60-loom-umad.rules ||
+	fail "60-loom-umad.rules does not give umad* to loom-umad"
+umad_gid=$(getent group loom-umad | cut -d: -f3)
+[ -n "$umad_gid" ] || fail "no loom-umad group after installation"
+id -nG loom | tr ' ' '\n' | grep -qx loom-umad || fail "loom is not in the group loom-umad"
+ok "60-loom-umad.rules installed; the loom-umad group (gid $umad_gid) holds loom"
+if systemd-analyze security --help 2>&1 | grep -q -- '--offline'; then
+	sh "$src/tests/integration/service_hardening.sh" "$unit" >"$tmp/hardening.out" 2>&1 ||
+		{ cat "$tmp/hardening.out"; fail "the installed loomd.service is not hardened enough"; }
+	ok "installed loomd.service: $(grep -o 'exposure [0-9.]*' "$tmp/hardening.out" | head -n 1) (systemd-analyze security)"
+fi
+/usr/sbin/loomd -n -u loom -c /etc/loom/loom.yaml >/dev/null 2>"$tmp/loomd-n-u.err" ||
+	{ cat "$tmp/loomd-n-u.err"; fail "loomd -n -u loom refuses the shipped configuration"; }
+[ ! -s "$tmp/loomd-n-u.err" ] ||
+	{ cat "$tmp/loomd-n-u.err"; fail "loomd -n -u loom warns about the shipped configuration"; }
+ok "loomd -n -u loom: the shipped configuration writes only where loom may"
+
+# ---- loomd as the unit starts it, as loom, sweeping an ibsim fabric.
+# umad2sim (LD_PRELOAD) stands in for the MAD devices; it reaches ibsim on
+# an abstract socket (so: the same network namespace) and makes a sys-PID
+# directory where its client runs: /var/lib/loom, loom's own. Where systemd
+# runs: `systemctl start loomd` with a drop-in adding only the preload and
+# that directory. Elsewhere: the unit's ExecStart= under its User=, Group=,
+# SupplementaryGroups= and NoNewPrivileges= through setpriv, with the
+# directories systemd would make (StateDirectory=, RuntimeDirectory=), in a
+# network namespace of its own with ibsim (no stray simulator can answer).
+preload=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+command -v ibsim >/dev/null 2>&1 && command -v opensm >/dev/null 2>&1 && [ -e "$preload" ] ||
+	fail "ibsim, opensm and umad2sim (ibsim-utils, opensm) are needed to sweep as loom"
+mkdir -p "$tmp/sim"
+# What the installed unit says, not what this test assumes: its user, group
+# and command (the checks below then want loom).
+u_user=$(sed -n 's/^User=//p' "$unit")
+u_group=$(sed -n 's/^Group=//p' "$unit")
+u_exec=$(sed -n 's/^ExecStart=//p' "$unit")
+u_nnp=""
+grep -qx 'NoNewPrivileges=yes' "$unit" && u_nnp=--no-new-privs
+[ -n "$u_user" ] && [ -n "$u_group" ] || fail "$unit sets no User= or Group=: loomd would run as root"
+install -d -o "$u_user" -g "$u_group" -m 0755 /var/lib/loom /run/loom
+# fabric.sh [ibsim-only]: ibsim on tiny.net and one OpenSM sweep (LIDs),
+# as root, then loomd as loom (or, for systemd, only wait).
+{
+	echo 'set -e'
+	echo "cd '$tmp/sim'"
+	echo 'ip link set lo up 2>/dev/null || :'
+	echo 'mkfifo ibsim.in'
+	echo "ibsim -s '$src/tests/fabrics/tiny.net' <ibsim.in >ibsim.log 2>&1 &"
+	echo 'echo $! >ibsim.pid'
+	echo 'exec 9>ibsim.in'
+	echo 'i=0; until grep -q "simulator ready" ibsim.log; do i=$((i + 1)); [ $i -lt 100 ]; sleep 0.1; done'
+	echo "OSM_CACHE_DIR='$tmp/sim' LD_PRELOAD=$preload opensm -o -f '$tmp/sim/opensm.log' >/dev/null 2>&1 || :"
+	echo 'cd /var/lib/loom'
+	echo '[ "${1:-}" != ibsim-only ] || exec sleep 3600'
+	echo "exec setpriv --reuid=$u_user --regid=$u_group --init-groups $u_nnp \\"
+	echo "	env LD_PRELOAD=$preload $u_exec -c /etc/loom/loom.yaml"
+} >"$tmp/sim/fabric.sh"
+if [ -d /run/systemd/system ]; then
+	sh "$tmp/sim/fabric.sh" ibsim-only >"$tmp/loomd.log" 2>&1 &
+	sim_pid=$!
+	i=0
+	until grep -q "SUBNET UP" "$tmp/sim/opensm.log" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -lt 300 ] || fail "OpenSM did not bring the ibsim fabric up"
+		sleep 0.1
+	done
+	mkdir -p /run/systemd/system/loomd.service.d
+	printf '[Service]\nEnvironment=LD_PRELOAD=%s\nWorkingDirectory=/var/lib/loom\n' "$preload" \
+		>/run/systemd/system/loomd.service.d/pkg-test-ibsim.conf
+	systemctl daemon-reload
+	systemctl start loomd.service ||
+		{ journalctl -u loomd -n 40 --no-pager; fail "systemctl start loomd"; }
+	loomd_pid=$(systemctl show -p MainPID --value loomd.service)
+	how="systemctl start loomd"
+else
+	unshare -n sh "$tmp/sim/fabric.sh" >"$tmp/loomd.log" 2>&1 &
+	loomd_pid=$!
+	how="setpriv --reuid=$u_user --regid=$u_group --init-groups $u_nnp $u_exec"
+fi
 i=0
 until loomctl status >"$tmp/status.out" 2>&1; do
 	i=$((i + 1))
 	kill -0 "$loomd_pid" 2>/dev/null || { cat "$tmp/loomd.log"; fail "loomd exited"; }
-	[ $i -lt 100 ] || { cat "$tmp/loomd.log" "$tmp/status.out"; fail "loomctl status: no answer in 10 s"; }
+	[ $i -lt 300 ] || { cat "$tmp/loomd.log" "$tmp/status.out"; fail "loomctl status: no answer in 30 s"; }
 	sleep 0.1
 done
-kill "$loomd_pid"
-wait "$loomd_pid" || :
+loomctl discover --wait >"$tmp/discover.out" 2>&1 ||
+	{ cat "$tmp/discover.out" "$tmp/loomd.log"; fail "loomctl discover --wait (loomd as loom, on ibsim)"; }
+loomctl nodes >"$tmp/nodes.out" 2>&1 || { cat "$tmp/nodes.out"; fail "loomctl nodes"; }
+for n in Hca-A Hca-B Switch-1; do
+	grep -q " $n\$" "$tmp/nodes.out" || { cat "$tmp/nodes.out"; fail "loomctl nodes: no $n after the sweep"; }
+done
+loom_uid=$(id -u loom)
+loom_gid=$(id -g loom)
+st=/proc/$loomd_pid/status
+[ "$(readlink "/proc/$loomd_pid/exe")" = /usr/sbin/loomd ] || fail "pid $loomd_pid is not /usr/sbin/loomd"
+grep -Eq "^Uid:[[:space:]]+$loom_uid[[:space:]]+$loom_uid[[:space:]]+$loom_uid[[:space:]]+$loom_uid\$" "$st" ||
+	{ grep '^Uid' "$st"; fail "loomd does not run as loom ($loom_uid)"; }
+grep -Eq "^Gid:[[:space:]]+$loom_gid[[:space:]]+$loom_gid[[:space:]]+$loom_gid[[:space:]]+$loom_gid\$" "$st" ||
+	{ grep '^Gid' "$st"; fail "loomd does not run with the group loom ($loom_gid)"; }
+grep '^Groups:' "$st" | tr ' \t' '\n\n' | grep -qx "$umad_gid" ||
+	{ grep '^Groups' "$st"; fail "loomd is not in loom-umad ($umad_gid)"; }
+grep -Eq '^CapEff:[[:space:]]+0+$' "$st" || { grep '^Cap' "$st"; fail "loomd holds capabilities"; }
+grep -Eq '^NoNewPrivs:[[:space:]]+1$' "$st" || fail "loomd may gain privileges (NoNewPrivs is not 1)"
+ok "$how: loomd (pid $loomd_pid: Uid $loom_uid loom, groups loom and loom-umad, CapEff 0, NoNewPrivs) swept ibsim: $(head -n 1 "$tmp/discover.out")"
+if [ -d /run/systemd/system ]; then
+	systemctl stop loomd.service
+	rm -f /run/systemd/system/loomd.service.d/pkg-test-ibsim.conf
+	systemctl daemon-reload
+	kill "$(cat "$tmp/sim/ibsim.pid")" "$sim_pid" 2>/dev/null || :
+	wait "$sim_pid" 2>/dev/null || :
+else
+	kill "$loomd_pid"
+	wait "$loomd_pid" || :
+	kill "$(cat "$tmp/sim/ibsim.pid")" 2>/dev/null || :
+fi
 loomd_pid=""
 [ -s /var/lib/loom/loom.db ] || fail "loomd made no /var/lib/loom/loom.db"
-ok "loomd -f with the shipped config answers loomctl status, database in /var/lib/loom"
+[ "$(stat -c %U /var/lib/loom/loom.db)" = loom ] || fail "/var/lib/loom/loom.db is not loom's"
+ok "loomd -f with the shipped config answers loomctl status, database in /var/lib/loom, loom's"
 
 # ---- remove keeps the data and the configuration, purge removes them
 pkg_apt remove loomd loom-switch-plugins >/dev/null 2>&1 || fail "apt-get remove loomd"

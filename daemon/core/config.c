@@ -57,8 +57,14 @@ const struct config_section config_log = {
 static const struct cfg_key database_keys[] = {
 	CFG_KEY_STR("path", CFG_PATH, db_path, LOOM_DEFAULT_DB),
 };
+/* The database, with its -wal and -shm files and the schema backups
+ * beside it. */
+static void database_written(const void *sec, cfg_written_fn *add, void *ctx)
+{
+	add(ctx, "database.path", ((const struct loom_config *)sec)->db_path, CFG_WRITE_IN_PLACE);
+}
 const struct config_section config_database = {
-	.name = "database", .keys = database_keys, .n_keys = 1,
+	.name = "database", .keys = database_keys, .n_keys = 1, .written = database_written,
 };
 
 static const struct cfg_key control_keys[] = {
@@ -74,9 +80,13 @@ static const struct cfg_key control_keys[] = {
 	CFG_KEY_INT("idle_timeout_s", ctl_idle_s, 10, 86400, 1, 300),
 	CFG_KEY_INT("read_rate_s", ctl_read_rate_s, 1, 3600, 1, 10),
 };
+static void control_written(const void *sec, cfg_written_fn *add, void *ctx)
+{
+	add(ctx, "control.socket", ((const struct loom_config *)sec)->socket_path, CFG_WRITE_REPLACE);
+}
 const struct config_section config_control = {
 	.name = "control", .keys = control_keys,
-	.n_keys = sizeof(control_keys) / sizeof(control_keys[0]),
+	.n_keys = sizeof(control_keys) / sizeof(control_keys[0]), .written = control_written,
 };
 
 static const struct cfg_key plugins_keys[] = {
@@ -665,6 +675,13 @@ int config_check_host(const struct loom_config *c, char *err, size_t errlen)
 		    (rc = sections[i]->check_host(c, section_mem(c, i), err, errlen)) < 0)
 			return rc;
 	return 0;
+}
+
+void config_written(const struct loom_config *c, cfg_written_fn *add, void *ctx)
+{
+	for (size_t i = 0; i < n_sections; i++)
+		if (sections[i]->written)
+			sections[i]->written(section_mem(c, i), add, ctx);
 }
 
 /* ---- printing ---------------------------------------------------------------- */

@@ -83,6 +83,14 @@ struct cfg_key {
 #define CFG_KEY_CUSTOM(key, parse_fn, print_fn) \
 	{ key, CFG_CUSTOM, 0, 0, 0, 0, 0, 0, NULL, parse_fn, print_fn }
 
+/* How loomd writes a path: made or replaced in its directory (a file
+ * written beside it and renamed over it, a socket bound: the nearest
+ * existing directory must take entries; loomd creates the missing ones), or
+ * also opened for writing in place when it exists (the database). */
+enum cfg_write { CFG_WRITE_REPLACE, CFG_WRITE_IN_PLACE };
+/* One path a section writes: its key as "section.key", the path. */
+typedef void cfg_written_fn(void *ctx, const char *key, const char *path, enum cfg_write how);
+
 struct config_section {
 	const char *name;
 	size_t size;                  /* its struct's; 0: fields of struct loom_config (core) */
@@ -99,6 +107,10 @@ struct config_section {
 	 * NULL: nothing): 0 or -errno with the line made by cfg_host_fail. */
 	int (*check_host)(const struct loom_config *c, const void *sec, char *err,
 			  size_t errlen);
+	/* The paths loomd writes for it, as configured (`loomd -n -u USER`
+	 * warns when USER could not write one: config_writable.h; NULL: none):
+	 * add() once for each. */
+	void (*written)(const void *sec, cfg_written_fn *add, void *ctx);
 };
 
 /* Add a section; the order of registration is the order of printing.
@@ -162,6 +174,9 @@ int cfg_int(struct parse *p, const yaml_node_t *v, const char *key, long long mi
 	    long long max, int zero_ok, long long *dst);
 /* Double-quoted, escaped so that it reads back byte for byte. */
 void cfg_print_string(FILE *out, const char *s);
+
+/* Every path the sections of c write, in their order, through add(). */
+void config_written(const struct loom_config *c, cfg_written_fn *add, void *ctx);
 
 /* For check_host: "FILE:LINE: SECTION.KEY: why" where the file c->path set
  * the value, else "SECTION.KEY: why"; returns rc. */

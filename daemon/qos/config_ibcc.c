@@ -380,6 +380,16 @@ const struct ib_cc_conf *ib_cc_conf_get(const struct loom_config *c)
 /* A shape of its own (switch: and ca: maps, ca.sl a list of entries, cct a
  * list of delays, checked together by ibcc_check): no table of scalar keys
  * holds it. */
+/* loom's block in OpenSM's options file, once the section is there. */
+static void ibcc_written(const void *sec, cfg_written_fn *add, void *ctx)
+{
+	const struct ib_cc_conf *c = sec;
+
+	if (c->ib_cc.set && c->ib_cc_opensm_config[0])
+		add(ctx, "ib_cc.opensm_config", c->ib_cc_opensm_config, CFG_WRITE_REPLACE);
+}
+
 const struct config_section qos_ibcc_config = {
 	.name = "ib_cc", .size = sizeof(struct ib_cc_conf), .parse = parse_ibcc, .print = print_ibcc,
+	.written = ibcc_written,
 };

@@ -266,6 +266,16 @@ const struct ib_qos_conf *ib_qos_conf_get(const struct loom_config *c)
 /* A shape of its own (classes a map, sl2vl and the VL arbitration tables
  * lists of entries, checked together by ibqos_check): no table of scalar
  * keys holds it. */
+/* loom's block in OpenSM's options file, once the section is there. */
+static void ibqos_written(const void *sec, cfg_written_fn *add, void *ctx)
+{
+	const struct ib_qos_conf *c = sec;
+
+	if (c->ib_qos.set && c->ib_qos_opensm_config[0])
+		add(ctx, "ib_qos.opensm_config", c->ib_qos_opensm_config, CFG_WRITE_REPLACE);
+}
+
 const struct config_section qos_ib_config = {
 	.name = "ib_qos", .size = sizeof(struct ib_qos_conf), .parse = parse_ibqos, .print = print_ibqos,
+	.written = ibqos_written,
 };

@@ -34,7 +34,14 @@ static int check_host_opensm(const struct loom_config *conf, const void *sec, ch
 	return cfg_host_socket(conf, "opensm", "report_socket", c->osm_socket_path, err, errlen);
 }
 
+static void opensm_written(const void *sec, cfg_written_fn *add, void *ctx)
+{
+	add(ctx, "opensm.report_socket", ((const struct opensm_conf *)sec)->osm_socket_path,
+	    CFG_WRITE_REPLACE);
+}
+
 const struct config_section osm_report_config = {
 	.name = "opensm", .size = sizeof(struct opensm_conf), .keys = opensm_keys,
 	.n_keys = sizeof(opensm_keys) / sizeof(opensm_keys[0]), .check_host = check_host_opensm,
+	.written = opensm_written,
 };

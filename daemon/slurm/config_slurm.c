@@ -78,8 +78,16 @@ const struct slurm_conf *slurm_conf_get(const struct loom_config *c)
 	return config_section_get(c, &slurm_config);
 }
 
+static void slurm_written(const void *sec, cfg_written_fn *add, void *ctx)
+{
+	const struct slurm_conf *c = sec;
+
+	if (c->slurm_topology_file[0])
+		add(ctx, "slurm.topology_file", c->slurm_topology_file, CFG_WRITE_REPLACE);
+}
+
 const struct config_section slurm_config = {
 	.name = "slurm", .size = sizeof(struct slurm_conf), .keys = slurm_keys,
 	.n_keys = sizeof(slurm_keys) / sizeof(slurm_keys[0]),
-	.check = check_slurm,
+	.check = check_slurm, .written = slurm_written,
 };

@@ -106,8 +106,15 @@ const struct tenants_conf *tenants_conf_get(const struct loom_config *c)
 	return config_section_get(c, &tenants_config);
 }
 
+/* OpenSM's partitions file, rewritten whole on every tenant change. */
+static void tenants_written(const void *sec, cfg_written_fn *add, void *ctx)
+{
+	add(ctx, "tenants.partitions_file", ((const struct tenants_conf *)sec)->tenant_partitions_file,
+	    CFG_WRITE_REPLACE);
+}
+
 const struct config_section tenants_config = {
 	.name = "tenants", .size = sizeof(struct tenants_conf), .keys = tenants_keys,
 	.n_keys = sizeof(tenants_keys) / sizeof(tenants_keys[0]),
-	.check = check_tenants,
+	.check = check_tenants, .written = tenants_written,
 };
