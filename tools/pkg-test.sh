@@ -165,6 +165,10 @@ u_nnp=""
 grep -qx 'NoNewPrivileges=yes' "$unit" && u_nnp=--no-new-privs
 [ -n "$u_user" ] && [ -n "$u_group" ] || fail "$unit sets no User= or Group=: loomd would run as root"
 install -d -o "$u_user" -g "$u_group" -m 0755 /var/lib/loom /run/loom
+# An HTTP listener, so that the front end (a process apart: no MAD device,
+# no database, sandboxed) runs too, under the unit's user.
+sed -i 's/^  listen: \[\] /  listen: ["127.0.0.1:9477"] /' /etc/loom/loom.yaml
+grep -q '^  listen: \["127.0.0.1:9477"\]' /etc/loom/loom.yaml || fail "cannot set http.listen in loom.yaml"
 # fabric.sh [ibsim-only]: ibsim on tiny.net and one OpenSM sweep (LIDs),
 # as root, then loomd as loom (or, for systemd, only wait).
 {
@@ -229,6 +233,32 @@ grep '^Groups:' "$st" | tr ' \t' '\n\n' | grep -qx "$umad_gid" ||
 	{ grep '^Groups' "$st"; fail "loomd is not in loom-umad ($umad_gid)"; }
 grep -Eq '^CapEff:[[:space:]]+0+$' "$st" || { grep '^Cap' "$st"; fail "loomd holds capabilities"; }
 grep -Eq '^NoNewPrivs:[[:space:]]+1$' "$st" || fail "loomd may gain privileges (NoNewPrivs is not 1)"
+# The HTTP front end: loomd's child `loomd --http-front`, loom too, with
+# no_new_privs and seccomp, no MAD device or database descriptor, and its
+# own proof that it cannot open them; it answers in loomd's namespace.
+fp=""
+for p in /proc/[0-9]*; do
+	[ "$(awk '/^PPid:/ { print $2 }' "$p/status" 2>/dev/null)" = "$loomd_pid" ] || continue
+	tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q -- '--http-front' && fp=${p#/proc/}
+done
+[ -n "$fp" ] || { cat "$tmp/loomd.log"; fail "no HTTP front end process under loomd"; }
+grep -Eq "^Uid:[[:space:]]+$loom_uid[[:space:]]" "/proc/$fp/status" || fail "the front end is not loom"
+grep -Eq '^NoNewPrivs:[[:space:]]+1$' "/proc/$fp/status" || fail "the front end has no no_new_privs"
+grep -Eq '^Seccomp:[[:space:]]+2$' "/proc/$fp/status" || fail "the front end has no seccomp filter"
+for f in /proc/"$fp"/fd/*; do
+	case $(readlink "$f") in *loom.db* | /dev/infiniband/*) fail "the front end holds $(readlink "$f")" ;; esac
+done
+if [ -d /run/systemd/system ]; then
+	journalctl -u loomd --no-pager >"$tmp/journal.out" 2>&1 || :
+	flog=$tmp/journal.out
+else
+	flog=$tmp/loomd.log
+fi
+grep -q "sandbox: none of the .* paths checked opens" "$flog" ||
+	fail "the front end did not prove its sandbox: $(grep loomd-http "$flog" | tail -n 3)"
+[ "$(nsenter -t "$loomd_pid" -n curl -s --max-time 5 http://127.0.0.1:9477/healthz)" = ok ] ||
+	fail "the front end does not answer /healthz"
+ok "the HTTP front end (pid $fp): loom, no_new_privs, seccomp, no MAD or database descriptor, cannot open them; /healthz ok"
 ok "$how: loomd (pid $loomd_pid: Uid $loom_uid loom, groups loom and loom-umad, CapEff 0, NoNewPrivs) swept ibsim: $(head -n 1 "$tmp/discover.out")"
 if [ -d /run/systemd/system ]; then
 	systemctl stop loomd.service
