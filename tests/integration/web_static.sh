@@ -22,7 +22,7 @@ code() { curl -s -o /dev/null -w '%{http_code}' --max-time 10 "$@" || :; }
 # 9 MB file (over the 8 MB cap) and a file outside the root to aim at.
 root="$work/webroot"
 mkdir -p "$root/sub"
-cp "$S/web/index.html" "$S/web/loom.js" "$S/web/loom.css" "$root/"
+cp "$S"/web/*.html "$S"/web/*.js "$S/web/loom.css" "$root/"
 echo secret >"$root/.hidden"
 echo nested >"$root/sub/file.txt"
 echo outside >"$work/outside.txt"

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* web/util.js: what every view of the web view shares: the token, the
+ * API call (loomd's /api/v1 with the operator's token, kept in this tab's
+ * sessionStorage only), DOM and SVG helpers, a table from rows. */
+"use strict";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+export const state = { token: sessionStorage.getItem("loom-token") || "", fabric: null };
+
+export function $(id) { return document.getElementById(id); }
+
+export function setStatus(text) { $("status").textContent = text; }
+
+export async function api(path) {
+	const headers = { "Accept": "application/json" };
+	if (state.token)
+		headers["Authorization"] = "Bearer " + state.token;
+	const r = await fetch(path, { headers });
+	const text = await r.text();
+	let body = null;
+	try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }
+	if (!r.ok) {
+		const msg = body && body.error ? body.error.message : text.trim();
+		const e = new Error(path + ": " + r.status + (msg ? " " + msg : ""));
+		e.status = r.status;
+		e.retryAfter = parseInt(r.headers.get("Retry-After") || "0", 10);
+		throw e;
+	}
+	return body;
+}
+
+/* A list answer: the array itself, or the first array in the object. */
+export function list(x, key) {
+	if (Array.isArray(x))
+		return x;
+	if (x && key && Array.isArray(x[key]))
+		return x[key];
+	for (const v of Object.values(x || {}))
+		if (Array.isArray(v))
+			return v;
+	return [];
+}
+
+// A node's display name: the site's (names.node_name_map, the API's "name"),
+// else its description.
+export function nm(n) {
+	return n.name || n.desc;
+}
+
+export function el(tag, attrs, text) {
+	const e = tag.startsWith("svg:") ? document.createElementNS(SVG, tag.slice(4))
+					  : document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {}))
+		e.setAttribute(k, v);
+	if (text !== undefined)
+		e.textContent = text;
+	return e;
+}
+
+/* rows as a table; cols: the keys shown (null: the first row's). */
+export function table(id, rows, cols) {
+	const t = $(id);
+	cols = cols || Object.keys(rows[0] || {});
+	t.replaceChildren();
+	const head = el("tr");
+	for (const c of cols)
+		head.appendChild(el("th", {}, c));
+	t.appendChild(head);
+	for (const r of rows) {
+		const tr = el("tr");
+		for (const c of cols) {
+			const v = r[c];
+			tr.appendChild(el("td", {}, v === null || v === undefined ? "" :
+					  typeof v === "object" ? JSON.stringify(v) : String(v)));
+		}
+		t.appendChild(tr);
+	}
+	t.dataset.rows = rows.length;
+}
+
+export function dayAgo() { return Math.floor(Date.now() / 1000) - 86400; }
+
+export function fmt(v, fixed) {
+	if (v === null || v === undefined)
+		return "";
+	if (typeof v === "boolean")
+		return v ? "yes" : "no";
+	return fixed !== undefined && typeof v === "number" ? v.toFixed(fixed) : String(v);
+}
