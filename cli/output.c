@@ -3,11 +3,14 @@
  * first, so each column is as wide as its widest cell), "key: value" blocks,
  * JSON, and its errors (the dispatch in loomctl.c, the transports client.c
  * and local.c and every command report through these, so no transport
- * calls back into the dispatch). */
+ * calls back into the dispatch). Under --json the first error is a JSON
+ * object on stdout instead, {"error": {"code", "message"}}, the shape of
+ * loomd's own errors; the exit status is the same. */
 #include "autoconf.h"
 #include "loomctl.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,31 +180,101 @@ long long output_int(const json_t *obj, const char *key)
 
 /* ---- errors ---------------------------------------------------------------- */
 
+/* --json: errors as one JSON object on stdout (loomctl(8) "ERRORS AS JSON"):
+ * the first error of the run; any later one stays text on stderr. */
+static int errors_json;
+static int error_said;
+/* the arguments the command's getopt read (for a usage error it reported
+ * silently under --json, opterr 0) */
+static int hint_argc;
+static char **hint_argv;
+
+void output_errors_json(int on)
+{
+	errors_json = on;
+}
+
+void output_errors_argv(int argc, char **argv)
+{
+	hint_argc = argc;
+	hint_argv = argv;
+}
+
+/* One error: JSON {"error":{"code","message"}} on stdout under --json (the
+ * first one), else "loomctl: [CODE: ]MESSAGE" on stderr. */
+static void error_v(const char *prog, const char *code, int code_in_text, const char *fmt,
+		    va_list ap)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (errors_json && !error_said++) {
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+
+		/* a message that is not UTF-8 (a node name typed so): as text */
+		if (e && output_json(e, stdout) == 0) {
+			json_decref(e);
+			fflush(stdout);
+			return;
+		}
+		json_decref(e);
+	}
+	if (code_in_text)
+		fprintf(stderr, "%s: %s: %s\n", prog, code, msg);
+	else
+		fprintf(stderr, "%s: %s\n", prog, msg);
+}
+
 void loomctl_error(const struct loomctl *lc, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", lc->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	error_v(lc->prog, LOOMCTL_ERR_FAILED, 0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void loomctl_error_code(const struct loomctl *lc, const char *code, int code_in_text,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_v(lc->prog, code, code_in_text, fmt, ap);
+	va_end(ap);
 }
 
 int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	fprintf(stderr, "%s: %s%s", lc->prog, cmd ? cmd : "", cmd ? ": " : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return loomctl_usage_hint();
+	loomctl_error_code(lc, LOOMCTL_ERR_USAGE, 0, "%s%s%s", cmd ? cmd : "", cmd ? ": " : "",
+			   msg);
+	if (!errors_json)
+		fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
+	return LOOMCTL_EXIT_USAGE;
 }
 
 int loomctl_usage_hint(void)
 {
+	/* getopt has said what is wrong on stderr, unless --json made it
+	 * quiet: then say it here, as well as getopt's variables tell. */
+	if (errors_json) {
+		const struct loomctl quiet = { .prog = "loomctl" };
+		const char *bad = optind > 0 && optind <= hint_argc && hint_argv ?
+				  hint_argv[optind - 1] : "?";
+
+		if (optopt && optopt != '?' && optopt < 0x80)
+			return loomctl_usage_error(&quiet, hint_argv ? hint_argv[0] : NULL,
+						   "option -%c: unknown, or its value is missing",
+						   optopt);
+		return loomctl_usage_error(&quiet, hint_argv ? hint_argv[0] : NULL,
+					   "option \"%s\": unknown, or its value is missing", bad);
+	}
 	fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
 	return LOOMCTL_EXIT_USAGE;
 }
