@@ -214,11 +214,12 @@ int main(int argc, char **argv)
 
 	const char *name = argv[optind];
 
-	if (!strcmp(name, "help"))
-		return help(&lc, argc - optind - 1, argv + optind + 1);
+	/* --help first: `help --help` is help's own usage */
 	for (int i = optind + 1; i < argc; i++)
 		if (!strcmp(argv[i], "--help"))
 			return help(&lc, argc - optind, argv + optind);
+	if (!strcmp(name, "help"))
+		return help(&lc, argc - optind - 1, argv + optind + 1);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(commands[i].name, name) != 0)
 			continue;
