@@ -162,8 +162,6 @@ static int call_one(const struct loomctl *lc, const char *server, const char *re
 		snprintf(msg, msglen, "%s answered HTTP %ld: %s", server, status,
 			 m ? m : b.len ? "not a loomd API answer" : "no body");
 		rc = status == 401 || status == 403 ? -EACCES : -EREMOTEIO;
-		if (rc == -EACCES)
-			snprintf(ecode, ecodelen, "%s", LOOMCTL_ERR_DENIED);
 	}
 out:
 	json_decref(resp);
@@ -243,9 +241,10 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 	}
 	if (rc < 0)
 		/* loomd's errors "CODE: message (server: HTTP n)" as the socket's */
-		loomctl_error_code(lc, code[0] ? code : rc == -EHOSTUNREACH || rc == -ETIMEDOUT ?
-				   LOOMCTL_ERR_UNREACHABLE : LOOMCTL_ERR_FAILED,
-				   code[0] && strcmp(code, LOOMCTL_ERR_DENIED), "%s", msg);
+		loomctl_error_code(lc, code[0] ? code : rc == -EACCES ? LOOMCTL_ERR_DENIED :
+				   rc == -EHOSTUNREACH || rc == -ETIMEDOUT ?
+				   LOOMCTL_ERR_UNREACHABLE : LOOMCTL_ERR_FAILED, code[0] != '\0',
+				   "%s", msg);
 out:
 	if (token) {
 		memset(token, 0, strlen(token));

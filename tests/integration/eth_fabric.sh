@@ -129,6 +129,6 @@ read_switches
 ev "link_down .*leaf2\[Ethernet0\] <-> spine1\[Ethernet4\]" &&
 	ev "link_up .*leaf2\[Ethernet0\] <-> spine1\[Ethernet8\]" ||
 	loom_fail "the recabled uplink: $(cat "$work/ev.out")"
-loom_ctl links | grep -q "^leaf2 *Ethernet0 *spine1 *Ethernet8 " ||
+loom_ctl links | grep -q " leaf2\\[Ethernet0\\] -> spine1\\[Ethernet8\\]$" ||
 	loom_fail "links after recabling: $(loom_ctl links)"
 loom_ok "a recabled uplink is link_down of the old cable and link_up of the new one"
