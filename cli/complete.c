@@ -77,7 +77,9 @@ static void put_nodes(struct loomctl *lc, const char *cur)
 	 * nowhere */
 	dup2(null, STDERR_FILENO);
 	close(null);
-	if (loomctl_call(lc, "nodes", json_object(), &nodes) < 0)
+	/* the transports themselves (not loomctl_call, the dispatch's) */
+	if ((lc->db_path ? local_call(lc, "nodes", json_object(), &nodes) :
+	     client_call(lc, "nodes", json_object(), &nodes)) < 0)
 		return;
 	json_array_foreach(nodes, i, n) {
 		const char *name = output_name(n, "name", "desc");
