@@ -259,22 +259,67 @@ int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *f
 	return LOOMCTL_EXIT_USAGE;
 }
 
+/* The first "--x" of the command's arguments that none of its synopses
+ * (words.c) lists, and the nearest that one does, if near: 1 when found. */
+static int bad_option(char *bad, size_t len, char *near, size_t nearlen)
+{
+	const char *nearest;
+	char w[WORDS_MAX][WORDS_LEN], *given[2];
+	int n = 0, count;
+	const char *cmd;
+
+	near[0] = '\0';
+	if (!hint_argv || hint_argc < 1 || !(cmd = strchr(hint_argv[0], ' ')))
+		return 0;
+	given[n++] = (char *)cmd + 1;
+	count = words_next(1, given, w, WORDS_MAX);
+	for (int i = 0; hint_argc > 1 && i < count; i++)
+		if (!strcmp(w[i], hint_argv[1]))
+			given[n++] = hint_argv[1];
+	count = words_options(n, given, w, WORDS_MAX);
+	for (int i = 1; i < hint_argc; i++) {
+		const char *a = hint_argv[i];
+		int known = !strncmp(a, "--help", 7) || !strcmp(a, "--");
+
+		if (strncmp(a, "--", 2) || known)
+			continue;
+		snprintf(bad, len, "%.*s", (int)strcspn(a, "="), a);
+		for (int k = 0; k < count && !known; k++)
+			known = !strcmp(w[k], bad);
+		if (known)
+			continue;
+		if ((nearest = words_nearest(bad, w, count)))
+			snprintf(near, nearlen, "%s", nearest);
+		return 1;
+	}
+	return 0;
+}
+
 int loomctl_usage_hint(void)
 {
+	const struct loomctl quiet = { .prog = "loomctl" };
+	/* "loomctl nodes": the command, for messages */
+	const char *cmd = hint_argv && strchr(hint_argv[0], ' ') ? strchr(hint_argv[0], ' ') + 1 :
+			  NULL;
+	char bad[WORDS_LEN + 8], near[WORDS_LEN];
+	int found = bad_option(bad, sizeof(bad), near, sizeof(near));
+
 	/* getopt has said what is wrong on stderr, unless --json made it
 	 * quiet: then say it here, as well as getopt's variables tell. */
 	if (errors_json) {
-		const struct loomctl quiet = { .prog = "loomctl" };
-		const char *bad = optind > 0 && optind <= hint_argc && hint_argv ?
-				  hint_argv[optind - 1] : "?";
-
+		if (found)
+			return loomctl_usage_error(&quiet, cmd, "unknown option \"%s\"%s%s%s", bad,
+						   *near ? "; did you mean \"" : "", near,
+						   *near ? "\"?" : "");
 		if (optopt && optopt != '?' && optopt < 0x80)
-			return loomctl_usage_error(&quiet, hint_argv ? hint_argv[0] : NULL,
-						   "option -%c: unknown, or its value is missing",
-						   optopt);
-		return loomctl_usage_error(&quiet, hint_argv ? hint_argv[0] : NULL,
-					   "option \"%s\": unknown, or its value is missing", bad);
+			return loomctl_usage_error(&quiet, cmd, "option -%c: unknown, or its value "
+						   "is missing", optopt);
+		return loomctl_usage_error(&quiet, cmd, "an option is unknown, or its value is "
+					   "missing");
 	}
+	if (found && *near)
+		fprintf(stderr, "loomctl%s%s: did you mean \"%s\"?\n", cmd ? " " : "", cmd ? cmd : "",
+			near);
 	fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
 	return LOOMCTL_EXIT_USAGE;
 }

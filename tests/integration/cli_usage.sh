@@ -61,10 +61,13 @@ grep -qF 'unknown command "nodse"; did you mean "nodes"?' t.err || loom_fail "no
 rc=0; ctl tenant craete x --hosts h1 2>t.err || rc=$?
 [ "$rc" = 2 ] && grep -qF 'unknown command "tenant craete"; did you mean "tenant create"?' t.err ||
 	loom_fail "tenant craete: exit $rc: $(cat t.err)"
+rc=0; ctl route check --shfits 3 2>t.err || rc=$?
+[ "$rc" = 2 ] && grep -qxF 'loomctl route: did you mean "--shifts"?' t.err ||
+	loom_fail "route check --shfits: exit $rc: $(cat t.err)"
 rc=0; ctl xyzzy 2>t.err || rc=$?
 [ "$rc" = 2 ] && grep -qF 'unknown command "xyzzy"' t.err && ! grep -q 'did you mean' t.err ||
 	loom_fail "xyzzy: exit $rc: $(cat t.err)"
-loom_ok "typos: $(head -n1 t.err | cut -c1-60)...; nodse -> nodes, tenant craete -> tenant create"
+loom_ok "typos: $(head -n1 t.err | cut -c1-60)...; nodse -> nodes, tenant craete -> tenant create, --shfits -> --shifts"
 
 # ---- 3a. completion of words (no loomd needed) ----------------------------------------
 # the command words that start with "nod", from the usage (not a list here)
@@ -150,6 +153,7 @@ check_json() { # WANT_RC WANT_CODE loomctl-args...
 	[ ! -s je.err ] || loom_fail "loomctl $*: stderr under --json: $(cat je.err)"
 }
 check_json 2 usage -s "$work/loomd.sock" nodes --bogus --json
+grep -qF '"message": "nodes: unknown option \"--bogus\""' je.out || loom_fail "nodes --bogus --json: $(cat je.out)"
 check_json 2 usage -s "$work/loomd.sock" nodes --type nosuch --json
 check_json 2 usage nodse --json
 check_json 3 unreachable -s "$work/none.sock" nodes --json
