@@ -2,20 +2,84 @@
 /* cli/client.c: one request and its response over loomd's control socket.
  * loomctl sends a single request per run, so a blocking connection is all
  * it needs; there is no timeout because `discover --wait` may legitimately
- * take as long as a sweep. */
+ * take as long as a sweep (a completion sets lc->call_timeout_s). A socket
+ * that cannot be reached is said as what to do: start loomd, join the
+ * socket's group, remove a stale socket. */
 #include "autoconf.h"
 #include "loomctl.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "lib/util/proto.h"
 
 #define CLIENT_REQUEST_ID 1
+
+/* The group that owns path, or of the directory in the way when path itself
+ * cannot be looked at: into buf ("GROUP" or "GID"), with the file it is of. */
+static void path_group(const char *path, char *buf, size_t len, char *of, size_t oflen)
+{
+	struct stat st;
+	struct group *gr;
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	snprintf(of, oflen, "%s", path);
+	if (stat(path, &st) < 0) {
+		/* the directory refuses the lookup: its group is the one to join */
+		snprintf(dir, sizeof(dir), "%s", path);
+		char *slash = strrchr(dir, '/');
+
+		if (slash && slash != dir)
+			*slash = '\0';
+		else
+			snprintf(dir, sizeof(dir), "%s", slash ? "/" : ".");
+		snprintf(of, oflen, "%s", dir);
+		if (stat(dir, &st) < 0) {
+			snprintf(buf, len, "?");
+			return;
+		}
+	}
+	if ((gr = getgrgid(st.st_gid)))
+		snprintf(buf, len, "%s", gr->gr_name);
+	else
+		snprintf(buf, len, "%u", (unsigned)st.st_gid);
+}
+
+/* Why connect() failed, said as what to do about it. */
+static void connect_error(const struct loomctl *lc, int e)
+{
+	const char *p = lc->socket_path;
+	char group[256], of[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	switch (e) {
+	case ENOENT:
+		loomctl_error_code(lc, LOOMCTL_ERR_UNREACHABLE, 0, "no loomd socket at %s: is "
+				   "loomd running? (systemctl status loomd)", p);
+		break;
+	case EACCES:
+	case EPERM:
+		path_group(p, group, sizeof(group), of, sizeof(of));
+		loomctl_error_code(lc, LOOMCTL_ERR_DENIED, 0, "%s: permission denied: join group "
+				   "\"%s\" (the group of %s: ls -l %s shows it; loomd's admins are "
+				   "control.admin_group's), or use sudo", p, group, of, of);
+		break;
+	case ECONNREFUSED:
+		loomctl_error_code(lc, LOOMCTL_ERR_UNREACHABLE, 0, "%s: connection refused: no "
+				   "loomd listens there (a stale socket of a loomd that is gone?); "
+				   "systemctl status loomd", p);
+		break;
+	default:
+		loomctl_error_code(lc, LOOMCTL_ERR_UNREACHABLE, 0, "cannot connect to %s: %s (is "
+				   "loomd running?)", p, strerror(e));
+	}
+}
 
 static int client_connect(const struct loomctl *lc)
 {
@@ -33,11 +97,16 @@ static int client_connect(const struct loomctl *lc)
 		loomctl_error(lc, "socket: %s", strerror(e));
 		return -e;
 	}
+	if (lc->call_timeout_s > 0) {
+		struct timeval tv = { .tv_sec = lc->call_timeout_s };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	}
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int e = errno;
 
-		loomctl_error(lc, "cannot connect to %s: %s (is loomd running?)", lc->socket_path,
-			      strerror(e));
+		connect_error(lc, e);
 		close(fd);
 		return -e;
 	}
@@ -62,7 +131,8 @@ static int client_take_result(const struct loomctl *lc, json_t *resp, json_t **r
 		const char *code = json_string_value(json_object_get(e, "code"));
 		const char *message = json_string_value(json_object_get(e, "message"));
 
-		loomctl_error(lc, "%s: %s", code ? code : "error", message ? message : "(no message)");
+		loomctl_error_code(lc, code ? code : "error", 1, "%s",
+				   message ? message : "(no message)");
 		/* the one error a command may explain further (cmd_counters.c) */
 		return code && !strcmp(code, PROTO_ERR_TOO_LARGE) ? -EMSGSIZE : -EREMOTEIO;
 	}

@@ -73,6 +73,21 @@ static void fmt_port(char *buf, size_t len, const json_t *o, const char *key)
 		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
 }
 
+/* One end of a cable as iblinkinfo names it, NAME[PORT]: the site's name
+ * (node-name-map), else the description, else the GUID or MAC; --json keeps
+ * the GUIDs. */
+static void fmt_end(char *buf, size_t len, const json_t *o, const char *name_key,
+		    const char *desc_key, const char *port_key)
+{
+	const char *name = output_name(o, name_key, desc_key);
+	char port[72];
+
+	if (!*name)
+		name = node_id(o, "guid", "node");
+	fmt_port(port, sizeof(port), o, port_key);
+	snprintf(buf, len, "%s[%s]", name, port);
+}
+
 static void fmt_int(char *buf, size_t len, long long v)
 {
 	/* 0 and missing (-1) print as "-": LID 0 or MTU 0 mean "none". */
@@ -131,28 +146,31 @@ int cmd_nodes(struct loomctl *lc, int argc, char **argv)
 
 static int print_ports(const json_t *ports)
 {
+	/* the cable last (names may have blanks): NAME[PORT] -> PEER[PORT] */
 	static const char *const hdr[] = {
-		"NODE-GUID", "PORT", "LID", "STATE", "PHYS", "WIDTH", "SPEED", "MTU", "PEER", "DESC",
+		"NODE-GUID", "PORT", "LID", "STATE", "PHYS", "WIDTH", "SPEED", "MTU",
+		"NAME[PORT] -> PEER[PORT]",
 	};
-	struct output_table *t = output_table_new(10, hdr);
+	struct output_table *t = output_table_new(9, hdr);
 	size_t i;
 	json_t *p;
 
 	json_array_foreach(ports, i, p) {
 		json_t *peer = json_object_get(p, "peer");
-		char num[72], lid[24], mtu[24], peer_s[160] = "", pp[72];
+		char num[72], lid[24], mtu[24], end[NODENAME_LEN + 80], cable[2 * NODENAME_LEN + 170];
 
 		fmt_port(num, sizeof(num), p, "port");
 		fmt_int(lid, sizeof(lid), output_int(p, "lid"));
 		fmt_int(mtu, sizeof(mtu), output_int(p, "mtu"));
+		fmt_end(cable, sizeof(cable), p, "node_name", "node_desc", "port");
 		if (json_is_object(peer)) {
-			fmt_port(pp, sizeof(pp), peer, "port");
-			snprintf(peer_s, sizeof(peer_s), "%s/%s", node_id(peer, "guid", "node"), pp);
+			fmt_end(end, sizeof(end), peer, "name", "desc", "port");
+			snprintf(cable + strlen(cable), sizeof(cable) - strlen(cable), " -> %s", end);
 		}
 		const char *row[] = {
 			node_id(p, "node_guid", "node_mac"), num, lid, output_str(p, "state"),
 			output_str(p, "phys_state"), output_str(p, "width"), output_str(p, "speed"),
-			mtu, peer_s, output_name(p, "node_name", "node_desc"),
+			mtu, cable,
 		};
 		output_table_add(t, row);
 	}
@@ -241,26 +259,23 @@ int cmd_node(struct loomctl *lc, int argc, char **argv)
 
 static int print_links(const json_t *links)
 {
-	static const char *const hdr[] = {
-		"A-GUID", "A-PORT", "B-GUID", "B-PORT", "WIDTH", "SPEED", "FLAG",
-		"A-DESC -> B-DESC",
-	};
-	struct output_table *t = output_table_new(8, hdr);
+	/* as iblinkinfo, each end NAME[PORT]; last, since names may have
+	 * blanks (the GUIDs are in --json) */
+	static const char *const hdr[] = { "WIDTH", "SPEED", "FLAG", "A[PORT] -> B[PORT]" };
+	struct output_table *t = output_table_new(4, hdr);
 	size_t i;
 	json_t *l;
 
 	json_array_foreach(links, i, l) {
 		json_t *a = json_object_get(l, "a"), *b = json_object_get(l, "b");
-		char ap[72], bp[72], descs[2 * NODENAME_LEN + 8];
+		char ae[NODENAME_LEN + 80], be[NODENAME_LEN + 80], ends[2 * NODENAME_LEN + 170];
 
-		fmt_port(ap, sizeof(ap), a, "port");
-		fmt_port(bp, sizeof(bp), b, "port");
-		snprintf(descs, sizeof(descs), "%s -> %s", output_name(a, "name", "desc"),
-			 output_name(b, "name", "desc"));
+		fmt_end(ae, sizeof(ae), a, "name", "desc", "port");
+		fmt_end(be, sizeof(be), b, "name", "desc", "port");
+		snprintf(ends, sizeof(ends), "%s -> %s", ae, be);
 		const char *row[] = {
-			node_id(a, "guid", "node"), ap, node_id(b, "guid", "node"), bp, output_str(l, "width"),
-			output_str(l, "speed"), json_is_true(json_object_get(l, "degraded")) ?
-			"degraded" : "-", descs,
+			output_str(l, "width"), output_str(l, "speed"),
+			json_is_true(json_object_get(l, "degraded")) ? "degraded" : "-", ends,
 		};
 		output_table_add(t, row);
 	}

@@ -3,6 +3,8 @@
  *
  *   loomctl.c     main: global options, the command table, dispatch
  *   client.c      one request/response over loomd's control socket
+ *   words.c       the command words of the one table: next words, options, nearest
+ *   complete.c    `loomctl __complete WORDS...` (bash completion's candidates)
  *   remote.c      the same through loomd's REST API (--server URL)
  *   cmd_token.c   token hash (a line of loomd's tokens file)
  *   local.c       the same read commands answered from a database (--db)
@@ -63,16 +65,34 @@ struct loomctl {
 	const char *cacert;       /* --cacert: the CA of the server's certificate */
 	double failover_wait_s;   /* --failover-wait (-1: the default, remote.c) */
 	int unreachable;          /* a call could not reach loomd (set by loomctl_call) */
+	int call_timeout_s;       /* >0: the socket's call gives up after this (completion) */
 };
+
+/* The codes of loomctl's own errors under --json (loomd's errors keep
+ * loomd's codes, lib/util/proto.h): {"error": {"code", "message"}}. */
+#define LOOMCTL_ERR_USAGE "usage"             /* exit status 2 */
+#define LOOMCTL_ERR_UNREACHABLE "unreachable" /* exit status 3: no loomd there */
+#define LOOMCTL_ERR_DENIED "permission-denied" /* the socket refused us (exit 1) */
+#define LOOMCTL_ERR_FAILED "failed"           /* any other failure of loomctl's (exit 1) */
 
 /* A command: parses its own arguments (argv[0] is its name) and returns the
  * process exit status; it has reported any failure on stderr itself. */
 typedef int (*loomctl_cmd_fn)(struct loomctl *lc, int argc, char **argv);
 
-/* ---- loomctl.c ---- */
-/* "loomctl: <message>" on stderr. */
+/* ---- loomctl.c, output.c ---- */
+/* "loomctl: <message>" on stderr (--json: the error object on stdout, code
+ * LOOMCTL_ERR_FAILED). */
 void loomctl_error(const struct loomctl *lc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* The same with a code: "loomctl: CODE: message" when code_in_text (loomd's
+ * errors), else "loomctl: message"; --json: {"error": {"code", "message"}}. */
+void loomctl_error_code(const struct loomctl *lc, const char *code, int code_in_text,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* --json given: errors as JSON on stdout from now on. */
+void output_errors_json(int on);
+/* The command's argument vector, for the usage errors getopt leaves to
+ * loomctl_usage_hint() under --json. */
+void output_errors_argv(int argc, char **argv);
 /* A usage error in command `cmd`: the message and a hint; returns
  * LOOMCTL_EXIT_USAGE for the caller to return. */
 int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *fmt, ...)
@@ -94,6 +114,30 @@ void usage_print(FILE *out);
  * words ("route", "qos apply"): how many were printed (0: none, nothing
  * printed). */
 int usage_command(FILE *out, int n, char **words);
+
+/* ---- words.c: the command words of lib/util/commands.c's synopses ---- */
+#define WORDS_MAX 64
+#define WORDS_LEN 40
+/* The distinct plain words (a-z and "-") that follow the n given words in
+ * the synopses (n 0: the command words, "nodes", "route"...; n 1: a
+ * command's sub-words, "create", "list"...), in the table's order, into
+ * out: how many. */
+int words_next(int n, char **given, char out[][WORDS_LEN], int max);
+/* The candidate nearest to w by edit distance (a swap of two neighbours
+ * counts one), if near enough to be a typo of it; else NULL. */
+const char *words_nearest(const char *w, char cand[][WORDS_LEN], int ncand);
+/* The options (--x) of the synopses that start with the n given words. */
+int words_options(int n, char **given, char out[][WORDS_LEN], int max);
+/* What option opt (--x) of those synopses takes: -1 nothing (or no such
+ * option), 0 a free value, 1 a file, 2 one of the words copied into
+ * choices ("a|b|c"). */
+int words_option_value(int n, char **given, const char *opt, char *choices, size_t len);
+/* Do those synopses take a node (GUID|DESC, NODE, SRC, DST) as an argument? */
+int words_takes_node(int n, char **given);
+
+/* ---- complete.c ---- */
+/* `loomctl __complete WORDS... CUR`: the candidates for CUR, one a line. */
+int complete_main(int argc, char **argv);
 
 /* ---- client.c ---- */
 /* Send one request to the daemon at `socket_path` and wait for its answer.

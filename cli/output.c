@@ -3,11 +3,14 @@
  * first, so each column is as wide as its widest cell), "key: value" blocks,
  * JSON, and its errors (the dispatch in loomctl.c, the transports client.c
  * and local.c and every command report through these, so no transport
- * calls back into the dispatch). */
+ * calls back into the dispatch). Under --json the first error is a JSON
+ * object on stdout instead, {"error": {"code", "message"}}, the shape of
+ * loomd's own errors; the exit status is the same. */
 #include "autoconf.h"
 #include "loomctl.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,31 +180,146 @@ long long output_int(const json_t *obj, const char *key)
 
 /* ---- errors ---------------------------------------------------------------- */
 
+/* --json: errors as one JSON object on stdout (loomctl(8) "ERRORS AS JSON"):
+ * the first error of the run; any later one stays text on stderr. */
+static int errors_json;
+static int error_said;
+/* the arguments the command's getopt read (for a usage error it reported
+ * silently under --json, opterr 0) */
+static int hint_argc;
+static char **hint_argv;
+
+void output_errors_json(int on)
+{
+	errors_json = on;
+}
+
+void output_errors_argv(int argc, char **argv)
+{
+	hint_argc = argc;
+	hint_argv = argv;
+}
+
+/* One error: JSON {"error":{"code","message"}} on stdout under --json (the
+ * first one), else "loomctl: [CODE: ]MESSAGE" on stderr. */
+static void error_v(const char *prog, const char *code, int code_in_text, const char *fmt,
+		    va_list ap)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (errors_json && !error_said++) {
+		json_t *e = json_pack("{s:{s:s, s:s}}", "error", "code", code, "message", msg);
+
+		/* a message that is not UTF-8 (a node name typed so): as text */
+		if (e && output_json(e, stdout) == 0) {
+			json_decref(e);
+			fflush(stdout);
+			return;
+		}
+		json_decref(e);
+	}
+	if (code_in_text)
+		fprintf(stderr, "%s: %s: %s\n", prog, code, msg);
+	else
+		fprintf(stderr, "%s: %s\n", prog, msg);
+}
+
 void loomctl_error(const struct loomctl *lc, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", lc->prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	error_v(lc->prog, LOOMCTL_ERR_FAILED, 0, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+void loomctl_error_code(const struct loomctl *lc, const char *code, int code_in_text,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_v(lc->prog, code, code_in_text, fmt, ap);
+	va_end(ap);
 }
 
 int loomctl_usage_error(const struct loomctl *lc, const char *cmd, const char *fmt, ...)
 {
+	char msg[2048];
 	va_list ap;
 
-	fprintf(stderr, "%s: %s%s", lc->prog, cmd ? cmd : "", cmd ? ": " : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return loomctl_usage_hint();
+	loomctl_error_code(lc, LOOMCTL_ERR_USAGE, 0, "%s%s%s", cmd ? cmd : "", cmd ? ": " : "",
+			   msg);
+	if (!errors_json)
+		fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
+	return LOOMCTL_EXIT_USAGE;
+}
+
+/* The first "--x" of the command's arguments that none of its synopses
+ * (words.c) lists, and the nearest that one does, if near: 1 when found. */
+static int bad_option(char *bad, size_t len, char *near, size_t nearlen)
+{
+	const char *nearest;
+	char w[WORDS_MAX][WORDS_LEN], *given[2];
+	int n = 0, count;
+	const char *cmd;
+
+	near[0] = '\0';
+	if (!hint_argv || hint_argc < 1 || !(cmd = strchr(hint_argv[0], ' ')))
+		return 0;
+	given[n++] = (char *)cmd + 1;
+	count = words_next(1, given, w, WORDS_MAX);
+	for (int i = 0; hint_argc > 1 && i < count; i++)
+		if (!strcmp(w[i], hint_argv[1]))
+			given[n++] = hint_argv[1];
+	count = words_options(n, given, w, WORDS_MAX);
+	for (int i = 1; i < hint_argc; i++) {
+		const char *a = hint_argv[i];
+		int known = !strncmp(a, "--help", 7) || !strcmp(a, "--");
+
+		if (strncmp(a, "--", 2) || known)
+			continue;
+		snprintf(bad, len, "%.*s", (int)strcspn(a, "="), a);
+		for (int k = 0; k < count && !known; k++)
+			known = !strcmp(w[k], bad);
+		if (known)
+			continue;
+		if ((nearest = words_nearest(bad, w, count)))
+			snprintf(near, nearlen, "%s", nearest);
+		return 1;
+	}
+	return 0;
 }
 
 int loomctl_usage_hint(void)
 {
+	const struct loomctl quiet = { .prog = "loomctl" };
+	/* "loomctl nodes": the command, for messages */
+	const char *cmd = hint_argv && strchr(hint_argv[0], ' ') ? strchr(hint_argv[0], ' ') + 1 :
+			  NULL;
+	char bad[WORDS_LEN + 8], near[WORDS_LEN];
+	int found = bad_option(bad, sizeof(bad), near, sizeof(near));
+
+	/* getopt has said what is wrong on stderr, unless --json made it
+	 * quiet: then say it here, as well as getopt's variables tell. */
+	if (errors_json) {
+		if (found)
+			return loomctl_usage_error(&quiet, cmd, "unknown option \"%s\"%s%s%s", bad,
+						   *near ? "; did you mean \"" : "", near,
+						   *near ? "\"?" : "");
+		if (optopt && optopt != '?' && optopt < 0x80)
+			return loomctl_usage_error(&quiet, cmd, "option -%c: unknown, or its value "
+						   "is missing", optopt);
+		return loomctl_usage_error(&quiet, cmd, "an option is unknown, or its value is "
+					   "missing");
+	}
+	if (found && *near)
+		fprintf(stderr, "loomctl%s%s: did you mean \"%s\"?\n", cmd ? " " : "", cmd ? cmd : "",
+			near);
 	fprintf(stderr, "(loomctl --help lists the commands and their arguments)\n");
 	return LOOMCTL_EXIT_USAGE;
 }

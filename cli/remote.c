@@ -71,7 +71,8 @@ static int read_token(const struct loomctl *lc, char **out)
  * answer, or is an HA follower ("not-leader") or without etcd
  * ("no-quorum"). */
 static int call_one(const struct loomctl *lc, const char *server, const char *req_text,
-		    const char *auth, json_t **result, char *msg, size_t msglen, int *next)
+		    const char *auth, json_t **result, char *msg, size_t msglen, char *ecode,
+		    size_t ecodelen, int *next)
 {
 	struct body b = { .max = PROTO_MAX_RESPONSE };
 	char url[2048], errbuf[CURL_ERROR_SIZE] = "";
@@ -141,7 +142,9 @@ static int call_one(const struct loomctl *lc, const char *server, const char *re
 			goto out;
 		}
 		/* The socket's message, then where it came from. */
-		snprintf(msg, msglen, "%s: %s (%s: HTTP %ld)", code ? code : "error",
+		/* loomd's code apart (--json's error object), its message then */
+		snprintf(ecode, ecodelen, "%s", code ? code : "error");
+		snprintf(msg, msglen, "%s (%s: HTTP %ld)",
 			 json_string_value(json_object_get(e, "message")) ?
 			 json_string_value(json_object_get(e, "message")) : "(no message)",
 			 server, status);
@@ -191,6 +194,7 @@ static double failover_wait_s(const struct loomctl *lc)
 int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t **result)
 {
 	char *token = NULL, *auth = NULL, *req_text, *list = NULL, *save = NULL, msg[4096];
+	char code[64];
 	double until, pause = 0.25;
 	json_t *req;
 	int rc, next = 0;
@@ -219,9 +223,12 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 		}
 		rc = -EINVAL;
 		snprintf(msg, sizeof(msg), "--server: no URL");
+		code[0] = '\0';
 		for (char *srv = strtok_r(list, ",", &save), *after; srv; srv = after) {
 			after = strtok_r(NULL, ",", &save);
-			rc = call_one(lc, srv, req_text, auth, result, msg, sizeof(msg), &next);
+			code[0] = '\0';
+			rc = call_one(lc, srv, req_text, auth, result, msg, sizeof(msg), code,
+				      sizeof(code), &next);
 			if (rc == 0 || !next)
 				break;
 		}
@@ -233,7 +240,11 @@ int remote_call(const struct loomctl *lc, const char *cmd, json_t *args, json_t 
 			pause *= 2;
 	}
 	if (rc < 0)
-		loomctl_error(lc, "%s", msg);
+		/* loomd's errors "CODE: message (server: HTTP n)" as the socket's */
+		loomctl_error_code(lc, code[0] ? code : rc == -EACCES ? LOOMCTL_ERR_DENIED :
+				   rc == -EHOSTUNREACH || rc == -ETIMEDOUT ?
+				   LOOMCTL_ERR_UNREACHABLE : LOOMCTL_ERR_FAILED, code[0] != '\0',
+				   "%s", msg);
 out:
 	if (token) {
 		memset(token, 0, strlen(token));

@@ -131,7 +131,9 @@ grep -o "loom engine loom routed.*" "$work/opensm.log" | cut -c1-160
 echo "== loomctl discover --wait"; $ctl discover --wait
 echo "== loomctl status"; $ctl status
 echo "== loomctl nodes --type switch"; $ctl nodes --type switch
-echo "== loomctl links (first 12)"; $ctl links | head -n 13
+echo "== loomctl links (first 12: each end NAME[PORT], as iblinkinfo names it)"; $ctl links | head -n 13
+echo "== a typo: loomctl nodse"; $ctl nodse 2>&1 | head -n 1
+echo "== loomctl __complete nod (bash completion asks loomctl)"; "$B/loomctl" __complete nod | tr "\n" " "; echo
 echo "   (every ibsim port advertises 12x and QDR but trains at 4x SDR: iblinkinfo"
 echo "    says \"Could be 12X Could be 10.0 Gbps\" of each link, and so does loom)"
 echo "== loomctl events"; $ctl events --limit 6

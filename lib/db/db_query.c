@@ -122,7 +122,9 @@ static json_t *node_json(sqlite3_stmt *s)
 	"s.name, p.node_guid, n.description, p.num, p.guid, p.lid, p.lmc, p.state, " \
 	"p.phys_state, p.width_active, p.width_enabled, p.width_supported, p.speed_active, " \
 	"p.speed_enabled, p.speed_supported, p.mtu, p.vls, p.peer_guid, p.peer_port, " \
-	NAMES_DB_NAME("p.node_guid", "n.description") " "
+	NAMES_DB_NAME("p.node_guid", "n.description") ", " \
+	NAMES_DB_NAME("p.peer_guid", "(SELECT pn.description FROM nodes pn WHERE " \
+		      "pn.subnet_id = p.subnet_id AND pn.guid = p.peer_guid)") " "
 #define PORT_FROM \
 	" FROM ports p JOIN nodes n ON n.subnet_id = p.subnet_id AND n.guid = p.node_guid " \
 	"JOIN subnets s ON s.id = p.subnet_id "
@@ -133,8 +135,8 @@ static json_t *port_json(sqlite3_stmt *s)
 	json_t *peer = json_null();
 
 	if (sqlite3_column_type(s, 17) != SQLITE_NULL)
-		peer = json_pack("{s:s, s:i}", "guid", dbq_col_str(s, 17),
-				 "port", sqlite3_column_int(s, 18));
+		peer = json_pack("{s:s, s:i, s:o}", "guid", dbq_col_str(s, 17),
+				 "port", sqlite3_column_int(s, 18), "name", dbq_col_text(s, 20));
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:i, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s,"
 			 " s:s, s:s, s:s, s:i, s:i, s:o}",
 			 "fabric", "ib", "subnet", dbq_col_str(s, 0), "node_guid", dbq_col_str(s, 1),

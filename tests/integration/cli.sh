@@ -64,14 +64,14 @@ loom_ok "--json nodes parses, with guid/type/desc/ports"
 
 # ---- links -----------------------------------------------------------------------------
 loom_ctl links >"$work/links.out" || loom_fail "loomctl links"
-head -n1 "$work/links.out" | grep -q '^A-GUID  *A-PORT  *B-GUID  *B-PORT  *WIDTH  *SPEED  *FLAG  *A-DESC -> B-DESC$' ||
+head -n1 "$work/links.out" | grep -q '^WIDTH  *SPEED  *FLAG  *A\[PORT\] -> B\[PORT\]$' ||
 	loom_fail "links header: $(head -n1 "$work/links.out")"
 [ "$(wc -l <"$work/links.out")" -eq 4 ] || loom_fail "links: not 3 rows: $(cat "$work/links.out")"
-awk 'NR > 1 && $5 == "1x" {n++; if ($7 != "degraded") exit 1} END {exit n != 1}' "$work/links.out" ||
+awk 'NR > 1 && $1 == "1x" {n++; if ($3 != "degraded") exit 1} END {exit n != 1}' "$work/links.out" ||
 	loom_fail "links: the one 1x cable is not flagged degraded: $(cat "$work/links.out")"
 # ibsim's ports all support 12x and 10 Gb/s (iblinkinfo says "Could be" on
 # every link), so loom may rightly flag the 4x SDR links too: the table's
-# flags must be exactly the JSON's, link by link.
+# flags must be exactly the JSON's, link by link; each end by name.
 loom_ctl --json links >"$work/links.json" || loom_fail "loomctl --json links"
 python3 - "$work/links.json" "$work/links.out" <<'EOP' || loom_fail "links: FLAG column differs from the JSON"
 import json, sys
@@ -79,10 +79,10 @@ links = json.load(open(sys.argv[1]))
 rows = [l.split() for l in open(sys.argv[2]).read().splitlines()[1:]]
 assert len(rows) == len(links) == 3, (rows, links)
 for l, r in zip(links, rows):
-    assert (r[0], int(r[1]), r[2], int(r[3])) == (l["a"]["guid"], l["a"]["port"], l["b"]["guid"], l["b"]["port"]), (r, l)
-    assert r[6] == ("degraded" if l["degraded"] else "-"), (r, l)
+    assert (r[3], r[5]) == ("%s[%d]" % (l["a"]["desc"], l["a"]["port"]), "%s[%d]" % (l["b"]["desc"], l["b"]["port"])), (r, l)
+    assert r[2] == ("degraded" if l["degraded"] else "-"), (r, l)
 EOP
-loom_ok "links: 3, the 1x cable flagged degraded, flags as in the JSON ($(awk 'NR > 1 && $7 == "degraded"' "$work/links.out" | wc -l) degraded)"
+loom_ok "links: 3, the 1x cable flagged degraded, flags as in the JSON ($(awk 'NR > 1 && $3 == "degraded"' "$work/links.out" | wc -l) degraded)"
 
 # ---- node, ports, events ---------------------------------------------------------------------
 loom_ctl node Hca-A >"$work/node.out" || loom_fail "loomctl node Hca-A"
@@ -95,7 +95,7 @@ loom_ok "node: by description and by GUID ($guid)"
 
 loom_ctl ports Hca-B >"$work/ports.out" || loom_fail "loomctl ports Hca-B"
 [ "$(wc -l <"$work/ports.out")" -eq 2 ] || loom_fail "ports Hca-B: $(cat "$work/ports.out")"
-awk 'NR == 2 {exit !($4 == "active" && $NF == "Hca-B")}' "$work/ports.out" ||
+awk 'NR == 2 {exit !($4 == "active" && $9 == "Hca-B[1]" && $NF ~ /^Switch-1\[[0-9]+\]$/)}' "$work/ports.out" ||
 	loom_fail "ports Hca-B: $(cat "$work/ports.out")"
 loom_ok "ports Hca-B: its one active port"
 
@@ -113,7 +113,7 @@ loom_ctl --json events --kind subnet_first_sweep,tenant_failed >"$work/kind.json
 python3 -c 'import json,sys; k=[e["kind"] for e in json.load(open(sys.argv[1]))]; assert k and set(k) == {"subnet_first_sweep"}, k' \
 	"$work/kind.json" || loom_fail "events --kind subnet_first_sweep: $(cat "$work/kind.json")"
 # a kind loomd never records is a mistake, said (issue 37), not an empty list
-loom_ctl --json events --kind subnet_first_sweep,no_such_kind >"$work/kind.out" 2>&1 &&
+loom_ctl events --kind subnet_first_sweep,no_such_kind >"$work/kind.out" 2>&1 &&
 	loom_fail "events --kind no_such_kind: $(cat "$work/kind.out")"
 grep -q 'bad-request: unknown event kind "no_such_kind"; the kinds are .*tenant_failed' "$work/kind.out" ||
 	loom_fail "events --kind no_such_kind: $(cat "$work/kind.out")"
@@ -171,8 +171,8 @@ loom_ok "as nobody: nodes works, discover refused: $(cat "$work/err")"
 # ---- exit statuses ------------------------------------------------------------------------------
 if loom_ctl frobnicate >"$work/out" 2>"$work/err"; then loom_fail "an unknown command succeeded"; else rc=$?; fi
 [ "$rc" -eq 2 ] || loom_fail "unknown command: exit $rc, not 2"
-grep -q '^usage: loomctl' "$work/err" || loom_fail "unknown command: no usage: $(cat "$work/err")"
-loom_ok "unknown command: exit 2 with usage"
+grep -q '^loomctl: unknown command "frobnicate"' "$work/err" || loom_fail "unknown command: $(cat "$work/err")"
+loom_ok "unknown command: exit 2, said"
 
 for bad in "nodes --type hub" "events --limit x" "events --since yesterday" "node" "links extra"; do
 	# shellcheck disable=SC2086
@@ -183,7 +183,7 @@ loom_ok "bad arguments: exit 2"
 
 if "$B/loomctl" -s /nonexistent status >"$work/out" 2>"$work/err"; then loom_fail "status on /nonexistent"; else rc=$?; fi
 [ "$rc" -eq 3 ] || loom_fail "-s /nonexistent: exit $rc, not 3 (loomd unreachable)"
-grep -q 'cannot connect to /nonexistent' "$work/err" || loom_fail "-s /nonexistent: $(cat "$work/err")"
+grep -q 'no loomd socket at /nonexistent' "$work/err" || loom_fail "-s /nonexistent: $(cat "$work/err")"
 loom_ok "-s /nonexistent: exit 3 (unreachable): $(cat "$work/err")"
 
 LOOM_SOCKET=$work/loomd.sock "$B/loomctl" status >"$work/status.out" ||

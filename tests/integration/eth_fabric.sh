@@ -80,7 +80,7 @@ loom_ctl links >"$work/links.out"
 	loom_fail "links: want $want_host_links host links: $(cat "$work/links.out")"
 [ "$(grep -c 'spine1' "$work/links.out")" = "$want_sw_links" ] ||
 	loom_fail "links: want $want_sw_links spine links, each once: $(cat "$work/links.out")"
-grep -q "^leaf2 *Ethernet0 *spine1 *Ethernet4 .*100G " "$work/links.out" ||
+grep -q " 100G .*leaf2\\[Ethernet0\\] -> spine1\\[Ethernet4\\]$" "$work/links.out" ||
 	loom_fail "links: leaf2's uplink (LLDP port id = spine1's alias etp2): $(cat "$work/links.out")"
 loom_ctl status | grep -q "^ethernet .*(switches' LLDP) *6 *3 *3 *$((want_host_links + want_sw_links)) " ||
 	loom_fail "status: $(loom_ctl status)"
@@ -91,10 +91,10 @@ loom_ok "links: $want_sw_links switch links (once each), $want_host_links host l
 
 # ---- 2. a node's ports and what they face ---------------------------------------
 loom_ctl node host01 >"$work/host01.out"
-grep -q " mlx5_0 .*up .*100G .*leaf1/Ethernet4 *host01" "$work/host01.out" &&
-	grep -q " mlx5_1 .*up .*100G .*leaf2/Ethernet4 *host01" "$work/host01.out" ||
+grep -q " mlx5_0 .*up .*100G .*host01\[mlx5_0\] -> leaf1\[Ethernet4\]$" "$work/host01.out" &&
+	grep -q " mlx5_1 .*up .*100G .*host01\[mlx5_1\] -> leaf2\[Ethernet4\]$" "$work/host01.out" ||
 	loom_fail "node host01: $(cat "$work/host01.out")"
-loom_ctl ports leaf1 | grep -q "^00:11:22:33:44:01 *Ethernet12 .*up .*100G *9100 *- *leaf1\$" ||
+loom_ctl ports leaf1 | grep -q "^00:11:22:33:44:01 *Ethernet12 .*up .*100G *9100 *leaf1\[Ethernet12\]\$" ||
 	loom_fail "ports leaf1: Ethernet12 (no neighbour): $(loom_ctl ports leaf1)"
 loom_ctl node 98:03:9B:00:00:02 | grep -q "^name: *host02" ||
 	loom_fail "node by MAC: $(loom_ctl node 98:03:9B:00:00:02 2>&1)"
@@ -129,6 +129,6 @@ read_switches
 ev "link_down .*leaf2\[Ethernet0\] <-> spine1\[Ethernet4\]" &&
 	ev "link_up .*leaf2\[Ethernet0\] <-> spine1\[Ethernet8\]" ||
 	loom_fail "the recabled uplink: $(cat "$work/ev.out")"
-loom_ctl links | grep -q "^leaf2 *Ethernet0 *spine1 *Ethernet8 " ||
+loom_ctl links | grep -q " leaf2\\[Ethernet0\\] -> spine1\\[Ethernet8\\]$" ||
 	loom_fail "links after recabling: $(loom_ctl links)"
 loom_ok "a recabled uplink is link_down of the old cable and link_up of the new one"

@@ -52,8 +52,9 @@ grep -q 'leaf-1$' "$work/nodes.txt" && loom_fail "nodes still shows leaf-1"
 loom_ctl node "rack1 leaf A" >"$work/node.txt" || loom_fail "node by its map name"
 grep -q '^name: *rack1 leaf A$' "$work/node.txt" && grep -q '^desc: *leaf-1$' "$work/node.txt" ||
 	loom_fail "node shows not the name and the raw desc: $(cat "$work/node.txt")"
-loom_ctl links | grep -q 'rack1 leaf A -> \|-> rack1 leaf A' || loom_fail "links does not name rack1 leaf A"
-loom_ctl ports "core-0" | grep -q 'core-0$' || loom_fail "ports does not name core-0"
+loom_ctl links | grep -q 'rack1 leaf A\[[0-9]*\] -> \|-> rack1 leaf A\[' || loom_fail "links does not name rack1 leaf A"
+loom_ctl ports "core-0" | grep -q ' core-0\[[0-9]*\] -> rack1 leaf A\[[0-9]*\]$' ||
+	loom_fail "ports does not name core-0 and its peer rack1 leaf A: $(loom_ctl ports core-0)"
 loom_ctl counters "rack1 leaf A" >"$work/cnt.txt" || loom_fail "counters by map name"
 grep -q '^rack1 leaf A ' "$work/cnt.txt" || loom_fail "counters does not name rack1 leaf A: $(cat "$work/cnt.txt")"
 loom_ok "loomctl names nodes by the map (node by name; desc kept raw)"

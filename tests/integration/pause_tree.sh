@@ -77,10 +77,10 @@ loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd did not open its s
 loom_ctl qos status >/dev/null || :
 for pair in "swa Ethernet8 swb Ethernet0" "swb Ethernet4 swc Ethernet12"; do
 	set -- $pair
-	loom_ctl links | grep -q "^$1 *$2 *$3 *$4 " ||
+	loom_ctl links | grep -qF " $1[$2] -> $3[$4]" ||
 		loom_fail "no link $pair from LLDP: $(loom_ctl links)"
 done
-loom_ok "LLDP: $(loom_ctl links | grep -c '^sw') links of the chain swa - swb - swc and its hosts"
+loom_ok "LLDP: $(loom_ctl links | grep -c '  sw') links of the chain swa - swb - swc and its hosts"
 
 # facing X Y: X's port (a switch's name, a host's NIC port id) on the cable to Y
 facing() {

@@ -171,6 +171,8 @@ START_TEST(first_sweep_reads_back_through_every_query)
 	ck_assert_int_eq(num(o, "lid"), 5);
 	ck_assert_str_eq(str(json_object_get(o, "peer"), "guid"), "0x0002c90000000010");
 	ck_assert_int_eq(num(json_object_get(o, "peer"), "port"), 1);
+	/* the peer's name in the answer (loomctl ports: NAME[PORT]) */
+	ck_assert_str_eq(str(json_object_get(o, "peer"), "name"), "sw1");
 	json_decref(out);
 
 	ck_assert_int_eq(dbq_node(db, "0x2c90000000040", &out, err, sizeof(err)), 0);
