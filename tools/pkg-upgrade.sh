@@ -54,8 +54,11 @@ if [ "${1:-}" = --fabric ]; then
 		chown -R "$user:" /var/lib/loom
 		runas="setpriv --reuid=$user --regid=$(id -g "$user") --init-groups --"
 	fi
+	# From a directory loomd's user may write: umad2sim makes its sys-PID
+	# directory where its client runs (/var/lib/loom, as pkg-test.sh does).
 	# shellcheck disable=SC2086
-	LD_PRELOAD=$PRELOAD $runas /usr/sbin/loomd -f -c /etc/loom/loom.yaml >>loomd.log 2>&1 &
+	(cd /var/lib/loom && LD_PRELOAD=$PRELOAD exec $runas /usr/sbin/loomd -f \
+		-c /etc/loom/loom.yaml) >>loomd.log 2>&1 &
 	pids="$! $pids"
 	i=0
 	until loomctl status >status.out 2>&1; do
