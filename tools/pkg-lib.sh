@@ -14,7 +14,8 @@ ok() { echo "$me: ok: $*"; }
 # installed, and no /etc/loom or /var/lib/loom that the purge would delete.
 # One such script at a time on a machine: each holds /run/lock/loom-pkg.lock
 # (fd 8) until it exits, and a second one waits for it (up to 30 min)
-# instead of installing over the first one's packages.
+# instead of installing over the first one's packages. What they start in
+# the background gets `8>&-`: a simulator left behind must not hold it.
 pkg_require() {
 	[ "$(id -u)" -eq 0 ] || skip "needs root (installs the packages)"
 	command -v dpkg-buildpackage >/dev/null 2>&1 || skip "no dpkg-buildpackage"

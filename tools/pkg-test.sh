@@ -187,7 +187,7 @@ grep -q '^  listen: \["127.0.0.1:9477"\]' /etc/loom/loom.yaml || fail "cannot se
 	echo "	env LD_PRELOAD=$preload $u_exec -c /etc/loom/loom.yaml"
 } >"$tmp/sim/fabric.sh"
 if [ -d /run/systemd/system ]; then
-	sh "$tmp/sim/fabric.sh" ibsim-only >"$tmp/loomd.log" 2>&1 &
+	sh "$tmp/sim/fabric.sh" ibsim-only >"$tmp/loomd.log" 2>&1 8>&- &
 	sim_pid=$!
 	i=0
 	until grep -q "SUBNET UP" "$tmp/sim/opensm.log" 2>/dev/null; do
@@ -204,7 +204,7 @@ if [ -d /run/systemd/system ]; then
 	loomd_pid=$(systemctl show -p MainPID --value loomd.service)
 	how="systemctl start loomd"
 else
-	unshare -n sh "$tmp/sim/fabric.sh" >"$tmp/loomd.log" 2>&1 &
+	unshare -n sh "$tmp/sim/fabric.sh" >"$tmp/loomd.log" 2>&1 8>&- &
 	loomd_pid=$!
 	how="setpriv --reuid=$u_user --regid=$u_group --init-groups $u_nnp $u_exec"
 fi

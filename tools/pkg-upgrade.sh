@@ -48,7 +48,7 @@ if [ "${1:-}" = --fabric ]; then
 	done
 	user=$(sed -n 's/^User=//p' "$UNIT" | tail -n 1)
 	runas=""
-	install -d -m 0755 /run/loom
+	install -d -m 0755 /run/loom /var/lib/loom
 	if [ -n "$user" ]; then  # what systemd does for RuntimeDirectory=, StateDirectory=
 		chown "$user:" /run/loom
 		chown -R "$user:" /var/lib/loom
@@ -136,7 +136,7 @@ ok "apt-get install of $old"
 edited() { sed -n '/^discovery:$/,/^[^ ]/p' /etc/loom/loom.yaml | grep -qx '  interval: 240'; }
 sed -i '/^discovery:$/,/^[^ ]/s/^  interval: 300$/  interval: 240/' /etc/loom/loom.yaml
 edited || fail "cannot edit discovery.interval in /etc/loom/loom.yaml"
-unshare -n sh "$0" --fabric "$tmp" loomctl events --limit 1 ||
+unshare -n sh "$0" --fabric "$tmp" loomctl events --limit 1 8>&- ||
 	fail "loomd $old on ibsim"
 # Each table's rows, "name count" a line.
 rows() {
@@ -188,7 +188,7 @@ fi
 
 # ---- loomd of this version on the database: migrated if the schema moved,
 # every row kept, the old history read
-unshare -n sh "$0" --fabric "$tmp" loomctl events --limit 100000 ||
+unshare -n sh "$0" --fabric "$tmp" loomctl events --limit 100000 8>&- ||
 	fail "loomd $new on ibsim after the upgrade"
 schema_new=$(sqlite3 "$DB" "PRAGMA user_version")
 if [ "$schema_new" != "$schema_old" ]; then
