@@ -239,6 +239,16 @@ int cmd_node(struct loomctl *lc, int argc, char **argv)
 
 /* ---- links ------------------------------------------------------------------- */
 
+/* A link's state when it is not up (issue 41), else "-". */
+static const char *link_flag(const json_t *l)
+{
+	const char *st = output_str(l, "state");
+
+	if (*st)
+		return strcmp(st, "up") ? st : "-";
+	return json_is_true(json_object_get(l, "degraded")) ? "degraded" : "-";
+}
+
 static int print_links(const json_t *links)
 {
 	static const char *const hdr[] = {
@@ -259,8 +269,7 @@ static int print_links(const json_t *links)
 			 output_name(b, "name", "desc"));
 		const char *row[] = {
 			node_id(a, "guid", "node"), ap, node_id(b, "guid", "node"), bp, output_str(l, "width"),
-			output_str(l, "speed"), json_is_true(json_object_get(l, "degraded")) ?
-			"degraded" : "-", descs,
+			output_str(l, "speed"), link_flag(l), descs,
 		};
 		output_table_add(t, row);
 	}

@@ -23,6 +23,7 @@ static const struct {
 	{ "node", cmd_node },
 	{ "ports", cmd_ports },
 	{ "links", cmd_links },
+	{ "find", cmd_find },
 	{ "events", cmd_events },
 	{ "fabric", cmd_fabric },
 	{ "route", cmd_route },

@@ -43,6 +43,12 @@ static const struct cmds_decl table[] = {
 	{ "links", DB, CMDS_READ, NO_ARGS, "links",
 	  "links between ports",
 	  { GET("links", NULL, NULL, R_LIST) } },
+	{ "find", DB, CMDS_READ, ARGS(CMDS_ARG_S("q"), CMDS_ARG_I("limit", 1, 200)),
+	  "find TEXT [--limit N]",
+	  "what TEXT names, best first (exact, prefix, substring): a node's name or description, "
+	  "a node or port GUID (6 hex digits or more), a LID, NAME:PORT or GUID:PORT, a host, "
+	  "a Slurm job or a tenant; at most N (20, at most 200)",
+	  { GET("find", NULL, "q limit", 0) } },
 	{ "events", DB, CMDS_READ,
 	  ARGS(CMDS_ARG_N("since", 0, 1LL << 40), CMDS_ARG_S("kind"),
 	       CMDS_ARG_I("limit", 0, MAX_COUNT)),
