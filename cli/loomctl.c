@@ -24,6 +24,7 @@ static const struct {
 	{ "ports", cmd_ports },
 	{ "links", cmd_links },
 	{ "find", cmd_find },
+	{ "port-history", cmd_port_history },
 	{ "events", cmd_events },
 	{ "fabric", cmd_fabric },
 	{ "route", cmd_route },

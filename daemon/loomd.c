@@ -398,6 +398,7 @@ static struct telemetry_inputs telemetry_inputs_of(const struct loom_config *c,
 	return (struct telemetry_inputs){
 		.conf = telemetry_conf_get(c), .mad = mad, .hosts = &tenants_conf_get(c)->hosts,
 		.switches = switches_conf_get(c), .plugin_dir = c->plugin_dir,
+		.prometheus_url = http_conf_get(c)->http_prometheus_url,
 	};
 }
 

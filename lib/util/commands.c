@@ -139,6 +139,13 @@ static const struct cmds_decl table[] = {
 	  "telemetry.window_s) and by congestion, stale ports, the jobs on each; exit 1 when an "
 	  "alarm is raised",
 	  { GET("health", NULL, "subnet top window_s", 0) } },
+	{ "port-history", LOOMD, CMDS_READ,
+	  ARGS(CMDS_ARG_S("node"), CMDS_ARG_I("port", 0, 255), CMDS_ARG_N("since", 0, 1LL << 40)),
+	  "port-history NODE PORT [--since TIME]",
+	  "the last reads of one port, oldest first: rx/tx bytes/s, PortXmitWait/s, each error "
+	  "counter's delta; from Prometheus (http.prometheus_url, the last hour by default) or "
+	  "loomd's memory (telemetry.history_reads per port); TIME as for events",
+	  { GET("ports/{}/history", "node", "port since", 0) } },
 	/* host_pattern only to be refused with the reason (daemon/telemetry/job_impact.c) */
 	{ "job", DB, CMDS_READ,
 	  ARGS(CMDS_ARG_S("job"), CMDS_ARG_S("hosts"), SUBNET, CMDS_ARG_S("host_pattern"),
