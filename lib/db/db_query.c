@@ -341,8 +341,9 @@ static json_t *link_json(sqlite3_stmt *s)
 			      (const char *)sqlite3_column_text(s, 20), dbq_col_str(s, 11),
 			      sqlite3_column_int(s, 5), (const char *)sqlite3_column_text(s, 21),
 			      degraded, rate, best, reason, sizeof(reason));
-	/* "degraded": below what both ends can run (link_state_db.h), not the
-	 * sweep's column (below what both support, enabled or not) */
+	/* "degraded" stays the sweep's column (below what both ends support,
+	 * enabled or not: iblinkinfo's "could be faster"); "state" says
+	 * degraded only below what both can run (link_state_db.h) */
 	return json_pack("{s:s, s:s, s:{s:s, s:i, s:o, s:o}, s:{s:s, s:i, s:o, s:o}, s:s, s:s, "
 			 "s:b, s:s, s:s, s:s, s:s}",
 			 "fabric", "ib", "subnet", dbq_col_str(s, 0),
@@ -350,7 +351,8 @@ static json_t *link_json(sqlite3_stmt *s)
 			 "desc", dbq_col_text(s, 3), "name", dbq_col_text(s, 10),
 			 "b", "guid", dbq_col_str(s, 4), "port", sqlite3_column_int(s, 5),
 			 "desc", dbq_col_text(s, 6), "name", dbq_col_text(s, 11),
-			 "width", width_name(w), "speed", speed_name(sp), "degraded", degraded,
+			 "width", width_name(w), "speed", speed_name(sp),
+			 "degraded", sqlite3_column_int(s, 9),
 			 "width_max", width_name(bw), "speed_max", speed_name(bs),
 			 "state", state, "reason", reason);
 }

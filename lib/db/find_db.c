@@ -22,6 +22,8 @@
 
 enum { EXACT, PREFIX, SUBSTRING, NO_MATCH };
 
+#define LID_LATER (-2)   /* a node's: its first port with one, for the hits answered */
+
 struct hit {
 	int score, rank;
 	char kind[8], name[160], guid[24], subnet[64], matched[12];
@@ -130,12 +132,11 @@ static int each(struct finder *f, const char *sql, const char *a, const char *b,
 	return rc == SQLITE_DONE || rc == 0 ? 0 : dbq_db_fail(f->db, f->err, f->errlen, "find");
 }
 
-/* A node's row: subnet, guid, type, display name, description, lid, has a
- * site name. */
+/* A node's row: subnet, guid, type, display name, description, (its LID:
+ * looked up for the hits answered only, lid_of), has a site name. */
 #define NODE_SEL \
 	"SELECT s.name, n.guid, n.type, coalesce(nn.name, n.description), n.description, " \
-	"(SELECT p.lid FROM ports p WHERE p.subnet_id = n.subnet_id AND p.node_guid = n.guid " \
-	"AND p.lid <> 0 ORDER BY p.num LIMIT 1), nn.name IS NOT NULL " \
+	"NULL, nn.name IS NOT NULL " \
 	"FROM nodes n JOIN subnets s ON s.id = n.subnet_id " \
 	"LEFT JOIN node_names nn ON nn.guid = n.guid "
 
@@ -145,14 +146,14 @@ static int node_text(struct finder *f, sqlite3_stmt *s)
 	int by_desc = score(col(s, 4), f->q);
 	int best = by_name <= by_desc ? by_name : by_desc;
 
-	return add(f, best, col(s, 2), col(s, 3), col(s, 1), -1, col_int(s, 5), col(s, 0),
+	return add(f, best, col(s, 2), col(s, 3), col(s, 1), -1, LID_LATER, col(s, 0),
 		   by_name <= by_desc ? "name" : "description");
 }
 
 static int node_guid(struct finder *f, sqlite3_stmt *s)
 {
 	return add(f, f->exact_guid ? EXACT : PREFIX, col(s, 2),
-		   col(s, 3), col(s, 1), -1, col_int(s, 5), col(s, 0), "node_guid");
+		   col(s, 3), col(s, 1), -1, LID_LATER, col(s, 0), "node_guid");
 }
 
 /* A port's row: subnet, node guid, type, display name, num, lid. */
@@ -295,8 +296,28 @@ static json_t *leaf_of(struct finder *f, const struct hit *h)
 	return o ? o : json_null();
 }
 
-static json_t *hit_json(struct finder *f, const struct hit *h)
+/* A node's LID: its lowest-numbered port's that has one (-1: none). */
+static int lid_of(struct finder *f, const struct hit *h)
 {
+	sqlite3_stmt *s;
+	int lid = -1;
+
+	if (dbq_prepare(f->db, "SELECT p.lid FROM ports p JOIN subnets s ON s.id = p.subnet_id "
+			"WHERE s.name = ?1 AND p.node_guid = ?2 AND p.lid <> 0 ORDER BY p.num "
+			"LIMIT 1", &s, NULL, 0) < 0)
+		return -1;
+	sqlite3_bind_text(s, 1, h->subnet, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, h->guid, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		lid = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return lid;
+}
+
+static json_t *hit_json(struct finder *f, struct hit *h)
+{
+	if (h->lid == LID_LATER)
+		h->lid = lid_of(f, h);
 	int node = h->guid[0] != '\0';
 
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:o}", "kind", h->kind, "name",
