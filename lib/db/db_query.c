@@ -335,8 +335,11 @@ static json_t *link_json(sqlite3_stmt *s)
 				(unsigned)sqlite3_column_int(s, 18), (unsigned)sqlite3_column_int(s, 19) };
 	link_state_best(&a, &b, &bw, &bs);
 	degraded = link_state_degraded(w, sp, bw, bs);
-	snprintf(rate, sizeof(rate), "%s %s", width_name(w), speed_name(sp));
-	snprintf(best, sizeof(best), "%s %s", width_name(bw), speed_name(bs));
+	rate[0] = best[0] = '\0';
+	if (degraded) {   /* the reason's words; 35k links at 11664 hosts */
+		snprintf(rate, sizeof(rate), "%s %s", width_name(w), speed_name(sp));
+		snprintf(best, sizeof(best), "%s %s", width_name(bw), speed_name(bs));
+	}
 	state = link_state_of(dbq_col_str(s, 10), sqlite3_column_int(s, 2),
 			      (const char *)sqlite3_column_text(s, 20), dbq_col_str(s, 11),
 			      sqlite3_column_int(s, 5), (const char *)sqlite3_column_text(s, 21),

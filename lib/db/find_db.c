@@ -36,8 +36,8 @@ struct finder {
 	char like[2 * Q_MAX + 3];   /* %q% with LIKE's specials escaped */
 	int exact_guid;             /* a GUID search has all 16 digits */
 	struct hostmap *hm;         /* while hosts() runs */
-	struct hit *v;
-	size_t n, cap;
+	struct hit *v;              /* the best cap (the limit) so far */
+	size_t n, cap, worst;
 	char *err;
 	size_t errlen;
 };
@@ -67,33 +67,76 @@ static int score(const char *text, const char *q)
 	return strcasestr(text, q) ? SUBSTRING : NO_MATCH;
 }
 
+static int hit_cmp(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+	int r;
+
+	if (x->score != y->score)
+		return x->score - y->score;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if ((r = strcmp(x->name, y->name)))
+		return r;
+	if ((r = strcmp(x->subnet, y->subnet)))
+		return r;
+	return x->port - y->port;
+}
+
+static int same(const struct hit *x, const struct hit *y)
+{
+	return !strcmp(x->kind, y->kind) && !strcmp(x->name, y->name) &&
+	       !strcmp(x->guid, y->guid) && x->port == y->port && !strcmp(x->subnet, y->subnet);
+}
+
+/* The worst of the hits kept (f->n > 0). */
+static void find_worst(struct finder *f)
+{
+	f->worst = 0;
+	for (size_t i = 1; i < f->n; i++)
+		if (hit_cmp(&f->v[i], &f->v[f->worst]) > 0)
+			f->worst = i;
+}
+
+/* Keep the hit when it is among the best f->cap so far (the same thing
+ * found again keeps its best): a query that matches every node costs no
+ * sort of them all. */
 static int add(struct finder *f, int sc, const char *kind, const char *name, const char *guid,
 	       int port, int lid, const char *subnet, const char *matched)
 {
-	struct hit *h;
+	struct hit c;
+	int rank = rank_of(kind);
 
 	if (sc == NO_MATCH)
 		return 0;
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 64;
-		struct hit *v = realloc(f->v, cap * sizeof(*v));
-
-		if (!v)
-			return dbq_fail(f->err, f->errlen, -ENOMEM, "out of memory");
-		f->v = v;
-		f->cap = cap;
-	}
-	h = &f->v[f->n++];
-	memset(h, 0, sizeof(*h));
-	h->score = sc;
-	h->rank = rank_of(kind);
-	snprintf(h->kind, sizeof(h->kind), "%s", kind);
-	snprintf(h->name, sizeof(h->name), "%s", name ? name : "");
-	snprintf(h->guid, sizeof(h->guid), "%s", guid ? guid : "");
-	snprintf(h->subnet, sizeof(h->subnet), "%s", subnet ? subnet : "");
-	snprintf(h->matched, sizeof(h->matched), "%s", matched);
-	h->port = port;
-	h->lid = lid;
+	if (f->n == f->cap && (sc > f->v[f->worst].score ||
+			       (sc == f->v[f->worst].score && rank > f->v[f->worst].rank)))
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.score = sc;
+	c.rank = rank;
+	snprintf(c.kind, sizeof(c.kind), "%s", kind);
+	snprintf(c.name, sizeof(c.name), "%s", name ? name : "");
+	snprintf(c.guid, sizeof(c.guid), "%s", guid ? guid : "");
+	snprintf(c.subnet, sizeof(c.subnet), "%s", subnet ? subnet : "");
+	snprintf(c.matched, sizeof(c.matched), "%s", matched);
+	c.port = port;
+	c.lid = lid;
+	for (size_t i = 0; i < f->n; i++)
+		if (same(&f->v[i], &c)) {
+			if (hit_cmp(&c, &f->v[i]) < 0) {
+				f->v[i] = c;
+				find_worst(f);
+			}
+			return 0;
+		}
+	if (f->n < f->cap)
+		f->v[f->n++] = c;
+	else if (hit_cmp(&c, &f->v[f->worst]) < 0)
+		f->v[f->worst] = c;
+	else
+		return 0;
+	find_worst(f);
 	return 0;
 }
 
@@ -249,28 +292,6 @@ static int hosts(struct finder *f, const char *pattern, const char *map)
 	return rc;
 }
 
-static int hit_cmp(const void *a, const void *b)
-{
-	const struct hit *x = a, *y = b;
-	int r;
-
-	if (x->score != y->score)
-		return x->score - y->score;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	if ((r = strcmp(x->name, y->name)))
-		return r;
-	if ((r = strcmp(x->subnet, y->subnet)))
-		return r;
-	return x->port - y->port;
-}
-
-static int same(const struct hit *x, const struct hit *y)
-{
-	return !strcmp(x->kind, y->kind) && !strcmp(x->name, y->name) &&
-	       !strcmp(x->guid, y->guid) && x->port == y->port && !strcmp(x->subnet, y->subnet);
-}
-
 /* The switch port that the first cable of a CA's port `port` (-1: any)
  * reaches: {"guid", "name", "port"}, or null. */
 static json_t *leaf_of(struct finder *f, const struct hit *h)
@@ -410,7 +431,7 @@ int find_db(sqlite3 *db, const char *q, long limit, const char *pattern, const c
 {
 	struct finder f = { .db = db, .q = q, .err = err, .errlen = errlen };
 	char hex[Q_MAX + 1];
-	size_t qlen = q ? strlen(q) : 0, off = 0, kept = 0;
+	size_t qlen = q ? strlen(q) : 0, off = 0;
 	int rc = 0;
 
 	if (qlen == 0 || qlen > Q_MAX)
@@ -419,6 +440,9 @@ int find_db(sqlite3 *db, const char *q, long limit, const char *pattern, const c
 		return dbq_fail(err, errlen, -EINVAL, "\"limit\": at most %d", FIND_DB_LIMIT_MAX);
 	if (limit == 0)
 		limit = FIND_DB_LIMIT;
+	f.cap = (size_t)limit;
+	if (!(f.v = calloc(f.cap, sizeof(*f.v))))
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
 	f.like[off++] = '%';
 	for (const char *p = q; *p; p++) {
 		if (*p == '%' || *p == '_' || *p == '\\')
@@ -460,16 +484,8 @@ int find_db(sqlite3 *db, const char *q, long limit, const char *pattern, const c
 	}
 	qsort(f.v, f.n, sizeof(*f.v), hit_cmp);
 	*out = json_array();
-	for (size_t i = 0; *out && i < f.n && kept < (size_t)limit; i++) {
-		int dup = 0;
-
-		for (size_t j = 0; j < i && !dup; j++)
-			dup = same(&f.v[j], &f.v[i]);
-		if (dup)
-			continue;
+	for (size_t i = 0; *out && i < f.n; i++)
 		json_array_append_new(*out, hit_json(&f, &f.v[i]));
-		kept++;
-	}
 	free(f.v);
 	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
 }
