@@ -386,10 +386,16 @@ static int each_port(struct finder *f, const char *node, const char *lo, const c
 		     long port)
 {
 	sqlite3_stmt *s;
-	int rc = dbq_prepare(f->db, PORT_SEL "LEFT JOIN node_names nn ON nn.guid = n.guid "
-			     "WHERE p.num = ?3 AND (n.description = ?1 COLLATE NOCASE OR "
-			     "nn.name = ?1 COLLATE NOCASE OR (p.node_guid >= ?2 AND "
-			     "p.node_guid < ?4))", &s, f->err, f->errlen);
+	/* the nodes first (13k rows at 11664 hosts), then their port by key */
+	int rc = dbq_prepare(f->db, "SELECT s.name, n.guid, n.type, "
+			     NAMES_DB_NAME("n.guid", "n.description") ", p.num, p.lid "
+			     "FROM nodes n LEFT JOIN node_names nn ON nn.guid = n.guid "
+			     "CROSS JOIN ports p ON p.subnet_id = n.subnet_id AND "
+			     "p.node_guid = n.guid AND p.num = ?3 "
+			     "JOIN subnets s ON s.id = n.subnet_id "
+			     "WHERE n.description = ?1 COLLATE NOCASE OR "
+			     "nn.name = ?1 COLLATE NOCASE OR (n.guid >= ?2 AND n.guid < ?4)",
+			     &s, f->err, f->errlen);
 
 	if (rc < 0)
 		return rc;

@@ -116,4 +116,10 @@ assert p["alarms"][0]["kind"] == "link_errors" and "width_max" in p, p' "$work/r
 	loom_fail "the REST ports lack the panel fields: $(head -c 400 "$work/rest.json")"
 curl -sf -H "Authorization: Bearer $SEC" "$url/api/v1/links" | grep -q '"state": *"down"' ||
 	loom_fail "GET /api/v1/links does not list the down cable"
-loom_ok "the REST API answers the same"
+etag=$(curl -sf -D - -o /dev/null -H "Authorization: Bearer $SEC" "$url/api/v1/links" |
+	sed -n 's/^[Ee][Tt][Aa][Gg]: *\(.*\)\r$/\1/p')
+[ -n "$etag" ] || loom_fail "GET /api/v1/links has no ETag (the kept answer)"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $SEC" \
+	-H "If-None-Match: $etag" "$url/api/v1/links")" = 304 ] ||
+	loom_fail "GET /api/v1/links with its ETag is not 304: the answer is no longer kept"
+loom_ok "the REST API answers the same; links' answer is still kept (ETag, 304)"
