@@ -192,9 +192,8 @@ struct history *history_new(struct event_base *base, struct store *store, unsign
 	}
 	h->store = store;
 	/* an in-memory database (tests) has no file: read on the loop */
-	const char *path = sqlite3_db_filename(store_db(store), "main");
-
-	snprintf(h->path, sizeof(h->path), "%s", path ? path : "");
+	snprintf(h->path, sizeof(h->path), "%s",
+		 sqlite3_db_filename(store_db(store), "main") ?: "");
 	snprintf(h->prom, sizeof(h->prom), "%s", prometheus_url ? prometheus_url : "");
 	if (!(h->work = work_queue_new(base, "port history", HISTORY_RUNNING, WORK_FIFO, err,
 				       errlen))) {

@@ -177,11 +177,12 @@ static void sample_of(const struct counter_row *row, double t, double dt,
 int port_history_add(struct port_history *h, const char *subnet, uint64_t guid,
 		     unsigned port, double t, const struct counter_row *row, double interval_s)
 {
-	size_t size = PORT_HISTORY_PORT_BYTES(h->reads);
 	struct ph_port *p;
+	size_t size;
 	int sid, rc = 0;
 
 	pthread_mutex_lock(&h->lock);
+	size = PORT_HISTORY_PORT_BYTES(h->reads);   /* under the lock: a reload sets it */
 	if (!h->reads || port > 255 || (sid = subnet_of(h, subnet, 1)) < 0) {
 		pthread_mutex_unlock(&h->lock);
 		return 0;
@@ -199,9 +200,8 @@ int port_history_add(struct port_history *h, const char *subnet, uint64_t guid,
 		p->guid = guid;
 		p->subnet = (uint8_t)sid;
 		p->port = (uint8_t)port;
-		size_t k = hash(guid, (unsigned)sid, port) & (h->n_buckets - 1);
-		p->next = h->buckets[k];
-		h->buckets[k] = p;
+		p->next = h->buckets[hash(guid, (unsigned)sid, port) & (h->n_buckets - 1)];
+		h->buckets[hash(guid, (unsigned)sid, port) & (h->n_buckets - 1)] = p;
 		h->n_ports++;
 		h->bytes += size;
 	}
