@@ -257,6 +257,16 @@ int cmd_node(struct loomctl *lc, int argc, char **argv)
 
 /* ---- links ------------------------------------------------------------------- */
 
+/* A link's state when it is not up (issue 41), else "-". */
+static const char *link_flag(const json_t *l)
+{
+	const char *st = output_str(l, "state");
+
+	if (*st)
+		return strcmp(st, "up") ? st : "-";
+	return json_is_true(json_object_get(l, "degraded")) ? "degraded" : "-";
+}
+
 static int print_links(const json_t *links)
 {
 	/* as iblinkinfo, each end NAME[PORT]; last, since names may have
@@ -274,8 +284,7 @@ static int print_links(const json_t *links)
 		fmt_end(be, sizeof(be), b, "name", "desc", "port");
 		snprintf(ends, sizeof(ends), "%s -> %s", ae, be);
 		const char *row[] = {
-			output_str(l, "width"), output_str(l, "speed"),
-			json_is_true(json_object_get(l, "degraded")) ? "degraded" : "-", ends,
+			output_str(l, "width"), output_str(l, "speed"), link_flag(l), ends,
 		};
 		output_table_add(t, row);
 	}

@@ -72,6 +72,7 @@ FABRIC("ports", run_ports)
 FABRIC("links", run_links)
 FABRIC("events", run_events)
 FABRIC("switches", run_switches)
+FABRIC("find", run_find)
 
 /* Without a daemon only what the database knows: no version, pid or schedule. */
 static int run_status(sqlite3 *db, const char *db_path, json_t *args, json_t **out, char *err,
@@ -193,6 +194,7 @@ static const struct local_runner runners[] = {
 	{ "status", run_status },
 	{ "nodes", run_nodes }, { "node", run_node }, { "ports", run_ports },
 	{ "links", run_links }, { "events", run_events }, { "switches", run_switches },
+	{ "find", run_find },
 	{ "route-check", run_route_check }, { "route-trace", run_route_trace },
 	{ "route-runs", run_route_runs }, { "ar-status", run_ar_status },
 	{ "counters", run_counters }, { "health", run_health }, { "job", run_job },

@@ -25,6 +25,8 @@ static const struct {
 	{ "node", cmd_node },
 	{ "ports", cmd_ports },
 	{ "links", cmd_links },
+	{ "find", cmd_find },
+	{ "port-history", cmd_port_history },
 	{ "events", cmd_events },
 	{ "fabric", cmd_fabric },
 	{ "route", cmd_route },

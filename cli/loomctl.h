@@ -204,6 +204,8 @@ int cmd_nodes(struct loomctl *lc, int argc, char **argv);
 int cmd_node(struct loomctl *lc, int argc, char **argv);
 int cmd_ports(struct loomctl *lc, int argc, char **argv);
 int cmd_links(struct loomctl *lc, int argc, char **argv);
+int cmd_find(struct loomctl *lc, int argc, char **argv);
+int cmd_port_history(struct loomctl *lc, int argc, char **argv);
 int cmd_events(struct loomctl *lc, int argc, char **argv);
 
 /* ---- cmd_validate.c: argv[0] is "fabric" (validate, issues) ---- */

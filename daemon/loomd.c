@@ -398,6 +398,7 @@ static struct telemetry_inputs telemetry_inputs_of(const struct loom_config *c,
 	return (struct telemetry_inputs){
 		.conf = telemetry_conf_get(c), .mad = mad, .hosts = &tenants_conf_get(c)->hosts,
 		.switches = switches_conf_get(c), .plugin_dir = c->plugin_dir,
+		.prometheus_url = http_conf_get(c)->http_prometheus_url,
 	};
 }
 
@@ -472,6 +473,7 @@ static void reload(struct loomd *d)
 	telemetry_reconfigure(d->telemetry, &tm);
 	validate_reconfigure(d->validate, validate_conf_get(next));
 	slurm_reconfigure(d->slurm, slurm_conf_get(next), &tc->hosts);
+	queries_set_hosts(d->queries, &tc->hosts);
 	events_reconfigure(d->events, events_conf_get(next));
 	/* the map read again (the file may have changed): a failure is logged
 	 * and the names in force stay */
@@ -713,6 +715,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("fabric queries: %s", err);
 		goto out;
 	}
+	queries_set_hosts(d.queries, &tc->hosts);
 	if (!(d.metrics = http_metrics_new(d.base, http_conf_get(d.conf), d.conf->db_path, err,
 					   sizeof(err)))) {
 		log_err("http: %s", err);

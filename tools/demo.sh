@@ -198,6 +198,12 @@ $ctl route trace host-0000 host-0031 | awk "/^[0-9]+ +0x/ { printf \"Performance
 sleep 0.5
 $ctl counters --now >/dev/null
 $ctl health --top 5 || :   # exit 1: alarms are raised
+echo "== loomctl links: each link in the state of the fabric (errors, congested, down; a healthy link is -)"
+$ctl links | awk "NR == 1 || \$7 != \"-\"" | head -n 6
+echo "== loomctl find host-0031: a host by name, and the leaf port its cable reaches"
+$ctl find host-0031
+echo "== loomctl port-history leaf-0 1: the last reads of one port, kept in memory for the web view"
+$ctl port-history leaf-0 1 | tail -n 4
 echo "== curl 127.0.0.1:9477/metrics: the same counters for Prometheus (docs/metrics.md; the series that are not 0)"
 curl -s 127.0.0.1:9477/metrics | grep loom_port_symbol_errors_total | grep -v " 0$" | head
 echo "== /metrics: link state per cable end, the peer in the labels (4 Active; a cut cable reads 1 Down, its peer kept)"

@@ -248,8 +248,12 @@ export async function loadFabric() {
 		api("/api/v1/events?since=" + dayAgo()).catch(() => [])]);
 	/* InfiniBand here; the Ethernet switches have their own view */
 	const ns = list(nodes, "nodes").filter(n => n.fabric !== "eth");
-	const ls = list(links, "links").filter(l => l.fabric !== "eth");
-	const down = downLinks(list(events, "events"), ls);
+	const all = list(links, "links").filter(l => l.fabric !== "eth");
+	/* links lists the cables down now with state "down" (issue 41) */
+	const ls = all.filter(l => l.state !== "down");
+	const down = all.filter(l => l.state === "down")
+		.map(l => Object.assign({}, l, { down: true, since: l.down_since }))
+		.concat(downLinks(list(events, "events"), all));
 	const f = layout(ns, ls.concat(down), healthSets(health));
 	f.down = down.length;
 	f.links = ls.length;

@@ -16,11 +16,15 @@
  * For the same reason a request that asks what a query under way (or
  * waiting its turn) asks, at the same data version, joins it: a hundred
  * clients polling the node list cost one query, not a queue of a hundred
- * that would go on long after they have gone. */
+ * that would go on long after they have gone.
+ *
+ * find (lib/db/find_db.h) names hosts by the tenants' rule, which loomd.c
+ * hands in (queries_set_hosts) at start and on reload. */
 #include "autoconf.h"
 #include "daemon/fabric/queries.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,7 @@
 #include "daemon/core/work.h"
 #include "lib/db/db_commands.h"
 #include "lib/db/db_query.h"
+#include "lib/fabric/hostmap.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
@@ -44,6 +49,8 @@ struct queries {
 	char path[4096];            /* "": read on the loop */
 	struct work_queue *work;
 	sqlite3 *idle[QUERIES_RUNNING];   /* read-only connections not in use */
+	char pattern[HOSTMAP_PATTERN_LEN];  /* find's host rule: tenants.host_pattern */
+	char map[PATH_MAX];                 /* and tenants.host_map ("": none) */
 };
 
 struct query_waiter {
@@ -64,6 +71,8 @@ struct query_job {
 	int has_s;
 	double since;
 	long limit;
+	char pattern[HOSTMAP_PATTERN_LEN];  /* find: the host rule when asked */
+	char map[PATH_MAX];
 	json_t *out;
 };
 
@@ -74,7 +83,8 @@ static int query_run(sqlite3 *db, const struct query_job *j, json_t **out, char 
 		     size_t errlen)
 {
 	const struct dbq_args a = { .s = j->has_s ? j->s : NULL, .since = j->since,
-				    .limit = j->limit };
+				    .limit = j->limit, .host_pattern = j->pattern,
+				    .host_map = j->map };
 
 	return j->cmd->run(db, &a, out, err, errlen);
 }
@@ -115,7 +125,8 @@ static int same_query(const struct query_job *a, const struct query_job *b)
 {
 	return a->versioned && b->versioned && a->version == b->version && a->cmd == b->cmd &&
 	       a->has_s == b->has_s && (!a->has_s || !strcmp(a->s, b->s)) &&
-	       a->since == b->since && a->limit == b->limit;
+	       a->since == b->since && a->limit == b->limit && !strcmp(a->pattern, b->pattern) &&
+	       !strcmp(a->map, b->map);
 }
 
 static void job_free(void *arg)
@@ -274,6 +285,30 @@ static void cmd_switches(struct ctl_req *req, json_t *args, void *arg)
 		query_start(arg, j);
 }
 
+/* find: what an operator typed (lib/db/find_db.h), hosts by loomd's rule */
+static void cmd_find(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct queries *q = arg;
+	struct query_job *j = query_job_new(req, args, "find");
+
+	if (!j)
+		return;
+	if (!j->has_s || !j->s[0]) {
+		ctl_reply_err(req, PROTO_ERR_BADREQ, "\"q\" (what to find) is required");
+		free(j);
+		return;
+	}
+	memcpy(j->pattern, q->pattern, sizeof(j->pattern));
+	memcpy(j->map, q->map, sizeof(j->map));
+	query_start(q, j);
+}
+
+void queries_set_hosts(struct queries *q, const struct hostmap_rule *hosts)
+{
+	snprintf(q->pattern, sizeof(q->pattern), "%s", hosts->pattern);
+	snprintf(q->map, sizeof(q->map), "%s", hosts->map);
+}
+
 static int version(void *arg, unsigned *v)
 {
 	struct queries *q = arg;
@@ -290,6 +325,7 @@ struct queries *queries_new(struct event_base *base, struct ctl *ctl, sqlite3 *d
 	} cmds[] = {
 		{ "nodes", cmd_nodes }, { "node", cmd_node }, { "ports", cmd_ports },
 		{ "links", cmd_links }, { "events", cmd_events }, { "switches", cmd_switches },
+		{ "find", cmd_find },
 	};
 	struct queries *q = calloc(1, sizeof(*q));
 	const char *path = sqlite3_db_filename(db, "main");

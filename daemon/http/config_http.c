@@ -303,6 +303,7 @@ static const struct cfg_key http_keys[] = {
 	CFG_KEY_CUSTOM("tls", parse_tls, print_tls),
 	CFG_KEY_STR("tokens_file", CFG_PATH, http_tokens_file, LOOM_DEFAULT_TOKENS),
 	CFG_KEY_STR("user", CFG_STRING, http_user, "nobody"),
+	CFG_KEY_STR("prometheus_url", CFG_STRING, http_prometheus_url, ""),
 };
 
 static void http_defaults(void *sec)
@@ -343,6 +344,11 @@ static int check_http(struct parse *p, void *sec)
 				"required needs http.tls.client_ca to verify them against");
 	if (c->http_tls_cert[0] && http_tls_check(c, why, sizeof(why)) < 0)
 		return cfg_fail(p, tls_line, NULL, "%s", why);
+	if (c->http_prometheus_url[0] && strncmp(c->http_prometheus_url, "http://", 7) &&
+	    strncmp(c->http_prometheus_url, "https://", 8))
+		return cfg_fail(p, cfg_key_line(p, "http", "prometheus_url"), "http.prometheus_url",
+				"\"%s\" is not an http:// or https:// URL",
+				c->http_prometheus_url);
 	return 0;
 }
 

@@ -30,6 +30,8 @@ struct http_conf {
 	char http_web_root[PATH_MAX];   /* http.web_root: the web view's files ("" none) */
 	char http_tokens_file[PATH_MAX]; /* http.tokens_file: the API's tokens (api_tokens.h) */
 	char http_user[64];             /* http.user: the front end's user when loomd is root */
+	char http_prometheus_url[512];  /* http.prometheus_url: a port's history from there
+	                                 * (daemon/telemetry/history.h); "" none */
 };
 
 extern const struct config_section http_config;

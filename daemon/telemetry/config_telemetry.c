@@ -93,6 +93,8 @@ static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_BOOL("clear_counters", telemetry_clear_counters, 0),
 	CFG_KEY_INT("max_answer_ports", telemetry_max_answer_ports, 1, 100000000, 0, 20000),
 	CFG_KEY_INT("window_s", telemetry_window_s, 1, 31 * 86400, 0, 3600),
+	CFG_KEY_INT("history_reads", telemetry_history_reads, 0, 255, 1, 60),
+	CFG_KEY_INT("history_mib", telemetry_history_mib, 1, 65536, 0, 128),
 	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 

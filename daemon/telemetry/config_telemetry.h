@@ -18,6 +18,9 @@ struct telemetry_conf {
 	                                 * whole-fabric `counters` answer gives */
 	int telemetry_window_s;         /* telemetry.window_s: `health` lists the ports
 	                                 * whose errors moved within it */
+	int telemetry_history_reads;    /* telemetry.history_reads: reads kept per port in
+	                                 * memory (port-history); 0: none */
+	int telemetry_history_mib;      /* telemetry.history_mib: their bound in all */
 };
 
 extern const struct config_section telemetry_config;

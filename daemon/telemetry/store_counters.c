@@ -14,6 +14,7 @@
 #include "daemon/core/store.h"
 #include "daemon/telemetry/store_alarms.h"
 #include "lib/telemetry/counter_row.h"
+#include "lib/telemetry/port_history.h"
 #include "lib/util/clock.h"
 #include "lib/util/log.h"
 
@@ -163,6 +164,9 @@ struct stmts {
 	int64_t sid;
 	double now;
 	struct olds olds;
+	const char *subnet;
+	struct port_history *hist;   /* the last reads in memory (NULL: none) */
+	size_t hist_refused;         /* ports it had no room for */
 };
 
 /* What each counter did from the stored row (old: NULL when none) to p's
@@ -324,6 +328,9 @@ static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port 
 			sqlite3_bind_int(s, 17, (int)p->port);
 		}
 		rc = step(db, s, "write port counters");
+		if (p->answered && q->hist &&
+		    port_history_add(q->hist, q->subnet, p->guid, p->port, q->now, &row, dt) < 0)
+			q->hist_refused++;
 		if (p->answered) {
 			memcpy(r.d, row.d, sizeof(r.d));
 			r.interval_s = dt;
@@ -391,10 +398,12 @@ static int put_read(sqlite3 *db, int64_t sid, const struct counters_done *d)
 
 static int record(struct store *st, int64_t sid, const char *subnet,
 		  const struct port_thresholds *t, const struct counters_answer *a,
-		  struct counters_recorded *out, struct job_index *jobs)
+		  struct counters_recorded *out, struct job_index *jobs,
+		  struct port_history *hist)
 {
 	sqlite3 *db = store_db(st);
-	struct stmts q = { .t = t, .sid = sid, .now = a->done.finished };
+	struct stmts q = { .t = t, .sid = sid, .now = a->done.finished, .subnet = subnet,
+			   .hist = hist };
 	int rc;
 
 	if ((rc = prepare(db, &q)) < 0 || (rc = olds_load(db, sid, &q.olds)) < 0 ||
@@ -419,6 +428,7 @@ static int record(struct store *st, int64_t sid, const char *subnet,
 			goto out;
 	}
 	rc = store_alarms_finish(q.alarms, &out->raised, &out->cleared);
+	out->history_refused = q.hist_refused;
 out:
 	store_alarms_free(q.alarms);
 	sqlite3_finalize(q.ins);
@@ -433,12 +443,13 @@ int store_record_counters(struct store *st, const char *subnet,
 			  const struct port_thresholds *t, const struct counters_answer *a,
 			  struct counters_recorded *out)
 {
-	return store_record_counters_jobs(st, subnet, t, a, out, NULL);
+	return store_record_counters_jobs(st, subnet, t, a, out, NULL, NULL);
 }
 
 int store_record_counters_jobs(struct store *st, const char *subnet,
 			       const struct port_thresholds *t, const struct counters_answer *a,
-			       struct counters_recorded *out, struct job_index *jobs)
+			       struct counters_recorded *out, struct job_index *jobs,
+			       struct port_history *hist)
 {
 	sqlite3 *db = store_db(st);
 	struct counters_recorded ignored;
@@ -453,7 +464,7 @@ int store_record_counters_jobs(struct store *st, const char *subnet,
 		return sid < 0 ? (int)sid : -ENOENT;
 	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return store_db_fail(db, "begin the counters transaction");
-	rc = record(st, sid, subnet, t, a, out, jobs);
+	rc = record(st, sid, subnet, t, a, out, jobs, hist);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		rc = store_db_fail(db, "commit the counters");
 	if (rc < 0)

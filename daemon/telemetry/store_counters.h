@@ -31,6 +31,7 @@ struct counters_recorded {
 	size_t cleared;   /* alarms cleared by it */
 	size_t same;      /* ports read "same": their PortCounters from the stored sample */
 	size_t unsure;    /* ... of them with no stored sample: those counters unknown */
+	size_t history_refused;  /* answered ports the in-memory history had no room for */
 	/* Ports whose LinkDownedCounter moved since the stored sample: their
 	 * link went down and trained again (maybe narrower or slower) between
 	 * two reads. The first COUNTERS_FLAPPED_MAX named; flapped counts all. */
@@ -47,10 +48,14 @@ int store_record_counters(struct store *st, const char *subnet,
 			  const struct port_thresholds *t, const struct counters_answer *a,
 			  struct counters_recorded *out);
 /* The same, the events of raised alarms naming the jobs whose paths cross
- * the port's link as `jobs` knows them (lib/db/job_db.h; NULL: none). */
+ * the port's link as `jobs` knows them (lib/db/job_db.h; NULL: none), and
+ * each answered port's read added to hist (lib/telemetry/port_history.h;
+ * NULL: none). */
 struct job_index;
+struct port_history;
 int store_record_counters_jobs(struct store *st, const char *subnet,
 			       const struct port_thresholds *t, const struct counters_answer *a,
-			       struct counters_recorded *out, struct job_index *jobs);
+			       struct counters_recorded *out, struct job_index *jobs,
+			       struct port_history *hist);
 
 #endif

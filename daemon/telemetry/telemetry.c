@@ -20,6 +20,7 @@
 #include "daemon/ib/store_sweep.h"
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/telemetry/counters_read.h"
+#include "daemon/telemetry/history.h"
 #include "daemon/telemetry/job_impact.h"
 #include "daemon/telemetry/store_counters.h"
 #include "daemon/telemetry/switch_counters.h"
@@ -79,6 +80,7 @@ struct telemetry_mod {
 	telemetry_flap_fn on_flap;    /* told of links that went down between reads */
 	void *on_flap_arg;
 	struct job_impact *ji;        /* the jobs on each link (job_impact.h) */
+	struct history *hist;         /* the last reads of each port (history.h) */
 };
 
 /* A read of every swept subnet, and (for "counters") the answer after it. */
@@ -159,7 +161,12 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 		a.n_pmas = a.n_sums = 0;
 	}
 	/* The alarms' events name the jobs the index knows on their links. */
-	rc = store_record_counters_jobs(st, p->subnet, t, &a, rec, job_impact_index(m->ji));
+	rc = store_record_counters_jobs(st, p->subnet, t, &a, rec, job_impact_index(m->ji),
+					history_store(m->hist));
+	if (rc == 0 && rec->history_refused)
+		log_warn("subnet %s: %zu ports' reads not kept in memory: telemetry.history_mib "
+			 "is full (port-history has none for them)", p->subnet,
+			 rec->history_refused);
 	if (cpi && (rc < 0 || rec->unsure)) {
 		/* The next read reads every port's PortCounters. */
 		free(cpi->known.sums);
@@ -427,6 +434,8 @@ void telemetry_reconfigure(struct telemetry_mod *m, const struct telemetry_input
 	switch_counters_reconfigure(m->sc, in->switches, in->plugin_dir,
 				    &in->conf->telemetry_thresholds);
 	job_impact_reconfigure(m->ji, in->hosts);
+	history_reconfigure(m->hist, (unsigned)in->conf->telemetry_history_reads,
+			    (unsigned)in->conf->telemetry_history_mib, in->prometheus_url);
 	arm(m);
 }
 
@@ -457,7 +466,10 @@ struct telemetry_mod *telemetry_new(struct event_base *base, const struct teleme
 	if (!(m->work = work_queue_new(base, "counters read", 1, WORK_FIFO, err, errlen)) ||
 	    !(m->sc = switch_counters_new(base, in->switches, in->plugin_dir,
 					  &in->conf->telemetry_thresholds, store, err, errlen)) ||
-	    !(m->ji = job_impact_new(base, in->hosts, store, err, errlen)))
+	    !(m->ji = job_impact_new(base, in->hosts, store, err, errlen)) ||
+	    !(m->hist = history_new(base, store, (unsigned)in->conf->telemetry_history_reads,
+				    (unsigned)in->conf->telemetry_history_mib, in->prometheus_url,
+				    err, errlen)))
 		goto fail;
 	arm(m);
 	return m;
@@ -471,6 +483,7 @@ void telemetry_free(struct telemetry_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
+	history_free(m->hist);      /* after the reads, which fill it */
 	job_impact_free(m->ji);     /* after the reads: their alarms use its index */
 	switch_counters_free(m->sc);
 	if (m->timer)
@@ -489,6 +502,8 @@ int telemetry_register(struct telemetry_mod *m, struct ctl *ctl)
 		rc = ctl_handle(ctl, "health", cmd_health, m);
 	if (rc == 0)
 		rc = job_impact_register(m->ji, ctl);
+	if (rc == 0)
+		rc = history_register(m->hist, ctl);
 	return rc < 0 ? rc : switch_counters_register(m->sc, ctl);
 }
 

@@ -33,6 +33,7 @@ struct telemetry_inputs {
 	const struct hostmap_rule *hosts;      /* the tenants' host rule (job impact) */
 	const struct switches_conf *switches;  /* the Ethernet switches' counters */
 	const char *plugin_dir;                /* plugins.dir */
+	const char *prometheus_url;            /* http.prometheus_url (port-history) */
 };
 
 /* store is the loop's connection (for the swept subnets). NULL with err. */

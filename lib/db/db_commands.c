@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/db/db_query.h"
+#include "lib/db/find_db.h"
 
 static int run_nodes(sqlite3 *db, const struct dbq_args *a, json_t **out, char *err,
 		     size_t errlen)
@@ -44,6 +45,12 @@ static int run_switches(sqlite3 *db, const struct dbq_args *a, json_t **out, cha
 	return dbq_switches(db, a->s, out, err, errlen);
 }
 
+static int run_find(sqlite3 *db, const struct dbq_args *a, json_t **out, char *err,
+		    size_t errlen)
+{
+	return find_db(db, a->s, a->limit, a->host_pattern, a->host_map, out, err, errlen);
+}
+
 static const struct dbq_command commands[] = {
 	{ "nodes", "type", run_nodes },
 	{ "node", "id", run_node },
@@ -51,6 +58,7 @@ static const struct dbq_command commands[] = {
 	{ "links", NULL, run_links },
 	{ "events", "kind", run_events },
 	{ "switches", "name", run_switches },
+	{ "find", "q", run_find },
 };
 
 const struct dbq_command *dbq_command_find(const char *name)

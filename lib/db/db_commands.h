@@ -15,15 +15,18 @@
 #include <sqlite3.h>
 
 /* A command's arguments: its one string argument (`key`), NULL when not
- * given; events' since (unix seconds, 0 none) and limit (0 none). */
+ * given; events' since (unix seconds, 0 none) and limit (0 none); find's
+ * host rule (tenants.host_pattern and host_map: NULL, the first word of a
+ * CA's description and no map). */
 struct dbq_args {
 	const char *s;
 	double since;
 	long limit;
+	const char *host_pattern, *host_map;
 };
 
 struct dbq_command {
-	const char *name;       /* "nodes", "node", "ports", "links", "events", "switches" */
+	const char *name;       /* "nodes", "node", "ports", "links", "events", "switches", "find" */
 	const char *key;        /* its string argument, NULL: none */
 	int (*run)(sqlite3 *db, const struct dbq_args *a, json_t **out, char *err,
 		   size_t errlen);

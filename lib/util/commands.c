@@ -43,6 +43,12 @@ static const struct cmds_decl table[] = {
 	{ "links", DB, CMDS_READ, NO_ARGS, "links",
 	  "links between ports",
 	  { GET("links", NULL, NULL, R_LIST) } },
+	{ "find", DB, CMDS_READ, ARGS(CMDS_ARG_S("q"), CMDS_ARG_I("limit", 1, 200)),
+	  "find TEXT [--limit N]",
+	  "what TEXT names, best first (exact, prefix, substring): a node's name or description, "
+	  "a node or port GUID (6 hex digits or more), a LID, NAME:PORT or GUID:PORT, a host, "
+	  "a Slurm job or a tenant; at most N (20, at most 200)",
+	  { GET("find", NULL, "q limit", 0) } },
 	{ "events", DB, CMDS_READ,
 	  ARGS(CMDS_ARG_N("since", 0, 1LL << 40), CMDS_ARG_S("kind"),
 	       CMDS_ARG_I("limit", 0, MAX_COUNT)),
@@ -133,6 +139,13 @@ static const struct cmds_decl table[] = {
 	  "telemetry.window_s) and by congestion, stale ports, the jobs on each; exit 1 when an "
 	  "alarm is raised",
 	  { GET("health", NULL, "subnet top window_s", 0) } },
+	{ "port-history", LOOMD, CMDS_READ,
+	  ARGS(CMDS_ARG_S("node"), CMDS_ARG_I("port", 0, 255), CMDS_ARG_N("since", 0, 1LL << 40)),
+	  "port-history NODE PORT [--since TIME]",
+	  "the last reads of one port, oldest first: rx/tx bytes/s, PortXmitWait/s, each error "
+	  "counter's delta; from Prometheus (http.prometheus_url, the last hour by default) or "
+	  "loomd's memory (telemetry.history_reads per port); TIME as for events",
+	  { GET("ports/{}/history", "node", "port since", 0) } },
 	/* host_pattern only to be refused with the reason (daemon/telemetry/job_impact.c) */
 	{ "job", DB, CMDS_READ,
 	  ARGS(CMDS_ARG_S("job"), CMDS_ARG_S("hosts"), SUBNET, CMDS_ARG_S("host_pattern"),

@@ -103,6 +103,8 @@ def main():
     loom_ports = {(p["node_guid"], p["port"]): p for p in json.load(open(sys.argv[4]))}
     loom_links = {}
     for l in json.load(open(sys.argv[5])):
+        if l.get("state") == "down":
+            continue  # a cable of an earlier sweep, down now (issue 41): no link
         key = tuple(sorted([(l["a"]["guid"], l["a"]["port"]), (l["b"]["guid"], l["b"]["port"])]))
         loom_links[key] = l
     port_owner = {p["guid"]: p["node_guid"] for p in loom_ports.values()}
