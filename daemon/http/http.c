@@ -738,8 +738,10 @@ static struct evhttp_bound_socket *bind_one(struct http_mod *m, const struct htt
 		errno = -fd;
 		return NULL;
 	}
+	/* Backlog 0: the socket listens already, with http.listen_backlog
+	 * (libevent's -1 would listen() again with 128). */
 	if (!(l = evconnlistener_new(m->base, NULL, NULL, LEV_OPT_CLOSE_ON_FREE |
-				     LEV_OPT_CLOSE_ON_EXEC, -1, fd))) {
+				     LEV_OPT_CLOSE_ON_EXEC, 0, fd))) {
 		close(fd);
 		errno = ENOMEM;
 		return NULL;

@@ -190,7 +190,7 @@ for l, r in zip(links, rows[1:]):
     assert l["a"]["guid"].startswith("0x") and l["b"]["guid"].startswith("0x"), l
     want = "%s[%d] -> %s[%d]" % (name(l["a"]), l["a"]["port"], name(l["b"]), l["b"]["port"])
     assert r.endswith("  " + want), (r, want)
-    assert r.split()[2] == ("degraded" if l["degraded"] else "-"), (r, l)
+    assert r.split()[2] == (l["state"] if l["state"] != "up" else "-"), (r, l)
 assert len(rows) == len(links) + 1 == 4, rows
 assert any("leaf one[" in r for r in rows) and any("gpu-a[" in r for r in rows), rows
 EOP
