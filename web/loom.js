@@ -53,6 +53,11 @@ async function show() {
 		await views[view]();
 		setStatus("");
 		document.body.dataset.loaded = view;
+		const after = state.afterFabric;
+		if (view === "fabric" && after) {
+			state.afterFabric = null;
+			after();
+		}
 	} catch (e) {
 		setStatus(e.message);
 		document.body.dataset.loaded = "error";
