@@ -312,6 +312,12 @@ export async function loadFabric() {
 	const f = layout(ns, ls.concat(down), hs);
 	f.health = hs;
 	f.nodes = new Map(ns.map(n => [n.guid, n]));
+	f.byName = new Map();   /* a node's name and description -> its guid */
+	for (const n of ns) {
+		if (n.desc)
+			f.byName.set(n.desc, n.guid);
+		f.byName.set(nm(n), n.guid);
+	}
 	state.events = list(events, "events");
 	f.down = down.length + ls.filter(l => l.state === "down").length;
 	f.links = ls.length;

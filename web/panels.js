@@ -105,11 +105,10 @@ export function openSwitch(n, markPort) {
 		const rows = hc.map(l => {
 			const me = l.a.guid === n.guid ? l.a : l.b, host = me === l.a ? l.b : l.a;
 			return { port: me.port, host: end(host), state: l.st, reason: l.why,
-				 errors: cableErrors(l), width: l.width, speed: l.speed,
-				 hguid: host.guid };
+				 errors: cableErrors(l), hguid: host.guid };
 		});
 		d.appendChild(tableEl("detail-hosts", rows,
-				      ["port", "host", "state", "reason", "errors", "width", "speed"],
+				      ["port", "host", "state", "reason", "errors"],
 				      { click: r => showPort(n, r.port, null, () => openSwitch(n, r.port)),
 					attrs: r => ({ class: "st-" + r.state +
 						       (r.port === markPort ? " marked" : ""),
