@@ -207,7 +207,7 @@ function drawLegend() {
 			$("fabric").classList.toggle("hide-" + st, !cb.checked);
 		});
 		const sw = el("svg:svg", { width: 28, height: 10, class: "swatch" });
-		sw.appendChild(el("svg:line", { x1: 0, y1: 5, x2: 28, y2: 5, class: "link " + st }));
+		sw.appendChild(el("svg:line", { x1: 0, y1: 5, x2: 28, y2: 5, class: "legend-line " + st }));
 		const lab = el("label", { class: "legend-" + st });
 		lab.append(cb, sw, " " + text);
 		lg.appendChild(lab);

@@ -20,9 +20,20 @@ function num(r, keys) {
 	return 0;
 }
 
+/* a timestamp: unix seconds, or a date string */
+function secs(r) {
+	for (const k of ["time", "t", "ts", "sampled", "timestamp"]) {
+		if (typeof r[k] === "number")
+			return r[k];
+		if (typeof r[k] === "string" && !isNaN(Date.parse(r[k])))
+			return Date.parse(r[k]) / 1000;
+	}
+	return 0;
+}
+
 function points(h) {
 	return list(h, "reads").map(r => ({
-		t: num(r, ["time", "t", "ts", "sampled"]),
+		t: secs(r),
 		rx: num(r, ["rx", "rx_bytes_s", "rx_bytes_per_s"]),
 		tx: num(r, ["tx", "tx_bytes_s", "tx_bytes_per_s"]),
 		err: num(r, ["errors", "error_deltas", "errors_delta"]),

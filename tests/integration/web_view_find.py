@@ -109,6 +109,15 @@ try:
 
     find(host, "find by name")
     shot("3-find-host")
+    # the marked cable's row opens its port's panel (a chart when loomd
+    # keeps the port's history, none on 404)
+    port = css("#detail-hosts tr.marked")[0].get_attribute("data-port")
+    css("#detail-hosts tr.marked")[0].click()
+    WebDriverWait(drv, 30).until(lambda d: d.find_element(By.ID, "detail").get_attribute(
+        "data-port") == port and css("#detail a.back"))
+    print("port panel: %s, chart: %s" % (css("#detail h3")[0].text,
+                                         [c.get_attribute("data-points") for c in
+                                          css("#port-chart")]))
     find(hguid, "find by guid")
 
     go("health")
