@@ -35,7 +35,9 @@ run() { # run WEB_ROOT LABEL
 		"  tokens_file: $work/tokens" "  web_root: $1"
 	loom_loomd "$work/loom.yaml"
 	loom_ctl discover --wait >/dev/null || loom_fail "discover"
-	loom_ctl counters --now >/dev/null || loom_fail "counters --now"
+	# a counters read (the map's colours); at this size its answer is more
+	# than the socket gives (telemetry.max_answer_ports): the read is stored
+	loom_ctl counters --now >/dev/null 2>&1 || :
 	echo "== $2"
 	$PYSEL "$top/bench/web_load.py" "http://127.0.0.1:$port" "$token" "${RUNS:-6}" "$host" ||
 		echo "web view ($2): bench/web_load.py failed"

@@ -7,7 +7,8 @@ others, in ms, and what was drawn. Then a click's time, RUNS times each
 (issue 41): a leaf group clicked until its panel's title is drawn; a
 switch of it clicked (a row of the group's panel, when the page has one)
 until its ports are listed (the API's answers included); with HOST, Find:
-the host's name typed until its suggestion is shown. And the page's own
+the host's name put in the box (its input event, as the last key gives)
+until its suggestion is shown (the 150 ms wait after the last key included). And the page's own
 memory (JS heap used). Needs chromium, chromium-driver and
 python3-selenium."""
 import os
@@ -33,35 +34,50 @@ def timed(drv, act, done):
     return (time.monotonic() - t0) * 1000
 
 
+# a leaf group clicked (the lowest row of switch groups), by index; in the
+# page itself, so that a redraw (the 30 s refresh) leaves nothing stale
+CLICK_LEAF = """
+const gs = [...document.querySelectorAll('g.node.group[data-type=switch]')];
+const y = g => parseFloat(g.getAttribute('transform').split(',')[1]);
+const low = Math.max(...gs.map(y)), leaves = gs.filter(g => y(g) === low);
+document.getElementById('detail').replaceChildren();
+leaves[arguments[0] % leaves.length].dispatchEvent(new MouseEvent('click'));
+"""
+TYPE = """
+const b = document.getElementById('find'), ul = document.getElementById('find-suggest');
+ul.replaceChildren();
+b.value = arguments[0];
+b.dispatchEvent(new Event('input'));
+"""
+CLICK_SWITCH = """
+const rows = document.querySelectorAll('#detail-members tr.link-row');
+if (!rows.length) return false;
+rows[arguments[0] % rows.length].click();
+return true;
+"""
+
+
 def clicks(drv):
     """median ms of: a leaf group's panel, a switch's ports, Find's suggestion"""
     out = {}
-    css = drv.find_elements
-    leaves = [g for g in css(By.CSS_SELECTOR, "g.node.group")
-              if g.get_attribute("data-type") == "switch"]
-    # the lowest row of groups: the leaves
-    low = max(float(g.get_attribute("transform").split(",")[1].rstrip(")")) for g in leaves)
-    leaves = [g for g in leaves
-              if float(g.get_attribute("transform").split(",")[1].rstrip(")")) == low]
     group, switch, find = [], [], []
     for i in range(runs):
-        g = leaves[i % len(leaves)]
-        drv.execute_script("document.getElementById('detail').replaceChildren()")
-        group.append(timed(drv, lambda: drv.execute_script(
-            "arguments[0].dispatchEvent(new MouseEvent('click'))", g),
-            lambda d: d.find_elements(By.CSS_SELECTOR, "#detail h3")))
-        rows = css(By.CSS_SELECTOR, "#detail-members tr.link-row")
-        if rows:
-            switch.append(timed(drv, rows[i % len(rows)].click,
-                                lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-ports")))
-        if host and css(By.ID, "find"):
-            box = drv.find_element(By.ID, "find")
-            box.clear()
-            find.append(timed(drv, lambda: box.send_keys(host), lambda d: any(
+        group.append(timed(drv, lambda: drv.execute_script(CLICK_LEAF, i),
+                           lambda d: d.find_elements(By.CSS_SELECTOR, "#detail h3")))
+        t0 = time.monotonic()
+        if drv.execute_script(CLICK_SWITCH, i):
+            WebDriverWait(drv, 60, poll_frequency=0.005).until(
+                lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-ports"))
+            switch.append((time.monotonic() - t0) * 1000)
+        if host and drv.find_elements(By.ID, "find"):
+            # from the last key (the box's input event) to the suggestion
+            find.append(timed(drv, lambda: drv.execute_script(TYPE, host), lambda d: any(
                 host in li.text for li in d.find_elements(By.CSS_SELECTOR, "#find-suggest li"))))
     for k, v in (("group", group), ("switch", switch), ("find", find)):
         out[k] = "%.0f ms (max %.0f)" % (statistics.median(v), max(v)) if v else "n/a"
     return out
+
+
 drv = chromium()
 times = []
 try:
