@@ -115,8 +115,10 @@ export function open(r) {
 
 export function initFind() {
 	const box = $("find");
+	let hide = null;   /* the list's hiding after a blur */
 	box.addEventListener("input", () => {
 		clearTimeout(timer);
+		clearTimeout(hide);
 		const q = box.value.trim();
 		if (!q) {
 			suggest([]);
@@ -145,5 +147,10 @@ export function initFind() {
 		else
 			$("status").textContent = "nothing found for " + q;
 	});
-	box.addEventListener("blur", () => setTimeout(() => { $("find-suggest").hidden = true; }, 200));
+	/* leaving the box hides the list (after a click on it had its
+	 * mousedown), unless the box is back in use by then */
+	box.addEventListener("blur", () => {
+		hide = setTimeout(() => { $("find-suggest").hidden = true; }, 200);
+	});
+	box.addEventListener("focus", () => clearTimeout(hide));
 }
