@@ -49,12 +49,8 @@ load="$B/bench/api_load"
 # 1000 clients: file descriptors for them on both sides.
 ulimit -n 8192 2>/dev/null || :
 
-loom_gen bench fattree --levels 3 --radix 36 --hosts "$hosts"
-flags=$(sed -n 's/^# ibsim flags: //p' "$work/bench.net")
-echo "bench/api.sh: fat tree 3 levels r36, $hosts hosts; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-# shellcheck disable=SC2086
-loom_ibsim "$work/bench.net" $flags
-loom_opensm
+printf 'bench/api.sh: '
+loom_tree_up bench "$hosts"
 token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
 loom_tokens "$work/tokens" "bench:read:$token"
 port=$(loom_free_port)

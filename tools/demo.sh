@@ -237,6 +237,9 @@ echo "== the web view (http://127.0.0.1:9477/, the token in $work/token), drawn 
 if command -v chromium >/dev/null && /usr/bin/python3 -c "import selenium" 2>/dev/null; then
 	/usr/bin/python3 "$top/tests/integration/web_view.py" http://127.0.0.1:9477 "$work" shot \
 		"$(cat "$work/token")" && echo "   screenshot: $work/shot-1.png"
+	echo "   its Health view (alarms, worst links, congestion roots; a row opens the port on the map):"
+	/usr/bin/python3 "$top/tests/integration/web_view.py" http://127.0.0.1:9477 "$work" shot \
+		"$(cat "$work/token")" health && echo "   screenshot: $work/shot-2.png"
 else
 	echo "   (chromium, chromium-driver and python3-selenium are not installed: tools/deps.sh has them)"
 fi

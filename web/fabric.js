@@ -9,15 +9,22 @@
  * on their switch instead of drawn when there are more than MAX_HOSTS, and
  * a level with more than MAX_PER_LEVEL switches is drawn as MAX_PER_LEVEL
  * groups of consecutive switches (by name), links between groups as one
- * bundle (wider with more links) with its count and its worst state. */
+ * bundle (wider with more links) with its count and its worst state.
+ * Every cable counts: a host cable not drawn gives its state to its
+ * switch's box (marked, its panel says which cable and why). A legend
+ * names the states; a state unticked is hidden. What is clicked opens a
+ * panel (panels.js). */
 "use strict";
 
-import { state, $, api, list, nm, el, table, dayAgo } from "./util.js";
+import { state, $, api, list, nm, el, dayAgo, WORST, worse, portKey } from "./util.js";
+import { showLinks, showBox } from "./panels.js";
 
 const MAX_HOSTS = 64;
 const MAX_PER_LEVEL = 16;
-
-function portKey(guid, port) { return guid + ":" + port; }
+const LEGEND = {
+	up: "up", degraded: "degraded (below what both ends support)",
+	congested: "congested", errors: "errors", down: "down",
+};
 
 /* Levels: adapters 0, a switch 1 + the level of its nearest adapter. */
 function levels(nodes, adj) {
@@ -44,20 +51,33 @@ function levels(nodes, adj) {
 	return level;
 }
 
+/* A link's state and why: the API's own ("state", "reason") when it says,
+ * else from the telemetry's errors and congestion and the link's flag. */
 function linkState(l, health) {
+	if (l.state && WORST.includes(l.state))
+		return { state: l.state, reason: l.reason || "" };
 	if (l.down)
-		return "down";
+		return { state: "down", reason: "down" + (l.since ? " since " + l.since : "") };
 	const ends = [portKey(l.a.guid, l.a.port), portKey(l.b.guid, l.b.port)];
-	if (ends.some(k => health.errors.has(k)))
-		return "errors";
-	if (ends.some(k => health.congested.has(k)))
-		return "congested";
+	const err = ends.map(k => health.errors.get(k)).find(x => x);
+	if (err)
+		return { state: "errors", reason: err.errors + " errors at " + (err.node || err.guid) +
+			 "[" + err.port + "]" + moved(err.moved) };
+	const cong = ends.map(k => health.congested.get(k)).find(x => x);
+	if (cong)
+		return { state: "congested", reason: "xmit_wait " +
+			 Math.round(cong.xmit_wait_per_s || 0) + "/s at " + (cong.node || cong.guid) +
+			 "[" + cong.port + "]" };
 	if (l.degraded)
-		return "degraded";
-	return "up";
+		return { state: "degraded", reason: l.width + " " + l.speed +
+			 ", below what both ends support" };
+	return { state: "up", reason: "" };
 }
-const WORST = ["up", "degraded", "congested", "errors", "down"];
 
+function moved(m) {
+	const k = Object.entries(m || {});
+	return k.length ? " (" + k.map(([n, v]) => n + " +" + v).join(", ") + ")" : "";
+}
 /* Links that went down (link_down events of the last day not followed by
  * link_up for the same ports) and are still not there: drawn as down. The
  * subject is "0xGUID[PORT] (DESC) <-> 0xGUID[PORT] (DESC)". */
@@ -81,12 +101,19 @@ function downLinks(events, links) {
 	return down;
 }
 
+/* The telemetry's ports: errors and congestion, by port. */
 function healthSets(h) {
-	const s = { errors: new Set(), congested: new Set() };
+	const s = { errors: new Map(), congested: new Map(), alarms: new Map() };
+	for (const a of list(h && h.alarms)) {
+		const k = portKey(a.guid, a.port);
+		if (!s.alarms.has(k))
+			s.alarms.set(k, []);
+		s.alarms.get(k).push(a);
+	}
 	for (const p of list(h && h.errors))
-		s.errors.add(portKey(p.guid, p.port));
+		s.errors.set(portKey(p.guid, p.port), p);
 	for (const p of list(h && h.congestion))
-		s.congested.add(portKey(p.guid, p.port));
+		s.congested.set(portKey(p.guid, p.port), p);
 	return s;
 }
 
@@ -127,13 +154,29 @@ function layout(nodes, links, health) {
 		}
 	}
 	const lines = new Map();
+	const hostCables = new Map();   /* switch guid -> its host cables not drawn */
+	const hostBox = new Map();      /* host guid -> the box it is counted on */
+	const linkAt = new Map();       /* guid:port -> its link */
 	for (const l of links) {
+		const st = linkState(l, health);
+		l.st = st.state;
+		l.why = st.reason;
+		linkAt.set(portKey(l.a.guid, l.a.port), l);
+		linkAt.set(portKey(l.b.guid, l.b.port), l);
 		const ba = box.get(l.a.guid), bb = box.get(l.b.guid);
 		if (!ba || !bb) {
-			/* a host not drawn: counted on its switch */
+			/* a host not drawn: counted on its switch, its cable's
+			 * state the box's host state */
 			const sw = ba || bb;
-			if (sw)
-				sw.hosts++;
+			if (!sw)
+				continue;
+			const swEnd = ba ? l.a : l.b, host = ba ? l.b : l.a;
+			sw.hosts++;
+			sw.hostState = worse(sw.hostState || "up", l.st);
+			hostBox.set(host.guid, sw);
+			if (!hostCables.has(swEnd.guid))
+				hostCables.set(swEnd.guid, []);
+			hostCables.get(swEnd.guid).push(l);
 			continue;
 		}
 		if (ba === bb)
@@ -142,12 +185,53 @@ function layout(nodes, links, health) {
 		if (!lines.has(key))
 			lines.set(key, { a: ba, b: bb, links: [], state: "up" });
 		const line = lines.get(key);
-		const st = linkState(l, health);
 		line.links.push(l);
-		if (WORST.indexOf(st) > WORST.indexOf(line.state))
-			line.state = st;
+		line.state = worse(line.state, l.st);
 	}
-	return { boxes, lines: [...lines.values()], level };
+	return { boxes, lines: [...lines.values()], level, box, hostBox, hostCables, linkAt };
+}
+
+/* The legend: each state a tick box; unticked, its lines and marks hide. */
+function drawLegend() {
+	const lg = $("fabric-legend");
+	if (lg.childElementCount)
+		return;
+	for (const [st, text] of Object.entries(LEGEND)) {
+		const cb = el("input", { type: "checkbox", "data-state": st });
+		cb.checked = !state.hidden.has(st);
+		cb.addEventListener("change", () => {
+			if (cb.checked)
+				state.hidden.delete(st);
+			else
+				state.hidden.add(st);
+			$("fabric").classList.toggle("hide-" + st, !cb.checked);
+		});
+		const sw = el("svg:svg", { width: 28, height: 10, class: "swatch" });
+		sw.appendChild(el("svg:line", { x1: 0, y1: 5, x2: 28, y2: 5, class: "legend-line " + st }));
+		const lab = el("label", { class: "legend-" + st });
+		lab.append(cb, sw, " " + text);
+		lg.appendChild(lab);
+	}
+	const note = el("span", { class: "legend-note" },
+			"\u25cf on a box: a host cable of that state (its panel says which)");
+	lg.appendChild(note);
+}
+
+/* Mark the boxes of these guids (a switch, or a host counted on its box). */
+export function highlight(guids) {
+	state.highlight = new Set(guids);
+	const f = state.fabric;
+	if (!f)
+		return;
+	const hit = new Set();
+	for (const g of state.highlight) {
+		const b = f.box.get(g) || f.hostBox.get(g);
+		if (b)
+			hit.add(b);
+	}
+	for (const b of f.boxes)
+		if (b.el)
+			b.el.classList.toggle("found", hit.has(b));
 }
 
 function drawFabric(f) {
@@ -174,10 +258,13 @@ function drawFabric(f) {
 		svg.appendChild(e);
 	}
 	for (const b of f.boxes) {
-		const g = el("svg:g", { class: "node" + (b.members.length > 1 ? " group" : ""),
-				       "data-members": b.members.length,
-				       "data-type": b.members[0].type,
+		const hs = b.hostState || "up";
+		const g = el("svg:g", { class: "node" + (b.members.length > 1 ? " group" : "") +
+					" host-" + hs, "data-members": b.members.length,
+				       "data-type": b.members[0].type, "data-host-state": hs,
+				       "data-guid": b.members.length === 1 ? b.members[0].guid : "",
 				       transform: "translate(" + b.x + "," + b.y + ")" });
+		b.el = g;
 		const row = f.boxes.filter(x => x.level === b.level).length;
 		const w = Math.min(b.members.length > 1 ? 60 : 48, 0.9 * W / row);
 		g.appendChild(el("svg:rect", { x: -w / 2, y: -9, width: w, height: 18, rx: 3 }));
@@ -185,60 +272,29 @@ function drawFabric(f) {
 				 b.members.length > 1 ? b.members.length +
 					(b.members[0].type === "switch" ? " sw" : " hosts") :
 				 nm(b.members[0]).slice(0, Math.max(2, Math.floor(w / 6)))));
-		g.appendChild(el("svg:title", {}, b.label + (b.hosts ? " (" + b.hosts + " hosts)" : "")));
+		if (hs !== "up")
+			g.appendChild(el("svg:circle", { cx: w / 2, cy: -9, r: 4, class: "mark " + hs }));
+		g.appendChild(el("svg:title", {}, b.label + (b.hosts ? " (" + b.hosts + " hosts" +
+				 (hs !== "up" ? ", a host cable " + hs : "") + ")" : "")));
 		g.addEventListener("click", () => showBox(b));
 		svg.appendChild(g);
 	}
 	const sw = f.boxes.reduce((n, b) => n + (b.members[0].type === "switch" ? b.members.length : 0), 0);
 	const nlinks = f.links;      /* every link, drawn in a bundle or counted on a switch */
+	for (const st of WORST)
+		svg.classList.toggle("hide-" + st, state.hidden.has(st));
+	highlight(state.highlight);
 	const bad = f.lines.filter(l => l.state !== "up").length;
+	const badHosts = f.boxes.filter(b => (b.hostState || "up") !== "up").length;
 	const down = f.lines.filter(l => l.state === "down").length;
 	$("fabric-summary").textContent = sw + " switches, " + f.hosts + " hosts, " + nlinks +
 		" links, drawn as " + f.lines.length + " lines (" + bad + " not clean, " + down +
-		" down)";
+		" down)" + (badHosts ? "; " + badHosts + " box(es) with a host cable not clean" : "");
 	svg.dataset.switches = sw;
 	svg.dataset.links = nlinks;
 	svg.dataset.down = f.down;
 	svg.dataset.downLines = down;
-}
-
-function showLinks(line) {
-	const d = $("detail");
-	d.replaceChildren(el("h3", {}, line.a.label + " \u2194 " + line.b.label + ": " +
-			     line.links.length + " link(s), " + line.state));
-	const rows = line.links.slice(0, 200).map(l => ({
-		a: nm(l.a) + "[" + l.a.port + "]", b: nm(l.b) + "[" + l.b.port + "]",
-		width: l.width, speed: l.speed, degraded: l.degraded }));
-	const t = el("table", { id: "detail-links" });
-	d.appendChild(t);
-	table("detail-links", rows, ["a", "b", "width", "speed", "degraded"]);
-}
-
-async function showBox(b) {
-	const d = $("detail");
-	d.replaceChildren(el("h3", {}, b.label + (b.hosts ? " (" + b.hosts + " hosts)" : "")));
-	const n = b.members[0];
-	if (b.members.length > 1) {
-		d.appendChild(el("p", {}, b.members.map(m => nm(m)).join(", ")));
-		return;
-	}
-	try {
-		const c = await api("/api/v1/counters?node=" + encodeURIComponent(n.guid));
-		const rows = list(c, "ports").map(p => ({ port: p.port, state: p.state || "",
-			errors: p.errors, xmit_wait_per_s: p.xmit_wait_per_s,
-			data_per_s: p.data_per_s }));
-		const t = el("table", { id: "detail-ports" });
-		d.appendChild(t);
-		table("detail-ports", rows, ["port", "state", "errors", "xmit_wait_per_s", "data_per_s"]);
-		const ev = list(await api("/api/v1/events?since=" + dayAgo()), "events")
-			.filter(e => (e.subject || "").includes(nm(n)) ||
-				     (e.subject || "").includes(n.guid)).slice(0, 20);
-		const te = el("table", { id: "detail-events" });
-		d.appendChild(te);
-		table("detail-events", ev, ["time", "severity", "kind", "subject", "old", "new"]);
-	} catch (e) {
-		d.appendChild(el("p", {}, String(e.message)));
-	}
+	svg.dataset.badHostBoxes = badHosts;
 }
 
 export async function loadFabric() {
@@ -248,16 +304,25 @@ export async function loadFabric() {
 		api("/api/v1/events?since=" + dayAgo()).catch(() => [])]);
 	/* InfiniBand here; the Ethernet switches have their own view */
 	const ns = list(nodes, "nodes").filter(n => n.fabric !== "eth");
-	const all = list(links, "links").filter(l => l.fabric !== "eth");
-	/* links lists the cables down now with state "down" (issue 41) */
-	const ls = all.filter(l => l.state !== "down");
-	const down = all.filter(l => l.state === "down")
-		.map(l => Object.assign({}, l, { down: true, since: l.down_since }))
-		.concat(downLinks(list(events, "events"), all));
-	const f = layout(ns, ls.concat(down), healthSets(health));
-	f.down = down.length;
+	const ls = list(links, "links").filter(l => l.fabric !== "eth");
+	/* down links: the API's state when it has one (cabled in the last
+	 * sweep, now down), else the last day's link_down events */
+	const down = ls.some(l => l.state) ? [] : downLinks(list(events, "events"), ls);
+	const hs = healthSets(health);
+	const f = layout(ns, ls.concat(down), hs);
+	f.health = hs;
+	f.nodes = new Map(ns.map(n => [n.guid, n]));
+	f.byName = new Map();   /* a node's name and description -> its guid */
+	for (const n of ns) {
+		if (n.desc)
+			f.byName.set(n.desc, n.guid);
+		f.byName.set(nm(n), n.guid);
+	}
+	state.events = list(events, "events");
+	f.down = down.length + ls.filter(l => l.state === "down").length;
 	f.links = ls.length;
 	f.hosts = ns.filter(n => n.type !== "switch").length;
 	state.fabric = f;
+	drawLegend();
 	drawFabric(f);
 }

@@ -1,23 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* web/loom.js: loom's web view (issue 20), the page's entry: the views
  * and the switch between them. No build step and nothing from the
- * internet: plain DOM and SVG in ES modules, one a view (fabric.js,
- * routing.js, switches.js; util.js what they share). Every number comes
+ * internet: plain DOM and SVG in ES modules, one a view (fabric.js with
+ * its panels.js and port.js, health.js, events.js, jobs.js, routing.js,
+ * switches.js; find.js the header's search; util.js what they share). Every number comes
  * from loomd's /api/v1 (the same JSON as `loomctl --json`). */
 "use strict";
 
-import { state, $, setStatus, api, list, table, dayAgo } from "./util.js";
+import { state, $, setStatus, api, list, table } from "./util.js";
 import { loadFabric } from "./fabric.js";
+import { loadHealth } from "./health.js";
+import { loadEvents } from "./events.js";
+import { loadJobs } from "./jobs.js";
+import { initFind } from "./find.js";
 import { loadRouting } from "./routing.js";
 import { loadSwitches } from "./switches.js";
 
 const views = {
 	fabric: loadFabric,
-	/* the last day's events, newest first (at most 500) */
-	events: async () => table("events",
-				  list(await api("/api/v1/events?since=" + dayAgo()), "events")
-					.slice(0, 500),
-				  ["time", "severity", "kind", "subnet", "subject", "old", "new"]),
+	health: loadHealth,
+	events: loadEvents,
+	jobs: loadJobs,
 	/* what the checks after the sweeps found and is still there (issue 22) */
 	issues: async () => {
 		const r = await api("/api/v1/fabric/issues");
@@ -53,6 +56,11 @@ async function show() {
 		await views[view]();
 		setStatus("");
 		document.body.dataset.loaded = view;
+		const after = state.afterFabric;
+		if (view === "fabric" && after) {
+			state.afterFabric = null;
+			after();
+		}
 	} catch (e) {
 		setStatus(e.message);
 		document.body.dataset.loaded = "error";
@@ -63,6 +71,7 @@ state.reshow = show;
 window.addEventListener("hashchange", show);
 window.addEventListener("DOMContentLoaded", () => {
 	$("token").value = state.token;
+	initFind();
 	$("login").addEventListener("submit", ev => {
 		ev.preventDefault();
 		state.token = $("token").value.trim();

@@ -6,7 +6,44 @@
 
 const SVG = "http://www.w3.org/2000/svg";
 
-export const state = { token: sessionStorage.getItem("loom-token") || "", fabric: null };
+export const state = { token: sessionStorage.getItem("loom-token") || "", fabric: null,
+			hidden: new Set(), highlight: new Set(), afterFabric: null };
+
+/* A link's states, best to worst: a bundle or a leaf takes its worst. */
+export const WORST = ["up", "degraded", "congested", "errors", "down"];
+export function worse(a, b) { return WORST.indexOf(a) >= WORST.indexOf(b) ? a : b; }
+
+export function portKey(guid, port) { return guid + ":" + port; }
+
+/* Show the map and run fn once it is drawn (the panels of other views'
+ * links: Find, Health, Jobs). */
+export function onMap(fn) {
+	if ((location.hash || "#fabric") === "#fabric" && state.fabric) {
+		fn();
+		return;
+	}
+	state.afterFabric = fn;
+	location.hash = "#fabric";
+}
+
+/* A time as the operator reads it: local, to the second. */
+export function when(t) {
+	if (t === null || t === undefined || t === "")
+		return "";
+	const d = typeof t === "number" ? new Date(t * 1000) : new Date(t);
+	return isNaN(d) ? String(t) : d.toLocaleString();
+}
+
+/* Bytes per second, short. */
+export function rate(v) {
+	if (v === null || v === undefined || v === "")
+		return "";
+	const u = ["B/s", "kB/s", "MB/s", "GB/s"];
+	let i = 0;
+	for (v = +v; v >= 1000 && i < u.length - 1; i++)
+		v /= 1000;
+	return v.toFixed(v < 10 && i ? 1 : 0) + " " + u[i];
+}
 
 export function $(id) { return document.getElementById(id); }
 
@@ -58,9 +95,19 @@ export function el(tag, attrs, text) {
 	return e;
 }
 
-/* rows as a table; cols: the keys shown (null: the first row's). */
-export function table(id, rows, cols) {
-	const t = $(id);
+/* rows as a table; cols: the keys shown (null: the first row's); opts:
+ * click(row) makes a row a link, attrs(row) its tr's attributes. */
+export function table(id, rows, cols, opts) {
+	return fill($(id), rows, cols, opts);
+}
+
+/* the same into a new table element of that id */
+export function tableEl(id, rows, cols, opts) {
+	return fill(el("table", { id }), rows, cols, opts);
+}
+
+function fill(t, rows, cols, opts) {
+	opts = opts || {};
 	cols = cols || Object.keys(rows[0] || {});
 	t.replaceChildren();
 	const head = el("tr");
@@ -68,7 +115,11 @@ export function table(id, rows, cols) {
 		head.appendChild(el("th", {}, c));
 	t.appendChild(head);
 	for (const r of rows) {
-		const tr = el("tr");
+		const tr = el("tr", opts.attrs ? opts.attrs(r) : {});
+		if (opts.click) {
+			tr.classList.add("link-row");
+			tr.addEventListener("click", () => opts.click(r));
+		}
 		for (const c of cols) {
 			const v = r[c];
 			tr.appendChild(el("td", {}, v === null || v === undefined ? "" :
@@ -77,6 +128,7 @@ export function table(id, rows, cols) {
 		t.appendChild(tr);
 	}
 	t.dataset.rows = rows.length;
+	return t;
 }
 
 export function dayAgo() { return Math.floor(Date.now() / 1000) - 86400; }

@@ -210,6 +210,18 @@ loom_gen() { # loom_gen NAME FABGEN-ARGS...: generate $work/NAME.net
 	"$B/loom-fabgen" "$@" -o "$work/$_n.net" || loom_fail "loom-fabgen $*"
 }
 
+# loom_tree_up NAME HOSTS: the benches' 3-level radix-36 fat tree of HOSTS
+# hosts in $work/NAME.net, in ibsim (with the flags its size needs), OpenSM
+# run over it once (LIDs, routes).
+loom_tree_up() {
+	loom_gen "$1" fattree --levels 3 --radix 36 --hosts "$2"
+	_flags=$(sed -n 's/^# ibsim flags: //p' "$work/$1.net")
+	echo "fat tree 3 levels r36, $2 hosts; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+	# shellcheck disable=SC2086
+	loom_ibsim "$work/$1.net" $_flags
+	loom_opensm
+}
+
 loom_check_fabric() { # loom_check_fabric NAME NETFILE [YAML LINES for discovery.subnets...]
 	name=$1 net=$2; shift 2
 	flags=$(sed -n 's/^# ibsim flags: //p' "$net")

@@ -6,7 +6,8 @@ and checks the DOM; a screenshot of it goes to ARTDIR/STEP-N.png.
   fabric TOKEN SWITCHES LINKS DOWN: the drawing's counts
   tenants TOKEN NAME: the tenants table has a row named NAME
   denied TOKEN: the status says 401, nothing is drawn
-  shot TOKEN: no check; prints the drawing's summary (tools/demo.sh)
+  shot TOKEN [VIEW]: no check; prints the view's summary (tools/demo.sh;
+      VIEW: fabric, the default, or health)
   scale TOKEN SWITCHES LINKS MAX: all counted, at most MAX SVG elements
       drawn and at most 16 boxes a level (web_view_scale.sh)
   tenants TOKEN NAME CREATOR: ... and its creator column says CREATOR
@@ -169,6 +170,8 @@ try:
     view = {"tenants": "tenants", "issues": "issues", "routing": "routing",
             "switches": "switches",
             "switches-failed": "switches"}.get(step, "fabric")
+    if step == "shot" and rest:
+        view = rest[0]
     drv.get(url + "/#" + view)
     box = drv.find_element(By.ID, "token")
     box.clear()
@@ -227,7 +230,10 @@ try:
     elif step in ("switches", "switches-failed"):
         errors += check_switches(drv, step, rest)
     elif step == "shot":
-        print(drv.find_element(By.ID, "fabric-summary").text)
+        if view == "health":
+            print("\n".join(h.text for h in drv.find_elements(By.CSS_SELECTOR, "#health h3")))
+        else:
+            print(drv.find_element(By.ID, "fabric-summary").text)
     elif step == "scale":
         # SWITCHES LINKS MAX_ELEMENTS: all counted, few drawn
         svg = drv.find_element(By.ID, "fabric")
