@@ -320,7 +320,7 @@ export async function loadFabric() {
 	}
 	state.events = list(events, "events");
 	f.down = down.length + ls.filter(l => l.state === "down").length;
-	f.links = ls.length;
+	f.links = ls.filter(l => l.state !== "down").length;   /* cabled now */
 	f.hosts = ns.filter(n => n.type !== "switch").length;
 	state.fabric = f;
 	drawLegend();
