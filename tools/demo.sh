@@ -225,10 +225,10 @@ curl -s -H "Authorization: Bearer $(cat "$work/token")" 127.0.0.1:9477/api/v1/st
 	python3 -m json.tool | head -n 12
 echo "== HTTP is served by loomd --http-front, a process apart (docs/privileges.md): its ids, no_new_privs, seccomp"
 for p in /proc/[0-9]*; do
-	tr "\0" " " <$p/cmdline 2>/dev/null | grep -q -- "--http-front" || continue
+	tr "\0" " " <$p/cmdline 2>/dev/null | grep -q -- "^loomd --http-front" || continue
 	echo "pid ${p#/proc/}: $(grep -E "^(Uid|NoNewPrivs|Seccomp):" $p/status | tr -s "\t\n" "  ")"
 done
-grep -E "loomd-http.*sandbox: none of" "$work/loomd.log" | head -n 1
+grep -E "loomd-http.*sandbox: none of" "$work/loomd.log" | tail -n 1
 echo "== loomctl --server http://127.0.0.1:9477 --token-file ...: the same commands from another host"
 $B/loomctl --server http://127.0.0.1:9477 --token-file "$work/token" nodes --type switch | head -n 5
 echo "== the same token cannot change anything (role read): tenant create is refused"
