@@ -147,6 +147,11 @@ echo "== loomctl route trace host-0000 host-0031"
 $ctl route trace host-0000 host-0031
 echo "== loomctl fabric validate: the fabric against its cabling plan ($work/cabling.csv) and the rules of a healthy fabric"
 $ctl fabric validate || :
+echo "== the web view before any fault: every line clean (4x SDR is all ibsim enables: not degraded)"
+if command -v chromium >/dev/null && /usr/bin/python3 -c "import selenium" 2>/dev/null; then
+	/usr/bin/python3 "$top/tests/integration/web_view.py" http://127.0.0.1:9477 "$work" shot \
+		"$(cat "$work/token")" && echo "   screenshot: $work/shot-1.png"
+fi
 echo "== ibsim: host-0000 and host-0001 swap cables on leaf-0; OpenSM brings the links up; loomctl discover --wait"
 echo "Unlink \"host-0000\"[1]" >&9; echo "Unlink \"host-0001\"[1]" >&9
 echo "Link \"leaf-0\"[1] \"host-0001\"[1]" >&9; echo "Link \"leaf-0\"[2] \"host-0000\"[1]" >&9
@@ -236,10 +241,10 @@ $B/loomctl --server http://127.0.0.1:9477 --token-file "$work/token" tenant crea
 echo "== the web view (http://127.0.0.1:9477/, the token in $work/token), drawn in headless chromium"
 if command -v chromium >/dev/null && /usr/bin/python3 -c "import selenium" 2>/dev/null; then
 	/usr/bin/python3 "$top/tests/integration/web_view.py" http://127.0.0.1:9477 "$work" shot \
-		"$(cat "$work/token")" && echo "   screenshot: $work/shot-1.png"
+		"$(cat "$work/token")" && echo "   screenshot: $work/shot-2.png (after the faults)"
 	echo "   its Health view (alarms, worst links, congestion roots; a row opens the port on the map):"
 	/usr/bin/python3 "$top/tests/integration/web_view.py" http://127.0.0.1:9477 "$work" shot \
-		"$(cat "$work/token")" health && echo "   screenshot: $work/shot-2.png"
+		"$(cat "$work/token")" health && echo "   screenshot: $work/shot-3.png"
 else
 	echo "   (chromium, chromium-driver and python3-selenium are not installed: tools/deps.sh has them)"
 fi
