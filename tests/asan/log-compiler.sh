@@ -11,6 +11,9 @@ name=$(printf '%s\n' "$1" | sed -e 's|^\./||' -e 's|^.*/tests/|tests/|' -e 's|/|
 dir=$LOOM_ASAN_LOGDIR/$name
 rm -rf "$dir"
 mkdir -p "$dir"
+# Tests that run loomd as another user (nobody: opensm_unprivileged.sh,
+# slurm_topology.sh) need its reports here too.
+chmod 1777 "$dir"
 ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$dir/asan:log_exe_name=1"
 UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$dir/ubsan:log_exe_name=1"
 LSAN_OPTIONS="${LSAN_OPTIONS:-}:log_path=$dir/asan:log_exe_name=1"
