@@ -41,7 +41,7 @@ extern char **environ;
 #define MAX_PROCS 8           /* starting + serving + draining at once */
 #define FD_HIGH 64            /* where the descriptors wait for the spawn */
 
-enum proc_state { P_STARTING, P_SERVING, P_DRAINING, P_GONE };
+enum proc_state { P_SERVING, P_DRAINING, P_GONE };
 
 struct lsock {
 	struct http_addr addr;
@@ -56,7 +56,6 @@ struct proc {
 	enum proc_state state;
 	struct lsock ls[LOOM_HTTP_MAX_LISTEN];
 	int n_ls;
-	char why[256];            /* P_GONE: how it ended */
 };
 
 struct http_front {
@@ -333,12 +332,9 @@ static void proc_serves(struct proc *p)
 		proc_free(f->dead);   /* its sockets are p's, or closed now */
 		f->dead = NULL;
 	}
-	if (old && old != p) {
+	if (old && old != p) {   /* its own sockets are closed, and said, when it ends */
 		old->state = P_DRAINING;
 		kill(old->pid, SIGTERM);
-		for (int i = 0; i < old->n_ls; i++)
-			if (!fd_in_use(f, old->ls[i].fd, old))
-				log_notice("http: no longer listening on %s", old->ls[i].text);
 	}
 }
 
@@ -350,7 +346,6 @@ static void proc_gone(void *arg, struct front_peer *peer, const char *why)
 
 	(void)peer;
 	switch (p->state) {
-	case P_STARTING:
 	case P_SERVING:
 		f->cur = NULL;
 		if (f->dead)

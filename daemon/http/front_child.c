@@ -56,16 +56,27 @@
 #include <stdint.h>
 #include <sanitizer/common_interface_defs.h>
 
-static void sanitizer_report_file(void)
+/* The value of key (e.g. "log_path=") in option string env into out:
+ * 1, or 0 when it is not there. */
+static int sanitizer_opt(const char *env, const char *key, char *out, size_t len)
 {
-	const char *o = getenv("ASAN_OPTIONS"), *p = o ? strstr(o, "log_path=") : NULL;
-	char path[PATH_MAX];
-	int fd;
+	const char *o = getenv(env), *p = o ? strstr(o, key) : NULL;
 
 	if (!p)
+		return 0;
+	p += strlen(key);
+	snprintf(out, len, "%.*s", (int)strcspn(p, ":"), p);
+	return 1;
+}
+
+static void sanitizer_report_file(void)
+{
+	char lp[PATH_MAX], path[PATH_MAX + 32];
+	int fd;
+
+	if (!sanitizer_opt("ASAN_OPTIONS", "log_path=", lp, sizeof(lp)))
 		return;
-	p += strlen("log_path=");
-	snprintf(path, sizeof(path), "%.*s.loomd-http.%d", (int)strcspn(p, ":"), p, (int)getpid());
+	snprintf(path, sizeof(path), "%s.loomd-http.%d", lp, (int)getpid());
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) >= 0)
 		__sanitizer_set_report_fd((void *)(intptr_t)fd);
 }
@@ -74,14 +85,10 @@ static void sanitizer_report_file(void)
  * the sandbox's read-only view (LeakSanitizer reads it at exit). */
 static const char *sanitizer_dir(const char *env, char *out, size_t len)
 {
-	const char *o = getenv(env), *p = o ? strstr(o, "suppressions=") : NULL;
 	char *slash;
 
-	if (!p)
-		return NULL;
-	p += strlen("suppressions=");
-	snprintf(out, len, "%.*s", (int)strcspn(p, ":"), p);
-	if (!(slash = strrchr(out, '/')) || slash == out)
+	if (!sanitizer_opt(env, "suppressions=", out, len) || !(slash = strrchr(out, '/')) ||
+	    slash == out)
 		return NULL;
 	*slash = '\0';
 	return out;

@@ -96,7 +96,6 @@ static int scrape_allowed(struct metrics_route *x, struct evhttp_request *req)
 
 /* A scrape waiting for the core's text. */
 struct scrape {
-	struct metrics_route *x;     /* NULL: freed meanwhile (never: the link fails first) */
 	struct evhttp_request *req;
 	int auth;
 };
@@ -139,7 +138,6 @@ static void on_metrics(struct evhttp_request *req, void *arg)
 		http_reply_text(req, HTTP_SERVUNAVAIL, "Service Unavailable", "out of memory");
 		return;
 	}
-	s->x = x;
 	s->req = req;
 	s->auth = x->auth;
 	front_link_metrics(x->link, accepts_gzip(req), api_auth_failures(), on_text, s);
