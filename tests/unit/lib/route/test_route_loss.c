@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* tests/unit/lib/route/test_route_loss.c: what the routes lose when
+ * switch cables are taken out of them (lib/route/route_loss.c), on fat
+ * trees from loom-fabgen's builders: the paths floor against a count made
+ * straight from the fabric's cables, the reroute that keeps every pair and
+ * uses no removed port, and a leaf cut off seen as lost pairs. */
+#include "autoconf.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "tests/unit/fixtures/check_run.h"
+#include "fabgen.h"
+#include "tests/unit/fixtures/fixture_fabric.h"
+#include "tests/unit/fixtures/fixture_route.h"
+#include "lib/fabric/ibtypes.h"
+#include "lib/route/route.h"
+#include "lib/route/route_loss.h"
+
+static struct fab *two_level(int radix, int hosts)
+{
+	struct fg_fabric fg;
+
+	fg_init(&fg);
+	ck_assert_int_eq(fg_build_fattree(&fg, &(struct fg_fattree_opts){ .levels = 2,
+		.radix = radix, .hosts = hosts, .rails = 1 }), 0);
+	return fixture_fabgen(&fg, 0);
+}
+
+/* The reference on a two-level tree, from the fabric alone: for leaves a,
+ * b, the cables of a to a spine that has a cable to b; the least over all
+ * ordered pairs of distinct leaves. */
+static size_t ref_min_paths(const struct fab *f)
+{
+	size_t best = SIZE_MAX;
+	const struct fab_node **leaf = calloc(f->n_nodes, sizeof(*leaf));
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fab_node *s = f->nodes[i];
+
+		if (s->type != IBT_NODE_SWITCH)
+			continue;
+		for (unsigned p = 1; p <= s->nports; p++) {
+			const struct fab_node *peer = fab_find(f, s->ports[p].peer_guid);
+
+			if (s->ports[p].has_peer && peer && peer->type == IBT_NODE_CA) {
+				leaf[n++] = s;
+				break;
+			}
+		}
+	}
+	for (size_t a = 0; a < n; a++)
+		for (size_t b = 0; b < n; b++) {
+			size_t c = 0;
+
+			if (a == b)
+				continue;
+			for (unsigned p = 1; p <= leaf[a]->nports; p++) {
+				const struct fab_port *pp = &leaf[a]->ports[p];
+				const struct fab_node *sp;
+
+				if (!pp->has_peer || !(sp = fab_find(f, pp->peer_guid)) ||
+				    sp->type != IBT_NODE_SWITCH)
+					continue;
+				for (unsigned q = 1; q <= sp->nports; q++)
+					if (sp->ports[q].has_peer &&
+					    sp->ports[q].peer_guid == leaf[b]->guid) {
+						c++;
+						break;
+					}
+			}
+			if (c < best)
+				best = c;
+		}
+	free(leaf);
+	return best;
+}
+
+/* The first leaf (by GUID order of the graph) and its first up cable. */
+static void first_uplink(const struct rt_graph *g, uint64_t *guid, unsigned *port)
+{
+	for (size_t s = 0; s < g->n_sw; s++) {
+		int leafy = 0;
+
+		for (unsigned p = 1; p <= g->sw[s].nports; p++)
+			leafy |= rt_graph_port(g, s, p)->kind == RT_PEER_CA;
+		if (!leafy || !g->sw[s].n_links)
+			continue;
+		*guid = g->sw[s].guid;
+		*port = g->links[g->sw[s].first_link].port;
+		return;
+	}
+	ck_abort_msg("no leaf with an up cable");
+}
+
+START_TEST(paths_floor_counts_shared_spines)
+{
+	struct fab *f = two_level(8, 16);
+	struct rt_graph *g;
+	struct rt_judged j;
+	char err[256];
+	uint64_t guid;
+	unsigned port;
+	size_t full = ref_min_paths(f);
+
+	ck_assert_ptr_nonnull(g = rt_graph_new(f, err, sizeof(err)));
+	ck_assert_int_eq(rt_loss_paths(g, &j), 0);
+	ck_assert_int_eq(j.tree, 1);
+	ck_assert_uint_eq(j.min_paths, full);
+	ck_assert_uint_gt(full, 1);
+	first_uplink(g, &guid, &port);
+	rt_graph_free(g);
+	/* One up cable of a leaf gone: one path fewer toward the others. */
+	ck_assert_int_eq(fab_unlink(f, guid, port), 0);
+	ck_assert_uint_eq(ref_min_paths(f), full - 1);
+	ck_assert_ptr_nonnull(g = rt_graph_new(f, err, sizeof(err)));
+	ck_assert_int_eq(rt_loss_paths(g, &j), 0);
+	ck_assert_uint_eq(j.min_paths, full - 1);
+	ck_assert_uint_eq(g->sw[j.min_a].guid == guid || g->sw[j.min_b].guid == guid, 1);
+	rt_graph_free(g);
+	fab_free(f);
+}
+END_TEST
+
+START_TEST(reroute_keeps_every_pair_off_the_removed_cable)
+{
+	struct fab *f = two_level(16, 128), *f2;
+	struct rt_graph *g, *g2;
+	struct rt_lfts *l, *l2;
+	struct rt_metrics_opts o;
+	struct rt_judged now, after;
+	char err[256];
+	uint64_t guid;
+	unsigned port;
+	int incr;
+
+	ck_assert_ptr_nonnull(g = rt_graph_new(f, err, sizeof(err)));
+	ck_assert_ptr_nonnull(l = rt_lfts_new(g));
+	ck_assert_int_eq(rt_route_loom(g, l, err, sizeof(err)), 0);
+	rt_loss_opts(g, &o);
+	ck_assert_int_eq(rt_loss_judge(g, l, &o, &now), 0);
+	ck_assert_uint_eq(now.unreachable, 0);
+	first_uplink(g, &guid, &port);
+	ck_assert_ptr_nonnull(f2 = fab_dup(f));
+	ck_assert_int_eq(fab_unlink(f2, guid, port), 0);
+	ck_assert_ptr_nonnull(g2 = rt_graph_new(f2, err, sizeof(err)));
+	l2 = rt_loss_reroute(g, l, g2, rt_engine_find("loom"), &incr, err, sizeof(err));
+	ck_assert_msg(l2 != NULL, "%s", err);
+	ck_assert_int_eq(incr, 1);
+	ck_assert_int_eq(rt_loss_judge(g2, l2, &o, &after), 0);
+	ck_assert_uint_eq(after.pairs, now.pairs);
+	ck_assert_uint_eq(after.unreachable, 0);
+	ck_assert_uint_eq(after.min_paths, now.min_paths - 1);
+	ck_assert(after.ebb <= now.ebb + 1e-9);
+	for (size_t s = 0; s < g2->n_sw; s++) {
+		if (g2->sw[s].guid != guid)
+			continue;
+		for (unsigned lid = 1; lid <= l2->max_lid; lid++)
+			ck_assert_uint_ne(l2->port[s * (l2->max_lid + 1u) + lid], port);
+	}
+	rt_lfts_free(l);
+	rt_lfts_free(l2);
+	rt_graph_free(g);
+	rt_graph_free(g2);
+	fab_free(f);
+	fab_free(f2);
+}
+END_TEST
+
+START_TEST(a_leaf_cut_off_loses_pairs)
+{
+	struct fab *f = two_level(8, 16);
+	struct rt_graph *g, *g2;
+	struct rt_lfts *l, *l2;
+	struct rt_metrics_opts o;
+	struct rt_judged after;
+	char err[256];
+	uint64_t guid;
+	unsigned port;
+	int incr;
+	struct fab *f2;
+
+	ck_assert_ptr_nonnull(g = rt_graph_new(f, err, sizeof(err)));
+	ck_assert_ptr_nonnull(l = rt_lfts_new(g));
+	ck_assert_int_eq(rt_route_loom(g, l, err, sizeof(err)), 0);
+	first_uplink(g, &guid, &port);
+	ck_assert_ptr_nonnull(f2 = fab_dup(f));
+	for (size_t s = 0; s < g->n_sw; s++)
+		if (g->sw[s].guid == guid)
+			for (uint32_t k = 0; k < g->sw[s].n_links; k++)
+				ck_assert_int_eq(fab_unlink(f2, guid,
+					g->links[g->sw[s].first_link + k].port), 0);
+	ck_assert_ptr_nonnull(g2 = rt_graph_new(f2, err, sizeof(err)));
+	l2 = rt_loss_reroute(g, l, g2, rt_engine_find("loom"), &incr, err, sizeof(err));
+	if (l2) {
+		rt_loss_opts(g2, &o);
+		ck_assert_int_eq(rt_loss_judge(g2, l2, &o, &after), 0);
+		ck_assert_uint_gt(after.unreachable, 0);
+		ck_assert_uint_eq(after.min_paths, 0);
+		rt_lfts_free(l2);
+	}
+	rt_lfts_free(l);
+	rt_graph_free(g);
+	rt_graph_free(g2);
+	fab_free(f);
+	fab_free(f2);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("route_loss");
+	TCase *t = tcase_create("loss");
+
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, paths_floor_counts_shared_spines);
+	tcase_add_test(t, reroute_keeps_every_pair_off_the_removed_cable);
+	tcase_add_test(t, a_leaf_cut_off_loses_pairs);
+	suite_add_tcase(s, t);
+	return check_run(s);
+}
