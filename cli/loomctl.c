@@ -25,6 +25,7 @@ static const struct {
 	{ "node", cmd_node },
 	{ "ports", cmd_ports },
 	{ "links", cmd_links },
+	{ "link", cmd_link },
 	{ "find", cmd_find },
 	{ "port-history", cmd_port_history },
 	{ "events", cmd_events },

@@ -205,6 +205,7 @@ int cmd_node(struct loomctl *lc, int argc, char **argv);
 int cmd_ports(struct loomctl *lc, int argc, char **argv);
 int cmd_links(struct loomctl *lc, int argc, char **argv);
 int cmd_find(struct loomctl *lc, int argc, char **argv);
+int cmd_link(struct loomctl *lc, int argc, char **argv);
 int cmd_port_history(struct loomctl *lc, int argc, char **argv);
 int cmd_events(struct loomctl *lc, int argc, char **argv);
 

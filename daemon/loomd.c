@@ -74,6 +74,8 @@
 #include "daemon/ha/ha.h"
 #include "daemon/validate/validate.h"
 #include "daemon/slurm/slurm.h"
+#include "daemon/isolation/config_isolation.h"
+#include "daemon/isolation/isolation.h"
 #include "lib/fabric/fabric.h"
 
 struct loomd {
@@ -100,6 +102,7 @@ struct loomd {
 	struct ha *ha;            /* HA: leader election on etcd (off without ha:) */
 	struct validate_mod *validate; /* the fabric checked after every sweep */
 	struct slurm_mod *slurm;       /* Slurm's topology.conf kept true */
+	struct isolation_mod *isolation; /* bad cables out of the routes (issue 42) */
 	struct events_mod *events;     /* events logged, forwarded, pruned */
 	struct event *sig_hup, *sig_term, *sig_int, *watchdog;
 	struct timespec started;
@@ -141,7 +144,8 @@ static const struct config_section *const config_sections[] = {
 	&config_log, &config_database, &config_control, &sweep_config, &osm_report_config,
 	&config_plugins, &tenants_config, &roce_config, &roce_switches_config,
 	&qos_ib_config, &qos_ibcc_config, &ar_config, &telemetry_config, &http_config,
-	&ha_config, &validate_config, &slurm_config, &events_config, &names_config,
+	&ha_config, &validate_config, &slurm_config, &isolation_config, &events_config,
+	&names_config,
 };
 
 int loomd_config_init(void)
@@ -244,6 +248,7 @@ static void on_swept(void *arg, const char *subnet, struct fab *fab)
 
 	d->swept_once = 1;
 	slurm_on_swept(d->slurm, subnet, fab_hold(fab));
+	isolation_on_swept(d->isolation, subnet, fab_hold(fab));
 	validate_on_swept(d->validate, subnet, fab);
 }
 
@@ -473,6 +478,7 @@ static void reload(struct loomd *d)
 	telemetry_reconfigure(d->telemetry, &tm);
 	validate_reconfigure(d->validate, validate_conf_get(next));
 	slurm_reconfigure(d->slurm, slurm_conf_get(next), &tc->hosts);
+	isolation_reconfigure(d->isolation, isolation_conf_get(next));
 	queries_set_hosts(d->queries, &tc->hosts);
 	events_reconfigure(d->events, events_conf_get(next));
 	/* the map read again (the file may have changed): a failure is logged
@@ -552,6 +558,11 @@ static void loomd_teardown(struct loomd *d)
 	sweeper_free(d->sweeper);
 	validate_free(d->validate); /* after the sweeps: they hand it their fabrics */
 	slurm_free(d->slurm);
+	/* Before the counters: their reads are told to it, their job index
+	 * is read by its worker. */
+	if (d->telemetry)
+		telemetry_on_read(d->telemetry, NULL, NULL);
+	isolation_free(d->isolation);
 	names_free(d->names);       /* after the modules that hold its map: they hold refs */
 	routes_free(d->routes);
 	ar_free(d->ar);
@@ -703,6 +714,13 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("slurm: %s", err);
 		goto out;
 	}
+	if (!(d.isolation = isolation_new(d.base, isolation_conf_get(d.conf), d.conf->db_path,
+					  d.store, err, sizeof(err)))) {
+		log_err("isolation: %s", err);
+		goto out;
+	}
+	isolation_set_job_index(d.isolation, telemetry_job_index(d.telemetry));
+	telemetry_on_read(d.telemetry, isolation_on_read, d.isolation);
 	if (!(d.names = names_new(names_conf_get(d.conf), d.store, err, sizeof(err)))) {
 		log_err("names: %s", err);
 		goto out;
@@ -738,6 +756,7 @@ int loomd_run(const struct loomd_options *opt)
 	tenants_set_opensm(d.tenants, d.osm);
 	qos_ib_set_opensm(d.qos_ib, d.osm);
 	qos_ibcc_set_opensm(d.qos_ibcc, d.osm);
+	isolation_set_opensm(d.isolation, d.osm, tc->tenant_opensm_pid_file);
 	/* A reroute turns AR off on NVIDIA switches: program it again. */
 	osm_report_on_lft_change(d.osm, lft_changed, &d);
 	/* A trap or a heavy sweep: discovery follows the change. */
@@ -750,6 +769,7 @@ int loomd_run(const struct loomd_options *opt)
 	    qos_ibcc_register(d.qos_ibcc, d.ctl) < 0 ||
 	    tenants_register(d.tenants, d.ctl) < 0 || telemetry_register(d.telemetry, d.ctl) < 0 ||
 	    validate_register(d.validate, d.ctl) < 0 || slurm_register(d.slurm, d.ctl) < 0 ||
+	    isolation_register(d.isolation, d.ctl) < 0 ||
 	    osm_report_register(d.osm, d.ctl) < 0 || setup_signals(&d) < 0) {
 		log_err("cannot register the daemon's commands and signals");
 		goto out;

@@ -287,6 +287,44 @@ static void note_flap(struct counters_recorded *out, const struct counters_port 
 	out->flapped++;
 }
 
+void counters_recorded_clear(struct counters_recorded *r)
+{
+	free(r->moved);
+	r->moved = NULL;
+	r->n_moved = r->n_moved_over = 0;
+}
+
+/* What moved on the port in this read, for the isolation's windows. */
+static void note_moved(struct counters_recorded *out, const struct counters_port *p,
+		       const struct counter_row *row)
+{
+	uint64_t downed = row->d[PMA_LINK_DOWNED].delta, errors = counter_row_errors(row, NULL);
+	struct counters_moved *m;
+
+	if (row->s.bits[PMA_LINK_DOWNED] && errors >= downed)
+		errors -= downed;
+	if (!errors && !downed)
+		return;
+	if (out->n_moved >= COUNTERS_MOVED_MAX) {
+		out->n_moved_over++;
+		return;
+	}
+	if ((out->n_moved & (out->n_moved + 1)) == 0 || !out->moved) {
+		/* at 0, 1, 3, 7...: room for twice as many */
+		m = realloc(out->moved, 2 * (out->n_moved + 1) * sizeof(*m));
+		if (!m) {
+			out->n_moved_over++;
+			return;
+		}
+		out->moved = m;
+	}
+	out->moved[out->n_moved++] = (struct counters_moved){
+		.guid = p->guid, .port = p->port, .errors = errors,
+		.symbol = row->s.bits[PMA_SYMBOL_ERR] ? row->d[PMA_SYMBOL_ERR].delta : 0,
+		.downed = row->s.bits[PMA_LINK_DOWNED] ? downed : 0,
+	};
+}
+
 static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port *read,
 		       struct counters_recorded *out)
 {
@@ -335,6 +373,7 @@ static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port 
 			memcpy(r.d, row.d, sizeof(r.d));
 			r.interval_s = dt;
 			note_flap(out, p, &row.d[PMA_LINK_DOWNED]);
+			note_moved(out, p, &row);
 		}
 	}
 	if (rc < 0)
@@ -429,6 +468,7 @@ static int record(struct store *st, int64_t sid, const char *subnet,
 	}
 	rc = store_alarms_finish(q.alarms, &out->raised, &out->cleared);
 	out->history_refused = q.hist_refused;
+	out->read_at = q.now;
 out:
 	store_alarms_free(q.alarms);
 	sqlite3_finalize(q.ins);
@@ -467,9 +507,10 @@ int store_record_counters_jobs(struct store *st, const char *subnet,
 	rc = record(st, sid, subnet, t, a, out, jobs, hist);
 	if (rc == 0 && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		rc = store_db_fail(db, "commit the counters");
-	if (rc < 0)
+	if (rc < 0) {
 		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
-	else
+		counters_recorded_clear(out);   /* nothing of it was recorded */
+	} else
 		log_debug("subnet %s: %zu port counter rows written in %.0f ms", subnet,
 			  a->n_ports, (clock_mono() - t0) * 1000.0);
 	return rc;

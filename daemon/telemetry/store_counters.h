@@ -40,7 +40,27 @@ struct counters_recorded {
 		uint64_t guid;    /* the port's node */
 		unsigned port;
 	} flapped_port[COUNTERS_FLAPPED_MAX];
+	/* Every port whose errors or LinkDownedCounter moved (malloc'd: free
+	 * with counters_recorded_clear), and the ones beyond the bound. */
+	struct counters_moved *moved;
+	size_t n_moved, n_moved_over;
+	double read_at;   /* the read's finish (wall clock): the moves' time */
 };
+
+/* A port whose error counters or LinkDownedCounter moved in a read (issue
+ * 42's isolation counts them in its window). */
+struct counters_moved {
+	uint64_t guid;
+	unsigned port;
+	uint64_t errors;      /* the error counters' deltas, LinkDowned apart (lower bounds count) */
+	uint64_t symbol;      /* SymbolErrorCounter's */
+	uint64_t downed;      /* LinkDownedCounter's */
+};
+/* At most this many named per read (more are counted in n_moved_over). */
+#define COUNTERS_MOVED_MAX 65536
+
+/* Free what a recorded read holds (its moved ports). */
+void counters_recorded_clear(struct counters_recorded *r);
 
 /* The read a (counters_read_run's), judged against t. 0, or -errno
  * (-ENOENT: no such subnet). *out may be NULL. */

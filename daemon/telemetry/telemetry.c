@@ -79,6 +79,8 @@ struct telemetry_mod {
 	size_t n_cpi;
 	telemetry_flap_fn on_flap;    /* told of links that went down between reads */
 	void *on_flap_arg;
+	telemetry_read_fn on_read;    /* told of the ports whose errors moved */
+	void *on_read_arg;
 	struct job_impact *ji;        /* the jobs on each link (job_impact.h) */
 	struct history *hist;         /* the last reads of each port (history.h) */
 };
@@ -238,11 +240,25 @@ static void tell_flaps(struct read_job *j)
 	}
 }
 
+/* The ports whose errors moved, subnet by subnet (the recorded ones). */
+static void tell_reads(struct read_job *j)
+{
+	struct telemetry_mod *m = j->m;
+
+	if (!m->on_read)
+		return;
+	for (size_t i = 0; i < j->sub.n; i++)
+		if (j->rec[i].read_at > 0)
+			m->on_read(m->on_read_arg, j->sub.names[i], j->rec[i].read_at,
+				   j->rec[i].moved, j->rec[i].n_moved, j->rec[i].n_moved_over);
+}
+
 static void job_done(void *job, int rc, const char *err)
 {
 	struct read_job *j = job;
 
 	tell_flaps(j);
+	tell_reads(j);
 	if (j->req)
 		ctl_reply_errno(j->req, rc, j->result, PROTO_ERR_INTERNAL, err);
 	else if (rc < 0 && rc != -EIO)
@@ -258,6 +274,8 @@ static void job_free(void *job)
 	struct read_job *j = job;
 
 	json_decref(j->result);
+	for (size_t i = 0; i < LOOM_MAX_SUBNETS; i++)
+		counters_recorded_clear(&j->rec[i]);
 	free(j);
 }
 
@@ -437,6 +455,12 @@ void telemetry_reconfigure(struct telemetry_mod *m, const struct telemetry_input
 	history_reconfigure(m->hist, (unsigned)in->conf->telemetry_history_reads,
 			    (unsigned)in->conf->telemetry_history_mib, in->prometheus_url);
 	arm(m);
+}
+
+void telemetry_on_read(struct telemetry_mod *m, telemetry_read_fn fn, void *arg)
+{
+	m->on_read = fn;
+	m->on_read_arg = arg;
 }
 
 void telemetry_on_flap(struct telemetry_mod *m, telemetry_flap_fn fn, void *arg)

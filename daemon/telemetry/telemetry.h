@@ -55,6 +55,14 @@ struct job_index *telemetry_job_index(struct telemetry_mod *m);
 typedef void (*telemetry_flap_fn)(void *arg, const char *subnet, uint64_t guid,
 				  unsigned port);
 void telemetry_on_flap(struct telemetry_mod *m, telemetry_flap_fn fn, void *arg);
+/* Told, after each recorded read of a subnet, of every port whose error
+ * counters or LinkDownedCounter moved (store_counters.h's struct
+ * counters_moved, n of them; `over` more were not named), at wall-clock
+ * time `at`. Called on the loop; moved lives only for the call. */
+struct counters_moved;
+typedef void (*telemetry_read_fn)(void *arg, const char *subnet, double at,
+				  const struct counters_moved *moved, size_t n, size_t over);
+void telemetry_on_read(struct telemetry_mod *m, telemetry_read_fn fn, void *arg);
 
 
 #endif

@@ -423,6 +423,8 @@ static const char *const event_kinds[] = {
 	"slurm_topology_bad_names",
 	"validation_issue", "validation_issue_cleared",
 	"validation_issues", "validation_issues_cleared", "link_flap",
+	"link_isolated", "link_would_isolate", "link_isolation_refused", "link_restored",
+	"link_isolation_held", "host_drained", "host_would_drain", "host_resumed",
 };
 #define N_EVENT_KINDS (sizeof(event_kinds) / sizeof(event_kinds[0]))
 

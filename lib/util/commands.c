@@ -70,6 +70,23 @@ static const struct cmds_decl table[] = {
 	  "fabric plan [--topology FILE] [--subnet S]",
 	  "the cabling CSV of the fabric as it is (the last sweep's, or "
 	  "FILE's): the plan to keep as validation.expected", { { 0 } } },
+	{ "link-isolated", LOOMD, CMDS_READ, ARGS(SUBNET),
+	  "link isolated [--subnet S]",
+	  "the cables loom took out of the routes (and the hosts it drained): why, since when, "
+	  "the evidence, what the routes lost, the jobs that crossed them, the probation left "
+	  "(issue 42, isolation: in loom.yaml)",
+	  { GET("isolation/links", NULL, "subnet", 0) } },
+	{ "link-isolate", LOOMD, CMDS_WRITE,
+	  ARGS(CMDS_ARG_S("port"), CMDS_ARG_S("reason"), CMDS_ARG_B("force"), SUBNET),
+	  "link isolate NODE:PORT --reason TEXT [--force] [--subnet S]",
+	  "take a switch cable out of the routes while it stays up (OpenSM reroutes); refused "
+	  "when the routes would lose a pair or cross isolation.min_paths or ebb_floor_pct, "
+	  "unless --force; it stays out until `link restore`",
+	  { POST("isolation/links", NULL, R_BODY) } },
+	{ "link-restore", LOOMD, CMDS_WRITE, ARGS(CMDS_ARG_S("port"), SUBNET),
+	  "link restore NODE:PORT [--subnet S]",
+	  "put an isolated cable back into the routes now (its past returns forgotten)",
+	  { DELETE("isolation/links", NULL, R_BODY) } },
 	{ "fabric-issues", DB, CMDS_READ, ARGS(SUBNET),
 	  "fabric issues [--subnet S] [--summary]",
 	  "what the checks after the sweeps found and is still there, since when",

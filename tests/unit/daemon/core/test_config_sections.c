@@ -23,6 +23,7 @@
 #include "daemon/ha/config_ha.h"
 #include "daemon/http/config_http.h"
 #include "daemon/slurm/config_slurm.h"
+#include "daemon/isolation/config_isolation.h"
 #include "daemon/telemetry/config_telemetry.h"
 #include "daemon/validate/config_validate.h"
 
@@ -234,6 +235,44 @@ START_TEST(slurm_section_refuses_what_it_cannot_keep)
 }
 END_TEST
 
+/* isolation: off by default; every key read and printed back; a mode,
+ * an exclusion or a file it cannot keep refused naming line and key. */
+START_TEST(isolation_section_reads_its_bounds_and_refuses_what_it_cannot_keep)
+{
+	struct loom_config c;
+	const struct isolation_conf *ic;
+
+	loaded("log:\n  level: info\n", &c);
+	ic = isolation_conf_get(&c);
+	ck_assert_int_eq(ic->iso_mode, ISO_MODE_OFF);
+	ck_assert_int_eq(ic->iso_clean_for_s, 7200);
+	ck_assert_int_eq(ic->iso_n_exclude, 0);
+	loaded("isolation:\n  mode: dry-run\n  file: /tmp/isolated-links\n  errors: 5\n"
+	       "  exclude:\n    - 0x0002c90300001234\n    - \"0x0002c90300005678:17\"\n"
+	       "    - {port: \"0x0002c9030000aaaa:3\", until: \"2026-12-31T00:00:00Z\"}\n"
+	       "  clean_for_s: 60\n  drain_hosts: true\n", &c);
+	ic = isolation_conf_get(&c);
+	ck_assert_int_eq(ic->iso_mode, ISO_MODE_DRY_RUN);
+	ck_assert_int_eq(ic->iso_errors, 5);
+	ck_assert_int_eq(ic->iso_n_exclude, 3);
+	ck_assert_uint_eq(ic->iso_exclude[1].guid, 0x0002c90300005678ULL);
+	ck_assert_int_eq(ic->iso_exclude[1].port, 17);
+	ck_assert_int_eq(ic->iso_exclude[0].port, 0);
+	ck_assert_double_eq(ic->iso_exclude[2].until, 1798675200.0);
+	round_trip("isolation:\n  mode: on\n  file: /tmp/isolated-links\n  exclude:\n"
+		   "    - {port: \"0x0002c9030000aaaa:3\", until: \"2026-12-31T00:00:00Z\"}\n");
+	refused("isolation:\n  mode: maybe\n", "t.yaml:2: isolation.mode: \"maybe\": off, dry-run or on");
+	refused("isolation:\n  exclude: [leaf-1]\n", "t.yaml:2: isolation.exclude: \"leaf-1\"");
+	refused("isolation:\n  exclude:\n    - \"0x12:300\"\n", "t.yaml:3: isolation.exclude:");
+	refused("isolation:\n  exclude:\n    - {port: \"0x12\", until: tomorrow}\n",
+		"t.yaml:3: isolation.exclude: until \"tomorrow\"");
+	refused("isolation:\n  mode: on\n  file: /no/such/dir/isolated\n",
+		"t.yaml:3: isolation.file: /no/such/dir/isolated: its directory");
+	refused("isolation:\n  mode: on\n  file: /tmp/x\n  errors: 0\n  ber_exp: 0\n  flaps: 0\n",
+		"t.yaml:2: isolation.mode: on with every rule off");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("config_sections");
@@ -247,6 +286,7 @@ int main(void)
 	tcase_add_test(tc, ha_section_is_checked_and_round_trips);
 	tcase_add_test(tc, validation_reads_its_plan_with_the_file_and_refuses_a_broken_one);
 	tcase_add_test(tc, slurm_section_refuses_what_it_cannot_keep);
+	tcase_add_test(tc, isolation_section_reads_its_bounds_and_refuses_what_it_cannot_keep);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* daemon/isolation/isolation_impl.h: what isolation.c (the loop, the
+ * commands) and isolation_eval.c (the worker) share; the folder's inside. */
+#ifndef LOOMD_ISOLATION_IMPL_H
+#define LOOMD_ISOLATION_IMPL_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "daemon/core/config.h"
+#include "daemon/ib/swept_fabs.h"
+#include "daemon/isolation/config_isolation.h"
+#include "daemon/isolation/isolation_window.h"
+#include "daemon/routing/opensm_sweep.h"
+#include "daemon/telemetry/store_counters.h"
+
+struct ctl;
+struct ctl_req;
+struct store;
+struct work_queue;
+struct job_index;
+struct rt_graph;
+struct rt_lfts;
+
+/* The moves of one read not yet handed to an evaluation. */
+struct iso_pending {
+	unsigned subnet;             /* index into the module's names */
+	double at;
+	struct counters_moved *v;
+	size_t n;
+};
+
+/* The routes now of one subnet (loom's engine on its fabric without the
+ * isolated cables), kept by the worker between evaluations while the
+ * fabric and the set stay: the loss of a candidate then costs a reroute. */
+struct iso_base {
+	const struct fab *fab;       /* the fabric it was made of (compared, not held) */
+	int64_t version;             /* the set's version then */
+	struct rt_graph *g;
+	struct rt_lfts *l;
+	double ebb;
+	size_t unreachable, shift, min_paths;
+	int tree;
+};
+
+/* The last decision told of a candidate (so that a refusal is one event,
+ * not one per evaluation). */
+struct iso_told {
+	unsigned subnet;
+	struct iso_link link;
+	int act;
+	char why[96];
+};
+
+#define ISO_NAMES_MAX LOOM_MAX_SUBNETS
+
+struct isolation_mod {
+	struct event_base *base;
+	struct store *store;          /* the loop's */
+	struct ctl *ctl;
+	struct work_queue *work;
+	struct event *timer;
+	struct isolation_conf conf;
+	char db_path[PATH_MAX];
+	struct swept_fabs fabs;
+	char names[ISO_NAMES_MAX][LOOM_NAME_LEN];   /* subnet index of the windows */
+	size_t n_names;
+	struct iso_pending *pending;
+	size_t n_pending;
+	int running, again;
+	struct job_index *jobs;
+	struct osm_report *osm;
+	char osm_pid_file[PATH_MAX];
+	/* The worker's alone (one evaluation at a time): */
+	struct iso_windows *win;
+	struct iso_base bases[ISO_NAMES_MAX];
+	struct iso_told *told;
+	size_t n_told;
+	int64_t file_version;         /* the version last written to the file (-1: none) */
+};
+
+enum iso_job_kind { ISO_JOB_EVAL, ISO_JOB_ISOLATE, ISO_JOB_RESTORE };
+
+struct iso_job {
+	struct isolation_mod *m;
+	int kind;
+	struct ctl_req *req;
+	struct isolation_conf conf;
+	char db_path[PATH_MAX];
+	double now;
+	int may_act;                  /* the gate let loom change the fabric by itself */
+	struct iso_pending *pending;
+	size_t n_pending;
+	struct { char name[LOOM_NAME_LEN]; struct fab *fab; unsigned idx; } s[SWEPT_FABS_MAX];
+	size_t n;
+	struct opensm_sweep osm;
+	struct job_index *jobs;
+	/* link-isolate / link-restore */
+	char port[128], reason[256], by[128], subnet[LOOM_NAME_LEN];
+	int force;
+	/* out */
+	json_t *result;
+	char note[256];               /* the reroute's outcome, for the log */
+};
+
+/* The worker's side (isolation_eval.c). */
+int iso_eval_run(void *job, char *err, size_t errlen);
+void iso_bases_clear(struct isolation_mod *m);
+
+/* The subnet index of name in m->names, added when new (-1: no room). */
+int iso_subnet_index(struct isolation_mod *m, const char *name);
+
+#endif
