@@ -38,7 +38,7 @@ struct djob {
 	void *arg;
 	/* results */
 	struct slurm_node node;        /* as read last (node.state "" unknown) */
-	char msg[1536];
+	char msg[2048];
 };
 
 /* `scontrol show node -o HOST` into j->node: 0, or -errno with j->msg. */
@@ -103,6 +103,41 @@ static void seen(const struct slurm_node *n, char *out, size_t len)
 		snprintf(out, len, "%s", n->state);
 }
 
+/* The update, then the node read back; what Slurm shows decides (scontrol
+ * 22.05 may say "Invalid node state specified" for an undrain it did). */
+static int change(struct djob *j, int drain)
+{
+	char was[800], said[1024] = "";
+	int urc, rc;
+
+	if ((urc = update(j, drain ? "drain" : "undrain")) == -ECANCELED)
+		return urc;
+	if (urc < 0)
+		snprintf(said, sizeof(said), "%.1000s", j->msg);
+	if ((rc = show(j, drain ? "drained; reading its state back" :
+			   "resumed; reading its state back")) < 0) {
+		if (rc == -ECANCELED)
+			return rc;
+		if (urc < 0)
+			snprintf(j->msg, sizeof(j->msg), "%.1000s", said);
+		return urc;   /* 0: done, msg says it could not be read back */
+	}
+	seen(&j->node, was, sizeof(was));
+	if (j->node.drained == drain && (!drain || slurm_node_reason_is_loom(j->node.reason))) {
+		snprintf(j->msg, sizeof(j->msg), "%s %s (%s)%s%.700s", drain ? "drained" : "resumed",
+			 j->host, was, said[0] ? "; scontrol said: " : "", said);
+		return 0;
+	}
+	if (j->node.drained && !slurm_node_reason_is_loom(j->node.reason)) {
+		snprintf(j->msg, sizeof(j->msg), "%s was drained %sby someone else meanwhile (%s)",
+			 j->host, drain ? "" : "again ", was);
+		return -EPERM;
+	}
+	snprintf(j->msg, sizeof(j->msg), "%.700s%sSlurm shows %s %s", said,
+		 said[0] ? "; " : "", j->host, was);
+	return urc < 0 ? urc : -EIO;
+}
+
 static int run_drain(struct djob *j)
 {
 	char was[800];
@@ -121,22 +156,7 @@ static int run_drain(struct djob *j)
 			 j->node.drained ? "drained" : "down", was);
 		return -EPERM;
 	}
-	if ((rc = update(j, "drain")) < 0)
-		return rc;
-	if ((rc = show(j, "drained; reading its state back")) < 0)
-		return rc == -ECANCELED ? rc : 0;
-	seen(&j->node, was, sizeof(was));
-	if (j->node.drained && slurm_node_reason_is_loom(j->node.reason)) {
-		snprintf(j->msg, sizeof(j->msg), "drained %s (%s)", j->host, was);
-		return 0;
-	}
-	if (j->node.drained) {
-		snprintf(j->msg, sizeof(j->msg), "%s was drained by someone else meanwhile (%s)",
-			 j->host, was);
-		return -EPERM;
-	}
-	snprintf(j->msg, sizeof(j->msg), "scontrol drained %s but Slurm shows it %s", j->host, was);
-	return -EIO;
+	return change(j, 1);
 }
 
 static int run_resume(struct djob *j)
@@ -156,23 +176,7 @@ static int run_resume(struct djob *j)
 			 j->host, was);
 		return -EPERM;
 	}
-	if ((rc = update(j, "undrain")) < 0)
-		return rc;
-	if ((rc = show(j, "resumed; reading its state back")) < 0)
-		return rc == -ECANCELED ? rc : 0;
-	seen(&j->node, was, sizeof(was));
-	if (!j->node.drained) {
-		snprintf(j->msg, sizeof(j->msg), "resumed %s (%s)", j->host, was);
-		return 0;
-	}
-	if (!slurm_node_reason_is_loom(j->node.reason)) {
-		snprintf(j->msg, sizeof(j->msg), "%s was drained again by someone else meanwhile (%s)",
-			 j->host, was);
-		return -EPERM;
-	}
-	snprintf(j->msg, sizeof(j->msg), "scontrol undrained %s but Slurm still shows it %s",
-		 j->host, was);
-	return -EIO;
+	return change(j, 0);
 }
 
 static int job_run(void *arg, char *err, size_t errlen)
