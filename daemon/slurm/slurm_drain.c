@@ -138,35 +138,23 @@ static int change(struct djob *j, int drain)
 	return urc < 0 ? urc : -EIO;
 }
 
-static int run_drain(struct djob *j)
+/* Before the update, from the node as read: 1 go on, else the answer. */
+static int check_drain(struct djob *j, const char *was)
 {
-	char was[800];
-	int rc;
-
-	if ((rc = show(j, "reading its state")) < 0)
-		return rc;
-	seen(&j->node, was, sizeof(was));
 	if (j->node.drained && slurm_node_reason_is_loom(j->node.reason)) {
 		snprintf(j->msg, sizeof(j->msg), "%s is already drained by loom (%s)", j->host, was);
 		return 0;
 	}
 	if (j->node.drained || j->node.down) {
-		snprintf(j->msg, sizeof(j->msg),
-			 "%s is %s by someone else (%s): left as it is", j->host,
-			 j->node.drained ? "drained" : "down", was);
+		snprintf(j->msg, sizeof(j->msg), "%s is %s by someone else (%s): left as it is",
+			 j->host, j->node.drained ? "drained" : "down", was);
 		return -EPERM;
 	}
-	return change(j, 1);
+	return 1;
 }
 
-static int run_resume(struct djob *j)
+static int check_resume(struct djob *j, const char *was)
 {
-	char was[800];
-	int rc;
-
-	if ((rc = show(j, "reading its state")) < 0)
-		return rc;
-	seen(&j->node, was, sizeof(was));
 	if (!j->node.drained) {
 		snprintf(j->msg, sizeof(j->msg), "%s is not drained (%s): nothing to do", j->host, was);
 		return 0;
@@ -176,14 +164,21 @@ static int run_resume(struct djob *j)
 			 j->host, was);
 		return -EPERM;
 	}
-	return change(j, 0);
+	return 1;
 }
 
 static int job_run(void *arg, char *err, size_t errlen)
 {
 	struct djob *j = arg;
-	int rc = j->op == OP_DRAIN ? run_drain(j) : run_resume(j);
+	int drain = j->op == OP_DRAIN, rc;
+	char was[800];
 
+	if ((rc = show(j, "reading its state")) == 0) {
+		seen(&j->node, was, sizeof(was));
+		rc = drain ? check_drain(j, was) : check_resume(j, was);
+		if (rc == 1)
+			rc = change(j, drain);
+	}
 	snprintf(err, errlen, "%s", j->msg);
 	return rc;
 }

@@ -73,59 +73,51 @@ static struct slurm_node parse_ok(const char *text, const char *name)
 	return n;
 }
 
+/* text read as node `name`: its state, reason, mark ([user@time]) and flags */
+static void expect(const char *text, const char *name, const char *state, const char *reason,
+		   const char *by, int drained, int down)
+{
+	struct slurm_node n = parse_ok(text, name);
+
+	ck_assert_str_eq(n.state, state);
+	ck_assert_str_eq(n.reason, reason);
+	ck_assert_str_eq(n.reason_by, by);
+	ck_assert_int_eq(n.drained, drained);
+	ck_assert_int_eq(n.down, down);
+}
+
 START_TEST(an_idle_node_is_neither_drained_nor_down_and_has_no_reason)
 {
-	struct slurm_node n = parse_ok(idle, "nodea");
-
-	ck_assert_str_eq(n.state, "IDLE");
-	ck_assert_str_eq(n.reason, "");
-	ck_assert(!n.drained && !n.down);
-	n = parse_ok(not_responding, "nodea");
-	ck_assert_str_eq(n.state, "IDLE+NOT_RESPONDING");
-	ck_assert(!n.drained && !n.down);
+	expect(idle, "nodea", "IDLE", "", "", 0, 0);
+	expect(not_responding, "nodea", "IDLE+NOT_RESPONDING", "", "", 0, 0);
 }
 END_TEST
 
 START_TEST(a_drained_node_has_its_reason_without_slurms_user_and_time)
 {
-	struct slurm_node n = parse_ok(idle_drain, "nodea");
-
-	ck_assert_str_eq(n.state, "IDLE+DRAIN");
-	ck_assert(n.drained && !n.down);
 	/* brackets inside the reason stay; Slurm's [user@time] goes */
-	ck_assert_str_eq(n.reason, "loom: port 0x1234[1] errors 5/s [x]");
-	ck_assert_str_eq(n.reason_by, "root@2026-11-29T13:22:37");
-	ck_assert(slurm_node_reason_is_loom(n.reason));
-	n = parse_ok(alloc_drain, "nodea");
-	ck_assert_str_eq(n.state, "ALLOCATED+DRAIN");
-	ck_assert(n.drained);
-	ck_assert_str_eq(n.reason, "loom: busy");
+	expect(idle_drain, "nodea", "IDLE+DRAIN", "loom: port 0x1234[1] errors 5/s [x]",
+	       "root@2026-11-29T13:22:37", 1, 0);
+	expect(alloc_drain, "nodea", "ALLOCATED+DRAIN", "loom: busy", "root@2026-11-29T13:22:41",
+	       1, 0);
+	ck_assert(slurm_node_reason_is_loom(parse_ok(idle_drain, "nodea").reason));
 }
 END_TEST
 
 START_TEST(a_mixed_draining_node_keeps_a_forged_mark_and_stops_before_comment)
 {
-	struct slurm_node n = parse_ok(mixed_drain_comment, "nodea");
-
-	ck_assert_str_eq(n.state, "MIXED+DRAIN");
-	ck_assert(n.drained && !n.down);
-	ck_assert_str_eq(n.reason, "loom: port leaf-3[17] BER 1e-9 > 1e-12 [x@y] Foo=bar");
-	ck_assert_str_eq(n.reason_by, "root@2026-11-29T13:25:47");
+	expect(mixed_drain_comment, "nodea", "MIXED+DRAIN",
+	       "loom: port leaf-3[17] BER 1e-9 > 1e-12 [x@y] Foo=bar", "root@2026-11-29T13:25:47",
+	       1, 0);
 }
 END_TEST
 
 START_TEST(down_and_operator_drained_nodes_are_told_apart)
 {
-	struct slurm_node n = parse_ok(down_drain, "nodeb");
-
-	ck_assert_str_eq(n.state, "DOWN+DRAIN");
-	ck_assert(n.drained && n.down);
-	ck_assert_str_eq(n.reason, "loom: y");
-	n = parse_ok(unknown_drain_ops, "nodeb");
-	ck_assert_str_eq(n.state, "UNKNOWN+DRAIN");
-	ck_assert(n.drained && !n.down);
-	ck_assert_str_eq(n.reason, "maintenance by ops");
-	ck_assert(!slurm_node_reason_is_loom(n.reason));
+	expect(down_drain, "nodeb", "DOWN+DRAIN", "loom: y", "root@2026-11-29T13:25:48", 1, 1);
+	expect(unknown_drain_ops, "nodeb", "UNKNOWN+DRAIN", "maintenance by ops",
+	       "root@2026-11-29T13:22:37", 1, 0);
+	ck_assert(!slurm_node_reason_is_loom(parse_ok(unknown_drain_ops, "nodeb").reason));
 }
 END_TEST
 
@@ -174,10 +166,8 @@ END_TEST
 
 START_TEST(a_reason_without_a_mark_runs_to_the_line_end)
 {
-	struct slurm_node n = parse_ok("NodeName=n1 State=IDLE+DRAIN Reason=Not responding\r\n", "n1");
-
-	ck_assert_str_eq(n.reason, "Not responding");
-	ck_assert_str_eq(n.reason_by, "");
+	expect("NodeName=n1 State=IDLE+DRAIN Reason=Not responding\r\n", "n1", "IDLE+DRAIN",
+	       "Not responding", "", 1, 0);
 }
 END_TEST
 
