@@ -14,7 +14,6 @@
 #include "daemon/slurm/slurm_impl.h"
 #include "daemon/slurm/slurm_scontrol.h"
 #include "lib/slurm/slurm_node.h"
-#include "lib/util/log.h"
 
 #define SLURM_DRAIN_MAX_PENDING 256
 #define SLURM_DRAIN_WHY_MAX 200
@@ -194,8 +193,7 @@ static void job_done(void *arg, int rc, const char *err)
 		snprintf(j->msg, sizeof(j->msg), "%s of %s canceled: %s",
 			 j->op == OP_DRAIN ? "drain" : "resume", j->host,
 			 err && err[0] ? err : "loomd is shutting down");
-	if (rc < 0 && rc != -EPERM)
-		log_warn("slurm: %s %s: %s", j->op == OP_DRAIN ? "drain" : "resume", j->host, j->msg);
+	/* not logged here: the caller makes the event (logged once there) */
 	j->done(j->arg, &res);
 }
 
