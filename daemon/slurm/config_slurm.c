@@ -10,7 +10,9 @@
  *                          # when it fails the previous file is put back
  *     subnet: ""           # whose fabric, when loomd sweeps several subnets
  *                          # ("": the only one swept)
- *     scontrol: /usr/bin/scontrol
+ *     scontrol: /usr/bin/scontrol  # for reconfigure and for drains and resumes
+ *                          # (slurm_drain.h; also without a topology_file);
+ *                          # "": loom runs no scontrol (drains: -ENOTSUP)
  *
  * The Slurm node names are the tenants' hosts: tenants.host_pattern on the
  * CA node descriptions, or tenants.host_map (lib/fabric/hostmap.h). The
@@ -52,6 +54,9 @@ static int check_slurm(struct parse *p, void *sec)
 	char dir[PATH_MAX];
 	struct stat st;
 
+	if (c->slurm_reconfigure && !c->slurm_scontrol[0])
+		return cfg_fail(p, cfg_key_line(p, "slurm", "reconfigure"), "slurm.reconfigure",
+				"needs slurm.scontrol");
 	if (!c->slurm_topology_file[0]) {
 		if (c->slurm_reconfigure)
 			return cfg_fail(p, cfg_key_line(p, "slurm", "reconfigure"), "slurm.reconfigure",
@@ -70,7 +75,7 @@ static const struct cfg_key slurm_keys[] = {
 	CFG_KEY_CUSTOM("topology_format", parse_format, print_format),
 	CFG_KEY_BOOL("reconfigure", slurm_reconfigure, 0),
 	CFG_KEY_STR("subnet", CFG_STRING, slurm_subnet, NULL),
-	CFG_KEY_STR("scontrol", CFG_PATH, slurm_scontrol, "/usr/bin/scontrol"),
+	CFG_KEY_STR("scontrol", CFG_OPT_PATH, slurm_scontrol, "/usr/bin/scontrol"),
 };
 
 const struct slurm_conf *slurm_conf_get(const struct loom_config *c)

@@ -4,18 +4,15 @@
 #include "daemon/slurm/slurm.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "daemon/slurm/config_slurm.h"
+#include "daemon/slurm/slurm_impl.h"
+#include "daemon/slurm/slurm_scontrol.h"
 #include "daemon/core/ctl.h"
 #include "daemon/core/file_atomic.h"
 #include "daemon/core/store.h"
@@ -28,24 +25,7 @@
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
 
-extern char **environ;
-
 #define SLURM_MAX_WAITING 8
-#define SCONTROL_TIMEOUT_MS 30000
-
-/* What the module keeps of loom.yaml: slurm:'s keys, the tenants' host
- * rule (Slurm's nodes are the tenants' hosts) and the database a job
- * records its events in. */
-struct slurm_settings {
-	char file[PATH_MAX];           /* slurm.topology_file */
-	int format;                    /* slurm.topology_format */
-	int reconfigure;               /* slurm.reconfigure */
-	char subnet[LOOM_NAME_LEN];    /* slurm.subnet */
-	char scontrol[PATH_MAX];       /* slurm.scontrol */
-	char host_pattern[HOSTMAP_PATTERN_LEN];
-	char host_map[PATH_MAX];       /* tenants.host_pattern, host_map */
-	char db_path[PATH_MAX];
-};
 
 static void settings_of(const struct slurm_conf *c, const struct hostmap_rule *hosts,
 			const char *db_path, struct slurm_settings *s)
@@ -59,22 +39,6 @@ static void settings_of(const struct slurm_conf *c, const struct hostmap_rule *h
 	snprintf(s->host_map, sizeof(s->host_map), "%s", hosts->map);
 	snprintf(s->db_path, sizeof(s->db_path), "%s", db_path);
 }
-
-struct slurm_mod {
-	struct event_base *base;
-	struct ctl *ctl;               /* its gate: under ha, only the leader reconfigures */
-	struct slurm_settings set;     /* its keys of loom.yaml (no whole copy) */
-	struct work_queue *work;
-	struct swept_fabs fabs;        /* each subnet's last fabric */
-	int keeping, again;            /* the file's job is queued or running; a newer sweep */
-	int reset;                     /* a reload changed the file's keys meanwhile */
-	struct slurm_topo prev;        /* what the file says (valid when prev_body) */
-	char *prev_body;               /* the lines Slurm reads in the file; NULL: not known */
-	char *refused_body;            /* what scontrol refused last */
-	char last_error[1024];         /* the last error said (said once) */
-	char last_bad[1024];           /* the hosts left out as names, last said (once) */
-	struct nodename_map *names;    /* the site's switch names (held), or NULL */
-};
 
 /* One job: the file kept (req NULL) or slurm-topology's answer. */
 struct sjob {
@@ -105,77 +69,14 @@ struct sjob {
 
 /* ---- the worker ---------------------------------------------------------------------- */
 
-/* `prog reconfigure`, its output kept for the reason: 0, or -1 with why. */
+/* `prog reconfigure`: 0, or -1 with why (scontrol's words). */
 static int run_scontrol(const char *prog, char *why, size_t len)
 {
-	char *argv[] = { (char *)prog, "reconfigure", NULL };
-	posix_spawn_file_actions_t fa;
+	static const char *const args[] = { "reconfigure", NULL };
 	char out[512];
-	size_t n = 0;
-	int fds[2], rc, status = 0, timed_out = 0;
-	double deadline = clock_mono() + SCONTROL_TIMEOUT_MS / 1000.0;
-	pid_t pid;
 
-	if (pipe2(fds, O_CLOEXEC) < 0) {
-		snprintf(why, len, "cannot run %.200s: %s", prog, strerror(errno));
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
-	rc = posix_spawn(&pid, prog, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fds[1]);
-	if (rc) {
-		close(fds[0]);
-		snprintf(why, len, "cannot run %.200s: %s", prog, strerror(rc));
-		return -1;
-	}
-	for (;;) {
-		struct pollfd p = { .fd = fds[0], .events = POLLIN };
-		int left = (int)((deadline - clock_mono()) * 1000.0);
-		ssize_t r;
-		char sink[256];
-
-		if (left <= 0) {
-			timed_out = 1;
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (poll(&p, 1, left) <= 0)
-			continue;
-		if (n + 1 < sizeof(out))
-			r = read(fds[0], out + n, sizeof(out) - 1 - n);
-		else
-			r = read(fds[0], sink, sizeof(sink));
-		if (r <= 0)
-			break;
-		if (n + 1 < sizeof(out))
-			n += (size_t)r;
-	}
-	close(fds[0]);
-	out[n] = '\0';
-	for (char *p = out; *p; p++)
-		if (*p == '\n' || *p == '\r')
-			*p = ' ';
-	while (n && out[n - 1] == ' ')
-		out[--n] = '\0';
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (timed_out) {
-		snprintf(why, len, "%.200s reconfigure did not end in %d s", prog,
-			 SCONTROL_TIMEOUT_MS / 1000);
-		return -1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFEXITED(status))
-		snprintf(why, len, "%.200s reconfigure exited %d: %.500s", prog, WEXITSTATUS(status),
-			 n ? out : "(no output)");
-	else
-		snprintf(why, len, "%.200s reconfigure was killed by signal %d", prog,
-			 WTERMSIG(status));
-	return -1;
+	return slurm_scontrol_run(prog, args, SLURM_SCONTROL_TIMEOUT_MS, NULL, out, sizeof(out),
+				  why, len) < 0 ? -1 : 0;
 }
 
 /* The lines of text that are not loom's comments. */
@@ -562,6 +463,11 @@ struct slurm_mod *slurm_new(struct event_base *base, const struct slurm_conf *co
 		free(m);
 		return NULL;
 	}
+	if (slurm_drains_start(m, err, errlen) < 0) {
+		work_queue_free(m->work);
+		free(m);
+		return NULL;
+	}
 	return m;
 }
 
@@ -569,6 +475,7 @@ void slurm_free(struct slurm_mod *m)
 {
 	if (!m)
 		return;
+	slurm_drains_stop(m);
 	work_queue_free(m->work);
 	swept_fabs_clear(&m->fabs);
 	slurm_topo_clear(&m->prev);

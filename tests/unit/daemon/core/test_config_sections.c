@@ -210,8 +210,9 @@ START_TEST(validation_reads_its_plan_with_the_file_and_refuses_a_broken_one)
 END_TEST
 
 /* slurm: no file by default; the format by name; a file in a directory
- * that does not exist, reconfigure without a file, a format Slurm has no
- * plugin for: refused naming line and key. */
+ * that does not exist, reconfigure without a file or without scontrol, a
+ * format Slurm has no plugin for: refused naming line and key; scontrol ""
+ * (no scontrol run) taken. */
 START_TEST(slurm_section_refuses_what_it_cannot_keep)
 {
 	struct loom_config c;
@@ -232,6 +233,12 @@ START_TEST(slurm_section_refuses_what_it_cannot_keep)
 	refused("slurm:\n  topology_file: /no/such/dir/topology.conf\n",
 		"t.yaml:2: slurm.topology_file: /no/such/dir/topology.conf: its directory");
 	refused("slurm:\n  reconfigure: true\n", "t.yaml:2: slurm.reconfigure: needs");
+	/* scontrol "": no scontrol run (drains refused, slurm_drain.h); a path stays absolute */
+	loaded("slurm:\n  scontrol: \"\"\n", &c);
+	ck_assert_str_eq(slurm_conf_get(&c)->slurm_scontrol, "");
+	refused("slurm:\n  scontrol: scontrol\n", "t.yaml:2: slurm.scontrol:");
+	refused("slurm:\n  topology_file: /tmp/topology.conf\n  reconfigure: true\n"
+		"  scontrol: \"\"\n", "t.yaml:3: slurm.reconfigure: needs slurm.scontrol");
 }
 END_TEST
 
