@@ -9,7 +9,8 @@
  *     # loom: links taken out of the routes (...)
  *     version 7
  *     0x0002c90300001234 17 # why, free text to end of line
- * "version N" (an unsigned 64-bit decimal, at most once, 0 when absent), then
+ * "version N" (an unsigned 64-bit decimal, at most once, 0 when absent; loomd
+ * reads the run reports with jansson: keep it below 2^63), then
  * one line per isolated link naming ONE end of it: the node GUID in hex with
  * 0x and the port number 1..254. '#' starts a comment anywhere; blank lines
  * are fine; anything else is an error naming its line. At most

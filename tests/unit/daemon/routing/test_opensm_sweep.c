@@ -74,10 +74,20 @@ START_TEST(the_plugin_is_asked_and_its_going_is_said)
 	buf[n] = '\0';
 	ck_assert_msg(strstr(buf, "\"type\":\"heavy_sweep\"") && strstr(buf, "\"why\":\"ib_cc\""),
 		      "%s", buf);
+	/* a reroute (the isolated links changed) goes the same way */
+	ck_assert_int_eq(opensm_sweep_reroute(&s, "isolation", &pid, how, sizeof(how)), 0);
+	ck_assert_int_eq(pid, 4242);
+	ck_assert_str_eq(how, "asked libloomosm.so in OpenSM pid 4242");
+	n = recv(plugin, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "{\"v\":1,\"type\":\"reroute\",\"why\":\"isolation\"}");
 	/* the plugin's OpenSM gone, nothing to signal: said, not claimed */
 	close(plugin);
 	ck_assert_int_eq(opensm_sweep_ask(&s, "ib_cc", &pid, how, sizeof(how)), -ESRCH);
 	ck_assert_int_eq(pid, 0);
+	ck_assert_msg(strstr(how, "libloomosm.so of OpenSM pid 4242") != NULL, "%s", how);
+	ck_assert_int_eq(opensm_sweep_reroute(&s, "isolation", &pid, how, sizeof(how)), -ESRCH);
 	ck_assert_msg(strstr(how, "libloomosm.so of OpenSM pid 4242") != NULL, "%s", how);
 	close(loomd);
 }
