@@ -94,21 +94,28 @@ readback() { # readback NAME: tables() or fail
 	tables || { cat "$work/check.out" "$work/fts.err"; loom_osm_fail "$1: tables read back fail"; }
 }
 
-# uses GUID PORT: how many LFT entries of switch GUID (dump_fts) leave by PORT.
-uses() {
-	python3 - "$work/fts.txt" "$1" "$2" <<'EOP'
+# port_use: $work/use.txt from dump_fts's $work/fts.txt, "GUID PORT N" a
+# line: N LFT entries of switch GUID leave by PORT.
+port_use() {
+	python3 - "$work/fts.txt" >"$work/use.txt" <<'EOP'
 import re, sys
-guid, port, sw, n = int(sys.argv[2], 16), int(sys.argv[3]), None, 0
+use, sw = {}, None
 for line in open(sys.argv[1]):
     m = re.match(r'^Unicast lids .* guid (0x[0-9a-fA-F]+)', line)
     if m:
         sw = int(m.group(1), 16)
         continue
     m = re.match(r'^0x([0-9a-fA-F]+)\s+(\d+)\s', line)
-    if m and sw == guid and int(m.group(2)) == port:
-        n += 1
-print(n)
+    if m and sw is not None:
+        use[(sw, int(m.group(2)))] = use.get((sw, int(m.group(2))), 0) + 1
+for (sw, port), n in sorted(use.items()):
+    print('0x%016x %d %d' % (sw, port, n))
 EOP
+}
+# uses GUID PORT: how many LFT entries of switch GUID leave by PORT now.
+uses() {
+	port_use
+	awk -v g="$1" -v p="$2" '$1 == g && $2 == p { n = $3 } END { print n + 0 }' "$work/use.txt"
 }
 
 # ---- 1. no file: version 0 ------------------------------------------------------
@@ -120,7 +127,8 @@ readback "no file"
 # ---- 2. a spine-leaf link isolated ----------------------------------------------
 # The link: a leaf's port to a spine, the one with the fewest LFT entries
 # over it (one at least), from what ibnetdiscover and dump_fts say.
-python3 - "$work/ibnd.txt" "$work/fts.txt" >"$work/link.txt" <<'EOP' || loom_fail "no spine-leaf link found"
+port_use
+python3 - "$work/ibnd.txt" "$work/use.txt" >"$work/link.txt" <<'EOP' || loom_fail "no spine-leaf link found"
 import re, sys
 desc, lid, cables, sw = {}, {}, [], None
 for line in open(sys.argv[1]):
@@ -135,15 +143,10 @@ for line in open(sys.argv[1]):
     m = re.match(r'^\[(\d+)\]\s+"S-([0-9a-f]+)"\[(\d+)\]', line)
     if sw is not None and m:
         cables.append((sw, int(m.group(1)), int(m.group(2), 16), int(m.group(3))))
-use, cur = {}, None
+use = {}
 for line in open(sys.argv[2]):
-    m = re.match(r'^Unicast lids .* guid (0x[0-9a-fA-F]+)', line)
-    if m:
-        cur = int(m.group(1), 16)
-        continue
-    m = re.match(r'^0x([0-9a-fA-F]+)\s+(\d+)\s', line)
-    if m:
-        use[(cur, int(m.group(2)))] = use.get((cur, int(m.group(2))), 0) + 1
+    g, p, n = line.split()
+    use[(int(g, 16), int(p))] = int(n)
 best = None
 for a, ap, b, bp in cables:
     if not desc[a].startswith('leaf-') or not desc[b].startswith('spine-'):
