@@ -119,7 +119,7 @@ echo "== OpenSM with loom inside (assigns LIDs, routes with routing_engine loom,
 printf "event_plugin_name loomosm\nrouting_engine loom\npartition_config_file %s/partitions.conf\nforce_log_flush TRUE\n" \
 	"$work" >"$work/opensm.conf"
 (OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$work/osm.sock \
-	LOOMOSM_OPTIONS=$work/loom-opensm.conf LD_PRELOAD=$preload exec opensm -F "$work/opensm.conf" -f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
+	LOOMOSM_OPTIONS=$work/loom-opensm.conf LOOMOSM_ISOLATED=$work/isolated-links LD_PRELOAD=$preload exec opensm -F "$work/opensm.conf" -f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
 osm=$!
 echo $osm >"$work/opensm.pid"
 i=0; until grep -q "SUBNET UP" "$work/opensm.log" 2>/dev/null; do
@@ -193,6 +193,16 @@ i=0; until $ctl events --kind link_up --limit 1 | grep -q spine-1; do
 	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
 echo "== the cable back: link_up"
 $ctl events --kind link_up --limit 1
+echo "== isolated links (issue 42): the file loomd writes and libloomosm reads at each routing run;"
+echo "   here leaf-1 port 6 (to spine-1) by hand, then a heavy sweep: the link stays up, no route uses it"
+leaf1=$($ctl --json node leaf-1 | python3 -c "import json,sys; print(json.load(sys.stdin)[\"guid\"])")
+printf "version 1\n%s 6 # demo\n" "$leaf1" >"$work/isolated-links"
+kill -HUP $osm
+i=0; until grep -q "isolated set version 1, 1 link left out" "$work/loomd.log"; do
+	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.1; done
+grep -o "loom engine loom: 1 isolated link left out.*" "$work/opensm.log" | tail -n 1
+grep -o "loom routed (by .*isolated set version 1.*" "$work/loomd.log" | tail -n 1 | cut -c1-160
+printf "version 2\n" >"$work/isolated-links"; kill -HUP $osm   # back on the routes
 echo "== loomctl counters --now: every cabled port'"'"'s PMA counters (first read: nothing to compare yet)"
 $ctl counters --now | head -n 8
 echo "== ibsim sets leaf-0 port 1'"'"'s SymbolErrorCounter to 42; loomctl counters --now leaf-0"

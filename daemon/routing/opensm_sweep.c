@@ -68,15 +68,18 @@ void opensm_sweep_find(struct osm_report *rep, const char *pid_file, struct stor
 		s->why[0] = '\0';
 }
 
-int opensm_sweep_ask(const struct opensm_sweep *s, const char *why, int *pid, char *how,
-		     size_t howlen)
+/* Ask the plugin with `plugin_ask`, else signal OpenSM (a heavy sweep, which
+ * also re-reads the files and routes again). */
+static int ask(const struct opensm_sweep *s,
+	       int (*plugin_ask)(const struct osm_report_peer *p, const char *why),
+	       const char *why, int *pid, char *how, size_t howlen)
 {
 	char plugin[256] = "";
 	int rc;
 
 	*pid = 0;
 	if (s->has_peer) {
-		if ((rc = osm_report_ask_heavy_sweep(&s->peer, why)) == 0) {
+		if ((rc = plugin_ask(&s->peer, why)) == 0) {
 			*pid = s->peer.pid;
 			snprintf(how, howlen, "asked libloomosm.so in OpenSM pid %d", s->peer.pid);
 			return 0;
@@ -98,4 +101,16 @@ int opensm_sweep_ask(const struct opensm_sweep *s, const char *why, int *pid, ch
 	}
 	snprintf(how, howlen, "%s%s", plugin, s->why[0] ? s->why : "no OpenSM to ask");
 	return -ESRCH;
+}
+
+int opensm_sweep_ask(const struct opensm_sweep *s, const char *why, int *pid, char *how,
+		     size_t howlen)
+{
+	return ask(s, osm_report_ask_heavy_sweep, why, pid, how, howlen);
+}
+
+int opensm_sweep_reroute(const struct opensm_sweep *s, const char *why, int *pid, char *how,
+			 size_t howlen)
+{
+	return ask(s, osm_report_ask_reroute, why, pid, how, howlen);
 }

@@ -12,7 +12,10 @@
  *     loomd may signal OpenSM (root, or OpenSM's own user). Only a live
  *     process named opensm counts, so a stale pid that the system gave to
  *     another program is never signalled.
- * Found on the loop (opensm_sweep_find), asked from any thread. */
+ * Found on the loop (opensm_sweep_find), asked from any thread. The same
+ * ways ask OpenSM to route again after loomd rewrote the isolated links
+ * file (issue 42): the plugin's `reroute` request (no discovery), else
+ * SIGHUP (a heavy sweep also routes again). */
 #ifndef LOOMD_OPENSM_SWEEP_H
 #define LOOMD_OPENSM_SWEEP_H
 
@@ -39,5 +42,10 @@ void opensm_sweep_find(struct osm_report *rep, const char *pid_file, struct stor
  * -errno with how saying why not. */
 int opensm_sweep_ask(const struct opensm_sweep *s, const char *why, int *pid, char *how,
 		     size_t howlen);
+/* Any thread: ask OpenSM to route again (every routing run reads the
+ * isolated links file): the plugin's reroute request, else SIGHUP. As
+ * opensm_sweep_ask. */
+int opensm_sweep_reroute(const struct opensm_sweep *s, const char *why, int *pid, char *how,
+			 size_t howlen);
 
 #endif

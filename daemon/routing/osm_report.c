@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -57,6 +58,8 @@ struct osm_report {
 	void *lft_arg;
 	osm_report_change_fn change_fn;               /* osm_report_on_change */
 	void *change_arg;
+	void (*run_fn)(void *arg, const struct osm_run_info *run);  /* osm_report_on_run */
+	void *run_arg;
 	/* The plugin that last sent a valid report from an address of its
 	 * own (its autobound abstract name): where requests go. */
 	struct sockaddr_un peer;
@@ -157,6 +160,8 @@ static int store_run(struct osm_report *r, const struct head *h, json_t *msg, do
 		.entries_unreachable = count_of(msg, "entries_unreachable"),
 	};
 	char *metrics_text = NULL;
+	json_t *iso_version;
+	struct osm_run_info info;
 	int rc;
 
 	if (!run.engine || !result || (strcmp(result, "ok") && strcmp(result, "failed")) ||
@@ -166,6 +171,12 @@ static int store_run(struct osm_report *r, const struct head *h, json_t *msg, do
 		return refuse(r, "engine, result, duration or counts missing or wrong", h->type);
 	run.ok = strcmp(result, "ok") == 0;
 	run.duration_ms = json_number_value(dur);
+	/* loomd's isolated set in force for the run (issue 42): absent from an
+	 * older plugin's reports, version 0. */
+	iso_version = json_object_get(msg, "isolated_version");
+	if (iso_version && (!json_is_integer(iso_version) || json_integer_value(iso_version) < 0 ||
+			    count_of(msg, "isolated") < 0 || count_of(msg, "isolated") > UINT_MAX))
+		return refuse(r, "isolated_version or isolated wrong", h->type);
 	/* Stored as text, re-encoded compactly: what was parsed, not the
 	 * sender's bytes. */
 	if (json_is_object(metrics) && !(metrics_text = json_dumps(metrics, JSON_COMPACT))) {
@@ -173,6 +184,11 @@ static int store_run(struct osm_report *r, const struct head *h, json_t *msg, do
 		return -ENOMEM;
 	}
 	run.metrics = metrics_text;
+	info = (struct osm_run_info){
+		.engine = run.engine, .ok = run.ok, .secs = run.duration_ms / 1e3,
+		.isolated_version = iso_version ? (uint64_t)json_integer_value(iso_version) : 0,
+		.isolated = iso_version ? (unsigned)count_of(msg, "isolated") : 0,
+	};
 	rc = store_record_routing_run(r->st, &run, NULL);
 	if (rc == 0 && !run.ok) {
 		char what[320];
@@ -186,14 +202,19 @@ static int store_run(struct osm_report *r, const struct head *h, json_t *msg, do
 		json_t *m = json_object_get(msg, "metrics");
 
 		log_info("%s: %s routed (by %s) %lld switches, %lld CA ports in %.1f ms, %d VL%s; "
-			 "pairs %lld of %lld delivered", h->sm, run.engine,
+			 "pairs %lld of %lld delivered; isolated set version %" PRIu64 ", %u link%s "
+			 "left out", h->sm, run.engine,
 			 run.routed_by ? run.routed_by : "?", (long long)run.switches,
 			 (long long)run.ca_ports, run.duration_ms, run.vls, run.vls == 1 ? "" : "s",
-			 (long long)count_of(m, "delivered"), (long long)count_of(m, "pairs"));
+			 (long long)count_of(m, "delivered"), (long long)count_of(m, "pairs"),
+			 info.isolated_version, info.isolated, info.isolated == 1 ? "" : "s");
 	} else if (rc == 0) {
 		log_warn("%s: routing engine %s failed (%s); OpenSM used its next engine", h->sm,
 			 run.engine, run.reason ? run.reason : "no reason given");
 	}
+	/* The listener hears of the run once it is stored. */
+	if (rc == 0 && r->run_fn)
+		r->run_fn(r->run_arg, &info);
 	free(metrics_text);
 	return rc;
 }
@@ -321,6 +342,13 @@ void osm_report_on_change(struct osm_report *r, osm_report_change_fn fn, void *a
 	r->change_arg = arg;
 }
 
+void osm_report_on_run(struct osm_report *r,
+		       void (*fn)(void *arg, const struct osm_run_info *run), void *arg)
+{
+	r->run_fn = fn;
+	r->run_arg = arg;
+}
+
 int osm_report_handle(struct osm_report *r, const char *buf, size_t len, double received)
 {
 	json_error_t jerr;
@@ -378,10 +406,10 @@ int osm_report_peer(const struct osm_report *r, struct osm_report_peer *p)
 	return 0;
 }
 
-int osm_report_ask_heavy_sweep(const struct osm_report_peer *p, const char *why)
+/* Send request `type` to the plugin. */
+static int ask(const struct osm_report_peer *p, const char *type, const char *why)
 {
-	json_t *msg = json_pack("{s:i, s:s, s:s}", "v", 1, "type", OSM_REQ_HEAVY_SWEEP, "why",
-				why ? why : "");
+	json_t *msg = json_pack("{s:i, s:s, s:s}", "v", 1, "type", type, "why", why ? why : "");
 	char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
 	ssize_t n;
 	int e;
@@ -398,6 +426,16 @@ int osm_report_ask_heavy_sweep(const struct osm_report_peer *p, const char *why)
 	if (n < 0)
 		return e == EAGAIN || e == EWOULDBLOCK ? 0 : -e;
 	return 0;
+}
+
+int osm_report_ask_heavy_sweep(const struct osm_report_peer *p, const char *why)
+{
+	return ask(p, OSM_REQ_HEAVY_SWEEP, why);
+}
+
+int osm_report_ask_reroute(const struct osm_report_peer *p, const char *why)
+{
+	return ask(p, OSM_REQ_REROUTE, why);
 }
 
 /* ---- the loop ----------------------------------------------------------------------- */

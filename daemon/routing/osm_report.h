@@ -14,7 +14,10 @@
  *                "reason"|null, "note", "started", "duration_ms", "vls",
  *                "switches", "ca_ports", "entries_routed",
  *                "entries_unreachable", "metrics":{...}|null,
- *                ["metrics_ms"], ["metrics_skipped"]
+ *                ["metrics_ms"], ["metrics_skipped"],
+ *                ["isolated_version", "isolated"]: loomd's isolated set in
+ *                force for the run and the links it left out (issue 42;
+ *                an older plugin sends neither: version 0)
  *   subnet_up    "nodes", "switches", "ports", "gids_in", "gids_out",
  *                "sm_state"
  *   trap         "generic", "trap", ["name"], "issuer_lid", ["lid"],
@@ -31,7 +34,10 @@
  * the socket it reports to, so only loomd's own socket can ask):
  *   heavy_sweep  "v":1, "why": OpenSM does what its SIGHUP does: a heavy
  *                sweep that first re-reads its options file, then its
- *                partitions file (docs/opensm-slurm.md). */
+ *                partitions file (docs/opensm-slurm.md).
+ *   reroute      "v":1, "why": OpenSM routes again without discovery (its
+ *                console's `reroute`); each run reads the isolated links
+ *                file again (docs/isolation-plugin.md). */
 #ifndef LOOMD_OSM_REPORT_H
 #define LOOMD_OSM_REPORT_H
 
@@ -64,12 +70,27 @@ void osm_report_on_lft_change(struct osm_report *r, void (*fn)(void *arg, uint64
 typedef void (*osm_report_change_fn)(void *arg, const char *subnet, unsigned lid,
 				     unsigned nodes);
 void osm_report_on_change(struct osm_report *r, osm_report_change_fn fn, void *arg);
+/* A routing run as reported (ok 0: it failed), for osm_report_on_run. */
+struct osm_run_info {
+	const char *engine;
+	int ok;
+	uint64_t isolated_version;  /* the isolated set in force (0: none, or an older plugin) */
+	unsigned isolated;          /* links it left out */
+	double secs;                /* the run's duration */
+};
+/* On the loop, after each routing run report is stored (failed runs too):
+ * fn(arg, run); run lives for the call only. One hook (daemon/isolation/
+ * learns which version of the isolated set OpenSM routes with). */
+void osm_report_on_run(struct osm_report *r,
+		       void (*fn)(void *arg, const struct osm_run_info *run), void *arg);
 /* Register `route-runs` (CTL_READ) on ctl. */
 int osm_report_register(struct osm_report *r, struct ctl *ctl);
 
 /* The request type asking the plugin for a heavy sweep (plugins/opensm
  * matches the same text). */
 #define OSM_REQ_HEAVY_SWEEP "heavy_sweep"
+/* The request type asking it to route again (isolated links changed). */
+#define OSM_REQ_REROUTE "reroute"
 
 /* Where requests reach the plugin: copied on the loop, used from any
  * thread while the osm_report lives. */
@@ -87,6 +108,8 @@ int osm_report_peer(const struct osm_report *r, struct osm_report_peer *p);
  * (or its queue already full: a sweep is already asked), -errno
  * (-ECONNREFUSED: that OpenSM is gone). Never waits. */
 int osm_report_ask_heavy_sweep(const struct osm_report_peer *p, const char *why);
+/* Any thread: ask it to route again (OSM_REQ_REROUTE); as above. */
+int osm_report_ask_reroute(const struct osm_report_peer *p, const char *why);
 
 /* Handle one datagram (exposed for the unit tests). 0, -EINVAL for a
  * message refused (logged), or -errno from the store. */

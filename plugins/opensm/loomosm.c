@@ -9,7 +9,8 @@
  * "loom-minhop"; routing_engine then selects them like OpenSM's own. The
  * routing itself is in osm_engine.c, the translation in osm_graph.c, the
  * reports to loomd in report.c, loomd's requests in request.c, loom's
- * options file over OpenSM's in osm_options.c.
+ * options file over OpenSM's in osm_options.c, loomd's isolated links in
+ * osm_isolated.c.
  *
  * OpenSM refuses the plugin unless osm_version equals its own version string
  * exactly, so the plugin must be built against the running OpenSM's headers. */
@@ -46,6 +47,7 @@ static void losm_plugin_free(struct losm_plugin *p)
 	}
 	losm_request_free(p->request);  /* its thread reads the report socket */
 	losm_options_free(p->options);
+	losm_isolated_free(p->isolated);
 	losm_report_free(p->report);
 	par_pool_free(p->pool);
 	pthread_mutex_destroy(&p->qos_lock);
@@ -98,6 +100,9 @@ static void *create(struct osm_opensm *osm)
 				"loomd's requests: loomd can only signal this OpenSM\n");
 	}
 	p->options = losm_options_new(osm);
+	if (!(p->isolated = losm_isolated_new(osm)))
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ERR LOOM11: loomosm: out of memory: loomd's "
+			"isolated links are not honoured\n");
 	p->pool = par_pool_new(threads_wanted(osm));
 	engines = rt_engine_list(&n);
 	for (size_t i = 0; i < n && p->n_engines < sizeof(p->engines) / sizeof(p->engines[0]);

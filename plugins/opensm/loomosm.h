@@ -5,8 +5,9 @@
  * osm_graph.c (OpenSM's subnet -> loom's fabric graph, tables -> new_lft),
  * osm_engine.c (the routing engine callbacks OpenSM calls), report.c (runs
  * and events reported to loomd, never waiting on it), request.c (loomd's
- * requests back: a heavy sweep without a signal), osm_options.c (loom's
- * options file applied over OpenSM's own).
+ * requests back: a heavy sweep or a reroute without a signal), osm_options.c
+ * (loom's options file applied over OpenSM's own), osm_isolated.c (the links
+ * loomd took out of the routes, issue 42).
  *
  * Include the OpenSM headers through this file: osm_config.h must come first,
  * it holds the defines that shape OpenSM's structs. */
@@ -36,6 +37,8 @@ struct losm_result {
 	 * the graph knows base LIDs only, paths ask for any LID of an LMC range. */
 	uint16_t *base_lid;
 	uint16_t max_lid;      /* OpenSM's, >= g->max_lid */
+	uint64_t iso_version;  /* the isolated set in force for the run (osm_isolated.c) */
+	unsigned iso_links;    /* links it left out of g */
 	/* Holders beyond the engine (report.c's metrics worker): the tables
 	 * outlive the next run until the worker is done with them. */
 	atomic_int holds;
@@ -72,6 +75,7 @@ struct losm_engine {
 struct losm_report;
 struct losm_request;
 struct losm_options;
+struct losm_isolated;
 struct sockaddr_un;
 
 /* osm_qos.c: loom's ib_qos block as found in OpenSM's options file. */
@@ -86,6 +90,7 @@ struct losm_plugin {
 	struct losm_report *report;    /* report.c; NULL if out of memory */
 	struct losm_request *request;  /* request.c; NULL: none heard */
 	struct losm_options *options;  /* osm_options.c; NULL if out of memory */
+	struct losm_isolated *isolated;/* osm_isolated.c; NULL if out of memory */
 	/* The threads the engines and the hop tables split their work over
 	 * ($LOOMOSM_THREADS, default the cores): used only inside OpenSM's
 	 * routing callbacks, which OpenSM calls one at a time from its state
@@ -144,6 +149,19 @@ const char *losm_options_path(const struct losm_options *o);
 /* OpenSM's own options file as OpenSM named it at its start (NULL: none),
  * never the copy losm_options_apply names to OpenSM for a moment. */
 const char *losm_options_own(const struct losm_options *o);
+
+/* ---- osm_isolated.c ---- */
+
+/* loomd's isolated set ($LOOMOSM_ISOLATED, default ISO_SET_PATH). NULL
+ * only when out of memory. */
+struct losm_isolated *losm_isolated_new(osm_opensm_t *osm);
+void losm_isolated_free(struct losm_isolated *iso);
+/* At the start of a routing run (under OpenSM's lock): read the file again
+ * if it changed, remove its links from fab (as cut cables); the number
+ * removed. A bad file keeps the previous set (ERR LOOM11, once). */
+unsigned losm_isolated_apply(struct losm_isolated *iso, struct fab *fab, const char *engine);
+/* The version of the set in force (0: none, or no file). */
+uint64_t losm_isolated_version(const struct losm_isolated *iso);
 
 /* ---- osm_qos.c ---- */
 

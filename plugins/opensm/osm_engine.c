@@ -80,6 +80,10 @@ static int build_fwd_tables(void *context)
 	fab = losm_fabric_from_subnet(&osm->subn, err, sizeof(err));
 	if (!fab)
 		goto fail;
+	/* loomd's isolated links (issue 42): out of the graph as if cut, so
+	 * that every engine, and the incremental reroute, routes around them. */
+	r->iso_links = losm_isolated_apply(e->plugin->isolated, fab, e->name);
+	r->iso_version = losm_isolated_version(e->plugin->isolated);
 	r->g = rt_graph_new(fab, err, sizeof(err));
 	fab_free(fab);
 	if (!r->g)

@@ -178,6 +178,8 @@ struct run_job {
 	char reason[256];
 	unsigned vls;
 	size_t switches, ca_ports, routed, unreachable;
+	uint64_t iso_version;          /* loomd's isolated set in force (osm_isolated.c) */
+	unsigned iso_links;            /* links it left out */
 };
 
 static void send_run(struct run_job *j, const struct rt_metrics *m, double metrics_ms,
@@ -196,6 +198,8 @@ static void send_run(struct run_job *j, const struct rt_metrics *m, double metri
 		  "\"ca_ports\":%zu,\"entries_routed\":%zu,\"entries_unreachable\":%zu",
 		  j->time, j->duration_ms, j->vls, j->switches, j->ca_ports, j->routed,
 		  j->unreachable);
+	jb_printf(&b, ",\"isolated_version\":%" PRIu64 ",\"isolated\":%u", j->iso_version,
+		  j->iso_links);
 	if (m) {
 		/* The keys of lib/route/route_live.h's rl_metrics_json. */
 		jb_printf(&b, ",\"metrics_ms\":%.3f,\"metrics\":{\"pairs\":%zu,\"delivered\":%zu,"
@@ -292,6 +296,10 @@ void losm_report_run(struct losm_engine *e, struct losm_result *r, double secs,
 	if (r && r->g) {
 		j->switches = r->g->n_sw;
 		j->ca_ports = r->g->n_ca;
+	}
+	if (r) {
+		j->iso_version = r->iso_version;
+		j->iso_links = r->iso_links;
 	}
 	if (error) {
 		snprintf(j->reason, sizeof(j->reason), "%s", error);

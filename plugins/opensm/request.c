@@ -9,6 +9,11 @@
  *       re-reads the options file and the partitions file first. loomd
  *       asks so when it changed one of them; it need not be root, nor
  *       OpenSM's user, to be heard.
+ *   {"v":1,"type":"reroute","why":"..."}  OpenSM does what its console's
+ *       `reroute` does: force_reroute, then a sweep: routing again without
+ *       a heavy sweep's discovery. loomd asks so when it changed the
+ *       isolated links file (osm_isolated.c), which every routing run
+ *       reads.
  * Only loomd may ask: a request counts only when it comes from the socket
  * the plugin reports to (the sender's bound path is that very socket file:
  * same device and inode), which only the process that bound it can send
@@ -37,7 +42,7 @@ struct losm_request {
 	int stop[2];             /* a byte written: the thread ends */
 	pthread_t thread;
 	int warned;              /* a foreign sender was logged */
-	unsigned long sweeps;
+	unsigned long sweeps, reroutes;
 };
 
 /* Is `from` loomd's report socket itself? */
@@ -85,16 +90,23 @@ static void handle(struct losm_request *q, const char *msg, const struct sockadd
 		}
 		return;
 	}
-	if (!strstr(msg, "\"type\":\"heavy_sweep\"")) {
+	request_why(msg, why, sizeof(why));
+	if (strstr(msg, "\"type\":\"heavy_sweep\"")) {
+		q->sweeps++;
+		OSM_LOG(&q->osm->log, OSM_LOG_INFO, "loomosm: heavy sweep asked by loomd (%s): "
+			"the options and partitions files are read again\n",
+			why[0] ? why : "no reason given");
+		q->osm->subn.force_heavy_sweep = TRUE;
+	} else if (strstr(msg, "\"type\":\"reroute\"")) {
+		q->reroutes++;
+		OSM_LOG(&q->osm->log, OSM_LOG_INFO, "loomosm: reroute asked by loomd (%s): the "
+			"isolated links are read again\n", why[0] ? why : "no reason given");
+		q->osm->subn.force_reroute = TRUE;
+	} else {
 		OSM_LOG(&q->osm->log, OSM_LOG_INFO, "loomosm: a request of loomd not known to "
 			"this plugin was ignored: %.80s\n", msg);
 		return;
 	}
-	request_why(msg, why, sizeof(why));
-	q->sweeps++;
-	OSM_LOG(&q->osm->log, OSM_LOG_INFO, "loomosm: heavy sweep asked by loomd (%s): the "
-		"options and partitions files are read again\n", why[0] ? why : "no reason given");
-	q->osm->subn.force_heavy_sweep = TRUE;
 	osm_opensm_sweep(q->osm);
 }
 

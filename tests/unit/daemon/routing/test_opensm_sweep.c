@@ -51,13 +51,22 @@ START_TEST(a_pid_file_naming_another_program_is_not_signalled)
 }
 END_TEST
 
+/* The next request waiting on fd, as text in buf. */
+static const char *received(int fd, char *buf, size_t len)
+{
+	ssize_t n = recv(fd, buf, len - 1, MSG_DONTWAIT);
+
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	return buf;
+}
+
 START_TEST(the_plugin_is_asked_and_its_going_is_said)
 {
 	int plugin = socket(AF_UNIX, SOCK_DGRAM, 0), loomd = socket(AF_UNIX, SOCK_DGRAM, 0);
 	struct opensm_sweep s = { .has_peer = 1 };
 	char how[512], buf[256];
 	socklen_t len = sizeof(s.peer.addr);
-	ssize_t n;
 	int pid;
 
 	ck_assert_int_eq(bind(plugin, (struct sockaddr *)&(struct sockaddr_un){ .sun_family =
@@ -69,15 +78,21 @@ START_TEST(the_plugin_is_asked_and_its_going_is_said)
 	ck_assert_int_eq(opensm_sweep_ask(&s, "ib_cc", &pid, how, sizeof(how)), 0);
 	ck_assert_int_eq(pid, 4242);
 	ck_assert_str_eq(how, "asked libloomosm.so in OpenSM pid 4242");
-	n = recv(plugin, buf, sizeof(buf) - 1, MSG_DONTWAIT);
-	ck_assert_int_gt(n, 0);
-	buf[n] = '\0';
+	received(plugin, buf, sizeof(buf));
 	ck_assert_msg(strstr(buf, "\"type\":\"heavy_sweep\"") && strstr(buf, "\"why\":\"ib_cc\""),
 		      "%s", buf);
+	/* a reroute (the isolated links changed) goes the same way */
+	ck_assert_int_eq(opensm_sweep_reroute(&s, "isolation", &pid, how, sizeof(how)), 0);
+	ck_assert_int_eq(pid, 4242);
+	ck_assert_str_eq(how, "asked libloomosm.so in OpenSM pid 4242");
+	ck_assert_str_eq(received(plugin, buf, sizeof(buf)),
+			 "{\"v\":1,\"type\":\"reroute\",\"why\":\"isolation\"}");
 	/* the plugin's OpenSM gone, nothing to signal: said, not claimed */
 	close(plugin);
 	ck_assert_int_eq(opensm_sweep_ask(&s, "ib_cc", &pid, how, sizeof(how)), -ESRCH);
 	ck_assert_int_eq(pid, 0);
+	ck_assert_msg(strstr(how, "libloomosm.so of OpenSM pid 4242") != NULL, "%s", how);
+	ck_assert_int_eq(opensm_sweep_reroute(&s, "isolation", &pid, how, sizeof(how)), -ESRCH);
 	ck_assert_msg(strstr(how, "libloomosm.so of OpenSM pid 4242") != NULL, "%s", how);
 	close(loomd);
 }

@@ -6,7 +6,9 @@
  * refused when live, and removed at the end. A plugin that reports from an
  * address of its own is where loomd's heavy_sweep request goes, sent from
  * the report socket itself (the plugin checks that); an unbound sender or a
- * refused report is never asked. */
+ * refused report is never asked. Every stored run, failed ones too, reaches
+ * the run hook with the isolated set's version the plugin routed with (0
+ * from an older plugin that does not say it). */
 #include "autoconf.h"
 
 #include <check.h>
@@ -224,6 +226,69 @@ START_TEST(an_lft_change_of_some_blocks_calls_the_hook_with_the_sm)
 }
 END_TEST
 
+/* osm_report_on_run's listener: the runs it heard. */
+static struct osm_run_info heard[4];
+static char heard_engine[4][32];
+static unsigned n_heard;
+
+static void run_hook(void *arg, const struct osm_run_info *run)
+{
+	ck_assert_ptr_eq(arg, &n_heard);
+	ck_assert_uint_lt(n_heard, 4);
+	heard[n_heard] = *run;
+	snprintf(heard_engine[n_heard], sizeof(heard_engine[0]), "%s", run->engine);
+	n_heard++;
+}
+
+START_TEST(every_run_reaches_the_run_hook_with_its_isolated_set)
+{
+	static const char run_iso[] = HEAD "\"type\":\"routing_run\",\"engine\":\"loom-ftree\","
+		"\"routed_by\":\"reroute\",\"result\":\"ok\",\"reason\":null,\"note\":\"\","
+		"\"started\":1700000000.25,\"duration_ms\":250,\"vls\":1,\"switches\":12,"
+		"\"ca_ports\":32,\"entries_routed\":528,\"entries_unreachable\":0,"
+		"\"isolated_version\":9223372036854775807,\"isolated\":2,\"metrics\":null}";
+	static const char run_failed[] = HEAD "\"type\":\"routing_run\",\"engine\":\"loom\","
+		"\"routed_by\":null,\"result\":\"failed\",\"reason\":\"no memory\",\"note\":\"\","
+		"\"started\":1700000000.25,\"duration_ms\":1,\"vls\":1,\"switches\":0,"
+		"\"ca_ports\":0,\"entries_routed\":0,\"entries_unreachable\":0,"
+		"\"isolated_version\":7,\"isolated\":0,\"metrics\":null}";
+	static const char *const bad[] = {
+		HEAD "\"type\":\"routing_run\",\"engine\":\"loom\",\"result\":\"ok\","
+		"\"duration_ms\":1,\"vls\":1,\"switches\":1,\"ca_ports\":1,\"entries_routed\":1,"
+		"\"entries_unreachable\":0,\"isolated_version\":\"7\",\"isolated\":1}",
+		HEAD "\"type\":\"routing_run\",\"engine\":\"loom\",\"result\":\"ok\","
+		"\"duration_ms\":1,\"vls\":1,\"switches\":1,\"ca_ports\":1,\"entries_routed\":1,"
+		"\"entries_unreachable\":0,\"isolated_version\":7}",
+		HEAD "\"type\":\"routing_run\",\"engine\":\"loom\",\"result\":\"ok\","
+		"\"duration_ms\":1,\"vls\":1,\"switches\":1,\"ca_ports\":1,\"entries_routed\":1,"
+		"\"entries_unreachable\":0,\"isolated_version\":7,\"isolated\":-1}",
+	};
+
+	n_heard = 0;
+	osm_report_on_run(rep, run_hook, &n_heard);
+	/* An older plugin: no isolated fields, version 0. */
+	ck_assert_int_eq(handle(run_ok), 0);
+	ck_assert_int_eq(handle(run_iso), 0);
+	ck_assert_int_eq(handle(run_failed), 0);
+	/* Other reports, and refused runs, are not runs. */
+	ck_assert_int_eq(handle(HEAD "\"type\":\"subnet_up\",\"nodes\":4,\"switches\":1,"
+				"\"ports\":4,\"gids_in\":0,\"gids_out\":0}"), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(handle(bad[i]) == -EINVAL, "accepted: %s", bad[i]);
+	ck_assert_uint_eq(n_heard, 3);
+	ck_assert_str_eq(heard_engine[0], "loom");
+	ck_assert_int_eq(heard[0].ok, 1);
+	ck_assert_uint_eq(heard[0].isolated_version, 0);
+	ck_assert_uint_eq(heard[0].isolated, 0);
+	ck_assert_str_eq(heard_engine[1], "loom-ftree");
+	ck_assert_uint_eq(heard[1].isolated_version, INT64_MAX);  /* jansson: int64 */
+	ck_assert_uint_eq(heard[1].isolated, 2);
+	ck_assert_double_eq_tol(heard[1].secs, 0.25, 1e-9);
+	ck_assert_int_eq(heard[2].ok, 0);
+	ck_assert_uint_eq(heard[2].isolated_version, 7);
+}
+END_TEST
+
 START_TEST(malformed_reports_are_refused_and_not_stored)
 {
 	static const char *const bad[] = {
@@ -324,6 +389,12 @@ START_TEST(a_plugin_reporting_from_its_own_address_gets_the_sweep_request)
 	ck_assert_str_eq(buf, "{\"v\":1,\"type\":\"heavy_sweep\",\"why\":\"tenants\"}");
 	/* from the report socket itself: what the plugin accepts */
 	ck_assert_str_eq(from.sun_path, sock_path);
+	/* the isolated links changed: a reroute, the same way */
+	ck_assert_int_eq(osm_report_ask_reroute(&peer, "isolated links version 3"), 0);
+	n = recv(plugin, buf, sizeof(buf) - 1, MSG_DONTWAIT);
+	ck_assert_int_gt(n, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, "{\"v\":1,\"type\":\"reroute\",\"why\":\"isolated links version 3\"}");
 	/* that plugin gone: the request says so */
 	close(plugin);
 	ck_assert_int_eq(osm_report_ask_heavy_sweep(&peer, "tenants"), -ECONNREFUSED);
@@ -341,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, failed_run_is_stored_with_a_warning_event);
 	tcase_add_test(tc, events_are_stored_by_kind);
 	tcase_add_test(tc, an_lft_change_of_some_blocks_calls_the_hook_with_the_sm);
+	tcase_add_test(tc, every_run_reaches_the_run_hook_with_its_isolated_set);
 	tcase_add_test(tc, malformed_reports_are_refused_and_not_stored);
 	tcase_add_test(tc, stale_socket_is_replaced_live_one_refused_removed_at_free);
 	tcase_add_test(tc, a_plugin_reporting_from_its_own_address_gets_the_sweep_request);
