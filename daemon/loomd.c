@@ -757,6 +757,7 @@ int loomd_run(const struct loomd_options *opt)
 	qos_ib_set_opensm(d.qos_ib, d.osm);
 	qos_ibcc_set_opensm(d.qos_ibcc, d.osm);
 	isolation_set_opensm(d.isolation, d.osm, tc->tenant_opensm_pid_file);
+	osm_report_on_run(d.osm, isolation_on_run, d.isolation);
 	/* A reroute turns AR off on NVIDIA switches: program it again. */
 	osm_report_on_lft_change(d.osm, lft_changed, &d);
 	/* A trap or a heavy sweep: discovery follows the change. */

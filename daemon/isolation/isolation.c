@@ -16,6 +16,7 @@
 #include "daemon/core/ctl.h"
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
+#include "daemon/routing/osm_report.h"
 #include "daemon/isolation/isolation_impl.h"
 #include "daemon/isolation/store_isolation.h"
 #include "lib/fabric/fabric.h"
@@ -172,6 +173,18 @@ static void timer_arm(struct isolation_mod *m)
 		event_add(m->timer, &tv);
 }
 
+void isolation_on_run(void *arg, const struct osm_run_info *run)
+{
+	struct isolation_mod *m = arg;
+
+	if (!run->ok || !run->isolated_version || run->isolated_version == m->applied_version)
+		return;
+	log_notice("isolation: OpenSM routed with the isolated set version %" PRIu64 " (%u links "
+		   "left out) in %.2f s", run->isolated_version, run->isolated, run->secs);
+	m->applied_version = run->isolated_version;
+	m->applied_links = run->isolated;
+}
+
 void isolation_on_swept(void *arg, const char *subnet, struct fab *fab)
 {
 	struct isolation_mod *m = arg;
@@ -239,8 +252,10 @@ static void cmd_isolated(struct ctl_req *req, json_t *args, void *arg)
 		if (!has_subnet || !strcmp(rows.v[i].subnet, subnet))
 			json_array_append_new(list, store_iso_row_json(&rows.v[i], now));
 	store_iso_rows_free(&rows);
-	ctl_reply_ok(req, json_pack("{s:s, s:I, s:o}", "mode", iso_mode_name(m->conf.iso_mode),
-				    "version", (json_int_t)version, "links", list));
+	ctl_reply_ok(req, json_pack("{s:s, s:I, s:I, s:i, s:o}", "mode",
+				    iso_mode_name(m->conf.iso_mode), "version", (json_int_t)version,
+				    "applied_version", (json_int_t)m->applied_version,
+				    "applied_links", (int)m->applied_links, "links", list));
 }
 
 static void cmd_change(struct ctl_req *req, json_t *args, struct isolation_mod *m, int kind)

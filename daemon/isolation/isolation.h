@@ -54,6 +54,10 @@ void isolation_set_job_index(struct isolation_mod *m, struct job_index *ix);
 /* Where OpenSM is asked to reroute: the plugin that reports on rep, else
  * the OpenSM of pid_file ("" the last reported). */
 void isolation_set_opensm(struct isolation_mod *m, struct osm_report *rep, const char *pid_file);
+/* osm_report_on_run's listener: the version of the set OpenSM routed with
+ * (link-isolated's "applied_version"). */
+struct osm_run_info;
+void isolation_on_run(void *arg, const struct osm_run_info *run);
 /* sweeper_on_swept's listener: takes fab. */
 void isolation_on_swept(void *arg, const char *subnet, struct fab *fab);
 /* telemetry_on_read's listener. */

@@ -21,437 +21,11 @@
 #include "lib/db/job_db.h"
 #include "lib/db/link_state_db.h"
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/isolated_set.h"
 #include "lib/fabric/ibtypes.h"
 #include "lib/route/route.h"
 #include "lib/route/route_loss.h"
 #include "lib/util/log.h"
-
-/* ---- the routes now, and what a candidate costs ---------------------------------- */
-
-/* The cables out of one subnet's routes in this job: the stored ones and
- * those taken since. */
-struct out_set {
-	struct iso_link *v;
-	size_t n, cap;
-};
-
-static int out_add(struct out_set *o, const struct iso_link *l)
-{
-	if (o->n == o->cap) {
-		struct iso_link *v = realloc(o->v, (o->cap = o->cap ? 2 * o->cap : 8) * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		o->v = v;
-	}
-	o->v[o->n++] = *l;
-	return 0;
-}
-
-static void base_clear(struct iso_base *b)
-{
-	rt_lfts_free(b->l);
-	rt_graph_free(b->g);
-	memset(b, 0, sizeof(*b));
-}
-
-void iso_bases_clear(struct isolation_mod *m)
-{
-	for (size_t i = 0; i < ISO_NAMES_MAX; i++)
-		base_clear(&m->bases[i]);
-}
-
-/* fab without the cables of o (and extra, when not NULL): a copy. */
-static struct fab *fab_without(const struct fab *fab, const struct out_set *o,
-			       const struct iso_link *extra)
-{
-	struct fab *f = fab_dup(fab);
-
-	if (!f)
-		return NULL;
-	for (size_t i = 0; i < o->n; i++)
-		fab_unlink(f, o->v[i].a.guid, o->v[i].a.port);
-	if (extra)
-		fab_unlink(f, extra->a.guid, extra->a.port);
-	return f;
-}
-
-static void judged_into(struct iso_base *b, const struct rt_judged *jd)
-{
-	b->ebb = jd->ebb;
-	b->unreachable = jd->unreachable;
-	b->shift = jd->shift_max_load;
-	b->min_paths = jd->min_paths;
-	b->tree = jd->tree;
-}
-
-/* The subnet's routes now in m->bases[idx], made when the fabric or the
- * set moved since. */
-static int base_ready(struct isolation_mod *m, unsigned idx, const struct fab *fab,
-		      int64_t version, const struct out_set *o, char *err, size_t errlen)
-{
-	struct iso_base *b = &m->bases[idx];
-	struct rt_metrics_opts opts;
-	struct rt_judged jd;
-	struct fab *f;
-	int rc;
-
-	if (b->g && b->fab == fab && b->version == version)
-		return 0;
-	base_clear(b);
-	if (!(f = fab_without(fab, o, NULL))) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	b->g = rt_graph_new(f, err, errlen);
-	fab_free(f);
-	if (!b->g)
-		return -EINVAL;
-	if (!(b->l = rt_lfts_new(b->g))) {
-		base_clear(b);
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	if ((rc = rt_route_loom(b->g, b->l, err, errlen)) < 0) {
-		base_clear(b);
-		return rc;
-	}
-	rt_loss_opts(b->g, &opts);
-	if ((rc = rt_loss_judge(b->g, b->l, &opts, &jd)) < 0) {
-		base_clear(b);
-		snprintf(err, errlen, "out of memory");
-		return rc;
-	}
-	judged_into(b, &jd);
-	b->fab = fab;
-	b->version = version;
-	return 0;
-}
-
-struct loss {
-	int refused;
-	char why[256];        /* the floor it would cross */
-	char text[256];       /* what the routes lose, for the events and the row */
-	struct rt_graph *g;   /* the routes without it (taken when it is isolated) */
-	struct rt_lfts *l;
-	struct rt_judged jd;
-};
-
-static void loss_clear(struct loss *x)
-{
-	rt_lfts_free(x->l);
-	rt_graph_free(x->g);
-	x->l = NULL;
-	x->g = NULL;
-}
-
-/* What the routes lose without cand, against the floors of conf. */
-static int loss_of(const struct iso_job *j, const struct iso_base *b, const struct fab *fab,
-		   const struct out_set *o, const struct iso_link *cand, struct loss *x)
-{
-	const struct isolation_conf *c = &j->conf;
-	struct rt_metrics_opts opts;
-	struct fab *f = fab_without(fab, o, cand);
-	char err[256];
-	int incr = 0;
-
-	memset(x, 0, sizeof(*x));
-	if (!f)
-		return -ENOMEM;
-	x->g = rt_graph_new(f, err, sizeof(err));
-	fab_free(f);
-	if (!x->g || !(x->l = rt_loss_reroute(b->g, b->l, x->g, rt_engine_find("loom"), &incr,
-					      err, sizeof(err)))) {
-		loss_clear(x);
-		x->refused = 1;
-		snprintf(x->why, sizeof(x->why), "the routes without it cannot be computed: %.200s",
-			 err);
-		return 0;
-	}
-	rt_loss_opts(x->g, &opts);
-	if (rt_loss_judge(x->g, x->l, &opts, &x->jd) < 0) {
-		loss_clear(x);
-		return -ENOMEM;
-	}
-	snprintf(x->text, sizeof(x->text), "EBB %.3f -> %.3f, worst shift load %zu -> %zu, "
-		 "paths between leaves %zu -> %zu, pairs without a route %zu -> %zu (%s)",
-		 b->ebb, x->jd.ebb, b->shift, x->jd.shift_max_load,
-		 b->min_paths == SIZE_MAX ? 0 : b->min_paths,
-		 x->jd.min_paths == SIZE_MAX ? 0 : x->jd.min_paths, b->unreachable,
-		 x->jd.unreachable, incr ? "incremental reroute" : "full run");
-	if (x->jd.unreachable > b->unreachable) {
-		x->refused = 1;
-		snprintf(x->why, sizeof(x->why), "%zu pairs of CA ports would lose their route",
-			 x->jd.unreachable - b->unreachable);
-	} else if (c->iso_min_paths > 0 && x->jd.tree && x->jd.min_paths != SIZE_MAX &&
-		   x->jd.min_paths < (size_t)c->iso_min_paths) {
-		x->refused = 1;
-		snprintf(x->why, sizeof(x->why), "two leaves would keep %zu paths between them "
-			 "(isolation.min_paths %d)", x->jd.min_paths, c->iso_min_paths);
-	} else if (c->iso_ebb_floor_pct > 0 && x->jd.ebb * 100.0 < c->iso_ebb_floor_pct) {
-		x->refused = 1;
-		snprintf(x->why, sizeof(x->why), "the effective bisection bandwidth would fall to "
-			 "%.1f%% (isolation.ebb_floor_pct %d)", x->jd.ebb * 100.0,
-			 c->iso_ebb_floor_pct);
-	}
-	return 0;
-}
-
-/* The candidate's routes become the subnet's routes now. */
-static void base_take(struct iso_base *b, struct loss *x)
-{
-	rt_lfts_free(b->l);
-	rt_graph_free(b->g);
-	b->g = x->g;
-	b->l = x->l;
-	x->g = NULL;
-	x->l = NULL;
-	judged_into(b, &x->jd);
-}
-
-/* ---- the candidates ---------------------------------------------------------------- */
-
-struct cands {
-	struct iso_candidate *v;
-	uint64_t *errors, *symbol, *downs;   /* per candidate, both ends summed */
-	uint64_t *evdowns;                   /* per candidate: downs the sweeps' events saw */
-	size_t n, cap;
-};
-
-static void cands_free(struct cands *c)
-{
-	free(c->v);
-	free(c->errors);
-	free(c->symbol);
-	free(c->downs);
-	free(c->evdowns);
-	memset(c, 0, sizeof(*c));
-}
-
-/* The link at (guid, port) in fab, a its lower end: 0, or -ENOENT (no
- * cable there). */
-static int link_at(const struct fab *fab, uint64_t guid, unsigned port, struct iso_link *l)
-{
-	const struct fab_node *n = fab_find(fab, guid), *pn = NULL;
-	const struct fab_port *p = n ? fab_port(n, port) : NULL, *pp;
-
-	if (!p || !p->has_peer || !(pp = fab_peer(fab, p, &pn)) || !pn)
-		return -ENOENT;
-	*l = (struct iso_link){ { n->guid, (uint8_t)port, n->type != IBT_NODE_SWITCH },
-				{ pn->guid, pp->num, pn->type != IBT_NODE_SWITCH } };
-	iso_link_canon(l);
-	return 0;
-}
-
-static long cand_of(struct cands *c, const struct iso_link *l)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (iso_link_eq(&c->v[i].link, l))
-			return (long)i;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 16;
-		struct iso_candidate *v = realloc(c->v, cap * sizeof(*v));
-		uint64_t *e = v ? realloc(c->errors, cap * sizeof(*e)) : NULL;
-		uint64_t *s = e ? (c->errors = e, realloc(c->symbol, cap * sizeof(*s))) : NULL;
-		uint64_t *d = s ? (c->symbol = s, realloc(c->downs, cap * sizeof(*d))) : NULL;
-		uint64_t *ev = d ? (c->downs = d, realloc(c->evdowns, cap * sizeof(*ev))) : NULL;
-
-		if (v)
-			c->v = v;
-		if (!ev)
-			return -1;
-		c->evdowns = ev;
-		c->cap = cap;
-	}
-	memset(&c->v[c->n], 0, sizeof(c->v[0]));
-	c->v[c->n].link = *l;
-	c->errors[c->n] = c->symbol[c->n] = c->downs[c->n] = c->evdowns[c->n] = 0;
-	return (long)c->n++;
-}
-
-struct win_ctx {
-	struct cands *c;
-	const struct fab *fab;
-	unsigned subnet;
-};
-
-static int win_add(void *arg, unsigned subnet, uint64_t guid, unsigned port,
-		   const struct iso_moves *sum)
-{
-	struct win_ctx *w = arg;
-	struct iso_link l;
-	long k;
-
-	if (subnet != w->subnet || link_at(w->fab, guid, port, &l) < 0)
-		return 0;
-	if ((k = cand_of(w->c, &l)) < 0)
-		return -ENOMEM;
-	w->c->errors[k] += sum->errors;
-	w->c->symbol[k] += sum->symbol;
-	w->c->downs[k] += sum->downed;
-	return 0;
-}
-
-/* The link_down and link_flap events of the window (a cable cut and put
- * back, which the counters of ibsim, and of a port reset, do not count):
- * "0xA[p] (...) <-> 0xB[q] (...)"; a link_flap's new_value "N bounces"
- * stands for N - 1 downs after the link_down before it. */
-static int flap_events(sqlite3 *db, int64_t sid, double since, const struct fab *fab,
-		       struct cands *c)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT subject, kind, new_value FROM events WHERE time > ?1 "
-			       "AND subnet_id = ?2 AND kind IN ('link_down', 'link_flap')", -1, &s,
-			       NULL) != SQLITE_OK)
-		return store_db_fail(db, "read the links that went down");
-	sqlite3_bind_double(s, 1, since);
-	sqlite3_bind_int64(s, 2, sid);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *subj = (const char *)sqlite3_column_text(s, 0);
-		const char *kind = (const char *)sqlite3_column_text(s, 1);
-		const char *val = (const char *)sqlite3_column_text(s, 2);
-		const char *other = subj ? strstr(subj, "<-> ") : NULL;
-		uint64_t ga, gb;
-		unsigned pa, pb;
-		struct iso_link l;
-		long k;
-		int n = 1;
-
-		if (!other || sscanf(subj, "0x%" SCNx64 "[%u]", &ga, &pa) != 2 ||
-		    sscanf(other + 4, "0x%" SCNx64 "[%u]", &gb, &pb) != 2 || !pa || !pb ||
-		    pa > 254 || pb > 254)
-			continue;
-		if (!strcmp(kind, "link_flap"))
-			n = val ? atoi(val) - 1 : 1;
-		if (n <= 0)
-			continue;
-		if (link_at(fab, ga, pa, &l) < 0) {
-			/* Down now: judged when it comes back, by its ends. */
-			l = (struct iso_link){ { ga, (uint8_t)pa, 0 }, { gb, (uint8_t)pb, 0 } };
-			iso_link_canon(&l);
-			{
-				const struct fab_node *na = fab_find(fab, l.a.guid);
-				const struct fab_node *nb = fab_find(fab, l.b.guid);
-
-				if (!na || !nb)
-					continue;   /* a node gone with it */
-				l.a.is_ca = na->type != IBT_NODE_SWITCH;
-				l.b.is_ca = nb->type != IBT_NODE_SWITCH;
-			}
-		}
-		if ((k = cand_of(c, &l)) < 0) {
-			sqlite3_finalize(s);
-			return -ENOMEM;
-		}
-		c->evdowns[k] += (uint64_t)n;
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the links that went down");
-}
-
-struct deg_ctx {
-	struct cands *c;
-	int failed;
-};
-
-static int deg_link(const struct fab_link *fl, void *arg)
-{
-	struct deg_ctx *d = arg;
-	struct link_caps a = { fl->a->width_enabled, fl->a->width_supported,
-			       fl->a->speed_enabled, fl->a->speed_supported };
-	struct link_caps b = { fl->b->width_enabled, fl->b->width_supported,
-			       fl->b->speed_enabled, fl->b->speed_supported };
-	unsigned w, sp;
-	struct iso_link l = { { fl->a_node->guid, fl->a->num, fl->a_node->type != IBT_NODE_SWITCH },
-			      { fl->b_node->guid, fl->b->num, fl->b_node->type != IBT_NODE_SWITCH } };
-	long k;
-
-	link_state_best(&a, &b, &w, &sp);
-	if (!link_state_degraded(fl->a->width_active, fl->a->speed_active, w, sp))
-		return 0;
-	iso_link_canon(&l);
-	if ((k = cand_of(d->c, &l)) < 0) {
-		d->failed = 1;
-		return -ENOMEM;
-	}
-	d->c->v[k].rules |= 1u << ISO_RULE_DEGRADED;
-	snprintf(d->c->v[k].evidence, sizeof(d->c->v[k].evidence), "runs %s %s, both ends "
-		 "enable %s %s", ibt_width_name(fl->a->width_active),
-		 ibt_speed_name(fl->a->speed_active), ibt_width_name(w), ibt_speed_name(sp));
-	return 0;
-}
-
-/* The bits a port's link carries in window_s at its active rate. */
-static double window_bits(const struct fab *fab, const struct iso_link *l, double window_s)
-{
-	const struct fab_node *n = fab_find(fab, l->a.guid);
-	const struct fab_port *p = n ? fab_port(n, l->a.port) : NULL;
-
-	if (!p || !p->width_active || !p->speed_active)
-		return 0;
-	return ibt_width_lanes(p->width_active) * ibt_lane_gbps(p->speed_active) * 1e9 * window_s;
-}
-
-/* Every link whose rules hold in the window, their evidence said. */
-static int gather(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
-		  const struct fab *fab, struct cands *c)
-{
-	const struct isolation_conf *cf = &j->conf;
-	double since = j->now - cf->iso_window_s;
-	struct win_ctx w = { c, fab, idx };
-	struct deg_ctx d = { c, 0 };
-	size_t keep = 0;
-	int rc;
-
-	if ((rc = iso_windows_foreach(j->m->win, since, win_add, &w)) < 0 ||
-	    (rc = flap_events(db, sid, since, fab, c)) < 0)
-		return rc;
-	if (cf->iso_degraded && (fab_foreach_link(fab, deg_link, &d) < 0 || d.failed))
-		return -ENOMEM;
-	for (size_t i = 0; i < c->n; i++) {
-		struct iso_candidate *v = &c->v[i];
-		double bits = window_bits(fab, &v->link, cf->iso_window_s);
-		double ber = bits > 0 ? (double)c->symbol[i] / bits : 0;
-		char more[384] = "";
-		size_t len = strlen(v->evidence);
-
-		/* A down the counters saw may be one a sweep saw too: the larger. */
-		if (c->evdowns[i] > c->downs[i])
-			c->downs[i] = c->evdowns[i];
-
-		if (cf->iso_errors > 0 && c->errors[i] >= (uint64_t)cf->iso_errors)
-			v->rules |= 1u << ISO_RULE_ERRORS;
-		if (cf->iso_ber_exp > 0 && c->symbol[i] && ber > pow(10.0, -cf->iso_ber_exp))
-			v->rules |= 1u << ISO_RULE_BER;
-		if (cf->iso_flaps > 0 && c->downs[i] >= (uint64_t)cf->iso_flaps)
-			v->rules |= 1u << ISO_RULE_FLAPS;
-		if (!v->rules)
-			continue;
-		snprintf(more, sizeof(more), "%s%" PRIu64 " errors, %" PRIu64 " symbol errors "
-			 "(BER %.1e), down %" PRIu64 " times in %d s", len ? "; " : "", c->errors[i],
-			 c->symbol[i], ber, c->downs[i], cf->iso_window_s);
-		snprintf(v->evidence + len, sizeof(v->evidence) - len, "%s", more);
-		v->severity = (double)__builtin_popcount(v->rules) * 1e15 + (double)c->downs[i] * 1e9 +
-			      (double)c->errors[i] + (double)c->symbol[i];
-		c->v[keep] = *v;
-		c->errors[keep] = c->errors[i];
-		c->symbol[keep] = c->symbol[i];
-		c->downs[keep] = c->downs[i];
-		keep++;
-	}
-	c->n = keep;
-	return 0;
-}
-
-static int by_severity(const void *x, const void *y)
-{
-	const struct iso_candidate *a = x, *b = y;
-
-	return a->severity < b->severity ? 1 : a->severity > b->severity ? -1 :
-	       (a->link.a.guid > b->link.a.guid) - (a->link.a.guid < b->link.a.guid);
-}
 
 /* ---- telling --------------------------------------------------------------------- */
 
@@ -538,7 +112,7 @@ struct subnet_run {
 	const char *name;
 	const struct fab *fab;
 	struct iso_rows *rows;
-	struct out_set out;
+	struct iso_out out;
 	int changed;
 	unsigned char *seen;   /* per m->told entry: still a candidate */
 };
@@ -577,17 +151,17 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 	struct iso_job *j = r->j;
 	struct isolation_mod *m = j->m;
 	struct iso_bounds b;
-	struct loss x;
+	struct iso_loss x;
 	char rules[64], text[1024], jobs[256], err[256];
 	int rc;
 
-	if ((rc = base_ready(m, r->idx, r->fab, r->version, &r->out, err, sizeof(err))) < 0) {
+	if ((rc = iso_base_ready(m, r->idx, r->fab, r->version, &r->out, err, sizeof(err))) < 0) {
 		if (told_new(m, r->idx, &c->link, ISO_ACT_REFUSE, err, r->seen))
 			tell(r->st, j->now, r->sid, "warning", "link_isolation_refused", r->fab,
 			     &c->link, NULL, err);
 		return rc == -ENOMEM ? rc : 0;
 	}
-	if ((rc = loss_of(j, &m->bases[r->idx], r->fab, &r->out, &c->link, &x)) < 0)
+	if ((rc = iso_loss_of(j, &m->bases[r->idx], r->fab, &r->out, &c->link, &x)) < 0)
 		return rc;
 	rules_text(c->rules, rules, sizeof(rules));
 	jobs_on(j, r->name, &c->link, jobs, sizeof(jobs));
@@ -598,7 +172,7 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 			rc = tell(r->st, j->now, r->sid, "warning", "link_isolation_refused", r->fab,
 				  &c->link, NULL, text);
 		}
-		loss_clear(&x);
+		iso_loss_clear(&x);
 		return rc < 0 ? rc : 0;
 	}
 	snprintf(text, sizeof(text), "rules %s: %s; loss %s%s%s", rules, c->evidence, x.text,
@@ -607,7 +181,7 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 		if (told_new(m, r->idx, &c->link, ISO_ACT_WOULD_ISOLATE, "", r->seen))
 			rc = tell(r->st, j->now, r->sid, "notice", "link_would_isolate", r->fab,
 				  &c->link, NULL, text);
-		loss_clear(&x);
+		iso_loss_clear(&x);
 		return rc < 0 ? rc : 0;
 	}
 	isolation_conf_bounds(&j->conf, &b);
@@ -618,13 +192,13 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 				  c->evidence, x.text, returns, iso_probation(&b, returns))) < 0 ||
 		    (rc = tell(r->st, j->now, r->sid, "warning", "link_isolated", r->fab, &c->link,
 			       NULL, text)) < 0 ||
-		    (rc = out_add(&r->out, &c->link)) < 0) {
-			loss_clear(&x);
+		    (rc = iso_out_add(&r->out, &c->link)) < 0) {
+			iso_loss_clear(&x);
 			return rc;
 		}
 	}
 	told_new(m, r->idx, &c->link, ISO_ACT_ISOLATE, "", r->seen);
-	base_take(&m->bases[r->idx], &x);
+	iso_base_take(&m->bases[r->idx], &x);
 	r->changed = 1;
 	return 0;
 }
@@ -721,19 +295,51 @@ static struct iso_entry *entries_of(struct iso_rows *rows, int64_t sid, size_t *
 static int eval_subnet(struct subnet_run *r)
 {
 	struct iso_job *j = r->j;
-	struct cands c = { 0 };
+	struct iso_cands c = { 0 };
 	struct iso_bounds b;
 	struct iso_decision *d = NULL;
 	struct iso_entry *e = NULL;
 	size_t *at = NULL, n_e = 0, n_d;
 	int rc;
 
-	if ((rc = gather(j, r->db, r->sid, r->idx, r->fab, &c)) < 0)
+	if ((rc = iso_gather(j, r->db, r->sid, r->idx, r->fab, &c)) < 0)
 		goto out;
-	qsort(c.v, c.n, sizeof(c.v[0]), by_severity);
-	if (!(e = entries_of(r->rows, r->sid, &at, &n_e)) ||
-	    !(d = calloc(n_e + c.n + 1, sizeof(*d)))) {
+	if (!(e = entries_of(r->rows, r->sid, &at, &n_e))) {
 		rc = -ENOMEM;
+		goto out;
+	}
+	/* An isolated cable is clean while nothing moves on it (the errors of
+	 * the window that isolated it stay in the window) and it is not
+	 * degraded: its candidate stays only when it is not. */
+	for (size_t i = 0; i < n_e && rc == 0; i++) {
+		long k = -1;
+		int moved;
+
+		for (size_t q = 0; q < c.n && k < 0; q++)
+			if (iso_link_eq(&c.v[q].link, &e[i].link))
+				k = (long)q;
+		if ((moved = iso_entry_moved(j, r->db, r->sid, r->idx, &e[i])) < 0) {
+			rc = moved;
+			break;
+		}
+		if (moved && k < 0) {
+			if ((k = iso_cand_of(&c, &e[i].link)) < 0)
+				rc = -ENOMEM;
+			else
+				c.v[k].rules = 1u << ISO_RULE_N;   /* moved: not a rule of its own */
+		} else if (!moved && k >= 0 && !(c.v[k].rules & (1u << ISO_RULE_DEGRADED)))
+			c.v[k].rules = 0;   /* dropped below */
+	}
+	{
+		size_t keep = 0;
+
+		for (size_t q = 0; q < c.n; q++)
+			if (c.v[q].rules)
+				c.v[keep++] = c.v[q];
+		c.n = keep;
+	}
+	if (rc < 0 || !(d = calloc(n_e + c.n + 1, sizeof(*d)))) {
+		rc = rc < 0 ? rc : -ENOMEM;
 		goto out;
 	}
 	isolation_conf_bounds(&j->conf, &b);
@@ -753,7 +359,7 @@ out:
 	free(d);
 	free(e);
 	free(at);
-	cands_free(&c);
+	iso_cands_free(&c);
 	return rc;
 }
 
@@ -805,7 +411,7 @@ static int operator_isolate(struct subnet_run *r, char *err, size_t errlen)
 	uint64_t guid;
 	unsigned port;
 	struct iso_link l;
-	struct loss x;
+	struct iso_loss x;
 	char text[1024], jobs[256], evidence[384];
 	long k;
 	int rc;
@@ -817,7 +423,7 @@ static int operator_isolate(struct subnet_run *r, char *err, size_t errlen)
 			 iso_state_name(r->rows->v[k].e.state), r->rows->v[k].by);
 		return -EEXIST;
 	}
-	if (link_at(r->fab, guid, port, &l) < 0) {
+	if (iso_link_at(r->fab, guid, port, &l) < 0) {
 		snprintf(err, errlen, "%s has no cable in the last sweep", j->port);
 		return -ENOENT;
 	}
@@ -826,14 +432,14 @@ static int operator_isolate(struct subnet_run *r, char *err, size_t errlen)
 			 "so loom never takes it out of the routes (drain the host in Slurm)", j->port);
 		return -EINVAL;
 	}
-	if ((rc = base_ready(j->m, r->idx, r->fab, r->version, &r->out, err, errlen)) < 0)
+	if ((rc = iso_base_ready(j->m, r->idx, r->fab, r->version, &r->out, err, errlen)) < 0)
 		return rc;
-	if ((rc = loss_of(j, &j->m->bases[r->idx], r->fab, &r->out, &l, &x)) < 0)
+	if ((rc = iso_loss_of(j, &j->m->bases[r->idx], r->fab, &r->out, &l, &x)) < 0)
 		return rc;
 	if (x.refused && !j->force) {
 		snprintf(err, errlen, "refused: %s (loss %s); --force to isolate it anyway", x.why,
 			 x.text);
-		loss_clear(&x);
+		iso_loss_clear(&x);
 		return -EPERM;
 	}
 	jobs_on(j, r->name, &l, jobs, sizeof(jobs));
@@ -845,11 +451,11 @@ static int operator_isolate(struct subnet_run *r, char *err, size_t errlen)
 			  0, 0)) < 0 ||
 	    (rc = tell(r->st, j->now, r->sid, "warning", "link_isolated", r->fab, &l, NULL,
 		       text)) < 0 ||
-	    (rc = out_add(&r->out, &l)) < 0) {
-		loss_clear(&x);
+	    (rc = iso_out_add(&r->out, &l)) < 0) {
+		iso_loss_clear(&x);
 		return rc;
 	}
-	base_take(&j->m->bases[r->idx], &x);
+	iso_base_take(&j->m->bases[r->idx], &x);
 	r->changed = 1;
 	j->result = json_pack("{s:s, s:s, s:s, s:b}", "port", j->port, "loss", x.text,
 			      "jobs", jobs, "forced", x.refused);
@@ -874,7 +480,7 @@ static int operator_restore(struct subnet_run *r, char *err, size_t errlen)
 	}
 	row = &r->rows->v[k];
 	if ((rc = store_iso_delete(r->db, r->sid, &row->e.link)) < 0 ||
-	    (rc = store_iso_forget_returns(r->db, r->sid, &row->e.link)) < 0)
+	    (rc = store_iso_forget_returns(r->db, r->sid, &row->e.link, j->now)) < 0)
 		return rc;
 	snprintf(text, sizeof(text), "restored by %s; %s since %.0f by %s (%s)", j->by,
 		 iso_state_name(row->e.state), row->e.since, row->by, row->rules);
@@ -888,47 +494,45 @@ static int operator_restore(struct subnet_run *r, char *err, size_t errlen)
 
 /* ---- the file ------------------------------------------------------------------------ */
 
-/* The set libloomosm reads: every cable out of the routes, of every subnet.
- * 0 written, 1 the file says so already, -errno. */
+/* The set libloomosm reads (lib/fabric/isolated_set.h): every cable out of
+ * the routes, of every subnet, by its lower end. 0 written, 1 the file says
+ * so already, -errno. */
 static int write_file(const char *path, const struct iso_rows *rows, int64_t version, char *err,
 		      size_t errlen)
 {
-	size_t cap = 256 + rows->n * 400, n = 0;
-	char *text = malloc(cap);
-	int rc;
+	struct iso_set set = { .version = (uint64_t)version };
+	char (*why)[200] = calloc(rows->n ? rows->n : 1, sizeof(*why));
+	const char **comments = calloc(rows->n ? rows->n : 1, sizeof(*comments));
+	char *text = NULL, *now, rerr[64];
+	int rc = -ENOMEM;
 
-	if (!text) {
-		snprintf(err, errlen, "out of memory");
-		return -ENOMEM;
-	}
-	n += (size_t)snprintf(text + n, cap - n, "# loom: links taken out of the routes (written "
-			      "by loomd, read by libloomosm at each routing run)\nversion %" PRId64
-			      "\n", version);
-	for (size_t i = 0; i < rows->n && n < cap; i++) {
+	if (!why || !comments || !(set.v = calloc(rows->n ? rows->n : 1, sizeof(*set.v))))
+		goto out;
+	for (size_t i = 0; i < rows->n; i++) {
 		const struct iso_row *r = &rows->v[i];
-		char why[512];
 
 		if (r->host)
 			continue;
-		snprintf(why, sizeof(why), "%s: %s by %s: %s", r->subnet, iso_state_name(r->e.state),
-			 r->by, r->rules);
-		for (char *p = why; *p; p++)
-			if (*p == '\n' || *p == '#')
-				*p = ' ';
-		n += (size_t)snprintf(text + n, cap - n, "0x%016" PRIx64 " %u # %s\n",
-				      r->e.link.a.guid, r->e.link.a.port, why);
+		snprintf(why[set.n], sizeof(why[0]), "%s: %s by %.60s: %s", r->subnet,
+			 iso_state_name(r->e.state), r->by, r->rules);
+		comments[set.n] = why[set.n];
+		set.v[set.n++] = (struct iso_port){ r->e.link.a.guid, r->e.link.a.port };
 	}
-	{
-		/* The same set already there (a restart): nothing to write or ask. */
-		char rerr[64];
-		char *now = file_read_text(path, rerr, sizeof(rerr));
-
-		rc = now && !strcmp(now, text) ? 1 : 0;
-		free(now);
-	}
+	if (!(text = iso_set_format(&set, comments)))
+		goto out;
+	/* The same set already there (a restart): nothing to write or ask. */
+	now = file_read_text(path, rerr, sizeof(rerr));
+	rc = now && !strcmp(now, text) ? 1 : 0;
+	free(now);
 	if (rc == 0)
 		rc = file_write_atomic(path, text, err, errlen);
+out:
+	if (rc == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
 	free(text);
+	free(set.v);
+	free(comments);
+	free(why);
 	return rc;
 }
 
@@ -999,7 +603,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 			continue;
 		for (size_t k = 0; k < rows.n; k++)
 			if (rows.v[k].sid == r.sid && !rows.v[k].host &&
-			    (rc = out_add(&r.out, &rows.v[k].e.link)) < 0)
+			    (rc = iso_out_add(&r.out, &rows.v[k].e.link)) < 0)
 				break;
 		found = 1;
 		ran[r.idx] = 1;
@@ -1057,8 +661,8 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 			int pid = 0;
 
 			m->file_version = version;
-			rc = opensm_sweep_ask(&j->osm, "loom isolation: the isolated links changed",
-					      &pid, j->note, sizeof(j->note));
+			rc = opensm_sweep_reroute(&j->osm, "loom isolation: the isolated links changed",
+						  &pid, j->note, sizeof(j->note));
 			if (rc < 0)
 				log_warn("isolation: the isolated set (version %" PRId64 ") is written, "
 					 "but OpenSM was not asked to reroute: %s", version, j->note);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <sqlite3.h>
 
 #include "daemon/core/config.h"
 #include "daemon/ib/swept_fabs.h"
@@ -15,6 +16,7 @@
 #include "daemon/isolation/isolation_window.h"
 #include "daemon/routing/opensm_sweep.h"
 #include "daemon/telemetry/store_counters.h"
+#include "lib/route/route_loss.h"
 
 struct ctl;
 struct ctl_req;
@@ -70,6 +72,8 @@ struct isolation_mod {
 	struct iso_pending *pending;
 	size_t n_pending;
 	int running, again;
+	uint64_t applied_version;     /* the set's version of OpenSM's last run (0: none seen) */
+	unsigned applied_links;
 	struct job_index *jobs;
 	struct osm_report *osm;
 	char osm_pid_file[PATH_MAX];
@@ -104,6 +108,57 @@ struct iso_job {
 	json_t *result;
 	char note[256];               /* the reroute's outcome, for the log */
 };
+
+
+/* ---- the worker's parts ---- */
+
+/* The cables out of one subnet's routes in this job: the stored ones and
+ * those taken since. */
+struct iso_out {
+	struct iso_link *v;
+	size_t n, cap;
+};
+int iso_out_add(struct iso_out *o, const struct iso_link *l);
+
+/* isolation_loss.c */
+struct iso_loss {
+	int refused;
+	char why[256];        /* the floor it would cross */
+	char text[256];       /* what the routes lose, for the events and the row */
+	struct rt_graph *g;   /* the routes without it (taken when it is isolated) */
+	struct rt_lfts *l;
+	struct rt_judged jd;
+};
+/* The subnet's routes now in m->bases[idx] (made when the fabric or the
+ * set moved since): 0 or -errno with err. */
+int iso_base_ready(struct isolation_mod *m, unsigned idx, const struct fab *fab,
+		   int64_t version, const struct iso_out *o, char *err, size_t errlen);
+/* What the routes lose without cand, against the floors of j's conf. */
+int iso_loss_of(const struct iso_job *j, const struct iso_base *b, const struct fab *fab,
+		const struct iso_out *o, const struct iso_link *cand, struct iso_loss *x);
+void iso_loss_clear(struct iso_loss *x);
+/* The candidate's routes become the subnet's routes now. */
+void iso_base_take(struct iso_base *b, struct iso_loss *x);
+
+/* isolation_gather.c */
+struct iso_cands {
+	struct iso_candidate *v;
+	uint64_t *errors, *symbol, *downs;   /* per candidate, both ends summed */
+	uint64_t *evdowns;                   /* per candidate: downs the sweeps' events saw */
+	size_t n, cap;
+};
+void iso_cands_free(struct iso_cands *c);
+/* The link at (guid, port) in fab, a its lower end: 0, or -ENOENT. */
+int iso_link_at(const struct fab *fab, uint64_t guid, unsigned port, struct iso_link *l);
+/* The candidate of link l in c, added when missing: its index, -1 ENOMEM. */
+long iso_cand_of(struct iso_cands *c, const struct iso_link *l);
+/* 1 when an isolated cable's counters moved or a sweep saw it down since
+ * its clean time, 0, or -errno. */
+int iso_entry_moved(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
+		    const struct iso_entry *e);
+/* The subnet's links whose rules hold, worst first. */
+int iso_gather(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
+	       const struct fab *fab, struct iso_cands *c);
 
 /* The worker's side (isolation_eval.c). */
 int iso_eval_run(void *job, char *err, size_t errlen);

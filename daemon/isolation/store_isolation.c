@@ -189,10 +189,11 @@ int store_iso_returned(sqlite3 *db, int64_t sid, const struct iso_link *l, doubl
 		       "SET returns = returns + 1, last = ?4", sid, l, now, "count a return");
 }
 
-int store_iso_forget_returns(sqlite3 *db, int64_t sid, const struct iso_link *l)
+int store_iso_forget_returns(sqlite3 *db, int64_t sid, const struct iso_link *l, double now)
 {
-	return by_link(db, "DELETE FROM isolation_returns WHERE subnet_id = ?1 AND guid = ?2 AND "
-		       "port = ?3", sid, l, 0, "forget the returns");
+	return by_link(db, "INSERT INTO isolation_returns (subnet_id, guid, port, returns, last) "
+		       "VALUES (?1, ?2, ?3, 0, ?4) ON CONFLICT (subnet_id, guid, port) DO UPDATE "
+		       "SET returns = 0, last = ?4", sid, l, now, "forget the returns");
 }
 
 int64_t store_iso_version(sqlite3 *db)

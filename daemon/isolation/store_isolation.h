@@ -42,7 +42,9 @@ int store_iso_delete(sqlite3 *db, int64_t sid, const struct iso_link *l);
 /* The times the cable came back (0: never), and one more. */
 unsigned store_iso_returns(sqlite3 *db, int64_t sid, const struct iso_link *l);
 int store_iso_returned(sqlite3 *db, int64_t sid, const struct iso_link *l, double now);
-int store_iso_forget_returns(sqlite3 *db, int64_t sid, const struct iso_link *l);
+/* An operator's restore: no returns counted, but back at now (the window's
+ * evidence before it isolates nothing again). */
+int store_iso_forget_returns(sqlite3 *db, int64_t sid, const struct iso_link *l, double now);
 /* The set's version, and the next one (stored). */
 int64_t store_iso_version(sqlite3 *db);
 int64_t store_iso_bump(sqlite3 *db);
