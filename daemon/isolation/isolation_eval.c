@@ -647,7 +647,8 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 		told_sweep(m, seen, ran);
 	free(seen);
 	store_iso_rows_free(&rows);
-	if (version != m->file_version) {
+	/* Version 0: nothing was ever isolated; no file is the same set. */
+	if (version != m->file_version && version > 0) {
 		char ferr[512];
 
 		if ((rc = store_iso_load(db, &rows)) < 0 ||
