@@ -479,6 +479,7 @@ static void reload(struct loomd *d)
 	validate_reconfigure(d->validate, validate_conf_get(next));
 	slurm_reconfigure(d->slurm, slurm_conf_get(next), &tc->hosts);
 	isolation_reconfigure(d->isolation, isolation_conf_get(next));
+	isolation_set_slurm(d->isolation, d->slurm, &tc->hosts);
 	queries_set_hosts(d->queries, &tc->hosts);
 	events_reconfigure(d->events, events_conf_get(next));
 	/* the map read again (the file may have changed): a failure is logged
@@ -720,6 +721,7 @@ int loomd_run(const struct loomd_options *opt)
 		goto out;
 	}
 	isolation_set_job_index(d.isolation, telemetry_job_index(d.telemetry));
+	isolation_set_slurm(d.isolation, d.slurm, &tc->hosts);
 	telemetry_on_read(d.telemetry, isolation_on_read, d.isolation);
 	if (!(d.names = names_new(names_conf_get(d.conf), d.store, err, sizeof(err)))) {
 		log_err("names: %s", err);

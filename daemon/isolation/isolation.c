@@ -17,6 +17,7 @@
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
 #include "daemon/routing/osm_report.h"
+#include "daemon/slurm/slurm_drain.h"
 #include "daemon/isolation/isolation_impl.h"
 #include "daemon/isolation/store_isolation.h"
 #include "lib/fabric/fabric.h"
@@ -53,11 +54,61 @@ static void pending_free(struct iso_pending *p, size_t n)
 
 static void evaluate(struct isolation_mod *m);
 
+/* What Slurm did with a drain or a resume, as an event. */
+struct host_ctx {
+	struct isolation_mod *m;
+	struct iso_host_act a;
+};
+
+static void host_done(void *arg, const struct slurm_node_result *res)
+{
+	struct host_ctx *h = arg;
+	char text[768];
+	const char *kind = h->a.resume ? (res->rc ? "host_resume_refused" : "host_resumed") :
+			   (res->rc ? "host_drain_refused" : "host_drained");
+
+	if (res->rc != -ECANCELED) {
+		snprintf(text, sizeof(text), "%s: %s; Slurm: %s%s%s", h->a.host, h->a.why,
+			 res->msg && res->msg[0] ? res->msg : "done",
+			 res->state && res->state[0] ? "; state " : "", res->state ? res->state : "");
+		store_record_event(h->m->store, clock_wall(), h->a.sid, res->rc ? "warning" :
+				   h->a.resume ? "notice" : "warning", kind, h->a.subject, "", text);
+	}
+	free(h);
+}
+
+/* The job's drains and resumes, in order (slurm_drain.h: one at a time). */
+static void host_acts(struct isolation_mod *m, struct iso_job *j)
+{
+	for (size_t i = 0; i < j->n_host_acts; i++) {
+		struct host_ctx *h = malloc(sizeof(*h));
+		struct slurm_node_result res = { .rc = -ENOTSUP, .state = "", .reason = "",
+						 .msg = "no Slurm to ask (slurm.scontrol)" };
+		int rc;
+
+		if (!h)
+			continue;
+		h->m = m;
+		h->a = j->host_acts[i];
+		rc = !m->slurm ? -ENOTSUP : h->a.resume ?
+		     slurm_resume(m->slurm, h->a.host, host_done, h) :
+		     slurm_drain(m->slurm, h->a.host, h->a.why, host_done, h);
+		if (rc < 0) {
+			res.rc = rc;
+			if (rc != -ENOTSUP)
+				res.msg = strerror(-rc);
+			host_done(h, &res);
+		}
+	}
+}
+
 static void job_done(void *arg, int rc, const char *err)
 {
 	struct iso_job *j = arg;
 	struct isolation_mod *m = j->m;
 
+	if (rc == 0)
+		host_acts(m, j);
 	if (j->req) {
 		if (rc == 0)
 			ctl_reply_ok(j->req, j->result ? j->result : json_object());
@@ -85,6 +136,9 @@ static void job_free(void *arg)
 		fab_free(j->s[i].fab);
 	pending_free(j->pending, j->n_pending);
 	json_decref(j->result);
+	free(j->host_acts);
+	if (j->hm_loaded)
+		hostmap_clear(&j->hm);
 	free(j);
 }
 
@@ -104,6 +158,7 @@ static struct iso_job *job_new(struct isolation_mod *m, int kind, struct ctl_req
 	j->conf = m->conf;
 	j->now = clock_wall();
 	j->jobs = m->jobs;
+	j->hosts = m->hosts;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->db_path);
 	j->may_act = kind != ISO_JOB_EVAL || !m->ctl ||
 		     ctl_gate_check(m->ctl, "isolation", why, sizeof(why)) == 0;
@@ -374,6 +429,14 @@ int isolation_register(struct isolation_mod *m, struct ctl *ctl)
 	    ctl_handle(ctl, "link-restore", cmd_restore, m) < 0)
 		return -1;
 	return 0;
+}
+
+void isolation_set_slurm(struct isolation_mod *m, struct slurm_mod *slurm,
+			 const struct hostmap_rule *hosts)
+{
+	m->slurm = slurm;
+	if (hosts)
+		m->hosts = *hosts;
 }
 
 void isolation_set_job_index(struct isolation_mod *m, struct job_index *ix)

@@ -49,6 +49,13 @@ struct isolation_mod *isolation_new(struct event_base *base, const struct isolat
 void isolation_free(struct isolation_mod *m);
 void isolation_reconfigure(struct isolation_mod *m, const struct isolation_conf *conf);
 int isolation_register(struct isolation_mod *m, struct ctl *ctl);
+/* Where a host whose cable is bad is drained (daemon/slurm/slurm_drain.h;
+ * NULL: none), and which Slurm node a CA port is (the tenants' host rule,
+ * copied; again at each reload). */
+struct slurm_mod;
+struct hostmap_rule;
+void isolation_set_slurm(struct isolation_mod *m, struct slurm_mod *slurm,
+			 const struct hostmap_rule *hosts);
 /* The jobs on each link, for the events (telemetry's index; not owned). */
 void isolation_set_job_index(struct isolation_mod *m, struct job_index *ix);
 /* Where OpenSM is asked to reroute: the plugin that reports on rep, else

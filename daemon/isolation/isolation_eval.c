@@ -117,6 +117,56 @@ struct subnet_run {
 	unsigned char *seen;   /* per m->told entry: still a candidate */
 };
 
+/* The Slurm node of the cable's CA end, by the tenants' host rule (loaded
+ * once per job): 1 with host, 0 none, -errno. */
+static int host_of(struct subnet_run *r, const struct iso_link *l, char *host, size_t len)
+{
+	struct iso_job *j = r->j;
+	const struct iso_end *ca = l->a.is_ca ? &l->a : &l->b;
+	const struct fab_node *n = fab_find(r->fab, ca->guid);
+	const struct fab_port *p = n ? fab_port(n, ca->port) : NULL;
+	char err[256];
+
+	if (!j->hm_loaded) {
+		if (hostmap_load(&j->hm, j->hosts.pattern, j->hosts.map, err, sizeof(err)) < 0) {
+			log_warn("isolation: the tenants' host rule cannot be read: %s", err);
+			return 0;
+		}
+		j->hm_loaded = 1;
+	}
+	if (!n || !p)
+		return 0;
+	return hostmap_port_host(&j->hm, n, p, host, len) > 0 ? 1 : 0;
+}
+
+/* A drain (or a resume) for the loop, once the transaction is in; the
+ * events say what Slurm did. */
+static int host_act(struct subnet_run *r, int resume, const struct iso_link *l,
+		    const char *host, const char *why)
+{
+	char subj[320];
+
+	subject_of(r->fab, l, subj, sizeof(subj));
+	return iso_host_act_add(r->j, resume, r->sid, host, why, subj);
+}
+
+int iso_host_act_add(struct iso_job *j, int resume, int64_t sid, const char *host,
+		     const char *why, const char *subject)
+{
+	struct iso_host_act *v = realloc(j->host_acts, (j->n_host_acts + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	j->host_acts = v;
+	v = memset(&v[j->n_host_acts++], 0, sizeof(*v));
+	v->resume = resume;
+	v->sid = sid;
+	snprintf(v->host, sizeof(v->host), "%s", host);
+	snprintf(v->why, sizeof(v->why), "%s", why);
+	snprintf(v->subject, sizeof(v->subject), "%s", subject);
+	return 0;
+}
+
 static int put_row(struct subnet_run *r, const struct iso_link *l, int state, int host,
 		   const char *by, const char *rules, const char *reason, const char *evidence,
 		   const char *loss, unsigned returns, double probation)
@@ -138,7 +188,7 @@ static int put_row(struct subnet_run *r, const struct iso_link *l, int state, in
 	snprintf(row.evidence, sizeof(row.evidence), "%s", evidence);
 	snprintf(row.loss, sizeof(row.loss), "%s", loss ? loss : "");
 	jobs_on(r->j, r->name, l, row.jobs, sizeof(row.jobs));
-	if (host)
+	if (host && host_of(r, l, row.host_name, sizeof(row.host_name)) <= 0)
 		snprintf(row.host_name, sizeof(row.host_name), "%.63s",
 			 node_name(r->fab, l->a.is_ca ? l->a.guid : l->b.guid));
 	return store_iso_put(r->db, &row);
@@ -225,10 +275,11 @@ static int act_entry(struct subnet_run *r, struct iso_row *row, const struct iso
 			return rc;
 		snprintf(text, sizeof(text), "%s; isolated since %.0f for %s", d->why, row->e.since,
 			 row->rules);
-		if (!row->host)
-			r->changed = 1;
-		return tell(r->st, j->now, r->sid, "notice", row->host ? "host_resumed" :
-			    "link_restored", r->fab, &row->e.link, NULL, text);
+		if (row->host)
+			return host_act(r, 1, &row->e.link, row->host_name, text);
+		r->changed = 1;
+		return tell(r->st, j->now, r->sid, "notice", "link_restored", r->fab, &row->e.link,
+			    NULL, text);
 	}
 	return 0;
 }
@@ -254,19 +305,36 @@ static int act_candidate(struct subnet_run *r, const struct iso_candidate *c,
 		return tell(r->st, j->now, r->sid, "notice", "link_isolation_refused", r->fab,
 			    &c->link, NULL, text);
 	case ISO_ACT_DRAIN:
-	case ISO_ACT_WOULD_DRAIN:
+	case ISO_ACT_WOULD_DRAIN: {
+		char host[64];
+
 		if (!told_new(j->m, r->idx, &c->link, d->act, "", r->seen))
 			return 0;
-		snprintf(text, sizeof(text), "host %s: rules %s: %s%s%s",
-			 node_name(r->fab, c->link.a.is_ca ? c->link.a.guid : c->link.b.guid), rules,
-			 c->evidence, jobs[0] ? "; jobs: " : "", jobs);
-		if (d->act == ISO_ACT_DRAIN &&
-		    (rc = put_row(r, &c->link, ISO_DRAINED, 1, "loom", rules, c->evidence,
+		if ((rc = host_of(r, &c->link, host, sizeof(host))) <= 0) {
+			if (rc < 0)
+				return rc;
+			snprintf(text, sizeof(text), "refused: CA port 0x%016" PRIx64 "[%u] maps to no "
+				 "Slurm node (tenants.host_pattern, host_map); rules %s: %s",
+				 c->link.a.is_ca ? c->link.a.guid : c->link.b.guid,
+				 c->link.a.is_ca ? c->link.a.port : c->link.b.port, rules, c->evidence);
+			return tell(r->st, j->now, r->sid, "notice", "link_isolation_refused", r->fab,
+				    &c->link, NULL, text);
+		}
+		{
+			const struct iso_end *sw = c->link.a.is_ca ? &c->link.b : &c->link.a;
+
+			snprintf(text, sizeof(text), "cable to %s[%u]: %s: %s%s%s",
+				 node_name(r->fab, sw->guid), sw->port, rules, c->evidence,
+				 jobs[0] ? "; jobs: " : "", jobs);
+		}
+		if (d->act == ISO_ACT_WOULD_DRAIN)
+			return tell(r->st, j->now, r->sid, "notice", "host_would_drain", r->fab,
+				    &c->link, NULL, text);
+		if ((rc = put_row(r, &c->link, ISO_DRAINED, 1, "loom", rules, c->evidence,
 				  c->evidence, NULL, 0, j->conf.iso_clean_for_s)) < 0)
 			return rc;
-		return tell(r->st, j->now, r->sid, d->act == ISO_ACT_DRAIN ? "warning" : "notice",
-			    d->act == ISO_ACT_DRAIN ? "host_drained" : "host_would_drain", r->fab,
-			    &c->link, NULL, text);
+		return host_act(r, 0, &c->link, host, text);
+	}
 	}
 	return 0;
 }
@@ -484,8 +552,9 @@ static int operator_restore(struct subnet_run *r, char *err, size_t errlen)
 		return rc;
 	snprintf(text, sizeof(text), "restored by %s; %s since %.0f by %s (%s)", j->by,
 		 iso_state_name(row->e.state), row->e.since, row->by, row->rules);
-	if ((rc = tell(r->st, j->now, r->sid, "notice", row->host ? "host_resumed" :
-		       "link_restored", r->fab, &row->e.link, NULL, text)) < 0)
+	if ((rc = row->host ? host_act(r, 1, &row->e.link, row->host_name, text) :
+		   tell(r->st, j->now, r->sid, "notice", "link_restored", r->fab, &row->e.link, NULL,
+			text)) < 0)
 		return rc;
 	r->changed |= !row->host;
 	j->result = json_pack("{s:s, s:s}", "port", j->port, "was", iso_state_name(row->e.state));

@@ -16,6 +16,7 @@
 #include "daemon/isolation/isolation_window.h"
 #include "daemon/routing/opensm_sweep.h"
 #include "daemon/telemetry/store_counters.h"
+#include "lib/fabric/hostmap.h"
 #include "lib/route/route_loss.h"
 
 struct ctl;
@@ -75,6 +76,8 @@ struct isolation_mod {
 	uint64_t applied_version;     /* the set's version of OpenSM's last run (0: none seen) */
 	unsigned applied_links;
 	struct job_index *jobs;
+	struct slurm_mod *slurm;      /* drains hosts (NULL: none) */
+	struct hostmap_rule hosts;    /* which Slurm node a CA port is */
 	struct osm_report *osm;
 	char osm_pid_file[PATH_MAX];
 	/* The worker's alone (one evaluation at a time): */
@@ -86,6 +89,19 @@ struct isolation_mod {
 };
 
 enum iso_job_kind { ISO_JOB_EVAL, ISO_JOB_ISOLATE, ISO_JOB_RESTORE };
+
+/* A host to drain or resume in Slurm once the job's transaction is in. */
+struct iso_host_act {
+	int resume;
+	int64_t sid;
+	char host[64];
+	char why[256];
+	char subject[320];
+};
+/* Add one to j (the job's worker; -ENOMEM). */
+struct iso_job;
+int iso_host_act_add(struct iso_job *j, int resume, int64_t sid, const char *host,
+		     const char *why, const char *subject);
 
 struct iso_job {
 	struct isolation_mod *m;
@@ -104,7 +120,12 @@ struct iso_job {
 	/* link-isolate / link-restore */
 	char port[128], reason[256], by[128], subnet[LOOM_NAME_LEN];
 	int force;
+	struct hostmap_rule hosts;
+	struct hostmap hm;            /* hosts loaded, on the worker, when first needed */
+	int hm_loaded;
 	/* out */
+	struct iso_host_act *host_acts;   /* drains and resumes, done on the loop */
+	size_t n_host_acts;
 	json_t *result;
 	char note[256];               /* the reroute's outcome, for the log */
 };

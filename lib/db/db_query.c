@@ -425,6 +425,7 @@ static const char *const event_kinds[] = {
 	"validation_issues", "validation_issues_cleared", "link_flap",
 	"link_isolated", "link_would_isolate", "link_isolation_refused", "link_restored",
 	"link_isolation_held", "host_drained", "host_would_drain", "host_resumed",
+	"host_drain_refused", "host_resume_refused",
 };
 #define N_EVENT_KINDS (sizeof(event_kinds) / sizeof(event_kinds[0]))
 
