@@ -797,6 +797,7 @@ int loomd_run(const struct loomd_options *opt)
 	ha_watch(d.ha, "policy/", qos_watch, d.qos);
 	ha_watch(d.ha, "policy/", qos_ib_watch, d.qos_ib);
 	ha_watch(d.ha, "policy/", qos_ibcc_watch, d.qos_ibcc);
+	ha_watch(d.ha, "isolation/", isolation_watch, d.isolation);
 	if (ha_enabled(d.ha)) {
 		struct intent_writer w = { ha_intent_put, ha_intent_putv, ha_intent_held, d.ha,
 					   ha_name(d.ha) };
@@ -806,6 +807,7 @@ int loomd_run(const struct loomd_options *opt)
 		qos_ib_set_intent(d.qos_ib, &w);
 		qos_ibcc_set_intent(d.qos_ibcc, &w);
 		ar_apply_set_intent(d.ar_apply, &w);
+		isolation_set_intent(d.isolation, &w);
 	}
 
 	log_notice("loomd %s running: config %s, database %s, socket %s", PACKAGE_VERSION,

@@ -52,7 +52,6 @@ static void pending_free(struct iso_pending *p, size_t n)
 
 /* ---- jobs ------------------------------------------------------------------------ */
 
-static void evaluate(struct isolation_mod *m);
 
 /* What Slurm did with a drain or a resume, as an event. */
 struct host_ctx {
@@ -109,6 +108,8 @@ static void job_done(void *arg, int rc, const char *err)
 
 	if (rc == 0)
 		host_acts(m, j);
+	if (rc == 0 && j->put_version >= 0)
+		m->etcd_version = j->put_version;
 	if (j->req) {
 		if (rc == 0)
 			ctl_reply_ok(j->req, j->result ? j->result : json_object());
@@ -124,7 +125,7 @@ static void job_done(void *arg, int rc, const char *err)
 	m->running = 0;
 	if (m->again && rc != -ECANCELED) {
 		m->again = 0;
-		evaluate(m);
+		iso_evaluate(m);
 	}
 }
 
@@ -159,6 +160,9 @@ static struct iso_job *job_new(struct isolation_mod *m, int kind, struct ctl_req
 	j->now = clock_wall();
 	j->jobs = m->jobs;
 	j->hosts = m->hosts;
+	j->intent = m->intent;
+	j->etcd_version = m->etcd_version;
+	j->put_version = -1;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->db_path);
 	j->may_act = kind != ISO_JOB_EVAL || !m->ctl ||
 		     ctl_gate_check(m->ctl, "isolation", why, sizeof(why)) == 0;
@@ -177,7 +181,7 @@ static struct iso_job *job_new(struct isolation_mod *m, int kind, struct ctl_req
 }
 
 /* One evaluation now, or once the one under way ends. */
-static void evaluate(struct isolation_mod *m)
+void iso_evaluate(struct isolation_mod *m)
 {
 	struct iso_job *j;
 	int rc;
@@ -214,7 +218,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	evaluate(arg);
+	iso_evaluate(arg);
 }
 
 static void timer_arm(struct isolation_mod *m)
@@ -245,7 +249,7 @@ void isolation_on_swept(void *arg, const char *subnet, struct fab *fab)
 	struct isolation_mod *m = arg;
 
 	if (swept_fabs_keep(&m->fabs, subnet, fab) >= 0)
-		evaluate(m);
+		iso_evaluate(m);
 }
 
 void isolation_on_read(void *arg, const char *subnet, double at,
@@ -279,7 +283,7 @@ void isolation_on_read(void *arg, const char *subnet, double at,
 		p->subnet = (unsigned)idx;
 		m->n_pending++;
 	}
-	evaluate(m);
+	iso_evaluate(m);
 }
 
 /* ---- commands -------------------------------------------------------------------- */
@@ -378,6 +382,7 @@ struct isolation_mod *isolation_new(struct event_base *base, const struct isolat
 	m->store = store;
 	m->conf = *conf;
 	m->file_version = -1;
+	m->etcd_version = -1;
 	snprintf(m->db_path, sizeof(m->db_path), "%s", db_path);
 	if (!(m->win = iso_windows_new(ISO_WINDOW_PORTS)) ||
 	    !(m->timer = event_new(base, -1, EV_PERSIST, on_timer, m))) {
@@ -418,7 +423,7 @@ void isolation_reconfigure(struct isolation_mod *m, const struct isolation_conf 
 		log_notice("isolation: mode %s (was %s)", iso_mode_name(conf->iso_mode),
 			   iso_mode_name(was));
 	m->file_version = -1;   /* a new file path: written at the next evaluation */
-	evaluate(m);
+	iso_evaluate(m);
 }
 
 int isolation_register(struct isolation_mod *m, struct ctl *ctl)
@@ -437,6 +442,11 @@ void isolation_set_slurm(struct isolation_mod *m, struct slurm_mod *slurm,
 	m->slurm = slurm;
 	if (hosts)
 		m->hosts = *hosts;
+}
+
+void isolation_set_intent(struct isolation_mod *m, const struct intent_writer *w)
+{
+	m->intent = *w;
 }
 
 void isolation_set_job_index(struct isolation_mod *m, struct job_index *ix)

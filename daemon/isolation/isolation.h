@@ -30,6 +30,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 struct event_base;
 struct ctl;
 struct fab;
@@ -56,6 +58,12 @@ struct slurm_mod;
 struct hostmap_rule;
 void isolation_set_slurm(struct isolation_mod *m, struct slurm_mod *slurm,
 			 const struct hostmap_rule *hosts);
+/* Under HA: the writer of the set into etcd before it changes
+ * (core/intent.h), and ha_watch's function for "isolation/": a follower's
+ * mirror, a new leader's takeover (isolation_ha.c). */
+struct intent_writer;
+void isolation_set_intent(struct isolation_mod *m, const struct intent_writer *w);
+void isolation_watch(void *arg, const json_t *records, int leading);
 /* The jobs on each link, for the events (telemetry's index; not owned). */
 void isolation_set_job_index(struct isolation_mod *m, struct job_index *ix);
 /* Where OpenSM is asked to reroute: the plugin that reports on rep, else

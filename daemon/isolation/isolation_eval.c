@@ -642,6 +642,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 	struct store *st = store_open(j->db_path, err, errlen);
 	struct iso_rows rows = { 0 };
 	unsigned char *seen = NULL;
+	json_t *before = NULL;
 	int ran[ISO_NAMES_MAX] = { 0 }, changed = 0, rc = 0, found = 0;
 	int64_t version;
 	sqlite3 *db;
@@ -655,6 +656,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 		store_close(st);
 		return -EIO;
 	}
+	before = iso_ha_before(j, db);
 	if ((rc = store_iso_load(db, &rows)) < 0 || (version = store_iso_version(db)) < 0 ||
 	    !(seen = calloc(m->n_told + 1, 1))) {
 		rc = rc < 0 ? rc : -ENOMEM;
@@ -703,6 +705,9 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 		rc = (int)version;
 		goto rollback;
 	}
+	/* Under HA, etcd first: only the leader's change commits. */
+	if (j->may_act && (rc = iso_ha_put(j, db, before, err, errlen)) < 0)
+		goto rollback;
 	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
 		rc = store_db_fail(db, "commit the isolation");
 		snprintf(err, errlen, "cannot commit: %s", sqlite3_errmsg(db));
@@ -715,6 +720,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 	if (j->kind == ISO_JOB_EVAL)
 		told_sweep(m, seen, ran);
 	free(seen);
+	json_decref(before);
 	store_iso_rows_free(&rows);
 	/* Version 0: nothing was ever isolated; no file is the same set. */
 	if (version != m->file_version && version > 0) {
@@ -750,6 +756,7 @@ rollback:
 	/* The routes kept may hold what was rolled back. */
 	iso_bases_clear(m);
 	free(seen);
+	json_decref(before);
 	store_iso_rows_free(&rows);
 	store_close(st);
 	return rc;

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "daemon/core/config.h"
+#include "daemon/core/intent.h"
 #include "daemon/ib/swept_fabs.h"
 #include "daemon/isolation/config_isolation.h"
 #include "daemon/isolation/isolation_window.h"
@@ -77,6 +78,8 @@ struct isolation_mod {
 	unsigned applied_links;
 	struct job_index *jobs;
 	struct slurm_mod *slurm;      /* drains hosts (NULL: none) */
+	struct intent_writer intent;  /* under HA: etcd's fenced writer (put NULL: none) */
+	int64_t etcd_version;         /* the set's version etcd holds, as last known (-1: unknown) */
 	struct hostmap_rule hosts;    /* which Slurm node a CA port is */
 	struct osm_report *osm;
 	char osm_pid_file[PATH_MAX];
@@ -120,6 +123,9 @@ struct iso_job {
 	/* link-isolate / link-restore */
 	char port[128], reason[256], by[128], subnet[LOOM_NAME_LEN];
 	int force;
+	struct intent_writer intent;
+	int64_t etcd_version;         /* m's, when the job was made */
+	int64_t put_version;          /* what the job put into etcd (-1: nothing) */
 	struct hostmap_rule hosts;
 	struct hostmap hm;            /* hosts loaded, on the worker, when first needed */
 	int hm_loaded;
@@ -184,6 +190,16 @@ int iso_gather(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
 /* The worker's side (isolation_eval.c). */
 int iso_eval_run(void *job, char *err, size_t errlen);
 void iso_bases_clear(struct isolation_mod *m);
+
+/* isolation_ha.c: the record of db now; before the job's changes (NULL
+ * without HA); put it when it differs from before or from what etcd holds
+ * (0, or -EPERM: not the leader, -errno). */
+json_t *iso_ha_record(sqlite3 *db);
+json_t *iso_ha_before(struct iso_job *j, sqlite3 *db);
+int iso_ha_put(struct iso_job *j, sqlite3 *db, const json_t *before, char *err, size_t errlen);
+
+/* isolation.c: one evaluation now, or after the one under way. */
+void iso_evaluate(struct isolation_mod *m);
 
 /* The subnet index of name in m->names, added when new (-1: no room). */
 int iso_subnet_index(struct isolation_mod *m, const char *name);

@@ -225,10 +225,12 @@ json_t *store_iso_row_json(const struct iso_row *r, double now)
 
 	snprintf(a, sizeof(a), "0x%016" PRIx64, r->e.link.a.guid);
 	snprintf(b, sizeof(b), "0x%016" PRIx64, r->e.link.b.guid);
-	return json_pack("{s:s, s:s, s:i, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
-			 "s:f, s:f, s:f, s:o, s:i}",
-			 "subnet", r->subnet, "guid", a, "port", r->e.link.a.port, "peer_guid", b,
-			 "peer_port", r->e.link.b.port, "kind", r->host ? "host" : "link",
+	return json_pack("{s:s, s:s, s:i, s:b, s:s, s:i, s:b, s:s, s:s, s:s, s:s, s:s, s:s, s:s, "
+			 "s:s, s:s, s:f, s:f, s:f, s:o, s:i}",
+			 "subnet", r->subnet, "guid", a, "port", r->e.link.a.port,
+			 "ca", r->e.link.a.is_ca, "peer_guid", b,
+			 "peer_port", r->e.link.b.port, "peer_ca", r->e.link.b.is_ca,
+			 "kind", r->host ? "host" : "link",
 			 "state", iso_state_name(r->e.state), "by", r->by, "rules", r->rules,
 			 "reason", r->reason, "evidence", r->evidence, "loss", r->loss,
 			 "jobs", r->jobs, "host", r->host_name, "since", r->e.since,
@@ -236,4 +238,62 @@ json_t *store_iso_row_json(const struct iso_row *r, double now)
 			 "probation_left_s", r->e.by_operator || r->e.state == ISO_HELD ?
 				json_null() : json_real(left > 0 ? left : 0),
 			 "returns", (int)r->e.returns);
+}
+
+static void str_of(const json_t *o, const char *key, char *dst, size_t len)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	snprintf(dst, len, "%s", v ? v : "");
+}
+
+int store_iso_row_from_json(const json_t *o, struct iso_row *r)
+{
+	const char *a = json_string_value(json_object_get(o, "guid"));
+	const char *b = json_string_value(json_object_get(o, "peer_guid"));
+	const char *kind = json_string_value(json_object_get(o, "kind"));
+	const char *state = json_string_value(json_object_get(o, "state"));
+	json_int_t ap = json_integer_value(json_object_get(o, "port"));
+	json_int_t bp = json_integer_value(json_object_get(o, "peer_port"));
+
+	memset(r, 0, sizeof(*r));
+	if (!a || !b || !kind || !state || ap < 1 || ap > 254 || bp < 1 || bp > 254 ||
+	    strncmp(a, "0x", 2) || strncmp(b, "0x", 2))
+		return -EINVAL;
+	str_of(o, "subnet", r->subnet, sizeof(r->subnet));
+	r->e.link.a.guid = strtoull(a, NULL, 16);
+	r->e.link.a.port = (uint8_t)ap;
+	r->e.link.a.is_ca = json_is_true(json_object_get(o, "ca"));
+	r->e.link.b.guid = strtoull(b, NULL, 16);
+	r->e.link.b.port = (uint8_t)bp;
+	r->e.link.b.is_ca = json_is_true(json_object_get(o, "peer_ca"));
+	r->host = !strcmp(kind, "host");
+	r->e.state = state_of(state);
+	str_of(o, "by", r->by, sizeof(r->by));
+	r->e.by_operator = strcmp(r->by, "loom") != 0;
+	str_of(o, "rules", r->rules, sizeof(r->rules));
+	str_of(o, "reason", r->reason, sizeof(r->reason));
+	str_of(o, "evidence", r->evidence, sizeof(r->evidence));
+	str_of(o, "loss", r->loss, sizeof(r->loss));
+	str_of(o, "jobs", r->jobs, sizeof(r->jobs));
+	str_of(o, "host", r->host_name, sizeof(r->host_name));
+	r->e.since = json_number_value(json_object_get(o, "since"));
+	r->e.clean_since = json_number_value(json_object_get(o, "clean_since"));
+	r->e.probation_s = json_number_value(json_object_get(o, "probation_s"));
+	r->e.returns = (unsigned)json_integer_value(json_object_get(o, "returns"));
+	return r->subnet[0] ? 0 : -EINVAL;
+}
+
+int store_iso_set_version(sqlite3 *db, int64_t version)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "UPDATE isolation_meta SET version = ?1 WHERE id = 1", -1, &s,
+			       NULL) != SQLITE_OK)
+		return store_db_fail(db, "set the isolated set's version");
+	sqlite3_bind_int64(s, 1, version);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "set the isolated set's version");
 }

@@ -48,7 +48,12 @@ int store_iso_forget_returns(sqlite3 *db, int64_t sid, const struct iso_link *l,
 /* The set's version, and the next one (stored). */
 int64_t store_iso_version(sqlite3 *db);
 int64_t store_iso_bump(sqlite3 *db);
-/* A row as the commands show it (now: for the probation left). */
+/* A row as the commands show it (now: for the probation left), every
+ * field, so that it also is the row's replicated form (HA). */
 json_t *store_iso_row_json(const struct iso_row *r, double now);
+/* Back from that form (sid left 0): 0, or -EINVAL. */
+int store_iso_row_from_json(const json_t *o, struct iso_row *r);
+/* The set's version as another node wrote it. */
+int store_iso_set_version(sqlite3 *db, int64_t version);
 
 #endif
