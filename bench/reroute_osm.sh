@@ -72,7 +72,7 @@ cut=$(awk '/^Switch .*"pod0-leaf-0"/ { on = 1; next } on && /^$/ { exit }
 # One engine: ibsim, OpenSM until SUBNET UP, the cut (or the isolation),
 # the next tables.
 run_one() { # run_one DIR ENGINE
-	how=cut
+	how="cut"
 	case $isolate.$2 in 1.loom*) how=isolate ;; esac
 	{
 		printf 'routing_engine %s\nlog_flags 0x07\nforce_log_flush TRUE\n' "$2"
