@@ -17,8 +17,16 @@
 #            when ftree refuses a cut tree); for loom, how many destinations
 #            it rerouted ("loom engine loom routed ... rerouted N destinations")
 #
-#   sh bench/reroute_osm.sh [--hosts 1024|3456|11664] [--keep]
+#   sh bench/reroute_osm.sh [--hosts 1024|3456|11664] [--isolate] [--keep]
 #   (REROUTE_ENGINES="loom" runs only those engines)
+#
+# --isolate (issue 42): loom's engines get the same link isolated instead
+# of cut: its leaf end written to the isolated links file
+# ($LOOMOSM_ISOLATED) and a `reroute` request sent from the report socket,
+# as loomd does (tests/integration/osm_standin.py plays loomd); the link
+# stays up. cut-s then runs from the file's write to the tables on every
+# switch. OpenSM's own engines still get the cut: their full reroute is
+# the ratio's other side.
 #
 # Needs root (a network namespace per run: ibsim's socket is fixed), ibsim,
 # opensm, python3, a build with the OpenSM plugin (top_builddir or ./build).
@@ -28,12 +36,14 @@ S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 B=${top_builddir:-$S/build}
 PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
 PLUGIN_DIR=${LOOM_OSM_PLUGIN_DIR:-$B/plugins/opensm/.libs}
-hosts=3456 keep=0
+hosts=3456 keep=0 isolate=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) hosts=${2:-}; shift ;;
 	--keep) keep=1 ;;
-	*) echo "usage: sh bench/reroute_osm.sh [--hosts 1024|3456|11664] [--keep]" >&2; exit 2 ;;
+	--isolate) isolate=1 ;;
+	*) echo "usage: sh bench/reroute_osm.sh [--hosts 1024|3456|11664] [--isolate] [--keep]" >&2
+	   exit 2 ;;
 	esac
 	shift
 done
@@ -59,20 +69,29 @@ flags=$(sed -n 's/^# ibsim flags: //p' "$net")
 cut=$(awk '/^Switch .*"pod0-leaf-0"/ { on = 1; next } on && /^$/ { exit }
 	on && !/"host-/ { sub(/^\[/, ""); sub(/\].*/, ""); print "\"pod0-leaf-0\"[" $0 "]"; exit }' "$net")
 
-# One engine: ibsim, OpenSM until SUBNET UP, the cut, the next tables.
+# One engine: ibsim, OpenSM until SUBNET UP, the cut (or the isolation),
+# the next tables.
 run_one() { # run_one DIR ENGINE
+	how="cut"
+	case $isolate.$2 in 1.loom*) how=isolate ;; esac
 	{
 		printf 'routing_engine %s\nlog_flags 0x07\nforce_log_flush TRUE\n' "$2"
 		printf 'sweep_interval 2\n'
 		case $2 in loom*) echo "event_plugin_name loomosm" ;; esac
 	} >"$1/opensm.conf"
 	BENCH_SIM=$S/bench/bench_sim.sh LD_LIBRARY_PATH=$PLUGIN_DIR LOOMOSM_SOCKET=$1/osm.sock \
+		LOOMOSM_ISOLATED=$1/isolated-links STANDIN=$S/tests/integration/osm_standin.py \
 		timeout "${REROUTE_TIMEOUT:-600}" unshare -n sh -c '
-		dir=$1 net=$2 flags=$3 preload=$4 cut=$5
+		dir=$1 net=$2 flags=$3 preload=$4 cut=$5 how=$6
 		. "$BENCH_SIM"
 		ip link set lo up
 		cd "$dir"
 		bench_sim_start "$net" $flags
+		if [ "$how" = isolate ]; then
+			# loomd (its end of the report socket) sends the request.
+			python3 "$STANDIN" "$dir/osm.sock" "$dir" >standin.out 2>&1 &
+			standin=$!
+		fi
 		OSM_CACHE_DIR=$dir LD_PRELOAD=$preload opensm -F opensm.conf -f opensm.log \
 			>opensm.out 2>&1 &
 		osm=$!
@@ -82,8 +101,20 @@ run_one() { # run_one DIR ENGINE
 		done
 		sleep 3  # the first sweeps settle
 		n=$(grep -c "tables configured on all switches" opensm.log || :)
-		date +%s.%N >cut.time
-		echo "Unlink $cut" >&9
+		if [ "$how" = isolate ]; then
+			# The leaf end of the same cable: its node GUID and port.
+			sw=$(echo "$cut" | sed "s/\[.*//")
+			port=$(echo "$cut" | sed "s/.*\[//; s/\]//")
+			guid=$(LD_PRELOAD=$preload ibswitches 2>/dev/null |
+				sed -n "s/^Switch[^:]*: \(0x[0-9a-f]*\) .*$sw.*/\1/p" | head -n 1)
+			date +%s.%N >cut.time
+			printf "version 1\n%s %s\n" "$guid" "$port" >isolated-links
+			printf "{\"v\":1,\"type\":\"reroute\",\"why\":\"bench\"}" >ask.tmp
+			mv ask.tmp ask
+		else
+			date +%s.%N >cut.time
+			echo "Unlink $cut" >&9
+		fi
 		i=0
 		until [ "$(grep -c "tables configured on all switches" opensm.log)" -gt "$n" ] ||
 			[ $i -ge 5000 ]; do
@@ -91,12 +122,13 @@ run_one() { # run_one DIR ENGINE
 		done
 		echo "$n" >before.count
 		kill $osm 2>/dev/null; wait $osm 2>/dev/null || :
+		[ -z "${standin:-}" ] || { kill $standin; wait $standin 2>/dev/null || :; }
 		bench_sim_stop
-	' sh "$1" "$net" "$flags" "$PRELOAD" "$cut" || echo "run stopped: rc $?" >"$1/stopped"
+	' sh "$1" "$net" "$flags" "$PRELOAD" "$cut" "$how" || echo "run stopped: rc $?" >"$1/stopped"
 }
 
-echo "fabric  engine  routed-by  route-s  cut-s  (cut: Unlink $cut; machine load:" \
-	"$(cut -d' ' -f1-3 /proc/loadavg))"
+echo "fabric  engine  routed-by  route-s  cut-s  (cut: Unlink $cut$([ $isolate = 0 ] ||
+	echo ", isolated for loom's engines"); machine load: $(cut -d' ' -f1-3 /proc/loadavg))"
 for engine in ${REROUTE_ENGINES:-loom ftree minhop}; do
 	dir=$work/$engine
 	mkdir -p "$dir"

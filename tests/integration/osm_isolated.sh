@@ -193,7 +193,7 @@ for end in "$leaf_lid $leaf_port" "$spine_lid $spine_port"; do
 		grep -q "^PhysLinkState:\.*LinkUp" "$work/portinfo.txt" ||
 		{ cat "$work/portinfo.txt"; loom_fail "lid/port $end is not LinkUp/Active"; }
 done
-loom_ok "no LFT entry uses $leaf_name[$leaf_port] or $spine_name[$spine_port], both LinkUp/Active;" \
+loom_ok "no LFT entry uses ${leaf_name}[$leaf_port] or ${spine_name}[$spine_port], both LinkUp/Active;" \
 	"$(head -n 1 "$work/check.out")"
 
 # ---- 3. a bad file: said once, the previous set stays -----------------------------
