@@ -814,6 +814,8 @@ int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int
 	free(more);
 	if (rc == 0 && (rc = counters_wire_read(out, len, a, err, errlen)) < 0)
 		counters_answer_free(a);
+	else if (rc == 0 && fab && known)
+		a->details = known->details & PMA_DA_ALL;  /* what it was asked */
 	free(out);
 	return rc;
 }

@@ -108,7 +108,8 @@ struct counters_answer {
 	size_t n_pmas;
 	struct counters_sum *sums;
 	size_t n_sums;
-	unsigned details;                   /* known only: enum pma_detail_attr bits to read */
+	unsigned details;                   /* enum pma_detail_attr bits: known, to read; an
+					     * answer, those its read was asked for */
 };
 
 /* One line on out: 0, or -EIO. */
