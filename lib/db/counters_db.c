@@ -44,14 +44,7 @@ static json_t *port_row(sqlite3_stmt *s)
 	json_object_set_new(o, "counters", counter_row_counters_json(&row));
 	json_object_set_new(o, "deltas", answered ? counter_row_deltas_json(&row) : json_object());
 	json_object_set_new(o, "rates", answered ? counter_row_rates_json(&row, dt) : json_object());
-	{
-		json_t *details = counter_row_details_json(&row);
-
-		if (details && json_object_size(details))
-			json_object_set_new(o, "details", details);
-		else
-			json_decref(details);
-	}
+	counter_row_add_details(o, &row);
 	return o;
 }
 

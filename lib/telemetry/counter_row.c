@@ -197,6 +197,16 @@ json_t *counter_row_details_json(const struct counter_row *r)
 	return o;
 }
 
+void counter_row_add_details(json_t *o, const struct counter_row *r)
+{
+	json_t *d = counter_row_details_json(r);
+
+	if (d && json_object_size(d))
+		json_object_set_new(o, "details", d);
+	else
+		json_decref(d);
+}
+
 int counter_row_rate(const struct counter_row *r, enum pma_counter c, double interval_s,
 		     double *rate)
 {

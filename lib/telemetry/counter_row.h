@@ -62,6 +62,8 @@ json_t *counter_row_rates_json(const struct counter_row *r, double interval_s);
  * {"PortDLIDMappingErrors": {"value": n, "delta": n, "state": "ok"}};
  * an empty object when none. New reference, NULL when out of memory. */
 json_t *counter_row_details_json(const struct counter_row *r);
+/* That view as o's "details", when r has any detail counter. */
+void counter_row_add_details(json_t *o, const struct counter_row *r);
 
 /* The rate of counter c over interval_s: 0 and *rate, or -EAGAIN when it
  * has none (no exact delta, no interval). */
