@@ -191,10 +191,11 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 			strerror(-rc));
 	else
 		log_info("subnet %s: counters of %zu ports read (%zu behind an unchanged switch "
-			 "sum), %llu PMA Gets (%llu of detail attributes) in %.0f ms, %zu not "
+			 "sum), %llu PMA Gets in %.0f ms (%llu of detail attributes), %zu not "
 			 "answered; alarms: %zu raised, %zu cleared", p->subnet, a.n_ports, rec->same,
-			 (unsigned long long)a.done.mads, (unsigned long long)a.done.detail_mads,
-			 (a.done.finished - a.done.started) * 1000.0, rec->stale, rec->raised,
+			 (unsigned long long)a.done.mads,
+			 (a.done.finished - a.done.started) * 1000.0,
+			 (unsigned long long)a.done.detail_mads, rec->stale, rec->raised,
 			 rec->cleared);
 	counters_answer_free(&a);
 	return rc;

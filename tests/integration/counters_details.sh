@@ -61,7 +61,7 @@ done
 n=$(python3 -c 'import json,sys; print(sum(len(p.get("details", {})) == 42 for p in json.load(sys.stdin)["ports"]))' <"$(loom_ctl --json counters >"$work/all.json"; echo "$work/all.json")")
 [ "$n" -eq $((2 * links)) ] || loom_fail "$n ports of $((2 * links)) have the 42 detail counters"
 mads_details=$(sqlite3 "$work/loom.db" "SELECT mads FROM counter_reads")
-grep -q "PMA Gets ($((8 * links)) of detail attributes)" "$work/loomd.log" ||
+grep -q "PMA Gets in [0-9]* ms ($((8 * links)) of detail attributes)" "$work/loomd.log" ||
 	loom_fail "the log does not count $((8 * links)) detail Gets: $(grep 'PMA Gets' "$work/loomd.log" | tail -n 1)"
 loom_ok "the details loom read are perfquery's (-E, -D, --vlxmitcounters, --vlxmitflowctlerrors) on all $n ports"
 
