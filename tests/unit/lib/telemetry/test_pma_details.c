@@ -107,45 +107,44 @@ END_TEST
 /* The specification's layout, byte by byte: PortSelect at byte 1,
  * PortDLIDMappingErrors at bytes 10-11, PortNeighborMTUDiscards at 6-7,
  * PortVLXmitWait[15] at bytes 34-35, PortVLXmitFlowCtlUpdateErrors[0] the
- * top two bits of byte 4 and [3] the lowest two. */
+ * top two bits of byte 4 and [3] its lowest two (VL4, the top of byte 5,
+ * set beside it, stays out of [3] and [5]). */
 START_TEST(spec_layout_by_hand)
 {
-	uint8_t data[192];
-	struct pma_details s;
+	static const struct {
+		enum pma_detail_attr a;
+		unsigned byte;           /* the first of two bytes set */
+		uint8_t hi, lo;
+		int d, zero;             /* the detail read, and a neighbour that stays 0 */
+		uint64_t v;
+	} cases[] = {
+		{ PMA_DA_RCV_ERR, 10, 0x01, 0x02, PMA_D_DLID_MAPPING_ERR, PMA_D_LOOPING_ERR, 0x0102 },
+		{ PMA_DA_XMIT_DISCARD, 6, 0xab, 0xcd, PMA_D_NEIGHBOR_MTU_DISC, PMA_D_INACTIVE_DISC,
+		  0xabcd },
+		{ PMA_DA_VL_XMIT_WAIT, 34, 0x12, 0x34, PMA_D_VL_XMIT_WAIT + 15, PMA_D_VL_XMIT_WAIT + 14,
+		  0x1234 },
+		/* byte 4 is VL0..3 (2 bits each, VL0 highest), byte 5 VL4..7 */
+		{ PMA_DA_VL_FC_UPDATE_ERR, 4, 0x80 | 0x03, 0x00, PMA_D_VL_FC_UPDATE_ERR + 0,
+		  PMA_D_VL_FC_UPDATE_ERR + 1, 2 },
+		{ PMA_DA_VL_FC_UPDATE_ERR, 4, 0x03, 0x40, PMA_D_VL_FC_UPDATE_ERR + 3,
+		  PMA_D_VL_FC_UPDATE_ERR + 5, 3 },
+	};
 
-	memset(&s, 0, sizeof(s));
-	memset(data, 0, sizeof(data));
-	data[1] = 3;
-	data[10] = 0x01;
-	data[11] = 0x02;
-	ck_assert_int_eq(pma_decode_details(PMA_DA_RCV_ERR, data, sizeof(data), 3, &s), 0);
-	ck_assert_uint_eq(s.v[PMA_D_DLID_MAPPING_ERR], 0x0102);
-	ck_assert_uint_eq(s.v[PMA_D_LOOPING_ERR], 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t data[192];
+		struct pma_details s;
 
-	memset(data, 0, sizeof(data));
-	data[1] = 3;
-	data[6] = 0xab;
-	data[7] = 0xcd;
-	ck_assert_int_eq(pma_decode_details(PMA_DA_XMIT_DISCARD, data, sizeof(data), 3, &s), 0);
-	ck_assert_uint_eq(s.v[PMA_D_NEIGHBOR_MTU_DISC], 0xabcd);
-	ck_assert_uint_eq(s.v[PMA_D_INACTIVE_DISC], 0);
-
-	memset(data, 0, sizeof(data));
-	data[1] = 3;
-	data[34] = 0x12;
-	data[35] = 0x34;
-	ck_assert_int_eq(pma_decode_details(PMA_DA_VL_XMIT_WAIT, data, sizeof(data), 3, &s), 0);
-	ck_assert_uint_eq(s.v[PMA_D_VL_XMIT_WAIT + 15], 0x1234);
-	ck_assert_uint_eq(s.v[PMA_D_VL_XMIT_WAIT + 14], 0);
-
-	memset(data, 0, sizeof(data));
-	data[1] = 3;
-	data[4] = 0x80 | 0x03;  /* VL0 = 2, VL3 = 3 */
-	ck_assert_int_eq(pma_decode_details(PMA_DA_VL_FC_UPDATE_ERR, data, sizeof(data), 3, &s), 0);
-	ck_assert_uint_eq(s.v[PMA_D_VL_FC_UPDATE_ERR + 0], 2);
-	ck_assert_uint_eq(s.v[PMA_D_VL_FC_UPDATE_ERR + 1], 0);
-	ck_assert_uint_eq(s.v[PMA_D_VL_FC_UPDATE_ERR + 3], 3);
-	ck_assert_uint_eq(s.bits[PMA_D_VL_FC_UPDATE_ERR + 3], 2);
+		memset(&s, 0, sizeof(s));
+		memset(data, 0, sizeof(data));
+		data[1] = 3;  /* PortSelect */
+		data[cases[i].byte] = cases[i].hi;
+		data[cases[i].byte + 1] = cases[i].lo;
+		ck_assert_int_eq(pma_decode_details(cases[i].a, data, sizeof(data), 3, &s), 0);
+		ck_assert_msg(s.v[cases[i].d] == cases[i].v, "%s: %llu", pma_detail_name(cases[i].d),
+			      (unsigned long long)s.v[cases[i].d]);
+		ck_assert_uint_eq(s.v[cases[i].zero], 0);
+		ck_assert_uint_eq(s.bits[cases[i].d], pma_detail_bits(cases[i].d));
+	}
 }
 END_TEST
 
