@@ -65,10 +65,14 @@ int counters_wire_put_port(FILE *out, const struct counters_port *p)
 		p->cleared, p->clear_failed);
 	put_sample(out, &p->s);
 	for (int d = 0; d < PMA_N_DETAILS; d++) {
+		uint64_t v[PMA_N_DETAILS];
+
 		if (!p->ds.bits[d])
 			continue;
+		for (int k = 0; k < PMA_N_DETAILS; k++)
+			v[k] = p->ds.v[k];
 		fputs(" d", out);
-		put_values(out, PMA_N_DETAILS, p->ds.v, p->ds.bits);
+		put_values(out, PMA_N_DETAILS, v, p->ds.bits);
 		break;
 	}
 	return fputc('\n', out) == EOF ? -EIO : 0;
@@ -325,9 +329,17 @@ static int take_port(struct line *l, struct counters_port *p)
 	if (take_sample(l, &p->s) < 0)
 		return -EPROTO;
 	if (l->p < l->end && l->end - l->p >= 2 && !memcmp(l->p, "d ", 2)) {
+		uint64_t dv[PMA_N_DETAILS] = { 0 };
+
 		l->p += 2;
-		if (take_values(l, PMA_N_DETAILS, detail_name, p->ds.v, p->ds.bits) < 0)
+		if (take_values(l, PMA_N_DETAILS, detail_name, dv, p->ds.bits) < 0)
 			return -EPROTO;
+		for (int d = 0; d < PMA_N_DETAILS; d++) {
+			if (p->ds.bits[d] > PMA_DETAIL_MAX_BITS)
+				return bad(l, "%s is wider than %d bits", pma_detail_name(d),
+					   PMA_DETAIL_MAX_BITS);
+			p->ds.v[d] = (uint16_t)dv[d];
+		}
 	}
 	return l->p < l->end ? bad(l, "more than the counters it names") : 0;
 }

@@ -183,7 +183,7 @@ static void compare_details(const struct counter_row *prev, const struct counter
 		unsigned pb = prev ? prev->ds.bits[d] : 0;
 
 		if (!p->ds.bits[d] && pb && !(asked & (1u << pma_detail_attr_of((enum pma_detail)d)))) {
-			row->ds.v[d] = pv;
+			row->ds.v[d] = (uint16_t)pv;
 			row->ds.bits[d] = (uint8_t)pb;
 			row->dd[d] = (struct cdelta){ CDELTA_CARRIED, 0 };
 			continue;

@@ -89,7 +89,7 @@ int counter_row_unpack(const void *buf, size_t len, struct counter_row *r)
 	while (at < len) {
 		int c;
 		unsigned bits, state;
-		uint64_t *v;
+		uint64_t v;
 		uint8_t *width;
 		struct cdelta *d;
 
@@ -103,20 +103,23 @@ int counter_row_unpack(const void *buf, size_t len, struct counter_row *r)
 		if (c <= last || bits < 1 || bits > 64 || state > CDELTA_CARRIED)
 			return -EINVAL;
 		if (c < PMA_N_COUNTERS) {
-			v = &r->s.v[c];
 			width = &r->s.bits[c];
 			d = &r->d[c];
-		} else if (c >= COUNTER_ROW_DETAIL && c < COUNTER_ROW_DETAIL + PMA_N_DETAILS) {
-			v = &r->ds.v[c - COUNTER_ROW_DETAIL];
+		} else if (c >= COUNTER_ROW_DETAIL && c < COUNTER_ROW_DETAIL + PMA_N_DETAILS &&
+			   bits <= PMA_DETAIL_MAX_BITS) {
 			width = &r->ds.bits[c - COUNTER_ROW_DETAIL];
 			d = &r->dd[c - COUNTER_ROW_DETAIL];
 		} else {
 			return -EINVAL;
 		}
 		last = c;
-		if (get_varint(b, len, &at, v) < 0 || get_varint(b, len, &at, &d->delta) < 0 ||
-		    *v > cdelta_max(bits))
+		if (get_varint(b, len, &at, &v) < 0 || get_varint(b, len, &at, &d->delta) < 0 ||
+		    v > cdelta_max(bits))
 			return -EINVAL;
+		if (c < PMA_N_COUNTERS)
+			r->s.v[c] = v;
+		else
+			r->ds.v[c - COUNTER_ROW_DETAIL] = (uint16_t)v;
 		*width = (uint8_t)bits;
 		d->state = (enum cdelta_state)state;
 	}

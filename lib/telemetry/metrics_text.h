@@ -18,7 +18,9 @@
  * with a bounded label each: loom_port_rcv_error_details_total{kind},
  * loom_port_xmit_discard_details_total{kind},
  * loom_port_vl_xmit_wait_ticks_total{vl} and
- * loom_port_vl_xmit_flow_ctl_update_errors_total{vl}. */
+ * loom_port_vl_xmit_flow_ctl_update_errors_total{vl}; a series only once
+ * its counter is not 0 (absent means 0: 42 series a port would triple
+ * /metrics). */
 #ifndef LOOM_METRICS_TEXT_H
 #define LOOM_METRICS_TEXT_H
 

@@ -102,7 +102,7 @@ int pma_decode_details(enum pma_detail_attr a, const uint8_t *data, size_t len, 
 	for (unsigned i = 0; i < attrs[a].n; i++) {
 		enum pma_detail x = attrs[a].first + i;
 
-		d->v[x] = pma_field(data, detail_bit(x), pma_detail_bits(x));
+		d->v[x] = (uint16_t)pma_field(data, detail_bit(x), pma_detail_bits(x));
 		d->bits[x] = (uint8_t)pma_detail_bits(x);
 	}
 	return 0;

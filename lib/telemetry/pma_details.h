@@ -61,9 +61,12 @@ enum pma_detail {
 };
 
 /* One port's detail counters as read: bits[d] is the width detail d was
- * read with, 0 when it has no value (its attribute not read). */
+ * read with, 0 when it has no value (its attribute not read). Every
+ * detail is 16 bits wide or less: 126 bytes a port, not 378 (a read of the
+ * 11664-host tree holds 70000 of them). */
+#define PMA_DETAIL_MAX_BITS 16
 struct pma_details {
-	uint64_t v[PMA_N_DETAILS];
+	uint16_t v[PMA_N_DETAILS];
 	uint8_t bits[PMA_N_DETAILS];
 };
 

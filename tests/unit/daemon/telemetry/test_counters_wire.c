@@ -269,6 +269,11 @@ START_TEST(details_read_back_and_a_bad_one_is_refused)
 			 -EPROTO);
 	ck_assert_msg(strstr(err, "counters set"), "%s", err);
 	counters_answer_free(&a);
+	ck_assert_int_eq(counters_wire_read("port 0x9 3 4 C 1 x 1 0 0 0 0 d 1 32:5\n"
+					    "done 0 0 1 1 1 1 1 1\n", 59, &a, err, sizeof(err)),
+			 -EPROTO);
+	ck_assert_msg(strstr(err, "PortLocalPhysicalErrors is wider than 16 bits"), "%s", err);
+	counters_answer_free(&a);
 	/* What loomd hands a read: which attributes, and nothing past them. */
 	ck_assert_int_eq(counters_wire_read_known("details f\n", 10, &a, err, sizeof(err)), 0);
 	ck_assert_uint_eq(a.details, PMA_DA_ALL);

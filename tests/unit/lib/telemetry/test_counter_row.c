@@ -111,6 +111,7 @@ START_TEST(bytes_that_are_no_packed_row_are_refused)
 		{ "an unknown counter", { 1, PMA_N_COUNTERS, 8, 0, 0, 0 }, 6 },
 		{ "below the details", { 1, COUNTER_ROW_DETAIL - 1, 8, 0, 0, 0 }, 6 },
 		{ "past the details", { 1, COUNTER_ROW_DETAIL + PMA_N_DETAILS, 8, 0, 0, 0 }, 6 },
+		{ "a detail wider than 16 bits", { 1, COUNTER_ROW_DETAIL, 17, 0, 0, 0 }, 6 },
 		{ "a detail before a counter", { 1, COUNTER_ROW_DETAIL, 16, 0, 0, 0, 0, 16, 0, 0, 0 },
 		  11 },
 		{ "an unknown state", { 1, 0, 8, 9, 0, 0 }, 6 },
