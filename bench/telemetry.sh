@@ -24,6 +24,8 @@
 #              first: no ClassPortInfo Gets, and the ports of switches whose
 #              PortCounters sum did not move read with PortCountersExtended
 #              alone (on this idle fabric: every switch)
+#   child_details  child_next with the PMA detail attributes asked too (a
+#              details line, telemetry.details_every: four more Gets a port)
 #   iqe        `ibqueryerrors --skip-sl` (infiniband-diags): its own
 #              discovery, then every port's PortCounters; same measures
 #   iqe-cache  `ibqueryerrors --skip-sl --load-cache FILE` with an
@@ -144,6 +146,21 @@ rows, done = read_answer(sys.argv[1])
 print(done["mads"], sum(1 for r in rows if r["answered"]), done["ports"], done["in_flight"])
 EOP
 		loom_fail "the reader's next answer: $(tail -c 300 "$work/child_next.stdout")"
+	# The same with the detail attributes asked (issue 42, telemetry.details_every:
+	# a details line): four more Gets a port.
+	{ cat "$work/fabric.wire"; echo "details f"; grep -E '^(pma|sum) ' "$work/child.stdout"; } \
+		>"$work/fabric_details.wire"
+	measure child_details "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric_details.wire"
+	python3 - "$work/child_details.stdout" "$top/tests/integration" >>"$work/child_details.mads" <<'EOP' ||
+import sys
+sys.path.insert(0, sys.argv[2])
+from counters_wire import read_answer
+rows, done = read_answer(sys.argv[1])
+assert all(len(r["details"]) == 42 for r in rows if r["answered"]), "a port without its details"
+print(done["mads"], sum(1 for r in rows if r["answered"]), done["ports"], done["in_flight"],
+      done.get("detail_mads", 0))
+EOP
+		loom_fail "the reader's answer with details: $(tail -c 300 "$work/child_details.stdout")"
 	measure iqe ibqueryerrors --skip-sl
 	measure iqe_cache ibqueryerrors --skip-sl --load-cache "$work/ibnd.cache"
 	measure iqe_ports ibqueryerrors --skip-sl --counters --load-cache "$work/ibnd.cache"
@@ -221,7 +238,7 @@ loom_ibsim_stop
 
 # ---- the figures -------------------------------------------------------------------
 echo "one-shot commands: medians of $runs runs (wall s, CPU s, peak RSS KiB, ibsim CPU s)"
-for n in child child_next iqe iqe_cache iqe_ports; do
+for n in child child_next child_details iqe iqe_cache iqe_ports; do
 	printf '  %-10s wall %7.2f  cpu %6.2f  rss %7d  ibsim-cpu %7.2f\n' "$n" \
 		"$(col $n 1)" "$(col $n 2)" "$(col $n 3)" "$(col $n 4)"
 done
@@ -229,6 +246,10 @@ awk '{ printf "  child      %d PMA Gets, %d of %d ports answered, at most %d in 
 	"$work/child.mads" | tail -n 1
 awk '{ printf "  child_next %d PMA Gets, %d of %d ports answered, at most %d in flight\n", $1, $2, $3, $4 }' \
 	"$work/child_next.mads" | tail -n 1
+awk '{ printf "  child_details %d PMA Gets (%d of detail attributes), %d of %d ports answered\n", $1, $5, $2, $3 }' \
+	"$work/child_details.mads" | tail -n 1
+awk -v c="$(col child_next 1)" -v d="$(col child_details 1)" -v cc="$(col child_next 2)" -v dc="$(col child_details 2)" 'BEGIN {
+	printf "ratio details  child_details/child_next wall %.2f  CPU %.2f   (the detail attributes cost of a read)\n", d / c, dc / (cc ? cc : 0.01) }'
 [ -n "$iqe_summary" ] && echo "  ibqueryerrors: $iqe_summary"
 awk -v c="$(col child 1)" -v i="$(col iqe 1)" -v k="$(col iqe_cache 1)" -v p="$(col iqe_ports 1)" \
 	-v cc="$(col child 2)" -v ic="$(col iqe 2)" -v kc="$(col iqe_cache 2)" -v pc="$(col iqe_ports 2)" 'BEGIN {

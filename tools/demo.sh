@@ -209,6 +209,10 @@ echo "== ibsim sets leaf-0 port 1'"'"'s SymbolErrorCounter to 42; loomctl counte
 echo "PerformanceSet \"leaf-0\"[1] PortCounters.SymbolErrorCounter=42" >&9
 sleep 0.5
 $ctl counters --now leaf-0
+echo "== ibsim sets a DLID mapping error (PortRcvErrorDetails) on leaf-0 port 1: the port details in loomctl counters"
+echo "PerformanceSet \"leaf-0\"[1] PortRcvErrorDetails.PortDLIDMappingErrors=3" >&9
+sleep 0.5
+$ctl --json counters --now leaf-0:1 | tr -d " \n" | grep -o "\"PortDLIDMappingErrors\":{[^}]*}" || :
 echo "== ibsim makes every hop of host-0000'"'"'s route to host-0031 wait (PortXmitWait);"
 echo "   loomctl health: the alarms, and the congestion followed along the tables to its root"
 $ctl route trace host-0000 host-0031 | awk "/^[0-9]+ +0x/ { printf \"PerformanceSet \\\"%s\\\"[%s] PortCounters.PortXmitWait=3000000000\\n\", \$6, \$5 }" >&9

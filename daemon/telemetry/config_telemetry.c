@@ -6,6 +6,10 @@
  *                        # 0: only when `loomctl counters --now` asks
  *     window_s: 3600     # `loomctl health` lists the ports whose error
  *                        # counters moved within it, not only in the last read
+ *     details_every: 1   # read the PMA detail attributes (PortRcvErrorDetails,
+ *                        # PortXmitDiscardDetails, per-VL XmitWait and flow
+ *                        # control update errors: up to 4 more Gets a port)
+ *                        # every this many reads; 0: never
  *     clear_counters: false  # true: clear (PortCountersSet) counters of 32
  *                        # bits or less at 3/4 of their range, as OpenSM's
  *                        # PerfMgr does; false: never write to a PMA
@@ -95,6 +99,7 @@ static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_INT("window_s", telemetry_window_s, 1, 31 * 86400, 0, 3600),
 	CFG_KEY_INT("history_reads", telemetry_history_reads, 0, 255, 1, 60),
 	CFG_KEY_INT("history_mib", telemetry_history_mib, 1, 65536, 0, 128),
+	CFG_KEY_INT("details_every", telemetry_details_every, 1, 1000000, 1, 1),
 	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 

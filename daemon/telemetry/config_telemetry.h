@@ -21,6 +21,8 @@ struct telemetry_conf {
 	int telemetry_history_reads;    /* telemetry.history_reads: reads kept per port in
 	                                 * memory (port-history); 0: none */
 	int telemetry_history_mib;      /* telemetry.history_mib: their bound in all */
+	int telemetry_details_every;    /* telemetry.details_every: read the PMA detail
+	                                 * attributes every this many reads; 0: never */
 };
 
 extern const struct config_section telemetry_config;

@@ -18,6 +18,7 @@
 #include "daemon/telemetry/counters_wire.h"
 #include "lib/telemetry/counter_delta.h"
 #include "lib/telemetry/pma.h"
+#include "lib/telemetry/pma_details.h"
 #include "lib/util/clock.h"
 
 #define COUNTERS_DEFAULT_TIMEOUT_MS 200  /* discovery.timeout_ms's default */
@@ -37,6 +38,7 @@ struct agent {
 	int sum_decoded;
 	struct pma_sample sum;
 	int quiet;                   /* the sum did not move: PortCountersExtended only */
+	unsigned no_details;         /* detail attributes it answered with a MAD status */
 };
 
 /* One port to read. */
@@ -54,6 +56,7 @@ struct target {
 	struct pma_sample s;
 	uint32_t clear;              /* counters to clear (bit per enum pma_counter) */
 	int cleared;                 /* the PortCountersSet came back with status 0 */
+	struct pma_details ds;       /* the detail attributes that came back */
 };
 
 struct reader {
@@ -75,6 +78,11 @@ struct reader {
 	size_t n_ext;
 	size_t *clr;                 /* targets that get a PortCountersSet */
 	size_t n_clr;
+	unsigned details;            /* detail attributes to read (enum pma_detail_attr bits) */
+	enum pma_detail_attr det;    /* the one being read: targets in det_t */
+	size_t *det_t;
+	size_t n_det_t;
+	uint64_t detail_mads;
 	int clear_near_full;         /* clear counters at three quarters of their range */
 	struct mad_window_req *req;  /* the phase's requests */
 	struct mad_window_stats total;
@@ -321,6 +329,33 @@ static void add_target(struct reader *r, unsigned port)
 	r->agents[t->agent].n_targets++;
 }
 
+static int build_det(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		     size_t errlen)
+{
+	const struct reader *r = ctx;
+	const struct target *t = &r->targets[r->det_t[i]];
+
+	return build_get(r, t->agent, pma_detail_attr_id(r->det), t->port, tid, buf, blen, err,
+			 errlen);
+}
+
+/* A MAD status: the PMA has no such attribute (IBA: unsupported attribute
+ * or method), and is not asked it again until its capabilities are. */
+static int take_det(void *ctx, size_t i, uint8_t *mad)
+{
+	struct reader *r = ctx;
+	struct target *t = &r->targets[r->det_t[i]];
+	int st = response_status(mad, pma_detail_attr_id(r->det));
+
+	if (st < 0)
+		return 0;
+	if (st)
+		r->agents[t->agent].no_details |= 1u << r->det;
+	else
+		pma_decode_details(r->det, mad + IB_PC_DATA_OFFS, PMA_DATA_LEN, t->port, &t->ds);
+	return 1;
+}
+
 /* Every cabled port with a LID to address its PMA by. */
 static int plan_targets(const struct fab *fab, struct reader *r, char *err, size_t errlen)
 {
@@ -332,10 +367,11 @@ static int plan_targets(const struct fab *fab, struct reader *r, char *err, size
 	r->ext = calloc(ports, sizeof(*r->ext));
 	r->sum = calloc(nodes, sizeof(*r->sum));
 	r->clr = calloc(ports, sizeof(*r->clr));
+	r->det_t = calloc(ports, sizeof(*r->det_t));
 	r->cpi = calloc(ports + nodes, sizeof(*r->cpi));
 	r->req = calloc(ports + nodes, sizeof(*r->req));
-	if (!r->agents || !r->targets || !r->pc || !r->ext || !r->sum || !r->clr || !r->cpi ||
-	    !r->req) {
+	if (!r->agents || !r->targets || !r->pc || !r->ext || !r->sum || !r->clr || !r->det_t ||
+	    !r->cpi || !r->req) {
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
@@ -429,6 +465,7 @@ static void use_known(struct reader *r)
 		}
 		a->answered = 1;
 		a->status = 0;
+		a->no_details = k->no_details & PMA_DA_ALL;
 		pma_caps_of(&a->caps, k->cap_mask, k->cap_mask2);
 	}
 }
@@ -513,6 +550,24 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 		t->status = t->ext_status;
 		t->decoded = t->ext_decoded;
 	}
+	/* The detail attributes asked (telemetry.details_every), one Get per
+	 * port each, of the ports whose counters came back, where the PMA did
+	 * not refuse them before. */
+	for (int d = 0; rc == 0 && d < PMA_N_DETAIL_ATTRS; d++) {
+		if (!(r->details & (1u << d)))
+			continue;
+		r->det = (enum pma_detail_attr)d;
+		r->n_det_t = 0;
+		for (size_t i = 0; i < r->n_targets; i++) {
+			const struct target *t = &r->targets[i];
+
+			if (t->answered && !t->status && !t->decoded &&
+			    !(r->agents[t->agent].no_details & (1u << d)))
+				r->det_t[r->n_det_t++] = i;
+		}
+		r->detail_mads += r->n_det_t;
+		rc = run_phase(r, &wp, r->n_det_t, build_det, take_det, err, errlen);
+	}
 	/* Last, and only when configured: clear what is about to stop. The
 	 * answer says which were cleared after this sample, so that the next
 	 * read counts from zero, exactly. */
@@ -582,6 +637,7 @@ static void wire_port(const struct reader *r, const struct target *t, struct cou
 	if (t->ext_answered && (t->ext_status || t->ext_decoded))
 		o->ext_error = t->ext_status ? COUNTERS_EXT_REFUSED : COUNTERS_EXT_UNREADABLE;
 	o->s = t->s;
+	o->ds = t->ds;
 	/* Asked and confirmed, or asked and not (the counters then go on from
 	 * where they were: the next delta says so). */
 	if (t->cleared)
@@ -646,6 +702,7 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 	r.sums = known.sums;
 	r.n_sums = known.n_sums;
 	r.clear_near_full = clear;
+	r.details = known.details & PMA_DA_ALL;
 	r.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : COUNTERS_DEFAULT_TIMEOUT_MS;
 	r.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	started = clock_wall();
@@ -656,7 +713,8 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 	/* The capabilities, for the next read. */
 	for (size_t i = 0; rc == 0 && i < r.n_agents; i++) {
 		const struct agent *a = &r.agents[i];
-		struct counters_pma m = { a->n->guid, a->lid, a->caps.cap_mask, a->caps.cap_mask2 };
+		struct counters_pma m = { a->n->guid, a->lid, a->caps.cap_mask, a->caps.cap_mask2,
+					  a->no_details };
 
 		if (a->answered && !a->status)
 			rc = counters_wire_put_pma(out, &m);
@@ -680,6 +738,7 @@ static int answer(const struct disc_ib_params *p, const struct fab *fab, int cle
 			.started = started, .finished = finished, .ports = r.n_targets,
 			.answered = answered, .mads = r.total.sent, .in_flight = r.total.peak,
 			.timeout_ms = r.timeout_ms, .retries = r.retries,
+			.detail_mads = r.detail_mads,
 		};
 
 		rc = counters_wire_put_done(out, &d);
@@ -695,6 +754,7 @@ out:
 	free(r.sum);
 	free(r.ext);
 	free(r.clr);
+	free(r.det_t);
 	free(r.req);
 	return rc;
 }
@@ -732,9 +792,11 @@ int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int
 	int rc = 0;
 
 	memset(a, 0, sizeof(*a));
-	if (fab && known && (known->n_pmas || known->n_sums)) {
+	if (fab && known && (known->n_pmas || known->n_sums || known->details)) {
 		if (!(mem = open_memstream(&more, &more_len)))
 			rc = -ENOMEM;
+		if (rc == 0 && known->details)
+			rc = counters_wire_put_details(mem, known->details);
 		for (size_t i = 0; rc == 0 && i < known->n_pmas; i++)
 			rc = counters_wire_put_pma(mem, &known->pmas[i]);
 		for (size_t i = 0; rc == 0 && i < known->n_sums; i++)
@@ -752,6 +814,8 @@ int counters_read_run(const struct disc_ib_params *p, const struct fab *fab, int
 	free(more);
 	if (rc == 0 && (rc = counters_wire_read(out, len, a, err, errlen)) < 0)
 		counters_answer_free(a);
+	else if (rc == 0 && fab && known)
+		a->details = known->details & PMA_DA_ALL;  /* what it was asked */
 	free(out);
 	return rc;
 }

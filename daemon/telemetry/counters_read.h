@@ -11,7 +11,13 @@
  * ClassPortInfo says so, PortCountersExtended (64-bit data and packets).
  * All of them many at a time through daemon/ib/mad_window.c, max_smps in
  * flight. Switch ports and CA ports that have a peer are read; a switch's
- * management port 0 and unplugged ports are not. */
+ * management port 0 and unplugged ports are not. When asked (issue 42,
+ * telemetry.details_every), then per port one Get of each detail attribute
+ * (lib/telemetry/pma_details.h: PortRcvErrorDetails, PortXmitDiscardDetails,
+ * PortVLXmitWaitCounters, PortVLXmitFlowCtlUpdateErrors): up to four more
+ * MADs a port, counted apart in the answer's done line. ClassPortInfo has
+ * no bit for them; a PMA that answers one with a MAD status is not asked it
+ * again while its capabilities are known (its pma line's NODETAILS). */
 #ifndef LOOMD_COUNTERS_READ_H
 #define LOOMD_COUNTERS_READ_H
 
@@ -39,6 +45,7 @@
  * PortCounters sums: a switch whose sum did not move since (same ports,
  * pma_sums_unchanged) gets no PortCounters per port, only
  * PortCountersExtended, and its ports answer "same" (counters_wire.h).
+ * Its details: the detail attributes to read this time (none when 0).
  * 0 with *a, every port's counters as counters_wire.h reads them back
  * (free it with counters_answer_free); -errno with err. Blocking: call it
  * from a worker thread. */

@@ -31,18 +31,23 @@ static void put_text(FILE *out, const char *s)
 	}
 }
 
-/* " MASK BITS:VALUE..." of the counters s has. */
+/* " MASK BITS:VALUE..." of the n values that have a width. */
+static void put_values(FILE *out, size_t n, const uint64_t *v, const uint8_t *bits)
+{
+	uint64_t mask = 0;
+
+	for (size_t c = 0; c < n; c++)
+		if (bits[c])
+			mask |= UINT64_C(1) << c;
+	fprintf(out, " %" PRIx64, mask);
+	for (size_t c = 0; c < n; c++)
+		if (bits[c])
+			fprintf(out, " %u:%" PRIu64, bits[c], v[c]);
+}
+
 static void put_sample(FILE *out, const struct pma_sample *s)
 {
-	uint32_t mask = 0;
-
-	for (int c = 0; c < PMA_N_COUNTERS; c++)
-		if (s->bits[c])
-			mask |= 1u << c;
-	fprintf(out, " %" PRIx32, mask);
-	for (int c = 0; c < PMA_N_COUNTERS; c++)
-		if (s->bits[c])
-			fprintf(out, " %u:%" PRIu64, s->bits[c], s->v[c]);
+	put_values(out, PMA_N_COUNTERS, s->v, s->bits);
 }
 
 int counters_wire_put_port(FILE *out, const struct counters_port *p)
@@ -59,13 +64,29 @@ int counters_wire_put_port(FILE *out, const struct counters_port *p)
 	fprintf(out, " %d %d %" PRIx32 " %" PRIx32, p->same ? 2 : 1, (int)p->ext_error,
 		p->cleared, p->clear_failed);
 	put_sample(out, &p->s);
+	for (int d = 0; d < PMA_N_DETAILS; d++) {
+		uint64_t v[PMA_N_DETAILS];
+
+		if (!p->ds.bits[d])
+			continue;
+		for (int k = 0; k < PMA_N_DETAILS; k++)
+			v[k] = p->ds.v[k];
+		fputs(" d", out);
+		put_values(out, PMA_N_DETAILS, v, p->ds.bits);
+		break;
+	}
 	return fputc('\n', out) == EOF ? -EIO : 0;
 }
 
 int counters_wire_put_pma(FILE *out, const struct counters_pma *m)
 {
-	return fprintf(out, "pma 0x%016" PRIx64 " %u %x %" PRIx32 "\n", m->guid, m->lid,
-		       m->cap_mask, m->cap_mask2) < 0 ? -EIO : 0;
+	return fprintf(out, "pma 0x%016" PRIx64 " %u %x %" PRIx32 " %x\n", m->guid, m->lid,
+		       m->cap_mask, m->cap_mask2, m->no_details & PMA_DA_ALL) < 0 ? -EIO : 0;
+}
+
+int counters_wire_put_details(FILE *out, unsigned attrs)
+{
+	return fprintf(out, "details %x\n", attrs & PMA_DA_ALL) < 0 ? -EIO : 0;
 }
 
 int counters_wire_put_sum(FILE *out, const struct counters_sum *m)
@@ -86,9 +107,13 @@ uint32_t counters_wire_ports_mark(const unsigned *ports, size_t n)
 
 int counters_wire_put_done(FILE *out, const struct counters_done *d)
 {
-	return fprintf(out, "done %.6f %.6f %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
-		       PRIu64 " %" PRIu64 "\n", d->started, d->finished, d->ports, d->answered,
-		       d->mads, d->in_flight, d->timeout_ms, d->retries) < 0 ? -EIO : 0;
+	if (fprintf(out, "done %.6f %.6f %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %"
+		    PRIu64 " %" PRIu64, d->started, d->finished, d->ports, d->answered, d->mads,
+		    d->in_flight, d->timeout_ms, d->retries) < 0)
+		return -EIO;
+	if (d->detail_mads && fprintf(out, " %" PRIu64, d->detail_mads) < 0)
+		return -EIO;
+	return fputc('\n', out) == EOF ? -EIO : 0;
 }
 
 /* ---- reading ------------------------------------------------------------------ */
@@ -206,46 +231,63 @@ static int text(struct line *l, const char *what, char *buf, size_t len)
 	return 0;
 }
 
-/* " MASK BITS:VALUE..." into *s. */
-static int take_sample(struct line *l, struct pma_sample *s)
+/* " MASK BITS:VALUE..." of n values (named by name(c)) into v and bits. */
+static int take_values(struct line *l, size_t n, const char *(*name)(int), uint64_t *v,
+		       uint8_t *bits)
 {
 	uint64_t mask;
 	const char *t;
-	size_t n;
+	size_t len;
 
-	if (number(l, "the counters set", 16, (1u << PMA_N_COUNTERS) - 1, &mask) < 0)
+	if (number(l, "the counters set", 16, n >= 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1,
+		   &mask) < 0)
 		return -EPROTO;
-	for (int c = 0; c < PMA_N_COUNTERS; c++) {
+	for (size_t c = 0; c < n; c++) {
 		const char *colon;
 		char what[64];
 		struct line sub;
-		uint64_t bits;
+		uint64_t width;
 
-		if (!(mask & (1u << c)))
+		if (!(mask & (UINT64_C(1) << c)))
 			continue;
-		snprintf(what, sizeof(what), "%s", pma_counter_name((enum pma_counter)c));
-		if (token(l, what, &t, &n) < 0)
+		snprintf(what, sizeof(what), "%s", name((int)c));
+		if (token(l, what, &t, &len) < 0)
 			return -EPROTO;
-		if (!(colon = memchr(t, ':', n)))
+		if (!(colon = memchr(t, ':', len)))
 			return bad(l, "%s is not WIDTH:VALUE", what);
 		sub = *l;
 		sub.p = t;
 		sub.end = colon;
-		if (number(&sub, what, 10, 64, &bits) < 0) {
+		if (number(&sub, what, 10, 64, &width) < 0) {
 			l->failed = sub.failed;
 			return -EPROTO;
 		}
-		if (bits == 0)
+		if (width == 0)
 			return bad(l, "%s has width 0", what);
 		sub.p = colon + 1;
-		sub.end = t + n;
-		if (number(&sub, what, 10, cdelta_max((unsigned)bits), &s->v[c]) < 0) {
+		sub.end = t + len;
+		if (number(&sub, what, 10, cdelta_max((unsigned)width), &v[c]) < 0) {
 			l->failed = sub.failed;
 			return -EPROTO;
 		}
-		s->bits[c] = (uint8_t)bits;
+		bits[c] = (uint8_t)width;
 	}
 	return 0;
+}
+
+static const char *counter_name(int c)
+{
+	return pma_counter_name((enum pma_counter)c);
+}
+
+static const char *detail_name(int d)
+{
+	return pma_detail_name((enum pma_detail)d);
+}
+
+static int take_sample(struct line *l, struct pma_sample *s)
+{
+	return take_values(l, PMA_N_COUNTERS, counter_name, s->v, s->bits);
 }
 
 static int take_port(struct line *l, struct counters_port *p)
@@ -286,6 +328,19 @@ static int take_port(struct line *l, struct counters_port *p)
 	p->clear_failed = (uint32_t)v;
 	if (take_sample(l, &p->s) < 0)
 		return -EPROTO;
+	if (l->p < l->end && l->end - l->p >= 2 && !memcmp(l->p, "d ", 2)) {
+		uint64_t dv[PMA_N_DETAILS] = { 0 };
+
+		l->p += 2;
+		if (take_values(l, PMA_N_DETAILS, detail_name, dv, p->ds.bits) < 0)
+			return -EPROTO;
+		for (int d = 0; d < PMA_N_DETAILS; d++) {
+			if (p->ds.bits[d] > PMA_DETAIL_MAX_BITS)
+				return bad(l, "%s is wider than %d bits", pma_detail_name(d),
+					   PMA_DETAIL_MAX_BITS);
+			p->ds.v[d] = (uint16_t)dv[d];
+		}
+	}
 	return l->p < l->end ? bad(l, "more than the counters it names") : 0;
 }
 
@@ -320,6 +375,9 @@ static int take_pma(struct line *l, struct counters_pma *m)
 	if (number(l, "the capability mask 2", 16, (1u << 27) - 1, &v) < 0)
 		return -EPROTO;
 	m->cap_mask2 = (uint32_t)v;
+	if (number(l, "the detail attributes refused", 16, PMA_DA_ALL, &v) < 0)
+		return -EPROTO;
+	m->no_details = (unsigned)v;
 	return l->p < l->end ? bad(l, "more than a PMA's capabilities") : 0;
 }
 
@@ -332,6 +390,8 @@ static int take_done(struct line *l, struct counters_done *d)
 	    number(l, "in flight", 10, UINT32_MAX, &d->in_flight) < 0 ||
 	    number(l, "timeout_ms", 10, UINT32_MAX, &d->timeout_ms) < 0 ||
 	    number(l, "retries", 10, UINT32_MAX, &d->retries) < 0)
+		return -EPROTO;
+	if (l->p < l->end && number(l, "detail mads", 10, d->mads, &d->detail_mads) < 0)
 		return -EPROTO;
 	return l->p < l->end ? bad(l, "more than a read's figures") : 0;
 }
@@ -378,8 +438,16 @@ static int read_lines(const char *buf, size_t len, struct counters_answer *a, in
 			if (take_sum(&l, &a->sums[a->n_sums]) < 0)
 				return -EPROTO;
 			a->n_sums++;
+		} else if (known && n == 7 && !memcmp(t, "details", 7)) {
+			uint64_t v;
+
+			if (number(&l, "the detail attributes", 16, PMA_DA_ALL, &v) < 0)
+				return -EPROTO;
+			if (l.p < l.end)
+				return bad(&l, "more than the detail attributes");
+			a->details = (unsigned)v;
 		} else if (known) {
-			return bad(&l, "\"%.*s\" is neither a pma nor a sum line",
+			return bad(&l, "\"%.*s\" is neither a pma, a sum nor a details line",
 				   (int)(n > 20 ? 20 : n), t);
 		} else if (n == 4 && !memcmp(t, "port", 4)) {
 			if (take_port(&l, &a->ports[a->n_ports]) < 0)

@@ -167,12 +167,36 @@ struct stmts {
 	const char *subnet;
 	struct port_history *hist;   /* the last reads in memory (NULL: none) */
 	size_t hist_refused;         /* ports it had no room for */
+	unsigned details_asked;      /* the read's detail attributes (enum pma_detail_attr bits) */
 };
+
+/* The detail counters of p into row from prev (NULL: no stored row):
+ * deltas like the others; those of an attribute this read did not ask
+ * (asked: enum pma_detail_attr bits) keep the stored value, "carried", so
+ * that the next read that asks counts from the last that did. */
+static void compare_details(const struct counter_row *prev, const struct counters_port *p,
+			    unsigned asked, struct counter_row *row)
+{
+	row->ds = p->ds;
+	for (int d = 0; d < PMA_N_DETAILS; d++) {
+		uint64_t pv = prev ? prev->ds.v[d] : 0;
+		unsigned pb = prev ? prev->ds.bits[d] : 0;
+
+		if (!p->ds.bits[d] && pb && !(asked & (1u << pma_detail_attr_of((enum pma_detail)d)))) {
+			row->ds.v[d] = (uint16_t)pv;
+			row->ds.bits[d] = (uint8_t)pb;
+			row->dd[d] = (struct cdelta){ CDELTA_CARRIED, 0 };
+			continue;
+		}
+		row->dd[d] = cdelta_of(pv, pb, p->ds.v[d], p->ds.bits[d]);
+	}
+}
 
 /* What each counter did from the stored row (old: NULL when none) to p's
  * sample, into *row; the interval in *dt (0: none). */
 static void compare(const struct olds *o, const struct old_row *old,
-		    const struct counters_port *p, double now, struct counter_row *row, double *dt)
+		    const struct counters_port *p, double now, unsigned asked,
+		    struct counter_row *row, double *dt)
 {
 	struct counter_row prev;
 	int have = old && old->has_sample &&
@@ -189,6 +213,7 @@ static void compare(const struct olds *o, const struct old_row *old,
 			pv = 0;
 		row->d[c] = cdelta_of(pv, pb, p->s.v[c], p->s.bits[c]);
 	}
+	compare_details(have ? &prev : NULL, p, asked, row);
 }
 
 /* A port read "same" (counters_wire.h) with the counters it was not read
@@ -356,7 +381,7 @@ static int record_port(sqlite3 *db, struct stmts *q, const struct counters_port 
 		double dt = 0;
 
 		if (p->answered)
-			compare(&q->olds, old, p, q->now, &row, &dt);
+			compare(&q->olds, old, p, q->now, q->details_asked, &row, &dt);
 		bind_row(s, p, q->now, p->answered ? &row : NULL, dt);
 		if (old) {
 			sqlite3_bind_int64(s, 15, old->rowid);
@@ -442,7 +467,7 @@ static int record(struct store *st, int64_t sid, const char *subnet,
 {
 	sqlite3 *db = store_db(st);
 	struct stmts q = { .t = t, .sid = sid, .now = a->done.finished, .subnet = subnet,
-			   .hist = hist };
+			   .hist = hist, .details_asked = a->details };
 	int rc;
 
 	if ((rc = prepare(db, &q)) < 0 || (rc = olds_load(db, sid, &q.olds)) < 0 ||

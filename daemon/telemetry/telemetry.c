@@ -37,18 +37,22 @@
  * node or a new LID is asked at once. Its switches' PortCounters sums, from
  * one read to the next only: those whose sum did not move get no
  * PortCounters per port. They are dropped when the read could not be
- * recorded, or when a port that kept its counters had no stored sample. */
+ * recorded, or when a port that kept its counters had no stored sample.
+ * The detail attributes (issue 42) are asked on the first read and then
+ * every telemetry.details_every reads; a PMA that refused one is asked it
+ * again with its capabilities. */
 #define TELEMETRY_CPI_READS 30
 struct cpi_cache {
 	char subnet[LOOM_NAME_LEN];
 	struct counters_answer known; /* pmas and sums */
 	unsigned reads;               /* reads that used the pmas */
+	unsigned detail_reads;        /* reads since the details were read */
 };
 
 /* What the module keeps of loom.yaml: telemetry:'s keys, the MAD limits
  * and the database a read's job records into. */
 struct telemetry_settings {
-	int interval_s, clear, max_answer_ports, window_s;
+	int interval_s, clear, max_answer_ports, window_s, details_every;
 	struct port_thresholds thresholds;
 	struct swept_mad mad;
 	char db_path[PATH_MAX];
@@ -63,6 +67,7 @@ static void settings_of(const struct telemetry_inputs *in, const struct store *s
 	s->clear = c->telemetry_clear_counters;
 	s->max_answer_ports = c->telemetry_max_answer_ports;
 	s->window_s = c->telemetry_window_s;
+	s->details_every = c->telemetry_details_every;
 	s->thresholds = c->telemetry_thresholds;
 	s->mad = *in->mad;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
@@ -92,6 +97,7 @@ struct read_job {
 	char db_path[PATH_MAX];
 	struct port_thresholds thresholds;
 	int clear;                    /* telemetry.clear_counters */
+	int details_every;            /* telemetry.details_every */
 	struct swept_subnets sub;
 	char subnet[LOOM_NAME_LEN], node[FAB_DESC_LEN + 1];
 	int has_subnet, has_node;
@@ -119,7 +125,8 @@ static struct cpi_cache *cpi_of(struct telemetry_mod *m, const char *subnet)
 }
 
 static int read_subnet(struct telemetry_mod *m, struct store *st, const struct disc_ib_params *p,
-		       const struct port_thresholds *t, int clear, struct counters_recorded *out)
+		       const struct port_thresholds *t, int clear, int details_every,
+		       struct counters_recorded *out)
 {
 	struct counters_answer a;
 	char err[512] = "";
@@ -140,6 +147,12 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 			   p->subnet, err);
 	if (cpi && cpi->reads >= TELEMETRY_CPI_READS)
 		cpi->known.n_pmas = cpi->reads = 0;  /* ask every PMA again */
+	if (cpi) {
+		cpi->known.details = details_every > 0 && cpi->detail_reads % (unsigned)details_every
+				     == 0 ? PMA_DA_ALL : 0;
+		cpi->detail_reads = details_every > 0 ? (cpi->detail_reads + 1) %
+							 (unsigned)details_every : 0;
+	}
 	rc = counters_read_run(p, fab, clear, cpi ? &cpi->known : NULL, &a, err, sizeof(err));
 	fab_free(fab);
 	t2 = clock_mono();
@@ -180,10 +193,11 @@ static int read_subnet(struct telemetry_mod *m, struct store *st, const struct d
 			strerror(-rc));
 	else
 		log_info("subnet %s: counters of %zu ports read (%zu behind an unchanged switch "
-			 "sum), %llu PMA Gets in %.0f ms, %zu not answered; alarms: %zu raised, "
-			 "%zu cleared", p->subnet, a.n_ports, rec->same,
+			 "sum), %llu PMA Gets in %.0f ms (%llu of detail attributes), %zu not "
+			 "answered; alarms: %zu raised, %zu cleared", p->subnet, a.n_ports, rec->same,
 			 (unsigned long long)a.done.mads,
-			 (a.done.finished - a.done.started) * 1000.0, rec->stale, rec->raised,
+			 (a.done.finished - a.done.started) * 1000.0,
+			 (unsigned long long)a.done.detail_mads, rec->stale, rec->raised,
 			 rec->cleared);
 	counters_answer_free(&a);
 	return rc;
@@ -199,7 +213,8 @@ static int job_run(void *job, char *err, size_t errlen)
 		return -EIO;
 	for (size_t i = 0; i < j->sub.n; i++)
 		if ((!j->has_subnet || !strcmp(j->sub.names[i], j->subnet)) &&
-		    read_subnet(j->m, st, &j->sub.p[i], &j->thresholds, j->clear, &j->rec[i]) < 0)
+		    read_subnet(j->m, st, &j->sub.p[i], &j->thresholds, j->clear, j->details_every,
+				&j->rec[i]) < 0)
 			failed++;
 	if (j->req)
 		rc = counters_db_read(store_db(st), j->has_subnet ? j->subnet : NULL,
@@ -291,6 +306,7 @@ static struct read_job *read_job_new(struct telemetry_mod *m)
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	j->thresholds = m->set.thresholds;
 	j->clear = m->set.clear;
+	j->details_every = m->set.details_every;
 	if (swept_subnets_get(m->store, &m->set.mad, &j->sub) < 0) {
 		free(j);
 		return NULL;

@@ -44,6 +44,7 @@ static json_t *port_row(sqlite3_stmt *s)
 	json_object_set_new(o, "counters", counter_row_counters_json(&row));
 	json_object_set_new(o, "deltas", answered ? counter_row_deltas_json(&row) : json_object());
 	json_object_set_new(o, "rates", answered ? counter_row_rates_json(&row, dt) : json_object());
+	counter_row_add_details(o, &row);
 	return o;
 }
 
@@ -154,6 +155,40 @@ int counters_db_read(sqlite3 *db, const char *subnet, const char *node, unsigned
 	}
 	*out = json_pack("{s:s, s:o, s:o}", "subnet", name, "read", info, "ports", ports);
 	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
+}
+
+int counters_db_details(sqlite3 *db, int64_t subnet_id, const char *guid, unsigned port,
+			struct counters_db_details *out)
+{
+	sqlite3_stmt *s;
+	struct counter_row row;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!guid)
+		return -EINVAL;
+	if (sqlite3_prepare_v2(db, "SELECT answered, sampled, interval_s, sample FROM "
+			       "port_counters WHERE subnet_id = ? AND guid = lower(?) AND port = ?",
+			       -1, &s, NULL) != SQLITE_OK)
+		return strstr(sqlite3_errmsg(db), "no such table") ? -ENOENT : -EIO;
+	sqlite3_bind_int64(s, 1, subnet_id);
+	sqlite3_bind_text(s, 2, guid, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, (int)port);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW && sqlite3_column_type(s, 1) != SQLITE_NULL &&
+	    counter_row_unpack(sqlite3_column_blob(s, 3), (size_t)sqlite3_column_bytes(s, 3),
+			       &row) == 0) {
+		out->answered = sqlite3_column_int(s, 0);
+		out->sampled = sqlite3_column_double(s, 1);
+		out->interval_s = sqlite3_column_double(s, 2);
+		out->ds = row.ds;
+		memcpy(out->dd, row.dd, sizeof(out->dd));
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? -ENOENT : -EIO;
+	}
+	sqlite3_finalize(s);
+	return rc;
 }
 
 int counters_db_count(sqlite3 *db, const char *subnet, long long *n, char *err, size_t errlen)

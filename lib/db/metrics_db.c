@@ -46,6 +46,8 @@ static void rows_free(struct rows *r)
 		free(r->strs[i]);
 	free(r->strs);
 	free(r->reads);
+	for (size_t i = 0; i < r->n_ports; i++)
+		free((void *)r->ports[i].ds);
 	free(r->ports);
 }
 
@@ -91,9 +93,10 @@ static int load_reads(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 	return rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the counters reads");
 }
 
-/* The counters (and their widths) of a packed row (counter_row.h), and
- * PortXmitWait's rate over interval_s. */
-static void take_sample(struct mt_port *p, const void *sample, size_t len, double interval_s)
+/* The counters (and their widths) of a packed row (counter_row.h), its
+ * detail counters when it has any, and PortXmitWait's rate over
+ * interval_s. 0, or -ENOMEM. */
+static int take_sample(struct mt_port *p, const void *sample, size_t len, double interval_s)
 {
 	struct counter_row row;
 	double rate;
@@ -107,6 +110,18 @@ static void take_sample(struct mt_port *p, const void *sample, size_t len, doubl
 		p->has_xmit_wait_rate = 1;
 		p->xmit_wait_per_s = rate;
 	}
+	for (int d = 0; p->has_sample && d < PMA_N_DETAILS; d++) {
+		struct pma_details *ds;
+
+		if (!row.ds.bits[d])
+			continue;
+		if (!(ds = malloc(sizeof(*ds))))
+			return -ENOMEM;
+		*ds = row.ds;
+		p->ds = ds;
+		break;
+	}
+	return 0;
 }
 
 static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
@@ -142,8 +157,9 @@ static int load_ports(sqlite3 *db, struct rows *r, char *err, size_t errlen)
 			break;
 		p->port = (unsigned)sqlite3_column_int(s, 2);
 		p->answered = sqlite3_column_int(s, 4) != 0;
-		take_sample(p, sqlite3_column_blob(s, 6), (size_t)sqlite3_column_bytes(s, 6),
-			    sqlite3_column_double(s, 7));
+		if (take_sample(p, sqlite3_column_blob(s, 6), (size_t)sqlite3_column_bytes(s, 6),
+				sqlite3_column_double(s, 7)) < 0)
+			break;
 		r->n_ports++;
 	}
 	sqlite3_finalize(s);

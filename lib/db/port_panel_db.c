@@ -151,6 +151,7 @@ static int add_counters(sqlite3 *db, int64_t sid, const char *guid, json_t *port
 					     (size_t)sqlite3_column_bytes(s, 2), &row) < 0)
 			continue;
 		json_object_set_new(p, "errors", errors_json(&row, s));
+		counter_row_add_details(p, &row);
 		/* PortRcvData/PortXmitData count 4-octet words */
 		if (sqlite3_column_int(s, 1) &&
 		    counter_row_rate(&row, PMA_RCV_DATA, dt, &rx) == 0 &&

@@ -13,6 +13,9 @@
  *       read's, non-zero ones), "interval_s", "last_error": time of the
  *       last read whose error counters moved (null: none since the row
  *       was made), "last_error_n": their sum then} or null (never read);
+ *   "details": {NAME: {"value", "delta", "state"}}: the PMA detail
+ *       attributes of the last counters read (issue 42,
+ *       counter_row_details_json), only when they were read;
  *   "alarms": [{"kind", "since", "why"}] (port_alarms, raised now);
  *   "down_since": for a port cabled before (its last peer) with no peer
  *       now: when it went down (link_state_db.h: LINK_STATE_DOWN_SINCE), null

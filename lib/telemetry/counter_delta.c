@@ -64,6 +64,8 @@ const char *cdelta_state_name(enum cdelta_state s)
 		return "saturated";
 	case CDELTA_NOT_READ:
 		return "not read";
+	case CDELTA_CARRIED:
+		return "carried";
 	}
 	return "?";
 }

@@ -15,7 +15,9 @@
  *    clear counters does so before this, when cdelta_near_full() says so
  *    (OpenSM's PerfMgr clears at three quarters of the range);
  *  - there is no earlier sample of the same width (CDELTA_FIRST), or the
- *    counter was not read (CDELTA_NOT_READ): nothing to say.
+ *    counter was not read (CDELTA_NOT_READ): nothing to say;
+ *  - the counter was not asked this time and keeps an earlier read's value
+ *    (CDELTA_CARRIED): nothing happened that this sample can tell.
  * Pure functions. */
 #ifndef LOOM_COUNTER_DELTA_H
 #define LOOM_COUNTER_DELTA_H
@@ -28,6 +30,9 @@ enum cdelta_state {
 	CDELTA_RESET,      /* cleared in between: delta is a lower bound */
 	CDELTA_SATURATED,  /* stopped at all ones: delta is a lower bound */
 	CDELTA_NOT_READ,   /* the counter has no value in this sample */
+	CDELTA_CARRIED,    /* not read this time: the value is an earlier read's, kept
+			    * (the detail counters, read every telemetry.details_every
+			    * reads); delta 0, no rate */
 };
 
 struct cdelta {
@@ -53,7 +58,7 @@ int cdelta_rate(const struct cdelta *d, double dt, double *rate);
  * clear counters should, before the counter stops. */
 int cdelta_near_full(uint64_t v, unsigned bits);
 
-/* "ok", "first", "reset", "saturated", "not read". */
+/* "ok", "first", "reset", "saturated", "not read", "carried". */
 const char *cdelta_state_name(enum cdelta_state s);
 
 #endif

@@ -45,20 +45,31 @@ static int get_varint(const uint8_t *b, size_t len, size_t *at, uint64_t *v)
 	return -EINVAL;
 }
 
+static size_t put_counter(uint8_t *buf, unsigned no, unsigned bits, uint64_t v,
+			  const struct cdelta *d)
+{
+	size_t n = 0;
+
+	if (!bits || bits > 64)
+		return 0;
+	buf[n++] = (uint8_t)no;
+	buf[n++] = (uint8_t)bits;
+	buf[n++] = (uint8_t)d->state;
+	n += put_varint(buf + n, v);
+	n += put_varint(buf + n, d->delta);
+	return n;
+}
+
 size_t counter_row_pack(const struct counter_row *r, uint8_t *buf)
 {
 	size_t n = 0;
 
 	buf[n++] = COUNTER_ROW_VERSION;
-	for (int c = 0; c < PMA_N_COUNTERS; c++) {
-		if (!r->s.bits[c] || r->s.bits[c] > 64)
-			continue;
-		buf[n++] = (uint8_t)c;
-		buf[n++] = r->s.bits[c];
-		buf[n++] = (uint8_t)r->d[c].state;
-		n += put_varint(buf + n, r->s.v[c]);
-		n += put_varint(buf + n, r->d[c].delta);
-	}
+	for (int c = 0; c < PMA_N_COUNTERS; c++)
+		n += put_counter(buf + n, (unsigned)c, r->s.bits[c], r->s.v[c], &r->d[c]);
+	for (int d = 0; d < PMA_N_DETAILS; d++)
+		n += put_counter(buf + n, COUNTER_ROW_DETAIL + (unsigned)d, r->ds.bits[d],
+				 r->ds.v[d], &r->dd[d]);
 	return n;
 }
 
@@ -71,11 +82,16 @@ int counter_row_unpack(const void *buf, size_t len, struct counter_row *r)
 	memset(r, 0, sizeof(*r));
 	for (int c = 0; c < PMA_N_COUNTERS; c++)
 		r->d[c].state = CDELTA_NOT_READ;
+	for (int d = 0; d < PMA_N_DETAILS; d++)
+		r->dd[d].state = CDELTA_NOT_READ;
 	if (!b || len < 1 || b[0] != COUNTER_ROW_VERSION)
 		return -EINVAL;
 	while (at < len) {
 		int c;
 		unsigned bits, state;
+		uint64_t v;
+		uint8_t *width;
+		struct cdelta *d;
 
 		if (len - at < 3)
 			return -EINVAL;
@@ -84,16 +100,28 @@ int counter_row_unpack(const void *buf, size_t len, struct counter_row *r)
 		state = b[at + 2];
 		at += 3;
 		/* Each counter once, in order, with a width and a known state. */
-		if (c <= last || c >= PMA_N_COUNTERS || bits < 1 || bits > 64 ||
-		    state > CDELTA_NOT_READ)
+		if (c <= last || bits < 1 || bits > 64 || state > CDELTA_CARRIED)
 			return -EINVAL;
+		if (c < PMA_N_COUNTERS) {
+			width = &r->s.bits[c];
+			d = &r->d[c];
+		} else if (c >= COUNTER_ROW_DETAIL && c < COUNTER_ROW_DETAIL + PMA_N_DETAILS &&
+			   bits <= PMA_DETAIL_MAX_BITS) {
+			width = &r->ds.bits[c - COUNTER_ROW_DETAIL];
+			d = &r->dd[c - COUNTER_ROW_DETAIL];
+		} else {
+			return -EINVAL;
+		}
 		last = c;
-		if (get_varint(b, len, &at, &r->s.v[c]) < 0 ||
-		    get_varint(b, len, &at, &r->d[c].delta) < 0 ||
-		    r->s.v[c] > cdelta_max(bits))
+		if (get_varint(b, len, &at, &v) < 0 || get_varint(b, len, &at, &d->delta) < 0 ||
+		    v > cdelta_max(bits))
 			return -EINVAL;
-		r->s.bits[c] = (uint8_t)bits;
-		r->d[c].state = (enum cdelta_state)state;
+		if (c < PMA_N_COUNTERS)
+			r->s.v[c] = v;
+		else
+			r->ds.v[c - COUNTER_ROW_DETAIL] = (uint16_t)v;
+		*width = (uint8_t)bits;
+		d->state = (enum cdelta_state)state;
 	}
 	return 0;
 }
@@ -151,6 +179,35 @@ json_t *counter_row_deltas_json(const struct counter_row *r)
 json_t *counter_row_rates_json(const struct counter_row *r, double interval_s)
 {
 	return view(r, 3, interval_s);
+}
+
+json_t *counter_row_details_json(const struct counter_row *r)
+{
+	json_t *o = json_object();
+
+	for (int d = 0; o && d < PMA_N_DETAILS; d++) {
+		json_t *v;
+
+		if (!r->ds.bits[d])
+			continue;
+		v = json_pack("{s:I, s:I, s:s}", "value", (json_int_t)r->ds.v[d], "delta",
+			      (json_int_t)r->dd[d].delta, "state", cdelta_state_name(r->dd[d].state));
+		if (!v || json_object_set_new(o, pma_detail_name((enum pma_detail)d), v) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
+void counter_row_add_details(json_t *o, const struct counter_row *r)
+{
+	json_t *d = counter_row_details_json(r);
+
+	if (d && json_object_size(d))
+		json_object_set_new(o, "details", d);
+	else
+		json_decref(d);
 }
 
 int counter_row_rate(const struct counter_row *r, enum pma_counter c, double interval_s,

@@ -25,13 +25,18 @@
 
 #include "lib/telemetry/counter_delta.h"
 #include "lib/telemetry/pma.h"
+#include "lib/telemetry/pma_details.h"
 
 /* At most: the version byte, then 3 bytes and two 10-byte varints per counter. */
-#define COUNTER_ROW_MAX (1 + PMA_N_COUNTERS * 23)
+#define COUNTER_ROW_MAX (1 + (PMA_N_COUNTERS + PMA_N_DETAILS) * 23)
+/* The packed number of detail 0. */
+#define COUNTER_ROW_DETAIL 64
 
 struct counter_row {
 	struct pma_sample s;                  /* bits[c] 0: counter c has no value */
 	struct cdelta d[PMA_N_COUNTERS];      /* CDELTA_NOT_READ where bits[c] is 0 */
+	struct pma_details ds;                /* the detail counters, likewise */
+	struct cdelta dd[PMA_N_DETAILS];
 };
 
 /* The packed form of r into buf (at least COUNTER_ROW_MAX bytes): its length. */
@@ -52,6 +57,13 @@ json_t *counter_row_counters_json(const struct counter_row *r);
 json_t *counter_row_bits_json(const struct counter_row *r);
 json_t *counter_row_deltas_json(const struct counter_row *r);
 json_t *counter_row_rates_json(const struct counter_row *r, double interval_s);
+
+/* The detail counters that have a value, by the PMA's names:
+ * {"PortDLIDMappingErrors": {"value": n, "delta": n, "state": "ok"}};
+ * an empty object when none. New reference, NULL when out of memory. */
+json_t *counter_row_details_json(const struct counter_row *r);
+/* That view as o's "details", when r has any detail counter. */
+void counter_row_add_details(json_t *o, const struct counter_row *r);
 
 /* The rate of counter c over interval_s: 0 and *rate, or -EAGAIN when it
  * has none (no exact delta, no interval). */

@@ -297,6 +297,57 @@ static void render_reads(struct mt_buf *b, const struct mt_read *reads, size_t n
 	}
 }
 
+/* The detail attributes' families: each detail a series with its kind or
+ * VL as a label, for the exported ports whose last read had them, once it
+ * is not 0 (42 series a port would be 3 million more on the 11664-host
+ * tree; absent means 0). */
+static void render_details(struct mt_buf *b, const struct mt_port *ports, size_t n,
+			   const unsigned char *sel, const char *lab, const size_t *off)
+{
+	static const struct {
+		const char *family, *help;
+		enum pma_detail first, end;
+	} fam[] = {
+		{ "loom_port_rcv_error_details_total", "What PortRcvErrors counted, by kind "
+		  "(PortRcvErrorDetails, 16 bits each: local_physical, malformed_packet, "
+		  "buffer_overrun, dlid_mapping, vl_mapping, looping); where the PMA has it, "
+		  "once not 0.",
+		  PMA_D_LOCAL_PHYS_ERR, PMA_D_INACTIVE_DISC },
+		{ "loom_port_xmit_discard_details_total", "Why PortXmitDiscards dropped, by kind "
+		  "(PortXmitDiscardDetails, 16 bits each: inactive, neighbor_mtu, "
+		  "sw_lifetime_limit, sw_hoq_lifetime_limit); where the PMA has it, once not 0.",
+		  PMA_D_INACTIVE_DISC, PMA_D_VL_XMIT_WAIT },
+		{ "loom_port_vl_xmit_wait_ticks_total", "PortXmitWait per virtual lane "
+		  "(PortVLXmitWaitCounters, 16 bits each); where the PMA has it, once not 0.",
+		  PMA_D_VL_XMIT_WAIT, PMA_D_VL_FC_UPDATE_ERR },
+		{ "loom_port_vl_xmit_flow_ctl_update_errors_total", "Flow control update "
+		  "errors per virtual lane (PortVLXmitFlowCtlUpdateErrors, 2 bits each: they "
+		  "stop at 3); where the PMA has it, once not 0.", PMA_D_VL_FC_UPDATE_ERR, PMA_N_DETAILS },
+	};
+
+	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		family(b, fam[f].family, "counter", fam[f].help);
+		for (size_t i = 0; i < n; i++) {
+			const struct pma_details *ds = ports[i].ds;
+
+			if (!sel[i] || !ds)
+				continue;
+			for (enum pma_detail d = fam[f].first; d < fam[f].end; d++) {
+				if (!ds->bits[d] || !ds->v[d])
+					continue;
+				mt_puts(b, fam[f].family);
+				mt_put(b, lab + off[i], off[i + 1] - off[i]);
+				if (pma_detail_kind(d))
+					putf(b, ",kind=\"%s\"} %u\n", pma_detail_kind(d),
+					     (unsigned)ds->v[d]);
+				else
+					putf(b, ",vl=\"%d\"} %u\n", pma_detail_vl(d),
+					     (unsigned)ds->v[d]);
+			}
+		}
+	}
+}
+
 int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port *ports,
 	      size_t n_ports, const struct mt_options *o, struct mt_buf *out)
 {
@@ -365,6 +416,8 @@ int mt_render(const struct mt_read *reads, size_t n_reads, const struct mt_port 
 			mt_puts(out, "\n");
 		}
 	}
+
+	render_details(out, ports, n_ports, sel, lab.p, off);
 
 	family(out, "loom_port_counters_saturated", "gauge",
 	       "1 for a counter that stands at all ones: the hardware stopped counting, "

@@ -13,7 +13,14 @@
  * data counters count 4-octet words and are exported as bytes (x 4). A
  * port whose PMA did not answer the last read exports no counter (its
  * last sample would read as a rate of 0 to Prometheus: an invented number)
- * but loom_port_counters_up 0 and loom_port_counters_stale{reason} 1. */
+ * but loom_port_counters_up 0 and loom_port_counters_stale{reason} 1.
+ * The PMA detail attributes, where read (issue 42), are four more families
+ * with a bounded label each: loom_port_rcv_error_details_total{kind},
+ * loom_port_xmit_discard_details_total{kind},
+ * loom_port_vl_xmit_wait_ticks_total{vl} and
+ * loom_port_vl_xmit_flow_ctl_update_errors_total{vl}; a series only once
+ * its counter is not 0 (absent means 0: 42 series a port would triple
+ * /metrics). */
 #ifndef LOOM_METRICS_TEXT_H
 #define LOOM_METRICS_TEXT_H
 
@@ -21,6 +28,7 @@
 #include <stdint.h>
 
 #include "lib/telemetry/pma.h"
+#include "lib/telemetry/pma_details.h"
 
 /* A growing text buffer; oom is set (and the text cut) when an append
  * found no memory. */
@@ -54,6 +62,7 @@ struct mt_port {
 	uint8_t bits[PMA_N_COUNTERS];        /* 0: not read (no value) */
 	int has_xmit_wait_rate;              /* an exact PortXmitWait rate */
 	double xmit_wait_per_s;
+	const struct pma_details *ds;        /* the detail counters (issue 42); NULL: none */
 };
 
 /* One subnet's last read (counter_reads). */

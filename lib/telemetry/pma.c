@@ -62,9 +62,7 @@ static const struct {
 
 #define PORT_SELECT_BIT 8
 
-/* `bits` bits (1..64) from bit `bit` on, big-endian; the caller keeps
- * bit + bits within the data field. */
-static uint64_t get_bits(const uint8_t *d, unsigned bit, unsigned bits)
+uint64_t pma_field(const uint8_t *d, unsigned bit, unsigned bits)
 {
 	uint64_t v = 0;
 
@@ -80,7 +78,7 @@ int pma_decode_class_port_info(const uint8_t *data, size_t len, struct pma_caps 
 {
 	if (!data || len < PMA_DATA_LEN)
 		return -EINVAL;
-	pma_caps_of(caps, (uint16_t)get_bits(data, 16, 16), (uint32_t)get_bits(data, 32, 27));
+	pma_caps_of(caps, (uint16_t)pma_field(data, 16, 16), (uint32_t)pma_field(data, 32, 27));
 	return 0;
 }
 
@@ -94,17 +92,17 @@ void pma_caps_of(struct pma_caps *caps, uint16_t cap_mask, uint32_t cap_mask2)
 	caps->all_ports = !!(cap_mask & PMA_CAP_ALL_PORT_SELECT);
 }
 
-static int port_of(const uint8_t *data, size_t len, unsigned port)
+int pma_port_of(const uint8_t *data, size_t len, unsigned port)
 {
 	if (!data || len < PMA_DATA_LEN)
 		return -EINVAL;
-	return get_bits(data, PORT_SELECT_BIT, 8) == port ? 0 : -EPROTO;
+	return pma_field(data, PORT_SELECT_BIT, 8) == port ? 0 : -EPROTO;
 }
 
 int pma_decode_port_counters(const uint8_t *data, size_t len, unsigned port,
 			     const struct pma_caps *caps, struct pma_sample *s)
 {
-	int rc = port_of(data, len, port);
+	int rc = pma_port_of(data, len, port);
 
 	if (rc < 0)
 		return rc;
@@ -114,7 +112,7 @@ int pma_decode_port_counters(const uint8_t *data, size_t len, unsigned port,
 			s->bits[c] = 0;
 			continue;
 		}
-		s->v[c] = get_bits(data, fields[c].bit, fields[c].bits);
+		s->v[c] = pma_field(data, fields[c].bit, fields[c].bits);
 		s->bits[c] = (uint8_t)fields[c].bits;
 	}
 	return 0;
@@ -123,12 +121,12 @@ int pma_decode_port_counters(const uint8_t *data, size_t len, unsigned port,
 int pma_decode_port_counters_ext(const uint8_t *data, size_t len, unsigned port,
 				 struct pma_sample *s)
 {
-	int rc = port_of(data, len, port);
+	int rc = pma_port_of(data, len, port);
 
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < sizeof(ext_fields) / sizeof(ext_fields[0]); i++) {
-		s->v[ext_fields[i].c] = get_bits(data, ext_fields[i].bit, 64);
+		s->v[ext_fields[i].c] = pma_field(data, ext_fields[i].bit, 64);
 		s->bits[ext_fields[i].c] = 64;
 	}
 	return 0;
@@ -149,7 +147,7 @@ int pma_decode_port_counters_ext_all(const uint8_t *data, size_t len, unsigned p
 			s->bits[c] = 0;
 			continue;
 		}
-		s->v[c] = get_bits(data, addl_fields[i].bit, 64);
+		s->v[c] = pma_field(data, addl_fields[i].bit, 64);
 		s->bits[c] = 64;
 	}
 	return 0;

@@ -106,6 +106,14 @@ int pma_decode_port_counters_ext(const uint8_t *data, size_t len, unsigned port,
 int pma_decode_port_counters_ext_all(const uint8_t *data, size_t len, unsigned port,
 				     const struct pma_caps *caps, struct pma_sample *s);
 
+/* `bits` bits (1..64) of a data field from bit `bit` on, most significant
+ * first (the specification's numbering); the caller keeps bit + bits
+ * within the field. */
+uint64_t pma_field(const uint8_t *data, unsigned bit, unsigned bits);
+/* 0 when a data field (len bytes) answers for PortSelect `port`; -EINVAL
+ * when it is too short, -EPROTO when it answers for another port. */
+int pma_port_of(const uint8_t *data, size_t len, unsigned port);
+
 /* The specification's name of counter c ("SymbolErrorCounter", ...), and
  * its width in PortCounters. */
 const char *pma_counter_name(enum pma_counter c);

@@ -4,8 +4,10 @@ dicts, for the tests and the bench: read_answer(path) -> (ports, done).
 Each port: guid, port, lid, type ("switch"/"CA"), tries, node, answered,
 reason (not answered), ext_error, cleared and clear_failed (names),
 counters and bits (answered), same (answered with PortCountersExtended
-only, behind its switch's unchanged sum). The pma lines (a PMA's
-ClassPortInfo masks) go to the list `pmas` when one is given, the sum lines
+only, behind its switch's unchanged sum), details and details_bits (the
+PMA detail attributes, when the read asked them: {name: value}, names as
+lib/telemetry/pma_details.h). The pma lines (a PMA's ClassPortInfo masks and
+the detail attributes it refused) go to the list `pmas` when one is given, the sum lines
 (guid, lid, ports mark, {counter: value}) to `sums`. Independent of loomd's parser on purpose:
 a line that does not follow the header's format fails here too."""
 
@@ -14,6 +16,14 @@ NAMES = ["SymbolErrorCounter", "LinkErrorRecoveryCounter", "LinkDownedCounter",
          "PortXmitDiscards", "PortXmitConstraintErrors", "PortRcvConstraintErrors",
          "LocalLinkIntegrityErrors", "ExcessiveBufferOverrunErrors", "VL15Dropped",
          "PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts", "PortXmitWait"]
+
+
+DETAILS = (["PortLocalPhysicalErrors", "PortMalformedPacketErrors", "PortBufferOverrunErrors",
+            "PortDLIDMappingErrors", "PortVLMappingErrors", "PortLoopingErrors",
+            "PortInactiveDiscards", "PortNeighborMTUDiscards", "PortSwLifetimeLimitDiscards",
+            "PortSwHOQLifetimeLimitDiscards"] +
+           ["PortVLXmitWait%d" % vl for vl in range(16)] +
+           ["PortVLXmitFlowCtlUpdateErrors%d" % vl for vl in range(16)])
 
 
 def _text(t):
@@ -35,8 +45,8 @@ def _names(mask):
     return [n for i, n in enumerate(NAMES) if mask & (1 << i)]
 
 
-def _counters(mask, fields, line):
-    names = _names(int(mask, 16))
+def _counters(mask, fields, line, all_names=NAMES):
+    names = [n for i, n in enumerate(all_names) if int(mask, 16) & (1 << i)]
     assert len(names) == len(fields), line
     counters, bits = {}, {}
     for n, bv in zip(names, fields):
@@ -46,15 +56,16 @@ def _counters(mask, fields, line):
 
 
 def read_answer(path, pmas=None, sums=None):
-    """pmas: a list to append the pma lines' (guid, lid, cap_mask, cap_mask2) to;
+    """pmas: a list to append the pma lines' (guid, lid, cap_mask, cap_mask2,
+    no_details) to;
     sums: one for the sum lines'."""
     ports, done = [], None
     for line in open(path):
         f = line.rstrip("\n").split(" ")
         if f[0] == "pma":
-            assert len(f) == 5, line
+            assert len(f) == 6, line
             if pmas is not None:
-                pmas.append((f[1], int(f[2]), int(f[3], 16), int(f[4], 16)))
+                pmas.append((f[1], int(f[2]), int(f[3], 16), int(f[4], 16), int(f[5], 16)))
             continue
         if f[0] == "sum":
             counters, _ = _counters(f[4], f[5:], line)
@@ -63,7 +74,7 @@ def read_answer(path, pmas=None, sums=None):
             continue
         if f[0] == "done":
             keys = ["started", "finished", "ports", "answered", "mads", "in_flight",
-                    "timeout_ms", "retries"]
+                    "timeout_ms", "retries", "detail_mads"]
             done = {k: (float(v) if k in ("started", "finished") else int(v))
                     for k, v in zip(keys, f[1:])}
             continue
@@ -77,7 +88,11 @@ def read_answer(path, pmas=None, sums=None):
             p["ext_error"] = int(f[8])
             p["cleared"] = _names(int(f[9], 16))
             p["clear_failed"] = _names(int(f[10], 16))
-            p["counters"], p["bits"] = _counters(f[11], f[12:], line)
+            rest = f[12:]
+            d = rest.index("d") if "d" in rest else len(rest)
+            p["counters"], p["bits"] = _counters(f[11], rest[:d], line)
+            p["details"], p["details_bits"] = ({}, {}) if d == len(rest) else \
+                _counters(rest[d + 1], rest[d + 2:], line, DETAILS)
         ports.append(p)
     assert done is not None and done["ports"] == len(ports), (done, len(ports))
     return ports, done

@@ -128,8 +128,9 @@ END_TEST
  * sums): pma and sum lines only. */
 START_TEST(pma_and_sum_lines_read_back_and_nothing_else_passes_for_them)
 {
-	struct counters_pma in[2] = { { 0xf452140300123456ULL, 0xbfff, 0x1600, (1u << 27) - 1 },
-				      { 2, 7, 0, 0 } };
+	struct counters_pma in[2] = { { 0xf452140300123456ULL, 0xbfff, 0x1600, (1u << 27) - 1,
+					PMA_DA_ALL },
+				      { 2, 7, 0, 0, 1u << PMA_DA_VL_XMIT_WAIT } };
 	struct counters_sum sum;
 	struct counters_answer k;
 	char *text = NULL, err[256] = "";
@@ -156,13 +157,18 @@ START_TEST(pma_and_sum_lines_read_back_and_nothing_else_passes_for_them)
 	ck_assert(!memcmp(&k.sums[0], &sum, sizeof(sum)));
 	counters_answer_free(&k);
 	free(text);
-	ck_assert_int_eq(counters_wire_read_known("pma 0x1 7 0 0\nport 0x1 1 2 C 1 a 0 why\n", 39,
+	ck_assert_int_eq(counters_wire_read_known("pma 0x1 7 0 0 0\nport 0x1 1 2 C 1 a 0 why\n", 41,
 						  &k, err, sizeof(err)), -EPROTO);
 	ck_assert_msg(strstr(err, "line 2"), "%s", err);
 	counters_answer_free(&k);
-	ck_assert_int_eq(counters_wire_read_known("pma 0x1 7 10000 0\n", 18, &k, err,
+	ck_assert_int_eq(counters_wire_read_known("pma 0x1 7 10000 0 0\n", 20, &k, err,
 						  sizeof(err)), -EPROTO);
 	ck_assert_msg(strstr(err, "capability mask"), "%s", err);
+	counters_answer_free(&k);
+	/* A detail attribute past the four. */
+	ck_assert_int_eq(counters_wire_read_known("pma 0x1 7 0 0 10\n", 17, &k, err,
+						  sizeof(err)), -EPROTO);
+	ck_assert_msg(strstr(err, "detail attributes refused"), "%s", err);
 	counters_answer_free(&k);
 	/* A sum's counter past its width, and a sum with more than it names. */
 	ck_assert_int_eq(counters_wire_read_known("sum 0x1 7 ff 1 4:16\n", 20, &k, err,
@@ -218,6 +224,69 @@ START_TEST(a_same_port_reads_back_same)
 }
 END_TEST
 
+/* The detail counters ride on the port line after "d" and read back;
+ * the details line tells a read which attributes to ask, and the done
+ * line's count of their Gets reads back (an answer without one too). */
+START_TEST(details_read_back_and_a_bad_one_is_refused)
+{
+	struct counters_port p;
+	struct counters_answer a;
+	char *text = NULL, err[256] = "";
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+	struct counters_done d = { .ports = 1, .answered = 1, .mads = 10, .detail_mads = 4 };
+
+	memset(&p, 0, sizeof(p));
+	p.guid = 9;
+	p.port = 3;
+	p.lid = 4;
+	snprintf(p.node, sizeof(p.node), "h1");
+	p.answered = 1;
+	p.s.bits[PMA_SYMBOL_ERR] = 16;
+	p.s.v[PMA_SYMBOL_ERR] = 7;
+	p.ds.bits[PMA_D_DLID_MAPPING_ERR] = 16;
+	p.ds.v[PMA_D_DLID_MAPPING_ERR] = 5;
+	p.ds.bits[PMA_D_VL_FC_UPDATE_ERR + 15] = 2;
+	p.ds.v[PMA_D_VL_FC_UPDATE_ERR + 15] = 3;
+	ck_assert_ptr_nonnull(mem);
+	ck_assert_int_eq(counters_wire_put_port(mem, &p), 0);
+	ck_assert_int_eq(counters_wire_put_done(mem, &d), 0);
+	ck_assert_int_eq(fclose(mem), 0);
+	ck_assert_msg(strstr(text, " 1 16:7 d 20000000008 16:5 2:3\n"), "%s", text);
+	ck_assert_msg(counters_wire_read(text, len, &a, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(!memcmp(&a.ports[0].ds, &p.ds, sizeof(p.ds)));
+	ck_assert_uint_eq(a.done.detail_mads, 4);
+	counters_answer_free(&a);
+	free(text);
+	/* A 2-bit counter at 4, and more details than the attributes have. */
+	ck_assert_int_eq(counters_wire_read("port 0x9 3 4 C 1 x 1 0 0 0 0 d 20000000000 2:4\n"
+					    "done 0 0 1 1 1 1 1 1\n", 70, &a, err, sizeof(err)),
+			 -EPROTO);
+	ck_assert_msg(strstr(err, "PortVLXmitFlowCtlUpdateErrors15"), "%s", err);
+	counters_answer_free(&a);
+	ck_assert_int_eq(counters_wire_read("port 0x9 3 4 C 1 x 1 0 0 0 0 d 40000000000 2:1\n"
+					    "done 0 0 1 1 1 1 1 1\n", 70, &a, err, sizeof(err)),
+			 -EPROTO);
+	ck_assert_msg(strstr(err, "counters set"), "%s", err);
+	counters_answer_free(&a);
+	ck_assert_int_eq(counters_wire_read("port 0x9 3 4 C 1 x 1 0 0 0 0 d 1 32:5\n"
+					    "done 0 0 1 1 1 1 1 1\n", 59, &a, err, sizeof(err)),
+			 -EPROTO);
+	ck_assert_msg(strstr(err, "PortLocalPhysicalErrors is wider than 16 bits"), "%s", err);
+	counters_answer_free(&a);
+	/* What loomd hands a read: which attributes, and nothing past them. */
+	ck_assert_int_eq(counters_wire_read_known("details f\n", 10, &a, err, sizeof(err)), 0);
+	ck_assert_uint_eq(a.details, PMA_DA_ALL);
+	counters_answer_free(&a);
+	ck_assert_int_eq(counters_wire_read_known("details 1f\n", 11, &a, err, sizeof(err)),
+			 -EPROTO);
+	counters_answer_free(&a);
+	ck_assert_int_eq(counters_wire_read("details 1\ndone 0 0 0 0 1 1 1 1\n", 32, &a, err,
+					    sizeof(err)), -EPROTO);
+	counters_answer_free(&a);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("counters_wire");
@@ -227,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, a_malformed_answer_is_refused_naming_its_line);
 	tcase_add_test(tc, pma_and_sum_lines_read_back_and_nothing_else_passes_for_them);
 	tcase_add_test(tc, a_same_port_reads_back_same);
+	tcase_add_test(tc, details_read_back_and_a_bad_one_is_refused);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -10,6 +10,7 @@
 #include "autoconf.h"
 
 #include <check.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,6 +319,78 @@ START_TEST(a_silent_port_keeps_its_sample_as_stale_and_an_uncabled_one_is_forgot
 }
 END_TEST
 
+/* One port's details over four reads: the first (no delta), one that moved
+ * (exact delta), one that did not ask them (telemetry.details_every: the
+ * value carried, delta 0), one that asked again (its delta counts from the
+ * last read that asked). The isolation's helper (counters_db_details) and
+ * `loomctl counters` say the same; a port whose PMA has none shows none. */
+START_TEST(detail_counters_get_deltas_and_are_carried_between_reads_that_skip_them)
+{
+	struct store *st = open_with_subnet();
+	struct counters_port ports[2];
+	struct counters_answer a;
+	struct counters_db_details d;
+	const uint64_t dlid[] = { 5, 8, 0, 12 };
+	const enum cdelta_state want[] = { CDELTA_FIRST, CDELTA_OK, CDELTA_CARRIED, CDELTA_OK };
+	const uint64_t delta[] = { 0, 3, 0, 4 };
+	char guid[24];
+	int64_t sid;
+
+	rnd_state = 7;
+	port(0, NULL, &ports[0]);
+	port(1, NULL, &ports[1]);
+	snprintf(guid, sizeof(guid), "0x%016llX", (unsigned long long)ports[0].guid);
+	sid = store_subnet_id(st, "ib0");
+	ck_assert_int_gt(sid, 0);
+	ck_assert_int_eq(counters_db_details(store_db(st), sid, guid, ports[0].port, &d), -ENOENT);
+	for (int r = 0; r < 4; r++) {
+		json_t *out, *p, *det;
+
+		memset(&ports[0].ds, 0, sizeof(ports[0].ds));
+		if (r != 2) {
+			ports[0].ds.bits[PMA_D_DLID_MAPPING_ERR] = 16;
+			ports[0].ds.v[PMA_D_DLID_MAPPING_ERR] = dlid[r];
+			ports[0].ds.bits[PMA_D_VL_XMIT_WAIT + 1] = 16;
+			ports[0].ds.v[PMA_D_VL_XMIT_WAIT + 1] = 100u * (unsigned)r;
+		}
+		answer_of(&a, ports, 2, 100.0 + 10 * r, 100.5 + 10 * r);
+		a.details = r == 2 ? 0 : PMA_DA_ALL;
+		ck_assert_int_eq(store_record_counters(st, "ib0", &thresholds, &a, NULL), 0);
+		ck_assert_int_eq(counters_db_details(store_db(st), sid, guid, ports[0].port, &d), 0);
+		ck_assert_int_eq(d.answered, 1);
+		ck_assert_double_eq(d.sampled, 100.5 + 10 * r);
+		ck_assert_uint_eq(d.ds.bits[PMA_D_DLID_MAPPING_ERR], 16);
+		ck_assert_uint_eq(d.ds.v[PMA_D_DLID_MAPPING_ERR], r == 2 ? dlid[1] : dlid[r]);
+		ck_assert_msg(d.dd[PMA_D_DLID_MAPPING_ERR].state == want[r], "read %d: %s", r,
+			      cdelta_state_name(d.dd[PMA_D_DLID_MAPPING_ERR].state));
+		ck_assert_uint_eq(d.dd[PMA_D_DLID_MAPPING_ERR].delta, delta[r]);
+		ck_assert_uint_eq(d.ds.bits[PMA_D_LOOPING_ERR], 0);
+		ck_assert_int_eq(d.dd[PMA_D_LOOPING_ERR].state, CDELTA_NOT_READ);
+		out = read_back(st);
+		p = (json_t *)find(json_object_get(out, "ports"), ports[0].guid, ports[0].port);
+		det = json_object_get(p, "details");
+		ck_assert_uint_eq(json_object_size(det), 2);
+		ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(det,
+				 "PortDLIDMappingErrors"), "delta")), (json_int_t)delta[r]);
+		ck_assert_str_eq(json_string_value(json_object_get(json_object_get(det,
+				 "PortVLXmitWait1"), "state")), cdelta_state_name(want[r]));
+		p = (json_t *)find(json_object_get(out, "ports"), ports[1].guid, ports[1].port);
+		ck_assert_ptr_null(json_object_get(p, "details"));
+		json_decref(out);
+	}
+	/* Asked and not answered (the PMA refused them): no value, no carry. */
+	memset(&ports[0].ds, 0, sizeof(ports[0].ds));
+	answer_of(&a, ports, 2, 200.0, 200.5);
+	a.details = PMA_DA_ALL;
+	ck_assert_int_eq(store_record_counters(st, "ib0", &thresholds, &a, NULL), 0);
+	ck_assert_int_eq(counters_db_details(store_db(st), sid, guid, ports[0].port, &d), 0);
+	ck_assert_uint_eq(d.ds.bits[PMA_D_DLID_MAPPING_ERR], 0);
+	ck_assert_int_eq(d.dd[PMA_D_DLID_MAPPING_ERR].state, CDELTA_NOT_READ);
+	ck_assert_int_eq(counters_db_details(store_db(st), sid, guid, 99, &d), -ENOENT);
+	store_close(st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("store_counters");
@@ -327,6 +400,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, stored_rows_give_back_each_sample_delta_and_rate_the_plain_way);
 	tcase_add_test(tc, a_silent_port_keeps_its_sample_as_stale_and_an_uncabled_one_is_forgotten);
+	tcase_add_test(tc, detail_counters_get_deltas_and_are_carried_between_reads_that_skip_them);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

@@ -39,6 +39,19 @@ static void random_row(struct counter_row *r)
 		r->d[c].state = (enum cdelta_state)(rnd() % CDELTA_NOT_READ);
 		r->d[c].delta = rnd() % 2 ? rnd() : rnd() % 100;
 	}
+	for (int d = 0; d < PMA_N_DETAILS; d++) {
+		unsigned bits = pma_detail_bits(d);
+
+		r->dd[d].state = CDELTA_NOT_READ;
+		if (rnd() % 3 == 0)
+			continue;
+		r->ds.bits[d] = (uint8_t)bits;
+		r->ds.v[d] = rnd() & cdelta_max(bits);
+		r->dd[d].state = (enum cdelta_state)(rnd() % (CDELTA_CARRIED + 1));
+		if (r->dd[d].state == CDELTA_NOT_READ)
+			r->dd[d].state = CDELTA_CARRIED;
+		r->dd[d].delta = rnd() % 1000;
+	}
 }
 
 START_TEST(packed_rows_unpack_to_the_same_counters_and_deltas)
@@ -61,6 +74,16 @@ START_TEST(packed_rows_unpack_to_the_same_counters_and_deltas)
 			ck_assert_uint_eq(back.s.v[c], r.s.v[c]);
 			ck_assert_uint_eq(back.d[c].delta, r.d[c].delta);
 			ck_assert_int_eq(back.d[c].state, r.d[c].state);
+		}
+		for (int d = 0; d < PMA_N_DETAILS; d++) {
+			ck_assert_uint_eq(back.ds.bits[d], r.ds.bits[d]);
+			if (!r.ds.bits[d]) {
+				ck_assert_int_eq(back.dd[d].state, CDELTA_NOT_READ);
+				continue;
+			}
+			ck_assert_uint_eq(back.ds.v[d], r.ds.v[d]);
+			ck_assert_uint_eq(back.dd[d].delta, r.dd[d].delta);
+			ck_assert_int_eq(back.dd[d].state, r.dd[d].state);
 		}
 		/* Every shorter prefix but the whole counters is refused or
 		 * is a row with fewer counters, never read past. */
@@ -86,6 +109,11 @@ START_TEST(bytes_that_are_no_packed_row_are_refused)
 		{ "width 0", { 1, 0, 0, 0, 0, 0 }, 6 },
 		{ "width 65", { 1, 0, 65, 0, 0, 0 }, 6 },
 		{ "an unknown counter", { 1, PMA_N_COUNTERS, 8, 0, 0, 0 }, 6 },
+		{ "below the details", { 1, COUNTER_ROW_DETAIL - 1, 8, 0, 0, 0 }, 6 },
+		{ "past the details", { 1, COUNTER_ROW_DETAIL + PMA_N_DETAILS, 8, 0, 0, 0 }, 6 },
+		{ "a detail wider than 16 bits", { 1, COUNTER_ROW_DETAIL, 17, 0, 0, 0 }, 6 },
+		{ "a detail before a counter", { 1, COUNTER_ROW_DETAIL, 16, 0, 0, 0, 0, 16, 0, 0, 0 },
+		  11 },
 		{ "an unknown state", { 1, 0, 8, 9, 0, 0 }, 6 },
 		{ "counters out of order", { 1, 2, 8, 0, 0, 0, 1, 8, 0, 0, 0 }, 11 },
 		{ "a counter twice", { 1, 2, 8, 0, 0, 0, 2, 8, 0, 0, 0 }, 11 },
@@ -99,6 +127,58 @@ START_TEST(bytes_that_are_no_packed_row_are_refused)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(counter_row_unpack(bad[i].b, bad[i].n, &r) == -EINVAL,
 			      "%s was taken", bad[i].why);
+}
+END_TEST
+
+/* A row the version before the details wrote (bytes as it packed them:
+ * SymbolErrorCounter 77 delta 5, PortXmitData 64 bits 1000 delta 300)
+ * reads back with the same counters and no detail; a new row with
+ * PortDLIDMappingErrors 5 (delta 5) and PortVLXmitWait3 2 (carried) reads
+ * back with them and shows them in its details view only. */
+START_TEST(rows_without_details_still_decode_and_details_round_trip)
+{
+	const uint8_t old[] = { 1, 0, 16, 0, 77, 5, 12, 64, 0, 0xe8, 0x07, 0xac, 0x02 };
+	struct counter_row r, back;
+	uint8_t buf[COUNTER_ROW_MAX];
+	json_t *d, *c;
+	size_t n;
+
+	ck_assert_int_eq(counter_row_unpack(old, sizeof(old), &r), 0);
+	ck_assert_uint_eq(r.s.v[PMA_SYMBOL_ERR], 77);
+	ck_assert_uint_eq(r.s.v[PMA_XMIT_DATA], 1000);
+	ck_assert_uint_eq(r.d[PMA_XMIT_DATA].delta, 300);
+	for (int k = 0; k < PMA_N_DETAILS; k++) {
+		ck_assert_uint_eq(r.ds.bits[k], 0);
+		ck_assert_int_eq(r.dd[k].state, CDELTA_NOT_READ);
+	}
+	d = counter_row_details_json(&r);
+	ck_assert_uint_eq(json_object_size(d), 0);
+	json_decref(d);
+	/* Packed again without details, it is the same bytes. */
+	ck_assert_uint_eq(counter_row_pack(&r, buf), sizeof(old));
+	ck_assert_mem_eq(buf, old, sizeof(old));
+
+	r.ds.bits[PMA_D_DLID_MAPPING_ERR] = 16;
+	r.ds.v[PMA_D_DLID_MAPPING_ERR] = 5;
+	r.dd[PMA_D_DLID_MAPPING_ERR] = (struct cdelta){ CDELTA_OK, 5 };
+	r.ds.bits[PMA_D_VL_XMIT_WAIT + 3] = 16;
+	r.ds.v[PMA_D_VL_XMIT_WAIT + 3] = 2;
+	r.dd[PMA_D_VL_XMIT_WAIT + 3] = (struct cdelta){ CDELTA_CARRIED, 0 };
+	n = counter_row_pack(&r, buf);
+	ck_assert_int_eq(counter_row_unpack(buf, n, &back), 0);
+	ck_assert_uint_eq(back.ds.v[PMA_D_DLID_MAPPING_ERR], 5);
+	ck_assert_int_eq(back.dd[PMA_D_VL_XMIT_WAIT + 3].state, CDELTA_CARRIED);
+	d = counter_row_details_json(&back);
+	ck_assert_uint_eq(json_object_size(d), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(d,
+			 "PortDLIDMappingErrors"), "delta")), 5);
+	ck_assert_str_eq(json_string_value(json_object_get(json_object_get(d,
+			 "PortVLXmitWait3"), "state")), "carried");
+	c = counter_row_counters_json(&back);
+	ck_assert_ptr_null(json_object_get(c, "PortDLIDMappingErrors"));
+	ck_assert_uint_eq(json_object_size(c), 2);
+	json_decref(c);
+	json_decref(d);
 }
 END_TEST
 
@@ -152,6 +232,7 @@ int main(void)
 
 	tcase_add_test(tc, packed_rows_unpack_to_the_same_counters_and_deltas);
 	tcase_add_test(tc, bytes_that_are_no_packed_row_are_refused);
+	tcase_add_test(tc, rows_without_details_still_decode_and_details_round_trip);
 	tcase_add_test(tc, views_show_counters_with_a_value_and_rates_of_exact_deltas_only);
 	suite_add_tcase(s, tc);
 	return check_run(s);

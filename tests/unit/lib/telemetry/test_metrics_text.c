@@ -220,6 +220,46 @@ START_TEST(a_counter_not_read_has_no_series)
 }
 END_TEST
 
+/* The detail attributes: a series per detail read and not 0, its kind or
+ * VL as a label; a port whose PMA has none has no such series. */
+START_TEST(detail_counters_are_series_by_kind_and_vl_only_where_read)
+{
+	struct mt_buf b;
+	struct mt_port p[2];
+	struct pma_details ds;
+
+	memset(&ds, 0, sizeof(ds));
+	for (int d = PMA_D_LOCAL_PHYS_ERR; d < PMA_D_VL_XMIT_WAIT; d++)
+		ds.bits[d] = 16;
+	ds.v[PMA_D_DLID_MAPPING_ERR] = 5;
+	ds.v[PMA_D_SW_HOQ_LIFETIME_DISC] = 9;
+	for (int vl = 0; vl < PMA_VLS; vl++) {
+		ds.bits[PMA_D_VL_XMIT_WAIT + vl] = 16;
+		ds.bits[PMA_D_VL_FC_UPDATE_ERR + vl] = 2;
+	}
+	ds.v[PMA_D_VL_XMIT_WAIT + 3] = 1234;
+	ds.v[PMA_D_VL_FC_UPDATE_ERR + 15] = 3;
+	port_init(&p[0], "leaf", "0x0000000000000007", 1);
+	p[0].ds = &ds;
+	port_init(&p[1], "old", "0x0000000000000008", 1);
+	render(p, 2, MT_PORTS_ALL, 0, &b);
+	ck_assert_int_eq(count(b.p, "# TYPE loom_port_rcv_error_details_total counter\n"), 1);
+	/* Only the counters that are not 0: one series each. */
+	ck_assert_int_eq(count(b.p, "\nloom_port_rcv_error_details_total{"), 1);
+	ck_assert_int_eq(count(b.p, "\nloom_port_xmit_discard_details_total{"), 1);
+	ck_assert_int_eq(count(b.p, "\nloom_port_vl_xmit_wait_ticks_total{"), 1);
+	ck_assert_int_eq(count(b.p, "\nloom_port_vl_xmit_flow_ctl_update_errors_total{"), 1);
+	ck_assert_int_eq(count(b.p, "node=\"leaf\",kind=\"dlid_mapping\"} 5\n"), 1);
+	ck_assert_int_eq(count(b.p, "node=\"leaf\",kind=\"sw_hoq_lifetime_limit\"} 9\n"), 1);
+	ck_assert_int_eq(count(b.p, "loom_port_vl_xmit_wait_ticks_total{subnet=\"fab0\",guid=\""
+			       "0x0000000000000007\",port=\"1\",node=\"leaf\",vl=\"3\"} 1234\n"), 1);
+	ck_assert_int_eq(count(b.p, "node=\"leaf\",vl=\"15\"} 3\n"), 1);
+	ck_assert_int_eq(count(b.p, "node=\"old\",kind="), 0);
+	ck_assert_int_eq(count(b.p, "node=\"old\",vl="), 0);
+	mt_buf_free(&b);
+}
+END_TEST
+
 /* The rows as daemon/telemetry/store_counters.c writes them (schema 010). */
 START_TEST(the_database_rows_render_with_their_json_columns)
 {
@@ -300,6 +340,7 @@ int main(void)
 	tcase_add_test(tc, errors_mode_keeps_ports_with_errors_or_congestion);
 	tcase_add_test(tc, a_counter_at_all_ones_is_exported_and_flagged_saturated);
 	tcase_add_test(tc, a_counter_not_read_has_no_series);
+	tcase_add_test(tc, detail_counters_are_series_by_kind_and_vl_only_where_read);
 	tcase_add_test(tc, the_database_rows_render_with_their_json_columns);
 	suite_add_tcase(s, tc);
 	return check_run(s);
