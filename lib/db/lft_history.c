@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* lib/db/lft_history.c: see lft_history.h. */
+#include "autoconf.h"
+#include "lib/db/lft_history.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/db/db_row.h"
+#include "lib/route/route_live.h"
+
+/* One statement with up to four integer/real parameters, stepped to the
+ * end. The rows it changed, or -EIO. */
+static long long exec4(sqlite3 *db, const char *sql, const double *v, int n, char *err,
+		       size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if ((rc = dbq_prepare(db, sql, &s, err, errlen)) < 0)
+		return rc;
+	for (int i = 0; i < n; i++)
+		if (v[i] == (double)(sqlite3_int64)v[i])
+			sqlite3_bind_int64(s, i + 1, (sqlite3_int64)v[i]);
+		else
+			sqlite3_bind_double(s, i + 1, v[i]);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		;
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE)
+		return dbq_db_fail(db, err, errlen, "forwarding table history");
+	return sqlite3_changes(db);
+}
+
+/* The first column of the first row (0 when none), or -EIO. */
+static int64_t one_int(sqlite3 *db, const char *sql, const double *v, int n, char *err,
+		       size_t errlen)
+{
+	sqlite3_stmt *s;
+	int64_t out = 0;
+	int rc;
+
+	if ((rc = dbq_prepare(db, sql, &s, err, errlen)) < 0)
+		return rc;
+	for (int i = 0; i < n; i++)
+		sqlite3_bind_double(s, i + 1, v[i]);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		out = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return dbq_db_fail(db, err, errlen, "forwarding table history");
+	return out;
+}
+
+int lfth_record(sqlite3 *db, int64_t subnet_id, int64_t read_id, double time, int *added,
+		char *err, size_t errlen)
+{
+	double sub = (double)subnet_id, rd = (double)read_id;
+	int64_t last, prev_read = 0, id;
+	long long n;
+	sqlite3_stmt *s;
+	int rc;
+
+	*added = 0;
+	if ((rc = dbq_prepare(db, "SELECT v.id, v.last_read FROM lft_versions v JOIN lft_reads r "
+			      "ON r.id = v.last_read WHERE v.subnet_id = ? ORDER BY v.time DESC, "
+			      "v.id DESC LIMIT 1", &s, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, subnet_id);
+	last = 0;
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		last = sqlite3_column_int64(s, 0);
+		prev_read = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return dbq_db_fail(db, err, errlen, "forwarding table history");
+	/* The newest version may be another's than the one its last read
+	 * compared with: only a version whose last read is still stored can
+	 * be compared; otherwise a full copy starts a new chain. */
+	if (last && one_int(db, "SELECT max(id) FROM lft_versions WHERE subnet_id = ?",
+			    &sub, 1, err, errlen) != last)
+		last = 0;
+	{
+		double v[] = { sub, last ? (double)last : 0, time, time, rd };
+
+		if ((n = exec4(db, last ?
+			       "INSERT INTO lft_versions (subnet_id, prev_id, time, last_seen, "
+			       "last_read, switches, changed) SELECT ?1, ?2, ?3, ?4, ?5, count(*), 0 "
+			       "FROM lfts WHERE read_id = ?5" :
+			       "INSERT INTO lft_versions (subnet_id, prev_id, time, last_seen, "
+			       "last_read, switches, changed) SELECT ?1, NULL, ?3, ?4, ?5, count(*), 0 "
+			       "FROM lfts WHERE read_id = ?5 AND ?2 = 0", v, 5, err, errlen)) < 0)
+			return (int)n;
+	}
+	id = sqlite3_last_insert_rowid(db);
+	{
+		double v[] = { (double)id, rd, (double)prev_read };
+
+		/* The switches whose table is new or differs, and those gone. */
+		n = exec4(db, last ?
+			  "INSERT INTO lft_version_tables (version_id, switch_guid, lid, top, lft) "
+			  "SELECT ?1, n.switch_guid, n.lid, n.top, n.lft FROM lfts n LEFT JOIN lfts o "
+			  "ON o.read_id = ?3 AND o.switch_guid = n.switch_guid WHERE n.read_id = ?2 "
+			  "AND (o.switch_guid IS NULL OR o.lid != n.lid OR o.top != n.top OR "
+			  "o.lft != n.lft) UNION ALL SELECT ?1, o.switch_guid, 0, 0, NULL FROM lfts o "
+			  "WHERE o.read_id = ?3 AND NOT EXISTS (SELECT 1 FROM lfts n WHERE n.read_id "
+			  "= ?2 AND n.switch_guid = o.switch_guid)" :
+			  "INSERT INTO lft_version_tables (version_id, switch_guid, lid, top, lft) "
+			  "SELECT ?1, switch_guid, lid, top, lft FROM lfts WHERE read_id = ?2",
+			  v, 3, err, errlen);
+		if (n < 0)
+			return (int)n;
+	}
+	if (last && n == 0) {
+		double v[] = { (double)id, time, rd, (double)last };
+
+		if ((n = exec4(db, "DELETE FROM lft_versions WHERE id = ?1", v, 1, err,
+			       errlen)) < 0 ||
+		    (n = exec4(db, "UPDATE lft_versions SET last_seen = ?2, last_read = ?3 WHERE "
+			       "id = ?4", v, 4, err, errlen)) < 0)
+			return (int)n;
+		return 0;
+	}
+	{
+		double v[] = { (double)id, (double)n };
+
+		if ((n = exec4(db, "UPDATE lft_versions SET changed = ?2 WHERE id = ?1", v, 2, err,
+			       errlen)) < 0)
+			return (int)n;
+	}
+	*added = 1;
+	return 0;
+}
+
+int64_t lfth_in_force(sqlite3 *db, int64_t subnet_id, double t, char *err, size_t errlen)
+{
+	double v[] = { (double)subnet_id, t };
+
+	return one_int(db, "SELECT id FROM lft_versions WHERE subnet_id = ?1 AND time <= ?2 "
+		       "ORDER BY time DESC, id DESC LIMIT 1", v, 2, err, errlen);
+}
+
+int lfth_versions(sqlite3 *db, int64_t subnet_id, double from, double to,
+		  struct lfth_version **out, size_t *n, char *err, size_t errlen)
+{
+	int64_t first = lfth_in_force(db, subnet_id, from, err, errlen);
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (first < 0)
+		return (int)first;
+	/* Each with the previous one's last read and the next one's time. */
+	if ((rc = dbq_prepare(db, "SELECT id, time, switches, changed, (SELECT p.last_seen FROM "
+			      "lft_versions p WHERE p.subnet_id = v.subnet_id AND p.time < v.time "
+			      "ORDER BY p.time DESC LIMIT 1), (SELECT x.time FROM lft_versions x "
+			      "WHERE x.subnet_id = v.subnet_id AND x.time > v.time ORDER BY x.time "
+			      "LIMIT 1) FROM lft_versions v WHERE subnet_id = ?1 AND (id = ?2 OR "
+			      "(time > ?3 AND time <= ?4)) ORDER BY time, id", &s, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_int64(s, 1, subnet_id);
+	sqlite3_bind_int64(s, 2, first);
+	sqlite3_bind_double(s, 3, from);
+	sqlite3_bind_double(s, 4, to);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		if (*n == cap) {
+			struct lfth_version *bigger = realloc(*out, (cap = cap ? 2 * cap : 8) *
+							      sizeof(*bigger));
+
+			if (!bigger)
+				break;
+			*out = bigger;
+		}
+		(*out)[(*n)++] = (struct lfth_version){
+			.id = sqlite3_column_int64(s, 0), .time = sqlite3_column_double(s, 1),
+			.switches = sqlite3_column_int64(s, 2), .changed = sqlite3_column_int64(s, 3),
+			.after = sqlite3_column_double(s, 4), .until = sqlite3_column_double(s, 5),
+		};
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		return 0;
+	free(*out);
+	*out = NULL;
+	*n = 0;
+	return rc == SQLITE_ROW ? dbq_fail(err, errlen, -ENOMEM, "out of memory") :
+		dbq_db_fail(db, err, errlen, "forwarding table history");
+}
+
+struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t errlen)
+{
+	struct rl_read *r = rl_read_new();
+	sqlite3_stmt *tab = NULL, *up = NULL;
+	size_t depth = 0;
+	int step;
+
+	*rc = -ENOMEM;
+	if (!r) {
+		dbq_fail(err, errlen, -ENOMEM, "out of memory");
+		return NULL;
+	}
+	if ((*rc = dbq_prepare(db, "SELECT switch_guid, lid, top, lft FROM lft_version_tables "
+			       "WHERE version_id = ?", &tab, err, errlen)) < 0 ||
+	    (*rc = dbq_prepare(db, "SELECT prev_id, time FROM lft_versions WHERE id = ?", &up, err,
+			       errlen)) < 0)
+		goto fail;
+	/* Newest first along the chain: a switch's first row wins (a NULL
+	 * table is kept as a 0-entry marker, dropped at the end). */
+	while (id > 0) {
+		sqlite3_bind_int64(up, 1, id);
+		if ((step = sqlite3_step(up)) != SQLITE_ROW) {
+			*rc = step == SQLITE_DONE ?
+				dbq_fail(err, errlen, -EIO, "forwarding table version %lld is "
+					 "missing", (long long)id) :
+				dbq_db_fail(db, err, errlen, "forwarding table history");
+			goto fail;
+		}
+		if (depth++ == 0)
+			r->started = r->finished = sqlite3_column_double(up, 1);
+		sqlite3_bind_int64(tab, 1, id);
+		id = sqlite3_column_type(up, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(up, 0);
+		sqlite3_reset(up);
+		rl_read_sort(r);
+		while ((step = sqlite3_step(tab)) == SQLITE_ROW) {
+			uint64_t guid = strtoull(dbq_col_str(tab, 0), NULL, 16);
+			const void *blob = sqlite3_column_blob(tab, 3);
+			int len = sqlite3_column_bytes(tab, 3), top = sqlite3_column_int(tab, 2);
+
+			if (rl_read_find(r, guid))
+				continue;
+			if (blob && (top < 0 || top > 0xffff || len != top + 1)) {
+				*rc = dbq_fail(err, errlen, -EIO, "the stored table of switch %s "
+					       "is damaged", dbq_col_str(tab, 0));
+				goto fail;
+			}
+			if (rl_read_add(r, guid, blob ? (uint16_t)sqlite3_column_int(tab, 1) : 0,
+					blob ? (uint16_t)top : 0, blob ? blob : (const void *)"") < 0) {
+				*rc = dbq_fail(err, errlen, -ENOMEM, "out of memory");
+				goto fail;
+			}
+			if (!blob)
+				r->t[r->n - 1].lid = 0xffff;   /* gone: dropped below */
+		}
+		sqlite3_reset(tab);
+		if (step != SQLITE_DONE) {
+			*rc = dbq_db_fail(db, err, errlen, "forwarding table history");
+			goto fail;
+		}
+	}
+	sqlite3_finalize(tab);
+	sqlite3_finalize(up);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < r->n; i++) {
+			if (r->t[i].lid == 0xffff && r->t[i].top == 0) {
+				free(r->t[i].port);
+				continue;
+			}
+			r->t[k++] = r->t[i];
+		}
+		r->n = k;
+	}
+	rl_read_sort(r);
+	*rc = 0;
+	return r;
+fail:
+	sqlite3_finalize(tab);
+	sqlite3_finalize(up);
+	rl_read_free(r);
+	return NULL;
+}
+
+/* ---- pruning ------------------------------------------------------------------------ */
+
+/* Make version `keep` full: the rows of its ancestors it lacks, newest
+ * ancestor first, a batch a statement. 0 or -EIO; 1 stopped. */
+static int make_full(sqlite3 *db, int64_t keep, int batch, int (*between)(void *), void *arg,
+		     char *err, size_t errlen)
+{
+	double v[] = { (double)keep, 0, (double)batch };
+	int64_t a = keep;
+	long long n;
+
+	for (;;) {
+		v[1] = (double)a;
+		if ((a = one_int(db, "SELECT prev_id FROM lft_versions WHERE id = ?2 AND ?1 = ?1",
+				 v, 2, err, errlen)) < 0)
+			return (int)a;
+		if (a == 0)
+			break;
+		v[1] = (double)a;
+		do {
+			if ((n = exec4(db, "INSERT OR IGNORE INTO lft_version_tables (version_id, "
+				       "switch_guid, lid, top, lft) SELECT ?1, a.switch_guid, a.lid, "
+				       "a.top, a.lft FROM lft_version_tables a WHERE a.version_id = "
+				       "?2 AND NOT EXISTS (SELECT 1 FROM lft_version_tables k WHERE "
+				       "k.version_id = ?1 AND k.switch_guid = a.switch_guid) LIMIT ?3",
+				       v, 3, err, errlen)) < 0)
+				return (int)n;
+			if (between && between(arg))
+				return 1;
+		} while (n == batch);
+	}
+	return exec4(db, "UPDATE lft_versions SET prev_id = NULL WHERE id = ?1", v, 1, err,
+		     errlen) < 0 ? -EIO : 0;
+}
+
+/* Delete version `id`, its rows a batch at a time. 0, 1 stopped, -EIO. */
+static int drop_version(sqlite3 *db, int64_t id, int batch, int (*between)(void *), void *arg,
+			char *err, size_t errlen)
+{
+	double v[] = { (double)id, (double)batch };
+	long long n;
+
+	do {
+		if ((n = exec4(db, "DELETE FROM lft_version_tables WHERE version_id = ?1 AND "
+			       "switch_guid IN (SELECT switch_guid FROM lft_version_tables WHERE "
+			       "version_id = ?1 LIMIT ?2)", v, 2, err, errlen)) < 0)
+			return (int)n;
+		if (between && between(arg))
+			return 1;
+	} while (n == batch);
+	/* Its successor (older than the kept one too) starts a chain. */
+	if (exec4(db, "UPDATE lft_versions SET prev_id = NULL WHERE prev_id = ?1", v, 1, err,
+		  errlen) < 0 ||
+	    exec4(db, "DELETE FROM lft_versions WHERE id = ?1", v, 1, err, errlen) < 0)
+		return -EIO;
+	return 0;
+}
+
+long long lfth_prune(sqlite3 *db, double cutoff, int batch, int (*between)(void *),
+		     void *arg, char *err, size_t errlen)
+{
+	long long deleted = 0;
+	sqlite3_stmt *s;
+	int64_t sub[64];
+	size_t n = 0;
+	int rc;
+
+	if ((rc = dbq_prepare(db, "SELECT DISTINCT subnet_id FROM lft_versions WHERE time < ? "
+			      "LIMIT 64", &s, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_double(s, 1, cutoff);
+	while (n < 64 && (rc = sqlite3_step(s)) == SQLITE_ROW)
+		sub[n++] = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	for (size_t i = 0; i < n; i++) {
+		int64_t keep = lfth_in_force(db, sub[i], cutoff, err, errlen), old;
+		double v[] = { (double)sub[i], cutoff, (double)keep };
+
+		if (keep <= 0)
+			continue;
+		if ((rc = make_full(db, keep, batch, between, arg, err, errlen)) != 0)
+			return rc < 0 ? rc : deleted;
+		/* The older ones, oldest first. */
+		while ((old = one_int(db, "SELECT id FROM lft_versions WHERE subnet_id = ?1 AND "
+				      "time <= ?2 AND id != ?3 AND (time < (SELECT time FROM "
+				      "lft_versions WHERE id = ?3) OR id < ?3) ORDER BY time, id "
+				      "LIMIT 1", v, 3, err, errlen)) > 0) {
+			if ((rc = drop_version(db, old, batch, between, arg, err, errlen)) != 0)
+				return rc < 0 ? rc : deleted;
+			deleted++;
+		}
+		if (old < 0)
+			return old;
+	}
+	{
+		double v[] = { cutoff };
+
+		if (exec4(db, "DELETE FROM tenant_ends WHERE ended < ?1", v, 1, err, errlen) < 0)
+			return -EIO;
+	}
+	return deleted;
+}
