@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "lib/db/job_history_db.h"
+#include "lib/util/clock.h"
 
 static int print_hosts(const json_t *res)
 {
@@ -173,6 +174,7 @@ static void print_links(const char *sign, const json_t *links, size_t max)
 	}
 }
 
+/* first: the version in force at the window's start (read before it). */
 static void print_version(const json_t *v, const char *from, int first)
 {
 	const json_t *moved = json_object_get(v, "moved");
@@ -187,8 +189,12 @@ static void print_version(const json_t *v, const char *from, int first)
 	if (json_is_string(json_object_get(v, "after")) && !first)
 		printf(", changed after %s", clock_of(output_str(v, "after"), from, after,
 						      sizeof(after)));
-	printf("; %lld of %lld switches' tables changed): the job's %lld pairs cross %lld links",
-	       output_int(v, "changed_switches"), output_int(v, "switches"), output_int(v, "pairs"),
+	if (json_is_string(json_object_get(v, "after")))
+		printf("; %lld of %lld switches' tables changed", output_int(v, "changed_switches"),
+		       output_int(v, "switches"));
+	else
+		printf("; the first kept, %lld switches", output_int(v, "switches"));
+	printf("): the job's %lld pairs cross %lld links", output_int(v, "pairs"),
 	       output_int(v, "n_links"));
 	if (output_int(v, "dropped") || output_int(v, "loops"))
 		printf(", %lld pairs dropped, %lld in loops", output_int(v, "dropped"),
@@ -276,7 +282,8 @@ static int print_history(const json_t *res)
 		double tv = v ? json_number_value(json_object_get(v, "ts")) : 0;
 
 		if (v && (!e || tv <= json_number_value(json_object_get(e, "ts")) || iv == 0)) {
-			print_version(v, from, iv == 0);
+			print_version(v, from, iv == 0 &&
+				      tv <= json_number_value(json_object_get(res, "from_ts")));
 			iv++;
 		} else {
 			print_event(e, from);
@@ -294,7 +301,7 @@ static int print_history(const json_t *res)
 /* --from T1 [--to T2]: the post-mortem (command job-history). */
 static int job_history(struct loomctl *lc, json_t *args, const char *from, const char *to)
 {
-	double now = (double)time(NULL), t1, t2 = now;
+	double now = clock_wall(), t1, t2 = now;   /* "now" to the fraction */
 	json_t *result = NULL;
 	int rc;
 

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/ar/ar_status.h"
 #include "lib/db/ar_status_db.h"
@@ -23,6 +22,7 @@
 #include "lib/db/switch_counters_db.h"
 #include "lib/db/validate_db.h"
 #include "lib/route/route_live.h"
+#include "lib/util/clock.h"
 
 /* A string argument or NULL. */
 static const char *arg_str(json_t *args, const char *key)
@@ -178,7 +178,7 @@ static int run_job_history(sqlite3 *db, const char *db_path, json_t *args, json_
 	struct job_history_query q = {
 		.job = arg_str(args, "job"), .subnet = arg_str(args, "subnet"),
 		.from = json_number_value(from),
-		.to = json_is_number(to) ? json_number_value(to) : (double)time(NULL),
+		.to = json_is_number(to) ? json_number_value(to) : clock_wall(),
 	};
 	int rc;
 
