@@ -4,9 +4,11 @@
 -- --to T2`, lib/db/lft_history.h, lib/db/job_history_db.h). lft_reads
 -- keeps the last few full reads; lft_versions keeps every read whose
 -- tables differ from the previous one, each holding only the switches
--- whose table changed (a later version's row of a switch wins; lft NULL:
--- the switch was gone) over the version before it (prev_id), back to one
--- whose prev_id is NULL (a full copy). A version is in force from its
+-- whose table changed, over the version before it (prev_id), back to one
+-- whose prev_id is NULL (a full copy). A switch's row is its whole table
+-- (full = 1), or only the entries that changed (full = 0: a patch of
+-- 3-byte entries, the LID little-endian then the port, over its table in
+-- the versions before), or lft NULL: the switch was gone. A version is in force from its
 -- `time` until the next one's. Pruned with events.keep_days
 -- (daemon/events/events_prune.c): the version in force at the cutoff is
 -- made full, the older ones go.
@@ -31,6 +33,7 @@ CREATE TABLE lft_version_tables (
 	switch_guid TEXT NOT NULL,
 	lid         INTEGER NOT NULL,
 	top         INTEGER NOT NULL,
+	full        INTEGER NOT NULL,          -- 1: lft is the table; 0: a patch
 	lft         BLOB,                      -- NULL: the switch is no longer there
 	PRIMARY KEY (version_id, switch_guid)
 ) WITHOUT ROWID;

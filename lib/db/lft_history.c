@@ -9,7 +9,11 @@
 #include <string.h>
 
 #include "lib/db/db_row.h"
+#include "lib/fabric/ibtypes.h"
 #include "lib/route/route_live.h"
+
+/* A switch gone at some version (no LID is 0xffff: the permissive LID). */
+#define LFTH_GONE 0xffff
 
 /* One statement with up to four integer/real parameters, stepped to the
  * end. The rows it changed, or -EIO. */
@@ -54,6 +58,99 @@ static int64_t one_int(sqlite3 *db, const char *sql, const double *v, int n, cha
 	return out;
 }
 
+/* A patch of the entries where `now` differs from `was` (both n bytes):
+ * 3 bytes each, the LID little-endian then the port. Its length, or 0
+ * when the table itself is no longer (then the row is the table). */
+static size_t patch_of(const uint8_t *was, const uint8_t *now, size_t n, uint8_t *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (was[i] == now[i])
+			continue;
+		if (k + 3 >= n)
+			return 0;
+		out[k++] = (uint8_t)(i & 0xff);
+		out[k++] = (uint8_t)(i >> 8);
+		out[k++] = now[i];
+	}
+	return k;
+}
+
+/* The rows of version `id`: each switch of read `read_id` whose table is
+ * new or differs from read `prev`'s (a patch when that is smaller, and
+ * lid and top did not change), and a NULL row for each switch gone. The
+ * rows written, or -errno. */
+static long long record_changes(sqlite3 *db, int64_t id, int64_t read_id, int64_t prev,
+				char *err, size_t errlen)
+{
+	sqlite3_stmt *q, *ins;
+	uint8_t *patch = NULL;
+	long long n = 0;
+	int rc;
+
+	if ((rc = dbq_prepare(db, "SELECT n.switch_guid, n.lid, n.top, n.lft, o.lid, o.top, o.lft "
+			      "FROM lfts n LEFT JOIN lfts o ON o.read_id = ?2 AND o.switch_guid = "
+			      "n.switch_guid WHERE n.read_id = ?1 AND (o.switch_guid IS NULL OR "
+			      "o.lid != n.lid OR o.top != n.top OR o.lft != n.lft)", &q, err,
+			      errlen)) < 0)
+		return rc;
+	if ((rc = dbq_prepare(db, "INSERT INTO lft_version_tables (version_id, switch_guid, lid, "
+			      "top, full, lft) VALUES (?, ?, ?, ?, ?, ?)", &ins, err, errlen)) < 0) {
+		sqlite3_finalize(q);
+		return rc;
+	}
+	sqlite3_bind_int64(q, 1, read_id);
+	sqlite3_bind_int64(q, 2, prev);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const uint8_t *now = sqlite3_column_blob(q, 3), *was = sqlite3_column_blob(q, 6);
+		size_t len = (size_t)sqlite3_column_bytes(q, 3), k = 0;
+
+		if (was && (size_t)sqlite3_column_bytes(q, 6) == len &&
+		    sqlite3_column_int(q, 1) == sqlite3_column_int(q, 4)) {
+			uint8_t *bigger = realloc(patch, len ? len : 1);
+
+			if (!bigger) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			patch = bigger;
+			k = patch_of(was, now, len, patch);
+		}
+		sqlite3_bind_int64(ins, 1, id);
+		sqlite3_bind_text(ins, 2, dbq_col_str(q, 0), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(ins, 3, sqlite3_column_int(q, 1));
+		sqlite3_bind_int(ins, 4, sqlite3_column_int(q, 2));
+		sqlite3_bind_int(ins, 5, k == 0);
+		if (k)
+			sqlite3_bind_blob(ins, 6, patch, (int)k, SQLITE_STATIC);
+		else
+			sqlite3_bind_blob(ins, 6, now, (int)len, SQLITE_STATIC);
+		rc = sqlite3_step(ins);
+		sqlite3_reset(ins);
+		if (rc != SQLITE_DONE)
+			break;
+		n++;
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(ins);
+	free(patch);
+	if (rc == SQLITE_NOMEM)
+		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+	if (rc != SQLITE_DONE)
+		return dbq_db_fail(db, err, errlen, "forwarding table history");
+	{
+		double v[] = { (double)id, (double)read_id, (double)prev };
+		long long gone = exec4(db, "INSERT INTO lft_version_tables (version_id, switch_guid, "
+				       "lid, top, full, lft) SELECT ?1, o.switch_guid, 0, 0, 1, NULL "
+				       "FROM lfts o WHERE o.read_id = ?3 AND NOT EXISTS (SELECT 1 "
+				       "FROM lfts n WHERE n.read_id = ?2 AND n.switch_guid = "
+				       "o.switch_guid)", v, 3, err, errlen);
+
+		return gone < 0 ? gone : n + gone;
+	}
+}
+
 int lfth_record(sqlite3 *db, int64_t subnet_id, int64_t read_id, double time, int *added,
 		char *err, size_t errlen)
 {
@@ -96,24 +193,17 @@ int lfth_record(sqlite3 *db, int64_t subnet_id, int64_t read_id, double time, in
 			return (int)n;
 	}
 	id = sqlite3_last_insert_rowid(db);
-	{
-		double v[] = { (double)id, rd, (double)prev_read };
+	if (last)
+		n = record_changes(db, id, read_id, prev_read, err, errlen);
+	else {
+		double v[] = { (double)id, rd };
 
-		/* The switches whose table is new or differs, and those gone. */
-		n = exec4(db, last ?
-			  "INSERT INTO lft_version_tables (version_id, switch_guid, lid, top, lft) "
-			  "SELECT ?1, n.switch_guid, n.lid, n.top, n.lft FROM lfts n LEFT JOIN lfts o "
-			  "ON o.read_id = ?3 AND o.switch_guid = n.switch_guid WHERE n.read_id = ?2 "
-			  "AND (o.switch_guid IS NULL OR o.lid != n.lid OR o.top != n.top OR "
-			  "o.lft != n.lft) UNION ALL SELECT ?1, o.switch_guid, 0, 0, NULL FROM lfts o "
-			  "WHERE o.read_id = ?3 AND NOT EXISTS (SELECT 1 FROM lfts n WHERE n.read_id "
-			  "= ?2 AND n.switch_guid = o.switch_guid)" :
-			  "INSERT INTO lft_version_tables (version_id, switch_guid, lid, top, lft) "
-			  "SELECT ?1, switch_guid, lid, top, lft FROM lfts WHERE read_id = ?2",
-			  v, 3, err, errlen);
-		if (n < 0)
-			return (int)n;
+		n = exec4(db, "INSERT INTO lft_version_tables (version_id, switch_guid, lid, top, "
+			  "full, lft) SELECT ?1, switch_guid, lid, top, 1, lft FROM lfts WHERE "
+			  "read_id = ?2", v, 2, err, errlen);
 	}
+	if (n < 0)
+		return (int)n;
 	if (last && n == 0) {
 		double v[] = { (double)id, time, rd, (double)last };
 
@@ -192,11 +282,78 @@ int lfth_versions(sqlite3 *db, int64_t subnet_id, double from, double to,
 		dbq_db_fail(db, err, errlen, "forwarding table history");
 }
 
+/* The table of guid among r's first `sorted` (in GUID order), or NULL. */
+static struct rl_table *find_sorted(struct rl_read *r, size_t sorted, uint64_t guid)
+{
+	size_t lo = 0, hi = sorted;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->t[mid].guid == guid)
+			return &r->t[mid];
+		if (r->t[mid].guid < guid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Apply one stored row to r (its first `sorted` tables in GUID order; new
+ * ones appended): a table, a patch, or gone. */
+static int apply_row(struct rl_read *r, size_t sorted, sqlite3_stmt *tab, char *err,
+		     size_t errlen)
+{
+	uint64_t guid = strtoull(dbq_col_str(tab, 0), NULL, 16);
+	const uint8_t *blob = sqlite3_column_blob(tab, 4);
+	size_t len = (size_t)sqlite3_column_bytes(tab, 4);
+	int top = sqlite3_column_int(tab, 2), full = sqlite3_column_int(tab, 3);
+	struct rl_table *t = find_sorted(r, sorted, guid);
+
+	if (sqlite3_column_type(tab, 4) == SQLITE_NULL) {   /* gone */
+		if (t)
+			t->lid = LFTH_GONE;
+		return 0;
+	}
+	if (top < 0 || top > 0xffff || (full && len != (size_t)top + 1) ||
+	    (!full && (len % 3 || !t || t->lid == LFTH_GONE || t->top != top)))
+		return dbq_fail(err, errlen, -EIO, "the stored table of switch %s is damaged",
+				dbq_col_str(tab, 0));
+	if (full && !t) {
+		if (rl_read_add(r, guid, (uint16_t)sqlite3_column_int(tab, 1), (uint16_t)top,
+				blob) < 0)
+			return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+		return 0;
+	}
+	if (full) {
+		uint8_t *p = realloc(t->port, len);
+
+		if (!p)
+			return dbq_fail(err, errlen, -ENOMEM, "out of memory");
+		memcpy(p, blob, len);
+		t->port = p;
+		t->top = (uint16_t)top;
+		t->lid = (uint16_t)sqlite3_column_int(tab, 1);
+		return 0;
+	}
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned lid = blob[i] | (unsigned)blob[i + 1] << 8;
+
+		if (lid > (unsigned)top)
+			return dbq_fail(err, errlen, -EIO, "the stored table of switch %s is "
+					"damaged", dbq_col_str(tab, 0));
+		t->port[lid] = blob[i + 2];
+	}
+	return 0;
+}
+
 struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t errlen)
 {
 	struct rl_read *r = rl_read_new();
 	sqlite3_stmt *tab = NULL, *up = NULL;
-	size_t depth = 0;
+	int64_t *chain = NULL;
+	size_t n = 0, cap = 0;
 	int step;
 
 	*rc = -ENOMEM;
@@ -204,14 +361,23 @@ struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t er
 		dbq_fail(err, errlen, -ENOMEM, "out of memory");
 		return NULL;
 	}
-	if ((*rc = dbq_prepare(db, "SELECT switch_guid, lid, top, lft FROM lft_version_tables "
-			       "WHERE version_id = ?", &tab, err, errlen)) < 0 ||
+	if ((*rc = dbq_prepare(db, "SELECT switch_guid, lid, top, full, lft FROM "
+			       "lft_version_tables WHERE version_id = ?", &tab, err, errlen)) < 0 ||
 	    (*rc = dbq_prepare(db, "SELECT prev_id, time FROM lft_versions WHERE id = ?", &up, err,
 			       errlen)) < 0)
 		goto fail;
-	/* Newest first along the chain: a switch's first row wins (a NULL
-	 * table is kept as a 0-entry marker, dropped at the end). */
+	/* The chain, newest first, back to its full version. */
 	while (id > 0) {
+		if (n == cap) {
+			int64_t *bigger = realloc(chain, (cap = cap ? 2 * cap : 16) * sizeof(*chain));
+
+			if (!bigger) {
+				*rc = dbq_fail(err, errlen, -ENOMEM, "out of memory");
+				goto fail;
+			}
+			chain = bigger;
+		}
+		chain[n++] = id;
 		sqlite3_bind_int64(up, 1, id);
 		if ((step = sqlite3_step(up)) != SQLITE_ROW) {
 			*rc = step == SQLITE_DONE ?
@@ -220,33 +386,21 @@ struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t er
 				dbq_db_fail(db, err, errlen, "forwarding table history");
 			goto fail;
 		}
-		if (depth++ == 0)
+		if (n == 1)
 			r->started = r->finished = sqlite3_column_double(up, 1);
-		sqlite3_bind_int64(tab, 1, id);
 		id = sqlite3_column_type(up, 0) == SQLITE_NULL ? 0 : sqlite3_column_int64(up, 0);
 		sqlite3_reset(up);
-		rl_read_sort(r);
-		while ((step = sqlite3_step(tab)) == SQLITE_ROW) {
-			uint64_t guid = strtoull(dbq_col_str(tab, 0), NULL, 16);
-			const void *blob = sqlite3_column_blob(tab, 3);
-			int len = sqlite3_column_bytes(tab, 3), top = sqlite3_column_int(tab, 2);
+	}
+	/* Applied oldest first. */
+	while (n-- > 0) {
+		size_t sorted = r->n;
 
-			if (rl_read_find(r, guid))
-				continue;
-			if (blob && (top < 0 || top > 0xffff || len != top + 1)) {
-				*rc = dbq_fail(err, errlen, -EIO, "the stored table of switch %s "
-					       "is damaged", dbq_col_str(tab, 0));
+		sqlite3_bind_int64(tab, 1, chain[n]);
+		while ((step = sqlite3_step(tab)) == SQLITE_ROW)
+			if ((*rc = apply_row(r, sorted, tab, err, errlen)) < 0)
 				goto fail;
-			}
-			if (rl_read_add(r, guid, blob ? (uint16_t)sqlite3_column_int(tab, 1) : 0,
-					blob ? (uint16_t)top : 0, blob ? blob : (const void *)"") < 0) {
-				*rc = dbq_fail(err, errlen, -ENOMEM, "out of memory");
-				goto fail;
-			}
-			if (!blob)
-				r->t[r->n - 1].lid = 0xffff;   /* gone: dropped below */
-		}
 		sqlite3_reset(tab);
+		rl_read_sort(r);
 		if (step != SQLITE_DONE) {
 			*rc = dbq_db_fail(db, err, errlen, "forwarding table history");
 			goto fail;
@@ -254,11 +408,12 @@ struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t er
 	}
 	sqlite3_finalize(tab);
 	sqlite3_finalize(up);
+	free(chain);
 	{
 		size_t k = 0;
 
 		for (size_t i = 0; i < r->n; i++) {
-			if (r->t[i].lid == 0xffff && r->t[i].top == 0) {
+			if (r->t[i].lid == LFTH_GONE) {
 				free(r->t[i].port);
 				continue;
 			}
@@ -266,47 +421,64 @@ struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t er
 		}
 		r->n = k;
 	}
-	rl_read_sort(r);
 	*rc = 0;
 	return r;
 fail:
 	sqlite3_finalize(tab);
 	sqlite3_finalize(up);
+	free(chain);
 	rl_read_free(r);
 	return NULL;
 }
 
 /* ---- pruning ------------------------------------------------------------------------ */
 
-/* Make version `keep` full: the rows of its ancestors it lacks, newest
- * ancestor first, a batch a statement. 0 or -EIO; 1 stopped. */
+/* Make version `keep` full: its tables rebuilt, each written whole into
+ * it, `batch` switches a statement (a row written whole is right whatever
+ * the chain below it: stopped half way, the version still rebuilds the
+ * same), then cut from the versions before. 0, 1 stopped, or -errno. */
 static int make_full(sqlite3 *db, int64_t keep, int batch, int (*between)(void *), void *arg,
 		     char *err, size_t errlen)
 {
-	double v[] = { (double)keep, 0, (double)batch };
-	int64_t a = keep;
-	long long n;
+	double v[] = { (double)keep };
+	struct rl_read *r;
+	sqlite3_stmt *ins;
+	char g[24];
+	int rc;
 
-	for (;;) {
-		v[1] = (double)a;
-		if ((a = one_int(db, "SELECT prev_id FROM lft_versions WHERE id = ?2 AND ?1 = ?1",
-				 v, 2, err, errlen)) < 0)
-			return (int)a;
-		if (a == 0)
-			break;
-		v[1] = (double)a;
-		do {
-			if ((n = exec4(db, "INSERT OR IGNORE INTO lft_version_tables (version_id, "
-				       "switch_guid, lid, top, lft) SELECT ?1, a.switch_guid, a.lid, "
-				       "a.top, a.lft FROM lft_version_tables a WHERE a.version_id = "
-				       "?2 AND NOT EXISTS (SELECT 1 FROM lft_version_tables k WHERE "
-				       "k.version_id = ?1 AND k.switch_guid = a.switch_guid) LIMIT ?3",
-				       v, 3, err, errlen)) < 0)
-				return (int)n;
-			if (between && between(arg))
-				return 1;
-		} while (n == batch);
+	if ((rc = (int)one_int(db, "SELECT prev_id IS NULL FROM lft_versions WHERE id = ?", v, 1,
+			       err, errlen)) != 0)
+		return rc < 0 ? rc : 0;   /* already full */
+	if (!(r = lfth_load(db, keep, &rc, err, errlen)))
+		return rc;
+	if ((rc = dbq_prepare(db, "INSERT OR REPLACE INTO lft_version_tables (version_id, "
+			      "switch_guid, lid, top, full, lft) VALUES (?, ?, ?, ?, 1, ?)", &ins,
+			      err, errlen)) < 0) {
+		rl_read_free(r);
+		return rc;
 	}
+	for (size_t i = 0; i < r->n && rc == 0; i++) {
+		if (i % (size_t)batch == 0 && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+			rc = dbq_db_fail(db, err, errlen, "forwarding table history");
+		sqlite3_bind_int64(ins, 1, keep);
+		ibt_guid_str(r->t[i].guid, g, sizeof(g));   /* as lfts and the store write it */
+		sqlite3_bind_text(ins, 2, g, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(ins, 3, r->t[i].lid);
+		sqlite3_bind_int(ins, 4, r->t[i].top);
+		sqlite3_bind_blob(ins, 5, r->t[i].port, (int)r->t[i].top + 1, SQLITE_STATIC);
+		if (rc == 0 && sqlite3_step(ins) != SQLITE_DONE)
+			rc = dbq_db_fail(db, err, errlen, "forwarding table history");
+		sqlite3_reset(ins);
+		if ((i + 1) % (size_t)batch == 0 || i + 1 == r->n || rc < 0) {
+			sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+			if (rc == 0 && between && between(arg))
+				rc = 1;
+		}
+	}
+	sqlite3_finalize(ins);
+	rl_read_free(r);
+	if (rc != 0)
+		return rc;
 	return exec4(db, "UPDATE lft_versions SET prev_id = NULL WHERE id = ?1", v, 1, err,
 		     errlen) < 0 ? -EIO : 0;
 }

@@ -4,7 +4,8 @@
  * the forwarding tables' history (lib/db/lft_history.h, schema 021) on a
  * generated fat tree stored as loomd stores it: identical reads add no
  * version, a changed read keeps only the changed switch, each version
- * rebuilt equals the tables it was read from, the version in force at a
+ * rebuilt equals the tables it was read from (a changed table kept as
+ * the entries that changed), the version in force at a
  * time, pruning that keeps the one in force at the cutoff; and the
  * job's window (job_history_db): a route of the job moved by the test
  * (the port chosen from the routes, never named), its links before and
@@ -212,6 +213,11 @@ START_TEST(identical_reads_add_no_version_a_change_keeps_only_its_switch)
 	/* the second holds the one switch changed, over the first */
 	ck_assert_int_eq(count("SELECT changed FROM lft_versions ORDER BY time DESC LIMIT 1"), 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM lft_version_tables"), (int64_t)J.g->n_sw + 1);
+	/* and of that switch only the entry that changed: a 3-byte patch */
+	ck_assert_int_eq(count("SELECT full FROM lft_version_tables WHERE version_id = (SELECT "
+			       "max(id) FROM lft_versions)"), 0);
+	ck_assert_int_eq(count("SELECT length(lft) FROM lft_version_tables WHERE version_id = "
+			       "(SELECT max(id) FROM lft_versions)"), 3);
 	assert_version_is(lfth_in_force(store_db(J.st), sid, T0 + 150, err, sizeof(err)), v1);
 	assert_version_is(lfth_in_force(store_db(J.st), sid, T0 + 250, err, sizeof(err)), v2);
 	ck_assert_int_eq(lfth_in_force(store_db(J.st), sid, T0 - 1, err, sizeof(err)), 0);
@@ -266,6 +272,8 @@ START_TEST(pruning_keeps_the_version_in_force_at_the_cutoff)
 	ck_assert_int_eq(lfth_in_force(store_db(J.st), sid, T0 + 250, err, sizeof(err)), keep);
 	ck_assert_int_eq(lfth_in_force(store_db(J.st), sid, T0 + 100, err, sizeof(err)), 0);
 	ck_assert_int_eq(count("SELECT count(*) FROM lft_versions WHERE prev_id IS NULL"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM lft_version_tables WHERE full = 1"),
+			 (int64_t)J.g->n_sw);
 	assert_version_is(keep, v2);
 	assert_version_is(lfth_in_force(store_db(J.st), sid, T0 + 500, err, sizeof(err)), v3);
 	/* again: nothing older left */
