@@ -153,6 +153,7 @@ int main(int argc, char **argv)
 		struct rt_graph *g;
 		struct rt_lfts *l;
 		long long v;
+		int full_run;
 
 		if (cut(&J, prev_g, (size_t)i - 1, what, sizeof(what)) < 0)
 			return fail("cut", "no more leaves");
@@ -161,8 +162,8 @@ int main(int argc, char **argv)
 		if (!(l = rt_lfts_new(g)))
 			return fail("tables", "out of memory");
 		/* As OpenSM's plugin: a full run when the reroute cannot do it. */
-		if (rt_reroute(prev_g, prev_l, g, l, &st, err, sizeof(err)) < 0 &&
-		    rt_route_ftree(g, l, err, sizeof(err)) < 0)
+		full_run = rt_reroute(prev_g, prev_l, g, l, &st, err, sizeof(err)) < 0;
+		if (full_run && rt_route_ftree(g, l, err, sizeof(err)) < 0)
 			return fail("reroute", err);
 		if (store(&J, g, l, T0 + 3600.0 * i, &dt) < 0)
 			return fail("store", "cannot store the read");
@@ -171,8 +172,12 @@ int main(int argc, char **argv)
 		bytes += v;
 		sum += dt;
 		worst = dt > worst ? dt : worst;
-		printf("reroute %2d: cut %s: %zu destinations, %zu entries; version: %lld switches "
-		       "changed, %lld bytes; stored in %.3f s\n", i, what, st.dests, st.entries,
+		if (full_run)
+			printf("reroute %2d: cut %s: a full fat-tree run (%s)", i, what, err);
+		else
+			printf("reroute %2d: cut %s: %zu destinations, %zu entries", i, what,
+			       st.dests, st.entries);
+		printf("; version: %lld switches changed, %lld bytes; stored in %.3f s\n",
 		       one(db, "SELECT changed FROM lft_versions ORDER BY id DESC LIMIT 1"), v, dt);
 		if (prev_g != J.g) {
 			rt_graph_free(prev_g);

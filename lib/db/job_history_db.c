@@ -231,20 +231,18 @@ static json_t *time_or_null(double t)
 	return t > 0 ? json_string(dbq_time_str(t, buf, sizeof(buf))) : json_null();
 }
 
-static int version_json(struct hctx *c, const struct lfth_version *v, struct rt_paths *p,
-			const struct rt_paths *prev, json_t **out, char *err, size_t errlen)
+/* r: the tables of version v (rebuilt by the caller). */
+static int version_json(struct hctx *c, const struct lfth_version *v, const struct rl_read *r,
+			struct rt_paths *p, const struct rt_paths *prev, json_t **out, char *err,
+			size_t errlen)
 {
-	struct rl_read *r;
 	struct rt_lfts *l;
 	size_t missing = 0;
 	json_t *links;
 	char ts[32];
 	int rc;
 
-	if (!(r = lfth_load(c->db, v->id, &rc, err, errlen)))
-		return rc;
 	l = rl_lfts(c->g, r, &missing);
-	rl_read_free(r);
 	if (!l)
 		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
 	rc = rt_paths_compute(c->g, l, c->ca, c->n_ca, NULL, p);
@@ -450,6 +448,7 @@ static int job_cas(struct hctx *c, char *err, size_t errlen)
 static int versions_json(struct hctx *c, double from, double to, char *err, size_t errlen)
 {
 	struct lfth_version *v = NULL;
+	struct rl_read *r = NULL;
 	struct rt_paths p[2];
 	json_t *arr = json_array(), *one = NULL;
 	size_t n = 0;
@@ -462,11 +461,19 @@ static int versions_json(struct hctx *c, double from, double to, char *err, size
 	if ((rc = lfth_versions(c->db, c->sid, from, to, &v, &n, err, errlen)) < 0)
 		return rc;
 	for (size_t i = 0; i < n && rc == 0; i++) {
+		/* The next version over the one before: only its changes applied. */
+		if (r && v[i].prev_id == v[i - 1].id)
+			rc = lfth_apply(c->db, r, v[i].id, v[i].time, err, errlen);
+		else {
+			rl_read_free(r);
+			r = lfth_load(c->db, v[i].id, &rc, err, errlen);
+		}
 		rt_paths_clear(&p[i % 2]);
-		if ((rc = version_json(c, &v[i], &p[i % 2], i ? &p[(i + 1) % 2] : NULL, &one, err,
-				       errlen)) == 0)
+		if (rc == 0 && (rc = version_json(c, &v[i], r, &p[i % 2], i ? &p[(i + 1) % 2] : NULL,
+						  &one, err, errlen)) == 0)
 			json_array_append_new(arr, one);
 	}
+	rl_read_free(r);
 	rt_paths_clear(&p[0]);
 	rt_paths_clear(&p[1]);
 	free(v);

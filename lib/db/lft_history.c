@@ -246,7 +246,7 @@ int lfth_versions(sqlite3 *db, int64_t subnet_id, double from, double to,
 	if (first < 0)
 		return (int)first;
 	/* Each with the previous one's last read and the next one's time. */
-	if ((rc = dbq_prepare(db, "SELECT id, time, switches, changed, (SELECT p.last_seen FROM "
+	if ((rc = dbq_prepare(db, "SELECT id, time, switches, changed, prev_id, (SELECT p.last_seen FROM "
 			      "lft_versions p WHERE p.subnet_id = v.subnet_id AND p.time < v.time "
 			      "ORDER BY p.time DESC LIMIT 1), (SELECT x.time FROM lft_versions x "
 			      "WHERE x.subnet_id = v.subnet_id AND x.time > v.time ORDER BY x.time "
@@ -269,7 +269,8 @@ int lfth_versions(sqlite3 *db, int64_t subnet_id, double from, double to,
 		(*out)[(*n)++] = (struct lfth_version){
 			.id = sqlite3_column_int64(s, 0), .time = sqlite3_column_double(s, 1),
 			.switches = sqlite3_column_int64(s, 2), .changed = sqlite3_column_int64(s, 3),
-			.after = sqlite3_column_double(s, 4), .until = sqlite3_column_double(s, 5),
+			.prev_id = sqlite3_column_int64(s, 4),
+			.after = sqlite3_column_double(s, 5), .until = sqlite3_column_double(s, 6),
 		};
 	}
 	sqlite3_finalize(s);
@@ -348,6 +349,54 @@ static int apply_row(struct rl_read *r, size_t sorted, sqlite3_stmt *tab, char *
 	return 0;
 }
 
+/* The rows of version `id` (tab: its query) applied to r, sorted after. */
+static int apply_version(sqlite3 *db, sqlite3_stmt *tab, struct rl_read *r, int64_t id,
+			 char *err, size_t errlen)
+{
+	size_t sorted = r->n;
+	int step, rc = 0;
+
+	sqlite3_bind_int64(tab, 1, id);
+	while (rc == 0 && (step = sqlite3_step(tab)) == SQLITE_ROW)
+		rc = apply_row(r, sorted, tab, err, errlen);
+	sqlite3_reset(tab);
+	rl_read_sort(r);
+	if (rc == 0 && step != SQLITE_DONE)
+		rc = dbq_db_fail(db, err, errlen, "forwarding table history");
+	return rc;
+}
+
+/* The switches marked gone leave r. */
+static void drop_gone(struct rl_read *r)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->t[i].lid == LFTH_GONE) {
+			free(r->t[i].port);
+			continue;
+		}
+		r->t[k++] = r->t[i];
+	}
+	r->n = k;
+}
+
+int lfth_apply(sqlite3 *db, struct rl_read *r, int64_t id, double time, char *err,
+	       size_t errlen)
+{
+	sqlite3_stmt *tab;
+	int rc;
+
+	if ((rc = dbq_prepare(db, "SELECT switch_guid, lid, top, full, lft FROM "
+			      "lft_version_tables WHERE version_id = ?", &tab, err, errlen)) < 0)
+		return rc;
+	rc = apply_version(db, tab, r, id, err, errlen);
+	sqlite3_finalize(tab);
+	drop_gone(r);
+	r->started = r->finished = time;
+	return rc;
+}
+
 struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t errlen)
 {
 	struct rl_read *r = rl_read_new();
@@ -392,35 +441,13 @@ struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t er
 		sqlite3_reset(up);
 	}
 	/* Applied oldest first. */
-	while (n-- > 0) {
-		size_t sorted = r->n;
-
-		sqlite3_bind_int64(tab, 1, chain[n]);
-		while ((step = sqlite3_step(tab)) == SQLITE_ROW)
-			if ((*rc = apply_row(r, sorted, tab, err, errlen)) < 0)
-				goto fail;
-		sqlite3_reset(tab);
-		rl_read_sort(r);
-		if (step != SQLITE_DONE) {
-			*rc = dbq_db_fail(db, err, errlen, "forwarding table history");
+	while (n-- > 0)
+		if ((*rc = apply_version(db, tab, r, chain[n], err, errlen)) < 0)
 			goto fail;
-		}
-	}
 	sqlite3_finalize(tab);
 	sqlite3_finalize(up);
 	free(chain);
-	{
-		size_t k = 0;
-
-		for (size_t i = 0; i < r->n; i++) {
-			if (r->t[i].lid == LFTH_GONE) {
-				free(r->t[i].port);
-				continue;
-			}
-			r->t[k++] = r->t[i];
-		}
-		r->n = k;
-	}
+	drop_gone(r);
 	*rc = 0;
 	return r;
 fail:

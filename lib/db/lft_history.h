@@ -21,6 +21,7 @@ struct rl_read;
 
 struct lfth_version {
 	int64_t id;
+	int64_t prev_id;      /* the version it holds the changes over; 0: full */
 	double time;          /* the read that found it */
 	double after;         /* the previous version's last read (0: none):
 			       * the change happened between after and time */
@@ -48,6 +49,13 @@ int64_t lfth_in_force(sqlite3 *db, int64_t subnet_id, double t, char *err, size_
 /* The tables of version `id`, rebuilt along its chain (sorted). NULL with
  * err (-errno in *rc). */
 struct rl_read *lfth_load(sqlite3 *db, int64_t id, int *rc, char *err, size_t errlen);
+
+/* The changes of version `id` applied to r, the tables of the version it
+ * holds them over (its prev_id: lfth_load's or an earlier lfth_apply's),
+ * walking a window's versions in order without rebuilding each from its
+ * chain. r's time becomes `time`. 0 or -errno with err. */
+int lfth_apply(sqlite3 *db, struct rl_read *r, int64_t id, double time, char *err,
+	       size_t errlen);
 
 /* Drop what is older than `cutoff` on every subnet, keeping the version in
  * force at the cutoff (made full first). batch: rows a statement touches;
