@@ -116,7 +116,7 @@ static int cut(struct jobdb *J, const struct rt_graph *g, size_t k, char *what, 
 int main(int argc, char **argv)
 {
 	int hosts = argc > 3 ? atoi(argv[3]) : 1024, reroutes = argc > 4 ? atoi(argv[4]) : 24;
-	char err[512] = "", what[256];
+	char err[512] = "", what[256], why[512] = "";
 	struct rt_graph *prev_g;
 	struct rt_lfts *prev_l;
 	struct jobdb J;
@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 		if (!(l = rt_lfts_new(g)))
 			return fail("tables", "out of memory");
 		/* As OpenSM's plugin: a full run when the reroute cannot do it. */
-		full_run = rt_reroute(prev_g, prev_l, g, l, &st, err, sizeof(err)) < 0;
+		full_run = rt_reroute(prev_g, prev_l, g, l, &st, why, sizeof(why)) < 0;
 		if (full_run && rt_route_ftree(g, l, err, sizeof(err)) < 0)
 			return fail("reroute", err);
 		if (store(&J, g, l, T0 + 3600.0 * i, &dt) < 0)
@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 		sum += dt;
 		worst = dt > worst ? dt : worst;
 		if (full_run)
-			printf("reroute %2d: cut %s: a full fat-tree run (%s)", i, what, err);
+			printf("reroute %2d: cut %s: a full fat-tree run (%s)", i, what, why);
 		else
 			printf("reroute %2d: cut %s: %zu destinations, %zu entries", i, what,
 			       st.dests, st.entries);

@@ -142,7 +142,7 @@ struct hctx {
 	size_t *ca, n_ca;           /* the job's CA ports */
 	json_t *out;
 	/* the ends of every link of every version: (guid, port) */
-	struct hend { uint64_t guid; unsigned port; uint64_t pairs; } *ends;
+	struct hend { uint64_t guid; unsigned port; int evented; uint64_t pairs; } *ends;
 	size_t n_ends, cap_ends;
 };
 
@@ -165,13 +165,13 @@ static void link_ends(const struct hctx *c, uint32_t link, struct hend *tx, stru
 	const struct rt_port *rp = &c->g->ports[i];
 	struct hend *here = RT_PATHS_IS_IN(link) ? rx : tx, *there = here == tx ? rx : tx;
 
-	*here = (struct hend){ c->g->sw[sw].guid, i - c->g->sw[sw].first_port, 0 };
+	*here = (struct hend){ c->g->sw[sw].guid, i - c->g->sw[sw].first_port, 0, 0 };
 	if (rp->kind == RT_PEER_CA)
-		*there = (struct hend){ c->g->ca[rp->peer].node_guid, c->g->ca[rp->peer].port, 0 };
+		*there = (struct hend){ c->g->ca[rp->peer].node_guid, c->g->ca[rp->peer].port, 0, 0 };
 	else if (rp->kind == RT_PEER_SWITCH)
-		*there = (struct hend){ c->g->sw[rp->peer].guid, rp->peer_port, 0 };
+		*there = (struct hend){ c->g->sw[rp->peer].guid, rp->peer_port, 0, 0 };
 	else
-		*there = (struct hend){ 0, 0, 0 };
+		*there = (struct hend){ 0, 0, 0, 0 };
 }
 
 static json_t *link_name(const struct hctx *c, uint32_t link)
@@ -303,7 +303,7 @@ static void ends_collapse(struct hctx *c)
 
 static const struct hend *has_end(const struct hctx *c, uint64_t guid, unsigned port)
 {
-	struct hend k = { guid, port, 0 };
+	struct hend k = { guid, port, 0, 0 };
 
 	return bsearch(&k, c->ends, c->n_ends, sizeof(k), cmp_end);
 }
@@ -388,6 +388,8 @@ static int events_json(struct hctx *c, double from, double to, char *err, size_t
 				dbq_col_str(s, 1), "kind", kind, "subject", dbq_col_text(s, 3),
 				"old_value", dbq_col_text(s, 4), "new_value", dbq_col_text(s, 5),
 				"matched", why);
+		if (e)
+			((struct hend *)e)->evented = 1;   /* its counters asked first */
 		if (one && e) {
 			json_object_set_new(one, "port", json_sprintf("%s[%u]", node_name(
 				c, e->guid, name, sizeof(name)), e->port));
@@ -400,17 +402,34 @@ static int events_json(struct hctx *c, double from, double to, char *err, size_t
 	return rc == SQLITE_DONE ? 0 : dbq_db_fail(c->db, err, errlen, "read the events");
 }
 
-/* Every distinct port at an end of the job's links (for the counters). */
-static json_t *ports_json(const struct hctx *c)
+/* Those named by an event first, then the busiest. */
+static int cmp_interest(const void *x, const void *y)
+{
+	const struct hend *a = x, *b = y;
+
+	if (a->evented != b->evented)
+		return b->evented - a->evented;
+	if (a->pairs != b->pairs)
+		return a->pairs < b->pairs ? 1 : -1;
+	return cmp_end(a, b);
+}
+
+/* Every distinct port at an end of the job's links (for the counters):
+ * those an event of the window named first, then by the job's pairs on
+ * their links. The ends are left in that order. */
+static json_t *ports_json(struct hctx *c)
 {
 	json_t *a = json_array();
 	char g[24], name[NODENAME_LEN];
 
+	qsort(c->ends, c->n_ends, sizeof(*c->ends), cmp_interest);
 	for (size_t i = 0; a && i < c->n_ends; i++)
-		json_array_append_new(a, json_pack("{s:s, s:i, s:s}", "guid",
+		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:I, s:b}", "guid",
 						   ibt_guid_str(c->ends[i].guid, g, sizeof(g)),
 						   "port", (int)c->ends[i].port, "name",
-						   node_name(c, c->ends[i].guid, name, sizeof(name))));
+						   node_name(c, c->ends[i].guid, name, sizeof(name)),
+						   "pairs", (json_int_t)c->ends[i].pairs, "evented",
+						   c->ends[i].evented));
 	return a;
 }
 

@@ -37,7 +37,8 @@ struct job_history_query {
  *  "events": [{"time", "ts", "severity", "kind", "subject", "old_value",
  *              "new_value", "links": ["A[p] -> B[q]"], "pairs"}],
  *  "events_more": N,
- *  "ports": [{"guid", "port", "name"}]}   every port at an end of a link
+ *  "ports": [{"guid", "port", "name", "pairs", "evented"}]}   every port at
+ *  an end of a link: those an event named first, then by the job's pairs
  * -ENOENT (no such job, running or ended; no subnet), -EINVAL, -EIO,
  * -ENOMEM with err. */
 int job_history_db(sqlite3 *db, const struct job_history_query *q, json_t **out, char *err,

@@ -15,6 +15,9 @@
 #    links that moved in and out as dump_fts's two reads say;
 #  - the window's events are the link_down of the cut cable and the
 #    link_errors of the job's link, not the other link's errors;
+#  - the counters of the job's links in the window: the errors of its
+#    link from loomd's memory, none of the other; then (when prometheus is
+#    installed) from a real Prometheus scraping loomd (http.prometheus_url);
 #  - the text timeline says it; `loomctl --db` answers the same versions;
 #    a window before the first read has none; a bad time is refused.
 set -eu
@@ -197,9 +200,15 @@ assert any(e["port"] == err and e["pairs"] > 0 for e in errs), errs
 onode, oport = other.rstrip("]").split("[")
 assert not any("/%s (%s)" % (oport, onode) in e["subject"] for e in ev), ev
 assert o["fabric"].find("1 cut cable") >= 0, o["fabric"]
+c = o["counters"]
+assert c["source"] == "memory", c
+node, port = err.rstrip("]").split("[")
+mine = [p for p in c["ports"] if p["name"] == node and p["port"] == int(port)]
+assert mine and mine[0]["errors"].get("SymbolErrorCounter") == 9, c
+assert not any(p["name"] == onode and p["port"] == int(oport) for p in c["ports"]), c
 print("%d + %d links, %d events" % (len(got1), len(got2), len(ev)))
 EOP
-loom_ok "job --from: two versions with the job's links as dump_fts says, what moved, the link_down and link_errors on its links, not the other link's errors"
+loom_ok "job --from: two versions with the job's links as dump_fts says, what moved, the link_down and link_errors on its links and their counters (loomd's memory), not the other link's"
 
 loom_ctl job jobH --from "$T0" >"$work/h.txt" || loom_fail "job --from (text)"
 # T0 is before the first read: both versions are new within the window.
@@ -230,4 +239,54 @@ rc=0
 loom_ctl job jobH --from yesterday >/dev/null 2>&1 || rc=$?
 [ "$rc" = 2 ] || loom_fail "a bad --from: exit $rc, not 2"
 loom_ok "--db answers the same versions; an early window has none; a bad time is refused"
+
+# ---- the counters from Prometheus (http.prometheus_url) ---------------------------
+if ! command -v prometheus >/dev/null 2>&1 || ! command -v curl >/dev/null 2>&1; then
+	echo "job_history.sh: all ok (no prometheus: its part not run)"
+	exit 0
+fi
+kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :
+port=$(loom_free_port)
+pport=$(loom_free_port)
+loom_tokens "$work/tokens" "reader:read:history-reader-0123456789abcdef-01"
+loom_config "tenants:" "  host_identity: description" "  partitions_file: $work/partitions.conf" \
+	"  static_partitions: $work/static.conf" "  opensm_pid_file: $work/opensm.pid" \
+	"  timeout_s: 30" "telemetry:" "  interval_s: 0" "  thresholds:" "    errors: 1" \
+	"http:" "  listen: 127.0.0.1:$port" "  tokens_file: $work/tokens" \
+	"  prometheus_url: \"http://127.0.0.1:$pport\""
+sed -i 's|^  report_socket: .*|&\n  read_tables: true|' "$work/loom.yaml"
+loom_loomd "$work/loom.yaml"
+cat >"$work/prometheus.yml" <<EOP
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: loom
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+EOP
+prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/prom" \
+	--web.listen-address="127.0.0.1:$pport" >"$work/prometheus.log" 2>&1 &
+LOOM_PIDS="$LOOM_PIDS $!"
+T2=$(date +%s)
+loom_ctl counters --now >/dev/null || loom_fail "counters read (Prometheus)"
+sym() { curl -s -G --max-time 5 "http://127.0.0.1:$pport/api/v1/query" \
+	--data-urlencode "query=loom_port_symbol_errors_total{node=\"$ERR_NODE\",port=\"$ERR_PORT\"}" |
+	python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")' 2>/dev/null; }
+sym_is() { [ "$(sym)" = "$1" ]; }
+loom_until 300 sym_is 9 || loom_fail "Prometheus never scraped 9 on $ERR_FROM ($(sym))"
+sleep 3
+loom_ibsim_cmd "PerformanceSet \"$ERR_NODE\"[$ERR_PORT] PortCounters.SymbolErrorCounter=14"
+loom_ctl counters --now >/dev/null || loom_fail "counters read after more errors"
+loom_until 300 sym_is 14 || loom_fail "Prometheus never scraped 14 on $ERR_FROM ($(sym))"
+sleep 3
+loom_ctl --json job jobH --from "$T2" >"$work/p.json" || loom_fail "job --from (Prometheus): $(cat "$work/p.json")"
+python3 - "$work/p.json" "$ERR_NODE" "$ERR_PORT" <<'EOP' || loom_fail "the counters from Prometheus: $(cat "$work/p.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["counters"]
+assert c["source"] == "prometheus" and not c.get("error"), c
+mine = [p for p in c["ports"] if p["name"] == sys.argv[2] and p["port"] == int(sys.argv[3])]
+assert mine and mine[0]["errors"].get("SymbolErrorCounter") == 5, c
+EOP
+loom_ok "the counters of the job's links from Prometheus (query_range): $ERR_FROM +5 in the window"
 echo "job_history.sh: all ok"
