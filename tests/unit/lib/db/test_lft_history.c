@@ -6,7 +6,8 @@
  * version, a changed read keeps only the changed switch, each version
  * rebuilt equals the tables it was read from (a changed table kept as
  * the entries that changed), the version in force at a
- * time, pruning that keeps the one in force at the cutoff; and the
+ * time, a switch gone, pruning that keeps the one in force at the cutoff
+ * (also when stopped half way); and the
  * job's window (job_history_db): a route of the job moved by the test
  * (the port chosen from the routes, never named), its links before and
  * after, the events on its links kept and the others not, an ended job
@@ -287,6 +288,75 @@ START_TEST(pruning_keeps_the_version_in_force_at_the_cutoff)
 }
 END_TEST
 
+static int stops;
+
+/* lfth_prune's pause: stop at the first. */
+static int stop_now(void *arg)
+{
+	(void)arg;
+	stops++;
+	return 1;
+}
+
+/* J.l without switch `gone` stored as a read started at t. */
+static void store_without(double t, size_t gone)
+{
+	struct rl_read *r = rl_read_new();
+	int64_t id;
+
+	ck_assert_ptr_nonnull(r);
+	for (size_t s = 0; s < J.g->n_sw; s++)
+		if (s != gone)
+			ck_assert_int_eq(rl_read_add(r, J.g->sw[s].guid, J.g->sw[s].lid,
+						     J.l->max_lid, rt_lfts_row(J.l, s)), 0);
+	rl_read_sort(r);
+	r->started = t;
+	r->finished = t + 1;
+	ck_assert_int_eq(store_record_lfts(J.st, J.fab->subnet, 0, r, &id), 0);
+	rl_read_free(r);
+}
+
+START_TEST(a_switch_gone_leaves_the_tables_and_a_stopped_prune_loses_nothing)
+{
+	char err[512] = "";
+	struct rl_read *r;
+	unsigned a, b;
+	uint8_t *v2;
+	int64_t keep;
+	int rc;
+
+	move_route(&a, &b);
+	store_at(T0 + 200);
+	v2 = tables_copy();
+	store_without(T0 + 300, 1);   /* switch 1 gone */
+	ck_assert_int_eq(count("SELECT count(*) FROM lft_versions"), 3);
+	r = lfth_load(store_db(J.st), lfth_in_force(store_db(J.st), sid, T0 + 300, err,
+						    sizeof(err)), &rc, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert_uint_eq(r->n, J.g->n_sw - 1);
+	ck_assert_ptr_null(rl_read_find(r, J.g->sw[1].guid));
+	ck_assert_ptr_nonnull(rl_read_find(r, J.g->sw[0].guid));
+	rl_read_free(r);
+	/* Stopped after its first statement: the version in force at the
+	 * cutoff half written whole, still the same tables; then to the end. */
+	keep = lfth_in_force(store_db(J.st), sid, T0 + 250, err, sizeof(err));
+	stops = 0;
+	ck_assert_int_eq(lfth_prune(store_db(J.st), T0 + 250, 2, stop_now, NULL, err,
+				    sizeof(err)), 0);
+	ck_assert_int_eq(stops, 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM lft_versions"), 3);
+	assert_version_is(keep, v2);
+	ck_assert_int_eq(lfth_prune(store_db(J.st), T0 + 250, 2, NULL, NULL, err, sizeof(err)), 1);
+	assert_version_is(keep, v2);
+	r = lfth_load(store_db(J.st), lfth_in_force(store_db(J.st), sid, T0 + 300, err,
+						    sizeof(err)), &rc, err, sizeof(err));
+	ck_assert_msg(r != NULL, "%s", err);
+	ck_assert_uint_eq(r->n, J.g->n_sw - 1);
+	rl_read_free(r);
+	free(v2);
+}
+END_TEST
+
 /* The port (guid, num) of switch sw's port p as events name it. */
 static void port_subject(char *buf, size_t len, size_t sw, unsigned p)
 {
@@ -370,6 +440,7 @@ int main(void)
 	tcase_add_test(tc, identical_reads_add_no_version_a_change_keeps_only_its_switch);
 	tcase_add_test(tc, versions_in_a_window_with_their_bounds);
 	tcase_add_test(tc, pruning_keeps_the_version_in_force_at_the_cutoff);
+	tcase_add_test(tc, a_switch_gone_leaves_the_tables_and_a_stopped_prune_loses_nothing);
 	tcase_add_test(tc, a_jobs_window_shows_both_versions_what_moved_and_its_events_only);
 	suite_add_tcase(s, tc);
 	return check_run(s);
