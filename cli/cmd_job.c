@@ -290,6 +290,10 @@ static int print_history(const json_t *res)
 			ie++;
 		}
 	}
+	if (json_is_string(json_object_get(res, "cut_at")))
+		printf("... %lld more tables versions from %s on: the answer stops there (a "
+		       "narrower window shows them)\n", output_int(res, "versions_more"),
+		       output_str(res, "cut_at"));
 	if (output_int(res, "events_more"))
 		printf("... and %lld more events (--json, or loomctl events)\n",
 		       output_int(res, "events_more"));

@@ -219,7 +219,8 @@ static json_t *links_minus(const struct hctx *c, const struct rt_paths *p,
 	json_t *a = json_array();
 
 	for (size_t i = 0; a && i < p->n_links; i++)
-		if (!rt_paths_pairs_on(q, p->links[i].link))
+		if (!rt_paths_pairs_on(q, p->links[i].link) &&
+		    json_array_size(a) < JOB_HISTORY_MAX_LINKS)
 			json_array_append_new(a, link_name(c, p->links[i].link));
 	return a;
 }
@@ -464,7 +465,9 @@ static int job_cas(struct hctx *c, char *err, size_t errlen)
 	return 0;
 }
 
-static int versions_json(struct hctx *c, double from, double to, char *err, size_t errlen)
+/* *to: where the answer stops (the window's end, or the time of the
+ * first version beyond JOB_HISTORY_MAX_VERSIONS). */
+static int versions_json(struct hctx *c, double from, double *to, char *err, size_t errlen)
 {
 	struct lfth_version *v = NULL;
 	struct rl_read *r = NULL;
@@ -477,8 +480,18 @@ static int versions_json(struct hctx *c, double from, double to, char *err, size
 	if (!arr)
 		return dbq_fail(err, errlen, -ENOMEM, "out of memory");
 	json_object_set_new(c->out, "versions", arr);
-	if ((rc = lfth_versions(c->db, c->sid, from, to, &v, &n, err, errlen)) < 0)
+	if ((rc = lfth_versions(c->db, c->sid, from, *to, &v, &n, err, errlen)) < 0)
 		return rc;
+	/* Bounded: a window of months is answered up to the 64th version. */
+	if (n > JOB_HISTORY_MAX_VERSIONS) {
+		char t[32];
+
+		*to = v[JOB_HISTORY_MAX_VERSIONS].time;
+		json_object_set_new(c->out, "cut_at", json_string(dbq_time_str(*to, t, sizeof(t))));
+		json_object_set_new(c->out, "versions_more",
+				    json_integer((json_int_t)(n - JOB_HISTORY_MAX_VERSIONS)));
+		n = JOB_HISTORY_MAX_VERSIONS;
+	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		/* The next version over the one before: only its changes applied. */
 		if (r && v[i].prev_id == v[i - 1].id)
@@ -502,6 +515,7 @@ static int versions_json(struct hctx *c, double from, double to, char *err, size
 static int answer(struct hctx *c, const struct job_history_query *q, const char *subnet,
 		  char *err, size_t errlen)
 {
+	double to = q->to;
 	int rc, cables;
 
 	if ((rc = job_ports(c->db, q->job, c->out, err, errlen)) < 0)
@@ -523,8 +537,8 @@ static int answer(struct hctx *c, const struct job_history_query *q, const char 
 		for (unsigned p = 0; p <= c->g->sw[k].nports; p++)
 			c->port_sw[rt_graph_port_index(c->g, k, p)] = (uint32_t)k;
 	if ((rc = job_cas(c, err, errlen)) < 0 ||
-	    (rc = versions_json(c, q->from, q->to, err, errlen)) < 0 ||
-	    (rc = events_json(c, q->from, q->to, err, errlen)) < 0)
+	    (rc = versions_json(c, q->from, &to, err, errlen)) < 0 ||
+	    (rc = events_json(c, q->from, to, err, errlen)) < 0)
 		return rc;
 	json_object_set_new(c->out, "ports", ports_json(c));
 	return 0;

@@ -19,7 +19,8 @@
 #include <sqlite3.h>
 
 #define JOB_HISTORY_MAX_EVENTS 500   /* listed; the rest counted */
-#define JOB_HISTORY_MAX_LINKS 2000   /* a version's links listed */
+#define JOB_HISTORY_MAX_LINKS 2000   /* a version's links listed, and its moved ones */
+#define JOB_HISTORY_MAX_VERSIONS 64  /* versions answered: past them the window is cut */
 
 struct job_history_query {
 	const char *job;        /* a tenant (the Slurm job id), running or ended */
@@ -37,6 +38,9 @@ struct job_history_query {
  *  "events": [{"time", "ts", "severity", "kind", "subject", "old_value",
  *              "new_value", "links": ["A[p] -> B[q]"], "pairs"}],
  *  "events_more": N,
+ *  "cut_at": time, "versions_more": N   when the window held more than
+ *     JOB_HISTORY_MAX_VERSIONS: the answer (versions, events) stops at the
+ *     first left out,
  *  "ports": [{"guid", "port", "name", "pairs", "evented"}]}   every port at
  *  an end of a link: those an event named first, then by the job's pairs
  * -ENOENT (no such job, running or ended; no subnet), -EINVAL, -EIO,

@@ -429,6 +429,33 @@ START_TEST(a_jobs_window_shows_both_versions_what_moved_and_its_events_only)
 }
 END_TEST
 
+/* A window of more versions than an answer holds stops at the first left
+ * out, saying so: no request makes loomd walk months of reroutes. */
+START_TEST(a_window_of_too_many_versions_is_cut_and_says_where)
+{
+	struct job_history_query q = { .job = "4242", .from = T0 - 10, .to = T0 + 1e6 };
+	size_t leaf = (size_t)J.g->ca[job[0]].sw, dst = job[n_job - 1];
+	uint8_t *row = rt_lfts_row(J.l, leaf);
+	char err[512] = "", t[32];
+	unsigned a, b;
+	json_t *out = NULL;
+
+	move_route(&a, &b);
+	for (int i = 1; i <= JOB_HISTORY_MAX_VERSIONS + 5; i++) {
+		row[J.g->ca[dst].lid] = (uint8_t)(i % 2 ? b : a);
+		store_at(T0 + 10.0 * i);
+	}
+	ck_assert_int_eq(count("SELECT count(*) FROM lft_versions"), JOB_HISTORY_MAX_VERSIONS + 6);
+	ck_assert_msg(job_history_db(store_db(J.st), &q, &out, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(json_array_size(json_object_get(out, "versions")),
+			  JOB_HISTORY_MAX_VERSIONS);
+	ck_assert_int_eq(json_integer_value(json_object_get(out, "versions_more")), 6);
+	ck_assert_str_eq(json_string_value(json_object_get(out, "cut_at")),
+			 dbq_time_str(T0 + 10.0 * JOB_HISTORY_MAX_VERSIONS, t, sizeof(t)));
+	json_decref(out);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lft_history");
@@ -442,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, pruning_keeps_the_version_in_force_at_the_cutoff);
 	tcase_add_test(tc, a_switch_gone_leaves_the_tables_and_a_stopped_prune_loses_nothing);
 	tcase_add_test(tc, a_jobs_window_shows_both_versions_what_moved_and_its_events_only);
+	tcase_add_test(tc, a_window_of_too_many_versions_is_cut_and_says_where);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
