@@ -6,7 +6,10 @@
  * made (named by the job id); --hosts takes a hostlist instead. Exit 1
  * when a link of its paths has anything wrong, or a pair is lost; --db
  * answers the same without loomd, with the host rule of --host-pattern and
- * --host-map (loomd takes neither from a client: its tenants' rule). */
+ * --host-map (loomd takes neither from a client: its tenants' rule).
+ * With --from T1 [--to T2] (issue 42, the post-mortem): the command
+ * job-history's timeline: each tables version in force in the window, the
+ * links that moved, the events on the job's links, their counters. */
 #include "autoconf.h"
 #include "loomctl.h"
 #include "job_slurm.h"
@@ -16,6 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "lib/db/job_history_db.h"
+#include "lib/util/clock.h"
 
 static int print_hosts(const json_t *res)
 {
@@ -139,6 +146,196 @@ static int print_job(const json_t *res)
 	return rc;
 }
 
+/* "14:05:03" when the day is the window's first, else the whole time. */
+static const char *clock_of(const char *iso, const char *from, char *buf, size_t len)
+{
+	if (iso && from && strlen(iso) >= 19 && !strncmp(iso, from, 10))
+		snprintf(buf, len, "%.8s", iso + 11);
+	else
+		snprintf(buf, len, "%s", iso ? iso : "?");
+	return buf;
+}
+
+static void print_links(const char *sign, const json_t *links, size_t max)
+{
+	const json_t *v;
+	size_t i;
+
+	json_array_foreach(links, i, v) {
+		if (i == max) {
+			printf("           %s ... and %zu more\n", sign, json_array_size(links) - max);
+			break;
+		}
+		if (json_is_string(v))
+			printf("           %s %s\n", sign, json_string_value(v));
+		else
+			printf("           %s %s (%lld pairs)\n", sign, output_str(v, "link"),
+			       output_int(v, "pairs"));
+	}
+}
+
+/* first: the version in force at the window's start (read before it). */
+static void print_version(const json_t *v, const char *from, int first)
+{
+	const json_t *moved = json_object_get(v, "moved");
+	char at[32], after[32];
+	size_t added = json_array_size(json_object_get(moved, "added"));
+	size_t removed = json_array_size(json_object_get(moved, "removed"));
+
+	printf("%s tables v%lld %s", clock_of(first ? from : output_str(v, "time"), from, at,
+					       sizeof(at)),
+	       output_int(v, "id"), first ? "in force" : "new");
+	printf(" (read %s", clock_of(output_str(v, "time"), from, after, sizeof(after)));
+	if (json_is_string(json_object_get(v, "after")) && !first)
+		printf(", changed after %s", clock_of(output_str(v, "after"), from, after,
+						      sizeof(after)));
+	if (json_is_string(json_object_get(v, "after")))
+		printf("; %lld of %lld switches' tables changed", output_int(v, "changed_switches"),
+		       output_int(v, "switches"));
+	else
+		printf("; the first kept, %lld switches", output_int(v, "switches"));
+	printf("): the job's %lld pairs cross %lld links", output_int(v, "pairs"),
+	       output_int(v, "n_links"));
+	if (output_int(v, "dropped") || output_int(v, "loops"))
+		printf(", %lld pairs dropped, %lld in loops", output_int(v, "dropped"),
+		       output_int(v, "loops"));
+	if (first || !moved || json_is_null(moved)) {
+		printf("\n");
+		print_links(" ", json_object_get(v, "links"), 8);
+		return;
+	}
+	printf("; %zu link%s moved in, %zu out\n", added, added == 1 ? "" : "s", removed);
+	print_links("+", json_object_get(moved, "added"), 16);
+	print_links("-", json_object_get(moved, "removed"), 16);
+}
+
+static void print_event(const json_t *e, const char *from)
+{
+	char at[32];
+
+	printf("%s %s %s", clock_of(output_str(e, "time"), from, at, sizeof(at)),
+	       output_str(e, "kind"), output_str(e, "subject"));
+	if (json_is_string(json_object_get(e, "port")))
+		printf(" (on the job's links at %s, %lld pairs)", output_str(e, "port"),
+		       output_int(e, "pairs"));
+	if (*output_str(e, "new_value"))
+		printf(": %s", output_str(e, "new_value"));
+	printf("\n");
+}
+
+static void print_counters(const json_t *c)
+{
+	const json_t *p;
+	size_t i;
+
+	printf("\nCOUNTERS ON ITS LINKS' PORTS IN THE WINDOW (%s; %lld of %lld ports asked)\n",
+	       output_str(c, "source"), output_int(c, "asked"), output_int(c, "of"));
+	if (json_is_string(json_object_get(c, "note")))
+		printf("  %s\n", output_str(c, "note"));
+	if (json_is_string(json_object_get(c, "error")))
+		printf("  not answered: %s\n", output_str(c, "error"));
+	json_array_foreach(json_object_get(c, "ports"), i, p) {
+		const char *k;
+		const json_t *v;
+
+		if (!output_int(p, "errors_total"))
+			continue;
+		printf("  %s[%lld]: %lld errors in %lld reads:", output_str(p, "name"),
+		       output_int(p, "port"), output_int(p, "errors_total"), output_int(p, "samples"));
+		json_object_foreach((json_t *)json_object_get(p, "errors"), k, v)
+			printf(" %s +%lld", k, (long long)json_integer_value(v));
+		printf("\n");
+	}
+}
+
+/* The post-mortem's timeline: the tables versions and the events, by time. */
+static int print_history(const json_t *res)
+{
+	const json_t *vs = json_object_get(res, "versions"), *ev = json_object_get(res, "events");
+	const char *from = output_str(res, "from");
+	size_t iv = 0, ie = 0;
+	char hosts[1024];
+	const json_t *h;
+	size_t i, at = 0;
+
+	hosts[0] = '\0';
+	json_array_foreach(json_object_get(res, "hosts"), i, h) {
+		int n = snprintf(hosts + at, sizeof(hosts) - at, "%s%s", at ? ", " : "",
+				 output_str(h, "host"));
+
+		if (n < 0 || (size_t)n >= sizeof(hosts) - at)
+			break;
+		at += (size_t)n;
+	}
+	printf("job %s on subnet %s from %s to %s: %zu tables version%s\n", output_str(res, "job"),
+	       output_str(res, "subnet"), from, output_str(res, "to"), json_array_size(vs),
+	       json_array_size(vs) == 1 ? "" : "s");
+	printf("hosts: %s%s%s\n", hosts, json_is_string(json_object_get(res, "ended")) ?
+	       "; the job ended " : "", json_is_string(json_object_get(res, "ended")) ?
+	       output_str(res, "ended") : "");
+	printf("paths: on %s\n\nTIMELINE\n", output_str(res, "fabric"));
+	if (!json_array_size(vs))
+		printf("no forwarding tables stored for the window: loom keeps a version for each "
+		       "read (route check, opensm.read_tables)\n");
+	while (iv < json_array_size(vs) || ie < json_array_size(ev)) {
+		const json_t *v = json_array_get(vs, iv), *e = json_array_get(ev, ie);
+		double tv = v ? json_number_value(json_object_get(v, "ts")) : 0;
+
+		if (v && (!e || tv <= json_number_value(json_object_get(e, "ts")) || iv == 0)) {
+			print_version(v, from, iv == 0 &&
+				      tv <= json_number_value(json_object_get(res, "from_ts")));
+			iv++;
+		} else {
+			print_event(e, from);
+			ie++;
+		}
+	}
+	if (json_is_string(json_object_get(res, "cut_at")))
+		printf("... %lld more tables versions from %s on: the answer stops there (a "
+		       "narrower window shows them)\n", output_int(res, "versions_more"),
+		       output_str(res, "cut_at"));
+	if (output_int(res, "events_more"))
+		printf("... and %lld more events (--json, or loomctl events)\n",
+		       output_int(res, "events_more"));
+	if (json_object_get(res, "counters"))
+		print_counters(json_object_get(res, "counters"));
+	return 0;
+}
+
+/* --from T1 [--to T2]: the post-mortem (command job-history). */
+static int job_history(struct loomctl *lc, json_t *args, const char *from, const char *to)
+{
+	double now = clock_wall(), t1, t2 = now;   /* "now" to the fraction */
+	json_t *result = NULL;
+	int rc;
+
+	if (job_history_time_parse(from, now, &t1) < 0 ||
+	    (to && job_history_time_parse(to, now, &t2) < 0)) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "job", "--%s %s is not a time: now, -2h, unix seconds, "
+					   "2026-11-29T14:05:00Z or \"2026-11-29 14:05[:SS]\" (local)",
+					   job_history_time_parse(from, now, &t1) < 0 ? "from" : "to",
+					   job_history_time_parse(from, now, &t1) < 0 ? from : to);
+	}
+	if (!json_is_string(json_object_get(args, "job")) || json_object_get(args, "hosts") ||
+	    json_object_get(args, "top") || json_object_get(args, "seed")) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "job", "--from takes a JOBID (a tenant, running or "
+					   "ended) and --subnet, nothing else");
+	}
+	json_object_set_new(args, "from", json_real(t1));
+	json_object_set_new(args, "to", json_real(t2));
+	if (loomctl_call(lc, "job-history", args, &result) < 0)
+		return LOOMCTL_EXIT_FAILED;
+	rc = lc->json ? output_json(result, stdout) : print_history(result);
+	json_decref(result);
+	if (rc < 0) {
+		loomctl_error(lc, "cannot print the result: %s", strerror(-rc));
+		return LOOMCTL_EXIT_FAILED;
+	}
+	return LOOMCTL_EXIT_OK;
+}
+
 int cmd_job(struct loomctl *lc, int argc, char **argv)
 {
 	const struct option opts[] = {
@@ -149,8 +346,11 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 		{ "host-pattern", required_argument, NULL, 'p' },
 		{ "host-map", required_argument, NULL, 'm' },
 		{ "slurm", no_argument, NULL, 'S' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *from = NULL, *to = NULL;
 	json_t *args = json_object(), *result = NULL, *p;
 	unsigned long n;
 	int c, rc, slurm = 0;
@@ -158,6 +358,8 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'H') {
 			json_object_set_new(args, "hosts", json_string(optarg));
+		} else if (c == 'F' || c == 'T') {
+			*(c == 'F' ? &from : &to) = optarg;
 		} else if (c == 'S') {
 			slurm = 1;
 		} else if (c == 'n') {
@@ -186,6 +388,16 @@ int cmd_job(struct loomctl *lc, int argc, char **argv)
 	}
 	if (optind < argc)
 		json_object_set_new(args, "job", json_string(argv[optind++]));
+	if (to && !from) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "job", "--to needs --from");
+	}
+	if (from && !slurm && optind == argc)
+		return job_history(lc, args, from, to);
+	if (from) {
+		json_decref(args);
+		return loomctl_usage_error(lc, "job", "--from takes one JOBID (not --slurm)");
+	}
 	if (optind < argc || !json_object_get(args, "job") == !json_object_get(args, "hosts")) {
 		json_decref(args);
 		return optind < argc ? loomctl_usage_error(lc, "job", "unexpected argument \"%s\"",

@@ -17,10 +17,12 @@
 #include "lib/db/db_query.h"
 #include "lib/db/health_db.h"
 #include "lib/db/job_db.h"
+#include "lib/db/job_history_db.h"
 #include "lib/db/route_live_db.h"
 #include "lib/db/switch_counters_db.h"
 #include "lib/db/validate_db.h"
 #include "lib/route/route_live.h"
+#include "lib/util/clock.h"
 
 /* A string argument or NULL. */
 static const char *arg_str(json_t *args, const char *key)
@@ -167,6 +169,28 @@ static int run_job(sqlite3 *db, const char *db_path, json_t *args, json_t **out,
 	return job_db_impact(db, NULL, &q, out, err, errlen);
 }
 
+/* a job's post-mortem over a window (no counters: loomd's memory and
+ * Prometheus are loomd's) */
+static int run_job_history(sqlite3 *db, const char *db_path, json_t *args, json_t **out,
+			   char *err, size_t errlen)
+{
+	json_t *from = json_object_get(args, "from"), *to = json_object_get(args, "to");
+	struct job_history_query q = {
+		.job = arg_str(args, "job"), .subnet = arg_str(args, "subnet"),
+		.from = json_number_value(from),
+		.to = json_is_number(to) ? json_number_value(to) : clock_wall(),
+	};
+	int rc;
+
+	(void)db_path;
+	if ((rc = job_history_db(db, &q, out, err, errlen)) == 0)
+		json_object_set_new(*out, "counters", json_pack(
+			"{s:s, s:[], s:s}", "source", "none", "ports", "note",
+			"no counter history for the window (loomctl --db reads neither loomd's "
+			"memory nor Prometheus)"));
+	return rc;
+}
+
 static int run_switch_counters(sqlite3 *db, const char *db_path, json_t *args, json_t **out,
 			       char *err, size_t errlen)
 {
@@ -198,6 +222,7 @@ static const struct local_runner runners[] = {
 	{ "route-check", run_route_check }, { "route-trace", run_route_trace },
 	{ "route-runs", run_route_runs }, { "ar-status", run_ar_status },
 	{ "counters", run_counters }, { "health", run_health }, { "job", run_job },
+	{ "job-history", run_job_history },
 	{ "switch_counters", run_switch_counters }, { "fabric-issues", run_fabric_issues },
 	{ NULL, NULL },
 };

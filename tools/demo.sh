@@ -288,6 +288,8 @@ done
 echo "== loomctl tenant list; tenant delete demo-job"
 $ctl tenant list
 $ctl tenant delete demo-job | head -n 2
+echo "== loomctl job demo-job --from -10m: the post-mortem of the ended job (its tables versions, the events on its links)"
+$ctl job demo-job --from -10m | head -n 16
 echo "== loomctl qos plan: the lossless RoCE policy on SONiC leaf1 (CONFIG_DB in a real redis-server)"
 echo "   (loom creates objects of its own; SHARED marks what other ports or the whole switch use)"
 $ctl qos plan >"$work/qos-plan.out"

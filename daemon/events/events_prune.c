@@ -9,7 +9,9 @@
  * (SELECT id ... LIMIT N)", older than keep_days first, then the oldest
  * beyond the newest max_rows; a pause between batches lets the sweeps and
  * the loop's own writes take the lock. No statement holds the write lock
- * for long (bench/results-events.md: a 10M-row table pruned to 1M). */
+ * for long (bench/results-events.md: a 10M-row table pruned to 1M). The
+ * forwarding tables' history (lib/db/lft_history.h) is pruned with the
+ * same keep_days by the same job, 50 switches' tables a statement. */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
 #include "daemon/events/events_impl.h"
+#include "lib/db/lft_history.h"
 #include "lib/util/log.h"
 
 #define PRUNE_BATCH 2000
@@ -44,7 +47,7 @@ struct events_prune {
 struct prune_job {
 	struct events_prune *p;
 	int keep_days, max_rows;
-	long long deleted;
+	long long deleted, versions;
 };
 
 static void pause_ms(long ms)
@@ -84,6 +87,15 @@ static long long batches(struct store *st, struct events_prune *p, const char *s
 	return total;
 }
 
+/* lfth_prune's pause between statements; nonzero: stop. */
+static int between(void *arg)
+{
+	struct events_prune *p = arg;
+
+	pause_ms(PRUNE_PAUSE_MS);
+	return atomic_load(&p->stopping);
+}
+
 /* The id of the newest row beyond the newest max_rows; 0 none. */
 static sqlite3_int64 cutoff_id(struct store *st, int max_rows)
 {
@@ -121,6 +133,18 @@ static int prune_run(void *arg, char *err, size_t errlen)
 
 		n = m < 0 ? m : n + m;
 	}
+	/* The forwarding tables' history, as old as the events (schema 021). */
+	if (n >= 0 && j->keep_days > 0) {
+		double before = (double)time(NULL) - (double)j->keep_days * 86400.0;
+		long long m = lfth_prune(store_db(st), before, PRUNE_BATCH / 40, between, j->p,
+					 err, errlen);
+
+		if (m < 0) {
+			store_close(st);
+			return (int)m;
+		}
+		j->versions = m;
+	}
 	store_close(st);
 	if (n < 0)
 		return err_fmt(err, errlen, (int)n, "cannot prune the events table");
@@ -137,6 +161,9 @@ static void prune_done(void *arg, int rc, const char *err)
 	else if (j->deleted)
 		log_info("events: %lld old events pruned (keep_days %d, max_rows %d)", j->deleted,
 			 j->keep_days, j->max_rows);
+	if (rc == 0 && j->versions)
+		log_info("events: %lld forwarding table versions older than %d days pruned",
+			 j->versions, j->keep_days);
 }
 
 static const struct work_ops prune_ops = { prune_run, prune_done, free };

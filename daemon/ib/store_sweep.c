@@ -18,6 +18,7 @@
 #include "lib/fabric/fabric_diff.h"
 #include "lib/fabric/ibtypes.h"
 #include "lib/db/job_db.h"
+#include "lib/db/lft_history.h"
 #include "lib/util/log.h"
 #include "lib/route/route_live.h"
 #include "lib/db/route_live_db.h"
@@ -706,6 +707,21 @@ static int record_lfts(struct store *st, const void *arg, struct store_sweep_res
 		}
 	}
 	sqlite3_finalize(s);
+	/* The history (schema 021) compares with the previous read: before
+	 * the older reads go. */
+	{
+		char why[256];
+		int added;
+
+		if (lfth_record(store_db(st), sid, id, a->r->started, &added, why,
+				sizeof(why)) < 0) {
+			log_err("subnet %s: forwarding table history: %s", a->subnet, why);
+			return -EIO;
+		}
+		if (added)
+			log_info("subnet %s: forwarding tables changed: a new version kept",
+				 a->subnet);
+	}
 	if (sqlite3_prepare_v2(store_db(st), "DELETE FROM lft_reads WHERE subnet_id = ?1 AND id NOT IN "
 			       "(SELECT id FROM lft_reads WHERE subnet_id = ?1 ORDER BY id DESC "
 			       "LIMIT ?2)", -1, &s, NULL) != SQLITE_OK)

@@ -14,6 +14,7 @@
 #include "daemon/core/store.h"
 #include "daemon/core/work.h"
 #include "daemon/telemetry/history_prom.h"
+#include "daemon/telemetry/job_history.h"
 #include "lib/db/db_query.h"
 #include "lib/fabric/ibtypes.h"
 #include "lib/telemetry/port_history.h"
@@ -40,6 +41,7 @@ struct h_job {
 	char node[256], prom[URL_LEN];
 	unsigned port;
 	double since;
+	json_t *args;                 /* job-history's; NULL: port-history */
 	json_t *out;
 };
 
@@ -110,7 +112,8 @@ static int job_run(void *arg, char *err, size_t errlen)
 
 	if (!db)
 		return -EIO;
-	rc = query(db, j, err, errlen);
+	rc = j->args ? job_history_answer(db, j->args, j->prom, j->h->ph, &j->out, err, errlen) :
+		query(db, j, err, errlen);
 	sqlite3_close(db);
 	return rc;
 }
@@ -129,6 +132,7 @@ static void job_free(void *arg)
 	struct h_job *j = arg;
 
 	json_decref(j->out);
+	json_decref(j->args);
 	free(j);
 }
 
@@ -172,6 +176,45 @@ static void cmd_port_history(struct ctl_req *req, json_t *args, void *arg)
 	if ((rc = work_submit(h->work, &history_ops, j)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_BUSY, "cannot start the query now: %s", strerror(-rc));
 		free(j);
+	}
+}
+
+/* job, subnet, from, to (unix seconds, typed by the declaration): the
+ * job post-mortem (job_history.h) on the same worker. */
+static void cmd_job_history(struct ctl_req *req, json_t *args, void *arg)
+{
+	struct history *h = arg;
+	struct h_job *j = calloc(1, sizeof(*j));
+	char err[512] = "";
+	int rc;
+
+	if (!j) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		return;
+	}
+	j->h = h;
+	j->req = req;
+	j->args = json_deep_copy(args);
+	if (ctl_arg_string(req, args, "job", j->node, sizeof(j->node), 1) < 0) {
+		job_free(j);
+		return;
+	}
+	if (!j->args) {
+		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
+		job_free(j);
+		return;
+	}
+	memcpy(j->prom, h->prom, sizeof(j->prom));
+	if (!h->path[0]) {
+		rc = job_history_answer(store_db(h->store), j->args, j->prom, h->ph, &j->out, err,
+					sizeof(err));
+		job_done(j, rc, err);
+		job_free(j);
+		return;
+	}
+	if ((rc = work_submit(h->work, &history_ops, j)) < 0) {
+		ctl_reply_err(req, PROTO_ERR_BUSY, "cannot start the query now: %s", strerror(-rc));
+		job_free(j);
 	}
 }
 
@@ -221,7 +264,9 @@ void history_reconfigure(struct history *h, unsigned reads, unsigned mib,
 
 int history_register(struct history *h, struct ctl *ctl)
 {
-	return ctl_handle(ctl, "port-history", cmd_port_history, h);
+	int rc = ctl_handle(ctl, "port-history", cmd_port_history, h);
+
+	return rc < 0 ? rc : ctl_handle(ctl, "job-history", cmd_job_history, h);
 }
 
 struct port_history *history_store(struct history *h)

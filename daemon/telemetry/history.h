@@ -6,7 +6,9 @@
  * else from loom's own in-memory history (lib/telemetry/port_history.h:
  * telemetry.history_reads per port, telemetry.history_mib in all), which
  * the counters reads fill. Answered on a work queue of its own: the node
- * is looked up in the database, Prometheus is asked with a timeout. */
+ * is looked up in the database, Prometheus is asked with a timeout.
+ * The same queue answers "job-history" (job_history.h: a job's links,
+ * events and counters over a window of time). */
 #ifndef LOOMD_HISTORY_H
 #define LOOMD_HISTORY_H
 

@@ -173,6 +173,17 @@ static const struct cmds_decl table[] = {
 	  "2^20 pairs), the worst of them by alarms, state, errors and congestion, and the other "
 	  "jobs sharing them; exit 1 when one is bad or a pair is lost",
 	  { GET("impact/{}", "job", "subnet top", 0), GET("impact", NULL, "hosts subnet top seed", 0) } },
+	/* loomctl job JOB --from T1 --to T2 (issue 42's post-mortem: history.c) */
+	{ "job-history", DB, CMDS_READ,
+	  ARGS(CMDS_ARG_S("job"), SUBNET, CMDS_ARG_N("from", 0, 1LL << 40),
+	       CMDS_ARG_N("to", 0, 1LL << 40)),
+	  "job JOBID --from T1 [--to T2] [--subnet NAME]",
+	  "what happened to a job (a tenant, running or ended) between T1 and T2 (default now): "
+	  "each forwarding tables version in force then with the links its pairs crossed and "
+	  "those that moved, the events on those links, reroutes and isolations, and their "
+	  "counters (Prometheus or loomd's memory); T: now, -2h, unix seconds, "
+	  "2026-11-29T14:05:00Z (UTC) or \"2026-11-29 14:05[:SS]\" (local time)",
+	  { GET("impact/{}/history", "job", "subnet from to", 0) } },
 	{ "top", LOOMCTL, CMDS_READ, NO_ARGS,
 	  "top [--interval S] [--count N] [--sort data|wait|errors] [--top N]",
 	  "the busiest ports, refreshed like top(1) (plain snapshots when not "

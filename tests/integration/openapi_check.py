@@ -48,6 +48,7 @@ REQUESTS = [
     ("GET", "/routing/trace?src=Hca-A&dst=Hca-B", READ, None),
     ("GET", "/routing/trace", READ, None),  # a second spend within 10 s: 429
     ("GET", "/impact/no-such-job", READ, None),
+    ("GET", "/impact/no-such-job/history?from=0", READ, None),
     ("GET", "/impact?hosts=Hca-A,Hca-B", READ, None),
     ("GET", "/impact?hosts=no-such-host", READ, None),
     ("GET", "/tenants", READ, None),

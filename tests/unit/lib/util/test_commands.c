@@ -91,6 +91,7 @@ static const char *const api_resources[] = {
 	"GET ports/{}/history port-history node [port:i since:n] 0 -",
 	"GET impact/{} job job [subnet:s top:i] 0 -",
 	"GET impact job - [hosts:s subnet:s top:i seed:i] 0 -",
+	"GET impact/{}/history job-history job [subnet:s from:n to:n] 0 -",
 	"GET fabric/validate fabric-validate - [subnet:s plan:b fabric:b] 0 -",
 	"GET isolation/links link-isolated - [subnet:s] 0 -",
 	"GET fabric/issues fabric-issues - [subnet:s] 0 -",
