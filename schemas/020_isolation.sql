@@ -45,9 +45,9 @@ CREATE TABLE isolation_returns (
 	PRIMARY KEY (subnet_id, guid, port)
 ) WITHOUT ROWID;
 
--- The version of the isolated set, as the file carries it: one row.
+-- The version of the isolated set, as the file carries it: key 'version'.
 CREATE TABLE isolation_meta (
-	id          INTEGER PRIMARY KEY CHECK (id = 1),
-	version     INTEGER NOT NULL
+	key         TEXT PRIMARY KEY,
+	value       INTEGER NOT NULL
 );
-INSERT INTO isolation_meta (id, version) VALUES (1, 0);
+INSERT INTO isolation_meta (key, value) VALUES ('version', 0);

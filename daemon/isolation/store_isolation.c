@@ -201,7 +201,7 @@ int64_t store_iso_version(sqlite3 *db)
 	sqlite3_stmt *s;
 	int64_t v = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT version FROM isolation_meta WHERE id = 1", -1, &s,
+	if (sqlite3_prepare_v2(db, "SELECT value FROM isolation_meta WHERE key = 'version'", -1, &s,
 			       NULL) != SQLITE_OK)
 		return store_db_fail(db, "read the isolated set's version");
 	if (sqlite3_step(s) == SQLITE_ROW)
@@ -212,7 +212,7 @@ int64_t store_iso_version(sqlite3 *db)
 
 int64_t store_iso_bump(sqlite3 *db)
 {
-	if (sqlite3_exec(db, "UPDATE isolation_meta SET version = version + 1 WHERE id = 1", NULL,
+	if (sqlite3_exec(db, "UPDATE isolation_meta SET value = value + 1 WHERE key = 'version'", NULL,
 			 NULL, NULL) != SQLITE_OK)
 		return store_db_fail(db, "count the isolated set's version");
 	return store_iso_version(db);
@@ -289,7 +289,7 @@ int store_iso_set_version(sqlite3 *db, int64_t version)
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "UPDATE isolation_meta SET version = ?1 WHERE id = 1", -1, &s,
+	if (sqlite3_prepare_v2(db, "UPDATE isolation_meta SET value = ?1 WHERE key = 'version'", -1, &s,
 			       NULL) != SQLITE_OK)
 		return store_db_fail(db, "set the isolated set's version");
 	sqlite3_bind_int64(s, 1, version);
