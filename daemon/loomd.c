@@ -138,6 +138,7 @@ static void set_names(struct loomd *d)
 	sweeper_set_names(d->sweeper, names_map(d->names));
 	slurm_set_names(d->slurm, names_map(d->names));
 	validate_set_names(d->validate, names_map(d->names));
+	isolation_set_names(d->isolation, names_map(d->names));
 }
 
 static const struct config_section *const config_sections[] = {

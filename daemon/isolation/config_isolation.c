@@ -10,6 +10,8 @@
  *     ber_exp: 12            # symbol errors per bit above 10^-12 in the window (0: off)
  *     flaps: 3               # the link went down this often in the window (0: off)
  *     degraded: false        # narrower or slower than both ends enable
+ *     findings: []           # validation findings of a cable that isolate it:
+ *                            # codes of docs/validate.md (miswired, mtu-mismatch...)
  *     exclude: []            # never isolated: "0xGUID" (a node), "0xGUID:PORT",
  *                            # or {port: "0xGUID:PORT", until: "2026-12-31T00:00:00Z"}
  *     max_isolated: 8        # switch cables out of the routes at once
@@ -37,6 +39,7 @@
 
 #include "daemon/core/config_parse.h"
 #include "daemon/isolation/config_isolation.h"
+#include "lib/validate/report.h"
 
 #define CFG_SECTION_TYPE struct isolation_conf
 
@@ -180,6 +183,56 @@ static void print_exclude(FILE *out, const void *sec)
 	}
 }
 
+/* Codes of lib/validate/report.h whose subject is one cable ("A[p] - B[q]"). */
+static int finding_of_a_cable(enum val_code c)
+{
+	return c == VAL_MISWIRED || c == VAL_WRONG_PEER || c == VAL_SLOW || c == VAL_DEGRADED ||
+	       c == VAL_MTU_MISMATCH || c == VAL_VL_MISMATCH || c == VAL_BER ||
+	       c == VAL_PORT_STUCK || c == VAL_LEAF_LINK;
+}
+
+static int parse_findings(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
+{
+	struct isolation_conf *c = sec;
+	int rc;
+
+	c->iso_findings = 0;
+	if (cfg_is_null(v))
+		return 0;
+	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
+		return rc;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		const yaml_node_t *e = yaml_document_get_node(p->doc, *it);
+		const char *s = cfg_scalar(e);
+		enum val_code code = s ? val_code_of(s) : VAL_CODE_COUNT;
+
+		if (code == VAL_CODE_COUNT || !finding_of_a_cable(code))
+			return cfg_fail(p, cfg_line(e), key, "\"%s\": not a validation code of one "
+					"cable (miswired, wrong-peer, slow, degraded, mtu-mismatch, "
+					"vl-mismatch, ber, port-stuck, leaf-link)", s ? s : "");
+		c->iso_findings |= 1ULL << code;
+	}
+	return 0;
+}
+
+static void print_findings(FILE *out, const void *sec)
+{
+	const struct isolation_conf *c = sec;
+	const char *sep = " [";
+
+	if (!c->iso_findings) {
+		fputs(" []\n", out);
+		return;
+	}
+	for (int k = 0; k < VAL_CODE_COUNT; k++)
+		if (c->iso_findings & (1ULL << k)) {
+			fprintf(out, "%s%s", sep, val_code_name((enum val_code)k));
+			sep = ", ";
+		}
+	fputs("]\n", out);
+}
+
 static int check_isolation(struct parse *p, void *sec)
 {
 	const struct isolation_conf *c = sec;
@@ -192,9 +245,10 @@ static int check_isolation(struct parse *p, void *sec)
 	if (stat(dirname(dir), &st) < 0 || !S_ISDIR(st.st_mode))
 		return cfg_fail(p, cfg_key_line(p, "isolation", "file"), "isolation.file",
 				"%s: its directory %s does not exist", c->iso_file, dir);
-	if (!c->iso_errors && !c->iso_ber_exp && !c->iso_flaps && !c->iso_degraded)
+	if (!c->iso_errors && !c->iso_ber_exp && !c->iso_flaps && !c->iso_degraded &&
+	    !c->iso_findings)
 		return cfg_fail(p, cfg_key_line(p, "isolation", "mode"), "isolation.mode",
-				"%s with every rule off (errors, ber_exp, flaps, degraded) "
+				"%s with every rule off (errors, ber_exp, flaps, degraded, findings) "
 				"decides nothing", iso_mode_name(c->iso_mode));
 	return 0;
 }
@@ -207,6 +261,7 @@ static const struct cfg_key isolation_keys[] = {
 	CFG_KEY_INT("ber_exp", iso_ber_exp, 6, 18, 1, 12),
 	CFG_KEY_INT("flaps", iso_flaps, 1, 1000, 1, 3),
 	CFG_KEY_BOOL("degraded", iso_degraded, 0),
+	CFG_KEY_CUSTOM("findings", parse_findings, print_findings),
 	CFG_KEY_CUSTOM("exclude", parse_exclude, print_exclude),
 	CFG_KEY_INT("max_isolated", iso_max_isolated, 1, 4096, 1, 8),
 	CFG_KEY_INT("max_per_switch", iso_max_per_switch, 1, 256, 1, 2),

@@ -19,6 +19,7 @@ struct isolation_conf {
 	int iso_ber_exp;           /* ber_exp: symbol errors per bit above 10^-N (0 off) */
 	int iso_flaps;             /* flaps: times down in the window (0 off) */
 	int iso_degraded;          /* degraded: narrower or slower than both ends enable */
+	unsigned long long iso_findings; /* findings: validation codes (1 << enum val_code) */
 	int iso_max_isolated;      /* max_isolated */
 	int iso_max_per_switch;    /* max_per_switch */
 	int iso_min_paths;         /* min_paths: paths kept between every leaf pair */

@@ -21,6 +21,7 @@
 #include "daemon/isolation/isolation_impl.h"
 #include "daemon/isolation/store_isolation.h"
 #include "lib/fabric/fabric.h"
+#include "lib/fabric/nodename.h"
 #include "lib/util/clock.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
@@ -138,6 +139,7 @@ static void job_free(void *arg)
 	pending_free(j->pending, j->n_pending);
 	json_decref(j->result);
 	free(j->host_acts);
+	nodename_map_free(j->names);
 	if (j->hm_loaded)
 		hostmap_clear(&j->hm);
 	free(j);
@@ -161,6 +163,7 @@ static struct iso_job *job_new(struct isolation_mod *m, int kind, struct ctl_req
 	j->jobs = m->jobs;
 	j->hosts = m->hosts;
 	j->intent = m->intent;
+	j->names = nodename_map_hold(m->site_names);
 	j->etcd_version = m->etcd_version;
 	j->put_version = -1;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->db_path);
@@ -409,6 +412,7 @@ void isolation_free(struct isolation_mod *m)
 	pending_free(m->pending, m->n_pending);
 	iso_windows_free(m->win);
 	iso_bases_clear(m);
+	nodename_map_free(m->site_names);
 	free(m->told);
 	free(m);
 }
@@ -442,6 +446,12 @@ void isolation_set_slurm(struct isolation_mod *m, struct slurm_mod *slurm,
 	m->slurm = slurm;
 	if (hosts)
 		m->hosts = *hosts;
+}
+
+void isolation_set_names(struct isolation_mod *m, struct nodename_map *names)
+{
+	nodename_map_free(m->site_names);
+	m->site_names = nodename_map_hold(names);
 }
 
 void isolation_set_intent(struct isolation_mod *m, const struct intent_writer *w)

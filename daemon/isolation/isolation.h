@@ -64,6 +64,10 @@ void isolation_set_slurm(struct isolation_mod *m, struct slurm_mod *slurm,
 struct intent_writer;
 void isolation_set_intent(struct isolation_mod *m, const struct intent_writer *w);
 void isolation_watch(void *arg, const json_t *records, int leading);
+/* The site's node names (held; NULL: none): how validation findings name
+ * the cables isolation.findings isolates. */
+struct nodename_map;
+void isolation_set_names(struct isolation_mod *m, struct nodename_map *names);
 /* The jobs on each link, for the events (telemetry's index; not owned). */
 void isolation_set_job_index(struct isolation_mod *m, struct job_index *ix);
 /* Where OpenSM is asked to reroute: the plugin that reports on rep, else

@@ -20,6 +20,8 @@
 #include "lib/fabric/ibtypes.h"
 #include "lib/route/route.h"
 #include "lib/route/route_loss.h"
+#include "lib/fabric/nodename.h"
+#include "lib/validate/report.h"
 
 /* ---- the candidates ---------------------------------------------------------------- */
 
@@ -209,6 +211,78 @@ static int by_severity(const void *x, const void *y)
 }
 
 /* Every link whose rules hold in the window, their evidence said, worst first. */
+/* The node a validation finding names (the site's name, else its
+ * description), or 0. */
+static uint64_t node_named(const struct fab *fab, const struct nodename_map *names,
+			   const char *name, size_t len)
+{
+	for (size_t i = 0; i < fab->n_nodes; i++) {
+		const struct fab_node *n = fab->nodes[i];
+		const char *nm = nodename_of(names, n->guid, n->desc);
+
+		if (strlen(nm) == len && !strncmp(nm, name, len))
+			return n->guid;
+	}
+	return 0;
+}
+
+/* "NAME[PORT]" of s..e: the node's GUID and the port, 0 when unknown. */
+static int end_named(const struct fab *fab, const struct nodename_map *names, const char *s,
+		     const char *e, uint64_t *guid, unsigned *port)
+{
+	const char *b = e;
+
+	while (b > s && *b != '[')
+		b--;
+	if (b == s || sscanf(b, "[%u]", port) != 1)
+		return 0;
+	return (*guid = node_named(fab, names, s, (size_t)(b - s))) != 0;
+}
+
+/* The open validation findings of isolation.findings' codes on one cable
+ * ("A[p] - B[q]", lib/validate/health.c's subjects). */
+static int findings(struct iso_job *j, sqlite3 *db, int64_t sid, const struct fab *fab,
+		    struct iso_cands *c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!j->conf.iso_findings)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT code, subject, want, got FROM validation_issues WHERE "
+			       "subnet_id = ?1", -1, &s, NULL) != SQLITE_OK)
+		return store_db_fail(db, "read the validation findings");
+	sqlite3_bind_int64(s, 1, sid);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *code = (const char *)sqlite3_column_text(s, 0);
+		const char *subj = (const char *)sqlite3_column_text(s, 1);
+		const char *sep = subj ? strstr(subj, "] - ") : NULL;
+		enum val_code vc = code ? val_code_of(code) : VAL_CODE_COUNT;
+		uint64_t g;
+		unsigned port;
+		struct iso_link l;
+		long k;
+		size_t len;
+
+		if (vc == VAL_CODE_COUNT || !(j->conf.iso_findings & (1ULL << vc)) || !sep ||
+		    !end_named(fab, j->names, subj, sep, &g, &port) ||
+		    iso_link_at(fab, g, port, &l) < 0)
+			continue;
+		if ((k = iso_cand_of(c, &l)) < 0) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
+		c->v[k].rules |= 1u << ISO_RULE_FINDING;
+		len = strlen(c->v[k].evidence);
+		snprintf(c->v[k].evidence + len, sizeof(c->v[k].evidence) - len, "%svalidation %s: "
+			 "%.60s (want %.60s)", len ? "; " : "", code,
+			 (const char *)sqlite3_column_text(s, 3),
+			 (const char *)sqlite3_column_text(s, 2));
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the validation findings");
+}
+
 /* When the cable last came back into the routes (0: never). */
 static double restored_at(sqlite3 *db, int64_t sid, const struct iso_link *l)
 {
@@ -285,7 +359,8 @@ int iso_gather(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
 	int rc;
 
 	if ((rc = iso_windows_foreach(j->m->win, since, win_add, &w)) < 0 ||
-	    (rc = flap_events(db, sid, since, fab, c)) < 0)
+	    (rc = flap_events(db, sid, since, fab, c)) < 0 ||
+	    (rc = findings(j, db, sid, fab, c)) < 0)
 		return rc;
 	if (cf->iso_degraded && (fab_foreach_link(fab, deg_link, &d) < 0 || d.failed))
 		return -ENOMEM;

@@ -27,6 +27,7 @@ struct work_queue;
 struct job_index;
 struct rt_graph;
 struct rt_lfts;
+struct nodename_map;
 
 /* The moves of one read not yet handed to an evaluation. */
 struct iso_pending {
@@ -78,6 +79,7 @@ struct isolation_mod {
 	unsigned applied_links;
 	struct job_index *jobs;
 	struct slurm_mod *slurm;      /* drains hosts (NULL: none) */
+	struct nodename_map *site_names; /* the site's names (held; NULL: none), for findings */
 	struct intent_writer intent;  /* under HA: etcd's fenced writer (put NULL: none) */
 	int64_t etcd_version;         /* the set's version etcd holds, as last known (-1: unknown) */
 	struct hostmap_rule hosts;    /* which Slurm node a CA port is */
@@ -124,6 +126,7 @@ struct iso_job {
 	char port[128], reason[256], by[128], subnet[LOOM_NAME_LEN];
 	int force;
 	struct intent_writer intent;
+	struct nodename_map *names;   /* held */
 	int64_t etcd_version;         /* m's, when the job was made */
 	int64_t put_version;          /* what the job put into etcd (-1: nothing) */
 	struct hostmap_rule hosts;

@@ -11,7 +11,8 @@
 
 static const char *const rule_names[ISO_RULE_N] = {
 	[ISO_RULE_ERRORS] = "errors", [ISO_RULE_BER] = "ber", [ISO_RULE_FLAPS] = "flaps",
-	[ISO_RULE_DEGRADED] = "degraded", [ISO_RULE_OPERATOR] = "operator",
+	[ISO_RULE_DEGRADED] = "degraded", [ISO_RULE_FINDING] = "finding",
+	[ISO_RULE_OPERATOR] = "operator",
 };
 
 const char *iso_rule_name(enum iso_rule r)

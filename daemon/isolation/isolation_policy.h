@@ -30,6 +30,7 @@ enum iso_rule {
 	ISO_RULE_BER,       /* symbol errors over the bits of the window above 10^-ber_exp */
 	ISO_RULE_FLAPS,     /* went down isolation.flaps times in the window */
 	ISO_RULE_DEGRADED,  /* runs narrower or slower than both ends enable */
+	ISO_RULE_FINDING,   /* an open validation finding of a code in isolation.findings */
 	ISO_RULE_OPERATOR,  /* `loomctl link isolate` */
 	ISO_RULE_N
 };

@@ -851,6 +851,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  ber_exp: 12\n"
 			 "  flaps: 3\n"
 			 "  degraded: false\n"
+			 "  findings: []\n"
 			 "  exclude: []\n"
 			 "  max_isolated: 8\n"
 			 "  max_per_switch: 2\n"

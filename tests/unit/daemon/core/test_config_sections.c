@@ -24,6 +24,7 @@
 #include "daemon/http/config_http.h"
 #include "daemon/slurm/config_slurm.h"
 #include "daemon/isolation/config_isolation.h"
+#include "lib/validate/report.h"
 #include "daemon/telemetry/config_telemetry.h"
 #include "daemon/validate/config_validate.h"
 
@@ -268,6 +269,12 @@ START_TEST(isolation_section_reads_its_bounds_and_refuses_what_it_cannot_keep)
 	ck_assert_double_eq(ic->iso_exclude[2].until, 1798675200.0);
 	round_trip("isolation:\n  mode: on\n  file: /tmp/isolated-links\n  exclude:\n"
 		   "    - {port: \"0x0002c9030000aaaa:3\", until: \"2026-12-31T00:00:00Z\"}\n");
+	loaded("isolation:\n  findings: [miswired, mtu-mismatch]\n", &c);
+	ck_assert_uint_eq(isolation_conf_get(&c)->iso_findings,
+			  (1ULL << VAL_MISWIRED) | (1ULL << VAL_MTU_MISMATCH));
+	round_trip("isolation:\n  findings: [miswired, ber]\n");
+	refused("isolation:\n  findings: [dup-desc]\n", "t.yaml:2: isolation.findings: \"dup-desc\": "
+		"not a validation code of one cable");
 	refused("isolation:\n  mode: maybe\n", "t.yaml:2: isolation.mode: \"maybe\": off, dry-run or on");
 	refused("isolation:\n  exclude: [leaf-1]\n", "t.yaml:2: isolation.exclude: \"leaf-1\"");
 	refused("isolation:\n  exclude:\n    - \"0x12:300\"\n", "t.yaml:3: isolation.exclude:");
