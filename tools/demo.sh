@@ -65,6 +65,8 @@ validation:
   expected: $work/cabling.csv
 names:
   node_name_map: $work/nn.map
+isolation:
+  file: $work/isolated-links
 EOC
 # The site's node names (OpenSM's node-name-map format): none yet; the demo
 # names two switches later and reloads.
@@ -193,16 +195,14 @@ i=0; until $ctl events --kind link_up --limit 1 | grep -q spine-1; do
 	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.05; done
 echo "== the cable back: link_up"
 $ctl events --kind link_up --limit 1
-echo "== isolated links (issue 42): the file loomd writes and libloomosm reads at each routing run;"
-echo "   here leaf-1 port 6 (to spine-1) by hand, then a heavy sweep: the link stays up, no route uses it"
-leaf1=$($ctl --json node leaf-1 | python3 -c "import json,sys; print(json.load(sys.stdin)[\"guid\"])")
-printf "version 1\n%s 6 # demo\n" "$leaf1" >"$work/isolated-links"
-kill -HUP $osm
+echo "== self-healing links (issue 42): loomctl link isolate leaf-1:6: loomd computes what the routes lose,"
+echo "   writes the set libloomosm reads and asks OpenSM to reroute: the cable stays up, no route uses it"
+$ctl link isolate leaf-1:6 --reason "demo: optics swap" | cut -c1-200
 i=0; until grep -q "isolated set version 1, 1 link left out" "$work/loomd.log"; do
 	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.1; done
 grep -o "loom engine loom: 1 isolated link left out.*" "$work/opensm.log" | tail -n 1
-grep -o "loom routed (by .*isolated set version 1.*" "$work/loomd.log" | tail -n 1 | cut -c1-160
-printf "version 2\n" >"$work/isolated-links"; kill -HUP $osm   # back on the routes
+$ctl link isolated | cut -c1-160
+$ctl link restore leaf-1:6
 echo "== loomctl counters --now: every cabled port'"'"'s PMA counters (first read: nothing to compare yet)"
 $ctl counters --now | head -n 8
 echo "== ibsim sets leaf-0 port 1'"'"'s SymbolErrorCounter to 42; loomctl counters --now leaf-0"

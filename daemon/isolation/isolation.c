@@ -51,6 +51,8 @@ static void pending_free(struct iso_pending *p, size_t n)
 	free(p);
 }
 
+static void iso_evaluate(struct isolation_mod *m);
+
 /* ---- jobs ------------------------------------------------------------------------ */
 
 
@@ -184,7 +186,7 @@ static struct iso_job *job_new(struct isolation_mod *m, int kind, struct ctl_req
 }
 
 /* One evaluation now, or once the one under way ends. */
-void iso_evaluate(struct isolation_mod *m)
+static void iso_evaluate(struct isolation_mod *m)
 {
 	struct iso_job *j;
 	int rc;
@@ -286,6 +288,30 @@ void isolation_on_read(void *arg, const char *subnet, double at,
 		p->subnet = (unsigned)idx;
 		m->n_pending++;
 	}
+	iso_evaluate(m);
+}
+
+/* ---- HA: a follower's mirror, a new leader's takeover (isolation_ha.c) ---------- */
+
+void isolation_watch(void *arg, const json_t *records, int leading)
+{
+	struct isolation_mod *m = arg;
+	const json_t *rec = records ? json_object_get(records, "set") : NULL;
+	int rc;
+
+	if (!rec)
+		return;   /* etcd unread, or nothing isolated yet: keep what this node has */
+	if ((rc = iso_ha_mirror(m->store, rec)) < 0) {
+		log_err("isolation: the isolated set from etcd (version %" JSON_INTEGER_FORMAT ") "
+			"cannot be stored: %s", json_integer_value(json_object_get(rec, "version")),
+			strerror(-rc));
+		return;
+	}
+	m->etcd_version = json_integer_value(json_object_get(rec, "version"));
+	log_info("isolation: %s the isolated set version %" JSON_INTEGER_FORMAT " (%zu rows) from "
+		 "etcd", leading ? "took over" : "mirrored",
+		 json_integer_value(json_object_get(rec, "version")),
+		 json_array_size(json_object_get(rec, "links")));
 	iso_evaluate(m);
 }
 

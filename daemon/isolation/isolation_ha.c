@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "daemon/core/store.h"
-#include "daemon/isolation/isolation.h"
 #include "daemon/isolation/isolation_impl.h"
 #include "daemon/isolation/store_isolation.h"
 #include "lib/util/log.h"
@@ -95,10 +94,9 @@ json_t *iso_ha_before(struct iso_job *j, sqlite3 *db)
 	return rec;
 }
 
-/* The record into the loop's database, in one transaction. */
-static int mirror(struct isolation_mod *m, const json_t *rec)
+int iso_ha_mirror(struct store *st, const json_t *rec)
 {
-	sqlite3 *db = store_db(m->store);
+	sqlite3 *db = store_db(st);
 	json_t *links = json_object_get(rec, "links"), *l;
 	json_int_t version = json_integer_value(json_object_get(rec, "version"));
 	size_t i, skipped = 0;
@@ -116,7 +114,7 @@ static int mirror(struct isolation_mod *m, const json_t *rec)
 		if (rc < 0)
 			break;
 		if (store_iso_row_from_json(l, &r) < 0 ||
-		    (r.sid = store_subnet_id(m->store, r.subnet)) <= 0) {
+		    (r.sid = store_subnet_id(st, r.subnet)) <= 0) {
 			skipped++;   /* a subnet this node has not swept */
 			continue;
 		}
@@ -134,26 +132,4 @@ static int mirror(struct isolation_mod *m, const json_t *rec)
 		log_warn("isolation: %zu isolated links of subnets this node has not swept are not "
 			 "mirrored", skipped);
 	return 0;
-}
-
-void isolation_watch(void *arg, const json_t *records, int leading)
-{
-	struct isolation_mod *m = arg;
-	const json_t *rec = records ? json_object_get(records, "set") : NULL;
-	int rc;
-
-	if (!rec)
-		return;   /* etcd unread, or nothing isolated yet: keep what this node has */
-	if ((rc = mirror(m, rec)) < 0) {
-		log_err("isolation: the isolated set from etcd (version %" JSON_INTEGER_FORMAT ") "
-			"cannot be stored: %s", json_integer_value(json_object_get(rec, "version")),
-			strerror(-rc));
-		return;
-	}
-	m->etcd_version = json_integer_value(json_object_get(rec, "version"));
-	log_info("isolation: %s the isolated set version %" JSON_INTEGER_FORMAT " (%zu rows) from "
-		 "etcd", leading ? "took over" : "mirrored",
-		 json_integer_value(json_object_get(rec, "version")),
-		 json_array_size(json_object_get(rec, "links")));
-	iso_evaluate(m);
 }

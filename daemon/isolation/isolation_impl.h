@@ -201,8 +201,9 @@ json_t *iso_ha_record(sqlite3 *db);
 json_t *iso_ha_before(struct iso_job *j, sqlite3 *db);
 int iso_ha_put(struct iso_job *j, sqlite3 *db, const json_t *before, char *err, size_t errlen);
 
-/* isolation.c: one evaluation now, or after the one under way. */
-void iso_evaluate(struct isolation_mod *m);
+/* etcd's record into the loop's database, in one transaction (rows of
+ * subnets this node has not swept left out, logged): 0 or -errno. */
+int iso_ha_mirror(struct store *st, const json_t *rec);
 
 /* The subnet index of name in m->names, added when new (-1: no room). */
 int iso_subnet_index(struct isolation_mod *m, const char *name);

@@ -344,7 +344,7 @@ static int names_host(const struct hctx *c, const char *subj)
 	return 0;
 }
 
-static int events_json(struct hctx *c, double from, double to, char *err, size_t errlen)
+static int window_events_json(struct hctx *c, double from, double to, char *err, size_t errlen)
 {
 	json_t *ev = json_array();
 	json_int_t more = 0;
@@ -538,7 +538,7 @@ static int answer(struct hctx *c, const struct job_history_query *q, const char 
 			c->port_sw[rt_graph_port_index(c->g, k, p)] = (uint32_t)k;
 	if ((rc = job_cas(c, err, errlen)) < 0 ||
 	    (rc = versions_json(c, q->from, &to, err, errlen)) < 0 ||
-	    (rc = events_json(c, q->from, to, err, errlen)) < 0)
+	    (rc = window_events_json(c, q->from, to, err, errlen)) < 0)
 		return rc;
 	json_object_set_new(c->out, "ports", ports_json(c));
 	return 0;
