@@ -64,16 +64,17 @@ static int tell(struct store *st, double now, int64_t sid, const char *sev, cons
 	return store_record_event(st, now, sid, sev, kind, subj, old ? old : "", text);
 }
 
-/* Once per candidate and decision: 1 when it is new (and remembered). */
+/* Once per candidate and decision: 1 when it is new (and remembered);
+ * either way the cable is marked as seen in this evaluation's round. */
 static int told_new(struct isolation_mod *m, unsigned idx, const struct iso_link *l, int act,
-		    const char *why, unsigned char *seen)
+		    const char *why)
 {
 	for (size_t i = 0; i < m->n_told; i++) {
 		struct iso_told *t = &m->told[i];
 
 		if (t->subnet != idx || !iso_link_eq(&t->link, l))
 			continue;
-		seen[i] = 1;
+		t->round = m->round;
 		if (t->act == act && !strncmp(t->why, why, sizeof(t->why) - 1))
 			return 0;
 		t->act = act;
@@ -86,7 +87,8 @@ static int told_new(struct isolation_mod *m, unsigned idx, const struct iso_link
 		if (!v)
 			return 1;
 		m->told = v;
-		v[m->n_told] = (struct iso_told){ .subnet = idx, .link = *l, .act = act };
+		v[m->n_told] = (struct iso_told){ .subnet = idx, .link = *l, .act = act,
+						  .round = m->round };
 		snprintf(v[m->n_told].why, sizeof(v[0].why), "%s", why);
 		m->n_told++;
 	}
@@ -114,7 +116,6 @@ struct subnet_run {
 	struct iso_rows *rows;
 	struct iso_out out;
 	int changed;
-	unsigned char *seen;   /* per m->told entry: still a candidate */
 };
 
 /* The Slurm node of the cable's CA end, by the tenants' host rule (loaded
@@ -206,7 +207,7 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 	int rc;
 
 	if ((rc = iso_base_ready(m, r->idx, r->fab, r->version, &r->out, err, sizeof(err))) < 0) {
-		if (told_new(m, r->idx, &c->link, ISO_ACT_REFUSE, err, r->seen))
+		if (told_new(m, r->idx, &c->link, ISO_ACT_REFUSE, err))
 			tell(r->st, j->now, r->sid, "warning", "link_isolation_refused", r->fab,
 			     &c->link, NULL, err);
 		return rc == -ENOMEM ? rc : 0;
@@ -216,7 +217,7 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 	rules_text(c->rules, rules, sizeof(rules));
 	jobs_on(j, r->name, &c->link, jobs, sizeof(jobs));
 	if (x.refused) {
-		if (told_new(m, r->idx, &c->link, ISO_ACT_REFUSE, x.why, r->seen)) {
+		if (told_new(m, r->idx, &c->link, ISO_ACT_REFUSE, x.why)) {
 			snprintf(text, sizeof(text), "refused: %s; rules %s: %s; loss %s%s%s", x.why,
 				 rules, c->evidence, x.text, jobs[0] ? "; jobs: " : "", jobs);
 			rc = tell(r->st, j->now, r->sid, "warning", "link_isolation_refused", r->fab,
@@ -228,7 +229,7 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 	snprintf(text, sizeof(text), "rules %s: %s; loss %s%s%s", rules, c->evidence, x.text,
 		 jobs[0] ? "; jobs: " : "", jobs);
 	if (dry) {
-		if (told_new(m, r->idx, &c->link, ISO_ACT_WOULD_ISOLATE, "", r->seen))
+		if (told_new(m, r->idx, &c->link, ISO_ACT_WOULD_ISOLATE, ""))
 			rc = tell(r->st, j->now, r->sid, "notice", "link_would_isolate", r->fab,
 				  &c->link, NULL, text);
 		iso_loss_clear(&x);
@@ -247,7 +248,7 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 			return rc;
 		}
 	}
-	told_new(m, r->idx, &c->link, ISO_ACT_ISOLATE, "", r->seen);
+	told_new(m, r->idx, &c->link, ISO_ACT_ISOLATE, "");
 	iso_base_take(&m->bases[r->idx], &x);
 	r->changed = 1;
 	return 0;
@@ -298,7 +299,7 @@ static int act_candidate(struct subnet_run *r, const struct iso_candidate *c,
 	case ISO_ACT_WOULD_ISOLATE:
 		return isolate(r, c, d->act == ISO_ACT_WOULD_ISOLATE);
 	case ISO_ACT_REFUSE:
-		if (!told_new(j->m, r->idx, &c->link, ISO_ACT_REFUSE, d->why, r->seen))
+		if (!told_new(j->m, r->idx, &c->link, ISO_ACT_REFUSE, d->why))
 			return 0;
 		snprintf(text, sizeof(text), "refused: %s; rules %s: %s%s%s", d->why, rules,
 			 c->evidence, jobs[0] ? "; jobs: " : "", jobs);
@@ -308,7 +309,7 @@ static int act_candidate(struct subnet_run *r, const struct iso_candidate *c,
 	case ISO_ACT_WOULD_DRAIN: {
 		char host[64];
 
-		if (!told_new(j->m, r->idx, &c->link, d->act, "", r->seen))
+		if (!told_new(j->m, r->idx, &c->link, d->act, ""))
 			return 0;
 		if ((rc = host_of(r, &c->link, host, sizeof(host))) <= 0) {
 			if (rc < 0)
@@ -625,12 +626,12 @@ static void take_pending(struct iso_job *j)
 
 /* Forget the decisions told of links that are no candidate any more: when
  * one comes back, it is told again. */
-static void told_sweep(struct isolation_mod *m, const unsigned char *seen, const int *ran)
+static void told_sweep(struct isolation_mod *m, const int *ran)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < m->n_told; i++)
-		if (seen[i] || !ran[m->told[i].subnet])
+		if (m->told[i].round == m->round || !ran[m->told[i].subnet])
 			m->told[k++] = m->told[i];
 	m->n_told = k;
 }
@@ -641,13 +642,13 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 	struct isolation_mod *m = j->m;
 	struct store *st = store_open(j->db_path, err, errlen);
 	struct iso_rows rows = { 0 };
-	unsigned char *seen = NULL;
 	json_t *before = NULL;
 	int ran[ISO_NAMES_MAX] = { 0 }, changed = 0, rc = 0, found = 0;
 	int64_t version;
 	sqlite3 *db;
 
 	take_pending(j);
+	m->round++;
 	if (!st)
 		return -EIO;
 	db = store_db(st);
@@ -657,8 +658,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 		return -EIO;
 	}
 	before = iso_ha_before(j, db);
-	if ((rc = store_iso_load(db, &rows)) < 0 || (version = store_iso_version(db)) < 0 ||
-	    !(seen = calloc(m->n_told + 1, 1))) {
+	if ((rc = store_iso_load(db, &rows)) < 0 || (version = store_iso_version(db)) < 0) {
 		rc = rc < 0 ? rc : -ENOMEM;
 		snprintf(err, errlen, "cannot read the isolated links");
 		goto rollback;
@@ -666,7 +666,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 	for (size_t i = 0; i < j->n && rc == 0; i++) {
 		struct subnet_run r = { .j = j, .st = st, .db = db, .idx = j->s[i].idx,
 					.name = j->s[i].name, .fab = j->s[i].fab, .rows = &rows,
-					.version = version, .seen = seen };
+					.version = version };
 
 		if (j->kind != ISO_JOB_EVAL && j->subnet[0] && strcmp(j->subnet, r.name))
 			continue;
@@ -718,8 +718,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 		if (ran[i] && m->bases[i].g && changed)
 			m->bases[i].version = version;
 	if (j->kind == ISO_JOB_EVAL)
-		told_sweep(m, seen, ran);
-	free(seen);
+		told_sweep(m, ran);
 	json_decref(before);
 	store_iso_rows_free(&rows);
 	/* Version 0: nothing was ever isolated; no file is the same set. */
@@ -755,7 +754,6 @@ rollback:
 	sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
 	/* The routes kept may hold what was rolled back. */
 	iso_bases_clear(m);
-	free(seen);
 	json_decref(before);
 	store_iso_rows_free(&rows);
 	store_close(st);

@@ -41,7 +41,7 @@ struct iso_pending {
  * isolated cables), kept by the worker between evaluations while the
  * fabric and the set stay: the loss of a candidate then costs a reroute. */
 struct iso_base {
-	const struct fab *fab;       /* the fabric it was made of (compared, not held) */
+	struct fab *fab;             /* the fabric it was made of (held: its address stays its own) */
 	int64_t version;             /* the set's version then */
 	struct rt_graph *g;
 	struct rt_lfts *l;
@@ -56,6 +56,7 @@ struct iso_told {
 	unsigned subnet;
 	struct iso_link link;
 	int act;
+	unsigned round;               /* the last evaluation that saw it a candidate */
 	char why[96];
 };
 
@@ -90,6 +91,7 @@ struct isolation_mod {
 	struct iso_base bases[ISO_NAMES_MAX];
 	struct iso_told *told;
 	size_t n_told;
+	unsigned round;               /* evaluations run */
 	int64_t file_version;         /* the version last written to the file (-1: none) */
 };
 

@@ -41,6 +41,7 @@ static void base_clear(struct iso_base *b)
 {
 	rt_lfts_free(b->l);
 	rt_graph_free(b->g);
+	fab_free(b->fab);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -112,7 +113,7 @@ int iso_base_ready(struct isolation_mod *m, unsigned idx, const struct fab *fab,
 		return rc;
 	}
 	judged_into(b, &jd);
-	b->fab = fab;
+	b->fab = fab_hold((struct fab *)fab);
 	b->version = version;
 	return 0;
 }
