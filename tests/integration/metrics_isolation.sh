@@ -1,26 +1,36 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
-# The isolated set in /metrics (issue 42) on ibsim: a spine-leaf cable
+# The isolated set in /metrics (issue 42) on ibsim with OpenSM running
+# loom's plugin: a spine-leaf cable
 # isolated with `loomctl link isolate` is one loom_link_isolated series
 # with both ends named as the links' series name them (kind link, state
 # isolated, by the operator's principal, the rules "operator"), no
 # probation series (an operator's isolation waits for `link restore`),
-# and loom_isolation_set_version is `link isolated`'s version; the text
-# passes promtool check metrics; after `loomctl link restore` the series
-# is gone and the version moved on.
+# and loom_isolation_set_version is `link isolated`'s version; once OpenSM
+# rerouted, loom_isolation_applied_version (loomd's memory, through the
+# module's metrics hook) is that version too; the text passes promtool
+# check metrics; after `loomctl link restore` the series is gone and the
+# version moved on, applied again.
 set -eu
 . "$(dirname "$0")/lib.sh"
+loom_need_osm_plugin
 loom_netns "$@"
 loom_need promtool curl python3
 loom_work
 
+printf 'event_plugin_name loomosm\nrouting_engine loom\nforce_log_flush TRUE\nlog_flags 0x03\n' \
+	>"$work/opensm.conf"
+LOOMOSM_ISOLATED=$work/isolated-links
+export LOOMOSM_ISOLATED
 loom_gen ft fattree --levels 2 --radix 8
 loom_ibsim "$work/ft.net"
-loom_opensm
 port=$(loom_free_port)
 loom_config "$(loom_subnet_conf ft)" "http:" "  listen: 127.0.0.1:$port" \
 	"isolation:" "  mode: on" "  file: $work/isolated-links"
 loom_loomd "$work/loom.yaml"
+(loom_osm_plugin) &
+LOOM_PIDS="$LOOM_PIDS $!"
+loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "no SUBNET UP"
 url=http://127.0.0.1:$port
 loom_until 50 curl -sf "$url/healthz" || loom_fail "no /healthz on $url"
 loom_ctl discover --wait >/dev/null || loom_fail "discover"
@@ -31,6 +41,8 @@ scrape() { # scrape NAME: /metrics into $work/NAME.txt, promtool-clean
 		loom_fail "promtool check metrics ($1): $(head -n 20 "$work/promtool.out")"
 }
 version() { loom_ctl --json link isolated | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])'; }
+# applied V: OpenSM routed with set version V, as /metrics says
+applied() { curl -sf "$url/metrics" | grep -q "^loom_isolation_applied_version $1\$"; }
 
 scrape m0
 grep -q '^# TYPE loom_link_isolated gauge$' "$work/m0.txt" || loom_fail "no loom_link_isolated family"
@@ -67,7 +79,8 @@ grep -q "^loom_port_state_id{$ends," "$work/m1.txt" || loom_fail "no link series
 v1=$(version)
 [ "$v1" -gt "$v0" ] || loom_fail "the set version did not move: $v0 -> $v1"
 grep -q "^loom_isolation_set_version $v1\$" "$work/m1.txt" || loom_fail "loom_isolation_set_version is not $v1"
-loom_ok "isolated: $line; set version $v1"
+loom_until 300 applied "$v1" || { loom_ctl link isolated; loom_osm_fail "no loom_isolation_applied_version $v1"; }
+loom_ok "isolated: $line; set version $v1, applied by OpenSM"
 
 loom_ctl link restore leaf-1:5 >"$work/out.txt" 2>&1 || loom_fail "link restore: $(cat "$work/out.txt")"
 scrape m2
@@ -75,5 +88,6 @@ scrape m2
 v2=$(version)
 [ "$v2" -gt "$v1" ] && grep -q "^loom_isolation_set_version $v2\$" "$work/m2.txt" ||
 	loom_fail "the set version after the restore: $v2, /metrics $(grep '^loom_isolation_set' "$work/m2.txt")"
-loom_ok "restored: no series, set version $v2"
+loom_until 300 applied "$v2" || { loom_ctl link isolated; loom_osm_fail "no loom_isolation_applied_version $v2"; }
+loom_ok "restored: no series, set version $v2, applied by OpenSM"
 echo "metrics_isolation.sh: all ok"
