@@ -10,7 +10,10 @@
 # rerouted, loom_isolation_applied_version (loomd's memory, through the
 # module's metrics hook) is that version too; the text passes promtool
 # check metrics; after `loomctl link restore` the series is gone and the
-# version moved on, applied again.
+# version moved on, applied again. Then symbol errors raised with ibsim's
+# PerformanceSet on another spine cable make loom isolate it by itself: by
+# loom, rules errors, and a loom_isolation_probation_left_seconds series
+# within isolation.clean_for_s.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_need_osm_plugin
@@ -26,7 +29,8 @@ loom_gen ft fattree --levels 2 --radix 8
 loom_ibsim "$work/ft.net"
 port=$(loom_free_port)
 loom_config "$(loom_subnet_conf ft)" "http:" "  listen: 127.0.0.1:$port" \
-	"isolation:" "  mode: on" "  file: $work/isolated-links"
+	'telemetry:' '  interval_s: 1' "isolation:" "  mode: on" "  file: $work/isolated-links" \
+	'  window_s: 600' '  errors: 50' '  clean_for_s: 600'
 loom_loomd "$work/loom.yaml"
 (loom_osm_plugin) &
 LOOM_PIDS="$LOOM_PIDS $!"
@@ -90,4 +94,24 @@ v2=$(version)
 	loom_fail "the set version after the restore: $v2, /metrics $(grep '^loom_isolation_set' "$work/m2.txt")"
 loom_until 300 applied "$v2" || { loom_ctl link isolated; loom_osm_fail "no loom_isolation_applied_version $v2"; }
 loom_ok "restored: no series, set version $v2, applied by OpenSM"
+
+# loom's own isolation: errors on leaf-2[5] (a spine cable) beyond isolation.errors.
+loom_ctl counters --now >/dev/null
+loom_ctl counters --now >/dev/null
+loom_ibsim_cmd 'PerformanceSet "leaf-2"[5] PortCounters.SymbolErrorCounter=200'
+by_loom() { curl -sf "$url/metrics" | grep '^loom_link_isolated{' | grep 'by="loom"'; }
+loom_until 300 by_loom >/dev/null || { loom_ctl link isolated; loom_fail "loom did not isolate leaf-2[5]"; }
+scrape m3
+line=$(grep '^loom_link_isolated{' "$work/m3.txt")
+case "$line" in
+*'node="leaf-2"'*'state="isolated",by="loom",rules="errors'*) ;;
+*) loom_fail "loom's isolation in /metrics: $line" ;;
+esac
+left=$(grep '^loom_isolation_probation_left_seconds{' "$work/m3.txt") ||
+	loom_fail "no probation series for loom's isolation"
+[ "$(echo "$left" | wc -l)" -eq 1 ] || loom_fail "more than one probation series: $left"
+echo "$left" | grep -q 'node="leaf-2"' || loom_fail "the probation series is not leaf-2's: $left"
+python3 -c 'import sys; v = float(sys.argv[1]); sys.exit(0 if 0 < v <= 600 else 1)' \
+	"${left##* }" || loom_fail "probation left not within (0, 600]: $left"
+loom_ok "loom isolated it: $line; $left"
 echo "metrics_isolation.sh: all ok"
