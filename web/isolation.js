@@ -27,7 +27,8 @@ export async function loadIsolation() {
 	const box = $("isolation");
 	box.replaceChildren();
 	if (!r) {
-		$("isolation-summary").textContent = "This loomd has no isolation (/api/v1/isolation/links: 404).";
+		$("isolation-summary").textContent =
+			"This loomd has no isolation (/api/v1/isolation/links: 404).";
 		return;
 	}
 	const rows = list(r, "links");

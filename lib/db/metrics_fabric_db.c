@@ -5,11 +5,13 @@
  * per subnet: nodes by type, links, the last sweep (duration, result,
  * when), open validation issues by severity, the last routing run and its
  * quality, tenants by state; the cables isolation took out of the routes
- * (schema 020, issue 42) and the isolated set's version. Each family is one SQL query whose rows are
- * the label values then the value (a NULL value: no series), so a family
- * is a line in a table. Every query reads one row per subnet, or one per
- * cabled port; none scans a table that grows with time (sweeps and routing
- * runs are read through their indexes, newest first). */
+ * (schema 020, issue 42) and the isolated set's version. Each family is
+ * one SQL query whose rows are the label values then the value (a NULL
+ * value: no series), so a family is a line in a table. Every query reads
+ * one row per subnet, or one per cabled port, or one per isolated cable
+ * (isolation.max_isolated bounds them); none scans a table that grows with
+ * time (sweeps and routing runs are read through their indexes, newest
+ * first). */
 #include "autoconf.h"
 #include "lib/db/metrics_db.h"
 
