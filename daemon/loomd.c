@@ -254,7 +254,8 @@ static void on_swept(void *arg, const char *subnet, struct fab *fab)
 }
 
 /* /metrics' families of modules daemon/http does not know (on the loop,
- * per render; docs/metrics.md): the HA role, etcd, RoCE drift. */
+ * per render; docs/metrics.md): the HA role, etcd, RoCE drift, the
+ * isolated set OpenSM applied. */
 static void metrics_families(void *arg, struct mt_buf *out)
 {
 	static const char *const roles[] = { "leader", "follower", "no-quorum" };
@@ -283,6 +284,7 @@ static void metrics_families(void *arg, struct mt_buf *out)
 		 "last check found settings off the policy.\n# TYPE loom_roce_switches_drifted "
 		 "gauge\nloom_roce_switches_drifted %d\n", qos_switches_in_state(d->qos, "drifted"));
 	mt_puts(out, line);
+	isolation_metrics(d->isolation, out);
 	loop_lag_render(d->lag, out);
 }
 

@@ -12,12 +12,15 @@
  * bundle (wider with more links) with its count and its worst state.
  * Every cable counts: a host cable not drawn gives its state to its
  * switch's box (marked, its panel says which cable and why). A legend
- * names the states; a state unticked is hidden. What is clicked opens a
- * panel (panels.js). */
+ * names the states; a state unticked is hidden. A cable loom's isolation
+ * took out of the routes (isolated.js) keeps its state's colour, dashed
+ * and dotted: it is up and watched but carries no routes. What is clicked
+ * opens a panel (panels.js). */
 "use strict";
 
 import { state, $, api, list, nm, el, dayAgo, WORST, worse, portKey } from "./util.js";
 import { showLinks, showBox } from "./panels.js";
+import { loadIsolated } from "./isolated.js";
 
 const MAX_HOSTS = 64;
 const MAX_PER_LEVEL = 16;
@@ -119,7 +122,7 @@ function healthSets(h) {
 
 /* What is drawn: boxes (a switch, a group of switches or a host) and
  * lines (a link or a bundle), from the nodes, links and health. */
-function layout(nodes, links, health) {
+function layout(nodes, links, health, iso) {
 	const adj = new Map();
 	for (const l of links) {
 		if (!adj.has(l.a.guid)) adj.set(l.a.guid, []);
@@ -161,6 +164,9 @@ function layout(nodes, links, health) {
 		const st = linkState(l, health);
 		l.st = st.state;
 		l.why = st.reason;
+		l.iso = iso ? iso.byPort.get(portKey(l.a.guid, l.a.port)) || null : null;
+		if (l.iso && l.iso.kind === "link")
+			l.why = (l.why ? l.why + "; " : "") + "isolated (" + l.iso.state + "): no routes";
 		linkAt.set(portKey(l.a.guid, l.a.port), l);
 		linkAt.set(portKey(l.b.guid, l.b.port), l);
 		const ba = box.get(l.a.guid), bb = box.get(l.b.guid);
@@ -183,9 +189,11 @@ function layout(nodes, links, health) {
 			continue;
 		const key = ba.id < bb.id ? ba.id + "-" + bb.id : bb.id + "-" + ba.id;
 		if (!lines.has(key))
-			lines.set(key, { a: ba, b: bb, links: [], state: "up" });
+			lines.set(key, { a: ba, b: bb, links: [], state: "up", isolated: 0 });
 		const line = lines.get(key);
 		line.links.push(l);
+		if (l.iso && l.iso.kind === "link")
+			line.isolated++;
 		line.state = worse(line.state, l.st);
 	}
 	return { boxes, lines: [...lines.values()], level, box, hostBox, hostCables, linkAt };
@@ -212,6 +220,13 @@ function drawLegend() {
 		lab.append(cb, sw, " " + text);
 		lg.appendChild(lab);
 	}
+	/* not a state: a pattern over the state's colour */
+	const iso = el("span", { class: "legend-isolated" });
+	const isw = el("svg:svg", { width: 28, height: 10, class: "swatch" });
+	isw.appendChild(el("svg:line", { x1: 0, y1: 5, x2: 28, y2: 5,
+					 class: "legend-line up isolated" }));
+	iso.append(isw, " isolated: up, but no routes over it (a bundle: one of its links)");
+	lg.appendChild(iso);
 	const note = el("span", { class: "legend-note" },
 			"\u25cf on a box: a host cable of that state (its panel says which)");
 	lg.appendChild(note);
@@ -250,8 +265,9 @@ function drawFabric(f) {
 	svg.setAttribute("viewBox", "0 0 " + W + " " + H);
 	for (const line of f.lines) {
 		const e = el("svg:line", { x1: line.a.x, y1: line.a.y, x2: line.b.x, y2: line.b.y,
-					   class: "link " + line.state, "data-links": line.links.length,
-					   "data-state": line.state });
+					   class: "link " + line.state + (line.isolated ? " isolated" : ""),
+					   "data-links": line.links.length, "data-state": line.state,
+					   "data-isolated": line.isolated });
 		if (line.links.length > 1)
 			e.style.strokeWidth = (1.5 + Math.log2(line.links.length)).toFixed(1);
 		e.addEventListener("click", () => showLinks(line));
@@ -287,21 +303,25 @@ function drawFabric(f) {
 	const bad = f.lines.filter(l => l.state !== "up").length;
 	const badHosts = f.boxes.filter(b => (b.hostState || "up") !== "up").length;
 	const down = f.lines.filter(l => l.state === "down").length;
+	const isolated = f.lines.reduce((n, l) => n + l.isolated, 0);
 	$("fabric-summary").textContent = sw + " switches, " + f.hosts + " hosts, " + nlinks +
 		" links, drawn as " + f.lines.length + " lines (" + bad + " not clean, " + down +
-		" down)" + (badHosts ? "; " + badHosts + " box(es) with a host cable not clean" : "");
+		" down)" + (badHosts ? "; " + badHosts + " box(es) with a host cable not clean" : "") +
+		(isolated ? "; " + isolated + " cable(s) isolated (no routes)" : "");
 	svg.dataset.switches = sw;
 	svg.dataset.links = nlinks;
 	svg.dataset.down = f.down;
 	svg.dataset.downLines = down;
 	svg.dataset.badHostBoxes = badHosts;
+	svg.dataset.isolated = isolated;
 }
 
 export async function loadFabric() {
-	const [nodes, links, health, events] = await Promise.all([
+	const [nodes, links, health, events, iso] = await Promise.all([
 		api("/api/v1/nodes"), api("/api/v1/links"),
 		api("/api/v1/health").catch(() => null),
-		api("/api/v1/events?since=" + dayAgo()).catch(() => [])]);
+		api("/api/v1/events?since=" + dayAgo()).catch(() => []),
+		loadIsolated().catch(() => null)]);
 	/* InfiniBand here; the Ethernet switches have their own view */
 	const ns = list(nodes, "nodes").filter(n => n.fabric !== "eth");
 	const ls = list(links, "links").filter(l => l.fabric !== "eth");
@@ -309,7 +329,7 @@ export async function loadFabric() {
 	 * sweep, now down), else the last day's link_down events */
 	const down = ls.some(l => l.state) ? [] : downLinks(list(events, "events"), ls);
 	const hs = healthSets(health);
-	const f = layout(ns, ls.concat(down), hs);
+	const f = layout(ns, ls.concat(down), hs, iso);
 	f.health = hs;
 	f.nodes = new Map(ns.map(n => [n.guid, n]));
 	f.byName = new Map();   /* a node's name and description -> its guid */

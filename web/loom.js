@@ -3,7 +3,8 @@
  * and the switch between them. No build step and nothing from the
  * internet: plain DOM and SVG in ES modules, one a view (fabric.js with
  * its panels.js and port.js, health.js, events.js, jobs.js, routing.js,
- * switches.js; find.js the header's search; util.js what they share). Every number comes
+ * switches.js, isolation.js; find.js the header's search; isolated.js the
+ * isolated set and its changes; util.js what they share). Every number comes
  * from loomd's /api/v1 (the same JSON as `loomctl --json`). */
 "use strict";
 
@@ -15,12 +16,14 @@ import { loadJobs } from "./jobs.js";
 import { initFind } from "./find.js";
 import { loadRouting } from "./routing.js";
 import { loadSwitches } from "./switches.js";
+import { loadIsolation } from "./isolation.js";
 
 const views = {
 	fabric: loadFabric,
 	health: loadHealth,
 	events: loadEvents,
 	jobs: loadJobs,
+	isolation: loadIsolation,
 	/* what the checks after the sweeps found and is still there (issue 22) */
 	issues: async () => {
 		const r = await api("/api/v1/fabric/issues");

@@ -4,9 +4,10 @@
  * worst first with the reason; a group's switches; a switch's host cables
  * (worst first, why), its ports (state, width/speed against the most both
  * ends support, peer by name, rates, errors and the last window's deltas,
- * alarms and since when) and its recent events. A port row opens the port
- * panel (port.js). Fields of the richer ports answer (/nodes/{guid}/ports)
- * when loomd gives them; /counters?node= and /health otherwise. */
+ * alarms and since when, isolated) and its recent events. A port row
+ * opens the port panel (port.js). Fields of the richer ports answer
+ * (/nodes/{guid}/ports) when loomd gives them; /counters?node= and /health
+ * otherwise. */
 "use strict";
 
 import { state, $, api, list, nm, el, tableEl, WORST, portKey, when, rate } from "./util.js";
@@ -165,12 +166,13 @@ async function fillPorts(n, markPort, box) {
 			 max: max.trim(), degraded: p.degraded ? "yes" : "",
 			 peer, rx: rate(rx), tx: rate(tx), errors: errs,
 			 alarms: al.map(a => a.kind + " since " + when(a.since)).join(", "),
-			 "down since": when(p.down_since), st: l ? l.st : "" };
+			 "down since": when(p.down_since), st: l ? l.st : "",
+			 isolated: l && l.iso ? l.iso.state : "" };
 	});
 	box.replaceChildren(el("h4", {}, "Ports: " + rows.length));
 	box.appendChild(tableEl("detail-ports", rows,
 				["port", "state", "width speed", "max", "peer", "rx", "tx", "errors",
-				 "alarms", "down since"],
+				 "alarms", "down since", "isolated"],
 				{ click: r => showPort(n, r.port, r, () => openSwitch(n, r.port)),
 				  attrs: r => ({ "data-port": r.port, class: (r.st ? "st-" + r.st : "") +
 						 (r.port === markPort ? " marked" : "") }) }));

@@ -3,10 +3,12 @@
  * says of a port, and a small SVG chart of its last reads
  * (/api/v1/ports/{guid}/history?port=N: rx/tx bytes/s, error deltas,
  * xmit_wait per second; from Prometheus or loom's own memory). No history
- * (404, an older loomd): no chart, nothing else changes. */
+ * (404, an older loomd): no chart, nothing else changes. A switch port's
+ * cable isolated says so, with Restore; else Isolate… (isolated.js). */
 "use strict";
 
-import { $, api, list, nm, el, when, rate } from "./util.js";
+import { state, $, api, list, nm, el, when, rate } from "./util.js";
+import { portIsolation } from "./isolated.js";
 
 /* A history row's fields, whatever the answer calls them. */
 function num(r, keys) {
@@ -85,6 +87,14 @@ export async function showPort(n, port, row, back) {
 				dl.append(el("dt", {}, k), el("dd", {}, String(row[k])));
 		d.appendChild(dl);
 	}
+	/* isolated, or Isolate… (issue 42): after a change, the view and this
+	 * panel again */
+	const iso = portIsolation(n, port, async () => {
+		await state.reshow();
+		await showPort(n, port, row, back);
+	});
+	if (iso)
+		d.appendChild(iso);
 	let h = null;
 	try {
 		h = await api("/api/v1/ports/" + encodeURIComponent(n.guid) + "/history?port=" + port);

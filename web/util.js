@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* web/util.js: what every view of the web view shares: the token, the
  * API call (loomd's /api/v1 with the operator's token, kept in this tab's
- * sessionStorage only), DOM and SVG helpers, a table from rows. */
+ * sessionStorage only; a read, or a change with its JSON body), DOM and SVG helpers, a table from rows. */
 "use strict";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -49,11 +49,17 @@ export function $(id) { return document.getElementById(id); }
 
 export function setStatus(text) { $("status").textContent = text; }
 
-export async function api(path) {
+export async function api(path, method, payload) {
 	const headers = { "Accept": "application/json" };
 	if (state.token)
 		headers["Authorization"] = "Bearer " + state.token;
-	const r = await fetch(path, { headers });
+	const init = { headers };
+	if (method) {   /* a change (POST, DELETE) with its JSON body */
+		init.method = method;
+		init.body = JSON.stringify(payload || {});
+		headers["Content-Type"] = "application/json";
+	}
+	const r = await fetch(path, init);
 	const text = await r.text();
 	let body = null;
 	try { body = text ? JSON.parse(text) : null; } catch (e) { body = null; }

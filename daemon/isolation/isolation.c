@@ -22,6 +22,7 @@
 #include "daemon/isolation/store_isolation.h"
 #include "lib/fabric/fabric.h"
 #include "lib/fabric/nodename.h"
+#include "lib/telemetry/metrics_text.h"
 #include "lib/util/clock.h"
 #include "lib/util/log.h"
 #include "lib/util/proto.h"
@@ -247,6 +248,20 @@ void isolation_on_run(void *arg, const struct osm_run_info *run)
 		   "left out) in %.2f s", run->isolated_version, run->isolated, run->secs);
 	m->applied_version = run->isolated_version;
 	m->applied_links = run->isolated;
+}
+
+void isolation_metrics(const struct isolation_mod *m, struct mt_buf *out)
+{
+	char line[64];
+
+	mt_puts(out, "# HELP loom_isolation_applied_version The version of the isolated set "
+		"OpenSM last routed with (as its loom plugin reported); no series before a "
+		"report.\n# TYPE loom_isolation_applied_version gauge\n");
+	if (m && m->applied_version) {
+		snprintf(line, sizeof(line), "loom_isolation_applied_version %" PRIu64 "\n",
+			 m->applied_version);
+		mt_puts(out, line);
+	}
 }
 
 void isolation_on_swept(void *arg, const char *subnet, struct fab *fab)

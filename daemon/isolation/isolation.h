@@ -77,6 +77,11 @@ void isolation_set_opensm(struct isolation_mod *m, struct osm_report *rep, const
  * (link-isolated's "applied_version"). */
 struct osm_run_info;
 void isolation_on_run(void *arg, const struct osm_run_info *run);
+/* /metrics' family of the module (daemon/loomd.c's metrics hook):
+ * loom_isolation_applied_version, the set's version OpenSM last routed with
+ * (no series before OpenSM reported one since loomd started). */
+struct mt_buf;
+void isolation_metrics(const struct isolation_mod *m, struct mt_buf *out);
 /* sweeper_on_swept's listener: takes fab. */
 void isolation_on_swept(void *arg, const char *subnet, struct fab *fab);
 /* telemetry_on_read's listener. */

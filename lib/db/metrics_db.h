@@ -27,7 +27,9 @@ int metrics_db_render_switches(sqlite3 *db, struct mt_buf *out, char *err, size_
  * state, width, speed and rate with both ends as labels (a cut cable's
  * port keeps its peer and turns Down), and per subnet nodes, links, the
  * last sweep, open validation issues, the last routing run and its
- * quality; tenants by state. Part of metrics_db_render. 0 or -errno. */
+ * quality; tenants by state; the isolated cables (one series each, with
+ * their probation left) and the isolated set's version (schema 020). Part
+ * of metrics_db_render. 0 or -errno. */
 int metrics_db_render_fabric(sqlite3 *db, struct mt_buf *out, char *err, size_t errlen);
 
 #endif

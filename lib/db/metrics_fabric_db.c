@@ -4,11 +4,14 @@
  * (lib/telemetry/metrics_link.h) and the families of the fabric as a whole,
  * per subnet: nodes by type, links, the last sweep (duration, result,
  * when), open validation issues by severity, the last routing run and its
- * quality, tenants by state. Each family is one SQL query whose rows are
- * the label values then the value (a NULL value: no series), so a family
- * is a line in a table. Every query reads one row per subnet, or one per
- * cabled port; none scans a table that grows with time (sweeps and routing
- * runs are read through their indexes, newest first). */
+ * quality, tenants by state; the cables isolation took out of the routes
+ * (schema 020, issue 42) and the isolated set's version. Each family is
+ * one SQL query whose rows are the label values then the value (a NULL
+ * value: no series), so a family is a line in a table. Every query reads
+ * one row per subnet, or one per cabled port, or one per isolated cable
+ * (isolation.max_isolated bounds them); none scans a table that grows with
+ * time (sweeps and routing runs are read through their indexes, newest
+ * first). */
 #include "autoconf.h"
 #include "lib/db/metrics_db.h"
 
@@ -165,9 +168,24 @@ static int render_links(sqlite3 *db, struct mt_buf *out, char *err, size_t errle
 	"FROM routing_runs r LEFT JOIN subnets s ON s.id = r.subnet_id WHERE r.id IN " \
 	"(SELECT max(id) FROM routing_runs GROUP BY subnet_id) ORDER BY 1"
 
+/* An isolated cable (schema 020), labelled as the links' series are: the
+ * lower end, then the other. */
+#define ISO_LINK_LABELS "subnet", "guid", "port", "node", "remote_guid", "remote_port", \
+	"remote_node"
+#define ISO_LINK_COLS \
+	"s.name, i.guid, i.port, coalesce(" NAMES_DB_NAME("i.guid", "na.description") ", ''), " \
+	"i.peer_guid, i.peer_port, coalesce(" NAMES_DB_NAME("i.peer_guid", "nb.description") \
+	", '')"
+#define ISO_LINKS_FROM \
+	"FROM isolated_links i JOIN subnets s ON s.id = i.subnet_id " \
+	"LEFT JOIN nodes na ON na.subnet_id = i.subnet_id AND na.guid = i.guid " \
+	"LEFT JOIN nodes nb ON nb.subnet_id = i.subnet_id AND nb.guid = i.peer_guid " \
+	"ORDER BY s.name, i.guid, i.port"
+#define NOW_UNIX "((julianday('now') - 2440587.5) * 86400.0)"
+
 static const struct fabric_family {
 	const char *name, *type, *help;
-	const char *labels[3];    /* the query's first columns; then the value */
+	const char *labels[11];   /* the query's first columns; then the value */
 	const char *sql;
 } families[] = {
 	{ "loom_fabric_nodes", "gauge", "Nodes of the subnet at its last sweep, by type "
@@ -226,6 +244,21 @@ static const struct fabric_family {
 	  "SELECT v.v, (SELECT count(*) FROM tenants t WHERE t.state = v.v) FROM "
 	  "(SELECT 'active' AS v UNION ALL SELECT 'applying' UNION ALL SELECT 'failed') v "
 	  "ORDER BY 1" },
+	{ "loom_link_isolated", "gauge", "1 per cable isolation holds (issue 42): kind link, "
+	  "out of the routes while it stays up (state isolated, or held: came back too often, "
+	  "stays until an operator restores it); kind host, its host drained (state drained). "
+	  "by: loom or the operator's principal; rules: what held.", { ISO_LINK_LABELS, "kind",
+	  "state", "by", "rules" }, "SELECT " ISO_LINK_COLS ", i.kind, i.state, i.by, i.rules, 1 "
+	  ISO_LINKS_FROM },
+	{ "loom_isolation_probation_left_seconds", "gauge", "Seconds of a clean probation left "
+	  "before loom puts an isolated cable back (its rules must not hold meanwhile); no "
+	  "series for an operator's or a held one.", { ISO_LINK_LABELS },
+	  "SELECT " ISO_LINK_COLS ", CASE WHEN i.state = 'isolated' AND i.by = 'loom' THEN "
+	  "max(0, i.clean_since + i.probation_s - " NOW_UNIX ") END " ISO_LINKS_FROM },
+	{ "loom_isolation_set_version", "gauge", "The version of the set of isolated cables "
+	  "(the file OpenSM's loom engines read); loom_isolation_applied_version is the one "
+	  "OpenSM last routed with.", { NULL },
+	  "SELECT version FROM isolation_meta WHERE id = 1" },
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 
@@ -236,7 +269,7 @@ static int render_family(sqlite3 *db, const struct fabric_family *f, struct mt_b
 	int rc, nl = 0;
 	char num[48];
 
-	while (nl < 3 && f->labels[nl])
+	while (nl < 11 && f->labels[nl])
 		nl++;
 	mt_puts(out, "# HELP ");
 	mt_puts(out, f->name);
