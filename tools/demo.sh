@@ -202,6 +202,8 @@ i=0; until grep -q "isolated set version 1, 1 link left out" "$work/loomd.log"; 
 	i=$((i+1)); [ $i -lt 100 ] || break; sleep 0.1; done
 grep -o "loom engine loom: 1 isolated link left out.*" "$work/opensm.log" | tail -n 1
 $ctl link isolated | cut -c1-160
+echo "== /metrics: the isolated cable (loom_link_isolated), the set version and the one OpenSM routed with"
+curl -s 127.0.0.1:9477/metrics | grep "^loom_link_isolated\|^loom_isolation_" | cut -c1-200 | head -n 3
 $ctl link restore leaf-1:6
 echo "== loomctl counters --now: every cabled port'"'"'s PMA counters (first read: nothing to compare yet)"
 $ctl counters --now | head -n 8

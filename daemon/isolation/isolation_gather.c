@@ -397,7 +397,8 @@ int iso_gather(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
 		keep++;
 	}
 	c->n = keep;
-	qsort(c->v, c->n, sizeof(c->v[0]), by_severity);
+	if (c->n)
+		qsort(c->v, c->n, sizeof(c->v[0]), by_severity);
 	return 0;
 }
 

@@ -290,7 +290,8 @@ static void ends_collapse(struct hctx *c)
 {
 	size_t k = 0;
 
-	qsort(c->ends, c->n_ends, sizeof(*c->ends), cmp_end);
+	if (c->n_ends)
+		qsort(c->ends, c->n_ends, sizeof(*c->ends), cmp_end);
 	for (size_t i = 0; i < c->n_ends; i++) {
 		if (k && !cmp_end(&c->ends[i], &c->ends[k - 1])) {
 			if (c->ends[i].pairs > c->ends[k - 1].pairs)
@@ -423,7 +424,8 @@ static json_t *ports_json(struct hctx *c)
 	json_t *a = json_array();
 	char g[24], name[NODENAME_LEN];
 
-	qsort(c->ends, c->n_ends, sizeof(*c->ends), cmp_interest);
+	if (c->n_ends)
+		qsort(c->ends, c->n_ends, sizeof(*c->ends), cmp_interest);
 	for (size_t i = 0; a && i < c->n_ends; i++)
 		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:I, s:b}", "guid",
 						   ibt_guid_str(c->ends[i].guid, g, sizeof(g)),
