@@ -258,7 +258,7 @@ static const struct fabric_family {
 	{ "loom_isolation_set_version", "gauge", "The version of the set of isolated cables "
 	  "(the file OpenSM's loom engines read); loom_isolation_applied_version is the one "
 	  "OpenSM last routed with.", { NULL },
-	  "SELECT version FROM isolation_meta WHERE id = 1" },
+	  "SELECT value FROM isolation_meta WHERE key = 'version'" },
 };
 #define N_FAMILIES (sizeof(families) / sizeof(families[0]))
 

@@ -61,11 +61,12 @@ static void run_next(void);
 
 static void step_done(void *arg, const struct slurm_node_result *r)
 {
-	const char *step = arg;
+	char *step = arg;
 
 	printf("%.*s\trc=%s\tstate=%s\treason=%s\tmsg=%s\n", (int)strcspn(step, "\n"), step,
 	       rc_name(r->rc), r->state, r->reason, r->msg);
 	fflush(stdout);
+	free(step);
 	run_next();
 }
 
@@ -98,7 +99,7 @@ static char *label(const char *op, const char *host)
 
 static void run_next(void)
 {
-	char *s, *op, *host, *why;
+	char *s, *op, *host, *why, *lab;
 	int rc;
 
 	if (next_step >= n_steps) {
@@ -129,15 +130,17 @@ static void run_next(void)
 		fflush(stdout);
 		return;
 	}
+	lab = label(op, host);
 	if (!strcmp(op, "drain"))
-		rc = slurm_drain(mod, host, why ? why : "", step_done, label(op, host));
+		rc = slurm_drain(mod, host, why ? why : "", step_done, lab);
 	else if (!strcmp(op, "resume"))
-		rc = slurm_resume(mod, host, step_done, label(op, host));
+		rc = slurm_resume(mod, host, step_done, lab);
 	else {
 		fprintf(stderr, "bad step %s\n", op);
 		exit(2);
 	}
 	if (rc < 0) {
+		free(lab);
 		printf("%s %s\trefused\trc=%s\n", op, host, rc_name(rc));
 		fflush(stdout);
 		run_next();
