@@ -7,11 +7,13 @@
  * spread over the tree: the graph without it (rt_graph_without; with
  * --fab, the old way: fab_dup + fab_unlink + rt_graph_new), the tables the
  * plugin will make (rt_loss_reroute: the incremental reroute) and their
- * judgement (rt_loss_judge). Prints the min / median / max of each step
- * over the candidates, the thread count, a checksum of every candidate's
- * verdict (the same for any thread count and either graph path: the
- * results never depend on them), and the peak RSS. Not installed;
- * bench/isolation_loss.sh runs it.
+ * judgement, both ways: rt_loss_judge (every pair walked) and
+ * rt_loss_judge_after (only the destinations the reroute moved walked,
+ * what loomd does), which must agree on every figure (exit 3 if not).
+ * Prints the min / median / max of each step over the candidates, the
+ * thread count, a checksum of every candidate's verdict (the same for any
+ * thread count and either graph path: the results never depend on them),
+ * and the peak RSS. Not installed; bench/isolation_loss.sh runs it.
  *
  *   isolation_loss NETFILE [CANDIDATES [THREADS [--fab]]]
  *   (THREADS 0: every core; 1: the calling thread alone, no pool)
@@ -89,11 +91,12 @@ static struct rt_graph *without(const struct fab *f, const struct rt_graph *g,
 
 int main(int argc, char **argv)
 {
-	static struct step s_graph = { "graph without the cable" }, s_rr = { "rt_loss_reroute" },
-			   s_judge = { "rt_loss_judge" }, s_all = { "candidate, all three" };
+	static struct step s_graph = { .name = "graph without the cable" }, s_rr = { .name = "rt_loss_reroute" },
+			   s_judge = { .name = "rt_loss_judge (all pairs)" },
+			   s_after = { .name = "rt_loss_judge_after" }, s_all = { .name = "candidate: graph+reroute+after" };
 	const struct rt_link *cand[MAX_CAND];
 	struct rt_metrics_opts o;
-	struct rt_judged base, jd;
+	struct rt_judged base, jd, full;
 	struct par_pool *pool = NULL;
 	struct rt_graph *g;
 	struct rt_lfts *l;
@@ -103,7 +106,7 @@ int main(int argc, char **argv)
 	int32_t *order;
 	char err[512] = "";
 	int want = argc > 2 ? atoi(argv[2]) : 20, threads = argc > 3 ? atoi(argv[3]) : 0;
-	int fab = argc > 4 && !strcmp(argv[4], "--fab"), n, incr_n = 0;
+	int fab = argc > 4 && !strcmp(argv[4], "--fab"), n, incr_n = 0, differ = 0;
 	uint64_t sum = 0;
 	double t0, t_route, t_judge;
 
@@ -158,7 +161,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		struct rt_graph *g2;
 		struct rt_lfts *l2;
-		double a = clock_mono(), b, c, d;
+		double a = clock_mono(), b, c, d, e;
 		int incr;
 
 		if (!(g2 = without(f, g, cand[i], fab, err, sizeof(err)))) {
@@ -173,13 +176,24 @@ int main(int argc, char **argv)
 		}
 		c = clock_mono();
 		rt_loss_opts(g2, &o);
-		if (rt_loss_judge(g2, l2, &o, &jd) < 0)
+		if (rt_loss_judge_after(g, l, base.unreachable, g2, l2, &o, &jd) < 0)
 			return 1;
 		d = clock_mono();
+		if (rt_loss_judge(g2, l2, &o, &full) < 0)
+			return 1;
+		e = clock_mono();
 		s_graph.t[i] = b - a;
 		s_rr.t[i] = c - b;
-		s_judge.t[i] = d - c;
+		s_after.t[i] = d - c;
+		s_judge.t[i] = e - d;
 		s_all.t[i] = d - a;
+		if (memcmp(&jd, &full, sizeof(jd))) {
+			differ++;
+			fprintf(stderr, "candidate %d: the judgements differ: unreachable %zu/%zu, "
+				"shift %zu/%zu, EBB %f/%f, paths %zu/%zu\n", i, jd.unreachable,
+				full.unreachable, jd.shift_max_load, full.shift_max_load, jd.ebb, full.ebb,
+				jd.min_paths, full.min_paths);
+		}
 		incr_n += incr;
 		sum = sum * 1000003 + jd.unreachable * 7919 + jd.shift_max_load * 31 + jd.min_paths +
 		      (uint64_t)(jd.ebb * 1e6) + (uint64_t)incr;
@@ -198,8 +212,10 @@ int main(int argc, char **argv)
 	printf("%-28s %8s %8s %8s\n", "step (seconds)", "min", "median", "max");
 	print_step(&s_graph, n);
 	print_step(&s_rr, n);
-	print_step(&s_judge, n);
+	print_step(&s_after, n);
 	print_step(&s_all, n);
+	print_step(&s_judge, n);
+	printf("rt_loss_judge_after and rt_loss_judge: %s\n", differ ? "DIFFER" : "the same on every candidate");
 	printf("peak RSS: %ld MiB\n", ru.ru_maxrss / 1024);
 	free(level);
 	free(order);
@@ -208,5 +224,5 @@ int main(int argc, char **argv)
 	rt_graph_free(g);
 	par_pool_free(pool);
 	fab_free(f);
-	return 0;
+	return differ ? 3 : 0;
 }
