@@ -221,7 +221,7 @@ def f(a, b):
 print('loom (libloomosm incremental reroute, loomd isolation on):')
 print('  read    set -> end of the read that saw it  %s s (telemetry interval + read)' % f(read_t, set_t))
 print('  decide  read -> isolated set written        %s s' % f(decide_t, read_t))
-print('          read -> link_isolated event time    %s s' % f(ev_t, read_t))
+print('          read -> link_isolated event time    %s s (the evaluation\'s start)' % f(ev_t, read_t))
 print('  osm     decision -> OpenSM asked            %s s' % f(asked_t, decide_t))
 print('          decision -> tables configured       %s s' % f(tables_t, decide_t))
 print('  route   building routing -> tables configured %s s' % f(tables_t, build_t))
