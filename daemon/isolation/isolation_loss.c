@@ -25,6 +25,8 @@
 #include "lib/fabric/ibtypes.h"
 #include "lib/route/route.h"
 #include "lib/route/route_loss.h"
+#include "lib/util/clock.h"
+#include "lib/util/log.h"
 #include "lib/util/par.h"
 
 /* ---- the routes now, and what a candidate costs ---------------------------------- */
@@ -89,6 +91,7 @@ int iso_base_ready(struct isolation_mod *m, unsigned idx, const struct fab *fab,
 	struct rt_metrics_opts opts;
 	struct rt_judged jd;
 	struct fab *f;
+	double t0 = clock_mono(), t1 = t0, t2 = t0;
 	int rc;
 
 	if (b->g && b->fab == fab && b->version == version)
@@ -108,7 +111,9 @@ int iso_base_ready(struct isolation_mod *m, unsigned idx, const struct fab *fab,
 		return -ENOMEM;
 	}
 	b->g->pool = par_pool_new(0);  /* NULL: this thread alone */
+	t1 = clock_mono();
 	if ((rc = rt_route_loom(b->g, b->l, err, errlen)) >= 0) {
+		t2 = clock_mono();
 		rt_loss_opts(b->g, &opts);
 		if ((rc = rt_loss_judge(b->g, b->l, &opts, &jd)) < 0)
 			snprintf(err, errlen, "out of memory");
@@ -120,6 +125,10 @@ int iso_base_ready(struct isolation_mod *m, unsigned idx, const struct fab *fab,
 		return rc;
 	}
 	judged_into(b, &jd);
+	log_info("isolation: the routes now of %zu switches, %zu CA ports made in %.0f ms "
+		 "(graph %.0f, loom's engine %.0f, judged %.0f ms)", b->g->n_sw, b->g->n_ca,
+		 (clock_mono() - t0) * 1000.0, (t1 - t0) * 1000.0, (t2 - t1) * 1000.0,
+		 (clock_mono() - t2) * 1000.0);
 	b->fab = fab;
 	b->version = version;
 	return 0;
@@ -178,6 +187,7 @@ int iso_loss_of(const struct iso_job *j, const struct iso_base *b, const struct 
 	struct rt_metrics_opts opts;
 	char err[256];
 	int incr = 0, rc;
+	double t0 = clock_mono();
 
 	memset(x, 0, sizeof(*x));
 	if ((x->g = graph_without(b, fab, o, cand, err, sizeof(err))))
@@ -203,6 +213,8 @@ int iso_loss_of(const struct iso_job *j, const struct iso_base *b, const struct 
 		iso_loss_clear(x);
 		return -ENOMEM;
 	}
+	log_debug("isolation: 0x%016" PRIx64 "[%u]: the routes without it judged in %.0f ms",
+		  cand->a.guid, cand->a.port, (clock_mono() - t0) * 1000.0);
 	snprintf(x->text, sizeof(x->text), "EBB %.3f -> %.3f, worst shift load %zu -> %zu, "
 		 "paths between leaves %zu -> %zu, pairs without a route %zu -> %zu (%s)",
 		 b->ebb, x->jd.ebb, b->shift, x->jd.shift_max_load,
