@@ -31,10 +31,13 @@
 # and OpenSM's own engines after SIGHUP, timed to the same box, with the
 # ratios. ibroute then counts the entries still leaving by each cable.
 #
-#   sh bench/isolation_e2e.sh [--hosts N] [--interval S] [--keep]
+#   sh bench/isolation_e2e.sh [--hosts N] [--interval S] [--first-sweep] [--keep]
 #     --hosts N     hosts of the 3-level radix-36 tree (default 11664;
 #                   1296 is a quick run)
 #     --interval S  telemetry.interval_s (default 5)
+#     --first-sweep no heavy sweep (SIGHUP) before the errors: OpenSM as
+#                   just after its first sweep, when a reroute sends every
+#                   LFT block (see below)
 #   (ISO_E2E_ENGINES="ftree" compares with ftree alone; "" with none)
 #
 # Needs root (a network namespace: ibsim's socket is fixed), ibsim, opensm,
@@ -44,14 +47,15 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 export top_srcdir="${top_srcdir:-$top}"
 export top_builddir="${top_builddir:-$top/build}"
-hosts=11664 interval=5
+hosts=11664 interval=5 first_sweep=0
 args="$*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) hosts=$2; shift ;;
 	--interval) interval=$2; shift ;;
 	--keep) LOOM_KEEP=1; export LOOM_KEEP ;;
-	*) echo "usage: sh bench/isolation_e2e.sh [--hosts N] [--interval S] [--keep]" >&2
+	--first-sweep) first_sweep=1 ;;
+	*) echo "usage: sh bench/isolation_e2e.sh [--hosts N] [--interval S] [--first-sweep] [--keep]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -99,14 +103,28 @@ t0=$(date +%s)
 loom_ctl discover --wait >/dev/null || loom_fail "discover --wait"
 echo "loomd discovered the fabric in $(($(date +%s) - t0)) s"
 # Two reads first: the errors are then a delta of a read, not a first sample.
-two_reads() { [ "$(grep -c "counters of [1-9][0-9]* ports read" "$work/loomd.log")" -ge 2 ]; }
-loom_until 3000 two_reads || loom_fail "no two counters reads"
+two_reads() { [ "$(grep -c "counters of [1-9][0-9]* ports read" "$work/loomd.log")" -ge $(($1 + 2)) ]; }
+loom_until 3000 two_reads 0 || loom_fail "no two counters reads"
+# OpenSM marks every switch it found in its first heavy sweep "to update in
+# full" (p_sw->need_update 2) until a later heavy sweep: a reroute before
+# that sends every LFT block of every switch, after it only the blocks that
+# changed. One SIGHUP first makes the fabric the steady state of a running
+# OpenSM; --first-sweep leaves it as just after OpenSM started.
+more() { [ "$(grep -c "$1" "$work/opensm.log")" -gt "$2" ]; }
+if [ "$first_sweep" = 0 ]; then
+	n=$(grep -c "SWITCHES CONFIGURED FOR UNICAST" "$work/opensm.log")
+	kill -HUP "$osm_pid"
+	loom_until 1200 more "SWITCHES CONFIGURED FOR UNICAST" "$n" || loom_osm_fail "no heavy sweep after SIGHUP"
+	r=$(grep -c "counters of [1-9][0-9]* ports read" "$work/loomd.log")
+	loom_until 3000 two_reads "$r" || loom_fail "no two counters reads after the heavy sweep"
+	echo "OpenSM swept again (SIGHUP): a reroute sends the changed LFT blocks only"
+else
+	echo "OpenSM after its first heavy sweep only: a reroute sends every LFT block"
+fi
 date +%s.%N >"$work/set.time"
 loom_ibsim_cmd "PerformanceSet \"pod0-leaf-0\"[$cable] PortCounters.SymbolErrorCounter=200"
 loom_until 600 grep -q "OpenSM routed with the isolated set version" "$work/loomd.log" ||
 	loom_osm_fail "OpenSM did not route with the isolated set"
-# more TEXT N: OpenSM's log has more than N lines with TEXT.
-more() { [ "$(grep -c "$1" "$work/opensm.log")" -gt "$2" ]; }
 # The switches hold the new tables once OpenSM's reroute has waited for
 # every LFT block it sent ("REROUTE COMPLETE"; its "tables configured on
 # all switches" comes when the blocks are queued, not answered).
@@ -277,7 +295,7 @@ print('  report  read -> loomd hears the run              %s s' % f(report_t, re
 print('  read -> tables computed and queued               %s s' % f(queued_t, read_t))
 print('  read -> new tables on every switch               %s s   (goal < 2 s)' % f(done_t, read_t))
 print('  set -> new tables on every switch                %s s' % f(done_t, set_t))
-for x in (decide_line, report_line, blocks_line, 'OpenSM: ' + routed):
+for x in [y for y in (decide_line, report_line, blocks_line) if y] + ['OpenSM: ' + routed]:
     print('  ' + x[:220])
 hup = float(open(w + '/hup-loom.time').read())
 hb, hq, hd, _, hnote = osm_run(w + '/opensm-loom.log', hup - 0.5, 'SWITCHES CONFIGURED FOR UNICAST')
