@@ -203,8 +203,11 @@ int iso_loss_of(const struct iso_job *j, const struct iso_base *b, const struct 
 		return 0;
 	}
 	rt_loss_opts(x->g, &opts);
-	/* Only the destinations the reroute moved are walked again. */
+	/* Only the destinations the reroute moved are walked again, on both
+	 * sides (the kept graph lends the pool for its side). */
+	b->g->pool = x->g->pool;
 	rc = rt_loss_judge_after(b->g, b->l, b->unreachable, x->g, x->l, &opts, &x->jd);
+	b->g->pool = NULL;
 	if (rc == -EINVAL)  /* not graphs of the same hosts and LIDs */
 		rc = rt_loss_judge(x->g, x->l, &opts, &x->jd);
 	par_pool_free(x->g->pool);
