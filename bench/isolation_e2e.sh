@@ -157,7 +157,7 @@ EOF2
 uses() {
 	while read -r guid lid port name; do
 		LD_PRELOAD=$PRELOAD ibroute "$lid" </dev/null >"$work/lft-$lid.txt" 2>/dev/null || :
-		echo "$name[$port]: $(python3 "$S/tests/integration/lft_use.py" use "$work/lft-$lid.txt" \
+		echo "${name}[$port]: $(python3 "$S/tests/integration/lft_use.py" use "$work/lft-$lid.txt" \
 			"$guid" "$port" </dev/null) LFT entries leave by it ($(grep -c '^0x' "$work/lft-$lid.txt") read)"
 	done <"$1"
 }
