@@ -254,6 +254,20 @@ static int isolate(struct subnet_run *r, const struct iso_candidate *c, int dry)
 	return 0;
 }
 
+/* A cable back in the routes: out of this job's set, and the routes kept
+ * for the subnet no longer what the set makes (made again when needed). */
+static void back_in(struct subnet_run *r, const struct iso_link *l)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < r->out.n; i++)
+		if (!iso_link_eq(&r->out.v[i], l))
+			r->out.v[k++] = r->out.v[i];
+	r->out.n = k;
+	r->j->m->bases[r->idx].version = -1;
+	r->changed = 1;
+}
+
 static int act_entry(struct subnet_run *r, struct iso_row *row, const struct iso_decision *d)
 {
 	struct iso_job *j = r->j;
@@ -278,7 +292,7 @@ static int act_entry(struct subnet_run *r, struct iso_row *row, const struct iso
 			 row->rules);
 		if (row->host)
 			return host_act(r, 1, &row->e.link, row->host_name, text);
-		r->changed = 1;
+		back_in(r, &row->e.link);
 		return tell(r->st, j->now, r->sid, "notice", "link_restored", r->fab, &row->e.link,
 			    NULL, text);
 	}
@@ -424,6 +438,14 @@ static int eval_subnet(struct subnet_run *r)
 			rc = act_candidate(r, &c.v[d[i].index], &d[i]);
 		}
 	}
+	if (rc == 0 && b.mode != ISO_MODE_OFF) {
+		/* The routes now made ahead of the next candidate (after a
+		 * sweep: a full run of loom's engine, off the critical path). */
+		char err[256];
+
+		if (iso_base_ready(j->m, r->idx, r->fab, r->version, &r->out, err, sizeof(err)) < 0)
+			log_debug("isolation: subnet %s: the routes now: %s", r->name, err);
+	}
 out:
 	free(d);
 	free(e);
@@ -557,7 +579,8 @@ static int operator_restore(struct subnet_run *r, char *err, size_t errlen)
 		   tell(r->st, j->now, r->sid, "notice", "link_restored", r->fab, &row->e.link, NULL,
 			text)) < 0)
 		return rc;
-	r->changed |= !row->host;
+	if (!row->host)
+		back_in(r, &row->e.link);
 	j->result = json_pack("{s:s, s:s}", "port", j->port, "was", iso_state_name(row->e.state));
 	return 0;
 }
@@ -644,6 +667,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 	struct iso_rows rows = { 0 };
 	json_t *before = NULL;
 	int ran[ISO_NAMES_MAX] = { 0 }, changed = 0, rc = 0, found = 0;
+	int64_t old_version;
 	int64_t version;
 	sqlite3 *db;
 
@@ -701,6 +725,7 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 			snprintf(err, errlen, "out of memory");
 		goto rollback;
 	}
+	old_version = version;
 	if (changed && (version = store_iso_bump(db)) < 0) {
 		rc = (int)version;
 		goto rollback;
@@ -713,9 +738,10 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot commit: %s", sqlite3_errmsg(db));
 		goto rollback;
 	}
-	/* The routes kept are those of the new version now. */
+	/* The routes kept, made or moved in this job, are those of the new
+	 * version now (those a restore made stale stay so). */
 	for (size_t i = 0; i < ISO_NAMES_MAX; i++)
-		if (ran[i] && m->bases[i].g && changed)
+		if (ran[i] && m->bases[i].g && changed && m->bases[i].version == old_version)
 			m->bases[i].version = version;
 	if (j->kind == ISO_JOB_EVAL)
 		told_sweep(m, ran);

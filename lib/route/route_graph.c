@@ -285,6 +285,62 @@ oom:
 	return NULL;
 }
 
+/* n copies of size bytes of src, or NULL (and *bad set) when out of memory. */
+static void *copy_of(const void *src, size_t n, size_t size, int *bad)
+{
+	void *p = malloc((n ? n : 1) * size);
+
+	if (!p)
+		*bad = 1;
+	else if (n)
+		memcpy(p, src, n * size);
+	return p;
+}
+
+struct rt_graph *rt_graph_without(const struct rt_graph *g, const struct rt_cut *cuts,
+				  size_t n, char *err, size_t errlen)
+{
+	struct rt_graph *c = calloc(1, sizeof(*c));
+	size_t lids = (size_t)g->max_lid + 1;
+	int bad = !c;
+
+	if (bad)
+		goto oom;
+	*c = *g;
+	c->pool = NULL;
+	c->n_links = 0;
+	c->links = NULL;
+	c->sw = copy_of(g->sw, g->n_sw, sizeof(*g->sw), &bad);
+	c->ca = copy_of(g->ca, g->n_ca, sizeof(*g->ca), &bad);
+	c->ports = copy_of(g->ports, g->n_ports, sizeof(*g->ports), &bad);
+	c->lid_sw = copy_of(g->lid_sw, lids, sizeof(*g->lid_sw), &bad);
+	c->lid_ca = copy_of(g->lid_ca, lids, sizeof(*g->lid_ca), &bad);
+	if (bad)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		const struct rt_port *a;  /* g's: a cable named twice is cut once */
+
+		if (cuts[i].sw < 0 || (size_t)cuts[i].sw >= g->n_sw || cuts[i].port == 0 ||
+		    cuts[i].port > g->sw[cuts[i].sw].nports ||
+		    (a = rt_graph_port(g, (size_t)cuts[i].sw, cuts[i].port))->kind != RT_PEER_SWITCH) {
+			snprintf(err, errlen, "switch %d port %u is no switch-to-switch cable",
+				 (int)cuts[i].sw, cuts[i].port);
+			rt_graph_free(c);
+			return NULL;
+		}
+		c->ports[rt_graph_port_index(g, (size_t)a->peer, a->peer_port)] =
+			c->ports[rt_graph_port_index(g, (size_t)cuts[i].sw, cuts[i].port)] =
+				(struct rt_port){ .kind = RT_PEER_NONE, .peer = -1 };
+	}
+	if (list_links(c) < 0)
+		goto oom;
+	return c;
+oom:
+	rt_graph_free(c);
+	snprintf(err, errlen, "out of memory");
+	return NULL;
+}
+
 size_t rt_graph_levels(const struct rt_graph *g, const uint8_t *leaf, uint16_t *level,
 		       int32_t *order)
 {

@@ -87,6 +87,21 @@ struct rt_graph {
 struct rt_graph *rt_graph_new(const struct fab *fab, char *err, size_t errlen);
 void rt_graph_free(struct rt_graph *g);
 
+/* A switch port: one end of a switch-to-switch cable. */
+struct rt_cut {
+	int32_t sw;            /* switch index */
+	uint8_t port;
+};
+
+/* A copy of g without the switch-to-switch cables that have an end in cuts
+ * (both of its ends leave the graph): the same graph as rt_graph_new gives
+ * of g's fabric with those cables unlinked, LIDs included, at the cost of a
+ * few array copies (issue 42 judges one such graph per candidate cable).
+ * pool is not copied (NULL). NULL + err when a cut is no switch-to-switch
+ * cable of g, or out of memory. */
+struct rt_graph *rt_graph_without(const struct rt_graph *g, const struct rt_cut *cuts,
+				  size_t n, char *err, size_t errlen);
+
 static inline const struct rt_port *rt_graph_port(const struct rt_graph *g, size_t sw,
 						  unsigned port)
 {

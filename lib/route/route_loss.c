@@ -146,6 +146,92 @@ int rt_loss_judge(const struct rt_graph *g, const struct rt_lfts *l,
 	return rt_loss_paths(g, out);
 }
 
+/* The CAs whose walks may differ between (g, l) and (g2, l2): flagged in
+ * dst; their number, or -EINVAL when g2 has not g's switches, CAs and
+ * LIDs. */
+static long moved_destinations(const struct rt_graph *g, const struct rt_lfts *l,
+			       const struct rt_graph *g2, const struct rt_lfts *l2, uint8_t *dst)
+{
+	size_t row = (size_t)l->max_lid + 1;
+	long n = 0;
+
+	if (g->n_sw != g2->n_sw || g->n_ca != g2->n_ca || g->n_ports != g2->n_ports ||
+	    g->max_lid != g2->max_lid || l->n_sw != g->n_sw || l2->n_sw != g->n_sw ||
+	    l->max_lid != g->max_lid || l2->max_lid != g->max_lid)
+		return -EINVAL;
+	for (size_t s = 0; s < g->n_sw; s++)
+		if (g->sw[s].lid != g2->sw[s].lid || g->sw[s].nports != g2->sw[s].nports ||
+		    g->sw[s].first_port != g2->sw[s].first_port)
+			return -EINVAL;
+	for (size_t c = 0; c < g->n_ca; c++)
+		if (g->ca[c].lid != g2->ca[c].lid || g->ca[c].sw != g2->ca[c].sw ||
+		    g->ca[c].sw_port != g2->ca[c].sw_port)
+			return -EINVAL;
+	for (size_t s = 0; s < g->n_sw; s++) {
+		const uint8_t *a = l->port + s * row, *b = l2->port + s * row;
+		int cut = 0;
+
+		for (unsigned p = 1; p <= g->sw[s].nports && !cut; p++) {
+			const struct rt_port *x = rt_graph_port(g, s, p), *y = rt_graph_port(g2, s, p);
+
+			cut = x->kind != y->kind || x->peer != y->peer || x->peer_port != y->peer_port;
+		}
+		if (!cut && !memcmp(a, b, row))
+			continue;
+		for (size_t c = 0; c < g->n_ca; c++) {
+			unsigned lid = g->ca[c].lid;
+			const struct rt_port *x, *y;
+
+			if (dst[c])
+				continue;
+			if (a[lid] != b[lid]) {
+				dst[c] = 1;
+			} else if (cut && b[lid] != RT_NO_PORT && b[lid] && b[lid] <= g->sw[s].nports) {
+				x = rt_graph_port(g, s, b[lid]);
+				y = rt_graph_port(g2, s, b[lid]);
+				dst[c] = x->kind != y->kind || x->peer != y->peer ||
+					 x->peer_port != y->peer_port;
+			}
+			n += dst[c];
+		}
+	}
+	return n;
+}
+
+int rt_loss_judge_after(const struct rt_graph *g, const struct rt_lfts *l, size_t unreachable,
+			const struct rt_graph *g2, const struct rt_lfts *l2,
+			const struct rt_metrics_opts *o, struct rt_judged *out)
+{
+	struct rt_metrics_opts before = { .no_permutations = 1 }, after = *o;
+	struct rt_metrics mb, ma;
+	uint8_t *dst = calloc(g->n_ca + 1, 1);
+	long moved;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!dst)
+		return -ENOMEM;
+	if ((moved = moved_destinations(g, l, g2, l2, dst)) < 0) {
+		free(dst);
+		return (int)moved;
+	}
+	before.dst_only = after.dst_only = dst;
+	mb.unreachable = mb.loops = 0;
+	if ((moved && (rc = rt_metrics_compute(g, l, &before, &mb)) < 0) ||
+	    (rc = rt_metrics_compute(g2, l2, &after, &ma)) < 0) {
+		free(dst);
+		return rc;
+	}
+	free(dst);
+	if (mb.unreachable + mb.loops > unreachable)
+		return -EINVAL;  /* not l's judgement */
+	out->pairs = g2->n_ca > 1 ? g2->n_ca * (g2->n_ca - 1) : 0;
+	out->unreachable = unreachable - (mb.unreachable + mb.loops) + ma.unreachable + ma.loops;
+	out->shift_max_load = ma.shift_max_load;
+	out->ebb = ma.ebb;
+	return rt_loss_paths(g2, out);
+}
+
 struct rt_lfts *rt_loss_reroute(const struct rt_graph *g, const struct rt_lfts *l,
 				const struct rt_graph *g2, const struct rt_engine *engine,
 				int *incremental, char *err, size_t errlen)

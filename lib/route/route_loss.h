@@ -43,6 +43,20 @@ void rt_loss_opts(const struct rt_graph *g, struct rt_metrics_opts *o);
 int rt_loss_judge(const struct rt_graph *g, const struct rt_lfts *l,
 		  const struct rt_metrics_opts *o, struct rt_judged *out);
 
+/* The same judgement of tables l2 on g2 as rt_loss_judge(g2, l2, o) gives,
+ * when g2 is g without some switch-to-switch cables (rt_graph_without, or
+ * rt_graph_new of the fabric without them: the same CAs and LIDs) and
+ * `unreachable` is rt_loss_judge's of tables l on g: the pairs are walked
+ * only toward the CAs whose column of l2 differs from l's or that some
+ * switch sends out of a port g2 changed (no other walk can differ), on
+ * both sides, and the difference added; the permutations and the paths
+ * floor are g2's own. An incremental reroute moves a few hundred of
+ * 11664 destinations: a fraction of the cost. 0, -EINVAL (not such a
+ * pair of graphs), -ENOMEM. */
+int rt_loss_judge_after(const struct rt_graph *g, const struct rt_lfts *l, size_t unreachable,
+			const struct rt_graph *g2, const struct rt_lfts *l2,
+			const struct rt_metrics_opts *o, struct rt_judged *out);
+
 /* The tables on g2 (g without some switch-to-switch cables) that the plugin
  * will make from l: the incremental reroute, else a full run of engine.
  * *incremental says which. NULL with err. */

@@ -204,7 +204,7 @@ static void pairs_part(void *ctx, unsigned worker, size_t begin, size_t end)
 			size_t weight = jb->n_at[s] - (g->ca[b].sw == (int32_t)s);
 			uint8_t v;
 
-			if (!weight)
+			if (!weight || (jb->opts->dst_only && !jb->opts->dst_only[b]))
 				continue;
 			w->pairs += weight;
 			switch (rt_walk(g, jb->l, (int32_t)s, b, w->path, &len)) {
@@ -414,7 +414,7 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 	struct job jb = { .g = g, .l = l, .opts = opts ? opts : &none, .part = part };
 	struct rt_cdg cdg;
 	uint32_t *n_at = calloc(g->n_sw + 1, sizeof(*n_at));
-	size_t *ks = NULL;
+	size_t *ks = NULL, n_to = 0;  /* n_to: the destinations the pairs go to */
 	int rc = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
@@ -433,10 +433,14 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 	jb.n_at = n_at;
 	jb.cdg = &cdg;
 	/* CAs on no switch: none of their pairs can be delivered. */
+	for (size_t b = 0; b < g->n_ca; b++)
+		n_to += !jb.opts->dst_only || jb.opts->dst_only[b];
 	for (size_t a = 0; a < g->n_ca; a++) {
 		if (g->ca[a].sw < 0) {
-			out->pairs += g->n_ca - 1;
-			out->unreachable += g->n_ca - 1;
+			size_t to = n_to - (!jb.opts->dst_only || jb.opts->dst_only[a]);
+
+			out->pairs += to;
+			out->unreachable += to;
 		}
 	}
 	if (cdg_prepare(g, l, n_at, &cdg) < 0)
@@ -466,7 +470,7 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 	}
 	edge_forwarding_index(g, part[0].efi, out);
 	deadlock_freedom(&cdg, out);
-	if (g->n_ca > 1) {
+	if (g->n_ca > 1 && !jb.opts->no_permutations) {
 		size_t n = g->n_ca, max = jb.opts->max_shifts;
 		size_t count = max && max < n - 1 ? max : n - 1;
 

@@ -24,6 +24,13 @@ struct rt_metrics_opts {
 	uint64_t seed;         /* of the random permutations (splitmix64) */
 	unsigned n_bisect;     /* random bisections for the effective bisection
 				* bandwidth, drawn from the same seed */
+	const uint8_t *dst_only; /* n_ca flags, or NULL: the pairs (and their
+				* forwarding index, dependencies, hops) toward the
+				* CAs flagged only; the CAs on no switch count
+				* their pairs toward those only too (route_loss.c
+				* judges only the destinations a reroute moved) */
+	int no_permutations;   /* the pairs alone: no shift, random permutation
+				* or bisection, whatever the counts above say */
 	struct par_pool *pool; /* for callers that build the graph themselves
 				* (route_live.h's rl_check): its threads; NULL
 				* one. rt_metrics_compute itself uses g->pool. */
