@@ -508,7 +508,11 @@ int store_record_counters(struct store *st, const char *subnet,
 			  const struct port_thresholds *t, const struct counters_answer *a,
 			  struct counters_recorded *out)
 {
-	return store_record_counters_jobs(st, subnet, t, a, out, NULL, NULL);
+	int rc = store_record_counters_jobs(st, subnet, t, a, out, NULL, NULL);
+
+	if (out)
+		counters_recorded_clear(out);   /* its callers read no moves */
+	return rc;
 }
 
 int store_record_counters_jobs(struct store *st, const char *subnet,
@@ -538,5 +542,7 @@ int store_record_counters_jobs(struct store *st, const char *subnet,
 	} else
 		log_debug("subnet %s: %zu port counter rows written in %.0f ms", subnet,
 			  a->n_ports, (clock_mono() - t0) * 1000.0);
+	if (out == &ignored)
+		counters_recorded_clear(out);
 	return rc;
 }

@@ -63,7 +63,8 @@ struct counters_moved {
 void counters_recorded_clear(struct counters_recorded *r);
 
 /* The read a (counters_read_run's), judged against t. 0, or -errno
- * (-ENOENT: no such subnet). *out may be NULL. */
+ * (-ENOENT: no such subnet). *out may be NULL; its moved ports are not
+ * kept (store_record_counters_jobs' callers free them). */
 int store_record_counters(struct store *st, const char *subnet,
 			  const struct port_thresholds *t, const struct counters_answer *a,
 			  struct counters_recorded *out);

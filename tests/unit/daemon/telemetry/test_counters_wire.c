@@ -232,6 +232,7 @@ START_TEST(details_read_back_and_a_bad_one_is_refused)
 	struct counters_port p;
 	struct counters_answer a;
 	char *text = NULL, err[256] = "";
+	const char *bad;
 	size_t len = 0;
 	FILE *mem = open_memstream(&text, &len);
 	struct counters_done d = { .ports = 1, .answered = 1, .mads = 10, .detail_mads = 4 };
@@ -259,13 +260,13 @@ START_TEST(details_read_back_and_a_bad_one_is_refused)
 	counters_answer_free(&a);
 	free(text);
 	/* A 2-bit counter at 4, and more details than the attributes have. */
-	ck_assert_int_eq(counters_wire_read("port 0x9 3 4 C 1 x 1 0 0 0 0 d 20000000000 2:4\n"
-					    "done 0 0 1 1 1 1 1 1\n", 70, &a, err, sizeof(err)),
+	bad = "port 0x9 3 4 C 1 x 1 0 0 0 0 d 20000000000 2:4\ndone 0 0 1 1 1 1 1 1\n";
+	ck_assert_int_eq(counters_wire_read(bad, strlen(bad), &a, err, sizeof(err)),
 			 -EPROTO);
 	ck_assert_msg(strstr(err, "PortVLXmitFlowCtlUpdateErrors15"), "%s", err);
 	counters_answer_free(&a);
-	ck_assert_int_eq(counters_wire_read("port 0x9 3 4 C 1 x 1 0 0 0 0 d 40000000000 2:1\n"
-					    "done 0 0 1 1 1 1 1 1\n", 70, &a, err, sizeof(err)),
+	bad = "port 0x9 3 4 C 1 x 1 0 0 0 0 d 40000000000 2:1\ndone 0 0 1 1 1 1 1 1\n";
+	ck_assert_int_eq(counters_wire_read(bad, strlen(bad), &a, err, sizeof(err)),
 			 -EPROTO);
 	ck_assert_msg(strstr(err, "counters set"), "%s", err);
 	counters_answer_free(&a);
