@@ -240,7 +240,7 @@ static int end_named(const struct fab *fab, const struct nodename_map *names, co
 }
 
 /* The open validation findings of isolation.findings' codes on one cable
- * ("A[p] - B[q]", lib/validate/health.c's subjects). */
+ * (lib/validate/health.c's and cabling.c's subjects). */
 static int findings(struct iso_job *j, sqlite3 *db, int64_t sid, const struct fab *fab,
 		    struct iso_cands *c)
 {
@@ -256,7 +256,10 @@ static int findings(struct iso_job *j, sqlite3 *db, int64_t sid, const struct fa
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *code = (const char *)sqlite3_column_text(s, 0);
 		const char *subj = (const char *)sqlite3_column_text(s, 1);
-		const char *sep = subj ? strstr(subj, "] - ") : NULL;
+		/* "A[p] - B[q]" (a cable: its first end), or "A[p]" (miswired,
+		 * wrong-peer: the port that is cabled otherwise). */
+		const char *sep = !subj ? NULL : strstr(subj, "] - ") ? strstr(subj, "] - ") :
+				  strrchr(subj, ']');
 		enum val_code vc = code ? val_code_of(code) : VAL_CODE_COUNT;
 		uint64_t g;
 		unsigned port;
