@@ -681,12 +681,12 @@ int iso_eval_run(void *arg, char *err, size_t errlen)
 		store_close(st);
 		return -EIO;
 	}
-	before = iso_ha_before(j, db);
 	if ((rc = store_iso_load(db, &rows)) < 0 || (version = store_iso_version(db)) < 0) {
-		rc = rc < 0 ? rc : -ENOMEM;
+		rc = rc < 0 ? rc : (int)version;
 		snprintf(err, errlen, "cannot read the isolated links");
 		goto rollback;
 	}
+	before = iso_ha_before(j, &rows, version);   /* before the rows change below */
 	for (size_t i = 0; i < j->n && rc == 0; i++) {
 		struct subnet_run r = { .j = j, .st = st, .db = db, .idx = j->s[i].idx,
 					.name = j->s[i].name, .fab = j->s[i].fab, .rows = &rows,

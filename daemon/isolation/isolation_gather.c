@@ -100,6 +100,28 @@ static int win_add(void *arg, unsigned subnet, uint64_t guid, unsigned port,
 	return 0;
 }
 
+/* The downs one event stands for: a link_down 1, a link_flap's "N bounces"
+ * N - 1 (the link_down before it counted its first). */
+static unsigned downs_of(const char *kind, const char *value)
+{
+	int n = kind && !strcmp(kind, "link_flap") ? (value ? atoi(value) - 1 : 1) : 1;
+
+	return n > 0 ? (unsigned)n : 0;
+}
+
+/* What a cable's two ends moved after `since`, summed. */
+static void link_moves(const struct iso_windows *w, unsigned idx, const struct iso_link *l,
+		       double since, struct iso_moves *sum)
+{
+	struct iso_moves b;
+
+	iso_windows_sum(w, idx, l->a.guid, l->a.port, since, sum);
+	iso_windows_sum(w, idx, l->b.guid, l->b.port, since, &b);
+	sum->errors += b.errors;
+	sum->symbol += b.symbol;
+	sum->downed += b.downed;
+}
+
 /* The link_down and link_flap events of the window (a cable cut and put
  * back, which the counters of ibsim, and of a port reset, do not count):
  * "0xA[p] (...) <-> 0xB[q] (...)"; a link_flap's new_value "N bounces"
@@ -125,15 +147,11 @@ static int flap_events(sqlite3 *db, int64_t sid, double since, const struct fab 
 		unsigned pa, pb;
 		struct iso_link l;
 		long k;
-		int n = 1;
+		unsigned n = downs_of(kind, val);
 
-		if (!other || sscanf(subj, "0x%" SCNx64 "[%u]", &ga, &pa) != 2 ||
+		if (!n || !other || sscanf(subj, "0x%" SCNx64 "[%u]", &ga, &pa) != 2 ||
 		    sscanf(other + 4, "0x%" SCNx64 "[%u]", &gb, &pb) != 2 || !pa || !pb ||
 		    pa > 254 || pb > 254)
-			continue;
-		if (!strcmp(kind, "link_flap"))
-			n = val ? atoi(val) - 1 : 1;
-		if (n <= 0)
 			continue;
 		if (iso_link_at(fab, ga, pa, &l) < 0) {
 			/* Down now: judged when it comes back, by its ends. */
@@ -321,13 +339,9 @@ static uint64_t link_downs(sqlite3 *db, int64_t sid, const struct iso_link *l, d
 	sqlite3_bind_double(s, 1, from);
 	sqlite3_bind_int64(s, 2, sid);
 	sqlite3_bind_text(s, 3, like, -1, SQLITE_TRANSIENT);
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		const char *v = (const char *)sqlite3_column_text(s, 1);
-		int k = strcmp((const char *)sqlite3_column_text(s, 0), "link_flap") ? 1 :
-			(v ? atoi(v) - 1 : 1);
-
-		n += k > 0 ? (uint64_t)k : 0;
-	}
+	while (sqlite3_step(s) == SQLITE_ROW)
+		n += downs_of((const char *)sqlite3_column_text(s, 0),
+			      (const char *)sqlite3_column_text(s, 1));
 	sqlite3_finalize(s);
 	return n;
 }
@@ -339,15 +353,14 @@ static void since_restored(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned
 {
 	const struct iso_link *l = &c->v[i].link;
 	double from = restored_at(db, sid, l);
-	struct iso_moves a, b;
+	struct iso_moves m;
 
 	if (from <= since)
 		return;
-	iso_windows_sum(j->m->win, idx, l->a.guid, l->a.port, from, &a);
-	iso_windows_sum(j->m->win, idx, l->b.guid, l->b.port, from, &b);
-	c->errors[i] = a.errors + b.errors;
-	c->symbol[i] = a.symbol + b.symbol;
-	c->downs[i] = a.downed + b.downed;
+	link_moves(j->m->win, idx, l, from, &m);
+	c->errors[i] = m.errors;
+	c->symbol[i] = m.symbol;
+	c->downs[i] = m.downed;
 	c->evdowns[i] = link_downs(db, sid, l, from);
 }
 
@@ -410,11 +423,10 @@ int iso_gather(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
 int iso_entry_moved(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
 		    const struct iso_entry *e)
 {
-	struct iso_moves a, b;
+	struct iso_moves m;
 
-	iso_windows_sum(j->m->win, idx, e->link.a.guid, e->link.a.port, e->clean_since, &a);
-	iso_windows_sum(j->m->win, idx, e->link.b.guid, e->link.b.port, e->clean_since, &b);
-	if (a.errors || a.symbol || a.downed || b.errors || b.symbol || b.downed)
+	link_moves(j->m->win, idx, &e->link, e->clean_since, &m);
+	if (m.errors || m.symbol || m.downed)
 		return 1;
 	return link_downs(db, sid, &e->link, e->clean_since) > 0;
 }

@@ -24,32 +24,34 @@
 
 #define ISO_HA_KEY "isolation/set"
 
-/* {"version": V, "links": [rows]} of db now (its own transaction's view). */
-json_t *iso_ha_record(sqlite3 *db)
+/* {"version": V, "links": [rows]}, each row as link-isolated shows it
+ * without the probation left (computed, not kept: two records differ only
+ * when a stored field does). */
+static json_t *record_of(const struct iso_rows *rows, int64_t version)
+{
+	json_t *links = json_array();
+
+	for (size_t i = 0; links && i < rows->n; i++) {
+		json_t *l = store_iso_row_json(&rows->v[i], 0);
+
+		json_object_del(l, "probation_left_s");
+		json_array_append_new(links, l);
+	}
+	return json_pack("{s:I, s:o*}", "version", (json_int_t)version, "links", links);
+}
+
+/* The record of db now (its own transaction's view). */
+static json_t *record_now(sqlite3 *db)
 {
 	struct iso_rows rows;
-	json_t *links, *o;
+	json_t *o;
 	int64_t v = store_iso_version(db);
 
 	if (v < 0 || store_iso_load(db, &rows) < 0)
 		return NULL;
-	links = json_array();
-	for (size_t i = 0; i < rows.n; i++)
-		json_array_append_new(links, store_iso_row_json(&rows.v[i], 0));
+	o = record_of(&rows, v);
 	store_iso_rows_free(&rows);
-	o = json_pack("{s:I, s:o}", "version", (json_int_t)v, "links", links);
 	return o;
-}
-
-/* The probation left is computed, not kept: two records differ only when a
- * stored field does. */
-static void strip(json_t *rec)
-{
-	size_t i;
-	json_t *l;
-
-	json_array_foreach(json_object_get(rec, "links"), i, l)
-		json_object_del(l, "probation_left_s");
 }
 
 int iso_ha_put(struct iso_job *j, sqlite3 *db, const json_t *before, char *err, size_t errlen)
@@ -60,11 +62,10 @@ int iso_ha_put(struct iso_job *j, sqlite3 *db, const json_t *before, char *err, 
 
 	if (!j->intent.put)
 		return 0;
-	if (!(after = iso_ha_record(db))) {
+	if (!(after = record_now(db))) {
 		snprintf(err, errlen, "cannot read the isolated set for etcd");
 		return -EIO;
 	}
-	strip(after);
 	if (before && json_equal(before, after) &&
 	    j->etcd_version == json_integer_value(json_object_get(after, "version"))) {
 		json_decref(after);
@@ -84,14 +85,9 @@ int iso_ha_put(struct iso_job *j, sqlite3 *db, const json_t *before, char *err, 
 	return rc;
 }
 
-json_t *iso_ha_before(struct iso_job *j, sqlite3 *db)
+json_t *iso_ha_before(const struct iso_job *j, const struct iso_rows *rows, int64_t version)
 {
-	json_t *rec;
-
-	if (!j->intent.put || !(rec = iso_ha_record(db)))
-		return NULL;
-	strip(rec);
-	return rec;
+	return j->intent.put ? record_of(rows, version) : NULL;
 }
 
 int iso_ha_mirror(struct store *st, const json_t *rec)

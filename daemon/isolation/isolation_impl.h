@@ -196,11 +196,11 @@ int iso_gather(struct iso_job *j, sqlite3 *db, int64_t sid, unsigned idx,
 int iso_eval_run(void *job, char *err, size_t errlen);
 void iso_bases_clear(struct isolation_mod *m);
 
-/* isolation_ha.c: the record of db now; before the job's changes (NULL
- * without HA); put it when it differs from before or from what etcd holds
- * (0, or -EPERM: not the leader, -errno). */
-json_t *iso_ha_record(sqlite3 *db);
-json_t *iso_ha_before(struct iso_job *j, sqlite3 *db);
+/* isolation_ha.c: the record of the rows loaded before the job's changes
+ * (NULL without HA); put the record of db now when it differs from that or
+ * from what etcd holds (0, or -EPERM: not the leader, -errno). */
+struct iso_rows;
+json_t *iso_ha_before(const struct iso_job *j, const struct iso_rows *rows, int64_t version);
 int iso_ha_put(struct iso_job *j, sqlite3 *db, const json_t *before, char *err, size_t errlen);
 
 /* etcd's record into the loop's database, in one transaction (rows of

@@ -104,6 +104,13 @@ static int query(sqlite3 *db, struct h_job *j, char *err, size_t errlen)
 	return j->out ? 0 : -ENOMEM;
 }
 
+/* A job's answer from db: the post-mortem (args kept) or a port's reads. */
+static int answer(struct h_job *j, sqlite3 *db, char *err, size_t errlen)
+{
+	return j->args ? job_history_answer(db, j->args, j->prom, j->h->ph, &j->out, err, errlen) :
+		query(db, j, err, errlen);
+}
+
 static int job_run(void *arg, char *err, size_t errlen)
 {
 	struct h_job *j = arg;
@@ -112,8 +119,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 
 	if (!db)
 		return -EIO;
-	rc = j->args ? job_history_answer(db, j->args, j->prom, j->h->ph, &j->out, err, errlen) :
-		query(db, j, err, errlen);
+	rc = answer(j, db, err, errlen);
 	sqlite3_close(db);
 	return rc;
 }
@@ -138,6 +144,27 @@ static void job_free(void *arg)
 
 static const struct work_ops history_ops = { job_run, job_done, job_free };
 
+/* j answered: on the worker, or at once on the loop's connection when there
+ * is no database file to open (an in-memory store). */
+static void start(struct history *h, struct h_job *j)
+{
+	char err[512] = "";
+	int rc;
+
+	memcpy(j->prom, h->prom, sizeof(j->prom));
+	if (!h->path[0]) {
+		rc = answer(j, store_db(h->store), err, sizeof(err));
+		job_done(j, rc, err);
+		job_free(j);
+		return;
+	}
+	if ((rc = work_submit(h->work, &history_ops, j)) < 0) {
+		ctl_reply_err(j->req, PROTO_ERR_BUSY, "cannot start the query now: %s",
+			      strerror(-rc));
+		job_free(j);
+	}
+}
+
 /* node (GUID or name), port, since (unix seconds, typed by the declaration) */
 static void cmd_port_history(struct ctl_req *req, json_t *args, void *arg)
 {
@@ -145,8 +172,6 @@ static void cmd_port_history(struct ctl_req *req, json_t *args, void *arg)
 	struct h_job *j = calloc(1, sizeof(*j));
 	json_t *since = json_object_get(args, "since");
 	json_int_t port = 0;
-	char err[512] = "";
-	int rc;
 
 	if (!j) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
@@ -166,17 +191,7 @@ static void cmd_port_history(struct ctl_req *req, json_t *args, void *arg)
 	}
 	j->port = (unsigned)port;
 	j->since = json_is_number(since) ? json_number_value(since) : 0;
-	memcpy(j->prom, h->prom, sizeof(j->prom));
-	if (!h->path[0]) {
-		rc = query(store_db(h->store), j, err, sizeof(err));
-		job_done(j, rc, err);
-		job_free(j);
-		return;
-	}
-	if ((rc = work_submit(h->work, &history_ops, j)) < 0) {
-		ctl_reply_err(req, PROTO_ERR_BUSY, "cannot start the query now: %s", strerror(-rc));
-		free(j);
-	}
+	start(h, j);
 }
 
 /* job, subnet, from, to (unix seconds, typed by the declaration): the
@@ -185,8 +200,6 @@ static void cmd_job_history(struct ctl_req *req, json_t *args, void *arg)
 {
 	struct history *h = arg;
 	struct h_job *j = calloc(1, sizeof(*j));
-	char err[512] = "";
-	int rc;
 
 	if (!j) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "out of memory");
@@ -204,18 +217,7 @@ static void cmd_job_history(struct ctl_req *req, json_t *args, void *arg)
 		job_free(j);
 		return;
 	}
-	memcpy(j->prom, h->prom, sizeof(j->prom));
-	if (!h->path[0]) {
-		rc = job_history_answer(store_db(h->store), j->args, j->prom, h->ph, &j->out, err,
-					sizeof(err));
-		job_done(j, rc, err);
-		job_free(j);
-		return;
-	}
-	if ((rc = work_submit(h->work, &history_ops, j)) < 0) {
-		ctl_reply_err(req, PROTO_ERR_BUSY, "cannot start the query now: %s", strerror(-rc));
-		job_free(j);
-	}
+	start(h, j);
 }
 
 static size_t cap_of(unsigned mib)

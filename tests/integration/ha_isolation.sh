@@ -29,10 +29,8 @@ EP=$LOOM_ETCD_ENDPOINTS
 loom_gen f fattree --levels 2 --radix 8
 loom_ibsim "$work/f.net"
 mkdir -p "$work/a" "$work/b"
-printf 'event_plugin_name loomosm\nrouting_engine loom\nforce_log_flush TRUE\nlog_flags 0x03\n' \
-	>"$work/opensm.conf"
-(OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD \
-	LOOMOSM_SOCKET=$work/a/osm.sock LOOMOSM_ISOLATED=$work/isolated-links \
+loom_osm_loom_conf
+(OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$PLUGIN_DIR LD_PRELOAD=$PRELOAD LOOMOSM_SOCKET=$work/a/osm.sock \
 	exec opensm -F "$work/opensm.conf" -f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
 osm_pid=$!
 LOOM_PIDS="$LOOM_PIDS $osm_pid"
@@ -50,11 +48,8 @@ node b
 loom_until 300 loom_ha_is b follower || loom_ha_fail "b is not a follower"
 for n in a b; do loom_ha_ctl "$n" discover --wait >/dev/null || loom_fail "discover on $n"; done
 
-tables() {
-	LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.txt" 2>"$work/fts.err" &&
-		loom_ibnetdiscover >"$work/ibnd.txt"
-}
-uses() { python3 "$S/tests/integration/lft_use.py" use "$work/fts.txt" "$1" "$2"; }
+tables() { loom_tables; }
+uses() { loom_lft_uses "$@"; }
 rows() { loom_ha_ctl "$1" --json link isolated | python3 -c '
 import json, sys
 print(json.dumps([(l["guid"], l["port"], l["state"], l["by"], l["since"], l["clean_since"])
@@ -62,7 +57,7 @@ print(json.dumps([(l["guid"], l["port"], l["state"], l["by"], l["since"], l["cle
 has_event() { loom_ha_ctl "$1" --json events --kind "$2" | grep -q "$3"; }
 
 tables
-python3 "$S/tests/integration/lft_use.py" pick "$work/ibnd.txt" "$work/fts.txt" >"$work/c.txt" ||
+loom_lft_pick >"$work/c.txt" ||
 	loom_fail "no spine-leaf cable"
 read -r leaf port lid name spine sport slid sname n <"$work/c.txt"
 

@@ -28,12 +28,7 @@ loom_netns "$@"
 loom_work
 loom_need dump_fts smpquery python3
 
-{
-	printf 'event_plugin_name loomosm\nrouting_engine loom\n'
-	printf 'force_log_flush TRUE\nlog_flags 0x03\n'
-} >"$work/opensm.conf"
-LOOMOSM_ISOLATED=$work/isolated-links
-export LOOMOSM_ISOLATED
+loom_osm_loom_conf
 
 loom_gen ft2 fattree --levels 2 --radix 8
 loom_ibsim "$work/ft2.net"
@@ -48,26 +43,22 @@ conf() {
 }
 conf dry-run
 loom_loomd "$work/loom.yaml"
-(loom_osm_plugin) &
-osm_pid=$!
-LOOM_PIDS="$LOOM_PIDS $osm_pid"
-loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "no SUBNET UP"
+loom_osm_plugin_bg
 loom_ctl discover --wait >/dev/null || loom_fail "discover --wait"
 
+# tables: read now, and judged by lft_check.py (status 1 when a pair is lost).
 tables() {
-	LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.txt" 2>"$work/fts.err" &&
-		loom_ibnetdiscover >"$work/ibnd.txt" &&
-		python3 "$S/tests/integration/lft_check.py" "$work/ibnd.txt" "$work/fts.txt" \
-			>"$work/check.out" 2>&1
+	loom_tables && python3 "$S/tests/integration/lft_check.py" "$work/ibnd.txt" "$work/fts.txt" \
+		>"$work/check.out" 2>&1
 }
-uses() { python3 "$S/tests/integration/lft_use.py" use "$work/fts.txt" "$1" "$2"; }
+uses() { loom_lft_uses "$@"; }
 # events KIND: the events of KIND, JSON.
 events() { loom_ctl --json events --kind "$1"; }
 has_event() { events "$1" | grep -q "$2"; }
 isolated_json() { loom_ctl --json link isolated; }
 
 loom_until 100 tables || { cat "$work/check.out"; loom_fail "tables before"; }
-python3 "$S/tests/integration/lft_use.py" pick "$work/ibnd.txt" "$work/fts.txt" >"$work/a.txt" ||
+loom_lft_pick >"$work/a.txt" ||
 	loom_fail "no spine-leaf cable found"
 read -r a_leaf a_port a_lid a_name a_spine a_sport a_slid a_sname a_n <"$work/a.txt"
 loom_ok "cable A: $a_name[$a_port] <-> $a_sname[$a_sport], $a_n entries over it"
@@ -117,8 +108,7 @@ done
 loom_ok "isolated: no LFT entry leaves by A, both ends Active; $(head -n 1 "$work/check.out")"
 
 # ---- 3. the bound -----------------------------------------------------------------
-python3 "$S/tests/integration/lft_use.py" pick "$work/ibnd.txt" "$work/fts.txt" \
-	"$a_leaf,$a_spine" >"$work/b.txt" || loom_fail "no second cable apart from A's switches"
+loom_lft_pick "$a_leaf,$a_spine" >"$work/b.txt" || loom_fail "no second cable apart from A's switches"
 read -r b_leaf b_port b_lid b_name b_spine b_sport b_slid b_sname b_n <"$work/b.txt"
 [ "$b_leaf" != "$a_leaf" ] && [ "$b_spine" != "$a_spine" ] ||
 	loom_fail "cable B shares a switch with A: $b_name/$b_sname (max_per_switch would refuse it first)"
@@ -165,6 +155,6 @@ grep -q '"reason": "optics swap"' "$work/iso.json" || { cat "$work/iso.json"; lo
 cmp -s "$work/isolated-links" "$work/isolated-links.before" || loom_fail "the file changed at restart"
 loom_ok "operators: restored B; isolating A refused below the EBB floor, forced; kept through kill -9"
 
-kill "$osm_pid" 2>/dev/null || :
-wait "$osm_pid" 2>/dev/null || :
+kill "$OSM_PID" 2>/dev/null || :
+wait "$OSM_PID" 2>/dev/null || :
 echo "isolation.sh: all ok"

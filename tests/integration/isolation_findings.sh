@@ -19,10 +19,7 @@ loom_netns "$@"
 loom_work
 loom_need dump_fts python3
 
-printf 'event_plugin_name loomosm\nrouting_engine loom\nforce_log_flush TRUE\nlog_flags 0x03\n' \
-	>"$work/opensm.conf"
-LOOMOSM_ISOLATED=$work/isolated-links
-export LOOMOSM_ISOLATED
+loom_osm_loom_conf
 loom_gen ft2 fattree --levels 2 --radix 8
 loom_ibsim "$work/ft2.net"
 conf() {
@@ -32,20 +29,12 @@ conf() {
 }
 conf ber
 loom_loomd "$work/loom.yaml"
-(loom_osm_plugin) &
-osm_pid=$!
-LOOM_PIDS="$LOOM_PIDS $osm_pid"
-loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "no SUBNET UP"
+loom_osm_plugin_bg
 loom_ctl discover --wait >/dev/null || loom_fail "discover --wait"
 
-tables() {
-	LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.txt" 2>"$work/fts.err" &&
-		loom_ibnetdiscover >"$work/ibnd.txt"
-}
-uses() { python3 "$S/tests/integration/lft_use.py" use "$work/fts.txt" "$1" "$2"; }
 has_event() { loom_ctl --json events --kind "$1" | grep -q "$2"; }
-tables
-python3 "$S/tests/integration/lft_use.py" pick "$work/ibnd.txt" "$work/fts.txt" >"$work/c.txt" ||
+loom_tables
+loom_lft_pick >"$work/c.txt" ||
 	loom_fail "no spine-leaf cable"
 read -r leaf port lid name spine sport slid sname n <"$work/c.txt"
 
@@ -64,7 +53,7 @@ loom_ctl --json link isolated | python3 -c '
 import json, sys
 links = json.load(sys.stdin)["links"]
 assert [l["rules"] for l in links] == ["finding"], links' || loom_fail "not isolated for the finding alone"
-no_route() { tables && [ "$(uses "$leaf" "$port")" = 0 ]; }
+no_route() { loom_tables && [ "$(loom_lft_uses "$leaf" "$port")" = 0 ]; }
 loom_until 100 no_route || loom_fail "$name[$port] still carries routes"
 loom_ok "validation's ber finding on $name[$port] isolated it; no LFT entry leaves by it"
 
@@ -83,6 +72,6 @@ m=$(loom_ctl --json events --kind link_isolated | grep -o '"kind": *"link_isolat
 loom_ctl --json link isolated | grep -q '"links": \[\]' || loom_fail "still isolated"
 loom_ok "findings [mtu-mismatch]: the ber finding isolates nothing"
 
-kill "$osm_pid" 2>/dev/null || :
-wait "$osm_pid" 2>/dev/null || :
+kill "$OSM_PID" 2>/dev/null || :
+wait "$OSM_PID" 2>/dev/null || :
 echo "isolation_findings.sh: all ok"

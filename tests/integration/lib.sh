@@ -170,6 +170,37 @@ loom_osm_plugin() {
 		-f "$work/opensm.log" "$@" >"$work/opensm.out" 2>&1
 }
 
+# loom_osm_loom_conf: $work/opensm.conf for an OpenSM running loom's plugin
+# and engine, its log flushed; the isolated links file it reads (issue 42),
+# LOOMOSM_ISOLATED=$work/isolated-links, exported.
+loom_osm_loom_conf() {
+	printf 'event_plugin_name loomosm\nrouting_engine loom\nforce_log_flush TRUE\nlog_flags 0x03\n' \
+		>"$work/opensm.conf"
+	LOOMOSM_ISOLATED=$work/isolated-links
+	export LOOMOSM_ISOLATED
+}
+
+# loom_osm_plugin_bg: loom_osm_plugin in the background ($OSM_PID, OpenSM
+# itself), waited for until SUBNET UP.
+loom_osm_plugin_bg() {
+	(loom_osm_plugin) &
+	OSM_PID=$!
+	LOOM_PIDS="$LOOM_PIDS $OSM_PID"
+	loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "no SUBNET UP"
+}
+
+# loom_tables: the switches' tables (dump_fts) and the cables
+# (ibnetdiscover) as they are now, in $work/fts.txt and $work/ibnd.txt.
+loom_tables() {
+	LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.txt" 2>"$work/fts.err" &&
+		loom_ibnetdiscover >"$work/ibnd.txt"
+}
+# loom_lft_uses GUID PORT: how many LFT entries of switch GUID leave by PORT
+# in $work/fts.txt; loom_lft_pick [SKIP]: a leaf-spine cable that carries
+# routes (tests/integration/lft_use.py says the line and SKIP).
+loom_lft_uses() { python3 "$S/tests/integration/lft_use.py" use "$work/fts.txt" "$1" "$2"; }
+loom_lft_pick() { python3 "$S/tests/integration/lft_use.py" pick "$work/ibnd.txt" "$work/fts.txt" "$@"; }
+
 # Write a loomd config for this work directory: loom_config [EXTRA YAML...]
 loom_config() {
 	{

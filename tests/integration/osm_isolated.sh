@@ -28,12 +28,7 @@ loom_netns "$@"
 loom_work
 loom_need dump_fts smpquery python3
 
-{
-	printf 'event_plugin_name loomosm\nrouting_engine loom\n'
-	printf 'force_log_flush TRUE\nlog_flags 0x03\n'
-} >"$work/opensm.conf"
-LOOMOSM_ISOLATED=$work/isolated-links
-export LOOMOSM_ISOLATED
+loom_osm_loom_conf
 
 loom_gen ft2 fattree --levels 2 --radix 8
 loom_ibsim "$work/ft2.net"
@@ -85,38 +80,15 @@ reroute() {
 # tables: the switches' tables and the cables read now, judged by
 # lft_check.py (status 1 when a pair is lost; the report in check.out).
 tables() {
-	LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.txt" 2>"$work/fts.err" &&
-		loom_ibnetdiscover >"$work/ibnd.txt" &&
-		python3 "$S/tests/integration/lft_check.py" "$work/ibnd.txt" "$work/fts.txt" \
-			>"$work/check.out" 2>&1
+	loom_tables && python3 "$S/tests/integration/lft_check.py" "$work/ibnd.txt" "$work/fts.txt" \
+		>"$work/check.out" 2>&1
 }
 readback() { # readback NAME: tables() or fail
 	tables || { cat "$work/check.out" "$work/fts.err"; loom_osm_fail "$1: tables read back fail"; }
 }
 
-# port_use: $work/use.txt from dump_fts's $work/fts.txt, "GUID PORT N" a
-# line: N LFT entries of switch GUID leave by PORT.
-port_use() {
-	python3 - "$work/fts.txt" >"$work/use.txt" <<'EOP'
-import re, sys
-use, sw = {}, None
-for line in open(sys.argv[1]):
-    m = re.match(r'^Unicast lids .* guid (0x[0-9a-fA-F]+)', line)
-    if m:
-        sw = int(m.group(1), 16)
-        continue
-    m = re.match(r'^0x([0-9a-fA-F]+)\s+(\d+)\s', line)
-    if m and sw is not None:
-        use[(sw, int(m.group(2)))] = use.get((sw, int(m.group(2))), 0) + 1
-for (sw, port), n in sorted(use.items()):
-    print('0x%016x %d %d' % (sw, port, n))
-EOP
-}
 # uses GUID PORT: how many LFT entries of switch GUID leave by PORT now.
-uses() {
-	port_use
-	awk -v g="$1" -v p="$2" '$1 == g && $2 == p { n = $3 } END { print n + 0 }' "$work/use.txt"
-}
+uses() { loom_lft_uses "$@"; }
 
 # ---- 1. no file: version 0 ------------------------------------------------------
 loom_until 300 grep -q "SUBNET UP" "$work/opensm.log" || loom_osm_fail "no SUBNET UP"
@@ -127,37 +99,7 @@ readback "no file"
 # ---- 2. a spine-leaf link isolated ----------------------------------------------
 # The link: a leaf's port to a spine, the one with the fewest LFT entries
 # over it (one at least), from what ibnetdiscover and dump_fts say.
-port_use
-python3 - "$work/ibnd.txt" "$work/use.txt" >"$work/link.txt" <<'EOP' || loom_fail "no spine-leaf link found"
-import re, sys
-desc, lid, cables, sw = {}, {}, [], None
-for line in open(sys.argv[1]):
-    m = re.match(r'^Switch\s+\d+\s+"S-([0-9a-f]+)"\s+# "([^"]*)".* lid (\d+)', line)
-    if m:
-        sw = int(m.group(1), 16)
-        desc[sw], lid[sw] = m.group(2), int(m.group(3))
-        continue
-    if not line.startswith('['):
-        sw = None   # a CA's block, a blank line: no switch's ports follow
-        continue
-    m = re.match(r'^\[(\d+)\]\s+"S-([0-9a-f]+)"\[(\d+)\]', line)
-    if sw is not None and m:
-        cables.append((sw, int(m.group(1)), int(m.group(2), 16), int(m.group(3))))
-use = {}
-for line in open(sys.argv[2]):
-    g, p, n = line.split()
-    use[(int(g, 16), int(p))] = int(n)
-best = None
-for a, ap, b, bp in cables:
-    if not desc[a].startswith('leaf-') or not desc[b].startswith('spine-'):
-        continue
-    n = use.get((a, ap), 0) + use.get((b, bp), 0)
-    if n and (best is None or n < best[0]):
-        best = (n, a, ap, b, bp)
-assert best, 'no spine-leaf link carries routes'
-n, a, ap, b, bp = best
-print('0x%016x %d %d %s 0x%016x %d %d %s %d' % (a, ap, lid[a], desc[a], b, bp, lid[b], desc[b], n))
-EOP
+loom_lft_pick >"$work/link.txt" || loom_fail "no spine-leaf link found"
 read -r leaf leaf_port leaf_lid leaf_name spine spine_port spine_lid spine_name before <"$work/link.txt"
 loom_ok "the link: $leaf_name ($leaf) port $leaf_port <-> $spine_name port $spine_port," \
 	"$before LFT entries over it"
