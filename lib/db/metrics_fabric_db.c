@@ -222,6 +222,12 @@ static const struct fabric_family {
 	  "SELECT s.name, v.v, (SELECT count(*) FROM validation_issues i WHERE i.subnet_id = "
 	  "s.id AND i.severity = v.v) FROM subnets s, (SELECT 'error' AS v UNION ALL "
 	  "SELECT 'warning') v ORDER BY 1, 2" },
+	{ "loom_validation_issues_by_code", "gauge", "Validation findings open now, by "
+	  "finding code (docs/validate.md's catalogue: swapped, sm-not-allowed, ...) and "
+	  "severity: a series only for a code with an issue open.", { "subnet", "code",
+	  "severity" },
+	  "SELECT s.name, i.code, i.severity, count(*) FROM validation_issues i JOIN subnets s "
+	  "ON s.id = i.subnet_id GROUP BY 1, 2, 3 ORDER BY 1, 2, 3" },
 	{ "loom_routing_run_success", "gauge", "1 when the last routing run OpenSM made with "
 	  "loom's engines succeeded, 0 when it failed (OpenSM then fell back to its next "
 	  "engine).", { "subnet" },
