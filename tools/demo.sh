@@ -169,7 +169,8 @@ i=0; while :; do
 	i=$((i+1)); [ $i -lt 30 ] || break; sleep 1; done
 echo "== loomctl fabric issues: what the check after the sweep found (one swap, not four faults; exit 5)"
 $ctl fabric issues || :
-echo "== loomctl events --kind validation_issue"
+echo "== loomctl events --kind validation_issue (a port-stuck line is a sweep before OpenSM made the"
+echo "   relinked port ACTIVE: it opened and cleared by itself; the swap stays until the cables are back)"
 $ctl events --kind validation_issue --limit 3
 echo "== the cables back: the issue clears at the first sweep after OpenSM made both ports ACTIVE"
 echo "   (until then a sweep finds the relinked ports in INIT: port-stuck, a finding that waits"
