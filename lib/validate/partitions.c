@@ -295,7 +295,7 @@ static int check_tenants(struct ctx *c, const struct fab_port *p,
 		const struct partitions_tenant *tn = &c->tenants[m->tenant];
 		unsigned e = entry_of(t, tn->pkey), want_e = tn->limited ? tn->pkey : tn->pkey | 0x8000;
 
-		if (e == want_e)
+		if (e == want_e || tn->pending)
 			continue;
 		tenant_str(c, m->tenant, one, sizeof(one));
 		snprintf(want, sizeof(want), "%s member (0x%04x)", tn->limited ? "limited" : "full",

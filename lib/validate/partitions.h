@@ -76,6 +76,8 @@ struct partitions_tenant {
 	int limited;                /* its members are limited members */
 	const uint64_t *guids;      /* member port GUIDs, any order */
 	size_t n_guids;
+	int pending;                /* being applied: a member without the key is
+				     * no finding yet (a port not a member is) */
 };
 
 enum partitions_default {
