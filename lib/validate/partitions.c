@@ -166,10 +166,11 @@ static int tally_add(struct tally *t, const char *subject, const char *got)
 }
 
 /* Most of the judged ports wrong (two or more): one finding under
- * `subject` with the count and the first few; else one per port. */
+ * `subject` with the count and the first few; else one per port, its
+ * subject followed by `suffix`. */
 static int tally_report(const struct tally *t, struct val_report *r, enum val_code code,
-			const char *subject, const char *want_each, const char *want_all,
-			const char *what)
+			const char *subject, const char *suffix, const char *want_each,
+			const char *want_all, const char *what)
 {
 	char got[320];
 	size_t off;
@@ -182,7 +183,7 @@ static int tally_report(const struct tally *t, struct val_report *r, enum val_co
 		return val_add(r, code, 0, want_all, got, "%s", subject);
 	}
 	for (size_t i = 0; i < t->n; i++)
-		if (val_add(r, code, 0, want_each, t->v[i].got, "%s", t->v[i].subject) < 0)
+		if (val_add(r, code, 0, want_each, t->v[i].got, "%s%s", t->v[i].subject, suffix) < 0)
 			return -ENOMEM;
 	return 0;
 }
@@ -396,6 +397,7 @@ int partitions_check(const struct fab *fab, const struct partitions_tables *tabl
 		}
 	}
 	if (tally_report(&c.def, r, VAL_PART_DEFAULT, "default partition 0x7fff",
+			 " 0x7fff (default partition)",
 			 opts->default_policy == PARTITIONS_DEFAULT_FULL ?
 			 "full member (0xffff)" : "limited member (0x7fff)",
 			 opts->default_policy == PARTITIONS_DEFAULT_FULL ?
@@ -403,7 +405,7 @@ int partitions_check(const struct fab *fab, const struct partitions_tables *tabl
 			 "host ports limited members (validation.default_partition: limited)",
 			 opts->default_policy == PARTITIONS_DEFAULT_FULL ?
 			 "host ports are not full members" : "host ports are full members") < 0 ||
-	    tally_report(&c.enf, r, VAL_PART_UNENFORCED, "partition enforcement",
+	    tally_report(&c.enf, r, VAL_PART_UNENFORCED, "partition enforcement", "",
 			 "the host's PKeys", "the switch ports facing hosts hold the hosts' PKeys",
 			 "switch ports facing hosts lack the hosts' PKeys") < 0)
 		goto out;

@@ -14,7 +14,8 @@
  *                       host ports are wrong (OpenSM's default `Default=0x7fff,
  *                       ipoib : ALL=full;`) it is one finding for the subnet,
  *                       subject "default partition 0x7fff", with the count
- *                       and examples; else one per port ("host-0007[1]").
+ *                       and examples; else one per port ("host-0007[1] 0x7fff
+ *                       (default partition)").
  *   partition-member    a tenant's member port without the tenant's PKey
  *                       (or with the other membership)
  *   partition-intruder  a port holding a tenant's PKey that is not one of

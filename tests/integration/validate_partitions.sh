@@ -113,6 +113,9 @@ grep -q "$want" "$work/i.txt" || loom_fail "a failed read cleared the intruder: 
 loom_ctl --json fabric validate >"$work/v.json" || :
 grep -q '"warning": *"partitions not checked: the PKey tables could not be read' "$work/v.json" ||
 	loom_fail "validate does not say the partitions were not checked: $(cat "$work/v.json")"
+loom_ctl fabric validate >"$work/v.txt" 2>&1 || :
+grep -q "^warning: partitions not checked: the PKey tables could not be read" "$work/v.txt" ||
+	loom_fail "loomctl fabric validate does not print the warning: $(cat "$work/v.txt")"
 loom_ibsim_cmd 'Error "host-0009"[1] 0 0x16'
 loom_ok "the PKey read failing: the intruder stays open, validate warns that partitions were not checked"
 

@@ -145,7 +145,7 @@ START_TEST(one_full_host_among_limited_ones_is_a_finding_of_its_own)
 
 	check(f, keys, NULL, NULL, 0, &o, &r);
 	ck_assert_uint_eq(r.n, 1);
-	ck_assert_str_eq(find(&r, VAL_PART_DEFAULT, "h3[1]")->got, "full member (0xffff)");
+	ck_assert_str_eq(find(&r, VAL_PART_DEFAULT, "h3[1] 0x7fff (default partition)")->got, "full member (0xffff)");
 	fab_free(f);
 	val_report_clear(&r);
 }
@@ -169,8 +169,8 @@ START_TEST(the_ports_allowed_full_and_the_other_policies)
 	o.n_full_ok = 0;
 	check(f, keys, NULL, NULL, 0, &o, &r);
 	ck_assert_uint_eq(r.n, 2);
-	find(&r, VAL_PART_DEFAULT, "h0[1]");
-	find(&r, VAL_PART_DEFAULT, "h1[1]");
+	find(&r, VAL_PART_DEFAULT, "h0[1] 0x7fff (default partition)");
+	find(&r, VAL_PART_DEFAULT, "h1[1] 0x7fff (default partition)");
 	val_report_clear(&r);
 	o.default_policy = PARTITIONS_DEFAULT_OFF;
 	check(f, ALL_FULL, NULL, NULL, 0, &o, &r);
