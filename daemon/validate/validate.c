@@ -50,7 +50,7 @@ struct subnet_check {
 	int checking;               /* an after-sweep check is queued or running */
 	int again;                  /* a newer fabric came meanwhile */
 	char plan_warned[512];      /* the plan error last logged for it */
-	json_t *pkeys;              /* the last PKey tables read after a sweep (issue 43) */
+	struct validate_pkeys *pkeys; /* the last PKey tables read after a sweep (issue 43) */
 	char pkeys_error[256];      /* why the last read failed ("" it did not) */
 };
 
@@ -94,7 +94,7 @@ struct vjob {
 		struct fab *fab;    /* held */
 		json_t *result;
 		char plan_error[512];
-		json_t *pkeys;      /* issue 43: the PKey tables (held), or NULL */
+		struct validate_pkeys *pkeys; /* issue 43: the PKey tables (held), or NULL */
 		char pkeys_error[256];  /* ... and why not */
 		char part_warning[400];
 	} s[SWEPT_FABS_MAX];
@@ -290,7 +290,7 @@ static void read_pkeys(struct vjob *j, struct store *st, size_t i)
 		return;
 	}
 	log_info("subnet %s: read the PKey tables of %zu ports in %.1f ms", j->s[i].subnet,
-		 json_object_size(j->s[i].pkeys), (clock_mono() - t0) * 1000.0);
+		 validate_pkeys_ports(j->s[i].pkeys), (clock_mono() - t0) * 1000.0);
 }
 
 static int job_run(void *arg, char *err, size_t errlen)
@@ -405,7 +405,7 @@ static void job_done(void *arg, int rc, const char *err)
 			s->plan_warned[0] = '\0';
 		}
 		if (rc == 0) {  /* issue 43: what fabric-validate judges partitions by */
-			json_decref(s->pkeys);
+			validate_pkeys_drop(s->pkeys);
 			s->pkeys = j->s[i].pkeys;
 			j->s[i].pkeys = NULL;
 			snprintf(s->pkeys_error, sizeof(s->pkeys_error), "%s",
@@ -426,7 +426,7 @@ static void job_free(void *arg)
 	for (size_t i = 0; i < j->n; i++) {
 		fab_free(j->s[i].fab);
 		json_decref(j->s[i].result);
-		json_decref(j->s[i].pkeys);
+		validate_pkeys_drop(j->s[i].pkeys);
 	}
 	plan_unref(j->plan);
 	nodename_map_free(j->names);
@@ -522,7 +522,7 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 		if (m->fabs.s[i].last && (!has_subnet || !strcmp(m->fabs.s[i].name, subnet))) {
 			job_add(j, &m->fabs.s[i]);
 			/* issue 43: the tables the last check after a sweep read */
-			j->s[j->n - 1].pkeys = json_incref(m->checks[i].pkeys);
+			j->s[j->n - 1].pkeys = validate_pkeys_hold(m->checks[i].pkeys);
 			snprintf(j->s[j->n - 1].pkeys_error, sizeof(j->s[0].pkeys_error), "%s",
 				 m->checks[i].pkeys ? "" : m->checks[i].pkeys_error[0] ?
 				 m->checks[i].pkeys_error : "the PKey tables are read after a sweep: "
@@ -590,7 +590,7 @@ void validate_free(struct validate_mod *m)
 		return;
 	work_queue_free(m->work);
 	for (size_t i = 0; i < SWEPT_FABS_MAX; i++)
-		json_decref(m->checks[i].pkeys);
+		validate_pkeys_drop(m->checks[i].pkeys);
 	swept_fabs_clear(&m->fabs);
 	plan_unref(m->plan);
 	nodename_map_free(m->names);

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/core/store.h"
@@ -22,24 +23,66 @@ void validate_part_conf_of(const struct validate_conf *c, struct validate_part_c
 	snprintf(out->full_ok, sizeof(out->full_ok), "%s", c->validation_default_full);
 }
 
-json_t *validate_part_read(struct store *st, const struct swept_mad *mad, const char *subnet,
-			   const struct fab *fab, char *err, size_t errlen)
+struct validate_pkeys {
+	int refs;
+	struct partitions_tables t;
+};
+
+struct validate_pkeys *validate_part_read(struct store *st, const struct swept_mad *mad,
+					  const char *subnet, const struct fab *fab, char *err,
+					  size_t errlen)
 {
+	struct validate_pkeys *p;
 	struct swept_subnets sub;
 	json_t *tables = NULL;
+	size_t i;
 
 	if (swept_subnets_get(st, mad, &sub) < 0) {
 		snprintf(err, errlen, "the swept subnets could not be read from the database");
 		return NULL;
 	}
-	for (size_t i = 0; i < sub.n; i++)
-		if (!strcmp(sub.names[i], subnet)) {
-			if (pkey_read_run_fab(&sub.p[i], fab, &tables, err, errlen) < 0)
-				return NULL;
-			return tables;
-		}
-	snprintf(err, errlen, "subnet %s has no successful InfiniBand sweep recorded", subnet);
-	return NULL;
+	for (i = 0; i < sub.n && strcmp(sub.names[i], subnet); i++)
+		;
+	if (i == sub.n) {
+		snprintf(err, errlen, "subnet %s has no successful InfiniBand sweep recorded", subnet);
+		return NULL;
+	}
+	if (pkey_read_run_fab(&sub.p[i], fab, &tables, err, errlen) < 0)
+		return NULL;
+	if (!(p = calloc(1, sizeof(*p)))) {
+		snprintf(err, errlen, "out of memory");
+	} else if (partitions_tables_from_json(tables, &p->t, err, errlen) < 0) {
+		free(p);
+		p = NULL;
+	} else {
+		p->refs = 1;
+	}
+	json_decref(tables);
+	return p;
+}
+
+struct validate_pkeys *validate_pkeys_hold(struct validate_pkeys *p)
+{
+	if (p)
+		p->refs++;
+	return p;
+}
+
+void validate_pkeys_drop(struct validate_pkeys *p)
+{
+	if (p && --p->refs == 0) {
+		partitions_tables_clear(&p->t);
+		free(p);
+	}
+}
+
+size_t validate_pkeys_ports(const struct validate_pkeys *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; p && i < p->t.n; i++)
+		n += !p->t.t[i].sw;
+	return n;
 }
 
 /* The subnet's open issues of the rule's codes into r, as they are. */
@@ -84,12 +127,11 @@ static size_t split_full_ok(char *list, const char **v, size_t max)
 }
 
 int validate_part_check(struct store *st, const char *subnet, const struct fab *fab,
-			const json_t *tables, const char *why_none, int keep,
+			const struct validate_pkeys *tables, const char *why_none, int keep,
 			const struct validate_part_conf *c, const struct nodename_map *names,
 			struct val_report *r, char *warn, size_t warnlen)
 {
 	struct validate_db_tenants tn = { 0 };
-	struct partitions_tables tabs;
 	const char *ok[VALIDATE_DEFAULT_FULL_MAX];
 	char list[VALIDATE_DEFAULT_FULL_LEN], err[256] = "", why[400];
 	struct partitions_opts o = { .default_policy = (enum partitions_default)c->policy,
@@ -103,10 +145,6 @@ int validate_part_check(struct store *st, const char *subnet, const struct fab *
 			 keep ? " (their open issues stay as they were)" : "");
 		return keep && st ? keep_open(st, subnet, r) : 0;
 	}
-	if ((rc = partitions_tables_from_json(tables, &tabs, err, sizeof(err))) < 0) {
-		snprintf(warn, warnlen, "partitions not checked: %s", err);
-		return rc == -ENOMEM ? rc : keep && st ? keep_open(st, subnet, r) : 0;
-	}
 	if (st && validate_db_tenants(store_db(st), &tn, err, sizeof(err)) < 0) {
 		/* The default partition is still judged; the tenants' rules are not. */
 		snprintf(warn, warnlen, "the tenants' partitions not checked: %s", err);
@@ -115,9 +153,8 @@ int validate_part_check(struct store *st, const char *subnet, const struct fab *
 	}
 	snprintf(list, sizeof(list), "%s", c->full_ok);
 	o.n_full_ok = split_full_ok(list, ok, VALIDATE_DEFAULT_FULL_MAX);
-	rc = partitions_check(fab, &tabs, tn.t, tn.n, &o, r, err, sizeof(err));
+	rc = partitions_check(fab, &tables->t, tn.t, tn.n, &o, r, err, sizeof(err));
 out:
 	validate_db_tenants_clear(&tn);
-	partitions_tables_clear(&tabs);
 	return rc;
 }

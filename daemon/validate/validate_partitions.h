@@ -12,8 +12,6 @@
 
 #include <stddef.h>
 
-#include <jansson.h>
-
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/validate/config_validate.h"
 
@@ -29,17 +27,26 @@ struct validate_part_conf {
 };
 void validate_part_conf_of(const struct validate_conf *c, struct validate_part_conf *out);
 
+/* The PKey tables of a subnet, compact (lib/validate/partitions.h's, not
+ * the reader's JSON): kept for fabric-validate and shared with its jobs;
+ * the references are taken and dropped on the loop only. */
+struct validate_pkeys;
 /* The tables of subnet (swept as fab through the port the store names),
- * read by a child with the MAD limits mad: a new object, or NULL with err. */
-json_t *validate_part_read(struct store *st, const struct swept_mad *mad, const char *subnet,
-			   const struct fab *fab, char *err, size_t errlen);
+ * read by a child with the MAD limits mad: new (one reference), or NULL
+ * with err. */
+struct validate_pkeys *validate_part_read(struct store *st, const struct swept_mad *mad,
+					  const char *subnet, const struct fab *fab, char *err,
+					  size_t errlen);
+struct validate_pkeys *validate_pkeys_hold(struct validate_pkeys *p);  /* NULL is fine */
+void validate_pkeys_drop(struct validate_pkeys *p);                    /* NULL is fine */
+size_t validate_pkeys_ports(const struct validate_pkeys *p);  /* CA ports read */
 
 /* The rule over tables into r. tables NULL: nothing judged, and with keep
  * the subnet's open partition issues are put in r unchanged (a recorded
  * check must not clear them); warn gets why (why_none, said by the
  * caller). 0 or -ENOMEM; a store that cannot say the tenants is a warning. */
 int validate_part_check(struct store *st, const char *subnet, const struct fab *fab,
-			const json_t *tables, const char *why_none, int keep,
+			const struct validate_pkeys *tables, const char *why_none, int keep,
 			const struct validate_part_conf *c, const struct nodename_map *names,
 			struct val_report *r, char *warn, size_t warnlen);
 
