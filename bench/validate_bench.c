@@ -4,7 +4,11 @@
  * LIDs as an SM would, make the plan from it (plan_from_fab) and write it as
  * a cabling CSV, then ROUNDS times: plan_read of that CSV, cabling_check,
  * health_check (with a symbol-error row, no errors, for every linked port:
- * the BER rule runs on every link). Prints the median and the worst of each, the findings
+ * the BER rule runs on every link), and the partitions rule (issue 43) over
+ * PKey tables synthesised as the `--read-pkeys` reader hands them (every host
+ * a limited member of 0x7fff, PARTS_TENANTS tenants of PARTS_EACH hosts with
+ * their keys, the switch ports facing them holding the same), from the
+ * reader's JSON object to the findings. Prints the median and the worst of each, the findings
  * (a clean fabric: 0) and the peak RSS. Not installed; bench/validate.sh
  * runs it.
  *
@@ -14,6 +18,7 @@
 #include "bench/bench_rounds.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,7 @@
 #include "lib/fabric/topo_file.h"
 #include "lib/validate/cabling.h"
 #include "lib/validate/health.h"
+#include "lib/validate/partitions.h"
 #include "lib/validate/plan.h"
 
 #define MAX_ROUNDS 99
@@ -67,10 +73,77 @@ static int write_csv(const struct plan *p, const char *path)
 	return fclose(out) ? -errno : 0;
 }
 
+/* ---- issue 43: the partitions rule's input, as the reader hands it ---- */
+#define PARTS_TENANTS 16
+#define PARTS_EACH 512
+
+struct parts_input {
+	json_t *tables;             /* {"0x<guid>": [...], "0x<guid>/sw": [...]} */
+	struct partitions_tenant t[PARTS_TENANTS];
+	uint64_t *guids;
+	char names[PARTS_TENANTS][16];
+};
+
+static int parts_make(const struct fab *f, struct parts_input *in)
+{
+	size_t hosts = 0, k = 0;
+
+	in->tables = json_object();
+	if (!(in->guids = calloc(PARTS_TENANTS * PARTS_EACH + 1, sizeof(*in->guids))))
+		return -ENOMEM;
+	for (size_t i = 0; i < PARTS_TENANTS; i++) {
+		snprintf(in->names[i], sizeof(in->names[i]), "job%zu", i);
+		in->t[i] = (struct partitions_tenant){ .name = in->names[i], .pkey = 0x1001 + i,
+						       .guids = in->guids + i * PARTS_EACH };
+	}
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		const struct fab_node *n = f->nodes[i];
+
+		for (unsigned p = 1; n->type == IBT_NODE_CA && p <= n->nports; p++, hosts++) {
+			const struct fab_port *pt = fab_port(n, p);
+			size_t ti = hosts / PARTS_EACH;
+			json_t *ca = json_pack("[i]", 0x7fff), *sw = json_pack("[i]", 0xffff);
+			char name[40];
+
+			if (!pt || !pt->present)
+				continue;
+			if (ti < PARTS_TENANTS) {
+				json_array_append_new(ca, json_integer(0x8000 | in->t[ti].pkey));
+				json_array_append_new(sw, json_integer(in->t[ti].pkey));
+				in->guids[k++] = pt->guid;
+				in->t[ti].n_guids++;
+			}
+			snprintf(name, sizeof(name), "0x%016" PRIx64, pt->guid);
+			json_object_set_new(in->tables, name, ca);
+			strcat(name, "/sw");
+			json_object_set_new(in->tables, name, sw);
+		}
+	}
+	return 0;
+}
+
+/* One round: the reader's object to the findings. */
+static int parts_round(const struct fab *f, const struct parts_input *in, struct val_report *r)
+{
+	struct partitions_opts o = { .default_policy = PARTITIONS_DEFAULT_LIMITED, .enforce = 1 };
+	struct partitions_tables t;
+	char err[256] = "";
+	int rc;
+
+	if ((rc = partitions_tables_from_json(in->tables, &t, err, sizeof(err))) == 0)
+		rc = partitions_check(f, &t, in->t, PARTS_TENANTS, &o, r, err, sizeof(err));
+	if (rc < 0)
+		fprintf(stderr, "validate_bench: partitions: %s\n", err);
+	partitions_tables_clear(&t);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	double t_read[MAX_ROUNDS], t_cab[MAX_ROUNDS], t_health[MAX_ROUNDS], t_all[MAX_ROUNDS], t0;
 	double w_read = 0, w_cab = 0, w_health = 0, w_all = 0;
+	double t_parts[MAX_ROUNDS], w_parts = 0;
+	struct parts_input parts = { 0 };
 	struct health_port_errors *errs;
 	struct plan *p;
 	struct fab *f;
@@ -115,6 +188,8 @@ int main(int argc, char **argv)
 			if (f->nodes[i]->ports[q].has_peer)
 				errs[n_errs++] = (struct health_port_errors){ f->nodes[i]->guid, (uint8_t)q,
 									      0, 60.0 };
+	if (parts_make(f, &parts) < 0)
+		return 1;
 	for (int k = 0; k < rounds; k++) {
 		struct health_opts o = { .fat_tree = -1, .sm_active = 1,
 					 .ber_threshold = HEALTH_BER_DEFAULT, .errs = errs,
@@ -137,6 +212,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		d = clock_mono();
+		if (parts_round(f, &parts, &r) < 0)
+			return 1;
+		t_parts[k] = clock_mono() - d;
 		t_read[k] = b - a;
 		t_cab[k] = c - b;
 		t_health[k] = d - c;
@@ -146,6 +224,7 @@ int main(int argc, char **argv)
 		WORST(w_cab, t_cab[k]);
 		WORST(w_health, t_health[k]);
 		WORST(w_all, t_all[k]);
+		WORST(w_parts, t_parts[k]);
 		findings = r.n;
 		memset(by_code, 0, sizeof(by_code));
 		for (size_t i = 0; i < r.n; i++)
@@ -169,8 +248,12 @@ int main(int argc, char **argv)
 	printf("cabling_check  %8.3f  %7.3f\n", bench_median(t_cab, rounds), w_cab);
 	printf("health_check   %8.3f  %7.3f\n", bench_median(t_health, rounds), w_health);
 	printf("all three      %8.3f  %7.3f\n", bench_median(t_all, rounds), w_all);
+	printf("partitions     %8.3f  %7.3f  (%d tenants of %d hosts; not in all three)\n",
+	       bench_median(t_parts, rounds), w_parts, PARTS_TENANTS, PARTS_EACH);
 	printf("peak RSS: %ld MiB\n", ru.ru_maxrss / 1024);
 	free(errs);
+	json_decref(parts.tables);
+	free(parts.guids);
 	fab_free(f);
 	return findings && argc <= 4 ? 3 : 0;
 }

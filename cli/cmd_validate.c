@@ -127,6 +127,9 @@ static void print_reports(const json_t *reports, int summary)
 			else if (!*plan)
 				printf("no cabling plan: the fabric's rules only (validation.expected, "
 				       "or --expected FILE)\n");
+			/* what was not checked (BER alarms, partitions: issue 43) */
+			if (*output_str(r, "warning"))
+				printf("warning: %s\n", output_str(r, "warning"));
 		}
 		print_summary(stdout, r);
 	}

@@ -162,12 +162,20 @@ int pkey_read_parse(char *text, json_t **ports, char *err, size_t errlen)
 
 int pkey_read_run(const struct disc_ib_params *p, json_t **ports, char *err, size_t errlen)
 {
+	return pkey_read_run_fab(p, NULL, ports, err, errlen);
+}
+
+int pkey_read_run_fab(const struct disc_ib_params *p, const struct fab *fab, json_t **ports,
+		      char *err, size_t errlen)
+{
 	char *out = NULL;
 	size_t len = 0;
 	int rc;
 
 	*ports = NULL;
-	if ((rc = walker_run("--read-pkeys", p, &out, &len, NULL, err, errlen)) == 0)
+	rc = fab ? walker_run_fabric("--read-pkeys", p, fab, &out, &len, err, errlen)
+		 : walker_run("--read-pkeys", p, &out, &len, NULL, err, errlen);
+	if (rc == 0)
 		rc = pkey_read_parse(out, ports, err, errlen);
 	free(out);
 	return rc;

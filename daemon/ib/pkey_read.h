@@ -21,6 +21,12 @@
  * switch port it is cabled to. -errno with err. Blocking: call it from a
  * worker thread. */
 int pkey_read_run(const struct disc_ib_params *p, json_t **ports, char *err, size_t errlen);
+/* pkey_read_run over fab, just swept through p's local port, handed to the
+ * child on its stdin (walker_run_fabric): no second walk (validation's
+ * read after each sweep). fab NULL: as pkey_read_run. */
+struct fab;
+int pkey_read_run_fab(const struct disc_ib_params *p, const struct fab *fab, json_t **ports,
+		      char *err, size_t errlen);
 
 /* The child's answer on `out` for fab, just swept through p's local port:
  * a text stream, "LOOMPKEY2", one line per port ("0x<guid>[/sw] 0x<pkey>

@@ -11,6 +11,13 @@
  *     fat_tree: auto       # the fat-tree rules: auto (when the fabric is
  *                          # one), yes, no
  *
+ *     partitions: true     # read the PKey tables after each sweep and check
+ *                          # them (lib/validate/partitions.h)
+ *     default_partition: off   # hosts' membership of 0x7fff: limited (NVIDIA's
+ *                          # guidance), full, off
+ *     default_full: [mgmt-01, 0x0002c903000a0b0c]  # may be full under limited
+ *     partition_enforcement: true  # a host's switch port holds its keys
+ *
  * A plan that does not parse is refused with the configuration (its file
  * and line), so a reload with a broken plan keeps the running one. The BER
  * threshold is telemetry.thresholds.ber_exp: a link's `ber` finding is
@@ -22,6 +29,7 @@
 
 #include "daemon/core/config_parse.h"
 #include "daemon/validate/config_validate.h"
+#include "lib/validate/partitions.h"
 #include "lib/validate/plan.h"
 
 #define CFG_SECTION_TYPE struct validate_conf
@@ -57,6 +65,90 @@ static void validate_defaults(void *sec)
 	struct validate_conf *c = sec;
 
 	c->validation_fat_tree = -1;
+	c->validation_default_partition = PARTITIONS_DEFAULT_OFF;
+}
+
+/* ---- issue 43, partitions ---- */
+
+static const char *const default_policies[] = {
+	[PARTITIONS_DEFAULT_LIMITED] = "limited", [PARTITIONS_DEFAULT_FULL] = "full",
+	[PARTITIONS_DEFAULT_OFF] = "off",
+};
+
+static int parse_default_partition(struct parse *p, const yaml_node_t *v, const char *key,
+				   void *sec)
+{
+	struct validate_conf *c = sec;
+	const char *s = v->type == YAML_SCALAR_NODE ? cfg_scalar(v) : NULL;
+
+	for (int i = 0; s && i < 3; i++)
+		if (!strcmp(s, default_policies[i])) {
+			c->validation_default_partition = i;
+			return 0;
+		}
+	return cfg_fail(p, cfg_line(v), key, "\"%s\": limited, full or off", s ? s : "");
+}
+
+static void print_default_partition(FILE *out, const void *sec)
+{
+	const struct validate_conf *c = sec;
+
+	fprintf(out, " %s\n", default_policies[c->validation_default_partition]);
+}
+
+/* A sequence of GUIDs or node names (a scalar: one). */
+static int parse_default_full(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
+{
+	struct validate_conf *c = sec;
+	size_t off = 0, n = 0;
+	const yaml_node_item_t *it, *end;
+	const yaml_node_t *one = v;
+	int rc;
+
+	c->validation_default_full[0] = '\0';
+	if (v->type == YAML_SCALAR_NODE) {
+		it = end = NULL;
+	} else if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0) {
+		return rc;
+	} else {
+		it = v->data.sequence.items.start;
+		end = v->data.sequence.items.top;
+		one = it < end ? yaml_document_get_node(p->doc, *it) : NULL;
+	}
+	while (one) {
+		const char *s = one->type == YAML_SCALAR_NODE ? cfg_scalar(one) : NULL;
+		char where[64];
+
+		snprintf(where, sizeof(where), "%s[%zu]", key, n);
+		if (!s || !*s || strchr(s, '\n'))
+			return cfg_fail(p, cfg_line(one), where, "a port or node GUID, or a node name");
+		if (++n > VALIDATE_DEFAULT_FULL_MAX ||
+		    off + strlen(s) + 2 > sizeof(c->validation_default_full))
+			return cfg_fail(p, cfg_line(one), where, "more than %d entries or %zu bytes",
+					VALIDATE_DEFAULT_FULL_MAX, sizeof(c->validation_default_full) - 1);
+		off += (size_t)snprintf(c->validation_default_full + off,
+					sizeof(c->validation_default_full) - off, "%s\n", s);
+		one = it && ++it < end ? yaml_document_get_node(p->doc, *it) : NULL;
+	}
+	return 0;
+}
+
+static void print_default_full(FILE *out, const void *sec)
+{
+	const struct validate_conf *c = sec;
+	const char *s = c->validation_default_full;
+
+	fputs(" [", out);
+	for (int first = 1; *s; first = 0) {
+		size_t n = strcspn(s, "\n");
+		char one[VALIDATE_DEFAULT_FULL_LEN];
+
+		snprintf(one, sizeof(one), "%.*s", (int)n, s);
+		fputs(first ? "" : ", ", out);
+		cfg_print_string(out, one);
+		s += n + (s[n] != 0);
+	}
+	fputs("]\n", out);
 }
 
 /* The plan is read now: a broken one refuses the whole file. */
@@ -79,6 +171,11 @@ static const struct cfg_key validate_keys[] = {
 	CFG_KEY_BOOL("enabled", validation_enabled, 1),
 	CFG_KEY_STR("expected", CFG_OPT_PATH, validation_expected, NULL),
 	CFG_KEY_CUSTOM("fat_tree", parse_fat_tree, print_fat_tree),
+	/* issue 43, partitions */
+	CFG_KEY_BOOL("partitions", validation_partitions, 1),
+	CFG_KEY_CUSTOM("default_partition", parse_default_partition, print_default_partition),
+	CFG_KEY_CUSTOM("default_full", parse_default_full, print_default_full),
+	CFG_KEY_BOOL("partition_enforcement", validation_partition_enforcement, 1),
 };
 
 const struct validate_conf *validate_conf_get(const struct loom_config *c)

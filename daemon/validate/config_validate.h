@@ -9,10 +9,19 @@
 #include "daemon/core/config.h"
 
 
+#define VALIDATE_DEFAULT_FULL_LEN 4096   /* validation.default_full, all entries */
+#define VALIDATE_DEFAULT_FULL_MAX 64     /* ... at most this many */
+
 struct validate_conf {
 	int validation_enabled;             /* enabled: after every sweep */
 	char validation_expected[PATH_MAX]; /* expected: the cabling plan ("" none) */
 	int validation_fat_tree;            /* fat_tree: -1 auto, 0 no, 1 yes */
+	/* issue 43, partitions (lib/validate/partitions.h) */
+	int validation_partitions;          /* partitions: read the PKey tables, check */
+	int validation_default_partition;   /* default_partition: enum partitions_default */
+	/* default_full: GUIDs or node names, each ended by '\n' ("" none) */
+	char validation_default_full[VALIDATE_DEFAULT_FULL_LEN];
+	int validation_partition_enforcement; /* partition_enforcement: 0 or 1 */
 };
 
 extern const struct config_section validate_config;

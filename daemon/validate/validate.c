@@ -17,6 +17,7 @@
 #include "daemon/core/work.h"
 #include "daemon/ib/swept_fabs.h"
 #include "daemon/validate/store_validate.h"
+#include "daemon/validate/validate_partitions.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
@@ -49,6 +50,8 @@ struct subnet_check {
 	int checking;               /* an after-sweep check is queued or running */
 	int again;                  /* a newer fabric came meanwhile */
 	char plan_warned[512];      /* the plan error last logged for it */
+	struct validate_pkeys *pkeys; /* the last PKey tables read after a sweep (issue 43) */
+	char pkeys_error[256];      /* why the last read failed ("" it did not) */
 };
 
 /* What the module keeps of loom.yaml: validation.enabled and fat_tree,
@@ -56,6 +59,7 @@ struct subnet_check {
 struct validate_settings {
 	int enabled, fat_tree;
 	char db_path[PATH_MAX];
+	struct validate_part_conf part;  /* issue 43, partitions */
 };
 
 static void settings_of(const struct validate_conf *c, const struct store *st,
@@ -64,6 +68,7 @@ static void settings_of(const struct validate_conf *c, const struct store *st,
 	s->enabled = c->validation_enabled;
 	s->fat_tree = c->validation_fat_tree;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
+	validate_part_conf_of(c, &s->part);
 }
 
 struct validate_mod {
@@ -75,6 +80,7 @@ struct validate_mod {
 	struct work_queue *work;
 	struct swept_fabs fabs;     /* each subnet's last fabric */
 	struct subnet_check checks[SWEPT_FABS_MAX];
+	struct swept_mad mad;       /* discovery's MAD limits (validate_set_mad) */
 };
 
 /* One check of one or more subnets: after a sweep (req NULL: recorded),
@@ -88,12 +94,17 @@ struct vjob {
 		struct fab *fab;    /* held */
 		json_t *result;
 		char plan_error[512];
+		struct validate_pkeys *pkeys; /* issue 43: the PKey tables (held), or NULL */
+		char pkeys_error[256];  /* ... and why not */
+		char part_warning[400];
 	} s[SWEPT_FABS_MAX];
 	struct plan_ref *plan;      /* NULL: no plan */
 	struct nodename_map *names; /* the site's names when the job was made (held) */
 	int fat_tree, want_fabric;
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
+	struct validate_part_conf part;
+	struct swept_mad mad;
 };
 
 static void plan_unref(struct plan_ref *r)
@@ -254,8 +265,32 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
 			 "read: see loomd's log");
+	if (j->part.on && validate_part_check(st, j->s[i].subnet, fab, j->s[i].pkeys,
+					      j->s[i].pkeys_error, !j->req, &j->part, j->names,
+					      r, j->s[i].part_warning,
+					      sizeof(j->s[i].part_warning)) < 0)
+		return -ENOMEM;
 	val_report_settle(r);
 	return 0;
+}
+
+/* Issue 43: the PKey tables of subnet i over the fabric just swept (a
+ * child): kept in the job for the check and, by job_done, for
+ * fabric-validate; a failure is the check's warning (no judgement). */
+static void read_pkeys(struct vjob *j, struct store *st, size_t i)
+{
+	char err[256] = "";
+	double t0 = clock_mono();
+
+	if (!st || !(j->s[i].pkeys = validate_part_read(st, &j->mad, j->s[i].subnet, j->s[i].fab,
+							 err, sizeof(err)))) {
+		snprintf(j->s[i].pkeys_error, sizeof(j->s[i].pkeys_error),
+			 "the PKey tables could not be read: %s", st ? err : "no database");
+		log_warn("subnet %s: %s", j->s[i].subnet, j->s[i].pkeys_error);
+		return;
+	}
+	log_info("subnet %s: read the PKey tables of %zu ports in %.1f ms", j->s[i].subnet,
+		 validate_pkeys_ports(j->s[i].pkeys), (clock_mono() - t0) * 1000.0);
 }
 
 static int job_run(void *arg, char *err, size_t errlen)
@@ -271,6 +306,9 @@ static int job_run(void *arg, char *err, size_t errlen)
 		double t0 = clock_mono(), t1;
 		struct store_validate_result res = { 0 };
 
+		if (!j->req && j->part.on)
+			read_pkeys(j, st, i);
+		t0 = clock_mono();
 		if ((rc = check_one(j, st, i, &r, err, errlen)) < 0) {
 			val_report_clear(&r);
 			break;
@@ -303,9 +341,11 @@ static int job_run(void *arg, char *err, size_t errlen)
 		if (j->s[i].plan_error[0])
 			json_object_set_new(j->s[i].result, "plan_error",
 					    json_string(j->s[i].plan_error));
-		if (j->ber_db_error[0])
+		if (j->ber_db_error[0] || j->s[i].part_warning[0])
 			json_object_set_new(j->s[i].result, "warning",
-					    json_string(j->ber_db_error));
+					    json_sprintf("%s%s%s", j->ber_db_error,
+							 j->ber_db_error[0] && j->s[i].part_warning[0]
+							 ? "; " : "", j->s[i].part_warning));
 		json_object_set_new(j->s[i].result, "elapsed_ms",
 				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
 		if (j->want_fabric) {
@@ -364,6 +404,13 @@ static void job_done(void *arg, int rc, const char *err)
 		} else if (!j->s[i].plan_error[0]) {
 			s->plan_warned[0] = '\0';
 		}
+		if (rc == 0) {  /* issue 43: what fabric-validate judges partitions by */
+			validate_pkeys_drop(s->pkeys);
+			s->pkeys = j->s[i].pkeys;
+			j->s[i].pkeys = NULL;
+			snprintf(s->pkeys_error, sizeof(s->pkeys_error), "%s",
+				 s->pkeys ? "" : j->s[i].pkeys_error);
+		}
 		s->checking = 0;
 		if (s->again && rc != -ECANCELED) {
 			s->again = 0;
@@ -379,6 +426,7 @@ static void job_free(void *arg)
 	for (size_t i = 0; i < j->n; i++) {
 		fab_free(j->s[i].fab);
 		json_decref(j->s[i].result);
+		validate_pkeys_drop(j->s[i].pkeys);
 	}
 	plan_unref(j->plan);
 	nodename_map_free(j->names);
@@ -396,6 +444,8 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	j->m = m;
 	j->req = req;
 	j->fat_tree = m->set.fat_tree;
+	j->part = m->set.part;
+	j->mad = m->mad;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
@@ -469,8 +519,15 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 	}
 	j->want_fabric = fabric;
 	for (size_t i = 0; i < m->fabs.n; i++)
-		if (m->fabs.s[i].last && (!has_subnet || !strcmp(m->fabs.s[i].name, subnet)))
+		if (m->fabs.s[i].last && (!has_subnet || !strcmp(m->fabs.s[i].name, subnet))) {
 			job_add(j, &m->fabs.s[i]);
+			/* issue 43: the tables the last check after a sweep read */
+			j->s[j->n - 1].pkeys = validate_pkeys_hold(m->checks[i].pkeys);
+			snprintf(j->s[j->n - 1].pkeys_error, sizeof(j->s[0].pkeys_error), "%s",
+				 m->checks[i].pkeys ? "" : m->checks[i].pkeys_error[0] ?
+				 m->checks[i].pkeys_error : "the PKey tables are read after a sweep: "
+				 "none yet");
+		}
 	if (!j->n) {
 		job_free(j);
 		if (has_subnet)
@@ -532,6 +589,8 @@ void validate_free(struct validate_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
+	for (size_t i = 0; i < SWEPT_FABS_MAX; i++)
+		validate_pkeys_drop(m->checks[i].pkeys);
 	swept_fabs_clear(&m->fabs);
 	plan_unref(m->plan);
 	nodename_map_free(m->names);
@@ -549,6 +608,11 @@ void validate_reconfigure(struct validate_mod *m, const struct validate_conf *co
 		log_warn("validation: the previous cabling plan stays");
 	}
 	settings_of(conf, m->store, &m->set);
+}
+
+void validate_set_mad(struct validate_mod *m, const struct swept_mad *mad)
+{
+	m->mad = *mad;
 }
 
 void validate_set_names(struct validate_mod *m, struct nodename_map *names)

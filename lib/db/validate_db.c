@@ -4,6 +4,8 @@
 #include "lib/db/validate_db.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/db/db_row.h"
@@ -77,4 +79,97 @@ int validate_db_issues(sqlite3 *db, const char *subnet, json_t **out, char *err,
 	*out = json_pack("{s:I, s:I, s:o}", "errors", (json_int_t)errors, "warnings",
 			 (json_int_t)warnings, "issues", list);
 	return *out ? 0 : dbq_fail(err, errlen, -ENOMEM, "out of memory");
+}
+
+/* ---- issue 43: the tenants' partitions ---------------------------------------- */
+
+void validate_db_tenants_clear(struct validate_db_tenants *t)
+{
+	free(t->t);
+	free(t->guids);
+	free(t->names);
+	memset(t, 0, sizeof(*t));
+}
+
+static int count(sqlite3 *db, const char *sql, size_t *n, size_t *bytes)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		return -EIO;
+	rc = sqlite3_step(s);
+	*n = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(s, 0) : 0;
+	if (bytes)
+		*bytes = rc == SQLITE_ROW ? (size_t)sqlite3_column_int64(s, 1) : 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : -EIO;
+}
+
+int validate_db_tenants(sqlite3 *db, struct validate_db_tenants *out, char *err,
+			size_t errlen)
+{
+	size_t n_t = 0, n_p = 0, bytes = 0, at = 0, used = 0;
+	sqlite3_stmt *s;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	/* In one read transaction, so that the counts hold for the rows. */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return dbq_db_fail(db, err, errlen, "read the tenants");
+	if (count(db, "SELECT count(*) FROM sqlite_master WHERE name = 'tenant_ports'", &n_t,
+		  NULL) < 0 || !n_t) {
+		sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+		return 0;
+	}
+	if (count(db, "SELECT count(*), total(length(name) + 1) FROM tenants WHERE pkey IS NOT "
+		  "NULL", &n_t, &bytes) < 0 ||
+	    count(db, "SELECT count(*) FROM tenant_ports p JOIN tenants t ON t.name = p.tenant "
+		  "WHERE t.pkey IS NOT NULL", &n_p, NULL) < 0) {
+		rc = dbq_db_fail(db, err, errlen, "count the tenants");
+		goto out;
+	}
+	out->t = calloc(n_t + 1, sizeof(*out->t));
+	out->guids = calloc(n_p + 1, sizeof(*out->guids));
+	out->names = calloc(bytes + 1, 1);
+	if (!out->t || !out->guids || !out->names) {
+		rc = dbq_fail(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = dbq_prepare(db, "SELECT t.name, t.pkey, t.membership, t.state, p.port_guid FROM "
+			      "tenants t LEFT JOIN tenant_ports p ON p.tenant = t.name WHERE "
+			      "t.pkey IS NOT NULL ORDER BY t.name", &s, err, errlen)) < 0)
+		goto out;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *name = dbq_col_str(s, 0), *guid = (const char *)sqlite3_column_text(s, 4);
+		struct partitions_tenant *t = out->n ? &out->t[out->n - 1] : NULL;
+
+		if (!t || strcmp(t->name, name)) {
+			size_t len = strlen(name) + 1;
+
+			if (out->n == n_t || used + len > bytes) {
+				rc = SQLITE_ERROR;
+				break;
+			}
+			t = &out->t[out->n];
+			t->name = memcpy(out->names + used, name, len);
+			used += len;
+			t->pkey = (unsigned)sqlite3_column_int(s, 1) & 0x7fffu;
+			t->limited = !strcmp(dbq_col_str(s, 2), "limited");
+			t->guids = out->guids + at;
+			t->pending = !strcmp(dbq_col_str(s, 3), "applying");
+			out->n++;
+		}
+		if (guid && at < n_p) {
+			out->guids[at++] = strtoull(guid, NULL, 16);
+			t->n_guids++;
+		}
+	}
+	sqlite3_finalize(s);
+	rc = rc == SQLITE_DONE ? 0 : dbq_db_fail(db, err, errlen, "read the tenants");
+out:
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	if (rc < 0)
+		validate_db_tenants_clear(out);
+	return rc;
 }

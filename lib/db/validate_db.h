@@ -18,4 +18,21 @@
  * older than schema 15 has no issues. */
 int validate_db_issues(sqlite3 *db, const char *subnet, json_t **out, char *err, size_t errlen);
 
+/* issue 43: the tenants with a PKey as the store keeps them (schema 6/7),
+ * for the partitions rule (lib/validate/partitions.h): each with its member
+ * port GUIDs; a tenant still being applied is `pending`. */
+#include "lib/validate/partitions.h"
+
+struct validate_db_tenants {
+	size_t n;
+	struct partitions_tenant *t;
+	/* private: */
+	uint64_t *guids;
+	char *names;
+};
+/* 0 (no tenants table: none), or -errno with err. */
+int validate_db_tenants(sqlite3 *db, struct validate_db_tenants *out, char *err,
+			size_t errlen);
+void validate_db_tenants_clear(struct validate_db_tenants *t);
+
 #endif

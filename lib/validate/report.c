@@ -46,6 +46,20 @@ static const struct {
 	[VAL_UNREACHABLE] = { "unreachable", VAL_ERROR,
 			      "a leaf that reaches another leaf only on a path that is not up-down" },
 	[VAL_BER] = { "ber", VAL_WARNING, "a link whose symbol errors exceed the BER threshold" },
+	/* issue 43, partitions */
+	[VAL_PART_DEFAULT] = { "default-partition", VAL_WARNING,
+			       "a host port's membership of the default partition is not the "
+			       "policy's (validation.default_partition)" },
+	[VAL_PART_MEMBER] = { "partition-member", VAL_ERROR,
+			      "a tenant's port without the tenant's PKey (or with the other "
+			      "membership)" },
+	[VAL_PART_INTRUDER] = { "partition-intruder", VAL_ERROR,
+				"a port holding a tenant's PKey that loom did not put there" },
+	[VAL_PART_SHARED] = { "partition-shared", VAL_ERROR,
+			      "a port holding the PKeys of two tenants" },
+	[VAL_PART_UNENFORCED] = { "partition-unenforced", VAL_WARNING,
+				  "the switch port facing a host lacks the host's partition: "
+				  "not enforced there" },
 };
 
 const char *val_code_name(enum val_code c)

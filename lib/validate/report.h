@@ -45,6 +45,12 @@ enum val_code {
 	VAL_LEAF_LINK,     /* fat tree: two leaves cabled to each other */
 	VAL_UNREACHABLE,   /* fat tree: a leaf that reaches another only not up-down */
 	VAL_BER,           /* a link whose symbol errors exceed the BER threshold */
+	/* issue 43, partitions (partitions.h) */
+	VAL_PART_DEFAULT,  /* a host's default-partition membership against the policy */
+	VAL_PART_MEMBER,   /* a tenant's port without the tenant's PKey */
+	VAL_PART_INTRUDER, /* a port with a tenant's PKey that loom did not put there */
+	VAL_PART_SHARED,   /* a port with the PKeys of two tenants */
+	VAL_PART_UNENFORCED, /* a host's switch port without the host's partition */
 	VAL_CODE_COUNT
 };
 

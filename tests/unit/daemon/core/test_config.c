@@ -668,6 +668,19 @@ START_TEST(print_then_load_gives_the_same_config)
 	round_trip(full);
 	round_trip("discovery:\n  interval: 0\n  subnets: []\n");
 	round_trip(roce_text);
+	/* issue 43: the partitions keys */
+	round_trip("validation:\n  default_partition: limited\n  default_full: [mgmt-01, "
+		   "\"rack 1 sm\", 0x0002c903000a0b0c]\n  partition_enforcement: false\n");
+}
+END_TEST
+
+/* issue 43: validation's partitions keys refused with file:line: key */
+START_TEST(validation_partitions_keys_are_checked)
+{
+	refused("validation:\n  default_partition: maybe\n",
+		"t.yaml:2: validation.default_partition: \"maybe\": limited, full or off");
+	refused("validation:\n  default_full: [a, \"\"]\n",
+		"t.yaml:2: validation.default_full[1]: a port or node GUID, or a node name");
 }
 END_TEST
 
@@ -837,6 +850,10 @@ START_TEST(print_writes_every_key_in_order)
 			 "  enabled: true\n"
 			 "  expected: \"\"\n"
 			 "  fat_tree: auto\n"
+			 "  partitions: true\n"
+			 "  default_partition: off\n"
+			 "  default_full: []\n"
+			 "  partition_enforcement: true\n"
 			 "slurm:\n"
 			 "  topology_file: \"\"\n"
 			 "  topology_format: tree\n"
@@ -909,6 +926,7 @@ int main(void)
 	tcase_add_test(tc, roce_contradictions_are_refused_naming_line_and_key);
 	tcase_add_test(tc, roce_and_switch_typos_are_refused_naming_line_and_key);
 	tcase_add_test(tc, print_then_load_gives_the_same_config);
+	tcase_add_test(tc, validation_partitions_keys_are_checked);
 	tcase_add_test(tc, awkward_strings_survive_the_round_trip);
 	tcase_add_test(tc, print_writes_every_key_in_order);
 	suite_add_tcase(s, tc);

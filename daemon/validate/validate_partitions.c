@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* daemon/validate/validate_partitions.c: see validate_partitions.h. */
+#include "autoconf.h"
+#include "daemon/validate/validate_partitions.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "daemon/core/store.h"
+#include "daemon/ib/pkey_read.h"
+#include "lib/db/validate_db.h"
+#include "lib/util/log.h"
+#include "lib/validate/partitions.h"
+#include "lib/validate/report.h"
+
+void validate_part_conf_of(const struct validate_conf *c, struct validate_part_conf *out)
+{
+	out->on = c->validation_partitions;
+	out->policy = c->validation_default_partition;
+	out->enforce = c->validation_partition_enforcement;
+	snprintf(out->full_ok, sizeof(out->full_ok), "%s", c->validation_default_full);
+}
+
+struct validate_pkeys {
+	int refs;
+	struct partitions_tables t;
+};
+
+struct validate_pkeys *validate_part_read(struct store *st, const struct swept_mad *mad,
+					  const char *subnet, const struct fab *fab, char *err,
+					  size_t errlen)
+{
+	struct validate_pkeys *p;
+	struct swept_subnets sub;
+	json_t *tables = NULL;
+	size_t i;
+
+	if (swept_subnets_get(st, mad, &sub) < 0) {
+		snprintf(err, errlen, "the swept subnets could not be read from the database");
+		return NULL;
+	}
+	for (i = 0; i < sub.n && strcmp(sub.names[i], subnet); i++)
+		;
+	if (i == sub.n) {
+		snprintf(err, errlen, "subnet %s has no successful InfiniBand sweep recorded", subnet);
+		return NULL;
+	}
+	if (pkey_read_run_fab(&sub.p[i], fab, &tables, err, errlen) < 0)
+		return NULL;
+	if (!(p = calloc(1, sizeof(*p)))) {
+		snprintf(err, errlen, "out of memory");
+	} else if (partitions_tables_from_json(tables, &p->t, err, errlen) < 0) {
+		free(p);
+		p = NULL;
+	} else {
+		p->refs = 1;
+	}
+	json_decref(tables);
+	return p;
+}
+
+struct validate_pkeys *validate_pkeys_hold(struct validate_pkeys *p)
+{
+	if (p)
+		p->refs++;
+	return p;
+}
+
+void validate_pkeys_drop(struct validate_pkeys *p)
+{
+	if (p && --p->refs == 0) {
+		partitions_tables_clear(&p->t);
+		free(p);
+	}
+}
+
+size_t validate_pkeys_ports(const struct validate_pkeys *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; p && i < p->t.n; i++)
+		n += !p->t.t[i].sw;
+	return n;
+}
+
+/* The subnet's open issues of the rule's codes into r, as they are. */
+static int keep_open(struct store *st, const char *subnet, struct val_report *r)
+{
+	json_t *all = NULL, *it;
+	char err[256];
+	size_t i;
+	int rc = 0;
+
+	if (validate_db_issues(store_db(st), subnet, &all, err, sizeof(err)) < 0) {
+		log_warn("subnet %s: the open partition issues could not be read: %s", subnet, err);
+		return 0;
+	}
+	json_array_foreach(json_object_get(all, "issues"), i, it) {
+		enum val_code c = val_code_of(json_string_value(json_object_get(it, "code")));
+
+		if (!partitions_code(c))
+			continue;
+		if ((rc = val_add(r, c, (unsigned)json_integer_value(json_object_get(it, "line")),
+				  json_string_value(json_object_get(it, "want")),
+				  json_string_value(json_object_get(it, "got")), "%s",
+				  json_string_value(json_object_get(it, "subject")))) < 0)
+			break;
+	}
+	json_decref(all);
+	return rc;
+}
+
+/* full_ok's lines as the rule's list (pointers into list, which it cuts). */
+static size_t split_full_ok(char *list, const char **v, size_t max)
+{
+	size_t n = 0;
+
+	for (char *s = list, *nl; *s && n < max; s = nl + 1) {
+		if (!(nl = strchr(s, '\n')))
+			break;
+		*nl = '\0';
+		v[n++] = s;
+	}
+	return n;
+}
+
+int validate_part_check(struct store *st, const char *subnet, const struct fab *fab,
+			const struct validate_pkeys *tables, const char *why_none, int keep,
+			const struct validate_part_conf *c, const struct nodename_map *names,
+			struct val_report *r, char *warn, size_t warnlen)
+{
+	struct validate_db_tenants tn = { 0 };
+	const char *ok[VALIDATE_DEFAULT_FULL_MAX];
+	char list[VALIDATE_DEFAULT_FULL_LEN], err[256] = "", why[400];
+	struct partitions_opts o = { .default_policy = (enum partitions_default)c->policy,
+				     .full_ok = ok, .enforce = c->enforce, .names = names };
+	int rc;
+
+	snprintf(why, sizeof(why), "%s", why_none ? why_none : "");  /* it may be warn */
+	warn[0] = '\0';
+	if (!tables) {
+		snprintf(warn, warnlen, "partitions not checked: %s%s", why,
+			 keep ? " (their open issues stay as they were)" : "");
+		return keep && st ? keep_open(st, subnet, r) : 0;
+	}
+	if (st && validate_db_tenants(store_db(st), &tn, err, sizeof(err)) < 0) {
+		/* The default partition is still judged; the tenants' rules are not. */
+		snprintf(warn, warnlen, "the tenants' partitions not checked: %s", err);
+		if (keep && (rc = keep_open(st, subnet, r)) < 0)
+			goto out;
+	}
+	snprintf(list, sizeof(list), "%s", c->full_ok);
+	o.n_full_ok = split_full_ok(list, ok, VALIDATE_DEFAULT_FULL_MAX);
+	rc = partitions_check(fab, &tables->t, tn.t, tn.n, &o, r, err, sizeof(err));
+out:
+	validate_db_tenants_clear(&tn);
+	return rc;
+}
