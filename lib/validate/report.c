@@ -46,6 +46,11 @@ static const struct {
 	[VAL_UNREACHABLE] = { "unreachable", VAL_ERROR,
 			      "a leaf that reaches another leaf only on a path that is not up-down" },
 	[VAL_BER] = { "ber", VAL_WARNING, "a link whose symbol errors exceed the BER threshold" },
+	/* issue 43, rails and Ethernet cabling */
+	[VAL_RAIL_STRAY] = { "rail-stray", VAL_ERROR,
+			     "an HCA cabled to a leaf whose other HCAs are on another rail" },
+	[VAL_RAIL_TIE] = { "rail-tie", VAL_ERROR,
+			   "a leaf whose HCAs are on two or more rails, none the most" },
 };
 
 const char *val_code_name(enum val_code c)

@@ -45,6 +45,9 @@ enum val_code {
 	VAL_LEAF_LINK,     /* fat tree: two leaves cabled to each other */
 	VAL_UNREACHABLE,   /* fat tree: a leaf that reaches another only not up-down */
 	VAL_BER,           /* a link whose symbol errors exceed the BER threshold */
+	/* issue 43, rails and Ethernet cabling (rails.h, eth_cabling.h) */
+	VAL_RAIL_STRAY,    /* an HCA port on a leaf of another rail */
+	VAL_RAIL_TIE,      /* a leaf whose HCAs are on two rails equally */
 	VAL_CODE_COUNT
 };
 
