@@ -10,6 +10,12 @@
  *                          # fabric as built; none: the fabric's rules only
  *     fat_tree: auto       # the fat-tree rules: auto (when the fabric is
  *                          # one), yes, no
+ *     rails: off           # every leaf carries one rail (rail-optimized
+ *                          # clusters): an HCA's rail from its description's
+ *                          # device index (device), its port number (port),
+ *                          # or rail_pattern's capture (pattern); off
+ *     rail_pattern: ''     # rails: pattern's POSIX extended regex, one
+ *                          # capture group: the rail
  *
  * A plan that does not parse is refused with the configuration (its file
  * and line), so a reload with a broken plan keeps the running one. The BER
@@ -23,6 +29,7 @@
 #include "daemon/core/config_parse.h"
 #include "daemon/validate/config_validate.h"
 #include "lib/validate/plan.h"
+#include "lib/validate/rails.h"
 
 #define CFG_SECTION_TYPE struct validate_conf
 
@@ -52,6 +59,41 @@ static void print_fat_tree(FILE *out, const void *sec)
 	fprintf(out, " %s\n", c->validation_fat_tree < 0 ? "auto" : c->validation_fat_tree ? "yes" : "no");
 }
 
+/* issue 43, rails */
+static int parse_rails(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
+{
+	struct validate_conf *c = sec;
+	const char *s = cfg_scalar(v);
+	int f = s ? rails_from_parse(s) : -1;
+
+	if (f < 0)
+		return cfg_fail(p, cfg_line(v), key, "\"%s\": off, device, port or pattern",
+				s ? s : "");
+	c->validation_rails = f;
+	return 0;
+}
+
+static void print_rails(FILE *out, const void *sec)
+{
+	fprintf(out, " %s\n", rails_from_name(((const struct validate_conf *)sec)->validation_rails));
+}
+
+/* rails: pattern wants a rail_pattern with one capture. */
+static int check_rails(struct parse *p, const struct validate_conf *c)
+{
+	char why[512];
+
+	if (c->validation_rails != RAILS_PATTERN)
+		return 0;
+	if (!c->validation_rail_pattern[0])
+		return cfg_fail(p, cfg_key_line(p, "validation", "rails"), "validation.rails",
+				"pattern: validation.rail_pattern is not set");
+	if (rails_pattern_check(c->validation_rail_pattern, why, sizeof(why)) < 0)
+		return cfg_fail(p, cfg_key_line(p, "validation", "rail_pattern"),
+				"validation.rail_pattern", "%s", why);
+	return 0;
+}
+
 static void validate_defaults(void *sec)
 {
 	struct validate_conf *c = sec;
@@ -66,6 +108,8 @@ static int check_validate(struct parse *p, void *sec)
 	struct plan *plan;
 	char why[512];
 
+	if (check_rails(p, c) < 0)
+		return -1;
 	if (!c->validation_expected[0])
 		return 0;
 	if (!(plan = plan_read(c->validation_expected, why, sizeof(why))))
@@ -79,6 +123,8 @@ static const struct cfg_key validate_keys[] = {
 	CFG_KEY_BOOL("enabled", validation_enabled, 1),
 	CFG_KEY_STR("expected", CFG_OPT_PATH, validation_expected, NULL),
 	CFG_KEY_CUSTOM("fat_tree", parse_fat_tree, print_fat_tree),
+	CFG_KEY_CUSTOM("rails", parse_rails, print_rails),
+	CFG_KEY_STR("rail_pattern", CFG_STRING, validation_rail_pattern, NULL),
 };
 
 const struct validate_conf *validate_conf_get(const struct loom_config *c)

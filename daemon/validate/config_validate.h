@@ -13,6 +13,9 @@ struct validate_conf {
 	int validation_enabled;             /* enabled: after every sweep */
 	char validation_expected[PATH_MAX]; /* expected: the cabling plan ("" none) */
 	int validation_fat_tree;            /* fat_tree: -1 auto, 0 no, 1 yes */
+	/* issue 43, rails (lib/validate/rails.h) */
+	int validation_rails;               /* rails: enum rails_from (0 off) */
+	char validation_rail_pattern[256];  /* rail_pattern: rails: pattern's regex */
 };
 
 extern const struct config_section validate_config;

@@ -29,6 +29,7 @@
 #include "lib/validate/cabling.h"
 #include "lib/validate/health.h"
 #include "lib/validate/plan.h"
+#include "lib/validate/rails.h"
 #include "lib/validate/report_json.h"
 
 /* Requests waiting behind the one under way: more are answered busy. */
@@ -56,6 +57,8 @@ struct subnet_check {
 struct validate_settings {
 	int enabled, fat_tree;
 	char db_path[PATH_MAX];
+	int rails;                  /* issue 43: validation.rails, rail_pattern */
+	char rail_pattern[256];
 };
 
 static void settings_of(const struct validate_conf *c, const struct store *st,
@@ -64,6 +67,8 @@ static void settings_of(const struct validate_conf *c, const struct store *st,
 	s->enabled = c->validation_enabled;
 	s->fat_tree = c->validation_fat_tree;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
+	s->rails = c->validation_rails;
+	snprintf(s->rail_pattern, sizeof(s->rail_pattern), "%s", c->validation_rail_pattern);
 }
 
 struct validate_mod {
@@ -94,6 +99,7 @@ struct vjob {
 	int fat_tree, want_fabric;
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
+	struct validate_settings set; /* the module's when the job was made */
 };
 
 static void plan_unref(struct plan_ref *r)
@@ -251,6 +257,8 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 	}
 	if ((rc = health_check(fab, &o, r, err, errlen)) < 0)
 		return rc;
+	if ((rc = rails_check(fab, j->set.rails, j->set.rail_pattern, j->names, r, err, errlen)) < 0)
+		return rc;
 	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
 			 "read: see loomd's log");
@@ -396,6 +404,7 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	j->m = m;
 	j->req = req;
 	j->fat_tree = m->set.fat_tree;
+	j->set = m->set;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
