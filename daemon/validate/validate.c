@@ -17,6 +17,7 @@
 #include "daemon/core/work.h"
 #include "daemon/ib/swept_fabs.h"
 #include "daemon/validate/store_validate.h"
+#include "daemon/validate/validate_eth.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
@@ -80,6 +81,7 @@ struct validate_mod {
 	struct work_queue *work;
 	struct swept_fabs fabs;     /* each subnet's last fabric */
 	struct subnet_check checks[SWEPT_FABS_MAX];
+	struct subnet_check eth_check; /* issue 43: the Ethernet fabric's */
 };
 
 /* One check of one or more subnets: after a sweep (req NULL: recorded),
@@ -100,6 +102,8 @@ struct vjob {
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
 	struct validate_settings set; /* the module's when the job was made */
+	int eth;                    /* issue 43: the plan's Ethernet rows too */
+	json_t *eth_result;         /* fabric-validate's Ethernet report */
 };
 
 static void plan_unref(struct plan_ref *r)
@@ -331,6 +335,8 @@ static int job_run(void *arg, char *err, size_t errlen)
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
+	if (rc == 0 && j->eth && st)
+		rc = validate_eth(st, j->plan->plan, j->req ? &j->eth_result : NULL, err, errlen);
 	store_close(st);
 	return rc;
 }
@@ -351,6 +357,10 @@ static void job_done(void *arg, int rc, const char *err)
 			json_array_append_new(list, j->s[i].result);
 			j->s[i].result = NULL;
 		}
+		if (rc == 0 && j->eth_result) {
+			json_array_append_new(list, j->eth_result);
+			j->eth_result = NULL;
+		}
 		if (rc == 0)
 			ctl_reply_ok(j->req, json_pack("{s:o}", "subnets", list));
 		else
@@ -359,6 +369,13 @@ static void job_done(void *arg, int rc, const char *err)
 	}
 	if (rc < 0 && rc != -ECANCELED)
 		log_warn("validation: %s", err);
+	if (!j->n && j->eth) {   /* an Ethernet-only check, after the switches' reads */
+		m->eth_check.checking = 0;
+		if (m->eth_check.again && rc != -ECANCELED) {
+			m->eth_check.again = 0;
+			validate_on_switches_read(m);
+		}
+	}
 	for (size_t i = 0; i < j->n; i++) {
 		int k = swept_fabs_find(&m->fabs, j->s[i].subnet);
 		struct subnet_check *s = k < 0 ? NULL : &m->checks[k];
@@ -389,6 +406,7 @@ static void job_free(void *arg)
 		json_decref(j->s[i].result);
 	}
 	plan_unref(j->plan);
+	json_decref(j->eth_result);
 	nodename_map_free(j->names);
 	free(j);
 }
@@ -409,6 +427,7 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
 		m->plan->refs++;
+		j->eth = m->plan->plan->n_eth > 0;
 	}
 	j->names = nodename_map_hold(m->names);
 	return j;
@@ -438,6 +457,7 @@ static void after_sweep(struct validate_mod *m, int i)
 	}
 	if (!(j = vjob_new(m, NULL, 1)))
 		return;
+	j->eth = 0;   /* the Ethernet fabric follows the switches' reads */
 	job_add(j, f);
 	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
 		log_warn("subnet %s: cannot start its validation: %s", f->name, strerror(-rc));
@@ -445,6 +465,28 @@ static void after_sweep(struct validate_mod *m, int i)
 		return;
 	}
 	s->checking = 1;
+}
+
+void validate_on_switches_read(void *arg)
+{
+	struct validate_mod *m = arg;
+	struct vjob *j;
+	int rc;
+
+	if (!m->set.enabled || !m->plan || !m->plan->plan->n_eth)
+		return;
+	if (m->eth_check.checking) {
+		m->eth_check.again = 1;
+		return;
+	}
+	if (!(j = vjob_new(m, NULL, 1)))
+		return;
+	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+		log_warn("the Ethernet fabric: cannot start its validation: %s", strerror(-rc));
+		job_free(j);
+		return;
+	}
+	m->eth_check.checking = 1;
 }
 
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab)
@@ -480,7 +522,8 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 	for (size_t i = 0; i < m->fabs.n; i++)
 		if (m->fabs.s[i].last && (!has_subnet || !strcmp(m->fabs.s[i].name, subnet)))
 			job_add(j, &m->fabs.s[i]);
-	if (!j->n) {
+	j->eth = j->eth && (!has_subnet || !strcmp(subnet, VALIDATE_ETH_SUBNET));
+	if (!j->n && !j->eth) {
 		job_free(j);
 		if (has_subnet)
 			ctl_reply_err(req, PROTO_ERR_NOTFOUND, "subnet \"%s\" was not swept since "
