@@ -278,7 +278,9 @@ static int one_wrong(struct ctx *c, size_t i)
 
 	snprintf(want, sizeof(want), "%s[%s] - %s[%s]", pc->a, port_text(c, e.a, pc->a_port), pc->b,
 		 port_text(c, e.b, pc->b_port));
-	la = peer_of(c, e.a, pc->a_port, &x, &xp) == 0;
+	/* the end that is not as planned (an Ethernet fabric's two ends may
+	 * say different things: LLDP is each switch's own view) */
+	la = peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && !(x == e.b && xp == pc->b_port);
 	if (!la) {
 		size_t y;
 		unsigned yp;
@@ -421,12 +423,15 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 	for (i = 0; i < p->n && rc == 0; i++) {
 		const struct plan_cable *pc = &p->cables[i];
 		struct ends e = ends_of(c, pc);
-		size_t x;
-		unsigned xp;
+		size_t x, y;
+		unsigned xp, yp;
 
 		if (!e.ok)
 			continue;
-		if (peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && x == e.b && xp == pc->b_port) {
+		/* as planned from A, and from B when B says anything (always the
+		 * same in an IB graph; LLDP's two views may differ) */
+		if (peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && x == e.b && xp == pc->b_port &&
+		    (peer_of(c, e.b, pc->b_port, &y, &yp) < 0 || (y == e.a && yp == pc->a_port))) {
 			c->state[i] = 1;
 			r->cables_ok++;
 			rc = check_speed(c, pc, e.a, e.b);

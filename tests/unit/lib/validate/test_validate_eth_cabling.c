@@ -4,7 +4,8 @@
  * eth_cabling.c): LLDP as planned has no finding (a switch found by its
  * hostname, a port by its alias); a neighbour on another port of the planned
  * switch is miswired, on another switch wrong-peer; no neighbour at either
- * end missing; two cables crosswise one swapped; a neighbour the plan lacks
+ * end missing; one end's LLDP alone saying otherwise judged from that end;
+ * two cables crosswise one swapped; a neighbour the plan lacks
  * extra; rows LLDP cannot see (no managed end, or a silent host) not seen;
  * the InfiniBand check skips the Ethernet rows of a mixed plan. */
 #include "autoconf.h"
@@ -107,6 +108,22 @@ START_TEST(another_port_of_the_planned_switch_is_miswired)
 	one(&r, "miswired", "spine-1[Ethernet4]", "spine-1[Ethernet4] - leaf-2[Ethernet52]");
 	ck_assert_str_eq(r.f[0].want, "spine-1[Ethernet4] - leaf-2[Ethernet48]");
 	ck_assert_uint_eq(r.f[0].line, 3);
+	val_report_clear(&r);
+}
+END_TEST
+
+START_TEST(one_end_seeing_another_port_is_judged_from_that_end)
+{
+	struct eth_port_seen p[N_PORTS];
+	struct val_report r = { 0 };
+	size_t ns;
+
+	/* leaf-1 still sees spine-1[Ethernet0]; spine-1 sees leaf-2 there */
+	memcpy(p, PORTS, sizeof(p));
+	p[0].peer_name = "leaf-2";
+	p[0].peer_port = "Ethernet56";
+	check(p, N_PORTS, &r, &ns);
+	one(&r, "wrong-peer", "spine-1[Ethernet0]", "spine-1[Ethernet0] - leaf-2[Ethernet56]");
 	val_report_clear(&r);
 }
 END_TEST
@@ -222,6 +239,7 @@ int main(void)
 
 	tcase_add_test(tc, lldp_as_planned_has_no_finding);
 	tcase_add_test(tc, another_port_of_the_planned_switch_is_miswired);
+	tcase_add_test(tc, one_end_seeing_another_port_is_judged_from_that_end);
 	tcase_add_test(tc, another_switch_is_wrong_peer);
 	tcase_add_test(tc, no_neighbour_at_either_end_is_missing);
 	tcase_add_test(tc, two_cables_crosswise_are_one_swap);
