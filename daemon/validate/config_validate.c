@@ -107,9 +107,10 @@ static int check_validate(struct parse *p, void *sec)
 	struct validate_conf *c = sec;
 	struct plan *plan;
 	char why[512];
+	int rc = check_rails(p, c);
 
-	if (check_rails(p, c) < 0)
-		return -1;
+	if (rc < 0)
+		return rc;
 	if (!c->validation_expected[0])
 		return 0;
 	if (!(plan = plan_read(c->validation_expected, why, sizeof(why))))
