@@ -10,8 +10,10 @@
 # where host B's port 2 was, and B's port 2 onto A's rail-0 leaf), and the
 # simulator runs the edited file: rail 0's view has one `rail-stray` that
 # names B's port, its rail (1), A's former leaf and port and that leaf's
-# rail (0), as the file says; `loomctl fabric issues` lists it. With
-# `rails: off` the same fabric has no rail finding.
+# rail (0), as the file says; `loomctl fabric issues` lists it. Rail 1's
+# subnet, swept from host A (its port 1 is now there: SIM_HOST), has the
+# other stray: A's port 1 on B's former rail-1 leaf. With `rails: off` the
+# same fabric has no rail finding.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -80,6 +82,8 @@ put(peer[(la, pa)][2], pa, b, 2)
 put(peer[(lb, pb)][2], pb, a, 1)
 open(dst, "w").write("\n".join(lines))
 open(expect, "w").write('rail-stray|%s[2] - %s[%d]|rail 0 (%s\'s)|rail 1\n' % (b, la, pa, la))
+open(expect + "-host", "w").write(a + "\n")
+open(expect + "1", "w").write('rail-stray|%s[1] - %s[%d]|rail 1 (%s\'s)|rail 0\n' % (a, lb, pb, lb))
 EOP
 grep -q . "$work/expect" || loom_fail "no swap picked from the net file"
 
@@ -92,6 +96,23 @@ listed() { loom_ctl fabric issues >"$work/issues.txt" 2>&1; grep -F "rail-stray"
 loom_until 100 listed ||
 	loom_fail "fabric issues does not list the rail-stray: $(cat "$work/issues.txt")"
 loom_ok "two hosts' rail cables swapped in the net file: $got; an open issue"
+
+# Rail 1's subnet (subnet management packets do not cross an HCA): swept
+# from host A, whose port 1 is now in it, OpenSM and loomd attached there;
+# A's rail-0 port is the stray on B's rail-1 leaf.
+kill "$LOOMD_PID" 2>/dev/null || :; wait "$LOOMD_PID" 2>/dev/null || :
+SIM_HOST=$(cat "$work/expect-host")
+export SIM_HOST
+loom_opensm
+rm -f "$work"/loom.db*
+loom_config "$(loom_subnet_conf rail1)" "validation:" "  rails: port"
+loom_loomd "$work/loom.yaml"
+loom_ctl discover --wait >/dev/null || loom_fail "discover rail 1"
+got=$(rail_findings)
+[ "$got" = "$(cat "$work/expect1")" ] ||
+	loom_fail "swapped rails, rail 1: want '$(cat "$work/expect1")', got '$got'"
+loom_ok "rail 1's subnet, swept from $SIM_HOST: $got"
+unset SIM_HOST
 loom_ibsim_stop
 
 up "$work/swapped.net" off
