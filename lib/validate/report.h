@@ -82,7 +82,8 @@ void val_report_sort(struct val_report *r);
 /* One fault, one finding: a link's `degraded` goes when the plan's `slow`
  * says the same of it, and a fat tree's `leaf-uplinks` or `unreachable`
  * when a cabling finding (missing, swapped, miswired, wrong-peer, extra)
- * names that leaf; then val_report_sort(). */
+ * names that leaf, a `rail-stray` when one names its HCA; then
+ * val_report_sort(). */
 void val_report_settle(struct val_report *r);
 size_t val_count(const struct val_report *r, enum val_severity sev);
 

@@ -180,6 +180,26 @@ START_TEST(the_port_number_is_the_rail_of_a_multi_port_hca)
 }
 END_TEST
 
+START_TEST(a_stray_the_plan_explains_gives_way_to_the_plan)
+{
+	/* b's two HCAs swapped: with a plan, one `swapped` names them */
+	static const char *const h[6] = { "a mlx5_0", "b mlx5_1", "c mlx5_0",
+					  "a mlx5_1", "b mlx5_0", "c mlx5_1" };
+	struct fab *f = two_leaves(h);
+	struct val_report r = { 0 };
+
+	ck_assert_int_eq(val_add(&r, VAL_SWAPPED, 3, "b mlx5_0[1] - leaf-1[2], b mlx5_1[1] - "
+				 "leaf-2[2]", "", "b mlx5_1[1] and b mlx5_0[1]"), 0);
+	check_rails(f, RAILS_DEVICE, NULL, &r);
+	ck_assert_uint_eq(r.n, 3);
+	val_report_settle(&r);
+	ck_assert_uint_eq(r.n, 1);
+	ck_assert_int_eq(r.f[0].code, VAL_SWAPPED);
+	val_report_clear(&r);
+	fab_free(f);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("validate_rails");
@@ -192,6 +212,7 @@ int main(void)
 	tcase_add_test(tc, a_pattern_captures_the_rail);
 	tcase_add_test(tc, a_pattern_without_one_capture_is_refused);
 	tcase_add_test(tc, the_port_number_is_the_rail_of_a_multi_port_hca);
+	tcase_add_test(tc, a_stray_the_plan_explains_gives_way_to_the_plan);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
