@@ -525,7 +525,11 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 	j->eth = j->eth && (!has_subnet || !strcmp(subnet, VALIDATE_ETH_SUBNET));
 	if (!j->n && !j->eth) {
 		job_free(j);
-		if (has_subnet)
+		if (has_subnet && !strcmp(subnet, VALIDATE_ETH_SUBNET))
+			ctl_reply_err(req, PROTO_ERR_NOTFOUND, "the Ethernet fabric has nothing to "
+				      "check: %s", use_plan && m->plan ? "the cabling plan has no "
+				      "Ethernet rows" : "no cabling plan (validation.expected)");
+		else if (has_subnet)
 			ctl_reply_err(req, PROTO_ERR_NOTFOUND, "subnet \"%s\" was not swept since "
 				      "loomd started", subnet);
 		else

@@ -119,5 +119,9 @@ up "$work/swapped.net" off
 got=$(rail_findings)
 [ -z "$got" ] || loom_fail "rails: off still judges rails: $got"
 loom_ok "rails: off: no rail finding on the same fabric"
+out=$(loom_ctl fabric validate --subnet ethernet 2>&1) && loom_fail "--subnet ethernet without a plan: $out"
+echo "$out" | grep -q "the Ethernet fabric has nothing to check: no cabling plan" ||
+	loom_fail "--subnet ethernet without a plan says: $out"
+loom_ok "fabric validate --subnet ethernet without a plan: $out"
 loom_ibsim_stop
 echo "validate_rails.sh: all ok"
