@@ -32,6 +32,8 @@
 #include "lib/validate/health.h"
 #include "lib/validate/partitions.h"
 #include "lib/validate/plan.h"
+#include "lib/validate/eth_cabling.h"
+#include "lib/validate/rails.h"
 
 #define MAX_ROUNDS 99
 
@@ -136,6 +138,135 @@ static int parts_round(const struct fab *f, const struct parts_input *in, struct
 		fprintf(stderr, "validate_bench: partitions: %s\n", err);
 	partitions_tables_clear(&t);
 	return rc;
+}
+
+/* ---- issue 43: rails and Ethernet cabling, each its own entry ------------------------ */
+
+#define BENCH_RAILS 8
+
+/* rails_check on a copy of f whose every HCA is "<desc> mlx5_R", R its
+ * leaf's rail (leaf GUID mod 8: every leaf one rail, as a clean
+ * rail-optimized fabric): its median and worst, and the findings (0). */
+static int bench_rails(const struct fab *f, int rounds)
+{
+	struct fab *g = fab_dup(f);
+	double t[MAX_ROUNDS], worst = 0;
+	size_t hcas = 0, findings = 0;
+	char err[256] = "";
+
+	if (!g)
+		return -1;
+	for (size_t i = 0; i < g->n_nodes; i++) {
+		struct fab_node *n = g->nodes[i];
+		char d[FAB_DESC_LEN + 1];
+
+		if (n->type != IBT_NODE_CA || !n->nports || !n->ports[1].has_peer)
+			continue;
+		snprintf(d, sizeof(d), "%.50s mlx5_%u", n->desc,
+			 (unsigned)(n->ports[1].peer_guid % BENCH_RAILS));
+		memcpy(n->desc, d, sizeof(d));
+		hcas++;
+	}
+	for (int k = 0; k < rounds; k++) {
+		struct val_report r = { 0 };
+		double a = clock_mono();
+
+		if (rails_check(g, RAILS_DEVICE, NULL, NULL, &r, err, sizeof(err)) < 0) {
+			fprintf(stderr, "validate_bench: rails_check: %s\n", err);
+			fab_free(g);
+			return -1;
+		}
+		t[k] = clock_mono() - a;
+		worst = t[k] > worst ? t[k] : worst;
+		findings = r.n;
+		val_report_clear(&r);
+	}
+	printf("rails_check    %8.3f  %7.3f   (%zu HCAs in %d rails, by device index; %zu findings)\n",
+	       bench_median(t, rounds), worst, hcas, BENCH_RAILS, findings);
+	fab_free(g);
+	return findings ? -1 : 0;
+}
+
+/* eth_cabling_check of a leaf-spine's LLDP, as the switches' reads leave
+ * it, against its plan: SPINES x LEAVES switch links (both ends' LLDP) and
+ * HOSTS hosts a leaf whose NICs speak LLDP. */
+#define ETH_SPINES 8
+#define ETH_LEAVES 32
+#define ETH_HOSTS 16
+#define ETH_NAME 24
+
+static int bench_eth(int rounds)
+{
+	enum { N_SW = ETH_SPINES + ETH_LEAVES,
+	       N_PORTS = 2 * ETH_SPINES * ETH_LEAVES + ETH_LEAVES * ETH_HOSTS };
+	static char names[N_PORTS][4][ETH_NAME];   /* switch, port, peer, peer port */
+	static struct eth_switch_seen sw[N_SW];
+	static struct eth_port_seen ports[N_PORTS];
+	static char sw_names[N_SW][ETH_NAME];
+	double t[MAX_ROUNDS], worst = 0;
+	size_t n = 0, len = 0, cap = 64 * N_PORTS, findings = 0, not_seen = 0;
+	char *csv = malloc(cap), err[256] = "";
+	struct plan *p;
+
+	if (!csv)
+		return -1;
+	len += (size_t)snprintf(csv, cap, "node,port,peer,peer_port\n");
+	for (int i = 0; i < N_SW; i++) {
+		snprintf(sw_names[i], ETH_NAME, i < ETH_SPINES ? "spine-%d" : "leaf-%d",
+			 i < ETH_SPINES ? i : i - ETH_SPINES);
+		sw[i] = (struct eth_switch_seen){ sw_names[i], sw_names[i] };
+	}
+#define ETH_PORT(a, ap, b, bp) do { \
+	snprintf(names[n][0], ETH_NAME, "%s", a); \
+	snprintf(names[n][1], ETH_NAME, "Ethernet%d", 4 * (ap)); \
+	snprintf(names[n][2], ETH_NAME, "%s", b); \
+	snprintf(names[n][3], ETH_NAME, "%s%d", (bp) < 0 ? "eth" : "Ethernet", \
+		 (bp) < 0 ? -(bp) - 1 : 4 * (bp)); \
+	ports[n] = (struct eth_port_seen){ names[n][0], names[n][1], "", 1, names[n][2], \
+					   names[n][3], "" }; \
+	n++; } while (0)
+	for (int s = 0; s < ETH_SPINES; s++)
+		for (int l = 0; l < ETH_LEAVES; l++) {
+			ETH_PORT(sw_names[s], l, sw_names[ETH_SPINES + l], ETH_HOSTS + s);
+			ETH_PORT(sw_names[ETH_SPINES + l], ETH_HOSTS + s, sw_names[s], l);
+			len += (size_t)snprintf(csv + len, cap - len, "%s,%s,%s,%s\n", names[n - 1][0],
+						names[n - 1][1], names[n - 1][2], names[n - 1][3]);
+		}
+	for (int l = 0; l < ETH_LEAVES; l++)
+		for (int h = 0; h < ETH_HOSTS; h++) {
+			char host[ETH_NAME];
+
+			snprintf(host, sizeof(host), "host-%04d", l * ETH_HOSTS + h);
+			ETH_PORT(sw_names[ETH_SPINES + l], h, host, -1);
+			len += (size_t)snprintf(csv + len, cap - len, "%s,%s,%s,%s\n", names[n - 1][0],
+						names[n - 1][1], names[n - 1][2], names[n - 1][3]);
+		}
+#undef ETH_PORT
+	if (!(p = plan_parse("eth.csv", csv, len, err, sizeof(err)))) {
+		fprintf(stderr, "validate_bench: the Ethernet plan: %s\n", err);
+		free(csv);
+		return -1;
+	}
+	free(csv);
+	for (int k = 0; k < rounds; k++) {
+		struct eth_seen seen = { sw, N_SW, ports, n };
+		struct val_report r = { 0 };
+		double a = clock_mono();
+
+		if (eth_cabling_check(p, &seen, &r, &not_seen, err, sizeof(err)) < 0) {
+			fprintf(stderr, "validate_bench: eth_cabling_check: %s\n", err);
+			plan_free(p);
+			return -1;
+		}
+		t[k] = clock_mono() - a;
+		worst = t[k] > worst ? t[k] : worst;
+		findings = r.n;
+		val_report_clear(&r);
+	}
+	printf("eth_cabling    %8.3f  %7.3f   (%d switches, %zu planned links, %zu LLDP ports; %zu "
+	       "findings)\n", bench_median(t, rounds), worst, N_SW, p->n, n, findings);
+	plan_free(p);
+	return findings || not_seen ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -250,6 +381,8 @@ int main(int argc, char **argv)
 	printf("all three      %8.3f  %7.3f\n", bench_median(t_all, rounds), w_all);
 	printf("partitions     %8.3f  %7.3f  (%d tenants of %d hosts; not in all three)\n",
 	       bench_median(t_parts, rounds), w_parts, PARTS_TENANTS, PARTS_EACH);
+	if (bench_rails(f, rounds) < 0 || bench_eth(rounds) < 0)   /* issue 43 */
+		return 1;
 	printf("peak RSS: %ld MiB\n", ru.ru_maxrss / 1024);
 	free(errs);
 	json_decref(parts.tables);

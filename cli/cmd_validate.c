@@ -94,6 +94,8 @@ static void print_summary(FILE *out, const json_t *r)
 	if (output_int(r, "cables") > 0)
 		fprintf(out, ", %lld of %lld planned cables as planned", output_int(r, "cables_ok"),
 			output_int(r, "cables"));
+	if (output_int(r, "not_seen") > 0)   /* issue 43: Ethernet rows LLDP cannot see */
+		fprintf(out, ", %lld planned cables not seen by LLDP", output_int(r, "not_seen"));
 	fprintf(out, ": %lld errors, %lld warnings\n", errors, warnings);
 }
 

@@ -561,6 +561,8 @@ static void loomd_teardown(struct loomd *d)
 	ha_resign(d->ha);
 	/* Sweeps first: their threads write the database and answer clients. */
 	sweeper_free(d->sweeper);
+	if (d->qos)   /* the switches' reads no longer told to it (issue 43) */
+		qos_on_recorded(d->qos, NULL, NULL);
 	validate_free(d->validate); /* after the sweeps: they hand it their fabrics */
 	slurm_free(d->slurm);
 	/* Before the counters: their reads are told to it, their job index
@@ -734,6 +736,7 @@ int loomd_run(const struct loomd_options *opt)
 	}
 	set_names(&d);
 	sweeper_on_swept(d.sweeper, on_swept, &d);
+	qos_on_recorded(d.qos, validate_on_switches_read, d.validate); /* issue 43 */
 	/* A link's down or degraded event names the jobs that crossed it. */
 	sweeper_set_job_index(d.sweeper, telemetry_job_index(d.telemetry));
 	if (!(d.queries = queries_new(d.base, d.ctl, store_db(d.store), err, sizeof(err)))) {

@@ -115,6 +115,8 @@ struct qos_mod {
 	char node[64];                     /* this node, in the records */
 	const char *by;                    /* the next record's "by" (NULL: the kind) */
 	json_t *outcomes;                  /* {switch: its last apply's outcome} */
+	void (*on_recorded)(void *arg);    /* issue 43: after reads are recorded */
+	void *on_recorded_arg;
 };
 
 /* ---- the switch threads ------------------------------------------------ */
@@ -588,6 +590,8 @@ static void req_done(void *arg, int rc, const char *err)
 	if (q->req)
 		req_answer(q);
 	note_results(q->m, q);
+	if (q->n && q->m->store && q->m->on_recorded)
+		q->m->on_recorded(q->m->on_recorded_arg);
 	if (q->record && q->m->outcomes)
 		json_object_update(q->m->outcomes, json_object_get(q->record, "switches"));
 }
@@ -845,6 +849,12 @@ void qos_set_intent(struct qos_mod *m, const struct intent_writer *w)
 	m->intent = w->put;
 	m->intent_arg = w->arg;
 	snprintf(m->node, sizeof(m->node), "%s", w->node ? w->node : "");
+}
+
+void qos_on_recorded(struct qos_mod *m, void (*fn)(void *arg), void *arg)
+{
+	m->on_recorded = fn;
+	m->on_recorded_arg = arg;
 }
 
 void qos_watch(void *arg, const json_t *records, int leading)

@@ -60,5 +60,8 @@ void qos_set_intent(struct qos_mod *m, const struct intent_writer *w);
  * only, the replicated policy staying until an operator's qos-apply here.
  * One event ha_takeover_policy (subject roce) says which. A follower: none. */
 void qos_watch(void *arg, const json_t *records, int leading);
+/* fn(arg) on the loop each time switch reads were recorded in the store
+ * (issue 43: the Ethernet cabling check follows the LLDP they hold). */
+void qos_on_recorded(struct qos_mod *m, void (*fn)(void *arg), void *arg);
 
 #endif

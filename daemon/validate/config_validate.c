@@ -10,6 +10,12 @@
  *                          # fabric as built; none: the fabric's rules only
  *     fat_tree: auto       # the fat-tree rules: auto (when the fabric is
  *                          # one), yes, no
+ *     rails: off           # every leaf carries one rail (rail-optimized
+ *                          # clusters): an HCA's rail from its description's
+ *                          # device index (device), its port number (port),
+ *                          # or rail_pattern's capture (pattern); off
+ *     rail_pattern: ''     # rails: pattern's POSIX extended regex, one
+ *                          # capture group: the rail
  *
  *     partitions: true     # read the PKey tables after each sweep and check
  *                          # them (lib/validate/partitions.h)
@@ -31,6 +37,7 @@
 #include "daemon/validate/config_validate.h"
 #include "lib/validate/partitions.h"
 #include "lib/validate/plan.h"
+#include "lib/validate/rails.h"
 
 #define CFG_SECTION_TYPE struct validate_conf
 
@@ -58,6 +65,41 @@ static void print_fat_tree(FILE *out, const void *sec)
 	const struct validate_conf *c = sec;
 
 	fprintf(out, " %s\n", c->validation_fat_tree < 0 ? "auto" : c->validation_fat_tree ? "yes" : "no");
+}
+
+/* issue 43, rails */
+static int parse_rails(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
+{
+	struct validate_conf *c = sec;
+	const char *s = cfg_scalar(v);
+	int f = s ? rails_from_parse(s) : -1;
+
+	if (f < 0)
+		return cfg_fail(p, cfg_line(v), key, "\"%s\": off, device, port or pattern",
+				s ? s : "");
+	c->validation_rails = f;
+	return 0;
+}
+
+static void print_rails(FILE *out, const void *sec)
+{
+	fprintf(out, " %s\n", rails_from_name(((const struct validate_conf *)sec)->validation_rails));
+}
+
+/* rails: pattern wants a rail_pattern with one capture. */
+static int check_rails(struct parse *p, const struct validate_conf *c)
+{
+	char why[512];
+
+	if (c->validation_rails != RAILS_PATTERN)
+		return 0;
+	if (!c->validation_rail_pattern[0])
+		return cfg_fail(p, cfg_key_line(p, "validation", "rails"), "validation.rails",
+				"pattern: validation.rail_pattern is not set");
+	if (rails_pattern_check(c->validation_rail_pattern, why, sizeof(why)) < 0)
+		return cfg_fail(p, cfg_key_line(p, "validation", "rail_pattern"),
+				"validation.rail_pattern", "%s", why);
+	return 0;
 }
 
 static void validate_defaults(void *sec)
@@ -157,7 +199,10 @@ static int check_validate(struct parse *p, void *sec)
 	struct validate_conf *c = sec;
 	struct plan *plan;
 	char why[512];
+	int rc = check_rails(p, c);
 
+	if (rc < 0)
+		return rc;
 	if (!c->validation_expected[0])
 		return 0;
 	if (!(plan = plan_read(c->validation_expected, why, sizeof(why))))
@@ -176,6 +221,8 @@ static const struct cfg_key validate_keys[] = {
 	CFG_KEY_CUSTOM("default_partition", parse_default_partition, print_default_partition),
 	CFG_KEY_CUSTOM("default_full", parse_default_full, print_default_full),
 	CFG_KEY_BOOL("partition_enforcement", validation_partition_enforcement, 1),
+	CFG_KEY_CUSTOM("rails", parse_rails, print_rails),
+	CFG_KEY_STR("rail_pattern", CFG_STRING, validation_rail_pattern, NULL),
 };
 
 const struct validate_conf *validate_conf_get(const struct loom_config *c)

@@ -22,6 +22,9 @@ struct validate_conf {
 	/* default_full: GUIDs or node names, each ended by '\n' ("" none) */
 	char validation_default_full[VALIDATE_DEFAULT_FULL_LEN];
 	int validation_partition_enforcement; /* partition_enforcement: 0 or 1 */
+	/* issue 43, rails (lib/validate/rails.h) */
+	int validation_rails;               /* rails: enum rails_from (0 off) */
+	char validation_rail_pattern[256];  /* rail_pattern: rails: pattern's regex */
 };
 
 extern const struct config_section validate_config;

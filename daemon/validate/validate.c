@@ -18,6 +18,7 @@
 #include "daemon/ib/swept_fabs.h"
 #include "daemon/validate/store_validate.h"
 #include "daemon/validate/validate_partitions.h"
+#include "daemon/validate/validate_eth.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
@@ -30,6 +31,7 @@
 #include "lib/validate/cabling.h"
 #include "lib/validate/health.h"
 #include "lib/validate/plan.h"
+#include "lib/validate/rails.h"
 #include "lib/validate/report_json.h"
 
 /* Requests waiting behind the one under way: more are answered busy. */
@@ -60,6 +62,8 @@ struct validate_settings {
 	int enabled, fat_tree;
 	char db_path[PATH_MAX];
 	struct validate_part_conf part;  /* issue 43, partitions */
+	int rails;                  /* issue 43: validation.rails, rail_pattern */
+	char rail_pattern[256];
 };
 
 static void settings_of(const struct validate_conf *c, const struct store *st,
@@ -69,6 +73,8 @@ static void settings_of(const struct validate_conf *c, const struct store *st,
 	s->fat_tree = c->validation_fat_tree;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
 	validate_part_conf_of(c, &s->part);
+	s->rails = c->validation_rails;
+	snprintf(s->rail_pattern, sizeof(s->rail_pattern), "%s", c->validation_rail_pattern);
 }
 
 struct validate_mod {
@@ -81,6 +87,7 @@ struct validate_mod {
 	struct swept_fabs fabs;     /* each subnet's last fabric */
 	struct subnet_check checks[SWEPT_FABS_MAX];
 	struct swept_mad mad;       /* discovery's MAD limits (validate_set_mad) */
+	struct subnet_check eth_check; /* issue 43: the Ethernet fabric's */
 };
 
 /* One check of one or more subnets: after a sweep (req NULL: recorded),
@@ -103,8 +110,10 @@ struct vjob {
 	int fat_tree, want_fabric;
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
-	struct validate_part_conf part;
 	struct swept_mad mad;
+	struct validate_settings set; /* the module's when the job was made */
+	int eth;                    /* issue 43: the plan's Ethernet rows too */
+	json_t *eth_result;         /* fabric-validate's Ethernet report */
 };
 
 static void plan_unref(struct plan_ref *r)
@@ -262,11 +271,13 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 	}
 	if ((rc = health_check(fab, &o, r, err, errlen)) < 0)
 		return rc;
+	if ((rc = rails_check(fab, j->set.rails, j->set.rail_pattern, j->names, r, err, errlen)) < 0)
+		return rc;
 	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
 			 "read: see loomd's log");
-	if (j->part.on && validate_part_check(st, j->s[i].subnet, fab, j->s[i].pkeys,
-					      j->s[i].pkeys_error, !j->req, &j->part, j->names,
+	if (j->set.part.on && validate_part_check(st, j->s[i].subnet, fab, j->s[i].pkeys,
+					      j->s[i].pkeys_error, !j->req, &j->set.part, j->names,
 					      r, j->s[i].part_warning,
 					      sizeof(j->s[i].part_warning)) < 0)
 		return -ENOMEM;
@@ -306,7 +317,7 @@ static int job_run(void *arg, char *err, size_t errlen)
 		double t0 = clock_mono(), t1;
 		struct store_validate_result res = { 0 };
 
-		if (!j->req && j->part.on)
+		if (!j->req && j->set.part.on)
 			read_pkeys(j, st, i);
 		t0 = clock_mono();
 		if ((rc = check_one(j, st, i, &r, err, errlen)) < 0) {
@@ -363,6 +374,8 @@ static int job_run(void *arg, char *err, size_t errlen)
 	}
 	if (rc == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
+	if (rc == 0 && j->eth && st)
+		rc = validate_eth(st, j->plan->plan, j->req ? &j->eth_result : NULL, err, errlen);
 	store_close(st);
 	return rc;
 }
@@ -383,6 +396,10 @@ static void job_done(void *arg, int rc, const char *err)
 			json_array_append_new(list, j->s[i].result);
 			j->s[i].result = NULL;
 		}
+		if (rc == 0 && j->eth_result) {
+			json_array_append_new(list, j->eth_result);
+			j->eth_result = NULL;
+		}
 		if (rc == 0)
 			ctl_reply_ok(j->req, json_pack("{s:o}", "subnets", list));
 		else
@@ -391,6 +408,13 @@ static void job_done(void *arg, int rc, const char *err)
 	}
 	if (rc < 0 && rc != -ECANCELED)
 		log_warn("validation: %s", err);
+	if (!j->n && j->eth) {   /* an Ethernet-only check, after the switches' reads */
+		m->eth_check.checking = 0;
+		if (m->eth_check.again && rc != -ECANCELED) {
+			m->eth_check.again = 0;
+			validate_on_switches_read(m);
+		}
+	}
 	for (size_t i = 0; i < j->n; i++) {
 		int k = swept_fabs_find(&m->fabs, j->s[i].subnet);
 		struct subnet_check *s = k < 0 ? NULL : &m->checks[k];
@@ -429,6 +453,7 @@ static void job_free(void *arg)
 		validate_pkeys_drop(j->s[i].pkeys);
 	}
 	plan_unref(j->plan);
+	json_decref(j->eth_result);
 	nodename_map_free(j->names);
 	free(j);
 }
@@ -444,12 +469,13 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	j->m = m;
 	j->req = req;
 	j->fat_tree = m->set.fat_tree;
-	j->part = m->set.part;
 	j->mad = m->mad;
+	j->set = m->set;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
 		m->plan->refs++;
+		j->eth = m->plan->plan->n_eth > 0;
 	}
 	j->names = nodename_map_hold(m->names);
 	return j;
@@ -479,6 +505,7 @@ static void after_sweep(struct validate_mod *m, int i)
 	}
 	if (!(j = vjob_new(m, NULL, 1)))
 		return;
+	j->eth = 0;   /* the Ethernet fabric follows the switches' reads */
 	job_add(j, f);
 	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
 		log_warn("subnet %s: cannot start its validation: %s", f->name, strerror(-rc));
@@ -486,6 +513,28 @@ static void after_sweep(struct validate_mod *m, int i)
 		return;
 	}
 	s->checking = 1;
+}
+
+void validate_on_switches_read(void *arg)
+{
+	struct validate_mod *m = arg;
+	struct vjob *j;
+	int rc;
+
+	if (!m->set.enabled || !m->plan || !m->plan->plan->n_eth)
+		return;
+	if (m->eth_check.checking) {
+		m->eth_check.again = 1;
+		return;
+	}
+	if (!(j = vjob_new(m, NULL, 1)))
+		return;
+	if ((rc = work_submit(m->work, &job_ops, j)) < 0) {
+		log_warn("the Ethernet fabric: cannot start its validation: %s", strerror(-rc));
+		job_free(j);
+		return;
+	}
+	m->eth_check.checking = 1;
 }
 
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab)
@@ -528,9 +577,14 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 				 m->checks[i].pkeys_error : "the PKey tables are read after a sweep: "
 				 "none yet");
 		}
-	if (!j->n) {
+	j->eth = j->eth && (!has_subnet || !strcmp(subnet, VALIDATE_ETH_SUBNET));
+	if (!j->n && !j->eth) {
 		job_free(j);
-		if (has_subnet)
+		if (has_subnet && !strcmp(subnet, VALIDATE_ETH_SUBNET))
+			ctl_reply_err(req, PROTO_ERR_NOTFOUND, "the Ethernet fabric has nothing to "
+				      "check: %s", use_plan && m->plan ? "the cabling plan has no "
+				      "Ethernet rows" : "no cabling plan (validation.expected)");
+		else if (has_subnet)
 			ctl_reply_err(req, PROTO_ERR_NOTFOUND, "subnet \"%s\" was not swept since "
 				      "loomd started", subnet);
 		else

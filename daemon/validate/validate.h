@@ -45,6 +45,10 @@ void validate_set_names(struct validate_mod *m, struct nodename_map *names);
 struct swept_mad;
 void validate_set_mad(struct validate_mod *m, const struct swept_mad *mad);
 /* sweeper_on_swept's listener: takes fab. */
+/* The Ethernet switches' reads were recorded (qos_on_recorded): check the
+ * plan's Ethernet rows against their LLDP now, or once the check under way
+ * ends; nothing without Ethernet rows or with validation off (issue 43). */
+void validate_on_switches_read(void *arg);
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab);
 
 

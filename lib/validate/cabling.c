@@ -40,7 +40,25 @@ struct ctx {
 	uint8_t **mark;             /* per node, per port: 1 the plan names it, 2 explained */
 	size_t **end_of;            /* per node, per port: the plan's cable + 1 (0 none) */
 	uint8_t *state;             /* per cable: 0 unchecked, 1 ok, 2 wrong, 3 done */
+	const struct cabling_ports *ports; /* how findings write ports (NULL: numbers) */
+	char lab[8][PLAN_PORT_LEN]; /* the last labels port_text made, in turn */
+	unsigned n_lab;
 };
+
+/* How findings write port `port` of node idx: its number, or the name
+ * c->ports gives it (issue 43: an Ethernet fabric's ports). Valid for the
+ * next seven calls. */
+static const char *port_text(struct ctx *c, size_t idx, unsigned port)
+{
+	char *b = c->lab[c->n_lab++ % 8];
+	const char *name = c->ports ? c->ports->name(c->ports->arg, c->fab->nodes[idx], port) : NULL;
+
+	if (name)
+		snprintf(b, PLAN_PORT_LEN, "%s", name);
+	else
+		snprintf(b, PLAN_PORT_LEN, "%u", port);
+	return b;
+}
 
 /* desc in v[0..n) (sorted): 1 with *idx, 0 none, -1 several. */
 static int find_in(const struct by_desc *v, size_t n, const char *desc, size_t *idx)
@@ -191,8 +209,9 @@ static int check_speed(struct ctx *c, const struct plan_cable *pc, size_t a, siz
 		 pc->speed ? ibt_speed_name(pc->speed) : "");
 	snprintf(got, sizeof(got), "%s %s", ibt_width_name(pt->width_active),
 		 ibt_speed_name(pt->speed_active));
-	return val_add(c->r, VAL_SLOW, pc->line, want, got, "%s[%u] - %s[%u]",
-		       planned(c, a, pc->a), pc->a_port, planned(c, b, pc->b), pc->b_port);
+	return val_add(c->r, VAL_SLOW, pc->line, want, got, "%s[%s] - %s[%s]",
+		       planned(c, a, pc->a), port_text(c, a, pc->a_port), planned(c, b, pc->b),
+		       port_text(c, b, pc->b_port));
 }
 
 /* Cable i is wrong and its A end is cabled to the B end of cable j, whose
@@ -210,9 +229,9 @@ static int find_swap(struct ctx *c, size_t i, size_t a, unsigned a_port, size_t 
 		return 0;
 	pj = &c->p->cables[j];
 	/* the other end of j, (y, yp), must be cabled to (b, b_port) */
-	{
-		struct ends ej = ends_of(c, pj);
+	struct ends ei = ends_of(c, pi), ej = ends_of(c, pj);
 
+	{
 		if (!ej.ok)
 			return 0;
 		if (ej.a == x && pj->a_port == xp) {
@@ -236,13 +255,15 @@ static int find_swap(struct ctx *c, size_t i, size_t a, unsigned a_port, size_t 
 	{
 		char want[4 * NODENAME_LEN + 64], got[4 * NODENAME_LEN + 64];
 
-		snprintf(want, sizeof(want), "%s[%u] - %s[%u], %s[%u] - %s[%u]", pi->a, pi->a_port,
-			 pi->b, pi->b_port, pj->a, pj->a_port, pj->b, pj->b_port);
-		snprintf(got, sizeof(got), "%s[%u] - %s[%u], %s[%u] - %s[%u]", name_of(c, a), a_port,
-			 name_of(c, x), xp, name_of(c, y), yp, name_of(c, b), b_port);
+		snprintf(want, sizeof(want), "%s[%s] - %s[%s], %s[%s] - %s[%s]", pi->a,
+			 port_text(c, ei.a, pi->a_port), pi->b, port_text(c, ei.b, pi->b_port), pj->a,
+			 port_text(c, ej.a, pj->a_port), pj->b, port_text(c, ej.b, pj->b_port));
+		snprintf(got, sizeof(got), "%s[%s] - %s[%s], %s[%s] - %s[%s]", name_of(c, a),
+			 port_text(c, a, a_port), name_of(c, x), port_text(c, x, xp), name_of(c, y),
+			 port_text(c, y, yp), name_of(c, b), port_text(c, b, b_port));
 		/* the two ends whose cables went into each other's place */
-		return val_add(c->r, VAL_SWAPPED, pi->line, want, got, "%s[%u] and %s[%u]",
-			   name_of(c, a), a_port, name_of(c, y), yp);
+		return val_add(c->r, VAL_SWAPPED, pi->line, want, got, "%s[%s] and %s[%s]",
+			   name_of(c, a), port_text(c, a, a_port), name_of(c, y), port_text(c, y, yp));
 	}
 }
 
@@ -255,28 +276,31 @@ static int one_wrong(struct ctx *c, size_t i)
 	unsigned xp;
 	int la, lb;
 
-	snprintf(want, sizeof(want), "%s[%u] - %s[%u]", pc->a, pc->a_port, pc->b, pc->b_port);
-	la = peer_of(c, e.a, pc->a_port, &x, &xp) == 0;
+	snprintf(want, sizeof(want), "%s[%s] - %s[%s]", pc->a, port_text(c, e.a, pc->a_port), pc->b,
+		 port_text(c, e.b, pc->b_port));
+	/* the end that is not as planned (an Ethernet fabric's two ends may
+	 * say different things: LLDP is each switch's own view) */
+	la = peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && !(x == e.b && xp == pc->b_port);
 	if (!la) {
 		size_t y;
 		unsigned yp;
 
 		lb = peer_of(c, e.b, pc->b_port, &y, &yp) == 0;
 		if (!lb)
-			return val_add(c->r, VAL_MISSING, pc->line, want, "", "%s[%u] - %s[%u]",
-				       planned(c, e.a, pc->a), pc->a_port, planned(c, e.b, pc->b),
-				       pc->b_port);
+			return val_add(c->r, VAL_MISSING, pc->line, want, "", "%s[%s] - %s[%s]",
+				       planned(c, e.a, pc->a), port_text(c, e.a, pc->a_port),
+				       planned(c, e.b, pc->b), port_text(c, e.b, pc->b_port));
 		explain(c, e.b, pc->b_port);
-		snprintf(got, sizeof(got), "%s[%u] - %s[%u]", planned(c, e.b, pc->b), pc->b_port,
-			 name_of(c, y), yp);
+		snprintf(got, sizeof(got), "%s[%s] - %s[%s]", planned(c, e.b, pc->b),
+			 port_text(c, e.b, pc->b_port), name_of(c, y), port_text(c, y, yp));
 		return val_add(c->r, y == e.a ? VAL_MISWIRED : VAL_WRONG_PEER, pc->line, want, got,
-			   "%s[%u]", planned(c, e.b, pc->b), pc->b_port);
+			   "%s[%s]", planned(c, e.b, pc->b), port_text(c, e.b, pc->b_port));
 	}
 	explain(c, e.a, pc->a_port);
-	snprintf(got, sizeof(got), "%s[%u] - %s[%u]", planned(c, e.a, pc->a), pc->a_port,
-		 name_of(c, x), xp);
-	return val_add(c->r, x == e.b ? VAL_MISWIRED : VAL_WRONG_PEER, pc->line, want, got, "%s[%u]",
-		   planned(c, e.a, pc->a), pc->a_port);
+	snprintf(got, sizeof(got), "%s[%s] - %s[%s]", planned(c, e.a, pc->a),
+		 port_text(c, e.a, pc->a_port), name_of(c, x), port_text(c, x, xp));
+	return val_add(c->r, x == e.b ? VAL_MISWIRED : VAL_WRONG_PEER, pc->line, want, got, "%s[%s]",
+		   planned(c, e.a, pc->a), port_text(c, e.a, pc->a_port));
 }
 
 static int extra_link(const struct fab_link *l, void *arg)
@@ -288,8 +312,8 @@ static int extra_link(const struct fab_link *l, void *arg)
 		return 0;   /* planned, or explained by a finding */
 	if (!c->mark[a][0] && !c->mark[b][0])
 		return 0;   /* neither node is in the plan */
-	return val_add(c->r, VAL_EXTRA, 0, "", "", "%s[%u] - %s[%u]", name_of(c, a), l->a->num,
-		   name_of(c, b), l->b->num) < 0 ? -1 : 0;
+	return val_add(c->r, VAL_EXTRA, 0, "", "", "%s[%s] - %s[%s]", name_of(c, a),
+		   port_text(c, a, l->a->num), name_of(c, b), port_text(c, b, l->b->num)) < 0 ? -1 : 0;
 }
 
 /* One end of a plan's cable, for listing the plan's nodes once each. */
@@ -399,12 +423,15 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 	for (i = 0; i < p->n && rc == 0; i++) {
 		const struct plan_cable *pc = &p->cables[i];
 		struct ends e = ends_of(c, pc);
-		size_t x;
-		unsigned xp;
+		size_t x, y;
+		unsigned xp, yp;
 
 		if (!e.ok)
 			continue;
-		if (peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && x == e.b && xp == pc->b_port) {
+		/* as planned from A, and from B when B says anything (always the
+		 * same in an IB graph; LLDP's two views may differ) */
+		if (peer_of(c, e.a, pc->a_port, &x, &xp) == 0 && x == e.b && xp == pc->b_port &&
+		    (peer_of(c, e.b, pc->b_port, &y, &yp) < 0 || (y == e.a && yp == pc->a_port))) {
 			c->state[i] = 1;
 			r->cables_ok++;
 			rc = check_speed(c, pc, e.a, e.b);
@@ -436,7 +463,27 @@ static int check_plan(struct ctx *c, char *err, size_t errlen)
 int cabling_check(const struct plan *p, const struct fab *fab, const struct nodename_map *names,
 		  struct val_report *r, char *err, size_t errlen)
 {
-	struct ctx c = { .p = p, .fab = fab, .r = r, .nm = names };
+	struct plan *ib;
+	int rc;
+
+	if (!p->n_eth)
+		return cabling_check_ports(p, fab, names, NULL, r, err, errlen);
+	/* a plan with Ethernet rows (issue 43): its InfiniBand ones here */
+	if (!(ib = plan_only(p, 0))) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	rc = cabling_check_ports(ib, fab, names, NULL, r, err, errlen);
+	r->cables = ib->n;
+	plan_free(ib);
+	return rc;
+}
+
+int cabling_check_ports(const struct plan *p, const struct fab *fab,
+			const struct nodename_map *names, const struct cabling_ports *ports,
+			struct val_report *r, char *err, size_t errlen)
+{
+	struct ctx c = { .p = p, .fab = fab, .r = r, .nm = names, .ports = ports };
 	size_t n = fab->n_nodes, i, n0 = r->n;
 	int rc = -ENOMEM;
 

@@ -22,7 +22,8 @@
  *               described by (or that two are), its cables unchecked
  * A plan whose nodes are mostly not in the fabric is refused as a whole
  * (-EINVAL, one message): it is a plan for another fabric, and ten
- * thousand findings would say nothing more. */
+ * thousand findings would say nothing more. A plan's Ethernet rows
+ * (named ports) are not this check's: eth_cabling.h judges them. */
 #ifndef LOOM_VALIDATE_CABLING_H
 #define LOOM_VALIDATE_CABLING_H
 
@@ -39,5 +40,19 @@
  * added; err says why. */
 int cabling_check(const struct plan *p, const struct fab *fab, const struct nodename_map *names,
 		  struct val_report *r, char *err, size_t errlen);
+
+/* How findings write a port (issue 43): name(arg, node, port) gives its
+ * text, or NULL for its number. An Ethernet fabric made into a graph
+ * (eth_cabling.c) numbers its named ports and names them back here. */
+struct cabling_ports {
+	const char *(*name)(const void *arg, const struct fab_node *node, unsigned port);
+	const void *arg;
+};
+
+/* cabling_check of every row of p (numbered ports) with findings writing
+ * ports as ports says (NULL: numbers): the judging both fabrics share. */
+int cabling_check_ports(const struct plan *p, const struct fab *fab,
+			const struct nodename_map *names, const struct cabling_ports *ports,
+			struct val_report *r, char *err, size_t errlen);
 
 #endif

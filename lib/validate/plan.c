@@ -47,7 +47,29 @@ static int plan_add(struct plan *p, const struct plan_cable *c)
 		p->cap = cap;
 	}
 	p->cables[p->n++] = *c;
+	p->n_eth += c->eth != 0;
 	return 0;
+}
+
+struct plan *plan_only(const struct plan *p, int eth)
+{
+	struct plan *q = plan_new(p->source);
+
+	for (size_t i = 0; q && i < p->n; i++)
+		if (!p->cables[i].eth == !eth && plan_add(q, &p->cables[i]) < 0) {
+			plan_free(q);
+			q = NULL;
+		}
+	return q;
+}
+
+const char *plan_port_text(const struct plan_cable *c, int b_end, char *buf, size_t len)
+{
+	if (c->eth)
+		snprintf(buf, len, "%s", b_end ? c->b_pname : c->a_pname);
+	else
+		snprintf(buf, len, "%u", b_end ? c->b_port : c->a_port);
+	return buf;
 }
 
 /* A bad plan: "FILE:LINE: what" (lib/util/log.h's one form), -EINVAL. */
@@ -70,6 +92,7 @@ static int bad_plan(char *err, size_t errlen, const char *file, unsigned line, c
 struct end_key {
 	const char *node;
 	unsigned port;
+	const char *pname;  /* an Ethernet port's name ("" IB) */
 	size_t cable;   /* index into the plan */
 };
 
@@ -82,15 +105,17 @@ static int end_cmp(const void *x, const void *y)
 		return c;
 	if (a->port != b->port)
 		return a->port < b->port ? -1 : 1;
+	if ((c = strcmp(a->pname, b->pname)))
+		return c;
 	return a->cable < b->cable ? -1 : a->cable > b->cable;
 }
 
 static int same_cable(const struct plan_cable *x, const struct plan_cable *y)
 {
-	return (!strcmp(x->a, y->a) && x->a_port == y->a_port && !strcmp(x->b, y->b) &&
-		x->b_port == y->b_port) ||
-	       (!strcmp(x->a, y->b) && x->a_port == y->b_port && !strcmp(x->b, y->a) &&
-		x->b_port == y->a_port);
+	return (!strcmp(x->a, y->a) && x->a_port == y->a_port && !strcmp(x->a_pname, y->a_pname) &&
+		!strcmp(x->b, y->b) && x->b_port == y->b_port && !strcmp(x->b_pname, y->b_pname)) ||
+	       (!strcmp(x->a, y->b) && x->a_port == y->b_port && !strcmp(x->a_pname, y->b_pname) &&
+		!strcmp(x->b, y->a) && x->b_port == y->a_port && !strcmp(x->b_pname, y->a_pname));
 }
 
 /* Every port in one cable: the second row naming a port is a duplicate
@@ -103,34 +128,39 @@ static int check_ends(const struct plan *p, char *err, size_t errlen)
 	if (!k)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->n; i++) {
-		k[2 * i] = (struct end_key){ p->cables[i].a, p->cables[i].a_port, i };
-		k[2 * i + 1] = (struct end_key){ p->cables[i].b, p->cables[i].b_port, i };
+		k[2 * i] = (struct end_key){ p->cables[i].a, p->cables[i].a_port, p->cables[i].a_pname,
+					     i };
+		k[2 * i + 1] = (struct end_key){ p->cables[i].b, p->cables[i].b_port,
+						 p->cables[i].b_pname, i };
 	}
 	qsort(k, 2 * p->n, sizeof(*k), end_cmp);
 	for (size_t i = 1; i < 2 * p->n && rc == 0; i++) {
 		const struct plan_cable *first, *again;
+		char t[4][PLAN_PORT_LEN];
+		int ag, fb;   /* the far end's: again's, first's (1: b) */
 
-		if (strcmp(k[i].node, k[i - 1].node) || k[i].port != k[i - 1].port)
+		if (strcmp(k[i].node, k[i - 1].node) || k[i].port != k[i - 1].port ||
+		    strcmp(k[i].pname, k[i - 1].pname))
 			continue;
 		first = &p->cables[k[i - 1].cable];
 		again = &p->cables[k[i].cable];
 		if (first == again)
 			continue;  /* a cable from a port to itself: refused when read */
-		if (same_cable(first, again))
-			rc = bad_plan(err, errlen, p->source, again->line, "the cable %s[%u] - %s[%u] again "
-				      "(line %u has it)", again->a, again->a_port, again->b, again->b_port,
-				      first->line);
-		else
-			rc = bad_plan(err, errlen, p->source, again->line, "%s[%u] is cabled to %s[%u] "
-				      "here and to %s[%u] on line %u", k[i].node, k[i].port,
-				      !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
-				      again->b : again->a,
-				      !strcmp(again->a, k[i].node) && again->a_port == k[i].port ?
-				      again->b_port : again->a_port,
-				      !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
-				      first->b : first->a,
-				      !strcmp(first->a, k[i].node) && first->a_port == k[i].port ?
-				      first->b_port : first->a_port, first->line);
+		if (same_cable(first, again)) {
+			rc = bad_plan(err, errlen, p->source, again->line, "the cable %s[%s] - %s[%s] again "
+				      "(line %u has it)", again->a, plan_port_text(again, 0, t[0], 32),
+				      again->b, plan_port_text(again, 1, t[1], 32), first->line);
+			continue;
+		}
+		ag = !strcmp(again->a, k[i].node) && again->a_port == k[i].port &&
+		     !strcmp(again->a_pname, k[i].pname);
+		fb = !strcmp(first->a, k[i].node) && first->a_port == k[i].port &&
+		     !strcmp(first->a_pname, k[i].pname);
+		rc = bad_plan(err, errlen, p->source, again->line, "%s[%s] is cabled to %s[%s] "
+			      "here and to %s[%s] on line %u", k[i].node,
+			      plan_port_text(again, !ag, t[0], 32), ag ? again->b : again->a,
+			      plan_port_text(again, ag, t[1], 32), fb ? first->b : first->a,
+			      plan_port_text(first, fb, t[2], 32), first->line);
 	}
 	free(k);
 	return rc;
@@ -202,6 +232,50 @@ static int port_num(const char *s, unsigned *out)
 	return 0;
 }
 
+/* An Ethernet port's name (issue 43): a letter, then [A-Za-z0-9/:._-]. */
+static int port_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= PLAN_PORT_LEN || !isalpha((unsigned char)*s))
+		return -1;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/:._-") == n ?
+	       0 : -1;
+}
+
+/* Fields 2 and 4: two port numbers (an InfiniBand cable) or two names (an
+ * Ethernet one). */
+static int csv_ports(struct plan *p, struct plan_cable *c, char f[][PLAN_MAX_FIELD], unsigned line,
+		     char *err, size_t errlen)
+{
+	int na = port_name(f[1]) == 0, nb = port_name(f[3]) == 0;
+
+	if (na && nb) {
+		c->eth = 1;
+		snprintf(c->a_pname, sizeof(c->a_pname), "%s", f[1]);
+		snprintf(c->b_pname, sizeof(c->b_pname), "%s", f[3]);
+		if (!strcmp(c->a, c->b) && !strcmp(c->a_pname, c->b_pname))
+			return bad_plan(err, errlen, p->source, line, "a cable from %s[%s] to itself",
+					c->a, c->a_pname);
+		return 0;
+	}
+	if (na || nb)
+		return bad_plan(err, errlen, p->source, line, "field %d (%s): \"%s\" is a port number "
+				"and field %d a name: a cable is numbered (InfiniBand) or named "
+				"(Ethernet) at both ends", na ? 4 : 2, na ? "peer_port" : "port",
+				na ? f[3] : f[1], na ? 2 : 4);
+	if (port_num(f[1], &c->a_port) < 0)
+		return bad_plan(err, errlen, p->source, line, "field 2 (port): \"%s\" is not a port "
+				"number 1..254 or an Ethernet port's name", f[1]);
+	if (port_num(f[3], &c->b_port) < 0)
+		return bad_plan(err, errlen, p->source, line, "field 4 (peer_port): \"%s\" is not a "
+				"port number 1..254 or an Ethernet port's name", f[3]);
+	if (!strcmp(c->a, c->b) && c->a_port == c->b_port)
+		return bad_plan(err, errlen, p->source, line, "a cable from %s[%u] to itself", c->a,
+				c->a_port);
+	return 0;
+}
+
 static int csv_line(struct plan *p, const char *s, size_t len, unsigned line, int *header,
 		    char *err, size_t errlen)
 {
@@ -227,15 +301,8 @@ static int csv_line(struct plan *p, const char *s, size_t len, unsigned line, in
 	}
 	snprintf(c.a, sizeof(c.a), "%s", f[0]);
 	snprintf(c.b, sizeof(c.b), "%s", f[2]);
-	if (port_num(f[1], &c.a_port) < 0)
-		return bad_plan(err, errlen, p->source, line, "field 2 (port): \"%s\" is not a port "
-				"number 1..254", f[1]);
-	if (port_num(f[3], &c.b_port) < 0)
-		return bad_plan(err, errlen, p->source, line, "field 4 (peer_port): \"%s\" is not a "
-				"port number 1..254", f[3]);
-	if (!strcmp(c.a, c.b) && c.a_port == c.b_port)
-		return bad_plan(err, errlen, p->source, line, "a cable from %s[%u] to itself", c.a,
-				c.a_port);
+	if (csv_ports(p, &c, f, line, err, errlen) < 0)
+		return -EINVAL;
 	if (n >= 5 && f[4][0]) {
 		unsigned w = ibt_width_parse(f[4]);
 
@@ -507,10 +574,12 @@ int plan_write_csv(const struct plan *p, FILE *out, char *err, size_t errlen)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_cable *c = &p->cables[i];
 
+		char t[2][PLAN_PORT_LEN];
+
 		csv_field(out, c->a);
-		fprintf(out, ",%u,", c->a_port);
+		fprintf(out, ",%s,", plan_port_text(c, 0, t[0], sizeof(t[0])));
 		csv_field(out, c->b);
-		fprintf(out, ",%u,%s,%s\n", c->b_port, c->width ? ibt_width_name(c->width) : "",
+		fprintf(out, ",%s,%s,%s\n", plan_port_text(c, 1, t[1], sizeof(t[1])), c->width ? ibt_width_name(c->width) : "",
 			c->speed ? ibt_speed_name(c->speed) : "");
 	}
 	if (fflush(out) == 0 && !ferror(out))

@@ -16,8 +16,13 @@
  *   node GUIDs too, which match before descriptions (a node found by its
  *   GUID under another description is `renamed`; a GUID not in the fabric,
  *   a replaced card, falls back to the description).
+ * - Ethernet rows in the same CSV (issue 43): a cable whose two ports are
+ *   names, not numbers (`spine-1,Ethernet0,leaf-1,Ethernet48`: a switch's
+ *   port names as its OS and LLDP say them, letters first, up to 31 of
+ *   [A-Za-z0-9/:._-]), checked against the switches' LLDP neighbours
+ *   (eth_cabling.h); the InfiniBand check (cabling.h) skips them.
  * Refused, naming the file and line: a field that does not parse, a port
- * out of 1..254, a cable from a port to itself, the same cable twice, and a
+ * out of 1..254, one port named and the other numbered, a cable from a port to itself, the same cable twice, and a
  * port in two different cables. */
 #ifndef LOOM_VALIDATE_PLAN_H
 #define LOOM_VALIDATE_PLAN_H
@@ -29,6 +34,8 @@
 #include "lib/fabric/fabric.h"
 #include "lib/fabric/nodename.h"
 
+#define PLAN_PORT_LEN 32             /* an Ethernet port's name, with its NUL */
+
 struct plan_cable {
 	char a[NODENAME_LEN];       /* node of one end: the site's name or description */
 	unsigned a_port;
@@ -39,12 +46,16 @@ struct plan_cable {
 	unsigned width;             /* IBT_WIDTH_* it should run at; 0: not said */
 	unsigned speed;             /* IBT_SPEED_*; 0: not said */
 	unsigned line;              /* the CSV line (0: from a topology file) */
+	/* issue 43: an Ethernet row, its ports by name (a_port, b_port 0) */
+	int eth;
+	char a_pname[PLAN_PORT_LEN], b_pname[PLAN_PORT_LEN];
 };
 
 struct plan {
 	char source[256];           /* the file, for messages */
 	size_t n;
 	struct plan_cable *cables;
+	size_t n_eth;               /* of which Ethernet rows (issue 43) */
 	/* private: */
 	size_t cap;
 };
@@ -61,6 +72,11 @@ struct plan *plan_parse(const char *name, const char *text, size_t len, char *er
 struct plan *plan_from_fab(const struct fab *fab, const struct nodename_map *names,
 			   const char *source, char *err, size_t errlen);
 void plan_free(struct plan *p);
+/* A new plan of p's InfiniBand rows (eth 0) or its Ethernet rows (eth 1),
+ * or NULL (ENOMEM). (issue 43) */
+struct plan *plan_only(const struct plan *p, int eth);
+/* "12" or "Ethernet0": how messages write one end's port. */
+const char *plan_port_text(const struct plan_cable *c, int b_end, char *buf, size_t len);
 /* Each end of p whose GUID the site's names name (a topology file's plan)
  * renamed by them: the plan as plan_from_fab would give it with names. */
 void plan_rename(struct plan *p, const struct nodename_map *names);

@@ -60,6 +60,11 @@ static const struct {
 	[VAL_PART_UNENFORCED] = { "partition-unenforced", VAL_WARNING,
 				  "the switch port facing a host lacks the host's partition: "
 				  "not enforced there" },
+	/* issue 43, rails and Ethernet cabling */
+	[VAL_RAIL_STRAY] = { "rail-stray", VAL_ERROR,
+			     "an HCA cabled to a leaf whose other HCAs are on another rail" },
+	[VAL_RAIL_TIE] = { "rail-tie", VAL_ERROR,
+			   "a leaf whose HCAs are on two or more rails, none the most" },
 };
 
 const char *val_code_name(enum val_code c)
@@ -204,6 +209,19 @@ static int add_names(const char *text, char ***v, size_t *n, size_t *cap)
 	return 0;
 }
 
+/* issue 43: a rail-stray ("HCA[p] - leaf[q]") whose HCA a cabling finding
+ * names: the plan's finding already moves that cable. */
+static int rail_explained(const struct val_finding *f, char **names, size_t n)
+{
+	char hca[sizeof(f->subject)], *key = hca;
+	const char *br = strchr(f->subject, '[');
+
+	if (f->code != VAL_RAIL_STRAY || !br)
+		return 0;
+	snprintf(hca, sizeof(hca), "%.*s", (int)(br - f->subject), f->subject);
+	return bsearch(&key, names, n, sizeof(*names), str_cmp) != NULL;
+}
+
 /* A fat tree's structural finding on a node that a cabling finding names
  * says the same fault again (the missing uplink is why the leaf has one
  * uplink less): the plan's finding is the one a technician acts on. */
@@ -225,6 +243,8 @@ static void drop_explained(struct val_report *r)
 
 		if ((r->f[i].code == VAL_LEAF_UPLINKS || r->f[i].code == VAL_UNREACHABLE) &&
 		    bsearch(&key, names, n, sizeof(*names), str_cmp))
+			continue;
+		if (rail_explained(&r->f[i], names, n))
 			continue;
 		r->f[out++] = r->f[i];
 	}

@@ -51,6 +51,9 @@ enum val_code {
 	VAL_PART_INTRUDER, /* a port with a tenant's PKey that loom did not put there */
 	VAL_PART_SHARED,   /* a port with the PKeys of two tenants */
 	VAL_PART_UNENFORCED, /* a host's switch port without the host's partition */
+	/* issue 43, rails and Ethernet cabling (rails.h, eth_cabling.h) */
+	VAL_RAIL_STRAY,    /* an HCA port on a leaf of another rail */
+	VAL_RAIL_TIE,      /* a leaf whose HCAs are on two rails equally */
 	VAL_CODE_COUNT
 };
 
@@ -85,7 +88,8 @@ void val_report_sort(struct val_report *r);
 /* One fault, one finding: a link's `degraded` goes when the plan's `slow`
  * says the same of it, and a fat tree's `leaf-uplinks` or `unreachable`
  * when a cabling finding (missing, swapped, miswired, wrong-peer, extra)
- * names that leaf; then val_report_sort(). */
+ * names that leaf, a `rail-stray` when one names its HCA; then
+ * val_report_sort(). */
 void val_report_settle(struct val_report *r);
 size_t val_count(const struct val_report *r, enum val_severity sev);
 

@@ -6,12 +6,15 @@
  * does with validation.expected and loomctl with --expected.
  *
  * Invariants: a plan, or NULL with a "fuzz.csv:" message; every cable's
- * ports in 1..254, no cable from a port to itself (one name on two nodes
+ * ports in 1..254 or, an Ethernet row's (issue 43), both named, no cable
+ * from a port to itself (one name on two nodes
  * is two ends where the plan has their GUIDs); the plan written as CSV
  * (plan_write_csv) reads back to the same cables, or is refused for a node
  * without a description or two nodes under one (a topology file's); the check ends in 0 or
  * -EINVAL (a plan for another fabric, with a message), never with findings
- * when refused, and every finding has a subject. */
+ * when refused, and every finding has a subject; the Ethernet rows checked
+ * against a small LLDP view (lib/validate/eth_cabling.c) end in 0 or -E2BIG
+ * with a message, every finding with a subject. */
 #include "autoconf.h"
 
 #include <errno.h>
@@ -20,6 +23,7 @@
 #include "tests/fuzz/fuzz.h"
 #include "lib/fabric/topo_file.h"
 #include "lib/validate/cabling.h"
+#include "lib/validate/eth_cabling.h"
 #include "lib/validate/plan.h"
 #include "lib/validate/report.h"
 
@@ -38,7 +42,9 @@ static void same_cables(const struct plan *p, const struct plan *q)
 		const struct plan_cable *a = &p->cables[i], *b = &q->cables[i];
 
 		if (strcmp(a->a, b->a) || strcmp(a->b, b->b) || a->a_port != b->a_port ||
-		    a->b_port != b->b_port || a->width != b->width || a->speed != b->speed)
+		    a->b_port != b->b_port || a->width != b->width || a->speed != b->speed ||
+		    a->eth != b->eth || strcmp(a->a_pname, b->a_pname) ||
+		    strcmp(a->b_pname, b->b_pname))
 			fuzz_bug("cable %zu: \"%s\"[%u] - \"%s\"[%u] read back as \"%s\"[%u] - "
 				 "\"%s\"[%u]", i, a->a, a->a_port, a->b, a->b_port, b->a, b->a_port,
 				 b->b, b->b_port);
@@ -63,6 +69,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < p->n; i++) {
 		const struct plan_cable *c = &p->cables[i];
 
+		if (c->eth) {   /* issue 43: an Ethernet row, its ports named */
+			if (c->a_port || c->b_port || !c->a_pname[0] || !c->b_pname[0])
+				fuzz_bug("cable %zu: Ethernet ports %u \"%s\" and %u \"%s\"", i,
+					 c->a_port, c->a_pname, c->b_port, c->b_pname);
+			if (!strcmp(c->a, c->b) && !strcmp(c->a_pname, c->b_pname))
+				fuzz_bug("cable %zu: from %s[%s] to itself", i, c->a, c->a_pname);
+			continue;
+		}
 		if (c->a_port < 1 || c->a_port > 254 || c->b_port < 1 || c->b_port > 254)
 			fuzz_bug("cable %zu: ports %u and %u", i, c->a_port, c->b_port);
 		if (!strcmp(c->a, c->b) && c->a_port == c->b_port && c->a_guid == c->b_guid)
@@ -92,6 +106,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!r.f[i].subject[0])
 			fuzz_bug("finding %zu (%s) without a subject", i, val_code_name(r.f[i].code));
 	val_report_clear(&r);
+	{
+		static const struct eth_switch_seen sw[] = { { "sw1", "" }, { "spine", "sonic-1" } };
+		static const struct eth_port_seen ports[] = {
+			{ "sw1", "Ethernet0", "etp1", 1, "sonic-1", "Ethernet4", "" },
+			{ "spine", "Ethernet4", "", 1, "sw1", "etp1", "" },
+			{ "sw1", "Ethernet4", "", 1, "", "eth0", "98:03:9b:00:00:01" },
+		};
+		struct eth_seen seen = { sw, 2, ports, 3 };
+		size_t not_seen;
+
+		err[0] = '\0';
+		rc = eth_cabling_check(p, &seen, &r, &not_seen, err, sizeof(err));
+		if (rc < 0 && (rc != -E2BIG || !err[0]))
+			fuzz_bug("eth_cabling_check: %d (%s)", rc, err);
+		for (size_t i = 0; i < r.n; i++)
+			if (!r.f[i].subject[0])
+				fuzz_bug("Ethernet finding %zu (%s) without a subject", i,
+					 val_code_name(r.f[i].code));
+		val_report_clear(&r);
+	}
 	plan_free(p);
 	return 0;
 }

@@ -854,6 +854,8 @@ START_TEST(print_writes_every_key_in_order)
 			 "  default_partition: off\n"
 			 "  default_full: []\n"
 			 "  partition_enforcement: true\n"
+			 "  rails: off\n"
+			 "  rail_pattern: \"\"\n"
 			 "slurm:\n"
 			 "  topology_file: \"\"\n"
 			 "  topology_format: tree\n"

@@ -210,6 +210,29 @@ START_TEST(validation_reads_its_plan_with_the_file_and_refuses_a_broken_one)
 }
 END_TEST
 
+/* validation.rails (issue 43): off by default; device, port or pattern;
+ * pattern wants a rail_pattern of one capture group; another word, no
+ * pattern or a bad one refused naming line and key. */
+START_TEST(validation_rails_refuses_what_it_cannot_judge)
+{
+	struct loom_config c;
+
+	loaded("log:\n  level: info\n", &c);
+	ck_assert_int_eq(validate_conf_get(&c)->validation_rails, 0);
+	loaded("validation:\n  rails: device\n", &c);
+	ck_assert_int_eq(validate_conf_get(&c)->validation_rails, 1);
+	round_trip("validation:\n  rails: port\n");
+	loaded("validation:\n  rails: pattern\n  rail_pattern: 'mlx5_([0-9]+)$'\n", &c);
+	ck_assert_str_eq(validate_conf_get(&c)->validation_rail_pattern, "mlx5_([0-9]+)$");
+	round_trip("validation:\n  rails: pattern\n  rail_pattern: 'mlx5_([0-9]+)$'\n");
+	refused("validation:\n  rails: plan\n", "t.yaml:2: validation.rails: \"plan\"");
+	refused("validation:\n  rails: pattern\n", "t.yaml:2: validation.rails: pattern: "
+		"validation.rail_pattern is not set");
+	refused("validation:\n  rails: pattern\n  rail_pattern: 'mlx5_[0-9]'\n",
+		"t.yaml:3: validation.rail_pattern: \"mlx5_[0-9]\": 0 capture groups");
+}
+END_TEST
+
 /* slurm: no file by default; the format by name; a file in a directory
  * that does not exist, reconfigure without a file or without scontrol, a
  * format Slurm has no plugin for: refused naming line and key; scontrol ""
@@ -299,6 +322,7 @@ int main(void)
 	tcase_add_test(tc, telemetry_thresholds_keep_their_defaults_and_refuse_bad_keys_by_line);
 	tcase_add_test(tc, ha_section_is_checked_and_round_trips);
 	tcase_add_test(tc, validation_reads_its_plan_with_the_file_and_refuses_a_broken_one);
+	tcase_add_test(tc, validation_rails_refuses_what_it_cannot_judge);
 	tcase_add_test(tc, slurm_section_refuses_what_it_cannot_keep);
 	tcase_add_test(tc, isolation_section_reads_its_bounds_and_refuses_what_it_cannot_keep);
 	suite_add_tcase(s, tc);

@@ -237,7 +237,14 @@ static void csv_fails(const char *text, const char *want)
 
 START_TEST(csv_mistakes_name_file_and_line)
 {
-	csv_fails("sw1,1,hA,1\nsw1,x,hB,1\n", "plan.csv:2: field 2 (port): \"x\" is not a port");
+	csv_fails("sw1,1,hA,1\nsw1,-1,hB,1\n", "plan.csv:2: field 2 (port): \"-1\" is not a port");
+	/* issue 43: a port is numbered (InfiniBand) or named (Ethernet) at both ends */
+	csv_fails("sw1,1,hA,1\nsw1,x,hB,1\n", "plan.csv:2: field 4 (peer_port): \"1\" is a port "
+		  "number and field 2 a name");
+	csv_fails("sw1,Ethernet0,sw2,Ethernet4\nsw1,Ethernet0,sw3,Ethernet4\n",
+		  "plan.csv:2: sw1[Ethernet0] is cabled to sw3[Ethernet4] here and to sw2[Ethernet4] "
+		  "on line 1");
+	csv_fails("sw1,Ethernet0,sw1,Ethernet0\n", "plan.csv:1: a cable from sw1[Ethernet0] to itself");
 	csv_fails("sw1,1,hA\n", "plan.csv:1: 3 fields");
 	csv_fails("sw1,1,hA,1,5x\n", "plan.csv:1: field 5 (width): \"5x\"");
 	csv_fails("sw1,1,hA,1,4x,FAST\n", "plan.csv:1: field 6 (speed): \"FAST\"");
