@@ -112,6 +112,30 @@ static int status_of(const json_t *reports)
 	return worst;
 }
 
+/* The subnet managers the sweep met (issue 43): one line each. */
+static void print_sms(FILE *out, const json_t *r)
+{
+	const json_t *sms = json_object_get(r, "subnet_managers");
+	size_t i;
+	json_t *sm;
+
+	if (!json_is_array(sms))
+		return;
+	fprintf(out, "subnet managers (%zu):\n", json_array_size(sms));
+	json_array_foreach(sms, i, sm) {
+		char where[160];
+
+		snprintf(where, sizeof(where), "%s[%lld]", output_str(sm, "node"),
+			 output_int(sm, "port"));
+		if (json_is_true(json_object_get(sm, "answered")))
+			fprintf(out, "  %s %-20s priority %2lld %-11s act count %lld\n",
+				output_str(sm, "guid"), where, output_int(sm, "priority"),
+				output_str(sm, "state"), output_int(sm, "act_count"));
+		else
+			fprintf(out, "  %-18s %-20s no answer to SMInfo\n", "?", where);
+	}
+}
+
 static void print_reports(const json_t *reports, int summary)
 {
 	size_t i;
@@ -127,6 +151,7 @@ static void print_reports(const json_t *reports, int summary)
 			else if (!*plan)
 				printf("no cabling plan: the fabric's rules only (validation.expected, "
 				       "or --expected FILE)\n");
+			print_sms(stdout, r);
 		}
 		print_summary(stdout, r);
 	}

@@ -8,11 +8,17 @@
 
 #include "daemon/core/config.h"
 
+#define VALIDATE_SM_ALLOWED_MAX 64
+#define VALIDATE_SM_NAME_LEN 72   /* a node name (64) or "0x" and 16 hex digits */
 
 struct validate_conf {
 	int validation_enabled;             /* enabled: after every sweep */
 	char validation_expected[PATH_MAX]; /* expected: the cabling plan ("" none) */
 	int validation_fat_tree;            /* fat_tree: -1 auto, 0 no, 1 yes */
+	/* issue 43, subnet managers and keys */
+	char validation_sm_allowed[VALIDATE_SM_ALLOWED_MAX][VALIDATE_SM_NAME_LEN];
+	int validation_n_sm_allowed;        /* sm_allowed: 0: not checked */
+	int validation_keys;                /* keys: enum keys_mode (lib/validate/keys.h) */
 };
 
 extern const struct config_section validate_config;

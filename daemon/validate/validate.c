@@ -17,6 +17,7 @@
 #include "daemon/core/work.h"
 #include "daemon/ib/swept_fabs.h"
 #include "daemon/validate/store_validate.h"
+#include "daemon/validate/validate_sm.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
@@ -49,6 +50,7 @@ struct subnet_check {
 	int checking;               /* an after-sweep check is queued or running */
 	int again;                  /* a newer fabric came meanwhile */
 	char plan_warned[512];      /* the plan error last logged for it */
+	struct vsm_history *sms;    /* its SM lists, newest and previous (issue 43) */
 };
 
 /* What the module keeps of loom.yaml: validation.enabled and fat_tree,
@@ -56,6 +58,7 @@ struct subnet_check {
 struct validate_settings {
 	int enabled, fat_tree;
 	char db_path[PATH_MAX];
+	struct vsm_settings sm;     /* sm_allowed, keys (issue 43) */
 };
 
 static void settings_of(const struct validate_conf *c, const struct store *st,
@@ -64,6 +67,7 @@ static void settings_of(const struct validate_conf *c, const struct store *st,
 	s->enabled = c->validation_enabled;
 	s->fat_tree = c->validation_fat_tree;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
+	vsm_settings_of(c, &s->sm);
 }
 
 struct validate_mod {
@@ -88,7 +92,10 @@ struct vjob {
 		struct fab *fab;    /* held */
 		json_t *result;
 		char plan_error[512];
+		struct fab_sm *sm_prev;    /* the previous sweep's SMs (NULL: none) */
+		size_t n_sm_prev;
 	} s[SWEPT_FABS_MAX];
+	struct vsm_settings sm;
 	struct plan_ref *plan;      /* NULL: no plan */
 	struct nodename_map *names; /* the site's names when the job was made (held) */
 	int fat_tree, want_fabric;
@@ -251,6 +258,8 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 	}
 	if ((rc = health_check(fab, &o, r, err, errlen)) < 0)
 		return rc;
+	if (vsm_check(&j->sm, fab, j->s[i].sm_prev, j->s[i].n_sm_prev, j->names, r) < 0)
+		return -ENOMEM;
 	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
 			 "read: see loomd's log");
@@ -306,6 +315,8 @@ static int job_run(void *arg, char *err, size_t errlen)
 		if (j->ber_db_error[0])
 			json_object_set_new(j->s[i].result, "warning",
 					    json_string(j->ber_db_error));
+		json_object_set_new(j->s[i].result, "subnet_managers",
+				    vsm_json(j->s[i].fab, j->names));
 		json_object_set_new(j->s[i].result, "elapsed_ms",
 				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
 		if (j->want_fabric) {
@@ -378,6 +389,7 @@ static void job_free(void *arg)
 
 	for (size_t i = 0; i < j->n; i++) {
 		fab_free(j->s[i].fab);
+		free(j->s[i].sm_prev);
 		json_decref(j->s[i].result);
 	}
 	plan_unref(j->plan);
@@ -396,6 +408,7 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	j->m = m;
 	j->req = req;
 	j->fat_tree = m->set.fat_tree;
+	j->sm = m->set.sm;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
@@ -407,6 +420,8 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 
 static void job_add(struct vjob *j, const struct swept_fab *f)
 {
+	j->s[j->n].sm_prev = vsm_prev_copy(j->m->checks[f - j->m->fabs.s].sms,
+					   &j->s[j->n].n_sm_prev);
 	snprintf(j->s[j->n].subnet, sizeof(j->s[0].subnet), "%s", f->name);
 	j->s[j->n].fab = fab_hold(f->last);
 	j->n++;
@@ -443,6 +458,9 @@ void validate_on_swept(void *arg, const char *subnet, struct fab *fab)
 	struct validate_mod *m = arg;
 	int i = swept_fabs_keep(&m->fabs, subnet, fab);
 
+	if (i >= 0 && vsm_track(&m->checks[i].sms, fab) < 0)
+		log_warn("subnet %s: out of memory: its subnet managers' history is not kept",
+			 subnet);
 	if (i >= 0)
 		after_sweep(m, i);
 }
@@ -533,6 +551,8 @@ void validate_free(struct validate_mod *m)
 		return;
 	work_queue_free(m->work);
 	swept_fabs_clear(&m->fabs);
+	for (size_t i = 0; i < SWEPT_FABS_MAX; i++)
+		vsm_history_free(m->checks[i].sms);
 	plan_unref(m->plan);
 	nodename_map_free(m->names);
 	free(m);
