@@ -119,18 +119,25 @@ static void print_sms(FILE *out, const json_t *r)
 	size_t i;
 	json_t *sm;
 
+	int sa_answered = 0;
+
 	if (!json_is_array(sms))
 		return;
-	fprintf(out, "subnet managers (%zu):\n", json_array_size(sms));
+	json_array_foreach(sms, i, sm)
+		sa_answered |= json_is_true(json_object_get(sm, "sa"));
+	fprintf(out, "subnet managers (%zu%s):\n", json_array_size(sms),
+		sa_answered ? "" : "; the SA's list not read");
 	json_array_foreach(sms, i, sm) {
-		char where[160];
+		const char *where = output_str(sm, "where");
+		int sa = json_is_true(json_object_get(sm, "sa")),
+		    port = json_is_true(json_object_get(sm, "is_sm_port"));
 
-		snprintf(where, sizeof(where), "%s[%lld]", output_str(sm, "node"),
-			 output_int(sm, "port"));
 		if (json_is_true(json_object_get(sm, "answered")))
-			fprintf(out, "  %s %-20s priority %2lld %-11s act count %lld\n",
+			fprintf(out, "  %s %-20s priority %2lld %-11s act count %lld%s\n",
 				output_str(sm, "guid"), where, output_int(sm, "priority"),
-				output_str(sm, "state"), output_int(sm, "act_count"));
+				output_str(sm, "state"), output_int(sm, "act_count"),
+				sa && port ? "" : sa ? " (the SA's list only)" :
+				sa_answered ? " (not in the SA's list)" : "");
 		else
 			fprintf(out, "  %-18s %-20s no answer to SMInfo\n", "?", where);
 	}

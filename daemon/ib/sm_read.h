@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/sm_read.h: the subnet managers of a freshly swept subnet, read in
  * the walker's child (issue 43): an SMInfo SubnGet by directed route to every
- * port whose PortInfo:CapabilityMask advertises IsSM. */
+ * port whose PortInfo:CapabilityMask advertises IsSM, then the SA's
+ * SMInfoRecord table (OpenSM's own list) merged in. */
 #ifndef LOOMD_SM_READ_H
 #define LOOMD_SM_READ_H
 

@@ -83,15 +83,17 @@ json_t *vsm_json(const struct fab *fab, const struct nodename_map *names)
 	for (size_t i = 0; i < fab->n_sms; i++) {
 		const struct fab_sm *sm = &fab->sms[i];
 		const struct fab_node *n = fab_find(fab, sm->node_guid);
-		char g[24];
+		char g[24], where[160];
 		json_t *o;
 
 		snprintf(g, sizeof(g), "0x%016llx", (unsigned long long)sm->guid);
-		o = json_pack("{s:s, s:s, s:i, s:b, s:i, s:s, s:I}", "guid", g, "node",
+		o = json_pack("{s:s, s:s, s:i, s:s, s:b, s:i, s:s, s:I, s:b, s:b}", "guid", g, "node",
 			      n ? nodename_of(names, n->guid, n->desc) : "?", "port", sm->port,
+			      "where", sm_where(fab, names, sm, where, sizeof(where)),
 			      "answered", sm->answered, "priority", sm->priority, "state",
 			      sm->answered ? fab_sm_state_name(sm->state) : "SILENT", "act_count",
-			      (json_int_t)sm->act_count);
+			      (json_int_t)sm->act_count, "is_sm_port", !!(sm->seen & FAB_SM_SEEN_PORT),
+			      "sa", !!(sm->seen & FAB_SM_SEEN_SA));
 		if (json_array_append_new(list, o) < 0) {
 			json_decref(list);
 			return NULL;

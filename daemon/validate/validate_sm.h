@@ -42,7 +42,9 @@ void vsm_settings_of(const struct validate_conf *c, struct vsm_settings *s);
 int vsm_check(const struct vsm_settings *s, const struct fab *fab, const struct fab_sm *prev,
 	      size_t n_prev, const struct nodename_map *names, struct val_report *r);
 
-/* [{"guid", "node", "port", "priority", "state", "act_count", "answered"}],
+/* [{"guid", "node", "port", "where" (node[port] as findings name it),
+ * "priority", "state" (SILENT: no answer), "act_count", "answered",
+ * "is_sm_port" (its port advertises IsSM), "sa" (the SA's table lists it)}],
  * or JSON null when the sweep did not read them; NULL: no memory. */
 json_t *vsm_json(const struct fab *fab, const struct nodename_map *names);
 

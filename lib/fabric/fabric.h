@@ -74,11 +74,16 @@ struct fab_sm {
 	uint8_t answered;          /* 0: SMInfo went unanswered (the rest is 0) */
 	uint8_t priority;          /* SMInfo:Priority 0..15 */
 	uint8_t state;             /* SMInfo:SMState, enum fab_sm_state */
+	uint8_t seen;              /* FAB_SM_SEEN_*: who told of it */
 	uint32_t act_count;        /* SMInfo:ActCount */
 	uint64_t guid;             /* SMInfo:GUID, the SM's port GUID */
 	uint64_t sm_key;           /* SMInfo:SM_Key as answered: IBA returns 0 to a
 				    * requester that is not an authenticated SM */
 };
+
+/* fab_sm.seen */
+#define FAB_SM_SEEN_PORT 1         /* its port advertises IsSM (SMInfo asked of it) */
+#define FAB_SM_SEEN_SA 2           /* the SA's SMInfoRecord table lists it */
 
 /* fab->sm_read */
 #define FAB_SM_NOT_READ 0          /* no PortInfo keys nor SMInfo (a fabric from a file) */

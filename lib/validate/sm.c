@@ -17,8 +17,10 @@ const char *sm_where(const struct fab *fab, const struct nodename_map *names,
 	const struct fab_node *n = fab_find(fab, sm->node_guid);
 	if (n)
 		snprintf(buf, len, "%s[%u]", nodename_of(names, n->guid, n->desc), sm->port);
-	else
+	else if (sm->node_guid)
 		snprintf(buf, len, "0x%016" PRIx64 "[%u]", sm->node_guid, sm->port);
+	else   /* the SA lists it, the walk did not meet its port */
+		snprintf(buf, len, "SM 0x%016" PRIx64, sm->guid);
 	return buf;
 }
 

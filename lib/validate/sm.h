@@ -33,7 +33,8 @@ struct sm_opts {
 int sm_check(const struct fab *fab, const struct sm_opts *o, struct val_report *r);
 
 /* "host-3[1]": the SM's node by the site's name (else its description, else
- * its GUID) and port, in buf. */
+ * its GUID) and port, in buf; "SM 0x..." (its port GUID) for one only the
+ * SA lists, on a port the fabric does not have. */
 const char *sm_where(const struct fab *fab, const struct nodename_map *names,
 		     const struct fab_sm *sm, char *buf, size_t len);
 

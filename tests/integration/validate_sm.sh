@@ -6,8 +6,9 @@
 # A generated 2-level fat tree; loomd sweeps from host-0000. Two OpenSMs on
 # two simulated hosts: host-0001 (-p 15, MASTER) and host-0002 (-p 1,
 # STANDBY), both in validation.sm_allowed. The sweep asks SMInfo of every
-# port that advertises IsSM: `fabric validate` lists both (state, priority)
-# and finds nothing of them. A third OpenSM on host-0003 is a rogue: one
+# port that advertises IsSM, and the SA for its SMInfoRecord table:
+# `fabric validate` lists both (state, priority, both in the SA's list) and
+# finds nothing of them. A third OpenSM on host-0003 is a rogue: one
 # sm-unlisted naming host-0003[1], an open issue. The master stopped with
 # SIGSTOP answers nothing: after the next sweep one sm-stalled naming it;
 # SIGCONT, and after the next sweep it is gone. ibsim's ports have no
@@ -71,22 +72,22 @@ sms() {
 import json, sys
 for r in json.load(open(sys.argv[1]))["subnets"]:
     for s in r["subnet_managers"] or []:
-        print("%s[%d] %s %d" % (s["node"], s["port"], s["state"], s["priority"]))' "$work/v.json"
+        print("%s %s %d%s" % (s["where"], s["state"], s["priority"], " sa" if s["sa"] else ""))' "$work/v.json"
 }
 issue_open() { loom_ctl --json fabric issues | grep -q "\"$1\""; }
 
 # ---- two allowed SMs ------------------------------------------------------------------
 sweep two
 validate
-[ "$(sms)" = "host-0001[1] MASTER 15
-host-0002[1] STANDBY 1" ] || loom_fail "fabric validate lists: $(sms) ($(cat "$work/v.json"))"
+[ "$(sms)" = "host-0001[1] MASTER 15 sa
+host-0002[1] STANDBY 1 sa" ] || loom_fail "fabric validate lists: $(sms) ($(cat "$work/v.json"))"
 [ "$(findings)" = "m-key-unset|warning|subnet ft" ] || loom_fail "two allowed SMs: $(findings)"
 grep -q '"got": "44 of 44 ports, e.g.' "$work/v.json" ||
 	loom_fail "m-key-unset does not count 32 host ports and 12 switch ports 0: $(grep -o '"got": "[0-9]* of [^"]*' "$work/v.json")"
 loom_ctl fabric validate >"$work/v.txt" || :
 grep -q '^subnet managers (2):' "$work/v.txt" && grep -q 'host-0001\[1\] *priority 15 MASTER' "$work/v.txt" ||
 	loom_fail "fabric validate's text: $(cat "$work/v.txt")"
-loom_ok "MASTER host-0001 and STANDBY host-0002 listed, no SM finding; zero M_Keys: one m-key-unset warning for the subnet"
+loom_ok "MASTER host-0001 and STANDBY host-0002 listed (IsSM ports and the SA's SMInfoRecords), no SM finding; zero M_Keys: one m-key-unset warning for the subnet"
 
 # ---- a rogue ------------------------------------------------------------------------------
 osm rogue host-0003 0
