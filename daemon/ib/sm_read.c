@@ -95,8 +95,11 @@ static int port_of(const struct fab *fab, uint64_t guid, uint64_t *node, uint8_t
 
 static void sa_record(struct fab *fab, const uint8_t *smi)
 {
-	struct fab_sm sm = { .answered = 1, .seen = FAB_SM_SEEN_SA };
+	struct fab_sm sm;
 
+	memset(&sm, 0, sizeof(sm));   /* the padding crosses the wire too */
+	sm.answered = 1;
+	sm.seen = FAB_SM_SEEN_SA;
 	sm.guid = mad_get_field64((void *)smi, 0, IB_SMINFO_GUID_F);
 	for (size_t i = 0; i < fab->n_sms; i++)
 		if (fab->sms[i].answered && fab->sms[i].guid == sm.guid) {

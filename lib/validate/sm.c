@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/validate/sm.c: the subnet-manager rules (sm.h). The lists are at most
  * FAB_SM_MAX long: every rule is a scan of them, the previous list looked
- * up per SM by (node, port). */
+ * up per SM by (node, port), or by SM GUID for one only the SA lists. */
 #include "autoconf.h"
 #include "lib/validate/sm.h"
 
@@ -50,7 +50,8 @@ static int allowed(const struct fab *fab, const struct sm_opts *o, const struct 
 static const struct fab_sm *prev_of(const struct sm_opts *o, const struct fab_sm *sm)
 {
 	for (size_t i = 0; o->prev && i < o->n_prev; i++)
-		if (o->prev[i].node_guid == sm->node_guid && o->prev[i].port == sm->port)
+		if (sm->node_guid ? o->prev[i].node_guid == sm->node_guid && o->prev[i].port == sm->port
+				  : o->prev[i].guid == sm->guid)   /* one only the SA lists */
 			return &o->prev[i];
 	return NULL;
 }
