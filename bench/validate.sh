@@ -6,6 +6,8 @@
 # and times plan_read of that CSV, cabling_check and health_check (median
 # and worst of 5), and the partitions rule (issue 43) over synthesised PKey
 # tables, with the peak RSS. Goal: all three < 1 s. The fabric is
+# and worst of 5), then the subnet-manager and M_Key rules (issue 43) on the
+# SMs and keys a sweep would hand them, with the peak RSS. Goal: all < 1 s. The fabric is
 # clean: any finding is a false positive (exit 3). Then the same plan
 # against a damaged copy (loom-fabgen --cut 16 --slow 16): the time when
 # there are findings to make.

@@ -9,6 +9,11 @@
  * a limited member of 0x7fff, PARTS_TENANTS tenants of PARTS_EACH hosts with
  * their keys, the switch ports facing them holding the same), from the
  * reader's JSON object to the findings. Prints the median and the worst of each, the findings
+ * the BER rule runs on every link), and the subnet-manager and M_Key rules
+ * (sm_check, keys_check: issue 43) over what the sweep would hand them: a
+ * MASTER and a STANDBY whose counts moved since the previous list, every
+ * port keyed with protect bits 2 (clean), then once more with every key
+ * zero (the one m-key-unset finding for the subnet). Prints the median and the worst of each, the findings
  * (a clean fabric: 0) and the peak RSS. Not installed; bench/validate.sh
  * runs it.
  *
@@ -31,11 +36,14 @@
 #include "lib/validate/cabling.h"
 #include "lib/validate/health.h"
 #include "lib/validate/partitions.h"
+#include "lib/validate/keys.h"
+#include "lib/validate/sm.h"
 #include "lib/validate/plan.h"
 #include "lib/validate/eth_cabling.h"
 #include "lib/validate/rails.h"
 
 #define MAX_ROUNDS 99
+#define WORST(w, t) ((w) = (t) > (w) ? (t) : (w))
 
 /* As an SM leaves it: a LID per CA port and per switch (its ports share it).
  * A file with LIDs (ibnetdiscover output of a subnet an SM brought up) keeps
@@ -57,6 +65,44 @@ static void sm_up(struct fab *f)
 		if (n->type == IBT_NODE_SWITCH)
 			lid++;
 	}
+}
+
+/* issue 43: the SMs and keys a sweep of this fabric would hand validation
+ * (a MASTER and a STANDBY on the first two CAs; every port's M_Key set with
+ * protect bits 2), and the previous sweep's SM list in prev. */
+static void sms_up(struct fab *f, struct fab_sm prev[2])
+{
+	unsigned k = 0;
+
+	for (size_t i = 0; i < f->n_nodes; i++) {
+		struct fab_node *n = f->nodes[i];
+
+		for (unsigned p = 0; p <= n->nports; p++) {
+			n->ports[p].m_key = 0x5eed000000000000ULL | n->guid;
+			n->ports[p].m_key_protect = 2;
+			n->ports[p].m_key_lease = 60;
+		}
+		if (n->type == IBT_NODE_CA && k < 2 && n->ports[1].present) {
+			struct fab_sm sm = { .node_guid = n->guid, .port = 1, .answered = 1,
+					     .priority = (uint8_t)(k ? 1 : 15),
+					     .state = k ? FAB_SM_STANDBY : FAB_SM_MASTER,
+					     .act_count = 1000, .guid = n->ports[1].guid };
+
+			n->ports[1].capmask |= FAB_CAP_IS_SM;
+			prev[k] = sm;
+			sm.act_count += 100;
+			fab_add_sm(f, &sm);
+			k++;
+		}
+	}
+	f->sm_read = FAB_SM_READ;
+}
+
+static void keys_protect(struct fab *f, uint8_t bits)
+{
+	for (size_t i = 0; i < f->n_nodes; i++)
+		for (unsigned p = 0; p <= f->nodes[i]->nports; p++)
+			f->nodes[i]->ports[p].m_key_protect = bits;
 }
 
 static int write_csv(const struct plan *p, const char *path)
@@ -275,6 +321,8 @@ int main(int argc, char **argv)
 	double w_read = 0, w_cab = 0, w_health = 0, w_all = 0;
 	double t_parts[MAX_ROUNDS], w_parts = 0;
 	struct parts_input parts = { 0 };
+	double t_sm[MAX_ROUNDS], t_zero[MAX_ROUNDS], w_sm = 0, w_zero = 0;
+	struct fab_sm sm_prev[2];
 	struct health_port_errors *errs;
 	struct plan *p;
 	struct fab *f;
@@ -311,6 +359,7 @@ int main(int argc, char **argv)
 		sm_up(f);
 		printf("checked: %s, %zu links\n", argv[4], fab_count_links(f));
 	}
+	sms_up(f, sm_prev);
 	errs = calloc(fab_count_ports(f) + 1, sizeof(*errs));
 	if (!errs)
 		return 1;
@@ -346,11 +395,34 @@ int main(int argc, char **argv)
 		if (parts_round(f, &parts, &r) < 0)
 			return 1;
 		t_parts[k] = clock_mono() - d;
+		{
+			struct sm_opts so = { NULL, 0, sm_prev, 2, NULL };
+			struct val_report z = { 0 };
+			double e, g;
+
+			e = clock_mono();
+			if (sm_check(f, &so, &r) < 0 || keys_check(f, KEYS_REQUIRED, NULL, &r) < 0)
+				return 1;
+			t_sm[k] = clock_mono() - e;
+			keys_protect(f, 0);   /* every key zero: one finding, not one per port */
+			for (size_t i = 0; i < f->n_nodes; i++)
+				for (unsigned q = 0; q <= f->nodes[i]->nports; q++)
+					f->nodes[i]->ports[q].m_key = 0;
+			g = clock_mono();
+			if (keys_check(f, KEYS_REQUIRED, NULL, &z) < 0 || z.n != 1) {
+				fprintf(stderr, "validate_bench: zero keys: %zu findings, not 1\n", z.n);
+				return 1;
+			}
+			t_zero[k] = clock_mono() - g;
+			val_report_clear(&z);
+			keys_protect(f, 2);
+			WORST(w_sm, t_sm[k]);
+			WORST(w_zero, t_zero[k]);
+		}
 		t_read[k] = b - a;
 		t_cab[k] = c - b;
 		t_health[k] = d - c;
-		t_all[k] = d - a;
-#define WORST(w, t) ((w) = (t) > (w) ? (t) : (w))
+		t_all[k] = d - a + t_sm[k];
 		WORST(w_read, t_read[k]);
 		WORST(w_cab, t_cab[k]);
 		WORST(w_health, t_health[k]);
@@ -383,6 +455,9 @@ int main(int argc, char **argv)
 	       bench_median(t_parts, rounds), w_parts, PARTS_TENANTS, PARTS_EACH);
 	if (bench_rails(f, rounds) < 0 || bench_eth(rounds) < 0)   /* issue 43 */
 		return 1;
+	printf("sm_keys_check  %8.4f  %7.4f\n", bench_median(t_sm, rounds), w_sm);
+	printf("keys, all zero %8.4f  %7.4f\n", bench_median(t_zero, rounds), w_zero);
+	printf("all (clean)    %8.3f  %7.3f\n", bench_median(t_all, rounds), w_all);
 	printf("peak RSS: %ld MiB\n", ru.ru_maxrss / 1024);
 	free(errs);
 	json_decref(parts.tables);

@@ -114,6 +114,37 @@ static int status_of(const json_t *reports)
 	return worst;
 }
 
+/* The subnet managers the sweep met (issue 43): one line each. */
+static void print_sms(FILE *out, const json_t *r)
+{
+	const json_t *sms = json_object_get(r, "subnet_managers");
+	size_t i;
+	json_t *sm;
+
+	int sa_answered = 0;
+
+	if (!json_is_array(sms))
+		return;
+	json_array_foreach(sms, i, sm)
+		sa_answered |= json_is_true(json_object_get(sm, "sa"));
+	fprintf(out, "subnet managers (%zu%s):\n", json_array_size(sms),
+		sa_answered ? "" : "; the SA's list not read");
+	json_array_foreach(sms, i, sm) {
+		const char *where = output_str(sm, "where");
+		int sa = json_is_true(json_object_get(sm, "sa")),
+		    port = json_is_true(json_object_get(sm, "is_sm_port"));
+
+		if (json_is_true(json_object_get(sm, "answered")))
+			fprintf(out, "  %s %-20s priority %2lld %-11s act count %lld%s\n",
+				output_str(sm, "guid"), where, output_int(sm, "priority"),
+				output_str(sm, "state"), output_int(sm, "act_count"),
+				sa && port ? "" : sa ? " (the SA's list only)" :
+				sa_answered ? " (not in the SA's list)" : "");
+		else
+			fprintf(out, "  %-18s %-20s no answer to SMInfo\n", "?", where);
+	}
+}
+
 static void print_reports(const json_t *reports, int summary)
 {
 	size_t i;
@@ -132,6 +163,7 @@ static void print_reports(const json_t *reports, int summary)
 			/* what was not checked (BER alarms, partitions: issue 43) */
 			if (*output_str(r, "warning"))
 				printf("warning: %s\n", output_str(r, "warning"));
+			print_sms(stdout, r);
 		}
 		print_summary(stdout, r);
 	}

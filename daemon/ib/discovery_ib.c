@@ -27,6 +27,7 @@
 #include <infiniband/umad.h>
 
 #include "daemon/ib/discovery_dups.h"
+#include "daemon/ib/sm_read.h"
 #include "lib/util/log.h"
 
 /* PortInfo:CapabilityMask bit 14, IsExtendedSpeedsSupported (host order). */
@@ -130,6 +131,12 @@ static void map_port(ibnd_port_t *p, struct fab_port *fp)
 	map_speeds(p, fp);
 	fp->mtu = (uint8_t)mad_get_field(p->info, 0, IB_PORT_NEIGHBOR_MTU_F);
 	fp->vls = (uint8_t)ibt_vlcap_count((int)mad_get_field(p->info, 0, IB_PORT_VL_CAP_F));
+	/* issue 43: what validation's SM and key rules judge (a switch's
+	 * CapabilityMask and M_Key are port 0's) */
+	fp->capmask = port_capmask(p);
+	fp->m_key = mad_get_field64(p->info, 0, IB_PORT_MKEY_F);
+	fp->m_key_lease = (uint16_t)mad_get_field(p->info, 0, IB_PORT_MKEY_LEASE_F);
+	fp->m_key_protect = (uint8_t)mad_get_field(p->info, 0, IB_PORT_MKEY_PROT_BITS_F);
 	if (p->remoteport && p->remoteport->node) {
 		fp->has_peer = 1;
 		fp->peer_guid = p->remoteport->node->guid;
@@ -325,6 +332,10 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 	    fab_check(fab, err, errlen) < 0)
 		goto fail;
 	free(ends);
+	/* A subnet manager that cannot be asked is no reason to lose the sweep:
+	 * the fabric then says it has no SM list (sm_read). */
+	if (p->read_sms && sm_read_fabric(p, fab, err, errlen) < 0)
+		log_warn("subnet %s: the subnet managers were not read: %s", p->subnet, err);
 	log_debug("subnet %s: %zu nodes swept from %s/%d", p->subnet, n,
 		  ca[0] ? ca : "(first HCA)", p->port);
 	return fab;

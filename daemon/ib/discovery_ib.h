@@ -16,6 +16,7 @@ struct disc_ib_params {
 	int timeout_ms;      /* per MAD */
 	int retries;
 	int max_smps;        /* MADs in flight */
+	int read_sms;        /* also SMInfo from every IsSM port (sm_read.h) */
 };
 
 /* Sweep the whole subnet. Returns the complete fabric (sorted by GUID), or

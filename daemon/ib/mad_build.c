@@ -10,7 +10,7 @@
 
 int madb_build(uint8_t *buf, size_t blen, const struct madb_req *r)
 {
-	uint8_t zero[IB_SMP_DATA_SIZE > IB_PC_DATA_SZ ? IB_SMP_DATA_SIZE : IB_PC_DATA_SZ] = { 0 };
+	uint8_t zero[IB_SA_DATA_SIZE > IB_PC_DATA_SZ ? IB_SA_DATA_SIZE : IB_PC_DATA_SZ] = { 0 };
 	ib_rpc_t rpc;
 	ib_portid_t id;
 	int len;
@@ -31,6 +31,12 @@ int madb_build(uint8_t *buf, size_t blen, const struct madb_req *r)
 	} else if (r->mgmt_class == IB_PERFORMANCE_CLASS) {
 		rpc.datasz = IB_PC_DATA_SZ;
 		rpc.dataoffs = IB_PC_DATA_OFFS;
+		id.lid = r->lid;
+		id.qp = 1;
+		id.qkey = IB_DEFAULT_QP1_QKEY;
+	} else if (r->mgmt_class == IB_SA_CLASS) {
+		rpc.datasz = IB_SA_DATA_SIZE;
+		rpc.dataoffs = IB_SA_DATA_OFFS;
 		id.lid = r->lid;
 		id.qp = 1;
 		id.qkey = IB_DEFAULT_QP1_QKEY;

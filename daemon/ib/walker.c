@@ -452,6 +452,9 @@ static struct fab *fabric_from_stdin(char *err, size_t errlen)
 	return fab;
 }
 
+static int write_fabric(const struct disc_ib_params *p, const struct fab *fab, FILE *out,
+			char *err, size_t errlen);
+
 int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn fn)
 {
 	struct disc_ib_params p;
@@ -470,6 +473,7 @@ int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn 
 	}
 	if (walker_parse_args(argc, argv, &p) < 0)
 		return 2;
+	p.read_sms = fn == write_fabric;  /* the sweep proper (--walk) reads the SMs too */
 	/* Never outlive loomd (killed with -9, its children would stay,
 	 * blocked in a MAD library on a port that went away), nor the time
 	 * loomd gives a child. */

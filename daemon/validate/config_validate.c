@@ -23,6 +23,10 @@
  *                          # guidance), full, off
  *     default_full: [mgmt-01, 0x0002c903000a0b0c]  # may be full under limited
  *     partition_enforcement: true  # a host's switch port holds its keys
+ *     sm_allowed: [sm-1, 0x0002c90300001234]  # the subnet managers that may
+ *                          # run (node names or GUIDs); none: not checked
+ *     keys: report         # the M_Key rules: off, report (warnings),
+ *                          # required (errors)
  *
  * A plan that does not parse is refused with the configuration (its file
  * and line), so a reload with a broken plan keeps the running one. The BER
@@ -36,6 +40,7 @@
 #include "daemon/core/config_parse.h"
 #include "daemon/validate/config_validate.h"
 #include "lib/validate/partitions.h"
+#include "lib/validate/keys.h"
 #include "lib/validate/plan.h"
 #include "lib/validate/rails.h"
 
@@ -102,12 +107,73 @@ static int check_rails(struct parse *p, const struct validate_conf *c)
 	return 0;
 }
 
+/* issue 43: sm_allowed, a list of node names or GUIDs */
+static int parse_sm_allowed(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
+{
+	struct validate_conf *c = sec;
+	int n = 0, rc;
+
+	c->validation_n_sm_allowed = 0;
+	if (cfg_is_null(v))
+		return 0;
+	if ((rc = cfg_expect(p, v, key, YAML_SEQUENCE_NODE)) < 0)
+		return rc;
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		const yaml_node_t *item = yaml_document_get_node(p->doc, *it);
+		const char *s = cfg_scalar(item);
+
+		if (!s || !*s)
+			return cfg_fail(p, cfg_line(item), key, "a node name or GUID, one per item");
+		if (strlen(s) >= VALIDATE_SM_NAME_LEN)
+			return cfg_fail(p, cfg_line(item), key, "\"%s\": longer than a node name", s);
+		if (n == VALIDATE_SM_ALLOWED_MAX)
+			return cfg_fail(p, cfg_line(item), key, "at most %d subnet managers",
+					VALIDATE_SM_ALLOWED_MAX);
+		snprintf(c->validation_sm_allowed[n++], VALIDATE_SM_NAME_LEN, "%s", s);
+	}
+	c->validation_n_sm_allowed = n;
+	return 0;
+}
+
+static void print_sm_allowed(FILE *out, const void *sec)
+{
+	const struct validate_conf *c = sec;
+
+	fputs(" [", out);
+	for (int i = 0; i < c->validation_n_sm_allowed; i++) {
+		fputs(i ? ", " : "", out);
+		cfg_print_string(out, c->validation_sm_allowed[i]);
+	}
+	fputs("]\n", out);
+}
+
+static int parse_keys(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
+{
+	struct validate_conf *c = sec;
+	const char *s = cfg_scalar(v);
+	int m = s ? keys_mode_of(s) : -1;
+
+	if (m < 0)
+		return cfg_fail(p, cfg_line(v), key, "\"%s\": off, report or required", s ? s : "");
+	c->validation_keys = m;
+	return 0;
+}
+
+static void print_keys(FILE *out, const void *sec)
+{
+	const struct validate_conf *c = sec;
+
+	fprintf(out, " %s\n", keys_mode_name((enum keys_mode)c->validation_keys));
+}
+
 static void validate_defaults(void *sec)
 {
 	struct validate_conf *c = sec;
 
 	c->validation_fat_tree = -1;
 	c->validation_default_partition = PARTITIONS_DEFAULT_OFF;
+	c->validation_keys = KEYS_OFF;   /* a site opts in (docs/validate.md) */
 }
 
 /* ---- issue 43, partitions ---- */
@@ -223,6 +289,8 @@ static const struct cfg_key validate_keys[] = {
 	CFG_KEY_BOOL("partition_enforcement", validation_partition_enforcement, 1),
 	CFG_KEY_CUSTOM("rails", parse_rails, print_rails),
 	CFG_KEY_STR("rail_pattern", CFG_STRING, validation_rail_pattern, NULL),
+	CFG_KEY_CUSTOM("sm_allowed", parse_sm_allowed, print_sm_allowed),
+	CFG_KEY_CUSTOM("keys", parse_keys, print_keys),
 };
 
 const struct validate_conf *validate_conf_get(const struct loom_config *c)

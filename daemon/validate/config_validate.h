@@ -8,6 +8,8 @@
 
 #include "daemon/core/config.h"
 
+#define VALIDATE_SM_ALLOWED_MAX 64
+#define VALIDATE_SM_NAME_LEN 72   /* a node name (64) or "0x" and 16 hex digits */
 
 #define VALIDATE_DEFAULT_FULL_LEN 4096   /* validation.default_full, all entries */
 #define VALIDATE_DEFAULT_FULL_MAX 64     /* ... at most this many */
@@ -25,6 +27,10 @@ struct validate_conf {
 	/* issue 43, rails (lib/validate/rails.h) */
 	int validation_rails;               /* rails: enum rails_from (0 off) */
 	char validation_rail_pattern[256];  /* rail_pattern: rails: pattern's regex */
+	/* issue 43, subnet managers and keys */
+	char validation_sm_allowed[VALIDATE_SM_ALLOWED_MAX][VALIDATE_SM_NAME_LEN];
+	int validation_n_sm_allowed;        /* sm_allowed: 0: not checked */
+	int validation_keys;                /* keys: enum keys_mode (lib/validate/keys.h) */
 };
 
 extern const struct config_section validate_config;

@@ -19,6 +19,7 @@
 #include "daemon/validate/store_validate.h"
 #include "daemon/validate/validate_partitions.h"
 #include "daemon/validate/validate_eth.h"
+#include "daemon/validate/validate_sm.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
@@ -54,6 +55,7 @@ struct subnet_check {
 	char plan_warned[512];      /* the plan error last logged for it */
 	struct validate_pkeys *pkeys; /* the last PKey tables read after a sweep (issue 43) */
 	char pkeys_error[256];      /* why the last read failed ("" it did not) */
+	struct vsm_history *sms;    /* its SM lists, newest and previous (issue 43) */
 };
 
 /* What the module keeps of loom.yaml: validation.enabled and fat_tree,
@@ -64,6 +66,7 @@ struct validate_settings {
 	struct validate_part_conf part;  /* issue 43, partitions */
 	int rails;                  /* issue 43: validation.rails, rail_pattern */
 	char rail_pattern[256];
+	struct vsm_settings sm;     /* sm_allowed, keys (issue 43) */
 };
 
 static void settings_of(const struct validate_conf *c, const struct store *st,
@@ -75,6 +78,7 @@ static void settings_of(const struct validate_conf *c, const struct store *st,
 	validate_part_conf_of(c, &s->part);
 	s->rails = c->validation_rails;
 	snprintf(s->rail_pattern, sizeof(s->rail_pattern), "%s", c->validation_rail_pattern);
+	vsm_settings_of(c, &s->sm);
 }
 
 struct validate_mod {
@@ -104,7 +108,10 @@ struct vjob {
 		struct validate_pkeys *pkeys; /* issue 43: the PKey tables (held), or NULL */
 		char pkeys_error[256];  /* ... and why not */
 		char part_warning[400];
+		struct fab_sm *sm_prev;    /* the previous sweep's SMs (NULL: none) */
+		size_t n_sm_prev;
 	} s[SWEPT_FABS_MAX];
+	struct vsm_settings sm;
 	struct plan_ref *plan;      /* NULL: no plan */
 	struct nodename_map *names; /* the site's names when the job was made (held) */
 	int fat_tree, want_fabric;
@@ -273,6 +280,8 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 		return rc;
 	if ((rc = rails_check(fab, j->set.rails, j->set.rail_pattern, j->names, r, err, errlen)) < 0)
 		return rc;
+	if (vsm_check(&j->sm, fab, j->s[i].sm_prev, j->s[i].n_sm_prev, j->names, r) < 0)
+		return -ENOMEM;
 	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
 			 "read: see loomd's log");
@@ -357,6 +366,8 @@ static int job_run(void *arg, char *err, size_t errlen)
 					    json_sprintf("%s%s%s", j->ber_db_error,
 							 j->ber_db_error[0] && j->s[i].part_warning[0]
 							 ? "; " : "", j->s[i].part_warning));
+		json_object_set_new(j->s[i].result, "subnet_managers",
+				    vsm_json(j->s[i].fab, j->names));
 		json_object_set_new(j->s[i].result, "elapsed_ms",
 				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
 		if (j->want_fabric) {
@@ -449,6 +460,7 @@ static void job_free(void *arg)
 
 	for (size_t i = 0; i < j->n; i++) {
 		fab_free(j->s[i].fab);
+		free(j->s[i].sm_prev);
 		json_decref(j->s[i].result);
 		validate_pkeys_drop(j->s[i].pkeys);
 	}
@@ -471,6 +483,7 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	j->fat_tree = m->set.fat_tree;
 	j->mad = m->mad;
 	j->set = m->set;
+	j->sm = m->set.sm;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
@@ -483,6 +496,8 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 
 static void job_add(struct vjob *j, const struct swept_fab *f)
 {
+	j->s[j->n].sm_prev = vsm_prev_copy(j->m->checks[f - j->m->fabs.s].sms,
+					   &j->s[j->n].n_sm_prev);
 	snprintf(j->s[j->n].subnet, sizeof(j->s[0].subnet), "%s", f->name);
 	j->s[j->n].fab = fab_hold(f->last);
 	j->n++;
@@ -542,6 +557,9 @@ void validate_on_swept(void *arg, const char *subnet, struct fab *fab)
 	struct validate_mod *m = arg;
 	int i = swept_fabs_keep(&m->fabs, subnet, fab);
 
+	if (i >= 0 && vsm_track(&m->checks[i].sms, fab) < 0)
+		log_warn("subnet %s: out of memory: its subnet managers' history is not kept",
+			 subnet);
 	if (i >= 0)
 		after_sweep(m, i);
 }
@@ -646,6 +664,8 @@ void validate_free(struct validate_mod *m)
 	for (size_t i = 0; i < SWEPT_FABS_MAX; i++)
 		validate_pkeys_drop(m->checks[i].pkeys);
 	swept_fabs_clear(&m->fabs);
+	for (size_t i = 0; i < SWEPT_FABS_MAX; i++)
+		vsm_history_free(m->checks[i].sms);
 	plan_unref(m->plan);
 	nodename_map_free(m->names);
 	free(m);

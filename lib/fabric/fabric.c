@@ -37,7 +37,28 @@ void fab_free(struct fab *fab)
 	free(fab->nodes);
 	free(fab->hash);
 	free(fab->dups);
+	free(fab->sms);
 	free(fab);
+}
+
+int fab_add_sm(struct fab *fab, const struct fab_sm *sm)
+{
+	struct fab_sm *s;
+
+	if (fab->n_sms >= FAB_SM_MAX)
+		return -ENOSPC;
+	if (!(s = realloc(fab->sms, (fab->n_sms + 1) * sizeof(*s))))
+		return -ENOMEM;
+	fab->sms = s;
+	s[fab->n_sms++] = *sm;
+	return 0;
+}
+
+const char *fab_sm_state_name(unsigned state)
+{
+	static const char *const names[] = { "NOTACTIVE", "DISCOVERING", "STANDBY", "MASTER" };
+
+	return state < 4 ? names[state] : "?";
 }
 
 int fab_add_dup(struct fab *fab, uint64_t guid, int is_port, const char *first,
@@ -228,6 +249,11 @@ struct fab *fab_dup(const struct fab *fab)
 		if (fab_add_dup(c, fab->dups[i].guid, fab->dups[i].is_port, fab->dups[i].first,
 				fab->dups[i].second) < 0)
 			goto fail;
+	for (size_t i = 0; i < fab->n_sms; i++)
+		if (fab_add_sm(c, &fab->sms[i]) < 0)
+			goto fail;
+	/* the ports' keys came along; the SMs' answers are not this sweep's */
+	c->sm_read = fab->sm_read == FAB_SM_NOT_READ ? FAB_SM_NOT_READ : FAB_SM_COPIED;
 	return c;
 fail:
 	fab_free(c);

@@ -29,6 +29,12 @@ struct fab_port {
 	uint8_t has_peer;          /* linked: peer_guid/peer_port are valid */
 	uint8_t peer_port;
 	uint64_t peer_guid;        /* node GUID of the node at the other end */
+	/* issue 43, subnet managers and keys: PortInfo as the sweep read it
+	 * (fab->sm_read says whether it did; not stored, not diffed) */
+	uint32_t capmask;          /* PortInfo:CapabilityMask (FAB_CAP_IS_SM...) */
+	uint64_t m_key;            /* PortInfo:M_Key as answered (hidden: 0) */
+	uint16_t m_key_lease;      /* PortInfo:M_KeyLeasePeriod, seconds */
+	uint8_t m_key_protect;     /* PortInfo:M_KeyProtectBits, 0..3 */
 };
 
 struct fab_node {
@@ -55,12 +61,44 @@ struct fab_dup {
 	char second[FAB_DUP_LEN];
 };
 
+/* PortInfo:CapabilityMask bit 1: an SM runs behind the port. */
+#define FAB_CAP_IS_SM 0x00000002u
+
+/* A subnet manager the sweep met: a port that advertises IsSM, and what
+ * its SMInfo (SubnGet, attribute 0x0020) answered. */
+#define FAB_SM_MAX 64
+enum fab_sm_state { FAB_SM_NOTACTIVE, FAB_SM_DISCOVERING, FAB_SM_STANDBY, FAB_SM_MASTER };
+struct fab_sm {
+	uint64_t node_guid;        /* the node whose port advertises IsSM */
+	uint8_t port;              /* that port (a switch's SM: 0) */
+	uint8_t answered;          /* 0: SMInfo went unanswered (the rest is 0) */
+	uint8_t priority;          /* SMInfo:Priority 0..15 */
+	uint8_t state;             /* SMInfo:SMState, enum fab_sm_state */
+	uint8_t seen;              /* FAB_SM_SEEN_*: who told of it */
+	uint32_t act_count;        /* SMInfo:ActCount */
+	uint64_t guid;             /* SMInfo:GUID, the SM's port GUID */
+	uint64_t sm_key;           /* SMInfo:SM_Key as answered: IBA returns 0 to a
+				    * requester that is not an authenticated SM */
+};
+
+/* fab_sm.seen */
+#define FAB_SM_SEEN_PORT 1         /* its port advertises IsSM (SMInfo asked of it) */
+#define FAB_SM_SEEN_SA 2           /* the SA's SMInfoRecord table lists it */
+
+/* fab->sm_read */
+#define FAB_SM_NOT_READ 0          /* no PortInfo keys nor SMInfo (a fabric from a file) */
+#define FAB_SM_READ 1              /* read by this sweep */
+#define FAB_SM_COPIED 2            /* copied from an earlier sweep's (fab_dup) */
+
 struct fab {
 	char subnet[FAB_NAME_LEN]; /* loom's name of the subnet (config) */
 	size_t n_nodes;
 	struct fab_node **nodes;   /* in insertion order until fab_sort() */
 	size_t n_dups;
 	struct fab_dup *dups;      /* duplicate GUIDs discovery met (validation reports them) */
+	int sm_read;               /* FAB_SM_*: ports' capmask/keys and sms are real */
+	size_t n_sms;
+	struct fab_sm *sms;        /* at most FAB_SM_MAX, in the fabric's node order */
 	/* private: */
 	size_t cap;
 	size_t hash_size;
@@ -102,6 +140,11 @@ const struct fab_port *fab_peer(const struct fab *fab, const struct fab_port *po
 /* Note a duplicate GUID; -ENOMEM. */
 int fab_add_dup(struct fab *fab, uint64_t guid, int is_port, const char *first,
 		const char *second);
+
+/* Note a subnet manager; -ENOMEM, or -ENOSPC past FAB_SM_MAX. */
+int fab_add_sm(struct fab *fab, const struct fab_sm *sm);
+/* "MASTER", "STANDBY", "DISCOVERING", "NOTACTIVE" */
+const char *fab_sm_state_name(unsigned state);
 
 /* Note in fab->dups each port GUID found on two nodes (a switch's ports share
  * its port 0's GUID; a CA's ports have their own); 0 or -ENOMEM. */

@@ -8,6 +8,9 @@
  *   dups     only when the fabric has duplicate GUIDs (fab->dups): magic
  *            "LOOMDUP1", their number, then each struct wire_dup; a fabric
  *            without duplicates is written as it always was
+ *   sms      only when the sweep read PortInfo keys and SMInfo (fab->sm_read):
+ *            magic "LOOMSMS1", sm_read and the number of SMs (uint64_t
+ *            each), then each struct fab_sm as it is in memory
  *   trailer  magic "LOOMEND1" (a stream cut short is caught here) */
 #include "autoconf.h"
 #include "lib/fabric/fabric_wire.h"
@@ -19,6 +22,7 @@
 static const char head_magic[8] = "LOOMFAB1";
 static const char tail_magic[8] = "LOOMEND1";
 static const char dup_magic[8] = "LOOMDUP1";
+static const char sms_magic[8] = "LOOMSMS1";
 
 struct wire_node {
 	int32_t type;
@@ -96,6 +100,14 @@ int fab_wire_write(const struct fab *fab, FILE *out)
 			if (fwrite(&w, sizeof(w), 1, out) != 1)
 				return -EIO;
 		}
+	}
+	if (fab->sm_read) {
+		uint64_t h2[2] = { (uint64_t)fab->sm_read, fab->n_sms };
+
+		if (fwrite(sms_magic, sizeof(sms_magic), 1, out) != 1 ||
+		    fwrite(h2, sizeof(h2), 1, out) != 1 ||
+		    (fab->n_sms && fwrite(fab->sms, sizeof(*fab->sms), fab->n_sms, out) != fab->n_sms))
+			return -EIO;
 	}
 	if (fwrite(tail_magic, sizeof(tail_magic), 1, out) != 1 || fflush(out) != 0)
 		return -EIO;
@@ -187,6 +199,31 @@ struct fab *fab_wire_read_prefix(const void *buf, size_t len, size_t *used, char
 			w.first[sizeof(w.first) - 1] = '\0';
 			w.second[sizeof(w.second) - 1] = '\0';
 			if (fab_add_dup(fab, w.guid, w.is_port, w.first, w.second) < 0) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+		}
+	}
+	if (c.left >= sizeof(sms_magic) && !memcmp(c.p, sms_magic, sizeof(sms_magic))) {
+		uint64_t h2[2];
+
+		take(&c, sizeof(sms_magic));
+		if (!(at = take(&c, sizeof(h2))))
+			goto short_stream;
+		memcpy(h2, at, sizeof(h2));
+		if (h2[1] > FAB_SM_MAX || h2[0] > FAB_SM_COPIED) {
+			snprintf(err, errlen, "fabric stream: %llu subnet managers (at most %d)",
+				 (unsigned long long)h2[1], FAB_SM_MAX);
+			goto fail;
+		}
+		fab->sm_read = (int)h2[0];
+		for (uint64_t i = 0; i < h2[1]; i++) {
+			struct fab_sm sm;
+
+			if (!(at = take(&c, sizeof(sm))))
+				goto short_stream;
+			memcpy(&sm, at, sizeof(sm));
+			if (fab_add_sm(fab, &sm) < 0) {
 				snprintf(err, errlen, "out of memory");
 				goto fail;
 			}

@@ -65,6 +65,19 @@ static const struct {
 			     "an HCA cabled to a leaf whose other HCAs are on another rail" },
 	[VAL_RAIL_TIE] = { "rail-tie", VAL_ERROR,
 			   "a leaf whose HCAs are on two or more rails, none the most" },
+	/* issue 43, subnet managers and keys */
+	[VAL_SM_MASTERS] = { "sm-masters", VAL_ERROR, "more than one subnet manager is MASTER" },
+	[VAL_SM_UNLISTED] = { "sm-unlisted", VAL_ERROR,
+			      "a subnet manager that validation.sm_allowed does not name" },
+	[VAL_SM_STALLED] = { "sm-stalled", VAL_ERROR,
+			     "a subnet manager that does not answer, or a MASTER whose activity "
+			     "count stopped" },
+	[VAL_SM_PRIORITY] = { "sm-priority", VAL_WARNING,
+			      "a STANDBY subnet manager with a higher priority than the MASTER" },
+	[VAL_MKEY_UNSET] = { "m-key-unset", VAL_WARNING,
+			     "ports without an M_Key (M_Key 0, protect bits 0)" },
+	[VAL_MKEY_UNPROTECTED] = { "m-key-unprotected", VAL_WARNING,
+				   "ports whose M_Key any SubnGet reads (protect bits 0)" },
 };
 
 const char *val_code_name(enum val_code c)

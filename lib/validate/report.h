@@ -54,6 +54,13 @@ enum val_code {
 	/* issue 43, rails and Ethernet cabling (rails.h, eth_cabling.h) */
 	VAL_RAIL_STRAY,    /* an HCA port on a leaf of another rail */
 	VAL_RAIL_TIE,      /* a leaf whose HCAs are on two rails equally */
+	/* issue 43, subnet managers and keys (sm.h, keys.h) */
+	VAL_SM_MASTERS,    /* more than one SM in MASTER state */
+	VAL_SM_UNLISTED,   /* an SM not in validation.sm_allowed */
+	VAL_SM_STALLED,    /* an SM silent, or a MASTER whose ActCount stopped */
+	VAL_SM_PRIORITY,   /* a STANDBY with a higher priority than the MASTER */
+	VAL_MKEY_UNSET,    /* ports without an M_Key (0, protect bits 0) */
+	VAL_MKEY_UNPROTECTED, /* ports with an M_Key but protect bits 0 */
 	VAL_CODE_COUNT
 };
 

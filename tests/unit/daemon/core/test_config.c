@@ -659,6 +659,11 @@ START_TEST(roce_and_switch_typos_are_refused_naming_line_and_key)
 		"t.yaml:3: events.forward[0].address: \"udp://h\": the port is missing");
 	refused("events:\n  forward:\n    - type: syslog\n      min_severity: loud\n",
 		"t.yaml:4: events.forward[0].min_severity: \"loud\": info, notice, warning or error");
+	/* issue 43 */
+	refused("validation:\n  keys: yes\n",
+		"t.yaml:2: validation.keys: \"yes\": off, report or required");
+	refused("validation:\n  sm_allowed: sm-1\n",
+		"t.yaml:2: validation.sm_allowed: expected a sequence, got the scalar \"sm-1\"");
 }
 END_TEST
 
@@ -681,6 +686,7 @@ START_TEST(validation_partitions_keys_are_checked)
 		"t.yaml:2: validation.default_partition: \"maybe\": limited, full or off");
 	refused("validation:\n  default_full: [a, \"\"]\n",
 		"t.yaml:2: validation.default_full[1]: a port or node GUID, or a node name");
+	round_trip("validation:\n  sm_allowed: [sm-1, \"0x0002c90300001234\"]\n  keys: required\n");
 }
 END_TEST
 
@@ -856,6 +862,8 @@ START_TEST(print_writes_every_key_in_order)
 			 "  partition_enforcement: true\n"
 			 "  rails: off\n"
 			 "  rail_pattern: \"\"\n"
+			 "  sm_allowed: []\n"
+			 "  keys: off\n"
 			 "slurm:\n"
 			 "  topology_file: \"\"\n"
 			 "  topology_format: tree\n"

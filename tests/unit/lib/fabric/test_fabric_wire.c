@@ -210,6 +210,49 @@ END_TEST
 
 /* A port GUID on two nodes is one duplicate naming both ports; a switch's
  * ports, which share a GUID in real fabrics, are not duplicates. */
+/* issue 43: the SMs the walker asked and the ports' keys reach loomd, and
+ * fab_dup keeps them (marked as an earlier sweep's). */
+START_TEST(subnet_managers_and_keys_cross_the_wire)
+{
+	struct fab *f = sample(), *g, *c;
+	struct fab_sm sm = { .node_guid = CA_A, .port = 1, .answered = 1, .priority = 15,
+			     .state = FAB_SM_MASTER, .act_count = 1234, .guid = CA_A + 1 };
+	struct fab_sm silent = { .node_guid = CA_B, .port = 1 };
+	char err[256] = "";
+	size_t len;
+	char *buf;
+
+	fab_find(f, CA_A)->ports[1].capmask = FAB_CAP_IS_SM;
+	fab_find(f, CA_A)->ports[1].m_key = 0x1122334455667788ULL;
+	fab_find(f, CA_A)->ports[1].m_key_protect = 2;
+	fab_find(f, CA_A)->ports[1].m_key_lease = 60;
+	ck_assert_int_eq(fab_add_sm(f, &sm), 0);
+	ck_assert_int_eq(fab_add_sm(f, &silent), 0);
+	f->sm_read = FAB_SM_READ;
+	buf = encode(f, &len);
+	g = fab_wire_read(buf, len, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_int_eq(g->sm_read, FAB_SM_READ);
+	ck_assert_uint_eq(g->n_sms, 2);
+	ck_assert_int_eq(memcmp(&g->sms[0], &sm, sizeof(sm)), 0);
+	ck_assert_int_eq(g->sms[1].answered, 0);
+	ck_assert_uint_eq(fab_find(g, CA_A)->ports[1].m_key, 0x1122334455667788ULL);
+	ck_assert_uint_eq(fab_find(g, CA_A)->ports[1].m_key_protect, 2);
+	ck_assert_uint_eq(fab_find(g, CA_A)->ports[1].capmask, FAB_CAP_IS_SM);
+	c = fab_dup(g);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(c->sm_read, FAB_SM_COPIED);
+	ck_assert_uint_eq(c->n_sms, 2);
+	ck_assert_uint_eq(c->sms[0].act_count, 1234);
+	for (size_t cut = 0; cut < len; cut += 7)  /* cut short anywhere: refused */
+		ck_assert_ptr_null(fab_wire_read(buf, cut, err, sizeof(err)));
+	fab_free(c);
+	fab_free(g);
+	fab_free(f);
+	free(buf);
+}
+END_TEST
+
 START_TEST(a_port_guid_on_two_nodes_is_one_duplicate)
 {
 	struct fab *f = sample();
@@ -243,6 +286,7 @@ int main(void)
 	tcase_add_test(tc, duplicate_guids_cross_the_wire);
 	tcase_add_test(tc, a_fabric_without_dups_has_no_dup_section);
 	tcase_add_test(tc, a_port_guid_on_two_nodes_is_one_duplicate);
+	tcase_add_test(tc, subnet_managers_and_keys_cross_the_wire);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
