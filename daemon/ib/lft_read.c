@@ -9,10 +9,19 @@
  * the 648 SMPs of a 54-switch, 648-host fat tree take 25 ms, the walk
  * before them 110 ms), so SMPs in flight would buy nothing here yet.
  *
+ * Then the SL-to-VL tables (SLtoVLMappingTable, attribute 0x17, modifier
+ * in << 8 | out) of the pairs a path can use: in any linked port, out a
+ * port linked to a switch (a channel to a CA is followed by nothing, so its
+ * VL closes no credit loop), in != out. A switch of r ports with k of them
+ * to switches costs about r x k SMPs: 36 x 18 for a leaf of a 2:1 tree,
+ * 36 x 36 for a spine. A switch that does not answer them (no QoS support)
+ * leaves its pairs out: the judge then takes VL = SL for them.
+ *
  * Stream from the child (same executable at both ends, so native layout):
  *   header  magic "LOOMLFT1", struct lft_head (sizes, times, counts)
  *   fabric  fab_len bytes of lib/fabric/fabric_wire.h
  *   tables  n_tables times struct lft_wire then top + 1 entry bytes
+ *   sl2vl   n_sl2vl times struct rl_sl2vl
  *   trailer magic "LOOMEND1" */
 #include "autoconf.h"
 #include "daemon/ib/lft_read.h"
@@ -33,7 +42,7 @@
 #include "lib/util/log.h"
 #include "daemon/ib/walker.h"
 
-static const char head_magic[8] = "LOOMLFT1";
+static const char head_magic[8] = "LOOMLFT2";
 static const char tail_magic[8] = "LOOMEND1";
 
 struct lft_head {
@@ -44,6 +53,7 @@ struct lft_head {
 	double started, finished;
 	uint64_t smps;
 	uint64_t n_tables;
+	uint64_t n_sl2vl;
 };
 
 struct lft_wire {
@@ -87,6 +97,37 @@ static int read_switch(struct ibmad_port *mp, ib_portid_t *id, const struct fab_
 	return rl_read_add(r, sw->guid, sw->ports[0].lid, (uint16_t)top, lft);
 }
 
+/* The SL-to-VL tables of switch sw's usable pairs (see the top). A pair
+ * that does not answer ends the switch's reading: it has no such table. */
+static int read_sl2vl(struct ibmad_port *mp, ib_portid_t *id, const struct fab *fab,
+		      const struct fab_node *sw, struct rl_read *r)
+{
+	uint8_t buf[IB_SMP_DATA_SIZE], vl[16];
+
+	for (unsigned out = 1; out <= sw->nports; out++) {
+		const struct fab_port *po = &sw->ports[out];
+		const struct fab_node *peer = po->has_peer ? fab_find(fab, po->peer_guid) : NULL;
+
+		if (!peer || peer->type != IBT_NODE_SWITCH)
+			continue;
+		for (unsigned in = 1; in <= sw->nports; in++) {
+			if (in == out || !sw->ports[in].has_peer)
+				continue;
+			memset(buf, 0, sizeof(buf));
+			r->smps++;
+			if (!smp_query_via(buf, id, IB_ATTR_SLVL_TABLE, in << 8 | out, 0, mp))
+				return 0;
+			for (unsigned i = 0; i < 8; i++) {  /* SL 2i: the high nibble */
+				vl[2 * i] = buf[i] >> 4;
+				vl[2 * i + 1] = buf[i] & 15;
+			}
+			if (rl_read_add_sl2vl(r, sw->guid, in, out, vl) < 0)
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		    struct rl_read **read, char *err, size_t errlen)
 {
@@ -118,6 +159,10 @@ int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		id.drpath = d.r[i].path;
 		if ((rc = read_switch(mp, &id, d.r[i].n, r, lft, err, errlen)) < 0)
 			goto out;
+		if ((rc = read_sl2vl(mp, &id, fab, d.r[i].n, r)) < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
 	}
 	r->finished = clock_wall();
 	rl_read_sort(r);
@@ -160,6 +205,7 @@ static int write_stream(const struct fab *fab, const struct rl_read *r, FILE *ou
 	h.finished = r->finished;
 	h.smps = r->smps;
 	h.n_tables = r->n;
+	h.n_sl2vl = r->n_sl2vl;
 	rc = fwrite(&h, sizeof(h), 1, out) == 1 && fwrite(fbuf, 1, flen, out) == flen ? 0 : -EIO;
 	free(fbuf);
 	for (size_t i = 0; rc == 0 && i < r->n; i++) {
@@ -169,6 +215,9 @@ static int write_stream(const struct fab *fab, const struct rl_read *r, FILE *ou
 		    fwrite(r->t[i].port, 1, (size_t)w.top + 1, out) != (size_t)w.top + 1)
 			rc = -EIO;
 	}
+	if (rc == 0 && r->n_sl2vl &&
+	    fwrite(r->sl2vl, sizeof(*r->sl2vl), r->n_sl2vl, out) != r->n_sl2vl)
+		rc = -EIO;
 	if (rc == 0 && (fwrite(tail_magic, sizeof(tail_magic), 1, out) != 1 || fflush(out) != 0))
 		rc = -EIO;
 	return rc;
@@ -230,6 +279,16 @@ int lft_read_parse(const char *buf, size_t len, struct fab **fab, struct rl_read
 		if (rl_read_add(r, w.guid, w.lid, w.top, (const uint8_t *)buf + at) < 0)
 			goto nomem;
 		at += (size_t)w.top + 1;
+	}
+	if (h.n_sl2vl > (len - at) / sizeof(struct rl_sl2vl))
+		goto short_stream;
+	for (uint64_t i = 0; i < h.n_sl2vl; i++) {
+		struct rl_sl2vl pr;
+
+		memcpy(&pr, buf + at, sizeof(pr));
+		at += sizeof(pr);
+		if (rl_read_add_sl2vl(r, pr.guid, pr.in, pr.out, pr.vl) < 0)
+			goto nomem;
 	}
 	if (len - at != sizeof(tail_magic) || memcmp(buf + at, tail_magic, sizeof(tail_magic)))
 		goto short_stream;

@@ -149,6 +149,7 @@ static int build_fwd_tables(void *context)
 	/* To loomd (report.c): returns at once, the metrics of the tables are
 	 * computed on another thread. */
 	losm_report_run(e, r, secs, NULL);
+	losm_sls_write(e, r);
 	set_last(e, r);
 	return 0;
 
