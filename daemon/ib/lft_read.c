@@ -14,8 +14,9 @@
  * port linked to a switch (a channel to a CA is followed by nothing, so its
  * VL closes no credit loop), in != out. A switch of r ports with k of them
  * to switches costs about r x k SMPs: 36 x 18 for a leaf of a 2:1 tree,
- * 36 x 36 for a spine. A switch that does not answer them (no QoS support)
- * leaves its pairs out: the judge then takes VL = SL for them.
+ * 36 x 36 for a spine. A switch that does not answer the first (no QoS
+ * support) is asked no more; its pairs, and any pair that did not answer,
+ * are left out, and the judge takes VL = SL for them.
  *
  * Stream from the child (same executable at both ends, so native layout):
  *   header  magic "LOOMLFT1", struct lft_head (sizes, times, counts)
@@ -97,12 +98,18 @@ static int read_switch(struct ibmad_port *mp, ib_portid_t *id, const struct fab_
 	return rl_read_add(r, sw->guid, sw->ports[0].lid, (uint16_t)top, lft);
 }
 
-/* The SL-to-VL tables of switch sw's usable pairs (see the top). A pair
- * that does not answer ends the switch's reading: it has no such table. */
+/* PortInfo:PortState Active. */
+#define PORT_ACTIVE 4
+
+/* The SL-to-VL tables of switch sw's usable pairs (see the top): in any
+ * port that is active (the walk records the cable to a CA on the CA's side
+ * only), out one cabled to a switch. When the first pair does not answer
+ * the switch has no such table; a later pair that does not is skipped. */
 static int read_sl2vl(struct ibmad_port *mp, ib_portid_t *id, const struct fab *fab,
 		      const struct fab_node *sw, struct rl_read *r)
 {
 	uint8_t buf[IB_SMP_DATA_SIZE], vl[16];
+	int answered = 0;
 
 	for (unsigned out = 1; out <= sw->nports; out++) {
 		const struct fab_port *po = &sw->ports[out];
@@ -111,12 +118,17 @@ static int read_sl2vl(struct ibmad_port *mp, ib_portid_t *id, const struct fab *
 		if (!peer || peer->type != IBT_NODE_SWITCH)
 			continue;
 		for (unsigned in = 1; in <= sw->nports; in++) {
-			if (in == out || !sw->ports[in].has_peer)
+			if (in == out || (!sw->ports[in].has_peer &&
+					   sw->ports[in].state != PORT_ACTIVE))
 				continue;
 			memset(buf, 0, sizeof(buf));
 			r->smps++;
-			if (!smp_query_via(buf, id, IB_ATTR_SLVL_TABLE, in << 8 | out, 0, mp))
-				return 0;
+			if (!smp_query_via(buf, id, IB_ATTR_SLVL_TABLE, in << 8 | out, 0, mp)) {
+				if (!answered)
+					return 0;
+				continue;
+			}
+			answered = 1;
 			for (unsigned i = 0; i < 8; i++) {  /* SL 2i: the high nibble */
 				vl[2 * i] = buf[i] >> 4;
 				vl[2 * i + 1] = buf[i] & 15;

@@ -224,7 +224,9 @@ static void cdg_dep(const struct job *jb, struct part *w, const uint32_t *path, 
 }
 
 /* The dependencies of one delivered path of SL sl from switch s, each hop
- * on the VL the SL-to-VL tables give it. */
+ * on the VL the SL-to-VL tables give it. The last hop, to the CA, is
+ * followed by nothing and so closes no loop whatever its VL (loomd reads no
+ * table toward CAs): it counts on the VL of the hop before it. */
 static void cdg_mark_vls(const struct job *jb, struct part *w, size_t s, uint8_t sl,
 			 const uint32_t *path, size_t len)
 {
@@ -235,7 +237,8 @@ static void cdg_mark_vls(const struct job *jb, struct part *w, size_t s, uint8_t
 	for (size_t h = 1; h < len; h++) {
 		const struct rt_port *rp = &g->ports[path[h - 1]];
 
-		w->vl[h] = rt_sl2vl_vl(t, (size_t)rp->peer, rp->peer_port,
+		w->vl[h] = h + 1 == len && h > 1 ? w->vl[h - 1] :
+			   rt_sl2vl_vl(t, (size_t)rp->peer, rp->peer_port,
 				       path[h] - g->sw[rp->peer].first_port, sl);
 	}
 	for (size_t h = 1; h + 1 < len; h++)
@@ -244,7 +247,7 @@ static void cdg_mark_vls(const struct job *jb, struct part *w, size_t s, uint8_t
 		uint8_t v0 = rt_sl2vl_vl(t, s, jb->ca_in[i], out0, sl);
 
 		if (len > 1)
-			cdg_dep(jb, w, path, 0, v0, w->vl[1]);
+			cdg_dep(jb, w, path, 0, v0, len == 2 ? v0 : w->vl[1]);
 		else if (v0 != RT_VL_DROP)
 			w->vl_used[v0] = 1;
 	}

@@ -209,7 +209,8 @@ void losm_report_event(struct losm_report *rep, osm_epi_event_id_t id, void *dat
 void losm_report_run(struct losm_engine *e, struct losm_result *r, double secs,
 		     const char *error);
 /* osm_sls.c: the SLs of run r's paths to "$LOOMOSM_SOCKET.sls" for loomd's
- * route check (route_sl2vl.h's SL file); failures only logged. */
+ * route check (route_sl2vl.h's SL file), r NULL (a failed run): the file
+ * removed; failures only logged. */
 void losm_sls_write(struct losm_engine *e, const struct losm_result *r);
 
 #endif

@@ -160,6 +160,7 @@ fail:
 		"OpenSM goes on with its next routing engine\n",
 		e->name, elapsed(&t0) * 1e3, strerror(-rc), err);
 	losm_report_run(e, r, elapsed(&t0), err);
+	losm_sls_write(e, NULL);
 	losm_result_free(r);
 	set_last(e, NULL);
 	return -1;

@@ -6,7 +6,8 @@
  * `loomctl route check` reads it to judge the tables read back per VL (the
  * SLs are the SA's answers, on no switch; a PathRecord per pair would be
  * O(n^2)). Written to a temporary name and renamed, so a reader sees a
- * whole file, the old one or the new. Runs on OpenSM's routing thread:
+ * whole file, the old one or the new; a failed run removes it (OpenSM's
+ * next engine gives other SLs). Runs on OpenSM's routing thread:
  * one byte per (switch with CAs, LID), 8 MB at 11664 hosts. */
 #include "autoconf.h"
 #include "loomosm.h"
@@ -35,7 +36,7 @@ void losm_sls_write(struct losm_engine *e, const struct losm_result *r)
 {
 	osm_opensm_t *osm = e->plugin->osm;
 	struct sockaddr_un to;
-	struct sl_ctx c = { 0, r->l->n_vls ? r->l->n_vls : 1 };
+	struct sl_ctx c = { 0, r && r->l->n_vls ? r->l->n_vls : 1 };
 	char path[sizeof(to.sun_path) + 8], tmp[sizeof(path) + 8];
 	struct losm_qos q;
 	FILE *f;
@@ -45,6 +46,10 @@ void losm_sls_write(struct losm_engine *e, const struct losm_result *r)
 		return;  /* no loomd to read it */
 	snprintf(path, sizeof(path), "%s.sls", to.sun_path);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (!r) {  /* the run failed: OpenSM's next engine routes, SLs unknown */
+		remove(path);
+		return;
+	}
 	if (r->l->sl && c.n_vls > 1) {
 		losm_qos_get(e->plugin, &q);
 		c.layered = losm_qos_layered(&q, c.n_vls);
