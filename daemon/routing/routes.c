@@ -101,10 +101,10 @@ static int read_live(struct rq *q, struct store *st, const char *name, const cha
 		snprintf(err, errlen, "the tables were read but could not be "
 			 "recorded: %s", strerror(-rc));
 	else
-		log_info("subnet %s: forwarding tables of %zu switches and SL-to-VL tables of "
-			 "%zu port pairs read with %zu SMPs in %.0f ms (walk and read %.0f ms)",
-			 name, r->n, r->n_sl2vl, r->smps, (r->finished - r->started) * 1000.0,
-			 (info.finished - info.started) * 1000.0);
+		log_info("subnet %s: forwarding tables of %zu switches read with %zu SMPs in "
+			 "%.0f ms (walk and read %.0f ms), SL-to-VL tables of %zu port pairs "
+			 "among them", name, r->n, r->smps, (r->finished - r->started) * 1000.0,
+			 (info.finished - info.started) * 1000.0, r->n_sl2vl);
 	fab_free(fab);
 	*live = r;
 	return rc;
