@@ -226,26 +226,22 @@ static unsigned current_layers(struct losm_engine *e)
 	return n;
 }
 
-/* The SL2VL map of one port (for a switch: of the pair in_port -> this
- * output port). With loom's ib_qos policy in force, the layered map of
- * lib/qos/ib_qos.h; otherwise SL s on VL s, the identity the engines assume.
- * Beyond the port's lanes SLs wrap around them (traffic flows, but deadlock
- * freedom on that port is lost: said once in the log). Engines with one VL
- * leave OpenSM's QoS map as it is. Called by OpenSM's QoS setup only, that
- * is with qos TRUE. */
-static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
-			 uint8_t out_port, ib_slvl_table_t *t)
+/* The SL2VL map of one port (for a switch: of every pair in_port -> this
+ * output port) for tables of n_vls layers. With loom's ib_qos policy in
+ * force, the layered map of lib/qos/ib_qos.h; otherwise SL s on VL s, the
+ * identity the engines assume. Beyond the port's lanes SLs wrap around them
+ * (traffic flows, but deadlock freedom on that port is lost: said once in
+ * the log when warn). 0 with map[] filled; -1 for one layer (engines with
+ * one VL leave OpenSM's QoS map as it is). */
+int losm_port_sl2vl(struct losm_engine *e, unsigned n_vls, osm_physp_t *port,
+		    uint8_t map[IBQOS_SLS], int warn)
 {
-	struct losm_engine *e = context;
-	unsigned n_vls = current_layers(e), lanes, op, need;
-	uint8_t map[IBQOS_SLS];
+	unsigned lanes, op, need;
 	int layered;
 	struct losm_qos q;
 
-	(void)in_port;
-	(void)out_port;
 	if (n_vls <= 1)
-		return;
+		return -1;
 	losm_qos_get(e->plugin, &q);
 	layered = losm_qos_layered(&q, n_vls);
 	if (layered) {
@@ -255,7 +251,7 @@ static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 		for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
 			map[sl] = (uint8_t)sl;
 		need = n_vls;
-		if (q.active && !e->warned_qos) {
+		if (warn && q.active && !e->warned_qos) {
 			e->warned_qos = 1;
 			OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
 				"ERR LOOM05: loom engine %s needs %u VL layers and loom's ib_qos "
@@ -270,7 +266,7 @@ static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 		lanes = op;
 	if (lanes == 0)
 		lanes = 1;
-	if (lanes < need && !e->warned_vls) {
+	if (warn && lanes < need && !e->warned_vls) {
 		e->warned_vls = 1;
 		OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
 			"ERR LOOM03: loom engine %s needs %u VLs, port %u of 0x%016" PRIx64
@@ -279,8 +275,24 @@ static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 			cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port))), lanes);
 	}
 	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
-		ib_slvl_table_set(t, (uint8_t)sl, layered && map[sl] == IBQOS_VL_DROP ?
-				  IBQOS_VL_DROP : (uint8_t)(map[sl] % lanes));
+		map[sl] = layered && map[sl] == IBQOS_VL_DROP ? IBQOS_VL_DROP :
+			  (uint8_t)(map[sl] % lanes);
+	return 0;
+}
+
+/* OpenSM's QoS setup asks (qos TRUE only): losm_port_sl2vl's map. */
+static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
+			 uint8_t out_port, ib_slvl_table_t *t)
+{
+	struct losm_engine *e = context;
+	uint8_t map[IBQOS_SLS];
+
+	(void)in_port;
+	(void)out_port;
+	if (losm_port_sl2vl(e, current_layers(e), port, map, 1) < 0)
+		return;
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+		ib_slvl_table_set(t, (uint8_t)sl, map[sl]);
 }
 
 /* One block of a port's VLArbitration table (blocks 0, 1: low priority;

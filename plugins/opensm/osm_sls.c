@@ -8,7 +8,14 @@
  * O(n^2)). Written to a temporary name and renamed, so a reader sees a
  * whole file, the old one or the new; a failed run removes it (OpenSM's
  * next engine gives other SLs). Runs on OpenSM's routing thread:
- * one byte per (switch with CAs, LID), 8 MB at 11664 hosts. */
+ * one byte per (switch with CAs, LID), 8 MB at 11664 hosts.
+ *
+ * Also the SL2VL tables the run report judges its tables with (report.c):
+ * what update_sl2vl will have OpenSM program on every switch port once the
+ * run is done (the physp tables OpenSM holds when the report is made are
+ * the previous run's), through the same losm_port_sl2vl, so a port with
+ * fewer VLs than the layers need (its SLs wrapped) shows as the credit loop
+ * it makes. */
 #include "autoconf.h"
 #include "loomosm.h"
 
@@ -30,6 +37,37 @@ static uint8_t layer_sl(void *ctx, uint8_t layer)
 	const struct sl_ctx *c = ctx;
 
 	return c->layered ? ibqos_layered_sl(layer, c->n_vls, 0) : layer;
+}
+
+struct rt_sl2vl *losm_sl2vl_tables(struct losm_engine *e, const struct losm_result *r)
+{
+	osm_opensm_t *osm = e->plugin->osm;
+	const struct rt_graph *g = r->g;
+	struct sl_ctx c = { 0, r->l->n_vls ? r->l->n_vls : 1 };
+	struct rt_sl2vl *t;
+	struct losm_qos q;
+
+	if (!r->l->sl || c.n_vls <= 1 || !osm->subn.opt.qos || !(t = rt_sl2vl_new(g)))
+		return NULL;
+	losm_qos_get(e->plugin, &q);
+	c.layered = losm_qos_layered(&q, c.n_vls);
+	for (size_t s = 0; s < g->n_sw; s++) {
+		osm_switch_t *sw = osm_get_switch_by_guid(&osm->subn, cl_hton64(g->sw[s].guid));
+
+		for (unsigned o = 1; sw && o <= g->sw[s].nports; o++) {
+			osm_physp_t *ph = osm_node_get_physp_ptr(sw->p_node, o);
+			uint8_t map[16], by_layer[16];
+
+			if (rt_graph_port(g, s, o)->kind != RT_PEER_SWITCH || !ph ||
+			    losm_port_sl2vl(e, c.n_vls, ph, map, 0) < 0)
+				continue;
+			for (unsigned l = 0; l < 16; l++)
+				by_layer[l] = map[layer_sl(&c, (uint8_t)l) & 15];
+			for (unsigned in = 0; in <= g->sw[s].nports; in++)
+				(void)rt_sl2vl_set(t, s, in, o, by_layer);
+		}
+	}
+	return t;
 }
 
 void losm_sls_write(struct losm_engine *e, const struct losm_result *r)

@@ -8,6 +8,8 @@
 #  1. with qos TRUE OpenSM programs the layers' SL2VL (SL l -> VL l): route
 #     check reads them, takes the SLs from the file, and judges the tables
 #     deadlock-free on 2 VLs or more;
+#     The plugin's run report judged the same way before (route runs): on
+#     the SL2VL tables its update_sl2vl has OpenSM program, deadlock-free;
 #  2. the same fabric without the SL file (every path on SL 0, what route
 #     check judged before SL2VL and SLs were read): a credit loop on VL 0,
 #     named channel by channel;
@@ -70,6 +72,17 @@ grep -q "^deadlock: *channel dependencies acyclic, deadlock-free, on [2-9] VLs" 
 	grep -q "^VLs: *SL2VL read on [0-9]* switch port pairs; SLs from $work/osm.sock.sls" \
 		"$work/layered.out" || loom_fail "layered torus, table output: $(cat "$work/layered.out")"
 loom_ok "torus on $L VL layers: $(grep '^deadlock:' "$work/layered.out"); $(grep '^VLs:' "$work/layered.out")"
+run_judged() {
+	loom_ctl --json route runs >"$work/runs.json" 2>/dev/null &&
+	py '
+import json, sys
+r = json.load(open(sys.argv[1]))[0]; m = r["metrics"]
+assert r["engine"] == "loom-dfsssp" and m and m["cdg_sl2vl"] and m["cdg_acyclic"], r
+assert m["cdg_vls"] == int(sys.argv[2]) and m["cdg_cycle_vl"] == -1 and not m["cdg_vl_loop"], m
+' "$work/runs.json" "$L"
+}
+loom_until 100 run_judged || loom_fail "the run report: $(cat "$work/runs.json")"
+loom_ok "the plugin's run report: on the SL2VL it programs, acyclic on $L VLs"
 
 # ---- 2. without the SLs: every path on SL 0 -------------------------------------------
 mv "$work/osm.sock.sls" "$work/sls.aside"
