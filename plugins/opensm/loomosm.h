@@ -104,13 +104,6 @@ struct losm_plugin {
 	long long qos_read_ns;         /* when the file was read (0: never) */
 };
 
-/* Data VLs a port offers, from its PortInfo:VLCap or OperationalVLs
- * encoding (1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7, 5: VL0-14); 0 for 0. */
-static inline unsigned losm_vls(uint8_t code)
-{
-	return code == 0 ? 0 : code >= 5 ? 15 : 1u << (code - 1);
-}
-
 /* osm_graph.c: build loom's fabric graph of OpenSM's subnet: every node with
  * its ports, base LIDs and LMC, and every cable OpenSM has discovered. Ports
  * without a LID (not yet assigned) are left out of the routing. NULL with a
@@ -209,7 +202,7 @@ void losm_report_event(struct losm_report *rep, osm_epi_event_id_t id, void *dat
  * (r may then be partial or NULL). Returns at once. */
 void losm_report_run(struct losm_engine *e, struct losm_result *r, double secs,
 		     const char *error);
-/* osm_engine.c: the SL2VL map the plugin programs on port (every pair into
+/* osm_sls.c: the SL2VL map the plugin programs on port (every pair into
  * it, for a switch) for tables of n_vls layers; -1 when it programs none
  * (one layer). warn: say once what cannot be kept (ERR LOOM03, LOOM05). */
 int losm_port_sl2vl(struct losm_engine *e, unsigned n_vls, osm_physp_t *port,
@@ -219,9 +212,9 @@ int losm_port_sl2vl(struct losm_engine *e, unsigned n_vls, osm_physp_t *port,
  * table of r->l) rather than by SL: NULL when the plugin programs none (one
  * layer, qos FALSE) or out of memory. On OpenSM's thread, under its lock. */
 struct rt_sl2vl *losm_sl2vl_tables(struct losm_engine *e, const struct losm_result *r);
-/* osm_sls.c: the SLs of run r's paths to "$LOOMOSM_SOCKET.sls" for loomd's
- * route check (route_sl2vl.h's SL file), r NULL (a failed run): the file
- * removed; failures only logged. */
-void losm_sls_write(struct losm_engine *e, const struct losm_result *r);
+/* osm_sls.c: the SLs of run r's paths to "SOCKET.sls" (SOCKET: loomd's
+ * report socket) for loomd's route check (route_sl2vl.h's SL file), r NULL
+ * (a failed run): the file removed; failures only logged. */
+void losm_sls_write(struct losm_engine *e, const struct losm_result *r, const char *socket);
 
 #endif

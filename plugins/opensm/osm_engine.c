@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 #include <time.h>
 
 #include "lib/fabric/fabric.h"
@@ -45,6 +46,15 @@ static double elapsed(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The SL file next to loomd's report socket, if there is one (osm_sls.c). */
+static void sls_write(struct losm_engine *e, const struct losm_result *r)
+{
+	struct sockaddr_un to;
+
+	if (losm_report_socket(e->plugin->report, &to) >= 0)
+		losm_sls_write(e, r, to.sun_path);
 }
 
 /* Keep r as the engine's current tables (NULL: it has none), freeing the
@@ -149,7 +159,7 @@ static int build_fwd_tables(void *context)
 	/* To loomd (report.c): returns at once, the metrics of the tables are
 	 * computed on another thread. */
 	losm_report_run(e, r, secs, NULL);
-	losm_sls_write(e, r);
+	sls_write(e, r);
 	set_last(e, r);
 	return 0;
 
@@ -160,7 +170,7 @@ fail:
 		"OpenSM goes on with its next routing engine\n",
 		e->name, elapsed(&t0) * 1e3, strerror(-rc), err);
 	losm_report_run(e, r, elapsed(&t0), err);
-	losm_sls_write(e, NULL);
+	sls_write(e, NULL);
 	losm_result_free(r);
 	set_last(e, NULL);
 	return -1;
@@ -224,60 +234,6 @@ static unsigned current_layers(struct losm_engine *e)
 	n = e->last && e->last->l->sl ? e->last->l->n_vls : 0;
 	pthread_mutex_unlock(&e->lock);
 	return n;
-}
-
-/* The SL2VL map of one port (for a switch: of every pair in_port -> this
- * output port) for tables of n_vls layers. With loom's ib_qos policy in
- * force, the layered map of lib/qos/ib_qos.h; otherwise SL s on VL s, the
- * identity the engines assume. Beyond the port's lanes SLs wrap around them
- * (traffic flows, but deadlock freedom on that port is lost: said once in
- * the log when warn). 0 with map[] filled; -1 for one layer (engines with
- * one VL leave OpenSM's QoS map as it is). */
-int losm_port_sl2vl(struct losm_engine *e, unsigned n_vls, osm_physp_t *port,
-		    uint8_t map[IBQOS_SLS], int warn)
-{
-	unsigned lanes, op, need;
-	int layered;
-	struct losm_qos q;
-
-	if (n_vls <= 1)
-		return -1;
-	losm_qos_get(e->plugin, &q);
-	layered = losm_qos_layered(&q, n_vls);
-	if (layered) {
-		ibqos_layered_sl2vl(q.class_map, n_vls, map);
-		need = n_vls * ibqos_class_vls(q.class_map, ibqos_layer_sls(n_vls));
-	} else {
-		for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
-			map[sl] = (uint8_t)sl;
-		need = n_vls;
-		if (warn && q.active && !e->warned_qos) {
-			e->warned_qos = 1;
-			OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
-				"ERR LOOM05: loom engine %s needs %u VL layers and loom's ib_qos "
-				"classes cannot share the VLs with them (see loomctl qos status "
-				"--ib): paths keep SL = layer, the classes are not applied\n",
-				e->name, n_vls);
-		}
-	}
-	lanes = losm_vls(ib_port_info_get_vl_cap(&port->port_info));
-	op = losm_vls(ib_port_info_get_op_vls(&port->port_info));
-	if (op && op < lanes)
-		lanes = op;
-	if (lanes == 0)
-		lanes = 1;
-	if (warn && lanes < need && !e->warned_vls) {
-		e->warned_vls = 1;
-		OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
-			"ERR LOOM03: loom engine %s needs %u VLs, port %u of 0x%016" PRIx64
-			" runs %u: its paths are not deadlock-free there\n", e->name, need,
-			osm_physp_get_port_num(port),
-			cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port))), lanes);
-	}
-	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
-		map[sl] = layered && map[sl] == IBQOS_VL_DROP ? IBQOS_VL_DROP :
-			  (uint8_t)(map[sl] % lanes);
-	return 0;
 }
 
 /* OpenSM's QoS setup asks (qos TRUE only): losm_port_sl2vl's map. */

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
-/* plugins/opensm/osm_sls.c: the SL file (lib/route/route_sl2vl.h): after each
+/* plugins/opensm/osm_sls.c: the SLs and VLs of loom's paths as the plugin
+ * gives them: the SL2VL map it has OpenSM program on each port for VL
+ * layers (losm_port_sl2vl, osm_engine.c's update_sl2vl), and the SL file
+ * (lib/route/route_sl2vl.h): after each
  * successful run of a loom engine, the SL that path_sl (osm_engine.c) gives
  * every path, for class 0 (SL = layer, or loom's ib_qos layered SL of the
  * layer), is written next to loomd's report socket as "SOCKET.sls", where
@@ -18,8 +21,10 @@
  * it makes. */
 #include "autoconf.h"
 #include "loomosm.h"
+#include "osm_vls.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/un.h>
@@ -37,6 +42,60 @@ static uint8_t layer_sl(void *ctx, uint8_t layer)
 	const struct sl_ctx *c = ctx;
 
 	return c->layered ? ibqos_layered_sl(layer, c->n_vls, 0) : layer;
+}
+
+/* The SL2VL map of one port (for a switch: of every pair in_port -> this
+ * output port) for tables of n_vls layers. With loom's ib_qos policy in
+ * force, the layered map of lib/qos/ib_qos.h; otherwise SL s on VL s, the
+ * identity the engines assume. Beyond the port's lanes SLs wrap around them
+ * (traffic flows, but deadlock freedom on that port is lost: said once in
+ * the log when warn). 0 with map[] filled; -1 for one layer (engines with
+ * one VL leave OpenSM's QoS map as it is). */
+int losm_port_sl2vl(struct losm_engine *e, unsigned n_vls, osm_physp_t *port,
+		    uint8_t map[IBQOS_SLS], int warn)
+{
+	unsigned lanes, op, need;
+	int layered;
+	struct losm_qos q;
+
+	if (n_vls <= 1)
+		return -1;
+	losm_qos_get(e->plugin, &q);
+	layered = losm_qos_layered(&q, n_vls);
+	if (layered) {
+		ibqos_layered_sl2vl(q.class_map, n_vls, map);
+		need = n_vls * ibqos_class_vls(q.class_map, ibqos_layer_sls(n_vls));
+	} else {
+		for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+			map[sl] = (uint8_t)sl;
+		need = n_vls;
+		if (warn && q.active && !e->warned_qos) {
+			e->warned_qos = 1;
+			OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
+				"ERR LOOM05: loom engine %s needs %u VL layers and loom's ib_qos "
+				"classes cannot share the VLs with them (see loomctl qos status "
+				"--ib): paths keep SL = layer, the classes are not applied\n",
+				e->name, n_vls);
+		}
+	}
+	lanes = losm_vls(ib_port_info_get_vl_cap(&port->port_info));
+	op = losm_vls(ib_port_info_get_op_vls(&port->port_info));
+	if (op && op < lanes)
+		lanes = op;
+	if (lanes == 0)
+		lanes = 1;
+	if (warn && lanes < need && !e->warned_vls) {
+		e->warned_vls = 1;
+		OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
+			"ERR LOOM03: loom engine %s needs %u VLs, port %u of 0x%016" PRIx64
+			" runs %u: its paths are not deadlock-free there\n", e->name, need,
+			osm_physp_get_port_num(port),
+			cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port))), lanes);
+	}
+	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
+		map[sl] = layered && map[sl] == IBQOS_VL_DROP ? IBQOS_VL_DROP :
+			  (uint8_t)(map[sl] % lanes);
+	return 0;
 }
 
 struct rt_sl2vl *losm_sl2vl_tables(struct losm_engine *e, const struct losm_result *r)
@@ -70,19 +129,16 @@ struct rt_sl2vl *losm_sl2vl_tables(struct losm_engine *e, const struct losm_resu
 	return t;
 }
 
-void losm_sls_write(struct losm_engine *e, const struct losm_result *r)
+void losm_sls_write(struct losm_engine *e, const struct losm_result *r, const char *socket)
 {
 	osm_opensm_t *osm = e->plugin->osm;
-	struct sockaddr_un to;
 	struct sl_ctx c = { 0, r && r->l->n_vls ? r->l->n_vls : 1 };
-	char path[sizeof(to.sun_path) + 8], tmp[sizeof(path) + 8];
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path) + 8], tmp[sizeof(path) + 8];
 	struct losm_qos q;
 	FILE *f;
 	int rc;
 
-	if (losm_report_socket(e->plugin->report, &to) < 0)
-		return;  /* no loomd to read it */
-	snprintf(path, sizeof(path), "%s.sls", to.sun_path);
+	snprintf(path, sizeof(path), "%s.sls", socket);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	if (!r) {  /* the run failed: OpenSM's next engine routes, SLs unknown */
 		remove(path);
