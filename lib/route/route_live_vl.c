@@ -76,14 +76,16 @@ static int sls_of(const struct rt_graph *g, struct rt_lfts *l, const char *path,
 	int rc;
 
 	if (!f) {
-		snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
 		rc = -errno;
+		snprintf(err, sizeof(err), "%s: %s", path, strerror(-rc));
 	} else {
 		rc = rt_sls_read(g, l, f, path, &n, err, sizeof(err));
 		fclose(f);
 	}
 	if (rc == -ENOMEM)
 		return rc;
+	if (rc == -ENOENT)  /* none written: no loom engine on layers */
+		return 0;
 	if (rc < 0) {
 		free(l->sl);
 		l->sl = NULL;

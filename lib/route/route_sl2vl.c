@@ -148,7 +148,8 @@ int rt_sls_read(const struct rt_graph *g, struct rt_lfts *l, FILE *in, const cha
 		if (len == 0 || line[0] == '#')
 			continue;
 		if (!have_head) {
-			if (sscanf(line, "sls %u %u", &max_lid, &vls) != 2 || vls == 0 || vls > 16) {
+			if (sscanf(line, "sls %u %u", &max_lid, &vls) != 2 || vls == 0 || vls > 16 ||
+			    max_lid > 0xbfff) {
 				snprintf(err, errlen, "%s:%zu: not an SL file (want \"sls MAX_LID "
 					 "VLS\")", name, lineno);
 				rc = -EINVAL;

@@ -213,8 +213,8 @@ int losm_port_sl2vl(struct losm_engine *e, unsigned n_vls, osm_physp_t *port,
  * layer, qos FALSE) or out of memory. On OpenSM's thread, under its lock. */
 struct rt_sl2vl *losm_sl2vl_tables(struct losm_engine *e, const struct losm_result *r);
 /* osm_sls.c: the SLs of run r's paths to "SOCKET.sls" (SOCKET: loomd's
- * report socket) for loomd's route check (route_sl2vl.h's SL file), r NULL
- * (a failed run): the file removed; failures only logged. */
+ * report socket) for loomd's route check (route_sl2vl.h's SL file); r NULL
+ * (a failed run) or on one layer: the file removed; failures only logged. */
 void losm_sls_write(struct losm_engine *e, const struct losm_result *r, const char *socket);
 
 #endif

@@ -9,8 +9,8 @@
  * `loomctl route check` reads it to judge the tables read back per VL (the
  * SLs are the SA's answers, on no switch; a PathRecord per pair would be
  * O(n^2)). Written to a temporary name and renamed, so a reader sees a
- * whole file, the old one or the new; a failed run removes it (OpenSM's
- * next engine gives other SLs). Runs on OpenSM's routing thread:
+ * whole file, the old one or the new; a failed run, or one on one layer,
+ * removes it (the SLs are then OpenSM's own). Runs on OpenSM's routing thread:
  * one byte per (switch with CAs, LID), 8 MB at 11664 hosts.
  *
  * Also the SL2VL tables the run report judges its tables with (report.c):
@@ -140,7 +140,10 @@ void losm_sls_write(struct losm_engine *e, const struct losm_result *r, const ch
 
 	snprintf(path, sizeof(path), "%s.sls", socket);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!r) {  /* the run failed: OpenSM's next engine routes, SLs unknown */
+	if (!r || !r->l->sl || c.n_vls <= 1) {
+		/* A failed run (OpenSM's next engine routes), or one layer:
+		 * path_sl then hands out OpenSM's own SL (a partition's sl=, a
+		 * QoS level), which the plugin does not know. */
 		remove(path);
 		return;
 	}
