@@ -9,6 +9,9 @@
  *    on VL 1 once the path has crossed the dateline (switch i < j): free,
  *    with one crossing from VL 0 to VL 1;
  *  - the same SLs with every table flattened to VL 0: the cycle again;
+ *  - the first hop's VL is the table of the CA port the path came in by:
+ *    sw0 sending host0's paths on VL 1 adds that VL and one crossing back
+ *    to VL 0, the ring's cycle on VL 0 stays;
  *  - a table that sends transit traffic to VL 1 at sw0 for one hop and back
  *    to VL 0 after it: no VL alone has a cycle, but the crossings lead back
  *    to VL 0, which is judged a credit loop;
@@ -193,6 +196,29 @@ START_TEST(flattened_sl2vl_brings_the_cycle_back)
 }
 END_TEST
 
+START_TEST(first_hop_takes_the_ca_ports_table)
+{
+	struct fab *f;
+	struct rt_graph *g = ring(&f);
+	struct rt_lfts *l = clockwise(g, 0);
+	struct rt_sl2vl *t = rt_sl2vl_new(g);
+	static const uint8_t one[RT_SLS] = { 1 };
+	struct rt_metrics m;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(rt_sl2vl_set(t, 0, 1, 2, one), 0);  /* in from host0 */
+	judge(g, l, t, &m);
+	ck_assert_uint_eq(m.cdg_vls, 2);
+	ck_assert_uint_eq(m.cdg_vl_changes, 1);
+	ck_assert_int_eq(m.cdg_vl_loop, 0);
+	assert_ring_cycle(g, &m);
+	rt_sl2vl_free(t);
+	rt_lfts_free(l);
+	rt_graph_free(g);
+	fab_free(f);
+}
+END_TEST
+
 START_TEST(crossings_back_to_a_vl_are_a_loop)
 {
 	struct fab *f;
@@ -258,6 +284,7 @@ int main(void)
 	tcase_add_test(tc, one_vl_ring_has_a_cycle);
 	tcase_add_test(tc, dateline_splits_the_ring_over_two_vls);
 	tcase_add_test(tc, flattened_sl2vl_brings_the_cycle_back);
+	tcase_add_test(tc, first_hop_takes_the_ca_ports_table);
 	tcase_add_test(tc, crossings_back_to_a_vl_are_a_loop);
 	tcase_add_test(tc, sl_file_round_trip);
 	suite_add_tcase(s, tc);
