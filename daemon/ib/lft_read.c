@@ -102,9 +102,10 @@ static int read_switch(struct ibmad_port *mp, ib_portid_t *id, const struct fab_
 #define PORT_ACTIVE 4
 
 /* The SL-to-VL tables of switch sw's usable pairs (see the top): in any
- * port that is active (the walk records the cable to a CA on the CA's side
- * only), out one cabled to a switch. When the first pair does not answer
- * the switch has no such table; a later pair that does not is skipped. */
+ * port with a cable or in state Active (a port whose peer the walk could
+ * not identify still carries traffic), out one cabled to a switch. When the
+ * first pair does not answer the switch has no such table; a later pair
+ * that does not is skipped. */
 static int read_sl2vl(struct ibmad_port *mp, ib_portid_t *id, const struct fab *fab,
 		      const struct fab_node *sw, struct rl_read *r)
 {
