@@ -9,14 +9,10 @@
  * the 648 SMPs of a 54-switch, 648-host fat tree take 25 ms, the walk
  * before them 110 ms), so SMPs in flight would buy nothing here yet.
  *
- * Then the SL-to-VL tables (SLtoVLMappingTable, attribute 0x17, modifier
- * in << 8 | out) of the pairs a path can use: in any linked port, out a
- * port linked to a switch (a channel to a CA is followed by nothing, so its
- * VL closes no credit loop), in != out. A switch of r ports with k of them
- * to switches costs about r x k SMPs: 36 x 18 for a leaf of a 2:1 tree,
- * 36 x 36 for a spine. A switch that does not answer the first (no QoS
- * support) is asked no more; its pairs, and any pair that did not answer,
- * are left out, and the judge takes VL = SL for them.
+ * Then the SL-to-VL tables of the pairs a path can use (sl2vl_read.c: many
+ * in flight, on a umad agent of its own once libibmad's port is closed);
+ * a pair that did not answer is left out, and the judge takes VL = SL for
+ * it.
  *
  * Stream from the child (same executable at both ends, so native layout):
  *   header  magic "LOOMLFT1", struct lft_head (sizes, times, counts)
@@ -39,6 +35,7 @@
 
 #include "lib/util/clock.h"
 #include "daemon/ib/dr_route.h"
+#include "daemon/ib/sl2vl_read.h"
 #include "lib/fabric/fabric_wire.h"
 #include "lib/util/log.h"
 #include "daemon/ib/walker.h"
@@ -98,49 +95,6 @@ static int read_switch(struct ibmad_port *mp, ib_portid_t *id, const struct fab_
 	return rl_read_add(r, sw->guid, sw->ports[0].lid, (uint16_t)top, lft);
 }
 
-/* PortInfo:PortState Active. */
-#define PORT_ACTIVE 4
-
-/* The SL-to-VL tables of switch sw's usable pairs (see the top): in any
- * port with a cable or in state Active (a port whose peer the walk could
- * not identify still carries traffic), out one cabled to a switch. When the
- * first pair does not answer the switch has no such table; a later pair
- * that does not is skipped. */
-static int read_sl2vl(struct ibmad_port *mp, ib_portid_t *id, const struct fab *fab,
-		      const struct fab_node *sw, struct rl_read *r)
-{
-	uint8_t buf[IB_SMP_DATA_SIZE], vl[16];
-	int answered = 0;
-
-	for (unsigned out = 1; out <= sw->nports; out++) {
-		const struct fab_port *po = &sw->ports[out];
-		const struct fab_node *peer = po->has_peer ? fab_find(fab, po->peer_guid) : NULL;
-
-		if (!peer || peer->type != IBT_NODE_SWITCH)
-			continue;
-		for (unsigned in = 1; in <= sw->nports; in++) {
-			if (in == out || (!sw->ports[in].has_peer &&
-					   sw->ports[in].state != PORT_ACTIVE))
-				continue;
-			memset(buf, 0, sizeof(buf));
-			r->smps++;
-			if (!smp_query_via(buf, id, IB_ATTR_SLVL_TABLE, in << 8 | out, 0, mp)) {
-				if (!answered)
-					return 0;
-				continue;
-			}
-			answered = 1;
-			for (unsigned i = 0; i < 8; i++) {  /* SL 2i: the high nibble */
-				vl[2 * i] = buf[i] >> 4;
-				vl[2 * i + 1] = buf[i] & 15;
-			}
-			if (rl_read_add_sl2vl(r, sw->guid, in, out, vl) < 0)
-				return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
 int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		    struct rl_read **read, char *err, size_t errlen)
 {
@@ -172,11 +126,11 @@ int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		id.drpath = d.r[i].path;
 		if ((rc = read_switch(mp, &id, d.r[i].n, r, lft, err, errlen)) < 0)
 			goto out;
-		if ((rc = read_sl2vl(mp, &id, fab, d.r[i].n, r)) < 0) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
 	}
+	mad_rpc_close_port(mp);
+	mp = NULL;
+	if ((rc = sl2vl_read(p, fab, &d, r, err, errlen)) < 0)
+		goto out;
 	r->finished = clock_wall();
 	rl_read_sort(r);
 	*read = r;
