@@ -36,6 +36,34 @@ static void print_read(const json_t *res)
 	       "; the subnet was swept again since: read them again" : "");
 }
 
+/* Where the VLs came from, and the credit loop found. */
+static void print_vls(const json_t *v)
+{
+	const json_t *loop = json_object_get(v, "credit_loop");
+
+	if (!v)
+		return;
+	if (!strcmp(jstr(v, "sl2vl"), "read"))
+		printf("VLs:       SL2VL read on %lld switch port pairs", jint(v, "sl2vl_pairs"));
+	else
+		printf("VLs:       SL2VL not read (cached): SL s judged on VL s");
+	if (!strcmp(jstr(v, "sls"), "file"))
+		printf("; SLs from %s (%lld switches)\n", jstr(v, "sls_file"),
+		       jint(v, "sls_switches"));
+	else if (json_object_get(v, "sls_error"))
+		printf("; SLs unknown (%s): every path judged on SL0 -> its VL\n",
+		       jstr(v, "sls_error"));
+	else
+		printf("; SLs unknown: every path judged on SL0 -> its VL\n");
+	if (jint(v, "vl_changes"))
+		printf("           %lld changes of VL along paths%s\n", jint(v, "vl_changes"),
+		       json_is_true(json_object_get(v, "vl_loop")) ?
+		       ", and they lead back to a VL: a credit loop across VLs may form" : "");
+	if (json_is_object(loop))
+		printf("CREDIT LOOP on VL %lld (%lld channels): %s\n", jint(loop, "vl"),
+		       jint(loop, "channels"), jstr(loop, "cycle"));
+}
+
 static int print_check(const json_t *res)
 {
 	const json_t *broken = json_object_get(res, "broken");
@@ -52,6 +80,7 @@ static int print_check(const json_t *res)
 		printf(", %lld switches without a table", jint(res, "missing_tables"));
 	printf("\n");
 	route_print_metrics(stdout, json_object_get(res, "metrics"));
+	print_vls(json_object_get(res, "vls"));
 	if (!n_broken)
 		return 0;
 	printf("broken:    %lld pairs%s\n", n_broken,

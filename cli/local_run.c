@@ -105,7 +105,7 @@ static int run_route_check(sqlite3 *db, const char *db_path, json_t *args, json_
 	};
 
 	(void)db_path;
-	return cached(rl_db_check(db, arg_str(args, "subnet"), &o, out, err, errlen), out, "read");
+	return cached(rl_db_check(db, arg_str(args, "subnet"), &o, NULL, out, err, errlen), out, "read");
 }
 
 static int run_route_trace(sqlite3 *db, const char *db_path, json_t *args, json_t **out,

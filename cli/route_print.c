@@ -2,8 +2,8 @@
 /* cli/route_print.c: the block of routing metrics that `route compute` and
  * `route check` both print, from the "metrics" object of their JSON (the
  * keys of lib/route/route_live.h's rl_metrics_json), so that tables computed
- * offline and tables read from the switches read the same. Tables read
- * from switches carry no SLs: their dependencies are all on VL 0. Also the
+ * offline and tables read from the switches read the same (route check
+ * adds where its VLs came from: cmd_route_live.c). Also the
  * adaptive routing block of `route compute --ar`, likewise from its JSON. */
 #include "autoconf.h"
 #include "loomctl.h"

@@ -143,7 +143,7 @@ echo "== loomctl route runs: what the plugin reported of OpenSM routing with loo
 i=0; until $ctl route runs | grep -q ftree; do
 	i=$((i+1)); [ $i -lt 50 ] || break; sleep 0.1; done
 $ctl route runs
-echo "== loomctl route check: the tables the switches hold now, read back with SMPs"
+echo "== loomctl route check: the tables the switches hold now, read back with SMPs (SL2VL too: credit loops judged per VL, SLs from the plugin)"
 $ctl route check
 echo "== loomctl route trace host-0000 host-0031"
 $ctl route trace host-0000 host-0031

@@ -9,10 +9,16 @@
  * the 648 SMPs of a 54-switch, 648-host fat tree take 25 ms, the walk
  * before them 110 ms), so SMPs in flight would buy nothing here yet.
  *
+ * Then the SL-to-VL tables of the pairs a path can use (sl2vl_read.c: many
+ * in flight, on a umad agent of its own once libibmad's port is closed);
+ * a pair that did not answer is left out, and the judge takes VL = SL for
+ * it.
+ *
  * Stream from the child (same executable at both ends, so native layout):
  *   header  magic "LOOMLFT1", struct lft_head (sizes, times, counts)
  *   fabric  fab_len bytes of lib/fabric/fabric_wire.h
  *   tables  n_tables times struct lft_wire then top + 1 entry bytes
+ *   sl2vl   n_sl2vl times struct rl_sl2vl
  *   trailer magic "LOOMEND1" */
 #include "autoconf.h"
 #include "daemon/ib/lft_read.h"
@@ -29,11 +35,12 @@
 
 #include "lib/util/clock.h"
 #include "daemon/ib/dr_route.h"
+#include "daemon/ib/sl2vl_read.h"
 #include "lib/fabric/fabric_wire.h"
 #include "lib/util/log.h"
 #include "daemon/ib/walker.h"
 
-static const char head_magic[8] = "LOOMLFT1";
+static const char head_magic[8] = "LOOMLFT2";
 static const char tail_magic[8] = "LOOMEND1";
 
 struct lft_head {
@@ -44,6 +51,7 @@ struct lft_head {
 	double started, finished;
 	uint64_t smps;
 	uint64_t n_tables;
+	uint64_t n_sl2vl;
 };
 
 struct lft_wire {
@@ -119,6 +127,10 @@ int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		if ((rc = read_switch(mp, &id, d.r[i].n, r, lft, err, errlen)) < 0)
 			goto out;
 	}
+	mad_rpc_close_port(mp);
+	mp = NULL;
+	if ((rc = sl2vl_read(p, fab, &d, r, err, errlen)) < 0)
+		goto out;
 	r->finished = clock_wall();
 	rl_read_sort(r);
 	*read = r;
@@ -160,6 +172,7 @@ static int write_stream(const struct fab *fab, const struct rl_read *r, FILE *ou
 	h.finished = r->finished;
 	h.smps = r->smps;
 	h.n_tables = r->n;
+	h.n_sl2vl = r->n_sl2vl;
 	rc = fwrite(&h, sizeof(h), 1, out) == 1 && fwrite(fbuf, 1, flen, out) == flen ? 0 : -EIO;
 	free(fbuf);
 	for (size_t i = 0; rc == 0 && i < r->n; i++) {
@@ -169,6 +182,9 @@ static int write_stream(const struct fab *fab, const struct rl_read *r, FILE *ou
 		    fwrite(r->t[i].port, 1, (size_t)w.top + 1, out) != (size_t)w.top + 1)
 			rc = -EIO;
 	}
+	if (rc == 0 && r->n_sl2vl &&
+	    fwrite(r->sl2vl, sizeof(*r->sl2vl), r->n_sl2vl, out) != r->n_sl2vl)
+		rc = -EIO;
 	if (rc == 0 && (fwrite(tail_magic, sizeof(tail_magic), 1, out) != 1 || fflush(out) != 0))
 		rc = -EIO;
 	return rc;
@@ -230,6 +246,16 @@ int lft_read_parse(const char *buf, size_t len, struct fab **fab, struct rl_read
 		if (rl_read_add(r, w.guid, w.lid, w.top, (const uint8_t *)buf + at) < 0)
 			goto nomem;
 		at += (size_t)w.top + 1;
+	}
+	if (h.n_sl2vl > (len - at) / sizeof(struct rl_sl2vl))
+		goto short_stream;
+	for (uint64_t i = 0; i < h.n_sl2vl; i++) {
+		struct rl_sl2vl pr;
+
+		memcpy(&pr, buf + at, sizeof(pr));
+		at += sizeof(pr);
+		if (rl_read_add_sl2vl(r, pr.guid, pr.in, pr.out, pr.vl) < 0)
+			goto nomem;
 	}
 	if (len - at != sizeof(tail_magic) || memcmp(buf + at, tail_magic, sizeof(tail_magic)))
 		goto short_stream;

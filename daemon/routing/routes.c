@@ -51,6 +51,7 @@ struct rq {
 	char src[256], dst[256];
 	struct rt_metrics_opts opts;
 	char db_path[PATH_MAX];
+	char sls_file[PATH_MAX];      /* the SL file loom's OpenSM plugin writes */
 	int timeout_ms, retries, max_smps;
 	int threads;
 	/* The answer, written by the worker, read by the loop after it. */
@@ -63,6 +64,7 @@ struct routes {
 	int timeout_ms, retries, max_smps;
 	int threads;              /* opensm.threads (0: the cores) */
 	int read_tables;          /* opensm.read_tables */
+	char sls_file[PATH_MAX];  /* opensm.report_socket + ".sls" (osm_sls.c) */
 	struct work_queue *work;  /* ROUTES_MAX_RUNNING at once, more refused */
 	struct event *changed_ev; /* gathers OpenSM's LFT change reports */
 	int reading, again;       /* a read after a change is under way; another asked */
@@ -70,9 +72,10 @@ struct routes {
 
 /* ---- the worker thread --------------------------------------------------- */
 
-/* Walk the subnet, read its tables, record both. 0 or -errno with err. */
+/* Walk the subnet, read its tables, record both; *live the read (with its
+ * SL-to-VL tables, which the database does not keep). 0 or -errno with err. */
 static int read_live(struct rq *q, struct store *st, const char *name, const char *ca,
-		     int port, char *err, size_t errlen)
+		     int port, struct rl_read **live, char *err, size_t errlen)
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
@@ -99,11 +102,11 @@ static int read_live(struct rq *q, struct store *st, const char *name, const cha
 			 "recorded: %s", strerror(-rc));
 	else
 		log_info("subnet %s: forwarding tables of %zu switches read with %zu SMPs in "
-			 "%.0f ms (walk and read %.0f ms)", name, r->n, r->smps,
-			 (r->finished - r->started) * 1000.0,
-			 (info.finished - info.started) * 1000.0);
+			 "%.0f ms (walk and read %.0f ms), SL-to-VL tables of %zu port pairs "
+			 "among them", name, r->n, r->smps, (r->finished - r->started) * 1000.0,
+			 (info.finished - info.started) * 1000.0, r->n_sl2vl);
 	fab_free(fab);
-	rl_read_free(r);
+	*live = r;
 	return rc;
 }
 
@@ -112,6 +115,8 @@ static int rq_run(void *job, char *err, size_t errlen)
 	struct rq *q = job;
 	char name[LOOM_NAME_LEN], ca[LOOM_NAME_LEN];
 	struct store *st;
+	struct rl_read *live = NULL;
+	struct rl_vl_input vl = { .sls_file = q->sls_file };
 	sqlite3 *db;
 	int port;
 	int rc;
@@ -122,14 +127,15 @@ static int rq_run(void *job, char *err, size_t errlen)
 	rc = rl_db_subnet(db, q->has_subnet ? q->subnet : NULL, name, sizeof(name), ca,
 			  sizeof(ca), &port, err, errlen);
 	if (rc == 0 && !q->cached)
-		rc = read_live(q, st, name, ca, port, err, errlen);
+		rc = read_live(q, st, name, ca, port, &live, err, errlen);
+	vl.sl2vl = live;
 	if (!q->req) {
 		/* routes_tables_changed's: stored, nothing to answer */
 	} else if (rc == 0 && !q->trace) {
 		/* The metrics on opensm.threads threads, for this check. */
 		q->opts.pool = (q->threads ? (unsigned)q->threads : par_cores()) > 1 ?
 			par_pool_new((unsigned)q->threads) : NULL;
-		rc = rl_db_check(db, name, &q->opts, &q->result, err, errlen);
+		rc = rl_db_check(db, name, &q->opts, &vl, &q->result, err, errlen);
 		par_pool_free(q->opts.pool);
 		q->opts.pool = NULL;
 	} else if (rc == 0) {
@@ -138,6 +144,7 @@ static int rq_run(void *job, char *err, size_t errlen)
 	if (rc == 0 && q->result)
 		json_object_set_new(json_object_get(q->result, "read"), "cached",
 				    json_boolean(q->cached));
+	rl_read_free(live);
 	store_close(st);
 	return rc;
 }
@@ -202,6 +209,7 @@ static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trac
 					    .n_random = (unsigned)random, .seed = (uint64_t)seed,
 					    .n_bisect = (unsigned)bisections };
 	snprintf(q->db_path, sizeof(q->db_path), "%s", rt->db_path);
+	snprintf(q->sls_file, sizeof(q->sls_file), "%s", rt->sls_file);
 	q->timeout_ms = rt->timeout_ms;
 	q->threads = rt->threads;
 	q->retries = rt->retries;
@@ -292,6 +300,9 @@ void routes_reconfigure(struct routes *rt, const struct opensm_conf *conf,
 	rt->max_smps = mad->max_smps;
 	rt->threads = conf->routing_threads;
 	rt->read_tables = conf->osm_read_tables;
+	if (snprintf(rt->sls_file, sizeof(rt->sls_file), "%s.sls", conf->osm_socket_path) >=
+	    (int)sizeof(rt->sls_file))
+		rt->sls_file[0] = '\0';
 }
 
 struct routes *routes_new(struct event_base *base, const struct opensm_conf *conf,

@@ -344,6 +344,7 @@ int rl_db_load_read(sqlite3 *db, const char *subnet, struct rl_read **out, json_
 
 struct question {
 	const struct rt_metrics_opts *opts;  /* check */
+	const struct rl_vl_input *vl;        /* check: NULL, none */
 	const char *src, *dst;               /* trace */
 };
 
@@ -370,7 +371,7 @@ static int answer(sqlite3 *db, const char *subnet, const struct question *q,
 	if ((rc = names_db_load(db, &names, err, errlen)) < 0)
 		goto out;
 	rc = q->src ? rl_trace(fab, r, names, q->src, q->dst, out, err, errlen) :
-		      rl_check(fab, r, names, q->opts, out, err, errlen);
+		      rl_check(fab, r, names, q->opts, q->vl, out, err, errlen);
 	if (rc == 0 && (json_object_set_new(*out, "subnet", json_string(name)) < 0 ||
 			json_object_set(*out, "read", info) < 0)) {
 		json_decref(*out);
@@ -387,9 +388,9 @@ out:
 }
 
 int rl_db_check(sqlite3 *db, const char *subnet, const struct rt_metrics_opts *opts,
-		json_t **out, char *err, size_t errlen)
+		const struct rl_vl_input *vl, json_t **out, char *err, size_t errlen)
 {
-	struct question q = { .opts = opts };
+	struct question q = { .opts = opts, .vl = vl };
 
 	return answer(db, subnet, &q, out, err, errlen);
 }

@@ -25,9 +25,10 @@ int rl_db_subnet(sqlite3 *db, const char *want, char *name, size_t namelen, char
 int rl_db_load_read(sqlite3 *db, const char *subnet, struct rl_read **out, json_t **info,
 		    char *err, size_t errlen);
 /* route check / route trace on the newest stored read of `subnet` (NULL:
- * the only subnet), on the stored fabric. */
+ * the only subnet), on the stored fabric; vl as rl_check's (SL-to-VL
+ * tables are not stored: only a live read has them). */
 int rl_db_check(sqlite3 *db, const char *subnet, const struct rt_metrics_opts *opts,
-		json_t **out, char *err, size_t errlen);
+		const struct rl_vl_input *vl, json_t **out, char *err, size_t errlen);
 int rl_db_trace(sqlite3 *db, const char *subnet, const char *src, const char *dst,
 		json_t **out, char *err, size_t errlen);
 

@@ -9,6 +9,7 @@
  * can check with ibtracert. */
 #include "autoconf.h"
 #include "lib/route/route_live.h"
+#include "lib/route/route_live_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -69,6 +70,7 @@ void rl_read_free(struct rl_read *r)
 	for (size_t i = 0; i < r->n; i++)
 		free(r->t[i].port);
 	free(r->t);
+	free(r->sl2vl);
 	free(r);
 }
 
@@ -287,10 +289,13 @@ static json_t *broken_json(const struct rt_graph *g, const struct nodename_map *
 }
 
 int rl_check(const struct fab *fab, const struct rl_read *r, const struct nodename_map *names,
-	     const struct rt_metrics_opts *opts, json_t **out, char *err, size_t errlen)
+	     const struct rt_metrics_opts *opts, const struct rl_vl_input *vl, json_t **out,
+	     char *err, size_t errlen)
 {
 	struct rt_graph *g = rt_graph_new(fab, err, errlen);
 	struct rt_lfts *l = NULL;
+	struct rt_sl2vl *t = NULL;
+	json_t *vls = NULL;
 	struct rt_metrics_opts o = opts ? *opts : (struct rt_metrics_opts){ 0 };
 	struct rt_metrics m;
 	struct walk w = { 0 };
@@ -309,7 +314,10 @@ int rl_check(const struct fab *fab, const struct rl_read *r, const struct nodena
 	}
 	rt_metrics_opts_auto(g, &o);  /* every shift of a huge fabric is minutes */
 	g->pool = o.pool;
-	if (!(l = rl_lfts(g, r, &missing)) || rt_metrics_compute(g, l, &o, &m) < 0 ||
+	if (!(l = rl_lfts(g, r, &missing)) || rl_vl_prepare(g, l, vl, &t, &vls) < 0)
+		goto nomem;
+	o.sl2vl = t;
+	if (rt_metrics_compute(g, l, &o, &m) < 0 || rl_vl_judged(g, names, &m, vls) < 0 ||
 	    walk_init(&w, fab, r, names) < 0 || !(broken = json_array()))
 		goto nomem;
 	/* The metrics count; this walk says why, pair by pair. */
@@ -324,13 +332,13 @@ int rl_check(const struct fab *fab, const struct rl_read *r, const struct nodena
 				goto nomem;
 		}
 	}
-	*out = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:O}",
+	*out = json_pack("{s:I, s:I, s:I, s:I, s:I, s:o, s:I, s:O, s:O}",
 			 "switches", (json_int_t)g->n_sw, "ca_ports", (json_int_t)g->n_ca,
 			 "missing_tables", (json_int_t)missing,
 			 "routed_entries", (json_int_t)l->n_routed,
 			 "unroutable_entries", (json_int_t)l->n_unreachable,
 			 "metrics", rl_metrics_json(&m), "broken_pairs", (json_int_t)n_broken,
-			 "broken", broken);
+			 "broken", broken, "vls", vls);
 	if (!*out)
 		goto nomem;
 	rc = 0;
@@ -340,6 +348,8 @@ nomem:
 	rc = -ENOMEM;
 out:
 	json_decref(broken);
+	json_decref(vls);
+	rt_sl2vl_free(t);
 	free(w.hops);
 	rt_lfts_free(l);
 	rt_graph_free(g);

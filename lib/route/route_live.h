@@ -14,6 +14,10 @@
  * check: {"subnet":"...","read":read,"switches":N,"ca_ports":N,
  *         "missing_tables":N,"routed_entries":N,"unroutable_entries":N,
  *         "metrics":{as route compute's},"broken_pairs":N,
+ *         "vls":{"sl2vl":"read"|"not read","sl2vl_pairs":N,"sls":"file"|"unknown",
+ *                "sls_file":"path"|null,"sls_switches":N,"vl_changes":N,
+ *                "vl_loop":bool,"credit_loop":{"vl":N,"channels":N,
+ *                "cycle":"sw-3[5] -> sw-4[2] -> ... -> sw-3[5]"}|null},
  *         "broken":[{"src":"desc","src_name":"name","src_guid":"0x..",
  *                    "dst":"desc","dst_name":"name","dst_guid":"0x..",
  *                    "dlid":N,"reason":"..."}] (first 20)}
@@ -47,10 +51,24 @@ struct rl_table {
 	uint8_t *port;         /* top + 1 entries; RT_NO_PORT = not programmed */
 };
 
+/* One switch port pair's SL-to-VL table as read (SMP SLtoVLMappingTable,
+ * attribute modifier in << 8 | out): vl[s] is the VL of SL s on the link
+ * out of port `out` for packets that entered by port `in`. */
+struct rl_sl2vl {
+	uint64_t guid;         /* the switch's node GUID */
+	uint8_t in, out;
+	uint8_t vl[16];
+};
+
 /* One read of a subnet's tables. */
 struct rl_read {
 	size_t n;
 	struct rl_table *t;    /* sorted by GUID after rl_read_sort() */
+	/* The SL-to-VL tables of every pair (in, out) of linked ports of every
+	 * switch, out to a switch, in != out: what a path can use (route_live_vl.c).
+	 * Live reads only: the database keeps none. */
+	size_t n_sl2vl, cap_sl2vl;
+	struct rl_sl2vl *sl2vl;
 	double started, finished;
 	size_t smps;
 	/* From the database (0 when not stored): */
@@ -64,6 +82,18 @@ int rl_read_add(struct rl_read *r, uint64_t guid, uint16_t lid, uint16_t top,
 void rl_read_sort(struct rl_read *r);
 const struct rl_table *rl_read_find(const struct rl_read *r, uint64_t guid);
 void rl_read_free(struct rl_read *r);
+/* Append one pair's SL-to-VL table. 0 or -ENOMEM. */
+int rl_read_add_sl2vl(struct rl_read *r, uint64_t guid, unsigned in, unsigned out,
+		      const uint8_t vl[16]);
+
+/* Where route check takes the VLs of paths from (route_live_vl.c). */
+struct rl_vl_input {
+	const struct rl_read *sl2vl;  /* a read with SL-to-VL tables (the live
+				       * one), or NULL: VL = SL */
+	const char *sls_file;         /* the SL file loom's OpenSM plugin writes
+				       * (route_sl2vl.h), or NULL: SLs unknown,
+				       * every path on SL 0 */
+};
 
 /* The tables of r laid out for g (entries beyond a table's top, and ports
  * the switch lacks, are RT_NO_PORT); n_routed / n_unreachable count the
@@ -75,9 +105,12 @@ struct rt_lfts *rl_lfts(const struct rt_graph *g, const struct rl_read *r, size_
 json_t *rl_metrics_json(const struct rt_metrics *m);
 
 /* Judge the tables of r on fab: the check object without "subnet" and
- * "read". opts as rt_metrics_compute's. 0, or -errno with err. */
+ * "read". opts as rt_metrics_compute's; vl (NULL: none) where the VLs come
+ * from. An SL file that cannot be read or does not fit the fabric is said
+ * in "vls" and the SLs are unknown. 0, or -errno with err. */
 int rl_check(const struct fab *fab, const struct rl_read *r, const struct nodename_map *names,
-	     const struct rt_metrics_opts *opts, json_t **out, char *err, size_t errlen);
+	     const struct rt_metrics_opts *opts, const struct rl_vl_input *vl, json_t **out,
+	     char *err, size_t errlen);
 
 /* Follow the tables of r from src to dst: the trace object without
  * "subnet" and "read". src and dst: a host name (first word of the node

@@ -12,10 +12,21 @@
  * met by many pairs costs one bit, and each VL's graph is then searched
  * depth first for a cycle. Bisections walk each flow twice: once to load
  * the links, once to read the most loaded link of its path, which keeps
- * them O(n_ca * hops) without storing paths. */
+ * them O(n_ca * hops) without storing paths.
+ *
+ * With SL-to-VL tables, each hop's VL is looked up (the sending port's
+ * table, by the port the path entered that switch): a dependency within a
+ * VL is a bit as above, one across VLs a bit of a 16 x 16 matrix of
+ * crossings. Per VL graphs then judge exactly when the crossings never lead
+ * back to a VL (a cycle through (channel, VL) nodes cannot leave its VL and
+ * come back); when they do, the tables are judged cyclic. The first hop's
+ * VL depends on the CA port the path came in by: a switch whose CA ports
+ * all have the same tables is walked once for all of them, else once per
+ * CA port. */
 #include "autoconf.h"
 #include "lib/route/route_metrics.h"
 #include "lib/route/route_cdg.h"
+#include "lib/route/route_sl2vl.h"
 #include "lib/util/par.h"
 
 #include <errno.h>
@@ -93,6 +104,7 @@ struct part {
 	size_t *dst;           /* n_ca: the permutation */
 	uint64_t *efi;         /* per switch port */
 	uint8_t vl_used[RT_CDG_VLS];
+	uint8_t *vl;           /* n_sw + 1: the VL of each hop of a path */
 	size_t pairs, delivered, unreachable, loops, max_hops;
 	size_t shift_max, shift_k;
 	size_t rand_max;
@@ -106,6 +118,13 @@ struct job {
 	const struct rt_metrics_opts *opts;
 	const uint32_t *n_at;  /* CAs per switch */
 	struct rt_cdg *cdg;
+	/* With opts->sl2vl: the CA ports of each switch (ca_in[ca_first[s] ..
+	 * ca_first[s + 1]]: their switch port numbers), 1 port only when their
+	 * tables are all the same; crossings[a] bit b: a dependency from VL a
+	 * to VL b, set atomically. */
+	uint32_t *ca_first;
+	uint8_t *ca_in;
+	uint16_t crossings[RT_SLS];
 	struct part *part;     /* one per worker */
 	const size_t *ks;      /* the shifts evaluated */
 	double *bisect_sum;    /* per bisection: the sum over its flows */
@@ -118,6 +137,7 @@ static void part_free(struct part *w)
 	free(w->touched);
 	free(w->dst);
 	free(w->efi);
+	free(w->vl);
 }
 
 static int part_init(struct part *w, const struct rt_graph *g)
@@ -128,7 +148,8 @@ static int part_init(struct part *w, const struct rt_graph *g)
 	w->touched = malloc((g->n_ports + 1) * sizeof(*w->touched));
 	w->dst = malloc((g->n_ca + 1) * sizeof(*w->dst));
 	w->efi = calloc(g->n_ports + 1, sizeof(*w->efi));
-	return w->path && w->count && w->touched && w->dst && w->efi ? 0 : -ENOMEM;
+	w->vl = malloc(g->n_sw + 2);
+	return w->path && w->count && w->touched && w->dst && w->efi && w->vl ? 0 : -ENOMEM;
 }
 
 /* Worst link load of one permutation: CA i sends to dst[i] (i: nothing).
@@ -175,16 +196,107 @@ static void cdg_mark(struct rt_cdg *c, uint8_t v, const uint32_t *path, size_t l
 	}
 }
 
-static void deadlock_freedom(struct rt_cdg *c, struct rt_metrics *out)
+/* One dependency, channel path[h] on VL a then path[h + 1] on VL b. A VL
+ * that drops the SL (RT_VL_DROP) ends the path there: no dependency. */
+static void cdg_dep(const struct job *jb, struct part *w, const uint32_t *path, size_t h,
+		    uint8_t a, uint8_t b)
+{
+	struct rt_cdg *c = jb->cdg;
+	const struct rt_port *rp = &c->g->ports[path[h]];
+	size_t bit;
+	uint64_t *word, mask;
+
+	if (a == RT_VL_DROP || b == RT_VL_DROP)
+		return;
+	w->vl_used[a] = w->vl_used[b] = 1;
+	if (a != b) {
+		uint16_t *m = (uint16_t *)&jb->crossings[a];
+
+		if (!(__atomic_load_n(m, __ATOMIC_RELAXED) & (1u << b)))
+			__atomic_fetch_or(m, (uint16_t)(1u << b), __ATOMIC_RELAXED);
+		return;
+	}
+	bit = c->base[path[h]] + (path[h + 1] - c->g->sw[rp->peer].first_port);
+	word = &c->vl[a][bit / 64];
+	mask = 1ULL << (bit % 64);
+	if (!(__atomic_load_n(word, __ATOMIC_RELAXED) & mask))
+		__atomic_fetch_or(word, mask, __ATOMIC_RELAXED);
+}
+
+/* The dependencies of one delivered path of SL sl from switch s, each hop
+ * on the VL the SL-to-VL tables give it. The last hop, to the CA, is
+ * followed by nothing and so closes no loop whatever its VL (loomd reads no
+ * table toward CAs): it counts on the VL of the hop before it. */
+static void cdg_mark_vls(const struct job *jb, struct part *w, size_t s, uint8_t sl,
+			 const uint32_t *path, size_t len)
+{
+	const struct rt_graph *g = jb->g;
+	const struct rt_sl2vl *t = jb->opts->sl2vl;
+	unsigned out0 = path[0] - g->sw[s].first_port;
+
+	for (size_t h = 1; h < len; h++) {
+		const struct rt_port *rp = &g->ports[path[h - 1]];
+
+		w->vl[h] = h + 1 == len && h > 1 ? w->vl[h - 1] :
+			   rt_sl2vl_vl(t, (size_t)rp->peer, rp->peer_port,
+				       path[h] - g->sw[rp->peer].first_port, sl);
+	}
+	for (size_t h = 1; h + 1 < len; h++)
+		cdg_dep(jb, w, path, h, w->vl[h], w->vl[h + 1]);
+	for (uint32_t i = jb->ca_first[s]; i < jb->ca_first[s + 1]; i++) {
+		uint8_t v0 = rt_sl2vl_vl(t, s, jb->ca_in[i], out0, sl);
+
+		if (len > 1)
+			cdg_dep(jb, w, path, 0, v0, len == 2 ? v0 : w->vl[1]);
+		else if (v0 != RT_VL_DROP)
+			w->vl_used[v0] = 1;
+	}
+}
+
+/* Is there a way from some VL back to itself over the crossings? */
+static int crossings_loop(const uint16_t m[RT_SLS])
+{
+	uint16_t reach[RT_SLS];
+
+	memcpy(reach, m, sizeof(reach));
+	for (unsigned k = 0; k < RT_SLS; k++)  /* transitive closure, Warshall */
+		for (unsigned i = 0; i < RT_SLS; i++)
+			if (reach[i] >> k & 1)
+				reach[i] |= reach[k];
+	for (unsigned i = 0; i < RT_SLS; i++)
+		if (reach[i] >> i & 1)
+			return 1;
+	return 0;
+}
+
+static void deadlock_freedom(struct rt_cdg *c, const struct job *jb, struct rt_metrics *out)
 {
 	out->cdg_acyclic = 1;
+	out->cdg_cycle_vl = -1;
+	out->cdg_sl2vl = jb->opts->sl2vl != NULL;
 	for (size_t v = 0; v < RT_CDG_VLS; v++) {
+		const uint32_t *chans;
+		size_t n;
+
 		if (!c->vl[v])
 			continue;
 		out->cdg_vls++;
 		out->cdg_edges += rt_cdg_edges(c, (uint8_t)v);
-		if (rt_cdg_cycle(c, (uint8_t)v, NULL, NULL))
-			out->cdg_acyclic = 0;
+		if (!rt_cdg_cycle(c, (uint8_t)v, &chans, &n))
+			continue;
+		out->cdg_acyclic = 0;
+		if (out->cdg_cycle_vl < 0) {
+			out->cdg_cycle_vl = (int)v;
+			out->cdg_cycle_len = n;
+			memcpy(out->cdg_cycle, chans, (n < RT_METRICS_CYCLE_MAX ? n :
+			       RT_METRICS_CYCLE_MAX) * sizeof(*chans));
+		}
+	}
+	for (unsigned a = 0; a < RT_SLS; a++)
+		out->cdg_vl_changes += (size_t)__builtin_popcount(jb->crossings[a]);
+	if (crossings_loop(jb->crossings)) {
+		out->cdg_vl_loop = 1;
+		out->cdg_acyclic = 0;
 	}
 }
 
@@ -215,6 +327,10 @@ static void pairs_part(void *ctx, unsigned worker, size_t begin, size_t end)
 				for (size_t h = 0; h < len; h++)
 					w->efi[w->path[h]] += weight;
 				v = rt_lfts_sl(jb->l, s, g->ca[b].lid);
+				if (jb->opts->sl2vl) {
+					cdg_mark_vls(jb, w, s, v, w->path, len);
+					break;
+				}
 				w->vl_used[v] = 1;
 				cdg_mark(jb->cdg, v, w->path, len);
 				break;
@@ -231,8 +347,14 @@ static void pairs_part(void *ctx, unsigned worker, size_t begin, size_t end)
 /* The VLs (SLs) the pairs may use, made before the walk; after it, those
  * no delivered path used are dropped again. 0 or -ENOMEM. */
 static int cdg_prepare(const struct rt_graph *g, const struct rt_lfts *l, const uint32_t *n_at,
-		       struct rt_cdg *cdg)
+		       struct rt_cdg *cdg, const struct rt_sl2vl *t)
 {
+	if (t) {  /* any VL of the tables */
+		for (unsigned v = 0; v < RT_VL_DROP; v++)
+			if (rt_cdg_use(cdg, (uint8_t)v) < 0)
+				return -ENOMEM;
+		return 0;
+	}
 	if (!l->sl)
 		return rt_cdg_use(cdg, 0);
 	for (size_t s = 0; s < g->n_sw; s++) {
@@ -242,6 +364,40 @@ static int cdg_prepare(const struct rt_graph *g, const struct rt_lfts *l, const 
 			if (rt_cdg_use(cdg, rt_lfts_sl(l, s, g->ca[b].lid)) < 0)
 				return -ENOMEM;
 	}
+	return 0;
+}
+
+/* The CA ports of each switch for cdg_mark_vls: all of them, or the first
+ * alone when their tables to every port agree. 0 or -ENOMEM. */
+static int ca_ports(const struct rt_graph *g, const struct rt_sl2vl *t, struct job *jb)
+{
+	uint32_t n = 0;
+
+	jb->ca_first = calloc(g->n_sw + 2, sizeof(*jb->ca_first));
+	jb->ca_in = malloc(g->n_ca + 1);
+	if (!jb->ca_first || !jb->ca_in)
+		return -ENOMEM;
+	for (size_t s = 0; s < g->n_sw; s++) {
+		const struct rt_switch *sw = &g->sw[s];
+		size_t np = (size_t)sw->nports + 1;
+		int first = -1, same = 1;
+
+		jb->ca_first[s] = n;
+		for (unsigned p = 1; p <= sw->nports; p++) {
+			if (rt_graph_port(g, s, p)->kind != RT_PEER_CA)
+				continue;
+			if (first < 0)
+				first = (int)p;
+			else if (memcmp(&t->map[t->base[s] + p * np],
+					&t->map[t->base[s] + (unsigned)first * np],
+					np * sizeof(*t->map)))
+				same = 0;
+			jb->ca_in[n++] = (uint8_t)p;
+		}
+		if (same && first >= 0)
+			n = jb->ca_first[s] + 1;
+	}
+	jb->ca_first[g->n_sw] = n;
 	return 0;
 }
 
@@ -443,7 +599,8 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 			out->unreachable += to;
 		}
 	}
-	if (cdg_prepare(g, l, n_at, &cdg) < 0)
+	if (cdg_prepare(g, l, n_at, &cdg, jb.opts->sl2vl) < 0 ||
+	    (jb.opts->sl2vl && ca_ports(g, jb.opts->sl2vl, &jb) < 0))
 		goto out;
 	par_pool_for(g->pool, g->n_sw, PAIRS_GRAIN, pairs_part, &jb);
 	{
@@ -469,7 +626,7 @@ int rt_metrics_compute(const struct rt_graph *g, const struct rt_lfts *l,
 			}
 	}
 	edge_forwarding_index(g, part[0].efi, out);
-	deadlock_freedom(&cdg, out);
+	deadlock_freedom(&cdg, &jb, out);
 	if (g->n_ca > 1 && !jb.opts->no_permutations) {
 		size_t n = g->n_ca, max = jb.opts->max_shifts;
 		size_t count = max && max < n - 1 ? max : n - 1;
@@ -528,6 +685,8 @@ out:
 		part_free(&part[w]);
 	free(part);
 	free(n_at);
+	free(jb.ca_first);
+	free(jb.ca_in);
 	free(ks);
 	free(jb.bisect_sum);
 	return rc;

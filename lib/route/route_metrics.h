@@ -13,6 +13,7 @@
 #include "lib/route/route_lft.h"
 
 struct par_pool;
+struct rt_sl2vl;
 
 struct rt_metrics_opts {
 	size_t max_shifts;     /* shift permutations to evaluate, spread evenly
@@ -31,6 +32,10 @@ struct rt_metrics_opts {
 				* judges only the destinations a reroute moved) */
 	int no_permutations;   /* the pairs alone: no shift, random permutation
 				* or bisection, whatever the counts above say */
+	const struct rt_sl2vl *sl2vl; /* the switches' SL-to-VL tables (route_sl2vl.h)
+				* for the graph computed: each hop's VL is
+				* the sending port's table's VL of the path's
+				* SL; NULL: SL s on VL s everywhere */
 	struct par_pool *pool; /* for callers that build the graph themselves
 				* (route_live.h's rl_check): its threads; NULL
 				* one. rt_metrics_compute itself uses g->pool. */
@@ -74,10 +79,22 @@ struct rt_metrics {
 	 * pairs' paths, one per VL. A channel is a directed link out of a switch
 	 * (to a switch or a CA); a path that takes channel c1 then c2 makes c1
 	 * depend on c2, on the VL of the path: the SL of (its source switch,
-	 * its destination LID), SL s on VL s. No cycle on any VL: no deadlock. */
+	 * its destination LID), SL s on VL s, or with opts->sl2vl the VL its
+	 * tables give each hop (c1 on VL a, c2 on VL b: a dependency across
+	 * VLs). No cycle on any VL and no way back from a VL to itself over
+	 * the crossings: no deadlock. */
 	int cdg_acyclic;       /* 1 when every VL's graph is acyclic (or empty) */
-	size_t cdg_vls;        /* distinct SLs the delivered paths use */
-	size_t cdg_edges;      /* distinct (VL, c1, c2) dependencies */
+	size_t cdg_vls;        /* distinct VLs the delivered paths use */
+	size_t cdg_edges;      /* distinct (VL, c1, c2) dependencies within a VL */
+	int cdg_sl2vl;         /* the VLs came from opts->sl2vl */
+	size_t cdg_vl_changes; /* distinct (VL a, VL b) crossings, a != b */
+	int cdg_vl_loop;       /* the crossings lead from some VL back to itself:
+				* a credit loop across VLs may exist (judged
+				* cyclic, cdg_cycle_vl stays -1 if no VL has one) */
+	int cdg_cycle_vl;      /* the first VL whose graph has a cycle, or -1 */
+	size_t cdg_cycle_len;  /* its channels (global port indexes) in order, */
+#define RT_METRICS_CYCLE_MAX 32  /* the first RT_METRICS_CYCLE_MAX of them */
+	uint32_t cdg_cycle[RT_METRICS_CYCLE_MAX];
 	/* Effective bisection bandwidth: each random bisection splits the CAs
 	 * into two halves (one CA sits out when their number is odd) and pairs
 	 * every CA of one half with one of the other, both directions sending.

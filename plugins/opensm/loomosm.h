@@ -77,6 +77,7 @@ struct losm_request;
 struct losm_options;
 struct losm_isolated;
 struct sockaddr_un;
+struct rt_sl2vl;
 
 /* osm_qos.c: loom's ib_qos block as found in OpenSM's options file. */
 struct losm_qos {
@@ -102,13 +103,6 @@ struct losm_plugin {
 	struct losm_qos qos;
 	long long qos_read_ns;         /* when the file was read (0: never) */
 };
-
-/* Data VLs a port offers, from its PortInfo:VLCap or OperationalVLs
- * encoding (1: VL0, 2: VL0-1, 3: VL0-3, 4: VL0-7, 5: VL0-14); 0 for 0. */
-static inline unsigned losm_vls(uint8_t code)
-{
-	return code == 0 ? 0 : code >= 5 ? 15 : 1u << (code - 1);
-}
 
 /* osm_graph.c: build loom's fabric graph of OpenSM's subnet: every node with
  * its ports, base LIDs and LMC, and every cable OpenSM has discovered. Ports
@@ -208,5 +202,19 @@ void losm_report_event(struct losm_report *rep, osm_epi_event_id_t id, void *dat
  * (r may then be partial or NULL). Returns at once. */
 void losm_report_run(struct losm_engine *e, struct losm_result *r, double secs,
 		     const char *error);
+/* osm_sls.c: the SL2VL map the plugin programs on port (every pair into
+ * it, for a switch) for tables of n_vls layers; -1 when it programs none
+ * (one layer). warn: say once what cannot be kept (ERR LOOM03, LOOM05). */
+int losm_port_sl2vl(struct losm_engine *e, unsigned n_vls, osm_physp_t *port,
+		    uint8_t map[16], int warn);
+/* osm_sls.c: for the run report's judge, the SL2VL tables of run r's
+ * switches as losm_port_sl2vl programs them, indexed by layer (the SL
+ * table of r->l) rather than by SL: NULL when the plugin programs none (one
+ * layer, qos FALSE) or out of memory. On OpenSM's thread, under its lock. */
+struct rt_sl2vl *losm_sl2vl_tables(struct losm_engine *e, const struct losm_result *r);
+/* osm_sls.c: the SLs of run r's paths to "SOCKET.sls" (SOCKET: loomd's
+ * report socket) for loomd's route check (route_sl2vl.h's SL file); r NULL
+ * (a failed run) or on one layer: the file removed; failures only logged. */
+void losm_sls_write(struct losm_engine *e, const struct losm_result *r, const char *socket);
 
 #endif

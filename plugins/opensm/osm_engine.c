@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 #include <time.h>
 
 #include "lib/fabric/fabric.h"
@@ -45,6 +46,15 @@ static double elapsed(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The SL file next to loomd's report socket, if there is one (osm_sls.c). */
+static void sls_write(struct losm_engine *e, const struct losm_result *r)
+{
+	struct sockaddr_un to;
+
+	if (losm_report_socket(e->plugin->report, &to) >= 0)
+		losm_sls_write(e, r, to.sun_path);
 }
 
 /* Keep r as the engine's current tables (NULL: it has none), freeing the
@@ -149,6 +159,7 @@ static int build_fwd_tables(void *context)
 	/* To loomd (report.c): returns at once, the metrics of the tables are
 	 * computed on another thread. */
 	losm_report_run(e, r, secs, NULL);
+	sls_write(e, r);
 	set_last(e, r);
 	return 0;
 
@@ -159,6 +170,7 @@ fail:
 		"OpenSM goes on with its next routing engine\n",
 		e->name, elapsed(&t0) * 1e3, strerror(-rc), err);
 	losm_report_run(e, r, elapsed(&t0), err);
+	sls_write(e, NULL);
 	losm_result_free(r);
 	set_last(e, NULL);
 	return -1;
@@ -224,61 +236,19 @@ static unsigned current_layers(struct losm_engine *e)
 	return n;
 }
 
-/* The SL2VL map of one port (for a switch: of the pair in_port -> this
- * output port). With loom's ib_qos policy in force, the layered map of
- * lib/qos/ib_qos.h; otherwise SL s on VL s, the identity the engines assume.
- * Beyond the port's lanes SLs wrap around them (traffic flows, but deadlock
- * freedom on that port is lost: said once in the log). Engines with one VL
- * leave OpenSM's QoS map as it is. Called by OpenSM's QoS setup only, that
- * is with qos TRUE. */
+/* OpenSM's QoS setup asks (qos TRUE only): losm_port_sl2vl's map. */
 static void update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port,
 			 uint8_t out_port, ib_slvl_table_t *t)
 {
 	struct losm_engine *e = context;
-	unsigned n_vls = current_layers(e), lanes, op, need;
 	uint8_t map[IBQOS_SLS];
-	int layered;
-	struct losm_qos q;
 
 	(void)in_port;
 	(void)out_port;
-	if (n_vls <= 1)
+	if (losm_port_sl2vl(e, current_layers(e), port, map, 1) < 0)
 		return;
-	losm_qos_get(e->plugin, &q);
-	layered = losm_qos_layered(&q, n_vls);
-	if (layered) {
-		ibqos_layered_sl2vl(q.class_map, n_vls, map);
-		need = n_vls * ibqos_class_vls(q.class_map, ibqos_layer_sls(n_vls));
-	} else {
-		for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
-			map[sl] = (uint8_t)sl;
-		need = n_vls;
-		if (q.active && !e->warned_qos) {
-			e->warned_qos = 1;
-			OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
-				"ERR LOOM05: loom engine %s needs %u VL layers and loom's ib_qos "
-				"classes cannot share the VLs with them (see loomctl qos status "
-				"--ib): paths keep SL = layer, the classes are not applied\n",
-				e->name, n_vls);
-		}
-	}
-	lanes = losm_vls(ib_port_info_get_vl_cap(&port->port_info));
-	op = losm_vls(ib_port_info_get_op_vls(&port->port_info));
-	if (op && op < lanes)
-		lanes = op;
-	if (lanes == 0)
-		lanes = 1;
-	if (lanes < need && !e->warned_vls) {
-		e->warned_vls = 1;
-		OSM_LOG(&e->plugin->osm->log, OSM_LOG_ERROR,
-			"ERR LOOM03: loom engine %s needs %u VLs, port %u of 0x%016" PRIx64
-			" runs %u: its paths are not deadlock-free there\n", e->name, need,
-			osm_physp_get_port_num(port),
-			cl_ntoh64(osm_node_get_node_guid(osm_physp_get_node_ptr(port))), lanes);
-	}
 	for (unsigned sl = 0; sl < IBQOS_SLS; sl++)
-		ib_slvl_table_set(t, (uint8_t)sl, layered && map[sl] == IBQOS_VL_DROP ?
-				  IBQOS_VL_DROP : (uint8_t)(map[sl] % lanes));
+		ib_slvl_table_set(t, (uint8_t)sl, map[sl]);
 }
 
 /* One block of a port's VLArbitration table (blocks 0, 1: low priority;

@@ -6,6 +6,7 @@
  * exclusive lock, so the subnet does not move while it is read. */
 #include "autoconf.h"
 #include "loomosm.h"
+#include "osm_vls.h"
 
 #include <errno.h>
 #include <stdio.h>

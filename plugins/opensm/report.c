@@ -34,6 +34,7 @@
 #include <opensm/osm_event_plugin.h>
 
 #include "lib/route/route_metrics.h"
+#include "lib/route/route_sl2vl.h"
 
 /* A datagram: a run with its note, reason and metrics is about 1.5 KB. */
 #define REPORT_MAX 4096
@@ -172,6 +173,7 @@ static void msg_send(struct losm_report *rep, struct jbuf *b, unsigned long drop
 struct run_job {
 	struct losm_report *rep;
 	struct losm_result *res;       /* held; NULL for a failed run */
+	struct rt_sl2vl *sl2vl;        /* the SL2VL tables it will run on, or NULL */
 	double time, duration_ms;
 	char engine[32], routed_by[32];
 	char note[sizeof(((struct rt_lfts *)0)->note)];
@@ -207,12 +209,15 @@ static void send_run(struct run_job *j, const struct rt_metrics *m, double metri
 			  "\"efi_mean\":%.3f,\"efi_links\":%zu,\"shifts\":%zu,"
 			  "\"shift_max_load\":%zu,\"shift_worst_k\":%zu,\"randoms\":%zu,"
 			  "\"random_max_load\":%zu,\"cdg_acyclic\":%s,\"cdg_vls\":%zu,"
-			  "\"cdg_edges\":%zu,\"bisections\":%zu,\"ebb\":%.4f}",
+			  "\"cdg_edges\":%zu,\"bisections\":%zu,\"ebb\":%.4f,"
+			  "\"cdg_sl2vl\":%s,\"cdg_vl_changes\":%zu,\"cdg_vl_loop\":%s,"
+			  "\"cdg_cycle_vl\":%d}",
 			  metrics_ms, m->pairs, m->delivered, m->unreachable, m->loops,
 			  m->max_hops, m->efi_max, m->efi_mean, m->efi_links, m->shifts,
 			  m->shift_max_load, m->shift_worst_k, m->randoms, m->random_max_load,
 			  m->cdg_acyclic ? "true" : "false", m->cdg_vls, m->cdg_edges,
-			  m->bisections, m->ebb);
+			  m->bisections, m->ebb, m->cdg_sl2vl ? "true" : "false",
+			  m->cdg_vl_changes, m->cdg_vl_loop ? "true" : "false", m->cdg_cycle_vl);
 	} else {
 		jb_printf(&b, ",\"metrics\":null");
 		if (no_metrics)
@@ -223,6 +228,7 @@ static void send_run(struct run_job *j, const struct rt_metrics *m, double metri
 
 static void job_free(struct run_job *j)
 {
+	rt_sl2vl_free(j->sl2vl);
 	losm_result_free(j->res);
 	free(j);
 }
@@ -246,6 +252,7 @@ static void *run_worker(void *arg)
 	struct rt_metrics m;
 	struct timespec t0;
 
+	o.sl2vl = j->sl2vl;  /* NULL: SL s on VL s */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (rt_metrics_compute(j->res->g, j->res->l, &o, &m) == 0)
 		send_run(j, &m, elapsed_ms(&t0), NULL);
@@ -313,6 +320,7 @@ void losm_report_run(struct losm_engine *e, struct losm_result *r, double secs,
 	j->routed = r->l->n_routed;
 	j->unreachable = r->l->n_unreachable;
 	j->res = losm_result_hold(r);
+	j->sl2vl = losm_sl2vl_tables(e, r);
 
 	pthread_mutex_lock(&rep->lock);
 	if (rep->worker_busy) {

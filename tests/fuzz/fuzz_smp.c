@@ -3,8 +3,10 @@
  * loomd's sweep children run, and what the children write into the
  * parent's readers: from the switch's bytes to what loomd keeps.
  *
- *  - LFT: SwitchInfo (LinearFDBTop) and LinearForwardingTable blocks
- *    (daemon/ib/lft_read.c, lft_read_answer, then lft_read_parse);
+ *  - LFT: SwitchInfo (LinearFDBTop) and LinearForwardingTable blocks, then
+ *    the SL-to-VL tables of every usable switch port pair, in flight on a
+ *    umad agent (daemon/ib/lft_read.c and sl2vl_read.c, lft_read_answer,
+ *    then lft_read_parse);
  *  - PKeyTable blocks of CA ports and the switch ports facing them
  *    (daemon/ib/pkey_read.c, pkey_read_tables, then pkey_read_parse);
  *  - PortInfo (VLArb caps), SL2VLMappingTable rows and VLArbitration
@@ -13,7 +15,8 @@
  *
  * Only the transport is this file's: it defines the libibmad / libibumad
  * calls the readers make (mad_rpc_open_port, smp_query_via, umad_get_port,
- * ...), which the link takes before the shared libraries' own. Each
+ * umad_send, umad_recv, ...), which the link takes before the shared
+ * libraries' own. Each
  * smp_query_via answers with the next 64 bytes of the input (the SMP's
  * data field); once the input is used up, nothing answers (a timeout).
  * The first byte picks the reader (its low 2 bits: 0 LFT, 1 PKey, 2 QoS, 3 LFT) and
@@ -110,6 +113,79 @@ int umad_get_port(const char *ca_name, int portnum, umad_port_t *port)
 int umad_release_port(umad_port_t *port)
 {
 	(void)port;
+	return 0;
+}
+
+/* The umad agent of the readers that keep SMPs in flight (lft_read.c's
+ * SL-to-VL tables, through daemon/ib/mad_window.c): what was sent waits,
+ * and umad_recv answers the oldest with the next 64 bytes of the input as
+ * its data (a GetResp of the same attribute), or times out once the input
+ * is used up. */
+#define FAKE_FD 7
+#define PENDING_MAX 64
+static uint8_t pending[PENDING_MAX][IB_MAD_SIZE];
+static size_t n_pending;
+
+int umad_init(void)
+{
+	return 0;
+}
+
+int umad_open_port(const char *ca_name, int portnum)
+{
+	(void)ca_name, (void)portnum;
+	n_pending = 0;
+	return FAKE_FD;
+}
+
+int umad_close_port(int portid)
+{
+	if (portid != FAKE_FD)
+		fuzz_bug("closed a umad port it did not open");
+	return 0;
+}
+
+int umad_register(int portid, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
+		  long method_mask[16 / sizeof(long)])
+{
+	(void)portid, (void)mgmt_class, (void)mgmt_version, (void)rmpp_version, (void)method_mask;
+	return 0;
+}
+
+int umad_unregister(int portid, int agentid)
+{
+	(void)portid, (void)agentid;
+	return 0;
+}
+
+int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, int retries)
+{
+	(void)agentid, (void)length, (void)timeout_ms, (void)retries;
+	if (portid != FAKE_FD)
+		fuzz_bug("a MAD sent on a umad port that is not open");
+	if (n_pending == PENDING_MAX)
+		return -ENOSPC;
+	memcpy(pending[n_pending++], umad_get_mad(umad), IB_MAD_SIZE);
+	return 0;
+}
+
+int umad_recv(int portid, void *umad, int *length, int timeout_ms)
+{
+	uint8_t *mad = umad_get_mad(umad);
+
+	(void)timeout_ms;
+	if (portid != FAKE_FD)
+		fuzz_bug("a MAD received on a umad port that is not open");
+	if (!n_pending || in_left < IB_SMP_DATA_SIZE)
+		return -ETIMEDOUT;
+	memset(umad, 0, umad_size());
+	memcpy(mad, pending[0], IB_MAD_SIZE);
+	memmove(pending[0], pending[1], --n_pending * sizeof(pending[0]));
+	mad_set_field(mad, 0, IB_MAD_METHOD_F, IB_MAD_METHOD_GET_RESPONSE);
+	memcpy(mad + IB_SMP_DATA_OFFS, in, IB_SMP_DATA_SIZE);
+	in += IB_SMP_DATA_SIZE;
+	in_left -= IB_SMP_DATA_SIZE;
+	*length = IB_MAD_SIZE;
 	return 0;
 }
 

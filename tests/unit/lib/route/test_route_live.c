@@ -83,7 +83,7 @@ START_TEST(programmed_tables_deliver_every_pair_and_trace_gives_in_and_out_ports
 	char err[256] = "";
 	json_t *c = NULL, *t;
 
-	ck_assert_int_eq(rl_check(f, r, NULL, NULL, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(rl_check(f, r, NULL, NULL, NULL, &c, err, sizeof(err)), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(c, "metrics"),
 							    "delivered")), 2);
 	ck_assert_int_eq(json_integer_value(json_object_get(c, "broken_pairs")), 0);
@@ -147,7 +147,7 @@ START_TEST(a_pulled_cable_breaks_paths_at_the_switch_that_forwards_into_it)
 		      "%s", reason(t));
 	ck_assert_int_eq(hop_int(t, 0, "out_port"), 2);
 	json_decref(t);
-	ck_assert_int_eq(rl_check(f, r, NULL, NULL, &c, err, sizeof(err)), 0);
+	ck_assert_int_eq(rl_check(f, r, NULL, NULL, NULL, &c, err, sizeof(err)), 0);
 	ck_assert_int_eq(json_integer_value(json_object_get(c, "broken_pairs")), 2);
 	ck_assert_int_eq(json_array_size(json_object_get(c, "broken")), 2);
 	json_decref(c);
