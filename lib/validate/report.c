@@ -46,6 +46,16 @@ static const struct {
 	[VAL_UNREACHABLE] = { "unreachable", VAL_ERROR,
 			      "a leaf that reaches another leaf only on a path that is not up-down" },
 	[VAL_BER] = { "ber", VAL_WARNING, "a link whose symbol errors exceed the BER threshold" },
+	/* issue 43, multicast */
+	[VAL_MCAST_UNREACHED] = { "mcast-unreached", VAL_ERROR,
+				  "a multicast group member that the group's tree does not "
+				  "join to the other members" },
+	[VAL_MCAST_LOOP] = { "mcast-loop", VAL_ERROR,
+			     "a cycle of switch links that forward a multicast group" },
+	[VAL_MCAST_NOT_UPDOWN] = { "mcast-not-updown", VAL_WARNING,
+				   "a multicast tree that goes down, then up again (fat tree)" },
+	[VAL_MCAST_LEAK] = { "mcast-leak", VAL_WARNING,
+			     "a switch forwarding a multicast group to a port that is not a member" },
 };
 
 const char *val_code_name(enum val_code c)

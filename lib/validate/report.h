@@ -45,6 +45,11 @@ enum val_code {
 	VAL_LEAF_LINK,     /* fat tree: two leaves cabled to each other */
 	VAL_UNREACHABLE,   /* fat tree: a leaf that reaches another only not up-down */
 	VAL_BER,           /* a link whose symbol errors exceed the BER threshold */
+	/* issue 43, multicast: the groups' trees the MFTs make (mcast.h) */
+	VAL_MCAST_UNREACHED, /* a group member the others do not reach, or that reaches none */
+	VAL_MCAST_LOOP,      /* a cycle of switches forwarding a group */
+	VAL_MCAST_NOT_UPDOWN,/* fat tree: a group's tree going down then up */
+	VAL_MCAST_LEAK,      /* a group forwarded to a CA port that is not a member */
 	VAL_CODE_COUNT
 };
 
