@@ -480,6 +480,7 @@ static void reload(struct loomd *d)
 		log_err("reload: out of memory for the tenants; their previous settings stay");
 	telemetry_reconfigure(d->telemetry, &tm);
 	validate_reconfigure(d->validate, validate_conf_get(next));
+	validate_set_mad(d->validate, &mad);
 	slurm_reconfigure(d->slurm, slurm_conf_get(next), &tc->hosts);
 	isolation_reconfigure(d->isolation, isolation_conf_get(next));
 	isolation_set_slurm(d->isolation, d->slurm, &tc->hosts);
@@ -713,6 +714,7 @@ int loomd_run(const struct loomd_options *opt)
 		log_err("validation: %s", err);
 		goto out;
 	}
+	validate_set_mad(d.validate, &mad);
 	if (!(d.slurm = slurm_new(d.base, slurm_conf_get(d.conf), &tc->hosts, d.conf->db_path, err,
 				  sizeof(err)))) {
 		log_err("slurm: %s", err);

@@ -5,6 +5,7 @@
 #define LOOMD_CONFIG_VALIDATE_H
 
 #include <limits.h>
+#include <stdint.h>
 
 #include "daemon/core/config.h"
 
@@ -13,6 +14,9 @@ struct validate_conf {
 	int validation_enabled;             /* enabled: after every sweep */
 	char validation_expected[PATH_MAX]; /* expected: the cabling plan ("" none) */
 	int validation_fat_tree;            /* fat_tree: -1 auto, 0 no, 1 yes */
+	/* issue 43, multicast */
+	int validation_multicast;           /* multicast: read and check the groups' trees */
+	uint64_t validation_mc_sm_key;      /* multicast_sm_key: what the SA is asked with */
 };
 
 extern const struct config_section validate_config;

@@ -17,6 +17,7 @@
 #include "daemon/core/work.h"
 #include "daemon/ib/swept_fabs.h"
 #include "daemon/validate/store_validate.h"
+#include "daemon/validate/validate_mcast.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
@@ -56,6 +57,9 @@ struct subnet_check {
 struct validate_settings {
 	int enabled, fat_tree;
 	char db_path[PATH_MAX];
+	int multicast;              /* issue 43: validation.multicast, */
+	uint64_t mc_sm_key;         /* multicast_sm_key */
+	struct swept_mad mad;       /* and discovery's MAD limits (validate_set_mad) */
 };
 
 static void settings_of(const struct validate_conf *c, const struct store *st,
@@ -63,6 +67,8 @@ static void settings_of(const struct validate_conf *c, const struct store *st,
 {
 	s->enabled = c->validation_enabled;
 	s->fat_tree = c->validation_fat_tree;
+	s->multicast = c->validation_multicast;
+	s->mc_sm_key = c->validation_mc_sm_key;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
 }
 
@@ -88,10 +94,15 @@ struct vjob {
 		struct fab *fab;    /* held */
 		json_t *result;
 		char plan_error[512];
+		json_t *mcast;              /* the groups read (validate_mcast.h) */
+		char mcast_warning[640];
 	} s[SWEPT_FABS_MAX];
 	struct plan_ref *plan;      /* NULL: no plan */
 	struct nodename_map *names; /* the site's names when the job was made (held) */
 	int fat_tree, want_fabric;
+	int multicast;
+	uint64_t mc_sm_key;
+	struct swept_mad mad;
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
 };
@@ -231,6 +242,17 @@ static json_t *names_json(const struct fab *fab, const struct nodename_map *name
 	return o;
 }
 
+/* issue 43: the groups' trees (validate_mcast.h) */
+static int check_mcast(struct vjob *j, struct store *st, size_t i, struct val_report *r)
+{
+	struct validate_mcast_in in = { .subnet = j->s[i].subnet, .fab = j->s[i].fab,
+					.names = j->names, .fat_tree = j->fat_tree,
+					.mad = j->mad, .sm_key = j->mc_sm_key };
+
+	return validate_mcast(st, &in, r, &j->s[i].mcast, j->s[i].mcast_warning,
+			      sizeof(j->s[i].mcast_warning));
+}
+
 /* One subnet's checks into r; the plan's refusal (another fabric) in
  * plan_error, the rest of the checks still made. */
 static int check_one(struct vjob *j, struct store *st, size_t i, struct val_report *r,
@@ -254,6 +276,8 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
 			 "read: see loomd's log");
+	if (j->multicast && (rc = check_mcast(j, st, i, r)) < 0)
+		return rc;
 	val_report_settle(r);
 	return 0;
 }
@@ -306,6 +330,11 @@ static int job_run(void *arg, char *err, size_t errlen)
 		if (j->ber_db_error[0])
 			json_object_set_new(j->s[i].result, "warning",
 					    json_string(j->ber_db_error));
+		if (j->s[i].mcast)
+			json_object_set(j->s[i].result, "multicast", j->s[i].mcast);
+		if (j->s[i].mcast_warning[0])
+			json_object_set_new(j->s[i].result, "multicast_warning",
+					    json_string(j->s[i].mcast_warning));
 		json_object_set_new(j->s[i].result, "elapsed_ms",
 				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
 		if (j->want_fabric) {
@@ -379,6 +408,7 @@ static void job_free(void *arg)
 	for (size_t i = 0; i < j->n; i++) {
 		fab_free(j->s[i].fab);
 		json_decref(j->s[i].result);
+		json_decref(j->s[i].mcast);
 	}
 	plan_unref(j->plan);
 	nodename_map_free(j->names);
@@ -396,6 +426,9 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 	j->m = m;
 	j->req = req;
 	j->fat_tree = m->set.fat_tree;
+	j->multicast = m->set.multicast;
+	j->mc_sm_key = m->set.mc_sm_key;
+	j->mad = m->set.mad;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;
@@ -549,6 +582,11 @@ void validate_reconfigure(struct validate_mod *m, const struct validate_conf *co
 		log_warn("validation: the previous cabling plan stays");
 	}
 	settings_of(conf, m->store, &m->set);
+}
+
+void validate_set_mad(struct validate_mod *m, const struct swept_mad *mad)
+{
+	m->set.mad = *mad;
 }
 
 void validate_set_names(struct validate_mod *m, struct nodename_map *names)

@@ -40,6 +40,10 @@ void validate_reconfigure(struct validate_mod *m, const struct validate_conf *co
 int validate_register(struct validate_mod *m, struct ctl *ctl);
 /* The site's node names (held; NULL: none), from the next check on. */
 void validate_set_names(struct validate_mod *m, struct nodename_map *names);
+/* issue 43: discovery's MAD limits, for the multicast read's child (from
+ * the next check on). */
+struct swept_mad;
+void validate_set_mad(struct validate_mod *m, const struct swept_mad *mad);
 /* sweeper_on_swept's listener: takes fab. */
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab);
 

@@ -192,6 +192,8 @@ static void best_part(struct mc *c, const struct mc_group *gr)
 	int32_t best = -1;
 	size_t best_n = 0, tries = 0, n = c->g->n;
 
+	memset(c->fw, 0, n);   /* the last group's */
+	memset(c->bw, 0, n);
 	for (size_t k = 0; k < gr->n && tries < SCC_TRIES; k++) {
 		unsigned q;
 		int32_t s = member_switch(c, gr->m[k].port_guid, &q);

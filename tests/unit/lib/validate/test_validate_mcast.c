@@ -146,6 +146,38 @@ START_TEST(reached)
 }
 END_TEST
 
+/* a second group of the same tree, judged apart from the first */
+START_TEST(reached_two_groups)
+{
+	struct mc_group *g;
+
+	tree();
+	forwards("l1", 1u, 2u, 3u, 0u);
+	forwards("l2", 1u, 2u, 3u, 0u);
+	forwards("l3", 1u, 3u, 0u);
+	forwards("s1", 1u, 2u, 3u, 0u);
+	ck_assert_ptr_nonnull(g = realloc(d.g, 2 * sizeof(*d.g)));
+	d.g = g;
+	d.g[1] = d.g[0];
+	d.g[1].mgid[15] = 2;
+	d.g[1].mlid = 0xc001;
+	ck_assert_ptr_nonnull(d.g[1].m = malloc(d.g[0].n * sizeof(*d.g[1].m)));
+	memcpy(d.g[1].m, d.g[0].m, d.g[0].n * sizeof(*d.g[1].m));
+	d.n_groups = 2;
+	for (size_t t = 0; t < d.n_tables; t++) {
+		struct mc_entry *e = realloc(d.t[t].e, 2 * sizeof(*e));
+
+		ck_assert_ptr_nonnull(e);
+		e[1] = e[0];
+		e[1].mlid = 0xc001;
+		d.t[t].e = e;
+		d.t[t].n = 2;
+	}
+	run();
+	ck_assert_uint_eq(r.n, 0);
+}
+END_TEST
+
 START_TEST(unreached_port)
 {
 	tree();
@@ -269,6 +301,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, reached);
+	tcase_add_test(tc, reached_two_groups);
 	tcase_add_test(tc, unreached_port);
 	tcase_add_test(tc, unreached_cut_off);
 	tcase_add_test(tc, send_only_needs_no_port);
