@@ -73,13 +73,6 @@ static int port_at_cmp(const void *x, const void *y)
 	return a->guid < b->guid ? -1 : a->guid > b->guid;
 }
 
-static int u64_cmp(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-
-	return a < b ? -1 : a > b;
-}
-
 struct mc {
 	const struct health_graph *g;
 	const struct fab *fab;
@@ -93,8 +86,10 @@ struct mc {
 	uint8_t *fw, *bw;               /* per node: reached forward, backward */
 	size_t *queue;
 	int32_t *uf;                    /* union-find over nodes */
-	uint64_t *recv;                 /* the group's receiving members, sorted */
-	size_t n_recv;
+	uint8_t *recv;                  /* per port slot: a receiving member of the group */
+	int32_t *msw;                   /* per member of the group: its switch, -1 none */
+	uint32_t *mport;                /* and the switch's port it is on */
+	int32_t *mslot;                 /* and its own port slot, -1 none */
 	const struct mc_group *grp;
 	char mgid[64];
 	unsigned count[VAL_CODE_COUNT]; /* findings of the group per code */
@@ -163,13 +158,15 @@ static void reach(struct mc *c, int32_t s, int forward)
 
 /* Member k's switch (node index) and the port of it the member is on:
  * -1 when the member is not on a switch of the fabric. */
-static int32_t member_switch(const struct mc *c, uint64_t guid, unsigned *port)
+static int32_t member_switch(const struct mc *c, uint64_t guid, unsigned *port, int32_t *slot)
 {
 	struct port_at key = { .guid = guid }, *pa;
 	int32_t j;
 
+	*slot = -1;
 	if (!(pa = bsearch(&key, c->ports, c->n_ports, sizeof(key), port_at_cmp)))
 		return -1;
+	*slot = (int32_t)(c->g->off[pa->node] + pa->port);
 	if (IS_SW(c, pa->node)) {
 		*port = 0;
 		return pa->node;
@@ -195,8 +192,7 @@ static void best_part(struct mc *c, const struct mc_group *gr)
 	memset(c->fw, 0, n);   /* the last group's */
 	memset(c->bw, 0, n);
 	for (size_t k = 0; k < gr->n && tries < SCC_TRIES; k++) {
-		unsigned q;
-		int32_t s = member_switch(c, gr->m[k].port_guid, &q);
+		int32_t s = c->msw[k];
 		size_t in = 0;
 
 		if (s < 0 || (c->fw[s] && c->bw[s]))
@@ -207,7 +203,7 @@ static void best_part(struct mc *c, const struct mc_group *gr)
 		reach(c, s, 1);
 		reach(c, s, 0);
 		for (size_t m = 0; m < gr->n; m++) {
-			int32_t t = member_switch(c, gr->m[m].port_guid, &q);
+			int32_t t = c->msw[m];
 
 			in += t >= 0 && c->fw[t] && c->bw[t];
 		}
@@ -232,8 +228,8 @@ static int check_members(struct mc *c, const struct mc_group *gr)
 		return 0;   /* nobody to reach */
 	best_part(c, gr);
 	for (size_t k = 0; k < gr->n; k++) {
-		unsigned q = 0;
-		int32_t s = member_switch(c, gr->m[k].port_guid, &q);
+		unsigned q = c->mport[k];
+		int32_t s = c->msw[k];
 		char want[160];
 		int rc = 0;
 
@@ -288,10 +284,7 @@ static int check_links(struct mc *c, const struct mc_table *tabs, size_t n_tabs)
 			if (j < 0)
 				continue;
 			if (!IS_SW(c, j)) {
-				uint64_t pg = fab_port(NODE(c, j), q) ? fab_port(NODE(c, j), q)->guid : 0;
-
-				if (fwd(c, i, p) && !(c->n_recv && bsearch(&pg, c->recv, c->n_recv,
-									     sizeof(pg), u64_cmp))) {
+				if (fwd(c, i, p) && !c->recv[c->g->off[j] + q]) {
 					snprintf(got, sizeof(got), "forwards the group to %s[%u], not a "
 						 "member", NAME(c, j), q);
 					rc = add(c, VAL_MCAST_LEAK, "only members' ports", got, (size_t)i, p);
@@ -343,16 +336,22 @@ static int check_group(struct mc *c, const struct mc_data *d, const struct mc_gr
 	for (size_t t = 0; t < d->n_tables; t++)
 		if (c->tab_of[t] >= 0)
 			c->gm[c->tab_of[t]] = mc_table_mask(&d->t[t], gr->mlid);
-	c->n_recv = 0;
-	for (size_t k = 0; k < gr->n; k++)
-		if (receives(&gr->m[k]))
-			c->recv[c->n_recv++] = gr->m[k].port_guid;
-	qsort(c->recv, c->n_recv, sizeof(*c->recv), u64_cmp);
+	for (size_t k = 0; k < gr->n; k++) {
+		unsigned q = 0;
+
+		c->msw[k] = member_switch(c, gr->m[k].port_guid, &q, &c->mslot[k]);
+		c->mport[k] = q;
+		if (c->mslot[k] >= 0 && receives(&gr->m[k]))
+			c->recv[c->mslot[k]] = 1;
+	}
 	if ((rc = check_members(c, gr)) == 0 && (rc = check_links(c, d->t, d->n_tables)) == 0)
 		rc = add_more(c);
 	for (size_t t = 0; t < d->n_tables; t++)
 		if (c->tab_of[t] >= 0)
 			c->gm[c->tab_of[t]] = NULL;
+	for (size_t k = 0; k < gr->n; k++)
+		if (c->mslot[k] >= 0)
+			c->recv[c->mslot[k]] = 0;
 	return rc;
 }
 
@@ -399,9 +398,13 @@ int mcast_check(const struct fab *fab, const struct mc_data *d, const struct mca
 	c.bw = calloc(n + 1, 1);
 	c.queue = calloc(n + 1, sizeof(*c.queue));
 	c.uf = calloc(n + 1, sizeof(*c.uf));
-	c.recv = calloc(most + 1, sizeof(*c.recv));
+	c.recv = calloc(g.slots + 1, 1);
+	c.msw = calloc(most + 1, sizeof(*c.msw));
+	c.mport = calloc(most + 1, sizeof(*c.mport));
+	c.mslot = calloc(most + 1, sizeof(*c.mslot));
 	c.level = o->fat_tree ? calloc(n + 1, sizeof(*c.level)) : NULL;
 	if (!c.tab_of || !c.gm || !c.fw || !c.bw || !c.queue || !c.uf || !c.recv ||
+	    !c.msw || !c.mport || !c.mslot ||
 	    (o->fat_tree && !c.level) || index_ports(&c) < 0)
 		goto out;
 	if (c.level && (rc = fattree_levels(&g, o->fat_tree, c.level)) <= 0) {
@@ -426,6 +429,9 @@ out:
 	free(c.queue);
 	free(c.uf);
 	free(c.recv);
+	free(c.msw);
+	free(c.mport);
+	free(c.mslot);
 	free(c.level);
 	free(c.ports);
 	health_graph_free(&g);
