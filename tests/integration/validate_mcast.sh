@@ -90,6 +90,9 @@ validate
 	loom_fail "not the four groups: $(field 's.get("multicast")') $(field 's.get("multicast_warning")')"
 [ "$(field 'sorted(g["members"] for g in s["multicast"]["groups"])')" = "[2, 4, 4, 4]" ] ||
 	loom_fail "members per group: $(field 's["multicast"]')"
+loom_ctl fabric validate >"$work/v.txt" || :
+grep -q "^multicast: 4 groups" "$work/v.txt" && grep -q "^  $G3 mlid $(mlid_of "$G3"): 2 members" "$work/v.txt" ||
+	loom_fail "loomctl fabric validate does not list the groups: $(cat "$work/v.txt")"
 loom_ok "OpenSM's trees of 4 groups: no finding ($(field 's["multicast"]["mads"]') MADs)"
 
 drive host-0000 mft "$LEAF1" "$M1" 3 drop || loom_fail "drop leaf-1[3] from $G1"
