@@ -169,8 +169,8 @@ static int sa_table(struct sa *s, uint64_t comp_mask, void *rec, int *cut, size_
 		if (rc < 0 || umad_status(umad)) {
 			free(umad);
 			snprintf(err, errlen, "the SA (LID %u) did not answer the MCMemberRecord "
-				 "query (OpenSM drops one with a wrong SM_Key: "
-				 "validation.multicast_sm_key)", s->sm.lid);
+				 "query: no SM runs there, or it dropped the query for a wrong "
+				 "SM_Key (validation.multicast_sm_key)", s->sm.lid);
 			return -EIO;
 		}
 		mad = umad_get_mad(umad);

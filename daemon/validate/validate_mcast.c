@@ -4,6 +4,7 @@
 #include "daemon/validate/validate_mcast.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,38 @@ static int carry_open(struct store *st, const char *subnet, struct val_report *r
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the open multicast findings");
+}
+
+/* A failed read is logged when its reason changes, not at every sweep of a
+ * subnet without an SA (the report says it each time). */
+#define WARNED_MAX 16
+static struct {
+	char subnet[64];
+	char why[512];
+} warned[WARNED_MAX];
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void warn_once(const char *subnet, const char *why)
+{
+	size_t i;
+
+	pthread_mutex_lock(&warned_lock);
+	for (i = 0; i < WARNED_MAX && warned[i].subnet[0] && strcmp(warned[i].subnet, subnet); i++)
+		;
+	if (i == WARNED_MAX)
+		i = 0;   /* more subnets than kept: the first slot is reused */
+	if (strcmp(warned[i].subnet, subnet)) {
+		snprintf(warned[i].subnet, sizeof(warned[i].subnet), "%s", subnet);
+		warned[i].why[0] = '\0';
+	}
+	if (strcmp(warned[i].why, why)) {
+		if (why[0])
+			log_warn("subnet %s: %s", subnet, why);
+		else
+			log_info("subnet %s: multicast read again", subnet);
+		snprintf(warned[i].why, sizeof(warned[i].why), "%s", why);
+	}
+	pthread_mutex_unlock(&warned_lock);
 }
 
 static json_t *groups_json(const struct mc_data *d)
@@ -90,9 +123,10 @@ int validate_mcast(struct store *st, const struct validate_mcast_in *in, struct 
 	}
 	if (rc < 0) {
 		snprintf(warning, wlen, "multicast not checked (its open findings stay): %s", err);
-		log_warn("subnet %s: %s", in->subnet, warning);
+		warn_once(in->subnet, warning);
 		return carry_open(st, in->subnet, r) == -ENOMEM ? -ENOMEM : 0;
 	}
+	warn_once(in->subnet, "");   /* read: a next failure is said again */
 	rc = mcast_check(in->fab, &d, &o, r);
 	if (rc == 0 && groups && !(*groups = groups_json(&d)))
 		rc = -ENOMEM;
