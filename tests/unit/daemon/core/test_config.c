@@ -837,6 +837,8 @@ START_TEST(print_writes_every_key_in_order)
 			 "  enabled: true\n"
 			 "  expected: \"\"\n"
 			 "  fat_tree: auto\n"
+			 "  multicast: true\n"
+			 "  multicast_sm_key: 0x1\n"
 			 "slurm:\n"
 			 "  topology_file: \"\"\n"
 			 "  topology_format: tree\n"
