@@ -13,7 +13,8 @@
  *     ("fabric": base64 of lib/fabric/fabric_wire.h, for loomctl's
  *     --expected FILE, checked on the client, with "names": {"0x...":
  *     "name"}, the site's names of its nodes)}: the checks run now,
- *     {"subnets": [{"subnet", "plan", "plan_error"?, ...report_json}]}
+ *     {"subnets": [{"subnet", "plan", "plan_error"?, ...report_json,
+ *     "multicast"?, "multicast_warning"? (validate_mcast.h)}]}
  *   fabric-issues (CTL_READ) {subnet?}: the open issues
  *     (lib/db/validate_db.h). */
 #ifndef LOOMD_VALIDATE_H
