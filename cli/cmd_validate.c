@@ -145,6 +145,24 @@ static void print_sms(FILE *out, const json_t *r)
 	}
 }
 
+/* issue 43: the multicast groups the check read, or why none were */
+static void print_multicast(FILE *out, const json_t *r)
+{
+	const json_t *mc = json_object_get(r, "multicast"), *g;
+	const char *warning = output_str(r, "multicast_warning");
+	size_t i;
+
+	if (*warning)
+		fprintf(out, "%s\n", warning);
+	if (!mc)
+		return;
+	fprintf(out, "multicast: %zu groups (%lld MADs read)\n",
+		json_array_size(json_object_get(mc, "groups")), output_int(mc, "mads"));
+	json_array_foreach(json_object_get(mc, "groups"), i, g)
+		fprintf(out, "  %s mlid 0x%04llx: %lld members\n", output_str(g, "mgid"),
+			output_int(g, "mlid"), output_int(g, "members"));
+}
+
 static void print_reports(const json_t *reports, int summary)
 {
 	size_t i;
@@ -164,6 +182,7 @@ static void print_reports(const json_t *reports, int summary)
 			if (*output_str(r, "warning"))
 				printf("warning: %s\n", output_str(r, "warning"));
 			print_sms(stdout, r);
+			print_multicast(stdout, r);
 		}
 		print_summary(stdout, r);
 	}

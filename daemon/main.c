@@ -11,6 +11,7 @@
 #include "daemon/ar/ar_read.h"
 #include "daemon/ar/ar_write.h"
 #include "daemon/ib/lft_read.h"
+#include "daemon/ib/mcast_read.h"
 #include "daemon/ib/pkey_read.h"
 #include "daemon/qos/qos_ib_read.h"
 #include "daemon/telemetry/counters_read.h"
@@ -85,6 +86,9 @@ int main(int argc, char **argv)
 	/* ... and the partition key tables (daemon/ib/pkey_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-pkeys") == 0)
 		return pkey_read_main(argc - 1, argv + 1);
+	/* ... and the multicast groups and tables (daemon/ib/mcast_read.h). */
+	if (argc > 1 && strcmp(argv[1], MCAST_READ_MODE) == 0)
+		return mcast_read_main(argc - 1, argv + 1);
 	/* ... and the QoS tables, SL2VL and VLArbitration (daemon/qos/qos_ib_read.h). */
 	if (argc > 1 && strcmp(argv[1], "--read-qos") == 0)
 		return qos_ib_read_main(argc - 1, argv + 1);

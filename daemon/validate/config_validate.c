@@ -27,6 +27,10 @@
  *                          # run (node names or GUIDs); none: not checked
  *     keys: report         # the M_Key rules: off, report (warnings),
  *                          # required (errors)
+ *     multicast: true      # read every switch's multicast table and the SA's
+ *                          # groups after each sweep and check the trees
+ *     multicast_sm_key: 0x1  # the SM_Key the SA is asked with (OpenSM shows
+ *                          # a group's members only to its SM_Key holder)
  *
  * A plan that does not parse is refused with the configuration (its file
  * and line), so a reload with a broken plan keeps the running one. The BER
@@ -34,7 +38,10 @@
  * telemetry's symbol-error alarm, one judgement for both. */
 #include "autoconf.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "daemon/core/config_parse.h"
@@ -174,6 +181,7 @@ static void validate_defaults(void *sec)
 	c->validation_fat_tree = -1;
 	c->validation_default_partition = PARTITIONS_DEFAULT_OFF;
 	c->validation_keys = KEYS_OFF;   /* a site opts in (docs/validate.md) */
+	c->validation_mc_sm_key = 1;   /* OpenSM's default sm_key */
 }
 
 /* ---- issue 43, partitions ---- */
@@ -278,6 +286,24 @@ static int check_validate(struct parse *p, void *sec)
 	return 0;
 }
 
+/* issue 43, multicast: a 64-bit key, hexadecimal or decimal */
+static int parse_sm_key(struct parse *p, const yaml_node_t *v, const char *key, void *sec)
+{
+	struct validate_conf *c = sec;
+	const char *s = cfg_scalar(v);
+	char *end = NULL;
+
+	errno = 0;
+	if (!s || !*s || (c->validation_mc_sm_key = strtoull(s, &end, 0), errno) || *end)
+		return cfg_fail(p, cfg_line(v), key, "a 64-bit SM_Key is expected (0x...)");
+	return 0;
+}
+
+static void print_sm_key(FILE *out, const void *sec)
+{
+	fprintf(out, " 0x%" PRIx64 "\n", ((const struct validate_conf *)sec)->validation_mc_sm_key);
+}
+
 static const struct cfg_key validate_keys[] = {
 	CFG_KEY_BOOL("enabled", validation_enabled, 1),
 	CFG_KEY_STR("expected", CFG_OPT_PATH, validation_expected, NULL),
@@ -291,6 +317,8 @@ static const struct cfg_key validate_keys[] = {
 	CFG_KEY_STR("rail_pattern", CFG_STRING, validation_rail_pattern, NULL),
 	CFG_KEY_CUSTOM("sm_allowed", parse_sm_allowed, print_sm_allowed),
 	CFG_KEY_CUSTOM("keys", parse_keys, print_keys),
+	CFG_KEY_BOOL("multicast", validation_multicast, 1),
+	CFG_KEY_CUSTOM("multicast_sm_key", parse_sm_key, print_sm_key),
 };
 
 const struct validate_conf *validate_conf_get(const struct loom_config *c)

@@ -5,6 +5,7 @@
 #define LOOMD_CONFIG_VALIDATE_H
 
 #include <limits.h>
+#include <stdint.h>
 
 #include "daemon/core/config.h"
 
@@ -31,6 +32,9 @@ struct validate_conf {
 	char validation_sm_allowed[VALIDATE_SM_ALLOWED_MAX][VALIDATE_SM_NAME_LEN];
 	int validation_n_sm_allowed;        /* sm_allowed: 0: not checked */
 	int validation_keys;                /* keys: enum keys_mode (lib/validate/keys.h) */
+	/* issue 43, multicast */
+	int validation_multicast;           /* multicast: read and check the groups' trees */
+	uint64_t validation_mc_sm_key;      /* multicast_sm_key: what the SA is asked with */
 };
 
 extern const struct config_section validate_config;

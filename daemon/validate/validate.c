@@ -20,6 +20,7 @@
 #include "daemon/validate/validate_partitions.h"
 #include "daemon/validate/validate_eth.h"
 #include "daemon/validate/validate_sm.h"
+#include "daemon/validate/validate_mcast.h"
 #include "lib/db/validate_db.h"
 #include "lib/etcd/etcd_codec.h"
 #include "lib/fabric/fabric.h"
@@ -67,6 +68,8 @@ struct validate_settings {
 	int rails;                  /* issue 43: validation.rails, rail_pattern */
 	char rail_pattern[256];
 	struct vsm_settings sm;     /* sm_allowed, keys (issue 43) */
+	int multicast;              /* issue 43: validation.multicast, */
+	uint64_t mc_sm_key;         /* multicast_sm_key */
 };
 
 static void settings_of(const struct validate_conf *c, const struct store *st,
@@ -74,6 +77,8 @@ static void settings_of(const struct validate_conf *c, const struct store *st,
 {
 	s->enabled = c->validation_enabled;
 	s->fat_tree = c->validation_fat_tree;
+	s->multicast = c->validation_multicast;
+	s->mc_sm_key = c->validation_mc_sm_key;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
 	validate_part_conf_of(c, &s->part);
 	s->rails = c->validation_rails;
@@ -110,14 +115,15 @@ struct vjob {
 		char part_warning[400];
 		struct fab_sm *sm_prev;    /* the previous sweep's SMs (NULL: none) */
 		size_t n_sm_prev;
+		json_t *mcast;              /* the groups read (validate_mcast.h) */
+		char mcast_warning[640];
 	} s[SWEPT_FABS_MAX];
-	struct vsm_settings sm;
 	struct plan_ref *plan;      /* NULL: no plan */
 	struct nodename_map *names; /* the site's names when the job was made (held) */
-	int fat_tree, want_fabric;
+	int want_fabric;
 	char db_path[PATH_MAX];
 	char ber_db_error[256];
-	struct swept_mad mad;
+	struct swept_mad mad;       /* discovery's MAD limits, for the readers */
 	struct validate_settings set; /* the module's when the job was made */
 	int eth;                    /* issue 43: the plan's Ethernet rows too */
 	json_t *eth_result;         /* fabric-validate's Ethernet report */
@@ -258,13 +264,24 @@ static json_t *names_json(const struct fab *fab, const struct nodename_map *name
 	return o;
 }
 
+/* issue 43: the groups' trees (validate_mcast.h) */
+static int check_mcast(struct vjob *j, struct store *st, size_t i, struct val_report *r)
+{
+	struct validate_mcast_in in = { .subnet = j->s[i].subnet, .fab = j->s[i].fab,
+					.names = j->names, .fat_tree = j->set.fat_tree,
+					.mad = j->mad, .sm_key = j->set.mc_sm_key };
+
+	return validate_mcast(st, &in, r, &j->s[i].mcast, j->s[i].mcast_warning,
+			      sizeof(j->s[i].mcast_warning));
+}
+
 /* One subnet's checks into r; the plan's refusal (another fabric) in
  * plan_error, the rest of the checks still made. */
 static int check_one(struct vjob *j, struct store *st, size_t i, struct val_report *r,
 		     char *err, size_t errlen)
 {
 	const struct fab *fab = j->s[i].fab;
-	struct health_opts o = { .fat_tree = j->fat_tree, .sm_active = sm_active(fab),
+	struct health_opts o = { .fat_tree = j->set.fat_tree, .sm_active = sm_active(fab),
 				 .names = j->names };
 	int rc;
 
@@ -280,7 +297,7 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 		return rc;
 	if ((rc = rails_check(fab, j->set.rails, j->set.rail_pattern, j->names, r, err, errlen)) < 0)
 		return rc;
-	if (vsm_check(&j->sm, fab, j->s[i].sm_prev, j->s[i].n_sm_prev, j->names, r) < 0)
+	if (vsm_check(&j->set.sm, fab, j->s[i].sm_prev, j->s[i].n_sm_prev, j->names, r) < 0)
 		return -ENOMEM;
 	if (st && add_ber(st, j->s[i].subnet, fab, j->names, r) < 0)
 		snprintf(j->ber_db_error, sizeof(j->ber_db_error), "the BER alarms could not be "
@@ -290,6 +307,8 @@ static int check_one(struct vjob *j, struct store *st, size_t i, struct val_repo
 					      r, j->s[i].part_warning,
 					      sizeof(j->s[i].part_warning)) < 0)
 		return -ENOMEM;
+	if (j->set.multicast && (rc = check_mcast(j, st, i, r)) < 0)
+		return rc;
 	val_report_settle(r);
 	return 0;
 }
@@ -368,6 +387,11 @@ static int job_run(void *arg, char *err, size_t errlen)
 							 ? "; " : "", j->s[i].part_warning));
 		json_object_set_new(j->s[i].result, "subnet_managers",
 				    vsm_json(j->s[i].fab, j->names));
+		if (j->s[i].mcast)
+			json_object_set(j->s[i].result, "multicast", j->s[i].mcast);
+		if (j->s[i].mcast_warning[0])
+			json_object_set_new(j->s[i].result, "multicast_warning",
+					    json_string(j->s[i].mcast_warning));
 		json_object_set_new(j->s[i].result, "elapsed_ms",
 				    json_integer((json_int_t)((t1 - t0) * 1000.0 + 0.5)));
 		if (j->want_fabric) {
@@ -463,6 +487,7 @@ static void job_free(void *arg)
 		free(j->s[i].sm_prev);
 		json_decref(j->s[i].result);
 		validate_pkeys_drop(j->s[i].pkeys);
+		json_decref(j->s[i].mcast);
 	}
 	plan_unref(j->plan);
 	json_decref(j->eth_result);
@@ -480,10 +505,8 @@ static struct vjob *vjob_new(struct validate_mod *m, struct ctl_req *req, int us
 		return NULL;
 	j->m = m;
 	j->req = req;
-	j->fat_tree = m->set.fat_tree;
 	j->mad = m->mad;
 	j->set = m->set;
-	j->sm = m->set.sm;
 	snprintf(j->db_path, sizeof(j->db_path), "%s", m->set.db_path);
 	if (use_plan && m->plan) {
 		j->plan = m->plan;

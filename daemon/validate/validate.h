@@ -14,7 +14,9 @@
  *     --expected FILE, checked on the client, with "names": {"0x...":
  *     "name"}, the site's names of its nodes)}: the checks run now,
  *     {"subnets": [{"subnet", "plan", "plan_error"?, ...report_json,
- *     "subnet_managers" (validate_sm.h's vsm_json)}]}
+ *     "subnet_managers" (validate_sm.h's vsm_json), "multicast"?,
+ *     "multicast_warning"? (validate_mcast.h), "warning"? (what was not
+ *     checked: BER alarms, partitions)}]}
  *   fabric-issues (CTL_READ) {subnet?}: the open issues
  *     (lib/db/validate_db.h). */
 #ifndef LOOMD_VALIDATE_H
@@ -42,14 +44,15 @@ int validate_register(struct validate_mod *m, struct ctl *ctl);
 /* The site's node names (held; NULL: none), from the next check on. */
 void validate_set_names(struct validate_mod *m, struct nodename_map *names);
 /* Discovery's MAD limits, for the children that read tables back after
- * a sweep (issue 43: the PKey tables), from the next check on. */
+ * a sweep (issue 43: the PKey tables, the multicast tables and groups), from
+ * the next check on. */
 struct swept_mad;
 void validate_set_mad(struct validate_mod *m, const struct swept_mad *mad);
-/* sweeper_on_swept's listener: takes fab. */
 /* The Ethernet switches' reads were recorded (qos_on_recorded): check the
  * plan's Ethernet rows against their LLDP now, or once the check under way
  * ends; nothing without Ethernet rows or with validation off (issue 43). */
 void validate_on_switches_read(void *arg);
+/* sweeper_on_swept's listener: takes fab. */
 void validate_on_swept(void *arg, const char *subnet, struct fab *fab);
 
 

@@ -419,3 +419,23 @@ out:
 	free(f.leaf_idx);
 	return rc;
 }
+
+/* multicast (issue 43): the levels alone, for mcast.c's up-down rule */
+int fattree_levels(const struct health_graph *g, int mode, uint32_t *level)
+{
+	struct ft f = { .g = g, .fab = g->fab, .level = level };
+	int rc = -ENOMEM;
+
+	memset(level, 0, g->n * sizeof(*level));
+	if (mode == 0 || !g->n)
+		return 0;
+	if (!(f.up = calloc(g->n + 1, sizeof(*f.up))) || levels(&f) < 0)
+		goto out;
+	for (size_t i = 0; i < g->n; i++)
+		f.n_leaves += level[i] == 1;
+	links(&f);
+	rc = mode > 0 || is_fat_tree(&f);
+out:
+	free(f.up);
+	return rc;
+}

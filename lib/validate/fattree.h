@@ -35,5 +35,9 @@ int32_t health_graph_idx(const struct health_graph *g, uint64_t guid);
  * switch link between adjacent levels or between two leaves, at least two
  * levels, every leaf with an up link). 0 or -ENOMEM. */
 int fattree_check(const struct health_graph *g, int mode, struct val_report *r);
+/* Each node's level into level[g->n] (switches 1.., leaves 1; 0: not a
+ * switch of the tree): 1 when the fat tree's rules apply (mode 1, or -1 and
+ * the fabric is one), 0 when not (level zeroed when mode is 0), -ENOMEM. */
+int fattree_levels(const struct health_graph *g, int mode, uint32_t *level);
 
 #endif

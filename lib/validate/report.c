@@ -78,6 +78,16 @@ static const struct {
 			     "ports without an M_Key (M_Key 0, protect bits 0)" },
 	[VAL_MKEY_UNPROTECTED] = { "m-key-unprotected", VAL_WARNING,
 				   "ports whose M_Key any SubnGet reads (protect bits 0)" },
+	/* issue 43, multicast */
+	[VAL_MCAST_UNREACHED] = { "mcast-unreached", VAL_ERROR,
+				  "a multicast group member that the group's tree does not "
+				  "join to the other members" },
+	[VAL_MCAST_LOOP] = { "mcast-loop", VAL_ERROR,
+			     "a cycle of switch links that forward a multicast group" },
+	[VAL_MCAST_NOT_UPDOWN] = { "mcast-not-updown", VAL_WARNING,
+				   "a multicast tree that goes down, then up again (fat tree)" },
+	[VAL_MCAST_LEAK] = { "mcast-leak", VAL_WARNING,
+			     "a switch forwarding a multicast group to a port that is not a member" },
 };
 
 const char *val_code_name(enum val_code c)

@@ -61,6 +61,11 @@ enum val_code {
 	VAL_SM_PRIORITY,   /* a STANDBY with a higher priority than the MASTER */
 	VAL_MKEY_UNSET,    /* ports without an M_Key (0, protect bits 0) */
 	VAL_MKEY_UNPROTECTED, /* ports with an M_Key but protect bits 0 */
+	/* issue 43, multicast: the groups' trees the MFTs make (mcast.h) */
+	VAL_MCAST_UNREACHED, /* a group member the others do not reach, or that reaches none */
+	VAL_MCAST_LOOP,      /* a cycle of switches forwarding a group */
+	VAL_MCAST_NOT_UPDOWN,/* fat tree: a group's tree going down then up */
+	VAL_MCAST_LEAK,      /* a group forwarded to a CA port that is not a member */
 	VAL_CODE_COUNT
 };
 

@@ -864,6 +864,8 @@ START_TEST(print_writes_every_key_in_order)
 			 "  rail_pattern: \"\"\n"
 			 "  sm_allowed: []\n"
 			 "  keys: off\n"
+			 "  multicast: true\n"
+			 "  multicast_sm_key: 0x1\n"
 			 "slurm:\n"
 			 "  topology_file: \"\"\n"
 			 "  topology_format: tree\n"

@@ -233,6 +233,28 @@ START_TEST(validation_rails_refuses_what_it_cannot_judge)
 }
 END_TEST
 
+/* validation's multicast keys (issue 43): on, OpenSM's SM_Key 0x1 by
+ * default; a key in hex or decimal reads back; a key that is no number,
+ * or too large, refused naming line and key. */
+START_TEST(validation_multicast_keys)
+{
+	struct loom_config c;
+
+	loaded("log:\n  level: info\n", &c);
+	ck_assert_int_eq(validate_conf_get(&c)->validation_multicast, 1);
+	ck_assert_uint_eq(validate_conf_get(&c)->validation_mc_sm_key, 1);
+	loaded("validation:\n  multicast: false\n  multicast_sm_key: 0xfeedface00000001\n", &c);
+	ck_assert_int_eq(validate_conf_get(&c)->validation_multicast, 0);
+	ck_assert_uint_eq(validate_conf_get(&c)->validation_mc_sm_key, 0xfeedface00000001ULL);
+	round_trip("validation:\n  multicast_sm_key: 0xfeedface00000001\n");
+	loaded("validation:\n  multicast_sm_key: 12\n", &c);
+	ck_assert_uint_eq(validate_conf_get(&c)->validation_mc_sm_key, 12);
+	refused("validation:\n  multicast_sm_key: key\n", "t.yaml:2: validation.multicast_sm_key:");
+	refused("validation:\n  multicast_sm_key: 0x10000000000000000\n",
+		"t.yaml:2: validation.multicast_sm_key:");
+}
+END_TEST
+
 /* slurm: no file by default; the format by name; a file in a directory
  * that does not exist, reconfigure without a file or without scontrol, a
  * format Slurm has no plugin for: refused naming line and key; scontrol ""
@@ -323,6 +345,7 @@ int main(void)
 	tcase_add_test(tc, ha_section_is_checked_and_round_trips);
 	tcase_add_test(tc, validation_reads_its_plan_with_the_file_and_refuses_a_broken_one);
 	tcase_add_test(tc, validation_rails_refuses_what_it_cannot_judge);
+	tcase_add_test(tc, validation_multicast_keys);
 	tcase_add_test(tc, slurm_section_refuses_what_it_cannot_keep);
 	tcase_add_test(tc, isolation_section_reads_its_bounds_and_refuses_what_it_cannot_keep);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* daemon/validate/validate_mcast.c: see validate_mcast.h. */
+#include "autoconf.h"
+#include "daemon/validate/validate_mcast.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "daemon/core/store.h"
+#include "daemon/ib/mcast_read.h"
+#include "lib/util/log.h"
+#include "lib/validate/mcast.h"
+
+/* The subnet's open multicast findings, again into r: no read, no
+ * judgement. */
+static int carry_open(struct store *st, const char *subnet, struct val_report *r)
+{
+	sqlite3 *db = store_db(st);
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT i.code, i.subject, i.want, i.got FROM "
+			       "validation_issues i JOIN subnets n ON n.id = i.subnet_id WHERE "
+			       "n.name = ?1 AND i.code LIKE 'mcast-%'", -1, &s, NULL) != SQLITE_OK)
+		return store_db_fail(db, "read the open multicast findings");
+	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		enum val_code c = val_code_of((const char *)sqlite3_column_text(s, 0));
+
+		if (c != VAL_CODE_COUNT &&
+		    val_add(r, c, 0, (const char *)sqlite3_column_text(s, 2),
+			    (const char *)sqlite3_column_text(s, 3), "%s",
+			    (const char *)sqlite3_column_text(s, 1)) < 0) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the open multicast findings");
+}
+
+/* A failed read is logged when its reason changes, not at every sweep of a
+ * subnet without an SA (the report says it each time). */
+#define WARNED_MAX 16
+static struct {
+	char subnet[64];
+	char why[512];
+} warned[WARNED_MAX];
+static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void warn_once(const char *subnet, const char *why)
+{
+	size_t i;
+
+	pthread_mutex_lock(&warned_lock);
+	for (i = 0; i < WARNED_MAX && warned[i].subnet[0] && strcmp(warned[i].subnet, subnet); i++)
+		;
+	if (i == WARNED_MAX)
+		i = 0;   /* more subnets than kept: the first slot is reused */
+	if (strcmp(warned[i].subnet, subnet)) {
+		snprintf(warned[i].subnet, sizeof(warned[i].subnet), "%s", subnet);
+		warned[i].why[0] = '\0';
+	}
+	if (strcmp(warned[i].why, why)) {
+		if (why[0])
+			log_warn("subnet %s: %s", subnet, why);
+		else
+			log_info("subnet %s: multicast read again", subnet);
+		snprintf(warned[i].why, sizeof(warned[i].why), "%s", why);
+	}
+	pthread_mutex_unlock(&warned_lock);
+}
+
+static json_t *groups_json(const struct mc_data *d)
+{
+	json_t *o = json_pack("{s:[],s:I}", "groups", "mads", (json_int_t)d->mads);
+	json_t *list = o ? json_object_get(o, "groups") : NULL;
+
+	for (size_t i = 0; list && i < d->n_groups; i++) {
+		char mgid[64];
+
+		json_array_append_new(list, json_pack("{s:s,s:i,s:I}", "mgid",
+						      mc_mgid_str(d->g[i].mgid, mgid, sizeof(mgid)),
+						      "mlid", d->g[i].mlid, "members",
+						      (json_int_t)d->g[i].n));
+	}
+	return o;
+}
+
+static const struct disc_ib_params *params_of(const struct swept_subnets *sub,
+					      const char *subnet)
+{
+	for (size_t i = 0; i < sub->n; i++)
+		if (!strcmp(sub->names[i], subnet))
+			return &sub->p[i];
+	return NULL;
+}
+
+int validate_mcast(struct store *st, const struct validate_mcast_in *in, struct val_report *r,
+		   json_t **groups, char *warning, size_t wlen)
+{
+	struct mcast_opts o = { .fat_tree = in->fat_tree, .names = in->names };
+	struct swept_subnets sub;
+	const struct disc_ib_params *p;
+	struct mc_data d = { 0 };
+	char err[512] = "";
+	int rc;
+
+	warning[0] = '\0';
+	if (groups)
+		*groups = NULL;
+	if (!st)
+		return 0;
+	if (swept_subnets_get(st, &in->mad, &sub) < 0 || !(p = params_of(&sub, in->subnet))) {
+		snprintf(err, sizeof(err), "the subnet's port is not known");
+		rc = -ENOENT;
+	} else {
+		rc = mcast_read_run(p, in->fab, in->sm_key, &d, err, sizeof(err));
+	}
+	if (rc < 0) {
+		snprintf(warning, wlen, "multicast not checked (its open findings stay): %s", err);
+		warn_once(in->subnet, warning);
+		return carry_open(st, in->subnet, r) == -ENOMEM ? -ENOMEM : 0;
+	}
+	warn_once(in->subnet, "");   /* read: a next failure is said again */
+	rc = mcast_check(in->fab, &d, &o, r);
+	if (rc == 0 && groups && !(*groups = groups_json(&d)))
+		rc = -ENOMEM;
+	log_debug("subnet %s: %zu multicast groups over %zu switch tables (%llu MADs)",
+		  in->subnet, d.n_groups, d.n_tables, (unsigned long long)d.mads);
+	mc_data_clear(&d);
+	return rc;
+}
