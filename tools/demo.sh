@@ -63,6 +63,7 @@ http:
   web_root: $top/web
 validation:
   expected: $work/cabling.csv
+  sm_allowed: [host-0000]
 names:
   node_name_map: $work/nn.map
 isolation:
@@ -182,6 +183,23 @@ sleep 3
 i=0; until $ctl discover --wait >/dev/null; $ctl fabric issues --summary >/dev/null 2>&1; do
 	i=$((i+1)); [ $i -lt 30 ] || break; sleep 1; done
 echo "   clean after $((i + 1)) sweep(s):"
+$ctl fabric issues --summary || :
+echo "== a second OpenSM started by mistake on host-0005 (validation.sm_allowed names host-0000 only)"
+mkdir -p "$work/rogue"; printf "force_log_flush TRUE\n" >"$work/rogue/opensm.conf"
+(SIM_HOST=host-0005 OSM_CACHE_DIR=$work/rogue LD_PRELOAD=$preload exec opensm -p 0 \
+	-F "$work/rogue/opensm.conf" -f "$work/rogue/opensm.log" >/dev/null 2>&1) &
+rogue=$!
+i=0; until grep -q "Entering STANDBY state" "$work/rogue/opensm.log" 2>/dev/null; do
+	i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.1; done
+i=0; until $ctl discover --wait >/dev/null; $ctl fabric issues 2>/dev/null | grep -q sm-unlisted; do
+	i=$((i+1)); [ $i -lt 30 ] || break; sleep 1; done
+$ctl fabric issues || :
+echo "== the subnet managers loomd sees (SMInfo of every port that says IsSM, and the SA list)"
+$ctl fabric validate 2>/dev/null | awk "/^subnet managers/ {p = 1; print; next} p && /^  / {print; next} {p = 0}" || :
+kill $rogue; wait $rogue 2>/dev/null || :
+i=0; until $ctl discover --wait >/dev/null; $ctl fabric issues --summary >/dev/null 2>&1; do
+	i=$((i+1)); [ $i -lt 30 ] || break; sleep 1; done
+echo "   the rogue stopped; after the next sweep:"
 $ctl fabric issues --summary || :
 echo "== ibsim: the cable leaf-1 <-> spine-1 is cut; nobody asks for a sweep"
 echo "   (the switch traps, OpenSM'"'"'s plugin tells loomd, loomd walks that switch and its"

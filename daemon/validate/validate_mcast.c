@@ -100,6 +100,17 @@ static const struct disc_ib_params *params_of(const struct swept_subnets *sub,
 	return NULL;
 }
 
+/* The sweep met a MASTER (or did not read the SMs: then ask anyway). */
+static int has_master(const struct fab *fab)
+{
+	if (fab->sm_read != FAB_SM_READ)
+		return 1;
+	for (size_t i = 0; i < fab->n_sms; i++)
+		if (fab->sms[i].answered && fab->sms[i].state == FAB_SM_MASTER)
+			return 1;
+	return 0;
+}
+
 int validate_mcast(struct store *st, const struct validate_mcast_in *in, struct val_report *r,
 		   json_t **groups, char *warning, size_t wlen)
 {
@@ -115,7 +126,12 @@ int validate_mcast(struct store *st, const struct validate_mcast_in *in, struct 
 		*groups = NULL;
 	if (!st)
 		return 0;
-	if (swept_subnets_get(st, &in->mad, &sub) < 0 || !(p = params_of(&sub, in->subnet))) {
+	if (!has_master(in->fab)) {
+		snprintf(err, sizeof(err), "no master subnet manager answered the sweep's SMInfo: "
+			 "no SA to ask for the groups");
+		rc = -ENOENT;
+	} else if (swept_subnets_get(st, &in->mad, &sub) < 0 ||
+		   !(p = params_of(&sub, in->subnet))) {
 		snprintf(err, sizeof(err), "the subnet's port is not known");
 		rc = -ENOENT;
 	} else {
