@@ -9,7 +9,9 @@
 # port that advertises IsSM, and the SA for its SMInfoRecord table:
 # `fabric validate` lists both (state, priority, both in the SA's list) and
 # finds nothing of them. A third OpenSM on host-0003 is a rogue: one
-# sm-unlisted naming host-0003[1], an open issue. The master stopped with
+# sm-unlisted naming host-0003[1], an open issue, counted by /metrics'
+# loom_validation_issues_by_code{code="sm-unlisted"} (what the shipped
+# LoomSubnetManagerRogue alert selects on). The master stopped with
 # SIGSTOP answers nothing: after the next sweep one sm-stalled naming it;
 # SIGCONT, and after the next sweep it is gone. ibsim's ports have no
 # M_Key: validation.keys report makes that one m-key-unset warning for the
@@ -20,6 +22,7 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
+loom_need curl
 loom_work
 
 loom_gen ft fattree --levels 2 --radix 8
@@ -42,9 +45,15 @@ osm standby host-0002 1
 loom_until 300 grep -q "Entering STANDBY state" "$work/standby/opensm.log" ||
 	loom_fail "the second OpenSM did not become STANDBY: $(tail -n 5 "$work/standby/opensm.log")"
 
+port=$(loom_free_port)
 conf() {
 	loom_config "$(loom_subnet_conf ft)" "validation:" "  sm_allowed: [host-0001, host-0002]" \
-		"  keys: $1"
+		"  keys: $1" "http:" "  listen: 127.0.0.1:$port"
+}
+# the value of loom_validation_issues_by_code for code $1 ("" none)
+by_code() {
+	curl -sf "http://127.0.0.1:$port/metrics" |
+		sed -n "s/^loom_validation_issues_by_code{subnet=\"ft\",code=\"$1\",severity=\"[a-z]*\"} //p"
 }
 conf report
 loom_loomd "$work/loom.yaml"
@@ -98,11 +107,13 @@ validate
 [ "$(findings)" = "sm-unlisted|error|host-0003[1]
 m-key-unset|warning|subnet ft" ] || loom_fail "a rogue SM: $(findings)"
 issue_open sm-unlisted || loom_fail "no open sm-unlisted issue: $(loom_ctl fabric issues)"
+[ "$(by_code sm-unlisted)" = 1 ] || loom_fail "/metrics does not count the sm-unlisted issue: $(by_code sm-unlisted)"
 kill "$OSM_rogue"; wait "$OSM_rogue" 2>/dev/null || :
 sweep rogue-gone
 validate
 [ "$(findings)" = "m-key-unset|warning|subnet ft" ] || loom_fail "the rogue stopped: $(findings)"
-loom_ok "a third OpenSM on host-0003: sm-unlisted names host-0003[1]; gone with it"
+[ -z "$(by_code sm-unlisted)" ] || loom_fail "/metrics still counts sm-unlisted: $(by_code sm-unlisted)"
+loom_ok "a third OpenSM on host-0003: sm-unlisted names host-0003[1] (and /metrics counts it); gone with it"
 
 # ---- the master stopped ------------------------------------------------------------------
 kill -STOP "$OSM_master"
