@@ -56,6 +56,8 @@ struct subnet_check {
 	char plan_warned[512];      /* the plan error last logged for it */
 	struct validate_pkeys *pkeys; /* the last PKey tables read after a sweep (issue 43) */
 	char pkeys_error[256];      /* why the last read failed ("" it did not) */
+	struct validate_mc *mc;     /* the last multicast read after a sweep (issue 43) */
+	char mc_error[512];         /* why it failed ("" it did not) */
 	struct vsm_history *sms;    /* its SM lists, newest and previous (issue 43) */
 };
 
@@ -115,6 +117,8 @@ struct vjob {
 		char part_warning[400];
 		struct fab_sm *sm_prev;    /* the previous sweep's SMs (NULL: none) */
 		size_t n_sm_prev;
+		struct validate_mc *mc;     /* the groups and tables read (held), or NULL */
+		char mc_error[512];         /* ... and why not */
 		json_t *mcast;              /* the groups read (validate_mcast.h) */
 		char mcast_warning[640];
 	} s[SWEPT_FABS_MAX];
@@ -271,8 +275,8 @@ static int check_mcast(struct vjob *j, struct store *st, size_t i, struct val_re
 					.names = j->names, .fat_tree = j->set.fat_tree,
 					.mad = j->mad, .sm_key = j->set.mc_sm_key };
 
-	return validate_mcast(st, &in, r, &j->s[i].mcast, j->s[i].mcast_warning,
-			      sizeof(j->s[i].mcast_warning));
+	return validate_mcast(st, &in, j->s[i].mc, j->s[i].mc_error, r, &j->s[i].mcast,
+			      j->s[i].mcast_warning, sizeof(j->s[i].mcast_warning));
 }
 
 /* One subnet's checks into r; the plan's refusal (another fabric) in
@@ -332,6 +336,16 @@ static void read_pkeys(struct vjob *j, struct store *st, size_t i)
 		 validate_pkeys_ports(j->s[i].pkeys), (clock_mono() - t0) * 1000.0);
 }
 
+/* Issue 43: the multicast groups and tables of subnet i (a child), kept
+ * like the PKey tables. */
+static void read_mc(struct vjob *j, struct store *st, size_t i)
+{
+	struct validate_mcast_in in = { .subnet = j->s[i].subnet, .fab = j->s[i].fab,
+					.mad = j->mad, .sm_key = j->set.mc_sm_key };
+
+	j->s[i].mc = validate_mc_read(st, &in, j->s[i].mc_error, sizeof(j->s[i].mc_error));
+}
+
 static int job_run(void *arg, char *err, size_t errlen)
 {
 	struct vjob *j = arg;
@@ -347,6 +361,8 @@ static int job_run(void *arg, char *err, size_t errlen)
 
 		if (!j->req && j->set.part.on)
 			read_pkeys(j, st, i);
+		if (!j->req && j->set.multicast)
+			read_mc(j, st, i);
 		t0 = clock_mono();
 		if ((rc = check_one(j, st, i, &r, err, errlen)) < 0) {
 			val_report_clear(&r);
@@ -469,6 +485,10 @@ static void job_done(void *arg, int rc, const char *err)
 			j->s[i].pkeys = NULL;
 			snprintf(s->pkeys_error, sizeof(s->pkeys_error), "%s",
 				 s->pkeys ? "" : j->s[i].pkeys_error);
+			validate_mc_drop(s->mc);
+			s->mc = j->s[i].mc;
+			j->s[i].mc = NULL;
+			snprintf(s->mc_error, sizeof(s->mc_error), "%s", s->mc ? "" : j->s[i].mc_error);
 		}
 		s->checking = 0;
 		if (s->again && rc != -ECANCELED) {
@@ -488,6 +508,7 @@ static void job_free(void *arg)
 		json_decref(j->s[i].result);
 		validate_pkeys_drop(j->s[i].pkeys);
 		json_decref(j->s[i].mcast);
+		validate_mc_drop(j->s[i].mc);
 	}
 	plan_unref(j->plan);
 	json_decref(j->eth_result);
@@ -617,6 +638,11 @@ static void cmd_validate(struct ctl_req *req, json_t *args, void *arg)
 				 m->checks[i].pkeys ? "" : m->checks[i].pkeys_error[0] ?
 				 m->checks[i].pkeys_error : "the PKey tables are read after a sweep: "
 				 "none yet");
+			j->s[j->n - 1].mc = validate_mc_hold(m->checks[i].mc);
+			snprintf(j->s[j->n - 1].mc_error, sizeof(j->s[0].mc_error), "%s",
+				 m->checks[i].mc ? "" : m->checks[i].mc_error[0] ?
+				 m->checks[i].mc_error : "the multicast tables are read after a "
+				 "sweep: none yet");
 		}
 	j->eth = j->eth && (!has_subnet || !strcmp(subnet, VALIDATE_ETH_SUBNET));
 	if (!j->n && !j->eth) {
@@ -684,11 +710,12 @@ void validate_free(struct validate_mod *m)
 	if (!m)
 		return;
 	work_queue_free(m->work);
-	for (size_t i = 0; i < SWEPT_FABS_MAX; i++)
+	for (size_t i = 0; i < SWEPT_FABS_MAX; i++) {
 		validate_pkeys_drop(m->checks[i].pkeys);
-	swept_fabs_clear(&m->fabs);
-	for (size_t i = 0; i < SWEPT_FABS_MAX; i++)
+		validate_mc_drop(m->checks[i].mc);
 		vsm_history_free(m->checks[i].sms);
+	}
+	swept_fabs_clear(&m->fabs);
 	plan_unref(m->plan);
 	nodename_map_free(m->names);
 	free(m);

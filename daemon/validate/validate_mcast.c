@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -111,43 +112,81 @@ static int has_master(const struct fab *fab)
 	return 0;
 }
 
-int validate_mcast(struct store *st, const struct validate_mcast_in *in, struct val_report *r,
+struct validate_mc {
+	int refs;
+	struct mc_data d;
+};
+
+struct validate_mc *validate_mc_read(struct store *st, const struct validate_mcast_in *in,
+				     char *err, size_t errlen)
+{
+	struct swept_subnets sub;
+	const struct disc_ib_params *p;
+	struct validate_mc *mc = NULL;
+	char why[512] = "";
+	int rc;
+
+	if (!has_master(in->fab)) {
+		snprintf(why, sizeof(why), "no master subnet manager answered the sweep's SMInfo: "
+			 "no SA to ask for the groups");
+	} else if (!st || swept_subnets_get(st, &in->mad, &sub) < 0 ||
+		   !(p = params_of(&sub, in->subnet))) {
+		snprintf(why, sizeof(why), "the subnet's port is not known");
+	} else if (!(mc = calloc(1, sizeof(*mc)))) {
+		snprintf(why, sizeof(why), "out of memory");
+	} else if ((rc = mcast_read_run(p, in->fab, in->sm_key, &mc->d, why, sizeof(why))) < 0) {
+		free(mc);
+		mc = NULL;
+	} else {
+		mc->refs = 1;
+		log_debug("subnet %s: %zu multicast groups over %zu switch tables (%llu MADs)",
+			  in->subnet, mc->d.n_groups, mc->d.n_tables,
+			  (unsigned long long)mc->d.mads);
+	}
+	snprintf(err, errlen, "%s", why);
+	if (!mc) {
+		char line[600];
+
+		snprintf(line, sizeof(line), "multicast not read (its open findings stay): %s", why);
+		warn_once(in->subnet, line);
+	} else {
+		warn_once(in->subnet, "");   /* read: a next failure is said again */
+	}
+	return mc;
+}
+
+struct validate_mc *validate_mc_hold(struct validate_mc *mc)
+{
+	if (mc)
+		mc->refs++;
+	return mc;
+}
+
+void validate_mc_drop(struct validate_mc *mc)
+{
+	if (mc && --mc->refs == 0) {
+		mc_data_clear(&mc->d);
+		free(mc);
+	}
+}
+
+int validate_mcast(struct store *st, const struct validate_mcast_in *in,
+		   const struct validate_mc *mc, const char *why_none, struct val_report *r,
 		   json_t **groups, char *warning, size_t wlen)
 {
 	struct mcast_opts o = { .fat_tree = in->fat_tree, .names = in->names };
-	struct swept_subnets sub;
-	const struct disc_ib_params *p;
-	struct mc_data d = { 0 };
-	char err[512] = "";
 	int rc;
 
 	warning[0] = '\0';
 	if (groups)
 		*groups = NULL;
-	if (!st)
-		return 0;
-	if (!has_master(in->fab)) {
-		snprintf(err, sizeof(err), "no master subnet manager answered the sweep's SMInfo: "
-			 "no SA to ask for the groups");
-		rc = -ENOENT;
-	} else if (swept_subnets_get(st, &in->mad, &sub) < 0 ||
-		   !(p = params_of(&sub, in->subnet))) {
-		snprintf(err, sizeof(err), "the subnet's port is not known");
-		rc = -ENOENT;
-	} else {
-		rc = mcast_read_run(p, in->fab, in->sm_key, &d, err, sizeof(err));
+	if (!mc) {
+		snprintf(warning, wlen, "multicast not checked (its open findings stay): %s",
+			 why_none);
+		return st && carry_open(st, in->subnet, r) == -ENOMEM ? -ENOMEM : 0;
 	}
-	if (rc < 0) {
-		snprintf(warning, wlen, "multicast not checked (its open findings stay): %s", err);
-		warn_once(in->subnet, warning);
-		return carry_open(st, in->subnet, r) == -ENOMEM ? -ENOMEM : 0;
-	}
-	warn_once(in->subnet, "");   /* read: a next failure is said again */
-	rc = mcast_check(in->fab, &d, &o, r);
-	if (rc == 0 && groups && !(*groups = groups_json(&d)))
+	rc = mcast_check(in->fab, &mc->d, &o, r);
+	if (rc == 0 && groups && !(*groups = groups_json(&mc->d)))
 		rc = -ENOMEM;
-	log_debug("subnet %s: %zu multicast groups over %zu switch tables (%llu MADs)",
-		  in->subnet, d.n_groups, d.n_tables, (unsigned long long)d.mads);
-	mc_data_clear(&d);
 	return rc;
 }
