@@ -63,7 +63,7 @@ http:
   web_root: $top/web
 validation:
   expected: $work/cabling.csv
-  sm_allowed: [host-0000]
+  sm_allowed: [host-0031]
 names:
   node_name_map: $work/nn.map
 isolation:
@@ -118,10 +118,10 @@ i=0; until [ -S "$work/loomd.sock" ]; do
 	i=$((i+1)); [ $i -lt 100 ] || { cat "$work/loomd.log"; exit 1; }; sleep 0.1; done
 ctl="$B/loomctl -s $work/loomd.sock"
 
-echo "== OpenSM with loom inside (assigns LIDs, routes with routing_engine loom, reads the partitions file loom writes)"
+echo "== OpenSM with loom inside, on host-0031 (assigns LIDs, routes with routing_engine loom, reads the partitions file loom writes)"
 printf "event_plugin_name loomosm\nrouting_engine loom\npartition_config_file %s/partitions.conf\nforce_log_flush TRUE\nsm_priority 15\n" \
 	"$work" >"$work/opensm.conf"
-(OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$work/osm.sock \
+(SIM_HOST=host-0031 OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$work/osm.sock \
 	LOOMOSM_OPTIONS=$work/loom-opensm.conf LOOMOSM_ISOLATED=$work/isolated-links LD_PRELOAD=$preload exec opensm -F "$work/opensm.conf" -f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
 osm=$!
 echo $osm >"$work/opensm.pid"
@@ -184,7 +184,7 @@ i=0; until $ctl discover --wait >/dev/null; $ctl fabric issues --summary >/dev/n
 	i=$((i+1)); [ $i -lt 30 ] || break; sleep 1; done
 echo "   clean after $((i + 1)) sweep(s):"
 $ctl fabric issues --summary || :
-echo "== a second OpenSM started by mistake on host-0005 (validation.sm_allowed names host-0000 only;"
+echo "== a second OpenSM started by mistake on host-0005 (validation.sm_allowed names host-0031 only;"
 echo "   the OpenSM running loom has sm_priority 15, so the rogue stays STANDBY: with equal priorities it"
 echo "   could win the election and serve its own partitions)"
 mkdir -p "$work/rogue"; printf "force_log_flush TRUE\n" >"$work/rogue/opensm.conf"
