@@ -116,6 +116,7 @@ static struct fab *walk_from(const struct disc_ib_params *p, const ib_dr_path_t 
 	cfg.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : 0;
 	cfg.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	cfg.flags = IBND_CONFIG_MLX_EPI;
+	cfg.mkey = p->m_key;
 	cfg.max_hops = 1;
 	memset(&from, 0, sizeof(from));
 	from.drpath = *path;
