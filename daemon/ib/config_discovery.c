@@ -183,7 +183,7 @@ static int read_m_key(const char *path, uint64_t *key, char *why, size_t whylen)
 	ssize_t n;
 	int fd, rc = -EPERM;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		rc = -errno;
 		snprintf(why, whylen, "%s: %s", path, strerror(errno));
 		return rc;
