@@ -174,6 +174,8 @@ static int send_all(int fd, const void *input, size_t n)
 	return 0;
 }
 
+static int parse_int(const char *s, int lo, int hi, int *out);
+
 /* The M_Key's pipe for a child (walker.h): *rfd the read end, the key
  * already in it (8 bytes fit any pipe's buffer), and env the child's
  * environment: loomd's, without any WALKER_MKEY_ENV of its own, plus
@@ -227,8 +229,12 @@ int walker_child_mkey(struct disc_ib_params *p, char *err, size_t errlen)
 	p->m_key = 0;
 	if (!v)
 		return 0;
-	fd = atoi(v);
+	fd = parse_int(v, 3, INT_MAX, &fd) == 0 ? fd : -1;  /* never stdin, out, err */
 	unsetenv(WALKER_MKEY_ENV);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s is not a file descriptor above 2", WALKER_MKEY_ENV);
+		return -EINVAL;
+	}
 	while (got < sizeof(b)) {
 		ssize_t r = read(fd, b + got, sizeof(b) - got);
 

@@ -241,6 +241,12 @@ START_TEST(the_child_reads_the_m_key_loomd_hands_it)
 	setenv(WALKER_MKEY_ENV, var, 1);
 	ck_assert_int_lt(walker_child_mkey(&p, err, sizeof(err)), 0);
 	ck_assert_msg(strstr(err, "M_Key") != NULL, "%s", err);
+	/* A variable naming stdin (or garbage) is refused, never read. */
+	setenv(WALKER_MKEY_ENV, "0", 1);
+	ck_assert_int_eq(walker_child_mkey(&p, err, sizeof(err)), -EINVAL);
+	setenv(WALKER_MKEY_ENV, "x", 1);
+	ck_assert_int_eq(walker_child_mkey(&p, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_null(getenv(WALKER_MKEY_ENV));
 	/* Started by hand: no variable, no key. */
 	p.m_key = 7;
 	ck_assert_int_eq(walker_child_mkey(&p, err, sizeof(err)), 0);
