@@ -42,6 +42,7 @@ opensm:
   report_socket: $work/osm.sock
 discovery:
   interval: 0
+  m_key_file: $work/m_key
 plugins:
   dir: $top/build/plugins/sonic/.libs
 roce:
@@ -78,6 +79,10 @@ python3 -c 'import secrets; print(secrets.token_hex(16))' >"$work/token"
 "$top/build/loomctl" token hash demo read --stdin <"$work/token" >"$work/tokens"
 chmod 600 "$work/token" "$work/tokens"
 printf 'Default=0x7fff, ipoib : ALL=full ;\n' >"$work/static.conf"
+# The M_Key OpenSM protects the ports with (m_key, level 2) and loom's SMPs
+# carry (discovery.m_key_file: owner-only, never printed).
+printf '0x4c4f4f4d4b455931\n' >"$work/m_key"
+chmod 600 "$work/m_key"
 cp "$work/static.conf" "$work/partitions.conf"
 : >"$work/hosts.map"   # tenants.host_identity map (the default): filled below
 
@@ -119,8 +124,8 @@ i=0; until [ -S "$work/loomd.sock" ]; do
 ctl="$B/loomctl -s $work/loomd.sock"
 
 echo "== OpenSM with loom inside, on host-0031 (assigns LIDs, routes with routing_engine loom, reads the partitions file loom writes)"
-printf "event_plugin_name loomosm\nrouting_engine loom\npartition_config_file %s/partitions.conf\nforce_log_flush TRUE\nsm_priority 15\n" \
-	"$work" >"$work/opensm.conf"
+printf "event_plugin_name loomosm\nrouting_engine loom\npartition_config_file %s/partitions.conf\nforce_log_flush TRUE\nsm_priority 15\nm_key %s\nm_key_protection_level 2\nm_key_lease_period 60\n" \
+	"$work" "$(cat "$work/m_key")" >"$work/opensm.conf"
 (SIM_HOST=host-0031 OSM_CACHE_DIR=$work LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$work/osm.sock \
 	LOOMOSM_OPTIONS=$work/loom-opensm.conf LOOMOSM_ISOLATED=$work/isolated-links LD_PRELOAD=$preload exec opensm -F "$work/opensm.conf" -f "$work/opensm.log" >"$work/opensm.out" 2>&1) &
 osm=$!
@@ -146,6 +151,8 @@ i=0; until $ctl route runs | grep -q ftree; do
 $ctl route runs
 echo "== loomctl route check: the tables the switches hold now, read back with SMPs (SL2VL too: credit loops judged per VL, SLs from the plugin)"
 $ctl route check
+echo "== discovery.m_key_file: OpenSM protects the ports with an M_Key (level 2), every SMP of loom carries it; loomd -n names the file, never the key"
+"$B/loomd" -n -c "$work/loom.yaml" 2>&1 | grep m_key_file || :
 echo "== loomctl route trace host-0000 host-0031"
 $ctl route trace host-0000 host-0031
 echo "== loomctl fabric validate: the fabric against its cabling plan ($work/cabling.csv) and the rules of a healthy fabric"

@@ -37,6 +37,7 @@ struct ar_rq {
 	char subnet[LOOM_NAME_LEN];
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
+	uint64_t m_key;  /* discovery.m_key_file's (swept_mad) */
 	json_t *result;
 };
 
@@ -44,6 +45,7 @@ struct ar_mod {
 	struct event_base *base;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
+	uint64_t m_key;  /* discovery.m_key_file's (swept_mad) */
 	struct work_queue *work;  /* one probe at a time */
 };
 
@@ -54,7 +56,7 @@ static int probe(struct ar_rq *q, struct store *st, const char *name, const char
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
-		.retries = q->retries, .max_smps = q->max_smps,
+		.retries = q->retries, .max_smps = q->max_smps, .m_key = q->m_key,
 	};
 	json_t *info = NULL, *switches = NULL;
 	size_t n_events = 0;
@@ -140,6 +142,7 @@ static void cmd_ar_status(struct ctl_req *req, json_t *args, void *arg)
 	q->timeout_ms = ar->timeout_ms;
 	q->retries = ar->retries;
 	q->max_smps = ar->max_smps;
+	q->m_key = ar->m_key;
 	if ((rc = work_submit(ar->work, &rq_ops, q)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(-rc));
 		free(q);
@@ -153,6 +156,7 @@ void ar_reconfigure(struct ar_mod *ar, const struct swept_mad *mad)
 	ar->timeout_ms = mad->timeout_ms;
 	ar->retries = mad->retries;
 	ar->max_smps = mad->max_smps;
+	ar->m_key = mad->m_key;
 }
 
 struct ar_mod *ar_new(struct event_base *base, const struct swept_mad *mad, const char *db_path,

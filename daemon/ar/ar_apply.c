@@ -55,6 +55,7 @@ struct ar_apply_rq {
 	char subnet[LOOM_NAME_LEN];
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
+	uint64_t m_key;  /* discovery.m_key_file's (swept_mad) */
 	struct ar_write_opts opts;
 	json_t *result;
 	struct intent_writer w;        /* HA: put before any Set (put NULL: none) */
@@ -67,6 +68,7 @@ struct ar_apply {
 	struct ctl *ctl;        /* its gate (HA: only the leader programs AR) */
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
+	uint64_t m_key;  /* discovery.m_key_file's (swept_mad) */
 	int program;
 	int after_reroute_s;
 	struct ar_write_opts opts;
@@ -114,7 +116,7 @@ static int program_subnet(struct ar_apply_rq *q, struct store *st, const char *n
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
-		.retries = q->retries, .max_smps = q->max_smps,
+		.retries = q->retries, .max_smps = q->max_smps, .m_key = q->m_key,
 	};
 	json_t *done = NULL, *switches = NULL;
 	size_t n_events = 0;
@@ -234,6 +236,7 @@ static int start(struct ar_apply *a, struct ctl_req *req, const char *subnet, in
 	q->timeout_ms = a->timeout_ms;
 	q->retries = a->retries;
 	q->max_smps = a->max_smps;
+	q->m_key = a->m_key;
 	q->opts = a->opts;
 	q->opts.dry_run = dry_run;
 	q->w = a->w;
@@ -334,6 +337,7 @@ void ar_apply_reconfigure(struct ar_apply *a, const struct ar_conf *conf,
 	a->timeout_ms = mad->timeout_ms;
 	a->retries = mad->retries;
 	a->max_smps = mad->max_smps;
+	a->m_key = mad->m_key;
 	a->program = conf->ar_program;
 	a->opts.mode = conf->ar_mode;
 	a->opts.sl_mask = conf->ar_sl_mask;

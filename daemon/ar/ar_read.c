@@ -85,6 +85,7 @@ static int probe_all(const struct disc_ib_params *p, const struct dr_routes *d,
 					     : AR_READ_DEFAULT_TIMEOUT_MS;
 	e->wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	e->wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
+	e->wp.mkey = p->m_key;
 	e->req = calloc(d->n + 1, sizeof(*e->req));
 	e->sw = calloc(d->n + 1, sizeof(*e->sw));
 	if (!e->req || !e->sw) {

@@ -7,6 +7,8 @@
  *     timeout_ms: 200     # per SMP
  *     retries: 3
  *     max_smps: 64        # SMPs in flight per subnet
+ *     m_key_file: /etc/loom/m_key  # the M_Key loom's SMPs carry (OpenSM's
+ *                         # m_key); a root-only file, read with the file
  *     subnets:            # none: every local HCA port that is found
  *       - { name: fabric0, ca: mlx5_0, port: 1 }
  */
@@ -14,8 +16,13 @@
 #include "daemon/ib/config_discovery.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "daemon/core/config_parse.h"
 
@@ -160,8 +167,77 @@ static const struct cfg_key discovery_keys[] = {
 	CFG_KEY_INT("retries", mad_retries, 0, 20, 0, 3),
 	CFG_KEY_INT("max_smps", max_smps, 1, 1024, 0, 64),
 	CFG_KEY_BOOL("follow", discovery_follow, 1),
+	CFG_KEY_STR("m_key_file", CFG_OPT_PATH, m_key_file, NULL),
 	CFG_KEY_CUSTOM("subnets", parse_subnets, print_subnets),
 };
+
+/* The M_Key of path (discovery.m_key_file) into *key: the file's first
+ * line, hex (0x...) or decimal, nonzero. The file is a secret, as
+ * ha.password_file and http.tokens_file are: a regular file of root's or
+ * loomd's own uid that group and others cannot read. 0 or -errno with why;
+ * why never holds the key. */
+static int read_m_key(const char *path, uint64_t *key, char *why, size_t whylen)
+{
+	char line[128], *end;
+	struct stat st;
+	ssize_t n;
+	int fd, rc = -EPERM;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		rc = -errno;
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+		return rc;
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(why, whylen, "%s: not a regular file: refused", path);
+	} else if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		snprintf(why, whylen, "%s: owned by uid %u, not root nor loomd's uid %u: refused "
+			 "(the M_Key gives rights on every port)", path, (unsigned)st.st_uid,
+			 (unsigned)geteuid());
+	} else if (st.st_mode & (S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)) {
+		snprintf(why, whylen, "%s: mode %04o lets group or others read or write it: "
+			 "refused (chmod 600 it)", path, (unsigned)(st.st_mode & 07777));
+	} else if ((n = read(fd, line, sizeof(line) - 1)) < 0) {
+		rc = -errno;
+		snprintf(why, whylen, "%s: %s", path, strerror(errno));
+	} else {
+		line[n] = '\0';
+		line[strcspn(line, "\r\n")] = '\0';
+		errno = 0;
+		*key = strtoull(line, &end, 0);
+		rc = -EINVAL;
+		if (!line[0] || line[0] == '-' || line[0] == '+' || errno || *end)
+			snprintf(why, whylen, "%s: its first line is not a 64-bit M_Key "
+				 "(hex 0x... or decimal)", path);
+		else if (*key == 0)
+			snprintf(why, whylen, "%s: an M_Key of 0 is no key: leave "
+				 "discovery.m_key_file out instead", path);
+		else
+			rc = 0;
+	}
+	explicit_bzero(line, sizeof(line));
+	close(fd);
+	return rc;
+}
+
+/* Read discovery.m_key_file when the file is loaded (and reloaded: a new
+ * key takes effect with the next reload, like every other key). */
+static int check_discovery(struct parse *p, void *sec)
+{
+	struct discovery_conf *c = sec;
+	char why[PATH_MAX + 160];
+
+	c->m_key = 0;
+	if (!c->m_key_file[0])
+		return 0;
+	if (read_m_key(c->m_key_file, &c->m_key, why, sizeof(why)) < 0)
+		return cfg_fail(p, cfg_key_line(p, "discovery", "m_key_file"),
+				"discovery.m_key_file", "%s", why);
+	return 0;
+}
 
 const struct discovery_conf *discovery_conf_get(const struct loom_config *c)
 {
@@ -171,4 +247,5 @@ const struct discovery_conf *discovery_conf_get(const struct loom_config *c)
 const struct config_section sweep_config = {
 	.name = "discovery", .size = sizeof(struct discovery_conf), .keys = discovery_keys,
 	.n_keys = sizeof(discovery_keys) / sizeof(discovery_keys[0]),
+	.check = check_discovery,
 };

@@ -6,6 +6,7 @@
 #define LOOMD_CONFIG_DISCOVERY_H
 
 #include <limits.h>
+#include <stdint.h>
 
 #include "daemon/core/config.h"
 
@@ -23,6 +24,9 @@ struct discovery_conf {
 	int max_smps;                   /* discovery.max_smps 1..1024: MADs in flight per subnet */
 	int discovery_follow;           /* discovery.follow: walk the switches OpenSM reports
 					 * a change on at once (daemon/ib/sweep_follow.c) */
+	char m_key_file[PATH_MAX];      /* discovery.m_key_file: the M_Key, first line; "" none */
+	uint64_t m_key;                 /* read from m_key_file when the file is loaded (0:
+					 * none); no key of the table, so never printed */
 	int n_subnets;                  /* 0 = every local HCA port that is found */
 	struct loom_subnet_conf subnets[LOOM_MAX_SUBNETS]; /* discovery.subnets */
 };

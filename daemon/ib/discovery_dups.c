@@ -250,7 +250,7 @@ static int resolve_one(struct dups_ctx *x, ibnd_node_t *node, int portnum)
 }
 
 int disc_ib_dups_resolve(ibnd_fabric_t *ib, const char *ca, int port, int timeout_ms,
-			 struct fab *fab, struct disc_ib_dup_end **ends, size_t *n_ends)
+			 uint64_t m_key, struct fab *fab, struct disc_ib_dup_end **ends, size_t *n_ends)
 {
 	struct cand *cands = NULL;
 	size_t n = 0, cap = 0;
@@ -294,6 +294,7 @@ int disc_ib_dups_resolve(ibnd_fabric_t *ib, const char *ca, int port, int timeou
 		free(cands);
 		return 0;
 	}
+	smp_mkey_set(x.mp, m_key);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = resolve_one(&x, cands[i].node, cands[i].port);
 	mad_rpc_close_port(x.mp);

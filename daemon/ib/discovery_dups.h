@@ -24,10 +24,11 @@ struct disc_ib_dup_end {
  * probes each such port (and each link of a switch to itself) with
  * directed-route SMPs from the local port ca/port, puts the first device
  * back where it hangs, notes the duplicate in fab->dups and the port that
- * leads to the second in *ends (malloc'd, *n_ends entries). Sends nothing
+ * leads to the second in *ends (malloc'd, *n_ends entries). The SMPs carry
+ * m_key (0: none). Sends nothing
  * on a fabric without such ports. 0 or -ENOMEM (an unanswered probe is no
  * error: that port stays without a peer). */
 int disc_ib_dups_resolve(ibnd_fabric_t *ib, const char *ca, int port, int timeout_ms,
-			 struct fab *fab, struct disc_ib_dup_end **ends, size_t *n_ends);
+			 uint64_t m_key, struct fab *fab, struct disc_ib_dup_end **ends, size_t *n_ends);
 
 #endif

@@ -294,13 +294,14 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 	cfg.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : 0;
 	cfg.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	cfg.flags = IBND_CONFIG_MLX_EPI;  /* FDR10 needs Mellanox's extended PortInfo */
+	cfg.mkey = p->m_key;  /* ports whose M_Key is protected answer nothing else */
 	if (p->ca)
 		snprintf(ca, sizeof(ca), "%s", p->ca);
 
 	ib = ibnd_discover_fabric(ca[0] ? ca : NULL, p->port, NULL, &cfg);
 	if (!ib) {
-		snprintf(err, errlen, "discovery from %s/%d failed (no answer to SMPs?)",
-			 ca[0] ? ca : "(first HCA)", p->port);
+		snprintf(err, errlen, "discovery from %s/%d failed (no answer to SMPs?%s)",
+			 ca[0] ? ca : "(first HCA)", p->port, DISC_IB_MKEY_HINT(p));
 		return NULL;
 	}
 	if (local_link_down(ib, err, errlen)) {
@@ -312,8 +313,8 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 		ibnd_destroy_fabric(ib);
 		return NULL;
 	}
-	if (disc_ib_dups_resolve(ib, ca[0] ? ca : NULL, p->port, p->timeout_ms, fab, &ends,
-				 &n_ends) < 0) {
+	if (disc_ib_dups_resolve(ib, ca[0] ? ca : NULL, p->port, p->timeout_ms, p->m_key, fab,
+				 &ends, &n_ends) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}

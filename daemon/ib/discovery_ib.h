@@ -6,6 +6,7 @@
 #define LOOMD_DISCOVERY_IB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/fabric/fabric.h"
 
@@ -17,7 +18,19 @@ struct disc_ib_params {
 	int retries;
 	int max_smps;        /* MADs in flight */
 	int read_sms;        /* also SMInfo from every IsSM port (sm_read.h) */
+	uint64_t m_key;      /* the M_Key every SMP carries (discovery.m_key_file); 0:
+			      * none. A secret: handed to a child on an inherited
+			      * pipe, never on its command line (walker.h) */
 };
+
+/* What an error where SMPs got no answer adds: a port protected by an
+ * M_Key (IBA 14.2.4: protect bits 2 or 3) does not answer an SMP without
+ * its key, so say which key was used. */
+#define DISC_IB_MKEY_HINT(p) ((p)->m_key ? \
+	"; loom's SMPs carry the M_Key of discovery.m_key_file: is it the subnet " \
+	"manager's?" : \
+	"; loom's SMPs carry no M_Key: if the subnet manager protects the ports with " \
+	"one (OpenSM m_key, m_key_protection_level 2), set discovery.m_key_file")
 
 /* Sweep the whole subnet. Returns the complete fabric (sorted by GUID), or
  * NULL with err set: a sweep that fails half way returns nothing partial. */

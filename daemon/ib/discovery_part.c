@@ -116,13 +116,15 @@ static struct fab *walk_from(const struct disc_ib_params *p, const ib_dr_path_t 
 	cfg.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : 0;
 	cfg.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	cfg.flags = IBND_CONFIG_MLX_EPI;
+	cfg.mkey = p->m_key;
 	cfg.max_hops = 1;
 	memset(&from, 0, sizeof(from));
 	from.drpath = *path;
 	if (p->ca)
 		snprintf(ca, sizeof(ca), "%s", p->ca);
 	if (!(ib = ibnd_discover_fabric(ca[0] ? ca : NULL, p->port, &from, &cfg))) {
-		snprintf(err, errlen, "the walk from a changed switch failed (no answer to SMPs?)");
+		snprintf(err, errlen, "the walk from a changed switch failed (no answer to "
+			 "SMPs?%s)", DISC_IB_MKEY_HINT(p));
 		return NULL;
 	}
 	if (!(part = fab_new(p->subnet)) || disc_ib_map(ib, part, err, errlen) < 0) {

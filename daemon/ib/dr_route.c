@@ -147,6 +147,7 @@ struct ibmad_port *dr_open_port(const struct disc_ib_params *p, char *err, size_
 		mad_rpc_set_timeout(mp, p->timeout_ms);
 	if (p->retries > 0)
 		mad_rpc_set_retries(mp, p->retries);
+	smp_mkey_set(mp, p->m_key);  /* every SMP of the port carries it */
 	return mp;
 }
 

@@ -55,7 +55,8 @@ int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
 /* Undo dr_umad_open (either may be -1). */
 void dr_umad_close(int fd, int agent);
 
-/* An SMP port for p's local port with p's timeout and retries; NULL with
+/* An SMP port for p's local port with p's timeout, retries and M_Key
+ * (smp_mkey_set: every SMP sent through it carries p->m_key); NULL with
  * err. Close it with mad_rpc_close_port(). */
 struct ibmad_port *dr_open_port(const struct disc_ib_params *p, char *err, size_t errlen);
 

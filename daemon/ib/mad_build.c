@@ -47,3 +47,11 @@ int madb_build(uint8_t *buf, size_t blen, const struct madb_req *r)
 	len = mad_build_pkt(buf, &rpc, &id, NULL, (void *)(r->data ? r->data : zero));
 	return len < 0 ? -EINVAL : len;
 }
+
+void madb_set_mkey(uint8_t *mad, uint64_t mkey)
+{
+	int cls = (int)mad_get_field(mad, 0, IB_MAD_MGMTCLASS_F);
+
+	if (cls == IB_SMI_CLASS || cls == IB_SMI_DIRECT_CLASS)
+		mad_set_field64(mad, 0, IB_MAD_MKEY_F, mkey);
+}

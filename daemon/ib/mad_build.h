@@ -29,4 +29,11 @@ struct madb_req {
  * small). */
 int madb_build(uint8_t *buf, size_t blen, const struct madb_req *r);
 
+/* The M_Key of mad (umad_get_mad of a built MAD), bytes 24..31 of the
+ * header, set to mkey when mad is an SMP (LID-routed or directed-route
+ * class): a port whose M_Key is protected (IBA 14.2.4) answers no SMP
+ * without it. Other classes are left untouched (there the same bytes are
+ * the SA's SM_Key or reserved). mad_window.h stamps every SMP it sends. */
+void madb_set_mkey(uint8_t *mad, uint64_t mkey);
+
 #endif

@@ -11,6 +11,7 @@
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
 
+#include "daemon/ib/mad_build.h"
 #include "lib/util/clock.h"
 
 /* A TID's low 32 bits: base + (request index << seq_bits | n), n the
@@ -68,6 +69,7 @@ static int send_try(struct run *r, size_t i)
 	memset(r->sbuf, 0, r->blen);
 	if ((len = r->build(r->ctx, i, tid, r->sbuf, r->blen, r->err, r->errlen)) < 0)
 		return len;
+	madb_set_mkey(umad_get_mad(r->sbuf), r->p->mkey);
 	if (io_send(r->p, r->sbuf, len) < 0) {
 		snprintf(r->err, r->errlen, "cannot send MADs on the local port");
 		return -EIO;

@@ -50,6 +50,8 @@ struct mad_window_params {
 	unsigned retries;       /* tries after the first (at most 30) */
 	size_t max_flight;      /* requests out at once (>= 1) */
 	const struct mad_window_io *io;  /* NULL: umad on fd, agent */
+	uint64_t mkey;          /* the M_Key every SMP sent carries (madb_set_mkey;
+				 * disc_ib_params.m_key); 0: none */
 };
 
 /* One request's fate, filled by the run (n of them, given zeroed or not:

@@ -130,6 +130,7 @@ int sl2vl_read(const struct disc_ib_params *p, const struct fab *fab, const stru
 	wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : DEFAULT_TIMEOUT_MS;
 	wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
+	wp.mkey = p->m_key;
 	for (size_t at = 0; at < n && rc == 0; at += BATCH) {
 		size_t k = n - at < BATCH ? n - at : BATCH;
 		struct mad_window_stats st = { 0, 0 };

@@ -7,6 +7,7 @@
 #define LOOMD_SWEPT_SUBNETS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/core/config.h"
 #include "daemon/ib/discovery_ib.h"
@@ -25,6 +26,7 @@ struct swept_subnets {
  * section. */
 struct swept_mad {
 	int timeout_ms, retries, max_smps;
+	uint64_t m_key;      /* discovery.m_key_file's key, for the SMPs (0: none) */
 };
 struct discovery_conf;
 /* discovery:'s timeout_ms, retries and max_smps: what loomd.c hands the

@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,6 +174,90 @@ static int send_all(int fd, const void *input, size_t n)
 	return 0;
 }
 
+static int parse_int(const char *s, int lo, int hi, int *out);
+
+/* The M_Key's pipe for a child (walker.h): *rfd the read end, the key
+ * already in it (8 bytes fit any pipe's buffer), and env the child's
+ * environment: loomd's, without any WALKER_MKEY_ENV of its own, plus
+ * WALKER_MKEY_ENV=WALKER_MKEY_FD. 0 or -errno; free env (not its strings). */
+static int mkey_pipe(uint64_t key, int *rfd, char ***env)
+{
+	static char var[] = WALKER_MKEY_ENV "=" "3";
+	uint8_t b[8];
+	size_t n = 0;
+	int k[2];
+
+	_Static_assert(WALKER_MKEY_FD == 3, "var names fd 3");
+	for (char **e = environ; *e; e++)
+		n++;
+	if (!(*env = calloc(n + 2, sizeof(**env))))
+		return -ENOMEM;
+	n = 0;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, WALKER_MKEY_ENV "=", sizeof(WALKER_MKEY_ENV)) != 0)
+			(*env)[n++] = *e;
+	(*env)[n] = var;
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(key >> (56 - 8 * i));
+	if (pipe2(k, O_CLOEXEC) < 0) {
+		int rc = -errno;
+
+		free(*env);
+		*env = NULL;
+		return rc;
+	}
+	if (write(k[1], b, sizeof(b)) != (ssize_t)sizeof(b)) {
+		close(k[0]);
+		close(k[1]);
+		free(*env);
+		*env = NULL;
+		return -EIO;
+	}
+	explicit_bzero(b, sizeof(b));
+	close(k[1]);
+	*rfd = k[0];
+	return 0;
+}
+
+int walker_child_mkey(struct disc_ib_params *p, char *err, size_t errlen)
+{
+	const char *v = getenv(WALKER_MKEY_ENV);
+	uint8_t b[8];
+	size_t got = 0;
+	int fd, rc = 0;
+
+	p->m_key = 0;
+	if (!v)
+		return 0;
+	fd = parse_int(v, 3, INT_MAX, &fd) == 0 ? fd : -1;  /* never stdin, out, err */
+	unsetenv(WALKER_MKEY_ENV);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s is not a file descriptor above 2", WALKER_MKEY_ENV);
+		return -EINVAL;
+	}
+	while (got < sizeof(b)) {
+		ssize_t r = read(fd, b + got, sizeof(b) - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -errno : -EPROTO;
+			break;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot read the M_Key loomd hands on fd %d: %s", fd,
+			 rc == -EPROTO ? "fewer than 8 bytes" : strerror(-rc));
+		return rc;
+	}
+	for (int i = 0; i < 8; i++)
+		p->m_key = p->m_key << 8 | b[i];
+	explicit_bzero(b, sizeof(b));
+	return 0;
+}
+
 /* walker_run_extra, and with input (NULL: none) on the child's stdin. */
 static int spawn_run(const char *mode, const struct disc_ib_params *p,
 		     const char *const *extra, size_t n_extra, const void *input,
@@ -184,7 +269,8 @@ static int spawn_run(const char *mode, const struct disc_ib_params *p,
 	char *argv[8 + 8 + 1] = { exe_path, (char *)mode, (char *)p->subnet,
 				  (char *)(p->ca ? p->ca : ""), port, timeout, retries, smps, NULL };
 	posix_spawn_file_actions_t fa;
-	int fds[2], in[2] = { -1, -1 }, status = 0, rc;
+	int fds[2], in[2] = { -1, -1 }, key = -1, status = 0, rc;
+	char **env = NULL;
 	pid_t pid;
 
 	*out = NULL;
@@ -200,27 +286,37 @@ static int spawn_run(const char *mode, const struct disc_ib_params *p,
 	snprintf(timeout, sizeof(timeout), "%d", p->timeout_ms);
 	snprintf(retries, sizeof(retries), "%d", p->retries);
 	snprintf(smps, sizeof(smps), "%d", p->max_smps);
+	if (p->m_key && (rc = mkey_pipe(p->m_key, &key, &env)) < 0) {
+		snprintf(err, errlen, "cannot start the walker: the M_Key's pipe: %s",
+			 strerror(-rc));
+		return rc;
+	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		rc = -errno;
 		snprintf(err, errlen, "cannot start the walker: pipe: %s", strerror(-rc));
-		return rc;
+		goto fail_key;
 	}
 	if (input && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) < 0) {
 		rc = -errno;
 		close(fds[0]);
 		close(fds[1]);
 		snprintf(err, errlen, "cannot start the walker: socketpair: %s", strerror(-rc));
-		return rc;
+		goto fail_key;
 	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
 	if (input)
 		posix_spawn_file_actions_adddup2(&fa, in[1], STDIN_FILENO);
-	rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, environ);
+	if (key >= 0)
+		posix_spawn_file_actions_adddup2(&fa, key, WALKER_MKEY_FD);
+	rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, env ? env : environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (input)
 		close(in[1]);
+	if (key >= 0)
+		close(key);
+	free(env);
 	if (rc != 0) {
 		snprintf(err, errlen, "cannot start the walker %s: %s", exe_path, strerror(rc));
 		close(fds[0]);
@@ -275,6 +371,11 @@ static int spawn_run(const char *mode, const struct disc_ib_params *p,
 	free(*out);
 	*out = NULL;
 	*len = 0;
+	return rc;
+fail_key:
+	if (key >= 0)
+		close(key);
+	free(env);
 	return rc;
 }
 
@@ -473,6 +574,10 @@ int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn 
 	}
 	if (walker_parse_args(argc, argv, &p) < 0)
 		return 2;
+	if (walker_child_mkey(&p, err, sizeof(err)) < 0) {
+		printf("%s\n", err);
+		return 1;
+	}
 	p.read_sms = fn == write_fabric;  /* the sweep proper (--walk) reads the SMs too */
 	/* Never outlive loomd (killed with -9, its children would stay,
 	 * blocked in a MAD library on a port that went away), nor the time

@@ -7,7 +7,15 @@
  * tens of MB a day in a daemon sweeping a large fabric every few minutes;
  * and a crash or hang inside the MAD libraries must not take loomd down.
  * The child walks, writes the fabric to a pipe (lib/fabric/fabric_wire.h) and
- * exits; everything it allocated goes with it. */
+ * exits; everything it allocated goes with it.
+ *
+ * The M_Key (disc_ib_params.m_key) is a secret: it never goes on the
+ * child's command line, which /proc/PID/cmdline shows every local user, nor
+ * in its environment. The parent writes its 8 bytes into a pipe whose read
+ * end the child inherits as fd WALKER_MKEY_FD; the environment variable
+ * WALKER_MKEY_ENV only says that the fd is there ("3"). The child reads the
+ * key before anything else, closes the fd and forgets the variable. A
+ * child started by hand (tests, bench) without the variable has no key. */
 #ifndef LOOMD_WALKER_H
 #define LOOMD_WALKER_H
 
@@ -15,6 +23,14 @@
 #include <stdio.h>
 
 #include "daemon/ib/discovery_ib.h"
+
+#define WALKER_MKEY_FD 3
+#define WALKER_MKEY_ENV "LOOMD_MKEY_FD"
+
+/* In a child: the M_Key handed on WALKER_MKEY_FD into p->m_key (0 when
+ * WALKER_MKEY_ENV is not set). 0, or -errno with err (a pipe that does not
+ * hold 8 bytes). walker_child_main calls it. */
+int walker_child_mkey(struct disc_ib_params *p, char *err, size_t errlen);
 
 /* Remember the executable to start, at startup (before any chdir). */
 void walker_init(const char *argv0);

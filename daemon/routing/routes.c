@@ -53,6 +53,7 @@ struct rq {
 	char db_path[PATH_MAX];
 	char sls_file[PATH_MAX];      /* the SL file loom's OpenSM plugin writes */
 	int timeout_ms, retries, max_smps;
+	uint64_t m_key;  /* discovery.m_key_file's (swept_mad) */
 	int threads;
 	/* The answer, written by the worker, read by the loop after it. */
 	json_t *result;
@@ -62,6 +63,7 @@ struct routes {
 	struct event_base *base;
 	char db_path[PATH_MAX];
 	int timeout_ms, retries, max_smps;
+	uint64_t m_key;  /* discovery.m_key_file's (swept_mad) */
 	int threads;              /* opensm.threads (0: the cores) */
 	int read_tables;          /* opensm.read_tables */
 	char sls_file[PATH_MAX];  /* opensm.report_socket + ".sls" (osm_sls.c) */
@@ -79,7 +81,7 @@ static int read_live(struct rq *q, struct store *st, const char *name, const cha
 {
 	struct disc_ib_params p = {
 		.subnet = name, .ca = ca, .port = port, .timeout_ms = q->timeout_ms,
-		.retries = q->retries, .max_smps = q->max_smps,
+		.retries = q->retries, .max_smps = q->max_smps, .m_key = q->m_key,
 	};
 	struct store_sweep_info info = { .subnet = name, .ca = ca, .port = port };
 	struct store_sweep_result res = { 0, 0 };
@@ -214,6 +216,7 @@ static void start(struct ctl_req *req, json_t *args, struct routes *rt, int trac
 	q->threads = rt->threads;
 	q->retries = rt->retries;
 	q->max_smps = rt->max_smps;
+	q->m_key = rt->m_key;
 	if ((rc = work_submit(rt->work, &rq_ops, q)) < 0) {
 		ctl_reply_err(req, PROTO_ERR_INTERNAL, "cannot start a thread: %s", strerror(-rc));
 		free(q);
@@ -259,6 +262,7 @@ static void changed_cb(evutil_socket_t fd, short what, void *arg)
 	q->timeout_ms = rt->timeout_ms;
 	q->retries = rt->retries;
 	q->max_smps = rt->max_smps;
+	q->m_key = rt->m_key;
 	if ((rc = work_submit(rt->work, &rq_ops, q)) < 0) {
 		log_err("cannot read the forwarding tables OpenSM changed: %s", strerror(-rc));
 		free(q);
@@ -298,6 +302,7 @@ void routes_reconfigure(struct routes *rt, const struct opensm_conf *conf,
 	rt->timeout_ms = mad->timeout_ms;
 	rt->retries = mad->retries;
 	rt->max_smps = mad->max_smps;
+	rt->m_key = mad->m_key;
 	rt->threads = conf->routing_threads;
 	rt->read_tables = conf->osm_read_tables;
 	if (snprintf(rt->sls_file, sizeof(rt->sls_file), "%s.sls", conf->osm_socket_path) >=

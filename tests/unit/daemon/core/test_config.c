@@ -377,14 +377,14 @@ START_TEST(file_errors_name_the_file)
 	char path[] = "/tmp/loom-test-config.XXXXXX";
 	int fd = mkstemp(path);
 	struct loom_config c;
-	char prefix[128];
+	char prefix[192];
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(write(fd, "discovery:\n  interval: 300\n  bogus_key: 1\n", 42), 42);
 	close(fd);
 	ck_assert_int_eq(config_load(path, &c, err, sizeof(err)), -EINVAL);
 	snprintf(prefix, sizeof(prefix), "%s:3: discovery.bogus_key: unknown key (interval, "
-		 "timeout_ms, retries, max_smps, follow, subnets)", path);
+		 "timeout_ms, retries, max_smps, follow, m_key_file, subnets)", path);
 	ck_assert_str_eq(err, prefix);
 
 	ck_assert_int_eq(truncate(path, 0), 0);
@@ -738,6 +738,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  retries: 3\n"
 			 "  max_smps: 64\n"
 			 "  follow: true\n"
+			 "  m_key_file: \"\"\n"
 			 "  subnets: []\n"
 			 "opensm:\n"
 			 "  report_socket: \"" LOOM_DEFAULT_OSM_SOCKET "\"\n"

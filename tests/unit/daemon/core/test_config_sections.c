@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* tests/unit/daemon/core/test_config_sections.c: the sections of loom.yaml that the
- * modules own (ar:, http:, telemetry:, ha:, validation:, slurm:): their defaults, refusals
- * naming file:line and key, and the round trip through config_print. The
+ * modules own (ar:, http:, telemetry:, ha:, validation:, slurm:, discovery's
+ * m_key_file): their defaults, refusals naming file:line and key, and the round trip through config_print. The
  * core and the file itself: test_config.c. */
 #include "autoconf.h"
 
@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "daemon/core/config.h"
@@ -20,6 +21,7 @@
 #include "tests/unit/fixtures/check_run.h"
 #include "tests/unit/fixtures/fixture_config.h"
 #include "daemon/ar/config_ar.h"
+#include "daemon/ib/config_discovery.h"
 #include "daemon/ha/config_ha.h"
 #include "daemon/http/config_http.h"
 #include "daemon/slurm/config_slurm.h"
@@ -210,6 +212,70 @@ START_TEST(validation_reads_its_plan_with_the_file_and_refuses_a_broken_one)
 }
 END_TEST
 
+/* Write text into a new file of mode `mode` made from tmpl. */
+static void secret_file(char *tmpl, const char *text, mode_t mode)
+{
+	int fd = mkstemp(tmpl);
+	FILE *f;
+
+	ck_assert(fd >= 0);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	ck_assert((f = fdopen(fd, "w")) != NULL);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* discovery.m_key_file (issue 43): the M_Key is read from an owner-only
+ * file when loom.yaml is loaded, hex or decimal; the printed configuration
+ * names the file, never the key; a file others can read, a key that is not
+ * one, or 0 are refused naming the line and key. */
+START_TEST(discovery_m_key_comes_from_an_owner_only_file_and_is_never_printed)
+{
+	char hex[] = "/tmp/loom-test-mkey-XXXXXX", dec[] = "/tmp/loom-test-mkey-XXXXXX";
+	char open_[] = "/tmp/loom-test-mkey-XXXXXX", junk[] = "/tmp/loom-test-mkey-XXXXXX";
+	char zero[] = "/tmp/loom-test-mkey-XXXXXX";
+	char yaml[512], want[512], *text;
+	struct loom_config c;
+
+	loaded("log:\n  level: info\n", &c);
+	ck_assert_uint_eq(discovery_conf_get(&c)->m_key, 0);
+	secret_file(hex, "0x00000000DEADBEEF\n", 0600);
+	secret_file(dec, "12345678901234567890\n", 0400);
+	secret_file(open_, "0x1\n", 0644);
+	secret_file(junk, "deadbeef\n", 0600);
+	secret_file(zero, "0\n", 0600);
+	snprintf(yaml, sizeof(yaml), "discovery:\n  interval: 60\n  m_key_file: %s\n", hex);
+	loaded(yaml, &c);
+	ck_assert_uint_eq(discovery_conf_get(&c)->m_key, 0xdeadbeefULL);
+	text = print(&c);
+	ck_assert_ptr_nonnull(strstr(text, hex));
+	ck_assert_msg(!strcasestr(text, "deadbeef") && !strstr(text, "3735928559"), "%s", text);
+	free(text);
+	round_trip(yaml);
+	snprintf(yaml, sizeof(yaml), "discovery:\n  m_key_file: %s\n", dec);
+	loaded(yaml, &c);
+	ck_assert_uint_eq(discovery_conf_get(&c)->m_key, 12345678901234567890ULL);
+	snprintf(yaml, sizeof(yaml), "discovery:\n  interval: 60\n  m_key_file: %s\n", open_);
+	snprintf(want, sizeof(want), "t.yaml:3: discovery.m_key_file: %s: mode 0644", open_);
+	refused(yaml, want);
+	snprintf(yaml, sizeof(yaml), "discovery:\n  m_key_file: %s\n", junk);
+	snprintf(want, sizeof(want), "t.yaml:2: discovery.m_key_file: %s: its first line", junk);
+	refused(yaml, want);
+	ck_assert_msg(!strstr(err, "deadbeef"), "the error shows the file's text: %s", err);
+	snprintf(yaml, sizeof(yaml), "discovery:\n  m_key_file: %s\n", zero);
+	snprintf(want, sizeof(want), "t.yaml:2: discovery.m_key_file: %s: an M_Key of 0", zero);
+	refused(yaml, want);
+	refused("discovery:\n  m_key_file: /nonexistent/m_key\n",
+		"t.yaml:2: discovery.m_key_file: /nonexistent/m_key: No such file");
+	refused("discovery:\n  m_key_file: m_key\n", "t.yaml:2: discovery.m_key_file:");
+	unlink(hex);
+	unlink(dec);
+	unlink(open_);
+	unlink(junk);
+	unlink(zero);
+}
+END_TEST
+
 /* validation.rails (issue 43): off by default; device, port or pattern;
  * pattern wants a rail_pattern of one capture group; another word, no
  * pattern or a bad one refused naming line and key. */
@@ -345,6 +411,7 @@ int main(void)
 	tcase_add_test(tc, ha_section_is_checked_and_round_trips);
 	tcase_add_test(tc, validation_reads_its_plan_with_the_file_and_refuses_a_broken_one);
 	tcase_add_test(tc, validation_rails_refuses_what_it_cannot_judge);
+	tcase_add_test(tc, discovery_m_key_comes_from_an_owner_only_file_and_is_never_printed);
 	tcase_add_test(tc, validation_multicast_keys);
 	tcase_add_test(tc, slurm_section_refuses_what_it_cannot_keep);
 	tcase_add_test(tc, isolation_section_reads_its_bounds_and_refuses_what_it_cannot_keep);

@@ -4,14 +4,20 @@
  * IB_MAD_METHOD_F is the 7-bit method, so a GetResp (0x81) reads as Get
  * with the response bit: the AR probe and programmer compared the method
  * with 0x81 and so ignored every real answer (ibsim never answers ARInfo,
- * so no test saw it; its PMA answers showed it). */
+ * so no test saw it; its PMA answers showed it). And the M_Key: every SMP
+ * the window sends carries mad_window_params.mkey (a port whose M_Key is
+ * protected answers nothing else), a PerfMgt MAD is left as built. */
 #include "autoconf.h"
 
 #include <check.h>
+#include <errno.h>
 #include <string.h>
 
 #include <infiniband/mad.h>
+#include <infiniband/umad.h>
 
+#include "daemon/ib/dr_route.h"
+#include "daemon/ib/mad_build.h"
 #include "daemon/ib/mad_window.h"
 #include "lib/ar/ar_mad.h"
 #include "tests/unit/fixtures/check_run.h"
@@ -54,6 +60,115 @@ START_TEST(a_get_another_class_or_another_attribute_is_not)
 }
 END_TEST
 
+/* An io that keeps what was sent and answers each MAD with its GetResp. */
+struct echo {
+	uint8_t sent[4][IB_MAD_SIZE];
+	size_t n_sent;
+	uint8_t queued[sizeof(struct ib_user_mad) + IB_MAD_SIZE + 64];
+	int has;
+};
+
+static int echo_send(void *ctx, void *umad, int len, int timeout_ms)
+{
+	struct echo *e = ctx;
+
+	(void)len;
+	(void)timeout_ms;
+	if (e->n_sent < 4)
+		memcpy(e->sent[e->n_sent++], umad_get_mad(umad), IB_MAD_SIZE);
+	memcpy(e->queued, umad, (size_t)umad_size() + IB_MAD_SIZE);
+	((uint8_t *)umad_get_mad(e->queued))[3] = 0x81;  /* GetResp */
+	e->has = 1;
+	return 0;
+}
+
+static int echo_recv(void *ctx, void *umad, int *len, int timeout_ms)
+{
+	struct echo *e = ctx;
+
+	(void)timeout_ms;
+	if (!e->has)
+		return -ETIMEDOUT;
+	memcpy(umad, e->queued, (size_t)umad_size() + IB_MAD_SIZE);
+	*len = IB_MAD_SIZE;
+	e->has = 0;
+	return 0;
+}
+
+static const ib_dr_path_t path = { .cnt = 1, .p = { 0, 1 } };
+static int build_class;  /* what build_one builds */
+
+static int build_one(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		     size_t errlen)
+{
+	const struct madb_req r = { .mgmt_class = build_class, .method = IB_MAD_METHOD_GET,
+				    .attr = build_class == IB_PERFORMANCE_CLASS ?
+					    IB_GSI_PORT_COUNTERS : IB_ATTR_NODE_INFO,
+				    .tid = tid, .path = &path, .lid = 7 };
+
+	(void)ctx;
+	(void)i;
+	(void)err;
+	(void)errlen;
+	return madb_build(buf, blen, &r);
+}
+
+static int take_any(void *ctx, size_t i, uint8_t *mad)
+{
+	(void)ctx;
+	(void)i;
+	(void)mad;
+	return 1;
+}
+
+static void run_one(struct echo *e, int cls, uint64_t mkey)
+{
+	struct mad_window_io io = { .send = echo_send, .recv = echo_recv, .ctx = e };
+	struct mad_window_params wp = { .fd = -1, .agent = -1, .timeout_ms = 100,
+					.max_flight = 1, .io = &io, .mkey = mkey };
+	struct mad_window_req req[1];
+	char err[256];
+
+	memset(e, 0, sizeof(*e));
+	build_class = cls;
+	ck_assert_int_eq(mad_window_run(&wp, 1, req, build_one, take_any, NULL, NULL, err,
+					sizeof(err)), 0);
+	ck_assert_uint_eq(e->n_sent, 1);
+}
+
+START_TEST(every_smp_the_window_sends_carries_its_m_key)
+{
+	static const uint8_t key[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+	static const uint8_t none[8] = { 0 };
+	struct echo e;
+
+	run_one(&e, IB_SMI_DIRECT_CLASS, 0x1122334455667788ULL);
+	ck_assert_mem_eq(e.sent[0] + 24, key, 8);  /* the SMP header's M_Key, big endian */
+	ck_assert_uint_eq(mad_get_field64(e.sent[0], 0, IB_MAD_MKEY_F), 0x1122334455667788ULL);
+	run_one(&e, IB_SMI_DIRECT_CLASS, 0);
+	ck_assert_mem_eq(e.sent[0] + 24, none, 8);
+	/* A PerfMgt MAD has no M_Key: its bytes stay as built. */
+	run_one(&e, IB_PERFORMANCE_CLASS, 0x1122334455667788ULL);
+	ck_assert_mem_eq(e.sent[0] + 24, none, 8);
+}
+END_TEST
+
+START_TEST(set_mkey_touches_smps_only)
+{
+	uint8_t b[IB_MAD_SIZE];
+
+	mad(b, IB_SMI_CLASS, 0x01, IB_ATTR_PORT_INFO);
+	madb_set_mkey(b, 0xfeedULL);
+	ck_assert_uint_eq(mad_get_field64(b, 0, IB_MAD_MKEY_F), 0xfeedULL);
+	mad(b, IB_SMI_DIRECT_CLASS, 0x02, IB_ATTR_PORT_INFO);
+	madb_set_mkey(b, 0xfeedULL);
+	ck_assert_uint_eq(mad_get_field64(b, 0, IB_MAD_MKEY_F), 0xfeedULL);
+	mad(b, IB_SA_CLASS, 0x01, 0x31);  /* there bytes 24..31 are the SM_Key */
+	madb_set_mkey(b, 0xfeedULL);
+	ck_assert_uint_eq(mad_get_field64(b, 0, IB_MAD_MKEY_F), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mad_window");
@@ -61,6 +176,8 @@ int main(void)
 
 	tcase_add_test(tc, a_getresp_on_the_wire_is_an_answer);
 	tcase_add_test(tc, a_get_another_class_or_another_attribute_is_not);
+	tcase_add_test(tc, every_smp_the_window_sends_carries_its_m_key);
+	tcase_add_test(tc, set_mkey_touches_smps_only);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }

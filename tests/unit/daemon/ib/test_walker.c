@@ -3,7 +3,9 @@
  * modes (daemon/ib/walker.h), with a shell script standing in for loomd: the
  * answer of a child that exits 0, the one-line error of one that exits 1,
  * one killed by a signal, and one that hangs, which is killed once its
- * time is up instead of holding its caller (and loomd's shutdown) for ever.
+ * time is up instead of holding its caller (and loomd's shutdown) for ever;
+ * the M_Key reaching the child on its inherited fd and nowhere else (not
+ * its arguments, not its environment), and the child's side reading it.
  * The child modes themselves run against ibsim in the integration tests. */
 #include "autoconf.h"
 
@@ -41,6 +43,11 @@ static void setup(void)
 	      "--fail) echo 'no such port'; exit 1 ;;\n"
 	      "--die) kill -9 $$ ;;\n"
 	      "--hang) exec sleep 60 ;;\n"
+	      "--mkey) echo \"args=$*\"\n"
+	      "        echo \"var=${LOOMD_MKEY_FD-unset}\"\n"
+	      "        echo \"env=$(env | grep -c -e 1122334455667788 -e 1234605616436508552)\"\n"
+	      "        [ -z \"$LOOMD_MKEY_FD\" ] ||\n"
+	      "        echo \"key=$(od -An -tx1 <&3 | tr -d ' \\n')\" ;;\n"
 	      "--stdin) [ \"$8\" = - ] || exit 3\n"
 	      "         cat >\"$0.in\"; cat \"$0.in\"; rm -f \"$0.in\" ;;\n"
 	      "esac\n", f);
@@ -189,6 +196,64 @@ START_TEST(stop_all_kills_a_hung_child_and_starts_no_more)
 }
 END_TEST
 
+START_TEST(the_m_key_reaches_the_child_on_its_fd_and_nowhere_else)
+{
+	struct disc_ib_params keyed = params;
+	char *out = NULL, err[256] = "";
+	size_t len = 0;
+
+	keyed.m_key = 0x1122334455667788ULL;
+	walker_set_child(script, 0);
+	ck_assert_msg(walker_run("--mkey", &keyed, &out, &len, NULL, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_str_eq(out, "args=--mkey ib0 mlx5_0 1 200 3 16\nvar=3\nenv=0\n"
+			 "key=1122334455667788\n");
+	free(out);
+	/* No key: no fd, no variable. */
+	ck_assert_msg(walker_run("--mkey", &params, &out, &len, NULL, err, sizeof(err)) == 0,
+		      "%s", err);
+	ck_assert_str_eq(out, "args=--mkey ib0 mlx5_0 1 200 3 16\nvar=unset\nenv=0\n");
+	free(out);
+}
+END_TEST
+
+START_TEST(the_child_reads_the_m_key_loomd_hands_it)
+{
+	static const unsigned char key[8] = { 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0x2a };
+	struct disc_ib_params p = params;
+	char var[16], err[256] = "";
+	int k[2];
+
+	ck_assert_int_eq(pipe(k), 0);
+	ck_assert_int_eq(write(k[1], key, sizeof(key)), (ssize_t)sizeof(key));
+	close(k[1]);
+	snprintf(var, sizeof(var), "%d", k[0]);
+	setenv(WALKER_MKEY_ENV, var, 1);
+	ck_assert_int_eq(walker_child_mkey(&p, err, sizeof(err)), 0);
+	ck_assert_uint_eq(p.m_key, 0xdeadbeef0000002aULL);
+	ck_assert_ptr_null(getenv(WALKER_MKEY_ENV));   /* forgotten */
+	ck_assert_int_eq(close(k[0]), -1);             /* and its fd closed */
+	/* A pipe cut short is an error, not a key. */
+	ck_assert_int_eq(pipe(k), 0);
+	ck_assert_int_eq(write(k[1], key, 3), 3);
+	close(k[1]);
+	snprintf(var, sizeof(var), "%d", k[0]);
+	setenv(WALKER_MKEY_ENV, var, 1);
+	ck_assert_int_lt(walker_child_mkey(&p, err, sizeof(err)), 0);
+	ck_assert_msg(strstr(err, "M_Key") != NULL, "%s", err);
+	/* A variable naming stdin (or garbage) is refused, never read. */
+	setenv(WALKER_MKEY_ENV, "0", 1);
+	ck_assert_int_eq(walker_child_mkey(&p, err, sizeof(err)), -EINVAL);
+	setenv(WALKER_MKEY_ENV, "x", 1);
+	ck_assert_int_eq(walker_child_mkey(&p, err, sizeof(err)), -EINVAL);
+	ck_assert_ptr_null(getenv(WALKER_MKEY_ENV));
+	/* Started by hand: no variable, no key. */
+	p.m_key = 7;
+	ck_assert_int_eq(walker_child_mkey(&p, err, sizeof(err)), 0);
+	ck_assert_uint_eq(p.m_key, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("walker");
@@ -202,6 +267,8 @@ int main(void)
 	tcase_add_test(tc, a_hung_child_is_killed_when_its_time_is_up);
 	tcase_add_test(tc, a_fabric_handed_to_the_child_arrives_whole_on_its_stdin);
 	tcase_add_test(tc, stop_all_kills_a_hung_child_and_starts_no_more);
+	tcase_add_test(tc, the_m_key_reaches_the_child_on_its_fd_and_nowhere_else);
+	tcase_add_test(tc, the_child_reads_the_m_key_loomd_hands_it);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
