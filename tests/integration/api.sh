@@ -243,7 +243,13 @@ c=$(curl -s -o "$work/304.out" -w '%{http_code}' -H "Authorization: Bearer $SEC_
 	-H "If-None-Match: $etag" "$url/links" || :)
 [ "$c" = 304 ] && [ ! -s "$work/304.out" ] || loom_fail "If-None-Match $etag: HTTP $c, $(wc -c <"$work/304.out") bytes"
 # many clients at once after a change: every one gets the same answer, made once
+# (once the check after the sweep is recorded too: its PKey read ends after
+# discover answers, and its record is a new data version)
+validated() { grep -c 'validated [0-9]* nodes' "$work/loomd.log" || :; }
+v0=$(validated)
 loom_ctl discover --wait >/dev/null || loom_fail "discover"
+loom_until 100 sh -c "[ \$(grep -c 'validated [0-9]* nodes' '$work/loomd.log') -gt $v0 ]" ||
+	loom_fail "no validation recorded after the sweep"
 before=$(grep -c 'http: links rendered at data version' "$work/loomd.log" || :)
 seq 40 | xargs -P 40 -I{} curl -s -o "$work/many.{}" -H "Authorization: Bearer $SEC_READ" \
 	"$url/links"
