@@ -1,0 +1,94 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# tests/integration/latency_drop.sh: loom under the test bed's latency
+# model (tests/integration/latency_model.c, docs/testbed-latency.md), a
+# preload before umad2sim that delays each MAD's answer and loses a share.
+#
+# On a generated 2-level fat tree of 8-port switches under ibsim:
+# - the model delays by the hop: with 20 ms a hop, an smpquery to a switch
+#   3 DR hops away takes at least 60 ms longer than one to the switch 1 hop
+#   away (80 ms in the model; a bound, not an exact time);
+# - with 1% of MADs lost (seeded), a full loomd sweep (`loomctl discover
+#   --wait`) still records the whole fabric exactly (compare.py against
+#   ibnetdiscover and iblinkinfo run without the model), and the lost MADs
+#   are counted on the model's side (its log: loomd cannot see them, the
+#   kernel's retries of a send, which the model plays, hide them from
+#   libibnetdisc);
+# - with every MAD lost the same sweep fails: the model does its job.
+set -eu
+. "$(dirname "$0")/lib.sh"
+loom_netns "$@"
+MODEL=$B/tests/integration/.libs/latency_model.so
+[ -e "$MODEL" ] || loom_fail "$MODEL is not built (make check builds it)"
+loom_work
+
+loom_gen ft fattree --levels 2 --radix 8
+loom_ibsim "$work/ft.net"
+loom_opensm                      # LIDs and routes, without the model
+loom_ibnetdiscover >"$work/ibnd.txt" || loom_fail "ibnetdiscover"
+LD_PRELOAD=$PRELOAD iblinkinfo -l >"$work/linkinfo.txt" 2>/dev/null || loom_fail "iblinkinfo"
+
+# ---- the delay grows with the hops -------------------------------------------------------
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+# the fastest of 3 smpquery NodeInfo over DR path $1, 20 ms a hop, no service time
+query_ms() {
+	_best=""
+	for _i in 1 2 3; do
+		_t0=$(ms_now)
+		LOOM_LAT_HOP_NS=20000000 LOOM_LAT_SWITCH_US=0 LOOM_LAT_HCA_US=0 \
+			LD_PRELOAD="$MODEL $PRELOAD" smpquery -D nodeinfo "$1" >"$work/q.out" 2>&1 ||
+			loom_fail "smpquery -D nodeinfo $1 under the model: $(cat "$work/q.out")"
+		_t=$(($(ms_now) - _t0))
+		[ -n "$_best" ] && [ "$_best" -le "$_t" ] || _best=$_t
+	done
+	echo "$_best"
+}
+# from host-0000: 0,1 is leaf-0; its port 5 a spine; the spine's port 2 leaf-1
+grep -q '"leaf-0"' "$work/ibnd.txt" || loom_fail "no leaf-0 in the generated tree"
+near=$(query_ms 0,1)
+far=$(query_ms 0,1,5,2)
+[ "$far" -ge $((near + 60)) ] ||
+	loom_fail "3 hops answered in $far ms, 1 hop in $near ms: the model adds no 20 ms a hop"
+loom_ok "20 ms a hop: a switch 3 hops away answers in $far ms, one 1 hop away in $near ms"
+
+# ---- a sweep with 1% of MADs lost --------------------------------------------------------
+run_loomd() { # run_loomd DROP: loomd under the model, its losses in $work/drops
+	rm -f "$work"/loom.db* "$work/loomd.sock"
+	: >"$work/drops"
+	LOOM_LAT_DROP=$1 LOOM_LAT_SEED=7 LOOM_LAT_LOG=$work/drops LD_PRELOAD="$MODEL $PRELOAD" \
+		"$B/loomd" -f -c "$work/loom.yaml" 2>>"$work/loomd.log" &
+	LOOM_PIDS="$LOOM_PIDS $!"
+	LOOMD_PID=$!
+	loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd did not open its socket"
+}
+stop_loomd() { kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :; }
+loom_config "$(loom_subnet_conf ft)"
+run_loomd 0.01
+loom_ctl --json discover --wait >"$work/disc.json" || loom_fail "discover --wait with 1% lost"
+python3 - "$work/disc.json" <<'EOP' || loom_fail "sweep not ok with 1% lost: $(cat "$work/disc.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["sweeps"] and all(s["status"] == "ok" for s in d["sweeps"]), d
+EOP
+for what in nodes ports links; do
+	loom_ctl --json "$what" >"$work/$what.json" || loom_fail "loomctl $what"
+done
+python3 "$S/tests/integration/compare.py" "$work/ibnd.txt" "$work/linkinfo.txt" \
+	"$work/nodes.json" "$work/ports.json" "$work/links.json" >"$work/compare.out" || {
+	cat "$work/compare.out"; loom_fail "with 1% lost, loom differs from ibnetdiscover"; }
+walk=$(grep -c ' --walk ' "$work/drops" || :)
+all=$(wc -l <"$work/drops")
+[ "$walk" -ge 1 ] || loom_fail "the model lost no MAD of the sweep (--walk): nothing was tested"
+loom_ok "1% lost: the sweep records the fabric exactly ($(tail -n1 "$work/compare.out")) though the model lost $walk of its SMPs ($all MADs in all of loomd's children)"
+stop_loomd
+
+# ---- every MAD lost: the sweep fails -----------------------------------------------------
+run_loomd 1
+if loom_ctl --json discover --wait >"$work/disc1.json" 2>&1 &&
+	grep -q '"status": *"ok"' "$work/disc1.json"; then
+	loom_fail "a sweep with every MAD lost succeeded: the model drops nothing"
+fi
+[ -s "$work/drops" ] || loom_fail "every MAD lost, yet the model logged no loss"
+loom_ok "every MAD lost: the sweep fails ($(grep -c . "$work/drops") losses logged)"
+stop_loomd
+echo "latency_drop.sh: all ok"
