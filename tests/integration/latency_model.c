@@ -22,8 +22,10 @@
  * local port). A share LOOM_LAT_DROP of requests is not passed on at all
  * (its answer never comes; the client's timeout and retry handle it),
  * drawn from a generator seeded with LOOM_LAT_SEED: the same run of MADs
- * drops the same ones. Each drop is one line "drop PID MODE class=.. attr=..
- * hops=N" appended to the file LOOM_LAT_LOG (when set). The queue of a
+ * drops the same ones; a send's tries and timeout are played as the
+ * kernel does (umad2sim has none). Each lost try is one line "drop PID MODE
+ * class=.. attr=.. hops=N try=T" appended to the file LOOM_LAT_LOG (when
+ * set). The queue of a
  * target is per client process (a real switch's is shared by every
  * requester). docs/testbed-latency.md has the defaults and their sources.
  * Test scaffolding: never installed. */
@@ -423,7 +425,7 @@ static int64_t on_answer(const uint8_t *mad, size_t madlen)
 	if (!(p = *pp))
 		return now_ns();
 	due = p->due;
-	if ((mad[1] == 0x81 || mad[1] == 0x01) && madlen >= 128) {
+	if ((mad[1] == 0x81 || mad[1] == 0x01) && (mad[3] & 0x80) && madlen >= 128) {
 		n = node_of(p->target);
 		if (attr == 0x0011 && n)
 			n->kind = mad[64 + 2];
@@ -465,7 +467,12 @@ static void drain(int fd)
 		}
 		const uint8_t *mad = buf + umad_size();
 		size_t madlen = (size_t)r - umad_size();
-		int64_t due = madlen >= 24 && (mad[3] & 0x80) ? on_answer(mad, madlen) : now_ns();
+		/* ibsim bounces what no node handles (vendor attributes) at
+		 * once, status ETIMEDOUT (docs/testbed-notes.md): a real
+		 * switch answers those, so the bounce is the answer, due when
+		 * an answer would be. */
+		int answer = madlen >= 24 && ((mad[3] & 0x80) || ((ib_user_mad_t *)buf)->status);
+		int64_t due = answer ? on_answer(mad, madlen) : now_ns();
 
 		heap_push(h, (struct held){ .due = due, .seq = seq++, .len = (size_t)r, .buf = buf });
 	}
