@@ -51,6 +51,7 @@
 #define FD_LO 1024             /* umad2sim's fake descriptors */
 #define FD_HI 2048
 #define BUF_MAX 4096           /* a umad header and its MAD (ibsim: 256 bytes) */
+#define WAKE_MS 10             /* nothing held: look for queued timeouts this often */
 #define STEP_NS 50000          /* while an answer waits: look for earlier ones this often */
 #define PEND_BUCKETS 16384
 #define NODE_SLOTS (1u << 18)  /* targets: DR paths and LIDs */
@@ -562,11 +563,12 @@ int poll(struct pollfd *pfds, nfds_t nfds, int timeout)
 		}
 		if (now >= end)
 			return 0;
-		if (d < 0) {  /* nothing held: wait for umad2sim */
+		if (d < 0) {  /* nothing held: wait for umad2sim, and look again
+			       * every WAKE_MS for a send's timeout another
+			       * thread's write() has queued (OpenSM) */
 			struct pollfd p = { .fd = fd, .events = POLLIN };
-			int64_t left = end - now;
-			int ms = end == INT64_MAX ? -1
-				: (int)((left + 999999) / 1000000 > 1000 ? 1000 : (left + 999999) / 1000000);
+			int64_t left_ms = (end - now + 999999) / 1000000;
+			int ms = left_ms > WAKE_MS ? WAKE_MS : (int)left_ms;
 
 			if (next_poll(&p, 1, ms) < 0)
 				return -1;
