@@ -54,6 +54,7 @@ for _i in $(seq "$runs"); do
 	timed "$work/ibnd64" ibnetdiscover -o 64
 done
 nodes=$(sed -n 's/.*"nodes": \([0-9]*\).*/\1/p' "$work/disc.json" | head -n1)
+# shellcheck disable=SC2046  # two numbers each, split on purpose
 set -- $(stats <"$work/walk") $(stats <"$work/total") $(stats <"$work/ibnd") $(stats <"$work/ibnd64")
 awk -v h="$hosts" -v n="$nodes" -v r="$runs" -v wmin="$1" -v w="$2" -v tmin="$3" -v t="$4" \
 	-v imin="$5" -v i="$6" -v i64min="$7" -v i64="$8" 'BEGIN {
