@@ -5,9 +5,11 @@
 # preload before umad2sim that delays each MAD's answer and loses a share.
 #
 # On a generated 2-level fat tree of 8-port switches under ibsim:
-# - the model delays by the hop: with 20 ms a hop, an smpquery to a switch
-#   3 DR hops away takes at least 60 ms longer than one to the switch 1 hop
-#   away (80 ms in the model; a bound, not an exact time);
+# - the model delays by the hop: with 40 ms a hop, an smpquery to a switch
+#   3 DR hops away takes at least 120 ms longer than one to the switch 1 hop
+#   away (160 ms in the model, there and back; a bound, not an exact time);
+#   MADs in flight overlap: ibnetdiscover -o 64 takes at most half the time
+#   of -o 1 (one SMP at a time);
 # - with 1% of MADs lost (seeded), a full loomd sweep (`loomctl discover
 #   --wait`) still records the whole fabric exactly (compare.py against
 #   ibnetdiscover and iblinkinfo run without the model), and the lost MADs
@@ -30,12 +32,12 @@ LD_PRELOAD=$PRELOAD iblinkinfo -l >"$work/linkinfo.txt" 2>/dev/null || loom_fail
 
 # ---- the delay grows with the hops -------------------------------------------------------
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
-# the fastest of 3 smpquery NodeInfo over DR path $1, 20 ms a hop, no service time
+# the fastest of 3 smpquery NodeInfo over DR path $1, 40 ms a hop, no service time
 query_ms() {
 	_best=""
 	for _i in 1 2 3; do
 		_t0=$(ms_now)
-		LOOM_LAT_HOP_NS=20000000 LOOM_LAT_SWITCH_US=0 LOOM_LAT_HCA_US=0 \
+		LOOM_LAT_HOP_NS=40000000 LOOM_LAT_SWITCH_US=0 LOOM_LAT_HCA_US=0 \
 			LD_PRELOAD="$MODEL $PRELOAD" smpquery -D nodeinfo "$1" >"$work/q.out" 2>&1 ||
 			loom_fail "smpquery -D nodeinfo $1 under the model: $(cat "$work/q.out")"
 		_t=$(($(ms_now) - _t0))
@@ -47,9 +49,24 @@ query_ms() {
 grep -q '"leaf-0"' "$work/ibnd.txt" || loom_fail "no leaf-0 in the generated tree"
 near=$(query_ms 0,1)
 far=$(query_ms 0,1,5,2)
-[ "$far" -ge $((near + 60)) ] ||
-	loom_fail "3 hops answered in $far ms, 1 hop in $near ms: the model adds no 20 ms a hop"
-loom_ok "20 ms a hop: a switch 3 hops away answers in $far ms, one 1 hop away in $near ms"
+[ "$far" -ge $((near + 120)) ] ||
+	loom_fail "3 hops answered in $far ms, 1 hop in $near ms: the model adds no 40 ms a hop"
+loom_ok "40 ms a hop: a switch 3 hops away answers in $far ms, one 1 hop away in $near ms"
+
+# ---- MADs in flight are not serialized -------------------------------------------------------
+# ibnetdiscover with 64 SMPs in flight against 1, 2 ms a hop: one at a time
+# pays every round trip; a model that queued the MADs in flight would too.
+ibnd_ms() {
+	_t0=$(ms_now)
+	LOOM_LAT_HOP_NS=2000000 LD_PRELOAD="$MODEL $PRELOAD" ibnetdiscover -o "$1" >"$work/o$1.txt" 2>&1 ||
+		loom_fail "ibnetdiscover -o $1 under the model: $(tail -n3 "$work/o$1.txt")"
+	echo $(($(ms_now) - _t0))
+}
+one=$(ibnd_ms 1)
+many=$(ibnd_ms 64)
+[ $((many * 2)) -le "$one" ] ||
+	loom_fail "ibnetdiscover took $many ms with 64 SMPs in flight, $one ms with 1: the model serializes them"
+loom_ok "2 ms a hop: ibnetdiscover -o 64 in $many ms, -o 1 in $one ms (answers overlap)"
 
 # ---- a sweep with 1% of MADs lost --------------------------------------------------------
 run_loomd() { # run_loomd DROP: loomd under the model, its losses in $work/drops
