@@ -32,11 +32,13 @@ static int join(int argc, char **argv)
 		fprintf(stderr, "mcast_drive: cannot open the local port\n");
 		return 1;
 	}
+	uint64_t prefix = be64toh(port.gid_prefix), guid = be64toh(port.port_guid);
+
 	memset(&sm, 0, sizeof(sm));
 	ib_portid_set(&sm, port.sm_lid, 0, 0);
+	umad_release_port(&port);   /* its pkeys table (what it allocated) */
 	for (int i = 0; i < argc; i++) {
 		uint8_t buf[IB_SA_DATA_SIZE], mgid[16], gid[16];
-		uint64_t prefix = be64toh(port.gid_prefix), guid = be64toh(port.port_guid);
 		ib_sa_call_t sa;
 
 		if (inet_pton(AF_INET6, argv[i], mgid) != 1) {
