@@ -9,39 +9,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sqlite3.h>
-
 #include "daemon/core/store.h"
 #include "daemon/ib/mcast_read.h"
+#include "lib/db/validate_db.h"
 #include "lib/util/log.h"
 #include "lib/validate/mcast.h"
+
+static int mcast_code(enum val_code c)
+{
+	return c == VAL_MCAST_UNREACHED || c == VAL_MCAST_LOOP || c == VAL_MCAST_NOT_UPDOWN ||
+	       c == VAL_MCAST_LEAK;
+}
 
 /* The subnet's open multicast findings, again into r: no read, no
  * judgement. */
 static int carry_open(struct store *st, const char *subnet, struct val_report *r)
 {
-	sqlite3 *db = store_db(st);
-	sqlite3_stmt *s;
-	int rc;
+	char err[256];
+	int rc = validate_db_keep_open(store_db(st), subnet, mcast_code, r, err, sizeof(err));
 
-	if (sqlite3_prepare_v2(db, "SELECT i.code, i.subject, i.want, i.got FROM "
-			       "validation_issues i JOIN subnets n ON n.id = i.subnet_id WHERE "
-			       "n.name = ?1 AND i.code LIKE 'mcast-%'", -1, &s, NULL) != SQLITE_OK)
-		return store_db_fail(db, "read the open multicast findings");
-	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		enum val_code c = val_code_of((const char *)sqlite3_column_text(s, 0));
-
-		if (c != VAL_CODE_COUNT &&
-		    val_add(r, c, 0, (const char *)sqlite3_column_text(s, 2),
-			    (const char *)sqlite3_column_text(s, 3), "%s",
-			    (const char *)sqlite3_column_text(s, 1)) < 0) {
-			sqlite3_finalize(s);
-			return -ENOMEM;
-		}
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : store_db_fail(db, "read the open multicast findings");
+	if (rc == -EIO)
+		log_warn("subnet %s: the open multicast findings could not be read: %s", subnet,
+			 err);
+	return rc;
 }
 
 /* A failed read is logged when its reason changes, not at every sweep of a

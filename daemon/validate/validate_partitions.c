@@ -85,31 +85,15 @@ size_t validate_pkeys_ports(const struct validate_pkeys *p)
 	return n;
 }
 
-/* The subnet's open issues of the rule's codes into r, as they are. */
+/* The subnet's open partition issues into r, as they are. */
 static int keep_open(struct store *st, const char *subnet, struct val_report *r)
 {
-	json_t *all = NULL, *it;
 	char err[256];
-	size_t i;
-	int rc = 0;
+	int rc = validate_db_keep_open(store_db(st), subnet, partitions_code, r, err, sizeof(err));
 
-	if (validate_db_issues(store_db(st), subnet, &all, err, sizeof(err)) < 0) {
+	if (rc == -EIO)
 		log_warn("subnet %s: the open partition issues could not be read: %s", subnet, err);
-		return 0;
-	}
-	json_array_foreach(json_object_get(all, "issues"), i, it) {
-		enum val_code c = val_code_of(json_string_value(json_object_get(it, "code")));
-
-		if (!partitions_code(c))
-			continue;
-		if ((rc = val_add(r, c, (unsigned)json_integer_value(json_object_get(it, "line")),
-				  json_string_value(json_object_get(it, "want")),
-				  json_string_value(json_object_get(it, "got")), "%s",
-				  json_string_value(json_object_get(it, "subject")))) < 0)
-			break;
-	}
-	json_decref(all);
-	return rc;
+	return rc == -ENOMEM ? rc : 0;
 }
 
 /* full_ok's lines as the rule's list (pointers into list, which it cuts). */

@@ -38,6 +38,40 @@ static int has_table(sqlite3 *db)
 	return yes;
 }
 
+int validate_db_keep_open(sqlite3 *db, const char *subnet, int (*of)(enum val_code),
+			  struct val_report *r, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT i.code, i.subject, i.want, i.got, i.line FROM "
+			       "validation_issues i JOIN subnets n ON n.id = i.subnet_id WHERE "
+			       "n.name = ?1", -1, &s, NULL) != SQLITE_OK) {
+		snprintf(err, errlen, "the open issues: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	sqlite3_bind_text(s, 1, subnet, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		enum val_code c = val_code_of((const char *)sqlite3_column_text(s, 0));
+
+		if (c == VAL_CODE_COUNT || !of(c))
+			continue;
+		if (val_add(r, c, (unsigned)sqlite3_column_int(s, 4),
+			    (const char *)sqlite3_column_text(s, 2),
+			    (const char *)sqlite3_column_text(s, 3), "%s",
+			    (const char *)sqlite3_column_text(s, 1)) < 0) {
+			sqlite3_finalize(s);
+			return -ENOMEM;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "the open issues: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	return 0;
+}
+
 int validate_db_issues(sqlite3 *db, const char *subnet, json_t **out, char *err, size_t errlen)
 {
 	sqlite3_stmt *s;

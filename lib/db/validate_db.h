@@ -10,6 +10,9 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
+#include "lib/validate/partitions.h"
+#include "lib/validate/report.h"
+
 /* Of every subnet (or `subnet`), errors first, then by subject:
  *   {"errors": N, "warnings": N,
  *    "issues": [{"subnet", "code", "severity", "subject", "want", "got",
@@ -18,11 +21,15 @@
  * older than schema 15 has no issues. */
 int validate_db_issues(sqlite3 *db, const char *subnet, json_t **out, char *err, size_t errlen);
 
+/* issue 43: the subnet's open issues whose code `of` takes, added to r as
+ * they are (a rule whose data could not be read this time keeps its
+ * findings open: neither cleared nor opened). 0, -ENOMEM, or -EIO with err. */
+int validate_db_keep_open(sqlite3 *db, const char *subnet, int (*of)(enum val_code),
+			  struct val_report *r, char *err, size_t errlen);
+
 /* issue 43: the tenants with a PKey as the store keeps them (schema 6/7),
  * for the partitions rule (lib/validate/partitions.h): each with its member
  * port GUIDs; a tenant still being applied is `pending`. */
-#include "lib/validate/partitions.h"
-
 struct validate_db_tenants {
 	size_t n;
 	struct partitions_tenant *t;

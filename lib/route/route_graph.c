@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Switch index by node GUID: binary search over the switches, which are
- * kept in GUID order. */
-static int32_t switch_index(const struct rt_graph *g, uint64_t guid)
+int32_t rt_graph_switch(const struct rt_graph *g, uint64_t guid)
 {
 	size_t lo = 0, hi = g->n_sw;
 
@@ -143,11 +141,11 @@ static void connect_ports(struct rt_graph *g, const struct fab *fab,
 				continue;
 			if (n->type == IBT_NODE_SWITCH) {
 				struct rt_port *rp =
-					&g->ports[g->sw[switch_index(g, n->guid)].first_port + p];
+					&g->ports[g->sw[rt_graph_switch(g, n->guid)].first_port + p];
 				int32_t idx = -1;
 
 				if (peer->type == IBT_NODE_SWITCH)
-					idx = switch_index(g, peer->guid);
+					idx = rt_graph_switch(g, peer->guid);
 				else if (is_endpoint_node(peer))
 					idx = ca_index(g, peer->guid, fp->peer_port);
 				if (idx < 0)
@@ -159,7 +157,7 @@ static void connect_ports(struct rt_graph *g, const struct fab *fab,
 				int32_t c = ca_index(g, n->guid, p);
 
 				if (c >= 0) {
-					g->ca[c].sw = switch_index(g, peer->guid);
+					g->ca[c].sw = rt_graph_switch(g, peer->guid);
 					g->ca[c].sw_port = fp->peer_port;
 				}
 			}

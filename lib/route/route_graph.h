@@ -86,6 +86,9 @@ struct rt_graph {
  * exhausted, out of memory). */
 struct rt_graph *rt_graph_new(const struct fab *fab, char *err, size_t errlen);
 void rt_graph_free(struct rt_graph *g);
+/* The index in g->sw of the switch with node GUID guid (a binary search:
+ * g->sw is in GUID order), or -1. */
+int32_t rt_graph_switch(const struct rt_graph *g, uint64_t guid);
 
 /* A switch port: one end of a switch-to-switch cable. */
 struct rt_cut {

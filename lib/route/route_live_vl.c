@@ -35,23 +35,6 @@ int rl_read_add_sl2vl(struct rl_read *r, uint64_t guid, unsigned in, unsigned ou
 	return 0;
 }
 
-static int32_t switch_of(const struct rt_graph *g, uint64_t guid)
-{
-	size_t lo = 0, hi = g->n_sw;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->sw[mid].guid == guid)
-			return (int32_t)mid;
-		if (g->sw[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 /* The read's tables laid out for g (pairs of switches g lacks are skipped). */
 static struct rt_sl2vl *tables_of(const struct rt_graph *g, const struct rl_read *r)
 {
@@ -59,7 +42,7 @@ static struct rt_sl2vl *tables_of(const struct rt_graph *g, const struct rl_read
 
 	for (size_t i = 0; t && i < r->n_sl2vl; i++) {
 		const struct rl_sl2vl *p = &r->sl2vl[i];
-		int32_t s = switch_of(g, p->guid);
+		int32_t s = rt_graph_switch(g, p->guid);
 
 		if (s >= 0)
 			(void)rt_sl2vl_set(t, (size_t)s, p->in, p->out, p->vl);

@@ -100,23 +100,6 @@ int rt_sls_write(const struct rt_graph *g, const struct rt_lfts *l,
 	return rc == 0 && !ferror(out) ? 0 : -EIO;
 }
 
-static int32_t switch_by_guid(const struct rt_graph *g, uint64_t guid)
-{
-	size_t lo = 0, hi = g->n_sw;
-
-	while (lo < hi) {  /* g->sw is in node GUID order */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->sw[mid].guid == guid)
-			return (int32_t)mid;
-		if (g->sw[mid].guid < guid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
-}
-
 static int hexval(int c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
@@ -165,7 +148,7 @@ int rt_sls_read(const struct rt_graph *g, struct rt_lfts *l, FILE *in, const cha
 			rc = -EINVAL;
 			break;
 		}
-		if ((s = switch_by_guid(g, guid)) < 0) {
+		if ((s = rt_graph_switch(g, guid)) < 0) {
 			snprintf(err, errlen, "%s:%zu: switch 0x%016llx is not in the fabric", name,
 				 lineno, guid);
 			rc = -EINVAL;
