@@ -43,6 +43,8 @@ loom_fail() {
 		[ -s "$f" ] || continue
 		echo "--- $f (last 40 lines):"; tail -n 40 "$f"
 	done
+	# Again, last: CI shows a failed test's last lines only.
+	echo "FAIL: $*"
 	exit 1
 }
 

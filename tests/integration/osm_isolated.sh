@@ -164,6 +164,11 @@ loom_ok "restored: $(last_run 2 0); $a entries of $leaf_name leave by port $leaf
 # ---- 5. loomd hears the set in force ----------------------------------------------------
 kill "$standin"
 wait "$standin" 2>/dev/null || :
+# The stand-in leaves its socket file behind: without removing it the wait
+# below would pass before loomd binds (it binds the report socket after
+# its control socket), and the heavy sweep's run, sent to nobody, would be
+# dropped (seen in the sanitizer lane, where loomd starts slowly).
+rm -f "$work/osm.sock"
 loom_config
 loom_loomd "$work/loom.yaml"
 loom_until 100 test -S "$work/osm.sock" || loom_fail "loomd did not bind its report socket"
