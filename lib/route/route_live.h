@@ -71,6 +71,10 @@ struct rl_read {
 	struct rl_sl2vl *sl2vl;
 	double started, finished;
 	size_t smps;
+	/* The forwarding tables' part of it (before the SL-to-VL reads): when
+	 * they were whole and their SMPs. Live reads only. */
+	double tables_finished;
+	size_t tables_smps;
 	/* From the database (0 when not stored): */
 	int64_t id, sweep_id;
 };
