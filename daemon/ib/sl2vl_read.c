@@ -8,7 +8,11 @@
  * the forwarding tables' SMPs on a fat tree, so they go out up to
  * max_smps at once rather than one after the other (ibsim: 45360 pairs of
  * a 648-host tree in 1 s one at a time). The pairs go in batches, so the
- * window's bookkeeping stays bounded on the largest fabrics.
+ * window's bookkeeping stays bounded on the largest fabrics, and in the
+ * order every switch's first pair, then every switch's second, ...: a
+ * switch's management processor answers one SMP at a time (issue 44's
+ * latency model: 100 us), so a window filled with one switch's pairs would
+ * wait on that switch while the others idle.
  *
  * The hop into a CA is followed by nothing and closes no credit loop: no
  * table toward a CA is read, nor a CA port's own (the injection link). */
@@ -30,6 +34,7 @@
 
 struct pair {
 	uint32_t sw;           /* index into the routes */
+	uint16_t rank;         /* its place among its switch's pairs */
 	uint8_t in, out;
 	uint8_t answered;
 	uint8_t vl[16];
@@ -78,6 +83,7 @@ static int pairs_of(const struct fab *fab, const struct dr_routes *d, size_t i,
 		    struct pair **all, size_t *n, size_t *cap)
 {
 	const struct fab_node *sw = d->r[i].n;
+	uint16_t rank = 0;
 
 	for (unsigned out = 1; out <= sw->nports; out++) {
 		const struct fab_port *po = &sw->ports[out];
@@ -98,11 +104,21 @@ static int pairs_of(const struct fab *fab, const struct dr_routes *d, size_t i,
 				*all = bigger;
 				*cap = c;
 			}
-			(*all)[(*n)++] = (struct pair){ .sw = (uint32_t)i, .in = (uint8_t)in,
-							.out = (uint8_t)out };
+			(*all)[(*n)++] = (struct pair){ .sw = (uint32_t)i, .rank = rank++,
+							.in = (uint8_t)in, .out = (uint8_t)out };
 		}
 	}
 	return 0;
+}
+
+/* Spread over the switches: by rank, then switch. */
+static int pair_cmp(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->sw < y->sw ? -1 : x->sw > y->sw;
 }
 
 int sl2vl_read(const struct disc_ib_params *p, const struct fab *fab, const struct dr_routes *d,
@@ -117,6 +133,8 @@ int sl2vl_read(const struct disc_ib_params *p, const struct fab *fab, const stru
 
 	for (size_t i = 0; i < d->n && rc == 0; i++)
 		rc = pairs_of(fab, d, i, &all, &n, &cap);
+	if (rc == 0 && n)
+		qsort(all, n, sizeof(*all), pair_cmp);
 	if (rc == 0 && n && !(req = calloc(n < BATCH ? n : BATCH, sizeof(*req))))
 		rc = -ENOMEM;
 	if (rc < 0) {
