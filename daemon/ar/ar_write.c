@@ -79,7 +79,7 @@ static struct rt_ar *live_groups(const struct disc_ib_params *p, const struct fa
 	size_t missing;
 
 	*gp = NULL;
-	if (lft_read_tables(p, fab, &read, err, errlen) < 0)
+	if (lft_read_tables(p, fab, 0, &read, err, errlen) < 0)  /* no SL-to-VL: not AR's */
 		return NULL;
 	if (!(g = rt_graph_new(fab, err, errlen)))
 		goto out;

@@ -216,7 +216,7 @@ out:
 	return rc;
 }
 
-int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
+int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab, int sl2vl,
 		    struct rl_read **read, char *err, size_t errlen)
 {
 	struct dr_routes d = { 0 };
@@ -236,7 +236,7 @@ int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
 		goto out;
 	r->tables_finished = clock_wall();
 	r->tables_smps = r->smps;
-	if ((rc = sl2vl_read(p, fab, &d, r, err, errlen)) < 0)
+	if (sl2vl && (rc = sl2vl_read(p, fab, &d, r, err, errlen)) < 0)
 		goto out;
 	r->finished = clock_wall();
 	rl_read_sort(r);
@@ -300,7 +300,7 @@ int lft_read_answer(const struct disc_ib_params *p, const struct fab *fab, FILE 
 			  char *err, size_t errlen)
 {
 	struct rl_read *r = NULL;
-	int rc = lft_read_tables(p, fab, &r, err, errlen);
+	int rc = lft_read_tables(p, fab, 1, &r, err, errlen);
 
 	if (rc == 0 && (rc = write_stream(fab, r, out)) < 0)
 		snprintf(err, errlen, "cannot write the tables: %s", strerror(-rc));

@@ -22,8 +22,11 @@ int lft_read_run(const struct disc_ib_params *p, struct fab **fab, struct rl_rea
 		 char *err, size_t errlen);
 
 /* Read the tables of every switch of fab, which was just swept through the
- * local port of p. 0 and *read, or -errno with err. (The child's work.) */
-int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab,
+ * local port of p, and with sl2vl the SL-to-VL tables of the switch port
+ * pairs a path can use (route check's credit loops per VL; many times the
+ * LFTs' SMPs: AR programming, which needs none, goes without). 0 and
+ * *read, or -errno with err. (The child's work.) */
+int lft_read_tables(const struct disc_ib_params *p, const struct fab *fab, int sl2vl,
 		    struct rl_read **read, char *err, size_t errlen);
 
 /* The child's answer on `out`: the fabric and the tables lft_read_tables
