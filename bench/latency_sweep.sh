@@ -19,23 +19,13 @@ export top_srcdir=${top_srcdir:-$top}
 export top_builddir=${top_builddir:-$top/build}
 . "$top/tests/integration/lib.sh"
 loom_netns "$@"
-MODEL=$B/tests/integration/.libs/latency_model.so
-[ -e "$MODEL" ] || loom_fail "$MODEL is not built: make -C build tests/integration/latency_model.la"
+. "$top/bench/latency_lib.sh"
 loom_work
 runs=${BENCH_RUNS:-3}
 hosts=${BENCH_HOSTS:-1152}
 
-ms() { echo $(($(date +%s%N) / 1000000)); }
-stats() { sort -n | awk '{ v[NR] = $1 } END { printf "%d %d", v[1], v[int((NR + 1) / 2)] }'; }
-timed() { # timed FILE CMD...: append CMD's wall time (ms) under the model to FILE
-	_f=$1; shift
-	_t0=$(ms)
-	LD_PRELOAD="$MODEL $PRELOAD" "$@" >/dev/null 2>&1 || loom_fail "$* under the model"
-	echo $(($(ms) - _t0)) >>"$_f"
-}
-
 loom_tree_up bench "$hosts"   # OpenSM without the model: LIDs and routes
-echo "model: $(env | grep '^LOOM_LAT_' | tr '\n' ' ')(unset: defaults, docs/testbed-latency.md)"
+lat_model_line
 rm -f "$work"/loom.db*
 loom_config "$(loom_subnet_conf bench)"
 sed -i 's/level: debug/level: notice/' "$work/loom.yaml"
@@ -45,17 +35,17 @@ LOOM_PIDS="$LOOM_PIDS $LOOMD_PID"
 loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd did not open its socket"
 : >"$work/walk"; : >"$work/total"; : >"$work/ibnd"; : >"$work/ibnd64"
 for _i in $(seq "$runs"); do
-	t0=$(ms)
+	t0=$(lat_ms)
 	loom_ctl --json discover --wait >"$work/disc.json"
-	echo $(($(ms) - t0)) >>"$work/total"
+	echo $(($(lat_ms) - t0)) >>"$work/total"
 	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweeps"][0]; assert s["status"]=="ok", s; print(s["duration_ms"])' \
 		"$work/disc.json" >>"$work/walk"
-	timed "$work/ibnd" ibnetdiscover
-	timed "$work/ibnd64" ibnetdiscover -o 64
+	lat_timed "$work/ibnd" ibnetdiscover
+	lat_timed "$work/ibnd64" ibnetdiscover -o 64
 done
 nodes=$(sed -n 's/.*"nodes": \([0-9]*\).*/\1/p' "$work/disc.json" | head -n1)
 # shellcheck disable=SC2046  # two numbers each, split on purpose
-set -- $(stats <"$work/walk") $(stats <"$work/total") $(stats <"$work/ibnd") $(stats <"$work/ibnd64")
+set -- $(lat_stats <"$work/walk") $(lat_stats <"$work/total") $(lat_stats <"$work/ibnd") $(lat_stats <"$work/ibnd64")
 awk -v h="$hosts" -v n="$nodes" -v r="$runs" -v wmin="$1" -v w="$2" -v tmin="$3" -v t="$4" \
 	-v imin="$5" -v i="$6" -v i64min="$7" -v i64="$8" 'BEGIN {
 	printf "fat tree 3 levels r36, %d hosts, %d nodes, %d runs (min/median ms) | walk %d/%d  total %d/%d | ibnd %d/%d  ibnd-o64 %d/%d | walk/ibnd %.2f  total/ibnd %.2f  walk/ibnd-o64 %.2f\n",
