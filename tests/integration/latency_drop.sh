@@ -15,7 +15,8 @@
 #   ibnetdiscover and iblinkinfo run without the model), and the lost MADs
 #   are counted on the model's side (its log: loomd cannot see them, the
 #   kernel's retries of a send, which the model plays, hide them from
-#   libibnetdisc);
+#   libibnetdisc); and `loomctl route check` reads every switch's table
+#   exactly (the stored tables against dump_fts without the model);
 # - with every MAD lost the same sweep fails: the model does its job.
 set -eu
 . "$(dirname "$0")/lib.sh"
@@ -99,6 +100,20 @@ walk=$(grep -c ' --walk ' "$work/drops" || :)
 all=$(wc -l <"$work/drops")
 [ "$walk" -ge 1 ] || loom_fail "the model lost no MAD of the sweep (--walk): nothing was tested"
 loom_ok "1% lost: the sweep records the fabric exactly ($(tail -n1 "$work/compare.out")) though the model lost $walk of its SMPs ($all MADs in all of loomd's children)"
+
+# ---- the forwarding tables read back with 1% lost ----------------------------------------
+# route check's --read-lfts child: every switch's LFT blocks (and the SL-to-VL
+# tables) many switches at once through mad_window.c; a lost SMP is sent
+# again after its timeout, and the tables stored are dump_fts's exactly.
+loom_ctl --json route check >"$work/check.json" ||
+	loom_fail "route check with 1% lost: $(cat "$work/check.json")"
+LD_PRELOAD=$PRELOAD dump_fts >"$work/fts.txt" 2>/dev/null || loom_fail "dump_fts"
+python3 "$S/tests/integration/lft_use.py" same "$work/loom.db" "$work/fts.txt" \
+	"$(grep -c '^Switch' "$work/ibnd.txt")" >"$work/same.out" ||
+	loom_fail "with 1% lost, the tables route check read differ from dump_fts's"
+lfts=$(grep -c ' --read-lfts ' "$work/drops" || :)
+[ "$lfts" -ge 1 ] || loom_fail "the model lost no MAD of route check's read (--read-lfts): nothing was tested"
+loom_ok "1% lost: route check read the tables exactly ($(cat "$work/same.out")) though the model lost $lfts of its SMPs"
 stop_loomd
 
 # ---- every MAD lost: the sweep fails -----------------------------------------------------

@@ -62,28 +62,8 @@ loom_ok "route check: 56 of 56 pairs delivered over tables read with $(py 'impor
 
 # ---- the stored tables are what dump_fts reads ------------------------------------------
 LD_PRELOAD=$PRELOAD dump_fts >"$work/dump_fts.txt" 2>/dev/null || loom_fail "dump_fts"
-python3 - "$work/loom.db" "$work/dump_fts.txt" "$n_sw" <<'EOP' || loom_fail "stored tables differ from dump_fts"
-import re, sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-rid = db.execute("SELECT max(id) FROM lft_reads").fetchone()[0]
-loom = {}
-for guid, top, blob in db.execute("SELECT switch_guid, top, lft FROM lfts WHERE read_id = ?", (rid,)):
-    assert len(blob) == top + 1, (guid, top, len(blob))
-    loom[int(guid, 16)] = {lid: p for lid, p in enumerate(blob) if p != 0xff and lid > 0}
-fts, cur = {}, None
-for line in open(sys.argv[2]):
-    m = re.match(r"Unicast lids \[.*\] of switch .*guid (0x[0-9a-f]+)", line)
-    if m:
-        cur = fts.setdefault(int(m.group(1), 16), {})
-        continue
-    m = re.match(r"(0x[0-9a-f]+) (\d+) ", line)
-    if m and cur is not None:
-        cur[int(m.group(1), 16)] = int(m.group(2))
-assert len(fts) == int(sys.argv[3]) and sorted(fts) == sorted(loom), (sorted(fts), sorted(loom))
-for g in fts:
-    assert fts[g] == loom[g], (hex(g), fts[g], loom[g])
-print(sum(len(t) for t in fts.values()), "entries")
-EOP
+python3 "$S/tests/integration/lft_use.py" same "$work/loom.db" "$work/dump_fts.txt" "$n_sw" ||
+	loom_fail "stored tables differ from dump_fts"
 loom_ok "the stored tables of the $n_sw switches equal dump_fts's, entry for entry"
 
 # ---- route trace against ibtracert -----------------------------------------------------
