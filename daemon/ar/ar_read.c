@@ -31,7 +31,6 @@
 #include "lib/util/log.h"
 #include "daemon/ib/walker.h"
 
-#define AR_READ_DEFAULT_TIMEOUT_MS 200  /* discovery.timeout_ms's default */
 
 /* What each switch answered (the window keeps its tries). */
 struct sw_answer {
@@ -81,11 +80,7 @@ static int probe_all(const struct disc_ib_params *p, const struct dr_routes *d,
 	int rc;
 
 	e->d = d;
-	e->wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms
-					     : AR_READ_DEFAULT_TIMEOUT_MS;
-	e->wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
-	e->wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
-	e->wp.mkey = p->m_key;
+	dr_window_params(p, &e->wp);
 	e->req = calloc(d->n + 1, sizeof(*e->req));
 	e->sw = calloc(d->n + 1, sizeof(*e->sw));
 	if (!e->req || !e->sw) {

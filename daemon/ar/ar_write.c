@@ -44,7 +44,6 @@
 #include "lib/route/route_live.h"
 #include "daemon/ib/walker.h"
 
-#define AR_WRITE_DEFAULT_TIMEOUT_MS 200  /* discovery.timeout_ms's default */
 
 /* ---- the child ------------------------------------------------------------------ */
 
@@ -140,10 +139,7 @@ static int program_and_write(const struct disc_ib_params *p, const struct fab *f
 		sw[i].path = d.r[i].path;
 		sw[i].sw = &ar->sw[s];
 	}
-	wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : AR_WRITE_DEFAULT_TIMEOUT_MS;
-	wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
-	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
-	wp.mkey = p->m_key;
+	dr_window_params(p, &wp);
 	if ((rc = dr_umad_open(p, &wp.fd, &wp.agent, err, errlen)) < 0)
 		goto out;
 	t0 = clock_mono();

@@ -12,6 +12,7 @@
 #include <infiniband/umad.h>
 
 #include "daemon/ib/mad_build.h"
+#include "daemon/ib/mad_window.h"
 
 /* Index of a node in fab (sorted by GUID), or -1. */
 static long node_index(const struct fab *fab, const struct fab_node *n)
@@ -179,6 +180,14 @@ int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
 		return -EIO;
 	}
 	return 0;
+}
+
+void dr_window_params(const struct disc_ib_params *p, struct mad_window_params *wp)
+{
+	wp->timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : 200;
+	wp->retries = p->retries > 0 ? (unsigned)p->retries : 0;
+	wp->max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
+	wp->mkey = p->m_key;
 }
 
 void dr_umad_close(int fd, int agent)

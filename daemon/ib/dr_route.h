@@ -55,6 +55,12 @@ int dr_umad_open(const struct disc_ib_params *p, int *fd, int *agent, char *err,
 /* Undo dr_umad_open (either may be -1). */
 void dr_umad_close(int fd, int agent);
 
+/* A mad_window.h window's tries and size from p: its timeout_ms (else
+ * 200, discovery.timeout_ms's default), retries, max_smps (at least 1) and
+ * M_Key; fd and agent are left as they are. */
+struct mad_window_params;
+void dr_window_params(const struct disc_ib_params *p, struct mad_window_params *wp);
+
 /* An SMP port for p's local port with p's timeout, retries and M_Key
  * (smp_mkey_set: every SMP sent through it carries p->m_key); NULL with
  * err. Close it with mad_rpc_close_port(). */

@@ -48,8 +48,6 @@
 static const char head_magic[8] = "LOOMLFT3";
 static const char tail_magic[8] = "LOOMEND1";
 
-#define DEFAULT_TIMEOUT_MS 200  /* a try, when discovery gives none */
-
 struct lft_head {
 	char magic[8];
 	uint32_t wire_size;    /* sizeof(struct lft_wire): the layout check */
@@ -200,10 +198,7 @@ static int read_switches(const struct disc_ib_params *p, const struct dr_routes 
 		goto out;
 	wp.fd = fd;
 	wp.agent = agent;
-	wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : DEFAULT_TIMEOUT_MS;
-	wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
-	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
-	wp.mkey = p->m_key;
+	dr_window_params(p, &wp);
 	rc = mad_window_run_seq(&wp, d->n, req, lft_build, lft_answer, lft_next, &rd, &st, err,
 				errlen);
 	r->smps += st.sent;

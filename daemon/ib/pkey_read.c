@@ -35,7 +35,6 @@
 #include "daemon/ib/walker.h"
 
 #define PKEY_BLOCKS_MAX 8   /* 256 entries: more than any HCA has */
-#define DEFAULT_TIMEOUT_MS 200  /* a try, when discovery gives none */
 
 /* One port's table to read: `port` 0 is the CA port the path ends on, else
  * that port of the switch the path ends on. Its blocks go one after the
@@ -189,10 +188,7 @@ static int read_ports(const struct disc_ib_params *p, struct pkey_reader *rd, ch
 	if ((rc = dr_umad_open(p, &fd, &agent, err, errlen)) == 0) {
 		wp.fd = fd;
 		wp.agent = agent;
-		wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : DEFAULT_TIMEOUT_MS;
-		wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
-		wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
-		wp.mkey = p->m_key;
+		dr_window_params(p, &wp);
 		rc = mad_window_run_seq(&wp, rd->n, req, pkey_build, pkey_answer, pkey_next, rd,
 					NULL, err, errlen);
 	}

@@ -30,7 +30,6 @@
 
 #define PORT_ACTIVE 4          /* PortInfo:PortState */
 #define BATCH 65536            /* pairs a window run */
-#define DEFAULT_TIMEOUT_MS 200
 
 struct pair {
 	uint32_t sw;           /* index into the routes */
@@ -145,10 +144,7 @@ int sl2vl_read(const struct disc_ib_params *p, const struct fab *fab, const stru
 		goto out;
 	wp.fd = fd;
 	wp.agent = agent;
-	wp.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : DEFAULT_TIMEOUT_MS;
-	wp.retries = p->retries > 0 ? (unsigned)p->retries : 0;
-	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
-	wp.mkey = p->m_key;
+	dr_window_params(p, &wp);
 	for (size_t at = 0; at < n && rc == 0; at += BATCH) {
 		size_t k = n - at < BATCH ? n - at : BATCH;
 		struct mad_window_stats st = { 0, 0 };
