@@ -183,25 +183,10 @@ part_osm() {
 			OSM_CACHE_DIR=$d LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$d/osm.sock \
 				lat_timed "$work/osm-$e" sh -c 'opensm -F "$1/opensm.conf" -o -f "$1/opensm.log" \
 					>"$1/opensm.out" 2>&1; grep -q "SUBNET UP" "$1/opensm.log"' sh "$d"
-			python3 - "$d/opensm.log" "$work/osm-$e" <<'PY'
-import datetime, re, sys
-def stamp(line):
-    m = re.match(r'(\w+ +\d+ [\d:]+) (\d+)', line)
-    t = datetime.datetime.strptime(m.group(1), '%b %d %H:%M:%S')
-    return t.timestamp() + int(m.group(2)) / 1e6
-start = end = None
-used = '?'
-for line in open(sys.argv[1], errors='replace'):
-    if 'building routing with' in line:
-        start = stamp(line)
-    m = re.search(r"osm_ucast_mgr_process: (\S+) tables configured on all switches", line)
-    if m:
-        end, used = stamp(line), m.group(1)
-if start is None or end is None:
-    sys.exit("no routing step in " + sys.argv[1])
-open(sys.argv[2] + ".route", "a").write("%d\n" % ((end - start) * 1000))
-open(sys.argv[2] + ".used", "w").write(used + "\n")
-PY
+			python3 "$top/bench/osm_log.py" "$d/opensm.log" >"$work/osm.step" ||
+				loom_fail "opensm $e: no routing step in its log"
+			cut -d' ' -f1 "$work/osm.step" >>"$work/osm-$e.route"
+			cut -d' ' -f2 "$work/osm.step" >"$work/osm-$e.used"
 		done
 	done
 	echo " osm (OpenSM under the model: start to SUBNET UP; routing: its routing step)"

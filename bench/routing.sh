@@ -245,21 +245,12 @@ report() { # report DIR FABRIC ENGINE
 			--engine "$(echo "$3" | sed 's/^loom-//')" --dump "$1/offline.fts" \
 			--shifts 1 --random 0 >"$1/offline.json" 2>"$1/metrics.err" || : ;;
 	esac
-	python3 - "$1" "$2" "$3" <<'EOF'
-import json, re, sys, datetime
+	python3 - "$1" "$2" "$3" "$S/bench" <<'EOF'
+import json, re, sys
 d, fabric, engine = sys.argv[1:4]
-def stamp(line):
-    m = re.match(r'(\w+ +\d+ [\d:]+) (\d+)', line)
-    t = datetime.datetime.strptime(m.group(1), '%b %d %H:%M:%S')
-    return t.timestamp() + int(m.group(2)) / 1e6
-start = end = None
-used = '?'
-for line in open(d + '/opensm.log', errors='replace'):
-    if 'building routing with' in line:
-        start = stamp(line)
-    m = re.search(r"osm_ucast_mgr_process: (\S+) tables configured on all switches", line)
-    if m:
-        end = stamp(line); used = m.group(1)
+sys.path.insert(0, sys.argv[4])
+from osm_log import routing_step
+start, end, used = routing_step(d + '/opensm.log')
 secs = '%.3f' % (end - start) if start is not None and end is not None else 'n/a'
 try:
     j = json.load(open(d + '/metrics.json'))
