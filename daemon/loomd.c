@@ -241,8 +241,9 @@ int loomd_check_config(const struct loomd_options *opt)
 
 /* ---- commands owned by the daemon itself ----------------------------------- */
 
-/* A recorded sweep's fabric: validation and Slurm's topology both read it
- * (each holds its own reference; neither changes it). */
+/* A recorded sweep's fabric: validation, Slurm's topology, isolation and the
+ * tenants' PKey read-back read it (each holds its own reference; none
+ * changes it). */
 static void on_swept(void *arg, const char *subnet, struct fab *fab)
 {
 	struct loomd *d = arg;
@@ -250,6 +251,7 @@ static void on_swept(void *arg, const char *subnet, struct fab *fab)
 	d->swept_once = 1;
 	slurm_on_swept(d->slurm, subnet, fab_hold(fab));
 	isolation_on_swept(d->isolation, subnet, fab_hold(fab));
+	tenants_on_swept(d->tenants, subnet, fab_hold(fab));
 	validate_on_swept(d->validate, subnet, fab);
 }
 

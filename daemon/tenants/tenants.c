@@ -695,6 +695,7 @@ void tenants_free(struct tenants_mod *m)
 	if (m->interval_ev)
 		event_free(m->interval_ev);
 	plugin_cache_free(m->plugins);
+	swept_fabs_clear(&m->fabs);
 	json_decref(m->mirror_pending);
 	json_decref(m->takeover_undo);
 	free(m->pending);
@@ -705,6 +706,11 @@ void tenants_free(struct tenants_mod *m)
 int tenants_resume(struct tenants_mod *m)
 {
 	return check_all(m, "start");
+}
+
+void tenants_on_swept(struct tenants_mod *m, const char *subnet, struct fab *fab)
+{
+	(void)swept_fabs_keep(&m->fabs, subnet, fab);
 }
 
 void tenants_set_opensm(struct tenants_mod *m, struct osm_report *osm)

@@ -65,6 +65,10 @@ void tenants_set_intent(struct tenants_mod *m, const struct intent_writer *w);
 /* libloomosm.so's channel (daemon/routing/osm_report.h), which asks OpenSM
  * to re-read the partitions without a signal; it must outlive m. */
 void tenants_set_opensm(struct tenants_mod *m, struct osm_report *osm);
+/* A subnet's fabric, just swept (taken: freed here later): a change's PKey
+ * read-back is handed the last one instead of walking the subnet again. */
+struct fab;
+void tenants_on_swept(struct tenants_mod *m, const char *subnet, struct fab *fab);
 /* At start: rewrite the partitions file from the database when they differ
  * (and ask OpenSM to re-read it), and check on the fabric the tenants a stop caught
  * half applied ("active" when confirmed, else "failed"). */

@@ -6,7 +6,11 @@
  * asks for (through libloomosm.so, else SIGHUP: daemon/routing/opensm_sweep.h). A change is confirmed
  * by reading the PKey tables of every CA port of every swept subnet back
  * (`loomd --read-pkeys` children) until the key is on each member port,
- * with the membership asked, and on no other port. */
+ * with the membership asked, and on no other port. The children are handed
+ * each subnet's last swept fabric, as validation's are (issue 44: the walk
+ * was 90% of a read); a read that fails with it, or that does not find a
+ * member's port (a host cabled since that sweep), walks the subnet from then
+ * on. */
 #include "autoconf.h"
 #include "daemon/tenants/tenants_impl.h"
 
@@ -127,8 +131,8 @@ static unsigned entry_of(const json_t *keys, unsigned pkey)
 
 /* Compare one read of every subnet with what the tenant wants; 0 when it
  * holds, else -EAGAIN and err names the ports that are wrong. */
-static int judge(const struct top *t, json_t *const *reads, size_t n_sub, char *err,
-		 size_t errlen)
+static int judge(const struct top *t, json_t *const *reads, size_t n_sub, size_t *unseen_out,
+		 char *err, size_t errlen)
 {
 	unsigned want = t->limited ? t->pkey : t->pkey | 0x8000;
 	size_t missing = 0, extra = 0, wrong = 0, unseen = 0, sw_missing = 0, sw_extra = 0;
@@ -176,6 +180,7 @@ static int judge(const struct top *t, json_t *const *reads, size_t n_sub, char *
 		if (s == n_sub && !unseen++ && !first[0])
 			snprintf(first, sizeof(first), "%s was not found in any subnet", guid);
 	}
+	*unseen_out = unseen;
 	if (!missing && !extra && !wrong && !unseen && !sw_missing && !sw_extra)
 		return 0;
 	snprintf(err, errlen, "PKey 0x%04x: %zu member port%s without it, %zu with the wrong "
@@ -186,13 +191,22 @@ static int judge(const struct top *t, json_t *const *reads, size_t n_sub, char *
 	return -EAGAIN;
 }
 
+/* The read walks every subnet from now on. */
+static void forget_fabs(struct top *t)
+{
+	for (size_t s = 0; s < LOOM_MAX_SUBNETS; s++) {
+		fab_free(t->fabs[s]);
+		t->fabs[s] = NULL;
+	}
+}
+
 int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline)
 {
 	struct tenants_mod *m = t->m;
 	size_t n_sub = t->sub ? t->sub->n : 0;
 	json_t **reads = calloc(n_sub + 1, sizeof(*reads));
 	char why[1024] = "";
-	size_t left = n;
+	size_t left = n, unseen = 0;
 	int signalled = 0, rc = 0, pid;
 
 	for (size_t i = 0; i < n; i++)
@@ -224,12 +238,20 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 	 * until each holds, or has had its one read (no_wait), or the time is
 	 * up. */
 	for (int pass = 0;; pass++) {
-		int read_ok = 1;
+		int read_ok = 1, handed = 0, redo = 0;
 
 		for (size_t s = 0; s < n_sub; s++) {
 			json_decref(reads[s]);
 			reads[s] = NULL;
-			if (pkey_read_run(&t->sub->p[s], &reads[s], t->err, sizeof(t->err)) < 0) {
+			handed |= t->fabs[s] != NULL;
+			if (t->fabs[s] && pkey_read_run_fab(&t->sub->p[s], t->fabs[s], &reads[s],
+							    t->err, sizeof(t->err)) < 0) {
+				log_info("tenants: subnet %s: the PKey read on its last swept "
+					 "fabric failed (%s): walking it", t->sub->names[s], t->err);
+				forget_fabs(t);
+			}
+			if (!reads[s] &&
+			    pkey_read_run(&t->sub->p[s], &reads[s], t->err, sizeof(t->err)) < 0) {
 				read_ok = 0;
 				break;
 			}
@@ -244,11 +266,21 @@ int tenants_ib_apply(struct top *t, struct top **tops, size_t n, double deadline
 				x->rc = -EIO;
 				if (x != t)
 					snprintf(x->err, sizeof(x->err), "%s", t->err);
-			} else if ((x->rc = judge(x, reads, n_sub, x->err, sizeof(x->err))) == 0) {
+			} else if ((x->rc = judge(x, reads, n_sub, &unseen, x->err,
+						  sizeof(x->err))) == 0) {
 				x->err[0] = '\0';
 				continue;
+			} else if (unseen && handed) {
+				redo = 1;
 			}
 			left += !x->no_wait;
+		}
+		if (redo) {  /* a member's port cabled since the sweep: read again, walking */
+			log_info("tenants: a member's port is not in the last swept fabric: "
+				 "reading again with a walk");
+			forget_fabs(t);
+			pass--;
+			continue;
 		}
 		if (!left || clock_wall() >= deadline || t->once)
 			break;
@@ -304,5 +336,11 @@ int tenants_ib_fill_subnets(struct tenants_mod *m, struct top *t)
 		return -ENOMEM;
 	if (swept_subnets_get(m->store, &m->conf->mad, t->sub) < 0)
 		return -EIO;
+	for (size_t s = 0; s < t->sub->n; s++) {
+		int k = swept_fabs_find(&m->fabs, t->sub->names[s]);
+
+		fab_free(t->fabs[s]);
+		t->fabs[s] = k >= 0 ? fab_hold(m->fabs.s[k].last) : NULL;
+	}
 	return t->sub->n ? 0 : -ENOENT;
 }

@@ -30,6 +30,7 @@
 #include "daemon/tenants/tenants.h"
 #include "lib/qos/ib_qos.h"
 #include "daemon/ib/pkey_read.h"
+#include "daemon/ib/swept_fabs.h"
 #include "daemon/ib/swept_subnets.h"
 #include "daemon/routing/opensm_sweep.h"
 #include "daemon/tenants/tenants_state.h"
@@ -95,6 +96,8 @@ struct top {
 	json_t *members;       /* {"0x<guid>": true}: must hold the key; others must not */
 	int limited;
 	struct swept_subnets *sub;   /* the subnets to read (NULL: no key) */
+	struct fab *fabs[LOOM_MAX_SUBNETS]; /* each one's last swept fabric, held
+				      * (NULL: none; the read walks it first) */
 	int once;              /* verify: one read, no waiting, nothing set */
 	int readonly;          /* `tenant verify`: `once`, whatever the state */
 	int no_wait;           /* TOP_RESUME's checks: one PKey read is the answer */
@@ -145,6 +148,8 @@ struct tenants_mod {
 	struct work_queue *work; /* the head's worker (daemon/core/work.h) */
 	int closing;            /* freeing: a change that ends is not finished */
 	struct event *interval_ev;    /* tenants.interval: check every tenant */
+	struct swept_fabs fabs;  /* each subnet's last swept fabric (tenants_on_swept):
+				  * the PKey read-back is handed it, no walk */
 };
 
 /* tenants_top.c: a change, and the queue as the parts above the engine see it. */

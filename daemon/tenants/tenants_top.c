@@ -39,6 +39,8 @@ void tenants_top_free(struct top *t)
 	free(t->seed_v);
 	free(t->file_text);
 	free(t->sub);
+	for (size_t i = 0; i < LOOM_MAX_SUBNETS; i++)
+		fab_free(t->fabs[i]);
 	tenants_eth_free(t);
 	for (size_t i = 0; i < t->n_batch; i++)
 		tenants_top_free(t->batch[i]);

@@ -17,6 +17,9 @@
 #  3. With the real host-0001's port in the map: jobA on host-0001 holds
 #     only that port (smpquery: the impostor's table lacks the key); a
 #     host_claim event names the impostor's port; it is not refused.
+#  3b. The PKey read-back on the last swept fabric (issue 44): a member cabled
+#     since that sweep (host-0003, unlinked for the sweep, then back) makes
+#     it walk again; the tenant is confirmed (smpquery), not timed out.
 #  4. host_identity: description (reloaded): loomd warns at the reload; a
 #     tenant on host-0001 is refused naming both CAs (two systems claim it),
 #     a host_claim event says so; host-0002, claimed by one system, is fine.
@@ -93,6 +96,23 @@ grep -q "tenant jobA.*port $FAKE (\"host-0001 mlx5_9\".*names itself host-0001" 
 grep -q "tenant jobA.*$FAKE.*names itself host-0001" "$work/loomd.log" ||
 	loom_fail "the impostor is not in the log"
 loom_ok "map: jobA $FA on host-0001's mapped port only (smpquery), the impostor named in a host_claim event"
+
+# ---- 3b. a member cabled since the last sweep ---------------------------------------------
+# The read-back is handed the last swept fabric (issue 44); a member's port
+# that is not in it makes the read walk the fabric again instead of waiting
+# for a port it cannot see until the change times out.
+loom_ibsim_cmd 'Unlink "host-0003"[1]'
+loom_ctl discover --wait >/dev/null || loom_fail "discover without host-0003 failed"
+loom_ctl --json nodes --type ca | grep -q '"host-0003"' && loom_fail "host-0003 still swept"
+loom_ibsim_cmd 'ReLink "host-0003"[1]'
+loom_ctl tenant create jobD --hosts host-0003 >"$work/d.out" 2>&1 ||
+	loom_fail "jobD on host-0003 (cabled since the sweep): $(cat "$work/d.out")"
+KD=$(sed -n 's/^pkey: *0x\(....\)$/\1/p' "$work/d.out")
+pkeys_lid "$(lid_of host-0003)" | grep -qiw "0x$(printf '%x' $((0x$KD | 0x8000)))" ||
+	loom_fail "host-0003 lacks jobD's key 0x$KD"
+grep -q "a member's port is not in the last swept fabric: reading again with a walk" \
+	"$work/loomd.log" || loom_fail "the read-back did not say it walked again"
+loom_ok "a member cabled since the last sweep: the read-back walked again, jobD 0x$KD on host-0003 (smpquery)"
 
 # ---- 4. description (permissive): two systems claiming one host are refused --------------
 loom_config "tenants:" "  partitions_file: $work/partitions.conf" \
