@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# shellcheck shell=sh disable=SC2154  # sourced after lib.sh, inside its work directory
 # bench/latency_lib.sh: what the benches under the test bed's latency model
 # (issue 44; tests/integration/latency_model.c, docs/testbed-latency.md)
 # share, sourced after tests/integration/lib.sh, inside loom_netns:

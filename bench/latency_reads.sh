@@ -93,6 +93,7 @@ elif magic != b"LOOMLFT2":
 PY
 		done
 		lat_timed "$work/dumpfts" dump_fts
+		# shellcheck disable=SC2016  # the inner script's own variables
 		[ "$hosts" -gt "${BENCH_IBROUTE_MAX:-1152}" ] ||
 			lat_timed "$work/ibroute" sh -c 'while read -r l; do ibroute -n "$l" >/dev/null || exit 1; done <"$1"' \
 				sh "$work/sw.lids"
@@ -127,6 +128,7 @@ part_pkeys() {
 			grep -c '^0x' "$work/pk.out" >"$work/pk.n"
 			lat_child "$work/pkw$k" /dev/null "$l" --read-pkeys 64
 		done
+		# shellcheck disable=SC2016  # the inner script's own variables
 		lat_timed "$work/smpq" sh -c 'while read -r h s p; do
 			smpquery pkeys "$h" >/dev/null && smpquery pkeys "$s" "$p" >/dev/null || exit 1
 			done <"$1"' sh "$work/tenant"
@@ -180,8 +182,9 @@ part_osm() {
 			cp "$work/guid2lid" "$d/" 2>/dev/null || :  # the same LIDs every run
 			printf 'routing_engine %s\nlog_flags 0x07\n' "$e" >"$d/opensm.conf"
 			[ "$e" != loom ] || echo "event_plugin_name loomosm" >>"$d/opensm.conf"
-			OSM_CACHE_DIR=$d LD_LIBRARY_PATH=$B/plugins/opensm/.libs LOOMOSM_SOCKET=$d/osm.sock \
-				lat_timed "$work/osm-$e" sh -c 'opensm -F "$1/opensm.conf" -o -f "$1/opensm.log" \
+			# shellcheck disable=SC2016  # the inner script's own variables
+			lat_timed "$work/osm-$e" env OSM_CACHE_DIR="$d" LOOMOSM_SOCKET="$d/osm.sock" \
+				LD_LIBRARY_PATH="$B/plugins/opensm/.libs" sh -c 'opensm -F "$1/opensm.conf" -o -f "$1/opensm.log" \
 					>"$1/opensm.out" 2>&1; grep -q "SUBNET UP" "$1/opensm.log"' sh "$d"
 			python3 "$top/bench/osm_log.py" "$d/opensm.log" >"$work/osm.step" ||
 				loom_fail "opensm $e: no routing step in its log"
