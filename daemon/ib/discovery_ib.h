@@ -18,10 +18,15 @@ struct disc_ib_params {
 	int retries;
 	int max_smps;        /* MADs in flight */
 	int read_sms;        /* also SMInfo from every IsSM port (sm_read.h) */
+	int walker;          /* DISC_IB_WALKER_*: who walks a full sweep */
 	uint64_t m_key;      /* the M_Key every SMP carries (discovery.m_key_file); 0:
 			      * none. A secret: handed to a child on an inherited
 			      * pipe, never on its command line (walker.h) */
 };
+
+/* discovery.walker: libibnetdisc's ibnd_discover_fabric, or loom's own walk
+ * (walk_dr.h), which falls back to libibnetdisc on a duplicate GUID. */
+enum { DISC_IB_WALKER_IBNETDISC, DISC_IB_WALKER_LOOM };
 
 /* What an error where SMPs got no answer adds: a port protected by an
  * M_Key (IBA 14.2.4: protect bits 2 or 3) does not answer an SMP without
