@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_ib.c: one InfiniBand subnet swept with directed-route SMPs
- * (libibnetdisc does the walk and keeps max_smps MADs in flight), mapped into
- * loom's fabric graph.
+ * (libibnetdisc's walk, or loom's own, walk_dr.c: discovery.walker; either
+ * keeps max_smps MADs in flight), mapped into loom's fabric graph.
  *
  * What is decoded, and how, follows what infiniband-diags shows operators
  * (ibnetdiscover, iblinkinfo), so that loom's answers can be checked against

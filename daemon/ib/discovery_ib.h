@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_ib.h: sweep one InfiniBand subnet from a local HCA port
- * with SMPs (libibnetdisc), into a fabric graph. Blocking; safe to call from
+ * with SMPs (libibnetdisc's walk or loom's, walk_dr.h), into a fabric graph. Blocking; safe to call from
  * several threads at once for different local ports. */
 #ifndef LOOMD_DISCOVERY_IB_H
 #define LOOMD_DISCOVERY_IB_H
