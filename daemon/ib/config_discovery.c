@@ -7,7 +7,7 @@
  *     timeout_ms: 200     # per SMP
  *     retries: 3
  *     max_smps: 64        # SMPs in flight per subnet
- *     walker: ibnetdisc   # who walks a full sweep: loom's own walk (walk_dr.c)
+ *     walker: loom        # who walks a full sweep: loom's own walk (walk_dr.c)
  *                         # or libibnetdisc
  *     m_key_file: /etc/loom/m_key  # the M_Key loom's SMPs carry (OpenSM's
  *                         # m_key); a root-only file, read with the file
@@ -169,7 +169,7 @@ static const struct cfg_key discovery_keys[] = {
 	CFG_KEY_INT("timeout_ms", mad_timeout_ms, 1, 60000, 0, 200),
 	CFG_KEY_INT("retries", mad_retries, 0, 20, 0, 3),
 	CFG_KEY_INT("max_smps", max_smps, 1, 1024, 0, 64),
-	CFG_KEY_STR("walker", CFG_STRING, walker, "ibnetdisc"),
+	CFG_KEY_STR("walker", CFG_STRING, walker, "loom"),
 	CFG_KEY_BOOL("follow", discovery_follow, 1),
 	CFG_KEY_STR("m_key_file", CFG_OPT_PATH, m_key_file, NULL),
 	CFG_KEY_CUSTOM("subnets", parse_subnets, print_subnets),

@@ -333,10 +333,10 @@ static ibnd_fabric_t *walk_loom(const struct disc_ib_params *p, const char *ca, 
 	log_msg(st.q.retries || st.q.lost || getenv("LOOMD_WALK_STATS") ? LOG_LVL_WARNING
 									    : LOG_LVL_DEBUG,
 		  "subnet %s: walk: %zu nodes, %llu SMPs (%llu retries, %llu lost, %llu "
-		  "refused), at most %zu out to %zu nodes", p->subnet, st.nodes,
+		  "refused), at most %zu out to %zu nodes, %.0f ms", p->subnet, st.nodes,
 		  (unsigned long long)st.q.sent, (unsigned long long)st.q.retries,
 		  (unsigned long long)st.q.lost, (unsigned long long)st.q.refused, st.q.peak,
-		  st.q.peak_targets);
+		  st.q.peak_targets, st.seconds * 1000.0);
 	return ib;
 }
 

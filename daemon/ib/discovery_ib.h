@@ -24,9 +24,10 @@ struct disc_ib_params {
 			      * pipe, never on its command line (walker.h) */
 };
 
-/* discovery.walker: libibnetdisc's ibnd_discover_fabric, or loom's own walk
- * (walk_dr.h), which falls back to libibnetdisc on a duplicate GUID. */
-enum { DISC_IB_WALKER_IBNETDISC, DISC_IB_WALKER_LOOM };
+/* discovery.walker: loom's own walk (walk_dr.h; the default, 0), which
+ * falls back to libibnetdisc on a duplicate GUID, or libibnetdisc's
+ * ibnd_discover_fabric. */
+enum { DISC_IB_WALKER_LOOM, DISC_IB_WALKER_IBNETDISC };
 
 /* What an error where SMPs got no answer adds: a port protected by an
  * M_Key (IBA 14.2.4: protect bits 2 or 3) does not answer an SMP without

@@ -43,6 +43,7 @@
 #include <infiniband/mad.h>
 
 #include "daemon/ib/dr_route.h"
+#include "lib/util/clock.h"
 
 /* SMPs out at once to one node: its SMA answers one at a time, and a
  * second one waiting behind it keeps it busy while the first answer travels
@@ -483,7 +484,9 @@ int walk_dr_fabric(const struct disc_ib_params *p, ibnd_fabric_t **out,
 		      COOKIE(K_NODEINFO, NO_NODE, 0)) < 0)
 		goto out;
 	err[0] = '\0';
+	st->seconds = clock_mono();
 	rc = walkq_run(k.q, err, errlen);
+	st->seconds = clock_mono() - st->seconds;
 	walkq_get_stats(k.q, &st->q);
 	st->nodes = k.n_w;
 	if (rc == 0 && !k.f->from_node) {

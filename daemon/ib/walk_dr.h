@@ -18,6 +18,7 @@
 struct walk_dr_stats {
 	struct walkq_stats q;   /* the SMPs: sent, retries, lost, ... */
 	size_t nodes;
+	double seconds;         /* the walk's own time, the port opened to the last answer */
 };
 
 /* Walk the subnet of p's local port. 0 with *out (free it with

@@ -349,7 +349,44 @@ static int received(struct walkq *q, char *err, size_t errlen)
 	return finish(q, (size_t)slot, WALKQ_ANSWERED, mad, err, errlen);
 }
 
-int walkq_run(struct walkq *q, char *err, size_t errlen)
+/* A run that stops early still has SMPs out: wait for their answers (or
+ * their tries' deadlines, by which the local port reports them) before the
+ * port is closed, so that none arrives for a port that is gone (umad2sim's
+ * receiver thread does not survive that). Nothing is sent, nobody told. */
+static void drain(struct walkq *q)
+{
+	double until = 0;
+
+	for (size_t s = 0; s < q->n_flight; s++)
+		if (q->r[q->flight[s]].deadline > until)
+			until = q->r[q->flight[s]].deadline;
+	until += 0.05;
+	while (q->n_flight) {
+		double now = clock_mono();
+		int len = IB_MAD_SIZE, rc;
+		uint32_t tid;
+		size_t i;
+		long slot;
+
+		if (now >= until)
+			return;
+		rc = io_recv(&q->p, q->rbuf, &len, (int)((until - now) * 1000.0) + 1);
+		if (rc < 0 && rc != -ETIMEDOUT && rc != -EWOULDBLOCK && rc != -EINTR &&
+		    rc != -ENOSPC)
+			return;
+		if (rc < 0)
+			continue;
+		tid = (uint32_t)mad_get_field64(umad_get_mad(q->rbuf), 0, IB_MAD_TRID_F) -
+		      q->tid_base;
+		i = tid >> TRY_BITS;
+		if (i < q->n_r && q->r[i].state == R_OUT && (slot = slot_of(q, i)) >= 0) {
+			q->r[i].state = R_DONE;
+			q->flight[slot] = q->flight[--q->n_flight];
+		}
+	}
+}
+
+static int run(struct walkq *q, char *err, size_t errlen)
 {
 	int rc;
 
@@ -387,6 +424,15 @@ int walkq_run(struct walkq *q, char *err, size_t errlen)
 				s++;
 		}
 	}
+}
+
+int walkq_run(struct walkq *q, char *err, size_t errlen)
+{
+	int rc = run(q, err, errlen);
+
+	if (rc < 0)
+		drain(q);
+	return rc;
 }
 
 void walkq_get_stats(const struct walkq *q, struct walkq_stats *st)

@@ -268,10 +268,10 @@ int walker_child_walker(struct disc_ib_params *p)
 {
 	const char *v = getenv(WALKER_WALKER_ENV);
 
-	if (!v || strcmp(v, "ibnetdisc") == 0)
-		p->walker = DISC_IB_WALKER_IBNETDISC;
-	else if (strcmp(v, "loom") == 0)
+	if (!v || strcmp(v, "loom") == 0)
 		p->walker = DISC_IB_WALKER_LOOM;
+	else if (strcmp(v, "ibnetdisc") == 0)
+		p->walker = DISC_IB_WALKER_IBNETDISC;
 	else
 		return -EINVAL;
 	return 0;

@@ -29,7 +29,8 @@
 
 /* Which walk a child's full sweep uses (disc_ib_params.walker): the parent
  * names it in the child's environment, WALKER_WALKER_ENV "loom" or
- * "ibnetdisc"; a child started by hand without it walks with libibnetdisc. */
+ * "ibnetdisc"; a child started by hand without it walks with loom's walk,
+ * the default. */
 #define WALKER_WALKER_ENV "LOOMD_WALKER"
 /* p->walker from WALKER_WALKER_ENV: 0, or -EINVAL for another value. */
 int walker_child_walker(struct disc_ib_params *p);
