@@ -29,6 +29,7 @@
 #include "daemon/ib/discovery_dups.h"
 #include "daemon/ib/sm_read.h"
 #include "daemon/ib/walk_dr.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 
 /* PortInfo:CapabilityMask bit 14, IsExtendedSpeedsSupported (host order). */
@@ -294,6 +295,7 @@ static ibnd_fabric_t *walk_ibnd(const struct disc_ib_params *p, const char *ca, 
 {
 	struct ibnd_config cfg;
 	ibnd_fabric_t *ib;
+	double t0;
 
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.max_smps = p->max_smps > 0 ? (unsigned)p->max_smps : 2;
@@ -301,10 +303,14 @@ static ibnd_fabric_t *walk_ibnd(const struct disc_ib_params *p, const char *ca, 
 	cfg.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	cfg.flags = IBND_CONFIG_MLX_EPI;  /* FDR10 needs Mellanox's extended PortInfo */
 	cfg.mkey = p->m_key;  /* ports whose M_Key is protected answer nothing else */
+	t0 = clock_mono();
 	ib = ibnd_discover_fabric(ca[0] ? (char *)ca : NULL, p->port, NULL, &cfg);
 	if (!ib)
 		snprintf(err, errlen, "discovery from %s/%d failed (no answer to SMPs?%s)",
 			 ca[0] ? ca : "(first HCA)", p->port, DISC_IB_MKEY_HINT(p));
+	else if (getenv(DISC_IB_WALK_STATS_ENV))
+		log_warn("subnet %s: walk (libibnetdisc): %u SMPs, %.0f ms", p->subnet,
+			 ib->total_mads_used, (clock_mono() - t0) * 1000.0);
 	return ib;
 }
 
@@ -330,8 +336,10 @@ static ibnd_fabric_t *walk_loom(const struct disc_ib_params *p, const char *ca, 
 		return NULL;
 	}
 	*own = 1;
-	log_msg(st.q.retries || st.q.lost || getenv("LOOMD_WALK_STATS") ? LOG_LVL_WARNING
-									    : LOG_LVL_DEBUG,
+	/* SMPs retried or lost say the fabric (or a node) drops them: worth the
+	 * operator's eye, in loomd's log (the child's stderr) */
+	log_msg(st.q.retries || st.q.lost || getenv(DISC_IB_WALK_STATS_ENV) ? LOG_LVL_WARNING
+									      : LOG_LVL_DEBUG,
 		  "subnet %s: walk: %zu nodes, %llu SMPs (%llu retries, %llu lost, %llu "
 		  "refused), at most %zu out to %zu nodes, %.0f ms", p->subnet, st.nodes,
 		  (unsigned long long)st.q.sent, (unsigned long long)st.q.retries,

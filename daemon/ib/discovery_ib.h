@@ -29,6 +29,11 @@ struct disc_ib_params {
  * ibnd_discover_fabric. */
 enum { DISC_IB_WALKER_LOOM, DISC_IB_WALKER_IBNETDISC };
 
+/* Set in a walk child's environment (tests, bench): the walk's counts and
+ * time are logged (stderr) whatever the walker, not only when SMPs were
+ * retried or lost. */
+#define DISC_IB_WALK_STATS_ENV "LOOMD_WALK_STATS"
+
 /* What an error where SMPs got no answer adds: a port protected by an
  * M_Key (IBA 14.2.4: protect bits 2 or 3) does not answer an SMP without
  * its key, so say which key was used. */
