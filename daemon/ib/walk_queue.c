@@ -32,6 +32,7 @@ struct wreq {
 	double deadline;
 	size_t target;
 	size_t next;          /* the next waiting request of its target (or first list) */
+	size_t slot;          /* its place in flight[], while out */
 	uint32_t am;
 	uint16_t attr;
 	uint8_t flags, state, tries;
@@ -250,6 +251,7 @@ static int start(struct walkq *q, size_t i, char *err, size_t errlen)
 	struct wreq *r = &q->r[i];
 
 	r->state = R_OUT;
+	r->slot = q->n_flight;
 	q->flight[q->n_flight++] = i;
 	if (!q->t[r->target].out++)
 		q->targets_out++;
@@ -289,6 +291,16 @@ static int fill(struct walkq *q, char *err, size_t errlen)
 	return 0;
 }
 
+/* The request in `slot` is over: its slot goes to the last one out. */
+static void unplace(struct walkq *q, size_t slot)
+{
+	size_t last = q->flight[--q->n_flight];
+
+	q->r[q->flight[slot]].state = R_DONE;
+	q->flight[slot] = last;
+	q->r[last].slot = slot;
+}
+
 /* The request in `slot` ended: free its slot and target room, then tell. */
 static int finish(struct walkq *q, size_t slot, enum walkq_end end, uint8_t *mad, char *err,
 		  size_t errlen)
@@ -296,8 +308,7 @@ static int finish(struct walkq *q, size_t slot, enum walkq_end end, uint8_t *mad
 	size_t i = q->flight[slot];
 	struct wreq *r = &q->r[i];
 
-	r->state = R_DONE;
-	q->flight[slot] = q->flight[--q->n_flight];
+	unplace(q, slot);
 	if (!--q->t[r->target].out)
 		q->targets_out--;
 	ring_maybe(q, r->target);
@@ -317,10 +328,7 @@ static int try_lost(struct walkq *q, size_t slot, char *err, size_t errlen)
 
 static long slot_of(const struct walkq *q, size_t i)
 {
-	for (size_t s = 0; s < q->n_flight; s++)
-		if (q->flight[s] == i)
-			return (long)s;
-	return -1;
+	return q->r[i].state == R_OUT ? (long)q->r[i].slot : -1;
 }
 
 static int received(struct walkq *q, char *err, size_t errlen)
@@ -331,7 +339,7 @@ static int received(struct walkq *q, char *err, size_t errlen)
 	struct wreq *r;
 	long slot;
 
-	if (i >= q->n_r || q->r[i].state != R_OUT || (slot = slot_of(q, i)) < 0)
+	if (i >= q->n_r || (slot = slot_of(q, i)) < 0)
 		return 0;  /* not ours, or late: the request is over */
 	r = &q->r[i];
 	if (umad_status(q->rbuf)) {
@@ -379,10 +387,8 @@ static void drain(struct walkq *q)
 		tid = (uint32_t)mad_get_field64(umad_get_mad(q->rbuf), 0, IB_MAD_TRID_F) -
 		      q->tid_base;
 		i = tid >> TRY_BITS;
-		if (i < q->n_r && q->r[i].state == R_OUT && (slot = slot_of(q, i)) >= 0) {
-			q->r[i].state = R_DONE;
-			q->flight[slot] = q->flight[--q->n_flight];
-		}
+		if (i < q->n_r && (slot = slot_of(q, i)) >= 0)
+			unplace(q, (size_t)slot);
 	}
 }
 
