@@ -4,7 +4,9 @@
 # loom, daemon/ib/walk_dr.c) records the same fabric as libibnetdisc's, byte
 # for byte in fab_wire's text (the `loomd --walk` child, run with each
 # walker), on generated fabrics under ibsim:
-# - a 2-level fat tree; the same with two rails (every host has two ports,
+# - a 2-level fat tree; the same with a host given another's node GUID (loom's
+#   walk falls back to libibnetdisc, which duplicates are undone from, and
+#   says so); the tree with two rails (every host has two ports,
 #   on two switches);
 # - two hosts with two ports on two switches, one of them the local host;
 # - a degraded tree: switch links cut and narrowed, then one host link and
@@ -50,6 +52,16 @@ fabric ft fattree --levels 2 --radix 8
 same ft
 # the other walker's output is not a copy of this one's: a fabric's text
 grep -q 'leaf-0' "$work/ft-loom.wire" || loom_fail "no leaf-0 in the walk's fabric"
+# a host given another's node GUID: loom's walk hands the subnet to
+# libibnetdisc (and discovery_dups.c), says so, and the fabric is the same
+loom_ibnetdiscover >"$work/ibnd.txt" || loom_fail "ibnetdiscover"
+g3=$(grep -B3 '"host-0003' "$work/ibnd.txt" | sed -n 's/^caguid=//p' | head -n1)
+[ -n "$g3" ] || loom_fail "no GUID of host-0003 in ibnetdiscover's output"
+loom_ibsim_cmd "Guid \"host-0012\" $g3"
+same dupguid
+grep -q 'found twice.*walked again with libibnetdisc' "$work/dupguid-loom.err" ||
+	loom_fail "a duplicate GUID: loom's walk did not say it fell back: $(tail -n 2 "$work/dupguid-loom.err")"
+loom_ok "a duplicate GUID: $(sed -n 's/.*subnet sim: //p' "$work/dupguid-loom.err" | head -n1)"
 loom_ibsim_stop
 
 fabric rails fattree --levels 2 --radix 8 --rails 2
