@@ -459,11 +459,18 @@ void walk_dr_free(ibnd_fabric_t *f)
 int walk_dr_fabric(const struct disc_ib_params *p, ibnd_fabric_t **out,
 		   struct walk_dr_stats *st, char *err, size_t errlen)
 {
+	return walk_dr_fabric_io(p, NULL, out, st, err, errlen);
+}
+
+int walk_dr_fabric_io(const struct disc_ib_params *p, const struct mad_window_io *io,
+		      ibnd_fabric_t **out, struct walk_dr_stats *st, char *err, size_t errlen)
+{
 	struct walkq_params qp = {
 		.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : 200,
 		.retries = p->retries > 0 ? (unsigned)p->retries : 0,
 		.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 2,
-		.per_target = WALK_PER_TARGET, .mkey = p->m_key,
+		.per_target = WALK_PER_TARGET, .io = io, .mkey = p->m_key,
+		.fd = -1, .agent = -1,
 	};
 	struct walk k = { .p = p };
 	ib_dr_path_t local = { 0 };
@@ -474,7 +481,7 @@ int walk_dr_fabric(const struct disc_ib_params *p, ibnd_fabric_t **out,
 	memset(st, 0, sizeof(*st));
 	if (qp.retries > 20)
 		qp.retries = 20;
-	if ((rc = dr_umad_open(p, &qp.fd, &qp.agent, err, errlen)) < 0)
+	if (!io && (rc = dr_umad_open(p, &qp.fd, &qp.agent, err, errlen)) < 0)
 		goto out;
 	rc = -ENOMEM;
 	snprintf(err, errlen, "out of memory");

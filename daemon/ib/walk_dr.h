@@ -28,6 +28,10 @@ struct walk_dr_stats {
  * handle those, the caller falls back to them); else -errno with err. */
 int walk_dr_fabric(const struct disc_ib_params *p, ibnd_fabric_t **out,
 		   struct walk_dr_stats *st, char *err, size_t errlen);
+/* The same walk with its SMPs through io instead of p's local port (tests:
+ * a simulated subnet answers them). */
+int walk_dr_fabric_io(const struct disc_ib_params *p, const struct mad_window_io *io,
+		      ibnd_fabric_t **out, struct walk_dr_stats *st, char *err, size_t errlen);
 void walk_dr_free(ibnd_fabric_t *f);
 
 #endif
