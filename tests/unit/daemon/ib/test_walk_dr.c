@@ -28,7 +28,8 @@
 #include "lib/fabric/fabric.h"
 #include "tests/unit/fixtures/check_run.h"
 
-#define UMAD_LEN (sizeof(struct ib_user_mad) + IB_MAD_SIZE)
+#define UMAD_CAP (sizeof(struct ib_user_mad) + IB_MAD_SIZE)   /* room */
+#define UMAD_LEN ((size_t)umad_size() + IB_MAD_SIZE)          /* what a buffer holds */
 #define N_NODES 4
 #define QUEUE 256
 
@@ -43,7 +44,7 @@ struct sim_node {
 };
 
 static struct sim_node net[N_NODES];
-static uint8_t queue[QUEUE][UMAD_LEN];
+static uint8_t queue[QUEUE][UMAD_CAP];
 static size_t q_head, q_tail;
 static unsigned ext_asked[N_NODES];
 

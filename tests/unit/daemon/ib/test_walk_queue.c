@@ -23,10 +23,11 @@
 #include "tests/unit/fixtures/check_run.h"
 
 #define MAX_SENT 256
-#define UMAD_LEN (sizeof(struct ib_user_mad) + IB_MAD_SIZE)
+#define UMAD_CAP (sizeof(struct ib_user_mad) + IB_MAD_SIZE)   /* room */
+#define UMAD_LEN ((size_t)umad_size() + IB_MAD_SIZE)          /* what a buffer holds */
 
 struct fake {
-	uint8_t sent[MAX_SENT][UMAD_LEN];
+	uint8_t sent[MAX_SENT][UMAD_CAP];
 	int answered[MAX_SENT];
 	size_t n_sent;
 	unsigned silent_target;   /* its SMPs are never answered (0: none) */
