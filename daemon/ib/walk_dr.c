@@ -236,6 +236,15 @@ static int new_node(struct walk *k, const uint8_t *info, const ib_dr_path_t *pat
 	return ht_put(k, *idx);
 }
 
+/* A request that could not be queued: no memory, or more than a walk's
+ * TIDs can name (walkq_add's -E2BIG). */
+static int no_room(char *err, size_t errlen, int rc)
+{
+	snprintf(err, errlen, "%s", rc == -E2BIG ? "more SMPs than one walk can name (2^27)"
+						  : "out of memory");
+	return rc;
+}
+
 static int conflict(char *err, size_t errlen, uint64_t guid, const char *why)
 {
 	snprintf(err, errlen, "node GUID 0x%016llx found twice (%s)", (unsigned long long)guid,
@@ -315,8 +324,7 @@ static int got_nodeinfo(struct walk *k, size_t from, unsigned from_port,
 	}
 	return 0;
 oom:
-	snprintf(err, errlen, "out of memory");
-	return rc;
+	return no_room(err, errlen, rc);
 }
 
 /* The neighbour of a node's port, if libibnetdisc would go there. */
@@ -375,8 +383,7 @@ static int got_portinfo(struct walk *k, size_t idx, unsigned pn, const ib_dr_pat
 		goto oom;
 	return 0;
 oom:
-	snprintf(err, errlen, "out of memory");
-	return rc ? rc : -ENOMEM;
+	return no_room(err, errlen, rc ? rc : -ENOMEM);
 }
 
 static int got_ext(struct walk *k, size_t idx, unsigned pn, enum walkq_end end,
@@ -394,10 +401,8 @@ static int got_ext(struct walk *k, size_t idx, unsigned pn, enum walkq_end end,
 		if (!w->ext_wait[i])
 			continue;
 		w->ext_wait[i] = 0;
-		if (w->ext == EXT_YES && (rc = ask_ext(k, idx, i)) < 0) {
-			snprintf(err, errlen, "out of memory");
-			return rc;
-		}
+		if (w->ext == EXT_YES && (rc = ask_ext(k, idx, i)) < 0)
+			return no_room(err, errlen, rc);
 	}
 	return 0;
 }
