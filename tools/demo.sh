@@ -137,6 +137,8 @@ echo "SUBNET UP"
 grep -o "loom engine loom routed.*" "$work/opensm.log" | cut -c1-160
 
 echo "== loomctl discover --wait"; $ctl discover --wait
+echo "== discovery.walker: loom (the default) walks with its own SMPs, many switches at once, the fabric libibnetdisc would give"
+"$B/loomd" -n -c "$work/loom.yaml" 2>&1 | grep "walker:" || :
 echo "== loomctl status"; $ctl status
 echo "== loomctl nodes --type switch"; $ctl nodes --type switch
 echo "== loomctl links (first 12: each end NAME[PORT], as iblinkinfo names it)"; $ctl links | head -n 13

@@ -7,6 +7,8 @@
  *     timeout_ms: 200     # per SMP
  *     retries: 3
  *     max_smps: 64        # SMPs in flight per subnet
+ *     walker: loom        # who walks a full sweep: loom's own walk (walk_dr.c)
+ *                         # or libibnetdisc
  *     m_key_file: /etc/loom/m_key  # the M_Key loom's SMPs carry (OpenSM's
  *                         # m_key); a root-only file, read with the file
  *     subnets:            # none: every local HCA port that is found
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "daemon/core/config_parse.h"
+#include "daemon/ib/discovery_ib.h"
 
 #define CFG_SECTION_TYPE struct discovery_conf
 
@@ -166,6 +169,7 @@ static const struct cfg_key discovery_keys[] = {
 	CFG_KEY_INT("timeout_ms", mad_timeout_ms, 1, 60000, 0, 200),
 	CFG_KEY_INT("retries", mad_retries, 0, 20, 0, 3),
 	CFG_KEY_INT("max_smps", max_smps, 1, 1024, 0, 64),
+	CFG_KEY_STR("walker", CFG_STRING, walker, "loom"),
 	CFG_KEY_BOOL("follow", discovery_follow, 1),
 	CFG_KEY_STR("m_key_file", CFG_OPT_PATH, m_key_file, NULL),
 	CFG_KEY_CUSTOM("subnets", parse_subnets, print_subnets),
@@ -230,6 +234,13 @@ static int check_discovery(struct parse *p, void *sec)
 	struct discovery_conf *c = sec;
 	char why[PATH_MAX + 160];
 
+	if (strcmp(c->walker, "loom") == 0)
+		c->walker_id = DISC_IB_WALKER_LOOM;
+	else if (strcmp(c->walker, "ibnetdisc") == 0)
+		c->walker_id = DISC_IB_WALKER_IBNETDISC;
+	else
+		return cfg_fail(p, cfg_key_line(p, "discovery", "walker"), "discovery.walker",
+				"\"%s\": must be loom or ibnetdisc", c->walker);
 	c->m_key = 0;
 	if (!c->m_key_file[0])
 		return 0;

@@ -22,6 +22,8 @@ struct discovery_conf {
 	int mad_timeout_ms;             /* discovery.timeout_ms 1..60000 */
 	int mad_retries;                /* discovery.retries 0..20 */
 	int max_smps;                   /* discovery.max_smps 1..1024: MADs in flight per subnet */
+	char walker[16];                /* discovery.walker: "loom" (walk_dr.c) or "ibnetdisc" */
+	int walker_id;                  /* the same as DISC_IB_WALKER_* (set when loaded) */
 	int discovery_follow;           /* discovery.follow: walk the switches OpenSM reports
 					 * a change on at once (daemon/ib/sweep_follow.c) */
 	char m_key_file[PATH_MAX];      /* discovery.m_key_file: the M_Key, first line; "" none */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_ib.c: one InfiniBand subnet swept with directed-route SMPs
- * (libibnetdisc does the walk and keeps max_smps MADs in flight), mapped into
- * loom's fabric graph.
+ * (libibnetdisc's walk, or loom's own, walk_dr.c: discovery.walker; either
+ * keeps max_smps MADs in flight), mapped into loom's fabric graph.
  *
  * What is decoded, and how, follows what infiniband-diags shows operators
  * (ibnetdiscover, iblinkinfo), so that loom's answers can be checked against
@@ -28,6 +28,8 @@
 
 #include "daemon/ib/discovery_dups.h"
 #include "daemon/ib/sm_read.h"
+#include "daemon/ib/walk_dr.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 
 /* PortInfo:CapabilityMask bit 14, IsExtendedSpeedsSupported (host order). */
@@ -236,6 +238,14 @@ static int check_complete(const struct fab *fab, const struct disc_ib_dup_end *e
 	return -EIO;
 }
 
+static void free_walk(ibnd_fabric_t *ib, int own)
+{
+	if (own)
+		walk_dr_free(ib);
+	else if (ib)
+		ibnd_destroy_fabric(ib);
+}
+
 /* Say clearly why a local port cannot be used, before sending any MAD. */
 int disc_ib_check_local_port(const struct disc_ib_params *p, char *err, size_t errlen)
 {
@@ -278,60 +288,109 @@ static int local_link_down(ibnd_fabric_t *ib, char *err, size_t errlen)
 	return 1;
 }
 
-struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errlen)
+/* libibnetdisc's walk of the subnet of p's local port (ca: its HCA name,
+ * or "" for the first). */
+static ibnd_fabric_t *walk_ibnd(const struct disc_ib_params *p, const char *ca, char *err,
+				size_t errlen)
 {
 	struct ibnd_config cfg;
-	char ca[UMAD_CA_NAME_LEN] = "";
 	ibnd_fabric_t *ib;
-	struct fab *fab;
-	struct disc_ib_dup_end *ends = NULL;
-	size_t n = 0, n_ends = 0;
+	double t0;
 
-	if (disc_ib_check_local_port(p, err, errlen) < 0)
-		return NULL;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.max_smps = p->max_smps > 0 ? (unsigned)p->max_smps : 2;
 	cfg.timeout_ms = p->timeout_ms > 0 ? (unsigned)p->timeout_ms : 0;
 	cfg.retries = p->retries > 0 ? (unsigned)p->retries : 0;
 	cfg.flags = IBND_CONFIG_MLX_EPI;  /* FDR10 needs Mellanox's extended PortInfo */
 	cfg.mkey = p->m_key;  /* ports whose M_Key is protected answer nothing else */
-	if (p->ca)
-		snprintf(ca, sizeof(ca), "%s", p->ca);
-
-	ib = ibnd_discover_fabric(ca[0] ? ca : NULL, p->port, NULL, &cfg);
-	if (!ib) {
+	t0 = clock_mono();
+	ib = ibnd_discover_fabric(ca[0] ? (char *)ca : NULL, p->port, NULL, &cfg);
+	if (!ib)
 		snprintf(err, errlen, "discovery from %s/%d failed (no answer to SMPs?%s)",
 			 ca[0] ? ca : "(first HCA)", p->port, DISC_IB_MKEY_HINT(p));
+	else if (getenv(DISC_IB_WALK_STATS_ENV))
+		log_warn("subnet %s: walk (libibnetdisc): %u SMPs, %.0f ms", p->subnet,
+			 ib->total_mads_used, (clock_mono() - t0) * 1000.0);
+	return ib;
+}
+
+/* loom's own walk (walk_dr.h); *own set when it is the one that answered
+ * (free with walk_dr_free), else libibnetdisc's, which a duplicate GUID
+ * falls back to. */
+static ibnd_fabric_t *walk_loom(const struct disc_ib_params *p, const char *ca, int *own,
+				char *err, size_t errlen)
+{
+	struct walk_dr_stats st;
+	ibnd_fabric_t *ib;
+	int rc = walk_dr_fabric(p, &ib, &st, err, errlen);
+
+	if (rc == -EEXIST) {
+		log_warn("subnet %s: %s: walked again with libibnetdisc", p->subnet, err);
+		*own = 0;
+		return walk_ibnd(p, ca, err, errlen);
+	}
+	if (rc < 0) {
+		if (rc == -EIO)
+			snprintf(err + strlen(err), errlen - strlen(err), "%s",
+				 DISC_IB_MKEY_HINT(p));
 		return NULL;
 	}
-	if (local_link_down(ib, err, errlen)) {
-		ibnd_destroy_fabric(ib);
+	*own = 1;
+	/* SMPs retried or lost say the fabric (or a node) drops them: worth the
+	 * operator's eye, in loomd's log (the child's stderr) */
+	log_msg(st.q.retries || st.q.lost || getenv(DISC_IB_WALK_STATS_ENV) ? LOG_LVL_WARNING
+									      : LOG_LVL_DEBUG,
+		  "subnet %s: walk: %zu nodes, %llu SMPs (%llu retries, %llu lost, %llu "
+		  "refused), at most %zu out to %zu nodes, %.0f ms", p->subnet, st.nodes,
+		  (unsigned long long)st.q.sent, (unsigned long long)st.q.retries,
+		  (unsigned long long)st.q.lost, (unsigned long long)st.q.refused, st.q.peak,
+		  st.q.peak_targets, st.seconds * 1000.0);
+	return ib;
+}
+
+struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errlen)
+{
+	char ca[UMAD_CA_NAME_LEN] = "";
+	ibnd_fabric_t *ib;
+	struct fab *fab;
+	struct disc_ib_dup_end *ends = NULL;
+	size_t n = 0, n_ends = 0;
+	int own = 0;
+
+	if (disc_ib_check_local_port(p, err, errlen) < 0)
 		return NULL;
-	}
+	if (p->ca)
+		snprintf(ca, sizeof(ca), "%s", p->ca);
+	ib = p->walker == DISC_IB_WALKER_LOOM ? walk_loom(p, ca, &own, err, errlen)
+					      : walk_ibnd(p, ca, err, errlen);
+	if (!ib)
+		return NULL;
+	if (local_link_down(ib, err, errlen))
+		goto fail;
 	if (!(fab = fab_new(p->subnet))) {
 		snprintf(err, errlen, "out of memory");
-		ibnd_destroy_fabric(ib);
-		return NULL;
-	}
-	if (disc_ib_dups_resolve(ib, ca[0] ? ca : NULL, p->port, p->timeout_ms, p->m_key, fab,
-				 &ends, &n_ends) < 0) {
-		snprintf(err, errlen, "out of memory");
 		goto fail;
+	}
+	/* loom's walk stops at a duplicate GUID (walk_loom): nothing to undo */
+	if (!own && disc_ib_dups_resolve(ib, ca[0] ? ca : NULL, p->port, p->timeout_ms, p->m_key,
+					 fab, &ends, &n_ends) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail_fab;
 	}
 	if (disc_ib_map(ib, fab, err, errlen) < 0)
-		goto fail;
+		goto fail_fab;
 	for (ibnd_node_t *node = ib->nodes; node; node = node->next)
 		n++;
-	ibnd_destroy_fabric(ib);
+	free_walk(ib, own);
 	ib = NULL;
 	fab_sort(fab);
 	if (fab_find_port_dups(fab) < 0) {
 		snprintf(err, errlen, "out of memory");
-		goto fail;
+		goto fail_fab;
 	}
 	if (check_complete(fab, ends, n_ends, err, errlen) < 0 ||
 	    fab_check(fab, err, errlen) < 0)
-		goto fail;
+		goto fail_fab;
 	free(ends);
 	/* A subnet manager that cannot be asked is no reason to lose the sweep:
 	 * the fabric then says it has no SM list (sm_read). */
@@ -340,11 +399,11 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 	log_debug("subnet %s: %zu nodes swept from %s/%d", p->subnet, n,
 		  ca[0] ? ca : "(first HCA)", p->port);
 	return fab;
+fail_fab:
+	fab_free(fab);
 fail:
 	free(ends);
-	if (ib)
-		ibnd_destroy_fabric(ib);
-	fab_free(fab);
+	free_walk(ib, own);
 	return NULL;
 }
 

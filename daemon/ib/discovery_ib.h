@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/discovery_ib.h: sweep one InfiniBand subnet from a local HCA port
- * with SMPs (libibnetdisc), into a fabric graph. Blocking; safe to call from
+ * with SMPs (libibnetdisc's walk or loom's, walk_dr.h), into a fabric graph. Blocking; safe to call from
  * several threads at once for different local ports. */
 #ifndef LOOMD_DISCOVERY_IB_H
 #define LOOMD_DISCOVERY_IB_H
@@ -18,10 +18,21 @@ struct disc_ib_params {
 	int retries;
 	int max_smps;        /* MADs in flight */
 	int read_sms;        /* also SMInfo from every IsSM port (sm_read.h) */
+	int walker;          /* DISC_IB_WALKER_*: who walks a full sweep */
 	uint64_t m_key;      /* the M_Key every SMP carries (discovery.m_key_file); 0:
 			      * none. A secret: handed to a child on an inherited
 			      * pipe, never on its command line (walker.h) */
 };
+
+/* discovery.walker: loom's own walk (walk_dr.h; the default, 0), which
+ * falls back to libibnetdisc on a duplicate GUID, or libibnetdisc's
+ * ibnd_discover_fabric. */
+enum { DISC_IB_WALKER_LOOM, DISC_IB_WALKER_IBNETDISC };
+
+/* Set in a walk child's environment (tests, bench): the walk's counts and
+ * time are logged (stderr) whatever the walker, not only when SMPs were
+ * retried or lost. */
+#define DISC_IB_WALK_STATS_ENV "LOOMD_WALK_STATS"
 
 /* What an error where SMPs got no answer adds: a port protected by an
  * M_Key (IBA 14.2.4: protect bits 2 or 3) does not answer an SMP without

@@ -196,7 +196,7 @@ int sweep_job_start(struct sweeper *sw, struct job *job, int part)
 	job->params = (struct disc_ib_params){
 		.subnet = job->name, .ca = job->ca, .port = job->port,
 		.timeout_ms = sw->timeout_ms, .retries = sw->retries, .max_smps = sw->max_smps,
-		.m_key = sw->m_key,
+		.walker = sw->walker, .m_key = sw->m_key,
 	};
 	snprintf(job->db_path, sizeof(job->db_path), "%s", sw->db_path);
 	job->run_rc = 0;
@@ -450,6 +450,7 @@ int sweeper_reconfigure(struct sweeper *sw, const struct discovery_conf *conf)
 	sw->timeout_ms = conf->mad_timeout_ms;
 	sw->retries = conf->mad_retries;
 	sw->max_smps = conf->max_smps;
+	sw->walker = conf->walker_id;
 	sw->m_key = conf->m_key;
 	sw->autodetect = conf->n_subnets == 0;
 

@@ -94,6 +94,7 @@ struct sweeper {
 	int conf_interval;    /* loom.yaml's discovery.interval */
 	int override;         /* sweeper_set_interval's (-1: none) */
 	int timeout_ms, retries, max_smps;
+	int walker;                  /* discovery.walker: DISC_IB_WALKER_* */
 	uint64_t m_key;       /* discovery.m_key_file's key (0: none) */
 	int autodetect;       /* no subnets configured: sweep every local port */
 	int n_jobs;

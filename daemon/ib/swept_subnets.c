@@ -17,6 +17,7 @@ void swept_mad_of(const struct discovery_conf *c, struct swept_mad *mad)
 	mad->timeout_ms = c->mad_timeout_ms;
 	mad->retries = c->mad_retries;
 	mad->max_smps = c->max_smps;
+	mad->walker = c->walker_id;
 	mad->m_key = c->m_key;
 }
 
@@ -40,7 +41,7 @@ int swept_subnets_get(struct store *st, const struct swept_mad *mad, struct swep
 		out->p[i] = (struct disc_ib_params){
 			.subnet = out->names[i], .ca = out->cas[i], .port = sqlite3_column_int(s, 2),
 			.timeout_ms = mad->timeout_ms, .retries = mad->retries,
-			.max_smps = mad->max_smps, .m_key = mad->m_key,
+			.max_smps = mad->max_smps, .walker = mad->walker, .m_key = mad->m_key,
 		};
 	}
 	sqlite3_finalize(s);

@@ -26,6 +26,7 @@ struct swept_subnets {
  * section. */
 struct swept_mad {
 	int timeout_ms, retries, max_smps;
+	int walker;          /* discovery.walker (DISC_IB_WALKER_*): the children walk so */
 	uint64_t m_key;      /* discovery.m_key_file's key, for the SMPs (0: none) */
 };
 struct discovery_conf;

@@ -176,41 +176,47 @@ static int send_all(int fd, const void *input, size_t n)
 
 static int parse_int(const char *s, int lo, int hi, int *out);
 
-/* The M_Key's pipe for a child (walker.h): *rfd the read end, the key
- * already in it (8 bytes fit any pipe's buffer), and env the child's
- * environment: loomd's, without any WALKER_MKEY_ENV of its own, plus
- * WALKER_MKEY_ENV=WALKER_MKEY_FD. 0 or -errno; free env (not its strings). */
-static int mkey_pipe(uint64_t key, int *rfd, char ***env)
+/* The child's environment: loomd's, without any WALKER_MKEY_ENV or
+ * WALKER_WALKER_ENV of its own, plus WALKER_WALKER_ENV naming the walker
+ * and, with_key, WALKER_MKEY_ENV=WALKER_MKEY_FD. 0 or -ENOMEM; free *env
+ * (not its strings). */
+static int child_env(int walker, int with_key, char ***env)
 {
-	static char var[] = WALKER_MKEY_ENV "=" "3";
-	uint8_t b[8];
+	static char key_var[] = WALKER_MKEY_ENV "=" "3";
+	static char loom_var[] = WALKER_WALKER_ENV "=loom";
+	static char ibnd_var[] = WALKER_WALKER_ENV "=ibnetdisc";
 	size_t n = 0;
-	int k[2];
 
-	_Static_assert(WALKER_MKEY_FD == 3, "var names fd 3");
+	_Static_assert(WALKER_MKEY_FD == 3, "key_var names fd 3");
 	for (char **e = environ; *e; e++)
 		n++;
-	if (!(*env = calloc(n + 2, sizeof(**env))))
+	if (!(*env = calloc(n + 3, sizeof(**env))))
 		return -ENOMEM;
 	n = 0;
 	for (char **e = environ; *e; e++)
-		if (strncmp(*e, WALKER_MKEY_ENV "=", sizeof(WALKER_MKEY_ENV)) != 0)
+		if (strncmp(*e, WALKER_MKEY_ENV "=", sizeof(WALKER_MKEY_ENV)) != 0 &&
+		    strncmp(*e, WALKER_WALKER_ENV "=", sizeof(WALKER_WALKER_ENV)) != 0)
 			(*env)[n++] = *e;
-	(*env)[n] = var;
+	(*env)[n++] = walker == DISC_IB_WALKER_LOOM ? loom_var : ibnd_var;
+	if (with_key)
+		(*env)[n] = key_var;
+	return 0;
+}
+
+/* The M_Key's pipe for a child (walker.h): *rfd the read end, the key
+ * already in it (8 bytes fit any pipe's buffer). 0 or -errno. */
+static int mkey_pipe(uint64_t key, int *rfd)
+{
+	uint8_t b[8];
+	int k[2];
+
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(key >> (56 - 8 * i));
-	if (pipe2(k, O_CLOEXEC) < 0) {
-		int rc = -errno;
-
-		free(*env);
-		*env = NULL;
-		return rc;
-	}
+	if (pipe2(k, O_CLOEXEC) < 0)
+		return -errno;
 	if (write(k[1], b, sizeof(b)) != (ssize_t)sizeof(b)) {
 		close(k[0]);
 		close(k[1]);
-		free(*env);
-		*env = NULL;
 		return -EIO;
 	}
 	explicit_bzero(b, sizeof(b));
@@ -258,6 +264,19 @@ int walker_child_mkey(struct disc_ib_params *p, char *err, size_t errlen)
 	return 0;
 }
 
+int walker_child_walker(struct disc_ib_params *p)
+{
+	const char *v = getenv(WALKER_WALKER_ENV);
+
+	if (!v || strcmp(v, "loom") == 0)
+		p->walker = DISC_IB_WALKER_LOOM;
+	else if (strcmp(v, "ibnetdisc") == 0)
+		p->walker = DISC_IB_WALKER_IBNETDISC;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 /* walker_run_extra, and with input (NULL: none) on the child's stdin. */
 static int spawn_run(const char *mode, const struct disc_ib_params *p,
 		     const char *const *extra, size_t n_extra, const void *input,
@@ -286,9 +305,14 @@ static int spawn_run(const char *mode, const struct disc_ib_params *p,
 	snprintf(timeout, sizeof(timeout), "%d", p->timeout_ms);
 	snprintf(retries, sizeof(retries), "%d", p->retries);
 	snprintf(smps, sizeof(smps), "%d", p->max_smps);
-	if (p->m_key && (rc = mkey_pipe(p->m_key, &key, &env)) < 0) {
+	if (child_env(p->walker, p->m_key != 0, &env) < 0) {
+		snprintf(err, errlen, "cannot start the walker: out of memory");
+		return -ENOMEM;
+	}
+	if (p->m_key && (rc = mkey_pipe(p->m_key, &key)) < 0) {
 		snprintf(err, errlen, "cannot start the walker: the M_Key's pipe: %s",
 			 strerror(-rc));
+		free(env);
 		return rc;
 	}
 	if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -309,7 +333,7 @@ static int spawn_run(const char *mode, const struct disc_ib_params *p,
 		posix_spawn_file_actions_adddup2(&fa, in[1], STDIN_FILENO);
 	if (key >= 0)
 		posix_spawn_file_actions_adddup2(&fa, key, WALKER_MKEY_FD);
-	rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, env ? env : environ);
+	rc = posix_spawn(&pid, exe_path, &fa, NULL, argv, env);
 	posix_spawn_file_actions_destroy(&fa);
 	close(fds[1]);
 	if (input)
@@ -579,6 +603,11 @@ int walker_child_main(int argc, char **argv, const char *ident, walker_child_fn 
 		return 1;
 	}
 	p.read_sms = fn == write_fabric;  /* the sweep proper (--walk) reads the SMs too */
+	if ((rc = walker_child_walker(&p)) < 0) {
+		printf("%s=%s: neither loom nor ibnetdisc\n", WALKER_WALKER_ENV,
+		       getenv(WALKER_WALKER_ENV));
+		return 2;
+	}
 	/* Never outlive loomd (killed with -9, its children would stay,
 	 * blocked in a MAD library on a port that went away), nor the time
 	 * loomd gives a child. */

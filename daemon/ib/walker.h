@@ -27,6 +27,13 @@
 #define WALKER_MKEY_FD 3
 #define WALKER_MKEY_ENV "LOOMD_MKEY_FD"
 
+/* Which walk a child's full sweep uses (disc_ib_params.walker): the parent
+ * names it in the child's environment, WALKER_WALKER_ENV "loom" or
+ * "ibnetdisc"; a child started by hand without it walks with loom's walk,
+ * the default. */
+#define WALKER_WALKER_ENV "LOOMD_WALKER"
+/* p->walker from WALKER_WALKER_ENV: 0, or -EINVAL for another value. */
+int walker_child_walker(struct disc_ib_params *p);
 /* In a child: the M_Key handed on WALKER_MKEY_FD into p->m_key (0 when
  * WALKER_MKEY_ENV is not set). 0, or -errno with err (a pipe that does not
  * hold 8 bytes). walker_child_main calls it. */

@@ -218,6 +218,7 @@ static const struct { const char *text, *prefix; } bad[] = {
 	{ "telemetry:\n  details_every: 1000001\n", "t.yaml:2: telemetry.details_every: 1000001 is out of range" },
 	{ "discovery:\n  max_smps: 0\n", "t.yaml:2: discovery.max_smps: 0 is out of range (1..1024)" },
 	{ "discovery:\n  max_smps: 1025\n", "t.yaml:2: discovery.max_smps: 1025 is out of range" },
+	{ "discovery:\n  walker: nope\n", "t.yaml:2: discovery.walker: \"nope\": must be loom or ibnetdisc" },
 	{ "discovery:\n  subnets:\n    - ca: a\n      port: 0\n", "t.yaml:4: discovery.subnets[0].port: 0 is out of range (1..254)" },
 	{ "discovery:\n  subnets:\n    - ca: a\n      port: 255\n", "t.yaml:4: discovery.subnets[0].port: 255 is out of range" },
 	{ "discovery:\n  interval: 99999999999999999999999\n", "t.yaml:2: discovery.interval: 99999999999999999999999 is out of range" },
@@ -384,7 +385,7 @@ START_TEST(file_errors_name_the_file)
 	close(fd);
 	ck_assert_int_eq(config_load(path, &c, err, sizeof(err)), -EINVAL);
 	snprintf(prefix, sizeof(prefix), "%s:3: discovery.bogus_key: unknown key (interval, "
-		 "timeout_ms, retries, max_smps, follow, m_key_file, subnets)", path);
+		 "timeout_ms, retries, max_smps, walker, follow, m_key_file, subnets)", path);
 	ck_assert_str_eq(err, prefix);
 
 	ck_assert_int_eq(truncate(path, 0), 0);
@@ -737,6 +738,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  timeout_ms: 200\n"
 			 "  retries: 3\n"
 			 "  max_smps: 64\n"
+			 "  walker: \"loom\"\n"
 			 "  follow: true\n"
 			 "  m_key_file: \"\"\n"
 			 "  subnets: []\n"
