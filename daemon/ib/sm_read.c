@@ -13,7 +13,11 @@
  * the answer holds (the kernel reassembles RMPP segments; under umad2sim a
  * single MAD, 6 records, is what arrives). An SM the SA lists is marked so;
  * one the walk did not meet is added with the SA's view of it. An SA that
- * does not answer leaves the list as the walk made it. */
+ * does not answer leaves the list as the walk made it. The SA is asked only
+ * when a port answered SMInfo as MASTER: the SA runs with the master SM, so
+ * with none (no SM yet, or the only one hung) it cannot answer, and asking
+ * would wait out (retries + 1) timeouts, 800 ms with loom's defaults, on
+ * every sweep of a subnet without a working SM (issue 44). */
 #include "autoconf.h"
 #include "daemon/ib/sm_read.h"
 
@@ -193,6 +197,15 @@ out:
 	return rc;
 }
 
+/* A port answered SMInfo as MASTER: an SA may answer. */
+static int master_met(const struct fab *fab)
+{
+	for (size_t i = 0; i < fab->n_sms; i++)
+		if (fab->sms[i].answered && fab->sms[i].state == FAB_SM_MASTER)
+			return 1;
+	return 0;
+}
+
 static int sm_cmp(const void *x, const void *y)
 {
 	const struct fab_sm *a = x, *b = y;
@@ -231,7 +244,8 @@ int sm_read_fabric(const struct disc_ib_params *p, struct fab *fab, char *err, s
 		snprintf(err, errlen, "out of memory");
 		return rc;
 	}
-	sa_list(p, fab);
+	if (master_met(fab))
+		sa_list(p, fab);
 	if (fab->n_sms > 1)
 		qsort(fab->sms, fab->n_sms, sizeof(*fab->sms), sm_cmp);
 	fab->sm_read = FAB_SM_READ;
