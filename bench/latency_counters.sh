@@ -8,7 +8,7 @@
 # each preloaded with the model before umad2sim; OpenSM, the walk that
 # writes the reader's fabric and the ibnetdiscover cache run without it.
 #
-#   sh bench/latency_counters.sh [--hosts "1152 4608 11664"] [--runs N] [--keep]
+#   sh bench/latency_counters.sh [--hosts 1152,4608,11664] [--runs N] [--keep]
 #   make bench-latency-counters   (BENCH_LATENCY_COUNTERS_ARGS for the options)
 #
 #   child      `loomd --read-counters` as loomd's first read (ClassPortInfo
@@ -29,14 +29,14 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 export top_srcdir="${top_srcdir:-$top}"
 export top_builddir="${top_builddir:-$top/build}"
-sizes="1152 4608 11664" runs=3 keep=0
+sizes=1152,4608,11664 runs=3 keep=0
 args="$*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) sizes=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--keep) keep=1 ;;
-	*) echo "usage: sh bench/latency_counters.sh [--hosts \"H...\"] [--runs N] [--keep]" >&2
+	*) echo "usage: sh bench/latency_counters.sh [--hosts H,H...] [--runs N] [--keep]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -60,7 +60,7 @@ CB_PRELOAD="$MODEL $PRELOAD"
 echo "model: $(env | grep '^LOOM_LAT_' | tr '\n' ' ')(unset: defaults, docs/testbed-latency.md:" \
 	"LOOM_LAT_HOP_NS=200 LOOM_LAT_SWITCH_US=100 LOOM_LAT_HCA_US=20 LOOM_LAT_LID_HOPS=4 LOOM_LAT_DROP=0)"
 echo "reader: loomd --read-counters bench \"\" 0 200 3 64 (timeout 200 ms, 3 retries, 64 in flight)"
-for hosts in $sizes; do
+for hosts in $(echo "$sizes" | tr , " "); do
 	loom_tree_up bench "$hosts"
 	ports=$((2 * $(sed -n 's/^# hosts=.* links=\([0-9]*\).*/\1/p' "$work/bench.net")))
 	cb_fabric

@@ -208,6 +208,47 @@ int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr)
 	       mad_get_field(mad, 0, IB_MAD_ATTRID_F) == attr;
 }
 
+int mad_window_spread(size_t *list, size_t n, mad_window_target_fn target, const void *ctx)
+{
+	size_t *rank, *out, *at, rounds = 0;
+
+	if (n < 2)
+		return 0;
+	rank = calloc(n, sizeof(*rank));
+	out = calloc(n, sizeof(*out));
+	if (!rank || !out) {
+		free(rank);
+		free(out);
+		return -ENOMEM;
+	}
+	/* Each entry's round: its place among its target's run of entries. */
+	for (size_t e = 0, prev = 0; e < n; e++) {
+		size_t t = target(ctx, list[e]);
+
+		rank[e] = e && t == prev ? rank[e - 1] + 1 : 0;
+		prev = t;
+		if (rank[e] + 1 > rounds)
+			rounds = rank[e] + 1;
+	}
+	/* A stable counting sort on the round. */
+	if (!(at = calloc(rounds + 1, sizeof(*at)))) {
+		free(rank);
+		free(out);
+		return -ENOMEM;
+	}
+	for (size_t e = 0; e < n; e++)
+		at[rank[e] + 1]++;
+	for (size_t k = 1; k <= rounds; k++)
+		at[k] += at[k - 1];
+	for (size_t e = 0; e < n; e++)
+		out[at[rank[e]]++] = list[e];
+	memcpy(list, out, n * sizeof(*list));
+	free(at);
+	free(rank);
+	free(out);
+	return 0;
+}
+
 int mad_window_run(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
 		   mad_window_build_fn build, mad_window_answer_fn answer, void *ctx,
 		   struct mad_window_stats *st, char *err, size_t errlen)

@@ -91,6 +91,21 @@ int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr);
 typedef int (*mad_window_next_fn)(void *ctx, size_t i, int answered, char *err,
 				  size_t errlen);
 
+/* The target (a switch's PMA or SMA, ...) that entry e of a request list
+ * goes to, for mad_window_spread. */
+typedef size_t (*mad_window_target_fn)(const void *ctx, size_t e);
+
+/* Reorders list[0..n) round robin over its targets: the first entry of
+ * every target, then the second of every target, and so on, each round in
+ * the order the targets came (stable). A target answers one MAD at a time
+ * (a switch's management processor: ~100 us a MAD), so the window full of
+ * one switch's ports waits on that switch alone, while spread over
+ * switches it has up to max_flight of them at work at once. A target's
+ * entries are expected next to each other (as a plan per node lists
+ * them); one that comes back later starts its rounds again. 0, or -ENOMEM
+ * (list unchanged). */
+int mad_window_spread(size_t *list, size_t n, mad_window_target_fn target, const void *ctx);
+
 /* Ask requests 0..n-1. 0 when every request was answered or ran out of
  * tries (see reqs[i]); -errno with err when the port failed or a build did.
  * *st (may be NULL) gets the counts. */

@@ -6,7 +6,9 @@
  * with 0x81 and so ignored every real answer (ibsim never answers ARInfo,
  * so no test saw it; its PMA answers showed it). And the M_Key: every SMP
  * the window sends carries mad_window_params.mkey (a port whose M_Key is
- * protected answers nothing else), a PerfMgt MAD is left as built. */
+ * protected answers nothing else), a PerfMgt MAD is left as built. And the
+ * order (mad_window_spread): a list of one switch's ports after another's is
+ * asked round robin over the switches, every entry once. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -169,6 +171,50 @@ START_TEST(set_mkey_touches_smps_only)
 }
 END_TEST
 
+/* Entries are target indices; their target is targets[e] (a switch). */
+static size_t target_of(const void *ctx, size_t e)
+{
+	return ((const size_t *)ctx)[e];
+}
+
+/* The counters reader's ports come a switch's after one another; the
+ * window gets them one of each switch in turn, so that 64 MADs in flight
+ * keep 64 switches' management processors busy, not one or two. */
+START_TEST(spread_asks_the_ports_round_robin_over_switches)
+{
+	/* Switch 7: 3 ports, switch 2: 1 port (a CA), switch 9: 2 ports. */
+	const size_t targets[] = { 7, 7, 7, 2, 9, 9 };
+	size_t list[] = { 0, 1, 2, 3, 4, 5 };
+	const size_t want[] = { 0, 3, 4, 1, 5, 2 };
+
+	ck_assert_int_eq(mad_window_spread(list, 6, target_of, targets), 0);
+	ck_assert_mem_eq(list, want, sizeof(want));
+}
+END_TEST
+
+/* A list already one entry a target, or empty, stays as it was; a target
+ * met again later starts its rounds again (still each MAD asked once). */
+START_TEST(spread_keeps_single_entries_and_every_entry)
+{
+	const size_t targets[] = { 1, 2, 3, 1, 1, 4 };
+	size_t one[] = { 2, 1, 0 };
+	size_t list[] = { 0, 3, 4, 1, 2, 5 };   /* targets 1 1 1 2 3 4 */
+	const size_t want[] = { 0, 1, 2, 5, 3, 4 };
+	size_t again[] = { 0, 1, 3, 4 };        /* targets 1 2 1 1 */
+	const size_t want_again[] = { 0, 1, 3, 4 };
+
+	ck_assert_int_eq(mad_window_spread(one, 3, target_of, targets), 0);
+	ck_assert_uint_eq(one[0], 2);
+	ck_assert_uint_eq(one[1], 1);
+	ck_assert_uint_eq(one[2], 0);
+	ck_assert_int_eq(mad_window_spread(list, 0, target_of, targets), 0);
+	ck_assert_int_eq(mad_window_spread(list, 6, target_of, targets), 0);
+	ck_assert_mem_eq(list, want, sizeof(want));
+	ck_assert_int_eq(mad_window_spread(again, 4, target_of, targets), 0);
+	ck_assert_mem_eq(again, want_again, sizeof(want_again));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mad_window");
@@ -178,6 +224,8 @@ int main(void)
 	tcase_add_test(tc, a_get_another_class_or_another_attribute_is_not);
 	tcase_add_test(tc, every_smp_the_window_sends_carries_its_m_key);
 	tcase_add_test(tc, set_mkey_touches_smps_only);
+	tcase_add_test(tc, spread_asks_the_ports_round_robin_over_switches);
+	tcase_add_test(tc, spread_keeps_single_entries_and_every_entry);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
