@@ -8,7 +8,10 @@
 # each preloaded with the model before umad2sim; OpenSM, the walk that
 # writes the reader's fabric and the ibnetdiscover cache run without it.
 #
-#   sh bench/latency_counters.sh [--hosts 1152,4608,11664] [--runs N] [--keep]
+#   sh bench/latency_counters.sh [--hosts 1152,4608,11664] [--runs N]
+#                                [--windows 64[,W...]] [--keep]
+#     --windows  the reader's MADs in flight (discovery.max_smps) to try
+#                besides 64 (always): each W adds the rows child_wW, child_next_wW
 #   make bench-latency-counters   (BENCH_LATENCY_COUNTERS_ARGS for the options)
 #
 #   child      `loomd --read-counters` as loomd's first read (ClassPortInfo
@@ -29,14 +32,15 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 export top_srcdir="${top_srcdir:-$top}"
 export top_builddir="${top_builddir:-$top/build}"
-sizes=1152,4608,11664 runs=3 keep=0
+sizes=1152,4608,11664 runs=3 keep=0 windows=64
 args="$*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) sizes=$2; shift ;;
 	--runs) runs=$2; shift ;;
+	--windows) windows=$2; shift ;;
 	--keep) keep=1 ;;
-	*) echo "usage: sh bench/latency_counters.sh [--hosts H,H...] [--runs N] [--keep]" >&2
+	*) echo "usage: sh bench/latency_counters.sh [--hosts H,H...] [--runs N] [--windows W,W...] [--keep]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -59,27 +63,35 @@ CB_PRELOAD="$MODEL $PRELOAD"
 
 echo "model: $(env | grep '^LOOM_LAT_' | tr '\n' ' ')(unset: defaults, docs/testbed-latency.md:" \
 	"LOOM_LAT_HOP_NS=200 LOOM_LAT_SWITCH_US=100 LOOM_LAT_HCA_US=20 LOOM_LAT_LID_HOPS=4 LOOM_LAT_DROP=0)"
-echo "reader: loomd --read-counters bench \"\" 0 200 3 64 (timeout 200 ms, 3 retries, 64 in flight)"
+echo "reader: loomd --read-counters bench \"\" 0 200 3 W (timeout 200 ms, 3 retries, W in flight: $windows)"
+# The reader's rows (NAME:WINDOW): child and child_next at 64 always.
+rows="child:64 child_next:64"
+for w in $(echo "$windows" | tr , " "); do
+	[ "$w" = 64 ] || rows="$rows child_w$w:$w child_next_w$w:$w"
+done
 for hosts in $(echo "$sizes" | tr , " "); do
 	loom_tree_up bench "$hosts"
 	ports=$((2 * $(sed -n 's/^# hosts=.* links=\([0-9]*\).*/\1/p' "$work/bench.net")))
 	cb_fabric
-	for n in child child_next iqe iqe_cache; do : >"$work/$n"; : >"$work/$n.mads"; done
+	for r in $rows iqe iqe_cache; do : >"$work/${r%:*}"; : >"$work/${r%:*}.mads"; done
 	for i in $(seq "$runs"); do
-		cb_measure child "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric.wire"
-		cb_read child "$ports"
-		cb_next_input
-		cb_measure child_next "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric_pmas.wire"
-		cb_read child_next "$ports"
+		for r in $rows; do
+			n=${r%:*} w=${r#*:} in=fabric.wire
+			case $n in child_next*) in=fabric_pmas.wire ;; esac
+			cb_measure "$n" "$B/loomd" --read-counters bench "" 0 200 3 "$w" - <"$work/$in"
+			cb_read "$n" "$ports"
+			[ "$n" = child ] && cb_next_input
+		done
 		cb_measure iqe ibqueryerrors --skip-sl
 		cb_measure iqe_cache ibqueryerrors --skip-sl --load-cache "$work/ibnd.cache"
 	done
 	loom_ibsim_stop
 	echo "$hosts hosts, $ports cabled ports, $runs runs, load $(cut -d' ' -f1-3 /proc/loadavg)" \
-		"(min/median wall s, ibsim CPU s median):"
-	for n in child child_next iqe iqe_cache; do
-		printf '  %-10s wall %7.2f / %7.2f  ibsim-cpu %6.2f' "$n" "$(cb_col $n 1 cb_min)" \
-			"$(cb_col $n 1)" "$(cb_col $n 4)"
+		"(wall s min/median, its CPU s and ibsim's CPU s meanwhile: medians):"
+	for r in $rows iqe iqe_cache; do
+		n=${r%:*}
+		printf '  %-15s wall %6.2f / %6.2f  cpu %5.2f  ibsim-cpu %5.2f' "$n" "$(cb_col $n 1 cb_min)" \
+			"$(cb_col $n 1)" "$(cb_col $n 2)" "$(cb_col $n 4)"
 		[ -s "$work/$n.mads" ] && tail -n 1 "$work/$n.mads" |
 			awk '{ printf "  %d PMA Gets, %d of %d ports answered, at most %d in flight", $1, $2, $3, $4 }'
 		echo
