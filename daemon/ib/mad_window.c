@@ -59,6 +59,41 @@ static int io_recv(const struct mad_window_params *p, void *umad, int *len, int 
 	return umad_recv(p->fd, umad, len, timeout_ms);
 }
 
+/* How long try q->tries (counted, this one included) waits for its answer
+ * before the next (mad_window_params.rtt). */
+static double try_wait(const struct run *r, const struct mad_window_req *q)
+{
+	const struct mad_window_rtt *rtt = r->p->rtt;
+	double full = r->p->timeout_ms / 1000.0, quick;
+
+	if (!rtt || !rtt->known || q->tries > r->p->retries)
+		return full;
+	quick = rtt->srtt + 4 * rtt->rttvar;
+	if (quick < MAD_WINDOW_QUICK_MIN_MS / 1000.0)
+		quick = MAD_WINDOW_QUICK_MIN_MS / 1000.0;
+	return quick < full ? quick : full;
+}
+
+/* An answer to the latest try of a request, s seconds after it went out:
+ * one more round trip seen (RFC 6298's smoothing). */
+static void rtt_seen(struct run *r, double s)
+{
+	struct mad_window_rtt *rtt = r->p->rtt;
+	double d;
+
+	if (!rtt || s < 0)
+		return;
+	if (!rtt->known) {
+		rtt->srtt = s;
+		rtt->rttvar = s / 2;
+		rtt->known = 1;
+		return;
+	}
+	d = rtt->srtt > s ? rtt->srtt - s : s - rtt->srtt;
+	rtt->rttvar = 0.75 * rtt->rttvar + 0.25 * d;
+	rtt->srtt = 0.875 * rtt->srtt + 0.125 * s;
+}
+
 /* One more try of request i's current MAD. */
 static int send_try(struct run *r, size_t i)
 {
@@ -78,7 +113,8 @@ static int send_try(struct run *r, size_t i)
 	if (!q->tries++)
 		q->mads++;
 	q->sent++;
-	q->deadline = clock_mono() + r->p->timeout_ms / 1000.0;
+	q->sent_at = clock_mono();
+	q->deadline = q->sent_at + try_wait(r, q);
 	return 0;
 }
 
@@ -149,6 +185,10 @@ static int received(struct run *r)
 	}
 	if (r->answer(r->ctx, i, mad) != 1)
 		return 0;
+	/* Only an answer to the latest try times a round trip (Karn): one to
+	 * an earlier try would count the quick retry's wait in. */
+	if (back == 1)
+		rtt_seen(r, clock_mono() - q->sent_at);
 	return finish(r, (size_t)slot, 1);
 }
 

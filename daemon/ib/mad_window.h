@@ -26,8 +26,11 @@
  * low 32 bits name the request and its send: a late answer to an earlier
  * try of the current MAD still counts, a late timeout of an earlier try
  * does not end the current one, and an answer to a MAD of the request's
- * that is already over does not count for the next. Blocking: for the
- * children, never for loomd's loop. */
+ * that is already over does not count for the next. With quick retries
+ * (mad_window_params.rtt, the counters reader's Gets) a try but the last
+ * ends after the round trips seen instead of the whole timeout: a 1% loss
+ * no longer holds window slots and each phase's end for 200 ms a lost MAD
+ * (issue 44). Blocking: for the children, never for loomd's loop. */
 #ifndef LOOMD_MAD_WINDOW_H
 #define LOOMD_MAD_WINDOW_H
 
@@ -42,6 +45,14 @@ struct mad_window_io {
 	void *ctx;
 };
 
+/* The round trips a caller's runs have seen (mad_window_params.rtt), kept
+ * from one run to the next: smoothed and its mean deviation, seconds, as
+ * TCP keeps them (RFC 6298). Start it zeroed. */
+struct mad_window_rtt {
+	double srtt, rttvar;
+	int known;
+};
+
 /* Start from a zeroed struct: a field a caller does not set stays at its
  * default (io NULL). */
 struct mad_window_params {
@@ -52,13 +63,26 @@ struct mad_window_params {
 	const struct mad_window_io *io;  /* NULL: umad on fd, agent */
 	uint64_t mkey;          /* the M_Key every SMP sent carries (madb_set_mkey;
 				 * disc_ib_params.m_key); 0: none */
+	struct mad_window_rtt *rtt;  /* not NULL: quick retries. A try but the last
+				 * is sent again after the round trips seen (srtt +
+				 * 4 x rttvar, MAD_WINDOW_QUICK_MIN_MS at least,
+				 * timeout_ms at most; timeout_ms while none is
+				 * known), not after timeout_ms; the last try waits
+				 * timeout_ms. A lost MAD then holds its slot and
+				 * the run's end for milliseconds, not a whole
+				 * timeout, and a slow answer to an earlier try
+				 * still counts. For MADs that may be asked twice
+				 * (Gets), never for a Set whose repeat changes
+				 * what the first did (a counters clear). */
 };
+#define MAD_WINDOW_QUICK_MIN_MS 10
 
 /* One request's fate, filled by the run (n of them, given zeroed or not:
  * the run clears them). */
 struct mad_window_req {
 	int state;                /* internal */
 	double deadline;          /* internal: monotonic seconds, while in flight */
+	double sent_at;           /* internal: when its last try went out */
 	unsigned tries;           /* its (current or last) MAD was sent this many times */
 	unsigned local_timeouts;  /* tries the local port reported timed out, all MADs */
 	int answered;             /* the answer callback took an answer to that MAD */

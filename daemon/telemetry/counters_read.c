@@ -87,6 +87,7 @@ struct reader {
 	struct mad_window_req *req;  /* the phase's requests */
 	struct mad_window_stats total;
 	unsigned timeout_ms, retries;
+	struct mad_window_rtt rtt;   /* the Gets' round trips, from phase to phase */
 };
 
 /* ---- building and taking MADs ------------------------------------------------ */
@@ -518,6 +519,9 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	wp.timeout_ms = r->timeout_ms;
 	wp.retries = r->retries;
 	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
+	/* Gets may be asked twice: a try but the last is sent again after the
+	 * round trips seen, not after a whole timeout (mad_window.h). */
+	wp.rtt = &r->rtt;
 	if (umad_init() < 0 || (fd = umad_open_port(ca, p->port)) < 0) {
 		snprintf(err, errlen, "cannot open local port %s/%d for PMA queries",
 			 ca ? ca : "(first HCA)", p->port);
@@ -601,6 +605,8 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 		if (t->answered && !t->status && !t->decoded && (t->clear = near_full(t)))
 			r->clr[r->n_clr++] = i;
 	}
+	/* A clear asked twice could clear what came between: full timeouts. */
+	wp.rtt = NULL;
 	if (rc == 0 && r->n_clr)
 		rc = run_phase_spread(r, &wp, r->clr, r->n_clr, build_clr, take_clr, err, errlen);
 	umad_unregister(fd, agent);

@@ -8,7 +8,9 @@
  * the window sends carries mad_window_params.mkey (a port whose M_Key is
  * protected answers nothing else), a PerfMgt MAD is left as built. And the
  * order (mad_window_spread): a list of one switch's ports after another's is
- * asked round robin over the switches, every entry once. */
+ * asked round robin over the switches, every entry once. And the quick
+ * retries (mad_window_params.rtt): a lost Get is asked again after the
+ * round trips seen, its last try after the whole timeout. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -171,6 +173,86 @@ START_TEST(set_mkey_touches_smps_only)
 }
 END_TEST
 
+/* An io that loses the first `lose` tries and answers the others (a GetResp
+ * at once), and keeps the longest wait the window asked for each try. */
+struct lossy {
+	struct echo e;
+	unsigned lose, sends;
+	int wait[8];             /* wait[k]: the longest umad_recv timeout while try k+1 was out */
+};
+
+static int lossy_send(void *ctx, void *umad, int len, int timeout_ms)
+{
+	struct lossy *l = ctx;
+
+	if (l->sends++ < l->lose)
+		return 0;
+	return echo_send(&l->e, umad, len, timeout_ms);
+}
+
+static int lossy_recv(void *ctx, void *umad, int *len, int timeout_ms)
+{
+	struct lossy *l = ctx;
+
+	if (l->sends && l->sends <= 8 && timeout_ms > l->wait[l->sends - 1])
+		l->wait[l->sends - 1] = timeout_ms;
+	return echo_recv(&l->e, umad, len, timeout_ms);
+}
+
+/* Run one Get with tries lost, timeout 100 ms, 1 retry; rtt NULL or not. */
+static int run_lossy(struct lossy *l, unsigned lose, struct mad_window_rtt *rtt)
+{
+	struct mad_window_io io = { .send = lossy_send, .recv = lossy_recv, .ctx = l };
+	struct mad_window_params wp = { .fd = -1, .agent = -1, .timeout_ms = 100, .retries = 1,
+					.max_flight = 1, .io = &io, .rtt = rtt };
+	struct mad_window_req req[1];
+	char err[256];
+
+	memset(l, 0, sizeof(*l));
+	l->lose = lose;
+	build_class = IB_PERFORMANCE_CLASS;
+	ck_assert_int_eq(mad_window_run(&wp, 1, req, build_one, take_any, NULL, NULL, err,
+					sizeof(err)), 0);
+	return req[0].answered;
+}
+
+/* Issue 44: with the round trips known (a few ms), a lost Get is asked again
+ * after MAD_WINDOW_QUICK_MIN_MS, not after the whole timeout; without them
+ * (rtt NULL: a clear, or a caller that did not ask) it waits the timeout. */
+START_TEST(a_lost_get_is_asked_again_after_the_round_trips_seen)
+{
+	struct mad_window_rtt rtt = { .srtt = 0.001, .rttvar = 0.0002, .known = 1 };
+	struct lossy l;
+
+	ck_assert(run_lossy(&l, 1, &rtt));
+	ck_assert_uint_eq(l.sends, 2);
+	ck_assert_int_le(l.wait[0], MAD_WINDOW_QUICK_MIN_MS + 1);
+	ck_assert(run_lossy(&l, 1, NULL));
+	ck_assert_uint_eq(l.sends, 2);
+	ck_assert_int_gt(l.wait[0], 50);
+}
+END_TEST
+
+/* The last try waits the whole timeout (a slow target still gets its
+ * time), and a round trip unknown yet is not guessed: the timeout. The
+ * answers teach the round trip. */
+START_TEST(the_last_try_and_an_unknown_round_trip_wait_the_timeout)
+{
+	struct mad_window_rtt rtt = { .srtt = 0.001, .rttvar = 0.0002, .known = 1 };
+	struct mad_window_rtt none = { 0 };
+	struct lossy l;
+
+	ck_assert(!run_lossy(&l, 2, &rtt));
+	ck_assert_uint_eq(l.sends, 2);
+	ck_assert_int_le(l.wait[0], MAD_WINDOW_QUICK_MIN_MS + 1);
+	ck_assert_int_gt(l.wait[1], 50);
+	ck_assert(run_lossy(&l, 1, &none));
+	ck_assert_int_gt(l.wait[0], 50);
+	ck_assert(none.known);  /* the answer to the second try timed one */
+	ck_assert(none.srtt < 0.05);
+}
+END_TEST
+
 /* Entries are target indices; their target is targets[e] (a switch). */
 static size_t target_of(const void *ctx, size_t e)
 {
@@ -226,6 +308,8 @@ int main(void)
 	tcase_add_test(tc, set_mkey_touches_smps_only);
 	tcase_add_test(tc, spread_asks_the_ports_round_robin_over_switches);
 	tcase_add_test(tc, spread_keeps_single_entries_and_every_entry);
+	tcase_add_test(tc, a_lost_get_is_asked_again_after_the_round_trips_seen);
+	tcase_add_test(tc, the_last_try_and_an_unknown_round_trip_wait_the_timeout);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
