@@ -9,9 +9,13 @@
 # writes the reader's fabric and the ibnetdiscover cache run without it.
 #
 #   sh bench/latency_counters.sh [--hosts 1152,4608,11664] [--runs N]
-#                                [--windows 64[,W...]] [--keep]
+#                                [--windows 64[,W...]] [--iqe-timeout MS] [--keep]
 #     --windows  the reader's MADs in flight (discovery.max_smps) to try
 #                besides 64 (always): each W adds the rows child_wW, child_next_wW
+#     --iqe-timeout  ibqueryerrors' -t (libibmad's default: 1000 ms a try;
+#                loom's reader waits discovery.timeout_ms, 200): for runs
+#                with LOOM_LAT_DROP set, where every lost MAD of
+#                ibqueryerrors, one at a time, costs a whole timeout
 #   make bench-latency-counters   (BENCH_LATENCY_COUNTERS_ARGS for the options)
 #
 #   child      `loomd --read-counters` as loomd's first read (ClassPortInfo
@@ -32,15 +36,16 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 export top_srcdir="${top_srcdir:-$top}"
 export top_builddir="${top_builddir:-$top/build}"
-sizes=1152,4608,11664 runs=3 keep=0 windows=64
+sizes=1152,4608,11664 runs=3 keep=0 windows=64 iqe_t=""
 args="$*"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--hosts) sizes=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--windows) windows=$2; shift ;;
+	--iqe-timeout) iqe_t="-t $2"; shift ;;
 	--keep) keep=1 ;;
-	*) echo "usage: sh bench/latency_counters.sh [--hosts H,H...] [--runs N] [--windows W,W...] [--keep]" >&2
+	*) echo "usage: sh bench/latency_counters.sh [--hosts H,H...] [--runs N] [--windows W,W...] [--iqe-timeout MS] [--keep]" >&2
 	   exit 2 ;;
 	esac
 	shift
@@ -63,7 +68,8 @@ CB_PRELOAD="$MODEL $PRELOAD"
 
 echo "model: $(env | grep '^LOOM_LAT_' | tr '\n' ' ')(unset: defaults, docs/testbed-latency.md:" \
 	"LOOM_LAT_HOP_NS=200 LOOM_LAT_SWITCH_US=100 LOOM_LAT_HCA_US=20 LOOM_LAT_LID_HOPS=4 LOOM_LAT_DROP=0)"
-echo "reader: loomd --read-counters bench \"\" 0 200 3 W (timeout 200 ms, 3 retries, W in flight: $windows)"
+echo "reader: loomd --read-counters bench \"\" 0 200 3 W (timeout 200 ms, 3 retries, W in flight: 64,$windows);" \
+	"ibqueryerrors --skip-sl ${iqe_t:-(libibmad's timeout)}"
 # The reader's rows (NAME:WINDOW): child and child_next at 64 always.
 rows="child:64 child_next:64"
 for w in $(echo "$windows" | tr , " "); do
@@ -82,8 +88,10 @@ for hosts in $(echo "$sizes" | tr , " "); do
 			cb_read "$n" "$ports"
 			[ "$n" = child ] && cb_next_input
 		done
-		cb_measure iqe ibqueryerrors --skip-sl
-		cb_measure iqe_cache ibqueryerrors --skip-sl --load-cache "$work/ibnd.cache"
+		# shellcheck disable=SC2086  # "-t MS" or nothing
+		cb_measure iqe ibqueryerrors --skip-sl $iqe_t
+		# shellcheck disable=SC2086
+		cb_measure iqe_cache ibqueryerrors --skip-sl $iqe_t --load-cache "$work/ibnd.cache"
 	done
 	loom_ibsim_stop
 	echo "$hosts hosts, $ports cabled ports, $runs runs, load $(cut -d' ' -f1-3 /proc/loadavg)" \
