@@ -68,13 +68,13 @@ CB_PRELOAD="$MODEL $PRELOAD"
 
 echo "model: $(env | grep '^LOOM_LAT_' | tr '\n' ' ')(unset: defaults, docs/testbed-latency.md:" \
 	"LOOM_LAT_HOP_NS=200 LOOM_LAT_SWITCH_US=100 LOOM_LAT_HCA_US=20 LOOM_LAT_LID_HOPS=4 LOOM_LAT_DROP=0)"
-echo "reader: loomd --read-counters bench \"\" 0 200 3 W (timeout 200 ms, 3 retries, W in flight: 64,$windows);" \
-	"ibqueryerrors --skip-sl ${iqe_t:-(libibmad's timeout)}"
 # The reader's rows (NAME:WINDOW): child and child_next at 64 always.
-rows="child:64 child_next:64"
+rows="child:64 child_next:64" ws=64
 for w in $(echo "$windows" | tr , " "); do
-	[ "$w" = 64 ] || rows="$rows child_w$w:$w child_next_w$w:$w"
+	[ "$w" = 64 ] || { rows="$rows child_w$w:$w child_next_w$w:$w"; ws="$ws,$w"; }
 done
+echo "reader: loomd --read-counters bench \"\" 0 200 3 W (timeout 200 ms, 3 retries, W in flight: $ws);" \
+	"ibqueryerrors --skip-sl ${iqe_t:-(libibmad's timeout)}"
 for hosts in $(echo "$sizes" | tr , " "); do
 	loom_tree_up bench "$hosts"
 	ports=$((2 * $(sed -n 's/^# hosts=.* links=\([0-9]*\).*/\1/p' "$work/bench.net")))
