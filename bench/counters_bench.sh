@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+# shellcheck shell=sh disable=SC2154  # $work and $top: the caller's
 # bench/counters_bench.sh: what bench/telemetry.sh and bench/latency_counters.sh
 # share (sourced, not run): the fabric the counters reader is handed, one
 # timed run of a command with ibsim's CPU meanwhile, the reader's answer
 # summed up, and the figures' minimum and median.
 #
 # Needs, from the caller: tests/integration/lib.sh sourced ($B, $PRELOAD,
-# $LOOM_SIM_PID, loom_fail), $work, and CB_PRELOAD (what each measured
+# $LOOM_SIM_PID, loom_fail), $work, $top (the source tree), and CB_PRELOAD (what each measured
 # command is preloaded with: umad2sim, or the latency model before it).
 CB_TCK=$(getconf CLK_TCK)
 

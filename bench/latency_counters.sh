@@ -74,13 +74,13 @@ for w in $(echo "$windows" | tr , " "); do
 	[ "$w" = 64 ] || { rows="$rows child_w$w:$w child_next_w$w:$w"; ws="$ws,$w"; }
 done
 echo "reader: loomd --read-counters bench \"\" 0 200 3 W (timeout 200 ms, 3 retries, W in flight: $ws);" \
-	"ibqueryerrors --skip-sl ${iqe_t:-(libibmad's timeout)}"
+	"ibqueryerrors --skip-sl ${iqe_t:-(the libibmad timeout)}"
 for hosts in $(echo "$sizes" | tr , " "); do
 	loom_tree_up bench "$hosts"
 	ports=$((2 * $(sed -n 's/^# hosts=.* links=\([0-9]*\).*/\1/p' "$work/bench.net")))
 	cb_fabric
 	for r in $rows iqe iqe_cache; do : >"$work/${r%:*}"; : >"$work/${r%:*}.mads"; done
-	for i in $(seq "$runs"); do
+	for _i in $(seq "$runs"); do
 		for r in $rows; do
 			n=${r%:*} w=${r#*:} in=fabric.wire
 			case $n in child_next*) in=fabric_pmas.wire ;; esac
@@ -98,8 +98,8 @@ for hosts in $(echo "$sizes" | tr , " "); do
 		"(wall s min/median, its CPU s and ibsim's CPU s meanwhile: medians):"
 	for r in $rows iqe iqe_cache; do
 		n=${r%:*}
-		printf '  %-15s wall %6.2f / %6.2f  cpu %5.2f  ibsim-cpu %5.2f' "$n" "$(cb_col $n 1 cb_min)" \
-			"$(cb_col $n 1)" "$(cb_col $n 2)" "$(cb_col $n 4)"
+		printf '  %-15s wall %6.2f / %6.2f  cpu %5.2f  ibsim-cpu %5.2f' "$n" "$(cb_col "$n" 1 cb_min)" \
+			"$(cb_col "$n" 1)" "$(cb_col "$n" 2)" "$(cb_col "$n" 4)"
 		[ -s "$work/$n.mads" ] && tail -n 1 "$work/$n.mads" |
 			awk '{ printf "  %d PMA Gets, %d of %d ports answered, at most %d in flight", $1, $2, $3, $4 }'
 		echo
