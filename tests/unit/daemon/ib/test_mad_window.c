@@ -253,6 +253,70 @@ START_TEST(the_last_try_and_an_unknown_round_trip_wait_the_timeout)
 }
 END_TEST
 
+/* An io that first hands out a stale answer (a MAD of a run before), then
+ * answers what is sent. */
+struct replay {
+	struct echo e;
+	uint8_t stale[sizeof(struct ib_user_mad) + IB_MAD_SIZE + 64];
+	int pending;
+};
+
+static int replay_send(void *ctx, void *umad, int len, int timeout_ms)
+{
+	return echo_send(&((struct replay *)ctx)->e, umad, len, timeout_ms);
+}
+
+static int replay_recv(void *ctx, void *umad, int *len, int timeout_ms)
+{
+	struct replay *p = ctx;
+
+	if (p->pending) {
+		p->pending = 0;
+		memcpy(umad, p->stale, (size_t)umad_size() + IB_MAD_SIZE);
+		*len = IB_MAD_SIZE;
+		return 0;
+	}
+	return echo_recv(&p->e, umad, len, timeout_ms);
+}
+
+static uint8_t taken_mark;  /* the last byte of the MAD taken as the answer */
+
+static int take_mark(void *ctx, size_t i, uint8_t *mad)
+{
+	(void)ctx;
+	(void)i;
+	taken_mark = mad[IB_MAD_SIZE - 1];
+	return 1;
+}
+
+/* A reader's runs ask the same attribute one after another (the switches'
+ * sums, then their ports' PortCounters), and with quick retries an answer
+ * to a run's second try may come after that run ended: it must not pass
+ * for the next run's answer (it would be a sum taken for a port's
+ * counters). */
+START_TEST(a_late_answer_of_a_run_before_is_not_taken_by_the_next)
+{
+	struct lossy l;
+	struct replay p;
+	struct mad_window_io io = { .send = replay_send, .recv = replay_recv, .ctx = &p };
+	struct mad_window_params wp = { .fd = -1, .agent = -1, .timeout_ms = 100, .retries = 1,
+					.max_flight = 1, .io = &io };
+	struct mad_window_req req[1];
+	char err[256];
+
+	ck_assert(run_lossy(&l, 1, NULL));   /* its second try answered */
+	memset(&p, 0, sizeof(p));
+	memcpy(umad_get_mad(p.stale), l.e.sent[0], IB_MAD_SIZE);
+	((uint8_t *)umad_get_mad(p.stale))[3] = 0x81;  /* that try's GetResp, again */
+	((uint8_t *)umad_get_mad(p.stale))[IB_MAD_SIZE - 1] = 0xa5;  /* its data: not ours */
+	p.pending = 1;
+	ck_assert_int_eq(mad_window_run(&wp, 1, req, build_one, take_mark, NULL, NULL, err,
+					sizeof(err)), 0);
+	ck_assert_uint_eq(p.e.n_sent, 1);
+	ck_assert_uint_eq(taken_mark, 0);  /* the answer to this run's Get, not the stale one */
+}
+END_TEST
+
 /* Entries are target indices; their target is targets[e] (a switch). */
 static size_t target_of(const void *ctx, size_t e)
 {
@@ -310,6 +374,7 @@ int main(void)
 	tcase_add_test(tc, spread_keeps_single_entries_and_every_entry);
 	tcase_add_test(tc, a_lost_get_is_asked_again_after_the_round_trips_seen);
 	tcase_add_test(tc, the_last_try_and_an_unknown_round_trip_wait_the_timeout);
+	tcase_add_test(tc, a_late_answer_of_a_run_before_is_not_taken_by_the_next);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
