@@ -23,7 +23,8 @@
  * until its tries are spent. A timeout the local MAD layer reports (umad
  * status ETIMEDOUT: the kernel after the send's timeout; ibsim at once, for
  * every MAD it drops) ends a try the same way, and is counted. The TID's
- * low 32 bits name the request and its send: a late answer to an earlier
+ * low 32 bits name the run, the request and its send: a late answer of a
+ * run before is not this run's; a late answer to an earlier
  * try of the current MAD still counts, a late timeout of an earlier try
  * does not end the current one, and an answer to a MAD of the request's
  * that is already over does not count for the next. With quick retries
