@@ -16,7 +16,8 @@ MODEL=$B/tests/integration/.libs/latency_model.so
 [ -e "$MODEL" ] || loom_fail "$MODEL is not built: make -C build tests/integration/latency_model.la"
 
 lat_model_line() {
-	echo "model: $(env | grep '^LOOM_LAT_' | tr '\n' ' ')(unset: defaults, docs/testbed-latency.md)"
+	echo "model: $(env | grep '^LOOM_LAT_' | tr '\n' ' ')(unset: defaults, docs/testbed-latency.md:" \
+		"LOOM_LAT_HOP_NS=200 LOOM_LAT_SWITCH_US=100 LOOM_LAT_HCA_US=20 LOOM_LAT_LID_HOPS=4 LOOM_LAT_DROP=0)"
 }
 lat_ms() { echo $(($(date +%s%N) / 1000000)); }
 lat_stats() { sort -n | awk '{ v[NR] = $1 } END { printf "%d %d", v[1], v[int((NR + 1) / 2)] }'; }

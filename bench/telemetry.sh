@@ -83,27 +83,11 @@ work=$(mktemp -d /tmp/loom-bench-telemetry.XXXXXX)
 cd "$work"
 [ $keep = 1 ] && echo "work directory: $work"
 interval=10
-tck=$(getconf CLK_TCK)
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-# CPU ticks of a process: its own and its reaped children's.
-cpu_ticks() { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$1/stat"; }
+CB_PRELOAD=$PRELOAD
+. "$top/bench/counters_bench.sh"
 status_kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
-
-# measure NAME CMD...: one run under /usr/bin/time (the preload only on the
-# command, not on time itself), with ibsim's CPU meanwhile. Appends
-# "wall_s cpu_s maxrss_kb ibsim_cpu_s" to $work/NAME.
-measure() {
-	_name=$1; shift
-	_s0=$(cpu_ticks "$LOOM_SIM_PID")
-	/usr/bin/time -f '%e %U %S %M' -o "$work/time.out" env LD_PRELOAD="$PRELOAD" "$@" \
-		>"$work/$_name.stdout" 2>"$work/$_name.stderr" ||
-		loom_fail "$_name: $* failed: $(tail -n 3 "$work/$_name.stderr")"
-	_s1=$(cpu_ticks "$LOOM_SIM_PID")
-	tail -n 1 "$work/time.out" | awk -v s="$((_s1 - _s0))" -v t="$tck" \
-		'{ printf "%.2f %.2f %d %.2f\n", $1, $2 + $3, $4, s / t }' >>"$work/$_name"
-}
-col() { cut -d' ' -f"$2" "$work/$1" | median; }  # col NAME FIELD: the median
+measure() { cb_measure "$@"; }
+col() { cb_col "$@"; }
 
 loom_gen bench fattree --levels 3 --radix 36 --hosts "$hosts"
 ports=$((2 * $(sed -n 's/^# hosts=.* links=\([0-9]*\).*/\1/p' "$work/bench.net")))
@@ -116,51 +100,23 @@ echo "subnet up (OpenSM, once)"
 
 # The fabric as loomd hands it to the reader (fab_wire), and the cache
 # ibqueryerrors loads.
-LD_PRELOAD=$PRELOAD "$B/loomd" --walk bench "" 0 200 3 64 >"$work/fabric.wire" 2>"$work/walk.err" ||
-	loom_fail "loomd --walk: $(cat "$work/walk.err")"
-LD_PRELOAD=$PRELOAD ibnetdiscover --cache "$work/ibnd.cache" >/dev/null 2>&1 ||
-	loom_fail "ibnetdiscover --cache"
+cb_fabric
 
 for i in $(seq "$runs"); do
 	measure child "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric.wire"
-	python3 - "$work/child.stdout" "$ports" "$top/tests/integration" >>"$work/child.mads" <<'EOP' ||
-import sys
-sys.path.insert(0, sys.argv[3])
-from counters_wire import read_answer
-rows, done = read_answer(sys.argv[1])
-got = sum(1 for r in rows if r["answered"])
-assert done["ports"] == int(sys.argv[2]), (done["ports"], sys.argv[2])
-print(done["mads"], got, done["ports"], done["in_flight"])
-EOP
-		loom_fail "the reader's answer: $(tail -c 300 "$work/child.stdout")"
+	cb_read child "$ports"
 	# The reads after the first: loomd hands the reader what the last read
 	# found (its pma and sum lines: the PMAs' capabilities, the switches'
 	# PortCounters sums) after the fabric.
-	{ cat "$work/fabric.wire"; grep -E '^(pma|sum) ' "$work/child.stdout"; } >"$work/fabric_pmas.wire"
+	cb_next_input
 	measure child_next "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric_pmas.wire"
-	python3 - "$work/child_next.stdout" "$top/tests/integration" >>"$work/child_next.mads" <<'EOP' ||
-import sys
-sys.path.insert(0, sys.argv[2])
-from counters_wire import read_answer
-rows, done = read_answer(sys.argv[1])
-print(done["mads"], sum(1 for r in rows if r["answered"]), done["ports"], done["in_flight"])
-EOP
-		loom_fail "the reader's next answer: $(tail -c 300 "$work/child_next.stdout")"
+	cb_read child_next
 	# The same with the detail attributes asked (issue 42, telemetry.details_every:
 	# a details line): four more Gets a port.
 	{ cat "$work/fabric.wire"; echo "details f"; grep -E '^(pma|sum) ' "$work/child.stdout"; } \
 		>"$work/fabric_details.wire"
 	measure child_details "$B/loomd" --read-counters bench "" 0 200 3 64 - <"$work/fabric_details.wire"
-	python3 - "$work/child_details.stdout" "$top/tests/integration" >>"$work/child_details.mads" <<'EOP' ||
-import sys
-sys.path.insert(0, sys.argv[2])
-from counters_wire import read_answer
-rows, done = read_answer(sys.argv[1])
-assert all(len(r["details"]) == 42 for r in rows if r["answered"]), "a port without its details"
-print(done["mads"], sum(1 for r in rows if r["answered"]), done["ports"], done["in_flight"],
-      done.get("detail_mads", 0))
-EOP
-		loom_fail "the reader's answer with details: $(tail -c 300 "$work/child_details.stdout")"
+	cb_read child_details "" 1
 	measure iqe ibqueryerrors --skip-sl
 	measure iqe_cache ibqueryerrors --skip-sl --load-cache "$work/ibnd.cache"
 	measure iqe_ports ibqueryerrors --skip-sl --counters --load-cache "$work/ibnd.cache"
@@ -192,7 +148,7 @@ while [ "$(wc -l <"$work/daemon")" -le "$intervals" ]; do
 	n=$(reads)
 	if [ "$n" -gt "$seen" ]; then
 		seen=$n
-		echo "$(date +%s.%N) $(cpu_ticks "$LOOMD_PID") $(cpu_ticks "$LOOM_SIM_PID") $(status_kb "$LOOMD_PID" VmRSS) $(status_kb "$LOOMD_PID" VmHWM)" >>"$work/daemon"
+		echo "$(date +%s.%N) $(cb_cpu_ticks "$LOOMD_PID") $(cb_cpu_ticks "$LOOM_SIM_PID") $(status_kb "$LOOMD_PID" VmRSS) $(status_kb "$LOOMD_PID" VmHWM)" >>"$work/daemon"
 	fi
 	sleep 0.2
 done
@@ -258,7 +214,7 @@ awk -v c="$(col child 1)" -v i="$(col iqe 1)" -v k="$(col iqe_cache 1)" -v p="$(
 awk -v c="$(col child_next 1)" -v i="$(col iqe 1)" -v cc="$(col child_next 2)" -v ic="$(col iqe 2)" 'BEGIN {
 	printf "ratio next  child_next/iqe wall %.3f  CPU %.3f   (goal <= 0.2; the reads after the first)\n", c / i, cc / (ic ? ic : 0.01) }'
 echo "daemon: telemetry.interval_s $interval, $intervals intervals after the first read"
-python3 - "$work/daemon" "$work/loomd.log" "$tck" "$interval" "$work/last_read" <<'EOP'
+python3 - "$work/daemon" "$work/loomd.log" "$CB_TCK" "$interval" "$work/last_read" <<'EOP'
 import datetime, re, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1])]
 tck, iv = float(sys.argv[3]), float(sys.argv[4])

@@ -14,14 +14,24 @@
 #include "daemon/ib/mad_build.h"
 #include "lib/util/clock.h"
 
-/* A TID's low 32 bits: base + (request index << seq_bits | n), n the
- * request's send count (every try of every MAD of it) modulo 2^seq_bits,
- * seq_bits what the index leaves (31 at most, at least TRY_BITS: a MAD's
- * tries, at most
- * 31, have distinct n). A try of the current MAD is one whose n is among its
- * last `tries`; any other answer is to a MAD the request already left. */
+/* A TID's low 32 bits: base + (gen << GEN_SHIFT | request index << seq_bits
+ * | n), gen the run's generation (a process counts its runs modulo
+ * 2^GEN_BITS), n the request's send count (every try of every MAD of it)
+ * modulo 2^seq_bits, seq_bits what the index leaves below the generation
+ * (at least TRY_BITS: a MAD's tries, at most 31, have distinct n). A try of
+ * the current MAD is one whose n is among its last `tries`; any other answer
+ * is to a MAD the request already left. The generation keeps a late answer
+ * to a run before (its base is mad_trid()'s, one apart) from passing for
+ * an answer of this one: with quick retries an answer often comes after its
+ * request ended, and the next run of a reader may ask the same attribute
+ * (the switches' sums, then their ports' PortCounters). */
 #define TRY_BITS 5
 #define TRY_MASK ((1u << TRY_BITS) - 1)
+#define GEN_BITS 4
+#define GEN_SHIFT (32 - GEN_BITS)
+#define GEN_MASK ((1u << GEN_BITS) - 1)
+
+static unsigned run_gen;  /* the process's runs (the children run one at a time) */
 
 enum { REQ_WAITING, REQ_IN_FLIGHT, REQ_DONE };
 
@@ -38,6 +48,7 @@ struct run {
 	size_t *flight;              /* indices in flight */
 	size_t n_flight;
 	uint32_t tid_base;
+	uint32_t gen;                /* this run's generation, < 2^GEN_BITS */
 	struct mad_window_stats st;
 	uint8_t *sbuf, *rbuf;
 	size_t blen;
@@ -59,11 +70,47 @@ static int io_recv(const struct mad_window_params *p, void *umad, int *len, int 
 	return umad_recv(p->fd, umad, len, timeout_ms);
 }
 
+/* How long try q->tries (counted, this one included) waits for its answer
+ * before the next (mad_window_params.rtt). */
+static double try_wait(const struct run *r, const struct mad_window_req *q)
+{
+	const struct mad_window_rtt *rtt = r->p->rtt;
+	double full = r->p->timeout_ms / 1000.0, quick;
+
+	if (!rtt || !rtt->known || q->tries > r->p->retries)
+		return full;
+	quick = rtt->srtt + 4 * rtt->rttvar;
+	if (quick < MAD_WINDOW_QUICK_MIN_MS / 1000.0)
+		quick = MAD_WINDOW_QUICK_MIN_MS / 1000.0;
+	return quick < full ? quick : full;
+}
+
+/* An answer to the latest try of a request, s seconds after it went out:
+ * one more round trip seen (RFC 6298's smoothing). */
+static void rtt_seen(struct run *r, double s)
+{
+	struct mad_window_rtt *rtt = r->p->rtt;
+	double d;
+
+	if (!rtt || s < 0)
+		return;
+	if (!rtt->known) {
+		rtt->srtt = s;
+		rtt->rttvar = s / 2;
+		rtt->known = 1;
+		return;
+	}
+	d = rtt->srtt > s ? rtt->srtt - s : s - rtt->srtt;
+	rtt->rttvar = 0.75 * rtt->rttvar + 0.25 * d;
+	rtt->srtt = 0.875 * rtt->srtt + 0.125 * s;
+}
+
 /* One more try of request i's current MAD. */
 static int send_try(struct run *r, size_t i)
 {
 	struct mad_window_req *q = &r->reqs[i];
-	uint32_t tid = r->tid_base + ((uint32_t)i << r->seq_bits | ((uint32_t)q->sent & r->seq_mask));
+	uint32_t tid = r->tid_base + (r->gen << GEN_SHIFT | (uint32_t)i << r->seq_bits |
+				      ((uint32_t)q->sent & r->seq_mask));
 	int len;
 
 	memset(r->sbuf, 0, r->blen);
@@ -78,7 +125,8 @@ static int send_try(struct run *r, size_t i)
 	if (!q->tries++)
 		q->mads++;
 	q->sent++;
-	q->deadline = clock_mono() + r->p->timeout_ms / 1000.0;
+	q->sent_at = clock_mono();
+	q->deadline = q->sent_at + try_wait(r, q);
 	return 0;
 }
 
@@ -129,13 +177,13 @@ static int received(struct run *r)
 {
 	uint8_t *mad = umad_get_mad(r->rbuf);
 	uint32_t tid = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) - r->tid_base;
-	size_t i = (size_t)(tid >> r->seq_bits);
+	size_t i = (size_t)((tid & ((1u << GEN_SHIFT) - 1)) >> r->seq_bits);
 	struct mad_window_req *q;
 	uint32_t back;  /* how many sends before the request's next one this was */
 	long slot;
 
-	if (i >= r->n || (slot = slot_of(r, i)) < 0)
-		return 0;  /* not ours, or a late answer to a request already done */
+	if (tid >> GEN_SHIFT != r->gen || i >= r->n || (slot = slot_of(r, i)) < 0)
+		return 0;  /* not ours, or a late answer to a run or request already done */
 	q = &r->reqs[i];
 	back = ((uint32_t)q->sent - (tid & r->seq_mask)) & r->seq_mask;
 	if (back == 0 || back > q->tries)
@@ -149,6 +197,10 @@ static int received(struct run *r)
 	}
 	if (r->answer(r->ctx, i, mad) != 1)
 		return 0;
+	/* Only an answer to the latest try times a round trip (Karn): one to
+	 * an earlier try would count the quick retry's wait in. */
+	if (back == 1)
+		rtt_seen(r, clock_mono() - q->sent_at);
 	return finish(r, (size_t)slot, 1);
 }
 
@@ -208,6 +260,47 @@ int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr)
 	       mad_get_field(mad, 0, IB_MAD_ATTRID_F) == attr;
 }
 
+int mad_window_spread(size_t *list, size_t n, mad_window_target_fn target, const void *ctx)
+{
+	size_t *rank, *out, *at, rounds = 0;
+
+	if (n < 2)
+		return 0;
+	rank = calloc(n, sizeof(*rank));
+	out = calloc(n, sizeof(*out));
+	if (!rank || !out) {
+		free(rank);
+		free(out);
+		return -ENOMEM;
+	}
+	/* Each entry's round: its place among its target's run of entries. */
+	for (size_t e = 0, prev = 0; e < n; e++) {
+		size_t t = target(ctx, list[e]);
+
+		rank[e] = e && t == prev ? rank[e - 1] + 1 : 0;
+		prev = t;
+		if (rank[e] + 1 > rounds)
+			rounds = rank[e] + 1;
+	}
+	/* A stable counting sort on the round. */
+	if (!(at = calloc(rounds + 1, sizeof(*at)))) {
+		free(rank);
+		free(out);
+		return -ENOMEM;
+	}
+	for (size_t e = 0; e < n; e++)
+		at[rank[e] + 1]++;
+	for (size_t k = 1; k <= rounds; k++)
+		at[k] += at[k - 1];
+	for (size_t e = 0; e < n; e++)
+		out[at[rank[e]]++] = list[e];
+	memcpy(list, out, n * sizeof(*list));
+	free(at);
+	free(rank);
+	free(out);
+	return 0;
+}
+
 int mad_window_run(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
 		   mad_window_build_fn build, mad_window_answer_fn answer, void *ctx,
 		   struct mad_window_stats *st, char *err, size_t errlen)
@@ -230,13 +323,14 @@ int mad_window_run_seq(const struct mad_window_params *p, size_t n, struct mad_w
 
 	while (idx_bits < 32 && ((uint64_t)1 << idx_bits) < (uint64_t)n)
 		idx_bits++;
-	if (p->max_flight < 1 || p->retries >= TRY_MASK || idx_bits > 32 - TRY_BITS) {
+	if (p->max_flight < 1 || p->retries >= TRY_MASK || idx_bits > GEN_SHIFT - TRY_BITS) {
 		snprintf(err, errlen, "%zu requests, %u retries: more than a TID can name", n,
 			 p->retries);
 		return -EINVAL;
 	}
-	r.seq_bits = 32 - idx_bits;
-	r.seq_mask = r.seq_bits >= 32 ? UINT32_MAX : (1u << r.seq_bits) - 1;
+	r.seq_bits = GEN_SHIFT - idx_bits;
+	r.seq_mask = (1u << r.seq_bits) - 1;
+	r.gen = run_gen++ & GEN_MASK;
 	if (n)
 		memset(reqs, 0, n * sizeof(*reqs));
 	r.flight = calloc(p->max_flight, sizeof(*r.flight));

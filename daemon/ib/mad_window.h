@@ -23,11 +23,15 @@
  * until its tries are spent. A timeout the local MAD layer reports (umad
  * status ETIMEDOUT: the kernel after the send's timeout; ibsim at once, for
  * every MAD it drops) ends a try the same way, and is counted. The TID's
- * low 32 bits name the request and its send: a late answer to an earlier
+ * low 32 bits name the run, the request and its send: a late answer of a
+ * run before is not this run's; a late answer to an earlier
  * try of the current MAD still counts, a late timeout of an earlier try
  * does not end the current one, and an answer to a MAD of the request's
- * that is already over does not count for the next. Blocking: for the
- * children, never for loomd's loop. */
+ * that is already over does not count for the next. With quick retries
+ * (mad_window_params.rtt, the counters reader's Gets) a try but the last
+ * ends after the round trips seen instead of the whole timeout: a 1% loss
+ * no longer holds window slots and each phase's end for 200 ms a lost MAD
+ * (issue 44). Blocking: for the children, never for loomd's loop. */
 #ifndef LOOMD_MAD_WINDOW_H
 #define LOOMD_MAD_WINDOW_H
 
@@ -42,6 +46,14 @@ struct mad_window_io {
 	void *ctx;
 };
 
+/* The round trips a caller's runs have seen (mad_window_params.rtt), kept
+ * from one run to the next: smoothed and its mean deviation, seconds, as
+ * TCP keeps them (RFC 6298). Start it zeroed. */
+struct mad_window_rtt {
+	double srtt, rttvar;
+	int known;
+};
+
 /* Start from a zeroed struct: a field a caller does not set stays at its
  * default (io NULL). */
 struct mad_window_params {
@@ -52,13 +64,26 @@ struct mad_window_params {
 	const struct mad_window_io *io;  /* NULL: umad on fd, agent */
 	uint64_t mkey;          /* the M_Key every SMP sent carries (madb_set_mkey;
 				 * disc_ib_params.m_key); 0: none */
+	struct mad_window_rtt *rtt;  /* not NULL: quick retries. A try but the last
+				 * is sent again after the round trips seen (srtt +
+				 * 4 x rttvar, MAD_WINDOW_QUICK_MIN_MS at least,
+				 * timeout_ms at most; timeout_ms while none is
+				 * known), not after timeout_ms; the last try waits
+				 * timeout_ms. A lost MAD then holds its slot and
+				 * the run's end for milliseconds, not a whole
+				 * timeout, and a slow answer to an earlier try
+				 * still counts. For MADs that may be asked twice
+				 * (Gets), never for a Set whose repeat changes
+				 * what the first did (a counters clear). */
 };
+#define MAD_WINDOW_QUICK_MIN_MS 10
 
 /* One request's fate, filled by the run (n of them, given zeroed or not:
  * the run clears them). */
 struct mad_window_req {
 	int state;                /* internal */
 	double deadline;          /* internal: monotonic seconds, while in flight */
+	double sent_at;           /* internal: when its last try went out */
 	unsigned tries;           /* its (current or last) MAD was sent this many times */
 	unsigned local_timeouts;  /* tries the local port reported timed out, all MADs */
 	int answered;             /* the answer callback took an answer to that MAD */
@@ -90,6 +115,21 @@ int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr);
  * slot); 0 when request i is done; -errno with err: the run stops. */
 typedef int (*mad_window_next_fn)(void *ctx, size_t i, int answered, char *err,
 				  size_t errlen);
+
+/* The target (a switch's PMA or SMA, ...) that entry e of a request list
+ * goes to, for mad_window_spread. */
+typedef size_t (*mad_window_target_fn)(const void *ctx, size_t e);
+
+/* Reorders list[0..n) round robin over its targets: the first entry of
+ * every target, then the second of every target, and so on, each round in
+ * the order the targets came (stable). A target answers one MAD at a time
+ * (a switch's management processor: ~100 us a MAD), so the window full of
+ * one switch's ports waits on that switch alone, while spread over
+ * switches it has up to max_flight of them at work at once. A target's
+ * entries are expected next to each other (as a plan per node lists
+ * them); one that comes back later starts its rounds again. 0, or -ENOMEM
+ * (list unchanged). */
+int mad_window_spread(size_t *list, size_t n, mad_window_target_fn target, const void *ctx);
 
 /* Ask requests 0..n-1. 0 when every request was answered or ran out of
  * tries (see reqs[i]); -errno with err when the port failed or a build did.

@@ -10,6 +10,8 @@
  *                        # PortXmitDiscardDetails, per-VL XmitWait and flow
  *                        # control update errors: up to 4 more Gets a port)
  *                        # every this many reads; 0: never
+ *     max_in_flight: 0   # PMA Gets out at once, round robin over the
+ *                        # switches; 0: discovery.max_smps
  *     clear_counters: false  # true: clear (PortCountersSet) counters of 32
  *                        # bits or less at 3/4 of their range, as OpenSM's
  *                        # PerfMgr does; false: never write to a PMA
@@ -23,7 +25,8 @@
  *       pfc_watchdog: 1        # Ethernet: PFC watchdog storm detections in one read
  *       ecn_marked_per_s: 10000  # Ethernet: CE marks a second, one queue
  *
- * The reads use discovery's MAD limits (timeout_ms, retries, max_smps) and
+ * The reads use discovery's MAD limits (timeout_ms, retries, and max_smps
+ * unless max_in_flight says otherwise) and
  * the last sweep's fabric (no walk: only PMA Gets). The alarms are
  * lib/telemetry/port_alarms.h's. */
 #include "autoconf.h"
@@ -100,6 +103,7 @@ static const struct cfg_key telemetry_keys[] = {
 	CFG_KEY_INT("history_reads", telemetry_history_reads, 0, 255, 1, 60),
 	CFG_KEY_INT("history_mib", telemetry_history_mib, 1, 65536, 0, 128),
 	CFG_KEY_INT("details_every", telemetry_details_every, 1, 1000000, 1, 1),
+	CFG_KEY_INT("max_in_flight", telemetry_max_in_flight, 1, 1024, 1, 0),
 	CFG_KEY_CUSTOM("thresholds", parse_thresholds, print_thresholds),
 };
 

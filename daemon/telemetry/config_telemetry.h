@@ -23,6 +23,8 @@ struct telemetry_conf {
 	int telemetry_history_mib;      /* telemetry.history_mib: their bound in all */
 	int telemetry_details_every;    /* telemetry.details_every: read the PMA detail
 	                                 * attributes every this many reads; 0: never */
+	int telemetry_max_in_flight;    /* telemetry.max_in_flight: PMA Gets out at once,
+	                                 * round robin over the switches; 0: discovery.max_smps */
 };
 
 extern const struct config_section telemetry_config;

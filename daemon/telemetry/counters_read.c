@@ -87,6 +87,7 @@ struct reader {
 	struct mad_window_req *req;  /* the phase's requests */
 	struct mad_window_stats total;
 	unsigned timeout_ms, retries;
+	struct mad_window_rtt rtt;   /* the Gets' round trips, from phase to phase */
 };
 
 /* ---- building and taking MADs ------------------------------------------------ */
@@ -470,6 +471,14 @@ static void use_known(struct reader *r)
 	}
 }
 
+/* The PMA a target (a port) is read through: its switch, or its CA port. */
+static size_t target_pma(const void *ctx, size_t t)
+{
+	const struct reader *r = ctx;
+
+	return r->targets[t].agent;
+}
+
 static int run_phase(struct reader *r, const struct mad_window_params *wp, size_t n,
 		     mad_window_build_fn build, mad_window_answer_fn take, char *err,
 		     size_t errlen)
@@ -481,6 +490,21 @@ static int run_phase(struct reader *r, const struct mad_window_params *wp, size_
 	if (st.peak > r->total.peak)
 		r->total.peak = st.peak;
 	return rc;
+}
+
+/* A phase over ports (list: target indices, ordered a switch's ports after
+ * one another) asks them round robin over the PMAs (mad_window_spread): a
+ * switch's PMA answers one MAD at a time, and a window of one switch's
+ * ports would wait on it alone. */
+static int run_phase_spread(struct reader *r, const struct mad_window_params *wp, size_t *list,
+			    size_t n, mad_window_build_fn build, mad_window_answer_fn take,
+			    char *err, size_t errlen)
+{
+	if (mad_window_spread(list, n, target_pma, r) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	return run_phase(r, wp, n, build, take, err, errlen);
 }
 
 static int read_all(const struct disc_ib_params *p, const struct fab *fab, struct reader *r,
@@ -495,6 +519,9 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	wp.timeout_ms = r->timeout_ms;
 	wp.retries = r->retries;
 	wp.max_flight = p->max_smps > 0 ? (size_t)p->max_smps : 1;
+	/* Gets may be asked twice: a try but the last is sent again after the
+	 * round trips seen, not after a whole timeout (mad_window.h). */
+	wp.rtt = &r->rtt;
 	if (umad_init() < 0 || (fd = umad_open_port(ca, p->port)) < 0) {
 		snprintf(err, errlen, "cannot open local port %s/%d for PMA queries",
 			 ca ? ca : "(first HCA)", p->port);
@@ -526,7 +553,7 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 			r->pc[r->n_pc++] = i;
 	}
 	if (rc == 0)
-		rc = run_phase(r, &wp, r->n_pc, build_pc, take_pc, err, errlen);
+		rc = run_phase_spread(r, &wp, r->pc, r->n_pc, build_pc, take_pc, err, errlen);
 	for (size_t i = 0; rc == 0 && i < r->n_pc; i++)
 		r->targets[r->pc[i]].tries = r->req[i].tries;
 	for (size_t i = 0; rc == 0 && i < r->n_targets; i++) {
@@ -538,7 +565,7 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 			r->ext[r->n_ext++] = i;
 	}
 	if (rc == 0)
-		rc = run_phase(r, &wp, r->n_ext, build_ext, take_ext, err, errlen);
+		rc = run_phase_spread(r, &wp, r->ext, r->n_ext, build_ext, take_ext, err, errlen);
 	/* A port read with PortCountersExtended only answered when that did. */
 	for (size_t i = 0; rc == 0 && i < r->n_ext; i++) {
 		struct target *t = &r->targets[r->ext[i]];
@@ -566,7 +593,8 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 				r->det_t[r->n_det_t++] = i;
 		}
 		r->detail_mads += r->n_det_t;
-		rc = run_phase(r, &wp, r->n_det_t, build_det, take_det, err, errlen);
+		rc = run_phase_spread(r, &wp, r->det_t, r->n_det_t, build_det, take_det, err,
+				      errlen);
 	}
 	/* Last, and only when configured: clear what is about to stop. The
 	 * answer says which were cleared after this sample, so that the next
@@ -577,8 +605,10 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 		if (t->answered && !t->status && !t->decoded && (t->clear = near_full(t)))
 			r->clr[r->n_clr++] = i;
 	}
+	/* A clear asked twice could clear what came between: full timeouts. */
+	wp.rtt = NULL;
 	if (rc == 0 && r->n_clr)
-		rc = run_phase(r, &wp, r->n_clr, build_clr, take_clr, err, errlen);
+		rc = run_phase_spread(r, &wp, r->clr, r->n_clr, build_clr, take_clr, err, errlen);
 	umad_unregister(fd, agent);
 	umad_close_port(fd);
 	return rc;

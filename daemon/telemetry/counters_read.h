@@ -10,7 +10,10 @@
  * which optional counters it has; then per port PortCounters and, where
  * ClassPortInfo says so, PortCountersExtended (64-bit data and packets).
  * All of them many at a time through daemon/ib/mad_window.c, max_smps in
- * flight. Switch ports and CA ports that have a peer are read; a switch's
+ * flight (telemetry.max_in_flight, else discovery.max_smps), the ports of
+ * each phase round robin over the PMAs (a switch answers one MAD at a
+ * time), a lost Get asked again after the round trips seen and only its
+ * last try after the whole timeout (issue 44). Switch ports and CA ports that have a peer are read; a switch's
  * management port 0 and unplugged ports are not. When asked (issue 42,
  * telemetry.details_every), then per port one Get of each detail attribute
  * (lib/telemetry/pma_details.h: PortRcvErrorDetails, PortXmitDiscardDetails,

@@ -50,7 +50,8 @@ struct cpi_cache {
 };
 
 /* What the module keeps of loom.yaml: telemetry:'s keys, the MAD limits
- * and the database a read's job records into. */
+ * (max_smps: telemetry.max_in_flight when set) and the database a read's
+ * job records into. */
 struct telemetry_settings {
 	int interval_s, clear, max_answer_ports, window_s, details_every;
 	struct port_thresholds thresholds;
@@ -70,6 +71,8 @@ static void settings_of(const struct telemetry_inputs *in, const struct store *s
 	s->details_every = c->telemetry_details_every;
 	s->thresholds = c->telemetry_thresholds;
 	s->mad = *in->mad;
+	if (c->telemetry_max_in_flight > 0)
+		s->mad.max_smps = c->telemetry_max_in_flight;
 	snprintf(s->db_path, sizeof(s->db_path), "%s", store_path(st));
 }
 

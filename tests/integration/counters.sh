@@ -8,7 +8,7 @@
 # the interval "reset" with no rate; one at all ones is "saturated"; a port
 # whose PMA stops answering keeps its last counters marked stale with the
 # reason; --db answers the same without loomd; telemetry.interval_s reads on
-# its own after a reload.
+# its own after a reload; telemetry.max_in_flight bounds the read's window.
 set -eu
 . "$(dirname "$0")/lib.sh"
 loom_netns "$@"
@@ -134,4 +134,19 @@ loom_ctl counters leaf-1:2 >/dev/null || loom_fail "one port refused under max_a
 n=$("$B/loomctl" --db "$work/loom.db" --json counters | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["ports"]))')
 [ "$n" -eq $((2 * links)) ] || loom_fail "loomctl --db counters gives $n ports, not $((2 * links))"
 loom_ok "a whole-fabric answer over max_answer_ports is refused with a hint; one node, --top and --db answer"
+# telemetry.max_in_flight (issue 44): the read keeps its own window, not
+# discovery.max_smps (64), after a reload; the same ports answer (all but
+# host-0009's, silent since above).
+wide=$(sqlite3 "$work/loom.db" "SELECT in_flight || ' ' || answered FROM counter_reads")
+[ "${wide% *}" -gt 3 ] || loom_fail "the reads before kept only ${wide% *} Gets in flight"
+sed -i 's/^  max_answer_ports: 4$/  max_answer_ports: 4\n  max_in_flight: 3/' "$work/loom.yaml"
+grep -q '^  max_in_flight: 3$' "$work/loom.yaml" || loom_fail "cannot set telemetry.max_in_flight"
+kill -HUP "$LOOMD_PID"
+narrow() {
+	loom_ctl counters --now leaf-1:2 >/dev/null &&
+		[ "$(sqlite3 "$work/loom.db" "SELECT in_flight || ' ' || answered FROM counter_reads")" = "3 ${wide#* }" ]
+}
+loom_until 50 narrow ||
+	loom_fail "telemetry.max_in_flight 3 (in flight, answered): $(sqlite3 "$work/loom.db" "SELECT in_flight, answered FROM counter_reads"), before: $wide"
+loom_ok "telemetry.max_in_flight 3: the read kept 3 Gets in flight (${wide% *} before), the same ${wide#* } ports answered"
 echo "counters.sh: all ok"

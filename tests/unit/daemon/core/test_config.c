@@ -216,6 +216,9 @@ static const struct { const char *text, *prefix; } bad[] = {
 	/* the PMA detail attributes' reads (issue 42): 0 never, else every N */
 	{ "telemetry:\n  details_every: -1\n", "t.yaml:2: telemetry.details_every: -1 is out of range (0 or 1..1000000)" },
 	{ "telemetry:\n  details_every: 1000001\n", "t.yaml:2: telemetry.details_every: 1000001 is out of range" },
+	/* the counters read's window (issue 44): 0 discovery.max_smps, else its own */
+	{ "telemetry:\n  max_in_flight: -1\n", "t.yaml:2: telemetry.max_in_flight: -1 is out of range (0 or 1..1024)" },
+	{ "telemetry:\n  max_in_flight: 1025\n", "t.yaml:2: telemetry.max_in_flight: 1025 is out of range" },
 	{ "discovery:\n  max_smps: 0\n", "t.yaml:2: discovery.max_smps: 0 is out of range (1..1024)" },
 	{ "discovery:\n  max_smps: 1025\n", "t.yaml:2: discovery.max_smps: 1025 is out of range" },
 	{ "discovery:\n  walker: nope\n", "t.yaml:2: discovery.walker: \"nope\": must be loom or ibnetdisc" },
@@ -808,6 +811,7 @@ START_TEST(print_writes_every_key_in_order)
 			 "  history_reads: 60\n"
 			 "  history_mib: 128\n"
 			 "  details_every: 1\n"
+			 "  max_in_flight: 0\n"
 			 "  thresholds:\n"
 			 "    errors: 1\n"
 			 "    ber_exp: 12\n"

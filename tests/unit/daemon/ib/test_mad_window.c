@@ -6,7 +6,11 @@
  * with 0x81 and so ignored every real answer (ibsim never answers ARInfo,
  * so no test saw it; its PMA answers showed it). And the M_Key: every SMP
  * the window sends carries mad_window_params.mkey (a port whose M_Key is
- * protected answers nothing else), a PerfMgt MAD is left as built. */
+ * protected answers nothing else), a PerfMgt MAD is left as built. And the
+ * order (mad_window_spread): a list of one switch's ports after another's is
+ * asked round robin over the switches, every entry once. And the quick
+ * retries (mad_window_params.rtt): a lost Get is asked again after the
+ * round trips seen, its last try after the whole timeout. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -169,6 +173,194 @@ START_TEST(set_mkey_touches_smps_only)
 }
 END_TEST
 
+/* An io that loses the first `lose` tries and answers the others (a GetResp
+ * at once), and keeps the longest wait the window asked for each try. */
+struct lossy {
+	struct echo e;
+	unsigned lose, sends;
+	int wait[8];             /* wait[k]: the longest umad_recv timeout while try k+1 was out */
+};
+
+static int lossy_send(void *ctx, void *umad, int len, int timeout_ms)
+{
+	struct lossy *l = ctx;
+
+	if (l->sends++ < l->lose)
+		return 0;
+	return echo_send(&l->e, umad, len, timeout_ms);
+}
+
+static int lossy_recv(void *ctx, void *umad, int *len, int timeout_ms)
+{
+	struct lossy *l = ctx;
+
+	if (l->sends && l->sends <= 8 && timeout_ms > l->wait[l->sends - 1])
+		l->wait[l->sends - 1] = timeout_ms;
+	return echo_recv(&l->e, umad, len, timeout_ms);
+}
+
+/* Run one Get with tries lost, timeout 100 ms, 1 retry; rtt NULL or not. */
+static int run_lossy(struct lossy *l, unsigned lose, struct mad_window_rtt *rtt)
+{
+	struct mad_window_io io = { .send = lossy_send, .recv = lossy_recv, .ctx = l };
+	struct mad_window_params wp = { .fd = -1, .agent = -1, .timeout_ms = 100, .retries = 1,
+					.max_flight = 1, .io = &io, .rtt = rtt };
+	struct mad_window_req req[1];
+	char err[256];
+
+	memset(l, 0, sizeof(*l));
+	l->lose = lose;
+	build_class = IB_PERFORMANCE_CLASS;
+	ck_assert_int_eq(mad_window_run(&wp, 1, req, build_one, take_any, NULL, NULL, err,
+					sizeof(err)), 0);
+	return req[0].answered;
+}
+
+/* Issue 44: with the round trips known (a few ms), a lost Get is asked again
+ * after MAD_WINDOW_QUICK_MIN_MS, not after the whole timeout; without them
+ * (rtt NULL: a clear, or a caller that did not ask) it waits the timeout. */
+START_TEST(a_lost_get_is_asked_again_after_the_round_trips_seen)
+{
+	struct mad_window_rtt rtt = { .srtt = 0.001, .rttvar = 0.0002, .known = 1 };
+	struct lossy l;
+
+	ck_assert(run_lossy(&l, 1, &rtt));
+	ck_assert_uint_eq(l.sends, 2);
+	ck_assert_int_le(l.wait[0], MAD_WINDOW_QUICK_MIN_MS + 1);
+	ck_assert(run_lossy(&l, 1, NULL));
+	ck_assert_uint_eq(l.sends, 2);
+	ck_assert_int_gt(l.wait[0], 50);
+}
+END_TEST
+
+/* The last try waits the whole timeout (a slow target still gets its
+ * time), and a round trip unknown yet is not guessed: the timeout. The
+ * answers teach the round trip. */
+START_TEST(the_last_try_and_an_unknown_round_trip_wait_the_timeout)
+{
+	struct mad_window_rtt rtt = { .srtt = 0.001, .rttvar = 0.0002, .known = 1 };
+	struct mad_window_rtt none = { 0 };
+	struct lossy l;
+
+	ck_assert(!run_lossy(&l, 2, &rtt));
+	ck_assert_uint_eq(l.sends, 2);
+	ck_assert_int_le(l.wait[0], MAD_WINDOW_QUICK_MIN_MS + 1);
+	ck_assert_int_gt(l.wait[1], 50);
+	ck_assert(run_lossy(&l, 1, &none));
+	ck_assert_int_gt(l.wait[0], 50);
+	ck_assert(none.known);  /* the answer to the second try timed one */
+	ck_assert(none.srtt < 0.05);
+}
+END_TEST
+
+/* An io that first hands out a stale answer (a MAD of a run before), then
+ * answers what is sent. */
+struct replay {
+	struct echo e;
+	uint8_t stale[sizeof(struct ib_user_mad) + IB_MAD_SIZE + 64];
+	int pending;
+};
+
+static int replay_send(void *ctx, void *umad, int len, int timeout_ms)
+{
+	return echo_send(&((struct replay *)ctx)->e, umad, len, timeout_ms);
+}
+
+static int replay_recv(void *ctx, void *umad, int *len, int timeout_ms)
+{
+	struct replay *p = ctx;
+
+	if (p->pending) {
+		p->pending = 0;
+		memcpy(umad, p->stale, (size_t)umad_size() + IB_MAD_SIZE);
+		*len = IB_MAD_SIZE;
+		return 0;
+	}
+	return echo_recv(&p->e, umad, len, timeout_ms);
+}
+
+static uint8_t taken_mark;  /* the last byte of the MAD taken as the answer */
+
+static int take_mark(void *ctx, size_t i, uint8_t *mad)
+{
+	(void)ctx;
+	(void)i;
+	taken_mark = mad[IB_MAD_SIZE - 1];
+	return 1;
+}
+
+/* A reader's runs ask the same attribute one after another (the switches'
+ * sums, then their ports' PortCounters), and with quick retries an answer
+ * to a run's second try may come after that run ended: it must not pass
+ * for the next run's answer (it would be a sum taken for a port's
+ * counters). */
+START_TEST(a_late_answer_of_a_run_before_is_not_taken_by_the_next)
+{
+	struct lossy l;
+	struct replay p;
+	struct mad_window_io io = { .send = replay_send, .recv = replay_recv, .ctx = &p };
+	struct mad_window_params wp = { .fd = -1, .agent = -1, .timeout_ms = 100, .retries = 1,
+					.max_flight = 1, .io = &io };
+	struct mad_window_req req[1];
+	char err[256];
+
+	ck_assert(run_lossy(&l, 1, NULL));   /* its second try answered */
+	memset(&p, 0, sizeof(p));
+	memcpy(umad_get_mad(p.stale), l.e.sent[0], IB_MAD_SIZE);
+	((uint8_t *)umad_get_mad(p.stale))[3] = 0x81;  /* that try's GetResp, again */
+	((uint8_t *)umad_get_mad(p.stale))[IB_MAD_SIZE - 1] = 0xa5;  /* its data: not ours */
+	p.pending = 1;
+	ck_assert_int_eq(mad_window_run(&wp, 1, req, build_one, take_mark, NULL, NULL, err,
+					sizeof(err)), 0);
+	ck_assert_uint_eq(p.e.n_sent, 1);
+	ck_assert_uint_eq(taken_mark, 0);  /* the answer to this run's Get, not the stale one */
+}
+END_TEST
+
+/* Entries are target indices; their target is targets[e] (a switch). */
+static size_t target_of(const void *ctx, size_t e)
+{
+	return ((const size_t *)ctx)[e];
+}
+
+/* The counters reader's ports come a switch's after one another; the
+ * window gets them one of each switch in turn, so that 64 MADs in flight
+ * keep 64 switches' management processors busy, not one or two. */
+START_TEST(spread_asks_the_ports_round_robin_over_switches)
+{
+	/* Switch 7: 3 ports, switch 2: 1 port (a CA), switch 9: 2 ports. */
+	const size_t targets[] = { 7, 7, 7, 2, 9, 9 };
+	size_t list[] = { 0, 1, 2, 3, 4, 5 };
+	const size_t want[] = { 0, 3, 4, 1, 5, 2 };
+
+	ck_assert_int_eq(mad_window_spread(list, 6, target_of, targets), 0);
+	ck_assert_mem_eq(list, want, sizeof(want));
+}
+END_TEST
+
+/* A list already one entry a target, or empty, stays as it was; a target
+ * met again later starts its rounds again (still each MAD asked once). */
+START_TEST(spread_keeps_single_entries_and_every_entry)
+{
+	const size_t targets[] = { 1, 2, 3, 1, 1, 4 };
+	size_t one[] = { 2, 1, 0 };
+	size_t list[] = { 0, 3, 4, 1, 2, 5 };   /* targets 1 1 1 2 3 4 */
+	const size_t want[] = { 0, 1, 2, 5, 3, 4 };
+	size_t again[] = { 0, 1, 3, 4 };        /* targets 1 2 1 1 */
+	const size_t want_again[] = { 0, 1, 3, 4 };
+
+	ck_assert_int_eq(mad_window_spread(one, 3, target_of, targets), 0);
+	ck_assert_uint_eq(one[0], 2);
+	ck_assert_uint_eq(one[1], 1);
+	ck_assert_uint_eq(one[2], 0);
+	ck_assert_int_eq(mad_window_spread(list, 0, target_of, targets), 0);
+	ck_assert_int_eq(mad_window_spread(list, 6, target_of, targets), 0);
+	ck_assert_mem_eq(list, want, sizeof(want));
+	ck_assert_int_eq(mad_window_spread(again, 4, target_of, targets), 0);
+	ck_assert_mem_eq(again, want_again, sizeof(want_again));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("mad_window");
@@ -178,6 +370,11 @@ int main(void)
 	tcase_add_test(tc, a_get_another_class_or_another_attribute_is_not);
 	tcase_add_test(tc, every_smp_the_window_sends_carries_its_m_key);
 	tcase_add_test(tc, set_mkey_touches_smps_only);
+	tcase_add_test(tc, spread_asks_the_ports_round_robin_over_switches);
+	tcase_add_test(tc, spread_keeps_single_entries_and_every_entry);
+	tcase_add_test(tc, a_lost_get_is_asked_again_after_the_round_trips_seen);
+	tcase_add_test(tc, the_last_try_and_an_unknown_round_trip_wait_the_timeout);
+	tcase_add_test(tc, a_late_answer_of_a_run_before_is_not_taken_by_the_next);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
