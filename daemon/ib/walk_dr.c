@@ -44,6 +44,7 @@
 
 #include "daemon/ib/dr_route.h"
 #include "lib/util/clock.h"
+#include "lib/util/hash.h"
 
 /* SMPs out at once to one node: its SMA answers one at a time, and a
  * second one waiting behind it keeps it busy while the first answer travels
@@ -85,10 +86,7 @@ struct walk {
 
 static size_t hash_guid(uint64_t g, size_t cap)
 {
-	g ^= g >> 33;
-	g *= 0xff51afd7ed558ccdull;
-	g ^= g >> 33;
-	return (size_t)g & (cap - 1);
+	return (size_t)hash_mix64(g) & (cap - 1);
 }
 
 static long find_node(const struct walk *k, uint64_t guid)

@@ -4,6 +4,7 @@
  * at expiry. */
 #include "autoconf.h"
 #include "daemon/isolation/isolation_window.h"
+#include "lib/util/hash.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -32,10 +33,7 @@ static uint64_t hash(unsigned subnet, uint64_t guid, unsigned port)
 {
 	uint64_t h = guid ^ ((uint64_t)subnet << 56) ^ ((uint64_t)port * 0x9e3779b97f4a7c15ULL);
 
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	return h;
+	return hash_mix64(h);
 }
 
 struct iso_windows *iso_windows_new(size_t max_ports)

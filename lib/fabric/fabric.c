@@ -2,6 +2,7 @@
 /* lib/fabric/fabric.c: the fabric graph. */
 #include "autoconf.h"
 #include "lib/fabric/fabric.h"
+#include "lib/util/hash.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -140,10 +141,7 @@ int fab_find_port_dups(struct fab *fab)
 
 static size_t guid_slot(uint64_t guid, size_t size)
 {
-	guid ^= guid >> 33;
-	guid *= 0xff51afd7ed558ccdULL;
-	guid ^= guid >> 33;
-	return (size_t)guid & (size - 1);
+	return (size_t)hash_mix64(guid) & (size - 1);
 }
 
 static void hash_insert(struct fab_node **hash, size_t size, struct fab_node *node)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "lib/telemetry/pma.h"
+#include "lib/util/hash.h"
 
 #define PH_SUBNETS 32
 #define PH_NAME 64
@@ -37,10 +38,7 @@ static size_t hash(uint64_t guid, unsigned subnet, unsigned port)
 {
 	uint64_t x = guid ^ ((uint64_t)subnet << 56) ^ ((uint64_t)port << 48);
 
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return (size_t)x;
+	return (size_t)hash_mix64(x);
 }
 
 static void drop_all(struct port_history *h)

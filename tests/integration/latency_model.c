@@ -48,6 +48,8 @@
 
 #include <infiniband/umad.h>
 
+#include "lib/util/hash.h"
+
 #define FD_LO 1024             /* umad2sim's fake descriptors */
 #define FD_HI 2048
 #define BUF_MAX 4096           /* a umad header and its MAD (ibsim: 256 bytes) */
@@ -210,9 +212,7 @@ static uint64_t be64(const uint8_t *p)
 
 static uint64_t mix(uint64_t h)
 {
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
+	h = hash_mix64(h);
 	return h ? h : 1;
 }
 
