@@ -1,0 +1,11 @@
+-- SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB
+-- loom schema version 22 (issue 44): the SMPs a sweep's walk sent, how
+-- many of them were retries (a try after a request's first went
+-- unanswered), and how many requests were lost (every try unanswered). A
+-- fabric that drops SMPs (a bad cable on VL15, an overloaded switch CPU)
+-- shows here first. NULL is "not known": a sweep recorded before this
+-- schema, a failed sweep, or libibnetdisc's walk (discovery.walker:
+-- ibnetdisc), which counts its SMPs (smps) but neither retries nor losses.
+ALTER TABLE sweeps ADD COLUMN smps INTEGER;
+ALTER TABLE sweeps ADD COLUMN smp_retries INTEGER;
+ALTER TABLE sweeps ADD COLUMN smps_lost INTEGER;
