@@ -287,6 +287,13 @@ static int had_ok_sweep(struct store *st, int64_t sid, int *yes)
 	return 0;
 }
 
+/* A walk's count, or NULL (left unbound) when it is not known. */
+static void bind_count(sqlite3_stmt *s, int i, uint64_t v)
+{
+	if (v != FAB_COUNT_UNKNOWN)
+		sqlite3_bind_int64(s, i, (int64_t)v);
+}
+
 static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_info *info,
 			const char *error, const struct fab *fab, size_t n_events, int64_t *id)
 {
@@ -295,8 +302,8 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 
 	if (sqlite3_prepare_v2(store_db(st),
 			       "INSERT INTO sweeps (subnet_id, started, finished, status, error, "
-			       "nodes, ports, links, events, kind) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "nodes, ports, links, events, kind, smps, smp_retries, smps_lost) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "insert sweep");
 	sqlite3_bind_int64(s, 1, sid);
@@ -310,6 +317,11 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 	sqlite3_bind_int64(s, 8, fab ? (int64_t)fab_count_links(fab) : 0);
 	sqlite3_bind_int64(s, 9, (int64_t)n_events);
 	sqlite3_bind_text(s, 10, info->kind ? info->kind : "full", -1, SQLITE_STATIC);
+	if (fab) {
+		bind_count(s, 11, fab->smps.sent);
+		bind_count(s, 12, fab->smps.retries);
+		bind_count(s, 13, fab->smps.lost);
+	}
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
