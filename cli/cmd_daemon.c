@@ -186,8 +186,8 @@ int cmd_status(struct loomctl *lc, int argc, char **argv)
 /* ---- discover ------------------------------------------------------------------ */
 
 /* A walk's SMP count as text: the number, or "?" when not counted (null:
- * libibnetdisc's walk counts no retries nor losses, an incremental sweep's
- * merge none). */
+ * libibnetdisc's walks, also an incremental sweep's, count no retries nor
+ * losses). */
 static const char *count_text(const json_t *s, const char *key, char *buf, size_t len)
 {
 	const json_t *v = json_object_get(s, key);

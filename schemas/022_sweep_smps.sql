@@ -5,7 +5,8 @@
 -- fabric that drops SMPs (a bad cable on VL15, an overloaded switch CPU)
 -- shows here first. NULL is "not known": a sweep recorded before this
 -- schema, a failed sweep, or libibnetdisc's walk (discovery.walker:
--- ibnetdisc), which counts its SMPs (smps) but neither retries nor losses.
+-- ibnetdisc, and an incremental sweep's walks of the changed switches),
+-- which counts its SMPs (smps) but neither retries nor losses.
 ALTER TABLE sweeps ADD COLUMN smps INTEGER;
 ALTER TABLE sweeps ADD COLUMN smp_retries INTEGER;
 ALTER TABLE sweeps ADD COLUMN smps_lost INTEGER;

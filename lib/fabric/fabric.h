@@ -91,8 +91,9 @@ struct fab_sm {
 #define FAB_SM_COPIED 2            /* copied from an earlier sweep's (fab_dup) */
 
 /* fab->smps: the SMPs of the walk that found the fabric (issue 44), each
- * count FAB_COUNT_UNKNOWN where that walk does not count it (libibnetdisc's
- * counts what it sent, neither retries nor losses); all unknown for a
+ * count FAB_COUNT_UNKNOWN where that walk does not count it (libibnetdisc's,
+ * also an incremental sweep's, counts what it sent, neither retries nor
+ * losses); all unknown for a
  * fabric no walk made here (fab_new, fab_dup: a copy is no sweep). Not a
  * property of the fabric: not stored with it, not diffed. */
 #define FAB_COUNT_UNKNOWN UINT64_MAX
