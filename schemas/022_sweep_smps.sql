@@ -10,3 +10,14 @@
 ALTER TABLE sweeps ADD COLUMN smps INTEGER;
 ALTER TABLE sweeps ADD COLUMN smp_retries INTEGER;
 ALTER TABLE sweeps ADD COLUMN smps_lost INTEGER;
+
+-- The same counts summed per subnet, kept in each sweep's transaction (the
+-- /metrics counters loom_sweep_smps_total, ...: a scrape reads one row a
+-- subnet, never a year of sweeps). A sum stays NULL until a sweep counted
+-- it. Sweeps recorded before this schema are not in it.
+CREATE TABLE sweep_smp_totals (
+	subnet_id   INTEGER PRIMARY KEY REFERENCES subnets(id) ON DELETE CASCADE,
+	smps        INTEGER,
+	smp_retries INTEGER,
+	smps_lost   INTEGER
+);

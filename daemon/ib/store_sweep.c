@@ -294,6 +294,34 @@ static void bind_count(sqlite3_stmt *s, int i, uint64_t v)
 		sqlite3_bind_int64(s, i, (int64_t)v);
 }
 
+/* The subnet's sums of its sweeps' SMP counts (schema 022's totals, what
+ * /metrics reads), in the sweep's transaction; a count not known adds
+ * nothing, a sum stays NULL until one is. */
+#define ADD_COUNT(c) c " = CASE WHEN excluded." c " IS NULL THEN " c " ELSE " \
+	"coalesce(" c ", 0) + excluded." c " END"
+static int add_smp_totals(struct store *st, int64_t sid, const struct fab_smps *c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (c->sent == FAB_COUNT_UNKNOWN && c->retries == FAB_COUNT_UNKNOWN &&
+	    c->lost == FAB_COUNT_UNKNOWN)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(st),
+			       "INSERT INTO sweep_smp_totals (subnet_id, smps, smp_retries, "
+			       "smps_lost) VALUES (?, ?, ?, ?) ON CONFLICT (subnet_id) DO UPDATE "
+			       "SET " ADD_COUNT("smps") ", " ADD_COUNT("smp_retries") ", "
+			       ADD_COUNT("smps_lost"), -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "add the sweep's SMPs");
+	sqlite3_bind_int64(s, 1, sid);
+	bind_count(s, 2, c->sent);
+	bind_count(s, 3, c->retries);
+	bind_count(s, 4, c->lost);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_fail(st, "add the sweep's SMPs");
+}
+
 static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_info *info,
 			const char *error, const struct fab *fab, size_t n_events, int64_t *id)
 {
@@ -327,7 +355,7 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 	if (rc != SQLITE_DONE)
 		return store_fail(st, "insert sweep");
 	*id = sqlite3_last_insert_rowid(store_db(st));
-	return 0;
+	return fab ? add_smp_totals(st, sid, &fab->smps) : 0;
 }
 
 /* Replace the subnet's nodes, ports and links with `fab`. */
