@@ -185,6 +185,19 @@ int cmd_status(struct loomctl *lc, int argc, char **argv)
 
 /* ---- discover ------------------------------------------------------------------ */
 
+/* A walk's SMP count as text: the number, or "?" when not counted (null:
+ * libibnetdisc's walks, also an incremental sweep's, count no retries nor
+ * losses). */
+static const char *count_text(const json_t *s, const char *key, char *buf, size_t len)
+{
+	const json_t *v = json_object_get(s, key);
+
+	if (!json_is_integer(v))
+		return "?";
+	snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	return buf;
+}
+
 /* One line per subnet swept; returns how many failed. */
 static int print_sweeps(const json_t *sweeps)
 {
@@ -194,11 +207,17 @@ static int print_sweeps(const json_t *sweeps)
 
 	json_array_foreach(sweeps, i, s) {
 		if (strcmp(output_str(s, "status"), "ok") == 0) {
+			char a[24], b[24], c[24];
+
 			printf("%s: ok, sweep %lld: %lld nodes, %lld links, %lld events in %lld ms "
-			       "(+%lld ms to record)\n", output_str(s, "subnet"),
+			       "(+%lld ms to record), %s SMPs (%s retries, %s lost)\n",
+			       output_str(s, "subnet"),
 			       output_int(s, "sweep_id"), output_int(s, "nodes"),
 			       output_int(s, "links"), output_int(s, "events"),
-			       output_int(s, "duration_ms"), output_int(s, "record_ms"));
+			       output_int(s, "duration_ms"), output_int(s, "record_ms"),
+			       count_text(s, "smps", a, sizeof(a)),
+			       count_text(s, "smp_retries", b, sizeof(b)),
+			       count_text(s, "smps_lost", c, sizeof(c)));
 		} else {
 			printf("%s: %s: %s\n", output_str(s, "subnet"), output_str(s, "status"),
 			       *output_str(s, "error") ? output_str(s, "error") : "no reason given");

@@ -136,7 +136,7 @@ i=0; until grep -q "SUBNET UP" "$work/opensm.log" 2>/dev/null; do
 echo "SUBNET UP"
 grep -o "loom engine loom routed.*" "$work/opensm.log" | cut -c1-160
 
-echo "== loomctl discover --wait"; $ctl discover --wait
+echo "== loomctl discover --wait (the last numbers: the SMPs of the walk, those sent again, those lost)"; $ctl discover --wait
 echo "== discovery.walker: loom (the default) walks with its own SMPs, many switches at once, the fabric libibnetdisc would give"
 "$B/loomd" -n -c "$work/loom.yaml" 2>&1 | grep "walker:" || :
 echo "== loomctl status"; $ctl status

@@ -289,9 +289,10 @@ static int local_link_down(ibnd_fabric_t *ib, char *err, size_t errlen)
 }
 
 /* libibnetdisc's walk of the subnet of p's local port (ca: its HCA name,
- * or "" for the first). */
-static ibnd_fabric_t *walk_ibnd(const struct disc_ib_params *p, const char *ca, char *err,
-				size_t errlen)
+ * or "" for the first); *smps: what it sent (it counts no retries, no
+ * losses: those stay unknown). */
+static ibnd_fabric_t *walk_ibnd(const struct disc_ib_params *p, const char *ca,
+				struct fab_smps *smps, char *err, size_t errlen)
 {
 	struct ibnd_config cfg;
 	ibnd_fabric_t *ib;
@@ -308,7 +309,9 @@ static ibnd_fabric_t *walk_ibnd(const struct disc_ib_params *p, const char *ca, 
 	if (!ib)
 		snprintf(err, errlen, "discovery from %s/%d failed (no answer to SMPs?%s)",
 			 ca[0] ? ca : "(first HCA)", p->port, DISC_IB_MKEY_HINT(p));
-	else if (getenv(DISC_IB_WALK_STATS_ENV))
+	if (ib)
+		smps->sent = ib->total_mads_used;
+	if (ib && getenv(DISC_IB_WALK_STATS_ENV))
 		log_warn("subnet %s: walk (libibnetdisc): %u SMPs, %.0f ms", p->subnet,
 			 ib->total_mads_used, (clock_mono() - t0) * 1000.0);
 	return ib;
@@ -316,9 +319,9 @@ static ibnd_fabric_t *walk_ibnd(const struct disc_ib_params *p, const char *ca, 
 
 /* loom's own walk (walk_dr.h); *own set when it is the one that answered
  * (free with walk_dr_free), else libibnetdisc's, which a duplicate GUID
- * falls back to. */
+ * falls back to; *smps: its SMPs (the fallback's: only libibnetdisc's). */
 static ibnd_fabric_t *walk_loom(const struct disc_ib_params *p, const char *ca, int *own,
-				char *err, size_t errlen)
+				struct fab_smps *smps, char *err, size_t errlen)
 {
 	struct walk_dr_stats st;
 	ibnd_fabric_t *ib;
@@ -327,7 +330,7 @@ static ibnd_fabric_t *walk_loom(const struct disc_ib_params *p, const char *ca, 
 	if (rc == -EEXIST) {
 		log_warn("subnet %s: %s: walked again with libibnetdisc", p->subnet, err);
 		*own = 0;
-		return walk_ibnd(p, ca, err, errlen);
+		return walk_ibnd(p, ca, smps, err, errlen);
 	}
 	if (rc < 0) {
 		if (rc == -EIO)
@@ -336,6 +339,9 @@ static ibnd_fabric_t *walk_loom(const struct disc_ib_params *p, const char *ca, 
 		return NULL;
 	}
 	*own = 1;
+	smps->sent = st.q.sent;
+	smps->retries = st.q.retries;
+	smps->lost = st.q.lost;
 	/* SMPs retried or lost say the fabric (or a node) drops them: worth the
 	 * operator's eye, in loomd's log (the child's stderr) */
 	log_msg(st.q.retries || st.q.lost || getenv(DISC_IB_WALK_STATS_ENV) ? LOG_LVL_WARNING
@@ -356,13 +362,14 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 	struct disc_ib_dup_end *ends = NULL;
 	size_t n = 0, n_ends = 0;
 	int own = 0;
+	struct fab_smps smps = { FAB_COUNT_UNKNOWN, FAB_COUNT_UNKNOWN, FAB_COUNT_UNKNOWN };
 
 	if (disc_ib_check_local_port(p, err, errlen) < 0)
 		return NULL;
 	if (p->ca)
 		snprintf(ca, sizeof(ca), "%s", p->ca);
-	ib = p->walker == DISC_IB_WALKER_LOOM ? walk_loom(p, ca, &own, err, errlen)
-					      : walk_ibnd(p, ca, err, errlen);
+	ib = p->walker == DISC_IB_WALKER_LOOM ? walk_loom(p, ca, &own, &smps, err, errlen)
+					      : walk_ibnd(p, ca, &smps, err, errlen);
 	if (!ib)
 		return NULL;
 	if (local_link_down(ib, err, errlen))
@@ -371,6 +378,7 @@ struct fab *disc_ib_sweep(const struct disc_ib_params *p, char *err, size_t errl
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	fab->smps = smps;
 	/* loom's walk stops at a duplicate GUID (walk_loom): nothing to undo */
 	if (!own && disc_ib_dups_resolve(ib, ca[0] ? ca : NULL, p->port, p->timeout_ms, p->m_key,
 					 fab, &ends, &n_ends) < 0) {

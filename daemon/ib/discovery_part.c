@@ -101,9 +101,10 @@ static int path_to(const struct dr_routes *d, const struct fab *fab, uint64_t gu
 	return -ENOENT;
 }
 
-/* libibnetdisc from `path`, one hop, mapped as the full walk maps. */
+/* libibnetdisc from `path`, one hop, mapped as the full walk maps; *sent
+ * grows by the SMPs it sent. */
 static struct fab *walk_from(const struct disc_ib_params *p, const ib_dr_path_t *path,
-			     char *err, size_t errlen)
+			     uint64_t *sent, char *err, size_t errlen)
 {
 	struct ibnd_config cfg;
 	ib_portid_t from;
@@ -127,6 +128,7 @@ static struct fab *walk_from(const struct disc_ib_params *p, const ib_dr_path_t 
 			 "SMPs?%s)", DISC_IB_MKEY_HINT(p));
 		return NULL;
 	}
+	*sent += ib->total_mads_used;
 	if (!(part = fab_new(p->subnet)) || disc_ib_map(ib, part, err, errlen) < 0) {
 		if (!part)
 			snprintf(err, errlen, "out of memory");
@@ -141,7 +143,7 @@ static struct fab *walk_from(const struct disc_ib_params *p, const ib_dr_path_t 
  * needed, err says why), or another -errno. *work is replaced by the
  * reachable part, sorted. */
 static int walk_one(const struct disc_ib_params *p, struct fab **work, uint64_t guid,
-		    struct fab_part_stale *stale, char *err, size_t errlen)
+		    struct fab_part_stale *stale, uint64_t *sent, char *err, size_t errlen)
 {
 	struct dr_routes d;
 	ib_dr_path_t path;
@@ -158,7 +160,7 @@ static int walk_one(const struct disc_ib_params *p, struct fab **work, uint64_t 
 	dr_routes_clear(&d);
 	if (rc < 0)
 		return 0;  /* not reachable any more: dropped below */
-	if (!(part = walk_from(p, &path, err, errlen)))
+	if (!(part = walk_from(p, &path, sent, err, errlen)))
 		return -EIO;
 	rc = fab_part_merge(*work, part, guid, stale, err, errlen);
 	fab_free(part);
@@ -201,6 +203,7 @@ static int part_run(const struct disc_ib_params *p, const struct fab *base, FILE
 	size_t len, n;
 	const char *more = walker_child_more(&len);
 	struct fab *work;
+	uint64_t sent = 0;  /* libibnetdisc's SMPs: it counts no retries nor losses */
 	int rc = 0;
 
 	if ((rc = disc_ib_check_local_port(p, err, errlen)) < 0)
@@ -214,7 +217,7 @@ static int part_run(const struct disc_ib_params *p, const struct fab *base, FILE
 	for (int round = 0; n && round < PART_ROUNDS; round++) {
 		stale.n = 0;
 		for (size_t i = 0; i < n && rc == 0; i++)
-			rc = walk_one(p, &work, todo[i], &stale, err, errlen);
+			rc = walk_one(p, &work, todo[i], &stale, &sent, err, errlen);
 		if (rc < 0)
 			goto out;
 		if (stale.overflow) {
@@ -237,6 +240,7 @@ static int part_run(const struct disc_ib_params *p, const struct fab *base, FILE
 	}
 	if ((rc = fab_check(work, err, errlen)) < 0)
 		goto out;
+	work->smps.sent = sent;
 	if ((rc = fab_wire_write(work, out)) < 0)
 		snprintf(err, errlen, "cannot write the fabric: %s", strerror(-rc));
 out:

@@ -287,6 +287,41 @@ static int had_ok_sweep(struct store *st, int64_t sid, int *yes)
 	return 0;
 }
 
+/* A walk's count, or NULL (left unbound) when it is not known. */
+static void bind_count(sqlite3_stmt *s, int i, uint64_t v)
+{
+	if (v != FAB_COUNT_UNKNOWN)
+		sqlite3_bind_int64(s, i, (int64_t)v);
+}
+
+/* The subnet's sums of its sweeps' SMP counts (schema 022's totals, what
+ * /metrics reads), in the sweep's transaction; a count not known adds
+ * nothing, a sum stays NULL until one is. */
+#define ADD_COUNT(c) c " = CASE WHEN excluded." c " IS NULL THEN " c " ELSE " \
+	"coalesce(" c ", 0) + excluded." c " END"
+static int add_smp_totals(struct store *st, int64_t sid, const struct fab_smps *c)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (c->sent == FAB_COUNT_UNKNOWN && c->retries == FAB_COUNT_UNKNOWN &&
+	    c->lost == FAB_COUNT_UNKNOWN)
+		return 0;
+	if (sqlite3_prepare_v2(store_db(st),
+			       "INSERT INTO sweep_smp_totals (subnet_id, smps, smp_retries, "
+			       "smps_lost) VALUES (?, ?, ?, ?) ON CONFLICT (subnet_id) DO UPDATE "
+			       "SET " ADD_COUNT("smps") ", " ADD_COUNT("smp_retries") ", "
+			       ADD_COUNT("smps_lost"), -1, &s, NULL) != SQLITE_OK)
+		return store_fail(st, "add the sweep's SMPs");
+	sqlite3_bind_int64(s, 1, sid);
+	bind_count(s, 2, c->sent);
+	bind_count(s, 3, c->retries);
+	bind_count(s, 4, c->lost);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : store_fail(st, "add the sweep's SMPs");
+}
+
 static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_info *info,
 			const char *error, const struct fab *fab, size_t n_events, int64_t *id)
 {
@@ -295,8 +330,8 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 
 	if (sqlite3_prepare_v2(store_db(st),
 			       "INSERT INTO sweeps (subnet_id, started, finished, status, error, "
-			       "nodes, ports, links, events, kind) "
-			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       "nodes, ports, links, events, kind, smps, smp_retries, smps_lost) "
+			       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 			       -1, &s, NULL) != SQLITE_OK)
 		return store_fail(st, "insert sweep");
 	sqlite3_bind_int64(s, 1, sid);
@@ -310,12 +345,17 @@ static int insert_sweep(struct store *st, int64_t sid, const struct store_sweep_
 	sqlite3_bind_int64(s, 8, fab ? (int64_t)fab_count_links(fab) : 0);
 	sqlite3_bind_int64(s, 9, (int64_t)n_events);
 	sqlite3_bind_text(s, 10, info->kind ? info->kind : "full", -1, SQLITE_STATIC);
+	if (fab) {
+		bind_count(s, 11, fab->smps.sent);
+		bind_count(s, 12, fab->smps.retries);
+		bind_count(s, 13, fab->smps.lost);
+	}
 	rc = sqlite3_step(s);
 	sqlite3_finalize(s);
 	if (rc != SQLITE_DONE)
 		return store_fail(st, "insert sweep");
 	*id = sqlite3_last_insert_rowid(store_db(st));
-	return 0;
+	return fab ? add_smp_totals(st, sid, &fab->smps) : 0;
 }
 
 /* Replace the subnet's nodes, ports and links with `fab`. */

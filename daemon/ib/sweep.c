@@ -140,6 +140,7 @@ static int job_run(void *arg, char *unused, size_t unusedlen)
 	} else if (fab) {
 		job->run_nodes = fab->n_nodes;
 		job->run_links = fab_count_links(fab);
+		job->run_smps = fab->smps;
 		job->run_rc = store_record_sweep(st, &info, fab, &job->run_res);
 		if (job->run_rc < 0)
 			snprintf(job->run_error, sizeof(job->run_error),
@@ -202,6 +203,7 @@ int sweep_job_start(struct sweeper *sw, struct job *job, int part)
 	job->run_rc = 0;
 	job->run_error[0] = '\0';
 	job->run_nodes = job->run_links = 0;
+	job->run_smps.sent = job->run_smps.retries = job->run_smps.lost = FAB_COUNT_UNKNOWN;
 	memset(&job->run_res, 0, sizeof(job->run_res));
 	fab_free(job->run_fab);
 	job->run_fab = NULL;
@@ -220,6 +222,12 @@ int sweep_job_start(struct sweeper *sw, struct job *job, int part)
 	return 0;
 }
 
+/* A walk's count, or null when it was not counted. */
+static json_t *count_json(uint64_t v)
+{
+	return v == FAB_COUNT_UNKNOWN ? json_null() : json_integer((json_int_t)v);
+}
+
 static json_t *job_result(const struct job *job)
 {
 	char ts[32];
@@ -228,7 +236,8 @@ static json_t *job_result(const struct job *job)
 
 	gmtime_r(&t, &tm);
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s*}",
+	return json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:o, s:o, s:o, s:I, s:I, s:I, s:s, "
+			 "s:s*}",
 			 "subnet", job->name,
 			 "status", job->run_rc == 0 ? "ok" : "failed",
 			 "kind", job->run_part && !job->run_fell_back ? "incremental" : "full",
@@ -236,6 +245,9 @@ static json_t *job_result(const struct job *job)
 			 "nodes", (json_int_t)job->run_nodes,
 			 "links", (json_int_t)job->run_links,
 			 "events", (json_int_t)job->run_res.n_events,
+			 "smps", count_json(job->run_smps.sent),
+			 "smp_retries", count_json(job->run_smps.retries),
+			 "smps_lost", count_json(job->run_smps.lost),
 			 "duration_ms",
 			 (json_int_t)((job->run_finished - job->run_started) * 1000.0 + 0.5),
 			 "record_ms",

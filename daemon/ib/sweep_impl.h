@@ -49,6 +49,7 @@ struct job {
 	double run_recorded;              /* the store transaction committed */
 	long run_walk_rss_kb;             /* the walker process's peak memory */
 	size_t run_nodes, run_links;
+	struct fab_smps run_smps;         /* the walk's SMPs (FAB_COUNT_UNKNOWN: not counted) */
 	struct store_sweep_result run_res;
 	struct fab *run_fab;              /* recorded, for sweeper_on_swept's listener */
 	int want_fab;                     /* there is one: keep the fabric */

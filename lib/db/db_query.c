@@ -506,6 +506,13 @@ int dbq_events(sqlite3 *db, double since, const char *kinds, long limit, json_t 
 	return dbq_collect(db, s, event_json, out, err, errlen);
 }
 
+/* Integer column or JSON null (a count not known). */
+static json_t *col_int_or_null(sqlite3_stmt *s, int col)
+{
+	return sqlite3_column_type(s, col) == SQLITE_NULL ? json_null() :
+	       json_integer((json_int_t)sqlite3_column_int64(s, col));
+}
+
 static json_t *subnet_json(sqlite3_stmt *s)
 {
 	json_t *last = json_null();
@@ -514,12 +521,15 @@ static json_t *subnet_json(sqlite3_stmt *s)
 		double started = sqlite3_column_double(s, 11);
 		double finished = sqlite3_column_double(s, 12);
 
-		last = json_pack("{s:I, s:s, s:o, s:I, s:o}",
+		last = json_pack("{s:I, s:s, s:o, s:I, s:o, s:o, s:o, s:o}",
 				 "id", (json_int_t)sqlite3_column_int64(s, 9),
 				 "status", dbq_col_str(s, 10), "started", dbq_col_time(s, 11),
 				 "duration_ms", (json_int_t)llround((finished - started) * 1000.0),
 				 "error", sqlite3_column_type(s, 13) == SQLITE_NULL ? json_null() :
-					  json_string(dbq_col_str(s, 13)));
+					  json_string(dbq_col_str(s, 13)),
+				 "smps", col_int_or_null(s, 14),
+				 "smp_retries", col_int_or_null(s, 15),
+				 "smps_lost", col_int_or_null(s, 16));
 	}
 	return json_pack("{s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:o}",
 			 "name", dbq_col_str(s, 0), "kind", "ib", "ca", dbq_col_str(s, 1),
@@ -531,24 +541,45 @@ static json_t *subnet_json(sqlite3_stmt *s)
 			 "links", (json_int_t)sqlite3_column_int64(s, 7), "last_sweep", last);
 }
 
-#define SUBNET_SQL \
+/* smps: the last sweep's SMP counts (schema 022), or NULLs before it. */
+#define SUBNET_SQL(smps) \
 	"SELECT s.name, s.ca, s.port, " \
 	"(SELECT count(*) FROM nodes WHERE subnet_id = s.id), " \
 	"(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'switch'), " \
 	"(SELECT count(*) FROM nodes WHERE subnet_id = s.id AND type = 'ca'), " \
 	"(SELECT count(*) FROM ports WHERE subnet_id = s.id), " \
 	"(SELECT count(*) FROM links WHERE subnet_id = s.id), " \
-	"s.id, w.id, w.status, w.started, w.finished, w.error " \
+	"s.id, w.id, w.status, w.started, w.finished, w.error, " smps " " \
 	"FROM subnets s LEFT JOIN sweeps w ON w.id = " \
 	"(SELECT max(id) FROM sweeps WHERE subnet_id = s.id) "
+
+#define SMPS_COLS "w.smps, w.smp_retries, w.smps_lost"
+#define NO_SMPS "NULL, NULL, NULL"
+
+/* Does the database have schema 022's SMP counts (--db on an older one)? */
+static int has_sweep_smps(sqlite3 *db)
+{
+	sqlite3_stmt *s;
+	int yes;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_table_info('sweeps') WHERE name = "
+			       "'smps'", -1, &s, NULL) != SQLITE_OK)
+		return 0;
+	yes = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return yes;
+}
 
 int dbq_subnets(sqlite3 *db, json_t **out, char *err, size_t errlen)
 {
 	/* From schema 5 on, the Ethernet fabric is a row too, with its own counts. */
-	int eth = dbq_has_eth_fabric(db);
+	int eth = dbq_has_eth_fabric(db), smps = has_sweep_smps(db);
 	sqlite3_stmt *s;
-	int rc = dbq_prepare(db, eth ? SUBNET_SQL "WHERE s.kind = 'ib' ORDER BY s.name" :
-				       SUBNET_SQL "ORDER BY s.name", &s, err, errlen);
+	int rc = dbq_prepare(db,
+			     eth && smps ? SUBNET_SQL(SMPS_COLS) "WHERE s.kind = 'ib' ORDER BY s.name" :
+			     eth ? SUBNET_SQL(NO_SMPS) "WHERE s.kind = 'ib' ORDER BY s.name" :
+			     smps ? SUBNET_SQL(SMPS_COLS) "ORDER BY s.name" :
+			     SUBNET_SQL(NO_SMPS) "ORDER BY s.name", &s, err, errlen);
 
 	if (rc < 0 || (rc = dbq_collect(db, s, subnet_json, out, err, errlen)) < 0)
 		return rc;

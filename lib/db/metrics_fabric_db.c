@@ -162,6 +162,11 @@ static int render_links(sqlite3 *db, struct mt_buf *out, char *err, size_t errle
 
 /* The newest sweep of subnet s (sweeps_subnet index). */
 #define LAST_SWEEP "(SELECT max(id) FROM sweeps WHERE subnet_id = s.id)"
+/* A subnet's sum of its sweeps' SMP counts (schema 022's sweep_smp_totals,
+ * kept with each sweep; NULL: none known, no series). */
+#define SMP_SUM(col) \
+	"SELECT s.name, t." col " FROM subnets s JOIN sweep_smp_totals t ON t.subnet_id = " \
+	"s.id ORDER BY 1"
 /* The newest routing run per subnet (NULL subnet: OpenSM not on a swept
  * subnet; labelled subnet=""). */
 #define LAST_RUNS \
@@ -217,6 +222,17 @@ static const struct fabric_family {
 	  "successful sweep finished (Unix time).", { "subnet" },
 	  "SELECT s.name, (SELECT w.finished FROM sweeps w WHERE w.subnet_id = s.id AND "
 	  "w.status = 'ok' ORDER BY w.id DESC LIMIT 1) FROM subnets s ORDER BY 1" },
+	/* issue 44: the walks' SMPs, summed over the subnet's recorded sweeps
+	 * as they were recorded (the sums only grow); a subnet whose walks
+	 * never counted one (libibnetdisc's: no retries, no losses) has no
+	 * series */
+	{ "loom_sweep_smps_total", "counter", "SMPs the subnet's recorded sweeps sent, "
+	  "every try counted.", { "subnet" }, SMP_SUM("smps") },
+	{ "loom_sweep_smp_retries_total", "counter", "SMPs the subnet's recorded sweeps sent "
+	  "again after an unanswered try (a fabric that drops SMPs shows here first).",
+	  { "subnet" }, SMP_SUM("smp_retries") },
+	{ "loom_sweep_smps_lost_total", "counter", "SMP requests of the subnet's recorded "
+	  "sweeps left unanswered after every try.", { "subnet" }, SMP_SUM("smps_lost") },
 	{ "loom_validation_issues", "gauge", "Validation findings open now (loomctl validate), "
 	  "by severity (error, warning).", { "subnet", "severity" },
 	  "SELECT s.name, v.v, (SELECT count(*) FROM validation_issues i WHERE i.subnet_id = "

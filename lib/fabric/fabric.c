@@ -17,6 +17,7 @@ struct fab *fab_new(const char *subnet)
 	if (!fab)
 		return NULL;
 	snprintf(fab->subnet, sizeof(fab->subnet), "%s", subnet ? subnet : "");
+	fab->smps.sent = fab->smps.retries = fab->smps.lost = FAB_COUNT_UNKNOWN;
 	fab->refs = 1;
 	return fab;
 }

@@ -90,6 +90,19 @@ struct fab_sm {
 #define FAB_SM_READ 1              /* read by this sweep */
 #define FAB_SM_COPIED 2            /* copied from an earlier sweep's (fab_dup) */
 
+/* fab->smps: the SMPs of the walk that found the fabric (issue 44), each
+ * count FAB_COUNT_UNKNOWN where that walk does not count it (libibnetdisc's,
+ * also an incremental sweep's, counts what it sent, neither retries nor
+ * losses); all unknown for a
+ * fabric no walk made here (fab_new, fab_dup: a copy is no sweep). Not a
+ * property of the fabric: not stored with it, not diffed. */
+#define FAB_COUNT_UNKNOWN UINT64_MAX
+struct fab_smps {
+	uint64_t sent;      /* SMPs sent, every try counted */
+	uint64_t retries;   /* tries after a request's first */
+	uint64_t lost;      /* requests whose every try went unanswered */
+};
+
 struct fab {
 	char subnet[FAB_NAME_LEN]; /* loom's name of the subnet (config) */
 	size_t n_nodes;
@@ -99,6 +112,7 @@ struct fab {
 	int sm_read;               /* FAB_SM_*: ports' capmask/keys and sms are real */
 	size_t n_sms;
 	struct fab_sm *sms;        /* at most FAB_SM_MAX, in the fabric's node order */
+	struct fab_smps smps;      /* the walk's SMPs (above) */
 	/* private: */
 	size_t cap;
 	size_t hash_size;

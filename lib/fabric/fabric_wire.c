@@ -11,6 +11,11 @@
  *   sms      only when the sweep read PortInfo keys and SMInfo (fab->sm_read):
  *            magic "LOOMSMS1", sm_read and the number of SMs (uint64_t
  *            each), then each struct fab_sm as it is in memory
+ *   smps     only when the walk counted something (fab->smps, issue 44):
+ *            magic "LOOMSMP1", then sent, retries, lost (uint64_t each,
+ *            FAB_COUNT_UNKNOWN for what it did not count); a fabric
+ *            without counts (a copy handed to a child) is written as it
+ *            always was
  *   trailer  magic "LOOMEND1" (a stream cut short is caught here) */
 #include "autoconf.h"
 #include "lib/fabric/fabric_wire.h"
@@ -23,6 +28,13 @@ static const char head_magic[8] = "LOOMFAB1";
 static const char tail_magic[8] = "LOOMEND1";
 static const char dup_magic[8] = "LOOMDUP1";
 static const char sms_magic[8] = "LOOMSMS1";
+static const char smp_magic[8] = "LOOMSMP1";
+
+static int smps_known(const struct fab_smps *c)
+{
+	return c->sent != FAB_COUNT_UNKNOWN || c->retries != FAB_COUNT_UNKNOWN ||
+	       c->lost != FAB_COUNT_UNKNOWN;
+}
 
 struct wire_node {
 	int32_t type;
@@ -107,6 +119,13 @@ int fab_wire_write(const struct fab *fab, FILE *out)
 		if (fwrite(sms_magic, sizeof(sms_magic), 1, out) != 1 ||
 		    fwrite(h2, sizeof(h2), 1, out) != 1 ||
 		    (fab->n_sms && fwrite(fab->sms, sizeof(*fab->sms), fab->n_sms, out) != fab->n_sms))
+			return -EIO;
+	}
+	if (smps_known(&fab->smps)) {
+		uint64_t c[3] = { fab->smps.sent, fab->smps.retries, fab->smps.lost };
+
+		if (fwrite(smp_magic, sizeof(smp_magic), 1, out) != 1 ||
+		    fwrite(c, sizeof(c), 1, out) != 1)
 			return -EIO;
 	}
 	if (fwrite(tail_magic, sizeof(tail_magic), 1, out) != 1 || fflush(out) != 0)
@@ -228,6 +247,17 @@ struct fab *fab_wire_read_prefix(const void *buf, size_t len, size_t *used, char
 				goto fail;
 			}
 		}
+	}
+	if (c.left >= sizeof(smp_magic) && !memcmp(c.p, smp_magic, sizeof(smp_magic))) {
+		uint64_t n[3];
+
+		take(&c, sizeof(smp_magic));
+		if (!(at = take(&c, sizeof(n))))
+			goto short_stream;
+		memcpy(n, at, sizeof(n));
+		fab->smps.sent = n[0];
+		fab->smps.retries = n[1];
+		fab->smps.lost = n[2];
 	}
 	if (!(at = take(&c, sizeof(tail_magic))) || memcmp(at, tail_magic, sizeof(tail_magic)))
 		goto short_stream;

@@ -30,6 +30,9 @@ py() { python3 -c "$@"; }
 loom_ctl discover --wait >"$work/disc.out" 2>&1 || loom_fail "discover --wait: $(cat "$work/disc.out")"
 grep -q ': ok, sweep [0-9]*: 3 nodes' "$work/disc.out" ||
 	loom_fail "discover --wait output: $(cat "$work/disc.out")"
+# the walk's SMPs (issue 44); ibsim loses none
+grep -q ', [1-9][0-9]* SMPs (0 retries, 0 lost)$' "$work/disc.out" ||
+	loom_fail "discover --wait does not say the walk's SMPs: $(cat "$work/disc.out")"
 loom_ok "discover --wait: $(cat "$work/disc.out")"
 
 # ---- nodes ---------------------------------------------------------------------------

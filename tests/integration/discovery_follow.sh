@@ -151,4 +151,19 @@ grep -q "OpenSM sees" "$work/loomd.log" &&
 	loom_fail "a count mismatch made a full sweep: $(grep "OpenSM sees" "$work/loomd.log" | head -1)"
 grep -q "could not be walked alone" "$work/loomd.log" &&
 	loom_fail "an incremental sweep fell back to a full one: $(grep "could not be walked alone" "$work/loomd.log" | head -1)"
+# issue 44: every sweep stores its walk's SMPs; an incremental one's walks
+# are libibnetdisc's, which count no retries nor losses (NULL, not 0)
+python3 - "$work/loom.db" >"$work/smps.out" <<'EOP' || loom_fail "the sweeps' SMPs: $(cat "$work/smps.out")"
+import sqlite3, sys
+rows = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT kind, smps, smp_retries, smps_lost FROM sweeps WHERE status = 'ok'").fetchall()
+incr = [r for r in rows if r[0] == "incremental"]
+full = [r for r in rows if r[0] == "full"]
+assert incr and full, rows
+assert all(r[1] > 0 and r[2] is None and r[3] is None for r in incr), incr
+assert all(r[1] > 0 and r[2] == 0 and r[3] == 0 for r in full), full
+print("%d incremental sweeps sent %d SMPs, %d full ones %d" % (
+    len(incr), sum(r[1] for r in incr), len(full), sum(r[1] for r in full)))
+EOP
+loom_ok "$(cat "$work/smps.out")"
 echo "discovery_follow.sh: all ok"

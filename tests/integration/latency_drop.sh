@@ -15,7 +15,9 @@
 #   ibnetdiscover and iblinkinfo run without the model), and the lost MADs
 #   are counted on the model's side (its log: loomd cannot see them, the
 #   kernel's retries of a send, which the model plays, hide them from
-#   libibnetdisc); and `loomctl route check` reads every switch's table
+#   libibnetdisc); the sweep stores as many retries and losses (schema 022)
+#   as the model lost tries of its walk's SMPs, and one without losses 0;
+#   and `loomctl route check` reads every switch's table
 #   exactly (the stored tables against dump_fts without the model);
 # - with every MAD lost the same sweep fails: the model does its job.
 set -eu
@@ -71,7 +73,6 @@ many=$(ibnd_ms 64)
 	loom_fail "ibnetdiscover took $many ms with 64 SMPs in flight, $one ms with 1: the model serializes them"
 loom_ok "2 ms a hop: ibnetdiscover -o 64 in $many ms, -o 1 in $one ms (answers overlap)"
 
-# ---- a sweep with 1% of MADs lost --------------------------------------------------------
 run_loomd() { # run_loomd DROP: loomd under the model, its losses in $work/drops
 	rm -f "$work"/loom.db* "$work/loomd.sock"
 	: >"$work/drops"
@@ -82,7 +83,31 @@ run_loomd() { # run_loomd DROP: loomd under the model, its losses in $work/drops
 	loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd did not open its socket"
 }
 stop_loomd() { kill "$LOOMD_PID"; wait "$LOOMD_PID" 2>/dev/null || :; }
+# the SMPs loom stored, summed over its sweeps (loomd may sweep on its own
+# before discover): SMPS RETRIES LOST ("None": not counted), then the last
+# sweep's retries (what discover --wait showed)
+stored_smps() {
+	python3 - "$work/loom.db" <<'EOP'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print(*db.execute("SELECT sum(smps), sum(smp_retries), sum(smps_lost) FROM sweeps").fetchone(),
+      db.execute("SELECT smp_retries FROM sweeps ORDER BY id DESC LIMIT 1").fetchone()[0])
+EOP
+}
 loom_config "$(loom_subnet_conf ft)"
+
+# ---- no MAD lost: the sweep stores its SMPs and no retry ---------------------------------
+run_loomd 0
+loom_ctl --json discover --wait >"$work/disc0.json" || loom_fail "discover --wait, none lost"
+set -- $(stored_smps)
+[ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" = 0 ] ||
+	loom_fail "no MAD lost, yet the sweep stored $1 SMPs, $2 retries, $3 lost"
+grep -q '"smp_retries": 0,*$' "$work/disc0.json" ||
+	loom_fail "discover --wait does not say 0 retries: $(cat "$work/disc0.json")"
+loom_ok "none lost: the sweep stored $1 SMPs, 0 retries, 0 lost"
+stop_loomd
+
+# ---- a sweep with 1% of MADs lost --------------------------------------------------------
 run_loomd 0.01
 loom_ctl --json discover --wait >"$work/disc.json" || loom_fail "discover --wait with 1% lost"
 python3 - "$work/disc.json" <<'EOP' || loom_fail "sweep not ok with 1% lost: $(cat "$work/disc.json")"
@@ -100,6 +125,18 @@ walk=$(grep -c ' --walk ' "$work/drops" || :)
 all=$(wc -l <"$work/drops")
 [ "$walk" -ge 1 ] || loom_fail "the model lost no MAD of the sweep (--walk): nothing was tested"
 loom_ok "1% lost: the sweep records the fabric exactly ($(tail -n1 "$work/compare.out")) though the model lost $walk of its SMPs ($all MADs in all of loomd's children)"
+# Every try the model lost is one the walk sent again (a retry) or its
+# request's last (a loss): the walk sends each try with no kernel retries,
+# and it resends only after a try's timeout. Not the walk's: the SMInfo
+# (0x0020) the --walk child asks after it, and Mellanox's ExtPortInfo
+# (0xff90), whose timeout report is final (refused, never retried).
+smp_drops=$(grep ' --walk class=0x81 ' "$work/drops" | grep -cv 'attr=0x0020\|attr=0xff90' || :)
+set -- $(stored_smps)
+[ "$2" != None ] && [ "$3" != None ] && [ "$2" -gt 0 ] && [ $(($2 + $3)) -eq "$smp_drops" ] ||
+	loom_fail "the model lost $smp_drops tries of the walk's SMPs; loom stored $2 retries, $3 lost"
+grep -q "\"smp_retries\": *$4[,}]*\$" "$work/disc.json" ||
+	loom_fail "discover --wait does not say the $4 retries stored: $(cat "$work/disc.json")"
+loom_ok "1% lost: loom stored $1 SMPs, $2 retries, $3 lost: the model's $smp_drops lost tries of the walk"
 
 # ---- the forwarding tables read back with 1% lost ----------------------------------------
 # route check's --read-lfts child: every switch's LFT blocks (and the SL-to-VL

@@ -62,6 +62,12 @@ echo "$line" | grep -q "remote_port=\"${peer#* }\",remote_node=\"${peer% *}\"" |
 grep -q '^loom_fabric_nodes{subnet="ft",type="switch"} 12$' "$work/m0.txt" || loom_fail "loom_fabric_nodes"
 grep -q "^loom_fabric_links{subnet=\"ft\"} $links\$" "$work/m0.txt" || loom_fail "loom_fabric_links"
 grep -q '^loom_sweep_success{subnet="ft"} 1$' "$work/m0.txt" || loom_fail "loom_sweep_success"
+# issue 44: the walk's SMPs summed over the recorded sweeps; ibsim loses none
+grep -q '^loom_sweep_smps_total{subnet="ft"} [1-9][0-9]*$' "$work/m0.txt" ||
+	loom_fail "loom_sweep_smps_total: $(grep '^loom_sweep_smp' "$work/m0.txt")"
+grep -q '^loom_sweep_smp_retries_total{subnet="ft"} 0$' "$work/m0.txt" &&
+	grep -q '^loom_sweep_smps_lost_total{subnet="ft"} 0$' "$work/m0.txt" ||
+	loom_fail "retries or losses without a lost SMP: $(grep '^loom_sweep_smp' "$work/m0.txt")"
 grep -q '^loom_build_info{version=' "$work/m0.txt" || loom_fail "no loom_build_info"
 grep -q '^process_open_fds [1-9]' "$work/m0.txt" || loom_fail "no process_open_fds"
 loom_ok "every cabled port's link: $n Active; leaf-1 port 5 faces $peer"

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "lib/db/db_query.h"
+#include "lib/db/metrics_db.h"
+#include "lib/telemetry/metrics_text.h"
 #include "lib/fabric/fabric.h"
 #include "tests/unit/fixtures/fixture_fabric.h"
 #include "lib/util/log.h"
@@ -236,9 +238,10 @@ START_TEST(first_sweep_reads_back_through_every_query)
 	ck_assert_int_eq(num(o, "ports"), (json_int_t)fab_count_ports(f));
 	ck_assert_int_eq(num(o, "links"), 3);
 	o = json_object_get(o, "last_sweep");
-	assert_keys(o, "id status started duration_ms error");
+	assert_keys(o, "id status started duration_ms error smps smp_retries smps_lost");
 	ck_assert_str_eq(str(o, "status"), "ok");
 	ck_assert_int_eq(num(o, "duration_ms"), 250);
+	ck_assert(json_is_null(json_object_get(o, "smps")));  /* no walk counted them */
 	ck_assert(json_is_null(json_object_get(o, "error")));
 	json_decref(out);
 
@@ -463,6 +466,59 @@ START_TEST(failed_sweep_is_recorded_and_keeps_fabric)
 	ck_assert_str_eq(str(o, "error"), "umad: no such device");
 	ck_assert_int_eq(num(json_array_get(out, 0), "nodes"), 4);
 	json_decref(out);
+	store_close(st);
+	fab_free(f);
+}
+END_TEST
+
+/* issue 44: each sweep keeps its walk's SMPs, retries and losses; what the
+ * walk did not count (libibnetdisc: retries, losses; a failed sweep: all)
+ * is NULL, never 0; `status` shows the last sweep's, /metrics the sums. */
+START_TEST(walk_smp_counts_are_stored_per_sweep_and_unknown_stays_null)
+{
+	struct store *st = store_fixture_open();
+	struct fab *f = base(1);
+	struct store_sweep_info i1 = info_at(1000), i2 = info_at(2000), i3 = info_at(3000);
+	struct store_sweep_result res;
+	struct mt_buf m = { 0 };
+	char err[512] = "";
+	sqlite3 *db = store_db(st);
+	json_t *out, *o;
+
+	f->smps.sent = 120;
+	f->smps.retries = 7;
+	f->smps.lost = 1;
+	ck_assert_int_eq(store_record_sweep(st, &i1, f, &res), 0);
+	f->smps.retries = f->smps.lost = FAB_COUNT_UNKNOWN;  /* libibnetdisc's walk */
+	f->smps.sent = 80;
+	ck_assert_int_eq(store_record_sweep(st, &i2, f, &res), 0);
+	ck_assert_int_eq(store_record_failed_sweep(st, &i3, "no answer", &res), 0);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT smps FROM sweeps WHERE started = 1000"),
+			 120);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT smp_retries FROM sweeps WHERE "
+					     "started = 1000"), 7);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT smps_lost FROM sweeps WHERE "
+					     "started = 1000"), 1);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT smps FROM sweeps WHERE started = 2000"),
+			 80);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM sweeps WHERE started = "
+					     "2000 AND smp_retries IS NULL AND smps_lost IS NULL"), 1);
+	ck_assert_int_eq(store_fixture_count(db, "SELECT count(*) FROM sweeps WHERE started = "
+					     "3000 AND smps IS NULL AND smp_retries IS NULL"), 1);
+
+	ck_assert_int_eq(dbq_subnets(db, &out, err, sizeof(err)), 0);
+	o = json_object_get(json_array_get(out, 0), "last_sweep");
+	ck_assert(json_is_null(json_object_get(o, "smps")));  /* the failed one */
+	json_decref(out);
+
+	ck_assert_int_eq(metrics_db_render_fabric(db, &m, err, sizeof(err)), 0);
+	mt_put(&m, "", 1);
+	ck_assert_msg(strstr(m.p, "\nloom_sweep_smps_total{subnet=\"ib0\"} 200\n"), "%s", m.p);
+	ck_assert_msg(strstr(m.p, "\nloom_sweep_smp_retries_total{subnet=\"ib0\"} 7\n"), "%s",
+		      m.p);
+	ck_assert_msg(strstr(m.p, "\nloom_sweep_smps_lost_total{subnet=\"ib0\"} 1\n"), "%s", m.p);
+	ck_assert(strstr(m.p, "# TYPE loom_sweep_smp_retries_total counter\n"));
+	mt_buf_free(&m);
 	store_close(st);
 	fab_free(f);
 }
@@ -882,6 +938,7 @@ int main(void)
 	tcase_add_test(tc, events_are_told_once_committed_and_never_when_rolled_back);
 	tcase_add_test(tc, failed_record_leaves_nothing);
 	tcase_add_test(tc, failed_sweep_is_recorded_and_keeps_fabric);
+	tcase_add_test(tc, walk_smp_counts_are_stored_per_sweep_and_unknown_stays_null);
 	tcase_add_test(tc, readonly_open_refuses_bad_files_and_writes);
 	tcase_add_test(tc, data_version_moves_on_every_commit_and_only_then);
 	tcase_add_test(tc, time_parse_and_format);

@@ -184,8 +184,13 @@ static int foreign_value(sqlite3 *db, char *sql, const char *table, const char *
 			snprintf(order + strlen(order), sizeof(order) - strlen(order), "%s\"%s\"",
 				 order[0] ? ", " : "", (const char *)sqlite3_column_text(o, 0));
 		sqlite3_finalize(o);
-		cat(sql, "(SELECT \"%s\" FROM \"%s\" ORDER BY %s LIMIT 1 OFFSET %d)", to, parent,
-		    order, (int)(r % rows_of(db, "main", parent)));
+		/* a key on its own table (lft_versions.prev_id) has no row to
+		 * point at while the first is made: NULL, as loomd's first is */
+		if (rows_of(db, "main", parent) == 0)
+			cat(sql, "NULL");
+		else
+			cat(sql, "(SELECT \"%s\" FROM \"%s\" ORDER BY %s LIMIT 1 OFFSET %d)",
+			    to, parent, order, (int)(r % rows_of(db, "main", parent)));
 	}
 	sqlite3_finalize(s);
 	return id >= 0;

@@ -208,6 +208,54 @@ START_TEST(a_fabric_without_dups_has_no_dup_section)
 }
 END_TEST
 
+/* issue 44: the walk's SMP counts reach loomd, an unknown count stays
+ * unknown (libibnetdisc's walk: no retries, no losses), a fabric without
+ * counts is written as it always was, and a copy (fab_dup) is no sweep. */
+START_TEST(walk_smp_counts_cross_the_wire)
+{
+	struct fab *f = sample(), *g, *c;
+	char err[256] = "";
+	size_t len, len2;
+	char *buf = encode(f, &len), *buf2;
+
+	ck_assert_ptr_null(memmem(buf, len, "LOOMSMP1", 8));
+	g = fab_wire_read(buf, len, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert(g->smps.sent == FAB_COUNT_UNKNOWN && g->smps.retries == FAB_COUNT_UNKNOWN &&
+		  g->smps.lost == FAB_COUNT_UNKNOWN);
+	fab_free(g);
+	f->smps.sent = 1234;
+	f->smps.retries = 17;
+	f->smps.lost = 2;
+	buf2 = encode(f, &len2);
+	ck_assert_int_eq(memcmp(buf, buf2, len - 8), 0);
+	g = fab_wire_read(buf2, len2, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_uint_eq(g->smps.sent, 1234);
+	ck_assert_uint_eq(g->smps.retries, 17);
+	ck_assert_uint_eq(g->smps.lost, 2);
+	ck_assert_uint_eq(g->n_nodes, f->n_nodes);
+	c = fab_dup(g);
+	ck_assert(c->smps.sent == FAB_COUNT_UNKNOWN);
+	fab_free(c);
+	fab_free(g);
+	/* every cut of the section is refused */
+	for (size_t cut = len - 8; cut < len2; cut++)
+		ck_assert_ptr_null(fab_wire_read(buf2, cut, err, sizeof(err)));
+	free(buf2);
+	f->smps.retries = f->smps.lost = FAB_COUNT_UNKNOWN;
+	buf2 = encode(f, &len2);
+	g = fab_wire_read(buf2, len2, err, sizeof(err));
+	ck_assert_msg(g != NULL, "%s", err);
+	ck_assert_uint_eq(g->smps.sent, 1234);
+	ck_assert(g->smps.retries == FAB_COUNT_UNKNOWN && g->smps.lost == FAB_COUNT_UNKNOWN);
+	fab_free(g);
+	fab_free(f);
+	free(buf);
+	free(buf2);
+}
+END_TEST
+
 /* A port GUID on two nodes is one duplicate naming both ports; a switch's
  * ports, which share a GUID in real fabrics, are not duplicates. */
 /* issue 43: the SMs the walker asked and the ports' keys reach loomd, and
@@ -287,6 +335,7 @@ int main(void)
 	tcase_add_test(tc, a_fabric_without_dups_has_no_dup_section);
 	tcase_add_test(tc, a_port_guid_on_two_nodes_is_one_duplicate);
 	tcase_add_test(tc, subnet_managers_and_keys_cross_the_wire);
+	tcase_add_test(tc, walk_smp_counts_cross_the_wire);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
