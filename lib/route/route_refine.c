@@ -368,10 +368,15 @@ static void shift_delta(const struct refine *r, const struct at *at, const int32
 		for (int j = 0; j < cn; j++) {
 			uint16_t v = c[(size_t)newp[j] * COUNT_ROWS];
 
+			/* Above the worst load: refused by every caller, so
+			 * the rest of the sum is not needed. */
+			if ((size_t)v + 1 > top) {
+				dl->over++;
+				return;
+			}
 			dl->ds += r->f[v + 1] - r->f[v];
 			dl->at_top -= v == top;
 			dl->at_top += (size_t)v + 1 == top;
-			dl->over += (size_t)v + 1 > top;
 		}
 	}
 }
