@@ -83,7 +83,8 @@
  * consecutive, so a walk adds a range of rows; split over g->pool by
  * blocks of shifts, each written by one task: the same counts, hence the
  * same tables, for any number of threads. The search itself is
- * sequential.
+ * sequential; a move's shift delta is route_refine_delta.c's (the new
+ * links first, the old path's part once per switch and destination).
  *
  * Cost: O(runs * CAs * hops) walks and O(CAs * links) sums to count every
  * shift (once per pass in windows), O(switches * CAs) memory for the flows
