@@ -98,6 +98,7 @@
 #include "lib/util/par.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,7 +386,10 @@ static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct b
 			sources(r, x, d);
 			at.have_src = 1;
 		}
-		rf_shift_delta(r, &at, newp, co, cn, &dl);
+		/* Phase 1 refuses a change of 0 or more, or above the best
+		 * one's (integers where the cut is used: + 1 is "above"). */
+		rf_shift_delta(r, &at, newp, co, cn,
+			       phase != 1 ? HUGE_VAL : b->found ? b->dl.ds + 1 : 0, &dl);
 		if (phase == 1) {
 			if (dl.ds >= 0 || dl.over > 0)
 				continue;

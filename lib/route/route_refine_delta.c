@@ -6,11 +6,12 @@
  *
  * A switch x that routes d up is asked about each of its other up links in
  * turn, and every answer takes the same flows (x's sources) off the same
- * old path, of which only the first co links differ per link asked. So each
- * link asked first sums its new links' part, stopping at the first cell
- * pushed above the worst load (most stop there), and the old path's part
- * is summed once per (x, d), when first needed, as prefix sums over its
- * links.
+ * old path, of which only the first co links differ per link asked. So the
+ * old path's part is summed once per (x, d), as prefix sums over its links,
+ * and each link asked adds its new links' part, stopping at the first cell
+ * pushed above the worst load or once the sum reaches the caller's cut
+ * (phase 1 wants a sum below 0 and below the best so far; the new links'
+ * terms are never negative, so the sum can only grow).
  *
  * The same numbers as summing source by source: the potential's terms are
  * differences of powers of SHIFT_BASE (64, a power of two), integers, so
@@ -115,21 +116,31 @@ static void old_part(const struct refine *r, struct at *at)
 	at->have_old = 1;
 }
 
-/* The new links first (most moves end there, above the worst load), then
- * the old path's prefix sums, summed once for all of x's up links. */
+/* The old path's part from its prefix sums (made once for all of x's up
+ * links), then the new links, source by source, stopping at a cell pushed
+ * above the worst load or at the cut. */
 void rf_shift_delta(const struct refine *r, struct at *at, const int32_t *newp, int co, int cn,
-		    struct delta *dl)
+		    double cut, struct delta *dl)
 {
 	size_t top = r->top;
-	double ds = 0;
+	double ds;
 	long at_top = 0;
 
 	dl->ds = 0;
 	dl->at_top = dl->over = 0;
 	if (!at->have_old && (rf_delta_direct || !sums_exact(r, at)))
 		at->have_old = -1;
+	if (!at->have_old)
+		old_part(r, at);
 	if (at->have_old < 0) {
 		delta_direct(r, at, newp, co, cn, dl);
+		return;
+	}
+	/* The new links' terms are never negative: once the sum reaches the
+	 * cut it only grows, and the caller refuses it. */
+	ds = at->old_ds[co];
+	if (ds >= cut) {
+		dl->over++;
 		return;
 	}
 	for (size_t i = 0; i < r->n_src; i++) {
@@ -151,13 +162,11 @@ void rf_shift_delta(const struct refine *r, struct at *at, const int32_t *newp, 
 			ds += r->f[v + 1] - r->f[v];
 			at_top += (long)((size_t)v + 1 == top) - (long)(v == top);
 		}
+		if (ds >= cut) {
+			dl->over++;
+			return;
+		}
 	}
-	if (!at->have_old)
-		old_part(r, at);
-	if (at->have_old < 0) {
-		delta_direct(r, at, newp, co, cn, dl);
-		return;
-	}
-	dl->ds = at->old_ds[co] + ds;
+	dl->ds = ds;
 	dl->at_top = at->old_top[co] + at_top;
 }

@@ -170,8 +170,10 @@ size_t rf_row_max(const struct refine *r, size_t row);
 extern int rf_delta_direct;
 
 /* Change in the shift loads of moving at's flows from the old path's
- * first co links to newp's first cn (r->src holds at's sources). */
+ * first co links to newp's first cn (r->src holds at's sources). A move
+ * above the worst load, or whose potential change reaches `cut` (HUGE_VAL:
+ * no cut), comes back with over > 0: refused. */
 void rf_shift_delta(const struct refine *r, struct at *at, const int32_t *newp, int co, int cn,
-		    struct delta *dl);
+		    double cut, struct delta *dl);
 
 #endif
