@@ -28,6 +28,34 @@
 
 int rf_delta_direct;
 
+/* Source i's counters, or NULL when its shift is outside the window: its
+ * loads are not at hand, so the move is not one this window may make. */
+static const uint16_t *src_cells(const struct refine *r, const struct at *at, size_t i)
+{
+	size_t row = rf_row_of(r, (size_t)r->src[i], at->d);
+
+	return row == (size_t)-1 ? NULL : r->cell + rf_cell(r, row, 0);
+}
+
+/* One source's flow onto the new links c (its counters): into *ds and
+ * *at_top; -1 at a cell pushed above the worst load (refused by every
+ * caller, so the rest of the sum is not needed). */
+static int add_new(const struct refine *r, const uint16_t *c, const int32_t *newp, int cn,
+		   double *ds, long *at_top)
+{
+	size_t top = r->top;
+
+	for (int j = 0; j < cn; j++) {
+		uint16_t v = c[(size_t)newp[j] * COUNT_ROWS];
+
+		if ((size_t)v + 1 > top)
+			return -1;
+		*ds += r->f[v + 1] - r->f[v];
+		*at_top += (long)((size_t)v + 1 == top) - (long)(v == top);
+	}
+	return 0;
+}
+
 /* Source by source, old links then new ones: the order the prefix sums
  * must agree with. */
 static void delta_direct(const struct refine *r, const struct at *at, const int32_t *newp,
@@ -36,16 +64,12 @@ static void delta_direct(const struct refine *r, const struct at *at, const int3
 	size_t top = r->top;
 
 	for (size_t i = 0; i < r->n_src; i++) {
-		size_t row = rf_row_of(r, (size_t)r->src[i], at->d);
+		const uint16_t *c = src_cells(r, at, i);
 
-		/* A shift outside the window: its loads are not at hand, so
-		 * the move is not one this window may make. */
-		if (row == (size_t)-1) {
+		if (!c) {
 			dl->over++;
 			return;
 		}
-		const uint16_t *c = r->cell + rf_cell(r, row, 0);
-
 		for (int j = 0; j < co; j++) {
 			uint16_t v = c[(size_t)at->oldp[j] * COUNT_ROWS];
 
@@ -55,18 +79,9 @@ static void delta_direct(const struct refine *r, const struct at *at, const int3
 			dl->at_top -= v == top;
 			dl->at_top += (size_t)v - 1 == top;
 		}
-		for (int j = 0; j < cn; j++) {
-			uint16_t v = c[(size_t)newp[j] * COUNT_ROWS];
-
-			/* Above the worst load: refused by every caller, so
-			 * the rest of the sum is not needed. */
-			if ((size_t)v + 1 > top) {
-				dl->over++;
-				return;
-			}
-			dl->ds += r->f[v + 1] - r->f[v];
-			dl->at_top -= v == top;
-			dl->at_top += (size_t)v + 1 == top;
+		if (add_new(r, c, newp, cn, &dl->ds, &dl->at_top) < 0) {
+			dl->over++;
+			return;
 		}
 	}
 }
@@ -92,11 +107,10 @@ static void old_part(const struct refine *r, struct at *at)
 	}
 	at->have_old = -1;
 	for (size_t i = 0; i < r->n_src; i++) {
-		size_t row = rf_row_of(r, (size_t)r->src[i], at->d);
+		const uint16_t *c = src_cells(r, at, i);
 
-		if (row == (size_t)-1)
+		if (!c)
 			return;
-		const uint16_t *c = r->cell + rf_cell(r, row, 0);
 
 		for (int j = 0; j < at->lo; j++) {
 			uint16_t v = c[(size_t)at->oldp[j] * COUNT_ROWS];
@@ -122,7 +136,6 @@ static void old_part(const struct refine *r, struct at *at)
 void rf_shift_delta(const struct refine *r, struct at *at, const int32_t *newp, int co, int cn,
 		    double cut, struct delta *dl)
 {
-	size_t top = r->top;
 	double ds;
 	long at_top = 0;
 
@@ -144,25 +157,9 @@ void rf_shift_delta(const struct refine *r, struct at *at, const int32_t *newp, 
 		return;
 	}
 	for (size_t i = 0; i < r->n_src; i++) {
-		size_t row = rf_row_of(r, (size_t)r->src[i], at->d);
+		const uint16_t *c = src_cells(r, at, i);
 
-		if (row == (size_t)-1) {
-			dl->over++;
-			return;
-		}
-		const uint16_t *c = r->cell + rf_cell(r, row, 0);
-
-		for (int j = 0; j < cn; j++) {
-			uint16_t v = c[(size_t)newp[j] * COUNT_ROWS];
-
-			if ((size_t)v + 1 > top) {
-				dl->over++;
-				return;
-			}
-			ds += r->f[v + 1] - r->f[v];
-			at_top += (long)((size_t)v + 1 == top) - (long)(v == top);
-		}
-		if (ds >= cut) {
+		if (!c || add_new(r, c, newp, cn, &ds, &at_top) < 0 || ds >= cut) {
 			dl->over++;
 			return;
 		}
