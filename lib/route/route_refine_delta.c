@@ -30,7 +30,7 @@ int rf_delta_direct;
 
 /* Source i's counters, or NULL when its shift is outside the window: its
  * loads are not at hand, so the move is not one this window may make. */
-static const uint16_t *src_cells(const struct refine *r, const struct at *at, size_t i)
+static inline const uint16_t *src_cells(const struct refine *r, const struct at *at, size_t i)
 {
 	size_t row = rf_row_of(r, (size_t)r->src[i], at->d);
 
@@ -40,8 +40,8 @@ static const uint16_t *src_cells(const struct refine *r, const struct at *at, si
 /* One source's flow onto the new links c (its counters): into *ds and
  * *at_top; -1 at a cell pushed above the worst load (refused by every
  * caller, so the rest of the sum is not needed). */
-static int add_new(const struct refine *r, const uint16_t *c, const int32_t *newp, int cn,
-		   double *ds, long *at_top)
+static inline int add_new(const struct refine *r, const uint16_t *c, const int32_t *newp, int cn,
+			  double *ds, long *at_top)
 {
 	size_t top = r->top;
 
