@@ -257,8 +257,8 @@ static void *run_worker(void *arg)
 	struct timespec t0;
 
 	o.sl2vl = j->sl2vl;  /* NULL: SL s on VL s */
-	/* The lowest priority, this thread alone: the metrics take CPU that
-	 * OpenSM's sweep (and on a test bed ibsim) leave idle, never theirs. */
+	/* The lowest priority, this thread alone: where the CPU is short,
+	 * OpenSM's sweep (and on a test bed ibsim) get nearly all of it. */
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), REPORT_NICE) < 0)
 		OSM_LOG(&rep->osm->log, OSM_LOG_VERBOSE,
 			"loomosm: the metrics run at OpenSM's priority (setpriority: %s)\n",
