@@ -11,6 +11,7 @@
 #   sh bench/latency_reads.sh [PART...]     PART: lfts pkeys ar osm (all)
 #   BENCH_HOSTS="1152 4608"  the trees        BENCH_RUNS=3
 #   BENCH_BASE=PATH          another loomd (an older build), measured too
+#   BENCH_OSM_BASE=DIR       another libloomosm.so's folder (osm: loom-before)
 #   BENCH_TENANT=64          the tenant's hosts (pkeys)
 #   BENCH_IBROUTE_MAX=1152   ibroute per switch only up to that many hosts
 #
@@ -174,17 +175,20 @@ open(sys.argv[2] + ".n", "w").write("%d switches, %d SMPs, %d unsupported\n" % (
 part_osm() {
 	engines="minhop updn ftree loom"
 	[ -e "$B/plugins/opensm/.libs/libloomosm.so" ] || engines="minhop updn ftree"
+	[ -z "${BENCH_OSM_BASE:-}" ] || engines="$engines loom-before"
 	for _i in $(seq "$runs"); do
 		for e in $engines; do
 			d=$work/osmrun-$e
 			rm -rf "$d"
 			mkdir -p "$d"
 			cp "$work/guid2lid" "$d/" 2>/dev/null || :  # the same LIDs every run
-			printf 'routing_engine %s\nlog_flags 0x07\n' "$e" >"$d/opensm.conf"
-			[ "$e" != loom ] || echo "event_plugin_name loomosm" >>"$d/opensm.conf"
+			lib=$B/plugins/opensm/.libs
+			[ "$e" != loom-before ] || lib=${BENCH_OSM_BASE:-}
+			printf 'routing_engine %s\nlog_flags 0x07\n' "${e%-before}" >"$d/opensm.conf"
+			[ "${e%-before}" != loom ] || echo "event_plugin_name loomosm" >>"$d/opensm.conf"
 			# shellcheck disable=SC2016  # the inner script's own variables
 			lat_timed "$work/osm-$e" env OSM_CACHE_DIR="$d" LOOMOSM_SOCKET="$d/osm.sock" \
-				LD_LIBRARY_PATH="$B/plugins/opensm/.libs" sh -c 'opensm -F "$1/opensm.conf" -o -f "$1/opensm.log" \
+				LD_LIBRARY_PATH="$lib" sh -c 'opensm -F "$1/opensm.conf" -o -f "$1/opensm.log" \
 					>"$1/opensm.out" 2>&1; grep -q "SUBNET UP" "$1/opensm.log"' sh "$d"
 			python3 "$top/bench/osm_log.py" "$d/opensm.log" >"$work/osm.step" ||
 				loom_fail "opensm $e: no routing step in its log"

@@ -83,7 +83,8 @@
  * consecutive, so a walk adds a range of rows; split over g->pool by
  * blocks of shifts, each written by one task: the same counts, hence the
  * same tables, for any number of threads. The search itself is
- * sequential.
+ * sequential; a move's shift delta is route_refine_delta.c's (the new
+ * links first, the old path's part once per switch and destination).
  *
  * Cost: O(runs * CAs * hops) walks and O(CAs * links) sums to count every
  * shift (once per pass in windows), O(switches * CAs) memory for the flows
@@ -97,6 +98,7 @@
 #include "lib/util/par.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,12 +108,6 @@
 size_t rf_shift_cells = SHIFT_CELLS;
 
 static void count_prod(struct refine *r);
-
-struct delta {
-	double ds, dr;         /* shift potential, random cost */
-	long at_top;           /* change in cells at the current top load */
-	long over;             /* cells pushed above it */
-};
 
 
 static int is_up(const struct refine *r, int32_t link)
@@ -227,22 +223,6 @@ static int below_sets(struct refine *r)
 	return 0;
 }
 
-static size_t row_of(const struct refine *r, size_t a, size_t d)
-{
-	size_t k = d >= a ? d - a : d + r->n - a;
-
-	if (k < r->k0)
-		return (size_t)-1;
-	if (r->stride == 1) {
-		k -= r->k0;   /* windows: no division on the way */
-	} else {
-		if ((k - r->k0) % r->stride)
-			return (size_t)-1;
-		k = (k - r->k0) / r->stride;
-	}
-	return k < r->rows ? k : (size_t)-1;
-}
-
 /* The sources whose route to d passes switch x (x routes d up: they come
  * from x's own CAs and from children that route d into x). */
 static void sources(struct refine *r, size_t x, size_t d)
@@ -269,15 +249,6 @@ static void sources(struct refine *r, size_t x, size_t d)
 				r->stack[tail++] = lk[i].peer;
 	}
 }
-
-/* A switch x that routes CA d up, and what moving it would carry: its
- * current path to d and the sources that take it. */
-struct at {
-	size_t x, d;
-	int32_t oldp[MAX_HOPS + 1];
-	int lo;
-	int have_src;          /* r->src holds this (x, d)'s sources */
-};
 
 /* The parts of the old and new paths (x's route to d, and x to d over up
  * link q) that differ. -1 when the move is not allowed: q's peer does not
@@ -337,45 +308,6 @@ static double random_delta(const struct refine *r, const struct at *at, const in
 	return dr;
 }
 
-/* Change in the shift loads (needs r->src filled for at). */
-static void shift_delta(const struct refine *r, const struct at *at, const int32_t *newp,
-			int co, int cn, struct delta *dl)
-{
-	size_t top = r->top;
-
-	dl->ds = 0;
-	dl->at_top = dl->over = 0;
-	for (size_t i = 0; i < r->n_src; i++) {
-		size_t row = row_of(r, (size_t)r->src[i], at->d);
-
-		/* A shift outside the window: its loads are not at hand, so
-		 * the move is not one this window may make. */
-		if (row == (size_t)-1) {
-			dl->over++;
-			return;
-		}
-		const uint16_t *c = r->cell + rf_cell(r, row, 0);
-
-		for (int j = 0; j < co; j++) {
-			uint16_t v = c[(size_t)at->oldp[j] * COUNT_ROWS];
-
-			if (!v)
-				continue;
-			dl->ds += r->f[v - 1] - r->f[v];
-			dl->at_top -= v == top;
-			dl->at_top += (size_t)v - 1 == top;
-		}
-		for (int j = 0; j < cn; j++) {
-			uint16_t v = c[(size_t)newp[j] * COUNT_ROWS];
-
-			dl->ds += r->f[v + 1] - r->f[v];
-			dl->at_top -= v == top;
-			dl->at_top += (size_t)v + 1 == top;
-			dl->over += (size_t)v + 1 > top;
-		}
-	}
-}
-
 /* Carry out the move of at onto q (r->src holds at's sources). */
 static void apply(struct refine *r, const struct at *at, int32_t q, const int32_t *newp,
 		  int co, int cn)
@@ -385,7 +317,7 @@ static void apply(struct refine *r, const struct at *at, int32_t q, const int32_
 
 	rt_lfts_set(r->l, at->x, g->ca[d].lid, g->links[q].port);
 	for (size_t i = 0; i < r->n_src; i++) {
-		size_t row = row_of(r, (size_t)r->src[i], d);
+		size_t row = rf_row_of(r, (size_t)r->src[i], d);
 
 		if (row == (size_t)-1)
 			continue;
@@ -426,11 +358,15 @@ struct best {
 static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct best *b)
 {
 	const struct rt_graph *g = r->g;
-	struct at at = { .x = x, .d = d };
+	struct at at;          /* not zeroed whole: the sums are filled when asked */
 	int32_t newp[MAX_HOPS + 1];
 	int co, cn;
 	struct delta dl;
 	double mag = 0;
+
+	at.x = x;
+	at.d = d;
+	at.have_src = at.have_old = 0;
 
 	at.lo = rf_walk(r, x, d, at.oldp);
 	if (at.lo <= 0 || !is_up(r, at.oldp[0]))
@@ -450,7 +386,10 @@ static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct b
 			sources(r, x, d);
 			at.have_src = 1;
 		}
-		shift_delta(r, &at, newp, co, cn, &dl);
+		/* Phase 1 refuses a change of 0 or more, or above the best
+		 * one's (integers where the cut is used: + 1 is "above"). */
+		rf_shift_delta(r, &at, newp, co, cn,
+			       phase != 1 ? HUGE_VAL : b->found ? b->dl.ds + 1 : 0, &dl);
 		if (phase == 1) {
 			if (dl.ds >= 0 || dl.over > 0)
 				continue;

@@ -69,6 +69,28 @@ struct refine {
 	uint64_t window_evals; /* phase 1's budget per window, 0: SHIFT_EVALS */
 };
 
+/* A move's effect on the shift loads (route_refine_delta.c) and on the
+ * random cost. */
+struct delta {
+	double ds, dr;         /* shift potential, random cost */
+	long at_top;           /* change in cells at the current top load */
+	long over;             /* cells pushed above it */
+};
+
+/* A switch x that routes CA d up, and what moving it would carry: its
+ * current path to d and the sources that take it; the old path's part of
+ * the shift delta, the same for every up link x may turn to, once. */
+struct at {
+	size_t x, d;
+	int32_t oldp[MAX_HOPS + 1];
+	int lo;
+	int have_src;          /* r->src holds this (x, d)'s sources */
+	int have_old;          /* old_ds/old_top hold their sums, or outside */
+	int outside;           /* a source's shift is not in the window */
+	double old_ds[MAX_HOPS + 1];  /* [j]: over the sources, oldp[0..j) */
+	long old_top[MAX_HOPS + 1];
+};
+
 /* A load's bucket in a shift's histogram: loads 0 and 1 are one, and so
  * are loads from ROW_LOADS - 1 up (counting only cells that two flows
  * share keeps the count's scan cheap). */
@@ -116,6 +138,23 @@ static inline int rf_walk(const struct refine *r, size_t s, size_t d, int32_t *p
 	return -1;
 }
 
+/* The tracked row of source a's shift toward d, or (size_t)-1. */
+static inline size_t rf_row_of(const struct refine *r, size_t a, size_t d)
+{
+	size_t k = d >= a ? d - a : d + r->n - a;
+
+	if (k < r->k0)
+		return (size_t)-1;
+	if (r->stride == 1) {
+		k -= r->k0;   /* windows: no division on the way */
+	} else {
+		if ((k - r->k0) % r->stride)
+			return (size_t)-1;
+		k = (k - r->k0) / r->stride;
+	}
+	return k < r->rows ? k : (size_t)-1;
+}
+
 /* r->run_*: the CAs of each switch as runs of consecutive indices. 0 or
  * -ENOMEM. */
 int rf_ca_runs(struct refine *r);
@@ -125,5 +164,16 @@ int rf_ca_runs(struct refine *r);
 int rf_count_shifts(struct refine *r);
 /* The worst load of one tracked shift. */
 size_t rf_row_max(const struct refine *r, size_t row);
+
+/* Tests set it to sum every move source by source, as before the prefix
+ * sums of route_refine_delta.c, to see both give the same tables. */
+extern int rf_delta_direct;
+
+/* Change in the shift loads of moving at's flows from the old path's
+ * first co links to newp's first cn (r->src holds at's sources). A move
+ * above the worst load, or whose potential change reaches `cut` (HUGE_VAL:
+ * no cut), comes back with over > 0: refused. */
+void rf_shift_delta(const struct refine *r, struct at *at, const int32_t *newp, int co, int cn,
+		    double cut, struct delta *dl);
 
 #endif

@@ -13,7 +13,9 @@
  * The metrics of a run walk every CA pair through the tables, which takes
  * longer than the routing itself on large fabrics: a worker thread computes
  * them (and sends the run) while OpenSM goes on. At most one worker runs; a
- * run that arrives meanwhile is sent at once without metrics. The worker is
+ * run that arrives meanwhile is sent at once without metrics. The worker
+ * runs at nice 19 (REPORT_NICE; Linux sets it per thread): on a machine
+ * with few cores it must not slow OpenSM's sweep after a run. The worker is
  * joined, not detached: OpenSM unloads the plugin right after delete(), so
  * delete() must know that no thread still runs its code. */
 #include "autoconf.h"
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -44,6 +47,7 @@
 #define REPORT_SHIFTS 64
 #define REPORT_RANDOM 4
 #define REPORT_BISECT 4
+#define REPORT_NICE 19   /* the worker's nice value */
 
 struct losm_report {
 	osm_opensm_t *osm;
@@ -253,6 +257,12 @@ static void *run_worker(void *arg)
 	struct timespec t0;
 
 	o.sl2vl = j->sl2vl;  /* NULL: SL s on VL s */
+	/* The lowest priority, this thread alone: where the CPU is short,
+	 * OpenSM's sweep (and on a test bed ibsim) get nearly all of it. */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), REPORT_NICE) < 0)
+		OSM_LOG(&rep->osm->log, OSM_LOG_VERBOSE,
+			"loomosm: the metrics run at OpenSM's priority (setpriority: %s)\n",
+			strerror(errno));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (rt_metrics_compute(j->res->g, j->res->l, &o, &m) == 0)
 		send_run(j, &m, elapsed_ms(&t0), NULL);

@@ -4,8 +4,8 @@
  * link of shift permutations down to what the cables allow, never raises
  * it, keeps every route delivered, minimal and deadlock-free, leaves full
  * trees alone, works window by window of shifts on trees too large to
- * count every shift at once, and gives the same tables every time and for
- * any number of threads. */
+ * count every shift at once, and gives the same tables every time, for
+ * any number of threads and with its shift deltas summed either way. */
 #include "autoconf.h"
 
 #include <check.h>
@@ -291,6 +291,61 @@ START_TEST(refine_works_on_a_tree_above_the_counters_of_every_shift_at_once)
 }
 END_TEST
 
+/* One refinement of g's ftree tables; the tables, its stats in *st. */
+static struct rt_lfts *refined(struct rt_graph *g, struct rt_refine_stats *st)
+{
+	struct rt_lfts *l = rt_lfts_new(g);
+	char err[256];
+
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(rt_route_ftree(g, l, err, sizeof(err)), 0);
+	ck_assert_int_eq(rt_refine_tree(g, l, st, err, sizeof(err)), 0);
+	return l;
+}
+
+/* A move's shift delta from the old path's prefix sums, summed once per
+ * switch and destination (route_refine_delta.c), gives the very moves of
+ * the sum source by source: the same tables, moves and evaluations on cut
+ * trees whose worst load is high (2 and 3 levels), every shift at once and
+ * window by window. */
+START_TEST(refine_prefix_sums_give_the_same_moves_as_summing_source_by_source)
+{
+	static const struct { int levels, radix, cut; uint64_t seed; size_t windows; } t[] = {
+		{ 3, 8, 32, 1, 0 }, { 2, 16, 30, 2, 0 }, { 3, 12, 60, 2, 0 }, { 3, 12, 60, 2, 4 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct fab *f = tree(t[i].levels, t[i].radix, t[i].cut, t[i].seed);
+		char err[256];
+		struct rt_graph *g = rt_graph_new(f, err, sizeof(err));
+		struct rt_refine_stats sp, sd;
+		struct rt_lfts *lp, *ld;
+
+		fab_free(f);
+		ck_assert_ptr_nonnull(g);
+		if (t[i].windows)
+			rf_shift_cells = (g->n_ca - 1) * g->n_links / t[i].windows;
+		lp = refined(g, &sp);
+		rf_delta_direct = 1;
+		ld = refined(g, &sd);
+		rf_delta_direct = 0;
+		rf_shift_cells = SHIFT_CELLS;
+		ck_assert_uint_gt(sp.moves, 0);
+		ck_assert_uint_gt(sp.shift_before, 2);
+		ck_assert(t[i].windows ? sp.windows > 1 : sp.windows == 1);
+		ck_assert_uint_eq(sp.moves, sd.moves);
+		ck_assert_uint_eq(sp.evals, sd.evals);
+		ck_assert_uint_eq(sp.shift_after, sd.shift_after);
+		ck_assert(sp.random_after == sd.random_after);
+		ck_assert_int_eq(memcmp(lp->port, ld->port,
+					lp->n_sw * ((size_t)lp->max_lid + 1)), 0);
+		rt_lfts_free(lp);
+		rt_lfts_free(ld);
+		rt_graph_free(g);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("route_refine");
@@ -302,6 +357,7 @@ int main(void)
 	tcase_add_test(tc, refine_leaves_a_full_tree_alone);
 	tcase_add_test(tc, refine_gives_the_same_tables_every_time);
 	tcase_add_test(tc, refine_works_on_a_tree_above_the_counters_of_every_shift_at_once);
+	tcase_add_test(tc, refine_prefix_sums_give_the_same_moves_as_summing_source_by_source);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
