@@ -192,6 +192,7 @@ void dr_window_params(const struct disc_ib_params *p, struct mad_window_params *
 
 void dr_umad_close(int fd, int agent)
 {
+	mad_window_drain(fd);
 	if (agent >= 0)
 		umad_unregister(fd, agent);
 	if (fd >= 0)

@@ -33,6 +33,15 @@
 
 static unsigned run_gen;  /* the process's runs (the children run one at a time) */
 
+/* What is still out on the local port, over runs (mad_window_drain): every
+ * try sent with a timeout gets exactly one MAD back, its answer or the local
+ * port's timeout report (the kernel's; umad2sim's through ibsim or the test
+ * bed's model), so tries sent less MADs received is what may still come. A
+ * run that stops early leaves requests out, and with quick retries a
+ * request answered by a later try leaves the earlier one out. */
+static unsigned long out_tries;
+static double out_until;  /* the last deadline of those tries (clock_mono) */
+
 enum { REQ_WAITING, REQ_IN_FLIGHT, REQ_DONE };
 
 struct run {
@@ -58,16 +67,53 @@ struct run {
 
 static int io_send(const struct mad_window_params *p, void *umad, int len)
 {
+	double until = clock_mono() + p->timeout_ms / 1000.0;
+	int rc;
+
 	if (p->io)
 		return p->io->send(p->io->ctx, umad, len, (int)p->timeout_ms);
-	return umad_send(p->fd, p->agent, umad, len, (int)p->timeout_ms, 0);
+	if ((rc = umad_send(p->fd, p->agent, umad, len, (int)p->timeout_ms, 0)) >= 0) {
+		out_tries++;
+		if (until > out_until)
+			out_until = until;
+	}
+	return rc;
 }
 
 static int io_recv(const struct mad_window_params *p, void *umad, int *len, int timeout_ms)
 {
+	int rc;
+
 	if (p->io)
 		return p->io->recv(p->io->ctx, umad, len, timeout_ms);
-	return umad_recv(p->fd, umad, len, timeout_ms);
+	if ((rc = umad_recv(p->fd, umad, len, timeout_ms)) >= 0 && out_tries)
+		out_tries--;
+	return rc;
+}
+
+void mad_window_drain(int fd)
+{
+	uint8_t *buf;
+
+	if (fd < 0 || !out_tries || !(buf = calloc(1, (size_t)umad_size() + IB_MAD_SIZE))) {
+		out_tries = 0;
+		return;
+	}
+	/* the last deadline, and a little for the report of a try lost there */
+	while (out_tries) {
+		double left = out_until + 0.05 - clock_mono();
+		int len = IB_MAD_SIZE, rc;
+
+		if (left <= 0)
+			break;
+		rc = umad_recv(fd, buf, &len, (int)(left * 1000.0) + 1);
+		if (rc >= 0)
+			out_tries--;
+		else if (rc != -EWOULDBLOCK && rc != -EINTR && rc != -ENOSPC && rc != -ETIMEDOUT)
+			break;
+	}
+	free(buf);
+	out_tries = 0;
 }
 
 /* How long try q->tries (counted, this one included) waits for its answer

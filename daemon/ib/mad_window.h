@@ -145,4 +145,12 @@ int mad_window_run_seq(const struct mad_window_params *p, size_t n, struct mad_w
 		       mad_window_next_fn next, void *ctx, struct mad_window_stats *st,
 		       char *err, size_t errlen);
 
+/* Before the local port fd is closed: wait for what the runs on it still
+ * have out (a run that stopped early, earlier tries of requests a quick
+ * retry answered), until each came back or its deadline passed, and drop
+ * it. A real kernel would drop those answers itself; umad2sim's receiver
+ * thread does not survive an answer for a port that is gone. Returns at
+ * once when nothing is out (the usual end of a run). */
+void mad_window_drain(int fd);
+
 #endif

@@ -609,6 +609,7 @@ static int read_all(const struct disc_ib_params *p, const struct fab *fab, struc
 	wp.rtt = NULL;
 	if (rc == 0 && r->n_clr)
 		rc = run_phase_spread(r, &wp, r->clr, r->n_clr, build_clr, take_clr, err, errlen);
+	mad_window_drain(fd);
 	umad_unregister(fd, agent);
 	umad_close_port(fd);
 	return rc;
