@@ -21,17 +21,6 @@ static const char *yes_no(const json_t *o, const char *key)
 	return json_is_true(v) ? "yes" : json_is_false(v) ? "no" : "";
 }
 
-/* An integer-or-null member into buf ("" when null). */
-static const char *count(const json_t *o, const char *key, char *buf, size_t len)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (!json_is_integer(v))
-		return "";
-	snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-	return buf;
-}
-
 static int print_status(const json_t *res)
 {
 	static const char *const hdr[] = { "SWITCH", "GUID", "SUPPORTED", "ENABLED",
@@ -56,8 +45,8 @@ static int print_status(const json_t *res)
 		const char *row[] = {
 			output_str(s, "desc"), output_str(s, "guid"),
 			json_is_true(json_object_get(s, "supported")) ? "yes" : "no",
-			yes_no(s, "enabled"), count(s, "groups_used", used, sizeof(used)),
-			count(s, "group_cap", cap, sizeof(cap)), output_str(s, "reason"),
+			yes_no(s, "enabled"), output_count(s, "groups_used", "", used, sizeof(used)),
+			output_count(s, "group_cap", "", cap, sizeof(cap)), output_str(s, "reason"),
 		};
 
 		output_table_add(t, row);

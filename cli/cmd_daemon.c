@@ -185,19 +185,6 @@ int cmd_status(struct loomctl *lc, int argc, char **argv)
 
 /* ---- discover ------------------------------------------------------------------ */
 
-/* A walk's SMP count as text: the number, or "?" when not counted (null:
- * libibnetdisc's walks, also an incremental sweep's, count no retries nor
- * losses). */
-static const char *count_text(const json_t *s, const char *key, char *buf, size_t len)
-{
-	const json_t *v = json_object_get(s, key);
-
-	if (!json_is_integer(v))
-		return "?";
-	snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-	return buf;
-}
-
 /* One line per subnet swept; returns how many failed. */
 static int print_sweeps(const json_t *sweeps)
 {
@@ -215,9 +202,9 @@ static int print_sweeps(const json_t *sweeps)
 			       output_int(s, "sweep_id"), output_int(s, "nodes"),
 			       output_int(s, "links"), output_int(s, "events"),
 			       output_int(s, "duration_ms"), output_int(s, "record_ms"),
-			       count_text(s, "smps", a, sizeof(a)),
-			       count_text(s, "smp_retries", b, sizeof(b)),
-			       count_text(s, "smps_lost", c, sizeof(c)));
+			       output_count(s, "smps", "?", a, sizeof(a)),
+			       output_count(s, "smp_retries", "?", b, sizeof(b)),
+			       output_count(s, "smps_lost", "?", c, sizeof(c)));
 		} else {
 			printf("%s: %s: %s\n", output_str(s, "subnet"), output_str(s, "status"),
 			       *output_str(s, "error") ? output_str(s, "error") : "no reason given");

@@ -189,6 +189,10 @@ int loomctl_names(const struct loomctl *lc, struct nodename_map **out);
 
 /* Shorthands for reading result objects: "" / -1 when missing. */
 const char *output_str(const json_t *obj, const char *key);
+/* An integer member as text in buf, or `none` when it is absent or null (a
+ * count that was not kept). */
+const char *output_count(const json_t *obj, const char *key, const char *none, char *buf,
+			 size_t len);
 long long output_int(const json_t *obj, const char *key);
 /* "a b c" of a JSON array of strings into buf, " +N more" when total (0:
  * the array's size) counts more than it holds, "-" when empty. */

@@ -171,6 +171,17 @@ const char *output_str(const json_t *obj, const char *key)
 	return v ? v : "";
 }
 
+const char *output_count(const json_t *obj, const char *key, const char *none, char *buf,
+			 size_t len)
+{
+	const json_t *v = json_object_get(obj, key);
+
+	if (!json_is_integer(v))
+		return none;
+	snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+	return buf;
+}
+
 long long output_int(const json_t *obj, const char *key)
 {
 	json_t *v = json_object_get(obj, key);
