@@ -44,6 +44,13 @@ loom_until 300 grep -q "SUBNET UP" "$work/master/opensm.log" || loom_fail "the m
 osm standby host-0002 1
 loom_until 300 grep -q "Entering STANDBY state" "$work/standby/opensm.log" ||
 	loom_fail "the second OpenSM did not become STANDBY: $(tail -n 5 "$work/standby/opensm.log")"
+# The master adds the standby to the SA's SMInfoRecord table when it next
+# polls the SMs, which may come after the standby says STANDBY (a CI run
+# swept in between): wait for the table, read as an operator reads it
+# (saquery SMIR), to hold both.
+smirs() { LD_PRELOAD=$PRELOAD saquery SMIR 2>/dev/null | grep -c 'SMInfoRecord dump' || :; }
+two_smirs() { [ "$(smirs)" -ge 2 ]; }
+loom_until 300 two_smirs || loom_fail "the SA does not list 2 SMs: $(LD_PRELOAD=$PRELOAD saquery SMIR 2>&1 | head -n 20)"
 
 port=$(loom_free_port)
 conf() {
