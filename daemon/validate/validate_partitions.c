@@ -11,6 +11,7 @@
 #include "daemon/core/store.h"
 #include "daemon/ib/pkey_read.h"
 #include "lib/db/validate_db.h"
+#include "lib/util/clock.h"
 #include "lib/util/log.h"
 #include "lib/validate/partitions.h"
 #include "lib/validate/report.h"
@@ -25,6 +26,7 @@ void validate_part_conf_of(const struct validate_conf *c, struct validate_part_c
 
 struct validate_pkeys {
 	int refs;
+	double read_at;   /* wall clock when their read began */
 	struct partitions_tables t;
 };
 
@@ -35,6 +37,7 @@ struct validate_pkeys *validate_part_read(struct store *st, const struct swept_m
 	struct validate_pkeys *p;
 	struct swept_subnets sub;
 	json_t *tables = NULL;
+	double read_at;
 	size_t i;
 
 	if (swept_subnets_get(st, mad, &sub) < 0) {
@@ -47,6 +50,7 @@ struct validate_pkeys *validate_part_read(struct store *st, const struct swept_m
 		snprintf(err, errlen, "subnet %s has no successful InfiniBand sweep recorded", subnet);
 		return NULL;
 	}
+	read_at = clock_wall();
 	if (pkey_read_run_fab(&sub.p[i], fab, &tables, err, errlen) < 0)
 		return NULL;
 	if (!(p = calloc(1, sizeof(*p)))) {
@@ -56,6 +60,7 @@ struct validate_pkeys *validate_part_read(struct store *st, const struct swept_m
 		p = NULL;
 	} else {
 		p->refs = 1;
+		p->read_at = read_at;
 	}
 	json_decref(tables);
 	return p;
@@ -118,6 +123,7 @@ int validate_part_check(struct store *st, const char *subnet, const struct fab *
 	struct validate_db_tenants tn = { 0 };
 	const char *ok[VALIDATE_DEFAULT_FULL_MAX];
 	char list[VALIDATE_DEFAULT_FULL_LEN], err[256] = "", why[400];
+	int changed = 0;
 	struct partitions_opts o = { .default_policy = (enum partitions_default)c->policy,
 				     .full_ok = ok, .enforce = c->enforce, .names = names };
 	int rc;
@@ -128,6 +134,17 @@ int validate_part_check(struct store *st, const char *subnet, const struct fab *
 		snprintf(warn, warnlen, "partitions not checked: %s%s", why,
 			 keep ? " (their open issues stay as they were)" : "");
 		return keep && st ? keep_open(st, subnet, r) : 0;
+	}
+	/* Tables read before a tenant was made, changed or deleted would judge
+	 * it by what it was: a new tenant's members "not a member", for one
+	 * validation, then cleared by the next (issue open and cleared, two
+	 * events, for nothing). Those tables judge nothing; the next sweep's do. */
+	if (st && validate_db_tenants_changed(store_db(st), tables->read_at, &changed, err,
+					      sizeof(err)) == 0 && changed) {
+		snprintf(warn, warnlen, "partitions not checked: the tenants changed while the "
+			 "PKey tables were read; the next sweep checks them%s",
+			 keep ? " (their open issues stay as they were)" : "");
+		return keep ? keep_open(st, subnet, r) : 0;
 	}
 	if (st && validate_db_tenants(store_db(st), &tn, err, sizeof(err)) < 0) {
 		/* The default partition is still judged; the tenants' rules are not. */

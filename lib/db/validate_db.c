@@ -140,6 +140,29 @@ static int count(sqlite3 *db, const char *sql, size_t *n, size_t *bytes)
 	return rc == SQLITE_ROW ? 0 : -EIO;
 }
 
+int validate_db_tenants_changed(sqlite3 *db, double since, int *changed, char *err,
+				size_t errlen)
+{
+	sqlite3_stmt *s;
+	size_t n = 0;
+	int rc;
+
+	*changed = 0;
+	if (count(db, "SELECT count(*) FROM sqlite_master WHERE name = 'tenants'", &n, NULL) < 0)
+		return dbq_db_fail(db, err, errlen, "read the tenants' changes");
+	if (!n)
+		return 0;
+	if ((rc = dbq_prepare(db, "SELECT EXISTS (SELECT 1 FROM tenants WHERE updated >= ?1) OR "
+			      "EXISTS (SELECT 1 FROM events WHERE time >= ?1 AND kind LIKE "
+			      "'tenant\\_%' ESCAPE '\\')", &s, err, errlen)) < 0)
+		return rc;
+	sqlite3_bind_double(s, 1, since);
+	if ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		*changed = sqlite3_column_int(s, 0) != 0;
+	sqlite3_finalize(s);
+	return rc == SQLITE_ROW ? 0 : dbq_db_fail(db, err, errlen, "read the tenants' changes");
+}
+
 int validate_db_tenants(sqlite3 *db, struct validate_db_tenants *out, char *err,
 			size_t errlen)
 {

@@ -41,5 +41,12 @@ struct validate_db_tenants {
 int validate_db_tenants(sqlite3 *db, struct validate_db_tenants *out, char *err,
 			size_t errlen);
 void validate_db_tenants_clear(struct validate_db_tenants *t);
+/* Did the tenants change at or after `since` (wall-clock seconds): a
+ * tenant's row updated (created, confirmed, failed, changed) or a tenant
+ * event recorded (a deletion leaves only its event)? *changed 1 or 0; 0,
+ * or -errno with err. The partitions rule judges PKey tables read at
+ * `since` by the tenants of that time only. */
+int validate_db_tenants_changed(sqlite3 *db, double since, int *changed, char *err,
+				size_t errlen);
 
 #endif
