@@ -94,6 +94,8 @@ struct mad_window_req {
 struct mad_window_stats {
 	uint64_t sent;            /* MADs sent, every try counted */
 	size_t peak;              /* most requests out at once */
+	uint64_t retries;         /* tries after a MAD's first */
+	uint64_t lost;            /* MADs whose tries were all spent */
 };
 
 /* Build try `tid` of request i into buf (blen bytes, cleared): the
@@ -144,6 +146,44 @@ int mad_window_run_seq(const struct mad_window_params *p, size_t n, struct mad_w
 		       mad_window_build_fn build, mad_window_answer_fn answer,
 		       mad_window_next_fn next, void *ctx, struct mad_window_stats *st,
 		       char *err, size_t errlen);
+
+/* Where a run's requests come from (mad_window_run_source): the fixed list
+ * 0..n-1 of mad_window_run_seq, or a queue that grows while the run goes
+ * on and chooses what goes out next (the walk's, walk_queue.c: priorities,
+ * a round robin over targets, at most so many out to one). The engine asks
+ * pick for a request whenever a slot of the window is free; a request
+ * keeps its slot until it ends, and then next tells the source, which may
+ * free room for others and add more. The run is over when nothing is out
+ * and pick has none. */
+#define MAD_WINDOW_NONE SIZE_MAX
+struct mad_window_source {
+	/* The request to send now (the source counts it as out from here on),
+	 * or MAD_WINDOW_NONE: none left, or none that may go out before
+	 * another ends. */
+	size_t (*pick)(void *ctx);
+	mad_window_build_fn build;
+	mad_window_answer_fn answer;
+	/* Request i's current MAD ended, answered or not (see
+	 * mad_window_next_fn): 1 keeps the request in its slot for another
+	 * MAD, 0 ends it. NULL: a request is one MAD. */
+	mad_window_next_fn next;
+	/* The local port reported the current try of request i timed out: 1
+	 * when that ends the MAD at once (a bounce, not a loss: not counted
+	 * lost, next is told answered 0), 0 when it is a lost try like any
+	 * other. NULL: always 0. */
+	int (*bounced)(void *ctx, size_t i);
+	/* NULL, or each request's fate, indexed by the request (as many as
+	 * pick can return; the run does not clear them). */
+	struct mad_window_req *reqs;
+	void *ctx;          /* every callback's first argument ... */
+	void *pick_ctx;     /* ... but pick's when not NULL */
+};
+
+/* Ask what src picks until it has nothing more and nothing is out. 0, or
+ * -errno with err (the port failed, a callback did, or max_flight is more
+ * than a TID can name). *st (may be NULL) gets the counts. */
+int mad_window_run_source(const struct mad_window_params *p, const struct mad_window_source *src,
+			  struct mad_window_stats *st, char *err, size_t errlen);
 
 /* Before the local port fd is closed: wait for what the runs on it still
  * have out (a run that stopped early, earlier tries of requests a quick
