@@ -262,10 +262,11 @@ static int received(struct run *r)
 /* Free slots to what the source picks. */
 static int fill(struct run *r)
 {
+	void *pick_ctx = r->src->pick_ctx ? r->src->pick_ctx : r->src->ctx;
 	size_t i, s;
 	int rc;
 
-	while (r->n_free && (i = r->src->pick(r->src->pick_ctx ? r->src->pick_ctx : r->src->ctx)) != MAD_WINDOW_NONE) {
+	while (r->n_free && (i = r->src->pick(pick_ctx)) != MAD_WINDOW_NONE) {
 		struct slot *sl = &r->slots[s = r->free[--r->n_free]];
 
 		sl->i = i;

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/mad_window.h: many MADs in flight on one umad agent, each with
- * its own deadline and tries: what the sweep children use when they ask
+ * its own deadline and tries: loom's one engine for that (slots, TIDs,
+ * tries, deadlines, timeout reports, answer matching, counts, the drain),
+ * fed by a source that picks what goes out next (mad_window_run_source):
+ * the fixed list of mad_window_run, or the walk's growing queue
+ * (walk_queue.c, its policy over this engine). The sweep children use it
+ * when they ask
  * every switch or port of a subnet the same question (daemon/ar/ar_read.c:
  * ARInfo SMPs by directed route; daemon/telemetry/counters_read.c: PMA
  * GMPs by LID), and when each switch has a sequence of its own to go
@@ -23,11 +28,12 @@
  * until its tries are spent. A timeout the local MAD layer reports (umad
  * status ETIMEDOUT: the kernel after the send's timeout; ibsim at once, for
  * every MAD it drops) ends a try the same way, and is counted. The TID's
- * low 32 bits name the run, the request and its send: a late answer of a
- * run before is not this run's; a late answer to an earlier
+ * low 32 bits name the run, the window's slot and its send: a late answer
+ * of a run before is not this run's; a late answer to an earlier
  * try of the current MAD still counts, a late timeout of an earlier try
- * does not end the current one, and an answer to a MAD of the request's
- * that is already over does not count for the next. With quick retries
+ * does not end the current one, and an answer to a MAD already over (of
+ * the request's, or of a request the slot held before) does not count for
+ * the next. With quick retries
  * (mad_window_params.rtt, the counters reader's Gets) a try but the last
  * ends after the round trips seen instead of the whole timeout: a 1% loss
  * no longer holds window slots and each phase's end for 200 ms a lost MAD

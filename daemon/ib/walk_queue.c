@@ -62,7 +62,7 @@ struct walkq *walkq_new(const struct walkq_params *p, walkq_done_fn done, void *
 {
 	struct walkq *q;
 
-	if (p->max_flight < 1 || p->per_target < 1 || p->retries >= 31) {
+	if (p->max_flight < 1 || p->per_target < 1 || p->retries > 30) {  /* mad_window's */
 		errno = EINVAL;
 		return NULL;
 	}
