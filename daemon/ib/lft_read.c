@@ -180,7 +180,7 @@ static int read_switches(const struct disc_ib_params *p, const struct dr_routes 
 	struct mad_window_params wp = { .fd = -1, .agent = -1 };
 	struct lft_reader rd = { .d = d, .r = r };
 	struct mad_window_req *req = NULL;
-	struct mad_window_stats st = { 0, 0 };
+	struct mad_window_stats st = { 0 };
 	int fd = -1, agent = -1, rc;
 
 	if (!d->n)

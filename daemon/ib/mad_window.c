@@ -14,17 +14,21 @@
 #include "daemon/ib/mad_build.h"
 #include "lib/util/clock.h"
 
-/* A TID's low 32 bits: base + (gen << GEN_SHIFT | request index << seq_bits
- * | n), gen the run's generation (a process counts its runs modulo
- * 2^GEN_BITS), n the request's send count (every try of every MAD of it)
- * modulo 2^seq_bits, seq_bits what the index leaves below the generation
- * (at least TRY_BITS: a MAD's tries, at most 31, have distinct n). A try of
- * the current MAD is one whose n is among its last `tries`; any other answer
- * is to a MAD the request already left. The generation keeps a late answer
- * to a run before (its base is mad_trid()'s, one apart) from passing for
- * an answer of this one: with quick retries an answer often comes after its
- * request ended, and the next run of a reader may ask the same attribute
- * (the switches' sums, then their ports' PortCounters). */
+/* A TID's low 32 bits: base + (gen << GEN_SHIFT | slot << seq_bits | n), gen
+ * the run's generation (a process counts its runs modulo 2^GEN_BITS), slot
+ * the window's slot the request holds (slots stay put: a request keeps its
+ * slot until it ends), n the slot's send count (every try of every MAD of
+ * every request it held) modulo 2^seq_bits, seq_bits what the slot leaves
+ * below the generation (at least TRY_BITS: a MAD's tries, at most 31, have
+ * distinct n). A try of the slot's current MAD is one whose n is among its
+ * last `tries`; any other answer is to a MAD (of this request or one
+ * before in the slot) already over. Naming the slot, not the request,
+ * lets a source grow without bound (the walk's queue). The generation
+ * keeps a late answer to a run before (its base is mad_trid()'s, one
+ * apart) from passing for an answer of this one: with quick retries an
+ * answer often comes after its request ended, and the next run of a reader
+ * may ask the same attribute (the switches' sums, then their ports'
+ * PortCounters). */
 #define TRY_BITS 5
 #define TRY_MASK ((1u << TRY_BITS) - 1)
 #define GEN_BITS 4
@@ -44,18 +48,23 @@ static double out_until;  /* the last deadline of those tries (clock_mono) */
 
 enum { REQ_WAITING, REQ_IN_FLIGHT, REQ_DONE };
 
+/* A place in the window. */
+struct slot {
+	size_t i;                    /* the request it holds */
+	struct mad_window_req *q;    /* its fate: the source's reqs[i], or own */
+	struct mad_window_req own;
+	uint32_t seq;                /* the slot's sends, for the TID */
+	int busy;
+};
+
 struct run {
 	const struct mad_window_params *p;
-	size_t n;
-	struct mad_window_req *reqs;
-	mad_window_build_fn build;
-	mad_window_answer_fn answer;
-	mad_window_next_fn next;
-	void *ctx;
+	const struct mad_window_source *src;
 	unsigned seq_bits;
 	uint32_t seq_mask;
-	size_t *flight;              /* indices in flight */
-	size_t n_flight;
+	struct slot *slots;          /* max_flight of them */
+	size_t *free;                /* free slots, a stack */
+	size_t n_free, n_busy;
 	uint32_t tid_base;
 	uint32_t gen;                /* this run's generation, < 2^GEN_BITS */
 	struct mad_window_stats st;
@@ -151,16 +160,18 @@ static void rtt_seen(struct run *r, double s)
 	rtt->srtt = 0.875 * rtt->srtt + 0.125 * s;
 }
 
-/* One more try of request i's current MAD. */
-static int send_try(struct run *r, size_t i)
+/* One more try of the current MAD of the request in slot s. */
+static int send_try(struct run *r, size_t s)
 {
-	struct mad_window_req *q = &r->reqs[i];
-	uint32_t tid = r->tid_base + (r->gen << GEN_SHIFT | (uint32_t)i << r->seq_bits |
-				      ((uint32_t)q->sent & r->seq_mask));
+	struct slot *sl = &r->slots[s];
+	struct mad_window_req *q = sl->q;
+	uint32_t tid = r->tid_base + (r->gen << GEN_SHIFT | (uint32_t)s << r->seq_bits |
+				      (sl->seq & r->seq_mask));
 	int len;
 
 	memset(r->sbuf, 0, r->blen);
-	if ((len = r->build(r->ctx, i, tid, r->sbuf, r->blen, r->err, r->errlen)) < 0)
+	if ((len = r->src->build(r->src->ctx, sl->i, tid, r->sbuf, r->blen, r->err,
+				 r->errlen)) < 0)
 		return len;
 	madb_set_mkey(umad_get_mad(r->sbuf), r->p->mkey);
 	if (io_send(r->p, r->sbuf, len) < 0) {
@@ -170,52 +181,49 @@ static int send_try(struct run *r, size_t i)
 	r->st.sent++;
 	if (!q->tries++)
 		q->mads++;
+	else
+		r->st.retries++;
 	q->sent++;
+	sl->seq++;
 	q->sent_at = clock_mono();
 	q->deadline = q->sent_at + try_wait(r, q);
 	return 0;
 }
 
-/* The current MAD of the request in `slot` ended, answered or not: its
- * next MAD goes out in the same slot, or the request is done. */
-static int finish(struct run *r, size_t slot, int answered)
+/* The current MAD of the request in slot s ended, answered or not: its
+ * next MAD goes out in the same slot, or the request is done and the slot
+ * free. */
+static int finish(struct run *r, size_t s, int answered)
 {
-	size_t i = r->flight[slot];
-	struct mad_window_req *q = &r->reqs[i];
+	struct slot *sl = &r->slots[s];
+	struct mad_window_req *q = sl->q;
 	int rc;
 
 	q->answered = answered;
-	if (r->next) {
-		if ((rc = r->next(r->ctx, i, answered, r->err, r->errlen)) < 0)
+	if (r->src->next) {
+		if ((rc = r->src->next(r->src->ctx, sl->i, answered, r->err, r->errlen)) < 0)
 			return rc;
 		if (rc > 0) {
 			q->tries = 0;
 			q->answered = 0;
-			return send_try(r, i);
+			return send_try(r, s);
 		}
 	}
 	q->state = REQ_DONE;
-	r->flight[slot] = r->flight[--r->n_flight];
+	sl->busy = 0;
+	r->n_busy--;
+	r->free[r->n_free++] = s;
 	return 0;
 }
 
-/* A try of the request in `slot` ended without an answer: again, or the
+/* A try of the request in slot s ended without an answer: again, or the
  * MAD is lost. */
-static int try_lost(struct run *r, size_t slot)
+static int try_lost(struct run *r, size_t s)
 {
-	size_t i = r->flight[slot];
-
-	if (r->reqs[i].tries <= r->p->retries)
-		return send_try(r, i);
-	return finish(r, slot, 0);
-}
-
-static long slot_of(const struct run *r, size_t i)
-{
-	for (size_t s = 0; s < r->n_flight; s++)
-		if (r->flight[s] == i)
-			return (long)s;
-	return -1;
+	if (r->slots[s].q->tries <= r->p->retries)
+		return send_try(r, s);
+	r->st.lost++;
+	return finish(r, s, 0);
 }
 
 /* One MAD from umad_recv(): an answer, or the kernel's timeout of a send. */
@@ -223,55 +231,75 @@ static int received(struct run *r)
 {
 	uint8_t *mad = umad_get_mad(r->rbuf);
 	uint32_t tid = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) - r->tid_base;
-	size_t i = (size_t)((tid & ((1u << GEN_SHIFT) - 1)) >> r->seq_bits);
-	struct mad_window_req *q;
-	uint32_t back;  /* how many sends before the request's next one this was */
-	long slot;
+	size_t s = (size_t)((tid & ((1u << GEN_SHIFT) - 1)) >> r->seq_bits);
+	struct slot *sl;
+	uint32_t back;  /* how many sends before the slot's next one this was */
 
-	if (tid >> GEN_SHIFT != r->gen || i >= r->n || (slot = slot_of(r, i)) < 0)
+	if (tid >> GEN_SHIFT != r->gen || s >= r->p->max_flight || !r->slots[s].busy)
 		return 0;  /* not ours, or a late answer to a run or request already done */
-	q = &r->reqs[i];
-	back = ((uint32_t)q->sent - (tid & r->seq_mask)) & r->seq_mask;
-	if (back == 0 || back > q->tries)
-		return 0;  /* a MAD of this request's before its current one */
+	sl = &r->slots[s];
+	back = (sl->seq - (tid & r->seq_mask)) & r->seq_mask;
+	if (back == 0 || back > sl->q->tries)
+		return 0;  /* a MAD before the slot's current one */
 	if (umad_status(r->rbuf)) {
 		/* The timeout of an earlier try, already sent again: not this one. */
 		if (back != 1)
 			return 0;
-		q->local_timeouts++;
-		return try_lost(r, (size_t)slot);
+		sl->q->local_timeouts++;
+		if (r->src->bounced && r->src->bounced(r->src->ctx, sl->i))
+			return finish(r, s, 0);
+		return try_lost(r, s);
 	}
-	if (r->answer(r->ctx, i, mad) != 1)
+	if (r->src->answer(r->src->ctx, sl->i, mad) != 1)
 		return 0;
 	/* Only an answer to the latest try times a round trip (Karn): one to
 	 * an earlier try would count the quick retry's wait in. */
 	if (back == 1)
-		rtt_seen(r, clock_mono() - q->sent_at);
-	return finish(r, (size_t)slot, 1);
+		rtt_seen(r, clock_mono() - sl->q->sent_at);
+	return finish(r, s, 1);
+}
+
+/* Free slots to what the source picks. */
+static int fill(struct run *r)
+{
+	void *pick_ctx = r->src->pick_ctx ? r->src->pick_ctx : r->src->ctx;
+	size_t i, s;
+	int rc;
+
+	while (r->n_free && (i = r->src->pick(pick_ctx)) != MAD_WINDOW_NONE) {
+		struct slot *sl = &r->slots[s = r->free[--r->n_free]];
+
+		sl->i = i;
+		sl->busy = 1;
+		sl->own = (struct mad_window_req){ 0 };
+		sl->q = r->src->reqs ? &r->src->reqs[i] : &sl->own;
+		sl->q->state = REQ_IN_FLIGHT;
+		r->n_busy++;
+		if ((rc = send_try(r, s)) < 0)
+			return rc;
+	}
+	if (r->n_busy > r->st.peak)
+		r->st.peak = r->n_busy;
+	return 0;
 }
 
 static int loop(struct run *r)
 {
-	size_t next = 0;
+	size_t n = r->p->max_flight;
 	int rc;
 
-	while (next < r->n || r->n_flight) {
-		double now, first;
-		int wait_ms, len = IB_MAD_SIZE;
+	for (;;) {
+		double now, first = 0;
+		int wait_ms, len = IB_MAD_SIZE, any = 0;
 
-		while (r->n_flight < r->p->max_flight && next < r->n) {
-			r->reqs[next].state = REQ_IN_FLIGHT;
-			r->flight[r->n_flight++] = next;
-			if ((rc = send_try(r, next++)) < 0)
-				return rc;
-		}
-		if (r->n_flight > r->st.peak)
-			r->st.peak = r->n_flight;
+		if ((rc = fill(r)) < 0)
+			return rc;
+		if (!r->n_busy)
+			return 0;
 		now = clock_mono();
-		first = r->reqs[r->flight[0]].deadline;
-		for (size_t s = 1; s < r->n_flight; s++)
-			if (r->reqs[r->flight[s]].deadline < first)
-				first = r->reqs[r->flight[s]].deadline;
+		for (size_t s = 0; s < n; s++)
+			if (r->slots[s].busy && (!any++ || r->slots[s].q->deadline < first))
+				first = r->slots[s].q->deadline;
 		/* Never 0: umad_recv() then blocks without polling. */
 		wait_ms = first > now ? (int)((first - now) * 1000.0) + 1 : 1;
 		rc = io_recv(r->p, r->rbuf, &len, wait_ms);
@@ -284,16 +312,11 @@ static int loop(struct run *r)
 			return rc;
 		}
 		now = clock_mono();
-		for (size_t s = 0; s < r->n_flight;) {
-			size_t before = r->n_flight;
-
-			if (r->reqs[r->flight[s]].deadline <= now && (rc = try_lost(r, s)) < 0)
+		for (size_t s = 0; s < n; s++)
+			if (r->slots[s].busy && r->slots[s].q->deadline <= now &&
+			    (rc = try_lost(r, s)) < 0)
 				return rc;
-			if (r->n_flight == before)
-				s++;  /* still in flight (sent again, or not due) */
-		}
 	}
-	return 0;
 }
 
 int mad_window_is_get_resp(uint8_t *mad, unsigned mgmt_class, uint16_t attr)
@@ -347,6 +370,59 @@ int mad_window_spread(size_t *list, size_t n, mad_window_target_fn target, const
 	return 0;
 }
 
+/* The fixed list 0..n-1, in index order. */
+struct list_source {
+	size_t n, next;
+};
+
+static size_t list_pick(void *ctx)
+{
+	struct list_source *l = ctx;
+
+	return l->next < l->n ? l->next++ : MAD_WINDOW_NONE;
+}
+
+int mad_window_run_source(const struct mad_window_params *p, const struct mad_window_source *src,
+			  struct mad_window_stats *st, char *err, size_t errlen)
+{
+	struct run r = {
+		.p = p, .src = src, .tid_base = (uint32_t)mad_trid(),
+		.blen = umad_size() + IB_MAD_SIZE, .err = err, .errlen = errlen,
+	};
+	unsigned slot_bits = 1;
+	int rc;
+
+	while (slot_bits < 32 && ((uint64_t)1 << slot_bits) < (uint64_t)p->max_flight)
+		slot_bits++;
+	if (p->max_flight < 1 || p->retries >= TRY_MASK || slot_bits > GEN_SHIFT - TRY_BITS) {
+		snprintf(err, errlen, "%zu MADs in flight, %u retries: more than a TID can name",
+			 p->max_flight, p->retries);
+		return -EINVAL;
+	}
+	r.seq_bits = GEN_SHIFT - slot_bits;
+	r.seq_mask = (1u << r.seq_bits) - 1;
+	r.gen = run_gen++ & GEN_MASK;
+	r.slots = calloc(p->max_flight, sizeof(*r.slots));
+	r.free = calloc(p->max_flight, sizeof(*r.free));
+	r.sbuf = calloc(1, r.blen);
+	r.rbuf = calloc(1, r.blen);
+	if (!r.slots || !r.free || !r.sbuf || !r.rbuf) {
+		snprintf(err, errlen, "out of memory");
+		rc = -ENOMEM;
+	} else {
+		for (r.n_free = 0; r.n_free < p->max_flight; r.n_free++)  /* slot 0 first */
+			r.free[r.n_free] = p->max_flight - 1 - r.n_free;
+		rc = loop(&r);
+	}
+	free(r.slots);
+	free(r.free);
+	free(r.sbuf);
+	free(r.rbuf);
+	if (st)
+		*st = r.st;
+	return rc;
+}
+
 int mad_window_run(const struct mad_window_params *p, size_t n, struct mad_window_req *reqs,
 		   mad_window_build_fn build, mad_window_answer_fn answer, void *ctx,
 		   struct mad_window_stats *st, char *err, size_t errlen)
@@ -359,39 +435,13 @@ int mad_window_run_seq(const struct mad_window_params *p, size_t n, struct mad_w
 		       mad_window_next_fn next, void *ctx, struct mad_window_stats *st,
 		       char *err, size_t errlen)
 {
-	struct run r = {
-		.p = p, .n = n, .reqs = reqs, .build = build, .answer = answer, .next = next,
-		.ctx = ctx, .tid_base = (uint32_t)mad_trid(), .blen = umad_size() + IB_MAD_SIZE,
-		.err = err, .errlen = errlen,
+	struct list_source l = { .n = n };
+	struct mad_window_source src = {
+		.pick = list_pick, .build = build, .answer = answer, .next = next,
+		.reqs = reqs, .ctx = ctx, .pick_ctx = &l,
 	};
-	unsigned idx_bits = 1;
-	int rc;
 
-	while (idx_bits < 32 && ((uint64_t)1 << idx_bits) < (uint64_t)n)
-		idx_bits++;
-	if (p->max_flight < 1 || p->retries >= TRY_MASK || idx_bits > GEN_SHIFT - TRY_BITS) {
-		snprintf(err, errlen, "%zu requests, %u retries: more than a TID can name", n,
-			 p->retries);
-		return -EINVAL;
-	}
-	r.seq_bits = GEN_SHIFT - idx_bits;
-	r.seq_mask = (1u << r.seq_bits) - 1;
-	r.gen = run_gen++ & GEN_MASK;
 	if (n)
 		memset(reqs, 0, n * sizeof(*reqs));
-	r.flight = calloc(p->max_flight, sizeof(*r.flight));
-	r.sbuf = calloc(1, r.blen);
-	r.rbuf = calloc(1, r.blen);
-	if (!r.flight || !r.sbuf || !r.rbuf) {
-		snprintf(err, errlen, "out of memory");
-		rc = -ENOMEM;
-	} else {
-		rc = loop(&r);
-	}
-	free(r.flight);
-	free(r.sbuf);
-	free(r.rbuf);
-	if (st)
-		*st = r.st;
-	return rc;
+	return mad_window_run_source(p, &src, st, err, errlen);
 }

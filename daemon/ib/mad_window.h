@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/mad_window.h: many MADs in flight on one umad agent, each with
- * its own deadline and tries: what the sweep children use when they ask
+ * its own deadline and tries: loom's one engine for that (slots, TIDs,
+ * tries, deadlines, timeout reports, answer matching, counts, the drain),
+ * fed by a source that picks what goes out next (mad_window_run_source):
+ * the fixed list of mad_window_run, or the walk's growing queue
+ * (walk_queue.c, its policy over this engine). The sweep children use it
+ * when they ask
  * every switch or port of a subnet the same question (daemon/ar/ar_read.c:
  * ARInfo SMPs by directed route; daemon/telemetry/counters_read.c: PMA
  * GMPs by LID), and when each switch has a sequence of its own to go
@@ -23,11 +28,12 @@
  * until its tries are spent. A timeout the local MAD layer reports (umad
  * status ETIMEDOUT: the kernel after the send's timeout; ibsim at once, for
  * every MAD it drops) ends a try the same way, and is counted. The TID's
- * low 32 bits name the run, the request and its send: a late answer of a
- * run before is not this run's; a late answer to an earlier
+ * low 32 bits name the run, the window's slot and its send: a late answer
+ * of a run before is not this run's; a late answer to an earlier
  * try of the current MAD still counts, a late timeout of an earlier try
- * does not end the current one, and an answer to a MAD of the request's
- * that is already over does not count for the next. With quick retries
+ * does not end the current one, and an answer to a MAD already over (of
+ * the request's, or of a request the slot held before) does not count for
+ * the next. With quick retries
  * (mad_window_params.rtt, the counters reader's Gets) a try but the last
  * ends after the round trips seen instead of the whole timeout: a 1% loss
  * no longer holds window slots and each phase's end for 200 ms a lost MAD
@@ -94,6 +100,8 @@ struct mad_window_req {
 struct mad_window_stats {
 	uint64_t sent;            /* MADs sent, every try counted */
 	size_t peak;              /* most requests out at once */
+	uint64_t retries;         /* tries after a MAD's first */
+	uint64_t lost;            /* MADs whose tries were all spent */
 };
 
 /* Build try `tid` of request i into buf (blen bytes, cleared): the
@@ -144,6 +152,44 @@ int mad_window_run_seq(const struct mad_window_params *p, size_t n, struct mad_w
 		       mad_window_build_fn build, mad_window_answer_fn answer,
 		       mad_window_next_fn next, void *ctx, struct mad_window_stats *st,
 		       char *err, size_t errlen);
+
+/* Where a run's requests come from (mad_window_run_source): the fixed list
+ * 0..n-1 of mad_window_run_seq, or a queue that grows while the run goes
+ * on and chooses what goes out next (the walk's, walk_queue.c: priorities,
+ * a round robin over targets, at most so many out to one). The engine asks
+ * pick for a request whenever a slot of the window is free; a request
+ * keeps its slot until it ends, and then next tells the source, which may
+ * free room for others and add more. The run is over when nothing is out
+ * and pick has none. */
+#define MAD_WINDOW_NONE SIZE_MAX
+struct mad_window_source {
+	/* The request to send now (the source counts it as out from here on),
+	 * or MAD_WINDOW_NONE: none left, or none that may go out before
+	 * another ends. */
+	size_t (*pick)(void *ctx);
+	mad_window_build_fn build;
+	mad_window_answer_fn answer;
+	/* Request i's current MAD ended, answered or not (see
+	 * mad_window_next_fn): 1 keeps the request in its slot for another
+	 * MAD, 0 ends it. NULL: a request is one MAD. */
+	mad_window_next_fn next;
+	/* The local port reported the current try of request i timed out: 1
+	 * when that ends the MAD at once (a bounce, not a loss: not counted
+	 * lost, next is told answered 0), 0 when it is a lost try like any
+	 * other. NULL: always 0. */
+	int (*bounced)(void *ctx, size_t i);
+	/* NULL, or each request's fate, indexed by the request (as many as
+	 * pick can return; the run does not clear them). */
+	struct mad_window_req *reqs;
+	void *ctx;          /* every callback's first argument ... */
+	void *pick_ctx;     /* ... but pick's when not NULL */
+};
+
+/* Ask what src picks until it has nothing more and nothing is out. 0, or
+ * -errno with err (the port failed, a callback did, or max_flight is more
+ * than a TID can name). *st (may be NULL) gets the counts. */
+int mad_window_run_source(const struct mad_window_params *p, const struct mad_window_source *src,
+			  struct mad_window_stats *st, char *err, size_t errlen);
 
 /* Before the local port fd is closed: wait for what the runs on it still
  * have out (a run that stopped early, earlier tries of requests a quick

@@ -147,7 +147,7 @@ int sl2vl_read(const struct disc_ib_params *p, const struct fab *fab, const stru
 	dr_window_params(p, &wp);
 	for (size_t at = 0; at < n && rc == 0; at += BATCH) {
 		size_t k = n - at < BATCH ? n - at : BATCH;
-		struct mad_window_stats st = { 0, 0 };
+		struct mad_window_stats st = { 0 };
 
 		rd.pairs = all + at;
 		rc = mad_window_run(&wp, k, req, build_get, take_answer, &rd, &st, err, errlen);

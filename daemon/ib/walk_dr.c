@@ -234,8 +234,8 @@ static int new_node(struct walk *k, const uint8_t *info, const ib_dr_path_t *pat
 	return ht_put(k, *idx);
 }
 
-/* A request that could not be queued: no memory, or more than a walk's
- * TIDs can name (walkq_add's -E2BIG). */
+/* A request that could not be queued: no memory, or more than a walk may
+ * ask (walkq_add's -E2BIG). */
 static int no_room(char *err, size_t errlen, int rc)
 {
 	snprintf(err, errlen, "%s", rc == -E2BIG ? "more SMPs than one walk can name (2^27)"

@@ -1,41 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* daemon/ib/walk_queue.c: see walk_queue.h.
  *
- * A TID's low 32 bits are the request's index << TRY_BITS | its try number:
- * an answer to any try of a request still out counts, a timeout report only
- * for its current try. Targets with work and room wait in a FIFO ring (the
- * round-robin); a target goes back to its end after each request it sends. */
+ * The policy of the walk's window; the tries are mad_window.c's (a source
+ * for mad_window_run_source: TIDs, deadlines, retries, the local port's
+ * timeout reports, the counts sent, retries, lost and peak). Here: which
+ * request goes out next (pick), the room each target has, the SMP a
+ * request is (build), what its answer means (answer, bounced) and telling
+ * the walk (next, then done). Targets with work and room wait in a FIFO
+ * ring (the round-robin); a target goes back to its end after each request
+ * it sends. */
 #include "autoconf.h"
 #include "daemon/ib/walk_queue.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include <infiniband/umad.h>
 
 #include "daemon/ib/dr_route.h"
-#include "daemon/ib/mad_build.h"
-#include "lib/util/clock.h"
 
-#define TRY_BITS 5
-#define TRY_MASK ((1u << TRY_BITS) - 1)
-#define MAX_REQS ((size_t)1 << (32 - TRY_BITS))
-#define NONE SIZE_MAX
-
-enum { R_WAITING, R_OUT, R_DONE };
+/* A bound on a walk's requests (walk_dr.c says it): far more than any
+ * subnet asks, less than would make the walk grow without end. */
+#define MAX_REQS ((size_t)1 << 27)
+#define NONE MAD_WINDOW_NONE
 
 struct wreq {
 	uint64_t cookie;
 	ib_dr_path_t path;
-	double deadline;
 	size_t target;
 	size_t next;          /* the next waiting request of its target (or first list) */
-	size_t slot;          /* its place in flight[], while out */
 	uint32_t am;
 	uint16_t attr;
-	uint8_t flags, state, tries;
+	uint8_t flags;
 };
 
 struct wtarget {
@@ -55,12 +51,10 @@ struct walkq {
 	size_t *ring;         /* targets with work and room, a circular FIFO */
 	size_t ring_head, ring_len, ring_cap;
 	size_t first_head, first_tail;  /* WALKQ_FIRST requests waiting */
-	size_t *flight;       /* request indices out */
-	size_t n_flight;
 	size_t targets_out;   /* targets with out > 0 */
-	uint32_t tid_base;
-	uint8_t *sbuf, *rbuf;
-	size_t blen;
+	enum walkq_end end;   /* how the request ending now ended (answer, bounced) */
+	uint8_t *end_mad;     /* its answer, or NULL */
+	int end_set;          /* end is set: else its tries were spent */
 	struct walkq_stats st;
 };
 
@@ -68,7 +62,7 @@ struct walkq *walkq_new(const struct walkq_params *p, walkq_done_fn done, void *
 {
 	struct walkq *q;
 
-	if (p->max_flight < 1 || p->per_target < 1 || p->retries >= TRY_MASK) {
+	if (p->max_flight < 1 || p->per_target < 1 || p->retries > 30) {  /* mad_window's */
 		errno = EINVAL;
 		return NULL;
 	}
@@ -78,16 +72,6 @@ struct walkq *walkq_new(const struct walkq_params *p, walkq_done_fn done, void *
 	q->done = done;
 	q->ctx = ctx;
 	q->first_head = q->first_tail = NONE;
-	q->tid_base = (uint32_t)mad_trid();
-	q->blen = umad_size() + IB_MAD_SIZE;
-	q->flight = calloc(p->max_flight, sizeof(*q->flight));
-	q->sbuf = calloc(1, q->blen);
-	q->rbuf = calloc(1, q->blen);
-	if (!q->flight || !q->sbuf || !q->rbuf) {
-		walkq_free(q);
-		errno = ENOMEM;
-		return NULL;
-	}
 	return q;
 }
 
@@ -98,9 +82,6 @@ void walkq_free(struct walkq *q)
 	free(q->r);
 	free(q->t);
 	free(q->ring);
-	free(q->flight);
-	free(q->sbuf);
-	free(q->rbuf);
 	free(q);
 }
 
@@ -208,236 +189,122 @@ int walkq_add(struct walkq *q, size_t target, uint16_t attr, uint32_t am,
 	return 0;
 }
 
-static int io_send(const struct walkq_params *p, void *umad, int len)
+/* Request i goes out: its target has one fewer room. */
+static size_t start(struct walkq *q, size_t i)
 {
-	if (p->io)
-		return p->io->send(p->io->ctx, umad, len, (int)p->timeout_ms);
-	return umad_send(p->fd, p->agent, umad, len, (int)p->timeout_ms, 0);
-}
-
-static int io_recv(const struct walkq_params *p, void *umad, int *len, int timeout_ms)
-{
-	if (p->io)
-		return p->io->recv(p->io->ctx, umad, len, timeout_ms);
-	return umad_recv(p->fd, umad, len, timeout_ms);
-}
-
-static int send_try(struct walkq *q, size_t i, char *err, size_t errlen)
-{
-	struct wreq *r = &q->r[i];
-	uint32_t tid = q->tid_base + (uint32_t)(i << TRY_BITS | (r->tries & TRY_MASK));
-	int len = dr_smp_build(q->sbuf, q->blen, IB_MAD_METHOD_GET, r->attr, r->am, &r->path,
-			       tid, NULL);
-
-	if (len < 0) {
-		snprintf(err, errlen, "cannot build an SMP (attribute 0x%04x)", r->attr);
-		return len;
-	}
-	madb_set_mkey(umad_get_mad(q->sbuf), q->p.mkey);
-	if (io_send(&q->p, q->sbuf, len) < 0) {
-		snprintf(err, errlen, "cannot send SMPs on the local port");
-		return -EIO;
-	}
-	if (r->tries++)
-		q->st.retries++;
-	q->st.sent++;
-	r->deadline = clock_mono() + q->p.timeout_ms / 1000.0;
-	return 0;
-}
-
-/* Start request i (taken off its list) in a new slot. */
-static int start(struct walkq *q, size_t i, char *err, size_t errlen)
-{
-	struct wreq *r = &q->r[i];
-
-	r->state = R_OUT;
-	r->slot = q->n_flight;
-	q->flight[q->n_flight++] = i;
-	if (!q->t[r->target].out++)
+	if (!q->t[q->r[i].target].out++)
 		q->targets_out++;
-	if (q->n_flight > q->st.peak)
-		q->st.peak = q->n_flight;
 	if (q->targets_out > q->st.peak_targets)
 		q->st.peak_targets = q->targets_out;
-	return send_try(q, i, err, errlen);
+	return i;
 }
 
-/* Fill the window: the first requests whose target has room, in order,
+/* mad_window's pick: the first requests whose target has room, in order,
  * then one request of each target of the ring in turn. */
-static int fill(struct walkq *q, char *err, size_t errlen)
+static size_t pick(void *ctx)
 {
-	int rc;
+	struct walkq *q = ctx;
+	size_t i, t;
 
-	while (q->n_flight < q->p.max_flight && q->first_head != NONE &&
-	       q->t[q->r[q->first_head].target].out < q->p.per_target) {
-		size_t i = q->first_head;
-
+	if (q->first_head != NONE && q->t[q->r[q->first_head].target].out < q->p.per_target) {
+		i = q->first_head;
 		q->first_head = q->r[i].next;
 		if (q->first_head == NONE)
 			q->first_tail = NONE;
-		if ((rc = start(q, i, err, errlen)) < 0)
-			return rc;
+		return start(q, i);
 	}
-	while (q->n_flight < q->p.max_flight && q->ring_len) {
-		size_t t = ring_pop(q), i = q->t[t].head;
-
-		q->t[t].head = q->r[i].next;
-		if (q->t[t].head == NONE)
-			q->t[t].tail = NONE;
-		if ((rc = start(q, i, err, errlen)) < 0)
-			return rc;
-		ring_maybe(q, t);
-	}
-	return 0;
+	if (!q->ring_len)
+		return NONE;
+	t = ring_pop(q);
+	i = q->t[t].head;
+	q->t[t].head = q->r[i].next;
+	if (q->t[t].head == NONE)
+		q->t[t].tail = NONE;
+	start(q, i);
+	ring_maybe(q, t);
+	return i;
 }
 
-/* The request in `slot` is over: its slot goes to the last one out. */
-static void unplace(struct walkq *q, size_t slot)
+static int build(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen, char *err,
+		 size_t errlen)
 {
-	size_t last = q->flight[--q->n_flight];
+	struct walkq *q = ctx;
+	struct wreq *r = &q->r[i];
+	int len = dr_smp_build(buf, blen, IB_MAD_METHOD_GET, r->attr, r->am, &r->path, tid, NULL);
 
-	q->r[q->flight[slot]].state = R_DONE;
-	q->flight[slot] = last;
-	q->r[last].slot = slot;
+	if (len < 0)
+		snprintf(err, errlen, "cannot build an SMP (attribute 0x%04x)", r->attr);
+	return len;
 }
 
-/* The request in `slot` ended: free its slot and target room, then tell. */
-static int finish(struct walkq *q, size_t slot, enum walkq_end end, uint8_t *mad, char *err,
-		  size_t errlen)
+/* The GetResp of request i's attribute and modifier ends it: answered, or
+ * refused with a bad status. */
+static int answer(void *ctx, size_t i, uint8_t *mad)
 {
-	size_t i = q->flight[slot];
+	struct walkq *q = ctx;
 	struct wreq *r = &q->r[i];
 
-	unplace(q, slot);
-	if (!--q->t[r->target].out)
-		q->targets_out--;
-	ring_maybe(q, r->target);
-	if (end == WALKQ_LOST)
-		q->st.lost++;
-	else if (end == WALKQ_REFUSED)
-		q->st.refused++;
-	return q->done(q->ctx, r->cookie, end, mad, err, errlen);
-}
-
-static int try_lost(struct walkq *q, size_t slot, char *err, size_t errlen)
-{
-	if (q->r[q->flight[slot]].tries <= q->p.retries)
-		return send_try(q, q->flight[slot], err, errlen);
-	return finish(q, slot, WALKQ_LOST, NULL, err, errlen);
-}
-
-static long slot_of(const struct walkq *q, size_t i)
-{
-	return q->r[i].state == R_OUT ? (long)q->r[i].slot : -1;
-}
-
-static int received(struct walkq *q, char *err, size_t errlen)
-{
-	uint8_t *mad = umad_get_mad(q->rbuf);
-	uint32_t tid = (uint32_t)mad_get_field64(mad, 0, IB_MAD_TRID_F) - q->tid_base;
-	size_t i = tid >> TRY_BITS;
-	struct wreq *r;
-	long slot;
-
-	if (i >= q->n_r || (slot = slot_of(q, i)) < 0)
-		return 0;  /* not ours, or late: the request is over */
-	r = &q->r[i];
-	if (umad_status(q->rbuf)) {
-		if ((tid & TRY_MASK) != ((r->tries - 1u) & TRY_MASK))
-			return 0;  /* an earlier try's, already sent again */
-		if (r->flags & WALKQ_STATUS_FINAL)
-			return finish(q, (size_t)slot, WALKQ_REFUSED, NULL, err, errlen);
-		return try_lost(q, (size_t)slot, err, errlen);
-	}
 	if (!mad_window_is_get_resp(mad, IB_SMI_DIRECT_CLASS, r->attr) ||
 	    mad_get_field(mad, 0, IB_MAD_ATTRMOD_F) != r->am)
 		return 0;
-	if (mad_get_field(mad, 0, IB_DRSMP_STATUS_F))
-		return finish(q, (size_t)slot, WALKQ_REFUSED, mad, err, errlen);
-	return finish(q, (size_t)slot, WALKQ_ANSWERED, mad, err, errlen);
+	q->end = mad_get_field(mad, 0, IB_DRSMP_STATUS_F) ? WALKQ_REFUSED : WALKQ_ANSWERED;
+	q->end_mad = mad;
+	q->end_set = 1;
+	return 1;
 }
 
-/* A run that stops early still has SMPs out: wait for their answers (or
- * their tries' deadlines, by which the local port reports them) before the
- * port is closed, so that none arrives for a port that is gone (umad2sim's
- * receiver thread does not survive that). Nothing is sent, nobody told. */
-static void drain(struct walkq *q)
+/* The local port's timeout report is final for a WALKQ_STATUS_FINAL request. */
+static int bounced(void *ctx, size_t i)
 {
-	double until = 0;
+	struct walkq *q = ctx;
 
-	for (size_t s = 0; s < q->n_flight; s++)
-		if (q->r[q->flight[s]].deadline > until)
-			until = q->r[q->flight[s]].deadline;
-	until += 0.05;
-	while (q->n_flight) {
-		double now = clock_mono();
-		int len = IB_MAD_SIZE, rc;
-		uint32_t tid;
-		size_t i;
-		long slot;
-
-		if (now >= until)
-			return;
-		rc = io_recv(&q->p, q->rbuf, &len, (int)((until - now) * 1000.0) + 1);
-		if (rc < 0 && rc != -ETIMEDOUT && rc != -EWOULDBLOCK && rc != -EINTR &&
-		    rc != -ENOSPC)
-			return;
-		if (rc < 0)
-			continue;
-		tid = (uint32_t)mad_get_field64(umad_get_mad(q->rbuf), 0, IB_MAD_TRID_F) -
-		      q->tid_base;
-		i = tid >> TRY_BITS;
-		if (i < q->n_r && (slot = slot_of(q, i)) >= 0)
-			unplace(q, (size_t)slot);
-	}
+	if (!(q->r[i].flags & WALKQ_STATUS_FINAL))
+		return 0;
+	q->end = WALKQ_REFUSED;
+	q->end_mad = NULL;
+	q->end_set = 1;
+	return 1;
 }
 
-static int run(struct walkq *q, char *err, size_t errlen)
+/* Request i ended: free its target's room, then tell the walk. */
+static int ended(void *ctx, size_t i, int answered, char *err, size_t errlen)
 {
+	struct walkq *q = ctx;
+	struct wreq *r = &q->r[i];
+	enum walkq_end end = q->end_set ? q->end : WALKQ_LOST;
+	uint8_t *mad = q->end_set ? q->end_mad : NULL;
 	int rc;
 
-	for (;;) {
-		double now, first;
-		int wait_ms, len = IB_MAD_SIZE;
-
-		if ((rc = fill(q, err, errlen)) < 0)
-			return rc;
-		if (!q->n_flight)
-			return 0;
-		now = clock_mono();
-		first = q->r[q->flight[0]].deadline;
-		for (size_t s = 1; s < q->n_flight; s++)
-			if (q->r[q->flight[s]].deadline < first)
-				first = q->r[q->flight[s]].deadline;
-		/* Never 0: umad_recv() then blocks without polling. */
-		wait_ms = first > now ? (int)((first - now) * 1000.0) + 1 : 1;
-		rc = io_recv(&q->p, q->rbuf, &len, wait_ms);
-		if (rc >= 0 && (rc = received(q, err, errlen)) < 0)
-			return rc;
-		if (rc < 0 && rc != -ETIMEDOUT && rc != -EWOULDBLOCK && rc != -EINTR &&
-		    rc != -ENOSPC) {
-			snprintf(err, errlen, "receiving SMPs on the local port: %s", strerror(-rc));
-			return rc;
-		}
-		now = clock_mono();
-		for (size_t s = 0; s < q->n_flight;) {
-			size_t before = q->n_flight;
-			size_t i = q->flight[s];
-
-			if (q->r[i].deadline <= now && (rc = try_lost(q, s, err, errlen)) < 0)
-				return rc;
-			if (q->n_flight == before && q->flight[s] == i)
-				s++;
-		}
-	}
+	(void)answered;
+	q->end_set = 0;
+	if (!--q->t[r->target].out)
+		q->targets_out--;
+	ring_maybe(q, r->target);
+	if (end == WALKQ_REFUSED)
+		q->st.refused++;
+	rc = q->done(q->ctx, r->cookie, end, mad, err, errlen);
+	return rc < 0 ? rc : 0;
 }
 
 int walkq_run(struct walkq *q, char *err, size_t errlen)
 {
-	int rc = run(q, err, errlen);
+	struct mad_window_params wp = {
+		.fd = q->p.fd, .agent = q->p.agent, .timeout_ms = q->p.timeout_ms,
+		.retries = q->p.retries, .max_flight = q->p.max_flight, .io = q->p.io,
+		.mkey = q->p.mkey,
+	};
+	struct mad_window_source src = {
+		.pick = pick, .build = build, .answer = answer, .next = ended,
+		.bounced = bounced, .ctx = q,
+	};
+	struct mad_window_stats st;
+	int rc = mad_window_run_source(&wp, &src, &st, err, errlen);
 
-	if (rc < 0)
-		drain(q);
+	q->st.sent += st.sent;
+	q->st.retries += st.retries;
+	q->st.lost += st.lost;
+	if (st.peak > q->st.peak)
+		q->st.peak = st.peak;
 	return rc;
 }
 

@@ -9,7 +9,8 @@
  * possible: first the requests added with WALKQ_FIRST (the NodeInfo probes
  * that find new nodes, each of which opens more work), in the order added,
  * then round-robin over the targets that have work and room, one request of
- * each in turn. Each try has its own deadline (timeout_ms); a try that is
+ * each in turn. The tries are mad_window.c's (mad_window_run_source): each
+ * has its own deadline (timeout_ms); a try that is
  * not answered in time, or that the local port reports timed out, is sent
  * again until `retries` more tries are spent, then the request is lost. A
  * target that stops answering holds at most per_target slots, never the
@@ -69,7 +70,7 @@ void walkq_free(struct walkq *q);
 /* A new target: the number requests to it are added with. */
 size_t walkq_target(struct walkq *q);
 /* Add a Get of attr/am along path to `target`. 0 or -ENOMEM / -E2BIG
- * (more requests than a TID can name). */
+ * (more than 2^27 requests in one walk: one that would not end). */
 int walkq_add(struct walkq *q, size_t target, uint16_t attr, uint32_t am,
 	      const ib_dr_path_t *path, unsigned flags, uint64_t cookie);
 /* Send and receive until no request is left. 0, or -errno with err (the

@@ -483,7 +483,7 @@ static int run_phase(struct reader *r, const struct mad_window_params *wp, size_
 		     mad_window_build_fn build, mad_window_answer_fn take, char *err,
 		     size_t errlen)
 {
-	struct mad_window_stats st = { 0, 0 };
+	struct mad_window_stats st = { 0 };
 	int rc = mad_window_run(wp, n, r->req, build, take, r, &st, err, errlen);
 
 	r->total.sent += st.sent;

@@ -317,6 +317,153 @@ START_TEST(a_late_answer_of_a_run_before_is_not_taken_by_the_next)
 }
 END_TEST
 
+/* A source that grows while the run goes on (the walk's queue, walk_queue.c,
+ * has this shape): requests to targets, at most one out to a target, the
+ * urgent ones before the others; an answer may add an urgent request. An
+ * io answers the oldest MAD out, one a receive, and keeps what was on the
+ * wire: how many were out to each target at once, and the send order. The
+ * attribute modifier names the request (target * 100 + k). */
+#define SRC_MAX 32
+struct grow {
+	unsigned target[SRC_MAX], urgent[SRC_MAX], state[SRC_MAX];  /* 0 waiting, 1 out, 2 done */
+	size_t n;
+	unsigned out[8];             /* the source's count */
+	unsigned answers;
+	/* the wire */
+	uint8_t wire[SRC_MAX * 2][sizeof(struct ib_user_mad) + IB_MAD_SIZE + 64];
+	int wire_done[SRC_MAX * 2];
+	size_t n_wire;
+	unsigned on_wire[8], max_on_wire[8], wire_peak, order[SRC_MAX * 2];
+};
+
+static void grow_add(struct grow *g, unsigned target, unsigned urgent)
+{
+	ck_assert_uint_lt(g->n, SRC_MAX);
+	g->target[g->n] = target;
+	g->urgent[g->n++] = urgent;
+}
+
+static size_t grow_pick(void *ctx)
+{
+	struct grow *g = ctx;
+
+	for (unsigned pass = 1; pass <= 2; pass++)
+		for (size_t i = 0; i < g->n; i++)
+			if (!g->state[i] && g->urgent[i] == (pass == 1) && !g->out[g->target[i]]) {
+				g->state[i] = 1;
+				g->out[g->target[i]]++;
+				return i;
+			}
+	return MAD_WINDOW_NONE;
+}
+
+static int grow_build(void *ctx, size_t i, uint32_t tid, uint8_t *buf, size_t blen,
+		      char *err, size_t errlen)
+{
+	struct grow *g = ctx;
+	const struct madb_req r = { .mgmt_class = IB_SMI_DIRECT_CLASS,
+				    .method = IB_MAD_METHOD_GET, .attr = IB_ATTR_PORT_INFO,
+				    .am = g->target[i] * 100 + (unsigned)i, .tid = tid,
+				    .path = &path };
+
+	(void)err;
+	(void)errlen;
+	return madb_build(buf, blen, &r);
+}
+
+static int grow_next(void *ctx, size_t i, int answered, char *err, size_t errlen)
+{
+	struct grow *g = ctx;
+
+	(void)err;
+	(void)errlen;
+	ck_assert_uint_eq(g->state[i], 1);
+	g->state[i] = 2;
+	g->out[g->target[i]]--;
+	if (answered && !g->answers++)
+		grow_add(g, 3, 1);  /* the first answer finds work for target 3, urgent */
+	return 0;
+}
+
+static int grow_send(void *ctx, void *umad, int len, int timeout_ms)
+{
+	struct grow *g = ctx;
+	unsigned t = mad_get_field(umad_get_mad(umad), 0, IB_MAD_ATTRMOD_F) / 100, busy = 0;
+
+	(void)len;
+	(void)timeout_ms;
+	ck_assert_uint_lt(g->n_wire, SRC_MAX * 2);
+	memcpy(g->wire[g->n_wire], umad, (size_t)umad_size() + IB_MAD_SIZE);
+	((uint8_t *)umad_get_mad(g->wire[g->n_wire]))[3] = 0x81;  /* its GetResp */
+	g->order[g->n_wire++] = mad_get_field(umad_get_mad(umad), 0, IB_MAD_ATTRMOD_F);
+	if (++g->on_wire[t] > g->max_on_wire[t])
+		g->max_on_wire[t] = g->on_wire[t];
+	for (unsigned k = 0; k < 8; k++)
+		busy += g->on_wire[k];
+	if (busy > g->wire_peak)
+		g->wire_peak = busy;
+	return 0;
+}
+
+static int grow_recv(void *ctx, void *umad, int *len, int timeout_ms)
+{
+	struct grow *g = ctx;
+
+	(void)timeout_ms;
+	for (size_t w = 0; w < g->n_wire; w++)
+		if (!g->wire_done[w]) {
+			g->wire_done[w] = 1;
+			g->on_wire[g->order[w] / 100]--;
+			memcpy(umad, g->wire[w], (size_t)umad_size() + IB_MAD_SIZE);
+			*len = IB_MAD_SIZE;
+			return 0;
+		}
+	return -ETIMEDOUT;
+}
+
+/* The engine asks the source whenever a slot is free, again after the
+ * source had nothing that could go out (room comes back when a request
+ * ends), and tells it each end before it asks again: what the source
+ * allows is what goes on the wire. Here, with 4 slots and 3 targets: never
+ * two out to one target, the urgent request added by the first answer
+ * before the waiting ones, every request asked, more than the window holds
+ * (the slots are reused: a TID names the slot). */
+START_TEST(a_source_picks_what_goes_out_and_hears_what_ended)
+{
+	static struct grow g;
+	struct mad_window_io io = { .send = grow_send, .recv = grow_recv, .ctx = &g };
+	struct mad_window_params wp = { .fd = -1, .agent = -1, .timeout_ms = 100,
+					.max_flight = 4, .io = &io };
+	struct mad_window_source src = { .pick = grow_pick, .build = grow_build,
+					 .answer = take_any, .next = grow_next, .ctx = &g };
+	struct mad_window_stats st;
+	char err[256];
+
+	memset(&g, 0, sizeof(g));
+	for (unsigned k = 0; k < 3; k++)   /* 1, 2, 1, 2, 1, 2 */
+		for (unsigned t = 1; t <= 2; t++)
+			grow_add(&g, t, 0);
+	ck_assert_int_eq(mad_window_run_source(&wp, &src, &st, err, sizeof(err)), 0);
+	ck_assert_uint_eq(g.n, 7);
+	for (size_t i = 0; i < g.n; i++)
+		ck_assert_uint_eq(g.state[i], 2);
+	ck_assert_uint_eq(g.answers, 7);
+	ck_assert_uint_eq(st.sent, 7);
+	ck_assert_uint_eq(st.retries, 0);
+	ck_assert_uint_eq(st.lost, 0);
+	for (unsigned t = 1; t <= 3; t++)
+		ck_assert_uint_eq(g.max_on_wire[t], 1);
+	ck_assert_uint_eq(g.wire_peak, 3);  /* one to each target */
+	ck_assert_uint_eq(st.peak, 3);
+	/* target 1's first, target 2's first; the first answer (target 1's)
+	 * adds the urgent one: it goes before target 1's second */
+	ck_assert_uint_eq(g.order[0], 100);
+	ck_assert_uint_eq(g.order[1], 201);
+	ck_assert_uint_eq(g.order[2], 306);
+	ck_assert_uint_eq(g.order[3], 102);
+}
+END_TEST
+
 /* Entries are target indices; their target is targets[e] (a switch). */
 static size_t target_of(const void *ctx, size_t e)
 {
@@ -375,6 +522,7 @@ int main(void)
 	tcase_add_test(tc, a_lost_get_is_asked_again_after_the_round_trips_seen);
 	tcase_add_test(tc, the_last_try_and_an_unknown_round_trip_wait_the_timeout);
 	tcase_add_test(tc, a_late_answer_of_a_run_before_is_not_taken_by_the_next);
+	tcase_add_test(tc, a_source_picks_what_goes_out_and_hears_what_ended);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
