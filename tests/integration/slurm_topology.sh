@@ -269,15 +269,21 @@ ln -sf "$work/lib/topology.conf" "$work/topology.conf"   # the operator's one st
 chown nobody "$work" "$work/lib" "$work/lib/topology.conf" "$work"/loom.db*
 conf_slurm true "$(command -v scontrol)"
 sed -i "s|topology_file: .*|topology_file: $work/lib/topology.conf|" "$work/loom.yaml"
+# The file Slurm holds, kept before loomd starts: loomd's first sweep may
+# write the file too (Slurm refuses that one as well and loomd puts this
+# back), and a copy taken later could catch that write half way.
+cp "$work/lib/topology.conf" "$work/topology.before"
 LD_PRELOAD=$PRELOAD setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
 	"$B/loomd" -f -c "$work/loom.yaml" 2>>"$work/loomd.log" &
 LOOMD_PID=$!
 LOOM_PIDS="$LOOM_PIDS $LOOMD_PID"
 loom_until 100 test -S "$work/loomd.sock" || loom_fail "loomd (as nobody) did not open its socket"
-cp "$work/lib/topology.conf" "$work/topology.before"
 loom_ibsim_cmd 'Unlink "leaf-1"[3]'
 loom_ibsim_cmd 'Unlink "leaf-1"[4]'
 loom_ctl discover --wait >/dev/null || loom_fail "discover failed"
+# Slurm refuses what loomd writes as nobody: its first sweep's write (the
+# fabric then unlike the file), or this change's; either way the file is
+# put back as it was before loomd started.
 refused_uid() { loom_ctl --json events --kind slurm_topology_refused --limit 1 |
 	grep -q 'reconfigure exited 1.*[Ii]nvalid user'; }
 loom_until 100 refused_uid ||
