@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
+/* lib/route/route_refine_move.c: the refinement's moves (route_refine.c)
+ * judged: which flows a move carries, its new path, its change in the
+ * random cost and in the shift loads, and the best move of all those asked
+ * about one link, found over the pool.
+ *
+ * The best of one link on the pool, the same as asking one by one: the
+ * candidates (the items of a link: the CAs below it in phase 1, the
+ * destinations it carries in phase 2) are split into chunks of consecutive
+ * items, each chunk keeps its own best by the serial rule (a strictly
+ * better move replaces it, so the first of equals stays), and the chunks'
+ * bests are merged in chunk order by that rule again: the first best move
+ * in the serial order, whatever worker saw what. Each worker asks through
+ * its own view of the refinement (struct refine with its own sources,
+ * stack and evaluation count; the counters, tables and flows shared, read
+ * only while the scan runs), and the evaluation counts are summed after:
+ * every move asked counts one, whatever the cut decides, so the count is
+ * the serial one. The cut (phase 1's "just above the best so far", phase
+ * 2's "no better than the best so far") is a chunk's own: it only spares
+ * work on moves its chunk's best already beats, so a chunk may sum more
+ * than the serial code did, never choose differently. One thread: one
+ * chunk, the serial code as it was. */
+#include "autoconf.h"
+#include "lib/route/route.h"
+#include "lib/util/par.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/route/route_refine_int.h"
+
+#define CHUNKS_PER_WORKER 4   /* chunks of a link's items per worker: the
+			       * balance against cuts that each chunk
+			       * learns alone */
+
+/* The sources whose route to d passes switch x (x routes d up: they come
+ * from x's own CAs and from children that route d into x). */
+void rf_sources(struct refine *r, size_t x, size_t d)
+{
+	const struct rt_graph *g = r->g;
+	unsigned lid = g->ca[d].lid;
+	size_t head = 0, tail = 0;
+
+	r->n_src = 0;
+	r->stack[tail++] = (int32_t)x;
+	while (head < tail) {
+		size_t u = (size_t)r->stack[head++];
+		const struct rt_link *lk = &g->links[g->sw[u].first_link];
+
+		for (unsigned p = 1; p <= g->sw[u].nports; p++) {
+			const struct rt_port *pt = rt_graph_port(g, u, p);
+
+			if (pt->kind == RT_PEER_CA && (size_t)pt->peer != d && g->ca[pt->peer].sw >= 0)
+				r->src[r->n_src++] = pt->peer;
+		}
+		for (uint32_t i = 0; i < g->sw[u].n_links; i++)
+			if (r->level[lk[i].peer] + 1 == r->level[u] &&
+			    rt_lfts_get(r->l, (size_t)lk[i].peer, lid) == lk[i].peer_port)
+				r->stack[tail++] = lk[i].peer;
+	}
+}
+
+/* The parts of the old and new paths (x's route to d, and x to d over up
+ * link q) that differ. -1 when the move is not allowed: q's peer does not
+ * reach d by an up*-down* route of the same length avoiding x. */
+int rf_new_path(struct refine *r, const struct at *at, int32_t q, int32_t *newp, int *co,
+		int *cn)
+{
+	const struct rt_graph *g = r->g;
+	int ln;
+
+	r->evals++;
+	if (at->oldp[0] == q)
+		return -1;
+	newp[0] = q;
+	ln = rf_walk(r, (size_t)g->links[q].peer, at->d, newp + 1);
+	if (ln < 0 || ln + 1 != at->lo)
+		return -1;
+	ln++;
+	for (int i = 1, down = 0; i < ln; i++) {
+		if (!rf_is_up(r, newp[i]))
+			down = 1;
+		else if (down)
+			return -1;
+		if ((size_t)g->links[newp[i]].peer == at->x)
+			return -1;
+	}
+	*co = at->lo;
+	*cn = ln;
+	while (*co > 0 && *cn > 0 && at->oldp[*co - 1] == newp[*cn - 1]) {
+		(*co)--;
+		(*cn)--;
+	}
+	return 0;
+}
+
+/* Change in the random cost: t flows to d leave the old links, join the
+ * new ones (the first link of each is x's own: t flows before / after). */
+static double random_delta(const struct refine *r, const struct at *at, const int32_t *newp,
+			   int co, int cn, double *mag)
+{
+	const struct rt_graph *g = r->g;
+	double t = r->through[at->x * r->n + at->d], dr = 0;
+
+	*mag = 0;
+	for (int j = 0; j < co; j++) {
+		double cb = j ? r->through[(size_t)g->links[at->oldp[j]].sw * r->n + at->d] : t;
+
+		dr += r->prod[at->oldp[j]] * ((1 + r->beta * (cb - t)) / (1 + r->beta * cb) - 1);
+		*mag += r->prod[at->oldp[j]];
+	}
+	for (int j = 0; j < cn; j++) {
+		double cb = j ? r->through[(size_t)g->links[newp[j]].sw * r->n + at->d] : 0.0;
+
+		dr += r->prod[newp[j]] * ((1 + r->beta * (cb + t)) / (1 + r->beta * cb) - 1);
+		*mag += r->prod[newp[j]];
+	}
+	return dr;
+}
+
+/* Try every other up link of x for d; keep the best by `phase`: 1, the
+ * shift potential (then the random cost); 2, the random cost among moves
+ * that leave the worst shift load's count no higher. */
+void rf_try_switch(struct refine *r, size_t x, size_t d, int phase, struct best *b)
+{
+	const struct rt_graph *g = r->g;
+	struct at at;          /* not zeroed whole: the sums are filled when asked */
+	int32_t newp[MAX_HOPS + 1];
+	int co, cn;
+	struct delta dl;
+	double mag = 0;
+
+	at.x = x;
+	at.d = d;
+	at.have_src = at.have_old = 0;
+
+	at.lo = rf_walk(r, x, d, at.oldp);
+	if (at.lo <= 0 || !rf_is_up(r, at.oldp[0]))
+		return;
+	for (uint32_t i = 0; i < g->sw[x].n_links; i++) {
+		int32_t q = (int32_t)(g->sw[x].first_link + i);
+
+		if (!rf_is_up(r, q) || rf_new_path(r, &at, q, newp, &co, &cn) < 0)
+			continue;
+		/* Windows of shifts keep no flows: phase 1 alone, no tie-break. */
+		dl.dr = r->prod ? random_delta(r, &at, newp, co, cn, &mag) : 0;
+		/* A gain below the rounding of the products touched is none:
+		 * swapping two equal parents must not look like progress. */
+		if (phase == 2 && (dl.dr >= -1e-9 * mag || (b->found && dl.dr >= b->dl.dr)))
+			continue;
+		if (!at.have_src) {
+			rf_sources(r, x, d);
+			at.have_src = 1;
+		}
+		/* Phase 1 refuses a change of 0 or more, or above the best
+		 * one's (integers where the cut is used: + 1 is "above"). */
+		rf_shift_delta(r, &at, newp, co, cn,
+			       phase != 1 ? HUGE_VAL : b->found ? b->dl.ds + 1 : 0, &dl);
+		if (phase == 1) {
+			if (dl.ds >= 0 || dl.over > 0)
+				continue;
+			if (b->found && (dl.ds > b->dl.ds ||
+					 (dl.ds == b->dl.ds && dl.dr >= b->dl.dr)))
+				continue;
+		} else if (dl.over > 0 || dl.at_top > 0) {
+			continue;
+		}
+		b->found = 1;
+		b->x = x;
+		b->d = d;
+		b->q = q;
+		b->dl = dl;
+	}
+}
+
+/* Try the children of s that route d up into s (phase 2). */
+void rf_try_feeders(struct refine *r, size_t s, size_t d, struct best *b)
+{
+	const struct rt_graph *g = r->g;
+	const struct rt_link *ck = &g->links[g->sw[s].first_link];
+
+	for (uint32_t j = 0; j < g->sw[s].n_links; j++) {
+		size_t c = (size_t)ck[j].peer;
+
+		if (r->level[c] + 1 == r->level[s] &&
+		    rt_lfts_get(r->l, c, g->ca[d].lid) == ck[j].peer_port)
+			rf_try_switch(r, c, d, 2, b);
+	}
+}
+
+/* Whether candidate c beats the best so far in `phase`'s serial rule: 1,
+ * a lower shift potential, then a lower random cost; 2, a lower random
+ * cost. Equals do not replace: the first one in serial order stays. */
+static int beats(const struct best *c, const struct best *b, int phase)
+{
+	if (!c->found)
+		return 0;
+	if (!b->found)
+		return 1;
+	if (phase == 1)
+		return c->dl.ds < b->dl.ds || (c->dl.ds == b->dl.ds && c->dl.dr < b->dl.dr);
+	return c->dl.dr < b->dl.dr;
+}
+
+/* One link's scan: what its items need. */
+struct scan {
+	struct refine *r;
+	int phase;
+	size_t grain;
+	int32_t link;
+	int up;
+	size_t s, k;           /* phase 1: the switch below the link, the shift */
+};
+
+/* Phase 1, item i: the i-th CA below the link's lower switch, as the
+ * source (up link) or destination (down link) of the pair's shift; when
+ * its flow takes the link, every switch on the flow's way up may turn. */
+static void shift_item(const struct scan *sc, struct refine *v, size_t i, struct best *b)
+{
+	const struct rt_graph *g = v->g;
+	int32_t path[MAX_HOPS + 1];
+	size_t c = v->below[v->below_first[sc->s] + i];
+	size_t a = sc->up ? c : (c + v->n - sc->k % v->n) % v->n;
+	size_t d = sc->up ? (c + sc->k) % v->n : c;
+	int len, on = -1;
+
+	if (g->ca[a].sw < 0 || g->ca[d].sw < 0 || a == d)
+		return;
+	len = rf_walk(v, (size_t)g->ca[a].sw, d, path);
+	for (int j = 0; j < len && on < 0; j++)
+		if (path[j] == sc->link)
+			on = j;
+	if (on < 0)
+		return;
+	for (int j = 0; j < len && rf_is_up(v, path[j]); j++)
+		rf_try_switch(v, (size_t)g->links[path[j]].sw, d, 1, b);
+}
+
+/* Phase 2, item i: an up link's destination i, when the link carries it
+ * (its switch may turn, or a child feeding it); a down link's i-th CA
+ * below its lower end, when the link carries it (a child of the upper
+ * end feeding it may turn). */
+static void random_item(const struct scan *sc, struct refine *v, size_t i, struct best *b)
+{
+	const struct rt_graph *g = v->g;
+	const struct rt_link *lk = &g->links[sc->link];
+	size_t s = (size_t)lk->sw;
+	size_t d = sc->up ? i : v->below[v->below_first[lk->peer] + i];
+
+	if ((sc->up && g->ca[d].sw < 0) || rt_lfts_get(v->l, s, g->ca[d].lid) != lk->port)
+		return;
+	if (sc->up)
+		rf_try_switch(v, s, d, 2, b);
+	rf_try_feeders(v, s, d, b);
+}
+
+static void scan_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct scan *sc = ctx;
+	struct refine *v = &sc->r->w_view[worker];
+	struct best *b = &sc->r->w_best[begin / sc->grain];
+
+	memset(b, 0, sizeof(*b));
+	for (size_t i = begin; i < end; i++)
+		(sc->phase == 1 ? shift_item : random_item)(sc, v, i, b);
+}
+
+/* n items of sc's link over the pool; the first best move into *b. */
+static void scan(struct refine *r, struct scan *sc, size_t n, struct best *b)
+{
+	unsigned nw = r->n_w;
+	size_t chunks;
+
+	memset(b, 0, sizeof(*b));
+	if (!n)
+		return;
+	sc->r = r;
+	sc->grain = nw > 1 ? (n + CHUNKS_PER_WORKER * nw - 1) / (CHUNKS_PER_WORKER * nw) : n;
+	chunks = (n + sc->grain - 1) / sc->grain;
+	for (unsigned w = 0; w < nw; w++) {
+		struct refine *v = &r->w_view[w];
+
+		*v = *r;
+		v->src = r->w_src + w * (r->n + 1);
+		v->stack = r->w_stack + w * r->w_stack_n;
+		v->evals = 0;
+	}
+	par_pool_for(nw > 1 ? r->g->pool : NULL, n, sc->grain, scan_part, sc);
+	for (unsigned w = 0; w < nw; w++)
+		r->evals += r->w_view[w].evals;
+	for (size_t c = 0; c < chunks; c++)
+		if (beats(&r->w_best[c], b, sc->phase))
+			*b = r->w_best[c];
+}
+
+void rf_best_for_pair(struct refine *r, size_t row, int32_t link, struct best *b)
+{
+	const struct rt_link *lk = &r->g->links[link];
+	struct scan sc = { .phase = 1, .link = link, .up = rf_is_up(r, link),
+			   .k = r->k0 + row * r->stride };
+
+	sc.s = sc.up ? (size_t)lk->sw : (size_t)lk->peer;
+	scan(r, &sc, r->below_n[sc.s], b);
+}
+
+void rf_best_for_link(struct refine *r, int32_t link, struct best *b)
+{
+	const struct rt_link *lk = &r->g->links[link];
+	struct scan sc = { .phase = 2, .link = link, .up = rf_is_up(r, link) };
+
+	scan(r, &sc, sc.up ? r->n : r->below_n[lk->peer], b);
+}
+
+int rf_workers_new(struct refine *r, size_t stack_n)
+{
+	unsigned nw = par_pool_threads(r->g->pool);
+
+	r->n_w = nw ? nw : 1;
+	r->w_stack_n = stack_n;
+	r->w_view = calloc(r->n_w, sizeof(*r->w_view));
+	r->w_best = calloc((size_t)CHUNKS_PER_WORKER * r->n_w + 1, sizeof(*r->w_best));
+	r->w_src = malloc(r->n_w * (r->n + 1) * sizeof(*r->w_src));
+	r->w_stack = malloc(r->n_w * stack_n * sizeof(*r->w_stack));
+	if (!r->w_view || !r->w_best || !r->w_src || !r->w_stack) {
+		rf_workers_free(r);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void rf_workers_free(struct refine *r)
+{
+	free(r->w_view);
+	free(r->w_best);
+	free(r->w_src);
+	free(r->w_stack);
+	r->w_view = NULL;
+	r->w_best = NULL;
+	r->w_src = r->w_stack = NULL;
+}
