@@ -324,15 +324,35 @@ static size_t hot_cells(struct refine *r, size_t top, size_t **hot, size_t *cap)
 	return n < HOT_CAP ? n : HOT_CAP;
 }
 
+/* Take the answers q[0..n) in order as the serial loop would: the budget
+ * checked before each, its evaluations counted, its move taken; stop after
+ * the first move (the rest were asked of tables now changed). The number
+ * used. */
+static size_t take_answers(struct refine *r, struct rf_ask *q, size_t n, size_t *improved)
+{
+	size_t i = 0;
+
+	while (i < n && r->evals < r->budget) {
+		r->evals += q[i].evals;
+		if (take(r, &q[i++].b)) {
+			(*improved)++;
+			break;
+		}
+	}
+	return i;
+}
+
 /* Phase 1: the (shift, link) pairs at the worst load, each asked for the
- * move that lowers the shift potential most. */
+ * move that lowers the shift potential most (every switch on the way up
+ * of a flow on the pair may turn it), in batches over the pool. */
 static void phase_shifts(struct refine *r)
 {
-	size_t cap = HOT_CAP, n_hot;
+	size_t cap = HOT_CAP, n_hot, nb = rf_batch_size(r);
 	size_t *hot = malloc(cap * sizeof(*hot));
+	struct rf_ask *q = malloc(nb * sizeof(*q));
 
-	if (!hot)
-		return;
+	if (!hot || !q)
+		goto out;
 	r->budget = r->evals + (r->window_evals ? r->window_evals : SHIFT_EVALS);
 	for (int round = 0; round < PHASE_ROUNDS && r->top > r->floor && r->evals < r->budget;
 	     round++) {
@@ -340,21 +360,28 @@ static void phase_shifts(struct refine *r)
 
 		if ((n_hot = hot_cells(r, top, &hot, &cap)) == SIZE_MAX)
 			break;
-		for (size_t h = 0; h < n_hot && r->evals < r->budget; h++) {
-			size_t row = hot[h] / r->nl;
-			int32_t link = (int32_t)(hot[h] % r->nl);
-			struct best b;
+		for (size_t h = 0, m, used; h < n_hot && r->evals < r->budget; h = q[used - 1].pos + 1) {
+			/* The next pairs still at the worst load. */
+			for (m = 0; h < n_hot && m < nb; h++) {
+				size_t row = hot[h] / r->nl, link = hot[h] % r->nl;
 
-			if (r->cell[rf_cell(r, row, (size_t)link)] != top || r->top != top)
-				continue;
-			/* Every switch on the way up of a flow on the pair may
-			 * turn it. */
-			rf_best_for_pair(r, row, link, &b);
-			improved += (size_t)take(r, &b);
+				if (r->cell[rf_cell(r, row, link)] != top || r->top != top)
+					continue;
+				q[m].row = row;
+				q[m].link = (int32_t)link;
+				q[m++].pos = h;
+			}
+			if (!m)
+				break;
+			rf_ask_batch(r, q, m, 1);
+			if (!(used = take_answers(r, q, m, &improved)))
+				break;
 		}
 		if (!improved)
 			break;
 	}
+out:
+	free(q);
 	free(hot);
 }
 
@@ -374,10 +401,13 @@ static int by_prod_desc(const void *a, const void *b, void *arg)
 static void phase_random(struct refine *r)
 {
 	int32_t *order = malloc((r->nl + 1) * sizeof(*order));
-	size_t n_hot = r->nl / 8 + 1;
+	size_t n_hot = r->nl / 8 + 1, nb = rf_batch_size(r);
+	struct rf_ask *q = malloc(nb * sizeof(*q));
 
-	if (!order)
-		return;
+	if (!order || !q)
+		goto out;
+	if (n_hot > r->nl)
+		n_hot = r->nl;
 	r->budget = r->evals + RANDOM_EVALS;
 	for (int round = 0; round < PHASE_ROUNDS && r->evals < r->budget; round++) {
 		size_t improved = 0;
@@ -386,19 +416,23 @@ static void phase_random(struct refine *r)
 		for (size_t i = 0; i < r->nl; i++)
 			order[i] = (int32_t)i;
 		qsort_r(order, r->nl, sizeof(*order), by_prod_desc, r->prod);
-		for (size_t h = 0; h < n_hot && h < r->nl && r->evals < r->budget; h++) {
-			struct best b;
-
-			/* An up link: flows to d leave its switch s over it, and s
-			 * may turn them all, or a child feeding s its share; a
-			 * down link: the children of s that route flows up into
-			 * it may. */
-			rf_best_for_link(r, order[h], &b);
-			improved += (size_t)take(r, &b);
+		/* An up link: flows to d leave its switch s over it, and s may
+		 * turn them all, or a child feeding s its share; a down link:
+		 * the children of s that route flows up into it may. */
+		for (size_t h = 0, m, used; h < n_hot && r->evals < r->budget; h = q[used - 1].pos + 1) {
+			for (m = 0; h < n_hot && m < nb; h++) {
+				q[m].link = order[h];
+				q[m++].pos = h;
+			}
+			rf_ask_batch(r, q, m, 2);
+			if (!(used = take_answers(r, q, m, &improved)))
+				break;
 		}
 		if (!improved)
 			break;
 	}
+out:
+	free(q);
 	free(order);
 }
 

@@ -67,11 +67,9 @@ struct refine {
 	size_t moves;
 	size_t floor;          /* no routing does better: a leaf's CAs over its up links */
 	uint64_t window_evals; /* phase 1's budget per window, 0: SHIFT_EVALS */
-	/* The pool's workers (route_refine_move.c): a view each, and the
-	 * bests of one link's chunks. */
+	/* The pool's workers (route_refine_move.c): a view each. */
 	unsigned n_w;
 	struct refine *w_view;
-	struct best *w_best;
 	int32_t *w_src, *w_stack;   /* [worker * (n + 1)], [worker * w_stack_n] */
 	size_t w_stack_n;
 };
@@ -210,11 +208,23 @@ int rf_new_path(struct refine *r, const struct at *at, int32_t q, int32_t *newp,
 void rf_try_switch(struct refine *r, size_t x, size_t d, int phase, struct best *b);
 /* The children of s that route d up into s, tried (phase 2). */
 void rf_try_feeders(struct refine *r, size_t s, size_t d, struct best *b);
-/* The best move for the (tracked shift `row`, link) pair at the worst load
- * (phase 1), or for the link most likely loaded (phase 2): the first best
- * in the serial order, asked over g->pool; r->evals counts them all. */
-void rf_best_for_pair(struct refine *r, size_t row, int32_t link, struct best *b);
-void rf_best_for_link(struct refine *r, int32_t link, struct best *b);
+/* A question of a phase and its answer: the (tracked shift row, link)
+ * pair at the worst load (phase 1) or the link (phase 2); the first best
+ * move of those it asks about, in serial order, and the evaluations it
+ * took. */
+struct rf_ask {
+	size_t pos;            /* the caller's index of it */
+	size_t row;
+	int32_t link;
+	struct best b;
+	uint64_t evals;
+};
+
+/* Questions to ask at once: 1 on one thread. */
+size_t rf_batch_size(const struct refine *r);
+/* Answer q[0..n) of `phase` over g->pool on the current tables (r->evals
+ * unchanged: the caller counts the answers it takes). */
+void rf_ask_batch(struct refine *r, struct rf_ask *q, size_t n, int phase);
 /* The workers' views for g->pool's threads, their stacks of stack_n
  * entries. 0 or -ENOMEM; rf_workers_free frees them (and takes none). */
 int rf_workers_new(struct refine *r, size_t stack_n);

@@ -4,22 +4,22 @@
  * random cost and in the shift loads, and the best move of all those asked
  * about one link, found over the pool.
  *
- * The best of one link on the pool, the same as asking one by one: the
- * candidates (the items of a link: the CAs below it in phase 1, the
- * destinations it carries in phase 2) are split into chunks of consecutive
- * items, each chunk keeps its own best by the serial rule (a strictly
- * better move replaces it, so the first of equals stays), and the chunks'
- * bests are merged in chunk order by that rule again: the first best move
- * in the serial order, whatever worker saw what. Each worker asks through
- * its own view of the refinement (struct refine with its own sources,
- * stack and evaluation count; the counters, tables and flows shared, read
- * only while the scan runs), and the evaluation counts are summed after:
- * every move asked counts one, whatever the cut decides, so the count is
- * the serial one. The cut (phase 1's "just above the best so far", phase
- * 2's "no better than the best so far") is a chunk's own: it only spares
- * work on moves its chunk's best already beats, so a chunk may sum more
- * than the serial code did, never choose differently. One thread: one
- * chunk, the serial code as it was. */
+ * Questions asked on the pool, the same answers as one by one: a phase
+ * asks its questions (phase 1: a (shift, link) pair at the worst load;
+ * phase 2: a link likely loaded) in order, and each one's answer (the best
+ * of the moves it asks about) depends on the tables and counters, which
+ * change only when a move is taken. Most questions find no move (at 1152
+ * hosts, 144 moves in 300000 evaluations), so the caller asks a batch of
+ * consecutive questions at once, one per pool item, each answered whole
+ * in serial order by one worker (the same cuts, the same sums, the same
+ * evaluation count as the serial code), then takes the answers in order
+ * as the serial loop would: its budget checked before each one, each
+ * one's evaluations counted, and after the first move taken the rest of
+ * the batch thrown away and asked again on the new tables. Each worker
+ * asks through its own view of the refinement (struct refine with its own
+ * sources, stack and evaluation count; the counters, tables and flows
+ * shared, read only while the batch runs). One thread: batches of one,
+ * the serial loop as it was. */
 #include "autoconf.h"
 #include "lib/route/route.h"
 #include "lib/util/par.h"
@@ -31,9 +31,9 @@
 
 #include "lib/route/route_refine_int.h"
 
-#define CHUNKS_PER_WORKER 4   /* chunks of a link's items per worker: the
-			       * balance against cuts that each chunk
-			       * learns alone */
+#define BATCH_PER_WORKER 4    /* questions asked at once per worker: more
+			       * spreads the work better, and wastes more
+			       * answers after a move */
 
 /* The sources whose route to d passes switch x (x routes d up: they come
  * from x's own CAs and from children that route d into x). */
@@ -190,25 +190,9 @@ void rf_try_feeders(struct refine *r, size_t s, size_t d, struct best *b)
 	}
 }
 
-/* Whether candidate c beats the best so far in `phase`'s serial rule: 1,
- * a lower shift potential, then a lower random cost; 2, a lower random
- * cost. Equals do not replace: the first one in serial order stays. */
-static int beats(const struct best *c, const struct best *b, int phase)
-{
-	if (!c->found)
-		return 0;
-	if (!b->found)
-		return 1;
-	if (phase == 1)
-		return c->dl.ds < b->dl.ds || (c->dl.ds == b->dl.ds && c->dl.dr < b->dl.dr);
-	return c->dl.dr < b->dl.dr;
-}
-
 /* One link's scan: what its items need. */
 struct scan {
-	struct refine *r;
 	int phase;
-	size_t grain;
 	int32_t link;
 	int up;
 	size_t s, k;           /* phase 1: the switch below the link, the shift */
@@ -256,61 +240,58 @@ static void random_item(const struct scan *sc, struct refine *v, size_t i, struc
 	rf_try_feeders(v, s, d, b);
 }
 
-static void scan_part(void *ctx, unsigned worker, size_t begin, size_t end)
+/* One question's items, asked in serial order through the view v. */
+static void ask_one(struct refine *v, struct rf_ask *q, int phase)
 {
-	const struct scan *sc = ctx;
-	struct refine *v = &sc->r->w_view[worker];
-	struct best *b = &sc->r->w_best[begin / sc->grain];
+	const struct rt_link *lk = &v->g->links[q->link];
+	struct scan sc = { .phase = phase, .link = q->link, .up = rf_is_up(v, q->link) };
+	size_t n;
 
-	memset(b, 0, sizeof(*b));
-	for (size_t i = begin; i < end; i++)
-		(sc->phase == 1 ? shift_item : random_item)(sc, v, i, b);
+	memset(&q->b, 0, sizeof(q->b));
+	v->evals = 0;
+	if (phase == 1) {
+		sc.k = v->k0 + q->row * v->stride;
+		sc.s = sc.up ? (size_t)lk->sw : (size_t)lk->peer;
+		n = v->below_n[sc.s];
+	} else {
+		n = sc.up ? v->n : v->below_n[lk->peer];
+	}
+	for (size_t i = 0; i < n; i++)
+		(phase == 1 ? shift_item : random_item)(&sc, v, i, &q->b);
+	q->evals = v->evals;
 }
 
-/* n items of sc's link over the pool; the first best move into *b. */
-static void scan(struct refine *r, struct scan *sc, size_t n, struct best *b)
-{
-	unsigned nw = r->n_w;
-	size_t chunks;
+struct batch {
+	struct refine *r;
+	struct rf_ask *q;
+	int phase;
+};
 
-	memset(b, 0, sizeof(*b));
-	if (!n)
-		return;
-	sc->r = r;
-	sc->grain = nw > 1 ? (n + CHUNKS_PER_WORKER * nw - 1) / (CHUNKS_PER_WORKER * nw) : n;
-	chunks = (n + sc->grain - 1) / sc->grain;
-	for (unsigned w = 0; w < nw; w++) {
+static void batch_part(void *ctx, unsigned worker, size_t begin, size_t end)
+{
+	const struct batch *bt = ctx;
+
+	for (size_t i = begin; i < end; i++)
+		ask_one(&bt->r->w_view[worker], &bt->q[i], bt->phase);
+}
+
+size_t rf_batch_size(const struct refine *r)
+{
+	return r->n_w > 1 ? (size_t)BATCH_PER_WORKER * r->n_w : 1;
+}
+
+void rf_ask_batch(struct refine *r, struct rf_ask *q, size_t n, int phase)
+{
+	struct batch bt = { .r = r, .q = q, .phase = phase };
+
+	for (unsigned w = 0; w < r->n_w; w++) {
 		struct refine *v = &r->w_view[w];
 
 		*v = *r;
 		v->src = r->w_src + w * (r->n + 1);
 		v->stack = r->w_stack + w * r->w_stack_n;
-		v->evals = 0;
 	}
-	par_pool_for(nw > 1 ? r->g->pool : NULL, n, sc->grain, scan_part, sc);
-	for (unsigned w = 0; w < nw; w++)
-		r->evals += r->w_view[w].evals;
-	for (size_t c = 0; c < chunks; c++)
-		if (beats(&r->w_best[c], b, sc->phase))
-			*b = r->w_best[c];
-}
-
-void rf_best_for_pair(struct refine *r, size_t row, int32_t link, struct best *b)
-{
-	const struct rt_link *lk = &r->g->links[link];
-	struct scan sc = { .phase = 1, .link = link, .up = rf_is_up(r, link),
-			   .k = r->k0 + row * r->stride };
-
-	sc.s = sc.up ? (size_t)lk->sw : (size_t)lk->peer;
-	scan(r, &sc, r->below_n[sc.s], b);
-}
-
-void rf_best_for_link(struct refine *r, int32_t link, struct best *b)
-{
-	const struct rt_link *lk = &r->g->links[link];
-	struct scan sc = { .phase = 2, .link = link, .up = rf_is_up(r, link) };
-
-	scan(r, &sc, sc.up ? r->n : r->below_n[lk->peer], b);
+	par_pool_for(r->n_w > 1 && n > 1 ? r->g->pool : NULL, n, 1, batch_part, &bt);
 }
 
 int rf_workers_new(struct refine *r, size_t stack_n)
@@ -320,10 +301,9 @@ int rf_workers_new(struct refine *r, size_t stack_n)
 	r->n_w = nw ? nw : 1;
 	r->w_stack_n = stack_n;
 	r->w_view = calloc(r->n_w, sizeof(*r->w_view));
-	r->w_best = calloc((size_t)CHUNKS_PER_WORKER * r->n_w + 1, sizeof(*r->w_best));
 	r->w_src = malloc(r->n_w * (r->n + 1) * sizeof(*r->w_src));
 	r->w_stack = malloc(r->n_w * stack_n * sizeof(*r->w_stack));
-	if (!r->w_view || !r->w_best || !r->w_src || !r->w_stack) {
+	if (!r->w_view || !r->w_src || !r->w_stack) {
 		rf_workers_free(r);
 		return -ENOMEM;
 	}
@@ -333,10 +313,8 @@ int rf_workers_new(struct refine *r, size_t stack_n)
 void rf_workers_free(struct refine *r)
 {
 	free(r->w_view);
-	free(r->w_best);
 	free(r->w_src);
 	free(r->w_stack);
 	r->w_view = NULL;
-	r->w_best = NULL;
 	r->w_src = r->w_stack = NULL;
 }
