@@ -82,9 +82,13 @@
  * indices share their paths, and their shifts toward one destination are
  * consecutive, so a walk adds a range of rows; split over g->pool by
  * blocks of shifts, each written by one task: the same counts, hence the
- * same tables, for any number of threads. The search itself is
- * sequential; a move's shift delta is route_refine_delta.c's (the new
- * links first, the old path's part once per switch and destination).
+ * same tables, for any number of threads. Phase 1 asks batches of its
+ * questions (pairs at the worst load) at once over the pool and takes the
+ * answers in order, dropping the rest after a move
+ * (route_refine_move.c): the same moves, tables and evaluation count for
+ * any number of threads; phase 2 asks one link at a time. A move's shift
+ * delta is route_refine_delta.c's (the new links first, the old path's
+ * part once per switch and destination).
  *
  * Cost: O(runs * CAs * hops) walks and O(CAs * links) sums to count every
  * shift (once per pass in windows), O(switches * CAs) memory for the flows

@@ -1,25 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR Linux-OpenIB */
 /* lib/route/route_refine_move.c: the refinement's moves (route_refine.c)
  * judged: which flows a move carries, its new path, its change in the
- * random cost and in the shift loads, and the best move of all those asked
- * about one link, found over the pool.
+ * random cost and in the shift loads, and the best move a question asks
+ * about, several questions at once over the pool.
  *
  * Questions asked on the pool, the same answers as one by one: a phase
  * asks its questions (phase 1: a (shift, link) pair at the worst load;
  * phase 2: a link likely loaded) in order, and each one's answer (the best
  * of the moves it asks about) depends on the tables and counters, which
- * change only when a move is taken. Most questions find no move (at 1152
- * hosts, 144 moves in 300000 evaluations), so the caller asks a batch of
- * consecutive questions at once, one per pool item, each answered whole
- * in serial order by one worker (the same cuts, the same sums, the same
- * evaluation count as the serial code), then takes the answers in order
- * as the serial loop would: its budget checked before each one, each
+ * change only when a move is taken. Most of phase 1's questions find no
+ * move (at 1152 hosts, 144 moves in 300000 evaluations), so it asks a
+ * batch of consecutive questions at once, one per pool item, each answered
+ * whole in serial order by one worker (the same cuts, the same sums, the
+ * same evaluation count as the serial code), then takes the answers in
+ * order as the serial loop would: its budget checked before each one, each
  * one's evaluations counted, and after the first move taken the rest of
  * the batch thrown away and asked again on the new tables. Each worker
  * asks through its own view of the refinement (struct refine with its own
  * sources, stack and evaluation count; the counters, tables and flows
  * shared, read only while the batch runs). One thread: batches of one,
- * the serial loop as it was. */
+ * the serial loop as it was. Phase 2 asks one question at a time (see
+ * phase_random). Splitting one question's moves over the pool instead
+ * (chunks of its CAs, a best each, merged in order) gives the same
+ * answers too, but each chunk learns its cut alone and a leaf's link has
+ * only some 18 CAs: 2 threads were slower than one. */
 #include "autoconf.h"
 #include "lib/route/route.h"
 #include "lib/util/par.h"
@@ -31,9 +35,9 @@
 
 #include "lib/route/route_refine_int.h"
 
-#define BATCH_PER_WORKER 4    /* questions asked at once per worker: more
-			       * spreads the work better, and wastes more
-			       * answers after a move */
+#define BATCH_PER_WORKER 4    /* questions asked at once per worker, at
+			       * most: more spreads the work better, and
+			       * wastes more answers after a move */
 
 /* The sources whose route to d passes switch x (x routes d up: they come
  * from x's own CAs and from children that route d into x). */
