@@ -220,6 +220,25 @@ START_TEST(refine_gives_the_same_tables_every_time)
 }
 END_TEST
 
+/* ft's tables refined with g->pool a pool of `threads`: the refined tables,
+ * the pass's stats in *st. */
+static struct rt_lfts *refined_on(struct rt_graph *g, const struct rt_lfts *ft, unsigned threads,
+				  struct rt_refine_stats *st)
+{
+	struct par_pool *pool = par_pool_new(threads);
+	struct rt_lfts *l = rt_lfts_new(g);
+	char err[256];
+
+	ck_assert_ptr_nonnull(pool);
+	ck_assert_ptr_nonnull(l);
+	memcpy(l->port, ft->port, ft->n_sw * ((size_t)ft->max_lid + 1));
+	g->pool = pool;
+	ck_assert_int_eq(rt_refine_tree(g, l, st, err, sizeof(err)), 0);
+	g->pool = NULL;
+	par_pool_free(pool);
+	return l;
+}
+
 /* 3456 CAs on a cut 3-level tree, the counters held at once lowered to
  * the 16 Mi that once left it alone: every shift's do not fit ((CAs - 1) x
  * links over it), so the pass works window by window of shifts. Refined all the same: the worst shift (every one, counted by
@@ -251,16 +270,7 @@ START_TEST(refine_works_on_a_tree_above_the_counters_of_every_shift_at_once)
 	ck_assert_int_eq(rt_route_ftree(g, ft, err, sizeof(err)), 0);
 	size = ft->n_sw * ((size_t)ft->max_lid + 1);
 	for (unsigned t = 0; t < 3; t++) {
-		struct par_pool *pool = par_pool_new(t + 1);
-
-		ck_assert_ptr_nonnull(pool);
-		l[t] = rt_lfts_new(g);
-		ck_assert_ptr_nonnull(l[t]);
-		memcpy(l[t]->port, ft->port, size);
-		g->pool = pool;
-		ck_assert_int_eq(rt_refine_tree(g, l[t], &st[t], err, sizeof(err)), 0);
-		g->pool = NULL;
-		par_pool_free(pool);
+		l[t] = refined_on(g, ft, t + 1, &st[t]);
 		ck_assert_int_eq(memcmp(l[t]->port, l[0]->port, size), 0);
 		ck_assert_uint_eq(st[t].moves, st[0].moves);
 	}
@@ -385,16 +395,7 @@ START_TEST(refine_makes_the_same_moves_and_evaluations_on_1_2_and_4_threads)
 		if (t[i].windows)
 			rf_shift_cells = (g->n_ca - 1) * g->n_links / t[i].windows;
 		for (size_t n = 0; n < 3; n++) {
-			struct par_pool *pool = par_pool_new(threads[n]);
-
-			ck_assert_ptr_nonnull(pool);
-			l[n] = rt_lfts_new(g);
-			ck_assert_ptr_nonnull(l[n]);
-			memcpy(l[n]->port, ft->port, size);
-			g->pool = pool;
-			ck_assert_int_eq(rt_refine_tree(g, l[n], &st[n], err, sizeof(err)), 0);
-			g->pool = NULL;
-			par_pool_free(pool);
+			l[n] = refined_on(g, ft, threads[n], &st[n]);
 			ck_assert_msg(memcmp(l[n]->port, l[0]->port, size) == 0,
 				      "tree %zu: %u threads' tables differ from 1 thread's", i,
 				      threads[n]);
