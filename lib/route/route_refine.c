@@ -82,9 +82,13 @@
  * indices share their paths, and their shifts toward one destination are
  * consecutive, so a walk adds a range of rows; split over g->pool by
  * blocks of shifts, each written by one task: the same counts, hence the
- * same tables, for any number of threads. The search itself is
- * sequential; a move's shift delta is route_refine_delta.c's (the new
- * links first, the old path's part once per switch and destination).
+ * same tables, for any number of threads. Phase 1 asks batches of its
+ * questions (pairs at the worst load) at once over the pool and takes the
+ * answers in order, dropping the rest after a move
+ * (route_refine_move.c): the same moves, tables and evaluation count for
+ * any number of threads; phase 2 asks one link at a time. A move's shift
+ * delta is route_refine_delta.c's (the new links first, the old path's
+ * part once per switch and destination).
  *
  * Cost: O(runs * CAs * hops) walks and O(CAs * links) sums to count every
  * shift (once per pass in windows), O(switches * CAs) memory for the flows
@@ -109,13 +113,6 @@ size_t rf_shift_cells = SHIFT_CELLS;
 
 static void count_prod(struct refine *r);
 
-
-static int is_up(const struct refine *r, int32_t link)
-{
-	const struct rt_link *k = &r->g->links[link];
-
-	return r->level[k->peer] > r->level[k->sw];
-}
 
 static void cell_add(struct refine *r, size_t row, size_t link, int dir)
 {
@@ -223,91 +220,6 @@ static int below_sets(struct refine *r)
 	return 0;
 }
 
-/* The sources whose route to d passes switch x (x routes d up: they come
- * from x's own CAs and from children that route d into x). */
-static void sources(struct refine *r, size_t x, size_t d)
-{
-	const struct rt_graph *g = r->g;
-	unsigned lid = g->ca[d].lid;
-	size_t head = 0, tail = 0;
-
-	r->n_src = 0;
-	r->stack[tail++] = (int32_t)x;
-	while (head < tail) {
-		size_t u = (size_t)r->stack[head++];
-		const struct rt_link *lk = &g->links[g->sw[u].first_link];
-
-		for (unsigned p = 1; p <= g->sw[u].nports; p++) {
-			const struct rt_port *pt = rt_graph_port(g, u, p);
-
-			if (pt->kind == RT_PEER_CA && (size_t)pt->peer != d && g->ca[pt->peer].sw >= 0)
-				r->src[r->n_src++] = pt->peer;
-		}
-		for (uint32_t i = 0; i < g->sw[u].n_links; i++)
-			if (r->level[lk[i].peer] + 1 == r->level[u] &&
-			    rt_lfts_get(r->l, (size_t)lk[i].peer, lid) == lk[i].peer_port)
-				r->stack[tail++] = lk[i].peer;
-	}
-}
-
-/* The parts of the old and new paths (x's route to d, and x to d over up
- * link q) that differ. -1 when the move is not allowed: q's peer does not
- * reach d by an up*-down* route of the same length avoiding x. */
-static int new_path(struct refine *r, const struct at *at, int32_t q, int32_t *newp, int *co,
-		    int *cn)
-{
-	const struct rt_graph *g = r->g;
-	int ln;
-
-	r->evals++;
-	if (at->oldp[0] == q)
-		return -1;
-	newp[0] = q;
-	ln = rf_walk(r, (size_t)g->links[q].peer, at->d, newp + 1);
-	if (ln < 0 || ln + 1 != at->lo)
-		return -1;
-	ln++;
-	for (int i = 1, down = 0; i < ln; i++) {
-		if (!is_up(r, newp[i]))
-			down = 1;
-		else if (down)
-			return -1;
-		if ((size_t)g->links[newp[i]].peer == at->x)
-			return -1;
-	}
-	*co = at->lo;
-	*cn = ln;
-	while (*co > 0 && *cn > 0 && at->oldp[*co - 1] == newp[*cn - 1]) {
-		(*co)--;
-		(*cn)--;
-	}
-	return 0;
-}
-
-/* Change in the random cost: t flows to d leave the old links, join the
- * new ones (the first link of each is x's own: t flows before / after). */
-static double random_delta(const struct refine *r, const struct at *at, const int32_t *newp,
-			   int co, int cn, double *mag)
-{
-	const struct rt_graph *g = r->g;
-	double t = r->through[at->x * r->n + at->d], dr = 0;
-
-	*mag = 0;
-	for (int j = 0; j < co; j++) {
-		double cb = j ? r->through[(size_t)g->links[at->oldp[j]].sw * r->n + at->d] : t;
-
-		dr += r->prod[at->oldp[j]] * ((1 + r->beta * (cb - t)) / (1 + r->beta * cb) - 1);
-		*mag += r->prod[at->oldp[j]];
-	}
-	for (int j = 0; j < cn; j++) {
-		double cb = j ? r->through[(size_t)g->links[newp[j]].sw * r->n + at->d] : 0.0;
-
-		dr += r->prod[newp[j]] * ((1 + r->beta * (cb + t)) / (1 + r->beta * cb) - 1);
-		*mag += r->prod[newp[j]];
-	}
-	return dr;
-}
-
 /* Carry out the move of at onto q (r->src holds at's sources). */
 static void apply(struct refine *r, const struct at *at, int32_t q, const int32_t *newp,
 		  int co, int cn)
@@ -345,68 +257,6 @@ static void apply(struct refine *r, const struct at *at, int32_t q, const int32_
 	r->moves++;
 }
 
-struct best {
-	int found;
-	size_t x, d;
-	int32_t q;
-	struct delta dl;
-};
-
-/* Try every other up link of x for d; keep the best by `phase`: 1, the
- * shift potential (then the random cost); 2, the random cost among moves
- * that leave the worst shift load's count no higher. */
-static void try_switch(struct refine *r, size_t x, size_t d, int phase, struct best *b)
-{
-	const struct rt_graph *g = r->g;
-	struct at at;          /* not zeroed whole: the sums are filled when asked */
-	int32_t newp[MAX_HOPS + 1];
-	int co, cn;
-	struct delta dl;
-	double mag = 0;
-
-	at.x = x;
-	at.d = d;
-	at.have_src = at.have_old = 0;
-
-	at.lo = rf_walk(r, x, d, at.oldp);
-	if (at.lo <= 0 || !is_up(r, at.oldp[0]))
-		return;
-	for (uint32_t i = 0; i < g->sw[x].n_links; i++) {
-		int32_t q = (int32_t)(g->sw[x].first_link + i);
-
-		if (!is_up(r, q) || new_path(r, &at, q, newp, &co, &cn) < 0)
-			continue;
-		/* Windows of shifts keep no flows: phase 1 alone, no tie-break. */
-		dl.dr = r->prod ? random_delta(r, &at, newp, co, cn, &mag) : 0;
-		/* A gain below the rounding of the products touched is none:
-		 * swapping two equal parents must not look like progress. */
-		if (phase == 2 && (dl.dr >= -1e-9 * mag || (b->found && dl.dr >= b->dl.dr)))
-			continue;
-		if (!at.have_src) {
-			sources(r, x, d);
-			at.have_src = 1;
-		}
-		/* Phase 1 refuses a change of 0 or more, or above the best
-		 * one's (integers where the cut is used: + 1 is "above"). */
-		rf_shift_delta(r, &at, newp, co, cn,
-			       phase != 1 ? HUGE_VAL : b->found ? b->dl.ds + 1 : 0, &dl);
-		if (phase == 1) {
-			if (dl.ds >= 0 || dl.over > 0)
-				continue;
-			if (b->found && (dl.ds > b->dl.ds ||
-					 (dl.ds == b->dl.ds && dl.dr >= b->dl.dr)))
-				continue;
-		} else if (dl.over > 0 || dl.at_top > 0) {
-			continue;
-		}
-		b->found = 1;
-		b->x = x;
-		b->d = d;
-		b->q = q;
-		b->dl = dl;
-	}
-}
-
 static int take(struct refine *r, struct best *b)
 {
 	struct at at;
@@ -418,9 +268,9 @@ static int take(struct refine *r, struct best *b)
 	at.x = b->x;
 	at.d = b->d;
 	at.lo = rf_walk(r, at.x, at.d, at.oldp);
-	if (at.lo <= 0 || new_path(r, &at, b->q, newp, &co, &cn) < 0)
+	if (at.lo <= 0 || rf_new_path(r, &at, b->q, newp, &co, &cn) < 0)
 		return 0;
-	sources(r, at.x, at.d);
+	rf_sources(r, at.x, at.d);
 	apply(r, &at, b->q, newp, co, cn);
 	return 1;
 }
@@ -478,17 +328,46 @@ static size_t hot_cells(struct refine *r, size_t top, size_t **hot, size_t *cap)
 	return n < HOT_CAP ? n : HOT_CAP;
 }
 
+/* Take the answers q[0..n) in order as the serial loop would: the budget
+ * checked before each, its evaluations counted, its move taken; stop after
+ * the first move (the rest were asked of tables now changed). The number
+ * used. */
+static size_t take_answers(struct refine *r, struct rf_ask *q, size_t n, size_t *improved)
+{
+	size_t i = 0;
+
+	while (i < n && r->evals < r->budget) {
+		r->evals += q[i].evals;
+		if (take(r, &q[i++].b)) {
+			(*improved)++;
+			break;
+		}
+	}
+	return i;
+}
+
+/* The next batch's size: twice this one's (at most nb) when all of its m
+ * answers were used without a move, else as many as came before and with
+ * the move: where moves come often (phase 2 on a cut tree), the answers
+ * asked after one are thrown away, so batches shrink to what was used. */
+static size_t next_batch(size_t size, size_t used, size_t m, size_t nb)
+{
+	if (used == m && 2 * size <= nb)
+		return 2 * size;
+	return used == m ? nb : used;
+}
+
 /* Phase 1: the (shift, link) pairs at the worst load, each asked for the
- * move that lowers the shift potential most. */
+ * move that lowers the shift potential most (every switch on the way up
+ * of a flow on the pair may turn it), in batches over the pool. */
 static void phase_shifts(struct refine *r)
 {
-	const struct rt_graph *g = r->g;
-	size_t cap = HOT_CAP, n_hot;
+	size_t cap = HOT_CAP, n_hot, nb = rf_batch_size(r);
 	size_t *hot = malloc(cap * sizeof(*hot));
-	int32_t path[MAX_HOPS + 1];
+	struct rf_ask *q = malloc(nb * sizeof(*q));
 
-	if (!hot)
-		return;
+	if (!hot || !q)
+		goto out;
 	r->budget = r->evals + (r->window_evals ? r->window_evals : SHIFT_EVALS);
 	for (int round = 0; round < PHASE_ROUNDS && r->top > r->floor && r->evals < r->budget;
 	     round++) {
@@ -496,55 +375,30 @@ static void phase_shifts(struct refine *r)
 
 		if ((n_hot = hot_cells(r, top, &hot, &cap)) == SIZE_MAX)
 			break;
-		for (size_t h = 0; h < n_hot && r->evals < r->budget; h++) {
-			size_t row = hot[h] / r->nl, k = r->k0 + row * r->stride;
-			int32_t link = (int32_t)(hot[h] % r->nl);
-			const struct rt_link *lk = &g->links[link];
-			int up = is_up(r, link);
-			size_t s = up ? (size_t)lk->sw : (size_t)lk->peer;
-			struct best b = { 0 };
+		for (size_t h = 0, m, used, size = 1; h < n_hot && r->evals < r->budget;
+		     h = q[used - 1].pos + 1, size = next_batch(size, used, m, nb)) {
+			/* The next pairs still at the worst load. */
+			for (m = 0; h < n_hot && m < size; h++) {
+				size_t row = hot[h] / r->nl, link = hot[h] % r->nl;
 
-			if (r->cell[rf_cell(r, row, (size_t)link)] != top || r->top != top)
-				continue;
-			for (uint32_t i = 0; i < r->below_n[s]; i++) {
-				size_t c = r->below[r->below_first[s] + i];
-				size_t a = up ? c : (c + r->n - k % r->n) % r->n;
-				size_t d = up ? (c + k) % r->n : c;
-				int len, on = -1;
-
-				if (g->ca[a].sw < 0 || g->ca[d].sw < 0 || a == d)
+				if (r->cell[rf_cell(r, row, link)] != top || r->top != top)
 					continue;
-				len = rf_walk(r, (size_t)g->ca[a].sw, d, path);
-				for (int j = 0; j < len && on < 0; j++)
-					if (path[j] == link)
-						on = j;
-				if (on < 0)
-					continue;
-				/* Every switch on this flow's way up may turn. */
-				for (int j = 0; j < len && is_up(r, path[j]); j++)
-					try_switch(r, (size_t)g->links[path[j]].sw, d, 1, &b);
+				q[m].row = row;
+				q[m].link = (int32_t)link;
+				q[m++].pos = h;
 			}
-			improved += (size_t)take(r, &b);
+			if (!m)
+				break;
+			rf_ask_batch(r, q, m, 1);
+			if (!(used = take_answers(r, q, m, &improved)))
+				break;
 		}
 		if (!improved)
 			break;
 	}
+out:
+	free(q);
 	free(hot);
-}
-
-/* Try the children of s that route d up into s (phase 2). */
-static void try_feeders(struct refine *r, size_t s, size_t d, struct best *b)
-{
-	const struct rt_graph *g = r->g;
-	const struct rt_link *ck = &g->links[g->sw[s].first_link];
-
-	for (uint32_t j = 0; j < g->sw[s].n_links; j++) {
-		size_t c = (size_t)ck[j].peer;
-
-		if (r->level[c] + 1 == r->level[s] &&
-		    rt_lfts_get(r->l, c, g->ca[d].lid) == ck[j].peer_port)
-			try_switch(r, c, d, 2, b);
-	}
 }
 
 static int by_prod_desc(const void *a, const void *b, void *arg)
@@ -562,7 +416,6 @@ static int by_prod_desc(const void *a, const void *b, void *arg)
  * permutations' worst load higher or more frequent. */
 static void phase_random(struct refine *r)
 {
-	const struct rt_graph *g = r->g;
 	int32_t *order = malloc((r->nl + 1) * sizeof(*order));
 	size_t n_hot = r->nl / 8 + 1;
 
@@ -577,34 +430,19 @@ static void phase_random(struct refine *r)
 			order[i] = (int32_t)i;
 		qsort_r(order, r->nl, sizeof(*order), by_prod_desc, r->prod);
 		for (size_t h = 0; h < n_hot && h < r->nl && r->evals < r->budget; h++) {
-			int32_t link = order[h];
-			const struct rt_link *lk = &g->links[link];
-			size_t s = (size_t)lk->sw;
-			struct best b = { 0 };
+			/* An up link: flows to d leave its switch s over it, and s
+			 * may turn them all, or a child feeding s its share; a
+			 * down link: the children of s that route flows up into
+			 * it may. One link at a time, on the calling thread: on
+			 * cut trees moves come so often here that links asked
+			 * ahead were mostly thrown away (1152 hosts cut 100: 0.24
+			 * s against 0.16), and a link's destinations split in
+			 * chunks lost the cut of the best so far (0.29 s). */
+			struct rf_ask q = { .link = order[h] };
 
-			if (is_up(r, link)) {
-				/* Flows to d leave s over this link: s may turn
-				 * them all, or one of the children feeding s
-				 * its share. */
-				for (size_t d = 0; d < r->n; d++)
-					if (g->ca[d].sw >= 0 &&
-					    rt_lfts_get(r->l, s, g->ca[d].lid) == lk->port) {
-						try_switch(r, s, d, 2, &b);
-						try_feeders(r, s, d, &b);
-					}
-			} else {
-				/* Flows come down this link from the switch's
-				 * children that route them up into it. */
-				size_t y = (size_t)lk->peer;
-
-				for (uint32_t i = 0; i < r->below_n[y]; i++) {
-					size_t d = r->below[r->below_first[y] + i];
-
-					if (rt_lfts_get(r->l, s, g->ca[d].lid) == lk->port)
-						try_feeders(r, s, d, &b);
-				}
-			}
-			improved += (size_t)take(r, &b);
+			rf_ask_batch(r, &q, 1, 2);
+			r->evals += q.evals;
+			improved += (size_t)take(r, &q.b);
 		}
 		if (!improved)
 			break;
@@ -629,6 +467,7 @@ static void refine_free(struct refine *r)
 	free(r->hist);
 	free(r->f);
 	free(r->row_hist);
+	rf_workers_free(r);
 	free(r->run_sw);
 	free(r->run_lo);
 	free(r->run_hi);
@@ -812,7 +651,7 @@ int rt_refine_tree(const struct rt_graph *g, struct rt_lfts *l, struct rt_refine
 	r.hist = malloc((g->n_ca + 2) * sizeof(*r.hist));
 	r.f = malloc((g->n_ca + 2) * sizeof(*r.f));
 	if (!r.level || !r.port_link || !r.below_first || !r.below_n || !r.src || !r.stack ||
-	    !r.hist || !r.f)
+	    !r.hist || !r.f || rf_workers_new(&r, (n_sw > g->n_ca ? n_sw : g->n_ca + 1) + 1) < 0)
 		goto nomem;
 	if ((rc = levels(&r)) == -ENOMEM)
 		goto nomem;

@@ -67,6 +67,11 @@ struct refine {
 	size_t moves;
 	size_t floor;          /* no routing does better: a leaf's CAs over its up links */
 	uint64_t window_evals; /* phase 1's budget per window, 0: SHIFT_EVALS */
+	/* The pool's workers (route_refine_move.c): a view each. */
+	unsigned n_w;
+	struct refine *w_view;
+	int32_t *w_src, *w_stack;   /* [worker * (n + 1)], [worker * w_stack_n] */
+	size_t w_stack_n;
 };
 
 /* A move's effect on the shift loads (route_refine_delta.c) and on the
@@ -91,12 +96,27 @@ struct at {
 	long old_top[MAX_HOPS + 1];
 };
 
+/* The best move asked so far: x to send d over q instead. */
+struct best {
+	int found;
+	size_t x, d;
+	int32_t q;
+	struct delta dl;
+};
+
 /* A load's bucket in a shift's histogram: loads 0 and 1 are one, and so
  * are loads from ROW_LOADS - 1 up (counting only cells that two flows
  * share keeps the count's scan cheap). */
 static inline size_t rf_load_bucket(size_t load)
 {
 	return load < 2 ? 1 : load < ROW_LOADS - 1 ? load : ROW_LOADS - 1;
+}
+
+static inline int rf_is_up(const struct refine *r, int32_t link)
+{
+	const struct rt_link *k = &r->g->links[link];
+
+	return r->level[k->peer] > r->level[k->sw];
 }
 
 /* The counter of (tracked shift `row`, directed link). */
@@ -175,5 +195,39 @@ extern int rf_delta_direct;
  * no cut), comes back with over > 0: refused. */
 void rf_shift_delta(const struct refine *r, struct at *at, const int32_t *newp, int co, int cn,
 		    double cut, struct delta *dl);
+
+/* route_refine_move.c: the sources whose route to d passes switch x (x
+ * routes d up) into r->src. */
+void rf_sources(struct refine *r, size_t x, size_t d);
+/* The parts of at's old path and of x's path to d over up link q that
+ * differ (newp, co and cn links); -1 when the move is not allowed. Counts
+ * one evaluation. */
+int rf_new_path(struct refine *r, const struct at *at, int32_t q, int32_t *newp, int *co,
+		int *cn);
+/* Try every other up link of x for d into *b by `phase`'s rule. */
+void rf_try_switch(struct refine *r, size_t x, size_t d, int phase, struct best *b);
+/* The children of s that route d up into s, tried (phase 2). */
+void rf_try_feeders(struct refine *r, size_t s, size_t d, struct best *b);
+/* A question of a phase and its answer: the (tracked shift row, link)
+ * pair at the worst load (phase 1) or the link (phase 2); the first best
+ * move of those it asks about, in serial order, and the evaluations it
+ * took. */
+struct rf_ask {
+	size_t pos;            /* the caller's index of it */
+	size_t row;
+	int32_t link;
+	struct best b;
+	uint64_t evals;
+};
+
+/* Questions to ask at once: 1 on one thread. */
+size_t rf_batch_size(const struct refine *r);
+/* Answer q[0..n) of `phase` over g->pool on the current tables (r->evals
+ * unchanged: the caller counts the answers it takes). */
+void rf_ask_batch(struct refine *r, struct rf_ask *q, size_t n, int phase);
+/* The workers' views for g->pool's threads, their stacks of stack_n
+ * entries. 0 or -ENOMEM; rf_workers_free frees them (and takes none). */
+int rf_workers_new(struct refine *r, size_t stack_n);
+void rf_workers_free(struct refine *r);
 
 #endif

@@ -220,6 +220,25 @@ START_TEST(refine_gives_the_same_tables_every_time)
 }
 END_TEST
 
+/* ft's tables refined with g->pool a pool of `threads`: the refined tables,
+ * the pass's stats in *st. */
+static struct rt_lfts *refined_on(struct rt_graph *g, const struct rt_lfts *ft, unsigned threads,
+				  struct rt_refine_stats *st)
+{
+	struct par_pool *pool = par_pool_new(threads);
+	struct rt_lfts *l = rt_lfts_new(g);
+	char err[256];
+
+	ck_assert_ptr_nonnull(pool);
+	ck_assert_ptr_nonnull(l);
+	memcpy(l->port, ft->port, ft->n_sw * ((size_t)ft->max_lid + 1));
+	g->pool = pool;
+	ck_assert_int_eq(rt_refine_tree(g, l, st, err, sizeof(err)), 0);
+	g->pool = NULL;
+	par_pool_free(pool);
+	return l;
+}
+
 /* 3456 CAs on a cut 3-level tree, the counters held at once lowered to
  * the 16 Mi that once left it alone: every shift's do not fit ((CAs - 1) x
  * links over it), so the pass works window by window of shifts. Refined all the same: the worst shift (every one, counted by
@@ -251,16 +270,7 @@ START_TEST(refine_works_on_a_tree_above_the_counters_of_every_shift_at_once)
 	ck_assert_int_eq(rt_route_ftree(g, ft, err, sizeof(err)), 0);
 	size = ft->n_sw * ((size_t)ft->max_lid + 1);
 	for (unsigned t = 0; t < 3; t++) {
-		struct par_pool *pool = par_pool_new(t + 1);
-
-		ck_assert_ptr_nonnull(pool);
-		l[t] = rt_lfts_new(g);
-		ck_assert_ptr_nonnull(l[t]);
-		memcpy(l[t]->port, ft->port, size);
-		g->pool = pool;
-		ck_assert_int_eq(rt_refine_tree(g, l[t], &st[t], err, sizeof(err)), 0);
-		g->pool = NULL;
-		par_pool_free(pool);
+		l[t] = refined_on(g, ft, t + 1, &st[t]);
 		ck_assert_int_eq(memcmp(l[t]->port, l[0]->port, size), 0);
 		ck_assert_uint_eq(st[t].moves, st[0].moves);
 	}
@@ -346,6 +356,70 @@ START_TEST(refine_prefix_sums_give_the_same_moves_as_summing_source_by_source)
 }
 END_TEST
 
+/* The refinement asks one link's candidate moves over the pool (route_refine_move.c)
+ * and still makes the serial choice: on healthy trees (hosts short of the ports) and
+ * cut ones, 2 and 3 levels, every
+ * shift at once and window by window, 1, 2 and 4 threads give the same tables, the
+ * same moves, the same evaluation count and the same costs after. */
+START_TEST(refine_makes_the_same_moves_and_evaluations_on_1_2_and_4_threads)
+{
+	static const struct { int levels, radix, hosts, cut; uint64_t seed; size_t windows; } t[] = {
+		{ 3, 12, 200, 0, 1, 0 }, { 3, 12, 300, 0, 1, 0 }, { 3, 8, 0, 32, 1, 0 }, { 2, 16, 0, 30, 2, 0 },
+		{ 3, 12, 0, 60, 2, 0 }, { 3, 12, 0, 60, 2, 4 }, { 3, 16, 0, 200, 7, 0 },
+	};
+	static const unsigned threads[] = { 1, 2, 4 };
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct fg_fabric fg;
+		struct fab *f;
+		struct rt_graph *g;
+		struct rt_lfts *ft, *l[3];
+		struct rt_refine_stats st[3];
+		char err[256];
+		size_t size;
+
+		fg_init(&fg);
+		ck_assert_int_eq(fg_build_fattree(&fg, &(struct fg_fattree_opts){
+			.levels = t[i].levels, .radix = t[i].radix, .rails = 1,
+			.hosts = t[i].hosts ? t[i].hosts : t[i].levels == 2 ?
+				 t[i].radix * t[i].radix / 2 :
+				 t[i].radix * t[i].radix * t[i].radix / 4 }), 0);
+		f = fixture_fabgen_seed(&fg, t[i].cut, t[i].seed);
+		g = rt_graph_new(f, err, sizeof(err));
+		fab_free(f);
+		ck_assert_ptr_nonnull(g);
+		ft = rt_lfts_new(g);
+		ck_assert_ptr_nonnull(ft);
+		ck_assert_int_eq(rt_route_ftree(g, ft, err, sizeof(err)), 0);
+		size = ft->n_sw * ((size_t)ft->max_lid + 1);
+		if (t[i].windows)
+			rf_shift_cells = (g->n_ca - 1) * g->n_links / t[i].windows;
+		for (size_t n = 0; n < 3; n++) {
+			l[n] = refined_on(g, ft, threads[n], &st[n]);
+			ck_assert_msg(memcmp(l[n]->port, l[0]->port, size) == 0,
+				      "tree %zu: %u threads' tables differ from 1 thread's", i,
+				      threads[n]);
+			ck_assert_uint_eq(st[n].moves, st[0].moves);
+			ck_assert_uint_eq(st[n].evals, st[0].evals);
+			ck_assert_uint_eq(st[n].windows, st[0].windows);
+			ck_assert_uint_eq(st[n].shift_after, st[0].shift_after);
+			ck_assert(st[n].random_after == st[0].random_after);
+		}
+		rf_shift_cells = SHIFT_CELLS;
+		printf("tree %zu: %zu moves, %llu evaluations, %zu windows, shift worst %zu -> %zu\n",
+		       i, st[0].moves, (unsigned long long)st[0].evals, st[0].windows,
+		       st[0].shift_before, st[0].shift_after);
+		/* Healthy trees with fewer hosts than ports refine too. */
+		ck_assert_uint_gt(st[0].moves, 0);
+		ck_assert(t[i].windows ? st[0].windows > 1 : st[0].windows == 1);
+		for (size_t n = 0; n < 3; n++)
+			rt_lfts_free(l[n]);
+		rt_lfts_free(ft);
+		rt_graph_free(g);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("route_refine");
@@ -358,6 +432,7 @@ int main(void)
 	tcase_add_test(tc, refine_gives_the_same_tables_every_time);
 	tcase_add_test(tc, refine_works_on_a_tree_above_the_counters_of_every_shift_at_once);
 	tcase_add_test(tc, refine_prefix_sums_give_the_same_moves_as_summing_source_by_source);
+	tcase_add_test(tc, refine_makes_the_same_moves_and_evaluations_on_1_2_and_4_threads);
 	suite_add_tcase(s, tc);
 	return check_run(s);
 }
