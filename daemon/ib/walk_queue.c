@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-
 #include "daemon/ib/dr_route.h"
 
 /* A bound on a walk's requests (walk_dr.c says it): far more than any

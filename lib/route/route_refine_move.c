@@ -196,7 +196,6 @@ void rf_try_feeders(struct refine *r, size_t s, size_t d, struct best *b)
 
 /* One link's scan: what its items need. */
 struct scan {
-	int phase;
 	int32_t link;
 	int up;
 	size_t s, k;           /* phase 1: the switch below the link, the shift */
@@ -248,7 +247,7 @@ static void random_item(const struct scan *sc, struct refine *v, size_t i, struc
 static void ask_one(struct refine *v, struct rf_ask *q, int phase)
 {
 	const struct rt_link *lk = &v->g->links[q->link];
-	struct scan sc = { .phase = phase, .link = q->link, .up = rf_is_up(v, q->link) };
+	struct scan sc = { .link = q->link, .up = rf_is_up(v, q->link) };
 	size_t n;
 
 	memset(&q->b, 0, sizeof(q->b));
